@@ -1,0 +1,89 @@
+"""The distinct kinds of error a command can raise.
+
+Malformed input, an illegal order and a conflict are different errors (STYLE 5); each carries a
+stable ``code`` the HTTP layer maps to a status, and a rule violation names its rule.
+"""
+
+from __future__ import annotations
+
+
+class WarlogError(Exception):
+    """Base of every error the domain and the application service raise on purpose."""
+
+    code = "warlog_error"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidOrder(WarlogError):
+    """The order is malformed: a field is missing or has the wrong shape."""
+
+    code = "invalid_order"
+
+    def __init__(self, message: str, rule: str | None = None, field: str | None = None):
+        super().__init__(f"{rule}: {message}" if rule else message)
+        self.rule = rule
+        self.field = field
+
+
+class RuleViolation(WarlogError):
+    """The order is well formed but the rules forbid it now; names the rule it breaks."""
+
+    code = "rule_violation"
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(f"{rule}: {message}")
+        self.rule = rule
+        self.detail = message
+
+
+class NotYourMove(RuleViolation):
+    """The seat may not act now (another seat's turn, or a decision pending elsewhere)."""
+
+    code = "not_your_move"
+
+
+class Conflict(WarlogError):
+    """The game moved on since the version the client saw; nothing was recorded."""
+
+    code = "version_conflict"
+
+    def __init__(self, message: str, current_version: int | None = None):
+        super().__init__(message)
+        self.current_version = current_version
+
+
+class IdempotencyConflict(WarlogError):
+    """The order id was used before with a different body."""
+
+    code = "idempotency_conflict"
+
+
+class GameNotFound(WarlogError):
+    code = "game_not_found"
+
+
+class UnknownSeat(WarlogError):
+    code = "unknown_seat"
+
+
+class UnknownRuleset(WarlogError):
+    code = "unknown_ruleset"
+
+
+class InvalidSetup(WarlogError):
+    """Game creation options the ruleset does not accept."""
+
+    code = "invalid_setup"
+
+
+class IntegrityFailure(WarlogError):
+    """The stored log or an imported file does not verify: names the first bad line."""
+
+    code = "integrity_failure"
+
+    def __init__(self, message: str, seq: int | None = None):
+        super().__init__(f"line {seq}: {message}" if seq is not None else message)
+        self.seq = seq

@@ -1,0 +1,428 @@
+"""The Game aggregate: one per game; every change is an appended, hash-chained event.
+
+Commands check everything and roll every die *before* an event is triggered, because event
+``apply`` bodies run again on every replay (eventsourcing's domain docs). A command either
+records all of an order's events or nothing.
+
+Seeds never enter the aggregate's state: commands that need one take ``seed_for(epoch) ->
+bytes`` from the application service, which keeps seeds in their own table.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+from uuid import UUID, uuid4
+
+from eventsourcing.domain import Aggregate
+
+from domain import chain, dice
+from domain import events as ev
+from domain.errors import (
+    IdempotencyConflict,
+    IntegrityFailure,
+    InvalidOrder,
+    InvalidSetup,
+    NotYourMove,
+    RuleViolation,
+    UnknownSeat,
+)
+from domain.rulesets import RESERVED_SEATS, SYSTEM, Ruleset, find_ruleset
+
+SeedFor = Callable[[int], bytes]
+
+# Events that close the current dice epoch (docs/dice.md: by default one epoch is one game turn).
+_CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
+# Events that end an order's run: later events belong to no order.
+_COMMAND_EVENTS = (
+    ev.SeatJoined,
+    ev.ClientSeedChanged,
+    ev.TakeBackRequested,
+    ev.TakeBackAccepted,
+    ev.TakeBackDeclined,
+    ev.Conceded,
+)
+
+
+class Roll:
+    """A roll made while deciding an order: its faces are fixed; target and outcome may be set
+    once the ruleset has compared them. Becomes one DiceRolled event."""
+
+    def __init__(self, epoch: int, faces: list[dict], seat: str, purpose: str, rule: str | None,
+                 units: list, replaces: int | None):
+        self.epoch = epoch
+        self.dice = faces
+        self.seat = seat
+        self.purpose = purpose
+        self.rule = rule
+        self.units = list(units)
+        self.replaces = replaces
+        self.target: dict | None = None
+        self.outcome: str | None = None
+
+    @property
+    def values(self) -> list[int]:
+        return [d["value"] for d in self.dice]
+
+    @property
+    def total(self) -> int:
+        return sum(self.values)
+
+    def resolve(self, target: dict | None = None, outcome: str | None = None) -> "Roll":
+        self.target = target
+        self.outcome = outcome
+        return self
+
+    def fields(self) -> dict:
+        return {
+            "epoch": self.epoch,
+            "dice": self.dice,
+            "seat": self.seat,
+            "purpose": self.purpose,
+            "rule": self.rule,
+            "units": self.units,
+            "target": self.target,
+            "outcome": self.outcome,
+            "replaces": self.replaces,
+        }
+
+
+class Roller:
+    """The only source of dice: derives faces from the open epoch's seed (docs/dice.md)."""
+
+    def __init__(self, game: "Game", seed_for: SeedFor):
+        self._game_id = str(game.id)
+        self._seed_for = seed_for
+        self.epoch = game.dice["epoch"]
+        self.entropy = game.dice["entropy"]
+        self.nonce = game.dice["nonce"]
+        self._commitment = game.dice["commitment"]
+        self._next_entropy = dice.client_entropy(game.client_seeds())
+        self._seed: bytes | None = None
+        self.rolls: list[Roll] = []
+
+    def _current_seed(self) -> bytes:
+        if self._seed is None:
+            seed = self._seed_for(self.epoch)
+            if self._commitment is not None and dice.commitment(seed) != self._commitment:
+                raise IntegrityFailure(
+                    f"this server does not hold the seed committed for dice epoch {self.epoch} "
+                    "(an imported game can be read and verified, not continued)"
+                )
+            self._seed = seed
+        return self._seed
+
+    def roll(self, count: int, sides: int, *, seat: str, purpose: str, rule: str | None = None,
+             units: list | tuple = (), replaces: int | None = None) -> Roll:
+        seed = self._current_seed()
+        faces = []
+        for _ in range(count):
+            value = dice.face(seed, self._game_id, self.epoch, self.entropy, self.nonce, sides)
+            faces.append({"nonce": self.nonce, "sides": sides, "value": value})
+            self.nonce += 1
+        made = Roll(self.epoch, faces, seat, purpose, rule, list(units), replaces)
+        self.rolls.append(made)
+        return made
+
+    def close_epoch(self) -> None:
+        """For a ruleset that ends a turn and rolls again within one order: later rolls belong to
+        the next epoch, which the aggregate opens right after the TurnAdvanced outcome."""
+        self.epoch += 1
+        self.entropy = self._next_entropy
+        self.nonce = 0
+        self._commitment = None
+        self._seed = None
+
+
+class Game(Aggregate):
+    """A game of any ruleset: seats, state, dice epochs, orders and the chain head."""
+
+    def __init__(self) -> None:
+        # Everything is set by GameCreated; see _on_GameCreated.
+        pass
+
+    # ---------------------------------------------------------------------------- creation --
+    @classmethod
+    def create(cls, ruleset: str, scenario: str | None = None, options: dict | None = None,
+               game_id: UUID | None = None) -> "Game":
+        rules = find_ruleset(ruleset)
+        if options is not None and not isinstance(options, dict):
+            raise InvalidSetup("options must be a JSON object")
+        made = rules.setup(scenario, dict(options or {}))
+        for seat in made.seats:
+            if seat in RESERVED_SEATS and seat != SYSTEM:
+                raise InvalidSetup(f"{seat!r} is a reserved name and cannot be a seat")
+        game_id = game_id or uuid4()
+        data = {
+            "ruleset": rules.name,
+            "scenario": made.scenario,
+            "options": made.options,
+            "seats": made.seats,
+            "setup": made.state,
+        }
+        timestamp = ev.GameCreated.create_timestamp()
+        digest = chain.line_hash(str(game_id), cls.INITIAL_VERSION, "GameCreated",
+                                 timestamp.isoformat(), data, chain.GENESIS)
+        return cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
+                           prev_hash=chain.GENESIS, hash=digest, **data)
+
+    def trigger_event(self, event_class: type, **kwargs: Any) -> None:
+        """Every event is stamped and chained here, so its hash is kept with it from the start."""
+        timestamp = event_class.create_timestamp()
+        digest = chain.line_hash(str(self.id), self.version + 1, event_class.__name__,
+                                 timestamp.isoformat(), kwargs, self.chain_head)
+        super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head,
+                              hash=digest, **kwargs)
+
+    # ------------------------------------------------------------------------------ queries --
+    @property
+    def rules(self) -> Ruleset:
+        return find_ruleset(self.ruleset)
+
+    def human_seats(self) -> list[str]:
+        return self.rules.human_seats(list(self.seats))
+
+    def client_seeds(self) -> dict[str, str]:
+        return {name: seat["client_seed"] for name, seat in self.seats.items() if name != SYSTEM}
+
+    @property
+    def started(self) -> bool:
+        return all(self.seats[s]["handle"] for s in self.human_seats())
+
+    @property
+    def is_ended(self) -> bool:
+        return self.ended is not None
+
+    def order_range(self, order_id: str) -> tuple[int, int] | None:
+        found = self.orders.get(order_id)
+        return (found["first"], found["last"]) if found else None
+
+    def whose_move(self) -> list[str]:
+        if not self.started or self.is_ended:
+            return []
+        if self.take_back is not None:
+            return [s for s in self.human_seats() if s != self.take_back["seat"]]
+        return self.rules.actors(self.state)
+
+    def legal_orders(self, seat: str) -> list[dict]:
+        if seat not in self.whose_move() or self.take_back is not None:
+            return []
+        return self.rules.legal_orders(self.state, seat)
+
+    def view(self, viewer: str | None) -> dict:
+        return self.rules.view(self.state, viewer)
+
+    # ----------------------------------------------------------------------------- commands --
+    def join(self, seat: str, handle: str, client_seed: str, seed_for: SeedFor) -> None:
+        self._check_seat(seat)
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat is played by the server")
+        if self.seats[seat]["handle"]:
+            raise RuleViolation("seats", f"seat {seat!r} is already taken")
+        if not isinstance(handle, str) or not handle.strip():
+            raise InvalidOrder("a handle is required to join", field="handle")
+        self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed or "")
+        if self.started and self.dice["commitment"] is None and not self.is_ended:
+            self._open_epoch(seed_for(self.dice["epoch"]))
+
+    def change_client_seed(self, seat: str, client_seed: str) -> None:
+        self._check_seat(seat)
+        self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=client_seed or "")
+
+    def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor) -> tuple[int, int]:
+        """Check ``order`` and record it with its outcome; returns the (first, last) seq recorded.
+
+        An order id seen before is not recorded again: the caller looks up ``order_range``.
+        """
+        if not isinstance(order_id, str) or not order_id or len(order_id) > 200:
+            raise InvalidOrder("an order id (1-200 characters) is required", field="order_id")
+        if not isinstance(order, dict):
+            raise InvalidOrder("an order is a JSON object", field="order")
+        digest = chain.digest({"seat": seat, "order": order})
+        seen = self.orders.get(order_id)
+        if seen is not None:
+            if seen["digest"] != digest:
+                raise IdempotencyConflict(
+                    f"order id {order_id!r} was already used for a different order")
+            return seen["first"], seen["last"]
+        self._check_may_act(seat)
+        roller = Roller(self, seed_for)
+        outcomes = self.rules.decide(self.state, seat, order, roller)
+        first = self.version + 1
+        self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order, digest=digest)
+        self._record(outcomes, roller, seed_for)
+        return first, self.version
+
+    def request_take_back(self, seat: str, reason: str = "") -> None:
+        rule = self._take_back_rule()
+        self._check_seat(seat)
+        last = self.last_order
+        if self.take_back is not None:
+            raise RuleViolation(rule, "a take-back request is already waiting for an answer")
+        if last is None or last["seat"] != seat:
+            raise RuleViolation(rule, "a player may take back only his own last order, "
+                                      "before anything else has been ordered")
+        if not [s for s in self.human_seats() if s != seat]:
+            raise RuleViolation(rule, "a take-back needs an opponent to accept it")
+        self.trigger_event(ev.TakeBackRequested, seat=seat, order_id=last["order_id"],
+                           reason=str(reason or ""), rule=rule)
+
+    def answer_take_back(self, seat: str, accept: bool) -> None:
+        rule = self._take_back_rule()
+        self._check_seat(seat)
+        pending = self.take_back
+        if pending is None:
+            raise RuleViolation(rule, "no take-back request is waiting for an answer")
+        if seat == pending["seat"] or seat == SYSTEM:
+            raise RuleViolation(rule, "only the opponent may answer a take-back request")
+        if not accept:
+            self.trigger_event(ev.TakeBackDeclined, seat=seat, order_id=pending["order_id"], rule=rule)
+            return
+        last = self.last_order
+        self.trigger_event(
+            ev.TakeBackAccepted, seat=seat, order_id=last["order_id"],
+            superseded_from=last["first"], superseded_to=last["last"],
+            superseded_rolls=list(last["rolls"]), restored=last["state_before"], rule=rule)
+
+    def concede(self, seat: str, seed_for: SeedFor) -> None:
+        self._check_seat(seat)
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat cannot concede")
+        if self.is_ended:
+            raise RuleViolation(self.rules.end_rule, "the game has already ended")
+        winner = self.rules.concession_winner(self.state, seat)
+        self.trigger_event(ev.Conceded, seat=seat)
+        self.trigger_event(ev.GameEnded, winner=winner, level="concession",
+                           reason=f"{seat} conceded", rule=self.rules.end_rule or None)
+        self._close_epoch(seed_for, reopen=False)
+
+    # ------------------------------------------------------------------------------ helpers --
+    def _check_seat(self, seat: str) -> None:
+        if seat not in self.seats:
+            raise UnknownSeat(f"this game has no seat {seat!r}; its seats are {', '.join(self.seats)}")
+
+    def _check_may_act(self, seat: str) -> None:
+        rules = self.rules
+        self._check_seat(seat)
+        if self.is_ended:
+            raise RuleViolation(rules.end_rule, "the game has ended")
+        if not self.started:
+            waiting = [s for s in self.human_seats() if not self.seats[s]["handle"]]
+            raise RuleViolation("seats", f"the game starts when every seat has joined; waiting for {', '.join(waiting)}")
+        if self.take_back is not None:
+            raise RuleViolation(self._take_back_rule(), "a take-back request is waiting for an answer")
+        actors = rules.actors(self.state)
+        if seat not in actors:
+            pending = self.state.get("pending") or []
+            if pending:
+                d = pending[0]
+                raise NotYourMove(d.get("rule") or rules.sequence_rule,
+                                  f"the game waits for {d['seat']} to decide: {d.get('prompt', d.get('kind'))}")
+            raise NotYourMove(rules.sequence_rule, f"it is not {seat}'s move; waiting for {', '.join(actors) or 'nobody'}")
+
+    def _take_back_rule(self) -> str:
+        rule = self.rules.take_back_rule
+        if rule is None:
+            raise RuleViolation(self.rules.prefix or self.ruleset, "this game allows no take-backs")
+        return rule
+
+    def _record(self, outcomes: list, roller: Roller, seed_for: SeedFor) -> None:
+        """Trigger an order's outcomes in order, opening and closing dice epochs around them."""
+        emitted = [o for o in outcomes if isinstance(o, Roll)]
+        if emitted != roller.rolls:
+            raise AssertionError(
+                f"ruleset {self.ruleset} rolled {len(roller.rolls)} dice rolls but emitted "
+                f"{len(emitted)}: every roll must be recorded, in the order made")
+        for outcome in outcomes:
+            if isinstance(outcome, Roll):
+                if outcome.epoch != self.dice["epoch"] or self.dice["commitment"] is None:
+                    raise AssertionError("a roll was made in another epoch than the open one; "
+                                         "call dice.close_epoch() after a TurnAdvanced outcome")
+                self.trigger_event(ev.DiceRolled, **outcome.fields())
+                continue
+            event_class, fields = outcome
+            self.trigger_event(event_class, **fields)
+            if issubclass(event_class, _CLOSES_EPOCH):
+                self._close_epoch(seed_for, reopen=not issubclass(event_class, ev.GameEnded))
+
+    def _open_epoch(self, seed: bytes) -> None:
+        self.trigger_event(ev.DiceEpochOpened, epoch=self.dice["epoch"],
+                           commitment=dice.commitment(seed),
+                           client_entropy=dice.client_entropy(self.client_seeds()))
+
+    def _close_epoch(self, seed_for: SeedFor, *, reopen: bool) -> None:
+        if self.dice["commitment"] is not None:
+            epoch = self.dice["epoch"]
+            seed = seed_for(epoch)
+            if dice.commitment(seed) != self.dice["commitment"]:
+                raise IntegrityFailure(f"the seed held for dice epoch {epoch} does not match its commitment")
+            self.trigger_event(ev.DiceEpochRevealed, epoch=epoch, seed=seed.hex())
+        if reopen:
+            self._open_epoch(seed_for(self.dice["epoch"]))
+
+    # ------------------------------------------------------------------------ the fold ----
+    def evolve_with(self, event: Any) -> None:
+        """Apply one event: the aggregate's own bookkeeping, then the ruleset's fold."""
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is not None:
+            handler(event)
+        if isinstance(event, _COMMAND_EVENTS):
+            self.current_order = None
+        elif self.current_order is not None and not isinstance(event, ev.OrderAccepted):
+            self.orders[self.current_order]["last"] = event.originator_version
+            if self.last_order is not None:
+                self.last_order["last"] = event.originator_version
+                if isinstance(event, ev.DiceRolled):
+                    self.last_order["rolls"].append(event.originator_version)
+        self.state = self.rules.evolve(self.state, event)
+        self.chain_head = event.hash
+
+    def _on_GameCreated(self, e: ev.GameCreated) -> None:
+        self.ruleset = e.ruleset
+        self.scenario = e.scenario
+        self.options = e.options
+        self.seats = {s: {"handle": "" if s != SYSTEM else SYSTEM, "client_seed": ""} for s in e.seats}
+        self.state = None
+        self.dice = {"epoch": 0, "commitment": None, "entropy": "", "nonce": 0}
+        self.orders = {}
+        self.current_order = None
+        self.last_order = None
+        self.take_back = None
+        self.ended = None
+        self.chain_head = chain.GENESIS
+
+    def _on_SeatJoined(self, e: ev.SeatJoined) -> None:
+        self.seats[e.seat] = {"handle": e.handle, "client_seed": e.client_seed}
+
+    def _on_ClientSeedChanged(self, e: ev.ClientSeedChanged) -> None:
+        self.seats[e.seat] = {**self.seats[e.seat], "client_seed": e.client_seed}
+
+    def _on_OrderAccepted(self, e: ev.OrderAccepted) -> None:
+        self.orders[e.order_id] = {"digest": e.digest, "seat": e.seat,
+                                   "first": e.originator_version, "last": e.originator_version}
+        self.current_order = e.order_id
+        self.last_order = {"order_id": e.order_id, "seat": e.seat, "first": e.originator_version,
+                           "last": e.originator_version, "rolls": [],
+                           "state_before": copy.deepcopy(self.state)}
+
+    def _on_DiceEpochOpened(self, e: ev.DiceEpochOpened) -> None:
+        self.dice = {"epoch": e.epoch, "commitment": e.commitment, "entropy": e.client_entropy, "nonce": 0}
+
+    def _on_DiceRolled(self, e: ev.DiceRolled) -> None:
+        self.dice = {**self.dice, "nonce": self.dice["nonce"] + len(e.dice)}
+
+    def _on_DiceEpochRevealed(self, e: ev.DiceEpochRevealed) -> None:
+        self.dice = {"epoch": e.epoch + 1, "commitment": None, "entropy": "", "nonce": 0}
+
+    def _on_TakeBackRequested(self, e: ev.TakeBackRequested) -> None:
+        self.take_back = {"seat": e.seat, "order_id": e.order_id}
+
+    def _on_TakeBackAccepted(self, e: ev.TakeBackAccepted) -> None:
+        self.take_back = None
+        self.last_order = None
+
+    def _on_TakeBackDeclined(self, e: ev.TakeBackDeclined) -> None:
+        self.take_back = None
+
+    def _on_GameEnded(self, e: ev.GameEnded) -> None:
+        self.ended = {"winner": e.winner, "level": e.level, "reason": e.reason, "rule": e.rule}

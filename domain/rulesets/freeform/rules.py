@@ -1,0 +1,202 @@
+"""The freeform ruleset's rules.
+
+FF 1  Sides: 1 to 8 named sides, one seat each.
+FF 2  Sequence: turns made of the named phases; any seat may act at any time; "advance" moves to
+      the next phase, and after the last phase to the next turn (which closes the dice epoch).
+      With ``last_turn`` set, advancing past it is refused: end the game instead.
+FF 3  Dice: a seat rolls NdS, dS or d66 (two ordered d6) with a stated purpose, optionally
+      against a target; a re-roll names the roll it replaces, which must be the last roll.
+FF 4  VP: with a VP track, a seat adjusts a side's VP by a non-zero delta with a reason.
+FF 5  End: a seat ends the game, naming the winner (or none, a draw), a level and a reason.
+FF 6  Take-back: a seat may ask to take back its last order; the opponent accepts or declines.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from domain import dice as dicemod
+from domain import events as ev
+from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
+from domain.rulesets import RESERVED_SEATS, Ruleset, Setup, core
+
+MAX_SIDES = 8
+MAX_TEXT = 4000
+KINDS = ("note", "roll", "vp", "advance", "end")
+COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
+
+
+def _text(order: dict, key: str, rule: str, *, required: bool = False, default: str = "") -> str:
+    value = order.get(key, default)
+    if value is None:
+        value = default
+    if not isinstance(value, str):
+        raise InvalidOrder(f"'{key}' must be text", rule=rule, field=key)
+    if len(value) > MAX_TEXT:
+        raise InvalidOrder(f"'{key}' is longer than {MAX_TEXT} characters", rule=rule, field=key)
+    if required and not value.strip():
+        raise InvalidOrder(f"'{key}' is required", rule=rule, field=key)
+    return value
+
+
+def _int(value: Any, key: str, rule: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidOrder(f"'{key}' must be a whole number", rule=rule, field=key)
+    return value
+
+
+class Freeform(Ruleset):
+    name = "freeform"
+    title = "Freeform: any wargame, server dice and a verifiable log"
+    prefix = "FF"
+    sequence_rule = "FF 2"
+    take_back_rule = "FF 6"
+    end_rule = "FF 5"
+
+    # ------------------------------------------------------------------------------ setup --
+    def setup(self, scenario: str | None, options: dict) -> Setup:
+        sides = options.get("sides", ["A", "B"])
+        if (not isinstance(sides, list) or not 1 <= len(sides) <= MAX_SIDES
+                or not all(isinstance(s, str) and s.strip() and len(s) <= 40 for s in sides)):
+            raise InvalidSetup(f"FF 1: 'sides' is a list of 1 to {MAX_SIDES} names of at most 40 characters")
+        sides = [s.strip() for s in sides]
+        if len(set(sides)) != len(sides):
+            raise InvalidSetup("FF 1: side names must differ")
+        if RESERVED_SEATS & set(sides):
+            raise InvalidSetup(f"FF 1: {', '.join(sorted(RESERVED_SEATS & set(sides)))} cannot name a side")
+        phases = options.get("phases", ["Turn"])
+        if (not isinstance(phases, list) or not 1 <= len(phases) <= 30
+                or not all(isinstance(p, str) and p.strip() for p in phases)):
+            raise InvalidSetup("FF 2: 'phases' is a list of 1 to 30 phase names")
+        last_turn = options.get("last_turn")
+        if last_turn is not None and (isinstance(last_turn, bool) or not isinstance(last_turn, int) or last_turn < 1):
+            raise InvalidSetup("FF 2: 'last_turn' is a whole number of at least 1")
+        vp_track = options.get("vp_track", True)
+        if not isinstance(vp_track, bool):
+            raise InvalidSetup("FF 4: 'vp_track' is true or false")
+        unknown = set(options) - {"sides", "phases", "last_turn", "vp_track"}
+        if unknown:
+            raise InvalidSetup(f"unknown freeform options: {', '.join(sorted(unknown))}")
+        state = core.base_state(sides, phases, vp_sides=sides if vp_track else [])
+        state["vp_track"] = vp_track
+        state["last_turn"] = last_turn
+        opts = {"sides": sides, "phases": phases, "last_turn": last_turn, "vp_track": vp_track}
+        return Setup(seats=sides, state=state, scenario=scenario or "freeform", options=opts)
+
+    # ------------------------------------------------------------------------------ orders --
+    def legal_orders(self, state: dict, seat: str) -> list[dict]:
+        if state.get("ended") or seat not in state["sides"]:
+            return []
+        orders: list[dict] = [
+            {"kind": "note", "rule": "FF 2", "fields": {"text": "text", "fields": "object (optional)"}},
+            {"kind": "roll", "rule": "FF 3", "fields": {
+                "dice": "NdS | dS | d66", "purpose": "text", "rule": "text (optional)",
+                "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",
+                "replaces": "seq of the last roll (optional)"}},
+        ]
+        if state.get("vp_track"):
+            orders.append({"kind": "vp", "rule": "FF 4", "fields": {
+                "side": list(state["vp"]), "delta": "non-zero whole number", "reason": "text"}})
+        if not self._at_last_phase_of_last_turn(state):
+            orders.append({"kind": "advance", "rule": "FF 2", "fields": {}})
+        orders.append({"kind": "end", "rule": "FF 5", "fields": {
+            "winner": [*state["sides"], None], "level": "text (optional)", "reason": "text"}})
+        return orders
+
+    def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        kind = order.get("kind")
+        if kind not in KINDS:
+            raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", field="kind")
+        return getattr(self, "_" + kind)(state, seat, order, dice)
+
+    def _note(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        _text(order, "text", "FF 2", required=True)
+        if "fields" in order and not isinstance(order["fields"], dict):
+            raise InvalidOrder("'fields' must be a JSON object", rule="FF 2", field="fields")
+        return []
+
+    def _roll(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        try:
+            expr = dicemod.parse(order.get("dice"))
+        except ValueError as exc:
+            raise InvalidOrder(str(exc), rule="FF 3", field="dice") from None
+        purpose = _text(order, "purpose", "FF 3", required=True)
+        rule = _text(order, "rule", "FF 3") or None
+        units = order.get("units", [])
+        if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
+            raise InvalidOrder("'units' is a list of unit names", rule="FF 3", field="units")
+        replaces = order.get("replaces")
+        if replaces is not None:
+            replaces = _int(replaces, "replaces", "FF 3")
+            last = state.get("last_roll")
+            if last is None or last["seq"] != replaces:
+                raise RuleViolation("FF 3", f"a re-roll replaces the last roll (seq "
+                                            f"{last['seq'] if last else 'none yet'}), not seq {replaces}")
+        target = self._target(order.get("target"))
+        made = dice.roll(expr.count, expr.sides, seat=seat, purpose=purpose, rule=rule,
+                         units=units, replaces=replaces)
+        if target is not None:
+            result = self._read(expr, made.values) + sum(m["value"] for m in target["modifiers"])
+            met = COMPARE[target["compare"]](result, target["value"])
+            made.resolve(target={**target, "result": result}, outcome="success" if met else "failure")
+        return [made]
+
+    @staticmethod
+    def _read(expr: dicemod.DiceExpr, values: list[int]) -> int:
+        return values[0] * 10 + values[1] if expr.ordered else sum(values)
+
+    @staticmethod
+    def _target(target: Any) -> dict | None:
+        if target is None:
+            return None
+        if not isinstance(target, dict):
+            raise InvalidOrder("'target' is an object {compare, value, modifiers}", rule="FF 3", field="target")
+        compare = target.get("compare", ">=")
+        if compare not in COMPARE:
+            raise InvalidOrder(f"'target.compare' is one of {' '.join(COMPARE)}", rule="FF 3", field="target")
+        value = _int(target.get("value"), "target.value", "FF 3")
+        modifiers = target.get("modifiers", [])
+        if not isinstance(modifiers, list) or not all(
+                isinstance(m, dict) and isinstance(m.get("value"), int) and not isinstance(m.get("value"), bool)
+                and isinstance(m.get("reason", ""), str) for m in modifiers):
+            raise InvalidOrder("'target.modifiers' is a list of {value, reason}", rule="FF 3", field="target")
+        return {"compare": compare, "value": value,
+                "modifiers": [{"value": m["value"], "reason": m.get("reason", "")} for m in modifiers]}
+
+    def _vp(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        if not state.get("vp_track"):
+            raise RuleViolation("FF 4", "this game has no VP track")
+        side = order.get("side")
+        if side not in state["vp"]:
+            raise InvalidOrder(f"'side' is one of {', '.join(state['vp'])}", rule="FF 4", field="side")
+        delta = _int(order.get("delta"), "delta", "FF 4")
+        if delta == 0:
+            raise InvalidOrder("'delta' may not be zero", rule="FF 4", field="delta")
+        reason = _text(order, "reason", "FF 4", required=True)
+        rule = _text(order, "rule", "FF 4") or "FF 4"
+        return [(ev.VPScored, {"side": side, "delta": delta, "total": state["vp"][side] + delta,
+                               "reason": reason, "rule": rule})]
+
+    def _advance(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        phases = state["phases"]
+        at = phases.index(state["phase"])
+        if at + 1 < len(phases):
+            return [(ev.PhaseAdvanced, {"turn": state["turn"], "phase": phases[at + 1], "rule": "FF 2"})]
+        if self._at_last_phase_of_last_turn(state):
+            raise RuleViolation("FF 2", f"turn {state['turn']} is the last turn; end the game instead")
+        return [(ev.TurnAdvanced, {"turn": state["turn"] + 1, "phase": phases[0], "rule": "FF 2"})]
+
+    def _end(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        winner = order.get("winner")
+        if winner is not None and winner not in state["sides"]:
+            raise InvalidOrder(f"'winner' is one of {', '.join(state['sides'])} or null for a draw",
+                               rule="FF 5", field="winner")
+        level = _text(order, "level", "FF 5") or None
+        reason = _text(order, "reason", "FF 5", required=True)
+        return [(ev.GameEnded, {"winner": winner, "level": level, "reason": reason, "rule": "FF 5"})]
+
+    @staticmethod
+    def _at_last_phase_of_last_turn(state: dict) -> bool:
+        return (state.get("last_turn") is not None and state["turn"] >= state["last_turn"]
+                and state["phase"] == state["phases"][-1])

@@ -1,0 +1,116 @@
+"""Where games are stored: configuration from the environment, and the dice seed table.
+
+SQLite under ``WARLOG_DATA_DIR`` by default; PostgreSQL when ``WARLOG_DATABASE_URL`` is set.
+Every variable is documented in docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import unquote, urlparse
+
+from domain.dice import SEED_BYTES
+
+DEFAULT_DATA_DIR = "var"
+SEEDS_TABLE = "warlog_dice_seeds"
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    kind: str  # "sqlite" or "postgres"
+    sqlite_path: str | None = None
+    postgres: Mapping[str, str] | None = None
+    snapshot_interval: int = 100
+
+    def describe(self) -> str:
+        if self.kind == "sqlite":
+            return f"sqlite:{self.sqlite_path}"
+        pg = self.postgres or {}
+        return f"postgresql://{pg.get('POSTGRES_USER', '')}@{pg.get('POSTGRES_HOST')}:{pg.get('POSTGRES_PORT')}/{pg.get('POSTGRES_DBNAME')}"
+
+    def eventsourcing_env(self, *, create_table: bool) -> dict[str, str]:
+        env = {"CREATE_TABLE": "y" if create_table else "n"}
+        if self.kind == "sqlite":
+            env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.sqlite_path,
+                       SQLITE_LOCK_TIMEOUT="30")
+        else:
+            env.update(PERSISTENCE_MODULE="eventsourcing.postgres", **dict(self.postgres or {}))
+        return env
+
+
+def postgres_env(url: str) -> dict[str, str]:
+    """eventsourcing's POSTGRES_* settings from a postgresql:// URL."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("postgres", "postgresql"):
+        raise ValueError(f"WARLOG_DATABASE_URL must start with postgresql://, not {parsed.scheme}://")
+    env = {
+        "POSTGRES_DBNAME": (parsed.path or "/").lstrip("/") or "postgres",
+        "POSTGRES_HOST": parsed.hostname or "127.0.0.1",
+        "POSTGRES_PORT": str(parsed.port or 5432),
+        "POSTGRES_USER": unquote(parsed.username or "postgres"),
+        "POSTGRES_PASSWORD": unquote(parsed.password or ""),
+        "POSTGRES_LOCK_TIMEOUT": "10",
+        "POSTGRES_POOL_SIZE": "5",
+        "POSTGRES_MAX_OVERFLOW": "10",
+        "POSTGRES_CONNECT_TIMEOUT": "10",
+    }
+    schema = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p).get("schema")
+    if schema:
+        env["POSTGRES_SCHEMA"] = schema
+    return env
+
+
+def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
+    environ = os.environ if environ is None else environ
+    interval = int(environ.get("WARLOG_SNAPSHOT_INTERVAL", "100") or 100)
+    url = environ.get("WARLOG_DATABASE_URL", "").strip()
+    if url:
+        return StoreConfig(kind="postgres", postgres=postgres_env(url), snapshot_interval=interval)
+    data_dir = Path(environ.get("WARLOG_DATA_DIR", "").strip() or DEFAULT_DATA_DIR)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return StoreConfig(kind="sqlite", sqlite_path=str((data_dir / "warlog.sqlite3").resolve()),
+                       snapshot_interval=interval)
+
+
+class SeedStore:
+    """Epoch seeds, kept apart from the events so no read of the log can ever reach one.
+
+    ``seed_for`` is get-or-create: racing writers of one game agree on one seed per epoch, and a
+    seed drawn for an order that then lost a race is the one used by the next attempt.
+    """
+
+    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
+        self._datastore = datastore
+        self._kind = kind
+        self._table = f"{schema}.{SEEDS_TABLE}" if schema else SEEDS_TABLE
+        self._param = "?" if kind == "sqlite" else "%s"
+        self._cache: dict[tuple[str, int], bytes] = {}
+        self._lock = threading.Lock()
+
+    def create_table(self) -> None:
+        blob = "BLOB" if self._kind == "sqlite" else "BYTEA"
+        with self._datastore.transaction(commit=True) as c:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {self._table} (game_id TEXT NOT NULL, "
+                      f"epoch INTEGER NOT NULL, seed {blob} NOT NULL, PRIMARY KEY (game_id, epoch))")
+
+    def seed_for(self, game_id: str, epoch: int) -> bytes:
+        key = (game_id, epoch)
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        p = self._param
+        with self._datastore.transaction(commit=True) as c:
+            c.execute(f"INSERT INTO {self._table} (game_id, epoch, seed) VALUES ({p}, {p}, {p}) "
+                      "ON CONFLICT (game_id, epoch) DO NOTHING",
+                      (game_id, epoch, secrets.token_bytes(SEED_BYTES)))
+            c.execute(f"SELECT seed FROM {self._table} WHERE game_id = {p} AND epoch = {p}", (game_id, epoch))
+            row = c.fetchone()
+        seed = bytes(row["seed"])
+        with self._lock:
+            self._cache[key] = seed
+        return seed
