@@ -61,7 +61,7 @@ class DiceExpr:
         return "d66" if self.ordered else f"{self.count}d{self.sides}"
 
 
-_EXPR = re.compile(r"^\s*(\d*)\s*d\s*(\d+)\s*$", re.IGNORECASE)
+_EXPR = re.compile(r"\s*([0-9]*)\s*d\s*([0-9]+)\s*", re.IGNORECASE)  # ASCII digits only
 MAX_DICE = 100
 MAX_SIDES = 1000
 
@@ -72,7 +72,7 @@ def parse(expr: str) -> DiceExpr:
         raise ValueError("a dice expression is a string such as '2d6', 'd10' or 'd66'")
     if expr.strip().lower() == "d66":
         return DiceExpr(2, 6, ordered=True)
-    m = _EXPR.match(expr)
+    m = _EXPR.fullmatch(expr)
     if not m:
         raise ValueError(f"'{expr}' is not a dice expression; use NdS (e.g. 3d6), dS (e.g. d10) or d66")
     count = int(m.group(1) or 1)

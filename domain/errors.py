@@ -87,3 +87,9 @@ class IntegrityFailure(WarlogError):
     def __init__(self, message: str, seq: int | None = None):
         super().__init__(f"line {seq}: {message}" if seq is not None else message)
         self.seq = seq
+
+
+class RulesetBug(Exception):
+    """A ruleset broke the contract (a roll made but not recorded, a roll in a closed epoch).
+
+    Not a WarlogError: it is the server's fault, never the client's, and nothing is recorded."""

@@ -22,6 +22,7 @@ from domain.errors import (
     IdempotencyConflict,
     IntegrityFailure,
     InvalidOrder,
+    RulesetBug,
     InvalidSetup,
     NotYourMove,
     RuleViolation,
@@ -248,9 +249,10 @@ class Game(Aggregate):
         self._check_may_act(seat)
         roller = Roller(self, seed_for)
         outcomes = self.rules.decide(self.state, seat, order, roller)
+        self._check_outcomes(outcomes, roller)
         first = self.version + 1
         self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order, digest=digest)
-        self._record(outcomes, roller, seed_for)
+        self._record(outcomes, seed_for)
         return first, self.version
 
     def request_take_back(self, seat: str, reason: str = "") -> None:
@@ -326,18 +328,27 @@ class Game(Aggregate):
             raise RuleViolation(self.rules.prefix or self.ruleset, "this game allows no take-backs")
         return rule
 
-    def _record(self, outcomes: list, roller: Roller, seed_for: SeedFor) -> None:
-        """Trigger an order's outcomes in order, opening and closing dice epochs around them."""
+    def _check_outcomes(self, outcomes: list, roller: Roller) -> None:
+        """Before anything is triggered: every roll made is emitted once, in the order made, and
+        each lands in the epoch open at that point of the order."""
         emitted = [o for o in outcomes if isinstance(o, Roll)]
         if emitted != roller.rolls:
-            raise AssertionError(
-                f"ruleset {self.ruleset} rolled {len(roller.rolls)} dice rolls but emitted "
-                f"{len(emitted)}: every roll must be recorded, in the order made")
+            raise RulesetBug(f"ruleset {self.ruleset} made {len(roller.rolls)} rolls but emitted "
+                             f"{len(emitted)}: every roll must be recorded, in the order made")
+        epoch = self.dice["epoch"]
         for outcome in outcomes:
             if isinstance(outcome, Roll):
-                if outcome.epoch != self.dice["epoch"] or self.dice["commitment"] is None:
-                    raise AssertionError("a roll was made in another epoch than the open one; "
-                                         "call dice.close_epoch() after a TurnAdvanced outcome")
+                if outcome.epoch != epoch:
+                    raise RulesetBug(f"ruleset {self.ruleset} rolled in epoch {outcome.epoch} where "
+                                     f"epoch {epoch} is open: call dice.close_epoch() right after "
+                                     "a TurnAdvanced outcome, and only then")
+            elif issubclass(outcome[0], _CLOSES_EPOCH):
+                epoch += 1
+
+    def _record(self, outcomes: list, seed_for: SeedFor) -> None:
+        """Trigger an order's outcomes in order, closing and opening dice epochs between them."""
+        for outcome in outcomes:
+            if isinstance(outcome, Roll):
                 self.trigger_event(ev.DiceRolled, **outcome.fields())
                 continue
             event_class, fields = outcome

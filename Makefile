@@ -1,0 +1,25 @@
+# Two commands on a fresh machine with Python >= 3.11: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test migrate clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/warlog serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+migrate: $(STAMP)
+	$(BIN)/warlog migrate
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .hypothesis

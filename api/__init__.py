@@ -1,0 +1,1 @@
+"""The HTTP boundary (Flask app factory, schemas) and the ``warlog`` command line."""
