@@ -152,7 +152,7 @@ class Warlog(Application):
         if not lines:
             raise IntegrityFailure("the file holds no events")
         game_id = parse_game_id(lines[0]["game_id"])
-        if self.events.get(game_id, limit=1):
+        if next(iter(self.events.get(game_id, limit=1)), None) is not None:
             raise Conflict(f"game {game_id} already exists here")
         events = []
         for n, line in enumerate(lines, start=1):

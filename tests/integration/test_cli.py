@@ -1,0 +1,86 @@
+"""The ``warlog`` admin commands in a subprocess, on a real SQLite store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from domain.service import Warlog
+from domain.storage import config_from_env
+from tests.conftest import new_freeform_game
+
+
+def warlog(*args: str, data_dir) -> subprocess.CompletedProcess:
+    env = {**os.environ, "WARLOG_DATA_DIR": str(data_dir)}
+    env.pop("WARLOG_DATABASE_URL", None)
+    return subprocess.run([sys.executable, "-m", "api.cli", *args], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.fixture
+def played(tmp_path):
+    """A finished freeform game in a store under tmp_path/a."""
+    data = tmp_path / "a"
+    assert warlog("migrate", data_dir=data).returncode == 0
+    app = Warlog(config_from_env({"WARLOG_DATA_DIR": str(data)}))
+    game_id = new_freeform_game(app)
+    app.submit_order(game_id, "Blue", "o1", {"kind": "roll", "dice": "4d6", "purpose": "artillery"})
+    app.submit_order(game_id, "Red", "o2", {"kind": "end", "winner": "Red", "reason": "held"})
+    app.close()
+    return data, game_id
+
+
+def test_export_verify_import_round_trip(played, tmp_path):
+    data, game_id = played
+    out = tmp_path / "game.jsonl"
+    exported = warlog("export", game_id, "-o", str(out), data_dir=data)
+    assert exported.returncode == 0, exported.stderr
+    lines = out.read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "GameCreated"
+
+    checked = warlog("verify", str(out), data_dir=data)
+    assert checked.returncode == 0, checked.stdout
+    assert checked.stdout.startswith("OK") and "1 rolls (4 dice) verified" in checked.stdout
+
+    other = tmp_path / "b"
+    assert warlog("migrate", data_dir=other).returncode == 0
+    imported = warlog("import", str(out), data_dir=other)
+    assert imported.returncode == 0, imported.stderr
+    assert warlog("export", game_id, data_dir=other).stdout.splitlines() == lines
+    again = warlog("import", str(out), data_dir=other)
+    assert again.returncode == 1 and "already exists" in again.stderr
+
+
+def test_verify_exits_non_zero_and_names_the_line_of_a_tampered_file(played, tmp_path):
+    data, game_id = played
+    out = tmp_path / "game.jsonl"
+    warlog("export", game_id, "-o", str(out), data_dir=data)
+    lines = out.read_text().splitlines()
+    line = json.loads(lines[5])
+    line["data"]["purpose"] = "something else"
+    lines[5] = json.dumps(line)
+    out.write_text("\n".join(lines) + "\n")
+    checked = warlog("verify", str(out), data_dir=data)
+    assert checked.returncode == 1
+    assert "FAILED" in checked.stdout and "line 6:" in checked.stdout
+
+    refused = warlog("import", str(out), data_dir=tmp_path / "c")
+    assert refused.returncode == 1 and "line 6" in refused.stderr
+
+
+def test_check_verifies_a_stored_game_and_an_unknown_game_is_a_clear_error(played):
+    data, game_id = played
+    assert warlog("check", game_id, data_dir=data).returncode == 0
+    missing = warlog("check", "00000000-0000-0000-0000-000000000000", data_dir=data)
+    assert missing.returncode == 1 and "no game" in missing.stderr
+    garbage = warlog("export", "not-a-uuid", data_dir=data)
+    assert garbage.returncode == 1 and "no game" in garbage.stderr
+
+
+def test_verify_of_a_missing_file_is_a_usage_error(tmp_path):
+    result = warlog("verify", str(tmp_path / "nope.jsonl"), data_dir=tmp_path)
+    assert result.returncode == 2 and "No such file" in result.stderr
