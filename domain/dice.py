@@ -26,8 +26,9 @@ def client_entropy(client_seeds: dict[str, str]) -> str:
 
 def face(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> int:
     """The face (1..sides) of die ``nonce`` of an epoch, by HMAC-SHA256 with rejection sampling."""
-    if sides < 2:
-        raise ValueError(f"a die has at least 2 sides, not {sides}")
+    if not 2 <= sides <= _TWO_64:
+        # Above 2**64 sides no 64-bit draw is ever accepted: refuse rather than loop forever.
+        raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
     limit = _TWO_64 - (_TWO_64 % sides)
     i = 0
     while True:
@@ -40,6 +41,8 @@ def face(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides:
 
 def attempts(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> int:
     """How many HMACs ``face`` computed for this die (1 unless the rejection step fired)."""
+    if not 2 <= sides <= _TWO_64:
+        raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
     limit = _TWO_64 - (_TWO_64 % sides)
     i = 0
     while True:

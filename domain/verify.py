@@ -99,7 +99,10 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, f"seq {line['seq']} where {n} was expected (an event was deleted, inserted or moved)")
         if line["prev_hash"] != prev:
             report.fail(n, "prev_hash does not match the hash of the line before (chain broken)")
-        body = {k: line[k] for k in LINE_KEYS if k != "hash"}
+        extra = sorted(set(line) - set(LINE_KEYS))
+        if extra:
+            report.fail(n, f"unexpected keys {', '.join(extra)}")
+        body = {k: v for k, v in line.items() if k != "hash"}  # the whole line but its hash
         if hashlib.sha256(chain.canonical(body)).hexdigest() != line["hash"]:
             report.fail(n, f"hash does not match the line's content ({line['type']} was altered)")
         prev = line["hash"]
@@ -137,7 +140,9 @@ def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | N
             if die["nonce"] != epoch["next_nonce"]:
                 report.fail(n, f"die nonce {die['nonce']} where {epoch['next_nonce']} was expected "
                                "(a roll is missing or was repeated)")
-            if not 1 <= die["value"] <= die["sides"]:
+            if not 2 <= die["sides"] <= 2**64:
+                report.fail(n, f"a d{die['sides']} is not a die (2 to 2**64 sides)")
+            elif not 1 <= die["value"] <= die["sides"]:
                 report.fail(n, f"die value {die['value']} is not a face of a d{die['sides']}")
             epoch["next_nonce"] = die["nonce"] + 1
         epoch["rolls"].append((n, data["dice"]))
@@ -154,6 +159,8 @@ def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | N
         else:
             for roll_line, faces in epoch["rolls"]:
                 for die in faces:
+                    if not 2 <= die["sides"] <= 2**64:
+                        continue  # already reported at the roll
                     want = dice.face(seed, game_id, number, epoch["entropy"], die["nonce"], die["sides"])
                     if want != die["value"]:
                         report.fail(roll_line, f"die nonce {die['nonce']} shows {die['value']} but "
