@@ -108,7 +108,7 @@ class Warlog(Application):
             except Exception as exc:  # whatever a hand-edited row makes the decoder raise
                 report.fail(stored.originator_version,
                             f"stored event {stored.originator_version} cannot be decoded: {exc!r}")
-                lines.append({"seq": stored.originator_version})
+                lines.append(None)  # keeps later lines at their seq
         if not lines:
             raise GameNotFound(f"no game {game_id}")
         verifying.verify(lines, report)

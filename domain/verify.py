@@ -63,19 +63,26 @@ class Report:
         return "\n".join(lines)
 
 
-def parse_lines(text_lines: Iterable[str], report: Report) -> list[dict]:
-    """JSON-decode export lines; a line that is not a JSON object is a failure naming it."""
+def parse_lines(text_lines: Iterable[str], report: Report) -> list[dict | None]:
+    """JSON-decode export lines; a line that is not a JSON object is a failure naming it and
+    stays in the list as None, so later failures keep the file's line numbers."""
     parsed = []
     for n, raw in enumerate(text_lines, start=1):
         if not raw.strip():
+            # Kept as a placeholder so every failure is numbered by its line in the file.
+            report.fail(n, "empty line")
+            parsed.append(None)
             continue
         try:
             obj = json.loads(raw)
         except ValueError as exc:
             report.fail(n, f"not JSON: {exc}")
-            parsed.append({})
+            parsed.append(None)
             continue
-        parsed.append(obj if isinstance(obj, dict) else {})
+        if not isinstance(obj, dict):
+            report.fail(n, "not a JSON object")
+            obj = None
+        parsed.append(obj)
     return parsed
 
 
@@ -86,6 +93,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     epochs: dict[int, dict] = {}
     open_epoch: int | None = None
     for n, line in enumerate(lines, start=1):
+        if line is None:
+            continue  # reported by parse_lines
         missing = [k for k in LINE_KEYS if k not in line]
         if missing:
             report.fail(n, f"missing {', '.join(missing)}")
