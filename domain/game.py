@@ -259,6 +259,9 @@ class Game(Aggregate):
         rule = self._take_back_rule()
         self._check_seat(seat)
         last = self.last_order
+        if self.is_ended:
+            # The ending closed the last dice epoch and settled the result: nothing to go back to.
+            raise RuleViolation(rule, "the game has ended; nothing can be taken back")
         if self.take_back is not None:
             raise RuleViolation(rule, "a take-back request is already waiting for an answer")
         if last is None or last["seat"] != seat:
@@ -335,15 +338,17 @@ class Game(Aggregate):
         if emitted != roller.rolls:
             raise RulesetBug(f"ruleset {self.ruleset} made {len(roller.rolls)} rolls but emitted "
                              f"{len(emitted)}: every roll must be recorded, in the order made")
-        epoch = self.dice["epoch"]
+        epoch, is_open = self.dice["epoch"], self.dice["commitment"] is not None
         for outcome in outcomes:
             if isinstance(outcome, Roll):
-                if outcome.epoch != epoch:
+                if not is_open or outcome.epoch != epoch:
                     raise RulesetBug(f"ruleset {self.ruleset} rolled in epoch {outcome.epoch} where "
-                                     f"epoch {epoch} is open: call dice.close_epoch() right after "
-                                     "a TurnAdvanced outcome, and only then")
+                                     f"{f'epoch {epoch} is open' if is_open else 'no epoch is open'}: "
+                                     "call dice.close_epoch() right after a TurnAdvanced outcome, "
+                                     "and never roll after GameEnded")
             elif issubclass(outcome[0], _CLOSES_EPOCH):
                 epoch += 1
+                is_open = not issubclass(outcome[0], ev.GameEnded)
 
     def _record(self, outcomes: list, seed_for: SeedFor) -> None:
         """Trigger an order's outcomes in order, closing and opening dice epochs between them."""

@@ -219,6 +219,7 @@ class Warlog(Application):
                              chain_head=game.chain_head, order_id=order_id)
 
     def _replay(self, game: Game, order_id: str, first: int, last: int) -> CommandResult:
+        """The first result again: its events, and the version and chain head it ended at."""
         lines = self.lines(game.id, after=first - 1, limit=last - first + 1)
-        return CommandResult(game_id=str(game.id), events=lines, version=game.version,
-                             chain_head=game.chain_head, replayed=True, order_id=order_id)
+        return CommandResult(game_id=str(game.id), events=lines, version=last,
+                             chain_head=lines[-1]["hash"], replayed=True, order_id=order_id)

@@ -137,3 +137,24 @@ def test_hidden_information_is_filtered_per_viewer(game):
     assert game.view("Defender")["plans"] == {"Defender": "hold the ford"}
     assert game.view(None)["plans"] == {}
     assert game.view("umpire")["plans"] == {"Attacker": "feint north", "Defender": "hold the ford"}
+
+
+class RollsAfterTheEnd(Toy):
+    name = "toy-late-roll"
+
+    def decide(self, state, seat, order, dice):
+        ended = (ev.GameEnded, {"winner": None, "level": None, "reason": "x", "rule": "TOY 8"})
+        return [ended, dice.roll(1, 6, seat=seat, purpose="after the end")]
+
+
+register(RollsAfterTheEnd())
+
+
+def test_no_roll_is_recorded_after_the_game_ended():
+    g = Game.create("toy-late-roll")
+    g.join("Attacker", "ann", "", seed_for)
+    g.join("Defender", "dan", "", seed_for)
+    version = g.version
+    with pytest.raises(RulesetBug, match="no epoch is open"):
+        g.submit("Attacker", "o1", {"kind": "any"}, seed_for)
+    assert g.version == version
