@@ -26,6 +26,16 @@ def client_entropy(client_seeds: dict[str, str]) -> str:
 
 def face(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> int:
     """The face (1..sides) of die ``nonce`` of an epoch, by HMAC-SHA256 with rejection sampling."""
+    return _draw(seed, game_id, epoch, entropy, nonce, sides)[0]
+
+
+def attempts(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> int:
+    """How many HMACs ``face`` computed for this die (1 unless the rejection step fired)."""
+    return _draw(seed, game_id, epoch, entropy, nonce, sides)[1]
+
+
+def _draw(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> tuple[int, int]:
+    """The derivation of docs/dice.md: (face, number of HMACs computed)."""
     if not 2 <= sides <= _TWO_64:
         # Above 2**64 sides no 64-bit draw is ever accepted: refuse rather than loop forever.
         raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
@@ -35,20 +45,7 @@ def face(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides:
         msg = f"{game_id}|{epoch}|{entropy}|{nonce}|{i}".encode()
         x = int.from_bytes(hmac.new(seed, msg, hashlib.sha256).digest()[:8], "big")
         if x < limit:
-            return x % sides + 1
-        i += 1
-
-
-def attempts(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> int:
-    """How many HMACs ``face`` computed for this die (1 unless the rejection step fired)."""
-    if not 2 <= sides <= _TWO_64:
-        raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
-    limit = _TWO_64 - (_TWO_64 % sides)
-    i = 0
-    while True:
-        msg = f"{game_id}|{epoch}|{entropy}|{nonce}|{i}".encode()
-        if int.from_bytes(hmac.new(seed, msg, hashlib.sha256).digest()[:8], "big") < limit:
-            return i + 1
+            return x % sides + 1, i + 1
         i += 1
 
 
