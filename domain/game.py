@@ -45,6 +45,15 @@ _COMMAND_EVENTS = (
 )
 
 
+def _client_seed(value: Any) -> str:
+    """A client seed is text of at most 200 characters; none is the empty string."""
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > 200:
+        raise InvalidOrder("a client seed is text of at most 200 characters", field="client_seed")
+    return value
+
+
 class Roll:
     """A roll made while deciding an order: its faces are fixed; target and outcome may be set
     once the ruleset has compared them. Becomes one DiceRolled event."""
@@ -220,15 +229,18 @@ class Game(Aggregate):
             raise RuleViolation("seats", "the system seat is played by the server")
         if self.seats[seat]["handle"]:
             raise RuleViolation("seats", f"seat {seat!r} is already taken")
-        if not isinstance(handle, str) or not handle.strip():
-            raise InvalidOrder("a handle is required to join", field="handle")
-        self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed or "")
+        if not isinstance(handle, str) or not handle.strip() or len(handle) > 80:
+            raise InvalidOrder("a handle (1-80 characters) is required to join", field="handle")
+        client_seed = _client_seed(client_seed)
+        self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed)
         if self.started and self.dice["commitment"] is None and not self.is_ended:
             self._open_epoch(seed_for(self.dice["epoch"]))
 
     def change_client_seed(self, seat: str, client_seed: str) -> None:
         self._check_seat(seat)
-        self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=client_seed or "")
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat has no client seed")
+        self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=_client_seed(client_seed))
 
     def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor) -> tuple[int, int]:
         """Check ``order`` and record it with its outcome; returns the (first, last) seq recorded.

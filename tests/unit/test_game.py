@@ -226,3 +226,16 @@ def test_replaying_the_events_rebuilds_the_same_aggregate():
         rebuilt = event.mutate(rebuilt)
     for attr in ("state", "dice", "orders", "seats", "chain_head", "version", "last_order"):
         assert getattr(rebuilt, attr) == getattr(game, attr), attr
+
+
+def test_a_client_seed_is_text_and_the_system_seat_has_none():
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"]})
+    with pytest.raises(InvalidOrder, match="client seed") as err:
+        game.join("Blue", "alice", 12345, seed_for)
+    assert err.value.field == "client_seed" and game.version == 1
+    with pytest.raises(InvalidOrder, match="client seed"):
+        game.join("Blue", "alice", "x" * 201, seed_for)
+    game.join("Blue", "alice", None, seed_for)
+    assert game.seats["Blue"]["client_seed"] == ""
+    with pytest.raises(InvalidOrder, match="client seed"):
+        game.change_client_seed("Blue", ["not", "text"])
