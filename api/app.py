@@ -1,20 +1,45 @@
-"""The Flask app factory (flaskr style). The game API of issue 3 is built on this."""
+"""The Flask app factory (flaskr style): blueprints over one application service."""
 
 from __future__ import annotations
 
+import logging
+
 from flask import Flask, jsonify
 
+from api import problems
+from api.access import AccessStore
+from api.games import bp as games_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
+from domain.storage import StoreConfig, config_from_env
+
+MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 before it is read
+
+
+def migrate(config: StoreConfig | None = None) -> StoreConfig:
+    """Create every table once: the event store, the seeds, the access tables."""
+    config = config or config_from_env()
+    Warlog.migrate(config)
+    service = Warlog(config)
+    try:
+        AccessStore.for_service(service).create_tables()
+    finally:
+        service.close()
+    return config
 
 
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
-    app.config.from_mapping(MAX_CONTENT_LENGTH=256 * 1024)
+    app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
     if test_config:
         app.config.from_mapping(test_config)
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
+    app.extensions["warlog_access"] = AccessStore.for_service(service)
+    logging.getLogger("warlog").setLevel(logging.INFO)
+
+    problems.register(app)
+    app.register_blueprint(games_bp)
 
     @app.get("/healthz")
     def health():

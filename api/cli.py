@@ -17,11 +17,9 @@ def _service():
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from domain.service import Warlog
-    from domain.storage import config_from_env
+    from api.app import migrate
 
-    config = config_from_env()
-    Warlog.migrate(config)
+    config = migrate()
     print(f"schema ready on {config.describe()}")
     return EXIT_OK
 

@@ -55,6 +55,12 @@ class Conflict(WarlogError):
         self.current_version = current_version
 
 
+class StaleVersion(Conflict):
+    """The client's expected version (If-Match) is not the game's version; nothing was recorded."""
+
+    code = "stale_version"
+
+
 class IdempotencyConflict(WarlogError):
     """The order id was used before with a different body."""
 

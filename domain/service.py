@@ -18,7 +18,7 @@ from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from domain import verify as verifying
-from domain.errors import Conflict, GameNotFound, IntegrityFailure
+from domain.errors import Conflict, GameNotFound, IntegrityFailure, StaleVersion
 from domain.events import EVENT_TYPES, GameCreated
 from domain.game import Game
 from domain.storage import SeedStore, StoreConfig, config_from_env
@@ -29,6 +29,7 @@ class CommandResult:
     """What a command recorded: the events as export lines, the new version and chain head."""
 
     game_id: str
+    ruleset: str
     events: list[dict]
     version: int
     chain_head: str
@@ -142,8 +143,8 @@ class Warlog(Application):
         game = self.get_game(game_id)
         known = game.order_range(order_id) if isinstance(order_id, str) else None
         if known is None and expected_version is not None and game.version != expected_version:
-            raise Conflict(f"the game is at version {game.version}, not {expected_version}",
-                           current_version=game.version)
+            raise StaleVersion(f"the game is at version {game.version}, not {expected_version}",
+                               current_version=game.version)
         first, last = game.submit(seat, order_id, order, self._seed_for(game))
         if known is not None:
             return self._replay(game, order_id, first, last)
@@ -215,11 +216,11 @@ class Warlog(Application):
     @staticmethod
     def _result(game: Game, recordings: list, *, order_id: str | None = None) -> CommandResult:
         lines = [verifying.to_line(r.domain_event) for r in recordings]
-        return CommandResult(game_id=str(game.id), events=lines, version=game.version,
-                             chain_head=game.chain_head, order_id=order_id)
+        return CommandResult(game_id=str(game.id), ruleset=game.ruleset, events=lines,
+                             version=game.version, chain_head=game.chain_head, order_id=order_id)
 
     def _replay(self, game: Game, order_id: str, first: int, last: int) -> CommandResult:
         """The first result again: its events, and the version and chain head it ended at."""
         lines = self.lines(game.id, after=first - 1, limit=last - first + 1)
-        return CommandResult(game_id=str(game.id), events=lines, version=last,
+        return CommandResult(game_id=str(game.id), ruleset=game.ruleset, events=lines, version=last,
                              chain_head=lines[-1]["hash"], replayed=True, order_id=order_id)

@@ -1,0 +1,151 @@
+"""Who may do what to which game: tokens, invite codes, visibility and contact e-mails.
+
+Kept beside the event store, never in it: tokens and invite codes are secrets and e-mails are
+personal data, and the event log is exported whole. Tokens and invite codes are random
+(256 bits), shown once, and stored only as their SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+ADMIN, SEAT, UMPIRE = "admin", "seat", "umpire"
+TOKEN_PREFIX = {ADMIN: "wla_", SEAT: "wls_", UMPIRE: "wlu_"}
+INVITE_PREFIX = "wli_"
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret(prefix: str) -> str:
+    return prefix + secrets.token_urlsafe(32)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one token allows: a role in one game, and for a seat token, which seat."""
+
+    game_id: str
+    role: str
+    seat: str | None = None
+
+
+class AccessStore:
+    """SQL tables for tokens, invites, visibility and contacts, on the event store's database."""
+
+    TABLES = {
+        "warlog_tokens": "token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, role TEXT NOT NULL, "
+                         "seat TEXT, created_at TEXT NOT NULL",
+        "warlog_invites": "invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                          "used_at TEXT",
+        "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
+        "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
+                           "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
+    }
+
+    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
+        self._db = datastore
+        self._p = "?" if kind == "sqlite" else "%s"
+        self._prefix = f"{schema}." if schema else ""
+
+    @classmethod
+    def for_service(cls, service: Any) -> "AccessStore":
+        config = service.config
+        return cls(service.recorder.datastore, config.kind, (config.postgres or {}).get("POSTGRES_SCHEMA"))
+
+    def create_tables(self) -> None:
+        with self._db.transaction(commit=True) as c:
+            for name, columns in self.TABLES.items():
+                c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
+
+    def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
+        sql = sql.replace("{t}", self._prefix).replace("?", self._p)
+        with self._db.transaction(commit=fetch is None) as c:
+            c.execute(sql, params)
+            if fetch == "one":
+                return c.fetchone()
+            if fetch == "all":
+                return c.fetchall()
+        return None
+
+    # ------------------------------------------------------------------------- creation ----
+    def register_game(self, game_id: str, public: bool, seats: list[str]) -> tuple[str, dict[str, str]]:
+        """Record a new game's visibility; returns its admin token and one invite code per seat."""
+        now = _now()
+        admin = new_secret(TOKEN_PREFIX[ADMIN])
+        invites = {seat: new_secret(INVITE_PREFIX) for seat in seats}
+        p = self._p
+        with self._db.transaction(commit=True) as c:
+            c.execute(f"INSERT INTO {self._prefix}warlog_game_access (game_id, public, created_at) "
+                      f"VALUES ({p}, {p}, {p})", (game_id, 1 if public else 0, now))
+            c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(admin), game_id, ADMIN, None, now))
+            for seat, code in invites.items():
+                c.execute(f"INSERT INTO {self._prefix}warlog_invites (invite_hash, game_id, seat, used_at) "
+                          f"VALUES ({p}, {p}, {p}, {p})", (_hash(code), game_id, seat, None))
+        return admin, invites
+
+    def issue_token(self, game_id: str, role: str, seat: str | None = None) -> str:
+        token = new_secret(TOKEN_PREFIX[role])
+        self._run("INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                  "VALUES (?, ?, ?, ?, ?)", (_hash(token), game_id, role, seat, _now()))
+        return token
+
+    # --------------------------------------------------------------------------- lookups ---
+    def grant(self, token: str) -> Grant | None:
+        row = self._run("SELECT game_id, role, seat FROM {t}warlog_tokens WHERE token_hash = ?",
+                        (_hash(token),), fetch="one")
+        return Grant(row["game_id"], row["role"], row["seat"]) if row else None
+
+    def is_public(self, game_id: str) -> bool | None:
+        """True or False for a known game; None when this server has no access row for it."""
+        row = self._run("SELECT public FROM {t}warlog_game_access WHERE game_id = ?", (game_id,), fetch="one")
+        return None if row is None else bool(row["public"])
+
+    def public_game_ids(self) -> set[str]:
+        rows = self._run("SELECT game_id FROM {t}warlog_game_access WHERE public = 1", fetch="all")
+        return {r["game_id"] for r in rows}
+
+    def invite(self, game_id: str, code: str) -> tuple[str, str | None] | None:
+        """(seat, used_at) of an invite code of this game, or None."""
+        row = self._run("SELECT seat, used_at FROM {t}warlog_invites WHERE invite_hash = ? AND game_id = ?",
+                        (_hash(code), game_id), fetch="one")
+        return (row["seat"], row["used_at"]) if row else None
+
+    def use_invite(self, game_id: str, code: str) -> bool:
+        """Mark an invite used; False when another request used it first."""
+        sql = ("UPDATE {t}warlog_invites SET used_at = ? WHERE invite_hash = ? AND game_id = ? "
+               "AND used_at IS NULL").replace("{t}", self._prefix).replace("?", self._p)
+        with self._db.transaction(commit=True) as c:
+            c.execute(sql, (_now(), _hash(code), game_id))
+            return _rowcount(c) == 1
+
+    def release_invite(self, game_id: str, code: str) -> None:
+        """Undo use_invite when the join it was for did not record."""
+        self._run("UPDATE {t}warlog_invites SET used_at = NULL WHERE invite_hash = ? AND game_id = ?",
+                  (_hash(code), game_id))
+
+    def set_contact(self, game_id: str, seat: str, email: str | None, notify: bool = True) -> None:
+        self._run("DELETE FROM {t}warlog_contacts WHERE game_id = ? AND seat = ?", (game_id, seat))
+        if email:
+            self._run("INSERT INTO {t}warlog_contacts (game_id, seat, email, notify) VALUES (?, ?, ?, ?)",
+                      (game_id, seat, email, 1 if notify else 0))
+
+    def contacts(self, game_id: str) -> dict[str, dict]:
+        rows = self._run("SELECT seat, email, notify FROM {t}warlog_contacts WHERE game_id = ?",
+                         (game_id,), fetch="all")
+        return {r["seat"]: {"email": r["email"], "notify": bool(r["notify"])} for r in rows}
+
+
+def _rowcount(cursor: Any) -> int:
+    # eventsourcing wraps sqlite3's cursor; psycopg's cursor is handed out as it is.
+    return getattr(cursor, "sqlite_cursor", cursor).rowcount
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()

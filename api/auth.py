@@ -1,0 +1,79 @@
+"""Who is calling, for one game: the only place that turns a bearer token into a role.
+
+- no token, or a token for another game: a spectator of a public game; a private or unknown game
+  is 404 either way, so nobody learns that a private game exists;
+- a token that is not a token at all: 401;
+- a valid token for this game without the needed role (an umpire ordering, a seat issuing umpire
+  tokens): 403.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, request
+
+from api.access import ADMIN, SEAT, UMPIRE, AccessStore
+from api.problems import ApiProblem
+from domain.rulesets import UMPIRE as UMPIRE_VIEWER
+from domain.service import parse_game_id
+
+SPECTATOR = "spectator"
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="warlog"'}
+
+
+@dataclass(frozen=True)
+class Caller:
+    game_id: str
+    role: str  # admin, seat, umpire or spectator
+    seat: str | None = None
+
+    @property
+    def viewer(self) -> str | None:
+        """The name hidden-information filtering knows this caller by."""
+        if self.role == SEAT:
+            return self.seat
+        if self.role == UMPIRE:
+            return UMPIRE_VIEWER
+        return None
+
+
+def access() -> AccessStore:
+    return current_app.extensions["warlog_access"]
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'", _CHALLENGE)
+    return token.strip()
+
+
+def caller_for(game_id: str, need: str | None = None) -> Caller:
+    """The caller's role in ``game_id``; ``need`` is None (read), SEAT or ADMIN."""
+    gid = str(parse_game_id(game_id))  # a malformed id is a GameNotFound, like an unknown one
+    token = bearer_token()
+    grant = access().grant(token) if token else None
+    if token and grant is None:
+        raise ApiProblem("unauthorized", "this token is not valid", _CHALLENGE)
+    mine = grant is not None and grant.game_id == gid
+    if not mine and not access().is_public(gid):
+        raise ApiProblem("game_not_found", f"no game {game_id}")
+    if need is not None:
+        if grant is None:
+            raise ApiProblem("unauthorized", f"this needs a {need} token for the game", _CHALLENGE)
+        if not mine:
+            raise ApiProblem("forbidden", "this token is for another game")
+        if grant.role != need:
+            why = ("umpires see everything and change nothing" if grant.role == UMPIRE
+                   else f"this needs a {need} token, not a {grant.role} token")
+            raise ApiProblem("forbidden", why)
+    if mine:
+        return Caller(gid, grant.role, grant.seat)
+    return Caller(gid, SPECTATOR)
+
+
+__all__ = ["ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "bearer_token", "access"]

@@ -1,0 +1,109 @@
+"""Errors as RFC 9457 ``application/problem+json``, one table from error to status.
+
+Every problem has ``type``, ``title``, ``status``, ``detail`` and a stable ``code``; a rule
+violation adds ``rule``, a schema error adds ``errors`` (messages per field). No error a client
+can cause is a 5xx.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from domain import errors as de
+
+log = logging.getLogger("warlog.api")
+
+PROBLEM_JSON = "application/problem+json"
+
+# code -> (status, title). docs/api.md lists the same table.
+PROBLEMS: dict[str, tuple[int, str]] = {
+    "bad_request": (400, "Malformed request"),
+    "idempotency_key_required": (400, "An Idempotency-Key header is required"),
+    "unauthorized": (401, "A valid token is required"),
+    "forbidden": (403, "Not allowed for this token"),
+    "not_found": (404, "Not found"),
+    "game_not_found": (404, "No such game"),
+    "method_not_allowed": (405, "Method not allowed"),
+    "version_conflict": (409, "The game changed; nothing was recorded"),
+    "invite_used": (409, "This invite code has been used"),
+    "stale_version": (412, "The game is not at the version given in If-Match; nothing was recorded"),
+    "payload_too_large": (413, "Request body too large"),
+    "unsupported_media_type": (415, "Send JSON (Content-Type: application/json)"),
+    "invalid_request": (422, "The request does not match its schema"),
+    "invalid_order": (422, "The order is malformed"),
+    "rule_violation": (422, "The rules do not allow this order now"),
+    "not_your_move": (422, "It is not this seat's move"),
+    "idempotency_conflict": (422, "This Idempotency-Key was used for a different order"),
+    "invalid_setup": (422, "The ruleset does not accept these options"),
+    "unknown_ruleset": (422, "Unknown ruleset"),
+    "unknown_seat": (422, "Unknown seat"),
+    "integrity_failure": (422, "The log does not verify"),
+    "stream_capacity": (503, "Too many open event streams; retry shortly"),
+    "internal_error": (500, "Internal server error"),
+}
+
+
+class ApiProblem(Exception):
+    """Raised by views for problems that are not domain errors (auth, headers, media type)."""
+
+    def __init__(self, code: str, detail: str, headers: dict | None = None, **extra: Any):
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def problem(code: str, detail: str, headers: dict | None = None, **extra: Any) -> Response:
+    status, title = PROBLEMS[code]
+    body = {"type": f"/api/docs#problem-{code}", "title": title, "status": status,
+            "detail": detail, "code": code, **{k: v for k, v in extra.items() if v is not None}}
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiProblem)
+    def api_problem(exc: ApiProblem):
+        return problem(exc.code, exc.detail, exc.headers, **exc.extra)
+
+    @app.errorhandler(ValidationError)
+    def schema_error(exc: ValidationError):
+        messages = exc.messages if isinstance(exc.messages, dict) else {"_body": exc.messages}
+        fields = ", ".join(sorted(str(k) for k in messages))
+        return problem("invalid_request", f"invalid fields: {fields}", errors=messages)
+
+    @app.errorhandler(de.WarlogError)
+    def domain_error(exc: de.WarlogError):
+        code = exc.code if exc.code in PROBLEMS else "rule_violation"
+        extra: dict[str, Any] = {"rule": getattr(exc, "rule", None), "field": getattr(exc, "field", None)}
+        if isinstance(exc, de.Conflict):
+            extra["current_version"] = exc.current_version
+        if isinstance(exc, de.IntegrityFailure):
+            extra["line"] = exc.seq
+        return problem(code, exc.message, **extra)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        code = _HTTP_CODES.get(exc.code or 500, "bad_request")
+        if (exc.code or 500) >= 500:
+            code = "internal_error"
+        headers = {"Allow": ", ".join(exc.valid_methods)} if getattr(exc, "valid_methods", None) else None
+        return problem(code, exc.description or PROBLEMS[code][1], headers)
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        # A server bug: logged with its traceback, never the request's headers (tokens).
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem("internal_error", "the server failed; the error was logged")

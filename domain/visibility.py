@@ -1,0 +1,29 @@
+"""Per-viewer filtering of hidden information, in one place for every read.
+
+A viewer is a seat name, ``"umpire"`` (sees everything) or ``None`` (a spectator, or an admin
+who is not seated: public information only). Rulesets say what is hidden through ``view`` and
+``redact``; this module applies them the same way to state, events, stream, history, dice and
+export. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
+"""
+
+from __future__ import annotations
+
+from domain.rulesets import UMPIRE, Ruleset
+
+
+def view_state(rules: Ruleset, state: dict, viewer: str | None) -> dict:
+    return state if viewer == UMPIRE else rules.view(state, viewer)
+
+
+def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[dict]:
+    """Lines as ``viewer`` may see them: redacted data is marked ``"redacted": true`` (its hash
+    then no longer matches, on purpose); an event the viewer may not know of at all is left out."""
+    if viewer == UMPIRE:
+        return lines
+    shown = []
+    for line in lines:
+        data = rules.redact(line["type"], line["data"], viewer)
+        if data is None:
+            continue
+        shown.append(line if data is line["data"] else {**line, "data": data, "redacted": True})
+    return shown

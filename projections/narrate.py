@@ -1,0 +1,89 @@
+"""One readable line per event, from its export line: the history, the order result, the stream.
+
+Pure: ``describe(line) -> str``. Dice lines show every die with purpose, target and outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+def _dice(d: dict) -> str:
+    faces = ", ".join(str(x["value"]) for x in d["dice"])
+    sides = {x["sides"] for x in d["dice"]}
+    kind = f"{len(d['dice'])}d{sides.pop()}" if len(sides) == 1 else "dice"
+    text = f"{d['seat']} rolled {kind} for {d['purpose'] or 'no stated purpose'}"
+    if d.get("units"):
+        text += f" ({', '.join(d['units'])})"
+    text += f": {faces}"
+    target = d.get("target")
+    if target:
+        mods = "".join(f" {m['value']:+d} {m['reason']}".rstrip() for m in target.get("modifiers", []))
+        if "result" in target and "compare" in target:
+            text += f" — {target['result']}{' (' + mods.strip() + ')' if mods else ''} {target['compare']} {target['value']}"
+        else:
+            text += " vs " + ", ".join(f"{k} {v}" for k, v in target.items() if k != "modifiers") + mods
+    if d.get("outcome"):
+        text += f": {d['outcome']}"
+    if d.get("replaces"):
+        text += f" (re-roll of #{d['replaces']})"
+    if d.get("rule"):
+        text += f" ({d['rule']})"
+    return text
+
+
+def _order(d: dict) -> str:
+    order = d["order"]
+    kind = order.get("kind", "order")
+    detail = order.get("text") or order.get("purpose") or order.get("reason") or ""
+    return f"{d['seat']} orders {kind}" + (f": {detail}" if detail else "")
+
+
+def _vp(d: dict) -> str:
+    rule = f" ({d['rule']})" if d.get("rule") else ""
+    return f"VP {d['delta']:+d} {d['side']} for {d['reason']} — {d['side']} now {d['total']}{rule}"
+
+
+def _ended(d: dict) -> str:
+    who = f"{d['winner']} wins" if d.get("winner") else "the game is drawn"
+    level = f" ({d['level']})" if d.get("level") else ""
+    return f"Game over: {who}{level} — {d['reason']}"
+
+
+TEMPLATES: dict[str, Callable[[dict], str]] = {
+    "GameCreated": lambda d: f"Game created: {d['ruleset']} ({d['scenario']}), seats {', '.join(d['seats'])}",
+    "SeatJoined": lambda d: f"{d['handle']} joined as {d['seat']}",
+    "ClientSeedChanged": lambda d: f"{d['seat']} changed its client seed (from the next dice epoch)",
+    "OrderAccepted": _order,
+    "DiceEpochOpened": lambda d: f"Dice epoch {d['epoch']} opened, commitment {d['commitment'][:16]}…",
+    "DiceRolled": _dice,
+    "DiceEpochRevealed": lambda d: f"Dice epoch {d['epoch']} revealed, seed {d['seed'][:16]}…",
+    "RandomEventDrawn": lambda d: f"Random event {d['result']}: {d['title']}",
+    "UnitMoved": lambda d: f"{d['unit']} moved {('from ' + d['origin'] + ' ') if d.get('origin') else ''}to {d['destination']}",
+    "UnitHit": lambda d: f"{d['unit']} hit: {d['steps_lost']} step(s) lost, {d['steps_left']} left",
+    "UnitEliminated": lambda d: f"{d['unit']} eliminated",
+    "ControlChanged": lambda d: f"{d['area']} now controlled by {d['side'] or 'nobody'}",
+    "VPScored": _vp,
+    "PhaseAdvanced": lambda d: f"Turn {d['turn']}: {d['phase']} phase",
+    "TurnAdvanced": lambda d: f"Turn {d['turn']} begins: {d['phase']} phase",
+    "MarkerGained": lambda d: f"{d['side']} gains marker {d['marker']}",
+    "MarkerPlayed": lambda d: f"{d['side']} plays marker {d['marker']}",
+    "DecisionPending": lambda d: f"Waiting for {d['decision']['seat']}: {d['decision'].get('prompt', d['decision'].get('kind'))}",
+    "DecisionResolved": lambda d: f"{d['seat']} decided: {d['choice']}",
+    "TakeBackRequested": lambda d: f"{d['seat']} asks to take back order {d['order_id']}" + (f": {d['reason']}" if d.get("reason") else ""),
+    "TakeBackAccepted": lambda d: f"{d['seat']} accepted the take-back of order {d['order_id']} (events {d['superseded_from']}–{d['superseded_to']} superseded)",
+    "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",
+    "Conceded": lambda d: f"{d['seat']} concedes",
+    "GameEnded": _ended,
+}
+
+
+def describe(line: dict) -> str:
+    """The readable line of one event (export-line form)."""
+    template = TEMPLATES.get(line["type"])
+    if template is None:
+        return line["type"]
+    try:
+        return template(line["data"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return line["type"]  # a redacted or unusual event still gets a line
