@@ -74,7 +74,9 @@ def store_config(request):
 
 
 def make_app(config: StoreConfig) -> Warlog:
-    Warlog.migrate(config)
+    from api.app import migrate
+
+    migrate(config)
     return Warlog(config)
 
 

@@ -1,0 +1,62 @@
+"""Fixtures for the HTTP API: a Flask test client on a real store, and helpers to set up games."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from api.app import create_app, migrate
+from domain.service import Warlog
+
+
+@pytest.fixture
+def api_service(store_config):
+    migrate(store_config)
+    service = Warlog(store_config)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def client(api_service):
+    app = create_app({"WARLOG_SERVICE": api_service, "TESTING": True})
+    return app.test_client()
+
+
+@dataclass
+class ApiGame:
+    """A created (and by default fully joined) game, with the tokens of every role."""
+
+    game_id: str
+    admin: dict
+    seats: dict = field(default_factory=dict)  # seat -> Authorization header
+    invites: dict = field(default_factory=dict)
+
+    def order(self, client, seat, order, key, **headers):
+        return client.post(f"/api/v1/games/{self.game_id}/orders", json=order,
+                           headers={**self.seats[seat], "Idempotency-Key": key, **headers})
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def make_game(client, sides=("Blue", "Red"), public=False, join=True, **options) -> ApiGame:
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "public": public,
+                                            "options": {"sides": list(sides), **options}})
+    assert r.status_code == 201, r.json
+    game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
+    if join:
+        for seat, code in r.json["invites"].items():
+            j = client.post(f"/api/v1/games/{game.game_id}/join",
+                            json={"invite_code": code, "handle": seat.lower(), "client_seed": f"cs-{seat}"})
+            assert j.status_code == 201, j.json
+            game.seats[seat] = bearer(j.json["token"])
+    return game
+
+
+def umpire(client, game: ApiGame) -> dict:
+    r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.admin)
+    assert r.status_code == 201
+    return bearer(r.json["token"])

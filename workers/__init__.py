@@ -1,0 +1,1 @@
+"""rq jobs: thin wrappers over pure functions (replays, statistics, notifications)."""
