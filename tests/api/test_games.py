@@ -1,0 +1,282 @@
+"""The write side of the API and its security rules, through the Flask test client on each store."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tests.api.conftest import bearer, make_game, umpire
+
+ROLL = {"kind": "roll", "dice": "2d6", "purpose": "barrage", "target": {"compare": ">=", "value": 7}}
+PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
+
+
+def problem(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == "application/problem+json"
+    body = response.json
+    assert PROBLEM_KEYS <= set(body) and body["status"] == status and body["code"] == code
+    return body
+
+
+# ---------------------------------------------------------------------------- create, join ---
+def test_create_returns_id_invites_per_seat_and_an_admin_token(client):
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["AR", "UK"]}})
+    assert r.status_code == 201
+    body = r.json
+    assert set(body["invites"]) == {"AR", "UK"} and body["seats"] == ["AR", "UK"]
+    assert r.headers["Location"].endswith(f"/api/v1/games/{body['game_id']}")
+    for secret in [body["admin_token"], *body["invites"].values()]:
+        assert len(secret) >= 4 + 43  # prefix + 256 bits in url-safe base64
+
+
+def test_tokens_are_stored_hashed_never_in_clear(client, api_service):
+    game = make_game(client)
+    token = game.seats["Blue"]["Authorization"].split()[1]
+    with api_service.recorder.datastore.transaction(commit=False) as c:
+        c.execute("SELECT token_hash FROM warlog_tokens" if api_service.config.kind == "sqlite"
+                  else f"SELECT token_hash FROM {api_service.config.postgres['POSTGRES_SCHEMA']}.warlog_tokens")
+        stored = [row["token_hash"] for row in c.fetchall()]
+    assert token not in stored and len(stored) == 3  # admin + two seats
+    assert all(len(h) == 64 for h in stored)
+    export = "\n".join(api_service.export(game.game_id))
+    assert token not in export and "blue" in export  # the handle is public, the token is not
+
+
+def test_join_with_an_invite_gives_a_seat_token_once(client):
+    game = make_game(client, join=False)
+    code = game.invites["Blue"]
+    r = client.post(f"/api/v1/games/{game.game_id}/join", json={"invite_code": code, "handle": "ann"})
+    assert r.status_code == 201 and r.json["seat"] == "Blue" and r.json["token"].startswith("wls_")
+    again = client.post(f"/api/v1/games/{game.game_id}/join", json={"invite_code": code, "handle": "eve"})
+    problem(again, 409, "invite_used")
+
+
+def test_join_with_a_wrong_invite_looks_like_an_unknown_game(client):
+    game = make_game(client, join=False)
+    r = client.post(f"/api/v1/games/{game.game_id}/join", json={"invite_code": "wli_nope", "handle": "x"})
+    problem(r, 404, "game_not_found")
+
+
+def test_join_schema_errors_are_422_per_field(client):
+    game = make_game(client, join=False)
+    r = client.post(f"/api/v1/games/{game.game_id}/join",
+                    json={"invite_code": game.invites["Blue"], "handle": "", "email": "not-an-email"})
+    body = problem(r, 422, "invalid_request")
+    assert set(body["errors"]) == {"handle", "email"}
+
+
+def test_create_with_bad_options_names_the_rule(client):
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["A", "A"]}})
+    assert "FF 1" in problem(r, 422, "invalid_setup")["detail"]
+    r = client.post("/api/v1/games", json={"ruleset": "chess"})
+    assert "freeform" in problem(r, 422, "unknown_ruleset")["detail"]
+
+
+# ---------------------------------------------------------------------------------- orders ---
+def test_an_order_returns_its_events_with_dice_structured_and_readable(client):
+    game = make_game(client)
+    r = game.order(client, "Blue", ROLL, "o1")
+    assert r.status_code == 201
+    body = r.json
+    accepted, rolled = body["events"]
+    assert accepted["type"] == "OrderAccepted" and rolled["type"] == "DiceRolled"
+    assert rolled["data"]["purpose"] == "barrage" and rolled["data"]["outcome"] in ("success", "failure")
+    assert [d["nonce"] for d in rolled["data"]["dice"]] == [0, 1]
+    assert rolled["text"].startswith("Blue rolled 2d6 for barrage: ") and ">= 7" in rolled["text"]
+    assert body["chain_head"] == rolled["hash"] and body["version"] == rolled["seq"]
+    assert r.headers["ETag"] == f'"{body["version"]}"'
+
+
+def test_the_same_idempotency_key_replays_the_first_result(client):
+    game = make_game(client)
+    first = game.order(client, "Blue", ROLL, "o1")
+    again = game.order(client, "Blue", ROLL, "o1")
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json["events"] == first.json["events"] and again.json["version"] == first.json["version"]
+    other = game.order(client, "Blue", {**ROLL, "dice": "3d6"}, "o1")
+    problem(other, 422, "idempotency_conflict")
+
+
+def test_an_order_needs_an_idempotency_key(client):
+    game = make_game(client)
+    r = client.post(f"/api/v1/games/{game.game_id}/orders", json=ROLL, headers=game.seats["Blue"])
+    problem(r, 400, "idempotency_key_required")
+
+
+def test_if_match_with_a_stale_version_is_412_and_records_nothing(client):
+    game = make_game(client)
+    version = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Blue"]).json["version"]
+    assert game.order(client, "Blue", ROLL, "o1", **{"If-Match": f'"{version}"'}).status_code == 201
+    stale = game.order(client, "Red", ROLL, "o2", **{"If-Match": f'"{version}"'})
+    body = problem(stale, 412, "stale_version")
+    assert body["current_version"] == version + 2  # OrderAccepted and DiceRolled of o1
+    bad = game.order(client, "Red", ROLL, "o3", **{"If-Match": "yesterday"})
+    problem(bad, 400, "bad_request")
+
+
+@pytest.mark.parametrize("order, status, code, rule", [
+    ({"kind": "vp", "side": "Blue", "delta": 0, "reason": "x"}, 422, "invalid_order", "FF 4"),
+    ({"kind": "roll", "dice": "3x6", "purpose": "x"}, 422, "invalid_order", "FF 3"),
+    ({"kind": "roll", "dice": "d6", "purpose": "x", "replaces": 1}, 422, "rule_violation", "FF 3"),
+    ({"kind": "teleport"}, 422, "invalid_order", None),
+    ({"purpose": "no kind"}, 422, "invalid_request", None),
+])
+def test_a_rejected_order_says_which_rule_it_breaks(client, order, status, code, rule):
+    game = make_game(client)
+    body = problem(game.order(client, "Blue", order, "bad"), status, code)
+    assert body.get("rule") == rule
+    if rule:
+        assert body["detail"].startswith(rule + ": ")
+    after = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Blue"]).json
+    assert after["version"] == 4  # created, two joins, epoch opened: nothing more was recorded
+
+
+def test_no_vp_track_is_a_rule_violation(client):
+    game = make_game(client, vp_track=False)
+    body = problem(game.order(client, "Blue", {"kind": "vp", "side": "Blue", "delta": 1, "reason": "x"}, "v"),
+                   422, "rule_violation")
+    assert body["rule"] == "FF 4"
+
+
+@pytest.mark.parametrize("data, content_type, status, code", [
+    ("{", "application/json", 400, "bad_request"),
+    ("[1, 2]", "application/json", 400, "bad_request"),
+    ("kind=roll", "application/x-www-form-urlencoded", 415, "unsupported_media_type"),
+    ("{\"kind\": \"note\", \"text\": \"" + "x" * 70_000 + "\"}", "application/json", 413, "payload_too_large"),
+])
+def test_malformed_bodies_get_a_clear_4xx(client, data, content_type, status, code):
+    game = make_game(client)
+    r = client.post(f"/api/v1/games/{game.game_id}/orders", data=data,
+                    headers={**game.seats["Blue"], "Idempotency-Key": "m", "Content-Type": content_type})
+    problem(r, status, code)
+
+
+def test_legal_orders_list_what_the_seat_may_do(client):
+    game = make_game(client, vp_track=False)
+    r = client.get(f"/api/v1/games/{game.game_id}/legal-orders", headers=game.seats["Red"])
+    kinds = [o["kind"] for o in r.json["orders"]]
+    assert r.status_code == 200 and r.json["seat"] == "Red"
+    assert kinds == ["note", "roll", "advance", "end"]
+
+
+def test_take_back_request_and_answer_over_http(client):
+    game = make_game(client)
+    game.order(client, "Blue", {"kind": "vp", "side": "Blue", "delta": 3, "reason": "bridge"}, "v1")
+    r = client.post(f"/api/v1/games/{game.game_id}/take-backs", json={"reason": "misclick"}, headers=game.seats["Blue"])
+    assert r.status_code == 201 and r.json["events"][0]["type"] == "TakeBackRequested"
+    problem(game.order(client, "Red", ROLL, "r1"), 422, "rule_violation")
+    own = client.post(f"/api/v1/games/{game.game_id}/take-backs/answer", json={"accept": True}, headers=game.seats["Blue"])
+    assert problem(own, 422, "rule_violation")["rule"] == "FF 6"
+    r = client.post(f"/api/v1/games/{game.game_id}/take-backs/answer", json={"accept": True}, headers=game.seats["Red"])
+    assert r.status_code == 200 and r.json["events"][0]["type"] == "TakeBackAccepted"
+    summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Red"]).json
+    assert summary["vp"] == {"Blue": 0, "Red": 0}
+
+
+def test_concede_ends_the_game(client):
+    game = make_game(client)
+    r = client.post(f"/api/v1/games/{game.game_id}/concede", headers=game.seats["Red"])
+    assert [e["type"] for e in r.json["events"]] == ["Conceded", "GameEnded", "DiceEpochRevealed"]
+    summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Blue"]).json
+    assert summary["status"] == "ended" and summary["ended"]["winner"] == "Blue"
+
+
+def test_client_seed_change_is_recorded(client):
+    game = make_game(client)
+    r = client.put(f"/api/v1/games/{game.game_id}/client-seed", json={"client_seed": "lucky"}, headers=game.seats["Red"])
+    assert r.status_code == 200 and r.json["events"][0]["data"] == {"seat": "Red", "client_seed": "lucky"}
+
+
+# --------------------------------------------------------------------------------- security ---
+def test_a_private_game_is_indistinguishable_from_an_unknown_one(client):
+    game = make_game(client)
+    other = make_game(client, public=True)
+    unknown = "00000000-0000-4000-8000-000000000000"
+    for gid, headers in [(game.game_id, {}), (unknown, {}), (game.game_id, other.seats["Blue"]),
+                         ("not-a-uuid", {})]:
+        r = client.get(f"/api/v1/games/{gid}", headers=headers)
+        body = problem(r, 404, "game_not_found")
+        assert set(body) == PROBLEM_KEYS  # nothing more that could tell them apart
+    listed = client.get("/api/v1/games").json["games"]
+    assert [g["game_id"] for g in listed] == [other.game_id]
+
+
+def test_spectators_read_public_games_and_write_nothing(client):
+    game = make_game(client, public=True)
+    assert client.get(f"/api/v1/games/{game.game_id}").status_code == 200
+    r = client.post(f"/api/v1/games/{game.game_id}/orders", json=ROLL, headers={"Idempotency-Key": "s"})
+    assert problem(r, 401, "unauthorized")
+    assert r.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_an_invalid_or_malformed_token_is_401(client):
+    game = make_game(client, public=True)
+    problem(client.get(f"/api/v1/games/{game.game_id}", headers=bearer("wls_forged")), 401, "unauthorized")
+    problem(client.get(f"/api/v1/games/{game.game_id}", headers={"Authorization": "Basic abc"}), 401, "unauthorized")
+    problem(client.get("/api/v1/games", headers=bearer("wls_forged")), 401, "unauthorized")
+
+
+def test_umpires_see_everything_and_change_nothing(client):
+    game = make_game(client)
+    ump = umpire(client, game)
+    assert client.get(f"/api/v1/games/{game.game_id}", headers=ump).status_code == 200
+    for method, path, body in [("post", "orders", ROLL), ("post", "concede", None),
+                               ("post", "take-backs", {}), ("put", "client-seed", {"client_seed": "x"})]:
+        r = getattr(client, method)(f"/api/v1/games/{game.game_id}/{path}", json=body,
+                                    headers={**ump, "Idempotency-Key": "u"})
+        assert "change nothing" in problem(r, 403, "forbidden")["detail"]
+
+
+def test_only_the_admin_issues_umpire_tokens(client):
+    game = make_game(client)
+    r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.seats["Blue"])
+    problem(r, 403, "forbidden")
+
+
+def test_a_seat_acts_only_for_itself_and_only_in_its_own_game(client):
+    game = make_game(client)
+    other = make_game(client)
+    r = client.post(f"/api/v1/games/{game.game_id}/orders", json=ROLL,
+                    headers={**other.seats["Blue"], "Idempotency-Key": "x"})
+    problem(r, 404, "game_not_found")  # a token for another (private) game learns nothing here
+    public = make_game(client, public=True)
+    r = client.post(f"/api/v1/games/{public.game_id}/orders", json=ROLL,
+                    headers={**other.seats["Blue"], "Idempotency-Key": "x"})
+    problem(r, 403, "forbidden")
+    # The seat is taken from the token, never from the body.
+    r = game.order(client, "Blue", {**ROLL, "seat": "Red"}, "spoof")
+    assert r.status_code == 201 and r.json["events"][1]["data"]["seat"] == "Blue"
+
+
+def test_the_list_filters_by_status_ruleset_player_and_whose_turn(client):
+    waiting = make_game(client, public=True, join=False)
+    active = make_game(client, public=True)
+    ended = make_game(client, public=True)
+    client.post(f"/api/v1/games/{ended.game_id}/concede", headers=ended.seats["Red"])
+    ids = lambda q: {g["game_id"] for g in client.get(f"/api/v1/games?{q}").json["games"]}  # noqa: E731
+    assert ids("status=waiting") == {waiting.game_id}
+    assert ids("status=active") == {active.game_id}
+    assert ids("status=ended") == {ended.game_id}
+    assert ids("ruleset=freeform") == {waiting.game_id, active.game_id, ended.game_id}
+    assert ids("player=blue") == {active.game_id, ended.game_id}
+    assert ids("turn_of=red") == {active.game_id}
+    problem(client.get("/api/v1/games?status=sleeping"), 422, "invalid_request")
+
+
+def test_unknown_routes_and_methods_are_problems_too(client):
+    problem(client.get("/api/v1/nowhere"), 404, "not_found")
+    r = client.delete("/api/v1/games")
+    problem(r, 405, "method_not_allowed")
+    assert "GET" in r.headers["Allow"]
+
+
+def test_tokens_never_reach_the_logs(client, caplog):
+    game = make_game(client)
+    token = game.seats["Blue"]["Authorization"].split()[1]
+    with caplog.at_level(logging.DEBUG):
+        game.order(client, "Blue", ROLL, "o1")
+        client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Blue"])
+        client.get(f"/api/v1/games/{game.game_id}", headers=bearer(token + "x"))
+    assert token not in caplog.text
