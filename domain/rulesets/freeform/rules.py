@@ -168,7 +168,7 @@ class Freeform(Ruleset):
         if not state.get("vp_track"):
             raise RuleViolation("FF 4", "this game has no VP track")
         side = order.get("side")
-        if side not in state["vp"]:
+        if not isinstance(side, str) or side not in state["vp"]:
             raise InvalidOrder(f"'side' is one of {', '.join(state['vp'])}", rule="FF 4", field="side")
         delta = _int(order.get("delta"), "delta", "FF 4")
         if delta == 0:
@@ -189,7 +189,7 @@ class Freeform(Ruleset):
 
     def _end(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         winner = order.get("winner")
-        if winner is not None and winner not in state["sides"]:
+        if winner is not None and (not isinstance(winner, str) or winner not in state["sides"]):
             raise InvalidOrder(f"'winner' is one of {', '.join(state['sides'])} or null for a draw",
                                rule="FF 5", field="winner")
         level = _text(order, "level", "FF 5") or None
