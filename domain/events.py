@@ -81,12 +81,16 @@ class ClientSeedChanged(GameEvent):
 
 # Orders ----------------------------------------------------------------------------------------
 class OrderAccepted(GameEvent):
-    """What the player asked for, as accepted; the events that follow are its outcome."""
+    """What the player asked for, as accepted; the events that follow are its outcome.
+
+    ``salt`` is 128 random bits covered by ``digest`` and by the line's hash, so that an order
+    hidden from some viewers (redacted with its salt) cannot be guessed from either."""
 
     order_id: str
     seat: str
     order: dict
     digest: str
+    salt: str
 
 
 # Dice ------------------------------------------------------------------------------------------

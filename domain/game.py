@@ -11,6 +11,7 @@ bytes`` from the application service, which keeps seeds in their own table.
 from __future__ import annotations
 
 import copy
+import secrets
 from typing import Any, Callable
 from uuid import UUID, uuid4
 
@@ -43,6 +44,11 @@ _COMMAND_EVENTS = (
     ev.TakeBackDeclined,
     ev.Conceded,
 )
+
+
+def _order_digest(seat: str, order: dict, salt: str) -> str:
+    """What an order id is bound to: the seat and the order, salted (see OrderAccepted)."""
+    return chain.digest({"seat": seat, "order": order, "salt": salt})
 
 
 def _client_seed(value: Any) -> str:
@@ -251,10 +257,9 @@ class Game(Aggregate):
             raise InvalidOrder("an order id (1-200 characters) is required", field="order_id")
         if not isinstance(order, dict):
             raise InvalidOrder("an order is a JSON object", field="order")
-        digest = chain.digest({"seat": seat, "order": order})
         seen = self.orders.get(order_id)
         if seen is not None:
-            if seen["digest"] != digest:
+            if seen["digest"] != _order_digest(seat, order, seen["salt"]):
                 raise IdempotencyConflict(
                     f"order id {order_id!r} was already used for a different order")
             return seen["first"], seen["last"]
@@ -263,7 +268,9 @@ class Game(Aggregate):
         outcomes = self.rules.decide(self.state, seat, order, roller)
         self._check_outcomes(outcomes, roller)
         first = self.version + 1
-        self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order, digest=digest)
+        salt = secrets.token_hex(16)
+        self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
+                           digest=_order_digest(seat, order, salt), salt=salt)
         self._record(outcomes, seed_for)
         return first, self.version
 
@@ -426,7 +433,7 @@ class Game(Aggregate):
         self.seats[e.seat] = {**self.seats[e.seat], "client_seed": e.client_seed}
 
     def _on_OrderAccepted(self, e: ev.OrderAccepted) -> None:
-        self.orders[e.order_id] = {"digest": e.digest, "seat": e.seat,
+        self.orders[e.order_id] = {"digest": e.digest, "salt": e.salt, "seat": e.seat,
                                    "first": e.originator_version, "last": e.originator_version}
         self.current_order = e.order_id
         self.last_order = {"order_id": e.order_id, "seat": e.seat, "first": e.originator_version,

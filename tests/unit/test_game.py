@@ -17,6 +17,7 @@ from domain.errors import (
     UnknownSeat,
 )
 from domain.game import Game
+from domain.chain import digest as chain_digest
 from domain.verify import to_line, verify
 
 
@@ -239,3 +240,34 @@ def test_a_client_seed_is_text_and_the_system_seat_has_none():
     assert game.seats["Blue"]["client_seed"] == ""
     with pytest.raises(InvalidOrder, match="client seed"):
         game.change_client_seed("Blue", ["not", "text"])
+
+
+def test_an_order_digest_is_salted_so_a_hidden_order_cannot_be_guessed():
+    game = started()
+    order = {"kind": "note", "text": "attack north", "private": True}
+    game.submit("Blue", "o1", order, seed_for)
+    accepted = game.pending_events[-1]
+    assert len(accepted.salt) == 32
+    assert accepted.digest != chain_digest({"seat": "Blue", "order": order})
+    game.submit("Red", "o2", dict(order), seed_for)
+    assert game.pending_events[-1].salt != accepted.salt
+    assert game.submit("Blue", "o1", dict(order), seed_for) == (accepted.originator_version,) * 2
+
+
+def test_FF_7_a_private_note_is_hidden_from_everyone_but_its_author_and_umpires():
+    from domain.visibility import filter_lines
+
+    game = started()
+    game.submit("Blue", "o1", {"kind": "note", "text": "attack north", "private": True}, seed_for)
+    game.submit("Blue", "o2", {"kind": "note", "text": "public remark"}, seed_for)
+    lines = [to_line(e) for e in game.pending_events]
+    for viewer in ("Red", None):
+        shown = filter_lines(game.rules, lines, viewer)
+        hidden = next(line for line in shown if line["data"].get("order_id") == "o1")
+        assert hidden["redacted"] is True and "attack north" not in str(shown)
+        assert hidden["data"]["salt"] is None and hidden["data"]["digest"] is None
+        assert "public remark" in str(shown)
+    for viewer in ("Blue", "umpire"):
+        assert "attack north" in str(filter_lines(game.rules, lines, viewer))
+    with pytest.raises(InvalidOrder, match="FF 7"):
+        game.submit("Blue", "o3", {"kind": "note", "text": "x", "private": "yes"}, seed_for)

@@ -9,6 +9,8 @@ FF 3  Dice: a seat rolls NdS, dS or d66 (two ordered d6) with a stated purpose, 
 FF 4  VP: with a VP track, a seat adjusts a side's VP by a non-zero delta with a reason.
 FF 5  End: a seat ends the game, naming the winner (or none, a draw), a level and a reason.
 FF 6  Take-back: a seat may ask to take back its last order; the opponent accepts or declines.
+FF 7  Hidden notes: a note marked private is seen by its author and umpires only; the other
+      seats and spectators see that a note was written, not what it says.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ class Freeform(Ruleset):
         if state.get("ended") or seat not in state["sides"]:
             return []
         orders: list[dict] = [
-            {"kind": "note", "rule": "FF 2", "fields": {"text": "text", "fields": "object (optional)"}},
+            {"kind": "note", "rule": "FF 2", "fields": {"text": "text", "fields": "object (optional)",
+                                                       "private": "true for a hidden note (FF 7)"}},
             {"kind": "roll", "rule": "FF 3", "fields": {
                 "dice": "NdS | dS | d66", "purpose": "text", "rule": "text (optional)",
                 "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",
@@ -114,7 +117,18 @@ class Freeform(Ruleset):
         _text(order, "text", "FF 2", required=True)
         if "fields" in order and not isinstance(order["fields"], dict):
             raise InvalidOrder("'fields' must be a JSON object", rule="FF 2", field="fields")
+        if not isinstance(order.get("private", False), bool):
+            raise InvalidOrder("'private' is true or false", rule="FF 7", field="private")
         return []
+
+    # ------------------------------------------------------------------------- hidden ------
+    def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
+        """FF 7: a private note is seen by its author (and umpires) only; the others see that a
+        note was written, without its text, fields, digest or salt."""
+        if event_type == "OrderAccepted" and data["order"].get("private") is True and viewer != data["seat"]:
+            return {**data, "order": {"kind": data["order"].get("kind"), "private": True},
+                    "digest": None, "salt": None}
+        return data
 
     def _roll(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         try:
