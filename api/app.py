@@ -9,6 +9,7 @@ from flask import Flask, jsonify
 from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
+from api.openapi import bp as openapi_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env
@@ -40,6 +41,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     problems.register(app)
     app.register_blueprint(games_bp)
+    app.register_blueprint(openapi_bp)
 
     @app.get("/healthz")
     def health():

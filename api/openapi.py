@@ -1,0 +1,713 @@
+"""The API described once: a table of operations, served as OpenAPI and as a readable page.
+
+``OPERATIONS`` is the only place an endpoint is described: its summary, who may call it, its
+parameters, its request and response bodies (marshmallow schemas from ``api/schemas.py`` or plain
+JSON Schema) and the problem codes it can answer with. From it:
+
+- ``GET /api/v1/openapi.json``: an OpenAPI 3.1 document built with apispec's MarshmallowPlugin;
+- ``GET /api/docs``: the same document rendered on the server as one HTML page, with an anchor per
+  problem code (``/api/docs#problem-<code>`` is every problem's ``type``).
+
+Only operations the running app serves are published, so the page never offers a URL that 404s;
+``tests/api/test_openapi.py`` fails for a route under ``/api/v1`` that the table does not describe.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_cls
+from flask import Blueprint, Flask, current_app, jsonify, render_template, request
+from markupsafe import Markup, escape
+from marshmallow import Schema, fields, validate
+
+from api import schemas
+from api.problems import PROBLEM_JSON, PROBLEMS
+
+bp = Blueprint("openapi", __name__, template_folder="templates")
+
+OPENAPI_VERSION = "3.1.0"
+JSON = "application/json"
+NDJSON = "application/x-ndjson"
+SSE = "text/event-stream"
+HTML = "text/html"
+
+# Who may call an operation (x-warlog-auth); docs/api.md explains the model.
+NONE, ANY, SEAT, ADMIN = "none", "any token", "seat", "admin"
+AUTH_TEXT = {
+    NONE: "No token: the endpoint does not look at Authorization.",
+    ANY: "Optional. A token of this game of any role (admin, seat, umpire) reads what that role "
+         "may see; without one a public game is read as a spectator and a private game is 404.",
+    SEAT: "A seat token of this game (Authorization: Bearer wls_…).",
+    ADMIN: "The game's admin token (Authorization: Bearer wla_…), returned once at creation.",
+}
+_SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}], ADMIN: [{"bearerAuth": []}]}
+
+# Problem codes shared by many rows of the table. internal_error (500) is added to every operation.
+BODY = ("bad_request", "unsupported_media_type", "payload_too_large", "invalid_request")
+READ = ("unauthorized", "game_not_found")
+WRITE = ("unauthorized", "forbidden", "game_not_found")
+EVERYWHERE = ("internal_error",)
+# Codes not tied to one operation, and where they come from.
+WHERE = {
+    "not_found": "any URL the API does not have",
+    "method_not_allowed": "any URL, with a method it does not take (the Allow header lists those it does)",
+    "internal_error": "any operation: a bug on the server, logged there",
+}
+
+
+class Problem(Schema):
+    """An RFC 9457 problem: every 4xx and 5xx answer of the API."""
+
+    type = fields.String(required=True, metadata={"description": "/api/docs#problem-<code>"})
+    title = fields.String(required=True, metadata={"description": "the code's fixed title"})
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True, metadata={"description": "what went wrong in this request"})
+    code = fields.String(required=True, validate=validate.OneOf(list(PROBLEMS)),
+                         metadata={"description": "stable; switch on this, not on the text"})
+    rule = fields.String(metadata={"description": "the rule an order breaks, e.g. FF 4"})
+    field = fields.String(metadata={"description": "the order field that is malformed"})
+    errors = fields.Dict(keys=fields.String(),
+                         metadata={"description": "invalid_request: the messages per field (a list of "
+                                                  "strings, or nested per key for a nested field)"})
+    current_version = fields.Integer(metadata={"description": "version_conflict, stale_version: the "
+                                                              "game's version now"})
+    line = fields.Integer(metadata={"description": "integrity_failure: the first bad line of the log"})
+
+
+# ------------------------------------------------------------------------ building blocks ----
+def _path_param(name: str, description: str) -> dict:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"},
+            "description": description}
+
+
+def query(name: str, type_: str, description: str, **schema: Any) -> dict:
+    return {"name": name, "in": "query", "required": False, "schema": {"type": type_, **schema},
+            "description": description}
+
+
+PARAMETERS: dict[str, dict] = {
+    "GameId": {**_path_param("game_id", "the game's UUID; a malformed or unknown id is 404 game_not_found"),
+               "schema": {"type": "string", "format": "uuid"}},
+    "IdempotencyKey": {
+        "name": "Idempotency-Key", "in": "header", "required": True,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+        "description": "The order id, chosen by the client (1-200 characters). The same key with the "
+                       "same body returns the first result (200, Idempotent-Replayed: true) and records "
+                       "nothing; with another body it is 422 idempotency_conflict."},
+    "IfMatch": {
+        "name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
+        "description": "The game version the client saw, as in the ETag (\"12\"). When the game is at "
+                       "another version the order is refused with 412 stale_version and nothing is recorded."},
+    "LastEventID": {
+        "name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
+        "description": "The seq of the last event received; the stream resumes after it."},
+}
+
+HEADERS: dict[str, dict] = {
+    "ETag": {"description": "the game's version after the request, quoted (\"12\"); send it back as If-Match",
+             "schema": {"type": "string"}},
+    "Location": {"description": "the new game's URL", "schema": {"type": "string"}},
+    "IdempotentReplayed": {"description": "\"true\" when this is the first result of an order id seen "
+                                          "before; nothing new was recorded",
+                           "schema": {"type": "string", "enum": ["true"]}},
+    "WWWAuthenticate": {"description": "Bearer realm=\"warlog\"", "schema": {"type": "string"}},
+    "RetryAfter": {"description": "seconds to wait before reconnecting", "schema": {"type": "integer"}},
+    "Link": {"description": "<URL of the next page>; rel=\"next\", while there is one", "schema": {"type": "string"}},
+    "ContentDisposition": {"description": "attachment; filename=\"game-<game_id>.jsonl\"", "schema": {"type": "string"}},
+}
+_HEADER_NAMES = {"ETag": "ETag", "Location": "Location", "IdempotentReplayed": "Idempotent-Replayed",
+                 "WWWAuthenticate": "WWW-Authenticate", "RetryAfter": "Retry-After", "Link": "Link",
+                 "ContentDisposition": "Content-Disposition"}
+_PROBLEM_HEADERS = {401: ("WWWAuthenticate",), 503: ("RetryAfter",)}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One success response: a description, a body schema (marshmallow class or JSON Schema) and
+    the names of its response headers (keys of HEADERS)."""
+
+    description: str
+    schema: Any = None
+    media: str = JSON
+    headers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Op:
+    summary: str
+    auth: str
+    replies: dict[int, Reply]
+    description: str = ""
+    tag: str = "games"
+    params: tuple = ()  # names of PARAMETERS, parameter dicts, or a marshmallow schema for the query
+    body: Any = None  # marshmallow schema class or JSON Schema; sent as application/json
+    body_required: bool = True
+    problems: tuple[str, ...] = ()
+
+
+def _obj(description: str, **properties: Any) -> dict:
+    """A JSON Schema object whose listed properties are known; the reads may add more."""
+    out: dict[str, Any] = {"description": description} if description else {}
+    return {"type": "object", **out,
+            "properties": {k: {"type": v} if isinstance(v, str) else v for k, v in properties.items()}}
+
+
+def _array(items: Any) -> dict:
+    return {"type": "array", "items": {"type": items} if isinstance(items, str) else items}
+
+
+def _nullable(type_: str) -> dict:
+    return {"type": [type_, "null"]}
+
+
+def _map(values: str) -> dict:
+    return {"type": "object", "additionalProperties": {"type": values}}
+
+
+_ANY_OR_NULL: dict = {}  # whatever the ruleset uses (a number, a name) or null
+_LINES = _array(schemas.Line)
+_GAME = ("GameId",)
+_RESULT = Reply("what was recorded: the events as export lines, the new version and chain head",
+                schemas.CommandResult)
+
+# ---------------------------------------------------------------------------- the table ----
+OPERATIONS: dict[tuple[str, str], Op] = {
+    # ---- service
+    ("get", "/healthz"): Op(
+        "Health check", NONE, tag="service",
+        description="A round trip to the store: the head of its notification log.",
+        replies={200: Reply("the store answers", _obj(
+            "", status={"type": "string", "enum": ["ok"]},
+            store={"type": "string", "enum": ["sqlite", "postgres"]},
+            events={"type": "integer", "description": "events stored, all games"}))}),
+    ("get", "/api/v1/rulesets"): Op(
+        "List the rulesets", NONE, tag="service",
+        description="The games this server can referee; `name` is what `POST /api/v1/games` takes.",
+        replies={200: Reply("every ruleset", {"type": "array", "items": _obj(
+            "", name="string", title="string")})}),
+    # ---- games
+    ("post", "/api/v1/games"): Op(
+        "Create a game", NONE, body=schemas.CreateGame,
+        description="Anyone may create a game. The answer holds the admin token and one invite code per "
+                    "seat; they are shown once and stored only as hashes. Hand each invite code to its player.",
+        replies={201: Reply("the game was created", schemas.Created, headers=("Location",))},
+        problems=(*BODY, "unknown_ruleset", "invalid_setup")),
+    ("get", "/api/v1/games"): Op(
+        "List games", ANY, params=(schemas.GameFilters,),
+        description="Public games, plus the game of the caller's token, most recent activity first. "
+                    "An unknown query parameter is 422 invalid_request.",
+        replies={200: Reply("the games", schemas.GameList)},
+        problems=("unauthorized", "invalid_request")),
+    ("get", "/api/v1/games/{game_id}"): Op(
+        "A game's summary", ANY, params=_GAME,
+        description="Seats, whose move, turn, phase, VP, version and chain head, as the caller may see them.",
+        replies={200: Reply("the summary", schemas.Summary, headers=("ETag",))},
+        problems=READ),
+    # ---- seats
+    ("post", "/api/v1/games/{game_id}/join"): Op(
+        "Join a seat with an invite code", NONE, tag="seats", params=_GAME, body=schemas.Join,
+        description="The invite code is the credential: it names the seat and works once. The answer holds "
+                    "the seat's token, shown once. The game starts (dice epoch 0 opens) when the last seat joins. "
+                    "An unknown invite code is 404, like an unknown game.",
+        replies={201: Reply("the seat is taken", schemas.Joined)},
+        problems=(*BODY, "game_not_found", "invite_used", "invalid_order", "rule_violation",
+                  "version_conflict")),
+    ("post", "/api/v1/games/{game_id}/umpire-tokens"): Op(
+        "Issue an umpire token", ADMIN, tag="seats", params=_GAME,
+        description="An umpire token reads everything of the game, hidden information included, and "
+                    "changes nothing. No request body.",
+        replies={201: Reply("a new umpire token, shown once", schemas.UmpireToken)},
+        problems=WRITE),
+    ("put", "/api/v1/games/{game_id}/client-seed"): Op(
+        "Change the seat's client seed", SEAT, tag="seats", params=_GAME, body=schemas.ClientSeed,
+        description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md).",
+        replies={200: _RESULT},
+        problems=(*WRITE, *BODY, "version_conflict")),
+    # ---- orders
+    ("post", "/api/v1/games/{game_id}/orders"): Op(
+        "Submit an order", SEAT, tag="orders", params=(*_GAME, "IdempotencyKey", "IfMatch"), body=schemas.Order,
+        description="The server checks the order against the rules, rolls any dice and records the outcome. "
+                    "Checked in this order: token, Idempotency-Key, If-Match, body, then the rules. A key seen "
+                    "before returns the first result whatever If-Match says. Losing a race to another writer "
+                    "is 409 version_conflict; nothing was recorded, reload and decide again.",
+        replies={201: Reply("the order was recorded", schemas.CommandResult, headers=("ETag",)),
+                 200: Reply("this Idempotency-Key was recorded before with the same order: its first "
+                            "result, nothing new recorded", schemas.CommandResult,
+                            headers=("ETag", "IdempotentReplayed"))},
+        problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
+                  "not_your_move", "idempotency_conflict", "version_conflict", "stale_version",
+                  "integrity_failure")),
+    ("get", "/api/v1/games/{game_id}/legal-orders"): Op(
+        "What this seat may order now", SEAT, tag="orders", params=_GAME,
+        description="Order templates from the ruleset, enough for a client to offer only legal choices.",
+        replies={200: Reply("the templates", schemas.LegalOrders, headers=("ETag",))},
+        problems=WRITE),
+    ("post", "/api/v1/games/{game_id}/take-backs"): Op(
+        "Ask to take back the seat's last order", SEAT, tag="orders", params=_GAME, body=schemas.TakeBackRequest,
+        description="Only the seat's own last order, before anything else was ordered, in a game whose "
+                    "rules allow take-backs (freeform: FF 6). The body is JSON even when empty: `{}`.",
+        replies={201: Reply("the request is waiting for the opponent", schemas.CommandResult)},
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
+    ("post", "/api/v1/games/{game_id}/take-backs/answer"): Op(
+        "Accept or decline the waiting take-back", SEAT, tag="orders", params=_GAME, body=schemas.TakeBackAnswer,
+        description="Only the opponent answers. An accepted take-back is a new event; the taken-back "
+                    "events and their dice stay in the log.",
+        replies={200: _RESULT},
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
+    ("post", "/api/v1/games/{game_id}/concede"): Op(
+        "Concede the game", SEAT, tag="orders", params=_GAME,
+        description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body.",
+        replies={200: _RESULT},
+        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure")),
+    # ---- reads (api/reads.py, api/stream.py). Every read answers with ETag: the game's version.
+    ("get", "/api/v1/games/{game_id}/state"): Op(
+        "The game state, now or at a point in the past", ANY, tag="reads",
+        params=(*_GAME, query("at", "integer", "the state right after the event with this seq", minimum=1),
+                query("turn", "integer", "the state at the start of this turn", minimum=1),
+                query("phase", "string", "with turn: the start of this phase (case-insensitive)",
+                      minLength=1, maxLength=200)),
+        description="The state as the caller may see it (hidden information filtered). Give `at`, or "
+                    "`turn` (and optionally `phase`), or nothing for the current state; `at` past the last "
+                    "event or an unknown parameter is 422, a turn or phase not reached yet is 404 not_found. "
+                    "`version` is the version of the state shown; the ETag is the game's current version.",
+        replies={200: Reply("the state", _obj(
+            "", game_id="string", version="integer", turn=_ANY_OR_NULL, phase=_ANY_OR_NULL,
+            whose_move=_array("string"), ended=_nullable("object"), state="object"), headers=("ETag",))},
+        problems=(*READ, "not_found", "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/vp"): Op(
+        "The VP track", ANY, tag="reads", params=_GAME,
+        description="VP totals per side and every VP change in order, with the turn and phase, reason and "
+                    "rule; changes of a taken-back order are marked `superseded` and do not count.",
+        replies={200: Reply("the VP track", _obj(
+            "", game_id="string", totals=_map("integer"),
+            track=_array(_obj("", seq="integer", turn=_ANY_OR_NULL, phase=_ANY_OR_NULL, side="string",
+                              delta="integer", total="integer", reason=_nullable("string"),
+                              rule=_nullable("string"), superseded="boolean"))), headers=("ETag",))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/history"): Op(
+        "The game's history in words", ANY, tag="reads", params=_GAME,
+        description="The events the caller may see, grouped by turn, phase and operation (what one "
+                    "command recorded), each line with its readable `text`.",
+        replies={200: Reply("the history", _obj(
+            "", game_id="string",
+            turns=_array(_obj("", turn=_ANY_OR_NULL, phases=_array(_obj(
+                "", phase=_ANY_OR_NULL, operations=_array(_obj(
+                    "", order_id=_nullable("string"), seat=_ANY_OR_NULL, first_seq="integer",
+                    lines=_array(_obj("", seq="integer", type="string", text="string"))))))))),
+            headers=("ETag",))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/dice"): Op(
+        "The dice audit", ANY, tag="reads",
+        params=(*_GAME, query("seat", "string", "only this seat's rolls (`system`: the server's own)"),
+                query("turn", "integer", "only rolls of this turn", minimum=1),
+                query("purpose", "string", "only rolls whose purpose contains this text (case-insensitive)")),
+        description="Every roll with its epoch, dice, purpose, target and outcome, and whether it verifies "
+                    "against its epoch's revealed seed; every epoch with its commitment and, once revealed, "
+                    "its seed (docs/dice.md). The filters apply to the rolls, never to the epochs.",
+        replies={200: Reply("the rolls and epochs", _obj(
+            "", game_id="string",
+            rolls=_array(_obj("", seq="integer", epoch="integer", turn=_ANY_OR_NULL, phase=_ANY_OR_NULL,
+                              seat="string", purpose=_nullable("string"), rule=_nullable("string"),
+                              units=_array("string"), dice=_array(_obj("", nonce="integer", sides="integer",
+                                                                       value="integer")),
+                              target=_nullable("object"), outcome=_nullable("string"),
+                              replaces=_nullable("integer"), superseded="boolean",
+                              status={"type": "string", "enum": ["verified", "failed", "unrevealed"]},
+                              text="string")),
+            epochs=_array(_obj("", epoch="integer", opened_seq="integer", commitment="string",
+                               client_entropy="string", revealed_seq=_nullable("integer"),
+                               seed={"type": ["string", "null"], "description": "null until revealed"},
+                               status={"type": "string", "enum": ["open", "revealed", "failed"]}))),
+            headers=("ETag",))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/events"): Op(
+        "Events as export lines, a page at a time", ANY, tag="reads",
+        params=(*_GAME, query("after", "integer", "events with a seq greater than this", minimum=0, default=0),
+                query("limit", "integer", "at most this many events", minimum=1, maximum=500, default=100)),
+        description="The log as the caller may see it: lines of hidden information are redacted "
+                    "(`redacted: true`; their hash then no longer matches) or left out, so a page may hold "
+                    "fewer than `limit` events. Continue with `after=next_after` (also in the Link header) "
+                    "until `next_after` is null.",
+        replies={200: Reply("a page of events", _obj(
+            "", game_id="string", events=_LINES, next_after=_nullable("integer")), headers=("ETag", "Link"))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/export"): Op(
+        "Export the log as JSON Lines", ANY, tag="reads", params=_GAME,
+        description="One export line per event (docs/dice.md section 5), streamed, up to the version in the "
+                    "ETag. An umpire's file is the exact log and `warlog verify FILE` checks it offline; anyone "
+                    "else's has hidden lines redacted, which do not verify.",
+        replies={200: Reply("the export", {"type": "string", "description": "one JSON object per line"},
+                            media=NDJSON, headers=("ETag", "ContentDisposition"))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/take-backs"): Op(
+        "Take-back requests and their answers", ANY, tag="reads", params=_GAME,
+        description="Each request with the order it names, its reason and its answer (null while waiting).",
+        replies={200: Reply("the take-back requests", _obj(
+            "", game_id="string",
+            requests=_array(_obj("", seq="integer", seat="string", order_id="string", reason=_nullable("string"),
+                                 answer={"type": ["string", "null"], "enum": ["accepted", "declined", None]},
+                                 answered_by=_nullable("string"), answer_seq=_nullable("integer")))),
+            headers=("ETag",))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/integrity"): Op(
+        "Verify the stored log", ANY, tag="reads", params=_GAME,
+        description="Runs the checks of `warlog verify` (docs/dice.md section 6) on the stored game. A log "
+                    "that does not verify is still 200, with `ok: false` and the failures; the message of a "
+                    "failure at a line hidden from the caller is shown to umpires only.",
+        replies={200: Reply("the report", _obj(
+            "", game_id="string", ok="boolean", events="integer", chain_head="string",
+            epochs_revealed="integer", rolls_verified="integer",
+            failures=_array(_obj("", line="integer", message="string"))), headers=("ETag",))},
+        problems=(*READ, "invalid_request")),
+    ("get", "/api/v1/games/{game_id}/events/stream"): Op(
+        "Follow the game's events live", ANY, tag="reads",
+        params=(*_GAME, "LastEventID",
+                query("after", "string", "where to start without Last-Event-ID: a seq, or `latest` for only "
+                                         "new events; default: the first event")),
+        description="Server-sent events: `id` is the event's seq, `event` its type and `data` the export line "
+                    "with its `text`, as the caller may see it. The stream opens with `retry: 2000`, sends "
+                    "`: keep-alive` comments when quiet and ends after a few minutes; reconnect with "
+                    "Last-Event-ID. Too many open streams is 503 stream_capacity with Retry-After. Tokens go "
+                    "in the Authorization header (read it with fetch; EventSource cannot send headers).",
+        replies={200: Reply("the event stream", {"type": "string"}, media=SSE)},
+        problems=(*READ, "bad_request", "stream_capacity")),
+    # ---- this description
+    ("get", "/api/v1/openapi.json"): Op(
+        "This API as OpenAPI 3.1", NONE, tag="docs",
+        replies={200: Reply("the OpenAPI document", {"type": "object"})}),
+    ("get", "/api/docs"): Op(
+        "This API as a web page", NONE, tag="docs",
+        description="Every operation, its schemas and the problem codes, rendered from the OpenAPI document.",
+        replies={200: Reply("the documentation page", {"type": "string"}, media=HTML)}),
+}
+
+TAGS = [
+    {"name": "service", "description": "health and the rulesets on offer"},
+    {"name": "games", "description": "create, list and read games"},
+    {"name": "seats", "description": "joining, tokens and client seeds"},
+    {"name": "orders", "description": "the write side of play: orders, take-backs, concession"},
+    {"name": "reads", "description": "state, history, dice, the log and its live stream"},
+    {"name": "docs", "description": "this description"},
+]
+
+INFO = (
+    "An event-sourced game log for board wargames played by mail: the server checks each order "
+    "against the game's rules, rolls every die from committed-then-revealed seeds and records "
+    "everything in a hash-chained log. Errors are RFC 9457 problems (`application/problem+json`) "
+    "with a stable `code`; request bodies are JSON of at most 64 KiB.")
+
+
+# The getting-started requests of /api/docs and docs/api.md; a test sends them.
+EXAMPLES = {
+    "create": {"ruleset": "freeform", "public": False,
+               "options": {"sides": ["Blue", "Red"], "phases": ["Move", "Fight"]}},
+    "join": {"invite_code": "wli_the-invite-code", "handle": "alice", "client_seed": "any text of yours"},
+    "order_id": "blue-0001",
+    "order": {"kind": "roll", "dice": "2d6", "purpose": "3 Bde fires at the bridge",
+              "target": {"compare": ">=", "value": 8}},
+}
+
+
+# ------------------------------------------------------------------------------ the document ----
+def _template(path: str) -> str:
+    """A path with its parameters unnamed, so Flask's <game_id> matches OpenAPI's {game_id}."""
+    return re.sub(r"<(?:[^<>:]+:)?[^<>]+>", "{}", re.sub(r"\{[^{}]+\}", "{}", path))
+
+
+def served(app: Flask) -> set[tuple[str, str]]:
+    """(method, path template) of every route the app serves, HEAD and OPTIONS aside."""
+    return {(method.lower(), _template(rule.rule)) for rule in app.url_map.iter_rules()
+            for method in rule.methods or () if method not in ("HEAD", "OPTIONS")}
+
+
+def _schema_name(schema: Any) -> str:
+    resolved = resolve_schema_cls(schema)
+    cls = resolved[0] if isinstance(resolved, list) else resolved
+    return cls.__name__
+
+
+def _problem_responses(codes: tuple[str, ...]) -> dict[str, dict]:
+    by_status: dict[int, list[str]] = {}
+    for code in dict.fromkeys((*codes, *EVERYWHERE)):
+        by_status.setdefault(PROBLEMS[code][0], []).append(code)
+    responses = {}
+    for status, group in sorted(by_status.items()):
+        response = {
+            "description": "; ".join(f"{code}: {PROBLEMS[code][1]}" for code in group),
+            "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            "x-problem-codes": group,
+        }
+        if status in _PROBLEM_HEADERS:
+            response["headers"] = {_HEADER_NAMES[h]: {"$ref": f"#/components/headers/{h}"}
+                                   for h in _PROBLEM_HEADERS[status]}
+        responses[str(status)] = response
+    return responses
+
+
+def _operation(method: str, path: str, op: Op) -> dict:
+    out: dict[str, Any] = {
+        "operationId": _operation_id(method, path), "summary": op.summary, "tags": [op.tag],
+        "x-warlog-auth": op.auth, "security": _SECURITY[op.auth],
+        "description": "\n\n".join(p for p in (op.description, f"Auth: {AUTH_TEXT[op.auth]}") if p),
+    }
+    params = []
+    for param in op.params:
+        if isinstance(param, str):
+            params.append(param)  # a component name: apispec writes the $ref
+        elif isinstance(param, dict):
+            params.append(copy.deepcopy(param))
+        else:
+            params.append({"in": "query", "schema": param})
+    if params:
+        out["parameters"] = params
+    if op.body is not None:
+        out["requestBody"] = {"required": op.body_required,
+                              "content": {JSON: {"schema": copy.deepcopy(op.body)}}}
+    responses: dict[str, dict] = {}
+    for status, reply in sorted(op.replies.items()):
+        response: dict[str, Any] = {"description": reply.description}
+        if reply.schema is not None:
+            response["content"] = {reply.media: {"schema": copy.deepcopy(reply.schema)}}
+        if reply.headers:
+            response["headers"] = {_HEADER_NAMES[h]: {"$ref": f"#/components/headers/{h}"} for h in reply.headers}
+        responses[str(status)] = response
+    responses.update(_problem_responses(op.problems))
+    out["responses"] = responses
+    return out
+
+
+def _operation_id(method: str, path: str) -> str:
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", path.replace("{game_id}", "game")) if w and w not in ("api", "v1")]
+    return method + "".join(w[:1].upper() + w[1:] for w in words)
+
+
+def build_document(app: Flask | None = None) -> dict:
+    """The OpenAPI document; with ``app``, only the operations that app serves."""
+    routes = served(app) if app is not None else None
+    spec = APISpec(title="warlog", version=_version(), openapi_version=OPENAPI_VERSION,
+                   plugins=[MarshmallowPlugin(schema_name_resolver=_schema_name)],
+                   info={"description": INFO}, servers=[{"url": "/"}], tags=TAGS)
+    spec.components.security_scheme("bearerAuth", {
+        "type": "http", "scheme": "bearer",
+        "description": "A token from POST /api/v1/games (admin), .../join (seat) or .../umpire-tokens (umpire)."})
+    spec.components.schema("Problem", schema=Problem)
+    spec.components.schema("Line", schema=schemas.Line)
+    for name, param in PARAMETERS.items():
+        spec.components.parameter(name, param["in"], copy.deepcopy(param))
+    for name, header in HEADERS.items():
+        spec.components.header(name, copy.deepcopy(header))
+    paths: dict[str, dict[str, dict]] = {}
+    for (method, path), op in OPERATIONS.items():
+        if routes is None or (method, _template(path)) in routes:
+            paths.setdefault(path, {})[method] = _operation(method, path, op)
+    for path, operations in paths.items():
+        spec.path(path=path, operations=operations)
+    return spec.to_dict()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("warlog")
+    except Exception:  # running from a checkout that was never installed
+        return "0.0.0"
+
+
+def document() -> dict:
+    """The current app's document, built once per app (its routes do not change after start-up)."""
+    cached = current_app.extensions.get("warlog_openapi")
+    if cached is None:
+        cached = current_app.extensions["warlog_openapi"] = build_document(current_app)
+    return cached
+
+
+# ---------------------------------------------------------------------------- the HTML page ----
+@dataclass
+class FieldRow:
+    name: str
+    type: str
+    depth: int = 0
+    required: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _resolve(schema: dict, doc: dict) -> tuple[dict, str | None]:
+    ref = schema.get("$ref")
+    if not ref:
+        return schema, None
+    name = ref.rsplit("/", 1)[-1]
+    return doc["components"]["schemas"].get(name, {}), name
+
+
+def type_label(schema: dict, doc: dict) -> str:
+    if "$ref" in schema:
+        return _resolve(schema, doc)[1] or "object"
+    kinds = schema.get("type", "any")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    labels = []
+    for kind in kinds:
+        if kind == "array":
+            labels.append(f"array of {type_label(schema.get('items', {}), doc)}")
+        elif kind == "object" and isinstance(schema.get("additionalProperties"), dict) \
+                and not schema.get("properties"):
+            inner = schema["additionalProperties"]
+            labels.append(f"map of {type_label(inner, doc)}" if inner else "object")
+        else:
+            labels.append(kind + (f" ({schema['format']})" if schema.get("format") and kind != "null" else ""))
+    return " or ".join(labels)
+
+
+def _notes(schema: dict) -> list[str]:
+    notes = []
+    if schema.get("description"):
+        notes.append(schema["description"])
+    if "enum" in schema:
+        notes.append("one of: " + ", ".join(f"`{v}`" for v in schema["enum"]))
+    bounds = [(k, schema[k]) for k in ("minLength", "maxLength", "minimum", "maximum") if k in schema]
+    if bounds:
+        names = {"minLength": "min length", "maxLength": "max length", "minimum": "min", "maximum": "max"}
+        notes.append(", ".join(f"{names[k]} {v}" for k, v in bounds))
+    if "default" in schema:
+        notes.append(f"default `{json.dumps(schema['default'])}`")
+    return notes
+
+
+def field_rows(schema: dict | None, doc: dict, depth: int = 0, prefix: str = "",
+               seen: frozenset = frozenset()) -> list[FieldRow]:
+    """A schema as a flat list of fields, $refs expanded (each schema once per branch)."""
+    if not schema:
+        return []
+    target, name = _resolve(schema, doc)
+    if name in seen:
+        return []
+    seen = seen | {name} if name else seen
+    if target.get("type") == "array" or "array" in (target.get("type") or []):
+        items = target.get("items", {})
+        rows = [] if prefix else [FieldRow("(body)", type_label(target, doc), 0, notes=_notes(target))]
+        return rows + field_rows(items, doc, depth, f"{prefix}[]", seen)
+    properties = target.get("properties") or {}
+    rows = []
+    if not prefix and not properties:
+        rows.append(FieldRow("(body)", type_label(schema, doc), 0, notes=_notes(target)))
+    required = set(target.get("required") or [])
+    for key, prop in properties.items():
+        path = f"{prefix}.{key}" if prefix else key
+        row = FieldRow(path, type_label(prop, doc), depth, key in required, _notes(_resolve(prop, doc)[0] | prop))
+        rows.append(row)
+        rows.extend(field_rows(prop, doc, depth + 1, path, seen))
+    if target.get("additionalProperties") is True and properties:
+        rows.append(FieldRow(f"{prefix}.*" if prefix else "*", "any", depth,
+                             notes=["other fields are allowed (the ruleset's own fields)"]))
+    return rows
+
+
+def _param(param: dict, doc: dict) -> dict:
+    if "$ref" in param:
+        param = doc["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+    description = param.get("description", "").rstrip(".")
+    return {"name": param["name"], "in": param["in"], "required": param.get("required", False),
+            "type": type_label(param.get("schema", {}), doc),
+            "notes": ([description] if description else []) + _notes(param.get("schema", {}))}
+
+
+def page_model(doc: dict) -> dict:
+    """What the template shows: operations grouped by tag, with fields expanded, and the problems."""
+    operations = []
+    returned_by: dict[str, list[dict]] = {code: [] for code in PROBLEMS}
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            entry = {"method": method.upper(), "path": path, "id": f"op-{op['operationId']}",
+                     "summary": op["summary"], "tag": op["tags"][0], "auth": op["x-warlog-auth"],
+                     "auth_text": AUTH_TEXT[op["x-warlog-auth"]],
+                     "description": op.get("description", "").split("\n\nAuth: ")[0],
+                     "params": [_param(p, doc) for p in op.get("parameters", [])],
+                     "body": None, "responses": [], "problems": []}
+            if "requestBody" in op:
+                media, content = next(iter(op["requestBody"]["content"].items()))
+                entry["body"] = {"media": media, "fields": field_rows(content.get("schema"), doc)}
+            for status, response in op["responses"].items():
+                codes = response.get("x-problem-codes")
+                if codes:
+                    for code in codes:
+                        entry["problems"].append({"code": code, "status": int(status), "title": PROBLEMS[code][1]})
+                        returned_by[code].append(entry)
+                    continue
+                media, content = next(iter(response.get("content", {}).items()), (None, {}))
+                entry["responses"].append({
+                    "status": status, "description": response["description"], "media": media,
+                    "headers": list(response.get("headers", {})),
+                    "fields": field_rows(content.get("schema"), doc)})
+            operations.append(entry)
+    order = {(method.upper(), path): n for n, (method, path) in enumerate(OPERATIONS)}
+    operations.sort(key=lambda o: order.get((o["method"], o["path"]), len(order)))
+    groups = []
+    for tag in doc.get("tags", []):
+        ops = [o for o in operations if o["tag"] == tag["name"]]
+        if ops:
+            groups.append({"name": tag["name"], "description": tag["description"], "operations": ops})
+    problems = [{"code": code, "status": status, "title": title, "where": WHERE.get(code),
+                 "returned_by": sorted(returned_by[code], key=operations.index)}
+                for code, (status, title) in PROBLEMS.items()]
+    return {"title": doc["info"]["title"], "version": doc["info"]["version"],
+            "description": doc["info"]["description"], "groups": groups, "problems": problems,
+            "auth": AUTH_TEXT}
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def inline(text: str) -> Markup:
+    """Escaped text with `backticks` as <code>."""
+    return Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(escape(text))))
+
+
+def sentence(text: str) -> str:
+    """The first letter in capitals and a full stop (Jinja's capitalize lowercases the rest)."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
+
+
+bp.add_app_template_filter(inline, "inline")
+bp.add_app_template_filter(sentence, "sentence")
+
+
+# ----------------------------------------------------------------------------------- views ----
+@bp.get("/api/v1/openapi.json")
+def openapi_json():
+    return jsonify(document())
+
+
+@bp.get("/api/docs")
+def docs_page():
+    base = request.url_root.rstrip("/")
+    examples = {k: v if isinstance(v, str) else json.dumps(v) for k, v in EXAMPLES.items()}
+    return render_template("api_docs.html", page=page_model(document()), base=base, examples=examples)
+
+
+# ------------------------------------------------------------------------- docs/api.md table ----
+def problems_markdown() -> str:
+    """The problem codes table of docs/api.md (a test checks the file holds exactly this)."""
+    rows = ["| code | status | title |", "|---|---|---|"]
+    rows += [f"| `{code}` | {status} | {title} |" for code, (status, title) in PROBLEMS.items()]
+    return "\n".join(rows)
+
+
+def endpoints_markdown() -> str:
+    """The endpoint table of docs/api.md, from OPERATIONS."""
+    rows = ["| method | path | auth | summary |", "|---|---|---|---|"]
+    rows += [f"| {method.upper()} | `{path}` | {op.auth} | {op.summary} |"
+             for (method, path), op in OPERATIONS.items()]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":  # python -m api.openapi: print the two tables of docs/api.md
+    sys.stdout.write(problems_markdown() + "\n\n" + endpoints_markdown() + "\n")
