@@ -10,6 +10,7 @@ from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
 from api.openapi import bp as openapi_bp
+from api.reads import bp as reads_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env
@@ -42,6 +43,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     problems.register(app)
     app.register_blueprint(games_bp)
     app.register_blueprint(openapi_bp)
+    app.register_blueprint(reads_bp)
 
     @app.get("/healthz")
     def health():

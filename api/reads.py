@@ -1,0 +1,590 @@
+"""The read side of the API: state (now and in the past), VP track, history, dice audit, events,
+export, take-backs and integrity.
+
+Every endpoint is readable by the game's seats, umpires and admin, and by anyone for a public
+game (``caller_for``); what it returns is filtered for ``caller.viewer`` by domain/visibility —
+state through ``view_state``, events through ``filter_lines`` — before anything is folded, so no
+fold here ever sees what the caller may not. Every response carries ``ETag: "<version>"``, the
+game's version when it was read (usable as If-Match for the next order).
+
+Query strings are loaded by marshmallow schemas: a bad or unknown parameter is a 422 naming the
+field, never a 500; the caller is resolved first, so a private game's existence is not revealed
+by a 422.
+
+The folds (``positions``, ``superseded``, ``history``, ``vp_track``, ``dice_audit``,
+``take_backs``, ``turn_start``) are pure functions over a list of export lines (docs/dice.md),
+so the projections can reuse them. They read event data defensively (``.get``): a line redacted
+for a viewer may lack fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from flask import Blueprint, Response, jsonify, request, url_for
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from api.auth import UMPIRE, caller_for
+from api.games import lines_for, service
+from api.problems import ApiProblem
+from api.schemas import Line
+from domain import dice
+from domain import verify as verifying
+from domain.rulesets import Ruleset, find_ruleset
+from domain.visibility import filter_lines, view_state
+from projections.narrate import describe
+
+bp = Blueprint("reads", __name__, url_prefix="/api/v1")
+
+MAX_INT = 2**53  # bigger numbers are no seq, turn or limit; refused before they reach the store
+PAGE_DEFAULT, PAGE_MAX = 100, 500
+EXPORT_PAGE = 500
+
+# Events that end an order's run (as in domain/game.py): they and what follows them belong to no order.
+COMMAND_TYPES = frozenset({"SeatJoined", "ClientSeedChanged", "TakeBackRequested", "TakeBackAccepted",
+                           "TakeBackDeclined", "Conceded"})
+ENTERS = frozenset({"TurnAdvanced", "PhaseAdvanced"})
+
+
+# =================================================================================== folds ====
+def _data(line: dict) -> dict:
+    data = line.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def superseded(lines: list[dict]) -> tuple[set[int], set[int]]:
+    """The seqs inside taken-back orders (``superseded_from``..``superseded_to`` of every
+    TakeBackAccepted), and the seqs of the rolls those take-backs list as superseded."""
+    seqs: set[int] = set()
+    rolls: set[int] = set()
+    for line in lines:
+        if line["type"] != "TakeBackAccepted":
+            continue
+        d = _data(line)
+        first, last = d.get("superseded_from"), d.get("superseded_to")
+        if isinstance(first, int) and isinstance(last, int):
+            seqs.update(range(first, last + 1))
+        rolls.update(s for s in d.get("superseded_rolls") or [] if isinstance(s, int))
+    return seqs, rolls
+
+
+def _walk(lines: list[dict]) -> Iterator[tuple[Any, Any]]:
+    """The (turn, phase) in force before each line, then the one after the last line."""
+    turn = phase = None
+    before: dict[int, tuple[Any, Any]] = {}
+    for line in lines:
+        d, kind = _data(line), line["type"]
+        if kind == "GameCreated":  # the set-up happens in the turn and phase it sets up
+            setup = d.get("setup") if isinstance(d.get("setup"), dict) else {}
+            turn, phase = setup.get("turn"), setup.get("phase")
+        yield turn, phase
+        before[line["seq"]] = (turn, phase)
+        if kind in ENTERS:
+            turn, phase = d.get("turn", turn), d.get("phase", phase)
+        elif kind == "TakeBackAccepted":
+            back = before.get(d.get("superseded_from"))
+            restored = d.get("restored") if isinstance(d.get("restored"), dict) else {}
+            turn, phase = back if back is not None else (restored.get("turn", turn), restored.get("phase", phase))
+    yield turn, phase
+
+
+def positions(lines: list[dict]) -> list[tuple[Any, Any]]:
+    """The (turn, phase) in force when each line happened, i.e. before it applied.
+
+    GameCreated is in the turn and phase of its set-up; TurnAdvanced/PhaseAdvanced enter their (turn, phase) for
+    the lines after them; TakeBackAccepted goes back to the position in force when the
+    taken-back order was accepted (or, if that line is not in ``lines``, to its restored state's)."""
+    return list(_walk(lines))[:-1]
+
+
+def order_ids(lines: list[dict]) -> list[str | None]:
+    """The order each line belongs to: an OrderAccepted and the events after it up to the next
+    OrderAccepted or command event (joins, client seeds, take-backs, concession); else None."""
+    current = None
+    out = []
+    for line in lines:
+        kind = line["type"]
+        if kind == "OrderAccepted":
+            current = _data(line).get("order_id")
+        elif kind in COMMAND_TYPES:
+            current = None
+        out.append(current)
+    return out
+
+
+def history(lines: list[dict]) -> list[dict]:
+    """Lines grouped by turn, phase and operation.
+
+    An operation is what one command recorded: an order (OrderAccepted and its outcome), a
+    command without an order id (a join, a take-back, a concession, … with the events it
+    caused; ``order_id`` null) or the game's creation. An operation is filed under the turn and
+    phase in force at its first line, so an order that ends a turn stays in one piece. Turns and
+    phases are listed in the order they first appear; after a take-back of an advance, later
+    operations of the earlier turn join that turn's entry."""
+    turns: dict[Any, dict[Any, list[dict]]] = {}
+    op: dict | None = None
+    for line, (turn, phase), order_id in zip(lines, positions(lines), order_ids(lines)):
+        kind, d = line["type"], _data(line)
+        if op is None or kind == "OrderAccepted" or kind in COMMAND_TYPES:
+            op = {"order_id": order_id, "seat": d.get("seat") if kind != "GameCreated" else None,
+                  "first_seq": line["seq"], "lines": []}
+            turns.setdefault(turn, {}).setdefault(phase, []).append(op)
+        op["lines"].append({"seq": line["seq"], "type": kind, "text": describe(line)})
+    return [{"turn": turn, "phases": [{"phase": phase, "operations": ops} for phase, ops in phases.items()]}
+            for turn, phases in turns.items()]
+
+
+def initial_totals(lines: list[dict]) -> dict:
+    for line in lines:
+        if line["type"] == "GameCreated":
+            setup = _data(line).get("setup")
+            vp = setup.get("vp") if isinstance(setup, dict) else None
+            return dict(vp) if isinstance(vp, dict) else {}
+    return {}
+
+
+def vp_track(lines: list[dict]) -> tuple[dict, list[dict]]:
+    """(totals, track): every VPScored in order with the turn and phase it happened in;
+    ``superseded`` for those of a taken-back order, which do not count in the totals."""
+    gone, _ = superseded(lines)
+    totals = initial_totals(lines)
+    track = []
+    for line, (turn, phase) in zip(lines, positions(lines)):
+        if line["type"] != "VPScored":
+            continue
+        d = _data(line)
+        entry = {"seq": line["seq"], "turn": turn, "phase": phase, "side": d.get("side"),
+                 "delta": d.get("delta"), "total": d.get("total"), "reason": d.get("reason"),
+                 "rule": d.get("rule"), "superseded": line["seq"] in gone}
+        track.append(entry)
+        if not entry["superseded"] and isinstance(entry["side"], str):
+            totals[entry["side"]] = entry["total"]
+    return totals, track
+
+
+def _roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str) -> str:
+    if epoch is None or epoch["seed"] is None or redacted:
+        # No reveal yet (or this viewer is not shown the dice): nothing to check against.
+        return "unrevealed"
+    if epoch["status"] == "failed":
+        return "failed"
+    try:
+        seed = bytes.fromhex(epoch["seed"])
+        for die in roll["dice"]:
+            if dice.face(seed, game_id, epoch["epoch"], epoch["client_entropy"] or "",
+                         die["nonce"], die["sides"]) != die["value"]:
+                return "failed"
+    except (KeyError, TypeError, ValueError):
+        return "failed"  # a die that cannot be recomputed does not verify
+    return "verified"
+
+
+def dice_audit(lines: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(rolls, epochs): every DiceRolled with its turn, phase, superseded mark and status, and
+    every epoch with its commitment and, once revealed, its seed.
+
+    Seeds come only from DiceEpochRevealed lines. Epoch status: "open", "revealed" (the seed
+    matches the commitment) or "failed" (it does not). Roll status: "verified" (its epoch is
+    revealed and every die equals the face derived from the seed, docs/dice.md section 2),
+    "failed" (revealed, and a die or the commitment does not match) or "unrevealed"."""
+    _, gone_rolls = superseded(lines)
+    epochs: list[dict] = []
+    open_by_number: dict[Any, dict] = {}
+    rolls: list[tuple[dict, dict | None, bool, str]] = []
+    for line, (turn, phase) in zip(lines, positions(lines)):
+        kind, d = line["type"], _data(line)
+        if kind == "DiceEpochOpened":
+            epoch = {"epoch": d.get("epoch"), "opened_seq": line["seq"], "commitment": d.get("commitment"),
+                     "client_entropy": d.get("client_entropy"), "revealed_seq": None, "seed": None,
+                     "status": "open"}
+            epochs.append(epoch)
+            open_by_number[epoch["epoch"]] = epoch
+        elif kind == "DiceRolled":
+            roll = {"seq": line["seq"], "epoch": d.get("epoch"), "turn": turn, "phase": phase,
+                    "seat": d.get("seat"), "purpose": d.get("purpose"), "rule": d.get("rule"),
+                    "units": d.get("units"), "dice": d.get("dice"), "target": d.get("target"),
+                    "outcome": d.get("outcome"), "replaces": d.get("replaces"),
+                    "superseded": line["seq"] in gone_rolls, "status": "unrevealed", "text": describe(line)}
+            rolls.append((roll, open_by_number.get(roll["epoch"]), bool(line.get("redacted")), line["game_id"]))
+        elif kind == "DiceEpochRevealed":
+            epoch = open_by_number.get(d.get("epoch"))
+            if epoch is None or epoch["seed"] is not None:
+                continue
+            epoch["revealed_seq"], epoch["seed"] = line["seq"], d.get("seed")
+            try:
+                matches = dice.commitment(bytes.fromhex(epoch["seed"])) == epoch["commitment"]
+            except (TypeError, ValueError):
+                matches = False
+            epoch["status"] = "revealed" if matches else "failed"
+    for roll, epoch, redacted, game_id in rolls:
+        roll["status"] = _roll_status(roll, epoch, redacted, game_id)
+    return [r[0] for r in rolls], epochs
+
+
+def take_backs(lines: list[dict]) -> list[dict]:
+    """Every take-back request with its answer ("accepted", "declined" or None while waiting)."""
+    requests: list[dict] = []
+    for line in lines:
+        kind, d = line["type"], _data(line)
+        if kind == "TakeBackRequested":
+            requests.append({"seq": line["seq"], "seat": d.get("seat"), "order_id": d.get("order_id"),
+                             "reason": d.get("reason"), "answer": None, "answered_by": None, "answer_seq": None})
+        elif kind in ("TakeBackAccepted", "TakeBackDeclined"):
+            waiting = [r for r in requests if r["answer"] is None and r["order_id"] == d.get("order_id")]
+            if waiting:
+                waiting[-1].update(answer="accepted" if kind == "TakeBackAccepted" else "declined",
+                                   answered_by=d.get("seat"), answer_seq=line["seq"])
+    return requests
+
+
+def turn_start(lines: list[dict], turn: int, phase: str | None = None) -> int | None:
+    """The seq after which the game stood at the start of ``turn`` (and ``phase``), or None.
+
+    That is the TurnAdvanced or PhaseAdvanced that entered it, the earliest one not inside a
+    taken-back order. The set-up's turn and phase (turn 1 and its first phase) were entered by
+    no event: their start is the last line before the first OrderAccepted (all seats joined,
+    the first dice epoch open), or the last line while no order has been given. Phase names
+    match case-insensitively."""
+    gone, _ = superseded(lines)
+    entries: list[tuple[int, Any, Any]] = []
+    first_order = next((i for i, line in enumerate(lines) if line["type"] == "OrderAccepted"), len(lines))
+    if first_order > 0:
+        entries.append((lines[first_order - 1]["seq"], *list(_walk(lines[:first_order]))[-1]))
+    for line in lines:
+        if line["type"] in ENTERS and line["seq"] not in gone:
+            d = _data(line)
+            entries.append((line["seq"], d.get("turn"), d.get("phase")))
+    wanted = phase.casefold() if phase is not None else None
+    for seq, t, p in entries:
+        if t == turn and (wanted is None or (isinstance(p, str) and p.casefold() == wanted)):
+            return seq
+    return None
+
+
+# ============================================================================ query strings ====
+class _Query(Schema):
+    """Unknown parameters are refused (a typo such as ?seq= must not silently read the present)."""
+
+
+def _int(minimum: int, maximum: int = MAX_INT, **kwargs: Any) -> fields.Integer:
+    return fields.Integer(strict=False, validate=validate.Range(min=minimum, max=maximum), **kwargs)
+
+
+class StateQuery(_Query):
+    at = _int(1, metadata={"description": "the state right after event seq AT"})
+    turn = _int(1, metadata={"description": "the state at the start of this turn"})
+    phase = fields.String(validate=validate.Length(min=1, max=200),
+                          metadata={"description": "with turn: the start of this phase (case-insensitive)"})
+
+    @validates_schema
+    def _one_way(self, data: dict, **kwargs: Any) -> None:
+        if "at" in data and ("turn" in data or "phase" in data):
+            raise ValidationError("give either at, or turn (and phase), not both", "at")
+        if "phase" in data and "turn" not in data:
+            raise ValidationError("phase needs turn", "phase")
+
+
+class DiceQuery(_Query):
+    seat = fields.String(validate=validate.Length(min=1, max=200))
+    turn = _int(1)
+    purpose = fields.String(validate=validate.Length(max=4000),
+                            metadata={"description": "case-insensitive substring of the purpose"})
+
+
+class EventsQuery(_Query):
+    after = _int(0, load_default=0)
+    limit = _int(1, PAGE_MAX, load_default=PAGE_DEFAULT)
+
+
+class NoQuery(_Query):
+    pass
+
+
+def query(schema: type[Schema]) -> dict:
+    return schema().load(request.args)
+
+
+# ================================================================================ responses ====
+class StateBody(Schema):
+    game_id = fields.String()
+    version = fields.Integer(metadata={"description": "the version the state is at (the ETag is the game's current one)"})
+    turn = fields.Raw(allow_none=True)
+    phase = fields.Raw(allow_none=True)
+    whose_move = fields.List(fields.String())
+    ended = fields.Dict(allow_none=True)
+    state = fields.Dict()
+
+
+class VPEntry(Schema):
+    seq = fields.Integer()
+    turn = fields.Raw(allow_none=True)
+    phase = fields.Raw(allow_none=True)
+    side = fields.Raw()
+    delta = fields.Raw()
+    total = fields.Raw()
+    reason = fields.Raw(allow_none=True)
+    rule = fields.Raw(allow_none=True)
+    superseded = fields.Boolean()
+
+
+class VPBody(Schema):
+    game_id = fields.String()
+    totals = fields.Dict()
+    track = fields.List(fields.Nested(VPEntry))
+
+
+class HistoryLine(Schema):
+    seq = fields.Integer()
+    type = fields.String()
+    text = fields.String()
+
+
+class Operation(Schema):
+    order_id = fields.String(allow_none=True)
+    seat = fields.Raw(allow_none=True)
+    first_seq = fields.Integer()
+    lines = fields.List(fields.Nested(HistoryLine))
+
+
+class Phase(Schema):
+    phase = fields.Raw(allow_none=True)
+    operations = fields.List(fields.Nested(Operation))
+
+
+class Turn(Schema):
+    turn = fields.Raw(allow_none=True)
+    phases = fields.List(fields.Nested(Phase))
+
+
+class HistoryBody(Schema):
+    game_id = fields.String()
+    turns = fields.List(fields.Nested(Turn))
+
+
+class RollEntry(Schema):
+    seq = fields.Integer()
+    epoch = fields.Raw()
+    turn = fields.Raw(allow_none=True)
+    phase = fields.Raw(allow_none=True)
+    seat = fields.Raw()
+    purpose = fields.Raw(allow_none=True)
+    rule = fields.Raw(allow_none=True)
+    units = fields.Raw()
+    dice = fields.Raw()
+    target = fields.Raw(allow_none=True)
+    outcome = fields.Raw(allow_none=True)
+    replaces = fields.Raw(allow_none=True)
+    superseded = fields.Boolean()
+    status = fields.String(metadata={"description": "verified, failed or unrevealed"})
+    text = fields.String()
+
+
+class EpochEntry(Schema):
+    epoch = fields.Raw()
+    opened_seq = fields.Integer()
+    commitment = fields.Raw()
+    client_entropy = fields.Raw()
+    revealed_seq = fields.Integer(allow_none=True)
+    seed = fields.Raw(allow_none=True, metadata={"description": "null until the epoch is revealed"})
+    status = fields.String(metadata={"description": "open, revealed or failed"})
+
+
+class DiceBody(Schema):
+    game_id = fields.String()
+    rolls = fields.List(fields.Nested(RollEntry))
+    epochs = fields.List(fields.Nested(EpochEntry))
+
+
+class EventsBody(Schema):
+    game_id = fields.String()
+    events = fields.List(fields.Nested(Line))
+    next_after = fields.Integer(allow_none=True)
+
+
+class TakeBackEntry(Schema):
+    seq = fields.Integer()
+    seat = fields.Raw()
+    order_id = fields.Raw()
+    reason = fields.Raw(allow_none=True)
+    answer = fields.String(allow_none=True, metadata={"description": "accepted, declined or null while waiting"})
+    answered_by = fields.Raw(allow_none=True)
+    answer_seq = fields.Integer(allow_none=True)
+
+
+class TakeBacksBody(Schema):
+    game_id = fields.String()
+    requests = fields.List(fields.Nested(TakeBackEntry))
+
+
+class Failure(Schema):
+    line = fields.Integer()
+    message = fields.String()
+
+
+class IntegrityBody(Schema):
+    game_id = fields.String()
+    ok = fields.Boolean()
+    events = fields.Integer()
+    chain_head = fields.String()
+    epochs_revealed = fields.Integer()
+    rolls_verified = fields.Integer()
+    failures = fields.List(fields.Nested(Failure))
+
+
+# ==================================================================================== views ====
+def _etag(response: Response, version: int) -> Response:
+    response.headers["ETag"] = f'"{version}"'
+    return response
+
+
+def _visible(game_id: str, viewer: str | None) -> tuple[Ruleset, list[dict], int]:
+    """The ruleset, the whole log as ``viewer`` may see it, and the version it was read at."""
+    lines = service().lines(game_id)
+    rules = find_ruleset(lines[0]["data"]["ruleset"])
+    return rules, filter_lines(rules, lines, viewer), lines[-1]["seq"]
+
+
+@bp.get("/games/<game_id>/state")
+def state(game_id: str):
+    """The state now, right after event ``at``, or at the start of ``turn`` (and ``phase``).
+
+    ``version`` in the body is the version of the state shown; the ETag is the game's current
+    version. For ``turn``/``phase`` see ``turn_start``: the start of turn 1 (its first phase) is
+    the state just before the first order."""
+    caller = caller_for(game_id)
+    params = query(StateQuery)
+    current = service().get_game(caller.game_id)
+    seq = current.version
+    if "at" in params:
+        if params["at"] > current.version:
+            raise ValidationError({"at": [f"seq {params['at']} is past the last event ({current.version})"]})
+        seq = params["at"]
+    elif "turn" in params:
+        rules, lines, _ = _visible(caller.game_id, caller.viewer)
+        found = turn_start(lines, params["turn"], params.get("phase"))
+        if found is None:
+            what = f"turn {params['turn']}" + (f", phase {params['phase']!r}" if "phase" in params else "")
+            raise ApiProblem("not_found", f"{what} has not been reached in this game")
+        seq = found
+    game = current if seq == current.version else service().get_game(caller.game_id, version=seq)
+    shown = view_state(game.rules, game.state, caller.viewer)
+    body = {"game_id": caller.game_id, "version": game.version, "turn": shown.get("turn"),
+            "phase": shown.get("phase"), "whose_move": game.whose_move(), "ended": game.ended, "state": shown}
+    return _etag(jsonify(StateBody().dump(body)), current.version)
+
+
+@bp.get("/games/<game_id>/vp")
+def vp(game_id: str):
+    caller = caller_for(game_id)
+    query(NoQuery)
+    _, lines, version = _visible(caller.game_id, caller.viewer)
+    totals, track = vp_track(lines)
+    return _etag(jsonify(VPBody().dump({"game_id": caller.game_id, "totals": totals, "track": track})), version)
+
+
+@bp.get("/games/<game_id>/history")
+def get_history(game_id: str):
+    caller = caller_for(game_id)
+    query(NoQuery)
+    _, lines, version = _visible(caller.game_id, caller.viewer)
+    return _etag(jsonify(HistoryBody().dump({"game_id": caller.game_id, "turns": history(lines)})), version)
+
+
+@bp.get("/games/<game_id>/dice")
+def get_dice(game_id: str):
+    """The dice audit; ``seat`` (exact), ``turn`` and ``purpose`` (case-insensitive substring)
+    filter the rolls, never the epochs."""
+    caller = caller_for(game_id)
+    params = query(DiceQuery)
+    _, lines, version = _visible(caller.game_id, caller.viewer)
+    rolls, epochs = dice_audit(lines)
+    purpose = params.get("purpose", "").casefold()
+    rolls = [r for r in rolls
+             if params.get("seat") in (None, r["seat"]) and params.get("turn") in (None, r["turn"])
+             and (not purpose or purpose in str(r["purpose"] or "").casefold())]
+    body = {"game_id": caller.game_id, "rolls": rolls, "epochs": epochs}
+    return _etag(jsonify(DiceBody().dump(body)), version)
+
+
+@bp.get("/games/<game_id>/events")
+def events(game_id: str):
+    """A page of events after seq ``after``. ``next_after`` is the seq to continue from, or null
+    at the end of the log; a page may hold fewer events than ``limit`` when some are hidden from
+    the caller (the cursor still moves past them)."""
+    caller = caller_for(game_id)
+    params = query(EventsQuery)
+    game = service().get_game(caller.game_id)
+    after, limit = params["after"], params["limit"]
+    page = service().lines(caller.game_id, after=after, limit=limit + 1) if after < game.version else []
+    more = len(page) > limit
+    page = page[:limit]
+    next_after = page[-1]["seq"] if more else None
+    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page), "next_after": next_after}
+    response = jsonify(EventsBody().dump(body))
+    if more:
+        link = url_for("reads.events", game_id=caller.game_id, after=next_after, limit=limit)
+        response.headers["Link"] = f'<{link}>; rel="next"'
+    return _etag(response, max([game.version] + [line["seq"] for line in page]))
+
+
+@bp.get("/games/<game_id>/export")
+def export(game_id: str):
+    """The log as JSON Lines (docs/dice.md section 5), filtered for the caller and streamed in
+    pages; it ends at the version in the ETag. An umpire's file is the exact, verifiable log;
+    anyone else's has redacted lines marked ``"redacted": true``, which do not verify."""
+    caller = caller_for(game_id)
+    query(NoQuery)
+    svc = service()
+    game = svc.get_game(caller.game_id)
+    rules, viewer, version = game.rules, caller.viewer, game.version
+    first = svc.lines(caller.game_id, after=0, limit=EXPORT_PAGE)  # a missing game fails here, not mid-stream
+
+    def generate() -> Iterator[str]:
+        page = first
+        while page:
+            page = [line for line in page if line["seq"] <= version]
+            for line in filter_lines(rules, page, viewer):
+                yield verifying.dumps(line) + "\n"
+            if not page or page[-1]["seq"] >= version:
+                return
+            page = svc.lines(caller.game_id, after=page[-1]["seq"], limit=EXPORT_PAGE)
+
+    response = Response(generate(), mimetype="application/x-ndjson")
+    response.headers["Content-Disposition"] = f'attachment; filename="game-{caller.game_id}.jsonl"'
+    return _etag(response, version)
+
+
+@bp.get("/games/<game_id>/take-backs")
+def get_take_backs(game_id: str):
+    caller = caller_for(game_id)
+    query(NoQuery)
+    _, lines, version = _visible(caller.game_id, caller.viewer)
+    return _etag(jsonify(TakeBacksBody().dump({"game_id": caller.game_id, "requests": take_backs(lines)})), version)
+
+
+@bp.get("/games/<game_id>/integrity")
+def integrity(game_id: str):
+    """``check_integrity`` of the stored log. A failure at a line the caller may not see in full
+    (hidden or redacted for this viewer) is reported without its message, which could quote
+    hidden data; so is every failure when the log cannot even be read as lines."""
+    caller = caller_for(game_id)
+    query(NoQuery)
+    report = service().check_integrity(caller.game_id)
+    withheld = set() if caller.viewer == UMPIRE or report.ok else _not_shown(caller.game_id, caller.viewer)
+    failures = [{"line": n, "message": m if withheld is not None and n not in withheld
+                 else f"line {n} does not verify (the details are shown to umpires)"}
+                for n, m in report.failures]
+    body = {"game_id": caller.game_id, "ok": report.ok, "events": report.events, "chain_head": report.chain_head,
+            "epochs_revealed": report.epochs_revealed, "rolls_verified": report.rolls_verified, "failures": failures}
+    return _etag(jsonify(IntegrityBody().dump(body)), report.events)
+
+
+def _not_shown(game_id: str, viewer: str | None) -> set[int] | None:
+    """Seqs hidden or redacted for ``viewer``; None when the log cannot be read as lines."""
+    try:
+        lines = service().lines(game_id)
+        rules = find_ruleset(lines[0]["data"]["ruleset"])
+    except Exception:  # a tampered row that does not decode: withhold every detail
+        return None
+    shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if not line.get("redacted")}
+    return {line["seq"] for line in lines} - shown
