@@ -95,6 +95,13 @@ class IntegrityFailure(WarlogError):
         self.seq = seq
 
 
+class DamagedLog(IntegrityFailure):
+    """A stored event of this game no longer decodes or no longer follows its predecessor: the
+    store was changed outside warlog. The server's problem, not the client's."""
+
+    code = "damaged_log"
+
+
 class RulesetBug(Exception):
     """A ruleset broke the contract (a roll made but not recorded, a roll in a closed epoch).
 

@@ -8,20 +8,34 @@ whose id the winner recorded: that returns the winner's result (idempotency).
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Iterator
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
+from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
 from eventsourcing.utils import get_topic
 
 from domain import verify as verifying
-from domain.errors import Conflict, GameNotFound, IntegrityFailure, StaleVersion
+from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion
 from domain.events import EVENT_TYPES, GameCreated
 from domain.game import Game
 from domain.storage import SeedStore, StoreConfig, config_from_env
+
+
+@contextmanager
+def _decoding(game_id):
+    """A stored event that no longer decodes, or no longer follows its predecessor, is a
+    DamagedLog naming the game, not an anonymous crash; check_integrity names the line."""
+    try:
+        yield
+    except (MapperDeserialisationError, OriginatorVersionError, OriginatorIDError,
+            TypeError, KeyError, AttributeError, ValueError) as exc:
+        raise DamagedLog(f"the stored log of game {game_id} is damaged ({type(exc).__name__}); "
+                         "its integrity check names the line") from exc
 
 
 @dataclass(frozen=True)
@@ -70,16 +84,22 @@ class Warlog(Application):
 
     # ------------------------------------------------------------------------------ reads --
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
-        try:
-            return self.repository.get(parse_game_id(game_id), version=version)
-        except AggregateNotFoundError:
-            raise GameNotFound(f"no game {game_id}") from None
+        with _decoding(game_id):
+            try:
+                return self.repository.get(parse_game_id(game_id), version=version)
+            except AggregateNotFoundError:
+                raise GameNotFound(f"no game {game_id}") from None
 
-    def lines(self, game_id: str | UUID, after: int = 0, limit: int | None = None) -> list[dict]:
-        """Stored events as export lines, from seq ``after + 1``."""
+    def lines(self, game_id: str | UUID, after: int = 0, limit: int | None = None, *,
+              strict: bool = True) -> list[dict]:
+        """Stored events as export lines, from seq ``after + 1``; ``strict`` refuses a gap in the
+        seqs (a deleted row) as a DamagedLog, which an export leaves for verify to name."""
         gid = parse_game_id(game_id)
-        events = self.events.get(gid, gt=after or None, limit=limit)
-        found = [verifying.to_line(e) for e in events]
+        with _decoding(game_id):
+            found = [verifying.to_line(e) for e in self.events.get(gid, gt=after or None, limit=limit)]
+        if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
+            raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
+                             f"{after}; its integrity check names the line")
         if not found and after == 0:
             raise GameNotFound(f"no game {game_id}")
         return found
@@ -88,7 +108,7 @@ class Warlog(Application):
         """The game as JSON Lines (docs/dice.md), read in pages so long games stream."""
         after = 0
         while True:
-            page = self.lines(game_id, after=after, limit=500)
+            page = self.lines(game_id, after=after, limit=500, strict=False)
             if not page:
                 return
             for line in page:

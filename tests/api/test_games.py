@@ -280,3 +280,22 @@ def test_tokens_never_reach_the_logs(client, caplog):
         client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Blue"])
         client.get(f"/api/v1/games/{game.game_id}", headers=bearer(token + "x"))
     assert token not in caplog.text
+
+
+@pytest.mark.parametrize("damage", ["garbage", "deleted"])
+def test_a_damaged_stored_log_is_a_named_server_problem_not_an_anonymous_crash(client, store_config, damage):
+    from tests.integration.rawstore import RawStore
+
+    game = make_game(client)
+    game.order(client, "Blue", ROLL, "o1")
+    with RawStore(store_config) as raw:
+        if damage == "garbage":
+            raw.set_state(game.game_id, 3, b"{not json")
+        else:
+            raw.delete(game.game_id, 3)
+    for path in ("", "/state", "/events", "/history"):
+        r = client.get(f"/api/v1/games/{game.game_id}{path}", headers=game.seats["Blue"])
+        body = problem(r, 500, "damaged_log")
+        assert game.game_id in body["detail"] and "integrity check" in body["detail"]
+    report = client.get(f"/api/v1/games/{game.game_id}/integrity", headers=umpire(client, game)).json
+    assert report["ok"] is False and report["failures"][0]["line"] == 3
