@@ -28,7 +28,7 @@ from flask import Blueprint, Flask, current_app, jsonify, render_template, reque
 from markupsafe import Markup, escape
 from marshmallow import Schema, fields, validate
 
-from api import schemas
+from api import reads, schemas
 from api.problems import PROBLEM_JSON, PROBLEMS
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
@@ -52,14 +52,22 @@ _SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}]
 
 # Problem codes shared by many rows of the table. internal_error (500) is added to every operation.
 BODY = ("bad_request", "unsupported_media_type", "payload_too_large", "invalid_request")
-READ = ("unauthorized", "game_not_found")
-WRITE = ("unauthorized", "forbidden", "game_not_found")
+AUTH_READ = ("unauthorized", "game_not_found")
+AUTH_WRITE = ("unauthorized", "forbidden", "game_not_found")
+LOADS = ("damaged_log",)  # the operation loads the game's log, which may have been changed outside warlog
+READ = (*AUTH_READ, *LOADS)
+WRITE = (*AUTH_WRITE, *LOADS)
 EVERYWHERE = ("internal_error",)
 # Codes not tied to one operation, and where they come from.
 WHERE = {
     "not_found": "any URL the API does not have",
     "method_not_allowed": "any URL, with a method it does not take (the Allow header lists those it does)",
     "internal_error": "any operation: a bug on the server, logged there",
+}
+# Codes of PROBLEMS that no HTTP operation answers with, and why. Every code is in a row of the
+# table, in WHERE or here (a test checks), so a new code cannot go undocumented.
+NOT_ANSWERED = {
+    "unknown_seat": "not answered by the HTTP API: seats come from tokens and invite codes",
 }
 
 
@@ -160,20 +168,6 @@ def _obj(description: str, **properties: Any) -> dict:
             "properties": {k: {"type": v} if isinstance(v, str) else v for k, v in properties.items()}}
 
 
-def _array(items: Any) -> dict:
-    return {"type": "array", "items": {"type": items} if isinstance(items, str) else items}
-
-
-def _nullable(type_: str) -> dict:
-    return {"type": [type_, "null"]}
-
-
-def _map(values: str) -> dict:
-    return {"type": "object", "additionalProperties": {"type": values}}
-
-
-_ANY_OR_NULL: dict = {}  # whatever the ruleset uses (a number, a name) or null
-_LINES = _array(schemas.Line)
 _GAME = ("GameId",)
 _RESULT = Reply("what was recorded: the events as export lines, the new version and chain head",
                 schemas.CommandResult)
@@ -205,7 +199,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Public games, plus the game of the caller's token, most recent activity first. "
                     "An unknown query parameter is 422 invalid_request.",
         replies={200: Reply("the games", schemas.GameList)},
-        problems=("unauthorized", "invalid_request")),
+        problems=("unauthorized", "invalid_request", *LOADS)),
     ("get", "/api/v1/games/{game_id}"): Op(
         "A game's summary", ANY, params=_GAME,
         description="Seats, whose move, turn, phase, VP, version and chain head, as the caller may see them.",
@@ -219,13 +213,13 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "An unknown invite code is 404, like an unknown game.",
         replies={201: Reply("the seat is taken", schemas.Joined)},
         problems=(*BODY, "game_not_found", "invite_used", "invalid_order", "rule_violation",
-                  "version_conflict")),
+                  "version_conflict", *LOADS)),
     ("post", "/api/v1/games/{game_id}/umpire-tokens"): Op(
         "Issue an umpire token", ADMIN, tag="seats", params=_GAME,
         description="An umpire token reads everything of the game, hidden information included, and "
                     "changes nothing. No request body.",
         replies={201: Reply("a new umpire token, shown once", schemas.UmpireToken)},
-        problems=WRITE),
+        problems=AUTH_WRITE),
     ("put", "/api/v1/games/{game_id}/client-seed"): Op(
         "Change the seat's client seed", SEAT, tag="seats", params=_GAME, body=schemas.ClientSeed,
         description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md).",
@@ -267,77 +261,44 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body.",
         replies={200: _RESULT},
         problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure")),
-    # ---- reads (api/reads.py, api/stream.py). Every read answers with ETag: the game's version.
+    # ---- reads (api/reads.py, api/stream.py). Every read but the stream answers with ETag.
     ("get", "/api/v1/games/{game_id}/state"): Op(
-        "The game state, now or at a point in the past", ANY, tag="reads",
-        params=(*_GAME, query("at", "integer", "the state right after the event with this seq", minimum=1),
-                query("turn", "integer", "the state at the start of this turn", minimum=1),
-                query("phase", "string", "with turn: the start of this phase (case-insensitive)",
-                      minLength=1, maxLength=200)),
+        "The game state, now or at a point in the past", ANY, tag="reads", params=(*_GAME, reads.StateQuery),
         description="The state as the caller may see it (hidden information filtered). Give `at`, or "
                     "`turn` (and optionally `phase`), or nothing for the current state; `at` past the last "
-                    "event or an unknown parameter is 422, a turn or phase not reached yet is 404 not_found. "
-                    "`version` is the version of the state shown; the ETag is the game's current version.",
-        replies={200: Reply("the state", _obj(
-            "", game_id="string", version="integer", turn=_ANY_OR_NULL, phase=_ANY_OR_NULL,
-            whose_move=_array("string"), ended=_nullable("object"), state="object"), headers=("ETag",))},
+                    "event, `at` with `turn`, or `phase` without `turn` is 422, a turn or phase not reached "
+                    "yet is 404 not_found. `version` is the version of the state shown; the ETag is the "
+                    "game's current version.",
+        replies={200: Reply("the state", reads.StateBody, headers=("ETag",))},
         problems=(*READ, "not_found", "invalid_request")),
     ("get", "/api/v1/games/{game_id}/vp"): Op(
         "The VP track", ANY, tag="reads", params=_GAME,
         description="VP totals per side and every VP change in order, with the turn and phase, reason and "
                     "rule; changes of a taken-back order are marked `superseded` and do not count.",
-        replies={200: Reply("the VP track", _obj(
-            "", game_id="string", totals=_map("integer"),
-            track=_array(_obj("", seq="integer", turn=_ANY_OR_NULL, phase=_ANY_OR_NULL, side="string",
-                              delta="integer", total="integer", reason=_nullable("string"),
-                              rule=_nullable("string"), superseded="boolean"))), headers=("ETag",))},
+        replies={200: Reply("the VP track", reads.VPBody, headers=("ETag",))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/history"): Op(
         "The game's history in words", ANY, tag="reads", params=_GAME,
         description="The events the caller may see, grouped by turn, phase and operation (what one "
                     "command recorded), each line with its readable `text`.",
-        replies={200: Reply("the history", _obj(
-            "", game_id="string",
-            turns=_array(_obj("", turn=_ANY_OR_NULL, phases=_array(_obj(
-                "", phase=_ANY_OR_NULL, operations=_array(_obj(
-                    "", order_id=_nullable("string"), seat=_ANY_OR_NULL, first_seq="integer",
-                    lines=_array(_obj("", seq="integer", type="string", text="string"))))))))),
-            headers=("ETag",))},
+        replies={200: Reply("the history", reads.HistoryBody, headers=("ETag",))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/dice"): Op(
-        "The dice audit", ANY, tag="reads",
-        params=(*_GAME, query("seat", "string", "only this seat's rolls (`system`: the server's own)"),
-                query("turn", "integer", "only rolls of this turn", minimum=1),
-                query("purpose", "string", "only rolls whose purpose contains this text (case-insensitive)")),
+        "The dice audit", ANY, tag="reads", params=(*_GAME, reads.DiceQuery),
         description="Every roll with its epoch, dice, purpose, target and outcome, and whether it verifies "
                     "against its epoch's revealed seed; every epoch with its commitment and, once revealed, "
-                    "its seed (docs/dice.md). The filters apply to the rolls, never to the epochs.",
-        replies={200: Reply("the rolls and epochs", _obj(
-            "", game_id="string",
-            rolls=_array(_obj("", seq="integer", epoch="integer", turn=_ANY_OR_NULL, phase=_ANY_OR_NULL,
-                              seat="string", purpose=_nullable("string"), rule=_nullable("string"),
-                              units=_array("string"), dice=_array(_obj("", nonce="integer", sides="integer",
-                                                                       value="integer")),
-                              target=_nullable("object"), outcome=_nullable("string"),
-                              replaces=_nullable("integer"), superseded="boolean",
-                              status={"type": "string", "enum": ["verified", "failed", "unrevealed"]},
-                              text="string")),
-            epochs=_array(_obj("", epoch="integer", opened_seq="integer", commitment="string",
-                               client_entropy="string", revealed_seq=_nullable("integer"),
-                               seed={"type": ["string", "null"], "description": "null until revealed"},
-                               status={"type": "string", "enum": ["open", "revealed", "failed"]}))),
-            headers=("ETag",))},
+                    "its seed (docs/dice.md). `seat` (exact), `turn` and `purpose` filter the rolls, never "
+                    "the epochs.",
+        replies={200: Reply("the rolls and epochs", reads.DiceBody, headers=("ETag",))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/events"): Op(
-        "Events as export lines, a page at a time", ANY, tag="reads",
-        params=(*_GAME, query("after", "integer", "events with a seq greater than this", minimum=0, default=0),
-                query("limit", "integer", "at most this many events", minimum=1, maximum=500, default=100)),
-        description="The log as the caller may see it: lines of hidden information are redacted "
+        "Events as export lines, a page at a time", ANY, tag="reads", params=(*_GAME, reads.EventsQuery),
+        description="The log as the caller may see it, after seq `after` (default 0), at most `limit` "
+                    "(default 100, at most 500). Lines of hidden information are redacted "
                     "(`redacted: true`; their hash then no longer matches) or left out, so a page may hold "
                     "fewer than `limit` events. Continue with `after=next_after` (also in the Link header) "
                     "until `next_after` is null.",
-        replies={200: Reply("a page of events", _obj(
-            "", game_id="string", events=_LINES, next_after=_nullable("integer")), headers=("ETag", "Link"))},
+        replies={200: Reply("a page of events", reads.EventsBody, headers=("ETag", "Link"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/export"): Op(
         "Export the log as JSON Lines", ANY, tag="reads", params=_GAME,
@@ -350,23 +311,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games/{game_id}/take-backs"): Op(
         "Take-back requests and their answers", ANY, tag="reads", params=_GAME,
         description="Each request with the order it names, its reason and its answer (null while waiting).",
-        replies={200: Reply("the take-back requests", _obj(
-            "", game_id="string",
-            requests=_array(_obj("", seq="integer", seat="string", order_id="string", reason=_nullable("string"),
-                                 answer={"type": ["string", "null"], "enum": ["accepted", "declined", None]},
-                                 answered_by=_nullable("string"), answer_seq=_nullable("integer")))),
-            headers=("ETag",))},
+        replies={200: Reply("the take-back requests", reads.TakeBacksBody, headers=("ETag",))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/integrity"): Op(
         "Verify the stored log", ANY, tag="reads", params=_GAME,
         description="Runs the checks of `warlog verify` (docs/dice.md section 6) on the stored game. A log "
                     "that does not verify is still 200, with `ok: false` and the failures; the message of a "
                     "failure at a line hidden from the caller is shown to umpires only.",
-        replies={200: Reply("the report", _obj(
-            "", game_id="string", ok="boolean", events="integer", chain_head="string",
-            epochs_revealed="integer", rolls_verified="integer",
-            failures=_array(_obj("", line="integer", message="string"))), headers=("ETag",))},
-        problems=(*READ, "invalid_request")),
+        replies={200: Reply("the report", reads.IntegrityBody, headers=("ETag",))},
+        problems=(*AUTH_READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/events/stream"): Op(
         "Follow the game's events live", ANY, tag="reads",
         params=(*_GAME, "LastEventID",
@@ -655,6 +608,7 @@ def page_model(doc: dict) -> dict:
         if ops:
             groups.append({"name": tag["name"], "description": tag["description"], "operations": ops})
     problems = [{"code": code, "status": status, "title": title, "where": WHERE.get(code),
+                 "not_answered": NOT_ANSWERED.get(code),
                  "returned_by": sorted(returned_by[code], key=operations.index)}
                 for code, (status, title) in PROBLEMS.items()]
     return {"title": doc["info"]["title"], "version": doc["info"]["version"],

@@ -123,6 +123,17 @@ def test_every_problem_code_of_an_operation_is_under_its_status(doc):
                     assert list(response["content"]) == [PROBLEM_JSON]
 
 
+def test_every_problem_code_is_answered_by_an_operation_or_said_where_it_comes_from():
+    """Fails when a code is added to api/problems.PROBLEMS without saying, in api/openapi.py,
+    which operations answer with it (their rows' problems), or else WHERE or NOT_ANSWERED."""
+    full = openapi.build_document()
+    answered = {code for item in full["paths"].values() for op in item.values()
+                for response in op["responses"].values() for code in response.get("x-problem-codes", [])}
+    placed = answered | set(openapi.WHERE) | set(openapi.NOT_ANSWERED)
+    assert not [code for code in PROBLEMS if code not in placed]
+    assert not set(openapi.NOT_ANSWERED) & answered
+
+
 # ---------------------------------------------------------------------- answers match the doc ----
 class Checker:
     """Sends requests and checks each answer against the document: the status is documented for
@@ -254,6 +265,28 @@ def test_the_reads_answer_only_as_documented(app, client, check):
         check("get", f"{base}/events/stream", headers={"Last-Event-ID": "twelve"})
     if not tried:
         pytest.skip("api/reads.py is not registered on this app")
+
+
+def test_a_damaged_log_answers_as_documented(client, check, sqlite_config):
+    """A row changed outside warlog: every operation that loads the log says damaged_log (500),
+    documented on each; the integrity read reports it in its body."""
+    from tests.integration.rawstore import RawStore
+
+    game = make_game(client, public=True)
+    game.order(client, "Blue", {"kind": "roll", "dice": "d6", "purpose": "p"}, "o1")
+    with RawStore(sqlite_config) as raw:
+        raw.set_state(game.game_id, 3, b"{not json")
+    base, blue = f"/api/v1/games/{game.game_id}", game.seats["Blue"]
+    assert check("get", base, headers=blue).json["code"] == "damaged_log"
+    assert check("get", f"{base}/legal-orders", headers=blue).status_code == 500
+    assert check("post", f"{base}/orders", json={"kind": "advance"},
+                 headers={**blue, "Idempotency-Key": "o2"}).status_code == 500
+    assert check("post", f"{base}/umpire-tokens", headers=game.admin).status_code == 201
+    for read in ("state", "history", "events"):
+        if ("get", f"/api/v1/games/{{}}/{read}") in openapi.served(client.application):
+            assert check("get", f"{base}/{read}").json["code"] == "damaged_log"
+    if ("get", "/api/v1/games/{}/integrity") in openapi.served(client.application):
+        assert check("get", f"{base}/integrity").json["ok"] is False
 
 
 def test_the_getting_started_requests_work(client, check):
