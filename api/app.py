@@ -11,6 +11,7 @@ from api.access import AccessStore
 from api.games import bp as games_bp
 from api.openapi import bp as openapi_bp
 from api.reads import bp as reads_bp
+from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env
@@ -44,6 +45,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(games_bp)
     app.register_blueprint(openapi_bp)
     app.register_blueprint(reads_bp)
+    app.register_blueprint(stream_bp)
 
     @app.get("/healthz")
     def health():
