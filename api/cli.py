@@ -28,7 +28,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Create the schema once, then hand over to gunicorn (never the Flask dev server)."""
     cmd_migrate(args)
     print(f"warlog listening on http://{args.host}:{args.port}/ (health: /healthz)", flush=True)
-    argv = ["gunicorn", "--workers", str(args.workers), "--bind", f"{args.host}:{args.port}",
+    conf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gunicorn_conf.py")
+    argv = ["gunicorn", "-c", conf, "--workers", str(args.workers), "--bind", f"{args.host}:{args.port}",
             "--access-logfile", "-", "api.app:create_app()"]
     os.execvp(sys.executable, [sys.executable, "-m", *argv])
     return EXIT_OK  # not reached
