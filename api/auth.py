@@ -64,16 +64,20 @@ def caller_for(game_id: str, need: str | None = None) -> Caller:
         raise ApiProblem("game_not_found", f"no game {game_id}")
     if need is not None:
         if grant is None:
-            raise ApiProblem("unauthorized", f"this needs a {need} token for the game", _CHALLENGE)
+            raise ApiProblem("unauthorized", f"this needs {_a(need)} token for the game", _CHALLENGE)
         if not mine:
             raise ApiProblem("forbidden", "this token is for another game")
         if grant.role != need:
             why = ("umpires see everything and change nothing" if grant.role == UMPIRE
-                   else f"this needs a {need} token, not a {grant.role} token")
+                   else f"this needs {_a(need)} token, not {_a(grant.role)} token")
             raise ApiProblem("forbidden", why)
     if mine:
         return Caller(gid, grant.role, grant.seat)
     return Caller(gid, SPECTATOR)
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
 
 
 __all__ = ["ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "bearer_token", "access"]

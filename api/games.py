@@ -5,11 +5,14 @@ Each view: load the request with a schema, one service call, dump the result.
 
 from __future__ import annotations
 
+import logging
+
 from flask import Blueprint, current_app, jsonify, request, url_for
 
 from api import schemas
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.problems import ApiProblem
+from domain.errors import DamagedLog
 from domain.game import Game
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
@@ -17,6 +20,7 @@ from domain.visibility import filter_lines, view_state
 from projections.narrate import describe
 
 bp = Blueprint("games", __name__, url_prefix="/api/v1")
+log = logging.getLogger("warlog.api")
 
 MAX_ORDER_ID = 200
 
@@ -101,7 +105,12 @@ def list_games():
     games = []
     for gid in sorted(ids):
         caller = caller_for(gid) if gid == caller_game else None
-        item = summary(service().get_game(gid), access().is_public(gid) or False, caller)
+        try:
+            game = service().get_game(gid)
+        except DamagedLog:
+            log.error("game %s left out of the list: its stored log is damaged", gid)
+            continue
+        item = summary(game, access().is_public(gid) or False, caller)
         if _matches(item, filters):
             games.append(item)
     games.sort(key=lambda g: g["last_activity"], reverse=True)

@@ -246,6 +246,8 @@ class Game(Aggregate):
         self._check_seat(seat)
         if seat == SYSTEM:
             raise RuleViolation("seats", "the system seat has no client seed")
+        if self.is_ended:
+            raise RuleViolation(self.rules.end_rule, "the game has ended; no dice remain to be rolled")
         self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=_client_seed(client_seed))
 
     def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor) -> tuple[int, int]:

@@ -299,3 +299,15 @@ def test_a_damaged_stored_log_is_a_named_server_problem_not_an_anonymous_crash(c
         assert game.game_id in body["detail"] and "integrity check" in body["detail"]
     report = client.get(f"/api/v1/games/{game.game_id}/integrity", headers=umpire(client, game)).json
     assert report["ok"] is False and report["failures"][0]["line"] == 3
+
+
+def test_a_damaged_game_is_left_out_of_the_list_not_a_500(client, store_config):
+    from tests.integration.rawstore import RawStore
+
+    good = make_game(client, public=True)
+    bad = make_game(client, public=True)
+    with RawStore(store_config) as raw:
+        raw.set_state(bad.game_id, 2, b"{not json")
+    r = client.get("/api/v1/games")
+    assert r.status_code == 200
+    assert [g["game_id"] for g in r.json["games"]] == [good.game_id]

@@ -271,3 +271,10 @@ def test_FF_7_a_private_note_is_hidden_from_everyone_but_its_author_and_umpires(
         assert "attack north" in str(filter_lines(game.rules, lines, viewer))
     with pytest.raises(InvalidOrder, match="FF 7"):
         game.submit("Blue", "o3", {"kind": "note", "text": "x", "private": "yes"}, seed_for)
+
+
+def test_no_client_seed_change_after_the_game_ended():
+    game = started()
+    game.concede("Blue", seed_for)
+    with pytest.raises(RuleViolation, match="FF 5"):
+        game.change_client_seed("Red", "late")
