@@ -1,0 +1,443 @@
+"""A small client for the warlog HTTP API (``/api/v1``), on the standard library only.
+
+    client = WarlogClient("http://127.0.0.1:8000", token="wls_…")
+    result = client.submit_order(game_id, {"kind": "roll", "dice": "2d6", "purpose": "fire"})
+    for event in client.stream(game_id):
+        print(event.data["text"])
+
+Every method returns the decoded JSON body. A problem response (RFC 9457, any 4xx or 5xx) raises
+:class:`ProblemError` with the problem's ``code``, ``detail`` and ``rule``; a server that cannot be
+reached, or that answers with something that is not HTTP, raises :class:`ConnectionFailed`.
+Tokens are sent as ``Authorization: Bearer`` and never appear in an error message.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+API_PREFIX = "/api/v1"
+DEFAULT_TIMEOUT = 30.0
+USER_AGENT = "warlog-client/1"
+
+
+class ClientError(Exception):
+    """Base of the errors this client raises."""
+
+
+class ConnectionFailed(ClientError):
+    """The server could not be reached, or did not answer with HTTP."""
+
+
+class ProblemError(ClientError):
+    """The server answered with a problem (RFC 9457): nothing was recorded."""
+
+    def __init__(self, status: int, code: str | None, detail: str, rule: str | None = None,
+                 body: dict | None = None, headers: dict | None = None):
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.rule = rule
+        self.body = body or {}
+        self.headers = headers or {}
+
+    def __str__(self) -> str:
+        return f"{self.detail} [{self.rule}]" if self.rule else self.detail
+
+    def __repr__(self) -> str:
+        return f"ProblemError({self.status}, {self.code!r}, {self.detail!r}, {self.rule!r})"
+
+
+@dataclass
+class StreamEvent:
+    """One server-sent event: ``id`` (the seq), ``event`` (the event type) and the decoded ``data``."""
+
+    id: str | None
+    event: str
+    data: Any
+    raw: str = field(default="", repr=False)
+
+    @property
+    def seq(self) -> int | None:
+        try:
+            return int(self.id) if self.id is not None else None
+        except ValueError:
+            return None
+
+    @property
+    def text(self) -> str:
+        if isinstance(self.data, dict):
+            return str(self.data.get("text") or self.data.get("type") or self.event)
+        return self.raw
+
+
+def api_base(server: str) -> str:
+    """``http://host:port`` or ``http://host:port/api/v1`` (a scheme is optional) -> the API base."""
+    server = server.strip()
+    if "://" not in server:
+        server = "http://" + server
+    parts = urllib.parse.urlsplit(server)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ClientError(f"not an http(s) server URL: {server!r}")
+    path = parts.path.rstrip("/")
+    if not path.endswith(API_PREFIX):
+        path += API_PREFIX
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def _quote(game_id: str) -> str:
+    return urllib.parse.quote(str(game_id), safe="")
+
+
+class WarlogClient:
+    """One server, optionally one bearer token. Methods map one to one onto the API's endpoints."""
+
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+        self.base_url = api_base(base_url)
+        self.token = token
+        self.timeout = timeout
+
+    def with_token(self, token: str | None) -> "WarlogClient":
+        return WarlogClient(self.base_url, token, self.timeout)
+
+    def __repr__(self) -> str:  # never the token
+        return f"WarlogClient({self.base_url!r}, token={'set' if self.token else None})"
+
+    # ------------------------------------------------------------------------- transport --
+    def _url(self, path: str, query: dict | None = None) -> str:
+        url = self.base_url + path
+        if query:
+            pairs = {k: v for k, v in query.items() if v is not None}
+            if pairs:
+                url += "?" + urllib.parse.urlencode(pairs)
+        return url
+
+    def _open(self, method: str, path: str, *, body: Any = None, query: dict | None = None,
+              headers: dict | None = None, timeout: float | None = None):
+        """The open response of a 2xx answer; a problem raises ProblemError, no answer ConnectionFailed."""
+        data = None
+        hdrs = {"Accept": "application/json, application/problem+json", "User-Agent": USER_AGENT}
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            hdrs["Content-Type"] = "application/json"
+        if self.token:
+            hdrs["Authorization"] = f"Bearer {self.token}"
+        hdrs.update(headers or {})
+        url = self._url(path, query)
+        request = urllib.request.Request(url, data=data, headers=hdrs, method=method)
+        try:
+            return urllib.request.build_opener(_NoRedirects).open(request, timeout=timeout or self.timeout)
+        except urllib.error.HTTPError as exc:
+            try:
+                raise _problem(exc.code, exc.reason, exc.headers, _read_safely(exc)) from None
+            finally:
+                exc.close()
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
+            raise ConnectionFailed(f"cannot reach {self.base_url}: {why}") from None
+        except (socket.timeout, TimeoutError):
+            raise ConnectionFailed(f"{self.base_url} did not answer within {timeout or self.timeout:g} s") from None
+        except (http.client.HTTPException, OSError) as exc:
+            raise ConnectionFailed(f"cannot talk to {self.base_url}: {exc or type(exc).__name__}") from None
+
+    def request(self, method: str, path: str, *, body: Any = None, query: dict | None = None,
+                headers: dict | None = None) -> tuple[int, dict, Any]:
+        """(status, headers, decoded JSON body) of one call."""
+        with self._open(method, path, body=body, query=query, headers=headers) as response:
+            try:
+                raw = response.read()
+            except (socket.timeout, TimeoutError):
+                raise ConnectionFailed(f"{self.base_url} stopped answering") from None
+            except (http.client.HTTPException, OSError) as exc:
+                raise ConnectionFailed(f"the connection to {self.base_url} broke: {exc}") from None
+            status, resp_headers = response.status, dict(response.headers.items())
+        if not raw:
+            return status, resp_headers, None
+        try:
+            return status, resp_headers, json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise ConnectionFailed(f"{self.base_url}{path} did not answer with JSON "
+                                   f"(HTTP {status}, {resp_headers.get('Content-Type', 'no content type')})") from None
+
+    def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        return self.request(method, path, **kwargs)[2]
+
+    # ------------------------------------------------------------------------------ misc --
+    def rulesets(self) -> list[dict]:
+        return self._json("GET", "/rulesets")
+
+    # ----------------------------------------------------------------------------- games --
+    def create_game(self, ruleset: str, options: dict | None = None, *, scenario: str | None = None,
+                    public: bool = False) -> dict:
+        body: dict[str, Any] = {"ruleset": ruleset, "options": options or {}, "public": public}
+        if scenario is not None:
+            body["scenario"] = scenario
+        return self._json("POST", "/games", body=body)
+
+    def list_games(self, *, status: str | None = None, ruleset: str | None = None,
+                   player: str | None = None, turn_of: str | None = None) -> dict:
+        return self._json("GET", "/games", query={"status": status, "ruleset": ruleset,
+                                                  "player": player, "turn_of": turn_of})
+
+    def game(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}")
+
+    def join(self, game_id: str, invite_code: str, handle: str, *, email: str | None = None,
+             notify: bool | None = None, client_seed: str | None = None) -> dict:
+        body: dict[str, Any] = {"invite_code": invite_code, "handle": handle}
+        if email is not None:
+            body["email"] = email
+        if notify is not None:
+            body["notify"] = notify
+        if client_seed is not None:
+            body["client_seed"] = client_seed
+        return self._json("POST", f"/games/{_quote(game_id)}/join", body=body)
+
+    def umpire_token(self, game_id: str) -> dict:
+        """Needs the game's admin token."""
+        return self._json("POST", f"/games/{_quote(game_id)}/umpire-tokens")
+
+    def set_client_seed(self, game_id: str, client_seed: str) -> dict:
+        return self._json("PUT", f"/games/{_quote(game_id)}/client-seed", body={"client_seed": client_seed})
+
+    # ---------------------------------------------------------------------------- orders --
+    def submit_order(self, game_id: str, order: dict, *, order_id: str | None = None,
+                     if_match: int | None = None) -> dict:
+        """Record one order. ``order_id`` is the Idempotency-Key (default: a fresh uuid4): sending
+        the same order with the same id again returns the first result, with ``replayed`` true."""
+        headers = {"Idempotency-Key": order_id or str(uuid.uuid4())}
+        if if_match is not None:
+            headers["If-Match"] = f'"{int(if_match)}"'
+        return self._json("POST", f"/games/{_quote(game_id)}/orders", body=order, headers=headers)
+
+    def legal_orders(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/legal-orders")
+
+    def request_take_back(self, game_id: str, reason: str = "") -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/take-backs", body={"reason": reason})
+
+    def answer_take_back(self, game_id: str, accept: bool) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/take-backs/answer", body={"accept": bool(accept)})
+
+    def concede(self, game_id: str) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/concede")
+
+    # ----------------------------------------------------------------------------- reads --
+    def state(self, game_id: str, at: int | None = None, *, turn: int | None = None,
+              phase: str | None = None) -> dict:
+        """The state now, right after event ``at``, or at the start of ``turn`` (and ``phase``)."""
+        return self._json("GET", f"/games/{_quote(game_id)}/state", query={"at": at, "turn": turn, "phase": phase})
+
+    def vp(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/vp")
+
+    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> dict:
+        """One page of events after seq ``after``; ``next_after`` continues, null at the end."""
+        return self._json("GET", f"/games/{_quote(game_id)}/events", query={"after": after, "limit": limit})
+
+    def take_backs(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/take-backs")
+
+    def integrity(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/integrity")
+
+    def history(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/history")
+
+    def dice(self, game_id: str, *, seat: str | None = None, turn: int | None = None,
+             purpose: str | None = None) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/dice",
+                          query={"seat": seat, "turn": turn, "purpose": purpose})
+
+    def export(self, game_id: str) -> Iterator[str]:
+        """The game's export, one JSON line at a time (without the newline), read as it arrives."""
+        response = self._open("GET", f"/games/{_quote(game_id)}/export",
+                              headers={"Accept": "application/x-ndjson, application/problem+json"})
+        with response:
+            try:
+                for raw in response:
+                    line = raw.decode("utf-8").rstrip("\r\n")
+                    if line:
+                        yield line
+            except (socket.timeout, TimeoutError):
+                raise ConnectionFailed(f"{self.base_url} stopped sending the export") from None
+            except (http.client.HTTPException, OSError) as exc:
+                raise ConnectionFailed(f"the export from {self.base_url} broke off: {exc}") from None
+
+    def stream(self, game_id: str, last_event_id: str | int | None = None, *, only_new: bool = False,
+               reconnect: bool = True, retry_delay: float = 2.0, max_failures: int = 5,
+               read_timeout: float | None = None, stop_on_end: bool = True) -> Iterator[StreamEvent]:
+        """Follow the game's events as server-sent events, from after ``last_event_id`` (or from
+        the first event; ``only_new``: from now on).
+
+        When the server closes the stream (it does every few minutes) or it breaks off, reconnects
+        with ``Last-Event-ID`` set to the last id seen, after the server's ``retry`` delay. Stops
+        at the end of the game: after ``GameEnded`` and the events recorded with it (the dice
+        epoch's reveal); returns quietly on KeyboardInterrupt; raises ConnectionFailed after
+        ``max_failures`` failed connections in a row. A problem answer (bad token, unknown game)
+        raises ProblemError at once, except ``stream_capacity`` (503), which is retried."""
+        path = f"/games/{_quote(game_id)}/events/stream"
+        last_id = None if last_event_id is None else str(last_event_id)
+        delay = retry_delay
+        failures = 0
+        read_timeout = read_timeout or max(self.timeout, 60.0)  # heartbeats come every 15 s
+        end_version: int | None = None  # once GameEnded is seen: the game's final version
+        try:
+            if stop_on_end and last_id is not None and last_id.isdigit():
+                final = self._final_version(game_id)
+                if final is not None and int(last_id) >= final:
+                    return  # nothing will ever come after this id
+            while True:
+                headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
+                query = None
+                if last_id is not None:
+                    headers["Last-Event-ID"] = last_id
+                elif only_new:
+                    query = {"after": "latest"}
+                got_any = False
+                try:
+                    response = self._open("GET", path, headers=headers, query=query, timeout=read_timeout)
+                except ProblemError as exc:
+                    if exc.code != "stream_capacity" and exc.status != 503:
+                        raise
+                    failures += 1
+                    if failures >= max_failures or not reconnect:
+                        raise
+                    time.sleep(_retry_after(exc.headers.get("Retry-After"), delay))
+                    continue
+                except ConnectionFailed:
+                    failures += 1
+                    if failures >= max_failures or not reconnect:
+                        raise
+                    time.sleep(delay)
+                    continue
+                with response:
+                    try:
+                        for item in _parse_sse(response):
+                            if isinstance(item, int):  # a retry: field, in milliseconds
+                                delay = item / 1000.0
+                                continue
+                            failures = 0
+                            got_any = True
+                            if item.id is not None:
+                                last_id = item.id
+                                if only_new:
+                                    only_new = False
+                            yield item
+                            if stop_on_end and item.event == "GameEnded":
+                                end_version = self._final_version(game_id) or item.seq or 0
+                            if end_version is not None and (item.seq or 0) >= end_version:
+                                return
+                    except (socket.timeout, TimeoutError, http.client.HTTPException, OSError):
+                        pass  # broke off: reconnect from the last id, as after a close
+                if not reconnect:
+                    return
+                if not got_any:
+                    # A close with nothing sent: stop if the game is over (nothing more will
+                    # come); count it, so a server that keeps closing at once is not hammered.
+                    if stop_on_end and self._final_version(game_id) is not None:
+                        return
+                    failures += 1
+                    if failures >= max_failures:
+                        raise ConnectionFailed(f"{self.base_url} keeps closing the event stream of game {game_id}")
+                time.sleep(delay)
+        except KeyboardInterrupt:
+            return
+
+    def _final_version(self, game_id: str) -> int | None:
+        """The version of an ended game; None while it goes on (or when that cannot be told)."""
+        try:
+            summary = self.game(game_id)
+        except ClientError:
+            return None
+        return int(summary.get("version") or 0) if summary.get("ended") else None
+
+# --------------------------------------------------------------------------------- helpers --
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """The API never redirects; following one would send the bearer token to wherever it points."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # the 3xx answer becomes an HTTPError, reported like any other refusal
+
+
+def _read_safely(exc: urllib.error.HTTPError) -> bytes:
+    try:
+        return exc.read()
+    except Exception:  # a broken error body still gives a status
+        return b""
+
+
+def _problem(status: int, reason: str, headers: Any, raw: bytes) -> ProblemError:
+    body: dict = {}
+    try:
+        decoded = json.loads(raw.decode("utf-8")) if raw else None
+        if isinstance(decoded, dict):
+            body = decoded
+    except (UnicodeDecodeError, ValueError):
+        pass
+    headers = dict(headers.items()) if headers is not None else {}
+    if "detail" in body or "code" in body:
+        detail = str(body.get("detail") or body.get("title") or reason or f"HTTP {status}")
+        return ProblemError(status, body.get("code"), detail, body.get("rule"), body, headers)
+    # Not a problem document (a proxy's error page, a server from elsewhere): still no traceback.
+    snippet = raw.decode("utf-8", "replace").strip().splitlines()[0][:120] if raw.strip() else ""
+    detail = f"HTTP {status} {reason or ''}".strip() + (f": {snippet}" if snippet else "")
+    return ProblemError(status, f"http_{status}", detail, None, body, headers)
+
+
+def _retry_after(value: Any, default: float) -> float:
+    try:
+        return max(0.0, min(float(value), 60.0))
+    except (TypeError, ValueError):
+        return default
+
+
+def _parse_sse(lines: Any) -> Iterator[StreamEvent | int]:
+    """Server-sent events from an iterable of byte lines (the WHATWG event-stream format).
+
+    Yields a StreamEvent per dispatched event and an int (milliseconds) per ``retry:`` field;
+    comments (heartbeats) are skipped, an event without data is not dispatched."""
+    data: list[str] = []
+    event = ""
+    event_id: str | None = None
+    for raw in lines:
+        line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        line = line.rstrip("\r\n")
+        if line == "":
+            if data:
+                text = "\n".join(data)
+                try:
+                    decoded: Any = json.loads(text)
+                except ValueError:
+                    decoded = text
+                yield StreamEvent(event_id, event or "message", decoded, text)
+            data, event = [], ""
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id":
+            if "\0" not in value:
+                event_id = value
+        elif name == "retry":
+            if value.isdigit():
+                yield int(value)
+
+
+__all__ = ["WarlogClient", "ProblemError", "ConnectionFailed", "ClientError", "StreamEvent", "api_base"]
