@@ -34,6 +34,7 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)
+    app.json.sort_keys = False  # keep the order the code gives (legal-order fields, problems)
     if test_config:
         app.config.from_mapping(test_config)
     service = app.config.get("WARLOG_SERVICE") or Warlog()

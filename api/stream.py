@@ -229,10 +229,14 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
     ends = started + settings.max_life * random.uniform(0.9, 1.0)
     last = after
     try:
+        # An ended game records nothing more (its last reveal is saved with GameEnded): once the
+        # stream has caught up with it, there is nothing left to wait for.
+        ended = warlog.get_game(caller.game_id).is_ended
         yield f"retry: {RETRY_MS}\n\n".encode()
         quiet_since = time.monotonic()
         while True:
             page = warlog.lines(caller.game_id, after=last, limit=PAGE)
+            ended = ended or any(line["type"] == "GameEnded" for line in page)
             if page:
                 last = page[-1]["seq"]  # hidden events too: they are never asked for again
                 shown = lines_for(caller, rules, page)
@@ -242,6 +246,8 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
                 if len(page) == PAGE:
                     if time.monotonic() < ends and not _should_stop():
                         continue  # more backlog: no pause
+            if ended and len(page) < PAGE:
+                return  # caught up with a finished game
             now = time.monotonic()
             if now >= ends or _should_stop() or _client_gone(sock):
                 return

@@ -233,6 +233,8 @@ class Game(Aggregate):
         self._check_seat(seat)
         if seat == SYSTEM:
             raise RuleViolation("seats", "the system seat is played by the server")
+        if self.is_ended:
+            raise RuleViolation(self.rules.end_rule, "the game has ended; no seat can be joined")
         if self.seats[seat]["handle"]:
             raise RuleViolation("seats", f"seat {seat!r} is already taken")
         if not isinstance(handle, str) or not handle.strip() or len(handle) > 80:

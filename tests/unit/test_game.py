@@ -278,3 +278,11 @@ def test_no_client_seed_change_after_the_game_ended():
     game.concede("Blue", seed_for)
     with pytest.raises(RuleViolation, match="FF 5"):
         game.change_client_seed("Red", "late")
+
+
+def test_no_seat_is_joined_after_the_game_ended():
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"]})
+    game.join("Blue", "ann", "", seed_for)
+    game.concede("Blue", seed_for)
+    with pytest.raises(RuleViolation, match="FF 5: the game has ended"):
+        game.join("Red", "bob", "", seed_for)
