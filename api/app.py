@@ -20,12 +20,15 @@ MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 bef
 
 
 def migrate(config: StoreConfig | None = None) -> StoreConfig:
-    """Create every table once: the event store, the seeds, the access tables."""
+    """Create every table once: the event store, the seeds, the access tables, the read models."""
+    from projections.store import ProjectionStore
+
     config = config or config_from_env()
     Warlog.migrate(config)
     service = Warlog(config)
     try:
         AccessStore.for_service(service).create_tables()
+        ProjectionStore.for_service(service).create_tables()
     finally:
         service.close()
     return config

@@ -97,6 +97,42 @@ class UsageError(Exception):
     """A client command cannot run as given (no server, no token, a bad argument): exit 2."""
 
 
+def cmd_projector(args: argparse.Namespace) -> int:
+    """Keep every read model current: catch up, sleep WARLOG_PROJECTOR_POLL_SECONDS, repeat;
+    SIGTERM or SIGINT stops it between batches."""
+    import logging
+    import signal
+
+    from projections.runner import Projections, Projector
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    service = _service()
+    projector = Projector(Projections(service), float(os.environ.get("WARLOG_PROJECTOR_POLL_SECONDS", "0.5") or 0.5))
+    signal.signal(signal.SIGTERM, projector.stop)
+    signal.signal(signal.SIGINT, projector.stop)
+    try:
+        projector.run()
+    finally:
+        service.close()
+    return EXIT_OK
+
+
+def cmd_rebuild_projections(args: argparse.Namespace) -> int:
+    """Drop the read models (of one game with --game) and fold them again from the log."""
+    from projections.runner import ProgressBar, Projections
+
+    service = _service()
+    bar = ProgressBar(sys.stderr, what="events" if args.game else "notifications")
+    try:
+        done = Projections(service).rebuild(args.game, progress=bar)
+    finally:
+        bar.close()
+        service.close()
+    what = f"game {args.game}: {done} events" if args.game else f"{done} notifications"
+    print(f"rebuilt the projections from the log ({what})", file=sys.stderr)
+    return EXIT_OK
+
+
 def config_path() -> str:
     return os.path.expanduser(os.environ.get("WARLOG_CLIENT_CONFIG") or DEFAULT_CONFIG)
 
@@ -886,6 +922,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="verify a stored game's log in place, as an export would be")
     p.add_argument("game_id")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("projector", help="keep the read models current (a Procfile process); SIGTERM stops it")
+    p.set_defaults(func=cmd_projector)
+
+    p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")
+    p.add_argument("--game", metavar="ID", help="rebuild this game only")
+    p.set_defaults(func=cmd_rebuild_projections)
 
     add_client_commands(sub)
     return parser

@@ -12,12 +12,13 @@ from flask import Blueprint, current_app, jsonify, request, url_for
 from api import schemas
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.problems import ApiProblem
-from domain.errors import DamagedLog
-from domain.game import Game
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
-from domain.visibility import filter_lines, view_state
+from domain.visibility import filter_lines
+from projections.folds import human_seats, render_state
+from projections.folds import status as status_of
 from projections.narrate import describe
+from projections.runner import Projections
 
 bp = Blueprint("games", __name__, url_prefix="/api/v1")
 log = logging.getLogger("warlog.api")
@@ -27,6 +28,14 @@ MAX_ORDER_ID = 200
 
 def service() -> Warlog:
     return current_app.extensions["warlog"]
+
+
+def projections() -> Projections:
+    """The read models on the app's service (created on first use, one per app)."""
+    found = current_app.extensions.get("warlog_projections")
+    if found is None or found.service is not service():
+        found = current_app.extensions["warlog_projections"] = Projections(service())
+    return found
 
 
 def load(schema: type) -> dict:
@@ -54,17 +63,17 @@ def result_body(caller: Caller, result: CommandResult) -> dict:
         "replayed": result.replayed, "order_id": result.order_id})
 
 
-def summary(game: Game, public: bool, caller: Caller | None = None) -> dict:
-    state = view_state(game.rules, game.state, caller.viewer if caller else None)
-    status = "ended" if game.is_ended else ("active" if game.started else "waiting")
+def summary(view: dict, public: bool, caller: Caller | None = None) -> dict:
+    """A game's summary from its map view (projections/folds.py), filtered for the caller here."""
+    state = render_state(view, caller.viewer if caller else None)
     return schemas.Summary().dump({
-        "game_id": str(game.id), "ruleset": game.ruleset, "scenario": game.scenario, "public": public,
-        "status": status,
-        "seats": [{"seat": s, "handle": game.seats[s]["handle"] or None, "joined": bool(game.seats[s]["handle"])}
-                  for s in game.human_seats()],
-        "whose_move": game.whose_move(), "turn": state.get("turn"), "phase": state.get("phase"),
-        "vp": state.get("vp", {}), "version": game.version, "chain_head": game.chain_head,
-        "last_activity": game.modified_on.isoformat(), "ended": game.ended})
+        "game_id": view["game_id"], "ruleset": view["ruleset"], "scenario": view["scenario"], "public": public,
+        "status": status_of(view),
+        "seats": [{"seat": s, "handle": view["seats"][s] or None, "joined": bool(view["seats"][s])}
+                  for s in human_seats(view)],
+        "whose_move": view["whose_move"], "turn": state.get("turn"), "phase": state.get("phase"),
+        "vp": state.get("vp", {}), "version": view["version"], "chain_head": view["chain_head"],
+        "last_activity": view["last_activity"], "ended": view["ended"]})
 
 
 def _etag(response, version: int):
@@ -102,35 +111,31 @@ def list_games():
             raise ApiProblem("unauthorized", "this token is not valid", {"WWW-Authenticate": 'Bearer realm="warlog"'})
         caller_game = grant.game_id
         ids.add(grant.game_id)
+    # The games index answers the filters in SQL; a game the projector has not reached yet is
+    # caught up first (read-your-writes), and one whose log is damaged is left out.
+    left_out = projections().ensure_current(sorted(ids))
+    for gid in sorted(left_out):
+        log.error("game %s left out of the list: its stored log is damaged", gid)
+    rows = projections().store.query_index(sorted(ids - left_out), status=filters.get("status"),
+                                           ruleset=filters.get("ruleset"), player=filters.get("player"),
+                                           turn_of=filters.get("turn_of"))
+    views = projections().store.load([r["game_id"] for r in rows], ("map",))
     games = []
-    for gid in sorted(ids):
-        caller = caller_for(gid) if gid == caller_game else None
-        try:
-            game = service().get_game(gid)
-        except DamagedLog:
-            log.error("game %s left out of the list: its stored log is damaged", gid)
+    for row in rows:
+        view = views[row["game_id"]].get("map")
+        if view is None:
             continue
-        item = summary(game, access().is_public(gid) or False, caller)
-        if _matches(item, filters):
-            games.append(item)
+        caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
+        games.append(summary(view, access().is_public(row["game_id"]) or False, caller))
     games.sort(key=lambda g: g["last_activity"], reverse=True)
     return jsonify(schemas.GameList().dump({"games": games}))
-
-
-def _matches(item: dict, filters: dict) -> bool:
-    handles = {s["handle"] for s in item["seats"] if s["handle"]}
-    movers = {s["handle"] for s in item["seats"] if s["seat"] in item["whose_move"]}
-    return (filters.get("status") in (None, item["status"])
-            and filters.get("ruleset") in (None, item["ruleset"])
-            and (filters.get("player") is None or filters["player"] in handles)
-            and (filters.get("turn_of") is None or filters["turn_of"] in movers))
 
 
 @bp.get("/games/<game_id>")
 def get_game(game_id: str):
     caller = caller_for(game_id)
-    game = service().get_game(caller.game_id)
-    return _etag(jsonify(summary(game, bool(access().is_public(caller.game_id)), caller)), game.version)
+    view = projections().current(caller.game_id, ("map",))["map"]
+    return _etag(jsonify(summary(view, bool(access().is_public(caller.game_id)), caller)), view["version"])
 
 
 # ---------------------------------------------------------------------------------- seats ----

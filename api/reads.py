@@ -25,14 +25,13 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.auth import UMPIRE, caller_for
-from api.games import lines_for, service
+from api.games import lines_for, projections, service
 from api.problems import ApiProblem
 from api.schemas import Line
-from domain import dice
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
 from domain.visibility import filter_lines, view_state
-from projections.narrate import describe
+from projections import folds
 
 bp = Blueprint("reads", __name__, url_prefix="/api/v1")
 
@@ -113,7 +112,7 @@ def order_ids(lines: list[dict]) -> list[str | None]:
 
 
 def history(lines: list[dict]) -> list[dict]:
-    """Lines grouped by turn, phase and operation.
+    """Lines grouped by turn, phase and operation (projections/folds.py: ``history_apply``).
 
     An operation is what one command recorded: an order (OrderAccepted and its outcome), a
     command without an order id (a join, a take-back, a concession, … with the events it
@@ -121,104 +120,30 @@ def history(lines: list[dict]) -> list[dict]:
     phase in force at its first line, so an order that ends a turn stays in one piece. Turns and
     phases are listed in the order they first appear; after a take-back of an advance, later
     operations of the earlier turn join that turn's entry."""
-    turns: dict[Any, dict[Any, list[dict]]] = {}
-    op: dict | None = None
-    for line, (turn, phase), order_id in zip(lines, positions(lines), order_ids(lines)):
-        kind, d = line["type"], _data(line)
-        if op is None or kind == "OrderAccepted" or kind in COMMAND_TYPES:
-            op = {"order_id": order_id, "seat": d.get("seat") if kind != "GameCreated" else None,
-                  "first_seq": line["seq"], "lines": []}
-            turns.setdefault(turn, {}).setdefault(phase, []).append(op)
-        op["lines"].append({"seq": line["seq"], "type": kind, "text": describe(line)})
-    return [{"turn": turn, "phases": [{"phase": phase, "operations": ops} for phase, ops in phases.items()]}
-            for turn, phases in turns.items()]
+    return folds.render_history(folds.fold("history", lines))
 
 
 def initial_totals(lines: list[dict]) -> dict:
-    for line in lines:
-        if line["type"] == "GameCreated":
-            setup = _data(line).get("setup")
-            vp = setup.get("vp") if isinstance(setup, dict) else None
-            return dict(vp) if isinstance(vp, dict) else {}
-    return {}
+    return dict(folds.fold("vp", lines)["initial"] or {})
 
 
 def vp_track(lines: list[dict]) -> tuple[dict, list[dict]]:
     """(totals, track): every VPScored in order with the turn and phase it happened in;
-    ``superseded`` for those of a taken-back order, which do not count in the totals."""
-    gone, _ = superseded(lines)
-    totals = initial_totals(lines)
-    track = []
-    for line, (turn, phase) in zip(lines, positions(lines)):
-        if line["type"] != "VPScored":
-            continue
-        d = _data(line)
-        entry = {"seq": line["seq"], "turn": turn, "phase": phase, "side": d.get("side"),
-                 "delta": d.get("delta"), "total": d.get("total"), "reason": d.get("reason"),
-                 "rule": d.get("rule"), "superseded": line["seq"] in gone}
-        track.append(entry)
-        if not entry["superseded"] and isinstance(entry["side"], str):
-            totals[entry["side"]] = entry["total"]
-    return totals, track
-
-
-def _roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str) -> str:
-    if epoch is None or epoch["seed"] is None or redacted:
-        # No reveal yet (or this viewer is not shown the dice): nothing to check against.
-        return "unrevealed"
-    if epoch["status"] == "failed":
-        return "failed"
-    try:
-        seed = bytes.fromhex(epoch["seed"])
-        for die in roll["dice"]:
-            if dice.face(seed, game_id, epoch["epoch"], epoch["client_entropy"] or "",
-                         die["nonce"], die["sides"]) != die["value"]:
-                return "failed"
-    except (KeyError, TypeError, ValueError):
-        return "failed"  # a die that cannot be recomputed does not verify
-    return "verified"
+    ``superseded`` for those of a taken-back order, which do not count in the totals
+    (projections/folds.py: ``vp_apply``)."""
+    return folds.render_vp(folds.fold("vp", lines))
 
 
 def dice_audit(lines: list[dict]) -> tuple[list[dict], list[dict]]:
     """(rolls, epochs): every DiceRolled with its turn, phase, superseded mark and status, and
-    every epoch with its commitment and, once revealed, its seed.
+    every epoch with its commitment and, once revealed, its seed (projections/folds.py:
+    ``dice_apply``).
 
     Seeds come only from DiceEpochRevealed lines. Epoch status: "open", "revealed" (the seed
     matches the commitment) or "failed" (it does not). Roll status: "verified" (its epoch is
     revealed and every die equals the face derived from the seed, docs/dice.md section 2),
     "failed" (revealed, and a die or the commitment does not match) or "unrevealed"."""
-    _, gone_rolls = superseded(lines)
-    epochs: list[dict] = []
-    open_by_number: dict[Any, dict] = {}
-    rolls: list[tuple[dict, dict | None, bool, str]] = []
-    for line, (turn, phase) in zip(lines, positions(lines)):
-        kind, d = line["type"], _data(line)
-        if kind == "DiceEpochOpened":
-            epoch = {"epoch": d.get("epoch"), "opened_seq": line["seq"], "commitment": d.get("commitment"),
-                     "client_entropy": d.get("client_entropy"), "revealed_seq": None, "seed": None,
-                     "status": "open"}
-            epochs.append(epoch)
-            open_by_number[epoch["epoch"]] = epoch
-        elif kind == "DiceRolled":
-            roll = {"seq": line["seq"], "epoch": d.get("epoch"), "turn": turn, "phase": phase,
-                    "seat": d.get("seat"), "purpose": d.get("purpose"), "rule": d.get("rule"),
-                    "units": d.get("units"), "dice": d.get("dice"), "target": d.get("target"),
-                    "outcome": d.get("outcome"), "replaces": d.get("replaces"),
-                    "superseded": line["seq"] in gone_rolls, "status": "unrevealed", "text": describe(line)}
-            rolls.append((roll, open_by_number.get(roll["epoch"]), bool(line.get("redacted")), line["game_id"]))
-        elif kind == "DiceEpochRevealed":
-            epoch = open_by_number.get(d.get("epoch"))
-            if epoch is None or epoch["seed"] is not None:
-                continue
-            epoch["revealed_seq"], epoch["seed"] = line["seq"], d.get("seed")
-            try:
-                matches = dice.commitment(bytes.fromhex(epoch["seed"])) == epoch["commitment"]
-            except (TypeError, ValueError):
-                matches = False
-            epoch["status"] = "revealed" if matches else "failed"
-    for roll, epoch, redacted, game_id in rolls:
-        roll["status"] = _roll_status(roll, epoch, redacted, game_id)
-    return [r[0] for r in rolls], epochs
+    return folds.render_dice(folds.fold("dice", lines))
 
 
 def take_backs(lines: list[dict]) -> list[dict]:
@@ -453,11 +378,11 @@ def state(game_id: str):
     the state just before the first order."""
     caller = caller_for(game_id)
     params = query(StateQuery)
-    current = service().get_game(caller.game_id)
-    seq = current.version
+    view = projections().current(caller.game_id, ("map",))["map"]
+    seq = view["version"]
     if "at" in params:
-        if params["at"] > current.version:
-            raise ValidationError({"at": [f"seq {params['at']} is past the last event ({current.version})"]})
+        if params["at"] > view["version"]:
+            raise ValidationError({"at": [f"seq {params['at']} is past the last event ({view['version']})"]})
         seq = params["at"]
     elif "turn" in params:
         rules, lines, _ = _visible(caller.game_id, caller.viewer)
@@ -466,19 +391,35 @@ def state(game_id: str):
             what = f"turn {params['turn']}" + (f", phase {params['phase']!r}" if "phase" in params else "")
             raise ApiProblem("not_found", f"{what} has not been reached in this game")
         seq = found
-    game = current if seq == current.version else service().get_game(caller.game_id, version=seq)
-    shown = view_state(game.rules, game.state, caller.viewer)
-    body = {"game_id": caller.game_id, "version": game.version, "turn": shown.get("turn"),
-            "phase": shown.get("phase"), "whose_move": game.whose_move(), "ended": game.ended, "state": shown}
-    return _etag(jsonify(StateBody().dump(body)), current.version)
+    if seq == view["version"]:
+        # Now: the map view, caught up to the game's current version (read-your-writes).
+        shown = folds.render_state(view, caller.viewer)
+        body = {"game_id": caller.game_id, "version": view["version"], "turn": shown.get("turn"),
+                "phase": shown.get("phase"), "whose_move": view["whose_move"], "ended": view["ended"],
+                "state": shown}
+    else:
+        # Time travel: the aggregate at that version, from its nearest snapshot (every
+        # WARLOG_SNAPSHOT_INTERVAL events) plus the events after it; see docs/projections.md.
+        game = service().get_game(caller.game_id, version=seq)
+        shown = view_state(game.rules, game.state, caller.viewer)
+        body = {"game_id": caller.game_id, "version": game.version, "turn": shown.get("turn"),
+                "phase": shown.get("phase"), "whose_move": game.whose_move(), "ended": game.ended, "state": shown}
+    return _etag(jsonify(StateBody().dump(body)), view["version"])
+
+
+def _views(game_id: str, name: str) -> tuple[Ruleset, dict, int]:
+    """The ruleset, the unfiltered view ``name`` of a game caught up to its current version
+    (read-your-writes), and that version. Filtering for the caller happens in ``folds.render_*``."""
+    views = projections().current(game_id, ("map", name))
+    return find_ruleset(views["map"]["ruleset"]), views[name], views[name]["version"]
 
 
 @bp.get("/games/<game_id>/vp")
 def vp(game_id: str):
     caller = caller_for(game_id)
     query(NoQuery)
-    _, lines, version = _visible(caller.game_id, caller.viewer)
-    totals, track = vp_track(lines)
+    rules, view, version = _views(caller.game_id, "vp")
+    totals, track = folds.render_vp(view, rules, caller.viewer, caller.game_id)
     return _etag(jsonify(VPBody().dump({"game_id": caller.game_id, "totals": totals, "track": track})), version)
 
 
@@ -486,8 +427,9 @@ def vp(game_id: str):
 def get_history(game_id: str):
     caller = caller_for(game_id)
     query(NoQuery)
-    _, lines, version = _visible(caller.game_id, caller.viewer)
-    return _etag(jsonify(HistoryBody().dump({"game_id": caller.game_id, "turns": history(lines)})), version)
+    rules, view, version = _views(caller.game_id, "history")
+    turns = folds.render_history(view, rules, caller.viewer, caller.game_id)
+    return _etag(jsonify(HistoryBody().dump({"game_id": caller.game_id, "turns": turns})), version)
 
 
 @bp.get("/games/<game_id>/dice")
@@ -496,8 +438,8 @@ def get_dice(game_id: str):
     filter the rolls, never the epochs."""
     caller = caller_for(game_id)
     params = query(DiceQuery)
-    _, lines, version = _visible(caller.game_id, caller.viewer)
-    rolls, epochs = dice_audit(lines)
+    rules, view, version = _views(caller.game_id, "dice")
+    rolls, epochs = folds.render_dice(view, rules, caller.viewer, caller.game_id)
     purpose = params.get("purpose", "").casefold()
     rolls = [r for r in rolls
              if params.get("seat") in (None, r["seat"]) and params.get("turn") in (None, r["turn"])

@@ -1,0 +1,389 @@
+"""The read models as pure folds over export lines: ``apply(view, line) -> view``.
+
+Every view is a JSON object, kept UNFILTERED (as an umpire sees the game); what a seat or a
+spectator may see is decided when the view is read, by ``domain.visibility`` (``render_*``
+below), never when it is folded. So every stored item keeps its source line's ``type`` and
+``data``: a reader filters those with ``filter_lines`` and derives the text with
+``narrate.describe`` afterwards.
+
+A fold never mutates the view it is given: it returns a new top-level dict and copies any list
+or dict it changes (items it does not touch are shared). ``view["version"]`` is the seq of the
+last line folded; ``apply`` of a line at or below it returns the view unchanged, which is what
+makes a catch-up idempotent (a line is never applied twice).
+
+The same folds serve the projector (live, in batches), ``warlog rebuild-projections`` and the
+list functions of ``api/reads.py`` (``history``, ``vp_track``, ``dice_audit``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable, Iterable
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from domain import dice
+from domain.events import EVENT_TYPES
+from domain.game import Game
+from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
+from domain.visibility import filter_lines, view_state
+from projections.narrate import describe
+
+# Events that end an order's run (as in domain/game.py): they and what follows belong to no order.
+COMMAND_TYPES = frozenset({"SeatJoined", "ClientSeedChanged", "TakeBackRequested", "TakeBackAccepted",
+                           "TakeBackDeclined", "Conceded"})
+ENTERS = frozenset({"TurnAdvanced", "PhaseAdvanced"})
+
+
+def data_of(line: dict) -> dict:
+    data = line.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def source(line: dict) -> dict:
+    """What an item keeps of its line, so a reader can filter it for a viewer."""
+    return {"type": line["type"], "data": line.get("data")}
+
+
+# ============================================================================= positions ====
+def empty_position() -> dict:
+    return {"turn": None, "phase": None, "last_order": None}
+
+
+def step_position(pos: dict, line: dict) -> tuple[tuple[Any, Any], dict]:
+    """The (turn, phase) in force when ``line`` happened, and the position after it.
+
+    GameCreated is in the turn and phase of its set-up; TurnAdvanced/PhaseAdvanced enter theirs
+    for the lines after them; TakeBackAccepted goes back to the position in force when the
+    taken-back order was accepted (the last OrderAccepted, the only order a take-back can name),
+    or, when it names another line, to its restored state's."""
+    kind, d = line["type"], data_of(line)
+    turn, phase, last_order = pos["turn"], pos["phase"], pos["last_order"]
+    if kind == "GameCreated":
+        setup = d.get("setup") if isinstance(d.get("setup"), dict) else {}
+        turn, phase = setup.get("turn"), setup.get("phase")
+    before = (turn, phase)
+    if kind == "OrderAccepted":
+        last_order = [line["seq"], turn, phase]
+    if kind in ENTERS:
+        turn, phase = d.get("turn", turn), d.get("phase", phase)
+    elif kind == "TakeBackAccepted":
+        restored = d.get("restored") if isinstance(d.get("restored"), dict) else {}
+        if last_order is not None and last_order[0] == d.get("superseded_from"):
+            turn, phase = last_order[1], last_order[2]
+        else:
+            turn, phase = restored.get("turn", turn), restored.get("phase", phase)
+    return before, {"turn": turn, "phase": phase, "last_order": last_order}
+
+
+def _superseded_range(d: dict) -> list[int] | None:
+    first, last = d.get("superseded_from"), d.get("superseded_to")
+    if isinstance(first, int) and isinstance(last, int):
+        return [first, last]
+    return None
+
+
+def _in_ranges(seq: int, ranges: list[list[int]]) -> bool:
+    return any(a <= seq <= b for a, b in ranges)
+
+
+# =============================================================================== history ====
+def history_empty() -> dict:
+    return {"version": 0, "pos": empty_position(), "order_id": None, "op": None, "ops": {}, "items": []}
+
+
+def history_apply(view: dict, line: dict) -> dict:
+    """One item per line: its seq, the operation it belongs to (``op``: the first seq of the
+    operation), and its source. An operation is what one command recorded (an order and its
+    outcome, a join, a take-back, …, or the game's creation), filed under the turn and phase in
+    force at its first line, with the order id and the seat that gave it."""
+    if line["seq"] <= view["version"]:
+        return view
+    kind, d = line["type"], data_of(line)
+    before, pos = step_position(view["pos"], line)
+    order_id = view["order_id"]
+    if kind == "OrderAccepted":
+        order_id = d.get("order_id")
+    elif kind in COMMAND_TYPES:
+        order_id = None
+    op, ops = view["op"], view["ops"]
+    if op is None or kind == "OrderAccepted" or kind in COMMAND_TYPES:
+        op = line["seq"]
+        ops = {**ops, str(op): {"order_id": order_id, "seat": d.get("seat") if kind != "GameCreated" else None,
+                                "turn": before[0], "phase": before[1]}}
+    item = {"seq": line["seq"], "op": op, **source(line)}
+    return {"version": line["seq"], "pos": pos, "order_id": order_id, "op": op, "ops": ops,
+            "items": [*view["items"], item]}
+
+
+# ================================================================================ VP track ====
+def vp_empty() -> dict:
+    return {"version": 0, "pos": empty_position(), "initial": None, "gone": [], "track": []}
+
+
+def _vp_fields(seq: int, d: dict) -> dict:
+    return {"side": d.get("side"), "delta": d.get("delta"), "total": d.get("total"),
+            "reason": d.get("reason"), "rule": d.get("rule")}
+
+
+def vp_apply(view: dict, line: dict) -> dict:
+    """Every VPScored with the turn and phase it happened in; those inside a taken-back order
+    are marked ``superseded`` (and do not count in the totals)."""
+    if line["seq"] <= view["version"]:
+        return view
+    kind, d = line["type"], data_of(line)
+    before, pos = step_position(view["pos"], line)
+    new = {**view, "version": line["seq"], "pos": pos}
+    if kind == "GameCreated" and view["initial"] is None:
+        setup = d.get("setup")
+        vp = setup.get("vp") if isinstance(setup, dict) else None
+        new["initial"] = dict(vp) if isinstance(vp, dict) else {}
+    elif kind == "VPScored":
+        entry = {"seq": line["seq"], "turn": before[0], "phase": before[1], **_vp_fields(line["seq"], d),
+                 "superseded": _in_ranges(line["seq"], view["gone"]), **source(line)}
+        new["track"] = [*view["track"], entry]
+    elif kind == "TakeBackAccepted":
+        span = _superseded_range(d)
+        if span is not None:
+            new["gone"] = [*view["gone"], span]
+            new["track"] = [e if e["superseded"] or not span[0] <= e["seq"] <= span[1] else {**e, "superseded": True}
+                            for e in view["track"]]
+    return new
+
+
+def vp_totals(initial: dict | None, track: Iterable[dict]) -> dict:
+    totals = dict(initial or {})
+    for entry in track:
+        if not entry["superseded"] and isinstance(entry["side"], str):
+            totals[entry["side"]] = entry["total"]
+    return totals
+
+
+# ============================================================================= dice audit ====
+def dice_empty() -> dict:
+    return {"version": 0, "game_id": None, "pos": empty_position(), "gone_rolls": [], "epochs": [],
+            "open": {}, "rolls": []}
+
+
+def _roll_fields(d: dict) -> dict:
+    return {"epoch": d.get("epoch"), "seat": d.get("seat"), "purpose": d.get("purpose"), "rule": d.get("rule"),
+            "units": d.get("units"), "dice": d.get("dice"), "target": d.get("target"),
+            "outcome": d.get("outcome"), "replaces": d.get("replaces")}
+
+
+def roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str | None) -> str:
+    """"verified" (its epoch is revealed and every die equals the face derived from the seed,
+    docs/dice.md section 2), "failed" (revealed, and a die or the commitment does not match) or
+    "unrevealed" (no reveal yet, or this viewer is not shown the dice)."""
+    if epoch is None or epoch["seed"] is None or redacted:
+        return "unrevealed"
+    if epoch["status"] == "failed":
+        return "failed"
+    try:
+        seed = bytes.fromhex(epoch["seed"])
+        for die in roll["dice"]:
+            if dice.face(seed, game_id, epoch["epoch"], epoch["client_entropy"] or "",
+                         die["nonce"], die["sides"]) != die["value"]:
+                return "failed"
+    except (KeyError, TypeError, ValueError):
+        return "failed"  # a die that cannot be recomputed does not verify
+    return "verified"
+
+
+def dice_apply(view: dict, line: dict) -> dict:
+    """Every DiceRolled (turn, phase, superseded mark, status) and every epoch (commitment and,
+    once revealed, its seed). Seeds come only from DiceEpochRevealed lines; a reveal settles the
+    status of every roll of its epoch."""
+    if line["seq"] <= view["version"]:
+        return view
+    kind, d = line["type"], data_of(line)
+    before, pos = step_position(view["pos"], line)
+    new = {**view, "version": line["seq"], "pos": pos, "game_id": view["game_id"] or line.get("game_id")}
+    if kind == "DiceEpochOpened":
+        epoch = {"epoch": d.get("epoch"), "opened_seq": line["seq"], "commitment": d.get("commitment"),
+                 "client_entropy": d.get("client_entropy"), "revealed_seq": None, "seed": None, "status": "open"}
+        new["epochs"] = [*view["epochs"], epoch]
+        new["open"] = {**view["open"], _key(epoch["epoch"]): len(view["epochs"])}
+    elif kind == "DiceRolled":
+        fields = _roll_fields(d)
+        at = view["open"].get(_key(fields["epoch"]))
+        roll = {"seq": line["seq"], "epoch": fields["epoch"], "turn": before[0], "phase": before[1], **fields,
+                "superseded": line["seq"] in view["gone_rolls"], "status": "unrevealed",
+                "epoch_at": at, "redacted": bool(line.get("redacted")), **source(line)}
+        roll["status"] = roll_status(roll, view["epochs"][at] if at is not None else None,
+                                     roll["redacted"], new["game_id"])
+        new["rolls"] = [*view["rolls"], roll]
+    elif kind == "DiceEpochRevealed":
+        at = view["open"].get(_key(d.get("epoch")))
+        if at is not None and view["epochs"][at]["seed"] is None:
+            epoch = {**view["epochs"][at], "revealed_seq": line["seq"], "seed": d.get("seed")}
+            try:
+                matches = dice.commitment(bytes.fromhex(epoch["seed"])) == epoch["commitment"]
+            except (TypeError, ValueError):
+                matches = False
+            epoch["status"] = "revealed" if matches else "failed"
+            new["epochs"] = [*view["epochs"][:at], epoch, *view["epochs"][at + 1:]]
+            new["rolls"] = [r if r["epoch_at"] != at else {**r, "status": roll_status(r, epoch, r["redacted"], new["game_id"])}
+                            for r in view["rolls"]]
+    elif kind == "TakeBackAccepted":
+        gone = [s for s in d.get("superseded_rolls") or [] if isinstance(s, int)]
+        if gone:
+            new["gone_rolls"] = sorted(set(view["gone_rolls"]) | set(gone))
+            new["rolls"] = [r if r["superseded"] or r["seq"] not in gone else {**r, "superseded": True}
+                            for r in view["rolls"]]
+    return new
+
+
+def _key(epoch: Any) -> str:
+    """Epoch numbers as JSON object keys (they are ints in every real log)."""
+    return str(epoch)
+
+
+# ================================================================================ map state ====
+_GAME_TOPIC = get_topic(Game)
+
+
+def map_empty() -> dict:
+    return {"version": 0, "game_id": None, "ruleset": None, "scenario": None, "state": None, "seats": {},
+            "take_back": None, "ended": None, "whose_move": [], "chain_head": None, "last_activity": None}
+
+
+def to_event(line: dict) -> Any:
+    """The domain event of an export line, so that ``ruleset.evolve`` folds it as the aggregate
+    does (rulesets may look at the event's class)."""
+    cls = EVENT_TYPES[line["type"]]
+    kwargs = dict(line["data"], originator_id=UUID(line["game_id"]), originator_version=line["seq"],
+                  timestamp=datetime.fromisoformat(line["timestamp"]),
+                  prev_hash=line["prev_hash"], hash=line["hash"])
+    if line["type"] == "GameCreated":
+        kwargs["originator_topic"] = _GAME_TOPIC
+    return cls(**kwargs)
+
+
+def map_apply(view: dict, line: dict) -> dict:
+    """The ruleset's state (``ruleset.evolve``, exactly the aggregate's fold) plus what the
+    aggregate keeps beside it: seats and handles, a waiting take-back, the ending, whose move
+    it is, the chain head and the time of the last event."""
+    if line["seq"] <= view["version"]:
+        return view
+    kind, d = line["type"], data_of(line)
+    new = {**view, "version": line["seq"], "chain_head": line["hash"], "last_activity": line["timestamp"]}
+    if kind == "GameCreated":
+        new.update(game_id=line["game_id"], ruleset=d["ruleset"], scenario=d["scenario"],
+                   seats={s: (SYSTEM if s == SYSTEM else "") for s in d["seats"]})
+    elif kind == "SeatJoined":
+        new["seats"] = {**view["seats"], d["seat"]: d["handle"]}
+    elif kind == "TakeBackRequested":
+        new["take_back"] = {"seat": d["seat"], "order_id": d["order_id"]}
+    elif kind in ("TakeBackAccepted", "TakeBackDeclined"):
+        new["take_back"] = None
+    elif kind == "GameEnded":
+        new["ended"] = {"winner": d["winner"], "level": d["level"], "reason": d["reason"], "rule": d["rule"]}
+    rules = find_ruleset(new["ruleset"])
+    new["state"] = rules.evolve(view["state"], to_event(line))
+    new["whose_move"] = whose_move(new)
+    return new
+
+
+def human_seats(view: dict) -> list[str]:
+    return find_ruleset(view["ruleset"]).human_seats(list(view["seats"]))
+
+
+def status(view: dict) -> str:
+    if view["ended"] is not None:
+        return "ended"
+    return "active" if all(view["seats"][s] for s in human_seats(view)) else "waiting"
+
+
+def whose_move(view: dict) -> list[str]:
+    """As Game.whose_move: nobody before every seat has joined or after the end; during a
+    take-back request, the seats that may answer it; else the ruleset's actors."""
+    if status(view) != "active":
+        return []
+    if view["take_back"] is not None:
+        return [s for s in human_seats(view) if s != view["take_back"]["seat"]]
+    return find_ruleset(view["ruleset"]).actors(view["state"])
+
+
+def index_row(view: dict) -> dict:
+    """The games index: the columns the game list filters and sorts on, from the map view."""
+    return {"game_id": view["game_id"], "ruleset": view["ruleset"], "scenario": view["scenario"],
+            "status": status(view), "version": view["version"], "chain_head": view["chain_head"],
+            "last_activity": view["last_activity"], "ended": view["ended"],
+            "seats": [{"seat": s, "handle": view["seats"][s] or None, "to_move": s in view["whose_move"]}
+                      for s in human_seats(view)]}
+
+
+# ================================================================================ registry ====
+FOLDS: dict[str, tuple[Callable[[], dict], Callable[[dict, dict], dict]]] = {
+    "map": (map_empty, map_apply),
+    "vp": (vp_empty, vp_apply),
+    "history": (history_empty, history_apply),
+    "dice": (dice_empty, dice_apply),
+}
+
+
+def fold(name: str, lines: Iterable[dict], view: dict | None = None) -> dict:
+    empty, apply = FOLDS[name]
+    view = view if view is not None else empty()
+    for line in lines:
+        view = apply(view, line)
+    return view
+
+
+# ============================================================ reading, filtered per viewer ====
+def _visible(rules: Any, game_id: str, items: list[dict], viewer: str | None) -> list[tuple[dict, dict]]:
+    """(item, its source line as ``viewer`` may see it): ``filter_lines`` of domain/visibility,
+    the one place hidden information is filtered; an item whose line is hidden is left out."""
+    lines = [{"game_id": game_id, "seq": it["seq"], "type": it["type"], "data": it["data"]} for it in items]
+    shown = {line["seq"]: line for line in (lines if rules is None else filter_lines(rules, lines, viewer))}
+    return [(it, shown[it["seq"]]) for it in items if it["seq"] in shown]
+
+
+def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> list[dict]:
+    """Turns → phases → operations → lines, each line's text described after filtering. Turns
+    and phases are listed in the order they first appear."""
+    turns: dict[Any, dict[Any, list[dict]]] = {}
+    built: dict[int, dict] = {}
+    for item, line in _visible(rules, game_id, view["items"], viewer):
+        op = built.get(item["op"])
+        if op is None:
+            meta = view["ops"][str(item["op"])]
+            op = built[item["op"]] = {"order_id": meta["order_id"], "seat": meta["seat"], "first_seq": item["op"],
+                                      "lines": []}
+            turns.setdefault(meta["turn"], {}).setdefault(meta["phase"], []).append(op)
+        op["lines"].append({"seq": item["seq"], "type": item["type"], "text": describe(line)})
+    return [{"turn": turn, "phases": [{"phase": phase, "operations": ops} for phase, ops in phases.items()]}
+            for turn, phases in turns.items()]
+
+
+_VP_KEYS = ("seq", "turn", "phase", "side", "delta", "total", "reason", "rule", "superseded")
+_ROLL_KEYS = ("seq", "epoch", "turn", "phase", "seat", "purpose", "rule", "units", "dice", "target", "outcome",
+              "replaces", "superseded", "status")
+
+
+def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[dict, list[dict]]:
+    track = []
+    for item, line in _visible(rules, game_id, view["track"], viewer):
+        entry = {k: item[k] for k in _VP_KEYS}
+        if line.get("redacted"):
+            entry.update(_vp_fields(item["seq"], data_of(line)))
+        track.append(entry)
+    return vp_totals(view["initial"], track), track
+
+
+def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[list[dict], list[dict]]:
+    rolls = []
+    for item, line in _visible(rules, game_id, view["rolls"], viewer):
+        roll = {k: item[k] for k in _ROLL_KEYS}
+        if line.get("redacted"):
+            roll.update(_roll_fields(data_of(line)), status="unrevealed")
+        roll["text"] = describe(line)
+        rolls.append(roll)
+    epochs = [{k: v for k, v in e.items()} for e in view["epochs"]]
+    return rolls, epochs
+
+
+def render_state(view: dict, viewer: str | None) -> dict:
+    return view_state(find_ruleset(view["ruleset"]), view["state"], viewer)
