@@ -101,10 +101,12 @@ class DiceEpochOpened(GameEvent):
 
 
 class DiceRolled(GameEvent):
-    """One roll: ``dice`` is ``[{nonce, sides, value}, …]``; ``seat`` is who rolled (or "system")."""
+    """One roll: ``dice`` is ``[{nonce, sides, value}, …]``; ``seat`` is who rolled (or "system");
+    ``notation`` says how the dice are read ("2d6", or "d66": two ordered d6, tens and units)."""
 
     epoch: int
     dice: list
+    notation: str
     seat: str
     purpose: str
     rule: str | None

@@ -65,9 +65,10 @@ class Roll:
     once the ruleset has compared them. Becomes one DiceRolled event."""
 
     def __init__(self, epoch: int, faces: list[dict], seat: str, purpose: str, rule: str | None,
-                 units: list, replaces: int | None):
+                 units: list, replaces: int | None, notation: str):
         self.epoch = epoch
         self.dice = faces
+        self.notation = notation
         self.seat = seat
         self.purpose = purpose
         self.rule = rule
@@ -93,6 +94,7 @@ class Roll:
         return {
             "epoch": self.epoch,
             "dice": self.dice,
+            "notation": self.notation,
             "seat": self.seat,
             "purpose": self.purpose,
             "rule": self.rule,
@@ -129,14 +131,15 @@ class Roller:
         return self._seed
 
     def roll(self, count: int, sides: int, *, seat: str, purpose: str, rule: str | None = None,
-             units: list | tuple = (), replaces: int | None = None) -> Roll:
+             units: list | tuple = (), replaces: int | None = None, notation: str | None = None) -> Roll:
         seed = self._current_seed()
         faces = []
         for _ in range(count):
             value = dice.face(seed, self._game_id, self.epoch, self.entropy, self.nonce, sides)
             faces.append({"nonce": self.nonce, "sides": sides, "value": value})
             self.nonce += 1
-        made = Roll(self.epoch, faces, seat, purpose, rule, list(units), replaces)
+        made = Roll(self.epoch, faces, seat, purpose, rule, list(units), replaces,
+                    notation or f"{count}d{sides}")
         self.rolls.append(made)
         return made
 

@@ -11,7 +11,7 @@ from typing import Callable
 def _dice(d: dict) -> str:
     faces = ", ".join(str(x["value"]) for x in d["dice"])
     sides = {x["sides"] for x in d["dice"]}
-    kind = f"{len(d['dice'])}d{sides.pop()}" if len(sides) == 1 else "dice"
+    kind = d.get("notation") or (f"{len(d['dice'])}d{sides.pop()}" if len(sides) == 1 else "dice")
     text = f"{d['seat']} rolled {kind} for {d['purpose'] or 'no stated purpose'}"
     if d.get("units"):
         text += f" ({', '.join(d['units'])})"

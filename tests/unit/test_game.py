@@ -286,3 +286,14 @@ def test_no_seat_is_joined_after_the_game_ended():
     game.concede("Blue", seed_for)
     with pytest.raises(RuleViolation, match="FF 5: the game has ended"):
         game.join("Red", "bob", "", seed_for)
+
+
+def test_FF_3_a_d66_roll_records_its_notation():
+    from projections.narrate import describe
+
+    game = started()
+    game.submit("Blue", "o1", {"kind": "roll", "dice": "d66", "purpose": "weather"}, seed_for)
+    game.submit("Blue", "o2", {"kind": "roll", "dice": "2d6", "purpose": "fire"}, seed_for)
+    d66, two_d6 = (e for e in game.pending_events if isinstance(e, ev.DiceRolled))
+    assert (d66.notation, two_d6.notation) == ("d66", "2d6")
+    assert describe(to_line(d66)).startswith("Blue rolled d66 for weather: ")

@@ -149,7 +149,7 @@ class Freeform(Ruleset):
                                             f"{last['seq'] if last else 'none yet'}), not seq {replaces}")
         target = self._target(order.get("target"))
         made = dice.roll(expr.count, expr.sides, seat=seat, purpose=purpose, rule=rule,
-                         units=units, replaces=replaces)
+                         units=units, replaces=replaces, notation=str(expr))
         if target is not None:
             result = self._read(expr, made.values) + sum(m["value"] for m in target["modifiers"])
             met = COMPARE[target["compare"]](result, target["value"])
