@@ -1,0 +1,3 @@
+"""The API fixtures (a Flask client on each store) for the read-your-writes tests."""
+
+from tests.api.conftest import api_service, client  # noqa: F401

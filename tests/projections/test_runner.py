@@ -1,0 +1,197 @@
+"""The projection runner on real SQLite and PostgreSQL: batches, crashes, rebuilds, read-your-writes,
+time travel, and the projector process."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from projections import folds
+from projections.runner import NAMES, Projections
+from tests.conftest import new_freeform_game
+
+ROLL = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": ">=", "value": 7}}
+
+
+def play(app, game_id, orders=12, seed=1):
+    rnd = random.Random(seed)
+    for i in range(orders):
+        seat = rnd.choice(["Blue", "Red"])
+        order = rnd.choice([ROLL, {"kind": "vp", "side": seat, "delta": rnd.choice([-1, 2]), "reason": "r"},
+                            {"kind": "advance"}, {"kind": "note", "text": f"n{i}", "private": rnd.random() < .5}])
+        app.submit_order(game_id, seat, f"{seed}-{i}", order)
+
+
+def snapshot(projections, game_ids):
+    """Every stored view and index row of these games."""
+    views = projections.store.load(game_ids, NAMES)
+    index = {r["game_id"]: r for r in projections.store.query_index(game_ids)}
+    return views, index
+
+
+def rebuilt(app, game_ids):
+    fresh = Projections(app)
+    fresh.rebuild()
+    return snapshot(fresh, game_ids)
+
+
+def test_incremental_catch_up_in_batches_equals_a_full_rebuild(app):
+    games = [new_freeform_game(app) for _ in range(3)]
+    projections = Projections(app)
+    for n, gid in enumerate(games):
+        play(app, gid, seed=n)
+        projections.catch_up(limit=7)  # batches that cut through orders and games
+    play(app, games[0], orders=5, seed=9)
+    projections.catch_up(limit=3)
+    assert projections.position() == projections.head()
+    incremental = snapshot(projections, games)
+    assert incremental == rebuilt(app, games)
+    for gid in games:  # and the stored views are what the folds give from the log
+        lines = app.lines(gid)
+        for name in NAMES:
+            assert incremental[0][gid][name] == folds.fold(name, lines)
+        assert incremental[0][gid]["map"]["state"] == app.get_game(gid).state
+
+
+def test_a_crash_mid_batch_resumes_without_skipping_or_applying_twice(app, monkeypatch):
+    games = [new_freeform_game(app) for _ in range(2)]
+    for n, gid in enumerate(games):
+        play(app, gid, seed=n)
+    projections = Projections(app)
+    projections.catch_up(limit=10)
+    play(app, games[1], orders=6, seed=5)
+    play(app, games[0], orders=6, seed=6)
+    before = projections.position()
+    real, calls = Projections.write_view, []
+
+    def crashing(self, c, name, gid, view):
+        calls.append(name)
+        written = real(self, c, name, gid, view)
+        if len(calls) == 5:  # after some rows of the batch were written
+            raise RuntimeError("power cut")
+        return written
+
+    monkeypatch.setattr(Projections, "write_view", crashing)
+    with pytest.raises(RuntimeError):
+        projections.run_batch(limit=1000)
+    assert projections.position() == before  # nothing of the batch committed
+    monkeypatch.setattr(Projections, "write_view", real)
+    projections.catch_up()
+    assert snapshot(projections, games) == rebuilt(app, games)
+
+
+def test_rebuild_of_one_game_rebuilds_that_game_only(app):
+    one, other = new_freeform_game(app), new_freeform_game(app)
+    play(app, one)
+    play(app, other, seed=2)
+    projections = Projections(app)
+    projections.catch_up()
+    kept = snapshot(projections, [one, other])
+    projections.store.drop()  # forget everything, then rebuild one game
+    assert projections.rebuild(one) == app.get_game(one).version
+    views, index = snapshot(projections, [one, other])
+    assert views[one] == kept[0][one] and index[one] == kept[1][one]
+    assert views[other] == {} and other not in index
+
+
+def test_a_read_catches_a_game_up_to_its_current_version(app):
+    gid = new_freeform_game(app)
+    projections = Projections(app)
+    projections.catch_up()
+    app.submit_order(gid, "Blue", "late", {"kind": "vp", "side": "Blue", "delta": 5, "reason": "late"})
+    views = projections.current(gid, ("map", "vp"))
+    assert views["map"]["version"] == app.get_game(gid).version
+    assert views["map"]["state"]["vp"]["Blue"] == 5
+    assert projections.position() < projections.head()  # the projector has not been there
+    projections.catch_up()  # and it does not apply the order a second time
+    assert snapshot(projections, [gid]) == rebuilt(app, [gid])
+
+
+def test_time_travel_equals_the_aggregate_at_that_version(app):
+    from api.app import create_app
+    from api.access import AccessStore
+
+    gid = new_freeform_game(app)
+    play(app, gid, orders=40, seed=3)
+    AccessStore.for_service(app).register_game(gid, True, ["Blue", "Red"])
+    client = create_app({"WARLOG_SERVICE": app, "TESTING": True}).test_client()
+    version = app.get_game(gid).version
+    for k in random.Random(4).sample(range(1, version + 1), 8) + [version]:
+        body = client.get(f"/api/v1/games/{gid}/state?at={k}").json
+        game = app.get_game(gid, version=k)
+        assert body["version"] == k and body["state"] == game.view(None)
+        assert body["whose_move"] == game.whose_move()
+
+
+def test_read_your_writes_through_the_http_api(client):
+    from tests.api.conftest import make_game
+
+    game = make_game(client)
+    path = f"/api/v1/games/{game.game_id}"
+    for i, delta in enumerate((2, 3, -1)):
+        r = game.order(client, "Blue", {"kind": "vp", "side": "Blue", "delta": delta, "reason": "r"}, f"v{i}")
+        assert r.status_code == 201
+        version = r.json["version"]
+        vp = client.get(f"{path}/vp", headers=game.seats["Blue"])
+        assert vp.headers["ETag"] == f'"{version}"' and vp.json["track"][-1]["delta"] == delta
+        state = client.get(f"{path}/state", headers=game.seats["Blue"]).json
+        assert state["version"] == version
+        assert client.get(path, headers=game.seats["Blue"]).json["version"] == version
+        history = client.get(f"{path}/history", headers=game.seats["Blue"]).json
+        assert history["turns"][-1]["phases"][-1]["operations"][-1]["order_id"] == f"v{i}"
+    assert state["state"]["vp"]["Blue"] == 4
+
+
+def _env(config) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARLOG_")}
+    if config.kind == "sqlite":
+        env["WARLOG_DATA_DIR"] = os.path.dirname(config.sqlite_path)
+    else:
+        from tests.conftest import PG_URL
+
+        env["WARLOG_DATABASE_URL"] = f"{PG_URL}?schema={config.postgres['POSTGRES_SCHEMA']}"
+    env["WARLOG_PROJECTOR_POLL_SECONDS"] = "0.1"
+    return env
+
+
+def _warlog() -> str:
+    return os.path.join(os.path.dirname(sys.executable), "warlog")
+
+
+def test_the_projector_process_catches_up_and_stops_on_sigterm(app, store_config):
+    gid = new_freeform_game(app)
+    play(app, gid, orders=5)
+    projections = Projections(app)
+    proc = subprocess.Popen([_warlog(), "projector"], env=_env(store_config),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while projections.position() < projections.head() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert projections.position() == projections.head()
+        play(app, gid, orders=3, seed=7)  # a later order is picked up by the running process
+        while projections.position() < projections.head() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert snapshot(projections, [gid]) == rebuilt(app, [gid])
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    assert "projector stopped" in out
+
+
+def test_rebuild_projections_command_rebuilds_one_game(app, store_config):
+    one, other = new_freeform_game(app), new_freeform_game(app)
+    play(app, one)
+    done = subprocess.run([_warlog(), "rebuild-projections", "--game", one], env=_env(store_config),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert f"{app.get_game(one).version}/{app.get_game(one).version} events" in done.stderr
+    views, _ = snapshot(Projections(app), [one, other])
+    assert views[one]["history"] == folds.fold("history", app.lines(one)) and views[other] == {}
