@@ -9,6 +9,7 @@ from flask import Flask, jsonify
 from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
+from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
 from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
@@ -22,6 +23,7 @@ MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 bef
 def migrate(config: StoreConfig | None = None) -> StoreConfig:
     """Create every table once: the event store, the seeds, the access tables, the read models."""
     from projections.store import ProjectionStore
+    from workers.dispatch import NotifyStore
 
     config = config or config_from_env()
     Warlog.migrate(config)
@@ -29,6 +31,7 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     try:
         AccessStore.for_service(service).create_tables()
         ProjectionStore.for_service(service).create_tables()
+        NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
     finally:
         service.close()
     return config
@@ -50,6 +53,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(openapi_bp)
     app.register_blueprint(reads_bp)
     app.register_blueprint(stream_bp)
+    app.register_blueprint(notify_settings_bp)
 
     @app.get("/healthz")
     def health():

@@ -117,6 +117,39 @@ def cmd_projector(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
+    (retries with backoff are scheduled) and, unless --no-dispatch, the notification dispatcher
+    as a thread (workers/dispatch.py; several workers may each run one)."""
+    import logging
+    import threading
+
+    from rq import Queue, Worker
+
+    from workers import notify_jobs
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    conn = notify_jobs.redis_connection()
+    names = args.queues or list(dict.fromkeys(
+        [os.environ.get("WARLOG_QUEUE", "").strip() or "warlog", notify_jobs.queue_name()]))
+    dispatcher = None
+    if not args.no_dispatch:
+        from workers.dispatch import Dispatcher
+        from workers.notify import SmtpSettings
+
+        service = _service()
+        dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None)
+        poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
+        threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
+    worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)
+    try:
+        worker.work(burst=args.burst, with_scheduler=True, logging_level="INFO")
+    finally:
+        if dispatcher is not None:
+            dispatcher.stop()
+    return EXIT_OK
+
+
 def cmd_rebuild_projections(args: argparse.Namespace) -> int:
     """Drop the read models (of one game with --game) and fold them again from the log."""
     from projections.runner import ProgressBar, Projections
@@ -925,6 +958,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("projector", help="keep the read models current (a Procfile process); SIGTERM stops it")
     p.set_defaults(func=cmd_projector)
+
+    p = sub.add_parser("worker", help="run an rq worker for the warlog queues (and the notification dispatcher)")
+    p.add_argument("--queues", nargs="+", metavar="NAME", help="queues to serve (default: WARLOG_QUEUE and "
+                                                               "WARLOG_NOTIFY_QUEUE, both 'warlog' unless set)")
+    p.add_argument("--burst", action="store_true", help="quit when the queues are empty")
+    p.add_argument("--no-dispatch", action="store_true", help="do not run the notification dispatcher here")
+    p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")
     p.add_argument("--game", metavar="ID", help="rebuild this game only")

@@ -28,7 +28,7 @@ from flask import Blueprint, Flask, current_app, jsonify, render_template, reque
 from markupsafe import Markup, escape
 from marshmallow import Schema, fields, validate
 
-from api import reads, schemas
+from api import notify_settings, reads, schemas
 from api.problems import PROBLEM_JSON, PROBLEMS
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
@@ -225,6 +225,25 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md).",
         replies={200: _RESULT},
         problems=(*WRITE, *BODY, "version_conflict")),
+    ("put", "/api/v1/games/{game_id}/notifications"): Op(
+        "Turn mails for the seat: address and opt-out", SEAT, tag="seats", params=_GAME,
+        body=notify_settings.NotificationSettings,
+        description="For the caller's own seat. A mail goes out when the seat's turn begins (or a decision "
+                    "waits for it): what the others did, as this seat may see it, the dice, the chain head and "
+                    "a link. Without `email` the address given before (at join) is kept; `notify: false` stops "
+                    "the mails. The address is never shown to anyone else and never enters the log.",
+        replies={200: Reply("the seat's settings now", notify_settings.NotificationSettingsOut)},
+        problems=(*AUTH_WRITE, *BODY)),
+    ("put", "/api/v1/games/{game_id}/webhook"): Op(
+        "Set or remove the game's webhook", ADMIN, tag="seats", params=_GAME, body=notify_settings.Webhook,
+        description="When a seat's turn begins the server POSTs a JSON summary (public information only) to "
+                    "the URL, signed: `X-Warlog-Signature: sha256=<hex HMAC-SHA256 of X-Warlog-Timestamp + '.' "
+                    "+ the raw body, keyed with the secret>`. Receivers recompute it, compare in constant time "
+                    "and refuse a timestamp more than 5 minutes off (docs/operations.md). Without `secret` one "
+                    "is generated and returned once. `{\"url\": null}` removes the webhook. Failed deliveries "
+                    "are retried with backoff, then kept as failed jobs.",
+        replies={200: Reply("the webhook now", notify_settings.WebhookOut)},
+        problems=(*AUTH_WRITE, *BODY)),
     # ---- orders
     ("post", "/api/v1/games/{game_id}/orders"): Op(
         "Submit an order", SEAT, tag="orders", params=(*_GAME, "IdempotencyKey", "IfMatch"), body=schemas.Order,

@@ -1,0 +1,101 @@
+"""Notification settings: a seat's e-mail and opt-out, and a game's webhook.
+
+- ``PUT /api/v1/games/{id}/notifications`` (the seat's token): ``{"email"?: ..., "notify": bool}``
+  for the caller's own seat; without ``email`` the address given before is kept.
+- ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ...}``; without a
+  secret one is generated and returned once. ``{"url": null}`` removes the webhook.
+
+Addresses and secrets never go into the event log (it is exported whole) and are never logged.
+"""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import urlparse
+
+from flask import Blueprint, current_app, jsonify
+from marshmallow import Schema, ValidationError, fields, validate, validates
+
+from api.auth import ADMIN, SEAT, access, caller_for
+from api.games import load
+from api.problems import ApiProblem
+from workers.dispatch import NotifyStore
+
+bp = Blueprint("notify_settings", __name__, url_prefix="/api/v1")
+
+
+class NotificationSettings(Schema):
+    email = fields.Email(load_default=None, allow_none=True,
+                         metadata={"description": "where turn mails go; omitted keeps the one given before"})
+    notify = fields.Boolean(required=True, metadata={"description": "false: no turn mails for this seat"})
+
+
+class NotificationSettingsOut(Schema):
+    game_id = fields.String()
+    seat = fields.String()
+    email = fields.String(allow_none=True, metadata={"description": "the seat's address (only the seat sees it)"})
+    notify = fields.Boolean()
+
+
+class Webhook(Schema):
+    url = fields.String(required=True, allow_none=True, validate=validate.Length(max=2000),
+                        metadata={"description": "http(s) URL that receives a signed JSON POST when a seat's "
+                                                 "turn begins; null removes the webhook"})
+    secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=16, max=200),
+                           metadata={"description": "HMAC key; omitted: the server makes one and returns it once"})
+
+    @validates("url")
+    def _url(self, value, **kwargs):
+        if value is None:
+            return
+        parsed = urlparse(value)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValidationError("an http:// or https:// URL")
+
+
+class WebhookOut(Schema):
+    game_id = fields.String()
+    url = fields.String(allow_none=True)
+    secret = fields.String(allow_none=True, metadata={"description": "the generated secret, shown once; "
+                                                                     "null when the caller chose it"})
+    signature = fields.String(metadata={"description": "how deliveries are signed (docs/operations.md)"})
+
+
+SIGNATURE_TEXT = ("X-Warlog-Signature: sha256=HMAC-SHA256(secret, X-Warlog-Timestamp + '.' + raw body), hex; "
+                  "refuse a timestamp more than 5 minutes off")
+
+
+def store() -> NotifyStore:
+    found = current_app.extensions.get("warlog_notify")
+    if found is None:
+        found = current_app.extensions["warlog_notify"] = NotifyStore.for_service(current_app.extensions["warlog"])
+    return found
+
+
+@bp.put("/games/<game_id>/notifications")
+def put_notifications(game_id: str):
+    caller = caller_for(game_id, need=SEAT)
+    body = load(NotificationSettings)
+    email = body["email"] or (access().contacts(caller.game_id).get(caller.seat) or {}).get("email")
+    if body["notify"] and not email:
+        raise ApiProblem("invalid_request", "give an email to be notified",
+                         errors={"email": ["required when notify is true and no address was given before"]})
+    access().set_contact(caller.game_id, caller.seat, email, body["notify"])
+    return jsonify(NotificationSettingsOut().dump({"game_id": caller.game_id, "seat": caller.seat,
+                                                   "email": email, "notify": body["notify"] and bool(email)}))
+
+
+@bp.put("/games/<game_id>/webhook")
+def put_webhook(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    body = load(Webhook)
+    generated = None
+    if body["url"] is None:
+        store().set_webhook(caller.game_id, None)
+    else:
+        secret = body["secret"]
+        if secret is None:
+            secret = generated = "whsec_" + secrets.token_urlsafe(32)
+        store().set_webhook(caller.game_id, body["url"], secret)
+    return jsonify(WebhookOut().dump({"game_id": caller.game_id, "url": body["url"], "secret": generated,
+                                      "signature": SIGNATURE_TEXT}))

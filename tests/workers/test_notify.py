@@ -1,0 +1,308 @@
+"""Turn notifications: the pure deciding and building, then real deliveries to a real SMTP
+server (aiosmtpd) and a real HTTP receiver that checks the signature; idempotency per
+(game, seq, seat), the opt-out, and FF 7 private notes kept out of the opponent's mail."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from api.access import AccessStore
+from api.app import create_app, migrate
+from domain.rulesets import find_ruleset
+from domain.service import Warlog
+from tests.conftest import new_freeform_game
+from tests.workers.notify_helpers import smtp_server, webhook_receiver
+from workers import notify
+from workers.dispatch import EMAIL, FAILED, SENT, WEBHOOK, Dispatcher, NotifyStore, deliver
+
+SECRET_TEXT = "the 3rd Bde crosses at dawn"
+PUBLIC = "https://warlog.example"
+
+
+def line(seq, type_, **data):
+    return {"game_id": "g", "seq": seq, "type": type_, "timestamp": "2026-01-01T00:00:00+00:00", "data": data,
+            "prev_hash": "p", "hash": f"h{seq}"}
+
+
+# ================================================================================== pure ====
+def test_commands_split_at_each_command_head():
+    lines = [line(1, "GameCreated", ruleset="freeform", scenario="x", seats=["A", "B"]),
+             line(2, "SeatJoined", seat="A", handle="a"), line(3, "SeatJoined", seat="B", handle="b"),
+             line(4, "DiceEpochOpened", epoch=0, commitment="c" * 64),
+             line(5, "OrderAccepted", seat="A", order={"kind": "advance"}),
+             line(6, "PhaseAdvanced", turn=1, phase="Fight")]
+    found = notify.commands(lines)
+    assert [(c.first, c.last, c.seat) for c in found] == [(1, 1, None), (2, 2, "A"), (3, 4, "B"), (5, 6, "A")]
+
+
+def test_recipients_new_to_move_decisions_and_hand_overs():
+    order = notify.Command(5, 6, "A", (line(5, "OrderAccepted", seat="A", order={"kind": "move"}),))
+    # sequenced: B becomes the mover
+    assert notify.recipients(order, ["A", "B"], ["A"], ["B"]) == {"B": "your_move"}
+    # still A's move: nobody
+    assert notify.recipients(order, ["A", "B"], ["A"], ["A"]) == {}
+    # a decision waits for B
+    pending = notify.Command(5, 6, "A", (line(5, "OrderAccepted", seat="A", order={}),
+                                          line(6, "DecisionPending", decision={"seat": "B", "id": 1})))
+    assert notify.recipients(pending, ["A", "B"], ["A"], ["B"]) == {"B": "decision"}
+    # unsequenced (every seat may act): only an advance hands over, to the others
+    note = notify.Command(5, 5, "A", (line(5, "OrderAccepted", seat="A", order={"kind": "note"}),))
+    advance = notify.Command(5, 6, "A", (line(5, "OrderAccepted", seat="A", order={"kind": "advance"}),
+                                          line(6, "PhaseAdvanced", turn=1, phase="Fight")))
+    assert notify.recipients(note, ["A", "B"], ["A", "B"], ["A", "B"]) == {}
+    assert notify.recipients(advance, ["A", "B", "C"], ["A", "B", "C"], ["A", "B", "C"]) == \
+        {"B": "hand_over", "C": "hand_over"}
+    # the game starts when the last seat joins: everyone to move is told
+    join = notify.Command(3, 4, "B", (line(3, "SeatJoined", seat="B", handle="b"),))
+    assert notify.recipients(join, ["A", "B"], [], ["A", "B"]) == {"A": "your_move", "B": "your_move"}
+
+
+def test_since_last_acted_starts_after_the_seats_own_last_command():
+    lines = [line(5, "OrderAccepted", seat="B", order={}), line(6, "DiceRolled"),
+             line(7, "OrderAccepted", seat="A", order={}), line(8, "PhaseAdvanced")]
+    assert [x["seq"] for x in notify.since_last_acted(lines, "B")] == [7, 8]
+    assert [x["seq"] for x in notify.since_last_acted(lines, "C")] == [5, 6, 7, 8]
+    assert [x["seq"] for x in notify.since_last_acted(lines, "C", after=6)] == [7, 8]
+
+
+def test_the_builder_filters_for_the_reader_before_describing():
+    rules = find_ruleset("freeform")
+    lines = [line(5, "OrderAccepted", seat="Blue", order_id="o1", digest="d", salt="s",
+                  order={"kind": "note", "text": SECRET_TEXT, "private": True}),
+             line(6, "OrderAccepted", seat="Blue", order_id="o2", digest="d", salt="s",
+                  order={"kind": "roll", "dice": "2d6", "purpose": "artillery"}),
+             line(7, "DiceRolled", seat="Blue", epoch=0, dice=[{"nonce": 0, "sides": 6, "value": 4},
+                                                               {"nonce": 1, "sides": 6, "value": 2}],
+                  notation="2d6", purpose="artillery", rule=None, units=[], target=None, outcome=None,
+                  replaces=None)]
+    for viewer in ("Red", None):
+        summary = notify.build_summary(rules, "g-1", lines, viewer=viewer, reason="hand_over", to_move=["Red"],
+                                       chain_head="h7", seq=7, public_url=PUBLIC + "/", turn=1, phase="Fight")
+        subject, body = notify.email_text(summary, "red")
+        assert SECRET_TEXT not in body and SECRET_TEXT not in notify.webhook_body(summary).decode()
+        assert "Blue orders note" in body
+        assert "#7 Blue rolled 2d6 for artillery: 4, 2" in body
+        assert summary.dice == [{"seq": 7, "text": "Blue rolled 2d6 for artillery: 4, 2"}]
+        assert "h7" in body and f"{PUBLIC}/api/v1/games/g-1" in body
+        assert "turn 1, Fight" in subject
+    mine = notify.build_summary(rules, "g-1", lines, viewer="Blue", reason="x", to_move=[], chain_head="h7",
+                                seq=7, public_url=PUBLIC)
+    assert SECRET_TEXT in notify.email_text(mine)[1]
+
+
+def test_signatures_cover_the_timestamp_and_the_body():
+    body, now = b'{"a":1}', 1_800_000_000
+    sig = notify.sign("s3cret-s3cret-s3cret", str(now), body)
+    assert sig.startswith("sha256=") and len(sig) == 7 + 64
+    assert notify.verify_signature("s3cret-s3cret-s3cret", body, str(now), sig, now=now + 10)
+    assert not notify.verify_signature("other-secret-000000", body, str(now), sig, now=now)
+    assert not notify.verify_signature("s3cret-s3cret-s3cret", b'{"a":2}', str(now), sig, now=now)
+    assert not notify.verify_signature("s3cret-s3cret-s3cret", body, str(now + 1), sig, now=now)  # replayed ts
+    assert not notify.verify_signature("s3cret-s3cret-s3cret", body, str(now), sig, now=now + 3600)  # too old
+
+
+def test_smtp_settings_from_the_environment_never_show_the_password():
+    assert notify.SmtpSettings.from_env({}) is None
+    s = notify.SmtpSettings.from_env({"WARLOG_SMTP_HOST": "mail", "WARLOG_SMTP_PORT": "587",
+                                      "WARLOG_SMTP_USER": "u", "WARLOG_SMTP_PASSWORD": "hunter2",
+                                      "WARLOG_SMTP_STARTTLS": "true", "WARLOG_SMTP_FROM": "w@example.org"})
+    assert (s.host, s.port, s.user, s.starttls, s.sender) == ("mail", 587, "u", True, "w@example.org")
+    assert "hunter2" not in repr(s) and "hunter2" not in str(s)
+
+
+# ======================================================================= real deliveries ====
+class Harness:
+    def __init__(self, app: Warlog, smtp: notify.SmtpSettings | None):
+        self.app, self.smtp = app, smtp
+        self.rows: list[dict] = []
+        self.store = NotifyStore.for_service(app)
+        self.access = AccessStore.for_service(app)
+        self.dispatcher = Dispatcher(app, self.rows.append, email_enabled=smtp is not None)
+
+    def dispatch(self) -> list[dict]:
+        before = len(self.rows)
+        while self.dispatcher.run_batch():
+            pass
+        return self.rows[before:]
+
+    def deliver(self, row: dict) -> str:
+        return deliver(self.app, row["game_id"], row["seq"], row["channel"], row["seat"], smtp=self.smtp,
+                       public_url=PUBLIC, webhook_timeout=5)
+
+    def order(self, gid, seat, order):
+        return self.app.submit_order(gid, seat, uuid.uuid4().hex, order)
+
+
+@pytest.fixture
+def mail():
+    with smtp_server() as (box, port):
+        yield box, notify.SmtpSettings(host="127.0.0.1", port=port, sender="warlog@example.org", timeout=5)
+
+
+def _started_game(h: Harness) -> str:
+    gid = new_freeform_game(h.app)
+    h.access.set_contact(gid, "Blue", "blue@example.org")
+    h.access.set_contact(gid, "Red", "red@example.org")
+    return gid
+
+
+def test_a_hand_over_mails_the_opponent_once_without_the_private_note(sqlite_app, mail):
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    for row in h.dispatch():  # the contacts were set after the joins: nothing for the start
+        h.deliver(row)
+    box.messages.clear()
+
+    h.order(gid, "Blue", {"kind": "note", "text": SECRET_TEXT, "private": True})
+    h.order(gid, "Blue", {"kind": "roll", "dice": "2d6", "purpose": "artillery on the bridge"})
+    assert h.dispatch() == []  # nobody's turn began
+    advanced = h.order(gid, "Blue", {"kind": "advance"})
+    rows = h.dispatch()
+    assert [(r["channel"], r["seat"], r["seq"]) for r in rows] == [(EMAIL, "Red", advanced.version)]
+    assert h.deliver(rows[0]) == "sent"
+
+    [msg] = box.to("red@example.org")
+    body = msg.get_payload(decode=True).decode()
+    assert SECRET_TEXT not in msg.as_string()
+    assert "Blue orders note" in body
+    assert "Blue rolled 2d6 for artillery on the bridge" in body and "The dice:" in body
+    assert advanced.chain_head in body
+    assert f"{PUBLIC}/api/v1/games/{gid}" in body
+    assert msg["From"] == "warlog@example.org" and msg["X-Warlog-Seq"] == str(advanced.version)
+
+    # the same (game, seq, seat) again: the job, the dispatcher, a re-recorded row: one mail
+    assert h.deliver(rows[0]) == "already sent"
+    assert h.dispatch() == []
+    assert h.store.record(gid, advanced.version, [(advanced.version, EMAIL, "Red", "hand_over")]) == 0
+    assert h.deliver(rows[0]) == "already sent"
+    assert len(box.to("red@example.org")) == 1
+    assert h.store.delivery(gid, advanced.version, EMAIL, "Red")["status"] == SENT
+
+    # Red's next mail starts after what the first one said
+    h.order(gid, "Blue", {"kind": "note", "text": "second"})
+    assert h.dispatch() == []
+    nxt = h.order(gid, "Blue", {"kind": "advance"})
+    [row] = h.dispatch()
+    h.deliver(row)
+    second = box.to("red@example.org")[-1].get_payload(decode=True).decode()
+    assert "artillery" not in second and "Blue orders note: second" in second
+    assert nxt.chain_head in second
+
+
+def test_a_dispatcher_restarted_from_scratch_mails_nobody_twice(sqlite_app, mail):
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    h.dispatch()
+    h.order(gid, "Red", {"kind": "advance"})
+    [row] = h.dispatch()
+    h.deliver(row)
+    # forget every progress mark (a crash before they were written): the same rows, no new mail
+    with sqlite_app.recorder.datastore.transaction(commit=True) as c:
+        c.execute("DELETE FROM warlog_notify_games")
+        c.execute("UPDATE warlog_notify_tracking SET position = 0")
+    again = Harness(sqlite_app, smtp)
+    for r in again.dispatch():
+        again.deliver(r)
+    assert len(box.to("blue@example.org")) == 1
+
+
+def test_an_opted_out_seat_gets_no_mail(sqlite_app, mail):
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    h.dispatch()
+    h.access.set_contact(gid, "Red", "red@example.org", notify=False)
+    h.order(gid, "Blue", {"kind": "advance"})
+    assert h.dispatch() == []
+    # opted out between dispatch and delivery: the job skips it
+    h.access.set_contact(gid, "Red", "red@example.org", notify=True)
+    h.order(gid, "Blue", {"kind": "advance"})
+    [row] = h.dispatch()
+    h.access.set_contact(gid, "Red", "red@example.org", notify=False)
+    assert h.deliver(row) == "skipped: the seat opted out"
+    assert box.messages == []
+
+
+def test_the_webhook_is_signed_public_and_retried_until_it_answers(sqlite_app):
+    h = Harness(sqlite_app, None)  # no SMTP configured: webhooks only
+    gid = _started_game(h)
+    h.dispatch()
+    secret = "whsec_" + "k" * 40
+    with webhook_receiver(secret, statuses=[500]) as (receiver, url):
+        h.store.set_webhook(gid, url, secret)
+        h.order(gid, "Blue", {"kind": "note", "text": SECRET_TEXT, "private": True})
+        advanced = h.order(gid, "Blue", {"kind": "advance"})
+        [row] = h.dispatch()
+        assert (row["channel"], row["seat"]) == (WEBHOOK, "")
+        with pytest.raises(notify.WebhookFailed, match="500"):
+            h.deliver(row)
+        assert h.store.delivery(gid, advanced.version, WEBHOOK, "")["status"] == FAILED
+        assert "500" in h.store.delivery(gid, advanced.version, WEBHOOK, "")["error"]
+        assert h.deliver(row) == "sent"  # the retry
+        assert h.deliver(row) == "already sent"
+    assert [p["status"] for p in receiver.posts] == [500, 204]
+    post = receiver.posts[-1]
+    assert post["valid"]
+    assert post["body"]["game_id"] == gid and post["body"]["seq"] == advanced.version
+    assert post["body"]["chain_head"] == advanced.chain_head and post["body"]["reason"] == "hand_over"
+    assert SECRET_TEXT not in str(post["body"])
+    assert post["headers"][notify.DELIVERY_HEADER] == f"{gid}:{advanced.version}:webhook:"
+
+
+def test_an_unreachable_webhook_fails_within_its_timeout(sqlite_app):
+    h = Harness(sqlite_app, None)
+    gid = _started_game(h)
+    h.dispatch()
+    from tests.workers.notify_helpers import free_port
+
+    h.store.set_webhook(gid, f"http://127.0.0.1:{free_port()}/nobody", "whsec_" + "x" * 40)
+    h.order(gid, "Blue", {"kind": "advance"})
+    [row] = h.dispatch()
+    started = time.monotonic()
+    with pytest.raises(notify.WebhookFailed, match="unreachable"):
+        h.deliver(row)
+    assert time.monotonic() - started < 6
+
+
+# ========================================================================== the settings API ====
+@pytest.fixture
+def client(sqlite_config):
+    migrate(sqlite_config)
+    service = Warlog(sqlite_config)
+    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client(), service
+    service.close()
+
+
+def test_the_settings_endpoints(client):
+    from tests.api.conftest import make_game
+
+    c, service = client
+    game = make_game(c)
+    url = f"/api/v1/games/{game.game_id}"
+    r = c.put(f"{url}/notifications", json={"notify": True}, headers=game.seats["Red"])
+    assert r.status_code == 422  # no address yet
+    r = c.put(f"{url}/notifications", json={"email": "red@example.org", "notify": True}, headers=game.seats["Red"])
+    assert r.status_code == 200 and r.json == {"game_id": game.game_id, "seat": "Red", "email": "red@example.org",
+                                               "notify": True}
+    r = c.put(f"{url}/notifications", json={"notify": False}, headers=game.seats["Red"])
+    assert r.json["notify"] is False and r.json["email"] == "red@example.org"
+    assert AccessStore.for_service(service).contacts(game.game_id)["Red"] == {"email": "red@example.org",
+                                                                              "notify": False}
+    assert c.put(f"{url}/notifications", json={"notify": False}, headers=game.admin).status_code == 403
+    assert c.put(f"{url}/notifications", json={"notify": False}).status_code == 404  # private game
+
+    r = c.put(f"{url}/webhook", json={"url": "https://hooks.example/warlog"}, headers=game.admin)
+    assert r.status_code == 200 and r.json["secret"].startswith("whsec_")
+    assert NotifyStore.for_service(service).webhook(game.game_id) == {"url": "https://hooks.example/warlog",
+                                                                      "secret": r.json["secret"]}
+    r = c.put(f"{url}/webhook", json={"url": "https://hooks.example/2", "secret": "mine-" * 4}, headers=game.admin)
+    assert r.status_code == 200 and r.json["secret"] is None
+    assert c.put(f"{url}/webhook", json={"url": "ftp://x"}, headers=game.admin).status_code == 422
+    assert c.put(f"{url}/webhook", json={"url": "https://x.example"}, headers=game.seats["Red"]).status_code == 403
+    assert c.put(f"{url}/webhook", json={"url": None}, headers=game.admin).status_code == 200
+    assert NotifyStore.for_service(service).webhook(game.game_id) is None

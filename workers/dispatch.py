@@ -1,0 +1,321 @@
+"""After each command, whom to notify: a follower of the event log that enqueues delivery jobs.
+
+The dispatcher reads the application's notification log the way the projector does (position
+tracked in its own table). For every game with new events it reads the game's new lines, splits
+them into commands (workers/notify.commands), compares whose_move before and after each one
+(workers/notify.recipients) and writes one *delivery* row per (game, seq, channel, seat) — seq
+is the command's last event — in the same transaction as its progress. Rows are then handed to
+rq (the outbox is flushed: ``new`` → ``queued``).
+
+A delivery row is the idempotency key: it is inserted with ON CONFLICT DO NOTHING, so two
+dispatchers (one per worker process) or a restart after a crash never make a second row; and the
+job claims its row before sending and marks it ``sent`` after, so a job enqueued twice, or
+retried after it sent, never mails twice.
+
+It runs as a thread of ``warlog worker`` (every worker may run one; they do not conflict).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable
+
+from domain.errors import DamagedLog, GameNotFound
+from domain.rulesets import find_ruleset
+from workers import notify
+
+log = logging.getLogger("warlog.notify")
+
+EMAIL, WEBHOOK = "email", "webhook"
+NEW, QUEUED, SENDING, SENT, FAILED, SKIPPED = "new", "queued", "sending", "sent", "failed", "skipped"
+STALE_CLAIM = timedelta(minutes=10)  # a 'sending' row older than this was left by a dead worker
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _rowcount(cursor: Any) -> int:
+    return getattr(cursor, "sqlite_cursor", cursor).rowcount
+
+
+class NotifyStore:
+    """Webhooks, the delivery ledger and the dispatcher's progress, beside the access tables."""
+
+    TABLES = {
+        "warlog_webhooks": "game_id TEXT PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL, "
+                           "created_at TEXT NOT NULL",
+        "warlog_notify_deliveries": "game_id TEXT NOT NULL, seq BIGINT NOT NULL, channel TEXT NOT NULL, "
+                                    "seat TEXT NOT NULL, reason TEXT NOT NULL, status TEXT NOT NULL, "
+                                    "attempts INTEGER NOT NULL, claimed_at TEXT, sent_at TEXT, error TEXT, "
+                                    "PRIMARY KEY (game_id, seq, channel, seat)",
+        "warlog_notify_games": "game_id TEXT PRIMARY KEY, seq BIGINT NOT NULL",
+        "warlog_notify_tracking": "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
+    }
+
+    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
+        self._db = datastore
+        self._p = "?" if kind == "sqlite" else "%s"
+        self._prefix = f"{schema}." if schema else ""
+
+    @classmethod
+    def for_service(cls, service: Any) -> "NotifyStore":
+        config = service.config
+        return cls(service.recorder.datastore, config.kind, (config.postgres or {}).get("POSTGRES_SCHEMA"))
+
+    def sql(self, text: str) -> str:
+        return text.replace("{t}", self._prefix).replace("?", self._p)
+
+    def create_tables(self, head: int = 0) -> None:
+        """Create the tables; a store that already holds events starts notifying from now
+        (``head``), not about its whole history."""
+        with self._db.transaction(commit=True) as c:
+            for name, columns in self.TABLES.items():
+                c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
+            c.execute(self.sql("INSERT INTO {t}warlog_notify_tracking (name, position) VALUES (?, ?) "
+                               "ON CONFLICT (name) DO NOTHING"), ("dispatch", head))
+
+    def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
+        with self._db.transaction(commit=fetch is None) as c:
+            c.execute(self.sql(sql), params)
+            if fetch == "one":
+                return c.fetchone()
+            if fetch == "all":
+                return [dict(r) for r in c.fetchall()]
+            return _rowcount(c)
+
+    # ------------------------------------------------------------------------------ webhooks --
+    def set_webhook(self, game_id: str, url: str | None, secret: str | None = None) -> None:
+        self._run("DELETE FROM {t}warlog_webhooks WHERE game_id = ?", (game_id,))
+        if url:
+            self._run("INSERT INTO {t}warlog_webhooks (game_id, url, secret, created_at) VALUES (?, ?, ?, ?)",
+                      (game_id, url, secret, _now().isoformat()))
+
+    def webhook(self, game_id: str) -> dict | None:
+        row = self._run("SELECT url, secret FROM {t}warlog_webhooks WHERE game_id = ?", (game_id,), fetch="one")
+        return {"url": row["url"], "secret": row["secret"]} if row else None
+
+    # ----------------------------------------------------------------------------- progress ---
+    def position(self) -> int:
+        row = self._run("SELECT position FROM {t}warlog_notify_tracking WHERE name = 'dispatch'", fetch="one")
+        return int(row["position"]) if row else 0
+
+    def game_seq(self, game_id: str) -> int | None:
+        row = self._run("SELECT seq FROM {t}warlog_notify_games WHERE game_id = ?", (game_id,), fetch="one")
+        return None if row is None else int(row["seq"])
+
+    def record(self, game_id: str, seq: int, deliveries: list[tuple[int, str, str, str]]) -> int:
+        """In one transaction: the delivery rows (seq, channel, seat, reason) not already there,
+        and the game's progress (forward only). Returns the rows inserted."""
+        inserted = 0
+        with self._db.transaction(commit=True) as c:
+            for d_seq, channel, seat, reason in deliveries:
+                c.execute(self.sql("INSERT INTO {t}warlog_notify_deliveries (game_id, seq, channel, seat, reason, "
+                                   "status, attempts) VALUES (?, ?, ?, ?, ?, 'new', 0) "
+                                   "ON CONFLICT (game_id, seq, channel, seat) DO NOTHING"),
+                          (game_id, d_seq, channel, seat, reason))
+                inserted += _rowcount(c)
+            c.execute(self.sql("INSERT INTO {t}warlog_notify_games AS g (game_id, seq) VALUES (?, ?) "
+                               "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq WHERE g.seq < excluded.seq"),
+                      (game_id, seq))
+        return inserted
+
+    def write_position(self, position: int) -> None:
+        self._run("UPDATE {t}warlog_notify_tracking SET position = ? WHERE name = 'dispatch' AND position < ?",
+                  (position, position))
+
+    # ---------------------------------------------------------------------------- deliveries --
+    def outbox(self, limit: int = 100) -> list[dict]:
+        return self._run("SELECT game_id, seq, channel, seat FROM {t}warlog_notify_deliveries WHERE status = 'new' "
+                         "ORDER BY game_id, seq LIMIT ?", (limit,), fetch="all")
+
+    def mark_queued(self, d: dict) -> None:
+        self._run("UPDATE {t}warlog_notify_deliveries SET status = 'queued' WHERE game_id = ? AND seq = ? "
+                  "AND channel = ? AND seat = ? AND status = 'new'", (d["game_id"], d["seq"], d["channel"], d["seat"]))
+
+    def delivery(self, game_id: str, seq: int, channel: str, seat: str) -> dict | None:
+        return self._run("SELECT * FROM {t}warlog_notify_deliveries WHERE game_id = ? AND seq = ? AND channel = ? "
+                         "AND seat = ?", (game_id, seq, channel, seat), fetch="one")
+
+    def deliveries(self, game_id: str) -> list[dict]:
+        return self._run("SELECT * FROM {t}warlog_notify_deliveries WHERE game_id = ? ORDER BY seq, channel, seat",
+                         (game_id,), fetch="all")
+
+    def claim(self, game_id: str, seq: int, channel: str, seat: str) -> bool:
+        """Take the row for sending; False when it was sent, skipped or is being sent."""
+        now = _now()
+        return self._run("UPDATE {t}warlog_notify_deliveries SET status = 'sending', claimed_at = ?, "
+                         "attempts = attempts + 1 WHERE game_id = ? AND seq = ? AND channel = ? AND seat = ? AND "
+                         "(status IN ('new', 'queued', 'failed') OR (status = 'sending' AND claimed_at < ?))",
+                         (now.isoformat(), game_id, seq, channel, seat, (now - STALE_CLAIM).isoformat())) == 1
+
+    def finish(self, game_id: str, seq: int, channel: str, seat: str, status: str, error: str | None = None) -> None:
+        self._run("UPDATE {t}warlog_notify_deliveries SET status = ?, error = ?, sent_at = ? WHERE game_id = ? "
+                  "AND seq = ? AND channel = ? AND seat = ?",
+                  (status, error, _now().isoformat() if status == SENT else None, game_id, seq, channel, seat))
+
+    def previous_seq(self, game_id: str, seq: int, channel: str, seat: str) -> int:
+        row = self._run("SELECT MAX(seq) AS m FROM {t}warlog_notify_deliveries WHERE game_id = ? AND seq < ? "
+                        "AND channel = ? AND seat = ? AND status <> 'skipped'", (game_id, seq, channel, seat),
+                        fetch="one")
+        return int(row["m"]) if row and row["m"] is not None else 0
+
+
+# =============================================================================== dispatcher ====
+Enqueue = Callable[[dict], None]
+
+
+class Dispatcher:
+    def __init__(self, service: Any, enqueue: Enqueue, *, store: NotifyStore | None = None,
+                 access: Any = None, email_enabled: bool = True):
+        from api.access import AccessStore
+
+        self.service = service
+        self.enqueue = enqueue
+        self.store = store or NotifyStore.for_service(service)
+        self.access = access or AccessStore.for_service(service)
+        self.email_enabled = email_enabled
+        self.stopping = threading.Event()
+
+    def run_batch(self, limit: int = 500) -> int:
+        """Dispatch the next ``limit`` notifications of the log, then flush the outbox; returns
+        how many notifications were read (0: caught up)."""
+        start = self.store.position()
+        notifications = self.service.recorder.select_notifications(start + 1, limit)
+        firsts: dict[str, int] = {}
+        for n in notifications:
+            gid = str(n.originator_id)
+            firsts[gid] = min(firsts.get(gid, n.originator_version), n.originator_version)
+        for gid, first in firsts.items():
+            try:
+                self.dispatch_game(gid, first - 1)
+            except (DamagedLog, GameNotFound) as exc:
+                log.error("game %s: no notifications (%s)", gid, exc)
+        if notifications:
+            self.store.write_position(notifications[-1].id)
+        self.flush()
+        return len(notifications)
+
+    def dispatch_game(self, game_id: str, fallback_seq: int) -> int:
+        """Decide the deliveries of a game's commands after its progress; returns rows made."""
+        done = self.store.game_seq(game_id)
+        if done is None:
+            done = fallback_seq  # a game first seen now: only its new events count
+        lines = self.service.lines(game_id, after=done)
+        if not lines:
+            return 0
+        contacts = self.access.contacts(game_id) if self.email_enabled else {}
+        hook = self.store.webhook(game_id)
+        rows: list[tuple[int, str, str, str]] = []
+        before_game = self.service.get_game(game_id, version=done) if done > 0 else None
+        for command in notify.commands(lines):
+            after_game = self.service.get_game(game_id, version=command.last)
+            if before_game is not None:
+                seats = after_game.human_seats()
+                told = notify.recipients(command, seats, before_game.whose_move(), after_game.whose_move())
+                for seat, reason in told.items():
+                    contact = contacts.get(seat)
+                    if contact and contact["notify"] and contact["email"]:
+                        rows.append((command.last, EMAIL, seat, reason))
+                if told and hook:
+                    rows.append((command.last, WEBHOOK, "", ",".join(sorted(set(told.values())))))
+            before_game = after_game
+        return self.store.record(game_id, lines[-1]["seq"], rows)
+
+    def flush(self) -> int:
+        sent = 0
+        while True:
+            rows = self.store.outbox()
+            if not rows:
+                return sent
+            for row in rows:
+                self.enqueue(row)
+                self.store.mark_queued(row)
+                sent += 1
+
+    def stop(self, *args: Any) -> None:
+        self.stopping.set()
+
+    def run(self, poll_seconds: float = 1.0) -> None:
+        log.info("notification dispatcher started at notification %s", self.store.position())
+        while not self.stopping.is_set():
+            try:
+                while not self.stopping.is_set() and self.run_batch():
+                    pass
+            except Exception:  # a store or Redis briefly away must not end the worker
+                log.exception("notification dispatch failed; retrying in %ss", poll_seconds)
+            self.stopping.wait(poll_seconds)
+
+
+# ================================================================================ delivering ====
+def deliver(service: Any, game_id: str, seq: int, channel: str, seat: str, *, smtp: notify.SmtpSettings | None,
+            public_url: str, store: NotifyStore | None = None, access: Any = None,
+            webhook_timeout: float = 10.0) -> str:
+    """Send one delivery once; returns what happened (sent / already done / skipped: why).
+    Raises when sending fails, after recording the error, so rq retries it."""
+    from api.access import AccessStore
+
+    store = store or NotifyStore.for_service(service)
+    access = access or AccessStore.for_service(service)
+    if not store.claim(game_id, seq, channel, seat):
+        found = store.delivery(game_id, seq, channel, seat)
+        return f"already {found['status']}" if found else "no such delivery"
+    try:
+        outcome = _send(service, store, access, game_id, seq, channel, seat, smtp, public_url, webhook_timeout)
+    except Exception as exc:
+        store.finish(game_id, seq, channel, seat, FAILED, _error_text(exc))
+        raise
+    store.finish(game_id, seq, channel, seat, SENT if outcome == "sent" else SKIPPED,
+                 None if outcome == "sent" else outcome)
+    return outcome
+
+
+def _error_text(exc: Exception) -> str:
+    # The class and message only: smtplib and urllib messages hold no password or secret.
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url, webhook_timeout) -> str:
+    game = service.get_game(game_id, version=seq)
+    rules = find_ruleset(game.ruleset)
+    state = game.state or {}
+    delivery = store.delivery(game_id, seq, channel, seat)
+    if channel == EMAIL:
+        contact = access.contacts(game_id).get(seat)
+        if not contact or not contact["notify"] or not contact["email"]:
+            return "skipped: the seat opted out"
+        if smtp is None:
+            return "skipped: WARLOG_SMTP_HOST is not set"
+    else:
+        hook = store.webhook(game_id)
+        if not hook:
+            return "skipped: the game has no webhook"
+    after = store.previous_seq(game_id, seq, channel, seat)
+    low = max(after, seq - notify.WINDOW)
+    lines = service.lines(game_id, after=low, limit=seq - low)
+    earlier = 0
+    if channel == EMAIL:
+        window = notify.since_last_acted(lines, seat, after)
+        viewer: str | None = seat
+    else:
+        window = lines
+        viewer = None
+    if low > after and window and window[0]["seq"] == low + 1:
+        earlier = low - after
+    summary = notify.build_summary(rules, game_id, window, viewer=viewer, reason=delivery["reason"],
+                                   to_move=game.whose_move(), chain_head=game.chain_head, seq=seq,
+                                   public_url=public_url, turn=state.get("turn"), phase=state.get("phase"),
+                                   earlier=earlier)
+    key = f"{game_id}:{seq}:{channel}:{seat}"
+    if channel == EMAIL:
+        handle = (game.seats.get(seat) or {}).get("handle")
+        domain = smtp.sender.rpartition("@")[2] or "warlog"
+        msg = notify.build_email(summary, contact["email"], smtp.sender, handle,
+                                 message_id=f"<warlog.{game_id}.{seq}.{seat}@{domain}>")
+        notify.send_email(smtp, msg)
+    else:
+        notify.post_webhook(hook["url"], hook["secret"], notify.webhook_body(summary), delivery=key,
+                            timeout=webhook_timeout)
+    return "sent"

@@ -1,0 +1,69 @@
+"""rq jobs for notifications: thin wrappers over workers/dispatch.deliver.
+
+Environment: WARLOG_SMTP_* (workers/notify.SmtpSettings), WARLOG_PUBLIC_URL (the link in a
+message), WARLOG_NOTIFY_QUEUE (the queue; default WARLOG_QUEUE, else ``warlog``),
+WARLOG_NOTIFY_RETRY_INTERVALS (seconds between attempts; their count is the number of retries),
+WARLOG_WEBHOOK_TIMEOUT (seconds, default 10). REDIS_URL: see docs/operations.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+DEFAULT_QUEUE = "warlog"  # the queue of the other jobs too (WARLOG_QUEUE)
+JOB_TIMEOUT = 120  # seconds: an SMTP conversation and a webhook POST each time out well before
+
+
+def queue_name() -> str:
+    return (os.environ.get("WARLOG_NOTIFY_QUEUE", "").strip() or os.environ.get("WARLOG_QUEUE", "").strip()
+            or DEFAULT_QUEUE)
+
+
+def public_url() -> str:
+    return os.environ.get("WARLOG_PUBLIC_URL", "").strip() or f"http://127.0.0.1:{os.environ.get('PORT') or 8000}"
+
+
+def redis_connection(url: str | None = None) -> Any:
+    """The configured Redis (REDIS_URL, else 127.0.0.1:6379); ``unix://`` URLs work too."""
+    import redis
+
+    return redis.Redis.from_url(url or os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0")
+
+
+def job_id(row: dict) -> str:
+    seat = hashlib.sha256(row["seat"].encode()).hexdigest()[:12]
+    return f"notify-{row['channel']}-{row['game_id']}-{row['seq']}-{seat}"
+
+
+def enqueuer(connection: Any = None, queue: str | None = None, intervals: list[int] | None = None):
+    """The dispatcher's ``enqueue``: one rq job per delivery row, its id derived from the row."""
+    from rq import Queue, Retry
+
+    from workers.notify import retry_intervals
+
+    q = Queue(queue or queue_name(), connection=connection or redis_connection())
+    intervals = retry_intervals() if intervals is None else intervals
+
+    def enqueue(row: dict) -> None:
+        retry = Retry(max=len(intervals), interval=intervals) if intervals else None
+        q.enqueue(deliver, row["game_id"], int(row["seq"]), row["channel"], row["seat"], job_id=job_id(row),
+                  retry=retry, job_timeout=JOB_TIMEOUT, result_ttl=86400, failure_ttl=7 * 86400,
+                  description=f"notify {row['channel']} game {row['game_id']} seq {row['seq']}")
+
+    return enqueue
+
+
+def deliver(game_id: str, seq: int, channel: str, seat: str) -> str:
+    """The job: send one notification unless it was sent already."""
+    from domain.service import Warlog
+    from workers.dispatch import deliver as run
+    from workers.notify import SmtpSettings
+
+    service = Warlog()
+    try:
+        return run(service, game_id, seq, channel, seat, smtp=SmtpSettings.from_env(), public_url=public_url(),
+                   webhook_timeout=float(os.environ.get("WARLOG_WEBHOOK_TIMEOUT") or 10))
+    finally:
+        service.close()
