@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	@touch $(STAMP)
 
+# web (gunicorn), an rq worker, the projector and, without REDIS_URL, an embedded Redis (workers/stack.py)
 run: $(STAMP)
-	$(BIN)/warlog serve
+	$(BIN)/python -m workers.stack
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

