@@ -18,6 +18,7 @@ It runs as a thread of ``warlog worker`` (every worker may run one; they do not 
 from __future__ import annotations
 
 import logging
+import smtplib
 import threading
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
@@ -250,6 +251,10 @@ class Dispatcher:
 
 
 # ================================================================================ delivering ====
+class MailFailed(Exception):
+    """The SMTP server refused or did not answer (the job fails and is retried)."""
+
+
 def deliver(service: Any, game_id: str, seq: int, channel: str, seat: str, *, smtp: notify.SmtpSettings | None,
             public_url: str, store: NotifyStore | None = None, access: Any = None,
             webhook_timeout: float = 10.0) -> str:
@@ -314,7 +319,13 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
         domain = smtp.sender.rpartition("@")[2] or "warlog"
         msg = notify.build_email(summary, contact["email"], smtp.sender, handle,
                                  message_id=f"<warlog.{game_id}.{seq}.{seat}@{domain}>")
-        notify.send_email(smtp, msg)
+        try:
+            notify.send_email(smtp, msg)
+        except (OSError, smtplib.SMTPException) as exc:
+            # Only the kind of failure and the SMTP code: a refused recipient's message names the
+            # address, and this text ends up in rq's failed-job record and the worker's log.
+            code = getattr(exc, "smtp_code", None)
+            raise MailFailed(f"SMTP {type(exc).__name__}" + (f" {code}" if code else "")) from None
     else:
         notify.post_webhook(hook["url"], hook["secret"], notify.webhook_body(summary), delivery=key,
                             timeout=webhook_timeout)

@@ -11,7 +11,8 @@ Who is told, after one command (an order, a join, a take-back request or answer,
 - the seat a ``DecisionPending`` of the command waits for;
 - in a ruleset that does not sequence the seats (every seat may act at any time, as in
   freeform), ``whose_move`` never changes, so a phase or turn advance is the hand-over: the
-  other seats are told.
+  other seats are told;
+- when the game ends, every seat but the one whose command ended it.
 
 What they are told: the events since the seat last acted (or was last told), each as its
 readable line (projections/narrate.describe) *as that seat may see it*
@@ -82,9 +83,15 @@ def recipients(command: Command, human_seats: list[str], before: list[str], afte
     """{seat: reason} of the seats to tell after ``command``; ``before`` and ``after`` are
     whose_move before and after it."""
     out: dict[str, str] = {}
+    head = command.lines[0]["type"] if command.lines else None
     for seat in after:
         if seat not in before and seat in human_seats:
-            out[seat] = "your_move"
+            out[seat] = "take_back" if head == "TakeBackRequested" else "your_move"
+    if any(line["type"] == "GameEnded" for line in command.lines):
+        for seat in human_seats:
+            if seat != command.seat:
+                out[seat] = "game_over"
+        return out
     for line in command.lines:
         if line["type"] == "DecisionPending":
             seat = (line["data"].get("decision") or {}).get("seat")
@@ -136,6 +143,8 @@ REASONS = {
     "your_move": "It is your move",
     "decision": "A decision is waiting for you",
     "hand_over": "The phase has moved on",
+    "take_back": "Your opponent asks to take back an order",
+    "game_over": "The game is over",
 }
 
 

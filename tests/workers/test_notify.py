@@ -60,6 +60,15 @@ def test_recipients_new_to_move_decisions_and_hand_overs():
     assert notify.recipients(join, ["A", "B"], [], ["A", "B"]) == {"A": "your_move", "B": "your_move"}
 
 
+def test_recipients_of_a_take_back_request_and_of_the_end():
+    request = notify.Command(7, 7, "A", (line(7, "TakeBackRequested", seat="A", order_id="o"),))
+    assert notify.recipients(request, ["A", "B"], ["A", "B"], ["B"]) == {}  # B could already act
+    assert notify.recipients(request, ["A", "B"], ["A"], ["B"]) == {"B": "take_back"}
+    end = notify.Command(8, 9, "A", (line(8, "OrderAccepted", seat="A", order={"kind": "end"}),
+                                      line(9, "GameEnded", winner="A", reason="r")))
+    assert notify.recipients(end, ["A", "B", "C"], ["A", "B", "C"], []) == {"B": "game_over", "C": "game_over"}
+
+
 def test_since_last_acted_starts_after_the_seats_own_last_command():
     lines = [line(5, "OrderAccepted", seat="B", order={}), line(6, "DiceRolled"),
              line(7, "OrderAccepted", seat="A", order={}), line(8, "PhaseAdvanced")]
@@ -306,3 +315,37 @@ def test_the_settings_endpoints(client):
     assert c.put(f"{url}/webhook", json={"url": "https://x.example"}, headers=game.seats["Red"]).status_code == 403
     assert c.put(f"{url}/webhook", json={"url": None}, headers=game.admin).status_code == 200
     assert NotifyStore.for_service(service).webhook(game.game_id) is None
+
+
+def test_an_smtp_failure_is_recorded_without_the_address_and_retried(sqlite_app, mail):
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    h.dispatch()
+    h.order(gid, "Blue", {"kind": "advance"})
+    [row] = h.dispatch()
+    from tests.workers.notify_helpers import free_port
+    from workers.dispatch import MailFailed
+
+    h.smtp = notify.SmtpSettings(host="127.0.0.1", port=free_port(), timeout=2)  # nobody listens
+    with pytest.raises(MailFailed) as failed:
+        h.deliver(row)
+    stored = h.store.delivery(gid, row["seq"], EMAIL, "Red")
+    assert stored["status"] == FAILED and "red@example.org" not in stored["error"]
+    assert "red@example.org" not in str(failed.value) and failed.value.__cause__ is None
+    h.smtp = smtp
+    assert h.deliver(row) == "sent" and len(box.to("red@example.org")) == 1
+
+
+def test_the_end_of_the_game_is_mailed_to_the_others(sqlite_app, mail):
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    h.dispatch()
+    h.order(gid, "Red", {"kind": "end", "winner": "Red", "reason": "Blue's army is broken"})
+    rows = h.dispatch()
+    assert [(r["seat"]) for r in rows] == ["Blue"]
+    h.deliver(rows[0])
+    [msg] = box.to("blue@example.org")
+    assert msg["Subject"].startswith("[warlog] The game is over")
+    assert "Game over: Red wins" in msg.get_payload(decode=True).decode()
