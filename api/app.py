@@ -9,6 +9,7 @@ from flask import Flask, jsonify
 from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
+from api.jobs import bp as jobs_bp
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
 from api.reads import bp as reads_bp
@@ -53,6 +54,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(openapi_bp)
     app.register_blueprint(reads_bp)
     app.register_blueprint(stream_bp)
+    app.register_blueprint(jobs_bp)
     app.register_blueprint(notify_settings_bp)
 
     @app.get("/healthz")

@@ -172,6 +172,14 @@ _GAME = ("GameId",)
 _RESULT = Reply("what was recorded: the events as export lines, the new version and chain head",
                 schemas.CommandResult)
 
+# ---- jobs
+_JOB_ACCEPTED = _obj("a queued (or already made) job", job_id="string", status_url="string", result_url="string",
+                     version="integer", audience={"type": "string", "enum": ["umpire", "public"]})
+FORMAT_QUERY = query("format", "string", "html (the offline page, default) or json (the frames)", enum=["html", "json"])
+STATS_QUERY = query("version", "integer", "the version made at (default: the latest made)", minimum=1)
+CHART_QUERY = query("chart", "string", "an SVG chart instead of the JSON", enum=["faces", "vp"])
+RULESET_QUERY = {**query("ruleset", "string", "the ruleset, e.g. freeform"), "required": True}
+
 # ---------------------------------------------------------------------------- the table ----
 OPERATIONS: dict[tuple[str, str], Op] = {
     # ---- service
@@ -351,6 +359,60 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "in the Authorization header (read it with fetch; EventSource cannot send headers).",
         replies={200: Reply("the event stream", {"type": "string"}, media=SSE)},
         problems=(*READ, "bad_request", "stream_capacity")),
+    # ---- jobs (issue 5): replays and statistics, made by rq workers
+    ("post", "/api/v1/games/{game_id}/replays"): Op(
+        "Make the game's replay", ANY, tag="jobs", params=_GAME, body_required=False,
+        description="Queues a job that makes the replay at the game's current version: the state after every "
+                    "event with operation, phase and turn boundaries (JSON) and one self-contained HTML page "
+                    "that steps through it offline. Umpires get the full log, everyone else the public view. "
+                    "The job id is derived from game, version and audience: asking again returns the same job, "
+                    "and once made the same artifact. Watch it at `status_url`.",
+        replies={202: Reply("the job", _JOB_ACCEPTED)},
+        problems=(*READ, "queue_unavailable")),
+    ("get", "/api/v1/games/{game_id}/replays/{version}"): Op(
+        "Download a replay", ANY, tag="jobs",
+        params=(*_GAME, _path_param("version", "the version it was made at, or `latest`"), FORMAT_QUERY),
+        description="The replay made at `version` (or the latest made) for the caller's audience: `format=html` "
+                    "(default) the offline page, `format=json` the frames. 404 until a job has made it.",
+        replies={200: Reply("the replay page (or its frames as JSON with format=json)", {"type": "string"},
+                            media=HTML)},
+        problems=(*AUTH_READ, "invalid_request")),
+    ("post", "/api/v1/games/{game_id}/statistics"): Op(
+        "Make the game's statistics", ANY, tag="jobs", params=_GAME, body_required=False,
+        description="Queues a job: dice faces per seat and die size against uniform (chi-square p-value), the "
+                    "luck index per seat (successes against the exact expectation of each target rolled "
+                    "against), the VP timeline; JSON plus two SVG charts. Idempotent like the replay.",
+        replies={202: Reply("the job", _JOB_ACCEPTED)},
+        problems=(*READ, "queue_unavailable")),
+    ("get", "/api/v1/games/{game_id}/statistics"): Op(
+        "Download the game's statistics", ANY, tag="jobs", params=(*_GAME, STATS_QUERY, CHART_QUERY),
+        description="The statistics made at `version` (default: the latest made) as JSON, or with `chart=faces` "
+                    "or `chart=vp` a chart as SVG. 404 until a job has made them.",
+        replies={200: Reply("the statistics (JSON; SVG with chart)", {"type": "object"})},
+        problems=(*AUTH_READ, "invalid_request")),
+    ("post", "/api/v1/statistics"): Op(
+        "Make statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,), body_required=False,
+        description="Queues a job over every public game of the ruleset, as a spectator sees them: win rate "
+                    "per side, game length, final VP, order kinds, random events and d66 results against their "
+                    "expectation, dice fairness over all games.",
+        replies={202: Reply("the job", _JOB_ACCEPTED)},
+        problems=("invalid_request", "unknown_ruleset", "queue_unavailable")),
+    ("get", "/api/v1/statistics"): Op(
+        "Download statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,),
+        description="The latest statistics made across the ruleset's public games. 404 until a job made them.",
+        replies={200: Reply("the statistics", {"type": "object"})},
+        problems=("invalid_request",)),
+    ("get", "/api/v1/jobs/{job_id}"): Op(
+        "A job's status", ANY, tag="jobs", params=(_path_param("job_id", "the id POST returned"),),
+        description="queued, started, scheduled (waiting for a retry), finished, failed, stopped or canceled; "
+                    "progress 0-100; for a failed job its error (one line, no traceback) after its retries; "
+                    "when finished, `result_url`. A job of a private game is visible to that game's tokens only.",
+        replies={200: Reply("the job", _obj("a job", id="string", kind="string", game_id={"type": ["string", "null"]},
+                                            status="string", progress="integer",
+                                            error={"type": ["string", "null"]},
+                                            retries_left={"type": ["integer", "null"]},
+                                            result_url={"type": ["string", "null"]}))},
+        problems=(*AUTH_READ, "queue_unavailable")),
     # ---- this description
     ("get", "/api/v1/openapi.json"): Op(
         "This API as OpenAPI 3.1", NONE, tag="docs",
@@ -367,6 +429,7 @@ TAGS = [
     {"name": "seats", "description": "joining, tokens and client seeds"},
     {"name": "orders", "description": "the write side of play: orders, take-backs, concession"},
     {"name": "reads", "description": "state, history, dice, the log and its live stream"},
+    {"name": "jobs", "description": "replays and statistics, made by background workers"},
     {"name": "docs", "description": "this description"},
 ]
 

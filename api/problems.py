@@ -44,6 +44,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "unknown_seat": (422, "Unknown seat"),
     "integrity_failure": (422, "The log does not verify"),
     "stream_capacity": (503, "Too many open event streams; retry shortly"),
+    "queue_unavailable": (503, "The job queue does not answer; retry shortly"),
     "damaged_log": (500, "The stored log of this game is damaged"),
     "internal_error": (500, "Internal server error"),
 }

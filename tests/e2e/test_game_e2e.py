@@ -634,9 +634,9 @@ def test_every_error_class_over_real_http(srv):
     # - not_your_move: unreachable with freeform (above);
     # - unknown_seat: seats come from tokens and invite codes, never from the request (docs/api.md);
     # - integrity_failure, damaged_log: need a store changed outside warlog;
-    # - stream_capacity (503), internal_error (500): the server's, not the client's.
+    # - stream_capacity, queue_unavailable (503), internal_error (500): the server's, not the client's.
     unreachable = {"not_your_move", "unknown_seat", "integrity_failure", "damaged_log", "stream_capacity",
-                   "internal_error"}
+                   "queue_unavailable", "internal_error"}
     assert set(covered) == set(DOCUMENTED) - unreachable
     assert [s for s in srv.seen if s[2] >= 500] == []
 

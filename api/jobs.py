@@ -1,0 +1,216 @@
+"""Slow work through rq (issue 5): replays, statistics of one game and across games, and jobs.
+
+``POST`` asks for an artifact and answers 202 with the job's id and where to watch it; the job id
+is derived from what is asked (kind, game, version, audience), so asking twice for the same
+version returns the same job and, once made, the same artifact (workers/queue.py). ``GET
+/api/v1/jobs/{job_id}`` shows status, progress (0-100), the error of a failed job (one line,
+never a traceback) and, when finished, the artifact's URL.
+
+Visibility: artifacts are made per audience — ``umpire`` (the full log) and ``public`` (what a
+spectator may see, domain/visibility with viewer None). An umpire gets the first, everyone else
+(seats, the admin, spectators of a public game) the second; so a seat's replay does not show
+even its own hidden notes (docs/workers.md). Cross-game statistics cover public games only, as a
+spectator sees them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
+from marshmallow import Schema, fields, validate
+from redis import Redis
+from redis.exceptions import RedisError
+
+from api.auth import UMPIRE, access, caller_for
+from api.games import service
+from api.problems import ApiProblem
+from domain.rulesets import find_ruleset
+from workers import jobs as work
+from workers import queue as rqueue
+
+bp = Blueprint("jobs", __name__, url_prefix="/api/v1")
+
+# An artifact page may run its own inline script and style, and nothing else: no network at all.
+ARTIFACT_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                "img-src data:; base-uri 'none'; form-action 'none'")
+MEDIA = {"html": "text/html; charset=utf-8", "json": "application/json", "svg": "image/svg+xml"}
+
+
+# ================================================================================ plumbing ====
+def redis() -> Redis:
+    conn = current_app.extensions.get("warlog_redis")
+    if conn is None:
+        conn = current_app.config.get("WARLOG_REDIS") or rqueue.connection(current_app.config.get("REDIS_URL"))
+        current_app.extensions["warlog_redis"] = conn
+    return conn
+
+
+def queue():
+    return rqueue.get_queue(redis(), current_app.config.get("WARLOG_QUEUE"))
+
+
+def artifacts() -> Path:
+    return Path(current_app.config.get("WARLOG_ARTIFACT_DIR") or work.artifact_dir())
+
+
+def _unavailable(exc: Exception) -> ApiProblem:
+    current_app.logger.warning("job queue unavailable: %s", exc)
+    return ApiProblem("queue_unavailable", "the job queue (Redis) does not answer; try again shortly",
+                      {"Retry-After": "5"})
+
+
+def _enqueue(func, jid: str, *args, meta: dict):
+    try:
+        found, _ = rqueue.enqueue_once(queue(), func, jid, *args, meta=meta)
+    except RedisError as exc:
+        raise _unavailable(exc) from None
+    return found
+
+
+def _accepted(jid: str, result_url: str, **extra):
+    status_url = url_for("jobs.get_job", job_id=jid)
+    body = {"job_id": jid, "status_url": status_url, "result_url": result_url, **extra}
+    response = jsonify(body)
+    response.status_code = 202
+    response.headers["Location"] = status_url
+    return response
+
+
+def _audience(caller) -> str:
+    return "umpire" if caller.role == UMPIRE else "public"
+
+
+def _artifact(path: Path, media: str, download_name: str) -> Response:
+    response = send_file(path, mimetype=media, download_name=download_name, as_attachment=False, max_age=0)
+    response.headers["Content-Security-Policy"] = ARTIFACT_CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _pick(kind: str, game_id: str, version: str | int | None, audience: str, ext: str) -> tuple[int, Path]:
+    if version in (None, "latest"):
+        found = work.latest_artifact(artifacts(), kind, game_id, audience, ext)
+        if found is None:
+            raise ApiProblem("not_found", f"no {kind} of this game has been made yet; POST to make one")
+        return found
+    path = work.artifact_path(artifacts(), kind, game_id, int(version), audience, ext)
+    if not path.exists():
+        raise ApiProblem("not_found", f"no {kind} of this game at version {version} has been made yet")
+    return int(version), path
+
+
+class FormatQuery(Schema):
+    format = fields.String(load_default="html", validate=validate.OneOf(["html", "json"]),
+                           metadata={"description": "html (the offline replay page) or json (the frames)"})
+
+
+class StatsQuery(Schema):
+    version = fields.Integer(strict=False, validate=validate.Range(min=1, max=2**53),
+                             metadata={"description": "the version made at (default: the latest made)"})
+    chart = fields.String(validate=validate.OneOf(["faces", "vp"]),
+                          metadata={"description": "an SVG chart instead of the JSON: faces or vp"})
+
+
+class RulesetQuery(Schema):
+    ruleset = fields.String(required=True, validate=validate.Length(min=1, max=100),
+                            metadata={"description": "the ruleset, e.g. freeform"})
+
+
+# ================================================================================= replays ====
+@bp.post("/games/<game_id>/replays")
+def post_replay(game_id: str):
+    """Make (or find) the replay of the game at its current version for the caller's audience."""
+    caller = caller_for(game_id)
+    version = service().get_game(caller.game_id).version
+    audience = _audience(caller)
+    jid = rqueue.job_id("replay", caller.game_id, f"v{version}", audience)
+    _enqueue(work.make_replay, jid, caller.game_id, version, audience, str(artifacts()),
+             meta={"kind": "replay", "game_id": caller.game_id, "version": version, "audience": audience})
+    return _accepted(jid, url_for("jobs.get_replay", game_id=caller.game_id, version=version),
+                     version=version, audience=audience)
+
+
+@bp.get("/games/<game_id>/replays/<version>")
+def get_replay(game_id: str, version: str):
+    """The replay made at ``version`` (or ``latest``): ``?format=html`` (default) or ``json``."""
+    caller = caller_for(game_id)
+    fmt = FormatQuery().load(request.args)["format"]
+    if version != "latest" and not (version.isdigit() and 0 < int(version) < 2**53):
+        raise ApiProblem("not_found", "a replay's version is a positive whole number or 'latest'")
+    made, path = _pick("replay", caller.game_id, version, _audience(caller), fmt)
+    return _artifact(path, MEDIA[fmt], f"replay-{caller.game_id}-v{made}.{fmt}")
+
+
+# ============================================================================== statistics ====
+@bp.post("/games/<game_id>/statistics")
+def post_statistics(game_id: str):
+    caller = caller_for(game_id)
+    version = service().get_game(caller.game_id).version
+    audience = _audience(caller)
+    jid = rqueue.job_id("stats", caller.game_id, f"v{version}", audience)
+    _enqueue(work.game_statistics, jid, caller.game_id, version, audience, str(artifacts()),
+             meta={"kind": "statistics", "game_id": caller.game_id, "version": version, "audience": audience})
+    return _accepted(jid, url_for("jobs.get_statistics", game_id=caller.game_id, version=version),
+                     version=version, audience=audience)
+
+
+@bp.get("/games/<game_id>/statistics")
+def get_statistics(game_id: str):
+    caller = caller_for(game_id)
+    params = StatsQuery().load(request.args)
+    chart = params.get("chart")
+    ext = f"{chart}.svg" if chart else "json"
+    made, path = _pick("stats", caller.game_id, params.get("version"), _audience(caller), ext)
+    return _artifact(path, MEDIA["svg" if chart else "json"], f"stats-{caller.game_id}-v{made}.{ext}")
+
+
+@bp.post("/statistics")
+def post_cross_statistics():
+    """Statistics across every public game of a ruleset, as a spectator sees them."""
+    ruleset = RulesetQuery().load(request.args)["ruleset"]
+    find_ruleset(ruleset)  # unknown_ruleset before anything is queued
+    ids = sorted(access().public_game_ids())
+    head = service().recorder.max_notification_id() or 0
+    key = hashlib.sha256(("\n".join(ids) + f"\n{head}").encode()).hexdigest()[:20]
+    jid = rqueue.job_id("across", ruleset, key)
+    _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()),
+             meta={"kind": "statistics_across", "ruleset": ruleset, "games": len(ids)})
+    return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset), ruleset=ruleset, games=len(ids))
+
+
+@bp.get("/statistics")
+def get_cross_statistics():
+    ruleset = RulesetQuery().load(request.args)["ruleset"]
+    path = artifacts() / f"across-{ruleset}-latest.json"
+    if "/" in ruleset or not path.exists():
+        raise ApiProblem("not_found", f"no statistics across {ruleset} games have been made yet; POST to make them")
+    return _artifact(path, MEDIA["json"], f"statistics-{ruleset}.json")
+
+
+# ==================================================================================== jobs ====
+@bp.get("/jobs/<job_id>")
+def get_job(job_id: str):
+    """A job's status: queued, started, scheduled (waiting to be retried), finished, failed, …"""
+    try:
+        found = rqueue.fetch(job_id, redis()) if job_id.startswith("warlog-") else None
+        if found is None:
+            raise ApiProblem("not_found", f"no job {job_id} (unknown, or expired after a week)")
+        shown = rqueue.status_of(found)
+    except RedisError as exc:
+        raise _unavailable(exc) from None
+    meta = shown.pop("meta")
+    if meta.get("game_id"):
+        caller_for(meta["game_id"])  # a private game's jobs are as invisible as the game
+    result_url = None
+    if shown["status"] == "finished":
+        kind, gid, version = meta.get("kind"), meta.get("game_id"), meta.get("version")
+        if kind == "replay":
+            result_url = url_for("jobs.get_replay", game_id=gid, version=version)
+        elif kind == "statistics":
+            result_url = url_for("jobs.get_statistics", game_id=gid, version=version)
+        elif kind == "statistics_across":
+            result_url = url_for("jobs.get_cross_statistics", ruleset=meta.get("ruleset"))
+    return jsonify({"id": found.id, "kind": meta.get("kind"), "game_id": meta.get("game_id"), **shown,
+                    "result_url": result_url})

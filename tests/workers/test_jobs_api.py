@@ -1,0 +1,165 @@
+"""The job API end to end: the Flask test client enqueues on a real Redis, a real rq worker in a
+subprocess runs the job, the API shows its status and serves the artifact."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from api.app import create_app
+from tests.api.conftest import make_game, umpire
+from tests.conftest import make_app
+
+ROLL = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": ">=", "value": 7}}
+NOTE = {"kind": "note", "text": "SECRET-PLAN", "private": True}
+
+
+@pytest.fixture
+def setup(sqlite_config, rq_env, tmp_path):
+    service = make_app(sqlite_config)
+    app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": rq_env.url,
+                      "WARLOG_QUEUE": rq_env.queue, "WARLOG_ARTIFACT_DIR": str(tmp_path / "artifacts")})
+    client = app.test_client()
+    yield client, rq_env, Path(sqlite_config.sqlite_path).parent, tmp_path / "artifacts"
+    service.close()
+
+
+def _game(client, public=True):
+    game = make_game(client, public=public)
+    for n in range(6):
+        assert game.order(client, "Blue" if n % 2 else "Red", ROLL, f"r{n}").status_code == 201
+    assert game.order(client, "Blue", NOTE, "note").status_code == 201
+    assert game.order(client, "Red", {"kind": "vp", "side": "Red", "delta": 2, "reason": "bridge"}, "vp").status_code == 201
+    return game
+
+
+def _post(client, rq_env, url, **kw):
+    r = client.post(url, **kw)
+    assert r.status_code == 202, r.json
+    rq_env.job_ids.append(r.json["job_id"])
+    assert r.headers["Location"] == r.json["status_url"]
+    return r.json
+
+
+def test_a_replay_is_made_by_a_worker_and_downloaded(setup):
+    client, rq_env, data_dir, artifacts = setup
+    game = _game(client)
+    version = client.get(f"/api/v1/games/{game.game_id}/state").json["version"]
+    job = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays", headers=game.seats["Blue"])
+    assert job["version"] == version and job["audience"] == "public"
+    queued = client.get(job["status_url"], headers=game.seats["Blue"]).json
+    assert queued["status"] == "queued" and queued["progress"] == 0 and queued["result_url"] is None
+
+    rq_env.work(data_dir)
+
+    done = client.get(job["status_url"], headers=game.seats["Blue"]).json
+    assert done["status"] == "finished" and done["progress"] == 100 and done["error"] is None
+    assert done["result_url"] == job["result_url"]
+    page = client.get(done["result_url"], headers=game.seats["Blue"])
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+    html = page.get_data(as_text=True)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+    frames = client.get(done["result_url"] + "?format=json", headers=game.seats["Blue"]).json
+    assert len(frames["frames"]) == version and frames["version"] == version
+    assert "SECRET-PLAN" not in json.dumps(frames) and "SECRET-PLAN" not in html  # the public view
+    latest = client.get(f"/api/v1/games/{game.game_id}/replays/latest?format=json").json  # a spectator
+    assert latest == frames
+
+    # Asked again at the same version: the same job, and no new artifact is made.
+    files = {p.name: p.stat().st_mtime_ns for p in artifacts.iterdir()}
+    again = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays", headers=game.seats["Red"])
+    assert again["job_id"] == job["job_id"]
+    assert client.get(again["status_url"]).json["status"] == "finished"
+    assert {p.name: p.stat().st_mtime_ns for p in artifacts.iterdir()} == files
+
+
+def test_an_umpire_gets_the_full_replay(setup):
+    client, rq_env, data_dir, _ = setup
+    game = _game(client, public=False)
+    ump = umpire(client, game)
+    job = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays", headers=ump)
+    assert job["audience"] == "umpire"
+    rq_env.work(data_dir)
+    assert client.get(job["status_url"], headers=ump).json["status"] == "finished"
+    full = client.get(job["result_url"] + "?format=json", headers=ump).get_data(as_text=True)
+    assert "SECRET-PLAN" in full
+    # A seat of the same private game gets no umpire artifact, and a stranger not even the job.
+    assert client.get(job["result_url"], headers=game.seats["Red"]).status_code == 404
+    assert client.get(job["status_url"]).status_code == 404
+
+
+def test_statistics_of_one_game(setup):
+    client, rq_env, data_dir, _ = setup
+    game = _game(client)
+    job = _post(client, rq_env, f"/api/v1/games/{game.game_id}/statistics")
+    rq_env.work(data_dir)
+    done = client.get(job["status_url"]).json
+    assert done["status"] == "finished" and done["progress"] == 100
+    body = client.get(done["result_url"]).json
+    assert body["dice"]["all"]["d6"]["n"] == 12 and 0 <= body["dice"]["all"]["d6"]["p"] <= 1
+    assert set(body["luck"]) == {"Blue", "Red"} and body["luck"]["Blue"]["rolls"] == 3
+    assert body["vp"]["final"]["Red"] == 2
+    svg = client.get(f"/api/v1/games/{game.game_id}/statistics?chart=faces")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml" and svg.get_data(as_text=True).startswith("<svg")
+    assert client.get(f"/api/v1/games/{game.game_id}/statistics?chart=pie").status_code == 422
+
+
+def test_statistics_across_games(setup):
+    client, rq_env, data_dir, _ = setup
+    games = [_game(client) for _ in range(3)]
+    private = _game(client, public=False)
+    for g in games[:2]:
+        assert g.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end").status_code == 201
+    job = _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")
+    again = _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")
+    assert again["job_id"] == job["job_id"]
+    rq_env.work(data_dir)
+    assert client.get(job["status_url"]).json["status"] == "finished"
+    body = client.get("/api/v1/statistics?ruleset=freeform").json
+    out = body["rulesets"]["freeform"]
+    assert out["games"] == 3 and out["ended"] == 2 and out["win_rate"]["Blue"]["wins"] == 2
+    assert out["operations"]["roll"] == 18 and out["dice"]["d6"]["n"] == 36
+    assert private.game_id not in json.dumps(body)
+    assert client.post("/api/v1/statistics?ruleset=chess").status_code == 422
+
+
+def test_a_failing_job_is_retried_then_shown_failed_with_its_error(setup, sqlite_config):
+    from tests.integration.rawstore import RawStore
+
+    client, rq_env, data_dir, _ = setup
+    game = _game(client)
+    job = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays")
+    with RawStore(sqlite_config) as raw:
+        raw.delete(game.game_id, 3)  # the log is damaged after the job was asked for
+    done = rq_env.work(data_dir)
+    assert done.stderr.count("DamagedLog") + done.stdout.count("DamagedLog") >= 4  # the first run and 3 retries
+    shown = client.get(job["status_url"]).json
+    assert shown["status"] == "failed" and shown["retries_left"] == 0
+    assert shown["error"].startswith("DamagedLog: the stored log of game") and "Traceback" not in shown["error"]
+    assert shown["result_url"] is None
+
+
+def test_unknown_jobs_and_missing_artifacts_are_404(setup):
+    client, _, _, _ = setup
+    game = _game(client)
+    assert client.get("/api/v1/jobs/warlog-nothing").status_code == 404
+    assert client.get("/api/v1/jobs/whatever").status_code == 404
+    assert client.get(f"/api/v1/games/{game.game_id}/replays/latest").status_code == 404
+    assert client.get(f"/api/v1/games/{game.game_id}/replays/abc").status_code == 404
+    assert client.get(f"/api/v1/games/{game.game_id}/statistics").status_code == 404
+    assert client.get("/api/v1/statistics?ruleset=freeform").status_code == 404
+
+
+def test_no_redis_is_a_503_problem(sqlite_config, tmp_path):
+    service = make_app(sqlite_config)
+    app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": "redis://127.0.0.1:1/0",
+                      "WARLOG_ARTIFACT_DIR": str(tmp_path)})
+    client = app.test_client()
+    game = make_game(client, public=True)
+    r = client.post(f"/api/v1/games/{game.game_id}/replays")
+    service.close()
+    assert r.status_code == 503 and r.json["code"] == "queue_unavailable" and r.headers["Retry-After"] == "5"

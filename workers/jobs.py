@@ -1,0 +1,199 @@
+"""The rq jobs: thin, importable wrappers over the pure functions of replay.py and stats.py.
+
+Each takes plain values (a game id, the version to make it at, the audience, the artifact
+folder), reads the log from the store named by the environment (``config_from_env``: the same
+WARLOG_DATA_DIR / WARLOG_DATABASE_URL as the web process), and writes its artifacts atomically
+(a temporary file, then a rename) under a name made of the game id, the version and the
+audience. A job whose artifacts already exist returns them at once: a second run for the same
+version gives the same artifact.
+
+Audiences (docs/workers.md): ``umpire`` (the full log) and ``public`` (what a spectator may see,
+``domain.visibility`` with viewer None). The API serves umpires the first and everyone else —
+seats included — the second, so a seat never sees what it could not see in the game itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+from domain.rulesets import UMPIRE, find_ruleset
+from domain.service import Warlog
+from domain.storage import DEFAULT_DATA_DIR, config_from_env
+from domain.visibility import filter_lines
+from workers import replay as replaying
+from workers import stats as statistics
+from workers.queue import Progress
+
+AUDIENCES: dict[str, str | None] = {"umpire": UMPIRE, "public": None}
+
+
+# =============================================================================== artifacts ====
+def artifact_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """WARLOG_ARTIFACT_DIR, else WARLOG_DATA_DIR/artifacts (default var/artifacts)."""
+    environ = os.environ if environ is None else environ
+    explicit = (environ.get("WARLOG_ARTIFACT_DIR") or "").strip()
+    if explicit:
+        return Path(explicit)
+    return Path((environ.get("WARLOG_DATA_DIR") or "").strip() or DEFAULT_DATA_DIR) / "artifacts"
+
+
+def artifact_path(directory: str | Path, kind: str, game_id: str, version: int, audience: str, ext: str) -> Path:
+    return Path(directory) / f"{kind}-{game_id}-v{version}-{audience}.{ext}"
+
+
+def latest_artifact(directory: str | Path, kind: str, game_id: str, audience: str, ext: str) -> tuple[int, Path] | None:
+    """The artifact of the highest version made so far, or None."""
+    best = None
+    for path in Path(directory).glob(f"{kind}-{game_id}-v*-{audience}.{ext}"):
+        try:
+            version = int(path.name[len(f"{kind}-{game_id}-v"):].split("-", 1)[0])
+        except ValueError:
+            continue
+        if best is None or version > best[0]:
+            best = (version, path)
+    return best
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ==================================================================================== jobs ====
+def job(func: Callable) -> Callable:
+    """Record a failure's message (one line, no traceback) in job.meta['error'] for the API,
+    then let rq see the exception, so it retries and finally marks the job failed."""
+
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        progress = Progress()
+        try:
+            result = func(*args, progress=progress, **kwargs)
+        except Exception as exc:
+            progress.set(progress.job.meta.get("progress", 0) if progress.job else 0,
+                         error=f"{type(exc).__name__}: {exc}")
+            raise
+        progress.set(100, error=None)
+        return result
+
+    return run
+
+
+def _service() -> Warlog:
+    return Warlog(config_from_env())
+
+
+def _lines(service: Warlog, game_id: str, version: int) -> list[dict]:
+    lines = service.lines(game_id, limit=version)
+    if len(lines) != version:
+        raise ValueError(f"game {game_id} has {len(lines)} events, not {version}")
+    return lines
+
+
+def _audience(audience: str) -> str | None:
+    if audience not in AUDIENCES:
+        raise ValueError(f"audience is one of {', '.join(AUDIENCES)}, not {audience!r}")
+    return AUDIENCES[audience]
+
+
+@job
+def make_replay(game_id: str, version: int, audience: str = "public", directory: str | None = None, *,
+                progress: Progress) -> dict:
+    """The replay of ``game_id`` at ``version`` for ``audience``: frames JSON and the HTML file."""
+    directory = directory or str(artifact_dir())
+    viewer = _audience(audience)
+    paths = {ext: artifact_path(directory, "replay", game_id, version, audience, ext) for ext in ("json", "html")}
+    if all(p.exists() for p in paths.values()):
+        return {k: str(p) for k, p in paths.items()}
+    service = _service()
+    try:
+        lines = _lines(service, game_id, version)
+    finally:
+        service.close()
+    made = replaying.frames(lines, viewer, progress=lambda done, total: progress(done, total, share=(0, 90)))
+    write_atomic(paths["json"], json.dumps(made, separators=(",", ":")))
+    write_atomic(paths["html"], replaying.replay_html(made))
+    return {k: str(p) for k, p in paths.items()}
+
+
+@job
+def game_statistics(game_id: str, version: int, audience: str = "public", directory: str | None = None, *,
+                    progress: Progress) -> dict:
+    """One game's statistics at ``version`` for ``audience``: JSON and two SVG charts."""
+    directory = directory or str(artifact_dir())
+    viewer = _audience(audience)
+    paths = {"json": artifact_path(directory, "stats", game_id, version, audience, "json"),
+             "faces": artifact_path(directory, "stats", game_id, version, audience, "faces.svg"),
+             "vp": artifact_path(directory, "stats", game_id, version, audience, "vp.svg")}
+    if all(p.exists() for p in paths.values()):
+        return {k: str(p) for k, p in paths.items()}
+    service = _service()
+    try:
+        lines = _lines(service, game_id, version)
+    finally:
+        service.close()
+    progress(1, 3)
+    rules = find_ruleset(lines[0]["data"]["ruleset"])
+    made = statistics.game_statistics(filter_lines(rules, lines, viewer))
+    made["audience"] = audience
+    progress(2, 3)
+    for name, svg in statistics.charts(made).items():
+        write_atomic(paths[name], svg)
+    write_atomic(paths["json"], json.dumps(made, indent=1))
+    return {k: str(p) for k, p in paths.items()}
+
+
+def iter_games(service: Warlog, game_ids: list[str], viewer: str | None,
+               skipped: list[str]) -> Iterator[list[dict]]:
+    """Each game's lines as ``viewer`` may see them, one game at a time; a game whose log cannot
+    be read is left out and named in ``skipped``."""
+    for gid in game_ids:
+        try:
+            lines = service.lines(gid)
+            rules = find_ruleset(lines[0]["data"]["ruleset"])
+        except Exception:  # a damaged or vanished game must not sink the whole report
+            skipped.append(gid)
+            continue
+        yield filter_lines(rules, lines, viewer)
+
+
+@job
+def statistics_across(ruleset: str | None, game_ids: list[str], key: str, directory: str | None = None, *,
+                      progress: Progress) -> dict:
+    """Statistics across ``game_ids`` (those of ``ruleset``; all rulesets when None), as the
+    public sees them, streamed one game at a time. Written as ``across-<ruleset>-<key>.json``
+    and copied to ``across-<ruleset>-latest.json``."""
+    directory = Path(directory or artifact_dir())
+    name = ruleset or "all"
+    path = directory / f"across-{name}-{key}.json"
+    latest = directory / f"across-{name}-latest.json"
+    if not path.exists():
+        service = _service()
+        skipped: list[str] = []
+        acc = statistics.CrossGame(ruleset)
+        try:
+            for n, lines in enumerate(iter_games(service, game_ids, None, skipped), start=1):
+                acc.add(lines)
+                if n % 100 == 0:
+                    progress(n, len(game_ids), share=(0, 95))
+        finally:
+            service.close()
+        made = {"ruleset": ruleset, "key": key, "games_asked": len(game_ids), "unreadable": skipped, **acc.result()}
+        write_atomic(path, json.dumps(made, indent=1))
+    write_atomic(latest, path.read_text(encoding="utf-8"))
+    return {"json": str(path)}
