@@ -111,3 +111,41 @@ def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
     assert _gone(redis_pid), "the embedded redis-server was left behind"
     assert _redis_servers(socket_path) == []
     assert "Traceback" not in text, text[-4000:]
+
+
+@pytest.mark.slow
+def test_with_redis_url_the_stack_uses_that_redis_and_starts_none(tmp_path):
+    import redis
+
+    try:
+        redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=1).ping()
+    except Exception:
+        pytest.skip("no Redis at 127.0.0.1:6379")
+    port = free_port()
+    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "data"), "PORT": str(port), "WEB_CONCURRENCY": "1",
+           "WARLOG_THREADS": "8", "PYTHONUNBUFFERED": "1", "REDIS_URL": "redis://127.0.0.1:6379/0",
+           "WARLOG_QUEUE": f"test-stack-{os.getpid()}-{port}"}
+    for key in ("WARLOG_DATABASE_URL", "WARLOG_HOST"):
+        env.pop(key, None)
+    log_path = tmp_path / "stack.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "workers.stack"], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "warlog is running at" not in (text := log_path.read_text(errors="replace")):
+            assert proc.poll() is None and time.monotonic() < deadline, text[-4000:]
+            time.sleep(0.2)
+        assert "Redis from REDIS_URL" in text and "embedded Redis" not in text
+        assert http_json("GET", f"http://127.0.0.1:{port}/healthz")[0] == 200
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGINT)  # Ctrl-C
+        try:
+            code = proc.wait(timeout=45)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    assert code == 0
+    children = [int(pid) for pid in re.findall(r"\[stack\] \w+ started \(pid (\d+)\)", log_path.read_text())]
+    assert len(children) == 3 and all(_group_gone(pid) for pid in children)
