@@ -163,3 +163,22 @@ def test_no_redis_is_a_503_problem(sqlite_config, tmp_path):
     r = client.post(f"/api/v1/games/{game.game_id}/replays")
     service.close()
     assert r.status_code == 503 and r.json["code"] == "queue_unavailable" and r.headers["Retry-After"] == "5"
+
+
+def test_the_end_of_a_game_queues_its_replays(setup):
+    client, rq_env, data_dir, _ = setup
+    game = _game(client)
+    ump = umpire(client, game)
+    r = game.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end")
+    assert r.status_code == 201
+    version = r.json["version"]
+    ids = [f"warlog-replay-{game.game_id}-v{version}-{audience}" for audience in ("umpire", "public")]
+    rq_env.job_ids.extend(ids)
+    assert client.get(f"/api/v1/jobs/{ids[1]}").json["status"] == "queued"
+    rq_env.work(data_dir)
+    public = client.get(f"/api/v1/games/{game.game_id}/replays/latest?format=json").json
+    full = client.get(f"/api/v1/games/{game.game_id}/replays/latest?format=json", headers=ump).json
+    assert public["version"] == full["version"] == version
+    assert public["viewer"] == "public" and full["viewer"] == "umpire"
+    # The same order sent again is a replay of its result: nothing new is queued.
+    assert game.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end").status_code == 200
