@@ -26,10 +26,10 @@ def public_url() -> str:
 
 
 def redis_connection(url: str | None = None) -> Any:
-    """The configured Redis (REDIS_URL, else 127.0.0.1:6379); ``unix://`` URLs work too."""
-    import redis
+    """The configured Redis (workers/queue.py: REDIS_URL, else 127.0.0.1:6379); ``unix://`` URLs work too."""
+    from workers.queue import connection
 
-    return redis.Redis.from_url(url or os.environ.get("REDIS_URL", "").strip() or "redis://127.0.0.1:6379/0")
+    return connection(url)
 
 
 def job_id(row: dict) -> str:
