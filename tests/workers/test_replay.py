@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +93,30 @@ def test_hostile_text_cannot_break_out_of_the_embedded_json(sqlite_config):
     html = replay.replay_html(replay.frames(app.lines(gid), None))
     app.close()
     assert "<script>alert(1)" not in html and html.count("</script>") == 2
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_page_steps_through_the_game(game, tmp_path):
+    """The player script, run by node against a minimal stand-in DOM: every button moves to the
+    frame it promises."""
+    made = replay.frames(game, "umpire")
+    page = tmp_path / "replay.html"
+    page.write_text(replay.replay_html(made), encoding="utf-8")
+    presses = ["next", "nextOp", "nextTurn", "nextTurn", "prevTurn", "prevOp", "prev", "last", "key:ArrowLeft",
+               "first", "jump:10"]
+    out = subprocess.run(["node", str(Path(__file__).with_name("replay_dom.js")), str(page), json.dumps(presses)],
+                         capture_output=True, text=True, timeout=60, check=True)
+    seen = json.loads(out.stdout)
+    frames = made["frames"]
+    at = [int(s["jump"]) for s in seen]
+    turns = [i for i, f in enumerate(frames) if "turn" in f["marks"]]
+    op_after_1 = next(i for i, f in enumerate(frames) if i > 1 and "operation" in f["marks"])
+    prev_op = max(i for i, f in enumerate(frames) if i < turns[0] and "operation" in f["marks"])
+    assert at == [0, 1, op_after_1, turns[0], turns[1], turns[0], prev_op, prev_op - 1,
+                  len(frames) - 1, len(frames) - 2, 0, 10]
+    assert seen[0]["line"].startswith("Game created") and seen[-1]["line"] == frames[10]["text"]
+    assert "Turn 2" in seen[3]["where"] and "new turn" in seen[3]["marks"]
+    for shown, n in zip(seen, at):
+        assert shown["line"].startswith(frames[n]["text"])
+        assert shown["dice"] == (len(frames[n]["dice"]["faces"]) + 1 if "dice" in frames[n] else 0)
+    assert seen[-1]["cursor"] is not None
