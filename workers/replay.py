@@ -139,7 +139,8 @@ button{padding:4px 8px}
 pre{white-space:pre-wrap;font-size:12px;max-height:360px;overflow:auto;margin:0}
 .die{display:inline-block;min-width:26px;text-align:center;border:2px solid #333;border-radius:5px;margin:2px;padding:2px;font-weight:700}
 .verified{color:#2e7d32}.failed{color:#c62828}.unrevealed{color:#9e9e9e}
-#log{max-height:240px;overflow:auto;font-size:12px;margin:0;padding-left:20px}
+#log{max-height:240px;overflow:auto;font-size:12px;margin:0;padding-left:3.5em}
+section svg{max-width:100%;height:auto}
 #log li.cur{background:#fff59d}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px}
 </style></head>
