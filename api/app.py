@@ -38,6 +38,34 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     return config
 
 
+def schema_ready(service: Warlog) -> bool:
+    """True once migrate() has run to its end: its last step writes the dispatcher's start row."""
+    from workers.dispatch import NotifyStore
+
+    try:
+        return NotifyStore.for_service(service)._run(
+            "SELECT position FROM {t}warlog_notify_tracking WHERE name = 'dispatch'", fetch="one") is not None
+    except Exception:  # the table is not there yet (the error's class depends on the database)
+        return False
+
+
+def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) -> None:
+    """For processes started beside the one that migrates (a Procfile runner starts them all at
+    once): wait for the schema instead of crashing, and never create it (see migrate)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    announced = False
+    while not schema_ready(service):
+        if time.monotonic() >= deadline:
+            raise SystemExit(f"warlog: the schema is not there after {timeout:.0f} s; run 'warlog migrate'")
+        if not announced:
+            logging.getLogger("warlog").warning("waiting for the schema (created by 'warlog migrate' "
+                                                "or 'warlog serve')")
+            announced = True
+        time.sleep(poll)
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)

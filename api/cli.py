@@ -107,6 +107,9 @@ def cmd_projector(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     service = _service()
+    from api.app import wait_for_schema
+
+    wait_for_schema(service)
     projector = Projector(Projections(service), float(os.environ.get("WARLOG_PROJECTOR_POLL_SECONDS", "0.5") or 0.5))
     signal.signal(signal.SIGTERM, projector.stop)
     signal.signal(signal.SIGINT, projector.stop)
@@ -138,6 +141,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
         from workers.notify import SmtpSettings
 
         service = _service()
+        from api.app import wait_for_schema
+
+        wait_for_schema(service)
         dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()

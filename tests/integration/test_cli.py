@@ -84,3 +84,25 @@ def test_check_verifies_a_stored_game_and_an_unknown_game_is_a_clear_error(playe
 def test_verify_of_a_missing_file_is_a_usage_error(tmp_path):
     result = warlog("verify", str(tmp_path / "nope.jsonl"), data_dir=tmp_path)
     assert result.returncode == 2 and "No such file" in result.stderr
+
+
+def test_the_projector_waits_for_the_schema_instead_of_crashing(tmp_path):
+    """A Procfile runner starts every process at once: only the web line migrates."""
+    import signal
+    import time
+
+    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "d"), "WARLOG_PROJECTOR_POLL_SECONDS": "0.2"}
+    env.pop("WARLOG_DATABASE_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "projector"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        time.sleep(2)
+        assert proc.poll() is None, proc.stdout.read()
+        assert warlog("migrate", data_dir=tmp_path / "d").returncode == 0
+        time.sleep(2)
+        assert proc.poll() is None, proc.stdout.read()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 0, out
+    assert "waiting for the schema" in out and "Traceback" not in out
