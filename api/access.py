@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from domain.storage import SqlTables
+
 ADMIN, SEAT, UMPIRE = "admin", "seat", "umpire"
 TOKEN_PREFIX = {ADMIN: "wla_", SEAT: "wls_", UMPIRE: "wlu_"}
 INVITE_PREFIX = "wli_"
@@ -35,7 +37,7 @@ class Grant:
     seat: str | None = None
 
 
-class AccessStore:
+class AccessStore(SqlTables):
     """SQL tables for tokens, invites, visibility and contacts, on the event store's database."""
 
     TABLES = {
@@ -47,31 +49,6 @@ class AccessStore:
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
     }
-
-    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
-        self._db = datastore
-        self._p = "?" if kind == "sqlite" else "%s"
-        self._prefix = f"{schema}." if schema else ""
-
-    @classmethod
-    def for_service(cls, service: Any) -> "AccessStore":
-        config = service.config
-        return cls(service.recorder.datastore, config.kind, (config.postgres or {}).get("POSTGRES_SCHEMA"))
-
-    def create_tables(self) -> None:
-        with self._db.transaction(commit=True) as c:
-            for name, columns in self.TABLES.items():
-                c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
-
-    def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
-        sql = sql.replace("{t}", self._prefix).replace("?", self._p)
-        with self._db.transaction(commit=fetch is None) as c:
-            c.execute(sql, params)
-            if fetch == "one":
-                return c.fetchone()
-            if fetch == "all":
-                return c.fetchall()
-        return None
 
     # ------------------------------------------------------------------------- creation ----
     def register_game(self, game_id: str, public: bool, seats: list[str]) -> tuple[str, dict[str, str]]:
@@ -119,11 +96,8 @@ class AccessStore:
 
     def use_invite(self, game_id: str, code: str) -> bool:
         """Mark an invite used; False when another request used it first."""
-        sql = ("UPDATE {t}warlog_invites SET used_at = ? WHERE invite_hash = ? AND game_id = ? "
-               "AND used_at IS NULL").replace("{t}", self._prefix).replace("?", self._p)
-        with self._db.transaction(commit=True) as c:
-            c.execute(sql, (_now(), _hash(code), game_id))
-            return _rowcount(c) == 1
+        return self._run("UPDATE {t}warlog_invites SET used_at = ? WHERE invite_hash = ? AND game_id = ? "
+                         "AND used_at IS NULL", (_now(), _hash(code), game_id)) == 1
 
     def release_invite(self, game_id: str, code: str) -> None:
         """Undo use_invite when the join it was for did not record."""
@@ -140,11 +114,6 @@ class AccessStore:
         rows = self._run("SELECT seat, email, notify FROM {t}warlog_contacts WHERE game_id = ?",
                          (game_id,), fetch="all")
         return {r["seat"]: {"email": r["email"], "notify": bool(r["notify"])} for r in rows}
-
-
-def _rowcount(cursor: Any) -> int:
-    # eventsourcing wraps sqlite3's cursor; psycopg's cursor is handed out as it is.
-    return getattr(cursor, "sqlite_cursor", cursor).rowcount
 
 
 def _now() -> str:

@@ -77,6 +77,54 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
                        snapshot_interval=interval)
 
 
+class SqlTables:
+    """A few plain SQL tables beside the event store, on its connection.
+
+    The one place that knows how the two databases differ here: the placeholder (``?`` or
+    ``%s``), the schema prefix (written ``{t}`` in SQL) and where the row count is kept.
+    Subclasses list their ``TABLES`` (name -> column definitions) and add their queries."""
+
+    TABLES: dict[str, str] = {}
+
+    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
+        self._db = datastore
+        self.kind = kind
+        self._p = "?" if kind == "sqlite" else "%s"
+        self._prefix = f"{schema}." if schema else ""
+
+    @classmethod
+    def for_service(cls, service: Any) -> Any:
+        config = service.config
+        return cls(service.recorder.datastore, config.kind, (config.postgres or {}).get("POSTGRES_SCHEMA"))
+
+    def sql(self, text: str) -> str:
+        return text.replace("{t}", self._prefix).replace("?", self._p)
+
+    def create_tables(self) -> None:
+        with self._db.transaction(commit=True) as c:
+            self._create(c)
+
+    def _create(self, c: Any) -> None:
+        for name, columns in self.TABLES.items():
+            c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
+
+    def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
+        """One statement in its own transaction: a row (``fetch="one"``), rows as dicts
+        (``fetch="all"``), or the number of rows written."""
+        with self._db.transaction(commit=fetch is None) as c:
+            c.execute(self.sql(sql), params)
+            if fetch == "one":
+                return c.fetchone()
+            if fetch == "all":
+                return [dict(r) for r in c.fetchall()]
+            return rowcount(c)
+
+
+def rowcount(cursor: Any) -> int:
+    # eventsourcing wraps sqlite3's cursor; psycopg's cursor is handed out as it is.
+    return getattr(cursor, "sqlite_cursor", cursor).rowcount
+
+
 class SeedStore:
     """Epoch seeds, kept apart from the events so no read of the log can ever reach one.
 

@@ -20,6 +20,8 @@ import json
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
+from domain.storage import SqlTables, rowcount
+
 VIEWS = "warlog_projection_views"
 INDEX = "warlog_games_index"
 INDEX_SEATS = "warlog_games_index_seats"
@@ -44,31 +46,15 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _rowcount(cursor: Any) -> int:
-    # eventsourcing wraps sqlite3's cursor; psycopg's cursor is handed out as it is.
-    return getattr(cursor, "sqlite_cursor", cursor).rowcount
+class ProjectionStore(SqlTables):
+    """The read models' views, the games index and the tracked positions."""
 
-
-class ProjectionStore:
-    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
-        self._db = datastore
-        self.kind = kind
-        self._p = "?" if kind == "sqlite" else "%s"
-        self._prefix = f"{schema}." if schema else ""
-
-    @classmethod
-    def for_service(cls, service: Any) -> "ProjectionStore":
-        config = service.config
-        return cls(service.recorder.datastore, config.kind, (config.postgres or {}).get("POSTGRES_SCHEMA"))
-
-    def sql(self, text: str) -> str:
-        return text.replace("{t}", self._prefix).replace("?", self._p)
+    TABLES = TABLES
 
     # ---------------------------------------------------------------------------- schema ----
     def create_tables(self) -> None:
         with self._db.transaction(commit=True) as c:
-            for name, columns in TABLES.items():
-                c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
+            self._create(c)
             for statement in INDEXES:
                 c.execute(self.sql(statement))
 
@@ -144,7 +130,7 @@ class ProjectionStore:
                            "ON CONFLICT (projection, game_id) DO UPDATE SET version = excluded.version, "
                            "body = excluded.body WHERE v.version < excluded.version"),
                   (name, game_id, view["version"], dumps(view)))
-        return _rowcount(c) == 1
+        return rowcount(c) == 1
 
     def write_index(self, c: Any, row: dict) -> bool:
         c.execute(self.sql(f"INSERT INTO {{t}}{INDEX} AS i (game_id, ruleset, scenario, status, version, chain_head, "
@@ -155,7 +141,7 @@ class ProjectionStore:
                            "WHERE i.version < excluded.version"),
                   (row["game_id"], row["ruleset"], row["scenario"], row["status"], row["version"], row["chain_head"],
                    row["last_activity"], dumps(row["ended"])))
-        if _rowcount(c) != 1:
+        if rowcount(c) != 1:
             return False
         c.execute(self.sql(f"DELETE FROM {{t}}{INDEX_SEATS} WHERE game_id = ?"), (row["game_id"],))
         for seat in row["seats"]:

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from domain.errors import DamagedLog, GameNotFound
+from domain.storage import SqlTables, rowcount
 from domain.rulesets import find_ruleset
 from workers import notify
 
@@ -38,11 +39,7 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _rowcount(cursor: Any) -> int:
-    return getattr(cursor, "sqlite_cursor", cursor).rowcount
-
-
-class NotifyStore:
+class NotifyStore(SqlTables):
     """Webhooks, the delivery ledger and the dispatcher's progress, beside the access tables."""
 
     TABLES = {
@@ -56,36 +53,13 @@ class NotifyStore:
         "warlog_notify_tracking": "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
     }
 
-    def __init__(self, datastore: Any, kind: str, schema: str | None = None):
-        self._db = datastore
-        self._p = "?" if kind == "sqlite" else "%s"
-        self._prefix = f"{schema}." if schema else ""
-
-    @classmethod
-    def for_service(cls, service: Any) -> "NotifyStore":
-        config = service.config
-        return cls(service.recorder.datastore, config.kind, (config.postgres or {}).get("POSTGRES_SCHEMA"))
-
-    def sql(self, text: str) -> str:
-        return text.replace("{t}", self._prefix).replace("?", self._p)
-
     def create_tables(self, head: int = 0) -> None:
         """Create the tables; a store that already holds events starts notifying from now
         (``head``), not about its whole history."""
         with self._db.transaction(commit=True) as c:
-            for name, columns in self.TABLES.items():
-                c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
+            self._create(c)
             c.execute(self.sql("INSERT INTO {t}warlog_notify_tracking (name, position) VALUES (?, ?) "
                                "ON CONFLICT (name) DO NOTHING"), ("dispatch", head))
-
-    def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
-        with self._db.transaction(commit=fetch is None) as c:
-            c.execute(self.sql(sql), params)
-            if fetch == "one":
-                return c.fetchone()
-            if fetch == "all":
-                return [dict(r) for r in c.fetchall()]
-            return _rowcount(c)
 
     # ------------------------------------------------------------------------------ webhooks --
     def set_webhook(self, game_id: str, url: str | None, secret: str | None = None) -> None:
@@ -117,7 +91,7 @@ class NotifyStore:
                                    "status, attempts) VALUES (?, ?, ?, ?, ?, 'new', 0) "
                                    "ON CONFLICT (game_id, seq, channel, seat) DO NOTHING"),
                           (game_id, d_seq, channel, seat, reason))
-                inserted += _rowcount(c)
+                inserted += rowcount(c)
             c.execute(self.sql("INSERT INTO {t}warlog_notify_games AS g (game_id, seq) VALUES (?, ?) "
                                "ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq WHERE g.seq < excluded.seq"),
                       (game_id, seq))
