@@ -19,6 +19,7 @@ import hashlib
 import logging
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
 from marshmallow import Schema, fields, validate
@@ -125,14 +126,7 @@ class RulesetQuery(Schema):
 @bp.post("/games/<game_id>/replays")
 def post_replay(game_id: str):
     """Make (or find) the replay of the game at its current version for the caller's audience."""
-    caller = caller_for(game_id)
-    version = service().get_game(caller.game_id).version
-    audience = _audience(caller)
-    jid = rqueue.job_id("replay", caller.game_id, f"v{version}", audience)
-    _enqueue(work.make_replay, jid, caller.game_id, version, audience, str(artifacts()),
-             meta={"kind": "replay", "game_id": caller.game_id, "version": version, "audience": audience})
-    return _accepted(jid, url_for("jobs.get_replay", game_id=caller.game_id, version=version),
-                     version=version, audience=audience)
+    return _game_job(game_id, "replay", "replay", work.make_replay, "jobs.get_replay")
 
 
 @bp.get("/games/<game_id>/replays/<version>")
@@ -182,13 +176,19 @@ def replay_when_a_game_ends(response: Response) -> Response:
 # ============================================================================== statistics ====
 @bp.post("/games/<game_id>/statistics")
 def post_statistics(game_id: str):
+    return _game_job(game_id, "stats", "statistics", work.game_statistics, "jobs.get_statistics")
+
+
+def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], endpoint: str):
+    """Queue (or find) the job making ``kind`` of the game at its current version for the
+    caller's audience: the id says what it makes, so asking twice gives the same job."""
     caller = caller_for(game_id)
     version = service().get_game(caller.game_id).version
     audience = _audience(caller)
-    jid = rqueue.job_id("stats", caller.game_id, f"v{version}", audience)
-    _enqueue(work.game_statistics, jid, caller.game_id, version, audience, str(artifacts()),
-             meta={"kind": "statistics", "game_id": caller.game_id, "version": version, "audience": audience})
-    return _accepted(jid, url_for("jobs.get_statistics", game_id=caller.game_id, version=version),
+    jid = rqueue.job_id(prefix, caller.game_id, f"v{version}", audience)
+    _enqueue(func, jid, caller.game_id, version, audience, str(artifacts()),
+             meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience})
+    return _accepted(jid, url_for(endpoint, game_id=caller.game_id, version=version),
                      version=version, audience=audience)
 
 

@@ -11,10 +11,11 @@ Query strings are loaded by marshmallow schemas: a bad or unknown parameter is a
 field, never a 500; the caller is resolved first, so a private game's existence is not revealed
 by a 422.
 
-The folds (``positions``, ``superseded``, ``history``, ``vp_track``, ``dice_audit``,
-``take_backs``, ``turn_start``) are pure functions over a list of export lines (docs/dice.md),
-so the projections can reuse them. They read event data defensively (``.get``): a line redacted
-for a viewer may lack fields.
+History, VP and dice are read from the projections (projections/folds.py), caught up for the
+game first. The folds left here (``superseded``, ``take_backs``, ``turn_start``, and
+``dice_audit`` over the projection's dice fold) are pure functions over a list of export lines
+(docs/dice.md). They read event data defensively (``.get``): a line redacted for a viewer may
+lack fields.
 """
 
 from __future__ import annotations
@@ -39,9 +40,6 @@ MAX_INT = 2**53  # bigger numbers are no seq, turn or limit; refused before they
 PAGE_DEFAULT, PAGE_MAX = 100, 500
 EXPORT_PAGE = 500
 
-# Events that end an order's run (as in domain/game.py): they and what follows them belong to no order.
-COMMAND_TYPES = frozenset({"SeatJoined", "ClientSeedChanged", "TakeBackRequested", "TakeBackAccepted",
-                           "TakeBackDeclined", "Conceded"})
 ENTERS = frozenset({"TurnAdvanced", "PhaseAdvanced"})
 
 
@@ -85,53 +83,6 @@ def _walk(lines: list[dict]) -> Iterator[tuple[Any, Any]]:
             restored = d.get("restored") if isinstance(d.get("restored"), dict) else {}
             turn, phase = back if back is not None else (restored.get("turn", turn), restored.get("phase", phase))
     yield turn, phase
-
-
-def positions(lines: list[dict]) -> list[tuple[Any, Any]]:
-    """The (turn, phase) in force when each line happened, i.e. before it applied.
-
-    GameCreated is in the turn and phase of its set-up; TurnAdvanced/PhaseAdvanced enter their (turn, phase) for
-    the lines after them; TakeBackAccepted goes back to the position in force when the
-    taken-back order was accepted (or, if that line is not in ``lines``, to its restored state's)."""
-    return list(_walk(lines))[:-1]
-
-
-def order_ids(lines: list[dict]) -> list[str | None]:
-    """The order each line belongs to: an OrderAccepted and the events after it up to the next
-    OrderAccepted or command event (joins, client seeds, take-backs, concession); else None."""
-    current = None
-    out = []
-    for line in lines:
-        kind = line["type"]
-        if kind == "OrderAccepted":
-            current = _data(line).get("order_id")
-        elif kind in COMMAND_TYPES:
-            current = None
-        out.append(current)
-    return out
-
-
-def history(lines: list[dict]) -> list[dict]:
-    """Lines grouped by turn, phase and operation (projections/folds.py: ``history_apply``).
-
-    An operation is what one command recorded: an order (OrderAccepted and its outcome), a
-    command without an order id (a join, a take-back, a concession, … with the events it
-    caused; ``order_id`` null) or the game's creation. An operation is filed under the turn and
-    phase in force at its first line, so an order that ends a turn stays in one piece. Turns and
-    phases are listed in the order they first appear; after a take-back of an advance, later
-    operations of the earlier turn join that turn's entry."""
-    return folds.render_history(folds.fold("history", lines))
-
-
-def initial_totals(lines: list[dict]) -> dict:
-    return dict(folds.fold("vp", lines)["initial"] or {})
-
-
-def vp_track(lines: list[dict]) -> tuple[dict, list[dict]]:
-    """(totals, track): every VPScored in order with the turn and phase it happened in;
-    ``superseded`` for those of a taken-back order, which do not count in the totals
-    (projections/folds.py: ``vp_apply``)."""
-    return folds.render_vp(folds.fold("vp", lines))
 
 
 def dice_audit(lines: list[dict]) -> tuple[list[dict], list[dict]]:

@@ -240,3 +240,9 @@ class GameEnded(GameEvent):
     level: str | None
     reason: str
     rule: str | None
+
+
+# Commands other than orders: each ends the run of the order before it, so neither they nor what
+# they cause belong to an order (take-back ranges, history operations, superseded marks).
+COMMAND_EVENTS = (SeatJoined, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded)
+COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

@@ -35,15 +35,6 @@ SeedFor = Callable[[int], bytes]
 
 # Events that close the current dice epoch (docs/dice.md: by default one epoch is one game turn).
 _CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
-# Events that end an order's run: later events belong to no order.
-_COMMAND_EVENTS = (
-    ev.SeatJoined,
-    ev.ClientSeedChanged,
-    ev.TakeBackRequested,
-    ev.TakeBackAccepted,
-    ev.TakeBackDeclined,
-    ev.Conceded,
-)
 
 
 def _order_digest(seat: str, order: dict, salt: str) -> str:
@@ -408,7 +399,7 @@ class Game(Aggregate):
         handler = getattr(self, "_on_" + type(event).__name__, None)
         if handler is not None:
             handler(event)
-        if isinstance(event, _COMMAND_EVENTS):
+        if isinstance(event, ev.COMMAND_EVENTS):
             self.current_order = None
         elif self.current_order is not None and not isinstance(event, ev.OrderAccepted):
             self.orders[self.current_order]["last"] = event.originator_version

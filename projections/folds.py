@@ -24,15 +24,12 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import dice
-from domain.events import EVENT_TYPES
+from domain.events import COMMAND_TYPES, EVENT_TYPES
 from domain.game import Game
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
 from domain.visibility import filter_lines, view_state
 from projections.narrate import describe
 
-# Events that end an order's run (as in domain/game.py): they and what follows belong to no order.
-COMMAND_TYPES = frozenset({"SeatJoined", "ClientSeedChanged", "TakeBackRequested", "TakeBackAccepted",
-                           "TakeBackDeclined", "Conceded"})
 ENTERS = frozenset({"TurnAdvanced", "PhaseAdvanced"})
 
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Mapping
 
+from domain.events import COMMAND_TYPES
 from domain.visibility import filter_lines
 from projections.narrate import describe
 
 # Events that begin a command: everything after one, up to the next, was recorded by that command.
-COMMAND_HEADS = frozenset({"GameCreated", "SeatJoined", "ClientSeedChanged", "OrderAccepted",
-                           "TakeBackRequested", "TakeBackAccepted", "TakeBackDeclined", "Conceded"})
+COMMAND_HEADS = COMMAND_TYPES | {"GameCreated", "OrderAccepted"}
 HAND_OVER = frozenset({"PhaseAdvanced", "TurnAdvanced"})
 WINDOW = 200  # at most this many events in one message; older ones are behind the link
 
