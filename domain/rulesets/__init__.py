@@ -10,6 +10,7 @@ The contract (docs/rulesets.md says more):
   with ``dice`` or a pair ``(EventClass, fields)``. Dice are rolled before outcomes are recorded,
   so simultaneous fire is: roll every die, then emit the hits.
 - ``evolve(state, event) -> state``: the fold; returns a new state and never mutates the old one.
+- ``board() -> dict | None``: the game's static drawing data (maps, areas, unit labels), or None.
 - ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
 """
@@ -28,7 +29,7 @@ UMPIRE = "umpire"
 RESERVED_SEATS = frozenset({SYSTEM, UMPIRE})
 
 # Built-in rulesets, imported on first use (python-chess style: found by name).
-BUILTIN = ("freeform",)
+BUILTIN = ("freeform", "falklands")
 
 _REGISTRY: dict[str, "Ruleset"] = {}
 
@@ -76,6 +77,11 @@ class Ruleset:
 
     def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
         return data
+
+    def board(self) -> dict | None:
+        """What a page needs to draw this game: maps, areas with shapes, units' labels (docs/rulesets.md).
+        None for a game without a map (freeform)."""
+        return None
 
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]
