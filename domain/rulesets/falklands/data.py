@@ -52,6 +52,9 @@ UNIT_FIELDS = {
     "aboard": (str, type(None)), "group": (str, type(None)), "source": str, "provisional": list,
 }
 EVENT_FIELDS = {"event": str, "title": str, "effect": str}
+# Numbers the rules read from the markers (FS 3.5, 10.5, 11.3 event 6-4): marker, key, range.
+MARKER_NUMBERS = (("uk_operations", "start", 1, 30), ("vp", "start", -4, 19),
+                  ("stealth_missions", "start", 0, 5), ("exocet", "hit_number", 1, MAX_FACTOR))
 # Fields a provisional list may name besides the entry's own fields.
 UNIT_SUBFIELDS = tuple(f"factors.{f}" for f in FACTORS)
 
@@ -173,7 +176,8 @@ def _fields(file: str, entry: str, obj: Any, spec: dict[str, Any]) -> None:
 
 def _choice(file: str, entry: str, field: str, value: Any, allowed: tuple) -> None:
     if value not in allowed:
-        raise DataError(file, entry, f"'{field}' is {value!r}; expected one of {', '.join(map(str, allowed))}")
+        choices = ", ".join(map(str, allowed))
+        raise DataError(file, entry, f"'{field}' is {value!r}; expected one of {choices}")
 
 
 def _point(file: str, entry: str, field: str, value: Any, size: dict) -> None:
@@ -188,7 +192,8 @@ def _point(file: str, entry: str, field: str, value: Any, size: dict) -> None:
 def _provisional(file: str, entry: str, obj: dict, extra: tuple = ()) -> None:
     names = obj["provisional"]
     for name in names:
-        if not isinstance(name, str) or (name not in obj and name not in extra) or name in ("source", "provisional"):
+        known = isinstance(name, str) and (name in obj or name in extra)
+        if not known or name in ("source", "provisional"):
             raise DataError(file, entry, f"'provisional' names {name!r}, which is not a field of the entry")
     if len(set(names)) != len(names):
         raise DataError(file, entry, "'provisional' names a field twice")
@@ -242,11 +247,13 @@ class FalklandsData:
                 raise DataError(f, e, "only a sea area can be in the TEZ (FS 2.2)")
             for key in ("a4_reach", "a4_refuelled_reach", "in_range_line"):
                 if a[key] and a["kind"] not in ("sea", "box"):
-                    raise DataError(f, e, f"'{key}' is given for sea areas; a land area takes its sea area's (FS 9.3)")
+                    raise DataError(f, e, f"'{key}' is given for sea areas; "
+                                    "a land area takes its sea area's (FS 9.3)")
             if a["kind"] == "land":
                 _choice(f, e, "island", a["island"], ISLANDS)
                 if a["within"] not in areas or areas[a["within"]]["kind"] != "sea":
-                    raise DataError(f, e, f"'within' must name the sea area that holds it (FS 9.3), not {a['within']!r}")
+                    raise DataError(f, e, "'within' must name the sea area that holds it (FS 9.3), "
+                                    f"not {a['within']!r}")
             else:
                 if a["island"] is not None or a["within"] is not None:
                     raise DataError(f, e, "only a land area has an island and lies within a sea area")
@@ -277,8 +284,8 @@ class FalklandsData:
         boxes = [aid for aid, a in areas.items() if a["kind"] == "box"]
         for box in boxes:
             if {frozenset((entry, box))} != {b for b in sea if box in b}:
-                raise DataError(f, "south_georgia_entry",
-                                f"the box {box} must border exactly its entry sea area {entry!r} (FS 3.7, 9.1)")
+                raise DataError(f, "south_georgia_entry", f"the box {box} must border exactly "
+                                f"its entry sea area {entry!r} (FS 3.7, 9.1)")
         if entry not in areas or areas[entry]["kind"] != "sea":
             raise DataError(f, "south_georgia_entry", f"{entry!r} is not a sea area")
 
@@ -301,7 +308,8 @@ class FalklandsData:
                 raise DataError(f, e, "an area cannot border itself")
             border = frozenset(pair)
             if border in seen:
-                raise DataError(f, e, "duplicate border (write each border once; the loader adds both directions)")
+                raise DataError(f, e, "duplicate border "
+                                "(write each border once; the loader adds both directions)")
             seen.append(border)
         return seen
 
@@ -314,8 +322,13 @@ class FalklandsData:
         if not isinstance(doc.get("markers"), dict):
             raise DataError(f, "markers", "must be an object of markers")
         for mid, m in doc["markers"].items():
-            if not isinstance(m, dict) or not isinstance(m.get("name"), str) or not isinstance(m.get("rule"), str):
+            if not (isinstance(m, dict) and isinstance(m.get("name"), str)
+                    and isinstance(m.get("rule"), str)):
                 raise DataError(f, f"markers.{mid}", "needs a 'name' and the 'rule' that uses it")
+        for mid, key, low, high in MARKER_NUMBERS:
+            value = doc["markers"].get(mid, {}).get(key)
+            if type(value) is not int or not low <= value <= high:
+                raise DataError(f, f"markers.{mid}", f"'{key}' must be a whole number {low}..{high}")
         for uid, u in units.items():
             e = f"units.{uid}"
             _fields(f, e, u, UNIT_FIELDS)
@@ -323,9 +336,10 @@ class FalklandsData:
             _choice(f, e, "class", u["class"], tuple(CLASS_TYPES))
             _choice(f, e, "type", u["type"], CLASS_TYPES[u["class"]])
             fac = u["factors"]
-            if set(fac) != set(FACTORS) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_FACTOR for v in fac.values()):
-                raise DataError(f, e, f"'factors' needs {', '.join(FACTORS)}, each a whole number 0..{MAX_FACTOR} (FS 2.7)")
+            hit_numbers = all(type(v) is int and 0 <= v <= MAX_FACTOR for v in fac.values())
+            if set(fac) != set(FACTORS) or not hit_numbers:
+                raise DataError(f, e, f"'factors' needs {', '.join(FACTORS)}, "
+                                f"each a whole number 0..{MAX_FACTOR} (FS 2.7)")
             naval = u["class"] in ("ship", "submarine")
             if u["capacity"] < 0:
                 raise DataError(f, e, "capacity cannot be negative")
@@ -348,7 +362,8 @@ class FalklandsData:
             if u["group"] is not None:
                 _choice(f, e, "group", u["group"], GROUPS)
                 if (u["group"] == "op2") != (u["side"] == "AR"):
-                    raise DataError(f, e, "UK reinforcements are in R1-R6 (FS 3.4); AR ones are the Op #2 units")
+                    raise DataError(f, e, "UK reinforcements are in R1-R6 (FS 3.4); "
+                                    "AR ones are the Op #2 units")
                 if u["setup"] is not None:
                     raise DataError(f, e, "a reinforcement is not set up at the start (FS 3.4)")
             elif u["setup"] is None:
@@ -375,18 +390,21 @@ class FalklandsData:
         if u["side"] == "UK" and kind == "mainland":
             raise DataError(f, e, "no UK unit may ever be in Argentina (FS 9.7)")
         if kind == "box" and not (u["side"] == "AR" and u["class"] == "submarine"):
-            raise DataError(f, e, "only AR submarines may start in the South Georgia Holding Box (FS 3.6, 3.7)")
+            raise DataError(f, e, "only AR submarines may start in the South Georgia Holding Box "
+                            "(FS 3.6, 3.7)")
         cls = u["class"]
         if cls in ("ship", "submarine") and kind == "land":
             raise DataError(f, e, "a ship sets up at sea (or AR in port in Argentina, FS 9.7)")
         if cls == "aircraft" and kind not in ("mainland", "land"):
-            raise DataError(f, e, "an aircraft sets up at a base: Argentina or a Falklands airbase (FS 6.2, 9.7)")
+            raise DataError(f, e, "an aircraft sets up at a base: Argentina or a Falklands airbase "
+                            "(FS 6.2, 9.7)")
         if cls == "ground" and u["aboard"] is None and kind not in ("land", "mainland"):
             raise DataError(f, e, "a ground unit at sea must be aboard a ship")
         if cls == "ground" and u["aboard"] is not None:
             ship = self._units_doc["units"].get(u["aboard"])
             if ship is not None and ship["setup"] != setup:
-                raise DataError(f, e, f"sets up in {setup!r} but its ship {u['aboard']!r} sets up in {ship['setup']!r}")
+                raise DataError(f, e, f"sets up in {setup!r} but its ship {u['aboard']!r} "
+                                f"sets up in {ship['setup']!r}")
 
     def _check_loads(self) -> None:
         """FS 6.2, 6.5: who may carry what, within capacity (UK in steps, AR in whole units)."""
@@ -405,16 +423,20 @@ class FalklandsData:
             if ship["side"] != u["side"]:
                 raise DataError(f, e, f"aboard {sid!r}, an enemy ship")
             if ship["group"] != u["group"] and ship["group"] is not None:
-                raise DataError(f, e, f"in group {u['group']!r} but its ship {sid!r} is in {ship['group']!r} (FS 3.4)")
+                raise DataError(f, e, f"in group {u['group']!r} but its ship {sid!r} "
+                                f"is in {ship['group']!r} (FS 3.4)")
             if ship["group"] is None and u["setup"] is None:
                 raise DataError(f, e, f"aboard {sid!r}, which starts in play, so it must set up there too")
             if u["type"] == "armor" and not ship["carries_armor"]:
-                raise DataError(f, e, f"armor cannot ride {sid!r}: only ships with the armor symbol carry it (FS 6.2(2))")
+                raise DataError(f, e, f"armor cannot ride {sid!r}: "
+                                "only ships with the armor symbol carry it (FS 6.2(2))")
             if ship["class"] == "submarine":
                 if not ship["carries_sbs"] or u["type"] != "sf":
-                    raise DataError(f, e, f"{sid!r} is a submarine; only Onyx carries a ground unit, the SBS (FS 6.2(1))")
+                    raise DataError(f, e, f"{sid!r} is a submarine; "
+                                    "only Onyx carries a ground unit, the SBS (FS 6.2(1))")
             elif u["type"] != "sf" and ship["type"] not in CARRIERS:
-                raise DataError(f, e, f"{sid!r} is not an A or T ship, which alone carry non-SF ground units (FS 6.5)")
+                raise DataError(f, e, f"{sid!r} is not an A or T ship, "
+                                "which alone carry non-SF ground units (FS 6.5)")
             loads.setdefault(sid, []).append(uid)
         for sid, cargo in loads.items():
             ship = units[sid]
@@ -475,6 +497,7 @@ class FalklandsData:
         self.events: dict[str, dict] = freeze(self._events_doc["results"])
         self.markers: dict = freeze(self._units_doc["markers"])
         self.maps: dict = freeze(self._map["maps"])
+        self.exocet_hit_number: int = self.markers["exocet"]["hit_number"]  # FS 11.3 event 6-4
         self.south_georgia_entry: str = self._map["south_georgia_entry"]
         self._sea = self._adjacency(self._map["sea_borders"])
         self._land = self._adjacency(self._map["land_borders"])

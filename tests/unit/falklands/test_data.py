@@ -67,7 +67,8 @@ def test_fs_9_4_a4_reach():
     assert DATA.a4_reach == frozenset({"sa1", "sa2", "sa3", "sa6"})
     assert DATA.a4_refuelled_reach == frozenset({"falklands"})
     assert all(u["range"] == "a4" for u in units(type="A4").values())
-    assert all(u["range"] == "range_line" for u in units(**{"class": "aircraft"}).values() if u["type"] != "A4")
+    others = [u for u in units(**{"class": "aircraft"}).values() if u["type"] != "A4"]
+    assert others and all(u["range"] == "range_line" for u in others)
 
 
 def test_fs_9_4_range_line_reaches_past_the_a4s_but_not_to_sa4_sa5_or_south_georgia():
@@ -174,8 +175,8 @@ def test_fs_2_5_every_named_ship_is_in_the_order_of_battle(side, count):
 
 def test_fs_2_5_submarines():
     assert set(units(**{"class": "submarine", "side": "AR"})) == {"salta", "san_luis", "santa_fe", "santiago"}
-    assert set(units(**{"class": "submarine", "side": "UK"})) == {"conqueror", "courageous", "spartan", "splendid",
-                                                                  "valiant", "onyx"}
+    assert set(units(**{"class": "submarine", "side": "UK"})) == {
+        "conqueror", "courageous", "spartan", "splendid", "valiant", "onyx"}
     assert all(u["type"] == "S" for u in units(**{"class": "submarine"}).values())
 
 
@@ -256,7 +257,8 @@ def test_fs_3_4_every_uk_ground_reinforcement_fits_its_ship():
 
 def test_fs_3_4_and_7_1_op_2_ar_reinforcements():
     assert {u["abbr"] for u in units(group="op2").values()} == {"3M", "2", "SF Anf"}
-    assert all(u["side"] == "AR" and u["setup"] is None and u["class"] == "ground" for u in units(group="op2").values())
+    for u in units(group="op2").values():
+        assert u["side"] == "AR" and u["setup"] is None and u["class"] == "ground"
 
 
 def test_fs_6_2_transport_capacities_given_by_the_text():
@@ -264,7 +266,8 @@ def test_fs_6_2_transport_capacities_given_by_the_text():
     assert DATA.units["intrepid"]["capacity"] == 5
     assert DATA.units["cabo_san_antonio"]["capacity"] == 2
     assert DATA.units["atlantic_conveyor"]["capacity"] == 0
-    assert {uid for uid, u in DATA.units.items() if u["type"] == "A"} == {"fearless", "intrepid", "cabo_san_antonio"}
+    assault = {uid for uid, u in DATA.units.items() if u["type"] == "A"}
+    assert assault == {"fearless", "intrepid", "cabo_san_antonio"}
 
 
 def test_fs_6_2_only_elk_fearless_intrepid_carry_armor():
@@ -291,7 +294,8 @@ def test_fs_6_2_ar_aircraft_based_in_the_falklands_fit_the_airbases():
 def test_fs_10_4_protected_targets_match_the_list():
     uk_transports = {uid for uid, u in units(side="UK").items() if u["type"] == "T"}
     assert {"atlantic_conveyor", "elk", "canberra", "norland", "stromness", "qe2"} <= uk_transports
-    expected = {"hermes", "invincible", "25_de_mayo", "fearless", "intrepid", "cabo_san_antonio"} | uk_transports
+    named = {"hermes", "invincible", "25_de_mayo", "fearless", "intrepid", "cabo_san_antonio"}
+    expected = named | uk_transports
     assert {uid for uid, u in DATA.units.items() if u["protected"]} == expected
 
 
@@ -313,7 +317,7 @@ def test_fs_2_9_markers():
                                  "stealth_missions", "vp"}
     assert DATA.markers["uk_operations"]["start"] == 30  # FS 3.5
     assert DATA.markers["vp"]["start"] == 8  # FS 3.5
-    assert DATA.markers["exocet"]["hit_number"] == 3  # FS 11.3 event 6-4
+    assert DATA.markers["exocet"]["hit_number"] == DATA.exocet_hit_number == 3  # FS 11.3 event 6-4
 
 
 # ---- the random events -------------------------------------------------------------------------
@@ -460,52 +464,73 @@ def test_loader_rejects_a_unit_in_an_unknown_area(copy_dir):
         load(copy_dir)
 
 
-def _add_dup_border(d):
-    d["sea_borders"].append(["sa2", "sa1"])
+def put(path: str, value):
+    """A change to a file: set the value at a dotted path ("units.qe2.group")."""
+    *parents, last = path.split(".")
+
+    def change(doc):
+        for key in parents:
+            doc = doc[key]
+        doc[last] = value
+    return change
 
 
-def _overload_canberra(d):
-    d["units"]["2_sg"].update(aboard="canberra", group="R2")
-    d["units"]["1_wg"].update(aboard="canberra", group="R2")
-    d["units"]["1_7_gr"].update(aboard="canberra", group="R2")
+def add(path: str, value):
+    """A change to a file: append to the list at a dotted path."""
+    def change(doc):
+        for key in path.split("."):
+            doc = doc[key]
+        doc.append(value)
+    return change
 
 
-def _armor_on_canberra(d):
-    d["units"]["b_r"].update(aboard="canberra", group="R2")
+def remove(path: str):
+    """A change to a file: delete the key at a dotted path."""
+    *parents, last = path.split(".")
+
+    def change(doc):
+        for key in parents:
+            doc = doc[key]
+        del doc[last]
+    return change
 
 
-def _sbs_on_conqueror(d):
-    d["units"]["sbs"].update(aboard="conqueror", group="R1")
+def both(*changes):
+    def change(doc):
+        for one in changes:
+            one(doc)
+    return change
 
 
-def _overfull_airbase(d):
-    for uid in ("a4_1", "a4_2", "a4_3"):
-        d["units"][uid]["setup"] = "goose_green"
-
-
-def _drop_event(d):
-    del d["results"]["36"]
+def board_ship(unit: str, ship: str, group: str):
+    return both(put(f"units.{unit}.aboard", ship), put(f"units.{unit}.group", group))
 
 
 @pytest.mark.parametrize("name, change, message", [
-    ("map.json", _add_dup_border, r"map\.json: sea_borders \['sa2', 'sa1'\]: duplicate border"),
-    ("map.json", lambda d: d["land_borders"].append(["sa1", "lafonia"]), r"map\.json: land_borders .*'sa1' is not one of land areas"),
-    ("map.json", lambda d: d["areas"]["sa4"].update(tez=1), r"map\.json: areas\.sa4: field 'tez' has the wrong type"),
-    ("map.json", lambda d: d["areas"]["port_stanley"].update(tez=True), r"areas\.port_stanley: only a sea area can be in the TEZ"),
-    ("map.json", lambda d: d["sea_borders"].append(["sa4", "south_georgia"]), r"south_georgia_entry: the box south_georgia must border exactly"),
-    ("map.json", lambda d: d["areas"]["sa1"]["polygon"].append([5000, 0]), r"areas\.sa1: 'polygon' point \[5000, 0\] lies outside"),
-    ("map.json", lambda d: d["areas"]["sa1"]["provisional"].append("colour"), r"areas\.sa1: 'provisional' names 'colour'"),
-    ("units.json", _overload_canberra, r"units\.json: units\.canberra: carries 8 steps \(42_cdo, 2_sg, 1_wg, 1_7_gr\) but its capacity is 6"),
-    ("units.json", _armor_on_canberra, r"units\.b_r: armor cannot ride 'canberra'"),
-    ("units.json", _sbs_on_conqueror, r"units\.sbs: 'conqueror' is a submarine"),
-    ("units.json", _overfull_airbase, r"units\.json: units\.\w+: goose_green bases 4 aircraft counters .* takes 2"),
-    ("units.json", lambda d: d["units"]["hermes"]["factors"].update(air=6), r"units\.hermes: 'factors' needs"),
-    ("units.json", lambda d: d["units"]["sas_g"].update(aboard="belgrano"), r"units\.sas_g: aboard 'belgrano', an enemy ship"),
-    ("units.json", lambda d: d["units"]["belgrano"].update(setup="south_georgia"), r"units\.belgrano: only AR submarines"),
-    ("units.json", lambda d: d["units"]["hermes"].update(setup="argentina"), r"units\.hermes: no UK unit may ever be in Argentina"),
-    ("units.json", lambda d: d["units"]["qe2"].update(group="R9"), r"units\.qe2: 'group' is 'R9'"),
-    ("events.json", _drop_event, r"events\.json: results\.36: missing"),
-    ("events.json", lambda d: d["results"]["12"].update(event="2-1"), r"results\.12: 'event' must read 1-2"),
+    ("map.json", add("sea_borders", ["sa2", "sa1"]),
+     r"map\.json: sea_borders \['sa2', 'sa1'\]: duplicate border"),
+    ("map.json", add("land_borders", ["sa1", "lafonia"]),
+     r"map\.json: land_borders .*'sa1' is not one of land areas"),
+    ("map.json", put("areas.sa4.tez", 1), r"map\.json: areas\.sa4: field 'tez' has the wrong type"),
+    ("map.json", put("areas.port_stanley.tez", True), r"areas\.port_stanley: only a sea area .* TEZ"),
+    ("map.json", add("sea_borders", ["sa4", "south_georgia"]),
+     r"south_georgia_entry: the box south_georgia must border exactly"),
+    ("map.json", add("areas.sa1.polygon", [5000, 0]), r"areas\.sa1: 'polygon' point \[5000, 0\] lies out"),
+    ("map.json", add("areas.sa1.provisional", "colour"), r"areas\.sa1: 'provisional' names 'colour'"),
+    ("units.json", both(*(board_ship(u, "canberra", "R2") for u in ("2_sg", "1_wg", "1_7_gr"))),
+     r"units\.json: units\.canberra: carries 8 steps \(42_cdo, 2_sg, 1_wg, 1_7_gr\) but its capacity is 6"),
+    ("units.json", board_ship("b_r", "canberra", "R2"), r"units\.b_r: armor cannot ride 'canberra'"),
+    ("units.json", board_ship("sbs", "conqueror", "R1"), r"units\.sbs: 'conqueror' is a submarine"),
+    ("units.json", both(*(put(f"units.a4_{i}.setup", "goose_green") for i in (1, 2, 3))),
+     r"units\.json: units\.\w+: goose_green bases 4 aircraft counters .* takes 2"),
+    ("units.json", put("units.hermes.factors.air", 6), r"units\.hermes: 'factors' needs"),
+    ("units.json", put("units.sas_g.aboard", "belgrano"), r"units\.sas_g: aboard 'belgrano', an enemy ship"),
+    ("units.json", put("units.belgrano.setup", "south_georgia"), r"units\.belgrano: only AR submarines"),
+    ("units.json", put("units.hermes.setup", "argentina"), r"units\.hermes: no UK unit may ever be in Arg"),
+    ("units.json", put("units.qe2.group", "R9"), r"units\.qe2: 'group' is 'R9'"),
+    ("units.json", put("markers.exocet.hit_number", 6), r"units\.json: markers\.exocet: 'hit_number'"),
+    ("events.json", remove("results.36"), r"events\.json: results\.36: missing"),
+    ("events.json", put("results.12.event", "2-1"), r"results\.12: 'event' must read 1-2"),
 ])
 def test_loader_rejects_a_broken_file(copy_dir, name, change, message):
     edit(copy_dir, name, change)
