@@ -1,0 +1,182 @@
+"""What legal-orders offers for each operation: the units and areas an order may name, or None
+when the operation has nothing to act on now. The rules themselves are checked by ``ops``."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.data import DATA
+
+UK, AR = S.UK, S.AR
+
+
+def _ground_at(state, side, area):
+    return [u for u in S.units_in(state, area, side=side, classes=["ground"])]
+
+
+def _aboard_in(state, side, area):
+    return [u for u in S.units_in_any(state, side=side, classes=["ground"])
+            if state["units"][u]["aboard"] and S.where(state, u) == area]
+
+
+def _air(state, side, area):
+    aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
+                if side == AR and S.where(state, u) in (*DATA.land_areas, S.ARGENTINA)
+                and (S.aircraft_reach(state, u, area) or (DATA.units[u].get("range") == "a4" and S.aircraft_reach(state, u, area, True)))]
+    carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)]
+    return aircraft, carriers
+
+
+def op_choices(state: dict, side: str, op) -> dict | None:
+    enemy = S.other(side)
+    if op == 1:
+        units = [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["ground"])]
+        ok = units and S.controlled_by(state, T.PORT_STANLEY) == AR
+        return {"units": units, "most": 2} if ok else None
+    if op == 2:
+        left = [u for u in T.OP2_UNITS if u not in state["op2_done"]]
+        return {"unit": left} if left else None
+    if op == 3:
+        at: dict = {}
+        for u in S.units_in_any(state, side=AR, classes=["aircraft"]):
+            at.setdefault(S.where(state, u), []).append(u)
+        dests = [a for a in DATA.airbases if S.controlled_by(state, a) == AR and not S.contested(state, a)]
+        return {"aircraft": at, "destinations": [*dests, S.ARGENTINA]} if at else None
+    if op == 4:
+        if S.controlled_by(state, S.SOUTH_GEORGIA) != AR:
+            return None
+        ships = [u for u in S.units_in_any(state, side=UK, classes=["ship"]) if S.where(state, u)]
+        subs = [u for u in S.units_in_any(state, side=UK, classes=["submarine"]) if S.where(state, u)]
+        sf = [u for u in S.units_in_any(state, side=UK, classes=["ground"])
+              if DATA.units[u]["type"] == "sf" and state["units"][u]["aboard"]]
+        return {"ships": ships, "submarine": subs, "sf": sf} if len(ships) >= 3 and subs and len(sf) >= 2 else None
+    if op == 5:
+        units = [u for u in S.units_in(state, S.SOUTH_GEORGIA, side=UK, classes=["ship", "submarine"])
+                 if state["units"][u]["steps"] < DATA.units[u]["steps"]]
+        return {"unit": units} if units else None
+    if op == 6:
+        group = next((g for g in T.GROUPS if g not in state["groups_entered"]), None)
+        if group is None:
+            return None
+        entries = ["sa4"] + ([S.SOUTH_GEORGIA] if S.controlled_by(state, S.SOUTH_GEORGIA) == UK else [])
+        return {"group": group, "units": T.group_units(group), "entry": entries}
+    if op == 7:
+        sf = [u for u in S.units_in_any(state, side=UK, classes=["ground"]) if DATA.units[u]["type"] == "sf"
+              and (state["units"][u]["aboard"] or (S.controlled_by(state, state["units"][u]["location"]) == UK
+                                                   and not S.contested(state, state["units"][u]["location"])))]
+        targets = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"]) if S.where(state, u) in DATA.land_areas]
+        return {"sf": sf, "target": targets} if sf and targets else None
+    if op == 8:
+        units = [u for u in S.units_in_any(state, side=UK, classes=["ground"])
+                 if state["units"][u]["steps"] < DATA.units[u]["steps"]
+                 and (state["units"][u]["aboard"] or (S.controlled_by(state, state["units"][u]["location"]) == UK
+                                                      and not S.contested(state, state["units"][u]["location"])))]
+        return {"unit": units} if units else None
+    if op == 9:
+        return {}
+    if op == 12:
+        cargo = [u for u in S.units_in_any(state, side=UK, classes=["ground"]) if state["units"][u]["aboard"]]
+        return {"units": cargo, "ships": "a UK vessel in the same sea area"} if cargo else None
+    if op == 13:
+        bases = {}
+        for a in DATA.airbases:
+            planes = S.units_in(state, a, side=AR, classes=["aircraft"])
+            carriers = [c for c in S.carriers(state, UK) if S.in_carrier_range(state, c, a)]
+            if planes and carriers:
+                bases[a] = {"carriers": carriers, "targets": planes}
+        return {"airbase": bases} if bases else None
+    if op == 14:
+        areas = {}
+        for a in (*DATA.sea_areas, S.SOUTH_GEORGIA):
+            mine = S.units_in(state, a, side=side, classes=["ship", "submarine"])
+            targets = S.units_in(state, a, side=enemy, classes=["ship"])
+            if mine and targets:
+                areas[a] = {"units": mine, "targets": targets}
+        return {"area": areas} if areas else None
+    if op == 15:
+        areas = {}
+        for a in DATA.land_areas:
+            if S.contested(state, a):
+                mine = [u for u in _ground_at(state, side, a) if DATA.units[u]["type"] != "sf"]
+                targets = [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"]
+                if mine and targets:
+                    aircraft, carriers = _air(state, side, a)
+                    areas[a] = {"units": mine, "targets": targets, "aircraft": aircraft,
+                                "carriers": carriers if side == AR else []}
+        return {"area": areas} if areas else None
+    if op == 16:
+        units = _aboard_in(state, side, S.TACTICAL)
+        areas = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)
+                 or not S.ground_sides(state, a)]
+        return {"units": units, "area": areas} if units and areas else None
+    if op == 17:
+        ships = (T.UK_ASSAULT_SHIPS if side == UK else (T.AR_ASSAULT_SHIP,))
+        present = [s for s in ships if S.alive(state, s) and S.where(state, s) == S.TACTICAL]
+        wave = [u for u in _aboard_in(state, side, S.TACTICAL) if state["units"][u]["aboard"] in present]
+        areas = [a for a in DATA.land_areas if S.controlled_by(state, a) == enemy]
+        if not wave or not areas:
+            return None
+        return {"area": areas, "wave": wave, "bombard": S.units_in(state, S.TACTICAL, side=side, classes=["ship"]),
+                "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave] if side == UK else []}
+    if op == 18:
+        areas = {}
+        for a in (*DATA.sea_areas, S.SOUTH_GEORGIA):
+            targets = S.units_in(state, a, side=enemy, classes=["ship"])
+            if targets:
+                aircraft, carriers = _air(state, side, a)
+                if aircraft or carriers:
+                    areas[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
+        return {"area": areas} if areas else None
+    if op == 19:
+        areas = {}
+        for a in DATA.land_areas:
+            targets = [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"]
+            if targets:
+                aircraft, carriers = _air(state, side, a)
+                if aircraft or carriers:
+                    areas[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
+        return {"area": areas} if areas else None
+    if op == 20:
+        at: dict = {}
+        for u in S.units_in_any(state, side=side, classes=["ship", "submarine"]):
+            if S.where(state, u):
+                at.setdefault(S.where(state, u), []).append(u)
+        dests = [*DATA.sea_areas, *([S.SOUTH_GEORGIA]), *([S.ARGENTINA] if side == AR else [])]
+        return {"units": at, "destination": dests} if at else None
+    if op == 21:
+        ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
+        areas = [a for a in DATA.land_areas
+                 if [u for u in S.units_in(state, a, side=enemy, classes=["ground", "aircraft"]) if DATA.units[u]["type"] != "sf"]]
+        return {"units": ships, "area": areas} if ships and areas else None
+    if op == 22:
+        origins = {}
+        for a in DATA.land_areas:
+            if S.controlled_by(state, a) == side:
+                movers = [u for u in _ground_at(state, side, a) if DATA.units[u]["type"] in ("infantry", "sf")]
+                if movers:
+                    origins[a] = movers
+        dests = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)]
+        return {"origin": origins, "destination": dests, "most": 2 if side == UK else 1} if origins and len(dests) > 1 else None
+    if op == 23:
+        ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
+        units = [u for a in DATA.land_areas for u in _ground_at(state, side, a)] if ships else []
+        if side == AR and S.units_in(state, S.ARGENTINA, side=AR, classes=["ship"]):
+            units += _ground_at(state, AR, S.ARGENTINA)
+        return {"units": units, "ships": "a transport of yours where the unit is"} if units else None
+    if op == 24:
+        origins = {}
+        for a in DATA.land_areas:
+            mine = _ground_at(state, side, a)
+            if mine:
+                origins[a] = {"units": mine, "destination": sorted(DATA.land_adjacent(a)) + ([a] if S.contested(state, a) else [])}
+        origins = {a: o for a, o in origins.items() if o["destination"]}
+        return {"origin": origins} if origins else None
+    if op == 25:
+        areas = [a for a in DATA.land_areas
+                 if any(DATA.units[u]["type"] == "sf" for u in _ground_at(state, side, a))
+                 and any(DATA.units[u]["type"] == "sf" for u in _ground_at(state, enemy, a))]
+        return {"area": areas} if areas else None
+    if op == "exocet":
+        targets = S.units_in(state, S.TACTICAL, side=UK, classes=["ship"])
+        return {"target": targets} if targets else None
+    return None

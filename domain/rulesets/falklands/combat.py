@@ -1,0 +1,344 @@
+"""Combat (FS 10): hit numbers, fire assignments, simultaneous fire, hits, and what follows them
+(VP for sinkings, FS 4.4; control of land areas, FS 3.6, 4.4(5); emergency rebasing, FS 9.6).
+
+A battle is a frame. Its stages: ``begin`` -> ``defense`` (the defender assigns his fire: a
+pending decision) -> ``roll`` (every die of both sides, the attacker's first) -> ``leader`` (a
+Decisive Leadership marker may re-roll one die: a pending decision of its holder) -> ``apply``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain import events as ev
+from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.engine import Ctx, need, step
+
+FACTOR = {"ship": "surface", "submarine": "sub", "aircraft": "air", "ground": "ground"}
+LEADER_MARKER = {"UK": "uk_decisive_leader", "AR": "ar_decisive_leader"}
+
+
+# ----------------------------------------------------------------------------- hit numbers ---
+def clamp(printed: int, modified: int) -> int:
+    """FS 10.3: a printed 0 stays 0; 1+ never drops below 1; 1-5 never becomes 6."""
+    if printed <= 0:
+        return 0
+    top = 5 if printed <= 5 else printed
+    return max(1, min(top, modified))
+
+
+def hit_number(state: dict, battle: dict, shooter: str, target: str, side: str) -> tuple[int, list]:
+    """The hit number of one shot and the modifiers that made it (FS 10.2-10.10)."""
+    printed = DATA.units[shooter]["factors"][FACTOR[S.kind(target)]]
+    if battle["kind"] == "exocet":
+        printed = DATA.exocet_hit_number if hasattr(DATA, "exocet_hit_number") else 3  # FS 11.3 6-4
+    mods: list[dict] = []
+    attacking = side == battle["attacker"]
+    if not battle.get("no_modifiers"):
+        for value, reason in battle.get("mods", {}).get(shooter, []):
+            mods.append({"value": value, "reason": reason})
+        area = DATA.areas.get(battle["area"], {})
+        if attacking and area.get("mountains"):
+            mods.append({"value": -1, "reason": "attacking in mountains (FS 10.6)"})
+        if attacking and side == "UK" and area.get("entrenched"):
+            mods.append({"value": -1, "reason": "AR entrenchments (FS 10.7)"})
+        if (S.kind(shooter) == "ground" and S.kind(target) == "ground" and DATA.units[target].get("armor")
+                and not DATA.units[shooter].get("armor")):
+            mods.append({"value": -1, "reason": "firing at armor (FS 10.10)"})
+        if S.kind(shooter) == "ground" and battle.get("sf_bonus") == side:
+            mods.append({"value": +1, "reason": "special forces support (FS 10.8)"})
+    value = clamp(printed, printed + sum(m["value"] for m in mods))
+    if target == T.STEALTH_UNIT and side == "UK" and value > 1:
+        mods.append({"value": 1 - value, "reason": "stealth: hit number reduced to 1 (FS 10.5)"})
+        value = 1
+    return value, mods
+
+
+def shots_allowed(state: dict, shooter: str, targets: list[str]) -> int:
+    """FS 10.9: the UK carriers fire three times (four after the rendezvous) except at submarines."""
+    if shooter in T.UK_CARRIERS:
+        return 4 if state.get("rendezvous") else 3
+    return 1
+
+
+def can_fire_at(state: dict, battle: dict, shooter: str, target: str) -> bool:
+    if DATA.units[shooter]["factors"][FACTOR[S.kind(target)]] <= 0 and battle["kind"] != "exocet":
+        return False  # FS 10.2: a 0 factor cannot fire at that type
+    if DATA.units[target]["type"] == "sf" and battle["kind"] != "sf":
+        return False  # FS 10.8: SF only fall to Op #25, Op #7, event 2-4 (or share a fate)
+    if DATA.units[shooter]["type"] == "sf" and battle["kind"] != "sf":
+        return False  # FS 10.8: in mixed fights the SF do not fire
+    return True
+
+
+def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[str], targets: list[str],
+               rule: str) -> list[dict]:
+    """Validate shot assignments ``[{unit, at}]``: each shooter fires once (carriers up to 3/4 times,
+    once at submarines), at a target in this battle it can hit, within 10.4's protected-target rule."""
+    if fire == "auto":
+        fire = auto_fire(state, battle, shooters, targets, side)
+    if not isinstance(fire, list) or not all(isinstance(f, dict) and isinstance(f.get("unit"), str)
+                                             and isinstance(f.get("at"), str) for f in fire):
+        raise InvalidOrder("'fire' is a list of {unit, at}", rule="FS 10.2", field="fire")
+    counts: dict[str, int] = {}
+    subs: dict[str, int] = {}
+    for f in fire:
+        u, t = f["unit"], f["at"]
+        need(u in shooters, "FS 10.2", f"{u} is not firing in this battle")
+        need(t in targets, "FS 10.2", f"{t} is not a target in this battle")
+        need(can_fire_at(state, battle, u, t), "FS 10.2",
+             f"{DATA.units[u]['name']} cannot fire at {DATA.units[t]['name']}")
+        counts[u] = counts.get(u, 0) + 1
+        need(counts[u] <= shots_allowed(state, u, targets), "FS 10.9" if u in T.UK_CARRIERS else "FS 10.2",
+             f"{DATA.units[u]['name']} fires at most {shots_allowed(state, u, targets)} time(s)")
+        if S.kind(t) == "submarine":
+            subs[u] = subs.get(u, 0) + 1
+            need(subs[u] <= 1, "FS 10.9", f"{DATA.units[u]['name']} fires at most once at submarines")
+    check_protected(state, battle, side, fire, targets)
+    return [{"unit": f["unit"], "at": f["at"]} for f in fire]
+
+
+def check_protected(state: dict, battle: dict, side: str, fire: list[dict], targets: list[str]) -> None:
+    """FS 10.4: a protected target may be fired at only when every unprotected enemy surface ship
+    in the area is fired at too (waived by events 3-2/3-3, 3-4..3-6, 6-4, 6-6)."""
+    aimed = {f["at"] for f in fire}
+    waived = battle.get("protected_waiver")
+    protected = [t for t in aimed if DATA.units[t].get("protected") and t != waived]
+    if not protected or battle.get("ignore_protection"):
+        return
+    unprotected = [t for t in targets if S.kind(t) == "ship" and not DATA.units[t].get("protected")]
+    missing = [t for t in unprotected if t not in aimed]
+    if missing:
+        raise RuleViolation("FS 10.4", f"{DATA.units[protected[0]]['name']} is a protected target: every "
+                                       f"unprotected ship must be fired at first (not fired at: "
+                                       f"{', '.join(DATA.units[m]['name'] for m in missing)})")
+
+
+def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str], side: str) -> list[dict]:
+    """The default assignment: every shooter at the first target it may hit, spread round the targets."""
+    fire: list[dict] = []
+    alive_targets = [t for t in targets if S.alive(state, t)]
+    i = 0
+    for u in shooters:
+        options = [t for t in alive_targets if can_fire_at(state, battle, u, t)]
+        options = [t for t in options if not DATA.units[t].get("protected")] or options
+        if not options:
+            continue
+        n = shots_allowed(state, u, targets)
+        sub_shot = False
+        for _ in range(n):
+            non_sub = [t for t in options if S.kind(t) != "submarine"]
+            pool = non_sub if (sub_shot or not [t for t in options if S.kind(t) == "submarine"]) else options
+            if not pool:
+                break
+            t = pool[i % len(pool)]
+            i += 1
+            if S.kind(t) == "submarine":
+                sub_shot = True
+            fire.append({"unit": u, "at": t})
+    try:
+        check_protected(state, battle, side, fire, targets)
+    except RuleViolation:
+        fire = [f for f in fire if not DATA.units[f["at"]].get("protected")]
+    return fire
+
+
+def defense_options(state: dict, battle: dict) -> dict:
+    """What each defending unit may fire at (a pending decision's options)."""
+    return {u: [t for t in battle["attackers"] if S.alive(state, t) and can_fire_at(state, battle, u, t)
+                and t in battle.get("exposed", battle["attackers"])]
+            for u in battle["defenders"] if S.alive(state, u)}
+
+
+# --------------------------------------------------------------------------------- battle ---
+def battle_frame(area: str, attacker: str, kind: str, rule: str, attackers: list[str], defenders: list[str],
+                 fire: list[dict], *, return_fire: bool = True, **extra: Any) -> dict:
+    return {"step": "battle", "stage": "begin", "area": area, "attacker": attacker, "kind": kind,
+            "rule": rule, "attackers": list(attackers), "defenders": list(defenders), "fire": fire,
+            "return_fire": return_fire, "defense": None, **extra}
+
+
+@step("battle")
+def battle(ctx: Ctx, stack: list) -> None:
+    b = stack[-1]
+    stage = b["stage"]
+    if stage == "begin":
+        # Units lost since the battle was declared (an interception) take no part (FS 10.9 example).
+        b["attackers"] = [u for u in b["attackers"] if S.alive(ctx.state, u)]
+        b["defenders"] = [u for u in b["defenders"] if S.alive(ctx.state, u)]
+        b["fire"] = [f for f in b["fire"] if f["unit"] in b["attackers"] and f["at"] in b["defenders"]]
+        if not b["attackers"] or not b["defenders"]:
+            stack.pop()
+            return
+        ctx.emit(fe.BattleBegun, area=b["area"], attacker=b["attacker"], kind=b["kind"], rule=b["rule"],
+                 attackers=b["attackers"], defenders=b["defenders"])
+        b["stage"] = "defense"
+    elif stage == "defense":
+        defender = S.other(b["attacker"])
+        options = {u: t for u, t in defense_options(ctx.state, b).items() if t} if b["return_fire"] else {}
+        if not options:
+            b["defense"] = []
+            b["stage"] = "roll"
+        elif "answer" in b:
+            choice = b.pop("answer")
+            fire = choice.get("fire", "auto") if isinstance(choice, dict) else choice
+            if fire == "auto":
+                b["defense"] = auto_fire(ctx.state, b, list(options), b["attackers"], defender)
+            else:
+                b["defense"] = check_fire(ctx.state, b, defender, fire, list(options),
+                                          [t for ts in options.values() for t in ts], "FS 10.2")
+            b["stage"] = "roll"
+        else:
+            ctx.ask(stack, defender, "defensive_fire", "FS 10.2",
+                    f"{defender}: assign the defensive fire of your units ({b['rule']} in {DATA.areas[b['area']]['name']})",
+                    {"fire": options, "auto": True})
+    elif stage == "roll":
+        b["shots"] = []
+        for side, fire in ((b["attacker"], b["fire"]), (S.other(b["attacker"]), b["defense"] or [])):
+            for f in fire:
+                hn, mods = hit_number(ctx.state, b, f["unit"], f["at"], side)
+                name, tname = DATA.units[f["unit"]]["name"], DATA.units[f["at"]]["name"]
+                index = len(ctx.state["order_rolls"])
+                r = ctx.roll(side, f"{name} fires at {tname}", b["rule"], [f["unit"], f["at"]], hn, mods)
+                b["shots"].append({"side": side, "unit": f["unit"], "at": f["at"], "hit_number": hn,
+                                   "value": r.values[0], "index": index})
+        b["stage"] = "leader"
+        b["leader_asked"] = False
+    elif stage == "leader":
+        if leader_step(ctx, stack, b, b["shots"], b["rule"]):
+            b["stage"] = "apply"
+    elif stage == "apply":
+        stack.pop()
+        apply_hits(ctx, b)
+
+
+def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
+    """FS 11.3 4-1/4-2/4-3: the holder of a Decisive Leader marker may have one die rolled again.
+    Returns True when the frame may go on."""
+    holder = next((s for s in ("UK", "AR") if LEADER_MARKER[s] in ctx.state["markers"].get(s, [])), None)
+    if holder is None or not shots:
+        return True
+    if "answer" in frame:
+        choice = frame.pop("answer")
+        pick = choice.get("reroll") if isinstance(choice, dict) else None
+        if pick is None:
+            return True
+        if isinstance(pick, bool) or not isinstance(pick, int) or not 0 <= pick < len(shots):
+            raise InvalidOrder(f"'reroll' is the number of a die, 0 to {len(shots) - 1}, or null",
+                               rule="FS 11.3 4-1", field="choice")
+        shot = shots[pick]
+        earlier = ctx.previous_rolls
+        seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
+        ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule="FS 11.3 4-1")
+        hn = shot.get("hit_number")
+        r = ctx.roll(shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
+                     "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
+                     hn, None, replaces=seq)
+        shot["value"] = r.values[0]
+        frame["leader_used"] = True
+        return True
+    if frame.get("leader_asked"):
+        return True
+    frame["leader_asked"] = True
+    options = [{"die": i, "side": s["side"], "value": s["value"], "unit": s.get("unit"), "at": s.get("at"),
+                "hit_number": s.get("hit_number")} for i, s in enumerate(shots)]
+    ctx.ask(stack, holder, "leadership", "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3",
+            f"{holder}: play your Decisive Leader marker to have one of these dice rolled again?",
+            {"reroll": options, "keep": True})
+    return False
+
+
+def apply_hits(ctx: Ctx, b: dict) -> None:
+    """Every hit takes a step, in the order fired; hits on a unit already destroyed are wasted
+    (FS 10.2), except that a carrier's later shots go on to its next listed target (FS 10.9)."""
+    destroyed: set[str] = set()
+    steps = {u: ctx.state["units"][u]["steps"] for u in {*b["attackers"], *b["defenders"]} if u in ctx.state["units"]}
+    carrier_targets: dict[str, list[str]] = {}
+    for s in b["shots"]:
+        carrier_targets.setdefault(s["unit"], []).append(s["at"])
+    for s in b["shots"]:
+        if s["value"] > s["hit_number"]:
+            continue
+        target = s["at"]
+        if target in destroyed and s["unit"] in T.UK_CARRIERS:
+            target = next((t for t in carrier_targets[s["unit"]] if t not in destroyed
+                           and can_fire_at(ctx.state, b, s["unit"], t)), None)
+        if target is None or target in destroyed or not S.alive(ctx.state, target):
+            continue
+        steps[target] = steps.get(target, ctx.state["units"][target]["steps"]) - 1
+        if steps[target] <= 0:
+            destroyed.add(target)
+            eliminate(ctx, target, b["rule"], b)
+        else:
+            ctx.emit(ev.UnitHit, unit=target, steps_lost=1, steps_left=steps[target], rule=b["rule"], roll=None)
+    # FS 10.8: SF in a mixed fight share the fate of their side's last conventional ground unit.
+    if b["kind"] in ("ground", "assault"):
+        for side in ("UK", "AR"):
+            mine = [u for u in {*b["attackers"], *b["defenders"]} if ctx.state["units"][u]["side"] == side]
+            conv = [u for u in mine if DATA.units[u]["type"] != "sf" and S.kind(u) == "ground"]
+            sf = [u for u in mine if DATA.units[u]["type"] == "sf" and S.alive(ctx.state, u)]
+            if conv and sf and not any(S.alive(ctx.state, u) for u in conv):
+                for u in sf:
+                    eliminate(ctx, u, "FS 10.8", b)
+    if T.STEALTH_UNIT in b["attackers"] and ctx.state["stealth_attacks"] >= 5 and S.alive(ctx.state, T.STEALTH_UNIT):
+        ctx.emit(fe.UnitWithdrawn, unit=T.STEALTH_UNIT, reason="five stealth attacks made", rule="FS 10.5")
+    after_ground_change(ctx)
+
+
+def eliminate(ctx: Ctx, uid: str, rule: str, battle: dict | None = None) -> None:
+    """A unit leaves play; its cargo shares its fate (FS 6.5); VP for ships (FS 4.4(2)-(4))."""
+    area = S.where(ctx.state, uid)
+    cargo = S.cargo(ctx.state, uid)
+    ctx.emit(ev.UnitEliminated, unit=uid, rule=rule, roll=None)
+    for c in cargo:
+        ctx.emit(ev.UnitEliminated, unit=c, rule="FS 6.5", roll=None)
+    if S.kind(uid) in ("ship", "submarine"):
+        sinking_vp(ctx, uid, area, battle or {})
+
+
+def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
+    name = DATA.units[uid]["name"]
+    if DATA.units[uid]["side"] == "AR":
+        worth = 2 if uid in T.TWO_VP_AR_SHIPS else 1
+        inside = area in DATA.tez or area == S.SOUTH_GEORGIA or battle.get("tez_expanded")
+        if inside:
+            rule = "FS 7.1 Op #10" if battle.get("tez_expanded") and area not in DATA.tez else "FS 4.4(3)"
+            ctx.vp(-worth, f"UK sank {name} in {DATA.areas[area]['name'] if area else 'the TEZ'}", rule)
+        elif battle.get("leader_used"):
+            return  # FS 4.4(2): not scored in an operation where 4-1/4-2/4-3 is in effect
+        else:
+            ctx.vp(worth, f"{name} sunk outside the TEZ", "FS 4.4(2)")
+    else:
+        if uid == T.CONVEYOR and ctx.state.get("rendezvous"):
+            return
+        worth = 2 if uid in T.TWO_VP_UK_SHIPS else 1
+        ctx.vp(worth, f"AR sank {name}", "FS 4.4(4)")
+
+
+def after_ground_change(ctx: Ctx) -> None:
+    """FS 3.6 / 4.4(5): a land area held by one side alone is that side's; VP follow; AR aircraft in
+    an area the UK now holds must rebase (FS 6.3, 9.6)."""
+    for area in DATA.land_areas:
+        sides = S.ground_sides(ctx.state, area)
+        if len(sides) == 1:
+            side = next(iter(sides))
+            before = S.controlled_by(ctx.state, area)
+            if before != side:
+                ctx.emit(ev.ControlChanged, area=area, side=side, previous=before, rule="FS 3.6")
+                worth = DATA.vp_areas.get(area, 0)
+                if worth:
+                    name = DATA.areas[area]["name"]
+                    if side == "UK":
+                        ctx.vp(-worth, f"UK took control of {name}", "FS 4.4(5)")
+                    else:
+                        ctx.vp(worth, f"AR recaptured {name}", "FS 4.4(5)")
+
+
+def stranded_aircraft(state: dict) -> list[str]:
+    """AR aircraft on a base the UK now controls (FS 6.3, 9.6)."""
+    return [u for u in S.units_in_any(state, side="AR", classes=["aircraft"])
+            if S.where(state, u) in DATA.land_areas and S.controlled_by(state, S.where(state, u)) == "UK"]

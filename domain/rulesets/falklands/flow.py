@@ -1,0 +1,279 @@
+"""The steps that carry an operation, a phase and a turn through (FS 5, 7, 9.6, 10.9, 11).
+
+Every step is a frame handler registered with ``@step``; see engine.py.
+"""
+
+from __future__ import annotations
+
+from domain import events as ev
+from domain.errors import InvalidOrder
+from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.combat import (
+    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, stranded_aircraft,
+)
+from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.engine import Ctx, need, step
+from domain.rulesets.falklands.ops import GROUND_ACTION, exocet_frames, interception_frame, name
+
+UK, AR = S.UK, S.AR
+PHASE_EFFECTS = {"UK Operations": (UK, ("uk_operational_superiority", "poor_uk_staff_work")),
+                 "AR Operations": (AR, ("ar_air_mechanical", "poor_ar_logistics", "ar_air_panache",
+                                        "ar_target_of_opportunity"))}
+
+
+# ---------------------------------------------------------------------------- interception ---
+@step("intercept")
+def intercept(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    aircraft = [u for u in f["aircraft"] if S.alive(ctx.state, u)]
+    carriers = [c for c in f["carriers"] if S.alive(ctx.state, c)]
+    if not aircraft or not carriers:
+        stack.pop()
+        return
+    b = battle_frame(f["area"], UK, "interception", "FS 7.1 Op #11", carriers, aircraft, [], return_fire=False)
+    if "answer" not in f:
+        options = {c: aircraft for c in carriers}
+        ctx.ask(stack, UK, "interception", "FS 7.1 Op #11",
+                f"UK: intercept the AR aircraft flying to {DATA.areas[f['area']]['name']} with your carriers?",
+                {"fire": options, "shots": {c: 4 if ctx.state.get("rendezvous") else 3 for c in carriers},
+                 "pass": True})
+        return
+    choice = f.pop("answer")
+    fire = choice.get("fire") if isinstance(choice, dict) else None
+    stack.pop()
+    if not fire:
+        return  # the UK lets them pass
+    if fire == "auto":
+        fire = auto_fire(ctx.state, b, carriers, aircraft, UK)
+    b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11")
+    stack.append(b)
+
+
+@step("rebase_moves")
+def rebase_moves(ctx: Ctx, stack: list) -> None:
+    f = stack.pop()
+    for u in f["aircraft"]:
+        if S.alive(ctx.state, u):
+            ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=f["destination"], rule=f["rule"])
+
+
+@step("ground_settle")
+def ground_settle(ctx: Ctx, stack: list) -> None:
+    stack.pop()
+    after_ground_change(ctx)
+
+
+# --------------------------------------------------------------------------------- Op #7 ---
+@step("sf_raid")
+def sf_raid(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    if f["stage"] == "remove":
+        eliminate(ctx, f["target"], "FS 7.1 Op #7")
+        i = len(ctx.state["order_rolls"])
+        r = ctx.roll(UK, f"{name(f['sf'])} withdraws after the raid (a six eliminates it)", "FS 7.1 Op #7", [f["sf"]])
+        f["shots"] = [{"side": UK, "unit": f["sf"], "value": r.values[0], "index": i, "purpose": "SF raid"}]
+        f["stage"] = "leader"
+    elif f["stage"] == "leader":
+        if leader_step(ctx, stack, f, f["shots"], "FS 7.1 Op #7"):
+            stack.pop()
+            if f["shots"][0]["value"] == 6:
+                eliminate(ctx, f["sf"], "FS 7.1 Op #7")
+
+
+# -------------------------------------------------------------------------------- Op #17 ---
+@step("assault")
+def assault(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    side, area = f["side"], f["area"]
+    if f["stage"] == "land":
+        wave = [u for u in f["wave"] if S.alive(ctx.state, u)]
+        for u in wave:
+            ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule="FS 7.1 Op #17")
+        f["wave"] = wave
+        f["stage"] = "fight"
+        enemy = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"])]
+        targets = [u for u in enemy if DATA.units[u]["type"] != "sf"]
+        shooters = [u for u in wave if DATA.units[u]["type"] != "sf"]
+        if targets and shooters:
+            sf_sides = {ctx.state["units"][u]["side"] for u in [*wave, *enemy] if DATA.units[u]["type"] == "sf"}
+            b = battle_frame(area, side, "assault", "FS 7.1 Op #17", wave, enemy, [],
+                             mods={u: [[-1, "landing in the first wave (FS 7.1 Op #17)"]] for u in wave},
+                             exposed=wave, sf_bonus=next(iter(sf_sides)) if len(sf_sides) == 1 else None)
+            fire = f["fire"] or auto_fire(ctx.state, b, shooters, targets, side)
+            b["fire"] = check_fire(ctx.state, b, side, fire, wave, targets, "FS 7.1 Op #17")
+            stack.append(b)
+    elif f["stage"] == "fight":
+        stack.pop()
+        survivors = [u for u in f["wave"] if S.alive(ctx.state, u)]
+        if survivors and f["second"]:
+            for u in f["second"]:
+                if S.alive(ctx.state, u) and ctx.state["units"][u]["aboard"]:
+                    ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area,
+                             rule="FS 7.1 Op #17")
+        after_ground_change(ctx)
+
+
+# ------------------------------------------------------------------------------- Exocet ---
+@step("exocet")
+def exocet(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    if f["stage"] == "fire":
+        i = len(ctx.state["order_rolls"])
+        hn = 3  # FS 11.3 6-4: "The AR hit number is three."
+        r = ctx.roll(AR, f"land-launched Exocet at {name(f['target'])}", "FS 11.3 6-4", [f["target"]], hn)
+        f["shots"] = [{"side": AR, "at": f["target"], "hit_number": hn, "value": r.values[0], "index": i,
+                       "purpose": "Exocet"}]
+        f["stage"] = "leader"
+    elif f["stage"] == "leader":
+        if leader_step(ctx, stack, f, f["shots"], "FS 11.3 6-4"):
+            stack.pop()
+            shot = f["shots"][0]
+            if shot["value"] <= shot["hit_number"] and S.alive(ctx.state, f["target"]):
+                left = ctx.state["units"][f["target"]]["steps"] - 1
+                if left <= 0:
+                    eliminate(ctx, f["target"], "FS 11.3 6-4")
+                else:
+                    ctx.emit(ev.UnitHit, unit=f["target"], steps_lost=1, steps_left=left, rule="FS 11.3 6-4", roll=None)
+
+
+# ------------------------------------------------------------------- emergency rebasing ---
+@step("rebase")
+def rebase(ctx: Ctx, stack: list) -> None:
+    """FS 9.6 / 6.3: AR aircraft on a base the UK now holds rebase at once, unit by unit."""
+    f = stack[-1]
+    stranded = stranded_aircraft(ctx.state)
+    if not stranded:
+        stack.pop()
+        return
+    options = {u: [a for a in (*DATA.airbases, S.ARGENTINA) if a == S.ARGENTINA or
+                   (S.controlled_by(ctx.state, a) == AR and S.may_base(ctx.state, u, a))] for u in stranded}
+    if "answer" not in f:
+        ctx.ask(stack, AR, "emergency_rebase", "FS 9.6",
+                "AR: your aircraft must rebase at once; choose a base for each (Argentina is always possible)",
+                {"destinations": options})
+        return
+    choice = f.pop("answer")
+    dest = choice.get("destinations", {}) if isinstance(choice, dict) else {}
+    if not isinstance(dest, dict):
+        raise InvalidOrder("'destinations' maps aircraft to bases", rule="FS 9.6", field="choice")
+    chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
+    for u, a in chosen.items():
+        need(a in options[u], "FS 9.6", f"{name(u)} cannot rebase to {a}")
+    for a in set(chosen.values()) - {S.ARGENTINA}:
+        going = [u for u, d in chosen.items() if d == a]
+        need(len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) + len(going) <= DATA.airbases[a],
+             "FS 6.2", f"{DATA.areas[a]['name']} bases at most {DATA.airbases[a]} AR aircraft")
+    stack.pop()
+    moves = [{"step": "rebase_moves", "aircraft": [u], "origin": S.where(ctx.state, u), "destination": a,
+              "rule": "FS 9.6"} for u, a in chosen.items()]
+    flights = interception_frame(ctx.state, list(chosen), S.TACTICAL, "9.6")
+    stack.extend(reversed(moves))
+    if flights:
+        stack.append(flights)
+
+
+# ----------------------------------------------------------------------- after an operation ---
+@step("after_op")
+def after_op(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    if stranded_aircraft(ctx.state):
+        stack.append({"step": "rebase"})
+        return
+    stack.pop()
+    side, op = f["side"], f["op"]
+    left = ctx.state["uk_operations_left"]
+    if side == UK:
+        vessels = [u for u in T.UK_CARRIERS + (T.CONVEYOR,) if S.alive(ctx.state, u)]
+        if len(vessels) == 3 and len({S.where(ctx.state, u) for u in vessels}) == 1 and not ctx.state["rendezvous"]:
+            ctx.emit(fe.UnitWithdrawn, unit=T.CONVEYOR, reason="rendezvous with Hermes and Invincible", rule="FS 10.9")
+        in_tez = [u for u in S.units_in_any(ctx.state, side=UK, classes=["ship"]) if S.where(ctx.state, u) in DATA.tez]
+        if not in_tez:
+            ctx.vp(1, "no UK surface ship in the TEZ at the end of a UK operation", "FS 4.4(1)")
+        pressure = ctx.state.get("political_pressure")
+        if pressure:
+            if op in GROUND_ACTION or f.get("ground_attack"):
+                ctx.emit(fe.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
+            elif pressure["ops_left"] <= 1:
+                ctx.emit(fe.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
+                ctx.vp(2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
+            else:
+                ctx.emit(fe.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
+                         rule="FS 11.3 4-5", detail={"ops_left": pressure["ops_left"] - 1})
+        if not f.get("free"):
+            left -= 1
+    if "tez_expanded" in ctx.state["effects"][UK]:
+        ctx.emit(fe.EffectSpent, side=UK, effect="tez_expanded", rule="FS 7.1 Op #10")
+    if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
+        ctx.emit(fe.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule="FS 11.3 3-2")
+    ctx.emit(fe.OperationCompleted, side=side, op=op, uk_operations_left=left, rule="FS 5.3")
+    if side == UK and left <= 0:
+        end_of_game(ctx)
+        return
+    po = ctx.state["phase_ops"]
+    if po["done"] >= po["allowed"]:
+        end_phase(ctx, stack)
+
+
+def end_of_game(ctx: Ctx) -> None:
+    """FS 4.2, 4.6: after the last UK operation."""
+    vp = ctx.state["vp"][S.TRACK]
+    if S.controlled_by(ctx.state, T.PORT_STANLEY) != UK:
+        ctx.emit(ev.GameEnded, winner=AR, level="war and game",
+                 reason="the UK does not control Port Stanley after its last operation", rule="FS 4.2")
+    elif vp <= 0:
+        ctx.emit(ev.GameEnded, winner=UK, level="competitive game",
+                 reason=f"UK holds Port Stanley and the VP track is at {vp}", rule="FS 4.6")
+    else:
+        ctx.emit(ev.GameEnded, winner=AR, level="competitive game",
+                 reason=f"UK holds Port Stanley but the VP track is at +{vp}", rule="FS 4.6")
+
+
+def end_phase(ctx: Ctx, stack: list) -> None:
+    phase = ctx.state["phase"]
+    side, effects = PHASE_EFFECTS.get(phase, (None, ()))
+    for e in effects:
+        if e in ctx.state["effects"][side]:
+            ctx.emit(fe.EffectSpent, side=side, effect=e, rule="FS 11.3")
+    at = S.PHASES.index(phase) if phase in S.PHASES else -1
+    nxt = S.PHASES[at + 1] if at + 1 < len(S.PHASES) else None
+    if nxt is None:
+        ctx.emit(ev.TurnAdvanced, turn=ctx.state["turn"] + 1, phase=S.PHASES[0], rule="FS 5.2")
+        return
+    ctx.emit(ev.PhaseAdvanced, turn=ctx.state["turn"], phase=nxt, rule="FS 5.2")
+    if nxt == "Random Event":
+        stack.append({"step": "end_turn"})
+        stack.append({"step": "random_event", "stage": "roll"})
+
+
+@step("end_turn")
+def end_turn(ctx: Ctx, stack: list) -> None:
+    if stranded_aircraft(ctx.state):
+        stack.append({"step": "rebase"})
+        return
+    stack.pop()
+    ctx.emit(ev.TurnAdvanced, turn=ctx.state["turn"] + 1, phase=S.PHASES[0], rule="FS 5.2")
+
+
+# ------------------------------------------------------------------------- random events ---
+@step("random_event")
+def random_event(ctx: Ctx, stack: list) -> None:
+    """FS 11.2: the UK die is the first digit, the AR die the second."""
+    f = stack[-1]
+    if f["stage"] == "roll":
+        f["shots"] = []
+        for side in (UK, AR):
+            i = len(ctx.state["order_rolls"])
+            r = ctx.roll(side, f"random event, {side} die ({'first' if side == UK else 'second'} digit)", "FS 11.2", [])
+            f["shots"].append({"side": side, "value": r.values[0], "index": i, "purpose": f"random event, {side} die"})
+        f["stage"] = "leader"
+    elif f["stage"] == "leader":
+        if leader_step(ctx, stack, f, f["shots"], "FS 11.2"):
+            stack.pop()
+            key = f"{f['shots'][0]['value']}{f['shots'][1]['value']}"
+            entry = DATA.events[key]
+            ctx.emit(ev.RandomEventDrawn, table="FS 11.3", result=entry["event"], title=entry["title"],
+                     rule=f"FS 11.3 {entry['event']}", roll=None)
+            from domain.rulesets.falklands.randomevents import EFFECTS
+            EFFECTS[entry["effect"]](ctx, stack, entry)

@@ -1,0 +1,705 @@
+"""The 25 operations of FS 7.1 (and the held land-launched Exocet of FS 11.3 6-4).
+
+Each ``op_N(ctx, side, order)`` checks the order against its rule and either emits what happens at
+once or returns the frames (battles, interceptions) that carry it out. Errors name the rule:
+``RuleViolation("FS 7.1 Op #6", ...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from domain import events as ev
+from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.combat import battle_frame, check_fire, eliminate
+from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.engine import Ctx, flag, ids, need, text
+
+UK, AR = S.UK, S.AR
+
+TITLES = {
+    1: "Strategic Airlift", 2: "Mobilize Additional Ground Forces", 3: "Rebase Aircraft",
+    4: "Take Control of South Georgia", 5: "Repair Damaged Vessel", 6: "Enter Reinforcement Group",
+    7: "SF Raid on a Falklands Airbase", 8: "Regroup Ground Unit", 9: "Operation Black Buck",
+    10: "TEZ Temporarily Expanded", 11: "Aerial Interception of AR Aerial Op", 12: "Cross-Decking",
+    13: "Air Attack on an Enemy Falklands Airbase", 14: "Surface Attack on Enemy Surface Vessels",
+    15: "Ground Attack", 16: "Amphibious Landing", 17: "Amphibious Assault", 18: "Air-to-Sea Attack",
+    19: "Air-to-Ground Attack", 20: "Naval Movement and/or Combat", 21: "Naval Shore Bombardment",
+    22: "Helicopter Movement of Ground Units", 23: "Vessel Loading", 24: "Ground Movement and/or Attack",
+    25: "SF vs. SF Combat", "exocet": "Land-Launched Exocet",
+}
+ONLY = {1: AR, 2: AR, 3: AR, 4: UK, 5: UK, 6: UK, 7: UK, 8: UK, 9: UK, 10: UK, 11: UK, 12: UK, 13: UK,
+        "exocet": AR}
+ONCE = (4, 7, 9, 10)  # FS 7.1: once per game (Op #2 once per unit)
+# Operations that move units (FS 11.3 1-6 forbids them; 4-6 forbids AR aircraft; 5-1 attacks).
+MOVES = {1, 3, 4, 6, 12, 16, 17, 18, 19, 22, 23}
+AIR_ONLY = {1, 3, 18, 19}  # FS 11.3 5-6: ops involving only aircraft
+
+
+def rule(op) -> str:
+    return f"FS 7.1 Op #{op}" if op != "exocet" else "FS 11.3 6-4"
+
+
+def name(uid: str) -> str:
+    return DATA.units[uid]["name"]
+
+
+def area_name(area: str) -> str:
+    return DATA.areas[area]["name"]
+
+
+def unit_ids(order: dict, key: str, op, *, required: bool = False, most: int | None = None) -> list[str]:
+    got = ids(order, key, rule(op), required=required, most=most)
+    for u in got:
+        if u not in DATA.units:
+            raise InvalidOrder(f"no unit {u!r} in this game", rule=rule(op), field=key)
+    return got
+
+
+def area_of(order: dict, key: str, op, *, kinds: tuple = ()) -> str:
+    a = text(order, key, rule(op))
+    if a not in DATA.areas:
+        raise InvalidOrder(f"no area {a!r} on the map", rule=rule(op), field=key)
+    if kinds and DATA.areas[a]["kind"] not in kinds:
+        raise RuleViolation(rule(op), f"{area_name(a)} is not a {' or '.join(kinds)} area")
+    return a
+
+
+def mine(ctx: Ctx, units: list[str], side: str, op, classes: tuple = ()) -> None:
+    for u in units:
+        need(DATA.units[u]["side"] == side, rule(op), f"{name(u)} is not a {side} unit")
+        need(S.alive(ctx.state, u), rule(op), f"{name(u)} is not in play")
+        if classes:
+            need(S.kind(u) in classes, rule(op), f"{name(u)} is not a {' or '.join(classes)}")
+
+
+def fire_of(order: dict) -> list:
+    fire = order.get("fire", [])
+    return [] if fire is None else fire
+
+
+# ----------------------------------------------------------------------------- availability ---
+def restriction(state: dict, side: str, op) -> str | None:
+    """Why ``side`` may not choose ``op`` now (the rule and why), or None."""
+    r = rule(op)
+    if op == 11:
+        return f"{r}: interception is the UK's answer to an AR air operation, not an operation to choose"
+    if op in ONLY and ONLY[op] != side:
+        return f"{r}: {ONLY[op]} only"
+    used = state["ops_log"][side]
+    if op in ONCE and op in used or (op == 10 and state.get("op10_used")):
+        return f"{r}: only once per game"
+    effects = state["effects"][side]
+    if op == 2 and len(state["op2_done"]) >= len(T.OP2_UNITS):
+        return f"{r}: all three units have been mobilized"
+    if op == 5 and 4 not in state["ops_log"][UK]:
+        return f"{r}: not until after Op #4"
+    if op == 6:
+        if len(used) < 2:
+            return f"{r}: never as either of the first two UK operations"
+        if used and used[-1] == 6:
+            return f"{r}: never twice in a row"
+        if len(state["groups_entered"]) >= len(T.GROUPS):
+            return f"{r}: every reinforcement group has entered"
+    if op == 10:
+        return f"{r}: Op #10 is tacked onto a combat operation (\"with_op_10\": true), not chosen alone"
+    if op == "exocet" and state.get("exocet") != "held":
+        return "FS 11.3 6-4: AR holds no land-launched Exocet"
+    if side == UK and "poor_uk_staff_work" in effects and op in MOVES | {20, 24, 13}:
+        return f"FS 11.3 1-6: no air, sea or land movement this Operations Phase ({r})"
+    if side == AR and "ar_air_mechanical" in effects and op in (3, 18, 19):
+        return f"FS 11.3 4-6: no AR aircraft may move or fight this Operations Phase ({r})"
+    if side == AR and "poor_ar_logistics" in effects and op in (14, 15, 17, 18, 19, 21, 25, "exocet"):
+        return f"FS 11.3 5-1: no AR attack this Operations Phase ({r})"
+    if side == AR and "ar_air_panache" in effects and op not in AIR_ONLY:
+        return f"FS 11.3 5-6: both operations of this phase must involve only aircraft ({r})"
+    return None
+
+
+# ---------------------------------------------------------------------------------- ops ---
+def op_1(ctx: Ctx, side: str, order: dict) -> list:
+    """Strategic airlift: up to two ground units from Argentina to Port Stanley airfield."""
+    units = unit_ids(order, "units", 1, required=True, most=2)
+    mine(ctx, units, AR, 1, ("ground",))
+    for u in units:
+        need(S.where(ctx.state, u) == S.ARGENTINA and not ctx.state["units"][u]["aboard"], rule(1),
+             f"{name(u)} is not in Argentina")
+    need(S.controlled_by(ctx.state, T.PORT_STANLEY) == AR, rule(1), "Port Stanley is not AR-held")
+    for u in units:
+        ctx.emit(ev.UnitMoved, unit=u, origin=S.ARGENTINA, destination=T.PORT_STANLEY, rule=rule(1))
+    return []
+
+
+def op_2(ctx: Ctx, side: str, order: dict) -> list:
+    u = text(order, "unit", rule(2))
+    need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(T.OP2_UNITS)}")
+    need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
+    ctx.emit(fe.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
+    ctx.emit(fe.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule=rule(2))
+    ctx.vp(-1, f"AR mobilized {name(u)}", rule(2))
+    return []
+
+
+def op_3(ctx: Ctx, side: str, order: dict) -> list:
+    aircraft = unit_ids(order, "aircraft", 3, required=True)
+    mine(ctx, aircraft, AR, 3, ("aircraft",))
+    origin = area_of(order, "origin", 3)
+    dest = area_of(order, "destination", 3)
+    need(origin != dest, rule(3), "origin and destination must differ")
+    for u in aircraft:
+        need(S.where(ctx.state, u) == origin, rule(3), f"{name(u)} is not at {area_name(origin)}")
+    if origin != S.ARGENTINA:
+        need(origin in DATA.land_areas and S.controlled_by(ctx.state, origin) == AR or S.contested(ctx.state, origin),
+             rule(3), f"{area_name(origin)} is neither friendly nor contested")
+    need(dest == S.ARGENTINA or (dest in DATA.land_areas and S.controlled_by(ctx.state, dest) == AR
+                                 and not S.contested(ctx.state, dest)),
+         rule(3), f"{area_name(dest)} is not a friendly, uncontested area")
+    for u in aircraft:
+        need(S.may_base(ctx.state, u, dest, aircraft), "FS 6.2" if "black_buck" not in ctx.state["effects"][UK]
+             or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
+             f"{name(u)} cannot base at {area_name(dest)} (capacity {DATA.airbases.get(dest, 0)}"
+             f"{'; after Black Buck only Pucaras base in the Falklands' if 'black_buck' in ctx.state['effects'][UK] else ''})")
+    frames = []
+    route = dest if dest != S.ARGENTINA else origin
+    intercept = interception_frame(ctx.state, aircraft, route, 3)
+    if intercept:
+        frames.append(intercept)
+    frames.append({"step": "rebase_moves", "aircraft": aircraft, "origin": origin, "destination": dest, "rule": rule(3)})
+    return frames
+
+
+def op_4(ctx: Ctx, side: str, order: dict) -> list:
+    ships = unit_ids(order, "ships", 4, required=True)
+    sub = text(order, "submarine", rule(4))
+    sf = unit_ids(order, "sf", 4, required=True)
+    need(len(ships) == 3, rule(4), "the force is three surface vessels, a submarine and two SF units")
+    need(len(sf) == 2, rule(4), "the force is three surface vessels, a submarine and two SF units")
+    need(sub in DATA.units, rule(4), f"no unit {sub!r}")
+    mine(ctx, ships, UK, 4, ("ship",))
+    mine(ctx, [sub], UK, 4, ("submarine",))
+    mine(ctx, sf, UK, 4, ("ground",))
+    for u in sf:
+        need(DATA.units[u]["type"] == "sf", rule(4), f"{name(u)} is not a special forces unit")
+        need(ctx.state["units"][u]["aboard"] in [*ships, sub], rule(4), f"{name(u)} must be aboard one of the force's vessels")
+    need(S.controlled_by(ctx.state, S.SOUTH_GEORGIA) == AR, rule(4), "South Georgia is already UK-held")
+    for u in [*ships, sub]:
+        if S.where(ctx.state, u) != S.SOUTH_GEORGIA:
+            ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=S.SOUTH_GEORGIA, rule=rule(4))
+    for u in S.units_in(ctx.state, S.SOUTH_GEORGIA, side=AR, classes=["submarine"]):
+        eliminate(ctx, u, rule(4))
+    ctx.emit(ev.ControlChanged, area=S.SOUTH_GEORGIA, side=UK, previous=AR, rule=rule(4))
+    return []
+
+
+def op_5(ctx: Ctx, side: str, order: dict) -> list:
+    u = text(order, "unit", rule(5))
+    need(u in DATA.units, rule(5), f"no unit {u!r}")
+    mine(ctx, [u], UK, 5, ("ship", "submarine"))
+    need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(5), f"{name(u)} is not damaged")
+    need(S.where(ctx.state, u) == S.SOUTH_GEORGIA, rule(5), f"{name(u)} is not in the South Georgia Holding Box")
+    ctx.emit(fe.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(5))
+    return []
+
+
+def op_6(ctx: Ctx, side: str, order: dict) -> list:
+    group = next(g for g in T.GROUPS if g not in ctx.state["groups_entered"])
+    entry = order.get("entry", {}) or {}
+    if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
+        raise InvalidOrder("'entry' maps ship ids to sa4 or south_georgia", rule=rule(6), field="entry")
+    units = T.group_units(group)
+    vessels = [u for u in units if S.kind(u) in ("ship", "submarine")]
+    for ship, where in entry.items():
+        need(ship in vessels, rule(6), f"{ship} is not a vessel of group {group}, the lowest not yet entered")
+        need(where in ("sa4", S.SOUTH_GEORGIA), rule(6), "a group enters via Sea Area 4 or a UK-held South Georgia")
+        if where == S.SOUTH_GEORGIA:
+            need(S.controlled_by(ctx.state, S.SOUTH_GEORGIA) == UK, rule(6), "South Georgia is not UK-held")
+    ctx.emit(fe.EffectGained, side=UK, effect="reinforcement_group", title=f"group {group} entered",
+             rule=rule(6), detail={"group": group})
+    for u in units:
+        if S.kind(u) in ("ship", "submarine"):
+            ctx.emit(fe.UnitEntered, unit=u, area=entry.get(u, "sa4"), aboard=None, rule=rule(6))
+    for u in units:
+        if S.kind(u) not in ("ship", "submarine"):
+            ctx.emit(fe.UnitEntered, unit=u, area=None, aboard=DATA.units[u]["aboard"], rule=rule(6))
+    return []
+
+
+def op_7(ctx: Ctx, side: str, order: dict) -> list:
+    sf = text(order, "sf", rule(7))
+    target = text(order, "target", rule(7))
+    need(sf in DATA.units and target in DATA.units, rule(7), "unknown unit")
+    mine(ctx, [sf], UK, 7, ("ground",))
+    need(DATA.units[sf]["type"] == "sf", rule(7), f"{name(sf)} is not a special forces unit")
+    at = ctx.state["units"][sf]
+    if not at["aboard"]:
+        need(S.controlled_by(ctx.state, at["location"]) == UK and not S.contested(ctx.state, at["location"]),
+             rule(7), f"{name(sf)} must be aboard a ship or in a friendly, uncontested land area")
+    mine(ctx, [target], AR, 7, ("aircraft",))
+    need(S.where(ctx.state, target) in DATA.land_areas, rule(7), f"{name(target)} is not on a Falklands airfield")
+    return [{"step": "sf_raid", "sf": sf, "target": target, "stage": "remove"}]
+
+
+def op_8(ctx: Ctx, side: str, order: dict) -> list:
+    u = text(order, "unit", rule(8))
+    need(u in DATA.units, rule(8), f"no unit {u!r}")
+    mine(ctx, [u], UK, 8, ("ground",))
+    need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(8), f"{name(u)} bears no Hit marker")
+    here = ctx.state["units"][u]
+    if not here["aboard"]:
+        need(S.controlled_by(ctx.state, here["location"]) == UK and not S.contested(ctx.state, here["location"]),
+             rule(8), f"{name(u)} must be on a UK vessel or in a friendly, uncontested land area")
+    ctx.emit(fe.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(8))
+    return []
+
+
+def op_9(ctx: Ctx, side: str, order: dict) -> list:
+    ctx.emit(fe.EffectGained, side=UK, effect="black_buck", title="Operation Black Buck", rule=rule(9), detail={})
+    for u in S.units_in_any(ctx.state, side=AR, classes=["aircraft"]):
+        if S.where(ctx.state, u) in DATA.land_areas and DATA.units[u]["type"] != "Puc":
+            ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=S.ARGENTINA, rule=rule(9))
+    return []
+
+
+def op_12(ctx: Ctx, side: str, order: dict) -> list:
+    moves = order.get("moves")
+    if not isinstance(moves, dict) or not moves or not all(isinstance(k, str) and isinstance(v, str) for k, v in moves.items()):
+        raise InvalidOrder("'moves' maps ground unit ids to ship ids", rule=rule(12), field="moves")
+    for u, ship in moves.items():
+        need(u in DATA.units and ship in DATA.units, rule(12), "unknown unit")
+        mine(ctx, [u], UK, 12, ("ground",))
+        mine(ctx, [ship], UK, 12, ("ship", "submarine"))
+        old = ctx.state["units"][u]["aboard"]
+        need(old is not None, rule(12), f"{name(u)} is not aboard a ship")
+        need(S.where(ctx.state, old) == S.where(ctx.state, ship), rule(12),
+             f"{name(old)} and {name(ship)} are not in the same sea area")
+    after = {**{u: ctx.state["units"][u]["aboard"] for u in S.units_in_any(ctx.state, side=UK, classes=["ground"])
+                if ctx.state["units"][u]["aboard"]}, **moves}
+    check_loads(after, rule(12))
+    for u, ship in moves.items():
+        if ctx.state["units"][u]["aboard"] != ship:
+            ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["aboard"], rule=rule(12))
+    return []
+
+
+def check_loads(aboard: dict[str, str], r: str) -> None:
+    """FS 6.2 / 6.5: who may carry what, within each ship's capacity."""
+    by_ship: dict[str, list[str]] = {}
+    for u, ship in aboard.items():
+        by_ship.setdefault(ship, []).append(u)
+    for ship, units in by_ship.items():
+        d = DATA.units[ship]
+        sf = [u for u in units if DATA.units[u]["type"] == "sf"]
+        others = [u for u in units if DATA.units[u]["type"] != "sf"]
+        if d["class"] == "submarine":
+            need(d.get("carries_sbs") and all(DATA.units[u].get("id", u) == "sbs" for u in units) and len(units) <= 1,
+                 "FS 6.2(1)", f"{d['name']}: no submarine carries ground units, except Onyx the SBS")
+            continue
+        need(d.get("capacity", 0) > 0 or not others, "FS 6.5",
+             f"{d['name']} is not a transport: it may carry one SF unit only (FS 6.2(1))")
+        if ship == T.CONVEYOR:
+            need(not units, "FS 6.2(2)", "the Atlantic Conveyor never carries any units")
+        # One SF rides free on any surface ship (FS 6.2(1)); the rest count against capacity.
+        counted = others + sf[1:] if d.get("capacity", 0) == 0 or others else sf[1:]
+        need(len(sf) <= 1 or d.get("capacity", 0) > 0, "FS 6.2(1)", f"{d['name']} may carry one SF unit only")
+        for u in others:
+            if DATA.units[u].get("armor"):
+                need(d.get("carries_armor"), "FS 6.2(2)", f"only Elk, Fearless and Intrepid carry {DATA.units[u]['name']}")
+            if d["side"] == AR:
+                need(DATA.units[u]["type"] in ("infantry", "hmg", "sf"), "FS 6.2(2)",
+                     f"{d['name']} carries only infantry, heavy machinegun and SF units")
+        load = (len(counted) if d["side"] == AR else sum(DATA.units[u]["steps"] for u in counted))
+        need(load <= d.get("capacity", 0), "FS 6.2(2)",
+             f"{d['name']} carries at most {d.get('capacity', 0)} {'units' if d['side'] == AR else 'steps'}")
+
+
+def _targets(ctx: Ctx, area: str, enemy: str, classes: tuple, *, no_sf: bool = False) -> list[str]:
+    units = S.units_in(ctx.state, area, side=enemy, classes=list(classes))
+    if no_sf:
+        units = [u for u in units if DATA.units[u]["type"] != "sf"]
+    return units
+
+
+def op_13(ctx: Ctx, side: str, order: dict) -> list:
+    carriers = unit_ids(order, "carriers", 13, required=True)
+    mine(ctx, carriers, UK, 13, ("ship",))
+    base = area_of(order, "airbase", 13, kinds=("land",))
+    need(DATA.airbases.get(base, 0) > 0, rule(13), f"{area_name(base)} has no airbase")
+    for c in carriers:
+        need(c in T.UK_CARRIERS, rule(13), f"{name(c)} is not an aircraft carrier")
+        need(S.in_carrier_range(ctx.state, c, base), "FS 9.3", f"{name(c)} is out of range of {area_name(base)}")
+    targets = _targets(ctx, base, AR, ("aircraft",))
+    need(targets, rule(13), f"no AR aircraft at {area_name(base)}")
+    b = battle_frame(base, UK, "airbase", rule(13), carriers, targets, [], return_fire=False)
+    b["fire"] = check_fire(ctx.state, b, UK, fire_of(order), carriers, targets, rule(13))
+    return [b]
+
+
+def _sea_battle(ctx, side, order, op, area, units, classes, kind, extra_air=(), carriers_from=(), **kw):
+    enemy = S.other(side)
+    targets = _targets(ctx, area, enemy, classes)
+    need(targets, rule(op), f"no enemy {' or '.join(classes)} in {area_name(area)}")
+    attackers = [*units, *extra_air, *carriers_from]
+    exposed = [u for u in attackers if S.where(ctx.state, u) == area or S.kind(u) == "aircraft"]
+    b = battle_frame(area, side, kind, rule(op), attackers, targets, [], exposed=exposed, **kw)
+    b["fire"] = check_fire(ctx.state, b, side, fire_of(order), attackers, targets, rule(op))
+    need(b["fire"], rule(op), "an attack needs at least one shot ('fire')")
+    return b
+
+
+def op_14(ctx: Ctx, side: str, order: dict) -> list:
+    area = area_of(order, "area", 14, kinds=("sea", "box"))
+    units = unit_ids(order, "units", 14, required=True)
+    mine(ctx, units, side, 14, ("ship", "submarine"))
+    for u in units:
+        need(S.where(ctx.state, u) == area, rule(14), f"{name(u)} is not in {area_name(area)}")
+    tez = tez_expansion(ctx, side, order, 14)
+    return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez)]
+
+
+def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:
+    """Op #10 tacked onto a UK combat op (FS 7.1 Op #10)."""
+    if not flag(order, "with_op_10", rule(10)):
+        return False
+    need(side == UK, rule(10), "UK only")
+    need(not ctx.state.get("op10_used"), rule(10), "only once per game")
+    ctx.emit(fe.EffectGained, side=UK, effect="tez_expanded", title="TEZ temporarily expanded", rule=rule(10),
+             detail={"op": op})
+    return True
+
+
+def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[list, list, list]:
+    """Aircraft (AR, land-based, in range) and carriers (in range) committed to an attack."""
+    aircraft = unit_ids(order, "aircraft", op)
+    carriers = unit_ids(order, "carriers", op)
+    refuel = unit_ids(order, "refuel", op, most=4)  # FS 9.4: up to four A-4s
+    if aircraft:
+        need(side == AR, rule(op), "the UK has no land-based aircraft; its air power is its carriers")
+        mine(ctx, aircraft, AR, op, ("aircraft",))
+        need("ar_air_mechanical" not in ctx.state["effects"][AR], "FS 11.3 4-6", "no AR aircraft may move or fight this phase")
+    for u in refuel:
+        need(u in aircraft and DATA.units[u].get("range") == "a4" and S.where(ctx.state, u) == S.ARGENTINA,
+             "FS 9.4", f"{name(u)}: aerial refuelling is for Argentina-based A-4s in this attack")
+    for u in aircraft:
+        need(S.where(ctx.state, u) in (*DATA.land_areas, S.ARGENTINA), rule(op), f"{name(u)} is not at a base")
+        need(S.aircraft_reach(ctx.state, u, target_area, u in refuel), "FS 9.4",
+             f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}")
+    for c in carriers:
+        need(c in T.CARRIERS[side], rule(op), f"{name(c)} is not a {side} aircraft carrier")
+        mine(ctx, [c], side, op, ("ship",))
+        need(S.in_carrier_range(ctx.state, c, target_area), "FS 9.3", f"{name(c)} is out of range of {area_name(target_area)}")
+    return aircraft, carriers, refuel
+
+
+def op_18(ctx: Ctx, side: str, order: dict) -> list:
+    area = area_of(order, "area", 18, kinds=("sea", "box"))
+    aircraft, carriers, _ = air_units(ctx, side, order, 18, area)
+    need(aircraft or carriers, rule(18), "name the aircraft and/or carriers that attack")
+    tez = tez_expansion(ctx, side, order, 18)
+    b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
+                    protected_waiver=waiver(ctx, side, order))
+    frames = []
+    if side == AR:
+        i = interception_frame(ctx.state, aircraft, area, 18)
+        if i:
+            frames.append(i)
+    return frames + [b]
+
+
+def waiver(ctx: Ctx, side: str, order: dict) -> str | None:
+    """FS 11.3 3-2/3-3: AR may attack one protected UK ship without the unprotected ones."""
+    if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
+        t = order.get("target_of_opportunity")
+        if t is not None:
+            need(isinstance(t, str) and t in DATA.units and DATA.units[t].get("protected"), "FS 11.3 3-2",
+                 "'target_of_opportunity' names one protected UK surface vessel")
+            return t
+    return None
+
+
+def op_19(ctx: Ctx, side: str, order: dict) -> list:
+    area = area_of(order, "area", 19, kinds=("land",))
+    aircraft, carriers, _ = air_units(ctx, side, order, 19, area)
+    need(aircraft or carriers, rule(19), "name the aircraft and/or carriers that attack")
+    targets = _targets(ctx, area, S.other(side), ("ground",), no_sf=True)
+    need(targets, rule(19), f"no enemy ground units that may be attacked from the air in {area_name(area)} (FS 7.1 Op #19: never SF)")
+    attackers = [*aircraft, *carriers]
+    b = battle_frame(area, side, "air_ground", rule(19), attackers, targets, [], exposed=list(aircraft))
+    b["fire"] = check_fire(ctx.state, b, side, fire_of(order), attackers, targets, rule(19))
+    need(b["fire"], rule(19), "an attack needs at least one shot ('fire')")
+    frames = []
+    if side == AR:
+        i = interception_frame(ctx.state, aircraft, area, 19)
+        if i:
+            frames.append(i)
+    return frames + [b]
+
+
+def op_20(ctx: Ctx, side: str, order: dict) -> list:
+    units = unit_ids(order, "units", 20)
+    dest = area_of(order, "destination", 20, kinds=("sea", "box", "mainland"))
+    support = unit_ids(order, "support", 20)
+    attack = flag(order, "attack", rule(20))
+    mine(ctx, units + support, side, 20, ("ship", "submarine"))
+    origins = {S.where(ctx.state, u) for u in units}
+    need(len(origins) <= 1, "FS 9.9", "a force moves from one area")
+    need(units or attack, rule(20), "move some vessels, or attack where they already are")
+    if units and not attack:
+        need(dest not in origins, rule(20), "the force is already there")
+    if side == UK and units and "poor_uk_staff_work" in ctx.state["effects"][UK]:
+        need(dest in origins, "FS 11.3 1-6", "no UK sea movement this Operations Phase")
+    if dest == S.ARGENTINA:
+        need(side == AR, "FS 9.7", "no UK movement or combat may take place in Argentina")
+        need(not attack, "FS 9.7", "no combat in Argentina")
+    if dest == S.SOUTH_GEORGIA and side == AR:
+        need(all(S.kind(u) == "submarine" for u in units), "FS 3.7", "only AR submarines may enter South Georgia")
+    for u in support:
+        need(S.where(ctx.state, u) == dest, rule(20), f"{name(u)} is not already in {area_name(dest)}")
+    for u in units:
+        here = S.where(ctx.state, u)
+        if here != dest:
+            ctx.emit(ev.UnitMoved, unit=u, origin=here, destination=dest, rule=rule(20))
+    if not attack:
+        need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
+        return []
+    aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
+    tez = tez_expansion(ctx, side, order, 20)
+    b = _sea_battle(ctx, side, order, 20, dest, [*units, *support], ("ship", "submarine"), "naval",
+                    aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order))
+    frames = []
+    if side == AR and aircraft:
+        i = interception_frame(ctx.state, aircraft, dest, 20)
+        if i:
+            frames.append(i)
+    return frames + [b]
+
+
+def op_21(ctx: Ctx, side: str, order: dict) -> list:
+    units = unit_ids(order, "units", 21, required=True)
+    mine(ctx, units, side, 21, ("ship",))
+    area = area_of(order, "area", 21, kinds=("land",))
+    for u in units:
+        need(S.where(ctx.state, u) == S.TACTICAL, rule(21), f"{name(u)} is not in the Falkland Islands Sea Area")
+    targets = _targets(ctx, area, S.other(side), ("ground", "aircraft"), no_sf=True)
+    need(targets, rule(21), f"no enemy ground units or aircraft to bombard in {area_name(area)} (never SF)")
+    b = battle_frame(area, side, "bombard", rule(21), units, targets, [], return_fire=False)
+    b["fire"] = check_fire(ctx.state, b, side, fire_of(order), units, targets, rule(21))
+    need(b["fire"], rule(21), "a bombardment needs at least one shot ('fire')")
+    return [b]
+
+
+def ground_battle(ctx, side, op, area, ground, aircraft=(), carriers=(), mods=None, kind="ground", fire=None):
+    enemy = S.other(side)
+    defenders = S.units_in(ctx.state, area, side=enemy, classes=["ground"])
+    targets = [u for u in defenders if DATA.units[u]["type"] != "sf"]
+    need(targets, rule(op), f"no enemy ground units to attack in {area_name(area)}")
+    attackers = [*ground, *aircraft, *carriers]
+    sf_sides = {ctx.state["units"][u]["side"] for u in [*ground, *defenders] if DATA.units[u]["type"] == "sf"}
+    b = battle_frame(area, side, kind, rule(op), attackers, defenders, [], mods=mods or {},
+                     exposed=[*ground, *aircraft], sf_bonus=next(iter(sf_sides)) if len(sf_sides) == 1 else None)
+    b["fire"] = check_fire(ctx.state, b, side, fire, attackers, targets, rule(op))
+    need(b["fire"], rule(op), "an attack needs at least one shot ('fire')")
+    return b
+
+
+def op_15(ctx: Ctx, side: str, order: dict) -> list:
+    area = area_of(order, "area", 15, kinds=("land",))
+    ground = unit_ids(order, "units", 15, required=True)
+    mine(ctx, ground, side, 15, ("ground",))
+    for u in ground:
+        need(S.where(ctx.state, u) == area and not ctx.state["units"][u]["aboard"], rule(15),
+             f"{name(u)} is not in {area_name(area)}")
+    need(S.contested(ctx.state, area), rule(15), f"{area_name(area)} is not contested")
+    aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
+    need(not (side == UK and carriers) or True, rule(15), "")
+    if side == UK:
+        need(not carriers, rule(15), "only the AR carrier may join a ground attack")
+    return [ground_battle(ctx, side, 15, area, ground, aircraft, carriers, fire=fire_of(order))]
+
+
+def op_16(ctx: Ctx, side: str, order: dict) -> list:
+    units = unit_ids(order, "units", 16, required=True)
+    area = area_of(order, "area", 16, kinds=("land",))
+    mine(ctx, units, side, 16, ("ground",))
+    for u in units:
+        ship = ctx.state["units"][u]["aboard"]
+        need(ship is not None and S.where(ctx.state, ship) == S.TACTICAL, rule(16),
+             f"{name(u)} is not aboard a ship in the Falkland Islands Sea Area")
+    ok = (S.controlled_by(ctx.state, area) == side or S.contested(ctx.state, area)
+          or not S.ground_sides(ctx.state, area))
+    need(ok, rule(16), f"{area_name(area)} is enemy-held: that takes an amphibious assault (Op #17)")
+    for u in units:
+        ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule=rule(16))
+    return []
+
+
+def op_17(ctx: Ctx, side: str, order: dict) -> list:
+    area = area_of(order, "area", 17, kinds=("land",))
+    enemy = S.other(side)
+    need(S.controlled_by(ctx.state, area) == enemy, rule(17), f"{area_name(area)} is not enemy-controlled")
+    assault = T.UK_ASSAULT_SHIPS if side == UK else (T.AR_ASSAULT_SHIP,)
+    present = [s for s in assault if S.alive(ctx.state, s) and S.where(ctx.state, s) == S.TACTICAL]
+    need(present, rule(17), "an assault ship must be in the Falkland Islands Sea Area")
+    wave = unit_ids(order, "wave", 17, required=True)
+    mine(ctx, wave, side, 17, ("ground",))
+    per_ship: dict[str, list[str]] = {}
+    for u in wave:
+        ship = ctx.state["units"][u]["aboard"]
+        need(ship in present, rule(17), f"{name(u)} is not aboard {' or '.join(name(s) for s in present)} there")
+        per_ship.setdefault(ship, []).append(u)
+    for ship, us in per_ship.items():
+        if side == UK:
+            need(sum(DATA.units[u]["steps"] for u in us) <= 5, rule(17), f"at most five steps land from {name(ship)} in the first wave")
+        else:
+            need(len(us) <= 2, rule(17), "at most two units land from Cabo San Antonio")
+    bombard = unit_ids(order, "bombard", 17)
+    mine(ctx, bombard, side, 17, ("ship",))
+    for u in bombard:
+        need(S.where(ctx.state, u) == S.TACTICAL, rule(17), f"{name(u)} is not in the Falkland Islands Sea Area")
+    second = unit_ids(order, "second_wave", 17)
+    if second:
+        need(side == UK, rule(17), "only a UK assault lands a second wave")
+        mine(ctx, second, side, 17, ("ground",))
+        for u in second:
+            ship = ctx.state["units"][u]["aboard"]
+            need(ship is not None and S.where(ctx.state, ship) == S.TACTICAL and u not in wave, rule(17),
+                 f"{name(u)} is not aboard a transport in the Falkland Islands Sea Area")
+        steps = sum(ctx.state["units"][u]["steps"] for u in second)
+        need(1 <= steps <= 10, rule(17), "the second wave is one to ten steps")
+    frames = []
+    if bombard:
+        targets = _targets(ctx, area, enemy, ("ground", "aircraft"), no_sf=True)
+        if targets:
+            b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
+            b["fire"] = check_fire(ctx.state, b, side, order.get("bombard_fire") or [], bombard, targets, rule(17))
+            if b["fire"]:
+                frames.append(b)
+    frames.append({"step": "assault", "area": area, "side": side, "wave": wave, "second": second,
+                   "fire": fire_of(order), "stage": "land"})
+    return frames
+
+
+def op_22(ctx: Ctx, side: str, order: dict) -> list:
+    most = 2 if side == UK else 1
+    units = unit_ids(order, "units", 22, required=True, most=most)
+    mine(ctx, units, side, 22, ("ground",))
+    origin = area_of(order, "origin", 22, kinds=("land",))
+    dest = area_of(order, "destination", 22, kinds=("land",))
+    need(origin != dest, rule(22), "origin and destination must differ")
+    for u in units:
+        need(DATA.units[u]["type"] in ("infantry", "sf"), rule(22), f"{name(u)} is not infantry or SF")
+        need(ctx.state["units"][u]["location"] == origin, rule(22), f"{name(u)} is not in {area_name(origin)}")
+    need(S.controlled_by(ctx.state, origin) == side, rule(22), f"{area_name(origin)} is not friendly-controlled")
+    need(S.controlled_by(ctx.state, dest) == side or S.contested(ctx.state, dest), rule(22),
+         f"{area_name(dest)} is neither friendly-controlled nor contested")
+    attack = flag(order, "attack", rule(22))
+    was_contested = S.contested(ctx.state, dest)
+    for u in units:
+        ctx.emit(ev.UnitMoved, unit=u, origin=origin, destination=dest, rule=rule(22))
+    if not attack:
+        return [{"step": "ground_settle"}]
+    need(was_contested, rule(22), "helicoptered units attack only in a contested area")
+    support = unit_ids(order, "support", 22)
+    mine(ctx, support, side, 22, ("ground",))
+    for u in support:
+        need(ctx.state["units"][u]["location"] == dest, rule(22), f"{name(u)} is not in {area_name(dest)}")
+    mods = {u: [[-1, "helicoptered in (FS 7.1 Op #22)"]] for u in units}
+    return [ground_battle(ctx, side, 22, dest, [*units, *support], mods=mods, fire=fire_of(order))]
+
+
+def op_23(ctx: Ctx, side: str, order: dict) -> list:
+    loads = order.get("loads")
+    if not isinstance(loads, dict) or not loads or not all(isinstance(k, str) and isinstance(v, str) for k, v in loads.items()):
+        raise InvalidOrder("'loads' maps ground unit ids to ship ids", rule=rule(23), field="loads")
+    for u, ship in loads.items():
+        need(u in DATA.units and ship in DATA.units, rule(23), "unknown unit")
+        mine(ctx, [u], side, 23, ("ground",))
+        mine(ctx, [ship], side, 23, ("ship", "submarine"))
+        here = ctx.state["units"][u]
+        need(not here["aboard"], rule(23), f"{name(u)} is already aboard")
+        ship_at = S.where(ctx.state, ship)
+        if here["location"] == S.ARGENTINA:
+            need(side == AR and ship_at == S.ARGENTINA, rule(23), "loading in Argentina is for AR ships in port")
+        else:
+            need(here["location"] in DATA.land_areas and ship_at == S.TACTICAL, rule(23),
+                 f"{name(u)} loads from a land area onto a ship in the Falkland Islands Sea Area")
+    after = {**{u: ctx.state["units"][u]["aboard"] for u in S.units_in_any(ctx.state, side=side, classes=["ground"])
+                if ctx.state["units"][u]["aboard"]}, **loads}
+    check_loads(after, rule(23))
+    for u, ship in loads.items():
+        ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))
+    return [{"step": "ground_settle"}]
+
+
+def op_24(ctx: Ctx, side: str, order: dict) -> list:
+    units = unit_ids(order, "units", 24, required=True)
+    mine(ctx, units, side, 24, ("ground",))
+    origin = area_of(order, "origin", 24, kinds=("land",))
+    dest = area_of(order, "destination", 24, kinds=("land",))
+    attack = flag(order, "attack", rule(24))
+    for u in units:
+        need(ctx.state["units"][u]["location"] == origin, rule(24), f"{name(u)} is not in {area_name(origin)}")
+    if origin == dest:
+        need(attack and S.contested(ctx.state, dest), rule(24), "without moving, the force attacks in its contested area")
+    else:
+        need(dest in DATA.land_adjacent(origin), "FS 9.2", f"{area_name(dest)} does not adjoin {area_name(origin)}")
+        need(side != UK or "poor_uk_staff_work" not in ctx.state["effects"][UK], "FS 11.3 1-6",
+             "no UK land movement this Operations Phase")
+        for u in units:
+            ctx.emit(ev.UnitMoved, unit=u, origin=origin, destination=dest, rule=rule(24))
+    if not attack:
+        return [{"step": "ground_settle"}]
+    support = unit_ids(order, "support", 24)
+    mine(ctx, support, side, 24, ("ground",))
+    for u in support:
+        need(ctx.state["units"][u]["location"] == dest and u not in units, rule(24), f"{name(u)} is not already in {area_name(dest)}")
+    return [ground_battle(ctx, side, 24, dest, [*units, *support], fire=fire_of(order))]
+
+
+def op_25(ctx: Ctx, side: str, order: dict) -> list:
+    area = area_of(order, "area", 25, kinds=("land",))
+    mine_sf = [u for u in S.units_in(ctx.state, area, side=side, classes=["ground"]) if DATA.units[u]["type"] == "sf"]
+    theirs = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"]) if DATA.units[u]["type"] == "sf"]
+    need(mine_sf, rule(25), f"no {side} SF units in {area_name(area)}")
+    need(theirs, rule(25), f"no enemy SF units in {area_name(area)}")
+    b = battle_frame(area, side, "sf", rule(25), mine_sf, theirs, [], no_modifiers=True)
+    b["fire"] = check_fire(ctx.state, b, side, fire_of(order), mine_sf, theirs, rule(25))
+    need(b["fire"], rule(25), "an attack needs at least one shot ('fire')")
+    return [b]
+
+
+def op_exocet(ctx: Ctx, side: str, order: dict) -> list:
+    target = text(order, "target", "FS 11.3 6-4")
+    return exocet_frames(ctx, target, held=True)
+
+
+def exocet_frames(ctx: Ctx, target: str, held: bool) -> list:
+    need(target in DATA.units and DATA.units[target]["side"] == UK and S.kind(target) == "ship"
+         and S.alive(ctx.state, target) and S.where(ctx.state, target) == S.TACTICAL, "FS 11.3 6-4",
+         "the Exocet's target is one UK surface vessel in the Falkland Islands Sea Area")
+    ctx.emit(fe.EffectGained, side=AR, effect="exocet", title="land-launched Exocet fired", rule="FS 11.3 6-4",
+             detail={"status": "used"})
+    b = battle_frame(S.TACTICAL, AR, "exocet", "FS 11.3 6-4", [], [target], [], return_fire=False,
+                     exocet=True)
+    return [{"step": "exocet", "target": target, "stage": "fire"}]
+
+
+def interception_frame(state: dict, aircraft: list[str], area: str, op) -> dict | None:
+    """FS 7.1 Op #11: AR ops 3, 17-20 (land-based aircraft) may be intercepted by UK carriers the
+    flight comes into or next to, or, over the Tactical Map, carriers in range of it. Not
+    Pucaras, not stealth aircraft, not the AR carrier."""
+    eligible = [u for u in aircraft if DATA.units[u]["type"] != "Puc" and not DATA.units[u].get("stealth")]
+    target = S.sea_area_of(area)
+    carriers = [c for c in S.carriers(state, UK)
+                if S.where(state, c) == target or target in DATA.sea_adjacent(S.where(state, c))]
+    if not eligible or not carriers:
+        return None
+    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op}
+
+
+OPS: dict = {1: op_1, 2: op_2, 3: op_3, 4: op_4, 5: op_5, 6: op_6, 7: op_7, 8: op_8, 9: op_9,
+             12: op_12, 13: op_13, 14: op_14, 15: op_15, 16: op_16, 17: op_17, 18: op_18, 19: op_19,
+             20: op_20, 21: op_21, 22: op_22, 23: op_23, 24: op_24, 25: op_25, "exocet": op_exocet}
+GROUND_ACTION = {15, 16, 17}  # FS 11.3 4-5: a landing or ground attack (22 and 24 when attacking)

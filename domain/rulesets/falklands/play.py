@@ -1,0 +1,174 @@
+"""Random legal orders, for the fuzzer (tests/unit/falklands/test_fuzz.py) and the benchmarks.
+
+``random_order(state, seat, rng)`` builds an order from what legal-orders offers; most are
+legal, some are refused by a rule the offer does not capture (capacity, protected targets), so
+``candidates`` yields several for a caller to try in turn.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterator
+
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands.data import DATA
+
+
+def _some(rng: random.Random, items: list, most: int | None = None) -> list:
+    items = list(items)
+    if not items:
+        return []
+    k = rng.randint(1, min(len(items), most or len(items)))
+    return rng.sample(items, k)
+
+
+def _pick(rng, items):
+    return rng.choice(list(items)) if items else None
+
+
+def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dict:
+    kind = template["kind"]
+    if kind == "setup":
+        return {"kind": "setup", "submarines": {u: rng.choice(a) for u, a in template["submarines"].items()}}
+    if kind == "submarines":
+        moves = {u: rng.choice(a) for u, a in template["moves"].items() if a and rng.random() < 0.3}
+        return {"kind": "submarines", "moves": moves}
+    if kind == "pass":
+        return {"kind": "pass"}
+    if kind == "decide":
+        return {"kind": "decide", "decision": template["decision"], "choice": decision_choice(template, rng)}
+    op, c = template["op"], template["choices"]
+    o: dict = {"kind": "operation", "op": op}
+    if op == 1:
+        o["units"] = _some(rng, c["units"], 2)
+    elif op in (2, 5, 8):
+        o["unit"] = _pick(rng, c["unit"])
+    elif op == 3:
+        origin = _pick(rng, c["aircraft"])
+        o.update(origin=origin, aircraft=_some(rng, c["aircraft"][origin], 2),
+                 destination=_pick(rng, [d for d in c["destinations"] if d != origin] or c["destinations"]))
+    elif op == 4:
+        ships_with_sf = {state["units"][u]["aboard"] for u in c["sf"]}
+        ships = [s for s in c["ships"] if s in ships_with_sf] + [s for s in c["ships"] if s not in ships_with_sf]
+        sub = _pick(rng, c["submarine"])
+        sf = c["sf"][:2]
+        o.update(ships=ships[:3], submarine=sub, sf=sf)
+    elif op == 6:
+        o["entry"] = {}
+    elif op == 7:
+        o.update(sf=_pick(rng, c["sf"]), target=_pick(rng, c["target"]))
+    elif op == 12:
+        u = _pick(rng, c["units"])
+        here = S.where(state, u)
+        ships = [s for s in S.units_in(state, here, side=seat, classes=["ship"]) if s != state["units"][u]["aboard"]]
+        o["moves"] = {u: _pick(rng, ships) or state["units"][u]["aboard"]}
+    elif op == 13:
+        base = _pick(rng, c["airbase"])
+        o.update(airbase=base, carriers=c["airbase"][base]["carriers"], fire="auto")
+    elif op == 14:
+        area = _pick(rng, c["area"])
+        o.update(area=area, units=c["area"][area]["units"], fire="auto")
+    elif op == 15:
+        area = _pick(rng, c["area"])
+        a = c["area"][area]
+        o.update(area=area, units=a["units"], aircraft=_some(rng, a["aircraft"], 3) if rng.random() < 0.5 else [],
+                 fire="auto")
+    elif op == 16:
+        o.update(units=_some(rng, c["units"], 3), area=_pick(rng, c["area"]))
+    elif op == 17:
+        o.update(area=_pick(rng, c["area"]), wave=_some(rng, c["wave"], 2), fire="auto",
+                 bombard=_some(rng, c["bombard"], 3) if c["bombard"] and rng.random() < 0.5 else [],
+                 bombard_fire="auto")
+    elif op in (18, 19):
+        area = _pick(rng, c["area"])
+        a = c["area"][area]
+        o.update(area=area, aircraft=_some(rng, a["aircraft"], 4) if a["aircraft"] else [],
+                 carriers=a["carriers"] if not a["aircraft"] or rng.random() < 0.5 else [], fire="auto")
+        o["refuel"] = [u for u in o["aircraft"] if DATA.units[u].get("range") == "a4"
+                       and S.where(state, u) == S.ARGENTINA][:4]
+    elif op == 20:
+        origin = _pick(rng, c["units"])
+        units = _some(rng, c["units"][origin])
+        dest = _pick(rng, [d for d in c["destination"] if d != origin])
+        o.update(units=units, destination=dest)
+        enemy = S.units_in(state, dest, side=S.other(seat), classes=["ship", "submarine"])
+        if enemy and rng.random() < 0.6:
+            o.update(attack=True, fire="auto")
+    elif op == 21:
+        o.update(units=_some(rng, c["units"], 4), area=_pick(rng, c["area"]), fire="auto")
+    elif op == 22:
+        origin = _pick(rng, c["origin"])
+        o.update(origin=origin, units=_some(rng, c["origin"][origin], c["most"]),
+                 destination=_pick(rng, [d for d in c["destination"] if d != origin]))
+        if S.contested(state, o["destination"]) and rng.random() < 0.5:
+            o.update(attack=True, fire="auto")
+    elif op == 23:
+        u = _pick(rng, c["units"])
+        here = S.where(state, u)
+        sea = S.ARGENTINA if here == S.ARGENTINA else S.TACTICAL
+        ships = [s for s in S.units_in(state, sea, side=seat, classes=["ship"]) if DATA.units[s].get("capacity", 0) > 0
+                 or DATA.units[u]["type"] == "sf"]
+        o["loads"] = {u: _pick(rng, ships) or "none"}
+    elif op == 24:
+        origin = _pick(rng, c["origin"])
+        a = c["origin"][origin]
+        dest = _pick(rng, a["destination"])
+        o.update(origin=origin, destination=dest, units=_some(rng, a["units"]))
+        enemy = [u for u in S.units_in(state, dest, side=S.other(seat), classes=["ground"]) if DATA.units[u]["type"] != "sf"]
+        if enemy and (dest == origin or rng.random() < 0.7):
+            o.update(attack=True, fire="auto")
+    elif op == 25:
+        o.update(area=_pick(rng, c["area"]), fire="auto")
+    elif op == "exocet":
+        o["target"] = _pick(rng, c["target"])
+    return o
+
+
+def decision_choice(template: dict, rng: random.Random) -> dict:
+    kind, opts = template["decision_kind"], template["options"]
+    if kind == "defensive_fire":
+        return {"fire": "auto"}
+    if kind == "interception":
+        return {"fire": "auto"} if rng.random() < 0.7 else {"fire": []}
+    if kind == "leadership":
+        return {"reroll": rng.randrange(len(opts["reroll"]))} if rng.random() < 0.5 else {"reroll": None}
+    if kind == "emergency_rebase":
+        return {"destinations": {u: rng.choice(d) for u, d in opts["destinations"].items()}}
+    if kind == "free_attack":
+        if rng.random() < 0.2:
+            return {"decline": True}
+        area = rng.choice(list(opts["areas"]))
+        a = opts["areas"][area]
+        choice = {"area": area, "units": a["units"], "carriers": a.get("carriers", []),
+                  "aircraft": a.get("aircraft", [])[:3], "fire": "auto"}
+        if "carriers" not in a:  # a surprise attack: one target
+            choice = {"area": area, "units": a["units"], "target": rng.choice(a["targets"])}
+        return choice
+    if kind in ("peru_replacement",):
+        return {"unit": rng.choice(opts["unit"])} if rng.random() < 0.8 else {"unit": None}
+    if kind == "exocet":
+        return {"target": rng.choice(opts["target"])} if rng.random() < 0.7 else {"target": None}
+    if kind == "sf_compromised":
+        return {"unit": rng.choice(opts["unit"])}
+    return {}
+
+
+def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8) -> Iterator[dict]:
+    """Orders to try in turn: random operations first, a pass last (always legal in an Operations Phase)."""
+    legal = rules.legal_orders(state, seat)
+    if not legal:
+        return
+    ops = [t for t in legal if t["kind"] == "operation"]
+    others = [t for t in legal if t["kind"] != "operation"]
+    for _ in range(tries):
+        if ops and rng.random() < 0.85:
+            yield order_for(rng.choice(ops), state, seat, rng)
+        else:
+            break
+    for t in others:
+        yield order_for(t, state, seat, rng)
+
+
+def random_order(rules, state: dict, seat: str, rng: random.Random) -> dict:
+    """One random order (may still be refused by a rule; see ``candidates``)."""
+    return next(candidates(rules, state, seat, rng))

@@ -1,0 +1,264 @@
+"""The effects of the 36 random events (FS 11.3); the table itself is data (data/events.json)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from domain import events as ev
+from domain.errors import InvalidOrder
+from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.combat import (
+    LEADER_MARKER, after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step,
+)
+from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.engine import Ctx, ids, need, step
+from domain.rulesets.falklands.flow import end_of_game
+from domain.rulesets.falklands.ops import exocet_frames, name
+
+UK, AR = S.UK, S.AR
+EFFECTS: dict[str, Callable] = {}
+
+
+def effect(name_: str):
+    def register(fn):
+        EFFECTS[name_] = fn
+        return fn
+    return register
+
+
+def lasting(side: str, key: str):
+    """An event whose effect waits for the side's next Operations Phase."""
+    def apply(ctx: Ctx, stack: list, entry: dict) -> None:
+        ctx.emit(fe.EffectGained, side=side, effect=key, title=entry["title"], rule=f"FS 11.3 {entry['event']}",
+                 detail={"event": entry["event"]})
+    EFFECTS[key] = apply
+
+
+for _side, _key in ((UK, "uk_operational_superiority"), (UK, "poor_uk_staff_work"), (AR, "ar_target_of_opportunity"),
+                    (AR, "ar_air_mechanical"), (AR, "poor_ar_logistics"), (AR, "ar_air_panache")):
+    lasting(_side, _key)
+
+
+def _leader(side: str):
+    def apply(ctx: Ctx, stack: list, entry: dict) -> None:
+        rule = f"FS 11.3 {entry['event']}"
+        rival = S.other(side)
+        if LEADER_MARKER[rival] in ctx.state["markers"].get(rival, []):
+            ctx.emit(ev.MarkerPlayed, side=rival, marker=LEADER_MARKER[rival], rule=rule)  # taken away; both out
+        elif LEADER_MARKER[side] not in ctx.state["markers"].get(side, []):
+            ctx.emit(ev.MarkerGained, side=side, marker=LEADER_MARKER[side], rule=rule)
+    return apply
+
+
+EFFECTS["uk_leadership"] = _leader(UK)
+EFFECTS["ar_leadership"] = _leader(AR)
+
+
+@effect("uk_political_pressure")
+def political_pressure(ctx: Ctx, stack: list, entry: dict) -> None:
+    ctx.emit(fe.EffectGained, side=UK, effect="political_pressure", title=entry["title"], rule="FS 11.3 4-5",
+             detail={"ops_left": 3})
+
+
+@effect("severe_weather")
+def severe_weather(ctx: Ctx, stack: list, entry: dict) -> None:
+    left = ctx.state["uk_operations_left"] - 1
+    ctx.emit(fe.OperationCompleted, side=UK, op="weather", uk_operations_left=left, rule="FS 11.3 5-3")
+    if left <= 0:
+        end_of_game(ctx)
+
+
+@effect("peru_replacement")
+def peru(ctx: Ctx, stack: list, entry: dict) -> None:
+    stack.append({"step": "peru"})
+
+
+@step("peru")
+def peru_step(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    lost = [u for u, d in DATA.units.items() if d["side"] == AR and d["class"] == "aircraft"
+            and not d.get("stealth") and ctx.state["units"][u]["eliminated"]]
+    if not lost:
+        stack.pop()
+        return
+    if "answer" not in f:
+        ctx.ask(stack, AR, "peru_replacement", "FS 11.3 6-3", "AR: replace one eliminated aircraft (it appears in Argentina)?",
+                {"unit": lost, "decline": True})
+        return
+    choice = stack.pop().get("answer")
+    u = choice.get("unit") if isinstance(choice, dict) else None
+    if u is None:
+        return
+    need(u in lost, "FS 11.3 6-3", f"{u} is not an eliminated non-stealth AR aircraft")
+    ctx.emit(fe.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule="FS 11.3 6-3")
+
+
+@effect("land_exocet")
+def land_exocet(ctx: Ctx, stack: list, entry: dict) -> None:
+    if ctx.state.get("exocet") is not None:
+        return  # once per game: "no event" if rolled again
+    stack.append({"step": "exocet_now"})
+
+
+def exocet_targets(state: dict) -> list[str]:
+    return [u for u in S.units_in(state, S.TACTICAL, side=UK, classes=["ship"])]
+
+
+@step("exocet_now")
+def exocet_now(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    targets = exocet_targets(ctx.state)
+    if not targets:
+        stack.pop()
+        ctx.emit(fe.EffectGained, side=AR, effect="exocet", title="land-launched Exocet held", rule="FS 11.3 6-4",
+                 detail={"status": "held"})
+        return
+    if "answer" not in f:
+        ctx.ask(stack, AR, "exocet", "FS 11.3 6-4", "AR: fire the land-launched Exocet now (free) or hold it (later it costs an operation)?",
+                {"target": targets, "hold": True})
+        return
+    choice = stack.pop().get("answer")
+    target = choice.get("target") if isinstance(choice, dict) else None
+    if target is None:
+        ctx.emit(fe.EffectGained, side=AR, effect="exocet", title="land-launched Exocet held", rule="FS 11.3 6-4",
+                 detail={"status": "held"})
+        return
+    stack.extend(reversed(exocet_frames(ctx, target, held=False)))
+
+
+@effect("sf_team_compromised")
+def sf_compromised(ctx: Ctx, stack: list, entry: dict) -> None:
+    stack.append({"step": "sf_compromised", "stage": "roll"})
+
+
+@step("sf_compromised")
+def sf_compromised_step(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    if f["stage"] == "roll":
+        i = len(ctx.state["order_rolls"])
+        r = ctx.roll(UK, "special forces team compromised: 1-3 the UK is affected, 4-6 the AR", "FS 11.3 2-4", [])
+        f["shots"] = [{"side": UK, "value": r.values[0], "index": i, "purpose": "SF team compromised"}]
+        f["stage"] = "leader"
+    elif f["stage"] == "leader":
+        if leader_step(ctx, stack, f, f["shots"], "FS 11.3 2-4"):
+            f["affected"] = UK if f["shots"][0]["value"] <= 3 else AR
+            f["stage"] = "choose"
+    elif f["stage"] == "choose":
+        affected = f["affected"]
+        candidates = [u for u in S.units_in_any(ctx.state, side=affected, classes=["ground"])
+                      if DATA.units[u]["type"] == "sf" and not ctx.state["units"][u]["aboard"]
+                      and S.contested(ctx.state, S.where(ctx.state, u))]
+        if not candidates:
+            stack.pop()
+            return  # "no effect"
+        chooser = S.other(affected)
+        if "answer" not in f:
+            ctx.ask(stack, chooser, "sf_compromised", "FS 11.3 2-4",
+                    f"{chooser}: choose the {affected} SF unit that is removed", {"unit": candidates})
+            return
+        choice = stack.pop().get("answer")
+        u = choice.get("unit") if isinstance(choice, dict) else None
+        need(u in candidates, "FS 11.3 2-4", f"choose one of {', '.join(candidates)}")
+        eliminate(ctx, u, "FS 11.3 2-4")
+        after_ground_change(ctx)
+
+
+# ---------------------------------------------------------------------------- free attacks ---
+FREE = {
+    "uk_surface_detection": (UK, "surface", "FS 11.3 2-1"),
+    "uk_submarine_detection": (UK, "submarine", "FS 11.3 2-5"),
+    "uk_surprise_sub_attack": (UK, "surprise", "FS 11.3 3-4"),
+    "ar_surface_detection": (AR, "surface", "FS 11.3 4-4"),
+    "ar_submarine_detection": (AR, "submarine", "FS 11.3 6-5"),
+    "ar_surprise_sub_attack": (AR, "surprise", "FS 11.3 6-6"),
+}
+
+
+def _free(key: str):
+    side, kind, rule = FREE[key]
+
+    def apply(ctx: Ctx, stack: list, entry: dict) -> None:
+        stack.append({"step": "free_attack", "side": side, "kind": kind, "rule": f"FS 11.3 {entry['event']}"})
+    EFFECTS[key] = apply
+
+
+for _k in FREE:
+    _free(_k)
+
+
+def free_attack_options(state: dict, side: str, kind: str) -> dict:
+    """Per sea area: who may attack whom (events 2-1, 2-5, 3-4, 4-4, 6-5, 6-6)."""
+    enemy = S.other(side)
+    out = {}
+    for area in (*DATA.sea_areas, S.SOUTH_GEORGIA):
+        mine = S.units_in(state, area, side=side, classes=["ship", "submarine"])
+        if kind == "surprise":
+            subs = [u for u in mine if S.kind(u) == "submarine"]
+            targets = S.units_in(state, area, side=enemy, classes=["ship"])
+            if subs and targets:
+                out[area] = {"units": subs, "targets": targets}
+            continue
+        if not S.contested(state, area):
+            continue
+        targets = S.units_in(state, area, side=enemy, classes=["ship" if kind == "surface" else "submarine"])
+        if not targets:
+            continue
+        carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)
+                    and (kind == "surface" or S.where(state, c) == area)]
+        aircraft = []
+        if side == AR:
+            aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
+                        if S.where(state, u) in (*DATA.land_areas, S.ARGENTINA) and S.aircraft_reach(state, u, area)]
+        units = [u for u in mine if u not in carriers]
+        if units or carriers or aircraft:
+            out[area] = {"units": units, "carriers": carriers, "aircraft": aircraft, "targets": targets}
+    return out
+
+
+@step("free_attack")
+def free_attack(ctx: Ctx, stack: list) -> None:
+    f = stack[-1]
+    side, kind, rule = f["side"], f["kind"], f["rule"]
+    options = free_attack_options(ctx.state, side, kind)
+    if not options:
+        stack.pop()
+        return
+    if "answer" not in f:
+        ctx.ask(stack, side, "free_attack", rule,
+                f"{side}: attack now, free of any operation ({rule})? Choose an area, the units and their fire",
+                {"areas": options, "decline": True})
+        return
+    choice = stack.pop().get("answer")
+    if not isinstance(choice, dict) or choice.get("decline") or choice.get("area") is None:
+        return
+    area = choice.get("area")
+    need(area in options, rule, f"no attack is possible in {area}")
+    opt = options[area]
+    units = ids(choice, "units", rule)
+    carriers = ids(choice, "carriers", rule)
+    aircraft = ids(choice, "aircraft", rule)
+    for u in units:
+        need(u in opt["units"], rule, f"{u} may not take part")
+    for u in carriers:
+        need(u in opt.get("carriers", []), rule, f"{u} may not take part")
+    for u in aircraft:
+        need(u in opt.get("aircraft", []), rule, f"{u} may not take part")
+    attackers = [*units, *carriers, *aircraft]
+    need(attackers, rule, "name the attacking units")
+    if kind == "surprise":
+        target = choice.get("target")
+        need(target in opt["targets"], rule, "the target is one enemy surface vessel there")
+        b = battle_frame(area, side, "surprise", rule, attackers, [target], [], return_fire=False, ignore_protection=True)
+        fire = [{"unit": u, "at": target} for u in attackers]
+        b["fire"] = check_fire(ctx.state, b, side, fire, attackers, [target], rule)
+    else:
+        exposed = [u for u in attackers if S.where(ctx.state, u) == area or S.kind(u) == "aircraft"]
+        b = battle_frame(area, side, "naval", rule, attackers, opt["targets"], [], exposed=exposed)
+        fire = choice.get("fire", "auto")
+        if fire == "auto":
+            fire = auto_fire(ctx.state, b, attackers, opt["targets"], side)
+        b["fire"] = check_fire(ctx.state, b, side, fire, attackers, opt["targets"], rule)
+    if b["fire"]:
+        stack.append(b)

@@ -1,0 +1,199 @@
+"""Falklands Showdown: the ruleset (contract in domain/rulesets/__init__.py).
+
+Orders (docs/rulesets.md gives every field):
+    {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa7"}}      FS 3.3
+    {"kind": "operation", "op": 20, ...the op's choices...}                      FS 7.1
+    {"kind": "operation", "op": "exocet", "target": "sheffield"}                 FS 11.3 6-4
+    {"kind": "pass"}                   no operation this phase (a UK pass still spends one, FS 5.3)
+    {"kind": "submarines", "moves": {"conqueror": "sa7"}}                        FS 8.1
+    {"kind": "decide", "decision": "<id>", "choice": {...}}                      a pending decision
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from domain import events as ev
+from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
+from domain.events import event_data
+from domain.rulesets import Ruleset, Setup
+from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
+from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.choices import op_choices
+from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.engine import Ctx, answer, need, run
+from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
+
+UK, AR = S.UK, S.AR
+OP_NUMBERS = [*range(1, 26), "exocet"]
+
+
+def _op_number(value: Any):
+    if value == "exocet":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 25:
+        raise InvalidOrder("'op' is an operation number 1-25 (or \"exocet\")", rule="FS 7.1", field="op")
+    return value
+
+
+class Falklands(Ruleset):
+    name = "falklands"
+    title = "Falklands Showdown: The 1982 Anglo-Argentine War"
+    prefix = "FS"
+    sequence_rule = "FS 5.2"
+    take_back_rule = "FS 5.1"
+    end_rule = "FS 4"
+
+    # ------------------------------------------------------------------------------ setup --
+    def setup(self, scenario: str | None, options: dict) -> Setup:
+        unknown = set(options) - {"uk_operations", "bids"}
+        if unknown:
+            raise InvalidSetup(f"unknown falklands options: {', '.join(sorted(unknown))} "
+                               "(known: uk_operations, bids)")
+        count = options.get("uk_operations", 30)
+        bids = options.get("bids")
+        if bids is not None:
+            if (not isinstance(bids, list) or len(bids) != 2
+                    or not all(isinstance(b, int) and not isinstance(b, bool) and 1 <= b <= 30 for b in bids)):
+                raise InvalidSetup("FS 4.7: 'bids' is the two players' secret numbers, each 1 to 30")
+            if "uk_operations" in options and options["uk_operations"] != min(bids):
+                raise InvalidSetup("FS 4.7: the lower bid is the UK operation count; give bids or uk_operations")
+            count = min(bids)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 30:
+            raise InvalidSetup("FS 4.7 / 3.5: 'uk_operations' is a whole number from 1 to 30 (default 30)")
+        opts = {"uk_operations": count, **({"bids": bids} if bids is not None else {})}
+        return Setup(seats=[UK, AR], state=S.initial(count), scenario=scenario or "standard", options=opts)
+
+    def board(self) -> dict:
+        return DATA.board()
+
+    # ------------------------------------------------------------------------------- fold --
+    def evolve(self, state: dict | None, event: Any) -> dict:
+        name = type(event).__name__
+        if name == "GameCreated":
+            return copy.deepcopy(event.setup)
+        return S.fold(state, name, event_data(event), getattr(event, "originator_version", None))
+
+    # ----------------------------------------------------------------------------- orders --
+    def legal_orders(self, state: dict, seat: str) -> list[dict]:
+        if state.get("ended") or seat not in (UK, AR):
+            return []
+        if state["pending"]:
+            d = state["pending"][0]
+            if d["seat"] != seat:
+                return []
+            return [{"kind": "decide", "decision": d["id"], "decision_kind": d["kind"], "rule": d["rule"],
+                     "prompt": d["prompt"], "options": d["options"]}]
+        phase = state["phase"]
+        if S.PHASE_SIDE.get(phase) != seat:
+            return []
+        if phase == S.SETUP_PHASE:
+            subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
+            return [{"kind": "setup", "rule": "FS 3.3", "submarines": {u: sorted(DATA.tez) for u in subs}}]
+        if phase.endswith("Submarine"):
+            moves = {u: self._sub_destinations(state, u) for u in S.units_in_any(state, side=seat, classes=["submarine"])
+                     if S.where(state, u)}
+            return [{"kind": "submarines", "rule": "FS 8.1", "moves": moves}]
+        orders = []
+        for op in OP_NUMBERS:
+            if op == 11 or op == 10 or restriction(state, seat, op):
+                continue
+            choices = op_choices(state, seat, op)
+            if choices is None:
+                continue
+            orders.append({"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op), "choices": choices})
+        orders.append({"kind": "pass", "rule": "FS 5.3",
+                       "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")})
+        return orders
+
+    @staticmethod
+    def _sub_destinations(state: dict, uid: str) -> list[str]:
+        side = DATA.units[uid]["side"]
+        out = [*DATA.sea_areas, S.SOUTH_GEORGIA]
+        if side == AR:
+            out.append(S.ARGENTINA)
+        return [a for a in out if a != S.where(state, uid)]
+
+    def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        kind = order.get("kind")
+        ctx = Ctx(state, dice)
+        if state["pending"]:
+            d = state["pending"][0]
+            need(kind == "decide", d["rule"], f"answer the pending decision first: {d['prompt']}")
+        handler = {"decide": self._decide, "setup": self._setup, "operation": self._operation,
+                   "pass": self._operation, "submarines": self._submarines}.get(kind)
+        if handler is None:
+            raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", field="kind")
+        handler(ctx, seat, order)
+        return ctx.out
+
+    def _decide(self, ctx: Ctx, seat: str, order: dict) -> None:
+        pending = ctx.state["pending"]
+        need(bool(pending), self.sequence_rule, "no decision is waiting")
+        d = pending[0]
+        if order.get("decision") != d["id"]:
+            raise InvalidOrder(f"the decision waiting is {d['id']!r}", rule=d["rule"], field="decision")
+        choice = order.get("choice", {})
+        if choice is not None and not isinstance(choice, (dict, str)):
+            raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")
+        stack = copy.deepcopy(d["context"]["stack"])
+        answer(stack, choice if choice is not None else {})
+        ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat=seat, choice=choice)
+        run(ctx, stack)
+
+    def _setup(self, ctx: Ctx, seat: str, order: dict) -> None:
+        need(ctx.state["phase"] == S.SETUP_PHASE, "FS 3.3", "set-up is over")
+        subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
+        placing = order.get("submarines")
+        if not isinstance(placing, dict) or set(placing) != set(subs):
+            raise InvalidOrder(f"'submarines' places {', '.join(subs)} in TEZ sea areas", rule="FS 3.3", field="submarines")
+        for u, area in placing.items():
+            need(area in DATA.tez, "FS 3.3", f"{DATA.units[u]['name']} is placed in one of the TEZ sea areas "
+                                            f"({', '.join(sorted(DATA.tez))})")
+        for u in subs:
+            ctx.emit(ev.UnitMoved, unit=u, origin=None, destination=placing[u], rule="FS 3.3")
+        ctx.emit(ev.PhaseAdvanced, turn=1, phase=S.PHASES[0], rule="FS 5.2")
+
+    def _operation(self, ctx: Ctx, seat: str, order: dict) -> None:
+        phase = ctx.state["phase"]
+        need(phase == f"{seat} Operations", self.sequence_rule, f"operations are chosen in your Operations Phase, not the {phase} phase")
+        po = ctx.state["phase_ops"]
+        free = seat == UK and po.get("free", 0) > 0 and po["done"] >= 1
+        if order.get("kind") == "pass":
+            ctx.emit(fe.OperationBegun, side=seat, op="pass", title="no operation", rule="FS 5.3", free=free)
+            run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])
+            return
+        op = _op_number(order.get("op"))
+        why = restriction(ctx.state, seat, op)
+        if why:
+            r, _, message = why.partition(": ")
+            raise RuleViolation(r, message)
+        ctx.emit(fe.OperationBegun, side=seat, op=op, title=TITLES[op], rule=rule(op), free=free)
+        frames = OPS[op](ctx, seat, order)
+        ground_attack = op in (22, 24) and order.get("attack") is True
+        stack = [{"step": "after_op", "side": seat, "op": op, "free": free, "ground_attack": ground_attack}]
+        stack.extend(reversed(frames))
+        run(ctx, stack)
+
+    def _submarines(self, ctx: Ctx, seat: str, order: dict) -> None:
+        phase = ctx.state["phase"]
+        need(phase == f"{seat} Submarine", "FS 8.1", f"submarines move in your Submarine Phase, not the {phase} phase")
+        moves = order.get("moves", {}) or {}
+        if not isinstance(moves, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in moves.items()):
+            raise InvalidOrder("'moves' maps submarine ids to sea areas", rule="FS 8.1", field="moves")
+        for u, area in moves.items():
+            need(u in DATA.units and DATA.units[u]["side"] == seat and DATA.units[u]["class"] == "submarine"
+                 and S.alive(ctx.state, u) and S.where(ctx.state, u) is not None, "FS 8.1", f"{u} is not one of your submarines in play")
+            need(area in self._sub_destinations(ctx.state, u), "FS 9.1" if area != S.ARGENTINA else "FS 9.7",
+                 f"{DATA.units[u]['name']} cannot move to {area}")
+        for u, area in moves.items():
+            ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=area, rule="FS 8.1")
+        stack: list = []
+        flow.end_phase(ctx, stack)
+        run(ctx, stack)
+
+    def concession_winner(self, state: dict, seat: str) -> str | None:
+        return AR if seat == UK else UK  # FS 4.3
