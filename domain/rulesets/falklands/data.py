@@ -274,6 +274,10 @@ class FalklandsData:
             _provisional(f, e, a)
         sea = self._borders("sea_borders", lambda a: a["map"] == "strategic", "the strategic map")
         land = self._borders("land_borders", lambda a: a["kind"] == "land", "land areas")
+        for x, y in self._map["land_borders"]:
+            if areas[x]["island"] != areas[y]["island"]:
+                raise DataError(f, f"land_borders {[x, y]!r}", "a land border cannot cross the water "
+                                f"between islands ({areas[x]['island']}, {areas[y]['island']})")
         for given in doc.get("borders_given_by_the_text", []):
             pair = given.get("border") if isinstance(given, dict) else None
             if not isinstance(pair, list) or frozenset(pair) not in (set(sea) | set(land)):

@@ -141,6 +141,25 @@ def test_every_area_can_be_drawn_on_its_map():
             assert 0 <= x <= size["width"] and 0 <= y <= size["height"], aid
 
 
+def edges(polygon) -> set[frozenset]:
+    points = [tuple(p) for p in polygon]
+    return {frozenset((points[i - 1], points[i])) for i in range(len(points))}
+
+
+def test_the_drawing_agrees_with_the_borders():
+    """Two areas of one map share a polygon edge exactly when they border (the box sits inside sa5)."""
+    board = DATA.board()
+    drawn = {aid: edges(a["polygon"]) for aid, a in board["areas"].items() if a["kind"] != "box"}
+    for a, b in ((a, b) for a in drawn for b in drawn if a < b):
+        if board["areas"][a]["map"] != board["areas"][b]["map"]:
+            continue
+        touching = b in (DATA.land_adjacent(a) | DATA.sea_adjacent(a))
+        assert bool(drawn[a] & drawn[b]) == touching, (a, b)
+    xs, ys = zip(*board["areas"]["south_georgia"]["polygon"])
+    sx, sy = zip(*board["areas"]["sa5"]["polygon"])
+    assert min(sx) <= min(xs) and max(xs) <= max(sx) and min(sy) <= min(ys) and max(ys) <= max(sy)
+
+
 # ---- the order of battle -----------------------------------------------------------------------
 
 def fs_2_5_ship_names(side: str) -> list[tuple[str, str]]:
@@ -517,6 +536,7 @@ def board_ship(unit: str, ship: str, group: str):
      r"south_georgia_entry: the box south_georgia must border exactly"),
     ("map.json", add("areas.sa1.polygon", [5000, 0]), r"areas\.sa1: 'polygon' point \[5000, 0\] lies out"),
     ("map.json", add("areas.sa1.provisional", "colour"), r"areas\.sa1: 'provisional' names 'colour'"),
+    ("map.json", add("land_borders", ["fox_bay", "lafonia"]), r"land_borders .*cannot cross the water"),
     ("units.json", both(*(board_ship(u, "canberra", "R2") for u in ("2_sg", "1_wg", "1_7_gr"))),
      r"units\.json: units\.canberra: carries 8 steps \(42_cdo, 2_sg, 1_wg, 1_7_gr\) but its capacity is 6"),
     ("units.json", board_ship("b_r", "canberra", "R2"), r"units\.b_r: armor cannot ride 'canberra'"),
