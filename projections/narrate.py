@@ -36,6 +36,8 @@ def _order(d: dict) -> str:
     order = d["order"]
     kind = order.get("kind", "order")
     detail = order.get("text") or order.get("purpose") or order.get("reason") or ""
+    if kind == "operation" and "op" in order:
+        detail = f"Op #{order['op']}" if order["op"] != "exocet" else "the land-launched Exocet"
     return f"{d['seat']} orders {kind}" + (f": {detail}" if detail else "")
 
 
@@ -75,7 +77,29 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",
     "Conceded": lambda d: f"{d['seat']} concedes",
     "GameEnded": _ended,
+    # Rulesets' own events (Falklands Showdown, domain/rulesets/falklands/events.py).
+    "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
+                                 f"{d['side']} conducts {_op(d['op'])}: {d['title']}")
+                                + (" (free: two for the price of one)" if d.get("free") else "") + f" ({d['rule']})",
+    "OperationCompleted": lambda d: (f"{d['side']} operation done" if d["op"] != "weather" else "Severe weather spends a UK operation")
+                                    + f"; UK operations remaining: {d['uk_operations_left']}",
+    "UnitEntered": lambda d: f"{d['unit']} enters play " + (f"aboard {d['aboard']}" if d.get("aboard") else f"in {d['area']}") + f" ({d['rule']})",
+    "UnitEmbarked": lambda d: f"{d['unit']} embarks on {d['ship']} ({d['rule']})",
+    "UnitDisembarked": lambda d: f"{d['unit']} lands from {d['ship']} in {d['area']} ({d['rule']})",
+    "UnitRepaired": lambda d: f"{d['unit']} repaired: Hit marker removed ({d['rule']})",
+    "UnitWithdrawn": lambda d: f"{d['unit']} leaves play: {d['reason']} ({d['rule']})",
+    "BattleBegun": lambda d: f"Battle in {d['area']}: {d['attacker']} attacks with {', '.join(d['attackers'])} "
+                             f"against {', '.join(d['defenders'])} ({d['rule']})",
+    "EffectGained": lambda d: f"{d['side']}: {d['title']} ({d['rule']})",
+    "EffectSpent": lambda d: f"{d['side']}: {d['effect'].replace('_', ' ')} over ({d['rule']})",
 }
+
+
+def _op(op) -> str:
+    return "the land-launched Exocet" if op == "exocet" else f"Op #{op}"
+
+
+
 
 
 def describe(line: dict) -> str:

@@ -153,6 +153,10 @@ def decision_choice(template: dict, rng: random.Random) -> dict:
     return {}
 
 
+# Ground actions are rarer in the offer than moves; weigh them up so random games reach them.
+WEIGHT = {15: 6, 16: 4, 17: 6, 24: 4, 25: 6, 8: 4, 5: 4, 7: 2, 23: 2}
+
+
 def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8) -> Iterator[dict]:
     """Orders to try in turn: random operations first, a pass last (always legal in an Operations Phase)."""
     legal = rules.legal_orders(state, seat)
@@ -160,9 +164,13 @@ def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8
         return
     ops = [t for t in legal if t["kind"] == "operation"]
     others = [t for t in legal if t["kind"] != "operation"]
+    weights = [WEIGHT.get(t["op"], 1) for t in ops]
     for _ in range(tries):
         if ops and rng.random() < 0.85:
-            yield order_for(rng.choice(ops), state, seat, rng)
+            order = order_for(rng.choices(ops, weights)[0], state, seat, rng)
+            if seat == "UK" and order.get("op") in (14, 18, 20) and rng.random() < 0.2:
+                order["with_op_10"] = True
+            yield order
         else:
             break
     for t in others:
