@@ -29,6 +29,16 @@ def register(cls: type) -> type:
     return cls
 
 
+def event_class(name: str) -> type | None:
+    """The event class of a type name, loading the built-in rulesets (which define their own
+    events) on first miss, so a reader that meets a ruleset's event before any game of it knows it."""
+    if name not in EVENT_TYPES:
+        from domain import rulesets
+
+        rulesets.ruleset_names()
+    return EVENT_TYPES.get(name)
+
+
 def event_data(event: Any) -> dict:
     """The data of an event: its fields less the envelope and the chain hashes."""
     return {k: v for k, v in event.__dict__.items() if k not in ENVELOPE}

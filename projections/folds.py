@@ -24,7 +24,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import dice
-from domain.events import COMMAND_TYPES, EVENT_TYPES
+from domain.events import COMMAND_TYPES, event_class
 from domain.game import Game
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
 from domain.visibility import filter_lines, view_state
@@ -249,7 +249,7 @@ def map_empty() -> dict:
 def to_event(line: dict) -> Any:
     """The domain event of an export line, so that ``ruleset.evolve`` folds it as the aggregate
     does (rulesets may look at the event's class)."""
-    cls = EVENT_TYPES[line["type"]]
+    cls = event_class(line["type"])
     kwargs = dict(line["data"], originator_id=UUID(line["game_id"]), originator_version=line["seq"],
                   timestamp=datetime.fromisoformat(line["timestamp"]),
                   prev_hash=line["prev_hash"], hash=line["hash"])
