@@ -384,7 +384,8 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
              "FS 9.4", f"{name(u)}: aerial refuelling is for Argentina-based A-4s in this attack")
     for u in aircraft:
         need(S.where(ctx.state, u) in (*DATA.land_areas, S.ARGENTINA), rule(op), f"{name(u)} is not at a base")
-        need(S.aircraft_reach(ctx.state, u, target_area, u in refuel), "FS 9.4",
+        need(S.aircraft_reach(ctx.state, u, target_area, u in refuel),
+             "FS 3.7" if target_area == S.SOUTH_GEORGIA else "FS 9.4",  # 3.7/9.5: never into the box
              f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}")
     for c in carriers:
         need(c in T.CARRIERS[side], rule(op), f"{name(c)} is not a {side} aircraft carrier")
