@@ -100,3 +100,15 @@ def new_freeform_game(app: Warlog, sides=("Blue", "Red"), phases=("Move", "Fight
     for i, side in enumerate(sides):
         app.join(created.game_id, side, f"player{i}", client_seed=f"seed-{side}")
     return created.game_id
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_response_holds_an_unrevealed_seed():
+    """At the end of the session: no response the end-to-end and reliability tests received held
+    a dice seed still unrevealed when it was sent (tests/reliability/seeds.py)."""
+    from tests.reliability.seeds import WATCH
+
+    yield
+    leaks = WATCH.leaks()
+    assert not WATCH.errors, WATCH.errors
+    assert not leaks, "unrevealed seeds in responses:\n" + "\n".join(str(leak) for leak in leaks[:20])

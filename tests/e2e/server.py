@@ -14,6 +14,10 @@ arguments are environment variables for both commands (a value of ``None`` remov
 ``WARLOG_DATABASE_URL`` to run on PostgreSQL instead. However the block ends, the server's whole
 process group (arbiter and workers) gets SIGTERM, then SIGKILL if it has not gone within
 ``stop_timeout`` seconds.
+
+Every server is registered with the seed recorder (tests/reliability/seeds.py) and every body
+``http_json`` receives is recorded, so the session can check that no response held a seed that
+was still unrevealed.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
+
+from tests.reliability.seeds import WATCH
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "api.app:create_app()"
@@ -150,10 +156,12 @@ def live_server(tmp_path: Path, *, startup_timeout: float = 30.0, stop_timeout: 
         except BaseException:
             _stop(proc, stop_timeout)
             raise
+    WATCH.register(url, _environment(tmp_path, port, env))
     try:
         yield LiveServer(url, log_path, proc.pid)
     finally:
         _stop(proc, stop_timeout)
+        WATCH.harvest(url)  # the store's seeds, for the end-of-session check (tests/reliability/seeds.py)
 
 
 def http_json(method: str, url: str, body: Any = None, headers: dict | None = None,
@@ -170,6 +178,7 @@ def http_json(method: str, url: str, body: Any = None, headers: dict | None = No
             status, hdrs, raw = r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         status, hdrs, raw = e.code, dict(e.headers), e.read()
+    WATCH.record(url, raw)
     text = raw.decode("utf-8", errors="replace")
     try:
         return status, hdrs, json.loads(text) if text else None

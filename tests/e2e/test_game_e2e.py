@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.server import ROOT, LiveServer, live_server
+from tests.reliability.seeds import WATCH
 
 API = "/api/v1"
 CLI_TIMEOUT = 30.0  # seconds per warlog command
@@ -104,6 +105,7 @@ class Server:
         finally:
             conn.close()
         self.seen.append((method, full, reply.status))
+        WATCH.record(self.url, reply.raw)
         return reply
 
     def stream(self, game_id: str, *, token: str | None = None, until: int,
@@ -141,6 +143,7 @@ class Server:
                     value = value[1:] if value.startswith(" ") else value
                     fields[name] = f"{fields[name]}\n{value}" if name == "data" and "data" in fields else value
             resp.close()
+            WATCH.record(self.url, bytes(raw))
             return Reply(200, resp.headers, bytes(raw)), events
         finally:
             conn.close()

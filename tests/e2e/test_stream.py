@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.e2e.server import http_json, live_server
+from tests.reliability.seeds import WATCH
 
 STREAMS = 50
 ORDERS = 20
@@ -34,6 +35,7 @@ class SSE:
 
     def __init__(self, url: str, path: str, headers: dict | None = None, timeout: float = SOCKET_TIMEOUT):
         u = urlsplit(url)
+        self.url = url
         self.conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
         self.conn.request("GET", path, headers={"Accept": "text/event-stream", **(headers or {})})
         self.sock = self.conn.sock  # http.client drops its reference once the response says "close"
@@ -46,7 +48,9 @@ class SSE:
         self.ended = False
 
     def body_json(self) -> dict:
-        return json.loads(self.resp.read().decode())
+        raw = self.resp.read()
+        WATCH.record(self.url, raw)
+        return json.loads(raw.decode())
 
     def _block(self) -> dict | None:
         """The fields of the next block (up to a blank line); None at the end of the stream.
@@ -61,6 +65,7 @@ class SSE:
             line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
             if line == "":
                 if "data" in fields:
+                    WATCH.record(self.url, fields["data"])
                     self.events.append({"id": int(fields["id"]), "event": fields.get("event", "message"),
                                         "data": json.loads(fields["data"])})
                 if fields or comment:

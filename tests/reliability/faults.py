@@ -1,0 +1,214 @@
+"""Making faults happen at a known point: holding locks in the store from the test, and finding
+the processes to kill.
+
+A request, job or batch that needs a lock the test holds waits for it, so the test knows the
+process is in the middle of its work when it sends SIGKILL: no sleeping and hoping.
+
+- SQLite (WAL): ``BEGIN IMMEDIATE`` holds the one write lock; readers are never blocked.
+- PostgreSQL: ``LOCK TABLE ... IN EXCLUSIVE MODE`` on the events table blocks the writers of
+  events (eventsourcing takes that lock to insert) but not readers; ``ACCESS EXCLUSIVE`` blocks
+  readers too; ``SELECT ... FOR UPDATE`` holds single rows. ``waiters()`` counts the backends
+  waiting for a lock on a table, so a test can see the process it is about to kill is stuck there.
+  The server gives up waiting for the events lock after POSTGRES_LOCK_TIMEOUT (10 s): every hold
+  here is much shorter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+from domain.storage import StoreConfig
+from tests.integration.rawstore import pg_dsn
+
+EVENTS = "warlog_events"
+TRACKING = "warlog_projection_tracking"
+
+
+def _schema(config: StoreConfig) -> str:
+    return (config.postgres or {}).get("POSTGRES_SCHEMA") or "public"
+
+
+def table(config: StoreConfig, name: str) -> str:
+    return f"{_schema(config)}.{name}" if config.kind == "postgres" else name
+
+
+class Hold:
+    """A lock held by the test on its own connection; released when the ``with`` block ends."""
+
+    def __init__(self, config: StoreConfig, conn, relation: str | None):
+        self.config, self.conn, self.relation = config, conn, relation
+
+    def waiters(self) -> int:
+        """Backends waiting for a lock on the held table (PostgreSQL); -1 when that cannot be seen."""
+        if self.config.kind != "postgres" or self.relation is None:
+            return -1
+        import psycopg
+
+        with psycopg.connect(pg_dsn(self.config), autocommit=True) as other:
+            row = other.execute("SELECT count(*) FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+                                "WHERE NOT l.granted AND (l.relation = %s::regclass OR "
+                                "(l.locktype = 'transactionid' AND a.query ILIKE %s))",
+                                (self.relation, f"%{self.relation}%")).fetchone()
+        return int(row[0])
+
+    def wait_for_waiter(self, pids: set[int] | None = None, timeout: float = 15.0) -> None:
+        """Until someone waits for this lock. PostgreSQL shows its waiting backends; SQLite does
+        not, but a thread waiting for its lock sleeps in SQLite's busy handler (clock_nanosleep),
+        which /proc shows for ``pids`` (the processes the waiter can be in)."""
+        if self.waiters() >= 0:
+            wait_until(lambda: self.waiters() > 0, timeout, f"nobody waited for the lock on {self.relation}")
+            return
+        assert pids, "SQLite: name the processes that should be waiting"
+        wait_until(lambda: any(busy_waiting(pid) for pid in pids), timeout,
+                   f"none of the processes {sorted(pids)} waited for the SQLite lock")
+
+
+@contextlib.contextmanager
+def writes_blocked(config: StoreConfig) -> Iterator[Hold]:
+    """No event can be written while the block runs; reads go on."""
+    if config.kind == "sqlite":
+        conn = sqlite3.connect(config.sqlite_path, isolation_level=None, timeout=30)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield Hold(config, conn, None)
+            conn.execute("ROLLBACK")
+        finally:
+            conn.close()
+        return
+    import psycopg
+
+    conn = psycopg.connect(pg_dsn(config))
+    try:
+        conn.execute(f"LOCK TABLE {table(config, EVENTS)} IN EXCLUSIVE MODE")
+        yield Hold(config, conn, table(config, EVENTS))
+    finally:
+        conn.rollback()
+        conn.close()
+
+
+@contextlib.contextmanager
+def reads_blocked(config: StoreConfig) -> Iterator[Hold]:
+    """PostgreSQL only: not even a read of the events table gets through while the block runs."""
+    assert config.kind == "postgres", "SQLite in WAL mode never blocks a reader"
+    import psycopg
+
+    conn = psycopg.connect(pg_dsn(config))
+    try:
+        conn.execute(f"LOCK TABLE {table(config, EVENTS)} IN ACCESS EXCLUSIVE MODE")
+        yield Hold(config, conn, table(config, EVENTS))
+    finally:
+        conn.rollback()
+        conn.close()
+
+
+@contextlib.contextmanager
+def tracking_held(config: StoreConfig) -> Iterator[Hold]:
+    """The projector's position cannot be written while the block runs: PostgreSQL holds the
+    tracking rows (so a batch writes its views, then waits, uncommitted); SQLite holds the
+    write lock (so a batch waits at its first write)."""
+    if config.kind == "sqlite":
+        with writes_blocked(config) as hold:
+            yield hold
+        return
+    import psycopg
+
+    conn = psycopg.connect(pg_dsn(config))
+    try:
+        held = conn.execute(f"SELECT name FROM {table(config, TRACKING)} FOR UPDATE").fetchall()
+        assert held, "no tracking row yet: run the projector once first"
+        yield Hold(config, conn, table(config, TRACKING))
+    finally:
+        conn.rollback()
+        conn.close()
+
+
+# ---------------------------------------------------------------------------- processes -----
+def wait_until(predicate: Callable[[], object], timeout: float, message: str, poll: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{message} (within {timeout} s)")
+        time.sleep(poll)
+
+
+def children(pid: int) -> set[int]:
+    """The live child processes of ``pid`` (from /proc)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+
+
+_SLEEPS = {"35", "230"}  # nanosleep, clock_nanosleep (x86-64): how SQLite's busy handler waits
+
+
+def busy_waiting(pid: int, samples: int = 10, interval: float = 0.02) -> bool:
+    """A thread of ``pid`` sleeps in (clock_)nanosleep in nearly every sample: waiting for a lock
+    in SQLite's busy handler (these processes use no other sleep while serving)."""
+    hits = 0
+    for _ in range(samples):
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return False
+        for tid in tasks:
+            try:
+                if Path(f"/proc/{pid}/task/{tid}/syscall").read_text().split()[0] in _SLEEPS:
+                    hits += 1
+                    break
+            except (OSError, IndexError):
+                continue
+        time.sleep(interval)
+    return hits >= samples - 2
+
+
+def socket_owner(pids: set[int], local_port: int, remote_port: int) -> int | None:
+    """Which of ``pids`` holds the TCP connection local_port <-> remote_port (the server side of
+    a client's connection), from /proc/net/tcp and each process's file descriptors."""
+    inodes = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(name).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            local, remote, inode = cols[1], cols[2], cols[9]
+            if int(local.rsplit(":", 1)[1], 16) == local_port and int(remote.rsplit(":", 1)[1], 16) == remote_port:
+                inodes.add(f"socket:[{inode}]")
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                    return pid
+            except OSError:
+                continue
+    return None
