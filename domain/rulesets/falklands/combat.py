@@ -89,8 +89,11 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
     for f in fire:
         u, t = f["unit"], f["at"]
         need(u in shooters, "FS 10.2", f"{u} is not firing in this battle")
-        need(t in targets, "FS 10.2", f"{t} is not a target in this battle")
-        need(can_fire_at(state, battle, u, t), "FS 10.2",
+        # FS 10.8: outside Op #25 SF neither fire nor are fired at; say so rather than 10.2.
+        why = "FS 10.8" if battle["kind"] != "sf" and any(
+            DATA.units.get(x, {}).get("type") == "sf" for x in (u, t)) else "FS 10.2"
+        need(t in targets, why, f"{t} is not a target in this battle")
+        need(can_fire_at(state, battle, u, t), why,
              f"{DATA.units[u]['name']} cannot fire at {DATA.units[t]['name']}")
         counts[u] = counts.get(u, 0) + 1
         need(counts[u] <= shots_allowed(state, u, targets), "FS 10.9" if u in T.UK_CARRIERS else "FS 10.2",

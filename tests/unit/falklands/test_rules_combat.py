@@ -1,0 +1,627 @@
+"""FS 10.1-10.11: combat. Small synthetic positions; every factor a test relies on is set with
+``with_factor`` (the counter values are provisional) and every die is chosen with FixedDice."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.errors import RuleViolation
+from domain.rulesets.falklands import combat
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.data import DATA
+from tests.unit.falklands.helpers import (
+    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
+    with_factor,
+)
+
+# Areas picked by their printed features (mountains are provisional; entrenchments are FS 10.7's).
+FLAT = next(a for a in DATA.land_areas if not DATA.areas[a]["mountains"] and not DATA.areas[a]["entrenched"])
+MOUNTAIN = next(a for a in DATA.land_areas if DATA.areas[a]["mountains"] and not DATA.areas[a]["entrenched"])
+ENTRENCHED = next(a for a in ("goose_green", "port_stanley") if not DATA.areas[a]["mountains"])
+SEA = "sa7"  # any sea area: nothing in these tests depends on which
+
+
+def refused(st, seat, order, dice=None) -> RuleViolation:
+    with pytest.raises(RuleViolation) as e:
+        play(st, seat, order, dice or FixedDice(default=6))
+    return e.value
+
+
+def shots(out) -> list[tuple]:
+    """(seat, shooter, target, hit number, die, outcome) of every die rolled."""
+    return [(r.seat, *(r.units + [None, None])[:2], (r.target or {}).get("hit_number"), r.values[0], r.outcome)
+            for r in rolls_of(out)]
+
+
+def reasons(roll) -> list[str]:
+    return [m["reason"] for m in roll.target["modifiers"]]
+
+
+def fire(*pairs) -> list[dict]:
+    return [{"unit": u, "at": t} for u, t in pairs]
+
+
+def sea_fight(monkeypatch, uk=("glamorgan",), ar=("drummond",), area=SEA, factor=3):
+    """UK and AR surface ships together in one sea area, every surface factor ``factor``."""
+    st = empty()
+    for u in (*uk, *ar):
+        place(st, u, area)
+        with_factor(monkeypatch, u, surface=factor, air=factor, sub=factor)
+    return st
+
+
+def ground_fight(monkeypatch, area, uk=("2_para",), ar=("ri_12",), factor=3, attacker=UK):
+    st = empty("UK Operations" if attacker == UK else "AR Operations")
+    for u in (*uk, *ar):
+        place(st, u, area)
+        if DATA.units[u]["type"] != "sf":
+            with_factor(monkeypatch, u, ground=factor)
+    control(st, AR, area)
+    return st
+
+
+# ------------------------------------------------------------------------------------ 10.1 ---
+def test_fs_10_1_combat_is_voluntary_a_move_into_a_contested_area_need_not_fight(monkeypatch):
+    st = sea_fight(monkeypatch, uk=(), ar=("drummond",))
+    place(st, "glamorgan", "sa4")
+    out, after = play(st, UK, op(20, units=["glamorgan"], destination=SEA))
+    assert "BattleBegun" not in names(out) and not rolls_of(out)
+    assert S.contested(after, SEA) and S.alive(after, "drummond")
+
+
+def test_fs_10_1_carriers_project_their_factors_into_an_adjacent_area_only(monkeypatch):
+    near = sorted(DATA.sea_adjacent("falklands"))[0]
+    far = next(a for a in DATA.sea_areas if a != "falklands" and a not in DATA.sea_adjacent("falklands"))
+    st = sea_fight(monkeypatch, uk=(), ar=("drummond",), area="falklands")
+    place(st, "hermes", near)
+    out, _ = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
+                  FixedDice(6))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
+    # A carrier fighting from the next area is not exposed to the defenders' fire (none to assign).
+    assert "DecisionPending" not in names(out) and len(rolls_of(out)) == 1
+    place(st, "hermes", far)
+    assert refused(st, UK, op(18, area="falklands", carriers=["hermes"],
+                              fire=fire(("hermes", "drummond")))).rule == "FS 9.3"
+
+
+# ------------------------------------------------------------------------------------ 10.2 ---
+@pytest.mark.parametrize("die, hit", [(1, True), (3, True), (4, False), (6, False)])
+def test_fs_10_2_a_hit_is_a_die_at_or_under_the_hit_number(monkeypatch, die, hit):
+    st = sea_fight(monkeypatch, factor=3)
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(die))
+    (r,) = rolls_of(out)
+    assert r.seat == UK and r.units == ["glamorgan", "drummond"] and r.target["hit_number"] == 3
+    assert r.outcome == ("hit" if hit else "miss")
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == (["drummond"] if hit else [])
+    assert S.alive(after, "drummond") is not hit
+
+
+def test_fs_10_2_a_zero_factor_cannot_fire_at_that_type(monkeypatch):
+    st = sea_fight(monkeypatch)
+    with_factor(monkeypatch, "glamorgan", surface=0)
+    e = refused(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    assert e.rule == "FS 10.2"
+
+
+def test_fs_10_2_a_target_with_a_zero_factor_is_attacked_but_cannot_fire_back_at_that_type(monkeypatch):
+    # The text's example: aircraft with an anti-submarine factor attack a submarine whose
+    # anti-aircraft factor is 0; the submarine may answer only the enemy it can hit.
+    st = empty("AR Operations")
+    place(st, "spartan", SEA)
+    place(st, "salta", SEA)
+    place(st, "a4_1", "port_stanley")
+    with_factor(monkeypatch, "a4_1", sub=2)
+    with_factor(monkeypatch, "spartan", air=0, sub=3)
+    with_factor(monkeypatch, "salta", sub=2)
+    out, st = play(st, AR, op(20, destination=SEA, support=["salta"], attack=True, aircraft=["a4_1"],
+                              fire=fire(("a4_1", "spartan"), ("salta", "spartan"))))
+    assert pending(st)["kind"] == "defensive_fire"
+    assert pending(st)["options"]["fire"] == {"spartan": ["salta"]}
+    with pytest.raises(RuleViolation) as e:
+        answer(st, UK, {"fire": fire(("spartan", "a4_1"))}, FixedDice(6, 6, 6))
+    assert e.value.rule == "FS 10.2"
+
+
+def test_fs_10_2_each_unit_fires_once(monkeypatch):
+    st = sea_fight(monkeypatch, ar=("drummond", "granville"))
+    e = refused(st, UK, op(14, area=SEA, units=["glamorgan"],
+                           fire=fire(("glamorgan", "drummond"), ("glamorgan", "granville"))))
+    assert e.rule == "FS 10.2"
+
+
+def test_fs_10_2_units_fire_only_at_enemies_in_the_battle(monkeypatch):
+    st = sea_fight(monkeypatch)
+    place(st, "granville", "sa4")
+    e = refused(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "granville"))))
+    assert e.rule == "FS 10.2"
+
+
+def test_fs_10_2_fire_is_simultaneous_every_die_is_rolled_before_any_hit_takes_effect(monkeypatch):
+    st = sea_fight(monkeypatch)
+    place(st, "glamorgan", SEA, steps=1)  # one hit sinks it
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    out, after = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(1, 1))
+    # The operating player's die first, then the defender's; only then the hits, both of them:
+    # Drummond fires back although Glamorgan's die already sank it.
+    assert [s[:3] for s in shots(out)] == [(UK, "glamorgan", "drummond"), (AR, "drummond", "glamorgan")]
+    kinds = [n for n in names(out) if n in ("Roll", "UnitEliminated")]
+    assert kinds == ["Roll", "Roll", "UnitEliminated", "UnitEliminated"]
+    assert {e["unit"] for e in events_of(out, "UnitEliminated")} == {"glamorgan", "drummond"}
+    assert not S.alive(after, "glamorgan") and not S.alive(after, "drummond")
+    # One exchange and the battle is over: no second round.
+    assert len(rolls_of(out)) == 2 and len(events_of(out, "BattleBegun")) == 0
+
+
+def test_fs_10_2_overkill_is_wasted(monkeypatch):
+    st = sea_fight(monkeypatch, uk=("glamorgan", "broadsword"), ar=("drummond", "granville"))
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan", "broadsword"],
+                              fire=fire(("glamorgan", "drummond"), ("broadsword", "drummond"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 1))
+    assert [r.outcome for r in rolls_of(out)] == ["hit", "hit"]
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond"]
+    assert not events_of(out, "UnitHit")
+    assert S.alive(after, "granville")  # the second hit is not reassigned
+
+
+# ------------------------------------------------------------------------------------ 10.3 ---
+def test_fs_10_3_a_printed_zero_is_never_changed(monkeypatch):
+    with_factor(monkeypatch, "2_para", ground=0)
+    battle = {"kind": "ground", "attacker": UK, "area": FLAT, "sf_bonus": UK}
+    value, mods = combat.hit_number(empty(), battle, "2_para", "ri_12", UK)
+    assert value == 0 and [m["value"] for m in mods] == [1]
+    assert combat.clamp(0, 3) == 0
+
+
+def test_fs_10_3_a_printed_one_is_never_reduced_to_zero(monkeypatch):
+    # Entrenchments (FS 10.7) and armor (FS 10.10) take two off a printed 1: it stays 1.
+    st = ground_fight(monkeypatch, ENTRENCHED, uk=("2_para",), ar=("armd_10",), factor=1)
+    out, st = play(st, UK, op(15, area=ENTRENCHED, units=["2_para"], fire=fire(("2_para", "armd_10"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    (r,) = rolls_of(out)
+    assert r.target["hit_number"] == 1 and sorted(m["value"] for m in r.target["modifiers"]) == [-1, -1]
+    assert r.outcome == "hit" and not S.alive(after, "armd_10")
+    assert combat.clamp(1, -4) == 1
+
+
+def test_fs_10_3_a_hit_number_of_one_to_five_never_becomes_six(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para", "sas_d"), factor=5)  # SF support: +1 (FS 10.8)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "sas_d"], fire=fire(("2_para", "ri_12"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(6))
+    (r,) = rolls_of(out)
+    assert r.target["hit_number"] == 5 and [m["value"] for m in r.target["modifiers"]] == [1]
+    assert r.outcome == "miss" and S.alive(after, "ri_12")
+    assert combat.clamp(5, 7) == 5
+
+
+# ------------------------------------------------------------------------------------ 10.4 ---
+PROTECTED_AR = ("25_de_mayo", "cabo_san_antonio")
+PROTECTED_UK = ("hermes", "invincible", "fearless", "intrepid",
+                *sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "T"))
+
+
+@pytest.mark.parametrize("target", [*PROTECTED_AR, *PROTECTED_UK])
+def test_fs_10_4_protected_target_needs_every_unprotected_ship_fired_at(monkeypatch, target):
+    side = DATA.units[target]["side"]
+    attacker, screen = ("drummond", "glamorgan") if side == UK else ("glamorgan", "drummond")
+    st = empty("UK Operations" if side == AR else "AR Operations")
+    for u in (attacker, screen, target):
+        place(st, u, SEA)
+    with_factor(monkeypatch, attacker, surface=3)
+    e = refused(st, S.other(side), op(14, area=SEA, units=[attacker], fire=fire((attacker, target))))
+    assert e.rule == "FS 10.4"
+
+
+def test_fs_10_4_protected_target_may_be_fired_at_once_every_unprotected_ship_is(monkeypatch):
+    st = sea_fight(monkeypatch, uk=("glamorgan", "broadsword", "alacrity"),
+                   ar=("25_de_mayo", "drummond", "granville"))
+    units = ["glamorgan", "broadsword", "alacrity"]
+    e = refused(st, UK, op(14, area=SEA, units=units,
+                           fire=fire(("glamorgan", "25_de_mayo"), ("broadsword", "drummond"))))
+    assert e.rule == "FS 10.4"  # Granville is not fired at
+    out, st = play(st, UK, op(14, area=SEA, units=units, fire=fire(
+        ("glamorgan", "25_de_mayo"), ("broadsword", "drummond"), ("alacrity", "granville"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 6, 6))
+    assert shots(out)[0][:3] == (UK, "glamorgan", "25_de_mayo")
+    assert not S.alive(after, "25_de_mayo")
+
+
+def test_fs_10_4_a_protected_target_alone_may_be_attacked(monkeypatch):
+    st = sea_fight(monkeypatch, ar=("cabo_san_antonio",))
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "cabo_san_antonio"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    assert events_of(out, "UnitEliminated")[0]["unit"] == "cabo_san_antonio"
+
+
+def test_fs_10_4_submarines_do_not_screen_a_protected_target(monkeypatch):
+    # "every other unprotected enemy surface ship": a submarine in the area is not one.
+    st = sea_fight(monkeypatch, uk=("glamorgan",), ar=("25_de_mayo",))
+    place(st, "salta", SEA)
+    out, _ = play(st, UK, op(20, units=["glamorgan"], destination=SEA, attack=True,
+                             fire=fire(("glamorgan", "25_de_mayo"))), FixedDice(6))
+    assert events_of(out, "BattleBegun")[0]["defenders"] == ["25_de_mayo", "salta"]
+
+
+# ------------------------------------------------------------------------------------ 10.5 ---
+def stealth_strike(monkeypatch, attacks_made=0):
+    st = empty("AR Operations")
+    place(st, "super_etendard", "port_stanley")  # FS 9.5: from the Falklands, any sea area
+    place(st, "glamorgan", SEA)
+    with_factor(monkeypatch, "super_etendard", surface=3)
+    with_factor(monkeypatch, "glamorgan", air=3)
+    st["stealth_attacks"] = attacks_made
+    return st
+
+
+def test_fs_10_5_uk_fire_at_the_stealth_aircraft_is_reduced_to_one_not_by_one(monkeypatch):
+    st = stealth_strike(monkeypatch)
+    out, st = play(st, AR, op(18, area=SEA, aircraft=["super_etendard"],
+                              fire=fire(("super_etendard", "glamorgan"))))
+    assert pending(st)["options"]["fire"] == {"glamorgan": ["super_etendard"]}
+    out, after = answer(st, UK, {"fire": fire(("glamorgan", "super_etendard"))}, FixedDice(6, 2))
+    se, uk = rolls_of(out)
+    assert se.target["hit_number"] == 3  # the stealth aircraft's own fire is unchanged
+    assert uk.units == ["glamorgan", "super_etendard"] and uk.target["hit_number"] == 1  # printed 3
+    assert any("FS 10.5" in r for r in reasons(uk))
+    assert uk.outcome == "miss" and S.alive(after, "super_etendard")
+
+
+def test_fs_10_5_the_stealth_aircraft_is_never_intercepted(monkeypatch):
+    st = stealth_strike(monkeypatch)
+    place(st, "hermes", SEA)
+    out, st = play(st, AR, op(18, area=SEA, aircraft=["super_etendard"],
+                              fire=fire(("super_etendard", "glamorgan"))))
+    assert pending(st)["kind"] == "defensive_fire"  # no interception asked first
+    # With an A-4 in the same raid, only the A-4 may be intercepted.
+    st2 = stealth_strike(monkeypatch)
+    place(st2, "hermes", SEA)
+    place(st2, "a4_1", "port_stanley")
+    out, st2 = play(st2, AR, op(18, area=SEA, aircraft=["super_etendard", "a4_1"],
+                                fire=fire(("super_etendard", "glamorgan"))))
+    assert pending(st2)["kind"] == "interception"
+    assert pending(st2)["options"]["fire"] == {"hermes": ["a4_1"]}
+
+
+@pytest.mark.parametrize("made, withdrawn", [(3, False), (4, True)])
+def test_fs_10_5_the_stealth_aircraft_makes_at_most_five_attacks_then_is_removed(monkeypatch, made, withdrawn):
+    st = stealth_strike(monkeypatch, attacks_made=made)
+    out, st = play(st, AR, op(18, area=SEA, aircraft=["super_etendard"],
+                              fire=fire(("super_etendard", "glamorgan"))))
+    assert st["stealth_attacks"] == made + 1
+    out, after = answer(st, UK, {"fire": []}, FixedDice(6))
+    gone = events_of(out, "UnitWithdrawn")
+    assert bool(gone) is withdrawn
+    assert S.alive(after, "super_etendard") is not withdrawn
+    if withdrawn:
+        assert gone == [{"unit": "super_etendard", "reason": gone[0]["reason"], "rule": "FS 10.5"}]
+        assert not events_of(out, "UnitEliminated")  # removed, not shot down
+        after["phase"], after["active"] = "AR Operations", [AR]
+        after["phase_ops"] = S.phase_allowance(after, "AR Operations")
+        e = refused(after, AR, op(18, area=SEA, aircraft=["super_etendard"],
+                                  fire=fire(("super_etendard", "glamorgan"))))
+        assert e.rule == "FS 7.1 Op #18"
+
+
+# ------------------------------------------------------------------------------------ 10.6 ---
+def test_fs_10_6_mountains_reduce_the_hit_numbers_of_attackers_only(monkeypatch):
+    st = ground_fight(monkeypatch, MOUNTAIN, uk=("2_para",), ar=("ri_4",), factor=3)
+    out, st = play(st, UK, op(15, area=MOUNTAIN, units=["2_para"], fire=fire(("2_para", "ri_4"))))
+    out, _ = answer(st, AR, {"fire": fire(("ri_4", "2_para"))}, FixedDice(6, 6))
+    uk, ar = rolls_of(out)
+    assert uk.target["hit_number"] == 2 and any("FS 10.6" in r for r in reasons(uk))
+    assert ar.target["hit_number"] == 3 and ar.target["modifiers"] == []  # defensive fire
+
+
+def test_fs_10_6_mountains_reduce_either_sides_attack(monkeypatch):
+    st = ground_fight(monkeypatch, MOUNTAIN, uk=("2_para",), ar=("ri_4",), factor=3, attacker=AR)
+    out, st = play(st, AR, op(15, area=MOUNTAIN, units=["ri_4"], fire=fire(("ri_4", "2_para"))))
+    out, _ = answer(st, UK, {"fire": fire(("2_para", "ri_4"))}, FixedDice(6, 6))
+    ar, uk = rolls_of(out)
+    assert ar.target["hit_number"] == 2 and any("FS 10.6" in r for r in reasons(ar))
+    assert uk.target["hit_number"] == 3 and uk.target["modifiers"] == []
+
+
+# ------------------------------------------------------------------------------------ 10.7 ---
+def test_fs_10_7_entrenchments_reduce_uk_attackers(monkeypatch):
+    st = ground_fight(monkeypatch, ENTRENCHED, factor=3)
+    out, st = play(st, UK, op(15, area=ENTRENCHED, units=["2_para"], fire=fire(("2_para", "ri_12"))))
+    out, _ = answer(st, AR, {"fire": fire(("ri_12", "2_para"))}, FixedDice(6, 6))
+    uk, ar = rolls_of(out)
+    assert uk.target["hit_number"] == 2 and any("FS 10.7" in r for r in reasons(uk))
+    assert ar.target["hit_number"] == 3 and ar.target["modifiers"] == []
+
+
+def test_fs_10_7_entrenchments_never_help_uk_defenders_nor_hinder_ar_attackers(monkeypatch):
+    st = ground_fight(monkeypatch, ENTRENCHED, factor=3, attacker=AR)
+    out, st = play(st, AR, op(15, area=ENTRENCHED, units=["ri_12"], fire=fire(("ri_12", "2_para"))))
+    out, _ = answer(st, UK, {"fire": fire(("2_para", "ri_12"))}, FixedDice(6, 6))
+    ar, uk = rolls_of(out)
+    assert ar.target == {"hit_number": 3, "modifiers": []}
+    assert uk.target == {"hit_number": 3, "modifiers": []}
+
+
+# ------------------------------------------------------------------------------------ 10.8 ---
+def test_fs_10_8_sf_in_a_mixed_force_add_one_when_only_their_side_has_sf(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para", "sas_d"), ar=("ri_12",), factor=3)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "sas_d"], fire=fire(("2_para", "ri_12"))))
+    assert pending(st)["options"]["fire"] == {"ri_12": ["2_para"]}  # SF are never fired at
+    out, _ = answer(st, AR, {"fire": fire(("ri_12", "2_para"))}, FixedDice(6, 6))
+    uk, ar = rolls_of(out)
+    assert uk.target["hit_number"] == 4 and any("FS 10.8" in r for r in reasons(uk))
+    assert ar.target == {"hit_number": 3, "modifiers": []}
+
+
+def test_fs_10_8_sf_bonus_helps_a_defending_force_too(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para",), ar=("ri_12", "cdo_601"), factor=3, attacker=UK)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para"], fire=fire(("2_para", "ri_12"))))
+    out, _ = answer(st, AR, {"fire": fire(("ri_12", "2_para"))}, FixedDice(6, 6))
+    uk, ar = rolls_of(out)
+    assert uk.target["hit_number"] == 3
+    assert ar.target["hit_number"] == 4 and any("FS 10.8" in r for r in reasons(ar))
+
+
+def test_fs_10_8_no_sf_bonus_when_both_sides_have_sf(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para", "sas_d"), ar=("ri_12", "cdo_601"), factor=3)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "sas_d"], fire=fire(("2_para", "ri_12"))))
+    out, _ = answer(st, AR, {"fire": fire(("ri_12", "2_para"))}, FixedDice(6, 6))
+    assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}] * 2
+
+
+def test_fs_10_8_sf_do_not_fire_in_mixed_fights(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para", "sas_d"), factor=3)
+    e = refused(st, UK, op(15, area=FLAT, units=["2_para", "sas_d"], fire=fire(("sas_d", "ri_12"))))
+    assert e.rule == "FS 10.8"
+
+
+def test_fs_10_8_sf_are_never_fired_at_in_ordinary_combat(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para",), ar=("ri_12", "cdo_601"), factor=3)
+    e = refused(st, UK, op(15, area=FLAT, units=["2_para"], fire=fire(("2_para", "cdo_601"))))
+    assert e.rule == "FS 10.8"
+
+
+def test_fs_10_8_sf_share_the_fate_of_their_last_conventional_ground_unit(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para", "sas_d"), ar=("ri_12", "cdo_601"), factor=3)
+    place(st, "2_para", FLAT, steps=1)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "sas_d"], fire=fire(("2_para", "ri_12"))))
+    out, after = answer(st, AR, {"fire": fire(("ri_12", "2_para"))}, FixedDice(1, 1))
+    gone = {e["unit"]: e["rule"] for e in events_of(out, "UnitEliminated")}
+    assert gone == {"ri_12": "FS 7.1 Op #15", "2_para": "FS 7.1 Op #15",
+                    "sas_d": "FS 10.8", "cdo_601": "FS 10.8"}
+    assert not any(S.alive(after, u) for u in gone)
+
+
+def test_fs_10_8_sf_live_on_while_a_conventional_unit_of_theirs_survives(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para",), ar=("ri_12", "ri_25", "cdo_601"), factor=3)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para"], fire=fire(("2_para", "ri_12"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["ri_12"]
+    assert S.alive(after, "cdo_601") and S.contested(after, FLAT)
+
+
+def test_fs_10_8_sf_alone_contest_an_enemy_occupied_area(monkeypatch):
+    land = "goose_green"
+    st = empty()
+    place(st, "sas_d", "lafonia")  # FS 7.1 Op #24: Lafonia adjoins Goose Green
+    place(st, "ri_12", land)
+    control(st, UK, "lafonia")
+    control(st, AR, land)
+    out, after = play(st, UK, op(24, units=["sas_d"], origin="lafonia", destination=land))
+    assert S.contested(after, land) and after["control"][land] == AR
+    assert not events_of(out, "ControlChanged")
+
+
+def test_fs_10_8_sf_vs_sf_in_op_25_fight_as_regular_units_without_modifiers(monkeypatch):
+    st = empty()
+    area = MOUNTAIN
+    for u in ("sas_d", "sas_g", "cdo_602"):
+        place(st, u, area)
+    place(st, "ri_4", area)
+    control(st, AR, area)
+    with_factor(monkeypatch, "sas_d", ground=3)
+    with_factor(monkeypatch, "cdo_602", ground=3)
+    out, st = play(st, UK, op(25, area=area, fire=fire(("sas_d", "cdo_602"))))
+    assert sorted(events_of(out, "BattleBegun")[0]["attackers"]) == ["sas_d", "sas_g"]
+    assert events_of(out, "BattleBegun")[0]["defenders"] == ["cdo_602"]  # other units ignored
+    out, after = answer(st, AR, {"fire": fire(("cdo_602", "sas_d"))}, FixedDice(3, 3))
+    assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}] * 2  # no mountain -1
+    gone = {e["unit"]: e["rule"] for e in events_of(out, "UnitEliminated")}
+    assert gone == {"cdo_602": "FS 7.1 Op #25", "sas_d": "FS 7.1 Op #25"}  # one step each (FS 2.8)
+    assert S.alive(after, "ri_4") and S.alive(after, "sas_g")
+
+
+def test_fs_10_8_sf_eliminated_by_the_six_after_an_op_7_raid():
+    st = empty()
+    place(st, "sas_d", aboard="hermes")
+    place(st, "hermes", "sa4")
+    place(st, "pucara_1", "port_stanley")
+    out, after = play(st, UK, op(7, sf="sas_d", target="pucara_1"), FixedDice(6))
+    assert [(e["unit"], e["rule"]) for e in events_of(out, "UnitEliminated")] == [
+        ("pucara_1", "FS 7.1 Op #7"), ("sas_d", "FS 7.1 Op #7")]
+    assert not S.alive(after, "sas_d")
+
+
+# ------------------------------------------------------------------------------------ 10.9 ---
+def carrier_strike(monkeypatch, targets=("drummond", "granville", "guerrico", "hipolito_bouchard"),
+                   rendezvous=False):
+    st = empty()
+    place(st, "hermes", SEA)
+    for t in targets:
+        place(st, t, SEA)
+    with_factor(monkeypatch, "hermes", surface=3, sub=3)
+    st["rendezvous"] = rendezvous
+    return st
+
+
+def test_fs_10_9_a_carrier_fires_three_times_before_the_rendezvous(monkeypatch):
+    st = carrier_strike(monkeypatch)
+    three = fire(("hermes", "drummond"), ("hermes", "granville"), ("hermes", "drummond"))
+    out, st2 = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire=three))
+    out, _ = answer(st2, AR, {"fire": []}, FixedDice(6, 6, 6))
+    assert [s[:3] for s in shots(out)] == [(UK, "hermes", t) for t in ("drummond", "granville", "drummond")]
+    e = refused(st, UK, op(18, area=SEA, carriers=["hermes"], fire=three + fire(("hermes", "guerrico"))))
+    assert e.rule == "FS 10.9"
+
+
+def test_fs_10_9_a_carrier_fires_four_times_after_the_rendezvous(monkeypatch):
+    st = carrier_strike(monkeypatch, rendezvous=True)
+    four = fire(*(("hermes", t) for t in ("drummond", "granville", "guerrico", "hipolito_bouchard")))
+    out, st2 = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire=four))
+    out, _ = answer(st2, AR, {"fire": []}, FixedDice(6, 6, 6, 6))
+    assert len(rolls_of(out)) == 4
+    e = refused(st, UK, op(18, area=SEA, carriers=["hermes"], fire=four + fire(("hermes", "drummond"))))
+    assert e.rule == "FS 10.9"
+
+
+def test_fs_10_9_carrier_shots_defending_too(monkeypatch):
+    st = carrier_strike(monkeypatch, targets=("drummond", "granville"))
+    st["phase"], st["active"] = "AR Operations", [AR]
+    with_factor(monkeypatch, "drummond", surface=2)
+    with_factor(monkeypatch, "granville", surface=2)
+    out, st = play(st, AR, op(14, area=SEA, units=["drummond", "granville"],
+                              fire=fire(("drummond", "hermes"), ("granville", "hermes"))))
+    three = fire(("hermes", "drummond"), ("hermes", "granville"), ("hermes", "granville"))
+    with pytest.raises(RuleViolation) as e:
+        answer(st, UK, {"fire": three + fire(("hermes", "drummond"))}, FixedDice(default=6))
+    assert e.value.rule == "FS 10.9"
+    out, _ = answer(st, UK, {"fire": three}, FixedDice(6, 6, 6, 6, 6))
+    assert [s[0] for s in shots(out)] == [AR, AR, UK, UK, UK]
+
+
+def test_fs_10_9_a_carriers_later_hits_go_to_its_next_target_not_to_waste(monkeypatch):
+    # FS 10.9: the carriers "need not assign each shot beforehand": a hit after its target sank
+    # goes on to another of the targets it fired at (engine interpretation of that sentence).
+    st = carrier_strike(monkeypatch, targets=("drummond", "granville"))
+    out, st = play(st, UK, op(18, area=SEA, carriers=["hermes"],
+                              fire=fire(("hermes", "drummond"), ("hermes", "drummond"), ("hermes", "granville"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 1, 6))
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond", "granville"]
+
+
+def test_fs_10_9_a_carrier_fires_once_at_submarines(monkeypatch):
+    st = carrier_strike(monkeypatch, targets=("drummond", "salta"))
+    twice = fire(("hermes", "salta"), ("hermes", "salta"))
+    e = refused(st, UK, op(20, units=["hermes"], destination=SEA, attack=True, fire=twice))
+    assert e.rule == "FS 10.9"
+    # FS 10.9 interpretation: one shot at the submarine, the others at surface targets.
+    out, st2 = play(st, UK, op(20, units=["hermes"], destination=SEA, attack=True,
+                               fire=fire(("hermes", "salta"), ("hermes", "drummond"), ("hermes", "drummond"))))
+    assert events_of(out, "BattleBegun")[0]["defenders"] == ["drummond", "salta"]
+
+
+def test_fs_10_9_rendezvous_makes_four_shots_and_removes_the_conveyor_without_vp(monkeypatch):
+    st = empty()
+    for u in ("hermes", "invincible"):
+        place(st, u, SEA)
+    place(st, "atlantic_conveyor", "sa4")
+    vp = st["vp"]["VP"]
+    out, after = play(st, UK, op(20, units=["atlantic_conveyor"], destination=SEA))
+    assert events_of(out, "UnitWithdrawn") == [{"unit": T.CONVEYOR, "reason": events_of(out, "UnitWithdrawn")[0]["reason"],
+                                                "rule": "FS 10.9"}]
+    assert not events_of(out, "VPScored") and after["vp"]["VP"] == vp
+    assert after["rendezvous"] is True and not S.alive(after, T.CONVEYOR)
+    assert combat.shots_allowed(after, "hermes", []) == 4 == combat.shots_allowed(after, "invincible", [])
+
+
+def test_fs_10_9_no_rendezvous_until_all_three_share_a_sea_area_at_the_end_of_a_uk_operation():
+    st = empty()
+    place(st, "hermes", SEA)
+    place(st, "invincible", "sa4")
+    place(st, "atlantic_conveyor", "sa4")
+    out, after = play(st, UK, op(20, units=["atlantic_conveyor"], destination=SEA))
+    assert not events_of(out, "UnitWithdrawn") and after["rendezvous"] is False
+    assert combat.shots_allowed(after, "hermes", []) == 3
+    # Together at the end of an AR operation only: no rendezvous yet.
+    st = empty("AR Operations")
+    for u in ("hermes", "invincible", "atlantic_conveyor"):
+        place(st, u, SEA)
+    out, after = play(st, AR, {"kind": "pass"})
+    assert not events_of(out, "UnitWithdrawn") and after["rendezvous"] is False
+
+
+def test_fs_10_9_interception_example_three_rolls_per_carrier(monkeypatch):
+    st = empty("AR Operations")
+    for c in ("hermes", "invincible"):
+        place(st, c, "falklands")
+    place(st, "glamorgan", "falklands")
+    for a in ("a4_1", "a4_2"):
+        place(st, a, "port_stanley")
+    out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1", "a4_2"],
+                              fire=fire(("a4_1", "glamorgan"), ("a4_2", "glamorgan"))))
+    d = pending(st)
+    assert d["kind"] == "interception" and d["options"]["shots"] == {"hermes": 3, "invincible": 3}
+    six = fire(*((c, a) for c in ("hermes", "invincible") for a in ("a4_1", "a4_1", "a4_2")))
+    out, st = answer(st, UK, {"fire": six}, FixedDice(6, 6, 6, 6, 6, 1))
+    assert [(r.seat, r.target["hit_number"]) for r in rolls_of(out)] == [
+        (UK, DATA.units[c]["factors"]["air"]) for c in ("hermes", "invincible") for _ in range(3)]
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["a4_2"]
+    # The survivor presses on; the battle over the ships comes after the interception.
+    assert pending(st)["kind"] == "defensive_fire"
+    assert events_of(out, "BattleBegun")[-1]["attackers"] == ["a4_1"]
+
+
+# ----------------------------------------------------------------------------------- 10.10 ---
+def test_fs_10_10_a_non_armored_ground_unit_firing_at_armor_loses_one(monkeypatch):
+    st = ground_fight(monkeypatch, FLAT, uk=("2_para", "b_r"), ar=("armd_10", "ri_12"), factor=3)
+    out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "b_r"],
+                              fire=fire(("2_para", "armd_10"), ("b_r", "armd_10"))))
+    out, _ = answer(st, AR, {"fire": fire(("ri_12", "b_r"), ("armd_10", "2_para"))}, FixedDice(6, 6, 6, 6))
+    by = {(r.units[0], r.units[1]): r.target for r in rolls_of(out)}
+    assert by[("2_para", "armd_10")]["hit_number"] == 2
+    assert any("FS 10.10" in m["reason"] for m in by[("2_para", "armd_10")]["modifiers"])
+    assert by[("b_r", "armd_10")] == {"hit_number": 3, "modifiers": []}  # armor at armor
+    assert by[("ri_12", "b_r")]["hit_number"] == 2
+    assert by[("armd_10", "2_para")] == {"hit_number": 3, "modifiers": []}
+
+
+def test_fs_10_10_aircraft_firing_at_armor_are_not_reduced(monkeypatch):
+    st = empty("AR Operations")
+    place(st, "b_r", FLAT)
+    place(st, "pucara_1", "port_stanley")
+    with_factor(monkeypatch, "pucara_1", ground=3)
+    out, st = play(st, AR, op(19, area=FLAT, aircraft=["pucara_1"], fire=fire(("pucara_1", "b_r"))),
+                   FixedDice(6))
+    assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}]
+
+
+# ----------------------------------------------------------------------------------- 10.11 ---
+def test_fs_10_11_an_ar_unit_hit_once_is_eliminated(monkeypatch):
+    st = sea_fight(monkeypatch)
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond"]
+    assert not events_of(out, "UnitHit") and after["units"]["drummond"]["eliminated"]
+
+
+def test_fs_10_11_a_uk_unit_takes_a_hit_marker_then_is_eliminated_by_a_second_hit(monkeypatch):
+    st = sea_fight(monkeypatch)
+    st["phase"], st["active"] = "AR Operations", [AR]
+    order = op(14, area=SEA, units=["drummond"], fire=fire(("drummond", "glamorgan")))
+    out, mid = play(st, AR, order)
+    out, after = answer(mid, UK, {"fire": []}, FixedDice(1))
+    assert events_of(out, "UnitHit") == [{"unit": "glamorgan", "steps_lost": 1, "steps_left": 1,
+                                          "rule": "FS 7.1 Op #14", "roll": None}]
+    assert after["units"]["glamorgan"]["steps"] == 1 and S.alive(after, "glamorgan")
+    place(st, "glamorgan", SEA, steps=1)
+    out, mid = play(st, AR, order)
+    out, after = answer(mid, UK, {"fire": []}, FixedDice(1))
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["glamorgan"]
+    assert not S.alive(after, "glamorgan")
+
+
+def test_fs_10_11_two_hits_in_one_battle_eliminate_a_two_step_unit(monkeypatch):
+    st = sea_fight(monkeypatch, ar=("drummond", "granville"))
+    st["phase"], st["active"] = "AR Operations", [AR]
+    out, mid = play(st, AR, op(14, area=SEA, units=["drummond", "granville"],
+                               fire=fire(("drummond", "glamorgan"), ("granville", "glamorgan"))))
+    out, after = answer(mid, UK, {"fire": []}, FixedDice(1, 1))
+    assert names(out).count("UnitHit") == 1 and events_of(out, "UnitEliminated")[0]["unit"] == "glamorgan"
+
+
+def test_fs_10_11_a_hit_marker_does_not_change_a_units_hit_number(monkeypatch):
+    st = sea_fight(monkeypatch)
+    place(st, "glamorgan", SEA, steps=1)
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    out, _ = answer(st, AR, {"fire": []}, FixedDice(3))
+    assert rolls_of(out)[0].target == {"hit_number": 3, "modifiers": []}
+    assert rolls_of(out)[0].outcome == "hit"
