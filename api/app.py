@@ -12,6 +12,7 @@ from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
+from api.pages import bp as pages_bp
 from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
@@ -84,6 +85,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(stream_bp)
     app.register_blueprint(jobs_bp)
     app.register_blueprint(notify_settings_bp)
+    app.register_blueprint(pages_bp)
 
     @app.get("/healthz")
     def health():

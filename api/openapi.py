@@ -195,6 +195,16 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="The games this server can referee; `name` is what `POST /api/v1/games` takes.",
         replies={200: Reply("every ruleset", {"type": "array", "items": _obj(
             "", name="string", title="string")})}),
+    ("get", "/api/v1/rulesets/{name}"): Op(
+        "A ruleset and its board", NONE, tag="service",
+        params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
+        description="What a page needs to draw the game: `board` is the ruleset's drawing data (maps with their "
+                    "size, areas with polygon and label position, units with name, abbreviation, side and steps; "
+                    "docs/pages.md), or null for a game without a map (freeform). An unknown name is 404.",
+        replies={200: Reply("the ruleset", _obj("", name="string", title="string",
+                                               board={"type": ["object", "null"],
+                                                      "description": "maps, areas, borders, units; null: no map"}))},
+        problems=("not_found",)),
     # ---- games
     ("post", "/api/v1/games"): Op(
         "Create a game", NONE, body=schemas.CreateGame,
@@ -359,6 +369,27 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "in the Authorization header (read it with fetch; EventSource cannot send headers).",
         replies={200: Reply("the event stream", {"type": "string"}, media=SSE)},
         problems=(*READ, "bad_request", "stream_capacity")),
+    ("get", "/api/v1/games/{game_id}/frames"): Op(
+        "The replay frames, made now", ANY, tag="reads", params=_GAME,
+        description="The replay the replay viewer steps through, made on request from the whole log by the "
+                    "replay job's function (workers/replay.py) for the caller's own view: a seat sees its own "
+                    "hidden information, as in every other read. One frame per visible event with its text, "
+                    "turn, phase, operation, boundary `marks` (operation, phase, turn), the index of its state "
+                    "in `states`, the VP totals and its dice with their verification status; `vp_chart` is an "
+                    "SVG chart with a cursor line (`id=\"cursor\"`), null when no VP was scored. Gzipped when "
+                    "the client accepts it.",
+        replies={200: Reply("the frames", _obj(
+            "", game_id="string", ruleset="string", title="string", scenario={"type": ["string", "null"]},
+            version="integer", viewer="string",
+            states={"type": "array", "items": {"type": "object"}},
+            frames={"type": "array", "items": _obj(
+                "", seq="integer", type="string", text="string", turn={}, phase={}, operation="integer",
+                marks={"type": "array", "items": {"type": "string", "enum": ["operation", "phase", "turn"]}},
+                state="integer", vp="object", whose_move="array", redacted="boolean",
+                dice=_obj("present on a roll", purpose={}, target={}, outcome={},
+                          status={"type": "string", "enum": ["verified", "failed", "unrevealed"]}))},
+            vp_chart={"type": ["string", "null"]}), headers=("ETag",))},
+        problems=(*READ, "invalid_request")),
     # ---- jobs (issue 5): replays and statistics, made by rq workers
     ("post", "/api/v1/games/{game_id}/replays"): Op(
         "Make the game's replay", ANY, tag="jobs", params=_GAME, body_required=False,

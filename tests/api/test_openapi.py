@@ -75,6 +75,19 @@ def test_every_route_under_api_v1_is_documented_with_its_method(app, doc):
     assert not missing, f"routes missing from api/openapi.py OPERATIONS: {missing}"
 
 
+def test_every_route_outside_api_v1_is_documented_or_an_html_page(app):
+    """The web pages (api/pages.PAGE_ROUTES) and Flask's static files are exempt from the table;
+    any other route outside /api/v1 needs its row too."""
+    from api.pages import PAGE_ROUTES
+
+    documented = {openapi._template(path) for _, path in openapi.OPERATIONS}
+    exempt = set(PAGE_ROUTES) | {app.static_url_path + "/<path:filename>"}
+    stray = sorted(rule.rule for rule in app.url_map.iter_rules()
+                   if not rule.rule.startswith("/api/v1/") and rule.rule not in exempt
+                   and openapi._template(rule.rule) not in documented)
+    assert not stray, f"routes neither in api/openapi.py OPERATIONS nor exempt as pages: {stray}"
+
+
 def test_the_document_describes_only_routes_the_app_serves(app, doc):
     served = openapi.served(app)
     extra = [(m, p) for p, item in doc["paths"].items() for m in item if (m, openapi._template(p)) not in served]
@@ -196,6 +209,8 @@ def test_the_write_side_answers_only_as_documented(client, check):
     base = f"/api/v1/games/{gid}"
     check("get", "/healthz")
     check("get", "/api/v1/rulesets")
+    check("get", "/api/v1/rulesets/freeform")
+    check("get", "/api/v1/rulesets/chess")
     check("get", "/api/v1/games", headers=blue)
     check("get", "/api/v1/games?status=nope")
     check("get", "/api/v1/games", headers={"Authorization": "Bearer wls_nonsense"})
@@ -245,7 +260,7 @@ def test_the_reads_answer_only_as_documented(app, client, check):
     base = f"/api/v1/games/{game.game_id}"
     reads = ["state", "state?at=1", "state?turn=1", "state?at=9999", "state?turn=99", "state?phase=x",
              "vp", "history", "dice", "dice?seat=Blue&turn=1", "events", "events?after=2&limit=1",
-             "events?limit=0", "take-backs", "integrity", "vp?x=1"]
+             "events?limit=0", "take-backs", "integrity", "vp?x=1", "frames", "frames?at=1"]
     served = openapi.served(app)
     game.order(client, "Blue", {"kind": "roll", "dice": "d6", "purpose": "p"}, "o1")
     game.order(client, "Blue", {"kind": "advance"}, "o2")

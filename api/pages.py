@@ -1,0 +1,147 @@
+"""Web pages served by the API's own app: the lobby, a seat's game page and the replay viewer,
+plus the two JSON reads only they need (docs/pages.md).
+
+The pages are templates plus plain JavaScript and CSS from ``api/static`` (no build step, nothing
+from another host). They hold no secret: a page reads the game through the API with the token
+the browser keeps in localStorage, sent as ``Authorization: Bearer``, like any other client. So
+the HTML is the same for everyone and a private game's existence is decided by the API reads.
+
+JSON:
+
+- ``GET /api/v1/rulesets/<name>``: ``{name, title, board}``, the ruleset's drawing data
+  (``Ruleset.board()``, None for a game without a map);
+- ``GET /api/v1/games/<game_id>/frames``: the replay frames as the caller may see them, made by
+  ``workers.replay.frames`` (the pure function the replay job uses) from the whole log, with the
+  VP chart of ``workers.stats.line_chart_svg``; kept per (game, version, viewer) in a small
+  in-process cache, and gzipped when the client accepts it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+from collections import OrderedDict
+
+from flask import Blueprint, Response, abort, jsonify, render_template, request
+
+from api.auth import caller_for
+from api.games import service
+from api.problems import ApiProblem
+from api.reads import NoQuery, query
+from domain.errors import UnknownRuleset
+from domain.rulesets import find_ruleset
+from domain.service import parse_game_id
+from workers.replay import _vp_points, frames
+from workers.stats import line_chart_svg
+
+bp = Blueprint("pages", __name__, template_folder="templates")
+
+# HTML routes outside /api: exempt from the OpenAPI table (tests/api/test_openapi.py checks that
+# every other route is documented there). Static files are served by Flask's own /static route.
+PAGE_ROUTES = frozenset({"/", "/games/<game_id>", "/games/<game_id>/replay"})
+
+# The pages load scripts, styles and data from this server only, and nothing runs inline.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
+FRAME_CACHE_SIZE = 16
+GZIP_FROM = 4096  # bytes; smaller answers are sent as they are
+
+
+def _page(template: str, **context) -> Response:
+    response = Response(render_template(f"pages/{template}", **context), mimetype="text/html")
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["Referrer-Policy"] = "no-referrer"  # a game URL never leaves with a link
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _game_id(raw: str) -> str:
+    try:
+        return str(parse_game_id(raw))
+    except Exception:
+        abort(404)
+
+
+# ------------------------------------------------------------------------------------ pages ----
+@bp.get("/")
+def lobby():
+    return _page("lobby.html", page="lobby")
+
+
+@bp.get("/games/<game_id>")
+def game_page(game_id: str):
+    return _page("game.html", page="game", game_id=_game_id(game_id))
+
+
+@bp.get("/games/<game_id>/replay")
+def replay_page(game_id: str):
+    return _page("replay.html", page="replay", game_id=_game_id(game_id))
+
+
+# ------------------------------------------------------------------------------------- JSON ----
+@bp.get("/api/v1/rulesets/<name>")
+def ruleset(name: str):
+    try:
+        rules = find_ruleset(name)
+    except UnknownRuleset as exc:
+        raise ApiProblem("not_found", str(exc)) from None
+    return jsonify({"name": rules.name, "title": rules.title, "board": rules.board()})
+
+
+class FrameCache:
+    """The last few replays made, by (game, version, viewer): a viewer reloading a page, or two
+    viewers of one public game, do not fold the whole log again."""
+
+    def __init__(self, size: int = FRAME_CACHE_SIZE):
+        self._items: OrderedDict[tuple, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+        self.size = size
+
+    def get(self, key: tuple) -> bytes | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, body: bytes) -> None:
+        with self._lock:
+            self._items[key] = body
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_frames = FrameCache()
+
+
+def frames_body(lines: list[dict], viewer: str | None) -> dict:
+    """The replay of ``lines`` for ``viewer`` and its VP chart (cursor ``id="cursor"``)."""
+    replay = frames(lines, viewer)
+    replay.pop("map", None)  # the drawing data is the ruleset's board(): GET /api/v1/rulesets/<name>
+    series = _vp_points(replay)
+    replay["vp_chart"] = (line_chart_svg(series, "Victory points", x_max=max(len(replay["frames"]) - 1, 1),
+                                         height=220, cursor=True) if series else None)
+    return replay
+
+
+@bp.get("/api/v1/games/<game_id>/frames")
+def game_frames(game_id: str):
+    caller = caller_for(game_id)
+    query(NoQuery)
+    lines = service().lines(caller.game_id)
+    version = lines[-1]["seq"]
+    key = (caller.game_id, version, caller.viewer)
+    body = _frames.get(key)
+    if body is None:
+        body = json.dumps(frames_body(lines, caller.viewer), separators=(",", ":")).encode()
+        _frames.put(key, body)
+    response = Response(body, mimetype="application/json")
+    response.headers["ETag"] = f'"{version}"'
+    response.headers["Vary"] = "Authorization, Accept-Encoding"
+    if len(body) >= GZIP_FROM and "gzip" in request.headers.get("Accept-Encoding", ""):
+        response.set_data(gzip.compress(body, compresslevel=5))
+        response.headers["Content-Encoding"] = "gzip"
+    return response

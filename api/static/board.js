@@ -1,0 +1,311 @@
+/* warlog pages: a game's map drawn as SVG from its ruleset's board() and a state.
+ *
+ * Generic: any ruleset whose board() gives {maps: {name: {width, height}}, areas: {id: {name, kind,
+ * map, polygon, label_xy, ...}}, units: {id: {name, abbr, side, class, type, steps}}} and whose
+ * state holds units: {id: {location, aboard, steps, eliminated}} is drawn: one SVG per map, every
+ * area by its polygon, the counters stacked at the area's label_xy with their abbreviation, their
+ * steps (pips) and a Hit marker when a unit has lost steps. Units aboard a ship ride on its
+ * counter (+N). Below the maps, the same as a list, for screen readers and small screens.
+ *
+ * Warlog.Board.draw(container, board, state, {highlight: {moved: {unit: fromArea}, hit: [unit]}})
+ * Warlog.Board.changes(before, after): what moved or was hit between two states.
+ */
+(function () {
+  "use strict";
+  var W = (window.Warlog = window.Warlog || {});
+  var NS = "http://www.w3.org/2000/svg";
+  // Fill and text colour per side, in the order the board first names the sides (contrast >= 4.5).
+  var PALETTE = [["#8e1b16", "#ffffff"], ["#1d4e89", "#ffffff"], ["#2e6b30", "#ffffff"],
+                 ["#5b2d82", "#ffffff"], ["#7a4b00", "#ffffff"], ["#37474f", "#ffffff"]];
+  var KIND_FILL = { sea: "#cfe3f3", land: "#e3e9c6", mainland: "#d8cfbf", box: "#efefef" };
+  var WATER = "#b9d6ee", PAPER = "#f6f3ea";
+
+  function svg(tag, attrs) {
+    var node = document.createElementNS(NS, tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (attrs[k] !== undefined && attrs[k] !== null) node.setAttribute(k, String(attrs[k]));
+    });
+    for (var i = 2; i < arguments.length; i++) {
+      var kid = arguments[i];
+      if (kid === null || kid === undefined) continue;
+      node.appendChild(typeof kid === "string" ? document.createTextNode(kid) : kid);
+    }
+    return node;
+  }
+
+  function title(text) { return svg("title", null, text); }
+
+  function sideOrder(board, state) {
+    var sides = [];
+    Object.keys(board.units || {}).forEach(function (id) {
+      var side = board.units[id].side;
+      if (side && sides.indexOf(side) < 0) sides.push(side);
+    });
+    ((state && state.sides) || []).forEach(function (side) { if (sides.indexOf(side) < 0) sides.push(side); });
+    return sides;
+  }
+
+  function colours(board, state) {
+    var out = {};
+    sideOrder(board, state).forEach(function (side, k) { out[side] = PALETTE[k % PALETTE.length]; });
+    return out;
+  }
+
+  /** The maps to draw: board.maps, or one map around every polygon when it names none. */
+  function maps(board) {
+    if (board.maps && Object.keys(board.maps).length) return board.maps;
+    var w = 0, h = 0;
+    Object.keys(board.areas).forEach(function (id) {
+      (board.areas[id].polygon || []).forEach(function (p) { w = Math.max(w, p[0]); h = Math.max(h, p[1]); });
+    });
+    return { map: { width: w || 1000, height: h || 600 } };
+  }
+
+  function mapOf(board, area) {
+    var names = Object.keys(maps(board));
+    return area.map && names.indexOf(area.map) >= 0 ? area.map : names[0];
+  }
+
+  function centre(area) {
+    if (area.label_xy) return area.label_xy;
+    var pts = area.polygon || [[0, 0]], x = 0, y = 0;
+    pts.forEach(function (p) { x += p[0]; y += p[1]; });
+    return [x / pts.length, y / pts.length];
+  }
+
+  /** Which units stand where: {byArea: {area: [unit]}, aboard: {ship: [unit]}, off: [unit], gone: [unit]}. */
+  function placement(board, state) {
+    var units = (state && state.units) || {}, out = { byArea: {}, aboard: {}, off: [], gone: [] };
+    var info = board.units || {};
+    var sides = sideOrder(board, state);
+    var ids = Object.keys(units).sort(function (a, b) {
+      var ia = info[a] || {}, ib = info[b] || {};
+      return (sides.indexOf(ia.side) - sides.indexOf(ib.side)) ||
+        String(ia["class"] || "").localeCompare(String(ib["class"] || "")) || a.localeCompare(b);
+    });
+    ids.forEach(function (id) {
+      var u = units[id];
+      if (!u || typeof u !== "object") return;
+      if (u.eliminated) out.gone.push(id);
+      else if (u.aboard) (out.aboard[u.aboard] = out.aboard[u.aboard] || []).push(id);
+      else if (u.location && board.areas[u.location]) (out.byArea[u.location] = out.byArea[u.location] || []).push(id);
+      else out.off.push(id);
+    });
+    return out;
+  }
+
+  function unitName(board, id) {
+    var info = (board.units || {})[id] || {};
+    return info.name || id;
+  }
+
+  function unitText(board, state, id) {
+    var info = (board.units || {})[id] || {}, u = state.units[id] || {};
+    var full = info.steps || u.steps || 1;
+    var parts = [unitName(board, id)];
+    if (info.side) parts.push(info.side);
+    if (info.type) parts.push(info.type);
+    if (u.steps !== undefined) parts.push(u.steps + " of " + full + " steps");
+    if (u.steps !== undefined && u.steps < full && !u.eliminated) parts.push("Hit");
+    return parts.join(", ");
+  }
+
+  function counter(board, state, id, x, y, cw, ch, colour, passengers, flags) {
+    var info = (board.units || {})[id] || {}, u = state.units[id] || {};
+    var full = info.steps || 1, steps = u.steps === undefined ? full : u.steps;
+    var hit = steps < full && !u.eliminated;
+    var cls = "counter" + (flags.moved ? " moved" : "") + (flags.hit ? " struck" : "") + (hit ? " hit" : "");
+    var g = svg("g", { "class": cls, "data-unit": id, "data-steps": steps, "data-side": info.side || "",
+                       transform: "translate(" + x.toFixed(1) + " " + y.toFixed(1) + ")" });
+    var text = unitText(board, state, id);
+    if (passengers.length) text += "; carrying " + passengers.map(function (p) { return unitName(board, p); }).join(", ");
+    g.appendChild(title(text));
+    g.appendChild(svg("rect", { "class": "face", width: cw, height: ch, rx: (cw * 0.08).toFixed(1),
+                                fill: colour[0], stroke: "#111", "stroke-width": Math.max(1, cw * 0.03).toFixed(1) }));
+    g.appendChild(svg("text", { "class": "abbr", x: (cw / 2).toFixed(1), y: (ch * 0.52).toFixed(1), fill: colour[1],
+                                "font-size": (ch * 0.4).toFixed(1), "text-anchor": "middle" },
+                      String(info.abbr || id).slice(0, 7)));
+    for (var s = 0; s < full && full > 1; s++) {  // one pip per step: filled while the step remains
+      g.appendChild(svg("circle", { "class": "pip" + (s < steps ? " on" : ""), r: (ch * 0.08).toFixed(1),
+                                    cx: (cw * 0.16 + s * ch * 0.24).toFixed(1), cy: (ch * 0.8).toFixed(1),
+                                    fill: s < steps ? colour[1] : "none", stroke: colour[1], "stroke-width": 1 }));
+    }
+    if (hit) {
+      var m = ch * 0.5;
+      g.appendChild(svg("g", { "class": "hit-marker", transform: "translate(" + (cw - m * 0.7).toFixed(1) + " " + (-m * 0.3).toFixed(1) + ")" },
+        svg("rect", { width: m.toFixed(1), height: m.toFixed(1), fill: "#ffd400", stroke: "#111", "stroke-width": 1 }),
+        svg("text", { x: (m / 2).toFixed(1), y: (m * 0.78).toFixed(1), "font-size": (m * 0.8).toFixed(1),
+                      "text-anchor": "middle", "font-weight": "700", fill: "#111" }, "H")));
+    }
+    if (passengers.length) {
+      var r = ch * 0.26;
+      g.appendChild(svg("g", { "class": "aboard", transform: "translate(" + (cw - r * 0.4).toFixed(1) + " " + (ch - r * 0.3).toFixed(1) + ")" },
+        svg("circle", { r: r.toFixed(1), fill: "#fff", stroke: "#111", "stroke-width": 1 }),
+        svg("text", { y: (r * 0.4).toFixed(1), "font-size": (r * 1.05).toFixed(1), "text-anchor": "middle", fill: "#111" },
+            "+" + passengers.length)));
+    }
+    return g;
+  }
+
+  function arrowDefs(id) {
+    return svg("defs", null, svg("marker", { id: id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7,
+                                             markerHeight: 7, orient: "auto-start-reverse" },
+                                 svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#c2185b" })));
+  }
+
+  var drawn = 0;
+
+  function drawMap(name, size, board, state, place, opts, colour) {
+    var w = size.width || 1000, h = size.height || 600, id = "map-" + (++drawn);
+    var areas = Object.keys(board.areas).filter(function (a) { return mapOf(board, board.areas[a]) === name; });
+    var hasSea = areas.some(function (a) { return board.areas[a].kind === "sea"; });
+    var label = (name.charAt(0).toUpperCase() + name.slice(1)) + " map";
+    var root = svg("svg", { "class": "map map-" + name, viewBox: "0 0 " + w + " " + h, role: "img",
+                            "aria-labelledby": id + "-t", "data-map": name, preserveAspectRatio: "xMidYMid meet" });
+    var counters = 0;
+    areas.forEach(function (a) { counters += (place.byArea[a] || []).length; });
+    root.appendChild(svg("title", { id: id + "-t" }, label + ": " + areas.length + " areas, " + counters + " counters"));
+    root.appendChild(arrowDefs(id + "-arrow"));
+    root.appendChild(svg("rect", { "class": "ground", width: w, height: h, fill: hasSea ? PAPER : WATER }));
+    var highlight = opts.highlight || {}, moved = highlight.moved || {}, struck = highlight.hit || [];
+    var lit = {};
+    Object.keys(moved).forEach(function (u) {
+      if (moved[u]) lit[moved[u]] = true;
+      var now = state.units[u] && state.units[u].location;
+      if (now) lit[now] = true;
+    });
+    (highlight.areas || []).forEach(function (a) { lit[a] = true; });
+    var control = state.control || {};
+    var layerAreas = svg("g", { "class": "areas" }), layerLabels = svg("g", { "class": "labels" });
+    var layerCounters = svg("g", { "class": "counters" }), layerMoves = svg("g", { "class": "moves" });
+    var fontSize = Math.max(10, w / 70);
+    areas.forEach(function (a) {
+      var area = board.areas[a];
+      if (area.polygon && area.polygon.length > 2) {
+        var owner = control[a], ring = owner && colour[owner] ? colour[owner][0] : null;
+        layerAreas.appendChild(svg("polygon", {
+          "class": "area kind-" + (area.kind || "area") + (area.tez ? " tez" : "") + (lit[a] ? " lit" : ""),
+          "data-area": a, points: area.polygon.map(function (p) { return p[0] + "," + p[1]; }).join(" "),
+          fill: KIND_FILL[area.kind] || "#eeeeee", stroke: ring || "#4a4a4a",
+          "stroke-width": ring ? (w / 250).toFixed(1) : (w / 900).toFixed(2),
+          "stroke-dasharray": area.kind === "box" ? "8 5" : null },
+          title(area.name + (area.tez ? " (TEZ)" : "") + (owner ? ", held by " + owner : ""))));
+      }
+      var at = centre(area), marks = [];
+      if (area.vp) marks.push("★" + area.vp);
+      if (area.airbase) marks.push("✈" + area.airbase);
+      if (area.mountains) marks.push("▲");
+      if (area.entrenched) marks.push("▣");
+      if (area.tez) marks.push("TEZ");
+      layerLabels.appendChild(svg("text", { "class": "area-name", x: at[0], y: at[1], "font-size": fontSize.toFixed(1),
+                                            "text-anchor": "middle" }, area.name || a));
+      if (marks.length) {
+        layerLabels.appendChild(svg("text", { "class": "area-marks", x: at[0], y: at[1] + fontSize * 1.05,
+                                              "font-size": (fontSize * 0.85).toFixed(1), "text-anchor": "middle" },
+                                    marks.join(" ")));
+      }
+      var here = place.byArea[a] || [];
+      if (!here.length) return;
+      var cw = Math.max(28, w * 0.04), ch = cw * 0.64, gap = cw * 0.1;
+      var cols = Math.min(here.length, here.length > 9 ? 5 : 4);
+      var x0 = at[0] - (cols * (cw + gap) - gap) / 2, y0 = at[1] + fontSize * (marks.length ? 1.5 : 0.6);
+      here.forEach(function (u, k) {
+        var side = ((board.units || {})[u] || {}).side;
+        var x = x0 + (k % cols) * (cw + gap), y = y0 + Math.floor(k / cols) * (ch + gap);
+        layerCounters.appendChild(counter(board, state, u, x, y, cw, ch, colour[side] || ["#555", "#fff"],
+                                          place.aboard[u] || [], { moved: u in moved, hit: struck.indexOf(u) >= 0 }));
+      });
+    });
+    Object.keys(moved).forEach(function (u) {
+      var from = board.areas[moved[u]], to = board.areas[(state.units[u] || {}).location];
+      if (!from || !to || mapOf(board, from) !== name || mapOf(board, to) !== name || from === to) return;
+      var p = centre(from), q = centre(to);
+      layerMoves.appendChild(svg("line", { "class": "move-arrow", "data-unit": u, x1: p[0], y1: p[1], x2: q[0], y2: q[1],
+                                           stroke: "#c2185b", "stroke-width": (w / 220).toFixed(1),
+                                           "stroke-dasharray": (w / 90).toFixed(1) + " " + (w / 200).toFixed(1),
+                                           "marker-end": "url(#" + id + "-arrow)" },
+                                      title(unitName(board, u) + ": " + (from.name || "") + " → " + (to.name || ""))));
+    });
+    root.appendChild(layerAreas);
+    Object.keys(size).forEach(function (key) {  // lines of the map itself, e.g. a range line
+      var pts = size[key];
+      if (!Array.isArray(pts) || pts.length < 2 || !Array.isArray(pts[0])) return;
+      var words = key.replace(/_/g, " ");
+      root.appendChild(svg("polyline", { "class": "map-line", "data-line": key, fill: "none", stroke: "#6d4c41",
+                                         "stroke-width": (w / 400).toFixed(1), "stroke-dasharray": (w / 80).toFixed(1) + " " + (w / 160).toFixed(1),
+                                         points: pts.map(function (p) { return p[0] + "," + p[1]; }).join(" ") }, title(words)));
+      root.appendChild(svg("text", { "class": "area-marks", x: pts[0][0] + w / 150, y: pts[0][1] + fontSize * 1.2,
+                                     "font-size": (fontSize * 0.85).toFixed(1) }, words));
+    });
+    root.appendChild(layerLabels);
+    root.appendChild(layerMoves);
+    root.appendChild(layerCounters);
+    return root;
+  }
+
+  function unitList(board, state, place) {
+    var list = W.el("ul", { class: "unit-list" });
+    var areas = Object.keys(place.byArea).sort(function (a, b) {
+      return String(board.areas[a].name || a).localeCompare(String(board.areas[b].name || b));
+    });
+    function names(ids) {
+      return ids.map(function (u) {
+        var aboard = place.aboard[u] || [];
+        return unitText(board, state, u) + (aboard.length ? " (carrying " + aboard.map(function (p) {
+          return unitName(board, p); }).join(", ") + ")" : "");
+      }).join("; ");
+    }
+    areas.forEach(function (a) {
+      list.appendChild(W.el("li", null, W.el("strong", { text: (board.areas[a].name || a) + ": " }), names(place.byArea[a])));
+    });
+    if (place.off.length) list.appendChild(W.el("li", null, W.el("strong", { text: "Not on the map: " }), names(place.off)));
+    if (place.gone.length) list.appendChild(W.el("li", null, W.el("strong", { text: "Eliminated: " }),
+      place.gone.map(function (u) { return unitName(board, u); }).join(", ")));
+    return list;
+  }
+
+  /** Draw the board into container; returns {maps, areas, counters}. */
+  function draw(container, board, state, opts) {
+    opts = opts || {};
+    W.clear(container);
+    state = state || {};
+    if (!board || !board.areas || !Object.keys(board.areas).length) {
+      container.appendChild(W.el("p", { class: "hint no-map",
+        text: opts.noMap || "This game has no map: its story is in the log and the dice." }));
+      return { maps: 0, areas: 0, counters: 0 };
+    }
+    state = Object.assign({}, state, { units: state.units || {} });
+    var colour = colours(board, state), place = placement(board, state), all = maps(board), count = 0;
+    Object.keys(all).forEach(function (name) {
+      var figure = W.el("figure", { class: "map-figure" });
+      figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour));
+      container.appendChild(figure);
+    });
+    Object.keys(place.byArea).forEach(function (a) { count += place.byArea[a].length; });
+    var legend = W.el("p", { class: "legend" });
+    Object.keys(colour).forEach(function (side) {
+      var swatch = W.el("span", { class: "swatch", "aria-hidden": "true" });
+      swatch.style.background = colour[side][0];  // through the CSSOM: the pages' CSP allows no style attributes
+      legend.appendChild(swatch);
+      legend.appendChild(document.createTextNode(" " + side + "  "));
+    });
+    legend.appendChild(document.createTextNode(" · ★ VP · ✈ airbase · ▲ mountains · ▣ entrenched · H = Hit marker · +N = units aboard"));
+    container.appendChild(legend);
+    container.appendChild(W.el("details", { class: "units" }, W.el("summary", { text: "Units by area" }),
+                                unitList(board, state, place)));
+    return { maps: Object.keys(all).length, areas: Object.keys(board.areas).length, counters: count };
+  }
+
+  /** Units that moved (unit -> where from) or lost steps between two states. */
+  function changes(before, after) {
+    var moved = {}, hit = [], a = (before && before.units) || {}, b = (after && after.units) || {};
+    Object.keys(b).forEach(function (u) {
+      var was = a[u] || {}, now = b[u] || {};
+      if ((was.location || null) !== (now.location || null) && now.location) moved[u] = was.location || null;
+      if ((was.steps !== undefined && now.steps !== undefined && now.steps < was.steps) || (now.eliminated && !was.eliminated)) hit.push(u);
+    });
+    return { moved: moved, hit: hit };
+  }
+
+  W.Board = { draw: draw, changes: changes, placement: placement };
+})();

@@ -1,0 +1,258 @@
+/* warlog pages: what every page shares. Plain JavaScript, no build step, nothing from another host.
+ *
+ * - Warlog.api(path, {method, body, token, headers}): one request to the API, never throws;
+ * - Warlog.keys: the tokens this browser holds, per game, in localStorage;
+ * - Warlog.follow(gameId, token, after, onEvent, onState): the live event stream, read with fetch()
+ *   because EventSource cannot send the Authorization header (docs/pages.md);
+ * - small DOM helpers and the dice display shared by the game page and the replay viewer.
+ */
+(function () {
+  "use strict";
+  var W = (window.Warlog = window.Warlog || {});
+
+  // ------------------------------------------------------------------------------- DOM ----
+  W.$ = function (id) { return document.getElementById(id); };
+
+  W.el = function (tag, attrs) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      var value = attrs[key];
+      if (value === undefined || value === null || value === false) return;
+      if (key === "text") node.textContent = String(value);
+      else if (key === "class") node.className = value;
+      else if (key.slice(0, 2) === "on" && typeof value === "function") node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    });
+    for (var i = 2; i < arguments.length; i++) W.add(node, arguments[i]);
+    return node;
+  };
+
+  W.add = function (node, kid) {
+    if (kid === undefined || kid === null || kid === false) return node;
+    if (Array.isArray(kid)) kid.forEach(function (k) { W.add(node, k); });
+    else node.appendChild(typeof kid === "string" || typeof kid === "number" ? document.createTextNode(String(kid)) : kid);
+    return node;
+  };
+
+  W.clear = function (node) { while (node.firstChild) node.removeChild(node.firstChild); return node; };
+
+  /** The page's status line (aria-live): what just happened, or what went wrong. */
+  W.status = function (message, kind) {
+    var line = W.$("status");
+    if (!line) return;
+    line.textContent = message || "";
+    line.className = "status" + (kind ? " " + kind : "");
+  };
+
+  W.short = function (gameId) { return String(gameId || "").slice(0, 8); };
+
+  // ------------------------------------------------------------------------------- API ----
+  /** One request; resolves to {ok, status, body, headers}. A network failure is status 0. */
+  W.api = function (path, options) {
+    options = options || {};
+    var headers = Object.assign({ Accept: "application/json" }, options.headers || {});
+    if (options.token) headers.Authorization = "Bearer " + options.token;
+    var init = { method: options.method || "GET", headers: headers, cache: "no-store" };
+    if (options.body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(options.body);
+    }
+    return fetch(path, init).then(function (response) {
+      return response.text().then(function (text) {
+        var body = null;
+        try { body = text ? JSON.parse(text) : null; } catch (e) { body = text; }
+        return { ok: response.ok, status: response.status, body: body, headers: response.headers };
+      });
+    }, function (error) {
+      return { ok: false, status: 0, headers: new Headers(),
+               body: { code: "network", detail: "the server cannot be reached (" + error.message + ")" } };
+    });
+  };
+
+  /** A problem answer as one sentence: its detail and, for a refused order, the rule it names. */
+  W.problem = function (result) {
+    var body = result && result.body;
+    if (body && typeof body === "object" && body.detail) {
+      return body.detail + (body.rule && body.detail.indexOf(body.rule) < 0 ? " [" + body.rule + "]" : "");
+    }
+    return "the server answered " + (result ? result.status : "nothing");
+  };
+
+  W.uuid = function () {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    var b = crypto.getRandomValues(new Uint8Array(16)); // randomUUID needs a secure context
+    b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+    var h = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+    return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
+  };
+
+  // ---------------------------------------------------------------------------- tokens ----
+  /* Per game: {seats: {seat: token}, active: seat, admin, umpire, invites: {seat: code}}. */
+  var PREFIX = "warlog:game:";
+
+  W.keys = {
+    load: function (gameId) {
+      var found = null;
+      try { found = JSON.parse(localStorage.getItem(PREFIX + gameId) || "null"); } catch (e) { found = null; }
+      found = found && typeof found === "object" ? found : {};
+      found.seats = found.seats || {};
+      return found;
+    },
+    save: function (gameId, keys) { localStorage.setItem(PREFIX + gameId, JSON.stringify(keys)); },
+    update: function (gameId, change) {
+      var keys = W.keys.load(gameId);
+      change(keys);
+      W.keys.save(gameId, keys);
+      return keys;
+    },
+    forget: function (gameId) { localStorage.removeItem(PREFIX + gameId); },
+    games: function () {
+      var out = [];
+      for (var i = 0; i < localStorage.length; i++) {
+        var key = localStorage.key(i);
+        if (key && key.indexOf(PREFIX) === 0) out.push(key.slice(PREFIX.length));
+      }
+      return out;
+    },
+    /** The seat this browser plays as, with its token, or null. */
+    seat: function (gameId) {
+      var keys = W.keys.load(gameId);
+      var seats = Object.keys(keys.seats);
+      if (!seats.length) return null;
+      var seat = keys.active && keys.seats[keys.active] ? keys.active : seats[0];
+      return { seat: seat, token: keys.seats[seat] };
+    },
+    /** The token to read with: the seat played, else the umpire's, else the admin's, else none. */
+    reader: function (gameId) {
+      var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
+      return (mine && mine.token) || keys.umpire || keys.admin || null;
+    },
+  };
+
+  // ---------------------------------------------------------------------------- stream ----
+  /** Follow a game's events: fetch() with the Authorization header, parsed as Server-Sent Events,
+   * reconnecting with Last-Event-ID. onEvent({id, type, data}); onState("live" | "waiting" |
+   * "ended" | "refused", detail). Returns {close()}. */
+  W.follow = function (gameId, token, after, onEvent, onState) {
+    var last = after, stopped = false, controller = null, retry = 2000, ended = false;
+    onState = onState || function () {};
+
+    function handle(block) {
+      var id = null, type = "message", data = [];
+      block.split(/\r?\n/).forEach(function (line) {
+        if (!line || line.charAt(0) === ":") return;
+        var at = line.indexOf(":"), field = at < 0 ? line : line.slice(0, at);
+        var value = at < 0 ? "" : line.slice(at + 1).replace(/^ /, "");
+        if (field === "id") id = value;
+        else if (field === "event") type = value;
+        else if (field === "data") data.push(value);
+        else if (field === "retry" && /^\d+$/.test(value)) retry = +value;
+      });
+      if (id !== null) last = id;
+      if (!data.length) return;
+      var parsed;
+      try { parsed = JSON.parse(data.join("\n")); } catch (e) { parsed = data.join("\n"); }
+      if (type === "GameEnded") ended = true;
+      onEvent({ id: id, type: type, data: parsed });
+    }
+
+    function pause(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
+
+    async function run() {
+      while (!stopped) {
+        controller = new AbortController();
+        var headers = { Accept: "text/event-stream" };
+        if (token) headers.Authorization = "Bearer " + token;
+        if (last !== null && last !== undefined) headers["Last-Event-ID"] = String(last);
+        var wait = retry;
+        try {
+          var response = await fetch("/api/v1/games/" + gameId + "/events/stream",
+                                     { headers: headers, signal: controller.signal, cache: "no-store" });
+          if (!response.ok) {
+            if (response.status === 503) wait = 1000 * (+response.headers.get("Retry-After") || 5);
+            else { onState("refused", response.status); return; }
+          } else {
+            onState("live");
+            var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = "", m;
+            for (;;) {
+              var chunk = await reader.read();
+              if (chunk.done) break;
+              buffer += decoder.decode(chunk.value, { stream: true });
+              while ((m = /\r?\n\r?\n/.exec(buffer))) {
+                handle(buffer.slice(0, m.index));
+                buffer = buffer.slice(m.index + m[0].length);
+              }
+            }
+          }
+        } catch (e) {
+          if (stopped) return;
+        }
+        if (ended) { onState("ended"); return; } // a finished game records nothing more
+        if (stopped) return;
+        onState("waiting");
+        await pause(wait);
+      }
+    }
+    run();
+    return { close: function () { stopped = true; if (controller) controller.abort(); } };
+  };
+
+  // ------------------------------------------------------------------------------ dice ----
+  W.targetText = function (target) {
+    if (!target || typeof target !== "object") return "";
+    var mods = (target.modifiers || []).map(function (m) {
+      return (m.value > 0 ? "+" : "") + m.value + (m.reason ? " " + m.reason : "");
+    });
+    var result = target.result !== undefined && target.result !== null ? target.result + " " : "";
+    return result + (target.compare || "") + " " + (target.value !== undefined ? target.value : "") +
+      (mods.length ? " (" + mods.join(", ") + ")" : "");
+  };
+
+  var STATUS_TEXT = {
+    verified: "verified against the revealed seed",
+    unrevealed: "not verifiable yet: its seed is revealed when the turn ends",
+    failed: "does NOT verify against the revealed seed",
+  };
+
+  /** One roll: {faces, sides, notation, purpose, seat, target, outcome, status, superseded}. */
+  W.dice = function (roll, current) {
+    var faces = W.el("span", { class: "faces" });
+    (roll.faces || []).forEach(function (value, k) {
+      var sides = (roll.sides || [])[k];
+      faces.appendChild(W.el("span", { class: "die", title: sides ? "d" + sides : null,
+                                       "aria-label": (sides ? "d" + sides : "die") + " showing " + value,
+                                       text: value }));
+    });
+    var outcome = roll.outcome ? W.el("strong", { class: "outcome " + roll.outcome, text: roll.outcome }) : null;
+    var status = roll.status ? W.el("span", { class: "verif " + roll.status, text: roll.status,
+                                              title: STATUS_TEXT[roll.status] || roll.status }) : null;
+    return W.el("div", { class: "roll" + (current ? " current" : "") + (roll.superseded ? " superseded" : ""),
+                         "data-status": roll.status || "" },
+      W.el("div", { class: "roll-head" },
+        W.el("span", { class: "purpose", text: (roll.seat ? roll.seat + ": " : "") + (roll.purpose || "roll") }),
+        " ", W.el("span", { class: "notation", text: roll.notation || "" })),
+      faces,
+      roll.target ? W.el("span", { class: "target", text: "target " + W.targetText(roll.target) }) : null,
+      outcome, status,
+      roll.superseded ? W.el("span", { class: "hint", text: " (taken back)" }) : null);
+  };
+
+  /** A DiceRolled export line as the roll W.dice draws (status: not revealed yet when just rolled). */
+  W.rollOfLine = function (line, status) {
+    var d = line.data || {};
+    return { faces: (d.dice || []).map(function (x) { return x.value; }),
+             sides: (d.dice || []).map(function (x) { return x.sides; }),
+             notation: d.notation, purpose: d.purpose, seat: d.seat, target: d.target,
+             outcome: d.outcome, status: status || "unrevealed" };
+  };
+
+  W.vpTable = function (vp, caption) {
+    var sides = Object.keys(vp || {});
+    if (!sides.length) return W.el("p", { class: "hint", text: "This game keeps no VP track." });
+    return W.el("table", { class: "vp-table" },
+      W.el("caption", { class: "sr-only", text: caption || "Victory points" }),
+      W.el("tbody", null, sides.map(function (side) {
+        return W.el("tr", null, W.el("th", { scope: "row", text: side }), W.el("td", { text: vp[side] }));
+      })));
+  };
+})();

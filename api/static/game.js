@@ -1,0 +1,537 @@
+/* warlog game page: a seat's view of one game. Reads the summary, the state, the legal orders (as
+ * a form), the take-backs and the history; sends orders with an Idempotency-Key and If-Match; and
+ * follows the event stream so the opponent's moves appear without reloading.
+ */
+(function () {
+  "use strict";
+  var W = window.Warlog, $ = W.$;
+  var gameId = document.body.dataset.gameId;
+  var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
+  var pendingKey = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
+    shownOrders = null;
+
+  // ----------------------------------------------------------------------- order fields ----
+  /* A legal-order template is {kind, rule, fields: {name: spec}}; a spec is a list of choices,
+   * {choices, description, optional, type}, or a description in words ("text", "whole number",
+   * "list (optional)", "{compare, value, modifiers} (optional)", "true for ..."). */
+  function describe(spec) {
+    if (Array.isArray(spec)) return { kind: "choice", choices: spec, optional: false, hint: "" };
+    if (spec && typeof spec === "object") {
+      var choices = spec.choices || spec.options || spec["enum"];
+      var type = String(spec.type || (choices ? "choice" : "text"));
+      return { kind: choices ? "choice" : type, choices: choices, optional: !!(spec.optional || spec.required === false),
+               hint: spec.description || spec.label || "", min: spec.min, max: spec.max, multiple: !!spec.multiple };
+    }
+    var text = String(spec === undefined || spec === null ? "" : spec), low = text.toLowerCase();
+    var optional = /\(optional\)/.test(low);
+    var kind = "text";
+    if (/^true\b|true or false|boolean/.test(low)) kind = "boolean";
+    else if (/whole number|integer|\bseq\b|number/.test(low)) kind = "integer";
+    else if (/^\{.*compare/.test(low)) kind = "target";
+    else if (/^\{|object|^list|array/.test(low)) kind = low.indexOf("list") === 0 ? "list" : "json";
+    return { kind: kind, optional: optional, hint: /^text$/i.test(text) ? "" : text };
+  }
+
+  function fieldInput(name, spec, idBase) {
+    var d = describe(spec), id = idBase + "-" + name, hintId = id + "-hint", input;
+    var label = name.replace(/_/g, " ") + (d.optional ? " (optional)" : "");
+    if (d.kind === "choice" || d.kind === "enum") {
+      input = W.el("select", { id: id, name: name, "aria-describedby": d.hint ? hintId : null, "data-kind": "choice",
+                               multiple: d.multiple });
+      if (d.optional && !d.multiple) input.appendChild(W.el("option", { value: "__omit__", text: "—" }));
+      (d.choices || []).forEach(function (c, k) {
+        var value = c && typeof c === "object" && "value" in c ? c.value : c;
+        var text = c && typeof c === "object" ? (c.label || c.name || JSON.stringify(value)) : (c === null ? "none (draw)" : String(c));
+        input.appendChild(W.el("option", { value: String(k), text: text }));
+      });
+      input._choices = (d.choices || []).map(function (c) { return c && typeof c === "object" && "value" in c ? c.value : c; });
+    } else if (d.kind === "boolean") {
+      input = W.el("input", { id: id, name: name, type: "checkbox", "data-kind": "boolean",
+                              "aria-describedby": d.hint ? hintId : null });
+      return W.el("div", { class: "field check" }, W.el("label", { "for": id }, input, " " + label),
+                  d.hint ? W.el("span", { id: hintId, class: "hint", text: d.hint }) : null);
+    } else if (d.kind === "integer" || d.kind === "number") {
+      input = W.el("input", { id: id, name: name, type: "number", step: d.kind === "integer" ? "1" : "any",
+                              inputmode: "numeric", min: d.min, max: d.max, "data-kind": "integer",
+                              required: !d.optional, "aria-describedby": d.hint ? hintId : null });
+    } else {
+      var placeholder = d.kind === "target" ? ">=8   or   {\"compare\": \">=\", \"value\": 8}" :
+        d.kind === "list" ? "a, b, c" : d.kind === "json" ? "{ }" : "";
+      input = W.el("input", { id: id, name: name, type: "text", autocomplete: "off", "data-kind": d.kind,
+                              placeholder: placeholder || null, required: !d.optional,
+                              "aria-describedby": d.hint ? hintId : null });
+    }
+    input.dataset.optional = d.optional ? "1" : "";
+    return W.el("div", { class: "field" }, W.el("label", { "for": id, text: label }), input,
+                d.hint ? W.el("span", { id: hintId, class: "hint", text: d.hint }) : null);
+  }
+
+  /** The value of one field, or undefined to leave it out; throws Error(message) when it cannot be read. */
+  function readField(input) {
+    var kind = input.dataset.kind, optional = !!input.dataset.optional, raw = input.value;
+    if (kind === "boolean") return input.checked ? true : undefined;
+    if (kind === "choice" && input.multiple) {
+      var picked = Array.prototype.filter.call(input.options, function (o) { return o.selected; })
+        .map(function (o) { return input._choices[+o.value]; });
+      return picked.length || !optional ? picked : undefined;
+    }
+    if (kind === "choice") return raw === "__omit__" ? undefined : input._choices[+raw];
+    raw = raw.trim();
+    if (!raw) {
+      if (optional) return undefined;
+      throw new Error(input.name + " is needed");
+    }
+    if (kind === "integer") {
+      if (!/^[+-]?\d+$/.test(raw)) throw new Error(input.name + " is a whole number");
+      return parseInt(raw, 10);
+    }
+    if (kind === "target") {
+      var m = /^(>=|<=|==|=|>|<)\s*(-?\d+)$/.exec(raw);
+      if (m) return { compare: m[1] === "=" ? "==" : m[1], value: parseInt(m[2], 10) };
+    }
+    if (kind === "target" || kind === "json" || kind === "list") {
+      try { return JSON.parse(raw); } catch (e) {
+        if (kind === "list") return raw.split(",").map(function (s) { return s.trim(); }).filter(Boolean);
+        throw new Error(input.name + " is JSON, e.g. " + (kind === "target" ? "{\"compare\": \">=\", \"value\": 8} or >=8" : "{}"));
+      }
+    }
+    return raw;
+  }
+
+  function currentTemplate() {
+    var picked = document.querySelector("input[name=kind]:checked");
+    return picked && legal ? legal.orders[+picked.value] : null;
+  }
+
+  function showFields() {
+    var template = currentTemplate(), box = W.clear($("fields"));
+    $("order-rule").textContent = "";
+    if (!template) return;
+    if (template.kind === "__json__") {
+      box.appendChild(W.el("div", { class: "field" },
+        W.el("label", { "for": "raw-order", text: "The order as JSON" }),
+        W.el("textarea", { id: "raw-order", rows: 4, spellcheck: "false", "aria-describedby": "raw-hint",
+                           placeholder: "{\"kind\": \"...\"}" }),
+        W.el("span", { id: "raw-hint", class: "hint", text: "Any order the ruleset takes, as in docs/rulesets.md." })));
+      return;
+    }
+    if (template.rule) $("order-rule").textContent = "Rule " + template.rule + (template.prompt ? ": " + template.prompt : "");
+    if (!template.fields) { freeShape(template, box); return; }
+    Object.keys(template.fields).forEach(function (name) {
+      box.appendChild(fieldInput(name, template.fields[name], "f"));
+    });
+    if (!Object.keys(template.fields).length) box.appendChild(W.el("p", { class: "hint", text: "No fields: just send it." }));
+  }
+
+  /* A template without "fields": its scalar values are sent as they are (op, decision); a key
+   * holding {id: [choices]} becomes one select per id, sent as {id: choice}; anything else is
+   * shown as help beside a JSON editor of the order. */
+  var WORDS = ["kind", "rule", "title", "prompt", "note", "label", "description", "decision_kind"];
+
+  function isChoiceMap(v) {
+    return v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length &&
+      Object.keys(v).every(function (k) { return Array.isArray(v[k]); });
+  }
+
+  function freeShape(template, box) {
+    var fixed = { kind: template.kind }, maps = [], other = [];
+    Object.keys(template).forEach(function (key) {
+      var v = template[key];
+      if (WORDS.indexOf(key) >= 0) return;
+      if (v === null || typeof v !== "object") fixed[key] = v;
+      else if (isChoiceMap(v)) maps.push(key);
+      else other.push(key);
+    });
+    if (template.title || template.note) box.appendChild(W.el("p", { class: "hint", text: template.title || template.note }));
+    if (!other.length) {
+      maps.forEach(function (key) {
+        var group = W.el("fieldset", { class: "choice-map", "data-field": key }, W.el("legend", { text: key.replace(/_/g, " ") }));
+        Object.keys(template[key]).forEach(function (id, k) {
+          var fid = "m-" + key + "-" + k, select = W.el("select", { id: fid, "data-map": key, "data-id": id });
+          select.appendChild(W.el("option", { value: "", text: "—" }));
+          template[key][id].forEach(function (c) { select.appendChild(W.el("option", { value: String(c), text: String(c) })); });
+          group.appendChild(W.el("div", { class: "field" }, W.el("label", { "for": fid, text: id.replace(/_/g, " ") }), select));
+        });
+        box.appendChild(group);
+      });
+      box.dataset.fixed = JSON.stringify(fixed);
+      if (!maps.length) box.appendChild(W.el("p", { class: "hint", text: "No fields: just send it." }));
+      return;
+    }
+    var help = W.el("dl", { class: "choices" });
+    other.concat(maps).forEach(function (key) {
+      help.appendChild(W.el("dt", { text: key }));
+      help.appendChild(W.el("dd", null, W.el("code", { text: JSON.stringify(template[key]) })));
+    });
+    box.appendChild(W.el("p", { class: "hint", text: "Choices offered:" }));
+    box.appendChild(help);
+    box.appendChild(W.el("div", { class: "field" },
+      W.el("label", { "for": "raw-order", text: "The order as JSON" }),
+      W.el("textarea", { id: "raw-order", rows: 4, spellcheck: "false", "aria-describedby": "raw-hint" })));
+    box.appendChild(W.el("span", { id: "raw-hint", class: "hint", text: "Add the fields this operation needs (docs/rulesets.md)." }));
+    $("raw-order").value = JSON.stringify(fixed);
+  }
+
+  function renderOrders() {
+    var box = $("orders-box"), mine = W.keys.seat(gameId);
+    box.hidden = !mine;
+    if (!mine) return;
+    var keep = document.querySelector("input[name=kind]:checked");
+    keep = keep ? keep.dataset.kind : null;
+    legal = legal || { orders: [] };
+    var orders = (legal.orders || []).filter(function (t) { return t.kind !== "__json__"; });
+    var all = orders.concat(orders.length ? [{ kind: "__json__", label: "other (JSON)", fields: {} }] : []);
+    legal.orders = all;
+    var signature = JSON.stringify(orders) + (summary && summary.ended ? "ended" : "");
+    if (signature === shownOrders) return;  // unchanged: keep what the player is typing
+    shownOrders = signature;
+    var kinds = $("kinds");
+    Array.prototype.slice.call(kinds.querySelectorAll("label, p")).forEach(function (n) { n.remove(); });
+    if (!orders.length) {
+      kinds.appendChild(W.el("p", { class: "hint", text: summary && summary.ended ? "The game has ended." :
+                                    "Nothing to order now: wait for your move." }));
+    }
+    var checked = false;
+    all.forEach(function (t, k) {
+      var on = keep ? t.kind === keep : k === 0;
+      if (on && !checked) checked = true; else on = false;
+      kinds.appendChild(W.el("label", { class: "kind" },
+        W.el("input", { type: "radio", name: "kind", value: k, checked: on, "data-kind": t.kind + (t.op !== undefined ? ":" + t.op : ""), onchange: showFields }),
+        " " + (t.label || (t.title ? t.title : t.kind)) + (t.rule ? " " : ""),
+        t.rule ? W.el("span", { class: "rule", text: "(" + t.rule + ")" }) : null));
+    });
+    $("send").disabled = !orders.length;
+    showFields();
+  }
+
+  // ---------------------------------------------------------------------------- sending ----
+  async function send(e) {
+    e.preventDefault();
+    var mine = W.keys.seat(gameId), template = currentTemplate();
+    if (!mine || !template) return;
+    var order;
+    try {
+      if ($("raw-order")) {
+        try { order = JSON.parse($("raw-order").value || "null"); } catch (err) { throw new Error("the order is not JSON: " + err.message); }
+        if (!order || typeof order !== "object" || Array.isArray(order)) throw new Error("the order is a JSON object");
+      } else if (!template.fields) {
+        order = JSON.parse($("fields").dataset.fixed || "{}");
+        Array.prototype.forEach.call($("fields").querySelectorAll("select[data-map]"), function (select) {
+          if (!select.value) return;
+          order[select.dataset.map] = order[select.dataset.map] || {};
+          order[select.dataset.map][select.dataset.id] = select.value;
+        });
+      } else {
+        order = { kind: template.kind };
+        Array.prototype.forEach.call($("fields").querySelectorAll("input, select"), function (input) {
+          var value = readField(input);
+          if (value !== undefined) order[input.name] = value;
+        });
+      }
+    } catch (err) {
+      W.status("Not sent: " + err.message, "error");
+      return;
+    }
+    pendingKey = pendingKey || W.uuid();
+    $("send").disabled = true;
+    W.status("Sending…");
+    var headers = { "Idempotency-Key": pendingKey };
+    if (legal && legal.version) headers["If-Match"] = '"' + legal.version + '"';
+    var res = await W.api("/api/v1/games/" + gameId + "/orders",
+                          { method: "POST", body: order, token: mine.token, headers: headers });
+    $("send").disabled = false;
+    if (res.ok) {
+      pendingKey = null;
+      showResult(res.body, order);
+      W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
+      await refresh();
+      return;
+    }
+    if (res.status === 0) {  // keep the key: sending again records the order at most once
+      W.status("Not sure it arrived: " + W.problem(res) + ". Send again: the same order id is reused.", "error");
+      return;
+    }
+    pendingKey = null;
+    if (res.status === 412 || res.status === 409) {
+      W.status("The game moved on before your order arrived; nothing was recorded. Look again and resend.", "error");
+      await refresh();
+      return;
+    }
+    W.status("Refused: " + W.problem(res), "error");
+  }
+
+  function showResult(result, order) {
+    lastResult = result;
+    var box = W.clear($("result"));
+    box.dataset.version = String(result.version);
+    $("result-box").hidden = false;
+    box.appendChild(W.el("p", { class: "hint", text: "Order " + (order && order.kind ? order.kind + " " : "") +
+                                "recorded at version " + result.version + " · chain head " +
+                                String(result.chain_head || "").slice(0, 16) + "…" }));
+    var list = W.el("ul", { class: "plain result-lines" });
+    (result.events || []).forEach(function (line) {
+      var item = W.el("li", { "data-type": line.type, text: line.text || line.type });
+      if (line.type === "DiceRolled") item.appendChild(W.dice(W.rollOfLine(line)));
+      list.appendChild(item);
+    });
+    box.appendChild(list);
+  }
+
+  async function takeBack() {
+    var mine = W.keys.seat(gameId);
+    var res = await W.api("/api/v1/games/" + gameId + "/take-backs", { method: "POST", body: { reason: "" }, token: mine.token });
+    W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    refresh();
+  }
+
+  async function answer(accept) {
+    var mine = W.keys.seat(gameId);
+    var res = await W.api("/api/v1/games/" + gameId + "/take-backs/answer",
+                          { method: "POST", body: { accept: accept }, token: mine.token });
+    W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    refresh();
+  }
+
+  async function concede() {
+    var mine = W.keys.seat(gameId);
+    if (!window.confirm("Concede the game as " + mine.seat + "? This cannot be undone.")) return;
+    var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token });
+    W.status(res.ok ? "You conceded." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    refresh();
+  }
+
+  // -------------------------------------------------------------------------- rendering ----
+  function renderSummary() {
+    var s = summary, mine = W.keys.seat(gameId);
+    $("title").textContent = String(s.ruleset_title || s.ruleset).split(":")[0] + " · game " + W.short(gameId);
+    document.title = "Game " + W.short(gameId) + " · warlog";
+    var seats = s.seats.map(function (x) { return x.seat + (x.handle ? " (" + x.handle + ")" : " (open)"); }).join(", ");
+    $("summary").textContent = "Turn " + (s.turn === null ? "–" : s.turn) + " · " + (s.phase || "") +
+      " · " + s.status + " · version " + s.version + " · seats: " + seats + (s.public ? " · public" : "");
+    var turn = $("turn"), text, cls = "turn";
+    if (s.ended) {
+      text = "The game has ended: " + (s.ended.winner ? s.ended.winner + " won" : "a draw") +
+        (s.ended.reason ? " (" + s.ended.reason + ")" : "") + ".";
+      cls += " ended";
+    } else if (s.status === "waiting") {
+      text = "Waiting for every seat to join: " + s.seats.filter(function (x) { return !x.joined; })
+        .map(function (x) { return x.seat; }).join(", ") + ".";
+    } else if (mine && s.whose_move.indexOf(mine.seat) >= 0) {
+      text = "Your move, " + mine.seat + "."; cls += " yours";
+    } else {
+      text = "Waiting for " + (s.whose_move.join(" or ") || "nobody") + (mine ? "…" : ".") ; cls += " waiting";
+    }
+    turn.textContent = text;
+    turn.className = cls;
+  }
+
+  function renderPending() {
+    var pending = (state && state.state && state.state.pending) || [], list = W.clear($("pending"));
+    $("pending-box").hidden = !pending.length;
+    pending.forEach(function (d) {
+      var options = (d.options || []).map(function (o) { return typeof o === "object" ? JSON.stringify(o) : String(o); });
+      list.appendChild(W.el("li", { class: "decision" },
+        W.el("strong", { text: d.seat + ": " }), d.prompt || d.kind || "a decision",
+        d.rule ? W.el("span", { class: "rule", text: " (" + d.rule + ")" }) : null,
+        options.length ? W.el("div", { class: "hint", text: "Options: " + options.join(" · ") }) : null));
+    });
+  }
+
+  function renderTakeBacks(requests) {
+    var mine = W.keys.seat(gameId), waiting = (requests || []).filter(function (r) { return r.answer === null; });
+    var box = $("takeback-box"), buttons = W.clear($("takeback-buttons"));
+    box.hidden = !waiting.length;
+    if (!waiting.length) return;
+    var r = waiting[waiting.length - 1];
+    $("takeback-text").textContent = r.seat + " asks to take back their last order" + (r.reason ? ": " + r.reason : "") + ".";
+    if (mine && mine.seat !== r.seat) {
+      buttons.appendChild(W.el("button", { type: "button", text: "Accept", onclick: function () { answer(true); } }));
+      buttons.appendChild(W.el("button", { type: "button", class: "quiet", text: "Decline", onclick: function () { answer(false); } }));
+    } else {
+      buttons.appendChild(W.el("span", { class: "hint", text: "Waiting for the answer." }));
+    }
+  }
+
+  function renderLog(history) {
+    var list = W.clear($("log")), count = 0, lines = [];
+    (history.turns || []).forEach(function (t) {
+      (t.phases || []).forEach(function (p) {
+        (p.operations || []).forEach(function (op) {
+          (op.lines || []).forEach(function (line) { lines.push({ turn: t.turn, phase: p.phase, line: line }); });
+        });
+      });
+    });
+    var shown = lines.slice(-150), where = null;
+    shown.forEach(function (x) {
+      var here = "Turn " + x.turn + " · " + (x.phase || "");
+      if (here !== where) { where = here; list.appendChild(W.el("li", { class: "group", text: here })); }
+      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type, text: x.line.text }));
+      count++;
+    });
+    list.scrollTop = list.scrollHeight;
+    return count;
+  }
+
+  function appendLive(event) {
+    var list = $("log"), data = event.data || {};
+    if (!data.seq || list.querySelector('li[data-seq="' + data.seq + '"]')) return;
+    list.appendChild(W.el("li", { "data-seq": data.seq, value: data.seq, "data-type": data.type, class: "fresh",
+                                 text: data.text || data.type }));
+    list.scrollTop = list.scrollHeight;
+  }
+
+  function renderBoard() {
+    var highlight = { moved: {}, hit: [] };
+    ((lastResult && lastResult.events) || []).forEach(function (line) {
+      var d = line.data || {};
+      if (line.type === "UnitMoved" && d.unit) highlight.moved[d.unit] = d.origin || null;
+      if ((line.type === "UnitHit" || line.type === "UnitEliminated") && d.unit) highlight.hit.push(d.unit);
+    });
+    W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight });
+    W.clear($("vp")).appendChild(W.vpTable((state && state.state && state.state.vp) || {}));
+    $("state").textContent = JSON.stringify(state ? state.state : null, null, 1);
+  }
+
+  function renderSeats() {
+    var keys = W.keys.load(gameId), seats = Object.keys(keys.seats);
+    var has = seats.length || keys.umpire || keys.admin;
+    $("access").hidden = !!seats.length;
+    $("seatbar").hidden = !has;
+    var select = W.clear($("seat")), mine = W.keys.seat(gameId);
+    seats.forEach(function (s) { select.appendChild(W.el("option", { value: s, text: s, selected: mine && mine.seat === s })); });
+    if (!seats.length) select.appendChild(W.el("option", { value: "", text: keys.umpire ? "umpire (reads only)" : "admin (reads only)" }));
+    select.disabled = seats.length < 2;
+  }
+
+  // ---------------------------------------------------------------------------- loading ----
+  async function refresh() {
+    if (refreshing) { again = true; return refreshing; }
+    refreshing = (async function () {
+      do {
+        again = false;
+        await load();
+      } while (again);
+    })();
+    try { await refreshing; } finally {
+      refreshing = null;
+      document.body.dataset.ready = "true";  // loaded, or shown why not
+    }
+  }
+
+  async function load() {
+    var token = W.keys.reader(gameId), mine = W.keys.seat(gameId), base = "/api/v1/games/" + gameId;
+    renderSeats();
+    var s = await W.api(base, { token: token });
+    if (!s.ok) {
+      $("access").hidden = false;
+      $("title").textContent = "Game " + W.short(gameId);
+      $("summary").textContent = s.status === 404
+        ? "No such game here, or it is private: join with your invite code or paste a token."
+        : W.problem(s);
+      return;
+    }
+    summary = s.body;
+    if (boardOf !== summary.ruleset) {
+      var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(summary.ruleset));
+      board = rs.ok ? rs.body.board : null;
+      ruleTitle = rs.ok ? rs.body.title : summary.ruleset;
+      boardOf = summary.ruleset;
+    }
+    summary.ruleset_title = ruleTitle;
+    var requests = [base + "/state", base + "/history", base + "/take-backs"].map(function (path) {
+      return W.api(path, { token: token });
+    });
+    if (mine) requests.push(W.api(base + "/legal-orders", { token: mine.token }));
+    var got = await Promise.all(requests);
+    state = got[0].ok ? got[0].body : null;
+    legal = mine && got[3] && got[3].ok ? got[3].body : null;
+    if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
+    renderSummary();
+    renderPending();
+    renderTakeBacks(got[2].ok ? got[2].body.requests : []);
+    renderOrders();
+    renderBoard();
+    if (got[1].ok) renderLog(got[1].body);
+    if (!follow && !summary.ended) startFollowing(token, summary.version);
+    document.body.dataset.version = String(summary.version);
+  }
+
+  var soon = null;
+  function startFollowing(token, after) {
+    follow = W.follow(gameId, token, after, function (event) {
+      appendLive(event);
+      clearTimeout(soon);
+      soon = setTimeout(refresh, 150);  // one reload for a burst of events (an order records several)
+    }, function (what) {
+      var badge = $("live");
+      badge.textContent = what === "live" ? "live" : what === "waiting" ? "reconnecting…" : what === "ended" ? "ended" : "offline";
+      badge.className = "badge " + what;
+    });
+  }
+
+  function restartFollowing() {
+    if (follow) follow.close();
+    follow = null;
+  }
+
+  // ----------------------------------------------------------------------------- access ----
+  async function join(e) {
+    e.preventDefault();
+    var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
+    if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
+    var res = await W.api("/api/v1/games/" + gameId + "/join", { method: "POST", body: body });
+    if (!res.ok) { W.status("Not joined: " + W.problem(res), "error"); return; }
+    W.keys.update(gameId, function (k) { k.seats[res.body.seat] = res.body.token; k.active = res.body.seat; });
+    if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
+    W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser.", "ok");
+    restartFollowing();
+    await refresh();
+  }
+
+  async function paste(e) {
+    e.preventDefault();
+    var token = $("p-token").value.trim();
+    if (/^wls_/.test(token)) {
+      var res = await W.api("/api/v1/games/" + gameId + "/legal-orders", { token: token });
+      if (!res.ok) { W.status("This token does not hold a seat of this game: " + W.problem(res), "error"); return; }
+      W.keys.update(gameId, function (k) { k.seats[res.body.seat] = token; k.active = res.body.seat; });
+    } else if (/^wl[ua]_/.test(token)) {
+      var check = await W.api("/api/v1/games/" + gameId, { token: token });
+      if (!check.ok) { W.status("This token does not open this game: " + W.problem(check), "error"); return; }
+      W.keys.update(gameId, function (k) { if (/^wlu_/.test(token)) k.umpire = token; else k.admin = token; });
+    } else {
+      W.status("A token starts with wls_ (seat), wlu_ (umpire) or wla_ (admin).", "error");
+      return;
+    }
+    $("p-token").value = "";
+    W.status("Token kept in this browser.", "ok");
+    restartFollowing();
+    await refresh();
+  }
+
+  function init() {
+    var m = /invite=([^&]+)/.exec(location.hash);
+    if (m) $("j-invite").value = decodeURIComponent(m[1]);
+    $("join").addEventListener("submit", join);
+    $("paste").addEventListener("submit", paste);
+    $("order").addEventListener("submit", send);
+    $("takeback").addEventListener("click", takeBack);
+    $("concede").addEventListener("click", concede);
+    $("seat").addEventListener("change", function () {
+      var seat = this.value;
+      W.keys.update(gameId, function (k) { k.active = seat; });
+      pendingKey = null;
+      restartFollowing();
+      refresh();
+    });
+    $("forget").addEventListener("click", function () {
+      if (!window.confirm("Forget the tokens of this game in this browser? Without them you cannot play this seat here.")) return;
+      W.keys.forget(gameId);
+      restartFollowing();
+      refresh();
+    });
+    refresh();
+  }
+
+  init();
+})();

@@ -1,0 +1,149 @@
+/* warlog lobby: the games (public ones and those this browser holds a token for), filters,
+ * creating a game (its admin token and invite codes kept in this browser) and joining one. */
+(function () {
+  "use strict";
+  var W = window.Warlog, $ = W.$;
+
+  function filters() {
+    return { ruleset: $("f-ruleset").value, status: $("f-status").value, player: $("f-player").value.trim() };
+  }
+
+  function matches(game, f) {
+    if (f.ruleset && game.ruleset !== f.ruleset) return false;
+    if (f.status && game.status !== f.status) return false;
+    if (f.player && !game.seats.some(function (s) { return s.handle === f.player; })) return false;
+    return true;
+  }
+
+  async function loadGames() {
+    var f = filters(), params = new URLSearchParams();
+    Object.keys(f).forEach(function (k) { if (f[k]) params.set(k, f[k]); });
+    var query = params.toString();
+    var listed = await W.api("/api/v1/games" + (query ? "?" + query : ""));
+    var games = {}, mine = {};
+    if (listed.ok) listed.body.games.forEach(function (g) { games[g.game_id] = g; });
+    else W.status("Games: " + W.problem(listed), "error");
+    var own = W.keys.games();
+    var answers = await Promise.all(own.map(function (gid) {
+      return W.api("/api/v1/games/" + gid, { token: W.keys.reader(gid) });
+    }));
+    answers.forEach(function (res, k) {
+      if (!res.ok) return;
+      mine[own[k]] = true;
+      if (matches(res.body, f)) games[own[k]] = res.body;
+    });
+    var rows = Object.keys(games).map(function (k) { return games[k]; });
+    rows.sort(function (a, b) { return String(b.last_activity).localeCompare(String(a.last_activity)); });
+    var body = W.clear(document.querySelector("#games tbody"));
+    rows.forEach(function (g) { body.appendChild(row(g, mine[g.game_id])); });
+    $("games-empty").hidden = rows.length > 0;
+    document.body.dataset.games = String(rows.length);
+  }
+
+  function row(g, mine) {
+    var seats = g.seats.map(function (s) { return s.seat + ": " + (s.handle || "open"); }).join(", ");
+    var vp = Object.keys(g.vp || {}).map(function (s) { return s + " " + g.vp[s]; }).join(" · ");
+    var seat = W.keys.seat(g.game_id);
+    return W.el("tr", { "data-game": g.game_id },
+      W.el("td", null, W.el("a", { href: "/games/" + g.game_id, title: g.game_id, text: W.short(g.game_id) }),
+           mine ? W.el("span", { class: "badge yours", text: "yours" }) : null,
+           g["public"] ? null : W.el("span", { class: "badge", text: "private" })),
+      W.el("td", { text: g.ruleset }),
+      W.el("td", { text: g.status }),
+      W.el("td", { text: g.turn === null ? "–" : g.turn + (g.phase ? " · " + g.phase : "") }),
+      W.el("td", { text: g.ended ? "—" : g.whose_move.join(", ") }),
+      W.el("td", { text: seats }),
+      W.el("td", { text: vp || "—" }),
+      W.el("td", { class: "actions" },
+        W.el("a", { href: "/games/" + g.game_id, text: seat ? "Play" : "Watch",
+                    "aria-label": (seat ? "Play" : "Watch") + " game " + W.short(g.game_id) }), " ",
+        W.el("a", { href: "/games/" + g.game_id + "/replay", text: "Replay",
+                    "aria-label": "Replay game " + W.short(g.game_id) })));
+  }
+
+  async function loadRulesets() {
+    var res = await W.api("/api/v1/rulesets");
+    var list = res.ok ? res.body : [{ name: "freeform", title: "Freeform" }];
+    list.forEach(function (r) {
+      $("f-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name }));
+      $("c-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name, selected: r.name === "freeform" }));
+    });
+    freeformFields();
+  }
+
+  function freeformFields() {
+    var on = $("c-ruleset").value === "freeform";
+    $("c-freeform").hidden = !on;
+    $("c-freeform").disabled = !on;
+  }
+
+  function names(raw) {
+    return raw.split(",").map(function (s) { return s.trim(); }).filter(Boolean);
+  }
+
+  async function create(e) {
+    e.preventDefault();
+    var ruleset = $("c-ruleset").value, options = {};
+    var raw = $("c-options").value.trim();
+    if (raw) {
+      try { options = JSON.parse(raw); } catch (err) { W.status("Other options: not JSON (" + err.message + ")", "error"); return; }
+      if (!options || typeof options !== "object" || Array.isArray(options)) { W.status("Other options: a JSON object", "error"); return; }
+    }
+    if (ruleset === "freeform") {
+      options.sides = names($("c-sides").value);
+      options.phases = names($("c-phases").value);
+      if ($("c-last-turn").value) options.last_turn = parseInt($("c-last-turn").value, 10);
+    }
+    var body = { ruleset: ruleset, options: options, "public": $("c-public").checked };
+    if ($("c-scenario").value.trim()) body.scenario = $("c-scenario").value.trim();
+    var res = await W.api("/api/v1/games", { method: "POST", body: body });
+    if (!res.ok) { W.status("Not created: " + W.problem(res), "error"); return; }
+    var made = res.body;
+    W.keys.update(made.game_id, function (k) { k.admin = made.admin_token; k.invites = made.invites; });
+    showCreated(made);
+    W.status("Game " + W.short(made.game_id) + " created.", "ok");
+    loadGames();
+  }
+
+  function showCreated(made) {
+    var box = $("created");
+    box.hidden = false;
+    $("created-link").href = "/games/" + made.game_id;
+    $("created-link").textContent = made.game_id;
+    $("created-admin").textContent = made.admin_token;
+    var list = W.clear($("invites"));
+    made.seats.forEach(function (seat) {
+      var code = made.invites[seat], link = location.origin + "/games/" + made.game_id + "#invite=" + encodeURIComponent(code);
+      list.appendChild(W.el("li", { class: "invite", "data-seat": seat },
+        W.el("strong", { text: seat + ": " }),
+        W.el("a", { href: link, class: "invite-link", text: link }), " ",
+        W.el("button", { type: "button", class: "quiet", text: "Join as " + seat + " here",
+                         onclick: function () {
+                           $("j-game").value = made.game_id;
+                           $("j-invite").value = code;
+                           $("j-handle").focus();
+                           W.status("Invite code for " + seat + " filled in: give your handle and join.");
+                         } })));
+    });
+    box.focus();
+  }
+
+  async function join(e) {
+    e.preventDefault();
+    var gid = $("j-game").value.trim();
+    var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
+    if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
+    var res = await W.api("/api/v1/games/" + encodeURIComponent(gid) + "/join", { method: "POST", body: body });
+    if (!res.ok) { W.status("Not joined: " + W.problem(res), "error"); return; }
+    W.keys.update(res.body.game_id, function (k) { k.seats[res.body.seat] = res.body.token; k.active = res.body.seat; });
+    W.status("Joined as " + res.body.seat + ".", "ok");
+    location.href = "/games/" + res.body.game_id;
+  }
+
+  $("filters").addEventListener("submit", function (e) { e.preventDefault(); loadGames(); });
+  ["f-ruleset", "f-status"].forEach(function (id) { $(id).addEventListener("change", loadGames); });
+  $("c-ruleset").addEventListener("change", freeformFields);
+  $("create").addEventListener("submit", create);
+  $("join").addEventListener("submit", join);
+  loadRulesets().then(loadGames).then(function () { document.body.dataset.ready = "true"; });
+})();

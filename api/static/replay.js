@@ -1,0 +1,239 @@
+/* warlog replay viewer: steps through GET /api/v1/games/{id}/frames (made by workers/replay.py).
+ *
+ * Position = one frame (one event the viewer may see). Steps: event, operation (what one command
+ * recorded), phase and turn, from the frames' marks; the address holds the position (#seq=N).
+ */
+(function () {
+  "use strict";
+  var W = window.Warlog, $ = W.$;
+  var gameId = document.body.dataset.gameId;
+  var R = null, F = [], S = [], board = null, at = 0, timer = null;
+  var opStart = [], turnStarts = [], rows = [];
+
+  function find(from, dir, mark) {
+    for (var n = from + dir; n >= 0 && n < F.length; n += dir) {
+      if (F[n].marks.indexOf(mark) >= 0) return n;
+    }
+    return dir > 0 ? F.length - 1 : 0;
+  }
+
+  /** Back by a phase or turn: to the start of the current one, or of the one before when already there. */
+  function back(mark) {
+    var start = at;
+    while (start > 0 && F[start].marks.indexOf(mark) < 0) start--;
+    return start < at ? start : find(at, -1, mark);
+  }
+
+  function index(seq) {
+    var best = 0;
+    for (var n = 0; n < F.length; n++) { if (F[n].seq <= seq) best = n; else break; }
+    return best;
+  }
+
+  function fromHash() {
+    var m = /(?:^#|&)seq=(\d+)/.exec(location.hash);
+    return m ? index(+m[1]) : null;
+  }
+
+  function where(f) {
+    return "Turn " + (f.turn === null || f.turn === undefined ? "–" : f.turn) +
+      " · " + (f.phase || "no phase") + " · operation " + f.operation +
+      (f.whose_move && f.whose_move.length ? " · to move: " + f.whose_move.join(", ") : "");
+  }
+
+  function go(n, why) {
+    if (!F.length) return;
+    at = Math.max(0, Math.min(F.length - 1, n));
+    var f = F[at], state = S[f.state] || {};
+    $("scrub").value = at;
+    $("scrub").setAttribute("aria-valuetext", "event " + (at + 1) + " of " + F.length + ", seq " + f.seq);
+    $("pos").textContent = "Event " + (at + 1) + " of " + F.length + " · seq " + f.seq;
+    $("where").textContent = where(f);
+    W.clear($("line"));
+    W.add($("line"), [f.text || f.type, f.redacted ? W.el("span", { class: "hint", text: " (hidden details)" }) : null]);
+    f.marks.forEach(function (m) { $("line").appendChild(W.el("span", { class: "mark", text: "new " + m })); });
+    if ($("turn-select").value !== String(f.turn)) $("turn-select").value = String(f.turn);
+
+    // the dice of the current operation up to here, the current event's marked
+    var dice = $("dice");
+    W.clear(dice);
+    for (var k = opStart[at]; k <= at; k++) {
+      if (F[k].dice) dice.appendChild(W.dice(Object.assign({}, F[k].dice), k === at));
+    }
+    if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
+
+    // the map, with what this operation moved or hit so far
+    var before = S[F[opStart[at]].state] || {};
+    W.Board.draw($("board"), board, state, { highlight: W.Board.changes(before, state) });
+
+    // VP: the chart's cursor and the totals
+    var cursor = document.getElementById("cursor");
+    if (cursor) {
+      var x = +cursor.getAttribute("data-left") + (+cursor.getAttribute("data-width")) * at /
+        Math.max(+cursor.getAttribute("data-xmax"), 1);
+      cursor.setAttribute("x1", x.toFixed(1));
+      cursor.setAttribute("x2", x.toFixed(1));
+    }
+    W.clear($("vp")).appendChild(W.vpTable(f.vp, "Victory points at this step"));
+
+    // the history, in step
+    rows.forEach(function (row, k) {
+      if (k === at) { row.classList.add("current"); row.setAttribute("aria-current", "step"); }
+      else if (row.classList.contains("current")) { row.classList.remove("current"); row.removeAttribute("aria-current"); }
+    });
+    var row = rows[at], list = $("history");
+    if (row && list) {  // keep the current line in view inside the panel, without moving the page
+      if (row.offsetTop < list.scrollTop) list.scrollTop = row.offsetTop - 8;
+      else if (row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = row.offsetTop + row.offsetHeight - list.clientHeight + 8;
+      }
+    }
+    if (why !== "hash") {
+      var hash = "#seq=" + f.seq;
+      if (location.hash !== hash) history.replaceState(null, "", hash);
+    }
+    if (at >= F.length - 1 && timer) play(false);
+  }
+
+  function play(on) {
+    if (on === undefined) on = !timer;
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) {
+      if (at >= F.length - 1) go(0);
+      timer = setInterval(function () { go(at + 1); }, +$("speed").value);
+    }
+    $("play").setAttribute("aria-pressed", on ? "true" : "false");
+    $("play").textContent = on ? "Pause" : "▶ Play";
+  }
+
+  function buildHistory() {
+    var list = W.clear($("history")), turn, phase, ops = null, op = null;
+    rows = [];
+    F.forEach(function (f, n) {
+      if (n === 0 || f.turn !== turn) {
+        turn = f.turn; phase = undefined;
+        list.appendChild(W.el("h3", { text: turn === null || turn === undefined ? "Set-up" : "Turn " + turn }));
+      }
+      if (f.phase !== phase) {
+        phase = f.phase;
+        list.appendChild(W.el("h4", { text: phase || "" }));
+        ops = list.appendChild(W.el("ol", { class: "ops" }));
+        op = null;
+      }
+      if (f.operation !== op) {
+        op = f.operation;
+        ops.appendChild(W.el("li", { class: "op" }, W.el("ol", { class: "lines" })));
+      }
+      var row = W.el("li", { "data-i": n, "data-seq": f.seq, value: f.seq, class: f.dice ? "has-dice" : null },
+        W.el("button", { type: "button", class: "linkish", text: f.text || f.type, tabindex: "-1",
+                         onclick: function () { play(false); go(n); } }));
+      ops.lastChild.firstChild.appendChild(row);
+      rows.push(row);
+    });
+  }
+
+  function keys(e) {
+    var tag = (e.target && e.target.tagName) || "";
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag) && e.key !== "Escape") return;
+    var step = null;
+    switch (e.key) {
+      case "ArrowRight": step = e.shiftKey ? find(at, 1, "operation") : at + 1; break;
+      case "ArrowLeft": step = e.shiftKey ? back("operation") : at - 1; break;
+      case "ArrowDown": if (e.shiftKey) step = find(at, 1, "phase"); break;
+      case "ArrowUp": if (e.shiftKey) step = back("phase"); break;
+      case "PageDown": step = find(at, 1, "turn"); break;
+      case "PageUp": step = back("turn"); break;
+      case "Home": step = 0; break;
+      case "End": step = F.length - 1; break;
+      case " ":
+        if (tag === "BUTTON" || tag === "SUMMARY") return; // Space presses the focused button
+        e.preventDefault(); play(); return;
+      case "t": case "T": e.preventDefault(); $("turn-select").focus(); return;
+      default: return;
+    }
+    if (step === null) return;
+    e.preventDefault();
+    play(false);
+    go(step);
+  }
+
+  function wire() {
+    var buttons = {
+      first: function () { return 0; }, last: function () { return F.length - 1; },
+      prev: function () { return at - 1; }, next: function () { return at + 1; },
+      "prev-op": function () { return back("operation"); }, "next-op": function () { return find(at, 1, "operation"); },
+      "prev-phase": function () { return back("phase"); }, "next-phase": function () { return find(at, 1, "phase"); },
+      "prev-turn": function () { return back("turn"); }, "next-turn": function () { return find(at, 1, "turn"); },
+    };
+    Object.keys(buttons).forEach(function (id) {
+      $(id).addEventListener("click", function () { play(false); go(buttons[id]()); });
+    });
+    $("play").addEventListener("click", function () { play(); });
+    $("speed").addEventListener("change", function () { if (timer) play(true); });
+    $("scrub").addEventListener("input", function () { play(false); go(+this.value); });
+    $("turn-select").addEventListener("change", function () {
+      var start = turnStarts[this.selectedIndex];
+      if (start !== undefined) { play(false); go(start); }
+    });
+    document.addEventListener("keydown", keys);
+    window.addEventListener("hashchange", function () {
+      var n = fromHash();
+      if (n !== null && n !== at) go(n, "hash");
+    });
+  }
+
+  async function load() {
+    var token = W.keys.reader(gameId);
+    W.status("Loading the replay…");
+    var res = await W.api("/api/v1/games/" + gameId + "/frames", { token: token });
+    if (!res.ok) {
+      var why = res.status === 404
+        ? "No such game here, or it is private and this browser holds no token for it: open the game page to join or paste a token."
+        : W.problem(res);
+      W.status(why, "error");
+      $("summary").textContent = why;
+      return;
+    }
+    R = res.body; F = R.frames || []; S = R.states || [];
+    if (R.ruleset) {
+      var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(R.ruleset));
+      board = rs.ok ? rs.body.board : null;
+    }
+    document.title = "Replay " + W.short(gameId) + " · " + R.title + " · warlog";
+    $("title").textContent = "Replay: " + String(R.title).split(":")[0];
+    $("summary").textContent = "Game " + gameId + " · " + F.length + " events · version " + R.version +
+      " · " + R.viewer + " view";
+    var op = -1;
+    F.forEach(function (f, n) {
+      if (n === 0 || f.operation !== F[n - 1].operation) op = n;
+      opStart.push(op);
+    });
+    var select = $("turn-select"), seen = {};
+    F.forEach(function (f, n) {
+      var key = String(f.turn);
+      if (seen[key]) return;
+      seen[key] = true;
+      turnStarts.push(n);
+      select.appendChild(W.el("option", { value: key, text: f.turn === null || f.turn === undefined ? "set-up" : "turn " + f.turn }));
+    });
+    $("scrub").max = Math.max(F.length - 1, 0);
+    var chart = $("chart");
+    if (R.vp_chart) {
+      var doc = new DOMParser().parseFromString(R.vp_chart, "image/svg+xml");
+      var node = document.importNode(doc.documentElement, true);
+      node.setAttribute("class", "vp-chart");
+      chart.appendChild(node);
+    } else {
+      chart.appendChild(W.el("p", { class: "hint", text: "No VP was scored in this game." }));
+    }
+    buildHistory();
+    wire();
+    var start = fromHash();
+    go(start === null ? 0 : start, start === null ? undefined : "hash");
+    W.status("");
+    document.body.dataset.ready = "true";
+  }
+
+  load();
+})();
