@@ -108,7 +108,7 @@ def restriction(state: dict, side: str, op) -> str | None:
         return f"{r}: Op #10 is tacked onto a combat operation (\"with_op_10\": true), not chosen alone"
     if op == "exocet" and state.get("exocet") != "held":
         return "FS 11.3 6-4: AR holds no land-launched Exocet"
-    if side == UK and "poor_uk_staff_work" in effects and op in MOVES | {20, 24, 13}:
+    if side == UK and "poor_uk_staff_work" in effects and op in MOVES | {13}:
         return f"FS 11.3 1-6: no air, sea or land movement this Operations Phase ({r})"
     if side == AR and "ar_air_mechanical" in effects and op in (3, 18, 19):
         return f"FS 11.3 4-6: no AR aircraft may move or fight this Operations Phase ({r})"
@@ -297,10 +297,10 @@ def check_loads(aboard: dict[str, str], r: str) -> None:
             need(d.get("carries_sbs") and all(DATA.units[u].get("id", u) == "sbs" for u in units) and len(units) <= 1,
                  "FS 6.2(1)", f"{d['name']}: no submarine carries ground units, except Onyx the SBS")
             continue
-        need(d.get("capacity", 0) > 0 or not others, "FS 6.5",
-             f"{d['name']} is not a transport: it may carry one SF unit only (FS 6.2(1))")
         if ship == T.CONVEYOR:
             need(not units, "FS 6.2(2)", "the Atlantic Conveyor never carries any units")
+        need(d.get("capacity", 0) > 0 or not others, "FS 6.5",
+             f"{d['name']} is not a transport: it may carry one SF unit only (FS 6.2(1))")
         # One SF rides free on any surface ship (FS 6.2(1)); the rest count against capacity.
         counted = others + sf[1:] if d.get("capacity", 0) == 0 or others else sf[1:]
         need(len(sf) <= 1 or d.get("capacity", 0) > 0, "FS 6.2(1)", f"{d['name']} may carry one SF unit only")
@@ -374,7 +374,8 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
     """Aircraft (AR, land-based, in range) and carriers (in range) committed to an attack."""
     aircraft = unit_ids(order, "aircraft", op)
     carriers = unit_ids(order, "carriers", op)
-    refuel = unit_ids(order, "refuel", op, most=4)  # FS 9.4: up to four A-4s
+    refuel = unit_ids(order, "refuel", op)
+    need(len(refuel) <= 4, "FS 9.4", "at most four A-4s use aerial refuelling in one operation")
     if aircraft:
         need(side == AR, rule(op), "the UK has no land-based aircraft; its air power is its carriers")
         mine(ctx, aircraft, AR, op, ("aircraft",))
