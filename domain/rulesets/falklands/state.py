@@ -41,7 +41,8 @@ def initial(uk_operations: int) -> dict:
     for uid, u in DATA.units.items():
         setup = u.get("setup")
         in_play = setup is not None or (u.get("aboard") and DATA.units[u["aboard"]].get("setup") is not None)
-        units[uid] = {"side": u["side"], "location": setup if setup not in (None, "tez") else None,
+        units[uid] = {"side": u["side"],
+                      "location": setup if setup not in (None, "tez") and not u.get("aboard") else None,
                       "aboard": u.get("aboard") if in_play else None, "steps": u["steps"],
                       "eliminated": False, "in_play": bool(in_play) and setup != "tez"}
         if setup == "tez":
