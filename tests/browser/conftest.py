@@ -109,12 +109,6 @@ class Tab:
         return self
 
 
-def shoot(page, path: Path) -> None:
-    """A full-page screenshot from the top (sticky bars otherwise land mid-page)."""
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(path), full_page=True)
-
-
 @pytest.fixture
 def open_tab(browser):
     """open_tab(width=1280, height=900) -> Tab, in its own browser context (its own localStorage)."""

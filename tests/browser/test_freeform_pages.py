@@ -10,48 +10,10 @@ import re
 
 import pytest
 
-from tests.browser.conftest import shoot
+from tests.browser.helpers import caught_up, hash_seq, labels_missing, no_horizontal_scroll, pick_order, send, shoot
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
-
-
-def pick_order(page, kind: str) -> None:
-    page.locator(f'#kinds input[data-kind="{kind}"]').check()
-
-
-def caught_up(page) -> None:
-    """Wait until the page shows the game's current version (its stream-triggered reload is done)."""
-    version = page.evaluate("""async () => {
-        const id = document.body.dataset.gameId;
-        const r = await Warlog.api('/api/v1/games/' + id, {token: Warlog.keys.reader(id)});
-        return String(r.body.version); }""")
-    page.wait_for_function("v => document.body.dataset.version === v", arg=version)
-
-
-def send(page, expect_type: str | None = None) -> None:
-    """Send the order in the form and wait for its result (or the refusal in the status line)."""
-    before = page.locator("#result").get_attribute("data-version") if page.locator("#result").count() else None
-    page.click("#send")
-    if expect_type:
-        page.wait_for_function(
-            "([t, v]) => { const r = document.getElementById('result');"
-            " return document.querySelector('#status.error') ||"
-            " (r && r.dataset.version !== v && r.querySelector(`li[data-type='${t}']`)); }",
-            arg=[expect_type, before or ""])
-        assert not page.locator("#status.error").count(), page.text_content("#status")
-
-
-def hash_seq(page) -> int:
-    m = re.search(r"#seq=(\d+)$", page.url)
-    assert m, page.url
-    return int(m.group(1))
-
-
-def no_horizontal_scroll(page) -> None:
-    width = page.evaluate("document.documentElement.scrollWidth")
-    view = page.evaluate("window.innerWidth")
-    assert width <= view + 1, f"the page is {width}px wide in a {view}px viewport"
 
 
 def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
@@ -107,13 +69,15 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
     red.page.wait_for_selector("#log li:has-text('3 Bde fires at the bridge')")
 
     # ---- an illegal order is refused naming its rule, and nothing is recorded
+    caught_up(page)
     version = page.get_attribute("body", "data-version")
     pick_order(page, "roll")
     page.fill("#f-dice", "2x6")
     page.fill("#f-purpose", "nonsense")
     page.click("#send")
     page.wait_for_selector("#status.error")
-    assert "[FF 3]" in page.text_content("#status") or "FF 3" in page.text_content("#status")
+    assert re.search(r"Refused: .*FF 3", page.text_content("#status"))
+    caught_up(page)
     assert page.get_attribute("body", "data-version") == version
 
     # ---- Red scores VP from the phone; Blue advances to the next turn (the dice epoch is revealed)
@@ -136,6 +100,7 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
     page.fill("#f-reason", "held the ridge")
     send(page, "VPScored")
     page.wait_for_selector("#vp td:has-text('3')")
+    assert not labels_missing(page) and not labels_missing(red.page)
     red.page.wait_for_selector("#log li:has-text('held the ridge')")
     shoot(page, shots / "freeform-game-blue.png")
     shoot(red.page, shots / "freeform-game-red-phone.png")
@@ -153,6 +118,7 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
     assert hash_seq(replay) == seqs[0]
     assert replay.locator("#chart svg #cursor").count() == 1  # the VP chart and its cursor
     assert replay.locator("#board .no-map").count() == 1
+    assert not labels_missing(replay)
 
     # keyboard: End, Home, arrows; the address follows
     replay.keyboard.press("End")
