@@ -302,7 +302,7 @@ def check_loads(aboard: dict[str, str], r: str) -> None:
         need(d.get("capacity", 0) > 0 or not others, "FS 6.5",
              f"{d['name']} is not a transport: it may carry one SF unit only (FS 6.2(1))")
         # One SF rides free on any surface ship (FS 6.2(1)); the rest count against capacity.
-        counted = others + sf[1:] if d.get("capacity", 0) == 0 or others else sf[1:]
+        counted = others + sf[1:]
         need(len(sf) <= 1 or d.get("capacity", 0) > 0, "FS 6.2(1)", f"{d['name']} may carry one SF unit only")
         for u in others:
             if DATA.units[u].get("armor"):
@@ -515,7 +515,6 @@ def op_15(ctx: Ctx, side: str, order: dict) -> list:
              f"{name(u)} is not in {area_name(area)}")
     need(S.contested(ctx.state, area), rule(15), f"{area_name(area)} is not contested")
     aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
-    need(not (side == UK and carriers) or True, rule(15), "")
     if side == UK:
         need(not carriers, rule(15), "only the AR carrier may join a ground attack")
     return [ground_battle(ctx, side, 15, area, ground, aircraft, carriers, fire=fire_of(order))]
@@ -534,7 +533,7 @@ def op_16(ctx: Ctx, side: str, order: dict) -> list:
     need(ok, rule(16), f"{area_name(area)} is enemy-held: that takes an amphibious assault (Op #17)")
     for u in units:
         ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule=rule(16))
-    return []
+    return [{"step": "ground_settle"}]  # FS 3.6: landing alone in an area takes it at once
 
 
 def op_17(ctx: Ctx, side: str, order: dict) -> list:
@@ -553,7 +552,8 @@ def op_17(ctx: Ctx, side: str, order: dict) -> list:
         per_ship.setdefault(ship, []).append(u)
     for ship, us in per_ship.items():
         if side == UK:
-            need(sum(DATA.units[u]["steps"] for u in us) <= 5, rule(17), f"at most five steps land from {name(ship)} in the first wave")
+            need(sum(ctx.state["units"][u]["steps"] for u in us) <= 5, rule(17),  # a Hit marker: one step left
+                 f"at most five steps land from {name(ship)} in the first wave")
         else:
             need(len(us) <= 2, rule(17), "at most two units land from Cabo San Antonio")
     bombard = unit_ids(order, "bombard", 17)
@@ -683,8 +683,6 @@ def exocet_frames(ctx: Ctx, target: str, held: bool) -> list:
          "the Exocet's target is one UK surface vessel in the Falkland Islands Sea Area")
     ctx.emit(fe.EffectGained, side=AR, effect="exocet", title="land-launched Exocet fired", rule="FS 11.3 6-4",
              detail={"status": "used"})
-    b = battle_frame(S.TACTICAL, AR, "exocet", "FS 11.3 6-4", [], [target], [], return_fire=False,
-                     exocet=True)
     return [{"step": "exocet", "target": target, "stage": "fire"}]
 
 
