@@ -34,8 +34,6 @@ def clamp(printed: int, modified: int) -> int:
 def hit_number(state: dict, battle: dict, shooter: str, target: str, side: str) -> tuple[int, list]:
     """The hit number of one shot and the modifiers that made it (FS 10.2-10.10)."""
     printed = DATA.units[shooter]["factors"][FACTOR[S.kind(target)]]
-    if battle["kind"] == "exocet":
-        printed = DATA.exocet_hit_number if hasattr(DATA, "exocet_hit_number") else 3  # FS 11.3 6-4
     mods: list[dict] = []
     attacking = side == battle["attacker"]
     if not battle.get("no_modifiers"):
@@ -190,7 +188,8 @@ def battle(ctx: Ctx, stack: list) -> None:
             choice = b.pop("answer")
             fire = choice.get("fire", "auto") if isinstance(choice, dict) else choice
             if fire == "auto":
-                b["defense"] = auto_fire(ctx.state, b, list(options), b["attackers"], defender)
+                exposed = sorted({t for ts in options.values() for t in ts})
+                b["defense"] = auto_fire(ctx.state, b, list(options), exposed, defender)
             else:
                 b["defense"] = check_fire(ctx.state, b, defender, fire, list(options),
                                           [t for ts in options.values() for t in ts], "FS 10.2")
