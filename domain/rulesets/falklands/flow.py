@@ -121,7 +121,7 @@ def exocet(ctx: Ctx, stack: list) -> None:
     f = stack[-1]
     if f["stage"] == "fire":
         i = len(ctx.state["order_rolls"])
-        hn = 3  # FS 11.3 6-4: "The AR hit number is three."
+        hn = DATA.exocet_hit_number  # FS 11.3 6-4: "The AR hit number is three." (the marker, data)
         r = ctx.roll(AR, f"land-launched Exocet at {name(f['target'])}", "FS 11.3 6-4", [f["target"]], hn)
         f["shots"] = [{"side": AR, "at": f["target"], "hit_number": hn, "value": r.values[0], "index": i,
                        "purpose": "Exocet"}]
