@@ -177,6 +177,10 @@ def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8
         yield order_for(t, state, seat, rng)
 
 
-def random_order(rules, state: dict, seat: str, rng: random.Random) -> dict:
+def random_order(state: dict, seat: str, rng: random.Random, rules=None) -> dict:
     """One random order (may still be refused by a rule; see ``candidates``)."""
+    if rules is None:
+        from domain.rulesets import find_ruleset
+
+        rules = find_ruleset("falklands")
     return next(candidates(rules, state, seat, rng))
