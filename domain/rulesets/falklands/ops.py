@@ -334,6 +334,7 @@ def op_13(ctx: Ctx, side: str, order: dict) -> list:
     need(targets, rule(13), f"no AR aircraft at {area_name(base)}")
     b = battle_frame(base, UK, "airbase", rule(13), carriers, targets, [], return_fire=False)
     b["fire"] = check_fire(ctx.state, b, UK, fire_of(order), carriers, targets, rule(13))
+    need(b["fire"], rule(13), "an attack needs at least one shot ('fire')")
     return [b]
 
 
