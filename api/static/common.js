@@ -42,6 +42,7 @@
     if (!line) return;
     line.textContent = message || "";
     line.className = "status" + (kind ? " " + kind : "");
+    if (kind === "error" && message && line.scrollIntoView) line.scrollIntoView({ block: "nearest" });
   };
 
   W.short = function (gameId) { return String(gameId || "").slice(0, 8); };

@@ -1,0 +1,141 @@
+"""Falklands Showdown through the pages in Chromium: the lobby creates it, UK and AR join from
+their own browsers, UK places its submarines on the game page's map form, both sides give
+operations (one as JSON), UK moves a submarine; the replay draws both maps with every counter
+and highlights the move of the current step."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from domain.errors import UnknownRuleset
+from domain.rulesets import find_ruleset
+from tests.browser.helpers import caught_up, hash_seq, labels_missing, no_horizontal_scroll, pick_order, send, shoot
+from tests.e2e.server import http_json
+
+pytestmark = pytest.mark.slow
+
+
+def _falklands_missing() -> str | None:
+    try:
+        find_ruleset("falklands")
+    except UnknownRuleset:
+        return "the falklands ruleset is not registered yet (domain/rulesets/falklands)"
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _needs_falklands():
+    reason = _falklands_missing()
+    if reason:
+        pytest.skip(reason)
+
+
+def test_a_falklands_game_on_the_map(server, open_tab, shots):
+    board = http_json("GET", f"{server}/api/v1/rulesets/falklands")[2]["board"]
+
+    # ---- the lobby: create a public Falklands game
+    uk = open_tab().goto(f"{server}/")
+    page = uk.page
+    page.select_option("#c-ruleset", "falklands")
+    assert page.locator("#c-freeform").is_hidden()  # the freeform options are for freeform only
+    page.check("#c-public")
+    page.click("#create button[type=submit]")
+    page.wait_for_selector("#created:not([hidden])")
+    game_id = page.text_content("#created-link").strip()
+    ar_link = page.get_attribute('.invite[data-seat="AR"] a.invite-link', "href")
+    page.click('.invite[data-seat="UK"] button')
+    page.fill("#j-handle", "sandy")
+    page.click("#join button[type=submit]")
+    page.wait_for_url(f"{server}/games/{game_id}")
+    uk.ready()
+
+    ar = open_tab(375, 740)
+    ar.page.goto(ar_link)
+    ar.ready()
+    ar.page.fill("#j-handle", "mario")
+    ar.page.click("#join button[type=submit]")
+    ar.page.wait_for_selector("#turn:has-text('Waiting for UK')")
+
+    # ---- the game page draws both maps with the counters in play
+    page.wait_for_selector("#turn:has-text('Your move, UK')")
+    assert page.locator("#board svg.map").count() == len(board["maps"]) == 2
+    assert page.locator("#board polygon.area").count() == len(board["areas"])
+    counters = page.locator("#board g.counter").count()
+    assert counters > 20
+
+    # ---- UK places the two submarines with the set-up form (a select per submarine)
+    pick_order(page, "setup")
+    subs = page.locator("#fields select[data-map=submarines]")
+    assert subs.count() == 2
+    placed = {}
+    for k, area in zip(range(2), ("sa6", "sa7")):
+        select = subs.nth(k)
+        select.select_option(area)
+        placed[select.get_attribute("data-id")] = area
+    assert not labels_missing(page)
+    send(page, "UnitMoved")
+    for unit, area in placed.items():
+        page.wait_for_selector(f"#board g.counter.moved[data-unit='{unit}']")
+        assert page.locator(f"#board g.counter[data-unit='{unit}']").count() == 1
+
+    # ---- an operation given as JSON (Op #9 takes no fields), then a pass
+    caught_up(page)
+    pick_order(page, "operation:9")
+    assert page.input_value("#raw-order") == '{"kind":"operation","op":9}'
+    send(page, "OperationBegun")
+    caught_up(page)
+    for _ in range(5):  # UK may have more operations this phase; pass until it is AR's move
+        if "Your move, UK" not in page.text_content("#turn"):
+            break
+        pick_order(page, "pass")
+        send(page, "OrderAccepted")
+        caught_up(page)
+    ar.page.wait_for_selector("#turn:has-text('Your move, AR')")
+    caught_up(ar.page)
+    pick_order(ar.page, "pass")
+    send(ar.page, "OrderAccepted")
+    no_horizontal_scroll(ar.page)
+    shoot(ar.page, shots / "falklands-game-ar-phone.png")
+
+    # ---- UK's submarine phase: move one submarine
+    page.wait_for_selector("#kinds input[data-kind=submarines]")
+    caught_up(page)
+    pick_order(page, "submarines")
+    mover, _ = next(iter(placed.items()))
+    page.select_option(f"#fields select[data-map=moves][data-id='{mover}']", "sa3")
+    send(page, "UnitMoved")
+    page.wait_for_selector(f"#board g.counter.moved[data-unit='{mover}']")
+    shoot(page, shots / "falklands-game-uk.png")
+
+    # ---- the replay: both maps, every counter, the move of the step highlighted, the VP chart
+    replay = uk.goto(f"{server}/games/{game_id}/replay").page
+    replay.keyboard.press("End")
+    last = hash_seq(replay)
+    status, _, frames = http_json("GET", f"{server}/api/v1/games/{game_id}/frames")
+    assert status == 200 and frames["frames"][-1]["seq"] == last
+    assert replay.locator("#board svg.map").count() == 2
+    final = frames["states"][frames["frames"][-1]["state"]]
+    on_map = [u for u, s in final["units"].items()
+              if s.get("location") in board["areas"] and not s.get("aboard") and not s.get("eliminated")]
+    assert replay.locator("#board g.counter").count() == len(on_map)
+    assert replay.locator("#chart svg #cursor").count() == 1 and replay.locator("#vp td").count() >= 1
+    # step back to the submarine's move: its counter is marked and an arrow drawn from where it was
+    move_seq = max(f["seq"] for f in frames["frames"] if f["type"] == "UnitMoved")
+    replay.click(f"#history li[data-seq='{move_seq}'] button")
+    assert hash_seq(replay) == move_seq
+    assert replay.locator(f"#board g.counter.moved[data-unit='{mover}']").count() == 1
+    assert replay.locator(f"#board line.move-arrow[data-unit='{mover}']").count() == 1
+    assert re.search(r"Turn 1 · UK Submarine", replay.text_content("#where"))
+    # and before the set-up the two submarines were not on the map
+    replay.keyboard.press("Home")
+    assert replay.locator(f"#board g.counter[data-unit='{mover}']").count() == 0
+    replay.click(f"#history li[data-seq='{move_seq}'] button")
+    shoot(replay, shots / "falklands-replay.png")
+    replay.set_viewport_size({"width": 375, "height": 740})
+    no_horizontal_scroll(replay)
+    shoot(replay, shots / "falklands-replay-phone.png")
+
+    for tab in (uk, ar):
+        assert not tab.errors, tab.errors
