@@ -180,6 +180,16 @@ STATS_QUERY = query("version", "integer", "the version made at (default: the lat
 CHART_QUERY = query("chart", "string", "an SVG chart instead of the JSON", enum=["faces", "vp"])
 RULESET_QUERY = {**query("ruleset", "string", "the ruleset, e.g. freeform"), "required": True}
 
+# ---- the event stream: its schema describes one event (OpenAPI 3.1 reads a text/event-stream
+# schema per event, as 3.2's itemSchema does); ``data`` is the export line as JSON text.
+SSE_EVENT = _obj("one event; the stream's `retry:` line and `: keep-alive` comments are not events",
+                 id={"type": "string", "description": "the event's seq"},
+                 event={"type": "string", "description": "the event's type, e.g. OrderAccepted"},
+                 data={"type": "string", "contentMediaType": JSON,
+                       "contentSchema": {"$ref": "#/components/schemas/Line"},
+                       "description": "the export line with its `text`, as the caller may see it (JSON)"})
+SSE_EVENT["required"] = ["id", "event", "data"]
+
 # ---------------------------------------------------------------------------- the table ----
 OPERATIONS: dict[tuple[str, str], Op] = {
     # ---- service
@@ -367,7 +377,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "`: keep-alive` comments when quiet and ends after a few minutes; reconnect with "
                     "Last-Event-ID. Too many open streams is 503 stream_capacity with Retry-After. Tokens go "
                     "in the Authorization header (read it with fetch; EventSource cannot send headers).",
-        replies={200: Reply("the event stream", {"type": "string"}, media=SSE)},
+        replies={200: Reply("the event stream", SSE_EVENT, media=SSE)},
         problems=(*READ, "bad_request", "stream_capacity")),
     ("get", "/api/v1/games/{game_id}/frames"): Op(
         "The replay frames, made now", ANY, tag="reads", params=_GAME,
@@ -407,7 +417,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "(default) the offline page, `format=json` the frames. 404 until a job has made it.",
         replies={200: Reply("the replay page (or its frames as JSON with format=json)", {"type": "string"},
                             media=HTML)},
-        problems=(*AUTH_READ, "invalid_request")),
+        problems=(*AUTH_READ, "invalid_request", "not_found")),
     ("post", "/api/v1/games/{game_id}/statistics"): Op(
         "Make the game's statistics", ANY, tag="jobs", params=_GAME, body_required=False,
         description="Queues a job: dice faces per seat and die size against uniform (chi-square p-value), the "
@@ -420,7 +430,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="The statistics made at `version` (default: the latest made) as JSON, or with `chart=faces` "
                     "or `chart=vp` a chart as SVG. 404 until a job has made them.",
         replies={200: Reply("the statistics (JSON; SVG with chart)", {"type": "object"})},
-        problems=(*AUTH_READ, "invalid_request")),
+        problems=(*AUTH_READ, "invalid_request", "not_found")),
     ("post", "/api/v1/statistics"): Op(
         "Make statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,), body_required=False,
         description="Queues a job over every public game of the ruleset, as a spectator sees them: win rate "
@@ -432,7 +442,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Download statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,),
         description="The latest statistics made across the ruleset's public games. 404 until a job made them.",
         replies={200: Reply("the statistics", {"type": "object"})},
-        problems=("invalid_request",)),
+        problems=("invalid_request", "not_found")),
     ("get", "/api/v1/jobs/{job_id}"): Op(
         "A job's status", ANY, tag="jobs", params=(_path_param("job_id", "the id POST returned"),),
         description="queued, started, scheduled (waiting for a retry), finished, failed, stopped or canceled; "
