@@ -80,3 +80,28 @@ def test_generated_requests_get_no_5xx_and_answers_match_the_document(world, met
 
     run()
     assert calls and max(calls) < 500
+
+
+# ----------------------------------------------------------- what the fuzzer found, pinned ----
+def _validated(schema, method: str, path: str, **case) -> int:
+    response = schema[path][method].Case(**case).call_and_validate(
+        checks=CHECKS[:5], headers={"Accept-Encoding": "identity"})
+    return response.status_code
+
+
+def test_statistics_and_replays_not_made_yet_are_a_documented_404(world):
+    schema, game, tokens, _ = world
+    assert _validated(schema, "GET", "/api/v1/statistics", query={"ruleset": "freeform"}) == 404
+    assert _validated(schema, "GET", "/api/v1/games/{game_id}/statistics",
+                      path_parameters={"game_id": game.game_id}, headers=tokens["seat"]) == 404
+    assert _validated(schema, "GET", "/api/v1/games/{game_id}/replays/{version}",
+                      path_parameters={"game_id": game.game_id, "version": "latest"}, headers=tokens["seat"]) == 404
+
+
+def test_each_event_of_the_stream_matches_the_documented_event(world):
+    schema, game, tokens, _ = world
+    assert _validated(schema, "GET", "/api/v1/games/{game_id}/events/stream",
+                      path_parameters={"game_id": game.game_id}, headers=tokens["umpire"]) == 200
+    event = schema["/api/v1/games/{game_id}/events/stream"]["GET"].definition.raw["responses"]["200"]
+    assert event["content"]["text/event-stream"]["schema"]["properties"]["data"]["contentSchema"] == \
+        {"$ref": "#/components/schemas/Line"}
