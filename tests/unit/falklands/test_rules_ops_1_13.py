@@ -273,6 +273,21 @@ def test_fs_7_1_op_5_only_for_a_ship_already_in_the_box():
     assert "UnitRepaired" not in names(out) and st2["units"]["glamorgan"]["steps"] == 1
 
 
+def test_fs_7_1_op_4_then_op_5_and_op_6_via_the_box_in_play():
+    st, order, _ = _op4_position()
+    st["ops_log"][UK] = [20, 20]
+    st["units"][order["ships"][0]]["steps"] = 1  # damaged on the way
+    out, st = play(st, UK, order)
+    set_phase(st, "UK Operations", turn=2)
+    out, st = play(st, UK, op(5, unit=order["ships"][0]))
+    assert st["units"][order["ships"][0]]["steps"] == 2
+    set_phase(st, "UK Operations", turn=3)
+    r1_ship = next(u for u in T.group_units("R1") if DATA.units[u]["class"] == "ship")
+    out, st = play(st, UK, op(6, entry={r1_ship: S.SOUTH_GEORGIA}))
+    assert S.where(st, r1_ship) == S.SOUTH_GEORGIA
+    assert st["ops_log"][UK] == [20, 20, 4, 5, 6]
+
+
 def test_fs_7_1_op_5_not_for_an_undamaged_or_sunk_vessel_or_a_ground_unit():
     st = _box(uk())
     place(st, "glamorgan", S.SOUTH_GEORGIA)

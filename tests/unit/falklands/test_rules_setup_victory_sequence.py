@@ -326,6 +326,36 @@ def test_fs_4_4_2_belgrano_and_25_de_mayo_are_worth_two():
         assert _sink_vp(out) == [(2, "FS 4.4(2)")], ship
 
 
+def _sink_with_a_leader_reroll(area, reroll):
+    """UK Op #14 at Drummond; the UK holds its Decisive Leader marker (FS 11.3 4-1) and may have
+    its missed die rolled again."""
+    st = a_uk_ship_in_the_tez(empty())
+    st["markers"][UK] = ["uk_decisive_leader"]
+    shooter = "glamorgan"
+    place(st, shooter, area)
+    place(st, "drummond", area)
+    face = DATA.units[shooter]["factors"]["surface"]
+    dice = FixedDice(6, face)  # a miss, then (if re-rolled) a hit
+    out, st = play(st, UK, op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": "drummond"}]), dice)
+    o2, st = answer(st, AR, {"fire": []}, dice)  # Drummond's defensive fire: none
+    assert st["pending"][0]["kind"] == "leadership"
+    o3, st = answer(st, UK, {"reroll": 0 if reroll else None}, dice)
+    return out + o2 + o3, st
+
+
+def test_fs_4_4_2_not_scored_in_an_operation_where_a_decisive_leader_marker_is_played():
+    # FS 4.4(2) "aren't scored during the operation when random event 4-1/4-2/4-3 is in effect":
+    # read as a battle in which a Decisive Leader marker was played (docs/rulesets.md).
+    out, st = _sink_with_a_leader_reroll("sa1", reroll=True)
+    assert "MarkerPlayed" in names(out) and not S.alive(st, "drummond")
+    assert _sink_vp(out) == []
+
+
+def test_fs_4_4_3_uk_points_are_scored_even_with_a_leader_reroll():
+    out, st = _sink_with_a_leader_reroll(TEZ[0], reroll=True)
+    assert not S.alive(st, "drummond") and _sink_vp(out) == [(-1, "FS 4.4(3)")]
+
+
 @pytest.mark.parametrize("area", TEZ + [S.SOUTH_GEORGIA])
 def test_fs_4_4_3_ar_ship_sunk_in_the_tez_or_south_georgia_scores_for_the_uk(area):
     st = a_uk_ship_in_the_tez(empty())
@@ -542,6 +572,7 @@ def test_fs_5_1_and_5_2_five_phases_in_order_then_the_next_turn():
     assert names(out).index("PhaseAdvanced") < names(out).index("Roll") < names(out).index("TurnAdvanced")
     assert seen == ["UK Operations", "AR Operations", "UK Submarine", "AR Submarine"]
     assert (st["turn"], st["phase"], st["active"]) == (2, "UK Operations", [UK])
+    assert st["phase_ops"] == {"allowed": 2, "done": 0, "free": 1}  # 1-1 drawn: two for one, when next up
     assert dice.epochs_closed == 1  # a new dice epoch with each turn
 
 

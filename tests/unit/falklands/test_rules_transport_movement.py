@@ -277,6 +277,16 @@ def test_fs_6_5_cargo_shares_its_ships_fate():
     assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(2, "FS 4.4(4)")]
 
 
+def test_fs_6_5_an_sf_team_at_sea_goes_down_with_its_ship():
+    # FS 6.5 ("fully share the fate") before FS 10.8's list of the ways SF are eliminated: a team
+    # aboard a sunk ship is lost with it.
+    st = empty("AR Operations")
+    out, st2 = _sink_transport(st, UK_DESTROYERS[0], [UK_SF[0]])
+    assert [(e["unit"], e["rule"]) for e in events_of(out, "UnitEliminated")] == \
+        [(UK_DESTROYERS[0], "FS 7.1 Op #18"), (UK_SF[0], "FS 6.5")]
+    assert not S.alive(st2, UK_SF[0])
+
+
 def test_fs_6_5_a_carried_unit_is_never_attacked_separately():
     st = empty("AR Operations")
     place(st, A4S[0], S.ARGENTINA)
