@@ -621,6 +621,16 @@ def test_fs_7_1_op_11_intercepts_only_eligible_planes_before_the_ar_attack_goes_
     assert set(battles[1]["attackers"]) == {PUCARAS[0], STEALTH, T.AR_CARRIER}
 
 
+def test_fs_7_1_op_11_when_every_plane_falls_the_ar_attack_does_not_happen():
+    st = ar()
+    order, _ = _ar_air_sea(st, [DAGGERS[0]])
+    out, st2 = play(st, AR, order)
+    hit = DATA.units["hermes"]["factors"]["air"]
+    out, st3 = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit))
+    assert [e["kind"] for e in events_of(out, "BattleBegun")] == ["interception"]
+    assert events_of(out, "OperationCompleted")[0]["side"] == AR and not st3["pending"]
+
+
 def test_fs_7_1_op_11_no_eligible_plane_no_interception():
     st = ar()
     order, _ = _ar_air_sea(st, [PUCARAS[0], STEALTH])

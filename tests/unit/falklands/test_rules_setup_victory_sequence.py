@@ -183,6 +183,15 @@ def test_fs_3_6_a_contested_area_keeps_its_controller_until_one_side_is_alone():
     assert st3["control"]["mount_kent"] == UK
 
 
+def test_fs_3_6_a_landing_into_an_empty_area_takes_it_at_once():
+    st = a_uk_ship_in_the_tez(empty())
+    place(st, "canberra", S.TACTICAL)
+    place(st, INFANTRY_UK[0], aboard="canberra")
+    out, st2 = play(st, UK, op(16, units=[INFANTRY_UK[0]], area="goose_green"))
+    assert events_of(out, "ControlChanged") == [{"area": "goose_green", "side": UK, "previous": AR, "rule": "FS 3.6"}]
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(-1, "FS 4.4(5)")]
+
+
 def test_fs_3_6_sea_areas_are_contested_by_units_of_both_sides_but_never_controlled():
     st = empty()
     place(st, "hermes", "sa6")
