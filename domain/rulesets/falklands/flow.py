@@ -15,7 +15,7 @@ from domain.rulesets.falklands.combat import (
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, need, step
-from domain.rulesets.falklands.ops import GROUND_ACTION, exocet_frames, interception_frame, name
+from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, exocet_frames, interception_frame, name
 
 UK, AR = S.UK, S.AR
 PHASE_EFFECTS = {"UK Operations": (UK, ("uk_operational_superiority", "poor_uk_staff_work")),
@@ -212,7 +212,8 @@ def after_op(ctx: Ctx, stack: list) -> None:
         end_of_game(ctx)
         return
     po = ctx.state["phase_ops"]
-    if po["done"] >= po["allowed"]:
+    solo = side == AR and "ar_air_panache" in ctx.state["effects"][AR] and op not in AIR_ONLY  # FS 11.3 5-6
+    if po["done"] >= po["allowed"] or solo:
         end_phase(ctx, stack)
 
 

@@ -114,7 +114,9 @@ def restriction(state: dict, side: str, op) -> str | None:
         return f"FS 11.3 4-6: no AR aircraft may move or fight this Operations Phase ({r})"
     if side == AR and "poor_ar_logistics" in effects and op in (14, 15, 17, 18, 19, 21, 25, "exocet"):
         return f"FS 11.3 5-1: no AR attack this Operations Phase ({r})"
-    if side == AR and "ar_air_panache" in effects and op not in AIR_ONLY:
+    # FS 11.3 5-6 "may conduct two ops ..., provided they're both ops involving only aircraft": a
+    # first op of another kind stays possible and is the phase's only one (flow.after_op ends it).
+    if side == AR and "ar_air_panache" in effects and op not in AIR_ONLY and state["phase_ops"]["done"] >= 1:
         return f"FS 11.3 5-6: both operations of this phase must involve only aircraft ({r})"
     return None
 
@@ -357,7 +359,8 @@ def op_14(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(S.where(ctx.state, u) == area, rule(14), f"{name(u)} is not in {area_name(area)}")
     tez = tez_expansion(ctx, side, order, 14)
-    return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez)]
+    return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez,
+                        protected_waiver=waiver(ctx, side, order))]  # FS 11.3 3-2: any attack on ships
 
 
 def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:

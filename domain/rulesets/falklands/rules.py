@@ -174,6 +174,8 @@ class Falklands(Ruleset):
         if order.get("with_op_10") and not (op in (14, 18) or (op == 20 and order.get("attack") is True)):
             raise RuleViolation(rule(10), "Op #10 is tacked onto a UK attack on AR vessels (Op #14, #18, or #20 "
                                           "with an attack)")
+        if seat == AR and order.get("attack") is True and "poor_ar_logistics" in ctx.state["effects"][AR]:
+            raise RuleViolation("FS 11.3 5-1", f"no AR attack of any kind this Operations Phase ({rule(op)})")
         ctx.emit(fe.OperationBegun, side=seat, op=op, title=TITLES[op], rule=rule(op), free=free)
         frames = OPS[op](ctx, seat, order)
         ground_attack = op in (22, 24) and order.get("attack") is True
