@@ -87,8 +87,10 @@ class Tab:
         self.context, self.page, self.errors = context, page, []
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        # A request cut short by leaving the page (ERR_ABORTED: a reload in flight, the open
+        # stream) is normal; any other failed request is an error.
         page.on("requestfailed", lambda r: self.errors.append(f"request failed: {r.url} {r.failure}")
-                if "/events/stream" not in r.url else None)  # a stream aborted on leaving the page is normal
+                if "ERR_ABORTED" not in (r.failure or "") else None)
 
     def _console(self, message) -> None:
         # A 4xx the page asked for on purpose (a refused order, a private game) is logged by

@@ -193,3 +193,21 @@ def test_a_private_game_is_not_shown_without_its_token(server, open_tab):
     tab.page.goto(f"{server}/games/{made['game_id']}")
     tab.page.wait_for_selector("#access:not([hidden])")
     assert "private" in tab.page.text_content("#summary")
+
+
+def test_the_lobby_fits_a_phone_and_filters_by_status(server, open_tab, shots):
+    for n in range(2):
+        status, _, made = http_json("POST", f"{server}/api/v1/games",
+                                    {"ruleset": "freeform", "public": True, "options": {"sides": ["A", "B"]}})
+        assert status == 201
+    tab = open_tab(375, 740).goto(f"{server}/")
+    page = tab.page
+    assert page.locator(f'#games tr[data-game="{made["game_id"]}"]').count() == 1
+    page.select_option("#f-status", "ended")
+    page.wait_for_selector(f'#games tr[data-game="{made["game_id"]}"]', state="detached")
+    page.select_option("#f-status", "waiting")
+    page.wait_for_selector(f'#games tr[data-game="{made["game_id"]}"]')
+    no_horizontal_scroll(page)
+    assert not labels_missing(page)
+    shoot(page, shots / "lobby-phone.png")
+    assert not tab.errors, tab.errors
