@@ -279,14 +279,14 @@ def op_12(ctx: Ctx, side: str, order: dict) -> list:
              f"{name(old)} and {name(ship)} are not in the same sea area")
     after = {**{u: ctx.state["units"][u]["aboard"] for u in S.units_in_any(ctx.state, side=UK, classes=["ground"])
                 if ctx.state["units"][u]["aboard"]}, **moves}
-    check_loads(after, rule(12))
+    check_loads(after, rule(12), ctx.state)
     for u, ship in moves.items():
         if ctx.state["units"][u]["aboard"] != ship:
             ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["aboard"], rule=rule(12))
     return []
 
 
-def check_loads(aboard: dict[str, str], r: str) -> None:
+def check_loads(aboard: dict[str, str], r: str, state: dict | None = None) -> None:
     """FS 6.2 / 6.5: who may carry what, within each ship's capacity."""
     by_ship: dict[str, list[str]] = {}
     for u, ship in aboard.items():
@@ -312,7 +312,9 @@ def check_loads(aboard: dict[str, str], r: str) -> None:
             if d["side"] == AR:
                 need(DATA.units[u]["type"] in ("infantry", "hmg", "sf"), "FS 6.2(2)",
                      f"{d['name']} carries only infantry, heavy machinegun and SF units")
-        load = (len(counted) if d["side"] == AR else sum(DATA.units[u]["steps"] for u in counted))
+        # UK loads count the steps each unit has now: a Hit unit has one (FS 2.8, 6.2(2)).
+        load = (len(counted) if d["side"] == AR else
+                sum((state["units"][u]["steps"] if state else DATA.units[u]["steps"]) for u in counted))
         need(load <= d.get("capacity", 0), "FS 6.2(2)",
              f"{d['name']} carries at most {d.get('capacity', 0)} {'units' if d['side'] == AR else 'steps'}")
 
@@ -633,7 +635,7 @@ def op_23(ctx: Ctx, side: str, order: dict) -> list:
                  f"{name(u)} loads from a land area onto a ship in the Falkland Islands Sea Area")
     after = {**{u: ctx.state["units"][u]["aboard"] for u in S.units_in_any(ctx.state, side=side, classes=["ground"])
                 if ctx.state["units"][u]["aboard"]}, **loads}
-    check_loads(after, rule(23))
+    check_loads(after, rule(23), ctx.state)
     for u, ship in loads.items():
         ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))
     return [{"step": "ground_settle"}]

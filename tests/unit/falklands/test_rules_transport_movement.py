@@ -142,6 +142,19 @@ def test_fs_6_2_2_fearless_and_intrepid_carry_up_to_five_steps():
     assert rejected(st, UK, op(12, moves={u: "fearless" for u in two_step})) == "FS 6.2(2)"  # six
 
 
+def test_fs_6_2_2_a_reduced_uk_unit_counts_its_one_remaining_step():
+    # FS 6.2(2) counts UK loads "in terms of steps"; a Hit unit has one step left (FS 2.8), as
+    # Op #17 counts it for the five of a first wave.
+    st = uk()
+    place(st, "fearless", "sa4")
+    place(st, "canberra", "sa4")
+    for u in UK_INFANTRY[:3]:
+        place(st, u, aboard="canberra")
+    st["units"][UK_INFANTRY[2]]["steps"] = 1
+    out, st2 = cross_deck(st, {u: "fearless" for u in UK_INFANTRY[:3]})  # 2 + 2 + 1 = five steps
+    assert all(st2["units"][u]["aboard"] == "fearless" for u in UK_INFANTRY[:3])
+
+
 def test_fs_6_2_2_cabo_san_antonio_carries_two_units_infantry_hmg_or_sf_only():
     assert DATA.units[T.AR_ASSAULT_SHIP]["capacity"] == 2
     st = ar()
