@@ -101,6 +101,13 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
     send(page, "VPScored")
     page.wait_for_selector("#vp td:has-text('3')")
     assert not labels_missing(page) and not labels_missing(red.page)
+
+    # ---- a take-back: Blue asks, Red's page offers Accept through the stream, Blue's VP go back
+    page.click("#takeback")
+    red.page.click("#takeback-buttons button:has-text('Accept')")
+    page.wait_for_function("() => document.querySelector('#vp tr td').textContent === '0'")
+    page.wait_for_selector("#takeback-box", state="hidden")
+    caught_up(page)
     red.page.wait_for_selector("#log li:has-text('held the ridge')")
     shoot(page, shots / "freeform-game-blue.png")
     shoot(red.page, shots / "freeform-game-red-phone.png")
