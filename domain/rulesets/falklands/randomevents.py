@@ -65,7 +65,7 @@ def political_pressure(ctx: Ctx, stack: list, entry: dict) -> None:
 @effect("severe_weather")
 def severe_weather(ctx: Ctx, stack: list, entry: dict) -> None:
     left = ctx.state["uk_operations_left"] - 1
-    ctx.emit(fe.OperationCompleted, side=UK, op="weather", uk_operations_left=left, rule="FS 11.3 5-3")
+    ctx.emit(fe.OperationCompleted, side=UK, op="weather", uk_operations_left=left, rule=f"FS 11.3 {entry['event']}")
     if left <= 0:
         end_of_game(ctx)
 
