@@ -161,7 +161,9 @@ class Falklands(Ruleset):
         phase = ctx.state["phase"]
         need(phase == f"{seat} Operations", self.sequence_rule, f"operations are chosen in your Operations Phase, not the {phase} phase")
         po = ctx.state["phase_ops"]
-        free = seat == UK and po.get("free", 0) > 0 and po["done"] >= 1
+        # FS 11.3 1-1: two for the price of one; the first is free, so with one operation left the
+        # UK still conducts both before the game ends (FS 5.3).
+        free = seat == UK and po.get("free", 0) > 0 and po["done"] == 0
         if order.get("kind") == "pass":
             ctx.emit(fe.OperationBegun, side=seat, op="pass", title="no operation", rule="FS 5.3", free=free)
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])

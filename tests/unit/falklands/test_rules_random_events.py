@@ -108,10 +108,10 @@ def test_fs_11_3_1_1_to_1_5_two_uk_operations_for_the_price_of_one(ar):
     assert st["phase"] == "UK Operations" and st["phase_ops"]["allowed"] == 2
     left = st["uk_operations_left"]
     out, st = play(st, UK, op(20, units=["glamorgan"], destination="sa5"))
-    assert events_of(out, "OperationBegun")[0]["free"] is False and st["uk_operations_left"] == left - 1
+    assert events_of(out, "OperationBegun")[0]["free"] is True and st["uk_operations_left"] == left
     assert st["phase"] == "UK Operations" and st["active"] == [UK]  # the second op need not be announced first
     out, st = play(st, UK, op(20, units=["glamorgan"], destination=SEA))
-    assert events_of(out, "OperationBegun")[0]["free"] is True and st["uk_operations_left"] == left - 1
+    assert events_of(out, "OperationBegun")[0]["free"] is False and st["uk_operations_left"] == left - 1
     assert events_of(out, "EffectSpent")[0]["effect"] == "uk_operational_superiority"
     assert st["phase"] == "AR Operations"
 

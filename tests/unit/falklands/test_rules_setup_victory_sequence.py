@@ -611,6 +611,16 @@ def test_fs_5_3_each_uk_operation_moves_the_track_down_one_ar_operations_never()
     assert st["uk_operations_left"] == 29
 
 
+def test_fs_11_3_1_1_with_one_operation_left_the_uk_still_conducts_both():
+    st = control(a_uk_ship_in_the_tez(empty(uk_operations=1)), UK, T.PORT_STANLEY)
+    st["effects"][UK]["uk_operational_superiority"] = {"rule": "FS 5.4"}
+    st["phase_ops"] = {"allowed": 2, "done": 0, "free": 1}
+    out, st = play(st, UK, {"kind": "pass"})
+    assert not st["ended"] and st["uk_operations_left"] == 1
+    out, st = play(st, UK, {"kind": "pass"})
+    assert st["ended"] and st["uk_operations_left"] == 0
+
+
 def test_fs_5_3_the_last_turn_is_truncated_right_after_the_uk_operation():
     st = control(a_uk_ship_in_the_tez(empty(uk_operations=1)), UK, T.PORT_STANLEY)
     assert st["uk_operations_left"] == 1
@@ -627,11 +637,11 @@ def test_fs_5_4_event_1_1_is_in_effect_at_the_start_two_uk_ops_for_the_price_of_
     assert "uk_operational_superiority" in st["effects"][UK]
     assert st["phase_ops"] == {"allowed": 2, "done": 0, "free": 1}
     out, st = play(st, UK, {"kind": "pass"})
-    assert events_of(out, "OperationBegun")[0]["free"] is False
-    assert st["uk_operations_left"] == 29 and st["phase"] == "UK Operations"  # a second op follows
+    assert events_of(out, "OperationBegun")[0]["free"] is True  # the first of the pair costs nothing
+    assert st["uk_operations_left"] == 30 and st["phase"] == "UK Operations"  # a second op follows
     out, st = play(st, UK, op(20, units=[UK_DESTROYERS[0]], destination=TEZ[1]))
-    assert events_of(out, "OperationBegun")[0]["free"] is True
-    assert events_of(out, "OperationCompleted")[0]["uk_operations_left"] == 29  # the second costs nothing
+    assert events_of(out, "OperationBegun")[0]["free"] is False
+    assert events_of(out, "OperationCompleted")[0]["uk_operations_left"] == 29  # one for the pair
     assert {"side": UK, "effect": "uk_operational_superiority", "rule": "FS 11.3"} in events_of(out, "EffectSpent")
     assert st["phase"] == "AR Operations" and "uk_operational_superiority" not in st["effects"][UK]
 
