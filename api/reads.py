@@ -477,7 +477,7 @@ def _not_shown(game_id: str, viewer: str | None) -> set[int] | None:
     try:
         lines = service().lines(game_id)
         rules = find_ruleset(lines[0]["data"]["ruleset"])
-    except Exception:  # a tampered row that does not decode: withhold every detail
+        shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if not line.get("redacted")}
+    except Exception:  # a tampered row that does not decode or fit its type: withhold every detail
         return None
-    shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if not line.get("redacted")}
     return {line["seq"] for line in lines} - shown

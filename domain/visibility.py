@@ -8,6 +8,7 @@ export. Seeds of unrevealed epochs are never in the log, so no filtering is need
 
 from __future__ import annotations
 
+from domain.errors import DamagedLog
 from domain.rulesets import UMPIRE, Ruleset
 
 
@@ -22,7 +23,13 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[
         return lines
     shown = []
     for line in lines:
-        data = rules.redact(line["type"], line["data"], viewer)
+        try:
+            data = rules.redact(line["type"], line["data"], viewer)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            # Data that does not fit its event type (a row changed outside warlog): what it
+            # hides cannot be known, so nothing of it is shown.
+            raise DamagedLog(f"the stored log of game {line.get('game_id')} is damaged at line {line.get('seq')} "
+                             f"({type(exc).__name__}); its integrity check names the line") from exc
         if data is None:
             continue
         shown.append(line if data is line["data"] else {**line, "data": data, "redacted": True})

@@ -140,10 +140,20 @@ def swap_two_adjacent_events(raw, gid, lines):
     return k
 
 
+def move_a_roll_to_the_end(raw, gid, lines):
+    """Reordered rows: the first roll taken out and appended after the last event, the events
+    after it renumbered down to close the gap."""
+    k, last = seqs_of(lines, "DiceRolled")[0], len(lines)
+    raw.copy_row(gid, k, last + 1)
+    raw.delete(gid, k)
+    raw.shift(gid, k + 1, -1)
+    return k
+
+
 TAMPERS = [change_die_value, change_vp_total, change_order_and_rehash_it,
            forge_die_and_rewrite_the_whole_chain, delete_a_middle_event, delete_the_first_event,
            insert_a_copy_at_the_end, insert_a_copy_in_the_middle, swap_two_rolls,
-           swap_two_adjacent_events]
+           swap_two_adjacent_events, move_a_roll_to_the_end]
 
 
 @pytest.fixture(params=TAMPERS, ids=[t.__name__ for t in TAMPERS])
