@@ -180,3 +180,124 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         targets = S.units_in(state, S.TACTICAL, side=UK, classes=["ship"])
         return {"target": targets} if targets else None
     return None
+
+
+# ------------------------------------------------------------------------- form fields ---
+# A form-friendly description of each operation's fields (docs/pages.md: a list is a select; an
+# object {choices, multiple, optional, type, description}). The choices above say what is
+# possible; these say how to ask for it.
+FIRE = {"type": "json", "optional": True,
+        "description": 'leave empty for automatic fire, or a list of {"unit": …, "at": …} (FS 10.2)'}
+OP10 = {"type": "boolean", "optional": True, "description": "true to tack Op #10 (TEZ expanded) onto this attack"}
+
+
+def _flat(value) -> list:
+    """Every id in a choices value: a list, {key: list}, or {key: {units|aircraft|…: list}}."""
+    if isinstance(value, list):
+        return list(value)
+    out: list = []
+    if isinstance(value, dict):
+        for v in value.values():
+            for x in _flat(v):
+                if isinstance(x, str) and x not in out:
+                    out.append(x)
+    return out
+
+
+def _many(items, optional: bool = False, description: str = "") -> dict:
+    return {"choices": sorted(set(items)), "multiple": True, "optional": optional, "description": description}
+
+
+def template_fields(op, choices: dict, side: str) -> dict:
+    c = choices
+    fields: dict = {"op": [op]}
+    uk = side == UK
+    if op == 1:
+        fields["units"] = _many(c["units"], description="up to two ground units")
+    elif op in (2, 5, 8):
+        fields["unit"] = c["unit"]
+    elif op == 3:
+        fields.update(origin=sorted(c["aircraft"]), aircraft=_many(_flat(c["aircraft"])), destination=c["destinations"])
+    elif op == 4:
+        fields.update(ships=_many(c["ships"], description="three surface vessels"), submarine=c["submarine"],
+                      sf=_many(c["sf"], description="two SF units aboard the force"))
+    elif op == 6:
+        fields["entry"] = {"type": "json", "optional": True,
+                           "description": f'group {c["group"]} enters via sa4; {{"ship": "south_georgia"}} for others'}
+    elif op == 7:
+        fields.update(sf=c["sf"], target=c["target"])
+    elif op == 12:
+        fields["moves"] = {"type": "json", "description": '{"unit": "ship in the same sea area", …}'}
+    elif op == 13:
+        fields.update(airbase=sorted(c["airbase"]), carriers=_many(_flat({a: v["carriers"] for a, v in c["airbase"].items()})),
+                      fire=FIRE)
+    elif op == 14:
+        fields.update(area=sorted(c["area"]), units=_many(_flat({a: v["units"] for a, v in c["area"].items()})), fire=FIRE)
+    elif op == 15:
+        areas = c["area"]
+        fields.update(area=sorted(areas), units=_many(_flat({a: v["units"] for a, v in areas.items()})),
+                      aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
+                      carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
+    elif op == 16:
+        fields.update(units=_many(c["units"]), area=c["area"])
+    elif op == 17:
+        fields.update(area=c["area"], wave=_many(c["wave"], description="the first wave, from the assault ships"),
+                      bombard=_many(c["bombard"], True), bombard_fire=FIRE, fire=FIRE)
+        if uk:
+            fields["second_wave"] = _many(c["second_wave"], True, "1-10 steps, if a first-wave unit survives")
+    elif op in (18, 19):
+        areas = c["area"]
+        fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
+                      carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
+        if not uk:
+            fields["refuel"] = _many([u for u in fields["aircraft"]["choices"] if u.startswith("a4")], True,
+                                     "up to four Argentina-based A-4s (FS 9.4)")
+    elif op == 20:
+        fields.update(units=_many(_flat(c["units"]), True, "vessels from one area"), destination=c["destination"],
+                      attack={"type": "boolean", "optional": True, "description": "true to attack there"},
+                      support=_many(_flat(c["units"]), True, "vessels already there"), fire=FIRE)
+    elif op == 21:
+        fields.update(units=_many(c["units"]), area=c["area"], fire=FIRE)
+    elif op in (22, 24):
+        origins = c["origin"]
+        units = _flat({a: (v if isinstance(v, list) else v["units"]) for a, v in origins.items()})
+        dests = c["destination"] if op == 22 else sorted({d for v in origins.values() for d in v["destination"]})
+        fields.update(origin=sorted(origins), units=_many(units), destination=dests,
+                      attack={"type": "boolean", "optional": True, "description": "true to attack there"},
+                      support=_many(units, True, "units already there"), fire=FIRE)
+    elif op == 23:
+        fields["loads"] = {"type": "json", "description": '{"unit": "ship", …}'}
+    elif op == 25:
+        fields.update(area=c["area"], fire=FIRE)
+    elif op == "exocet":
+        fields["target"] = c["target"]
+    if uk and op in (14, 18, 20):
+        fields["with_op_10"] = OP10
+    return fields
+
+
+def decision_fields(decision: dict) -> dict:
+    """The answers a form can offer for a pending decision, as ready-made choices."""
+    kind, opts = decision["kind"], decision["options"]
+    if kind == "defensive_fire":
+        answers = [{"fire": "auto"}]
+    elif kind == "interception":
+        answers = [{"fire": "auto"}, {"fire": []}]
+    elif kind == "leadership":
+        answers = [{"reroll": None}] + [{"reroll": o["die"]} for o in opts["reroll"]]
+    elif kind == "emergency_rebase":
+        answers = [{"destinations": {u: "argentina" for u in opts["destinations"]}}]
+    elif kind == "free_attack":
+        answers = [{"decline": True}] + [
+            ({"area": a, "units": v["units"], "target": t} if "carriers" not in v else
+             {"area": a, "units": v["units"], "carriers": v["carriers"], "aircraft": v["aircraft"], "fire": "auto"})
+            for a, v in opts["areas"].items() for t in (v["targets"] if "carriers" not in v else [None])]
+    elif kind == "exocet":
+        answers = [{"target": t} for t in opts["target"]] + [{"target": None}]
+    elif kind == "peru_replacement":
+        answers = [{"unit": u} for u in opts["unit"]] + [{"unit": None}]
+    elif kind == "sf_compromised":
+        answers = [{"unit": u} for u in opts["unit"]]
+    else:
+        answers = [{}]
+    return {"decision": [decision["id"]], "choice": answers}

@@ -76,9 +76,10 @@ def mine(ctx: Ctx, units: list[str], side: str, op, classes: tuple = ()) -> None
             need(S.kind(u) in classes, rule(op), f"{name(u)} is not a {' or '.join(classes)}")
 
 
-def fire_of(order: dict) -> list:
-    fire = order.get("fire", [])
-    return [] if fire is None else fire
+def fire_of(order: dict):
+    """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
+    fire = order.get("fire")
+    return "auto" if fire is None else fire
 
 
 # ----------------------------------------------------------------------------- availability ---
@@ -581,7 +582,7 @@ def op_17(ctx: Ctx, side: str, order: dict) -> list:
         targets = _targets(ctx, area, enemy, ("ground", "aircraft"), no_sf=True)
         if targets:
             b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
-            b["fire"] = check_fire(ctx.state, b, side, order.get("bombard_fire") or [], bombard, targets, rule(17))
+            b["fire"] = check_fire(ctx.state, b, side, order.get("bombard_fire") or "auto", bombard, targets, rule(17))
             if b["fire"]:
                 frames.append(b)
     frames.append({"step": "assault", "area": area, "side": side, "wave": wave, "second": second,

@@ -22,7 +22,7 @@ from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registe
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
-from domain.rulesets.falklands.choices import op_choices
+from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, answer, need, run
 from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
@@ -86,7 +86,7 @@ class Falklands(Ruleset):
             if d["seat"] != seat:
                 return []
             return [{"kind": "decide", "decision": d["id"], "decision_kind": d["kind"], "rule": d["rule"],
-                     "prompt": d["prompt"], "options": d["options"]}]
+                     "prompt": d["prompt"], "options": d["options"], "fields": decision_fields(d)}]
         phase = state["phase"]
         if S.PHASE_SIDE.get(phase) != seat:
             return []
@@ -104,7 +104,8 @@ class Falklands(Ruleset):
             choices = op_choices(state, seat, op)
             if choices is None:
                 continue
-            orders.append({"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op), "choices": choices})
+            orders.append({"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op), "choices": choices,
+                           "fields": template_fields(op, choices, seat)})
         orders.append({"kind": "pass", "rule": "FS 5.3",
                        "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")})
         return orders
