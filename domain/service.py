@@ -7,11 +7,14 @@ whose id the winner recorded: that returns the winner's result (idempotency).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import threading
+from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -21,7 +24,7 @@ from eventsourcing.utils import get_topic
 
 from domain import verify as verifying
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion
-from domain.events import EVENT_TYPES, GameCreated
+from domain.events import GameCreated, event_class
 from domain.game import Game
 from domain.storage import SeedStore, StoreConfig, config_from_env
 
@@ -51,6 +54,148 @@ class CommandResult:
     order_id: str | None = None
 
 
+def _digest(state: bytes) -> bytes:
+    return hashlib.sha1(state).digest()
+
+
+@dataclass
+class CachedGame:
+    """A game as this process last saved (or loaded) it, with what it was built from: the
+    snapshot at ``base`` (0: none) and a digest of each stored event row after it."""
+
+    game: Game
+    base: int
+    digests: list[bytes]
+
+
+class GameCache:
+    """The games this process used last, so a command need not rebuild its game from a snapshot
+    and up to a hundred decoded events (``Warlog._current`` says how a copy is checked).
+
+    A command *takes* its game out (no two threads ever share one object: a command mutates it)
+    and puts it back once saved, or untouched (a refused order). Least recently used games fall
+    out beyond ``size``."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._games: OrderedDict[UUID, CachedGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, game_id: UUID) -> CachedGame | None:
+        with self._lock:
+            return self._games.pop(game_id, None)
+
+    def put(self, cached: CachedGame) -> None:
+        if cached.game.pending_events or self.size <= 0:
+            return  # unsaved events: this object is no longer the stored game
+        with self._lock:
+            self._games[cached.game.id] = cached
+            self._games.move_to_end(cached.game.id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+
+@dataclass
+class _Pending:
+    game: Game
+    lead: bool = False
+    finished: bool = False
+    recordings: list | None = None
+    error: BaseException | None = None
+
+
+class GroupCommit:
+    """Saves of different games that arrive together are written in ONE transaction
+    (``Application.save(*games)``): one commit, and on PostgreSQL one lock of the events table,
+    for all of them.
+
+    Nobody waits on purpose: the first save to arrive is written at once; saves arriving while
+    it commits queue up, and the first of them then leads: it writes the whole queue in one go
+    (at most ``limit`` games, at most one save per game). When a batch fails (one of its games
+    lost a race on its version), its members are saved one by one, so one game's conflict never
+    fails another's order: each thread gets its own recordings or its own error, exactly as
+    without batching."""
+
+    def __init__(self, save: Callable[..., list], limit: int = 64):
+        self._save = save
+        self.limit = limit
+        self._queue: list[_Pending] = []
+        self._cond = threading.Condition()
+        self._busy = False
+        self.batches = 0  # transactions that saved more than one game
+        self.fallbacks = 0  # batches that failed and were saved one by one
+
+    def save(self, game: Game) -> list:
+        mine = _Pending(game)
+        with self._cond:
+            self._queue.append(mine)
+            if not self._busy:
+                self._busy = mine.lead = True
+            while not mine.finished:
+                if mine.lead:
+                    self._lead(mine)
+                else:
+                    self._cond.wait()
+        if mine.error is not None:
+            raise mine.error
+        return mine.recordings
+
+    def _lead(self, mine: _Pending) -> None:
+        """Write the queue as one batch; called and returning with the condition's lock held."""
+        batch, later, seen = [], [], set()
+        for entry in self._queue:
+            if entry.game.id in seen or len(batch) >= self.limit:
+                later.append(entry)
+            else:
+                seen.add(entry.game.id)
+                batch.append(entry)
+        self._queue = later
+        self._cond.release()
+        try:
+            self._commit(batch)
+        finally:
+            self._cond.acquire()
+            for entry in batch:
+                if entry.recordings is None and entry.error is None:
+                    entry.error = RuntimeError("the batch holding this save was interrupted")
+                entry.finished = True
+            mine.lead = False
+            if self._queue:
+                self._queue[0].lead = True
+            else:
+                self._busy = False
+            self._cond.notify_all()
+
+    def _commit(self, batch: list[_Pending]) -> None:
+        if len(batch) == 1:
+            self._one(batch[0])
+            return
+        pending = [(entry, list(entry.game.pending_events)) for entry in batch]
+        try:
+            recordings = self._save(*(entry.game for entry in batch))
+        except Exception:
+            self.fallbacks += 1
+            for entry, events in pending:  # save() collected them: give each game its events back
+                entry.game.pending_events[:] = events
+                self._one(entry)
+            return
+        self.batches += 1
+        by_game: dict[UUID, list] = {entry.game.id: [] for entry in batch}
+        for recording in recordings:
+            by_game[recording.domain_event.originator_id].append(recording)
+        for entry in batch:
+            entry.recordings = by_game[entry.game.id]
+
+    def _one(self, entry: _Pending) -> None:
+        try:
+            entry.recordings = self._save(entry.game)
+        except Exception as exc:  # handed to the thread whose save it was
+            entry.error = exc
+
+
 def parse_game_id(game_id: str | UUID) -> UUID:
     if isinstance(game_id, UUID):
         return game_id
@@ -66,6 +211,7 @@ class Warlog(Application):
     name = "Warlog"
     is_snapshotting_enabled = True
     snapshotting_intervals = {Game: 100}
+    GAME_CACHE = 1000  # games kept in memory between commands, per process (GameCache)
 
     def __init__(self, config: StoreConfig | None = None, *, create_tables: bool = False):
         self.config = config or config_from_env()
@@ -75,6 +221,9 @@ class Warlog(Application):
         self.seeds = SeedStore(self.recorder.datastore, self.config.kind, schema)
         if create_tables:
             self.seeds.create_table()
+        self.games = GameCache(self.GAME_CACHE)
+        # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
+        self.group_commit = GroupCommit(lambda *games: self.save(*games))
 
     @classmethod
     def migrate(cls, config: StoreConfig | None = None) -> None:
@@ -160,16 +309,22 @@ class Warlog(Application):
     def submit_order(self, game_id: str | UUID, seat: str, order_id: str, order: dict,
                      expected_version: int | None = None) -> CommandResult:
         """Check and record one order. The same order id again returns the first result."""
-        game = self.get_game(game_id)
-        known = game.order_range(order_id) if isinstance(order_id, str) else None
-        if known is None and expected_version is not None and game.version != expected_version:
-            raise StaleVersion(f"the game is at version {game.version}, not {expected_version}",
-                               current_version=game.version)
-        first, last = game.submit(seat, order_id, order, self._seed_for(game))
+        cached = self._current(game_id)
+        game = cached.game
+        try:
+            known = game.order_range(order_id) if isinstance(order_id, str) else None
+            if known is None and expected_version is not None and game.version != expected_version:
+                raise StaleVersion(f"the game is at version {game.version}, not {expected_version}",
+                                   current_version=game.version)
+            first, last = game.submit(seat, order_id, order, self._seed_for(game))
+        except BaseException:
+            self.games.put(cached)  # kept only when the refused order left nothing pending on it
+            raise
         if known is not None:
+            self.games.put(cached)
             return self._replay(game, order_id, first, last)
         try:
-            recordings = self.save(game)
+            recordings = self.group_commit.save(game)
         except IntegrityError:
             winner = self.get_game(game_id)
             if winner.order_range(order_id) is not None:
@@ -177,6 +332,7 @@ class Warlog(Application):
                 return self._replay(winner, order_id, first, last)
             raise Conflict(f"another order was recorded first; the game is now at version "
                            f"{winner.version}", current_version=winner.version) from None
+        self._keep(cached, recordings)
         return self._result(game, recordings, order_id=order_id)
 
     def import_lines(self, text_lines: Iterable[str]) -> str:
@@ -192,7 +348,7 @@ class Warlog(Application):
             raise Conflict(f"game {game_id} already exists here")
         events = []
         for n, line in enumerate(lines, start=1):
-            cls = EVENT_TYPES.get(line["type"])
+            cls = event_class(line["type"])
             if cls is None:
                 raise IntegrityFailure(f"unknown event type {line['type']!r}", seq=n)
             kwargs = dict(line["data"], originator_id=game_id, originator_version=line["seq"],
@@ -221,16 +377,68 @@ class Warlog(Application):
         game_id = str(game.id)
         return lambda epoch: self.seeds.seed_for(game_id, epoch)
 
-    def _command(self, game_id: str | UUID, command) -> CommandResult:
-        game = self.get_game(game_id)
-        command(game)
-        return self._save(game)
+    def _current(self, game_id: str | UUID) -> CachedGame:
+        """The game for a command. This process's copy from its last command is used when the
+        stored rows it was built from (those after its snapshot: what a load would read) are
+        still byte for byte the same, and is brought up to date with the rows other processes
+        added since; otherwise the game is loaded afresh, so a log changed outside warlog is
+        noticed (DamagedLog) exactly as without the copy."""
+        gid = parse_game_id(game_id)
+        cached = self.games.take(gid)
+        if cached is not None:
+            rows = self.recorder.select_events(gid, gt=cached.base)
+            known = cached.game.version - cached.base
+            if len(rows) >= known and all(
+                    row.originator_version == cached.base + n and _digest(row.state) == digest
+                    for n, (row, digest) in enumerate(zip(rows, cached.digests), start=1)):
+                with _decoding(game_id):
+                    for row in rows[known:]:
+                        self.mapper.to_domain_event(row).mutate(cached.game)
+                        cached.digests.append(_digest(row.state))
+                return cached
+        return self._load(gid)
 
-    def _save(self, game: Game) -> CommandResult:
+    def _load(self, gid: UUID) -> CachedGame:
+        """As ``get_game`` (the latest snapshot, then the events after it), keeping a digest of
+        each stored row read."""
+        with _decoding(gid):
+            snapshot = next(iter(self.snapshots.get(gid, desc=True, limit=1)), None) if self.snapshots else None
+            base = snapshot.originator_version if snapshot is not None else 0
+            rows = self.recorder.select_events(gid, gt=base)
+            game = snapshot.mutate(None) if snapshot is not None else None
+            for row in rows:
+                game = self.mapper.to_domain_event(row).mutate(game)
+        if game is None:
+            raise GameNotFound(f"no game {gid}")
+        return CachedGame(game, base, [_digest(row.state) for row in rows])
+
+    def _keep(self, cached: CachedGame, recordings: list) -> None:
+        """Put a saved game back, with the rows just written; a snapshot taken by the save
+        (every snapshot interval) becomes its new base, as it would for a load."""
+        interval = self.config.snapshot_interval
+        for recording in recordings:
+            row = recording.notification
+            if interval and row.originator_version % interval == 0:
+                cached.base, cached.digests = row.originator_version, []
+            else:
+                cached.digests.append(_digest(row.state))
+        self.games.put(cached)
+
+    def _command(self, game_id: str | UUID, command) -> CommandResult:
+        cached = self._current(game_id)
         try:
-            recordings = self.save(game)
+            command(cached.game)
+        except BaseException:
+            self.games.put(cached)  # kept only when the refusal left nothing pending on it
+            raise
+        return self._save(cached.game, cached)
+
+    def _save(self, game: Game, cached: CachedGame | None = None) -> CommandResult:
+        try:
+            recordings = self.group_commit.save(game)
         except IntegrityError:
             raise Conflict("another command was recorded first; reload and try again") from None
+        self._keep(cached or CachedGame(game, 0, []), recordings)
         return self._result(game, recordings)
 
     @staticmethod

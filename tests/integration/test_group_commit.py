@@ -1,0 +1,258 @@
+"""Group commit and the game cache (domain/service.py), on real SQLite and PostgreSQL.
+
+Orders of different games that arrive together are saved in one transaction; a batch that fails
+because one of its games lost a race is saved again member by member, so only that game's order
+fails. Commands start from this process's copy of the game, brought up to date with what other
+processes recorded since.
+
+To make a batch happen on cue, ``Gate`` holds the first save open until the wanted number of other
+saves has queued behind it: no timing is assumed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from uuid import UUID
+
+import pytest
+
+from domain.errors import Conflict, DamagedLog, RuleViolation, StaleVersion
+from domain.service import Warlog
+from domain.verify import verify
+from tests.conftest import new_freeform_game
+from tests.integration.rawstore import RawStore
+
+DEADLINE = 30.0
+
+
+def roll(purpose: str) -> dict:
+    return {"kind": "roll", "dice": "2d6", "purpose": purpose, "target": {"compare": ">=", "value": 7}}
+
+
+class Gate:
+    """Wraps ``app.save``: the first save waits until ``queued`` saves wait behind it and the
+    test opens the gate. Counts the games of every save call."""
+
+    def __init__(self, app: Warlog, queued: int):
+        self.app, self.queued = app, queued
+        self.entered = threading.Event()
+        self.opened = threading.Event()
+        self.sizes: list[int] = []
+        self._save = app.save
+        app.save = self.save
+
+    def save(self, *games, **kwargs):
+        if not self.entered.is_set():
+            self.entered.set()
+            assert self.opened.wait(DEADLINE), "the gate was never opened"
+        self.sizes.append(len(games))
+        return self._save(*games, **kwargs)
+
+    def wait_for_queue(self) -> None:
+        deadline = time.monotonic() + DEADLINE
+        while len(self.app.group_commit._queue) < self.queued:
+            assert time.monotonic() < deadline, "the saves never queued up"
+            time.sleep(0.005)
+
+
+def in_thread(results: dict, key: str, call) -> threading.Thread:
+    def run():
+        try:
+            results[key] = call()
+        except BaseException as exc:  # handed to the test, which asserts on it
+            results[key] = exc
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def join_all(threads: list[threading.Thread]) -> None:
+    for t in threads:
+        t.join(DEADLINE)
+        assert not t.is_alive(), "a submitting thread hung"
+
+
+def stored_orders(app: Warlog, game_id: str) -> list[str]:
+    return [line["data"]["order_id"] for line in app.lines(game_id) if line["type"] == "OrderAccepted"]
+
+
+# --------------------------------------------------------------------------------- batches --
+def test_orders_of_different_games_arriving_together_are_saved_in_one_transaction(app):
+    games = [new_freeform_game(app) for _ in range(4)]
+    gate = Gate(app, queued=3)
+    results: dict = {}
+    first = in_thread(results, games[0], lambda: app.submit_order(games[0], "Blue", "a", roll("a")))
+    assert gate.entered.wait(DEADLINE)
+    others = [in_thread(results, g, lambda g=g: app.submit_order(g, "Red", "b", roll("b"))) for g in games[1:]]
+    gate.wait_for_queue()
+    gate.opened.set()
+    join_all([first, *others])
+
+    assert gate.sizes == [1, 3]  # the leader's own save, then the three queued behind it in one
+    assert app.group_commit.batches == 1 and app.group_commit.fallbacks == 0
+    for gid in games:
+        result = results[gid]
+        assert not isinstance(result, BaseException), result
+        stored = app.lines(gid)
+        # Each thread got its own game's events, exactly as stored, and read-your-writes holds.
+        assert result.events == stored[-len(result.events):]
+        assert {line["game_id"] for line in result.events} == {gid}
+        assert result.version == stored[-1]["seq"] and result.chain_head == stored[-1]["hash"]
+        assert verify(stored).ok
+
+
+def test_two_saves_of_one_game_never_share_a_batch(app):
+    game, other, third_game = (new_freeform_game(app) for _ in range(3))
+    gate = Gate(app, queued=3)
+    results: dict = {}
+    first = in_thread(results, "lead", lambda: app.submit_order(other, "Blue", "x", roll("x")))
+    assert gate.entered.wait(DEADLINE)
+    racers = [in_thread(results, seat, lambda seat=seat: app.submit_order(game, seat, seat, roll(seat)))
+              for seat in ("Blue", "Red")]
+    third = in_thread(results, "third", lambda: app.submit_order(third_game, "Red", "y", roll("y")))
+    gate.wait_for_queue()
+    gate.opened.set()
+    join_all([first, *racers, third])
+
+    assert 3 not in gate.sizes  # the two saves of `game` went to different batches
+    won = [seat for seat in ("Blue", "Red") if not isinstance(results[seat], BaseException)]
+    lost = [seat for seat in ("Blue", "Red") if isinstance(results[seat], BaseException)]
+    # Both read the same version: one records, the other gets a Conflict, never a failed batch.
+    assert len(won) == 1 and len(lost) == 1 and isinstance(results[lost[0]], Conflict)
+    assert stored_orders(app, game) == won
+    assert stored_orders(app, other) == ["x"] and stored_orders(app, third_game) == ["y"]
+
+
+@pytest.mark.parametrize("same_order_id", [False, True], ids=["another order", "the same order id"])
+def test_a_conflict_inside_a_batch_fails_only_that_games_order(app, store_config, same_order_id):
+    a, b, c = (new_freeform_game(app) for _ in range(3))
+    gate = Gate(app, queued=2)
+    results: dict = {}
+    lead = in_thread(results, "lead", lambda: app.submit_order(c, "Blue", "c1", roll("c1")))
+    assert gate.entered.wait(DEADLINE)
+    ta = in_thread(results, "a", lambda: app.submit_order(a, "Blue", "a1", roll("a1")))
+    tb = in_thread(results, "b", lambda: app.submit_order(b, "Blue", "b1", roll("b1")))
+    gate.wait_for_queue()  # both have read their game and rolled; neither is saved yet
+
+    other = Warlog(store_config)  # another process records an order in game b meanwhile
+    try:
+        order_id = "b1" if same_order_id else "elsewhere"
+        winner = other.submit_order(b, "Blue", order_id, roll("b1"))
+    finally:
+        other.close()
+    gate.opened.set()
+    join_all([lead, ta, tb])
+
+    assert gate.sizes[:2] == [1, 2]  # c alone, then the batch of a and b, which failed ...
+    assert gate.sizes[2:] == [1, 1]  # ... and was saved member by member
+    assert app.group_commit.fallbacks == 1
+    assert not isinstance(results["a"], BaseException), results["a"]
+    assert stored_orders(app, a) == ["a1"]
+    assert results["a"].events == app.lines(a)[-len(results["a"].events):]
+    assert stored_orders(app, b) == [order_id]
+    if same_order_id:
+        # The other process recorded this very order: the loser returns the winner's result.
+        assert results["b"].replayed and results["b"].events == winner.events
+    else:
+        assert isinstance(results["b"], Conflict)
+        assert results["b"].current_version == winner.version
+    for gid in (a, b, c):
+        assert verify(app.lines(gid)).ok
+
+
+def test_many_threads_on_many_games_record_every_order_once(app):
+    games = [new_freeform_game(app) for _ in range(6)]
+    threads_per_game, orders_each = 2, 5
+    results: dict = {}
+
+    def player(gid: str, seat: str) -> list:
+        done = []
+        for n in range(orders_each):
+            order_id = f"{seat}-{n}"
+            for _attempt in range(200):
+                try:
+                    done.append(app.submit_order(gid, seat, order_id, roll(order_id)))
+                    break
+                except Conflict:
+                    continue  # the other seat of this game saved first: read again and retry
+            else:
+                raise AssertionError(f"{order_id} never recorded")
+        return done
+
+    threads = [in_thread(results, f"{gid}/{seat}", lambda gid=gid, seat=seat: player(gid, seat))
+               for gid in games for seat in ("Blue", "Red")[:threads_per_game]]
+    join_all(threads)
+    for key, value in results.items():
+        assert not isinstance(value, BaseException), f"{key}: {value!r}"
+    for gid in games:
+        lines = app.lines(gid)  # strict: gapless seqs
+        assert verify(lines).ok
+        assert sorted(stored_orders(app, gid)) == sorted(f"{s}-{n}" for s in ("Blue", "Red") for n in range(orders_each))
+        for seat in ("Blue", "Red"):
+            for result in results[f"{gid}/{seat}"]:
+                assert result.events == lines[result.events[0]["seq"] - 1:result.version]
+
+
+# ------------------------------------------------------------------------------ game cache --
+def test_a_command_starts_from_the_cached_game_brought_up_to_date_with_other_processes(app, store_config):
+    game = new_freeform_game(app)
+    app.submit_order(game, "Blue", "o1", roll("o1"))
+    assert len(app.games) >= 1
+    other = Warlog(store_config)
+    try:
+        moved = other.submit_order(game, "Red", "o2", roll("o2"))
+    finally:
+        other.close()
+    # The cached copy is behind the store; the command sees the other process's order first.
+    result = app.submit_order(game, "Blue", "o3", roll("o3"), expected_version=moved.version)
+    assert result.events[0]["seq"] == moved.version + 1
+    assert stored_orders(app, game) == ["o1", "o2", "o3"]
+    with pytest.raises(StaleVersion):
+        app.submit_order(game, "Red", "o4", roll("o4"), expected_version=moved.version)
+    assert verify(app.lines(game)).ok
+
+
+def test_a_refused_order_leaves_the_cached_game_as_stored(app):
+    game = new_freeform_game(app)
+    app.submit_order(game, "Blue", "o1", roll("o1"))
+    with pytest.raises(RuleViolation):
+        app.submit_order(game, "Blue", "o2", {"kind": "roll", "dice": "2d6", "purpose": "p", "replaces": 1})
+    again = app.submit_order(game, "Blue", "o3", roll("o3"))
+    assert again.events[0]["seq"] == app.get_game(game).version - len(again.events) + 1
+    assert stored_orders(app, game) == ["o1", "o3"]
+    assert app.get_game(game).version == again.version
+
+
+def test_the_cached_game_is_used_until_the_snapshot_and_past_it(app, store_config):
+    game = new_freeform_game(app)
+    loads = []
+    load = app._load
+    app._load = lambda gid: loads.append(gid) or load(gid)
+    for n in range(30):  # past the snapshot at 20 events (the fixtures' interval)
+        app.submit_order(game, "Blue", f"o{n}", roll(f"o{n}"))
+    assert loads == []  # every command started from the cached copy
+    with RawStore(store_config) as raw:
+        assert [version for version, _ in raw.snapshots(game)] == [20, 40, 60]
+    cached = app.games.take(UUID(game))
+    assert cached.base == 60 and app.get_game(game).version == cached.game.version
+    assert app.get_game(game).state == cached.game.state and app.get_game(game).orders == cached.game.orders
+
+
+@pytest.mark.parametrize("damage", ["garbage", "deleted"])
+@pytest.mark.parametrize("events_before", [0, 40], ids=["before the first snapshot", "after a snapshot"])
+def test_a_row_changed_outside_warlog_is_noticed_even_with_the_game_cached(app, store_config, damage, events_before):
+    game = new_freeform_game(app)
+    for n in range(events_before // 2):
+        app.submit_order(game, "Blue", f"o{n}", roll(f"o{n}"))
+    last = app.submit_order(game, "Blue", "last", roll("last"))
+    target = last.version - 1  # a row after the latest snapshot: one a load would read
+    with RawStore(store_config) as raw:
+        if damage == "garbage":
+            raw.set_state(game, target, b"{not json")
+        else:
+            raw.delete(game, target)
+    with pytest.raises(DamagedLog):
+        app.submit_order(game, "Red", "after", roll("after"))
+    with pytest.raises(DamagedLog):
+        app.join(game, "Red", "again")
