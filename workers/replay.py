@@ -9,7 +9,9 @@ Pure functions over export lines (docs/workers.md):
   States are stored once per change (``states`` + an index per frame), so a long game whose state
   changes rarely stays small.
 - ``replay_html(replay)``: one self-contained HTML file (inline CSS, JS and SVG, the frames JSON
-  embedded, nothing fetched from the network).
+  and the ruleset's ``board()`` embedded, nothing fetched from the network). The map is drawn by
+  the live pages' own ``api/static/board.js`` (with ``common.js`` and ``warlog.css``), inlined
+  verbatim, so the offline and the live replay draw it the same way.
 
 The fold always sees the whole log (the state needs every event); what the viewer may not see is
 removed by ``domain.visibility`` before anything is shown: the state through ``view_state``, the
@@ -19,7 +21,10 @@ lines through ``filter_lines``.
 from __future__ import annotations
 
 import json
+import re
+from functools import lru_cache
 from html import escape
+from importlib import resources
 from typing import Any, Callable
 
 from domain.rulesets import find_ruleset
@@ -86,11 +91,9 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
                              "superseded": roll["superseded"], "status": roll["status"]}
         out.append(frame)
     created = lines[0]["data"]
-    map_data = getattr(rules, "map_data", None)
     return {"game_id": game_id, "ruleset": created.get("ruleset"), "title": rules.title,
             "scenario": created.get("scenario"), "version": lines[-1]["seq"],
             "viewer": "umpire" if viewer == "umpire" else ("public" if viewer is None else viewer),
-            "map": map_data() if callable(map_data) else map_data,
             "states": states, "frames": out}
 
 
@@ -106,124 +109,256 @@ def _vp_points(replay: dict) -> dict[str, list[tuple[float, float]]]:
     return series
 
 
+
 def _embed(value: Any) -> str:
     """JSON safe inside <script>: no '</' can end the element early, no '<!--' opens a comment."""
     return json.dumps(value, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def replay_html(replay: dict) -> str:
-    """One HTML file that steps through ``replay`` offline."""
+# The live pages' own files, inlined verbatim: board.js draws the map (it needs common.js's DOM
+# helpers, which also give the dice and VP table), warlog.css styles both.
+STATIC = ("common.js", "board.js", "warlog.css")
+_UNSAFE_INLINE = re.compile(r"</(script|style)|<!--", re.I)
+
+
+@lru_cache(maxsize=None)
+def static_text(name: str) -> str:
+    """A file of ``api/static`` (package data), checked safe to inline in a <script> or <style>."""
+    text = resources.files("api").joinpath("static", name).read_text(encoding="utf-8")
+    if _UNSAFE_INLINE.search(text):
+        raise ValueError(f"api/static/{name} holds '</script', '</style' or '<!--' and cannot be inlined")
+    return text
+
+
+RULESET_BOARD = object()  # replay_html's default: the board() of the replay's ruleset
+
+
+def replay_html(replay: dict, board: Any = RULESET_BOARD) -> str:
+    """One HTML file that steps through ``replay`` offline, the map drawn from ``board`` (by
+    default the ruleset's ``board()``; None: no map, the log and the dice only)."""
+    if board is RULESET_BOARD:
+        board = find_ruleset(replay["ruleset"]).board()
     chart = line_chart_svg(_vp_points(replay), "Victory points", x_max=max(len(replay["frames"]) - 1, 1),
                            height=220, cursor=True)
     title = f"Replay — {replay['title']} — game {replay['game_id']} (version {replay['version']}, {replay['viewer']} view)"
-    return (_PAGE.replace("@@TITLE@@", escape(title)).replace("@@CHART@@", chart)
-            .replace("@@DATA@@", _embed(replay)))
+    summary = (f"Game {replay['game_id']} · {len(replay['frames'])} events · version {replay['version']} · "
+               f"{replay['viewer']} view · {replay['title']}")
+    parts = {"TITLE": escape(title), "HEADING": escape("Replay: " + str(replay["title"]).split(":")[0]),
+             "SUMMARY": escape(summary), "CHART": chart, "DATA": _embed(replay), "BOARD": _embed(board),
+             "CSS": static_text("warlog.css"), "COMMON_JS": static_text("common.js"),
+             "BOARD_JS": static_text("board.js"), "PLAYER_JS": _PLAYER}
+    # One pass over the template: nothing substituted (a log's text, a file) is scanned again.
+    return re.sub(r"@@([A-Z_]+)@@", lambda m: parts[m.group(1)], _PAGE)
 
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>@@TITLE@@</title>
+<style id="warlog-css">
+@@CSS@@
+</style>
 <style>
-body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
-header{padding:8px 16px;background:#263238;color:#fff}
-header h1{font-size:16px;margin:0}
-main{display:grid;grid-template-columns:minmax(320px,1fr) minmax(320px,1fr);gap:12px;padding:12px}
-section{background:#fff;border:1px solid #ddd;border-radius:6px;padding:10px}
-h2{font-size:14px;margin:0 0 6px}
-#controls{grid-column:1/3;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
-button{padding:4px 8px}
-#jump{flex:1;min-width:200px}
-#line{font-size:15px;font-weight:600}
-.marks span{display:inline-block;background:#e3f2fd;border-radius:3px;padding:0 4px;margin-right:4px;font-size:12px}
-pre{white-space:pre-wrap;font-size:12px;max-height:360px;overflow:auto;margin:0}
-.die{display:inline-block;min-width:26px;text-align:center;border:2px solid #333;border-radius:5px;margin:2px;padding:2px;font-weight:700}
-.verified{color:#2e7d32}.failed{color:#c62828}.unrevealed{color:#9e9e9e}
-#log{max-height:240px;overflow:auto;font-size:12px;margin:0;padding-left:3.5em}
-section svg{max-width:100%;height:auto}
-#log li.cur{background:#fff59d}
-table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px}
+/* the offline replay only */
+.replay-grid .state-box summary { cursor: pointer; color: var(--muted); }
+#history ol { padding-left: 3.2rem; margin: 0; font-size: .9rem; }
+#history li.current { background: var(--mark); font-weight: 600; }
+#history li button.linkish { display: block; width: 100%; }
 </style></head>
 <body>
-<header><h1>@@TITLE@@</h1></header>
+<header class="site"><nav><span class="brand">warlog</span><span>offline replay</span></nav></header>
 <main>
-<section id="controls">
-<button id="first" title="first event">|&lt;</button>
-<button id="prevTurn" title="previous turn">&lt;&lt;&lt; turn</button>
-<button id="prevOp" title="previous operation">&lt;&lt; op</button>
-<button id="prev" title="previous event (left arrow)">&lt; event</button>
-<button id="next" title="next event (right arrow)">event &gt;</button>
-<button id="nextOp" title="next operation">op &gt;&gt;</button>
-<button id="nextTurn" title="next turn">turn &gt;&gt;&gt;</button>
-<button id="last" title="last event">&gt;|</button>
-<input id="jump" type="range" min="0" value="0">
-<span id="pos"></span>
+<h1 id="title">@@HEADING@@</h1>
+<p id="summary" class="summary">@@SUMMARY@@</p>
+<section id="controls" aria-label="Replay controls">
+  <div class="row buttons">
+    <button type="button" id="first" aria-keyshortcuts="Home" title="First event (Home)">First</button>
+    <button type="button" id="prev-turn" aria-keyshortcuts="PageUp" title="Previous turn (PageUp)">« turn</button>
+    <button type="button" id="prev-phase" aria-keyshortcuts="Shift+ArrowUp" title="Previous phase (Shift+↑)">‹ phase</button>
+    <button type="button" id="prev-op" aria-keyshortcuts="Shift+ArrowLeft" title="Previous operation (Shift+←)">‹ op</button>
+    <button type="button" id="prev" aria-keyshortcuts="ArrowLeft" title="Previous event (←)">‹ event</button>
+    <button type="button" id="play" aria-keyshortcuts="Space" aria-pressed="false" title="Play / pause (Space)">▶ Play</button>
+    <button type="button" id="next" aria-keyshortcuts="ArrowRight" title="Next event (→)">event ›</button>
+    <button type="button" id="next-op" aria-keyshortcuts="Shift+ArrowRight" title="Next operation (Shift+→)">op ›</button>
+    <button type="button" id="next-phase" aria-keyshortcuts="Shift+ArrowDown" title="Next phase (Shift+↓)">phase ›</button>
+    <button type="button" id="next-turn" aria-keyshortcuts="PageDown" title="Next turn (PageDown)">turn »</button>
+    <button type="button" id="last" aria-keyshortcuts="End" title="Last event (End)">Last</button>
+  </div>
+  <div class="row">
+    <label for="scrub">Position</label>
+    <input id="scrub" type="range" min="0" max="0" value="0">
+  </div>
+  <p id="pos" class="pos" aria-live="polite"></p>
+  <details class="keys"><summary>Keyboard</summary>
+    <p>← → event · Shift+← → operation · Shift+↑ ↓ phase · PageUp/PageDown turn · Home/End first/last ·
+    Space play/pause.</p>
+  </details>
 </section>
-<section><h2>Step</h2>
-<div id="where"></div><div class="marks" id="marks"></div>
-<p id="line"></p>
-<div id="dice"></div>
-</section>
-<section><h2 id="mapTitle">State</h2><div id="map"></div><pre id="state"></pre></section>
-<section><h2>VP</h2><div id="chart">@@CHART@@</div><div id="vp"></div></section>
-<section><h2>Log</h2><ol id="log"></ol></section>
+<div class="replay-grid">
+  <section aria-labelledby="step-h" class="step">
+    <h2 id="step-h">Step</h2>
+    <p id="where"></p>
+    <p id="line" class="line"></p>
+    <div id="dice"></div>
+  </section>
+  <section aria-labelledby="board-h" class="map">
+    <h2 id="board-h">Map</h2>
+    <div id="board" class="board"></div>
+    <details class="state-box" id="state-box"><summary>State (JSON)</summary><pre id="state"></pre></details>
+  </section>
+  <section aria-labelledby="vp-h" class="vp">
+    <h2 id="vp-h">VP</h2>
+    <div id="chart" class="chart">@@CHART@@</div>
+    <div id="vp"></div>
+  </section>
+  <section aria-labelledby="history-h" class="history">
+    <h2 id="history-h">History</h2>
+    <div id="history" class="history-list" tabindex="0" aria-label="History, the current event marked"><ol id="log"></ol></div>
+  </section>
+</div>
 </main>
 <script type="application/json" id="replay">@@DATA@@</script>
-<script>
-(function(){
-"use strict";
-var R=JSON.parse(document.getElementById("replay").textContent);
-var F=R.frames, i=0, $=function(id){return document.getElementById(id);};
-function text(el,t){el.textContent=t==null?"":String(t);}
-var log=$("log");
-F.forEach(function(f,n){var li=document.createElement("li");li.value=f.seq;text(li,f.text);
-  li.onclick=function(){go(n);};li.style.cursor="pointer";log.appendChild(li);});
-$("jump").max=Math.max(F.length-1,0);
-function find(from,dir,mark){for(var n=from+dir;n>=0&&n<F.length;n+=dir){if(F[n].marks.indexOf(mark)>=0)return n;}return dir>0?F.length-1:0;}
-function drawMap(state){
-  var box=$("map");box.innerHTML="";
-  if(!R.map||!R.map.areas){$("mapTitle").textContent="State (this ruleset has no map)";return;}
-  $("mapTitle").textContent="Map";
-  var ns="http://www.w3.org/2000/svg",svg=document.createElementNS(ns,"svg");
-  svg.setAttribute("viewBox",R.map.viewBox||"0 0 400 300");svg.setAttribute("width","100%");
-  Object.keys(R.map.areas).forEach(function(name){var a=R.map.areas[name];
-    var c=document.createElementNS(ns,"circle");c.setAttribute("cx",a.x);c.setAttribute("cy",a.y);c.setAttribute("r",a.r||14);
-    var owner=(state.control||{})[name];c.setAttribute("fill",owner?((R.map.colors||{})[owner]||"#90caf9"):"#eee");
-    c.setAttribute("stroke","#333");svg.appendChild(c);
-    var t=document.createElementNS(ns,"text");t.setAttribute("x",a.x);t.setAttribute("y",a.y+4);t.setAttribute("text-anchor","middle");
-    t.setAttribute("font-size","10");t.textContent=name;svg.appendChild(t);});
-  Object.keys(state.units||{}).forEach(function(u){var at=(state.units[u]||{}).location,a=at&&R.map.areas[at];if(!a)return;
-    var t=document.createElementNS(ns,"text");t.setAttribute("x",a.x);t.setAttribute("y",a.y-16);t.setAttribute("text-anchor","middle");
-    t.setAttribute("font-size","9");t.textContent=u;svg.appendChild(t);});
-  box.appendChild(svg);
-}
-function go(n){
-  i=Math.max(0,Math.min(F.length-1,n));var f=F[i],s=R.states[f.state];
-  $("jump").value=i;text($("pos"),"event "+(i+1)+" of "+F.length+" (seq "+f.seq+")");
-  text($("where"),"Turn "+f.turn+" · phase "+f.phase+" · operation "+f.operation+(f.whose_move&&f.whose_move.length?" · to move: "+f.whose_move.join(", "):""));
-  var m=$("marks");m.innerHTML="";f.marks.forEach(function(k){var sp=document.createElement("span");text(sp,"new "+k);m.appendChild(sp);});
-  text($("line"),f.text+(f.redacted?" (hidden details)":""));
-  var d=$("dice");d.innerHTML="";
-  if(f.dice){f.dice.faces.forEach(function(v,k){var b=document.createElement("span");b.className="die";text(b,v);b.title="d"+f.dice.sides[k];d.appendChild(b);});
-    var st=document.createElement("div");st.className=f.dice.status;
-    text(st,(f.dice.notation||"")+" for "+(f.dice.purpose||"?")+(f.dice.outcome?" — "+f.dice.outcome:"")+" — "+f.dice.status+(f.dice.superseded?" (taken back)":""));d.appendChild(st);}
-  text($("state"),JSON.stringify(s,null,1));drawMap(s);
-  var vp=$("vp");vp.innerHTML="";var tb=document.createElement("table");
-  Object.keys(f.vp||{}).forEach(function(k){var tr=document.createElement("tr"),a=document.createElement("th"),b=document.createElement("td");text(a,k);text(b,f.vp[k]);tr.appendChild(a);tr.appendChild(b);tb.appendChild(tr);});
-  vp.appendChild(tb);
-  var c=document.getElementById("cursor");if(c){var x=+c.getAttribute("data-left")+ (+c.getAttribute("data-width"))*i/Math.max(+c.getAttribute("data-xmax"),1);c.setAttribute("x1",x);c.setAttribute("x2",x);}
-  Array.prototype.forEach.call(log.children,function(li,k){li.className=k===i?"cur":"";});
-  var cur=log.children[i];if(cur&&cur.scrollIntoView)cur.scrollIntoView({block:"nearest"});
-}
-$("first").onclick=function(){go(0);};$("last").onclick=function(){go(F.length-1);};
-$("prev").onclick=function(){go(i-1);};$("next").onclick=function(){go(i+1);};
-$("prevOp").onclick=function(){go(find(i,-1,"operation"));};$("nextOp").onclick=function(){go(find(i,1,"operation"));};
-$("prevTurn").onclick=function(){go(find(i,-1,"turn"));};$("nextTurn").onclick=function(){go(find(i,1,"turn"));};
-$("jump").oninput=function(){go(+this.value);};
-document.addEventListener("keydown",function(e){if(e.key==="ArrowRight")go(i+1);else if(e.key==="ArrowLeft")go(i-1);
-  else if(e.key==="PageDown")go(find(i,1,"turn"));else if(e.key==="PageUp")go(find(i,-1,"turn"));});
-go(0);
-})();
+<script type="application/json" id="board-data">@@BOARD@@</script>
+<script id="common-js">
+@@COMMON_JS@@
+</script>
+<script id="board-js">
+@@BOARD_JS@@
+</script>
+<script id="player-js">
+@@PLAYER_JS@@
 </script>
 </body></html>
 """
+
+# The offline player: steps through the embedded frames; the map is drawn by board.js exactly as
+# the live replay page draws it (what the current operation moved or hit so far highlighted).
+_PLAYER = r"""(function () {
+  "use strict";
+  var W = window.Warlog, $ = W.$;
+  var R = JSON.parse($("replay").textContent), board = JSON.parse($("board-data").textContent);
+  var F = R.frames || [], S = R.states || [], at = 0, timer = null, opStart = [], rows = [], lit = null;
+
+  function find(from, dir, mark) {
+    for (var n = from + dir; n >= 0 && n < F.length; n += dir) {
+      if (F[n].marks.indexOf(mark) >= 0) return n;
+    }
+    return dir > 0 ? F.length - 1 : 0;
+  }
+
+  /** Back by an operation, phase or turn: to the start of the current one, or of the one before when already there. */
+  function back(mark) {
+    var start = at;
+    while (start > 0 && F[start].marks.indexOf(mark) < 0) start--;
+    return start < at ? start : find(at, -1, mark);
+  }
+
+  function where(f) {
+    return "Turn " + (f.turn === null || f.turn === undefined ? "–" : f.turn) +
+      " · " + (f.phase || "no phase") + " · operation " + f.operation +
+      (f.whose_move && f.whose_move.length ? " · to move: " + f.whose_move.join(", ") : "");
+  }
+
+  function showState() {
+    if ($("state-box").open) $("state").textContent = JSON.stringify(S[F[at].state] || {}, null, 1);
+  }
+
+  function go(n) {
+    if (!F.length) return;
+    at = Math.max(0, Math.min(F.length - 1, n));
+    var f = F[at], state = S[f.state] || {};
+    $("scrub").value = at;
+    $("scrub").setAttribute("aria-valuetext", "event " + (at + 1) + " of " + F.length + ", seq " + f.seq);
+    $("pos").textContent = "Event " + (at + 1) + " of " + F.length + " · seq " + f.seq;
+    $("where").textContent = where(f);
+    W.clear($("line"));
+    W.add($("line"), [f.text || f.type, f.redacted ? W.el("span", { class: "hint", text: " (hidden details)" }) : null]);
+    f.marks.forEach(function (m) { $("line").appendChild(W.el("span", { class: "mark", text: "new " + m })); });
+
+    var dice = W.clear($("dice"));  // the dice of the current operation up to here, the current event's marked
+    for (var k = opStart[at]; k <= at; k++) {
+      if (F[k].dice) dice.appendChild(W.dice(Object.assign({}, F[k].dice), k === at));
+    }
+    if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
+
+    var before = S[F[opStart[at]].state] || {};  // the map, with what this operation moved or hit so far
+    W.Board.draw($("board"), board, state, { highlight: W.Board.changes(before, state) });
+    showState();
+
+    var cursor = document.getElementById("cursor");
+    if (cursor) {
+      var x = +cursor.getAttribute("data-left") + (+cursor.getAttribute("data-width")) * at /
+        Math.max(+cursor.getAttribute("data-xmax"), 1);
+      cursor.setAttribute("x1", x.toFixed(1));
+      cursor.setAttribute("x2", x.toFixed(1));
+    }
+    W.clear($("vp")).appendChild(W.vpTable(f.vp, "Victory points at this step"));
+
+    if (lit !== null && rows[lit]) { rows[lit].className = ""; rows[lit].removeAttribute("aria-current"); }
+    lit = at;
+    var row = rows[at], list = $("history");
+    row.className = "current";
+    row.setAttribute("aria-current", "step");
+    if (row.offsetTop < list.scrollTop) list.scrollTop = row.offsetTop - 8;  // in view inside the panel only
+    else if (row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = row.offsetTop + row.offsetHeight - list.clientHeight + 8;
+    }
+    if (at >= F.length - 1 && timer) play(false);
+  }
+
+  function play(on) {
+    if (on === undefined) on = !timer;
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) {
+      if (at >= F.length - 1) go(0);
+      timer = setInterval(function () { go(at + 1); }, 400);
+    }
+    $("play").setAttribute("aria-pressed", on ? "true" : "false");
+    $("play").textContent = on ? "Pause" : "▶ Play";
+  }
+
+  var steps = {
+    first: function () { return 0; }, last: function () { return F.length - 1; },
+    prev: function () { return at - 1; }, next: function () { return at + 1; },
+    "prev-op": function () { return back("operation"); }, "next-op": function () { return find(at, 1, "operation"); },
+    "prev-phase": function () { return back("phase"); }, "next-phase": function () { return find(at, 1, "phase"); },
+    "prev-turn": function () { return back("turn"); }, "next-turn": function () { return find(at, 1, "turn"); },
+  };
+
+  function keys(e) {
+    var tag = (e.target && e.target.tagName) || "";
+    if (e.altKey || e.ctrlKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(tag)) return;
+    var step = {
+      ArrowRight: e.shiftKey ? "next-op" : "next", ArrowLeft: e.shiftKey ? "prev-op" : "prev",
+      ArrowDown: e.shiftKey ? "next-phase" : null, ArrowUp: e.shiftKey ? "prev-phase" : null,
+      PageDown: "next-turn", PageUp: "prev-turn", Home: "first", End: "last",
+    }[e.key];
+    if (e.key === " " && tag !== "BUTTON" && tag !== "SUMMARY") { e.preventDefault(); play(); return; }
+    if (!step) return;
+    e.preventDefault();
+    play(false);
+    go(steps[step]());
+  }
+
+  var op = -1, log = $("log");
+  F.forEach(function (f, n) {
+    if (n === 0 || f.operation !== F[n - 1].operation) op = n;
+    opStart.push(op);
+    var row = W.el("li", { value: f.seq, "data-seq": f.seq },
+      W.el("button", { type: "button", class: "linkish", text: f.text || f.type, tabindex: "-1",
+                       onclick: function () { play(false); go(n); } }));
+    log.appendChild(row);
+    rows.push(row);
+  });
+  Object.keys(steps).forEach(function (id) {
+    $(id).addEventListener("click", function () { play(false); go(steps[id]()); });
+  });
+  $("play").addEventListener("click", function () { play(); });
+  $("scrub").max = Math.max(F.length - 1, 0);
+  $("scrub").addEventListener("input", function () { play(false); go(+this.value); });
+  $("state-box").addEventListener("toggle", showState);
+  document.addEventListener("keydown", keys);
+  go(0);
+  document.body.setAttribute("data-ready", "true");
+})();"""

@@ -1,18 +1,30 @@
 """Replays as pure functions over a real game's log (SQLite): one frame per event, boundaries,
-the viewer's filter, and an HTML page that works offline."""
+the viewer's filter, and an HTML page that works offline; for Falklands Showdown, a complete game
+played with random legal orders, whose offline page draws the map with the live pages' board.js."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
+from domain.errors import InvalidOrder, RuleViolation
+from domain.game import Game
+from domain.rulesets import find_ruleset
+from domain.rulesets.falklands import play as fs_play
+from domain.verify import to_line
 from tests.conftest import make_app
 from workers import replay
+
+DOM = Path(__file__).with_name("replay_dom.js")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 
 def play(app, orders: int = 30) -> str:
@@ -75,48 +87,248 @@ def test_the_public_replay_hides_private_notes_and_reports_progress(game):
     assert public["viewer"] == "public"
 
 
-def test_the_html_page_is_self_contained(game):
-    html = replay.replay_html(replay.frames(game, None))
+def embedded(html: str, script_id: str):
+    return json.loads(re.search(rf'<script type="application/json" id="{script_id}">(.*?)</script>', html, re.S).group(1))
+
+
+def assert_self_contained(html: str) -> None:
     assert html.startswith("<!DOCTYPE html>")
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
-    assert "<link" not in html and "@import" not in html and "url(" not in html
-    assert html.count("<script") == 2  # the frames, and the player
-    data = re.search(r'<script type="application/json" id="replay">(.*?)</script>', html, re.S).group(1)
-    assert len(json.loads(data)["frames"]) == len(game)
+    assert not re.search(r"\s(src|href)\s*=", html, re.I)  # nothing loaded, not even from this host
+    assert "<link" not in html and "@import" not in html
+    assert re.findall(r"url\((.)", html) == ["#"] * html.count("url(")  # only board.js's arrow marker, in the page
+    assert "content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'\"" in html
+    # the live pages' own drawing code and CSS, inlined verbatim: one implementation
+    for name in replay.STATIC:
+        assert replay.static_text(name) in html
+    assert html.count("<script") == 5  # the frames, the board, common.js, board.js, the player
+
+
+def test_the_html_page_is_self_contained(game):
+    html = replay.replay_html(replay.frames(game, None))
+    assert_self_contained(html)
+    assert len(embedded(html, "replay")["frames"]) == len(game)
+    assert embedded(html, "board-data") is None  # freeform has no map
     assert 'id="cursor"' in html  # the VP chart's step marker
 
 
 def test_hostile_text_cannot_break_out_of_the_embedded_json(sqlite_config):
     app = make_app(sqlite_config)
     gid = app.create_game("freeform", options={"sides": ["Blue", "Red"]}).game_id
-    app.join(gid, "Blue", "</script><script>alert(1)</script>", "x")
+    app.join(gid, "Blue", "</script><script>alert(1)</script>@@CHART@@<!--", "x")
     html = replay.replay_html(replay.frames(app.lines(gid), None))
     app.close()
-    assert "<script>alert(1)" not in html and html.count("</script>") == 2
+    assert "<script>alert(1)" not in html and html.count("</script>") == 5 and "<!--" not in html
+    assert html.count('id="cursor"') == 1  # a placeholder in the log is not substituted
+    assert embedded(html, "replay")["frames"][1]["text"].startswith("</script><script>alert(1)</script>@@CHART@@<!--")
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_the_page_steps_through_the_game(game, tmp_path):
-    """The player script, run by node against a minimal stand-in DOM: every button moves to the
-    frame it promises."""
-    made = replay.frames(game, "umpire")
+def test_a_static_file_that_could_end_its_element_is_refused(monkeypatch):
+    class Files:
+        def joinpath(self, *parts):
+            return self
+
+        def read_text(self, encoding):
+            return "var s = '</SCRIPT>';"
+
+    replay.static_text.cache_clear()
+    monkeypatch.setattr(replay.resources, "files", lambda package: Files())
+    try:
+        with pytest.raises(ValueError, match="cannot be inlined"):
+            replay.static_text("board.js")
+    finally:
+        replay.static_text.cache_clear()
+
+
+def run_page(html: str, tmp_path: Path, presses: list[str]) -> list[dict]:
     page = tmp_path / "replay.html"
-    page.write_text(replay.replay_html(made), encoding="utf-8")
-    presses = ["next", "nextOp", "nextTurn", "nextTurn", "prevTurn", "prevOp", "prev", "last", "key:ArrowLeft",
-               "first", "jump:10"]
-    out = subprocess.run(["node", str(Path(__file__).with_name("replay_dom.js")), str(page), json.dumps(presses)],
-                         capture_output=True, text=True, timeout=60, check=True)
-    seen = json.loads(out.stdout)
+    page.write_text(html, encoding="utf-8")
+    out = subprocess.run(["node", str(DOM), str(page), json.dumps(presses)],
+                         capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(out.stdout)
+
+
+def expected_positions(frames: list[dict], presses: list[str]) -> list[int]:
+    """Where each press should land, by the replay's own definition of its steps: forward to the
+    next frame with the mark; back to the start of the current operation, phase or turn, or of the
+    one before when already there."""
+    def find(at, step, mark):
+        n = at + step
+        while 0 <= n < len(frames):
+            if mark in frames[n]["marks"]:
+                return n
+            n += step
+        return len(frames) - 1 if step > 0 else 0
+
+    def back(at, mark):
+        start = at
+        while start > 0 and mark not in frames[start]["marks"]:
+            start -= 1
+        return start if start < at else find(at, -1, mark)
+
+    keys = {"ArrowRight": "next", "ArrowLeft": "prev", "ArrowRight+shift": "next-op", "ArrowLeft+shift": "prev-op",
+            "ArrowDown+shift": "next-phase", "ArrowUp+shift": "prev-phase", "PageDown": "next-turn",
+            "PageUp": "prev-turn", "Home": "first", "End": "last"}
+    at, out = 0, [0]
+    for press in presses:
+        press = keys[press[4:]] if press.startswith("key:") else press
+        kind, _, arg = press.partition(":")
+        if kind in ("jump", "log"):
+            at = int(arg)
+        elif kind in ("first", "last"):
+            at = 0 if kind == "first" else len(frames) - 1
+        elif kind in ("next", "prev"):
+            at = at + (1 if kind == "next" else -1)
+        else:
+            way, mark = kind.split("-")
+            mark = {"op": "operation"}.get(mark, mark)
+            at = find(at, 1, mark) if way == "next" else back(at, mark)
+        at = max(0, min(len(frames) - 1, at))
+        out.append(at)
+    return out
+
+
+STEPS = ["next", "next-op", "next-turn", "next-turn", "prev-turn", "prev-turn", "prev-op", "prev-op", "prev",
+         "next-phase", "next-phase", "prev-phase", "last", "key:ArrowLeft", "key:ArrowLeft+shift", "key:PageUp",
+         "key:ArrowDown+shift", "key:Home", "key:End", "first", "jump:10", "log:4"]
+
+
+@needs_node
+def test_the_page_steps_through_the_game(game, tmp_path):
+    """The player script with common.js and board.js, run by node against a stand-in DOM: every
+    button, key, the slider and the history lines move to the frame they promise."""
+    made = replay.frames(game, "umpire")
     frames = made["frames"]
-    at = [int(s["jump"]) for s in seen]
+    rolled = [i for i, f in enumerate(frames) if "dice" in f]
+    presses = STEPS + [f"jump:{rolled[0]}", f"log:{rolled[-1]}"]
+    seen = run_page(replay.replay_html(made), tmp_path, presses)
+    at = [s["scrub"] for s in seen]
+    assert at == expected_positions(frames, presses)
     turns = [i for i, f in enumerate(frames) if "turn" in f["marks"]]
-    op_after_1 = next(i for i, f in enumerate(frames) if i > 1 and "operation" in f["marks"])
-    prev_op = max(i for i, f in enumerate(frames) if i < turns[0] and "operation" in f["marks"])
-    assert at == [0, 1, op_after_1, turns[0], turns[1], turns[0], prev_op, prev_op - 1,
-                  len(frames) - 1, len(frames) - 2, 0, 10]
-    assert seen[0]["line"].startswith("Game created") and seen[-1]["line"] == frames[10]["text"]
+    assert at[:5] == [0, 1, 2, turns[0], turns[1]]  # event, operation (a join), turn, turn
+    assert seen[0]["line"].startswith("Game created") and seen[len(STEPS)]["line"].startswith(frames[4]["text"])
     assert "Turn 2" in seen[3]["where"] and "new turn" in seen[3]["marks"]
     for shown, n in zip(seen, at):
-        assert shown["line"].startswith(frames[n]["text"])
-        assert shown["dice"] == (len(frames[n]["dice"]["faces"]) + 1 if "dice" in frames[n] else 0)
+        f = frames[n]
+        assert shown["line"].startswith(f["text"]) and shown["current"] == [f["seq"]]
+        assert shown["pos"] == f"Event {n + 1} of {len(frames)} · seq {f['seq']}"
+        assert shown["marks"] == ["new " + m for m in f["marks"]]
+        # the dice of the current operation so far: a freeform roll is its own operation's last line
+        op_dice = [g["dice"]["faces"] for g in frames[:n + 1] if g["operation"] == f["operation"] and "dice" in g]
+        assert shown["dice"] == len(op_dice) and shown["faces"] == [str(v) for faces in op_dice for v in faces]
+        assert shown["map"]["noMap"] == "This game has no map: its story is in the log and the dice."
+        assert shown["map"]["areas"] == [] and shown["map"]["counters"] == []
+    assert seen[-2]["dice"] == 1 and seen[-1]["dice"] == 1
     assert seen[-1]["cursor"] is not None
+
+
+# ---------------------------------------------------------------------- Falklands Showdown ----
+
+def seed_for(epoch: int) -> bytes:
+    return hashlib.sha256(f"replay-fs-{epoch}".encode()).digest()
+
+
+def falklands_game(n: int, uk_operations: int = 6) -> list[dict]:
+    """A complete game of Falklands Showdown, both sides playing random legal orders
+    (domain/rulesets/falklands/play.py, as the fuzzer does), as export lines."""
+    rng = random.Random(n)
+    g = Game.create("falklands", options={"uk_operations": uk_operations}, game_id=UUID(int=n + 1))
+    g.join("UK", "uk", f"u{n}", seed_for)
+    g.join("AR", "ar", f"a{n}", seed_for)
+    accepted = 0
+    while not g.is_ended:
+        seat = g.whose_move()[0]
+        for order in fs_play.candidates(g.rules, g.state, seat, rng):
+            try:
+                g.submit(seat, f"o{accepted}", order, seed_for)
+            except (RuleViolation, InvalidOrder):
+                continue
+            accepted += 1
+            break
+        else:
+            raise AssertionError(f"no candidate order was accepted for {seat} in {g.state['phase']}")
+        assert accepted < 2000, "the game does not end"
+    return [to_line(e) for e in g.pending_events]
+
+
+def placed(board: dict, state: dict) -> dict[str, str]:
+    """The units board.js draws as counters on a map: unit -> area."""
+    return {u: x["location"] for u, x in state["units"].items()
+            if not x.get("eliminated") and not x.get("aboard") and x.get("location") in board["areas"]}
+
+
+def reduced(board: dict, state: dict) -> set[str]:
+    return {u for u in placed(board, state) if state["units"][u]["steps"] < board["units"][u]["steps"]}
+
+
+@pytest.fixture(scope="module")
+def falklands():
+    """The first of a few seeded games that ends with a unit on the map that lost a step (a Hit
+    marker to draw); its public replay and the ruleset's board."""
+    board = find_ruleset("falklands").board()
+    for n in range(12):
+        lines = falklands_game(n)
+        made = replay.frames(lines, None)
+        if any(reduced(board, made["states"][f["state"]]) for f in made["frames"]):
+            return lines, made, board
+    raise AssertionError("none of 12 random games of Falklands Showdown left a unit with a Hit marker")
+
+
+def test_a_falklands_replay_embeds_the_rulesets_board(falklands):
+    lines, made, board = falklands
+    assert made["states"][made["frames"][-1]["state"]]["ended"]["winner"] in ("UK", "AR")  # a complete game
+    assert [f["seq"] for f in made["frames"]] == [line["seq"] for line in lines]  # nothing hidden from the public
+    html = replay.replay_html(made)
+    assert_self_contained(html)
+    assert embedded(html, "board-data") == json.loads(json.dumps(board))
+    assert set(board["maps"]) == {"strategic", "tactical"} and len(board["areas"]) >= 15
+    assert embedded(html, "replay")["states"] == json.loads(json.dumps(made["states"]))
+
+
+@needs_node
+def test_the_offline_falklands_replay_draws_the_map_at_every_step(falklands, tmp_path):
+    """board.js, inlined, draws every area by its polygon on both maps and every unit on the map as a
+    counter with its abbreviation, steps and Hit marker, ships carrying units with +N, and what the
+    current operation moved highlighted: the same drawing as the live replay page."""
+    _, made, board = falklands
+    frames, states = made["frames"], made["states"]
+    hit_at = next(i for i, f in enumerate(frames) if reduced(board, states[f["state"]]))
+    moved_at = next(i for i, f in enumerate(frames[1:], start=1)  # a unit moved to another area on the map
+                    if any(states[frames[i - 1]["state"]]["units"][u]["location"] not in (None, area)
+                           for u, area in placed(board, states[f["state"]]).items()))
+    presses = ["next-turn", "next-op", f"jump:{moved_at}", f"jump:{hit_at}", "next-turn", "last", "prev-op", "first"]
+    seen = run_page(replay.replay_html(made), tmp_path, presses)
+    at = [s["scrub"] for s in seen]
+    assert at == expected_positions(frames, presses)
+    lit_somewhere = False
+    for shown, n in zip(seen, at):
+        state, m = states[frames[n]["state"]], shown["map"]
+        assert shown["line"].startswith(frames[n]["text"]) and m["noMap"] is None
+        assert sorted(m["maps"]) == ["strategic", "tactical"]
+        assert sorted(m["areas"]) == sorted(board["areas"])
+        where = placed(board, state)
+        counters = {c["unit"]: c for c in m["counters"]}
+        assert len(m["counters"]) == len(counters) and set(counters) == set(where)
+        for u, c in counters.items():
+            assert c["abbr"] == board["units"][u]["abbr"][:7] and c["steps"] == state["units"][u]["steps"]
+            assert c["hit"] == (u in reduced(board, state)), u
+            riders = [r for r, x in state["units"].items() if x.get("aboard") == u and not x.get("eliminated")]
+            assert c["aboard"] == (f"+{len(riders)}" if riders else ""), u
+        # what moved since the current operation began is marked, with an arrow on its map
+        start = min(k for k in range(n + 1) if frames[k]["operation"] == frames[n]["operation"])
+        before = states[frames[start]["state"]]["units"]
+        moved = {u for u, x in state["units"].items()
+                 if x.get("location") and x.get("location") != (before.get(u) or {}).get("location")}
+        assert {u for u, c in counters.items() if c["moved"]} == moved & set(counters)
+        assert set(m["arrows"]) <= moved
+        lit_somewhere |= bool(m["lit"])
+    assert any(c["hit"] for c in seen[4]["map"]["counters"])  # seen[0] is the page as opened
+    assert any(c["moved"] for c in seen[3]["map"]["counters"])
+    assert lit_somewhere
+    assert any(c["aboard"] for s in seen for c in s["map"]["counters"])
+
+
+def test_building_a_replay_needs_the_games_first_line(falklands):
+    lines, _, _ = falklands
+    with pytest.raises(ValueError, match="GameCreated"):
+        replay.frames(lines[1:], None)
