@@ -11,7 +11,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
@@ -26,7 +26,7 @@ from domain import verify as verifying
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion
 from domain.events import GameCreated, event_class
 from domain.game import Game
-from domain.storage import SeedStore, StoreConfig, config_from_env
+from domain.storage import SeedStore, StoreConfig, config_from_env, writer_lock
 
 
 @contextmanager
@@ -119,8 +119,10 @@ class GroupCommit:
     fails another's order: each thread gets its own recordings or its own error, exactly as
     without batching."""
 
-    def __init__(self, save: Callable[..., list], limit: int = 64):
+    def __init__(self, save: Callable[..., list], limit: int = 64,
+                 exclusive: Callable[[], Any] = nullcontext):
         self._save = save
+        self.exclusive = exclusive  # held around each batch (storage.writer_lock)
         self.limit = limit
         self._queue: list[_Pending] = []
         self._cond = threading.Condition()
@@ -155,7 +157,8 @@ class GroupCommit:
         self._queue = later
         self._cond.release()
         try:
-            self._commit(batch)
+            with self.exclusive():
+                self._commit(batch)
         finally:
             self._cond.acquire()
             for entry in batch:
@@ -223,7 +226,8 @@ class Warlog(Application):
             self.seeds.create_table()
         self.games = GameCache(self.GAME_CACHE)
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
-        self.group_commit = GroupCommit(lambda *games: self.save(*games))
+        self.group_commit = GroupCommit(lambda *games: self.save(*games),
+                                        exclusive=lambda: writer_lock(self.config))
 
     @classmethod
     def migrate(cls, config: StoreConfig | None = None) -> None:

@@ -5,14 +5,15 @@ because one of its games lost a race is saved again member by member, so only th
 fails. Commands start from this process's copy of the game, brought up to date with what other
 processes recorded since.
 
-To make a batch happen on cue, ``Gate`` holds the first save open until the wanted number of other
-saves has queued behind it: no timing is assumed.
+To make a batch happen on cue, ``Gate`` holds the first save back (before it takes the store's
+writer lock) until the wanted number of other saves has queued behind it: no timing is assumed.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 from uuid import UUID
 
 import pytest
@@ -31,21 +32,27 @@ def roll(purpose: str) -> dict:
 
 
 class Gate:
-    """Wraps ``app.save``: the first save waits until ``queued`` saves wait behind it and the
-    test opens the gate. Counts the games of every save call."""
+    """The first batch waits until ``queued`` saves wait behind it and the test opens the gate.
+    Counts the games of every call of ``app.save``."""
 
     def __init__(self, app: Warlog, queued: int):
         self.app, self.queued = app, queued
         self.entered = threading.Event()
         self.opened = threading.Event()
         self.sizes: list[int] = []
-        self._save = app.save
+        self._save, self._exclusive = app.save, app.group_commit.exclusive
         app.save = self.save
+        app.group_commit.exclusive = self.exclusive
 
-    def save(self, *games, **kwargs):
+    @contextmanager
+    def exclusive(self):
         if not self.entered.is_set():
             self.entered.set()
             assert self.opened.wait(DEADLINE), "the gate was never opened"
+        with self._exclusive():
+            yield
+
+    def save(self, *games, **kwargs):
         self.sizes.append(len(games))
         return self._save(*games, **kwargs)
 
@@ -256,3 +263,19 @@ def test_a_row_changed_outside_warlog_is_noticed_even_with_the_game_cached(app, 
         app.submit_order(game, "Red", "after", roll("after"))
     with pytest.raises(DamagedLog):
         app.join(game, "Red", "again")
+
+
+def test_sqlite_writers_of_all_processes_take_turns_on_one_lock_file(sqlite_config, postgres_config):
+    import fcntl
+
+    from domain.storage import writer_lock
+
+    with writer_lock(sqlite_config):
+        with open(f"{sqlite_config.sqlite_path}.writer-lock", "a+b") as other:  # as another process would
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with open(f"{sqlite_config.sqlite_path}.writer-lock", "a+b") as other:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released with the block
+        fcntl.flock(other, fcntl.LOCK_UN)
+    with writer_lock(postgres_config):  # PostgreSQL queues writers itself: nothing to hold
+        pass
