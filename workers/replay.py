@@ -131,6 +131,43 @@ def static_text(name: str) -> str:
 
 
 RULESET_BOARD = object()  # replay_html's default: the board() of the replay's ruleset
+_MISSING = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON (``1 == True`` in Python, not once written)."""
+    return a == b and json.dumps(a) == json.dumps(b)
+
+
+def state_deltas(states: list[dict]) -> list[dict]:
+    """``states`` written as the first in full, then each as its change from the one before, two
+    levels deep: ``{"set": {key: value}, "drop": [key], "patch": {key: {"set": {…}, "drop": […]}}}``
+    (a dict held in both, e.g. the units, changes only where it changed). A game's states differ
+    by little from one event to the next, so the page is many times smaller; its player rebuilds
+    every state when it opens (``unpack`` in ``_PLAYER``)."""
+    out: list[dict] = []
+    for n, state in enumerate(states):
+        if n == 0:
+            out.append(state)
+            continue
+        before, change = states[n - 1], {}
+        dropped = [k for k in before if k not in state]
+        put, patches = {}, {}
+        for key, value in state.items():
+            old = before.get(key, _MISSING)
+            if old is not _MISSING and _same(old, value):
+                continue
+            if isinstance(old, dict) and isinstance(value, dict):
+                inner = {k: v for k, v in value.items() if k not in old or not _same(old[k], v)}
+                gone = [k for k in old if k not in value]
+                patches[key] = {"set": inner, **({"drop": gone} if gone else {})}
+            else:
+                put[key] = value
+        for name, part in (("set", put), ("drop", dropped), ("patch", patches)):
+            if part:
+                change[name] = part
+        out.append(change)
+    return out
 
 
 def replay_html(replay: dict, board: Any = RULESET_BOARD) -> str:
@@ -144,7 +181,9 @@ def replay_html(replay: dict, board: Any = RULESET_BOARD) -> str:
     summary = (f"Game {replay['game_id']} · {len(replay['frames'])} events · version {replay['version']} · "
                f"{replay['viewer']} view · {replay['title']}")
     parts = {"TITLE": escape(title), "HEADING": escape("Replay: " + str(replay["title"]).split(":")[0]),
-             "SUMMARY": escape(summary), "CHART": chart, "DATA": _embed(replay), "BOARD": _embed(board),
+             "SUMMARY": escape(summary), "CHART": chart,
+             "DATA": _embed({**{k: v for k, v in replay.items() if k != "states"},
+                             "state_deltas": state_deltas(replay["states"])}), "BOARD": _embed(board),
              "CSS": static_text("warlog.css"), "COMMON_JS": static_text("common.js"),
              "BOARD_JS": static_text("board.js"), "PLAYER_JS": _PLAYER}
     # One pass over the template: nothing substituted (a log's text, a file) is scanned again.
@@ -238,7 +277,28 @@ _PLAYER = r"""(function () {
   "use strict";
   var W = window.Warlog, $ = W.$;
   var R = JSON.parse($("replay").textContent), board = JSON.parse($("board-data").textContent);
-  var F = R.frames || [], S = R.states || [], at = 0, timer = null, opStart = [], rows = [], lit = null;
+  var F = R.frames || [], S = unpack(R.state_deltas || []), at = 0, timer = null, opStart = [], rows = [], lit = null;
+  W.offlineReplay = { frames: F, states: S, board: board };  // for a look from the browser's console
+
+  /** The states from state_deltas (workers/replay.py): the first in full, then each one's change.
+   * Keys are defined, not assigned, so a key such as "__proto__" (a freeform side's name) stays data. */
+  function unpack(deltas) {
+    function put(o, k, v) { Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true }); }
+    function copy(o) { var c = {}; Object.keys(o || {}).forEach(function (k) { put(c, k, o[k]); }); return c; }
+    function apply(o, d) {
+      (d.drop || []).forEach(function (k) { delete o[k]; });
+      Object.keys(d.set || {}).forEach(function (k) { put(o, k, d.set[k]); });
+      return o;
+    }
+    var out = [];
+    deltas.forEach(function (d, n) {
+      if (n === 0) { out.push(d); return; }
+      var before = out[n - 1], state = apply(copy(before), d);
+      Object.keys(d.patch || {}).forEach(function (k) { put(state, k, apply(copy(before[k]), d.patch[k])); });
+      out.push(state);
+    });
+    return out;
+  }
 
   function find(from, dir, mark) {
     for (var n = from + dir; n >= 0 && n < F.length; n += dir) {

@@ -1,6 +1,6 @@
 // Runs the offline replay page's scripts (common.js, board.js and the player, as inlined in the
 // page) in node against a small stand-in DOM, no network, and prints what the page shows after a
-// sequence of presses: the step, the dice, the VP cursor and the map board.js drew (areas,
+// sequence of presses (and the states it rebuilt): the step, the dice, the VP cursor and the map board.js drew (areas,
 // counters with their abbreviation, steps and Hit marker, units aboard, highlights). Used by
 // tests/workers/test_replay.py; tests/browser/test_offline_replay.py does the same in Chromium.
 "use strict";
@@ -96,4 +96,5 @@ for (const p of presses) {
   else byId(p).dispatch("click");
   snap();
 }
-process.stdout.write(JSON.stringify(seen));
+// what the page shows after each press, and every state as the player rebuilt it from the deltas
+process.stdout.write(JSON.stringify({ seen, states: window.Warlog.offlineReplay.states }));

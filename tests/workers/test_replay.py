@@ -140,12 +140,14 @@ def test_a_static_file_that_could_end_its_element_is_refused(monkeypatch):
         replay.static_text.cache_clear()
 
 
-def run_page(html: str, tmp_path: Path, presses: list[str]) -> list[dict]:
+def run_page(html: str, tmp_path: Path, presses: list[str]) -> tuple[list[dict], list[dict]]:
+    """What the page shows after each press (the first: as opened), and the states its player rebuilt."""
     page = tmp_path / "replay.html"
     page.write_text(html, encoding="utf-8")
     out = subprocess.run(["node", str(DOM), str(page), json.dumps(presses)],
                          capture_output=True, text=True, timeout=120, check=True)
-    return json.loads(out.stdout)
+    shown = json.loads(out.stdout)
+    return shown["seen"], shown["states"]
 
 
 def expected_positions(frames: list[dict], presses: list[str]) -> list[int]:
@@ -201,7 +203,8 @@ def test_the_page_steps_through_the_game(game, tmp_path):
     frames = made["frames"]
     rolled = [i for i, f in enumerate(frames) if "dice" in f]
     presses = STEPS + [f"jump:{rolled[0]}", f"log:{rolled[-1]}"]
-    seen = run_page(replay.replay_html(made), tmp_path, presses)
+    seen, states = run_page(replay.replay_html(made), tmp_path, presses)
+    assert states == json.loads(json.dumps(made["states"]))
     at = [s["scrub"] for s in seen]
     assert at == expected_positions(frames, presses)
     turns = [i for i, f in enumerate(frames) if "turn" in f["marks"]]
@@ -220,6 +223,29 @@ def test_the_page_steps_through_the_game(game, tmp_path):
         assert shown["map"]["areas"] == [] and shown["map"]["counters"] == []
     assert seen[-2]["dice"] == 1 and seen[-1]["dice"] == 1
     assert seen[-1]["cursor"] is not None
+
+
+@needs_node
+def test_the_page_rebuilds_every_state_from_its_deltas(game, tmp_path):
+    """The page stores each state as its change from the one before; its player rebuilds them
+    exactly: keys added and dropped at both levels, a dict that becomes a list, 1 that becomes
+    true (equal in Python, not in JSON), and keys such as "__proto__" kept as data."""
+    made = replay.frames(game, None)
+    kinds = [
+        {"a": 1, "units": {"x": {"at": "s1"}, "y": {"at": "s2"}}, "__proto__": {"z": 1}, "vp": {"__proto__": 1}},
+        {"a": True, "units": {"x": {"at": "s3"}}, "__proto__": {"z": 2}, "vp": {"__proto__": 2}, "new": [1]},
+        {"units": [], "new": {"k": None}, "vp": {"__proto__": 2, "constructor": 0}},
+        {"units": {"x": 1}, "new": {"k": None, "j": {"deep": [1, 2]}}, "vp": {}},
+    ]
+    made["states"] = [kinds[n % len(kinds)] for n in range(len(made["states"]))]
+    deltas = replay.state_deltas(made["states"])
+    assert deltas[0] == kinds[0] and deltas[1] == {
+        "set": {"a": True, "new": [1]},
+        "patch": {"units": {"set": {"x": {"at": "s3"}}, "drop": ["y"]}, "__proto__": {"set": {"z": 2}},
+                  "vp": {"set": {"__proto__": 2}}}}
+    assert deltas[2]["drop"] == ["a", "__proto__"] and deltas[2]["set"] == {"units": [], "new": {"k": None}}
+    _, rebuilt = run_page(replay.replay_html(made), tmp_path, [])
+    assert [json.dumps(x, sort_keys=True) for x in rebuilt] == [json.dumps(x, sort_keys=True) for x in made["states"]]
 
 
 # ---------------------------------------------------------------------- Falklands Showdown ----
@@ -282,7 +308,9 @@ def test_a_falklands_replay_embeds_the_rulesets_board(falklands):
     assert_self_contained(html)
     assert embedded(html, "board-data") == json.loads(json.dumps(board))
     assert set(board["maps"]) == {"strategic", "tactical"} and len(board["areas"]) >= 15
-    assert embedded(html, "replay")["states"] == json.loads(json.dumps(made["states"]))
+    data = embedded(html, "replay")
+    assert "states" not in data and data["state_deltas"] == json.loads(json.dumps(replay.state_deltas(made["states"])))
+    assert len(html) < 3 * len(json.dumps(lines)), "the page stores each state's change, not every state"
 
 
 @needs_node
@@ -297,7 +325,8 @@ def test_the_offline_falklands_replay_draws_the_map_at_every_step(falklands, tmp
                     if any(states[frames[i - 1]["state"]]["units"][u]["location"] not in (None, area)
                            for u, area in placed(board, states[f["state"]]).items()))
     presses = ["next-turn", "next-op", f"jump:{moved_at}", f"jump:{hit_at}", "next-turn", "last", "prev-op", "first"]
-    seen = run_page(replay.replay_html(made), tmp_path, presses)
+    seen, rebuilt = run_page(replay.replay_html(made), tmp_path, presses)
+    assert rebuilt == json.loads(json.dumps(states))  # every state, rebuilt from the page's deltas
     at = [s["scrub"] for s in seen]
     assert at == expected_positions(frames, presses)
     lit_somewhere = False

@@ -1,0 +1,148 @@
+"""The offline replay file made by the replay job (workers/replay.py), opened from disk in
+Chromium: a complete Falklands Showdown game's map drawn by the inlined board.js (both maps, every
+area and counter, Hit markers, units aboard, what the operation moved), stepped by buttons, keys,
+the slider and the history; a freeform game's file shows the log and the dice without a map. The
+page fetches nothing and breaks no rule of its own Content-Security-Policy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from domain.rulesets import find_ruleset
+from tests.browser.helpers import no_horizontal_scroll, shoot
+from tests.conftest import make_app
+from tests.workers.test_replay import falklands_game, placed, play, reduced
+from workers import replay
+
+pytestmark = pytest.mark.slow
+
+
+def open_file(open_tab, path, width=1280, height=900):
+    tab = open_tab(width, height)
+    requests: list[str] = []
+    tab.page.on("request", lambda r: requests.append(r.url))
+    tab.goto(path.as_uri())
+    return tab, requests
+
+
+def scrub_to(page, n: int) -> None:
+    page.evaluate("n => { const s = document.getElementById('scrub'); s.value = n;"
+                  " s.dispatchEvent(new Event('input')); }", n)
+
+
+def at(page) -> int:
+    return int(page.input_value("#scrub"))
+
+
+@pytest.fixture(scope="module")
+def falklands(tmp_path_factory):
+    """The first seeded complete game with a Hit marker to draw, its public replay and the file."""
+    board = find_ruleset("falklands").board()
+    for n in range(12):
+        made = replay.frames(falklands_game(n), None)
+        if any(reduced(board, made["states"][f["state"]]) for f in made["frames"]):
+            path = tmp_path_factory.mktemp("offline") / "falklands.html"
+            path.write_text(replay.replay_html(made), encoding="utf-8")
+            return made, board, path
+    raise AssertionError("none of 12 random games of Falklands Showdown left a unit with a Hit marker")
+
+
+def test_the_offline_falklands_replay_draws_the_map_and_steps(falklands, open_tab, shots):
+    made, board, path = falklands
+    frames, states = made["frames"], made["states"]
+    tab, requests = open_file(open_tab, path)
+    page = tab.page
+
+    def drawn_as(n: int) -> None:
+        """The map at frame n: both maps, every area, one counter per unit on the map, the Hit markers."""
+        state = states[frames[n]["state"]]
+        assert at(page) == n
+        assert page.locator("#board svg.map").count() == 2
+        assert sorted(page.eval_on_selector_all("#board polygon.area", "els => els.map(e => e.dataset.area)")) == \
+            sorted(board["areas"])
+        units = page.eval_on_selector_all("#board g.counter", "els => els.map(e => e.dataset.unit)")
+        assert sorted(units) == sorted(placed(board, state))
+        hit = page.eval_on_selector_all("#board g.counter:has(.hit-marker)", "els => els.map(e => e.dataset.unit)")
+        assert set(hit) == reduced(board, state)
+        assert page.text_content("#pos") == f"Event {n + 1} of {len(frames)} · seq {frames[n]['seq']}"
+        assert page.text_content("#line").startswith(frames[n]["text"])
+        assert page.get_attribute("#log li.current", "value") == str(frames[n]["seq"])
+
+    rebuilt = page.evaluate("() => JSON.stringify(Warlog.offlineReplay.states)")
+    assert json.loads(rebuilt) == json.loads(json.dumps(states))  # every state, from the page's deltas
+    drawn_as(0)
+    assert page.text_content("#board svg.map[data-map=strategic] text.abbr")  # counters carry their abbr
+    assert page.locator("#board g.counter .aboard").count() >= 1  # a ship carrying units: +N
+    shoot(page, shots / "offline-falklands-start.png")
+
+    turns = [i for i, f in enumerate(frames) if "turn" in f["marks"]]
+    page.click("#next-turn")
+    drawn_as(turns[0])
+    assert "Turn 2" in page.text_content("#where") and "new turn" in page.text_content("#line")
+    page.keyboard.press("ArrowRight")
+    drawn_as(turns[0] + 1)
+    page.keyboard.press("PageDown")
+    drawn_as(turns[1])
+    page.keyboard.press("Shift+ArrowRight")
+    op = next(i for i in range(turns[1] + 1, len(frames)) if "operation" in frames[i]["marks"])
+    drawn_as(op)
+
+    # the first step where a unit on the map has lost a step: its counter has the yellow Hit marker
+    hit_at = next(i for i, f in enumerate(frames) if reduced(board, states[f["state"]]))
+    scrub_to(page, hit_at)
+    drawn_as(hit_at)
+    assert page.locator("#board .hit-marker").count() == len(reduced(board, states[frames[hit_at]["state"]]))
+    shoot(page, shots / "offline-falklands-hit.png")
+
+    # a step that moved units: the moved counters are outlined and their areas lit
+    moved_at = next(i for i, f in enumerate(frames[1:], start=1)
+                    if any(states[frames[i - 1]["state"]]["units"][u]["location"] not in (None, area)
+                           for u, area in placed(board, states[f["state"]]).items()))
+    page.locator(f'#log li[data-seq="{frames[moved_at]["seq"]}"] button').click()
+    drawn_as(moved_at)
+    assert page.locator("#board g.counter.moved").count() >= 1
+    assert page.locator("#board polygon.area.lit").count() >= 1
+    shoot(page, shots / "offline-falklands-moved.png")
+
+    page.click("#last")
+    drawn_as(len(frames) - 1)
+    assert page.locator("#dice .roll").count() == sum(
+        1 for f in frames if f["operation"] == frames[-1]["operation"] and "dice" in f)
+    page.click("#state-box summary")  # the state as JSON, filled when the panel opens (its toggle event)
+    page.wait_for_function("() => document.getElementById('state').textContent.includes('\"ended\"')")
+    shoot(page, shots / "offline-falklands-end.png")
+
+    assert requests == [path.as_uri()], requests  # nothing fetched: not a script, a style or a font
+    assert tab.errors == []
+
+
+def test_the_offline_falklands_replay_fits_a_phone(falklands, open_tab, shots):
+    _, _, path = falklands
+    tab, requests = open_file(open_tab, path, 375, 740)
+    assert tab.page.locator("#board g.counter").count() > 0
+    no_horizontal_scroll(tab.page)
+    shoot(tab.page, shots / "offline-falklands-375.png")
+    assert requests == [path.as_uri()] and tab.errors == []
+
+
+def test_an_offline_freeform_replay_has_no_map_but_its_log_and_dice(sqlite_config, tmp_path, open_tab, shots):
+    app = make_app(sqlite_config)
+    try:
+        made = replay.frames(app.lines(play(app, orders=12)), None)
+    finally:
+        app.close()
+    path = tmp_path / "freeform.html"
+    path.write_text(replay.replay_html(made), encoding="utf-8")
+    tab, requests = open_file(open_tab, path)
+    page = tab.page
+    assert page.text_content("#board") == "This game has no map: its story is in the log and the dice."
+    assert page.locator("#board svg").count() == 0
+    rolled = next(i for i, f in enumerate(made["frames"]) if "dice" in f)
+    scrub_to(page, rolled)
+    assert page.locator("#dice .roll .die").count() == len(made["frames"][rolled]["dice"]["faces"])
+    assert page.text_content("#dice .verif") == made["frames"][rolled]["dice"]["status"] == "verified"
+    assert page.locator("#log li").count() == len(made["frames"])
+    shoot(page, shots / "offline-freeform.png")
+    assert requests == [path.as_uri()] and tab.errors == []
