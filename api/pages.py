@@ -120,7 +120,6 @@ _frames = FrameCache()
 def frames_body(lines: list[dict], viewer: str | None) -> dict:
     """The replay of ``lines`` for ``viewer`` and its VP chart (cursor ``id="cursor"``)."""
     replay = frames(lines, viewer)
-    replay.pop("map", None)  # the drawing data is the ruleset's board(): GET /api/v1/rulesets/<name>
     series = _vp_points(replay)
     replay["vp_chart"] = (line_chart_svg(series, "Victory points", x_max=max(len(replay["frames"]) - 1, 1),
                                          height=220, cursor=True) if series else None)
