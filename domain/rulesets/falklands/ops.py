@@ -267,24 +267,36 @@ def op_9(ctx: Ctx, side: str, order: dict) -> list:
 
 
 def op_12(ctx: Ctx, side: str, order: dict) -> list:
-    moves = order.get("moves")
-    if not isinstance(moves, dict) or not moves or not all(isinstance(k, str) and isinstance(v, str) for k, v in moves.items()):
-        raise InvalidOrder("'moves' maps ground unit ids to ship ids", rule=rule(12), field="moves")
+    moves = shipping(ctx, order, "moves", 12, UK)
     for u, ship in moves.items():
-        need(u in DATA.units and ship in DATA.units, rule(12), "unknown unit")
-        mine(ctx, [u], UK, 12, ("ground",))
-        mine(ctx, [ship], UK, 12, ("ship", "submarine"))
         old = ctx.state["units"][u]["aboard"]
         need(old is not None, rule(12), f"{name(u)} is not aboard a ship")
         need(S.where(ctx.state, old) == S.where(ctx.state, ship), rule(12),
              f"{name(old)} and {name(ship)} are not in the same sea area")
-    after = {**{u: ctx.state["units"][u]["aboard"] for u in S.units_in_any(ctx.state, side=UK, classes=["ground"])
-                if ctx.state["units"][u]["aboard"]}, **moves}
-    check_loads(after, rule(12), ctx.state)
+    check_loads(loads_after(ctx.state, UK, moves), rule(12), ctx.state)
     for u, ship in moves.items():
         if ctx.state["units"][u]["aboard"] != ship:
             ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["aboard"], rule=rule(12))
     return []
+
+
+def shipping(ctx: Ctx, order: dict, key: str, op, side: str) -> dict[str, str]:
+    """An order's ``{ground unit: ship}`` map (Op #12 moves, Op #23 loads): the side's own units in play."""
+    value = order.get(key)
+    if not isinstance(value, dict) or not value or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise InvalidOrder(f"'{key}' maps ground unit ids to ship ids", rule=rule(op), field=key)
+    for u, ship in value.items():
+        need(u in DATA.units and ship in DATA.units, rule(op), "unknown unit")
+        mine(ctx, [u], side, op, ("ground",))
+        mine(ctx, [ship], side, op, ("ship", "submarine"))
+    return value
+
+
+def loads_after(state: dict, side: str, changes: dict[str, str]) -> dict[str, str]:
+    """Who would be aboard which ship once ``changes`` are made."""
+    aboard = {u: state["units"][u]["aboard"] for u in S.units_in_any(state, side=side, classes=["ground"])
+              if state["units"][u]["aboard"]}
+    return {**aboard, **changes}
 
 
 def check_loads(aboard: dict[str, str], r: str, state: dict | None = None) -> None:
@@ -619,13 +631,8 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
 
 
 def op_23(ctx: Ctx, side: str, order: dict) -> list:
-    loads = order.get("loads")
-    if not isinstance(loads, dict) or not loads or not all(isinstance(k, str) and isinstance(v, str) for k, v in loads.items()):
-        raise InvalidOrder("'loads' maps ground unit ids to ship ids", rule=rule(23), field="loads")
+    loads = shipping(ctx, order, "loads", 23, side)
     for u, ship in loads.items():
-        need(u in DATA.units and ship in DATA.units, rule(23), "unknown unit")
-        mine(ctx, [u], side, 23, ("ground",))
-        mine(ctx, [ship], side, 23, ("ship", "submarine"))
         here = ctx.state["units"][u]
         need(not here["aboard"], rule(23), f"{name(u)} is already aboard")
         ship_at = S.where(ctx.state, ship)
@@ -634,9 +641,7 @@ def op_23(ctx: Ctx, side: str, order: dict) -> list:
         else:
             need(here["location"] in DATA.land_areas and ship_at == S.TACTICAL, rule(23),
                  f"{name(u)} loads from a land area onto a ship in the Falkland Islands Sea Area")
-    after = {**{u: ctx.state["units"][u]["aboard"] for u in S.units_in_any(ctx.state, side=side, classes=["ground"])
-                if ctx.state["units"][u]["aboard"]}, **loads}
-    check_loads(after, rule(23), ctx.state)
+    check_loads(loads_after(ctx.state, side, loads), rule(23), ctx.state)
     for u, ship in loads.items():
         ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))
     return [{"step": "ground_settle"}]
