@@ -127,7 +127,8 @@ class Falklands(Ruleset):
         handler = {"decide": self._decide, "setup": self._setup, "operation": self._operation,
                    "pass": self._operation, "submarines": self._submarines}.get(kind)
         if handler is None:
-            raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", field="kind")
+            raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", rule=self.sequence_rule,
+                               field="kind")
         handler(ctx, seat, order)
         return ctx.out
 
