@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test migrate clean
+.PHONY: run test migrate clean bench
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# every benchmark (bench/), writing docs/benchmarks.md; BENCH_ARGS="orders --store sqlite --quick" for one
+bench: $(STAMP)
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 migrate: $(STAMP)
 	$(BIN)/warlog migrate

@@ -1,0 +1,107 @@
+"""``python -m bench [NAME ...] [--store sqlite|postgres|all] [--quick] [--out FILE] [--profile DIR]``
+
+Runs the named benchmarks (all by default) and prints their figures. A full run of every
+benchmark writes docs/benchmarks.md; a partial or ``--quick`` run writes only with ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from bench import machine
+from bench.report import print_result, render
+from bench.stores import KINDS
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "benchmarks.md"
+
+
+FINDINGS = Path(__file__).with_name("findings.md")
+
+
+def _method(module) -> str:
+    """A module's docstring past its title line: how the benchmark measures."""
+    return "\n\n".join(module.__doc__.split("\n\n")[1:])
+
+
+def _orders(args):
+    from bench import orders
+    return orders.run(args.stores, args.quick, args.profile, args.ruleset), _method(orders)
+
+
+def _projection(args):
+    from bench import projection
+    return projection.run(args.stores, args.quick), _method(projection)
+
+
+def _timetravel(args):
+    from bench import timetravel
+    return timetravel.run(args.quick), _method(timetravel)
+
+
+def _replay(args):
+    from bench import artifacts
+    return artifacts.run(args.quick, args.ruleset), _method(artifacts)
+
+
+def _dice(args):
+    from bench import dice
+    return dice.run(args.quick), _method(dice)
+
+
+def _memory(args):
+    from bench import memory
+    return memory.run(args.quick), _method(memory)
+
+
+BENCHES = {"orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
+           "dice": _dice, "memory": _memory}
+
+INTRO = [
+    "Made by `python -m bench` (`make bench`); bench/ holds the code and each benchmark runs alone,",
+    "e.g. `python -m bench orders --store sqlite` (add `--quick` for a short run that proves the code",
+    "works: tests/bench/ runs that). Every figure is measured against a baseline taken in the same",
+    "run on the same machine and given as a ratio, with the absolute numbers beside it.",
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
+    parser.add_argument("names", nargs="*", choices=[*BENCHES, []], metavar="NAME",
+                        help=f"benchmarks to run: {', '.join(BENCHES)} (default: all)")
+    parser.add_argument("--store", choices=[*KINDS, "all"], default="all", help="store(s) for orders and projection")
+    parser.add_argument("--ruleset", action="append", help="order source(s) for orders and replay (default: all)")
+    parser.add_argument("--quick", action="store_true", help="small sizes: proves the code, measures little")
+    parser.add_argument("--out", type=Path, help=f"write the Markdown report here (a full run writes {DOC.relative_to(ROOT)})")
+    parser.add_argument("--profile", type=Path, help="orders: record the web workers with py-spy into this folder")
+    parser.add_argument("--note", action="append", default=[], help="a line for the report (e.g. other load on the machine)")
+    args = parser.parse_args(argv)
+    args.stores = list(KINDS) if args.store == "all" else [args.store]
+    names = args.names or list(BENCHES)
+    out = args.out or (DOC if not args.names and not args.quick and args.store == "all" and not args.ruleset else None)
+
+    described = machine.describe()
+    results = []
+    started = time.monotonic()
+    for name in names:
+        print(f"== {name}{' (quick)' if args.quick else ''}", flush=True)
+        t = time.monotonic()
+        result, result.method = BENCHES[name](args)
+        result.notes.append(f"this benchmark took {time.monotonic() - t:.0f} s")
+        print_result(result)
+        results.append(result)
+    described["load average at end"] = machine.load()
+    described["whole run"] = f"{time.monotonic() - started:.0f} s{' (quick mode)' if args.quick else ''}"
+    if out is not None:
+        intro = INTRO + ([""] + [f"**Note:** {n}" for n in args.note] if args.note else [])
+        findings = FINDINGS.read_text(encoding="utf-8") if FINDINGS.exists() else ""
+        out.write_text(render(results, described, intro, findings), encoding="utf-8")
+        print(f"\nwrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""The benchmarks' code works: ``python -m bench --quick`` runs every benchmark at a small size
+and writes its report. Nothing here asserts a speed (figures live in docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import require_postgres
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
+    require_postgres()
+    out = tmp_path / "benchmarks.md"
+    done = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = out.read_text(encoding="utf-8")
+    for title in ("## The machine", "## 1. Orders per second through HTTP", "## 2. Projection catch-up",
+                  "## 3. The state at a random seq", "## 4. Replays and statistics", "## 5. Dice derived",
+                  "## 6. Memory of a web worker"):
+        assert title in report, title
+    for row in ("| orders/s, freeform, SQLite |", "| orders/s, freeform, PostgreSQL |", "| catch-up, SQLite |",
+                "| catch-up, PostgreSQL |", "| dice derived/s", "| dice verified/s", "| statistics across 200 games |",
+                "| replay artifact, freeform game", "| state at a random seq", "| worker RSS"):
+        assert row in report, row
+    # Every figure has a measured value and a ratio to its baseline.
+    summary = report.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    figures = [line for line in summary.splitlines() if line.startswith("| ") and not line.startswith("| figure")]
+    assert len(figures) >= 10
+    for line in figures:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert re.match(r"^[\d,.]+ ", cells[1]) and re.match(r"^[\d,.]+$", cells[3]), line
+    # Every order got its 201: a bench that measured refusals would measure nothing.
+    assert re.search(r"\| freeform \| SQLite \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{201: \d+\} \|", report), report
+
+
+def test_one_benchmark_runs_alone(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "bench", "dice", "--quick"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "dice derived/s" in done.stdout and "wrote" not in done.stdout
