@@ -1,4 +1,9 @@
-/* warlog replay viewer: steps through GET /api/v1/games/{id}/frames (made by workers/replay.py).
+/* warlog replay viewer: steps through a game's replay frames (made by workers/replay.py).
+ *
+ * One script for both replays: the live page (api/templates/pages/replay.html) fetches
+ * GET /api/v1/games/{id}/frames and the ruleset's board; the offline file (workers/replay.py,
+ * `replay_html`) carries them in the page, in two JSON script elements, id="replay" (the frames,
+ * the states as `state_deltas`) and id="board-data", and fetches nothing.
  *
  * Position = one frame (one event the viewer may see). Steps: event, operation (what one command
  * recorded), phase and turn, from the frames' marks; the address holds the position (#seq=N).
@@ -9,6 +14,26 @@
   var gameId = document.body.dataset.gameId;
   var R = null, F = [], S = [], board = null, at = 0, timer = null;
   var opStart = [], turnStarts = [], rows = [];
+
+  /** The states from `state_deltas` (workers/replay.py): the first in full, then each one's change.
+   * Keys are defined, not assigned, so a key such as "__proto__" (a freeform side's name) stays data. */
+  function unpack(deltas) {
+    function put(o, k, v) { Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true }); }
+    function copy(o) { var c = {}; Object.keys(o || {}).forEach(function (k) { put(c, k, o[k]); }); return c; }
+    function apply(o, d) {
+      (d.drop || []).forEach(function (k) { delete o[k]; });
+      Object.keys(d.set || {}).forEach(function (k) { put(o, k, d.set[k]); });
+      return o;
+    }
+    var out = [];
+    deltas.forEach(function (d, n) {
+      if (n === 0) { out.push(d); return; }
+      var before = out[n - 1], state = apply(copy(before), d);
+      Object.keys(d.patch || {}).forEach(function (k) { put(state, k, apply(copy(before[k]), d.patch[k])); });
+      out.push(state);
+    });
+    return out;
+  }
 
   function find(from, dir, mark) {
     for (var n = from + dir; n >= 0 && n < F.length; n += dir) {
@@ -41,6 +66,11 @@
       (f.whose_move && f.whose_move.length ? " · to move: " + f.whose_move.join(", ") : "");
   }
 
+  function showState() {
+    var box = document.getElementById("state-box");
+    if (box && box.open) $("state").textContent = JSON.stringify(S[F[at].state] || {}, null, 1);
+  }
+
   function go(n, why) {
     if (!F.length) return;
     at = Math.max(0, Math.min(F.length - 1, n));
@@ -65,6 +95,7 @@
     // the map, with what this operation moved or hit so far
     var before = S[F[opStart[at]].state] || {};
     W.Board.draw($("board"), board, state, { highlight: W.Board.changes(before, state) });
+    showState();
 
     // VP: the chart's cursor and the totals
     var cursor = document.getElementById("cursor");
@@ -176,6 +207,8 @@
       var start = turnStarts[this.selectedIndex];
       if (start !== undefined) { play(false); go(start); }
     });
+    var box = document.getElementById("state-box");
+    if (box) box.addEventListener("toggle", showState);
     document.addEventListener("keydown", keys);
     window.addEventListener("hashchange", function () {
       var n = fromHash();
@@ -183,7 +216,14 @@
     });
   }
 
-  async function load() {
+  /** The replay and board the page carries (the offline file), or null (the live page). */
+  function embedded() {
+    var data = document.getElementById("replay");
+    return data ? { replay: JSON.parse(data.textContent), board: JSON.parse($("board-data").textContent) } : null;
+  }
+
+  /** The replay and board from the API with this browser's token for the game; null when refused. */
+  async function fetched() {
     var token = W.keys.reader(gameId);
     W.status("Loading the replay…");
     var res = await W.api("/api/v1/games/" + gameId + "/frames", { token: token });
@@ -193,13 +233,19 @@
         : W.problem(res);
       W.status(why, "error");
       $("summary").textContent = why;
-      return;
+      return null;
     }
-    R = res.body; F = R.frames || []; S = R.states || [];
-    if (R.ruleset) {
-      var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(R.ruleset));
-      board = rs.ok ? rs.body.board : null;
+    var drawing = null;
+    if (res.body.ruleset) {
+      var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(res.body.ruleset));
+      drawing = rs.ok ? rs.body.board : null;
     }
+    return { replay: res.body, board: drawing };
+  }
+
+  function begin(got) {
+    R = got.replay; F = R.frames || []; S = R.states || unpack(R.state_deltas || []); board = got.board;
+    W.replayData = { frames: F, states: S, board: board };  // for a look from the browser's console
     document.title = "Replay " + W.short(gameId) + " · " + R.title + " · warlog";
     $("title").textContent = "Replay: " + String(R.title).split(":")[0];
     $("summary").textContent = "Game " + gameId + " · " + F.length + " events · version " + R.version +
@@ -235,5 +281,7 @@
     document.body.dataset.ready = "true";
   }
 
-  load();
+  var inPage = embedded();
+  if (inPage) begin(inPage);
+  else fetched().then(function (got) { if (got) begin(got); });
 })();

@@ -1,8 +1,10 @@
 """The offline replay file made by the replay job (workers/replay.py), opened from disk in
-Chromium: a complete Falklands Showdown game's map drawn by the inlined board.js (both maps, every
-area and counter, Hit markers, units aboard, what the operation moved), stepped by buttons, keys,
-the slider and the history; a freeform game's file shows the log and the dice without a map. The
-page fetches nothing and breaks no rule of its own Content-Security-Policy."""
+Chromium: the live replay page's markup and replay.js with the frames embedded; a complete
+Falklands Showdown game's map drawn by the inlined board.js (both maps, every area and counter,
+Hit markers, units aboard, what the operation moved), stepped by buttons, keys, the slider, the
+turn list and the history, the position in the address (#seq=N) as on the live page; a freeform
+game's file shows the log, the dice and the VP chart without a map. The page fetches nothing and
+breaks no rule of its own Content-Security-Policy."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import json
 import pytest
 
 from domain.rulesets import find_ruleset
-from tests.browser.helpers import no_horizontal_scroll, shoot
+from tests.browser.helpers import hash_seq, no_horizontal_scroll, shoot
 from tests.conftest import make_app
 from tests.workers.test_replay import falklands_game, placed, play, reduced
 from workers import replay
@@ -19,11 +21,11 @@ from workers import replay
 pytestmark = pytest.mark.slow
 
 
-def open_file(open_tab, path, width=1280, height=900):
+def open_file(open_tab, path, width=1280, height=900, fragment=""):
     tab = open_tab(width, height)
     requests: list[str] = []
     tab.page.on("request", lambda r: requests.append(r.url))
-    tab.goto(path.as_uri())
+    tab.goto(path.as_uri() + fragment)
     return tab, requests
 
 
@@ -68,9 +70,10 @@ def test_the_offline_falklands_replay_draws_the_map_and_steps(falklands, open_ta
         assert set(hit) == reduced(board, state)
         assert page.text_content("#pos") == f"Event {n + 1} of {len(frames)} · seq {frames[n]['seq']}"
         assert page.text_content("#line").startswith(frames[n]["text"])
-        assert page.get_attribute("#log li.current", "value") == str(frames[n]["seq"])
+        assert page.get_attribute("#history li.current", "value") == str(frames[n]["seq"])
+        assert hash_seq(page) == frames[n]["seq"]  # the address holds the position
 
-    rebuilt = page.evaluate("() => JSON.stringify(Warlog.offlineReplay.states)")
+    rebuilt = page.evaluate("() => JSON.stringify(Warlog.replayData.states)")
     assert json.loads(rebuilt) == json.loads(json.dumps(states))  # every state, from the page's deltas
     drawn_as(0)
     assert page.text_content("#board svg.map[data-map=strategic] text.abbr")  # counters carry their abbr
@@ -100,12 +103,14 @@ def test_the_offline_falklands_replay_draws_the_map_and_steps(falklands, open_ta
     moved_at = next(i for i, f in enumerate(frames[1:], start=1)
                     if any(states[frames[i - 1]["state"]]["units"][u]["location"] not in (None, area)
                            for u, area in placed(board, states[f["state"]]).items()))
-    page.locator(f'#log li[data-seq="{frames[moved_at]["seq"]}"] button').click()
+    page.locator(f'#history li[data-seq="{frames[moved_at]["seq"]}"] button').click()
     drawn_as(moved_at)
     assert page.locator("#board g.counter.moved").count() >= 1
     assert page.locator("#board polygon.area.lit").count() >= 1
     shoot(page, shots / "offline-falklands-moved.png")
 
+    page.select_option("#turn-select", str(frames[turns[1]]["turn"]))  # "jump to turn"
+    drawn_as(turns[1])
     page.click("#last")
     drawn_as(len(frames) - 1)
     assert page.locator("#dice .roll").count() == sum(
@@ -116,6 +121,20 @@ def test_the_offline_falklands_replay_draws_the_map_and_steps(falklands, open_ta
 
     assert requests == [path.as_uri()], requests  # nothing fetched: not a script, a style or a font
     assert tab.errors == []
+
+
+def test_an_offline_replay_opened_at_an_address_starts_there(falklands, open_tab):
+    made, _, path = falklands
+    frames = made["frames"]
+    n = len(frames) // 2
+    tab, requests = open_file(open_tab, path, fragment=f"#seq={frames[n]['seq']}")
+    page = tab.page
+    assert at(page) == n and page.text_content("#line").startswith(frames[n]["text"])
+    page.keyboard.press("ArrowRight")
+    assert at(page) == n + 1 and hash_seq(page) == frames[n + 1]["seq"]
+    page.evaluate("seq => { location.hash = '#seq=' + seq; }", frames[3]["seq"])  # editing the address moves it
+    page.wait_for_function("() => document.getElementById('scrub').value === '3'")
+    assert requests == [path.as_uri()] and tab.errors == []  # a fragment is not part of a request
 
 
 def test_the_offline_falklands_replay_fits_a_phone(falklands, open_tab, shots):
@@ -143,6 +162,7 @@ def test_an_offline_freeform_replay_has_no_map_but_its_log_and_dice(sqlite_confi
     scrub_to(page, rolled)
     assert page.locator("#dice .roll .die").count() == len(made["frames"][rolled]["dice"]["faces"])
     assert page.text_content("#dice .verif") == made["frames"][rolled]["dice"]["status"] == "verified"
-    assert page.locator("#log li").count() == len(made["frames"])
+    assert page.locator("#history li[data-seq]").count() == len(made["frames"])
+    assert page.locator("#chart svg #cursor").count() == 1  # the VP chart, with its cursor
     shoot(page, shots / "offline-freeform.png")
     assert requests == [path.as_uri()] and tab.errors == []

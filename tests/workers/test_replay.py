@@ -1,6 +1,7 @@
 """Replays as pure functions over a real game's log (SQLite): one frame per event, boundaries,
-the viewer's filter, and an HTML page that works offline; for Falklands Showdown, a complete game
-played with random legal orders, whose offline page draws the map with the live pages' board.js."""
+the viewer's filter, and an HTML page that works offline, made of the live replay page's own
+markup, replay.js and board.js; for Falklands Showdown, a complete game played with random legal
+orders, whose offline page draws the map with the live pages' board.js."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from uuid import UUID
 
 import pytest
 
+from api.app import create_app, migrate
 from domain.errors import InvalidOrder, RuleViolation
 from domain.game import Game
 from domain.rulesets import find_ruleset
 from domain.rulesets.falklands import play as fs_play
+from domain.service import Warlog
 from domain.verify import to_line
 from tests.conftest import make_app
 from workers import replay
@@ -98,10 +101,12 @@ def assert_self_contained(html: str) -> None:
     assert "<link" not in html and "@import" not in html
     assert re.findall(r"url\((.)", html) == ["#"] * html.count("url(")  # only board.js's arrow marker, in the page
     assert "content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'\"" in html
-    # the live pages' own drawing code and CSS, inlined verbatim: one implementation
+    # the live replay page's own markup, script, drawing code and CSS, inlined verbatim: one implementation
+    assert set(replay.STATIC) == {"common.js", "board.js", "replay.js", "warlog.css"}
     for name in replay.STATIC:
         assert replay.static_text(name) in html
-    assert html.count("<script") == 5  # the frames, the board, common.js, board.js, the player
+    assert replay.replay_body() in html and 'id="state-box"' in replay.replay_body()
+    assert html.count("<script") == 5  # the frames, the board, common.js, board.js, replay.js
 
 
 def test_the_html_page_is_self_contained(game):
@@ -109,18 +114,34 @@ def test_the_html_page_is_self_contained(game):
     assert_self_contained(html)
     assert len(embedded(html, "replay")["frames"]) == len(game)
     assert embedded(html, "board-data") is None  # freeform has no map
-    assert 'id="cursor"' in html  # the VP chart's step marker
+    assert 'id="cursor"' in embedded(html, "replay")["vp_chart"]  # the VP chart with its step marker
+
+
+def test_the_offline_page_has_the_live_replay_pages_markup(sqlite_config):
+    """The live page and the offline file show one partial (api/templates/pages/replay_body.html);
+    only the offline file adds the state as JSON under the map."""
+    migrate(sqlite_config)
+    service = Warlog(sqlite_config)
+    try:
+        client = create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
+        page = client.get(f"/games/{UUID(int=1)}/replay").get_data(as_text=True)
+    finally:
+        service.close()
+    live = page[page.index('<main id="main" tabindex="-1">') + 30:page.index("</main>")]
+    offline = re.sub(r'<details class="state-box".*?</details>', "", replay.replay_body(), flags=re.S)
+    assert " ".join(live.split()) == " ".join(offline.split())
+    assert 'id="state-box"' in replay.replay_body() and 'id="state-box"' not in live
 
 
 def test_hostile_text_cannot_break_out_of_the_embedded_json(sqlite_config):
     app = make_app(sqlite_config)
     gid = app.create_game("freeform", options={"sides": ["Blue", "Red"]}).game_id
-    app.join(gid, "Blue", "</script><script>alert(1)</script>@@CHART@@<!--", "x")
+    app.join(gid, "Blue", "</script><script>alert(1)</script>@@BODY@@<!--", "x")
     html = replay.replay_html(replay.frames(app.lines(gid), None))
     app.close()
     assert "<script>alert(1)" not in html and html.count("</script>") == 5 and "<!--" not in html
-    assert html.count('id="cursor"') == 1  # a placeholder in the log is not substituted
-    assert embedded(html, "replay")["frames"][1]["text"].startswith("</script><script>alert(1)</script>@@CHART@@<!--")
+    assert html.count('id="controls"') == 1  # a placeholder in the log is not substituted
+    assert embedded(html, "replay")["frames"][1]["text"].startswith("</script><script>alert(1)</script>@@BODY@@<!--")
 
 
 def test_a_static_file_that_could_end_its_element_is_refused(monkeypatch):
@@ -197,8 +218,9 @@ STEPS = ["next", "next-op", "next-turn", "next-turn", "prev-turn", "prev-turn", 
 
 @needs_node
 def test_the_page_steps_through_the_game(game, tmp_path):
-    """The player script with common.js and board.js, run by node against a stand-in DOM: every
-    button, key, the slider and the history lines move to the frame they promise."""
+    """The live pages' replay.js with common.js and board.js, as inlined, run by node against a
+    stand-in DOM: every button, key, the slider and the history lines move to the frame they
+    promise, and the address follows (#seq=N)."""
     made = replay.frames(game, "umpire")
     frames = made["frames"]
     rolled = [i for i, f in enumerate(frames) if "dice" in f]
@@ -214,6 +236,7 @@ def test_the_page_steps_through_the_game(game, tmp_path):
     for shown, n in zip(seen, at):
         f = frames[n]
         assert shown["line"].startswith(f["text"]) and shown["current"] == [f["seq"]]
+        assert shown["hash"] == f"#seq={f['seq']}"
         assert shown["pos"] == f"Event {n + 1} of {len(frames)} · seq {f['seq']}"
         assert shown["marks"] == ["new " + m for m in f["marks"]]
         # the dice of the current operation so far: a freeform roll is its own operation's last line
