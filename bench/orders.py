@@ -15,6 +15,7 @@ for ``py-spy`` / speedscope / flamegraph tools).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 import shutil
@@ -259,10 +260,12 @@ def _cpu_seconds(pids: list[int]) -> float:
 
 
 def http_orders(store: Store, source: sources.Source, *, games: int, connections: int, warmup: float,
-                duration: float, profile: Path | None = None) -> dict:
-    from tests.e2e.server import live_server
+                duration: float, profile: Path | None = None, root: Path | None = None,
+                server_env: dict | None = None) -> dict:
+    from bench.server import ROOT, serve
 
-    with live_server(store.folder / f"server-{source.ruleset}", WEB_CONCURRENCY="2", **store.env) as url:
+    folder = store.folder / f"server-{source.ruleset}-{'this' if root is None else 'before'}"
+    with serve(folder, root or ROOT, WEB_CONCURRENCY="2", **store.env, **(server_env or {})) as url:
         load = Load(url.host, url.port, source, seed=8)
         workers = load.workers = _workers(url.pid)
         loop_result: dict[str, Any] = {}
@@ -312,7 +315,8 @@ def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> lis
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in workers]
 
 
-def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: list[str] | None = None) -> Result:
+def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: list[str] | None = None,
+        before: str | None = None) -> Result:
     result = Result("orders", "1. Orders per second through HTTP")
     games, connections = (20, 8) if quick else (GAMES, CONNECTIONS)
     warmup, duration = (1.0, 2.0) if quick else (5.0, 30.0)
@@ -324,15 +328,30 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
             result.note(f"PostgreSQL skipped: {why}")
             continue
         with fresh(kind) as store:
-            base = raw.save_rate(store.raw_env("raw"), saves)
-            print(f"  raw eventsourcing on {store.label}: {fmt(base)} saves/s", flush=True)
+            bases = [raw.save_rate(store.raw_env("raw"), saves)]
+            print(f"  raw eventsourcing on {store.label}: {fmt(bases[0])} saves/s", flush=True)
+            runs = []
             for source in found:
                 try:
-                    got = http_orders(store, source, games=games, connections=connections, warmup=warmup,
-                                      duration=duration, profile=profile)
+                    runs.append((source, http_orders(store, source, games=games, connections=connections,
+                                                     warmup=warmup, duration=duration, profile=profile)))
                 except RuntimeError as exc:  # e.g. a ruleset whose games cannot be set up yet
                     result.note(f"{source.ruleset} on {LABEL[kind]} skipped: {exc}")
-                    continue
+            if before is not None and found and found[0].ruleset == "freeform":
+                from bench.server import tree
+
+                with tree(before) as old, fresh(kind) as old_store:
+                    # The older code with the dependencies it had: psycopg's pure-Python build.
+                    got = http_orders(old_store, found[0], games=games, connections=connections, warmup=warmup,
+                                      duration=duration, root=old, server_env={"PSYCOPG_IMPL": "python"})
+                    runs.append((dataclasses.replace(found[0], ruleset=f"freeform, before ({before})"), got))
+            # Measured again after the load: a shared machine can slow one measurement; the
+            # higher of the two is the baseline (the stricter ratio).
+            bases.append(raw.save_rate(store.raw_env("raw-after"), saves))
+            base = max(bases)
+            result.notes.append(f"raw eventsourcing on {store.label}: {fmt(bases[0])} saves/s before the HTTP runs, "
+                                f"{fmt(bases[1])} after; the higher is the baseline")
+            for source, got in runs:
                 ratio = got["orders_per_s"] / base
                 p99 = got["p99_ms"]
                 result.figures.append(Figure(
