@@ -162,8 +162,8 @@ def state_deltas(states: list[dict]) -> list[dict]:
     """``states`` written as the first in full, then each as its change from the one before, two
     levels deep: ``{"set": {key: value}, "drop": [key], "patch": {key: {"set": {…}, "drop": […]}}}``
     (a dict held in both, e.g. the units, changes only where it changed). A game's states differ
-    by little from one event to the next, so the page is many times smaller; its player rebuilds
-    every state when it opens (``unpack`` in ``api/static/replay.js``)."""
+    by little from one event to the next, so the page is many times smaller; ``api/static/replay.js``
+    rebuilds every state when the page opens (``unpack``)."""
     out: list[dict] = []
     for n, state in enumerate(states):
         if n == 0:

@@ -122,5 +122,5 @@ for (const p of presses) {
   else byId(p).dispatch("click");
   snap();
 }
-// what the page shows after each press, and every state as the player rebuilt it from the deltas
+// what the page shows after each press, and every state as replay.js rebuilt it from the deltas
 process.stdout.write(JSON.stringify({ seen, states: window.Warlog.replayData.states }));

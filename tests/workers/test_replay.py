@@ -127,7 +127,8 @@ def test_the_offline_page_has_the_live_replay_pages_markup(sqlite_config):
         page = client.get(f"/games/{UUID(int=1)}/replay").get_data(as_text=True)
     finally:
         service.close()
-    live = page[page.index('<main id="main" tabindex="-1">') + 30:page.index("</main>")]
+    main = '<main id="main" tabindex="-1">'
+    live = page[page.index(main) + len(main):page.index("</main>")]
     offline = re.sub(r'<details class="state-box".*?</details>', "", replay.replay_body(), flags=re.S)
     assert " ".join(live.split()) == " ".join(offline.split())
     assert 'id="state-box"' in replay.replay_body() and 'id="state-box"' not in live
@@ -162,7 +163,7 @@ def test_a_static_file_that_could_end_its_element_is_refused(monkeypatch):
 
 
 def run_page(html: str, tmp_path: Path, presses: list[str]) -> tuple[list[dict], list[dict]]:
-    """What the page shows after each press (the first: as opened), and the states its player rebuilt."""
+    """What the page shows after each press (the first: as opened), and the states its replay.js rebuilt."""
     page = tmp_path / "replay.html"
     page.write_text(html, encoding="utf-8")
     out = subprocess.run(["node", str(DOM), str(page), json.dumps(presses)],
@@ -250,7 +251,7 @@ def test_the_page_steps_through_the_game(game, tmp_path):
 
 @needs_node
 def test_the_page_rebuilds_every_state_from_its_deltas(game, tmp_path):
-    """The page stores each state as its change from the one before; its player rebuilds them
+    """The page stores each state as its change from the one before; its replay.js rebuilds them
     exactly: keys added and dropped at both levels, a dict that becomes a list, 1 that becomes
     true (equal in Python, not in JSON), and keys such as "__proto__" kept as data."""
     made = replay.frames(game, None)
