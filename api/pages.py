@@ -12,7 +12,7 @@ JSON:
   (``Ruleset.board()``, None for a game without a map);
 - ``GET /api/v1/games/<game_id>/frames``: the replay frames as the caller may see them, made by
   ``workers.replay.frames`` (the pure function the replay job uses) from the whole log, with the
-  VP chart of ``workers.stats.line_chart_svg``; kept per (game, version, viewer) in a small
+  VP chart of ``workers.replay.vp_chart``; kept per (game, version, viewer) in a small
   in-process cache, and gzipped when the client accepts it.
 """
 
@@ -32,8 +32,7 @@ from api.reads import NoQuery, query
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
 from domain.service import parse_game_id
-from workers.replay import _vp_points, frames
-from workers.stats import line_chart_svg
+from workers.replay import frames, vp_chart
 
 bp = Blueprint("pages", __name__, template_folder="templates")
 
@@ -120,9 +119,7 @@ _frames = FrameCache()
 def frames_body(lines: list[dict], viewer: str | None) -> dict:
     """The replay of ``lines`` for ``viewer`` and its VP chart (cursor ``id="cursor"``)."""
     replay = frames(lines, viewer)
-    series = _vp_points(replay)
-    replay["vp_chart"] = (line_chart_svg(series, "Victory points", x_max=max(len(replay["frames"]) - 1, 1),
-                                         height=220, cursor=True) if series else None)
+    replay["vp_chart"] = vp_chart(replay)
     return replay
 
 
