@@ -7,6 +7,7 @@ benchmark writes docs/benchmarks.md; a partial or ``--quick`` run writes only wi
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -64,7 +65,9 @@ INTRO = [
     "Made by `python -m bench` (`make bench`); bench/ holds the code and each benchmark runs alone,",
     "e.g. `python -m bench orders --store sqlite` (add `--quick` for a short run that proves the code",
     "works: tests/bench/ runs that). Every figure is measured against a baseline taken in the same",
-    "run on the same machine and given as a ratio, with the absolute numbers beside it.",
+    "run on the same machine and given as a ratio, with the absolute numbers beside it. PostgreSQL",
+    "runs use `WARLOG_BENCH_POSTGRES_URL` (default the test database), in a schema made for the run",
+    "and dropped after it; SQLite runs a file in a temporary folder.",
 ]
 
 
@@ -97,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     described["load average at end"] = machine.load()
     described["whole run"] = f"{time.monotonic() - started:.0f} s{' (quick mode)' if args.quick else ''}"
     if out is not None:
-        intro = INTRO + ([""] + [f"**Note:** {n}" for n in args.note] if args.note else [])
+        command = "python -m bench " + shlex.join(argv if argv is not None else sys.argv[1:])
+        intro = INTRO + ["", f"This page was written by `{command}`."]
+        intro += ([""] + [f"**Note:** {n}" for n in args.note]) if args.note else []
         findings = FINDINGS.read_text(encoding="utf-8") if FINDINGS.exists() else ""
         out.write_text(render(results, described, intro, findings), encoding="utf-8")
         print(f"\nwrote {out}")
