@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import random
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -124,6 +126,46 @@ def test_a_die_of_more_than_2_64_sides_is_refused_not_looped_on():
             dice.face(bytes(32), "g", 0, "", 0, sides)
         with pytest.raises(ValueError):
             dice.attempts(bytes(32), "g", 0, "", 0, sides)
+
+
+# -- EpochDice, the per-epoch derivation verify uses, against face and the vectors -----------------
+@pytest.mark.parametrize("v", VECTORS, ids=_vector_id)
+def test_epoch_dice_matches_fixed_vectors(v):
+    seed, game_id, epoch, entropy, nonce, sides = _args(v)
+    assert dice.EpochDice(seed, game_id, epoch, entropy).face(nonce, sides) == v["face"]
+
+
+def test_epoch_dice_hmac_is_hmac_sha256_for_keys_of_every_length():
+    # Keys shorter than, equal to and longer than SHA-256's 64-byte block (longer keys are hashed
+    # first), prefixes shorter and longer than a block, non-ASCII text.
+    rng = random.Random(11)
+    for key_len in (0, 1, 31, 32, 33, 63, 64, 65, 100, 200):
+        for entropy in ("", "a|b", "é|" + "x" * 70):
+            seed = rng.randbytes(key_len)
+            rest = rng.randbytes(rng.randrange(0, 130))
+            prefix = f"game-Δ|{key_len}|{entropy}|".encode()
+            assert dice.EpochDice(seed, "game-Δ", key_len, entropy).hmac(rest) == hmac.digest(seed, prefix + rest, "sha256")
+
+
+def test_epoch_dice_agrees_with_face_on_random_inputs():
+    rng = random.Random(7)
+    for _ in range(300):
+        seed = rng.randbytes(rng.choice((32, 32, 32, 0, 16, 64, 65, 90)))
+        game_id = str(uuid.UUID(int=rng.getrandbits(128)))
+        epoch = rng.randrange(0, 10_000)
+        entropy = "|".join(rng.choice(("", "seed", "ключ", "x" * rng.randrange(0, 80))) for _ in range(rng.randrange(1, 4)))
+        derive = dice.EpochDice(seed, game_id, epoch, entropy)
+        for _ in range(5):
+            nonce = rng.randrange(0, 10**6)
+            sides = rng.choice((2, 6, 10, 20, 100, 1000, 2**63 + 1, 2**64, rng.randrange(2, 2**64)))
+            assert derive.face(nonce, sides) == dice.face(seed, game_id, epoch, entropy, nonce, sides)
+
+
+def test_epoch_dice_refuses_what_face_refuses():
+    derive = dice.EpochDice(bytes(32), "g", 0, "")
+    for sides in (1, 0, -6, 2**64 + 1):
+        with pytest.raises(ValueError):
+            derive.face(0, sides)
 
 
 # -- commitment and client entropy ---------------------------------------------------------------
