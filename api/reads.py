@@ -31,7 +31,7 @@ from api.problems import ApiProblem
 from api.schemas import Line
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
-from domain.visibility import filter_lines, view_state
+from domain.visibility import filter_lines
 from projections import folds
 
 bp = Blueprint("reads", __name__, url_prefix="/api/v1")
@@ -342,19 +342,13 @@ def state(game_id: str):
             what = f"turn {params['turn']}" + (f", phase {params['phase']!r}" if "phase" in params else "")
             raise ApiProblem("not_found", f"{what} has not been reached in this game")
         seq = found
-    if seq == view["version"]:
-        # Now: the map view, caught up to the game's current version (read-your-writes).
-        shown = folds.render_state(view, caller.viewer)
-        body = {"game_id": caller.game_id, "version": view["version"], "turn": shown.get("turn"),
-                "phase": shown.get("phase"), "whose_move": view["whose_move"], "ended": view["ended"],
-                "state": shown}
-    else:
-        # Time travel: the aggregate at that version, from its nearest snapshot (every
-        # WARLOG_SNAPSHOT_INTERVAL events) plus the events after it; see docs/projections.md.
-        game = service().get_game(caller.game_id, version=seq)
-        shown = view_state(game.rules, game.state, caller.viewer)
-        body = {"game_id": caller.game_id, "version": game.version, "turn": shown.get("turn"),
-                "phase": shown.get("phase"), "whose_move": game.whose_move(), "ended": game.ended, "state": shown}
+    # Now: the map view, caught up to the game's current version (read-your-writes). Time travel:
+    # the map view at that seq, from the nearest map checkpoint (every CHECKPOINT_EVERY events,
+    # caught up with the view above) plus the map fold of the lines after it; docs/projections.md.
+    at = view if seq == view["version"] else projections().map_at(caller.game_id, seq)
+    shown = folds.render_state(at, caller.viewer)
+    body = {"game_id": caller.game_id, "version": at["version"], "turn": shown.get("turn"),
+            "phase": shown.get("phase"), "whose_move": at["whose_move"], "ended": at["ended"], "state": shown}
     return _etag(jsonify(StateBody().dump(body)), view["version"])
 
 

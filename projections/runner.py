@@ -7,6 +7,11 @@ ids become visible in order and a poller never passes over a gap that is filled 
 batch of notifications is folded and written in ONE transaction together with the new tracking
 position, so a crash resumes from the last committed batch: nothing skipped, nothing applied
 twice (a fold also ignores a line at or below its view's version).
+
+Beside the views, the ``map`` view right after every ``CHECKPOINT_EVERY``-th seq is kept as a
+checkpoint, written in the same transaction as the views that passed that seq (by the projector,
+a read-your-writes catch-up and a rebuild alike); ``map_at`` answers the state at a past seq from
+the nearest one.
 """
 
 from __future__ import annotations
@@ -28,14 +33,16 @@ log = logging.getLogger("warlog.projector")
 NAMES = tuple(folds.FOLDS)  # map, vp, history, dice; the games index is written with "map"
 TRACKED = (*NAMES, "games")
 BATCH = 500
+CHECKPOINT_EVERY = 100  # a map checkpoint after every 100th seq: at most 99 lines to fold for a past state
 
 
 class Projections:
     """The read models of one Warlog application service."""
 
-    def __init__(self, service: Any, store: ProjectionStore | None = None):
+    def __init__(self, service: Any, store: ProjectionStore | None = None, every: int = CHECKPOINT_EVERY):
         self.service = service
         self.store = store or ProjectionStore.for_service(service)
+        self.every = every  # map checkpoints after every ``every``-th seq (any set of them gives the same states)
 
     # ------------------------------------------------------------------------ the projector ----
     def position(self) -> int:
@@ -68,13 +75,14 @@ class Projections:
         views = self.store.load(by_game, NAMES)
         updated = {}
         for gid, lines in by_game.items():
+            marks: list[dict] = []
             try:
-                updated[gid] = self._fold(gid, views[gid], lines)
+                updated[gid] = self._fold(gid, views[gid], lines, marks=marks), marks
             except DamagedLog as exc:
                 log.error("game %s: %s", gid, exc)
         with self.store.transaction() as c:
-            for gid, game_views in updated.items():
-                self._write(c, gid, game_views)
+            for gid, (game_views, marks) in updated.items():
+                self._write(c, gid, game_views, marks)
             self.store.write_position(c, TRACKED, notifications[-1].id)
         return len(notifications)
 
@@ -105,10 +113,32 @@ class Projections:
         views = self.store.load([gid], names)[gid]
         if all(views.get(n, {}).get("version", 0) >= version for n in names):
             return views
-        folded = self._fold(gid, views, [], names=names, upto=version)
+        marks: list[dict] = []
+        folded = self._fold(gid, views, [], names=names, upto=version, marks=marks)
         with self.store.transaction() as c:
-            self._write(c, gid, folded)
+            self._write(c, gid, folded, marks)
         return folded
+
+    def map_at(self, game_id: str, seq: int) -> dict:
+        """The ``map`` view right after seq ``seq`` (unfiltered; ``folds.render_state`` filters it
+        for a viewer): the nearest checkpoint at or before ``seq`` plus the map fold of the lines
+        after it, the same fold as live. A game whose checkpoints are missing (projected before
+        they existed, or not yet caught up) is folded from the last one there is, and the
+        checkpoints passed on the way are written, so the next read is short."""
+        gid = str(parse_game_id(game_id))
+        view = self.store.checkpoint(gid, seq) or folds.map_empty()
+        if view["version"] >= seq:
+            return view
+        marks: list[dict] = []
+        for line in self.service.lines(gid, after=view["version"], limit=seq - view["version"]):
+            view = folds.map_apply(view, line)
+            if view["version"] % self.every == 0:
+                marks.append(view)
+        if marks:
+            with self.store.transaction() as c:
+                for mark in marks:
+                    self.store.write_checkpoint(c, gid, mark)
+        return view
 
     def ensure_current(self, game_ids: Iterable[str]) -> set[str]:
         """Catch up every game of ``game_ids`` that is behind; returns the ids left out because
@@ -137,9 +167,10 @@ class Projections:
             page = self.service.lines(gid, after=after, limit=BATCH)
             if not page:
                 break
-            views = self._fold(gid, views, page)
+            marks: list[dict] = []
+            views = self._fold(gid, views, page, marks=marks)
             with self.store.transaction() as c:
-                self._write(c, gid, views)
+                self._write(c, gid, views, marks)
             after = page[-1]["seq"]
             if progress is not None:
                 progress(after, version)
@@ -147,9 +178,10 @@ class Projections:
 
     # ------------------------------------------------------------------------------ helpers ----
     def _fold(self, gid: str, views: dict[str, dict], lines: list[dict], *, names: Iterable[str] = NAMES,
-              upto: int | None = None) -> dict[str, dict]:
+              upto: int | None = None, marks: list[dict] | None = None) -> dict[str, dict]:
         """Fold ``lines`` (one game's, in seq order) into its views; lines the views lack before
-        them (or up to ``upto``) are read from the log first, so a view never skips a seq."""
+        them (or up to ``upto``) are read from the log first, so a view never skips a seq. The
+        map view after every ``self.every``-th seq folded here is appended to ``marks``."""
         names = tuple(names)
         out = {}
         low = min(views.get(n, {}).get("version", 0) for n in names)
@@ -160,12 +192,18 @@ class Projections:
         for name in names:
             empty, apply = folds.FOLDS[name]
             view = views.get(name) or empty()
+            checkpoints = marks if name == "map" and marks is not None else None
             for line in (*missing, *lines):
+                before = view["version"]
                 view = apply(view, line)
+                if checkpoints is not None and view["version"] != before and view["version"] % self.every == 0:
+                    checkpoints.append(view)
             out[name] = view
         return out
 
-    def _write(self, c: Any, gid: str, views: dict[str, dict]) -> None:
+    def _write(self, c: Any, gid: str, views: dict[str, dict], marks: Iterable[dict] = ()) -> None:
+        for mark in marks:
+            self.store.write_checkpoint(c, gid, mark)
         for name, view in views.items():
             if view["version"] == 0:
                 continue

@@ -7,11 +7,16 @@ schema), written through the event store's own datastore.
   filter and sort on (status, ruleset, handles, whose move, last activity).
 - ``warlog_projection_tracking``: per projection, the last notification id the projector has
   folded. It is written in the same transaction as the rows of that batch.
+- ``warlog_projection_checkpoints``: the ``map`` view of a game right after every
+  ``CHECKPOINT_EVERY``-th seq (the ruleset state and what the map view keeps beside it), written
+  with the views that passed that seq; the state at a past seq is the nearest checkpoint at or
+  before it plus the map fold of the few lines after it (``Projections.map_at``).
 
 Every view write is guarded (``WHERE version < new version``): a view only ever moves forward, so
 two writers (the projector and a web process catching a game up for read-your-writes) can race
 without either undoing the other; the folds are deterministic, so a view at a given version is
-the same whoever wrote it.
+the same whoever wrote it. A checkpoint is written once (``ON CONFLICT DO NOTHING``): the map
+view at a seq never changes.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ VIEWS = "warlog_projection_views"
 INDEX = "warlog_games_index"
 INDEX_SEATS = "warlog_games_index_seats"
 TRACKING = "warlog_projection_tracking"
+CHECKPOINTS = "warlog_projection_checkpoints"
 
 TABLES = {
     VIEWS: "projection TEXT NOT NULL, game_id TEXT NOT NULL, version BIGINT NOT NULL, body TEXT NOT NULL, "
@@ -35,6 +41,7 @@ TABLES = {
     INDEX_SEATS: "game_id TEXT NOT NULL, seat TEXT NOT NULL, handle TEXT, to_move INTEGER NOT NULL, "
                  "PRIMARY KEY (game_id, seat)",
     TRACKING: "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
+    CHECKPOINTS: "game_id TEXT NOT NULL, version BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (game_id, version)",
 }
 INDEXES = (
     f"CREATE INDEX IF NOT EXISTS {INDEX}_status ON {{t}}{INDEX} (status, last_activity)",
@@ -118,6 +125,20 @@ class ProjectionStore(SqlTables):
         rows.sort(key=lambda r: r["last_activity"] or "", reverse=True)
         return rows
 
+    def checkpoint(self, game_id: str, at: int) -> dict | None:
+        """The map view of the nearest checkpoint at or before seq ``at``, or None."""
+        with self._db.transaction(commit=False) as c:
+            c.execute(self.sql(f"SELECT body FROM {{t}}{CHECKPOINTS} WHERE game_id = ? AND version <= ? "
+                               "ORDER BY version DESC LIMIT 1"), (game_id, at))
+            row = c.fetchone()
+        return json.loads(row["body"]) if row is not None else None
+
+    def checkpoints(self, game_id: str) -> dict[int, dict]:
+        """{seq: map view} of every checkpoint of a game."""
+        with self._db.transaction(commit=False) as c:
+            c.execute(self.sql(f"SELECT version, body FROM {{t}}{CHECKPOINTS} WHERE game_id = ?"), (game_id,))
+            return {int(r["version"]): json.loads(r["body"]) for r in c.fetchall()}
+
     def game_ids(self) -> list[str]:
         with self._db.transaction(commit=False) as c:
             c.execute(self.sql(f"SELECT DISTINCT game_id FROM {{t}}{VIEWS}"))
@@ -131,6 +152,11 @@ class ProjectionStore(SqlTables):
                            "body = excluded.body WHERE v.version < excluded.version"),
                   (name, game_id, view["version"], dumps(view)))
         return rowcount(c) == 1
+
+    def write_checkpoint(self, c: Any, game_id: str, view: dict) -> None:
+        """Keep the map view at its version; a checkpoint already there is left as it is."""
+        c.execute(self.sql(f"INSERT INTO {{t}}{CHECKPOINTS} (game_id, version, body) VALUES (?, ?, ?) "
+                           "ON CONFLICT (game_id, version) DO NOTHING"), (game_id, view["version"], dumps(view)))
 
     def write_index(self, c: Any, row: dict) -> bool:
         c.execute(self.sql(f"INSERT INTO {{t}}{INDEX} AS i (game_id, ruleset, scenario, status, version, chain_head, "
@@ -156,13 +182,13 @@ class ProjectionStore(SqlTables):
                                "WHERE k.position < excluded.position"), (name, position))
 
     def drop(self, game_id: str | None = None, names: Iterable[str] = ()) -> None:
-        """Forget the views (and index rows) of one game, or of every game and the positions."""
+        """Forget the views (index rows, checkpoints) of one game, or of every game and the positions."""
         with self._db.transaction(commit=True) as c:
             if game_id is None:
-                for table in (VIEWS, INDEX, INDEX_SEATS, TRACKING):
+                for table in (VIEWS, INDEX, INDEX_SEATS, CHECKPOINTS, TRACKING):
                     c.execute(f"DELETE FROM {self._prefix}{table}")
             else:
-                for table in (VIEWS, INDEX, INDEX_SEATS):
+                for table in (VIEWS, INDEX, INDEX_SEATS, CHECKPOINTS):
                     c.execute(self.sql(f"DELETE FROM {{t}}{table} WHERE game_id = ?"), (game_id,))
 
 

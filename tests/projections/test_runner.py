@@ -1,5 +1,5 @@
 """The projection runner on real SQLite and PostgreSQL: batches, crashes, rebuilds, read-your-writes,
-time travel, and the projector process."""
+time travel (map checkpoints), and the projector process."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ import time
 
 import pytest
 
+from domain.errors import WarlogError
 from projections import folds
 from projections.runner import NAMES, Projections
 from tests.conftest import new_freeform_game
 
+EVERY = 4  # map checkpoints after every 4th seq here, so short games have many
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": ">=", "value": 7}}
 
 
@@ -29,21 +31,22 @@ def play(app, game_id, orders=12, seed=1):
 
 
 def snapshot(projections, game_ids):
-    """Every stored view and index row of these games."""
+    """Every stored view, index row and map checkpoint of these games."""
     views = projections.store.load(game_ids, NAMES)
     index = {r["game_id"]: r for r in projections.store.query_index(game_ids)}
-    return views, index
+    checkpoints = {gid: projections.store.checkpoints(gid) for gid in game_ids}
+    return views, index, checkpoints
 
 
 def rebuilt(app, game_ids):
-    fresh = Projections(app)
+    fresh = Projections(app, every=EVERY)
     fresh.rebuild()
     return snapshot(fresh, game_ids)
 
 
 def test_incremental_catch_up_in_batches_equals_a_full_rebuild(app):
     games = [new_freeform_game(app) for _ in range(3)]
-    projections = Projections(app)
+    projections = Projections(app, every=EVERY)
     for n, gid in enumerate(games):
         play(app, gid, seed=n)
         projections.catch_up(limit=7)  # batches that cut through orders and games
@@ -57,13 +60,17 @@ def test_incremental_catch_up_in_batches_equals_a_full_rebuild(app):
         for name in NAMES:
             assert incremental[0][gid][name] == folds.fold(name, lines)
         assert incremental[0][gid]["map"]["state"] == app.get_game(gid).state
+        version = incremental[0][gid]["map"]["version"]
+        assert sorted(incremental[2][gid]) == list(range(EVERY, version + 1, EVERY))
+        for seq, checkpoint in incremental[2][gid].items():
+            assert checkpoint == folds.fold("map", lines[:seq])
 
 
 def test_a_crash_mid_batch_resumes_without_skipping_or_applying_twice(app, monkeypatch):
     games = [new_freeform_game(app) for _ in range(2)]
     for n, gid in enumerate(games):
         play(app, gid, seed=n)
-    projections = Projections(app)
+    projections = Projections(app, every=EVERY)
     projections.catch_up(limit=10)
     play(app, games[1], orders=6, seed=5)
     play(app, games[0], orders=6, seed=6)
@@ -90,19 +97,19 @@ def test_rebuild_of_one_game_rebuilds_that_game_only(app):
     one, other = new_freeform_game(app), new_freeform_game(app)
     play(app, one)
     play(app, other, seed=2)
-    projections = Projections(app)
+    projections = Projections(app, every=EVERY)
     projections.catch_up()
     kept = snapshot(projections, [one, other])
     projections.store.drop()  # forget everything, then rebuild one game
     assert projections.rebuild(one) == app.get_game(one).version
-    views, index = snapshot(projections, [one, other])
-    assert views[one] == kept[0][one] and index[one] == kept[1][one]
-    assert views[other] == {} and other not in index
+    views, index, checkpoints = snapshot(projections, [one, other])
+    assert views[one] == kept[0][one] and index[one] == kept[1][one] and checkpoints[one] == kept[2][one]
+    assert views[other] == {} and other not in index and checkpoints[other] == {}
 
 
 def test_a_read_catches_a_game_up_to_its_current_version(app):
     gid = new_freeform_game(app)
-    projections = Projections(app)
+    projections = Projections(app, every=EVERY)
     projections.catch_up()
     app.submit_order(gid, "Blue", "late", {"kind": "vp", "side": "Blue", "delta": 5, "reason": "late"})
     views = projections.current(gid, ("map", "vp"))
@@ -127,6 +134,73 @@ def test_time_travel_equals_the_aggregate_at_that_version(app):
         game = app.get_game(gid, version=k)
         assert body["version"] == k and body["state"] == game.view(None)
         assert body["whose_move"] == game.whose_move()
+
+
+def play_with_take_backs(app, gid, orders, seed):
+    rnd = random.Random(seed)
+    for i in range(orders):
+        play(app, gid, orders=1, seed=seed * 1000 + i)
+        if rnd.random() < 0.2:
+            try:
+                seat = rnd.choice(["Blue", "Red"])
+                app.request_take_back(gid, seat)
+                app.answer_take_back(gid, "Red" if seat == "Blue" else "Blue", rnd.random() < 0.7)
+            except WarlogError:
+                pass  # nothing of that seat's to take back
+
+
+def test_the_state_at_every_seq_from_checkpoints_equals_a_full_fold(app):
+    gid = new_freeform_game(app)
+    play_with_take_backs(app, gid, orders=30, seed=11)
+    projections = Projections(app, every=EVERY)
+    projections.catch_up(limit=9)
+    lines = app.lines(gid)
+    assert len(projections.store.checkpoints(gid)) == len(lines) // EVERY
+    for k in range(1, len(lines) + 1):
+        at = projections.map_at(gid, k)
+        assert at == folds.fold("map", lines[:k]), k
+        game = app.get_game(gid, version=k)
+        assert (at["version"], at["state"], at["whose_move"], at["ended"]) == (k, game.state, game.whose_move(),
+                                                                              game.ended), k
+
+
+def test_the_state_at_a_seq_when_checkpoints_are_missing_or_behind(app):
+    gid = new_freeform_game(app)
+    play(app, gid, orders=25, seed=12)
+    without = Projections(app, every=10**9)  # a game projected before checkpoints existed
+    without.catch_up()
+    lines = app.lines(gid)
+    assert without.store.checkpoints(gid) == {}
+    projections = Projections(app, every=EVERY)
+    k = len(lines) - 1
+    assert projections.map_at(gid, k) == folds.fold("map", lines[:k])
+    # the checkpoints passed on the way were written, and are what a rebuild writes
+    assert sorted(projections.store.checkpoints(gid)) == list(range(EVERY, k + 1, EVERY))
+    assert projections.store.checkpoints(gid) == {s: v for s, v in rebuilt(app, [gid])[2][gid].items() if s <= k}
+    # orders the projector has not seen: a read catches the view up (and its checkpoints) first
+    play(app, gid, orders=6, seed=13)
+    projections.current(gid, ("map",))
+    lines = app.lines(gid)
+    assert max(projections.store.checkpoints(gid)) == len(lines) - len(lines) % EVERY
+    for k in range(len(lines) - 2 * EVERY, len(lines) + 1):
+        assert projections.map_at(gid, k) == folds.fold("map", lines[:k])
+
+
+def test_the_state_at_every_seq_of_a_falklands_game(sqlite_app):
+    from bench.games import play_to_events
+    from bench.sources import SOURCES
+
+    app = sqlite_app
+    gid = play_to_events(app, SOURCES["falklands"](), random.Random(5), 200, finish=False)
+    projections = Projections(app, every=25)
+    projections.catch_up()
+    lines = app.lines(gid)
+    view = folds.map_empty()
+    for k, line in enumerate(lines, 1):
+        view = folds.map_apply(view, line)
+        assert projections.map_at(gid, k) == view, k
+    for k in random.Random(6).sample(range(1, len(lines) + 1), 10):
+        assert projections.map_at(gid, k)["state"] == app.get_game(gid, version=k).state
 
 
 def test_read_your_writes_through_the_http_api(client):
@@ -167,7 +241,7 @@ def _warlog() -> str:
 def test_the_projector_process_catches_up_and_stops_on_sigterm(app, store_config):
     gid = new_freeform_game(app)
     play(app, gid, orders=5)
-    projections = Projections(app)
+    projections = Projections(app, every=EVERY)
     proc = subprocess.Popen([_warlog(), "projector"], env=_env(store_config),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -178,7 +252,8 @@ def test_the_projector_process_catches_up_and_stops_on_sigterm(app, store_config
         play(app, gid, orders=3, seed=7)  # a later order is picked up by the running process
         while projections.position() < projections.head() and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert snapshot(projections, [gid]) == rebuilt(app, [gid])
+        # views and index (the process keeps its checkpoints every 100 seqs, none in a game this short)
+        assert snapshot(projections, [gid])[:2] == rebuilt(app, [gid])[:2]
     finally:
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=30)
@@ -193,5 +268,5 @@ def test_rebuild_projections_command_rebuilds_one_game(app, store_config):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert f"{app.get_game(one).version}/{app.get_game(one).version} events" in done.stderr
-    views, _ = snapshot(Projections(app), [one, other])
+    views, _, _ = snapshot(Projections(app), [one, other])
     assert views[one]["history"] == folds.fold("history", app.lines(one)) and views[other] == {}
