@@ -1,10 +1,12 @@
 """Time travel on a long game: ``python -m projections.bench [EVENTS]``.
 
-Builds a freeform game of about EVENTS events (default 10,000) in a temporary SQLite store, then
-times the state at random seqs two ways: the aggregate from its nearest snapshot
-(``get_game(version=k)``, a snapshot every WARLOG_SNAPSHOT_INTERVAL = 100 events), and a map-state
-checkpoint every 100 events plus the map fold of the lines after it. docs/projections.md quotes
-the figures.
+Builds a freeform game of about EVENTS events (default 10,000) in a temporary SQLite store,
+projects it, then times the state at random seqs three ways: the map checkpoints of the
+projections (``Projections.map_at``: the nearest stored checkpoint, one every 100 events, plus
+the map fold of the lines after it; what ``/state?at=`` reads), the aggregate from its nearest
+snapshot (``get_game(version=k)``, a snapshot every WARLOG_SNAPSHOT_INTERVAL = 100 events), and
+the map fold from seq 1. The benchmark of record is ``python -m bench timetravel``
+(docs/benchmarks.md section 3).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from domain.service import Warlog
 from domain.storage import config_from_env
 from projections import folds
+from projections.runner import Projections
 
 
 def build(app: Warlog, events: int) -> str:
@@ -45,30 +48,27 @@ def main(events: int = 10_000, every: int = 100, samples: int = 200) -> None:
         gid = build(app, events)
         version = app.get_game(gid).version
         print(f"built a game of {version} events in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-        lines = app.lines(gid)
-        checkpoints, view = {0: folds.map_empty()}, folds.map_empty()
-        for line in lines:
-            view = folds.map_apply(view, line)
-            if line["seq"] % every == 0:
-                checkpoints[line["seq"]] = view
-        ks = [random.Random(1).randint(1, version) for _ in range(samples)]
+        projections = Projections(app, every=every)
+        projections.store.create_tables()
+        projections.catch_up()
+        rng = random.Random(1)  # one generator for every sample: distinct seqs
+        ks = [rng.randint(1, version) for _ in range(samples)]
 
         def by_snapshot(k):
             return app.get_game(gid, version=k).state
 
         def by_checkpoint(k):
-            at = k - k % every
-            return folds.fold("map", app.lines(gid, after=at, limit=k - at) if k > at else [], checkpoints[at])["state"]
+            return projections.map_at(gid, k)["state"]
 
         def from_start(k):
             return folds.fold("map", app.lines(gid, limit=k))["state"]
 
         for k in ks[:20]:
-            assert by_snapshot(k) == by_checkpoint(k)
+            assert by_snapshot(k) == by_checkpoint(k) == from_start(k)
         print(f"machine: {platform.processor() or platform.machine()}, {platform.system()} {platform.release()}, "
               f"Python {platform.python_version()}, SQLite")
-        for name, how, n in (("snapshot + events (get_game(version=k))", by_snapshot, samples),
-                             (f"map checkpoint every {every} + fold", by_checkpoint, samples),
+        for name, how, n in ((f"map checkpoint every {every} + map fold (Projections.map_at)", by_checkpoint, samples),
+                             ("snapshot + events (get_game(version=k))", by_snapshot, samples),
                              ("fold from the start", from_start, 5)):
             times = []
             for k in ks[:n]:
