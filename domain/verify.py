@@ -114,9 +114,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, "prev_hash does not match the hash of the line before (chain broken)")
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
-        body = dict(line)
-        del body["hash"]  # the whole line but its hash
-        if hashlib.sha256(chain.canonical(body)).hexdigest() != line["hash"]:
+        if hashlib.sha256(chain.canonical_body(line)).hexdigest() != line["hash"]:
             report.fail(n, f"hash does not match the line's content ({line['type']} was altered)")
         prev = line["hash"]
         data = line["data"] if isinstance(line["data"], dict) else {}

@@ -289,3 +289,86 @@ def test_re_roll_names_the_roll_it_replaces(sqlite_app):
     assert first.events[-1]["data"]["replaces"] is None
     report, _ = verify_text(list(app.export(game_id)))
     assert report.ok, report.summary()
+
+
+# -- chain.canonical_body, the fast path verify hashes lines with, against the spec's json.dumps ---
+def _spec_body(line: dict) -> bytes:
+    body = {k: v for k, v in line.items() if k != "hash"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _die_variants(die: dict) -> list:
+    """A die as verify may meet it in a file: plain, or any of the shapes the fast path must leave alone."""
+    return [
+        die,
+        {"value": die["value"], "sides": die["sides"], "nonce": die["nonce"]},  # keys in another order
+        {**die, "value": True},
+        {**die, "sides": 6.0},
+        {**die, "nonce": -(2**70)},
+        {**die, "value": "3"},
+        {**die, "value": None},
+        {**die, "extra": 1},
+        {"nonce": die["nonce"], "sides": die["sides"]},
+        {"nonce": die["nonce"], "sides": die["sides"], "valuе": 1},  # Cyrillic е
+        [die["nonce"], die["sides"], die["value"]],
+        {"nonce": {"b": 1, "a": 2}, "sides": 6, "value": 1},
+    ]
+
+
+def _line_variants(line: dict, rng) -> list[dict]:
+    variants = []
+    for die in _die_variants(line["data"]["dice"][0]):
+        variant = copy.deepcopy(line)
+        variant["data"]["dice"][rng.randrange(len(variant["data"]["dice"]))] = die
+        variants.append(variant)
+    for key in ("a", "Dice", "", "dicd", "dice ", "dicf", "é", "target"):
+        variant = copy.deepcopy(line)
+        variant["data"][key] = {"z": [1, {"y": 2, "x": "é"}], "a": None}
+        variants.append(variant)
+    for key in ("Data", "_", "a", "data2", "zz", "hash2"):
+        variant = copy.deepcopy(line)
+        variant[key] = "x"
+        variants.append(variant)
+    for dice_value in ([], None, "10d6", {"nonce": 0}, [[]]):
+        variant = copy.deepcopy(line)
+        variant["data"]["dice"] = dice_value
+        variants.append(variant)
+    variant = copy.deepcopy(line)
+    del variant["hash"]
+    variants.append(variant)
+    variant = copy.deepcopy(line)
+    variant["data"] = {"dice": line["data"]["dice"]}  # nothing else in data
+    variants.append(variant)
+    variant = copy.deepcopy(line)
+    variant["data"]["purpose"] = "feu sur la colline 112 – «barrage» \u2028 \"quoted\" \\ \x00"
+    variants.append(variant)
+    return variants
+
+
+def test_canonical_body_is_the_spec_bytes_of_every_exported_line(lines):
+    from domain import chain
+    assert any(line["type"] == "DiceRolled" for line in lines)
+    for line in lines:
+        assert chain.canonical_body(line) == _spec_body(line)
+        assert hashlib.sha256(chain.canonical_body(line)).hexdigest() == line["hash"]
+
+
+def test_canonical_body_agrees_with_the_spec_on_odd_lines(lines):
+    import random
+
+    from domain import chain
+    rng = random.Random(3)
+    rolled = [line for line in lines if line["type"] == "DiceRolled"]
+    checked = 0
+    for line in rolled:
+        for variant in _line_variants(line, rng):
+            assert chain.canonical_body(variant) == _spec_body(variant), variant
+            checked += 1
+    # Keys of mixed kinds cannot be sorted: both ways refuse the line alike.
+    variant = copy.deepcopy(rolled[0])
+    variant["data"][1] = "one"
+    with pytest.raises(TypeError):
+        _spec_body(variant)
+    with pytest.raises(TypeError):
+        chain.canonical_body(variant)
+    assert checked >= 30 * len(rolled)
