@@ -14,7 +14,7 @@ import pytest
 
 from domain.errors import WarlogError
 from projections import folds
-from projections.runner import NAMES, Projections
+from projections.runner import CHECKPOINT_EVERY, NAMES, Projections
 from tests.conftest import new_freeform_game
 
 EVERY = 4  # map checkpoints after every 4th seq here, so short games have many
@@ -125,15 +125,18 @@ def test_time_travel_equals_the_aggregate_at_that_version(app):
     from api.access import AccessStore
 
     gid = new_freeform_game(app)
-    play(app, gid, orders=40, seed=3)
+    play(app, gid, orders=120, seed=3)
     AccessStore.for_service(app).register_game(gid, True, ["Blue", "Red"])
     client = create_app({"WARLOG_SERVICE": app, "TESTING": True}).test_client()
     version = app.get_game(gid).version
-    for k in random.Random(4).sample(range(1, version + 1), 8) + [version]:
-        body = client.get(f"/api/v1/games/{gid}/state?at={k}").json
+    assert version > 2 * CHECKPOINT_EVERY  # the read starts from a stored checkpoint
+    for k in random.Random(4).sample(range(1, version + 1), 12) + [CHECKPOINT_EVERY, version]:
+        body = client.get(f"/api/v1/games/{gid}/state?at={k}").json  # a spectator: private notes hidden
         game = app.get_game(gid, version=k)
         assert body["version"] == k and body["state"] == game.view(None)
-        assert body["whose_move"] == game.whose_move()
+        assert body["whose_move"] == game.whose_move() and body["ended"] == game.ended
+    assert sorted(Projections(app).store.checkpoints(gid)) == list(range(CHECKPOINT_EVERY, version + 1,
+                                                                         CHECKPOINT_EVERY))
 
 
 def play_with_take_backs(app, gid, orders, seed):
