@@ -162,11 +162,20 @@ def test_the_drawing_agrees_with_the_borders():
 
 # ---- the order of battle -----------------------------------------------------------------------
 
-def fs_2_5_ship_names(side: str) -> list[tuple[str, str]]:
-    """The abbreviation list of FS 2.5 for one side, read from the rules text itself."""
+# The FS 2.5 abbreviation lists, copied verbatim from the rules text so the check runs wherever
+# the tests run; test_the_copied_fs_2_5_list_is_the_rules_text checks the copy against the text.
+FS_2_5 = Path(__file__).resolve().parents[2] / "data" / "fs_2_5_ship_names.txt"
+
+
+def test_the_copied_fs_2_5_list_is_the_rules_text():
     if not RULES.exists():
         pytest.skip(f"the rules text is not at {RULES}")
-    text = RULES.read_text(encoding="utf-8")
+    assert FS_2_5.read_text(encoding="utf-8") in RULES.read_text(encoding="utf-8")
+
+
+def fs_2_5_ship_names(side: str) -> list[tuple[str, str]]:
+    """The abbreviation list of FS 2.5 for one side, from the copy of the rules text."""
+    text = "\n" + FS_2_5.read_text(encoding="utf-8") + "AR Ground Units"
     block = re.search(rf"\n{side} Ship Names\n(.*?)\n\s*\n?(?:UK Ship Names|AR Ground Units)", text, re.S)
     assert block, "FS 2.5 ship list not found in the rules text"
     pairs = []
