@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+import struct
 from dataclasses import dataclass
 
 SEED_BYTES = 32
@@ -53,6 +54,7 @@ def _draw(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides
 _IPAD = bytes(b ^ 0x36 for b in range(256))
 _OPAD = bytes(b ^ 0x5C for b in range(256))
 _BLOCK = 64  # SHA-256's block size in bytes
+_FIRST_8_BYTES = struct.Struct(">Q").unpack_from  # the first 8 bytes as a big-endian unsigned int
 
 
 class EpochDice:
@@ -85,13 +87,14 @@ class EpochDice:
             raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
         limit = _TWO_64 - (_TWO_64 % sides)
         inner, outer = self._inner, self._outer
+        as_int = type(nonce) is int  # b"%d" writes what an f-string writes for an int, not for a bool
         i = 0
         while True:
             h = inner.copy()
-            h.update(f"{nonce}|{i}".encode())
+            h.update(b"%d|%d" % (nonce, i) if as_int else f"{nonce}|{i}".encode())
             o = outer.copy()
             o.update(h.digest())
-            x = int.from_bytes(o.digest()[:8], "big")
+            x, = _FIRST_8_BYTES(o.digest())
             if x < limit:
                 return x % sides + 1
             i += 1

@@ -161,6 +161,16 @@ def test_epoch_dice_agrees_with_face_on_random_inputs():
             assert derive.face(nonce, sides) == dice.face(seed, game_id, epoch, entropy, nonce, sides)
 
 
+def test_epoch_dice_writes_odd_nonces_and_sides_as_face_does():
+    # A file may hold a nonce of true or 1.0 (equal to 1 for the contiguity check); the message
+    # must then be written as the spec's f-string writes it, not as the int it equals.
+    seed = bytes(range(32))
+    derive = dice.EpochDice(seed, "g", 0, "e")
+    for nonce in (True, False, 1.0, 3.0, -1, 10**30, "7"):
+        for sides in (6, 6.0, 2**63 + 1):
+            assert derive.face(nonce, sides) == dice.face(seed, "g", 0, "e", nonce, sides), (nonce, sides)
+
+
 def test_epoch_dice_refuses_what_face_refuses():
     derive = dice.EpochDice(bytes(32), "g", 0, "")
     for sides in (1, 0, -6, 2**64 + 1):

@@ -333,8 +333,21 @@ def _line_variants(line: dict, rng) -> list[dict]:
         variant = copy.deepcopy(line)
         variant["data"]["dice"] = dice_value
         variants.append(variant)
+    for key, value in (("seq", True), ("seq", 5.0), ("seq", "5"), ("seq", -(2**80)), ("game_id", 7),
+                       ("game_id", None), ("type", ["DiceRolled"]), ("prev_hash", {"b": 1, "a": 2}),
+                       ("timestamp", "2026-11-22T06:21:04 \"Zulu\" é \u2028 \x1f"), ("hash", None)):
+        variant = copy.deepcopy(line)
+        variant[key] = value
+        variants.append(variant)
+    for data in (None, [], "text", 3, {}, {"b": 1, "a": {"d": 2, "c": 1}}):
+        variant = copy.deepcopy(line)
+        variant["data"] = data
+        variants.append(variant)
     variant = copy.deepcopy(line)
     del variant["hash"]
+    variants.append(variant)
+    variant = copy.deepcopy(line)
+    variant["hash2"] = variant.pop("hash")  # seven keys, not the export's
     variants.append(variant)
     variant = copy.deepcopy(line)
     variant["data"] = {"dice": line["data"]["dice"]}  # nothing else in data
