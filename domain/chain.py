@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import c_make_encoder, encode_basestring
 from typing import Any
 
 GENESIS = "0" * 64
@@ -16,6 +17,19 @@ GENESIS = "0" * 64
 # One encoder for every call: json.dumps with these options builds a new JSONEncoder each time,
 # which costs as much as encoding a short line. encode() keeps no state between calls.
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# For canonical_body, called once per line by verify: the C encoder that encode() builds anew on
+# every call (with a dict for spotting circular values, which JSON read from a file cannot have),
+# built once. The same encoder with the same options, so the same text; without the C
+# accelerator, encode() itself.
+if c_make_encoder is not None:
+    _iterencode = c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", True, False, True)
+
+    def _encode(obj: Any) -> str:
+        return "".join(_iterencode(obj, 0))
+else:  # pragma: no cover - CPython ships the accelerator
+    _encode = _ENCODER.encode
 
 
 def canonical(obj: Any) -> bytes:
@@ -40,9 +54,8 @@ def canonical_body(line: dict) -> bytes:
         # type() rather than isinstance: a subclass (a bool is an int) may be written differently.
         if (type(game_id) is str and type(prev_hash) is str and type(seq) is int
                 and type(timestamp) is str and type(type_) is str):
-            encode = _ENCODER.encode  # of a str: the quoted, escaped string alone
-            return (_LINE % (_data_json(line["data"]), encode(game_id), encode(prev_hash), seq,
-                             encode(timestamp), encode(type_))).encode("utf-8")
+            return (_LINE % (_data_json(line["data"]), encode_basestring(game_id), encode_basestring(prev_hash),
+                             seq, encode_basestring(timestamp), encode_basestring(type_))).encode("utf-8")
     body = dict(line)
     body.pop("hash", None)
     return canonical(body)
@@ -68,8 +81,8 @@ def _data_json(data: Any) -> str:
             except TypeError:  # a key that is not a string
                 after = False
             if after:
-                return '{"dice":' + dice_json + "," + _ENCODER.encode(rest)[1:]
-    return _ENCODER.encode(data)
+                return '{"dice":' + dice_json + "," + _encode(rest)[1:]
+    return _encode(data)
 
 
 _DIE = '{"nonce":%d,"sides":%d,"value":%d}'

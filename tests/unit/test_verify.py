@@ -339,7 +339,8 @@ def _line_variants(line: dict, rng) -> list[dict]:
         variant = copy.deepcopy(line)
         variant[key] = value
         variants.append(variant)
-    for data in (None, [], "text", 3, {}, {"b": 1, "a": {"d": 2, "c": 1}}):
+    for data in (None, [], "text", 3, {}, {"b": 1, "a": {"d": 2, "c": 1}}, {"x": 1.5, "y": float("nan"), "z": -1e300},
+                 {"dice": line["data"]["dice"], "w": float("inf"), "n": [True, False, None, 0.1]}):
         variant = copy.deepcopy(line)
         variant["data"] = data
         variants.append(variant)
