@@ -93,14 +93,17 @@ def _dice_json(dice: Any) -> str | None:
     if type(dice) is not list:
         return None
     parts = []
-    for die in dice:
-        if type(die) is not dict or len(die) != 3:
-            return None
-        nonce, sides, value = die.get("nonce"), die.get("sides"), die.get("value")
-        # type() rather than isinstance: a bool is an int that JSON writes as true/false.
-        if type(nonce) is not int or type(sides) is not int or type(value) is not int:
-            return None
-        parts.append(_DIE % (nonce, sides, value))
+    try:
+        for die in dice:
+            if type(die) is not dict or len(die) != 3:
+                return None
+            nonce, sides, value = die["nonce"], die["sides"], die["value"]
+            # type() rather than isinstance: a bool is an int that JSON writes as true/false.
+            if type(nonce) is not int or type(sides) is not int or type(value) is not int:
+                return None
+            parts.append(_DIE % (nonce, sides, value))
+    except KeyError:  # three keys, but not these three
+        return None
     return "[" + ",".join(parts) + "]"
 
 
