@@ -11,7 +11,6 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
 
 from domain.storage import SqlTables
 

@@ -8,11 +8,10 @@ whose id the winner recorded: that returns the winner's result (idempotency).
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 from uuid import UUID

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import time
 from typing import Any, Callable, Iterable, TextIO
 
 from domain import verify as verifying

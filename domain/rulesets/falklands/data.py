@@ -14,7 +14,6 @@ entry, so a bad correction never reaches a game.
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -320,7 +319,7 @@ class FalklandsData:
     # ---- units.json -------------------------------------------------------------------------
     def _check_units(self) -> None:
         f, doc = "units.json", self._units_doc
-        units, areas = doc.get("units"), self._map["areas"]
+        units = doc.get("units")
         if not isinstance(units, dict) or not units:
             raise DataError(f, "units", "must be an object of units")
         if not isinstance(doc.get("markers"), dict):

@@ -15,7 +15,7 @@ from domain.rulesets.falklands.combat import (
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, need, step
-from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, exocet_frames, interception_frame, name
+from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, interception_frame, name
 
 UK, AR = S.UK, S.AR
 PHASE_EFFECTS = {"UK Operations": (UK, ("uk_operational_superiority", "poor_uk_staff_work")),

@@ -7,8 +7,6 @@ once or returns the frames (battles, interceptions) that carry it out. Errors na
 
 from __future__ import annotations
 
-from typing import Callable
-
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import events as fe

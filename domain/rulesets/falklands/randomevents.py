@@ -5,17 +5,15 @@ from __future__ import annotations
 from typing import Callable
 
 from domain import events as ev
-from domain.errors import InvalidOrder
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
-from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.combat import (
     LEADER_MARKER, after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step,
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, ids, need, step
 from domain.rulesets.falklands.flow import end_of_game
-from domain.rulesets.falklands.ops import exocet_frames, name
+from domain.rulesets.falklands.ops import exocet_frames
 
 UK, AR = S.UK, S.AR
 EFFECTS: dict[str, Callable] = {}

@@ -21,7 +21,6 @@ from domain.rulesets import Ruleset, Setup
 from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
-from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, answer, need, run
