@@ -156,6 +156,12 @@ def defense_options(state: dict, battle: dict) -> dict:
 
 
 # --------------------------------------------------------------------------------- battle ---
+def sf_bonus(units: list[str]) -> str | None:
+    """FS 10.8: the side whose other ground units gain +1 - the only side with SF in the fight."""
+    sides = {DATA.units[u]["side"] for u in units if DATA.units[u]["type"] == "sf"}
+    return next(iter(sides)) if len(sides) == 1 else None
+
+
 def battle_frame(area: str, attacker: str, kind: str, rule: str, attackers: list[str], defenders: list[str],
                  fire: list[dict], *, return_fire: bool = True, **extra: Any) -> dict:
     return {"step": "battle", "stage": "begin", "area": area, "attacker": attacker, "kind": kind,

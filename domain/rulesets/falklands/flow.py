@@ -11,7 +11,7 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.combat import (
-    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, stranded_aircraft,
+    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, sf_bonus, stranded_aircraft,
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, need, step
@@ -97,10 +97,9 @@ def assault(ctx: Ctx, stack: list) -> None:
         targets = [u for u in enemy if DATA.units[u]["type"] != "sf"]
         shooters = [u for u in wave if DATA.units[u]["type"] != "sf"]
         if targets and shooters:
-            sf_sides = {ctx.state["units"][u]["side"] for u in [*wave, *enemy] if DATA.units[u]["type"] == "sf"}
             b = battle_frame(area, side, "assault", "FS 7.1 Op #17", wave, enemy, [],
                              mods={u: [[-1, "landing in the first wave (FS 7.1 Op #17)"]] for u in wave},
-                             exposed=wave, sf_bonus=next(iter(sf_sides)) if len(sf_sides) == 1 else None)
+                             exposed=wave, sf_bonus=sf_bonus([*wave, *enemy]))
             fire = f["fire"] or auto_fire(ctx.state, b, shooters, targets, side)
             b["fire"] = check_fire(ctx.state, b, side, fire, wave, targets, "FS 7.1 Op #17")
             stack.append(b)

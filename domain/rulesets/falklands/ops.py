@@ -12,7 +12,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
-from domain.rulesets.falklands.combat import battle_frame, check_fire, eliminate
+from domain.rulesets.falklands.combat import battle_frame, check_fire, eliminate, sf_bonus
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, flag, ids, need, text
 
@@ -163,13 +163,9 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
              or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
              f"{name(u)} cannot base at {area_name(dest)} (capacity {DATA.airbases.get(dest, 0)}"
              f"{'; after Black Buck only Pucaras base in the Falklands' if 'black_buck' in ctx.state['effects'][UK] else ''})")
-    frames = []
     route = dest if dest != S.ARGENTINA else origin
-    intercept = interception_frame(ctx.state, aircraft, route, 3)
-    if intercept:
-        frames.append(intercept)
-    frames.append({"step": "rebase_moves", "aircraft": aircraft, "origin": origin, "destination": dest, "rule": rule(3)})
-    return frames
+    return intercepted(ctx.state, aircraft, route, 3,
+                       {"step": "rebase_moves", "aircraft": aircraft, "origin": origin, "destination": dest, "rule": rule(3)})
 
 
 def op_4(ctx: Ctx, side: str, order: dict) -> list:
@@ -419,12 +415,7 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
     tez = tez_expansion(ctx, side, order, 18)
     b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
                     protected_waiver=waiver(ctx, side, order))
-    frames = []
-    if side == AR:
-        i = interception_frame(ctx.state, aircraft, area, 18)
-        if i:
-            frames.append(i)
-    return frames + [b]
+    return intercepted(ctx.state, aircraft, area, 18, b)
 
 
 def waiver(ctx: Ctx, side: str, order: dict) -> str | None:
@@ -448,12 +439,7 @@ def op_19(ctx: Ctx, side: str, order: dict) -> list:
     b = battle_frame(area, side, "air_ground", rule(19), attackers, targets, [], exposed=list(aircraft))
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), attackers, targets, rule(19))
     need(b["fire"], rule(19), "an attack needs at least one shot ('fire')")
-    frames = []
-    if side == AR:
-        i = interception_frame(ctx.state, aircraft, area, 19)
-        if i:
-            frames.append(i)
-    return frames + [b]
+    return intercepted(ctx.state, aircraft, area, 19, b)
 
 
 def op_20(ctx: Ctx, side: str, order: dict) -> list:
@@ -487,12 +473,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     tez = tez_expansion(ctx, side, order, 20)
     b = _sea_battle(ctx, side, order, 20, dest, [*units, *support], ("ship", "submarine"), "naval",
                     aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order))
-    frames = []
-    if side == AR and aircraft:
-        i = interception_frame(ctx.state, aircraft, dest, 20)
-        if i:
-            frames.append(i)
-    return frames + [b]
+    return intercepted(ctx.state, aircraft, dest, 20, b)
 
 
 def op_21(ctx: Ctx, side: str, order: dict) -> list:
@@ -515,9 +496,8 @@ def ground_battle(ctx, side, op, area, ground, aircraft=(), carriers=(), mods=No
     targets = [u for u in defenders if DATA.units[u]["type"] != "sf"]
     need(targets, rule(op), f"no enemy ground units to attack in {area_name(area)}")
     attackers = [*ground, *aircraft, *carriers]
-    sf_sides = {ctx.state["units"][u]["side"] for u in [*ground, *defenders] if DATA.units[u]["type"] == "sf"}
     b = battle_frame(area, side, kind, rule(op), attackers, defenders, [], mods=mods or {},
-                     exposed=[*ground, *aircraft], sf_bonus=next(iter(sf_sides)) if len(sf_sides) == 1 else None)
+                     exposed=[*ground, *aircraft], sf_bonus=sf_bonus([*ground, *defenders]))
     b["fire"] = check_fire(ctx.state, b, side, fire, attackers, targets, rule(op))
     need(b["fire"], rule(op), "an attack needs at least one shot ('fire')")
     return b
@@ -707,6 +687,13 @@ def interception_frame(state: dict, aircraft: list[str], area: str, op) -> dict 
     if not eligible or not carriers:
         return None
     return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op}
+
+
+def intercepted(state: dict, aircraft: list[str], area: str, op, *then: dict) -> list:
+    """The frames of an air operation: the UK's chance to intercept first (Op #11), then ``then``.
+    Only AR aircraft can be intercepted, so a UK operation (no aircraft) goes straight on."""
+    first = interception_frame(state, aircraft, area, op)
+    return ([first] if first else []) + list(then)
 
 
 OPS: dict = {1: op_1, 2: op_2, 3: op_3, 4: op_4, 5: op_5, 6: op_6, 7: op_7, 8: op_8, 9: op_9,
