@@ -20,9 +20,7 @@ def _aboard_in(state, side, area):
 
 
 def _air(state, side, area):
-    aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
-                if side == AR and S.where(state, u) in (*DATA.land_areas, S.ARGENTINA)
-                and (S.aircraft_reach(state, u, area) or (DATA.units[u].get("range") == "a4" and S.aircraft_reach(state, u, area, True)))]
+    aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR else []
     carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)]
     return aircraft, carriers
 

@@ -207,8 +207,7 @@ def free_attack_options(state: dict, side: str, kind: str) -> dict:
                     and (kind == "surface" or S.where(state, c) == area)]
         aircraft = []
         if side == AR:
-            aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
-                        if S.where(state, u) in (*DATA.land_areas, S.ARGENTINA) and S.aircraft_reach(state, u, area)]
+            aircraft = S.aircraft_in_range(state, area)
         units = [u for u in mine if u not in carriers]
         if units or carriers or aircraft:
             out[area] = {"units": units, "carriers": carriers, "aircraft": aircraft, "targets": targets}

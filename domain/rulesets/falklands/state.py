@@ -305,6 +305,13 @@ def aircraft_reach(state: dict, uid: str, area: str, refuelled: bool = False) ->
     return target in DATA.range_line
 
 
+def aircraft_in_range(state: dict, area: str, refuelled: bool = False) -> list[str]:
+    """The AR aircraft at a base (a Falklands airbase or Argentina) that can reach ``area``; with
+    ``refuelled``, A-4s count with the reach aerial refuelling gives them (FS 9.4)."""
+    return [u for u in units_in_any(state, side=AR, classes=["aircraft"])
+            if where(state, u) in (*DATA.land_areas, ARGENTINA) and aircraft_reach(state, u, area, refuelled)]
+
+
 def may_base(state: dict, uid: str, area: str, arriving: Iterable[str] = ()) -> bool:
     """FS 6.2(3)(4), 6.3, Op #9: can this AR aircraft base in ``area`` with ``arriving`` also coming?"""
     if area == ARGENTINA:
