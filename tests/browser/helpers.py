@@ -39,8 +39,11 @@ def send(page, expect_type: str | None = None) -> None:
 
 
 def hash_seq(page) -> int:
-    m = re.search(r"#seq=(\d+)$", page.url)
-    assert m, page.url
+    """The seq in the page's address. Read in the page: playwright's ``page.url`` learns of a
+    ``history.replaceState`` only later, so right after a key press it may still be the old one."""
+    where = page.evaluate("location.href")
+    m = re.search(r"#seq=(\d+)$", where)
+    assert m, where
     return int(m.group(1))
 
 
