@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -37,7 +39,19 @@ class Grant:
 
 
 class AccessStore(SqlTables):
-    """SQL tables for tokens, invites, visibility and contacts, on the event store's database."""
+    """SQL tables for tokens, invites, visibility and contacts, on the event store's database.
+
+    A token's grant never changes once issued (there is no revoking), so the grants this
+    process has looked up are kept (the latest ``GRANTS_KEPT``): a request with a known token
+    costs no query. Only grants are kept, never a miss: a token unknown now stays unknown, but
+    caching "not a token" would let anyone fill the memory with random strings."""
+
+    GRANTS_KEPT = 10_000
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._grants: OrderedDict[str, Grant] = OrderedDict()
+        self._grants_lock = threading.Lock()
 
     TABLES = {
         "warlog_tokens": "token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, role TEXT NOT NULL, "
@@ -74,9 +88,21 @@ class AccessStore(SqlTables):
 
     # --------------------------------------------------------------------------- lookups ---
     def grant(self, token: str) -> Grant | None:
-        row = self._run("SELECT game_id, role, seat FROM {t}warlog_tokens WHERE token_hash = ?",
-                        (_hash(token),), fetch="one")
-        return Grant(row["game_id"], row["role"], row["seat"]) if row else None
+        key = _hash(token)
+        with self._grants_lock:
+            found = self._grants.get(key)
+            if found is not None:
+                self._grants.move_to_end(key)
+                return found
+        row = self._run("SELECT game_id, role, seat FROM {t}warlog_tokens WHERE token_hash = ?", (key,), fetch="one")
+        if row is None:
+            return None
+        found = Grant(row["game_id"], row["role"], row["seat"])
+        with self._grants_lock:
+            self._grants[key] = found
+            while len(self._grants) > self.GRANTS_KEPT:
+                self._grants.popitem(last=False)
+        return found
 
     def is_public(self, game_id: str) -> bool | None:
         """True or False for a known game; None when this server has no access row for it."""

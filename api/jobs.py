@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
 from api.problems import ApiProblem
+from api.schemas import shared
 from domain.rulesets import find_ruleset
 from workers import jobs as work
 from workers import queue as rqueue
@@ -133,7 +134,7 @@ def post_replay(game_id: str):
 def get_replay(game_id: str, version: str):
     """The replay made at ``version`` (or ``latest``): ``?format=html`` (default) or ``json``."""
     caller = caller_for(game_id)
-    fmt = FormatQuery().load(request.args)["format"]
+    fmt = shared(FormatQuery).load(request.args)["format"]
     if version != "latest" and not (version.isdigit() and 0 < int(version) < 2**53):
         raise ApiProblem("not_found", "a replay's version is a positive whole number or 'latest'")
     made, path = _pick("replay", caller.game_id, version, _audience(caller), fmt)
@@ -195,7 +196,7 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
 @bp.get("/games/<game_id>/statistics")
 def get_statistics(game_id: str):
     caller = caller_for(game_id)
-    params = StatsQuery().load(request.args)
+    params = shared(StatsQuery).load(request.args)
     chart = params.get("chart")
     ext = f"{chart}.svg" if chart else "json"
     made, path = _pick("stats", caller.game_id, params.get("version"), _audience(caller), ext)
@@ -205,7 +206,7 @@ def get_statistics(game_id: str):
 @bp.post("/statistics")
 def post_cross_statistics():
     """Statistics across every public game of a ruleset, as a spectator sees them."""
-    ruleset = RulesetQuery().load(request.args)["ruleset"]
+    ruleset = shared(RulesetQuery).load(request.args)["ruleset"]
     find_ruleset(ruleset)  # unknown_ruleset before anything is queued
     ids = sorted(access().public_game_ids())
     head = service().recorder.max_notification_id() or 0
@@ -218,7 +219,7 @@ def post_cross_statistics():
 
 @bp.get("/statistics")
 def get_cross_statistics():
-    ruleset = RulesetQuery().load(request.args)["ruleset"]
+    ruleset = shared(RulesetQuery).load(request.args)["ruleset"]
     path = artifacts() / f"across-{ruleset}-latest.json"
     if "/" in ruleset or not path.exists():
         raise ApiProblem("not_found", f"no statistics across {ruleset} games have been made yet; POST to make them")

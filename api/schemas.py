@@ -5,7 +5,17 @@ The OpenAPI document is generated from these classes.
 
 from __future__ import annotations
 
+import functools
+
 from marshmallow import INCLUDE, Schema, fields, validate
+
+
+@functools.cache
+def shared(cls: type[Schema]) -> Schema:
+    """The one instance of a schema class that every request uses. Building a schema (its
+    fields, and the schemas nested in it) costs more than most dumps do, and marshmallow keeps
+    nothing of a ``load`` or ``dump`` on the instance, so one serves every thread."""
+    return cls()
 
 
 class CreateGame(Schema):

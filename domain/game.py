@@ -10,7 +10,6 @@ bytes`` from the application service, which keeps seeds in their own table.
 
 from __future__ import annotations
 
-import copy
 import secrets
 from typing import Any, Callable
 from uuid import UUID, uuid4
@@ -436,7 +435,8 @@ class Game(Aggregate):
         self.current_order = e.order_id
         self.last_order = {"order_id": e.order_id, "seat": e.seat, "first": e.originator_version,
                            "last": e.originator_version, "rolls": [],
-                           "state_before": copy.deepcopy(self.state)}
+                           # By reference: evolve never changes a state it is given (rulesets/core.py).
+                           "state_before": self.state}
 
     def _on_DiceEpochOpened(self, e: ev.DiceEpochOpened) -> None:
         self.dice = {"epoch": e.epoch, "commitment": e.commitment, "entropy": e.client_entropy, "nonce": 0}

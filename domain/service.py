@@ -11,7 +11,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 from uuid import UUID
@@ -25,7 +25,7 @@ from domain import verify as verifying
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion
 from domain.events import GameCreated, event_class
 from domain.game import Game
-from domain.storage import SeedStore, StoreConfig, config_from_env, writer_lock
+from domain.storage import RowDigests, SeedStore, StoreConfig, config_from_env, fold_row, writer_lock
 
 
 @contextmanager
@@ -53,18 +53,20 @@ class CommandResult:
     order_id: str | None = None
 
 
-def _digest(state: bytes) -> bytes:
-    return hashlib.sha1(state).digest()
-
-
 @dataclass
 class CachedGame:
     """A game as this process last saved (or loaded) it, with what it was built from: the
-    snapshot at ``base`` (0: none) and a digest of each stored event row after it."""
+    snapshot at ``base`` (0: none) and the stored rows after it, as their number and a running
+    digest (``storage.fold_row``)."""
 
     game: Game
     base: int
-    digests: list[bytes]
+    rows: int = 0
+    digest: Any = field(default_factory=hashlib.sha256)
+
+    def add_row(self, state: bytes) -> None:
+        self.rows += 1
+        fold_row(self.digest, state)
 
 
 class GameCache:
@@ -224,6 +226,7 @@ class Warlog(Application):
         if create_tables:
             self.seeds.create_table()
         self.games = GameCache(self.GAME_CACHE)
+        self.row_digests = RowDigests(self.recorder, self.config.kind)
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
         self.group_commit = GroupCommit(lambda *games: self.save(*games),
                                         exclusive=lambda: writer_lock(self.config))
@@ -233,6 +236,27 @@ class Warlog(Application):
         """Create the schema once (at start-up or by ``warlog migrate``), never per worker."""
         app = cls(config, create_tables=True)
         app.close()
+
+    def _take_snapshots(self, processing_event: Any) -> None:
+        """A snapshot at every multiple of the interval, as eventsourcing takes them, but from the
+        game in memory when the save ends exactly there: eventsourcing reads the game back from
+        the store instead (its last snapshot and up to a hundred events decoded and applied),
+        which cost more than the rest of the order. When the multiple falls inside a save, the
+        game in memory is already past it, and eventsourcing's way is used."""
+        interval = self.config.snapshot_interval
+        if not (self.snapshots and interval):
+            return
+        for event in processing_event.events:
+            version = event.originator_version
+            if version % interval:
+                continue
+            game = processing_event.aggregates.get(event.originator_id)
+            if game is None:
+                continue
+            if game.version == version:
+                self.snapshots.put([Game.Snapshot.take(game)])
+            else:
+                self.take_snapshot(event.originator_id, version=version)
 
     # ------------------------------------------------------------------------------ reads --
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
@@ -383,21 +407,21 @@ class Warlog(Application):
     def _current(self, game_id: str | UUID) -> CachedGame:
         """The game for a command. This process's copy from its last command is used when the
         stored rows it was built from (those after its snapshot: what a load would read) are
-        still byte for byte the same, and is brought up to date with the rows other processes
-        added since; otherwise the game is loaded afresh, so a log changed outside warlog is
-        noticed (DamagedLog) exactly as without the copy."""
+        still byte for byte the same (their number and digest, ``storage.RowDigests``: one
+        query), and is brought up to date with the rows other processes added since; otherwise
+        the game is loaded afresh, so a log changed outside warlog is noticed (DamagedLog)
+        exactly as without the copy."""
         gid = parse_game_id(game_id)
         cached = self.games.take(gid)
         if cached is not None:
-            rows = self.recorder.select_events(gid, gt=cached.base)
-            known = cached.game.version - cached.base
-            if len(rows) >= known and all(
-                    row.originator_version == cached.base + n and _digest(row.state) == digest
-                    for n, (row, digest) in enumerate(zip(rows, cached.digests), start=1)):
-                with _decoding(game_id):
-                    for row in rows[known:]:
-                        self.mapper.to_domain_event(row).mutate(cached.game)
-                        cached.digests.append(_digest(row.state))
+            version = cached.game.version
+            count, digest, top = self.row_digests(gid, cached.base, version)
+            if count == cached.rows == version - cached.base and digest == cached.digest.digest():
+                if top > version:
+                    with _decoding(game_id):
+                        for row in self.recorder.select_events(gid, gt=version):
+                            self.mapper.to_domain_event(row).mutate(cached.game)
+                            cached.add_row(row.state)
                 return cached
         return self._load(gid)
 
@@ -413,7 +437,10 @@ class Warlog(Application):
                 game = self.mapper.to_domain_event(row).mutate(game)
         if game is None:
             raise GameNotFound(f"no game {gid}")
-        return CachedGame(game, base, [_digest(row.state) for row in rows])
+        cached = CachedGame(game, base)
+        for row in rows:
+            cached.add_row(row.state)
+        return cached
 
     def _keep(self, cached: CachedGame, recordings: list) -> None:
         """Put a saved game back, with the rows just written; a snapshot taken by the save
@@ -422,9 +449,9 @@ class Warlog(Application):
         for recording in recordings:
             row = recording.notification
             if interval and row.originator_version % interval == 0:
-                cached.base, cached.digests = row.originator_version, []
+                cached.base, cached.rows, cached.digest = row.originator_version, 0, hashlib.sha256()
             else:
-                cached.digests.append(_digest(row.state))
+                cached.add_row(row.state)
         self.games.put(cached)
 
     def _command(self, game_id: str | UUID, command) -> CommandResult:
@@ -441,7 +468,7 @@ class Warlog(Application):
             recordings = self.group_commit.save(game)
         except IntegrityError:
             raise Conflict("another command was recorded first; reload and try again") from None
-        self._keep(cached or CachedGame(game, 0, []), recordings)
+        self._keep(cached or CachedGame(game, 0), recordings)
         return self._result(game, recordings)
 
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import secrets
 import threading
@@ -181,3 +182,56 @@ class SeedStore:
         with self._lock:
             self._cache[key] = seed
         return seed
+
+
+# ====================================================================== stored rows' digest ====
+def fold_row(digest: Any, state: bytes) -> None:
+    """Add one stored row to a running digest (``hashlib.sha256()``): its length, then its bytes,
+    so no two different sequences of rows give the same input. The same as ``RowDigests`` asks of
+    the database."""
+    digest.update(len(state).to_bytes(4, "big"))
+    digest.update(state)
+
+
+class RowDigests:
+    """What the game cache (domain/service.py ``Warlog._current``) asks of the stored rows of one
+    game: ``(count, sha256, top)`` of the rows with ``after < version <= upto`` (the digest as
+    ``fold_row`` builds it, in version order) and the highest stored version of all.
+
+    On PostgreSQL the database computes it: one row comes back, whatever the number of rows
+    checked. On SQLite (in-process, no round trip) the rows' bytes are read and hashed here."""
+
+    def __init__(self, recorder: Any, kind: str):
+        self._recorder = recorder
+        self.kind = kind
+        table = recorder.events_table_name
+        if kind == "sqlite":
+            self._sql = (f"SELECT originator_version, state FROM {table} WHERE originator_id = ? "
+                         "AND originator_version > ? ORDER BY originator_version")
+        else:
+            from psycopg.sql import SQL, Identifier
+
+            self._sql = SQL(
+                "SELECT count(*) FILTER (WHERE originator_version <= %s) AS n, "
+                "sha256(coalesce(string_agg(int4send(length(state)) || state, ''::bytea "
+                "ORDER BY originator_version) FILTER (WHERE originator_version <= %s), ''::bytea)) AS digest, "
+                "max(originator_version) AS top FROM {schema}.{table} "
+                "WHERE originator_id = %s AND originator_version > %s").format(
+                    schema=Identifier(recorder.datastore.schema), table=Identifier(table))
+
+    def __call__(self, originator_id: Any, after: int, upto: int) -> tuple[int, bytes, int]:
+        if self.kind == "sqlite":
+            with self._recorder.datastore.transaction(commit=False) as c:
+                c.execute(self._sql, (originator_id.hex, after))
+                rows = c.fetchall()
+            digest, count, top = hashlib.sha256(), 0, after
+            for row in rows:
+                top = row["originator_version"]
+                if top <= upto:
+                    count += 1
+                    fold_row(digest, row["state"])
+            return count, digest.digest(), top
+        with self._recorder.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._sql, (upto, upto, originator_id, after), prepare=True)
+            row = curs.fetchone()
+        return row["n"], bytes(row["digest"]), row["top"] if row["top"] is not None else after

@@ -161,3 +161,27 @@ def test_a_take_back_waiting_at_the_latest_snapshot_still_blocks_orders(app, sto
         assert f"n{n - 1}" in game.orders and game.take_back is None
     finally:
         fresh.close()
+
+
+def test_a_snapshot_taken_from_the_game_in_memory_is_the_one_eventsourcing_would_take(app, store_config):
+    """Warlog._take_snapshots takes a snapshot from the game in memory when a save ends at the
+    multiple, and eventsourcing's way (the game read back from the store) when it falls inside
+    a save; both must store the same aggregate state."""
+    reads = []
+    take = app.take_snapshot
+    app.take_snapshot = lambda aggregate_id, version=None, **kw: (reads.append(version),
+                                                                   take(aggregate_id, version=version, **kw))[1]
+    gid = long_game(app)
+    app.answer_take_back(gid, "Blue", accept=False)
+    for n in range(200):  # advances record several events each: one soon straddles a multiple
+        if reads:
+            break
+        app.submit_order(gid, ("Blue", "Red")[n % 2], f"advance-{n}", {"kind": "advance"})
+    stored = list(app.snapshots.get(UUID(gid)))
+    from_memory = [s.originator_version for s in stored if s.originator_version not in reads]
+    assert from_memory and reads, (from_memory, reads)  # the game exercises both ways
+    for snapshot in stored:
+        rebuilt = app.repository.get(UUID(gid), version=snapshot.originator_version)
+        expected = Game.Snapshot.take(rebuilt)
+        assert snapshot.state == expected.state, f"snapshot at {snapshot.originator_version}"
+        assert snapshot.originator_version == expected.originator_version
