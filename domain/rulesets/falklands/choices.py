@@ -25,6 +25,19 @@ def _air(state, side, area):
     return aircraft, carriers
 
 
+def _air_strikes(state, side, areas, targets_at) -> dict | None:
+    """Op #18 and #19: each area holding a target (``targets_at``) that the side's aircraft or
+    carriers reach, with who can strike it; None when there is none."""
+    found = {}
+    for a in areas:
+        targets = targets_at(a)
+        if targets:
+            aircraft, carriers = _air(state, side, a)
+            if aircraft or carriers:
+                found[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
+    return {"area": found} if found else None
+
+
 def op_choices(state: dict, side: str, op) -> dict | None:
     enemy = S.other(side)
     if op == 1:
@@ -117,23 +130,11 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         return {"area": areas, "wave": wave, "bombard": S.units_in(state, S.TACTICAL, side=side, classes=["ship"]),
                 "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave] if side == UK else []}
     if op == 18:
-        areas = {}
-        for a in (*DATA.sea_areas, S.SOUTH_GEORGIA):
-            targets = S.units_in(state, a, side=enemy, classes=["ship"])
-            if targets:
-                aircraft, carriers = _air(state, side, a)
-                if aircraft or carriers:
-                    areas[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
-        return {"area": areas} if areas else None
+        return _air_strikes(state, side, (*DATA.sea_areas, S.SOUTH_GEORGIA),
+                            lambda a: S.units_in(state, a, side=enemy, classes=["ship"]))
     if op == 19:
-        areas = {}
-        for a in DATA.land_areas:
-            targets = [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"]
-            if targets:
-                aircraft, carriers = _air(state, side, a)
-                if aircraft or carriers:
-                    areas[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
-        return {"area": areas} if areas else None
+        return _air_strikes(state, side, DATA.land_areas,
+                            lambda a: [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"])
     if op == 20:
         at: dict = {}
         for u in S.units_in_any(state, side=side, classes=["ship", "submarine"]):

@@ -15,6 +15,9 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
+import pytest
+
+from domain.errors import RuleViolation
 from domain.game import Roll
 from domain.rulesets import find_ruleset
 from domain.rulesets.falklands import state as S
@@ -222,3 +225,34 @@ def with_factor(monkeypatch, uid: str, **factors: int) -> None:
     table = dict(DATA.units)
     table[uid] = entry
     monkeypatch.setattr(DATA, "units", table)
+
+
+# ---------------------------------------------------- shared by the rule test modules ---
+TEZ = sorted(DATA.tez)
+UK_DESTROYERS = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "D")
+AR_DESTROYERS = sorted(u for u, d in DATA.units.items() if d["side"] == AR and d["type"] == "D")
+UK_INFANTRY = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "infantry")
+UK_SF = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "sf")
+UK_SUBS = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["class"] == "submarine")
+AR_SUBS = sorted(u for u, d in DATA.units.items() if d["side"] == AR and d["class"] == "submarine")
+DAGGERS = sorted(u for u, d in DATA.units.items() if d["type"] == "Dgr")
+PUCARAS = sorted(u for u, d in DATA.units.items() if d["type"] == "Puc")
+
+
+def uk(phase="UK Operations"):
+    """An empty board in a UK phase, with one UK destroyer in the TEZ (FS 4.4(1) stays quiet)."""
+    return place(empty(phase), UK_DESTROYERS[-1], TEZ[0])
+
+
+def ar(phase="AR Operations"):
+    return empty(phase)
+
+
+def refused(st, seat, order, dice=None) -> RuleViolation:
+    with pytest.raises(RuleViolation) as e:
+        play(st, seat, order, dice or FixedDice(default=6))
+    return e.value
+
+
+def fire(*pairs) -> list[dict]:
+    return [{"unit": u, "at": t} for u, t in pairs]

@@ -3,14 +3,11 @@ are set with ``with_factor`` (counter values are provisional); dice are chosen w
 
 from __future__ import annotations
 
-import pytest
-
-from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
-    with_factor,
+    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play, refused,
+    rolls_of, with_factor,
 )
 
 SEA = "sa7"
@@ -18,16 +15,6 @@ FLAT = next(a for a in DATA.land_areas if not DATA.areas[a]["mountains"] and not
 FLAT2 = next(a for a in DATA.land_areas if a != FLAT and not DATA.areas[a]["mountains"]
              and not DATA.areas[a]["entrenched"] and not DATA.areas[a]["vp"])
 AR_PHASE = "AR Operations"
-
-
-def refused(st, seat, order, dice=None) -> RuleViolation:
-    with pytest.raises(RuleViolation) as e:
-        play(st, seat, order, dice or FixedDice(default=6))
-    return e.value
-
-
-def fire(*pairs) -> list[dict]:
-    return [{"unit": u, "at": t} for u, t in pairs]
 
 
 def modifiers(roll) -> list[int]:

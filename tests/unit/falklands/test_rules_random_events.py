@@ -10,8 +10,8 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, fold_all, names, op, pending, place, play,
-    rolls_of, set_phase, with_factor,
+    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
+    refused, rolls_of, set_phase, with_factor,
 )
 
 SEA = "sa7"  # a TEZ sea area (FS 2.2)
@@ -40,16 +40,6 @@ TEXT = {
     "6-5": "AR Submarine Detection Advantage",
     "6-6": "AR Surprise Submarine Attack",
 }
-
-
-def refused(st, seat, order, dice=None) -> RuleViolation:
-    with pytest.raises(RuleViolation) as e:
-        play(st, seat, order, dice or FixedDice(default=6))
-    return e.value
-
-
-def fire(*pairs) -> list[dict]:
-    return [{"unit": u, "at": t} for u, t in pairs]
 
 
 def draw(st, uk, ar, *more, default=None):

@@ -11,20 +11,12 @@ from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 
 from .helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, set_phase,
+    AR, AR_DESTROYERS, AR_SUBS, DAGGERS, PUCARAS, R, UK, UK_DESTROYERS, UK_INFANTRY, UK_SF, UK_SUBS,
+    FixedDice, answer, ar, control, empty, events_of, names, op, pending, place, play, set_phase, uk,
 )
 
-TEZ = sorted(DATA.tez)
-UK_DESTROYERS = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "D")
-AR_DESTROYERS = sorted(u for u, d in DATA.units.items() if d["side"] == AR and d["type"] == "D")
-UK_INFANTRY = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "infantry")
 AR_INFANTRY = sorted(u for u, d in DATA.units.items() if d["side"] == AR and d["type"] == "infantry")
-UK_SF = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["type"] == "sf")
-UK_SUBS = sorted(u for u, d in DATA.units.items() if d["side"] == UK and d["class"] == "submarine")
-AR_SUBS = sorted(u for u, d in DATA.units.items() if d["side"] == AR and d["class"] == "submarine")
 A4S = sorted(u for u, d in DATA.units.items() if d.get("range") == "a4")
-DAGGERS = sorted(u for u, d in DATA.units.items() if d["type"] == "Dgr")
-PUCARAS = sorted(u for u, d in DATA.units.items() if d["type"] == "Puc")
 NON_PUCARA_AIRCRAFT = sorted(u for u, d in DATA.units.items() if d["class"] == "aircraft" and d["type"] != "Puc"
                              and not d["stealth"])
 SBS_CARRIER = next(u for u, d in DATA.units.items() if d.get("carries_sbs"))
@@ -32,15 +24,6 @@ ARMOR_CARRIERS = sorted(u for u, d in DATA.units.items() if d.get("carries_armor
 UK_ARMOR = next(u for u, d in DATA.units.items() if d["side"] == UK and d.get("armor"))
 AR_ARMOR = next(u for u, d in DATA.units.items() if d["side"] == AR and d.get("armor"))
 AR_HMG = next(u for u, d in DATA.units.items() if d["side"] == AR and d["type"] == "hmg")
-
-
-def uk(phase="UK Operations"):
-    """An empty board in a UK phase, with one UK destroyer in the TEZ (FS 4.4(1) stays quiet)."""
-    return place(empty(phase), UK_DESTROYERS[-1], TEZ[0])
-
-
-def ar(phase="AR Operations"):
-    return empty(phase)
 
 
 def rejected(st, seat, order, dice=None, kind=RuleViolation):
