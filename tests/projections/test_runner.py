@@ -15,6 +15,7 @@ import pytest
 from domain.errors import WarlogError
 from projections import folds
 from projections.runner import CHECKPOINT_EVERY, NAMES, Projections
+from projections.store import ProjectionStore
 from tests.conftest import new_freeform_game
 
 EVERY = 4  # map checkpoints after every 4th seq here, so short games have many
@@ -84,21 +85,21 @@ def test_a_crash_mid_batch_resumes_without_skipping_or_applying_twice(app, monke
     projections.catch_up(limit=10)
     play(app, games[1], orders=6, seed=5)
     play(app, games[0], orders=6, seed=6)
-    before = projections.position()
-    real, calls = Projections.write_view, []
+    before, kept = projections.position(), stored(projections, games)
+    real, calls = ProjectionStore.write_position, []
 
-    def crashing(self, c, name, gid, view):
-        calls.append(name)
-        written = real(self, c, name, gid, view)
-        if len(calls) == 5:  # after some rows of the batch were written
-            raise RuntimeError("power cut")
-        return written
+    def crashing(self, c, names, position):
+        c.execute(self.sql("SELECT max(version) AS v FROM {t}warlog_projection_views"))
+        calls.append((position, c.fetchone()["v"]))  # the batch's views are written ...
+        raise RuntimeError("power cut")  # ... and its position is not
 
-    monkeypatch.setattr(Projections, "write_view", crashing)
+    monkeypatch.setattr(ProjectionStore, "write_position", crashing)
     with pytest.raises(RuntimeError):
         projections.run_batch(limit=1000)
+    assert calls == [(projections.head(), max(app.get_game(gid).version for gid in games))]
     assert projections.position() == before  # nothing of the batch committed
-    monkeypatch.setattr(Projections, "write_view", real)
+    assert stored(projections, games) == kept
+    monkeypatch.setattr(ProjectionStore, "write_position", real)
     projections.catch_up()
     assert stored(projections, games) == rebuilt_stored(app, games)
 
