@@ -32,6 +32,7 @@ from bench.http import Connection
 from bench.report import Figure, Result, fmt
 from bench.stores import LABEL, Store, fresh, postgres_missing
 from projections import folds
+from tests.reliability.faults import children, socket_inodes, tcp_connections
 
 GAMES = 200
 CONNECTIONS = 32
@@ -171,33 +172,8 @@ class Load:
 
 def _server_sockets(port: int) -> dict[int, int]:
     """{client port: socket inode} of the accepted connections to ``port`` on this machine."""
-    found = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            cols = row.split()
-            local, remote, state, inode = cols[1], cols[2], cols[3], int(cols[9])
-            if state == "01" and int(local.rsplit(":", 1)[1], 16) == port and inode:
-                found[int(remote.rsplit(":", 1)[1], 16)] = inode
-    return found
-
-
-def _socket_inodes(pid: int) -> set[int]:
-    inodes = set()
-    try:
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            try:
-                target = os.readlink(fd)
-            except OSError:
-                continue
-            if target.startswith("socket:["):
-                inodes.add(int(target[8:-1]))
-    except OSError:
-        pass
-    return inodes
+    return {remote: inode for local, remote, state, inode in tcp_connections()
+            if state == "01" and local == port and inode}
 
 
 async def balance(conns: list[Connection], workers: list[int], port: int, tries: int = 400) -> list[int]:
@@ -208,7 +184,7 @@ async def balance(conns: list[Connection], workers: list[int], port: int, tries:
     counts: list[int] = []
     for _ in range(tries):
         sockets = _server_sockets(port)
-        owned = {pid: _socket_inodes(pid) for pid in workers}
+        owned = {pid: socket_inodes(pid) for pid in workers}
         where: dict[int, list[Connection]] = {pid: [] for pid in workers}
         for conn in conns:
             inode = sockets.get(conn.local_port or -1)
@@ -229,16 +205,7 @@ async def balance(conns: list[Connection], workers: list[int], port: int, tries:
 
 
 def _workers(arbiter: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == arbiter:
-                found.append(int(entry.name))
-    return sorted(found)
+    return sorted(children(arbiter))
 
 
 def _machine_busy() -> tuple[int, int]:
@@ -303,6 +270,15 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
     }
 
 
+def http_floor(folder: Path, *, connections: int, warmup: float, duration: float) -> dict:
+    """The same server and client against an order endpoint that does nothing (bench/floor.py)."""
+    from bench import floor
+    from bench.server import serve
+
+    with serve(folder / "floor", app="bench.floor:create_app()", WEB_CONCURRENCY="2") as url:
+        return asyncio.run(floor.load(url.host, url.port, _workers(url.pid), connections, warmup, duration))
+
+
 def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> list[subprocess.Popen]:
     beside = Path(sys.executable).parent / "py-spy"
     spy = str(beside) if beside.exists() else shutil.which("py-spy")
@@ -323,6 +299,7 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
     saves = 300 if quick else 5000
     found = sources.available(rulesets, result.notes)
     rows = []
+    baselines: dict[str, float] = {}
     for kind in kinds:
         if kind == "postgres" and (why := postgres_missing()):
             result.note(f"PostgreSQL skipped: {why}")
@@ -341,14 +318,17 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                 from bench.server import tree
 
                 with tree(before) as old, fresh(kind) as old_store:
-                    # The older code with the dependencies it had: psycopg's pure-Python build.
+                    # The older code with the dependencies it had: psycopg's pure-Python build
+                    # until pyproject.toml asked for the C one.
+                    had_c = "psycopg[binary]" in (old / "pyproject.toml").read_text()
                     got = http_orders(old_store, found[0], games=games, connections=connections, warmup=warmup,
-                                      duration=duration, root=old, server_env={"PSYCOPG_IMPL": "python"})
+                                      duration=duration, root=old,
+                                      server_env={} if had_c else {"PSYCOPG_IMPL": "python"})
                     runs.append((dataclasses.replace(found[0], ruleset=f"freeform, before ({before})"), got))
             # Measured again after the load: a shared machine can slow one measurement; the
             # higher of the two is the baseline (the stricter ratio).
             bases.append(raw.save_rate(store.raw_env("raw-after"), saves))
-            base = max(bases)
+            base = baselines[kind] = max(bases)
             result.notes.append(f"raw eventsourcing on {store.label}: {fmt(bases[0])} saves/s before the HTTP runs, "
                                 f"{fmt(bases[1])} after; the higher is the baseline")
             for source, got in runs:
@@ -366,6 +346,18 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                       f"{fmt(got['p50_ms'])} ms, p99 {fmt(p99)} ms, statuses {got['status']}, server CPU "
                       f"{fmt(got['server_cpu_ms_per_order'])} ms/order, cores used per worker "
                       f"{got['worker_cpu']}", flush=True)
+    if baselines:
+        with fresh("sqlite") as scratch:
+            got = http_floor(scratch.folder, connections=connections, warmup=warmup, duration=duration)
+        for kind, base in baselines.items():
+            result.figures.append(Figure(
+                f"HTTP floor (an order endpoint that does nothing) vs the {LABEL[kind]} baseline", got["orders_per_s"],
+                "orders/s", base, "saves/s", "raw eventsourcing, 1 event per save, 1 writer",
+                got["orders_per_s"] / base, "- (the most this stack reaches here)", None))
+        rows.append(["floor: nothing behind the endpoint (bench/floor.py)", "-", fmt(got["orders_per_s"]),
+                     fmt(got["p50_ms"]), fmt(got["p99_ms"]), got["status"], "-", "-"])
+        print(f"  HTTP floor: {fmt(got['orders_per_s'])} orders/s, p50 {fmt(got['p50_ms'])} ms, p99 "
+              f"{fmt(got['p99_ms'])} ms, connections per worker {got['spread']}", flush=True)
     result.tables.append((["ruleset", "store", "orders/s", "p50 ms", "p99 ms", "statuses in the window",
                            "server CPU ms/order", "client CPU (cores)"], rows))
     result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gthread), warm-up "

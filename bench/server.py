@@ -18,20 +18,23 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextlib.contextmanager
-def serve(folder: Path, root: Path = ROOT, startup_timeout: float = 60.0, **env: Any) -> Iterator[LiveServer]:
-    """Migrate, start gunicorn from ``root`` on a free port, yield its URL; stop it whatever happens."""
+def serve(folder: Path, root: Path = ROOT, startup_timeout: float = 60.0, app: str = APP,
+          **env: Any) -> Iterator[LiveServer]:
+    """Migrate, start gunicorn (with ``app``, warlog's by default) from ``root`` on a free port,
+    yield its URL; stop it whatever happens."""
     folder.mkdir(parents=True, exist_ok=True)
     if root != ROOT:
         env = {**env, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-m", "api.cli", "migrate"], cwd=root,
-                          env=_environment(folder, 0, env), capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise RuntimeError(f"warlog migrate failed: {done.stdout}{done.stderr}")
+    if app == APP:
+        done = subprocess.run([sys.executable, "-m", "api.cli", "migrate"], cwd=root,
+                              env=_environment(folder, 0, env), capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise RuntimeError(f"warlog migrate failed: {done.stdout}{done.stderr}")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = folder / f"server-{port}.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", CONF, APP], cwd=root,
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", CONF, app], cwd=root,
                                 env=_environment(folder, port, env), stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     try:

@@ -80,26 +80,26 @@ def writes_blocked(config: StoreConfig) -> Iterator[Hold]:
         finally:
             conn.close()
         return
-    import psycopg
-
-    conn = psycopg.connect(pg_dsn(config))
-    try:
-        conn.execute(f"LOCK TABLE {table(config, EVENTS)} IN EXCLUSIVE MODE")
-        yield Hold(config, conn, table(config, EVENTS))
-    finally:
-        conn.rollback()
-        conn.close()
+    with _events_locked(config, "EXCLUSIVE") as hold:
+        yield hold
 
 
 @contextlib.contextmanager
 def reads_blocked(config: StoreConfig) -> Iterator[Hold]:
     """PostgreSQL only: not even a read of the events table gets through while the block runs."""
     assert config.kind == "postgres", "SQLite in WAL mode never blocks a reader"
+    with _events_locked(config, "ACCESS EXCLUSIVE") as hold:
+        yield hold
+
+
+@contextlib.contextmanager
+def _events_locked(config: StoreConfig, mode: str) -> Iterator[Hold]:
+    """PostgreSQL: the events table locked in ``mode`` by a connection of its own until the block ends."""
     import psycopg
 
     conn = psycopg.connect(pg_dsn(config))
     try:
-        conn.execute(f"LOCK TABLE {table(config, EVENTS)} IN ACCESS EXCLUSIVE MODE")
+        conn.execute(f"LOCK TABLE {table(config, EVENTS)} IN {mode} MODE")
         yield Hold(config, conn, table(config, EVENTS))
     finally:
         conn.rollback()
@@ -186,10 +186,9 @@ def busy_waiting(pid: int, samples: int = 10, interval: float = 0.02) -> bool:
     return hits >= samples - 2
 
 
-def socket_owner(pids: set[int], local_port: int, remote_port: int) -> int | None:
-    """Which of ``pids`` holds the TCP connection local_port <-> remote_port (the server side of
-    a client's connection), from /proc/net/tcp and each process's file descriptors."""
-    inodes = set()
+def tcp_connections() -> Iterator[tuple[int, int, str, int]]:
+    """(local port, remote port, state, socket inode) of each TCP socket on this machine, from
+    /proc/net/tcp and tcp6 (state "01" is an established connection)."""
     for name in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             rows = Path(name).read_text().splitlines()[1:]
@@ -197,18 +196,32 @@ def socket_owner(pids: set[int], local_port: int, remote_port: int) -> int | Non
             continue
         for row in rows:
             cols = row.split()
-            local, remote, inode = cols[1], cols[2], cols[9]
-            if int(local.rsplit(":", 1)[1], 16) == local_port and int(remote.rsplit(":", 1)[1], 16) == remote_port:
-                inodes.add(f"socket:[{inode}]")
-    for pid in pids:
+            yield int(cols[1].rsplit(":", 1)[1], 16), int(cols[2].rsplit(":", 1)[1], 16), cols[3], int(cols[9])
+
+
+def socket_inodes(pid: int) -> set[int]:
+    """The inodes of the sockets process ``pid`` holds open (none when it is gone)."""
+    inodes = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return inodes
+    for fd in fds:
         try:
-            fds = os.listdir(f"/proc/{pid}/fd")
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:
             continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
-                    return pid
-            except OSError:
-                continue
+        if target.startswith("socket:["):
+            inodes.add(int(target[8:-1]))
+    return inodes
+
+
+def socket_owner(pids: set[int], local_port: int, remote_port: int) -> int | None:
+    """Which of ``pids`` holds the TCP connection local_port <-> remote_port (the server side of
+    a client's connection), from /proc/net/tcp and each process's file descriptors."""
+    inodes = {inode for local, remote, _, inode in tcp_connections()
+              if local == local_port and remote == remote_port}
+    for pid in pids:
+        if socket_inodes(pid) & inodes:
+            return pid
     return None
