@@ -160,16 +160,46 @@ class ProjectionStore(SqlTables):
 
     @contextmanager
     def transaction(self, pipelined: bool = False) -> Iterator[Any]:
-        """A write transaction. ``pipelined``: on PostgreSQL its statements go in one pipeline,
-        sent as they come and answered when the block ends (one wait for the server, not one
-        per statement); an error of one of them is raised then. SQLite has no round trips to save."""
+        """A write transaction of read-model rows, committed without waiting for the disk.
+
+        Everything written here is derived from the event log and is written in the same
+        transaction as the tracked position it was folded up to (or is a view that only moves
+        forward), so a commit lost to a power cut or an operating-system crash only means those
+        events are folded again; the database stays consistent. So the commit does not wait for
+        the disk: SQLite's ``synchronous=NORMAL`` on this connection for this transaction (WAL
+        mode: no fsync at commit), PostgreSQL's ``SET LOCAL synchronous_commit = off``. The
+        event log's own writes are untouched and wait for the disk as before.
+
+        ``pipelined``: on PostgreSQL its statements go in one pipeline, sent as they come and
+        answered when the block ends (one wait for the server, not one per statement); an error
+        of one of them is raised then. SQLite has no round trips to save."""
+        if self.kind == "sqlite":
+            with self._sqlite_relaxed() as c:
+                yield c
+            return
         with self._db.transaction(commit=True) as c:
-            pipeline = getattr(getattr(c, "connection", None), "pipeline", None) if self.kind != "sqlite" else None
+            c.execute("SET LOCAL synchronous_commit = off")
+            pipeline = getattr(getattr(c, "connection", None), "pipeline", None)
             if not pipelined or pipeline is None:
                 yield c
                 return
             with pipeline():
                 yield c
+
+    @contextmanager
+    def _sqlite_relaxed(self) -> Iterator[Any]:
+        """An SQLite write transaction with ``synchronous=NORMAL``, the connection's own setting
+        put back after it (the event store writes on the same pooled connections)."""
+        with self._db.get_connection(commit=True) as conn:
+            pragma = conn.cursor()
+            pragma.execute("PRAGMA synchronous")
+            before = int(pragma.fetchone()[0])
+            pragma.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with conn.transaction(commit=True) as c:
+                    yield c
+            finally:
+                pragma.execute(f"PRAGMA synchronous = {before}")
 
     # ------------------------------------------------------------------------------ reads ----
     def position(self, names: Iterable[str]) -> int:

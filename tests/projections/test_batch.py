@@ -161,15 +161,16 @@ def check_stored(app, projections, games, every):
             assert bool(on_move) == (seat["to_move"] and seat["handle"] is not None)
 
 
-@pytest.mark.parametrize("strict", [True, False], ids=["strict decoder", "every step looked at"])
+@pytest.mark.parametrize("fast", [True, False], ids=["fast decoder", "every step looked at"])
 @pytest.mark.parametrize("odd", [{"nan": [float("nan"), float("-inf")]}, {"inf": float("inf")}, {"big": 2**70},
-                                 {"deep": [{"x": [1.5, float("nan")]}]}])
-def test_values_orjson_would_write_otherwise_are_written_by_json(app, odd, strict, monkeypatch):
+                                 {"deep": [{"x": [1.5, float("nan")]}]},
+                                 {"below_i64": -(2**63) - 1}])  # orjson would read this int as a float
+def test_values_orjson_would_write_otherwise_are_written_by_json(app, odd, fast, monkeypatch):
     """A NaN, an infinity or an int past 64 bits in an order (a note keeps any extra key): the
     stored views are still json.dumps of the per-line views, on every path that writes them,
-    whether the projector decodes with its strict decoder or looks at every step."""
-    if not strict:
-        monkeypatch.setattr(Projections, "_strict_decoder", lambda self: None)
+    whether the projector decodes with its fast decoder or looks at every step."""
+    if not fast:
+        monkeypatch.setattr(Projections, "_fast_decoder", lambda self: None)
     gid, other = new_freeform_game(app), new_freeform_game(app)
     app.submit_order(gid, "Blue", "a", {"kind": "note", "text": "x", **odd})
     for n in range(3):  # later batches go on from views that hold it
@@ -281,15 +282,15 @@ def test_postgresql_bodies_are_compressed_with_lz4(app):
     store.create_tables()  # again: nothing to change
 
 
-@pytest.mark.parametrize("strict", [True, False], ids=["strict decoder", "every step looked at"])
-def test_a_value_json_dumps_refuses_is_refused_as_before(app, store_config, strict, monkeypatch):
+@pytest.mark.parametrize("fast", [True, False], ids=["fast decoder", "every step looked at"])
+def test_a_value_json_dumps_refuses_is_refused_as_before(app, store_config, fast, monkeypatch):
     """A stored event whose data holds a value some transcoding made (a row changed outside
     warlog, or a ruleset that put a datetime in an event): json.dumps refused it in a view, and so
     does the projector still (orjson would have written it)."""
     from tests.integration.rawstore import RawStore
 
-    if not strict:
-        monkeypatch.setattr(Projections, "_strict_decoder", lambda self: None)
+    if not fast:
+        monkeypatch.setattr(Projections, "_fast_decoder", lambda self: None)
     gid = new_freeform_game(app)
     app.submit_order(gid, "Blue", "a", {"kind": "note", "text": "x"})
     with RawStore(store_config) as raw:
@@ -301,3 +302,96 @@ def test_a_value_json_dumps_refuses_is_refused_as_before(app, store_config, stri
         text(folds.fold("history", app.lines(gid)))
     with pytest.raises(TypeError):
         Projections(app).catch_up()
+
+
+def test_the_fast_decoder_gives_what_the_mapper_gives_and_declines_the_unusual_rows(app):
+    """``runner._decode_usual`` on the rows of games with every kind of order: the same event
+    class and fields as ``Mapper.to_domain_event``; on rows that are not plain JSON, or not the
+    usual event, it answers None (the projector then uses the mapper)."""
+    from eventsourcing.persistence import StoredEvent
+
+    from projections.runner import _decode_usual
+
+    gids = [new_freeform_game(app) for _ in range(3)]
+    for n, gid in enumerate(gids):
+        play_freeform(app, gid, 25, seed=n)
+    rows = app.recorder.select_notifications(1, 10_000)
+    assert len(rows) > 75
+    for row in rows:
+        fast, usual = _decode_usual(row), app.mapper.to_domain_event(row)
+        assert type(fast) is type(usual) and fast.__dict__ == usual.__dict__, row.originator_version
+        assert type(fast.timestamp) is datetime and type(fast.originator_id) is UUID
+
+    row = rows[-1]
+    body = json.loads(row.state)
+
+    def declined(changed: dict | bytes, topic: str = row.topic) -> bool:
+        state = changed if isinstance(changed, bytes) else json.dumps(changed).encode()
+        return _decode_usual(StoredEvent(row.originator_id, row.originator_version, topic, state)) is None
+
+    assert not declined(body)  # the row as stored is usual
+    for big in (-(2**63) - 1, 2**64 + 1, 12345678901234567890123):  # orjson reads some as floats
+        assert declined({**body, "x": big}) and declined({**body, "x": [1, big]})
+        assert declined(json.dumps({**body, "x": big}, indent=1).encode())
+    assert not declined({**body, "x": 0.12345678901234567891, "y": -(2**55), "z": "1" * 30})
+    assert _decode_usual(StoredEvent(row.originator_id, row.originator_version, row.topic, json.dumps(
+        {**body, "x": 0.12345678901234567891, "y": -(2**55)}).encode())).__dict__ == app.mapper.to_domain_event(
+        StoredEvent(row.originator_id, row.originator_version, row.topic, json.dumps(
+            {**body, "x": 0.12345678901234567891, "y": -(2**55)}).encode())).__dict__
+    assert declined(json.dumps({**body, "x": float("nan")}).encode())
+    assert declined(json.dumps({**body, "x": float("inf")}).encode())
+    assert declined({**body, "x": {"_type_": "datetime_iso", "_data_": "2026-01-01T00:00:00+00:00"}})
+    assert declined({**body, "timestamp": "2026-01-01T00:00:00+00:00"})  # not transcoded
+    assert declined({**body, "class_version": 2})
+    assert declined(row.state[:-1])  # not JSON: the mapper says so (a damaged row)
+    assert declined(row.state.replace(b'"_type_"', b'"_kind_"'))
+
+
+def test_the_projectors_reader_gives_the_recorders_notifications(app):
+    """``storage.NotificationReader`` (what the projector reads with) against the recorder's
+    ``select_notifications``: the same rows, values and types, from any start, any limit."""
+    from domain.storage import NotificationReader
+
+    gids = [new_freeform_game(app) for _ in range(3)]
+    for n, gid in enumerate(gids):
+        play_freeform(app, gid, 12, seed=10 + n)
+    read = NotificationReader(app.recorder, app.config.kind)
+    head = app.recorder.max_notification_id()
+    fields = ("id", "originator_id", "originator_version", "topic", "state")
+    for start, limit in [(1, 10_000), (1, 7), (head - 3, 10), (head, 1), (head + 1, 5), (5, 0)]:
+        got, expected = read(start, limit), app.recorder.select_notifications(start, limit)
+        assert [[getattr(n, f) for f in fields] for n in got] == [[getattr(n, f) for f in fields] for n in expected]
+        assert all(type(n.originator_id) is type(e.originator_id) for n, e in zip(got, expected))
+    assert len(read(1, 10_000)) == head > 30
+
+
+def test_read_model_commits_do_not_wait_for_the_disk_and_the_event_logs_still_do(app):
+    """ProjectionStore.transaction relaxes durability for its own transaction only (the rows are
+    derived and written with their tracked position): SQLite's synchronous=NORMAL, PostgreSQL's
+    synchronous_commit off; the event store's writes on the same pooled connections keep theirs."""
+    store = Projections(app).store
+    sqlite = store.kind == "sqlite"
+    ask = "PRAGMA synchronous" if sqlite else "SHOW synchronous_commit"
+
+    def setting(c):
+        c.execute(ask)
+        row = c.fetchone()
+        return row[0] if sqlite else row["synchronous_commit"]
+
+    with app.recorder.datastore.transaction(commit=True) as c:
+        usual = setting(c)
+    assert usual == (2 if sqlite else "on")  # FULL: what the event log is written with
+    for _ in range(3):
+        with store.transaction() as c:
+            assert setting(c) == (1 if sqlite else "off")  # NORMAL
+        with app.recorder.datastore.transaction(commit=True) as c:
+            assert setting(c) == usual
+    with pytest.raises(RuntimeError):  # put back after a failed transaction too
+        with store.transaction() as c:
+            raise RuntimeError("power cut")
+    with app.recorder.datastore.transaction(commit=True) as c:
+        assert setting(c) == usual
+    gid = new_freeform_game(app)  # and the game and its views are written as before
+    app.submit_order(gid, "Blue", "a", ROLL)
+    Projections(app).catch_up()
+    assert Projections(app).store.load([gid], NAMES)[gid]["map"]["version"] == app.get_game(gid).version
