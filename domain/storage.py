@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 from urllib.parse import unquote, urlparse
 
+from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.utils import retry
+
 from domain.dice import SEED_BYTES
 
 DEFAULT_DATA_DIR = "var"
@@ -250,23 +253,33 @@ class NotificationRow:
 
 class NotificationReader:
     """``recorder.select_notifications(start, limit)`` for the projector: the same rows, in the
-    same order, with the same values.
+    same order, with the same values, each a ``NotificationRow``.
 
-    On SQLite, where the recorder makes a UUID and a frozen dataclass of every row (about a
-    quarter of reading a batch), the originator id of each game is made a UUID once per batch
-    and each row is a ``NotificationRow``. PostgreSQL's driver hands out UUIDs itself: there the
-    recorder is used as it is."""
+    The recorder makes a frozen dataclass of every row, and on SQLite a UUID of every row's
+    originator id, on PostgreSQL a dict of every row first (about a quarter of reading a batch
+    on either). Here each game's UUID is made once per batch (SQLite) and rows are read as
+    tuples (PostgreSQL, with the recorder's retries on a lost connection)."""
 
     def __init__(self, recorder: Any, kind: str):
         self._recorder = recorder
         self.kind = kind
-        self._sql = (f"SELECT rowid, originator_id, originator_version, topic, state "
-                     f"FROM {recorder.events_table_name} WHERE rowid >= ? ORDER BY rowid LIMIT ?")
+        table = recorder.events_table_name
+        if kind == "sqlite":
+            self._sql = (f"SELECT rowid, originator_id, originator_version, topic, state "
+                         f"FROM {table} WHERE rowid >= ? ORDER BY rowid LIMIT ?")
+        else:
+            from psycopg.sql import SQL, Identifier
 
-    def __call__(self, start: int, limit: int) -> list:
+            self._sql = SQL("SELECT notification_id, originator_id, originator_version, topic, state "
+                            "FROM {schema}.{table} WHERE notification_id >= %s "
+                            "ORDER BY notification_id LIMIT %s").format(
+                                schema=Identifier(recorder.datastore.schema), table=Identifier(table))
+
+    def __call__(self, start: int, limit: int) -> list[NotificationRow]:
+        return self._sqlite(start, limit) if self.kind == "sqlite" else self._postgres(start, limit)
+
+    def _sqlite(self, start: int, limit: int) -> list[NotificationRow]:
         recorder = self._recorder
-        if self.kind != "sqlite":
-            return recorder.select_notifications(start, limit)
         with recorder.datastore.transaction(commit=False) as c:
             c.execute(self._sql, (start, limit))
             rows = c.fetchall()
@@ -279,3 +292,12 @@ class NotificationReader:
                 oid = ids[text] = convert(text)
             out.append(NotificationRow(rowid, oid, version, topic, state))
         return out
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)  # as the recorder's
+    def _postgres(self, start: int, limit: int) -> list[NotificationRow]:
+        from psycopg.rows import tuple_row
+
+        with self._recorder.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            curs.execute(self._sql, (start, limit), prepare=True)
+            return [NotificationRow(n, oid, version, topic, bytes(state))
+                    for n, oid, version, topic, state in curs.fetchall()]
