@@ -196,7 +196,26 @@ def fold_row(digest: Any, state: bytes) -> None:
     digest.update(state)
 
 
-class RowDigests:
+class EventsQuery:
+    """A query of eventsourcing's events table on either store: ``SQLITE`` and ``POSTGRES`` are
+    its text for each, with ``{table}`` (and on PostgreSQL ``{schema}``) where the table goes."""
+
+    SQLITE = POSTGRES = ""
+
+    def __init__(self, recorder: Any, kind: str):
+        self._recorder = recorder
+        self.kind = kind
+        table = recorder.events_table_name
+        if kind == "sqlite":
+            self._sql: Any = self.SQLITE.format(table=table)
+        else:
+            from psycopg.sql import SQL, Identifier
+
+            self._sql = SQL(self.POSTGRES).format(schema=Identifier(recorder.datastore.schema),
+                                                  table=Identifier(table))
+
+
+class RowDigests(EventsQuery):
     """What the game cache (domain/service.py ``Warlog._current``) asks of the stored rows of one
     game: ``(count, sha256, top)`` of the rows with ``after < version <= upto`` (the digest as
     ``fold_row`` builds it, in version order) and the highest stored version of all.
@@ -204,23 +223,13 @@ class RowDigests:
     On PostgreSQL the database computes it: one row comes back, whatever the number of rows
     checked. On SQLite (in-process, no round trip) the rows' bytes are read and hashed here."""
 
-    def __init__(self, recorder: Any, kind: str):
-        self._recorder = recorder
-        self.kind = kind
-        table = recorder.events_table_name
-        if kind == "sqlite":
-            self._sql = (f"SELECT originator_version, state FROM {table} WHERE originator_id = ? "
-                         "AND originator_version > ? ORDER BY originator_version")
-        else:
-            from psycopg.sql import SQL, Identifier
-
-            self._sql = SQL(
-                "SELECT count(*) FILTER (WHERE originator_version <= %s) AS n, "
+    SQLITE = ("SELECT originator_version, state FROM {table} WHERE originator_id = ? "
+              "AND originator_version > ? ORDER BY originator_version")
+    POSTGRES = ("SELECT count(*) FILTER (WHERE originator_version <= %s) AS n, "
                 "sha256(coalesce(string_agg(int4send(length(state)) || state, ''::bytea "
                 "ORDER BY originator_version) FILTER (WHERE originator_version <= %s), ''::bytea)) AS digest, "
                 "max(originator_version) AS top FROM {schema}.{table} "
-                "WHERE originator_id = %s AND originator_version > %s").format(
-                    schema=Identifier(recorder.datastore.schema), table=Identifier(table))
+                "WHERE originator_id = %s AND originator_version > %s")
 
     def __call__(self, originator_id: Any, after: int, upto: int) -> tuple[int, bytes, int]:
         if self.kind == "sqlite":
@@ -251,7 +260,7 @@ class NotificationRow:
             id, originator_id, originator_version, topic, state)
 
 
-class NotificationReader:
+class NotificationReader(EventsQuery):
     """``recorder.select_notifications(start, limit)`` for the projector: the same rows, in the
     same order, with the same values, each a ``NotificationRow``.
 
@@ -260,20 +269,9 @@ class NotificationReader:
     on either). Here each game's UUID is made once per batch (SQLite) and rows are read as
     tuples (PostgreSQL, with the recorder's retries on a lost connection)."""
 
-    def __init__(self, recorder: Any, kind: str):
-        self._recorder = recorder
-        self.kind = kind
-        table = recorder.events_table_name
-        if kind == "sqlite":
-            self._sql = (f"SELECT rowid, originator_id, originator_version, topic, state "
-                         f"FROM {table} WHERE rowid >= ? ORDER BY rowid LIMIT ?")
-        else:
-            from psycopg.sql import SQL, Identifier
-
-            self._sql = SQL("SELECT notification_id, originator_id, originator_version, topic, state "
-                            "FROM {schema}.{table} WHERE notification_id >= %s "
-                            "ORDER BY notification_id LIMIT %s").format(
-                                schema=Identifier(recorder.datastore.schema), table=Identifier(table))
+    SQLITE = "SELECT rowid, originator_id, originator_version, topic, state FROM {table} WHERE rowid >= ? ORDER BY rowid LIMIT ?"
+    POSTGRES = ("SELECT notification_id, originator_id, originator_version, topic, state FROM {schema}.{table} "
+                "WHERE notification_id >= %s ORDER BY notification_id LIMIT %s")
 
     def __call__(self, start: int, limit: int) -> list[NotificationRow]:
         return self._sqlite(start, limit) if self.kind == "sqlite" else self._postgres(start, limit)
