@@ -269,7 +269,8 @@ class NotificationReader(EventsQuery):
     on either). Here each game's UUID is made once per batch (SQLite) and rows are read as
     tuples (PostgreSQL, with the recorder's retries on a lost connection)."""
 
-    SQLITE = "SELECT rowid, originator_id, originator_version, topic, state FROM {table} WHERE rowid >= ? ORDER BY rowid LIMIT ?"
+    SQLITE = ("SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
+              "WHERE rowid >= ? ORDER BY rowid LIMIT ?")
     POSTGRES = ("SELECT notification_id, originator_id, originator_version, topic, state FROM {schema}.{table} "
                 "WHERE notification_id >= %s ORDER BY notification_id LIMIT %s")
 

@@ -143,9 +143,9 @@ class Projections:
         the mapper is used instead, wherever the row is not plain JSON or not the usual event:
         orjson refuses NaN, Infinity and a number too large for a float; a number of 19 or more
         digits (an int that orjson would read as a float) is not taken; nor a row with another
-        transcoded object, nor an event class that upcasts. So an event it
-        decodes holds plain JSON only (``store.is_plain``), and its game's views are written
-        by orjson (``store.dumps``)."""
+        transcoded object, nor an event class that upcasts. So an event it decodes holds plain
+        JSON only (``store.is_plain``), and its game's views are written by orjson
+        (``store.dumps``)."""
         if self._fast is False:
             self._fast = None
             mapper = self.service.mapper
