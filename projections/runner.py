@@ -228,8 +228,7 @@ class Projections:
                 marks.append(view)
         if marks:
             with self.store.transaction() as c:
-                for mark in marks:
-                    self.store.write_checkpoint(c, gid, mark)
+                self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks])
         return view
 
     def ensure_current(self, game_ids: Iterable[str]) -> set[str]:

@@ -277,20 +277,15 @@ class ProjectionStore(SqlTables):
             return [r["game_id"] for r in c.fetchall()]
 
     # ----------------------------------------------------------------------------- writes ----
-    def write_checkpoint(self, c: Any, game_id: str, view: dict) -> None:
-        """Keep the map view at its version; a checkpoint already there is left as it is."""
-        c.execute(self.sql(f"INSERT INTO {{t}}{CHECKPOINTS} (game_id, version, body) VALUES (?, ?, ?) "
-                           "ON CONFLICT (game_id, version) DO NOTHING"), (game_id, view["version"], dumps(view)))
-
     def write_many(self, c: Any, *, views: Iterable[tuple[str, str, dict]] = (),
                    checkpoints: Iterable[tuple[str, dict]] = (), index: Iterable[dict] = (),
                    odd: Iterable[str] | None = None, position: tuple[Iterable[str], int] | None = None) -> None:
         """The rows of a batch, one executemany per statement (psycopg pipelines it: one round
         trip, not one per row). The guards: a view or an index row only moves forward (``WHERE
-        version < excluded.version``), a checkpoint is written once (``write_checkpoint``'s
-        ``ON CONFLICT DO NOTHING``). An index row's seats are replaced only where the
-        index row is now at that row's version (written by this statement, or by a racing writer at
-        the same version, whose seats are the same: the folds are deterministic).
+        version < excluded.version``), a checkpoint is written once (``ON CONFLICT DO NOTHING``:
+        one already there is left as it is). An index row's seats are replaced only where the
+        index row is now at that row's version (written by this statement, or by a racing writer
+        at the same version, whose seats are the same: the folds are deterministic).
 
         ``odd``: when given, the games whose views may hold a value that is not plain JSON
         (``is_plain``); the views of the others are taken as plain without looking. None: every
