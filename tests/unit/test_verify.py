@@ -340,7 +340,12 @@ def _line_variants(line: dict, rng) -> list[dict]:
         variant[key] = value
         variants.append(variant)
     for data in (None, [], "text", 3, {}, {"b": 1, "a": {"d": 2, "c": 1}}, {"x": 1.5, "y": float("nan"), "z": -1e300},
-                 {"dice": line["data"]["dice"], "w": float("inf"), "n": [True, False, None, 0.1]}):
+                 {"dice": line["data"]["dice"], "w": float("inf"), "n": [True, False, None, 0.1]},
+                 # A float with neither "." nor an exponent in orjson's text, beside a None or not:
+                 {"y": float("nan")}, {"a": None, "b": [float("inf")]}, {"a": None, "b": float("-inf")},
+                 {"a": None, "b": {"c": None}}, {"a": "null", "b": None}, {"a": 1e-05, "b": 1e16}, {"a": [1e-07]},
+                 {"a": 2**64 - 1, "b": -(2**63)}, {"a": 2**64}, {"a": (1, 2)}, {1: "one"}, {"a": {2: "two"}},
+                 {"re-roll": "a.b", "e+": [1, 2]}):
         variant = copy.deepcopy(line)
         variant["data"] = data
         variants.append(variant)
@@ -386,3 +391,46 @@ def test_canonical_body_agrees_with_the_spec_on_odd_lines(lines):
     with pytest.raises(TypeError):
         chain.canonical_body(variant)
     assert checked >= 30 * len(rolled)
+
+
+def _spec_json(value) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def test_canonical_data_is_the_spec_bytes_for_every_code_point():
+    """orjson writes a line's data; its escapes and its key order must be json.dumps's for every
+    character, in keys and in values, among keys of every string width."""
+    from domain import chain
+    points = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF]
+    for start in range(0, len(points), 4096):
+        chunk = points[start:start + 4096]
+        data = {c: c for c in chunk}
+        data.update({"x" + c: [c + "y", {"k" + c: None}] for c in chunk[::97]})
+        assert chain._data_json(data) == _spec_json(data)
+    mixed = {c: i for i, c in enumerate(["é", "z", "\U0001F600", "Ā", "a", "ÿ", "\uffff", "aé", "a\U0001F600", ""])}
+    assert chain._data_json(mixed) == _spec_json(mixed)
+
+
+def _json_values():
+    from hypothesis import strategies as st
+    scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+               | st.sampled_from(["null", "a.b", "e+", "e-", "1.5", "NaN"]))
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                        | st.dictionaries(st.text(max_size=4), inner, max_size=4), max_leaves=12)
+
+
+def test_canonical_body_agrees_with_the_spec_on_any_json_data():
+    """Any data (floats of every kind, NaN and Infinity, ints past 64 bits, "null" in strings):
+    the fast path writes the spec's bytes or leaves the value to json."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from domain import chain
+    line = {"game_id": "g", "seq": 1, "type": "T", "timestamp": "t", "prev_hash": GENESIS, "hash": "h"}
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.dictionaries(st.text(max_size=4), _json_values(), max_size=6))
+    def check(data):
+        assert chain.canonical_body({**line, "data": data}) == _spec_body({**line, "data": data})
+
+    check()
