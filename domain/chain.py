@@ -65,11 +65,11 @@ def _data_json(data: Any) -> bytes:
     orjson writes strings, ints, booleans, null, lists and dicts with string keys exactly as
     ``json.dumps`` with the canonical options does (keys sorted by code point, the same escapes:
     tests/unit/test_verify.py tries every code point); the bodies of the dice benchmark's lines
-    took 6.2 µs each instead of 8.7 here. It is not trusted with floats: it writes 1e-05 as 0.00001, and NaN and Infinity as
-    null. So its text is used only when it holds no float: none of ``.``, ``e+`` or ``e-`` (every
-    finite float orjson writes has one; in a string they only send the value to json), and no
-    ``null`` beyond one for each None among ``data``'s own values (a NaN anywhere, or a None
-    deeper down, adds one). What orjson refuses (an int past 64 bits, a key that is not a
+    took 6.2 µs each instead of 8.7 here. It is not trusted with floats: it writes 1e-05 as
+    0.00001, and NaN and Infinity as null. So its text is used only when it holds no float: none
+    of ``.``, ``e+`` or ``e-`` (every finite float orjson writes has one; in a string they only
+    send the value to json), and no ``null`` beyond one for each None among ``data``'s own values
+    (a NaN anywhere, or a None deeper down, adds one). What orjson refuses (an int past 64 bits, a key that is not a
     string, the types of ``_ORJSON_OPTIONS``) json writes, or refuses too.
 
     Why agreeing bytes are enough: verify accepts a line when the SHA-256 of these bytes is its
