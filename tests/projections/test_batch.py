@@ -148,6 +148,7 @@ def body_text(store, body) -> str:
 
 
 def stored_bodies(store, gid) -> dict:
+    """{projection: body} of a game's views, as stored."""
     with store._db.transaction(commit=False) as c:
         c.execute(store.sql("SELECT projection, body FROM {t}warlog_projection_views WHERE game_id = ?"), (gid,))
         return {r["projection"]: r["body"] for r in c.fetchall()}
@@ -158,9 +159,8 @@ def check_stored(app, projections, games, every):
     for gid in games:
         lines = app.lines(gid)
         expected, expected_marks = per_line(lines, every)
+        bodies = {name: body_text(store, body) for name, body in stored_bodies(store, gid).items()}
         with store._db.transaction(commit=False) as c:
-            c.execute(store.sql("SELECT projection, body FROM {t}warlog_projection_views WHERE game_id = ?"), (gid,))
-            bodies = {r["projection"]: body_text(store, r["body"]) for r in c.fetchall()}
             c.execute(store.sql("SELECT version, body FROM {t}warlog_projection_checkpoints WHERE game_id = ?"),
                       (gid,))
             checkpoints = {int(r["version"]): body_text(store, r["body"]) for r in c.fetchall()}
