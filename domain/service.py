@@ -29,7 +29,7 @@ from domain.storage import RowDigests, SeedStore, StoreConfig, config_from_env, 
 
 
 @contextmanager
-def _decoding(game_id):
+def decoding(game_id):
     """A stored event that no longer decodes, or no longer follows its predecessor, is a
     DamagedLog naming the game, not an anonymous crash; check_integrity names the line."""
     try:
@@ -260,7 +260,7 @@ class Warlog(Application):
 
     # ------------------------------------------------------------------------------ reads --
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
-        with _decoding(game_id):
+        with decoding(game_id):
             try:
                 return self.repository.get(parse_game_id(game_id), version=version)
             except AggregateNotFoundError:
@@ -271,7 +271,7 @@ class Warlog(Application):
         """Stored events as export lines, from seq ``after + 1``; ``strict`` refuses a gap in the
         seqs (a deleted row) as a DamagedLog, which an export leaves for verify to name."""
         gid = parse_game_id(game_id)
-        with _decoding(game_id):
+        with decoding(game_id):
             found = [verifying.to_line(e) for e in self.events.get(gid, gt=after or None, limit=limit)]
         if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
             raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
@@ -418,7 +418,7 @@ class Warlog(Application):
             count, digest, top = self.row_digests(gid, cached.base, version)
             if count == cached.rows == version - cached.base and digest == cached.digest.digest():
                 if top > version:
-                    with _decoding(game_id):
+                    with decoding(game_id):
                         for row in self.recorder.select_events(gid, gt=version):
                             self.mapper.to_domain_event(row).mutate(cached.game)
                             cached.add_row(row.state)
@@ -428,7 +428,7 @@ class Warlog(Application):
     def _load(self, gid: UUID) -> CachedGame:
         """As ``get_game`` (the latest snapshot, then the events after it), keeping a digest of
         each stored row read."""
-        with _decoding(gid):
+        with decoding(gid):
             snapshot = next(iter(self.snapshots.get(gid, desc=True, limit=1)), None) if self.snapshots else None
             base = snapshot.originator_version if snapshot is not None else 0
             rows = self.recorder.select_events(gid, gt=base)

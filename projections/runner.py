@@ -29,7 +29,7 @@ from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, find_id_con
 from eventsourcing.utils import resolve_topic
 
 from domain.errors import DamagedLog, GameNotFound
-from domain.service import parse_game_id
+from domain.service import decoding, parse_game_id
 from domain.storage import NotificationReader
 from projections import folds
 from projections.store import ProjectionStore, is_plain
@@ -221,15 +221,40 @@ class Projections:
         view = self.store.checkpoint(gid, seq) or folds.map_empty()
         if view["version"] >= seq:
             return view
+        steps = self.stored_steps(gid, view["version"], seq - view["version"], set())
         marks: list[dict] = []
-        for line in self.service.lines(gid, after=view["version"], limit=seq - view["version"]):
-            view = folds.map_apply(view, line)
-            if view["version"] % self.every == 0:
-                marks.append(view)
-        if marks:
+        view = folds.fold_steps({"map": view}, steps, ("map",), every=self.every, marks=marks)["map"]
+        if marks:  # each looked at before it is written (odd=None): the checkpoint may hold older values
             with self.store.transaction() as c:
                 self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks])
         return view
+
+    def stored_steps(self, gid: str, after: int, limit: int, odd: set[str]) -> list[tuple]:
+        """Seqs ``after + 1`` to ``after + limit`` of a game's stored log as steps
+        (``folds.step_of_event``): what ``service.lines`` reads, without making export lines of
+        the events only for the folds to make events of them again. The rows are decoded as a
+        batch of the projector's is (``_fast_decoder``, else the mapper); ``odd`` gets ``gid``
+        when one is not plain JSON. As ``service.lines(strict=True)``: a gap in the seqs or a row
+        that does not decode is a DamagedLog, a game with no events a GameNotFound."""
+        rows = self.service.recorder.select_events(parse_game_id(gid), gt=after or None, limit=limit)
+        if not rows and after == 0:
+            raise GameNotFound(f"no game {gid}")
+        fast, decode, step_of = self._fast_decoder(), self.service.mapper.to_domain_event, folds.step_of_event
+        steps = []
+        with decoding(gid):
+            for row in rows:
+                event = fast(row) if fast is not None else None
+                if event is None:
+                    step = step_of(decode(row))
+                    if not _plain_step(step):
+                        odd.add(gid)
+                else:
+                    step = step_of(event)
+                steps.append(step)
+        if [step[0] for step in steps] != list(range(after + 1, after + 1 + len(steps))):
+            raise DamagedLog(f"the stored log of game {gid} has a gap or a repeat after seq {after}; "
+                             "its integrity check names the line")
+        return steps
 
     def ensure_current(self, game_ids: Iterable[str]) -> set[str]:
         """Catch up every game of ``game_ids`` that is behind; returns the ids left out because
@@ -272,16 +297,16 @@ class Projections:
     def _fold(self, gid: str, views: dict[str, dict], steps: list, *, names: Iterable[str] = NAMES,
               upto: int | None = None, marks: list[dict] | None = None, odd: set[str]) -> dict[str, dict]:
         """Fold ``steps`` (one game's, in seq order: ``folds.step_of_event``/``step_of_line``) into
-        its views; lines the views lack before them (or up to ``upto``) are read from the log
-        first, so a view never skips a seq. The map view after every ``self.every``-th seq folded
-        here is appended to ``marks``. ``odd`` gets ``gid`` when a line read here, or a step of
-        ``steps`` made from a line, is not plain JSON (``store.is_plain``)."""
+        its views; the seqs the views lack before them (or up to ``upto``) are read from the log
+        first (``stored_steps``), so a view never skips a seq. The map view after every
+        ``self.every``-th seq folded here is appended to ``marks``. ``odd`` gets ``gid`` when an
+        event read here, or a step of ``steps`` made from a line, is not plain JSON
+        (``store.is_plain``)."""
         names = tuple(names)
         low = min(views.get(n, {}).get("version", 0) for n in names)
         first = steps[0][0] if steps else (upto or 0) + 1
         if first > low + 1:
-            missing = self.service.lines(gid, after=low, limit=first - 1 - low)
-            steps = [*map(folds.step_of_line, missing), *steps]
+            steps = [*self.stored_steps(gid, low, first - 1 - low, odd), *steps]
         if gid not in odd and not all(_plain_step(s) for s in steps if s[5] is not None):
             odd.add(gid)
         return folds.fold_steps(views, steps, names, every=self.every, marks=marks)

@@ -217,6 +217,63 @@ def test_the_state_at_every_seq_of_a_falklands_game(sqlite_app):
         assert projections.map_at(gid, k)["state"] == app.get_game(gid, version=k).state
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["fast decoder", "mapper"])
+def test_the_state_at_a_seq_past_values_orjson_would_not_write_as_json(app, store_config, fast, monkeypatch):
+    """``map_at`` reads the rows after a checkpoint as the projector reads a batch
+    (``stored_steps``): a row holding a NaN where the map state keeps it (VP totals, written
+    outside warlog: no order can make one) still gives the per-line fold, and the checkpoints it
+    writes on the way are ``json.dumps`` of it (NaN, where orjson would write null)."""
+    import json
+
+    from tests.integration.rawstore import RawStore
+
+    if not fast:
+        monkeypatch.setattr(Projections, "_fast_decoder", lambda self: None)
+    gid = new_freeform_game(app)
+    play(app, gid, orders=3, seed=21)
+    app.submit_order(gid, "Blue", "vp", {"kind": "vp", "side": "Blue", "delta": 2, "reason": "r"})
+    play(app, gid, orders=9, seed=22)
+    with RawStore(store_config) as raw:
+        for version, topic, state in raw.events(gid):
+            if topic.endswith("VPScored"):
+                raw.set_state(gid, version, json.dumps({**json.loads(state), "total": float("nan")}).encode())
+    Projections(app, every=10**9).catch_up()  # no checkpoints: map_at folds from seq 1
+    projections = Projections(app, every=EVERY)
+    lines = app.lines(gid)
+
+    def text(value):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    assert "NaN" in text(folds.fold("map", lines))
+    for k in (len(lines), 2, len(lines) - 1):
+        assert text(projections.map_at(gid, k)) == text(folds.fold("map", lines[:k])), k
+    stored = projections.store.checkpoints(gid)
+    assert sorted(stored) == list(range(EVERY, len(lines) + 1, EVERY))
+    assert {s: text(v) for s, v in stored.items()} == {s: text(folds.fold("map", lines[:s])) for s in stored}
+    assert any("NaN" in text(v) for v in stored.values())
+
+
+def test_the_state_at_a_seq_past_a_damaged_row_is_a_damaged_log(app, store_config):
+    """A row deleted or garbled after the nearest checkpoint: ``map_at`` names the game as a
+    DamagedLog (the API's 409), as the export lines it used to read did; before it, it answers."""
+    from domain.errors import DamagedLog
+    from tests.integration.rawstore import RawStore
+
+    deleted, garbled = new_freeform_game(app), new_freeform_game(app)
+    for gid in (deleted, garbled):
+        play(app, gid, orders=10, seed=23)
+    projections = Projections(app, every=EVERY)
+    projections.catch_up()
+    expected = {gid: folds.fold("map", app.lines(gid)[:EVERY + 1]) for gid in (deleted, garbled)}
+    with RawStore(store_config) as raw:
+        raw.delete(deleted, EVERY + 2)
+        raw.set_state(garbled, EVERY + 2, b"{not json")
+    for gid in (deleted, garbled):
+        assert projections.map_at(gid, EVERY + 1) == expected[gid]
+        with pytest.raises(DamagedLog, match=gid):
+            projections.map_at(gid, EVERY + 3)
+
+
 def test_read_your_writes_through_the_http_api(client):
     from tests.api.conftest import make_game
 
