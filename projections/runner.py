@@ -78,15 +78,16 @@ class Projections:
         stored position is read once: each batch starts after the one before (a position
         another projector has moved further only means lines folded again, which a fold skips)."""
         total, start = 0, None
-        while True:
-            done = self.run_batch(limit, start)
-            total += done
-            if done:
-                start = self.last_position
-            if progress is not None and (done or not total):
-                progress(self.position(), self.head())
-            if done == 0:
-                return total
+        with _gc_paused():
+            while True:
+                done = self.run_batch(limit, start)
+                total += done
+                if done:
+                    start = self.last_position
+                if progress is not None and (done or not total):
+                    progress(self.position(), self.head())
+                if done == 0:
+                    return total
 
     def _fold_batch(self, notifications: list, start: int) -> "Batch":
         """The notifications after ``start`` decoded and folded into the rows to write."""
@@ -336,11 +337,17 @@ class Projections:
 
 @contextmanager
 def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a batch is folded and written. A batch keeps every
-    event it decodes, and what the folds make of them, until its views are written: thousands of
-    new objects, none in a reference cycle, that the collector would otherwise go through again
-    and again (it took 15 to 25% of a catch-up). Refcounting frees them as usual; the collector
-    runs again after the batch. Left alone when it is already off (another thread's batch)."""
+    """The cyclic garbage collector off while a batch is folded and written, and across the
+    batches of a catch-up. A batch keeps every event it decodes, and what the folds make of
+    them, until its views are written: thousands of new objects, none in a reference cycle, that
+    the collector would otherwise go through again and again (it took 15 to 25% of a catch-up).
+    Between batches the last batch's views are kept for the next (``_views_before``): with the
+    collector on there, its first pass went through all of them, and now and then a full pass
+    through every object of the process (20 to 47 ms of a 0.46 s catch-up of 61 batches on
+    SQLite; with the collector off throughout, a median of 3 to 6% less CPU time). A whole
+    catch-up leaves no cyclic garbage (``gc.collect()`` after one found none, on either store);
+    refcounting frees everything as usual, and the collector runs again when the catch-up ends.
+    Left alone when it is already off (another thread's batch)."""
     if not gc.isenabled():
         yield
         return
@@ -432,11 +439,12 @@ class Projector:
         while not self.stopping.is_set():
             try:
                 done = 0
-                while not self.stopping.is_set():
-                    n = self.projections.run_batch()
-                    if n == 0:
-                        break
-                    done += n
+                with _gc_paused():  # as in catch_up
+                    while not self.stopping.is_set():
+                        n = self.projections.run_batch()
+                        if n == 0:
+                            break
+                        done += n
                 if done:
                     log.info("projected %s notification(s); now at %s", done, self.projections.position())
             except Exception:  # a store that is briefly away must not end the process

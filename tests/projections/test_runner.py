@@ -104,6 +104,43 @@ def test_a_crash_mid_batch_resumes_without_skipping_or_applying_twice(app, monke
     assert stored(projections, games) == rebuilt_stored(app, games)
 
 
+def test_a_catch_up_runs_without_the_cyclic_collector_and_leaves_no_cycles(app, monkeypatch):
+    """``runner._gc_paused``: the collector is off across a catch-up, which is sound only while a
+    catch-up makes no cyclic garbage (nothing would free it until the catch-up ends); it is on
+    again afterwards, also when a batch fails."""
+    import gc
+
+    games = [new_freeform_game(app) for _ in range(3)]
+    for n, gid in enumerate(games):
+        play(app, gid, orders=20, seed=30 + n)
+    app.submit_order(games[0], "Blue", "odd", {"kind": "note", "text": "x", "nan": float("nan")})  # the mapper's path
+    projections = Projections(app, every=EVERY)
+    seen = []
+    real = Projections.run_batch
+
+    def watched(self, *args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Projections, "run_batch", watched)
+    gc.collect()
+    assert gc.isenabled()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        assert projections.catch_up(limit=7) > 0
+        assert gc.isenabled() and len(seen) > 3 and not any(seen)
+        gc.collect()
+        assert gc.garbage == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    monkeypatch.setattr(ProjectionStore, "write_position", lambda *a: (_ for _ in ()).throw(RuntimeError("x")))
+    play(app, games[1], orders=2, seed=40)
+    with pytest.raises(RuntimeError):
+        projections.catch_up()
+    assert gc.isenabled()
+
+
 def test_rebuild_of_one_game_rebuilds_that_game_only(app):
     one, other = new_freeform_game(app), new_freeform_game(app)
     play(app, one)
