@@ -344,7 +344,7 @@ def state(game_id: str):
         seq = found
     # Now: the map view, caught up to the game's current version (read-your-writes). Time travel:
     # the map view at that seq, from the nearest map checkpoint (every CHECKPOINT_EVERY events,
-    # caught up with the view above) plus the map fold of the lines after it; docs/projections.md.
+    # caught up with the view above) plus the map fold of the events after it; docs/projections.md.
     at = view if seq == view["version"] else projections().map_at(caller.game_id, seq)
     shown = folds.render_state(at, caller.viewer)
     body = {"game_id": caller.game_id, "version": at["version"], "turn": shown.get("turn"),

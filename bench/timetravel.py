@@ -3,7 +3,7 @@ fold from seq 1.
 
 The game is built in-process (bench/games.py) on SQLite and projected (``Projections.catch_up``,
 a map checkpoint every 100 events, the default). "At seq k" is ``Projections.map_at(id, k)`` —
-the nearest map checkpoint at or before k plus the map fold of the lines after it, what
+the nearest map checkpoint at or before k plus the map fold of the events after it, what
 ``GET /games/{id}/state?at=k`` does before filtering the state for the viewer; the baseline is
 the aggregate folded from seq 1 (a repository without snapshots), at the same seqs. The former
 way, the aggregate from its nearest snapshot (one every 100 events) plus the events after it
@@ -69,7 +69,7 @@ def run(quick: bool) -> Result:
                 fmt(max(times))]
 
     result.tables.append((["way", "seqs", "median ms", "p90 ms", "max ms"], [
-        row("map checkpoint + map fold of later lines (Projections.map_at)", by_checkpoint),
+        row("map checkpoint + map fold of later events (Projections.map_at)", by_checkpoint),
         row("aggregate snapshot + later events (get_game(version=k), the former way)", by_snapshot),
         row("aggregate fold from seq 1", from_start),
     ]))

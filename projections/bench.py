@@ -3,7 +3,7 @@
 Builds a freeform game of about EVENTS events (default 10,000) in a temporary SQLite store,
 projects it, then times the state at random seqs three ways: the map checkpoints of the
 projections (``Projections.map_at``: the nearest stored checkpoint, one every 100 events, plus
-the map fold of the lines after it; what ``/state?at=`` reads), the aggregate from its nearest
+the map fold of the events after it; what ``/state?at=`` reads), the aggregate from its nearest
 snapshot (``get_game(version=k)``, a snapshot every WARLOG_SNAPSHOT_INTERVAL = 100 events), and
 the map fold from seq 1. The benchmark of record is ``python -m bench timetravel``
 (docs/benchmarks.md section 3).

@@ -39,7 +39,7 @@ log = logging.getLogger("warlog.projector")
 NAMES = tuple(folds.FOLDS)  # map, vp, history, dice; the games index is written with "map"
 TRACKED = (*NAMES, "games")
 BATCH = 500
-CHECKPOINT_EVERY = 100  # a map checkpoint after every 100th seq: at most 99 lines to fold for a past state
+CHECKPOINT_EVERY = 100  # a map checkpoint after every 100th seq: at most 99 events to fold for a past state
 
 
 class Projections:
@@ -214,8 +214,8 @@ class Projections:
 
     def map_at(self, game_id: str, seq: int) -> dict:
         """The ``map`` view right after seq ``seq`` (unfiltered; ``folds.render_state`` filters it
-        for a viewer): the nearest checkpoint at or before ``seq`` plus the map fold of the lines
-        after it, the same fold as live. A game whose checkpoints are missing (projected before
+        for a viewer): the nearest checkpoint at or before ``seq`` plus the map fold of the events
+        after it (``stored_steps``), the same fold as live. A game whose checkpoints are missing (projected before
         they existed, or not yet caught up) is folded from the last one there is, and the
         checkpoints passed on the way are written, so the next read is short."""
         gid = str(parse_game_id(game_id))

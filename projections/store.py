@@ -10,7 +10,7 @@ schema), written through the event store's own datastore.
 - ``warlog_projection_checkpoints``: the ``map`` view of a game right after every
   ``CHECKPOINT_EVERY``-th seq (the ruleset state and what the map view keeps beside it), written
   with the views that passed that seq; the state at a past seq is the nearest checkpoint at or
-  before it plus the map fold of the few lines after it (``Projections.map_at``).
+  before it plus the map fold of the few events after it (``Projections.map_at``).
 
 Every view write is guarded (``WHERE version < new version``): a view only ever moves forward, so
 two writers (the projector and a web process catching a game up for read-your-writes) can race
