@@ -45,7 +45,9 @@ class StoreConfig:
             env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.sqlite_path,
                        SQLITE_LOCK_TIMEOUT="30")
         else:
-            env.update(PERSISTENCE_MODULE="eventsourcing.postgres", **dict(self.postgres or {}))
+            # Each save one statement (domain/pgrecorder.py).
+            env.update(PERSISTENCE_MODULE="eventsourcing.postgres", **dict(self.postgres or {}),
+                       APPLICATION_RECORDER_TOPIC="domain.pgrecorder:OneTripRecorder")
         return env
 
 

@@ -77,12 +77,20 @@ def test_sigkill_of_a_web_worker_mid_request_loses_nothing_and_the_master_replac
         replaced = two_workers(url.pid, without=victim)
         assert not alive(victim) and replaced - workers
         url.wait_for_log(f"(pid:{victim}) was sent SIGKILL")
-        # Nothing of the killed request was recorded, and the log verifies.
+        # The killed request recorded its order whole or not at all, and the log verifies. On
+        # SQLite its transaction died with the worker; on PostgreSQL the save is one statement
+        # (domain/pgrecorder.py) that had reached the server, waiting for the lock: the server
+        # committed it once the lock was free, with nobody left to answer.
         after = game.summary()
-        assert (after["version"], after["chain_head"]) == (before["version"], before["chain_head"])
+        recorded = store.kind == "postgres"
+        if recorded:
+            assert after["version"] > before["version"]
+        else:
+            assert (after["version"], after["chain_head"]) == (before["version"], before["chain_head"])
         assert_sound_log(game)
-        # The client's retry succeeds: recorded once, and a second retry is its replay.
-        first = game.order("Red", order, "killed-1", expect=201)
+        # The client's retry succeeds: recorded once (now, or as the original result), and a
+        # second retry is its replay.
+        first = game.order("Red", order, "killed-1", expect=200 if recorded else 201)
         again = game.order("Red", order, "killed-1", expect=200)
         assert again.body["events"] == first.body["events"]
         lines = assert_sound_log(game)

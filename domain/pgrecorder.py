@@ -1,0 +1,64 @@
+"""The PostgreSQL recorder warlog saves events with: eventsourcing's, each save ONE statement.
+
+eventsourcing's ``PostgresApplicationRecorder.insert_events`` sends ``SET LOCAL lock_timeout``,
+``LOCK TABLE ... IN EXCLUSIVE MODE``, ``NOTIFY`` and the ``INSERT ... RETURNING`` in a pipeline,
+waits for their results, then sends ``COMMIT``: two round trips, with the table lock held across
+the first answer's way back to the client and the ``COMMIT``'s way to the server. That lock
+keeps notification ids in commit order (the projector relies on it), so every writer of every
+process waits while a web worker reads the answer and sends the ``COMMIT`` — which in a worker
+serving many requests means waiting for its turn to run as well.
+
+``OneTripRecorder`` runs the same statements in a server-side function (created with the tables)
+called by one statement in autocommit mode: the lock is taken, the rows inserted and the
+transaction committed without the client in between, and the rows go as four binary arrays
+instead of an array of a composite type dumped as text. What is stored, in which order, with
+which notification ids, is what eventsourcing's recorder stores; a version already stored is the
+same ``IntegrityError``. One thing differs: a statement that reached the server is committed
+even if the process that sent it dies while it runs (eventsourcing's transaction would be rolled
+back, its ``COMMIT`` never sent). The client of that process gets no answer either way and sends
+the order again under the same Idempotency-Key (docs/api.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.utils import retry
+from psycopg.rows import tuple_row
+from psycopg.sql import SQL, Identifier, Literal
+
+
+class OneTripRecorder(PostgresApplicationRecorder):
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name=events_table_name)
+        schema, table = Identifier(self.datastore.schema), Identifier(events_table_name)
+        function = Identifier(f"{events_table_name}_insert")
+        self.sql_create_statements.append(SQL(
+            "CREATE OR REPLACE FUNCTION {schema}.{function}("
+            "ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
+            "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ BEGIN "
+            "SET LOCAL lock_timeout = {lock_timeout}; "
+            "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
+            "NOTIFY {channel}; "
+            "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+            "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
+            "END $body$").format(
+                schema=schema, function=function, table=table,
+                id_type=Identifier(self.datastore.originator_id_type),
+                lock_timeout=Literal(f"{self.datastore.lock_timeout}s"), channel=Identifier(self.channel_name)))
+        # Rendered once: a composed statement is rendered again at every execution.
+        self.insert_statement = SQL("SELECT {schema}.{function}(%b, %b::bigint[], %b, %b)").format(
+            schema=schema, function=function).as_string()
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)  # as eventsourcing's
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if not stored_events:
+            return []
+        params = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
+                  [e.topic for e in stored_events], [e.state for e in stored_events])
+        with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
+            assert conn.autocommit  # the statement is its own transaction
+            curs.execute(self.insert_statement, params, prepare=True)
+            return [row[0] for row in curs.fetchall()]

@@ -1,0 +1,104 @@
+"""domain/pgrecorder.py: warlog's saves on PostgreSQL are one statement each, and store exactly
+what eventsourcing's own recorder stores."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import psycopg
+import pytest
+from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+
+from domain.pgrecorder import OneTripRecorder
+from tests.conftest import make_app, new_freeform_game
+from tests.reliability.faults import pg_dsn, table, writes_blocked
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def recorders(postgres_config):
+    """warlog's recorder and eventsourcing's, each on its own table of one schema."""
+    app = make_app(postgres_config)
+    try:
+        datastore = app.recorder.datastore
+        theirs = PostgresApplicationRecorder(datastore, events_table_name="reference_events")
+        theirs.create_table()
+        yield app.recorder, theirs
+    finally:
+        app.close()
+
+
+def events(n: int, originator: uuid.UUID | None = None, first: int = 1) -> list[StoredEvent]:
+    originator = originator or uuid.uuid4()
+    return [StoredEvent(originator, v, f"tests:Event{v % 3}", f'{{"n": {v}, "text": "\\u00e9\\u0000"}}'.encode())
+            for v in range(first, first + n)]
+
+
+def test_warlog_saves_on_postgresql_with_the_one_statement_recorder(postgres_config):
+    app = make_app(postgres_config)
+    try:
+        assert isinstance(app.recorder, OneTripRecorder)
+    finally:
+        app.close()
+
+
+def test_the_rows_and_notification_ids_are_those_eventsourcings_recorder_gives(recorders):
+    ours, theirs = recorders
+    batches = [events(1), events(7), events(3) + events(4), events(64)]
+    for batch in batches:
+        assert ours.insert_events(batch) == theirs.insert_events(batch)
+    for batch in batches:
+        for originator in {e.originator_id for e in batch}:
+            assert ours.select_events(originator) == theirs.select_events(originator)
+    assert ours.select_notifications(1, 1000) == theirs.select_notifications(1, 1000)
+    assert ours.max_notification_id() == theirs.max_notification_id() == sum(len(b) for b in batches)
+
+
+def test_a_version_already_stored_is_an_integrity_error_and_writes_nothing_of_the_batch(recorders):
+    ours, _ = recorders
+    stored = events(3)
+    ours.insert_events(stored)
+    fresh = events(2)
+    with pytest.raises(IntegrityError):
+        ours.insert_events(fresh + [StoredEvent(stored[0].originator_id, 3, "tests:Again", b"{}")])
+    assert ours.select_events(fresh[0].originator_id) == []
+    assert ours.select_events(stored[0].originator_id) == stored
+    assert ours.max_notification_id() == 3
+
+
+def test_a_save_waits_for_the_events_table_lock_and_commits_without_the_client(postgres_config):
+    """The statement takes the same EXCLUSIVE lock as eventsourcing's recorder (so notification
+    ids follow commit order) and commits by itself: nothing is left for the client to send."""
+    app = make_app(postgres_config)
+    try:
+        game = new_freeform_game(app)
+        before = app.get_game(game).version
+        done = threading.Event()
+
+        def order():
+            app.submit_order(game, "Blue", "o-1", {"kind": "roll", "dice": "1d6", "purpose": "waits"})
+            done.set()
+
+        with writes_blocked(postgres_config) as hold:
+            writer = threading.Thread(target=order)
+            writer.start()
+            hold.wait_for_waiter()
+            assert not done.wait(0.3), "the save went through a lock it must wait for"
+            # The waiting backend runs one statement: the insert function, nothing after it.
+            with psycopg.connect(pg_dsn(postgres_config), autocommit=True) as conn:
+                queries = [q for (q,) in conn.execute(
+                    "SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                    "WHERE NOT l.granted AND l.relation = %s::regclass", (hold.relation,))]
+            assert len(queries) == 1 and "warlog_events_insert" in queries[0], queries
+        writer.join(10)
+        assert done.is_set()
+        assert app.get_game(game).version > before
+        with psycopg.connect(pg_dsn(postgres_config)) as conn:
+            ids = [n for (n,) in conn.execute(f"SELECT notification_id FROM {table(postgres_config, 'warlog_events')} "
+                                              "ORDER BY notification_id")]
+        assert ids == list(range(1, len(ids) + 1))
+    finally:
+        app.close()
