@@ -1,15 +1,25 @@
 """Gunicorn settings for warlog: ``gunicorn -c api/gunicorn_conf.py 'api.app:create_app()'``.
 
-Threaded workers (gthread), because an open event stream (api/stream.py) holds its thread for
-minutes: with sync workers one stream would take a whole worker process. Each worker keeps
-``WARLOG_STREAM_RESERVE`` of its threads for other requests (orders, reads), so streams can
-never starve them; a kept-alive idle connection holds no thread.
+The worker class follows the store, because an open event stream (api/stream.py) holds what
+serves it for minutes, and because of how each store waits:
+
+- **PostgreSQL: gevent workers.** Each connection is served by a greenlet; a worker runs one OS
+  thread that switches between them whenever one waits on a socket (the database's, the
+  client's, Redis's). Orders of many games then share the worker without threads taking the
+  GIL from one another (docs/benchmarks.md, "Orders through HTTP", measures both). psycopg waits cooperatively once gevent has patched the
+  standard library, which gunicorn's gevent worker does before it loads the app.
+- **SQLite: threaded workers (gthread).** SQLite runs inside the process: its file locks, busy
+  waits and fsyncs would stop every greenlet of a worker at once, where they stop one thread.
+
+Each worker keeps ``WARLOG_STREAM_RESERVE`` of what it can serve at once (threads, or
+connections under gevent) for other requests, so streams can never starve orders and reads.
 
 | variable | default | meaning |
 |---|---|---|
 | ``WEB_CONCURRENCY`` | 2 | worker processes |
-| ``WARLOG_THREADS`` | 64 | threads per worker: the most requests (streams included) a worker serves at once |
-| ``WARLOG_STREAM_RESERVE`` | 8 | threads per worker that streams may not use |
+| ``WARLOG_THREADS`` | 64 | SQLite (gthread): threads per worker, the most requests (streams included) a worker serves at once; a kept-alive idle connection holds no thread |
+| ``WARLOG_CONNECTIONS`` | 1000 | PostgreSQL (gevent): the most connections (kept-alive ones and streams included) a worker holds at once |
+| ``WARLOG_STREAM_RESERVE`` | 8 | threads (or connections) per worker that streams may not use |
 | ``WARLOG_HOST`` | 0.0.0.0 | address to bind (``warlog serve`` passes its own, 127.0.0.1 by default) |
 | ``PORT`` | 8000 | port to bind |
 
@@ -37,9 +47,10 @@ def _positive(name: str, default: int) -> int:
 
 _host = os.environ.get("WARLOG_HOST", "").strip() or "0.0.0.0"
 bind = f"{_host}:{os.environ.get('PORT', '').strip() or '8000'}"
-worker_class = "gthread"
+worker_class = "gevent" if os.environ.get("WARLOG_DATABASE_URL", "").strip() else "gthread"
 workers = _positive("WEB_CONCURRENCY", 2)
-threads = _positive("WARLOG_THREADS", 64)
+threads = _positive("WARLOG_THREADS", 64)  # gthread only
+worker_connections = _positive("WARLOG_CONNECTIONS", 1000)  # gevent only
 
 # The worker's main loop reports to the arbiter every second whatever its threads do, so this is
 # how long a wedged worker lives, not a limit on requests (streams end by themselves, api/stream.py).
@@ -60,8 +71,11 @@ access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"
 
 
 def post_worker_init(worker) -> None:
-    """Tell the stream module this worker's real thread count (command-line options included)
-    and how to see that the worker is stopping, so open streams end instead of holding it up."""
+    """Tell the stream module how many requests this worker serves at once (its threads, or its
+    connections under gevent; command-line options included) and how to see that the worker is
+    stopping, so open streams end instead of holding it up."""
     from api import stream
 
-    stream.configure(threads=worker.cfg.threads, should_stop=lambda: not worker.alive)
+    cfg = worker.cfg
+    stream.configure(concurrency=cfg.worker_connections if cfg.worker_class_str == "gevent" else cfg.threads,
+                     should_stop=lambda: not worker.alive)

@@ -23,11 +23,11 @@ that streams opened together do not all reconnect together), when the server sto
 client has gone; the client reconnects with ``Last-Event-ID``. Access is decided once, when the
 stream opens, by ``caller_for`` like any other read.
 
-Each stream holds one server thread for its whole life. So that streams can never take every
-thread, a worker process serves at most ``threads - WARLOG_STREAM_RESERVE`` (8) streams at once;
-beyond that a stream request gets 503 ``stream_capacity`` with ``Retry-After``. The gunicorn
-config (api/gunicorn_conf.py) tells this module its thread count; without it, ``WARLOG_THREADS``
-(64) is assumed.
+Each stream holds one of its worker's places for its whole life: a thread (gthread, on SQLite)
+or a connection (gevent, on PostgreSQL; api/gunicorn_conf.py). So that streams can never take
+every place, a worker process serves at most ``places - WARLOG_STREAM_RESERVE`` (8) streams at
+once; beyond that a stream request gets 503 ``stream_capacity`` with ``Retry-After``. The gunicorn
+config tells this module its number of places; without it, ``WARLOG_THREADS`` (64) is assumed.
 
 Tokens go in the ``Authorization`` header only, never in the query (query strings end up in
 logs); a browser's EventSource cannot send that header, so browsers read the stream with
@@ -137,11 +137,12 @@ def _env_int(name: str, default: int) -> int:
     return int(raw) if raw else default
 
 
-def budget_limit(threads: int | None = None, reserve: int | None = None) -> int:
-    """Streams per process: the threads minus those kept for other requests (may be 0: no streams)."""
-    threads = _env_int("WARLOG_THREADS", 64) if threads is None else threads
+def budget_limit(concurrency: int | None = None, reserve: int | None = None) -> int:
+    """Streams per process: the requests it serves at once (threads, or connections under
+    gevent) minus those kept for other requests (may be 0: no streams)."""
+    concurrency = _env_int("WARLOG_THREADS", 64) if concurrency is None else concurrency
     reserve = _env_int("WARLOG_STREAM_RESERVE", 8) if reserve is None else reserve
-    return max(0, threads - max(0, reserve))
+    return max(0, concurrency - max(0, reserve))
 
 
 _budget: StreamBudget | None = None
@@ -157,12 +158,13 @@ def budget() -> StreamBudget:
         return _budget
 
 
-def configure(threads: int | None = None, should_stop: Callable[[], bool] | None = None) -> None:
-    """Called by the gunicorn config in each worker: its real thread count, and how to tell that
-    the worker is shutting down (open streams then end at once instead of holding it up)."""
+def configure(concurrency: int | None = None, should_stop: Callable[[], bool] | None = None) -> None:
+    """Called by the gunicorn config in each worker: how many requests it serves at once, and how
+    to tell that the worker is shutting down (open streams then end at once instead of holding
+    it up)."""
     global _budget, _should_stop
     with _budget_lock:
-        limit = budget_limit(threads)
+        limit = budget_limit(concurrency)
         if _budget is None:
             _budget = StreamBudget(limit)
         else:
@@ -264,7 +266,7 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
 
 def _client_gone(sock: socket.socket | None) -> bool:
     """True when the client has closed the connection: it is readable and at its end. Without
-    this a gone client would keep its thread and slot until the next write fails (heartbeat)."""
+    this a gone client would keep its place and slot until the next write fails (heartbeat)."""
     if sock is None or not hasattr(select, "poll"):
         return False
     try:

@@ -7,8 +7,10 @@ skip with a reason, unless ``WARLOG_REQUIRE_POSTGRES=1`` (set by .ci/run), when 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
+from typing import Iterator
 
 import pytest
 
@@ -53,18 +55,27 @@ def sqlite_config(tmp_path) -> StoreConfig:
     return config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data"), "WARLOG_SNAPSHOT_INTERVAL": "20"})
 
 
-@pytest.fixture
-def postgres_config():
-    """A StoreConfig on a fresh PostgreSQL schema, dropped afterwards."""
+@contextlib.contextmanager
+def fresh_schema() -> Iterator[str]:
+    """The WARLOG_DATABASE_URL of a fresh PostgreSQL schema, dropped afterwards."""
     require_postgres()
     import psycopg
 
     schema = "t_" + uuid.uuid4().hex[:12]
     with psycopg.connect(_dsn(PG_URL), autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
-    yield config_from_env({"WARLOG_DATABASE_URL": f"{PG_URL}?schema={schema}", "WARLOG_SNAPSHOT_INTERVAL": "20"})
-    with psycopg.connect(_dsn(PG_URL), autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    try:
+        yield f"{PG_URL}?schema={schema}"
+    finally:
+        with psycopg.connect(_dsn(PG_URL), autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def postgres_config():
+    """A StoreConfig on a fresh PostgreSQL schema, dropped afterwards."""
+    with fresh_schema() as url:
+        yield config_from_env({"WARLOG_DATABASE_URL": url, "WARLOG_SNAPSHOT_INTERVAL": "20"})
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

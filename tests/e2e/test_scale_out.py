@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PG_URL, _dsn, require_postgres
+from tests.conftest import fresh_schema
 from tests.e2e.server import http_json, live_server
 from tests.workers.notify_helpers import smtp_server
 
@@ -40,21 +40,6 @@ def redis_for_test(tmp_path: Path):
         yield f"unix://{server.socket_file}"
     finally:
         server.shutdown()
-
-
-@contextlib.contextmanager
-def fresh_schema():
-    require_postgres()
-    import psycopg
-
-    schema = "t_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(_dsn(PG_URL), autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{PG_URL}?schema={schema}"
-    finally:
-        with psycopg.connect(_dsn(PG_URL), autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 @contextlib.contextmanager

@@ -1,4 +1,5 @@
-"""The event stream (api/stream.py) end to end: real gunicorn (api/gunicorn_conf.py) on SQLite.
+"""The event stream (api/stream.py) end to end: real gunicorn (api/gunicorn_conf.py) on SQLite
+(threaded workers) and on PostgreSQL (gevent workers).
 
 - 50 open streams do not starve orders, and each stream gets every event;
 - Last-Event-ID / ?after resume, heartbeats, bad input;
@@ -10,6 +11,7 @@ Every wait has a deadline and every socket a timeout; every server is stopped by
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
@@ -17,10 +19,12 @@ import statistics
 import threading
 import time
 import uuid
+from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 
+from tests.conftest import fresh_schema
 from tests.e2e.server import http_json, live_server
 from tests.reliability.seeds import WATCH
 
@@ -198,11 +202,23 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """One server for the tests below: the production defaults (2 workers x 64 threads), a
-    heartbeat every second so idle reads never wait long."""
-    with live_server(tmp_path_factory.mktemp("stream"), WARLOG_STREAM_HEARTBEAT_SECONDS="1") as url:
+@contextlib.contextmanager
+def store_env(store: str) -> Iterator[dict]:
+    """The server's environment for a store: SQLite in its folder (the default), or a fresh
+    PostgreSQL schema."""
+    if store == "sqlite":
+        yield {}
+        return
+    with fresh_schema() as url:
+        yield {"WARLOG_DATABASE_URL": url}
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(request, tmp_path_factory):
+    """One server per store for the tests below: the production defaults (2 workers: 64 threads
+    each on SQLite, gevent on PostgreSQL), a heartbeat every second so idle reads never wait long."""
+    with store_env(request.param) as env, \
+            live_server(tmp_path_factory.mktemp("stream"), WARLOG_STREAM_HEARTBEAT_SECONDS="1", **env) as url:
         yield url
 
 
@@ -436,10 +452,12 @@ def test_hidden_information_is_filtered_per_viewer(sqlite_config, monkeypatch):
         service.close()
 
 
-def test_streams_beyond_the_budget_get_503_while_other_requests_are_served(tmp_path):
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_streams_beyond_the_budget_get_503_while_other_requests_are_served(tmp_path, store):
     max_life = 5.0
-    with live_server(tmp_path, WEB_CONCURRENCY="1", WARLOG_THREADS="4", WARLOG_STREAM_RESERVE="2",
-                     WARLOG_STREAM_MAX_SECONDS=str(max_life)) as url:  # heartbeat: 15 s, none here
+    with store_env(store) as env, live_server(
+            tmp_path, WEB_CONCURRENCY="1", WARLOG_THREADS="4", WARLOG_CONNECTIONS="4", WARLOG_STREAM_RESERVE="2",
+            WARLOG_STREAM_MAX_SECONDS=str(max_life), **env) as url:  # heartbeat: 15 s, none here
         game = Game(url)
         opened_at = time.monotonic()
         first, second = game.stream(), game.stream()

@@ -1,0 +1,59 @@
+"""api/gunicorn_conf.py: the worker class follows the store, and the stream budget follows what a
+worker of that class serves at once. (tests/e2e runs real servers of both kinds.)"""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from api import stream
+
+CONF = Path(__file__).resolve().parents[2] / "api" / "gunicorn_conf.py"
+
+
+def settings(monkeypatch, **env) -> dict:
+    for name in ("WARLOG_DATABASE_URL", "WARLOG_THREADS", "WARLOG_CONNECTIONS", "WARLOG_STREAM_RESERVE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(CONF))
+
+
+def budget_after_worker_init(conf: dict) -> int:
+    worker = SimpleNamespace(alive=True, cfg=SimpleNamespace(
+        worker_class_str=conf["worker_class"], threads=conf["threads"], worker_connections=conf["worker_connections"]))
+    conf["post_worker_init"](worker)
+    return stream.budget().limit
+
+
+@pytest.fixture(autouse=True)
+def own_stream_budget(monkeypatch):
+    """The stream module's budget and stop check as they were, once the test is over."""
+    monkeypatch.setattr(stream, "_budget", None)
+    monkeypatch.setattr(stream, "_should_stop", stream._should_stop)
+
+
+def test_sqlite_is_served_by_threaded_workers_whose_threads_bound_the_streams(monkeypatch):
+    conf = settings(monkeypatch, WARLOG_THREADS="24", WARLOG_STREAM_RESERVE="4")
+    assert conf["worker_class"] == "gthread"
+    assert budget_after_worker_init(conf) == 20
+
+
+def test_postgresql_is_served_by_gevent_workers_whose_connections_bound_the_streams(monkeypatch):
+    conf = settings(monkeypatch, WARLOG_DATABASE_URL="postgresql://postgres@127.0.0.1:5432/test",
+                    WARLOG_CONNECTIONS="300", WARLOG_STREAM_RESERVE="10")
+    assert conf["worker_class"] == "gevent"
+    assert conf["worker_connections"] == 300
+    assert budget_after_worker_init(conf) == 290
+
+
+def test_a_blank_database_url_means_sqlite(monkeypatch):
+    assert settings(monkeypatch, WARLOG_DATABASE_URL="  ")["worker_class"] == "gthread"
+
+
+def test_a_connection_limit_below_one_is_refused(monkeypatch):
+    with pytest.raises(ValueError, match="WARLOG_CONNECTIONS must be at least 1"):
+        settings(monkeypatch, WARLOG_DATABASE_URL="postgresql://x/y", WARLOG_CONNECTIONS="0")
