@@ -238,25 +238,23 @@ class Warlog(Application):
         app.close()
 
     def _take_snapshots(self, processing_event: Any) -> None:
-        """A snapshot at every multiple of the interval, as eventsourcing takes them, but from the
-        game in memory when the save ends exactly there: eventsourcing reads the game back from
-        the store instead (its last snapshot and up to a hundred events decoded and applied),
-        which cost more than the rest of the order. When the multiple falls inside a save, the
-        game in memory is already past it, and eventsourcing's way is used."""
+        """A snapshot of each game whose save reaches a multiple of the interval, taken from the
+        game in memory at the end of that save (one ``put`` for the batch). eventsourcing snapshots
+        at the multiple itself, which inside a save (an order of several events) means reading
+        the game back from the store: its last snapshot and up to a hundred events decoded and
+        applied, more than the rest of an order costs (docs/benchmarks.md). A snapshot is valid at
+        any version; loads take the latest one at or before the version they want."""
         interval = self.config.snapshot_interval
         if not (self.snapshots and interval):
             return
+        reached = {}
         for event in processing_event.events:
-            version = event.originator_version
-            if version % interval:
-                continue
-            game = processing_event.aggregates.get(event.originator_id)
-            if game is None:
-                continue
-            if game.version == version:
-                self.snapshots.put([Game.Snapshot.take(game)])
-            else:
-                self.take_snapshot(event.originator_id, version=version)
+            if event.originator_version % interval == 0:
+                game = processing_event.aggregates.get(event.originator_id)
+                if game is not None:
+                    reached[game.id] = game
+        if reached:
+            self.snapshots.put([Game.Snapshot.take(game) for game in reached.values()])
 
     # ------------------------------------------------------------------------------ reads --
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
@@ -443,14 +441,15 @@ class Warlog(Application):
         return cached
 
     def _keep(self, cached: CachedGame, recordings: list) -> None:
-        """Put a saved game back, with the rows just written; a snapshot taken by the save
-        (every snapshot interval) becomes its new base, as it would for a load."""
+        """Put a saved game back, with the rows just written; a snapshot taken by the save (one
+        that reached a multiple of the snapshot interval, ``_take_snapshots``) becomes its new
+        base, as it would for a load."""
         interval = self.config.snapshot_interval
-        for recording in recordings:
-            row = recording.notification
-            if interval and row.originator_version % interval == 0:
-                cached.base, cached.rows, cached.digest = row.originator_version, 0, hashlib.sha256()
-            else:
+        rows = [recording.notification for recording in recordings]
+        if interval and any(row.originator_version % interval == 0 for row in rows):
+            cached.base, cached.rows, cached.digest = rows[-1].originator_version, 0, hashlib.sha256()
+        else:
+            for row in rows:
                 cached.add_row(row.state)
         self.games.put(cached)
 

@@ -1,4 +1,5 @@
-"""Snapshots (every WARLOG_SNAPSHOT_INTERVAL=20 events in the fixtures) on SQLite and PostgreSQL.
+"""Snapshots (at the end of each save reaching a multiple of WARLOG_SNAPSHOT_INTERVAL, 20 in the
+fixtures) on SQLite and PostgreSQL.
 
 A game loaded from a snapshot plus the events after it must be the very same aggregate as the
 one folded from its events alone, at its latest version and at every earlier one.
@@ -63,18 +64,49 @@ def game_with_snapshots(app, store_config):
     return app, store_config, gid
 
 
+@pytest.fixture
+def saves(app) -> list[tuple[int, int]]:
+    """(first, last) version of each save the app makes from now on (one game per save here)."""
+    made = []
+    save = app.save
+
+    def spying(*aggregates, **kwargs):
+        recordings = save(*aggregates, **kwargs)
+        versions = [r.notification.originator_version for r in recordings]
+        made.append((min(versions), max(versions)))
+        return recordings
+
+    app.save = spying  # GroupCommit looks app.save up at each save
+    return made
+
+
 def test_the_fixtures_snapshot_every_twenty_events(app):
     assert app.config.snapshot_interval == INTERVAL
     assert app.snapshotting_intervals == {Game: INTERVAL}
 
 
-def test_a_snapshot_is_stored_at_every_multiple_of_the_interval(game_with_snapshots):
-    app, config, gid = game_with_snapshots
+def long_game_with_a_multiple_inside_a_save(app: Warlog, saves: list[tuple[int, int]]) -> str:
+    """long_game, then advances (several events each) until a multiple of the interval falls
+    inside a save rather than at its end."""
+    gid = long_game(app)
+    app.answer_take_back(gid, "Blue", accept=False)
+    for n in range(200):
+        if any(last % INTERVAL and last // INTERVAL > (first - 1) // INTERVAL for first, last in saves):
+            return gid
+        app.submit_order(gid, ("Blue", "Red")[n % 2], f"advance-{n}", {"kind": "advance"})
+    raise AssertionError("no save straddled a multiple of the interval")
+
+
+def test_a_snapshot_is_stored_at_the_end_of_each_save_that_reaches_a_multiple_of_the_interval(
+        app, store_config, saves):
+    gid = long_game_with_a_multiple_inside_a_save(app, saves)
     version = app.get_game(gid).version
     assert version > 3 * INTERVAL + INTERVAL // 2, "the game is too short to test snapshots"
-    with RawStore(config) as raw:
+    reaching = [(first, last) for first, last in saves if last // INTERVAL > (first - 1) // INTERVAL]
+    assert len(reaching) == version // INTERVAL, "a save reached two multiples: a longer interval is needed here"
+    with RawStore(store_config) as raw:
         stored = raw.snapshots(gid)
-    assert [v for v, _ in stored] == list(range(INTERVAL, version + 1, INTERVAL))
+    assert [v for v, _ in stored] == [last for _, last in reaching]
     assert all(topic.endswith(":Snapshot") for _, topic in stored)
 
 
@@ -163,25 +195,15 @@ def test_a_take_back_waiting_at_the_latest_snapshot_still_blocks_orders(app, sto
         fresh.close()
 
 
-def test_a_snapshot_taken_from_the_game_in_memory_is_the_one_eventsourcing_would_take(app, store_config):
-    """Warlog._take_snapshots takes a snapshot from the game in memory when a save ends at the
-    multiple, and eventsourcing's way (the game read back from the store) when it falls inside
-    a save; both must store the same aggregate state."""
-    reads = []
-    take = app.take_snapshot
-    app.take_snapshot = lambda aggregate_id, version=None, **kw: (reads.append(version),
-                                                                   take(aggregate_id, version=version, **kw))[1]
-    gid = long_game(app)
-    app.answer_take_back(gid, "Blue", accept=False)
-    for n in range(200):  # advances record several events each: one soon straddles a multiple
-        if reads:
-            break
-        app.submit_order(gid, ("Blue", "Red")[n % 2], f"advance-{n}", {"kind": "advance"})
+def test_every_snapshot_holds_the_game_as_its_events_fold_it_at_the_snapshots_version(app, store_config, saves):
+    """Snapshots are taken from the game in memory at the end of a save (Warlog._take_snapshots),
+    also when the multiple fell inside it: each must be the aggregate its events alone give."""
+    gid = long_game_with_a_multiple_inside_a_save(app, saves)
     stored = list(app.snapshots.get(UUID(gid)))
-    from_memory = [s.originator_version for s in stored if s.originator_version not in reads]
-    assert from_memory and reads, (from_memory, reads)  # the game exercises both ways
+    assert len(stored) >= 4 and any(s.originator_version % INTERVAL for s in stored)
     for snapshot in stored:
-        rebuilt = app.repository.get(UUID(gid), version=snapshot.originator_version)
-        expected = Game.Snapshot.take(rebuilt)
+        *_, folded = fold(app, gid, upto=snapshot.originator_version)
+        expected = Game.Snapshot.take(folded)
+        assert snapshot.originator_version == expected.originator_version == folded.version
         assert snapshot.state == expected.state, f"snapshot at {snapshot.originator_version}"
-        assert snapshot.originator_version == expected.originator_version
+
