@@ -235,16 +235,24 @@ def kind(uid: str) -> str:
 
 def units_in(state: dict, area: str, side: str | None = None, classes: Iterable[str] | None = None,
              aboard_too: bool = False) -> list[str]:
+    """The units in ``area`` that are alive (``alive``), of ``side`` and ``classes`` when given;
+    carried units only with ``aboard_too``, where their ship is (``where``). Asked dozens of
+    times for each set of legal orders, so those questions are answered inline here."""
     classes = set(classes) if classes else None
+    units, info = state["units"], DATA.units
     out = []
-    for uid, u in state["units"].items():
-        if not alive(state, uid) or (side and u["side"] != side):
+    for uid, u in units.items():
+        if not u or not u["in_play"] or u["eliminated"] or u.get("withdrawn") or (side and u["side"] != side):
             continue
-        if classes and kind(uid) not in classes:
+        if classes and info[uid]["class"] not in classes:
             continue
-        if u.get("aboard") and not aboard_too:
-            continue
-        if where(state, uid) == area:
+        ship = u.get("aboard")
+        if ship:
+            if not aboard_too:
+                continue
+            if units[ship]["location"] == area:
+                out.append(uid)
+        elif u["location"] == area:
             out.append(uid)
     return out
 
