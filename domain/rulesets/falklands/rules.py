@@ -97,14 +97,15 @@ class Falklands(Ruleset):
                      if S.where(state, u)}
             return [{"kind": "submarines", "rule": "FS 8.1", "moves": moves}]
         orders = []
-        for op in OP_NUMBERS:
-            if op == 11 or op == 10 or restriction(state, seat, op):
-                continue
-            choices = op_choices(state, seat, op)
-            if choices is None:
-                continue
-            orders.append({"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op), "choices": choices,
-                           "fields": template_fields(op, choices, seat)})
+        with S.positions_indexed(state):
+            for op in OP_NUMBERS:
+                if op == 11 or op == 10 or restriction(state, seat, op):
+                    continue
+                choices = op_choices(state, seat, op)
+                if choices is None:
+                    continue
+                orders.append({"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
+                               "choices": choices, "fields": template_fields(op, choices, seat)})
         orders.append({"kind": "pass", "rule": "FS 5.3",
                        "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")})
         return orders

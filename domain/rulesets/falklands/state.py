@@ -8,8 +8,10 @@ always reasons about the position its own earlier outcomes made.
 from __future__ import annotations
 
 import copy
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import SimpleNamespace
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from domain.rulesets import core
 from domain.rulesets.falklands import tables as T
@@ -233,13 +235,41 @@ def kind(uid: str) -> str:
     return DATA.units[uid]["class"]
 
 
+_POSITIONS: ContextVar[tuple[dict, dict[str, list[str]]] | None] = ContextVar("falklands_positions", default=None)
+
+
+@contextmanager
+def positions_indexed(state: dict) -> Iterator[None]:
+    """While the block runs, ``units_in`` on this state looks its area up in an index of where
+    every alive unit is, built once, instead of scanning every unit. For a block that only asks
+    questions of ``state`` (legal-orders asks units_in about fifty times per set); any other
+    state, or a change to this state's units table itself, is answered by the scan."""
+    units = state["units"]
+    index: dict[str, list[str]] = {}
+    for uid, u in units.items():
+        if u and u["in_play"] and not u["eliminated"] and not u.get("withdrawn"):
+            ship = u.get("aboard")
+            index.setdefault(units[ship]["location"] if ship else u["location"], []).append(uid)
+    token = _POSITIONS.set((units, index))
+    try:
+        yield
+    finally:
+        _POSITIONS.reset(token)
+
+
 def units_in(state: dict, area: str, side: str | None = None, classes: Iterable[str] | None = None,
              aboard_too: bool = False) -> list[str]:
     """The units in ``area`` that are alive (``alive``), of ``side`` and ``classes`` when given;
     carried units only with ``aboard_too``, where their ship is (``where``). Asked dozens of
-    times for each set of legal orders, so those questions are answered inline here."""
+    times for each set of legal orders, so those questions are answered inline here (and from
+    an index inside ``positions_indexed``)."""
     classes = set(classes) if classes else None
     units, info = state["units"], DATA.units
+    indexed = _POSITIONS.get()
+    if indexed is not None and indexed[0] is units:
+        return [uid for uid in indexed[1].get(area, ())
+                if not (side and units[uid]["side"] != side) and not (classes and info[uid]["class"] not in classes)
+                and (aboard_too or not units[uid].get("aboard"))]
     out = []
     for uid, u in units.items():
         if not u or not u["in_play"] or u["eliminated"] or u.get("withdrawn") or (side and u["side"] != side):

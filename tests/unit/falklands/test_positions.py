@@ -1,0 +1,83 @@
+"""state.positions_indexed: inside it, units_in answers from an index of where the alive units
+are; the answers must be the scan's, unit for unit and in the same order, for every area, side,
+class set and aboard_too, on positions of random games and on hand-made ones with units aboard,
+eliminated, withdrawn and out of play."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from domain.game import Game
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands.data import DATA
+from tests.unit.falklands import test_fuzz
+from tests.unit.falklands.helpers import fresh, place, remove
+
+AREAS = sorted({*DATA.land_areas, *DATA.sea_areas, S.TACTICAL, S.ARGENTINA, S.SOUTH_GEORGIA, "nowhere"})
+SIDES = (None, S.UK, S.AR)
+CLASSES = (None, ["ground"], ["ship"], ["ship", "submarine"], ["aircraft"], ["ground", "aircraft"])
+
+
+def scanned_and_indexed(state: dict) -> tuple[list, list]:
+    questions = list(itertools.product(AREAS, SIDES, CLASSES, (False, True)))
+    scanned = [S.units_in(state, *q) for q in questions]
+    with S.positions_indexed(state):
+        indexed = [S.units_in(state, *q) for q in questions]
+    return scanned, indexed
+
+
+@pytest.fixture(scope="module")
+def positions() -> list[dict]:
+    """Every 5th position of three random games (tests/unit/falklands/test_fuzz.py's play)."""
+    seen = []
+    submit = Game.submit
+
+    def spying(self, *args, **kwargs):
+        seen.append(self.state)
+        return submit(self, *args, **kwargs)
+
+    Game.submit = spying
+    try:
+        for n in range(3):
+            test_fuzz.play_one(n)
+    finally:
+        Game.submit = submit
+    return seen[::5]
+
+
+def test_units_in_answers_from_the_index_exactly_as_from_the_scan_in_random_games(positions):
+    assert len(positions) > 20
+    for state in positions:
+        scanned, indexed = scanned_and_indexed(state)
+        assert indexed == scanned
+    assert any(any(answer) for answer in scanned)  # the questions do find units
+
+
+def test_carried_eliminated_withdrawn_and_out_of_play_units_are_indexed_as_the_scan_sees_them():
+    state = fresh()
+    ships = [u for u, d in DATA.units.items() if d["side"] == S.UK and d["class"] == "ship" and d.get("capacity")][:2]
+    troops = [u for u, d in DATA.units.items() if d["side"] == S.UK and d["class"] == "ground"][:4]
+    for ship in ships:
+        place(state, ship, S.TACTICAL)
+    place(state, troops[0], aboard=ships[0])  # carried: in the ship's area only with aboard_too
+    place(state, troops[1], aboard=ships[1])
+    state["units"][ships[1]]["withdrawn"] = True  # withdrawn, with its cargo
+    place(state, troops[2], "nowhere")
+    state["units"][troops[2]]["eliminated"] = True
+    remove(state, troops[3])  # out of play
+    scanned, indexed = scanned_and_indexed(state)
+    assert indexed == scanned
+    with S.positions_indexed(state):
+        assert S.units_in(state, S.TACTICAL, classes=["ground"], aboard_too=True) == [troops[0], troops[1]]
+        assert troops[0] not in S.units_in(state, S.TACTICAL)
+        assert ships[1] not in S.units_in(state, S.TACTICAL) and S.units_in(state, "nowhere") == []
+
+
+def test_another_state_inside_the_block_is_scanned():
+    indexed_state, other = fresh(), fresh()
+    mover = S.units_in_any(other, side=S.UK, classes=["ship"])[0]
+    other = place(other, mover, S.SOUTH_GEORGIA)
+    with S.positions_indexed(indexed_state):
+        assert mover in S.units_in(other, S.SOUTH_GEORGIA)
