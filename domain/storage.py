@@ -161,7 +161,6 @@ class SeedStore:
         self._datastore = datastore
         self._kind = kind
         self._table = f"{schema}.{SEEDS_TABLE}" if schema else SEEDS_TABLE
-        self._param = "?" if kind == "sqlite" else "%s"
         self._cache: dict[tuple[str, int], bytes] = {}
         self._lock = threading.Lock()
 
@@ -176,17 +175,36 @@ class SeedStore:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        p = self._param
-        with self._datastore.transaction(commit=True) as c:
-            c.execute(f"INSERT INTO {self._table} (game_id, epoch, seed) VALUES ({p}, {p}, {p}) "
-                      "ON CONFLICT (game_id, epoch) DO NOTHING",
-                      (game_id, epoch, secrets.token_bytes(SEED_BYTES)))
-            c.execute(f"SELECT seed FROM {self._table} WHERE game_id = {p} AND epoch = {p}", (game_id, epoch))
-            row = c.fetchone()
-        seed = bytes(row["seed"])
+        fresh = secrets.token_bytes(SEED_BYTES)
+        seed = self._postgres(game_id, epoch, fresh) if self._kind == "postgres" else self._sqlite(game_id, epoch, fresh)
         with self._lock:
             self._cache[key] = seed
         return seed
+
+    def _sqlite(self, game_id: str, epoch: int, fresh: bytes) -> bytes:
+        with self._datastore.transaction(commit=True) as c:
+            c.execute(f"INSERT INTO {self._table} (game_id, epoch, seed) VALUES (?, ?, ?) "
+                      "ON CONFLICT (game_id, epoch) DO NOTHING", (game_id, epoch, fresh))
+            c.execute(f"SELECT seed FROM {self._table} WHERE game_id = ? AND epoch = ?", (game_id, epoch))
+            return bytes(c.fetchone()["seed"])
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)  # as eventsourcing's recorders
+    def _postgres(self, game_id: str, epoch: int, fresh: bytes) -> bytes:
+        """One statement, committed by itself (its own round trip, its own fsync: the seed is on
+        disk before any commitment to it is saved). It inserts the fresh seed or, when the epoch
+        has one, reads it; a racing writer that has inserted but not yet committed makes the
+        insert wait and then do nothing, and the read (as of the statement's start) find
+        nothing: the statement is then run again, and reads the winner's seed."""
+        statement = (f"WITH made AS (INSERT INTO {self._table} (game_id, epoch, seed) VALUES (%s, %s, %s) "
+                     "ON CONFLICT (game_id, epoch) DO NOTHING RETURNING seed) "
+                     f"SELECT seed FROM made UNION ALL SELECT seed FROM {self._table} "
+                     "WHERE game_id = %s AND epoch = %s")
+        with self._datastore.get_connection() as conn:
+            for _ in range(10):
+                row = conn.execute(statement, (game_id, epoch, fresh, game_id, epoch), prepare=True).fetchone()
+                if row is not None:
+                    return bytes(row["seed"])
+        raise OperationalError(f"no dice seed could be read or stored for game {game_id}, epoch {epoch}")
 
 
 # ====================================================================== stored rows' digest ====
