@@ -231,8 +231,9 @@ class EventsQuery:
         else:
             from psycopg.sql import SQL, Identifier
 
+            # Rendered once: a composed statement is rendered again at every execution.
             self._sql = SQL(self.POSTGRES).format(schema=Identifier(recorder.datastore.schema),
-                                                  table=Identifier(table))
+                                                  table=Identifier(table)).as_string()
 
 
 class RowDigests(EventsQuery):
