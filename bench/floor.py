@@ -1,5 +1,5 @@
 """The HTTP floor of benchmark 1: what the same server and client reach when an order costs
-nothing. The same gunicorn settings (api/gunicorn_conf.py: 2 gthread workers, the access log),
+nothing. The same gunicorn settings (api/gunicorn_conf.py: 2 workers of the class the store gets, the access log),
 the same Flask, the same client, connections and balancing as bench/orders.py, against an app
 whose order endpoint only reads the JSON body and the headers an order carries and answers 201
 with a body the size of a freeform order's result; no store, no rules, no dice.

@@ -257,6 +257,7 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
                 spy.wait(timeout=60)
 
         asyncio.run(main())
+        worker_class = url.worker_class()
     ok = load.status.get(201, 0)
     lat = sorted(load.latencies)
     return {
@@ -267,16 +268,20 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
         "client_cpu_share": loop_result["client_cpu"] / duration if loop_result.get("client_cpu") is not None else None,
         "worker_cpu": loop_result["worker_cpu"], "connections_per_worker": load.spread,
         "machine_busy": loop_result["machine_busy"], "samples": load.samples, "games_created": load.created,
+        "worker_class": worker_class,
     }
 
 
-def http_floor(folder: Path, *, connections: int, warmup: float, duration: float) -> dict:
-    """The same server and client against an order endpoint that does nothing (bench/floor.py)."""
+def http_floor(store: Store, *, connections: int, warmup: float, duration: float) -> dict:
+    """The same server configuration as ``store``'s and the same client against an order endpoint
+    that does nothing (bench/floor.py)."""
     from bench import floor
     from bench.server import serve
 
-    with serve(folder / "floor", app="bench.floor:create_app()", WEB_CONCURRENCY="2") as url:
-        return asyncio.run(floor.load(url.host, url.port, _workers(url.pid), connections, warmup, duration))
+    with serve(store.folder / "floor", app="bench.floor:create_app()", WEB_CONCURRENCY="2", **store.env) as url:
+        got = asyncio.run(floor.load(url.host, url.port, _workers(url.pid), connections, warmup, duration))
+        got["worker_class"] = url.worker_class()
+        return got
 
 
 def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> list[subprocess.Popen]:
@@ -300,6 +305,7 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
     found = sources.available(rulesets, result.notes)
     rows = []
     baselines: dict[str, float] = {}
+    floors: dict[str, dict] = {}
     for kind in kinds:
         if kind == "postgres" and (why := postgres_missing()):
             result.note(f"PostgreSQL skipped: {why}")
@@ -325,6 +331,9 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                                       duration=duration, root=old,
                                       server_env={} if had_c else {"PSYCOPG_IMPL": "python"})
                     runs.append((dataclasses.replace(found[0], ruleset=f"freeform, before ({before})"), got))
+            # The floor on this store's server configuration (its worker class: api/gunicorn_conf.py
+            # picks it from the store's environment; the floor app itself never opens the store).
+            floors[kind] = http_floor(store, connections=connections, warmup=warmup, duration=duration)
             # Measured again after the load: a shared machine can slow one measurement; the
             # higher of the two is the baseline (the stricter ratio).
             bases.append(raw.save_rate(store.raw_env("raw-after"), saves))
@@ -338,7 +347,7 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                     f"orders/s, {source.ruleset}, {LABEL[kind]}", got["orders_per_s"], "orders/s", base, "saves/s",
                     "raw eventsourcing, 1 event per save, 1 writer", ratio, ">= 1.0 and p99 <= 50 ms",
                     ratio >= 1.0 and p99 is not None and p99 <= 50))
-                rows.append([source.ruleset, LABEL[kind], fmt(got["orders_per_s"]), fmt(got["p50_ms"]), fmt(p99),
+                rows.append([source.ruleset, f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]), fmt(got["p50_ms"]), fmt(p99),
                              got["status"], fmt(got["server_cpu_ms_per_order"]), fmt(got["client_cpu_share"])])
                 for sample in got["samples"]:
                     result.note(f"{source.ruleset} on {LABEL[kind]}: a response other than 201: {sample}")
@@ -346,20 +355,21 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                       f"{fmt(got['p50_ms'])} ms, p99 {fmt(p99)} ms, statuses {got['status']}, server CPU "
                       f"{fmt(got['server_cpu_ms_per_order'])} ms/order, cores used per worker "
                       f"{got['worker_cpu']}", flush=True)
-    if baselines:
-        with fresh("sqlite") as scratch:
-            got = http_floor(scratch.folder, connections=connections, warmup=warmup, duration=duration)
-        for kind, base in baselines.items():
+            got = floors[kind]
             result.figures.append(Figure(
-                f"HTTP floor (an order endpoint that does nothing) vs the {LABEL[kind]} baseline", got["orders_per_s"],
-                "orders/s", base, "saves/s", "raw eventsourcing, 1 event per save, 1 writer",
+                f"HTTP floor (an order endpoint that does nothing, {got['worker_class']}) vs the {LABEL[kind]} baseline",
+                got["orders_per_s"], "orders/s", base, "saves/s", "raw eventsourcing, 1 event per save, 1 writer",
                 got["orders_per_s"] / base, "- (the most this stack reaches here)", None))
-        rows.append(["floor: nothing behind the endpoint (bench/floor.py)", "-", fmt(got["orders_per_s"]),
-                     fmt(got["p50_ms"]), fmt(got["p99_ms"]), got["status"], "-", "-"])
-        print(f"  HTTP floor: {fmt(got['orders_per_s'])} orders/s, p50 {fmt(got['p50_ms'])} ms, p99 "
-              f"{fmt(got['p99_ms'])} ms, connections per worker {got['spread']}", flush=True)
+            rows.append([f"floor: nothing behind the endpoint, {got['worker_class']} workers (bench/floor.py)",
+                         f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]), fmt(got["p50_ms"]),
+                         fmt(got["p99_ms"]), got["status"],
+                         "-", "-"])
+            print(f"  HTTP floor on {store.label}'s server ({got['worker_class']}): {fmt(got['orders_per_s'])} "
+                  f"orders/s, p50 {fmt(got['p50_ms'])} ms, p99 {fmt(got['p99_ms'])} ms, connections per worker "
+                  f"{got['spread']}", flush=True)
     result.tables.append((["ruleset", "store", "orders/s", "p50 ms", "p99 ms", "statuses in the window",
                            "server CPU ms/order", "client CPU (cores)"], rows))
-    result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gthread), warm-up "
-                        f"{warmup:g} s, window {duration:g} s; baseline: {saves} saves over 200 aggregates")
+    result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gthread on SQLite, gevent "
+                        f"on PostgreSQL: api/gunicorn_conf.py), warm-up {warmup:g} s, window {duration:g} s; "
+                        f"baseline: {saves} saves over 200 aggregates")
     return result

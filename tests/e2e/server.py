@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -64,6 +65,11 @@ class LiveServer(str):
 
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def worker_class(self) -> str:
+        """The gunicorn worker class serving (``gthread``, ``gevent``), as its log says."""
+        found = re.search(r"Using worker: (\S+)", self.log())
+        return found.group(1) if found else "unknown"
 
     def wait_for_log(self, text: str, timeout: float = 5.0) -> str:
         """The log once it holds ``text``. gunicorn writes an access line after the response has
