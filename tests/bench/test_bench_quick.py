@@ -27,7 +27,8 @@ def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
     for row in ("| orders/s, freeform, SQLite |", "| orders/s, freeform, PostgreSQL |", "| catch-up, SQLite |",
                 "| catch-up, PostgreSQL |", "| dice derived/s", "| dice verified/s", "| statistics across 200 games |",
                 "| replay artifact, freeform game", "| state at a random seq", "| worker RSS",
-                "| HTTP floor (an order endpoint that does nothing) vs the SQLite baseline |"):
+                "| HTTP floor (an order endpoint that does nothing, gthread) vs the SQLite baseline |",
+                "| HTTP floor (an order endpoint that does nothing, gevent) vs the PostgreSQL baseline |"):
         assert row in report, row
     # Every figure has a measured value and a ratio to its baseline.
     summary = report.split("## Summary", 1)[1].split("\n## ", 1)[0]
@@ -37,9 +38,12 @@ def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert re.match(r"^[\d,.]+ ", cells[1]) and re.match(r"^[\d,.]+$", cells[3]), line
     # Every order got its 201: a bench that measured refusals would measure nothing.
-    assert re.search(r"\| freeform \| SQLite \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{201: \d+\} \|", report), report
-    assert re.search(r"\| floor: nothing behind the endpoint \(bench/floor.py\) \| - \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ "
-                     r"\| \{201: \d+\} \|", report), report
+    # Each store's server runs the worker class api/gunicorn_conf.py gives it, the floor's too.
+    for store, worker in (("SQLite", "gthread"), ("PostgreSQL", "gevent")):
+        assert re.search(rf"\| freeform \| {store}, {worker} \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{{201: \d+\}} \|",
+                         report), report
+        assert re.search(rf"\| floor: nothing behind the endpoint, {worker} workers \(bench/floor.py\) \| {store}, "
+                         rf"{worker} \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{{201: \d+\}} \|", report), report
 
 
 def test_one_benchmark_runs_alone(tmp_path):
