@@ -6,8 +6,9 @@ serves it for minutes, and because of how each store waits:
 - **PostgreSQL: gevent workers.** Each connection is served by a greenlet; a worker runs one OS
   thread that switches between them whenever one waits on a socket (the database's, the
   client's, Redis's). Orders of many games then share the worker without threads taking the
-  GIL from one another (docs/benchmarks.md, "Orders through HTTP", measures both). psycopg waits cooperatively once gevent has patched the
-  standard library, which gunicorn's gevent worker does before it loads the app.
+  GIL from one another (the findings in docs/benchmarks.md compare the two). psycopg waits
+  cooperatively once gevent has patched the standard library, which gunicorn's gevent worker
+  does before it loads the app.
 - **SQLite: threaded workers (gthread).** SQLite runs inside the process: its file locks, busy
   waits and fsyncs would stop every greenlet of a worker at once, where they stop one thread.
 
