@@ -80,3 +80,13 @@ def post_worker_init(worker) -> None:
     cfg = worker.cfg
     stream.configure(concurrency=cfg.worker_connections if cfg.worker_class_str == "gevent" else cfg.threads,
                      should_stop=lambda: not worker.alive)
+
+
+def worker_exit(server, worker) -> None:
+    """Close the app's store (its connection pool) while the worker still runs normally. Left to
+    the interpreter's exit, the service's finalizer closes it then, which under gevent fails
+    (the pool's workers are greenlets that are being finalized too) and prints a traceback."""
+    app = getattr(worker, "wsgi", None)
+    service = getattr(app, "extensions", {}).get("warlog")
+    if service is not None:
+        service.close()
