@@ -163,6 +163,10 @@ class SeedStore:
         self._table = f"{schema}.{SEEDS_TABLE}" if schema else SEEDS_TABLE
         self._cache: dict[tuple[str, int], bytes] = {}
         self._lock = threading.Lock()
+        self._get_or_create = (  # PostgreSQL (_postgres)
+            f"WITH made AS (INSERT INTO {self._table} (game_id, epoch, seed) VALUES (%s, %s, %s) "
+            "ON CONFLICT (game_id, epoch) DO NOTHING RETURNING seed) "
+            f"SELECT seed FROM made UNION ALL SELECT seed FROM {self._table} WHERE game_id = %s AND epoch = %s")
 
     def create_table(self) -> None:
         blob = "BLOB" if self._kind == "sqlite" else "BYTEA"
@@ -195,13 +199,10 @@ class SeedStore:
         has one, reads it; a racing writer that has inserted but not yet committed makes the
         insert wait and then do nothing, and the read (as of the statement's start) find
         nothing: the statement is then run again, and reads the winner's seed."""
-        statement = (f"WITH made AS (INSERT INTO {self._table} (game_id, epoch, seed) VALUES (%s, %s, %s) "
-                     "ON CONFLICT (game_id, epoch) DO NOTHING RETURNING seed) "
-                     f"SELECT seed FROM made UNION ALL SELECT seed FROM {self._table} "
-                     "WHERE game_id = %s AND epoch = %s")
         with self._datastore.get_connection() as conn:
             for _ in range(10):
-                row = conn.execute(statement, (game_id, epoch, fresh, game_id, epoch), prepare=True).fetchone()
+                row = conn.execute(self._get_or_create, (game_id, epoch, fresh, game_id, epoch),
+                                   prepare=True).fetchone()
                 if row is not None:
                     return bytes(row["seed"])
         raise OperationalError(f"no dice seed could be read or stored for game {game_id}, epoch {epoch}")

@@ -82,6 +82,19 @@ class LiveServer(str):
         return log
 
 
+@contextlib.contextmanager
+def store_env(store: str) -> Iterator[dict]:
+    """Environment variables for ``live_server`` on a store: none for SQLite (the default, in its
+    folder), or a fresh PostgreSQL schema's WARLOG_DATABASE_URL, dropped afterwards."""
+    if store == "sqlite":
+        yield {}
+        return
+    from tests.conftest import fresh_schema
+
+    with fresh_schema() as url:
+        yield {"WARLOG_DATABASE_URL": url}
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

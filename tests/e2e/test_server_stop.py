@@ -7,24 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import fresh_schema
-from tests.e2e.server import http_json, live_server
+from tests.e2e.server import http_json, live_server, store_env
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgres"])
 def test_a_stopped_server_closes_its_store_without_a_traceback(tmp_path, store):
-    def serve(env):
+    with store_env(store) as env:
         with live_server(tmp_path, **env) as url:
             status, _, body = http_json("POST", f"{url}/api/v1/games", {
                 "ruleset": "freeform", "options": {"sides": ["Blue", "Red"], "phases": ["Move"]}})
             assert status == 201, body  # the store has been used: its pool is open
-        return url
-
-    if store == "postgres":
-        with fresh_schema() as db_url:
-            url = serve({"WARLOG_DATABASE_URL": db_url})
-    else:
-        url = serve({})
-    log = url.log()
+        log = url.log()
     assert log.count("Worker exiting") == 2, log[-3000:]
     assert "Traceback" not in log and "Exception ignored" not in log, log[-3000:]

@@ -11,7 +11,6 @@ Every wait has a deadline and every socket a timeout; every server is stopped by
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import socket
@@ -19,13 +18,11 @@ import statistics
 import threading
 import time
 import uuid
-from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import fresh_schema
-from tests.e2e.server import http_json, live_server
+from tests.e2e.server import http_json, live_server, store_env
 from tests.reliability.seeds import WATCH
 
 STREAMS = 50
@@ -200,17 +197,6 @@ class Game:
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-
-
-@contextlib.contextmanager
-def store_env(store: str) -> Iterator[dict]:
-    """The server's environment for a store: SQLite in its folder (the default), or a fresh
-    PostgreSQL schema."""
-    if store == "sqlite":
-        yield {}
-        return
-    with fresh_schema() as url:
-        yield {"WARLOG_DATABASE_URL": url}
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
