@@ -347,8 +347,9 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                     f"orders/s, {source.ruleset}, {LABEL[kind]}", got["orders_per_s"], "orders/s", base, "saves/s",
                     "raw eventsourcing, 1 event per save, 1 writer", ratio, ">= 1.0 and p99 <= 50 ms",
                     ratio >= 1.0 and p99 is not None and p99 <= 50))
-                rows.append([source.ruleset, f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]), fmt(got["p50_ms"]), fmt(p99),
-                             got["status"], fmt(got["server_cpu_ms_per_order"]), fmt(got["client_cpu_share"])])
+                rows.append([source.ruleset, f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]),
+                             fmt(got["p50_ms"]), fmt(p99), got["status"], fmt(got["server_cpu_ms_per_order"]),
+                             fmt(got["client_cpu_share"])])
                 for sample in got["samples"]:
                     result.note(f"{source.ruleset} on {LABEL[kind]}: a response other than 201: {sample}")
                 print(f"  {source.ruleset} on {store.label}: {fmt(got['orders_per_s'])} orders/s, p50 "
@@ -362,8 +363,7 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                 got["orders_per_s"] / base, "- (the most this stack reaches here)", None))
             rows.append([f"floor: nothing behind the endpoint, {got['worker_class']} workers (bench/floor.py)",
                          f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]), fmt(got["p50_ms"]),
-                         fmt(got["p99_ms"]), got["status"],
-                         "-", "-"])
+                         fmt(got["p99_ms"]), got["status"], "-", "-"])
             print(f"  HTTP floor on {store.label}'s server ({got['worker_class']}): {fmt(got['orders_per_s'])} "
                   f"orders/s, p50 {fmt(got['p50_ms'])} ms, p99 {fmt(got['p99_ms'])} ms, connections per worker "
                   f"{got['spread']}", flush=True)
