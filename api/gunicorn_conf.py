@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import os
 
+from api.accesslog import FORMAT
+
 
 def _positive(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
@@ -66,9 +68,10 @@ control_socket_disable = True
 accesslog = "-"
 errorlog = "-"
 loglevel = "info"
-# %(U)s is the path alone. Not %(r)s or %(q)s (query string), %(u)s (user of Basic auth),
-# %(f)s (Referer) or any %({header}i)s.
-access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+# api/accesslog.py: the format (%(U)s is the path alone; never the query string, a header, the
+# Referer or Basic auth's user) and a logger that builds only the atoms it uses.
+access_log_format = FORMAT
+logger_class = "api.accesslog.AccessLogger"
 
 
 def post_worker_init(worker) -> None:
