@@ -3,7 +3,7 @@ api/gunicorn_conf.py).
 
 gunicorn builds, for every request, a dict of every atom its log formats know -- each request
 and response header and every WSGI environ entry among them -- and wraps it in a second dict
-that escapes quotes, before formatting a line that uses nine of them. ``AccessLogger.atoms``
+that escapes quotes, before formatting a line that uses nine of them. ``AccessLogger.line_atoms``
 builds those nine and nothing else, with gunicorn's own values and escaping, so the line is
 the same (tests/api/test_accesslog.py compares the two) and a header never reaches the
 formatting at all: no Authorization, no Referer, no query string. On a freeform order that
