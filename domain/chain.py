@@ -36,17 +36,26 @@ def canonical_body(line: dict) -> bytes:
     encoder does every other line whole. tests/unit/test_verify.py checks both ways agree.
     """
     if len(line) == 7 and line.keys() == _LINE_KEYS:
-        game_id, prev_hash, seq = line["game_id"], line["prev_hash"], line["seq"]
-        timestamp, type_ = line["timestamp"], line["type"]
-        # type() rather than isinstance: a subclass (a bool is an int) may be written differently.
-        if (type(game_id) is str and type(prev_hash) is str and type(seq) is int
-                and type(timestamp) is str and type(type_) is str):
-            return b'{"data":' + _data_json(line["data"]) + (_TAIL % (
-                encode_basestring(game_id), encode_basestring(prev_hash), seq,
-                encode_basestring(timestamp), encode_basestring(type_))).encode("utf-8")
+        return line_body(line["game_id"], line["seq"], line["type"], line["timestamp"], line["data"],
+                         line["prev_hash"])
     body = dict(line)
     body.pop("hash", None)
     return canonical(body)
+
+
+def line_body(game_id: Any, seq: Any, type_: Any, timestamp: Any, data: Any, prev_hash: Any) -> bytes:
+    """``canonical`` of the line of these parts without its hash: the bytes its hash is taken
+    of. When ``game_id``, ``prev_hash``, ``timestamp`` and ``type_`` are strings and ``seq`` an
+    int (as every line the server makes), the members are written one by one in sorted order
+    and ``data`` by ``_data_json``; otherwise the encoder writes the line whole."""
+    # type() rather than isinstance: a subclass (a bool is an int) may be written differently.
+    if (type(game_id) is str and type(prev_hash) is str and type(seq) is int
+            and type(timestamp) is str and type(type_) is str):
+        return b'{"data":' + _data_json(data) + (_TAIL % (
+            encode_basestring(game_id), encode_basestring(prev_hash), seq,
+            encode_basestring(timestamp), encode_basestring(type_))).encode("utf-8")
+    return canonical({"game_id": game_id, "seq": seq, "type": type_, "timestamp": timestamp,
+                      "data": data, "prev_hash": prev_hash})
 
 
 # An export line's keys; sorted, "data" comes first and "hash" is left out of the body.
@@ -76,9 +85,11 @@ def _data_json(data: Any) -> bytes:
     hash. orjson's text here always reads back as ``data`` itself, so it can equal the canonical
     text of ``data`` or of nothing else: no line can pass with a value other than the one hashed.
 
-    The one difference left: orjson writes a UUID or a plain Enum member, which json.dumps
-    refuses. No line the server hashed holds one (it hashes with ``canonical``), nor can a line
-    read from JSON.
+    The one difference left: orjson writes a plain Enum member (as its value), which json.dumps
+    refuses. A line read from JSON cannot hold one. The server hashes its own events and orders
+    this way too (``line_hash``, ``digest``), so an event whose data held one would get a hash
+    where json.dumps would have raised; it is refused all the same, when it is stored
+    (eventsourcing's transcoder raises at a type it has no transcoding for).
     """
     if type(data) is dict:
         try:
@@ -92,18 +103,11 @@ def _data_json(data: Any) -> bytes:
 
 
 def line_hash(game_id: str, seq: int, type_: str, timestamp: str, data: dict, prev_hash: str) -> str:
-    """The hash of one export line, from its parts."""
-    line = {
-        "game_id": game_id,
-        "seq": seq,
-        "type": type_,
-        "timestamp": timestamp,
-        "data": data,
-        "prev_hash": prev_hash,
-    }
-    return hashlib.sha256(canonical(line)).hexdigest()
+    """The hash of one export line, from its parts (``line_body``)."""
+    return hashlib.sha256(line_body(game_id, seq, type_, timestamp, data, prev_hash)).hexdigest()
 
 
 def digest(obj: Any) -> str:
-    """A stable digest of any JSON value (used to compare order bodies for idempotency)."""
-    return hashlib.sha256(canonical(obj)).hexdigest()
+    """A stable digest of any JSON value (used to compare order bodies for idempotency): the
+    SHA-256 of its ``canonical`` bytes, a dict's written by ``_data_json``."""
+    return hashlib.sha256(_data_json(obj)).hexdigest()
