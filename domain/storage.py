@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 from urllib.parse import unquote, urlparse
 
-from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.persistence import DatabaseError, InterfaceError, OperationalError
 from eventsourcing.utils import retry
 
 from domain.dice import SEED_BYTES
@@ -198,14 +198,23 @@ class SeedStore:
         disk before any commitment to it is saved). It inserts the fresh seed or, when the epoch
         has one, reads it; a racing writer that has inserted but not yet committed makes the
         insert wait and then do nothing, and the read (as of the statement's start) find
-        nothing: the statement is then run again, and reads the winner's seed."""
+        nothing: the statement is then run again at once, and reads the winner's seed.
+
+        A lost connection is retried as eventsourcing's recorders retry it (the decorator). A
+        seed that still cannot be read after ``SEED_READS`` runs is not a race any more (a
+        trigger or a rule of the database drops the insert): ``DatabaseError``, which the
+        decorator does not retry, so it surfaces at once."""
         with self._datastore.get_connection() as conn:
-            for _ in range(10):
+            for _ in range(SEED_READS):
                 row = conn.execute(self._get_or_create, (game_id, epoch, fresh, game_id, epoch),
                                    prepare=True).fetchone()
                 if row is not None:
                     return bytes(row["seed"])
-        raise OperationalError(f"no dice seed could be read or stored for game {game_id}, epoch {epoch}")
+        raise DatabaseError(f"no dice seed could be read or stored for game {game_id}, epoch {epoch}")
+
+
+# A racing insert makes one run of the get-or-create find nothing; the next finds its seed.
+SEED_READS = 3
 
 
 # ====================================================================== stored rows' digest ====

@@ -52,3 +52,38 @@ def test_a_seed_being_inserted_by_another_writer_is_waited_for(postgres_config, 
             assert got[0] != theirs and other_store(app).seed_for(game, 0) == got[0]
     finally:
         app.close()
+
+
+@pytest.mark.postgres
+def test_a_seed_that_can_never_be_stored_is_an_error_at_once_not_a_retry_loop(postgres_config):
+    """A database that drops the insert (here a trigger) leaves nothing to read, whatever the
+    race: seed_for gives up after SEED_READS runs of its statement on one connection, without
+    the connection retries' waits (10 x 0.2 s)."""
+    import time
+
+    from eventsourcing.persistence import DatabaseError, OperationalError
+
+    from domain.storage import SEED_READS
+    app = make_app(postgres_config)
+    seeds = table(postgres_config, "warlog_dice_seeds")
+    schema = seeds.rsplit(".", 1)[0] if "." in seeds else "public"
+    try:
+        with psycopg.connect(pg_dsn(postgres_config), autocommit=True) as admin:
+            admin.execute(f"CREATE FUNCTION {schema}.drop_seed() RETURNS trigger LANGUAGE plpgsql AS "
+                          "$$ BEGIN RETURN NULL; END $$")
+            admin.execute(f"CREATE TRIGGER drop_seed BEFORE INSERT ON {seeds} FOR EACH ROW "
+                          f"EXECUTE FUNCTION {schema}.drop_seed()")
+            admin.execute(f"CREATE TABLE {schema}.seed_runs (n int)")
+            admin.execute(f"CREATE FUNCTION {schema}.count_run() RETURNS trigger LANGUAGE plpgsql AS "
+                          f"$$ BEGIN INSERT INTO {schema}.seed_runs VALUES (1); RETURN NULL; END $$")
+            admin.execute(f"CREATE TRIGGER count_run BEFORE INSERT ON {seeds} FOR EACH STATEMENT "
+                          f"EXECUTE FUNCTION {schema}.count_run()")
+        started = time.monotonic()
+        with pytest.raises(DatabaseError, match="no dice seed") as raised:
+            app.seeds.seed_for(str(uuid.uuid4()), 0)
+        assert not isinstance(raised.value, OperationalError)
+        assert time.monotonic() - started < 1.0
+        with psycopg.connect(pg_dsn(postgres_config)) as admin:
+            assert admin.execute(f"SELECT count(*) FROM {schema}.seed_runs").fetchone()[0] == SEED_READS
+    finally:
+        app.close()
