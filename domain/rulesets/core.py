@@ -35,8 +35,27 @@ def actors(state: dict) -> list[str]:
     return list(state.get("active") or state.get("sides", []))
 
 
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value, made without ``copy.deepcopy``'s bookkeeping: dicts and
+    lists are copied, strings, numbers, booleans and None kept; any other value inside (a tuple,
+    a read-only data table) is copied by ``copy.deepcopy``. Values that appear twice are copied
+    twice (as they would be by a round trip through the store). About 4 times faster than
+    ``copy.deepcopy`` on a game's set-up (freeform 7.9 -> 2.1 us, Falklands 220 -> 46 us)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _ATOMS else json_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else json_copy(v) for v in value]
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
+
+
 def _created(state: Any, e: Any) -> dict:
-    return copy.deepcopy(e.setup)
+    return json_copy(e.setup)
 
 
 def _rolled(state: dict, e: Any) -> dict:
@@ -94,7 +113,7 @@ def _resolved(state: dict, e: Any) -> dict:
 
 
 def _restored(state: dict, e: Any) -> dict:
-    return copy.deepcopy(e.restored)
+    return json_copy(e.restored)
 
 
 def _ended(state: dict, e: Any) -> dict:

@@ -8,11 +8,11 @@ are saved in the decision's ``context``, so the answer resumes exactly there (do
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.core import json_copy
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands.state import TRACK, fold
 
@@ -66,7 +66,7 @@ class Ctx:
         number = self.state.get("decisions", 0) + 1
         self.state = {**self.state, "decisions": number}
         decision = {"id": f"{kind}-{number}", "seat": seat, "kind": kind, "rule": rule,
-                    "prompt": prompt, "options": options, "context": {"stack": copy.deepcopy(stack)}}
+                    "prompt": prompt, "options": options, "context": {"stack": json_copy(stack)}}
         self.emit(ev.DecisionPending, decision=decision)
         self.waiting = True
 

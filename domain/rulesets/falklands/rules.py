@@ -11,13 +11,13 @@ Orders (docs/rulesets.md gives every field):
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from domain import events as ev
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.events import event_data
 from domain.rulesets import Ruleset, Setup
+from domain.rulesets.core import json_copy
 from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
@@ -73,7 +73,7 @@ class Falklands(Ruleset):
     def evolve(self, state: dict | None, event: Any) -> dict:
         name = type(event).__name__
         if name == "GameCreated":
-            return copy.deepcopy(event.setup)
+            return json_copy(event.setup)
         return S.fold(state, name, event_data(event), getattr(event, "originator_version", None))
 
     # ----------------------------------------------------------------------------- orders --
@@ -141,7 +141,7 @@ class Falklands(Ruleset):
         choice = order.get("choice", {})
         if choice is not None and not isinstance(choice, (dict, str)):
             raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")
-        stack = copy.deepcopy(d["context"]["stack"])
+        stack = json_copy(d["context"]["stack"])
         answer(stack, choice if choice is not None else {})
         ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat=seat, choice=choice)
         run(ctx, stack)
