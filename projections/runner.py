@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import orjson
-from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, find_id_convertor
+from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, find_id_convertor, pass_through_convertor
 from eventsourcing.utils import resolve_topic
 
 from domain.errors import DamagedLog, GameNotFound
@@ -98,7 +98,7 @@ class Projections:
         fast = self._fast_decoder()
         for notification in notifications:
             oid = notification.originator_id
-            if oid in damaged:
+            if damaged and oid in damaged:
                 continue
             try:
                 event = fast(notification) if fast is not None else None
@@ -383,19 +383,38 @@ def _decode_usual(notification: Any) -> Any:
         data = orjson.loads(state)
     except orjson.JSONDecodeError:
         return None
-    cls = resolve_topic(notification.topic)
+    oid = notification.originator_id
+    usual = _USUAL.get((notification.topic, type(oid)))
+    if usual is None:
+        usual = _usual_class(notification.topic, type(oid))
+    cls, convert = usual
     stamp = data.get("timestamp")
-    if (type(stamp) is not dict or len(stamp) != 2 or stamp.get("_type_") != "datetime_iso"
-            or type(stamp.get("_data_")) is not str or "class_version" in data
-            or getattr(cls, "class_version", 1) != 1):
+    if (cls is None or type(stamp) is not dict or len(stamp) != 2 or stamp.get("_type_") != "datetime_iso"
+            or type(stamp.get("_data_")) is not str or "class_version" in data):
         return None
     data["timestamp"] = datetime.fromisoformat(stamp["_data_"])
-    oid = notification.originator_id
-    data["originator_id"] = find_id_convertor(cls, type(oid))(oid)
+    data["originator_id"] = oid if convert is None else convert(oid)
     data["originator_version"] = notification.originator_version
     event = object.__new__(cls)
     object.__setattr__(event, "__dict__", data)
     return event
+
+
+# (topic, type of the originator id) -> (event class, or None when it upcasts; the id's
+# convertor, or None when it passes the id through), as resolve_topic and find_id_convertor
+# answer them (both keep their answers for the process too).
+_USUAL: dict[tuple[str, type], tuple[Any, Any]] = {}
+
+
+def _usual_class(topic: str, id_type: type) -> tuple[Any, Any]:
+    cls = resolve_topic(topic)
+    if getattr(cls, "class_version", 1) != 1:
+        found: tuple[Any, Any] = (None, None)
+    else:
+        convert = find_id_convertor(cls, id_type)
+        found = (cls, None if convert is pass_through_convertor else convert)
+    _USUAL[(topic, id_type)] = found
+    return found
 
 
 class Batch:
