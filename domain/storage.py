@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import os
 import secrets
+import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -218,12 +219,36 @@ SEED_READS = 3
 
 
 # ====================================================================== stored rows' digest ====
+def row_length(state: bytes) -> bytes:
+    """What a stored row's bytes are preceded by in a digest of rows: their length, 4 bytes big
+    end first (PostgreSQL's ``int4send(length(state))``), so no two different sequences of rows
+    give the same input."""
+    return len(state).to_bytes(4, "big")
+
+
 def fold_row(digest: Any, state: bytes) -> None:
-    """Add one stored row to a running digest (``hashlib.sha256()``): its length, then its bytes,
-    so no two different sequences of rows give the same input. The same as ``RowDigests`` asks of
-    the database."""
-    digest.update(len(state).to_bytes(4, "big"))
+    """Add one stored row to a running digest (``hashlib.sha256()``): ``row_length``, then its
+    bytes. The same as ``RowDigests`` asks of the database."""
+    digest.update(row_length(state))
     digest.update(state)
+
+
+def sqlite_rows(datastore: Any, sql: str, params: tuple) -> list[tuple]:
+    """The rows of one SELECT on a pooled SQLite connection, as tuples. In SQLite's autocommit
+    mode a statement alone reads one consistent snapshot; eventsourcing's read transaction adds
+    a BEGIN and a ROLLBACK around it, and a ``sqlite3.Row`` for every row. Errors are
+    eventsourcing's, as its transaction raises them."""
+    try:
+        with datastore.get_connection(commit=False) as conn, conn.cursor() as cursor:
+            cursor.row_factory = None
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    except sqlite3.OperationalError as exc:
+        raise OperationalError(exc) from exc
+    except sqlite3.InterfaceError as exc:
+        raise InterfaceError(exc) from exc
+    except sqlite3.Error as exc:
+        raise DatabaseError(exc) from exc
 
 
 class EventsQuery:
@@ -264,16 +289,12 @@ class RowDigests(EventsQuery):
 
     def __call__(self, originator_id: Any, after: int, upto: int) -> tuple[int, bytes, int]:
         if self.kind == "sqlite":
-            with self._recorder.datastore.transaction(commit=False) as c:
-                c.execute(self._sql, (originator_id.hex, after))
-                rows = c.fetchall()
-            digest, count, top = hashlib.sha256(), 0, after
-            for row in rows:
-                top = row["originator_version"]
-                if top <= upto:
-                    count += 1
-                    fold_row(digest, row["state"])
-            return count, digest.digest(), top
+            parts, top = [], after
+            for version, state in sqlite_rows(self._recorder.datastore, self._sql, (originator_id.hex, after)):
+                top = version
+                if version <= upto:  # fold_row's input, all rows at once
+                    parts += (row_length(state), state)
+            return len(parts) // 2, hashlib.sha256(b"".join(parts)).digest(), top
         with self._recorder.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self._sql, (upto, upto, originator_id, after), prepare=True)
             row = curs.fetchone()
@@ -297,8 +318,9 @@ class NotificationReader(EventsQuery):
 
     The recorder makes a frozen dataclass of every row, and on SQLite a UUID of every row's
     originator id, on PostgreSQL a dict of every row first (about a quarter of reading a batch
-    on either). Here each game's UUID is made once per batch (SQLite) and rows are read as
-    tuples (PostgreSQL, with the recorder's retries on a lost connection)."""
+    on either). Here, on SQLite, the rows are one SELECT read as tuples (``sqlite_rows``) and
+    each game's UUID is made once per batch; on PostgreSQL the rows are read as tuples, with the
+    recorder's retries on a lost connection."""
 
     SQLITE = ("SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
               "WHERE rowid >= ? ORDER BY rowid LIMIT ?")
@@ -310,9 +332,7 @@ class NotificationReader(EventsQuery):
 
     def _sqlite(self, start: int, limit: int) -> list[NotificationRow]:
         recorder = self._recorder
-        with recorder.datastore.transaction(commit=False) as c:
-            c.execute(self._sql, (start, limit))
-            rows = c.fetchall()
+        rows = sqlite_rows(recorder.datastore, self._sql, (start, limit))
         ids: dict[str, Any] = {}
         convert = recorder.convert_originator_id
         out = []

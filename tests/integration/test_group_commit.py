@@ -279,3 +279,24 @@ def test_sqlite_writers_of_all_processes_take_turns_on_one_lock_file(sqlite_conf
         fcntl.flock(other, fcntl.LOCK_UN)
     with writer_lock(postgres_config):  # PostgreSQL queues writers itself: nothing to hold
         pass
+
+
+def test_row_digests_are_the_fold_of_the_stored_rows_on_either_store(app):
+    """What the cache asks of the store (storage.RowDigests: computed by PostgreSQL, read and
+    hashed here on SQLite) is (count, fold_row's SHA-256, top) of the stored rows, whatever the
+    range: the same definition the cache builds its own digest with."""
+    import hashlib
+
+    from domain.storage import fold_row
+    game = new_freeform_game(app)
+    for n in range(12):
+        app.submit_order(game, "Blue", f"o{n}", roll(f"o{n}"))
+    gid = UUID(game)
+    rows = {row.originator_version: row.state for row in app.recorder.select_events(gid)}
+    top = max(rows)
+    for after, upto in ((0, top), (0, 5), (3, top), (7, 9), (top, top), (top - 1, top + 5), (5, 4)):
+        digest = hashlib.sha256()
+        picked = [v for v in sorted(rows) if after < v <= upto]
+        for v in picked:
+            fold_row(digest, rows[v])
+        assert app.row_digests(gid, after, upto) == (len(picked), digest.digest(), max(top, after)), (after, upto)
