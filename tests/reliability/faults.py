@@ -47,14 +47,21 @@ class Hold:
         """Backends waiting for a lock on the held table (PostgreSQL); -1 when that cannot be seen."""
         if self.config.kind != "postgres" or self.relation is None:
             return -1
+        return len(self.waiting_backends())
+
+    def waiting_backends(self) -> set[int]:
+        """The server pids of the backends waiting for a lock on the held table (PostgreSQL;
+        none on SQLite, whose waiters are threads of the processes themselves)."""
+        if self.config.kind != "postgres" or self.relation is None:
+            return set()
         import psycopg
 
         with psycopg.connect(pg_dsn(self.config), autocommit=True) as other:
-            row = other.execute("SELECT count(*) FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
-                                "WHERE NOT l.granted AND (l.relation = %s::regclass OR "
-                                "(l.locktype = 'transactionid' AND a.query ILIKE %s))",
-                                (self.relation, f"%{self.relation}%")).fetchone()
-        return int(row[0])
+            rows = other.execute("SELECT DISTINCT l.pid FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid "
+                                 "WHERE NOT l.granted AND (l.relation = %s::regclass OR "
+                                 "(l.locktype = 'transactionid' AND a.query ILIKE %s))",
+                                 (self.relation, f"%{self.relation}%")).fetchall()
+        return {int(row[0]) for row in rows}
 
     def wait_for_waiter(self, pids: set[int] | None = None, timeout: float = 15.0) -> None:
         """Until someone waits for this lock. PostgreSQL shows its waiting backends; SQLite does
@@ -125,6 +132,23 @@ def tracking_held(config: StoreConfig) -> Iterator[Hold]:
     finally:
         conn.rollback()
         conn.close()
+
+
+def backends_ended(config: StoreConfig, pids: set[int], timeout: float = 15.0) -> None:
+    """PostgreSQL: until none of the server backends ``pids`` is left. A backend whose client
+    died goes on with the statement it had been sent (waiting for a lock, then running it) and
+    ends only when it finds nobody to answer; once it has ended, its transaction is over,
+    committed or rolled back, and what it left in the store is final."""
+    if config.kind != "postgres" or not pids:
+        return
+    import psycopg
+
+    def ended() -> bool:
+        with psycopg.connect(pg_dsn(config), autocommit=True) as conn:
+            return not conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)",
+                                    (list(pids),)).fetchone()[0]
+
+    wait_until(ended, timeout, f"the server backends {sorted(pids)} did not end")
 
 
 # ---------------------------------------------------------------------------- processes -----

@@ -27,8 +27,8 @@ from tests.conftest import make_app, new_freeform_game
 from tests.e2e.server import ROOT
 from tests.projections.test_runner import play, rebuilt, snapshot
 from tests.reliability.client import Game, Http, assert_no_secret_in_log, assert_sound_log, without_text
-from tests.reliability.faults import (alive, children, reads_blocked, socket_owner, tracking_held, wait_until,
-                                      writes_blocked)
+from tests.reliability.faults import (alive, backends_ended, children, reads_blocked, socket_owner, tracking_held,
+                                      wait_until, writes_blocked)
 from workers import queue as rqueue
 from workers import replay as replaying
 
@@ -67,11 +67,15 @@ def test_sigkill_of_a_web_worker_mid_request_loses_nothing_and_the_master_replac
                 victim = wait_until(lambda: socket_owner(workers, url.port, client_port), 10,
                                     "no worker holds the request's connection")
                 hold.wait_for_waiter({victim})  # inside the request, waiting to write the order
+                statement = hold.waiting_backends()  # PostgreSQL: its save, in the server
                 os.kill(victim, signal.SIGKILL)
                 with pytest.raises(DISCONNECTED):  # the client gets an error, not an answer
                     http.read(conn)
             finally:
                 conn.close()
+        # The lock is free. On PostgreSQL the server now runs the save the dead worker had sent,
+        # and commits it; until its backend has ended, a read may come before that commit.
+        backends_ended(store.config, statement)
 
         # The master replaces the worker.
         replaced = two_workers(url.pid, without=victim)
