@@ -26,6 +26,11 @@ def pg_dsn(config: StoreConfig) -> str:
     return dsn + (f" password={pg['POSTGRES_PASSWORD']}" if pg.get("POSTGRES_PASSWORD") else "")
 
 
+def pg_schema(config: StoreConfig) -> str:
+    """The PostgreSQL schema warlog's tables are in for this config."""
+    return (config.postgres or {}).get("POSTGRES_SCHEMA") or "public"
+
+
 class RawStore:
     """The events and snapshots tables of one store, by plain SQL, each call its own transaction."""
 
@@ -38,7 +43,7 @@ class RawStore:
             import psycopg
 
             self._conn = psycopg.connect(pg_dsn(config), autocommit=False)
-            schema = (config.postgres or {}).get("POSTGRES_SCHEMA") or "public"
+            schema = pg_schema(config)
             self.events_table = f"{schema}.warlog_events"
             self.snapshots_table = f"{schema}.warlog_snapshots"
             self._p = "%s"

@@ -13,6 +13,7 @@ import pytest
 from domain.dice import SEED_BYTES
 from domain.storage import SeedStore
 from tests.conftest import make_app
+from tests.integration.rawstore import pg_schema
 from tests.reliability.faults import pg_dsn, table
 
 
@@ -65,8 +66,7 @@ def test_a_seed_that_can_never_be_stored_is_an_error_at_once_not_a_retry_loop(po
 
     from domain.storage import SEED_READS
     app = make_app(postgres_config)
-    seeds = table(postgres_config, "warlog_dice_seeds")
-    schema = seeds.rsplit(".", 1)[0] if "." in seeds else "public"
+    seeds, schema = table(postgres_config, "warlog_dice_seeds"), pg_schema(postgres_config)
     try:
         with psycopg.connect(pg_dsn(postgres_config), autocommit=True) as admin:
             admin.execute(f"CREATE FUNCTION {schema}.drop_seed() RETURNS trigger LANGUAGE plpgsql AS "

@@ -23,18 +23,14 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from domain.storage import StoreConfig
-from tests.integration.rawstore import pg_dsn
+from tests.integration.rawstore import pg_dsn, pg_schema
 
 EVENTS = "warlog_events"
 TRACKING = "warlog_projection_tracking"
 
 
-def _schema(config: StoreConfig) -> str:
-    return (config.postgres or {}).get("POSTGRES_SCHEMA") or "public"
-
-
 def table(config: StoreConfig, name: str) -> str:
-    return f"{_schema(config)}.{name}" if config.kind == "postgres" else name
+    return f"{pg_schema(config)}.{name}" if config.kind == "postgres" else name
 
 
 class Hold:
