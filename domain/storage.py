@@ -236,8 +236,10 @@ def fold_row(digest: Any, state: bytes) -> None:
 def sqlite_rows(datastore: Any, sql: str, params: tuple) -> list[tuple]:
     """The rows of one SELECT on a pooled SQLite connection, as tuples. In SQLite's autocommit
     mode a statement alone reads one consistent snapshot; eventsourcing's read transaction adds
-    a BEGIN and a ROLLBACK around it, and a ``sqlite3.Row`` for every row. Errors are
-    eventsourcing's, as its transaction raises them."""
+    a BEGIN and a ROLLBACK around it, and a ``sqlite3.Row`` for every row. Errors are raised as
+    eventsourcing's classes: ``OperationalError`` and ``InterfaceError`` as its transaction
+    raises them (what its recorders' retries look for), any other as their base
+    ``DatabaseError``."""
     try:
         with datastore.get_connection(commit=False) as conn, conn.cursor() as cursor:
             cursor.row_factory = None
