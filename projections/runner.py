@@ -32,7 +32,7 @@ from domain.errors import DamagedLog, GameNotFound
 from domain.service import decoding, parse_game_id
 from domain.storage import NotificationReader
 from projections import folds
-from projections.store import ProjectionStore, is_plain
+from projections.store import SPLIT, ProjectionStore, is_plain, open_chunk
 
 log = logging.getLogger("warlog.projector")
 
@@ -121,7 +121,8 @@ class Projections:
                 steps.append(step)
         by_game = {str(oid): steps for oid, steps in by_id.items()}
         odd = {str(oid) for oid in odd_ids}
-        views = self._views_before(by_game, start, odd)
+        whole: set[tuple[str, str]] = set()
+        views = self._views_before(by_game, start, odd, whole)
         batch = Batch(len(notifications), notifications[-1].id, Writes(odd))
         for gid, steps in by_game.items():
             marks: list[dict] = []
@@ -131,7 +132,7 @@ class Projections:
                 log.error("game %s: %s", gid, exc)
                 continue
             batch.views[gid] = folded
-            self._add(batch.writes, gid, folded, marks)
+            self._add(batch.writes, gid, folded, marks, _versions(gid, views[gid], whole))
         return batch
 
     def _fast_decoder(self) -> Callable[[Any], Any] | None:
@@ -157,14 +158,17 @@ class Projections:
                 self._fast = _decode_usual
         return self._fast
 
-    def _views_before(self, by_game: dict[str, list[tuple]], start: int, odd: set[str]) -> dict[str, dict]:
+    def _views_before(self, by_game: dict[str, list[tuple]], start: int, odd: set[str],
+                      whole: set[tuple[str, str]]) -> dict[str, dict]:
         """The views to fold each game's steps onto. Any views that are the fold of the game's
         log up to some seq before its first step give the same views after the steps (the folds
         are deterministic, and a write only moves a stored view forward), so the store is read
         only for the games that need it: a game whose steps start at seq 1 starts from empty
         views, and a game of the batch just written by this object, when this batch follows it,
         from the views that batch wrote. (From views older than the stored ones the map fold
-        passes checkpoints that are stored already: written again with ON CONFLICT DO NOTHING.)"""
+        passes checkpoints that are stored already: written again with ON CONFLICT DO NOTHING.)
+        A history view is read with its open chunk only (``store.open_chunk``), and kept so
+        between batches; ``whole`` gets what ``ProjectionStore.load`` puts in it."""
         carried = self._carried if self._carried is not None and self._carried.last == start else None
         views: dict[str, dict] = {}
         wanted = []
@@ -178,7 +182,7 @@ class Projections:
             else:
                 wanted.append(gid)
         if wanted:
-            views.update(self.store.load(wanted, NAMES, odd))
+            views.update(self.store.load(wanted, NAMES, odd, partial=True, whole=whole))
         return views
 
     def _commit(self, batch: "Batch") -> None:
@@ -187,6 +191,10 @@ class Projections:
         with self.store.transaction(pipelined=True) as c:
             self._write_all(c, batch.writes, (TRACKED, batch.last))
         self.last_position = batch.last
+        for views in batch.views.values():  # kept for the next batch: the history's open chunk only
+            for name in SPLIT:
+                if name in views:
+                    views[name] = open_chunk(name, views[name])
         self._carried = batch
 
     # ------------------------------------------------------------------------------ per game ----
@@ -203,13 +211,14 @@ class Projections:
         names = tuple(names)
         version = self.current_version(gid)
         odd: set[str] = set()
-        views = self.store.load([gid], names, odd)[gid]
+        whole: set[tuple[str, str]] = set()
+        views = self.store.load([gid], names, odd, whole=whole)[gid]
         if all(views.get(n, {}).get("version", 0) >= version for n in names):
             return views
         marks: list[dict] = []
         folded = self._fold(gid, views, [], names=names, upto=version, marks=marks, odd=odd)
         with self.store.transaction(pipelined=True) as c:
-            self._write(c, gid, folded, marks, odd)
+            self._write(c, gid, folded, marks, odd, _versions(gid, views, whole))
         return folded
 
     def map_at(self, game_id: str, seq: int) -> dict:
@@ -286,9 +295,10 @@ class Projections:
             if not page:
                 break
             marks: list[dict] = []
+            since = _versions(gid, views, set())
             views = self._fold(gid, views, [*map(folds.step_of_line, page)], marks=marks, odd=odd)
             with self.store.transaction(pipelined=True) as c:
-                self._write(c, gid, views, marks, odd)
+                self._write(c, gid, views, marks, odd, since)
             after = page[-1]["seq"]
             if progress is not None:
                 progress(after, version)
@@ -312,20 +322,24 @@ class Projections:
             odd.add(gid)
         return folds.fold_steps(views, steps, names, every=self.every, marks=marks)
 
-    def _add(self, writes: "Writes", gid: str, views: dict[str, dict], marks: Iterable[dict] = ()) -> None:
-        """Queue a game's folded views, its index row and its map checkpoints."""
+    def _add(self, writes: "Writes", gid: str, views: dict[str, dict], marks: Iterable[dict] = (),
+             since: dict[str, int] | None = None) -> None:
+        """Queue a game's folded views, its index row and its map checkpoints. ``since``: by
+        projection, the version stored before the fold (``_versions``): a ``SPLIT`` view's
+        chunks up to it are not written again."""
         for mark in marks:
             writes.checkpoints.append((gid, mark))
         for name, view in views.items():
             if view["version"] == 0:
                 continue
-            writes.views.append((name, gid, view))
+            writes.views.append((name, gid, view, (since or {}).get(name, 0)))
             if name == "map":
                 writes.index.append(folds.index_row(view))
 
-    def _write(self, c: Any, gid: str, views: dict[str, dict], marks: Iterable[dict], odd: set[str]) -> None:
+    def _write(self, c: Any, gid: str, views: dict[str, dict], marks: Iterable[dict], odd: set[str],
+               since: dict[str, int] | None = None) -> None:
         writes = Writes(odd)
-        self._add(writes, gid, views, marks)
+        self._add(writes, gid, views, marks, since)
         self._write_all(c, writes)
 
     def _write_all(self, c: Any, writes: "Writes", position: tuple[Iterable[str], int] | None = None) -> None:
@@ -333,6 +347,13 @@ class Projections:
         the tracked ``position`` (names, notification id) when given."""
         self.store.write_many(c, views=writes.views, checkpoints=writes.checkpoints, index=writes.index,
                               odd=writes.odd, position=position)
+
+
+def _versions(gid: str, views: dict[str, dict], whole: set[tuple[str, str]]) -> dict[str, int]:
+    """{projection: version} of the views a fold starts from: what is stored already (0 for a
+    view loaded from a row written whole, ``ProjectionStore.load``'s ``whole``, whose chunks are
+    all still to be written)."""
+    return {name: 0 if (gid, name) in whole else view.get("version", 0) for name, view in views.items()}
 
 
 @contextmanager
@@ -429,13 +450,14 @@ class Batch:
 
 
 class Writes:
-    """The rows one transaction writes: (name, game id, view), (game id, map view), index rows;
+    """The rows one transaction writes: (name, game id, view, the version it was folded from:
+    ``ProjectionStore.write_many``), (game id, map view), index rows;
     ``odd``: the games whose views may hold a value that is not plain JSON."""
 
     __slots__ = ("views", "checkpoints", "index", "odd")
 
     def __init__(self, odd: set[str]) -> None:
-        self.views: list[tuple[str, str, dict]] = []
+        self.views: list[tuple[str, str, dict, int]] = []
         self.checkpoints: list[tuple[str, dict]] = []
         self.index: list[dict] = []
         self.odd = odd

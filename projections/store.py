@@ -2,7 +2,14 @@
 schema), written through the event store's own datastore.
 
 - ``warlog_projection_views``: one row per (projection, game): the view as JSON (on SQLite in
-  an LZ4 frame: ``dump_body``) and the seq it has folded up to (``version``).
+  an LZ4 frame: ``dump_body``) and the seq it has folded up to (``version``). The ``history``
+  view, which grows by an item per event, keeps only its head there (what the fold carries
+  from line to line); its items and operations are in
+- ``warlog_projection_chunks``: the ``history`` items of ``CHUNK`` seqs at a time (chunk ``k``
+  holds seqs ``k * CHUNK + 1`` to ``(k + 1) * CHUNK``) with the operations that start in them. A
+  batch rewrites only the chunks its new seqs fall in, not the whole game's history: writing a
+  view that holds the whole history cost time in proportion to the game's length on every
+  batch (``SPLIT``; docs/projections.md).
 - ``warlog_games_index`` and ``warlog_games_index_seats``: the games list, in columns a query can
   filter and sort on (status, ruleset, handles, whose move, last activity).
 - ``warlog_projection_tracking``: per projection, the last notification id the projector has
@@ -21,7 +28,9 @@ view at a seq never changes.
 
 from __future__ import annotations
 
+import bisect
 import json
+import logging
 import math
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
@@ -31,11 +40,19 @@ import orjson
 
 from domain.storage import SqlTables
 
+log = logging.getLogger("warlog.projections")
+
 VIEWS = "warlog_projection_views"
 INDEX = "warlog_games_index"
 INDEX_SEATS = "warlog_games_index_seats"
 TRACKING = "warlog_projection_tracking"
 CHECKPOINTS = "warlog_projection_checkpoints"
+CHUNKS = "warlog_projection_chunks"
+CHUNK = 200  # history items per chunk row
+
+# The views kept as a head plus chunks: (the list of items, one per seq; the dict of operations,
+# keyed by their first seq as text). Only these keys grow with the game.
+SPLIT = {"history": ("items", "ops")}
 
 TABLES = {
     VIEWS: "projection TEXT NOT NULL, game_id TEXT NOT NULL, version BIGINT NOT NULL, body TEXT NOT NULL, "
@@ -46,6 +63,8 @@ TABLES = {
                  "PRIMARY KEY (game_id, seat)",
     TRACKING: "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
     CHECKPOINTS: "game_id TEXT NOT NULL, version BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (game_id, version)",
+    CHUNKS: "projection TEXT NOT NULL, game_id TEXT NOT NULL, chunk BIGINT NOT NULL, version BIGINT NOT NULL, "
+            "body TEXT NOT NULL, PRIMARY KEY (projection, game_id, chunk)",
 }
 INDEXES = (
     f"CREATE INDEX IF NOT EXISTS {INDEX}_status ON {{t}}{INDEX} (status, last_activity)",
@@ -159,6 +178,88 @@ def load_body(body: str | bytes, odd: set | None = None, key: Any = None) -> Any
     return loads(body, odd, key)
 
 
+def chunk_of(seq: int) -> int:
+    """The chunk a seq's history item is kept in (``CHUNKS``)."""
+    return (seq - 1) // CHUNK
+
+
+def split_view(name: str, view: dict, since: int = 0) -> tuple[dict, list[tuple[int, int, dict]]]:
+    """A ``SPLIT`` view as it is stored: its head (the view less its items and operations) and
+    (chunk, version, body) for each chunk that holds a seq after ``since``, body ``{"items",
+    "ops"}``, version its last seq. ``view`` must hold every item of those chunks (the whole
+    view, or what ``open_chunk`` keeps of it and what was folded onto that), one per seq: a
+    chunk is written whole, so one written from part of its items would lose the rest
+    (ValueError)."""
+    items_key, ops_key = SPLIT[name]
+    head = {k: v for k, v in view.items() if k != items_key and k != ops_key}
+    items, ops = view[items_key], view[ops_key]
+    first = chunk_of(since + 1)
+    start = first * CHUNK + 1
+    if not items or items[-1]["seq"] < start:
+        return head, []
+    at = bisect.bisect_left(items, start, key=_seq)
+    new_ops = []  # the operations that start from ``start`` on: the last ones (kept in seq order)
+    for key in reversed(ops):
+        if int(key) < start:
+            break
+        new_ops.append(key)
+    chunks: list[tuple[int, int, dict]] = []
+    k = first
+    while at < len(items):
+        part = items[at:at + CHUNK]
+        low = k * CHUNK + 1
+        if part[0]["seq"] != low or part[-1]["seq"] != low + len(part) - 1:
+            raise ValueError(f"{name} view of version {view['version']}: chunk {k} would be written "
+                             f"without all its items (seqs {part[0]['seq']} to {part[-1]['seq']})")
+        high = low + len(part) - 1
+        body_ops = {}
+        while new_ops and int(new_ops[-1]) <= high:
+            key = new_ops.pop()
+            body_ops[key] = ops[key]
+        chunks.append((k, high, {items_key: part, ops_key: body_ops}))
+        at += CHUNK
+        k += 1
+    return head, chunks
+
+
+def _seq(item: dict) -> int:
+    return item["seq"]
+
+
+def join_view(name: str, head: dict, chunks: Iterable[dict]) -> dict:
+    """A ``SPLIT`` view from its head and its chunks' bodies in order (``split_view``); items and
+    operations after the head's version (a chunk written after the head was read) left out. A
+    head that holds its items itself (written before the views were split) is the whole view."""
+    items_key, ops_key = SPLIT[name]
+    if items_key in head:
+        return head
+    version = head["version"]
+    items: list[dict] = []
+    ops: dict[str, Any] = {}
+    for body in chunks:
+        items.extend(body[items_key])
+        ops.update(body[ops_key])
+    if items and items[-1]["seq"] > version:
+        items = [it for it in items if it["seq"] <= version]
+        ops = {k: v for k, v in ops.items() if int(k) <= version}
+    return {**head, ops_key: ops, items_key: items}  # the keys in the order of folds.history_empty
+
+
+def open_chunk(name: str, view: dict) -> dict:
+    """What a projector keeps of a ``SPLIT`` view to fold the next seqs onto: its head and the
+    items and operations of the chunk the next seq falls in (``split_view`` rewrites that chunk
+    whole), not the game's whole history."""
+    items_key, ops_key = SPLIT[name]
+    start = chunk_of(view["version"] + 1) * CHUNK + 1
+    items = view[items_key]
+    if not items or items[0]["seq"] >= start:
+        return view
+    kept = items[bisect.bisect_left(items, start, key=_seq):]
+    ops = view[ops_key]
+    return {**view, items_key: kept,
+            ops_key: {str(it["seq"]): ops[str(it["seq"])] for it in kept if it.get("op") == it["seq"] and str(it["seq"]) in ops}}
+
+
 class ProjectionStore(SqlTables):
     """The read models' views, the games index and the tracked positions."""
 
@@ -172,6 +273,23 @@ class ProjectionStore(SqlTables):
                 c.execute(self.sql(statement))
             if self.kind != "sqlite":
                 self._compress_bodies_with_lz4(c)
+            self._split_whole_views(c)
+
+    def _split_whole_views(self, c: Any) -> None:
+        """Views of a ``SPLIT`` projection written whole (before they were split: no chunk row),
+        rewritten as a head and chunks. Run by every migrate; finds nothing after the first."""
+        for name in SPLIT:
+            c.execute(self.sql(f"SELECT v.game_id, v.body FROM {{t}}{VIEWS} v WHERE v.projection = ? AND NOT EXISTS "
+                               f"(SELECT 1 FROM {{t}}{CHUNKS} k WHERE k.projection = v.projection "
+                               "AND k.game_id = v.game_id)"), (name,))
+            whole = [(r["game_id"], load_body(r["body"])) for r in c.fetchall()]
+            found = [(gid, view) for gid, view in whole if SPLIT[name][0] in view]
+            if found:
+                log.info("splitting %s stored %s view(s) into chunks", len(found), name)
+                # A whole view replaces itself: the version guard would skip a write at the same version.
+                c.executemany(self.sql(f"DELETE FROM {{t}}{VIEWS} WHERE projection = ? AND game_id = ?"),
+                              [(name, gid) for gid, _ in found])
+                self._write_many(c, [(name, gid, view) for gid, view in found], (), (), None)
 
     def _compress_bodies_with_lz4(self, c: Any) -> None:
         """PostgreSQL: the JSON bodies (views and checkpoints, kilobytes each) compressed with lz4
@@ -181,7 +299,7 @@ class ProjectionStore(SqlTables):
         c.execute("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
         if c.fetchone() is None:
             return
-        for table in (VIEWS, CHECKPOINTS):
+        for table in (VIEWS, CHECKPOINTS, CHUNKS):
             c.execute("SELECT a.attcompression FROM pg_attribute a WHERE a.attrelid = %s::regclass "
                       "AND a.attname = 'body'", (f"{self._prefix}{table}",))
             row = c.fetchone()
@@ -240,22 +358,52 @@ class ProjectionStore(SqlTables):
             found = {r["name"]: r["position"] for r in c.fetchall()}
         return min(int(found.get(n, 0)) for n in names)
 
-    def load(self, game_ids: Iterable[str], names: Iterable[str], odd: set | None = None) -> dict[str, dict[str, dict]]:
+    def load(self, game_ids: Iterable[str], names: Iterable[str], odd: set | None = None, *,
+             partial: bool = False, whole: set | None = None) -> dict[str, dict[str, dict]]:
         """{game_id: {projection: view}} for the rows that exist; the games of a view that is not
-        plain JSON (NaN, …: see ``loads``) are added to ``odd``."""
+        plain JSON (NaN, …: see ``loads``) are added to ``odd``. ``partial``: a ``SPLIT`` view
+        with only its open chunk (``open_chunk``: what a fold of the next seqs needs), not its
+        whole history. ``whole`` gets (game id, projection) of a ``SPLIT`` view found stored whole
+        (by a version before views were split, and not yet split by ``create_tables``): it is
+        loaded whole, and its next write must write all its chunks (``since`` 0)."""
         game_ids, names = list(game_ids), list(names)
         out: dict[str, dict[str, dict]] = {g: {} for g in game_ids}
         if not game_ids:
             return out
+        split = [n for n in names if n in SPLIT]
+        chunks: dict[tuple[str, str], list[dict]] = {}
         with self._db.transaction(commit=False) as c:
             for chunk in _chunks(game_ids, 500):
                 marks = ", ".join([self._p] * len(chunk))
                 names_marks = ", ".join([self._p] * len(names))
-                c.execute(self.sql(f"SELECT projection, game_id, body FROM {{t}}{VIEWS} WHERE game_id IN ({marks}) "
-                                   f"AND projection IN ({names_marks})"),
-                          (*chunk, *names))
+                where = f"v.game_id IN ({marks}) AND v.projection IN ({names_marks})"
+                if partial and split:  # the open chunk in the same statement: of the same version as its head
+                    c.execute(self.sql(f"SELECT v.projection, v.game_id, v.body, k.body AS chunk FROM {{t}}{VIEWS} v "
+                                       f"LEFT JOIN {{t}}{CHUNKS} k ON k.projection = v.projection "
+                                       f"AND k.game_id = v.game_id AND k.chunk = v.version / {CHUNK} WHERE {where}"),
+                              (*chunk, *names))
+                else:
+                    c.execute(self.sql(f"SELECT v.projection, v.game_id, v.body FROM {{t}}{VIEWS} v WHERE {where}"),
+                              (*chunk, *names))
                 for r in c.fetchall():
-                    out[r["game_id"]][r["projection"]] = load_body(r["body"], odd, r["game_id"])
+                    gid = r["game_id"]
+                    out[gid][r["projection"]] = load_body(r["body"], odd, gid)
+                    if partial and split and r["chunk"] is not None:
+                        chunks[gid, r["projection"]] = [load_body(r["chunk"], odd, gid)]
+                if split and not partial:
+                    # Read after the heads: a chunk is written with its head, so none is older than its head.
+                    c.execute(self.sql(f"SELECT projection, game_id, body FROM {{t}}{CHUNKS} WHERE game_id IN ({marks}) "
+                                       f"AND projection IN ({', '.join([self._p] * len(split))}) "
+                                       "ORDER BY game_id, projection, chunk"), (*chunk, *split))
+                    for r in c.fetchall():
+                        chunks.setdefault((r["game_id"], r["projection"]), []).append(
+                            load_body(r["body"], odd, r["game_id"]))
+        for gid, views in out.items():
+            for name in split:
+                if name in views:
+                    if whole is not None and SPLIT[name][0] in views[name]:
+                        whole.add((gid, name))
+                    views[name] = join_view(name, views[name], chunks.get((gid, name), ()))
         return out
 
     def query_index(self, game_ids: Iterable[str], *, status: str | None = None, ruleset: str | None = None,
@@ -307,7 +455,7 @@ class ProjectionStore(SqlTables):
             return [r["game_id"] for r in c.fetchall()]
 
     # ----------------------------------------------------------------------------- writes ----
-    def write_many(self, c: Any, *, views: Iterable[tuple[str, str, dict]] = (),
+    def write_many(self, c: Any, *, views: Iterable[tuple[str, str, dict] | tuple[str, str, dict, int]] = (),
                    checkpoints: Iterable[tuple[str, dict]] = (), index: Iterable[dict] = (),
                    odd: Iterable[str] | None = None, position: tuple[Iterable[str], int] | None = None) -> None:
         """The rows of a batch, one executemany per statement (psycopg pipelines it: one round
@@ -317,14 +465,17 @@ class ProjectionStore(SqlTables):
         index row is now at that row's version (written by this statement, or by a racing writer
         at the same version, whose seats are the same: the folds are deterministic).
 
-        ``odd``: when given, the games whose views may hold a value that is not plain JSON
-        (``is_plain``); the views of the others are taken as plain without looking. None: every
-        view is looked at. ``position``: (names, position) written last (``write_position``)."""
+        ``views``: (name, game id, view) or (name, game id, view, since): a ``SPLIT`` view is
+        written as its head and the chunks that hold a seq after ``since`` (0: all of them;
+        ``split_view``), each guarded as a view is. ``odd``: when given, the games whose views may
+        hold a value that is not plain JSON (``is_plain``); the views of the others are taken as
+        plain without looking. None: every view is looked at. ``position``: (names, position)
+        written last (``write_position``)."""
         self._write_many(c, views, checkpoints, index, odd)
         if position is not None:
             self.write_position(c, *position)
 
-    def _write_many(self, c: Any, views: Iterable[tuple[str, str, dict]], checkpoints: Iterable[tuple[str, dict]],
+    def _write_many(self, c: Any, views: Iterable[tuple], checkpoints: Iterable[tuple[str, dict]],
                     index: Iterable[dict], odd: Iterable[str] | None) -> None:
         if odd is None:
             def plain(gid: str, view: dict) -> bool | None:
@@ -336,11 +487,16 @@ class ProjectionStore(SqlTables):
                 return gid not in odd
         body = dump_body if self.kind == "sqlite" else dumps  # PostgreSQL compresses them itself
         checkpoints = [(gid, view["version"], body(view, plain(gid, view))) for gid, view in checkpoints]
-        views = [(name, gid, view["version"], body(view, plain(gid, view))) for name, gid, view in views]
+        rows, chunks = [], []
+        for name, gid, view, *since in views:
+            if name in SPLIT:
+                view, parts = split_view(name, view, since[0] if since else 0)
+                chunks.extend((name, gid, k, version, body(part, plain(gid, part))) for k, version, part in parts)
+            rows.append((name, gid, view["version"], body(view, plain(gid, view))))
         index = [(r["game_id"], r["ruleset"], r["scenario"], r["status"], r["version"], r["chain_head"],
                   r["last_activity"], dumps(r["ended"]), r["seats"]) for r in index]
         seats = [(row[0], s["seat"], s["handle"], 1 if s["to_move"] else 0, row[4]) for row in index for s in row[8]]
-        self._rows(c, checkpoints, views, index, seats)
+        self._rows(c, checkpoints, rows, index, seats, chunks)
 
     _UPSERT_VIEW = ("ON CONFLICT (projection, game_id) DO UPDATE SET version = excluded.version, body = excluded.body "
                     "WHERE v.version < excluded.version")
@@ -348,9 +504,15 @@ class ProjectionStore(SqlTables):
                      "status = excluded.status, version = excluded.version, chain_head = excluded.chain_head, "
                      "last_activity = excluded.last_activity, ended = excluded.ended WHERE i.version < excluded.version")
 
-    def _rows(self, c: Any, checkpoints: list, views: list, index: list, seats: list) -> None:
+    _UPSERT_CHUNK = ("ON CONFLICT (projection, game_id, chunk) DO UPDATE SET version = excluded.version, "
+                     "body = excluded.body WHERE k.version < excluded.version")
+
+    def _rows(self, c: Any, checkpoints: list, views: list, index: list, seats: list, chunks: list = ()) -> None:
         """The rows, one executemany per statement. (On PostgreSQL, one statement over every row
         at once, by unnest of arrays, measured no faster: the server's work is what remains.)"""
+        if chunks:
+            c.executemany(self.sql(f"INSERT INTO {{t}}{CHUNKS} AS k (projection, game_id, chunk, version, body) "
+                                   "VALUES (?, ?, ?, ?, ?) " + self._UPSERT_CHUNK), chunks)
         if checkpoints:
             c.executemany(self.sql(f"INSERT INTO {{t}}{CHECKPOINTS} (game_id, version, body) VALUES (?, ?, ?) "
                                    "ON CONFLICT (game_id, version) DO NOTHING"), checkpoints)
@@ -378,10 +540,10 @@ class ProjectionStore(SqlTables):
         """Forget the views (index rows, checkpoints) of one game, or of every game and the positions."""
         with self._db.transaction(commit=True) as c:
             if game_id is None:
-                for table in (VIEWS, INDEX, INDEX_SEATS, CHECKPOINTS, TRACKING):
+                for table in (VIEWS, CHUNKS, INDEX, INDEX_SEATS, CHECKPOINTS, TRACKING):
                     c.execute(f"DELETE FROM {self._prefix}{table}")
             else:
-                for table in (VIEWS, INDEX, INDEX_SEATS, CHECKPOINTS):
+                for table in (VIEWS, CHUNKS, INDEX, INDEX_SEATS, CHECKPOINTS):
                     c.execute(self.sql(f"DELETE FROM {{t}}{table} WHERE game_id = ?"), (game_id,))
 
 

@@ -20,7 +20,8 @@ from bench.sources import SOURCES
 from domain.errors import WarlogError
 from projections import folds
 from projections.runner import NAMES, Projections
-from projections.store import dump_body, dumps, is_plain, load_body, loads
+from projections import store as store_module
+from projections.store import dump_body, dumps, is_plain, load_body, loads, split_view
 from tests.conftest import new_freeform_game
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": ">=", "value": 7}}
@@ -121,10 +122,12 @@ def test_fold_steps_of_lines_at_or_below_a_view_changes_nothing(app, games):
         assert all(again[name] is views[name] for name in NAMES)
 
 
-@pytest.mark.parametrize("every", [4, 100])
-def test_catch_up_writes_what_the_per_line_folds_give(app, games, every):
+@pytest.mark.parametrize("every,chunk", [(4, 7), (100, store_module.CHUNK)])
+def test_catch_up_writes_what_the_per_line_folds_give(app, games, every, chunk, monkeypatch):
     """Random batches cutting through games, read-your-writes catch-ups of some views between
-    them, then the stored bodies, checkpoints and index rows against the per-line folds."""
+    them, then the stored bodies, history chunks, checkpoints and index rows against the
+    per-line folds (with chunks of 7 seqs, every game's history is in several)."""
+    monkeypatch.setattr(store_module, "CHUNK", chunk)
     projections = Projections(app, every=every)
     rnd = random.Random(every)
     while projections.run_batch(limit=rnd.randint(1, 60)):
@@ -148,10 +151,27 @@ def body_text(store, body) -> str:
 
 
 def stored_bodies(store, gid) -> dict:
-    """{projection: body} of a game's views, as stored."""
+    """{projection: body} of a game's views, as stored, and {(projection, chunk): (version, body)}
+    of its chunks."""
     with store._db.transaction(commit=False) as c:
         c.execute(store.sql("SELECT projection, body FROM {t}warlog_projection_views WHERE game_id = ?"), (gid,))
-        return {r["projection"]: r["body"] for r in c.fetchall()}
+        views = {r["projection"]: r["body"] for r in c.fetchall()}
+        c.execute(store.sql("SELECT projection, chunk, version, body FROM {t}warlog_projection_chunks "
+                            "WHERE game_id = ?"), (gid,))
+        chunks = {(r["projection"], int(r["chunk"])): (int(r["version"]), r["body"]) for r in c.fetchall()}
+    return views, chunks
+
+
+def stored_form(expected: dict) -> tuple[dict, dict]:
+    """The per-line views as the store keeps them: the text of each view's row (a split view's
+    head) and of each chunk, by (projection, chunk), with its version."""
+    views, chunks = {}, {}
+    for name, view in expected.items():
+        if name in store_module.SPLIT:
+            view, parts = split_view(name, view)
+            chunks.update({(name, k): (version, text(body)) for k, version, body in parts})
+        views[name] = text(view)
+    return views, chunks
 
 
 def check_stored(app, projections, games, every):
@@ -159,12 +179,15 @@ def check_stored(app, projections, games, every):
     for gid in games:
         lines = app.lines(gid)
         expected, expected_marks = per_line(lines, every)
-        bodies = {name: body_text(store, body) for name, body in stored_bodies(store, gid).items()}
+        views, chunks = stored_bodies(store, gid)
+        bodies = {name: body_text(store, body) for name, body in views.items()}
+        chunk_bodies = {key: (version, body_text(store, body)) for key, (version, body) in chunks.items()}
         with store._db.transaction(commit=False) as c:
             c.execute(store.sql("SELECT version, body FROM {t}warlog_projection_checkpoints WHERE game_id = ?"),
                       (gid,))
             checkpoints = {int(r["version"]): body_text(store, r["body"]) for r in c.fetchall()}
-        assert bodies == {name: text(expected[name]) for name in NAMES}, gid
+        assert (bodies, chunk_bodies) == stored_form(expected), gid
+        assert store.load([gid], NAMES)[gid] == expected, gid
         assert checkpoints == {seq: text(view) for seq, view in expected_marks.items()}, gid
         row = folds.index_row(expected["map"])
         [stored] = store.query_index([gid])
@@ -323,15 +346,17 @@ def test_bodies_written_as_text_before_they_were_compressed_still_read(app):
         for seq, view in marks.items():
             c.execute(store.sql("UPDATE {t}warlog_projection_checkpoints SET body = ? WHERE game_id = ? AND version = ?"),
                       (text(view), gid, seq))
-    assert stored_bodies(store, gid) == {name: text(view) for name, view in views.items()}
+    assert stored_bodies(store, gid)[0] == {name: text(view) for name, view in views.items()}
     assert store.load([gid], NAMES)[gid] == views
     assert store.checkpoints(gid) == marks
     assert store.checkpoint(gid, max(marks)) == marks[max(marks)]
     app.submit_order(gid, "Red", "b", ROLL)  # the views go on from them, written as frames again
     projections.catch_up()
     expected, expected_marks = per_line(app.lines(gid), 2)
-    assert {name: body_text(store, body) for name, body in stored_bodies(store, gid).items()} == \
-        {name: text(expected[name]) for name in NAMES}
+    views, chunks = stored_bodies(store, gid)
+    assert ({name: body_text(store, body) for name, body in views.items()},
+            {key: (version, body_text(store, body)) for key, (version, body) in chunks.items()}) == \
+        stored_form(expected)
     assert store.checkpoints(gid) == expected_marks  # the text ones and the new frames
 
 
