@@ -8,7 +8,7 @@ batches before each mark (seq 500, 1,000, 2,000, 3,000, ...), its ratio to the f
 and the stored bytes of each projection's rows at the mark. A batch's cost that does not grow
 with the game's length keeps the ratio near 1; a view written whole at every batch makes it grow
 with the seq. Not part of ``python -m bench``: the issue's figures do not include it
-(docs/projections.md, "The history view is stored in chunks").
+(docs/projections.md, "Views that grow with the game are stored in chunks").
 """
 
 from __future__ import annotations

@@ -237,6 +237,52 @@ def dice_apply(view: dict, line: dict) -> dict:
     return new
 
 
+def dice_reach(view: dict, steps: Iterable[tuple]) -> int | None:
+    """The lowest seq of a roll already in ``view`` that folding ``steps`` onto it may change,
+    or None: a reveal settles the rolls of its epoch (all after the epoch was opened), a take-back
+    marks the rolls it names superseded. The projector keeps only a view's newest rolls between
+    batches (``store.open_chunk``), and reads the older ones back when this says a fold needs them."""
+    reach = None
+    version, opened, epochs = view.get("version", 0), view.get("open", {}), view.get("epochs", [])
+    for step in steps:
+        seq, kind, d = step[0], step[1], step[3]
+        if seq <= version:
+            continue
+        if kind == "DiceEpochRevealed":
+            at = opened.get(_key(d.get("epoch")))
+            if at is not None and epochs[at]["seed"] is None:
+                low = epochs[at]["opened_seq"]
+            else:
+                continue  # an epoch opened by these steps has no roll in the view yet; a revealed one is settled
+        elif kind == "TakeBackAccepted":
+            gone = [s for s in d.get("superseded_rolls") or [] if isinstance(s, int)]
+            if not gone:
+                continue
+            low = min(gone)
+        else:
+            continue
+        if low <= version and (reach is None or low < reach):
+            reach = max(low, 1)
+    return reach
+
+
+def vp_reach(view: dict, steps: Iterable[tuple]) -> int | None:
+    """As ``dice_reach`` for the VP track: a take-back marks the entries of its span superseded."""
+    reach = None
+    version = view.get("version", 0)
+    for step in steps:
+        if step[1] != "TakeBackAccepted" or step[0] <= version:
+            continue
+        span = _superseded_range(step[3])
+        if span is not None and span[0] <= version and span[1] >= 1 and (reach is None or span[0] < reach):
+            reach = max(span[0], 1)
+    return reach
+
+
+# {projection: the lowest seq of an item a view holds already that a fold of some steps may change}
+REACH: dict[str, Callable[[dict, Iterable[tuple]], int | None]] = {"dice": dice_reach, "vp": vp_reach}
+
+
 def _key(epoch: Any) -> str:
     """Epoch numbers as JSON object keys (they are ints in every real log)."""
     return str(epoch)

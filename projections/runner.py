@@ -32,7 +32,7 @@ from domain.errors import DamagedLog, GameNotFound
 from domain.service import decoding, parse_game_id
 from domain.storage import NotificationReader
 from projections import folds
-from projections.store import SPLIT, ProjectionStore, is_plain, open_chunk
+from projections.store import SPLIT, ProjectionStore, chunk_of, is_plain, open_chunk, widen
 
 log = logging.getLogger("warlog.projector")
 
@@ -126,13 +126,14 @@ class Projections:
         batch = Batch(len(notifications), notifications[-1].id, Writes(odd))
         for gid, steps in by_game.items():
             marks: list[dict] = []
+            since = _versions(gid, views[gid], whole)
             try:
-                folded = self._fold(gid, views[gid], steps, marks=marks, odd=odd)
+                folded = self._fold(gid, views[gid], steps, marks=marks, odd=odd, since=since, kept=True)
             except DamagedLog as exc:
                 log.error("game %s: %s", gid, exc)
                 continue
             batch.views[gid] = folded
-            self._add(batch.writes, gid, folded, marks, _versions(gid, views[gid], whole))
+            self._add(batch.writes, gid, folded, marks, since)
         return batch
 
     def _fast_decoder(self) -> Callable[[Any], Any] | None:
@@ -167,8 +168,8 @@ class Projections:
         views, and a game of the batch just written by this object, when this batch follows it,
         from the views that batch wrote. (From views older than the stored ones the map fold
         passes checkpoints that are stored already: written again with ON CONFLICT DO NOTHING.)
-        A history view is read with its open chunk only (``store.open_chunk``), and kept so
-        between batches; ``whole`` gets what ``ProjectionStore.load`` puts in it."""
+        A ``SPLIT`` view (history, dice, vp) is read with its open chunk only (``store.open_chunk``),
+        and kept so between batches; ``whole`` gets what ``ProjectionStore.load`` puts in it."""
         carried = self._carried if self._carried is not None and self._carried.last == start else None
         views: dict[str, dict] = {}
         wanted = []
@@ -191,7 +192,7 @@ class Projections:
         with self.store.transaction(pipelined=True) as c:
             self._write_all(c, batch.writes, (TRACKED, batch.last))
         self.last_position = batch.last
-        for views in batch.views.values():  # kept for the next batch: the history's open chunk only
+        for views in batch.views.values():  # kept for the next batch: a split view's open chunk only
             for name in SPLIT:
                 if name in views:
                     views[name] = open_chunk(name, views[name])
@@ -216,9 +217,10 @@ class Projections:
         if all(views.get(n, {}).get("version", 0) >= version for n in names):
             return views
         marks: list[dict] = []
-        folded = self._fold(gid, views, [], names=names, upto=version, marks=marks, odd=odd)
+        since = _versions(gid, views, whole)
+        folded = self._fold(gid, views, [], names=names, upto=version, marks=marks, odd=odd, since=since)
         with self.store.transaction(pipelined=True) as c:
-            self._write(c, gid, folded, marks, odd, _versions(gid, views, whole))
+            self._write(c, gid, folded, marks, odd, since)
         return folded
 
     def map_at(self, game_id: str, seq: int) -> dict:
@@ -296,7 +298,7 @@ class Projections:
                 break
             marks: list[dict] = []
             since = _versions(gid, views, set())
-            views = self._fold(gid, views, [*map(folds.step_of_line, page)], marks=marks, odd=odd)
+            views = self._fold(gid, views, [*map(folds.step_of_line, page)], marks=marks, odd=odd, since=since)
             with self.store.transaction(pipelined=True) as c:
                 self._write(c, gid, views, marks, odd, since)
             after = page[-1]["seq"]
@@ -306,13 +308,19 @@ class Projections:
 
     # ------------------------------------------------------------------------------ helpers ----
     def _fold(self, gid: str, views: dict[str, dict], steps: list, *, names: Iterable[str] = NAMES,
-              upto: int | None = None, marks: list[dict] | None = None, odd: set[str]) -> dict[str, dict]:
+              upto: int | None = None, marks: list[dict] | None = None, odd: set[str],
+              since: dict[str, int] | None = None, kept: bool = False) -> dict[str, dict]:
         """Fold ``steps`` (one game's, in seq order: ``folds.step_of_event``/``step_of_line``) into
         its views; the seqs the views lack before them (or up to ``upto``) are read from the log
         first (``stored_steps``), so a view never skips a seq. The map view after every
         ``self.every``-th seq folded here is appended to ``marks``. ``odd`` gets ``gid`` when an
         event read here, or a step of ``steps`` made from a line, is not plain JSON
-        (``store.is_plain``)."""
+        (``store.is_plain``).
+
+        A fold that changes items a view already holds (``folds.REACH``: a dice reveal, a
+        take-back) lowers that view's ``since`` (``_add``) below the first of them, so their
+        chunks are written again; ``kept``: the views are what ``store.open_chunk`` keeps, and
+        the older chunks such a fold changes are read back first (``store.widen``)."""
         names = tuple(names)
         low = min(views.get(n, {}).get("version", 0) for n in names)
         first = steps[0][0] if steps else (upto or 0) + 1
@@ -320,6 +328,19 @@ class Projections:
             steps = [*self.stored_steps(gid, low, first - 1 - low, odd), *steps]
         if gid not in odd and not all(_plain_step(s) for s in steps if s[5] is not None):
             odd.add(gid)
+        for name, reach_of in folds.REACH.items():
+            view = views.get(name)
+            if name not in names or not view:
+                continue
+            reach = reach_of(view, steps)
+            if reach is None:
+                continue
+            if since is not None:
+                since[name] = min(since.get(name, 0), reach - 1)
+            start = chunk_of(view["version"] + 1)
+            if kept and chunk_of(reach) < start:
+                older = self.store.load_chunks(gid, name, chunk_of(reach), start, odd)
+                views = {**views, name: widen(name, view, older)}
         return folds.fold_steps(views, steps, names, every=self.every, marks=marks)
 
     def _add(self, writes: "Writes", gid: str, views: dict[str, dict], marks: Iterable[dict] = (),

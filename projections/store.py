@@ -2,14 +2,16 @@
 schema), written through the event store's own datastore.
 
 - ``warlog_projection_views``: one row per (projection, game): the view as JSON (on SQLite in
-  an LZ4 frame: ``dump_body``) and the seq it has folded up to (``version``). The ``history``
-  view, which grows by an item per event, keeps only its head there (what the fold carries
-  from line to line); its items and operations are in
-- ``warlog_projection_chunks``: the ``history`` items of ``CHUNK`` seqs at a time (chunk ``k``
-  holds seqs ``k * CHUNK + 1`` to ``(k + 1) * CHUNK``) with the operations that start in them. A
-  batch rewrites only the chunks its new seqs fall in, not the whole game's history: writing a
-  view that holds the whole history cost time in proportion to the game's length on every
-  batch (``SPLIT``; docs/projections.md).
+  an LZ4 frame: ``dump_body``) and the seq it has folded up to (``version``). The ``history``,
+  ``dice`` and ``vp`` views (``SPLIT``), which grow with the game, are kept whole there only
+  while they are shorter than ``CHUNK`` seqs; from then on the row holds their head (what the
+  fold carries from line to line) and their items are in
+- ``warlog_projection_chunks``: a split view's items of ``CHUNK`` seqs at a time (chunk ``k``
+  holds seqs ``k * CHUNK + 1`` to ``(k + 1) * CHUNK``), with the operations that start among
+  them, each row at the version of the view that last wrote it. A batch writes only the chunks
+  its new seqs fall in, and the older ones a dice reveal or a take-back changed (``folds.REACH``): writing a view
+  that held the whole game cost time in proportion to its length at every batch
+  (docs/projections.md).
 - ``warlog_games_index`` and ``warlog_games_index_seats``: the games list, in columns a query can
   filter and sort on (status, ruleset, handles, whose move, last activity).
 - ``warlog_projection_tracking``: per projection, the last notification id the projector has
@@ -30,17 +32,14 @@ from __future__ import annotations
 
 import bisect
 import json
-import logging
 import math
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import lz4.frame
 import orjson
 
 from domain.storage import SqlTables
-
-log = logging.getLogger("warlog.projections")
 
 VIEWS = "warlog_projection_views"
 INDEX = "warlog_games_index"
@@ -48,11 +47,24 @@ INDEX_SEATS = "warlog_games_index_seats"
 TRACKING = "warlog_projection_tracking"
 CHECKPOINTS = "warlog_projection_checkpoints"
 CHUNKS = "warlog_projection_chunks"
-CHUNK = 200  # history items per chunk row
+CHUNK = 200  # seqs per chunk row; a split view of fewer seqs is stored whole
 
-# The views kept as a head plus chunks: (the list of items, one per seq; the dict of operations,
-# keyed by their first seq as text). Only these keys grow with the game.
-SPLIT = {"history": ("items", "ops")}
+
+class Split(NamedTuple):
+    """How a view is kept as a head plus chunks: the key of its list of items (each with its
+    ``seq``, in seq order), the key of a dict of entries keyed by the seq of an item as text
+    (kept with that item's chunk), and whether there is an item for every seq (``dense``)."""
+
+    items: str
+    by_seq: str | None
+    dense: bool
+
+
+# The views kept as a head plus chunks: only these keys grow with the game. The history has an
+# item per seq and the operations keyed by their first seq; the dice view a roll per DiceRolled,
+# the VP track an entry per VPScored.
+SPLIT = {"history": Split("items", "ops", True), "dice": Split("rolls", None, False),
+         "vp": Split("track", None, False)}
 
 TABLES = {
     VIEWS: "projection TEXT NOT NULL, game_id TEXT NOT NULL, version BIGINT NOT NULL, body TEXT NOT NULL, "
@@ -179,46 +191,51 @@ def load_body(body: str | bytes, odd: set | None = None, key: Any = None) -> Any
 
 
 def chunk_of(seq: int) -> int:
-    """The chunk a seq's history item is kept in (``CHUNKS``)."""
+    """The chunk a seq's item is kept in (``CHUNKS``)."""
     return (seq - 1) // CHUNK
 
 
 def split_view(name: str, view: dict, since: int = 0) -> tuple[dict, list[tuple[int, int, dict]]]:
-    """A ``SPLIT`` view as it is stored: its head (the view less its items and operations) and
-    (chunk, version, body) for each chunk that holds a seq after ``since``, body ``{"items",
-    "ops"}``, version its last seq. ``view`` must hold every item of those chunks (the whole
-    view, or what ``open_chunk`` keeps of it and what was folded onto that), one per seq: a
-    chunk is written whole, so one written from part of its items would lose the rest
-    (ValueError)."""
-    items_key, ops_key = SPLIT[name]
-    head = {k: v for k, v in view.items() if k != items_key and k != ops_key}
-    items, ops = view[items_key], view[ops_key]
+    """A ``SPLIT`` view as it is stored: its head (the view less its items and what is kept
+    with them) and (chunk, version, body) for each chunk that holds an item of a seq after
+    ``since``, version the view's. ``view`` must hold every item of those chunks (the whole
+    view, or what ``open_chunk`` kept of it, widened to what a fold may change, with what was
+    folded onto it): a chunk is written whole, so one written from part of its items would lose
+    the rest. Where there is an item for every seq, that is checked (ValueError)."""
+    spec = SPLIT[name]
+    items_key, by_key = spec.items, spec.by_seq
+    head = {k: v for k, v in view.items() if k != items_key and k != by_key}
+    items, version = view[items_key], view["version"]
     first = chunk_of(since + 1)
     start = first * CHUNK + 1
     if not items or items[-1]["seq"] < start:
         return head, []
     at = bisect.bisect_left(items, start, key=_seq)
-    new_ops = []  # the operations that start from ``start`` on: the last ones (kept in seq order)
-    for key in reversed(ops):
+    by_seq = view[by_key] if by_key else {}
+    keys = []  # the entries from ``start`` on: the last ones (kept in seq order)
+    for key in reversed(by_seq):
         if int(key) < start:
             break
-        new_ops.append(key)
+        keys.append(key)
     chunks: list[tuple[int, int, dict]] = []
-    k = first
     while at < len(items):
-        part = items[at:at + CHUNK]
-        low = k * CHUNK + 1
-        if part[0]["seq"] != low or part[-1]["seq"] != low + len(part) - 1:
-            raise ValueError(f"{name} view of version {view['version']}: chunk {k} would be written "
-                             f"without all its items (seqs {part[0]['seq']} to {part[-1]['seq']})")
-        high = low + len(part) - 1
-        body_ops = {}
-        while new_ops and int(new_ops[-1]) <= high:
-            key = new_ops.pop()
-            body_ops[key] = ops[key]
-        chunks.append((k, high, {items_key: part, ops_key: body_ops}))
-        at += CHUNK
-        k += 1
+        k = chunk_of(items[at]["seq"])
+        low, high = k * CHUNK + 1, (k + 1) * CHUNK
+        end = bisect.bisect_right(items, high, lo=at, key=_seq)
+        part = items[at:end]
+        if spec.dense and (part[0]["seq"] != low or part[-1]["seq"] != low + len(part) - 1
+                           or (not chunks and k != first)):
+            short = first if not chunks and k != first else k
+            raise ValueError(f"{name} view of version {version}: chunk {short} would be written without all "
+                             f"its items (the view holds seqs {part[0]['seq']} to {part[-1]['seq']} of chunk {k})")
+        body: dict[str, Any] = {items_key: part}
+        if by_key:
+            entries = body[by_key] = {}
+            while keys and int(keys[-1]) <= high:
+                key = keys.pop()
+                entries[key] = by_seq[key]
+        chunks.append((k, version, body))
+        at = end
     return head, chunks
 
 
@@ -227,37 +244,55 @@ def _seq(item: dict) -> int:
 
 
 def join_view(name: str, head: dict, chunks: Iterable[dict]) -> dict:
-    """A ``SPLIT`` view from its head and its chunks' bodies in order (``split_view``); items and
-    operations after the head's version (a chunk written after the head was read) left out. A
-    head that holds its items itself (written before the views were split) is the whole view."""
-    items_key, ops_key = SPLIT[name]
-    if items_key in head:
+    """A ``SPLIT`` view from its head and its chunks' bodies in order (``split_view``). A head
+    that holds its items itself (written before the views were split) is the whole view."""
+    spec = SPLIT[name]
+    if spec.items in head:
         return head
-    version = head["version"]
     items: list[dict] = []
-    ops: dict[str, Any] = {}
+    by_seq: dict[str, Any] = {}
     for body in chunks:
-        items.extend(body[items_key])
-        ops.update(body[ops_key])
-    if items and items[-1]["seq"] > version:
-        items = [it for it in items if it["seq"] <= version]
-        ops = {k: v for k, v in ops.items() if int(k) <= version}
-    return {**head, ops_key: ops, items_key: items}  # the keys in the order of folds.history_empty
+        items.extend(body[spec.items])
+        if spec.by_seq:
+            by_seq.update(body[spec.by_seq])
+    if spec.by_seq:  # the keys in the order of the fold's empty view: items last
+        return {**head, spec.by_seq: by_seq, spec.items: items}
+    return {**head, spec.items: items}
 
 
 def open_chunk(name: str, view: dict) -> dict:
     """What a projector keeps of a ``SPLIT`` view to fold the next seqs onto: its head and the
-    items and operations of the chunk the next seq falls in (``split_view`` rewrites that chunk
-    whole), not the game's whole history."""
-    items_key, ops_key = SPLIT[name]
+    items of the chunk the next seq falls in (``split_view`` rewrites that chunk whole), with
+    what is kept with them, not the game's whole history."""
+    spec = SPLIT[name]
     start = chunk_of(view["version"] + 1) * CHUNK + 1
-    items = view[items_key]
+    items = view[spec.items]
     if not items or items[0]["seq"] >= start:
         return view
     kept = items[bisect.bisect_left(items, start, key=_seq):]
-    ops = view[ops_key]
-    return {**view, items_key: kept,
-            ops_key: {str(it["seq"]): ops[str(it["seq"])] for it in kept if it.get("op") == it["seq"] and str(it["seq"]) in ops}}
+    out = {**view, spec.items: kept}
+    if spec.by_seq:
+        by_seq = view[spec.by_seq]
+        out[spec.by_seq] = {str(it["seq"]): by_seq[str(it["seq"])] for it in kept if str(it["seq"]) in by_seq}
+    return out
+
+
+def widen(name: str, view: dict, older: Iterable[dict]) -> dict:
+    """A view ``open_chunk`` kept, with the items of the chunks before its open one
+    (``ProjectionStore.load_chunks``) put back in front: what a fold that changes older items
+    needs (``folds.REACH``)."""
+    spec = SPLIT[name]
+    start = chunk_of(view["version"] + 1) * CHUNK + 1
+    items: list[dict] = []
+    by_seq: dict[str, Any] = {}
+    for body in older:
+        items.extend(it for it in body[spec.items] if it["seq"] < start)
+        if spec.by_seq:
+            by_seq.update((k, v) for k, v in body[spec.by_seq].items() if int(k) < start)
+    out = {**view, spec.items: [*items, *view[spec.items]]}
+    if spec.by_seq:
+        out[spec.by_seq] = {**by_seq, **view[spec.by_seq]}
+    return out
 
 
 class ProjectionStore(SqlTables):
@@ -273,23 +308,6 @@ class ProjectionStore(SqlTables):
                 c.execute(self.sql(statement))
             if self.kind != "sqlite":
                 self._compress_bodies_with_lz4(c)
-            self._split_whole_views(c)
-
-    def _split_whole_views(self, c: Any) -> None:
-        """Views of a ``SPLIT`` projection written whole (before they were split: no chunk row),
-        rewritten as a head and chunks. Run by every migrate; finds nothing after the first."""
-        for name in SPLIT:
-            c.execute(self.sql(f"SELECT v.game_id, v.body FROM {{t}}{VIEWS} v WHERE v.projection = ? AND NOT EXISTS "
-                               f"(SELECT 1 FROM {{t}}{CHUNKS} k WHERE k.projection = v.projection "
-                               "AND k.game_id = v.game_id)"), (name,))
-            whole = [(r["game_id"], load_body(r["body"])) for r in c.fetchall()]
-            found = [(gid, view) for gid, view in whole if SPLIT[name][0] in view]
-            if found:
-                log.info("splitting %s stored %s view(s) into chunks", len(found), name)
-                # A whole view replaces itself: the version guard would skip a write at the same version.
-                c.executemany(self.sql(f"DELETE FROM {{t}}{VIEWS} WHERE projection = ? AND game_id = ?"),
-                              [(name, gid) for gid, _ in found])
-                self._write_many(c, [(name, gid, view) for gid, view in found], (), (), None)
 
     def _compress_bodies_with_lz4(self, c: Any) -> None:
         """PostgreSQL: the JSON bodies (views and checkpoints, kilobytes each) compressed with lz4
@@ -364,8 +382,9 @@ class ProjectionStore(SqlTables):
         plain JSON (NaN, …: see ``loads``) are added to ``odd``. ``partial``: a ``SPLIT`` view
         with only its open chunk (``open_chunk``: what a fold of the next seqs needs), not its
         whole history. ``whole`` gets (game id, projection) of a ``SPLIT`` view found stored whole
-        (by a version before views were split, and not yet split by ``create_tables``): it is
-        loaded whole, and its next write must write all its chunks (``since`` 0)."""
+        (shorter than ``CHUNK``, or written by a version before views were split): it is loaded
+        whole, and none of its chunks is stored yet, so its next write must write them all
+        (``since`` 0)."""
         game_ids, names = list(game_ids), list(names)
         out: dict[str, dict[str, dict]] = {g: {} for g in game_ids}
         if not game_ids:
@@ -376,35 +395,38 @@ class ProjectionStore(SqlTables):
             for chunk in _chunks(game_ids, 500):
                 marks = ", ".join([self._p] * len(chunk))
                 names_marks = ", ".join([self._p] * len(names))
-                where = f"v.game_id IN ({marks}) AND v.projection IN ({names_marks})"
-                if partial and split:  # the open chunk in the same statement: of the same version as its head
-                    c.execute(self.sql(f"SELECT v.projection, v.game_id, v.body, k.body AS chunk FROM {{t}}{VIEWS} v "
-                                       f"LEFT JOIN {{t}}{CHUNKS} k ON k.projection = v.projection "
-                                       f"AND k.game_id = v.game_id AND k.chunk = v.version / {CHUNK} WHERE {where}"),
-                              (*chunk, *names))
-                else:
-                    c.execute(self.sql(f"SELECT v.projection, v.game_id, v.body FROM {{t}}{VIEWS} v WHERE {where}"),
-                              (*chunk, *names))
+                query = (f"SELECT v.projection, v.game_id, -1 AS chunk, v.body FROM {{t}}{VIEWS} v "
+                         f"WHERE v.game_id IN ({marks}) AND v.projection IN ({names_marks})")
+                params: tuple = (*chunk, *names)
+                if split:
+                    # The chunks in the same statement as their heads: one snapshot, so of one version.
+                    which = (f"AND k.chunk = (SELECT v.version / {CHUNK} FROM {{t}}{VIEWS} v "
+                             "WHERE v.projection = k.projection AND v.game_id = k.game_id)") if partial else ""
+                    query += (f" UNION ALL SELECT k.projection, k.game_id, k.chunk, k.body FROM {{t}}{CHUNKS} k "
+                              f"WHERE k.game_id IN ({marks}) AND k.projection IN ({', '.join([self._p] * len(split))}) "
+                              f"{which} ORDER BY 2, 1, 3")
+                    params += (*chunk, *split)
+                c.execute(self.sql(query), params)
                 for r in c.fetchall():
                     gid = r["game_id"]
-                    out[gid][r["projection"]] = load_body(r["body"], odd, gid)
-                    if partial and split and r["chunk"] is not None:
-                        chunks[gid, r["projection"]] = [load_body(r["chunk"], odd, gid)]
-                if split and not partial:
-                    # Read after the heads: a chunk is written with its head, so none is older than its head.
-                    c.execute(self.sql(f"SELECT projection, game_id, body FROM {{t}}{CHUNKS} WHERE game_id IN ({marks}) "
-                                       f"AND projection IN ({', '.join([self._p] * len(split))}) "
-                                       "ORDER BY game_id, projection, chunk"), (*chunk, *split))
-                    for r in c.fetchall():
-                        chunks.setdefault((r["game_id"], r["projection"]), []).append(
-                            load_body(r["body"], odd, r["game_id"]))
+                    if r["chunk"] == -1:
+                        out[gid][r["projection"]] = load_body(r["body"], odd, gid)
+                    else:
+                        chunks.setdefault((gid, r["projection"]), []).append(load_body(r["body"], odd, gid))
         for gid, views in out.items():
             for name in split:
                 if name in views:
-                    if whole is not None and SPLIT[name][0] in views[name]:
+                    if whole is not None and SPLIT[name].items in views[name]:
                         whole.add((gid, name))
                     views[name] = join_view(name, views[name], chunks.get((gid, name), ()))
         return out
+
+    def load_chunks(self, game_id: str, name: str, low: int, high: int, odd: set | None = None) -> list[dict]:
+        """The bodies of a ``SPLIT`` view's chunks ``low`` to ``high - 1`` that exist, in order."""
+        with self._db.transaction(commit=False) as c:
+            c.execute(self.sql(f"SELECT body FROM {{t}}{CHUNKS} WHERE projection = ? AND game_id = ? AND chunk >= ? "
+                               "AND chunk < ? ORDER BY chunk"), (name, game_id, low, high))
+            return [load_body(r["body"], odd, game_id) for r in c.fetchall()]
 
     def query_index(self, game_ids: Iterable[str], *, status: str | None = None, ruleset: str | None = None,
                     player: str | None = None, turn_of: str | None = None) -> list[dict]:
@@ -465,12 +487,13 @@ class ProjectionStore(SqlTables):
         index row is now at that row's version (written by this statement, or by a racing writer
         at the same version, whose seats are the same: the folds are deterministic).
 
-        ``views``: (name, game id, view) or (name, game id, view, since): a ``SPLIT`` view is
-        written as its head and the chunks that hold a seq after ``since`` (0: all of them;
-        ``split_view``), each guarded as a view is. ``odd``: when given, the games whose views may
-        hold a value that is not plain JSON (``is_plain``); the views of the others are taken as
-        plain without looking. None: every view is looked at. ``position``: (names, position)
-        written last (``write_position``)."""
+        ``views``: (name, game id, view) or (name, game id, view, since): a ``SPLIT`` view of
+        ``CHUNK`` seqs or more is written as its head and the chunks that hold a seq after
+        ``since`` (0: all of them; ``split_view``), each guarded as a view is; a shorter one
+        whole. ``odd``: when given, the games whose views may hold a value that is not plain
+        JSON (``is_plain``); the views of the others are taken as plain without looking. None:
+        every view is looked at. ``position``: (names, position) written last
+        (``write_position``)."""
         self._write_many(c, views, checkpoints, index, odd)
         if position is not None:
             self.write_position(c, *position)
@@ -489,7 +512,7 @@ class ProjectionStore(SqlTables):
         checkpoints = [(gid, view["version"], body(view, plain(gid, view))) for gid, view in checkpoints]
         rows, chunks = [], []
         for name, gid, view, *since in views:
-            if name in SPLIT:
+            if name in SPLIT and view["version"] >= CHUNK:  # a view of fewer seqs is kept whole in its row
                 view, parts = split_view(name, view, since[0] if since else 0)
                 chunks.extend((name, gid, k, version, body(part, plain(gid, part))) for k, version, part in parts)
             rows.append((name, gid, view["version"], body(view, plain(gid, view))))

@@ -51,3 +51,13 @@ def test_one_benchmark_runs_alone(tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "dice derived/s" in done.stdout and "wrote" not in done.stdout
+
+
+def test_the_long_game_benchmark_runs_and_prints_a_line_per_mark():
+    done = subprocess.run([sys.executable, "-m", "bench.longgame", "--events", "1000"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    marks = re.findall(r"^sqlite seq +(\d+): batch median +[\d.]+ ms, +([\d.]+) x .*history [\d.]+ KiB", done.stdout,
+                       re.MULTILINE)
+    assert [int(seq) >= mark for (seq, _), mark in zip(marks, (500, 1000))] == [True, True], done.stdout
+    assert marks[0][1] == "1.00"

@@ -164,14 +164,26 @@ def stored_bodies(store, gid) -> dict:
 
 def stored_form(expected: dict) -> tuple[dict, dict]:
     """The per-line views as the store keeps them: the text of each view's row (a split view's
-    head) and of each chunk, by (projection, chunk), with its version."""
+    head, when it has ``CHUNK`` seqs or more) and of each chunk, by (projection, chunk)."""
     views, chunks = {}, {}
     for name, view in expected.items():
-        if name in store_module.SPLIT:
+        if name in store_module.SPLIT and view["version"] >= store_module.CHUNK:
             view, parts = split_view(name, view)
-            chunks.update({(name, k): (version, text(body)) for k, version, body in parts})
+            chunks.update({(name, k): text(body) for k, _, body in parts})
         views[name] = text(view)
     return views, chunks
+
+
+def chunk_texts(store, chunks: dict, heads: dict) -> dict:
+    """{(projection, chunk): body text} of stored chunks, each checked to be written at a version
+    of its view at or after its last item and at or before the view's head."""
+    out = {}
+    for (name, k), (version, body) in chunks.items():
+        value = json.loads(body_text(store, body))
+        items = value[store_module.SPLIT[name].items]
+        assert items[-1]["seq"] <= version <= json.loads(heads[name])["version"], (name, k)
+        out[name, k] = body_text(store, body)
+    return out
 
 
 def check_stored(app, projections, games, every):
@@ -181,7 +193,7 @@ def check_stored(app, projections, games, every):
         expected, expected_marks = per_line(lines, every)
         views, chunks = stored_bodies(store, gid)
         bodies = {name: body_text(store, body) for name, body in views.items()}
-        chunk_bodies = {key: (version, body_text(store, body)) for key, (version, body) in chunks.items()}
+        chunk_bodies = chunk_texts(store, chunks, bodies)
         with store._db.transaction(commit=False) as c:
             c.execute(store.sql("SELECT version, body FROM {t}warlog_projection_checkpoints WHERE game_id = ?"),
                       (gid,))
@@ -354,9 +366,8 @@ def test_bodies_written_as_text_before_they_were_compressed_still_read(app):
     projections.catch_up()
     expected, expected_marks = per_line(app.lines(gid), 2)
     views, chunks = stored_bodies(store, gid)
-    assert ({name: body_text(store, body) for name, body in views.items()},
-            {key: (version, body_text(store, body)) for key, (version, body) in chunks.items()}) == \
-        stored_form(expected)
+    heads = {name: body_text(store, body) for name, body in views.items()}
+    assert (heads, chunk_texts(store, chunks, heads)) == stored_form(expected)
     assert store.checkpoints(gid) == expected_marks  # the text ones and the new frames
 
 

@@ -1,7 +1,8 @@
-"""The history view kept as a head and chunks of ``CHUNK`` seqs (``store.split_view``,
-``join_view``, ``open_chunk``), on SQLite and PostgreSQL: a batch writes only the chunks its new
-seqs fall in, a whole view read back is the per-line fold, and views written whole by an earlier
-version are split by ``create_tables`` or, when met before that, written whole again."""
+"""The history and dice views kept as a head and chunks of ``CHUNK`` seqs (``store.split_view``,
+``join_view``, ``open_chunk``, ``widen``), on SQLite and PostgreSQL: a batch writes only the
+chunks its new seqs fall in and those a dice reveal or a take-back changed, a view read back is
+the per-line fold, and a view stored whole (shorter than ``CHUNK``, or written by an earlier
+version) has all its chunks written at its next write."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from projections import folds
 from projections import store as store_module
 from projections.runner import NAMES, Projections
-from projections.store import join_view, open_chunk, split_view
+from projections.store import SPLIT, join_view, open_chunk, split_view, widen
 from tests.conftest import new_freeform_game
 from tests.projections.test_batch import ROLL, make_games, per_line, play_freeform, text
 
@@ -23,40 +24,78 @@ def small_chunks(monkeypatch):
     return 5
 
 
-def test_split_and_join_give_the_view_back_from_any_chunk_size(app, monkeypatch):
+@pytest.mark.parametrize("name", list(store_module.SPLIT))
+def test_split_and_join_give_the_view_back_from_any_chunk_size(app, monkeypatch, name):
     games = make_games(app, seed=5)
+    spec = store_module.SPLIT[name]
     for gid in games:
-        view = folds.fold("history", app.lines(gid))
+        view = folds.fold(name, app.lines(gid))
         for chunk in (1, 2, 5, 7, 200):
             monkeypatch.setattr(store_module, "CHUNK", chunk)
-            head, parts = split_view("history", view)
-            assert "items" not in head and "ops" not in head
-            assert [k for k, _, _ in parts] == list(range(len(parts)))
-            assert [version for _, version, _ in parts] == [body["items"][-1]["seq"] for _, _, body in parts]
-            assert all(len(body["items"]) == chunk for _, _, body in parts[:-1])
-            assert text(join_view("history", head, [body for _, _, body in parts])) == text(view)
-            # an operation is kept in the chunk of its first seq
+            head, parts = split_view(name, view)
+            assert spec.items not in head and spec.by_seq not in head
+            assert [k for k, _, _ in parts] == sorted({(it["seq"] - 1) // chunk for it in view[spec.items]})
+            assert {version for _, version, _ in parts} <= {view["version"]}
             for k, _, body in parts:
-                assert all((int(op) - 1) // chunk == k for op in body["ops"])
+                assert all((it["seq"] - 1) // chunk == k for it in body[spec.items])
+                if spec.by_seq:  # an operation is kept in the chunk of its first seq
+                    assert all((int(op) - 1) // chunk == k for op in body[spec.by_seq])
+            if spec.dense:
+                assert all(len(body[spec.items]) == chunk for _, _, body in parts[:-1])
+            assert text(join_view(name, head, [body for _, _, body in parts])) == text(view)
 
 
-def test_what_a_projector_keeps_folds_to_the_same_chunks_as_the_whole_view(app, monkeypatch):
-    """open_chunk of the view at seq k, the seqs after k folded onto it, split after k: the
-    same chunks as the whole view's from the one seq k+1 falls in."""
-    gid = make_games(app, seed=6)[0]
+def reaching_back(app) -> str:
+    """A freeform game whose later lines change earlier items: VP scored and rolls made, then
+    taken back; an epoch of rolls revealed at the end of a turn."""
+    gid = new_freeform_game(app)
+    for n in range(3):
+        app.submit_order(gid, "Blue", f"r{n}", ROLL)
+        app.submit_order(gid, "Blue", f"v{n}", {"kind": "vp", "side": "Blue", "delta": 2, "reason": "r"})
+        app.request_take_back(gid, "Blue")
+        app.answer_take_back(gid, "Red", True)
+        app.submit_order(gid, "Red", f"s{n}", {"kind": "vp", "side": "Red", "delta": 1, "reason": "r"})
+        app.submit_order(gid, "Red", f"t{n}", ROLL)
+        app.request_take_back(gid, "Red")
+        app.answer_take_back(gid, "Blue", True)
+        app.submit_order(gid, "Blue", f"a{n}", {"kind": "advance"})
     lines = app.lines(gid)
-    whole = folds.fold("history", lines)
-    for chunk in (1, 3, 5, 200):
-        monkeypatch.setattr(store_module, "CHUNK", chunk)
-        _, parts = split_view("history", whole)
-        for k in range(1, len(lines)):
-            kept = open_chunk("history", folds.fold("history", lines[:k]))
-            assert all(it["seq"] > (k // chunk) * chunk for it in kept["items"])
-            assert len(kept["items"]) == k % chunk
-            folded = folds.fold("history", lines[k:], kept)
-            head, written = split_view("history", folded, since=k)
-            assert head == split_view("history", whole)[0]
-            assert written == [p for p in parts if p[0] >= k // chunk], (chunk, k)
+    assert {"VPScored", "DiceRolled", "TakeBackAccepted", "DiceEpochRevealed"} <= {li["type"] for li in lines}
+    return gid
+
+
+@pytest.mark.parametrize("name", list(store_module.SPLIT))
+def test_what_a_projector_keeps_folds_to_the_same_chunks_as_the_whole_view(app, monkeypatch, name):
+    """open_chunk of the view at seq k (widened by the stored chunks a reveal or a take-back of
+    the seqs after k reaches back to), the seqs after k folded onto it, split after k (or
+    before the first item changed): the chunks of the whole view from there, and with the
+    chunks stored at k, all of the whole view's."""
+    games = make_games(app, seed=6)
+    reach_of = folds.REACH.get(name)
+    for gid in [*games[:1], *games[2:], reaching_back(app)]:  # random games, and one of every reach
+        lines = app.lines(gid)
+        whole = folds.fold(name, lines)
+        for chunk in (1, 3, 5, 200):
+            monkeypatch.setattr(store_module, "CHUNK", chunk)
+            head, parts = split_view(name, whole)
+            for k in range(1, len(lines), 3 if name == "dice" else 1):
+                before = folds.fold(name, lines[:k])
+                kept = open_chunk(name, before)
+                spec = store_module.SPLIT[name]
+                assert all(it["seq"] > (k // chunk) * chunk for it in kept[spec.items])
+                steps = [folds.step_of_line(li) for li in lines[k:]]
+                since = k
+                stored = {c: body for c, _, body in split_view(name, before)[1]}
+                reach = reach_of(kept, steps) if reach_of else None
+                if reach is not None:
+                    since = reach - 1
+                    kept = widen(name, kept, [stored[c] for c in sorted(stored) if c < k // chunk])
+                folded = folds.fold(name, lines[k:], kept)
+                new_head, written = split_view(name, folded, since=since)
+                assert new_head == head
+                assert written == [p for p in parts if p[0] >= since // chunk], (chunk, k)
+                stored.update((c, body) for c, _, body in written)
+                assert stored == {c: body for c, _, body in parts}, (chunk, k)
 
 
 def test_a_chunk_is_never_written_from_part_of_its_items(app, small_chunks):
@@ -71,47 +110,90 @@ def test_a_chunk_is_never_written_from_part_of_its_items(app, small_chunks):
         split_view("history", later, since=small_chunks - 1)  # seq 5 is new: chunk 0 must be written
 
 
-def chunk_rows(store, gid) -> dict[int, tuple[int, bytes]]:
+def chunk_rows(store, gid, name="history") -> dict[int, tuple[int, bytes]]:
     with store._db.transaction(commit=False) as c:
         c.execute(store.sql("SELECT chunk, version, body FROM {t}warlog_projection_chunks "
-                            "WHERE projection = 'history' AND game_id = ?"), (gid,))
+                            "WHERE projection = ? AND game_id = ?"), (name, gid))
         return {int(r["chunk"]): (int(r["version"]), r["body"]) for r in c.fetchall()}
 
 
-def mark_chunks(store, gid, below: int) -> None:
+def mark_chunks(store, gid, below: int, name="history") -> None:
     """Chunks below ``below`` made to look older than they are (version 0, their bodies kept): a
     write of one of them would pass its guard and put its version back."""
     with store.transaction() as c:
         c.execute(store.sql("UPDATE {t}warlog_projection_chunks SET version = 0 "
-                            "WHERE projection = 'history' AND game_id = ? AND chunk < ?"), (gid, below))
+                            "WHERE projection = ? AND game_id = ? AND chunk < ?"), (name, gid, below))
+
+
+def versions(store, gid, name) -> dict[int, int]:
+    return {k: version for k, (version, _) in chunk_rows(store, gid, name).items()}
 
 
 def test_a_batch_writes_only_the_chunks_its_new_seqs_fall_in(app, small_chunks):
     gid = new_freeform_game(app)
     for n in range(8):
-        app.submit_order(gid, "Blue", f"a{n}", ROLL)
+        app.submit_order(gid, "Blue", f"a{n}", ROLL)  # no reveal, no take-back: nothing older changes
     projections = Projections(app)
     projections.catch_up()
     for fresh in (False, True):  # from the views carried from the last batch, and from the store
         version = app.get_game(gid).version
         untouched = version // small_chunks  # the chunks wholly at or below the stored version
         assert untouched >= 3
-        mark_chunks(projections.store, gid, untouched)
+        for name in SPLIT:
+            mark_chunks(projections.store, gid, untouched, name)
         app.submit_order(gid, "Red", f"b{fresh}", ROLL)
         if fresh:
             projections = Projections(app)
         projections.catch_up()
-        kept = projections._carried.views[gid]["history"]  # held for the next batch: the open chunk only
-        assert [it["seq"] for it in kept["items"]] == \
-            list(range(kept["version"] // small_chunks * small_chunks + 1, kept["version"] + 1))
-        rows = chunk_rows(projections.store, gid)
-        assert [rows[k][0] for k in range(untouched)] == [0] * untouched
-        assert max(rows) == (app.get_game(gid).version - 1) // small_chunks
-        assert rows[untouched][0] == min(app.get_game(gid).version, (untouched + 1) * small_chunks)
-        projections.rebuild(gid)  # every chunk written again, and the whole history read back
-        assert all(version > 0 for version, _ in chunk_rows(projections.store, gid).values())
-        assert projections.store.load([gid], ["history"])[gid]["history"] == \
-            folds.fold("history", app.lines(gid))
+        now = app.get_game(gid).version
+        for name in SPLIT:
+            kept = projections._carried.views[gid][name]  # held for the next batch: the open chunk only
+            assert all(it["seq"] > now // small_chunks * small_chunks for it in kept[SPLIT[name].items])
+            rows = versions(projections.store, gid, name)
+            assert {k: v for k, v in rows.items() if k < untouched} == {k: 0 for k in rows if k < untouched}, name
+            assert {k: v for k, v in rows.items() if k >= untouched} == \
+                {k: now for k in range(untouched, (now - 1) // small_chunks + 1) if k in rows}, name
+        assert projections._carried.views[gid]["dice"]["rolls"] or now % small_chunks == 0
+        projections.rebuild(gid)  # every chunk written again, and the whole views read back
+        assert all(v > 0 for name in SPLIT for v in versions(projections.store, gid, name).values())
+        assert projections.store.load([gid], NAMES)[gid] == per_line(app.lines(gid), 100)[0]
+
+
+@pytest.mark.parametrize("kept_views", [True, False], ids=["carried", "from the store"])
+def test_a_reveal_or_a_take_back_rewrites_the_older_dice_chunks_it_changes(app, small_chunks, kept_views):
+    """A reveal settles every roll of its epoch, a take-back marks its rolls superseded: the
+    projector reads those rolls' chunks back and writes them again, and no chunk before them."""
+    gid = new_freeform_game(app)
+    app.submit_order(gid, "Blue", "x0", {"kind": "advance"})  # Fight
+    app.submit_order(gid, "Blue", "x1", {"kind": "advance"})  # turn 2: epoch 1 revealed, epoch 2 opened
+    for n in range(6):
+        app.submit_order(gid, "Blue", f"a{n}", ROLL)
+    projections = Projections(app)
+    projections.catch_up()
+    epoch = projections.store.load([gid], ["dice"])[gid]["dice"]["epochs"][-1]
+    assert epoch["status"] == "open" and epoch["opened_seq"] > small_chunks
+    checks = [("take-back", lambda: (app.request_take_back(gid, "Blue"), app.answer_take_back(gid, "Red", True)),
+               lambda view: [r["seq"] for r in view["rolls"] if r["superseded"]]),
+              ("reveal", lambda: (app.submit_order(gid, "Blue", "y0", {"kind": "advance"}),
+                                  app.submit_order(gid, "Blue", "y1", {"kind": "advance"})),
+               lambda view: [r["seq"] for r in view["rolls"] if r["status"] == "verified"])]
+    for what, act, changed_seqs in checks:
+        version = app.get_game(gid).version
+        for k in versions(projections.store, gid, "dice"):
+            mark_chunks(projections.store, gid, k + 1, "dice")  # every chunk: any the batch writes shows
+        act()
+        if not kept_views:
+            projections = Projections(app)
+        projections.catch_up()
+        view = projections.store.load([gid], ["dice"])[gid]["dice"]
+        assert view == folds.fold("dice", app.lines(gid)), what
+        changed = [s for s in changed_seqs(view) if s <= version]
+        assert changed, what
+        rows = versions(projections.store, gid, "dice")
+        low = (min(changed) - 1) // small_chunks
+        assert {k: v for k, v in rows.items() if k < low} == {k: 0 for k in rows if k < low}, what
+        assert {k: v for k, v in rows.items() if k >= low} == \
+            {k: app.get_game(gid).version for k in rows if k >= low}, what
 
 
 def test_read_your_writes_and_rebuild_write_the_same_chunks(app, small_chunks):
@@ -120,64 +202,69 @@ def test_read_your_writes_and_rebuild_write_the_same_chunks(app, small_chunks):
     projections.catch_up()
     rnd = random.Random(8)
     for gid in games[:2]:
-        kept = chunk_rows(projections.store, gid)
         untouched = app.get_game(gid).version // small_chunks
-        mark_chunks(projections.store, gid, untouched)
+        mark_chunks(projections.store, gid, untouched, "history")
         play_freeform(app, gid, 6, rnd.randint(0, 99))
-        views = projections.current(gid, ["history"])  # read-your-writes: folded from the whole view
-        assert views["history"] == folds.fold("history", app.lines(gid))
-        rows = chunk_rows(projections.store, gid)
-        assert [rows[k][0] for k in range(untouched)] == [0] * untouched  # not written again
-        assert {k: rows[k] for k in kept if k >= untouched} != {k: kept[k] for k in kept if k >= untouched} \
-            or app.get_game(gid).version == max(v for v, _ in kept.values())
-        kept = chunk_rows(projections.store, gid)
+        views = projections.current(gid, list(SPLIT))  # read-your-writes: folded from the whole views
+        assert views == {name: folds.fold(name, app.lines(gid)) for name in SPLIT}
+        rows = versions(projections.store, gid, "history")
+        assert [rows[k] for k in range(untouched)] == [0] * untouched  # not written again
+        kept = {name: chunk_rows(projections.store, gid, name) for name in SPLIT}
         projections.rebuild(gid)
-        rows = chunk_rows(projections.store, gid)
-        assert {k: rows[k] for k in range(untouched, max(kept) + 1)} == {k: kept[k] for k in range(untouched, max(kept) + 1)}
-        assert projections.store.load([gid], ["history"])[gid] == views
+        bodies = {name: {k: body for k, (_, body) in chunk_rows(projections.store, gid, name).items()}
+                  for name in SPLIT}
+        assert bodies == {name: {k: body for k, (_, body) in kept[name].items()} for name in SPLIT}
+        assert projections.store.load([gid], list(SPLIT))[gid] == views
 
 
-def write_whole(store, gid: str, view: dict) -> None:
-    """The history view as a version before chunks wrote it: the whole view in its row, no chunk."""
+def write_whole(store, gid: str, views: dict) -> None:
+    """Split views stored whole: the whole view in its row, no chunk."""
     with store.transaction() as c:
-        c.execute(store.sql("DELETE FROM {t}warlog_projection_chunks WHERE game_id = ?"), (gid,))
-        c.execute(store.sql("UPDATE {t}warlog_projection_views SET body = ? WHERE projection = 'history' "
-                            "AND game_id = ?"), (text(view), gid))
-
-
-def test_views_written_whole_are_split_by_migrate(app, small_chunks):
-    games = make_games(app, seed=9)
-    projections = Projections(app)
-    projections.catch_up()
-    store = projections.store
-    expected = {gid: per_line(app.lines(gid), 100)[0] for gid in games}
-    kept = {gid: chunk_rows(store, gid) for gid in games}
-    for gid in games:
-        write_whole(store, gid, expected[gid]["history"])
-        assert store.load([gid], NAMES)[gid] == expected[gid]  # read as it is
-    store.create_tables()
-    for gid in games:
-        assert chunk_rows(store, gid).keys() == kept[gid].keys()
-        assert store.load([gid], NAMES)[gid] == expected[gid]
-        with store._db.transaction(commit=False) as c:
-            c.execute(store.sql("SELECT body FROM {t}warlog_projection_views WHERE projection = 'history' "
-                                "AND game_id = ?"), (gid,))
-            assert "items" not in store_module.load_body(c.fetchone()["body"])
-    store.create_tables()  # again: nothing left to split
+        for name, view in views.items():
+            c.execute(store.sql("DELETE FROM {t}warlog_projection_chunks WHERE projection = ? AND game_id = ?"),
+                      (name, gid))
+            c.execute(store.sql("UPDATE {t}warlog_projection_views SET body = ? WHERE projection = ? "
+                                "AND game_id = ?"), (text(view), name, gid))
 
 
 @pytest.mark.parametrize("path", ["projector", "read-your-writes"])
-def test_a_view_written_whole_and_met_before_migrate_is_written_whole_again(app, small_chunks, path):
-    """Its new seqs fall in the last chunk, but none of its chunks is stored: all are written."""
+def test_a_view_stored_whole_is_split_at_its_next_write(app, small_chunks, path):
+    """As a version before chunks wrote it (a view shorter than CHUNK is also kept whole): its
+    new seqs fall in the last chunk, but none of its chunks is stored, so all are written."""
     gid = make_games(app, seed=10)[0]
     projections = Projections(app)
     projections.catch_up()
-    write_whole(projections.store, gid, folds.fold("history", app.lines(gid)))
-    app.submit_order(gid, "Blue", "late", {"kind": "note", "text": "after"})
+    write_whole(projections.store, gid, {name: folds.fold(name, app.lines(gid)) for name in SPLIT})
+    app.submit_order(gid, "Blue", "late", ROLL)
     if path == "projector":
-        Projections(app).catch_up()  # a new process: the view is read from the store
+        Projections(app).catch_up()  # a new process: the views are read from the store
     else:
-        projections.current(gid, ["history"])
-    version = app.get_game(gid).version
-    assert sorted(chunk_rows(projections.store, gid)) == list(range((version - 1) // small_chunks + 1))
-    assert projections.store.load([gid], ["history"])[gid]["history"] == folds.fold("history", app.lines(gid))
+        projections.current(gid, list(SPLIT))
+    for name in SPLIT:
+        view = folds.fold(name, app.lines(gid))
+        assert sorted(chunk_rows(projections.store, gid, name)) == \
+            sorted({(it["seq"] - 1) // small_chunks for it in view[SPLIT[name].items]})
+        assert projections.store.load([gid], [name])[gid][name] == view
+
+
+@pytest.mark.parametrize("kept_views", [True, False], ids=["carried", "from the store"])
+def test_one_seq_a_batch_across_the_whole_and_split_forms(app, small_chunks, kept_views):
+    """Every version from the game's start to past three chunks, one batch each: the views are
+    kept whole below CHUNK seqs and split from then on, and read back as the per-line folds."""
+    gid = new_freeform_game(app)
+    projections = Projections(app)
+    projections.catch_up()
+    n = 0
+    while app.get_game(gid).version < 4 * small_chunks:
+        order = {"kind": "advance"} if n % 4 == 3 else ROLL  # reveals and rolls
+        app.submit_order(gid, "Blue", f"o{n}", order)
+        n += 1
+        if not kept_views:
+            projections = Projections(app)
+        while projections.run_batch(limit=1):
+            version = projections.position()
+            stored = projections.store.load([gid], NAMES)[gid]
+            lines = [li for li in app.lines(gid) if li["seq"] <= stored["history"]["version"]]
+            assert stored == per_line(lines, 100)[0], version
+            split = bool(chunk_rows(projections.store, gid))
+            assert split == (stored["history"]["version"] >= small_chunks)
