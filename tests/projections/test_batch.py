@@ -333,7 +333,7 @@ def test_postgresql_bodies_are_compressed_with_lz4(app):
         c.execute("SELECT 'lz4' = ANY(enumvals) AS has FROM pg_settings WHERE name = 'default_toast_compression'")
         if not c.fetchone()["has"]:
             pytest.skip("this server has no lz4")
-        for table in ("warlog_projection_views", "warlog_projection_checkpoints"):
+        for table in ("warlog_projection_views", "warlog_projection_checkpoints", "warlog_projection_chunks"):
             c.execute("SELECT attcompression FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'body'",
                       (f"{store._prefix}{table}",))
             assert c.fetchone()["attcompression"] == "l", table
