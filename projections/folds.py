@@ -184,7 +184,7 @@ def roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str | N
         return "failed"
     try:
         seed = bytes.fromhex(epoch["seed"])
-        for die in roll["dice"]:
+        for die in data_of(roll).get("dice"):
             if dice.face(seed, game_id, epoch["epoch"], epoch["client_entropy"] or "",
                          die["nonce"], die["sides"]) != die["value"]:
                 return "failed"
@@ -208,9 +208,10 @@ def dice_apply(view: dict, line: dict) -> dict:
         new["epochs"] = [*view["epochs"], epoch]
         new["open"] = {**view["open"], _key(epoch["epoch"]): len(view["epochs"])}
     elif kind == "DiceRolled":
-        fields = _roll_fields(d)
-        at = view["open"].get(_key(fields["epoch"]))
-        roll = {"seq": line["seq"], "epoch": fields["epoch"], "turn": before[0], "phase": before[1], **fields,
+        at = view["open"].get(_key(d.get("epoch")))
+        # The roll's own fields (seat, purpose, dice, outcome, ...) are read from its source's data
+        # when the view is read (render_dice): kept once, not twice.
+        roll = {"seq": line["seq"], "turn": before[0], "phase": before[1],
                 "superseded": line["seq"] in view["gone_rolls"], "status": "unrevealed",
                 "epoch_at": at, "redacted": bool(line.get("redacted")), **source(line)}
         roll["status"] = roll_status(roll, view["epochs"][at] if at is not None else None,
@@ -409,6 +410,7 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
 _VP_KEYS = ("seq", "turn", "phase", "side", "delta", "total", "reason", "rule", "superseded")
 _ROLL_KEYS = ("seq", "epoch", "turn", "phase", "seat", "purpose", "rule", "units", "dice", "target", "outcome",
               "replaces", "superseded", "status")
+_ROLL_OWN = frozenset({"seq", "turn", "phase", "superseded", "status"})  # the rest: _roll_fields of the source
 
 
 def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[dict, list[dict]]:
@@ -424,9 +426,10 @@ def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_i
 def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[list[dict], list[dict]]:
     rolls = []
     for item, line in _visible(rules, game_id, view["rolls"], viewer):
-        roll = {k: item[k] for k in _ROLL_KEYS}
+        fields = _roll_fields(data_of(line))  # the source as this viewer may see it
+        roll = {k: item[k] if k in _ROLL_OWN else fields[k] for k in _ROLL_KEYS}
         if line.get("redacted"):
-            roll.update(_roll_fields(data_of(line)), status="unrevealed")
+            roll["status"] = "unrevealed"
         roll["text"] = describe(line)
         rolls.append(roll)
     epochs = [{k: v for k, v in e.items()} for e in view["epochs"]]
@@ -583,14 +586,10 @@ def _dice_steps(view: dict, steps: list[tuple], befores: list, pos: dict) -> dic
             opened[_key(epoch["epoch"])] = len(epochs)
             epochs.append(epoch)
         elif kind == "DiceRolled":
-            get = d.get
-            epoch_number = get("epoch")
-            at = opened.get(_key(epoch_number))
-            # dice_apply's roll: its keys in the same order (those of _roll_fields after turn and phase)
-            roll = {"seq": seq, "epoch": epoch_number, "turn": before[0], "phase": before[1], "seat": get("seat"),
-                    "purpose": get("purpose"), "rule": get("rule"), "units": get("units"), "dice": get("dice"),
-                    "target": get("target"), "outcome": get("outcome"), "replaces": get("replaces"),
-                    "superseded": seq in gone_rolls, "status": "unrevealed", "epoch_at": at,
+            at = opened.get(_key(d.get("epoch")))
+            # dice_apply's roll, its keys in the same order
+            roll = {"seq": seq, "turn": before[0], "phase": before[1], "superseded": seq in gone_rolls,
+                    "status": "unrevealed", "epoch_at": at,
                     "redacted": bool(step[5] is not None and step[5].get("redacted")), "type": kind, "data": data}
             roll["status"] = _roll_status(roll, epochs[at] if at is not None else None, roll["redacted"],
                                           game_id, at, checkers)
@@ -642,7 +641,7 @@ def _roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str | 
         if checker is None:  # an epoch's seed is set once (at its reveal), so its checker never changes
             checker = checkers[at, game_id] = dice.EpochDice(bytes.fromhex(epoch["seed"]), game_id, epoch["epoch"],
                                                      epoch["client_entropy"] or "")
-        for die in roll["dice"]:
+        for die in data_of(roll).get("dice"):
             if checker.face(die["nonce"], die["sides"]) != die["value"]:
                 return "failed"
     except (KeyError, TypeError, ValueError):
