@@ -19,8 +19,8 @@ from bench.games import play_to_events
 from bench.sources import SOURCES
 from domain.errors import WarlogError
 from projections import folds
-from projections.runner import NAMES, Projections
 from projections import store as store_module
+from projections.runner import NAMES, Projections
 from projections.store import dump_body, dumps, is_plain, load_body, loads, split_view
 from tests.conftest import new_freeform_game
 
@@ -125,8 +125,9 @@ def test_fold_steps_of_lines_at_or_below_a_view_changes_nothing(app, games):
 @pytest.mark.parametrize("every,chunk", [(4, 7), (100, store_module.CHUNK)])
 def test_catch_up_writes_what_the_per_line_folds_give(app, games, every, chunk, monkeypatch):
     """Random batches cutting through games, read-your-writes catch-ups of some views between
-    them, then the stored bodies, history chunks, checkpoints and index rows against the
-    per-line folds (with chunks of 7 seqs, every game's history is in several)."""
+    them, then the stored bodies, chunks, checkpoints and index rows against the per-line
+    folds (with chunks of 7 seqs every game here is longer than a chunk, so its history, dice
+    and VP views are stored split)."""
     monkeypatch.setattr(store_module, "CHUNK", chunk)
     projections = Projections(app, every=every)
     rnd = random.Random(every)

@@ -1,4 +1,4 @@
-"""The history and dice views kept as a head and chunks of ``CHUNK`` seqs (``store.split_view``,
+"""The history, dice and VP views kept as a head and chunks of ``CHUNK`` seqs (``store.split_view``,
 ``join_view``, ``open_chunk``, ``widen``), on SQLite and PostgreSQL: a batch writes only the
 chunks its new seqs fall in and those a dice reveal or a take-back changed, a view read back is
 the per-line fold, and a view stored whole (shorter than ``CHUNK``, or written by an earlier
