@@ -86,6 +86,11 @@ def _superseded_range(d: dict) -> list[int] | None:
     return None
 
 
+def _superseded_rolls(d: dict) -> list[int]:
+    """The seqs of the rolls a TakeBackAccepted marks superseded (what in its list is an int)."""
+    return [s for s in d.get("superseded_rolls") or [] if isinstance(s, int)]
+
+
 def _in_ranges(seq: int, ranges: list[list[int]]) -> bool:
     return any(a <= seq <= b for a, b in ranges)
 
@@ -230,7 +235,7 @@ def dice_apply(view: dict, line: dict) -> dict:
             new["rolls"] = [r if r["epoch_at"] != at else {**r, "status": roll_status(r, epoch, r["redacted"], new["game_id"])}
                             for r in view["rolls"]]
     elif kind == "TakeBackAccepted":
-        gone = [s for s in d.get("superseded_rolls") or [] if isinstance(s, int)]
+        gone = _superseded_rolls(d)
         if gone:
             new["gone_rolls"] = sorted(set(view["gone_rolls"]) | set(gone))
             new["rolls"] = [r if r["superseded"] or r["seq"] not in gone else {**r, "superseded": True}
@@ -256,7 +261,7 @@ def dice_reach(view: dict, steps: Iterable[tuple]) -> int | None:
             else:
                 continue  # an epoch opened by these steps has no roll in the view yet; a revealed one is settled
         elif kind == "TakeBackAccepted":
-            gone = [s for s in d.get("superseded_rolls") or [] if isinstance(s, int)]
+            gone = _superseded_rolls(d)
             if not gone:
                 continue
             low = min(gone)
@@ -612,7 +617,7 @@ def _dice_steps(view: dict, steps: list[tuple], befores: list, pos: dict) -> dic
                         else:
                             rolls[i] = {**r, "status": status}
         else:  # TakeBackAccepted
-            gone = [s for s in d.get("superseded_rolls") or [] if isinstance(s, int)]
+            gone = _superseded_rolls(d)
             if gone:
                 gone_rolls = sorted(set(gone_rolls) | set(gone))
                 for i, r in enumerate(rolls):
