@@ -477,7 +477,7 @@ class ProjectionStore(SqlTables):
             return [r["game_id"] for r in c.fetchall()]
 
     # ----------------------------------------------------------------------------- writes ----
-    def write_many(self, c: Any, *, views: Iterable[tuple[str, str, dict] | tuple[str, str, dict, int]] = (),
+    def write_many(self, c: Any, *, views: Iterable[tuple[str, str, dict, int]] = (),
                    checkpoints: Iterable[tuple[str, dict]] = (), index: Iterable[dict] = (),
                    odd: Iterable[str] | None = None, position: tuple[Iterable[str], int] | None = None) -> None:
         """The rows of a batch, one executemany per statement (psycopg pipelines it: one round
@@ -487,9 +487,9 @@ class ProjectionStore(SqlTables):
         index row is now at that row's version (written by this statement, or by a racing writer
         at the same version, whose seats are the same: the folds are deterministic).
 
-        ``views``: (name, game id, view) or (name, game id, view, since): a ``SPLIT`` view of
-        ``CHUNK`` seqs or more is written as its head and the chunks that hold a seq after
-        ``since`` (0: all of them; ``split_view``), each guarded as a view is; a shorter one
+        ``views``: (name, game id, view, since), ``since`` the version stored before: a ``SPLIT``
+        view of ``CHUNK`` seqs or more is written as its head and the chunks that hold a seq
+        after ``since`` (0: all of them; ``split_view``), each guarded as a view is; a shorter one
         whole. ``odd``: when given, the games whose views may hold a value that is not plain
         JSON (``is_plain``); the views of the others are taken as plain without looking. None:
         every view is looked at. ``position``: (names, position) written last
@@ -511,9 +511,9 @@ class ProjectionStore(SqlTables):
         body = dump_body if self.kind == "sqlite" else dumps  # PostgreSQL compresses them itself
         checkpoints = [(gid, view["version"], body(view, plain(gid, view))) for gid, view in checkpoints]
         rows, chunks = [], []
-        for name, gid, view, *since in views:
+        for name, gid, view, since in views:
             if name in SPLIT and view["version"] >= CHUNK:  # a view of fewer seqs is kept whole in its row
-                view, parts = split_view(name, view, since[0] if since else 0)
+                view, parts = split_view(name, view, since)
                 chunks.extend((name, gid, k, version, body(part, plain(gid, part))) for k, version, part in parts)
             rows.append((name, gid, view["version"], body(view, plain(gid, view))))
         index = [(r["game_id"], r["ruleset"], r["scenario"], r["status"], r["version"], r["chain_head"],
