@@ -23,20 +23,19 @@ from bench import machine
 from bench.sources import SOURCES
 from bench.stores import fresh, migrated, postgres_missing
 from projections.runner import Projections
-from projections.store import CHUNKS, VIEWS
+from projections.store import CHUNKS, VIEWS, ProjectionStore
 
 MARKS = (500, 1000, 2000, 3000, 5000, 10000)
 
 
-def stored_bytes(app, kind: str) -> dict[str, int]:
+def stored_bytes(app) -> dict[str, int]:
     """{projection: bytes of its rows' bodies} (on SQLite LZ4 frames; on PostgreSQL the text)."""
-    schema = (app.config.postgres or {}).get("POSTGRES_SCHEMA")
-    prefix = f"{schema}." if schema else ""
-    size = "length(body)" if kind == "sqlite" else "octet_length(body)"
+    store = ProjectionStore.for_service(app)
+    size = "length(body)" if store.kind == "sqlite" else "octet_length(body)"
     out: dict[str, int] = {}
     with app.recorder.datastore.transaction(commit=False) as c:
         for table in (VIEWS, CHUNKS):
-            c.execute(f"SELECT projection, sum({size}) AS n FROM {prefix}{table} GROUP BY projection")
+            c.execute(store.sql(f"SELECT projection, sum({size}) AS n FROM {{t}}{table} GROUP BY projection"))
             for r in c.fetchall():
                 out[r["projection"]] = out.get(r["projection"], 0) + int(r["n"])
     return out
@@ -68,7 +67,7 @@ def run(kind: str, events: int) -> None:
             if game.version >= marks[0]:
                 median = statistics.median(times[-50:]) * 1000
                 first = first or median
-                sizes = ", ".join(f"{name} {n / 1024:.1f} KiB" for name, n in sorted(stored_bytes(app, kind).items()))
+                sizes = ", ".join(f"{name} {n / 1024:.1f} KiB" for name, n in sorted(stored_bytes(app).items()))
                 print(f"{kind} seq {game.version:>6}: batch median {median:6.2f} ms, {median / first:5.2f} x the first"
                       f" mark's; stored: {sizes}", flush=True)
                 marks.pop(0)
