@@ -19,6 +19,7 @@ from bench.corpus import corpus
 from bench.http import Connection
 from bench.orders import _workers
 from bench.report import Figure, Result, fmt
+from bench.server import serve
 from bench.sources import freeform_order
 from bench.stores import Store, fresh
 
@@ -77,9 +78,7 @@ async def _play_new(host: str, port: int, games: int, orders: int, connections: 
 
 
 def measure(store: Store, ids: list[str], new_games: int, orders: int) -> dict[str, float]:
-    from tests.e2e.server import live_server
-
-    with live_server(store.folder / "memory-server", WEB_CONCURRENCY="2", **store.env) as url:
+    with serve(store.folder / "memory-server", WEB_CONCURRENCY="2", **store.env) as url:
         workers = _workers(url.pid)
         out = {"started": max(rss_mib(p) for p in workers)}
         asyncio.run(_read_all(url.host, url.port, ids))

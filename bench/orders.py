@@ -30,9 +30,9 @@ from typing import Any
 from bench import raw, sources
 from bench.http import Connection
 from bench.report import Figure, Result, fmt
+from bench.procs import children, socket_inodes, tcp_connections
 from bench.stores import LABEL, Store, fresh, postgres_missing
 from projections import folds
-from tests.reliability.faults import children, socket_inodes, tcp_connections
 
 GAMES = 200
 CONNECTIONS = 32
@@ -232,7 +232,7 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
     from bench.server import ROOT, serve
 
     folder = store.folder / f"server-{source.ruleset}-{'this' if root is None else 'before'}"
-    with serve(folder, root or ROOT, WEB_CONCURRENCY="2", **store.env, **(server_env or {})) as url:
+    with serve(folder, root=root or ROOT, startup_timeout=60, WEB_CONCURRENCY="2", **store.env, **(server_env or {})) as url:
         load = Load(url.host, url.port, source, seed=8)
         workers = load.workers = _workers(url.pid)
         loop_result: dict[str, Any] = {}
@@ -278,7 +278,7 @@ def http_floor(store: Store, *, connections: int, warmup: float, duration: float
     from bench import floor
     from bench.server import serve
 
-    with serve(store.folder / "floor", app="bench.floor:create_app()", WEB_CONCURRENCY="2", **store.env) as url:
+    with serve(store.folder / "floor", app="bench.floor:create_app()", startup_timeout=60, WEB_CONCURRENCY="2", **store.env) as url:
         got = asyncio.run(floor.load(url.host, url.port, _workers(url.pid), connections, warmup, duration))
         got["worker_class"] = url.worker_class()
         return got

@@ -61,3 +61,15 @@ def test_the_long_game_benchmark_runs_and_prints_a_line_per_mark():
                        re.MULTILINE)
     assert [int(seq) >= mark for (seq, _), mark in zip(marks, (500, 1000))] == [True, True], done.stdout
     assert marks[0][1] == "1.00"
+
+
+def test_the_benchmarks_import_nothing_from_the_tests():
+    """``python -m bench`` runs from an installed tree without the test suite's machinery (the
+    seed watch, pytest fixtures): every bench module loads with no ``tests`` module."""
+    modules = sorted(p.stem for p in (ROOT / "bench").glob("*.py") if p.stem != "__init__")
+    code = ("import importlib, sys\n"
+            f"for name in {modules!r}: importlib.import_module('bench.' + name)\n"
+            "print(sorted(m for m in sys.modules if m == 'tests' or m.startswith('tests.')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[]", done.stdout

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
+from bench.procs import children, socket_inodes, tcp_connections  # noqa: F401 (used by the tests from here)
 from domain.storage import StoreConfig
 from tests.integration.rawstore import pg_dsn, pg_schema
 
@@ -159,22 +160,6 @@ def wait_until(predicate: Callable[[], object], timeout: float, message: str, po
         time.sleep(poll)
 
 
-def children(pid: int) -> set[int]:
-    """The live child processes of ``pid`` (from /proc)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.add(int(entry.name))
-    return found
-
-
 def alive(pid: int) -> bool:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -204,36 +189,6 @@ def busy_waiting(pid: int, samples: int = 10, interval: float = 0.02) -> bool:
                 continue
         time.sleep(interval)
     return hits >= samples - 2
-
-
-def tcp_connections() -> Iterator[tuple[int, int, str, int]]:
-    """(local port, remote port, state, socket inode) of each TCP socket on this machine, from
-    /proc/net/tcp and tcp6 (state "01" is an established connection)."""
-    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(name).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            cols = row.split()
-            yield int(cols[1].rsplit(":", 1)[1], 16), int(cols[2].rsplit(":", 1)[1], 16), cols[3], int(cols[9])
-
-
-def socket_inodes(pid: int) -> set[int]:
-    """The inodes of the sockets process ``pid`` holds open (none when it is gone)."""
-    inodes = set()
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return inodes
-    for fd in fds:
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(int(target[8:-1]))
-    return inodes
 
 
 def socket_owner(pids: set[int], local_port: int, remote_port: int) -> int | None:
