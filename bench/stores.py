@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from domain.storage import StoreConfig, config_from_env, postgres_env
+from domain.storage import StoreConfig, config_from_env, postgres_dsn, postgres_env
 
 PG_URL = os.environ.get("WARLOG_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 KINDS = ("sqlite", "postgres")
@@ -20,9 +20,7 @@ LABEL = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
 
 
 def pg_dsn(url: str = PG_URL) -> str:
-    env = postgres_env(url)
-    return (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} user={env['POSTGRES_USER']} "
-            f"dbname={env['POSTGRES_DBNAME']}" + (f" password={env['POSTGRES_PASSWORD']}" if env["POSTGRES_PASSWORD"] else ""))
+    return postgres_dsn(postgres_env(url))
 
 
 def postgres_missing() -> str | None:

@@ -91,6 +91,18 @@ def postgres_env(url: str) -> dict[str, str]:
     return env
 
 
+def postgres_dsn(pg: Mapping[str, str]) -> str:
+    """A libpq connection string from eventsourcing's POSTGRES_* settings (``postgres_env``), for
+    a plain connection beside the application's pool (tools, tests, benchmarks). Every value is
+    quoted, so a password with a space or a quote in it still connects."""
+    def quoted(value: str) -> str:
+        return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    keys = {"host": "POSTGRES_HOST", "port": "POSTGRES_PORT", "user": "POSTGRES_USER", "dbname": "POSTGRES_DBNAME",
+            "password": "POSTGRES_PASSWORD"}
+    return " ".join(f"{key}={quoted(pg[name])}" for key, name in keys.items() if pg.get(name))
+
+
 def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
     environ = os.environ if environ is None else environ
     interval = int(environ.get("WARLOG_SNAPSHOT_INTERVAL", "100") or 100)

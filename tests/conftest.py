@@ -32,11 +32,9 @@ def _pg_available() -> str | None:
 
 
 def _dsn(url: str) -> str:
-    from domain.storage import postgres_env
+    from domain.storage import postgres_dsn, postgres_env
 
-    env = postgres_env(url)
-    return (f"host={env['POSTGRES_HOST']} port={env['POSTGRES_PORT']} user={env['POSTGRES_USER']} "
-            f"dbname={env['POSTGRES_DBNAME']}" + (f" password={env['POSTGRES_PASSWORD']}" if env["POSTGRES_PASSWORD"] else ""))
+    return postgres_dsn(postgres_env(url))
 
 
 _PG_REASON = _pg_available()

@@ -16,14 +16,11 @@ import uuid
 from pathlib import Path
 from typing import Iterator
 
-from domain.storage import StoreConfig, config_from_env
+from domain.storage import StoreConfig, config_from_env, postgres_dsn
 
 
 def pg_dsn(config: StoreConfig) -> str:
-    pg = dict(config.postgres or {})
-    dsn = (f"host={pg['POSTGRES_HOST']} port={pg['POSTGRES_PORT']} user={pg['POSTGRES_USER']} "
-           f"dbname={pg['POSTGRES_DBNAME']}")
-    return dsn + (f" password={pg['POSTGRES_PASSWORD']}" if pg.get("POSTGRES_PASSWORD") else "")
+    return postgres_dsn(config.postgres or {})
 
 
 def pg_schema(config: StoreConfig) -> str:

@@ -93,13 +93,11 @@ def read_seeds(key: str) -> list[Seed]:
     else:
         import psycopg
 
-        from domain.storage import postgres_env
+        from domain.storage import postgres_dsn, postgres_env
 
         pg = postgres_env(key)
         schema = pg.get("POSTGRES_SCHEMA") or "public"
-        dsn = (f"host={pg['POSTGRES_HOST']} port={pg['POSTGRES_PORT']} user={pg['POSTGRES_USER']} "
-               f"dbname={pg['POSTGRES_DBNAME']}" + (f" password={pg['POSTGRES_PASSWORD']}" if pg["POSTGRES_PASSWORD"] else ""))
-        with psycopg.connect(dsn, connect_timeout=10) as conn:
+        with psycopg.connect(postgres_dsn(pg), connect_timeout=10) as conn:
             seeds = conn.execute(f"SELECT game_id, epoch, seed FROM {schema}.{SEEDS_TABLE}").fetchall()
             reveals = conn.execute(f"SELECT originator_id, state FROM {schema}.warlog_events "
                                    "WHERE topic LIKE '%%DiceEpochRevealed'").fetchall()
