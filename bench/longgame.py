@@ -3,11 +3,14 @@
 A freeform game (bench/games.py) is played one order at a time, saved after each, and the
 projector runs a batch after each save, as it does when orders arrive one by one. Each batch
 starts from the stored views (the views the projector carries from its last batch are dropped
-first, as when other games' batches came between). Printed: the median batch time over the 50
-batches before each mark (seq 500, 1,000, 2,000, 3,000, ...), its ratio to the first mark's,
+first, as when other games' batches came between). Printed: the median batch time over the
+batches of the last ``CHUNK`` (200) seqs before each mark (seq 500, 1,000, 2,000, 3,000, ...),
+its ratio to the first mark's,
 and the stored bytes of each projection's rows at the mark. A batch's cost that does not grow
 with the game's length keeps the ratio near 1; a view written whole at every batch makes it grow
-with the seq. Not part of ``python -m bench``: the issue's figures do not include it
+with the seq. A batch reads and writes its view's open chunk, which fills from 0 to 200 seqs and
+starts again, so its cost goes up and down with that: the window is one whole chunk's worth of
+batches, wherever the mark falls in it. Not part of ``python -m bench``: the issue's figures do not include it
 (docs/projections.md, "Views that grow with the game are stored in chunks").
 """
 
@@ -23,7 +26,7 @@ from bench import machine
 from bench.sources import SOURCES
 from bench.stores import fresh, migrated, postgres_missing
 from projections.runner import Projections
-from projections.store import CHUNKS, VIEWS, ProjectionStore
+from projections.store import CHUNK, CHUNKS, VIEWS, ProjectionStore
 
 MARKS = (500, 1000, 2000, 3000, 5000, 10000)
 
@@ -65,7 +68,7 @@ def run(kind: str, events: int) -> None:
             projections.run_batch()
             times.append(time.perf_counter() - started)
             if game.version >= marks[0]:
-                median = statistics.median(times[-50:]) * 1000
+                median = statistics.median(times[-CHUNK:]) * 1000
                 first = first or median
                 sizes = ", ".join(f"{name} {n / 1024:.1f} KiB" for name, n in sorted(stored_bytes(app).items()))
                 print(f"{kind} seq {game.version:>6}: batch median {median:6.2f} ms, {median / first:5.2f} x the first"
