@@ -309,3 +309,85 @@ def test_a_projector_and_read_your_writes_racing_on_a_long_game_end_at_the_per_l
     for gid in games:
         assert app.get_game(gid).version > 4 * small_chunks
         assert projector.store.load([gid], NAMES)[gid] == per_line(app.lines(gid), 100)[0]
+
+
+def stored_views_are_folds_of_their_own_prefix(app, store, games) -> None:
+    """Each stored view, joined from its head and chunks, is the per-line fold of its game's log
+    up to the view's own version (a view may lag the log; it may never be a mixture)."""
+    for gid in games:
+        lines = app.lines(gid)
+        for name in SPLIT:
+            view = store.load([gid], [name])[gid].get(name)
+            if view is None:
+                continue
+            upto = [line for line in lines if line["seq"] <= view["version"]]
+            assert view == folds.fold(name, upto), (gid, name, view["version"])
+
+
+def fold_with_a_write_between_reads(projector, notifications, start, other, limit):
+    """``projector._fold_batch``; with ``other``, a whole batch of ``other`` is written after
+    the projector has read its views' heads and open chunks and before it reads the older chunks
+    a reveal or a take-back changes (``store.load_chunks``, for ``widen``), the one window
+    inside ``_fold_batch`` where another writer can land."""
+    if other is None:
+        return projector._fold_batch(notifications, start)
+    store, landed = projector.store, []
+
+    def load_chunks(*args, **kwargs):
+        if not landed:
+            landed.append(other.run_batch(limit=limit))
+        return type(store).load_chunks(store, *args, **kwargs)
+
+    store.load_chunks = load_chunks
+    try:
+        return projector._fold_batch(notifications, start)
+    finally:
+        del store.load_chunks
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_batches_read_and_written_in_any_order_keep_every_stored_view_a_fold(app, small_chunks, seed):
+    """The interleavings the race test above leaves to the threads, made one by one: projector A
+    reads and folds a batch (``_fold_batch``), and before A writes it (``_commit``) projector B
+    reads, folds and writes its own (also between A's read of its views and its read of the older
+    chunks it widens them with), orders, reveals and take-backs come in, and a reader catches a
+    game up (``current``). The schedule is drawn from ``seed``. After every write each stored
+    view is the fold of its game's log up to its own version, and at the end, at the log's head:
+    a late write at an older version leaves the chunks a newer one wrote, and a write at a newer
+    version rewrites every chunk its steps changed."""
+    rnd = random.Random(seed)
+    games = [new_freeform_game(app), new_freeform_game(app)]
+    projectors, pending = [Projections(app), Projections(app)], [None, None]
+    reader = Projections(app)
+    for step in range(90):
+        r = rnd.random()
+        if r < 0.35:
+            gid = rnd.choice(games)
+            play_freeform(app, gid, rnd.randint(1, 4), seed * 1000 + step)
+            if rnd.random() < 0.4:  # a turn ends: the reveal settles rolls in chunks behind the open one
+                app.submit_order(gid, "Blue", f"adv{step}", {"kind": "advance"})
+        elif r < 0.45:
+            reader.current(rnd.choice(games))
+            stored_views_are_folds_of_their_own_prefix(app, reader.store, games)
+        else:
+            k = rnd.randrange(2)
+            projector = projectors[k]
+            if pending[k] is None:
+                start = projector.position() if rnd.random() < 0.7 else max(0, projector.position() - rnd.randint(1, 9))
+                notifications = projector._read(start + 1, rnd.randint(1, 12))
+                if notifications:
+                    between = projectors[1 - k] if rnd.random() < 0.8 else None
+                    pending[k] = fold_with_a_write_between_reads(projector, notifications, start, between,
+                                                                 rnd.randint(1, 12))
+            else:
+                projector._commit(pending[k])
+                pending[k] = None
+                stored_views_are_folds_of_their_own_prefix(app, projector.store, games)
+    for k, batch in enumerate(pending):
+        if batch is not None:
+            projectors[k]._commit(batch)
+    stored_views_are_folds_of_their_own_prefix(app, reader.store, games)
+    Projections(app).catch_up()
+    for gid in games:
+        assert app.get_game(gid).version > 4 * small_chunks
+        assert reader.store.load([gid], NAMES)[gid] == per_line(app.lines(gid), 100)[0]
