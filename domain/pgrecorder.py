@@ -13,21 +13,31 @@ called by one statement in autocommit mode: the lock is taken, the rows inserted
 transaction committed without the client in between, and the rows go as four binary arrays
 instead of an array of a composite type dumped as text. What is stored, in which order, with
 which notification ids, is what eventsourcing's recorder stores; a version already stored is the
-same ``IntegrityError``. One thing differs: a statement that reached the server is committed
-even if the process that sent it dies while it runs (eventsourcing's transaction would be rolled
-back, its ``COMMIT`` never sent). The client of that process gets no answer either way and sends
-the order again under the same Idempotency-Key (docs/api.md).
+same ``IntegrityError``; the lock timeout is the calling process's (``WARLOG_LOCK_TIMEOUT``),
+passed with the rows. Two things differ:
+
+- a lock not granted within the timeout fails the save at once; eventsourcing's recorder tries
+  it ten times, so a request would wait ten timeouts before its 503 ``store_unavailable``. A
+  lost connection is tried again as eventsourcing tries it;
+- a statement that reached the server is committed even if the process that sent it dies
+  while it runs (eventsourcing's transaction would be rolled back, its ``COMMIT`` never sent).
+  The client of that process gets no answer either way and sends the order again under the
+  same Idempotency-Key (docs/api.md).
 """
 
 from __future__ import annotations
 
+import random
+import time
 from typing import Any, Sequence
 
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from eventsourcing.utils import retry
+from psycopg.errors import LockNotAvailable
 from psycopg.rows import tuple_row
-from psycopg.sql import SQL, Identifier, Literal
+from psycopg.sql import SQL, Identifier
+
+ATTEMPTS = 10  # as eventsourcing's recorders retry a lost connection: 10 attempts, 0.2 s apart
 
 
 class OneTripRecorder(PostgresApplicationRecorder):
@@ -37,27 +47,38 @@ class OneTripRecorder(PostgresApplicationRecorder):
         function = Identifier(f"{events_table_name}_insert")
         self.sql_create_statements.append(SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}("
-            "ids {id_type}[], versions bigint[], topics text[], states bytea[]) "
+            "ids {id_type}[], versions bigint[], topics text[], states bytea[], wait text) "
             "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ BEGIN "
-            "SET LOCAL lock_timeout = {lock_timeout}; "
+            "PERFORM set_config('lock_timeout', wait, true); "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
             "NOTIFY {channel}; "
             "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
             "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
             "END $body$").format(
                 schema=schema, function=function, table=table,
-                id_type=Identifier(self.datastore.originator_id_type),
-                lock_timeout=Literal(f"{self.datastore.lock_timeout}s"), channel=Identifier(self.channel_name)))
+                id_type=Identifier(self.datastore.originator_id_type), channel=Identifier(self.channel_name)))
         # Rendered once: a composed statement is rendered again at every execution.
-        self.insert_statement = SQL("SELECT {schema}.{function}(%b, %b::bigint[], %b, %b)").format(
+        self.insert_statement = SQL("SELECT {schema}.{function}(%b, %b::bigint[], %b, %b, %s)").format(
             schema=schema, function=function).as_string()
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)  # as eventsourcing's
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        """One statement; a lost connection is tried again as eventsourcing's recorder tries it,
+        a lock that was not granted within the lock timeout is not: the wait was the timeout."""
         if not stored_events:
             return []
         params = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
-                  [e.topic for e in stored_events], [e.state for e in stored_events])
+                  [e.topic for e in stored_events], [e.state for e in stored_events],
+                  f"{self.datastore.lock_timeout}s")
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                return self._insert(params)
+            except (InterfaceError, OperationalError) as exc:
+                if attempt == ATTEMPTS or isinstance(exc.__cause__, LockNotAvailable):
+                    raise
+                time.sleep(0.2 * (1 + 0.1 * (random.random() - 0.5)))
+        raise AssertionError("unreachable")
+
+    def _insert(self, params: tuple) -> list[int]:
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             assert conn.autocommit  # the statement is its own transaction
             curs.execute(self.insert_statement, params, prepare=True)

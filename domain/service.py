@@ -7,6 +7,7 @@ whose id the winner recorded: that returns the winner's result (idempotency).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import threading
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
-from eventsourcing.persistence import IntegrityError, MapperDeserialisationError
+from eventsourcing.persistence import IntegrityError, InterfaceError, MapperDeserialisationError, OperationalError
 from eventsourcing.utils import get_topic
 
 from domain import verify as verifying
@@ -118,7 +119,9 @@ class GroupCommit:
     (at most ``limit`` games, at most one save per game). When a batch fails (one of its games
     lost a race on its version), its members are saved one by one, so one game's conflict never
     fails another's order: each thread gets its own recordings or its own error, exactly as
-    without batching."""
+    without batching. A batch the store could not take (a lock not granted within the lock
+    timeout, a connection lost: ``OperationalError``, ``InterfaceError``) fails each of its
+    members with that error at once: saved one by one, each would wait out the timeout again."""
 
     def __init__(self, save: Callable[..., list], limit: int = 64,
                  exclusive: Callable[[], Any] = nullcontext):
@@ -180,6 +183,11 @@ class GroupCommit:
         pending = [(entry, list(entry.game.pending_events)) for entry in batch]
         try:
             recordings = self._save(*(entry.game for entry in batch))
+        except (OperationalError, InterfaceError) as exc:  # the store, not a member: all fail alike
+            for entry, events in pending:
+                entry.game.pending_events[:] = events
+                entry.error = copy.copy(exc)
+            return
         except Exception:
             self.fallbacks += 1
             for entry, events in pending:  # save() collected them: give each game its events back

@@ -33,6 +33,9 @@ class StoreConfig:
     sqlite_path: str | None = None
     postgres: Mapping[str, str] | None = None
     snapshot_interval: int = 100
+    # Seconds a write waits for a lock the store holds for another writer before it fails
+    # (storage errors answer 503 store_unavailable); None: 30 on SQLite, 10 on PostgreSQL.
+    lock_timeout: int | None = None
 
     def describe(self) -> str:
         if self.kind == "sqlite":
@@ -44,11 +47,13 @@ class StoreConfig:
         env = {"CREATE_TABLE": "y" if create_table else "n"}
         if self.kind == "sqlite":
             env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.sqlite_path,
-                       SQLITE_LOCK_TIMEOUT="30")
+                       SQLITE_LOCK_TIMEOUT=str(self.lock_timeout or 30))
         else:
             # Each save one statement (domain/pgrecorder.py).
             env.update(PERSISTENCE_MODULE="eventsourcing.postgres", **dict(self.postgres or {}),
                        APPLICATION_RECORDER_TOPIC="domain.pgrecorder:OneTripRecorder")
+            if self.lock_timeout:
+                env["POSTGRES_LOCK_TIMEOUT"] = str(self.lock_timeout)
         return env
 
 
@@ -106,13 +111,23 @@ def postgres_dsn(pg: Mapping[str, str]) -> str:
 def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
     environ = os.environ if environ is None else environ
     interval = int(environ.get("WARLOG_SNAPSHOT_INTERVAL", "100") or 100)
+    lock_timeout = _lock_timeout(environ.get("WARLOG_LOCK_TIMEOUT", "").strip())
     url = environ.get("WARLOG_DATABASE_URL", "").strip()
     if url:
-        return StoreConfig(kind="postgres", postgres=postgres_env(url), snapshot_interval=interval)
+        return StoreConfig(kind="postgres", postgres=postgres_env(url), snapshot_interval=interval,
+                           lock_timeout=lock_timeout)
     data_dir = Path(environ.get("WARLOG_DATA_DIR", "").strip() or DEFAULT_DATA_DIR)
     data_dir.mkdir(parents=True, exist_ok=True)
     return StoreConfig(kind="sqlite", sqlite_path=str((data_dir / "warlog.sqlite3").resolve()),
-                       snapshot_interval=interval)
+                       snapshot_interval=interval, lock_timeout=lock_timeout)
+
+
+def _lock_timeout(raw: str) -> int | None:
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"WARLOG_LOCK_TIMEOUT must be a whole number of seconds, at least 1, not {raw!r}")
+    return int(raw)
 
 
 class SqlTables:

@@ -2,7 +2,7 @@
 
 Orders of different games that arrive together are saved in one transaction; a batch that fails
 because one of its games lost a race is saved again member by member, so only that game's order
-fails. Commands start from this process's copy of the game, brought up to date with what other
+fails; a batch the store could not take at all fails every member at once. Commands start from this process's copy of the game, brought up to date with what other
 processes recorded since.
 
 To make a batch happen on cue, ``Gate`` holds the first save back (before it takes the store's
@@ -85,8 +85,9 @@ def stored_orders(app: Warlog, game_id: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------------- batches --
-def test_orders_of_different_games_arriving_together_are_saved_in_one_transaction(app):
-    games = [new_freeform_game(app) for _ in range(4)]
+def one_leader_and_three_behind(app: Warlog, games: list[str]) -> tuple[Gate, dict]:
+    """Blue's order "a" in games[0] leads; Red's "b" in each of the other three queues behind
+    it, and the gate opens. Returns the gate and each game's result (or exception)."""
     gate = Gate(app, queued=3)
     results: dict = {}
     first = in_thread(results, games[0], lambda: app.submit_order(games[0], "Blue", "a", roll("a")))
@@ -95,6 +96,12 @@ def test_orders_of_different_games_arriving_together_are_saved_in_one_transactio
     gate.wait_for_queue()
     gate.opened.set()
     join_all([first, *others])
+    return gate, results
+
+
+def test_orders_of_different_games_arriving_together_are_saved_in_one_transaction(app):
+    games = [new_freeform_game(app) for _ in range(4)]
+    gate, results = one_leader_and_three_behind(app, games)
 
     assert gate.sizes == [1, 3]  # the leader's own save, then the three queued behind it in one
     assert app.group_commit.batches == 1 and app.group_commit.fallbacks == 0
@@ -129,6 +136,36 @@ def test_two_saves_of_one_game_never_share_a_batch(app):
     assert len(won) == 1 and len(lost) == 1 and isinstance(results[lost[0]], Conflict)
     assert stored_orders(app, game) == won
     assert stored_orders(app, other) == ["x"] and stored_orders(app, third_game) == ["y"]
+
+
+def test_a_batch_the_store_cannot_take_fails_every_member_at_once_and_their_retries_record_once(store_config):
+    """A write lock held outside warlog past the lock timeout (1 s here): the leader's save and
+    the batch queued behind it fail with the store's OperationalError, the batch in ONE attempt
+    (saved again member by member, each would wait out the timeout again); nothing is recorded,
+    and the same orders sent again once the lock is gone are recorded once each."""
+    from dataclasses import replace
+
+    from eventsourcing.persistence import OperationalError
+
+    from tests.conftest import make_app
+    from tests.reliability.faults import writes_blocked
+
+    app = make_app(replace(store_config, lock_timeout=1))
+    try:
+        games = [new_freeform_game(app) for _ in range(4)]
+        versions = {gid: app.get_game(gid).version for gid in games}
+        with writes_blocked(store_config):
+            gate, results = one_leader_and_three_behind(app, games)
+        assert gate.sizes == [1, 3]  # the leader's save, then the queued three once: no fallback
+        assert app.group_commit.fallbacks == 0
+        assert all(isinstance(results[gid], OperationalError) for gid in games), results
+        assert {gid: app.get_game(gid).version for gid in games} == versions  # nothing recorded
+        for n, gid in enumerate(games):
+            seat, order_id = ("Blue", "a") if n == 0 else ("Red", "b")
+            again = app.submit_order(gid, seat, order_id, roll(order_id))
+            assert not again.replayed and stored_orders(app, gid) == [order_id]
+    finally:
+        app.close()
 
 
 @pytest.mark.parametrize("same_order_id", [False, True], ids=["another order", "the same order id"])
