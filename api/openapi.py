@@ -50,18 +50,21 @@ AUTH_TEXT = {
 }
 _SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}], ADMIN: [{"bearerAuth": []}]}
 
-# Problem codes shared by many rows of the table. internal_error (500) is added to every operation.
+# Problem codes shared by many rows of the table. store_unavailable (503) and internal_error (500)
+# are added to every operation.
 BODY = ("bad_request", "unsupported_media_type", "payload_too_large", "invalid_request")
 AUTH_READ = ("unauthorized", "game_not_found")
 AUTH_WRITE = ("unauthorized", "forbidden", "game_not_found")
 LOADS = ("damaged_log",)  # the operation loads the game's log, which may have been changed outside warlog
 READ = (*AUTH_READ, *LOADS)
 WRITE = (*AUTH_WRITE, *LOADS)
-EVERYWHERE = ("internal_error",)
+EVERYWHERE = ("store_unavailable", "internal_error")
 # Codes not tied to one operation, and where they come from.
 WHERE = {
     "not_found": "any URL the API does not have",
     "method_not_allowed": "any URL, with a method it does not take (the Allow header lists those it does)",
+    "store_unavailable": "any operation that reads or writes the store, when a lock another writer holds "
+                         "outlasts WARLOG_LOCK_TIMEOUT or the database cannot be reached (with Retry-After)",
     "internal_error": "any operation: a bug on the server, logged there",
 }
 # Codes of PROBLEMS that no HTTP operation answers with, and why. Every code is in a row of the
@@ -127,7 +130,7 @@ HEADERS: dict[str, dict] = {
                                           "before; nothing new was recorded",
                            "schema": {"type": "string", "enum": ["true"]}},
     "WWWAuthenticate": {"description": "Bearer realm=\"warlog\"", "schema": {"type": "string"}},
-    "RetryAfter": {"description": "seconds to wait before reconnecting", "schema": {"type": "integer"}},
+    "RetryAfter": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}},
     "Link": {"description": "<URL of the next page>; rel=\"next\", while there is one", "schema": {"type": "string"}},
     "ContentDisposition": {"description": "attachment; filename=\"game-<game_id>.jsonl\"", "schema": {"type": "string"}},
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from eventsourcing.persistence import InterfaceError, OperationalError
 from flask import Flask, Response, json, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -45,6 +46,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "integrity_failure": (422, "The log does not verify"),
     "stream_capacity": (503, "Too many open event streams; retry shortly"),
     "queue_unavailable": (503, "The job queue does not answer; retry shortly"),
+    "store_unavailable": (503, "The game store is busy or does not answer; retry shortly"),
     "damaged_log": (500, "The stored log of this game is damaged"),
     "internal_error": (500, "Internal server error"),
 }
@@ -71,6 +73,8 @@ def problem(code: str, detail: str, headers: dict | None = None, **extra: Any) -
     return response
 
 
+STORE_RETRY_AFTER = "2"  # seconds, on a 503 store_unavailable
+
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
 
@@ -95,6 +99,17 @@ def register(app: Flask) -> None:
         if isinstance(exc, de.IntegrityFailure):
             extra["line"] = exc.seq
         return problem(code, exc.message, **extra)
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def store_unavailable(exc: Exception):
+        # Not a bug: a lock another writer held past WARLOG_LOCK_TIMEOUT, the connection pool
+        # exhausted, the database gone away. The request's write, if any, was not committed, or
+        # its outcome is unknown; a retry of an order with its Idempotency-Key settles which.
+        log.warning("store unavailable on %s %s: %s: %s", request.method, request.path, type(exc).__name__, exc)
+        return problem("store_unavailable", "the game store did not answer in time (a lock held by another "
+                       "writer, or no connection); retry after Retry-After seconds. An order sent again with "
+                       "the same Idempotency-Key is recorded at most once.", {"Retry-After": STORE_RETRY_AFTER})
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
