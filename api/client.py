@@ -98,6 +98,9 @@ def _quote(game_id: str) -> str:
     return urllib.parse.quote(str(game_id), safe="")
 
 
+STORE_RETRIES = 3  # a 503 store_unavailable, tried again after Retry-After (WarlogClient.request)
+
+
 class WarlogClient:
     """One server, optionally one bearer token. Methods map one to one onto the API's endpoints."""
 
@@ -152,7 +155,22 @@ class WarlogClient:
 
     def request(self, method: str, path: str, *, body: Any = None, query: dict | None = None,
                 headers: dict | None = None) -> tuple[int, dict, Any]:
-        """(status, headers, decoded JSON body) of one call."""
+        """(status, headers, decoded JSON body) of one call. A 503 ``store_unavailable`` (the
+        server's store was busy) is tried again after its Retry-After, up to ``STORE_RETRIES``
+        times, where that cannot record anything twice: a read, or an order (its
+        Idempotency-Key makes the server record it at most once)."""
+        retries = STORE_RETRIES if method == "GET" or "Idempotency-Key" in (headers or {}) else 0
+        for attempt in range(retries + 1):
+            try:
+                return self._request(method, path, body=body, query=query, headers=headers)
+            except ProblemError as exc:
+                if exc.code != "store_unavailable" or attempt == retries:
+                    raise
+                time.sleep(_retry_after(exc.headers.get("Retry-After"), 2.0))
+        raise AssertionError("unreachable")
+
+    def _request(self, method: str, path: str, *, body: Any = None, query: dict | None = None,
+                 headers: dict | None = None) -> tuple[int, dict, Any]:
         with self._open(method, path, body=body, query=query, headers=headers) as response:
             try:
                 raw = response.read()

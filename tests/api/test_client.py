@@ -521,3 +521,58 @@ def test_sse_parsing_follows_the_event_stream_format():
 ])
 def test_server_urls(given, base):
     assert api_base(given) == base
+
+
+def test_an_order_the_busy_store_turned_away_is_sent_again_after_retry_after(tmp_path):
+    """The store's write lock held outside warlog past the server's lock timeout (1 s), then let
+    go: the client's order gets 503 store_unavailable, waits Retry-After and sends it again with
+    the same Idempotency-Key, which records it once. A request without a key (a new game) is not
+    sent again: it raises the 503 for the caller to decide."""
+    import sqlite3
+    from dataclasses import replace
+
+    from domain.storage import config_from_env
+
+    config = replace(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")}), lock_timeout=1)
+    migrate(config)
+    service = Warlog(config)
+    requests: list[tuple[str, str, str | None]] = []
+
+    def counted(environ, start_response):
+        requests.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], environ.get("HTTP_IDEMPOTENCY_KEY")))
+        return app(environ, start_response)
+
+    app = create_app({"WARLOG_SERVICE": service})
+    httpd = make_server("127.0.0.1", 0, counted, threaded=True, request_handler=QuietHandler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        client = WarlogClient(f"http://127.0.0.1:{httpd.server_port}")
+        game = client.create_game("freeform", {"sides": ["Blue", "Red"]})
+        blue = client.with_token(client.join(game["game_id"], game["invites"]["Blue"], "alice")["token"])
+        client.join(game["game_id"], game["invites"]["Red"], "bob")
+        blue.submit_order(game["game_id"], {"kind": "note", "text": "before"})
+        shell = sqlite3.connect(config.sqlite_path, isolation_level=None, check_same_thread=False)
+        shell.execute("BEGIN IMMEDIATE")  # a database shell's open transaction
+        try:
+            with pytest.raises(ProblemError) as refused:
+                client.create_game("freeform", {"sides": ["Blue", "Red"]})
+            assert refused.value.status == 503 and refused.value.code == "store_unavailable"
+            assert [r[:2] for r in requests].count(("POST", "/api/v1/games")) == 2  # not sent again
+            # The lock goes after the order's first attempt has given up (1 s), before its
+            # second (Retry-After: 2 s).
+            release = threading.Timer(1.5, shell.execute, ("ROLLBACK",))
+            release.start()
+            requests.clear()
+            result = blue.submit_order(game["game_id"], {"kind": "note", "text": "held up"}, order_id="held-1")
+            release.join()
+        finally:
+            shell.close()
+        assert result["replayed"] is False
+        orders = [r for r in requests if r[0] == "POST"]
+        assert len(orders) == 2 and {r[2] for r in orders} == {"held-1"}  # turned away, then sent again
+        stored = [line for line in service.lines(game["game_id"]) if line["type"] == "OrderAccepted"]
+        assert [line["data"]["order_id"] for line in stored][-1] == "held-1" and len(stored) == 2
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        service.close()
