@@ -25,7 +25,8 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
 import orjson
-from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, find_id_convertor, pass_through_convertor
+from eventsourcing.persistence import (DatetimeAsISO, InterfaceError, JSONTranscoder, OperationalError,
+                                       find_id_convertor, pass_through_convertor)
 from eventsourcing.utils import resolve_topic
 
 from domain.errors import DamagedLog, GameNotFound
@@ -207,7 +208,8 @@ class Projections:
 
     def current(self, game_id: str, names: Iterable[str] = NAMES) -> dict[str, dict]:
         """The views of one game, caught up synchronously to the game's current version when
-        they are behind it (read-your-writes): bounded by what the projector has not yet done."""
+        they are behind it (read-your-writes): bounded by what the projector has not yet done.
+        The caught-up views are stored for the next reader (``_keep_for_next_read``)."""
         gid = str(parse_game_id(game_id))
         names = tuple(names)
         version = self.current_version(gid)
@@ -219,9 +221,19 @@ class Projections:
         marks: list[dict] = []
         since = _versions(gid, views, whole)
         folded = self._fold(gid, views, [], names=names, upto=version, marks=marks, odd=odd, since=since)
-        with self.store.transaction(pipelined=True) as c:
-            self._write(c, gid, folded, marks, odd, since)
+        self._keep_for_next_read(gid, f"views caught up to version {version}",
+                                 lambda c: self._write(c, gid, folded, marks, odd, since), pipelined=True)
         return folded
+
+    def _keep_for_next_read(self, gid: str, what: str, write: Callable[[Any], None], pipelined: bool = False) -> None:
+        """Store what a read folded, so the next read need not fold it again. A store that cannot
+        take it now (a write lock held past the lock timeout, no free connection) costs only that:
+        the read still answers, and the projector or a later read stores it."""
+        try:
+            with self.store.transaction(pipelined=pipelined) as c:
+                write(c)
+        except (OperationalError, InterfaceError) as exc:
+            log.warning("game %s: %s for a read, not stored (%s: %s)", gid, what, type(exc).__name__, exc)
 
     def map_at(self, game_id: str, seq: int) -> dict:
         """The ``map`` view right after seq ``seq`` (unfiltered; ``folds.render_state`` filters it
@@ -237,8 +249,8 @@ class Projections:
         marks: list[dict] = []
         view = folds.fold_steps({"map": view}, steps, ("map",), every=self.every, marks=marks)["map"]
         if marks:  # each looked at before it is written (odd=None): the checkpoint may hold older values
-            with self.store.transaction() as c:
-                self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks])
+            self._keep_for_next_read(gid, f"map checkpoints up to seq {seq}",
+                                     lambda c: self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks]))
         return view
 
     def stored_steps(self, gid: str, after: int, limit: int, odd: set[str]) -> list[tuple]:

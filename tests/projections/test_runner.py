@@ -377,3 +377,32 @@ def test_rebuild_projections_command_rebuilds_one_game(app, store_config):
     assert f"{app.get_game(one).version}/{app.get_game(one).version} events" in done.stderr
     views, _ = snapshot(Projections(app), [one, other])
     assert views[one]["history"] == folds.fold("history", app.lines(one)) and views[other] == {}
+
+
+def test_a_read_answers_with_what_it_folded_when_the_store_cannot_take_the_write(sqlite_config, caplog):
+    """SQLite's write lock held outside warlog past the lock timeout (1 s): read-your-writes and
+    a map at a seq still answer with the folds of the log; what they would have stored for the
+    next reader is not stored (a warning says so), and is stored by the next read after."""
+    from dataclasses import replace
+
+    from tests.conftest import make_app
+    from tests.projections.test_batch import per_line, play_freeform
+    from tests.reliability.faults import writes_blocked
+
+    app = make_app(replace(sqlite_config, lock_timeout=1))
+    try:
+        gid = new_freeform_game(app)
+        play_freeform(app, gid, CHECKPOINT_EVERY, 4)  # past a map checkpoint's seq
+        projections = Projections(app)
+        lines = app.lines(gid)
+        assert len(lines) > CHECKPOINT_EVERY
+        with writes_blocked(sqlite_config), caplog.at_level("WARNING", logger="warlog.projector"):
+            assert projections.current(gid) == per_line(lines, CHECKPOINT_EVERY)[0]
+            seq = len(lines) - 1
+            assert projections.map_at(gid, seq) == folds.fold("map", lines[:seq])
+            assert projections.store.load([gid], NAMES)[gid] == {}  # nothing was stored
+        assert "views caught up to version" in caplog.text and "map checkpoints up to seq" in caplog.text
+        assert projections.current(gid) == per_line(lines, CHECKPOINT_EVERY)[0]
+        assert projections.store.load([gid], NAMES)[gid] == per_line(lines, CHECKPOINT_EVERY)[0]
+    finally:
+        app.close()
