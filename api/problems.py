@@ -8,6 +8,7 @@ can cause is a 5xx.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError
@@ -75,6 +76,19 @@ def problem(code: str, detail: str, headers: dict | None = None, **extra: Any) -
 
 STORE_RETRY_AFTER = "2"  # seconds, on a 503 store_unavailable
 
+# SQLite raises OperationalError for a wrong statement too ("no such table", a syntax error):
+# from SQLite, only these say the store could not answer now.
+_SQLITE_NOT_ANSWERING = ("locked", "busy", "disk i/o error", "unable to open database", "database or disk is full")
+
+
+def store_not_answering(exc: Exception) -> bool:
+    """An OperationalError or InterfaceError that says the store did not answer in time (a lock
+    not granted, no free connection, a connection lost), not that a statement was wrong."""
+    if isinstance(exc, InterfaceError) or not isinstance(exc.__cause__, sqlite3.Error):
+        return True  # psycopg files a wrong statement under ProgrammingError, never here
+    text = str(exc.__cause__).lower()
+    return any(words in text for words in _SQLITE_NOT_ANSWERING)
+
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
 
@@ -106,6 +120,8 @@ def register(app: Flask) -> None:
         # Not a bug: a lock another writer held past WARLOG_LOCK_TIMEOUT, the connection pool
         # exhausted, the database gone away. The request's write, if any, was not committed, or
         # its outcome is unknown; a retry of an order with its Idempotency-Key settles which.
+        if not store_not_answering(exc):
+            return unexpected(exc)
         log.warning("store unavailable on %s %s: %s: %s", request.method, request.path, type(exc).__name__, exc)
         return problem("store_unavailable", "the game store did not answer in time (a lock held by another "
                        "writer, or no connection); retry after Retry-After seconds. An order sent again with "

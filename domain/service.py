@@ -186,7 +186,8 @@ class GroupCommit:
         except (OperationalError, InterfaceError) as exc:  # the store, not a member: all fail alike
             for entry, events in pending:
                 entry.game.pending_events[:] = events
-                entry.error = copy.copy(exc)
+                entry.error = copy.copy(exc)  # each thread raises its own
+                entry.error.__cause__ = exc.__cause__
             return
         except Exception:
             self.fallbacks += 1
