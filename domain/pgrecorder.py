@@ -16,9 +16,11 @@ which notification ids, is what eventsourcing's recorder stores; a version alrea
 same ``IntegrityError``; the lock timeout is the calling process's (``WARLOG_LOCK_TIMEOUT``),
 passed with the rows. Two things differ:
 
-- a lock not granted within the timeout fails the save at once; eventsourcing's recorder tries
-  it ten times, so a request would wait ten timeouts before its 503 ``store_unavailable``. A
-  lost connection is tried again as eventsourcing tries it;
+- a lock not granted within the timeout, or no connection from the pool within the connect
+  timeout (the database unreachable), fails the save, and a read of a game's events, at once
+  (``storage.retry_store``); eventsourcing's recorder tries ten times, so a request waited ten
+  timeouts before its 503 ``store_unavailable``. A lost connection is tried again as
+  eventsourcing tries it;
 - a statement that reached the server is committed even if the process that sent it dies
   while it runs (eventsourcing's transaction would be rolled back, its ``COMMIT`` never sent).
   The client of that process gets no answer either way and sends the order again under the
@@ -27,17 +29,14 @@ passed with the rows. Two things differ:
 
 from __future__ import annotations
 
-import random
-import time
 from typing import Any, Sequence
 
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
-from psycopg.errors import LockNotAvailable
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
-ATTEMPTS = 10  # as eventsourcing's recorders retry a lost connection: 10 attempts, 0.2 s apart
+from domain.storage import retry_store
 
 
 class OneTripRecorder(PostgresApplicationRecorder):
@@ -61,24 +60,16 @@ class OneTripRecorder(PostgresApplicationRecorder):
         self.insert_statement = SQL("SELECT {schema}.{function}(%b, %b::bigint[], %b, %b, %s)").format(
             schema=schema, function=function).as_string()
 
+    # eventsourcing's read of a game's events, with warlog's retry instead of its own.
+    select_events = retry_store(PostgresApplicationRecorder.select_events.__wrapped__)
+
+    @retry_store  # a lost connection is tried again; a lock or a connection waited out is not
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        """One statement; a lost connection is tried again as eventsourcing's recorder tries it,
-        a lock that was not granted within the lock timeout is not: the wait was the timeout."""
         if not stored_events:
             return []
         params = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
                   [e.topic for e in stored_events], [e.state for e in stored_events],
                   f"{self.datastore.lock_timeout}s")
-        for attempt in range(1, ATTEMPTS + 1):
-            try:
-                return self._insert(params)
-            except (InterfaceError, OperationalError) as exc:
-                if attempt == ATTEMPTS or isinstance(exc.__cause__, LockNotAvailable):
-                    raise
-                time.sleep(0.2 * (1 + 0.1 * (random.random() - 0.5)))
-        raise AssertionError("unreachable")
-
-    def _insert(self, params: tuple) -> list[int]:
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             assert conn.autocommit  # the statement is its own transaction
             curs.execute(self.insert_statement, params, prepare=True)

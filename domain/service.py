@@ -266,6 +266,28 @@ class Warlog(Application):
             self.snapshots.put([Game.Snapshot.take(game) for game in reached.values()])
 
     # ------------------------------------------------------------------------------ reads --
+    HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for a connection
+
+    def store_head(self, timeout: float = HEALTH_TIMEOUT) -> int:
+        """The notification log's head, read once on a connection got within ``timeout``
+        seconds: what /healthz answers. The recorder's own read tries ten times, each waiting up
+        to the connect timeout for a connection, so a health check of a database that has gone
+        would hang for minutes; this one raises OperationalError at once (503 store_unavailable)."""
+        if self.config.kind == "sqlite":  # in-process: a WAL reader never waits
+            return self.recorder.max_notification_id() or 0
+        import psycopg
+        from psycopg.rows import tuple_row
+
+        pool = self.recorder.datastore.pool
+        try:
+            pool.open()  # as eventsourcing's get_connection does; nothing when it is open already
+            with pool.connection(timeout=timeout) as conn, conn.cursor(row_factory=tuple_row) as curs:
+                curs.execute(self.recorder.max_notification_id_statement)
+                row = curs.fetchone()
+        except psycopg.Error as exc:
+            raise OperationalError(f"{type(exc).__name__}: {exc}") from exc
+        return (row[0] if row else 0) or 0
+
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
         with decoding(game_id):
             try:

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
+import random
 import secrets
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import unquote, urlparse
 
 from eventsourcing.persistence import DatabaseError, InterfaceError, OperationalError
@@ -74,6 +77,41 @@ def writer_lock(config: StoreConfig) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+# Tried again as eventsourcing's recorders try a failed statement: up to 10 attempts, 0.2 s apart.
+RETRY_ATTEMPTS, RETRY_WAIT = 10, 0.2
+
+
+def gave_up_waiting(exc: BaseException) -> bool:
+    """The error says the store was waited for as long as allowed: a lock not granted within the
+    lock timeout, or no connection from the pool within the connect timeout (the database is
+    unreachable). Trying again would only wait as long again."""
+    cause = exc.__cause__
+    if cause is None:
+        return False
+    from psycopg.errors import LockNotAvailable
+    from psycopg_pool import PoolTimeout
+
+    return isinstance(cause, (LockNotAvailable, PoolTimeout))
+
+
+def retry_store(func: Callable) -> Callable:
+    """eventsourcing's retry of PostgreSQL reads and writes (a lost connection, a stale one from
+    the pool: ``InterfaceError``, ``OperationalError``), except where the store was waited for as
+    long as allowed (``gave_up_waiting``): with the database gone, ten attempts that each wait the
+    connect timeout for a connection held a request for minutes; now it answers 503 after one."""
+    @functools.wraps(func)
+    def retried(*args: Any, **kwargs: Any) -> Any:
+        for attempt in range(1, RETRY_ATTEMPTS + 1):
+            try:
+                return func(*args, **kwargs)
+            except (InterfaceError, OperationalError) as exc:
+                if attempt == RETRY_ATTEMPTS or gave_up_waiting(exc):
+                    raise
+                time.sleep(RETRY_WAIT * (1 + 0.1 * (random.random() - 0.5)))
+        raise AssertionError("unreachable")
+    return retried
+
+
 def postgres_env(url: str) -> dict[str, str]:
     """eventsourcing's POSTGRES_* settings from a postgresql:// URL."""
     parsed = urlparse(url)
@@ -88,7 +126,7 @@ def postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_LOCK_TIMEOUT": "10",
         "POSTGRES_POOL_SIZE": "5",
         "POSTGRES_MAX_OVERFLOW": "10",
-        "POSTGRES_CONNECT_TIMEOUT": "10",
+        "POSTGRES_CONNECT_TIMEOUT": "5",  # also how long a request waits for a free connection
     }
     schema = dict(p.split("=", 1) for p in parsed.query.split("&") if "=" in p).get("schema")
     if schema:
@@ -220,7 +258,7 @@ class SeedStore:
             c.execute(f"SELECT seed FROM {self._table} WHERE game_id = ? AND epoch = ?", (game_id, epoch))
             return bytes(c.fetchone()["seed"])
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)  # as eventsourcing's recorders
+    @retry_store
     def _postgres(self, game_id: str, epoch: int, fresh: bytes) -> bytes:
         """One statement, committed by itself (its own round trip, its own fsync: the seed is on
         disk before any commitment to it is saved). It inserts the fresh seed or, when the epoch

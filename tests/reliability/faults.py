@@ -200,3 +200,68 @@ def socket_owner(pids: set[int], local_port: int, remote_port: int) -> int | Non
         if socket_inodes(pid) & inodes:
             return pid
     return None
+
+
+class CuttableLink:
+    """A TCP relay on a free local port to ``target`` (the PostgreSQL server) that the test can
+    cut, as a network failure or a database restart would: ``cut()`` closes every relayed
+    connection and refuses new ones (accepted and closed at once), ``restore()`` relays again."""
+
+    def __init__(self, target: tuple[str, int]):
+        import socket
+        import threading
+
+        self._socket, self._threading = socket, threading
+        self.target = target
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.port = self._server.getsockname()[1]
+        self._up = True
+        self._open: list = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return  # closed
+            if not self._up:
+                client.close()
+                continue
+            try:
+                upstream = self._socket.create_connection(self.target, timeout=5)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                self._threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, a, b) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                with contextlib.suppress(OSError):
+                    s.shutdown(self._socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        self._up = False
+        with self._lock:
+            for s in self._open:
+                with contextlib.suppress(OSError):
+                    s.shutdown(self._socket.SHUT_RDWR)
+            self._open = []
+
+    def restore(self) -> None:
+        self._up = True
+
+    def close(self) -> None:
+        self.cut()
+        self._server.close()

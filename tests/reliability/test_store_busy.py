@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from tests.reliability.client import Game, Http, assert_no_secret_in_log, assert_sound_log
-from tests.reliability.faults import writes_blocked
+from tests.reliability.faults import CuttableLink, writes_blocked
 
 TIMEOUT = 1  # WARLOG_LOCK_TIMEOUT of the server under test, seconds
 
@@ -58,3 +58,41 @@ def test_an_order_held_up_past_the_lock_timeout_is_a_503_and_its_retry_is_record
             assert f"views caught up to version {unread} for a read, not stored" in log
         assert "Traceback" not in log
         assert_no_secret_in_log(http, log)
+
+
+def test_a_database_that_goes_away_is_a_prompt_503_and_its_return_is_taken_up(pg_store):
+    """PostgreSQL behind a link the test cuts (a network failure, a database restart): the
+    health check, a read and an order each answer 503 store_unavailable within seconds, none
+    hangs for the driver's retries; once the link is back, the order sent again under its
+    Idempotency-Key is recorded once and the health check is 200 again."""
+    pg = pg_store.config.postgres
+    link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
+    url = (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{link.port}/{pg['POSTGRES_DBNAME']}"
+           f"?schema={pg['POSTGRES_SCHEMA']}")
+    try:
+        with pg_store.serve(WEB_CONCURRENCY="1", WARLOG_DATABASE_URL=url) as server:
+            http = Http(server)
+            game = Game(http)
+            game.order("Blue", roll("before"))
+            before = game.summary()["version"]
+            link.cut()
+            for name, call in (("health", lambda: http.call("GET", "/healthz")),
+                               ("read", lambda: http.call("GET", game.path(), token=game.umpire)),
+                               ("order", lambda: game.order("Blue", roll("while gone"), "gone-1", expect=None))):
+                started = time.monotonic()
+                reply = call()
+                assert reply.status == 503 and reply.body["code"] == "store_unavailable", (name, reply.raw)
+                assert time.monotonic() - started < 15, (name, time.monotonic() - started)  # not minutes
+            link.restore()
+            deadline = time.monotonic() + 60  # the pool reconnects with a growing backoff
+            while (reply := game.order("Blue", roll("while gone"), "gone-1", expect=None)).status == 503:
+                assert time.monotonic() < deadline, "the service never took the database up again"
+                time.sleep(float(reply.headers["Retry-After"]))
+            assert reply.status == 201, reply.raw
+            assert http.call("GET", "/healthz").status == 200
+            lines = assert_sound_log(game)
+            assert [line["data"]["order_id"] for line in lines[before:] if line["type"] == "OrderAccepted"] == ["gone-1"]
+            assert "Traceback" not in server.log()
+    finally:
+        link.restore()
+        link.close()
