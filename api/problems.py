@@ -89,6 +89,7 @@ def store_not_answering(exc: Exception) -> bool:
     text = str(exc.__cause__).lower()
     return any(words in text for words in _SQLITE_NOT_ANSWERING)
 
+
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}
 

@@ -1,5 +1,5 @@
-"""Making faults happen at a known point: holding locks in the store from the test, and finding
-the processes to kill.
+"""Making faults happen at a known point: holding locks in the store from the test, finding the
+processes to kill, and cutting the link to PostgreSQL (``CuttableLink``).
 
 A request, job or batch that needs a lock the test holds waits for it, so the test knows the
 process is in the middle of its work when it sends SIGKILL: no sleeping and hoping.
