@@ -537,10 +537,18 @@ def test_an_order_the_busy_store_turned_away_is_sent_again_after_retry_after(tmp
     migrate(config)
     service = Warlog(config)
     requests: list[tuple[str, str, str | None]] = []
+    shell = sqlite3.connect(config.sqlite_path, isolation_level=None, check_same_thread=False)
+    release_after_a_503: list[str] = []  # the path whose 503 lets the lock go
 
     def counted(environ, start_response):
         requests.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], environ.get("HTTP_IDEMPOTENCY_KEY")))
-        return app(environ, start_response)
+
+        def noting(status, headers, *exc_info):
+            if status.startswith("503") and environ["PATH_INFO"] in release_after_a_503:
+                shell.execute("ROLLBACK")  # the shell's transaction ends once the order was turned away
+                release_after_a_503.clear()
+            return start_response(status, headers, *exc_info)
+        return app(environ, noting)
 
     app = create_app({"WARLOG_SERVICE": service})
     httpd = make_server("127.0.0.1", 0, counted, threaded=True, request_handler=QuietHandler)
@@ -551,28 +559,24 @@ def test_an_order_the_busy_store_turned_away_is_sent_again_after_retry_after(tmp
         blue = client.with_token(client.join(game["game_id"], game["invites"]["Blue"], "alice")["token"])
         client.join(game["game_id"], game["invites"]["Red"], "bob")
         blue.submit_order(game["game_id"], {"kind": "note", "text": "before"})
-        shell = sqlite3.connect(config.sqlite_path, isolation_level=None, check_same_thread=False)
         shell.execute("BEGIN IMMEDIATE")  # a database shell's open transaction
-        try:
-            with pytest.raises(ProblemError) as refused:
-                client.create_game("freeform", {"sides": ["Blue", "Red"]})
-            assert refused.value.status == 503 and refused.value.code == "store_unavailable"
-            assert [r[:2] for r in requests].count(("POST", "/api/v1/games")) == 2  # not sent again
-            # The lock goes after the order's first attempt has given up (1 s), before its
-            # second (Retry-After: 2 s).
-            release = threading.Timer(1.5, shell.execute, ("ROLLBACK",))
-            release.start()
-            requests.clear()
-            result = blue.submit_order(game["game_id"], {"kind": "note", "text": "held up"}, order_id="held-1")
-            release.join()
-        finally:
-            shell.close()
+        with pytest.raises(ProblemError) as refused:
+            client.create_game("freeform", {"sides": ["Blue", "Red"]})
+        assert refused.value.status == 503 and refused.value.code == "store_unavailable"
+        assert [r[:2] for r in requests].count(("POST", "/api/v1/games")) == 2  # not sent again
+        # The lock goes once the order's first attempt has been answered 503 (after the 1 s
+        # lock timeout), before its second (Retry-After: 2 s).
+        release_after_a_503.append(f"/api/v1/games/{game['game_id']}/orders")
+        requests.clear()
+        result = blue.submit_order(game["game_id"], {"kind": "note", "text": "held up"}, order_id="held-1")
+        assert not release_after_a_503, "the order was never turned away"
         assert result["replayed"] is False
         orders = [r for r in requests if r[0] == "POST"]
         assert len(orders) == 2 and {r[2] for r in orders} == {"held-1"}  # turned away, then sent again
         stored = [line for line in service.lines(game["game_id"]) if line["type"] == "OrderAccepted"]
         assert [line["data"]["order_id"] for line in stored][-1] == "held-1" and len(stored) == 2
     finally:
+        shell.close()
         httpd.shutdown()
         httpd.server_close()
         service.close()
