@@ -197,8 +197,10 @@ def test_a_private_game_is_not_shown_without_its_token(server, open_tab):
     tab.page.goto(f"{server}/games/{made['game_id']}/replay")
     tab.page.wait_for_selector("#status.error")
     assert "private" in tab.page.text_content("#status")
-    tab.page.goto(f"{server}/games/{made['game_id']}")
-    tab.page.wait_for_selector("#access:not([hidden])")
+    # The access form shows before the summary's answer arrives (no seat is known): wait for the
+    # page to have loaded, or shown why not, before reading what it says.
+    tab.goto(f"{server}/games/{made['game_id']}")
+    assert tab.page.is_visible("#access")
     assert "private" in tab.page.text_content("#summary")
 
 
