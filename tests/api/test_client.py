@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import threading
 import time
@@ -20,6 +19,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from api.app import create_app, migrate
 from api.cli import main
 from api.client import ConnectionFailed, ProblemError, StreamEvent, WarlogClient, _parse_sse, api_base
+from bench.server import free_port
 from domain.service import Warlog
 
 
@@ -120,9 +120,8 @@ def started_game(server, alice, bob, **options) -> str:
 
 
 def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port nothing listens on: one the system just handed out and took back."""
+    return free_port()
 
 
 # ================================================================================ a game ====

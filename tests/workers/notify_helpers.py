@@ -7,18 +7,12 @@ import contextlib
 import email
 import http.server
 import json
-import socket
 import threading
 from email.message import Message
 from typing import Iterator
 
+from bench.server import free_port  # noqa: F401 (the notification tests take it from here)
 from workers import notify
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Mailbox:
