@@ -17,10 +17,12 @@ same ``IntegrityError``; the lock timeout is the calling process's (``WARLOG_LOC
 passed with the rows. Two things differ:
 
 - a lock not granted within the timeout, or no connection from the pool within the connect
-  timeout (the database unreachable), fails the save, and a read of a game's events, at once
+  timeout (the database unreachable), fails the save, and a read, at once
   (``storage.retry_store``); eventsourcing's recorder tries ten times, so a request waited ten
   timeouts before its 503 ``store_unavailable``. A lost connection is tried again as
-  eventsourcing tries it;
+  eventsourcing tries it. The same goes for the reads of the notification log and for the
+  snapshots (``SnapshotRecorder``); ``Factory`` is the persistence module that puts both
+  recorders in place;
 - a statement that reached the server is committed even if the process that sent it dies
   while it runs (eventsourcing's transaction would be rolled back, its ``COMMIT`` never sent).
   The client of that process gets no answer either way and sends the order again under the
@@ -32,7 +34,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore, PostgresFactory
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
@@ -60,8 +62,11 @@ class OneTripRecorder(PostgresApplicationRecorder):
         self.insert_statement = SQL("SELECT {schema}.{function}(%b, %b::bigint[], %b, %b, %s)").format(
             schema=schema, function=function).as_string()
 
-    # eventsourcing's read of a game's events, with warlog's retry instead of its own.
+    # eventsourcing's reads, with warlog's retry instead of its own: a game's events, and the
+    # head of the log (a read of the games list catches the index up to it first).
     select_events = retry_store(PostgresApplicationRecorder.select_events.__wrapped__)
+    select_notifications = retry_store(PostgresApplicationRecorder.select_notifications.__wrapped__)
+    max_notification_id = retry_store(PostgresApplicationRecorder.max_notification_id.__wrapped__)
 
     @retry_store  # a lost connection is tried again; a lock or a connection waited out is not
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
@@ -74,3 +79,20 @@ class OneTripRecorder(PostgresApplicationRecorder):
             assert conn.autocommit  # the statement is its own transaction
             curs.execute(self.insert_statement, params, prepare=True)
             return [row[0] for row in curs.fetchall()]
+
+
+class SnapshotRecorder(PostgresAggregateRecorder):
+    """eventsourcing's recorder of the games' snapshots, with warlog's retry instead of its own.
+    A game not in a process's cache is loaded from its latest snapshot: with the database gone,
+    eventsourcing's ten attempts, each waiting the connect timeout for a connection, held that
+    request for about half a minute before its 503."""
+
+    select_events = retry_store(PostgresAggregateRecorder.select_events.__wrapped__)
+    insert_events = retry_store(PostgresAggregateRecorder.insert_events.__wrapped__)
+
+
+class Factory(PostgresFactory):
+    """eventsourcing's PostgreSQL persistence with warlog's recorders (``PERSISTENCE_MODULE``)."""
+
+    aggregate_recorder_class = SnapshotRecorder
+    application_recorder_class = OneTripRecorder

@@ -270,9 +270,9 @@ class Warlog(Application):
 
     def store_head(self, timeout: float = HEALTH_TIMEOUT) -> int:
         """The notification log's head, read once on a connection got within ``timeout``
-        seconds: what /healthz answers. The recorder's own read tries ten times, each waiting up
-        to the connect timeout for a connection, so a health check of a database that has gone
-        would hang for minutes; this one raises OperationalError at once (503 store_unavailable)."""
+        seconds: what /healthz answers. The recorder's read waits up to the connect timeout for
+        a connection (``storage.retry_store``); a health check answers sooner: OperationalError
+        (503 store_unavailable) once ``timeout`` has passed."""
         if self.config.kind == "sqlite":  # in-process: a WAL reader never waits
             return self.recorder.max_notification_id() or 0
         import psycopg

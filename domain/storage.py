@@ -22,7 +22,6 @@ from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import unquote, urlparse
 
 from eventsourcing.persistence import DatabaseError, InterfaceError, OperationalError
-from eventsourcing.utils import retry
 
 from domain.dice import SEED_BYTES
 
@@ -52,9 +51,8 @@ class StoreConfig:
             env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.sqlite_path,
                        SQLITE_LOCK_TIMEOUT=str(self.lock_timeout or 30))
         else:
-            # Each save one statement (domain/pgrecorder.py).
-            env.update(PERSISTENCE_MODULE="eventsourcing.postgres", **dict(self.postgres or {}),
-                       APPLICATION_RECORDER_TOPIC="domain.pgrecorder:OneTripRecorder")
+            # Each save one statement, and warlog's retry on every read and write (domain/pgrecorder.py).
+            env.update(**dict(self.postgres or {}), PERSISTENCE_MODULE="domain.pgrecorder:Factory")
             if self.lock_timeout:
                 env["POSTGRES_LOCK_TIMEOUT"] = str(self.lock_timeout)
         return env
@@ -386,8 +384,8 @@ class NotificationReader(EventsQuery):
     The recorder makes a frozen dataclass of every row, and on SQLite a UUID of every row's
     originator id, on PostgreSQL a dict of every row first (about a quarter of reading a batch
     on either). Here, on SQLite, the rows are one SELECT read as tuples (``sqlite_rows``) and
-    each game's UUID is made once per batch; on PostgreSQL the rows are read as tuples, with the
-    recorder's retries on a lost connection."""
+    each game's UUID is made once per batch; on PostgreSQL the rows are read as tuples, with
+    ``retry_store``'s retries."""
 
     SQLITE = ("SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
               "WHERE rowid >= ? ORDER BY rowid LIMIT ?")
@@ -410,7 +408,7 @@ class NotificationReader(EventsQuery):
             out.append(NotificationRow(rowid, oid, version, topic, state))
         return out
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)  # as the recorder's
+    @retry_store  # a lost connection is tried again; a connection waited out is not
     def _postgres(self, start: int, limit: int) -> list[NotificationRow]:
         from psycopg.rows import tuple_row
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import time
 
+import pytest
+from eventsourcing.persistence import OperationalError
+
 from tests.reliability.client import Game, Http, assert_no_secret_in_log, assert_sound_log
 from tests.reliability.faults import CuttableLink, writes_blocked
 
@@ -62,8 +65,9 @@ def test_an_order_held_up_past_the_lock_timeout_is_a_503_and_its_retry_is_record
 
 def test_a_database_that_goes_away_is_a_prompt_503_and_its_return_is_taken_up(pg_store):
     """PostgreSQL behind a link the test cuts (a network failure, a database restart): the
-    health check, a read and an order each answer 503 store_unavailable within seconds, none
-    hangs for the driver's retries; once the link is back, the order sent again under its
+    health check, a read, an order (of a game the server holds in memory, then of one it has to
+    load) and the games list each answer 503 store_unavailable within seconds, none hangs for
+    the driver's retries; once the link is back, the order sent again under its
     Idempotency-Key is recorded once and the health check is 200 again."""
     pg = pg_store.config.postgres
     link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
@@ -76,9 +80,14 @@ def test_a_database_that_goes_away_is_a_prompt_503_and_its_return_is_taken_up(pg
             game.order("Blue", roll("before"))
             before = game.summary()["version"]
             link.cut()
+            # The order twice: the first finds the server's copy of the game (its check fails),
+            # which is then dropped, so the second loads the game (its latest snapshot, then its
+            # events); the list catches the index up first (the head of the log).
             for name, call in (("health", lambda: http.call("GET", "/healthz")),
                                ("read", lambda: http.call("GET", game.path(), token=game.umpire)),
-                               ("order", lambda: game.order("Blue", roll("while gone"), "gone-1", expect=None))):
+                               ("order", lambda: game.order("Blue", roll("while gone"), "gone-1", expect=None)),
+                               ("order, no copy", lambda: game.order("Blue", roll("while gone"), "gone-1", expect=None)),
+                               ("list", lambda: http.call("GET", "/api/v1/games", token=game.umpire))):
                 started = time.monotonic()
                 reply = call()
                 assert reply.status == 503 and reply.body["code"] == "store_unavailable", (name, reply.raw)
@@ -95,4 +104,46 @@ def test_a_database_that_goes_away_is_a_prompt_503_and_its_return_is_taken_up(pg
             assert "Traceback" not in server.log()
     finally:
         link.restore()
+        link.close()
+
+
+def test_a_pool_that_gave_up_reconnecting_takes_the_database_up_again_at_the_next_request(postgres_config):
+    """psycopg_pool tries to replace a lost connection for ``reconnect_timeout`` (5 minutes by
+    default), then gives up on it: after a long outage the pool holds no connection at all. The
+    next command once the database is back opens one and is recorded. (In one process; the
+    timeout is shortened to a second for the test.)"""
+    from domain.service import Warlog
+    from domain.storage import config_from_env
+    from tests.conftest import make_app
+
+    make_app(postgres_config).close()  # the tables
+    pg = postgres_config.postgres
+    link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
+    url = (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{link.port}/{pg['POSTGRES_DBNAME']}"
+           f"?schema={pg['POSTGRES_SCHEMA']}")
+    app = Warlog(config_from_env({"WARLOG_DATABASE_URL": url}))
+    pool = app.recorder.datastore.pool
+    try:
+        game = app.create_game("freeform").game_id
+        for seat in ("A", "B"):
+            app.join(game, seat, seat.lower())
+        app.submit_order(game, "A", "before", roll("before"))
+        pool.reconnect_timeout = 1.0
+        link.cut()
+        deadline = time.monotonic() + 60
+        while pool.get_stats()["pool_size"] > 0:  # each failed command loses the connections it finds
+            assert time.monotonic() < deadline, pool.get_stats()
+            started = time.monotonic()
+            with pytest.raises(OperationalError):
+                app.submit_order(game, "A", "after", roll("after"))
+            assert time.monotonic() - started < 12  # the connect timeout, not ten of them
+            time.sleep(0.5)
+        link.restore()
+        result = app.submit_order(game, "A", "after", roll("after"))
+        assert result.order_id == "after" and not result.replayed
+        assert [line["data"]["order_id"] for line in app.lines(game)
+                if line["type"] == "OrderAccepted"] == ["before", "after"]
+    finally:
+        link.restore()
+        app.close()
         link.close()
