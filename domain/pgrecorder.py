@@ -82,13 +82,36 @@ class OneTripRecorder(PostgresApplicationRecorder):
 
 
 class SnapshotRecorder(PostgresAggregateRecorder):
-    """eventsourcing's recorder of the games' snapshots, with warlog's retry instead of its own.
+    """eventsourcing's recorder of the games' snapshots, with warlog's retry instead of its own,
+    and the rows sent as binary arrays.
+
     A game not in a process's cache is loaded from its latest snapshot: with the database gone,
     eventsourcing's ten attempts, each waiting the connect timeout for a connection, held that
-    request for about half a minute before its 503."""
+    request for about half a minute before its 503.
+
+    eventsourcing sends the rows as an array of a composite type, dumped as text: the snapshot's
+    bytes hex-escaped in Python, 1.8-3.1 ms for a Falklands snapshot of 29 KB (a snapshot is
+    taken every 100 events: every 15 orders or so), against 0.04-0.14 ms as four binary arrays,
+    as ``OneTripRecorder`` sends events. The same rows in the same table, in one statement."""
+
+    def __init__(self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"):
+        super().__init__(datastore, events_table_name=events_table_name)
+        self.insert_statement = SQL(
+            "INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+            "SELECT * FROM unnest(%b, %b::bigint[], %b, %b)").format(
+                schema=Identifier(self.datastore.schema), table=Identifier(events_table_name)).as_string()
 
     select_events = retry_store(PostgresAggregateRecorder.select_events.__wrapped__)
-    insert_events = retry_store(PostgresAggregateRecorder.insert_events.__wrapped__)
+
+    @retry_store
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        if stored_events:
+            params = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
+                      [e.topic for e in stored_events], [e.state for e in stored_events])
+            with self.datastore.get_connection() as conn, conn.cursor() as curs:
+                assert conn.autocommit  # the statement is its own transaction
+                curs.execute(self.insert_statement, params, prepare=True)
+        return None
 
 
 class Factory(PostgresFactory):
