@@ -114,8 +114,24 @@ class SnapshotRecorder(PostgresAggregateRecorder):
         return None
 
 
+# Seconds psycopg_pool goes on trying to replace a lost connection before it gives up on it.
+RECONNECT_TIMEOUT = 10.0
+
+
 class Factory(PostgresFactory):
-    """eventsourcing's PostgreSQL persistence with warlog's recorders (``PERSISTENCE_MODULE``)."""
+    """eventsourcing's PostgreSQL persistence with warlog's recorders (``PERSISTENCE_MODULE``),
+    and a pool that takes a database that comes back up within seconds.
+
+    psycopg_pool replaces a lost connection with attempts 1, 2, 4, 8 ... seconds apart for its
+    ``reconnect_timeout`` (5 minutes by default), and while they run a request that finds no
+    connection waits for them: after an outage of a minute the next attempt could be a minute
+    away, and every request until then answered 503. Once the attempts give up, the next request
+    that finds no connection starts a new one at once; ``RECONNECT_TIMEOUT`` (10 s) keeps the
+    gaps between attempts under 5 s."""
 
     aggregate_recorder_class = SnapshotRecorder
     application_recorder_class = OneTripRecorder
+
+    def __init__(self, env: Any):
+        super().__init__(env)
+        self.datastore.pool.reconnect_timeout = RECONNECT_TIMEOUT
