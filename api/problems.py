@@ -8,7 +8,6 @@ can cause is a 5xx.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError
@@ -17,6 +16,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from domain import errors as de
+from domain.storage import store_not_answering
 
 log = logging.getLogger("warlog.api")
 
@@ -75,20 +75,6 @@ def problem(code: str, detail: str, headers: dict | None = None, **extra: Any) -
 
 
 STORE_RETRY_AFTER = "2"  # seconds, on a 503 store_unavailable
-
-# SQLite raises OperationalError for a wrong statement too ("no such table", a syntax error):
-# from SQLite, only these say the store could not answer now.
-_SQLITE_NOT_ANSWERING = ("locked", "busy", "disk i/o error", "unable to open database", "database or disk is full")
-
-
-def store_not_answering(exc: Exception) -> bool:
-    """An OperationalError or InterfaceError that says the store did not answer in time (a lock
-    not granted, no free connection, a connection lost), not that a statement was wrong."""
-    if isinstance(exc, InterfaceError) or not isinstance(exc.__cause__, sqlite3.Error):
-        return True  # psycopg files a wrong statement under ProgrammingError, never here
-    text = str(exc.__cause__).lower()
-    return any(words in text for words in _SQLITE_NOT_ANSWERING)
-
 
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type"}

@@ -110,6 +110,50 @@ def retry_store(func: Callable) -> Callable:
     return retried
 
 
+# SQLite raises OperationalError for a wrong statement too ("no such table", a syntax error):
+# from SQLite, only these say the store could not answer now.
+_SQLITE_NOT_ANSWERING = ("locked", "busy", "disk i/o error", "unable to open database", "database or disk is full")
+
+
+def store_not_answering(exc: BaseException) -> bool:
+    """An OperationalError or InterfaceError that says the store did not answer in time (a lock
+    not granted, no free connection, a connection lost), not that a statement was wrong: what
+    the API answers with 503 ``store_unavailable``, and a background loop waits out."""
+    if not isinstance(exc, (OperationalError, InterfaceError)):
+        return False
+    if isinstance(exc, InterfaceError) or not isinstance(exc.__cause__, sqlite3.Error):
+        return True  # psycopg files a wrong statement under ProgrammingError, never here
+    text = str(exc.__cause__).lower()
+    return any(words in text for words in _SQLITE_NOT_ANSWERING)
+
+
+class OutageLog:
+    """How a background loop that tries again every few seconds (the projector, the
+    notification dispatcher) logs its failures: a part that does not answer (``down(exc)``
+    names it: "the store" by default) once, as a warning without a traceback, and once again
+    when the loop gets through; anything else with its traceback, every time. Through a
+    ten-minute database outage such a loop otherwise wrote a traceback every few seconds."""
+
+    def __init__(self, log: Any, what: str,
+                 down: Callable[[BaseException], str | None] = lambda exc: "the store" if store_not_answering(exc) else None):
+        self.log, self.what, self.down = log, what, down
+        self.since: float | None = None
+
+    def failed(self, exc: BaseException, retry_in: float) -> None:
+        part = self.down(exc)
+        if part is None:
+            self.log.error("%s failed; retrying in %ss", self.what, retry_in, exc_info=exc)
+        elif self.since is None:
+            self.since = time.monotonic()
+            self.log.warning("%s: %s does not answer (%s: %s); trying again every %ss", self.what, part,
+                             type(exc).__name__, str(exc).strip().splitlines()[0] if str(exc).strip() else "", retry_in)
+
+    def got_through(self) -> None:
+        if self.since is not None:
+            self.log.warning("%s: going on again, %.0f s after the first failure", self.what, time.monotonic() - self.since)
+            self.since = None
+
+
 def postgres_env(url: str) -> dict[str, str]:
     """eventsourcing's POSTGRES_* settings from a postgresql:// URL."""
     parsed = urlparse(url)

@@ -31,7 +31,7 @@ from eventsourcing.utils import resolve_topic
 
 from domain.errors import DamagedLog, GameNotFound
 from domain.service import decoding, parse_game_id
-from domain.storage import NotificationReader
+from domain.storage import NotificationReader, OutageLog
 from projections import folds
 from projections.store import SPLIT, ProjectionStore, chunk_of, is_plain, open_chunk, widen
 
@@ -510,6 +510,7 @@ class Projector:
 
     def run(self) -> None:
         log.info("projector started at notification %s of %s", self.projections.position(), self.projections.head())
+        outage = OutageLog(log, "projector")
         while not self.stopping.is_set():
             try:
                 done = 0
@@ -519,10 +520,11 @@ class Projector:
                         if n == 0:
                             break
                         done += n
+                outage.got_through()
                 if done:
                     log.info("projected %s notification(s); now at %s", done, self.projections.position())
-            except Exception:  # a store that is briefly away must not end the process
-                log.exception("projector batch failed; retrying in %ss", self.poll_seconds)
+            except Exception as exc:  # a store that is briefly away must not end the process
+                outage.failed(exc, self.poll_seconds)
             self.stopping.wait(self.poll_seconds)
         log.info("projector stopped at notification %s", self.projections.position())
 

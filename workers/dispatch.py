@@ -23,8 +23,10 @@ import threading
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
+import redis
+
 from domain.errors import DamagedLog, GameNotFound
-from domain.storage import SqlTables, rowcount
+from domain.storage import OutageLog, SqlTables, rowcount, store_not_answering
 from domain.rulesets import find_ruleset
 from workers import notify
 
@@ -215,13 +217,24 @@ class Dispatcher:
 
     def run(self, poll_seconds: float = 1.0) -> None:
         log.info("notification dispatcher started at notification %s", self.store.position())
+        outage = OutageLog(log, "notification dispatcher", _not_answering)
         while not self.stopping.is_set():
             try:
                 while not self.stopping.is_set() and self.run_batch():
                     pass
-            except Exception:  # a store or Redis briefly away must not end the worker
-                log.exception("notification dispatch failed; retrying in %ss", poll_seconds)
+                outage.got_through()
+            except Exception as exc:  # a store or Redis briefly away must not end the worker
+                outage.failed(exc, poll_seconds)
             self.stopping.wait(poll_seconds)
+
+
+def _not_answering(exc: BaseException) -> str | None:
+    """What did not answer, for the dispatcher's OutageLog: the store, or Redis."""
+    if store_not_answering(exc):
+        return "the store"
+    if isinstance(exc, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+        return "Redis"
+    return None
 
 
 # ================================================================================ delivering ====

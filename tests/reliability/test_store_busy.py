@@ -18,7 +18,7 @@ import pytest
 from eventsourcing.persistence import OperationalError
 
 from tests.reliability.client import Game, Http, assert_no_secret_in_log, assert_sound_log
-from tests.reliability.faults import CuttableLink, writes_blocked
+from tests.reliability.faults import CuttableLink, wait_until, writes_blocked
 
 TIMEOUT = 1  # WARLOG_LOCK_TIMEOUT of the server under test, seconds
 
@@ -155,4 +155,62 @@ def test_after_a_long_outage_the_database_is_taken_up_within_seconds_of_its_retu
     finally:
         link.restore()
         app.close()
+        link.close()
+
+
+def test_the_projector_waits_out_a_database_outage_with_one_warning_and_catches_up(postgres_config, caplog):
+    """The projector's loop on a link to PostgreSQL the test cuts for 8 s while orders go on
+    being recorded on a direct connection: one warning when the store stops answering and one
+    line when the projector goes on, no traceback (before: one every poll), and the views then
+    catch up with every order."""
+    import logging
+    import threading
+
+    from domain.service import Warlog
+    from domain.storage import config_from_env
+    from projections.runner import Projections, Projector
+    from tests.conftest import make_app, new_freeform_game
+
+    writer = make_app(postgres_config)
+    pg = postgres_config.postgres
+    link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
+    url = (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{link.port}/{pg['POSTGRES_DBNAME']}"
+           f"?schema={pg['POSTGRES_SCHEMA']}")
+    app = Warlog(config_from_env({"WARLOG_DATABASE_URL": url}))
+    projections = Projections(app)
+    projector = Projector(projections, poll_seconds=0.2)
+    thread = threading.Thread(target=projector.run, daemon=True)
+    game = new_freeform_game(writer)
+
+    def caught_up() -> bool:
+        return projections.position() == writer.recorder.max_notification_id()
+
+    try:
+        with caplog.at_level(logging.INFO, logger="warlog.projector"):
+            thread.start()
+            wait_until(caught_up, 20, "the projector never caught up before the outage")
+            link.cut()
+            for n in range(8):
+                writer.submit_order(game, "Blue", f"during-{n}", roll(f"during {n}"))
+                time.sleep(1)
+            assert not [r for r in caplog.records if "going on again" in r.getMessage()]
+            link.restore()
+            wait_until(lambda: any("going on again" in r.getMessage() for r in caplog.records), 30,
+                       "the projector never got through again")
+            link_back = time.monotonic()
+            wait_until(caught_up, 20, "the projector never caught up after the outage")
+        records = [r for r in caplog.records if r.name == "warlog.projector"]
+        warnings = [r.getMessage() for r in records if r.levelname == "WARNING"]
+        assert len(warnings) == 2 and "projector: the store does not answer" in warnings[0], warnings
+        assert warnings[1].startswith("projector: going on again"), warnings
+        assert not [r for r in records if r.exc_info or r.levelname == "ERROR"]
+        view = projections.store.load([game], ("map",))[game]["map"]  # as stored, not caught up here
+        assert view["version"] == writer.get_game(game).version
+        assert time.monotonic() - link_back < 20
+    finally:
+        projector.stop()
+        link.restore()
+        thread.join(timeout=30)
+        app.close()
+        writer.close()
         link.close()
