@@ -134,9 +134,9 @@ class OutageLog:
     when the loop gets through; anything else with its traceback, every time. Through a
     ten-minute database outage such a loop otherwise wrote a traceback every few seconds."""
 
-    def __init__(self, log: Any, what: str,
-                 down: Callable[[BaseException], str | None] = lambda exc: "the store" if store_not_answering(exc) else None):
-        self.log, self.what, self.down = log, what, down
+    def __init__(self, log: Any, what: str, down: Callable[[BaseException], str | None] | None = None):
+        self.log, self.what = log, what
+        self.down = down or (lambda exc: "the store" if store_not_answering(exc) else None)
         self.since: float | None = None
 
     def failed(self, exc: BaseException, retry_in: float) -> None:
@@ -145,12 +145,14 @@ class OutageLog:
             self.log.error("%s failed; retrying in %ss", self.what, retry_in, exc_info=exc)
         elif self.since is None:
             self.since = time.monotonic()
+            first_line = (str(exc).strip().splitlines() or [""])[0]
             self.log.warning("%s: %s does not answer (%s: %s); trying again every %ss", self.what, part,
-                             type(exc).__name__, str(exc).strip().splitlines()[0] if str(exc).strip() else "", retry_in)
+                             type(exc).__name__, first_line, retry_in)
 
     def got_through(self) -> None:
         if self.since is not None:
-            self.log.warning("%s: going on again, %.0f s after the first failure", self.what, time.monotonic() - self.since)
+            self.log.warning("%s: going on again, %.0f s after the first failure", self.what,
+                             time.monotonic() - self.since)
             self.since = None
 
 
