@@ -31,15 +31,79 @@ passed with the rows. Two things differ:
 
 from __future__ import annotations
 
+import struct
 from typing import Any, Sequence
+from uuid import UUID
 
+import psycopg
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import (PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore,
                                    PostgresFactory)
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 
 from domain.storage import retry_store
+
+
+# ------------------------------------------------------------------ rows as binary arrays ----
+# A save sends its rows as four one-dimensional arrays in PostgreSQL's binary format, built here:
+# psycopg's list dumper works out each list's element type and dumper at every execution, which
+# cost more than the rest of turning the statement's parameters into bytes.
+class _Array(bytes):
+    """A one-dimensional array without NULLs, in PostgreSQL's binary format (``_array``)."""
+
+
+class UuidArray(_Array):
+    pass
+
+
+class BigintArray(_Array):
+    pass
+
+
+class TextArray(_Array):
+    pass
+
+
+class ByteaArray(_Array):
+    pass
+
+
+def _dumper(cls: type, array_oid: int) -> type:
+    return type(f"{cls.__name__}Dumper", (Dumper,), {"format": Format.BINARY, "oid": array_oid,
+                                                     "dump": lambda self, obj: obj})
+
+
+for _cls, _oid in ((UuidArray, 2951), (BigintArray, 1016), (TextArray, 1009), (ByteaArray, 1001)):
+    psycopg.adapters.register_dumper(_cls, _dumper(_cls, _oid))
+
+_HEAD = struct.Struct("!iiiii")  # dimensions, has NULLs, element type, length, lower bound
+_SIZE = struct.Struct("!i")
+_BIGINT = struct.Struct("!iq")  # an element's size (8), then the element
+
+
+def _array(cls: type, element_oid: int, elements: list[bytes]) -> _Array:
+    parts = [_HEAD.pack(1, 0, element_oid, len(elements), 1)]
+    for element in elements:
+        parts.append(_SIZE.pack(len(element)))
+        parts.append(element)
+    return cls(b"".join(parts))
+
+
+def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
+    """The originator ids, versions, topics and states of ``stored_events`` as the four arrays
+    of an ``unnest`` (ids of the ``uuid`` type as UuidArray, any other as TextArray)."""
+    ids = [e.originator_id for e in stored_events]
+    if all(type(i) is UUID for i in ids):
+        id_array = _array(UuidArray, 2950, [i.bytes for i in ids])
+    else:
+        id_array = _array(TextArray, 25, [str(i).encode() for i in ids])
+    versions = BigintArray(_HEAD.pack(1, 0, 20, len(stored_events), 1)
+                           + b"".join(_BIGINT.pack(8, e.originator_version) for e in stored_events))
+    return (id_array, versions, _array(TextArray, 25, [e.topic.encode() for e in stored_events]),
+            _array(ByteaArray, 17, [bytes(e.state) for e in stored_events]))
 
 
 class OneTripRecorder(PostgresApplicationRecorder):
@@ -73,9 +137,7 @@ class OneTripRecorder(PostgresApplicationRecorder):
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         if not stored_events:
             return []
-        params = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
-                  [e.topic for e in stored_events], [e.state for e in stored_events],
-                  f"{self.datastore.lock_timeout}s")
+        params = (*binary_rows(stored_events), f"{self.datastore.lock_timeout}s")
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             assert conn.autocommit  # the statement is its own transaction
             curs.execute(self.insert_statement, params, prepare=True)
@@ -108,8 +170,7 @@ class SnapshotRecorder(PostgresAggregateRecorder):
     @retry_store
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         if stored_events:
-            params = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
-                      [e.topic for e in stored_events], [e.state for e in stored_events])
+            params = binary_rows(stored_events)
             with self.datastore.get_connection() as conn, conn.cursor() as curs:
                 assert conn.autocommit  # the statement is its own transaction
                 curs.execute(self.insert_statement, params, prepare=True)

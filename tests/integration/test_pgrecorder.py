@@ -139,3 +139,19 @@ def test_a_save_waits_for_the_events_table_lock_and_commits_without_the_client(p
         assert ids == list(range(1, len(ids) + 1))
     finally:
         app.close()
+
+
+def test_the_binary_arrays_hold_what_psycopg_would_send():
+    """pgrecorder.binary_rows builds PostgreSQL's binary array format itself: the server reads
+    back the same ids (uuid or text), versions (past 32 bits too), topics and states (any bytes)."""
+    from domain.pgrecorder import binary_rows
+    from tests.conftest import PG_URL, _dsn
+
+    rows = events(3) + [StoredEvent(uuid.uuid4(), 2 ** 40, "tests:Ünïcode", b"\x00\xff" * 3000),
+                        StoredEvent(uuid.uuid4(), 1, "", b"")]
+    texts = [StoredEvent(f"game-{n}", e.originator_version, e.topic, e.state) for n, e in enumerate(rows)]
+    with psycopg.connect(_dsn(PG_URL)) as conn:
+        for batch, id_type in ((rows, "uuid"), (texts, "text")):
+            got = conn.execute(f"SELECT * FROM unnest(%b::{id_type}[], %b::bigint[], %b::text[], %b::bytea[])",
+                               binary_rows(batch)).fetchall()
+            assert got == [(e.originator_id, e.originator_version, e.topic, e.state) for e in batch]
