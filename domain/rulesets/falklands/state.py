@@ -286,9 +286,13 @@ def units_in(state: dict, area: str, side: str | None = None, classes: Iterable[
 
 
 def units_in_any(state: dict, side: str | None = None, classes: Iterable[str] | None = None) -> list[str]:
+    """The alive units (``alive``, inline here: asked at every operation) of ``side`` and
+    ``classes`` when given, wherever they are."""
     classes = set(classes) if classes else None
-    return [uid for uid, u in state["units"].items() if alive(state, uid) and (not side or u["side"] == side)
-            and (not classes or kind(uid) in classes)]
+    info = DATA.units
+    return [uid for uid, u in state["units"].items()
+            if u and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")
+            and (not side or u["side"] == side) and (not classes or info[uid]["class"] in classes)]
 
 
 def cargo(state: dict, ship: str) -> list[str]:
