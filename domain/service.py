@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 from eventsourcing.persistence import IntegrityError, InterfaceError, MapperDeserialisationError, OperationalError
 from eventsourcing.utils import get_topic
@@ -245,6 +245,22 @@ class Warlog(Application):
         """Create the schema once (at start-up or by ``warlog migrate``), never per worker."""
         app = cls(config, create_tables=True)
         app.close()
+
+    def save(self, *objs: Any, **kwargs: Any) -> list:
+        """``Application.save``, with the events of games collected without asking ``isinstance``
+        of two runtime-checkable protocols per game, as eventsourcing's ``collect_events`` does:
+        on Python 3.11 that took 30 us a game (about 5% of a freeform order's CPU). Anything but
+        games goes to eventsourcing's."""
+        if kwargs or not all(type(obj) is Game for obj in objs):
+            return super().save(*objs, **kwargs)
+        processing_event: ProcessingEvent = ProcessingEvent()
+        for game in objs:
+            processing_event.events.extend(game.collect_events())
+            processing_event.aggregates[game.id] = game
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+        return recordings
 
     def _take_snapshots(self, processing_event: Any) -> None:
         """A snapshot of each game whose save reaches a multiple of the interval, taken from the
