@@ -209,6 +209,16 @@ class GroupCommit:
             entry.error = exc
 
 
+def _fold(game: Any, events: Iterable[Any]) -> Any:
+    """eventsourcing's ``project_aggregate`` (the repository's fold of a snapshot and the events
+    after it) without its ``assert isinstance(event, CanMutateProtocol)`` for every event: a
+    runtime protocol check, 20 us an event on Python 3.11, 40% of loading a game of a hundred
+    events. Every event of a game mutates (GameCreated, the snapshots, GameEvent)."""
+    for event in events:
+        game = event.mutate(game)
+    return game
+
+
 def parse_game_id(game_id: str | UUID) -> UUID:
     if isinstance(game_id, UUID):
         return game_id
@@ -307,7 +317,7 @@ class Warlog(Application):
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
         with decoding(game_id):
             try:
-                return self.repository.get(parse_game_id(game_id), version=version)
+                return self.repository.get(parse_game_id(game_id), version=version, projector_func=_fold)
             except AggregateNotFoundError:
                 raise GameNotFound(f"no game {game_id}") from None
 
