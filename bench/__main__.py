@@ -67,7 +67,10 @@ INTRO = [
     "works: tests/bench/ runs that). Every figure is measured against a baseline taken in the same",
     "run on the same machine and given as a ratio, with the absolute numbers beside it. PostgreSQL",
     "runs use `WARLOG_BENCH_POSTGRES_URL` (default the test database), in a schema made for the run",
-    "and dropped after it; SQLite runs a file in a temporary folder.",
+    "and dropped after it; SQLite runs a file in a temporary folder. Two tools beside them:",
+    "`python -m bench.longgame` (the projector on one long game) and `python -m bench.instructions`",
+    "(instructions an order, counted by valgrind on a replayed script of orders, for a change too",
+    "small to see through this shared machine's drift; `--before REV` counts another commit too).",
 ]
 
 

@@ -73,3 +73,19 @@ def test_the_benchmarks_import_nothing_from_the_tests():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_instruction_count_replays_the_recorded_orders_to_the_same_games(tmp_path):
+    """bench.instructions counts the same work for two codes only if a replay of its script
+    takes every game where the recording did: seeds, salts and game ids are seeded. (The
+    count itself needs valgrind; this runs its record and replay steps without it.)"""
+    from bench.instructions import _run
+
+    script = tmp_path / "script.json"
+    recorded, _ = _run(ROOT, ["record", "sqlite", "falklands", "30", str(script)], False)
+    replayed, _ = _run(ROOT, ["replay", "sqlite", "falklands", "100000", str(script)], False)
+    assert recorded.startswith("versions [") and replayed == recorded
+    versions = [int(v) for v in re.findall(r"\d+", recorded)]
+    assert sum(versions) > 10 * 4 + 30  # the games took orders, several events each
+    started, _ = _run(ROOT, ["replay", "sqlite", "falklands", "0", str(script)], False)
+    assert started != recorded  # a replay of nothing: the games as created and joined
