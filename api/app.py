@@ -17,7 +17,7 @@ from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
-from domain.storage import StoreConfig, config_from_env
+from domain.storage import StoreConfig, config_from_env, store_not_answering
 
 MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 before it is read
 
@@ -40,30 +40,71 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
 
 
 def schema_ready(service: Warlog) -> bool:
-    """True once migrate() has run to its end: its last step writes the dispatcher's start row."""
+    """True once migrate() has run to its end: its last step writes the dispatcher's start row.
+    A store that does not answer raises (``store_not_answering``): that is not a missing schema."""
     from workers.dispatch import NotifyStore
 
     try:
         return NotifyStore.for_service(service)._run(
             "SELECT position FROM {t}warlog_notify_tracking WHERE name = 'dispatch'", fetch="one") is not None
-    except Exception:  # the table is not there yet (the error's class depends on the database)
+    except Exception as exc:  # the table is not there yet (the error's class depends on the database)
+        if store_not_answering(exc):
+            raise
         return False
+
+
+def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float = 1.0) -> None:
+    """For a process started before its PostgreSQL server answers (a compose file, a Procfile
+    runner, a reboot): wait, saying so once, instead of ending with a traceback when the service
+    cannot be made; after ``timeout`` seconds end with a message naming the cause. Nothing to
+    wait for on SQLite."""
+    if config.kind != "postgres":
+        return
+    import time
+
+    import psycopg
+
+    from domain.storage import postgres_dsn
+
+    deadline = time.monotonic() + timeout
+    said = False
+    while True:
+        try:
+            with psycopg.connect(postgres_dsn(config.postgres), connect_timeout=5):
+                return
+        except psycopg.OperationalError as exc:
+            why = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:200]}"
+            if time.monotonic() >= deadline:
+                raise SystemExit(f"warlog: the database does not answer after {timeout:.0f} s ({why}); "
+                                 "check that it runs and WARLOG_DATABASE_URL") from None
+            if not said:
+                logging.getLogger("warlog").warning("waiting for the database, which does not answer (%s)", why)
+                said = True
+        time.sleep(poll)
 
 
 def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) -> None:
     """For processes started beside the one that migrates (a Procfile runner starts them all at
-    once): wait for the schema instead of crashing, and never create it (see migrate)."""
+    once): wait for the schema instead of crashing, and never create it (see migrate); and for a
+    database that does not answer yet, saying so."""
     import time
 
     deadline = time.monotonic() + timeout
-    announced = False
-    while not schema_ready(service):
+    said = None
+    while True:
+        try:
+            if schema_ready(service):
+                return
+            what, waiting, fix = "schema", "the schema (created by 'warlog migrate' or 'warlog serve')", \
+                "run 'warlog migrate'"
+        except Exception as exc:  # store_not_answering: the database is down or unreachable
+            what, fix = "database", "check that it runs and WARLOG_DATABASE_URL"
+            waiting = f"the database, which does not answer ({type(exc).__name__}: {str(exc).strip()[:200]})"
         if time.monotonic() >= deadline:
-            raise SystemExit(f"warlog: the schema is not there after {timeout:.0f} s; run 'warlog migrate'")
-        if not announced:
-            logging.getLogger("warlog").warning("waiting for the schema (created by 'warlog migrate' "
-                                                "or 'warlog serve')")
-            announced = True
+            raise SystemExit(f"warlog: still waiting for {waiting} after {timeout:.0f} s; {fix}")
+        if said != what:  # once, and again if what it waits for changes
+            logging.getLogger("warlog").warning("waiting for %s", waiting)
+            said = what
         time.sleep(poll)
 
 

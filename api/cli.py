@@ -21,6 +21,16 @@ def _service():
     return Warlog()
 
 
+def _service_when_up():
+    """The service of a long-running process (web, projector, worker), made once its database
+    answers (``api.app.wait_for_database``)."""
+    from api.app import wait_for_database
+    from domain.storage import config_from_env
+
+    wait_for_database(config_from_env())
+    return _service()
+
+
 def cmd_migrate(args: argparse.Namespace) -> int:
     from api.app import migrate
 
@@ -30,7 +40,12 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Create the schema once, then hand over to gunicorn (never the Flask dev server)."""
+    """Create the schema once (when the database answers), then hand over to gunicorn (never the
+    Flask dev server)."""
+    from api.app import wait_for_database
+    from domain.storage import config_from_env
+
+    wait_for_database(config_from_env())
     cmd_migrate(args)
     print(f"warlog listening on http://{args.host}:{args.port}/ (health: /healthz)", flush=True)
     conf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gunicorn_conf.py")
@@ -106,7 +121,7 @@ def cmd_projector(args: argparse.Namespace) -> int:
     from projections.runner import Projections, Projector
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    service = _service()
+    service = _service_when_up()
     from api.app import wait_for_schema
 
     wait_for_schema(service)
@@ -140,7 +155,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         from workers.dispatch import Dispatcher
         from workers.notify import SmtpSettings
 
-        service = _service()
+        service = _service_when_up()
         from api.app import wait_for_schema
 
         wait_for_schema(service)

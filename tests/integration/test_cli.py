@@ -106,3 +106,47 @@ def test_the_projector_waits_for_the_schema_instead_of_crashing(tmp_path):
         out, _ = proc.communicate(timeout=20)
     assert proc.returncode == 0, out
     assert "waiting for the schema" in out and "Traceback" not in out
+
+
+def test_a_process_started_before_its_database_waits_for_it_and_says_so(caplog):
+    """The web, projector and worker commands wait for a PostgreSQL server that does not answer
+    yet (they ended with a traceback after 5 s), saying so once, and give up with a message."""
+    import logging
+
+    from api.app import wait_for_database
+    from bench.server import free_port
+
+    config = config_from_env({"WARLOG_DATABASE_URL": f"postgresql://postgres@127.0.0.1:{free_port()}/test"})
+    with caplog.at_level(logging.WARNING, logger="warlog"), pytest.raises(SystemExit) as stopped:
+        wait_for_database(config, timeout=1.5, poll=0.2)
+    assert str(stopped.value).startswith("warlog: the database does not answer after 2 s (OperationalError")
+    assert str(stopped.value).endswith("check that it runs and WARLOG_DATABASE_URL")
+    said = [r.getMessage() for r in caplog.records if r.name == "warlog"]
+    assert len(said) == 1 and said[0].startswith("waiting for the database, which does not answer"), said
+
+
+@pytest.mark.postgres
+def test_waiting_for_the_schema_of_a_database_gone_away_names_the_database(postgres_config, caplog):
+    import logging
+
+    from api.app import wait_for_database, wait_for_schema
+    from tests.conftest import make_app
+    from tests.reliability.faults import CuttableLink
+
+    make_app(postgres_config).close()
+    link = CuttableLink.to_postgres(postgres_config)
+    config = config_from_env({"WARLOG_DATABASE_URL": link.database_url(postgres_config)})
+    wait_for_database(config, timeout=5)  # it answers: at once
+    service = Warlog(config)
+    try:
+        wait_for_schema(service, timeout=5)  # migrated: at once
+        link.cut()
+        with caplog.at_level(logging.WARNING, logger="warlog"), pytest.raises(SystemExit) as stopped:
+            wait_for_schema(service, timeout=1.0, poll=0.2)
+    finally:
+        link.restore()
+        service.close()
+        link.close()
+    assert str(stopped.value).startswith("warlog: still waiting for the database, which does not answer")
+    said = [r.getMessage() for r in caplog.records if r.name == "warlog"]
+    assert len(said) == 1 and said[0].startswith("waiting for the database"), said

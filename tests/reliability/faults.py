@@ -251,6 +251,18 @@ class CuttableLink:
                 with contextlib.suppress(OSError):
                     s.shutdown(self._socket.SHUT_RDWR)
 
+    @classmethod
+    def to_postgres(cls, config: StoreConfig) -> "CuttableLink":
+        """A link to the PostgreSQL server of ``config``."""
+        pg = config.postgres
+        return cls((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
+
+    def database_url(self, config: StoreConfig) -> str:
+        """``WARLOG_DATABASE_URL`` of ``config``'s PostgreSQL schema, through this link."""
+        pg = config.postgres
+        return (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{self.port}/{pg['POSTGRES_DBNAME']}"
+                f"?schema={pg['POSTGRES_SCHEMA']}")
+
     def cut(self) -> None:
         self._up = False
         with self._lock:

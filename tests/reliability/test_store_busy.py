@@ -69,10 +69,8 @@ def test_a_database_that_goes_away_is_a_prompt_503_and_its_return_is_taken_up(pg
     load) and the games list each answer 503 store_unavailable within seconds, none hangs for
     the driver's retries; once the link is back, the order sent again under its
     Idempotency-Key is recorded once and the health check is 200 again."""
-    pg = pg_store.config.postgres
-    link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
-    url = (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{link.port}/{pg['POSTGRES_DBNAME']}"
-           f"?schema={pg['POSTGRES_SCHEMA']}")
+    link = CuttableLink.to_postgres(pg_store.config)
+    url = link.database_url(pg_store.config)
     try:
         with pg_store.serve(WEB_CONCURRENCY="1", WARLOG_DATABASE_URL=url) as server:
             http = Http(server)
@@ -119,10 +117,8 @@ def test_after_a_long_outage_the_database_is_taken_up_within_seconds_of_its_retu
     from tests.conftest import make_app
 
     make_app(postgres_config).close()  # the tables
-    pg = postgres_config.postgres
-    link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
-    url = (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{link.port}/{pg['POSTGRES_DBNAME']}"
-           f"?schema={pg['POSTGRES_SCHEMA']}")
+    link = CuttableLink.to_postgres(postgres_config)
+    url = link.database_url(postgres_config)
     app = Warlog(config_from_env({"WARLOG_DATABASE_URL": url}))
     try:
         assert app.recorder.datastore.pool.reconnect_timeout == RECONNECT_TIMEOUT
@@ -172,10 +168,8 @@ def test_the_projector_waits_out_a_database_outage_with_one_warning_and_catches_
     from tests.conftest import make_app, new_freeform_game
 
     writer = make_app(postgres_config)
-    pg = postgres_config.postgres
-    link = CuttableLink((pg["POSTGRES_HOST"], int(pg["POSTGRES_PORT"])))
-    url = (f"postgresql://{pg['POSTGRES_USER']}@127.0.0.1:{link.port}/{pg['POSTGRES_DBNAME']}"
-           f"?schema={pg['POSTGRES_SCHEMA']}")
+    link = CuttableLink.to_postgres(postgres_config)
+    url = link.database_url(postgres_config)
     app = Warlog(config_from_env({"WARLOG_DATABASE_URL": url}))
     projections = Projections(app)
     projector = Projector(projections, poll_seconds=0.2)
