@@ -52,40 +52,43 @@ from domain.storage import retry_store
 # psycopg's list dumper works out each list's element type and dumper at every execution, which
 # cost more than the rest of turning the statement's parameters into bytes.
 class _Array(bytes):
-    """A one-dimensional array without NULLs, in PostgreSQL's binary format (``_array``)."""
+    """A one-dimensional array without NULLs, in PostgreSQL's binary format (``_array``), of the
+    type with oid ``array_oid`` and elements of the type with oid ``element_oid``."""
+
+    element_oid = array_oid = 0
 
 
 class UuidArray(_Array):
-    pass
+    element_oid, array_oid = 2950, 2951
 
 
 class BigintArray(_Array):
-    pass
+    element_oid, array_oid = 20, 1016
 
 
 class TextArray(_Array):
-    pass
+    element_oid, array_oid = 25, 1009
 
 
 class ByteaArray(_Array):
-    pass
+    element_oid, array_oid = 17, 1001
 
 
-def _dumper(cls: type, array_oid: int) -> type:
-    return type(f"{cls.__name__}Dumper", (Dumper,), {"format": Format.BINARY, "oid": array_oid,
-                                                     "dump": lambda self, obj: obj})
-
-
-for _cls, _oid in ((UuidArray, 2951), (BigintArray, 1016), (TextArray, 1009), (ByteaArray, 1001)):
-    psycopg.adapters.register_dumper(_cls, _dumper(_cls, _oid))
+for _cls in (UuidArray, BigintArray, TextArray, ByteaArray):
+    psycopg.adapters.register_dumper(_cls, type(f"{_cls.__name__}Dumper", (Dumper,), {
+        "format": Format.BINARY, "oid": _cls.array_oid, "dump": lambda self, obj: obj}))
 
 _HEAD = struct.Struct("!iiiii")  # dimensions, has NULLs, element type, length, lower bound
 _SIZE = struct.Struct("!i")
 _BIGINT = struct.Struct("!iq")  # an element's size (8), then the element
 
 
-def _array(cls: type, element_oid: int, elements: list[bytes]) -> _Array:
-    parts = [_HEAD.pack(1, 0, element_oid, len(elements), 1)]
+def _head(cls: type[_Array], length: int) -> bytes:
+    return _HEAD.pack(1, 0, cls.element_oid, length, 1)
+
+
+def _array(cls: type[_Array], elements: list[bytes]) -> _Array:
+    parts = [_head(cls, len(elements))]
     for element in elements:
         parts.append(_SIZE.pack(len(element)))
         parts.append(element)
@@ -97,13 +100,13 @@ def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _
     of an ``unnest`` (ids of the ``uuid`` type as UuidArray, any other as TextArray)."""
     ids = [e.originator_id for e in stored_events]
     if all(type(i) is UUID for i in ids):
-        id_array = _array(UuidArray, 2950, [i.bytes for i in ids])
+        id_array = _array(UuidArray, [i.bytes for i in ids])
     else:
-        id_array = _array(TextArray, 25, [str(i).encode() for i in ids])
-    versions = BigintArray(_HEAD.pack(1, 0, 20, len(stored_events), 1)
+        id_array = _array(TextArray, [str(i).encode() for i in ids])
+    versions = BigintArray(_head(BigintArray, len(stored_events))
                            + b"".join(_BIGINT.pack(8, e.originator_version) for e in stored_events))
-    return (id_array, versions, _array(TextArray, 25, [e.topic.encode() for e in stored_events]),
-            _array(ByteaArray, 17, [bytes(e.state) for e in stored_events]))
+    return (id_array, versions, _array(TextArray, [e.topic.encode() for e in stored_events]),
+            _array(ByteaArray, [bytes(e.state) for e in stored_events]))
 
 
 class OneTripRecorder(PostgresApplicationRecorder):
