@@ -17,7 +17,7 @@ from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
-from domain.storage import StoreConfig, config_from_env, store_not_answering
+from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering
 
 MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 before it is read
 
@@ -73,7 +73,7 @@ def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float =
             with psycopg.connect(postgres_dsn(config.postgres), connect_timeout=5):
                 return
         except psycopg.OperationalError as exc:
-            why = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:200]}"
+            why = error_line(exc)
             if time.monotonic() >= deadline:
                 raise SystemExit(f"warlog: the database does not answer after {timeout:.0f} s ({why}); "
                                  "check that it runs and WARLOG_DATABASE_URL") from None
@@ -99,7 +99,7 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
                 "run 'warlog migrate'"
         except Exception as exc:  # store_not_answering: the database is down or unreachable
             what, fix = "database", "check that it runs and WARLOG_DATABASE_URL"
-            waiting = f"the database, which does not answer ({type(exc).__name__}: {str(exc).strip()[:200]})"
+            waiting = f"the database, which does not answer ({error_line(exc)})"
         if time.monotonic() >= deadline:
             raise SystemExit(f"warlog: still waiting for {waiting} after {timeout:.0f} s; {fix}")
         if said != what:  # once, and again if what it waits for changes

@@ -127,6 +127,12 @@ def store_not_answering(exc: BaseException) -> bool:
     return any(words in text for words in _SQLITE_NOT_ANSWERING)
 
 
+def error_line(exc: BaseException) -> str:
+    """An error as one line for a log or a message: its class and the first line of its text
+    (a driver's error goes on for lines), at most 200 characters of it."""
+    return f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0][:200]}"
+
+
 class OutageLog:
     """How a background loop that tries again every few seconds (the projector, the
     notification dispatcher) logs its failures: a part that does not answer (``down(exc)``
@@ -145,9 +151,8 @@ class OutageLog:
             self.log.error("%s failed; retrying in %ss", self.what, retry_in, exc_info=exc)
         elif self.since is None:
             self.since = time.monotonic()
-            first_line = (str(exc).strip().splitlines() or [""])[0]
-            self.log.warning("%s: %s does not answer (%s: %s); trying again every %ss", self.what, part,
-                             type(exc).__name__, first_line, retry_in)
+            self.log.warning("%s: %s does not answer (%s); trying again every %ss", self.what, part,
+                             error_line(exc), retry_in)
 
     def got_through(self) -> None:
         if self.since is not None:
