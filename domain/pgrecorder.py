@@ -14,7 +14,10 @@ transaction committed without the client in between, and the rows go as four bin
 instead of an array of a composite type dumped as text. What is stored, in which order, with
 which notification ids, is what eventsourcing's recorder stores; a version already stored is the
 same ``IntegrityError``; the lock timeout is the calling process's (``WARLOG_LOCK_TIMEOUT``),
-passed with the rows. Two things differ:
+passed with the rows. The same statement checks the save's guards first (``storage.Guard``: the
+stored rows a cached game was built from are still those rows, byte for byte; domain/service.py
+says why at the save), before it takes the table's lock, and fails with the games whose rows
+changed (``StaleCopies``) having written nothing. Two things differ:
 
 - a lock not granted within the timeout, or no connection from the pool within the connect
   timeout (the database unreachable), fails the save, and a read, at once
@@ -42,9 +45,9 @@ from eventsourcing.postgres import (PostgresAggregateRecorder, PostgresApplicati
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 from psycopg.rows import tuple_row
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Identifier, Literal
 
-from domain.storage import retry_store
+from domain.storage import Guard, StaleCopies, retry_store
 
 
 # ------------------------------------------------------------------ rows as binary arrays ----
@@ -95,6 +98,10 @@ def _array(cls: type[_Array], elements: list[bytes]) -> _Array:
     return cls(b"".join(parts))
 
 
+def _bigints(values: list[int]) -> BigintArray:
+    return BigintArray(_head(BigintArray, len(values)) + b"".join(_BIGINT.pack(8, value) for value in values))
+
+
 def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
     """The originator ids, versions, topics and states of ``stored_events`` as the four arrays
     of an ``unnest`` (ids of the ``uuid`` type as UuidArray, any other as TextArray)."""
@@ -103,10 +110,25 @@ def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _
         id_array = _array(UuidArray, [i.bytes for i in ids])
     else:
         id_array = _array(TextArray, [str(i).encode() for i in ids])
-    versions = BigintArray(_head(BigintArray, len(stored_events))
-                           + b"".join(_BIGINT.pack(8, e.originator_version) for e in stored_events))
-    return (id_array, versions, _array(TextArray, [e.topic.encode() for e in stored_events]),
+    return (id_array, _bigints([e.originator_version for e in stored_events]),
+            _array(TextArray, [e.topic.encode() for e in stored_events]),
             _array(ByteaArray, [bytes(e.state) for e in stored_events]))
+
+
+def binary_guards(guards: Sequence[Guard], text_ids: bool) -> tuple[_Array, _Array, _Array, _Array, _Array]:
+    """The games, ``after``, ``upto``, row counts and digests of ``guards`` as five arrays (the
+    games' ids of the ``uuid`` type unless ``text_ids``)."""
+    if text_ids:
+        id_array = _array(TextArray, [str(g.originator_id).encode() for g in guards])
+    else:
+        id_array = _array(UuidArray, [g.originator_id.bytes for g in guards])
+    return (id_array, _bigints([g.after for g in guards]), _bigints([g.upto for g in guards]),
+            _bigints([g.rows for g in guards]), _array(ByteaArray, [g.digest for g in guards]))
+
+
+# The SQLSTATE the insert function raises when a guard finds changed rows; the message's detail
+# holds the (1-based) positions of those guards.
+STALE_COPIES = "WL001"
 
 
 class OneTripRecorder(PostgresApplicationRecorder):
@@ -114,21 +136,37 @@ class OneTripRecorder(PostgresApplicationRecorder):
         super().__init__(datastore, events_table_name=events_table_name)
         schema, table = Identifier(self.datastore.schema), Identifier(events_table_name)
         function = Identifier(f"{events_table_name}_insert")
+        id_type = Identifier(self.datastore.originator_id_type)
+        # The guards' digest is RowDigests' (storage.py), over each guard's rows after..upto.
         self.sql_create_statements.append(SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}("
-            "ids {id_type}[], versions bigint[], topics text[], states bytea[], wait text) "
-            "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ BEGIN "
+            "ids {id_type}[], versions bigint[], topics text[], states bytea[], wait text, "
+            "guard_ids {id_type}[], guard_after bigint[], guard_upto bigint[], guard_rows bigint[], "
+            "guard_digests bytea[]) "
+            "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ DECLARE stale text; BEGIN "
+            "SELECT string_agg(g.pos::text, ' ') INTO stale "
+            "FROM unnest(guard_ids, guard_after, guard_upto, guard_rows, guard_digests) "
+            "WITH ORDINALITY AS g(gid, gafter, gupto, grows, gdigest, pos), "
+            "LATERAL (SELECT count(*) AS n, sha256(coalesce(string_agg(int4send(length(e.state)) || e.state, "
+            "''::bytea ORDER BY e.originator_version), ''::bytea)) AS digest FROM {schema}.{table} e "
+            "WHERE e.originator_id = g.gid AND e.originator_version > g.gafter "
+            "AND e.originator_version <= g.gupto) AS s "
+            "WHERE s.n <> g.grows OR s.digest <> g.gdigest; "
+            "IF stale IS NOT NULL THEN "
+            "RAISE EXCEPTION USING ERRCODE = {stale_code}, MESSAGE = 'stored rows changed under cached copies', "
+            "DETAIL = stale; END IF; "
             "PERFORM set_config('lock_timeout', wait, true); "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
             "NOTIFY {channel}; "
             "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
             "SELECT * FROM unnest(ids, versions, topics, states) RETURNING notification_id; "
             "END $body$").format(
-                schema=schema, function=function, table=table,
-                id_type=Identifier(self.datastore.originator_id_type), channel=Identifier(self.channel_name)))
+                schema=schema, function=function, table=table, id_type=id_type,
+                stale_code=Literal(STALE_COPIES), channel=Identifier(self.channel_name)))
         # Rendered once: a composed statement is rendered again at every execution.
-        self.insert_statement = SQL("SELECT {schema}.{function}(%b, %b::bigint[], %b, %b, %s)").format(
-            schema=schema, function=function).as_string()
+        self.insert_statement = SQL(
+            "SELECT {schema}.{function}(%b, %b::bigint[], %b, %b, %s, %b, %b::bigint[], %b::bigint[], "
+            "%b::bigint[], %b)").format(schema=schema, function=function).as_string()
 
     # eventsourcing's reads, with warlog's retry instead of its own: a game's events, and the
     # head of the log (a read of the games list catches the index up to it first).
@@ -137,13 +175,20 @@ class OneTripRecorder(PostgresApplicationRecorder):
     max_notification_id = retry_store(PostgresApplicationRecorder.max_notification_id.__wrapped__)
 
     @retry_store  # a lost connection is tried again; a lock or a connection waited out is not
-    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+    def insert_events(self, stored_events: Sequence[StoredEvent], *, guards: Sequence[Guard] = (),
+                      **kwargs: Any) -> Sequence[int] | None:
         if not stored_events:
             return []
-        params = (*binary_rows(stored_events), f"{self.datastore.lock_timeout}s")
+        params = (*binary_rows(stored_events), f"{self.datastore.lock_timeout}s",
+                  *binary_guards(guards, self.datastore.originator_id_type == "text"))
         with self.datastore.get_connection() as conn, conn.cursor(row_factory=tuple_row) as curs:
             assert conn.autocommit  # the statement is its own transaction
-            curs.execute(self.insert_statement, params, prepare=True)
+            try:
+                curs.execute(self.insert_statement, params, prepare=True)
+            except psycopg.Error as exc:
+                if exc.sqlstate != STALE_COPIES:
+                    raise
+                raise StaleCopies(guards[int(pos) - 1].originator_id for pos in exc.diag.message_detail.split()) from None
             return [row[0] for row in curs.fetchall()]
 
 

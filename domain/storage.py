@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 from urllib.parse import unquote, urlparse
 
 from eventsourcing.persistence import DatabaseError, InterfaceError, OperationalError
@@ -48,7 +48,8 @@ class StoreConfig:
     def eventsourcing_env(self, *, create_table: bool) -> dict[str, str]:
         env = {"CREATE_TABLE": "y" if create_table else "n"}
         if self.kind == "sqlite":
-            env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.sqlite_path,
+            # eventsourcing's recorder, with a save's guards checked in its transaction (domain/sqliterecorder.py).
+            env.update(PERSISTENCE_MODULE="domain.sqliterecorder:Factory", SQLITE_DBNAME=self.sqlite_path,
                        SQLITE_LOCK_TIMEOUT=str(self.lock_timeout or 30))
         else:
             # Each save one statement, and warlog's retry on every read and write (domain/pgrecorder.py).
@@ -347,6 +348,41 @@ def fold_row(digest: Any, state: bytes) -> None:
     digest.update(state)
 
 
+def digest_rows(rows: Iterable[tuple[int, bytes]], after: int, upto: int) -> tuple[int, bytes, int]:
+    """``(count, sha256, top)`` of stored rows ``(version, state)`` given in version order: the
+    count and ``fold_row`` digest of those with ``version <= upto``, and the highest version of
+    all (``after`` when there is none)."""
+    parts, top = [], after
+    for version, state in rows:
+        top = version
+        if version <= upto:  # fold_row's input, all rows at once
+            parts += (row_length(state), state)
+    return len(parts) // 2, hashlib.sha256(b"".join(parts)).digest(), top
+
+
+class Guard(NamedTuple):
+    """What a save of a game built from a process's copy (``Warlog``'s game cache) asks of the
+    stored rows before it writes: the rows with ``after < version <= upto`` are still the
+    ``rows`` rows whose ``fold_row`` digest is ``digest`` -- the rows the copy was built from,
+    byte for byte. Rows another process added after ``upto`` meet the new rows on the store's
+    unique key (game, version): that save fails as a race does (``IntegrityError``)."""
+
+    originator_id: Any
+    after: int
+    upto: int
+    rows: int
+    digest: bytes
+
+
+class StaleCopies(Exception):
+    """A save's guards found stored rows that are no longer what these games' copies were built
+    from (a row changed or deleted outside warlog); nothing of the save was written."""
+
+    def __init__(self, ids: Iterable[Any]):
+        self.ids = frozenset(ids)
+        super().__init__(f"the stored rows of {len(self.ids)} game(s) changed under their cached copies")
+
+
 def sqlite_rows(datastore: Any, sql: str, params: tuple) -> list[tuple]:
     """The rows of one SELECT on a pooled SQLite connection, as tuples. In SQLite's autocommit
     mode a statement alone reads one consistent snapshot; eventsourcing's read transaction adds
@@ -405,12 +441,7 @@ class RowDigests(EventsQuery):
 
     def __call__(self, originator_id: Any, after: int, upto: int) -> tuple[int, bytes, int]:
         if self.kind == "sqlite":
-            parts, top = [], after
-            for version, state in sqlite_rows(self._recorder.datastore, self._sql, (originator_id.hex, after)):
-                top = version
-                if version <= upto:  # fold_row's input, all rows at once
-                    parts += (row_length(state), state)
-            return len(parts) // 2, hashlib.sha256(b"".join(parts)).digest(), top
+            return digest_rows(sqlite_rows(self._recorder.datastore, self._sql, (originator_id.hex, after)), after, upto)
         with self._recorder.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self._sql, (upto, upto, originator_id, after), prepare=True)
             row = curs.fetchone()

@@ -168,41 +168,61 @@ def test_a_batch_the_store_cannot_take_fails_every_member_at_once_and_their_retr
         app.close()
 
 
-@pytest.mark.parametrize("same_order_id", [False, True], ids=["another order", "the same order id"])
-def test_a_conflict_inside_a_batch_fails_only_that_games_order(app, store_config, same_order_id):
+def race_inside_a_batch(app: Warlog, store_config, b_cached: bool, order_id_elsewhere: str):
+    """Games a, b, c: c's order leads; a's and b's queue behind it as one batch; meanwhile
+    another process records ``order_id_elsewhere`` in game b. b's order comes from this
+    process's cached copy of b, or (``b_cached`` false) from b as loaded from the store."""
     a, b, c = (new_freeform_game(app) for _ in range(3))
+    if not b_cached:
+        app.games.take(UUID(b))
     gate = Gate(app, queued=2)
     results: dict = {}
     lead = in_thread(results, "lead", lambda: app.submit_order(c, "Blue", "c1", roll("c1")))
     assert gate.entered.wait(DEADLINE)
     ta = in_thread(results, "a", lambda: app.submit_order(a, "Blue", "a1", roll("a1")))
     tb = in_thread(results, "b", lambda: app.submit_order(b, "Blue", "b1", roll("b1")))
-    gate.wait_for_queue()  # both have read their game and rolled; neither is saved yet
+    gate.wait_for_queue()  # both have their game and rolled; neither is saved yet
 
     other = Warlog(store_config)  # another process records an order in game b meanwhile
     try:
-        order_id = "b1" if same_order_id else "elsewhere"
-        winner = other.submit_order(b, "Blue", order_id, roll("b1"))
+        winner = other.submit_order(b, "Blue", order_id_elsewhere, roll("b1"))
     finally:
         other.close()
     gate.opened.set()
     join_all([lead, ta, tb])
-
     assert gate.sizes[:2] == [1, 2]  # c alone, then the batch of a and b, which failed ...
-    assert gate.sizes[2:] == [1, 1]  # ... and was saved member by member
+    assert gate.sizes[2:4] == [1, 1]  # ... and was saved member by member
     assert app.group_commit.fallbacks == 1
     assert not isinstance(results["a"], BaseException), results["a"]
     assert stored_orders(app, a) == ["a1"]
     assert results["a"].events == app.lines(a)[-len(results["a"].events):]
-    assert stored_orders(app, b) == [order_id]
-    if same_order_id:
-        # The other process recorded this very order: the loser returns the winner's result.
-        assert results["b"].replayed and results["b"].events == winner.events
-    else:
-        assert isinstance(results["b"], Conflict)
-        assert results["b"].current_version == winner.version
     for gid in (a, b, c):
         assert verify(app.lines(gid)).ok
+    return b, winner, results["b"], gate.sizes[4:]
+
+
+@pytest.mark.parametrize("b_cached", [False, True], ids=["b as loaded", "b as cached"])
+def test_a_race_lost_inside_a_batch_with_the_same_order_id_returns_the_winners_result(app, store_config, b_cached):
+    b, winner, result, more_saves = race_inside_a_batch(app, store_config, b_cached, "b1")
+    # The other process recorded this very order: the loser returns the winner's result.
+    assert result.replayed and result.events == winner.events
+    assert stored_orders(app, b) == ["b1"] and more_saves == []
+
+
+def test_a_race_lost_inside_a_batch_by_a_game_as_loaded_fails_only_that_games_order(app, store_config):
+    b, winner, result, more_saves = race_inside_a_batch(app, store_config, False, "elsewhere")
+    assert isinstance(result, Conflict) and result.current_version == winner.version
+    assert stored_orders(app, b) == ["elsewhere"] and more_saves == []
+
+
+def test_a_race_lost_inside_a_batch_by_a_cached_copy_runs_the_order_again_on_the_game_as_stored(app, store_config):
+    """The cached copy was not checked before the order (its save checks it): it lost because it
+    was behind, as a check before the order would have found, and the order is decided again on
+    the game as stored, after the other process's order."""
+    b, winner, result, more_saves = race_inside_a_batch(app, store_config, True, "elsewhere")
+    assert not isinstance(result, BaseException), result
+    assert stored_orders(app, b) == ["elsewhere", "b1"] and more_saves == [1]
+    assert result.events[0]["seq"] == winner.version + 1
 
 
 def test_many_threads_on_many_games_record_every_order_once(app):
@@ -300,6 +320,87 @@ def test_a_row_changed_outside_warlog_is_noticed_even_with_the_game_cached(app, 
         app.submit_order(game, "Red", "after", roll("after"))
     with pytest.raises(DamagedLog):
         app.join(game, "Red", "again")
+
+
+def test_an_accepted_order_on_the_cached_game_asks_nothing_of_the_store_before_its_save(app):
+    """The copy is checked by the save itself (its guard); a refused order is refused only after
+    one check of the copy, since a copy that is behind may refuse what the game allows."""
+    game = new_freeform_game(app)
+    app.submit_order(game, "Blue", "o1", roll("o1"))
+    checks = []
+    row_digests = app.row_digests
+    app.row_digests = lambda *args: checks.append(args) or row_digests(*args)
+    for n in range(2, 6):
+        app.submit_order(game, "Blue", f"o{n}", roll(f"o{n}"))
+    assert checks == []
+    with pytest.raises(RuleViolation):
+        app.submit_order(game, "Blue", "bad", {"kind": "roll", "dice": "2d6", "purpose": "p", "replaces": 1})
+    assert len(checks) == 1
+
+
+def test_a_row_changed_under_a_cached_game_inside_a_batch_fails_only_that_games_order(app, store_config):
+    """The batch's guards find game b's rows changed: nothing of the batch is written, a's order
+    is written again alone (no member-by-member fallback), and b's order, run again on b as
+    stored, finds the damaged row."""
+    a, b, c = (new_freeform_game(app) for _ in range(3))
+    last = app.submit_order(b, "Red", "b0", roll("b0"))
+    gate = Gate(app, queued=2)
+    results: dict = {}
+    lead = in_thread(results, "lead", lambda: app.submit_order(c, "Blue", "c1", roll("c1")))
+    assert gate.entered.wait(DEADLINE)
+    ta = in_thread(results, "a", lambda: app.submit_order(a, "Blue", "a1", roll("a1")))
+    tb = in_thread(results, "b", lambda: app.submit_order(b, "Blue", "b1", roll("b1")))
+    gate.wait_for_queue()
+    with RawStore(store_config) as raw:
+        raw.set_state(b, last.version, b"{not json")
+    gate.opened.set()
+    join_all([lead, ta, tb])
+    assert gate.sizes == [1, 2, 1]
+    assert app.group_commit.fallbacks == 0
+    assert isinstance(results["b"], DamagedLog), results["b"]
+    assert stored_orders(app, a) == ["a1"] and verify(app.lines(a)).ok
+    with RawStore(store_config) as raw:
+        assert raw.versions(b) == list(range(1, last.version + 1))  # nothing after the damaged row
+
+
+@pytest.mark.parametrize("change", ["changed", "deleted", "none"])
+def test_a_save_with_a_guard_writes_only_if_the_guarded_rows_are_as_they_were(app, store_config, change):
+    """The recorder's side of the cache's check (``storage.Guard``), on either store: the rows
+    after ``after`` up to ``upto``, counted and digested as ``fold_row`` does; the save with
+    them unchanged is written, with one changed or deleted raises ``StaleCopies`` naming the
+    game and writes nothing, not even the rows of an unguarded game saved with it."""
+    import hashlib
+
+    from eventsourcing.persistence import StoredEvent
+
+    from domain.storage import Guard, StaleCopies, fold_row
+
+    guarded, other = new_freeform_game(app), new_freeform_game(app)
+    for n in range(4):
+        app.submit_order(guarded, "Blue", f"o{n}", roll(f"o{n}"))
+    gid = UUID(guarded)
+    rows = {row.originator_version: row.state for row in app.recorder.select_events(gid)}
+    top = max(rows)
+    digest = hashlib.sha256()
+    for version in range(3, top + 1):
+        fold_row(digest, rows[version])
+    guard = Guard(gid, 2, top, top - 2, digest.digest())
+    with RawStore(store_config) as raw:
+        if change == "changed":
+            raw.set_state(guarded, top - 1, rows[top - 1] + b" ")
+        elif change == "deleted":
+            raw.delete(guarded, 4)
+    new_rows = [StoredEvent(gid, top + 1, "tests:Guarded", b"{}"),
+                StoredEvent(UUID(other), app.get_game(other).version + 1, "tests:Other", b"{}")]
+    if change == "none":
+        app.recorder.insert_events(new_rows, guards=[guard])
+        assert app.recorder.select_events(gid, gt=top)[0].topic == "tests:Guarded"
+    else:
+        with pytest.raises(StaleCopies) as raised:
+            app.recorder.insert_events(new_rows, guards=[guard])
+        assert raised.value.ids == {gid}
+        assert app.recorder.select_events(gid, gt=top) == []
+        assert app.recorder.select_events(UUID(other), gt=new_rows[1].originator_version - 1) == []
 
 
 def test_sqlite_writers_of_all_processes_take_turns_on_one_lock_file(sqlite_config, postgres_config):
