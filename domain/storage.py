@@ -16,6 +16,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
@@ -271,18 +272,29 @@ class SeedStore:
 
     ``seed_for`` is get-or-create: racing writers of one game agree on one seed per epoch, and a
     seed drawn for an order that then lost a race is the one used by the next attempt.
-    """
+
+    A seed not in this process's cache is got-or-created with those of the ``AHEAD - 1`` epochs
+    after it, in one statement: a game opens its epochs in order, one at every turn (in a game
+    of Falklands Showdown about every order), and each seed asked for alone cost a round trip
+    and a commit of its own in the middle of an order. The cache keeps the ``CACHE`` seeds used
+    last (a seed is public once its epoch is revealed, and asked for again only by a command of
+    a game this process has not kept)."""
+
+    AHEAD = 8
+    CACHE = 16384
 
     def __init__(self, datastore: Any, kind: str, schema: str | None = None):
         self._datastore = datastore
         self._kind = kind
         self._table = f"{schema}.{SEEDS_TABLE}" if schema else SEEDS_TABLE
-        self._cache: dict[tuple[str, int], bytes] = {}
+        self._cache: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._lock = threading.Lock()
         self._get_or_create = (  # PostgreSQL (_postgres)
-            f"WITH made AS (INSERT INTO {self._table} (game_id, epoch, seed) VALUES (%s, %s, %s) "
-            "ON CONFLICT (game_id, epoch) DO NOTHING RETURNING seed) "
-            f"SELECT seed FROM made UNION ALL SELECT seed FROM {self._table} WHERE game_id = %s AND epoch = %s")
+            f"WITH made AS (INSERT INTO {self._table} (game_id, epoch, seed) "
+            "SELECT %s, epoch, seed FROM unnest(%s::integer[], %s::bytea[]) AS fresh(epoch, seed) "
+            "ON CONFLICT (game_id, epoch) DO NOTHING RETURNING epoch, seed) "
+            f"SELECT epoch, seed FROM made UNION ALL SELECT epoch, seed FROM {self._table} "
+            "WHERE game_id = %s AND epoch >= %s AND epoch < %s")
 
     def create_table(self) -> None:
         blob = "BLOB" if self._kind == "sqlite" else "BYTEA"
@@ -293,28 +305,37 @@ class SeedStore:
     def seed_for(self, game_id: str, epoch: int) -> bytes:
         key = (game_id, epoch)
         with self._lock:
-            if key in self._cache:
-                return self._cache[key]
-        fresh = secrets.token_bytes(SEED_BYTES)
-        seed = self._postgres(game_id, epoch, fresh) if self._kind == "postgres" else self._sqlite(game_id, epoch, fresh)
+            seed = self._cache.get(key)
+            if seed is not None:
+                self._cache.move_to_end(key)
+                return seed
+        epochs = list(range(epoch, epoch + self.AHEAD))
+        fresh = [secrets.token_bytes(SEED_BYTES) for _ in epochs]
+        got = (self._postgres if self._kind == "postgres" else self._sqlite)(game_id, epochs, fresh)
         with self._lock:
-            self._cache[key] = seed
-        return seed
+            for e, seed in sorted(got.items()):
+                self._cache[(game_id, e)] = seed
+            while len(self._cache) > self.CACHE:
+                self._cache.popitem(last=False)
+        return got[epoch]
 
-    def _sqlite(self, game_id: str, epoch: int, fresh: bytes) -> bytes:
+    def _sqlite(self, game_id: str, epochs: list[int], fresh: list[bytes]) -> dict[int, bytes]:
         with self._datastore.transaction(commit=True) as c:
-            c.execute(f"INSERT INTO {self._table} (game_id, epoch, seed) VALUES (?, ?, ?) "
-                      "ON CONFLICT (game_id, epoch) DO NOTHING", (game_id, epoch, fresh))
-            c.execute(f"SELECT seed FROM {self._table} WHERE game_id = ? AND epoch = ?", (game_id, epoch))
-            return bytes(c.fetchone()["seed"])
+            c.executemany(f"INSERT INTO {self._table} (game_id, epoch, seed) VALUES (?, ?, ?) "
+                          "ON CONFLICT (game_id, epoch) DO NOTHING", [(game_id, e, s) for e, s in zip(epochs, fresh)])
+            c.execute(f"SELECT epoch, seed FROM {self._table} WHERE game_id = ? AND epoch >= ? AND epoch < ?",
+                      (game_id, epochs[0], epochs[-1] + 1))
+            return {int(row["epoch"]): bytes(row["seed"]) for row in c.fetchall()}
 
     @retry_store
-    def _postgres(self, game_id: str, epoch: int, fresh: bytes) -> bytes:
-        """One statement, committed by itself (its own round trip, its own fsync: the seed is on
-        disk before any commitment to it is saved). It inserts the fresh seed or, when the epoch
-        has one, reads it; a racing writer that has inserted but not yet committed makes the
-        insert wait and then do nothing, and the read (as of the statement's start) find
-        nothing: the statement is then run again at once, and reads the winner's seed.
+    def _postgres(self, game_id: str, epochs: list[int], fresh: list[bytes]) -> dict[int, bytes]:
+        """One statement, committed by itself (its own round trip, its own fsync: the seeds are
+        on disk before any commitment to one of them is saved). It inserts the fresh seeds or,
+        for the epochs that have one, reads it; a racing writer that has inserted but not yet
+        committed makes the insert wait and then do nothing, and the read (as of the statement's
+        start) find nothing: the statement is then run again at once, and reads the winner's
+        seed. Only the first epoch's seed must come back; one of a later epoch still racing is
+        got again when it is asked for.
 
         A lost connection is retried as eventsourcing's recorders retry it (the decorator). A
         seed that still cannot be read after ``SEED_READS`` runs is not a race any more (a
@@ -322,11 +343,12 @@ class SeedStore:
         decorator does not retry, so it surfaces at once."""
         with self._datastore.get_connection() as conn:
             for _ in range(SEED_READS):
-                row = conn.execute(self._get_or_create, (game_id, epoch, fresh, game_id, epoch),
-                                   prepare=True).fetchone()
-                if row is not None:
-                    return bytes(row["seed"])
-        raise DatabaseError(f"no dice seed could be read or stored for game {game_id}, epoch {epoch}")
+                rows = conn.execute(self._get_or_create, (game_id, epochs, fresh, game_id, epochs[0], epochs[-1] + 1),
+                                    prepare=True).fetchall()
+                got = {int(row["epoch"]): bytes(row["seed"]) for row in rows}
+                if epochs[0] in got:
+                    return got
+        raise DatabaseError(f"no dice seed could be read or stored for game {game_id}, epoch {epochs[0]}")
 
 
 # A racing insert makes one run of the get-or-create find nothing; the next finds its seed.

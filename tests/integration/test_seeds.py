@@ -30,6 +30,32 @@ def test_one_seed_per_game_and_epoch_whoever_asks_first(app):
     assert len({first, app.seeds.seed_for(game, 1), app.seeds.seed_for(other_game, 0)}) == 3
 
 
+def test_a_seed_is_stored_with_those_of_the_next_epochs_and_they_are_then_asked_for_without_the_store(app):
+    game = str(uuid.uuid4())
+    trips = []
+    get_or_create = app.seeds._postgres if app.config.kind == "postgres" else app.seeds._sqlite
+    app.seeds._postgres = app.seeds._sqlite = lambda *args: trips.append(args[1][0]) or get_or_create(*args)
+    ahead = SeedStore.AHEAD
+    seeds = [app.seeds.seed_for(game, epoch) for epoch in range(ahead + 1)]
+    assert trips == [0, ahead]  # epochs 0 .. AHEAD - 1 at once, then AHEAD and the ones after it
+    assert len(set(seeds)) == ahead + 1
+    assert [other_store(app).seed_for(game, epoch) for epoch in range(ahead + 1)] == seeds
+    placeholder = "?" if app.config.kind == "sqlite" else "%s"
+    with app.recorder.datastore.transaction(commit=False) as c:
+        c.execute(f"SELECT count(*) AS n FROM {table(app.config, 'warlog_dice_seeds')} WHERE game_id = {placeholder}",
+                  (game,))
+        assert c.fetchone()["n"] == 2 * ahead
+
+
+def test_the_seed_cache_keeps_the_seeds_used_last_and_a_seed_dropped_from_it_is_read_again(app):
+    app.seeds.CACHE = 20
+    games = [str(uuid.uuid4()) for _ in range(5)]
+    first = {game: app.seeds.seed_for(game, 0) for game in games}
+    assert len(app.seeds._cache) == 20
+    assert all((games[0], epoch) not in app.seeds._cache for epoch in range(SeedStore.AHEAD))
+    assert {game: app.seeds.seed_for(game, 0) for game in games} == first
+
+
 @pytest.mark.postgres
 @pytest.mark.parametrize("outcome", ["commit", "rollback"])
 def test_a_seed_being_inserted_by_another_writer_is_waited_for(postgres_config, outcome):
