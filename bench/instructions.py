@@ -9,8 +9,9 @@ counts them whatever else the machine does, and the same work gives the same cou
 The work is made the same: orders are picked once (``record``: random legal orders of the
 ruleset's source, as the orders benchmark picks them, in 10 games started anew when they end)
 and written to a script; each measurement replays the script in a fresh process (``replay``)
-with the dice seeds, order salts and game ids drawn from a seeded generator and
-``PYTHONHASHSEED=0``, so every game takes the same course on any code that decides the same.
+with the order salts and game ids drawn from a seeded generator, each dice seed made from its
+game and epoch, and ``PYTHONHASHSEED=0``, so every game takes the same course on any code that
+decides the same.
 The replay submits the orders with ``Warlog.submit_order`` on a fresh store, and nothing else:
 no HTTP, no picking. A replay of none of the script (the same start-up, the games created and
 joined) is counted too, and the figure is the difference over the orders submitted.
@@ -44,15 +45,39 @@ HERE = Path(__file__).resolve()
 
 
 def _deterministic() -> None:
-    """Seeds, salts and game ids from a seeded generator (the replay's only randomness)."""
+    """Salts and game ids from a seeded generator, and each epoch's dice seed from its game and
+    epoch (the replay's only randomness). A seed does not come from the generator: code that
+    draws seeds ahead (several epochs' at once) or one at a time then gets the same seed for
+    each epoch, and the same salts and game ids after it."""
+    import hashlib
     import secrets
 
     import domain.game
+    import domain.storage
 
     rng = random.Random(7)
-    secrets.token_bytes = lambda n=32: bytes(rng.getrandbits(8) for _ in range(n))
+    drawing: list = [None]  # (game id, epoch of the next seed drawn) inside SeedStore.seed_for
+
+    def token_bytes(n: int = 32) -> bytes:
+        if drawing[0] is not None:
+            game_id, epoch = drawing[0]
+            drawing[0] = (game_id, epoch + 1)
+            return hashlib.sha256(f"{game_id}|{epoch}".encode()).digest()[:n]
+        return bytes(rng.getrandbits(8) for _ in range(n))
+
+    seed_for = domain.storage.SeedStore.seed_for
+
+    def keyed_seed_for(self, game_id: str, epoch: int) -> bytes:
+        drawing[0] = (game_id, epoch)
+        try:
+            return seed_for(self, game_id, epoch)
+        finally:
+            drawing[0] = None
+
+    secrets.token_bytes = token_bytes
     secrets.token_hex = lambda n=32: secrets.token_bytes(n).hex()
     domain.game.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+    domain.storage.SeedStore.seed_for = keyed_seed_for
 
 
 def child(mode: str, kind: str, ruleset: str, orders: int, path: Path) -> None:
