@@ -252,14 +252,23 @@ class SqlTables:
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
         """One statement in its own transaction: a row (``fetch="one"``), rows as dicts
-        (``fetch="all"``), or the number of rows written."""
-        with self._db.transaction(commit=fetch is None) as c:
-            c.execute(self.sql(sql), params)
-            if fetch == "one":
-                return c.fetchone()
-            if fetch == "all":
-                return [dict(r) for r in c.fetchall()]
-            return rowcount(c)
+        (``fetch="all"``), or the number of rows written. On PostgreSQL the statement alone, on
+        a connection of the pool (in autocommit mode: one statement is one transaction): in a
+        transaction of its own, a BEGIN and a COMMIT went to the server and back as well."""
+        if self.kind == "sqlite":
+            with self._db.transaction(commit=fetch is None) as c:
+                return self._result(c, self.sql(sql), params, fetch)
+        with self._db.get_connection() as conn, conn.cursor() as c:
+            return self._result(c, self.sql(sql), params, fetch)
+
+    @staticmethod
+    def _result(c: Any, sql: str, params: tuple, fetch: str | None) -> Any:
+        c.execute(sql, params)
+        if fetch == "one":
+            return c.fetchone()
+        if fetch == "all":
+            return [dict(r) for r in c.fetchall()]
+        return rowcount(c)
 
 
 def rowcount(cursor: Any) -> int:
