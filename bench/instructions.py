@@ -105,9 +105,7 @@ def child(mode: str, kind: str, ruleset: str, orders: int, path: Path) -> None:
             rng, done = random.Random(1), 0
             while done < orders:
                 at = done % GAMES
-                cached = app._current(games[at])
-                app.games.put(cached)
-                game = cached.game
+                game = app.get_game(games[at])
                 if game.is_ended:
                     games[at] = new()
                     script.append(["new", at])

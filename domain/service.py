@@ -77,7 +77,7 @@ class CachedGame:
 
 class GameCache:
     """The games this process used last, so a command need not rebuild its game from a snapshot
-    and up to a hundred decoded events (``Warlog._current`` says how a copy is checked).
+    and up to a hundred decoded events (``Warlog._with_game`` says how a copy is checked).
 
     A command *takes* its game out (no two threads ever share one object: a command mutates it)
     and puts it back once saved, or untouched (a refused order). Least recently used games fall
@@ -502,10 +502,10 @@ class Warlog(Application):
         since meet the new rows on the store's unique key. Checked there, a command costs no
         query before its save: a round trip to the database, which was a fifth of an order's CPU
         on PostgreSQL (docs/benchmarks.md). If the copy was behind or its rows changed, nothing
-        was written, and the command runs again on the game as stored (``_current``), so a log
+        was written, and the command runs again on the game loaded afresh (``_load``), so a log
         changed outside warlog is noticed (DamagedLog) exactly as without the copy. A command
-        the copy refused is refused only once the copy has been checked the same way (one
-        query): a copy that was behind is brought up to date and asked again.
+        the copy refused is refused only once the copy has been checked (``_check``: one query):
+        a copy that was behind is brought up to date and asked again.
 
         A copy from the store (loaded, or checked just now) is saved without a guard; a save
         that loses a race on its version raises ``IntegrityError`` to the caller."""
@@ -537,13 +537,6 @@ class Warlog(Application):
             raise
         self.games.put(cached)
         return result
-
-    def _current(self, game_id: str | UUID) -> CachedGame:
-        """The game as stored: this process's copy, checked (``_check``), else loaded afresh."""
-        gid = parse_game_id(game_id)
-        cached = self.games.take(gid)
-        checked = self._check(cached) if cached is not None else None
-        return checked if checked is not None else self._load(gid)
 
     def _check(self, cached: CachedGame) -> CachedGame | None:
         """The copy brought up to date with the rows other processes added since it was built, if

@@ -455,9 +455,11 @@ class EventsQuery:
 
 
 class RowDigests(EventsQuery):
-    """What the game cache (domain/service.py ``Warlog._current``) asks of the stored rows of one
-    game: ``(count, sha256, top)`` of the rows with ``after < version <= upto`` (the digest as
-    ``fold_row`` builds it, in version order) and the highest stored version of all.
+    """What the game cache asks of the stored rows of one game when a cached copy refused a
+    command (domain/service.py ``Warlog._check``): ``(count, sha256, top)`` of the rows with
+    ``after < version <= upto`` (the digest as ``fold_row`` builds it, in version order) and the
+    highest stored version of all. A save's guards (``Guard``) are checked against the same
+    count and digest by the recorders (domain/pgrecorder.py, domain/sqliterecorder.py).
 
     On PostgreSQL the database computes it: one row comes back, whatever the number of rows
     checked. On SQLite (in-process, no round trip) the rows' bytes are read and hashed here."""
