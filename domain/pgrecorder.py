@@ -15,9 +15,10 @@ instead of an array of a composite type dumped as text. What is stored, in which
 which notification ids, is what eventsourcing's recorder stores; a version already stored is the
 same ``IntegrityError``; the lock timeout is the calling process's (``WARLOG_LOCK_TIMEOUT``),
 passed with the rows. The same statement checks the save's guards first (``storage.Guard``: the
-stored rows a cached game was built from are still those rows, byte for byte; domain/service.py
-says why at the save), before it takes the table's lock, and fails with the games whose rows
-changed (``StaleCopies``) having written nothing. Two things differ:
+stored rows a cached game was built from are still those rows, byte for byte, and none came
+after them; domain/service.py says why at the save), before it takes the table's lock, and
+fails with the games whose rows changed or grew (``StaleCopies``) having written nothing. Two
+things differ:
 
 - a lock not granted within the timeout, or no connection from the pool within the connect
   timeout (the database unreachable), fails the save, and a read, at once
@@ -151,7 +152,8 @@ class OneTripRecorder(PostgresApplicationRecorder):
             "''::bytea ORDER BY e.originator_version), ''::bytea)) AS digest FROM {schema}.{table} e "
             "WHERE e.originator_id = g.gid AND e.originator_version > g.gafter "
             "AND e.originator_version <= g.gupto) AS s "
-            "WHERE s.n <> g.grows OR s.digest <> g.gdigest; "
+            "WHERE s.n <> g.grows OR s.digest <> g.gdigest OR EXISTS (SELECT 1 FROM {schema}.{table} e "
+            "WHERE e.originator_id = g.gid AND e.originator_version > g.gupto); "
             "IF stale IS NOT NULL THEN "
             "RAISE EXCEPTION USING ERRCODE = {stale_code}, MESSAGE = 'stored rows changed under cached copies', "
             "DETAIL = stale; END IF; "

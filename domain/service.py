@@ -497,11 +497,12 @@ class Warlog(Application):
 
         This process's copy from its last command on the game is used as it is, and saved with
         a ``Guard``: the statement (PostgreSQL) or transaction (SQLite) that writes the new rows
-        first checks that the stored rows the copy was built from (those after its snapshot:
-        what a load would read) are still byte for byte the same, and rows other processes added
-        since meet the new rows on the store's unique key. Checked there, a command costs no
-        query before its save: a round trip to the database, which was a fifth of an order's CPU
-        on PostgreSQL (docs/benchmarks.md). If the copy was behind or its rows changed, nothing
+        checks that the stored rows the copy was built from (those after its snapshot: what a
+        load would read) are still byte for byte the same and that no other process has added
+        rows after them (one that adds them while the save runs meets the new rows on the
+        store's unique key: ``IntegrityError``). Checked there, a command costs no query before
+        its save: a round trip to the database, which was a fifth of an order's CPU on
+        PostgreSQL (docs/benchmarks.md). If the copy was behind or its rows changed, nothing
         was written, and the command runs again on the game loaded afresh (``_load``), so a log
         changed outside warlog is noticed (DamagedLog) exactly as without the copy. A command
         the copy refused is refused only once the copy has been checked (``_check``: one query):

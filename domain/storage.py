@@ -395,8 +395,10 @@ class Guard(NamedTuple):
     """What a save of a game built from a process's copy (``Warlog``'s game cache) asks of the
     stored rows before it writes: the rows with ``after < version <= upto`` are still the
     ``rows`` rows whose ``fold_row`` digest is ``digest`` -- the rows the copy was built from,
-    byte for byte. Rows another process added after ``upto`` meet the new rows on the store's
-    unique key (game, version): that save fails as a race does (``IntegrityError``)."""
+    byte for byte -- and there is no row after ``upto`` (another process's). Else the save
+    raises ``StaleCopies``; a row another process adds between the check and the insert meets
+    the new rows on the store's unique key (game, version), and the save fails as a lost race
+    does (``IntegrityError``)."""
 
     originator_id: Any
     after: int
@@ -407,7 +409,8 @@ class Guard(NamedTuple):
 
 class StaleCopies(Exception):
     """A save's guards found stored rows that are no longer what these games' copies were built
-    from (a row changed or deleted outside warlog); nothing of the save was written."""
+    from (a row changed or deleted outside warlog, or rows another process added after them);
+    nothing of the save was written."""
 
     def __init__(self, ids: Iterable[Any]):
         self.ids = frozenset(ids)

@@ -190,39 +190,42 @@ def race_inside_a_batch(app: Warlog, store_config, b_cached: bool, order_id_else
         other.close()
     gate.opened.set()
     join_all([lead, ta, tb])
-    assert gate.sizes[:2] == [1, 2]  # c alone, then the batch of a and b, which failed ...
-    assert gate.sizes[2:4] == [1, 1]  # ... and was saved member by member
-    assert app.group_commit.fallbacks == 1
+    assert gate.sizes[:2] == [1, 2]  # c alone, then the batch of a and b, which failed
     assert not isinstance(results["a"], BaseException), results["a"]
     assert stored_orders(app, a) == ["a1"]
     assert results["a"].events == app.lines(a)[-len(results["a"].events):]
     for gid in (a, b, c):
         assert verify(app.lines(gid)).ok
-    return b, winner, results["b"], gate.sizes[4:]
+    return b, winner, results["b"], gate.sizes[2:]
+
+
+def test_a_race_lost_inside_a_batch_by_a_game_as_loaded_fails_only_that_games_order(app, store_config):
+    """The batch fails on the store's unique key and is saved member by member: a alone, then
+    b's, which fails again and is b's alone."""
+    b, winner, result, later_saves = race_inside_a_batch(app, store_config, False, "elsewhere")
+    assert later_saves == [1, 1] and app.group_commit.fallbacks == 1
+    assert isinstance(result, Conflict) and result.current_version == winner.version
+    assert stored_orders(app, b) == ["elsewhere"]
+
+
+def test_a_race_lost_inside_a_batch_by_a_cached_copy_runs_the_order_again_on_the_game_as_stored(app, store_config):
+    """The cached copy was not checked before the order (its save checks it): its guard finds the
+    other process's rows after it, the batch is written again without b (no member-by-member
+    fallback), and b's order is decided again on the game as stored, after the other's."""
+    b, winner, result, later_saves = race_inside_a_batch(app, store_config, True, "elsewhere")
+    assert later_saves == [1, 1] and app.group_commit.fallbacks == 0  # a alone, then b's order again
+    assert not isinstance(result, BaseException), result
+    assert stored_orders(app, b) == ["elsewhere", "b1"]
+    assert result.events[0]["seq"] == winner.version + 1
 
 
 @pytest.mark.parametrize("b_cached", [False, True], ids=["b as loaded", "b as cached"])
 def test_a_race_lost_inside_a_batch_with_the_same_order_id_returns_the_winners_result(app, store_config, b_cached):
-    b, winner, result, more_saves = race_inside_a_batch(app, store_config, b_cached, "b1")
+    b, winner, result, later_saves = race_inside_a_batch(app, store_config, b_cached, "b1")
     # The other process recorded this very order: the loser returns the winner's result.
     assert result.replayed and result.events == winner.events
-    assert stored_orders(app, b) == ["b1"] and more_saves == []
-
-
-def test_a_race_lost_inside_a_batch_by_a_game_as_loaded_fails_only_that_games_order(app, store_config):
-    b, winner, result, more_saves = race_inside_a_batch(app, store_config, False, "elsewhere")
-    assert isinstance(result, Conflict) and result.current_version == winner.version
-    assert stored_orders(app, b) == ["elsewhere"] and more_saves == []
-
-
-def test_a_race_lost_inside_a_batch_by_a_cached_copy_runs_the_order_again_on_the_game_as_stored(app, store_config):
-    """The cached copy was not checked before the order (its save checks it): it lost because it
-    was behind, as a check before the order would have found, and the order is decided again on
-    the game as stored, after the other process's order."""
-    b, winner, result, more_saves = race_inside_a_batch(app, store_config, True, "elsewhere")
-    assert not isinstance(result, BaseException), result
-    assert stored_orders(app, b) == ["elsewhere", "b1"] and more_saves == [1]
-    assert result.events[0]["seq"] == winner.version + 1
+    assert stored_orders(app, b) == ["b1"]
+    assert (later_saves, app.group_commit.fallbacks) == (([1], 0) if b_cached else ([1, 1], 1))
 
 
 def test_many_threads_on_many_games_record_every_order_once(app):
@@ -363,12 +366,13 @@ def test_a_row_changed_under_a_cached_game_inside_a_batch_fails_only_that_games_
         assert raw.versions(b) == list(range(1, last.version + 1))  # nothing after the damaged row
 
 
-@pytest.mark.parametrize("change", ["changed", "deleted", "none"])
+@pytest.mark.parametrize("change", ["changed", "deleted", "grown", "none"])
 def test_a_save_with_a_guard_writes_only_if_the_guarded_rows_are_as_they_were(app, store_config, change):
     """The recorder's side of the cache's check (``storage.Guard``), on either store: the rows
-    after ``after`` up to ``upto``, counted and digested as ``fold_row`` does; the save with
-    them unchanged is written, with one changed or deleted raises ``StaleCopies`` naming the
-    game and writes nothing, not even the rows of an unguarded game saved with it."""
+    after ``after`` up to ``upto``, counted and digested as ``fold_row`` does, and none after
+    ``upto``; the save with them unchanged is written, with one changed or deleted, or a row
+    added after them, raises ``StaleCopies`` naming the game and writes nothing, not even the
+    rows of an unguarded game saved with it."""
     import hashlib
 
     from eventsourcing.persistence import StoredEvent
@@ -390,8 +394,11 @@ def test_a_save_with_a_guard_writes_only_if_the_guarded_rows_are_as_they_were(ap
             raw.set_state(guarded, top - 1, rows[top - 1] + b" ")
         elif change == "deleted":
             raw.delete(guarded, 4)
-    new_rows = [StoredEvent(gid, top + 1, "tests:Guarded", b"{}"),
-                StoredEvent(UUID(other), app.get_game(other).version + 1, "tests:Other", b"{}")]
+        elif change == "grown":
+            raw.copy_row(guarded, top, top + 1)  # as another process's row after the guarded ones
+    first = top + (2 if change == "grown" else 1)  # a grown game's new rows do not collide
+    new_rows = [StoredEvent(UUID(other), app.get_game(other).version + 1, "tests:Other", b"{}"),
+                StoredEvent(gid, first, "tests:Guarded", b"{}")]
     if change == "none":
         app.recorder.insert_events(new_rows, guards=[guard])
         assert app.recorder.select_events(gid, gt=top)[0].topic == "tests:Guarded"
@@ -399,8 +406,9 @@ def test_a_save_with_a_guard_writes_only_if_the_guarded_rows_are_as_they_were(ap
         with pytest.raises(StaleCopies) as raised:
             app.recorder.insert_events(new_rows, guards=[guard])
         assert raised.value.ids == {gid}
-        assert app.recorder.select_events(gid, gt=top) == []
-        assert app.recorder.select_events(UUID(other), gt=new_rows[1].originator_version - 1) == []
+        assert [e.originator_version for e in app.recorder.select_events(gid, gt=top)] == (
+            [top + 1] if change == "grown" else [])
+        assert app.recorder.select_events(UUID(other), gt=new_rows[0].originator_version - 1) == []
 
 
 def test_sqlite_writers_of_all_processes_take_turns_on_one_lock_file(sqlite_config, postgres_config):
