@@ -168,13 +168,11 @@ def test_a_batch_the_store_cannot_take_fails_every_member_at_once_and_their_retr
         app.close()
 
 
-def race_inside_a_batch(app: Warlog, store_config, b_cached: bool, order_id_elsewhere: str):
-    """Games a, b, c: c's order leads; a's and b's queue behind it as one batch; meanwhile
-    another process records ``order_id_elsewhere`` in game b. b's order comes from this
-    process's cached copy of b, or (``b_cached`` false) from b as loaded from the store."""
-    a, b, c = (new_freeform_game(app) for _ in range(3))
-    if not b_cached:
-        app.games.take(UUID(b))
+def batch_of_a_and_b(app: Warlog, a: str, b: str, meanwhile) -> tuple[Gate, dict]:
+    """A third game's order leads; Blue's "a1" in game a and "b1" in game b queue behind it as
+    one batch; ``meanwhile()`` runs while they wait, then the gate opens. Returns the gate and
+    each game's result (or exception)."""
+    c = new_freeform_game(app)
     gate = Gate(app, queued=2)
     results: dict = {}
     lead = in_thread(results, "lead", lambda: app.submit_order(c, "Blue", "c1", roll("c1")))
@@ -182,19 +180,35 @@ def race_inside_a_batch(app: Warlog, store_config, b_cached: bool, order_id_else
     ta = in_thread(results, "a", lambda: app.submit_order(a, "Blue", "a1", roll("a1")))
     tb = in_thread(results, "b", lambda: app.submit_order(b, "Blue", "b1", roll("b1")))
     gate.wait_for_queue()  # both have their game and rolled; neither is saved yet
-
-    other = Warlog(store_config)  # another process records an order in game b meanwhile
-    try:
-        winner = other.submit_order(b, "Blue", order_id_elsewhere, roll("b1"))
-    finally:
-        other.close()
+    meanwhile()
     gate.opened.set()
     join_all([lead, ta, tb])
+    return gate, results
+
+
+def race_inside_a_batch(app: Warlog, store_config, b_cached: bool, order_id_elsewhere: str):
+    """Games a and b saved in one batch (``batch_of_a_and_b``) while another process records
+    ``order_id_elsewhere`` in game b. b's order comes from this process's cached copy of b, or
+    (``b_cached`` false) from b as loaded from the store."""
+    a, b = new_freeform_game(app), new_freeform_game(app)
+    if not b_cached:
+        app.games.take(UUID(b))
+    won = []
+
+    def another_process_orders_in_b():
+        other = Warlog(store_config)
+        try:
+            won.append(other.submit_order(b, "Blue", order_id_elsewhere, roll("b1")))
+        finally:
+            other.close()
+
+    gate, results = batch_of_a_and_b(app, a, b, another_process_orders_in_b)
+    winner = won[0]
     assert gate.sizes[:2] == [1, 2]  # c alone, then the batch of a and b, which failed
     assert not isinstance(results["a"], BaseException), results["a"]
     assert stored_orders(app, a) == ["a1"]
     assert results["a"].events == app.lines(a)[-len(results["a"].events):]
-    for gid in (a, b, c):
+    for gid in (a, b):
         assert verify(app.lines(gid)).ok
     return b, winner, results["b"], gate.sizes[2:]
 
@@ -345,19 +359,14 @@ def test_a_row_changed_under_a_cached_game_inside_a_batch_fails_only_that_games_
     """The batch's guards find game b's rows changed: nothing of the batch is written, a's order
     is written again alone (no member-by-member fallback), and b's order, run again on b as
     stored, finds the damaged row."""
-    a, b, c = (new_freeform_game(app) for _ in range(3))
+    a, b = new_freeform_game(app), new_freeform_game(app)
     last = app.submit_order(b, "Red", "b0", roll("b0"))
-    gate = Gate(app, queued=2)
-    results: dict = {}
-    lead = in_thread(results, "lead", lambda: app.submit_order(c, "Blue", "c1", roll("c1")))
-    assert gate.entered.wait(DEADLINE)
-    ta = in_thread(results, "a", lambda: app.submit_order(a, "Blue", "a1", roll("a1")))
-    tb = in_thread(results, "b", lambda: app.submit_order(b, "Blue", "b1", roll("b1")))
-    gate.wait_for_queue()
-    with RawStore(store_config) as raw:
-        raw.set_state(b, last.version, b"{not json")
-    gate.opened.set()
-    join_all([lead, ta, tb])
+
+    def damage_b():
+        with RawStore(store_config) as raw:
+            raw.set_state(b, last.version, b"{not json")
+
+    gate, results = batch_of_a_and_b(app, a, b, damage_b)
     assert gate.sizes == [1, 2, 1]
     assert app.group_commit.fallbacks == 0
     assert isinstance(results["b"], DamagedLog), results["b"]
