@@ -139,12 +139,18 @@ class OneTripRecorder(PostgresApplicationRecorder):
         function = Identifier(f"{events_table_name}_insert")
         id_type = Identifier(self.datastore.originator_id_type)
         # The guards' digest is RowDigests' (storage.py), over each guard's rows after..upto.
+        # The function's statements are planned once per connection (plan_cache_mode): left to
+        # choose, PL/pgSQL planned the guards' statement again at every call, and a guarded save
+        # took 0.80 ms instead of 0.59 (one process, one save after another). A save without
+        # guards (a game just loaded, a new one) skips that statement, which cost it 0.2 ms.
         self.sql_create_statements.append(SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}("
             "ids {id_type}[], versions bigint[], topics text[], states bytea[], wait text, "
             "guard_ids {id_type}[], guard_after bigint[], guard_upto bigint[], guard_rows bigint[], "
             "guard_digests bytea[]) "
-            "RETURNS SETOF bigint LANGUAGE plpgsql AS $body$ DECLARE stale text; BEGIN "
+            "RETURNS SETOF bigint LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan "
+            "AS $body$ DECLARE stale text; BEGIN "
+            "IF cardinality(guard_ids) > 0 THEN "
             "SELECT string_agg(g.pos::text, ' ') INTO stale "
             "FROM unnest(guard_ids, guard_after, guard_upto, guard_rows, guard_digests) "
             "WITH ORDINALITY AS g(gid, gafter, gupto, grows, gdigest, pos), "
@@ -156,7 +162,7 @@ class OneTripRecorder(PostgresApplicationRecorder):
             "WHERE e.originator_id = g.gid AND e.originator_version > g.gupto); "
             "IF stale IS NOT NULL THEN "
             "RAISE EXCEPTION USING ERRCODE = {stale_code}, MESSAGE = 'stored rows changed under cached copies', "
-            "DETAIL = stale; END IF; "
+            "DETAIL = stale; END IF; END IF; "
             "PERFORM set_config('lock_timeout', wait, true); "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
             "NOTIFY {channel}; "
