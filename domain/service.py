@@ -65,6 +65,9 @@ class CachedGame:
     base: int
     rows: int = 0
     digest: Any = field(default_factory=hashlib.sha256)
+    # The copy was behind the store when last used (another process records in this game too):
+    # the next command checks it first (``Warlog._with_game``).
+    check_first: bool = False
 
     def add_row(self, state: bytes) -> None:
         self.rows += 1
@@ -508,22 +511,36 @@ class Warlog(Application):
         the copy refused is refused only once the copy has been checked (``_check``: one query):
         a copy that was behind is brought up to date and asked again.
 
+        A copy found behind (another process records in this game too, as when its players'
+        requests go to different web workers) is marked ``check_first``: its next command
+        checks it before it runs, brings it up to date with the other process's rows and saves
+        it without a guard, as a game just loaded is, instead of running on it, failing at the
+        save and loading the game afresh every time. A check that finds it up to date unmarks it.
+
         A copy from the store (loaded, or checked just now) is saved without a guard; a save
         that loses a race on its version raises ``IntegrityError`` to the caller."""
         gid = parse_game_id(game_id)
         cached = self.games.take(gid)
-        if cached is not None:
+        behind = False
+        if cached is not None and cached.check_first:
+            version = cached.game.version
+            cached = self._check(cached)
+            behind = cached is None or cached.game.version != version
+        elif cached is not None:
             try:
                 return self._run(attempt, cached, cached.guard())
             except (StaleCopies, IntegrityError):
-                cached = None  # changed by the command and not as stored: from the store
+                cached, behind = None, True  # changed by the command and not as stored: from the store
             except WarlogError:  # refused by a copy nobody has checked yet
                 version = cached.game.version
                 cached = self._check(cached) if not cached.game.pending_events else None
                 if cached is not None and cached.game.version == version:  # as stored: the refusal stands
                     self.games.put(cached)
                     raise
-        return self._run(attempt, cached if cached is not None else self._load(gid), None)
+                behind = True
+        current = cached if cached is not None else self._load(gid)
+        current.check_first = behind
+        return self._run(attempt, current, None)
 
     def _run(self, attempt: Callable[[CachedGame, Guard | None], CommandResult], cached: CachedGame,
              guard: Guard | None) -> CommandResult:

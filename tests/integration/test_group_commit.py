@@ -355,6 +355,34 @@ def test_an_accepted_order_on_the_cached_game_asks_nothing_of_the_store_before_i
     assert len(checks) == 1
 
 
+def test_a_game_another_process_records_in_too_is_checked_before_its_commands_not_loaded_again(app, store_config):
+    """Orders of one game taking turns between two processes (its players' requests on two web
+    workers): the copy is found behind once, at its save, and the game loaded afresh; from then
+    on each command checks the copy first (one query) and brings it up to date with the other
+    process's order, rather than failing at the save and loading the game again. Once the
+    other process stops, a check that finds the copy up to date lets the next command go
+    unchecked again."""
+    game = new_freeform_game(app)
+    app.submit_order(game, "Blue", "first", roll("first"))
+    loads, checks = [], []
+    load, row_digests = app._load, app.row_digests
+    app._load = lambda gid: loads.append(gid) or load(gid)
+    app.row_digests = lambda *args: checks.append(args) or row_digests(*args)
+    other = Warlog(store_config)
+    try:
+        for n in range(6):
+            other.submit_order(game, "Red", f"r{n}", roll(f"r{n}"))
+            app.submit_order(game, "Blue", f"b{n}", roll(f"b{n}"))
+    finally:
+        other.close()
+    assert len(loads) == 1 and len(checks) == 5  # found behind once; then checked, never loaded again
+    app.submit_order(game, "Blue", "alone1", roll("alone1"))  # checked: up to date
+    app.submit_order(game, "Blue", "alone2", roll("alone2"))  # not checked
+    assert len(loads) == 1 and len(checks) == 6
+    assert stored_orders(app, game) == ["first", *(f"{p}{n}" for n in range(6) for p in "rb"), "alone1", "alone2"]
+    assert verify(app.lines(game)).ok
+
+
 def test_a_row_changed_under_a_cached_game_inside_a_batch_fails_only_that_games_order(app, store_config):
     """The batch's guards find game b's rows changed: nothing of the batch is written, a's order
     is written again alone (no member-by-member fallback), and b's order, run again on b as
