@@ -24,14 +24,14 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor, SQLiteDatastore, SQLiteFactory
 
-from domain.storage import Guard, StaleCopies, digest_rows
+from domain.storage import Guard, RowDigests, StaleCopies, digest_rows
 
 
 class GuardedRecorder(SQLiteApplicationRecorder):
     def __init__(self, datastore: SQLiteDatastore, events_table_name: str = "stored_events"):
         super().__init__(datastore, events_table_name)
-        self.guard_statement = (f"SELECT originator_version, state FROM {self.events_table_name} "
-                                "WHERE originator_id = ? AND originator_version > ? ORDER BY originator_version")
+        # The rows after a guard's ``after``, as the cache's check reads them (digest_rows' input).
+        self.guard_statement = RowDigests.SQLITE.format(table=self.events_table_name)
 
     def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent], *,
                        guards: Sequence[Guard] = (), **kwargs: Any) -> Sequence[int] | None:
