@@ -437,6 +437,11 @@ def sqlite_rows(datastore: Any, sql: str, params: tuple) -> list[tuple]:
         raise DatabaseError(exc) from exc
 
 
+# PostgreSQL's aggregate of stored rows into ``fold_row``'s input (the digest is its SHA-256):
+# RowDigests' and the save's guards' (domain/pgrecorder.py).
+PG_ROWS = "string_agg(int4send(length(state)) || state, ''::bytea ORDER BY originator_version)"
+
+
 class EventsQuery:
     """A query of eventsourcing's events table on either store: ``SQLITE`` and ``POSTGRES`` are
     its text for each, with ``{table}`` (and on PostgreSQL ``{schema}``) where the table goes."""
@@ -470,8 +475,7 @@ class RowDigests(EventsQuery):
     SQLITE = ("SELECT originator_version, state FROM {table} WHERE originator_id = ? "
               "AND originator_version > ? ORDER BY originator_version")
     POSTGRES = ("SELECT count(*) FILTER (WHERE originator_version <= %s) AS n, "
-                "sha256(coalesce(string_agg(int4send(length(state)) || state, ''::bytea "
-                "ORDER BY originator_version) FILTER (WHERE originator_version <= %s), ''::bytea)) AS digest, "
+                f"sha256(coalesce({PG_ROWS} FILTER (WHERE originator_version <= %s), ''::bytea)) AS digest, "
                 "max(originator_version) AS top FROM {schema}.{table} "
                 "WHERE originator_id = %s AND originator_version > %s")
 
