@@ -57,7 +57,7 @@ def lines_for(caller: Caller, rules: Ruleset, lines: list[dict]) -> list[dict]:
 
 
 def result_body(caller: Caller, result: CommandResult) -> dict:
-    return schemas.shared(schemas.CommandResult).dump({
+    return schemas.dump(schemas.CommandResult, {
         "game_id": result.game_id, "events": lines_for(caller, find_ruleset(result.ruleset), result.events),
         "version": result.version, "chain_head": result.chain_head,
         "replayed": result.replayed, "order_id": result.order_id})
@@ -66,7 +66,7 @@ def result_body(caller: Caller, result: CommandResult) -> dict:
 def summary(view: dict, public: bool, caller: Caller | None = None) -> dict:
     """A game's summary from its map view (projections/folds.py), filtered for the caller here."""
     state = render_state(view, caller.viewer if caller else None)
-    return schemas.shared(schemas.Summary).dump({
+    return schemas.dump(schemas.Summary, {
         "game_id": view["game_id"], "ruleset": view["ruleset"], "scenario": view["scenario"], "public": public,
         "status": status_of(view),
         "seats": [{"seat": s, "handle": view["seats"][s] or None, "joined": bool(view["seats"][s])}
@@ -89,7 +89,7 @@ def create_game():
     result = service().create_game(rules.name, body["scenario"], body["options"])
     seats = rules.human_seats(result.events[0]["data"]["seats"])
     admin, invites = access().register_game(result.game_id, body["public"], seats)
-    response = jsonify(schemas.shared(schemas.Created).dump({
+    response = jsonify(schemas.dump(schemas.Created, {
         "game_id": result.game_id, "seats": seats, "invites": invites,
         "admin_token": admin, "version": result.version, "chain_head": result.chain_head}))
     response.status_code = 201
@@ -128,7 +128,7 @@ def list_games():
         caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
         games.append(summary(view, access().is_public(row["game_id"]) or False, caller))
     games.sort(key=lambda g: g["last_activity"], reverse=True)
-    return jsonify(schemas.shared(schemas.GameList).dump({"games": games}))
+    return jsonify(schemas.dump(schemas.GameList, {"games": games}))
 
 
 @bp.get("/games/<game_id>")
@@ -153,7 +153,7 @@ def join(game_id: str):
         raise
     token = access().issue_token(caller.game_id, SEAT, seat)
     access().set_contact(caller.game_id, seat, body["email"], body["notify"])
-    response = jsonify(schemas.shared(schemas.Joined).dump({"game_id": caller.game_id, "seat": seat, "token": token,
+    response = jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": seat, "token": token,
                                               "version": result.version, "chain_head": result.chain_head}))
     response.status_code = 201
     return response
@@ -177,7 +177,7 @@ def caller_for_invite(game_id: str, code: str) -> Caller:
 def umpire_token(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
     token = access().issue_token(caller.game_id, UMPIRE)
-    response = jsonify(schemas.shared(schemas.UmpireToken).dump({"game_id": caller.game_id, "token": token}))
+    response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token}))
     response.status_code = 201
     return response
 
@@ -227,7 +227,7 @@ def legal_orders(game_id: str):
     game = service().get_game(caller.game_id)
     body = {"game_id": caller.game_id, "seat": caller.seat, "version": game.version,
             "orders": game.legal_orders(caller.seat)}
-    return _etag(jsonify(schemas.shared(schemas.LegalOrders).dump(body)), game.version)
+    return _etag(jsonify(schemas.dump(schemas.LegalOrders, body)), game.version)
 
 
 @bp.post("/games/<game_id>/take-backs")

@@ -19,7 +19,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 from api.auth import ADMIN, SEAT, access, caller_for
 from api.games import load
 from api.problems import ApiProblem
-from api.schemas import shared
+from api.schemas import dump
 from workers.dispatch import NotifyStore
 
 bp = Blueprint("notify_settings", __name__, url_prefix="/api/v1")
@@ -82,7 +82,7 @@ def put_notifications(game_id: str):
         raise ApiProblem("invalid_request", "give an email to be notified",
                          errors={"email": ["required when notify is true and no address was given before"]})
     access().set_contact(caller.game_id, caller.seat, email, body["notify"])
-    return jsonify(shared(NotificationSettingsOut).dump({"game_id": caller.game_id, "seat": caller.seat,
+    return jsonify(dump(NotificationSettingsOut, {"game_id": caller.game_id, "seat": caller.seat,
                                                    "email": email, "notify": body["notify"] and bool(email)}))
 
 
@@ -98,5 +98,5 @@ def put_webhook(game_id: str):
         if secret is None:
             secret = generated = "whsec_" + secrets.token_urlsafe(32)
         store().set_webhook(caller.game_id, body["url"], secret)
-    return jsonify(shared(WebhookOut).dump({"game_id": caller.game_id, "url": body["url"], "secret": generated,
+    return jsonify(dump(WebhookOut, {"game_id": caller.game_id, "url": body["url"], "secret": generated,
                                       "signature": SIGNATURE_TEXT}))

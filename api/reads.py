@@ -28,7 +28,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from api.auth import UMPIRE, caller_for
 from api.games import lines_for, projections, service
 from api.problems import ApiProblem
-from api.schemas import Line, shared
+from api.schemas import Line, dump, shared
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
 from domain.visibility import filter_lines
@@ -349,7 +349,7 @@ def state(game_id: str):
     shown = folds.render_state(at, caller.viewer)
     body = {"game_id": caller.game_id, "version": at["version"], "turn": shown.get("turn"),
             "phase": shown.get("phase"), "whose_move": at["whose_move"], "ended": at["ended"], "state": shown}
-    return _etag(jsonify(shared(StateBody).dump(body)), view["version"])
+    return _etag(jsonify(dump(StateBody, body)), view["version"])
 
 
 def _views(game_id: str, name: str) -> tuple[Ruleset, dict, int]:
@@ -365,7 +365,7 @@ def vp(game_id: str):
     query(NoQuery)
     rules, view, version = _views(caller.game_id, "vp")
     totals, track = folds.render_vp(view, rules, caller.viewer, caller.game_id)
-    return _etag(jsonify(shared(VPBody).dump({"game_id": caller.game_id, "totals": totals, "track": track})), version)
+    return _etag(jsonify(dump(VPBody, {"game_id": caller.game_id, "totals": totals, "track": track})), version)
 
 
 @bp.get("/games/<game_id>/history")
@@ -374,7 +374,7 @@ def get_history(game_id: str):
     query(NoQuery)
     rules, view, version = _views(caller.game_id, "history")
     turns = folds.render_history(view, rules, caller.viewer, caller.game_id)
-    return _etag(jsonify(shared(HistoryBody).dump({"game_id": caller.game_id, "turns": turns})), version)
+    return _etag(jsonify(dump(HistoryBody, {"game_id": caller.game_id, "turns": turns})), version)
 
 
 @bp.get("/games/<game_id>/dice")
@@ -390,7 +390,7 @@ def get_dice(game_id: str):
              if params.get("seat") in (None, r["seat"]) and params.get("turn") in (None, r["turn"])
              and (not purpose or purpose in str(r["purpose"] or "").casefold())]
     body = {"game_id": caller.game_id, "rolls": rolls, "epochs": epochs}
-    return _etag(jsonify(shared(DiceBody).dump(body)), version)
+    return _etag(jsonify(dump(DiceBody, body)), version)
 
 
 @bp.get("/games/<game_id>/events")
@@ -407,7 +407,7 @@ def events(game_id: str):
     page = page[:limit]
     next_after = page[-1]["seq"] if more else None
     body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page), "next_after": next_after}
-    response = jsonify(shared(EventsBody).dump(body))
+    response = jsonify(dump(EventsBody, body))
     if more:
         link = url_for("reads.events", game_id=caller.game_id, after=next_after, limit=limit)
         response.headers["Link"] = f'<{link}>; rel="next"'
@@ -446,7 +446,7 @@ def get_take_backs(game_id: str):
     caller = caller_for(game_id)
     query(NoQuery)
     _, lines, version = _visible(caller.game_id, caller.viewer)
-    return _etag(jsonify(shared(TakeBacksBody).dump({"game_id": caller.game_id, "requests": take_backs(lines)})), version)
+    return _etag(jsonify(dump(TakeBacksBody, {"game_id": caller.game_id, "requests": take_backs(lines)})), version)
 
 
 @bp.get("/games/<game_id>/integrity")
@@ -463,7 +463,7 @@ def integrity(game_id: str):
                 for n, m in report.failures]
     body = {"game_id": caller.game_id, "ok": report.ok, "events": report.events, "chain_head": report.chain_head,
             "epochs_revealed": report.epochs_revealed, "rolls_verified": report.rolls_verified, "failures": failures}
-    return _etag(jsonify(shared(IntegrityBody).dump(body)), report.events)
+    return _etag(jsonify(dump(IntegrityBody, body)), report.events)
 
 
 def _not_shown(game_id: str, viewer: str | None) -> set[int] | None:
