@@ -1,5 +1,5 @@
 """Instructions an order, counted: ``python -m bench.instructions [--ruleset R] [--orders N]
-[--store postgres|sqlite] [--before REV]``.
+[--store postgres|sqlite] [--before REV] [--http]``.
 
 On a shared VM the time an order takes moves by half between one minute and the next (the
 orders benchmark's server CPU per order went from 3.1 to 5.4 ms between rounds of the same
@@ -13,8 +13,10 @@ with the order salts and game ids drawn from a seeded generator, each dice seed 
 game and epoch, and ``PYTHONHASHSEED=0``, so every game takes the same course on any code that
 decides the same.
 The replay submits the orders with ``Warlog.submit_order`` on a fresh store, and nothing else:
-no HTTP, no picking. A replay of none of the script (the same start-up, the games created and
-joined) is counted too, and the figure is the difference over the orders submitted.
+no HTTP, no picking. With ``--http`` it submits them through warlog's Flask app instead (Flask's
+test client: no socket, no gunicorn), so what the API adds to an order is counted too. A replay
+of none of the script (the same start-up, the games created and joined) is counted too, and the
+figure is the difference over the orders submitted.
 
 On PostgreSQL the database server's instructions are not counted (another process); on SQLite
 SQLite's are (in-process). The figure is instructions of this process an order, not time: a
@@ -56,6 +58,7 @@ def _deterministic() -> None:
     import domain.storage
 
     rng = random.Random(7)
+    ids = random.Random(11)  # apart, so that tokens the API draws (--http) leave the game ids as they are
     drawing: list = [None]  # (game id, epoch of the next seed drawn) inside SeedStore.seed_for
 
     def token_bytes(n: int = 32) -> bytes:
@@ -76,21 +79,21 @@ def _deterministic() -> None:
 
     secrets.token_bytes = token_bytes
     secrets.token_hex = lambda n=32: secrets.token_bytes(n).hex()
-    domain.game.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+    domain.game.uuid4 = lambda: uuid.UUID(int=ids.getrandbits(128), version=4)
     domain.storage.SeedStore.seed_for = keyed_seed_for
 
 
 def child(mode: str, kind: str, ruleset: str, orders: int, path: Path) -> None:
     """``record`` ``orders`` orders into the script at ``path``, or ``replay`` the first
-    ``orders`` steps of it; prints the games' versions (the same on any code that decides the
-    same)."""
+    ``orders`` steps of it (``replay-http``: through the API, ``_Api``); prints the games'
+    versions (the same on any code that decides the same)."""
     _deterministic()
     from bench.sources import SOURCES
     from bench.stores import fresh, migrated
     from domain.errors import InvalidOrder, RuleViolation
 
     source = SOURCES[ruleset]()
-    script = json.loads(path.read_text()) if mode == "replay" else []
+    script = json.loads(path.read_text()) if mode != "record" else []
     with fresh(kind) as store:
         app = migrated(store)
 
@@ -100,6 +103,13 @@ def child(mode: str, kind: str, ruleset: str, orders: int, path: Path) -> None:
                 app.join(made.game_id, seat, f"p{n}", f"c{n}")
             return made.game_id
 
+        if mode == "replay-http":
+            api = _Api(app, source)
+            new, submit = api.new, api.submit
+        else:
+            def submit(game_id: str, seat: str, order_id: str, order: dict) -> None:
+                with contextlib.suppress(InvalidOrder, RuleViolation):
+                    app.submit_order(game_id, seat, order_id, order)
         games = [new() for _ in range(GAMES)]
         if mode == "record":
             rng, done = random.Random(1), 0
@@ -126,12 +136,42 @@ def child(mode: str, kind: str, ruleset: str, orders: int, path: Path) -> None:
                     games[step[1]] = new()
                     continue
                 _, at, seat, order_id, order = step
-                with contextlib.suppress(InvalidOrder, RuleViolation):
-                    app.submit_order(games[at], seat, order_id, order)
+                submit(games[at], seat, order_id, order)
         # Read off the log's last rows: loading the games here would be counted as the orders' work.
         versions = [app.recorder.select_events(uuid.UUID(g), desc=True, limit=1)[0].originator_version for g in games]
         print("versions", sorted(versions), flush=True)
         app.close()
+
+
+class _Api:
+    """Games made and orders submitted through warlog's Flask app (its test client: a WSGI call,
+    no socket), so the count holds what the API adds to an order: authentication, the body
+    loaded and checked, the result dumped and encoded, the access log."""
+
+    def __init__(self, app, source) -> None:
+        from api.app import create_app
+
+        self.client = create_app({"WARLOG_SERVICE": app}).test_client()
+        self.source = source
+        self.tokens: dict[str, dict[str, str]] = {}
+
+    def new(self) -> str:
+        made = self.client.post("/api/v1/games", json=self.source.create_body()).get_json()
+        game_id = made["game_id"]
+        self.tokens[game_id] = {}
+        for n, seat in enumerate(made["seats"]):
+            joined = self.client.post(f"/api/v1/games/{game_id}/join",
+                                      json={"invite_code": made["invites"][seat], "handle": f"p{n}",
+                                            "client_seed": f"c{n}"}).get_json()
+            self.tokens[game_id][seat] = joined["token"]
+        return game_id
+
+    def submit(self, game_id: str, seat: str, order_id: str, order: dict) -> None:
+        status = self.client.post(f"/api/v1/games/{game_id}/orders", json=order,
+                                  headers={"Authorization": f"Bearer {self.tokens[game_id][seat]}",
+                                           "Idempotency-Key": order_id}).status_code
+        if status not in (201, 422):  # 422: a rule refused it, as the script's refused candidates
+            raise SystemExit(f"order {order_id}: status {status}")
 
 
 def _run(root: Path, args: list[str], valgrind: bool) -> tuple[str, int | None]:
@@ -167,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--orders", type=int, default=200)
     parser.add_argument("--store", choices=("postgres", "sqlite"), default="postgres")
     parser.add_argument("--before", metavar="REV", help="also count the code of this commit")
+    parser.add_argument("--http", action="store_true",
+                        help="submit through the API (Flask's test client) instead of Warlog.submit_order")
     parser.add_argument("--child", nargs=5, metavar=("MODE", "STORE", "RULESET", "ORDERS", "SCRIPT"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -186,13 +228,15 @@ def main(argv: list[str] | None = None) -> int:
         versions, _ = _run(HERE.parents[1], ["record", args.store, args.ruleset, str(args.orders), str(script)], False)
         steps = json.loads(script.read_text())
         submitted = sum(1 for step in steps if step[0] == "order")
-        print(f"{args.ruleset} on {args.store}: {args.orders} orders, {submitted} submitted in all "
+        print(f"{args.ruleset} on {args.store}{' through the API' if args.http else ''}: {args.orders} orders, "
+              f"{submitted} submitted in all "
               f"(refused candidates included), {versions}", flush=True)
         rows = []
         with _roots(args.before) as roots:
             for name, root in roots:
-                replayed, whole = _run(root, ["replay", args.store, args.ruleset, str(len(steps)), str(script)], True)
-                _, start = _run(root, ["replay", args.store, args.ruleset, "0", str(script)], True)
+                mode = "replay-http" if args.http else "replay"
+                replayed, whole = _run(root, [mode, args.store, args.ruleset, str(len(steps)), str(script)], True)
+                _, start = _run(root, [mode, args.store, args.ruleset, "0", str(script)], True)
                 if replayed != versions:
                     print(f"  note: {name} took the games elsewhere ({replayed}): it decides differently, "
                           "so its count is of other work", flush=True)
