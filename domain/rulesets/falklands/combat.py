@@ -330,8 +330,9 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
 def after_ground_change(ctx: Ctx) -> None:
     """FS 3.6 / 4.4(5): a land area held by one side alone is that side's; VP follow; AR aircraft in
     an area the UK now holds must rebase (FS 6.3, 9.6)."""
+    everywhere = S.ground_sides_everywhere(ctx.state)  # what follows moves no unit
     for area in DATA.land_areas:
-        sides = S.ground_sides(ctx.state, area)
+        sides = everywhere.get(area, set())
         if len(sides) == 1:
             side = next(iter(sides))
             before = S.controlled_by(ctx.state, area)

@@ -188,6 +188,11 @@ for _k in FREE:
 
 def free_attack_options(state: dict, side: str, kind: str) -> dict:
     """Per sea area: who may attack whom (events 2-1, 2-5, 3-4, 4-4, 6-5, 6-6)."""
+    with S.positions_indexed(state):  # a question of this state only: units_in from an index
+        return _free_attack_options(state, side, kind)
+
+
+def _free_attack_options(state: dict, side: str, kind: str) -> dict:
     enemy = S.other(side)
     out = {}
     for area in (*DATA.sea_areas, S.SOUTH_GEORGIA):

@@ -303,6 +303,17 @@ def ground_sides(state: dict, area: str) -> set[str]:
     return {state["units"][u]["side"] for u in units_in(state, area, classes=["ground"])}
 
 
+def ground_sides_everywhere(state: dict) -> dict[str, set[str]]:
+    """``ground_sides`` of every area that has ground units, from one pass over the units (an
+    area with none is absent): asked of every land area after each ground change."""
+    out: dict[str, set[str]] = {}
+    for uid in units_in_any(state, classes=["ground"]):
+        u = state["units"][uid]
+        if not u.get("aboard"):
+            out.setdefault(u["location"], set()).add(u["side"])
+    return out
+
+
 def contested(state: dict, area: str) -> bool:
     """Both sides have ground units in a land area, or units in a sea area (FS 3.6)."""
     if area in DATA.land_areas:

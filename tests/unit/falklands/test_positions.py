@@ -81,3 +81,31 @@ def test_another_state_inside_the_block_is_scanned():
     other = place(other, mover, S.SOUTH_GEORGIA)
     with S.positions_indexed(indexed_state):
         assert mover in S.units_in(other, S.SOUTH_GEORGIA)
+
+
+def test_ground_sides_everywhere_is_ground_sides_of_every_area(positions):
+    """The one-pass answer after_ground_change uses, against ground_sides area by area, in random
+    games and with carried, eliminated, withdrawn and out-of-play ground units."""
+    state = fresh()
+    ship = next(u for u, d in DATA.units.items() if d["side"] == S.UK and d["class"] == "ship" and d.get("capacity"))
+    troops = [u for u, d in DATA.units.items() if d["side"] == S.UK and d["class"] == "ground"][:5]
+    enemy = next(u for u, d in DATA.units.items() if d["side"] == S.AR and d["class"] == "ground")
+    area, contested = sorted(DATA.land_areas)[:2]
+    place(state, enemy, contested)
+    place(state, ship, S.TACTICAL)
+    place(state, troops[0], aboard=ship)
+    place(state, troops[1], area)
+    place(state, troops[2], contested)
+    state["units"][troops[2]]["eliminated"] = True
+    place(state, troops[3], contested)
+    empty = next(a for a in sorted(DATA.land_areas) if not S.ground_sides(state, a))
+    place(state, troops[4], empty)
+    state["units"][troops[4]]["withdrawn"] = True
+    out_of_play = remove(fresh(), *troops)
+    for each in [*positions, state, out_of_play]:
+        everywhere = S.ground_sides_everywhere(each)
+        for where in AREAS:
+            assert everywhere.get(where, set()) == S.ground_sides(each, where), where
+    assert S.ground_sides_everywhere(state).get(area) == {S.UK}
+    assert S.ground_sides_everywhere(state).get(contested) == {S.UK, S.AR}
+    assert empty not in S.ground_sides_everywhere(state)
