@@ -56,8 +56,9 @@ def schema_ready(service: Warlog) -> bool:
 def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float = 1.0) -> None:
     """For a process started before its PostgreSQL server answers (a compose file, a Procfile
     runner, a reboot): wait, saying so once, instead of ending with a traceback when the service
-    cannot be made; after ``timeout`` seconds end with a message naming the cause. Nothing to
-    wait for on SQLite."""
+    cannot be made; after ``timeout`` seconds end with a message naming the cause. A server that
+    answers and refuses (a wrong password, user or database: ``REFUSALS``) ends it at once, with
+    the server's words. Nothing to wait for on SQLite."""
     if config.kind != "postgres":
         return
     import time
@@ -74,6 +75,9 @@ def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float =
                 return
         except psycopg.OperationalError as exc:
             why = error_line(exc)
+            if refused(exc):
+                raise SystemExit(f"warlog: the database refuses the connection ({refusal_line(exc)}); "
+                                 "check WARLOG_DATABASE_URL") from None
             if time.monotonic() >= deadline:
                 raise SystemExit(f"warlog: the database does not answer after {timeout:.0f} s ({why}); "
                                  "check that it runs and WARLOG_DATABASE_URL") from None
@@ -81,6 +85,26 @@ def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float =
                 logging.getLogger("warlog").warning("waiting for the database, which does not answer (%s)", why)
                 said = True
         time.sleep(poll)
+
+
+# What libpq says when the server answered and refused (PostgreSQL's own English texts): the
+# same answer comes again however long one waits, so it ends the wait at once. Anything else
+# (no answer, a server starting up or with too many clients, a text in another language) is
+# waited for.
+REFUSALS = ("authentication failed", "does not exist", "no pg_hba.conf entry", "no password supplied",
+            "permission denied for database")
+
+
+def refused(exc: BaseException) -> bool:
+    return any(text in str(exc) for text in REFUSALS)
+
+
+def refusal_line(exc: BaseException) -> str:
+    """The server's own words from libpq's text: the line that holds the refusal."""
+    for line in str(exc).splitlines():
+        if refused(Exception(line)):
+            return " ".join(line.rsplit("failed: ", 1)[-1].split())
+    return error_line(exc)
 
 
 def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -123,6 +124,26 @@ def test_a_process_started_before_its_database_waits_for_it_and_says_so(caplog):
     assert str(stopped.value).endswith("check that it runs and WARLOG_DATABASE_URL")
     said = [r.getMessage() for r in caplog.records if r.name == "warlog"]
     assert len(said) == 1 and said[0].startswith("waiting for the database, which does not answer"), said
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("change, says", [("user", 'role "warlog_nobody" does not exist'),
+                                          ("database", 'database "warlog_nowhere" does not exist')])
+def test_a_database_that_answers_and_refuses_ends_the_wait_at_once_in_its_own_words(postgres_config, change, says):
+    """A wrong user or database is answered the same however long one waits: the commands end at
+    once with the server's words, not after two minutes of waiting."""
+    from api.app import wait_for_database
+
+    pg = postgres_config.postgres
+    user = "warlog_nobody" if change == "user" else pg["POSTGRES_USER"]
+    database = "warlog_nowhere" if change == "database" else pg["POSTGRES_DBNAME"]
+    url = f"postgresql://{user}@{pg['POSTGRES_HOST']}:{pg['POSTGRES_PORT']}/{database}"
+    config = config_from_env({"WARLOG_DATABASE_URL": url})
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as stopped:
+        wait_for_database(config, timeout=60, poll=0.2)
+    assert time.monotonic() - started < 10
+    assert str(stopped.value) == f"warlog: the database refuses the connection (FATAL: {says}); check WARLOG_DATABASE_URL"
 
 
 @pytest.mark.postgres
