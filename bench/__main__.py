@@ -70,7 +70,8 @@ INTRO = [
     "and dropped after it; SQLite runs a file in a temporary folder. Two tools beside them:",
     "`python -m bench.longgame` (the projector on one long game) and `python -m bench.instructions`",
     "(instructions an order, counted by valgrind on a replayed script of orders, for a change too",
-    "small to see through this shared machine's drift; `--before REV` counts another commit too).",
+    "small to see through this shared machine's drift; `--before REV` counts another commit too,",
+    "`--http` counts an order through the API, not only the service).",
 ]
 
 
