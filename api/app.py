@@ -78,12 +78,12 @@ def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float =
             if refused(exc):
                 raise SystemExit(f"warlog: the database refuses the connection ({refusal_line(exc)}); "
                                  "check WARLOG_DATABASE_URL") from None
+            if not said:  # once; before giving up too
+                logging.getLogger("warlog").warning("waiting for the database, which does not answer (%s)", why)
+                said = True
             if time.monotonic() >= deadline:
                 raise SystemExit(f"warlog: the database does not answer after {timeout:.0f} s ({why}); "
                                  "check that it runs and WARLOG_DATABASE_URL") from None
-            if not said:
-                logging.getLogger("warlog").warning("waiting for the database, which does not answer (%s)", why)
-                said = True
         time.sleep(poll)
 
 
@@ -124,11 +124,11 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
         except Exception as exc:  # store_not_answering: the database is down or unreachable
             what, fix = "database", "check that it runs and WARLOG_DATABASE_URL"
             waiting = f"the database, which does not answer ({error_line(exc)})"
-        if time.monotonic() >= deadline:
-            raise SystemExit(f"warlog: still waiting for {waiting} after {timeout:.0f} s; {fix}")
-        if said != what:  # once, and again if what it waits for changes
+        if said != what:  # once, and again if what it waits for changes; before giving up too
             logging.getLogger("warlog").warning("waiting for %s", waiting)
             said = what
+        if time.monotonic() >= deadline:
+            raise SystemExit(f"warlog: still waiting for {waiting} after {timeout:.0f} s; {fix}")
         time.sleep(poll)
 
 

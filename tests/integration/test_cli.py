@@ -146,6 +146,30 @@ def test_a_database_that_answers_and_refuses_ends_the_wait_at_once_in_its_own_wo
     assert str(stopped.value) == f"warlog: the database refuses the connection (FATAL: {says}); check WARLOG_DATABASE_URL"
 
 
+def test_a_wait_whose_first_try_outlasts_it_still_says_what_it_waited_for(sqlite_config, monkeypatch, caplog):
+    """A first try slower than the whole wait (a store retrying a lost connection for two
+    seconds, against a wait of one) logged nothing before giving up: the warning comes first."""
+    import logging
+
+    from eventsourcing.persistence import OperationalError
+
+    import api.app
+
+    def slow_and_down(service):
+        time.sleep(0.3)
+        raise OperationalError("server closed the connection unexpectedly")
+    monkeypatch.setattr(api.app, "schema_ready", slow_and_down)
+    service = Warlog(sqlite_config)
+    try:
+        with caplog.at_level(logging.WARNING, logger="warlog"), pytest.raises(SystemExit) as stopped:
+            api.app.wait_for_schema(service, timeout=0.1, poll=0.05)
+    finally:
+        service.close()
+    assert str(stopped.value).startswith("warlog: still waiting for the database, which does not answer")
+    said = [r.getMessage() for r in caplog.records if r.name == "warlog"]
+    assert len(said) == 1 and said[0].startswith("waiting for the database"), said
+
+
 @pytest.mark.postgres
 def test_waiting_for_the_schema_of_a_database_gone_away_names_the_database(postgres_config, caplog):
     import logging
