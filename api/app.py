@@ -75,7 +75,7 @@ def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float =
                 return
         except psycopg.OperationalError as exc:
             why = error_line(exc)
-            if refused(exc):
+            if refused(str(exc)):
                 raise SystemExit(f"warlog: the database refuses the connection ({refusal_line(exc)}); "
                                  "check WARLOG_DATABASE_URL") from None
             if not said:  # once; before giving up too
@@ -95,14 +95,14 @@ REFUSALS = ("authentication failed", "does not exist", "no pg_hba.conf entry", "
             "permission denied for database")
 
 
-def refused(exc: BaseException) -> bool:
-    return any(text in str(exc) for text in REFUSALS)
+def refused(text: str) -> bool:
+    return any(refusal in text for refusal in REFUSALS)
 
 
 def refusal_line(exc: BaseException) -> str:
     """The server's own words from libpq's text: the line that holds the refusal."""
     for line in str(exc).splitlines():
-        if refused(Exception(line)):
+        if refused(line):
             return " ".join(line.rsplit("failed: ", 1)[-1].split())
     return error_line(exc)
 
