@@ -236,6 +236,12 @@ class CuttableLink:
                 client.close()
                 continue
             with self._lock:
+                # cut() may have come while the upstream connection was made: this connection
+                # was not among those it closed, so it is closed here.
+                if not self._up:
+                    for s in (client, upstream):
+                        s.close()
+                    continue
                 self._open += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
                 self._threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
@@ -264,8 +270,8 @@ class CuttableLink:
                 f"?schema={pg['POSTGRES_SCHEMA']}")
 
     def cut(self) -> None:
-        self._up = False
         with self._lock:
+            self._up = False
             for s in self._open:
                 with contextlib.suppress(OSError):
                     s.shutdown(self._socket.SHUT_RDWR)
