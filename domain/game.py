@@ -29,6 +29,7 @@ from domain.errors import (
     UnknownSeat,
 )
 from domain.rulesets import RESERVED_SEATS, SYSTEM, Ruleset, find_ruleset
+from domain.transcoding import iso
 
 SeedFor = Callable[[int], bytes]
 
@@ -171,7 +172,7 @@ class Game(Aggregate):
         }
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash(str(game_id), cls.INITIAL_VERSION, "GameCreated",
-                                 timestamp.isoformat(), data, chain.GENESIS)
+                                 iso(timestamp), data, chain.GENESIS)
         return cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)
 
@@ -179,7 +180,7 @@ class Game(Aggregate):
         """Every event is stamped and chained here, so its hash is kept with it from the start."""
         timestamp = event_class.create_timestamp()
         digest = chain.line_hash(str(self.id), self.version + 1, event_class.__name__,
-                                 timestamp.isoformat(), kwargs, self.chain_head)
+                                 iso(timestamp), kwargs, self.chain_head)
         super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head,
                               hash=digest, **kwargs)
 

@@ -28,6 +28,7 @@ from domain.events import GameCreated, event_class
 from domain.game import Game
 from domain.storage import (Guard, RowDigests, SeedStore, StaleCopies, StoreConfig, config_from_env, fold_row,
                             writer_lock)
+from domain.transcoding import EventTranscoder
 
 
 @contextmanager
@@ -278,6 +279,15 @@ class Warlog(Application):
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
         self.group_commit = GroupCommit(lambda *games, guards: self.save(*games, guards=guards),
                                         exclusive=lambda: writer_lock(self.config))
+
+    def construct_transcoder(self) -> Any:
+        """eventsourcing's JSON transcoder, with the usual event's state written by orjson
+        (domain/transcoding.py); another transcoder when ``TRANSCODER_TOPIC`` names one."""
+        if self.env.get(self.factory.TRANSCODER_TOPIC):
+            return super().construct_transcoder()
+        transcoder = EventTranscoder()
+        self.register_transcodings(transcoder)
+        return transcoder
 
     @classmethod
     def migrate(cls, config: StoreConfig | None = None) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from domain import chain, dice
 from domain.events import event_data
+from domain.transcoding import iso
 
 LINE_KEYS = ("game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash")
 _LINE_KEY_SET = frozenset(LINE_KEYS)
@@ -25,7 +26,7 @@ def to_line(event: Any) -> dict:
         "game_id": str(event.originator_id),
         "seq": event.originator_version,
         "type": type(event).__name__,
-        "timestamp": event.timestamp.isoformat(),
+        "timestamp": iso(event.timestamp),
         "data": event_data(event),
         "prev_hash": event.prev_hash,
         "hash": event.hash,
