@@ -9,6 +9,7 @@ from flask import Flask, jsonify
 from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
+from api.jsonbody import JSONProvider
 from api.jobs import bp as jobs_bp
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
@@ -135,7 +136,7 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)
-    app.json.sort_keys = False  # keep the order the code gives (legal-order fields, problems)
+    app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
     if test_config:
         app.config.from_mapping(test_config)
     service = app.config.get("WARLOG_SERVICE") or Warlog()
