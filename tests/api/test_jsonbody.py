@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import math
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 
 from api.jsonbody import JSONProvider, fast_body
 from tests.api.conftest import make_game
+from tests.jsonvalues import has_float, same
 
 
 def _standard(obj) -> bytes:
@@ -35,29 +35,6 @@ def _warlog(obj) -> bytes:
         return app.json.response(obj).get_data()
 
 
-def _same(a, b) -> bool:
-    """Equal, NaN equal to NaN, and of the same JSON types all the way down."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or a == b
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-def _has_float(value) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_has_float(v) for v in value)
-    return False
-
-
 def _agree(obj) -> None:
     try:
         expected = _standard(obj)
@@ -66,8 +43,8 @@ def _agree(obj) -> None:
             _warlog(obj)
         return
     got = _warlog(obj)
-    assert _same(json.loads(got), json.loads(expected)), (got, expected)
-    if not _has_float(obj):
+    assert same(json.loads(got), json.loads(expected)), (got, expected)
+    if not has_float(obj):
         assert got == expected
 
 

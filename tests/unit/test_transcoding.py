@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import enum
 import json
-import math
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from domain import transcoding
 from domain.transcoding import DatetimeAsCachedISO, EventTranscoder, iso
 from tests.conftest import new_freeform_game
+from tests.jsonvalues import has_float, same
 
 STAMP = datetime(2026, 11, 25, 22, 30, 1, 123456, tzinfo=timezone.utc)
 
@@ -34,19 +34,6 @@ def _both() -> tuple[JSONTranscoder, EventTranscoder]:
 STANDARD, FAST = _both()
 
 
-def _same(a, b) -> bool:
-    """Equal, NaN equal to NaN, and of the same types all the way down."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or a == b
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
-
-
 def _agree(state: dict) -> None:
     """The fast encoder's bytes decode as the standard's; without a float they are the same bytes;
     where the standard refuses a state, the fast one refuses it the same way."""
@@ -57,19 +44,9 @@ def _agree(state: dict) -> None:
             FAST.encode(state)
         return
     got = FAST.encode(state)
-    assert _same(STANDARD.decode(got), STANDARD.decode(expected)), (got, expected)
-    if not _has_float(state):
+    assert same(STANDARD.decode(got), STANDARD.decode(expected)), (got, expected)
+    if not has_float(state):
         assert got == expected
-
-
-def _has_float(value) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_has_float(v) for v in value)
-    return False
 
 
 def _event_state(**data) -> dict:

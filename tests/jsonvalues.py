@@ -1,0 +1,31 @@
+"""Comparing values that went through two JSON encoders (tests/unit/test_transcoding.py,
+tests/api/test_jsonbody.py)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal, NaN equal to NaN, of the same types all the way down and dicts in the same order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def has_float(value: Any) -> bool:
+    """Whether a float is anywhere in ``value`` (whose text two encoders may write differently)."""
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(has_float(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_float(v) for v in value)
+    return False
