@@ -9,8 +9,8 @@ from flask import Flask, jsonify
 from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
-from api.jsonbody import JSONProvider
 from api.jobs import bp as jobs_bp
+from api.jsonbody import JSONProvider
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
 from api.pages import bp as pages_bp

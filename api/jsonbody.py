@@ -25,13 +25,13 @@ import orjson
 from flask import Response
 from flask.json.provider import DefaultJSONProvider
 
-_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+from domain.chain import ORJSON_PASSTHROUGH
 
 
 def fast_body(obj: Any) -> bytes | None:
     """orjson's text of ``obj`` where it is what ``json.dumps`` writes (module docstring), or None."""
     try:
-        text = orjson.dumps(obj, option=_OPTIONS)
+        text = orjson.dumps(obj, option=ORJSON_PASSTHROUGH)
     except TypeError:  # orjson.JSONEncodeError
         return None
     if orjson.loads(text) != obj:

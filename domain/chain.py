@@ -63,8 +63,11 @@ _LINE_KEYS = frozenset(("data", "game_id", "hash", "prev_hash", "seq", "timestam
 _TAIL = ',"game_id":%s,"prev_hash":%s,"seq":%d,"timestamp":%s,"type":%s}'
 # Keys sorted; a datetime, a dataclass or a subclass of str, int, dict or list (an IntEnum, a
 # bool apart) raises, and json.dumps writes it (or refuses it) itself.
-_ORJSON_OPTIONS = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-                   | orjson.OPT_PASSTHROUGH_SUBCLASS)
+# ORJSON_PASSTHROUGH: the types orjson would write itself where the standard encoder writes them
+# otherwise or refuses them, handed to a ``default`` instead (none here: orjson refuses them); also
+# domain/transcoding.py and api/jsonbody.py.
+ORJSON_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | ORJSON_PASSTHROUGH
 _orjson_dumps = orjson.dumps
 
 

@@ -10,8 +10,8 @@ small cache.
 ``EventTranscoder`` is eventsourcing's ``JSONTranscoder`` (same decoder, same transcodings) whose
 ``encode`` writes the usual state with orjson: a dict whose only transcoded objects are datetimes
 where eventsourcing puts them (an event's ``timestamp``; a snapshot's, and its aggregate's
-creation and modification times, ``AGGREGATE_STAMPS``). orjson's text is kept only when it reads back as that state (the datetimes
-apart, written as the transcoding writes them): a NaN or an infinity (orjson writes null), a
+creation and modification times, ``AGGREGATE_STAMPS``). orjson's text is kept only when it reads
+back as that state (the datetimes apart, written as the transcoding writes them): a NaN or an infinity (orjson writes null), a
 UUID (orjson writes its text, eventsourcing a transcoded object), a plain Enum (orjson writes its
 value, eventsourcing refuses it) read back as something else, and orjson refuses outright what
 it cannot write as the standard encoder would (an int past 64 bits, a key that is not a string,
@@ -29,6 +29,8 @@ from typing import Any
 
 import orjson
 from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder
+
+from domain.chain import ORJSON_PASSTHROUGH
 
 # (datetime, its isoformat) by id: an entry holds its datetime, so that id is not reused while the
 # entry stands. Bounded by emptying it; a miss only costs the isoformat again.
@@ -56,10 +58,6 @@ class DatetimeAsCachedISO(DatetimeAsISO):
         return iso(obj)
 
 
-# The types orjson would write itself that the standard encoder writes otherwise or refuses are
-# handed to ``default``: any datetime, date or time, a dataclass, a subclass of str, int, dict or list.
-_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-
 # A snapshot's aggregate state (eventsourcing's ``Snapshot``: ``state`` is the aggregate's
 # __dict__) holds its creation and modification times.
 AGGREGATE_STAMPS = ("_created_on", "_modified_on")
@@ -76,21 +74,20 @@ class EventTranscoder(JSONTranscoder):
     def encode(self, obj: Any) -> bytes:
         if type(obj) is dict:
             stamp = obj.get("timestamp")
-            transcoding = self.types.get(datetime)
-            if type(stamp) is datetime and transcoding is not None:
-                name = transcoding.name
-                # orjson's ``default``: these datetimes (by value) transcoded, anything else refused.
-                transcoded = {stamp: {"_type_": name, "_data_": transcoding.encode(stamp)}}
+            if type(stamp) is datetime and datetime in self.types:
+                # orjson's ``default``: these datetimes (by value) transcoded as the standard encoder
+                # transcodes them (``_encode_obj``), anything else refused.
+                transcoded = {stamp: self._encode_obj(stamp)}
                 aggregate = obj.get("state")
                 if type(aggregate) is dict:  # a snapshot's
                     for key in AGGREGATE_STAMPS:
                         when = aggregate.get(key)
                         if type(when) is datetime:
-                            written = {"_type_": name, "_data_": transcoding.encode(when)}
+                            written = self._encode_obj(when)
                             if transcoded.setdefault(when, written) != written:  # the same instant, other text
                                 return super().encode(obj)
                 try:
-                    text = orjson.dumps(obj, default=transcoded.__getitem__, option=_OPTIONS)
+                    text = orjson.dumps(obj, default=transcoded.__getitem__, option=ORJSON_PASSTHROUGH)
                 except TypeError:  # orjson.JSONEncodeError: something refused
                     return super().encode(obj)
                 if self._reads_back(text, obj, stamp, aggregate, transcoded):

@@ -1,10 +1,31 @@
-"""Comparing values that went through two JSON encoders (tests/unit/test_transcoding.py,
-tests/api/test_jsonbody.py)."""
+"""Values two JSON encoders treat differently, and comparing what they wrote
+(tests/unit/test_transcoding.py, tests/api/test_jsonbody.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import math
 from typing import Any
+
+
+class Colour(enum.Enum):
+    """A plain Enum: the standard encoder refuses it, orjson would write its value."""
+
+    RED = "red"
+
+
+class Size(enum.IntEnum):
+    """An int subclass: orjson hands it to ``default``."""
+
+    BIG = 3
+
+
+@dataclasses.dataclass
+class Point:
+    """A dataclass: orjson hands it to ``default``, the standard encoder refuses it."""
+
+    x: int
 
 
 def same(a: Any, b: Any) -> bool:

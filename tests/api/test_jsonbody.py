@@ -3,8 +3,6 @@ provider writes."""
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
 import uuid
 from datetime import date, datetime, timezone
@@ -17,7 +15,7 @@ from hypothesis import strategies as st
 
 from api.jsonbody import JSONProvider, fast_body
 from tests.api.conftest import make_game
-from tests.jsonvalues import has_float, same
+from tests.jsonvalues import Colour, Point, Size, has_float, same
 
 
 def _standard(obj) -> bytes:
@@ -46,19 +44,6 @@ def _agree(obj) -> None:
     assert same(json.loads(got), json.loads(expected)), (got, expected)
     if not has_float(obj):
         assert got == expected
-
-
-class Colour(enum.Enum):
-    RED = "red"
-
-
-class Size(enum.IntEnum):
-    BIG = 3
-
-
-@dataclasses.dataclass
-class Point:
-    x: int
 
 
 @pytest.mark.parametrize("body", [

@@ -3,10 +3,8 @@ it, and an event's timestamp written once."""
 
 from __future__ import annotations
 
-import enum
 import json
 import uuid
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -18,7 +16,7 @@ from hypothesis import strategies as st
 from domain import transcoding
 from domain.transcoding import DatetimeAsCachedISO, EventTranscoder, iso
 from tests.conftest import new_freeform_game
-from tests.jsonvalues import has_float, same
+from tests.jsonvalues import Colour, Point, Size, has_float, same
 
 STAMP = datetime(2026, 11, 25, 22, 30, 1, 123456, tzinfo=timezone.utc)
 
@@ -53,21 +51,8 @@ def _event_state(**data) -> dict:
     return {"timestamp": STAMP, "prev_hash": "0" * 64, "hash": "f" * 64, **data}
 
 
-class Colour(enum.Enum):
-    RED = "red"
-
-
-class Size(enum.IntEnum):
-    BIG = 3
-
-
 class Name(str):
     pass
-
-
-@dataclass
-class Point:
-    x: int
 
 
 @pytest.mark.parametrize("data", [
@@ -89,7 +74,7 @@ class Point:
     # a snapshot's datetimes, and states that look like one
     {"topic": "domain.game:Game", "state": {"_created_on": STAMP - timedelta(1), "_modified_on": STAMP, "x": [1]}},
     {"state": {"_created_on": "text", "_modified_on": None}}, {"state": [STAMP]}, {"state": None},
-    {"state": {"_created_on": STAMP, "other": STAMP}},  # the same datetime where STAMPS does not put it
+    {"state": {"_created_on": STAMP, "other": STAMP}},  # the same datetime where eventsourcing does not put one
     {"state": {"_created_on": date(2026, 1, 1)}}, {"state": {"_modified_on": STAMP, "id": uuid.UUID(int=3)}},
     {"state": {"_modified_on": STAMP.astimezone(timezone(timedelta(hours=2)))}},  # the same instant, other text
     {"state": {"_modified_on": STAMP.replace(tzinfo=None)}},
