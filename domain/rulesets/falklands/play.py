@@ -12,6 +12,7 @@ from typing import Iterator
 
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.rules import OP_NUMBERS as OPERATIONS
 
 
 def _some(rng: random.Random, items: list, most: int | None = None) -> list:
@@ -158,23 +159,40 @@ WEIGHT = {15: 6, 16: 4, 17: 6, 24: 4, 25: 6, 8: 4, 5: 4, 7: 2, 23: 2}
 
 
 def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8) -> Iterator[dict]:
-    """Orders to try in turn: random operations first, a pass last (always legal in an Operations Phase)."""
-    legal = rules.legal_orders(state, seat)
-    if not legal:
+    """Orders to try in turn: random operations first, a pass last (always legal in an Operations Phase).
+
+    Each operation is drawn from ``legal_orders``' offer by ``WEIGHT``, without computing the
+    whole offer: an operation is drawn from all of them by weight and its template computed
+    (``operation_template``); one not offered is set aside and the draw made again. Drawing
+    again until an offered one comes is drawing from the offered ones by their weights, so the
+    orders are those of the whole offer, and a caller that takes the first (most do: it is
+    usually accepted) pays for one or a few templates instead of every one of about 25."""
+    outside = rules.orders_outside_operations(state, seat)
+    if outside is not None:  # a decision, the set-up, submarines, or nothing
+        for t in outside:
+            yield order_for(t, state, seat, rng)
         return
-    ops = [t for t in legal if t["kind"] == "operation"]
-    others = [t for t in legal if t["kind"] != "operation"]
-    weights = [WEIGHT.get(t["op"], 1) for t in ops]
+    pool = [op for op in OPERATIONS if op not in (10, 11)]
+    known: dict = {}
     for _ in range(tries):
-        if ops and rng.random() < 0.85:
-            order = order_for(rng.choices(ops, weights)[0], state, seat, rng)
-            if seat == "UK" and order.get("op") in (14, 18, 20) and rng.random() < 0.2:
-                order["with_op_10"] = True
-            yield order
-        else:
+        if not pool or rng.random() >= 0.85:
             break
-    for t in others:
-        yield order_for(t, state, seat, rng)
+        template = None
+        with S.positions_indexed(state):
+            while pool and template is None:
+                op = rng.choices(pool, [WEIGHT.get(o, 1) for o in pool])[0]
+                if op not in known:
+                    known[op] = rules.operation_template(state, seat, op)
+                template = known[op]
+                if template is None:
+                    pool.remove(op)
+        if template is None:
+            break
+        order = order_for(template, state, seat, rng)
+        if seat == "UK" and order.get("op") in (14, 18, 20) and rng.random() < 0.2:
+            order["with_op_10"] = True
+        yield order
+    yield order_for(rules.pass_template(seat), state, seat, rng)
 
 
 def random_order(state: dict, seat: str, rng: random.Random, rules=None) -> dict:

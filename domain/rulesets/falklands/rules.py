@@ -78,6 +78,22 @@ class Falklands(Ruleset):
 
     # ----------------------------------------------------------------------------- orders --
     def legal_orders(self, state: dict, seat: str) -> list[dict]:
+        outside = self.orders_outside_operations(state, seat)
+        if outside is not None:
+            return outside
+        orders = []
+        with S.positions_indexed(state):
+            for op in OP_NUMBERS:
+                template = self.operation_template(state, seat, op)
+                if template is not None:
+                    orders.append(template)
+        orders.append(self.pass_template(seat))
+        return orders
+
+    def orders_outside_operations(self, state: dict, seat: str) -> list[dict] | None:
+        """What ``legal_orders`` offers when ``seat`` is not choosing an operation (a pending
+        decision, the set-up, submarine movement, or nothing at all); None when it is: then the
+        offer is each ``operation_template`` that is not None, and ``pass_template``."""
         if state.get("ended") or seat not in (UK, AR):
             return []
         if state["pending"]:
@@ -96,19 +112,26 @@ class Falklands(Ruleset):
             moves = {u: self._sub_destinations(state, u) for u in S.units_in_any(state, side=seat, classes=["submarine"])
                      if S.where(state, u)}
             return [{"kind": "submarines", "rule": "FS 8.1", "moves": moves}]
-        orders = []
-        with S.positions_indexed(state):
-            for op in OP_NUMBERS:
-                if op == 11 or op == 10 or restriction(state, seat, op):
-                    continue
-                choices = op_choices(state, seat, op)
-                if choices is None:
-                    continue
-                orders.append({"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
-                               "choices": choices, "fields": template_fields(op, choices, seat)})
-        orders.append({"kind": "pass", "rule": "FS 5.3",
-                       "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")})
-        return orders
+        return None
+
+    @staticmethod
+    def operation_template(state: dict, seat: str, op) -> dict | None:
+        """Operation ``op`` as ``legal_orders`` offers it to ``seat`` (when
+        ``orders_outside_operations`` is None), or None when it is not offered: Op #10 is tacked
+        onto an attack and Op #11 answers an AR air operation (FS 7.1), a restriction forbids it
+        (``ops.restriction``), or it has nothing to act on now."""
+        if op == 11 or op == 10 or restriction(state, seat, op):
+            return None
+        choices = op_choices(state, seat, op)
+        if choices is None:
+            return None
+        return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
+                "choices": choices, "fields": template_fields(op, choices, seat)}
+
+    @staticmethod
+    def pass_template(seat: str) -> dict:
+        return {"kind": "pass", "rule": "FS 5.3",
+                "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")}
 
     @staticmethod
     def _sub_destinations(state: dict, uid: str) -> list[str]:

@@ -245,10 +245,12 @@ def positions_indexed(state: dict) -> Iterator[None]:
     questions of ``state`` (legal-orders asks units_in about fifty times per set); any other
     state, or a change to this state's units table itself, is answered by the scan."""
     index: dict[str, list[str]] = {}
-    for uid in state["units"]:
-        if alive(state, uid):
-            index.setdefault(where(state, uid), []).append(uid)
-    token = _POSITIONS.set((state["units"], index))
+    units = state["units"]
+    for uid, u in units.items():  # ``alive`` and ``where``, inline: built at every legal-orders
+        if u and u["in_play"] and not u["eliminated"] and not u.get("withdrawn"):
+            ship = u.get("aboard")
+            index.setdefault(units[ship]["location"] if ship else u["location"], []).append(uid)
+    token = _POSITIONS.set((units, index))
     try:
         yield
     finally:

@@ -1,0 +1,83 @@
+"""play.candidates draws its operations from what legal-orders offers, by weight, without
+computing the whole offer (rules.operation_template, one operation at a time): the orders it
+yields must be the offer's, in the offer's proportions."""
+
+from __future__ import annotations
+
+import collections
+import math
+import random
+
+import pytest
+
+from domain.game import Game
+from domain.rulesets.falklands import play
+from tests.unit.falklands import test_fuzz
+
+
+@pytest.fixture(scope="module")
+def positions() -> list[tuple[dict, str]]:
+    """(state, seat to move) before every order of two random games."""
+    seen = []
+    submit = Game.submit
+
+    def spying(self, seat, *args, **kwargs):
+        seen.append((self.state, seat))
+        return submit(self, seat, *args, **kwargs)
+
+    Game.submit = spying
+    try:
+        for n in range(2):
+            test_fuzz.play_one(n)
+    finally:
+        Game.submit = submit
+    return seen
+
+
+def _rules():
+    from domain.rulesets import find_ruleset
+
+    return find_ruleset("falklands")
+
+
+def test_legal_orders_are_the_operation_templates_offered_and_a_pass(positions):
+    rules = _rules()
+    in_operations = 0
+    for state, seat in positions:
+        offer = rules.legal_orders(state, seat)
+        if rules.orders_outside_operations(state, seat) is not None:
+            assert all(t["kind"] != "operation" for t in offer)
+            continue
+        in_operations += 1
+        templates = [t for op in play.OPERATIONS if (t := rules.operation_template(state, seat, op))]
+        assert offer == [*templates, rules.pass_template(seat)]
+        assert all(t["op"] not in (10, 11) for t in templates)
+    assert in_operations > 10
+
+
+def test_every_candidate_is_an_order_of_the_offer(positions):
+    rules = _rules()
+    rng = random.Random(5)
+    for state, seat in positions[::2]:
+        offered = {t.get("op", t["kind"]) for t in rules.legal_orders(state, seat)}
+        for order in play.candidates(rules, state, seat, rng):
+            assert order.get("op", order["kind"]) in offered
+
+
+def test_the_first_candidate_is_drawn_from_the_offer_by_weight(positions):
+    """From a position offering several operations, the first candidate's operation comes up in
+    proportion to its weight among the offered ones (and a pass otherwise, 15% of the time)."""
+    rules = _rules()
+    state, seat = max(((s, seat) for s, seat in positions if rules.orders_outside_operations(s, seat) is None),
+                      key=lambda p: len(rules.legal_orders(*p)))
+    offered = [t["op"] for t in rules.legal_orders(state, seat) if t["kind"] == "operation"]
+    assert len(offered) >= 5
+    draws = 4000
+    rng = random.Random(11)
+    seen = collections.Counter(next(play.candidates(rules, state, seat, rng)).get("op", "pass") for _ in range(draws))
+    assert set(seen) <= {*offered, "pass"}
+    weights = {op: play.WEIGHT.get(op, 1) for op in offered}
+    expected = {op: 0.85 * w / sum(weights.values()) for op, w in weights.items()} | {"pass": 0.15}
+    for op, p in expected.items():
+        sigma = math.sqrt(draws * p * (1 - p))
+        assert abs(seen[op] - draws * p) < 5 * sigma, (op, seen[op], draws * p)
