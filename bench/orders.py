@@ -47,6 +47,12 @@ class Game:
         self.view = folds.map_empty()
         self.turn = 0
 
+    def fold(self, lines: list[dict]) -> None:
+        """The game's map view after these export lines, as the projector folds them (a batch:
+        whose move it is worked out once, not after each line)."""
+        if lines:
+            self.view = folds.fold_steps({"map": self.view}, [folds.step_of_line(line) for line in lines], ("map",))["map"]
+
 
 class Load:
     """The client side of one run: games, connections, counters."""
@@ -94,8 +100,7 @@ class Load:
                 headers={"Authorization": f"Bearer {game.umpire}"})
             if status != 200:
                 raise RuntimeError(f"reading events: {status} {body}")
-            for line in body["events"]:
-                game.view = folds.map_apply(game.view, {k: v for k, v in line.items() if k != "text"})
+            game.fold(body["events"])
             if body["next_after"] is None:
                 return
 
@@ -136,8 +141,7 @@ class Load:
                 if any(line.get("redacted") for line in lines) or lines[0]["seq"] != game.view["version"] + 1:
                     await self.follow(conn, game)
                 else:
-                    for line in lines:
-                        game.view = folds.map_apply(game.view, {k: v for k, v in line.items() if k != "text"})
+                    game.fold(lines)
             elif status != 201 and self.source.needs_state:
                 await self.follow(conn, game)
 
