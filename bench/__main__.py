@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes: proves the code, measures little")
     parser.add_argument("--out", type=Path, help=f"write the Markdown report here (a full run writes {DOC.relative_to(ROOT)})")
     parser.add_argument("--profile", type=Path, help="orders: record the web workers with py-spy into this folder")
-    parser.add_argument("--before", metavar="REV", help="orders: also measure freeform orders on this commit's code")
+    parser.add_argument("--before", metavar="REV",
+                        help="orders: also measure every order source against this commit's server (this client)")
     parser.add_argument("--note", action="append", default=[], help="a line for the report (e.g. other load on the machine)")
     args = parser.parse_args(argv)
     args.stores = list(KINDS) if args.store == "all" else [args.store]

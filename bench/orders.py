@@ -324,17 +324,21 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                                                      warmup=warmup, duration=duration, profile=profile)))
                 except RuntimeError as exc:  # e.g. a ruleset whose games cannot be set up yet
                     result.note(f"{source.ruleset} on {LABEL[kind]} skipped: {exc}")
-            if before is not None and found and found[0].ruleset == "freeform":
+            if before is not None and found:
                 from bench.server import tree
 
-                with tree(before) as old, fresh(kind) as old_store:
+                # The older code's server for every order source, with this code's client: what
+                # the client spends is the same in both rows, so the difference is the server's.
+                with tree(before) as old:
                     # The older code with the dependencies it had: psycopg's pure-Python build
                     # until pyproject.toml asked for the C one.
                     had_c = "psycopg[binary]" in (old / "pyproject.toml").read_text()
-                    got = http_orders(old_store, found[0], games=games, connections=connections, warmup=warmup,
-                                      duration=duration, root=old,
-                                      server_env={} if had_c else {"PSYCOPG_IMPL": "python"})
-                    runs.append((dataclasses.replace(found[0], ruleset=f"freeform, before ({before})"), got))
+                    for source in found:
+                        with fresh(kind) as old_store:
+                            got = http_orders(old_store, source, games=games, connections=connections, warmup=warmup,
+                                              duration=duration, root=old,
+                                              server_env={} if had_c else {"PSYCOPG_IMPL": "python"})
+                        runs.append((dataclasses.replace(source, ruleset=f"{source.ruleset}, before ({before})"), got))
             # The floor on this store's server configuration (its worker class: api/gunicorn_conf.py
             # picks it from the store's environment; the floor app itself never opens the store).
             floors[kind] = http_floor(store, connections=connections, warmup=warmup, duration=duration)
