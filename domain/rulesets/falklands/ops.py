@@ -227,7 +227,8 @@ def op_6(ctx: Ctx, side: str, order: dict) -> list:
 def op_7(ctx: Ctx, side: str, order: dict) -> list:
     sf = text(order, "sf", rule(7))
     target = text(order, "target", rule(7))
-    need(sf in DATA.units and target in DATA.units, rule(7), "unknown unit")
+    for uid in (sf, target):
+        need(uid in DATA.units, rule(7), f"there is no unit {uid!r}")
     mine(ctx, [sf], UK, 7, ("ground",))
     need(DATA.units[sf]["type"] == "sf", rule(7), f"{name(sf)} is not a special forces unit")
     at = ctx.state["units"][sf]
@@ -280,7 +281,8 @@ def shipping(ctx: Ctx, order: dict, key: str, op, side: str) -> dict[str, str]:
     if not isinstance(value, dict) or not value or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise InvalidOrder(f"'{key}' maps ground unit ids to ship ids", rule=rule(op), field=key)
     for u, ship in value.items():
-        need(u in DATA.units and ship in DATA.units, rule(op), "unknown unit")
+        need(u in DATA.units, rule(op), f"there is no unit {u!r}")
+        need(ship in DATA.units, rule(op), f"there is no ship {ship!r}")
         mine(ctx, [u], side, op, ("ground",))
         mine(ctx, [ship], side, op, ("ship", "submarine"))
     return value

@@ -689,6 +689,17 @@ def test_op_23_loads_ground_units_onto_ships_in_the_falkland_islands_sea_area():
     assert refused(st, UK, op(23, loads={"2_para": "canberra"})).rule == "FS 7.1 Op #23"
 
 
+def test_op_23_a_unit_or_ship_that_does_not_exist_is_named_in_the_refusal():
+    st = empty()
+    control(st, UK, FLAT)
+    place(st, "2_para", FLAT)
+    place(st, "canberra", "falklands")
+    no_ship = refused(st, UK, op(23, loads={"2_para": "none"}))
+    assert no_ship.rule == "FS 7.1 Op #23" and "there is no ship 'none'" in str(no_ship)
+    no_unit = refused(st, UK, op(23, loads={"3_para_x": "canberra"}))
+    assert no_unit.rule == "FS 7.1 Op #23" and "there is no unit '3_para_x'" in str(no_unit)
+
+
 def test_op_23_ar_may_load_in_argentina_the_uk_never():
     st = empty(AR_PHASE)
     place(st, "ri_2", "argentina")

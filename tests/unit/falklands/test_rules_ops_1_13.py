@@ -400,6 +400,13 @@ def test_fs_7_1_op_7_a_six_eliminates_the_raiders():
     assert not S.alive(st2, UK_SF[0])
 
 
+def test_fs_7_1_op_7_a_unit_that_does_not_exist_is_named_in_the_refusal():
+    st, order = _raid_position()
+    for key in ("sf", "target"):
+        refusal = rejected(st, UK, {**order, key: "nobody"})
+        assert refusal.rule == "FS 7.1 Op #7" and "there is no unit 'nobody'" in str(refusal)
+
+
 def test_fs_7_1_op_7_the_sf_is_aboard_a_ship_or_in_a_friendly_uncontested_area():
     st, order = _raid_position("san_carlos")
     place(st, AR_INFANTRY[0], "san_carlos")  # contested
