@@ -1,5 +1,6 @@
 """A small asyncio HTTP/1.1 client with kept-alive connections, so the load generator spends
-little CPU of the (shared) machine on itself (orjson both ways). JSON in, JSON out; nothing but what the bench needs."""
+little CPU of the (shared) machine on itself. JSON in, JSON out (orjson both ways); nothing but
+what the bench needs."""
 
 from __future__ import annotations
 

@@ -51,7 +51,8 @@ class Game:
         """The game's map view after these export lines, as the projector folds them (a batch:
         whose move it is worked out once, not after each line)."""
         if lines:
-            self.view = folds.fold_steps({"map": self.view}, [folds.step_of_line(line) for line in lines], ("map",))["map"]
+            steps = [folds.step_of_line(line) for line in lines]
+            self.view = folds.fold_steps({"map": self.view}, steps, ("map",))["map"]
 
 
 class Load:
