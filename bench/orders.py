@@ -8,8 +8,9 @@ asyncio process. After a warm-up, orders completed inside a fixed window are cou
 are the latencies of those requests. The baseline: a plain eventsourcing Application saving one
 event per save with one writer (bench/raw.py), on the same store, in the same run.
 
-``--profile DIR`` also records each web worker with py-spy during the window (collapsed stacks,
-for ``py-spy`` / speedscope / flamegraph tools).
+``--before REV`` also runs every order source against that commit's server, with this client,
+in the same run (the rows *before*). ``--profile DIR`` also records each web worker with py-spy
+during the window (collapsed stacks, for ``py-spy`` / speedscope / flamegraph tools).
 """
 
 from __future__ import annotations
