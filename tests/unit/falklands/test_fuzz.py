@@ -47,6 +47,24 @@ def play_one(n: int) -> tuple[Game, int, collections.Counter]:
     return g, accepted, seen
 
 
+def positions(games: int) -> list[tuple[dict, str]]:
+    """(state, seat) before every order of the first ``games`` of ``play_one``'s games."""
+    seen = []
+    submit = Game.submit
+
+    def spying(self, seat, *args, **kwargs):
+        seen.append((self.state, seat))
+        return submit(self, seat, *args, **kwargs)
+
+    Game.submit = spying
+    try:
+        for n in range(games):
+            play_one(n)
+    finally:
+        Game.submit = submit
+    return seen
+
+
 def test_random_games_never_crash_never_stall_and_end_with_a_winner():
     total = 0
     ops: collections.Counter = collections.Counter()

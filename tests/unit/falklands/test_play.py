@@ -10,7 +10,6 @@ import random
 
 import pytest
 
-from domain.game import Game
 from domain.rulesets.falklands import play
 from tests.unit.falklands import test_fuzz
 
@@ -18,20 +17,7 @@ from tests.unit.falklands import test_fuzz
 @pytest.fixture(scope="module")
 def positions() -> list[tuple[dict, str]]:
     """(state, seat to move) before every order of two random games."""
-    seen = []
-    submit = Game.submit
-
-    def spying(self, seat, *args, **kwargs):
-        seen.append((self.state, seat))
-        return submit(self, seat, *args, **kwargs)
-
-    Game.submit = spying
-    try:
-        for n in range(2):
-            test_fuzz.play_one(n)
-    finally:
-        Game.submit = submit
-    return seen
+    return test_fuzz.positions(2)
 
 
 def _rules():

@@ -9,7 +9,6 @@ import itertools
 
 import pytest
 
-from domain.game import Game
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands import test_fuzz
@@ -31,20 +30,7 @@ def scanned_and_indexed(state: dict) -> tuple[list, list]:
 @pytest.fixture(scope="module")
 def positions() -> list[dict]:
     """Every 5th position of three random games (tests/unit/falklands/test_fuzz.py's play)."""
-    seen = []
-    submit = Game.submit
-
-    def spying(self, *args, **kwargs):
-        seen.append(self.state)
-        return submit(self, *args, **kwargs)
-
-    Game.submit = spying
-    try:
-        for n in range(3):
-            test_fuzz.play_one(n)
-    finally:
-        Game.submit = submit
-    return seen[::5]
+    return [state for state, _ in test_fuzz.positions(3)][::5]
 
 
 def test_units_in_answers_from_the_index_exactly_as_from_the_scan_in_random_games(positions):
