@@ -5,8 +5,9 @@ reading the log from the store, the pure functions, writing the files. Replay: a
 of each order source that can play one (freeform: a long game ended by an end order; a ruleset
 with a play module: the longest of eight games, each played until it ends, as long as its dice
 make it), ``make_replay`` for the umpire, median of 3; the baseline is reading the same lines
-and folding them into the map state (the least a replay must do). Statistics: ``statistics_across`` over every game of the corpus (bench/corpus.py);
-the baseline is reading those games' lines alone.
+and folding them into the map state (the least a replay must do). Statistics:
+``statistics_across`` over every game of the corpus (bench/corpus.py); the baseline is reading
+those games' lines alone.
 """
 
 from __future__ import annotations
