@@ -11,12 +11,12 @@ small cache.
 ``encode`` writes the usual state with orjson: a dict whose only transcoded objects are datetimes
 where eventsourcing puts them (an event's ``timestamp``; a snapshot's, and its aggregate's
 creation and modification times, ``AGGREGATE_STAMPS``). orjson's text is kept only when it reads
-back as that state (the datetimes apart, written as the transcoding writes them): a NaN or an infinity (orjson writes null), a
-UUID (orjson writes its text, eventsourcing a transcoded object), a plain Enum (orjson writes its
-value, eventsourcing refuses it) read back as something else, and orjson refuses outright what
-it cannot write as the standard encoder would (an int past 64 bits, a key that is not a string,
-a subclass of str, int, dict or list, a dataclass, any other datetime, date or time). Anything
-else goes to ``JSONTranscoder.encode``. Without floats the bytes are the standard encoder's (same
+back as that state (the datetimes apart, written as the transcoding writes them): a NaN or an
+infinity (orjson writes null), a UUID (orjson writes its text, eventsourcing a transcoded
+object), a plain Enum (orjson writes its value, eventsourcing refuses it) read back as something
+else, and orjson refuses outright what it cannot write as the standard encoder would (an int
+past 64 bits, a key that is not a string, a subclass of str, int, dict or list, a dataclass, any
+other datetime, date or time). Anything else goes to ``JSONTranscoder.encode``. Without floats the bytes are the standard encoder's (same
 key order, separators and escapes); with one they may be written differently (``1e-05`` as
 ``0.00001``) and read back as the same number.
 tests/unit/test_transcoding.py compares both ways.
