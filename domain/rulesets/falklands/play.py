@@ -172,7 +172,7 @@ def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8
         for t in outside:
             yield order_for(t, state, seat, rng)
         return
-    pool = [op for op in OPERATIONS if op not in (10, 11)]
+    pool = list(OPERATIONS)  # operation_template says which are offered (never Op #10 or #11)
     known: dict = {}
     for _ in range(tries):
         if not pool or rng.random() >= 0.85:
