@@ -345,7 +345,10 @@ def _line_variants(line: dict, rng) -> list[dict]:
                  {"y": float("nan")}, {"a": None, "b": [float("inf")]}, {"a": None, "b": float("-inf")},
                  {"a": None, "b": {"c": None}}, {"a": "null", "b": None}, {"a": 1e-05, "b": 1e16}, {"a": [1e-07]},
                  {"a": 2**64 - 1, "b": -(2**63)}, {"a": 2**64}, {"a": (1, 2)}, {1: "one"}, {"a": {2: "two"}},
-                 {"re-roll": "a.b", "e+": [1, 2]}):
+                 {"re-roll": "a.b", "e+": [1, 2]},
+                 # Escapes beside floats: a string ending in a backslash, escaped quotes and backslashes.
+                 {"a": "x\\", "b": 1.5}, {"a": "\\\"", "b": [1e-07]}, {"k.e-": "\\\\\"", "n": 2.5},
+                 {"a": "\"", "b": 1e16}, {"a\"": "1.5", "b\\": "e-"}, {"a": "\\", "b": "\\", "c": 0.5}):
         variant = copy.deepcopy(line)
         variant["data"] = data
         variants.append(variant)
@@ -434,6 +437,52 @@ def test_canonical_body_agrees_with_the_spec_on_any_json_data():
         assert chain.canonical_body({**line, "data": data}) == _spec_body({**line, "data": data})
 
     check()
+
+
+def _holds_finite_float(value) -> bool:
+    if type(value) is float:
+        return value == value and value not in (float("inf"), float("-inf"))
+    if type(value) is dict:
+        return any(_holds_finite_float(v) for v in value.values())
+    if type(value) is list:
+        return any(_holds_finite_float(v) for v in value)
+    return False
+
+
+def test_a_float_token_is_found_outside_strings_only():
+    """``_has_float_token`` says of orjson's text whether the value holds a finite float, whatever
+    its strings hold (dots, exponents, quotes and backslashes escaped side by side)."""
+    import orjson
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from domain import chain
+    tricky = st.sampled_from(["\\", "\"", "\\\"", "\\\\", "a\\", "1.5", "e+", "e-", "\"1.5\"", ".\\\"e-"])
+    texts = st.text(max_size=6) | tricky | st.lists(tricky, max_size=3).map("".join)
+
+    @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats() | texts,
+                        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+                        max_leaves=12))
+    def check(value):
+        assert chain._has_float_token(orjson.dumps(value)) == _holds_finite_float(value), value
+
+    check()
+    for value in ({"rule": "FS 7.1", "unit": "spartan"}, ["a\\", 1.0], {"a\"": 1}, {"e-": "e+"}, [1e16]):
+        assert chain._has_float_token(orjson.dumps(value)) == _holds_finite_float(value), value
+
+
+def test_the_data_of_a_rule_named_event_is_written_by_orjson(monkeypatch):
+    """A dot in a string (an event names its rule: "FS 7.1") does not send the data to the
+    standard encoder; a float beside it does."""
+    from domain import chain
+    calls = []
+    monkeypatch.setattr(chain, "canonical", lambda value: calls.append(value) or _spec_json(value))
+    data = {"destination": "sa7", "origin": None, "rule": "FS 3.3", "purpose": "re-roll", "n": [1, -2]}
+    assert chain._data_json(data) == _spec_json(data)
+    assert calls == []
+    assert chain._data_json({**data, "x": 0.5}) == _spec_json({**data, "x": 0.5})
+    assert len(calls) == 1
 
 
 def test_line_hash_and_digest_are_the_spec_hashes(lines):
