@@ -289,12 +289,37 @@ def units_in(state: dict, area: str, side: str | None = None, classes: Iterable[
 
 def units_in_any(state: dict, side: str | None = None, classes: Iterable[str] | None = None) -> list[str]:
     """The alive units (``alive``, inline here: asked at every operation) of ``side`` and
-    ``classes`` when given, wherever they are."""
-    classes = set(classes) if classes else None
-    info = DATA.units
-    return [uid for uid, u in state["units"].items()
+    ``classes`` when given, wherever they are, in the state's order.
+
+    Asked mostly for one side's units of one class (AR aircraft stranded after every operation):
+    the units of the classes are a set made once, so most units are passed over with one lookup
+    (3.4 instead of 7.5 us a call, on the states of 600 recorded Falklands orders)."""
+    units = state["units"]
+    if classes:
+        wanted = _units_of_classes(tuple(classes))
+        return [uid for uid, u in units.items()
+                if uid in wanted and u and (not side or u["side"] == side)
+                and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")]
+    return [uid for uid, u in units.items()
             if u and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")
-            and (not side or u["side"] == side) and (not classes or info[uid]["class"] in classes)]
+            and (not side or u["side"] == side)]
+
+
+# The ids of the units of some classes, by the classes; for the units table it was made from
+# (a test may swap DATA.units for a copy with other factors).
+_CLASS_IDS: dict[tuple[str, ...], frozenset[str]] = {}
+_CLASS_IDS_OF: list[Any] = [None]
+
+
+def _units_of_classes(classes: tuple[str, ...]) -> frozenset[str]:
+    info = DATA.units
+    if _CLASS_IDS_OF[0] is not info:
+        _CLASS_IDS.clear()
+        _CLASS_IDS_OF[0] = info
+    ids = _CLASS_IDS.get(classes)
+    if ids is None:
+        ids = _CLASS_IDS[classes] = frozenset(uid for uid, entry in info.items() if entry["class"] in classes)
+    return ids
 
 
 def cargo(state: dict, ship: str) -> list[str]:

@@ -95,3 +95,35 @@ def test_ground_sides_everywhere_is_ground_sides_of_every_area(positions):
     assert S.ground_sides_everywhere(state).get(area) == {S.UK}
     assert S.ground_sides_everywhere(state).get(contested) == {S.UK, S.AR}
     assert empty not in S.ground_sides_everywhere(state)
+
+
+def test_units_in_any_is_every_alive_unit_of_the_side_and_classes_in_state_order(positions):
+    """units_in_any passes over units by a set of each class's ids made once: the answer must be
+    the plain filter's (``alive``, the unit's side, its class in DATA), for every side and class
+    set, in random games and with eliminated, withdrawn and out-of-play units."""
+    def plain(state, side, classes):
+        return [u for u in state["units"] if S.alive(state, u) and (not side or state["units"][u]["side"] == side)
+                and (not classes or DATA.units[u]["class"] in classes)]
+
+    state = fresh()
+    ships = [u for u, d in DATA.units.items() if d["side"] == S.UK and d["class"] == "ship"][:3]
+    state["units"][ships[0]]["eliminated"] = True
+    state["units"][ships[1]]["withdrawn"] = True
+    remove(state, ships[2])
+    for position in [state, *positions]:
+        for side, classes in itertools.product(SIDES, CLASSES):
+            assert S.units_in_any(position, side, classes) == plain(position, side, classes)
+    assert not set(ships) & set(S.units_in_any(state, S.UK, ["ship"]))
+    assert S.units_in_any(state, S.UK, ("ship",)) == S.units_in_any(state, S.UK, ["ship"])
+
+
+def test_units_in_any_follows_a_units_table_swapped_for_another(monkeypatch):
+    """A test may swap DATA.units (helpers.with_factor): the ids of a class come from the table
+    in place, not one seen before."""
+    state = fresh()
+    ship = S.units_in_any(state, S.UK, ["ship"])[0]
+    table = {uid: dict(entry) for uid, entry in DATA.units.items()}
+    table[ship]["class"] = "submarine"
+    monkeypatch.setattr(DATA, "units", table)
+    assert ship not in S.units_in_any(state, S.UK, ["ship"])
+    assert ship in S.units_in_any(state, S.UK, ["submarine"])
