@@ -348,10 +348,7 @@ def _line_variants(line: dict, rng) -> list[dict]:
                  {"re-roll": "a.b", "e+": [1, 2]},
                  # Escapes beside floats: a string ending in a backslash, escaped quotes and backslashes.
                  {"a": "x\\", "b": 1.5}, {"a": "\\\"", "b": [1e-07]}, {"k.e-": "\\\\\"", "n": 2.5},
-                 {"a": "\"", "b": 1e16}, {"a\"": "1.5", "b\\": "e-"}, {"a": "\\", "b": "\\", "c": 0.5},
-                 # A None deeper down beside a NaN or an infinity, or beside nothing odd:
-                 {"a": {"b": None, "c": float("nan")}}, {"a": [None, float("inf")]}, {"a": [None], "b": (1, None)},
-                 {"a": {"b": None}, "c": "FS 7.1"}):
+                 {"a": "\"", "b": 1e16}, {"a\"": "1.5", "b\\": "e-"}, {"a": "\\", "b": "\\", "c": 0.5}):
         variant = copy.deepcopy(line)
         variant["data"] = data
         variants.append(variant)
@@ -486,12 +483,6 @@ def test_the_data_of_a_rule_named_event_is_written_by_orjson(monkeypatch):
     assert calls == []
     assert chain._data_json({**data, "x": 0.5}) == _spec_json({**data, "x": 0.5})
     assert len(calls) == 1
-    deeper = {"decision": {"context": {"stack": [{"defense": None, "rule": "FS 7.1 Op #20"}]}}, "seat": "UK"}
-    assert chain._data_json(deeper) == _spec_json(deeper)  # a None deeper down reads back as itself
-    assert len(calls) == 1
-    for odd in ({"a": [None, float("nan")]}, {"a": {"b": None}, "c": float("-inf")}):
-        assert chain._data_json(odd) == _spec_json(odd)
-    assert len(calls) == 3
 
 
 def test_line_hash_and_digest_are_the_spec_hashes(lines):
