@@ -293,16 +293,11 @@ def units_in_any(state: dict, side: str | None = None, classes: Iterable[str] | 
 
     Asked mostly for one side's units of one class (AR aircraft stranded after every operation):
     the units of the classes are a set made once, so most units are passed over with one lookup
-    (3.4 instead of 7.5 us a call, on the states of 600 recorded Falklands orders)."""
-    units = state["units"]
-    if classes:
-        wanted = _units_of_classes(tuple(classes))
-        return [uid for uid, u in units.items()
-                if uid in wanted and u and (not side or u["side"] == side)
-                and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")]
-    return [uid for uid, u in units.items()
-            if u and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")
-            and (not side or u["side"] == side)]
+    (3.9 instead of 7.5 us a call, on the states of 600 recorded Falklands orders)."""
+    wanted = _units_of_classes(tuple(classes)) if classes else None
+    return [uid for uid, u in state["units"].items()
+            if (wanted is None or uid in wanted) and u and (not side or u["side"] == side)
+            and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")]
 
 
 # The ids of the units of some classes, by the classes; for the units table it was made from
