@@ -16,9 +16,9 @@ infinity (orjson writes null), a UUID (orjson writes its text, eventsourcing a t
 object), a plain Enum (orjson writes its value, eventsourcing refuses it) read back as something
 else, and orjson refuses outright what it cannot write as the standard encoder would (an int
 past 64 bits, a key that is not a string, a subclass of str, int, dict or list, a dataclass, any
-other datetime, date or time). Anything else goes to ``JSONTranscoder.encode``. Without floats the bytes are the standard encoder's (same
-key order, separators and escapes); with one they may be written differently (``1e-05`` as
-``0.00001``) and read back as the same number.
+other datetime, date or time). Anything else goes to ``JSONTranscoder.encode``. Without floats
+the bytes are the standard encoder's (same key order, separators and escapes); with one they may
+be written differently (``1e-05`` as ``0.00001``) and read back as the same number.
 tests/unit/test_transcoding.py compares both ways.
 """
 
