@@ -39,6 +39,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import lz4.frame
 import orjson
 
+from domain.pgrecorder import compress_with_lz4
 from domain.storage import SqlTables
 
 VIEWS = "warlog_projection_views"
@@ -311,18 +312,10 @@ class ProjectionStore(SqlTables):
 
     def _compress_bodies_with_lz4(self, c: Any) -> None:
         """PostgreSQL: the JSON bodies (views and checkpoints, kilobytes each) compressed with lz4
-        rather than the default pglz, where the server has it (PostgreSQL 14 and later, built with
-        lz4): pglz took about two thirds of the time of writing a batch's views. Values already
-        stored keep their compression; both are read alike."""
-        c.execute("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
-        if c.fetchone() is None:
-            return
+        rather than the default pglz, where the server has it (``compress_with_lz4``): pglz took
+        about two thirds of the time of writing a batch's views."""
         for table in (VIEWS, CHECKPOINTS, CHUNKS):
-            c.execute("SELECT a.attcompression FROM pg_attribute a WHERE a.attrelid = %s::regclass "
-                      "AND a.attname = 'body'", (f"{self._prefix}{table}",))
-            row = c.fetchone()
-            if row is not None and row["attcompression"] != "l":
-                c.execute(f"ALTER TABLE {self._prefix}{table} ALTER COLUMN body SET COMPRESSION lz4")
+            compress_with_lz4(c, f"{self._prefix}{table}", "body")
 
     @contextmanager
     def transaction(self, pipelined: bool = False) -> Iterator[Any]:

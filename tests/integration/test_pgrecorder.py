@@ -94,6 +94,40 @@ def test_snapshots_are_stored_as_eventsourcings_recorder_stores_them(postgres_co
         app.close()
 
 
+def test_snapshots_are_compressed_with_lz4_and_a_migrate_moves_an_older_store_to_it(postgres_config):
+    """A snapshot is tens of kilobytes: its column is lz4 (``compress_with_lz4``), not pglz, and
+    a store made before (its column pglz, a snapshot stored that way) is moved by the next
+    migrate; the older snapshot still reads back."""
+    app = make_app(postgres_config)
+    try:
+        recorder = app.snapshots.recorder
+        name = f"{recorder.datastore.schema}.{recorder.events_table_name}"
+        with psycopg.connect(pg_dsn(postgres_config), autocommit=True) as conn:
+            def column() -> str:
+                return conn.execute("SELECT attcompression FROM pg_attribute WHERE attrelid = %s::regclass "
+                                    "AND attname = 'state'", (name,)).fetchone()[0]
+
+            def stored(originator: uuid.UUID) -> str:
+                return conn.execute(f"SELECT pg_column_compression(state) FROM {name} WHERE originator_id = %s",
+                                    (originator,)).fetchone()[0]
+
+            big = b'{"units": [' + b", ".join(b'{"id": "u%d", "area": "a%d"}' % (n, n % 40) for n in range(2000)) + b"]}"
+            assert column() == "l"
+            older = StoredEvent(uuid.uuid4(), 20, "domain.game:Game.Snapshot", big)
+            conn.execute(f"ALTER TABLE {name} ALTER COLUMN state SET COMPRESSION pglz")
+            recorder.insert_events([older])
+            assert stored(older.originator_id) == "pglz"
+            make_app(postgres_config).close()  # the next migrate
+            assert column() == "l"
+            newer = StoredEvent(uuid.uuid4(), 20, "domain.game:Game.Snapshot", big)
+            recorder.insert_events([newer])
+            assert stored(newer.originator_id) == "lz4"
+            assert recorder.select_events(older.originator_id) == [older]
+            assert recorder.select_events(newer.originator_id) == [newer]
+    finally:
+        app.close()
+
+
 def test_a_version_already_stored_is_an_integrity_error_and_writes_nothing_of_the_batch(recorders):
     ours, _ = recorders
     stored = events(3)
