@@ -103,6 +103,45 @@ def _bigints(values: list[int]) -> BigintArray:
     return BigintArray(_head(BigintArray, len(values)) + b"".join(_BIGINT.pack(8, value) for value in values))
 
 
+class IntegerArray(_Array):
+    element_oid, array_oid = 23, 1007
+
+
+psycopg.adapters.register_dumper(IntegerArray, type("IntegerArrayDumper", (Dumper,), {
+    "format": Format.BINARY, "oid": IntegerArray.array_oid, "dump": lambda self, obj: obj}))
+_NULL = _SIZE.pack(-1)
+_INTEGER = struct.Struct("!ii")
+
+
+def texts(values: list) -> TextArray:
+    """A ``text[]`` of ``values``: str, UTF-8 bytes (orjson's output as it is), None for NULL,
+    and an int as its digits (as PostgreSQL's assignment of a number to a text column writes it)."""
+    parts = [_HEAD.pack(1, 1 if None in values else 0, TextArray.element_oid, len(values), 1)]
+    for value in values:
+        kind = type(value)
+        if kind is str:
+            value = value.encode("utf-8")
+        elif value is None:
+            parts.append(_NULL)
+            continue
+        elif kind is int:
+            value = str(value).encode()
+        elif kind is not bytes:
+            raise TypeError(f"a text array holds str, bytes, int or None, not {kind.__name__}")
+        parts.append(_SIZE.pack(len(value)))
+        parts.append(value)
+    return TextArray(b"".join(parts))
+
+
+def bigints(values: list[int]) -> BigintArray:
+    """A ``bigint[]`` of ``values``."""
+    return _bigints(values)
+
+
+def ints(values: list[int]) -> IntegerArray:
+    """An ``integer[]`` of ``values``."""
+    return IntegerArray(_head(IntegerArray, len(values)) + b"".join(_INTEGER.pack(4, v) for v in values))
+
 def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
     """The originator ids, versions, topics and states of ``stored_events`` as the four arrays
     of an ``unnest`` (ids of the ``uuid`` type as UuidArray, any other as TextArray)."""

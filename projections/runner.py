@@ -378,7 +378,7 @@ class Projections:
         self._write_all(c, writes)
 
     def _write_all(self, c: Any, writes: "Writes", position: tuple[Iterable[str], int] | None = None) -> None:
-        """Every row of ``writes`` in transaction ``c``, one statement (executemany) per table, and
+        """Every row of ``writes`` in transaction ``c``, one statement per table, and
         the tracked ``position`` (names, notification id) when given."""
         self.store.write_many(c, views=writes.views, checkpoints=writes.checkpoints, index=writes.index,
                               odd=writes.odd, position=position)

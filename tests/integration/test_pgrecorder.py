@@ -11,7 +11,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
 
-from domain.pgrecorder import OneTripRecorder, SnapshotRecorder
+from domain.pgrecorder import OneTripRecorder, SnapshotRecorder, bigints, ints, texts
 from domain.service import Warlog
 from tests.conftest import make_app, new_freeform_game
 from tests.reliability.faults import pg_dsn, table, writes_blocked
@@ -92,6 +92,21 @@ def test_snapshots_are_stored_as_eventsourcings_recorder_stores_them(postgres_co
             other.close()
     finally:
         app.close()
+
+
+def test_arrays_built_in_binary_read_back_as_postgresql_reads_them(postgres_config):
+    """``texts``, ``ints`` and ``bigints`` (the projector's rows as ``unnest`` of arrays): NULLs,
+    text past ASCII and NUL-free control characters, UTF-8 bytes as they are, ints as digits,
+    the ends of each integer range, empty arrays."""
+    values = ["plain", None, "caf\u00e9 \U0001f3b2", "", "tab\there", '{"a": [1, "\\""]}'.encode(), 42, -7]
+    with psycopg.connect(pg_dsn(postgres_config), autocommit=True) as conn:
+        got = conn.execute("SELECT %s::text[], %s::integer[], %s::bigint[], %s::text[], %s::bigint[]",
+                           (texts(values), ints([0, -1, 2**31 - 1, -2**31]), bigints([0, -1, 2**63 - 1, -2**63]),
+                            texts([]), bigints([]))).fetchone()
+    assert got == (["plain", None, "caf\u00e9 \U0001f3b2", "", "tab\there", '{"a": [1, "\\""]}', "42", "-7"],
+                   [0, -1, 2**31 - 1, -2**31], [0, -1, 2**63 - 1, -2**63], [], [])
+    with pytest.raises(TypeError, match="not float"):
+        texts(["a", 1.5])
 
 
 def test_snapshots_are_compressed_with_lz4_and_a_migrate_moves_an_older_store_to_it(postgres_config):
