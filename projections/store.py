@@ -536,14 +536,13 @@ class ProjectionStore(SqlTables):
         ``unnest`` of arrays in PostgreSQL's binary format, built here (``pgrecorder.texts``).
         psycopg's executemany sent one Bind and Execute a row, each row's parameters dumped in
         Python: a catch-up took 75.9 -> 66.8 us an event with this, 64.5 -> 53.5 us of the
-        projector's CPU (bench/findings.md, item 34). A
-        batch holds one row a key (a game's views, index row, chunks), so no statement meets
-        its own row twice."""
+        projector's CPU (bench/findings.md, item 34). A batch holds one row a key (a game's
+        views, index row, chunks), so no upsert meets its own row twice."""
         t = self._prefix
         if chunks:
             c.execute(f"INSERT INTO {t}{CHUNKS} AS k (projection, game_id, chunk, version, body) "
                       "SELECT * FROM unnest(%s, %s, %s, %s, %s) " + self._UPSERT_CHUNK,
-                      (*(texts([r[i] for r in chunks]) for i in (0, 1)), bigints([r[2] for r in chunks]),
+                      (texts([r[0] for r in chunks]), texts([r[1] for r in chunks]), bigints([r[2] for r in chunks]),
                        bigints([r[3] for r in chunks]), texts([r[4] for r in chunks])))
         if checkpoints:
             c.execute(f"INSERT INTO {t}{CHECKPOINTS} (game_id, version, body) SELECT * FROM unnest(%s, %s, %s) "
