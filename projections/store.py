@@ -595,6 +595,23 @@ class ProjectionStore(SqlTables):
             c.executemany(self.sql(f"INSERT INTO {{t}}{INDEX_SEATS} (game_id, seat, handle, to_move) "
                                    f"SELECT ?, ?, ?, ? WHERE {at}"), [(*row[:4], row[0], row[4]) for row in seats])
 
+    def deferred(self, writes: Any, position: tuple[Iterable[str], int]) -> "Deferred":
+        """The statements ``write_many`` would run for ``writes`` (a runner's ``Writes``) and
+        ``position``, made now and run later by ``send``, on another thread if need be."""
+        statements = Deferred()
+        self.write_many(statements, views=writes.views, checkpoints=writes.checkpoints, index=writes.index,
+                        odd=writes.odd, position=position)
+        return statements
+
+    def send(self, statements: "Deferred") -> None:
+        """Run ``deferred`` statements in one write transaction (``transaction``, pipelined)."""
+        with self.transaction(pipelined=True) as c:
+            for many, sql, params in statements.made:
+                if many:
+                    c.executemany(sql, params)
+                else:
+                    c.execute(sql, params)
+
     def write_position(self, c: Any, names: Iterable[str], position: int) -> None:
         c.executemany(self.sql(f"INSERT INTO {{t}}{TRACKING} AS k (name, position) VALUES (?, ?) "
                                "ON CONFLICT (name) DO UPDATE SET position = excluded.position "
@@ -609,6 +626,20 @@ class ProjectionStore(SqlTables):
             else:
                 for table in (VIEWS, CHUNKS, INDEX, INDEX_SEATS, CHECKPOINTS):
                     c.execute(self.sql(f"DELETE FROM {{t}}{table} WHERE game_id = ?"), (game_id,))
+
+
+class Deferred:
+    """Where ``write_many`` writes when its statements are to run later (``ProjectionStore.deferred``):
+    each ``execute`` and ``executemany`` kept, in order, with its parameters made."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[bool, str, Any]] = []
+
+    def execute(self, sql: str, params: Any = None) -> None:
+        self.made.append((False, sql, params))
+
+    def executemany(self, sql: str, params: Iterable[Any]) -> None:
+        self.made.append((True, sql, list(params)))
 
 
 def _chunks(items: list, size: int) -> Iterator[list]:
