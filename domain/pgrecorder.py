@@ -142,6 +142,7 @@ def ints(values: list[int]) -> IntegerArray:
     """An ``integer[]`` of ``values``."""
     return IntegerArray(_head(IntegerArray, len(values)) + b"".join(_INTEGER.pack(4, v) for v in values))
 
+
 def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
     """The originator ids, versions, topics and states of ``stored_events`` as the four arrays
     of an ``unnest`` (ids of the ``uuid`` type as UuidArray, any other as TextArray)."""

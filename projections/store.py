@@ -39,7 +39,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import lz4.frame
 import orjson
 
-from domain.pgrecorder import compress_with_lz4, bigints, ints, texts
+from domain.pgrecorder import bigints, compress_with_lz4, ints, texts
 from domain.storage import SqlTables
 
 VIEWS = "warlog_projection_views"
@@ -473,9 +473,9 @@ class ProjectionStore(SqlTables):
     def write_many(self, c: Any, *, views: Iterable[tuple[str, str, dict, int]] = (),
                    checkpoints: Iterable[tuple[str, dict]] = (), index: Iterable[dict] = (),
                    odd: Iterable[str] | None = None, position: tuple[Iterable[str], int] | None = None) -> None:
-        """The rows of a batch, one statement a table (``_rows``). The guards: a view or an index row only moves forward (``WHERE
-        version < excluded.version``), a checkpoint is written once (``ON CONFLICT DO NOTHING``:
-        one already there is left as it is). An index row's seats are replaced only where the
+        """The rows of a batch, one statement a table (``_rows``). The guards: a view or an index
+        row only moves forward (``WHERE version < excluded.version``), a checkpoint is written
+        once (``ON CONFLICT DO NOTHING``: one already there is left as it is). An index row's seats are replaced only where the
         index row is now at that row's version (written by this statement, or by a racing writer
         at the same version, whose seats are the same: the folds are deterministic).
 
@@ -568,7 +568,8 @@ class ProjectionStore(SqlTables):
             c.execute(f"INSERT INTO {t}{INDEX_SEATS} (game_id, seat, handle, to_move) "
                       "SELECT u.game_id, u.seat, u.handle, u.to_move FROM unnest(%s, %s, %s, %s, %s) "
                       "AS u(game_id, seat, handle, to_move, version) "
-                      f"WHERE EXISTS (SELECT 1 FROM {t}{INDEX} i WHERE i.game_id = u.game_id AND i.version = u.version)",
+                      f"WHERE EXISTS (SELECT 1 FROM {t}{INDEX} i "
+                      "WHERE i.game_id = u.game_id AND i.version = u.version)",
                       (texts([r[0] for r in seats]), texts([r[1] for r in seats]), texts([r[2] for r in seats]),
                        ints([r[3] for r in seats]), bigints([r[4] for r in seats])))
 
