@@ -78,7 +78,11 @@ class ByteaArray(_Array):
     element_oid, array_oid = 17, 1001
 
 
-for _cls in (UuidArray, BigintArray, TextArray, ByteaArray):
+class IntegerArray(_Array):
+    element_oid, array_oid = 23, 1007
+
+
+for _cls in (UuidArray, BigintArray, TextArray, ByteaArray, IntegerArray):
     psycopg.adapters.register_dumper(_cls, type(f"{_cls.__name__}Dumper", (Dumper,), {
         "format": Format.BINARY, "oid": _cls.array_oid, "dump": lambda self, obj: obj}))
 
@@ -87,60 +91,51 @@ _SIZE = struct.Struct("!i")
 _BIGINT = struct.Struct("!iq")  # an element's size (8), then the element
 
 
-def _head(cls: type[_Array], length: int) -> bytes:
-    return _HEAD.pack(1, 0, cls.element_oid, length, 1)
+def _head(cls: type[_Array], length: int, nulls: bool = False) -> bytes:
+    return _HEAD.pack(1, 1 if nulls else 0, cls.element_oid, length, 1)
 
 
-def _array(cls: type[_Array], elements: list[bytes]) -> _Array:
-    parts = [_head(cls, len(elements))]
-    for element in elements:
-        parts.append(_SIZE.pack(len(element)))
-        parts.append(element)
-    return cls(b"".join(parts))
-
-
-def _bigints(values: list[int]) -> BigintArray:
-    return BigintArray(_head(BigintArray, len(values)) + b"".join(_BIGINT.pack(8, value) for value in values))
-
-
-class IntegerArray(_Array):
-    element_oid, array_oid = 23, 1007
-
-
-psycopg.adapters.register_dumper(IntegerArray, type("IntegerArrayDumper", (Dumper,), {
-    "format": Format.BINARY, "oid": IntegerArray.array_oid, "dump": lambda self, obj: obj}))
 _NULL = _SIZE.pack(-1)
-_INTEGER = struct.Struct("!ii")
+_INTEGER = struct.Struct("!ii")  # an element's size (4), then the element
 
 
-def texts(values: list) -> TextArray:
-    """A ``text[]`` of ``values``: str, UTF-8 bytes (orjson's output as it is), None for NULL,
-    and an int as its digits (as PostgreSQL's assignment of a number to a text column writes it)."""
-    parts = [_HEAD.pack(1, 1 if None in values else 0, TextArray.element_oid, len(values), 1)]
-    for value in values:
-        kind = type(value)
-        if kind is str:
-            value = value.encode("utf-8")
-        elif value is None:
+def _array(cls: type[_Array], elements: list[bytes | None]) -> _Array:
+    """An array of ``elements``, each its binary form, None for NULL."""
+    parts = [_head(cls, len(elements), None in elements)]
+    for element in elements:
+        if element is None:
             parts.append(_NULL)
-            continue
-        elif kind is int:
-            value = str(value).encode()
-        elif kind is not bytes:
-            raise TypeError(f"a text array holds str, bytes, int or None, not {kind.__name__}")
-        parts.append(_SIZE.pack(len(value)))
-        parts.append(value)
-    return TextArray(b"".join(parts))
+        else:
+            parts.append(_SIZE.pack(len(element)))
+            parts.append(element)
+    return cls(b"".join(parts))
 
 
 def bigints(values: list[int]) -> BigintArray:
     """A ``bigint[]`` of ``values``."""
-    return _bigints(values)
+    return BigintArray(_head(BigintArray, len(values)) + b"".join(_BIGINT.pack(8, value) for value in values))
 
 
 def ints(values: list[int]) -> IntegerArray:
     """An ``integer[]`` of ``values``."""
     return IntegerArray(_head(IntegerArray, len(values)) + b"".join(_INTEGER.pack(4, v) for v in values))
+
+
+def _text(value: Any) -> bytes | None:
+    kind = type(value)
+    if kind is str:
+        return value.encode("utf-8")
+    if kind is bytes or value is None:
+        return value
+    if kind is int:
+        return str(value).encode()
+    raise TypeError(f"a text array holds str, bytes, int or None, not {kind.__name__}")
+
+
+def texts(values: list) -> TextArray:
+    """A ``text[]`` of ``values``: str, UTF-8 bytes (orjson's output as it is), None for NULL,
+    and an int as its digits (as PostgreSQL's assignment of a number to a text column writes it)."""
+    return _array(TextArray, [_text(value) for value in values])
 
 
 def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _Array, _Array]:
@@ -151,7 +146,7 @@ def binary_rows(stored_events: Sequence[StoredEvent]) -> tuple[_Array, _Array, _
         id_array = _array(UuidArray, [i.bytes for i in ids])
     else:
         id_array = _array(TextArray, [str(i).encode() for i in ids])
-    return (id_array, _bigints([e.originator_version for e in stored_events]),
+    return (id_array, bigints([e.originator_version for e in stored_events]),
             _array(TextArray, [e.topic.encode() for e in stored_events]),
             _array(ByteaArray, [bytes(e.state) for e in stored_events]))
 
@@ -163,8 +158,8 @@ def binary_guards(guards: Sequence[Guard], text_ids: bool) -> tuple[_Array, _Arr
         id_array = _array(TextArray, [str(g.originator_id).encode() for g in guards])
     else:
         id_array = _array(UuidArray, [g.originator_id.bytes for g in guards])
-    return (id_array, _bigints([g.after for g in guards]), _bigints([g.upto for g in guards]),
-            _bigints([g.rows for g in guards]), _array(ByteaArray, [g.digest for g in guards]))
+    return (id_array, bigints([g.after for g in guards]), bigints([g.upto for g in guards]),
+            bigints([g.rows for g in guards]), _array(ByteaArray, [g.digest for g in guards]))
 
 
 # The SQLSTATE the insert function raises when a guard finds changed rows; the message's detail
@@ -240,10 +235,10 @@ class OneTripRecorder(PostgresApplicationRecorder):
 
 
 # ------------------------------------------------------------------ lz4 for large columns ----
-def compress_with_lz4(curs: Any, table: str, column: str) -> bool:
+def compress_with_lz4(curs: Any, table: str, column: str) -> None:
     """``ALTER TABLE table ALTER COLUMN column SET COMPRESSION lz4`` where the server has lz4
     (PostgreSQL 14 and later, built with it) and the column is not lz4 already; ``table`` as
-    written in SQL (schema-qualified where it has to be). Returns whether the column is now lz4.
+    written in SQL (schema-qualified where it has to be).
 
     The default, pglz, is the slower by far: a 27 KB Falklands snapshot cost the database 0.87 ms
     of CPU to insert with it against 0.47 with lz4 (bench/findings.md, item 33), and pglz took
@@ -251,16 +246,13 @@ def compress_with_lz4(curs: Any, table: str, column: str) -> bool:
     keep their compression; both are read alike."""
     curs.execute("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
     if curs.fetchone() is None:
-        return False
+        return
     curs.execute("SELECT a.attcompression FROM pg_attribute a WHERE a.attrelid = %s::regclass AND a.attname = %s",
                  (table, column))
-    row = curs.fetchone()
-    if row is None:
-        return False
-    if (row["attcompression"] if isinstance(row, dict) else row[0]) != "l":
+    row = curs.fetchone()  # a dict: eventsourcing's datastore reads rows as dicts
+    if row is not None and row["attcompression"] != "l":
         curs.execute(SQL("ALTER TABLE {} ALTER COLUMN {} SET COMPRESSION lz4").format(
             SQL(table), Identifier(column)))
-    return True
 
 
 class SnapshotRecorder(PostgresAggregateRecorder):

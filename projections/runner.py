@@ -20,7 +20,7 @@ import gc
 import logging
 import sys
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator, TextIO
@@ -35,7 +35,7 @@ from domain.service import decoding, parse_game_id
 from domain.storage import NotificationReader, OutageLog
 from domain.transcoding import DatetimeAsCachedISO, EventTranscoder
 from projections import folds
-from projections.store import SPLIT, ProjectionStore, chunk_of, is_plain, open_chunk, widen
+from projections.store import SPLIT, Deferred, ProjectionStore, chunk_of, is_plain, open_chunk, widen
 
 log = logging.getLogger("warlog.projector")
 
@@ -107,7 +107,7 @@ class Projections:
     def _overlapped(self, limit: int, progress: Callable[[int, int], None] | None,
                     stop: Callable[[], bool] | None) -> int:
         """``catch_up`` with each batch's write overlapped with the reading and folding of the
-        next: the rows' statements are made here (``ProjectionStore.deferred``), and sent in one
+        next: the rows' statements are made here (``store.Deferred``), and sent in one
         transaction by the writer thread (``ProjectionStore.send``), which mostly waits on the
         server, so the server's work on a batch runs on the other core. A batch's views stand for
         the stored ones in the next batch's fold as before (``_carry``); the next batch's write
@@ -117,13 +117,6 @@ class Projections:
         stored is then what it would be had the failure stopped a catch-up one batch at a time.
         A catch-up took 73.6 -> 64.6 us an event this way (bench/findings.md, item 35)."""
         total, start, sent = 0, self.position(), None
-
-        def written(last: int) -> Callable[[Future], None]:
-            def note(done: Future) -> None:
-                if not done.cancelled() and done.exception() is None:
-                    self.last_position = last
-            return note
-
         try:
             with ThreadPoolExecutor(1, thread_name_prefix="projector-write") as writer:
                 while stop is None or not stop():
@@ -131,18 +124,20 @@ class Projections:
                     if not notifications:
                         break
                     batch = self._fold_batch(notifications, start)
-                    statements = self.store.deferred(batch.writes, (TRACKED, batch.last))
+                    statements = Deferred()
+                    self._write_all(statements, batch.writes, (TRACKED, batch.last))
                     if sent is not None:
                         sent.result()  # the batch before is stored (or its failure raised here)
+                        self.last_position = start
                         if progress is not None:
                             progress(self.position(), self.head())
                     sent = writer.submit(self.store.send, statements)
-                    sent.add_done_callback(written(batch.last))
                     self._carry(batch)
                     start = batch.last
                     total += len(notifications)
                 if sent is not None:
                     sent.result()
+                    self.last_position = start
         except BaseException:
             self._carried = None
             raise

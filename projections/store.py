@@ -596,16 +596,9 @@ class ProjectionStore(SqlTables):
             c.executemany(self.sql(f"INSERT INTO {{t}}{INDEX_SEATS} (game_id, seat, handle, to_move) "
                                    f"SELECT ?, ?, ?, ? WHERE {at}"), [(*row[:4], row[0], row[4]) for row in seats])
 
-    def deferred(self, writes: Any, position: tuple[Iterable[str], int]) -> "Deferred":
-        """The statements ``write_many`` would run for ``writes`` (a runner's ``Writes``) and
-        ``position``, made now and run later by ``send``, on another thread if need be."""
-        statements = Deferred()
-        self.write_many(statements, views=writes.views, checkpoints=writes.checkpoints, index=writes.index,
-                        odd=writes.odd, position=position)
-        return statements
-
     def send(self, statements: "Deferred") -> None:
-        """Run ``deferred`` statements in one write transaction (``transaction``, pipelined)."""
+        """Run statements ``write_many`` made into a ``Deferred`` in one write transaction
+        (``transaction``, pipelined), on whichever thread calls this."""
         with self.transaction(pipelined=True) as c:
             for many, sql, params in statements.made:
                 if many:
@@ -630,7 +623,7 @@ class ProjectionStore(SqlTables):
 
 
 class Deferred:
-    """Where ``write_many`` writes when its statements are to run later (``ProjectionStore.deferred``):
+    """Where ``write_many`` writes when its statements are to run later (``ProjectionStore.send``):
     each ``execute`` and ``executemany`` kept, in order, with its parameters made."""
 
     def __init__(self) -> None:
