@@ -11,6 +11,7 @@ name known to ``warlog import``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from eventsourcing.domain import Aggregate
@@ -37,6 +38,18 @@ def event_class(name: str) -> type | None:
 
         rulesets.ruleset_names()
     return EVENT_TYPES.get(name)
+
+
+def event_fields(cls: type) -> tuple[str, ...]:
+    """An event class's fields in their order (its dataclass's): the order an event made by its
+    ``__init__`` holds them in, and so the order of its stored state and of its line's data."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return fields
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def event_data(event: Any) -> dict:

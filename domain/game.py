@@ -179,10 +179,23 @@ class Game(Aggregate):
     def trigger_event(self, event_class: type, **kwargs: Any) -> None:
         """Every event is stamped and chained here, so its hash is kept with it from the start."""
         timestamp = event_class.create_timestamp()
-        digest = chain.line_hash(str(self.id), self.version + 1, event_class.__name__,
-                                 iso(timestamp), kwargs, self.chain_head)
-        super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head,
-                              hash=digest, **kwargs)
+        version = self.version + 1
+        digest = chain.line_hash(str(self.id), version, event_class.__name__, iso(timestamp), kwargs,
+                                 self.chain_head)
+        state = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp,
+                 "prev_hash": self.chain_head, "hash": digest, **kwargs}
+        if tuple(state) != ev.event_fields(event_class) or len(state) != 5 + len(kwargs):
+            # Not the class's fields in its order: eventsourcing's way, which orders or refuses them.
+            super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head,
+                                  hash=digest, **kwargs)
+            return
+        # eventsourcing's trigger_event, with the event made as its mapper makes one it reads
+        # back (the state as the object's __dict__) rather than through the frozen dataclass's
+        # __init__, which sets each field through object.__setattr__ (4 us a 15-field event).
+        event = object.__new__(event_class)
+        object.__setattr__(event, "__dict__", state)
+        event.mutate(self)
+        self._pending_events.append(event)
 
     # ------------------------------------------------------------------------------ queries --
     @property
