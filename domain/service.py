@@ -26,8 +26,8 @@ from domain import verify as verifying
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion, WarlogError
 from domain.events import GameCreated, event_class
 from domain.game import Game
-from domain.storage import (Guard, RowDigests, SeedStore, StaleCopies, StoreConfig, config_from_env, fold_row,
-                            writer_lock)
+from domain.storage import (GameEventStore, Guard, RowDigests, SeedStore, StaleCopies, StoreConfig, config_from_env,
+                            fold_row, writer_lock)
 from domain.transcoding import EventTranscoder
 
 
@@ -288,6 +288,11 @@ class Warlog(Application):
         transcoder = EventTranscoder()
         self.register_transcodings(transcoder)
         return transcoder
+
+    def construct_event_store(self) -> Any:
+        """eventsourcing's event store, whose ``put`` skips the frozen dataclasses' ``__init__``
+        (``storage.GameEventStore``)."""
+        return GameEventStore(mapper=self.mapper, recorder=self.recorder)
 
     @classmethod
     def migrate(cls, config: StoreConfig | None = None) -> None:
