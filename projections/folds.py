@@ -310,7 +310,7 @@ def to_event(line: dict) -> Any:
     Made as eventsourcing's mapper makes an event it reads back (its state set as the object's
     ``__dict__``), not through the class's frozen-dataclass ``__init__``, which sets each field
     through ``object.__setattr__``: 3.9 of the 8 us a Falklands line took, and the map fold of
-    lines (time travel, replays, the benchmark's client) is mostly this. Only when the line's
+    lines (replay artifacts, the benchmark's client) was mostly this. Only when the line's
     fields are exactly the class's, in its order, as every line of a stored event's are (its
     data is the event's ``__dict__`` less the envelope); any other line (a field missing, one
     too many, another order) goes to ``__init__`` as before, which orders them or refuses."""
