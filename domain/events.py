@@ -52,6 +52,26 @@ def event_fields(cls: type) -> tuple[str, ...]:
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
+def frozen(cls: type, fields: dict) -> Any:
+    """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``fields`` (given in the
+    class's order), made as eventsourcing's mapper makes an event it reads back rather than
+    through ``__init__``, which sets each field through ``object.__setattr__``."""
+    made = object.__new__(cls)
+    object.__setattr__(made, "__dict__", fields)
+    return made
+
+
+def event_of_fields(cls: type, envelope: dict, data: dict) -> Any | None:
+    """The event of ``cls`` with ``envelope`` then ``data`` as its fields (``frozen``), if those
+    are exactly the class's fields in its order; None if not (a field missing, one too many,
+    another order, or ``data`` naming an envelope field), for the caller to go through
+    ``__init__``, which orders them or refuses them."""
+    fields = {**envelope, **data}
+    if tuple(fields) != event_fields(cls) or len(fields) != len(envelope) + len(data):
+        return None
+    return frozen(cls, fields)
+
+
 def event_data(event: Any) -> dict:
     """The data of an event: its fields less the envelope and the chain hashes."""
     return {k: v for k, v in event.__dict__.items() if k not in ENVELOPE}

@@ -182,18 +182,16 @@ class Game(Aggregate):
         version = self.version + 1
         digest = chain.line_hash(str(self.id), version, event_class.__name__, iso(timestamp), kwargs,
                                  self.chain_head)
-        state = {"originator_id": self.id, "originator_version": version, "timestamp": timestamp,
-                 "prev_hash": self.chain_head, "hash": digest, **kwargs}
-        if tuple(state) != ev.event_fields(event_class) or len(state) != 5 + len(kwargs):
-            # Not the class's fields in its order: eventsourcing's way, which orders or refuses them.
+        # eventsourcing's trigger_event, with the event made as its mapper makes one it reads
+        # back (``events.event_of_fields``) rather than through the frozen dataclass's __init__,
+        # which sets each field through object.__setattr__ (4 us a 15-field event).
+        event = ev.event_of_fields(event_class, {"originator_id": self.id, "originator_version": version,
+                                                 "timestamp": timestamp, "prev_hash": self.chain_head,
+                                                 "hash": digest}, kwargs)
+        if event is None:  # not the class's fields in its order: eventsourcing's way, which orders or refuses them
             super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head,
                                   hash=digest, **kwargs)
             return
-        # eventsourcing's trigger_event, with the event made as its mapper makes one it reads
-        # back (the state as the object's __dict__) rather than through the frozen dataclass's
-        # __init__, which sets each field through object.__setattr__ (4 us a 15-field event).
-        event = object.__new__(event_class)
-        object.__setattr__(event, "__dict__", state)
         event.mutate(self)
         self._pending_events.append(event)
 

@@ -27,6 +27,7 @@ from eventsourcing.persistence import (DatabaseError, EventStore, InterfaceError
 from eventsourcing.utils import get_topic
 
 from domain.dice import SEED_BYTES
+from domain.events import frozen
 
 DEFAULT_DATA_DIR = "var"
 SEEDS_TABLE = "warlog_dice_seeds"
@@ -367,15 +368,6 @@ SEED_READS = 3
 
 
 # ========================================================================= the event store ====
-def frozen(cls: type, **fields: Any) -> Any:
-    """An instance of the frozen dataclass ``cls`` with these fields, given in its order, made as
-    eventsourcing's mapper makes an event it reads back (the fields as the object's ``__dict__``)
-    rather than through ``__init__``, which sets each through ``object.__setattr__``."""
-    made = object.__new__(cls)
-    object.__setattr__(made, "__dict__", fields)
-    return made
-
-
 class GameEventStore(EventStore):
     """eventsourcing's event store, whose ``put`` makes the same objects without the frozen
     dataclasses' ``__init__``: for each event a ``StoredEvent``, a ``Notification`` and a
@@ -392,9 +384,9 @@ class GameEventStore(EventStore):
         if not ids:
             return []
         assert len(ids) == len(stored_events)
-        return [frozen(Recording, domain_event=event, notification=frozen(
-                    Notification, originator_id=stored.originator_id, originator_version=stored.originator_version,
-                    topic=stored.topic, state=stored.state, id=n))
+        return [frozen(Recording, {"domain_event": event, "notification": frozen(Notification, {
+                    "originator_id": stored.originator_id, "originator_version": stored.originator_version,
+                    "topic": stored.topic, "state": stored.state, "id": n})})
                 for event, stored, n in zip(domain_events, stored_events, ids)]
 
     @staticmethod
@@ -413,8 +405,8 @@ class GameEventStore(EventStore):
             body = mapper.compressor.compress(body)
         if mapper.cipher:
             body = mapper.cipher.encrypt(body)
-        return frozen(StoredEvent, originator_id=originator_id, originator_version=originator_version, topic=topic,
-                      state=body)
+        return frozen(StoredEvent, {"originator_id": originator_id, "originator_version": originator_version,
+                                    "topic": topic, "state": body})
 
 
 # ====================================================================== stored rows' digest ====

@@ -24,7 +24,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import dice
-from domain.events import COMMAND_TYPES, event_class, event_fields
+from domain.events import COMMAND_TYPES, event_class, event_of_fields
 from domain.game import Game
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
 from domain.visibility import filter_lines, view_state
@@ -327,12 +327,8 @@ def to_event(line: dict) -> Any:
         envelope["originator_topic"] = _GAME_TOPIC
     envelope["prev_hash"], envelope["hash"] = line["prev_hash"], line["hash"]
     data = line["data"]
-    state = {**envelope, **data}
-    if tuple(state) != event_fields(cls) or len(state) != len(envelope) + len(data):  # (data naming an envelope field)
-        return cls(**dict(data, **envelope))
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", state)
-    return event
+    event = event_of_fields(cls, envelope, data)
+    return event if event is not None else cls(**dict(data, **envelope))
 
 
 # Games' ids as UUIDs for ``to_event`` (UUID() of the text takes 1 us; a fold meets the same

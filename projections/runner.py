@@ -31,6 +31,7 @@ from eventsourcing.persistence import (DatetimeAsISO, InterfaceError, JSONTransc
 from eventsourcing.utils import resolve_topic
 
 from domain.errors import DamagedLog, GameNotFound
+from domain.events import frozen
 from domain.service import decoding, parse_game_id
 from domain.storage import NotificationReader, OutageLog
 from domain.transcoding import DatetimeAsCachedISO, EventTranscoder
@@ -509,9 +510,7 @@ def _decode_usual(notification: Any) -> Any:
     data["timestamp"] = datetime.fromisoformat(stamp["_data_"])
     data["originator_id"] = oid if convert is None else convert(oid)
     data["originator_version"] = notification.originator_version
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", data)
-    return event
+    return frozen(cls, data)
 
 
 # (topic, type of the originator id) -> (event class, or None when it upcasts; the id's
