@@ -11,6 +11,11 @@ event per save with one writer (bench/raw.py), on the same store, in the same ru
 ``--before REV`` also runs every order source against that commit's server, with this client,
 in the same run (the rows *before*). ``--profile DIR`` also records each web worker with py-spy
 during the window (collapsed stacks, for ``py-spy`` / speedscope / flamegraph tools).
+
+Two columns say what bounds a row on this machine, from the same window: how busy the machine's
+cores were (server, database, client and kernel together), and the server's own ceiling, the
+rate its workers' CPU an order would allow if they had every core to themselves (no client, no
+database), as a ratio of the baseline (``server_ceiling``).
 """
 
 from __future__ import annotations
@@ -221,6 +226,14 @@ def _machine_busy() -> tuple[int, int]:
     return sum(values) - idle, sum(values)
 
 
+def server_ceiling(server_cpu_ms_per_order: float | None, cores: int, baseline: float) -> float | None:
+    """The rate the web workers' CPU an order allows with all ``cores`` theirs, ÷ ``baseline``:
+    a bound on the row's ratio that no client, database or kernel time enters."""
+    if not server_cpu_ms_per_order:
+        return None
+    return cores / (server_cpu_ms_per_order / 1000) / baseline
+
+
 def _cpu_seconds(pids: list[int]) -> float:
     total = 0
     for pid in pids:
@@ -309,6 +322,7 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
     warmup, duration = (1.0, 2.0) if quick else (5.0, 30.0)
     saves = 300 if quick else 5000
     found = sources.available(rulesets, result.notes)
+    cores = len(os.sched_getaffinity(0))
     rows = []
     baselines: dict[str, float] = {}
     floors: dict[str, dict] = {}
@@ -357,9 +371,11 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                     f"orders/s, {source.ruleset}, {LABEL[kind]}", got["orders_per_s"], "orders/s", base, "saves/s",
                     "raw eventsourcing, 1 event per save, 1 writer", ratio, ">= 1.0 and p99 <= 50 ms",
                     ratio >= 1.0 and p99 is not None and p99 <= 50))
+                ceiling = server_ceiling(got["server_cpu_ms_per_order"], cores, base)
                 rows.append([source.ruleset, f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]),
                              fmt(got["p50_ms"]), fmt(p99), got["status"], fmt(got["server_cpu_ms_per_order"]),
-                             fmt(got["client_cpu_share"])])
+                             fmt(got["client_cpu_share"]), f"{got['machine_busy']:.0%}",
+                             fmt(ceiling)])
                 for sample in got["samples"]:
                     result.note(f"{source.ruleset} on {LABEL[kind]}: a response other than 201: {sample}")
                 print(f"  {source.ruleset} on {store.label}: {fmt(got['orders_per_s'])} orders/s, p50 "
@@ -373,12 +389,17 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                 got["orders_per_s"] / base, "- (the most this stack reaches here)", None))
             rows.append([f"floor: nothing behind the endpoint, {got['worker_class']} workers (bench/floor.py)",
                          f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]), fmt(got["p50_ms"]),
-                         fmt(got["p99_ms"]), got["status"], "-", "-"])
+                         fmt(got["p99_ms"]), got["status"], "-", "-", "-", "-"])
             print(f"  HTTP floor on {store.label}'s server ({got['worker_class']}): {fmt(got['orders_per_s'])} "
                   f"orders/s, p50 {fmt(got['p50_ms'])} ms, p99 {fmt(got['p99_ms'])} ms, connections per worker "
                   f"{got['spread']}", flush=True)
     result.tables.append((["ruleset", "store", "orders/s", "p50 ms", "p99 ms", "statuses in the window",
-                           "server CPU ms/order", "client CPU (cores)"], rows))
+                           "server CPU ms/order", "client CPU (cores)", "machine busy",
+                           "server's ceiling (ratio)"], rows))
+    result.notes.append(f"machine busy: the share of the {cores} cores' time spent busy in the window (server, "
+                        "database, client and kernel); server's ceiling: the rate the web workers' CPU an order "
+                        f"would allow with all {cores} cores theirs, with no client and no database, ÷ the "
+                        "baseline (bench/orders.py server_ceiling): a bound on the row's ratio here")
     result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gthread on SQLite, gevent "
                         f"on PostgreSQL: api/gunicorn_conf.py), warm-up {warmup:g} s, window {duration:g} s; "
                         f"baseline: {saves} saves over 200 aggregates")

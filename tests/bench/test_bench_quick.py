@@ -3,6 +3,7 @@ and writes its report. Nothing here asserts a speed (figures live in docs/benchm
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -44,6 +45,16 @@ def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
                          report), report
         assert re.search(rf"\| floor: nothing behind the endpoint, {worker} workers \(bench/floor.py\) \| {store}, "
                          rf"{worker} \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{{201: \d+\}} \|", report), report
+        # What bounds the row: the machine's busy share, and the server's own ceiling, which is the
+        # cores over the workers' CPU an order, over the baseline (bench/orders.py server_ceiling).
+        row = re.search(rf"^\| freeform \| {store}, {worker} \|(?: [^|]+ \|){{4}} ([\d.]+) \| [^|]+ \| (\d+)% \| "
+                        rf"([\d,.]+) \|$", report, re.MULTILINE)
+        assert row, report
+        base = re.search(rf"^\| orders/s, freeform, {store} \| [^|]+ \| ([\d,]+) saves/s", report, re.MULTILINE)
+        cpu_ms, busy, ceiling = float(row[1]), int(row[2]), float(row[3].replace(",", ""))
+        assert 0 < busy <= 100
+        expected = len(os.sched_getaffinity(0)) / (cpu_ms / 1000) / float(base[1].replace(",", ""))
+        assert abs(ceiling - expected) <= 0.01 * expected, (row[0], base[0])  # both shown to 3 digits
 
 
 def test_one_benchmark_runs_alone(tmp_path):
