@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     described["load average at end"] = machine.load()
     described["whole run"] = f"{time.monotonic() - started:.0f} s{' (quick mode)' if args.quick else ''}"
     if out is not None:
-        command = "python -m bench " + shlex.join(argv if argv is not None else sys.argv[1:])
+        command = shlex.join(["python", "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
         intro = INTRO + ["", f"This page was written by `{command}`."]
         intro += ([""] + [f"**Note:** {n}" for n in args.note]) if args.note else []
         findings = FINDINGS.read_text(encoding="utf-8") if FINDINGS.exists() else ""
