@@ -50,7 +50,7 @@ def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
         row = re.search(rf"^\| freeform \| {store}, {worker} \|(?: [^|]+ \|){{4}} ([\d.]+) \| [^|]+ \| (\d+)% \| "
                         rf"([\d,.]+) \|$", report, re.MULTILINE)
         assert row, report
-        base = re.search(rf"^\| orders/s, freeform, {store} \| [^|]+ \| ([\d,]+) saves/s", report, re.MULTILINE)
+        base = re.search(rf"^\| orders/s, freeform, {store} \| [^|]+ \| ([\d,.]+) saves/s", report, re.MULTILINE)
         cpu_ms, busy, ceiling = float(row[1]), int(row[2]), float(row[3].replace(",", ""))
         assert 0 < busy <= 100
         expected = len(os.sched_getaffinity(0)) / (cpu_ms / 1000) / float(base[1].replace(",", ""))
