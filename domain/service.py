@@ -125,9 +125,8 @@ class GroupCommit:
     for all of them.
 
     Nobody waits on purpose: the first save to arrive is written at once; saves arriving while
-    it commits queue up, and the first of them then leads: once it holds the writer's lock it
-    writes the whole queue in one go (at most ``limit`` games, at most one save per game),
-    saves that arrived while it waited for that lock included. When a batch fails (one of its games
+    it commits queue up, and the first of them then leads: it writes the whole queue in one go
+    (at most ``limit`` games, at most one save per game). When a batch fails (one of its games
     lost a race on its version), its members are saved one by one, so one game's conflict never
     fails another's order: each thread gets its own recordings or its own error, exactly as
     without batching. A batch the store could not take (a lock not granted within the lock
@@ -164,23 +163,21 @@ class GroupCommit:
         return mine.recordings
 
     def _lead(self, mine: _Pending) -> None:
-        """Write the queue as one batch; called and returning with the condition's lock held.
-
-        The batch is taken once the writer's lock (``exclusive``) is held, not before: saves
-        that queue while this leader waits for it (another process writing, on SQLite) are
-        written with it instead of waiting for the next batch, one commit and fsync later."""
-        batch: list[_Pending] = []
+        """Write the queue as one batch; called and returning with the condition's lock held."""
+        batch, later, seen = [], [], set()
+        for entry in self._queue:
+            if entry.game.id in seen or len(batch) >= self.limit:
+                later.append(entry)
+            else:
+                seen.add(entry.game.id)
+                batch.append(entry)
+        self._queue = later
         self._cond.release()
         try:
             with self.exclusive():
-                with self._cond:
-                    batch = self._take()
                 self._commit(batch)
         finally:
             self._cond.acquire()
-            if not batch:  # the writer's lock was never had: this save fails with that error, alone
-                self._queue.remove(mine)
-                batch = [mine]
             for entry in batch:
                 if entry.recordings is None and entry.error is None:
                     entry.error = RuntimeError("the batch holding this save was interrupted")
@@ -191,19 +188,6 @@ class GroupCommit:
             else:
                 self._busy = False
             self._cond.notify_all()
-
-    def _take(self) -> list[_Pending]:
-        """The queue's first ``limit`` saves, at most one per game (the leader's own is first);
-        the rest stay queued."""
-        batch, later, seen = [], [], set()
-        for entry in self._queue:
-            if entry.game.id in seen or len(batch) >= self.limit:
-                later.append(entry)
-            else:
-                seen.add(entry.game.id)
-                batch.append(entry)
-        self._queue = later
-        return batch
 
     def _write(self, batch: list[_Pending]) -> list:
         return self._save(*(entry.game for entry in batch),

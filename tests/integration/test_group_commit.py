@@ -5,9 +5,8 @@ because one of its games lost a race is saved again member by member, so only th
 fails; a batch the store could not take at all fails every member at once. Commands start from this process's copy of the game, brought up to date with what other
 processes recorded since.
 
-To make a batch happen on cue, ``Gate`` holds the first save back (once its batch is taken, or
-before it has the store's writer lock) until the wanted number of other saves has queued behind
-it: no timing is assumed.
+To make a batch happen on cue, ``Gate`` holds the first save back (before it takes the store's
+writer lock) until the wanted number of other saves has queued behind it: no timing is assumed.
 """
 
 from __future__ import annotations
@@ -34,16 +33,10 @@ def roll(purpose: str) -> dict:
 
 class Gate:
     """The first batch waits until ``queued`` saves wait behind it and the test opens the gate.
-    Counts the games of every call of ``app.save``.
+    Counts the games of every call of ``app.save``."""
 
-    ``at="save"``: the first batch is held once it is taken, holding the writer's lock (as a
-    slow commit would), so the saves queued behind it make the next batch. ``at="lock"``: the
-    first leader is held before it has the writer's lock (as while another process writes), so
-    the saves queued behind it join its batch."""
-
-    def __init__(self, app: Warlog, queued: int, at: str = "save"):
-        assert at in ("save", "lock")
-        self.app, self.queued, self.at = app, queued, at
+    def __init__(self, app: Warlog, queued: int):
+        self.app, self.queued = app, queued
         self.entered = threading.Event()
         self.opened = threading.Event()
         self.sizes: list[int] = []
@@ -51,27 +44,21 @@ class Gate:
         app.save = self.save
         app.group_commit.exclusive = self.exclusive
 
-    def _hold(self, at: str) -> None:
-        if at == self.at and not self.entered.is_set():
-            self.entered.set()
-            assert self.opened.wait(DEADLINE), "the gate was never opened"
-
     @contextmanager
     def exclusive(self):
-        self._hold("lock")
+        if not self.entered.is_set():
+            self.entered.set()
+            assert self.opened.wait(DEADLINE), "the gate was never opened"
         with self._exclusive():
             yield
 
     def save(self, *games, **kwargs):
-        self._hold("save")
         self.sizes.append(len(games))
         return self._save(*games, **kwargs)
 
     def wait_for_queue(self) -> None:
-        # Held at the lock, the leader has not taken its batch: its own save is still queued.
-        wanted = self.queued + (1 if self.at == "lock" else 0)
         deadline = time.monotonic() + DEADLINE
-        while len(self.app.group_commit._queue) < wanted:
+        while len(self.app.group_commit._queue) < self.queued:
             assert time.monotonic() < deadline, "the saves never queued up"
             time.sleep(0.005)
 
@@ -98,10 +85,10 @@ def stored_orders(app: Warlog, game_id: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------------- batches --
-def one_leader_and_three_behind(app: Warlog, games: list[str], at: str = "save") -> tuple[Gate, dict]:
+def one_leader_and_three_behind(app: Warlog, games: list[str]) -> tuple[Gate, dict]:
     """Blue's order "a" in games[0] leads; Red's "b" in each of the other three queues behind
-    it, and the gate (``Gate``'s ``at``) opens. Returns the gate and each game's result (or exception)."""
-    gate = Gate(app, queued=3, at=at)
+    it, and the gate opens. Returns the gate and each game's result (or exception)."""
+    gate = Gate(app, queued=3)
     results: dict = {}
     first = in_thread(results, games[0], lambda: app.submit_order(games[0], "Blue", "a", roll("a")))
     assert gate.entered.wait(DEADLINE)
@@ -127,58 +114,6 @@ def test_orders_of_different_games_arriving_together_are_saved_in_one_transactio
         assert {line["game_id"] for line in result.events} == {gid}
         assert result.version == stored[-1]["seq"] and result.chain_head == stored[-1]["hash"]
         assert verify(stored).ok
-
-
-def test_saves_queued_while_the_leader_waits_for_the_writers_lock_join_its_batch(app):
-    """On SQLite the leader of a batch may wait for the lock file while the other process
-    writes; what queues meanwhile is written with it, not one commit later."""
-    games = [new_freeform_game(app) for _ in range(4)]
-    gate, results = one_leader_and_three_behind(app, games, at="lock")
-
-    assert gate.sizes == [4]
-    assert app.group_commit.batches == 1 and app.group_commit.fallbacks == 0
-    for gid in games:
-        result = results[gid]
-        assert not isinstance(result, BaseException), result
-        assert result.events == app.lines(gid)[-len(result.events):]
-        assert verify(app.lines(gid)).ok
-
-
-def test_a_leader_that_cannot_have_the_writers_lock_fails_alone_and_the_next_leads(app):
-    """The writer's lock refused (the lock file cannot be opened, say): the leader's order fails
-    with that error before any batch is taken, and the saves queued behind it are written."""
-    games = [new_freeform_game(app) for _ in range(3)]
-    exclusive = app.group_commit.exclusive
-    entered, opened, calls = threading.Event(), threading.Event(), []
-
-    @contextmanager
-    def refused_once():
-        calls.append(1)
-        if len(calls) == 1:
-            entered.set()
-            assert opened.wait(DEADLINE), "the test never let the leader go on"
-            raise OSError("the writer's lock file cannot be opened")
-        with exclusive():
-            yield
-
-    app.group_commit.exclusive = refused_once
-    results: dict = {}
-    first = in_thread(results, games[0], lambda: app.submit_order(games[0], "Blue", "a", roll("a")))
-    assert entered.wait(DEADLINE)
-    others = [in_thread(results, g, lambda g=g: app.submit_order(g, "Red", "b", roll("b"))) for g in games[1:]]
-    deadline = time.monotonic() + DEADLINE
-    while len(app.group_commit._queue) < 3:  # the leader's own save is still queued, and the two behind it
-        assert time.monotonic() < deadline, "the saves never queued up"
-        time.sleep(0.005)
-    opened.set()
-    join_all([first, *others])
-
-    assert isinstance(results[games[0]], OSError), results[games[0]]
-    assert stored_orders(app, games[0]) == []
-    for gid in games[1:]:
-        assert not isinstance(results[gid], BaseException), results[gid]
-        assert stored_orders(app, gid) == ["b"]
-    assert app.group_commit._queue == [] and not app.group_commit._busy
 
 
 def test_two_saves_of_one_game_never_share_a_batch(app):
@@ -234,12 +169,11 @@ def test_a_batch_the_store_cannot_take_fails_every_member_at_once_and_their_retr
 
 
 def batch_of_a_and_b(app: Warlog, a: str, b: str, meanwhile) -> tuple[Gate, dict]:
-    """A third game's order "c1" leads and waits for the writer's lock; Blue's "a1" in game a and
-    "b1" in game b queue behind it and join its batch; ``meanwhile()`` runs while they wait (the
-    writer's lock free, so another process can write), then the gate opens. Returns the gate and
-    each order's result (or exception): "lead", "a", "b"."""
+    """A third game's order leads; Blue's "a1" in game a and "b1" in game b queue behind it as
+    one batch; ``meanwhile()`` runs while they wait, then the gate opens. Returns the gate and
+    each game's result (or exception)."""
     c = new_freeform_game(app)
-    gate = Gate(app, queued=2, at="lock")
+    gate = Gate(app, queued=2)
     results: dict = {}
     lead = in_thread(results, "lead", lambda: app.submit_order(c, "Blue", "c1", roll("c1")))
     assert gate.entered.wait(DEADLINE)
@@ -270,22 +204,20 @@ def race_inside_a_batch(app: Warlog, store_config, b_cached: bool, order_id_else
 
     gate, results = batch_of_a_and_b(app, a, b, another_process_orders_in_b)
     winner = won[0]
-    assert gate.sizes[0] == 3  # c, a and b in one batch, which failed
-    for key in ("lead", "a"):
-        assert not isinstance(results[key], BaseException), results[key]
-    assert results["lead"].events == app.lines(results["lead"].events[0]["game_id"])[-len(results["lead"].events):]
+    assert gate.sizes[:2] == [1, 2]  # c alone, then the batch of a and b, which failed
+    assert not isinstance(results["a"], BaseException), results["a"]
     assert stored_orders(app, a) == ["a1"]
     assert results["a"].events == app.lines(a)[-len(results["a"].events):]
     for gid in (a, b):
         assert verify(app.lines(gid)).ok
-    return b, winner, results["b"], gate.sizes[1:]
+    return b, winner, results["b"], gate.sizes[2:]
 
 
 def test_a_race_lost_inside_a_batch_by_a_game_as_loaded_fails_only_that_games_order(app, store_config):
-    """The batch fails on the store's unique key and is saved member by member: c, a, then b's,
-    which fails again and is b's alone."""
+    """The batch fails on the store's unique key and is saved member by member: a alone, then
+    b's, which fails again and is b's alone."""
     b, winner, result, later_saves = race_inside_a_batch(app, store_config, False, "elsewhere")
-    assert later_saves == [1, 1, 1] and app.group_commit.fallbacks == 1
+    assert later_saves == [1, 1] and app.group_commit.fallbacks == 1
     assert isinstance(result, Conflict) and result.current_version == winner.version
     assert stored_orders(app, b) == ["elsewhere"]
 
@@ -295,7 +227,7 @@ def test_a_race_lost_inside_a_batch_by_a_cached_copy_runs_the_order_again_on_the
     other process's rows after it, the batch is written again without b (no member-by-member
     fallback), and b's order is decided again on the game as stored, after the other's."""
     b, winner, result, later_saves = race_inside_a_batch(app, store_config, True, "elsewhere")
-    assert later_saves == [2, 1] and app.group_commit.fallbacks == 0  # c and a, then b's order again
+    assert later_saves == [1, 1] and app.group_commit.fallbacks == 0  # a alone, then b's order again
     assert not isinstance(result, BaseException), result
     assert stored_orders(app, b) == ["elsewhere", "b1"]
     assert result.events[0]["seq"] == winner.version + 1
@@ -307,7 +239,7 @@ def test_a_race_lost_inside_a_batch_with_the_same_order_id_returns_the_winners_r
     # The other process recorded this very order: the loser returns the winner's result.
     assert result.replayed and result.events == winner.events
     assert stored_orders(app, b) == ["b1"]
-    assert (later_saves, app.group_commit.fallbacks) == (([2], 0) if b_cached else ([1, 1, 1], 1))
+    assert (later_saves, app.group_commit.fallbacks) == (([1], 0) if b_cached else ([1, 1], 1))
 
 
 def test_many_threads_on_many_games_record_every_order_once(app):
@@ -452,9 +384,9 @@ def test_a_game_another_process_records_in_too_is_checked_before_its_commands_no
 
 
 def test_a_row_changed_under_a_cached_game_inside_a_batch_fails_only_that_games_order(app, store_config):
-    """The batch's guards find game b's rows changed: nothing of the batch is written, c's and
-    a's orders are written again without b (no member-by-member fallback), and b's order, run
-    again on b as stored, finds the damaged row."""
+    """The batch's guards find game b's rows changed: nothing of the batch is written, a's order
+    is written again alone (no member-by-member fallback), and b's order, run again on b as
+    stored, finds the damaged row."""
     a, b = new_freeform_game(app), new_freeform_game(app)
     last = app.submit_order(b, "Red", "b0", roll("b0"))
 
@@ -463,7 +395,7 @@ def test_a_row_changed_under_a_cached_game_inside_a_batch_fails_only_that_games_
             raw.set_state(b, last.version, b"{not json")
 
     gate, results = batch_of_a_and_b(app, a, b, damage_b)
-    assert gate.sizes == [3, 2]
+    assert gate.sizes == [1, 2, 1]
     assert app.group_commit.fallbacks == 0
     assert isinstance(results["b"], DamagedLog), results["b"]
     assert stored_orders(app, a) == ["a1"] and verify(app.lines(a)).ok
