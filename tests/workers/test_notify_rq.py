@@ -74,7 +74,7 @@ def run_worker(tmp_path: Path, redis_url: str, queue_name: str, **env: str) -> s
 
 
 @pytest.mark.slow
-def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, queue):
+def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, queue, trusted_receivers):
     config = config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")})
     migrate(config)
     app = Warlog(config)
@@ -119,7 +119,7 @@ def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, q
 
 
 @pytest.mark.slow
-def test_a_webhook_that_keeps_failing_ends_as_a_failed_job(tmp_path, redis_url, queue):
+def test_a_webhook_that_keeps_failing_ends_as_a_failed_job(tmp_path, redis_url, queue, trusted_receivers):
     config = config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")})
     migrate(config)
     app = Warlog(config)
