@@ -67,7 +67,8 @@ class Allow:
             except ValueError:
                 name = host.lower()
                 if not _NAME.match(name):
-                    raise ValueError(f"{ALLOW_ENV}: {entry!r} is neither an address, a network nor a host name") from None
+                    raise ValueError(f"{ALLOW_ENV}: {entry!r} is neither an address, a network "
+                                     "nor a host name") from None
                 names.append((name.rstrip("."), port))
         return cls(tuple(networks), tuple(names))
 

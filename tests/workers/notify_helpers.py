@@ -7,6 +7,7 @@ import contextlib
 import email
 import http.server
 import json
+import ssl
 import threading
 from email.message import Message
 from typing import Iterator
@@ -97,16 +98,18 @@ class Receiver:
 
 @contextlib.contextmanager
 def webhook_receiver(secret: str, statuses: list[int] | None = None, *, host: str = "127.0.0.1",
-                     redirect_to: str | None = None,
-                     hold: threading.Event | None = None) -> Iterator[tuple[Receiver, str]]:
+                     redirect_to: str | None = None, hold: threading.Event | None = None,
+                     tls: ssl.SSLContext | None = None) -> Iterator[tuple[Receiver, str]]:
     """A receiver on ``host`` (a loopback address; the tests trust 127.0.0.0/8 through
-    WARLOG_WEBHOOK_ALLOW, the ``trusted_receivers`` fixture) and its URL."""
+    WARLOG_WEBHOOK_ALLOW, the ``trusted_receivers`` fixture) and its URL; https with ``tls``."""
     receiver = Receiver(secret, statuses, redirect_to, hold)
     server = http.server.ThreadingHTTPServer((host, 0), receiver.handler())
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield receiver, f"http://{host}:{server.server_address[1]}/hook"
+        yield receiver, f"{'https' if tls else 'http'}://{host}:{server.server_address[1]}/hook"
     finally:
         if hold is not None:
             hold.set()

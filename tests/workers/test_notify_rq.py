@@ -82,7 +82,8 @@ def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, q
     app = Warlog(config)
     try:
         gid = new_freeform_game(app)
-        dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0], webhook_queue=queue.name))
+        dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0],
+                                                          webhook_queue=queue.name))
         dispatcher.run_batch()  # the start: nobody has an address or a webhook yet
         access = AccessStore.for_service(app)
         access.set_contact(gid, "Blue", "blue@example.org")

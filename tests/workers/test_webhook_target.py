@@ -9,6 +9,9 @@ addresses in the checks are never connected to."""
 from __future__ import annotations
 
 import ipaddress
+import shutil
+import ssl
+import subprocess
 
 import pytest
 
@@ -166,3 +169,35 @@ def test_an_unreachable_allowed_receiver_is_a_failed_delivery(trusted_receivers)
     with pytest.raises(notify.WebhookFailed, match="unreachable"):
         notify.post_webhook(f"http://127.0.0.1:{free_port()}/nobody", SECRET, b"{}", delivery="g:1:webhook:",
                             timeout=2)
+
+
+def _certificate(tmp_path, name: str) -> tuple[str, str]:
+    """A self-signed certificate for ``name`` (openssl), and its key."""
+    cert, key = str(tmp_path / f"{name}.pem"), str(tmp_path / f"{name}.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={name}",
+                    "-addext", f"subjectAltName=DNS:{name}", "-keyout", key, "-out", cert],
+                   check=True, capture_output=True)
+    return cert, key
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_over_https_the_pinned_connection_checks_the_certificate_of_the_urls_host(names, monkeypatch, tmp_path):
+    """Connected to the checked address (127.0.0.2), the TLS server name and the certificate
+    checked are still the URL's host: a certificate for another name is a failed delivery."""
+    monkeypatch.setenv("WARLOG_WEBHOOK_ALLOW", "127.0.0.2")
+    names["localhost"] = ["127.0.0.2"]
+    for served, expected in (("localhost", 204), ("elsewhere.example", None)):
+        cert, key = _certificate(tmp_path, served)
+        monkeypatch.setenv("SSL_CERT_FILE", cert)  # the client trusts this certificate alone
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(cert, key)
+        with webhook_receiver(SECRET, host="127.0.0.2", tls=tls) as (receiver, url):
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            hook = f"https://localhost:{port}/hook"
+            if expected:
+                assert notify.post_webhook(hook, SECRET, b"{}", delivery="g:1:webhook:") == expected
+                assert receiver.posts[0]["valid"] and receiver.posts[0]["headers"]["Host"] == f"localhost:{port}"
+            else:
+                with pytest.raises(notify.WebhookFailed, match="SSLCertVerificationError"):
+                    notify.post_webhook(hook, SECRET, b"{}", delivery="g:1:webhook:")
+                assert receiver.posts == []
