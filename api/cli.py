@@ -146,11 +146,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from rq import Queue, Worker
 
     from workers import notify_jobs
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from workers.webhook_target import Allow
 
-    Allow.from_env()  # a malformed WARLOG_WEBHOOK_ALLOW stops the worker at once, not each delivery
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        Allow.from_env()  # a malformed WARLOG_WEBHOOK_ALLOW stops the worker at once, not each delivery
+    except ValueError as exc:
+        raise SystemExit(f"warlog worker: {exc}") from None
     conn = notify_jobs.redis_connection()
     if args.webhooks:
         names = [notify_jobs.webhook_queue_name()]

@@ -9,9 +9,13 @@ addresses in the checks are never connected to."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import shutil
 import ssl
 import subprocess
+import sys
+import uuid
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +23,7 @@ from tests.workers.notify_helpers import free_port, webhook_receiver
 from workers import notify, webhook_target
 from workers.webhook_target import Allow, Refused, check
 
+ROOT = Path(__file__).resolve().parents[2]
 PUBLIC_IP = "93.184.216.34"  # a global address: checked, never connected to
 SECRET = "whsec_" + "t" * 40
 
@@ -201,3 +206,13 @@ def test_over_https_the_pinned_connection_checks_the_certificate_of_the_urls_hos
                 with pytest.raises(notify.WebhookFailed, match="SSLCertVerificationError"):
                     notify.post_webhook(hook, SECRET, b"{}", delivery="g:1:webhook:")
                 assert receiver.posts == []
+
+
+def test_a_worker_with_a_malformed_allow_list_stops_at_once_naming_the_entry(tmp_path):
+    env = {**os.environ, "WARLOG_WEBHOOK_ALLOW": "127.0.0.1, 10.0.0.1:http", "WARLOG_DATA_DIR": str(tmp_path),
+           "WARLOG_QUEUE": f"test-allow-{uuid.uuid4().hex[:8]}"}
+    done = subprocess.run([sys.executable, "-m", "api.cli", "worker", "--webhooks", "--burst"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "WARLOG_WEBHOOK_ALLOW: '10.0.0.1:http' has no valid port" in done.stderr
+    assert "Traceback" not in done.stderr
