@@ -138,20 +138,29 @@ def cmd_projector(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
     (retries with backoff are scheduled) and, unless --no-dispatch, the notification dispatcher
-    as a thread (workers/dispatch.py; several workers may each run one)."""
+    as a thread (workers/dispatch.py; several workers may each run one). With --webhooks, a
+    worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE), so slow receivers hold up no other job."""
     import logging
     import threading
 
     from rq import Queue, Worker
 
     from workers import notify_jobs
+    from workers.webhook_target import Allow
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        Allow.from_env()  # a malformed WARLOG_WEBHOOK_ALLOW stops the worker at once, not each delivery
+    except ValueError as exc:
+        raise SystemExit(f"warlog worker: {exc}") from None
     conn = notify_jobs.redis_connection()
-    names = args.queues or list(dict.fromkeys(
-        [os.environ.get("WARLOG_QUEUE", "").strip() or "warlog", notify_jobs.queue_name()]))
+    if args.webhooks:
+        names = [notify_jobs.webhook_queue_name()]
+    else:
+        names = args.queues or list(dict.fromkeys(
+            [os.environ.get("WARLOG_QUEUE", "").strip() or "warlog", notify_jobs.queue_name()]))
     dispatcher = None
-    if not args.no_dispatch:
+    if not args.no_dispatch and not args.webhooks:
         from workers.dispatch import Dispatcher
         from workers.notify import SmtpSettings
 
@@ -985,6 +994,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                                "WARLOG_NOTIFY_QUEUE, both 'warlog' unless set)")
     p.add_argument("--burst", action="store_true", help="quit when the queues are empty")
     p.add_argument("--no-dispatch", action="store_true", help="do not run the notification dispatcher here")
+    p.add_argument("--webhooks", action="store_true", help="serve the webhook queue only (WARLOG_WEBHOOK_QUEUE, "
+                                                           "default '<WARLOG_QUEUE>-webhooks'), without a dispatcher")
     p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")

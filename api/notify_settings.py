@@ -3,7 +3,8 @@
 - ``PUT /api/v1/games/{id}/notifications`` (the seat's token): ``{"email"?: ..., "notify": bool}``
   for the caller's own seat; without ``email`` the address given before is kept.
 - ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ...}``; without a
-  secret one is generated and returned once. ``{"url": null}`` removes the webhook.
+  secret one is generated and returned once. ``{"url": null}`` removes the webhook. A URL whose
+  host resolves to an internal address is refused with 422 naming why (workers/webhook_target).
 
 Addresses and secrets never go into the event log (it is exported whole) and are never logged.
 """
@@ -20,7 +21,9 @@ from api.auth import ADMIN, SEAT, access, caller_for
 from api.games import load
 from api.problems import ApiProblem
 from api.schemas import dump
+from workers import webhook_target
 from workers.dispatch import NotifyStore
+from workers.notify_jobs import public_url
 
 bp = Blueprint("notify_settings", __name__, url_prefix="/api/v1")
 
@@ -41,7 +44,9 @@ class NotificationSettingsOut(Schema):
 class Webhook(Schema):
     url = fields.String(required=True, allow_none=True, validate=validate.Length(max=2000),
                         metadata={"description": "http(s) URL that receives a signed JSON POST when a seat's "
-                                                 "turn begins; null removes the webhook"})
+                                                 "turn begins; null removes the webhook. Refused when its host "
+                                                 "resolves to a loopback, private, link-local, multicast or "
+                                                 "reserved address (unless WARLOG_WEBHOOK_ALLOW lists it)"})
     secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=16, max=200),
                            metadata={"description": "HMAC key; omitted: the server makes one and returns it once"})
 
@@ -86,6 +91,14 @@ def put_notifications(game_id: str):
                                                    "email": email, "notify": body["notify"] and bool(email)}))
 
 
+def _check_target(url: str) -> None:
+    """Refuse, before storing it, a URL the worker would refuse to POST to (workers/webhook_target)."""
+    try:
+        webhook_target.check(url, own=public_url())
+    except webhook_target.Refused as exc:
+        raise ApiProblem("invalid_request", str(exc), errors={"url": [str(exc)]}) from None
+
+
 @bp.put("/games/<game_id>/webhook")
 def put_webhook(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
@@ -94,6 +107,7 @@ def put_webhook(game_id: str):
     if body["url"] is None:
         store().set_webhook(caller.game_id, None)
     else:
+        _check_target(body["url"])
         secret = body["secret"]
         if secret is None:
             secret = generated = "whsec_" + secrets.token_urlsafe(32)

@@ -271,7 +271,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "the URL, signed: `X-Warlog-Signature: sha256=<hex HMAC-SHA256 of X-Warlog-Timestamp + '.' "
                     "+ the raw body, keyed with the secret>`. Receivers recompute it, compare in constant time "
                     "and refuse a timestamp more than 5 minutes off (docs/operations.md). Without `secret` one "
-                    "is generated and returned once. `{\"url\": null}` removes the webhook. Failed deliveries "
+                    "is generated and returned once. `{\"url\": null}` removes the webhook. A URL whose host "
+                    "resolves to a loopback, private, link-local, multicast or reserved address is 422 "
+                    "invalid_request naming why, unless the operator's WARLOG_WEBHOOK_ALLOW lists it; each "
+                    "delivery checks again. Redirects are not followed. Failed deliveries "
                     "are retried with backoff, then kept as failed jobs.",
         replies={200: Reply("the webhook now", notify_settings.WebhookOut)},
         problems=(*AUTH_WRITE, *BODY)),

@@ -244,7 +244,7 @@ class MailFailed(Exception):
 
 def deliver(service: Any, game_id: str, seq: int, channel: str, seat: str, *, smtp: notify.SmtpSettings | None,
             public_url: str, store: NotifyStore | None = None, access: Any = None,
-            webhook_timeout: float = 10.0) -> str:
+            webhook_timeout: float = 5.0) -> str:
     """Send one delivery once; returns what happened (sent / already done / skipped: why).
     Raises when sending fails, after recording the error, so rq retries it."""
     from api.access import AccessStore
@@ -315,5 +315,5 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
             raise MailFailed(f"SMTP {type(exc).__name__}" + (f" {code}" if code else "")) from None
     else:
         notify.post_webhook(hook["url"], hook["secret"], notify.webhook_body(summary), delivery=key,
-                            timeout=webhook_timeout)
+                            timeout=webhook_timeout, own=public_url)
     return "sent"

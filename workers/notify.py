@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import os
 import smtplib
 import ssl
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Mapping
@@ -38,6 +37,7 @@ from typing import Mapping
 from domain.events import COMMAND_TYPES
 from domain.visibility import filter_lines
 from projections.narrate import describe
+from workers import webhook_target
 
 # Events that begin a command: everything after one, up to the next, was recorded by that command.
 COMMAND_HEADS = COMMAND_TYPES | {"GameCreated", "OrderAccepted"}
@@ -276,24 +276,49 @@ def send_email(settings: SmtpSettings, msg: EmailMessage) -> None:
 
 
 class WebhookFailed(Exception):
-    """The receiver did not answer 2xx (the job fails and is retried)."""
+    """The receiver did not answer 2xx, or its target is refused (the job fails and is retried)."""
 
 
-def post_webhook(url: str, secret: str, body: bytes, *, delivery: str, timeout: float = 10.0,
-                 now: float | None = None) -> int:
-    """POST the signed body; returns the status, raises WebhookFailed for anything but 2xx."""
-    timestamp = str(int(now if now is not None else time.time()))
-    req = urllib.request.Request(url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "warlog-webhook/1",
-        TIMESTAMP_HEADER: timestamp, SIGNATURE_HEADER: sign(secret, timestamp, body), DELIVERY_HEADER: delivery})
+class _Pinned(http.client.HTTPConnection):
+    """A connection to the address ``webhook_target.check`` approved, not to whatever the name
+    resolves to by now; over https the host's name is still the TLS server name checked."""
+
+    def __init__(self, target: webhook_target.Target, timeout: float):
+        super().__init__(target.address, target.port, timeout=timeout)
+        self.target = target
+
+    def connect(self) -> None:
+        super().connect()
+        if self.target.scheme == "https":
+            context = ssl.create_default_context()
+            self.sock = context.wrap_socket(self.sock, server_hostname=self.target.host)
+
+
+def post_webhook(url: str, secret: str, body: bytes, *, delivery: str, timeout: float = 5.0,
+                 now: float | None = None, allow: webhook_target.Allow | None = None, own: str | None = None) -> int:
+    """POST the signed body to ``url`` once its target passes ``webhook_target.check`` (checked
+    again at every delivery); returns the status, raises WebhookFailed for anything but 2xx.
+    A redirect is not followed: it would send the signed body somewhere nobody checked."""
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        raise WebhookFailed(f"webhook answered {exc.code}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise WebhookFailed(f"webhook unreachable: {type(reason).__name__}: {reason}") from None
+        target = webhook_target.check(url, allow, own)
+    except webhook_target.Refused as exc:
+        raise WebhookFailed(str(exc)) from None
+    timestamp = str(int(now if now is not None else time.time()))
+    headers = {"Host": target.host_header, "Content-Type": "application/json", "User-Agent": "warlog-webhook/1",
+               TIMESTAMP_HEADER: timestamp, SIGNATURE_HEADER: sign(secret, timestamp, body), DELIVERY_HEADER: delivery}
+    connection = _Pinned(target, timeout)
+    try:
+        connection.request("POST", target.path, body=body, headers=headers)
+        status = connection.getresponse().status
+    except (OSError, http.client.HTTPException) as exc:
+        raise WebhookFailed(f"webhook unreachable: {type(exc).__name__}: {exc}") from None
+    finally:
+        connection.close()
+    if 300 <= status < 400:
+        raise WebhookFailed(f"webhook answered {status}; redirects are not followed")
+    if not 200 <= status < 300:
+        raise WebhookFailed(f"webhook answered {status}")
+    return status
 
 
 def retry_intervals(env: Mapping[str, str] | None = None) -> list[int]:

@@ -1,9 +1,15 @@
 """rq jobs for notifications: thin wrappers over workers/dispatch.deliver.
 
+Webhook deliveries have their own queue, served by its own worker (``warlog worker --webhooks``),
+so a receiver that is slow or never answers holds up other webhooks only, never mails, replays or
+statistics; each attempt is short and the retries are bounded, with backoff.
+
 Environment: WARLOG_SMTP_* (workers/notify.SmtpSettings), WARLOG_PUBLIC_URL (the link in a
-message), WARLOG_NOTIFY_QUEUE (the queue; default WARLOG_QUEUE, else ``warlog``),
-WARLOG_NOTIFY_RETRY_INTERVALS (seconds between attempts; their count is the number of retries),
-WARLOG_WEBHOOK_TIMEOUT (seconds, default 10). REDIS_URL: see docs/operations.md.
+message), WARLOG_NOTIFY_QUEUE (the mails' queue; default WARLOG_QUEUE, else ``warlog``),
+WARLOG_WEBHOOK_QUEUE (the webhooks' queue; default ``<WARLOG_QUEUE>-webhooks``, i.e.
+``warlog-webhooks``), WARLOG_NOTIFY_RETRY_INTERVALS (seconds between attempts; their count is the
+number of retries), WARLOG_WEBHOOK_TIMEOUT (seconds per network step of an attempt, default 5),
+WARLOG_WEBHOOK_ALLOW (workers/webhook_target). REDIS_URL: see docs/operations.md.
 """
 
 from __future__ import annotations
@@ -13,12 +19,18 @@ import os
 from typing import Any
 
 DEFAULT_QUEUE = "warlog"  # the queue of the other jobs too (WARLOG_QUEUE)
-JOB_TIMEOUT = 120  # seconds: an SMTP conversation and a webhook POST each time out well before
+JOB_TIMEOUT = 120  # seconds: an SMTP conversation times out well before
+WEBHOOK_JOB_TIMEOUT = 30  # seconds: a whole webhook attempt, however slowly a receiver drips its answer
 
 
 def queue_name() -> str:
     return (os.environ.get("WARLOG_NOTIFY_QUEUE", "").strip() or os.environ.get("WARLOG_QUEUE", "").strip()
             or DEFAULT_QUEUE)
+
+
+def webhook_queue_name() -> str:
+    return (os.environ.get("WARLOG_WEBHOOK_QUEUE", "").strip()
+            or f"{os.environ.get('WARLOG_QUEUE', '').strip() or DEFAULT_QUEUE}-webhooks")
 
 
 def public_url() -> str:
@@ -37,20 +49,27 @@ def job_id(row: dict) -> str:
     return f"notify-{row['channel']}-{row['game_id']}-{row['seq']}-{seat}"
 
 
-def enqueuer(connection: Any = None, queue: str | None = None, intervals: list[int] | None = None):
-    """The dispatcher's ``enqueue``: one rq job per delivery row, its id derived from the row."""
+def enqueuer(connection: Any = None, queue: str | None = None, intervals: list[int] | None = None,
+             webhook_queue: str | None = None):
+    """The dispatcher's ``enqueue``: one rq job per delivery row, its id derived from the row;
+    mails on ``queue``, webhooks on ``webhook_queue`` with their shorter time limit."""
     from rq import Queue, Retry
 
+    from workers.dispatch import WEBHOOK
     from workers.notify import retry_intervals
 
-    q = Queue(queue or queue_name(), connection=connection or redis_connection())
+    connection = connection or redis_connection()
+    mails = Queue(queue or queue_name(), connection=connection)
+    hooks = Queue(webhook_queue or webhook_queue_name(), connection=connection)
     intervals = retry_intervals() if intervals is None else intervals
 
     def enqueue(row: dict) -> None:
         retry = Retry(max=len(intervals), interval=intervals) if intervals else None
-        q.enqueue(deliver, row["game_id"], int(row["seq"]), row["channel"], row["seat"], job_id=job_id(row),
-                  retry=retry, job_timeout=JOB_TIMEOUT, result_ttl=86400, failure_ttl=7 * 86400,
-                  description=f"notify {row['channel']} game {row['game_id']} seq {row['seq']}")
+        webhook = row["channel"] == WEBHOOK
+        (hooks if webhook else mails).enqueue(
+            deliver, row["game_id"], int(row["seq"]), row["channel"], row["seat"], job_id=job_id(row), retry=retry,
+            job_timeout=WEBHOOK_JOB_TIMEOUT if webhook else JOB_TIMEOUT, result_ttl=86400, failure_ttl=7 * 86400,
+            description=f"notify {row['channel']} game {row['game_id']} seq {row['seq']}")
 
     return enqueue
 
@@ -64,6 +83,6 @@ def deliver(game_id: str, seq: int, channel: str, seat: str) -> str:
     service = Warlog()
     try:
         return run(service, game_id, seq, channel, seat, smtp=SmtpSettings.from_env(), public_url=public_url(),
-                   webhook_timeout=float(os.environ.get("WARLOG_WEBHOOK_TIMEOUT") or 10))
+                   webhook_timeout=float(os.environ.get("WARLOG_WEBHOOK_TIMEOUT") or 5))
     finally:
         service.close()

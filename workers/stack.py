@@ -7,8 +7,8 @@ A small supervisor:
    children as ``REDIS_URL``;
 2. runs the migration once (``warlog migrate``);
 3. starts the web server (gunicorn with api/gunicorn_conf.py), an rq worker (``warlog worker``,
-   which also dispatches notifications) and the projector (``warlog projector``), each in its
-   own process group;
+   which also dispatches notifications), the webhook deliveries' worker (``warlog worker
+   --webhooks``) and the projector (``warlog projector``), each in its own process group;
 4. prints the URL once /healthz answers;
 5. on SIGINT or SIGTERM, or when any child ends, stops every child (SIGTERM to its group, SIGKILL
    after ``--stop-timeout`` seconds) and then shuts the embedded Redis down, so no redis-server
@@ -97,6 +97,7 @@ class Stack:
         return {
             "web": [py, "-m", "gunicorn", "-c", CONF, "api.app:create_app()"],
             "worker": [py, "-m", "api.cli", "worker"],
+            "webhooks": [py, "-m", "api.cli", "worker", "--webhooks"],
             "projector": [py, "-m", "api.cli", "projector"],
         }
 

@@ -36,7 +36,8 @@ ROLL = {"kind": "roll", "dice": "2d6", "purpose": "scouting"}
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     with live_server(tmp_path_factory.mktemp("security"), WEB_CONCURRENCY="2",
-                     WARLOG_STREAM_HEARTBEAT_SECONDS="1", WARLOG_STREAM_MAX_SECONDS="1") as url:
+                     WARLOG_STREAM_HEARTBEAT_SECONDS="1", WARLOG_STREAM_MAX_SECONDS="1",
+                     WARLOG_WEBHOOK_ALLOW="127.0.0.1:9") as url:  # the webhook set below (nothing delivers it)
         yield url, Http(url)
 
 

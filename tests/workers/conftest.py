@@ -42,6 +42,12 @@ def redis_url(tmp_path_factory):
 
 
 @pytest.fixture
+def trusted_receivers(monkeypatch):
+    """The operator's allow-list for the tests' webhook receivers, which listen on loopback."""
+    monkeypatch.setenv("WARLOG_WEBHOOK_ALLOW", "127.0.0.0/8")
+
+
+@pytest.fixture
 def rq_env(redis_url, monkeypatch):
     """A unique queue on the test Redis; its keys and its jobs' keys are deleted afterwards."""
     conn = Redis.from_url(redis_url)

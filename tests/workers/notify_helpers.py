@@ -7,6 +7,7 @@ import contextlib
 import email
 import http.server
 import json
+import ssl
 import threading
 from email.message import Message
 from typing import Iterator
@@ -44,28 +45,48 @@ def smtp_server() -> Iterator[tuple[Mailbox, int]]:
 
 
 class Receiver:
-    """Records every POST; answers ``status`` (a list is consumed one per request) and checks the
-    signature as a real receiver would."""
+    """Records every request; answers ``status`` (a list is consumed one per request) and checks the
+    signature as a real receiver would. ``redirect_to`` makes it answer 302 with that Location;
+    ``hold`` makes it wait for that event (``arrived`` is set once a request is in)."""
 
-    def __init__(self, secret: str, statuses: list[int] | None = None):
+    def __init__(self, secret: str, statuses: list[int] | None = None, redirect_to: str | None = None,
+                 hold: threading.Event | None = None):
         self.secret = secret
         self.statuses = list(statuses or [])
+        self.redirect_to = redirect_to
+        self.hold = hold
+        self.arrived = threading.Event()
         self.posts: list[dict] = []
+        self.requests: list[str] = []  # "METHOD path" of every request, POST or not
 
     def handler(self):
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                receiver.requests.append(f"GET {self.path}")
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_POST(self):
+                receiver.requests.append(f"POST {self.path}")
+                receiver.arrived.set()
+                if receiver.hold is not None:
+                    receiver.hold.wait(120)
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 ok = notify.verify_signature(receiver.secret, raw, self.headers.get(notify.TIMESTAMP_HEADER),
                                              self.headers.get(notify.SIGNATURE_HEADER))
                 status = receiver.statuses.pop(0) if receiver.statuses else 204
+                if receiver.redirect_to:
+                    status = 302
                 if not ok:
                     status = 401
                 receiver.posts.append({"valid": ok, "status": status, "body": json.loads(raw),
                                        "headers": dict(self.headers)})
                 self.send_response(status)
+                if receiver.redirect_to:
+                    self.send_header("Location", receiver.redirect_to)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -76,13 +97,21 @@ class Receiver:
 
 
 @contextlib.contextmanager
-def webhook_receiver(secret: str, statuses: list[int] | None = None) -> Iterator[tuple[Receiver, str]]:
-    receiver = Receiver(secret, statuses)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), receiver.handler())
+def webhook_receiver(secret: str, statuses: list[int] | None = None, *, host: str = "127.0.0.1",
+                     redirect_to: str | None = None, hold: threading.Event | None = None,
+                     tls: ssl.SSLContext | None = None) -> Iterator[tuple[Receiver, str]]:
+    """A receiver on ``host`` (a loopback address; the tests trust 127.0.0.0/8 through
+    WARLOG_WEBHOOK_ALLOW, the ``trusted_receivers`` fixture) and its URL; https with ``tls``."""
+    receiver = Receiver(secret, statuses, redirect_to, hold)
+    server = http.server.ThreadingHTTPServer((host, 0), receiver.handler())
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield receiver, f"http://127.0.0.1:{server.server_address[1]}/hook"
+        yield receiver, f"{'https' if tls else 'http'}://{host}:{server.server_address[1]}/hook"
     finally:
+        if hold is not None:
+            hold.set()
         server.shutdown()
         server.server_close()

@@ -4,6 +4,7 @@ server (aiosmtpd) and a real HTTP receiver that checks the signature; idempotenc
 
 from __future__ import annotations
 
+import ipaddress
 import time
 import uuid
 
@@ -15,7 +16,7 @@ from domain.rulesets import find_ruleset
 from domain.service import Warlog
 from tests.conftest import new_freeform_game
 from tests.workers.notify_helpers import smtp_server, webhook_receiver
-from workers import notify
+from workers import notify, webhook_target
 from workers.dispatch import EMAIL, FAILED, SENT, WEBHOOK, Dispatcher, NotifyStore, deliver
 
 SECRET_TEXT = "the 3rd Bde crosses at dawn"
@@ -237,7 +238,7 @@ def test_an_opted_out_seat_gets_no_mail(sqlite_app, mail):
     assert box.messages == []
 
 
-def test_the_webhook_is_signed_public_and_retried_until_it_answers(sqlite_app):
+def test_the_webhook_is_signed_public_and_retried_until_it_answers(sqlite_app, trusted_receivers):
     h = Harness(sqlite_app, None)  # no SMTP configured: webhooks only
     gid = _started_game(h)
     h.dispatch()
@@ -263,7 +264,7 @@ def test_the_webhook_is_signed_public_and_retried_until_it_answers(sqlite_app):
     assert post["headers"][notify.DELIVERY_HEADER] == f"{gid}:{advanced.version}:webhook:"
 
 
-def test_an_unreachable_webhook_fails_within_its_timeout(sqlite_app):
+def test_an_unreachable_webhook_fails_within_its_timeout(sqlite_app, trusted_receivers):
     h = Harness(sqlite_app, None)
     gid = _started_game(h)
     h.dispatch()
@@ -287,7 +288,15 @@ def client(sqlite_config):
     service.close()
 
 
-def test_the_settings_endpoints(client):
+@pytest.fixture
+def hooks_example(monkeypatch):
+    """hooks.example resolves to a public address (never connected to), without asking DNS."""
+    real = webhook_target.resolve
+    monkeypatch.setattr(webhook_target, "resolve", lambda host, port: (
+        [ipaddress.ip_address("93.184.216.34")] if host == "hooks.example" else real(host, port)))
+
+
+def test_the_settings_endpoints(client, hooks_example):
     from tests.api.conftest import make_game
 
     c, service = client
@@ -315,6 +324,83 @@ def test_the_settings_endpoints(client):
     assert c.put(f"{url}/webhook", json={"url": "https://x.example"}, headers=game.seats["Red"]).status_code == 403
     assert c.put(f"{url}/webhook", json={"url": None}, headers=game.admin).status_code == 200
     assert NotifyStore.for_service(service).webhook(game.game_id) is None
+
+
+@pytest.mark.parametrize("target, reason", [
+    ("http://127.0.0.1:5432/", "127.0.0.1 is a loopback address"),
+    ("http://localhost:6379/", "localhost (127.0.0.1) is a loopback address"),
+    ("http://[::1]/", "::1 is a loopback address"),
+    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"),
+    ("http://10.0.0.1/", "10.0.0.1 is a private address"),
+    ("http://2130706433/", "2130706433 (127.0.0.1) is a loopback address"),
+    ("http://0x7f000001/", "0x7f000001 (127.0.0.1) is a loopback address"),
+    ("http://0.0.0.0/", "0.0.0.0 is an unspecified address"),
+    ("http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1 is a loopback address"),
+    ("http://127.0.0.1:8000/api/v1/games", "warlog's own API"),
+])
+def test_an_internal_webhook_target_is_refused_at_the_door(client, monkeypatch, target, reason):
+    from tests.api.conftest import make_game
+
+    monkeypatch.delenv("WARLOG_WEBHOOK_ALLOW", raising=False)
+    monkeypatch.delenv("WARLOG_PUBLIC_URL", raising=False)
+    monkeypatch.delenv("PORT", raising=False)  # warlog's own API is then http://127.0.0.1:8000
+    c, service = client
+    game = make_game(c)
+    r = c.put(f"/api/v1/games/{game.game_id}/webhook", json={"url": target}, headers=game.admin)
+    assert r.status_code == 422 and r.json["code"] == "invalid_request", r.json
+    assert reason in r.json["detail"] and r.json["errors"]["url"] == [r.json["detail"]]
+    if "own API" not in reason:
+        assert "refused (operator allow-list: WARLOG_WEBHOOK_ALLOW)" in r.json["detail"]
+    assert NotifyStore.for_service(service).webhook(game.game_id) is None
+
+
+def test_a_stored_internal_target_is_refused_at_delivery_without_a_request(sqlite_app, monkeypatch):
+    """A webhook stored before the door checked (or allowed then, and no longer) is checked again."""
+    monkeypatch.delenv("WARLOG_WEBHOOK_ALLOW", raising=False)
+    h = Harness(sqlite_app, None)
+    gid = _started_game(h)
+    h.dispatch()
+    secret = "whsec_" + "i" * 40
+    with webhook_receiver(secret) as (receiver, url):
+        h.store.set_webhook(gid, url, secret)
+        advanced = h.order(gid, "Blue", {"kind": "advance"})
+        [row] = h.dispatch()
+        with pytest.raises(notify.WebhookFailed, match="loopback address; refused"):
+            h.deliver(row)
+    assert receiver.requests == []
+    failed = h.store.delivery(gid, advanced.version, WEBHOOK, "")
+    assert failed["status"] == FAILED and "127.0.0.1 is a loopback address" in failed["error"]
+
+
+def test_a_name_that_rebinds_to_loopback_after_the_door_is_refused_at_delivery(client, monkeypatch):
+    """DNS rebinding: the name resolved to a public address when the admin set it, to
+    127.0.0.1 when the worker delivers; the delivery checks again and sends nothing."""
+    from tests.api.conftest import make_game
+
+    monkeypatch.delenv("WARLOG_WEBHOOK_ALLOW", raising=False)
+    answers = {"localhost": ["93.184.216.34"]}
+    real = webhook_target.resolve
+    monkeypatch.setattr(webhook_target, "resolve", lambda host, port: (
+        [ipaddress.ip_address(a) for a in answers[host]] if host in answers else real(host, port)))
+    c, service = client
+    game = make_game(c)
+    h = Harness(service, None)
+    h.dispatch()
+    secret = "whsec_" + "d" * 40
+    with webhook_receiver(secret) as (receiver, url):
+        rebinding = url.replace("127.0.0.1", "localhost")
+        r = c.put(f"/api/v1/games/{game.game_id}/webhook", json={"url": rebinding, "secret": secret},
+                  headers=game.admin)
+        assert r.status_code == 200, r.json
+        answers["localhost"] = ["127.0.0.1"]
+        c.post(f"/api/v1/games/{game.game_id}/orders", json={"kind": "advance"},
+               headers={**game.seats["Blue"], "Idempotency-Key": "rebind-1"})
+        rows = [row for row in h.dispatch() if row["channel"] == WEBHOOK]
+        assert rows
+        for row in rows:
+            with pytest.raises(notify.WebhookFailed, match=r"localhost \(127.0.0.1\) is a loopback address"):
+                h.deliver(row)
+    assert receiver.requests == []
 
 
 def test_an_smtp_failure_is_recorded_without_the_address_and_retried(sqlite_app, mail):

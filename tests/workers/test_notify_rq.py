@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from domain.storage import config_from_env
 from tests.conftest import new_freeform_game
 from tests.workers.notify_helpers import smtp_server, webhook_receiver
 from workers import notify_jobs
+from workers import queue as rqueue
 from workers.dispatch import Dispatcher, NotifyStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,13 +76,14 @@ def run_worker(tmp_path: Path, redis_url: str, queue_name: str, **env: str) -> s
 
 
 @pytest.mark.slow
-def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, queue):
+def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, queue, trusted_receivers):
     config = config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")})
     migrate(config)
     app = Warlog(config)
     try:
         gid = new_freeform_game(app)
-        dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0]))
+        dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0],
+                                                          webhook_queue=queue.name))
         dispatcher.run_batch()  # the start: nobody has an address or a webhook yet
         access = AccessStore.for_service(app)
         access.set_contact(gid, "Blue", "blue@example.org")
@@ -98,7 +101,7 @@ def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, q
                               WARLOG_SMTP_PORT=str(port), WARLOG_SMTP_FROM="warlog@example.org")
             assert done.returncode == 0, done.stderr[-3000:]
             # the same rows enqueued again (a dispatcher that crashed before marking them): no second mail
-            enqueue = notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0])
+            enqueue = notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0], webhook_queue=queue.name)
             for row in NotifyStore.for_service(app).deliveries(gid):
                 enqueue(row)
             again = run_worker(tmp_path, redis_url, queue.name, WARLOG_SMTP_HOST="127.0.0.1",
@@ -119,7 +122,7 @@ def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, q
 
 
 @pytest.mark.slow
-def test_a_webhook_that_keeps_failing_ends_as_a_failed_job(tmp_path, redis_url, queue):
+def test_a_webhook_that_keeps_failing_ends_as_a_failed_job(tmp_path, redis_url, queue, trusted_receivers):
     config = config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")})
     migrate(config)
     app = Warlog(config)
@@ -127,7 +130,8 @@ def test_a_webhook_that_keeps_failing_ends_as_a_failed_job(tmp_path, redis_url, 
         gid = new_freeform_game(app)
         secret = "whsec_" + "f" * 40
         with webhook_receiver(secret, statuses=[500, 500, 500, 500]) as (receiver, url):
-            dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0, 0]),
+            dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0, 0],
+                                                            webhook_queue=queue.name),
                                     email_enabled=False)
             dispatcher.run_batch()
             NotifyStore.for_service(app).set_webhook(gid, url, secret)
@@ -143,4 +147,57 @@ def test_a_webhook_that_keeps_failing_ends_as_a_failed_job(tmp_path, redis_url, 
         assert row["status"] == "failed" and "500" in row["error"] and row["attempts"] == 3
         assert secret not in done.stdout + done.stderr
     finally:
+        app.close()
+
+
+@pytest.mark.slow
+def test_a_slow_webhook_holds_up_no_statistics_job(tmp_path, rq_env, monkeypatch, trusted_receivers):
+    """Issue 29, item 7: the webhook is queued first and its receiver keeps it waiting; the
+    statistics job queued after it is still made meanwhile, by the other worker."""
+    for key in ("WARLOG_NOTIFY_QUEUE", "WARLOG_WEBHOOK_QUEUE", "WARLOG_DATABASE_URL", "WARLOG_ARTIFACT_DIR"):
+        monkeypatch.delenv(key, raising=False)
+    env = {"WARLOG_QUEUE": rq_env.queue, "WARLOG_DATA_DIR": str(tmp_path / "data"), "REDIS_URL": rq_env.url,
+           "WARLOG_WEBHOOK_TIMEOUT": "90", "WARLOG_PUBLIC_URL": "https://warlog.example"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    config = config_from_env({"WARLOG_DATA_DIR": env["WARLOG_DATA_DIR"]})
+    migrate(config)
+    app = Warlog(config)
+    hold = threading.Event()
+    workers: list[subprocess.Popen] = []
+    try:
+        gid = new_freeform_game(app)
+        dispatcher = Dispatcher(app, notify_jobs.enqueuer(rq_env.conn, intervals=[0]), email_enabled=False)
+        dispatcher.run_batch()
+        secret = "whsec_" + "s" * 40
+        with webhook_receiver(secret, hold=hold) as (receiver, url):
+            NotifyStore.for_service(app).set_webhook(gid, url, secret)
+            advanced = app.submit_order(gid, "Red", "a1", {"kind": "advance"})
+            dispatcher.run_batch()  # the webhook's job is queued first
+            jid = rqueue.job_id("stats", gid, advanced.version, "public")
+            rq_env.job_ids.append(jid)
+            stats, _ = rqueue.enqueue_once(rqueue.get_queue(rq_env.conn, rq_env.queue), "workers.jobs.game_statistics",
+                                           jid, gid, advanced.version, "public", str(tmp_path / "artifacts"))
+            for extra in (["--webhooks"], ["--no-dispatch"]):
+                workers.append(subprocess.Popen([sys.executable, "-m", "api.cli", "worker", "--burst", *extra],
+                                                cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE,
+                                                stderr=subprocess.STDOUT, text=True))
+            webhooks, main = workers
+            assert receiver.arrived.wait(60), "the webhook never reached its receiver"
+            try:
+                main.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                pytest.fail("the statistics job waited behind the held webhook")
+            assert stats.get_status(refresh=True) == "finished", main.stdout.read()[-3000:]
+            assert receiver.posts == []  # the webhook is still being held
+            hold.set()
+            assert webhooks.wait(timeout=60) == 0, webhooks.stdout.read()[-3000:]
+        assert [p["status"] for p in receiver.posts] == [204] and receiver.posts[0]["valid"]
+        assert NotifyStore.for_service(app).delivery(gid, advanced.version, "webhook", "")["status"] == "sent"
+    finally:
+        hold.set()
+        for proc in workers:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(timeout=30)
         app.close()
