@@ -139,6 +139,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
     if test_config:
         app.config.from_mapping(test_config)
+    from workers.webhook_target import Allow
+
+    try:  # a malformed WARLOG_WEBHOOK_ALLOW stops the app at start, not PUT /webhook with a 500
+        Allow.from_env()
+    except ValueError as exc:
+        raise SystemExit(f"warlog: {exc}") from None
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)

@@ -216,3 +216,17 @@ def test_a_worker_with_a_malformed_allow_list_stops_at_once_naming_the_entry(tmp
     assert done.returncode == 1
     assert "WARLOG_WEBHOOK_ALLOW: '10.0.0.1:http' has no valid port" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_web_app_with_a_malformed_allow_list_stops_at_start_naming_the_entry(monkeypatch, sqlite_config):
+    """Not a 500 at the first PUT /webhook: the app refuses to start with the entry named."""
+    from api.app import create_app
+    from tests.conftest import make_app
+
+    service = make_app(sqlite_config)
+    monkeypatch.setenv("WARLOG_WEBHOOK_ALLOW", "127.0.0.1, 10.0.0.1:http")
+    try:
+        with pytest.raises(SystemExit, match="'10.0.0.1:http' has no valid port"):
+            create_app({"WARLOG_SERVICE": service, "TESTING": True})
+    finally:
+        service.close()
