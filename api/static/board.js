@@ -116,32 +116,34 @@
     var hit = steps < full && !u.eliminated;
     var cls = "counter" + (flags.moved ? " moved" : "") + (flags.hit ? " struck" : "") + (hit ? " hit" : "");
     var g = svg("g", { "class": cls, "data-unit": id, "data-steps": steps, "data-side": info.side || "",
-                       transform: "translate(" + x.toFixed(1) + " " + y.toFixed(1) + ")" });
+                       transform: "translate(" + x.toFixed(2) + " " + y.toFixed(2) + ")" });
     var text = unitText(board, state, id);
     if (passengers.length) text += "; carrying " + passengers.map(function (p) { return unitName(board, p); }).join(", ");
     g.appendChild(title(text));
-    g.appendChild(svg("rect", { "class": "face", width: cw, height: ch, rx: (cw * 0.08).toFixed(1),
-                                fill: colour[0], stroke: "#111", "stroke-width": Math.max(1, cw * 0.03).toFixed(1) }));
-    g.appendChild(svg("text", { "class": "abbr", x: (cw / 2).toFixed(1), y: (ch * 0.52).toFixed(1), fill: colour[1],
-                                "font-size": (ch * 0.4).toFixed(1), "text-anchor": "middle" },
+    var outline = flags.moved ? "#c2185b" : flags.hit ? "#ff6f00" : "#111";
+    g.appendChild(svg("rect", { "class": "face", width: cw.toFixed(2), height: ch.toFixed(2), rx: (cw * 0.08).toFixed(2),
+                                fill: colour[0], stroke: outline,
+                                "stroke-width": (outline === "#111" ? Math.min(1.2, cw * 0.03) : cw * 0.075).toFixed(2) }));
+    g.appendChild(svg("text", { "class": "abbr", x: (cw / 2).toFixed(2), y: (ch * 0.52).toFixed(2), fill: colour[1],
+                                "font-size": (ch * 0.4).toFixed(2), "text-anchor": "middle" },
                       String(info.abbr || id).slice(0, 7)));
     for (var s = 0; s < full && full > 1; s++) {  // one pip per step: filled while the step remains
-      g.appendChild(svg("circle", { "class": "pip" + (s < steps ? " on" : ""), r: (ch * 0.08).toFixed(1),
-                                    cx: (cw * 0.16 + s * ch * 0.24).toFixed(1), cy: (ch * 0.8).toFixed(1),
-                                    fill: s < steps ? colour[1] : "none", stroke: colour[1], "stroke-width": 1 }));
+      g.appendChild(svg("circle", { "class": "pip" + (s < steps ? " on" : ""), r: (ch * 0.08).toFixed(2),
+                                    cx: (cw * 0.16 + s * ch * 0.24).toFixed(2), cy: (ch * 0.8).toFixed(2),
+                                    fill: s < steps ? colour[1] : "none", stroke: colour[1], "stroke-width": Math.min(1, ch * 0.04).toFixed(2) }));
     }
     if (hit) {
       var m = ch * 0.5;
-      g.appendChild(svg("g", { "class": "hit-marker", transform: "translate(" + (cw - m * 0.7).toFixed(1) + " " + (-m * 0.3).toFixed(1) + ")" },
-        svg("rect", { width: m.toFixed(1), height: m.toFixed(1), fill: "#ffd400", stroke: "#111", "stroke-width": 1 }),
-        svg("text", { x: (m / 2).toFixed(1), y: (m * 0.78).toFixed(1), "font-size": (m * 0.8).toFixed(1),
+      g.appendChild(svg("g", { "class": "hit-marker", transform: "translate(" + (cw - m * 0.7).toFixed(2) + " " + (-m * 0.3).toFixed(2) + ")" },
+        svg("rect", { width: m.toFixed(2), height: m.toFixed(2), fill: "#ffd400", stroke: "#111", "stroke-width": Math.min(1, m * 0.08).toFixed(2) }),
+        svg("text", { x: (m / 2).toFixed(2), y: (m * 0.78).toFixed(2), "font-size": (m * 0.8).toFixed(2),
                       "text-anchor": "middle", "font-weight": "700", fill: "#111" }, "H")));
     }
     if (passengers.length) {
       var r = ch * 0.26;
-      g.appendChild(svg("g", { "class": "aboard", transform: "translate(" + (cw - r * 0.4).toFixed(1) + " " + (ch - r * 0.3).toFixed(1) + ")" },
-        svg("circle", { r: r.toFixed(1), fill: "#fff", stroke: "#111", "stroke-width": 1 }),
-        svg("text", { y: (r * 0.4).toFixed(1), "font-size": (r * 1.05).toFixed(1), "text-anchor": "middle", fill: "#111" },
+      g.appendChild(svg("g", { "class": "aboard", transform: "translate(" + (cw - r * 0.4).toFixed(2) + " " + (ch - r * 0.3).toFixed(2) + ")" },
+        svg("circle", { r: r.toFixed(2), fill: "#fff", stroke: "#111", "stroke-width": Math.min(1, r * 0.15).toFixed(2) }),
+        svg("text", { y: (r * 0.4).toFixed(2), "font-size": (r * 1.05).toFixed(2), "text-anchor": "middle", fill: "#111" },
             "+" + passengers.length)));
     }
     return g;
@@ -151,6 +153,148 @@
     return svg("defs", null, svg("marker", { id: id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7,
                                              markerHeight: 7, orient: "auto-start-reverse" },
                                  svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#c2185b" })));
+  }
+
+  // ---- where an area's counters go: cells inside its polygon and the map, clear of every label ----
+  /** Is (x, y) inside the polygon (even-odd rule)? */
+  function insidePolygon(poly, x, y) {
+    var yes = false;
+    for (var i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+      var a = poly[i], b = poly[j];
+      if ((a[1] > y) !== (b[1] > y) && x < (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1]) + a[0]) yes = !yes;
+    }
+    return yes;
+  }
+
+  /** Do segments p-q and r-s cross (touching counts)? */
+  function segmentsCross(p, q, r, s) {
+    function side(a, b, c) { return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]); }
+    var d1 = side(r, s, p), d2 = side(r, s, q), d3 = side(p, q, r), d4 = side(p, q, s);
+    return ((d1 > 0) !== (d2 > 0) || d1 === 0 || d2 === 0) && ((d3 > 0) !== (d4 > 0) || d3 === 0 || d4 === 0);
+  }
+
+  /** Is the box {x, y, w, h} wholly inside the polygon: its corners inside, no edge of the polygon crossing it? */
+  function boxInPolygon(poly, b) {
+    var c = [[b.x, b.y], [b.x + b.w, b.y], [b.x + b.w, b.y + b.h], [b.x, b.y + b.h]], k, i;
+    for (k = 0; k < 4; k++) if (!insidePolygon(poly, c[k][0], c[k][1])) return false;
+    for (i = 0; i < poly.length; i++) {
+      var p = poly[i], q = poly[(i + 1) % poly.length];
+      if (p[0] > b.x && p[0] < b.x + b.w && p[1] > b.y && p[1] < b.y + b.h) return false;
+      for (k = 0; k < 4; k++) if (segmentsCross(p, q, c[k], c[(k + 1) % 4])) return false;
+    }
+    return true;
+  }
+
+  function boxesMeet(a, b) {
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  }
+
+  /** The room a line of text takes, estimated (the layout runs before the text is rendered): wide
+   * enough for a bold system font, the map symbols (★ ✈ ▲ ▣) a full em or more. */
+  function textBox(text, x, y, size, anchor) {
+    var em = 0;
+    String(text).split("").forEach(function (ch) { em += ch.charCodeAt(0) > 127 ? 1.15 : 0.66; });
+    var w = em * size + 6, h = size * 1.35;
+    return { x: anchor === "middle" ? x - w / 2 : x - 3, y: y - size * 1.05, w: w, h: h };
+  }
+
+  /** The counter's footprint at (x, y): its face and what may stick out of it (the Hit marker above
+   * and right, the +N badge below and right, the outline of a moved or struck counter). */
+  function footprint(x, y, cw, ch) {
+    var pad = cw * 0.05;
+    return { x: x - pad, y: y - ch * 0.15 - pad, w: cw + ch * 0.16 + 2 * pad, h: ch * 1.34 + 2 * pad };
+  }
+
+  /** Up to n positions for counters of cw x ch in the area, nearest first to just under its label:
+   * the largest counters (from cw down) for which n cells lie wholly inside the area's polygon and
+   * the map, clear of every label on the map. Returns {cw, ch, cells: [[x, y]]}. */
+  var SHIFTS = [[0, 0], [0.5, 0], [0, 0.5], [0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]];
+
+  function layout(poly, size, anchor, blocked, n, cw0) {
+    var minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    poly.forEach(function (p) {
+      minX = Math.min(minX, p[0]); minY = Math.min(minY, p[1]); maxX = Math.max(maxX, p[0]); maxY = Math.max(maxY, p[1]);
+    });
+    minX = Math.max(minX, 0); minY = Math.max(minY, 0); maxX = Math.min(maxX, size.w); maxY = Math.min(maxY, size.h);
+    var best = null;
+    for (var scale = 1; scale > 0.01; scale *= 0.88) {
+      var cw = cw0 * scale, ch = cw * 0.64, f = footprint(0, 0, cw, ch), pitchX = f.w + cw * 0.02, pitchY = f.h + cw * 0.02;
+      var found = null;
+      SHIFTS.forEach(function (shift) {
+        if (found && found.length >= n) return;
+        // one column centred under the label, the rows from the label's foot
+        var x0 = anchor[0] - cw / 2 - Math.ceil((anchor[0] - cw / 2 - minX) / pitchX) * pitchX + shift[0] * pitchX;
+        var y0 = anchor[1] - Math.ceil((anchor[1] - minY) / pitchY) * pitchY + shift[1] * pitchY;
+        var cells = [];
+        for (var y = y0; y + ch <= maxY; y += pitchY) {
+          for (var x = x0; x + cw <= maxX; x += pitchX) {
+            var box = footprint(x, y, cw, ch);
+            if (box.x < 0 || box.y < 0 || box.x + box.w > size.w || box.y + box.h > size.h) continue;
+            if (blocked.some(function (b) { return boxesMeet(box, b); }) || !boxInPolygon(poly, box)) continue;
+            cells.push([x, y]);
+          }
+        }
+        if (!found || cells.length > found.length) found = cells;
+      });
+      best = { cw: cw, ch: ch, cells: found };
+      if (found.length >= n) break;
+    }
+    // rows under the label first, each filled from the middle out; then the rows above it, upwards
+    var x0 = anchor[0] - best.cw / 2;
+    function rank(c) { return c[1] >= anchor[1] - 0.5 ? c[1] - anchor[1] : 1e6 + anchor[1] - c[1]; }
+    best.cells.sort(function (a, b) { return rank(a) - rank(b) || Math.abs(a[0] - x0) - Math.abs(b[0] - x0); });
+    best.cells = best.cells.slice(0, n).sort(function (a, b) { return a[1] - b[1] || a[0] - b[0]; });
+    return best;
+  }
+
+  function marksOf(area) {
+    var marks = [];
+    if (area.vp) marks.push("★" + area.vp);
+    if (area.airbase) marks.push("✈" + area.airbase);
+    if (area.mountains) marks.push("▲");
+    if (area.entrenched) marks.push("▣");
+    if (area.tez) marks.push("TEZ");
+    return marks.join(" ");
+  }
+
+  /** Where each label of a map goes and the room it takes: {areas: {area: {x, y, marks}}, lines:
+   * {line: {x, y}}, boxes: [box]}. A name is moved sideways to stay on the map. */
+  function mapLabels(name, size, board, areas, fontSize) {
+    var w = size.width || 1000, out = { areas: {}, lines: {}, boxes: [] };
+    areas.forEach(function (a) {
+      var area = board.areas[a], at = centre(area), marks = marksOf(area);
+      var box = textBox(area.name || a, at[0], at[1], fontSize, "middle"), x = at[0];
+      if (box.x < 0) x -= box.x;
+      if (box.x + box.w > w) x -= box.x + box.w - w;
+      box = textBox(area.name || a, x, at[1], fontSize, "middle");
+      out.boxes.push(box);
+      if (marks) out.boxes.push(box = textBox(marks, x, at[1] + fontSize * 1.05, fontSize * 0.85, "middle"));
+      // the counters' first row: under the last line, clear of a Hit marker sticking out above a counter
+      out.areas[a] = { x: x, y: at[1], marks: marks, foot: box.y + box.h + w * 0.004 + 3 };
+    });
+    Object.keys(size).forEach(function (key) {
+      var pts = size[key];
+      if (!Array.isArray(pts) || pts.length < 2 || !Array.isArray(pts[0])) return;
+      var at = { x: pts[0][0] + w / 150, y: pts[0][1] + fontSize * 1.2 };
+      out.lines[key] = at;
+      out.boxes.push(textBox(key.replace(/_/g, " "), at.x, at.y, fontSize * 0.85, "start"));
+    });
+    return out;
+  }
+
+  var spots = typeof WeakMap === "function" ? new WeakMap() : null;
+
+  /** The counters' size and cells for n counters in an area (kept per board: the replay redraws often). */
+  function counterSpots(board, name, size, a, labels, n) {
+    var memo = spots && (spots.get(board) || (spots.set(board, {}), spots.get(board)));
+    var key = name + "\u0000" + a + "\u0000" + n;
+    if (memo && memo[key]) return memo[key];
+    var w = size.width || 1000, h = size.height || 600, area = board.areas[a];
+    var poly = area.polygon && area.polygon.length > 2 ? area.polygon : [[0, 0], [w, 0], [w, h], [0, h]];
+    var label = labels.areas[a];
+    var found = layout(poly, { w: w, h: h }, [label.x, label.foot], labels.boxes, n, Math.max(28, w * 0.04));
+    if (memo) memo[key] = found;
+    return found;
   }
 
   var drawn = 0;
@@ -179,6 +323,7 @@
     var layerAreas = svg("g", { "class": "areas" }), layerLabels = svg("g", { "class": "labels" });
     var layerCounters = svg("g", { "class": "counters" }), layerMoves = svg("g", { "class": "moves" });
     var fontSize = Math.max(10, w / 70);
+    var labels = mapLabels(name, size, board, areas, fontSize);
     areas.forEach(function (a) {
       var area = board.areas[a];
       if (area.polygon && area.polygon.length > 2) {
@@ -191,28 +336,21 @@
           "stroke-dasharray": area.kind === "box" ? "8 5" : null },
           title(area.name + (area.tez ? " (TEZ)" : "") + (owner ? ", held by " + owner : ""))));
       }
-      var at = centre(area), marks = [];
-      if (area.vp) marks.push("★" + area.vp);
-      if (area.airbase) marks.push("✈" + area.airbase);
-      if (area.mountains) marks.push("▲");
-      if (area.entrenched) marks.push("▣");
-      if (area.tez) marks.push("TEZ");
-      layerLabels.appendChild(svg("text", { "class": "area-name", x: at[0], y: at[1], "font-size": fontSize.toFixed(1),
-                                            "text-anchor": "middle" }, area.name || a));
-      if (marks.length) {
-        layerLabels.appendChild(svg("text", { "class": "area-marks", x: at[0], y: at[1] + fontSize * 1.05,
+      var label = labels.areas[a];
+      layerLabels.appendChild(svg("text", { "class": "area-name", "data-area": a, x: label.x.toFixed(1), y: label.y,
+                                            "font-size": fontSize.toFixed(1), "text-anchor": "middle" }, area.name || a));
+      if (label.marks) {
+        layerLabels.appendChild(svg("text", { "class": "area-marks", "data-area": a, x: label.x.toFixed(1), y: label.y + fontSize * 1.05,
                                               "font-size": (fontSize * 0.85).toFixed(1), "text-anchor": "middle" },
-                                    marks.join(" ")));
+                                    label.marks));
       }
       var here = place.byArea[a] || [];
       if (!here.length) return;
-      var cw = Math.max(28, w * 0.04), ch = cw * 0.64, gap = cw * 0.1;
-      var cols = Math.min(here.length, here.length > 9 ? 5 : 4);
-      var x0 = at[0] - (cols * (cw + gap) - gap) / 2, y0 = at[1] + fontSize * (marks.length ? 1.5 : 0.6);
+      var spot = counterSpots(board, name, size, a, labels, here.length);
       here.forEach(function (u, k) {
-        var side = ((board.units || {})[u] || {}).side;
-        var x = x0 + (k % cols) * (cw + gap), y = y0 + Math.floor(k / cols) * (ch + gap);
-        layerCounters.appendChild(counter(board, state, u, x, y, cw, ch, colour[side] || ["#555", "#fff"],
+        var side = ((board.units || {})[u] || {}).side, cell = spot.cells[k];
+        if (!cell) return;  // no room at all (an area smaller than a counter): the list below still names it
+        layerCounters.appendChild(counter(board, state, u, cell[0], cell[1], spot.cw, spot.ch, colour[side] || ["#555", "#fff"],
                                           place.aboard[u] || [], { moved: u in moved, hit: struck.indexOf(u) >= 0 }));
       });
     });
@@ -234,8 +372,8 @@
       root.appendChild(svg("polyline", { "class": "map-line", "data-line": key, fill: "none", stroke: "#6d4c41",
                                          "stroke-width": (w / 400).toFixed(1), "stroke-dasharray": (w / 80).toFixed(1) + " " + (w / 160).toFixed(1),
                                          points: pts.map(function (p) { return p[0] + "," + p[1]; }).join(" ") }, title(words)));
-      root.appendChild(svg("text", { "class": "area-marks", x: pts[0][0] + w / 150, y: pts[0][1] + fontSize * 1.2,
-                                     "font-size": (fontSize * 0.85).toFixed(1) }, words));
+      var at = labels.lines[key];
+      root.appendChild(svg("text", { "class": "area-marks", x: at.x, y: at.y, "font-size": (fontSize * 0.85).toFixed(1) }, words));
     });
     root.appendChild(layerLabels);
     root.appendChild(layerMoves);
@@ -280,8 +418,8 @@
       var figure = W.el("figure", { class: "map-figure" });
       figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour));
       container.appendChild(figure);
+      count += figure.querySelectorAll("g.counter").length;  // drawn, not only placed
     });
-    Object.keys(place.byArea).forEach(function (a) { count += place.byArea[a].length; });
     var legend = W.el("p", { class: "legend" });
     Object.keys(colour).forEach(function (side) {
       var swatch = W.el("span", { class: "swatch", "aria-hidden": "true" });
