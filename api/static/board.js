@@ -7,8 +7,12 @@
  * steps (pips) and a Hit marker when a unit has lost steps. Units aboard a ship ride on its
  * counter (+N). Below the maps, the same as a list, for screen readers and small screens.
  *
+ * Above the maps, the board's tracks (board.tracks: UK operations left...) and what is in effect
+ * (board.effects names the state's effects and markers).
+ *
  * Warlog.Board.draw(container, board, state, {highlight: {moved: {unit: fromArea}, hit: [unit]}})
  * Warlog.Board.changes(before, after): what moved or was hit between two states.
+ * Warlog.Board.nameOf(board, id), Warlog.Board.words(board, value): ids as the game names them.
  */
 (function () {
   "use strict";
@@ -97,6 +101,32 @@
   function unitName(board, id) {
     var info = (board.units || {})[id] || {};
     return info.name || id;
+  }
+
+  /** The game's own name for an id: a unit's or an area's name from the board, else the id itself. */
+  function nameOf(board, id) {
+    if (typeof id !== "string") return String(id);
+    var unit = board && (board.units || {})[id], area = board && (board.areas || {})[id];
+    return (unit && unit.name) || (area && area.name) || id;
+  }
+
+  /** A choice or a decision's options in words, every id by its name:
+   * {"area": "sa1", "units": ["hermes"]} -> "area: Sea Area 1; units: Hermes". */
+  function words(board, value) {
+    if (value === null || value === undefined) return "none";
+    if (Array.isArray(value)) {
+      return value.length ? value.map(function (v) {
+        return v && typeof v === "object" ? "(" + words(board, v) + ")" : words(board, v);
+      }).join(", ") : "none";
+    }
+    if (typeof value === "object") {
+      return Object.keys(value).map(function (k) {
+        var key = nameOf(board, k);
+        return (key === k ? k.replace(/_/g, " ") : key) + ": " + words(board, value[k]);
+      }).join("; ");
+    }
+    if (typeof value === "boolean") return value ? "yes" : "no";
+    return nameOf(board, value);
   }
 
   function unitText(board, state, id) {
@@ -402,6 +432,61 @@
     return list;
   }
 
+  // ---- the board's tracks and what is in effect ----
+  /** A track's value in the state: its `value` key, or `of` less its `used` key; null when absent. */
+  function trackValue(track, state) {
+    var of = typeof track.of === "string" ? state[track.of] : track.of;
+    var v = track.value !== undefined ? state[track.value]
+      : typeof of === "number" && typeof state[track.used] === "number" ? of - state[track.used] : null;
+    return typeof v === "number" ? { value: v, of: typeof of === "number" ? of : null } : null;
+  }
+
+  /** What is in effect, by side: the state's `effects` ({side: {id: detail}}) and the `markers` a side
+   * holds ({side: [id]}), each named by board.effects; unnamed ids are bookkeeping, not shown. */
+  function inEffect(board, state) {
+    var names = board.effects || {}, out = [];
+    function add(side, id, detail) {
+      if (!names[id]) return;
+      var extra = Object.keys(detail || {}).filter(function (k) {
+        return k !== "event" && k !== "rule" && (typeof detail[k] === "number" || typeof detail[k] === "string");
+      }).map(function (k) { return k.replace(/_/g, " ") + " " + detail[k]; });
+      out.push({ side: side, id: id, text: names[id].name + (extra.length ? " (" + extra.join(", ") + ")" : ""),
+                 rule: names[id].rule });
+    }
+    Object.keys(state.effects || {}).forEach(function (side) {
+      var mine = state.effects[side];
+      if (mine && typeof mine === "object") Object.keys(mine).forEach(function (id) { add(side, id, mine[id]); });
+    });
+    Object.keys(state.markers || {}).forEach(function (side) {
+      (Array.isArray(state.markers[side]) ? state.markers[side] : []).forEach(function (id) { add(side, id, null); });
+    });
+    return out;
+  }
+
+  /** The tracks and the effects in play as text above the maps; null for a board that has neither. */
+  function statusPanel(board, state) {
+    if (!(board.tracks || []).length && !board.effects) return null;
+    var box = W.el("div", { class: "board-status" });
+    var tracks = W.el("p", { class: "tracks" });
+    (board.tracks || []).forEach(function (t) {
+      var v = trackValue(t, state);
+      if (!v) return;
+      tracks.appendChild(W.el("span", { class: "track", "data-track": t.value || t.used, title: t.rule || null },
+        W.el("strong", { text: t.name + ": " }), v.value + (v.of !== null ? " of " + v.of : "")));
+    });
+    if (tracks.firstChild) box.appendChild(tracks);
+    if (board.effects) {
+      var effects = inEffect(board, state), list = W.el("ul", { class: "in-effect plain" });
+      effects.forEach(function (e) {
+        list.appendChild(W.el("li", { "data-effect": e.id, "data-side": e.side },
+          W.el("strong", { text: e.side + ": " }), e.text, e.rule ? W.el("span", { class: "rule", text: " (" + e.rule + ")" }) : null));
+      });
+      box.appendChild(W.el("div", { class: "effects" }, W.el("strong", { text: "In effect" }),
+        effects.length ? list : W.el("p", { class: "hint", text: "No event or marker in effect." })));
+    }
+    return box;
+  }
+
   /** Draw the board into container; returns {maps, areas, counters}. */
   function draw(container, board, state, opts) {
     opts = opts || {};
@@ -414,6 +499,8 @@
     }
     state = Object.assign({}, state, { units: state.units || {} });
     var colour = colours(board, state), place = placement(board, state), all = maps(board), count = 0;
+    var status = statusPanel(board, state);
+    if (status) container.appendChild(status);
     Object.keys(all).forEach(function (name) {
       var figure = W.el("figure", { class: "map-figure" });
       figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour));
@@ -445,5 +532,5 @@
     return { moved: moved, hit: hit };
   }
 
-  W.Board = { draw: draw, changes: changes, placement: placement };
+  W.Board = { draw: draw, changes: changes, placement: placement, nameOf: nameOf, words: words };
 })();

@@ -110,3 +110,22 @@ def on_map(board: dict, state: dict) -> list[str]:
     """The units board.js draws as counters: on an area of the board, not aboard, not eliminated."""
     return sorted(u for u, x in state.get("units", {}).items()
                   if not x.get("eliminated") and not x.get("aboard") and x.get("location") in board["areas"])
+
+
+def operation_starts(frames: list[dict]) -> list[int]:
+    """The replay's operation steps (docs/pages.md): each frame's operation begins at a new command
+    or a new phase, unless the command answers a pending decision (it goes on with the operation
+    that asked). The first frame of each frame's operation."""
+    out, start = [], 0
+    for n, f in enumerate(frames):
+        fresh = "operation" in f["marks"] or "phase" in f["marks"]
+        if n == 0 or (fresh and frames[n - 1]["type"] != "DecisionPending"):
+            start = n
+        out.append(start)
+    return out
+
+
+def operation_ends(frames: list[dict]) -> list[int]:
+    """Where "op ›" and "‹ op" land: the last frame of each operation."""
+    starts = operation_starts(frames)
+    return [n - 1 for n in range(1, len(frames)) if starts[n] == n] + [len(frames) - 1]

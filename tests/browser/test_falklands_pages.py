@@ -11,7 +11,8 @@ import pytest
 
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
-from tests.browser.helpers import caught_up, hash_seq, labels_missing, no_horizontal_scroll, pick_order, send, shoot
+from tests.browser.helpers import (caught_up, counters_out_of_place, hash_seq, labels_missing, no_horizontal_scroll,
+                                   on_map, pick_order, send, shoot)
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -64,11 +65,21 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
     assert page.locator("#board polygon.area").count() == len(board["areas"])
     counters = page.locator("#board g.counter").count()
     assert counters > 20
+    state = uk.page.evaluate("""async id => (await Warlog.api('/api/v1/games/' + id + '/state',
+        {token: Warlog.keys.reader(id)})).body.state""", game_id)
+    assert counters == len(on_map(board, state))
+    assert counters_out_of_place(page, "#board", state) == []  # issue 29: every counter inside its area
+    # the UK operations left and what is in effect, with the map (FS 5.4: 1-1 at the start)
+    assert page.text_content("#board [data-track=uk_operations_left]") == "UK Operations Remaining: 30 of 30"
+    assert "UK Operational Superiority" in page.text_content("#board li[data-effect=uk_operational_superiority]")
 
     # ---- UK places the two submarines with the set-up form (a select per submarine)
     pick_order(page, "setup")
     subs = page.locator("#fields select[data-map=submarines]")
     assert subs.count() == 2
+    # the game's names, not ids: "Spartan" placed in "Sea Area 6" (issue 29)
+    assert sorted(page.locator("#fields .choice-map label").all_text_contents()) == ["Spartan", "Splendid"]
+    assert "Sea Area 6" in subs.nth(0).locator("option").all_text_contents()
     placed = {}
     for k, area in zip(range(2), ("sa6", "sa7")):
         select = subs.nth(k)
@@ -82,6 +93,11 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
 
     # ---- an operation from its form (Op #9 has only its number), then a pass
     caught_up(page)
+    pick_order(page, "operation:20")  # a form of units and areas: every choice by its name
+    shown = page.eval_on_selector_all("#fields select option", "os => os.map(o => o.textContent)")
+    ids = {i for kind in ("units", "areas") for i, x in board[kind].items() if x["name"] != i}
+    assert "Hermes" in shown and "Sea Area 1" in shown
+    assert not ids & set(shown), sorted(ids & set(shown))
     pick_order(page, "operation:9")
     assert page.locator("#fields select[name=op]").count() == 1
     send(page, "OperationBegun")
@@ -94,6 +110,10 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
         caught_up(page)
     ar.page.wait_for_selector("#turn:has-text('Your move, AR')")
     caught_up(ar.page)
+    left = uk.page.evaluate("""async id => (await Warlog.api('/api/v1/games/' + id + '/state',
+        {token: Warlog.keys.reader(id)})).body.state.uk_operations_left""", game_id)
+    assert left < 30  # the UK operations spent show on both seats' pages
+    assert ar.page.text_content("#board [data-track=uk_operations_left]") == f"UK Operations Remaining: {left} of 30"
     pick_order(ar.page, "pass")
     send(ar.page, "OrderAccepted")
     no_horizontal_scroll(ar.page)
@@ -117,9 +137,7 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
     assert status == 200 and frames["frames"][-1]["seq"] == last
     assert replay.locator("#board svg.map").count() == 2
     final = frames["states"][frames["frames"][-1]["state"]]
-    on_map = [u for u, s in final["units"].items()
-              if s.get("location") in board["areas"] and not s.get("aboard") and not s.get("eliminated")]
-    assert replay.locator("#board g.counter").count() == len(on_map)
+    assert replay.locator("#board g.counter").count() == len(on_map(board, final))
     assert replay.locator("#chart svg #cursor").count() == 1 and replay.locator("#vp td").count() >= 1
     # step back to the submarine's move: its counter is marked and an arrow drawn from where it was
     move_seq = max(f["seq"] for f in frames["frames"] if f["type"] == "UnitMoved")
