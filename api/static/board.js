@@ -297,8 +297,12 @@
       if (box.x < 0) x -= box.x;
       if (box.x + box.w > w) x -= box.x + box.w - w;
       box = textBox(area.name || a, x, at[1], fontSize, "middle");
+      box.area = a;
       out.boxes.push(box);
-      if (marks) out.boxes.push(box = textBox(marks, x, at[1] + fontSize * 1.05, fontSize * 0.85, "middle"));
+      if (marks) {
+        out.boxes.push(box = textBox(marks, x, at[1] + fontSize * 1.05, fontSize * 0.85, "middle"));
+        box.area = a;
+      }
       // the counters' first row: under the last line, clear of a Hit marker sticking out above a counter
       out.areas[a] = { x: x, y: at[1], marks: marks, foot: box.y + box.h + w * 0.004 + 3 };
     });
@@ -309,14 +313,73 @@
       out.lines[key] = at;
       out.boxes.push(textBox(key.replace(/_/g, " "), at.x, at.y, fontSize * 0.85, "start"));
     });
+    areas.forEach(function (a) { labelOutside(a, board, areas, size, fontSize, out); });
     return out;
+  }
+
+  /** Does the box touch the polygon at all? */
+  function boxMeetsPolygon(poly, b) {
+    var c = [[b.x, b.y], [b.x + b.w, b.y], [b.x + b.w, b.y + b.h], [b.x, b.y + b.h]], k, i;
+    for (k = 0; k < 4; k++) if (insidePolygon(poly, c[k][0], c[k][1])) return true;
+    for (i = 0; i < poly.length; i++) {
+      var p = poly[i], q = poly[(i + 1) % poly.length];
+      if (p[0] >= b.x && p[0] <= b.x + b.w && p[1] >= b.y && p[1] <= b.y + b.h) return true;
+      for (k = 0; k < 4; k++) if (segmentsCross(p, q, c[k], c[(k + 1) % 4])) return true;
+    }
+    return false;
+  }
+
+  /** An area too small for one full-size counter beside its label (a small island) gets its label
+   * just above it, or below, over open map (no area, no other label there), and its counters the
+   * whole area. */
+  function labelOutside(a, board, areas, size, fontSize, out) {
+    var area = board.areas[a], poly = area.polygon, w = size.width || 1000, h = size.height || 600;
+    if (!poly || poly.length < 3) return;
+    var label = out.areas[a], cw0 = Math.max(28, w * 0.04);
+    var mine = out.boxes.filter(function (b) { return b.area === a; });
+    var others = out.boxes.filter(function (b) { return b.area !== a; });
+    if (layout(poly, { w: w, h: h }, [label.x, label.foot], out.boxes, 1, cw0).cw >= cw0 * 0.75) return;
+    var top = Math.min.apply(null, mine.map(function (b) { return b.y; }));
+    var bottom = Math.max.apply(null, mine.map(function (b) { return b.y + b.h; }));
+    var ys = poly.map(function (p) { return p[1]; }), minY = Math.min.apply(null, ys), maxY = Math.max.apply(null, ys);
+    [minY - 2 - bottom, maxY + 2 - top].some(function (dy) {
+      var moved = mine.map(function (b) { return { x: b.x, y: b.y + dy, w: b.w, h: b.h, area: a }; });
+      var clear = moved.every(function (b) {
+        return b.y >= 0 && b.y + b.h <= h && b.x >= 0 && b.x + b.w <= w &&
+          !others.some(function (o) { return boxesMeet(b, o); }) &&
+          !areas.some(function (o) { var p = board.areas[o].polygon; return p && p.length > 2 && boxMeetsPolygon(p, b); });
+      });
+      if (!clear) return false;
+      out.boxes = others.concat(moved);
+      var centre = polygonCentre(poly);
+      out.areas[a] = { x: label.x, y: label.y + dy, marks: label.marks, foot: centre[1] - cw0 * 0.35, outside: true };
+      return true;
+    });
+  }
+
+  function polygonCentre(poly) {
+    var xs = poly.map(function (p) { return p[0]; }), ys = poly.map(function (p) { return p[1]; });
+    return [(Math.min.apply(null, xs) + Math.max.apply(null, xs)) / 2, (Math.min.apply(null, ys) + Math.max.apply(null, ys)) / 2];
   }
 
   var spots = typeof WeakMap === "function" ? new WeakMap() : null;
 
   /** The counters' size and cells for n counters in an area (kept per board: the replay redraws often). */
+  function memoOf(board) {
+    return spots && (spots.get(board) || (spots.set(board, {}), spots.get(board)));
+  }
+
+  /** mapLabels, kept per board and map. */
+  function labelsOf(name, size, board, areas, fontSize) {
+    var memo = memoOf(board), key = "labels\u0000" + name;
+    if (memo && memo[key]) return memo[key];
+    var found = mapLabels(name, size, board, areas, fontSize);
+    if (memo) memo[key] = found;
+    return found;
+  }
+
   function counterSpots(board, name, size, a, labels, n) {
-    var memo = spots && (spots.get(board) || (spots.set(board, {}), spots.get(board)));
+    var memo = memoOf(board);
     var key = name + "\u0000" + a + "\u0000" + n;
     if (memo && memo[key]) return memo[key];
     var w = size.width || 1000, h = size.height || 600, area = board.areas[a];
@@ -353,7 +416,7 @@
     var layerAreas = svg("g", { "class": "areas" }), layerLabels = svg("g", { "class": "labels" });
     var layerCounters = svg("g", { "class": "counters" }), layerMoves = svg("g", { "class": "moves" });
     var fontSize = Math.max(10, w / 70);
-    var labels = mapLabels(name, size, board, areas, fontSize);
+    var labels = labelsOf(name, size, board, areas, fontSize);
     areas.forEach(function (a) {
       var area = board.areas[a];
       if (area.polygon && area.polygon.length > 2) {

@@ -107,6 +107,10 @@ def test_every_falklands_counter_lies_inside_its_area_at_the_start(server, open_
     assert drawn == len(on_map(board, state)) > 40
     assert tab.page.locator("#test-board g.counter").count() == drawn
     assert counters_out_of_place(tab.page, "#test-board", state) == []
+    # and legible: no counter below half the full size (4% of the map's width), not even on Pebble
+    # Island, whose name goes above the island when the island has no room beside it
+    faces = tab.page.eval_on_selector_all("#test-board g.counter rect.face", "rs => rs.map(r => +r.getAttribute('width'))")
+    assert min(faces) >= 0.5 * 0.04 * board["maps"]["tactical"]["width"]
     tab.page.locator("#test-board").screenshot(path=str(shots / "board-falklands-start.png"))
     assert not tab.errors, tab.errors
 
