@@ -198,6 +198,7 @@
                                     "Nothing to order now: wait for your move." }));
     }
     var checked = false;
+    if (keep && !all.some(function (t) { return t.kind === keep; })) keep = null;  // gone: the first one
     all.forEach(function (t, k) {
       var on = keep ? t.kind === keep : k === 0;
       if (on && !checked) checked = true; else on = false;

@@ -5,7 +5,9 @@ and highlights the move of the current step."""
 
 from __future__ import annotations
 
+import json
 import re
+import uuid
 
 import pytest
 
@@ -157,3 +159,52 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
 
     for tab in (uk, ar):
         assert not tab.errors, tab.errors
+
+
+def test_a_pending_decision_is_shown_in_names_and_answered_from_the_form(server, open_tab, shots):
+    """Issue 29: a Falklands decision's options (an object) broke the game page's pending panel, so
+    the defender could not answer from the page; the options read in the game's names, and the
+    battle's dice show their hit numbers."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "falklands",
+                                                                  "options": {"uk_operations": 6}})
+    assert status == 201, made
+    game_id, tokens = made["game_id"], {}
+    for seat, code in made["invites"].items():
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                                      {"invite_code": code, "handle": seat.lower()})
+        assert status == 201, joined
+        tokens[seat] = joined["token"]
+
+    def order(seat: str, body: dict) -> dict:
+        status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", body,
+                                      {"Authorization": f"Bearer {tokens[seat]}", "Idempotency-Key": str(uuid.uuid4())})
+        assert status == 201, result
+        return result
+
+    order("UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa7"}})
+    for _ in range(5):  # the UK's operations of the first phase, passed
+        summary = http_json("GET", f"{server}/api/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens['UK']}"})[2]
+        if summary["whose_move"] != ["UK"]:
+            break
+        order("UK", {"kind": "pass"})
+    # the 25 de Mayo sails into Sea Area 6 and attacks Spartan: the UK assigns its defensive fire
+    order("AR", {"kind": "operation", "op": 20, "units": ["25_de_mayo"], "destination": "sa6", "attack": True})
+
+    uk = open_tab()
+    keys = {"seats": {"UK": tokens["UK"]}, "active": "UK"}
+    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
+    page = uk.goto(f"{server}/games/{game_id}").page
+    page.wait_for_selector("#pending-box:not([hidden])")
+    pending = page.text_content("#pending")
+    assert "Sea Area 6" in pending and "fire: Spartan: 25 de Mayo; auto: yes" in pending, pending
+    pick_order(page, "decide")
+    assert page.locator("#fields select[name=choice] option").all_text_contents() == ["fire: auto"]
+    send(page, "DiceRolled")
+    rolls = page.locator("#result li[data-type=DiceRolled] .roll")
+    assert rolls.count() >= 1
+    for k in range(rolls.count()):
+        assert re.search(r"hit number \d+: (hits on 1(–\d)?|cannot hit)", rolls.nth(k).text_content())
+        assert re.search(r"\b(hit|miss)\b", rolls.nth(k).locator(".outcome").text_content())
+    page.wait_for_selector("#kinds input[data-kind=submarines]:checked")  # the next order offered, ready
+    shoot(page, shots / "falklands-decision-answered.png")
+    assert not uk.errors, uk.errors
