@@ -392,7 +392,7 @@
 
   var drawn = 0;
 
-  function drawMap(name, size, board, state, place, opts, colour) {
+  function drawMap(name, size, board, state, place, opts, colour, tally) {
     var w = size.width || 1000, h = size.height || 600, id = "map-" + (++drawn);
     var areas = Object.keys(board.areas).filter(function (a) { return mapOf(board, board.areas[a]) === name; });
     var hasSea = areas.some(function (a) { return board.areas[a].kind === "sea"; });
@@ -443,6 +443,7 @@
       here.forEach(function (u, k) {
         var side = ((board.units || {})[u] || {}).side, cell = spot.cells[k];
         if (!cell) return;  // no room at all (an area smaller than a counter): the list below still names it
+        tally.counters++;
         layerCounters.appendChild(counter(board, state, u, cell[0], cell[1], spot.cw, spot.ch, colour[side] || ["#555", "#fff"],
                                           place.aboard[u] || [], { moved: u in moved, hit: struck.indexOf(u) >= 0 }));
       });
@@ -566,9 +567,10 @@
     if (status) container.appendChild(status);
     Object.keys(all).forEach(function (name) {
       var figure = W.el("figure", { class: "map-figure" });
-      figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour));
+      var tally = { counters: 0 };
+      figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour, tally));
       container.appendChild(figure);
-      count += figure.querySelectorAll("g.counter").length;  // drawn, not only placed
+      count += tally.counters;  // drawn, not only placed
     });
     var legend = W.el("p", { class: "legend" });
     Object.keys(colour).forEach(function (side) {
