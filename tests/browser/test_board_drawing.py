@@ -87,11 +87,11 @@ def test_a_board_of_none_says_there_is_no_map(server, open_tab):
     assert "no map" in text
 
 
-DRAW = """([board, state]) => {
+DRAW = """([board, state, opts]) => {
     let box = document.getElementById('test-board');
     if (!box) { box = document.createElement('div'); box.id = 'test-board'; box.className = 'board';
                 document.querySelector('main').prepend(box); }
-    return Warlog.Board.draw(box, board, state).counters;
+    return Warlog.Board.draw(box, board, state, opts || {}).counters;
 }"""
 
 
@@ -116,19 +116,29 @@ def test_every_falklands_counter_lies_inside_its_area_at_the_start(server, open_
 
 
 def test_every_falklands_area_holds_a_stack_of_every_unit_inside_it(server, open_tab, shots):
-    """The biggest stack there can be: every unit of both sides in one area, area after area. The
-    counters get smaller to fit, and still lie inside the area, clear of the labels and each other."""
+    """The biggest stack there can be: every unit of both sides in one area, area after area, with
+    what sticks out of a counter (every two-step unit with a Hit marker, a ship carrying three units,
+    every counter outlined as moved or struck). The counters get smaller to fit, and still lie inside
+    the area, clear of the labels and each other."""
     rules = find_ruleset("falklands")
     board, start = rules.board(), rules.setup(None, {}).state
+    riders = [u for u, x in board["units"].items() if x["class"] == "ground"][:3]
     tab = open_tab(1280, 900)
     tab.goto(f"{server}/games/00000000-0000-4000-8000-000000000000")
     wrong = {}
-    for area in board["areas"]:
+    for k, area in enumerate(board["areas"]):
         state = copy.deepcopy(start)
-        for unit in state["units"].values():
-            unit.update(location=area, aboard=None, eliminated=False)
-        drawn = tab.page.evaluate(DRAW, [board, state])
-        assert drawn == len(board["units"]), area
+        for uid, unit in state["units"].items():
+            unit.update(location=area, aboard=None, eliminated=False, steps=1)
+        for uid in riders:
+            state["units"][uid].update(location=None, aboard="hermes")
+        units = sorted(state["units"])
+        moved = {u: None for u in units[k % 2::2]}
+        opts = {"highlight": {"moved": moved, "hit": [u for u in units if u not in moved]}}
+        drawn = tab.page.evaluate(DRAW, [board, state, opts])
+        assert drawn == len(board["units"]) - len(riders), area
+        assert tab.page.locator("#test-board .hit-marker").count() > 20
+        assert tab.page.locator("#test-board g.counter[data-unit=hermes] .aboard").text_content() == "+3"
         assert tab.page.locator("#test-board g.counter").count() == drawn, area
         problems = counters_out_of_place(tab.page, "#test-board", state)
         if problems:
