@@ -352,7 +352,7 @@
       if (!clear) return false;
       out.boxes = others.concat(moved);
       var centre = polygonCentre(poly);
-      out.areas[a] = { x: label.x, y: label.y + dy, marks: label.marks, foot: centre[1] - cw0 * 0.35, outside: true };
+      out.areas[a] = { x: label.x, y: label.y + dy, marks: label.marks, foot: centre[1] - cw0 * 0.35 };
       return true;
     });
   }
@@ -364,7 +364,7 @@
 
   var spots = typeof WeakMap === "function" ? new WeakMap() : null;
 
-  /** The counters' size and cells for n counters in an area (kept per board: the replay redraws often). */
+  /** What is worked out once per board (the replay redraws at every step): labels, counters' cells. */
   function memoOf(board) {
     return spots && (spots.get(board) || (spots.set(board, {}), spots.get(board)));
   }
@@ -378,6 +378,7 @@
     return found;
   }
 
+  /** The counters' size and cells for n counters in an area, kept per board. */
   function counterSpots(board, name, size, a, labels, n) {
     var memo = memoOf(board);
     var key = name + "\u0000" + a + "\u0000" + n;
