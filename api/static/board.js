@@ -7,8 +7,12 @@
  * steps (pips) and a Hit marker when a unit has lost steps. Units aboard a ship ride on its
  * counter (+N). Below the maps, the same as a list, for screen readers and small screens.
  *
+ * Above the maps, the board's tracks (board.tracks: UK operations left...) and what is in effect
+ * (board.effects names the state's effects and markers).
+ *
  * Warlog.Board.draw(container, board, state, {highlight: {moved: {unit: fromArea}, hit: [unit]}})
  * Warlog.Board.changes(before, after): what moved or was hit between two states.
+ * Warlog.Board.nameOf(board, id), Warlog.Board.words(board, value): ids as the game names them.
  */
 (function () {
   "use strict";
@@ -99,6 +103,32 @@
     return info.name || id;
   }
 
+  /** The game's own name for an id: a unit's or an area's name from the board, else the id itself. */
+  function nameOf(board, id) {
+    if (typeof id !== "string") return String(id);
+    var unit = board && (board.units || {})[id], area = board && (board.areas || {})[id];
+    return (unit && unit.name) || (area && area.name) || id;
+  }
+
+  /** A choice or a decision's options in words, every id by its name:
+   * {"area": "sa1", "units": ["hermes"]} -> "area: Sea Area 1; units: Hermes". */
+  function words(board, value) {
+    if (value === null || value === undefined) return "none";
+    if (Array.isArray(value)) {
+      return value.length ? value.map(function (v) {
+        return v && typeof v === "object" ? "(" + words(board, v) + ")" : words(board, v);
+      }).join(", ") : "none";
+    }
+    if (typeof value === "object") {
+      return Object.keys(value).map(function (k) {
+        var key = nameOf(board, k);
+        return (key === k ? k.replace(/_/g, " ") : key) + ": " + words(board, value[k]);
+      }).join("; ");
+    }
+    if (typeof value === "boolean") return value ? "yes" : "no";
+    return nameOf(board, value);
+  }
+
   function unitText(board, state, id) {
     var info = (board.units || {})[id] || {}, u = state.units[id] || {};
     var full = info.steps || u.steps || 1;
@@ -116,32 +146,34 @@
     var hit = steps < full && !u.eliminated;
     var cls = "counter" + (flags.moved ? " moved" : "") + (flags.hit ? " struck" : "") + (hit ? " hit" : "");
     var g = svg("g", { "class": cls, "data-unit": id, "data-steps": steps, "data-side": info.side || "",
-                       transform: "translate(" + x.toFixed(1) + " " + y.toFixed(1) + ")" });
+                       transform: "translate(" + x.toFixed(2) + " " + y.toFixed(2) + ")" });
     var text = unitText(board, state, id);
     if (passengers.length) text += "; carrying " + passengers.map(function (p) { return unitName(board, p); }).join(", ");
     g.appendChild(title(text));
-    g.appendChild(svg("rect", { "class": "face", width: cw, height: ch, rx: (cw * 0.08).toFixed(1),
-                                fill: colour[0], stroke: "#111", "stroke-width": Math.max(1, cw * 0.03).toFixed(1) }));
-    g.appendChild(svg("text", { "class": "abbr", x: (cw / 2).toFixed(1), y: (ch * 0.52).toFixed(1), fill: colour[1],
-                                "font-size": (ch * 0.4).toFixed(1), "text-anchor": "middle" },
+    var outline = flags.moved ? "#c2185b" : flags.hit ? "#ff6f00" : "#111";
+    g.appendChild(svg("rect", { "class": "face", width: cw.toFixed(2), height: ch.toFixed(2), rx: (cw * 0.08).toFixed(2),
+                                fill: colour[0], stroke: outline,
+                                "stroke-width": (outline === "#111" ? Math.min(1.2, cw * 0.03) : cw * 0.075).toFixed(2) }));
+    g.appendChild(svg("text", { "class": "abbr", x: (cw / 2).toFixed(2), y: (ch * 0.52).toFixed(2), fill: colour[1],
+                                "font-size": (ch * 0.4).toFixed(2), "text-anchor": "middle" },
                       String(info.abbr || id).slice(0, 7)));
     for (var s = 0; s < full && full > 1; s++) {  // one pip per step: filled while the step remains
-      g.appendChild(svg("circle", { "class": "pip" + (s < steps ? " on" : ""), r: (ch * 0.08).toFixed(1),
-                                    cx: (cw * 0.16 + s * ch * 0.24).toFixed(1), cy: (ch * 0.8).toFixed(1),
-                                    fill: s < steps ? colour[1] : "none", stroke: colour[1], "stroke-width": 1 }));
+      g.appendChild(svg("circle", { "class": "pip" + (s < steps ? " on" : ""), r: (ch * 0.08).toFixed(2),
+                                    cx: (cw * 0.16 + s * ch * 0.24).toFixed(2), cy: (ch * 0.8).toFixed(2),
+                                    fill: s < steps ? colour[1] : "none", stroke: colour[1], "stroke-width": Math.min(1, ch * 0.04).toFixed(2) }));
     }
     if (hit) {
       var m = ch * 0.5;
-      g.appendChild(svg("g", { "class": "hit-marker", transform: "translate(" + (cw - m * 0.7).toFixed(1) + " " + (-m * 0.3).toFixed(1) + ")" },
-        svg("rect", { width: m.toFixed(1), height: m.toFixed(1), fill: "#ffd400", stroke: "#111", "stroke-width": 1 }),
-        svg("text", { x: (m / 2).toFixed(1), y: (m * 0.78).toFixed(1), "font-size": (m * 0.8).toFixed(1),
+      g.appendChild(svg("g", { "class": "hit-marker", transform: "translate(" + (cw - m * 0.7).toFixed(2) + " " + (-m * 0.3).toFixed(2) + ")" },
+        svg("rect", { width: m.toFixed(2), height: m.toFixed(2), fill: "#ffd400", stroke: "#111", "stroke-width": Math.min(1, m * 0.08).toFixed(2) }),
+        svg("text", { x: (m / 2).toFixed(2), y: (m * 0.78).toFixed(2), "font-size": (m * 0.8).toFixed(2),
                       "text-anchor": "middle", "font-weight": "700", fill: "#111" }, "H")));
     }
     if (passengers.length) {
       var r = ch * 0.26;
-      g.appendChild(svg("g", { "class": "aboard", transform: "translate(" + (cw - r * 0.4).toFixed(1) + " " + (ch - r * 0.3).toFixed(1) + ")" },
-        svg("circle", { r: r.toFixed(1), fill: "#fff", stroke: "#111", "stroke-width": 1 }),
-        svg("text", { y: (r * 0.4).toFixed(1), "font-size": (r * 1.05).toFixed(1), "text-anchor": "middle", fill: "#111" },
+      g.appendChild(svg("g", { "class": "aboard", transform: "translate(" + (cw - r * 0.4).toFixed(2) + " " + (ch - r * 0.3).toFixed(2) + ")" },
+        svg("circle", { r: r.toFixed(2), fill: "#fff", stroke: "#111", "stroke-width": Math.min(1, r * 0.15).toFixed(2) }),
+        svg("text", { y: (r * 0.4).toFixed(2), "font-size": (r * 1.05).toFixed(2), "text-anchor": "middle", fill: "#111" },
             "+" + passengers.length)));
     }
     return g;
@@ -153,9 +185,215 @@
                                  svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#c2185b" })));
   }
 
+  // ---- where an area's counters go: cells inside its polygon and the map, clear of every label ----
+  /** Is (x, y) inside the polygon (even-odd rule)? */
+  function insidePolygon(poly, x, y) {
+    var yes = false;
+    for (var i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+      var a = poly[i], b = poly[j];
+      if ((a[1] > y) !== (b[1] > y) && x < (b[0] - a[0]) * (y - a[1]) / (b[1] - a[1]) + a[0]) yes = !yes;
+    }
+    return yes;
+  }
+
+  /** Do segments p-q and r-s cross (touching counts)? */
+  function segmentsCross(p, q, r, s) {
+    function side(a, b, c) { return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]); }
+    var d1 = side(r, s, p), d2 = side(r, s, q), d3 = side(p, q, r), d4 = side(p, q, s);
+    return ((d1 > 0) !== (d2 > 0) || d1 === 0 || d2 === 0) && ((d3 > 0) !== (d4 > 0) || d3 === 0 || d4 === 0);
+  }
+
+  /** Is the box {x, y, w, h} wholly inside the polygon: its corners inside, no edge of the polygon crossing it? */
+  function boxInPolygon(poly, b) {
+    var c = [[b.x, b.y], [b.x + b.w, b.y], [b.x + b.w, b.y + b.h], [b.x, b.y + b.h]], k, i;
+    for (k = 0; k < 4; k++) if (!insidePolygon(poly, c[k][0], c[k][1])) return false;
+    for (i = 0; i < poly.length; i++) {
+      var p = poly[i], q = poly[(i + 1) % poly.length];
+      if (p[0] > b.x && p[0] < b.x + b.w && p[1] > b.y && p[1] < b.y + b.h) return false;
+      for (k = 0; k < 4; k++) if (segmentsCross(p, q, c[k], c[(k + 1) % 4])) return false;
+    }
+    return true;
+  }
+
+  function boxesMeet(a, b) {
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  }
+
+  /** The room a line of text takes, estimated (the layout runs before the text is rendered): wide
+   * enough for a bold system font, the map symbols (★ ✈ ▲ ▣) a full em or more. */
+  function textBox(text, x, y, size, anchor) {
+    var em = 0;
+    String(text).split("").forEach(function (ch) { em += ch.charCodeAt(0) > 127 ? 1.15 : 0.66; });
+    var w = em * size + 6, h = size * 1.35;
+    return { x: anchor === "middle" ? x - w / 2 : x - 3, y: y - size * 1.05, w: w, h: h };
+  }
+
+  /** The counter's footprint at (x, y): its face and what may stick out of it (the Hit marker above
+   * and right, the +N badge below and right, the outline of a moved or struck counter). */
+  function footprint(x, y, cw, ch) {
+    var pad = cw * 0.05;
+    return { x: x - pad, y: y - ch * 0.15 - pad, w: cw + ch * 0.16 + 2 * pad, h: ch * 1.34 + 2 * pad };
+  }
+
+  /** Up to n positions for counters of cw x ch in the area, nearest first to just under its label:
+   * the largest counters (from cw down) for which n cells lie wholly inside the area's polygon and
+   * the map, clear of every label on the map. Returns {cw, ch, cells: [[x, y]]}. */
+  var SHIFTS = [[0, 0], [0.5, 0], [0, 0.5], [0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]];
+
+  function layout(poly, size, anchor, blocked, n, cw0) {
+    var minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    poly.forEach(function (p) {
+      minX = Math.min(minX, p[0]); minY = Math.min(minY, p[1]); maxX = Math.max(maxX, p[0]); maxY = Math.max(maxY, p[1]);
+    });
+    minX = Math.max(minX, 0); minY = Math.max(minY, 0); maxX = Math.min(maxX, size.w); maxY = Math.min(maxY, size.h);
+    var best = null;
+    for (var scale = 1; scale > 0.01; scale *= 0.88) {
+      var cw = cw0 * scale, ch = cw * 0.64, f = footprint(0, 0, cw, ch), pitchX = f.w + cw * 0.02, pitchY = f.h + cw * 0.02;
+      var found = null;
+      SHIFTS.forEach(function (shift) {
+        if (found && found.length >= n) return;
+        // one column centred under the label, the rows from the label's foot
+        var x0 = anchor[0] - cw / 2 - Math.ceil((anchor[0] - cw / 2 - minX) / pitchX) * pitchX + shift[0] * pitchX;
+        var y0 = anchor[1] - Math.ceil((anchor[1] - minY) / pitchY) * pitchY + shift[1] * pitchY;
+        var cells = [];
+        for (var y = y0; y + ch <= maxY; y += pitchY) {
+          for (var x = x0; x + cw <= maxX; x += pitchX) {
+            var box = footprint(x, y, cw, ch);
+            if (box.x < 0 || box.y < 0 || box.x + box.w > size.w || box.y + box.h > size.h) continue;
+            if (blocked.some(function (b) { return boxesMeet(box, b); }) || !boxInPolygon(poly, box)) continue;
+            cells.push([x, y]);
+          }
+        }
+        if (!found || cells.length > found.length) found = cells;
+      });
+      best = { cw: cw, ch: ch, cells: found };
+      if (found.length >= n) break;
+    }
+    // rows under the label first, each filled from the middle out; then the rows above it, upwards
+    var x0 = anchor[0] - best.cw / 2;
+    function rank(c) { return c[1] >= anchor[1] - 0.5 ? c[1] - anchor[1] : 1e6 + anchor[1] - c[1]; }
+    best.cells.sort(function (a, b) { return rank(a) - rank(b) || Math.abs(a[0] - x0) - Math.abs(b[0] - x0); });
+    best.cells = best.cells.slice(0, n).sort(function (a, b) { return a[1] - b[1] || a[0] - b[0]; });
+    return best;
+  }
+
+  function marksOf(area) {
+    var marks = [];
+    if (area.vp) marks.push("★" + area.vp);
+    if (area.airbase) marks.push("✈" + area.airbase);
+    if (area.mountains) marks.push("▲");
+    if (area.entrenched) marks.push("▣");
+    if (area.tez) marks.push("TEZ");
+    return marks.join(" ");
+  }
+
+  /** Where each label of a map goes and the room it takes: {areas: {area: {x, y, marks}}, lines:
+   * {line: {x, y}}, boxes: [box]}. A name is moved sideways to stay on the map. */
+  function mapLabels(name, size, board, areas, fontSize) {
+    var w = size.width || 1000, out = { areas: {}, lines: {}, boxes: [] };
+    areas.forEach(function (a) {
+      var area = board.areas[a], at = centre(area), marks = marksOf(area);
+      var box = textBox(area.name || a, at[0], at[1], fontSize, "middle"), x = at[0];
+      if (box.x < 0) x -= box.x;
+      if (box.x + box.w > w) x -= box.x + box.w - w;
+      box = textBox(area.name || a, x, at[1], fontSize, "middle");
+      box.area = a;
+      out.boxes.push(box);
+      if (marks) {
+        out.boxes.push(box = textBox(marks, x, at[1] + fontSize * 1.05, fontSize * 0.85, "middle"));
+        box.area = a;
+      }
+      // the counters' first row: under the last line, clear of a Hit marker sticking out above a counter
+      out.areas[a] = { x: x, y: at[1], marks: marks, foot: box.y + box.h + w * 0.004 + 3 };
+    });
+    Object.keys(size).forEach(function (key) {
+      var pts = size[key];
+      if (!Array.isArray(pts) || pts.length < 2 || !Array.isArray(pts[0])) return;
+      var at = { x: pts[0][0] + w / 150, y: pts[0][1] + fontSize * 1.2 };
+      out.lines[key] = at;
+      out.boxes.push(textBox(key.replace(/_/g, " "), at.x, at.y, fontSize * 0.85, "start"));
+    });
+    areas.forEach(function (a) { labelOutside(a, board, areas, size, fontSize, out); });
+    return out;
+  }
+
+  /** Does the box touch the polygon at all? */
+  function boxMeetsPolygon(poly, b) {
+    var c = [[b.x, b.y], [b.x + b.w, b.y], [b.x + b.w, b.y + b.h], [b.x, b.y + b.h]], k, i;
+    for (k = 0; k < 4; k++) if (insidePolygon(poly, c[k][0], c[k][1])) return true;
+    for (i = 0; i < poly.length; i++) {
+      var p = poly[i], q = poly[(i + 1) % poly.length];
+      if (p[0] >= b.x && p[0] <= b.x + b.w && p[1] >= b.y && p[1] <= b.y + b.h) return true;
+      for (k = 0; k < 4; k++) if (segmentsCross(p, q, c[k], c[(k + 1) % 4])) return true;
+    }
+    return false;
+  }
+
+  /** An area too small for one full-size counter beside its label (a small island) gets its label
+   * just above it, or below, over open map (no area, no other label there), and its counters the
+   * whole area. */
+  function labelOutside(a, board, areas, size, fontSize, out) {
+    var area = board.areas[a], poly = area.polygon, w = size.width || 1000, h = size.height || 600;
+    if (!poly || poly.length < 3) return;
+    var label = out.areas[a], cw0 = Math.max(28, w * 0.04);
+    var mine = out.boxes.filter(function (b) { return b.area === a; });
+    var others = out.boxes.filter(function (b) { return b.area !== a; });
+    if (layout(poly, { w: w, h: h }, [label.x, label.foot], out.boxes, 1, cw0).cw >= cw0 * 0.75) return;
+    var top = Math.min.apply(null, mine.map(function (b) { return b.y; }));
+    var bottom = Math.max.apply(null, mine.map(function (b) { return b.y + b.h; }));
+    var ys = poly.map(function (p) { return p[1]; }), minY = Math.min.apply(null, ys), maxY = Math.max.apply(null, ys);
+    [minY - 2 - bottom, maxY + 2 - top].some(function (dy) {
+      var moved = mine.map(function (b) { return { x: b.x, y: b.y + dy, w: b.w, h: b.h, area: a }; });
+      var clear = moved.every(function (b) {
+        return b.y >= 0 && b.y + b.h <= h && b.x >= 0 && b.x + b.w <= w &&
+          !others.some(function (o) { return boxesMeet(b, o); }) &&
+          !areas.some(function (o) { var p = board.areas[o].polygon; return p && p.length > 2 && boxMeetsPolygon(p, b); });
+      });
+      if (!clear) return false;
+      out.boxes = others.concat(moved);
+      var centre = polygonCentre(poly);
+      out.areas[a] = { x: label.x, y: label.y + dy, marks: label.marks, foot: centre[1] - cw0 * 0.35 };
+      return true;
+    });
+  }
+
+  function polygonCentre(poly) {
+    var xs = poly.map(function (p) { return p[0]; }), ys = poly.map(function (p) { return p[1]; });
+    return [(Math.min.apply(null, xs) + Math.max.apply(null, xs)) / 2, (Math.min.apply(null, ys) + Math.max.apply(null, ys)) / 2];
+  }
+
+  var spots = typeof WeakMap === "function" ? new WeakMap() : null;
+
+  /** What is worked out once per board (the replay redraws at every step): labels, counters' cells. */
+  function memoOf(board) {
+    return spots && (spots.get(board) || (spots.set(board, {}), spots.get(board)));
+  }
+
+  /** mapLabels, kept per board and map. */
+  function labelsOf(name, size, board, areas, fontSize) {
+    var memo = memoOf(board), key = "labels\u0000" + name;
+    if (memo && memo[key]) return memo[key];
+    var found = mapLabels(name, size, board, areas, fontSize);
+    if (memo) memo[key] = found;
+    return found;
+  }
+
+  /** The counters' size and cells for n counters in an area, kept per board. */
+  function counterSpots(board, name, size, a, labels, n) {
+    var memo = memoOf(board);
+    var key = name + "\u0000" + a + "\u0000" + n;
+    if (memo && memo[key]) return memo[key];
+    var w = size.width || 1000, h = size.height || 600, area = board.areas[a];
+    var poly = area.polygon && area.polygon.length > 2 ? area.polygon : [[0, 0], [w, 0], [w, h], [0, h]];
+    var label = labels.areas[a];
+    var found = layout(poly, { w: w, h: h }, [label.x, label.foot], labels.boxes, n, Math.max(28, w * 0.04));
+    if (memo) memo[key] = found;
+    return found;
+  }
+
   var drawn = 0;
 
-  function drawMap(name, size, board, state, place, opts, colour) {
+  function drawMap(name, size, board, state, place, opts, colour, tally) {
     var w = size.width || 1000, h = size.height || 600, id = "map-" + (++drawn);
     var areas = Object.keys(board.areas).filter(function (a) { return mapOf(board, board.areas[a]) === name; });
     var hasSea = areas.some(function (a) { return board.areas[a].kind === "sea"; });
@@ -179,6 +417,7 @@
     var layerAreas = svg("g", { "class": "areas" }), layerLabels = svg("g", { "class": "labels" });
     var layerCounters = svg("g", { "class": "counters" }), layerMoves = svg("g", { "class": "moves" });
     var fontSize = Math.max(10, w / 70);
+    var labels = labelsOf(name, size, board, areas, fontSize);
     areas.forEach(function (a) {
       var area = board.areas[a];
       if (area.polygon && area.polygon.length > 2) {
@@ -191,28 +430,22 @@
           "stroke-dasharray": area.kind === "box" ? "8 5" : null },
           title(area.name + (area.tez ? " (TEZ)" : "") + (owner ? ", held by " + owner : ""))));
       }
-      var at = centre(area), marks = [];
-      if (area.vp) marks.push("★" + area.vp);
-      if (area.airbase) marks.push("✈" + area.airbase);
-      if (area.mountains) marks.push("▲");
-      if (area.entrenched) marks.push("▣");
-      if (area.tez) marks.push("TEZ");
-      layerLabels.appendChild(svg("text", { "class": "area-name", x: at[0], y: at[1], "font-size": fontSize.toFixed(1),
-                                            "text-anchor": "middle" }, area.name || a));
-      if (marks.length) {
-        layerLabels.appendChild(svg("text", { "class": "area-marks", x: at[0], y: at[1] + fontSize * 1.05,
+      var label = labels.areas[a];
+      layerLabels.appendChild(svg("text", { "class": "area-name", "data-area": a, x: label.x.toFixed(1), y: label.y,
+                                            "font-size": fontSize.toFixed(1), "text-anchor": "middle" }, area.name || a));
+      if (label.marks) {
+        layerLabels.appendChild(svg("text", { "class": "area-marks", "data-area": a, x: label.x.toFixed(1), y: label.y + fontSize * 1.05,
                                               "font-size": (fontSize * 0.85).toFixed(1), "text-anchor": "middle" },
-                                    marks.join(" ")));
+                                    label.marks));
       }
       var here = place.byArea[a] || [];
       if (!here.length) return;
-      var cw = Math.max(28, w * 0.04), ch = cw * 0.64, gap = cw * 0.1;
-      var cols = Math.min(here.length, here.length > 9 ? 5 : 4);
-      var x0 = at[0] - (cols * (cw + gap) - gap) / 2, y0 = at[1] + fontSize * (marks.length ? 1.5 : 0.6);
+      var spot = counterSpots(board, name, size, a, labels, here.length);
       here.forEach(function (u, k) {
-        var side = ((board.units || {})[u] || {}).side;
-        var x = x0 + (k % cols) * (cw + gap), y = y0 + Math.floor(k / cols) * (ch + gap);
-        layerCounters.appendChild(counter(board, state, u, x, y, cw, ch, colour[side] || ["#555", "#fff"],
+        var side = ((board.units || {})[u] || {}).side, cell = spot.cells[k];
+        if (!cell) return;  // no room at all (an area smaller than a counter): the list below still names it
+        tally.counters++;
+        layerCounters.appendChild(counter(board, state, u, cell[0], cell[1], spot.cw, spot.ch, colour[side] || ["#555", "#fff"],
                                           place.aboard[u] || [], { moved: u in moved, hit: struck.indexOf(u) >= 0 }));
       });
     });
@@ -234,8 +467,8 @@
       root.appendChild(svg("polyline", { "class": "map-line", "data-line": key, fill: "none", stroke: "#6d4c41",
                                          "stroke-width": (w / 400).toFixed(1), "stroke-dasharray": (w / 80).toFixed(1) + " " + (w / 160).toFixed(1),
                                          points: pts.map(function (p) { return p[0] + "," + p[1]; }).join(" ") }, title(words)));
-      root.appendChild(svg("text", { "class": "area-marks", x: pts[0][0] + w / 150, y: pts[0][1] + fontSize * 1.2,
-                                     "font-size": (fontSize * 0.85).toFixed(1) }, words));
+      var at = labels.lines[key];
+      root.appendChild(svg("text", { "class": "area-marks", x: at.x, y: at.y, "font-size": (fontSize * 0.85).toFixed(1) }, words));
     });
     root.appendChild(layerLabels);
     root.appendChild(layerMoves);
@@ -264,6 +497,61 @@
     return list;
   }
 
+  // ---- the board's tracks and what is in effect ----
+  /** A track's value in the state: its `value` key, or `of` less its `used` key; null when absent. */
+  function trackValue(track, state) {
+    var of = typeof track.of === "string" ? state[track.of] : track.of;
+    var v = track.value !== undefined ? state[track.value]
+      : typeof of === "number" && typeof state[track.used] === "number" ? of - state[track.used] : null;
+    return typeof v === "number" ? { value: v, of: typeof of === "number" ? of : null } : null;
+  }
+
+  /** What is in effect, by side: the state's `effects` ({side: {id: detail}}) and the `markers` a side
+   * holds ({side: [id]}), each named by board.effects; unnamed ids are bookkeeping, not shown. */
+  function inEffect(board, state) {
+    var names = board.effects || {}, out = [];
+    function add(side, id, detail) {
+      if (!names[id]) return;
+      var extra = Object.keys(detail || {}).filter(function (k) {
+        return k !== "event" && k !== "rule" && (typeof detail[k] === "number" || typeof detail[k] === "string");
+      }).map(function (k) { return k.replace(/_/g, " ") + " " + detail[k]; });
+      out.push({ side: side, id: id, text: names[id].name + (extra.length ? " (" + extra.join(", ") + ")" : ""),
+                 rule: names[id].rule });
+    }
+    Object.keys(state.effects || {}).forEach(function (side) {
+      var mine = state.effects[side];
+      if (mine && typeof mine === "object") Object.keys(mine).forEach(function (id) { add(side, id, mine[id]); });
+    });
+    Object.keys(state.markers || {}).forEach(function (side) {
+      (Array.isArray(state.markers[side]) ? state.markers[side] : []).forEach(function (id) { add(side, id, null); });
+    });
+    return out;
+  }
+
+  /** The tracks and the effects in play as text above the maps; null for a board that has neither. */
+  function statusPanel(board, state) {
+    if (!(board.tracks || []).length && !board.effects) return null;
+    var box = W.el("div", { class: "board-status" });
+    var tracks = W.el("p", { class: "tracks" });
+    (board.tracks || []).forEach(function (t) {
+      var v = trackValue(t, state);
+      if (!v) return;
+      tracks.appendChild(W.el("span", { class: "track", "data-track": t.value || t.used, title: t.rule || null },
+        W.el("strong", { text: t.name + ": " }), v.value + (v.of !== null ? " of " + v.of : "")));
+    });
+    if (tracks.firstChild) box.appendChild(tracks);
+    if (board.effects) {
+      var effects = inEffect(board, state), list = W.el("ul", { class: "in-effect plain" });
+      effects.forEach(function (e) {
+        list.appendChild(W.el("li", { "data-effect": e.id, "data-side": e.side },
+          W.el("strong", { text: e.side + ": " }), e.text, e.rule ? W.el("span", { class: "rule", text: " (" + e.rule + ")" }) : null));
+      });
+      box.appendChild(W.el("div", { class: "effects" }, W.el("strong", { text: "In effect" }),
+        effects.length ? list : W.el("p", { class: "hint", text: "No event or marker in effect." })));
+    }
+    return box;
+  }
+
   /** Draw the board into container; returns {maps, areas, counters}. */
   function draw(container, board, state, opts) {
     opts = opts || {};
@@ -276,12 +564,15 @@
     }
     state = Object.assign({}, state, { units: state.units || {} });
     var colour = colours(board, state), place = placement(board, state), all = maps(board), count = 0;
+    var status = statusPanel(board, state);
+    if (status) container.appendChild(status);
     Object.keys(all).forEach(function (name) {
       var figure = W.el("figure", { class: "map-figure" });
-      figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour));
+      var tally = { counters: 0 };
+      figure.appendChild(drawMap(name, all[name], board, state, place, opts, colour, tally));
       container.appendChild(figure);
+      count += tally.counters;  // drawn, not only placed
     });
-    Object.keys(place.byArea).forEach(function (a) { count += place.byArea[a].length; });
     var legend = W.el("p", { class: "legend" });
     Object.keys(colour).forEach(function (side) {
       var swatch = W.el("span", { class: "swatch", "aria-hidden": "true" });
@@ -307,5 +598,5 @@
     return { moved: moved, hit: hit };
   }
 
-  W.Board = { draw: draw, changes: changes, placement: placement };
+  W.Board = { draw: draw, changes: changes, placement: placement, nameOf: nameOf, words: words };
 })();

@@ -199,12 +199,19 @@
   };
 
   // ------------------------------------------------------------------------------ dice ----
+  /** A roll's target in words: "target 9 >= 7 (+2 river)", or a hit number, "hit number 3: hits on
+   * 1-3 (-1 attacking in mountains)" (a die at or under it hits; Falklands Showdown, FS 10.2). */
   W.targetText = function (target) {
     if (!target || typeof target !== "object") return "";
     var mods = (target.modifiers || []).map(function (m) {
       return (m.value > 0 ? "+" : "") + m.value + (m.reason ? " " + m.reason : "");
     });
-    var result = target.result !== undefined && target.result !== null ? target.result + " " : "";
+    if (target.hit_number !== undefined && target.hit_number !== null) {
+      var hn = target.hit_number;
+      return "hit number " + hn + ": " + (hn >= 1 ? "hits on " + (hn > 1 ? "1–" + hn : "1") : "cannot hit") +
+        (mods.length ? " (" + mods.join(", ") + ")" : "");
+    }
+    var result = target.result !== undefined && target.result !== null ? "target " + target.result + " " : "target ";
     return result + (target.compare || "") + " " + (target.value !== undefined ? target.value : "") +
       (mods.length ? " (" + mods.join(", ") + ")" : "");
   };
@@ -233,7 +240,7 @@
         W.el("span", { class: "purpose", text: (roll.seat ? roll.seat + ": " : "") + (roll.purpose || "roll") }),
         " ", W.el("span", { class: "notation", text: roll.notation || "" })),
       faces,
-      roll.target ? W.el("span", { class: "target", text: "target " + W.targetText(roll.target) }) : null,
+      roll.target ? W.el("span", { class: "target", text: W.targetText(roll.target) }) : null,
       outcome, status,
       roll.superseded ? W.el("span", { class: "hint", text: " (taken back)" }) : null);
   };

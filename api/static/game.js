@@ -41,7 +41,8 @@
       if (d.optional && !d.multiple) input.appendChild(W.el("option", { value: "__omit__", text: "—" }));
       (d.choices || []).forEach(function (c, k) {
         var value = c && typeof c === "object" && "value" in c ? c.value : c;
-        var text = c && typeof c === "object" ? (c.label || c.name || JSON.stringify(value)) : (c === null ? "none (draw)" : String(c));
+        var text = c && typeof c === "object" ? (c.label || c.name || W.Board.words(board, value))
+          : (c === null ? "none (draw)" : W.Board.nameOf(board, c));
         input.appendChild(W.el("option", { value: String(k), text: text }));
       });
       input._choices = (d.choices || []).map(function (c) { return c && typeof c === "object" && "value" in c ? c.value : c; });
@@ -149,8 +150,12 @@
         Object.keys(template[key]).forEach(function (id, k) {
           var fid = "m-" + key + "-" + k, select = W.el("select", { id: fid, "data-map": key, "data-id": id });
           select.appendChild(W.el("option", { value: "", text: "—" }));
-          template[key][id].forEach(function (c) { select.appendChild(W.el("option", { value: String(c), text: String(c) })); });
-          group.appendChild(W.el("div", { class: "field" }, W.el("label", { "for": fid, text: id.replace(/_/g, " ") }), select));
+          template[key][id].forEach(function (c) {
+            select.appendChild(W.el("option", { value: String(c), text: W.Board.nameOf(board, c) }));
+          });
+          var name = W.Board.nameOf(board, id);
+          group.appendChild(W.el("div", { class: "field" },
+            W.el("label", { "for": fid, text: name === id ? id.replace(/_/g, " ") : name }), select));
         });
         box.appendChild(group);
       });
@@ -159,9 +164,10 @@
       return;
     }
     var help = W.el("dl", { class: "choices" });
-    other.concat(maps).forEach(function (key) {
+    other.concat(maps).forEach(function (key) {  // in the game's names, then the ids the JSON takes
       help.appendChild(W.el("dt", { text: key }));
-      help.appendChild(W.el("dd", null, W.el("code", { text: JSON.stringify(template[key]) })));
+      help.appendChild(W.el("dd", null, W.Board.words(board, template[key]), W.el("br"),
+                            W.el("code", { text: JSON.stringify(template[key]) })));
     });
     box.appendChild(W.el("p", { class: "hint", text: "Choices offered:" }));
     box.appendChild(help);
@@ -192,6 +198,7 @@
                                     "Nothing to order now: wait for your move." }));
     }
     var checked = false;
+    if (keep && !all.some(function (t) { return t.kind === keep; })) keep = null;  // gone: the first one
     all.forEach(function (t, k) {
       var on = keep ? t.kind === keep : k === 0;
       if (on && !checked) checked = true; else on = false;
@@ -329,7 +336,8 @@
     var pending = (state && state.state && state.state.pending) || [], list = W.clear($("pending"));
     $("pending-box").hidden = !pending.length;
     pending.forEach(function (d) {
-      var options = (d.options || []).map(function (o) { return typeof o === "object" ? JSON.stringify(o) : String(o); });
+      var options = Array.isArray(d.options) ? d.options.map(function (o) { return W.Board.words(board, o); })
+        : d.options && typeof d.options === "object" ? [W.Board.words(board, d.options)] : [];
       list.appendChild(W.el("li", { class: "decision" },
         W.el("strong", { text: d.seat + ": " }), d.prompt || d.kind || "a decision",
         d.rule ? W.el("span", { class: "rule", text: " (" + d.rule + ")" }) : null,

@@ -6,14 +6,15 @@
  * the states as `state_deltas`) and id="board-data", and fetches nothing.
  *
  * Position = one frame (one event the viewer may see). Steps: event, operation (what one command
- * recorded), phase and turn, from the frames' marks; the address holds the position (#seq=N).
+ * recorded, with the answer to a decision it asked for; to its last event), phase and turn, from
+ * the frames' marks; the address holds the position (#seq=N).
  */
 (function () {
   "use strict";
   var W = window.Warlog, $ = W.$;
   var gameId = document.body.dataset.gameId;
   var R = null, F = [], S = [], board = null, at = 0, timer = null;
-  var opStart = [], turnStarts = [], rows = [];
+  var opStart = [], opEnds = [], turnStarts = [], rows = [];
 
   /** The states from `state_deltas` (workers/replay.py): the first in full, then each one's change.
    * Keys are defined, not assigned, so a key such as "__proto__" (a freeform side's name) stays data. */
@@ -49,6 +50,31 @@
     return start < at ? start : find(at, -1, mark);
   }
 
+  /** An operation step begins at a new command or a new phase, except that a command answering a
+   * pending decision goes on with the operation that asked (an attack and the dice of the defender's
+   * answer are one step). Returns the first frame of each frame's operation. */
+  function operationStarts() {
+    var out = [], start = 0;
+    F.forEach(function (f, n) {
+      var fresh = f.marks.indexOf("operation") >= 0 || f.marks.indexOf("phase") >= 0;
+      if (n === 0 || (fresh && F[n - 1].type !== "DecisionPending")) start = n;
+      out.push(start);
+    });
+    return out;
+  }
+
+  /** Operation steps land on an operation's last event, with its moves, hits and dice all shown:
+   * forward to the first such end after the current event, back to the last one before it. */
+  function nextOp() {
+    for (var k = 0; k < opEnds.length; k++) if (opEnds[k] > at) return opEnds[k];
+    return F.length - 1;
+  }
+
+  function prevOp() {
+    for (var k = opEnds.length - 1; k >= 0; k--) if (opEnds[k] < at) return opEnds[k];
+    return 0;
+  }
+
   function index(seq) {
     var best = 0;
     for (var n = 0; n < F.length; n++) { if (F[n].seq <= seq) best = n; else break; }
@@ -60,9 +86,11 @@
     return m ? index(+m[1]) : null;
   }
 
-  function where(f) {
+  function where(f, n) {
+    var op = 0;
+    opEnds.forEach(function (end) { if (end < n) op++; });
     return "Turn " + (f.turn === null || f.turn === undefined ? "–" : f.turn) +
-      " · " + (f.phase || "no phase") + " · operation " + f.operation +
+      " · " + (f.phase || "no phase") + " · operation " + (op + 1) +
       (f.whose_move && f.whose_move.length ? " · to move: " + f.whose_move.join(", ") : "");
   }
 
@@ -78,7 +106,7 @@
     $("scrub").value = at;
     $("scrub").setAttribute("aria-valuetext", "event " + (at + 1) + " of " + F.length + ", seq " + f.seq);
     $("pos").textContent = "Event " + (at + 1) + " of " + F.length + " · seq " + f.seq;
-    $("where").textContent = where(f);
+    $("where").textContent = where(f, at);
     W.clear($("line"));
     W.add($("line"), [f.text || f.type, f.redacted ? W.el("span", { class: "hint", text: " (hidden details)" }) : null]);
     f.marks.forEach(function (m) { $("line").appendChild(W.el("span", { class: "mark", text: "new " + m })); });
@@ -151,8 +179,8 @@
         ops = list.appendChild(W.el("ol", { class: "ops" }));
         op = null;
       }
-      if (f.operation !== op) {
-        op = f.operation;
+      if (opStart[n] !== op || !ops.lastChild) {
+        op = opStart[n];
         ops.appendChild(W.el("li", { class: "op" }, W.el("ol", { class: "lines" })));
       }
       var row = W.el("li", { "data-i": n, "data-seq": f.seq, value: f.seq, class: f.dice ? "has-dice" : null },
@@ -169,8 +197,8 @@
     if (/^(INPUT|SELECT|TEXTAREA)$/.test(tag) && e.key !== "Escape") return;
     var step = null;
     switch (e.key) {
-      case "ArrowRight": step = e.shiftKey ? find(at, 1, "operation") : at + 1; break;
-      case "ArrowLeft": step = e.shiftKey ? back("operation") : at - 1; break;
+      case "ArrowRight": step = e.shiftKey ? nextOp() : at + 1; break;
+      case "ArrowLeft": step = e.shiftKey ? prevOp() : at - 1; break;
       case "ArrowDown": if (e.shiftKey) step = find(at, 1, "phase"); break;
       case "ArrowUp": if (e.shiftKey) step = back("phase"); break;
       case "PageDown": step = find(at, 1, "turn"); break;
@@ -193,7 +221,7 @@
     var buttons = {
       first: function () { return 0; }, last: function () { return F.length - 1; },
       prev: function () { return at - 1; }, next: function () { return at + 1; },
-      "prev-op": function () { return back("operation"); }, "next-op": function () { return find(at, 1, "operation"); },
+      "prev-op": prevOp, "next-op": nextOp,
       "prev-phase": function () { return back("phase"); }, "next-phase": function () { return find(at, 1, "phase"); },
       "prev-turn": function () { return back("turn"); }, "next-turn": function () { return find(at, 1, "turn"); },
     };
@@ -250,11 +278,9 @@
     $("title").textContent = "Replay: " + String(R.title).split(":")[0];
     $("summary").textContent = "Game " + gameId + " · " + F.length + " events · version " + R.version +
       " · " + R.viewer + " view";
-    var op = -1;
-    F.forEach(function (f, n) {
-      if (n === 0 || f.operation !== F[n - 1].operation) op = n;
-      opStart.push(op);
-    });
+    opStart = operationStarts();
+    opStart.forEach(function (start, n) { if (n > 0 && start === n) opEnds.push(n - 1); });
+    if (F.length) opEnds.push(F.length - 1);
     var select = $("turn-select"), seen = {};
     F.forEach(function (f, n) {
       var key = String(f.turn);

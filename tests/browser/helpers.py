@@ -59,3 +59,73 @@ def labels_missing(page) -> list[str]:
         .filter(el => el.type !== 'hidden' && el.offsetParent !== null
                 && !(el.labels && el.labels.length) && !el.getAttribute('aria-label'))
         .map(el => el.outerHTML.slice(0, 120))""")
+
+
+# Every counter's box, in the map's own units (through the SVG's screen matrix), checked against the
+# map's viewBox, the polygon of the area its unit stands in (points along the box's edges, tested
+# with the browser's own isPointInFill), every label on the map and every other counter.
+_COUNTERS_OUT_OF_PLACE = """([selector, units]) => {
+    const bad = [];
+    const meet = (a, b) => a.x + 0.25 < b.x + b.w && b.x + 0.25 < a.x + a.w && a.y + 0.25 < b.y + b.h && b.y + 0.25 < a.y + a.h;
+    document.querySelectorAll(selector + ' svg.map').forEach(svg => {
+        const vb = svg.viewBox.baseVal, inv = svg.getScreenCTM().inverse();
+        const boxOf = el => {
+            const r = el.getBoundingClientRect();
+            const a = new DOMPoint(r.left, r.top).matrixTransform(inv), b = new DOMPoint(r.right, r.bottom).matrixTransform(inv);
+            return {x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y};
+        };
+        const labels = Array.from(svg.querySelectorAll('text.area-name, text.area-marks'))
+            .map(t => [t.textContent, boxOf(t)]);
+        const counters = Array.from(svg.querySelectorAll('g.counter')).map(g => [g.dataset.unit, boxOf(g)]);
+        counters.forEach(([unit, b], i) => {
+            const area = (units[unit] || {}).location;
+            if (b.x < -0.5 || b.y < -0.5 || b.x + b.w > vb.width + 0.5 || b.y + b.h > vb.height + 0.5)
+                bad.push(`${unit} lies outside the ${svg.dataset.map} map`);
+            const poly = svg.querySelector(`polygon.area[data-area="${area}"]`);
+            if (!poly) bad.push(`${unit} is drawn on the ${svg.dataset.map} map, which has no area ${area}`);
+            else {
+                let out = 0;
+                for (let k = 0; k <= 8; k++) {
+                    const f = k / 8, x0 = b.x + 0.5, y0 = b.y + 0.5, x1 = b.x + b.w - 0.5, y1 = b.y + b.h - 0.5;
+                    for (const [x, y] of [[x0 + f * (x1 - x0), y0], [x0 + f * (x1 - x0), y1], [x0, y0 + f * (y1 - y0)], [x1, y0 + f * (y1 - y0)]])
+                        if (!poly.isPointInFill(new DOMPoint(x, y))) out++;
+                }
+                if (out) bad.push(`${unit} sticks out of its area ${area}`);
+            }
+            labels.forEach(([text, t]) => { if (meet(b, t)) bad.push(`${unit} (in ${area}) covers the label "${text}"`); });
+            counters.slice(i + 1).forEach(([other, c]) => { if (meet(b, c)) bad.push(`${unit} overlaps ${other}`); });
+        });
+    });
+    return bad;
+}"""
+
+
+def counters_out_of_place(page, selector: str, state: dict) -> list[str]:
+    """What is wrong with the counters drawn under ``selector`` for ``state``: any counter outside
+    its map or its area, covering a label or another counter (an empty list when none)."""
+    return page.evaluate(_COUNTERS_OUT_OF_PLACE, [selector, state.get("units", {})])
+
+
+def on_map(board: dict, state: dict) -> list[str]:
+    """The units board.js draws as counters: on an area of the board, not aboard, not eliminated."""
+    return sorted(u for u, x in state.get("units", {}).items()
+                  if not x.get("eliminated") and not x.get("aboard") and x.get("location") in board["areas"])
+
+
+def operation_starts(frames: list[dict]) -> list[int]:
+    """The replay's operation steps (docs/pages.md): each frame's operation begins at a new command
+    or a new phase, unless the command answers a pending decision (it goes on with the operation
+    that asked). The first frame of each frame's operation."""
+    out, start = [], 0
+    for n, f in enumerate(frames):
+        fresh = "operation" in f["marks"] or "phase" in f["marks"]
+        if n == 0 or (fresh and frames[n - 1]["type"] != "DecisionPending"):
+            start = n
+        out.append(start)
+    return out
+
+
+def operation_ends(frames: list[dict]) -> list[int]:
+    """Where "op ›" and "‹ op" land: the last frame of each operation."""
+    starts = operation_starts(frames)
+    return [n - 1 for n in range(1, len(frames)) if starts[n] == n] + [len(frames) - 1]

@@ -5,13 +5,16 @@ and highlights the move of the current step."""
 
 from __future__ import annotations
 
+import json
 import re
+import uuid
 
 import pytest
 
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
-from tests.browser.helpers import caught_up, hash_seq, labels_missing, no_horizontal_scroll, pick_order, send, shoot
+from tests.browser.helpers import (caught_up, counters_out_of_place, hash_seq, labels_missing, no_horizontal_scroll,
+                                   on_map, pick_order, send, shoot)
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -64,11 +67,21 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
     assert page.locator("#board polygon.area").count() == len(board["areas"])
     counters = page.locator("#board g.counter").count()
     assert counters > 20
+    state = uk.page.evaluate("""async id => (await Warlog.api('/api/v1/games/' + id + '/state',
+        {token: Warlog.keys.reader(id)})).body.state""", game_id)
+    assert counters == len(on_map(board, state))
+    assert counters_out_of_place(page, "#board", state) == []  # issue 29: every counter inside its area
+    # the UK operations left and what is in effect, with the map (FS 5.4: 1-1 at the start)
+    assert page.text_content("#board [data-track=uk_operations_left]") == "UK Operations Remaining: 30 of 30"
+    assert "UK Operational Superiority" in page.text_content("#board li[data-effect=uk_operational_superiority]")
 
     # ---- UK places the two submarines with the set-up form (a select per submarine)
     pick_order(page, "setup")
     subs = page.locator("#fields select[data-map=submarines]")
     assert subs.count() == 2
+    # the game's names, not ids: "Spartan" placed in "Sea Area 6" (issue 29)
+    assert sorted(page.locator("#fields .choice-map label").all_text_contents()) == ["Spartan", "Splendid"]
+    assert "Sea Area 6" in subs.nth(0).locator("option").all_text_contents()
     placed = {}
     for k, area in zip(range(2), ("sa6", "sa7")):
         select = subs.nth(k)
@@ -82,6 +95,11 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
 
     # ---- an operation from its form (Op #9 has only its number), then a pass
     caught_up(page)
+    pick_order(page, "operation:20")  # a form of units and areas: every choice by its name
+    shown = page.eval_on_selector_all("#fields select option", "os => os.map(o => o.textContent)")
+    ids = {i for kind in ("units", "areas") for i, x in board[kind].items() if x["name"] != i}
+    assert "Hermes" in shown and "Sea Area 1" in shown
+    assert not ids & set(shown), sorted(ids & set(shown))
     pick_order(page, "operation:9")
     assert page.locator("#fields select[name=op]").count() == 1
     send(page, "OperationBegun")
@@ -94,6 +112,10 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
         caught_up(page)
     ar.page.wait_for_selector("#turn:has-text('Your move, AR')")
     caught_up(ar.page)
+    left = uk.page.evaluate("""async id => (await Warlog.api('/api/v1/games/' + id + '/state',
+        {token: Warlog.keys.reader(id)})).body.state.uk_operations_left""", game_id)
+    assert left < 30  # the UK operations spent show on both seats' pages
+    assert ar.page.text_content("#board [data-track=uk_operations_left]") == f"UK Operations Remaining: {left} of 30"
     pick_order(ar.page, "pass")
     send(ar.page, "OrderAccepted")
     no_horizontal_scroll(ar.page)
@@ -117,9 +139,7 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
     assert status == 200 and frames["frames"][-1]["seq"] == last
     assert replay.locator("#board svg.map").count() == 2
     final = frames["states"][frames["frames"][-1]["state"]]
-    on_map = [u for u, s in final["units"].items()
-              if s.get("location") in board["areas"] and not s.get("aboard") and not s.get("eliminated")]
-    assert replay.locator("#board g.counter").count() == len(on_map)
+    assert replay.locator("#board g.counter").count() == len(on_map(board, final))
     assert replay.locator("#chart svg #cursor").count() == 1 and replay.locator("#vp td").count() >= 1
     # step back to the submarine's move: its counter is marked and an arrow drawn from where it was
     move_seq = max(f["seq"] for f in frames["frames"] if f["type"] == "UnitMoved")
@@ -139,3 +159,52 @@ def test_a_falklands_game_on_the_map(server, open_tab, shots):
 
     for tab in (uk, ar):
         assert not tab.errors, tab.errors
+
+
+def test_a_pending_decision_is_shown_in_names_and_answered_from_the_form(server, open_tab, shots):
+    """Issue 29: a Falklands decision's options (an object) broke the game page's pending panel, so
+    the defender could not answer from the page; the options read in the game's names, and the
+    battle's dice show their hit numbers."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "falklands",
+                                                                  "options": {"uk_operations": 6}})
+    assert status == 201, made
+    game_id, tokens = made["game_id"], {}
+    for seat, code in made["invites"].items():
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                                      {"invite_code": code, "handle": seat.lower()})
+        assert status == 201, joined
+        tokens[seat] = joined["token"]
+
+    def order(seat: str, body: dict) -> dict:
+        status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", body,
+                                      {"Authorization": f"Bearer {tokens[seat]}", "Idempotency-Key": str(uuid.uuid4())})
+        assert status == 201, result
+        return result
+
+    order("UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa7"}})
+    for _ in range(5):  # the UK's operations of the first phase, passed
+        summary = http_json("GET", f"{server}/api/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens['UK']}"})[2]
+        if summary["whose_move"] != ["UK"]:
+            break
+        order("UK", {"kind": "pass"})
+    # the 25 de Mayo sails into Sea Area 6 and attacks Spartan: the UK assigns its defensive fire
+    order("AR", {"kind": "operation", "op": 20, "units": ["25_de_mayo"], "destination": "sa6", "attack": True})
+
+    uk = open_tab()
+    keys = {"seats": {"UK": tokens["UK"]}, "active": "UK"}
+    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
+    page = uk.goto(f"{server}/games/{game_id}").page
+    page.wait_for_selector("#pending-box:not([hidden])")
+    pending = page.text_content("#pending")
+    assert "Sea Area 6" in pending and "fire: Spartan: 25 de Mayo; auto: yes" in pending, pending
+    pick_order(page, "decide")
+    assert page.locator("#fields select[name=choice] option").all_text_contents() == ["fire: auto"]
+    send(page, "DiceRolled")
+    rolls = page.locator("#result li[data-type=DiceRolled] .roll")
+    assert rolls.count() >= 1
+    for k in range(rolls.count()):
+        assert re.search(r"hit number \d+: (hits on 1(–\d)?|cannot hit)", rolls.nth(k).text_content())
+        assert re.search(r"\b(hit|miss)\b", rolls.nth(k).locator(".outcome").text_content())
+    page.wait_for_selector("#kinds input[data-kind=submarines]:checked")  # the next order offered, ready
+    shoot(page, shots / "falklands-decision-answered.png")
+    assert not uk.errors, uk.errors

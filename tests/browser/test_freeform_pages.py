@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from tests.browser.helpers import caught_up, hash_seq, labels_missing, no_horizontal_scroll, pick_order, send, shoot
+from tests.browser.helpers import (caught_up, hash_seq, labels_missing, no_horizontal_scroll, operation_ends, pick_order,
+                                   send, shoot)
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -142,9 +143,8 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
     assert replay.locator("#history li.current").get_attribute("data-seq") == str(seqs[2])
 
     # operations, phases and turns by button and key
-    replay.keyboard.press("Shift+ArrowRight")
-    op_frame = frames["frames"][seqs.index(hash_seq(replay))]
-    assert "operation" in op_frame["marks"]
+    replay.keyboard.press("Shift+ArrowRight")  # to the end of the next operation
+    assert seqs.index(hash_seq(replay)) == min(n for n in operation_ends(frames["frames"]) if n > 2)
     replay.keyboard.press("PageDown")
     turn_frame = frames["frames"][seqs.index(hash_seq(replay))]
     assert "turn" in turn_frame["marks"] and turn_frame["turn"] == 2

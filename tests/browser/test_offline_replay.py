@@ -13,7 +13,7 @@ import json
 import pytest
 
 from domain.rulesets import find_ruleset
-from tests.browser.helpers import hash_seq, no_horizontal_scroll, shoot
+from tests.browser.helpers import hash_seq, no_horizontal_scroll, operation_ends, operation_starts, shoot
 from tests.conftest import make_app
 from tests.workers.test_replay import falklands_game, placed, play, reduced
 from workers import replay
@@ -88,9 +88,8 @@ def test_the_offline_falklands_replay_draws_the_map_and_steps(falklands, open_ta
     drawn_as(turns[0] + 1)
     page.keyboard.press("PageDown")
     drawn_as(turns[1])
-    page.keyboard.press("Shift+ArrowRight")
-    op = next(i for i in range(turns[1] + 1, len(frames)) if "operation" in frames[i]["marks"])
-    drawn_as(op)
+    page.keyboard.press("Shift+ArrowRight")  # to the end of the operation after the turn's start
+    drawn_as(min(n for n in operation_ends(frames) if n > turns[1]))
 
     # the first step where a unit on the map has lost a step: its counter has the yellow Hit marker
     hit_at = next(i for i, f in enumerate(frames) if reduced(board, states[f["state"]]))
@@ -121,6 +120,62 @@ def test_the_offline_falklands_replay_draws_the_map_and_steps(falklands, open_ta
 
     assert requests == [path.as_uri()], requests  # nothing fetched: not a script, a style or a font
     assert tab.errors == []
+
+
+def test_an_operation_step_shows_the_whole_operation_its_dice_and_hit_numbers(falklands, open_tab, shots):
+    """Issue 29: "op ›" stopped on an attack's order, before its dice (they come with the defender's
+    answer, the next command), and no roll showed its hit number. An operation step lands on the
+    operation's last event, the answer and its dice included; each roll shows its hit number."""
+    made, _, path = falklands
+    frames = made["frames"]
+    starts, ends = operation_starts(frames), operation_ends(frames)
+    # an attack that asks the defender to assign fire: its dice are rolled in the answer
+    asked = next(n for n, f in enumerate(frames) if f["type"] == "DecisionPending" and
+                 any("hit_number" in ((g.get("dice") or {}).get("target") or {}) for g in frames[n + 1:n + 40]))
+    first, last = starts[asked], min(e for e in ends if e > asked)
+    rolls = [f["dice"] for f in frames[first:last + 1] if f.get("dice")]
+    assert first > 0 and "operation" in frames[first]["marks"] and rolls
+    assert any("operation" in f["marks"] for f in frames[asked + 1:last + 1])  # the answer: a command of its own
+    tab, requests = open_file(open_tab, path, fragment=f"#seq={frames[first - 1]['seq']}")  # the previous op's end
+    page = tab.page
+    page.click("#next-op")
+    assert at(page) == last  # the operation's last event: the attack, the answer and every die
+    assert page.locator("#dice .roll").count() == len(rolls)
+    for k, roll in enumerate(rolls):
+        shown = page.locator("#dice .roll").nth(k).text_content()
+        if roll.get("target") and "hit_number" in roll["target"]:
+            assert f"hit number {roll['target']['hit_number']}" in shown, shown
+            assert roll["outcome"] in shown
+    shoot(page, shots / "offline-falklands-operation.png")
+    page.keyboard.press("Shift+ArrowLeft")
+    assert at(page) == first - 1  # back: the end of the operation before
+    page.keyboard.press("Shift+ArrowRight")
+    assert at(page) == last
+    assert requests == [path.as_uri()] and tab.errors == []
+
+
+def test_the_uk_operations_left_and_the_events_in_effect_are_shown_with_the_map(falklands, open_tab):
+    """Issue 29: the UK operations remaining and the events in effect were only in the raw JSON."""
+    made, board, path = falklands
+    frames, states = made["frames"], made["states"]
+    tab, requests = open_file(open_tab, path)
+    page = tab.page
+    seen = set()
+    for n in [0] + [n for n in range(1, len(frames)) if states[frames[n]["state"]] != states[frames[n - 1]["state"]]][::7]:
+        scrub_to(page, n)
+        state = states[frames[n]["state"]]
+        track = page.text_content("#board .board-status [data-track=uk_operations_left]")
+        assert track == f"UK Operations Remaining: {state['uk_operations_left']} of {state['uk_operations']}"
+        named = {(side, e) for side, mine in state["effects"].items() for e in mine if e in board["effects"]}
+        named |= {(side, m) for side, held in state["markers"].items() for m in held if m in board["effects"]}
+        shown = page.eval_on_selector_all("#board .board-status li[data-effect]",
+                                          "els => els.map(e => [e.dataset.side, e.dataset.effect, e.textContent])")
+        assert {(side, e) for side, e, _ in shown} == named, n
+        for side, e, text in shown:
+            assert board["effects"][e]["name"] in text
+        seen |= named
+    assert ("UK", "uk_operational_superiority") in seen  # FS 5.4: in effect at the start
+    assert requests == [path.as_uri()] and tab.errors == []
 
 
 def test_an_offline_replay_opened_at_an_address_starts_there(falklands, open_tab):

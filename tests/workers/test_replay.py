@@ -23,6 +23,7 @@ from domain.rulesets import find_ruleset
 from domain.rulesets.falklands import play as fs_play
 from domain.service import Warlog
 from domain.verify import to_line
+from tests.browser.helpers import operation_ends, operation_starts
 from tests.conftest import make_app
 from workers import replay
 
@@ -174,8 +175,10 @@ def run_page(html: str, tmp_path: Path, presses: list[str]) -> tuple[list[dict],
 
 def expected_positions(frames: list[dict], presses: list[str]) -> list[int]:
     """Where each press should land, by the replay's own definition of its steps: forward to the
-    next frame with the mark; back to the start of the current operation, phase or turn, or of the
-    one before when already there."""
+    next frame with the mark; back to the start of the current phase or turn, or of the one before
+    when already there; an operation step to the last frame of the next operation, or of the one
+    before the current frame (docs/pages.md, ``operation_ends``)."""
+    ends = operation_ends(frames)
     def find(at, step, mark):
         n = at + step
         while 0 <= n < len(frames):
@@ -203,9 +206,12 @@ def expected_positions(frames: list[dict], presses: list[str]) -> list[int]:
             at = 0 if kind == "first" else len(frames) - 1
         elif kind in ("next", "prev"):
             at = at + (1 if kind == "next" else -1)
+        elif kind == "next-op":
+            at = min([e for e in ends if e > at] or [len(frames) - 1])
+        elif kind == "prev-op":
+            at = max([e for e in ends if e < at] or [0])
         else:
             way, mark = kind.split("-")
-            mark = {"op": "operation"}.get(mark, mark)
             at = find(at, 1, mark) if way == "next" else back(at, mark)
         at = max(0, min(len(frames) - 1, at))
         out.append(at)
@@ -231,9 +237,11 @@ def test_the_page_steps_through_the_game(game, tmp_path):
     at = [s["scrub"] for s in seen]
     assert at == expected_positions(frames, presses)
     turns = [i for i, f in enumerate(frames) if "turn" in f["marks"]]
-    assert at[:5] == [0, 1, 2, turns[0], turns[1]]  # event, operation (a join), turn, turn
+    assert at[:2] == [0, 1] and at[3:5] == [turns[0], turns[1]]  # event, (operation), turn, turn
+    assert at[2] == min(e for e in operation_ends(frames) if e > 1)  # the end of the operation after
     assert seen[0]["line"].startswith("Game created") and seen[len(STEPS)]["line"].startswith(frames[4]["text"])
     assert "Turn 2" in seen[3]["where"] and "new turn" in seen[3]["marks"]
+    starts = operation_starts(frames)
     for shown, n in zip(seen, at):
         f = frames[n]
         assert shown["line"].startswith(f["text"]) and shown["current"] == [f["seq"]]
@@ -241,7 +249,7 @@ def test_the_page_steps_through_the_game(game, tmp_path):
         assert shown["pos"] == f"Event {n + 1} of {len(frames)} · seq {f['seq']}"
         assert shown["marks"] == ["new " + m for m in f["marks"]]
         # the dice of the current operation so far: a freeform roll is its own operation's last line
-        op_dice = [g["dice"]["faces"] for g in frames[:n + 1] if g["operation"] == f["operation"] and "dice" in g]
+        op_dice = [g["dice"]["faces"] for g in frames[starts[n]:n + 1] if "dice" in g]
         assert shown["dice"] == len(op_dice) and shown["faces"] == [str(v) for faces in op_dice for v in faces]
         assert shown["map"]["noMap"] == "This game has no map: its story is in the log and the dice."
         assert shown["map"]["areas"] == [] and shown["map"]["counters"] == []
@@ -368,7 +376,7 @@ def test_the_offline_falklands_replay_draws_the_map_at_every_step(falklands, tmp
             riders = [r for r, x in state["units"].items() if x.get("aboard") == u and not x.get("eliminated")]
             assert c["aboard"] == (f"+{len(riders)}" if riders else ""), u
         # what moved since the current operation began is marked, with an arrow on its map
-        start = min(k for k in range(n + 1) if frames[k]["operation"] == frames[n]["operation"])
+        start = operation_starts(frames)[n]
         before = states[frames[start]["state"]]["units"]
         moved = {u for u, x in state["units"].items()
                  if x.get("location") and x.get("location") != (before.get(u) or {}).get("location")}

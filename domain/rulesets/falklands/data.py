@@ -541,7 +541,39 @@ class FalklandsData:
             "borders": {"sea": self._map["sea_borders"], "land": self._map["land_borders"]},
             "units": {uid: {k: u[k] for k in unit_keys} for uid, u in self.units.items()},
             "provisional_note": self._map["provisional_note"],
+            "tracks": self.tracks(),
+            "effects": self.effect_names(),
         })
+
+    def tracks(self) -> list[dict]:
+        """The board's countdown tracks a page shows beside the maps (FS 2.9): each reads the state's
+        ``value`` (or ``of`` less the state's ``used``) out of ``of`` (a state key or a number)."""
+        m = self.markers
+        return thaw([
+            {"name": m["uk_operations"]["name"], "rule": "FS 5.3", "value": "uk_operations_left", "of": "uk_operations"},
+            {"name": m["stealth_missions"]["name"], "rule": "FS 10.5", "used": "stealth_attacks",
+             "of": m["stealth_missions"]["start"]},
+        ])
+
+    def effect_names(self) -> dict[str, dict]:
+        """{id: {name, rule}} of what may be in effect in a game's state (``effects[side]`` and the
+        ``markers`` a side holds): a random event's lasting effect by its title (FS 11.3), the
+        effects kept under ids of their own by the event, marker or operation that gives them.
+        Bookkeeping entries (``op2``, ``reinforcement_group``) are not named, so not shown."""
+        out: dict[str, dict] = {}
+        for r in self.events.values():
+            named = out.setdefault(r["effect"], {"name": r["title"], "rule": "FS 11.3"})
+            named["rule"] += (" " if named["rule"] == "FS 11.3" else ", ") + r["event"]
+        m = self.markers
+        out.update({
+            "political_pressure": out["uk_political_pressure"],
+            "exocet": {"name": m["exocet"]["name"], "rule": out["land_exocet"]["rule"]},
+            "uk_decisive_leader": {"name": m["uk_leader"]["name"], "rule": out["uk_leadership"]["rule"]},
+            "ar_decisive_leader": {"name": m["ar_leader"]["name"], "rule": out["ar_leadership"]["rule"]},
+            "black_buck": {"name": m["black_buck"]["name"], "rule": "FS 7.1 Op #9"},
+            "tez_expanded": {"name": "TEZ temporarily expanded", "rule": "FS 7.1 Op #10"},
+        })
+        return thaw(out)
 
     def provisional(self) -> list[str]:
         """The path of every value the rules text does not give: "units.hermes.factors.ground", ..."""

@@ -434,7 +434,7 @@ def test_every_entry_quotes_its_source():
 
 def test_board_is_plain_json_for_a_page():
     board = DATA.board()
-    assert set(board) == {"maps", "areas", "borders", "units", "provisional_note"}
+    assert set(board) == {"maps", "areas", "borders", "units", "provisional_note", "tracks", "effects"}
     assert set(board["areas"]["port_stanley"]) == {"name", "kind", "map", "polygon", "label_xy", "tez", "vp",
                                                    "airbase", "mountains", "entrenched"}
     assert set(board["units"]["hermes"]) == {"name", "abbr", "side", "class", "type", "steps", "factors"}
@@ -442,6 +442,22 @@ def test_board_is_plain_json_for_a_page():
     assert type(board["areas"]) is dict and type(board["areas"]["sa1"]["polygon"]) is list
     board["areas"].clear()  # a fresh copy each time
     assert DATA.board()["areas"]
+
+
+def test_board_names_every_effect_the_state_may_hold_and_the_uk_operations_track():
+    """Issue 29: the pages show the UK operations left and the events in effect by name; every
+    effect id the rules put in a state is named (bookkeeping ones aside)."""
+    board = DATA.board()
+    code = "".join(p.read_text() for p in Path(datamod.__file__).parent.glob("*.py"))
+    emitted = set(re.findall(r'EffectGained, side=\w+, effect="(\w+)"', code))
+    emitted |= {key for _, key in re.findall(r'\((UK|AR), "(\w+)"\)', code)}  # randomevents.lasting(...)
+    assert emitted >= {"political_pressure", "exocet", "black_buck", "tez_expanded", "uk_operational_superiority"}
+    assert emitted - {"op2", "reinforcement_group"} <= set(board["effects"])
+    assert {"uk_decisive_leader", "ar_decisive_leader"} <= set(board["effects"])  # the markers FS 11.3 4-1/4-3 give
+    assert board["effects"]["uk_operational_superiority"] == {"name": "UK Operational Superiority",
+                                                              "rule": "FS 11.3 1-1, 1-2, 1-3, 1-4, 1-5"}
+    assert board["tracks"][0] == {"name": "UK Operations Remaining", "rule": "FS 5.3",
+                                  "value": "uk_operations_left", "of": "uk_operations"}
 
 
 def test_tables_are_read_only_and_copy_to_plain_json():
