@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 
 from flask import Flask, jsonify
 
@@ -133,12 +134,26 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
         time.sleep(poll)
 
 
+def max_umpire_tokens(given: object = None) -> int:
+    """The most live umpire tokens per game: ``given`` (a test's config), else
+    WARLOG_MAX_UMPIRE_TOKENS, else 3; a whole number of at least 1, or the server does not start."""
+    raw = given if given is not None else (os.environ.get("WARLOG_MAX_UMPIRE_TOKENS", "").strip() or "3")
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        value = 0
+    if value < 1:
+        raise SystemExit(f"warlog: WARLOG_MAX_UMPIRE_TOKENS is a whole number of at least 1, not {raw!r}")
+    return value
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)
     app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
     if test_config:
         app.config.from_mapping(test_config)
+    app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)

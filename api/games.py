@@ -10,8 +10,11 @@ import logging
 from flask import Blueprint, current_app, jsonify, request, url_for
 
 from api import schemas
+from api.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.problems import ApiProblem
+from domain.errors import Conflict, RuleViolation
+from domain.game import UMPIRE_RULE
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
 from domain.visibility import filter_lines
@@ -86,7 +89,7 @@ def _etag(response, version: int):
 def create_game():
     body = load(schemas.CreateGame)
     rules = find_ruleset(body["ruleset"])  # an unknown ruleset is a 422 naming the known ones
-    result = service().create_game(rules.name, body["scenario"], body["options"])
+    result = service().create_game(rules.name, body["scenario"], body["options"], umpire=body["umpire"])
     seats = rules.human_seats(result.events[0]["data"]["seats"])
     admin, invites = access().register_game(result.game_id, body["public"], seats)
     response = jsonify(schemas.dump(schemas.Created, {
@@ -173,13 +176,90 @@ def caller_for_invite(game_id: str, code: str) -> Caller:
     return Caller(gid, SEAT, seat)
 
 
+# -------------------------------------------------------------------------------- umpire ----
+# An umpire reads hidden information, so it is a role the seats agree to, recorded in the log:
+# named at creation, or proposed by the admin and appointed once every seat has accepted. Only
+# then does the admin get umpire tokens, at most WARLOG_MAX_UMPIRE_TOKENS live at once.
+def max_umpire_tokens() -> int:
+    """The most live umpire tokens a game may have (``app.max_umpire_tokens``, read at start-up)."""
+    return current_app.config["WARLOG_MAX_UMPIRE_TOKENS"]
+
+
+def appointed_umpire(game_id: str) -> dict:
+    """The umpire the game's log appoints now; a refusal naming the rule when there is none."""
+    found = service().umpire(game_id)
+    if found is None:
+        raise RuleViolation(UMPIRE_RULE, "no umpire is appointed: name one at creation, or propose one "
+                                         "(POST .../umpire) and let every seat accept")
+    return found
+
+
+@bp.post("/games/<game_id>/umpire")
+def propose_umpire(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    body = load(schemas.UmpireProposal)
+    result = service().propose_umpire(caller.game_id, body["umpire"], proposed_by=ADMIN)
+    response = jsonify(result_body(caller, result))
+    response.status_code = 201
+    return response
+
+
+@bp.post("/games/<game_id>/umpire/answer")
+def answer_umpire(game_id: str):
+    caller = caller_for(game_id, need=SEAT)
+    body = load(schemas.UmpireAnswer)
+    result = service().answer_umpire(caller.game_id, caller.seat, body["accept"])
+    return jsonify(result_body(caller, result))
+
+
+@bp.delete("/games/<game_id>/umpire")
+def revoke_umpire(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    # Tokens first, so a role ended in the log never leaves a live token behind (and once more
+    # after: a token issued while the event was being recorded).
+    access().revoke_umpire_tokens(caller.game_id)
+    result = service().revoke_umpire(caller.game_id, by=ADMIN)
+    access().revoke_umpire_tokens(caller.game_id)
+    return jsonify(result_body(caller, result))
+
+
 @bp.post("/games/<game_id>/umpire-tokens")
 def umpire_token(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
+    umpire = appointed_umpire(caller.game_id)
+    limit = max_umpire_tokens()
+    if access().live_umpire_tokens(caller.game_id) >= limit:
+        raise ApiProblem("umpire_token_limit", f"this game has {limit} live umpire tokens, the most it may have; "
+                                               "revoke one (DELETE .../umpire-tokens/{token_id}) first")
     token = access().issue_token(caller.game_id, UMPIRE)
-    response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token}))
+    # Checked again once issued: another token issued, or the role ended, meanwhile wins.
+    if access().live_umpire_tokens(caller.game_id) > limit or service().umpire(caller.game_id) != umpire:
+        access().revoke_umpire_tokens(caller.game_id, id_of_token(token))
+        raise Conflict("the umpire's role or tokens changed meanwhile; nothing was issued, try again")
+    response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token,
+                                                          "token_id": id_of_token(token), "umpire": umpire["name"]}))
     response.status_code = 201
     return response
+
+
+@bp.get("/games/<game_id>/umpire-tokens")
+def list_umpire_tokens(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    game = service().get_game(caller.game_id)
+    return jsonify(schemas.dump(schemas.UmpireTokens, {
+        "game_id": caller.game_id, "umpire": game.umpire["name"] if game.umpire else None,
+        "proposal": game.umpire_proposal, "limit": max_umpire_tokens(),
+        "tokens": access().umpire_tokens(caller.game_id)}))
+
+
+@bp.delete("/games/<game_id>/umpire-tokens/<token_id>")
+def revoke_umpire_token(game_id: str, token_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    access().revoke_umpire_tokens(caller.game_id, token_id)
+    found = [t for t in access().umpire_tokens(caller.game_id) if t["token_id"] == token_id]
+    if not found:
+        raise ApiProblem("not_found", f"game {caller.game_id} has no umpire token {token_id}")
+    return jsonify(schemas.dump(schemas.UmpireTokenEntry, found[0]))
 
 
 @bp.put("/games/<game_id>/client-seed")
