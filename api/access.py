@@ -76,13 +76,19 @@ class AccessStore(SqlTables):
 
     def _create(self, c: Any) -> None:
         super()._create(c)
-        # A store made before tokens could be revoked has no revoked_at column: add it.
+        # A store made before tokens could be revoked has no revoked_at column: add it. Its
+        # umpire tokens were issued by the admin alone, without the seats' agreement the log now
+        # records, so they are revoked (the admin issues new ones once the seats agree).
         if self.kind == "sqlite":
             c.execute(f"PRAGMA table_info({self._prefix}warlog_tokens)")
-            if "revoked_at" not in {row["name"] for row in c.fetchall()}:
-                c.execute(f"ALTER TABLE {self._prefix}warlog_tokens ADD COLUMN revoked_at TEXT")
+            found = "revoked_at" in {row["name"] for row in c.fetchall()}
         else:
-            c.execute(f"ALTER TABLE {self._prefix}warlog_tokens ADD COLUMN IF NOT EXISTS revoked_at TEXT")
+            c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
+                      "AND table_name = 'warlog_tokens' AND column_name = 'revoked_at'", (self._prefix[:-1] or None,))
+            found = c.fetchone() is not None
+        if not found:
+            c.execute(f"ALTER TABLE {self._prefix}warlog_tokens ADD COLUMN revoked_at TEXT")
+            c.execute(self.sql("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE role = ?"), (_now(), UMPIRE))
 
     # ------------------------------------------------------------------------- creation ----
     def register_game(self, game_id: str, public: bool, seats: list[str]) -> tuple[str, dict[str, str]]:

@@ -212,7 +212,8 @@ class Created(Schema):
     seats = fields.List(fields.String())
     invites = fields.Dict(keys=fields.String(), values=fields.String(),
                           metadata={"description": "one invite code per seat, shown once"})
-    admin_token = fields.String(metadata={"description": "shown once; issues umpire tokens"})
+    admin_token = fields.String(metadata={"description": "shown once; proposes an umpire and, once the "
+                                                         "seats agree, issues its tokens"})
     version = fields.Integer()
     chain_head = fields.String()
 

@@ -3,6 +3,8 @@ issued only then, bounded, listed and revocable (docs/api.md, "The umpire")."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from api.app import create_app, max_umpire_tokens
@@ -204,17 +206,23 @@ def test_the_bound_is_configured_by_warlog_max_umpire_tokens(monkeypatch):
             max_umpire_tokens()
 
 
-def test_a_token_table_made_before_revocation_gains_its_column(api_service):
-    """A store migrated by an earlier warlog: its token table has no revoked_at until migrate adds it."""
+def test_a_token_table_made_before_revocation_gains_its_column_and_loses_its_unagreed_umpires(api_service):
+    """A store migrated by an earlier warlog: its token table has no revoked_at until migrate adds
+    it; the umpire tokens in it were issued by the admin alone, so they are revoked then."""
     from api.access import AccessStore
 
     access = AccessStore.for_service(api_service)
     access._run("DROP TABLE {t}warlog_tokens")
     access._run("CREATE TABLE {t}warlog_tokens (token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, "
                 "role TEXT NOT NULL, seat TEXT, created_at TEXT NOT NULL)")
-    access._run("INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) VALUES (?, ?, ?, ?, ?)",
-                ("0" * 64, "g", "umpire", None, "2026-01-01"))
+    seat, umpire_token = "wls_an-old-seat-token", "wlu_an-old-umpire-token"
+    for token, role in ((seat, "seat"), (umpire_token, "umpire")):
+        access._run("INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) VALUES (?, ?, ?, ?, ?)",
+                    (hashlib.sha256(token.encode()).hexdigest(), "g", role, "Blue" if role == "seat" else None,
+                     "2026-01-01"))
     access.create_tables()
-    access.create_tables()  # twice: the second finds the column there
-    assert access.umpire_tokens("g") == [{"token_id": "0" * 16, "created_at": "2026-01-01", "revoked_at": None}]
-    assert access.revoke_umpire_tokens("g") == 1 and access.umpire_tokens("g")[0]["revoked_at"]
+    [old] = access.umpire_tokens("g")
+    assert old["created_at"] == "2026-01-01" and old["revoked_at"] is not None
+    assert access.grant(umpire_token) is None and access.grant(seat).seat == "Blue"
+    access.create_tables()  # again: the column is there, nothing more changes
+    assert access.umpire_tokens("g") == [old]
