@@ -156,8 +156,10 @@ def join(game_id: str):
         raise
     token = access().issue_token(caller.game_id, SEAT, seat)
     access().set_contact(caller.game_id, seat, body["email"], body["notify"])
+    appointed = service().umpire(caller.game_id)  # the joiner learns of an umpire named at creation
     response = jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": seat, "token": token,
-                                              "version": result.version, "chain_head": result.chain_head}))
+                                              "version": result.version, "chain_head": result.chain_head,
+                                              "umpire": appointed["name"] if appointed else None}))
     response.status_code = 201
     return response
 
@@ -208,19 +210,31 @@ def propose_umpire(game_id: str):
 def answer_umpire(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     body = load(schemas.UmpireAnswer)
-    result = service().answer_umpire(caller.game_id, caller.seat, body["accept"])
+    if body["accept"]:
+        result = service().answer_umpire(caller.game_id, caller.seat, True)
+    else:  # declines a proposal, or withdraws the seat's agreement and so ends the role
+        result = ending_the_role(caller.game_id, lambda: service().answer_umpire(caller.game_id, caller.seat, False))
     return jsonify(result_body(caller, result))
 
 
 @bp.delete("/games/<game_id>/umpire")
 def revoke_umpire(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
-    # Tokens first, so a role ended in the log never leaves a live token behind (and once more
-    # after: a token issued while the event was being recorded).
-    access().revoke_umpire_tokens(caller.game_id)
-    result = service().revoke_umpire(caller.game_id, by=ADMIN)
-    access().revoke_umpire_tokens(caller.game_id)
+    result = ending_the_role(caller.game_id, lambda: service().revoke_umpire(caller.game_id, by=ADMIN))
     return jsonify(result_body(caller, result))
+
+
+def ending_the_role(game_id: str, command):
+    """Run a command that may end the umpire's role, revoking the game's umpire tokens before it,
+    so a role ended in the log never leaves a live token behind, and once more after it (a token
+    issued meanwhile). Such a command (a decline, a revocation) meets an appointed umpire, whose
+    role it ends, or none, and then no token is live (they are issued only while one is); if it
+    is refused all the same (a lost race), the role goes on with its tokens revoked: failing
+    closed, the admin issues new ones."""
+    access().revoke_umpire_tokens(game_id)
+    result = command()
+    access().revoke_umpire_tokens(game_id)
+    return result
 
 
 @bp.post("/games/<game_id>/umpire-tokens")

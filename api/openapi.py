@@ -240,7 +240,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("post", "/api/v1/games/{game_id}/join"): Op(
         "Join a seat with an invite code", NONE, tag="seats", params=_GAME, body=schemas.Join,
         description="The invite code is the credential: it names the seat and works once. The answer holds "
-                    "the seat's token, shown once. The game starts (dice epoch 0 opens) when the last seat joins. "
+                    "the seat's token, shown once, and the umpire appointed, if any. The game starts (dice epoch 0 opens) when the last seat joins. "
                     "An unknown invite code is 404, like an unknown game.",
         replies={201: Reply("the seat is taken", schemas.Joined)},
         problems=(*BODY, "game_not_found", "invite_used", "invalid_order", "rule_violation",
@@ -257,7 +257,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("post", "/api/v1/games/{game_id}/umpire/answer"): Op(
         "Accept or decline the proposed umpire", SEAT, tag="umpire", params=_GAME, body=schemas.UmpireAnswer,
         description="Each seat, once joined, answers for itself. The last acceptance appoints the umpire in the "
-                    "same result (UmpireAppointed); a decline ends the proposal and nobody is appointed.",
+                    "same result (UmpireAppointed); a decline ends the proposal and nobody is appointed. With no "
+                    "proposal waiting, `{\"accept\": false}` withdraws the seat's agreement to the umpire "
+                    "appointed (named at creation too): the role ends (UmpireRevoked) and every umpire token "
+                    "with it.",
         replies={200: _RESULT},
         problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
     ("delete", "/api/v1/games/{game_id}/umpire"): Op(

@@ -224,6 +224,9 @@ class Joined(Schema):
     token = fields.String(metadata={"description": "the seat's bearer token, shown once"})
     version = fields.Integer()
     chain_head = fields.String()
+    umpire = fields.String(allow_none=True, metadata={
+        "description": "the umpire appointed (who reads hidden information), or null; a seat that does not "
+                       "agree ends the role with POST .../umpire/answer {\"accept\": false}"})
 
 
 class UmpireProposal(Schema):

@@ -366,20 +366,27 @@ class Game(Aggregate):
         self.trigger_event(ev.UmpireProposed, umpire=name, proposed_by=proposed_by)
 
     def answer_umpire(self, seat: str, accept: bool) -> None:
-        """A seat accepts or declines the waiting proposal; the last acceptance appoints."""
+        """A seat accepts or declines the waiting proposal; the last acceptance appoints. With no
+        proposal waiting, a seat that declines withdraws its agreement: the umpire's role ends."""
         self._check_seat(seat)
         if seat == SYSTEM:
             raise RuleViolation("seats", "the system seat has no say in the umpire")
-        proposal = self.umpire_proposal
-        if proposal is None:
-            raise RuleViolation(UMPIRE_RULE, "no umpire proposal is waiting for an answer")
         if not self.seats[seat]["handle"]:
             raise RuleViolation("seats", f"seat {seat!r} has not joined; it answers once it has")
-        if seat in proposal["accepted"]:
-            raise RuleViolation(UMPIRE_RULE, f"{seat} has accepted {proposal['umpire']} already")
+        proposal = self.umpire_proposal
+        if proposal is None:
+            if self.umpire is None:
+                raise RuleViolation(UMPIRE_RULE, "no umpire proposal is waiting for an answer")
+            if accept:
+                raise RuleViolation(UMPIRE_RULE, f"{self.umpire['name']} is the umpire already; nothing waits "
+                                                 "for an answer")
+            self.revoke_umpire(seat, "the seat withdrew its agreement")
+            return
         if not accept:
             self.trigger_event(ev.UmpireDeclined, seat=seat, umpire=proposal["umpire"])
             return
+        if seat in proposal["accepted"]:
+            raise RuleViolation(UMPIRE_RULE, f"{seat} has accepted {proposal['umpire']} already")
         self.trigger_event(ev.UmpireAccepted, seat=seat, umpire=proposal["umpire"])
         if set(self.human_seats()) <= set(self.umpire_proposal["accepted"]):
             self.trigger_event(ev.UmpireAppointed, umpire=proposal["umpire"], agreement=APPOINTED_BY_EVERY_SEAT,

@@ -92,6 +92,11 @@ def test_an_umpire_named_at_creation_is_in_the_log_before_any_seat_joins(client)
     events = client.get(url(game, "/events")).json["events"]  # what a player reads before joining
     assert [e["type"] for e in events] == ["GameCreated", "UmpireAppointed"]
     assert events[1]["data"]["agreement"] == "named at creation"
+    joined = client.post(url(game, "/join"), json={"invite_code": game.invites["Blue"], "handle": "b"})
+    assert joined.status_code == 201 and joined.json["umpire"] == "Ann"  # and of a private game: told at once
+    other = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue"]}}).json
+    assert client.post(f"/api/v1/games/{other['game_id']}/join",
+                       json={"invite_code": other["invites"]["Blue"], "handle": "b"}).json["umpire"] is None  # none
     assert mint(client, game).status_code == 201  # no further agreement needed
     bad = client.post("/api/v1/games", json={"ruleset": "freeform", "umpire": "  "})
     problem(bad, 422, "invalid_setup")
@@ -177,6 +182,19 @@ def test_ending_the_role_is_in_the_log_and_revokes_every_token(client):
     problem(mint(client, game), 422, "rule_violation")
     problem(client.delete(url(game, "/umpire"), headers=game.admin), 422, "rule_violation")
     assert client.post(url(game, "/umpire"), json={"umpire": "Bob"}, headers=game.admin).status_code == 201
+
+
+def test_a_seat_withdrawing_its_agreement_ends_the_role_and_its_tokens(client):
+    game = make_game(client, umpire_named="Ann")
+    ump = umpire(client, game)
+    assert client.get(url(game), headers=ump).status_code == 200
+    withdrawn = client.post(url(game, "/umpire/answer"), json={"accept": False}, headers=game.seats["Red"])
+    assert withdrawn.status_code == 200, withdrawn.json
+    assert [(e["type"], e["data"]["by"]) for e in withdrawn.json["events"]] == [("UmpireRevoked", "Red")]
+    problem(client.get(url(game), headers=ump), 401, "unauthorized")
+    problem(mint(client, game), 422, "rule_violation")
+    assert "Red ended Ann's role as umpire" in client.get(url(game, "/history"), headers=game.seats["Blue"]).get_data(
+        as_text=True)
 
 
 def test_live_umpire_tokens_are_bounded_per_game(api_service):

@@ -101,10 +101,14 @@ def test_a_seat_answers_once_and_only_a_waiting_proposal():
     game = joined()
     with pytest.raises(RuleViolation, match="no umpire proposal"):
         game.answer_umpire("Blue", True)
+    with pytest.raises(RuleViolation, match="no umpire proposal"):
+        game.answer_umpire("Blue", False)
     game.propose_umpire("Ann", "admin")
     game.answer_umpire("Blue", True)
     with pytest.raises(RuleViolation, match="accepted Ann already"):
         game.answer_umpire("Blue", True)
+    game.answer_umpire("Blue", False)  # a seat may change its mind before the appointment
+    assert type(game.pending_events[-1]).__name__ == "UmpireDeclined" and game.umpire_proposal is None
     with pytest.raises(UnknownSeat):
         game.answer_umpire("Green", True)
 
@@ -135,6 +139,17 @@ def test_revoking_ends_the_role_and_a_new_proposal_may_follow():
         game.revoke_umpire("admin")
     game.propose_umpire("Bob", "admin")
     assert game.umpire_proposal["umpire"] == "Bob"
+
+
+def test_a_seat_withdrawing_its_agreement_ends_the_role_even_one_named_at_creation():
+    game = joined(umpire="Ann")
+    with pytest.raises(RuleViolation, match="Ann is the umpire already"):
+        game.answer_umpire("Red", True)
+    game.answer_umpire("Red", False)
+    revoked = game.pending_events[-1]
+    assert (type(revoked).__name__, revoked.umpire, revoked.by) == ("UmpireRevoked", "Ann", "Red")
+    assert revoked.reason == "the seat withdrew its agreement" and game.umpire is None
+    assert describe(to_line(revoked)) == "Red ended Ann's role as umpire: the seat withdrew its agreement"
 
 
 def test_umpire_events_do_not_join_the_order_before_them_so_a_take_back_still_names_only_that_order():
