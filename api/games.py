@@ -246,12 +246,13 @@ def umpire_token(game_id: str):
         raise ApiProblem("umpire_token_limit", f"this game has {limit} live umpire tokens, the most it may have; "
                                                "revoke one (DELETE .../umpire-tokens/{token_id}) first")
     token = access().issue_token(caller.game_id, UMPIRE)
+    token_id = id_of_token(token)
     # Checked again once issued: another token issued, or the role ended, meanwhile wins.
     if access().live_umpire_tokens(caller.game_id) > limit or service().umpire(caller.game_id) != umpire:
-        access().revoke_umpire_tokens(caller.game_id, id_of_token(token))
+        access().revoke_umpire_tokens(caller.game_id, token_id)
         raise Conflict("the umpire's role or tokens changed meanwhile; nothing was issued, try again")
     response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token,
-                                                          "token_id": id_of_token(token), "umpire": umpire["name"]}))
+                                                          "token_id": token_id, "umpire": umpire["name"]}))
     response.status_code = 201
     return response
 
