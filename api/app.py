@@ -153,11 +153,11 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
     if test_config:
         app.config.from_mapping(test_config)
-    app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
     logging.getLogger("warlog").setLevel(logging.INFO)
+    app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
 
     problems.register(app)
     app.register_blueprint(games_bp)
