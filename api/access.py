@@ -2,7 +2,9 @@
 
 Kept beside the event store, never in it: tokens and invite codes are secrets and e-mails are
 personal data, and the event log is exported whole. Tokens and invite codes are random
-(256 bits), shown once, and stored only as their SHA-256.
+(256 bits), shown once, and stored only as their SHA-256. An umpire token can be revoked: its
+row is marked, never deleted; whether an umpire may exist at all is the game's log's to say
+(``Game.umpire``), not this table's.
 """
 
 from __future__ import annotations
@@ -13,16 +15,23 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any
 
 from domain.storage import SqlTables
 
 ADMIN, SEAT, UMPIRE = "admin", "seat", "umpire"
 TOKEN_PREFIX = {ADMIN: "wla_", SEAT: "wls_", UMPIRE: "wlu_"}
 INVITE_PREFIX = "wli_"
+TOKEN_ID_LENGTH = 16  # hex digits of a token's SHA-256 that name it in a listing: never the secret
 
 
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def id_of_token(token: str) -> str:
+    """How a listing names a token: the start of its SHA-256, which does not reveal it."""
+    return _hash(token)[:TOKEN_ID_LENGTH]
 
 
 def new_secret(prefix: str) -> str:
@@ -41,10 +50,12 @@ class Grant:
 class AccessStore(SqlTables):
     """SQL tables for tokens, invites, visibility and contacts, on the event store's database.
 
-    A token's grant never changes once issued (there is no revoking), so the grants this
+    An admin or seat token's grant never changes once issued, so the grants of those this
     process has looked up are kept (the latest ``GRANTS_KEPT``): a request with a known token
     costs no query. Only grants are kept, never a miss: a token unknown now stays unknown, but
-    caching "not a token" would let anyone fill the memory with random strings."""
+    caching "not a token" would let anyone fill the memory with random strings. An umpire
+    token can be revoked, by any process: it is looked up on every request, so a revocation
+    holds at once everywhere."""
 
     GRANTS_KEPT = 10_000
 
@@ -55,13 +66,29 @@ class AccessStore(SqlTables):
 
     TABLES = {
         "warlog_tokens": "token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, role TEXT NOT NULL, "
-                         "seat TEXT, created_at TEXT NOT NULL",
+                         "seat TEXT, created_at TEXT NOT NULL, revoked_at TEXT",
         "warlog_invites": "invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
                           "used_at TEXT",
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
     }
+
+    def _create(self, c: Any) -> None:
+        super()._create(c)
+        # A store made before tokens could be revoked has no revoked_at column: add it. Its
+        # umpire tokens were issued by the admin alone, without the seats' agreement the log now
+        # records, so they are revoked (the admin issues new ones once the seats agree).
+        if self.kind == "sqlite":
+            c.execute(f"PRAGMA table_info({self._prefix}warlog_tokens)")
+            found = "revoked_at" in {row["name"] for row in c.fetchall()}
+        else:
+            c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
+                      "AND table_name = 'warlog_tokens' AND column_name = 'revoked_at'", (self._prefix[:-1] or None,))
+            found = c.fetchone() is not None
+        if not found:
+            c.execute(f"ALTER TABLE {self._prefix}warlog_tokens ADD COLUMN revoked_at TEXT")
+            c.execute(self.sql("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE role = ?"), (_now(), UMPIRE))
 
     # ------------------------------------------------------------------------- creation ----
     def register_game(self, game_id: str, public: bool, seats: list[str]) -> tuple[str, dict[str, str]]:
@@ -94,15 +121,40 @@ class AccessStore(SqlTables):
             if found is not None:
                 self._grants.move_to_end(key)
                 return found
-        row = self._run("SELECT game_id, role, seat FROM {t}warlog_tokens WHERE token_hash = ?", (key,), fetch="one")
-        if row is None:
+        row = self._run("SELECT game_id, role, seat, revoked_at FROM {t}warlog_tokens WHERE token_hash = ?",
+                        (key,), fetch="one")
+        if row is None or row["revoked_at"] is not None:
             return None
         found = Grant(row["game_id"], row["role"], row["seat"])
+        if found.role == UMPIRE:
+            return found  # revocable: never kept (see the class)
         with self._grants_lock:
             self._grants[key] = found
             while len(self._grants) > self.GRANTS_KEPT:
                 self._grants.popitem(last=False)
         return found
+
+    # ---------------------------------------------------------------------- umpire tokens ----
+    def umpire_tokens(self, game_id: str) -> list[dict]:
+        """Every umpire token of the game, live and revoked, oldest first: id and times, never the secret."""
+        rows = self._run("SELECT token_hash, created_at, revoked_at FROM {t}warlog_tokens "
+                         "WHERE game_id = ? AND role = ? ORDER BY created_at, token_hash", (game_id, UMPIRE),
+                         fetch="all")
+        return [{"token_id": r["token_hash"][:TOKEN_ID_LENGTH], "created_at": r["created_at"],
+                 "revoked_at": r["revoked_at"]} for r in rows]
+
+    def live_umpire_tokens(self, game_id: str) -> int:
+        return sum(1 for t in self.umpire_tokens(game_id) if t["revoked_at"] is None)
+
+    def revoke_umpire_tokens(self, game_id: str, token_id: str | None = None) -> int:
+        """Mark the game's live umpire tokens revoked (only ``token_id``, if given); returns how many."""
+        if token_id is None:
+            return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
+                             "AND revoked_at IS NULL", (_now(), game_id, UMPIRE))
+        if len(token_id) != TOKEN_ID_LENGTH or not all(ch in "0123456789abcdef" for ch in token_id):
+            return 0
+        return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
+                         "AND revoked_at IS NULL AND token_hash LIKE ?", (_now(), game_id, UMPIRE, token_id + "%"))
 
     def is_public(self, game_id: str) -> bool | None:
         """True or False for a known game; None when this server has no access row for it."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 
 from flask import Flask, jsonify
 
@@ -133,6 +134,19 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
         time.sleep(poll)
 
 
+def max_umpire_tokens(given: object = None) -> int:
+    """The most live umpire tokens per game: ``given`` (a test's config), else
+    WARLOG_MAX_UMPIRE_TOKENS, else 3; a whole number of at least 1, or the server does not start."""
+    raw = given if given is not None else (os.environ.get("WARLOG_MAX_UMPIRE_TOKENS", "").strip() or "3")
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        value = 0
+    if value < 1:
+        raise SystemExit(f"warlog: WARLOG_MAX_UMPIRE_TOKENS is a whole number of at least 1, not {raw!r}")
+    return value
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)
@@ -149,6 +163,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
     logging.getLogger("warlog").setLevel(logging.INFO)
+    app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
 
     problems.register(app)
     app.register_blueprint(games_bp)

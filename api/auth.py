@@ -2,7 +2,7 @@
 
 - no token, or a token for another game: a spectator of a public game; a private or unknown game
   is 404 either way, so nobody learns that a private game exists;
-- a token that is not a token at all: 401;
+- a token that is not a token at all, or a revoked umpire token: 401;
 - a valid token for this game without the needed role (an umpire ordering, a seat issuing umpire
   tokens): 403.
 """

@@ -392,7 +392,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     options = _json_object(args.options, "--options") if args.options else {}
     options.update(_pairs(args.option, "--option"))
     client = session.client(None, need=None)
-    created = client.create_game(args.ruleset, options, scenario=args.scenario, public=args.public)
+    created = client.create_game(args.ruleset, options, scenario=args.scenario, public=args.public,
+                                 umpire=args.umpire)
     game_id = created["game_id"]
 
     def human(body: dict) -> None:
@@ -653,6 +654,51 @@ def cmd_umpire_token(args: argparse.Namespace) -> int:
     return EXIT_OK if path else EXIT_USAGE
 
 
+def cmd_umpire_propose(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    result = session.client(game_id, "admin").propose_umpire(game_id, args.name)
+    return _emit(args, result, lambda r: _print_result(r, f"{args.name} proposed as umpire; appointed once every "
+                                                          "seat accepts with 'warlog umpire-answer'"))
+
+
+def cmd_umpire_answer(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    result = session.client(game_id, "seat").answer_umpire(game_id, args.accept)
+    return _emit(args, result, lambda r: _print_result(r, "umpire " + ("accepted" if args.accept else "declined")))
+
+
+def cmd_umpire_tokens(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    body = session.client(game_id, "admin").umpire_tokens(game_id)
+
+    def human(b: dict) -> None:
+        print(f"umpire: {b.get('umpire') or 'none appointed'}; at most {b.get('limit')} live tokens")
+        if b.get("proposal"):
+            p = b["proposal"]
+            print(f"proposed: {p.get('umpire')}, accepted by {', '.join(p.get('accepted') or []) or 'nobody yet'}")
+        for t in b.get("tokens") or []:
+            state = f"revoked {t['revoked_at']}" if t.get("revoked_at") else "live"
+            print(f"  {t.get('token_id')}  made {t.get('created_at')}  {state}")
+
+    return _emit(args, body, human)
+
+
+def cmd_umpire_revoke(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    if bool(args.token_id) == bool(args.role):
+        raise UsageError("give a TOKEN_ID (one token, from 'warlog umpire-tokens') or --role (end the role)")
+    client = session.client(game_id, "admin")
+    if args.role:
+        result = client.revoke_umpire(game_id)
+        return _emit(args, result, lambda r: _print_result(r, "the umpire's role ended; every umpire token revoked"))
+    body = client.revoke_umpire_token(game_id, args.token_id)
+    return _emit(args, body, lambda b: print(f"umpire token {b.get('token_id')} revoked {b.get('revoked_at')}"))
+
+
 def cmd_state(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -794,7 +840,8 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 CLIENT_EPILOG = f"""\
 Client commands (new, join, games, show, legal, order, state, history, dice, watch, take-back,
-answer-take-back, concede, client-seed, umpire-token, and export with a server) talk to a warlog
+answer-take-back, concede, client-seed, umpire-token, umpire-propose, umpire-answer, umpire-tokens,
+umpire-revoke, and export with a server) talk to a warlog
 server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
@@ -816,6 +863,8 @@ def add_client_commands(sub) -> None:
     p.add_argument("--options", metavar="JSON", help="all options as one JSON object")
     p.add_argument("--scenario", help="scenario name")
     p.add_argument("--public", action="store_true", help="anyone may read the game without a token")
+    p.add_argument("--umpire", metavar="NAME", help="name the umpire from the start (recorded in the log; "
+                                                     "every seat joins knowing it)")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_new)
 
@@ -932,10 +981,37 @@ def add_client_commands(sub) -> None:
     _add_access(p)
     p.set_defaults(func=cmd_client_seed)
 
-    p = sub.add_parser("umpire-token", help="issue an umpire token (needs the admin token); saves it")
+    p = sub.add_parser("umpire-token", help="issue an umpire token (needs the admin token, and an umpire the "
+                                            "seats agreed to); saves it")
     p.add_argument("game_id")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_umpire_token)
+
+    p = sub.add_parser("umpire-propose", help="propose an umpire (needs the admin token); every seat then answers")
+    p.add_argument("game_id")
+    p.add_argument("name", help="who the umpire is, as the seats will know them")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_umpire_propose)
+
+    p = sub.add_parser("umpire-answer", help="accept or decline the proposed umpire, for your seat")
+    p.add_argument("game_id")
+    choice = p.add_mutually_exclusive_group(required=True)
+    choice.add_argument("--accept", dest="accept", action="store_true")
+    choice.add_argument("--decline", dest="accept", action="store_false")
+    _add_access(p)
+    p.set_defaults(func=cmd_umpire_answer)
+
+    p = sub.add_parser("umpire-tokens", help="list the game's umpire tokens (needs the admin token)")
+    p.add_argument("game_id")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_umpire_tokens)
+
+    p = sub.add_parser("umpire-revoke", help="revoke one umpire token, or end the umpire's role (--role)")
+    p.add_argument("game_id")
+    p.add_argument("token_id", nargs="?", help="the token's id, from 'warlog umpire-tokens'")
+    p.add_argument("--role", action="store_true", help="end the role: recorded in the log, every token revoked")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_umpire_revoke)
 
 
 class _JsonOption(argparse.Action):

@@ -196,10 +196,12 @@ class WarlogClient:
 
     # ----------------------------------------------------------------------------- games --
     def create_game(self, ruleset: str, options: dict | None = None, *, scenario: str | None = None,
-                    public: bool = False) -> dict:
+                    public: bool = False, umpire: str | None = None) -> dict:
         body: dict[str, Any] = {"ruleset": ruleset, "options": options or {}, "public": public}
         if scenario is not None:
             body["scenario"] = scenario
+        if umpire is not None:
+            body["umpire"] = umpire
         return self._json("POST", "/games", body=body)
 
     def list_games(self, *, status: str | None = None, ruleset: str | None = None,
@@ -222,8 +224,26 @@ class WarlogClient:
         return self._json("POST", f"/games/{_quote(game_id)}/join", body=body)
 
     def umpire_token(self, game_id: str) -> dict:
-        """Needs the game's admin token."""
+        """Needs the game's admin token, and an umpire the game's log appoints."""
         return self._json("POST", f"/games/{_quote(game_id)}/umpire-tokens")
+
+    def propose_umpire(self, game_id: str, umpire: str) -> dict:
+        """Needs the game's admin token; every seat then accepts (``answer_umpire``)."""
+        return self._json("POST", f"/games/{_quote(game_id)}/umpire", body={"umpire": umpire})
+
+    def answer_umpire(self, game_id: str, accept: bool) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/umpire/answer", body={"accept": bool(accept)})
+
+    def umpire_tokens(self, game_id: str) -> dict:
+        """Needs the game's admin token: the umpire tokens, live and revoked (never the secrets)."""
+        return self._json("GET", f"/games/{_quote(game_id)}/umpire-tokens")
+
+    def revoke_umpire_token(self, game_id: str, token_id: str) -> dict:
+        return self._json("DELETE", f"/games/{_quote(game_id)}/umpire-tokens/{_quote(token_id)}")
+
+    def revoke_umpire(self, game_id: str) -> dict:
+        """End the umpire's role: recorded in the log; every umpire token stops working."""
+        return self._json("DELETE", f"/games/{_quote(game_id)}/umpire")
 
     def set_client_seed(self, game_id: str, client_seed: str) -> dict:
         return self._json("PUT", f"/games/{_quote(game_id)}/client-seed", body={"client_seed": client_seed})

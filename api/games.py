@@ -10,8 +10,11 @@ import logging
 from flask import Blueprint, current_app, jsonify, request, url_for
 
 from api import schemas
+from api.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.problems import ApiProblem
+from domain.errors import Conflict, RuleViolation
+from domain.game import UMPIRE_RULE
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
 from domain.visibility import filter_lines
@@ -86,7 +89,7 @@ def _etag(response, version: int):
 def create_game():
     body = load(schemas.CreateGame)
     rules = find_ruleset(body["ruleset"])  # an unknown ruleset is a 422 naming the known ones
-    result = service().create_game(rules.name, body["scenario"], body["options"])
+    result = service().create_game(rules.name, body["scenario"], body["options"], umpire=body["umpire"])
     seats = rules.human_seats(result.events[0]["data"]["seats"])
     admin, invites = access().register_game(result.game_id, body["public"], seats)
     response = jsonify(schemas.dump(schemas.Created, {
@@ -153,8 +156,10 @@ def join(game_id: str):
         raise
     token = access().issue_token(caller.game_id, SEAT, seat)
     access().set_contact(caller.game_id, seat, body["email"], body["notify"])
+    appointed = service().umpire(caller.game_id)  # the joiner learns of an umpire named at creation
     response = jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": seat, "token": token,
-                                              "version": result.version, "chain_head": result.chain_head}))
+                                              "version": result.version, "chain_head": result.chain_head,
+                                              "umpire": appointed["name"] if appointed else None}))
     response.status_code = 201
     return response
 
@@ -173,13 +178,103 @@ def caller_for_invite(game_id: str, code: str) -> Caller:
     return Caller(gid, SEAT, seat)
 
 
+# -------------------------------------------------------------------------------- umpire ----
+# An umpire reads hidden information, so it is a role the seats agree to, recorded in the log:
+# named at creation, or proposed by the admin and appointed once every seat has accepted. Only
+# then does the admin get umpire tokens, at most WARLOG_MAX_UMPIRE_TOKENS live at once.
+def max_umpire_tokens() -> int:
+    """The most live umpire tokens a game may have (``app.max_umpire_tokens``, read at start-up)."""
+    return current_app.config["WARLOG_MAX_UMPIRE_TOKENS"]
+
+
+def appointed_umpire(game_id: str) -> dict:
+    """The umpire the game's log appoints now; a refusal naming the rule when there is none."""
+    found = service().umpire(game_id)
+    if found is None:
+        raise RuleViolation(UMPIRE_RULE, "no umpire is appointed: name one at creation, or propose one "
+                                         "(POST .../umpire) and let every seat accept")
+    return found
+
+
+@bp.post("/games/<game_id>/umpire")
+def propose_umpire(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    body = load(schemas.UmpireProposal)
+    result = service().propose_umpire(caller.game_id, body["umpire"], proposed_by=ADMIN)
+    response = jsonify(result_body(caller, result))
+    response.status_code = 201
+    return response
+
+
+@bp.post("/games/<game_id>/umpire/answer")
+def answer_umpire(game_id: str):
+    caller = caller_for(game_id, need=SEAT)
+    body = load(schemas.UmpireAnswer)
+    if body["accept"]:
+        result = service().answer_umpire(caller.game_id, caller.seat, True)
+    else:  # declines a proposal, or withdraws the seat's agreement and so ends the role
+        result = ending_the_role(caller.game_id, lambda: service().answer_umpire(caller.game_id, caller.seat, False))
+    return jsonify(result_body(caller, result))
+
+
+@bp.delete("/games/<game_id>/umpire")
+def revoke_umpire(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    result = ending_the_role(caller.game_id, lambda: service().revoke_umpire(caller.game_id, by=ADMIN))
+    return jsonify(result_body(caller, result))
+
+
+def ending_the_role(game_id: str, command):
+    """Run a command that may end the umpire's role, revoking the game's umpire tokens before it,
+    so a role ended in the log never leaves a live token behind, and once more after it (a token
+    issued meanwhile). Such a command (a decline, a revocation) meets an appointed umpire, whose
+    role it ends, or none, and then no token is live (they are issued only while one is); if it
+    is refused all the same (a lost race), the role goes on with its tokens revoked: failing
+    closed, the admin issues new ones."""
+    access().revoke_umpire_tokens(game_id)
+    result = command()
+    access().revoke_umpire_tokens(game_id)
+    return result
+
+
 @bp.post("/games/<game_id>/umpire-tokens")
 def umpire_token(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
+    umpire = appointed_umpire(caller.game_id)
+    limit = max_umpire_tokens()
+    if access().live_umpire_tokens(caller.game_id) >= limit:
+        raise ApiProblem("umpire_token_limit", f"this game has {limit} live umpire tokens, the most it may have; "
+                                               "revoke one (DELETE .../umpire-tokens/{token_id}) first")
     token = access().issue_token(caller.game_id, UMPIRE)
-    response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token}))
+    token_id = id_of_token(token)
+    # Checked again once issued: another token issued, or the role ended, meanwhile wins.
+    if access().live_umpire_tokens(caller.game_id) > limit or service().umpire(caller.game_id) != umpire:
+        access().revoke_umpire_tokens(caller.game_id, token_id)
+        raise Conflict("the umpire's role or tokens changed meanwhile; nothing was issued, try again")
+    response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token,
+                                                          "token_id": token_id, "umpire": umpire["name"]}))
     response.status_code = 201
     return response
+
+
+@bp.get("/games/<game_id>/umpire-tokens")
+def list_umpire_tokens(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    game = service().get_game(caller.game_id)
+    return jsonify(schemas.dump(schemas.UmpireTokens, {
+        "game_id": caller.game_id, "umpire": game.umpire["name"] if game.umpire else None,
+        "proposal": game.umpire_proposal, "limit": max_umpire_tokens(),
+        "tokens": access().umpire_tokens(caller.game_id)}))
+
+
+@bp.delete("/games/<game_id>/umpire-tokens/<token_id>")
+def revoke_umpire_token(game_id: str, token_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    access().revoke_umpire_tokens(caller.game_id, token_id)
+    found = [t for t in access().umpire_tokens(caller.game_id) if t["token_id"] == token_id]
+    if not found:
+        raise ApiProblem("not_found", f"game {caller.game_id} has no umpire token {token_id}")
+    return jsonify(schemas.dump(schemas.UmpireTokenEntry, found[0]))
 
 
 @bp.put("/games/<game_id>/client-seed")

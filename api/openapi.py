@@ -240,17 +240,58 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("post", "/api/v1/games/{game_id}/join"): Op(
         "Join a seat with an invite code", NONE, tag="seats", params=_GAME, body=schemas.Join,
         description="The invite code is the credential: it names the seat and works once. The answer holds "
-                    "the seat's token, shown once. The game starts (dice epoch 0 opens) when the last seat joins. "
+                    "the seat's token, shown once, and the umpire appointed, if any. The game starts (dice epoch 0 opens) when the last seat joins. "
                     "An unknown invite code is 404, like an unknown game.",
         replies={201: Reply("the seat is taken", schemas.Joined)},
         problems=(*BODY, "game_not_found", "invite_used", "invalid_order", "rule_violation",
                   "version_conflict", *LOADS)),
+    ("post", "/api/v1/games/{game_id}/umpire"): Op(
+        "Propose an umpire", ADMIN, tag="umpire", params=_GAME, body=schemas.UmpireProposal,
+        description="An umpire reads everything, hidden information included, so it is a role the seats agree "
+                    "to: the proposal is an event of the log (UmpireProposed) every seat reads, and the umpire is "
+                    "appointed (UmpireAppointed) only once every seat has accepted. One proposal at a time, and "
+                    "none while an umpire is appointed (rule_violation, rule `umpire`). An umpire may also be "
+                    "named at creation (`umpire` in POST /api/v1/games).",
+        replies={201: Reply("the proposal is waiting for the seats", schemas.CommandResult)},
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict")),
+    ("post", "/api/v1/games/{game_id}/umpire/answer"): Op(
+        "Accept or decline the proposed umpire", SEAT, tag="umpire", params=_GAME, body=schemas.UmpireAnswer,
+        description="Each seat, once joined, answers for itself. The last acceptance appoints the umpire in the "
+                    "same result (UmpireAppointed); a decline ends the proposal and nobody is appointed. With no "
+                    "proposal waiting, `{\"accept\": false}` withdraws the seat's agreement to the umpire "
+                    "appointed (named at creation too): the role ends (UmpireRevoked) and every umpire token "
+                    "with it.",
+        replies={200: _RESULT},
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
+    ("delete", "/api/v1/games/{game_id}/umpire"): Op(
+        "End the umpire's role", ADMIN, tag="umpire", params=_GAME,
+        description="Records UmpireRevoked in the log and revokes every umpire token of the game at once "
+                    "(they answer 401 from then on). No request body.",
+        replies={200: _RESULT},
+        problems=(*WRITE, "rule_violation", "version_conflict")),
     ("post", "/api/v1/games/{game_id}/umpire-tokens"): Op(
-        "Issue an umpire token", ADMIN, tag="seats", params=_GAME,
-        description="An umpire token reads everything of the game, hidden information included, and "
-                    "changes nothing. No request body.",
+        "Issue an umpire token", ADMIN, tag="umpire", params=_GAME,
+        description="Only while the game's log appoints an umpire (else rule_violation, rule `umpire`): the "
+                    "admin receives the token and hands it to the umpire the seats agreed to. It reads "
+                    "everything of the game, hidden information included, and changes nothing. At most "
+                    "WARLOG_MAX_UMPIRE_TOKENS (default 3) live at once: 409 umpire_token_limit beyond. No "
+                    "request body.",
         replies={201: Reply("a new umpire token, shown once", schemas.UmpireToken)},
-        problems=AUTH_WRITE),
+        problems=(*WRITE, "rule_violation", "umpire_token_limit", "version_conflict")),
+    ("get", "/api/v1/games/{game_id}/umpire-tokens"): Op(
+        "List the umpire tokens", ADMIN, tag="umpire", params=_GAME,
+        description="Every umpire token ever issued for the game, live and revoked, with when it was made and "
+                    "revoked (never the token itself), the umpire appointed now and a waiting proposal.",
+        replies={200: Reply("the umpire tokens", schemas.UmpireTokens)},
+        problems=WRITE),
+    ("delete", "/api/v1/games/{game_id}/umpire-tokens/{token_id}"): Op(
+        "Revoke an umpire token", ADMIN, tag="umpire",
+        params=(*_GAME, _path_param("token_id", "the token's id, as in the listing")),
+        description="The token answers 401 from now on, in every server process; its row is kept, marked "
+                    "revoked. The umpire's role goes on (end it with DELETE .../umpire). Revoking a revoked "
+                    "token changes nothing; an unknown id is 404.",
+        replies={200: Reply("the token, revoked", schemas.UmpireTokenEntry)},
+        problems=(*AUTH_WRITE, "not_found")),
     ("put", "/api/v1/games/{game_id}/client-seed"): Op(
         "Change the seat's client seed", SEAT, tag="seats", params=_GAME, body=schemas.ClientSeed,
         description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md).",
@@ -474,6 +515,7 @@ TAGS = [
     {"name": "service", "description": "health and the rulesets on offer"},
     {"name": "games", "description": "create, list and read games"},
     {"name": "seats", "description": "joining, tokens and client seeds"},
+    {"name": "umpire", "description": "an umpire the seats agree to, and its tokens"},
     {"name": "orders", "description": "the write side of play: orders, take-backs, concession"},
     {"name": "reads", "description": "state, history, dice, the log and its live stream"},
     {"name": "jobs", "description": "replays and statistics, made by background workers"},

@@ -33,6 +33,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "method_not_allowed": (405, "Method not allowed"),
     "version_conflict": (409, "The game changed; nothing was recorded"),
     "invite_used": (409, "This invite code has been used"),
+    "umpire_token_limit": (409, "This game has as many live umpire tokens as it may have"),
     "stale_version": (412, "The game is not at the version given in If-Match; nothing was recorded"),
     "payload_too_large": (413, "Request body too large"),
     "unsupported_media_type": (415, "Send JSON (Content-Type: application/json)"),

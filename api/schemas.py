@@ -148,6 +148,9 @@ class CreateGame(Schema):
                           metadata={"description": "ruleset options; freeform: sides, phases, last_turn, vp_track"})
     public = fields.Boolean(load_default=False,
                             metadata={"description": "public games can be read by anyone, without a token"})
+    umpire = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=80),
+                           metadata={"description": "names the game's umpire from the start: recorded in the log "
+                                                    "right after the creation, so every seat joins knowing it"})
 
 
 class Join(Schema):
@@ -209,7 +212,8 @@ class Created(Schema):
     seats = fields.List(fields.String())
     invites = fields.Dict(keys=fields.String(), values=fields.String(),
                           metadata={"description": "one invite code per seat, shown once"})
-    admin_token = fields.String(metadata={"description": "shown once; issues umpire tokens"})
+    admin_token = fields.String(metadata={"description": "shown once; proposes an umpire and, once the "
+                                                         "seats agree, issues its tokens"})
     version = fields.Integer()
     chain_head = fields.String()
 
@@ -220,11 +224,40 @@ class Joined(Schema):
     token = fields.String(metadata={"description": "the seat's bearer token, shown once"})
     version = fields.Integer()
     chain_head = fields.String()
+    umpire = fields.String(allow_none=True, metadata={
+        "description": "the umpire appointed (who reads hidden information), or null; a seat that does not "
+                       "agree ends the role with POST .../umpire/answer {\"accept\": false}"})
+
+
+class UmpireProposal(Schema):
+    umpire = fields.String(required=True, validate=validate.Length(min=1, max=80),
+                           metadata={"description": "who is proposed: a name the seats will recognise"})
+
+
+class UmpireAnswer(Schema):
+    accept = fields.Boolean(required=True)
 
 
 class UmpireToken(Schema):
     game_id = fields.String()
-    token = fields.String()
+    token = fields.String(metadata={"description": "the umpire's bearer token, shown once"})
+    token_id = fields.String(metadata={"description": "names the token in the listing and to revoke it"})
+    umpire = fields.String(metadata={"description": "the umpire appointed, as the log names it"})
+
+
+class UmpireTokenEntry(Schema):
+    token_id = fields.String()
+    created_at = fields.String()
+    revoked_at = fields.String(allow_none=True, metadata={"description": "null while the token works"})
+
+
+class UmpireTokens(Schema):
+    game_id = fields.String()
+    umpire = fields.String(allow_none=True, metadata={"description": "the umpire appointed now, or null"})
+    proposal = fields.Dict(allow_none=True, metadata={"description": "a proposal waiting for the seats: "
+                                                                      "{umpire, accepted: [seats]}, or null"})
+    limit = fields.Integer(metadata={"description": "the most live umpire tokens a game may have"})
+    tokens = fields.List(fields.Nested(UmpireTokenEntry))
 
 
 class Seat(Schema):

@@ -285,7 +285,46 @@ class GameEnded(GameEvent):
     rule: str | None
 
 
+# The umpire: a role the seats agree to (docs/api.md), so it is in the log every seat reads ----------
+class UmpireProposed(GameEvent):
+    """The admin proposes ``umpire`` (a name); appointed once every seat has accepted."""
+
+    umpire: str
+    proposed_by: str
+
+
+class UmpireAccepted(GameEvent):
+    seat: str
+    umpire: str
+
+
+class UmpireDeclined(GameEvent):
+    """One seat said no: the proposal ends, nobody is appointed."""
+
+    seat: str
+    umpire: str
+
+
+class UmpireAppointed(GameEvent):
+    """``umpire`` may now read everything, hidden information included. ``agreement`` says how the
+    seats agreed: "named at creation" (every seat joined knowing it) or "accepted by every seat"
+    (``seats``, each of whom accepted in an UmpireAccepted before this)."""
+
+    umpire: str
+    agreement: str
+    seats: list
+
+
+class UmpireRevoked(GameEvent):
+    """The umpire's role ends; every umpire token of the game stops working."""
+
+    umpire: str
+    by: str
+    reason: str
+
+
 # Commands other than orders: each ends the run of the order before it, so neither they nor what
 # they cause belong to an order (take-back ranges, history operations, superseded marks).
-COMMAND_EVENTS = (SeatJoined, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded)
+COMMAND_EVENTS = (SeatJoined, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
+                  UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked)
 COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

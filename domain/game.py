@@ -33,6 +33,11 @@ from domain.transcoding import iso
 
 SeedFor = Callable[[int], bytes]
 
+# The rule an umpire refusal names: the role exists only by every seat's agreement (docs/api.md).
+UMPIRE_RULE = "umpire"
+APPOINTED_AT_CREATION = "named at creation"
+APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
+
 # Events that close the current dice epoch (docs/dice.md: by default one epoch is one game turn).
 _CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
 
@@ -40,6 +45,13 @@ _CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
 def _order_digest(seat: str, order: dict, salt: str) -> str:
     """What an order id is bound to: the seat and the order, salted (see OrderAccepted)."""
     return chain.digest({"seat": seat, "order": order, "salt": salt})
+
+
+def _umpire_name(value: Any, error: type) -> str:
+    """An umpire is named by text of 1 to 80 characters (how the seats know who reads it all)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 80:
+        raise error("an umpire is named by 1 to 80 characters of text")
+    return value.strip()
 
 
 def _client_seed(value: Any) -> str:
@@ -147,6 +159,12 @@ class Roller:
 class Game(Aggregate):
     """A game of any ruleset: seats, state, dice epochs, orders and the chain head."""
 
+    # The umpire appointed ({"name", "appointed": its UmpireAppointed seq}) and the proposal
+    # waiting for the seats ({"umpire", "accepted": [seats]}). Class defaults, so a snapshot
+    # taken before umpires were events still loads.
+    umpire: dict | None = None
+    umpire_proposal: dict | None = None
+
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
         pass
@@ -154,8 +172,12 @@ class Game(Aggregate):
     # ---------------------------------------------------------------------------- creation --
     @classmethod
     def create(cls, ruleset: str, scenario: str | None = None, options: dict | None = None,
-               game_id: UUID | None = None) -> "Game":
+               game_id: UUID | None = None, umpire: str | None = None) -> "Game":
+        """A new game; ``umpire`` names its umpire from the start (recorded right after the
+        creation, so every seat joins knowing it)."""
         rules = find_ruleset(ruleset)
+        if umpire is not None:
+            umpire = _umpire_name(umpire, InvalidSetup)
         if options is not None and not isinstance(options, dict):
             raise InvalidSetup("options must be a JSON object")
         made = rules.setup(scenario, dict(options or {}))
@@ -173,8 +195,11 @@ class Game(Aggregate):
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash(str(game_id), cls.INITIAL_VERSION, "GameCreated",
                                  iso(timestamp), data, chain.GENESIS)
-        return cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
+        game = cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)
+        if umpire is not None:
+            game.trigger_event(ev.UmpireAppointed, umpire=umpire, agreement=APPOINTED_AT_CREATION, seats=[])
+        return game
 
     def trigger_event(self, event_class: type, **kwargs: Any) -> None:
         """Every event is stamped and chained here, so its hash is kept with it from the start."""
@@ -329,6 +354,50 @@ class Game(Aggregate):
                            reason=f"{seat} conceded", rule=self.rules.end_rule or None)
         self._close_epoch(seed_for, reopen=False)
 
+    # ------------------------------------------------------------------------------ umpire --
+    def propose_umpire(self, name: str, proposed_by: str) -> None:
+        """Propose an umpire; appointed only once every seat has accepted (``answer_umpire``)."""
+        name = _umpire_name(name, lambda message: InvalidOrder(message, rule=UMPIRE_RULE, field="umpire"))
+        if self.umpire is not None:
+            raise RuleViolation(UMPIRE_RULE, f"{self.umpire['name']} is the umpire already; revoke the role first")
+        if self.umpire_proposal is not None:
+            raise RuleViolation(UMPIRE_RULE, f"the proposal of {self.umpire_proposal['umpire']} as umpire is "
+                                             "waiting for the seats' answers")
+        self.trigger_event(ev.UmpireProposed, umpire=name, proposed_by=proposed_by)
+
+    def answer_umpire(self, seat: str, accept: bool) -> None:
+        """A seat accepts or declines the waiting proposal; the last acceptance appoints. With no
+        proposal waiting, a seat that declines withdraws its agreement: the umpire's role ends."""
+        self._check_seat(seat)
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat has no say in the umpire")
+        if not self.seats[seat]["handle"]:
+            raise RuleViolation("seats", f"seat {seat!r} has not joined; it answers once it has")
+        proposal = self.umpire_proposal
+        if proposal is None:
+            if self.umpire is None:
+                raise RuleViolation(UMPIRE_RULE, "no umpire proposal is waiting for an answer")
+            if accept:
+                raise RuleViolation(UMPIRE_RULE, f"{self.umpire['name']} is the umpire already; nothing waits "
+                                                 "for an answer")
+            self.revoke_umpire(seat, "the seat withdrew its agreement")
+            return
+        if not accept:
+            self.trigger_event(ev.UmpireDeclined, seat=seat, umpire=proposal["umpire"])
+            return
+        if seat in proposal["accepted"]:
+            raise RuleViolation(UMPIRE_RULE, f"{seat} has accepted {proposal['umpire']} already")
+        self.trigger_event(ev.UmpireAccepted, seat=seat, umpire=proposal["umpire"])
+        if set(self.human_seats()) <= set(self.umpire_proposal["accepted"]):
+            self.trigger_event(ev.UmpireAppointed, umpire=proposal["umpire"], agreement=APPOINTED_BY_EVERY_SEAT,
+                               seats=self.human_seats())
+
+    def revoke_umpire(self, by: str, reason: str = "") -> None:
+        """End the umpire's role (its tokens stop working: the API revokes them)."""
+        if self.umpire is None:
+            raise RuleViolation(UMPIRE_RULE, "no umpire is appointed")
+        self.trigger_event(ev.UmpireRevoked, umpire=self.umpire["name"], by=by, reason=str(reason or ""))
+
     # ------------------------------------------------------------------------------ helpers --
     def _check_seat(self, seat: str) -> None:
         if seat not in self.seats:
@@ -468,6 +537,22 @@ class Game(Aggregate):
 
     def _on_TakeBackDeclined(self, e: ev.TakeBackDeclined) -> None:
         self.take_back = None
+
+    def _on_UmpireProposed(self, e: ev.UmpireProposed) -> None:
+        self.umpire_proposal = {"umpire": e.umpire, "accepted": []}
+
+    def _on_UmpireAccepted(self, e: ev.UmpireAccepted) -> None:
+        self.umpire_proposal = {**self.umpire_proposal, "accepted": [*self.umpire_proposal["accepted"], e.seat]}
+
+    def _on_UmpireDeclined(self, e: ev.UmpireDeclined) -> None:
+        self.umpire_proposal = None
+
+    def _on_UmpireAppointed(self, e: ev.UmpireAppointed) -> None:
+        self.umpire = {"name": e.umpire, "appointed": e.originator_version}
+        self.umpire_proposal = None
+
+    def _on_UmpireRevoked(self, e: ev.UmpireRevoked) -> None:
+        self.umpire = None
 
     def _on_GameEnded(self, e: ev.GameEnded) -> None:
         self.ended = {"winner": e.winner, "level": e.level, "reason": e.reason, "rule": e.rule}

@@ -417,8 +417,8 @@ class Warlog(Application):
 
     # ------------------------------------------------------------------------- commands ----
     def create_game(self, ruleset: str, scenario: str | None = None,
-                    options: dict | None = None) -> CommandResult:
-        cached = CachedGame(Game.create(ruleset, scenario, options), 0)
+                    options: dict | None = None, umpire: str | None = None) -> CommandResult:
+        cached = CachedGame(Game.create(ruleset, scenario, options, umpire=umpire), 0)
         try:
             result = self._save(cached)
         except IntegrityError:
@@ -440,6 +440,19 @@ class Warlog(Application):
 
     def concede(self, game_id: str | UUID, seat: str) -> CommandResult:
         return self._command(game_id, lambda g: g.concede(seat, self._seed_for(g)))
+
+    def propose_umpire(self, game_id: str | UUID, name: str, proposed_by: str) -> CommandResult:
+        return self._command(game_id, lambda g: g.propose_umpire(name, proposed_by))
+
+    def answer_umpire(self, game_id: str | UUID, seat: str, accept: bool) -> CommandResult:
+        return self._command(game_id, lambda g: g.answer_umpire(seat, accept))
+
+    def revoke_umpire(self, game_id: str | UUID, by: str, reason: str = "") -> CommandResult:
+        return self._command(game_id, lambda g: g.revoke_umpire(by, reason))
+
+    def umpire(self, game_id: str | UUID) -> dict | None:
+        """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""
+        return self.get_game(game_id).umpire
 
     def submit_order(self, game_id: str | UUID, seat: str, order_id: str, order: dict,
                      expected_version: int | None = None) -> CommandResult:

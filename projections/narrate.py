@@ -77,6 +77,12 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",
     "Conceded": lambda d: f"{d['seat']} concedes",
     "GameEnded": _ended,
+    "UmpireProposed": lambda d: f"{d['proposed_by']} proposes {d['umpire']} as umpire (appointed once every seat accepts)",
+    "UmpireAccepted": lambda d: f"{d['seat']} accepts {d['umpire']} as umpire",
+    "UmpireDeclined": lambda d: f"{d['seat']} declines {d['umpire']} as umpire: nobody is appointed",
+    "UmpireAppointed": lambda d: f"{d['umpire']} is the umpire ({d['agreement']}" + (f": {', '.join(d['seats'])}" if d.get("seats") else "")
+                                 + "), and sees hidden information",
+    "UmpireRevoked": lambda d: f"{d['by']} ended {d['umpire']}'s role as umpire" + (f": {d['reason']}" if d.get("reason") else ""),
     # Rulesets' own events (Falklands Showdown, domain/rulesets/falklands/events.py).
     "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
                                  f"{d['side']} conducts {_op(d['op'])}: {d['title']}")

@@ -32,6 +32,7 @@ class ApiGame:
     admin: dict
     seats: dict = field(default_factory=dict)  # seat -> Authorization header
     invites: dict = field(default_factory=dict)
+    umpire: dict | None = None  # the Authorization header of the umpire token ``umpire()`` got
 
     def order(self, client, seat, order, key, **headers):
         return client.post(f"/api/v1/games/{self.game_id}/orders", json=order,
@@ -42,9 +43,12 @@ def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def make_game(client, sides=("Blue", "Red"), public=False, join=True, **options) -> ApiGame:
-    r = client.post("/api/v1/games", json={"ruleset": "freeform", "public": public,
-                                            "options": {"sides": list(sides), **options}})
+def make_game(client, sides=("Blue", "Red"), public=False, join=True, umpire_named: str | None = None,
+              **options) -> ApiGame:
+    body = {"ruleset": "freeform", "public": public, "options": {"sides": list(sides), **options}}
+    if umpire_named is not None:
+        body["umpire"] = umpire_named
+    r = client.post("/api/v1/games", json=body)
     assert r.status_code == 201, r.json
     game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
     if join:
@@ -56,7 +60,25 @@ def make_game(client, sides=("Blue", "Red"), public=False, join=True, **options)
     return game
 
 
+def appoint_umpire(client, game: ApiGame, name: str = "Ann the umpire") -> None:
+    """The seats agree to an umpire: the admin proposes, every seat accepts."""
+    r = client.post(f"/api/v1/games/{game.game_id}/umpire", json={"umpire": name}, headers=game.admin)
+    assert r.status_code == 201, r.json
+    for seat, headers in game.seats.items():
+        r = client.post(f"/api/v1/games/{game.game_id}/umpire/answer", json={"accept": True}, headers=headers)
+        assert r.status_code == 200, r.json
+    assert r.json["events"][-1]["type"] == "UmpireAppointed", r.json
+
+
 def umpire(client, game: ApiGame) -> dict:
-    r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.admin)
-    assert r.status_code == 201
-    return bearer(r.json["token"])
+    """An umpire token of the game (the same one each time), got the only way there is: the seats
+    agree to an umpire (unless one is appointed already), then the admin issues the token."""
+    if game.umpire is None:
+        listed = client.get(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.admin)
+        assert listed.status_code == 200, listed.json
+        if listed.json["umpire"] is None:
+            appoint_umpire(client, game)
+        r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.admin)
+        assert r.status_code == 201, r.json
+        game.umpire = bearer(r.json["token"])
+    return game.umpire

@@ -219,7 +219,15 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert "[unrevealed]" in lines[0]
     assert [r["purpose"] for r in bob.json("dice", game_id, "--purpose", "RANDOM")["rolls"]] == ["random event"]
 
-    # the end, then the export (with an umpire token: the exact log) verifies offline
+    # an umpire the seats agree to; the end, then the export (with an umpire token: the exact log)
+    # verifies offline
+    code, out, err = alice("umpire-token", game_id)
+    assert code == 1 and "[umpire]" in err  # the admin alone gets none: the seats agree to an umpire first
+    code, out, err = alice("umpire-propose", game_id, "Carol")
+    assert code == 0 and "admin proposes Carol as umpire" in out, err
+    assert alice("umpire-answer", game_id, "--accept")[0] == 0
+    code, out, err = bob("umpire-answer", game_id, "--accept")
+    assert code == 0 and "Carol is the umpire (accepted by every seat: Blue, Red)" in out, err
     code, out, err = bob("order", game_id, "end", "Blue", "--level", "marginal", "--reason", "Red withdraws")
     assert code == 0 and "Game over: Blue wins (marginal)" in out and "revealed" in out
     code, out, err = alice("umpire-token", game_id)
@@ -233,6 +241,14 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert len(exported.read_text().splitlines()) == final["version"]
     code, out, err = alice("verify", exported)
     assert code == 0 and out.startswith("OK") and final["chain_head"] in out
+    # the umpire tokens, listed without their secrets, and revoked: the token stops working
+    code, out, err = alice("umpire-tokens", game_id)
+    assert code == 0 and "umpire: Carol" in out and " live" in out and umpire not in out, err
+    token_id = alice.json("umpire-tokens", game_id)["tokens"][0]["token_id"]
+    code, out, err = alice("umpire-revoke", game_id, token_id)
+    assert code == 0 and f"umpire token {token_id} revoked" in out, err
+    code, out, err = alice("show", game_id, "--token", umpire)
+    assert code == 1 and "not valid" in err
     code, out, err = alice("dice", game_id)
     assert "[verified]" in out and "unrevealed" not in out  # the game's end revealed the epoch
 
@@ -250,6 +266,8 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
 
     code, out, err = alice("show", game_id)
     assert code == 0 and "ended" in out and "Blue wins" in out
+    code, out, err = alice("umpire-revoke", game_id, "--role")
+    assert code == 0 and "admin ended Carol's role as umpire" in out, err
 
 
 def test_the_same_order_id_records_once_and_if_match_guards_the_version(server, alice, bob):
@@ -368,6 +386,9 @@ def test_export_uses_the_server_only_when_one_is_given(server, alice, bob, monke
     code, local, err = alice("export", game_id)
     assert code == 0, err
     # --server: the API (an umpire's export is the same exact log)
+    assert alice("umpire-propose", game_id, "Carol")[0] == 0
+    assert alice("umpire-answer", game_id, "--accept")[0] == 0 and bob("umpire-answer", game_id, "--accept")[0] == 0
+    code, local, err = alice("export", game_id)  # the log now holds the appointment
     umpire = alice.json("umpire-token", game_id)["token"]
     code, remote, err = alice("export", game_id, "--server", server.url, "--token", umpire)
     assert code == 0, err

@@ -287,6 +287,7 @@ def test_a_damaged_stored_log_is_a_named_server_problem_not_an_anonymous_crash(c
     from tests.integration.rawstore import RawStore
 
     game = make_game(client)
+    ump = umpire(client, game)  # the seats agree to one while the log is whole
     game.order(client, "Blue", ROLL, "o1")
     with RawStore(store_config) as raw:
         if damage == "garbage":
@@ -297,7 +298,7 @@ def test_a_damaged_stored_log_is_a_named_server_problem_not_an_anonymous_crash(c
         r = client.get(f"/api/v1/games/{game.game_id}{path}", headers=game.seats["Blue"])
         body = problem(r, 500, "damaged_log")
         assert game.game_id in body["detail"] and "integrity check" in body["detail"]
-    report = client.get(f"/api/v1/games/{game.game_id}/integrity", headers=umpire(client, game)).json
+    report = client.get(f"/api/v1/games/{game.game_id}/integrity", headers=ump).json
     assert report["ok"] is False and report["failures"][0]["line"] == 3
 
 
@@ -314,7 +315,8 @@ def test_a_damaged_game_is_left_out_of_the_list_not_a_500(client, store_config):
 
 
 def test_a_known_token_is_looked_up_once_per_process_and_a_forged_one_every_time(client, api_service):
-    """AccessStore keeps the grants it found (tokens are never revoked), bounded, and never a miss."""
+    """AccessStore keeps the seat and admin grants it found (never revoked), bounded, and never a miss
+    (an umpire token, revocable, is looked up every time: tests/api/test_umpire.py)."""
     from api.access import AccessStore
 
     access = client.application.extensions["warlog_access"]

@@ -255,6 +255,39 @@ def test_the_write_side_answers_only_as_documented(client, check):
     assert {200, 201, 400, 401, 403, 404, 405, 409, 412, 413, 415, 422} <= statuses
 
 
+def test_the_umpire_endpoints_answer_only_as_documented(client, check):
+    game = make_game(client)
+    base, blue, red = f"/api/v1/games/{game.game_id}", game.seats["Blue"], game.seats["Red"]
+    assert check("post", f"{base}/umpire-tokens", headers=game.admin).json["rule"] == "umpire"  # none appointed
+    check("post", f"{base}/umpire/answer", json={"accept": True}, headers=blue)  # no proposal waiting
+    check("post", f"{base}/umpire", json={"umpire": ""}, headers=game.admin)
+    check("post", f"{base}/umpire", json={"umpire": "   "}, headers=game.admin)
+    check("post", f"{base}/umpire", json={"umpire": "Ann"}, headers=blue)
+    check("post", f"{base}/umpire", data="x", content_type="text/plain", headers=game.admin)
+    assert check("post", f"{base}/umpire", json={"umpire": "Ann"}, headers=game.admin).status_code == 201
+    check("post", f"{base}/umpire", json={"umpire": "Bob"}, headers=game.admin)  # one proposal at a time
+    check("post", f"{base}/umpire/answer", json={}, headers=blue)
+    check("post", f"{base}/umpire/answer", json={"accept": True}, headers=game.admin)
+    check("post", f"{base}/umpire/answer", json={"accept": True}, headers=blue)
+    appointed = check("post", f"{base}/umpire/answer", json={"accept": True}, headers=red)
+    assert appointed.json["events"][-1]["type"] == "UmpireAppointed"
+    made = [check("post", f"{base}/umpire-tokens", headers=game.admin) for _ in range(4)]
+    assert [r.status_code for r in made] == [201, 201, 201, 409]
+    check("post", f"{base}/umpire-tokens", headers=bearer(made[0].json["token"]))
+    check("get", f"{base}/umpire-tokens", headers=game.admin)
+    check("get", f"{base}/umpire-tokens", headers=blue)
+    check("get", f"{base}/umpire-tokens")
+    assert check("delete", f"{base}/umpire-tokens/{made[0].json['token_id']}", headers=game.admin).status_code == 200
+    check("delete", f"{base}/umpire-tokens/{'f' * 16}", headers=game.admin)
+    check("delete", f"{base}/umpire-tokens/{made[1].json['token_id']}", headers=red)
+    check("delete", f"{base}/umpire", headers=blue)
+    assert check("delete", f"{base}/umpire", headers=game.admin).status_code == 200
+    check("delete", f"{base}/umpire", headers=game.admin)  # no umpire any more
+    assert check("get", f"{base}/umpire-tokens", headers=bearer(made[1].json["token"])).status_code == 401  # revoked
+    statuses = {(m, t, s) for m, t, s in check.seen if "umpire" in t}
+    assert {s for _, _, s in statuses} == {200, 201, 401, 403, 404, 409, 415, 422}
+
+
 def test_the_reads_answer_only_as_documented(app, client, check):
     game = make_game(client, public=True)
     base = f"/api/v1/games/{game.game_id}"
@@ -296,7 +329,7 @@ def test_a_damaged_log_answers_as_documented(client, check, sqlite_config):
     assert check("get", f"{base}/legal-orders", headers=blue).status_code == 500
     assert check("post", f"{base}/orders", json={"kind": "advance"},
                  headers={**blue, "Idempotency-Key": "o2"}).status_code == 500
-    assert check("post", f"{base}/umpire-tokens", headers=game.admin).status_code == 201
+    assert check("post", f"{base}/umpire-tokens", headers=game.admin).json["code"] == "damaged_log"
     for read in ("state", "history", "events"):
         if ("get", f"/api/v1/games/{{}}/{read}") in openapi.served(client.application):
             assert check("get", f"{base}/{read}").json["code"] == "damaged_log"

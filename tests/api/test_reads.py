@@ -583,8 +583,8 @@ def test_integrity_withholds_failure_details_about_lines_hidden_from_the_caller(
 def test_a_private_note_ff7_is_read_only_by_its_author_and_umpires(client):
     """The real hidden information of freeform, end to end through the reads."""
     game = played(client, public=True)
+    ump = umpire(client, game)  # the seats agree to an umpire before the note, which stays the last operation
     order(client, game, "Blue", {"kind": "note", "text": "flank march at dawn", "private": True}, "secret")
-    ump = umpire(client, game)
     for headers, sees in [(game.seats["Blue"], True), (ump, True), (game.seats["Red"], False), ({}, False),
                           (game.admin, False)]:
         for path in ["events", "history", "export"]:

@@ -3,7 +3,8 @@ the module, played with the ``warlog`` command as a real subprocess (one client 
 player) and with raw HTTP side by side.
 
 1. a short freeform game from ``new`` to ``end``, ``export`` and offline ``verify`` through the CLI;
-2. an umpire reads everything (the private note too) and can change nothing;
+2. an umpire, once every seat has agreed to it, reads everything (the private note too) and can
+   change nothing;
 3. a spectator reads public games without their hidden information, and private games not at all;
 4. every client-caused problem code over real HTTP, in its documented shape; no 5xx anywhere;
 5. a seat cannot act for the other seat nor read its hidden information;
@@ -205,6 +206,13 @@ class Game:
         return reply.body
 
     def umpire(self) -> str:
+        """The seats agree to an umpire (the admin proposes, every seat accepts), then the admin
+        gets its token: the only way there is."""
+        proposed = self.srv.call("POST", self.path("/umpire"), {"umpire": "Ann the umpire"}, token=self.admin)
+        assert proposed.status == 201, proposed.raw
+        for token in self.tokens.values():
+            answered = self.srv.call("POST", self.path("/umpire/answer"), {"accept": True}, token=token)
+            assert answered.status == 200, answered.raw
         reply = self.srv.call("POST", self.path("/umpire-tokens"), token=self.admin)
         assert reply.status == 201, reply.raw
         self.srv.secrets.add(reply.body["token"])
@@ -368,6 +376,13 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     out = srv.cli("red", "dice", gid, "--purpose", "WEATHER").stdout
     assert "weather table" in out and "bridge" not in out
 
+    # An umpire, by every seat's agreement, in the log: the creator alone gets no umpire token.
+    assert "[umpire]" in srv.cli("creator", "umpire-token", gid, expect=1).stderr
+    assert "admin proposes Ann as umpire" in srv.cli("creator", "umpire-propose", gid, "Ann").stdout
+    srv.cli("blue", "umpire-answer", gid, "--accept")
+    out = srv.cli("red", "umpire-answer", gid, "--accept").stdout
+    assert "Ann is the umpire (accepted by every seat: Blue, Red)" in out, out
+
     # The last turn: its last phase cannot be left; the game is ended instead.
     assert "Turn 2: Fight phase" in srv.cli("blue", "order", gid, "advance").stdout
     refused = srv.cli("red", "order", gid, "advance", expect=1)
@@ -381,7 +396,7 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     out = srv.cli("red", "show", gid).stdout
     assert "ended" in out and head in out
 
-    # The creator issues an umpire token; its export is the exact log, and it verifies offline.
+    # The creator issues the umpire's token; its export is the exact log, and it verifies offline.
     out = srv.cli("creator", "umpire-token", gid).stdout
     umpire = re.search(r"umpire token for game [0-9a-f-]{36}: (wlu_\S+)", out).group(1)
     srv.secrets.add(umpire)
@@ -448,6 +463,10 @@ def test_an_umpire_audits_everything_and_changes_nothing(srv):
         ("POST", "/concede", None, None),
         ("PUT", "/client-seed", {"client_seed": "umpire's seed"}, None),
         ("POST", "/umpire-tokens", None, None),
+        ("GET", "/umpire-tokens", None, None),
+        ("POST", "/umpire", {"umpire": "the umpire again"}, None),
+        ("POST", "/umpire/answer", {"accept": False}, None),
+        ("DELETE", "/umpire", None, None),
         ("GET", "/legal-orders", None, None),  # a seat's read
     ]
     for method, suffix, body, headers in writes:
@@ -569,6 +588,11 @@ def test_every_error_class_over_real_http(srv):
     # 409 invite_used: the invite code admits one player once.
     check("invite_used", srv.call("POST", game.path("/join"),
                                   {"invite_code": game.invites["Blue"], "handle": "mallory"}))
+    # 409 umpire_token_limit: once the seats agree to an umpire, at most 3 live tokens (the default).
+    game.umpire()
+    for _ in range(2):
+        assert srv.call("POST", game.path("/umpire-tokens"), token=game.admin).status == 201
+    check("umpire_token_limit", srv.call("POST", game.path("/umpire-tokens"), token=game.admin))
     # 412
     version = game.summary(blue)["version"]
     body = check("stale_version", srv.call("POST", orders, {"kind": "note", "text": "x"}, token=blue,

@@ -363,7 +363,12 @@ def test_a_stream_is_read_like_any_other_read(server):
 def test_a_private_note_reaches_only_its_author_and_umpires_in_the_clear(server):
     """FF 7 through the real server: each viewer's stream is filtered like every other read."""
     game = Game(server, public=True)
-    status, _, ump = http_json("POST", f"{server}/api/v1/games/{game.id}/umpire-tokens", headers=game.admin)
+    base = f"{server}/api/v1/games/{game.id}"
+    # The seats agree to an umpire (the admin proposes, every seat accepts); then its token.
+    assert http_json("POST", f"{base}/umpire", {"umpire": "Ann"}, headers=game.admin)[0] == 201
+    for seat in game.seats.values():
+        assert http_json("POST", f"{base}/umpire/answer", {"accept": True}, headers=seat)[0] == 200
+    status, _, ump = http_json("POST", f"{base}/umpire-tokens", headers=game.admin)
     assert status == 201
     status, body, _ = game.note("Blue", "flank march through the woods", private=True)
     assert status == 201, body
@@ -411,6 +416,7 @@ def test_hidden_information_is_filtered_per_viewer(sqlite_config, monkeypatch):
     try:
         client = create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
         game = make_game(client, public=True)
+        umpire_headers = umpire(client, game)  # the seats agree to one first: the notes stay the last events
         secret = game.order(client, "Blue", {"kind": "note", "text": "secret: flank march"}, "k1").json["version"]
         plain = game.order(client, "Red", {"kind": "note", "text": "we hold"}, "k2").json["version"]
 
@@ -425,7 +431,7 @@ def test_hidden_information_is_filtered_per_viewer(sqlite_config, monkeypatch):
             return found
 
         blue, red = events(game.seats["Blue"]), events(game.seats["Red"])
-        spectator, ump = events({}), events(umpire(client, game))
+        spectator, ump = events({}), events(umpire_headers)
         assert blue[secret]["data"]["order"]["text"] == "secret: flank march"
         assert secret not in red and secret not in spectator
         assert plain in red and plain in spectator

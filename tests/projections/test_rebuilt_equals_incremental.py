@@ -1,5 +1,5 @@
 """Hypothesis: on random freeform games played through the application service (orders, rolls,
-VP, advances, take-backs, private notes), the views kept up incrementally — in random batches,
+VP, advances, take-backs, private notes, umpires proposed, accepted and revoked), the views kept up incrementally — in random batches,
 with read-your-writes catch-ups between them — equal the views rebuilt from the log; so do the
 map checkpoints, and the state at every seq read from them equals the map fold from seq 1."""
 
@@ -25,7 +25,7 @@ orders = st.one_of(
     st.builds(lambda p: {"kind": "note", "text": "secret" if p else "open", "private": p}, st.booleans()),
     st.just({"kind": "roll", "dice": "d66", "purpose": "event"}),
 )
-steps = st.lists(st.tuples(st.sampled_from(["order", "take-back", "catch-up", "read"]),
+steps = st.lists(st.tuples(st.sampled_from(["order", "take-back", "catch-up", "read", "umpire"]),
                            st.sampled_from(SEATS), orders, st.integers(1, 9), st.booleans()),
                  min_size=1, max_size=25)
 
@@ -54,6 +54,10 @@ def test_rebuilt_equals_incremental_for_every_view(shared_app, plan):
             elif what == "take-back":
                 app.request_take_back(gid, seat)
                 app.answer_take_back(gid, other, accept)
+            elif what == "umpire":  # a proposal and an answer; a decline with an umpire appointed ends its role
+                if accept and app.umpire(gid) is None and app.get_game(gid).umpire_proposal is None:
+                    app.propose_umpire(gid, "Ann", "admin")
+                app.answer_umpire(gid, seat, accept)
             elif what == "catch-up":
                 projections.catch_up(limit=batch)
             else:

@@ -108,7 +108,14 @@ class Game:
 
     @property
     def umpire(self) -> str:
+        """An umpire token, got the only way there is: the admin proposes an umpire, every seat
+        accepts (recorded in the log), then the admin issues the token."""
         if self._umpire is None:
+            proposed = self.http.call("POST", self.path("/umpire"), {"umpire": "the umpire"}, token=self.admin)
+            assert proposed.status == 201, proposed.raw
+            for token in self.tokens.values():
+                answered = self.http.call("POST", self.path("/umpire/answer"), {"accept": True}, token=token)
+                assert answered.status == 200, answered.raw
             reply = self.http.call("POST", self.path("/umpire-tokens"), token=self.admin)
             assert reply.status == 201, reply.raw
             self._umpire = reply.body["token"]

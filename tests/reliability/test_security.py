@@ -9,6 +9,8 @@ so a new endpoint is covered the day it is added:
   salt; not even once the note was taken back. Spectators and the admin neither; the author and
   umpires do see it (so the reads looked in the right place);
 - an umpire writes nothing: every write endpoint answers 403 forbidden and nothing changes;
+- an umpire exists only by the seats' agreement: the admin token alone gets no umpire token, and
+  a revoked umpire token reads nothing more, on a server of several processes;
 - no token, invite code or admin token appears in the server's log, even one a client put in a
   query string.
 (No response holding an unrevealed seed is checked for the whole session: tests/reliability/seeds.py.)
@@ -26,8 +28,11 @@ from tests.e2e.server import live_server
 from tests.reliability.client import Game, Http, assert_no_secret_in_log
 
 # Every read of one game; the jobs' downloads are 404 until a worker made them (test_jobs_api).
+# The admin's listing of umpire tokens is no read of the game: it holds no game data, and only the
+# admin may call it (test_umpire_tokens_...).
 READS = sorted((path, op.auth) for (method, path), op in OPERATIONS.items()
-               if method == "get" and path.startswith("/api/v1/games/{game_id}") and op.tag != "jobs")
+               if method == "get" and path.startswith("/api/v1/games/{game_id}") and op.tag != "jobs"
+               and op.auth != ADMIN)
 WRITES = sorted((method, path, op.auth) for (method, path), op in OPERATIONS.items()
                 if method != "get" and op.auth in (SEAT, ADMIN) and "{game_id}" in path)
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "scouting"}
@@ -168,7 +173,8 @@ def test_an_umpire_token_cannot_write_through_any_write_endpoint(server):
     before = game.summary()
     bodies = {"/orders": {"kind": "note", "text": "the umpire speaks"}, "/client-seed": {"client_seed": "u"},
               "/notifications": {"email": "umpire@example.org", "notify": True}, "/take-backs": {"reason": "u"},
-              "/take-backs/answer": {"accept": True}, "/webhook": {"url": "http://127.0.0.1:9/umpire"}}
+              "/take-backs/answer": {"accept": True}, "/webhook": {"url": "http://127.0.0.1:9/umpire"},
+              "/umpire": {"umpire": "the umpire itself"}, "/umpire/answer": {"accept": False}}
     tried = []
     for method, template, auth in WRITES:
         suffix = template.split("{game_id}", 1)[1]
@@ -182,6 +188,28 @@ def test_an_umpire_token_cannot_write_through_any_write_endpoint(server):
     # Settings outside the log were not changed either: Blue's address, the webhook.
     mine = http.call("PUT", game.path("/notifications"), {"notify": True}, token=game.tokens["Blue"])
     assert mine.body["email"] == "blue@example.org", mine.raw
+    assert_no_secret_in_log(http, url.log())
+
+
+def test_the_admin_alone_gets_no_umpire_token_and_a_revoked_one_reads_nothing_in_any_process(server):
+    url, http = server
+    game = Game(http)
+    kept = secret_text()
+    game.order("Blue", {"kind": "note", "text": kept, "private": True})
+    refused = http.call("POST", game.path("/umpire-tokens"), token=game.admin)
+    assert refused.status == 422 and refused.body["rule"] == "umpire", refused.raw
+    umpire = game.umpire  # the seats agree, then the admin issues it
+    assert kept.encode() in http.call("GET", game.path("/events"), token=umpire).raw
+    # Several web processes (WEB_CONCURRENCY=2): each one, having served the token, refuses it
+    # as soon as it is revoked. New connections spread over the processes.
+    for _ in range(6):
+        assert http.call("GET", game.path(), token=umpire).status == 200
+    listed = http.call("GET", game.path("/umpire-tokens"), token=game.admin).body["tokens"]
+    revoked = http.call("DELETE", game.path(f"/umpire-tokens/{listed[0]['token_id']}"), token=game.admin)
+    assert revoked.status == 200, revoked.raw
+    for _ in range(6):
+        reply = http.call("GET", game.path("/events"), token=umpire)
+        assert reply.status == 401 and kept.encode() not in reply.raw, reply.raw
     assert_no_secret_in_log(http, url.log())
 
 
