@@ -28,6 +28,8 @@ from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
 
 UK, AR = S.UK, S.AR
 OP_NUMBERS = [*range(1, 26), "exocet"]
+NAMES = {**{m: d["name"] for m, d in DATA.markers.items()}, **{a: d["name"] for a, d in DATA.areas.items()},
+         **{u: d["name"] for u, d in DATA.units.items()}}
 
 
 def _op_number(value: Any):
@@ -68,6 +70,9 @@ class Falklands(Ruleset):
 
     def board(self) -> dict:
         return DATA.board()
+
+    def names(self) -> dict[str, str]:
+        return NAMES
 
     # ------------------------------------------------------------------------------- fold --
     def evolve(self, state: dict | None, event: Any) -> dict:
