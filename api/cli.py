@@ -70,14 +70,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.output:
             out.close()
     if args.output:
-        print(f"exported {count} events of game {args.game_id} to {args.output}", file=sys.stderr)
+        say(f"exported {count} events of game {args.game_id} to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     with open(args.file, encoding="utf-8") as fh:
         game_id = _service().import_lines(fh)
-    print(f"imported game {game_id}")
+    say(f"imported game {game_id}")
     return EXIT_OK
 
 
@@ -86,13 +86,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     with open(args.file, encoding="utf-8") as fh:
         report, _ = verify_text(fh)
-    print(report.summary())
+    for line in report.summary().splitlines():
+        say(line)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     report = _service().check_integrity(args.game_id)
-    print(report.summary())
+    for line in report.summary().splitlines():
+        say(line)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
@@ -313,8 +315,37 @@ class Session:
 
 
 # ------------------------------------------------------------------------------- output ----
+# Stored text (notes, purposes, reasons, handles, side names) comes from other players: printed
+# raw, an escape sequence, a carriage return or a bidi override could fake lines in this
+# terminal. Every human-readable line goes through ``say``, which shows such characters as
+# visible escapes (\x1b, U+202E); JSON output escapes them as \uXXXX, which decodes the same.
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u2028\u2029{_BIDI}]")  # json.dumps escapes C0 itself
+
+
+def _visible(ch: str) -> str:
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0xA0 else f"U+{ord(ch):04X}"
+
+
+def terminal_safe(text) -> str:
+    """``text`` with C0/C1 controls (newlines too), line separators and bidi controls shown
+    as visible escapes: one printed line stays one line, written left to right."""
+    return _UNSAFE.sub(lambda m: _visible(m.group()), str(text))
+
+
+def say(text="", *, file=None, flush: bool = False) -> None:
+    """Print one human-readable line, terminal-safe."""
+    print(terminal_safe(text), file=file, flush=flush)
+
+
+def _json_text(body, **kwargs) -> str:
+    """JSON whose strings hold no raw control or bidi character (escaped as \\uXXXX)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(body, ensure_ascii=False, **kwargs))
+
+
 def _print_json(body) -> None:
-    print(json.dumps(body, indent=2, ensure_ascii=False))
+    print(_json_text(body, indent=2))
 
 
 def _event_line(line: dict) -> str:
@@ -324,12 +355,12 @@ def _event_line(line: dict) -> str:
 def _print_result(result: dict, what: str = "") -> None:
     """A command's recorded events, then the version and chain head to compare with the others."""
     if result.get("replayed"):
-        print(f"(replayed: order {result.get('order_id')} was recorded before; nothing new was recorded)")
+        say(f"(replayed: order {result.get('order_id')} was recorded before; nothing new was recorded)")
     elif what:
-        print(what)
+        say(what)
     for line in result.get("events") or []:
-        print("  " + _event_line(line))
-    print(f"version {result.get('version')}, chain head {result.get('chain_head')}")
+        say("  " + _event_line(line))
+    say(f"version {result.get('version')}, chain head {result.get('chain_head')}")
 
 
 def _emit(args: argparse.Namespace, body, human) -> int:
@@ -387,19 +418,19 @@ def cmd_new(args: argparse.Namespace) -> int:
     game_id = created["game_id"]
 
     def human(body: dict) -> None:
-        print(f"game {game_id} ({args.ruleset}, {'public' if args.public else 'private'})")
-        print(f"seats: {', '.join(body.get('seats') or [])}")
+        say(f"game {game_id} ({args.ruleset}, {'public' if args.public else 'private'})")
+        say(f"seats: {', '.join(body.get('seats') or [])}")
         for seat, code in (body.get("invites") or {}).items():
-            print(f"invite for {seat}: {code}")
-        print(f"admin token: {body.get('admin_token')}")
-        print(f"version {body.get('version')}, chain head {body.get('chain_head')}")
-        print(f"each player joins with: warlog join {game_id} INVITE --handle NAME")
+            say(f"invite for {seat}: {code}")
+        say(f"admin token: {body.get('admin_token')}")
+        say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        say(f"each player joins with: warlog join {game_id} INVITE --handle NAME")
 
     _emit(args, created, human)
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=args.ruleset,
                          admin_token=created.get("admin_token"), invites=created.get("invites") or {})
     if path and not args.json:
-        print(f"saved the invite codes and the admin token to {path}")
+        say(f"saved the invite codes and the admin token to {path}")
     return EXIT_OK if path else EXIT_USAGE
 
 
@@ -407,7 +438,7 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
     try:
         return session.remember(game_id, **fields)
     except OSError as exc:
-        print(f"warlog {session.args.command}: could not save to {session.path}: {exc}; "
+        say(f"warlog {session.args.command}: could not save to {session.path}: {exc}; "
               "keep the codes and tokens printed above", file=sys.stderr)
         return None
 
@@ -422,8 +453,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     seat, token = joined["seat"], joined["token"]
 
     def human(body: dict) -> None:
-        print(f"joined game {body['game_id']} as {seat} ({args.handle})")
-        print(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        say(f"joined game {body['game_id']} as {seat} ({args.handle})")
+        say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
 
     _emit(args, joined, human)
     invites = session.entry(game_id).get("invites") or {}
@@ -432,7 +463,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token})
     if path and not args.json:
-        print(f"saved the {seat} token to {path}")
+        say(f"saved the {seat} token to {path}")
     return EXIT_OK if path else EXIT_USAGE
 
 
@@ -446,9 +477,9 @@ def cmd_games(args: argparse.Namespace) -> int:
     def human(body: dict) -> None:
         games = body.get("games") or []
         if not games:
-            print("no games")
+            say("no games")
         for g in games:
-            print(_summary_line(g))
+            say(_summary_line(g))
 
     return _emit(args, body, human)
 
@@ -466,12 +497,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     body = session.client(game_id, "read").game(game_id)
 
     def human(g: dict) -> None:
-        print(_summary_line(g))
+        say(_summary_line(g))
         if g.get("vp"):
-            print("VP: " + ", ".join(f"{k} {v}" for k, v in g["vp"].items()))
+            say("VP: " + ", ".join(f"{k} {v}" for k, v in g["vp"].items()))
         if g.get("ended"):
-            print("ended: " + _ended_text(g["ended"]))
-        print(f"chain head {g.get('chain_head')}")
+            say("ended: " + _ended_text(g["ended"]))
+        say(f"chain head {g.get('chain_head')}")
 
     return _emit(args, body, human)
 
@@ -490,12 +521,12 @@ def cmd_legal(args: argparse.Namespace) -> int:
     def human(b: dict) -> None:
         orders = b.get("orders") or []
         if not orders:
-            print(f"{b.get('seat', 'this seat')} has no legal order now")
+            say(f"{b.get('seat', 'this seat')} has no legal order now")
         for o in orders:
             fields = "; ".join(f"{k}: {v if isinstance(v, str) else _compact(v)}"
                                for k, v in (o.get("fields") or {}).items())
             rule = f" ({o['rule']})" if o.get("rule") else ""
-            print(f"{o.get('kind')}{rule}" + (f" — {fields}" if fields else ""))
+            say(f"{o.get('kind')}{rule}" + (f" — {fields}" if fields else ""))
 
     return _emit(args, body, human)
 
@@ -637,10 +668,10 @@ def cmd_umpire_token(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     body = session.client(game_id, "admin").umpire_token(game_id)
-    _emit(args, body, lambda b: print(f"umpire token for game {b.get('game_id')}: {b.get('token')}"))
+    _emit(args, body, lambda b: say(f"umpire token for game {b.get('game_id')}: {b.get('token')}"))
     path = _save_or_warn(session, game_id, umpire_token=body.get("token"))
     if path and not args.json:
-        print(f"saved it to {path}")
+        say(f"saved it to {path}")
     return EXIT_OK if path else EXIT_USAGE
 
 
@@ -656,18 +687,18 @@ def cmd_state(args: argparse.Namespace) -> int:
         at = f" (right after event #{args.at})" if args.at is not None else ""
         if args.turn is not None:
             at = f" (the start of turn {args.turn}{', ' + args.phase + ' phase' if args.phase else ''})"
-        print(f"game {b.get('game_id', game_id)} at version {b.get('version')}{at}")
-        print(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
+        say(f"game {b.get('game_id', game_id)} at version {b.get('version')}{at}")
+        say(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
               f"to move: {', '.join(b.get('whose_move') or []) or 'nobody'}")
         if state.get("vp"):
-            print("VP: " + ", ".join(f"{k} {v}" for k, v in state["vp"].items()))
+            say("VP: " + ", ".join(f"{k} {v}" for k, v in state["vp"].items()))
         ended = b.get("ended") or state.get("ended")
         if ended:
-            print("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
+            say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
         shown = {"turn", "phase", "vp", "ended"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
-                print(f"{key}: {value if isinstance(value, str) else _compact(value)}")
+                say(f"{key}: {value if isinstance(value, str) else _compact(value)}")
 
     return _emit(args, body, human)
 
@@ -679,15 +710,15 @@ def cmd_history(args: argparse.Namespace) -> int:
 
     def human(b: dict) -> None:
         for turn in b.get("turns") or []:
-            print(f"Turn {turn.get('turn')}")
+            say(f"Turn {turn.get('turn')}")
             for phase in turn.get("phases") or []:
-                print(f"  {phase.get('phase')}")
+                say(f"  {phase.get('phase')}")
                 for op in phase.get("operations") or []:
                     who = op.get("seat") or "the game"
                     order = f" (order {op['order_id']})" if op.get("order_id") else ""
-                    print(f"    {who}{order}")
+                    say(f"    {who}{order}")
                     for line in op.get("lines") or []:
-                        print("      " + _event_line(line))
+                        say("      " + _event_line(line))
 
     return _emit(args, body, human)
 
@@ -700,9 +731,9 @@ def cmd_dice(args: argparse.Namespace) -> int:
     def human(b: dict) -> None:
         rolls = b.get("rolls") or []
         if not rolls:
-            print("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
+            say("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
         for r in rolls:
-            print(_roll_line(r))
+            say(_roll_line(r))
 
     return _emit(args, body, human)
 
@@ -733,10 +764,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         for event in events:
             if args.json:
-                print(json.dumps(event.data, ensure_ascii=False) if isinstance(event.data, dict) else event.raw,
+                print(_json_text(event.data) if isinstance(event.data, dict) else terminal_safe(event.raw),
                       flush=True)
             else:
-                print(f"#{event.id} {event.text}", flush=True)
+                say(f"#{event.id} {event.text}", flush=True)
             seen += 1
             if args.count and seen >= args.count:
                 break
@@ -765,7 +796,7 @@ def _export_from_server(args: argparse.Namespace) -> int:
         if args.output:
             out.close()
     if args.output:
-        print(f"exported {count} events of game {game_id} from {session.server(game_id)} to {args.output}",
+        say(f"exported {count} events of game {game_id} from {session.server(game_id)} to {args.output}",
               file=sys.stderr)
     return EXIT_OK
 
@@ -1005,20 +1036,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProblemError as exc:
         if getattr(args, "json", False) and exc.body:
             _print_json(exc.body)
-        print(f"warlog {args.command}: {_problem_text(exc)}", file=sys.stderr)
+        say(f"warlog {args.command}: {_problem_text(exc)}", file=sys.stderr)
         return EXIT_FAILED
     except (ClientError, UsageError) as exc:
-        print(f"warlog {args.command}: {exc}", file=sys.stderr)
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if not getattr(args, "client", False):
             raise
         return 130
     except WarlogError as exc:
-        print(f"warlog {args.command}: {exc}", file=sys.stderr)
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except OSError as exc:
-        print(f"warlog {args.command}: {exc}", file=sys.stderr)
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
 
