@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 import tempfile
 import uuid
@@ -516,19 +517,125 @@ def _ended_text(ended: dict) -> str:
 def cmd_legal(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    body = session.client(game_id, "seat").legal_orders(game_id)
+    client = session.client(game_id, "seat")
+    body = client.legal_orders(game_id)
 
     def human(b: dict) -> None:
+        summary, names = _game_and_names(client, game_id)
         orders = b.get("orders") or []
+        if summary.get("ended"):
+            say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
+            return
         if not orders:
-            say(f"{b.get('seat', 'this seat')} has no legal order now")
+            moving = ", ".join(summary.get("whose_move") or []) or "nobody"
+            say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
+            return
         for o in orders:
-            fields = "; ".join(f"{k}: {v if isinstance(v, str) else _compact(v)}"
-                               for k, v in (o.get("fields") or {}).items())
-            rule = f" ({o['rule']})" if o.get("rule") else ""
-            say(f"{o.get('kind')}{rule}" + (f" — {fields}" if fields else ""))
+            for line in legal_order_lines(o, game_id, names):
+                say(line)
+        say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
+            f"or concede: warlog concede {game_id}")
 
     return _emit(args, body, human)
+
+
+def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
+    """The game's summary and {id: name} of its pieces (its ruleset's board: units and areas),
+    so that output speaks the game's names; ({}, {}) when they cannot be read."""
+    from api.client import ClientError
+
+    try:
+        summary = client.game(game_id)
+        board = client.ruleset(summary["ruleset"]).get("board") if summary.get("ruleset") else None
+    except (ClientError, KeyError, AttributeError):
+        return {}, {}
+    names = {}
+    if isinstance(board, dict):
+        for what in ("areas", "units"):
+            for pid, piece in (board.get(what) or {}).items():
+                if isinstance(piece, dict) and isinstance(piece.get("name"), str):
+                    names[pid] = piece["name"]
+    return summary, names
+
+
+def legal_order_lines(order: dict, game_id: str, names: dict) -> list[str]:
+    """One legal order: its head, each field with its choices, and a ready-to-edit command."""
+    kind = str(order.get("kind"))
+    rule = f" ({order['rule']})" if order.get("rule") else ""
+    if kind == "operation" and "op" in order:
+        head = f"operation Op #{order['op']}" if order["op"] != "exocet" else "operation exocet"
+        head += (f": {order['title']}" if order.get("title") else "") + rule
+    else:
+        head = kind + rule
+    extra = order.get("prompt") or order.get("note")
+    lines = [head + (f" — {extra}" if extra else "")]
+    fields = order.get("fields") or {}
+    for name, spec in fields.items():
+        lines.append(f"  {name}: {_field_text(spec, names)}")
+    words = [f"warlog order {game_id} {shlex.quote(kind)}"]
+    for name, spec in fields.items():
+        value = _field_example(name, spec)
+        if value is not _LEAVE_OUT:
+            words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
+    lines.append("  " + " ".join(words))
+    return lines
+
+
+_LEAVE_OUT = object()
+
+
+def _label(value, names: dict) -> str:
+    if isinstance(value, str):
+        return f"{names[value]} ({value})" if value in names else value
+    return "none" if value is None else _compact(value)
+
+
+def _field_text(spec, names: dict) -> str:
+    """A field as legal-orders describes it (docs/pages.md): a text, a list (one of), or an
+    object {choices, multiple, optional, type, description}."""
+    if isinstance(spec, list):
+        return "one of " + " | ".join(_label(v, names) for v in spec)
+    if not isinstance(spec, dict):
+        return str(spec)
+    parts = []
+    if spec.get("choices") is not None:
+        listed = ", ".join(_label(v, names) for v in spec["choices"])
+        parts.append(("a list of any of " if spec.get("multiple") else "one of ") + listed)
+    elif spec.get("type") == "boolean":
+        parts.append("true or false")
+    elif spec.get("type") == "json":
+        parts.append("JSON")
+    if spec.get("description"):
+        parts.append(str(spec["description"]))
+    if spec.get("optional"):
+        parts.append("optional")
+    return "; ".join(parts) or _compact(spec)
+
+
+def _field_example(name: str, spec):
+    """A value for the command line: the first choice of a required field, or a placeholder."""
+    if isinstance(spec, list):
+        return spec[0] if spec else _LEAVE_OUT
+    if isinstance(spec, str):
+        return _LEAVE_OUT if "optional" in spec else name.upper()
+    if not isinstance(spec, dict) or spec.get("optional"):
+        return _LEAVE_OUT
+    if spec.get("choices"):
+        return spec["choices"][:1] if spec.get("multiple") else spec["choices"][0]
+    if "example" in spec:
+        return spec["example"]
+    return name.upper()
+
+
+def _set_value(value) -> str:
+    """VALUE of --set FIELD=VALUE as it reads back (``_pairs``): text stays text unless it would
+    parse as JSON, which then is quoted."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value
+    return _compact(value)
 
 
 def _compact(value) -> str:
@@ -563,15 +670,18 @@ def build_order(args: argparse.Namespace) -> dict:
         raise UsageError("say what to order: KIND [ARGS] (see 'warlog legal GAME') or --json ORDER")
     kind, words = args.kind, list(args.words or [])
     order: dict = {"kind": kind}
+    given = _pairs(args.set, "--set", split_commas=False)
 
-    def take(n: int, usage: str) -> list[str]:
+    def take(n: int, usage: str, fields: tuple = ()) -> list[str]:
+        if not words and fields and all(f in given for f in fields):
+            return [given[f] for f in fields]  # every field as --set FIELD=VALUE (as 'legal' prints)
         if len(words) != n:
-            raise UsageError(f"usage: warlog order GAME {usage}")
+            raise UsageError(f"usage: warlog order GAME {usage} (or each field as --set FIELD=VALUE)")
         return words
 
     if kind == "roll":
         (order["dice"],) = take(1, "roll DICE --purpose TEXT [--target '>=8' --modifier '+1 elite'] "
-                                   "[--rule R] [--unit U] [--replaces SEQ]")
+                                   "[--rule R] [--unit U] [--replaces SEQ]", ("dice",))
         if args.purpose is not None:
             order["purpose"] = args.purpose
         if args.target is not None:
@@ -584,14 +694,15 @@ def build_order(args: argparse.Namespace) -> dict:
             order["replaces"] = args.replaces
     elif kind == "note":
         text = " ".join(words) if words else args.text
-        if not text:
-            raise UsageError("usage: warlog order GAME note TEXT")
-        order["text"] = text
+        if not text and "text" not in given:
+            raise UsageError("usage: warlog order GAME note TEXT (or --set text=TEXT)")
+        if text:
+            order["text"] = text
     elif kind == "vp":
-        side, delta = take(2, "vp SIDE DELTA --reason TEXT")
+        side, delta = take(2, "vp SIDE DELTA --reason TEXT", ("side", "delta"))
         try:
-            order.update(side=side, delta=int(delta))
-        except ValueError:
+            order.update(side=side, delta=delta if isinstance(delta, int) else int(delta))
+        except (TypeError, ValueError):
             raise UsageError(f"the VP delta is a whole number like +2 or -1, not {delta!r}") from None
     elif kind == "advance":
         take(0, "advance")
@@ -614,7 +725,7 @@ def build_order(args: argparse.Namespace) -> dict:
                            or args.replaces is not None):
         raise UsageError("--purpose, --target, --modifier, --unit and --replaces go with a roll "
                          "(--set KEY=VALUE gives any field to any order)")
-    order.update(_pairs(args.set, "--set", split_commas=False))
+    order.update(given)
     return order
 
 
@@ -680,9 +791,11 @@ def cmd_state(args: argparse.Namespace) -> int:
     game_id = session.game_id(args.game_id)
     if args.at is not None and (args.turn is not None or args.phase):
         raise UsageError("give either --at SEQ, or --turn (and --phase), not both")
-    body = session.client(game_id, "read").state(game_id, at=args.at, turn=args.turn, phase=args.phase)
+    client = session.client(game_id, "read")
+    body = client.state(game_id, at=args.at, turn=args.turn, phase=args.phase)
 
     def human(b: dict) -> None:
+        names = _game_and_names(client, game_id)[1]
         state = b.get("state") or {}
         at = f" (right after event #{args.at})" if args.at is not None else ""
         if args.turn is not None:
@@ -695,12 +808,47 @@ def cmd_state(args: argparse.Namespace) -> int:
         ended = b.get("ended") or state.get("ended")
         if ended:
             say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
-        shown = {"turn", "phase", "vp", "ended"}
+        if isinstance(state.get("units"), dict) and state["units"]:
+            for line in unit_lines(state["units"], names):
+                say(line)
+        if isinstance(state.get("control"), dict) and state["control"]:
+            held: dict = {}
+            for area, side in state["control"].items():
+                held.setdefault(side or "nobody", []).append(names.get(area, area))
+            say("control: " + "; ".join(f"{side} {', '.join(areas)}" for side, areas in held.items()))
+        shown = {"turn", "phase", "vp", "ended", "units", "control"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
                 say(f"{key}: {value if isinstance(value, str) else _compact(value)}")
 
     return _emit(args, body, human)
+
+
+def unit_lines(units: dict, names: dict) -> list[str]:
+    """The units by where they are, one line an area (in the order the areas first appear), the
+    units aboard a ship listed with it; then those out of play."""
+    by_area: dict = {}
+    out_of_play = []
+    for uid, unit in units.items():
+        unit = unit if isinstance(unit, dict) else {}
+        label = names.get(uid, uid)
+        steps = unit.get("steps")
+        details = [str(unit["side"])] if unit.get("side") else []
+        if isinstance(steps, int) and not unit.get("eliminated"):
+            details.append(f"{steps} step{'s' if steps != 1 else ''}")
+        if unit.get("aboard"):
+            details.append(f"aboard {names.get(unit['aboard'], unit['aboard'])}")
+        text = label + (f" ({', '.join(details)})" if details else "")
+        where = unit.get("location")
+        if unit.get("eliminated") or where is None or unit.get("in_play") is False:
+            out_of_play.append(label + (" (eliminated)" if unit.get("eliminated") else ""))
+        else:
+            by_area.setdefault(where, []).append(text)
+    lines = [f"units ({len(units)}):"]
+    lines += [f"  {names.get(area, area)}: {', '.join(here)}" for area, here in by_area.items()]
+    if out_of_play:
+        lines.append(f"  not in play: {', '.join(out_of_play)}")
+    return lines
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -194,6 +194,10 @@ class WarlogClient:
     def rulesets(self) -> list[dict]:
         return self._json("GET", "/rulesets")
 
+    def ruleset(self, name: str) -> dict:
+        """``{name, title, board}``: the board names the game's units and areas."""
+        return self._json("GET", f"/rulesets/{_quote(name)}")
+
     # ----------------------------------------------------------------------------- games --
     def create_game(self, ruleset: str, options: dict | None = None, *, scenario: str | None = None,
                     public: bool = False) -> dict:
