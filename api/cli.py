@@ -60,19 +60,61 @@ def cmd_export(args: argparse.Namespace) -> int:
     """From a server when --server or WARLOG_SERVER is given (and not --local), else the local store."""
     if not args.local and _server_from_env_or_option(args):
         return _export_from_server(args)
-    service = _service()
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    from domain.errors import GameNotFound
+    from domain.storage import config_from_env
+
+    game_id = _saved_game_id(args.game_id)
+    where = config_from_env().describe()
     try:
-        count = 0
-        for line in service.export(args.game_id):
-            out.write(line + "\n")
-            count += 1
-    finally:
-        if args.output:
-            out.close()
+        count, redacted = write_lines(_service().export(game_id), args.output)
+    except GameNotFound as exc:
+        raise GameNotFound(f"{exc} in this machine's store ({where}: WARLOG_DATA_DIR or WARLOG_DATABASE_URL); "
+                           "to export from a server give --server URL") from None
     if args.output:
-        say(f"exported {count} events of game {args.game_id} to {args.output}", file=sys.stderr)
+        say(f"exported {count} events of game {game_id} from {where} to {args.output}", file=sys.stderr)
+        _say_what_the_export_is(args.output, redacted, game_id)
     return EXIT_OK
+
+
+def write_lines(lines, output: str | None) -> tuple[int, int]:
+    """Write export lines to ``output`` (standard output when None): (lines, redacted lines).
+    A file is written beside its final name and renamed once complete, so a refusal or a broken
+    download leaves no file, empty or cut short."""
+    first = next(lines, None)  # a refusal (no such game) is raised before anything is created
+    if not output:
+        out, tmp = sys.stdout, None
+    else:
+        folder = os.path.dirname(os.path.abspath(output))
+        fd, tmp = tempfile.mkstemp(prefix=".export-", suffix=".jsonl", dir=folder)
+        out = os.fdopen(fd, "w", encoding="utf-8")
+    count = redacted = 0
+    try:
+        for part in ([first] if first is not None else []), lines:
+            for text in part:
+                out.write(text + "\n")
+                count += 1
+                redacted += '"redacted":true' in text or '"redacted": true' in text
+        if tmp:
+            out.close()
+            os.replace(tmp, output)
+    except BaseException:
+        if tmp:
+            out.close()
+            os.unlink(tmp)
+        raise
+    return count, redacted
+
+
+def _say_what_the_export_is(output: str, redacted: int, game_id: str) -> None:
+    """A seat's copy of a game with hidden information does not verify, by design: say so now,
+    not when 'verify' reports an altered line."""
+    if redacted:
+        say(f"this is your seat's copy: {redacted} line(s) hidden from you are redacted (\"redacted\": true), "
+            f"so 'warlog verify {output}' will report them altered. The exact, verifiable log is the "
+            f"umpire's: 'warlog umpire-token {game_id}' (with the admin token), then export again with "
+            "--token UMPIRE_TOKEN", file=sys.stderr)
+    else:
+        say(f"nothing in it is redacted: 'warlog verify {output}' checks it offline", file=sys.stderr)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -93,7 +135,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    report = _service().check_integrity(args.game_id)
+    report = _service().check_integrity(_saved_game_id(args.game_id))
     for line in report.summary().splitlines():
         say(line)
     return EXIT_OK if report.ok else EXIT_FAILED
@@ -230,6 +272,15 @@ def save_config(config: dict, path: str | None = None) -> str:
     return path
 
 
+def _saved_game_id(given: str) -> str:
+    """A local command's game id: a prefix of a game saved in the client config file works too."""
+    try:
+        session = Session(argparse.Namespace())
+    except UsageError:
+        return given  # a broken client config does not stop a local command
+    return session.game_id(given, ask_server=False)
+
+
 def _server_from_env_or_option(args: argparse.Namespace) -> str | None:
     return getattr(args, "server", None) or os.environ.get("WARLOG_SERVER") or None
 
@@ -243,21 +294,34 @@ class Session:
         self.config = load_config(self.path)
 
     # ------------------------------------------------------------------------------ games --
-    def game_id(self, given: str) -> str:
-        """The canonical id: a full UUID as the server writes it, or the one saved game id that
-        starts with ``given``."""
-        import uuid
-
+    def game_id(self, given: str, *, ask_server: bool = True) -> str:
+        """The canonical id: a full UUID as the server writes it, or the one game id that starts
+        with ``given`` (at least 4 characters): among the saved games, else (``ask_server``)
+        among those the server lists to this caller (public games and the token's)."""
         try:
             return str(uuid.UUID(given))
         except ValueError:
             pass
-        matches = [g for g in self.config["games"] if g.startswith(given.lower())] if len(given) >= 4 else []
+        if len(given) < 4:
+            return given  # the server says "no game" in its own words
+        matches = [g for g in self.config["games"] if g.startswith(given.lower())]
+        if not matches and ask_server and self._has_server():
+            from api.client import ClientError
+
+            try:
+                listed = self.client(None, need="read").list_games().get("games") or []
+            except ClientError:
+                listed = []
+            matches = sorted({g["game_id"] for g in listed if str(g.get("game_id", "")).startswith(given.lower())})
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise UsageError(f"{given!r} starts {len(matches)} saved game ids; give more of it")
-        return given  # the server says "no game" in its own words
+            raise UsageError(f"{given!r} starts {len(matches)} game ids ({', '.join(m[:13] + '…' for m in matches)}); "
+                             "give more of it")
+        return given
+
+    def _has_server(self) -> bool:
+        return bool(_server_from_env_or_option(self.args) or self.config.get("server"))
 
     def entry(self, game_id: str | None) -> dict:
         return self.config["games"].get(game_id, {}) if game_id else {}
@@ -425,7 +489,10 @@ def cmd_new(args: argparse.Namespace) -> int:
             say(f"invite for {seat}: {code}")
         say(f"admin token: {body.get('admin_token')}")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
-        say(f"each player joins with: warlog join {game_id} INVITE --handle NAME")
+        say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
+            f"--server {client.base_url.removesuffix('/api/v1')}")
+        say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
+            "which takes the seat's saved invite)")
 
     _emit(args, created, human)
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=args.ruleset,
@@ -447,19 +514,26 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
 def cmd_join(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    client = session.client(game_id, need=None)
+    invite = args.invite or _saved_invite(session, game_id, args.as_seat)
+    try:
+        client = session.client(game_id, need=None)
+    except UsageError:
+        raise UsageError(f"no server for game {game_id} here: give the server the game is on, "
+                         "--server URL (whoever created the game knows it; 'warlog new' printed it)") from None
     notify = None if args.notify is None else args.notify
-    joined = client.join(game_id, args.invite, args.handle, email=args.email, notify=notify,
+    joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
                          client_seed=args.client_seed)
     seat, token = joined["seat"], joined["token"]
 
     def human(body: dict) -> None:
         say(f"joined game {body['game_id']} as {seat} ({args.handle})")
+        if args.as_seat and args.as_seat != seat:
+            say(f"note: the invite was for {seat}, not {args.as_seat}; its token is saved as {seat}'s")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
 
     _emit(args, joined, human)
     invites = session.entry(game_id).get("invites") or {}
-    if invites.get(seat) == args.invite:
+    if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
     path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token})
@@ -468,21 +542,61 @@ def cmd_join(args: argparse.Namespace) -> int:
     return EXIT_OK if path else EXIT_USAGE
 
 
+def _saved_invite(session: Session, game_id: str, seat: str | None) -> str:
+    """``join GAME --as SEAT``: the invite of SEAT that 'new' saved on this machine."""
+    if not seat:
+        raise UsageError("give the invite code: warlog join GAME INVITE --handle NAME "
+                         "(or --as SEAT for a seat whose invite 'new' saved here)")
+    invites = session.entry(game_id).get("invites") or {}
+    if seat not in invites:
+        saved = ", ".join(invites) or "none"
+        raise UsageError(f"no saved invite for seat {seat} of game {game_id} in {session.path} "
+                         f"(saved: {saved}); give the invite code")
+    return invites[seat]
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     session = Session(args)
     client = session.client(None, need=None)
     if getattr(args, "token", None) or os.environ.get("WARLOG_TOKEN"):
         client = client.with_token(session.token(None, "read"))
     body = client.list_games(status=args.status, ruleset=args.ruleset, player=args.player, turn_of=args.turn_of)
+    body["games"] = (body.get("games") or []) + _saved_games(session, client, body.get("games") or [], args)
 
     def human(body: dict) -> None:
         games = body.get("games") or []
         if not games:
-            say("no games")
+            say(f"no games: none public on {client.base_url}"
+                + (" that match" if (args.status or args.ruleset or args.player or args.turn_of) else "")
+                + f", and none saved for it in {session.path}")
         for g in games:
             say(_summary_line(g))
 
     return _emit(args, body, human)
+
+
+def _saved_games(session: Session, client, listed: list[dict], args: argparse.Namespace) -> list[dict]:
+    """The games saved in the config file for this server that the listing left out (private
+    games), each read with its saved token and filtered as the listing would be."""
+    from api.client import ClientError
+
+    seen = {g.get("game_id") for g in listed}
+    out = []
+    for game_id, entry in session.config["games"].items():
+        if game_id in seen or (entry.get("server") or session.config.get("server")) != client.base_url:
+            continue
+        token = entry.get("token") or entry.get("umpire_token") or entry.get("admin_token")
+        try:
+            g = client.with_token(token).game(game_id)
+        except ClientError:
+            continue  # gone, or the token no longer works: not listed
+        handles = {s.get("handle") for s in g.get("seats") or []}
+        moving = {s.get("handle") for s in g.get("seats") or [] if s.get("seat") in (g.get("whose_move") or [])}
+        if ((args.status and g.get("status") != args.status) or (args.ruleset and g.get("ruleset") != args.ruleset)
+                or (args.player and args.player not in handles) or (args.turn_of and args.turn_of not in moving)):
+            continue
+        out.append(g)
+    return out
 
 
 def _summary_line(g: dict) -> str:
@@ -929,23 +1043,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _export_from_server(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    lines = session.client(game_id, "read").export(game_id)
-    count = 0
-    first = next(lines, None)  # a problem (no such game) is raised before the file is created
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        if first is not None:
-            out.write(first + "\n")
-            count = 1
-        for line in lines:
-            out.write(line + "\n")
-            count += 1
-    finally:
-        if args.output:
-            out.close()
+    count, redacted = write_lines(session.client(game_id, "read").export(game_id), args.output)
     if args.output:
         say(f"exported {count} events of game {game_id} from {session.server(game_id)} to {args.output}",
-              file=sys.stderr)
+            file=sys.stderr)
+        _say_what_the_export_is(args.output, redacted, game_id)
     return EXIT_OK
 
 
@@ -991,8 +1093,10 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token")
     p.add_argument("game_id")
-    p.add_argument("invite", help="the invite code (wli_…)")
+    p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
     p.add_argument("--handle", required=True, help="your name in the game")
+    p.add_argument("--as", dest="as_seat", metavar="SEAT",
+                   help="the seat to take with its invite saved by 'new' on this machine (several seats here)")
     p.add_argument("--email", help="for turn notifications; never shown to others")
     p.add_argument("--no-notify", dest="notify", action="store_false", default=None,
                    help="no e-mail notifications")
