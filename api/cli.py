@@ -1051,6 +1051,111 @@ def _export_from_server(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ------------------------------------------------------------------------ replay, stats ----
+JOB_POLL_SECONDS = 0.5
+WORKER_HINT_SECONDS = 10.0  # still queued after this long: say that a worker must be running
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Queue the replay job (api/jobs.py), follow it, download the page (or its frames)."""
+    return _job_and_download(args, "replay", lambda c, g: c.request_replay(g), {"format": args.format},
+                             args.format)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Queue the statistics job, follow it, download the JSON (or a chart as SVG)."""
+    ext = f"{args.chart}.svg" if args.chart else "json"
+    return _job_and_download(args, "stats", lambda c, g: c.request_statistics(g),
+                             {"chart": args.chart} if args.chart else None, ext)
+
+
+def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | None, ext: str) -> int:
+    import time
+
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "read")
+    job = ask(client, game_id)
+    output = args.output or f"{what}-{game_id[:8]}-v{job.get('version')}.{ext}"
+    progress = _Progress(f"{what} of game {game_id} at version {job.get('version')} ({job.get('audience')} view)")
+    started = time.monotonic()
+    hinted = False
+    while True:
+        status = client.job(job["job_id"])
+        progress.show(status)
+        if status.get("status") == "finished":
+            break
+        if status.get("status") in ("failed", "stopped", "canceled"):
+            progress.close()
+            raise JobFailed(f"the {what} job {status['status']}: {status.get('error') or 'no reason given'} "
+                            f"(job {job['job_id']})")
+        waited = time.monotonic() - started
+        if status.get("status") == "queued" and waited > WORKER_HINT_SECONDS and not hinted:
+            progress.note(f"still queued after {waited:.0f} s: a worker must run ('warlog worker', or 'make run')")
+            hinted = True
+        if waited > args.wait:
+            progress.close()
+            raise UsageError(f"the {what} job is still {status.get('status')} after {args.wait:g} s "
+                             f"(job {job['job_id']}); run the command again later: it finds the same job")
+        time.sleep(JOB_POLL_SECONDS)
+    progress.close()
+    folder = os.path.dirname(os.path.abspath(output))
+    fd, tmp = tempfile.mkstemp(prefix=f".{what}-", suffix="." + ext.rsplit(".", 1)[-1], dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            size = client.download(status.get("result_url") or job["result_url"], fh.write, query)
+        os.replace(tmp, output)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    say(f"wrote {output} ({size} bytes): the {what} of game {game_id} at version {job.get('version')}",
+        file=sys.stderr)
+    if what == "replay" and ext == "html":
+        say(f"open it in a browser; it works offline: file://{os.path.abspath(output)}", file=sys.stderr)
+    return EXIT_OK
+
+
+class JobFailed(Exception):
+    """A job the worker ran and gave up on: exit 1, with its one-line error."""
+
+
+class _Progress:
+    """The job's status and progress on standard error: one line redrawn in a terminal, a line
+    per change otherwise."""
+
+    def __init__(self, what: str):
+        self.what, self.last, self.tty = what, None, sys.stderr.isatty()
+
+    def show(self, status: dict) -> None:
+        text = f"{self.what}: {status.get('status')}"
+        if status.get("status") in ("started", "finished") and status.get("progress") is not None:
+            text += f" {status['progress']}%"
+        if status.get("status") == "scheduled":
+            text += f" (retrying; {status.get('retries_left')} retries left: {status.get('error') or ''})"
+        if text == self.last:
+            return
+        self.last = text
+        if self.tty:
+            sys.stderr.write("\r\x1b[2K" + terminal_safe(text))
+            sys.stderr.flush()
+        else:
+            say(text, file=sys.stderr)
+
+    def note(self, text: str) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+        say(text, file=sys.stderr)
+        self.last = None
+
+    def close(self) -> None:
+        if self.tty and self.last:
+            sys.stderr.write("\n")
+            self.last = None
+
+
 def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_flag: bool = True) -> None:
     g = p.add_argument_group("server and token (else WARLOG_SERVER / WARLOG_TOKEN, else the config file)")
     g.add_argument("--server", metavar="URL", help="the warlog server, e.g. http://127.0.0.1:8000")
@@ -1066,8 +1171,8 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 CLIENT_EPILOG = f"""\
 Client commands (new, join, games, show, legal, order, state, history, dice, watch, take-back,
-answer-take-back, concede, client-seed, umpire-token, and export with a server) talk to a warlog
-server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
+answer-take-back, concede, client-seed, umpire-token, replay, stats, and export with a server)
+talk to a warlog server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
 
@@ -1206,6 +1311,27 @@ def add_client_commands(sub) -> None:
     _add_access(p)
     p.set_defaults(func=cmd_client_seed)
 
+    p = sub.add_parser("replay", help="make and download the game's replay: one offline HTML page (or --format json)",
+                       description="Queue the replay job on the server (POST .../replays), show its progress "
+                                   "until a worker has made it, and download it. The replay shows what a "
+                                   "spectator may see, or everything with an umpire token (docs/workers.md).")
+    p.add_argument("game_id")
+    p.add_argument("-o", "--output", help="file to write (default: replay-GAME-vVERSION.html)")
+    p.add_argument("--format", choices=["html", "json"], default="html", help="html (the page) or json (the frames)")
+    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    _add_access(p, json_flag=False)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("stats", help="make and download the game's statistics (JSON, or --chart faces|vp as SVG)",
+                       description="Queue the statistics job (POST .../statistics), show its progress until a "
+                                   "worker has made it, and download it: die faces, luck per seat, the VP track.")
+    p.add_argument("game_id")
+    p.add_argument("-o", "--output", help="file to write (default: stats-GAME-vVERSION.json)")
+    p.add_argument("--chart", choices=["faces", "vp"], help="an SVG chart instead of the JSON")
+    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    _add_access(p, json_flag=False)
+    p.set_defaults(func=cmd_stats)
+
     p = sub.add_parser("umpire-token", help="issue an umpire token (needs the admin token); saves it")
     p.add_argument("game_id")
     _add_access(p, seat_choice=False)
@@ -1289,6 +1415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "json", False) and exc.body:
             _print_json(exc.body)
         say(f"warlog {args.command}: {_problem_text(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    except JobFailed as exc:
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except (ClientError, UsageError) as exc:
         say(f"warlog {args.command}: {exc}", file=sys.stderr)
