@@ -81,6 +81,7 @@ def write_lines(lines, output: str | None) -> tuple[int, int]:
     A file is written beside its final name and renamed once complete, so a refusal or a broken
     download leaves no file, empty or cut short."""
     first = next(lines, None)  # a refusal (no such game) is raised before anything is created
+    on_terminal = not output and sys.stdout.isatty()  # shown, not kept: stored text escaped as \uXXXX
     if not output:
         out, tmp = sys.stdout, None
     else:
@@ -91,7 +92,8 @@ def write_lines(lines, output: str | None) -> tuple[int, int]:
     try:
         for part in ([first] if first is not None else []), lines:
             for text in part:
-                out.write(text + "\n")
+                out.write((_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if on_terminal else text)
+                          + "\n")
                 count += 1
                 redacted += '"redacted":true' in text or '"redacted": true' in text
         if tmp:

@@ -47,6 +47,10 @@ def stub(environ, start_response):
         start_response("200 OK", [("Content-Type", "text/event-stream")])
         data = json.dumps({"seq": 7, "type": "OrderAccepted", "text": f"{SIDE} orders note: {EVIL}"})
         return [f"id: 7\nevent: OrderAccepted\ndata: {data}\n\n".encode()]
+    if path.endswith("/export"):
+        start_response("200 OK", [("Content-Type", "application/x-ndjson")])
+        line = {"seq": 1, "type": "OrderAccepted", "data": {"order": {"kind": "note", "text": EVIL}}}
+        return [(json.dumps(line, ensure_ascii=False) + "\n").encode()]
     body = body_for(path)
     if body is None:
         start_response("404 Not Found", [("Content-Type", "application/problem+json")])
@@ -105,3 +109,17 @@ def test_an_error_message_quoting_stored_text_is_escaped_too(stub_server, capsys
 def test_terminal_safe_keeps_ordinary_text_and_escapes_each_kind():
     assert terminal_safe("Sea Area 4 — Port Stanley, ≤ 3, ünïcode") == "Sea Area 4 — Port Stanley, ≤ 3, ünïcode"
     assert terminal_safe("a\x1bb\rc\nd\x00e\x9bf\u202eg\u2028h") == "a\\x1bb\\x0dc\\x0ad\\x00e\\x9bfU+202EgU+2028h"
+
+
+def test_an_export_shown_on_a_terminal_is_escaped_and_one_written_to_a_file_is_exact(stub_server, capsys,
+                                                                                  monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code = main(["export", GAME, "--server", stub_server, "--token", "wls_x"])
+    out, err = capsys.readouterr()
+    assert code == 0 and r"\u202e" in out and "\u202e" not in out and "\x1b" not in out
+    assert json.loads(out)["data"]["order"]["text"] == EVIL  # the same line, decoded
+    kept = tmp_path / "game.jsonl"
+    assert main(["export", GAME, "--server", stub_server, "--token", "wls_x", "-o", str(kept)]) == 0
+    assert "\u202e" in kept.read_text() and r"\u202e" not in kept.read_text()  # the bytes as served
