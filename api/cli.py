@@ -685,7 +685,7 @@ def legal_order_lines(order: dict, game_id: str, names: dict) -> list[str]:
         head = kind + rule
     extra = order.get("prompt") or order.get("note")
     lines = [head + (f" — {extra}" if extra else "")]
-    fields = order.get("fields") or {}
+    fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():
         lines.append(f"  {name}: {_field_text(spec, names)}")
     words = [f"warlog order {game_id} {shlex.quote(kind)}"]
@@ -698,6 +698,22 @@ def legal_order_lines(order: dict, game_id: str, names: dict) -> list[str]:
 
 
 _LEAVE_OUT = object()
+_TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision_kind", "options", "choices", "fields"})
+
+
+def _fields_of_template(order: dict) -> dict:
+    """The fields of a template without ``fields``, read as the game page reads it
+    (docs/pages.md): a scalar is sent as it is; ``{id: [choices]}`` (Falklands set-up and
+    submarine moves) is one choice per id, sent as ``{id: choice}``."""
+    out: dict = {}
+    for key, value in order.items():
+        if key in _TEMPLATE_KEYS:
+            continue
+        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+            out[key] = {"each": value}
+        elif not isinstance(value, (dict, list)):
+            out[key] = [value]
+    return out
 
 
 def _label(value, names: dict) -> str:
@@ -713,6 +729,10 @@ def _field_text(spec, names: dict) -> str:
         return "one of " + " | ".join(_label(v, names) for v in spec)
     if not isinstance(spec, dict):
         return str(spec)
+    if "each" in spec:
+        return "JSON {id: choice}: " + "; ".join(
+            f"{_label(key, names)}: one of {' | '.join(_label(v, names) for v in choices)}"
+            for key, choices in spec["each"].items()) if spec["each"] else "JSON {}: nothing to choose"
     parts = []
     if spec.get("choices") is not None:
         listed = ", ".join(_label(v, names) for v in spec["choices"])
@@ -736,6 +756,8 @@ def _field_example(name: str, spec):
         return _LEAVE_OUT if "optional" in spec else name.upper()
     if not isinstance(spec, dict) or spec.get("optional"):
         return _LEAVE_OUT
+    if "each" in spec:
+        return {key: choices[0] for key, choices in spec["each"].items() if choices}
     if spec.get("choices"):
         return spec["choices"][:1] if spec.get("multiple") else spec["choices"][0]
     if "example" in spec:

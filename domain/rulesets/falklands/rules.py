@@ -112,18 +112,11 @@ class Falklands(Ruleset):
             return []
         if phase == S.SETUP_PHASE:
             subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
-            places = {u: sorted(DATA.tez) for u in subs}
-            return [{"kind": "setup", "rule": "FS 3.3", "submarines": places, "fields": {"submarines": {
-                "type": "json", "description": "each submarine's TEZ sea area: " + "; ".join(
-                    f"{u}: one of {', '.join(a)}" for u, a in places.items()),
-                "example": {u: a[0] for u, a in places.items()}}}}]
+            return [{"kind": "setup", "rule": "FS 3.3", "submarines": {u: sorted(DATA.tez) for u in subs}}]
         if phase.endswith("Submarine"):
             moves = {u: self._sub_destinations(state, u) for u in S.units_in_any(state, side=seat, classes=["submarine"])
                      if S.where(state, u)}
-            return [{"kind": "submarines", "rule": "FS 8.1", "moves": moves, "fields": {"moves": {
-                "type": "json", "optional": True,
-                "description": "{submarine: sea area} for those that move; the others stay (FS 8.1)",
-                "example": {u: a[0] for u, a in moves.items() if a}}}}]
+            return [{"kind": "submarines", "rule": "FS 8.1", "moves": moves}]
         return None
 
     @staticmethod
@@ -142,7 +135,7 @@ class Falklands(Ruleset):
 
     @staticmethod
     def pass_template(seat: str) -> dict:
-        return {"kind": "pass", "rule": "FS 5.3", "fields": {},
+        return {"kind": "pass", "rule": "FS 5.3",
                 "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")}
 
     @staticmethod
