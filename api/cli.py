@@ -954,7 +954,11 @@ def cmd_state(args: argparse.Namespace) -> int:
             for area, side in state["control"].items():
                 held.setdefault(side or "nobody", []).append(names.get(area, area))
             say("control: " + "; ".join(f"{side} {', '.join(areas)}" for side, areas in held.items()))
-        shown = {"turn", "phase", "vp", "ended", "units", "control"}
+        for d in state.get("pending") or []:
+            if isinstance(d, dict):
+                say(f"waiting for {d.get('seat')}: {d.get('prompt') or d.get('kind')} ({d.get('rule')}; "
+                    f"its answers: warlog legal {game_id})")
+        shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
                 say(f"{key}: {value if isinstance(value, str) else _compact(value)}")

@@ -80,6 +80,9 @@ def test_falklands_legal_offers_every_kind_with_names_and_its_command_line_recor
                             "--set", f"aircraft={json.dumps(a4s)}", "--set", f"refuel={json.dumps(a4s)}"]))
     code, out, err = alice("legal", game_id)
     assert out.startswith("decide (FS ") and "  choice: one of {" in out, out
+    code, state_out, err = bob("state", game_id)
+    assert "waiting for UK: UK: " in state_out and f"its answers: warlog legal {game_id}" in state_out
+    assert "pending:" not in state_out and '"context"' not in state_out
     kinds.append(_run(alice, _first(alice, game_id, "decide")))
     for _ in range(12):  # passes until the submarine phase, then its order as printed
         for player in (alice, bob):
