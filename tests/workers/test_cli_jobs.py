@@ -110,3 +110,21 @@ def test_waiting_without_a_worker_says_a_worker_must_run_and_gives_up_cleanly(li
     assert "a worker must run ('warlog worker', or 'make run')" in err
     assert "still queued after 1 s" in err and "it finds the same job" in err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_job_the_worker_gave_up_on_exits_1_with_its_one_line_error(live, capsys, tmp_path, sqlite_config):
+    from tests.integration.rawstore import RawStore
+
+    game_id = played(live, capsys)
+
+    def damage_then_work():
+        with RawStore(sqlite_config) as raw:
+            raw.delete(game_id, 3)  # the log is damaged after the job was asked for
+        live.work()
+
+    worker = later(damage_then_work)
+    code, out, err = run(capsys, "replay", game_id, "-o", tmp_path / "r.html")
+    worker.join()
+    assert code == 1
+    assert "warlog replay: the replay job failed: DamagedLog: the stored log of game" in err
+    assert not (tmp_path / "r.html").exists() and "Traceback" not in err
