@@ -304,9 +304,7 @@ class Session:
             return str(uuid.UUID(given))
         except ValueError:
             pass
-        if len(given) < 4:
-            return given  # the server says "no game" in its own words
-        matches = [g for g in self.config["games"] if g.startswith(given.lower())]
+        matches = [g for g in self.config["games"] if g.startswith(given.lower())] if len(given) >= 4 else []
         if not matches and ask_server and self._has_server():
             from api.client import ClientError
 
@@ -320,7 +318,12 @@ class Session:
         if len(matches) > 1:
             raise UsageError(f"{given!r} starts {len(matches)} game ids ({', '.join(m[:13] + '…' for m in matches)}); "
                              "give more of it")
-        return given
+        if not ask_server:
+            return given  # a local command: the store says "no game" and where it looked
+        listed = f" or listed by {_server_from_env_or_option(self.args) or self.config['server']}" \
+            if self._has_server() else ""
+        raise UsageError(f"{given!r} is not a game id, nor the start (4 characters or more) of one saved in "
+                         f"{self.path}{listed}: give the whole id")
 
     def _has_server(self) -> bool:
         return bool(_server_from_env_or_option(self.args) or self.config.get("server"))

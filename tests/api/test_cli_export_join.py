@@ -82,3 +82,19 @@ def test_games_lists_the_private_games_saved_in_the_config(server, alice, bob):
     assert alice("games", "--status", "ended")[1].startswith("no games: none public on ")
     code, out, err = bob("games", "--player", "bob")
     assert code == 0 and game_id in out
+
+
+def test_a_prefix_that_matches_nothing_says_where_it_was_looked_for(server, alice, bob):
+    started_game(server, alice, bob)
+    code, out, err = bob("show", "abcdef12")
+    assert code == 2 and "'abcdef12' is not a game id, nor the start" in err
+    assert str(bob.config) in err and "listed by" in err and "give the whole id" in err
+
+
+def test_take_back_and_concede_after_the_end_are_refused_naming_the_rule(server, alice, bob):
+    game_id = started_game(server, alice, bob)
+    alice("order", game_id, "note", "last words")
+    bob("order", game_id, "end", "Red", "--reason", "held")
+    for argv in (("take-back", game_id), ("concede", game_id), ("answer-take-back", game_id, "--accept")):
+        code, out, err = alice(*argv)
+        assert code == 1 and "ended" in err and err.rstrip().endswith(("[FF 5]", "[FF 6]")), (argv, err)
