@@ -61,12 +61,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not args.local and _server_from_env_or_option(args):
         return _export_from_server(args)
     from domain.errors import GameNotFound
-    from domain.storage import config_from_env
 
     game_id = _saved_game_id(args.game_id)
-    where = config_from_env().describe()
+    service, where = _local_store()
     try:
-        count, redacted = write_lines(_service().export(game_id), args.output)
+        count, redacted = write_lines(service.export(game_id), args.output)
     except GameNotFound as exc:
         raise GameNotFound(f"{exc} in this machine's store ({where}: WARLOG_DATA_DIR or WARLOG_DATABASE_URL); "
                            "to export from a server give --server URL") from None
@@ -74,6 +73,26 @@ def cmd_export(args: argparse.Namespace) -> int:
         say(f"exported {count} events of game {game_id} from {where} to {args.output}", file=sys.stderr)
         _say_what_the_export_is(args.output, redacted, game_id)
     return EXIT_OK
+
+
+def _local_store():
+    """(the service, where its store is) for a command that reads this machine's store; a store
+    that holds nothing yet (no file, no tables) is said to be so, naming where it was looked for."""
+    from api.app import schema_ready
+    from domain.errors import GameNotFound
+    from domain.storage import config_from_env
+
+    config = config_from_env()
+    where = config.describe()
+    empty = GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
+                         "nothing has been stored there; to read a server's game give --server URL")
+    if config.kind == "sqlite" and not os.path.exists(config.sqlite_path):
+        raise empty
+    service = _service()
+    if not schema_ready(service):
+        service.close()
+        raise empty
+    return service, where
 
 
 def write_lines(lines, output: str | None) -> tuple[int, int]:
@@ -92,7 +111,7 @@ def write_lines(lines, output: str | None) -> tuple[int, int]:
     try:
         for part in ([first] if first is not None else []), lines:
             for text in part:
-                out.write((_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if on_terminal else text)
+                out.write((_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if on_terminal else text)
                           + "\n")
                 count += 1
                 redacted += '"redacted":true' in text or '"redacted": true' in text
@@ -137,7 +156,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    report = _service().check_integrity(_saved_game_id(args.game_id))
+    report = _local_store()[0].check_integrity(_saved_game_id(args.game_id))
     for line in report.summary().splitlines():
         say(line)
     return EXIT_OK if report.ok else EXIT_FAILED

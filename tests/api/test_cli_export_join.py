@@ -98,3 +98,15 @@ def test_take_back_and_concede_after_the_end_are_refused_naming_the_rule(server,
     for argv in (("take-back", game_id), ("concede", game_id), ("answer-take-back", game_id, "--accept")):
         code, out, err = alice(*argv)
         assert code == 1 and "ended" in err and err.rstrip().endswith(("[FF 5]", "[FF 6]")), (argv, err)
+
+
+def test_a_local_export_where_nothing_was_ever_stored_says_so_without_a_traceback(alice, tmp_path, monkeypatch):
+    """Run in a folder with no store (the default ./var): no traceback, where it looked, no file."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WARLOG_DATA_DIR", raising=False)
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    code, out, err = alice("export", "00000000-0000-4000-8000-000000000000", "-o", "game.jsonl")
+    assert code == 1 and f"no warlog store at sqlite:{tmp_path / 'var' / 'warlog.sqlite3'}" in err
+    assert "--server URL" in err and not (tmp_path / "game.jsonl").exists()
+    code, out, err = alice("check", "00000000-0000-4000-8000-000000000000")
+    assert code == 1 and "no warlog store at" in err
