@@ -61,3 +61,8 @@ def test_a_decision_reads_as_an_answer_not_a_python_repr():
     answered = line("OrderAccepted", seat="UK", order_id="o", order={"kind": "decide", "decision": "d1",
                                                                       "choice": {"target": "sheffield"}})
     assert describe(answered, FS) == "UK orders decide: target: Sheffield"
+
+
+def test_a_marker_is_named_as_the_counter_is():
+    gained = line("MarkerGained", side="UK", marker="uk_decisive_leader", rule="FS 11.3 4-1")
+    assert describe(gained, FS) == "UK gains marker UK Decisive Leader"
