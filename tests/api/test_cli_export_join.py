@@ -3,7 +3,6 @@ everywhere (issue 29, item 16). Against a live server (the fixtures of test_clie
 
 from __future__ import annotations
 
-
 from tests.api.test_client import Player, alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 
 
