@@ -748,7 +748,7 @@ def _field_text(spec, names: dict) -> str:
     """A field as legal-orders describes it (docs/pages.md): a text, a list (one of), or an
     object {choices, multiple, optional, type, description}."""
     if isinstance(spec, list):
-        return "one of " + " | ".join(_label(v, names) for v in spec)
+        return _label(spec[0], names) if len(spec) == 1 else "one of " + " | ".join(_label(v, names) for v in spec)
     if not isinstance(spec, dict):
         return str(spec)
     if "each" in spec:
