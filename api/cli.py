@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 import tempfile
 import uuid
@@ -59,25 +60,88 @@ def cmd_export(args: argparse.Namespace) -> int:
     """From a server when --server or WARLOG_SERVER is given (and not --local), else the local store."""
     if not args.local and _server_from_env_or_option(args):
         return _export_from_server(args)
-    service = _service()
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    from domain.errors import GameNotFound
+
+    game_id = _saved_game_id(args.game_id)
+    service, where = _local_store()
     try:
-        count = 0
-        for line in service.export(args.game_id):
-            out.write(line + "\n")
-            count += 1
-    finally:
-        if args.output:
-            out.close()
+        count, redacted = write_lines(service.export(game_id), args.output)
+    except GameNotFound as exc:
+        raise GameNotFound(f"{exc} in this machine's store ({where}: WARLOG_DATA_DIR or WARLOG_DATABASE_URL); "
+                           "to export from a server give --server URL") from None
     if args.output:
-        print(f"exported {count} events of game {args.game_id} to {args.output}", file=sys.stderr)
+        say(f"exported {count} events of game {game_id} from {where} to {args.output}", file=sys.stderr)
+        _say_what_the_export_is(args.output, redacted, game_id)
     return EXIT_OK
+
+
+def _local_store():
+    """(the service, where its store is) for a command that reads this machine's store; a store
+    that holds nothing yet (no file, no tables) is said to be so, naming where it was looked for."""
+    from api.app import schema_ready
+    from domain.errors import GameNotFound
+    from domain.storage import config_from_env
+
+    config = config_from_env()
+    where = config.describe()
+    empty = GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
+                         "nothing has been stored there; to read a server's game give --server URL")
+    if config.kind == "sqlite" and not os.path.exists(config.sqlite_path):
+        raise empty
+    service = _service()
+    if not schema_ready(service):
+        service.close()
+        raise empty
+    return service, where
+
+
+def write_lines(lines, output: str | None) -> tuple[int, int]:
+    """Write export lines to ``output`` (standard output when None): (lines, redacted lines).
+    A file is written beside its final name and renamed once complete, so a refusal or a broken
+    download leaves no file, empty or cut short."""
+    first = next(lines, None)  # a refusal (no such game) is raised before anything is created
+    on_terminal = not output and sys.stdout.isatty()  # shown, not kept: stored text escaped as \uXXXX
+    if not output:
+        out, tmp = sys.stdout, None
+    else:
+        folder = os.path.dirname(os.path.abspath(output))
+        fd, tmp = tempfile.mkstemp(prefix=".export-", suffix=".jsonl", dir=folder)
+        out = os.fdopen(fd, "w", encoding="utf-8")
+    count = redacted = 0
+    try:
+        for part in ([first] if first is not None else []), lines:
+            for text in part:
+                out.write((_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if on_terminal else text)
+                          + "\n")
+                count += 1
+                redacted += '"redacted":true' in text or '"redacted": true' in text
+        if tmp:
+            out.close()
+            os.replace(tmp, output)
+    except BaseException:
+        if tmp:
+            out.close()
+            os.unlink(tmp)
+        raise
+    return count, redacted
+
+
+def _say_what_the_export_is(output: str, redacted: int, game_id: str) -> None:
+    """A seat's copy of a game with hidden information does not verify, by design: say so now,
+    not when 'verify' reports an altered line."""
+    if redacted:
+        say(f"this is your seat's copy: {redacted} line(s) hidden from you are redacted (\"redacted\": true), "
+            f"so 'warlog verify {output}' will report them altered. The exact, verifiable log is the "
+            f"umpire's: 'warlog umpire-token {game_id}' (with the admin token), then export again with "
+            "--token UMPIRE_TOKEN", file=sys.stderr)
+    else:
+        say(f"nothing in it is redacted: 'warlog verify {output}' checks it offline", file=sys.stderr)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     with open(args.file, encoding="utf-8") as fh:
         game_id = _service().import_lines(fh)
-    print(f"imported game {game_id}")
+    say(f"imported game {game_id}")
     return EXIT_OK
 
 
@@ -86,13 +150,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     with open(args.file, encoding="utf-8") as fh:
         report, _ = verify_text(fh)
-    print(report.summary())
+    for line in report.summary().splitlines():
+        say(line)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    report = _service().check_integrity(args.game_id)
-    print(report.summary())
+    report = _local_store()[0].check_integrity(_saved_game_id(args.game_id))
+    for line in report.summary().splitlines():
+        say(line)
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
@@ -236,6 +302,15 @@ def save_config(config: dict, path: str | None = None) -> str:
     return path
 
 
+def _saved_game_id(given: str) -> str:
+    """A local command's game id: a prefix of a game saved in the client config file works too."""
+    try:
+        session = Session(argparse.Namespace())
+    except UsageError:
+        return given  # a broken client config does not stop a local command
+    return session.game_id(given, ask_server=False)
+
+
 def _server_from_env_or_option(args: argparse.Namespace) -> str | None:
     return getattr(args, "server", None) or os.environ.get("WARLOG_SERVER") or None
 
@@ -249,21 +324,37 @@ class Session:
         self.config = load_config(self.path)
 
     # ------------------------------------------------------------------------------ games --
-    def game_id(self, given: str) -> str:
-        """The canonical id: a full UUID as the server writes it, or the one saved game id that
-        starts with ``given``."""
-        import uuid
-
+    def game_id(self, given: str, *, ask_server: bool = True) -> str:
+        """The canonical id: a full UUID as the server writes it, or the one game id that starts
+        with ``given`` (at least 4 characters): among the saved games, else (``ask_server``)
+        among those the server lists to this caller (public games and the token's)."""
         try:
             return str(uuid.UUID(given))
         except ValueError:
             pass
         matches = [g for g in self.config["games"] if g.startswith(given.lower())] if len(given) >= 4 else []
+        if not matches and ask_server and self._has_server():
+            from api.client import ClientError
+
+            try:
+                listed = self.client(None, need="read").list_games().get("games") or []
+            except ClientError:
+                listed = []
+            matches = sorted({g["game_id"] for g in listed if str(g.get("game_id", "")).startswith(given.lower())})
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise UsageError(f"{given!r} starts {len(matches)} saved game ids; give more of it")
-        return given  # the server says "no game" in its own words
+            raise UsageError(f"{given!r} starts {len(matches)} game ids ({', '.join(m[:13] + '…' for m in matches)}); "
+                             "give more of it")
+        if not ask_server:
+            return given  # a local command: the store says "no game" and where it looked
+        listed = f" or listed by {_server_from_env_or_option(self.args) or self.config['server']}" \
+            if self._has_server() else ""
+        raise UsageError(f"{given!r} is not a game id, nor the start (4 characters or more) of one saved in "
+                         f"{self.path}{listed}: give the whole id")
+
+    def _has_server(self) -> bool:
+        return bool(_server_from_env_or_option(self.args) or self.config.get("server"))
 
     def entry(self, game_id: str | None) -> dict:
         return self.config["games"].get(game_id, {}) if game_id else {}
@@ -322,8 +413,37 @@ class Session:
 
 
 # ------------------------------------------------------------------------------- output ----
+# Stored text (notes, purposes, reasons, handles, side names) comes from other players: printed
+# raw, an escape sequence, a carriage return or a bidi override could fake lines in this
+# terminal. Every human-readable line goes through ``say``, which shows such characters as
+# visible escapes (\x1b, U+202E); JSON output escapes them as \uXXXX, which decodes the same.
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f\u2028\u2029{_BIDI}]")  # json.dumps escapes C0 itself
+
+
+def _visible(ch: str) -> str:
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0xA0 else f"U+{ord(ch):04X}"
+
+
+def terminal_safe(text) -> str:
+    """``text`` with C0/C1 controls (newlines too), line separators and bidi controls shown
+    as visible escapes: one printed line stays one line, written left to right."""
+    return _UNSAFE.sub(lambda m: _visible(m.group()), str(text))
+
+
+def say(text="", *, file=None, flush: bool = False) -> None:
+    """Print one human-readable line, terminal-safe."""
+    print(terminal_safe(text), file=file, flush=flush)
+
+
+def _json_text(body, **kwargs) -> str:
+    """JSON whose strings hold no raw control or bidi character (escaped as \\uXXXX)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(body, ensure_ascii=False, **kwargs))
+
+
 def _print_json(body) -> None:
-    print(json.dumps(body, indent=2, ensure_ascii=False))
+    print(_json_text(body, indent=2))
 
 
 def _event_line(line: dict) -> str:
@@ -333,12 +453,12 @@ def _event_line(line: dict) -> str:
 def _print_result(result: dict, what: str = "") -> None:
     """A command's recorded events, then the version and chain head to compare with the others."""
     if result.get("replayed"):
-        print(f"(replayed: order {result.get('order_id')} was recorded before; nothing new was recorded)")
+        say(f"(replayed: order {result.get('order_id')} was recorded before; nothing new was recorded)")
     elif what:
-        print(what)
+        say(what)
     for line in result.get("events") or []:
-        print("  " + _event_line(line))
-    print(f"version {result.get('version')}, chain head {result.get('chain_head')}")
+        say("  " + _event_line(line))
+    say(f"version {result.get('version')}, chain head {result.get('chain_head')}")
 
 
 def _emit(args: argparse.Namespace, body, human) -> int:
@@ -397,19 +517,22 @@ def cmd_new(args: argparse.Namespace) -> int:
     game_id = created["game_id"]
 
     def human(body: dict) -> None:
-        print(f"game {game_id} ({args.ruleset}, {'public' if args.public else 'private'})")
-        print(f"seats: {', '.join(body.get('seats') or [])}")
+        say(f"game {game_id} ({args.ruleset}, {'public' if args.public else 'private'})")
+        say(f"seats: {', '.join(body.get('seats') or [])}")
         for seat, code in (body.get("invites") or {}).items():
-            print(f"invite for {seat}: {code}")
-        print(f"admin token: {body.get('admin_token')}")
-        print(f"version {body.get('version')}, chain head {body.get('chain_head')}")
-        print(f"each player joins with: warlog join {game_id} INVITE --handle NAME")
+            say(f"invite for {seat}: {code}")
+        say(f"admin token: {body.get('admin_token')}")
+        say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
+            f"--server {client.base_url.removesuffix('/api/v1')}")
+        say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
+            "which takes the seat's saved invite)")
 
     _emit(args, created, human)
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=args.ruleset,
                          admin_token=created.get("admin_token"), invites=created.get("invites") or {})
     if path and not args.json:
-        print(f"saved the invite codes and the admin token to {path}")
+        say(f"saved the invite codes and the admin token to {path}")
     return EXIT_OK if path else EXIT_USAGE
 
 
@@ -417,7 +540,7 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
     try:
         return session.remember(game_id, **fields)
     except OSError as exc:
-        print(f"warlog {session.args.command}: could not save to {session.path}: {exc}; "
+        say(f"warlog {session.args.command}: could not save to {session.path}: {exc}; "
               "keep the codes and tokens printed above", file=sys.stderr)
         return None
 
@@ -425,25 +548,45 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
 def cmd_join(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    client = session.client(game_id, need=None)
+    invite = args.invite or _saved_invite(session, game_id, args.as_seat)
+    try:
+        client = session.client(game_id, need=None)
+    except UsageError:
+        raise UsageError(f"no server for game {game_id} here: give the server the game is on, "
+                         "--server URL (whoever created the game knows it; 'warlog new' printed it)") from None
     notify = None if args.notify is None else args.notify
-    joined = client.join(game_id, args.invite, args.handle, email=args.email, notify=notify,
+    joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
                          client_seed=args.client_seed)
     seat, token = joined["seat"], joined["token"]
 
     def human(body: dict) -> None:
-        print(f"joined game {body['game_id']} as {seat} ({args.handle})")
-        print(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        say(f"joined game {body['game_id']} as {seat} ({args.handle})")
+        if args.as_seat and args.as_seat != seat:
+            say(f"note: the invite was for {seat}, not {args.as_seat}; its token is saved as {seat}'s")
+        say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
 
     _emit(args, joined, human)
     invites = session.entry(game_id).get("invites") or {}
-    if invites.get(seat) == args.invite:
+    if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
     path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token})
     if path and not args.json:
-        print(f"saved the {seat} token to {path}")
+        say(f"saved the {seat} token to {path}")
     return EXIT_OK if path else EXIT_USAGE
+
+
+def _saved_invite(session: Session, game_id: str, seat: str | None) -> str:
+    """``join GAME --as SEAT``: the invite of SEAT that 'new' saved on this machine."""
+    if not seat:
+        raise UsageError("give the invite code: warlog join GAME INVITE --handle NAME "
+                         "(or --as SEAT for a seat whose invite 'new' saved here)")
+    invites = session.entry(game_id).get("invites") or {}
+    if seat not in invites:
+        saved = ", ".join(invites) or "none"
+        raise UsageError(f"no saved invite for seat {seat} of game {game_id} in {session.path} "
+                         f"(saved: {saved}); give the invite code")
+    return invites[seat]
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -452,15 +595,42 @@ def cmd_games(args: argparse.Namespace) -> int:
     if getattr(args, "token", None) or os.environ.get("WARLOG_TOKEN"):
         client = client.with_token(session.token(None, "read"))
     body = client.list_games(status=args.status, ruleset=args.ruleset, player=args.player, turn_of=args.turn_of)
+    body["games"] = (body.get("games") or []) + _saved_games(session, client, body.get("games") or [], args)
 
     def human(body: dict) -> None:
         games = body.get("games") or []
         if not games:
-            print("no games")
+            say(f"no games: none public on {client.base_url}"
+                + (" that match" if (args.status or args.ruleset or args.player or args.turn_of) else "")
+                + f", and none saved for it in {session.path}")
         for g in games:
-            print(_summary_line(g))
+            say(_summary_line(g))
 
     return _emit(args, body, human)
+
+
+def _saved_games(session: Session, client, listed: list[dict], args: argparse.Namespace) -> list[dict]:
+    """The games saved in the config file for this server that the listing left out (private
+    games), each read with its saved token and filtered as the listing would be."""
+    from api.client import ClientError
+
+    seen = {g.get("game_id") for g in listed}
+    out = []
+    for game_id, entry in session.config["games"].items():
+        if game_id in seen or (entry.get("server") or session.config.get("server")) != client.base_url:
+            continue
+        token = entry.get("token") or entry.get("umpire_token") or entry.get("admin_token")
+        try:
+            g = client.with_token(token).game(game_id)
+        except ClientError:
+            continue  # gone, or the token no longer works: not listed
+        handles = {s.get("handle") for s in g.get("seats") or []}
+        moving = {s.get("handle") for s in g.get("seats") or [] if s.get("seat") in (g.get("whose_move") or [])}
+        if ((args.status and g.get("status") != args.status) or (args.ruleset and g.get("ruleset") != args.ruleset)
+                or (args.player and args.player not in handles) or (args.turn_of and args.turn_of not in moving)):
+            continue
+        out.append(g)
+    return out
 
 
 def _summary_line(g: dict) -> str:
@@ -476,12 +646,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     body = session.client(game_id, "read").game(game_id)
 
     def human(g: dict) -> None:
-        print(_summary_line(g))
+        say(_summary_line(g))
         if g.get("vp"):
-            print("VP: " + ", ".join(f"{k} {v}" for k, v in g["vp"].items()))
+            say("VP: " + ", ".join(f"{k} {v}" for k, v in g["vp"].items()))
         if g.get("ended"):
-            print("ended: " + _ended_text(g["ended"]))
-        print(f"chain head {g.get('chain_head')}")
+            say("ended: " + _ended_text(g["ended"]))
+        say(f"chain head {g.get('chain_head')}")
 
     return _emit(args, body, human)
 
@@ -495,19 +665,147 @@ def _ended_text(ended: dict) -> str:
 def cmd_legal(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    body = session.client(game_id, "seat").legal_orders(game_id)
+    client = session.client(game_id, "seat")
+    body = client.legal_orders(game_id)
 
     def human(b: dict) -> None:
+        summary, names = _game_and_names(client, game_id)
         orders = b.get("orders") or []
+        if summary.get("ended"):
+            say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
+            return
         if not orders:
-            print(f"{b.get('seat', 'this seat')} has no legal order now")
+            moving = ", ".join(summary.get("whose_move") or []) or "nobody"
+            say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
+            return
         for o in orders:
-            fields = "; ".join(f"{k}: {v if isinstance(v, str) else _compact(v)}"
-                               for k, v in (o.get("fields") or {}).items())
-            rule = f" ({o['rule']})" if o.get("rule") else ""
-            print(f"{o.get('kind')}{rule}" + (f" — {fields}" if fields else ""))
+            for line in legal_order_lines(o, game_id, names):
+                say(line)
+        say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
+            f"or concede: warlog concede {game_id}")
 
     return _emit(args, body, human)
+
+
+def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
+    """The game's summary and {id: name} of its pieces (its ruleset's board: units and areas),
+    so that output speaks the game's names; ({}, {}) when they cannot be read."""
+    from api.client import ClientError
+
+    try:
+        summary = client.game(game_id)
+        board = client.ruleset(summary["ruleset"]).get("board") if summary.get("ruleset") else None
+    except (ClientError, KeyError, AttributeError):
+        return {}, {}
+    names = {}
+    if isinstance(board, dict):
+        for what in ("areas", "units"):
+            for pid, piece in (board.get(what) or {}).items():
+                if isinstance(piece, dict) and isinstance(piece.get("name"), str):
+                    names[pid] = piece["name"]
+    return summary, names
+
+
+def legal_order_lines(order: dict, game_id: str, names: dict) -> list[str]:
+    """One legal order: its head, each field with its choices, and a ready-to-edit command."""
+    kind = str(order.get("kind"))
+    rule = f" ({order['rule']})" if order.get("rule") else ""
+    if kind == "operation" and "op" in order:
+        head = f"operation Op #{order['op']}" if order["op"] != "exocet" else "operation exocet"
+        head += (f": {order['title']}" if order.get("title") else "") + rule
+    else:
+        head = kind + rule
+    extra = order.get("prompt") or order.get("note")
+    lines = [head + (f" — {extra}" if extra else "")]
+    fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
+    for name, spec in fields.items():
+        lines.append(f"  {name}: {_field_text(spec, names)}")
+    words = [f"warlog order {game_id} {shlex.quote(kind)}"]
+    for name, spec in fields.items():
+        value = _field_example(name, spec)
+        if value is not _LEAVE_OUT:
+            words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
+    lines.append("  " + " ".join(words))
+    return lines
+
+
+_LEAVE_OUT = object()
+_TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision_kind", "options", "choices", "fields"})
+
+
+def _fields_of_template(order: dict) -> dict:
+    """The fields of a template without ``fields``, read as the game page reads it
+    (docs/pages.md): a scalar is sent as it is; ``{id: [choices]}`` (Falklands set-up and
+    submarine moves) is one choice per id, sent as ``{id: choice}``."""
+    out: dict = {}
+    for key, value in order.items():
+        if key in _TEMPLATE_KEYS:
+            continue
+        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+            out[key] = {"each": value}
+        elif not isinstance(value, (dict, list)):
+            out[key] = [value]
+    return out
+
+
+def _label(value, names: dict) -> str:
+    if isinstance(value, str):
+        return f"{names[value]} ({value})" if value in names else value
+    return "none" if value is None else _compact(value)
+
+
+def _field_text(spec, names: dict) -> str:
+    """A field as legal-orders describes it (docs/pages.md): a text, a list (one of), or an
+    object {choices, multiple, optional, type, description}."""
+    if isinstance(spec, list):
+        return _label(spec[0], names) if len(spec) == 1 else "one of " + " | ".join(_label(v, names) for v in spec)
+    if not isinstance(spec, dict):
+        return str(spec)
+    if "each" in spec:
+        return "JSON {id: choice}: " + "; ".join(
+            f"{_label(key, names)}: one of {' | '.join(_label(v, names) for v in choices)}"
+            for key, choices in spec["each"].items()) if spec["each"] else "JSON {}: nothing to choose"
+    parts = []
+    if spec.get("choices") is not None:
+        listed = ", ".join(_label(v, names) for v in spec["choices"])
+        parts.append(("a list of any of " if spec.get("multiple") else "one of ") + listed)
+    elif spec.get("type") == "boolean":
+        parts.append("true or false")
+    elif spec.get("type") == "json":
+        parts.append("JSON")
+    if spec.get("description"):
+        parts.append(str(spec["description"]))
+    if spec.get("optional"):
+        parts.append("optional")
+    return "; ".join(parts) or _compact(spec)
+
+
+def _field_example(name: str, spec):
+    """A value for the command line: the first choice of a required field, or a placeholder."""
+    if isinstance(spec, list):
+        return spec[0] if spec else _LEAVE_OUT
+    if isinstance(spec, str):
+        return _LEAVE_OUT if "optional" in spec else name.upper()
+    if not isinstance(spec, dict) or spec.get("optional"):
+        return _LEAVE_OUT
+    if "each" in spec:
+        return {key: choices[0] for key, choices in spec["each"].items() if choices}
+    if spec.get("choices"):
+        return spec["choices"][:1] if spec.get("multiple") else spec["choices"][0]
+    if "example" in spec:
+        return spec["example"]
+    return name.upper()
+
+
+def _set_value(value) -> str:
+    """VALUE of --set FIELD=VALUE as it reads back (``_pairs``): text stays text unless it would
+    parse as JSON, which then is quoted."""
+    if isinstance(value, str):
+        try:
+            json.loads(value)
+        except ValueError:
+            return value
+    return _compact(value)
 
 
 def _compact(value) -> str:
@@ -542,15 +840,18 @@ def build_order(args: argparse.Namespace) -> dict:
         raise UsageError("say what to order: KIND [ARGS] (see 'warlog legal GAME') or --json ORDER")
     kind, words = args.kind, list(args.words or [])
     order: dict = {"kind": kind}
+    given = _pairs(args.set, "--set", split_commas=False)
 
-    def take(n: int, usage: str) -> list[str]:
+    def take(n: int, usage: str, fields: tuple = ()) -> list[str]:
+        if not words and fields and all(f in given for f in fields):
+            return [given[f] for f in fields]  # every field as --set FIELD=VALUE (as 'legal' prints)
         if len(words) != n:
-            raise UsageError(f"usage: warlog order GAME {usage}")
+            raise UsageError(f"usage: warlog order GAME {usage} (or each field as --set FIELD=VALUE)")
         return words
 
     if kind == "roll":
         (order["dice"],) = take(1, "roll DICE --purpose TEXT [--target '>=8' --modifier '+1 elite'] "
-                                   "[--rule R] [--unit U] [--replaces SEQ]")
+                                   "[--rule R] [--unit U] [--replaces SEQ]", ("dice",))
         if args.purpose is not None:
             order["purpose"] = args.purpose
         if args.target is not None:
@@ -563,14 +864,15 @@ def build_order(args: argparse.Namespace) -> dict:
             order["replaces"] = args.replaces
     elif kind == "note":
         text = " ".join(words) if words else args.text
-        if not text:
-            raise UsageError("usage: warlog order GAME note TEXT")
-        order["text"] = text
+        if not text and "text" not in given:
+            raise UsageError("usage: warlog order GAME note TEXT (or --set text=TEXT)")
+        if text:
+            order["text"] = text
     elif kind == "vp":
-        side, delta = take(2, "vp SIDE DELTA --reason TEXT")
+        side, delta = take(2, "vp SIDE DELTA --reason TEXT", ("side", "delta"))
         try:
-            order.update(side=side, delta=int(delta))
-        except ValueError:
+            order.update(side=side, delta=delta if isinstance(delta, int) else int(delta))
+        except (TypeError, ValueError):
             raise UsageError(f"the VP delta is a whole number like +2 or -1, not {delta!r}") from None
     elif kind == "advance":
         take(0, "advance")
@@ -593,7 +895,7 @@ def build_order(args: argparse.Namespace) -> dict:
                            or args.replaces is not None):
         raise UsageError("--purpose, --target, --modifier, --unit and --replaces go with a roll "
                          "(--set KEY=VALUE gives any field to any order)")
-    order.update(_pairs(args.set, "--set", split_commas=False))
+    order.update(given)
     return order
 
 
@@ -647,10 +949,10 @@ def cmd_umpire_token(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     body = session.client(game_id, "admin").umpire_token(game_id)
-    _emit(args, body, lambda b: print(f"umpire token for game {b.get('game_id')}: {b.get('token')}"))
+    _emit(args, body, lambda b: say(f"umpire token for game {b.get('game_id')}: {b.get('token')}"))
     path = _save_or_warn(session, game_id, umpire_token=body.get("token"))
     if path and not args.json:
-        print(f"saved it to {path}")
+        say(f"saved it to {path}")
     return EXIT_OK if path else EXIT_USAGE
 
 
@@ -675,13 +977,13 @@ def cmd_umpire_tokens(args: argparse.Namespace) -> int:
     body = session.client(game_id, "admin").umpire_tokens(game_id)
 
     def human(b: dict) -> None:
-        print(f"umpire: {b.get('umpire') or 'none appointed'}; at most {b.get('limit')} live tokens")
+        say(f"umpire: {b.get('umpire') or 'none appointed'}; at most {b.get('limit')} live tokens")
         if b.get("proposal"):
             p = b["proposal"]
-            print(f"proposed: {p.get('umpire')}, accepted by {', '.join(p.get('accepted') or []) or 'nobody yet'}")
+            say(f"proposed: {p.get('umpire')}, accepted by {', '.join(p.get('accepted') or []) or 'nobody yet'}")
         for t in b.get("tokens") or []:
             state = f"revoked {t['revoked_at']}" if t.get("revoked_at") else "live"
-            print(f"  {t.get('token_id')}  made {t.get('created_at')}  {state}")
+            say(f"  {t.get('token_id')}  made {t.get('created_at')}  {state}")
 
     return _emit(args, body, human)
 
@@ -696,7 +998,7 @@ def cmd_umpire_revoke(args: argparse.Namespace) -> int:
         result = client.revoke_umpire(game_id)
         return _emit(args, result, lambda r: _print_result(r, "the umpire's role ended; every umpire token revoked"))
     body = client.revoke_umpire_token(game_id, args.token_id)
-    return _emit(args, body, lambda b: print(f"umpire token {b.get('token_id')} revoked {b.get('revoked_at')}"))
+    return _emit(args, body, lambda b: say(f"umpire token {b.get('token_id')} revoked {b.get('revoked_at')}"))
 
 
 def cmd_state(args: argparse.Namespace) -> int:
@@ -704,27 +1006,68 @@ def cmd_state(args: argparse.Namespace) -> int:
     game_id = session.game_id(args.game_id)
     if args.at is not None and (args.turn is not None or args.phase):
         raise UsageError("give either --at SEQ, or --turn (and --phase), not both")
-    body = session.client(game_id, "read").state(game_id, at=args.at, turn=args.turn, phase=args.phase)
+    client = session.client(game_id, "read")
+    body = client.state(game_id, at=args.at, turn=args.turn, phase=args.phase)
 
     def human(b: dict) -> None:
+        names = _game_and_names(client, game_id)[1]
         state = b.get("state") or {}
         at = f" (right after event #{args.at})" if args.at is not None else ""
         if args.turn is not None:
             at = f" (the start of turn {args.turn}{', ' + args.phase + ' phase' if args.phase else ''})"
-        print(f"game {b.get('game_id', game_id)} at version {b.get('version')}{at}")
-        print(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
+        say(f"game {b.get('game_id', game_id)} at version {b.get('version')}{at}")
+        say(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
               f"to move: {', '.join(b.get('whose_move') or []) or 'nobody'}")
         if state.get("vp"):
-            print("VP: " + ", ".join(f"{k} {v}" for k, v in state["vp"].items()))
+            say("VP: " + ", ".join(f"{k} {v}" for k, v in state["vp"].items()))
         ended = b.get("ended") or state.get("ended")
         if ended:
-            print("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
-        shown = {"turn", "phase", "vp", "ended"}
+            say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
+        if isinstance(state.get("units"), dict) and state["units"]:
+            for line in unit_lines(state["units"], names):
+                say(line)
+        if isinstance(state.get("control"), dict) and state["control"]:
+            held: dict = {}
+            for area, side in state["control"].items():
+                held.setdefault(side or "nobody", []).append(names.get(area, area))
+            say("control: " + "; ".join(f"{side} {', '.join(areas)}" for side, areas in held.items()))
+        for d in state.get("pending") or []:
+            if isinstance(d, dict):
+                say(f"waiting for {d.get('seat')}: {d.get('prompt') or d.get('kind')} ({d.get('rule')}; "
+                    f"its answers: warlog legal {game_id})")
+        shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
-                print(f"{key}: {value if isinstance(value, str) else _compact(value)}")
+                say(f"{key}: {value if isinstance(value, str) else _compact(value)}")
 
     return _emit(args, body, human)
+
+
+def unit_lines(units: dict, names: dict) -> list[str]:
+    """The units by where they are, one line an area (in the order the areas first appear), the
+    units aboard a ship listed with it; then those out of play."""
+    by_area: dict = {}
+    out_of_play = []
+    for uid, unit in units.items():
+        unit = unit if isinstance(unit, dict) else {}
+        label = names.get(uid, uid)
+        steps = unit.get("steps")
+        details = [str(unit["side"])] if unit.get("side") else []
+        if isinstance(steps, int) and not unit.get("eliminated"):
+            details.append(f"{steps} step{'s' if steps != 1 else ''}")
+        if unit.get("aboard"):
+            details.append(f"aboard {names.get(unit['aboard'], unit['aboard'])}")
+        text = label + (f" ({', '.join(details)})" if details else "")
+        where = unit.get("location")
+        if unit.get("eliminated") or where is None or unit.get("in_play") is False:
+            out_of_play.append(label + (" (eliminated)" if unit.get("eliminated") else ""))
+        else:
+            by_area.setdefault(where, []).append(text)
+    lines = [f"units ({len(units)}):"]
+    lines += [f"  {names.get(area, area)}: {', '.join(here)}" for area, here in by_area.items()]
+    if out_of_play:
+        lines.append(f"  not in play: {', '.join(out_of_play)}")
+    return lines
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -734,15 +1077,15 @@ def cmd_history(args: argparse.Namespace) -> int:
 
     def human(b: dict) -> None:
         for turn in b.get("turns") or []:
-            print(f"Turn {turn.get('turn')}")
+            say(f"Turn {turn.get('turn')}")
             for phase in turn.get("phases") or []:
-                print(f"  {phase.get('phase')}")
+                say(f"  {phase.get('phase')}")
                 for op in phase.get("operations") or []:
                     who = op.get("seat") or "the game"
                     order = f" (order {op['order_id']})" if op.get("order_id") else ""
-                    print(f"    {who}{order}")
+                    say(f"    {who}{order}")
                     for line in op.get("lines") or []:
-                        print("      " + _event_line(line))
+                        say("      " + _event_line(line))
 
     return _emit(args, body, human)
 
@@ -755,9 +1098,9 @@ def cmd_dice(args: argparse.Namespace) -> int:
     def human(b: dict) -> None:
         rolls = b.get("rolls") or []
         if not rolls:
-            print("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
+            say("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
         for r in rolls:
-            print(_roll_line(r))
+            say(_roll_line(r))
 
     return _emit(args, body, human)
 
@@ -788,10 +1131,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         for event in events:
             if args.json:
-                print(json.dumps(event.data, ensure_ascii=False) if isinstance(event.data, dict) else event.raw,
+                print(_json_text(event.data) if isinstance(event.data, dict) else terminal_safe(event.raw),
                       flush=True)
             else:
-                print(f"#{event.id} {event.text}", flush=True)
+                say(f"#{event.id} {event.text}", flush=True)
             seen += 1
             if args.count and seen >= args.count:
                 break
@@ -805,24 +1148,117 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _export_from_server(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    lines = session.client(game_id, "read").export(game_id)
-    count = 0
-    first = next(lines, None)  # a problem (no such game) is raised before the file is created
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        if first is not None:
-            out.write(first + "\n")
-            count = 1
-        for line in lines:
-            out.write(line + "\n")
-            count += 1
-    finally:
-        if args.output:
-            out.close()
+    count, redacted = write_lines(session.client(game_id, "read").export(game_id), args.output)
     if args.output:
-        print(f"exported {count} events of game {game_id} from {session.server(game_id)} to {args.output}",
-              file=sys.stderr)
+        say(f"exported {count} events of game {game_id} from {session.server(game_id)} to {args.output}",
+            file=sys.stderr)
+        _say_what_the_export_is(args.output, redacted, game_id)
     return EXIT_OK
+
+
+# ------------------------------------------------------------------------ replay, stats ----
+JOB_POLL_SECONDS = 0.5
+WORKER_HINT_SECONDS = 10.0  # still queued after this long: say that a worker must be running
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Queue the replay job (api/jobs.py), follow it, download the page (or its frames)."""
+    return _job_and_download(args, "replay", lambda c, g: c.request_replay(g), {"format": args.format},
+                             args.format)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Queue the statistics job, follow it, download the JSON (or a chart as SVG)."""
+    ext = f"{args.chart}.svg" if args.chart else "json"
+    return _job_and_download(args, "stats", lambda c, g: c.request_statistics(g),
+                             {"chart": args.chart} if args.chart else None, ext)
+
+
+def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | None, ext: str) -> int:
+    import time
+
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "read")
+    job = ask(client, game_id)
+    output = args.output or f"{what}-{game_id[:8]}-v{job.get('version')}.{ext}"
+    progress = _Progress(f"{what} of game {game_id} at version {job.get('version')} ({job.get('audience')} view)")
+    started = time.monotonic()
+    hinted = False
+    while True:
+        status = client.job(job["job_id"])
+        progress.show(status)
+        if status.get("status") == "finished":
+            break
+        if status.get("status") in ("failed", "stopped", "canceled"):
+            progress.close()
+            raise JobFailed(f"the {what} job {status['status']}: {status.get('error') or 'no reason given'} "
+                            f"(job {job['job_id']})")
+        waited = time.monotonic() - started
+        if status.get("status") == "queued" and waited > WORKER_HINT_SECONDS and not hinted:
+            progress.note(f"still queued after {waited:.0f} s: a worker must run ('warlog worker', or 'make run')")
+            hinted = True
+        if waited > args.wait:
+            progress.close()
+            raise UsageError(f"the {what} job is still {status.get('status')} after {args.wait:g} s "
+                             f"(job {job['job_id']}); run the command again later: it finds the same job")
+        time.sleep(JOB_POLL_SECONDS)
+    progress.close()
+    folder = os.path.dirname(os.path.abspath(output))
+    fd, tmp = tempfile.mkstemp(prefix=f".{what}-", suffix="." + ext.rsplit(".", 1)[-1], dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            size = client.download(status.get("result_url") or job["result_url"], fh.write, query)
+        os.replace(tmp, output)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    say(f"wrote {output} ({size} bytes): the {what} of game {game_id} at version {job.get('version')}",
+        file=sys.stderr)
+    if what == "replay" and ext == "html":
+        say(f"open it in a browser; it works offline: file://{os.path.abspath(output)}", file=sys.stderr)
+    return EXIT_OK
+
+
+class JobFailed(Exception):
+    """A job the worker ran and gave up on: exit 1, with its one-line error."""
+
+
+class _Progress:
+    """The job's status and progress on standard error: one line redrawn in a terminal, a line
+    per change otherwise."""
+
+    def __init__(self, what: str):
+        self.what, self.last, self.tty = what, None, sys.stderr.isatty()
+
+    def show(self, status: dict) -> None:
+        text = f"{self.what}: {status.get('status')}"
+        if status.get("status") in ("started", "finished") and status.get("progress") is not None:
+            text += f" {status['progress']}%"
+        if status.get("status") == "scheduled":
+            text += f" (retrying; {status.get('retries_left')} retries left: {status.get('error') or ''})"
+        if text == self.last:
+            return
+        self.last = text
+        if self.tty:
+            sys.stderr.write("\r\x1b[2K" + terminal_safe(text))
+            sys.stderr.flush()
+        else:
+            say(text, file=sys.stderr)
+
+    def note(self, text: str) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+        say(text, file=sys.stderr)
+        self.last = None
+
+    def close(self) -> None:
+        if self.tty and self.last:
+            sys.stderr.write("\n")
+            self.last = None
 
 
 def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_flag: bool = True) -> None:
@@ -841,8 +1277,8 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 CLIENT_EPILOG = f"""\
 Client commands (new, join, games, show, legal, order, state, history, dice, watch, take-back,
 answer-take-back, concede, client-seed, umpire-token, umpire-propose, umpire-answer, umpire-tokens,
-umpire-revoke, and export with a server) talk to a warlog
-server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
+umpire-revoke, replay, stats, and export with a server) talk to a warlog server: --server or
+WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
 
@@ -870,8 +1306,10 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token")
     p.add_argument("game_id")
-    p.add_argument("invite", help="the invite code (wli_…)")
+    p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
     p.add_argument("--handle", required=True, help="your name in the game")
+    p.add_argument("--as", dest="as_seat", metavar="SEAT",
+                   help="the seat to take with its invite saved by 'new' on this machine (several seats here)")
     p.add_argument("--email", help="for turn notifications; never shown to others")
     p.add_argument("--no-notify", dest="notify", action="store_false", default=None,
                    help="no e-mail notifications")
@@ -980,6 +1418,27 @@ def add_client_commands(sub) -> None:
     p.add_argument("client_seed")
     _add_access(p)
     p.set_defaults(func=cmd_client_seed)
+
+    p = sub.add_parser("replay", help="make and download the game's replay: one offline HTML page (or --format json)",
+                       description="Queue the replay job on the server (POST .../replays), show its progress "
+                                   "until a worker has made it, and download it. The replay shows what a "
+                                   "spectator may see, or everything with an umpire token (docs/workers.md).")
+    p.add_argument("game_id")
+    p.add_argument("-o", "--output", help="file to write (default: replay-GAME-vVERSION.html)")
+    p.add_argument("--format", choices=["html", "json"], default="html", help="html (the page) or json (the frames)")
+    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    _add_access(p, json_flag=False)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("stats", help="make and download the game's statistics (JSON, or --chart faces|vp as SVG)",
+                       description="Queue the statistics job (POST .../statistics), show its progress until a "
+                                   "worker has made it, and download it: die faces, luck per seat, the VP track.")
+    p.add_argument("game_id")
+    p.add_argument("-o", "--output", help="file to write (default: stats-GAME-vVERSION.json)")
+    p.add_argument("--chart", choices=["faces", "vp"], help="an SVG chart instead of the JSON")
+    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    _add_access(p, json_flag=False)
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("umpire-token", help="issue an umpire token (needs the admin token, and an umpire the "
                                             "seats agreed to); saves it")
@@ -1092,20 +1551,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProblemError as exc:
         if getattr(args, "json", False) and exc.body:
             _print_json(exc.body)
-        print(f"warlog {args.command}: {_problem_text(exc)}", file=sys.stderr)
+        say(f"warlog {args.command}: {_problem_text(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    except JobFailed as exc:
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except (ClientError, UsageError) as exc:
-        print(f"warlog {args.command}: {exc}", file=sys.stderr)
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if not getattr(args, "client", False):
             raise
         return 130
     except WarlogError as exc:
-        print(f"warlog {args.command}: {exc}", file=sys.stderr)
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     except OSError as exc:
-        print(f"warlog {args.command}: {exc}", file=sys.stderr)
+        say(f"warlog {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -194,6 +194,10 @@ class WarlogClient:
     def rulesets(self) -> list[dict]:
         return self._json("GET", "/rulesets")
 
+    def ruleset(self, name: str) -> dict:
+        """``{name, title, board}``: the board names the game's units and areas."""
+        return self._json("GET", f"/rulesets/{_quote(name)}")
+
     # ----------------------------------------------------------------------------- games --
     def create_game(self, ruleset: str, options: dict | None = None, *, scenario: str | None = None,
                     public: bool = False, umpire: str | None = None) -> dict:
@@ -296,6 +300,36 @@ class WarlogClient:
              purpose: str | None = None) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/dice",
                           query={"seat": seat, "turn": turn, "purpose": purpose})
+
+    # ------------------------------------------------------------------------------ jobs --
+    def request_replay(self, game_id: str) -> dict:
+        """Queue (or find) the replay of the game at its current version: 202 ``{job_id,
+        status_url, result_url, version, audience}`` (docs/workers.md)."""
+        return self._json("POST", f"/games/{_quote(game_id)}/replays")
+
+    def request_statistics(self, game_id: str) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/statistics")
+
+    def job(self, job_id: str) -> dict:
+        """``{id, kind, game_id, status, progress, error, retries_left, result_url}``."""
+        return self._json("GET", f"/jobs/{_quote(job_id)}")
+
+    def download(self, url: str, write, query: dict | None = None) -> int:
+        """GET an artifact (``url``: a path on this server such as a job's ``result_url``) and
+        hand its body to ``write`` in chunks; returns the bytes read."""
+        path = urllib.parse.urlsplit(url).path
+        prefix = urllib.parse.urlsplit(self.base_url).path
+        if not path.startswith(prefix + "/"):
+            raise ClientError(f"not a path of this server's API: {url!r}")
+        size = 0
+        with self._open("GET", path[len(prefix):], query=query, headers={"Accept": "*/*"}) as response:
+            try:
+                while chunk := response.read(65536):
+                    write(chunk)
+                    size += len(chunk)
+            except (socket.timeout, TimeoutError, http.client.HTTPException, OSError) as exc:
+                raise ConnectionFailed(f"the download from {self.base_url} broke off: {exc}") from None
+        return size
 
     def export(self, game_id: str) -> Iterator[str]:
         """The game's export, one JSON line at a time (without the newline), read as it arrives."""

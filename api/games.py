@@ -56,7 +56,7 @@ def load(schema: type) -> dict:
 
 def lines_for(caller: Caller, rules: Ruleset, lines: list[dict]) -> list[dict]:
     """Lines as the caller may see them, each with its readable text."""
-    return [{**line, "text": describe(line)} for line in filter_lines(rules, lines, caller.viewer)]
+    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer)]
 
 
 def result_body(caller: Caller, result: CommandResult) -> dict:

@@ -329,6 +329,10 @@ class Game(Aggregate):
         rule = self._take_back_rule()
         self._check_seat(seat)
         pending = self.take_back
+        if self.is_ended:
+            # A request left waiting when the game ended (a concession) lapsed with it.
+            raise RuleViolation(self.rules.end_rule or rule, "the game has ended; a take-back request "
+                                                             "waiting then lapsed, nothing can be taken back")
         if pending is None:
             raise RuleViolation(rule, "no take-back request is waiting for an answer")
         if seat == pending["seat"] or seat == SYSTEM:

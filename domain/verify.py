@@ -118,7 +118,11 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
         if sha256(canonical_body(line)).hexdigest() != line["hash"]:
-            report.fail(n, f"hash does not match the line's content ({line['type']} was altered)")
+            if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
+                report.fail(n, f"hash does not match: this {line['type']} is redacted (hidden information "
+                               "removed from a seat's or spectator's copy); only an umpire's export verifies")
+            else:
+                report.fail(n, f"hash does not match the line's content ({line['type']} was altered)")
         prev = line["hash"]
         type_ = line["type"]
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up

@@ -428,7 +428,7 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
             op = built[item["op"]] = {"order_id": meta["order_id"], "seat": meta["seat"], "first_seq": item["op"],
                                       "lines": []}
             turns.setdefault(meta["turn"], {}).setdefault(meta["phase"], []).append(op)
-        op["lines"].append({"seq": item["seq"], "type": item["type"], "text": describe(line)})
+        op["lines"].append({"seq": item["seq"], "type": item["type"], "text": describe(line, rules)})
     return [{"turn": turn, "phases": [{"phase": phase, "operations": ops} for phase, ops in phases.items()]}
             for turn, phases in turns.items()]
 
@@ -456,7 +456,7 @@ def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game
         roll = {k: item[k] if k in _ROLL_OWN else fields[k] for k in _ROLL_KEYS}
         if line.get("redacted"):
             roll["status"] = "unrevealed"
-        roll["text"] = describe(line)
+        roll["text"] = describe(line, rules)
         rolls.append(roll)
     epochs = [{k: v for k, v in e.items()} for e in view["epochs"]]
     return rolls, epochs

@@ -1,11 +1,17 @@
 """One readable line per event, from its export line: the history, the order result, the stream.
 
-Pure: ``describe(line) -> str``. Dice lines show every die with purpose, target and outcome.
+Pure: ``describe(line, rules) -> str``. Dice lines show every die with purpose, target and
+outcome. Ids of units, areas and markers are written as the game names them (``rules.names()``):
+"2nd Infantry Regiment moved from Argentina to Port Stanley", not ``ri_2`` … ``port_stanley``.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
+
+# The fields of event data (and of a decision's choice) that hold ids of the game's pieces.
+NAMED_FIELDS = ("unit", "units", "area", "origin", "destination", "ship", "aboard", "attackers", "defenders",
+                "marker", "target", "at", "aircraft", "carriers", "wave", "bombard", "support", "sf", "submarine")
 
 
 def _dice(d: dict) -> str:
@@ -17,6 +23,8 @@ def _dice(d: dict) -> str:
         text += f" ({', '.join(d['units'])})"
     text += f": {faces}"
     target = d.get("target")
+    if target and "hit_number" in target:
+        return text[:-len(f": {faces}")] + _hit_number(d, target)
     if target:
         mods = "".join(f" {m['value']:+d} {m['reason']}".rstrip() for m in target.get("modifiers", []))
         if "result" in target and "compare" in target:
@@ -32,12 +40,40 @@ def _dice(d: dict) -> str:
     return text
 
 
+def _hit_number(d: dict, target: dict) -> str:
+    """A die against a hit number (Falklands Showdown): the hit number recorded is the modified
+    one. "rolled 2, needed ≤ 2 (printed 3, −1 AR entrenchments): hit"."""
+    faces = ", ".join(str(x["value"]) for x in d["dice"])
+    needed = target["hit_number"]
+    mods = target.get("modifiers") or []
+    total = sum(m["value"] for m in mods)
+    parts = [f"{_signed(m['value'])} {m['reason']}" for m in mods]
+    # The printed number is the modified one less the modifiers, unless the result was held
+    # within 1 and the printed top (FS 10.2): then the printed number is not told by the line.
+    if mods and (1 < needed < 5 or (needed >= 5 and total < 0)):
+        parts.insert(0, f"printed {needed - total}")
+    text = f": rolled {faces}, needed ≤ {needed}" + (f" ({', '.join(parts)})" if parts else "")
+    if d.get("outcome"):
+        text += f": {d['outcome']}"
+    if d.get("replaces"):
+        text += f" (re-roll of #{d['replaces']})"
+    if d.get("rule"):
+        text += f" ({d['rule']})"
+    return text
+
+
+def _signed(value: int) -> str:
+    return f"−{-value}" if value < 0 else f"+{value}"
+
+
 def _order(d: dict) -> str:
     order = d["order"]
     kind = order.get("kind", "order")
     detail = order.get("text") or order.get("purpose") or order.get("reason") or ""
     if kind == "operation" and "op" in order:
         detail = f"Op #{order['op']}" if order["op"] != "exocet" else "the land-launched Exocet"
+    elif kind == "decide" and "choice" in order:
+        detail = choice_text(order["choice"])
     return f"{d['seat']} orders {kind}" + (f": {detail}" if detail else "")
 
 
@@ -71,7 +107,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "MarkerGained": lambda d: f"{d['side']} gains marker {d['marker']}",
     "MarkerPlayed": lambda d: f"{d['side']} plays marker {d['marker']}",
     "DecisionPending": lambda d: f"Waiting for {d['decision']['seat']}: {d['decision'].get('prompt', d['decision'].get('kind'))}",
-    "DecisionResolved": lambda d: f"{d['seat']} decided: {d['choice']}",
+    "DecisionResolved": lambda d: f"{d['seat']} decided: {choice_text(d['choice'])}",
     "TakeBackRequested": lambda d: f"{d['seat']} asks to take back order {d['order_id']}" + (f": {d['reason']}" if d.get("reason") else ""),
     "TakeBackAccepted": lambda d: f"{d['seat']} accepted the take-back of order {d['order_id']} (events {d['superseded_from']}–{d['superseded_to']} superseded)",
     "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",
@@ -108,12 +144,67 @@ def _op(op) -> str:
 
 
 
-def describe(line: dict) -> str:
-    """The readable line of one event (export-line form)."""
+def choice_text(choice: Any) -> str:
+    """A decision's answer in words: ``{'fire': 'auto'}`` -> "fire: auto"."""
+    if isinstance(choice, dict):
+        if not choice:
+            return "as offered"
+        return "; ".join(f"{str(k).replace('_', ' ')}: {_value_text(v)}" for k, v in choice.items())
+    return _value_text(choice)
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(_value_text(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{_value_text(k)} → {_value_text(v)}" for k, v in value.items())
+    return str(value)
+
+
+def named(data: Any, names: dict[str, str]) -> Any:
+    """``data`` with the ids in NAMED_FIELDS (and in maps of ids, as a choice's moves) replaced by
+    their names; other values as they are."""
+    if not names:
+        return data
+    if isinstance(data, str):
+        return names.get(data, data)
+    if isinstance(data, list):
+        return [named(v, names) for v in data]
+    if isinstance(data, dict):
+        return {(names.get(k, k) if isinstance(k, str) else k):
+                (named(v, names) if k in NAMED_FIELDS or k in names or isinstance(v, (dict, list)) else v)
+                for k, v in data.items()}
+    return data
+
+
+def describe(line: dict, rules: Any = None) -> str:
+    """The readable line of one event (export-line form); ``rules`` (the game's ruleset) names
+    its pieces."""
     template = TEMPLATES.get(line["type"])
     if template is None:
         return line["type"]
+    names = rules.names() if rules is not None else {}
     try:
-        return template(line["data"])
+        return template(_named_data(line["data"], names))
     except (KeyError, TypeError, ValueError, AttributeError):
         return line["type"]  # a redacted or unusual event still gets a line
+
+
+def _named_data(data: dict, names: dict[str, str]) -> dict:
+    """The event's data with its pieces' ids replaced by names: the fields that hold ids, and a
+    decision's choice; free text (purposes, reasons, titles) is left alone."""
+    if not names or not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key in NAMED_FIELDS:
+        if key in out:
+            out[key] = named(out[key], names)
+    if isinstance(out.get("choice"), (dict, list, str)):
+        out["choice"] = named(out["choice"], names)
+    if isinstance(out.get("order"), dict) and "choice" in out["order"]:
+        out["order"] = {**out["order"], "choice": named(out["order"]["choice"], names)}
+    return out

@@ -82,7 +82,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
             marks.append("phase")
         prev_turn, prev_phase = turn, phase
         totals, _ = folds.render_vp(vp_view, rules, viewer, game_id)
-        frame = {"seq": line["seq"], "type": line["type"], "text": describe(seen), "turn": turn, "phase": phase,
+        frame = {"seq": line["seq"], "type": line["type"], "text": describe(seen, rules), "turn": turn, "phase": phase,
                  "operation": operation, "marks": marks, "state": len(states) - 1, "vp": totals,
                  "whose_move": map_view["whose_move"], "redacted": bool(seen.get("redacted"))}
         roll = dice_by_seq.get(line["seq"])

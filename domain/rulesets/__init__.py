@@ -11,6 +11,7 @@ The contract (docs/rulesets.md says more):
   so simultaneous fire is: roll every die, then emit the hits.
 - ``evolve(state, event) -> state``: the fold; returns a new state and never mutates the old one.
 - ``board() -> dict | None``: the game's static drawing data (maps, areas, unit labels), or None.
+- ``names() -> dict``: {id: display name} of the pieces events name by id (readable lines).
 - ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
 """
@@ -82,6 +83,11 @@ class Ruleset:
         """What a page needs to draw this game: maps, areas with shapes, units' labels (docs/rulesets.md).
         None for a game without a map (freeform)."""
         return None
+
+    def names(self) -> dict[str, str]:
+        """{id: the game's own name} of the units, areas and other pieces its events name by id
+        (``unit``, ``area``, …), for readable lines; empty for a game whose ids are the names."""
+        return {}
 
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]

@@ -37,3 +37,20 @@ def test_an_interception_or_fire_decision_is_mailed_to_the_uk_with_its_prompt():
                                    seq=g.version, public_url="http://warlog.test")
     subject, body = notify.email_text(summary)
     assert pending["prompt"] in body and "AR conducts Op #18" in body
+
+
+def test_the_turn_mail_names_units_and_areas_as_the_game_does():
+    """Issue 29 item 15: "Sheffield moved from Sea Area 4 to …", not ``sheffield`` … ``sa4``."""
+    g = Game.create("falklands")
+    g.join("UK", "uk", "", seed_for)
+    g.join("AR", "ar", "", seed_for)
+    g.submit("UK", "s", {"kind": "setup", "submarines": {"spartan": "falklands", "splendid": "sa7"}}, seed_for)
+    before = len(g.pending_events)
+    g.submit("UK", "o1", {"kind": "operation", "op": 20, "units": ["sheffield"], "destination": "sa7"}, seed_for)
+    lines = [to_line(e) for e in g.pending_events]
+    summary = notify.build_summary(g.rules, str(g.id), lines[before:], viewer="AR", reason="your_move",
+                                   to_move=g.whose_move(), chain_head=g.chain_head, seq=g.version,
+                                   public_url="http://warlog.test")
+    subject, body = notify.email_text(summary)
+    assert "Sheffield moved from Sea Area 4 to Sea Area 7" in body
+    assert "sheffield" not in body and " sa4" not in body

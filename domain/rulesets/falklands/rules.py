@@ -22,12 +22,16 @@ from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registe
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
+from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.engine import Ctx, answer, need, run
 from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
 
 UK, AR = S.UK, S.AR
 OP_NUMBERS = [*range(1, 26), "exocet"]
+NAMES = {**{m: d["name"] for m, d in DATA.markers.items()}, **{a: d["name"] for a, d in DATA.areas.items()},
+         **{u: d["name"] for u, d in DATA.units.items()},
+         **{marker: DATA.markers[f"{side.lower()}_leader"]["name"] for side, marker in LEADER_MARKER.items()}}
 
 
 def _op_number(value: Any):
@@ -68,6 +72,9 @@ class Falklands(Ruleset):
 
     def board(self) -> dict:
         return DATA.board()
+
+    def names(self) -> dict[str, str]:
+        return NAMES
 
     # ------------------------------------------------------------------------------- fold --
     def evolve(self, state: dict | None, event: Any) -> dict:

@@ -92,7 +92,7 @@ class Freeform(Ruleset):
             return []
         orders: list[dict] = [
             {"kind": "note", "rule": "FF 2", "fields": {"text": "text", "fields": "object (optional)",
-                                                       "private": "true for a hidden note (FF 7)"}},
+                                                       "private": "true for a hidden note (FF 7) (optional)"}},
             {"kind": "roll", "rule": "FF 3", "fields": {
                 "dice": "NdS | dS | d66", "purpose": "text", "rule": "text (optional)",
                 "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",

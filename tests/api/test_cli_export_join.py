@@ -1,0 +1,110 @@
+"""Exports that say what they are, joins that say what they need, prefixes and saved games
+everywhere (issue 29, item 16). Against a live server (the fixtures of test_client)."""
+
+from __future__ import annotations
+
+from tests.api.test_client import Player, alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
+
+
+def test_a_seats_export_says_it_is_redacted_and_how_to_get_the_verifiable_one(server, alice, bob, tmp_path):
+    game_id = started_game(server, alice, bob)
+    alice("order", game_id, "note", "--set", "text=the plan", "--set", "private=true")
+    mine = tmp_path / "bob.jsonl"
+    code, out, err = bob("export", game_id, "--server", server.url, "-o", mine)
+    assert code == 0, err
+    assert "this is your seat's copy: 1 line(s) hidden from you are redacted" in err
+    assert f"warlog umpire-token {game_id}" in err and "--token UMPIRE_TOKEN" in err
+    code, out, err = bob("verify", mine)
+    assert code == 1 and "this OrderAccepted is redacted" in out and "only an umpire's export verifies" in out
+    assert "was altered" not in out  # as announced, and not an alarm
+    umpire = alice.json("umpire-token", game_id)["token"]
+    exact = tmp_path / "umpire.jsonl"
+    code, out, err = alice("export", game_id, "--server", server.url, "--token", umpire, "-o", exact)
+    assert code == 0 and "nothing in it is redacted" in err and f"warlog verify {exact}" in err
+    assert alice("verify", exact)[0] == 0
+
+
+def test_a_local_export_of_a_missing_game_says_where_it_looked_and_leaves_no_file(alice, tmp_path, monkeypatch):
+    monkeypatch.setenv("WARLOG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    from api.app import migrate
+    from domain.storage import config_from_env
+
+    migrate(config_from_env())
+    out_file = tmp_path / "game.jsonl"
+    code, out, err = alice("export", "00000000-0000-4000-8000-000000000000", "-o", out_file)
+    assert code == 1 and "no game 00000000-0000-4000-8000-000000000000" in err
+    assert f"sqlite:{tmp_path / 'data'}" in err and "--server URL" in err
+    assert not out_file.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".export-")] == []
+
+
+def test_id_prefixes_work_for_local_commands_and_for_games_only_the_server_knows(server, alice, bob, tmp_path,
+                                                                                 monkeypatch):
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--public", "--server", server.url)
+    game_id = out.split()[1]
+    carol = Player("carol", tmp_path, monkeypatch, alice._capsys)  # never saved this game
+    code, out, err = carol("show", game_id[:8], "--server", server.url)
+    assert code == 0 and out.startswith(game_id), err
+    monkeypatch.setenv("WARLOG_DATA_DIR", str(server.config.sqlite_path).rsplit("/", 1)[0])
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    code, out, err = alice("check", game_id[:8])  # local, by the prefix of a saved game
+    assert code == 0 and out.startswith(f"OK game {game_id}"), err
+
+
+def test_join_from_another_machine_says_it_needs_the_server_and_new_prints_it(server, alice, bob):
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    game_id = out.split()[1]
+    assert f"warlog join {game_id} INVITE --handle NAME --server {server.url}" in out
+    invite = alice.saved()["games"][game_id]["invites"]["Red"]
+    code, out, err = bob("join", game_id, invite, "--handle", "bob")
+    assert code == 2 and "--server URL" in err and "no server" in err
+    assert bob("join", game_id, invite, "--handle", "bob", "--server", server.url)[0] == 0
+
+
+def test_join_as_a_seat_takes_its_saved_invite(server, alice):
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    game_id = out.split()[1]
+    for seat in ("Blue", "Red"):
+        code, out, err = alice("join", game_id[:8], "--as", seat, "--handle", f"solo-{seat}")
+        assert code == 0 and f"as {seat} (solo-{seat})" in out, err
+    assert set(alice.saved()["games"][game_id]["seats"]) == {"Blue", "Red"}
+    code, out, err = alice("join", game_id, "--as", "Green", "--handle", "x")
+    assert code == 2 and "no saved invite for seat Green" in err
+
+
+def test_games_lists_the_private_games_saved_in_the_config(server, alice, bob):
+    game_id = started_game(server, alice, bob)  # private
+    code, out, err = alice("games")
+    assert code == 0 and out.startswith(game_id) and "active" in out, (out, err)
+    assert [g["game_id"] for g in alice.json("games")["games"]] == [game_id]
+    assert alice("games", "--status", "ended")[1].startswith("no games: none public on ")
+    code, out, err = bob("games", "--player", "bob")
+    assert code == 0 and game_id in out
+
+
+def test_a_prefix_that_matches_nothing_says_where_it_was_looked_for(server, alice, bob):
+    started_game(server, alice, bob)
+    code, out, err = bob("show", "abcdef12")
+    assert code == 2 and "'abcdef12' is not a game id, nor the start" in err
+    assert str(bob.config) in err and "listed by" in err and "give the whole id" in err
+
+
+def test_take_back_and_concede_after_the_end_are_refused_naming_the_rule(server, alice, bob):
+    game_id = started_game(server, alice, bob)
+    alice("order", game_id, "note", "last words")
+    bob("order", game_id, "end", "Red", "--reason", "held")
+    for argv in (("take-back", game_id), ("concede", game_id), ("answer-take-back", game_id, "--accept")):
+        code, out, err = alice(*argv)
+        assert code == 1 and "ended" in err and err.rstrip().endswith(("[FF 5]", "[FF 6]")), (argv, err)
+
+
+def test_a_local_export_where_nothing_was_ever_stored_says_so_without_a_traceback(alice, tmp_path, monkeypatch):
+    """Run in a folder with no store (the default ./var): no traceback, where it looked, no file."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WARLOG_DATA_DIR", raising=False)
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    code, out, err = alice("export", "00000000-0000-4000-8000-000000000000", "-o", "game.jsonl")
+    assert code == 1 and f"no warlog store at sqlite:{tmp_path / 'var' / 'warlog.sqlite3'}" in err
+    assert "--server URL" in err and not (tmp_path / "game.jsonl").exists()
+    code, out, err = alice("check", "00000000-0000-4000-8000-000000000000")
+    assert code == 1 and "no warlog store at" in err

@@ -1,0 +1,125 @@
+"""Playing from the command line in the game's own words (issue 29, items 14 and 15): ``legal``
+prints every field with its choices and a command line that records the order as printed, for
+every kind of order of both rulesets; ``state`` lists the units by area; the log names units and
+areas as the game does. Against a live server (the fixtures of test_client)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
+
+
+def commands(out: str, game_id: str) -> list[list[str]]:
+    """The ready-to-edit command lines ``legal`` printed, as argv (without 'warlog')."""
+    return [shlex.split(line.strip())[1:] for line in out.splitlines()
+            if line.strip().startswith(f"warlog order {game_id} ")]
+
+
+def falklands_game(server, alice, bob) -> str:
+    code, out, err = alice("new", "falklands", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invites = alice.saved()["games"][game_id]["invites"]
+    assert alice("join", game_id, invites["UK"], "--handle", "alice")[0] == 0
+    assert bob("join", game_id, invites["AR"], "--handle", "bob", "--server", server.url)[0] == 0
+    return game_id
+
+
+def test_freeform_legal_prints_fields_and_command_lines_that_record_each_kind(server, alice, bob):
+    game_id = started_game(server, alice, bob, vp_track=True)
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "  dice: NdS | dS | d66" in out and "  winner: one of Blue | Red | none" in out
+    assert f"warlog take-back {game_id}" in out and f"warlog concede {game_id}" in out
+    lines = {argv[2]: argv for argv in commands(out, game_id)}
+    assert set(lines) == {"note", "roll", "vp", "advance", "end"}
+    assert lines["roll"] == ["order", game_id, "roll", "--set", "dice=DICE", "--set", "purpose=PURPOSE"]
+    edits = {"TEXT": "dig in", "DICE": "2d6", "PURPOSE": "barrage", "DELTA": "2", "REASON": "held the ridge"}
+    for kind in ("note", "roll", "vp", "advance", "end"):  # each as printed, its placeholders filled in
+        argv = [a.replace(a.partition("=")[2], edits.get(a.partition("=")[2], a.partition("=")[2])) for a in lines[kind]]
+        code, out, err = alice(*argv)
+        assert code == 0, (kind, err)
+        assert "recorded" in out
+    code, out, err = alice("legal", game_id)  # after the end: no order, no take-back, no concession
+    assert code == 0 and out.startswith("the game has ended: Blue wins")
+    assert "take-back" not in out and "concede" not in out
+
+
+def test_order_takes_every_field_of_a_freeform_kind_as_set(server, alice, bob):
+    game_id = started_game(server, alice, bob, vp_track=True)
+    code, out, err = alice("order", game_id, "roll", "--set", "dice=3d6", "--set", "purpose=volley")
+    assert code == 0 and "Blue rolled 3d6 for volley" in out, err
+    code, out, err = alice("order", game_id, "vp", "--set", "side=Red", "--set", "delta=-1", "--set", "reason=lost")
+    assert code == 0 and "VP -1 Red for lost" in out, err
+    code, out, err = alice("order", game_id, "note", "--set", "text=quiet")
+    assert code == 0 and "Blue orders note: quiet" in out, err
+
+
+def test_falklands_legal_offers_every_kind_with_names_and_its_command_line_records_it(server, alice, bob):
+    game_id = falklands_game(server, alice, bob)
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert out.startswith("setup (FS 3.3)\n  submarines: JSON {id: choice}: Spartan (spartan): one of ")
+    (setup,) = commands(out, game_id)
+    assert setup[:3] == ["order", game_id, "setup"]
+    kinds = [_run(alice, setup)]
+
+    # UK: Op #20 takes the fleet from Sea Area 4 to the Falklands; AR: Op #18 strikes it, and the
+    # UK owes a decision (interception or defensive fire), offered with its answers.
+    code, out, err = alice("legal", game_id)
+    assert "operation Op #20: " in out and "Sea Area 4 (sa4)" in out and "Hermes (hermes)" in out
+    state = alice.json("state", game_id)["state"]
+    fleet = [u for u, x in state["units"].items() if x["location"] == "sa4" and x["in_play"] and x["side"] == "UK"]
+    kinds.append(_run(alice, ["order", game_id, "operation", "--set", "op=20", "--set", f"units={json.dumps(fleet)}",
+                              "--set", "destination=falklands"]))
+    kinds.append(_run(alice, _first(alice, game_id, "pass")))
+    a4s = [u for u in state["units"] if u.startswith("a4_")]
+    kinds.append(_run(bob, ["order", game_id, "operation", "--set", "op=18", "--set", "area=falklands",
+                            "--set", f"aircraft={json.dumps(a4s)}", "--set", f"refuel={json.dumps(a4s)}"]))
+    code, out, err = alice("legal", game_id)
+    assert out.startswith("decide (FS ") and "  choice: one of {" in out, out
+    code, state_out, err = bob("state", game_id)
+    assert "waiting for UK: UK: " in state_out and f"its answers: warlog legal {game_id}" in state_out
+    assert "pending:" not in state_out and '"context"' not in state_out
+    kinds.append(_run(alice, _first(alice, game_id, "decide")))
+    for _ in range(12):  # passes until the submarine phase, then its order as printed
+        for player in (alice, bob):
+            code, out, err = player("legal", game_id)
+            found = {argv[2]: argv for argv in commands(out, game_id)}
+            for kind in ("submarines", "decide", "pass"):
+                if kind in found:
+                    kinds.append(_run(player, found[kind]))
+                    break
+        if "submarines" in kinds:
+            break
+    assert {"setup", "operation", "pass", "decide", "submarines"} <= set(kinds), kinds
+
+
+def _first(player, game_id: str, kind: str) -> list[str]:
+    code, out, err = player("legal", game_id)
+    found = [argv for argv in commands(out, game_id) if argv[2] == kind]
+    assert found, out
+    return found[0]
+
+
+def _run(player, argv: list[str]) -> str:
+    code, out, err = player(*argv)
+    assert code == 0, (argv, err)
+    return argv[2]
+
+
+def test_falklands_state_lists_units_by_area_and_the_log_speaks_names(server, alice, bob):
+    game_id = falklands_game(server, alice, bob)
+    _run(alice, _first(alice, game_id, "setup"))
+    code, out, err = alice("state", game_id)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "units (97):" in lines
+    assert any(line.startswith("  Argentina: 25 de Mayo (AR, 1 step)") for line in lines), out
+    assert any(line.startswith("  Sea Area 4: ") and "Hermes (UK" in line for line in lines), out
+    assert all(len(line) < 2000 for line in lines) and '"25_de_mayo"' not in out
+    code, out, err = alice("history", game_id)
+    assert code == 0 and "#6 Spartan moved to Falkland Islands Sea Area" in out, out
+    assert "spartan" not in out and "falklands (standard)" in out

@@ -1,0 +1,68 @@
+"""The readable lines (projections/narrate.py) speak the game's names, dice against a hit number
+in words, and decisions as answers, not Python reprs (issue 29, items 14 and 15)."""
+
+from __future__ import annotations
+
+from domain.rulesets import find_ruleset
+from projections.narrate import describe
+
+FS = find_ruleset("falklands")
+
+
+def line(type_: str, **data) -> dict:
+    return {"game_id": "g", "seq": 9, "type": type_, "data": data}
+
+
+def test_a_move_names_the_unit_and_the_areas_as_the_game_does():
+    moved = line("UnitMoved", unit="ri_2", origin="argentina", destination="port_stanley", rule="FS 7.1 Op #2")
+    assert describe(moved, FS) == "2nd Infantry Regiment moved from Argentina to Port Stanley"
+    assert describe(moved) == "ri_2 moved from argentina to port_stanley"  # no ruleset: the ids
+
+
+def test_a_battle_names_its_area_and_every_unit():
+    battle = line("BattleBegun", area="sa4", attacker="AR", attackers=["a4_1"], defenders=["sheffield"],
+                  rule="FS 7.1 Op #18")
+    assert describe(battle, FS) == "Battle in Sea Area 4: AR attacks with A-4 Skyhawk 1 against Sheffield (FS 7.1 Op #18)"
+
+
+def test_freeform_names_stay_as_the_players_wrote_them():
+    moved = line("UnitMoved", unit="sa4", origin=None, destination="port_stanley")
+    assert describe(moved, find_ruleset("freeform")) == "sa4 moved to port_stanley"
+
+
+def die(value: int, hit_number: int, modifiers: list[dict], outcome: str) -> dict:
+    return line("DiceRolled", seat="UK", purpose="2 Para fires at 12th Infantry Regiment", rule="FS 10.2",
+                units=["2_para", "ri_12"], notation="d6", dice=[{"sides": 6, "value": value}],
+                target={"hit_number": hit_number, "modifiers": modifiers}, outcome=outcome)
+
+
+def test_a_die_against_a_hit_number_says_rolled_needed_and_the_printed_number():
+    text = describe(die(2, 2, [{"value": -1, "reason": "AR entrenchments (FS 10.7)"}], "hit"), FS)
+    assert text.endswith(": rolled 2, needed ≤ 2 (printed 3, −1 AR entrenchments (FS 10.7)): hit (FS 10.2)")
+    assert "hit_number" not in text and "vs" not in text
+    assert text.startswith("UK rolled d6 for 2 Para fires at 12th Infantry Regiment (2nd Battalion")
+    plain = describe(die(5, 3, [], "miss"), FS)
+    assert plain.endswith(": rolled 5, needed ≤ 3: miss (FS 10.2)")
+
+
+def test_a_hit_number_held_at_its_limit_does_not_guess_the_printed_number():
+    """FS 10.2 keeps a modified number within 1 and the printed top: 5 +1 is still 5, so the
+    line cannot tell the printed number and does not make one up."""
+    text = describe(die(4, 5, [{"value": 1, "reason": "special forces support (FS 10.8)"}], "hit"), FS)
+    assert "needed ≤ 5 (+1 special forces support (FS 10.8))" in text and "printed" not in text
+
+
+def test_a_decision_reads_as_an_answer_not_a_python_repr():
+    resolved = line("DecisionResolved", decision_id="d1", seat="UK", choice={"fire": "auto"})
+    assert describe(resolved, FS) == "UK decided: fire: auto"
+    moves = line("DecisionResolved", decision_id="d2", seat="AR",
+                 choice={"destinations": {"a4_1": "argentina"}})
+    assert describe(moves, FS) == "AR decided: destinations: A-4 Skyhawk 1 → Argentina"
+    answered = line("OrderAccepted", seat="UK", order_id="o", order={"kind": "decide", "decision": "d1",
+                                                                      "choice": {"target": "sheffield"}})
+    assert describe(answered, FS) == "UK orders decide: target: Sheffield"
+
+
+def test_a_marker_is_named_as_the_counter_is():
+    gained = line("MarkerGained", side="UK", marker="uk_decisive_leader", rule="FS 11.3 4-1")
+    assert describe(gained, FS) == "UK gains marker UK Decisive Leader"
