@@ -131,9 +131,10 @@ def _say_what_the_export_is(output: str, redacted: int, game_id: str) -> None:
     not when 'verify' reports an altered line."""
     if redacted:
         say(f"this is your seat's copy: {redacted} line(s) hidden from you are redacted (\"redacted\": true), "
-            f"so 'warlog verify {output}' will report them altered. The exact, verifiable log is the "
-            f"umpire's: 'warlog umpire-token {game_id}' (with the admin token), then export again with "
-            "--token UMPIRE_TOKEN", file=sys.stderr)
+            f"so 'warlog verify {output}' will not verify them. The exact, verifiable log is the "
+            f"umpire's, once the seats agree to one ('warlog umpire-propose {game_id} NAME', then every "
+            f"seat 'warlog umpire-answer {game_id} --accept'): 'warlog umpire-token {game_id}' (with the "
+            "admin token), then export again with --token UMPIRE_TOKEN", file=sys.stderr)
     else:
         say(f"nothing in it is redacted: 'warlog verify {output}' checks it offline", file=sys.stderr)
 

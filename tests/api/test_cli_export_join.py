@@ -14,9 +14,12 @@ def test_a_seats_export_says_it_is_redacted_and_how_to_get_the_verifiable_one(se
     assert code == 0, err
     assert "this is your seat's copy: 1 line(s) hidden from you are redacted" in err
     assert f"warlog umpire-token {game_id}" in err and "--token UMPIRE_TOKEN" in err
+    assert f"warlog umpire-propose {game_id} NAME" in err  # an umpire is agreed first (item 2)
     code, out, err = bob("verify", mine)
     assert code == 1 and "this OrderAccepted is redacted" in out and "only an umpire's export verifies" in out
     assert "was altered" not in out  # as announced, and not an alarm
+    assert alice("umpire-propose", game_id, "Carol")[0] == 0  # the seats agree to an umpire (item 2)
+    assert alice("umpire-answer", game_id, "--accept")[0] == 0 and bob("umpire-answer", game_id, "--accept")[0] == 0
     umpire = alice.json("umpire-token", game_id)["token"]
     exact = tmp_path / "umpire.jsonl"
     code, out, err = alice("export", game_id, "--server", server.url, "--token", umpire, "-o", exact)
