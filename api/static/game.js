@@ -330,6 +330,8 @@
     }
     turn.textContent = text;
     turn.className = cls;
+    // an ended game takes neither a take-back nor a concession (the server refuses both)
+    $("takeback").hidden = $("concede").hidden = !!s.ended;
   }
 
   function renderPending() {

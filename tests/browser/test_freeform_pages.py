@@ -220,3 +220,29 @@ def test_the_lobby_fits_a_phone_and_filters_by_status(server, open_tab, shots):
     assert not labels_missing(page)
     shoot(page, shots / "lobby-phone.png")
     assert not tab.errors, tab.errors
+
+
+def test_take_back_and_concede_are_not_offered_after_the_end(server, open_tab):
+    """Issue 29, item 16: an ended game offers neither button (the server refuses both, FF 5/6)."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games",
+                                {"ruleset": "freeform", "options": {"sides": ["A", "B"]}, "public": True})
+    assert status == 201
+    game_id, tokens = made["game_id"], {}
+    for seat in ("A", "B"):
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
+        assert status == 201, joined
+        tokens[seat] = joined["token"]
+    tab = open_tab()
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', "
+                                f"{json.dumps(json.dumps({'seats': {'A': tokens['A']}, 'active': 'A'}))})")
+    tab.goto(f"{server}/games/{game_id}")
+    tab.page.wait_for_selector("#turn:has-text('Your move, A')")
+    assert tab.page.is_visible("#takeback") and tab.page.is_visible("#concede")
+    status, _, ended = http_json("POST", f"{server}/api/v1/games/{game_id}/orders",
+                                 {"kind": "end", "winner": "A", "reason": "agreed"},
+                                 headers={"Authorization": "Bearer " + tokens["A"], "Idempotency-Key": "end-1"})
+    assert status == 201, ended
+    tab.page.wait_for_selector("#turn:has-text('The game has ended')")
+    assert not tab.page.is_visible("#takeback") and not tab.page.is_visible("#concede")
+    assert not tab.errors, tab.errors
