@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
@@ -69,9 +70,13 @@ class CachedGame:
     # The copy was behind the store when last used (another process records in this game too):
     # the next command checks it first (``Warlog._with_game``).
     check_first: bool = False
+    # Its size as the cache accounts it: the stored bytes it was built from (its snapshot's and
+    # every row folded into it since), which the state it holds grows with.
+    nbytes: int = 0
 
     def add_row(self, state: bytes) -> None:
         self.rows += 1
+        self.nbytes += len(state)
         fold_row(self.digest, state)
 
     def guard(self) -> Guard:
@@ -85,25 +90,35 @@ class GameCache:
 
     A command *takes* its game out (no two threads ever share one object: a command mutates it)
     and puts it back once saved, or untouched (a refused order). Least recently used games fall
-    out beyond ``size``."""
+    out beyond ``size`` games or ``max_bytes`` (the sum of the copies' ``nbytes``); a game larger
+    than ``max_bytes`` alone is not kept."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, max_bytes: int = 0):
         self.size = size
+        self.max_bytes = max_bytes
+        self.nbytes = 0  # the sum of the kept copies' nbytes
         self._games: OrderedDict[UUID, CachedGame] = OrderedDict()
         self._lock = threading.Lock()
 
     def take(self, game_id: UUID) -> CachedGame | None:
         with self._lock:
-            return self._games.pop(game_id, None)
+            cached = self._games.pop(game_id, None)
+            if cached is not None:
+                self.nbytes -= cached.nbytes
+            return cached
 
     def put(self, cached: CachedGame) -> None:
-        if cached.game.pending_events or self.size <= 0:
-            return  # unsaved events: this object is no longer the stored game
+        if cached.game.pending_events or self.size <= 0 or cached.nbytes > self.max_bytes:
+            return  # unsaved events: this object is no longer the stored game; or it is too large
         with self._lock:
+            old = self._games.pop(cached.game.id, None)
+            if old is not None:
+                self.nbytes -= old.nbytes
             self._games[cached.game.id] = cached
-            self._games.move_to_end(cached.game.id)
-            while len(self._games) > self.size:
-                self._games.popitem(last=False)
+            self.nbytes += cached.nbytes
+            while len(self._games) > self.size or self.nbytes > self.max_bytes:
+                _, dropped = self._games.popitem(last=False)
+                self.nbytes -= dropped.nbytes
 
     def __len__(self) -> int:
         return len(self._games)
@@ -249,6 +264,17 @@ def _fold(game: Any, events: Iterable[Any]) -> Any:
     return game
 
 
+def game_cache_bytes(default: int, environ: dict | None = None) -> int:
+    """``WARLOG_GAME_CACHE_BYTES``: the most stored bytes of games a process keeps in memory
+    (``GameCache``); 0 keeps none."""
+    raw = (os.environ if environ is None else environ).get("WARLOG_GAME_CACHE_BYTES", "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"WARLOG_GAME_CACHE_BYTES must be a whole number of bytes, not {raw!r}")
+    return int(raw)
+
+
 def parse_game_id(game_id: str | UUID) -> UUID:
     if isinstance(game_id, UUID):
         return game_id
@@ -265,6 +291,7 @@ class Warlog(Application):
     is_snapshotting_enabled = True
     snapshotting_intervals = {Game: 100}
     GAME_CACHE = 1000  # games kept in memory between commands, per process (GameCache)
+    GAME_CACHE_BYTES = 64 * 2**20  # their stored bytes, at most (WARLOG_GAME_CACHE_BYTES)
 
     def __init__(self, config: StoreConfig | None = None, *, create_tables: bool = False):
         self.config = config or config_from_env()
@@ -274,7 +301,7 @@ class Warlog(Application):
         self.seeds = SeedStore(self.recorder.datastore, self.config.kind, schema)
         if create_tables:
             self.seeds.create_table()
-        self.games = GameCache(self.GAME_CACHE)
+        self.games = GameCache(self.GAME_CACHE, game_cache_bytes(self.GAME_CACHE_BYTES))
         self.row_digests = RowDigests(self.recorder, self.config.kind)
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
         self.group_commit = GroupCommit(lambda *games, guards: self.save(*games, guards=guards),
@@ -592,7 +619,9 @@ class Warlog(Application):
         """As ``get_game`` (the latest snapshot, then the events after it), keeping a digest of
         each stored row read."""
         with decoding(gid):
-            snapshot = next(iter(self.snapshots.get(gid, desc=True, limit=1)), None) if self.snapshots else None
+            stored = (next(iter(self.snapshots.recorder.select_events(gid, desc=True, limit=1)), None)
+                      if self.snapshots else None)
+            snapshot = self.snapshots.mapper.to_domain_event(stored) if stored is not None else None
             base = snapshot.originator_version if snapshot is not None else 0
             rows = self.recorder.select_events(gid, gt=base)
             game = snapshot.mutate(None) if snapshot is not None else None
@@ -600,7 +629,7 @@ class Warlog(Application):
                 game = self.mapper.to_domain_event(row).mutate(game)
         if game is None:
             raise GameNotFound(f"no game {gid}")
-        cached = CachedGame(game, base)
+        cached = CachedGame(game, base, nbytes=len(stored.state) if stored is not None else 0)
         for row in rows:
             cached.add_row(row.state)
         return cached
@@ -613,6 +642,7 @@ class Warlog(Application):
         rows = [recording.notification for recording in recordings]
         if interval and any(row.originator_version % interval == 0 for row in rows):
             cached.base, cached.rows, cached.digest = rows[-1].originator_version, 0, hashlib.sha256()
+            cached.nbytes += sum(len(row.state) for row in rows)  # what the snapshot holds grew by them
         else:
             for row in rows:
                 cached.add_row(row.state)
