@@ -23,7 +23,9 @@ from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 from eventsourcing.persistence import IntegrityError, InterfaceError, MapperDeserialisationError, OperationalError
 from eventsourcing.utils import get_topic
 
+from domain import chain
 from domain import verify as verifying
+from domain.damage import Damage, DamageRecords
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion, WarlogError
 from domain.events import GameCreated, event_class
 from domain.game import Game
@@ -39,7 +41,8 @@ def decoding(game_id):
     try:
         yield
     except (MapperDeserialisationError, OriginatorVersionError, OriginatorIDError,
-            TypeError, KeyError, AttributeError, ValueError) as exc:
+            TypeError, KeyError, AttributeError, ValueError, AssertionError) as exc:
+        # AssertionError: eventsourcing's fold asserts the first event made the aggregate
         raise DamagedLog(f"the stored log of game {game_id} is damaged ({type(exc).__name__}); "
                          "its integrity check names the line") from exc
 
@@ -264,6 +267,12 @@ def _fold(game: Any, events: Iterable[Any]) -> Any:
     return game
 
 
+def damaged_log(game_id: Any, seq: int) -> DamagedLog:
+    """The refusal of a command on a game whose stored log fails verification at line ``seq``."""
+    return DamagedLog(f"the stored log of game {game_id} fails verification at this line; the game "
+                      "takes no orders until an operator acts (docs/operations.md)", seq=seq)
+
+
 def game_cache_bytes(default: int, environ: dict | None = None) -> int:
     """``WARLOG_GAME_CACHE_BYTES``: the most stored bytes of games a process keeps in memory
     (``GameCache``); 0 keeps none."""
@@ -299,8 +308,10 @@ class Warlog(Application):
         super().__init__(env=self.config.eventsourcing_env(create_table=create_tables))
         schema = (self.config.postgres or {}).get("POSTGRES_SCHEMA")
         self.seeds = SeedStore(self.recorder.datastore, self.config.kind, schema)
+        self.damage = DamageRecords.for_service(self)
         if create_tables:
             self.seeds.create_table()
+            self.damage.create_tables()
         self.games = GameCache(self.GAME_CACHE, game_cache_bytes(self.GAME_CACHE_BYTES))
         self.row_digests = RowDigests(self.recorder, self.config.kind)
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
@@ -390,7 +401,7 @@ class Warlog(Application):
         return (row[0] if row else 0) or 0
 
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
-        with decoding(game_id):
+        with self._naming_damage(game_id), decoding(game_id):
             try:
                 return self.repository.get(parse_game_id(game_id), version=version, projector_func=_fold)
             except AggregateNotFoundError:
@@ -401,11 +412,11 @@ class Warlog(Application):
         """Stored events as export lines, from seq ``after + 1``; ``strict`` refuses a gap in the
         seqs (a deleted row) as a DamagedLog, which an export leaves for verify to name."""
         gid = parse_game_id(game_id)
-        with decoding(game_id):
+        with self._naming_damage(gid), decoding(game_id):
             found = [verifying.to_line(e) for e in self.events.get(gid, gt=after or None, limit=limit)]
-        if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
-            raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
-                             f"{after}; its integrity check names the line")
+            if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
+                raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
+                                 f"{after}; its integrity check names the line")
         if not found and after == 0:
             raise GameNotFound(f"no game {game_id}")
         return found
@@ -440,7 +451,43 @@ class Warlog(Application):
             raise GameNotFound(f"no game {game_id}")
         verifying.verify(lines, report)
         report.failures.sort(key=lambda f: f[0])
+        if not report.ok:
+            self.damage.record(gid, report.failures)
         return report
+
+    def accept_damage(self, game_id: str | UUID, reason: str) -> Damage:
+        """An operator's decision to play on from a damaged stored log as it is: every damaged
+        line found (the stored log checked again now) is marked accepted with ``reason``. The
+        log keeps failing verification at those lines; a failure at any other line stops the
+        game again (domain/damage.py)."""
+        if not reason.strip():
+            raise IntegrityFailure("give the reason for accepting the damage")
+        gid = parse_game_id(game_id)
+        self.check_integrity(gid)
+        self.damage.accept(gid, reason.strip())
+        return self.damage.of(gid)
+
+    def _refuse_if_damaged(self, gid: UUID) -> Damage:
+        """The game's recorded damage; a DamagedLog naming its first line while an operator has not
+        accepted every damaged line."""
+        damage = self.damage.of(gid)
+        if damage.open:
+            raise damaged_log(gid, damage.open[0].seq)
+        return damage
+
+    @contextmanager
+    def _naming_damage(self, game_id: str | UUID) -> Iterator[None]:
+        """A DamagedLog that does not name its line (a stored event that no longer decodes, or a
+        gap) names the first line the integrity check finds failing, which is recorded."""
+        try:
+            yield
+        except DamagedLog as exc:
+            if exc.seq is not None:
+                raise
+            report = self.check_integrity(game_id)
+            if report.ok:
+                raise
+            raise damaged_log(game_id, report.failures[0][0]) from exc
 
     # ------------------------------------------------------------------------- commands ----
     def create_game(self, ruleset: str, scenario: str | None = None,
@@ -562,6 +609,7 @@ class Warlog(Application):
         A copy from the store (loaded, or checked just now) is saved without a guard; a save
         that loses a race on its version raises ``IntegrityError`` to the caller."""
         gid = parse_game_id(game_id)
+        damage = self._refuse_if_damaged(gid)
         cached = self.games.take(gid)
         behind = False
         if cached is not None and cached.check_first:
@@ -580,7 +628,7 @@ class Warlog(Application):
                     self.games.put(cached)
                     raise
                 behind = True
-        current = cached if cached is not None else self._load(gid)
+        current = cached if cached is not None else self._load(gid, damage.accepted_seqs)
         current.check_first = behind
         return self._run(attempt, current, None)
 
@@ -609,30 +657,48 @@ class Warlog(Application):
         if not (count == cached.rows == version - cached.base and digest == cached.digest.digest()):
             return None
         if top > version:
-            with decoding(gid):
-                for row in self.recorder.select_events(gid, gt=version):
-                    self.mapper.to_domain_event(row).mutate(cached.game)
-                    cached.add_row(row.state)
+            with self._naming_damage(gid), decoding(gid):
+                rows = self.recorder.select_events(gid, gt=version)
+                events = [self.mapper.to_domain_event(row) for row in rows]
+            self._verify_rows(gid, events, cached.game.chain_head, version, self.damage.of(gid).accepted_seqs)
+            for row, event in zip(rows, events):
+                event.mutate(cached.game)
+                cached.add_row(row.state)
         return cached
 
-    def _load(self, gid: UUID) -> CachedGame:
+    def _load(self, gid: UUID, accepted: frozenset[int] = frozenset()) -> CachedGame:
         """As ``get_game`` (the latest snapshot, then the events after it), keeping a digest of
-        each stored row read."""
-        with decoding(gid):
+        each stored row read. The events read are verified as a chain following the snapshot's
+        head (``_verify_rows``): a copy kept afterwards is guarded by its saves, so each stored
+        row a command relies on has been verified once."""
+        with self._naming_damage(gid), decoding(gid):
             stored = (next(iter(self.snapshots.recorder.select_events(gid, desc=True, limit=1)), None)
                       if self.snapshots else None)
             snapshot = self.snapshots.mapper.to_domain_event(stored) if stored is not None else None
             base = snapshot.originator_version if snapshot is not None else 0
             rows = self.recorder.select_events(gid, gt=base)
             game = snapshot.mutate(None) if snapshot is not None else None
-            for row in rows:
-                game = self.mapper.to_domain_event(row).mutate(game)
+            head = game.chain_head if game is not None else chain.GENESIS
+            events = [self.mapper.to_domain_event(row) for row in rows]
+            for event in events:
+                game = event.mutate(game)
         if game is None:
             raise GameNotFound(f"no game {gid}")
+        self._verify_rows(gid, events, head, base, accepted)
         cached = CachedGame(game, base, nbytes=len(stored.state) if stored is not None else 0)
         for row in rows:
             cached.add_row(row.state)
         return cached
+
+    def _verify_rows(self, gid: UUID, events: list, head: str, after: int, accepted: frozenset[int]) -> None:
+        """The stored events after seq ``after`` checked as a chain following ``head``; failures
+        at lines an operator has not accepted are recorded and refuse the command."""
+        failures = [(n, message) for n, message in
+                    verifying.verify_chain((verifying.to_line(e) for e in events), head, after + 1)
+                    if n not in accepted]
+        if failures:
+            self.damage.record(gid, failures)
+            raise damaged_log(gid, failures[0][0])
 
     def _keep(self, cached: CachedGame, recordings: list) -> None:
         """Add the rows just written to a saved game's copy; a snapshot taken by the save (one
