@@ -401,7 +401,7 @@ class Warlog(Application):
         return (row[0] if row else 0) or 0
 
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
-        with self._naming_damage(game_id), decoding(game_id):
+        with self.naming_damage(game_id), decoding(game_id):
             try:
                 return self.repository.get(parse_game_id(game_id), version=version, projector_func=_fold)
             except AggregateNotFoundError:
@@ -412,7 +412,7 @@ class Warlog(Application):
         """Stored events as export lines, from seq ``after + 1``; ``strict`` refuses a gap in the
         seqs (a deleted row) as a DamagedLog, which an export leaves for verify to name."""
         gid = parse_game_id(game_id)
-        with self._naming_damage(gid), decoding(game_id):
+        with self.naming_damage(gid), decoding(game_id):
             found = [verifying.to_line(e) for e in self.events.get(gid, gt=after or None, limit=limit)]
             if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
                 raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
@@ -476,7 +476,7 @@ class Warlog(Application):
         return damage
 
     @contextmanager
-    def _naming_damage(self, game_id: str | UUID) -> Iterator[None]:
+    def naming_damage(self, game_id: str | UUID) -> Iterator[None]:
         """A DamagedLog that does not name its line (a stored event that no longer decodes, or a
         gap) names the first line the integrity check finds failing, which is recorded."""
         try:
@@ -657,7 +657,7 @@ class Warlog(Application):
         if not (count == cached.rows == version - cached.base and digest == cached.digest.digest()):
             return None
         if top > version:
-            with self._naming_damage(gid), decoding(gid):
+            with self.naming_damage(gid), decoding(gid):
                 rows = self.recorder.select_events(gid, gt=version)
                 events = [self.mapper.to_domain_event(row) for row in rows]
             self._verify_rows(gid, events, cached.game.chain_head, version, self.damage.of(gid).accepted_seqs)
@@ -671,7 +671,7 @@ class Warlog(Application):
         each stored row read. The events read are verified as a chain following the snapshot's
         head (``_verify_rows``): a copy kept afterwards is guarded by its saves, so each stored
         row a command relies on has been verified once."""
-        with self._naming_damage(gid), decoding(gid):
+        with self.naming_damage(gid), decoding(gid):
             stored = (next(iter(self.snapshots.recorder.select_events(gid, desc=True, limit=1)), None)
                       if self.snapshots else None)
             snapshot = self.snapshots.mapper.to_domain_event(stored) if stored is not None else None
