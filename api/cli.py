@@ -96,11 +96,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     service = _service()
     report = service.check_integrity(args.game_id)
     print(report.summary())
-    if args.accept_damage is not None and not report.ok:
-        damage = service.accept_damage(args.game_id, args.accept_damage)
-        print(f"accepted by the operator: line(s) {', '.join(str(d.seq) for d in damage.lines)} "
-              f"({args.accept_damage.strip()}); the game takes orders again, its log still fails verification")
-        return EXIT_FAILED
+    if args.accept_damage is not None:
+        if service.damage.of(args.game_id).open:
+            damage = service.accept_damage(args.game_id, args.accept_damage)
+            print(f"accepted by the operator: line(s) {', '.join(str(d.seq) for d in damage.lines)} "
+                  f"({args.accept_damage.strip()}); the game takes orders again")
+        else:
+            print("nothing to accept: no damaged line of this game waits for a decision")
     damage = service.damage.of(args.game_id)
     if damage.open:
         print(f"DAMAGED: the game takes no orders until an operator acts (first line {damage.open[0].seq}); "

@@ -345,6 +345,21 @@ def test_an_operator_accepts_the_damage_and_the_game_plays_on_until_another_line
     assert [d.seq for d in app.damage.of(gid).open] == [other]
 
 
+def test_restored_rows_verify_again_and_the_recorded_damage_waits_for_the_operator(app, store_config):
+    gid = played_game(app)
+    lines = [json.loads(t) for t in export_text(app, gid)]
+    with RawStore(store_config) as raw:
+        k = seqs_of(lines, "DiceRolled")[0]
+        original = raw.state(gid, k)
+        change_die_value(raw, gid, lines)
+        assert refused(app, gid).seq == k
+        raw.set_state(gid, k, original)  # the operator restores the row from a backup
+    assert app.check_integrity(gid).ok
+    assert refused(app, gid, "still").seq == k, "found damage is lifted by an operator's decision only"
+    app.accept_damage(gid, "row restored from the backup of 02:00")
+    assert app.submit_order(gid, "Blue", "after", NOTE).version == len(lines) + 1
+
+
 def test_accepting_a_log_that_no_longer_loads_leaves_the_game_read_only(app, store_config):
     gid = played_game(app)
     with RawStore(store_config) as raw:
