@@ -362,11 +362,19 @@ def state(game_id: str):
     # Now: the map view, caught up to the game's current version (read-your-writes). Time travel:
     # the map view at that seq, from the nearest map checkpoint (every CHECKPOINT_EVERY events,
     # caught up with the view above) plus the map fold of the events after it; docs/projections.md.
-    at = view if seq == view["version"] else projections().map_at(caller.game_id, seq)
+    at = view if seq == view["version"] else _map_at(caller.game_id, seq)
     shown = folds.render_state(at, caller.viewer)
     body = {"game_id": caller.game_id, "version": at["version"], "turn": shown.get("turn"),
             "phase": shown.get("phase"), "whose_move": at["whose_move"], "ended": at["ended"], "state": shown}
     return _etag(jsonify(dump(StateBody, body)), view["version"])
+
+
+def _map_at(game_id: str, seq: int) -> dict:
+    """The map view right after ``seq``: from the projections' checkpoints, or folded from the
+    stored log for a game with recorded damage (``current_views``)."""
+    if damage_of(game_id):
+        return folds.fold("map", service().lines(game_id, limit=seq))
+    return projections().map_at(game_id, seq)
 
 
 def _views(game_id: str, name: str) -> tuple[Ruleset, dict, int]:

@@ -63,6 +63,8 @@ def test_a_tampered_game_refuses_orders_and_every_read_says_so(client, api_servi
     after = first_roll(client, game, ump)
     assert after["dice"][0]["value"] == other_face(before["dice"][0]) != before["dice"][0]["value"]
     assert after["status"] == "failed"
+    vp_now = client.get(base + "/state", headers=ump).json["state"]["vp"]
+    assert client.get(base + f"/state?at={k + 2}", headers=ump).json["state"]["vp"] == vp_now  # VP scored after k
     history = client.get(base + "/history", headers=ump).json
     texts = [line["text"] for turn in history["turns"] for phase in turn["phases"]
              for op in phase["operations"] for line in op["lines"] if line["seq"] == k]
