@@ -467,13 +467,12 @@ class Warlog(Application):
         self.damage.accept(gid, reason.strip())
         return self.damage.of(gid)
 
-    def _refuse_if_damaged(self, gid: UUID) -> Damage:
-        """The game's recorded damage; a DamagedLog naming its first line while an operator has not
-        accepted every damaged line."""
+    def _refuse_if_damaged(self, gid: UUID) -> None:
+        """A DamagedLog naming the first damaged line of the game's stored log that no operator
+        has accepted, if there is one."""
         damage = self.damage.of(gid)
         if damage.open:
             raise damaged_log(gid, damage.open[0].seq)
-        return damage
 
     @contextmanager
     def naming_damage(self, game_id: str | UUID) -> Iterator[None]:
@@ -609,7 +608,7 @@ class Warlog(Application):
         A copy from the store (loaded, or checked just now) is saved without a guard; a save
         that loses a race on its version raises ``IntegrityError`` to the caller."""
         gid = parse_game_id(game_id)
-        damage = self._refuse_if_damaged(gid)
+        self._refuse_if_damaged(gid)
         cached = self.games.take(gid)
         behind = False
         if cached is not None and cached.check_first:
@@ -628,7 +627,7 @@ class Warlog(Application):
                     self.games.put(cached)
                     raise
                 behind = True
-        current = cached if cached is not None else self._load(gid, damage.accepted_seqs)
+        current = cached if cached is not None else self._load(gid)
         current.check_first = behind
         return self._run(attempt, current, None)
 
@@ -660,13 +659,13 @@ class Warlog(Application):
             with self.naming_damage(gid), decoding(gid):
                 rows = self.recorder.select_events(gid, gt=version)
                 events = [self.mapper.to_domain_event(row) for row in rows]
-            self._verify_rows(gid, events, cached.game.chain_head, version, self.damage.of(gid).accepted_seqs)
+            self._verify_rows(gid, events, cached.game.chain_head, version)
             for row, event in zip(rows, events):
                 event.mutate(cached.game)
                 cached.add_row(row.state)
         return cached
 
-    def _load(self, gid: UUID, accepted: frozenset[int] = frozenset()) -> CachedGame:
+    def _load(self, gid: UUID) -> CachedGame:
         """As ``get_game`` (the latest snapshot, then the events after it), keeping a digest of
         each stored row read. The events read are verified as a chain following the snapshot's
         head (``_verify_rows``): a copy kept afterwards is guarded by its saves, so each stored
@@ -684,18 +683,19 @@ class Warlog(Application):
                 game = event.mutate(game)
         if game is None:
             raise GameNotFound(f"no game {gid}")
-        self._verify_rows(gid, events, head, base, accepted)
+        self._verify_rows(gid, events, head, base)
         cached = CachedGame(game, base, nbytes=len(stored.state) if stored is not None else 0)
         for row in rows:
             cached.add_row(row.state)
         return cached
 
-    def _verify_rows(self, gid: UUID, events: list, head: str, after: int, accepted: frozenset[int]) -> None:
+    def _verify_rows(self, gid: UUID, events: list, head: str, after: int) -> None:
         """The stored events after seq ``after`` checked as a chain following ``head``; failures
         at lines an operator has not accepted are recorded and refuse the command."""
-        failures = [(n, message) for n, message in
-                    verifying.verify_chain((verifying.to_line(e) for e in events), head, after + 1)
-                    if n not in accepted]
+        failures = verifying.verify_chain((verifying.to_line(e) for e in events), head, after + 1)
+        if failures:
+            accepted = self.damage.of(gid).accepted_seqs
+            failures = [(n, message) for n, message in failures if n not in accepted]
         if failures:
             self.damage.record(gid, failures)
             raise damaged_log(gid, failures[0][0])
