@@ -73,8 +73,8 @@ class CachedGame:
     # The copy was behind the store when last used (another process records in this game too):
     # the next command checks it first (``Warlog._with_game``).
     check_first: bool = False
-    # Its size as the cache accounts it: the stored bytes it was built from (its snapshot's and
-    # every row folded into it since), which the state it holds grows with.
+    # Its size as the cache accounts it: the stored bytes a load of it reads (its snapshot's and
+    # those of the rows after it), which the state it holds grows with.
     nbytes: int = 0
 
     def add_row(self, state: bytes) -> None:
@@ -313,6 +313,7 @@ class Warlog(Application):
             self.seeds.create_table()
             self.damage.create_tables()
         self.games = GameCache(self.GAME_CACHE, game_cache_bytes(self.GAME_CACHE_BYTES))
+        self._snapshot_bytes: dict[UUID, int] = {}  # a game's snapshot just taken: its stored size
         self.row_digests = RowDigests(self.recorder, self.config.kind)
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
         self.group_commit = GroupCommit(lambda *games, guards: self.save(*games, guards=guards),
@@ -375,7 +376,10 @@ class Warlog(Application):
                 if game is not None:
                     reached[game.id] = game
         if reached:
-            self.snapshots.put([Game.Snapshot.take(game) for game in reached.values()])
+            snapshots = [Game.Snapshot.take(game) for game in reached.values()]
+            self.snapshots.put(snapshots)
+            for snapshot in snapshots:  # its size, for the game cache's account (_keep)
+                self._snapshot_bytes[snapshot.originator_id] = len(self.mapper.to_stored_event(snapshot).state)
 
     # ------------------------------------------------------------------------------ reads --
     HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for a connection
@@ -708,7 +712,9 @@ class Warlog(Application):
         rows = [recording.notification for recording in recordings]
         if interval and any(row.originator_version % interval == 0 for row in rows):
             cached.base, cached.rows, cached.digest = rows[-1].originator_version, 0, hashlib.sha256()
-            cached.nbytes += sum(len(row.state) for row in rows)  # what the snapshot holds grew by them
+            # As a load would count it: the snapshot's bytes (none are known when another save
+            # took it: the rows' then).
+            cached.nbytes = self._snapshot_bytes.pop(cached.game.id, cached.nbytes + sum(len(r.state) for r in rows))
         else:
             for row in rows:
                 cached.add_row(row.state)
