@@ -157,9 +157,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    report = _local_store()[0].check_integrity(_saved_game_id(args.game_id))
+    """Verify a stored log; a failure is recorded and stops the game until an operator accepts
+    it (``--accept-damage REASON``, docs/operations.md)."""
+    service = _local_store()[0]
+    game_id = _saved_game_id(args.game_id)
+    report = service.check_integrity(game_id)
     for line in report.summary().splitlines():
         say(line)
+    if args.accept_damage is not None:
+        if service.damage.of(game_id).open:
+            damage = service.accept_damage(game_id, args.accept_damage)
+            say(f"accepted by the operator: line(s) {', '.join(str(d.seq) for d in damage.lines)} "
+                f"({args.accept_damage.strip()}); the game takes orders again")
+        else:
+            say("nothing to accept: no damaged line of this game waits for a decision")
+    damage = service.damage.of(game_id)
+    if damage.open:
+        say(f"DAMAGED: the game takes no orders until an operator acts (first line {damage.open[0].seq}); "
+            f"warlog check {game_id} --accept-damage REASON plays on from the stored log")
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
@@ -410,7 +425,18 @@ class Session:
         from api.client import WarlogClient
 
         return WarlogClient(self.server(game_id), self.token(game_id, need) if need else None,
-                            timeout=getattr(self.args, "timeout", None) or 30.0)
+                            timeout=getattr(self.args, "timeout", None) or 30.0, on_damaged=_warn_damaged)
+
+
+def _warn_damaged(line: str) -> None:
+    """A read of a game whose stored log fails verification says so, once per command."""
+    if not _warned:
+        _warned.append(line)
+        print(f"warning: this game's stored log fails verification at line {line}; it takes no orders "
+              "until an operator acts (warlog check GAME)", file=sys.stderr)
+
+
+_warned: list[str] = []
 
 
 # ------------------------------------------------------------------------------- output ----
@@ -1520,6 +1546,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="verify a stored game's log in place, as an export would be")
     p.add_argument("game_id")
+    p.add_argument("--accept-damage", metavar="REASON",
+                   help="record the operator's decision to play on from the damaged stored log as it is")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("projector", help="keep the read models current (a Procfile process); SIGTERM stops it")
@@ -1547,6 +1575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from domain.errors import WarlogError
 
     args = build_parser().parse_args(argv)
+    _warned.clear()
     try:
         return args.func(args)
     except ProblemError as exc:

@@ -22,7 +22,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 API_PREFIX = "/api/v1"
 DEFAULT_TIMEOUT = 30.0
@@ -104,13 +104,17 @@ STORE_RETRIES = 3  # a 503 store_unavailable, tried again after Retry-After (War
 class WarlogClient:
     """One server, optionally one bearer token. Methods map one to one onto the API's endpoints."""
 
-    def __init__(self, base_url: str, token: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, base_url: str, token: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+                 on_damaged: Callable[[str], None] | None = None):
         self.base_url = api_base(base_url)
         self.token = token
         self.timeout = timeout
+        # Called with the line of a read's Warlog-Damaged header (a game whose stored log fails
+        # verification, docs/api.md "Damaged logs").
+        self.on_damaged = on_damaged
 
     def with_token(self, token: str | None) -> "WarlogClient":
-        return WarlogClient(self.base_url, token, self.timeout)
+        return WarlogClient(self.base_url, token, self.timeout, self.on_damaged)
 
     def __repr__(self) -> str:  # never the token
         return f"WarlogClient({self.base_url!r}, token={'set' if self.token else None})"
@@ -179,6 +183,9 @@ class WarlogClient:
             except (http.client.HTTPException, OSError) as exc:
                 raise ConnectionFailed(f"the connection to {self.base_url} broke: {exc}") from None
             status, resp_headers = response.status, dict(response.headers.items())
+            damaged = response.headers.get("Warlog-Damaged")
+        if damaged and self.on_damaged is not None:
+            self.on_damaged(damaged)
         if not raw:
             return status, resp_headers, None
         try:

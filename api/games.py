@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import logging
 
-from flask import Blueprint, current_app, jsonify, request, url_for
+from flask import Blueprint, current_app, g, jsonify, request, url_for
 
 from api import schemas
 from api.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.problems import ApiProblem
+from domain.damage import Damage
 from domain.errors import Conflict, RuleViolation
 from domain.game import UMPIRE_RULE
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
 from domain.visibility import filter_lines
+from projections import folds
 from projections.folds import human_seats, render_state
 from projections.folds import status as status_of
 from projections.narrate import describe
@@ -39,6 +41,36 @@ def projections() -> Projections:
     if found is None or found.service is not service():
         found = current_app.extensions["warlog_projections"] = Projections(service())
     return found
+
+
+def damage_of(game_id: str) -> Damage:
+    """The recorded damage of a game's stored log (domain/damage.py), read once per request."""
+    known = g.setdefault("warlog_damage", {})
+    if game_id not in known:
+        known[game_id] = service().damage.of(game_id)
+    return known[game_id]
+
+
+def damaged_body(damage: Damage) -> dict | None:
+    """A summary's ``damaged``: the first damaged line not accepted, else the first accepted with
+    the operator's decision; None for a log with no recorded damage."""
+    if not damage:
+        return None
+    line = (damage.open or list(damage.lines))[0]
+    return {"line": line.seq, "accepted": line.accepted_at is not None, "accepted_at": line.accepted_at,
+            "reason": line.reason}
+
+
+def current_views(game_id: str, names: tuple[str, ...]) -> dict[str, dict]:
+    """A game's read models now. Those of a game with recorded damage are folded from its stored
+    log at each read, as the projections would fold it from the start: the projections folded
+    each line as it was written, so what they show (a die's face, "verified") may no longer be
+    what is stored."""
+    if damage_of(game_id):
+        lines = service().lines(game_id)
+        return {name: folds.fold(name, lines) for name in names}
+    with service().naming_damage(game_id):  # a row the projections cannot fold: found now
+        return projections().current(game_id, names)
 
 
 def load(schema: type) -> dict:
@@ -66,8 +98,9 @@ def result_body(caller: Caller, result: CommandResult) -> dict:
         "replayed": result.replayed, "order_id": result.order_id})
 
 
-def summary(view: dict, public: bool, caller: Caller | None = None) -> dict:
-    """A game's summary from its map view (projections/folds.py), filtered for the caller here."""
+def summary(view: dict, public: bool, caller: Caller | None = None, damaged: dict | None = None) -> dict:
+    """A game's summary from its map view (projections/folds.py), filtered for the caller here;
+    ``damaged`` as ``damaged_body`` gives it."""
     state = render_state(view, caller.viewer if caller else None)
     return schemas.dump(schemas.Summary, {
         "game_id": view["game_id"], "ruleset": view["ruleset"], "scenario": view["scenario"], "public": public,
@@ -76,7 +109,7 @@ def summary(view: dict, public: bool, caller: Caller | None = None) -> dict:
                   for s in human_seats(view)],
         "whose_move": view["whose_move"], "turn": state.get("turn"), "phase": state.get("phase"),
         "vp": state.get("vp", {}), "version": view["version"], "chain_head": view["chain_head"],
-        "last_activity": view["last_activity"], "ended": view["ended"]})
+        "last_activity": view["last_activity"], "ended": view["ended"], "damaged": damaged})
 
 
 def _etag(response, version: int):
@@ -123,13 +156,17 @@ def list_games():
                                            ruleset=filters.get("ruleset"), player=filters.get("player"),
                                            turn_of=filters.get("turn_of"))
     views = projections().store.load([r["game_id"] for r in rows], ("map",))
+    damaged = service().damage.first_open(r["game_id"] for r in rows)
     games = []
     for row in rows:
         view = views[row["game_id"]].get("map")
         if view is None:
             continue
         caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
-        games.append(summary(view, access().is_public(row["game_id"]) or False, caller))
+        line = damaged.get(row["game_id"])
+        games.append(summary(view, access().is_public(row["game_id"]) or False, caller,
+                             {"line": line, "accepted": False, "accepted_at": None, "reason": None}
+                             if line is not None else None))
     games.sort(key=lambda g: g["last_activity"], reverse=True)
     return jsonify(schemas.dump(schemas.GameList, {"games": games}))
 
@@ -137,8 +174,9 @@ def list_games():
 @bp.get("/games/<game_id>")
 def get_game(game_id: str):
     caller = caller_for(game_id)
-    view = projections().current(caller.game_id, ("map",))["map"]
-    return _etag(jsonify(summary(view, bool(access().is_public(caller.game_id)), caller)), view["version"])
+    view = current_views(caller.game_id, ("map",))["map"]
+    body = summary(view, bool(access().is_public(caller.game_id)), caller, damaged_body(damage_of(caller.game_id)))
+    return _etag(jsonify(body), view["version"])
 
 
 # ---------------------------------------------------------------------------------- seats ----

@@ -133,10 +133,13 @@ HEADERS: dict[str, dict] = {
     "RetryAfter": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}},
     "Link": {"description": "<URL of the next page>; rel=\"next\", while there is one", "schema": {"type": "string"}},
     "ContentDisposition": {"description": "attachment; filename=\"game-<game_id>.jsonl\"", "schema": {"type": "string"}},
+    "WarlogDamaged": {"description": "only while the game's stored log fails verification at a line no operator "
+                                     "has accepted: the first such line; the game takes no orders "
+                                     "(docs/api.md, Damaged logs)", "schema": {"type": "integer"}},
 }
 _HEADER_NAMES = {"ETag": "ETag", "Location": "Location", "IdempotentReplayed": "Idempotent-Replayed",
                  "WWWAuthenticate": "WWW-Authenticate", "RetryAfter": "Retry-After", "Link": "Link",
-                 "ContentDisposition": "Content-Disposition"}
+                 "ContentDisposition": "Content-Disposition", "WarlogDamaged": "Warlog-Damaged"}
 _PROBLEM_HEADERS = {401: ("WWWAuthenticate",), 503: ("RetryAfter",)}
 
 
@@ -234,7 +237,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games/{game_id}"): Op(
         "A game's summary", ANY, params=_GAME,
         description="Seats, whose move, turn, phase, VP, version and chain head, as the caller may see them.",
-        replies={200: Reply("the summary", schemas.Summary, headers=("ETag",))},
+        replies={200: Reply("the summary", schemas.Summary, headers=("ETag", "WarlogDamaged"))},
         problems=READ),
     # ---- seats
     ("post", "/api/v1/games/{game_id}/join"): Op(
@@ -363,19 +366,19 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "event, `at` with `turn`, or `phase` without `turn` is 422, a turn or phase not reached "
                     "yet is 404 not_found. `version` is the version of the state shown; the ETag is the "
                     "game's current version.",
-        replies={200: Reply("the state", reads.StateBody, headers=("ETag",))},
+        replies={200: Reply("the state", reads.StateBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "not_found", "invalid_request")),
     ("get", "/api/v1/games/{game_id}/vp"): Op(
         "The VP track", ANY, tag="reads", params=_GAME,
         description="VP totals per side and every VP change in order, with the turn and phase, reason and "
                     "rule; changes of a taken-back order are marked `superseded` and do not count.",
-        replies={200: Reply("the VP track", reads.VPBody, headers=("ETag",))},
+        replies={200: Reply("the VP track", reads.VPBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/history"): Op(
         "The game's history in words", ANY, tag="reads", params=_GAME,
         description="The events the caller may see, grouped by turn, phase and operation (what one "
                     "command recorded), each line with its readable `text`.",
-        replies={200: Reply("the history", reads.HistoryBody, headers=("ETag",))},
+        replies={200: Reply("the history", reads.HistoryBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/dice"): Op(
         "The dice audit", ANY, tag="reads", params=(*_GAME, reads.DiceQuery),
@@ -383,7 +386,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "against its epoch's revealed seed; every epoch with its commitment and, once revealed, "
                     "its seed (docs/dice.md). `seat` (exact), `turn` and `purpose` filter the rolls, never "
                     "the epochs.",
-        replies={200: Reply("the rolls and epochs", reads.DiceBody, headers=("ETag",))},
+        replies={200: Reply("the rolls and epochs", reads.DiceBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/events"): Op(
         "Events as export lines, a page at a time", ANY, tag="reads", params=(*_GAME, reads.EventsQuery),
@@ -392,7 +395,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "(`redacted: true`; their hash then no longer matches) or left out, so a page may hold "
                     "fewer than `limit` events. Continue with `after=next_after` (also in the Link header) "
                     "until `next_after` is null.",
-        replies={200: Reply("a page of events", reads.EventsBody, headers=("ETag", "Link"))},
+        replies={200: Reply("a page of events", reads.EventsBody, headers=("ETag", "Link", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/export"): Op(
         "Export the log as JSON Lines", ANY, tag="reads", params=_GAME,
@@ -400,19 +403,19 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "ETag. An umpire's file is the exact log and `warlog verify FILE` checks it offline; anyone "
                     "else's has hidden lines redacted, which do not verify.",
         replies={200: Reply("the export", {"type": "string", "description": "one JSON object per line"},
-                            media=NDJSON, headers=("ETag", "ContentDisposition"))},
+                            media=NDJSON, headers=("ETag", "ContentDisposition", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/take-backs"): Op(
         "Take-back requests and their answers", ANY, tag="reads", params=_GAME,
         description="Each request with the order it names, its reason and its answer (null while waiting).",
-        replies={200: Reply("the take-back requests", reads.TakeBacksBody, headers=("ETag",))},
+        replies={200: Reply("the take-back requests", reads.TakeBacksBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/integrity"): Op(
         "Verify the stored log", ANY, tag="reads", params=_GAME,
         description="Runs the checks of `warlog verify` (docs/dice.md section 6) on the stored game. A log "
                     "that does not verify is still 200, with `ok: false` and the failures; the message of a "
                     "failure at a line hidden from the caller is shown to umpires only.",
-        replies={200: Reply("the report", reads.IntegrityBody, headers=("ETag",))},
+        replies={200: Reply("the report", reads.IntegrityBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*AUTH_READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/events/stream"): Op(
         "Follow the game's events live", ANY, tag="reads",

@@ -49,7 +49,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "stream_capacity": (503, "Too many open event streams; retry shortly"),
     "queue_unavailable": (503, "The job queue does not answer; retry shortly"),
     "store_unavailable": (503, "The game store is busy or does not answer; retry shortly"),
-    "damaged_log": (500, "The stored log of this game is damaged"),
+    "damaged_log": (409, "The stored log of this game fails verification; it takes no orders until an operator acts"),
     "internal_error": (500, "Internal server error"),
 }
 

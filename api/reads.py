@@ -26,11 +26,12 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.auth import UMPIRE, caller_for
-from api.games import lines_for, projections, service
+from api.games import current_views, damage_of, lines_for, projections, service
 from api.problems import ApiProblem
 from api.schemas import Line, dump, shared
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
+from domain.service import parse_game_id
 from domain.visibility import filter_lines
 from projections import folds
 
@@ -308,6 +309,22 @@ class IntegrityBody(Schema):
 
 
 # ==================================================================================== views ====
+DAMAGED_HEADER = "Warlog-Damaged"
+
+
+@bp.after_app_request
+def damaged_header(response: Response) -> Response:
+    """Every API read a caller was allowed to make of a game whose stored log has a damaged line
+    no operator has accepted says so: ``Warlog-Damaged: <first such line>`` (docs/api.md)."""
+    game_id = (request.view_args or {}).get("game_id")
+    if (game_id and request.method in ("GET", "HEAD") and response.status_code < 400
+            and request.path.startswith("/api/")):
+        damage = damage_of(str(parse_game_id(game_id)))  # the caller was let in: a valid id
+        if damage.open:
+            response.headers[DAMAGED_HEADER] = str(damage.open[0].seq)
+    return response
+
+
 def _etag(response: Response, version: int) -> Response:
     response.headers["ETag"] = f'"{version}"'
     return response
@@ -329,7 +346,7 @@ def state(game_id: str):
     the state just before the first order."""
     caller = caller_for(game_id)
     params = query(StateQuery)
-    view = projections().current(caller.game_id, ("map",))["map"]
+    view = current_views(caller.game_id, ("map",))["map"]
     seq = view["version"]
     if "at" in params:
         if params["at"] > view["version"]:
@@ -345,17 +362,25 @@ def state(game_id: str):
     # Now: the map view, caught up to the game's current version (read-your-writes). Time travel:
     # the map view at that seq, from the nearest map checkpoint (every CHECKPOINT_EVERY events,
     # caught up with the view above) plus the map fold of the events after it; docs/projections.md.
-    at = view if seq == view["version"] else projections().map_at(caller.game_id, seq)
+    at = view if seq == view["version"] else _map_at(caller.game_id, seq)
     shown = folds.render_state(at, caller.viewer)
     body = {"game_id": caller.game_id, "version": at["version"], "turn": shown.get("turn"),
             "phase": shown.get("phase"), "whose_move": at["whose_move"], "ended": at["ended"], "state": shown}
     return _etag(jsonify(dump(StateBody, body)), view["version"])
 
 
+def _map_at(game_id: str, seq: int) -> dict:
+    """The map view right after ``seq``: from the projections' checkpoints, or folded from the
+    stored log for a game with recorded damage (``current_views``)."""
+    if damage_of(game_id):
+        return folds.fold("map", service().lines(game_id, limit=seq))
+    return projections().map_at(game_id, seq)
+
+
 def _views(game_id: str, name: str) -> tuple[Ruleset, dict, int]:
     """The ruleset, the unfiltered view ``name`` of a game caught up to its current version
     (read-your-writes), and that version. Filtering for the caller happens in ``folds.render_*``."""
-    views = projections().current(game_id, ("map", name))
+    views = current_views(game_id, ("map", name))
     return find_ruleset(views["map"]["ruleset"]), views[name], views[name]["version"]
 
 

@@ -266,6 +266,14 @@ class Seat(Schema):
     joined = fields.Boolean()
 
 
+class Damaged(Schema):
+    line = fields.Integer(metadata={"description": "the first line failing verification not accepted by an "
+                                                   "operator, else the first accepted one"})
+    accepted = fields.Boolean(metadata={"description": "false: the game takes no orders (409 damaged_log)"})
+    accepted_at = fields.String(allow_none=True)
+    reason = fields.String(allow_none=True, metadata={"description": "the operator's, when accepted"})
+
+
 class Summary(Schema):
     game_id = fields.String()
     ruleset = fields.String()
@@ -281,6 +289,8 @@ class Summary(Schema):
     chain_head = fields.String()
     last_activity = fields.String()
     ended = fields.Dict(allow_none=True)
+    damaged = fields.Nested(Damaged, allow_none=True, metadata={
+        "description": "null, or the stored log fails verification (docs/operations.md)"})
 
 
 class GameList(Schema):

@@ -96,8 +96,9 @@ class IntegrityFailure(WarlogError):
 
 
 class DamagedLog(IntegrityFailure):
-    """A stored event of this game no longer decodes or no longer follows its predecessor: the
-    store was changed outside warlog. The server's problem, not the client's."""
+    """The stored log of this game fails verification (a stored event no longer decodes, no longer
+    follows its predecessor or no longer has its hash): the store was changed outside warlog. The
+    game takes no orders until an operator acts (domain/damage.py); ``seq`` names the line."""
 
     code = "damaged_log"
 

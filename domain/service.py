@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager, nullcontext
@@ -22,7 +23,9 @@ from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 from eventsourcing.persistence import IntegrityError, InterfaceError, MapperDeserialisationError, OperationalError
 from eventsourcing.utils import get_topic
 
+from domain import chain
 from domain import verify as verifying
+from domain.damage import Damage, DamageRecords
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion, WarlogError
 from domain.events import GameCreated, event_class
 from domain.game import Game
@@ -38,7 +41,8 @@ def decoding(game_id):
     try:
         yield
     except (MapperDeserialisationError, OriginatorVersionError, OriginatorIDError,
-            TypeError, KeyError, AttributeError, ValueError) as exc:
+            TypeError, KeyError, AttributeError, ValueError, AssertionError) as exc:
+        # AssertionError: eventsourcing's fold asserts the first event made the aggregate
         raise DamagedLog(f"the stored log of game {game_id} is damaged ({type(exc).__name__}); "
                          "its integrity check names the line") from exc
 
@@ -69,9 +73,13 @@ class CachedGame:
     # The copy was behind the store when last used (another process records in this game too):
     # the next command checks it first (``Warlog._with_game``).
     check_first: bool = False
+    # Its size as the cache accounts it: the stored bytes a load of it reads (its snapshot's and
+    # those of the rows after it), which the state it holds grows with.
+    nbytes: int = 0
 
     def add_row(self, state: bytes) -> None:
         self.rows += 1
+        self.nbytes += len(state)
         fold_row(self.digest, state)
 
     def guard(self) -> Guard:
@@ -85,25 +93,35 @@ class GameCache:
 
     A command *takes* its game out (no two threads ever share one object: a command mutates it)
     and puts it back once saved, or untouched (a refused order). Least recently used games fall
-    out beyond ``size``."""
+    out beyond ``size`` games or ``max_bytes`` (the sum of the copies' ``nbytes``); a game larger
+    than ``max_bytes`` alone is not kept."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, max_bytes: int = 0):
         self.size = size
+        self.max_bytes = max_bytes
+        self.nbytes = 0  # the sum of the kept copies' nbytes
         self._games: OrderedDict[UUID, CachedGame] = OrderedDict()
         self._lock = threading.Lock()
 
     def take(self, game_id: UUID) -> CachedGame | None:
         with self._lock:
-            return self._games.pop(game_id, None)
+            cached = self._games.pop(game_id, None)
+            if cached is not None:
+                self.nbytes -= cached.nbytes
+            return cached
 
     def put(self, cached: CachedGame) -> None:
-        if cached.game.pending_events or self.size <= 0:
-            return  # unsaved events: this object is no longer the stored game
+        if cached.game.pending_events or self.size <= 0 or cached.nbytes > self.max_bytes:
+            return  # unsaved events: this object is no longer the stored game; or it is too large
         with self._lock:
+            old = self._games.pop(cached.game.id, None)
+            if old is not None:
+                self.nbytes -= old.nbytes
             self._games[cached.game.id] = cached
-            self._games.move_to_end(cached.game.id)
-            while len(self._games) > self.size:
-                self._games.popitem(last=False)
+            self.nbytes += cached.nbytes
+            while len(self._games) > self.size or self.nbytes > self.max_bytes:
+                _, dropped = self._games.popitem(last=False)
+                self.nbytes -= dropped.nbytes
 
     def __len__(self) -> int:
         return len(self._games)
@@ -249,6 +267,23 @@ def _fold(game: Any, events: Iterable[Any]) -> Any:
     return game
 
 
+def damaged_log(game_id: Any, seq: int) -> DamagedLog:
+    """The refusal of a command on a game whose stored log fails verification at line ``seq``."""
+    return DamagedLog(f"the stored log of game {game_id} fails verification at this line; the game "
+                      "takes no orders until an operator acts (docs/operations.md)", seq=seq)
+
+
+def game_cache_bytes(default: int, environ: dict | None = None) -> int:
+    """``WARLOG_GAME_CACHE_BYTES``: the most stored bytes of games a process keeps in memory
+    (``GameCache``); 0 keeps none."""
+    raw = (os.environ if environ is None else environ).get("WARLOG_GAME_CACHE_BYTES", "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise ValueError(f"WARLOG_GAME_CACHE_BYTES must be a whole number of bytes, not {raw!r}")
+    return int(raw)
+
+
 def parse_game_id(game_id: str | UUID) -> UUID:
     if isinstance(game_id, UUID):
         return game_id
@@ -265,6 +300,7 @@ class Warlog(Application):
     is_snapshotting_enabled = True
     snapshotting_intervals = {Game: 100}
     GAME_CACHE = 1000  # games kept in memory between commands, per process (GameCache)
+    GAME_CACHE_BYTES = 64 * 2**20  # their stored bytes, at most (WARLOG_GAME_CACHE_BYTES)
 
     def __init__(self, config: StoreConfig | None = None, *, create_tables: bool = False):
         self.config = config or config_from_env()
@@ -272,9 +308,12 @@ class Warlog(Application):
         super().__init__(env=self.config.eventsourcing_env(create_table=create_tables))
         schema = (self.config.postgres or {}).get("POSTGRES_SCHEMA")
         self.seeds = SeedStore(self.recorder.datastore, self.config.kind, schema)
+        self.damage = DamageRecords.for_service(self)
         if create_tables:
             self.seeds.create_table()
-        self.games = GameCache(self.GAME_CACHE)
+            self.damage.create_tables()
+        self.games = GameCache(self.GAME_CACHE, game_cache_bytes(self.GAME_CACHE_BYTES))
+        self._snapshot_bytes: dict[UUID, int] = {}  # a game's snapshot just taken: its stored size
         self.row_digests = RowDigests(self.recorder, self.config.kind)
         # Looked up at each save (not bound now), so a wrapper put on self.save sees every save.
         self.group_commit = GroupCommit(lambda *games, guards: self.save(*games, guards=guards),
@@ -337,7 +376,10 @@ class Warlog(Application):
                 if game is not None:
                     reached[game.id] = game
         if reached:
-            self.snapshots.put([Game.Snapshot.take(game) for game in reached.values()])
+            snapshots = [Game.Snapshot.take(game) for game in reached.values()]
+            self.snapshots.put(snapshots)
+            for snapshot in snapshots:  # its size, for the game cache's account (_keep)
+                self._snapshot_bytes[snapshot.originator_id] = len(self.mapper.to_stored_event(snapshot).state)
 
     # ------------------------------------------------------------------------------ reads --
     HEALTH_TIMEOUT = 2.0  # seconds /healthz waits for a connection
@@ -363,7 +405,7 @@ class Warlog(Application):
         return (row[0] if row else 0) or 0
 
     def get_game(self, game_id: str | UUID, version: int | None = None) -> Game:
-        with decoding(game_id):
+        with self.naming_damage(game_id), decoding(game_id):
             try:
                 return self.repository.get(parse_game_id(game_id), version=version, projector_func=_fold)
             except AggregateNotFoundError:
@@ -374,11 +416,11 @@ class Warlog(Application):
         """Stored events as export lines, from seq ``after + 1``; ``strict`` refuses a gap in the
         seqs (a deleted row) as a DamagedLog, which an export leaves for verify to name."""
         gid = parse_game_id(game_id)
-        with decoding(game_id):
+        with self.naming_damage(gid), decoding(game_id):
             found = [verifying.to_line(e) for e in self.events.get(gid, gt=after or None, limit=limit)]
-        if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
-            raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
-                             f"{after}; its integrity check names the line")
+            if strict and found and [line["seq"] for line in found] != list(range(after + 1, after + 1 + len(found))):
+                raise DamagedLog(f"the stored log of game {game_id} has a gap or a repeat after seq "
+                                 f"{after}; its integrity check names the line")
         if not found and after == 0:
             raise GameNotFound(f"no game {game_id}")
         return found
@@ -413,7 +455,42 @@ class Warlog(Application):
             raise GameNotFound(f"no game {game_id}")
         verifying.verify(lines, report)
         report.failures.sort(key=lambda f: f[0])
+        if not report.ok:
+            self.damage.record(gid, report.failures)
         return report
+
+    def accept_damage(self, game_id: str | UUID, reason: str) -> Damage:
+        """An operator's decision to play on from a damaged stored log as it is: every damaged
+        line found (the stored log checked again now) is marked accepted with ``reason``. The
+        log keeps failing verification at those lines; a failure at any other line stops the
+        game again (domain/damage.py)."""
+        if not reason.strip():
+            raise IntegrityFailure("give the reason for accepting the damage")
+        gid = parse_game_id(game_id)
+        self.check_integrity(gid)
+        self.damage.accept(gid, reason.strip())
+        return self.damage.of(gid)
+
+    def _refuse_if_damaged(self, gid: UUID) -> None:
+        """A DamagedLog naming the first damaged line of the game's stored log that no operator
+        has accepted, if there is one."""
+        damage = self.damage.of(gid)
+        if damage.open:
+            raise damaged_log(gid, damage.open[0].seq)
+
+    @contextmanager
+    def naming_damage(self, game_id: str | UUID) -> Iterator[None]:
+        """A DamagedLog that does not name its line (a stored event that no longer decodes, or a
+        gap) names the first line the integrity check finds failing, which is recorded."""
+        try:
+            yield
+        except DamagedLog as exc:
+            if exc.seq is not None:
+                raise
+            report = self.check_integrity(game_id)
+            if report.ok:
+                raise
+            raise damaged_log(game_id, report.failures[0][0]) from exc
 
     # ------------------------------------------------------------------------- commands ----
     def create_game(self, ruleset: str, scenario: str | None = None,
@@ -548,6 +625,7 @@ class Warlog(Application):
         A copy from the store (loaded, or checked just now) is saved without a guard; a save
         that loses a race on its version raises ``IntegrityError`` to the caller."""
         gid = parse_game_id(game_id)
+        self._refuse_if_damaged(gid)
         cached = self.games.take(gid)
         behind = False
         if cached is not None and cached.check_first:
@@ -595,28 +673,49 @@ class Warlog(Application):
         if not (count == cached.rows == version - cached.base and digest == cached.digest.digest()):
             return None
         if top > version:
-            with decoding(gid):
-                for row in self.recorder.select_events(gid, gt=version):
-                    self.mapper.to_domain_event(row).mutate(cached.game)
-                    cached.add_row(row.state)
+            with self.naming_damage(gid), decoding(gid):
+                rows = self.recorder.select_events(gid, gt=version)
+                events = [self.mapper.to_domain_event(row) for row in rows]
+            self._verify_rows(gid, events, cached.game.chain_head, version)
+            for row, event in zip(rows, events):
+                event.mutate(cached.game)
+                cached.add_row(row.state)
         return cached
 
     def _load(self, gid: UUID) -> CachedGame:
         """As ``get_game`` (the latest snapshot, then the events after it), keeping a digest of
-        each stored row read."""
-        with decoding(gid):
-            snapshot = next(iter(self.snapshots.get(gid, desc=True, limit=1)), None) if self.snapshots else None
+        each stored row read. The events read are verified as a chain following the snapshot's
+        head (``_verify_rows``): a copy kept afterwards is guarded by its saves, so each stored
+        row a command relies on has been verified once."""
+        with self.naming_damage(gid), decoding(gid):
+            stored = (next(iter(self.snapshots.recorder.select_events(gid, desc=True, limit=1)), None)
+                      if self.snapshots else None)
+            snapshot = self.snapshots.mapper.to_domain_event(stored) if stored is not None else None
             base = snapshot.originator_version if snapshot is not None else 0
             rows = self.recorder.select_events(gid, gt=base)
             game = snapshot.mutate(None) if snapshot is not None else None
-            for row in rows:
-                game = self.mapper.to_domain_event(row).mutate(game)
+            head = game.chain_head if game is not None else chain.GENESIS
+            events = [self.mapper.to_domain_event(row) for row in rows]
+            for event in events:
+                game = event.mutate(game)
         if game is None:
             raise GameNotFound(f"no game {gid}")
-        cached = CachedGame(game, base)
+        self._verify_rows(gid, events, head, base)
+        cached = CachedGame(game, base, nbytes=len(stored.state) if stored is not None else 0)
         for row in rows:
             cached.add_row(row.state)
         return cached
+
+    def _verify_rows(self, gid: UUID, events: list, head: str, after: int) -> None:
+        """The stored events after seq ``after`` checked as a chain following ``head``; failures
+        at lines an operator has not accepted are recorded and refuse the command."""
+        failures = verifying.verify_chain((verifying.to_line(e) for e in events), head, after + 1)
+        if failures:
+            accepted = self.damage.of(gid).accepted_seqs
+            failures = [(n, message) for n, message in failures if n not in accepted]
+        if failures:
+            self.damage.record(gid, failures)
+            raise damaged_log(gid, failures[0][0])
 
     def _keep(self, cached: CachedGame, recordings: list) -> None:
         """Add the rows just written to a saved game's copy; a snapshot taken by the save (one
@@ -626,6 +725,9 @@ class Warlog(Application):
         rows = [recording.notification for recording in recordings]
         if interval and any(row.originator_version % interval == 0 for row in rows):
             cached.base, cached.rows, cached.digest = rows[-1].originator_version, 0, hashlib.sha256()
+            # As a load would count it: the snapshot's bytes (none are known when another save
+            # took it: the rows' then).
+            cached.nbytes = self._snapshot_bytes.pop(cached.game.id, cached.nbytes + sum(len(r.state) for r in rows))
         else:
             for row in rows:
                 cached.add_row(row.state)

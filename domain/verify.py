@@ -202,6 +202,23 @@ def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | N
     return open_epoch
 
 
+def verify_chain(lines: Iterable[dict], prev: str, first: int) -> list[tuple[int, str]]:
+    """The chain checks of ``verify`` (order, links, hashes) for a stretch of a log: ``lines``
+    should be seqs ``first``, ``first + 1``, ... following a line whose hash is ``prev``. What a
+    game loaded from a snapshot checks of the events after it (domain/service.py ``_load``);
+    the dice need the whole log and are left to ``verify``."""
+    failures = []
+    for n, line in enumerate(lines, start=first):
+        if line["seq"] != n:
+            failures.append((n, f"seq {line['seq']} where {n} was expected (an event was deleted, inserted or moved)"))
+        if line["prev_hash"] != prev:
+            failures.append((n, "prev_hash does not match the hash of the line before (chain broken)"))
+        if hashlib.sha256(chain.canonical_body(line)).hexdigest() != line["hash"]:
+            failures.append((n, f"hash does not match the line's content ({line['type']} was altered)"))
+        prev = line["hash"]
+    return failures
+
+
 def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
     report = Report()
     lines = parse_lines(text_lines, report)

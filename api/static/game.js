@@ -428,6 +428,18 @@
     }
   }
 
+  // A stored log that fails verification (docs/api.md, "Damaged logs"): a warning above the game.
+  function renderDamaged() {
+    var d = summary.damaged, box = $("damaged");
+    box.hidden = !d;
+    if (!d) return;
+    box.textContent = d.accepted
+      ? "Warning: this game's stored log fails verification from line " + d.line +
+        "; an operator accepted it and play goes on (" + (d.reason || "no reason given") + ")."
+      : "Warning: this game's stored log fails verification at line " + d.line +
+        ". It takes no orders until an operator acts.";
+  }
+
   async function load() {
     var token = W.keys.reader(gameId), mine = W.keys.seat(gameId), base = "/api/v1/games/" + gameId;
     renderSeats();
@@ -457,6 +469,7 @@
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
     renderSummary();
+    renderDamaged();
     renderPending();
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();

@@ -600,3 +600,28 @@ def test_an_order_the_busy_store_turned_away_is_sent_again_after_retry_after(tmp
         httpd.shutdown()
         httpd.server_close()
         service.close()
+
+
+def test_reads_of_a_damaged_game_warn_and_an_order_names_the_line(server, alice, bob):
+    """A game whose stored log fails verification (docs/api.md, "Damaged logs"): every read
+    command prints a warning naming the line; an order exits 1 with the server's problem."""
+    from tests.integration.rawstore import RawStore
+    from tests.integration.test_tamper import change_die_value
+
+    game_id = started_game(server, alice, bob)
+    assert alice("order", game_id, "roll", "2d6", "--purpose", "fire")[0] == 0
+    code, out, err = alice("show", game_id)
+    assert code == 0 and "warning" not in err
+    service = Warlog(server.config)
+    try:
+        lines = [json.loads(line) for line in service.export(game_id)]
+        with RawStore(server.config) as raw:
+            k = change_die_value(raw, game_id, lines)
+    finally:
+        service.close()
+    code, out, err = alice("order", game_id, "note", "after")
+    assert code == 1 and f"line {k}:" in err, err
+    for command in ("show", "state", "history", "dice"):
+        code, out, err = bob(command, game_id)
+        assert code == 0, (command, err)
+        assert err.count(f"warning: this game's stored log fails verification at line {k}") == 1, (command, err)

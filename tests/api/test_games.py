@@ -283,7 +283,7 @@ def test_tokens_never_reach_the_logs(client, caplog):
 
 
 @pytest.mark.parametrize("damage", ["garbage", "deleted"])
-def test_a_damaged_stored_log_is_a_named_server_problem_not_an_anonymous_crash(client, store_config, damage):
+def test_a_damaged_stored_log_is_a_problem_naming_the_line_not_an_anonymous_crash(client, store_config, damage):
     from tests.integration.rawstore import RawStore
 
     game = make_game(client)
@@ -296,8 +296,8 @@ def test_a_damaged_stored_log_is_a_named_server_problem_not_an_anonymous_crash(c
             raw.delete(game.game_id, 3)
     for path in ("", "/state", "/events", "/history"):
         r = client.get(f"/api/v1/games/{game.game_id}{path}", headers=game.seats["Blue"])
-        body = problem(r, 500, "damaged_log")
-        assert game.game_id in body["detail"] and "integrity check" in body["detail"]
+        body = problem(r, 409, "damaged_log")
+        assert game.game_id in body["detail"] and body["line"] == 3 and body["detail"].startswith("line 3:")
     report = client.get(f"/api/v1/games/{game.game_id}/integrity", headers=ump).json
     assert report["ok"] is False and report["failures"][0]["line"] == 3
 

@@ -82,6 +82,37 @@ def test_check_verifies_a_stored_game_and_an_unknown_game_is_a_clear_error(playe
     assert garbage.returncode == 1 and "no game" in garbage.stderr
 
 
+def test_check_stops_a_damaged_game_and_accept_damage_records_the_operators_decision(played):
+    from domain.errors import DamagedLog
+    from tests.integration.rawstore import RawStore
+    from tests.integration.test_tamper import change_die_value
+
+    data, game_id = played
+    config = config_from_env({"WARLOG_DATA_DIR": str(data)})
+    app = Warlog(config)
+    try:
+        with RawStore(config) as raw:
+            k = change_die_value(raw, game_id, [json.loads(line) for line in app.export(game_id)])
+        checked = warlog("check", game_id, data_dir=data)
+        assert checked.returncode == 1 and checked.stdout.startswith(f"FAILED game {game_id}")
+        assert f"DAMAGED: the game takes no orders until an operator acts (first line {k})" in checked.stdout
+        with pytest.raises(DamagedLog):
+            app.concede(game_id, "Blue")
+        blank = warlog("check", game_id, "--accept-damage", " ", data_dir=data)
+        assert blank.returncode == 1 and "reason" in blank.stderr
+        accepted = warlog("check", game_id, "--accept-damage", "kept: the players agree", data_dir=data)
+        assert accepted.returncode == 1, "the log still fails verification"
+        assert f"accepted by the operator: line(s) {k} (kept: the players agree)" in accepted.stdout
+        assert "DAMAGED" not in accepted.stdout
+        [line] = app.damage.of(game_id).lines
+        assert (line.seq, line.reason) == (k, "kept: the players agree") and line.accepted_at
+        again = warlog("check", game_id, "--accept-damage", "twice", data_dir=data)
+        assert "nothing to accept" in again.stdout
+        assert app.damage.of(game_id).lines[0].reason == "kept: the players agree"
+    finally:
+        app.close()
+
+
 def test_verify_of_a_missing_file_is_a_usage_error(tmp_path):
     result = warlog("verify", str(tmp_path / "nope.jsonl"), data_dir=tmp_path)
     assert result.returncode == 2 and "No such file" in result.stderr

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from domain import chain
-from domain.errors import Conflict, GameNotFound, IntegrityFailure
+from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure
 from domain.events import ENVELOPE
 from domain.service import Warlog
 from domain.verify import verify_text
@@ -259,6 +259,113 @@ def test_check_integrity_reports_an_undecodable_stored_event_as_a_failure(app, s
     assert not report.ok
     assert report.failures[0][0] == k, report.summary()
     assert "cannot be decoded" in report.failures[0][1]
+
+
+# ------------------------------------------------------------ a damaged log stops the game --
+NOTE = {"kind": "note", "text": "after the tamper"}
+# The tampers a load finds by itself: all but a forged die whose chain was rewritten, which only
+# the revealed seed gives away (check_integrity, below).
+FOUND_BY_A_LOAD = [t for t in TAMPERS if t is not forge_die_and_rewrite_the_whole_chain]
+
+
+def fresh_check(config, gid: str):
+    """check_integrity in another process, as the integrity endpoint or ``warlog check`` runs it."""
+    checker = Warlog(config)
+    try:
+        return checker.check_integrity(gid)
+    finally:
+        checker.close()
+
+
+def refused(app: Warlog, gid: str, order_id: str = "after") -> DamagedLog:
+    with pytest.raises(DamagedLog) as failure:
+        app.submit_order(gid, "Blue", order_id, NOTE)
+    return failure.value
+
+
+@pytest.mark.parametrize("tamper", FOUND_BY_A_LOAD, ids=[t.__name__ for t in FOUND_BY_A_LOAD])
+def test_an_order_on_a_tampered_game_is_refused_naming_the_first_bad_line(app, store_config, tamper):
+    """The process that played the game holds it in its cache: its next order is refused (the
+    save's guard sees changed rows, the game loaded again fails its chain), naming the line, and
+    so is every later command; nothing is recorded."""
+    gid = played_game(app)
+    with RawStore(store_config) as raw:
+        expected = tamper(raw, gid, [json.loads(t) for t in export_text(app, gid)])
+        rows = raw.events(gid)
+        failure = refused(app, gid)
+        assert failure.seq == expected and f"line {expected}:" in str(failure)
+        assert refused(app, gid, "again").seq == expected
+        with pytest.raises(DamagedLog):
+            app.join(gid, "Red", "someone")
+        assert raw.events(gid) == rows, "a command on a damaged game recorded something"
+    fresh = Warlog(store_config)
+    try:
+        assert refused(fresh, gid).seq == expected  # another process: the recorded damage
+    finally:
+        fresh.close()
+    assert app.damage.of(gid).open[0].seq == expected
+
+
+def test_a_damage_only_a_full_check_finds_stops_the_game_once_found(app, store_config):
+    """A forged die with a rewritten chain loads as a sound chain; once the integrity check
+    (``warlog check``, the integrity endpoint) finds it, in any process, no order is taken."""
+    gid = played_game(app)
+    with RawStore(store_config) as raw:
+        k = forge_die_and_rewrite_the_whole_chain(raw, gid, [json.loads(t) for t in export_text(app, gid)])
+    assert not fresh_check(store_config, gid).ok
+    assert refused(app, gid).seq == k
+
+
+def test_an_operator_accepts_the_damage_and_the_game_plays_on_until_another_line_fails(app, store_config):
+    gid = played_game(app)
+    lines = [json.loads(t) for t in export_text(app, gid)]
+    with RawStore(store_config) as raw:
+        k = change_die_value(raw, gid, lines)
+    assert refused(app, gid).seq == k
+    with pytest.raises(IntegrityFailure):
+        app.accept_damage(gid, "  ")  # a decision needs its reason
+    damage = app.accept_damage(gid, "the players agreed the stored face stands")
+    assert [(d.seq, d.reason) for d in damage.lines] == [(k, "the players agreed the stored face stands")]
+    assert not damage.open and damage.lines[0].accepted_at
+    result = app.submit_order(gid, "Blue", "after", NOTE)
+    assert result.version == len(lines) + 1
+    report = app.check_integrity(gid)
+    assert {n for n, _ in report.failures} == {k}, "the log still fails verification at the accepted line"
+    fresh = Warlog(store_config)  # another process loads the game: the accepted line does not stop it
+    try:
+        fresh.submit_order(gid, "Red", "after-2", NOTE)
+    finally:
+        fresh.close()
+    # A change at another line stops the game again: line 8 is before the snapshot taken at 20
+    # (this store's interval), which loads do not read again; the integrity check finds it.
+    with RawStore(store_config) as raw:
+        other = change_vp_total(raw, gid, lines)
+    assert {n for n, _ in fresh_check(store_config, gid).failures} == {k, other}
+    assert refused(app, gid, "after-3").seq == other
+    assert [d.seq for d in app.damage.of(gid).open] == [other]
+
+
+def test_restored_rows_verify_again_and_the_recorded_damage_waits_for_the_operator(app, store_config):
+    gid = played_game(app)
+    lines = [json.loads(t) for t in export_text(app, gid)]
+    with RawStore(store_config) as raw:
+        k = seqs_of(lines, "DiceRolled")[0]
+        original = raw.state(gid, k)
+        change_die_value(raw, gid, lines)
+        assert refused(app, gid).seq == k
+        raw.set_state(gid, k, original)  # the operator restores the row from a backup
+    assert app.check_integrity(gid).ok
+    assert refused(app, gid, "still").seq == k, "found damage is lifted by an operator's decision only"
+    app.accept_damage(gid, "row restored from the backup of 02:00")
+    assert app.submit_order(gid, "Blue", "after", NOTE).version == len(lines) + 1
+
+
+def test_accepting_a_log_that_no_longer_loads_leaves_the_game_read_only(app, store_config):
+    gid = played_game(app)
+    with RawStore(store_config) as raw:
+        k = delete_a_middle_event(raw, gid, [json.loads(t) for t in export_text(app, gid)])
+    app.accept_damage(gid, "kept for the record")
+    assert refused(app, gid).seq == k
 
 
 # ---------------------------------------------------------------------------- intact games --

@@ -25,7 +25,7 @@ from api import cli
 from domain.service import Warlog
 from tests.e2e.server import ROOT
 from tests.integration.rawstore import RawStore
-from tests.integration.test_tamper import TAMPERS
+from tests.integration.test_tamper import TAMPERS, change_die_value, other_face
 from tests.reliability.client import Game, Http, assert_no_secret_in_log
 
 
@@ -112,9 +112,9 @@ def test_every_tamper_is_flagged_by_the_integrity_endpoint_and_by_verify_of_the_
 
 @pytest.mark.parametrize("tamper", ["delete_a_middle_event", "swap_two_adjacent_events"])
 def test_a_game_whose_log_no_longer_loads_answers_damaged_log_naming_it(store, tamper):
-    """Commands and reads that load the game answer 500 damaged_log (documented: the server's
-    problem, not the client's), naming the game; the integrity endpoint still reports; the server
-    log holds no token of the requests."""
+    """Commands and reads that load the game answer 409 damaged_log naming the game and the first
+    bad line; the integrity endpoint still reports; the server log holds no token of the
+    requests."""
     with store.serve(WEB_CONCURRENCY="1") as url:
         http = Http(url)
         game = played(http)
@@ -123,13 +123,56 @@ def test_a_game_whose_log_no_longer_loads_answers_damaged_log_naming_it(store, t
         legal = http.call("GET", game.path("/legal-orders"), token=game.tokens["Blue"])
         order = http.call("POST", game.path("/orders"), {"kind": "note", "text": "x"}, token=game.tokens["Blue"],
                           headers={"Idempotency-Key": "after-tamper"})
-        for reply in (legal, order):
-            assert reply.status == 500, reply.raw
-            assert reply.body["code"] == "damaged_log" and game.id in reply.body["detail"], reply.raw
-        # A read that filters the log for a seat cannot tell what a misfit line hides: 500
-        # damaged_log as well, never an unhandled error.
-        take_backs = http.call("GET", game.path("/take-backs"), token=game.tokens["Red"])
-        assert take_backs.status == 500 and take_backs.body["code"] == "damaged_log", take_backs.raw
         report = game.integrity()
         assert report["ok"] is False and report["failures"], report
+        first = report["failures"][0]["line"]
+        for reply in (legal, order):
+            assert reply.status == 409, reply.raw
+            assert reply.body["code"] == "damaged_log" and game.id in reply.body["detail"], reply.raw
+            assert reply.body["line"] == first, reply.raw
+        # A read that filters the log for a seat cannot tell what a misfit line hides: 409
+        # damaged_log as well, never an unhandled error.
+        take_backs = http.call("GET", game.path("/take-backs"), token=game.tokens["Red"])
+        assert take_backs.status == 409 and take_backs.body["code"] == "damaged_log", take_backs.raw
         assert_no_secret_in_log(http, url.wait_for_log(game.path("/integrity")))
+
+
+def test_a_tampered_game_stops_taking_orders_and_says_so_until_an_operator_accepts(store):
+    """The issue's case: one stored die changed below a running server of two web workers, each
+    holding the game in its cache. Orders are refused naming the line, on every worker; every
+    read says so and the dice audit shows the stored face, no longer "verified"; ``warlog check``
+    says the game is stopped; the operator's ``--accept-damage`` lets it play on, recorded."""
+    with store.serve(WEB_CONCURRENCY="2") as url:
+        http = Http(url)
+        game = played(http)
+        for n in range(4):  # orders and reads reach both workers: each caches the game
+            game.order("Red", {"kind": "note", "text": f"warm {n}"}, f"warm-{n}")
+        dice = http.call("GET", game.path("/dice"), token=game.umpire).body["rolls"][0]
+        assert dice["status"] == "verified"
+        with RawStore(store.config) as raw:
+            k = change_die_value(raw, game.id, game.export())
+        assert k == dice["seq"]
+
+        for n in range(4):
+            refused = game.order("Blue", {"kind": "note", "text": "after"}, f"after-{n}", expect=409)
+            assert refused.body["code"] == "damaged_log" and refused.body["line"] == k, refused.raw
+        for n in range(2):
+            read = http.call("GET", game.path("/dice"), token=game.tokens["Red"])
+            assert read.status == 200 and read.headers.get("Warlog-Damaged") == str(k), read.headers
+            roll = read.body["rolls"][0]
+            assert roll["dice"][0]["value"] == other_face(dice["dice"][0]) and roll["status"] == "failed", roll
+        summary = http.call("GET", game.path(), token=game.tokens["Blue"]).body
+        assert summary["damaged"] == {"line": k, "accepted": False, "accepted_at": None, "reason": None}
+
+        done = warlog(store, "check", game.id)
+        assert done.returncode == 1 and "DAMAGED: the game takes no orders" in done.stdout, done.stdout
+        done = warlog(store, "check", game.id, "--accept-damage", "the players agree the stored face stands")
+        assert done.returncode == 1 and f"accepted by the operator: line(s) {k} (" in done.stdout, done.stdout
+
+        for n in range(4):
+            game.order("Blue", {"kind": "note", "text": "played on"}, f"on-{n}")
+        read = http.call("GET", game.path(), token=game.tokens["Red"])
+        assert "Warlog-Damaged" not in read.headers
+        assert read.body["damaged"]["accepted"] is True
+        assert read.body["damaged"]["reason"] == "the players agree the stored face stands"
+        assert game.integrity()["ok"] is False

@@ -139,7 +139,7 @@ def test_a_failing_job_is_retried_then_shown_failed_with_its_error(setup, sqlite
     assert done.stderr.count("DamagedLog") + done.stdout.count("DamagedLog") >= 4  # the first run and 3 retries
     shown = client.get(job["status_url"]).json
     assert shown["status"] == "failed" and shown["retries_left"] == 0
-    assert shown["error"].startswith("DamagedLog: the stored log of game") and "Traceback" not in shown["error"]
+    assert shown["error"].startswith("DamagedLog: line 3: the stored log of game") and "Traceback" not in shown["error"]
     assert shown["result_url"] is None
 
 

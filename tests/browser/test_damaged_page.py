@@ -1,0 +1,58 @@
+"""The game page of a game whose stored log fails verification shows a warning (issue 29,
+item 3), and, once an operator accepted the damage, says so."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from domain.service import Warlog
+from domain.storage import config_from_env
+from tests.e2e.server import http_json, live_server
+from tests.integration.rawstore import RawStore
+from tests.integration.test_tamper import change_die_value
+
+
+@pytest.fixture(scope="module")
+def damaged_server(tmp_path_factory, browser):
+    folder = tmp_path_factory.mktemp("damaged")
+    with live_server(folder, WEB_CONCURRENCY="1", WARLOG_THREADS="8", WARLOG_STREAM_RESERVE="2") as url:
+        yield url, config_from_env({"WARLOG_DATA_DIR": str(folder / "data")})
+
+
+def test_the_game_page_warns_of_a_damaged_log(damaged_server, open_tab):
+    server, config = damaged_server
+    status, _, made = http_json("POST", f"{server}/api/v1/games",
+                                {"ruleset": "freeform", "public": True, "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201
+    gid, tokens = made["game_id"], {}
+    for seat, code in made["invites"].items():
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{gid}/join",
+                                      {"invite_code": code, "handle": seat.lower()})
+        tokens[seat] = joined["token"]
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{gid}/orders",
+                             {"kind": "roll", "dice": "2d6", "purpose": "fire"},
+                             {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": "r1"})
+    assert status == 201
+    tab = open_tab().goto(f"{server}/games/{gid}")
+    assert not tab.page.is_visible("#damaged")
+
+    service = Warlog(config)
+    try:
+        with RawStore(config) as raw:
+            k = change_die_value(raw, gid, [json.loads(line) for line in service.export(gid)])
+        assert not service.check_integrity(gid).ok  # as the integrity read or warlog check finds it
+        tab.goto(f"{server}/games/{gid}")
+        assert tab.page.is_visible("#damaged")
+        assert f"fails verification at line {k}" in tab.page.text_content("#damaged")
+        assert "takes no orders" in tab.page.text_content("#damaged")
+
+        service.accept_damage(gid, "agreed by both players")
+        tab.goto(f"{server}/games/{gid}")
+        assert tab.page.is_visible("#damaged")
+        assert "an operator accepted it" in tab.page.text_content("#damaged")
+        assert "agreed by both players" in tab.page.text_content("#damaged")
+    finally:
+        service.close()
+    assert not tab.errors, tab.errors
