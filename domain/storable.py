@@ -20,45 +20,57 @@ MAX_DEPTH = 64  # a ruleset's state nests a few levels; far below Python's recur
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def problem(value: Any, where: str = "") -> str | None:
+def problem(value: Any, where: str = "value") -> str | None:
     """The first value in ``value`` that a strict JSON reader cannot take back, as
-    ``"<path>: <why>"``, or None when every value is storable."""
-    return _check(value, where or "value", 0)
+    ``"<where><path>: <why>"``, or None when every value is storable."""
+    found = _check(value, 0)
+    if found is None:
+        return None
+    path, why = found
+    return f"{where}{''.join(reversed(path))}: {why}"
 
 
-def _check(value: Any, where: str, depth: int) -> str | None:
+def _check(value: Any, depth: int) -> tuple[list[str], str] | None:
+    """(the path to the first unstorable value, innermost first; why), or None. The path is
+    made only for a value found, and ASCII text (most of it) skips the search for surrogates."""
     kind = type(value)
     if kind is str:
-        return f"{where}: text holding an unpaired surrogate" if _SURROGATE.search(value) else None
+        if value.isascii() or not _SURROGATE.search(value):
+            return None
+        return [], "text holding an unpaired surrogate"
     if kind is int:
-        return None if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else \
-            f"{where}: a whole number beyond ±(2**53 − 1)"
+        return None if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else ([], "a whole number beyond ±(2**53 − 1)")
     if kind is float:
-        return None if math.isfinite(value) else f"{where}: {value} is not a JSON number"
+        return None if math.isfinite(value) else ([], f"{value} is not a JSON number")
     if value is None or kind is bool:
         return None
-    if depth >= MAX_DEPTH:
-        return f"{where}: nested deeper than {MAX_DEPTH} levels"
-    if kind is dict or isinstance(value, dict):
+    if isinstance(value, dict):
+        if depth >= MAX_DEPTH:
+            return [], f"nested deeper than {MAX_DEPTH} levels"
         for key, item in value.items():
             if type(key) is not str:
-                return f"{where}: a key that is not text"
-            if _SURROGATE.search(key):
-                return f"{where}: a key holding an unpaired surrogate"
-            found = _check(item, f"{where}.{key}", depth + 1)
+                return [], "a key that is not text"
+            if not key.isascii() and _SURROGATE.search(key):
+                return [], "a key holding an unpaired surrogate"
+            if (type(item) is str and item.isascii()) or item is None:
+                continue
+            found = _check(item, depth + 1)
             if found:
+                found[0].append(f".{key}")
                 return found
         return None
-    if kind is list or isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)):
+        if depth >= MAX_DEPTH:
+            return [], f"nested deeper than {MAX_DEPTH} levels"
         for n, item in enumerate(value):
-            found = _check(item, f"{where}[{n}]", depth + 1)
+            found = _check(item, depth + 1)
             if found:
+                found[0].append(f"[{n}]")
                 return found
         return None
-    if isinstance(value, int) and not isinstance(value, bool):  # an IntEnum in a ruleset's data
-        return _check(int(value), where, depth)
-    if isinstance(value, str):
-        return _check(str(value), where, depth)
-    if isinstance(value, float):
-        return _check(float(value), where, depth)
+    if isinstance(value, bool):
+        return None
+    for plain in (int, float, str):  # a subclass (an IntEnum in a ruleset's data) as its plain value
+        if isinstance(value, plain):
+            return _check(plain(value), depth)
     return None  # another type: the store's transcoder writes or refuses it
