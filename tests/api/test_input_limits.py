@@ -307,3 +307,18 @@ def test_an_idempotency_key_with_a_control_character_is_refused(client):
                     headers={**game.seats["Blue"], "Idempotency-Key": "k\x9b2Jx"})
     assert_problem(r, 400, "idempotency_key_required")
     assert version(client, game) == 4
+
+
+# ------------------------------------------------------------- numbers in URLs and headers ----
+@pytest.mark.parametrize("path", ["events/stream?after=%C2%B2", "replays/%C2%B2", "replays/" + "9" * 5000])
+def test_a_number_in_a_url_that_int_cannot_read_is_a_4xx(client, path):
+    game = make_game(client)
+    r = client.get(f"/api/v1/games/{game.game_id}/{path}", headers=game.seats["Blue"])
+    assert 400 <= r.status_code < 500 and r.mimetype == "application/problem+json", r.get_data(as_text=True)[:200]
+
+
+def test_a_last_event_id_in_superscript_digits_is_a_400(client):
+    game = make_game(client)
+    r = client.get(f"/api/v1/games/{game.game_id}/events/stream",
+                   headers={**game.seats["Blue"], "Last-Event-ID": "\u00b2"})
+    assert_problem(r, 400, "bad_request")
