@@ -152,7 +152,9 @@ class CreateGame(Schema):
                             metadata={"description": "ruleset name, e.g. freeform"})
     scenario = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=80), one_line])
     options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "ruleset options; freeform: sides, phases, last_turn, vp_track"})
+                          metadata={"description": "ruleset options; freeform: sides (1-8 names), phases (1-30 names), "
+                                                   "each name 1-40 printable characters on one line; last_turn "
+                                                   "(1-9999); vp_track (docs/rulesets.md)"})
     public = fields.Boolean(load_default=False,
                             metadata={"description": "public games can be read by anyone, without a token"})
 
@@ -178,11 +180,15 @@ class Order(Schema):
     class Meta:
         unknown = INCLUDE
 
-    kind = fields.String(required=True, validate=[validate.Length(min=1, max=40), one_line])
+    kind = fields.String(required=True, validate=[validate.Length(min=1, max=40), one_line],
+                         metadata={"description": "the order's kind; its other fields are the ruleset's (at most "
+                                                  "16 KiB of JSON in all; freeform: a note's text 4,000 "
+                                                  "characters, a reason 1,000, a purpose 200)"})
 
 
 class TakeBackRequest(Schema):
-    reason = fields.String(load_default="", validate=validate.Length(max=1000))
+    reason = fields.String(load_default="", validate=validate.Length(max=1000),
+                           metadata={"description": "free text; tab and newline allowed, no other control character"})
 
 
 class TakeBackAnswer(Schema):

@@ -217,8 +217,8 @@ def test_a_chunked_body_over_64_kib_is_413_not_400(client):
     ('{"kind": "note", "text": "' + "x" * 4001 + '"}', "text"),
     ('{"kind": "note", "text": "x", "fields": {"' + "k" * 101 + '": 1}}', "fields"),
     ('{"kind": "note", "text": "x", "fields": {"a": [' + ",".join(["1"] * 201) + "]}}", "fields.a"),
-    ('{"kind": "note", "text": "x", "fields": {' + ",".join(f'"k{n}": [1,2,3,4,5,6,7,8,9,10]' for n in range(199)) + "}}",
-     "fields"),
+    ('{"kind": "note", "text": "x", "fields": {'
+     + ",".join(f'"k{n}": [1,2,3,4,5,6,7,8,9,10]' for n in range(199)) + "}}", "fields"),
 ])
 def test_a_body_beyond_a_length_or_count_is_refused_naming_where(client, raw, where):
     game = make_game(client)
@@ -267,7 +267,8 @@ def test_control_characters_and_bidi_overrides_are_refused_at_the_door(client, w
     game = make_game(client, join=what != "handle")
     g, text = f"/api/v1/games/{game.game_id}", f"a{control}b"
     if what == "take-back reason":
-        client.post(f"{g}/orders", json={"kind": "note", "text": "x"}, headers={**game.seats["Blue"], "Idempotency-Key": "n"})
+        client.post(f"{g}/orders", json={"kind": "note", "text": "x"},
+                    headers={**game.seats["Blue"], "Idempotency-Key": "n"})
     before = client.get(f"{g}/events", headers=game.admin).json["events"]
     if what == "handle":
         r = client.post(f"{g}/join", json={"invite_code": game.invites["Blue"], "handle": text})
