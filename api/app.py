@@ -11,7 +11,7 @@ from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
-from api.jsonbody import JSONProvider
+from api.jsonbody import MAX_BODY, JSONProvider
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
 from api.pages import bp as pages_bp
@@ -21,7 +21,6 @@ from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering
 
-MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 before it is read
 
 
 def migrate(config: StoreConfig | None = None) -> StoreConfig:
@@ -149,7 +148,7 @@ def max_umpire_tokens(given: object = None) -> int:
 
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
-    app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)
+    app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)  # a bigger body is 413, read or not (api/jsonbody.py)
     app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
     if test_config:
         app.config.from_mapping(test_config)

@@ -6,12 +6,14 @@ Each view: load the request with a schema, one service call, dump the result.
 from __future__ import annotations
 
 import logging
+import re
 
 from flask import Blueprint, current_app, g, jsonify, request, url_for
 
 from api import schemas
 from api.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
+from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
 from domain.damage import Damage
 from domain.errors import Conflict, RuleViolation
@@ -74,13 +76,11 @@ def current_views(game_id: str, names: tuple[str, ...]) -> dict[str, dict]:
 
 
 def load(schema: type) -> dict:
-    """The JSON body, loaded by ``schema``: 415 when not JSON, 400 when not parseable, 422 when
-    it does not fit."""
+    """The JSON body, loaded by ``schema``: 415 when not JSON, 400 when not parseable, 413 when
+    too large, 422 when beyond a limit of the door (api/jsonbody.py) or when it does not fit."""
     if not request.is_json:
         raise ApiProblem("unsupported_media_type", "send the body as JSON with Content-Type: application/json")
-    body = request.get_json(silent=True)
-    if body is None:
-        raise ApiProblem("bad_request", "the body is not valid JSON")
+    body = read_body()  # 400 not JSON, 413 too large, 422 beyond a limit (api/jsonbody.py)
     if not isinstance(body, dict):
         raise ApiProblem("bad_request", "the body must be a JSON object")
     return schemas.shared(schema).load(body)
@@ -332,18 +332,21 @@ def _if_match() -> int | None:
     if value.startswith("W/"):
         value = value[2:]
     value = value.strip('"')
-    if not value.isdigit():
+    if not _VERSION.fullmatch(value):  # ASCII digits, few enough to be a version
         raise ApiProblem("bad_request", "If-Match holds the game version the client saw, e.g. \"12\"")
     return int(value)
+
+
+_VERSION = re.compile("[0-9]{1,15}")
 
 
 @bp.post("/games/<game_id>/orders")
 def submit_order(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     order_id = request.headers.get("Idempotency-Key", "").strip()
-    if not order_id or len(order_id) > MAX_ORDER_ID:
-        raise ApiProblem("idempotency_key_required",
-                         f"send a client-chosen order id (1-{MAX_ORDER_ID} characters) as Idempotency-Key")
+    if not order_id or len(order_id) > MAX_ORDER_ID or BAD_KEY.search(order_id):
+        raise ApiProblem("idempotency_key_required", f"send a client-chosen order id (1-{MAX_ORDER_ID} "
+                                                     "characters, no control characters) as Idempotency-Key")
     expected = _if_match()
     order = load(schemas.Order)
     result = service().submit_order(caller.game_id, caller.seat, order_id, order, expected_version=expected)

@@ -135,7 +135,9 @@ def get_replay(game_id: str, version: str):
     """The replay made at ``version`` (or ``latest``): ``?format=html`` (default) or ``json``."""
     caller = caller_for(game_id)
     fmt = shared(FormatQuery).load(request.args)["format"]
-    if version != "latest" and not (version.isdigit() and 0 < int(version) < 2**53):
+    # ASCII digits, few enough: int() refuses "²" (which isdigit takes) and 4,300 digits and more.
+    if version != "latest" and not (version.isascii() and version.isdigit() and len(version) <= 16
+                                    and 0 < int(version) < 2**53):
         raise ApiProblem("not_found", "a replay's version is a positive whole number or 'latest'")
     made, path = _pick("replay", caller.game_id, version, _audience(caller), fmt)
     return _artifact(path, MEDIA[fmt], f"replay-{caller.game_id}-v{made}.{fmt}")

@@ -55,7 +55,7 @@ class Webhook(Schema):
         if value is None:
             return
         parsed = urlparse(value)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        if parsed.scheme not in ("http", "https") or not parsed.netloc or any(c.isspace() for c in value):
             raise ValidationError("an http:// or https:// URL")
 
 

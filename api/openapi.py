@@ -110,12 +110,14 @@ PARAMETERS: dict[str, dict] = {
     "IdempotencyKey": {
         "name": "Idempotency-Key", "in": "header", "required": True,
         "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-        "description": "The order id, chosen by the client (1-200 characters). The same key with the "
+        "description": "The order id, chosen by the client (1-200 characters, no control characters). "
+                       "The same key with the "
                        "same body returns the first result (200, Idempotent-Replayed: true) and records "
                        "nothing; with another body it is 422 idempotency_conflict."},
     "IfMatch": {
         "name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
-        "description": "The game version the client saw, as in the ETag (\"12\"). When the game is at "
+        "description": "The game version the client saw, as in the ETag (\"12\"; 1 to 15 digits). When the "
+                       "game is at "
                        "another version the order is refused with 412 stale_version and nothing is recorded."},
     "LastEventID": {
         "name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
@@ -328,7 +330,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="The server checks the order against the rules, rolls any dice and records the outcome. "
                     "Checked in this order: token, Idempotency-Key, If-Match, body, then the rules. A key seen "
                     "before returns the first result whatever If-Match says. Losing a race to another writer "
-                    "is 409 version_conflict; nothing was recorded, reload and decide again.",
+                    "is 409 version_conflict; nothing was recorded, reload and decide again. An order is at "
+                    "most 16 KiB of JSON (422 invalid_order); each ruleset bounds its own fields (freeform: "
+                    "a note's text 4,000 characters, a reason 1,000, a purpose 200, a rule, level or unit "
+                    "name 100; a VP delta and total within ±1,000,000), refusing more as invalid_order "
+                    "naming the rule.",
         replies={201: Reply("the order was recorded", schemas.CommandResult, headers=("ETag",)),
                  200: Reply("this Idempotency-Key was recorded before with the same order: its first "
                             "result, nothing new recorded", schemas.CommandResult,
@@ -529,7 +535,14 @@ INFO = (
     "An event-sourced game log for board wargames played by mail: the server checks each order "
     "against the game's rules, rolls every die from committed-then-revealed seeds and records "
     "everything in a hash-chained log. Errors are RFC 9457 problems (`application/problem+json`) "
-    "with a stable `code`; request bodies are JSON of at most 64 KiB.")
+    "with a stable `code`. Request bodies are UTF-8 JSON of at most 64 KiB, with or without "
+    "Content-Length (more is 413 payload_too_large); NaN and Infinity are not JSON (400 bad_request). "
+    "Beyond these limits a body is 422 invalid_request, `errors` naming where: arrays and objects nested "
+    "at most 16 deep, at most 200 members each and 2,000 values in all; whole numbers within "
+    "±9007199254740991 (2**53 − 1) and finite numbers only; texts of at most 4,000 characters and keys "
+    "of at most 100, without control characters (tab and newline are allowed in texts, not in keys), "
+    "bidirectional overrides or isolates (U+202A–U+202E, U+2066–U+2069) or unpaired surrogates. "
+    "Names, codes and seeds (handle, invite_code, client_seed, scenario, ruleset, kind) are one line.")
 
 
 # The getting-started requests of /api/docs and docs/api.md; a test sends them.

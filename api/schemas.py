@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from marshmallow import INCLUDE, Schema, fields, missing, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, missing, validate
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 
 
@@ -141,11 +141,20 @@ def _dumper(schema: Schema) -> Convert | None:
     return dump_one
 
 
+def one_line(value: str) -> None:
+    """A name, code or seed: no tab or newline (the door, api/jsonbody.py, refuses other controls)."""
+    if "\t" in value or "\n" in value:
+        raise ValidationError("one line of text: no tab or newline")
+
+
 class CreateGame(Schema):
-    ruleset = fields.String(required=True, metadata={"description": "ruleset name, e.g. freeform"})
-    scenario = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=80))
+    ruleset = fields.String(required=True, validate=[validate.Length(max=40), one_line],
+                            metadata={"description": "ruleset name, e.g. freeform"})
+    scenario = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=80), one_line])
     options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "ruleset options; freeform: sides, phases, last_turn, vp_track"})
+                          metadata={"description": "ruleset options; freeform: sides (1-8 names), phases (1-30 names), "
+                                                   "each name 1-40 printable characters on one line; last_turn "
+                                                   "(1-9999); vp_track (docs/rulesets.md)"})
     public = fields.Boolean(load_default=False,
                             metadata={"description": "public games can be read by anyone, without a token"})
     umpire = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=80),
@@ -154,30 +163,35 @@ class CreateGame(Schema):
 
 
 class Join(Schema):
-    invite_code = fields.String(required=True, validate=validate.Length(min=1, max=100))
-    handle = fields.String(required=True, validate=validate.Length(min=1, max=80))
+    invite_code = fields.String(required=True, validate=[validate.Length(min=1, max=100), one_line])
+    handle = fields.String(required=True, validate=[validate.Length(min=1, max=80), one_line])
     email = fields.Email(load_default=None, allow_none=True,
                          metadata={"description": "for turn notifications; never shown to others"})
     notify = fields.Boolean(load_default=True)
-    client_seed = fields.String(load_default="", validate=validate.Length(max=200),
+    client_seed = fields.String(load_default="", validate=[validate.Length(max=200), one_line],
                                 metadata={"description": "mixed into the dice of every later epoch"})
 
 
 class ClientSeed(Schema):
-    client_seed = fields.String(required=True, validate=validate.Length(max=200))
+    client_seed = fields.String(required=True, validate=[validate.Length(max=200), one_line])
 
 
 class Order(Schema):
-    """An order: ``kind`` plus the fields the ruleset defines (see legal-orders)."""
+    """An order: ``kind`` plus the fields the ruleset defines (see legal-orders). At most 16 KiB of
+    JSON (the domain's ``MAX_ORDER_BYTES``); each free text within the ruleset's limit."""
 
     class Meta:
         unknown = INCLUDE
 
-    kind = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    kind = fields.String(required=True, validate=[validate.Length(min=1, max=40), one_line],
+                         metadata={"description": "the order's kind; its other fields are the ruleset's (at most "
+                                                  "16 KiB of JSON in all; freeform: a note's text 4,000 "
+                                                  "characters, a reason 1,000, a purpose 200)"})
 
 
 class TakeBackRequest(Schema):
-    reason = fields.String(load_default="", validate=validate.Length(max=1000))
+    reason = fields.String(load_default="", validate=validate.Length(max=1000),
+                           metadata={"description": "free text; tab and newline allowed, no other control character"})
 
 
 class TakeBackAnswer(Schema):

@@ -212,7 +212,7 @@ def _start_after(warlog: Warlog, caller: Caller) -> int:
     raw = raw.strip()
     if source == "after" and raw == "latest":
         return warlog.get_game(caller.game_id).version
-    if not raw.isdigit() or len(raw) > 12:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:  # int() refuses "²", which isdigit takes
         raise ApiProblem("bad_request", f"{source} is the seq of the last event seen, e.g. 12"
                          + (", or 'latest'" if source == "after" else ""))
     return int(raw)

@@ -112,7 +112,8 @@ class DiceExpr:
         return "d66" if self.ordered else f"{self.count}d{self.sides}"
 
 
-_EXPR = re.compile(r"\s*([0-9]*)\s*d\s*([0-9]+)\s*", re.IGNORECASE)  # ASCII digits only
+# ASCII digits only, and spaces only: "1d6\n" or a tab is not a dice expression.
+_EXPR = re.compile(r" *([0-9]*) *[dD] *([0-9]+) *")
 MAX_DICE = 100
 MAX_SIDES = 1000
 
@@ -121,15 +122,22 @@ def parse(expr: str) -> DiceExpr:
     """Parse 'NdS', 'dS' or 'd66' (two ordered d6, read as tens and units); raise ValueError."""
     if not isinstance(expr, str):
         raise ValueError("a dice expression is a string such as '2d6', 'd10' or 'd66'")
-    if expr.strip().lower() == "d66":
+    if expr.strip(" ").lower() == "d66":
         return DiceExpr(2, 6, ordered=True)
     m = _EXPR.fullmatch(expr)
     if not m:
-        raise ValueError(f"'{expr}' is not a dice expression; use NdS (e.g. 3d6), dS (e.g. d10) or d66")
-    count = int(m.group(1) or 1)
-    sides = int(m.group(2))
+        shown = f"'{expr}'" if len(expr) <= 20 and expr.isprintable() else "this text"
+        raise ValueError(f"{shown} is not a dice expression; use NdS (e.g. 3d6), dS (e.g. d10) or d66")
+    # Counted by their digits first: a number of thousands of digits is not converted at all.
+    count = int(m.group(1) or 1) if len(m.group(1).lstrip("0")) <= 4 else MAX_DICE + 1
+    sides = int(m.group(2)) if len(m.group(2).lstrip("0")) <= 5 else MAX_SIDES + 1
     if not 1 <= count <= MAX_DICE:
-        raise ValueError(f"between 1 and {MAX_DICE} dice may be rolled at once, not {count}")
+        raise ValueError(f"between 1 and {MAX_DICE} dice may be rolled at once, not {_shown(count, m.group(1))}")
     if not 2 <= sides <= MAX_SIDES:
-        raise ValueError(f"a die has between 2 and {MAX_SIDES} sides, not {sides}")
+        raise ValueError(f"a die has between 2 and {MAX_SIDES} sides, not {_shown(sides, m.group(2))}")
     return DiceExpr(count, sides)
+
+
+def _shown(value: int, digits: str) -> str:
+    """A number as the message shows it: itself, or how many digits it has when that is many."""
+    return str(value) if len(digits) <= 20 else f"a number of {len(digits)} digits"

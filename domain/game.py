@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
 
-from domain import chain, dice
+from domain import chain, dice, storable
 from domain import events as ev
 from domain.errors import (
     IdempotencyConflict,
@@ -37,6 +37,8 @@ SeedFor = Callable[[int], bytes]
 UMPIRE_RULE = "umpire"
 APPOINTED_AT_CREATION = "named at creation"
 APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
+MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
+MAX_REASON = 1000  # a take-back request's reason
 
 # Events that close the current dice epoch (docs/dice.md: by default one epoch is one game turn).
 _CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
@@ -61,6 +63,13 @@ def _client_seed(value: Any) -> str:
     if not isinstance(value, str) or len(value) > 200:
         raise InvalidOrder("a client seed is text of at most 200 characters", field="client_seed")
     return value
+
+
+def _storable(what: str, value: Any, field: str | None = None) -> None:
+    """Refuse a value no reader could take back from the log (domain/storable.py)."""
+    found = storable.problem(value, what)
+    if found:
+        raise InvalidOrder(f"{found}; it cannot be stored", field=field)
 
 
 class Roll:
@@ -192,6 +201,9 @@ class Game(Aggregate):
             "seats": made.seats,
             "setup": made.state,
         }
+        found = storable.problem(data, "game")
+        if found:
+            raise InvalidSetup(f"{found}; it cannot be stored")
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash(str(game_id), cls.INITIAL_VERSION, "GameCreated",
                                  iso(timestamp), data, chain.GENESIS)
@@ -202,7 +214,9 @@ class Game(Aggregate):
         return game
 
     def trigger_event(self, event_class: type, **kwargs: Any) -> None:
-        """Every event is stamped and chained here, so its hash is kept with it from the start."""
+        """Every event is stamped and chained here, so its hash is kept with it from the start.
+        An event holding a value no reader could take back is refused before it exists."""
+        _storable(event_class.__name__, kwargs)
         timestamp = event_class.create_timestamp()
         version = self.version + 1
         digest = chain.line_hash(str(self.id), version, event_class.__name__, iso(timestamp), kwargs,
@@ -267,8 +281,9 @@ class Game(Aggregate):
             raise RuleViolation(self.rules.end_rule, "the game has ended; no seat can be joined")
         if self.seats[seat]["handle"]:
             raise RuleViolation("seats", f"seat {seat!r} is already taken")
-        if not isinstance(handle, str) or not handle.strip() or len(handle) > 80:
-            raise InvalidOrder("a handle (1-80 characters) is required to join", field="handle")
+        if not isinstance(handle, str) or not handle.strip() or len(handle) > 80 or not handle.isprintable():
+            raise InvalidOrder("a handle (1-80 printable characters, on one line) is required to join",
+                               field="handle")
         client_seed = _client_seed(client_seed)
         self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed)
         if self.started and self.dice["commitment"] is None and not self.is_ended:
@@ -291,6 +306,9 @@ class Game(Aggregate):
             raise InvalidOrder("an order id (1-200 characters) is required", field="order_id")
         if not isinstance(order, dict):
             raise InvalidOrder("an order is a JSON object", field="order")
+        _storable("order", order, "order")  # before the order is digested or read by the rules
+        if len(chain.canonical(order)) > MAX_ORDER_BYTES:
+            raise InvalidOrder(f"an order is at most {MAX_ORDER_BYTES} bytes of JSON", field="order")
         seen = self.orders.get(order_id)
         if seen is not None:
             if seen["digest"] != _order_digest(seat, order, seen["salt"]):
@@ -322,8 +340,12 @@ class Game(Aggregate):
                                       "before anything else has been ordered")
         if not [s for s in self.human_seats() if s != seat]:
             raise RuleViolation(rule, "a take-back needs an opponent to accept it")
+        reason = reason or ""
+        if not isinstance(reason, str) or len(reason) > MAX_REASON:
+            raise InvalidOrder(f"a take-back's reason is text of at most {MAX_REASON} characters",
+                               rule=rule, field="reason")
         self.trigger_event(ev.TakeBackRequested, seat=seat, order_id=last["order_id"],
-                           reason=str(reason or ""), rule=rule)
+                           reason=reason, rule=rule)
 
     def answer_take_back(self, seat: str, accept: bool) -> None:
         rule = self._take_back_rule()

@@ -23,7 +23,7 @@ from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
 from eventsourcing.persistence import IntegrityError, InterfaceError, MapperDeserialisationError, OperationalError
 from eventsourcing.utils import get_topic
 
-from domain import chain
+from domain import chain, storable
 from domain import verify as verifying
 from domain.damage import Damage, DamageRecords
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion, WarlogError
@@ -573,6 +573,9 @@ class Warlog(Application):
             cls = event_class(line["type"])
             if cls is None:
                 raise IntegrityFailure(f"unknown event type {line['type']!r}", seq=n)
+            found = storable.problem(line["data"], "data")
+            if found:  # a value no reader could take back from the log (domain/storable.py)
+                raise IntegrityFailure(f"{found}; it cannot be stored", seq=n)
             kwargs = dict(line["data"], originator_id=game_id, originator_version=line["seq"],
                           timestamp=datetime.fromisoformat(line["timestamp"]),
                           prev_hash=line["prev_hash"], hash=line["hash"])

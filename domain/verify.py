@@ -79,8 +79,13 @@ def parse_lines(text_lines: Iterable[str], report: Report) -> list[dict | None]:
             continue
         try:
             obj = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             report.fail(n, f"not JSON: {exc}")
+            parsed.append(None)
+            continue
+        except (ValueError, RecursionError) as exc:  # the decoder's limits, said without its internals
+            why = "nested too deep" if isinstance(exc, RecursionError) else "a number of more than 4300 digits"
+            report.fail(n, f"not JSON this reader can take: {why}")
             parsed.append(None)
             continue
         if not isinstance(obj, dict):

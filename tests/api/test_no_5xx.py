@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import uuid
+
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -64,3 +67,37 @@ def test_random_requests_to_other_endpoints_never_get_a_5xx(world, body, path, g
 def test_random_list_queries_never_get_a_5xx(world, query):
     client, _ = world
     assert client.get("/api/v1/games", query_string=query).status_code < 500
+
+
+# Values a JSON text can hold that hypothesis's json_values above never make: non-finite numbers,
+# integers past 64 bits or a double, unpaired surrogates, controls, bidi overrides, deep nesting.
+hostile = st.sampled_from([
+    "NaN", "-Infinity", "Infinity", "1e400", "-1e400", str(2**53), str(2**63), "1" + "0" * 400, "9" * 5000,
+    '"\\ud800"', '"x\\udfff"', '"a\\u001b[2J"', '"\\r"', '"\\u0000"', '"\\u009b1m"', '"\\u202e"', '"\\u2066"',
+    '"1d6\\n"', "[" * 40 + "]" * 40, "[" * 3000 + "]" * 3000, '"' + "x" * 5000 + '"'])
+raw_values = st.one_of(hostile, json_values.map(json.dumps))
+raw_bodies = st.dictionaries(
+    st.sampled_from(["kind", "text", "purpose", "reason", "delta", "side", "dice", "fields", "handle", "client_seed",
+                     "invite_code", "ruleset", "scenario", "options", "url", "secret", "email", "notify",
+                     "accept", "\\ud800", "a\\u001bb"]),
+    raw_values, max_size=5).map(lambda d: "{" + ",".join(f'"{k}": {v}' for k, v in d.items()) + "}")
+BODY_PATHS = [("POST", ""), ("POST", "join"), ("PUT", "client-seed"), ("POST", "orders"), ("POST", "take-backs"),
+              ("POST", "take-backs/answer"), ("PUT", "notifications"), ("PUT", "webhook")]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=raw_bodies, where=st.sampled_from(BODY_PATHS), kind=st.sampled_from(["note", "vp", "roll", None]))
+def test_hostile_json_never_gets_a_5xx_and_never_reaches_the_log(world, raw, where, kind):
+    client, game = world
+    method, path = where
+    if kind is not None and path == "orders" and '"kind"' not in raw:
+        raw = raw[:-1] + ("," if raw != "{}" else "") + f'"kind": "{kind}"}}'
+    url = f"/api/v1/games/{game.game_id}/{path}" if path else "/api/v1/games"
+    headers = {**(game.admin if path == "webhook" else game.seats["Blue"]), "Content-Type": "application/json",
+               "Idempotency-Key": str(uuid.uuid4())}
+    r = client.open(url, method=method, data=raw, headers=headers)
+    assert r.status_code < 500, r.get_data(as_text=True)
+    export = client.get(f"/api/v1/games/{game.game_id}/export", headers=game.seats["Blue"])
+    assert export.status_code == 200
+    for line in export.get_data(as_text=True).splitlines():
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"the log holds {c}"))

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from domain import storable
 from domain.errors import WarlogError
 from projections import folds
 from projections.runner import CHECKPOINT_EVERY, NAMES, Projections
@@ -223,6 +224,8 @@ def test_a_catch_up_runs_without_the_cyclic_collector_and_leaves_no_cycles(app, 
     games = [new_freeform_game(app) for _ in range(3)]
     for n, gid in enumerate(games):
         play(app, gid, orders=20, seed=30 + n)
+    # As a log stored before the aggregate refused such values (domain/storable.py) holds them.
+    monkeypatch.setattr(storable, "problem", lambda value, where="value": None)
     app.submit_order(games[0], "Blue", "odd", {"kind": "note", "text": "x", "nan": float("nan")})  # the mapper's path
     projections = Projections(app, every=EVERY)
     seen = []  # the collector's state at each batch's fold, and at each write (PostgreSQL's on the writer thread)

@@ -1,12 +1,13 @@
 """The freeform ruleset's rules.
 
 FF 1  Sides: 1 to 8 named sides, one seat each.
-FF 2  Sequence: turns made of the named phases; any seat may act at any time; "advance" moves to
-      the next phase, and after the last phase to the next turn (which closes the dice epoch).
-      With ``last_turn`` set, advancing past it is refused: end the game instead.
+FF 2  Sequence: turns made of 1 to 30 named phases; any seat may act at any time; "advance" moves
+      to the next phase, and after the last phase to the next turn (which closes the dice epoch).
+      With ``last_turn`` set (at most 9999), advancing past it is refused: end the game instead.
 FF 3  Dice: a seat rolls NdS, dS or d66 (two ordered d6) with a stated purpose, optionally
       against a target; a re-roll names the roll it replaces, which must be the last roll.
-FF 4  VP: with a VP track, a seat adjusts a side's VP by a non-zero delta with a reason.
+FF 4  VP: with a VP track, a seat adjusts a side's VP by a non-zero delta with a reason; the track
+      runs from -1,000,000 to 1,000,000.
 FF 5  End: a seat ends the game, naming the winner (or none, a draw), a level and a reason.
 FF 6  Take-back: a seat may ask to take back its last order; the opponent accepts or declines.
 FF 7  Hidden notes: a note marked private is seen by its author and umpires only; the other
@@ -24,7 +25,16 @@ from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.rulesets import RESERVED_SEATS, Ruleset, Setup, core
 
 MAX_SIDES = 8
-MAX_TEXT = 4000
+MAX_PHASES = 30
+MAX_NAME = 40  # a side's or a phase's name: printable characters on one line
+MAX_LAST_TURN = 9999
+MAX_VP = 1_000_000  # a delta and a side's total both stay within ±MAX_VP (FF 4)
+MAX_TARGET = 1_000_000  # a target's value and each modifier's (FF 3)
+MAX_MODIFIERS = 20
+MAX_UNITS = 50
+MAX_LABEL = 100  # a rule, a level, a unit's name, a modifier's reason
+# How long each free text of an order may be, in characters; other texts: MAX_LABEL.
+MAX_TEXT = {"text": 4000, "reason": 1000, "purpose": 200}
 KINDS = ("note", "roll", "vp", "advance", "end")
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 
@@ -35,17 +45,26 @@ def _text(order: dict, key: str, rule: str, *, required: bool = False, default: 
         value = default
     if not isinstance(value, str):
         raise InvalidOrder(f"'{key}' must be text", rule=rule, field=key)
-    if len(value) > MAX_TEXT:
-        raise InvalidOrder(f"'{key}' is longer than {MAX_TEXT} characters", rule=rule, field=key)
+    most = MAX_TEXT.get(key, MAX_LABEL)
+    if len(value) > most:
+        raise InvalidOrder(f"'{key}' is longer than {most} characters", rule=rule, field=key)
     if required and not value.strip():
         raise InvalidOrder(f"'{key}' is required", rule=rule, field=key)
     return value
 
 
-def _int(value: Any, key: str, rule: str) -> int:
+def _int(value: Any, key: str, rule: str, most: int | None = None) -> int:
+    """A whole number; with ``most``, within ±most."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidOrder(f"'{key}' must be a whole number", rule=rule, field=key)
+    if most is not None and not -most <= value <= most:
+        raise InvalidOrder(f"'{key}' is a whole number from {-most:,} to {most:,}", rule=rule, field=key)
     return value
+
+
+def _name(value: Any) -> bool:
+    """A side's or a phase's name: 1 to MAX_NAME printable characters on one line."""
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_NAME and value.isprintable()
 
 
 class Freeform(Ruleset):
@@ -59,21 +78,22 @@ class Freeform(Ruleset):
     # ------------------------------------------------------------------------------ setup --
     def setup(self, scenario: str | None, options: dict) -> Setup:
         sides = options.get("sides", ["A", "B"])
-        if (not isinstance(sides, list) or not 1 <= len(sides) <= MAX_SIDES
-                or not all(isinstance(s, str) and s.strip() and len(s) <= 40 for s in sides)):
-            raise InvalidSetup(f"FF 1: 'sides' is a list of 1 to {MAX_SIDES} names of at most 40 characters")
+        if not isinstance(sides, list) or not 1 <= len(sides) <= MAX_SIDES or not all(map(_name, sides)):
+            raise InvalidSetup(f"FF 1: 'sides' is a list of 1 to {MAX_SIDES} names of at most {MAX_NAME} "
+                               "printable characters on one line")
         sides = [s.strip() for s in sides]
         if len(set(sides)) != len(sides):
             raise InvalidSetup("FF 1: side names must differ")
         if RESERVED_SEATS & set(sides):
             raise InvalidSetup(f"FF 1: {', '.join(sorted(RESERVED_SEATS & set(sides)))} cannot name a side")
         phases = options.get("phases", ["Turn"])
-        if (not isinstance(phases, list) or not 1 <= len(phases) <= 30
-                or not all(isinstance(p, str) and p.strip() for p in phases)):
-            raise InvalidSetup("FF 2: 'phases' is a list of 1 to 30 phase names")
+        if not isinstance(phases, list) or not 1 <= len(phases) <= MAX_PHASES or not all(map(_name, phases)):
+            raise InvalidSetup(f"FF 2: 'phases' is a list of 1 to {MAX_PHASES} phase names of at most {MAX_NAME} "
+                               "printable characters on one line")
         last_turn = options.get("last_turn")
-        if last_turn is not None and (isinstance(last_turn, bool) or not isinstance(last_turn, int) or last_turn < 1):
-            raise InvalidSetup("FF 2: 'last_turn' is a whole number of at least 1")
+        if last_turn is not None and (isinstance(last_turn, bool) or not isinstance(last_turn, int)
+                                      or not 1 <= last_turn <= MAX_LAST_TURN):
+            raise InvalidSetup(f"FF 2: 'last_turn' is a whole number from 1 to {MAX_LAST_TURN}")
         vp_track = options.get("vp_track", True)
         if not isinstance(vp_track, bool):
             raise InvalidSetup("FF 4: 'vp_track' is true or false")
@@ -91,20 +111,24 @@ class Freeform(Ruleset):
         if state.get("ended") or seat not in state["sides"]:
             return []
         orders: list[dict] = [
-            {"kind": "note", "rule": "FF 2", "fields": {"text": "text", "fields": "object (optional)",
+            {"kind": "note", "rule": "FF 2", "fields": {"text": f"text (at most {MAX_TEXT['text']} characters)",
+                                                       "fields": "object (optional)",
                                                        "private": "true for a hidden note (FF 7) (optional)"}},
             {"kind": "roll", "rule": "FF 3", "fields": {
-                "dice": "NdS | dS | d66", "purpose": "text", "rule": "text (optional)",
+                "dice": "NdS | dS | d66", "purpose": f"text (at most {MAX_TEXT['purpose']} characters)",
+                "rule": "text (optional)",
                 "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",
                 "replaces": "seq of the last roll (optional)"}},
         ]
         if state.get("vp_track"):
             orders.append({"kind": "vp", "rule": "FF 4", "fields": {
-                "side": list(state["vp"]), "delta": "non-zero whole number", "reason": "text"}})
+                "side": list(state["vp"]), "delta": f"non-zero whole number from {-MAX_VP:,} to {MAX_VP:,}",
+                "reason": f"text (at most {MAX_TEXT['reason']} characters)"}})
         if not self._at_last_phase_of_last_turn(state):
             orders.append({"kind": "advance", "rule": "FF 2", "fields": {}})
         orders.append({"kind": "end", "rule": "FF 5", "fields": {
-            "winner": [*state["sides"], None], "level": "text (optional)", "reason": "text"}})
+            "winner": [*state["sides"], None], "level": "text (optional)",
+            "reason": f"text (at most {MAX_TEXT['reason']} characters)"}})
         return orders
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
@@ -138,8 +162,10 @@ class Freeform(Ruleset):
         purpose = _text(order, "purpose", "FF 3", required=True)
         rule = _text(order, "rule", "FF 3") or None
         units = order.get("units", [])
-        if not isinstance(units, list) or not all(isinstance(u, str) for u in units):
-            raise InvalidOrder("'units' is a list of unit names", rule="FF 3", field="units")
+        if (not isinstance(units, list) or len(units) > MAX_UNITS
+                or not all(isinstance(u, str) and len(u) <= MAX_LABEL for u in units)):
+            raise InvalidOrder(f"'units' is a list of at most {MAX_UNITS} unit names of at most {MAX_LABEL} "
+                               "characters", rule="FF 3", field="units")
         replaces = order.get("replaces")
         if replaces is not None:
             replaces = _int(replaces, "replaces", "FF 3")
@@ -169,12 +195,16 @@ class Freeform(Ruleset):
         compare = target.get("compare", ">=")
         if compare not in COMPARE:
             raise InvalidOrder(f"'target.compare' is one of {' '.join(COMPARE)}", rule="FF 3", field="target")
-        value = _int(target.get("value"), "target.value", "FF 3")
+        value = _int(target.get("value"), "target.value", "FF 3", MAX_TARGET)
         modifiers = target.get("modifiers", [])
-        if not isinstance(modifiers, list) or not all(
+        if not isinstance(modifiers, list) or len(modifiers) > MAX_MODIFIERS or not all(
                 isinstance(m, dict) and isinstance(m.get("value"), int) and not isinstance(m.get("value"), bool)
-                and isinstance(m.get("reason", ""), str) for m in modifiers):
-            raise InvalidOrder("'target.modifiers' is a list of {value, reason}", rule="FF 3", field="target")
+                and -MAX_TARGET <= m["value"] <= MAX_TARGET
+                and isinstance(m.get("reason", ""), str) and len(m.get("reason", "")) <= MAX_LABEL
+                for m in modifiers):
+            raise InvalidOrder(f"'target.modifiers' is a list of at most {MAX_MODIFIERS} {{value, reason}}, each "
+                               f"value from {-MAX_TARGET:,} to {MAX_TARGET:,} and reason of at most {MAX_LABEL} "
+                               "characters", rule="FF 3", field="target")
         return {"compare": compare, "value": value,
                 "modifiers": [{"value": m["value"], "reason": m.get("reason", "")} for m in modifiers]}
 
@@ -184,13 +214,16 @@ class Freeform(Ruleset):
         side = order.get("side")
         if not isinstance(side, str) or side not in state["vp"]:
             raise InvalidOrder(f"'side' is one of {', '.join(state['vp'])}", rule="FF 4", field="side")
-        delta = _int(order.get("delta"), "delta", "FF 4")
+        delta = _int(order.get("delta"), "delta", "FF 4", MAX_VP)
         if delta == 0:
             raise InvalidOrder("'delta' may not be zero", rule="FF 4", field="delta")
         reason = _text(order, "reason", "FF 4", required=True)
         rule = _text(order, "rule", "FF 4") or "FF 4"
-        return [(ev.VPScored, {"side": side, "delta": delta, "total": state["vp"][side] + delta,
-                               "reason": reason, "rule": rule})]
+        total = state["vp"][side] + delta
+        if not -MAX_VP <= total <= MAX_VP:
+            raise RuleViolation("FF 4", f"the VP track runs from {-MAX_VP:,} to {MAX_VP:,}; {side} has "
+                                        f"{state['vp'][side]:,}")
+        return [(ev.VPScored, {"side": side, "delta": delta, "total": total, "reason": reason, "rule": rule})]
 
     def _advance(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         phases = state["phases"]
