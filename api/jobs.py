@@ -57,7 +57,8 @@ def queue():
 
 
 def artifacts() -> Path:
-    return Path(current_app.config.get("WARLOG_ARTIFACT_DIR") or work.artifact_dir())
+    """The artifact folder, absolute (``work.artifact_dir`` says why)."""
+    return Path(current_app.config.get("WARLOG_ARTIFACT_DIR") or work.artifact_dir()).resolve()
 
 
 def _unavailable(exc: Exception) -> ApiProblem:

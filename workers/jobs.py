@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from domain.rulesets import UMPIRE, find_ruleset
 from domain.service import Warlog
-from domain.storage import DEFAULT_DATA_DIR, config_from_env
+from domain.storage import config_from_env, data_dir_from_env, private_dir
 from domain.visibility import filter_lines
 from workers import replay as replaying
 from workers import stats as statistics
@@ -34,12 +34,14 @@ AUDIENCES: dict[str, str | None] = {"umpire": UMPIRE, "public": None}
 
 # =============================================================================== artifacts ====
 def artifact_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """WARLOG_ARTIFACT_DIR, else WARLOG_DATA_DIR/artifacts (default var/artifacts)."""
+    """WARLOG_ARTIFACT_DIR, else WARLOG_DATA_DIR/artifacts (default var/artifacts), absolute:
+    the web process hands it to the worker, and Flask's ``send_file`` would resolve a relative
+    path against the app's folder, not the working directory."""
     environ = os.environ if environ is None else environ
     explicit = (environ.get("WARLOG_ARTIFACT_DIR") or "").strip()
     if explicit:
-        return Path(explicit)
-    return Path((environ.get("WARLOG_DATA_DIR") or "").strip() or DEFAULT_DATA_DIR) / "artifacts"
+        return Path(explicit).resolve()
+    return data_dir_from_env(environ) / "artifacts"
 
 
 def artifact_path(directory: str | Path, kind: str, game_id: str, version: int, audience: str, ext: str) -> Path:
@@ -61,8 +63,8 @@ def latest_artifact(directory: str | Path, kind: str, game_id: str, audience: st
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so a reader sees the old file or the whole new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # for this user only (0600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

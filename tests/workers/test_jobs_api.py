@@ -182,3 +182,28 @@ def test_the_end_of_a_game_queues_its_replays(setup):
     assert public["viewer"] == "public" and full["viewer"] == "umpire"
     # The same order sent again is a replay of its result: nothing new is queued.
     assert game.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end").status_code == 200
+
+
+def test_artifacts_under_a_relative_data_dir_are_downloaded(sqlite_config, rq_env, tmp_path, monkeypatch):
+    """As under ``make run``: WARLOG_DATA_DIR relative (``var``) and no WARLOG_ARTIFACT_DIR, the web
+    process and the worker in the same working directory. The download was a 500: the worker
+    wrote under the working directory, and ``send_file`` looked for the relative path under api/."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WARLOG_DATA_DIR", "data")
+    monkeypatch.delenv("WARLOG_ARTIFACT_DIR", raising=False)
+    service = make_app(sqlite_config)
+    try:
+        app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": rq_env.url,
+                          "WARLOG_QUEUE": rq_env.queue})
+        client = app.test_client()
+        game = _game(client)
+        replay = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays")
+        stats = _post(client, rq_env, f"/api/v1/games/{game.game_id}/statistics")
+        rq_env.work(Path(sqlite_config.sqlite_path).parent, cwd=tmp_path)
+        for job in (replay, stats):
+            assert client.get(job["status_url"]).json["status"] == "finished"
+            got = client.get(job["result_url"])
+            assert got.status_code == 200, got.get_data(as_text=True)[:300]
+        assert any((tmp_path / "data" / "artifacts").iterdir())
+    finally:
+        service.close()
