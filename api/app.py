@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, jsonify
+from flask import Flask, jsonify, request
 
 from api import problems
 from api.access import AccessStore
@@ -21,6 +21,19 @@ from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering
 
 MAX_BODY = 64 * 1024  # an order is small; a bigger body is refused with 413 before it is read
+
+# Sent with every response; a view that sets one of them keeps its own (the pages' CSP in
+# api/pages.py, the sandboxed artifacts' in api/jobs.py). A JSON body, a static file or a problem
+# needs no script, style or frame: nothing is allowed, and no other site may frame any of it.
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+}
+# /api/docs is one HTML page with its style inline and no script.
+DOCS_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; "
+            "base-uri 'none'; form-action 'none'")
 
 
 def migrate(config: StoreConfig | None = None) -> StoreConfig:
@@ -152,6 +165,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(jobs_bp)
     app.register_blueprint(notify_settings_bp)
     app.register_blueprint(pages_bp)
+
+    @app.after_request
+    def security_headers(response):
+        if request.endpoint == "openapi.docs_page":
+            response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
 
     @app.get("/healthz")
     def health():

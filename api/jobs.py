@@ -38,8 +38,11 @@ bp = Blueprint("jobs", __name__, url_prefix="/api/v1")
 log = logging.getLogger("warlog.api")
 
 # An artifact page may run its own inline script and style, and nothing else: no network at all.
-ARTIFACT_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                "img-src data:; base-uri 'none'; form-action 'none'")
+# ``sandbox`` without allow-same-origin gives it an origin of its own, so a script in a replay
+# (the log's text is player input) can never read the pages' tokens (localStorage) or call the
+# API as the viewer; nor may another site frame it.
+ARTIFACT_CSP = ("sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 MEDIA = {"html": "text/html; charset=utf-8", "json": "application/json", "svg": "image/svg+xml"}
 
 

@@ -61,6 +61,7 @@ def test_a_replay_is_made_by_a_worker_and_downloaded(setup):
     page = client.get(done["result_url"], headers=game.seats["Blue"])
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+    assert page.headers["Content-Security-Policy"].startswith("sandbox allow-scripts;")  # an origin of its own
     html = page.get_data(as_text=True)
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     frames = client.get(done["result_url"] + "?format=json", headers=game.seats["Blue"]).json
