@@ -11,6 +11,7 @@ from api.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import JSONProvider
+from api.limits import CreationLog
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
 from api.pages import bp as pages_bp
@@ -46,6 +47,7 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     service = Warlog(config)
     try:
         AccessStore.for_service(service).create_tables()
+        CreationLog.for_service(service).create_tables()
         ProjectionStore.for_service(service).create_tables()
         NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
     finally:
@@ -155,6 +157,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
+    app.extensions["warlog_creations"] = CreationLog.for_service(service)
     logging.getLogger("warlog").setLevel(logging.INFO)
 
     problems.register(app)
