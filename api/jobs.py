@@ -26,6 +26,7 @@ from marshmallow import Schema, fields, validate
 from redis import Redis
 from redis.exceptions import RedisError
 
+from api import limits
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
 from api.problems import ApiProblem
@@ -70,12 +71,19 @@ def _unavailable(exc: Exception) -> ApiProblem:
                       {"Retry-After": "5"})
 
 
-def _enqueue(func, jid: str, *args, meta: dict):
+def _enqueue(func, jid: str, *args, meta: dict, artifact: Path):
     try:
-        found, _ = rqueue.enqueue_once(queue(), func, jid, *args, meta=meta)
+        found, _ = rqueue.enqueue_once(queue(), func, jid, *args, meta=meta, made=artifact.exists)
     except RedisError as exc:
         raise _unavailable(exc) from None
     return found
+
+
+def _across_jobs_waiting() -> set[str]:
+    """The ids of the cross-game statistics jobs queued, running or waiting for a retry."""
+    q = queue()
+    ids = [*q.get_job_ids(), *q.started_job_registry.get_job_ids(), *q.scheduled_job_registry.get_job_ids()]
+    return {jid for jid in ids if jid.startswith(rqueue.job_id("across", ""))}
 
 
 def _accepted(jid: str, result_url: str, **extra):
@@ -192,7 +200,9 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
     audience = _audience(caller)
     jid = rqueue.job_id(prefix, caller.game_id, f"v{version}", audience)
     _enqueue(func, jid, caller.game_id, version, audience, str(artifacts()),
-             meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience})
+             meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience},
+             artifact=work.artifact_path(artifacts(), prefix, caller.game_id, version, audience,
+                                         "html" if prefix == "replay" else "json"))
     return _accepted(jid, url_for(endpoint, game_id=caller.game_id, version=version),
                      version=version, audience=audience)
 
@@ -216,8 +226,18 @@ def post_cross_statistics():
     head = service().recorder.max_notification_id() or 0
     key = hashlib.sha256(("\n".join(ids) + f"\n{head}").encode()).hexdigest()[:20]
     jid = rqueue.job_id("across", ruleset, key)
+    cap = limits.statistics_jobs()
+    try:
+        waiting = _across_jobs_waiting()
+    except RedisError as exc:
+        raise _unavailable(exc) from None
+    if cap and jid not in waiting and len(waiting) >= cap:
+        raise ApiProblem("statistics_busy", f"{len(waiting)} jobs of statistics across games are queued or "
+                         f"running (WARLOG_STATISTICS_JOBS: {cap}); ask again once one has finished",
+                         {"Retry-After": "30"})
     _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()),
-             meta={"kind": "statistics_across", "ruleset": ruleset, "games": len(ids)})
+             meta={"kind": "statistics_across", "ruleset": ruleset, "games": len(ids)},
+             artifact=artifacts() / f"across-{ruleset}-{key}.json")
     return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset), ruleset=ruleset, games=len(ids))
 
 

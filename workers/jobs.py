@@ -14,10 +14,12 @@ seats included — the second, so a seat never sees what it could not see in the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -76,6 +78,38 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def artifact_limits(environ: Mapping[str, str] | None = None) -> tuple[float, int]:
+    """(the most seconds an artifact is kept, the most files kept): WARLOG_ARTIFACT_MAX_AGE_DAYS
+    (default 7, as long as rq keeps a finished job) and WARLOG_ARTIFACT_MAX_FILES (default 2000)."""
+    environ = os.environ if environ is None else environ
+    days = float((environ.get("WARLOG_ARTIFACT_MAX_AGE_DAYS") or "").strip() or 7)
+    files = int((environ.get("WARLOG_ARTIFACT_MAX_FILES") or "").strip() or 2000)
+    if days <= 0 or files < 1:
+        raise ValueError("WARLOG_ARTIFACT_MAX_AGE_DAYS must be above 0 and WARLOG_ARTIFACT_MAX_FILES at least 1")
+    return days * 86400, files
+
+
+def prune_artifacts(directory: str | Path, max_age: float, max_files: int, now: float | None = None) -> list[str]:
+    """Delete the files of ``directory`` written more than ``max_age`` seconds ago, then the oldest
+    beyond ``max_files``; returns their names. Asked for again, a pruned artifact is made again
+    (api/jobs.py queues its job afresh)."""
+    now = time.time() if now is None else now
+    files = []
+    for path in Path(directory).iterdir():
+        with contextlib.suppress(FileNotFoundError):  # another worker's prune got there first
+            if path.is_file():
+                files.append((path.stat().st_mtime, path))
+    files.sort(reverse=True)  # the newest first
+    doomed = [path for n, (mtime, path) in enumerate(files) if n >= max_files or mtime < now - max_age]
+    for path in doomed:
+        path.unlink(missing_ok=True)
+    return [path.name for path in doomed]
+
+
+def _pruned(directory: str | Path) -> None:
+    prune_artifacts(directory, *artifact_limits())
+
+
 # ==================================================================================== jobs ====
 def job(func: Callable) -> Callable:
     """Record a failure's message (one line, no traceback) in job.meta['error'] for the API,
@@ -130,6 +164,7 @@ def make_replay(game_id: str, version: int, audience: str = "public", directory:
     made = replaying.frames(lines, viewer, progress=lambda done, total: progress(done, total, share=(0, 90)))
     write_atomic(paths["json"], json.dumps(made, separators=(",", ":")))
     write_atomic(paths["html"], replaying.replay_html(made))
+    _pruned(directory)
     return {k: str(p) for k, p in paths.items()}
 
 
@@ -157,6 +192,7 @@ def game_statistics(game_id: str, version: int, audience: str = "public", direct
     for name, svg in statistics.charts(made).items():
         write_atomic(paths[name], svg)
     write_atomic(paths["json"], json.dumps(made, indent=1))
+    _pruned(directory)
     return {k: str(p) for k, p in paths.items()}
 
 
@@ -198,4 +234,5 @@ def statistics_across(ruleset: str | None, game_ids: list[str], key: str, direct
         made = {"ruleset": ruleset, "key": key, "games_asked": len(game_ids), "unreadable": skipped, **acc.result()}
         write_atomic(path, json.dumps(made, indent=1))
     write_atomic(latest, path.read_text(encoding="utf-8"))
+    _pruned(directory)
     return {"json": str(path)}
