@@ -8,10 +8,10 @@ closes it when its request head has not arrived within ``keepalive`` seconds.
 
 Why not threads (gthread), which served SQLite until issue 29: a gthread worker hands a
 connection to a thread as soon as its first bytes arrive, and the thread then reads the rest of
-the head with no timeout. Two workers of 64 threads were stopped by some 130 connections that
-never finished their headers, for as long as they stayed open (or by 100 streams and 30 such
-connections). ``tests/reliability/test_slow_clients.py`` holds 300 of them and 30 streams open
-and checks that /healthz and an order still answer within seconds, on both stores.
+the head with no timeout. Two workers of 64 threads were stopped by 130-140 connections that
+never finished their headers, for as long as they stayed open (fewer with event streams open,
+each holding a thread). ``tests/reliability/test_slow_clients.py`` holds 300 of them and 30
+streams open and checks that /healthz and an order still answer within seconds, on both stores.
 
 On SQLite, the store runs inside the process and its calls do not switch greenlets:
 
