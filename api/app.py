@@ -5,13 +5,14 @@ from __future__ import annotations
 import logging
 import os
 
-from flask import Flask, jsonify
+from flask import Flask, jsonify, request
 
 from api import problems
 from api.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider
+from api.limits import CreationLog
 from api.notify_settings import bp as notify_settings_bp
 from api.openapi import bp as openapi_bp
 from api.pages import bp as pages_bp
@@ -21,6 +22,19 @@ from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering
 
+
+# Sent with every response; a view that sets one of them keeps its own (the pages' CSP in
+# api/pages.py, the sandboxed artifacts' in api/jobs.py). A JSON body, a static file or a problem
+# needs no script, style or frame: nothing is allowed, and no other site may frame any of it.
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+}
+# /api/docs is one HTML page with its style inline and no script.
+DOCS_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; "
+            "base-uri 'none'; form-action 'none'")
 
 
 def migrate(config: StoreConfig | None = None) -> StoreConfig:
@@ -33,6 +47,7 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     service = Warlog(config)
     try:
         AccessStore.for_service(service).create_tables()
+        CreationLog.for_service(service).create_tables()
         ProjectionStore.for_service(service).create_tables()
         NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
     finally:
@@ -161,6 +176,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
+    app.extensions["warlog_creations"] = CreationLog.for_service(service)
     logging.getLogger("warlog").setLevel(logging.INFO)
     app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
 
@@ -172,6 +188,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(jobs_bp)
     app.register_blueprint(notify_settings_bp)
     app.register_blueprint(pages_bp)
+
+    @app.after_request
+    def security_headers(response):
+        if request.endpoint == "openapi.docs_page":
+            response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
 
     @app.get("/healthz")
     def health():

@@ -10,7 +10,7 @@ import re
 
 from flask import Blueprint, current_app, g, jsonify, request, url_for
 
-from api import schemas
+from api import limits, schemas
 from api.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.jsonbody import BAD_KEY, read_body
@@ -122,7 +122,15 @@ def _etag(response, version: int):
 def create_game():
     body = load(schemas.CreateGame)
     rules = find_ruleset(body["ruleset"])  # an unknown ruleset is a 422 naming the known ones
+    creations, address = current_app.extensions["warlog_creations"], request.remote_addr or "unknown"
+    cap = current_app.config.get("WARLOG_GAMES_PER_ADDRESS", limits.games_per_address())  # 0: no cap
+    window = limits.games_window()
+    wait = creations.wait_before_next(address, cap, window)
+    if wait:
+        raise ApiProblem("too_many_games", f"this address has created {cap} games within {window} s "
+                         f"(WARLOG_GAMES_PER_ADDRESS); try again in {wait} s", {"Retry-After": str(wait)})
     result = service().create_game(rules.name, body["scenario"], body["options"], umpire=body["umpire"])
+    creations.record(address, window)
     seats = rules.human_seats(result.events[0]["data"]["seats"])
     admin, invites = access().register_game(result.game_id, body["public"], seats)
     response = jsonify(schemas.dump(schemas.Created, {

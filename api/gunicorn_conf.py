@@ -1,26 +1,43 @@
 """Gunicorn settings for warlog: ``gunicorn -c api/gunicorn_conf.py 'api.app:create_app()'``.
 
-The worker class follows the store, because an open event stream (api/stream.py) holds what
-serves it for minutes, and because of how each store waits:
+Gevent workers, on both stores. Each connection is served by a greenlet; a worker runs one OS
+thread that switches between them whenever one waits on a socket (the client's, the database's,
+Redis's). A client is only waited for while it sends: a connection that sends part of a request
+and then nothing (a flaky mobile link, a slowloris) holds one greenlet, not a thread, and gunicorn
+closes it when its request head has not arrived within ``keepalive`` seconds.
 
-- **PostgreSQL: gevent workers.** Each connection is served by a greenlet; a worker runs one OS
-  thread that switches between them whenever one waits on a socket (the database's, the
-  client's, Redis's). Orders of many games then share the worker without threads taking the
-  GIL from one another (the findings in docs/benchmarks.md compare the two). psycopg waits
-  cooperatively once gevent has patched the standard library, which gunicorn's gevent worker
-  does before it loads the app.
-- **SQLite: threaded workers (gthread).** SQLite runs inside the process: its file locks, busy
-  waits and fsyncs would stop every greenlet of a worker at once, where they stop one thread.
+Why not threads (gthread), which served SQLite until issue 29: a gthread worker hands a
+connection to a thread as soon as its first bytes arrive, and the thread then reads the rest of
+the head with no timeout. Two workers of 64 threads were stopped by 130-140 connections that
+never finished their headers, for as long as they stayed open (fewer with event streams open,
+each holding a thread). ``tests/reliability/test_slow_clients.py`` holds 300 of them and 30
+streams open and checks that /healthz and an order still answer within seconds, on both stores.
 
-Each worker keeps ``WARLOG_STREAM_RESERVE`` of what it can serve at once (threads, or
-connections under gevent) for other requests, so streams can never starve orders and reads.
+On SQLite, the store runs inside the process and its calls do not switch greenlets:
+
+- a save takes the lock file beside the database (``storage.writer_lock``), whose ``flock``
+  blocks the whole worker while another *process* saves (one save's time). Within a process,
+  savers take turns on a thread lock first, which gevent makes a greenlet lock, so a greenlet
+  never waits in ``flock`` on its own process (tests/integration/test_writer_lock_gevent.py);
+  ``GroupCommit`` has one leader per process anyway;
+- eventsourcing's SQLite pool hands out one writing connection per process at a time, behind a
+  (greenlet) lock taken before ``BEGIN``; SQLite's own busy wait, which blocks the worker, then
+  only waits for another process's write (the projector's, a worker's), as long as it lasts;
+- reads in WAL mode wait for no writer.
+
+So a worker's greenlets share its SQLite time, where threads shared the GIL; what is gained is
+that a slow or idle client costs nothing. PostgreSQL's driver (psycopg) waits cooperatively once
+gevent has patched the standard library, which gunicorn's gevent worker does before it loads the
+app.
+
+Each worker keeps ``WARLOG_STREAM_RESERVE`` of the connections it serves at once for other
+requests, so streams can never starve orders and reads.
 
 | variable | default | meaning |
 |---|---|---|
 | ``WEB_CONCURRENCY`` | 2 | worker processes |
-| ``WARLOG_THREADS`` | 64 | SQLite (gthread): threads per worker, the most requests (streams included) a worker serves at once; a kept-alive idle connection holds no thread |
-| ``WARLOG_CONNECTIONS`` | 1000 | PostgreSQL (gevent): the most connections (kept-alive ones and streams included) a worker holds at once |
-| ``WARLOG_STREAM_RESERVE`` | 8 | threads (or connections) per worker that streams may not use |
+| ``WARLOG_CONNECTIONS`` | 1000 | the most connections (kept-alive and half-open ones and streams included) a worker holds at once |
+| ``WARLOG_STREAM_RESERVE`` | 8 | connections per worker that streams may not use |
 | ``WARLOG_HOST`` | 0.0.0.0 | address to bind (``warlog serve`` passes its own, 127.0.0.1 by default) |
 | ``PORT`` | 8000 | port to bind |
 
@@ -50,16 +67,17 @@ def _positive(name: str, default: int) -> int:
 
 _host = os.environ.get("WARLOG_HOST", "").strip() or "0.0.0.0"
 bind = f"{_host}:{os.environ.get('PORT', '').strip() or '8000'}"
-worker_class = "gevent" if os.environ.get("WARLOG_DATABASE_URL", "").strip() else "gthread"
+worker_class = "gevent"  # on both stores: see the docstring
 workers = _positive("WEB_CONCURRENCY", 2)
-threads = _positive("WARLOG_THREADS", 64)  # gthread only
-worker_connections = _positive("WARLOG_CONNECTIONS", 1000)  # gevent only
+worker_connections = _positive("WARLOG_CONNECTIONS", 1000)
 
-# The worker's main loop reports to the arbiter every second whatever its threads do, so this is
+# The worker's main loop reports to the arbiter every second while its greenlets wait, so this is
 # how long a wedged worker lives, not a limit on requests (streams end by themselves, api/stream.py).
-timeout = 30
+# On SQLite a wait for another process's lock blocks the whole worker, for up to the lock timeout
+# on the lock file and again in SQLite (docs/configuration.md): the worker outlives both.
+timeout = 30 if os.environ.get("WARLOG_DATABASE_URL", "").strip() else 2 * _positive("WARLOG_LOCK_TIMEOUT", 30) + 15
 graceful_timeout = 15  # open streams end within a poll interval of SIGTERM (see post_worker_init)
-keepalive = 5
+keepalive = 5  # also how long a client has to send a request's head (the gevent worker's read timeout)
 
 # gunicorn >= 25 opens a control socket (for gunicornc) at one path per user by default, which
 # two servers on one machine would share; warlog does not use it. Older gunicorns ignore this.
@@ -75,15 +93,14 @@ logger_class = "api.accesslog.AccessLogger"
 
 
 def post_worker_init(worker) -> None:
-    """Tell the stream module how many requests this worker serves at once (its threads, or its
-    connections under gevent; command-line options included) and how to see that the worker is
-    stopping, so open streams end instead of holding it up. Then set aside, for the cyclic
-    garbage collector, everything loading the app made (see ``_freeze_what_loading_made``)."""
+    """Tell the stream module how many requests this worker serves at once (its connections;
+    command-line options included) and how to see that the worker is stopping, so open streams
+    end instead of holding it up. Then set aside, for the cyclic garbage collector, everything
+    loading the app made (see ``_freeze_what_loading_made``)."""
     from api import stream
 
     cfg = worker.cfg
-    stream.configure(concurrency=cfg.worker_connections if cfg.worker_class_str == "gevent" else cfg.threads,
-                     should_stop=lambda: not worker.alive)
+    stream.configure(concurrency=cfg.worker_connections, should_stop=lambda: not worker.alive)
     _freeze_what_loading_made()
 
 

@@ -26,6 +26,7 @@ from marshmallow import Schema, fields, validate
 from redis import Redis
 from redis.exceptions import RedisError
 
+from api import limits
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
 from api.problems import ApiProblem
@@ -38,8 +39,11 @@ bp = Blueprint("jobs", __name__, url_prefix="/api/v1")
 log = logging.getLogger("warlog.api")
 
 # An artifact page may run its own inline script and style, and nothing else: no network at all.
-ARTIFACT_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-                "img-src data:; base-uri 'none'; form-action 'none'")
+# ``sandbox`` without allow-same-origin gives it an origin of its own, so a script in a replay
+# (the log's text is player input) can never read the pages' tokens (localStorage) or call the
+# API as the viewer; nor may another site frame it.
+ARTIFACT_CSP = ("sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+                "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 MEDIA = {"html": "text/html; charset=utf-8", "json": "application/json", "svg": "image/svg+xml"}
 
 
@@ -57,7 +61,8 @@ def queue():
 
 
 def artifacts() -> Path:
-    return Path(current_app.config.get("WARLOG_ARTIFACT_DIR") or work.artifact_dir())
+    """The artifact folder, absolute (``work.artifact_dir`` says why)."""
+    return Path(current_app.config.get("WARLOG_ARTIFACT_DIR") or work.artifact_dir()).resolve()
 
 
 def _unavailable(exc: Exception) -> ApiProblem:
@@ -66,12 +71,19 @@ def _unavailable(exc: Exception) -> ApiProblem:
                       {"Retry-After": "5"})
 
 
-def _enqueue(func, jid: str, *args, meta: dict):
+def _enqueue(func, jid: str, *args, meta: dict, artifact: Path):
     try:
-        found, _ = rqueue.enqueue_once(queue(), func, jid, *args, meta=meta)
+        found, _ = rqueue.enqueue_once(queue(), func, jid, *args, meta=meta, made=artifact.exists)
     except RedisError as exc:
         raise _unavailable(exc) from None
     return found
+
+
+def _across_jobs_waiting() -> set[str]:
+    """The ids of the cross-game statistics jobs queued, running or waiting for a retry."""
+    q = queue()
+    ids = [*q.get_job_ids(), *q.started_job_registry.get_job_ids(), *q.scheduled_job_registry.get_job_ids()]
+    return {jid for jid in ids if jid.startswith(rqueue.job_id("across", ""))}
 
 
 def _accepted(jid: str, result_url: str, **extra):
@@ -190,7 +202,9 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
     audience = _audience(caller)
     jid = rqueue.job_id(prefix, caller.game_id, f"v{version}", audience)
     _enqueue(func, jid, caller.game_id, version, audience, str(artifacts()),
-             meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience})
+             meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience},
+             artifact=work.artifact_path(artifacts(), prefix, caller.game_id, version, audience,
+                                         "html" if prefix == "replay" else "json"))
     return _accepted(jid, url_for(endpoint, game_id=caller.game_id, version=version),
                      version=version, audience=audience)
 
@@ -214,8 +228,18 @@ def post_cross_statistics():
     head = service().recorder.max_notification_id() or 0
     key = hashlib.sha256(("\n".join(ids) + f"\n{head}").encode()).hexdigest()[:20]
     jid = rqueue.job_id("across", ruleset, key)
+    cap = limits.statistics_jobs()
+    try:
+        waiting = _across_jobs_waiting()
+    except RedisError as exc:
+        raise _unavailable(exc) from None
+    if cap and jid not in waiting and len(waiting) >= cap:
+        raise ApiProblem("statistics_busy", f"{len(waiting)} jobs of statistics across games are queued or "
+                         f"running (WARLOG_STATISTICS_JOBS: {cap}); ask again once one has finished",
+                         {"Retry-After": "30"})
     _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()),
-             meta={"kind": "statistics_across", "ruleset": ruleset, "games": len(ids)})
+             meta={"kind": "statistics_across", "ruleset": ruleset, "games": len(ids)},
+             artifact=artifacts() / f"across-{ruleset}-{key}.json")
     return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset), ruleset=ruleset, games=len(ids))
 
 

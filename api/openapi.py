@@ -226,10 +226,12 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     # ---- games
     ("post", "/api/v1/games"): Op(
         "Create a game", NONE, body=schemas.CreateGame,
-        description="Anyone may create a game. The answer holds the admin token and one invite code per "
-                    "seat; they are shown once and stored only as hashes. Hand each invite code to its player.",
+        description="Anyone may create a game, up to WARLOG_GAMES_PER_ADDRESS (20) from one address within "
+                    "WARLOG_GAMES_WINDOW_SECONDS (3600): beyond, 429 too_many_games with Retry-After. The answer "
+                    "holds the admin token and one invite code per seat; they are shown once and stored only as "
+                    "hashes. Hand each invite code to its player.",
         replies={201: Reply("the game was created", schemas.Created, headers=("Location",))},
-        problems=(*BODY, "unknown_ruleset", "invalid_setup")),
+        problems=(*BODY, "unknown_ruleset", "invalid_setup", "too_many_games")),
     ("get", "/api/v1/games"): Op(
         "List games", ANY, params=(schemas.GameFilters,),
         description="Public games, plus the game of the caller's token, most recent activity first. "
@@ -493,7 +495,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "per side, game length, final VP, order kinds, random events and d66 results against their "
                     "expectation, dice fairness over all games.",
         replies={202: Reply("the job", _JOB_ACCEPTED)},
-        problems=("invalid_request", "unknown_ruleset", "queue_unavailable")),
+        problems=("invalid_request", "unknown_ruleset", "queue_unavailable", "statistics_busy")),
     ("get", "/api/v1/statistics"): Op(
         "Download statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,),
         description="The latest statistics made across the ruleset's public games. 404 until a job made them.",

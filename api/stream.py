@@ -23,11 +23,11 @@ that streams opened together do not all reconnect together), when the server sto
 client has gone; the client reconnects with ``Last-Event-ID``. Access is decided once, when the
 stream opens, by ``caller_for`` like any other read.
 
-Each stream holds one of its worker's places for its whole life: a thread (gthread, on SQLite)
-or a connection (gevent, on PostgreSQL; api/gunicorn_conf.py). So that streams can never take
-every place, a worker process serves at most ``places - WARLOG_STREAM_RESERVE`` (8) streams at
-once; beyond that a stream request gets 503 ``stream_capacity`` with ``Retry-After``. The gunicorn
-config tells this module its number of places; without it, ``WARLOG_THREADS`` (64) is assumed.
+Each stream holds one of its worker's connections for its whole life (gevent workers,
+api/gunicorn_conf.py). So that streams can never take every connection, a worker process serves
+at most ``connections - WARLOG_STREAM_RESERVE`` (8) streams at once; beyond that a stream request
+gets 503 ``stream_capacity`` with ``Retry-After``. The gunicorn config tells this module its number
+of connections; without it, ``WARLOG_CONNECTIONS`` (1000) is assumed.
 
 Tokens go in the ``Authorization`` header only, never in the query (query strings end up in
 logs); a browser's EventSource cannot send that header, so browsers read the stream with
@@ -138,9 +138,9 @@ def _env_int(name: str, default: int) -> int:
 
 
 def budget_limit(concurrency: int | None = None, reserve: int | None = None) -> int:
-    """Streams per process: the requests it serves at once (threads, or connections under
-    gevent) minus those kept for other requests (may be 0: no streams)."""
-    concurrency = _env_int("WARLOG_THREADS", 64) if concurrency is None else concurrency
+    """Streams per process: the connections it serves at once minus those kept for other
+    requests (may be 0: no streams)."""
+    concurrency = _env_int("WARLOG_CONNECTIONS", 1000) if concurrency is None else concurrency
     reserve = _env_int("WARLOG_STREAM_RESERVE", 8) if reserve is None else reserve
     return max(0, concurrency - max(0, reserve))
 

@@ -400,7 +400,7 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                         "database, client and kernel); server's ceiling: the rate the web workers' CPU an order "
                         f"would allow with all {cores} cores theirs, with no client and no database, ÷ the "
                         "baseline (bench/orders.py server_ceiling): a bound on the row's ratio here")
-    result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gthread on SQLite, gevent "
-                        f"on PostgreSQL: api/gunicorn_conf.py), warm-up {warmup:g} s, window {duration:g} s; "
+    result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gevent on both "
+                        f"stores: api/gunicorn_conf.py), warm-up {warmup:g} s, window {duration:g} s; "
                         f"baseline: {saves} saves over 200 aggregates")
     return result

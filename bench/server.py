@@ -86,6 +86,7 @@ def environment(folder: Path, port: int, env: dict[str, Any]) -> dict[str, str]:
     environ.pop("WARLOG_DATABASE_URL", None)  # SQLite unless the caller asks otherwise
     environ.update(WARLOG_DATA_DIR=str(folder / "data"), WARLOG_HOST="127.0.0.1", PORT=str(port),
                    PYTHONUNBUFFERED="1")
+    environ.setdefault("WARLOG_GAMES_PER_ADDRESS", "0")  # benchmarks and tests create games by the hundred
     for key, value in env.items():
         if value is None:
             environ.pop(key, None)

@@ -63,16 +63,26 @@ class StoreConfig:
         return env
 
 
+# One lock per database file, taken before its lock file: made when first used, so that under
+# gevent (api/gunicorn_conf.py) it is gevent's lock, which waits without stopping the worker.
+_writer_locks: dict[str, Any] = {}
+
+
 @contextlib.contextmanager
 def writer_lock(config: StoreConfig) -> Iterator[None]:
     """Held around each save of events. On SQLite, a lock file beside the database makes the
     processes sharing it take turns at once: SQLite's own busy handler polls with sleeps of up
     to 100 ms, which two web processes writing in turn would spend waiting. PostgreSQL queues
-    writers itself (eventsourcing locks the events table); nothing is added there."""
+    writers itself (eventsourcing locks the events table); nothing is added there.
+
+    Within a process, savers take turns on a thread lock first: ``flock`` blocks the whole OS
+    thread, so a greenlet waiting on the file while another greenlet of its process held it
+    would stop the worker for good."""
     if config.kind != "sqlite" or not config.sqlite_path:
         yield
         return
-    with open(f"{config.sqlite_path}.writer-lock", "a+b") as handle:
+    path = f"{config.sqlite_path}.writer-lock"
+    with _writer_locks.setdefault(path, threading.Lock()), private_file(path) as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -208,10 +218,43 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
     if url:
         return StoreConfig(kind="postgres", postgres=postgres_env(url), snapshot_interval=interval,
                            lock_timeout=lock_timeout)
-    data_dir = Path(environ.get("WARLOG_DATA_DIR", "").strip() or DEFAULT_DATA_DIR)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return StoreConfig(kind="sqlite", sqlite_path=str((data_dir / "warlog.sqlite3").resolve()),
-                       snapshot_interval=interval, lock_timeout=lock_timeout)
+    database = private_dir(data_dir_from_env(environ)) / "warlog.sqlite3"
+    private_database(database)
+    return StoreConfig(kind="sqlite", sqlite_path=str(database), snapshot_interval=interval,
+                       lock_timeout=lock_timeout)
+
+
+def data_dir_from_env(environ: Mapping[str, str] | None = None) -> Path:
+    """WARLOG_DATA_DIR (default ``var``) as an absolute path: resolved once, against the working
+    directory of the process that reads the environment, so no later use reads it differently
+    (Flask's ``send_file`` resolves a relative path against the app's folder)."""
+    environ = os.environ if environ is None else environ
+    return Path(environ.get("WARLOG_DATA_DIR", "").strip() or DEFAULT_DATA_DIR).resolve()
+
+
+# The database holds the open epochs' seeds and the webhooks' secrets: the data folder and the
+# files warlog makes in it are for the service's user only.
+def private_dir(path: Path) -> Path:
+    """``path``, made (with its missing parents) 0700 if it is missing; an existing folder keeps its mode."""
+    if not path.is_dir():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path, 0o700)  # mkdir's mode passes through the umask
+    return path
+
+
+def private_file(path: str | Path, mode: str = "a+b") -> Any:
+    """``open(path, mode)``; a file it creates is made 0600."""
+    return open(path, mode, opener=lambda name, flags: os.open(name, flags, 0o600))
+
+
+def private_database(database: Path) -> None:
+    """Create the SQLite file 0600 before SQLite does (SQLite gives its -wal and -shm files the
+    mode of the database file), and take group and other access from files an older warlog made."""
+    private_file(database).close()
+    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"), Path(f"{database}.writer-lock")):
+        with contextlib.suppress(FileNotFoundError):
+            if path.stat().st_mode & 0o077:
+                os.chmod(path, 0o600)
 
 
 def _lock_timeout(raw: str) -> int | None:

@@ -17,6 +17,9 @@ import pytest
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env
 
+# Tests create games by the hundred from one address; tests/api/test_limits.py sets its own cap.
+os.environ.setdefault("WARLOG_GAMES_PER_ADDRESS", "0")
+
 PG_URL = os.environ.get("WARLOG_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 

@@ -14,16 +14,18 @@ seats included — the second, so a seat never sees what it could not see in the
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from domain.rulesets import UMPIRE, find_ruleset
 from domain.service import Warlog
-from domain.storage import DEFAULT_DATA_DIR, config_from_env
+from domain.storage import config_from_env, data_dir_from_env, private_dir
 from domain.visibility import filter_lines
 from workers import replay as replaying
 from workers import stats as statistics
@@ -34,12 +36,14 @@ AUDIENCES: dict[str, str | None] = {"umpire": UMPIRE, "public": None}
 
 # =============================================================================== artifacts ====
 def artifact_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """WARLOG_ARTIFACT_DIR, else WARLOG_DATA_DIR/artifacts (default var/artifacts)."""
+    """WARLOG_ARTIFACT_DIR, else WARLOG_DATA_DIR/artifacts (default var/artifacts), absolute:
+    the web process hands it to the worker, and Flask's ``send_file`` would resolve a relative
+    path against the app's folder, not the working directory."""
     environ = os.environ if environ is None else environ
     explicit = (environ.get("WARLOG_ARTIFACT_DIR") or "").strip()
     if explicit:
-        return Path(explicit)
-    return Path((environ.get("WARLOG_DATA_DIR") or "").strip() or DEFAULT_DATA_DIR) / "artifacts"
+        return Path(explicit).resolve()
+    return data_dir_from_env(environ) / "artifacts"
 
 
 def artifact_path(directory: str | Path, kind: str, game_id: str, version: int, audience: str, ext: str) -> Path:
@@ -61,8 +65,8 @@ def latest_artifact(directory: str | Path, kind: str, game_id: str, audience: st
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so a reader sees the old file or the whole new one, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # for this user only (0600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -72,6 +76,38 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def artifact_limits(environ: Mapping[str, str] | None = None) -> tuple[float, int]:
+    """(the most seconds an artifact is kept, the most files kept): WARLOG_ARTIFACT_MAX_AGE_DAYS
+    (default 7, as long as rq keeps a finished job) and WARLOG_ARTIFACT_MAX_FILES (default 2000)."""
+    environ = os.environ if environ is None else environ
+    days = float((environ.get("WARLOG_ARTIFACT_MAX_AGE_DAYS") or "").strip() or 7)
+    files = int((environ.get("WARLOG_ARTIFACT_MAX_FILES") or "").strip() or 2000)
+    if days <= 0 or files < 1:
+        raise ValueError("WARLOG_ARTIFACT_MAX_AGE_DAYS must be above 0 and WARLOG_ARTIFACT_MAX_FILES at least 1")
+    return days * 86400, files
+
+
+def prune_artifacts(directory: str | Path, max_age: float, max_files: int, now: float | None = None) -> list[str]:
+    """Delete the files of ``directory`` written more than ``max_age`` seconds ago, then the oldest
+    beyond ``max_files``; returns their names. Asked for again, a pruned artifact is made again
+    (api/jobs.py queues its job afresh)."""
+    now = time.time() if now is None else now
+    files = []
+    for path in Path(directory).iterdir():
+        with contextlib.suppress(FileNotFoundError):  # another worker's prune got there first
+            if path.is_file():
+                files.append((path.stat().st_mtime, path))
+    files.sort(reverse=True)  # the newest first
+    doomed = [path for n, (mtime, path) in enumerate(files) if n >= max_files or mtime < now - max_age]
+    for path in doomed:
+        path.unlink(missing_ok=True)
+    return [path.name for path in doomed]
+
+
+def _pruned(directory: str | Path) -> None:
+    prune_artifacts(directory, *artifact_limits())
 
 
 # ==================================================================================== jobs ====
@@ -128,6 +164,7 @@ def make_replay(game_id: str, version: int, audience: str = "public", directory:
     made = replaying.frames(lines, viewer, progress=lambda done, total: progress(done, total, share=(0, 90)))
     write_atomic(paths["json"], json.dumps(made, separators=(",", ":")))
     write_atomic(paths["html"], replaying.replay_html(made))
+    _pruned(directory)
     return {k: str(p) for k, p in paths.items()}
 
 
@@ -155,6 +192,7 @@ def game_statistics(game_id: str, version: int, audience: str = "public", direct
     for name, svg in statistics.charts(made).items():
         write_atomic(paths[name], svg)
     write_atomic(paths["json"], json.dumps(made, indent=1))
+    _pruned(directory)
     return {k: str(p) for k, p in paths.items()}
 
 
@@ -196,4 +234,5 @@ def statistics_across(ruleset: str | None, game_ids: list[str], key: str, direct
         made = {"ruleset": ruleset, "key": key, "games_asked": len(game_ids), "unreadable": skipped, **acc.result()}
         write_atomic(path, json.dumps(made, indent=1))
     write_atomic(latest, path.read_text(encoding="utf-8"))
+    _pruned(directory)
     return {"json": str(path)}

@@ -77,15 +77,18 @@ _REDO = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
 def enqueue_once(q: Queue, func: Callable | str, jid: str, *args: Any, meta: dict | None = None,
-                 environ: Mapping[str, str] | None = None) -> tuple[Job, bool]:
+                 environ: Mapping[str, str] | None = None, made: Callable[[], bool] | None = None) -> tuple[Job, bool]:
     """The job ``jid``: the existing one (queued, running, finished) or a new one. Returns
-    (job, created). A short Redis lock stops two identical requests racing into two jobs."""
+    (job, created). A short Redis lock stops two identical requests racing into two jobs.
+    A finished job whose artifact is gone (``made()`` is false: pruned, workers/jobs.py) is
+    queued afresh."""
     conn = q.connection
     lock = conn.lock(f"warlog:enqueue-lock:{jid}", timeout=10, blocking_timeout=10)
     with lock:
         try:
             job = Job.fetch(jid, connection=conn)
-            if job.get_status(refresh=True) not in _REDO:
+            status = job.get_status(refresh=True)
+            if status not in _REDO and not (status == JobStatus.FINISHED and made is not None and not made()):
                 return job, False
             job.delete()
         except NoSuchJobError:

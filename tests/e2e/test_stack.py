@@ -9,6 +9,7 @@ import contextlib
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -112,6 +113,13 @@ def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
     assert _gone(redis_pid), "the embedded redis-server was left behind"
     assert _redis_servers(socket_path) == []
     assert "Traceback" not in text, text[-4000:]
+
+    # Issue 29: the data folder and everything made in it are for this user only.
+    data = tmp_path / "data"
+    made = {p.relative_to(data).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in data.rglob("*")}
+    assert {"warlog.sqlite3", "warlog.sqlite3.writer-lock", "redis.db"} <= set(made), made
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    assert {name: mode for name, mode in made.items() if mode & 0o077} == {}
 
 
 @pytest.mark.slow

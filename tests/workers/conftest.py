@@ -78,11 +78,11 @@ class RqEnv:
         self.url, self.conn, self.queue = url, conn, queue
         self.job_ids: list[str] = []
 
-    def work(self, data_dir: Path, timeout: int = 120) -> subprocess.CompletedProcess:
-        """Run a real rq worker in a subprocess until the queue is empty (--burst)."""
+    def work(self, data_dir: Path, timeout: int = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+        """Run a real rq worker in a subprocess until the queue is empty (--burst), in ``cwd``."""
         env = {**os.environ, "PYTHONPATH": str(ROOT), "WARLOG_DATA_DIR": str(data_dir), "REDIS_URL": self.url}
         env.pop("WARLOG_DATABASE_URL", None)
         done = subprocess.run([sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", self.url, self.queue],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+                              cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
         assert done.returncode == 0, done.stderr[-3000:]
         return done

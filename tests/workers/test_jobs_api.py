@@ -4,7 +4,9 @@ subprocess runs the job, the API shows its status and serves the artifact."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,7 @@ def test_a_replay_is_made_by_a_worker_and_downloaded(setup):
     page = client.get(done["result_url"], headers=game.seats["Blue"])
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+    assert page.headers["Content-Security-Policy"].startswith("sandbox allow-scripts;")  # an origin of its own
     html = page.get_data(as_text=True)
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     frames = client.get(done["result_url"] + "?format=json", headers=game.seats["Blue"]).json
@@ -182,3 +185,65 @@ def test_the_end_of_a_game_queues_its_replays(setup):
     assert public["viewer"] == "public" and full["viewer"] == "umpire"
     # The same order sent again is a replay of its result: nothing new is queued.
     assert game.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end").status_code == 200
+
+
+def test_artifacts_under_a_relative_data_dir_are_downloaded(sqlite_config, rq_env, tmp_path, monkeypatch):
+    """As under ``make run``: WARLOG_DATA_DIR relative (``var``) and no WARLOG_ARTIFACT_DIR, the web
+    process and the worker in the same working directory. The download was a 500: the worker
+    wrote under the working directory, and ``send_file`` looked for the relative path under api/."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WARLOG_DATA_DIR", "data")
+    monkeypatch.delenv("WARLOG_ARTIFACT_DIR", raising=False)
+    service = make_app(sqlite_config)
+    try:
+        app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": rq_env.url,
+                          "WARLOG_QUEUE": rq_env.queue})
+        client = app.test_client()
+        game = _game(client)
+        replay = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays")
+        stats = _post(client, rq_env, f"/api/v1/games/{game.game_id}/statistics")
+        rq_env.work(Path(sqlite_config.sqlite_path).parent, cwd=tmp_path)
+        for job in (replay, stats):
+            assert client.get(job["status_url"]).json["status"] == "finished"
+            got = client.get(job["result_url"])
+            assert got.status_code == 200, got.get_data(as_text=True)[:300]
+        assert any((tmp_path / "data" / "artifacts").iterdir())
+    finally:
+        service.close()
+
+
+def test_statistics_across_games_are_made_by_at_most_so_many_jobs_at_once(setup, monkeypatch):
+    client, rq_env, data_dir, _ = setup
+    monkeypatch.setenv("WARLOG_STATISTICS_JOBS", "1")
+    game = _game(client)
+    first = _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")
+    assert _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")["job_id"] == first["job_id"]  # the same
+    assert game.order(client, "Blue", ROLL, "one more").status_code == 201  # the log moved on: another job
+    refused = client.post("/api/v1/statistics?ruleset=freeform")
+    assert refused.status_code == 503 and refused.json["code"] == "statistics_busy"
+    assert refused.headers["Retry-After"] == "30" and "WARLOG_STATISTICS_JOBS" in refused.json["detail"]
+    rq_env.work(data_dir)
+    assert _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")["job_id"] != first["job_id"]
+
+
+def test_old_artifacts_are_pruned_and_one_asked_for_again_is_made_again(setup, monkeypatch):
+    client, rq_env, data_dir, artifacts = setup
+    game = _game(client)
+    job = _post(client, rq_env, f"/api/v1/games/{game.game_id}/statistics")
+    rq_env.work(data_dir)
+    made = sorted(p.name for p in artifacts.iterdir())
+    assert len(made) == 3  # the JSON and two charts
+    old = artifacts / "stats-old-v1-public.json"
+    old.write_text("{}")
+    os.utime(old, (time.time() - 8 * 86400,) * 2)  # past the default 7 days
+    replay = _post(client, rq_env, f"/api/v1/games/{game.game_id}/replays")
+    monkeypatch.setenv("WARLOG_ARTIFACT_MAX_FILES", "2")
+    rq_env.work(data_dir)  # the replay's job prunes: the old file, and all but the newest two
+    kept = sorted(p.name for p in artifacts.iterdir())
+    assert kept == [f"replay-{game.game_id}-v{replay['version']}-public.{ext}" for ext in ("html", "json")]
+    assert not old.exists() and client.get(job["result_url"]).status_code == 404
+    again = _post(client, rq_env, f"/api/v1/games/{game.game_id}/statistics")
+    assert again["job_id"] == job["job_id"] and client.get(again["status_url"]).json["status"] == "queued"
+    monkeypatch.delenv("WARLOG_ARTIFACT_MAX_FILES")
+    rq_env.work(data_dir)
+    assert client.get(job["result_url"]).status_code == 200
