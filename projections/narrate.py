@@ -31,8 +31,12 @@ def _dice(d: dict) -> str:
             text += f" — {target['result']}{' (' + mods.strip() + ')' if mods else ''} {target['compare']} {target['value']}"
         else:
             text += " vs " + ", ".join(f"{k} {v}" for k, v in target.items() if k != "modifiers") + mods
-    if d.get("outcome"):
-        text += f": {d['outcome']}"
+    return text + _outcome_and_rule(d)
+
+
+def _outcome_and_rule(d: dict) -> str:
+    """A die line's ending: its outcome, the roll it replaces and its rule."""
+    text = f": {d['outcome']}" if d.get("outcome") else ""
     if d.get("replaces"):
         text += f" (re-roll of #{d['replaces']})"
     if d.get("rule"):
@@ -53,13 +57,7 @@ def _hit_number(d: dict, target: dict) -> str:
     if mods and (1 < needed < 5 or (needed >= 5 and total < 0)):
         parts.insert(0, f"printed {needed - total}")
     text = f": rolled {faces}, needed ≤ {needed}" + (f" ({', '.join(parts)})" if parts else "")
-    if d.get("outcome"):
-        text += f": {d['outcome']}"
-    if d.get("replaces"):
-        text += f" (re-roll of #{d['replaces']})"
-    if d.get("rule"):
-        text += f" ({d['rule']})"
-    return text
+    return text + _outcome_and_rule(d)
 
 
 def _signed(value: int) -> str:
