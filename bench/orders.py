@@ -77,7 +77,10 @@ class Load:
 
     # ---------------------------------------------------------------------------- set-up ----
     async def new_game(self, conn: Connection) -> Game:
-        status, _, made = await conn.request("POST", f"{API}/games", self.source.create_body())
+        body = self.source.create_body()
+        if self.source.needs_state:  # the client follows the game as an umpire, named at creation
+            body = {**body, "umpire": "bench"}
+        status, _, made = await conn.request("POST", f"{API}/games", body)
         if status != 201:
             raise RuntimeError(f"creating a {self.source.ruleset} game: {status} {made}")
         tokens = {}
@@ -92,6 +95,8 @@ class Load:
         if self.source.needs_state:
             status, _, body = await conn.request("POST", f"{API}/games/{made['game_id']}/umpire-tokens",
                                                  headers={"Authorization": f"Bearer {made['admin_token']}"})
+            if status != 201:
+                raise RuntimeError(f"an umpire token: {status} {body}")
             umpire = body["token"]
         game = Game(made["game_id"], tokens, umpire)
         if self.source.needs_state:

@@ -11,7 +11,7 @@ import pytest
 from domain.service import GameCache, Warlog, game_cache_bytes
 from tests.conftest import new_freeform_game
 
-NOTE_FIELDS = {f"k{j}": "x" * 1000 for j in range(60)}  # a note of about 61 KB
+NOTE_FIELDS = {f"k{j}": "x" * 1000 for j in range(14)}  # a note of about 14 KB (an order is at most 16 KiB)
 
 
 def big_game(app: Warlog, notes: int) -> str:
@@ -30,8 +30,8 @@ def accounted(cache: GameCache) -> int:
 
 
 def test_large_games_keep_the_cache_under_its_byte_bound(sqlite_app):
-    sqlite_app.games.max_bytes = bound = 1_500_000
-    games = [big_game(sqlite_app, 10) for _ in range(3)]  # about 620 KB of stored rows each
+    sqlite_app.games.max_bytes = bound = 350_000
+    games = [big_game(sqlite_app, 10) for _ in range(3)]  # about 150 KB of stored rows each
     cache = sqlite_app.games
     assert 0 < cache.nbytes <= bound
     assert cache.nbytes == accounted(cache)
@@ -42,7 +42,7 @@ def test_large_games_keep_the_cache_under_its_byte_bound(sqlite_app):
 
 
 def test_a_game_larger_than_the_bound_is_not_kept_and_still_plays(sqlite_app):
-    sqlite_app.games.max_bytes = 300_000
+    sqlite_app.games.max_bytes = 70_000
     gid = big_game(sqlite_app, 6)
     assert UUID(gid) not in sqlite_app.games._games
     assert sqlite_app.games.nbytes == 0
@@ -56,7 +56,7 @@ def test_a_loaded_game_accounts_for_its_snapshot_and_the_rows_after_it(sqlite_ap
     assert loaded.base > 0
     rows_after = sum(len(row.state) for row in sqlite_app.recorder.select_events(UUID(gid), gt=loaded.base))
     assert loaded.nbytes > rows_after  # the snapshot's bytes as well
-    assert loaded.nbytes < stored_bytes(sqlite_app, gid) + 100_000
+    assert loaded.nbytes < stored_bytes(sqlite_app, gid) + 25_000
 
 
 @pytest.mark.parametrize("raw, expected", [("", 64), ("0", 0), ("1048576", 1048576)])

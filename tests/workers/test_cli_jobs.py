@@ -126,5 +126,5 @@ def test_a_job_the_worker_gave_up_on_exits_1_with_its_one_line_error(live, capsy
     code, out, err = run(capsys, "replay", game_id, "-o", tmp_path / "r.html")
     worker.join()
     assert code == 1
-    assert "warlog replay: the replay job failed: DamagedLog: the stored log of game" in err
+    assert "warlog replay: the replay job failed: DamagedLog: line 3: " in err
     assert not (tmp_path / "r.html").exists() and "Traceback" not in err
