@@ -4,10 +4,12 @@ the client commands that play a game through a server's HTTP API (api/client.py)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import shlex
+import signal
 import sys
 import tempfile
 import uuid
@@ -1570,6 +1572,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so nothing more is written to a pipe nobody reads."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from api.client import ClientError, ProblemError
     from domain.errors import WarlogError
@@ -1577,7 +1585,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _warned.clear()
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # a reader gone away (| head) is found here, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 128 + signal.SIGPIPE  # as a shell reports a command the pipe's reader stopped
     except ProblemError as exc:
         if getattr(args, "json", False) and exc.body:
             _print_json(exc.body)

@@ -226,3 +226,18 @@ def test_waiting_for_the_schema_of_a_database_gone_away_names_the_database(postg
     assert str(stopped.value).startswith("warlog: still waiting for the database, which does not answer")
     said = [r.getMessage() for r in caplog.records if r.name == "warlog"]
     assert len(said) == 1 and said[0].startswith("waiting for the database"), said
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(tmp_path):
+    """``warlog … | head`` : the pipe's reader goes away; no "Broken pipe" error, no traceback."""
+    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "data")}
+    env.pop("WARLOG_DATABASE_URL", None)
+    read, write = os.pipe()
+    os.close(read)  # nobody will read what the command prints
+    try:
+        done = subprocess.run([sys.executable, "-m", "api.cli", "migrate"], env=env, stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "Broken pipe" not in done.stderr and "Traceback" not in done.stderr
