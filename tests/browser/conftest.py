@@ -68,7 +68,7 @@ def browser():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, browser):
-    with live_server(tmp_path_factory.mktemp("pages"), WEB_CONCURRENCY="1", WARLOG_THREADS="24",
+    with live_server(tmp_path_factory.mktemp("pages"), WEB_CONCURRENCY="1",
                      WARLOG_STREAM_RESERVE="4", WARLOG_STREAM_POLL_SECONDS="0.2") as url:
         yield url
 

@@ -17,7 +17,7 @@ from tests.integration.test_tamper import change_die_value
 @pytest.fixture(scope="module")
 def damaged_server(tmp_path_factory, browser):
     folder = tmp_path_factory.mktemp("damaged")
-    with live_server(folder, WEB_CONCURRENCY="1", WARLOG_THREADS="8", WARLOG_STREAM_RESERVE="2") as url:
+    with live_server(folder, WEB_CONCURRENCY="1", WARLOG_STREAM_RESERVE="2") as url:
         yield url, config_from_env({"WARLOG_DATA_DIR": str(folder / "data")})
 
 

@@ -75,7 +75,7 @@ def test_two_web_servers_and_two_workers_on_one_postgres_and_one_redis(tmp_path)
     with fresh_schema() as db_url, redis_for_test(tmp_path) as redis_url, smtp_server() as (box, smtp_port):
         env = {"WARLOG_DATABASE_URL": db_url, "REDIS_URL": redis_url, "WARLOG_QUEUE": queue,
                "WARLOG_SMTP_HOST": "127.0.0.1", "WARLOG_SMTP_PORT": str(smtp_port), "WEB_CONCURRENCY": "2",
-               "WARLOG_THREADS": "8", "WARLOG_DISPATCH_POLL_SECONDS": "0.2", "WARLOG_NOTIFY_RETRY_INTERVALS": "1",
+               "WARLOG_DISPATCH_POLL_SECONDS": "0.2", "WARLOG_NOTIFY_RETRY_INTERVALS": "1",
                "WARLOG_PUBLIC_URL": "https://warlog.example", "PYTHONUNBUFFERED": "1"}
         with live_server(tmp_path / "web1", **env) as web1, live_server(tmp_path / "web2", **env) as web2, \
                 workers(tmp_path, 2, {**env, "WARLOG_DATA_DIR": str(tmp_path / "unused")}) as procs:

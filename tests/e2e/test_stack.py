@@ -50,7 +50,7 @@ def _redis_servers(socket_path: str) -> list[str]:
 def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
     port = free_port()
     env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "data"), "PORT": str(port), "WEB_CONCURRENCY": "1",
-           "WARLOG_THREADS": "16", "PYTHONUNBUFFERED": "1"}
+           "PYTHONUNBUFFERED": "1"}
     for key in ("REDIS_URL", "WARLOG_DATABASE_URL", "WARLOG_HOST"):
         env.pop(key, None)
     log_path = tmp_path / "stack.log"
@@ -132,7 +132,7 @@ def test_with_redis_url_the_stack_uses_that_redis_and_starts_none(tmp_path):
         pytest.skip("no Redis at 127.0.0.1:6379")
     port = free_port()
     env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "data"), "PORT": str(port), "WEB_CONCURRENCY": "1",
-           "WARLOG_THREADS": "8", "PYTHONUNBUFFERED": "1", "REDIS_URL": "redis://127.0.0.1:6379/0",
+           "PYTHONUNBUFFERED": "1", "REDIS_URL": "redis://127.0.0.1:6379/0",
            "WARLOG_QUEUE": f"test-stack-{os.getpid()}-{port}"}
     for key in ("WARLOG_DATABASE_URL", "WARLOG_HOST"):
         env.pop(key, None)

@@ -448,7 +448,7 @@ def test_hidden_information_is_filtered_per_viewer(sqlite_config, monkeypatch):
 def test_streams_beyond_the_budget_get_503_while_other_requests_are_served(tmp_path, store):
     max_life = 5.0
     with store_env(store) as env, live_server(
-            tmp_path, WEB_CONCURRENCY="1", WARLOG_THREADS="4", WARLOG_CONNECTIONS="4", WARLOG_STREAM_RESERVE="2",
+            tmp_path, WEB_CONCURRENCY="1", WARLOG_CONNECTIONS="4", WARLOG_STREAM_RESERVE="2",
             WARLOG_STREAM_MAX_SECONDS=str(max_life), **env) as url:  # heartbeat: 15 s, none here
         game = Game(url)
         opened_at = time.monotonic()
