@@ -52,8 +52,6 @@ def _check(value: Any, depth: int) -> tuple[list[str], str] | None:
                 return [], "a key that is not text"
             if not key.isascii() and _SURROGATE.search(key):
                 return [], "a key holding an unpaired surrogate"
-            if (type(item) is str and item.isascii()) or item is None:
-                continue
             found = _check(item, depth + 1)
             if found:
                 found[0].append(f".{key}")
@@ -67,8 +65,6 @@ def _check(value: Any, depth: int) -> tuple[list[str], str] | None:
             if found:
                 found[0].append(f"[{n}]")
                 return found
-        return None
-    if isinstance(value, bool):
         return None
     for plain in (int, float, str):  # a subclass (an IntEnum in a ruleset's data) as its plain value
         if isinstance(value, plain):
