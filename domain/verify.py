@@ -101,7 +101,6 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     prev = chain.GENESIS
     epochs: dict[int, dict] = {}
     open_epoch: int | None = None
-    sha256, canonical_body = hashlib.sha256, chain.canonical_body
     for n, line in enumerate(lines, start=1):
         if line is None:
             continue  # reported by parse_lines
@@ -116,18 +115,13 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.game_id = line["game_id"]
         elif line["game_id"] != report.game_id:
             report.fail(n, f"belongs to game {line['game_id']}, not {report.game_id}")
-        if line["seq"] != n:
-            report.fail(n, f"seq {line['seq']} where {n} was expected (an event was deleted, inserted or moved)")
-        if line["prev_hash"] != prev:
-            report.fail(n, "prev_hash does not match the hash of the line before (chain broken)")
+        for message in _link_problems(line, n, prev):
+            report.fail(n, message)
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
-        if sha256(canonical_body(line)).hexdigest() != line["hash"]:
-            if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
-                report.fail(n, f"hash does not match: this {line['type']} is redacted (hidden information "
-                               "removed from a seat's or spectator's copy); only an umpire's export verifies")
-            else:
-                report.fail(n, f"hash does not match the line's content ({line['type']} was altered)")
+        altered = _hash_problem(line)
+        if altered:
+            report.fail(n, altered)
         prev = line["hash"]
         type_ = line["type"]
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up
@@ -214,14 +208,32 @@ def verify_chain(lines: Iterable[dict], prev: str, first: int) -> list[tuple[int
     the dice need the whole log and are left to ``verify``."""
     failures = []
     for n, line in enumerate(lines, start=first):
-        if line["seq"] != n:
-            failures.append((n, f"seq {line['seq']} where {n} was expected (an event was deleted, inserted or moved)"))
-        if line["prev_hash"] != prev:
-            failures.append((n, "prev_hash does not match the hash of the line before (chain broken)"))
-        if hashlib.sha256(chain.canonical_body(line)).hexdigest() != line["hash"]:
-            failures.append((n, f"hash does not match the line's content ({line['type']} was altered)"))
+        failures.extend((n, message) for message in _link_problems(line, n, prev))
+        altered = _hash_problem(line)
+        if altered:
+            failures.append((n, altered))
         prev = line["hash"]
     return failures
+
+
+def _link_problems(line: dict, n: int, prev: str) -> list[str]:
+    """What is wrong with line ``n``'s place in the chain: its seq, its link to the line before."""
+    problems = []
+    if line["seq"] != n:
+        problems.append(f"seq {line['seq']} where {n} was expected (an event was deleted, inserted or moved)")
+    if line["prev_hash"] != prev:
+        problems.append("prev_hash does not match the hash of the line before (chain broken)")
+    return problems
+
+
+def _hash_problem(line: dict) -> str | None:
+    """Why the line's hash does not match its content, or None when it does."""
+    if hashlib.sha256(chain.canonical_body(line)).hexdigest() == line["hash"]:
+        return None
+    if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
+        return (f"hash does not match: this {line['type']} is redacted (hidden information removed from a "
+                "seat's or spectator's copy); only an umpire's export verifies")
+    return f"hash does not match the line's content ({line['type']} was altered)"
 
 
 def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
