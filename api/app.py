@@ -7,7 +7,7 @@ import os
 
 from flask import Flask, jsonify, request
 
-from api import problems
+from api import limits, problems
 from api.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
@@ -24,17 +24,15 @@ from domain.storage import StoreConfig, config_from_env, error_line, store_not_a
 
 
 # Sent with every response; a view that sets one of them keeps its own (the pages' CSP in
-# api/pages.py, the sandboxed artifacts' in api/jobs.py). A JSON body, a static file or a problem
-# needs no script, style or frame: nothing is allowed, and no other site may frame any of it.
+# api/pages.py, /api/docs's in api/openapi.py, the sandboxed artifacts' in api/jobs.py). A JSON
+# body, a static file or a problem needs no script, style or frame: nothing is allowed, and no
+# other site may frame any of it.
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
 }
-# /api/docs is one HTML page with its style inline and no script.
-DOCS_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; "
-            "base-uri 'none'; form-action 'none'")
 
 
 def migrate(config: StoreConfig | None = None) -> StoreConfig:
@@ -173,6 +171,13 @@ def create_app(test_config: dict | None = None) -> Flask:
         Allow.from_env()
     except ValueError as exc:
         raise SystemExit(f"warlog: {exc}") from None
+    for name, read in (("WARLOG_GAMES_PER_ADDRESS", limits.games_per_address),
+                       ("WARLOG_GAMES_WINDOW_SECONDS", limits.games_window),
+                       ("WARLOG_STATISTICS_JOBS", limits.statistics_jobs)):
+        try:  # read once; a malformed value stops the app at start, not each request with a 500
+            app.config.setdefault(name, read())
+        except ValueError as exc:
+            raise SystemExit(f"warlog: {exc}") from None
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
@@ -191,8 +196,6 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @app.after_request
     def security_headers(response):
-        if request.endpoint == "openapi.docs_page":
-            response.headers.setdefault("Content-Security-Policy", DOCS_CSP)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response

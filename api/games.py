@@ -10,7 +10,7 @@ import re
 
 from flask import Blueprint, current_app, g, jsonify, request, url_for
 
-from api import limits, schemas
+from api import schemas
 from api.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.jsonbody import BAD_KEY, read_body
@@ -123,8 +123,7 @@ def create_game():
     body = load(schemas.CreateGame)
     rules = find_ruleset(body["ruleset"])  # an unknown ruleset is a 422 naming the known ones
     creations, address = current_app.extensions["warlog_creations"], request.remote_addr or "unknown"
-    cap = current_app.config.get("WARLOG_GAMES_PER_ADDRESS", limits.games_per_address())  # 0: no cap
-    window = limits.games_window()
+    cap, window = current_app.config["WARLOG_GAMES_PER_ADDRESS"], current_app.config["WARLOG_GAMES_WINDOW_SECONDS"]
     wait = creations.wait_before_next(address, cap, window)
     if wait:
         raise ApiProblem("too_many_games", f"this address has created {cap} games within {window} s "

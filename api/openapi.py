@@ -24,7 +24,7 @@ from typing import Any
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
-from flask import Blueprint, Flask, current_app, jsonify, render_template, request
+from flask import Blueprint, Flask, current_app, jsonify, make_response, render_template, request
 from markupsafe import Markup, escape
 from marshmallow import Schema, fields, validate
 
@@ -824,6 +824,11 @@ bp.add_app_template_filter(sentence, "sentence")
 
 
 # ----------------------------------------------------------------------------------- views ----
+# /api/docs is one HTML page with its style inline and no script.
+DOCS_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; "
+            "base-uri 'none'; form-action 'none'")
+
+
 @bp.get("/api/v1/openapi.json")
 def openapi_json():
     return jsonify(document())
@@ -833,7 +838,10 @@ def openapi_json():
 def docs_page():
     base = request.url_root.rstrip("/")
     examples = {k: v if isinstance(v, str) else json.dumps(v) for k, v in EXAMPLES.items()}
-    return render_template("api_docs.html", page=page_model(document()), base=base, examples=examples)
+    response = make_response(render_template("api_docs.html", page=page_model(document()), base=base,
+                                             examples=examples))
+    response.headers["Content-Security-Policy"] = DOCS_CSP
+    return response
 
 
 # ------------------------------------------------------------------------- docs/api.md table ----

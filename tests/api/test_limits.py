@@ -12,8 +12,7 @@ GAME = {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}}
 
 @pytest.fixture
 def capped(client, monkeypatch):
-    monkeypatch.setenv("WARLOG_GAMES_PER_ADDRESS", "3")
-    monkeypatch.setenv("WARLOG_GAMES_WINDOW_SECONDS", "3600")
+    client.application.config.update(WARLOG_GAMES_PER_ADDRESS=3, WARLOG_GAMES_WINDOW_SECONDS=3600)  # read at start
     return client
 
 
@@ -48,6 +47,21 @@ def test_addresses_are_stored_as_keyed_hashes_and_forgotten_after_their_window(a
     assert "198.51.100" not in rows[0]["address_hash"] and len(rows[0]["address_hash"]) == 64
 
 
-def test_a_cap_of_zero_is_no_cap(client, monkeypatch):
-    monkeypatch.setenv("WARLOG_GAMES_PER_ADDRESS", "0")
+def test_a_cap_of_zero_is_no_cap(client):
+    client.application.config["WARLOG_GAMES_PER_ADDRESS"] = 0
     assert {create(client).status_code for _ in range(5)} == {201}
+
+
+@pytest.mark.parametrize("name", ["WARLOG_GAMES_PER_ADDRESS", "WARLOG_GAMES_WINDOW_SECONDS", "WARLOG_STATISTICS_JOBS"])
+def test_a_malformed_limit_stops_the_app_at_start_naming_it(name, monkeypatch, sqlite_config):
+    """Read once at start: not a 500 at every request that needs it."""
+    from api.app import create_app
+    from tests.conftest import make_app
+
+    service = make_app(sqlite_config)
+    monkeypatch.setenv(name, "twenty")
+    try:
+        with pytest.raises(SystemExit, match=name):
+            create_app({"WARLOG_SERVICE": service, "TESTING": True})
+    finally:
+        service.close()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from api.app import DOCS_CSP, SECURITY_HEADERS
+from api.app import SECURITY_HEADERS
+from api.openapi import DOCS_CSP
 from api.jobs import ARTIFACT_CSP
 from api.pages import CSP as PAGES_CSP
 from tests.api.conftest import make_game

@@ -1,11 +1,11 @@
-"""/api/docs in Chromium under the policy api/app.py gives it (DOCS_CSP): its inline style
+"""/api/docs in Chromium under the policy api/openapi.py gives it (DOCS_CSP): its inline style
 applies, and nothing breaks the policy (a violation is a console error, collected by Tab)."""
 
 from __future__ import annotations
 
 import pytest
 
-from api.app import DOCS_CSP
+from api.openapi import DOCS_CSP
 
 pytestmark = pytest.mark.slow
 

@@ -214,7 +214,7 @@ def test_artifacts_under_a_relative_data_dir_are_downloaded(sqlite_config, rq_en
 
 def test_statistics_across_games_are_made_by_at_most_so_many_jobs_at_once(setup, monkeypatch):
     client, rq_env, data_dir, _ = setup
-    monkeypatch.setenv("WARLOG_STATISTICS_JOBS", "1")
+    client.application.config["WARLOG_STATISTICS_JOBS"] = 1  # read at start (api/app.py)
     game = _game(client)
     first = _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")
     assert _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")["job_id"] == first["job_id"]  # the same
