@@ -21,10 +21,10 @@ def _dice(d: dict) -> str:
     text = f"{d['seat']} rolled {kind} for {d['purpose'] or 'no stated purpose'}"
     if d.get("units"):
         text += f" ({', '.join(d['units'])})"
-    text += f": {faces}"
     target = d.get("target")
     if target and "hit_number" in target:
-        return text[:-len(f": {faces}")] + _hit_number(d, target)
+        return text + _hit_number(d, target, faces)
+    text += f": {faces}"
     if target:
         mods = "".join(f" {m['value']:+d} {m['reason']}".rstrip() for m in target.get("modifiers", []))
         if "result" in target and "compare" in target:
@@ -44,10 +44,9 @@ def _outcome_and_rule(d: dict) -> str:
     return text
 
 
-def _hit_number(d: dict, target: dict) -> str:
+def _hit_number(d: dict, target: dict, faces: str) -> str:
     """A die against a hit number (Falklands Showdown): the hit number recorded is the modified
     one. "rolled 2, needed ≤ 2 (printed 3, −1 AR entrenchments): hit"."""
-    faces = ", ".join(str(x["value"]) for x in d["dice"])
     needed = target["hit_number"]
     mods = target.get("modifiers") or []
     total = sum(m["value"] for m in mods)
