@@ -7,6 +7,7 @@ whose id the winner recorded: that returns the winner's result (idempotency).
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
-from eventsourcing.persistence import IntegrityError, MapperDeserialisationError, OperationalError
+from eventsourcing.persistence import IntegrityError, InterfaceError, MapperDeserialisationError, OperationalError
 from eventsourcing.utils import get_topic
 
 from domain import chain, storable
@@ -27,7 +28,7 @@ from domain.damage import Damage, DamageRecords
 from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion, WarlogError
 from domain.events import GameCreated, event_class
 from domain.game import Game
-from domain.storage import SeedStore, StoreConfig, config_from_env, writer_lock
+from domain.storage import SeedStore, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
 
 
 @contextmanager
@@ -106,6 +107,74 @@ class GameCache:
         return len(self._games)
 
 
+class GroupCommit:
+    """Saves of different games that arrive together, written in ONE transaction: one commit,
+    and on PostgreSQL one lock of the events table, for all of them.
+
+    Nobody waits on purpose: a save that finds no batch being written writes the queue at once
+    (its own save and any queued); saves arriving meanwhile queue up for the next batch. A batch
+    that fails is saved member by member, so a game that lost a race fails alone; a store that
+    did not answer fails every member with its error."""
+
+    def __init__(self, save: Callable[..., list], exclusive: Callable[[], Any]):
+        self._save = save  # Application.save of domain events
+        self._exclusive = exclusive  # held around each batch (storage.writer_lock)
+        self._queue: list[_Save] = []
+        self._busy = False
+        self._cond = threading.Condition()
+
+    def save(self, events: list) -> list:
+        """Save one game's new events; its recordings, or the error its save met."""
+        mine = _Save(events)
+        with self._cond:
+            self._queue.append(mine)
+            while not mine.done:
+                if self._busy:
+                    self._cond.wait()
+                    continue
+                batch, self._queue, self._busy = self._queue, [], True
+                self._cond.release()
+                try:
+                    with self._exclusive():
+                        self._write(batch)
+                finally:
+                    self._cond.acquire()
+                    for entry in batch:
+                        entry.done = True
+                    self._busy = False
+                    self._cond.notify_all()
+        if mine.error is not None:
+            raise mine.error
+        return mine.recordings
+
+    def _write(self, batch: list[_Save]) -> None:
+        try:
+            recordings = self._save(*(event for entry in batch for event in entry.events))
+        except (OperationalError, InterfaceError, StoreWaitedOut) as exc:  # the store, not a member
+            for entry in batch:
+                entry.error = copy.copy(exc)  # each thread raises its own
+                entry.error.__cause__ = exc.__cause__
+            return
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0].error = exc
+                return
+            for entry in batch:
+                self._write([entry])
+            return
+        at = 0
+        for entry in batch:
+            entry.recordings, at = recordings[at:at + len(entry.events)], at + len(entry.events)
+
+
+@dataclass
+class _Save:
+    events: list
+    done: bool = False
+    recordings: list | None = None
+    error: BaseException | None = None
+
+
 def damaged_log(game_id: Any, seq: int) -> DamagedLog:
     """The refusal of a command on a game whose stored log fails verification at line ``seq``."""
     return DamagedLog(f"the stored log of game {game_id} fails verification at this line; the game "
@@ -150,6 +219,7 @@ class Warlog(Application):
             self.seeds.create_table()
             self.damage.create_tables()
         self.games = GameCache(self.GAME_CACHE, game_cache_bytes(self.GAME_CACHE_BYTES))
+        self.group_commit = GroupCommit(lambda *events: self.save(*events), lambda: writer_lock(self.config))
 
     @classmethod
     def migrate(cls, config: StoreConfig | None = None) -> None:
@@ -456,8 +526,7 @@ class Warlog(Application):
         snapshot interval."""
         game = cached.game
         first = game.version - len(game.pending_events) + 1
-        with writer_lock(self.config):
-            recordings = self.save(game)
+        recordings = self.group_commit.save(game.collect_events())
         cached.nbytes += sum(len(r.notification.state) for r in recordings)
         interval = self.config.snapshot_interval
         if interval and game.version // interval > (first - 1) // interval:
