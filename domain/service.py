@@ -118,7 +118,7 @@ class GroupCommit:
 
     def __init__(self, save: Callable[..., list], exclusive: Callable[[], Any]):
         self._save = save  # Application.save of domain events
-        self._exclusive = exclusive  # held around each batch (storage.writer_lock)
+        self.exclusive = exclusive  # held around each batch (storage.writer_lock)
         self._queue: list[_Save] = []
         self._busy = False
         self._cond = threading.Condition()
@@ -135,7 +135,7 @@ class GroupCommit:
                 batch, self._queue, self._busy = self._queue, [], True
                 self._cond.release()
                 try:
-                    with self._exclusive():
+                    with self.exclusive():
                         self._write(batch)
                 finally:
                     self._cond.acquire()
