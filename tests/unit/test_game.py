@@ -19,7 +19,6 @@ from domain.errors import (
 from domain.game import Game
 from domain.chain import digest as chain_digest
 from domain.verify import to_line, verify
-from tests.played import played_events
 
 
 def seed_for(epoch: int) -> bytes:
