@@ -299,7 +299,7 @@ def test_FF_3_a_d66_roll_records_its_notation():
     assert describe(to_line(d66)).startswith("Blue rolled d66 for weather: ")
 
 
-def test_fields_given_in_another_order_or_unknown_or_missing_go_through_init():
+def test_fields_given_in_another_order_are_ordered_and_unknown_or_forged_ones_refused():
     game = started()
     game.trigger_event(ev.ClientSeedChanged, client_seed="again", seat="Blue")  # the class: seat, client_seed
     event = game.pending_events[-1]
