@@ -532,7 +532,8 @@ class Warlog(Application):
         if interval and game.version // interval > (first - 1) // interval:
             # Taken from the game in memory: take_snapshot() would load it again from the store.
             snapshot = Game.Snapshot.take(game)
-            self.snapshots.put([snapshot])
+            with writer_lock(self.config):
+                self.snapshots.put([snapshot])
             cached.nbytes = len(self.snapshots.mapper.to_stored_event(snapshot).state)
         return self._result(game, recordings, order_id=order_id)
 
