@@ -507,7 +507,9 @@ def _decode_usual(notification: Any) -> Any:
     data["timestamp"] = datetime.fromisoformat(stamp["_data_"])
     data["originator_id"] = oid if convert is None else convert(oid)
     data["originator_version"] = notification.originator_version
-    return cls(**data)
+    event = object.__new__(cls)  # as eventsourcing's Mapper.to_domain_event makes the event it reads back
+    object.__setattr__(event, "__dict__", data)
+    return event
 
 
 # (topic, type of the originator id) -> (event class, or None when it upcasts; the id's
