@@ -16,7 +16,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from domain import errors as de
-from domain.storage import store_not_answering
+from domain.storage import StoreWaitedOut, store_not_answering
 
 log = logging.getLogger("warlog.api")
 
@@ -106,6 +106,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
+    @app.errorhandler(StoreWaitedOut)
     def store_unavailable(exc: Exception):
         # Not a bug: a lock another writer held past WARLOG_LOCK_TIMEOUT, the connection pool
         # exhausted, the database gone away. The request's write, if any, was not committed, or

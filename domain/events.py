@@ -11,7 +11,6 @@ name known to ``warlog import``.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from eventsourcing.domain import Aggregate
@@ -38,38 +37,6 @@ def event_class(name: str) -> type | None:
 
         rulesets.ruleset_names()
     return EVENT_TYPES.get(name)
-
-
-def event_fields(cls: type) -> tuple[str, ...]:
-    """An event class's fields in their order (its dataclass's): the order an event made by its
-    ``__init__`` holds them in, and so the order of its stored state and of its line's data."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return fields
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def frozen(cls: type, fields: dict) -> Any:
-    """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``fields`` (given in the
-    class's order), made as eventsourcing's mapper makes an event it reads back rather than
-    through ``__init__``, which sets each field through ``object.__setattr__``."""
-    made = object.__new__(cls)
-    object.__setattr__(made, "__dict__", fields)
-    return made
-
-
-def event_of_fields(cls: type, envelope: dict, data: dict) -> Any | None:
-    """The event of ``cls`` with ``envelope`` then ``data`` as its fields (``frozen``), if those
-    are exactly the class's fields in its order; None if not (a field missing, one too many,
-    another order, or ``data`` naming an envelope field), for the caller to go through
-    ``__init__``, which orders them or refuses them."""
-    fields = {**envelope, **data}
-    if tuple(fields) != event_fields(cls) or len(fields) != len(envelope) + len(data):
-        return None
-    return frozen(cls, fields)
 
 
 def event_data(event: Any) -> dict:

@@ -29,7 +29,6 @@ from domain.errors import (
     UnknownSeat,
 )
 from domain.rulesets import RESERVED_SEATS, SYSTEM, Ruleset, find_ruleset
-from domain.transcoding import iso
 
 SeedFor = Callable[[int], bytes]
 
@@ -205,8 +204,8 @@ class Game(Aggregate):
         if found:
             raise InvalidSetup(f"{found}; it cannot be stored")
         timestamp = ev.GameCreated.create_timestamp()
-        digest = chain.line_hash(str(game_id), cls.INITIAL_VERSION, "GameCreated",
-                                 iso(timestamp), data, chain.GENESIS)
+        digest = chain.line_hash({"game_id": str(game_id), "seq": cls.INITIAL_VERSION, "type": "GameCreated",
+                                  "timestamp": timestamp.isoformat(), "data": data, "prev_hash": chain.GENESIS})
         game = cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)
         if umpire is not None:
@@ -214,25 +213,15 @@ class Game(Aggregate):
         return game
 
     def trigger_event(self, event_class: type, **kwargs: Any) -> None:
-        """Every event is stamped and chained here, so its hash is kept with it from the start.
-        An event holding a value no reader could take back is refused before it exists."""
+        """eventsourcing's trigger_event, with the event's place in the hash chain: its
+        ``prev_hash`` and its ``hash``, computed as docs/dice.md defines it. An event holding a
+        value no reader could take back is refused before it exists."""
         _storable(event_class.__name__, kwargs)
         timestamp = event_class.create_timestamp()
-        version = self.version + 1
-        digest = chain.line_hash(str(self.id), version, event_class.__name__, iso(timestamp), kwargs,
-                                 self.chain_head)
-        # eventsourcing's trigger_event, with the event made as its mapper makes one it reads
-        # back (``events.event_of_fields``) rather than through the frozen dataclass's __init__,
-        # which sets each field through object.__setattr__ (4 us a 15-field event).
-        event = ev.event_of_fields(event_class, {"originator_id": self.id, "originator_version": version,
-                                                 "timestamp": timestamp, "prev_hash": self.chain_head,
-                                                 "hash": digest}, kwargs)
-        if event is None:  # not the class's fields in its order: eventsourcing's way, which orders or refuses them
-            super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head,
-                                  hash=digest, **kwargs)
-            return
-        event.mutate(self)
-        self._pending_events.append(event)
+        digest = chain.line_hash({"game_id": str(self.id), "seq": self.version + 1, "type": event_class.__name__,
+                                  "timestamp": timestamp.isoformat(), "data": kwargs,
+                                  "prev_hash": self.chain_head})
+        super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head, hash=digest, **kwargs)
 
     # ------------------------------------------------------------------------------ queries --
     @property

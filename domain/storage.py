@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
-import hashlib
 import os
-import random
 import secrets
 import sqlite3
 import threading
@@ -19,15 +16,13 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterator, Mapping
 from urllib.parse import unquote, urlparse
 
-from eventsourcing.persistence import (DatabaseError, EventStore, InterfaceError, Mapper, Notification, OperationalError,
-                                      Recording, StoredEvent)
-from eventsourcing.utils import get_topic
+from eventsourcing.persistence import DatabaseError, InterfaceError, OperationalError
+from eventsourcing.utils import retry
 
 from domain.dice import SEED_BYTES
-from domain.events import frozen
 
 DEFAULT_DATA_DIR = "var"
 SEEDS_TABLE = "warlog_dice_seeds"
@@ -52,11 +47,10 @@ class StoreConfig:
     def eventsourcing_env(self, *, create_table: bool) -> dict[str, str]:
         env = {"CREATE_TABLE": "y" if create_table else "n"}
         if self.kind == "sqlite":
-            # eventsourcing's recorder, with a save's guards checked in its transaction (domain/sqliterecorder.py).
-            env.update(PERSISTENCE_MODULE="domain.sqliterecorder:Factory", SQLITE_DBNAME=self.sqlite_path,
+            env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.sqlite_path,
                        SQLITE_LOCK_TIMEOUT=str(self.lock_timeout or 30))
         else:
-            # Each save one statement, and warlog's retry on every read and write (domain/pgrecorder.py).
+            # eventsourcing's PostgreSQL persistence, a wait run out not retried (domain/pgrecorder.py).
             env.update(**dict(self.postgres or {}), PERSISTENCE_MODULE="domain.pgrecorder:Factory")
             if self.lock_timeout:
                 env["POSTGRES_LOCK_TIMEOUT"] = str(self.lock_timeout)
@@ -90,39 +84,14 @@ def writer_lock(config: StoreConfig) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-# Tried again as eventsourcing's recorders try a failed statement: up to 10 attempts, 0.2 s apart.
-RETRY_ATTEMPTS, RETRY_WAIT = 10, 0.2
+# A PostgreSQL statement whose connection was lost is tried again, as eventsourcing's recorders do.
+retry_store = retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
 
 
-def gave_up_waiting(exc: BaseException) -> bool:
-    """The error says the store was waited for as long as allowed: a lock not granted within the
-    lock timeout, or no connection from the pool within the connect timeout (the database is
-    unreachable). Trying again would only wait as long again."""
-    cause = exc.__cause__
-    if cause is None:
-        return False
-    from psycopg.errors import LockNotAvailable
-    from psycopg_pool import PoolTimeout
-
-    return isinstance(cause, (LockNotAvailable, PoolTimeout))
-
-
-def retry_store(func: Callable) -> Callable:
-    """eventsourcing's retry of PostgreSQL reads and writes (a lost connection, a stale one from
-    the pool: ``InterfaceError``, ``OperationalError``), except where the store was waited for as
-    long as allowed (``gave_up_waiting``): with the database gone, ten attempts that each wait the
-    connect timeout for a connection held a request for minutes; now it answers 503 after one."""
-    @functools.wraps(func)
-    def retried(*args: Any, **kwargs: Any) -> Any:
-        for attempt in range(1, RETRY_ATTEMPTS + 1):
-            try:
-                return func(*args, **kwargs)
-            except (InterfaceError, OperationalError) as exc:
-                if attempt == RETRY_ATTEMPTS or gave_up_waiting(exc):
-                    raise
-                time.sleep(RETRY_WAIT * (1 + 0.1 * (random.random() - 0.5)))
-        raise AssertionError("unreachable")
-    return retried
+class StoreWaitedOut(DatabaseError):
+    """The store was waited for as long as allowed: a lock not granted within the lock timeout,
+    or no connection within the connect timeout. Not an ``OperationalError``, so eventsourcing's
+    retries do not wait as long again; answered 503 as the store not answering."""
 
 
 # SQLite raises OperationalError for a wrong statement too ("no such table", a syntax error):
@@ -134,6 +103,8 @@ def store_not_answering(exc: BaseException) -> bool:
     """An OperationalError or InterfaceError that says the store did not answer in time (a lock
     not granted, no free connection, a connection lost), not that a statement was wrong: what
     the API answers with 503 ``store_unavailable``, and a background loop waits out."""
+    if isinstance(exc, StoreWaitedOut):
+        return True
     if not isinstance(exc, (OperationalError, InterfaceError)):
         return False
     if isinstance(exc, InterfaceError) or not isinstance(exc.__cause__, sqlite3.Error):
@@ -410,101 +381,7 @@ class SeedStore:
 SEED_READS = 3
 
 
-# ========================================================================= the event store ====
-class GameEventStore(EventStore):
-    """eventsourcing's event store, whose ``put`` makes the same objects without the frozen
-    dataclasses' ``__init__``: for each event a ``StoredEvent``, a ``Notification`` and a
-    ``Recording``, eleven fields set one by one through ``object.__setattr__``. Each stored event
-    is what ``Mapper.to_stored_event`` makes (tests/integration/test_event_store.py compares
-    them); a mapper of another class is left to do it itself."""
-
-    def put(self, domain_events: Any, **kwargs: Any) -> list:
-        mapper = self.mapper
-        if type(mapper) is not Mapper:
-            return super().put(domain_events, **kwargs)
-        stored_events = [self._stored(mapper, event) for event in domain_events]
-        ids = self.recorder.insert_events(stored_events, **kwargs)
-        if not ids:
-            return []
-        assert len(ids) == len(stored_events)
-        return [frozen(Recording, {"domain_event": event, "notification": frozen(Notification, {
-                    "originator_id": stored.originator_id, "originator_version": stored.originator_version,
-                    "topic": stored.topic, "state": stored.state, "id": n})})
-                for event, stored, n in zip(domain_events, stored_events, ids)]
-
-    @staticmethod
-    def _stored(mapper: Mapper, event: Any) -> StoredEvent:
-        """``Mapper.to_stored_event``, its steps in its order."""
-        cls = type(event)
-        topic = get_topic(cls)
-        state = dict(vars(event))
-        originator_id = state.pop("originator_id")
-        originator_version = state.pop("originator_version")
-        class_version = getattr(cls, "class_version", 1)
-        if class_version > 1:
-            state["class_version"] = class_version
-        body = mapper.transcoder.encode(state)
-        if mapper.compressor:
-            body = mapper.compressor.compress(body)
-        if mapper.cipher:
-            body = mapper.cipher.encrypt(body)
-        return frozen(StoredEvent, {"originator_id": originator_id, "originator_version": originator_version,
-                                    "topic": topic, "state": body})
-
-
-# ====================================================================== stored rows' digest ====
-def row_length(state: bytes) -> bytes:
-    """What a stored row's bytes are preceded by in a digest of rows: their length, 4 bytes big
-    end first (PostgreSQL's ``int4send(length(state))``), so no two different sequences of rows
-    give the same input."""
-    return len(state).to_bytes(4, "big")
-
-
-def fold_row(digest: Any, state: bytes) -> None:
-    """Add one stored row to a running digest (``hashlib.sha256()``): ``row_length``, then its
-    bytes. The same as ``RowDigests`` asks of the database."""
-    digest.update(row_length(state))
-    digest.update(state)
-
-
-def digest_rows(rows: Iterable[tuple[int, bytes]], after: int, upto: int) -> tuple[int, bytes, int]:
-    """``(count, sha256, top)`` of stored rows ``(version, state)`` given in version order: the
-    count and ``fold_row`` digest of those with ``version <= upto``, and the highest version of
-    all (``after`` when there is none)."""
-    parts, top = [], after
-    for version, state in rows:
-        top = version
-        if version <= upto:  # fold_row's input, all rows at once
-            parts += (row_length(state), state)
-    return len(parts) // 2, hashlib.sha256(b"".join(parts)).digest(), top
-
-
-class Guard(NamedTuple):
-    """What a save of a game built from a process's copy (``Warlog``'s game cache) asks of the
-    stored rows before it writes: the rows with ``after < version <= upto`` are still the
-    ``rows`` rows whose ``fold_row`` digest is ``digest`` -- the rows the copy was built from,
-    byte for byte -- and there is no row after ``upto`` (another process's). Else the save
-    raises ``StaleCopies``; a row another process adds between the check and the insert meets
-    the new rows on the store's unique key (game, version), and the save fails as a lost race
-    does (``IntegrityError``)."""
-
-    originator_id: Any
-    after: int
-    upto: int
-    rows: int
-    digest: bytes
-
-
-class StaleCopies(Exception):
-    """A save's guards found stored rows that are no longer what these games' copies were built
-    from (a row changed or deleted outside warlog, or rows another process added after them);
-    nothing of the save was written."""
-
-    def __init__(self, ids: Iterable[Any]):
-        self.ids = frozenset(ids)
-        super().__init__(f"the stored rows of {len(self.ids)} game(s) changed under their cached copies")
-
-
+# ======================================================================= the events table ====
 def sqlite_rows(datastore: Any, sql: str, params: tuple) -> list[tuple]:
     """The rows of one SELECT on a pooled SQLite connection, as tuples. In SQLite's autocommit
     mode a statement alone reads one consistent snapshot; eventsourcing's read transaction adds
@@ -525,11 +402,6 @@ def sqlite_rows(datastore: Any, sql: str, params: tuple) -> list[tuple]:
         raise DatabaseError(exc) from exc
 
 
-# PostgreSQL's aggregate of stored rows into ``fold_row``'s input (the digest is its SHA-256):
-# RowDigests' and the save's guards' (domain/pgrecorder.py).
-PG_ROWS = "string_agg(int4send(length(state)) || state, ''::bytea ORDER BY originator_version)"
-
-
 class EventsQuery:
     """A query of eventsourcing's events table on either store: ``SQLITE`` and ``POSTGRES`` are
     its text for each, with ``{table}`` (and on PostgreSQL ``{schema}``) where the table goes."""
@@ -548,32 +420,6 @@ class EventsQuery:
             # Rendered once: a composed statement is rendered again at every execution.
             self._sql = SQL(self.POSTGRES).format(schema=Identifier(recorder.datastore.schema),
                                                   table=Identifier(table)).as_string()
-
-
-class RowDigests(EventsQuery):
-    """What the game cache asks of the stored rows of one game when a cached copy refused a
-    command (domain/service.py ``Warlog._check``): ``(count, sha256, top)`` of the rows with
-    ``after < version <= upto`` (the digest as ``fold_row`` builds it, in version order) and the
-    highest stored version of all. A save's guards (``Guard``) are checked against the same
-    count and digest by the recorders (domain/pgrecorder.py, domain/sqliterecorder.py).
-
-    On PostgreSQL the database computes it: one row comes back, whatever the number of rows
-    checked. On SQLite (in-process, no round trip) the rows' bytes are read and hashed here."""
-
-    SQLITE = ("SELECT originator_version, state FROM {table} WHERE originator_id = ? "
-              "AND originator_version > ? ORDER BY originator_version")
-    POSTGRES = ("SELECT count(*) FILTER (WHERE originator_version <= %s) AS n, "
-                f"sha256(coalesce({PG_ROWS} FILTER (WHERE originator_version <= %s), ''::bytea)) AS digest, "
-                "max(originator_version) AS top FROM {schema}.{table} "
-                "WHERE originator_id = %s AND originator_version > %s")
-
-    def __call__(self, originator_id: Any, after: int, upto: int) -> tuple[int, bytes, int]:
-        if self.kind == "sqlite":
-            return digest_rows(sqlite_rows(self._recorder.datastore, self._sql, (originator_id.hex, after)), after, upto)
-        with self._recorder.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._sql, (upto, upto, originator_id, after), prepare=True)
-            row = curs.fetchone()
-        return row["n"], bytes(row["digest"]), row["top"] if row["top"] is not None else after
 
 
 # ===================================================================== the projector's reads ====

@@ -5,14 +5,12 @@ Works from export lines alone (docs/dice.md), so an umpire can check a game with
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from domain import chain, dice
 from domain.events import event_data
-from domain.transcoding import iso
 
 LINE_KEYS = ("game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash")
 _LINE_KEY_SET = frozenset(LINE_KEYS)
@@ -26,7 +24,7 @@ def to_line(event: Any) -> dict:
         "game_id": str(event.originator_id),
         "seq": event.originator_version,
         "type": type(event).__name__,
-        "timestamp": iso(event.timestamp),
+        "timestamp": event.timestamp.isoformat(),
         "data": event_data(event),
         "prev_hash": event.prev_hash,
         "hash": event.hash,
@@ -228,7 +226,7 @@ def _link_problems(line: dict, n: int, prev: str) -> list[str]:
 
 def _hash_problem(line: dict) -> str | None:
     """Why the line's hash does not match its content, or None when it does."""
-    if hashlib.sha256(chain.canonical_body(line)).hexdigest() == line["hash"]:
+    if chain.line_hash(line) == line["hash"]:
         return None
     if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
         return (f"hash does not match: this {line['type']} is redacted (hidden information removed from a "

@@ -24,7 +24,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import dice
-from domain.events import COMMAND_TYPES, event_class, event_of_fields
+from domain.events import COMMAND_TYPES, event_class
 from domain.game import Game
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
 from domain.visibility import filter_lines, view_state
@@ -305,15 +305,7 @@ def map_empty() -> dict:
 
 def to_event(line: dict) -> Any:
     """The domain event of an export line, so that ``ruleset.evolve`` folds it as the aggregate
-    does (rulesets may look at the event's class).
-
-    Made as eventsourcing's mapper makes an event it reads back (its state set as the object's
-    ``__dict__``), not through the class's frozen-dataclass ``__init__``, which sets each field
-    through ``object.__setattr__``: 3.9 of the 8 us a Falklands line took, and the map fold of
-    lines (replay artifacts, the benchmark's client) was mostly this. Only when the line's
-    fields are exactly the class's, in its order, as every line of a stored event's are (its
-    data is the event's ``__dict__`` less the envelope); any other line (a field missing, one
-    too many, another order) goes to ``__init__`` as before, which orders them or refuses."""
+    does (rulesets may look at the event's class)."""
     cls = event_class(line["type"])
     game_id = line["game_id"]
     oid = _GAME_IDS.get(game_id)
@@ -326,9 +318,7 @@ def to_event(line: dict) -> Any:
     if line["type"] == "GameCreated":
         envelope["originator_topic"] = _GAME_TOPIC
     envelope["prev_hash"], envelope["hash"] = line["prev_hash"], line["hash"]
-    data = line["data"]
-    event = event_of_fields(cls, envelope, data)
-    return event if event is not None else cls(**dict(data, **envelope))
+    return cls(**dict(line["data"], **envelope))
 
 
 # Games' ids as UUIDs for ``to_event`` (UUID() of the text takes 1 us; a fold meets the same

@@ -31,10 +31,8 @@ from eventsourcing.persistence import (DatetimeAsISO, InterfaceError, JSONTransc
 from eventsourcing.utils import resolve_topic
 
 from domain.errors import DamagedLog, GameNotFound
-from domain.events import frozen
 from domain.service import decoding, parse_game_id
 from domain.storage import NotificationReader, OutageLog
-from domain.transcoding import DatetimeAsCachedISO, EventTranscoder
 from projections import folds
 from projections.store import SPLIT, Deferred, ProjectionStore, chunk_of, is_plain, open_chunk, widen
 
@@ -195,8 +193,7 @@ class Projections:
 
     def _fast_decoder(self) -> Callable[[Any], Any] | None:
         """A decoder of the usual stored event, or None when the application's mapper is not
-        eventsourcing's JSON one on plain bytes (a cipher, a compressor, another transcoder;
-        warlog's ``EventTranscoder`` is eventsourcing's JSON one with a faster encoder).
+        eventsourcing's JSON one on plain bytes (a cipher, a compressor, another transcoder).
 
         It gives what the mapper gives (tests/projections/test_batch.py compares them), about
         three times faster: the JSON is parsed by orjson, and the one transcoded object of a
@@ -211,9 +208,9 @@ class Projections:
             self._fast = None
             mapper = self.service.mapper
             transcoder = getattr(mapper, "transcoder", None)
-            if (type(transcoder) in (JSONTranscoder, EventTranscoder) and getattr(mapper, "cipher", None) is None
+            if (type(transcoder) is JSONTranscoder and getattr(mapper, "cipher", None) is None
                     and getattr(mapper, "compressor", None) is None
-                    and transcoder.names.get("datetime_iso").__class__ in (DatetimeAsISO, DatetimeAsCachedISO)):
+                    and transcoder.names.get("datetime_iso").__class__ is DatetimeAsISO):
                 self._fast = _decode_usual
         return self._fast
 
@@ -510,7 +507,9 @@ def _decode_usual(notification: Any) -> Any:
     data["timestamp"] = datetime.fromisoformat(stamp["_data_"])
     data["originator_id"] = oid if convert is None else convert(oid)
     data["originator_version"] = notification.originator_version
-    return frozen(cls, data)
+    event = object.__new__(cls)  # as eventsourcing's Mapper.to_domain_event makes the event it reads back
+    object.__setattr__(event, "__dict__", data)
+    return event
 
 
 # (topic, type of the originator id) -> (event class, or None when it upcasts; the id's

@@ -617,6 +617,7 @@ def test_reads_of_a_damaged_game_warn_and_an_order_names_the_line(server, alice,
         lines = [json.loads(line) for line in service.export(game_id)]
         with RawStore(server.config) as raw:
             k = change_die_value(raw, game_id, lines)
+        assert not service.check_integrity(game_id).ok  # as `warlog check` finds it, and records it
     finally:
         service.close()
     code, out, err = alice("order", game_id, "note", "after")

@@ -1,5 +1,6 @@
-"""A game whose stored log fails verification, through the HTTP API (issue 29, item 3): orders
-are refused with 409 ``damaged_log`` naming the first bad line; every read says so (the
+"""A game whose stored log fails verification, through the HTTP API (issue 29, item 3): once
+the integrity check has found it (this process's cached copy reads only the rows after its
+version, so it does not notice a row changed beneath it), orders are refused with 409 ``damaged_log`` naming the first bad line; every read says so (the
 ``Warlog-Damaged`` header, the summary's ``damaged``); the dice audit and the history show what
 is stored now, its statuses computed from it, not the projections' earlier fold; an operator's
 acceptance (docs/operations.md) lets the game play on and is shown on the summary."""
@@ -44,6 +45,7 @@ def test_a_tampered_game_refuses_orders_and_every_read_says_so(client, api_servi
     with RawStore(store_config) as raw:
         k = change_die_value(raw, game.game_id, export_lines(client, game, ump))
     assert k == before["seq"]
+    assert client.get(base + "/integrity", headers=ump).json["ok"] is False
 
     refused = game.order(client, "Red", {"kind": "note", "text": "after"}, "after")
     assert refused.status_code == 409, refused.json
@@ -99,6 +101,7 @@ def test_no_flag_on_an_intact_game_nor_for_a_caller_not_let_in(client, store_con
     assert r.status_code == 200 and "Warlog-Damaged" not in r.headers
     with RawStore(store_config) as raw:
         change_die_value(raw, game.game_id, export_lines(client, game, ump))
+    assert client.get(f"/api/v1/games/{game.game_id}/integrity", headers=ump).json["ok"] is False
     assert game.order(client, "Red", {"kind": "note", "text": "x"}, "x").status_code == 409
     stranger = client.get(f"/api/v1/games/{game.game_id}/dice")
     assert stranger.status_code in (401, 404) and "Warlog-Damaged" not in stranger.headers

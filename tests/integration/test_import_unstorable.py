@@ -4,7 +4,6 @@ nothing is stored (domain/storable.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
@@ -23,7 +22,7 @@ def rechained(lines: list[dict]) -> list[str]:
     prev, out = chain.GENESIS, []
     for line in lines:
         line = {**line, "prev_hash": prev}
-        line["hash"] = prev = hashlib.sha256(chain.canonical_body(line)).hexdigest()
+        line["hash"] = prev = chain.line_hash(line)
         out.append(json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     return out
 

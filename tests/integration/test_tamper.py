@@ -51,8 +51,9 @@ def rehash(raw: RawStore, gid: str, first: int, last: int) -> None:
         state = json.loads(raw.state(gid, version))
         data = {k: v for k, v in state.items() if k not in ENVELOPE}
         state["prev_hash"] = prev
-        state["hash"] = chain.line_hash(gid, version, topics[version].split(":")[-1],
-                                        state["timestamp"]["_data_"], data, prev)
+        state["hash"] = chain.line_hash({"game_id": gid, "seq": version, "type": topics[version].split(":")[-1],
+                                         "timestamp": state["timestamp"]["_data_"], "data": data,
+                                         "prev_hash": prev})
         raw.set_state(gid, version, json.dumps(state).encode())
         prev = state["hash"]
 
@@ -283,26 +284,31 @@ def refused(app: Warlog, gid: str, order_id: str = "after") -> DamagedLog:
     return failure.value
 
 
+def refused_by_a_load(config, gid: str) -> DamagedLog:
+    """The order refused by another process, which loads the game from the store."""
+    loader = Warlog(config)
+    try:
+        return refused(loader, gid)
+    finally:
+        loader.close()
+
+
 @pytest.mark.parametrize("tamper", FOUND_BY_A_LOAD, ids=[t.__name__ for t in FOUND_BY_A_LOAD])
 def test_an_order_on_a_tampered_game_is_refused_naming_the_first_bad_line(app, store_config, tamper):
-    """The process that played the game holds it in its cache: its next order is refused (the
-    save's guard sees changed rows, the game loaded again fails its chain), naming the line, and
-    so is every later command; nothing is recorded."""
+    """A process that loads the game from the store finds the damage (the load verifies the
+    chain it reads) and refuses the order, naming the line; the damage is recorded, so every
+    later command is refused in every process, the one holding the game in memory too; nothing
+    is recorded."""
     gid = played_game(app)
     with RawStore(store_config) as raw:
         expected = tamper(raw, gid, [json.loads(t) for t in export_text(app, gid)])
         rows = raw.events(gid)
-        failure = refused(app, gid)
+        failure = refused_by_a_load(store_config, gid)
         assert failure.seq == expected and f"line {expected}:" in str(failure)
         assert refused(app, gid, "again").seq == expected
         with pytest.raises(DamagedLog):
             app.join(gid, "Red", "someone")
         assert raw.events(gid) == rows, "a command on a damaged game recorded something"
-    fresh = Warlog(store_config)
-    try:
-        assert refused(fresh, gid).seq == expected  # another process: the recorded damage
-    finally:
-        fresh.close()
     assert app.damage.of(gid).open[0].seq == expected
 
 
@@ -321,7 +327,7 @@ def test_an_operator_accepts_the_damage_and_the_game_plays_on_until_another_line
     lines = [json.loads(t) for t in export_text(app, gid)]
     with RawStore(store_config) as raw:
         k = change_die_value(raw, gid, lines)
-    assert refused(app, gid).seq == k
+    assert refused_by_a_load(store_config, gid).seq == k
     with pytest.raises(IntegrityFailure):
         app.accept_damage(gid, "  ")  # a decision needs its reason
     damage = app.accept_damage(gid, "the players agreed the stored face stands")
@@ -352,7 +358,7 @@ def test_restored_rows_verify_again_and_the_recorded_damage_waits_for_the_operat
         k = seqs_of(lines, "DiceRolled")[0]
         original = raw.state(gid, k)
         change_die_value(raw, gid, lines)
-        assert refused(app, gid).seq == k
+        assert refused_by_a_load(store_config, gid).seq == k
         raw.set_state(gid, k, original)  # the operator restores the row from a backup
     assert app.check_integrity(gid).ok
     assert refused(app, gid, "still").seq == k, "found damage is lifted by an operator's decision only"
@@ -361,6 +367,8 @@ def test_restored_rows_verify_again_and_the_recorded_damage_waits_for_the_operat
 
 
 def test_accepting_a_log_that_no_longer_loads_leaves_the_game_read_only(app, store_config):
+    """The check that comes with accepting drops this process's copy of the game: its next order
+    loads it from the store, which fails at the missing line."""
     gid = played_game(app)
     with RawStore(store_config) as raw:
         k = delete_a_middle_event(raw, gid, [json.loads(t) for t in export_text(app, gid)])

@@ -405,7 +405,7 @@ def test_the_fast_decoder_gives_what_the_mapper_gives_and_declines_the_unusual_r
 
     from projections.runner import _decode_usual
 
-    # warlog's own transcoder (domain/transcoding.py: the standard decoder) keeps the fast path
+    # eventsourcing's JSON transcoder keeps the fast path
     assert Projections(app)._fast_decoder() is _decode_usual
     gids = [new_freeform_game(app) for _ in range(3)]
     for n, gid in enumerate(gids):

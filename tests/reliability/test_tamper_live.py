@@ -139,9 +139,11 @@ def test_a_game_whose_log_no_longer_loads_answers_damaged_log_naming_it(store, t
 
 def test_a_tampered_game_stops_taking_orders_and_says_so_until_an_operator_accepts(store):
     """The issue's case: one stored die changed below a running server of two web workers, each
-    holding the game in its cache. Orders are refused naming the line, on every worker; every
-    read says so and the dice audit shows the stored face, no longer "verified"; ``warlog check``
-    says the game is stopped; the operator's ``--accept-damage`` lets it play on, recorded."""
+    holding the game in its cache (a cached copy reads only the rows after its version, so the
+    change goes unnoticed by orders). The integrity endpoint finds it and records it: from then
+    on orders are refused naming the line, on every worker; every read says so and the dice
+    audit shows the stored face, no longer "verified"; ``warlog check`` says the game is stopped;
+    the operator's ``--accept-damage`` lets it play on, recorded."""
     with store.serve(WEB_CONCURRENCY="2") as url:
         http = Http(url)
         game = played(http)
@@ -152,6 +154,7 @@ def test_a_tampered_game_stops_taking_orders_and_says_so_until_an_operator_accep
         with RawStore(store.config) as raw:
             k = change_die_value(raw, game.id, game.export())
         assert k == dice["seq"]
+        assert game.integrity()["ok"] is False
 
         for n in range(4):
             refused = game.order("Blue", {"kind": "note", "text": "after"}, f"after-{n}", expect=409)

@@ -1,5 +1,6 @@
 """``storage.retry_store``: a failed statement is tried again when its connection was lost, not
-when the store was waited for as long as allowed (a lock, a connection from the pool)."""
+when the store was waited for as long as allowed (``StoreWaitedOut``: a lock, a connection from
+the pool; domain/pgrecorder.py raises it, tests/integration/test_pgrecorder.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from eventsourcing.persistence import OperationalError
 from psycopg_pool import PoolTimeout
 
-from domain.storage import retry_store
+from domain.storage import StoreWaitedOut, retry_store, store_not_answering
 
 
 def failing(causes: list[Exception]):
@@ -21,6 +22,8 @@ def failing(causes: list[Exception]):
         calls.append(1)
         if len(calls) <= len(causes):
             cause = causes[len(calls) - 1]
+            if isinstance(cause, (psycopg.errors.LockNotAvailable, PoolTimeout)):
+                raise StoreWaitedOut(str(cause)) from cause  # as pgrecorder.Datastore raises it
             raise OperationalError(str(cause)) from cause
         return "answered"
     return statement, calls
@@ -36,6 +39,6 @@ def test_a_lost_connection_is_tried_again():
                          ids=["lock timeout", "no connection"])
 def test_a_wait_that_ran_out_is_not_tried_again(cause):
     statement, calls = failing([cause])
-    with pytest.raises(OperationalError):
+    with pytest.raises(StoreWaitedOut) as raised:
         statement()
-    assert len(calls) == 1
+    assert len(calls) == 1 and store_not_answering(raised.value)
