@@ -85,10 +85,9 @@ def test_what_a_projector_keeps_folds_to_the_same_chunks_as_the_whole_view(app, 
                 kept = open_chunk(name, before)
                 spec = store_module.SPLIT[name]
                 assert all(it["seq"] > (k // chunk) * chunk for it in kept[spec.items])
-                steps = [folds.step_of_line(li) for li in lines[k:]]
                 since = k
                 stored = {c: body for c, _, body in split_view(name, before)[1]}
-                reach = reach_of(kept, steps) if reach_of else None
+                reach = reach_of(kept, lines[k:]) if reach_of else None
                 if reach is not None:
                     since = reach - 1
                     kept = widen(name, kept, [stored[c] for c in sorted(stored) if c < k // chunk])
@@ -374,7 +373,7 @@ def test_batches_read_and_written_in_any_order_keep_every_stored_view_a_fold(app
             projector = projectors[k]
             if pending[k] is None:
                 start = projector.position() if rnd.random() < 0.7 else max(0, projector.position() - rnd.randint(1, 9))
-                notifications = projector._read(start + 1, rnd.randint(1, 12))
+                notifications = app.recorder.select_notifications(start + 1, rnd.randint(1, 12))
                 if notifications:
                     between = projectors[1 - k] if rnd.random() < 0.8 else None
                     pending[k] = fold_with_a_write_between_reads(projector, notifications, start, between,
