@@ -421,7 +421,7 @@ class ProjectionStore(SqlTables):
                                "ON CONFLICT (name) DO UPDATE SET position = excluded.position "
                                "WHERE k.position < excluded.position"), [(name, position) for name in names])
 
-    def drop(self, game_id: str | None = None, names: Iterable[str] = ()) -> None:
+    def drop(self, game_id: str | None = None) -> None:
         """Forget the views (index rows, checkpoints) of one game, or of every game and the positions."""
         with self._db.transaction(commit=True) as c:
             if game_id is None:
