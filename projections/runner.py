@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, TextIO
 from eventsourcing.persistence import InterfaceError, OperationalError
 
 from domain.errors import DamagedLog, GameNotFound
-from domain.service import parse_game_id
+from domain.service import decoding, parse_game_id
 from domain.storage import OutageLog
 from domain.verify import to_line
 from projections import folds
@@ -193,9 +193,9 @@ class Projections:
         view = self.store.checkpoint(gid, seq) or folds.map_empty()
         if view["version"] >= seq:
             return view
-        lines = self.service.lines(gid, after=view["version"], limit=seq - view["version"])
+        lines, events = self._stored(gid, view["version"], seq - view["version"])
         marks: list[dict] = []
-        view = self._fold_views({"map": view}, lines, [None] * len(lines), ("map",), marks)["map"]
+        view = self._fold_views({"map": view}, lines, events, ("map",), marks)["map"]
         if marks:
             self._keep_for_next_read(gid, f"map checkpoints up to seq {seq}",
                                      lambda c: self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks]))
@@ -225,12 +225,12 @@ class Projections:
         views: dict[str, dict] = {}
         after = 0
         while after < version:
-            page = self.service.lines(gid, after=after, limit=BATCH)
+            page, events = self._stored(gid, after, BATCH)
             if not page:
                 break
             marks: list[dict] = []
             since = _versions(gid, views, set())
-            views = self._fold(gid, views, page, [None] * len(page), marks=marks, since=since)
+            views = self._fold(gid, views, page, events, marks=marks, since=since)
             batch = Batch()
             batch.add(gid, views, marks, since)
             with self.store.transaction() as c:
@@ -241,11 +241,25 @@ class Projections:
         return after
 
     # ------------------------------------------------------------------------------ helpers ----
+    def _stored(self, gid: str, after: int, limit: int) -> tuple[list[dict], list[Any]]:
+        """Seqs ``after + 1`` to ``after + limit`` of a game's log: its export lines and their
+        events (the map fold is given the events, not made to rebuild them from the lines). As
+        ``service.lines``: a gap or a row that does not decode is a DamagedLog, no game a
+        GameNotFound."""
+        with decoding(gid):
+            events = list(self.service.events.get(parse_game_id(gid), gt=after or None, limit=limit))
+            lines = [to_line(event) for event in events]
+        if [line["seq"] for line in lines] != list(range(after + 1, after + 1 + len(lines))):
+            raise DamagedLog(f"the stored log of game {gid} has a gap or a repeat after seq {after}; "
+                             "its integrity check names the line")
+        if not lines and after == 0:
+            raise GameNotFound(f"no game {gid}")
+        return lines, events
+
     def _fold(self, gid: str, views: dict[str, dict], lines: list[dict], events: list[Any], *,
               names: Iterable[str] = NAMES, upto: int | None = None, marks: list[dict] | None = None,
               since: dict[str, int] | None = None, kept: bool = False) -> dict[str, dict]:
-        """Fold one game's ``lines`` (in seq order; ``events``: their domain events, or None each)
-        into its views. The seqs the views lack before them (or up to ``upto``) are read from the
+        """Fold one game's ``lines`` (in seq order) and their ``events`` into its views. The seqs the views lack before them (or up to ``upto``) are read from the
         log first, so a view never skips a seq.
 
         A fold that changes items a view already holds (``folds.REACH``: a dice reveal, a
@@ -256,8 +270,8 @@ class Projections:
         low = min(views.get(n, {}).get("version", 0) for n in names)
         first = lines[0]["seq"] if lines else (upto or 0) + 1
         if first > low + 1:
-            earlier = self.service.lines(gid, after=low, limit=first - 1 - low)
-            lines, events = [*earlier, *lines], [*[None] * len(earlier), *events]
+            earlier, earlier_events = self._stored(gid, low, first - 1 - low)
+            lines, events = [*earlier, *lines], [*earlier_events, *events]
         for name, reach_of in folds.REACH.items():
             view = views.get(name)
             if name not in names or not view:
@@ -276,8 +290,7 @@ class Projections:
     def _fold_views(self, views: dict[str, dict], lines: list[dict], events: list[Any], names: Iterable[str],
                     marks: list[dict] | None) -> dict[str, dict]:
         """``folds.fold`` of each named view over ``lines``; the map fold is given the lines'
-        events where they are decoded already, and its view after every ``self.every``-th seq
-        is appended to ``marks``."""
+        events, and its view after every ``self.every``-th seq is appended to ``marks``."""
         out = {}
         for name in names:
             if name != "map":
