@@ -235,8 +235,8 @@ def dice_apply(view: dict, line: dict) -> dict:
 def dice_reach(view: dict, lines: Iterable[dict]) -> int | None:
     """The lowest seq of a roll already in ``view`` that folding ``lines`` onto it may change, or
     None: a reveal settles the rolls of its epoch (all made since the epoch opened), a take-back
-    marks the rolls it names superseded. The projector keeps only a view's newest rolls between
-    batches (``store.open_chunk``) and reads the older ones back when this says a fold needs them."""
+    marks the rolls it names superseded. The projector reads only a view's newest rolls (its open
+    chunk, ``store.CHUNKS``) and reads the older ones back when this says a fold needs them."""
     reach = None
     version, opened, epochs = view.get("version", 0), view.get("open", {}), view.get("epochs", [])
     for line in lines:

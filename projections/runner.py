@@ -26,7 +26,7 @@ from domain.service import decoding, parse_game_id
 from domain.storage import OutageLog
 from domain.verify import to_line
 from projections import folds
-from projections.store import SPLIT, ProjectionStore, chunk_of, open_chunk, widen
+from projections.store import ProjectionStore, chunk_of, widen
 
 log = logging.getLogger("warlog.projector")
 
@@ -44,7 +44,6 @@ class Projections:
         self.store = store or ProjectionStore.for_service(service)
         self.every = every  # map checkpoints after every ``every``-th seq
         self.last_position = 0  # the position the last batch of this object wrote
-        self._carried: Batch | None = None  # that batch: its views stand for the stored ones after it
 
     # ------------------------------------------------------------------------ the projector ----
     def position(self) -> int:
@@ -61,7 +60,7 @@ class Projections:
         notifications = self.service.recorder.select_notifications(start + 1, limit)
         if not notifications:
             return 0
-        self._commit(self._fold_batch(notifications, start))
+        self._commit(self._fold_batch(notifications))
         return len(notifications)
 
     def catch_up(self, limit: int = BATCH, progress: Callable[[int, int], None] | None = None,
@@ -82,10 +81,10 @@ class Projections:
                 break
         return total
 
-    def _fold_batch(self, notifications: list, start: int) -> Batch:
-        """The notifications after ``start`` decoded (the application's mapper), grouped by game
-        and folded into the rows to write. A row that does not decode (changed outside warlog)
-        stops its game's views before this batch; the other games go on."""
+    def _fold_batch(self, notifications: list) -> Batch:
+        """The notifications decoded (the application's mapper), grouped by game and folded onto
+        the stored views into the rows to write. A row that does not decode (changed outside
+        warlog) stops its game's views before this batch; the other games go on."""
         by_game: dict[str, tuple[list[dict], list[Any]]] = {}
         damaged: set[str] = set()
         for notification in notifications:
@@ -104,8 +103,9 @@ class Projections:
             lines, events = by_game.setdefault(gid, ([], []))
             lines.append(line)
             events.append(event)
+        # The stored views, a split view with its open chunk only: what a fold of the next seqs needs.
         whole: set[tuple[str, str]] = set()
-        views = self._views_before(by_game, start, whole)
+        views = self.store.load(list(by_game), NAMES, partial=True, whole=whole)
         batch = Batch(notifications[-1].id)
         for gid, (lines, events) in by_game.items():
             marks: list[dict] = []
@@ -115,39 +115,14 @@ class Projections:
             except DamagedLog as exc:
                 log.error("game %s: %s", gid, exc)
                 continue
-            batch.views[gid] = folded
             batch.add(gid, folded, marks, since)
         return batch
 
-    def _views_before(self, by_game: dict[str, Any], start: int, whole: set[tuple[str, str]]) -> dict[str, dict]:
-        """The views to fold each game's new lines onto: empty for a game whose lines start at
-        seq 1, the last batch's views for a game it wrote (when this batch follows it), else the
-        stored views (a ``SPLIT`` view with its open chunk only; ``whole`` as ``store.load``)."""
-        carried = self._carried if self._carried is not None and self._carried.last == start else None
-        views: dict[str, dict] = {}
-        wanted = []
-        for gid, (lines, _) in by_game.items():
-            if carried is not None and gid in carried.views:
-                views[gid] = carried.views[gid]
-            elif lines[0]["seq"] == 1:
-                views[gid] = {}
-            else:
-                wanted.append(gid)
-        if wanted:
-            views.update(self.store.load(wanted, NAMES, partial=True, whole=whole))
-        return views
-
     def _commit(self, batch: Batch) -> None:
-        """A folded batch's rows and its position in one transaction; then its views stand for its
-        games' stored views in the next batch (of a split view, its open chunk only)."""
+        """A folded batch's rows and its position, in one transaction."""
         with self.store.transaction() as c:
             batch.write(self.store, c, position=(TRACKED, batch.last))
         self.last_position = batch.last
-        for views in batch.views.values():
-            for name in SPLIT:
-                if name in views:
-                    views[name] = open_chunk(name, views[name])
-        self._carried = batch
 
     # ------------------------------------------------------------------------------ per game ----
     def current_version(self, game_id: str) -> int:
@@ -264,7 +239,7 @@ class Projections:
 
         A fold that changes items a view already holds (``folds.REACH``: a dice reveal, a
         take-back) lowers that view's ``since`` below the first of them, so their chunks are
-        written again; ``kept``: the views are what ``store.open_chunk`` keeps, and the older
+        written again; ``kept``: the views hold their open chunk only, and the older
         chunks such a fold changes are read back first (``store.widen``)."""
         names = tuple(names)
         low = min(views.get(n, {}).get("version", 0) for n in names)
@@ -314,12 +289,11 @@ def _versions(gid: str, views: dict[str, dict], whole: set[tuple[str, str]]) -> 
 
 class Batch:
     """The rows one transaction writes (``ProjectionStore.write_many``): views as (name, game id,
-    view, the version stored before), map checkpoints, index rows; and, for a projector's batch,
-    the last notification id read and the views folded by game (carried to the next batch)."""
+    view, the version stored before), map checkpoints, index rows; for a projector's batch, the
+    last notification id read."""
 
     def __init__(self, last: int = 0) -> None:
         self.last = last
-        self.views: dict[str, dict[str, dict]] = {}
         self.rows: list[tuple[str, str, dict, int]] = []
         self.checkpoints: list[tuple[str, dict]] = []
         self.index: list[dict] = []

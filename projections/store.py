@@ -105,9 +105,10 @@ def split_view(name: str, view: dict, since: int = 0) -> tuple[dict, list[tuple[
     """A ``SPLIT`` view as it is stored: its head (the view less its items and what is kept
     with them) and (chunk, version, body) for each chunk that holds an item of a seq after
     ``since``, version the view's. ``view`` must hold every item of those chunks (the whole
-    view, or what ``open_chunk`` kept of it, widened to what a fold may change, with what was
-    folded onto it): a chunk is written whole, so one written from part of its items would lose
-    the rest. Where there is an item for every seq, that is checked (ValueError)."""
+    view, or its open chunk as ``ProjectionStore.load(partial=True)`` reads it, widened to what
+    a fold may change, with what was folded onto it): a chunk is written whole, so one written
+    from part of its items would lose the rest. Where there is an item for every seq, that is
+    checked (ValueError)."""
     spec = SPLIT[name]
     items_key, by_key = spec.items, spec.by_seq
     head = {k: v for k, v in view.items() if k != items_key and k != by_key}
@@ -166,27 +167,10 @@ def join_view(name: str, head: dict, chunks: Iterable[dict]) -> dict:
     return {**head, spec.items: items}
 
 
-def open_chunk(name: str, view: dict) -> dict:
-    """What a projector keeps of a ``SPLIT`` view to fold the next seqs onto: its head and the
-    items of the chunk the next seq falls in (``split_view`` rewrites that chunk whole), with
-    what is kept with them, not the game's whole history."""
-    spec = SPLIT[name]
-    start = chunk_of(view["version"] + 1) * CHUNK + 1
-    items = view[spec.items]
-    if not items or items[0]["seq"] >= start:
-        return view
-    kept = items[bisect.bisect_left(items, start, key=_seq):]
-    out = {**view, spec.items: kept}
-    if spec.by_seq:
-        by_seq = view[spec.by_seq]
-        out[spec.by_seq] = {str(it["seq"]): by_seq[str(it["seq"])] for it in kept if str(it["seq"]) in by_seq}
-    return out
-
-
 def widen(name: str, view: dict, older: Iterable[dict]) -> dict:
-    """A view ``open_chunk`` kept, with the items of the chunks before its open one
-    (``ProjectionStore.load_chunks``) put back in front: what a fold that changes older items
-    needs (``folds.REACH``)."""
+    """A view read with its open chunk only (``ProjectionStore.load(partial=True)``), with the
+    items of the chunks before it (``ProjectionStore.load_chunks``) put back in front: what a
+    fold that changes older items needs (``folds.REACH``)."""
     spec = SPLIT[name]
     start = chunk_of(view["version"] + 1) * CHUNK + 1
     items: list[dict] = []
@@ -264,7 +248,7 @@ class ProjectionStore(SqlTables):
     def load(self, game_ids: Iterable[str], names: Iterable[str], *, partial: bool = False,
              whole: set | None = None) -> dict[str, dict[str, dict]]:
         """{game_id: {projection: view}} for the rows that exist. ``partial``: a ``SPLIT`` view
-        with only its open chunk (``open_chunk``), what a fold of the next seqs needs. ``whole``
+        with only its open chunk (the one the next seq falls in), what a fold of the next seqs needs. ``whole``
         gets (game id, projection) of a ``SPLIT`` view stored whole (shorter than ``CHUNK``): none
         of its chunks is stored yet, so its next write must write them all (``since`` 0)."""
         game_ids, names = list(game_ids), list(names)

@@ -1,7 +1,6 @@
-"""What the projector stores (batches cutting through games, views carried from batch to batch,
-split views written a chunk at a time, checkpoints, the games index) against the folds of each
-game's whole log: on random freeform games with take-backs and random Falklands games, on SQLite
-and PostgreSQL."""
+"""What the projector stores (batches cutting through games, split views written a chunk at a
+time, checkpoints, the games index) against the folds of each game's whole log: on random
+freeform games with take-backs and random Falklands games, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -251,9 +250,9 @@ def test_a_row_that_does_not_decode_stops_only_its_games_views(app, store_config
 
 def test_views_ahead_of_the_projector_and_a_rebuild_on_the_same_object(app):
     """A read-your-writes catch-up wrote a game's views (and checkpoints) before the projector
-    reached the game: the projector, which folds a game from empty views when its batch starts at
-    seq 1 and from its own last batch's views when it goes on, leaves the same rows; so does a
-    rebuild by the same object after that (drop, then the catch-up from the start)."""
+    reached the game: the projector, which folds onto the stored views and skips the lines they
+    hold, leaves the same rows; so does a rebuild by the same object after that (drop, then the
+    catch-up from the start)."""
     every = 3
     ahead, behind = new_freeform_game(app), new_freeform_game(app)
     play_freeform(app, ahead, 8, seed=1)
