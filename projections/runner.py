@@ -19,11 +19,9 @@ import sys
 import threading
 from typing import Any, Callable, Iterable, TextIO
 
-from eventsourcing.persistence import InterfaceError, OperationalError
-
 from domain.errors import DamagedLog, GameNotFound
 from domain.service import decoding, parse_game_id
-from domain.storage import OutageLog
+from domain.storage import OutageLog, store_not_answering
 from domain.verify import to_line
 from projections import folds
 from projections.store import ProjectionStore, chunk_of, widen
@@ -156,7 +154,9 @@ class Projections:
         try:
             with self.store.transaction() as c:
                 write(c)
-        except (OperationalError, InterfaceError) as exc:
+        except Exception as exc:
+            if not store_not_answering(exc):
+                raise
             log.warning("game %s: %s for a read, not stored (%s: %s)", gid, what, type(exc).__name__, exc)
 
     def map_at(self, game_id: str, seq: int) -> dict:
