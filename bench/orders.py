@@ -54,11 +54,8 @@ class Game:
         self.turn = 0
 
     def fold(self, lines: list[dict]) -> None:
-        """The game's map view after these export lines, as the projector folds them (a batch:
-        whose move it is worked out once, not after each line)."""
-        if lines:
-            steps = [folds.step_of_line(line) for line in lines]
-            self.view = folds.fold_steps({"map": self.view}, steps, ("map",))["map"]
+        """The game's map view after these export lines, as the projector folds them."""
+        self.view = folds.fold("map", lines, self.view)
 
 
 class Load:

@@ -10,16 +10,12 @@
 
 from __future__ import annotations
 
-import struct
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-import psycopg
 from eventsourcing.persistence import OperationalError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore, PostgresFactory
-from psycopg.adapt import Dumper
 from psycopg.errors import LockNotAvailable
-from psycopg.pq import Format
 from psycopg.sql import SQL, Identifier
 from psycopg_pool import PoolTimeout
 
@@ -86,81 +82,3 @@ class Factory(PostgresFactory):
         # eventsourcing's factory names no datastore class to build: its datastore becomes warlog's.
         self.datastore.__class__ = Datastore
         self.datastore.pool.reconnect_timeout = RECONNECT_TIMEOUT
-
-
-# ------------------------------------------------------- arrays for projections/store.py ----
-# PostgreSQL's binary array format, used by projections/store.py only (its batch writes); these
-# go when it no longer imports them.
-class _Array(bytes):
-    """A one-dimensional array without NULLs, in PostgreSQL's binary format (``_array``), of the
-    type with oid ``array_oid`` and elements of the type with oid ``element_oid``."""
-
-    element_oid = array_oid = 0
-
-
-class BigintArray(_Array):
-    element_oid, array_oid = 20, 1016
-
-
-class TextArray(_Array):
-    element_oid, array_oid = 25, 1009
-
-
-class IntegerArray(_Array):
-    element_oid, array_oid = 23, 1007
-
-
-for _cls in (BigintArray, TextArray, IntegerArray):
-    psycopg.adapters.register_dumper(_cls, type(f"{_cls.__name__}Dumper", (Dumper,), {
-        "format": Format.BINARY, "oid": _cls.array_oid, "dump": lambda self, obj: obj}))
-
-_HEAD = struct.Struct("!iiiii")  # dimensions, has NULLs, element type, length, lower bound
-_SIZE = struct.Struct("!i")
-_BIGINT = struct.Struct("!iq")  # an element's size (8), then the element
-
-
-def _head(cls: type[_Array], length: int, nulls: bool = False) -> bytes:
-    return _HEAD.pack(1, 1 if nulls else 0, cls.element_oid, length, 1)
-
-
-_NULL = _SIZE.pack(-1)
-_INTEGER = struct.Struct("!ii")  # an element's size (4), then the element
-
-
-def _array(cls: type[_Array], elements: list[bytes | None]) -> _Array:
-    """An array of ``elements``, each its binary form, None for NULL."""
-    parts = [_head(cls, len(elements), None in elements)]
-    for element in elements:
-        if element is None:
-            parts.append(_NULL)
-        else:
-            parts.append(_SIZE.pack(len(element)))
-            parts.append(element)
-    return cls(b"".join(parts))
-
-
-def bigints(values: list[int]) -> BigintArray:
-    """A ``bigint[]`` of ``values``."""
-    return BigintArray(_head(BigintArray, len(values)) + b"".join(_BIGINT.pack(8, value) for value in values))
-
-
-def ints(values: list[int]) -> IntegerArray:
-    """An ``integer[]`` of ``values``."""
-    return IntegerArray(_head(IntegerArray, len(values)) + b"".join(_INTEGER.pack(4, v) for v in values))
-
-
-def _text(value: Any) -> bytes | None:
-    kind = type(value)
-    if kind is str:
-        return value.encode("utf-8")
-    if kind is bytes or value is None:
-        return value
-    if kind is int:
-        return str(value).encode()
-    raise TypeError(f"a text array holds str, bytes, int or None, not {kind.__name__}")
-
-
-def texts(values: list) -> TextArray:
-    """A ``text[]`` of ``values``: str, UTF-8 bytes (orjson's output as it is), None for NULL,
-    and an int as its digits (as PostgreSQL's assignment of a number to a text column writes it)."""
-    return _array(TextArray, [_text(value) for value in values])

@@ -1,18 +1,12 @@
 """The read models as pure folds over export lines: ``apply(view, line) -> view``.
 
-Every view is a JSON object, kept UNFILTERED (as an umpire sees the game); what a seat or a
-spectator may see is decided when the view is read, by ``domain.visibility`` (``render_*``
-below), never when it is folded. So every stored item keeps its source line's ``type`` and
-``data``: a reader filters those with ``filter_lines`` and derives the text with
-``narrate.describe`` afterwards.
+Views are kept unfiltered (as an umpire sees the game): what a seat or a spectator may see is
+decided when a view is read (``render_*``, through ``domain.visibility``), so every item keeps its
+source line's ``type`` and ``data``.
 
-A fold never mutates the view it is given: it returns a new top-level dict and copies any list
-or dict it changes (items it does not touch are shared). ``view["version"]`` is the seq of the
-last line folded; ``apply`` of a line at or below it returns the view unchanged, which is what
-makes a catch-up idempotent (a line is never applied twice).
-
-The same folds serve the projector (live, in batches), ``warlog rebuild-projections`` and the
-list functions of ``api/reads.py`` (``history``, ``vp_track``, ``dice_audit``).
+A fold never mutates the view it is given, and returns it unchanged for a line at or below
+``view["version"]``: a line is never applied twice. The projector, ``warlog rebuild-projections``
+and ``api/reads.py`` all fold with these functions.
 """
 
 from __future__ import annotations
@@ -55,19 +49,14 @@ def step_position(pos: dict, line: dict) -> tuple[tuple[Any, Any], dict]:
     for the lines after them; TakeBackAccepted goes back to the position in force when the
     taken-back order was accepted (the last OrderAccepted, the only order a take-back can name),
     or, when it names another line, to its restored state's."""
-    before, turn, phase, last_order = _advance(pos["turn"], pos["phase"], pos["last_order"], line["seq"],
-                                               line["type"], data_of(line))
-    return before, {"turn": turn, "phase": phase, "last_order": last_order}
-
-
-def _advance(turn: Any, phase: Any, last_order: list | None, seq: int, kind: str, d: dict) -> tuple:
-    """``step_position`` on the position's parts: (before, turn, phase, last_order)."""
+    kind, d = line["type"], data_of(line)
+    turn, phase, last_order = pos["turn"], pos["phase"], pos["last_order"]
     if kind == "GameCreated":
         setup = d.get("setup") if isinstance(d.get("setup"), dict) else {}
         turn, phase = setup.get("turn"), setup.get("phase")
     before = (turn, phase)
     if kind == "OrderAccepted":
-        last_order = [seq, turn, phase]
+        last_order = [line["seq"], turn, phase]
     if kind in ENTERS:
         turn, phase = d.get("turn", turn), d.get("phase", phase)
     elif kind == "TakeBackAccepted":
@@ -76,7 +65,7 @@ def _advance(turn: Any, phase: Any, last_order: list | None, seq: int, kind: str
             turn, phase = last_order[1], last_order[2]
         else:
             turn, phase = restored.get("turn", turn), restored.get("phase", phase)
-    return before, turn, phase, last_order
+    return before, {"turn": turn, "phase": phase, "last_order": last_order}
 
 
 def _superseded_range(d: dict) -> list[int] | None:
@@ -129,7 +118,7 @@ def vp_empty() -> dict:
     return {"version": 0, "pos": empty_position(), "initial": None, "gone": [], "track": []}
 
 
-def _vp_fields(seq: int, d: dict) -> dict:
+def _vp_fields(d: dict) -> dict:
     return {"side": d.get("side"), "delta": d.get("delta"), "total": d.get("total"),
             "reason": d.get("reason"), "rule": d.get("rule")}
 
@@ -147,7 +136,7 @@ def vp_apply(view: dict, line: dict) -> dict:
         vp = setup.get("vp") if isinstance(setup, dict) else None
         new["initial"] = dict(vp) if isinstance(vp, dict) else {}
     elif kind == "VPScored":
-        entry = {"seq": line["seq"], "turn": before[0], "phase": before[1], **_vp_fields(line["seq"], d),
+        entry = {"seq": line["seq"], "turn": before[0], "phase": before[1], **_vp_fields(d),
                  "superseded": _in_ranges(line["seq"], view["gone"]), **source(line)}
         new["track"] = [*view["track"], entry]
     elif kind == "TakeBackAccepted":
@@ -243,23 +232,22 @@ def dice_apply(view: dict, line: dict) -> dict:
     return new
 
 
-def dice_reach(view: dict, steps: Iterable[tuple]) -> int | None:
-    """The lowest seq of a roll already in ``view`` that folding ``steps`` onto it may change,
-    or None: a reveal settles the rolls of its epoch (all after the epoch was opened), a take-back
-    marks the rolls it names superseded. The projector keeps only a view's newest rolls between
-    batches (``store.open_chunk``), and reads the older ones back when this says a fold needs them."""
+def dice_reach(view: dict, lines: Iterable[dict]) -> int | None:
+    """The lowest seq of a roll already in ``view`` that folding ``lines`` onto it may change, or
+    None: a reveal settles the rolls of its epoch (all made since the epoch opened), a take-back
+    marks the rolls it names superseded. The projector reads only a view's newest rolls (its open
+    chunk, ``store.CHUNKS``) and reads the older ones back when this says a fold needs them."""
     reach = None
     version, opened, epochs = view.get("version", 0), view.get("open", {}), view.get("epochs", [])
-    for step in steps:
-        seq, kind, d = step[0], step[1], step[3]
-        if seq <= version:
+    for line in lines:
+        if line["seq"] <= version:
             continue
+        kind, d = line["type"], data_of(line)
         if kind == "DiceEpochRevealed":
             at = opened.get(_key(d.get("epoch")))
-            if at is not None and epochs[at]["seed"] is None:
-                low = epochs[at]["opened_seq"]
-            else:
-                continue  # an epoch opened by these steps has no roll in the view yet; a revealed one is settled
+            if at is None or epochs[at]["seed"] is not None:
+                continue  # an epoch opened by these lines has no roll in the view yet; a revealed one is settled
+            low = epochs[at]["opened_seq"]
         elif kind == "TakeBackAccepted":
             gone = _superseded_rolls(d)
             if not gone:
@@ -272,21 +260,21 @@ def dice_reach(view: dict, steps: Iterable[tuple]) -> int | None:
     return reach
 
 
-def vp_reach(view: dict, steps: Iterable[tuple]) -> int | None:
+def vp_reach(view: dict, lines: Iterable[dict]) -> int | None:
     """As ``dice_reach`` for the VP track: a take-back marks the entries of its span superseded."""
     reach = None
     version = view.get("version", 0)
-    for step in steps:
-        if step[1] != "TakeBackAccepted" or step[0] <= version:
+    for line in lines:
+        if line["type"] != "TakeBackAccepted" or line["seq"] <= version:
             continue
-        span = _superseded_range(step[3])
+        span = _superseded_range(data_of(line))
         if span is not None and span[0] <= version and span[1] >= 1 and (reach is None or span[0] < reach):
             reach = max(span[0], 1)
     return reach
 
 
-# {projection: the lowest seq of an item a view holds already that a fold of some steps may change}
-REACH: dict[str, Callable[[dict, Iterable[tuple]], int | None]] = {"dice": dice_reach, "vp": vp_reach}
+# {projection: the lowest seq of an item a view holds already that a fold of some lines may change}
+REACH: dict[str, Callable[[dict, Iterable[dict]], int | None]] = {"dice": dice_reach, "vp": vp_reach}
 
 
 def _key(epoch: Any) -> str:
@@ -307,29 +295,20 @@ def to_event(line: dict) -> Any:
     """The domain event of an export line, so that ``ruleset.evolve`` folds it as the aggregate
     does (rulesets may look at the event's class)."""
     cls = event_class(line["type"])
-    game_id = line["game_id"]
-    oid = _GAME_IDS.get(game_id)
-    if oid is None:
-        if len(_GAME_IDS) >= 4096:
-            _GAME_IDS.clear()
-        oid = _GAME_IDS[game_id] = UUID(game_id)
-    envelope = {"originator_id": oid, "originator_version": line["seq"],
+    envelope = {"originator_id": UUID(line["game_id"]), "originator_version": line["seq"],
                 "timestamp": datetime.fromisoformat(line["timestamp"])}
     if line["type"] == "GameCreated":
         envelope["originator_topic"] = _GAME_TOPIC
     envelope["prev_hash"], envelope["hash"] = line["prev_hash"], line["hash"]
-    return cls(**dict(line["data"], **envelope))
+    data = line["data"]
+    return cls(**dict(data, **envelope))
 
 
-# Games' ids as UUIDs for ``to_event`` (UUID() of the text takes 1 us; a fold meets the same
-# game line after line).
-_GAME_IDS: dict[str, UUID] = {}
-
-
-def map_apply(view: dict, line: dict) -> dict:
+def map_apply(view: dict, line: dict, event: Any = None) -> dict:
     """The ruleset's state (``ruleset.evolve``, exactly the aggregate's fold) plus what the
     aggregate keeps beside it: seats and handles, a waiting take-back, the ending, whose move
-    it is, the chain head and the time of the last event."""
+    it is, the chain head and the time of the last event. ``event``: the line's domain event
+    when the caller has decoded it already (else it is made from the line)."""
     if line["seq"] <= view["version"]:
         return view
     kind, d = line["type"], data_of(line)
@@ -346,7 +325,7 @@ def map_apply(view: dict, line: dict) -> dict:
     elif kind == "GameEnded":
         new["ended"] = {"winner": d["winner"], "level": d["level"], "reason": d["reason"], "rule": d["rule"]}
     rules = find_ruleset(new["ruleset"])
-    new["state"] = rules.evolve(view["state"], to_event(line))
+    new["state"] = rules.evolve(view["state"], event if event is not None else to_event(line))
     new["whose_move"] = whose_move(new)
     return new
 
@@ -434,7 +413,7 @@ def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_i
     for item, line in _visible(rules, game_id, view["track"], viewer):
         entry = {k: item[k] for k in _VP_KEYS}
         if line.get("redacted"):
-            entry.update(_vp_fields(item["seq"], data_of(line)))
+            entry.update(_vp_fields(data_of(line)))
         track.append(entry)
     return vp_totals(view["initial"], track), track
 
@@ -454,260 +433,3 @@ def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game
 
 def render_state(view: dict, viewer: str | None) -> dict:
     return view_state(find_ruleset(view["ruleset"]), view["state"], viewer)
-
-
-# =========================================================== batches: the projector's path ====
-# ``fold_steps`` folds one game's lines into its views as ``apply`` line by line would, and gives
-# the same views (tests/projections/test_batch.py compares them), only faster: a view's lists and
-# dicts are copied once per batch and then appended to (never a view handed in, nor one already
-# handed out: a checkpoint keeps its own dicts), the turn and phase in force are stepped once for
-# the folds that keep them, the map fold finds its ruleset once and works out whose move it is
-# only for the views it hands out, and the runner's lines need not be export lines: a step made
-# from the decoded domain event gives ``ruleset.evolve`` that event, where ``map_apply`` rebuilds
-# it from the line.
-#
-# A step is a tuple (seq, type, data, data as a dict, event, line): ``step_of_event`` (line
-# None) or ``step_of_line`` (event None); what a fold reads of a line is read from either.
-
-def step_of_event(event: Any) -> tuple:
-    """A stored event as a step. Raises where ``verify.to_line`` would (a row whose event lacks
-    its timestamp or chain hashes), so that the runner can stop that game's views there."""
-    data = event.__dict__.copy()  # less the envelope: events.event_data, in the same order
-    data["timestamp"].isoformat  # noqa: B018 (to_line writes it so)
-    del data["timestamp"], data["prev_hash"], data["hash"], data["originator_id"], data["originator_version"]
-    data.pop("originator_topic", None)
-    return event.originator_version, type(event).__name__, data, data, event, None
-
-
-def step_of_line(line: dict) -> tuple:
-    data = line.get("data")
-    return line["seq"], line["type"], data, data if isinstance(data, dict) else {}, None, line
-
-
-def _game_id(step: tuple) -> Any:
-    return str(step[4].originator_id) if step[5] is None else step[5].get("game_id")
-
-
-def fold_steps(views: dict[str, dict], steps: list[tuple], names: Iterable[str] = tuple(FOLDS), *,
-               every: int = 0, marks: list[dict] | None = None) -> dict[str, dict]:
-    """{name: view} after ``steps`` (one game's, in seq order): for each name, what
-    ``fold(name, lines, views.get(name) or empty())`` gives. With ``marks`` and ``every``, the
-    map view right after every seq divisible by ``every`` that the map fold applies is appended
-    to ``marks``. The views handed in are not mutated."""
-    out = {}
-    positions: dict[int, tuple[dict, list, dict]] = {}  # start version -> (start pos, befores, end pos)
-    first = steps[0][0] if steps else 0
-    # The usual steps: seqs first, first + 1, …; then those above a version are a slice.
-    consecutive = type(first) is int and [step[0] for step in steps] == list(range(first, first + len(steps)))
-    for name in names:
-        view = views.get(name) or FOLDS[name][0]()
-        version = view["version"]
-        if consecutive and type(version) is int:
-            applied = steps[max(0, version + 1 - first):]
-        else:
-            applied = _after(steps, version)
-        if not applied:
-            out[name] = view
-        elif name == "map":
-            out[name] = _map_steps(view, applied, every if marks is not None else 0, marks)
-        else:
-            known = positions.get(view["version"])
-            if known is not None and known[0] == view["pos"]:  # the same lines from the same position
-                befores, pos = known[1], {**known[2]}  # each view its own position dict, as apply gives
-            else:
-                befores, pos = _positions(view["pos"], applied)
-                positions[view["version"]] = (view["pos"], befores, pos)
-            out[name] = _STEPS[name](view, applied, befores, pos)
-    return out
-
-
-def _after(steps: list[tuple], version: int) -> list[tuple]:
-    """The steps ``apply`` would not skip: each above the version before it."""
-    out = []
-    for step in steps:
-        if step[0] > version:
-            out.append(step)
-            version = step[0]
-    return out
-
-
-def _positions(pos: dict, steps: list[tuple]) -> tuple[list[tuple[Any, Any]], dict]:
-    """``step_position`` over ``steps``: the (turn, phase) in force at each, and the position after."""
-    turn, phase, last_order = pos["turn"], pos["phase"], pos["last_order"]
-    befores = []
-    for seq, kind, _, d, _, _ in steps:
-        before, turn, phase, last_order = _advance(turn, phase, last_order, seq, kind, d)
-        befores.append(before)
-    return befores, {"turn": turn, "phase": phase, "last_order": last_order}
-
-
-def _history_steps(view: dict, steps: list[tuple], befores: list, pos: dict) -> dict:
-    order_id, op, ops = view["order_id"], view["op"], view["ops"]
-    items = list(view["items"])
-    ops_copied = False
-    for (seq, kind, data, d, _, _), before in zip(steps, befores):
-        if kind == "OrderAccepted":
-            order_id = d.get("order_id")
-        elif kind in COMMAND_TYPES:
-            order_id = None
-        if op is None or kind == "OrderAccepted" or kind in COMMAND_TYPES:
-            op = seq
-            if not ops_copied:
-                ops, ops_copied = dict(ops), True
-            ops[str(op)] = {"order_id": order_id, "seat": d.get("seat") if kind != "GameCreated" else None,
-                            "turn": before[0], "phase": before[1]}
-        items.append({"seq": seq, "op": op, "type": kind, "data": data})
-    return {"version": steps[-1][0], "pos": pos, "order_id": order_id, "op": op, "ops": ops, "items": items}
-
-
-def _vp_steps(view: dict, steps: list[tuple], befores: list, pos: dict) -> dict:
-    initial, gone, track = view["initial"], view["gone"], view["track"]
-    track_copied = False
-    for (seq, kind, data, d, _, _), before in zip(steps, befores):
-        if kind == "GameCreated" and initial is None:
-            setup = d.get("setup")
-            vp = setup.get("vp") if isinstance(setup, dict) else None
-            initial = dict(vp) if isinstance(vp, dict) else {}
-        elif kind == "VPScored":
-            if not track_copied:
-                track, track_copied = list(track), True
-            track.append({"seq": seq, "turn": before[0], "phase": before[1], **_vp_fields(seq, d),
-                          "superseded": _in_ranges(seq, gone), "type": kind, "data": data})
-        elif kind == "TakeBackAccepted":
-            span = _superseded_range(d)
-            if span is not None:
-                gone = [*gone, span]
-                track = [e if e["superseded"] or not span[0] <= e["seq"] <= span[1] else {**e, "superseded": True}
-                         for e in track]
-                track_copied = True
-    return {**view, "version": steps[-1][0], "pos": pos, "initial": initial, "gone": gone, "track": track}
-
-
-def _dice_steps(view: dict, steps: list[tuple], befores: list, pos: dict) -> dict:
-    game_id, gone_rolls, epochs, opened, rolls = (view["game_id"], view["gone_rolls"], view["epochs"],
-                                                  view["open"], view["rolls"])
-    copied = False  # epochs, open and rolls: copied once, the first time one of them changes
-    own = len(rolls)  # the rolls from here on are made here: changed in place, not copied
-    checkers: dict[tuple, Any] = {}  # (epoch index, game id) -> its dice.EpochDice, built once
-    for step, before in zip(steps, befores):
-        seq, kind, data, d, _, _ = step
-        game_id = game_id or _game_id(step)
-        if kind not in _DICE_KINDS:
-            continue
-        if not copied:
-            epochs, opened, rolls, copied = list(epochs), dict(opened), list(rolls), True
-        if kind == "DiceEpochOpened":
-            epoch = {"epoch": d.get("epoch"), "opened_seq": seq, "commitment": d.get("commitment"),
-                     "client_entropy": d.get("client_entropy"), "revealed_seq": None, "seed": None, "status": "open"}
-            opened[_key(epoch["epoch"])] = len(epochs)
-            epochs.append(epoch)
-        elif kind == "DiceRolled":
-            at = opened.get(_key(d.get("epoch")))
-            # dice_apply's roll, its keys in the same order
-            roll = {"seq": seq, "turn": before[0], "phase": before[1], "superseded": seq in gone_rolls,
-                    "status": "unrevealed", "epoch_at": at,
-                    "redacted": bool(step[5] is not None and step[5].get("redacted")), "type": kind, "data": data}
-            roll["status"] = _roll_status(roll, epochs[at] if at is not None else None, roll["redacted"],
-                                          game_id, at, checkers)
-            rolls.append(roll)
-        elif kind == "DiceEpochRevealed":
-            at = opened.get(_key(d.get("epoch")))
-            if at is not None and epochs[at]["seed"] is None:
-                epoch = {**epochs[at], "revealed_seq": seq, "seed": d.get("seed")}
-                try:
-                    matches = dice.commitment(bytes.fromhex(epoch["seed"])) == epoch["commitment"]
-                except (TypeError, ValueError):
-                    matches = False
-                epoch["status"] = "revealed" if matches else "failed"
-                epochs[at] = epoch
-                for i, r in enumerate(rolls):
-                    if r["epoch_at"] == at:
-                        status = _roll_status(r, epoch, r["redacted"], game_id, at, checkers)
-                        if i >= own:
-                            r["status"] = status
-                        else:
-                            rolls[i] = {**r, "status": status}
-        else:  # TakeBackAccepted
-            gone = _superseded_rolls(d)
-            if gone:
-                gone_rolls = sorted(set(gone_rolls) | set(gone))
-                for i, r in enumerate(rolls):
-                    if not r["superseded"] and r["seq"] in gone:
-                        if i >= own:
-                            r["superseded"] = True
-                        else:
-                            rolls[i] = {**r, "superseded": True}
-    return {**view, "version": steps[-1][0], "pos": pos, "game_id": game_id, "epochs": epochs, "open": opened,
-            "rolls": rolls, "gone_rolls": gone_rolls}
-
-
-_DICE_KINDS = frozenset({"DiceEpochOpened", "DiceRolled", "DiceEpochRevealed", "TakeBackAccepted"})
-
-
-def _roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str | None, at: int | None,
-                 checkers: dict[tuple, Any]) -> str:
-    """``roll_status``, with the epoch's shared HMAC work done once (``dice.EpochDice``, the
-    same derivation as ``dice.face``)."""
-    if epoch is None or epoch["seed"] is None or redacted:
-        return "unrevealed"
-    if epoch["status"] == "failed":
-        return "failed"
-    try:
-        checker = checkers.get((at, game_id))
-        if checker is None:  # an epoch's seed is set once (at its reveal), so its checker never changes
-            checker = checkers[at, game_id] = dice.EpochDice(bytes.fromhex(epoch["seed"]), game_id, epoch["epoch"],
-                                                     epoch["client_entropy"] or "")
-        for die in data_of(roll).get("dice"):
-            if checker.face(die["nonce"], die["sides"]) != die["value"]:
-                return "failed"
-    except (KeyError, TypeError, ValueError):
-        return "failed"  # a die that cannot be recomputed does not verify
-    return "verified"
-
-
-_NO_RULES = object()
-
-
-def _map_steps(view: dict, steps: list[tuple], every: int, marks: list[dict] | None) -> dict:
-    state, game_id, ruleset, scenario = view["state"], view["game_id"], view["ruleset"], view["scenario"]
-    seats, take_back, ended = view["seats"], view["take_back"], view["ended"]
-    named, rules = _NO_RULES, None
-    for step in steps:
-        seq, kind, _, d, event, line = step
-        if kind == "GameCreated":
-            game_id = str(event.originator_id) if line is None else line["game_id"]
-            ruleset, scenario = d["ruleset"], d["scenario"]
-            seats = {s: (SYSTEM if s == SYSTEM else "") for s in d["seats"]}
-        elif kind == "SeatJoined":
-            seats = {**seats, d["seat"]: d["handle"]}
-        elif kind == "TakeBackRequested":
-            take_back = {"seat": d["seat"], "order_id": d["order_id"]}
-        elif kind in ("TakeBackAccepted", "TakeBackDeclined"):
-            take_back = None
-        elif kind == "GameEnded":
-            ended = {"winner": d["winner"], "level": d["level"], "reason": d["reason"], "rule": d["rule"]}
-        if named is _NO_RULES or ruleset != named:
-            rules, named = find_ruleset(ruleset), ruleset
-        state = rules.evolve(state, event if line is None else to_event(line))
-        if every and seq % every == 0:
-            marks.append(_map_view(view, step, game_id, ruleset, scenario, state, seats, take_back, ended))
-    return _map_view(view, steps[-1], game_id, ruleset, scenario, state, seats, take_back, ended)
-
-
-def _map_view(view: dict, step: tuple, game_id: Any, ruleset: Any, scenario: Any, state: Any, seats: dict,
-              take_back: Any, ended: Any) -> dict:
-    event, line = step[4], step[5]
-    new = {**view, "version": step[0],
-           "chain_head": event.hash if line is None else line["hash"],
-           "last_activity": event.timestamp.isoformat() if line is None else line["timestamp"],
-           "game_id": game_id, "ruleset": ruleset, "scenario": scenario, "seats": seats, "take_back": take_back,
-           "ended": ended, "state": state}
-    new["whose_move"] = whose_move(new)
-    return new
-
-
-_STEPS: dict[str, Callable[[dict, list, list, dict], dict]] = {
-    "vp": _vp_steps,
-    "history": _history_steps,
-    "dice": _dice_steps,
-}

@@ -1,16 +1,11 @@
-"""The projector's batch path (``folds.fold_steps``, ``store.dumps``, ``ProjectionStore.write_many``)
-against the plain per-line folds (``apply(view, line)``): on random freeform games with take-backs and
-random Falklands games, stored on SQLite and PostgreSQL, the views, the map checkpoints and the games
-index are the same values, and the view bodies the same text as ``json.dumps`` of the per-line views."""
+"""What the projector stores (batches cutting through games, split views written a chunk at a
+time, checkpoints, the games index) against the folds of each game's whole log: on random
+freeform games with take-backs and random Falklands games, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import copy
 import json
-import math
 import random
-from datetime import datetime, timezone
-from uuid import UUID
 
 import lz4.frame
 import pytest
@@ -22,14 +17,19 @@ from domain.errors import WarlogError
 from projections import folds
 from projections import store as store_module
 from projections.runner import NAMES, Projections
-from projections.store import dump_body, dumps, is_plain, load_body, loads, split_view
+from projections.store import dump_text, split_view
 from tests.conftest import new_freeform_game
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": ">=", "value": 7}}
 
 
 def text(value) -> str:
-    """A view as the store wrote it before the batch path (json.dumps)."""
+    """A view as the store writes it."""
+    return dump_text(value)
+
+
+def legacy(value) -> str:
+    """A view as earlier versions wrote it (the standard library's JSON, uncompressed)."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -76,51 +76,16 @@ def per_line(lines, every):
     return views, marks
 
 
-def events_of(app, gid):
-    return list(app.events.get(UUID(gid)))
-
-
 @pytest.fixture
 def games(app):
     return make_games(app, seed=3)
 
 
-def test_fold_steps_equals_the_per_line_folds_from_any_start(app, games):
-    every = 7
-    rnd = random.Random(11)
+def test_lines_at_or_below_a_view_change_nothing(app, games):
     for gid in games:
-        lines, events = app.lines(gid), events_of(app, gid)
-        assert [folds.step_of_event(e)[:4] for e in events] == [folds.step_of_line(li)[:4] for li in lines]
-        expected, expected_marks = per_line(lines, every)
-        for _ in range(6):
-            # each view already folded to its own seq (a read-your-writes catch-up moves only some)
-            starts = {name: rnd.randint(0, len(lines)) for name in NAMES}
-            given = {name: folds.fold(name, lines[:k]) for name, k in starts.items()}
-            kept = copy.deepcopy(given)
-            low = min(starts.values())
-            # the steps from the lowest view on, some from events and some from export lines
-            steps = [folds.step_of_event(e) if rnd.random() < 0.7 else folds.step_of_line(li)
-                     for e, li in zip(events[low:], lines[low:])]
-            marks: list[dict] = []
-            out = folds.fold_steps(given, steps, NAMES, every=every, marks=marks)
-            assert given == kept  # the views handed in are not changed
-            for name in NAMES:
-                assert out[name] == expected[name], (gid, name, starts)
-                assert dumps(out[name]) == text(expected[name])
-            assert {m["version"]: m for m in marks} == {s: v for s, v in expected_marks.items() if s > starts["map"]}
-            assert [m["version"] for m in marks] == sorted(s for s in expected_marks if s > starts["map"])
-            # folding more onto the views handed out leaves them (and the checkpoints) as they were
-            handed, marks_kept = copy.deepcopy(out), copy.deepcopy(marks)
-            folds.fold_steps(out, [folds.step_of_event(e) for e in events[len(lines) // 2:]], NAMES)
-            assert out == handed and marks == marks_kept
-
-
-def test_fold_steps_of_lines_at_or_below_a_view_changes_nothing(app, games):
-    for gid in games:
-        lines, events = app.lines(gid), events_of(app, gid)
+        lines = app.lines(gid)
         views = {name: folds.fold(name, lines) for name in NAMES}
-        again = folds.fold_steps(views, [folds.step_of_event(e) for e in events], NAMES, every=5, marks=[])
-        assert all(again[name] is views[name] for name in NAMES)
+        assert all(folds.fold(name, lines, views[name]) is views[name] for name in NAMES)
 
 
 @pytest.mark.parametrize("every,chunk", [(4, 7), (100, store_module.CHUNK)])
@@ -215,18 +180,13 @@ def check_stored(app, projections, games, every):
             assert bool(on_move) == (seat["to_move"] and seat["handle"] is not None)
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast decoder", "every step looked at"])
-@pytest.mark.parametrize("odd", [{"nan": [float("nan"), float("-inf")]}, {"inf": float("inf")}, {"big": 2**70},
-                                 {"deep": [{"x": [1.5, float("nan")]}]},
-                                 {"below_i64": -(2**63) - 1}])  # orjson would read this int as a float
-def test_values_orjson_would_write_otherwise_are_written_by_json(app, odd, fast, monkeypatch):
-    """A NaN, an infinity or an int past 64 bits in an order (a note keeps any extra key): the
-    stored views are still json.dumps of the per-line views, on every path that writes them,
-    whether the projector decodes with its fast decoder or looks at every step."""
-    if not fast:
-        monkeypatch.setattr(Projections, "_fast_decoder", lambda self: None)
+@pytest.mark.parametrize("odd", [{"nan": [float("nan"), float("-inf")]}, {"inf": float("inf")},
+                                 {"deep": [{"x": [1.5, float("nan")]}]}])
+def test_a_legacy_non_finite_number_is_stored_as_strict_json(app, odd, monkeypatch):
+    """A NaN or an infinity in an order (as a log stored before the aggregate refused them,
+    domain/storable.py, holds them): the projector goes on, and writes strict JSON (null there),
+    as every other path that stores views does."""
     gid, other = new_freeform_game(app), new_freeform_game(app)
-    # As a log stored before the aggregate refused such values (domain/storable.py) holds them.
     monkeypatch.setattr(storable, "problem", lambda value, where="value": None)
     app.submit_order(gid, "Blue", "a", {"kind": "note", "text": "x", **odd})
     for n in range(3):  # later batches go on from views that hold it
@@ -234,55 +194,35 @@ def test_values_orjson_would_write_otherwise_are_written_by_json(app, odd, fast,
         app.submit_order(other, "Blue", f"c{n}", ROLL)
     projections = Projections(app, every=2)
     projections.catch_up(limit=2)
+
+    def strict(value):
+        return json.loads(text(value))
+
+    def stored_strictly(store, g):
+        """Every body of the game's views and checkpoints parses as strict JSON."""
+        views, chunks = stored_bodies(store, g)
+        with store._db.transaction(commit=False) as c:
+            c.execute(store.sql("SELECT body FROM {t}warlog_projection_checkpoints WHERE game_id = ?"), (g,))
+            bodies = [*views.values(), *(body for _, body in chunks.values()), *(r["body"] for r in c.fetchall())]
+        for body in bodies:
+            json.loads(body_text(store, body), parse_constant=lambda c: pytest.fail(f"{c} stored"))
+
     for g in (gid, other):
-        stored = projections.store.load([g], NAMES)[g]
         expected, marks = per_line(app.lines(g), 2)
-        assert {n: text(v) for n, v in stored.items()} == {n: text(v) for n, v in expected.items()}
-        assert {s: text(v) for s, v in projections.store.checkpoints(g).items()} == \
-            {s: text(v) for s, v in marks.items()}
+        stored_strictly(projections.store, g)
+        assert {n: strict(v) for n, v in projections.store.load([g], NAMES)[g].items()} == \
+            {n: strict(v) for n, v in expected.items()}
+        assert {s: strict(v) for s, v in projections.store.checkpoints(g).items()} == \
+            {s: strict(v) for s, v in marks.items()}
     app.submit_order(gid, "Red", "d", ROLL)  # read-your-writes onto stored views that hold it
     views = projections.current(gid)
-    assert {n: text(v) for n, v in views.items()} == {n: text(v) for n, v in per_line(app.lines(gid), 2)[0].items()}
-    assert {n: text(v) for n, v in projections.store.load([gid], NAMES)[gid].items()} == \
-        {n: text(v) for n, v in views.items()}
-    app.submit_order(gid, "Red", "e", ROLL)  # the projector onto stored views that hold it
-    projections.catch_up()
-    expected = per_line(app.lines(gid), 2)[0]
-    assert {n: text(v) for n, v in projections.store.load([gid], NAMES)[gid].items()} == \
-        {n: text(v) for n, v in expected.items()}
+    assert {n: strict(v) for n, v in views.items()} == \
+        {n: strict(v) for n, v in per_line(app.lines(gid), 2)[0].items()}
+    stored_strictly(projections.store, gid)
     projections.rebuild(gid)
-    assert {n: text(v) for n, v in projections.store.load([gid], NAMES)[gid].items()} == \
-        {n: text(v) for n, v in expected.items()}
-
-
-def test_dumps_is_json_dumps():
-    values = [
-        {"a": [1, 2.5, -0.0, 1e16, 1e-7, True, None, "é\u2028\x00\"\\"], "b": {"c": 2**63 - 1}},
-        [float("nan")], {"x": float("inf")}, [2**64], {1: "int key"}, {"t": (1, 2)}, ["\ud800"],
-    ]
-    for value in values:
-        out = dumps(value)
-        assert json.loads(out) == json.loads(text(value)) or text(value) == out
-        assert loads(out) == json.loads(text(value)) or out == text(value)
-        if "\ud800" in value:  # no UTF-8 for it: the database would refuse the text alike
-            with pytest.raises(UnicodeEncodeError):
-                dump_body(value)
-            continue
-        assert lz4.frame.decompress(dump_body(value)).decode() == out
-        assert text(load_body(dump_body(value))) == text(loads(out))
-    assert dumps([float("nan"), float("-inf")]) == "[NaN,-Infinity]"
-    assert dumps({"x": float("inf")}) == '{"x":Infinity}'
-    assert dumps([2**70]) == f"[{2**70}]"
-    assert dumps({1: 2}) == '{"1":2}'
-    with pytest.raises(TypeError):  # as json.dumps: not JSON (orjson would write it)
-        dumps({"when": datetime(2026, 1, 1, tzinfo=timezone.utc)})
-    with pytest.raises(TypeError):
-        dumps([UUID(int=1)])
-    assert not is_plain([1, [2, {"a": math.nan}]]) and not is_plain((1,)) and is_plain({"a": [1.5, None, "s"]})
-    odd: set = set()
-    assert loads('{"a":1e999}', odd, "g") == {"a": math.inf} and odd == {"g"}
-    assert math.isnan(loads("[NaN]", odd, "h")[0]) and odd == {"g", "h"}
-    assert loads('{"a":1.5}', odd, "i") == {"a": 1.5} and "i" not in odd
+    stored_strictly(projections.store, gid)
+    assert {n: strict(v) for n, v in projections.store.load([gid], NAMES)[gid].items()} == \
+        {n: strict(v) for n, v in views.items()}
 
 
 def test_a_row_that_does_not_decode_stops_only_its_games_views(app, store_config):
@@ -310,9 +250,9 @@ def test_a_row_that_does_not_decode_stops_only_its_games_views(app, store_config
 
 def test_views_ahead_of_the_projector_and_a_rebuild_on_the_same_object(app):
     """A read-your-writes catch-up wrote a game's views (and checkpoints) before the projector
-    reached the game: the projector, which folds a game from empty views when its batch starts at
-    seq 1 and from its own last batch's views when it goes on, leaves the same rows; so does a
-    rebuild by the same object after that (drop, then the catch-up from the start)."""
+    reached the game: the projector, which folds onto the stored views and skips the lines they
+    hold, leaves the same rows; so does a rebuild by the same object after that (drop, then the
+    catch-up from the start)."""
     every = 3
     ahead, behind = new_freeform_game(app), new_freeform_game(app)
     play_freeform(app, ahead, 8, seed=1)
@@ -358,11 +298,11 @@ def test_bodies_written_as_text_before_they_were_compressed_still_read(app):
     with store.transaction() as c:  # as an earlier version wrote them
         for name, view in views.items():
             c.execute(store.sql("UPDATE {t}warlog_projection_views SET body = ? WHERE projection = ? AND game_id = ?"),
-                      (text(view), name, gid))
+                      (legacy(view), name, gid))
         for seq, view in marks.items():
             c.execute(store.sql("UPDATE {t}warlog_projection_checkpoints SET body = ? WHERE game_id = ? AND version = ?"),
-                      (text(view), gid, seq))
-    assert stored_bodies(store, gid)[0] == {name: text(view) for name, view in views.items()}
+                      (legacy(view), gid, seq))
+    assert stored_bodies(store, gid)[0] == {name: legacy(view) for name, view in views.items()}
     assert store.load([gid], NAMES)[gid] == views
     assert store.checkpoints(gid) == marks
     assert store.checkpoint(gid, max(marks)) == marks[max(marks)]
@@ -373,91 +313,6 @@ def test_bodies_written_as_text_before_they_were_compressed_still_read(app):
     heads = {name: body_text(store, body) for name, body in views.items()}
     assert (heads, chunk_texts(store, chunks, heads)) == stored_form(expected)
     assert store.checkpoints(gid) == expected_marks  # the text ones and the new frames
-
-
-@pytest.mark.parametrize("fast", [True, False], ids=["fast decoder", "every step looked at"])
-def test_a_value_json_dumps_refuses_is_refused_as_before(app, store_config, fast, monkeypatch):
-    """A stored event whose data holds a value some transcoding made (a row changed outside
-    warlog, or a ruleset that put a datetime in an event): json.dumps refused it in a view, and so
-    does the projector still (orjson would have written it)."""
-    from tests.integration.rawstore import RawStore
-
-    if not fast:
-        monkeypatch.setattr(Projections, "_fast_decoder", lambda self: None)
-    gid = new_freeform_game(app)
-    app.submit_order(gid, "Blue", "a", {"kind": "note", "text": "x"})
-    with RawStore(store_config) as raw:
-        version, topic, state = raw.events(gid)[-1]
-        body = json.loads(state)
-        body["order"]["when"] = {"_type_": "datetime_iso", "_data_": "2026-01-01T00:00:00+00:00"}
-        raw.set_state(gid, version, json.dumps(body).encode())
-    with pytest.raises(TypeError):
-        text(folds.fold("history", app.lines(gid)))
-    with pytest.raises(TypeError):
-        Projections(app).catch_up()
-
-
-def test_the_fast_decoder_gives_what_the_mapper_gives_and_declines_the_unusual_rows(app):
-    """``runner._decode_usual`` on the rows of games with every kind of order: the same event
-    class and fields as ``Mapper.to_domain_event``; on rows that are not plain JSON, or not the
-    usual event, it answers None (the projector then uses the mapper)."""
-    from eventsourcing.persistence import StoredEvent
-
-    from projections.runner import _decode_usual
-
-    # eventsourcing's JSON transcoder keeps the fast path
-    assert Projections(app)._fast_decoder() is _decode_usual
-    gids = [new_freeform_game(app) for _ in range(3)]
-    for n, gid in enumerate(gids):
-        play_freeform(app, gid, 25, seed=n)
-    rows = app.recorder.select_notifications(1, 10_000)
-    assert len(rows) > 75
-    for row in rows:
-        fast, usual = _decode_usual(row), app.mapper.to_domain_event(row)
-        assert type(fast) is type(usual) and fast.__dict__ == usual.__dict__, row.originator_version
-        assert type(fast.timestamp) is datetime and type(fast.originator_id) is UUID
-
-    row = rows[-1]
-    body = json.loads(row.state)
-
-    def declined(changed: dict | bytes, topic: str = row.topic) -> bool:
-        state = changed if isinstance(changed, bytes) else json.dumps(changed).encode()
-        return _decode_usual(StoredEvent(row.originator_id, row.originator_version, topic, state)) is None
-
-    assert not declined(body)  # the row as stored is usual
-    for big in (-(2**63) - 1, 2**64 + 1, 12345678901234567890123):  # orjson reads some as floats
-        assert declined({**body, "x": big}) and declined({**body, "x": [1, big]})
-        assert declined(json.dumps({**body, "x": big}, indent=1).encode())
-    assert not declined({**body, "x": 0.12345678901234567891, "y": -(2**55), "z": "1" * 30})
-    assert _decode_usual(StoredEvent(row.originator_id, row.originator_version, row.topic, json.dumps(
-        {**body, "x": 0.12345678901234567891, "y": -(2**55)}).encode())).__dict__ == app.mapper.to_domain_event(
-        StoredEvent(row.originator_id, row.originator_version, row.topic, json.dumps(
-            {**body, "x": 0.12345678901234567891, "y": -(2**55)}).encode())).__dict__
-    assert declined(json.dumps({**body, "x": float("nan")}).encode())
-    assert declined(json.dumps({**body, "x": float("inf")}).encode())
-    assert declined({**body, "x": {"_type_": "datetime_iso", "_data_": "2026-01-01T00:00:00+00:00"}})
-    assert declined({**body, "timestamp": "2026-01-01T00:00:00+00:00"})  # not transcoded
-    assert declined({**body, "class_version": 2})
-    assert declined(row.state[:-1])  # not JSON: the mapper says so (a damaged row)
-    assert declined(row.state.replace(b'"_type_"', b'"_kind_"'))
-
-
-def test_the_projectors_reader_gives_the_recorders_notifications(app):
-    """``storage.NotificationReader`` (what the projector reads with) against the recorder's
-    ``select_notifications``: the same rows, values and types, from any start, any limit."""
-    from domain.storage import NotificationReader
-
-    gids = [new_freeform_game(app) for _ in range(3)]
-    for n, gid in enumerate(gids):
-        play_freeform(app, gid, 12, seed=10 + n)
-    read = NotificationReader(app.recorder, app.config.kind)
-    head = app.recorder.max_notification_id()
-    fields = ("id", "originator_id", "originator_version", "topic", "state")
-    for start, limit in [(1, 10_000), (1, 7), (head - 3, 10), (head, 1), (head + 1, 5), (5, 0)]:
-        got, expected = read(start, limit), app.recorder.select_notifications(start, limit)
-        assert [[getattr(n, f) for f in fields] for n in got] == [[getattr(n, f) for f in fields] for n in expected]
-        assert all(type(n.originator_id) is type(e.originator_id) for n, e in zip(got, expected))
-    assert len(read(1, 10_000)) == head > 30
 
 
 def test_read_model_commits_do_not_wait_for_the_disk_and_the_event_logs_still_do(app):

@@ -1,11 +1,12 @@
 """The history, dice and VP views kept as a head and chunks of ``CHUNK`` seqs (``store.split_view``,
-``join_view``, ``open_chunk``, ``widen``), on SQLite and PostgreSQL: a batch writes only the
+``join_view``, ``widen``), on SQLite and PostgreSQL: a batch writes only the
 chunks its new seqs fall in and those a dice reveal or a take-back changed, a view read back is
 the per-line fold, and a view stored whole (shorter than ``CHUNK``, or written by an earlier
 version) has all its chunks written at its next write."""
 
 from __future__ import annotations
 
+import bisect
 import random
 import threading
 import time
@@ -15,9 +16,25 @@ import pytest
 from projections import folds
 from projections import store as store_module
 from projections.runner import NAMES, Projections
-from projections.store import SPLIT, join_view, open_chunk, split_view, widen
+from projections.store import SPLIT, chunk_of, join_view, split_view, widen
 from tests.conftest import new_freeform_game
 from tests.projections.test_batch import ROLL, make_games, per_line, play_freeform, text
+
+
+def open_chunk(name: str, view: dict) -> dict:
+    """What ``ProjectionStore.load(partial=True)`` reads of a ``SPLIT`` view: its head and the
+    items of the chunk the next seq falls in, with what is kept with them."""
+    spec = SPLIT[name]
+    start = chunk_of(view["version"] + 1) * store_module.CHUNK + 1
+    items = view[spec.items]
+    if not items or items[0]["seq"] >= start:
+        return view
+    kept = items[bisect.bisect_left(items, start, key=lambda it: it["seq"]):]
+    out = {**view, spec.items: kept}
+    if spec.by_seq:
+        by_seq = view[spec.by_seq]
+        out[spec.by_seq] = {str(it["seq"]): by_seq[str(it["seq"])] for it in kept if str(it["seq"]) in by_seq}
+    return out
 
 
 @pytest.fixture
@@ -85,10 +102,9 @@ def test_what_a_projector_keeps_folds_to_the_same_chunks_as_the_whole_view(app, 
                 kept = open_chunk(name, before)
                 spec = store_module.SPLIT[name]
                 assert all(it["seq"] > (k // chunk) * chunk for it in kept[spec.items])
-                steps = [folds.step_of_line(li) for li in lines[k:]]
                 since = k
                 stored = {c: body for c, _, body in split_view(name, before)[1]}
-                reach = reach_of(kept, steps) if reach_of else None
+                reach = reach_of(kept, lines[k:]) if reach_of else None
                 if reach is not None:
                     since = reach - 1
                     kept = widen(name, kept, [stored[c] for c in sorted(stored) if c < k // chunk])
@@ -137,32 +153,30 @@ def test_a_batch_writes_only_the_chunks_its_new_seqs_fall_in(app, small_chunks):
         app.submit_order(gid, "Blue", f"a{n}", ROLL)  # no reveal, no take-back: nothing older changes
     projections = Projections(app)
     projections.catch_up()
-    for fresh in (False, True):  # from the views carried from the last batch, and from the store
+    for n in range(2):
         version = app.get_game(gid).version
         untouched = version // small_chunks  # the chunks wholly at or below the stored version
         assert untouched >= 3
         for name in SPLIT:
             mark_chunks(projections.store, gid, untouched, name)
-        app.submit_order(gid, "Red", f"b{fresh}", ROLL)
-        if fresh:
-            projections = Projections(app)
+        app.submit_order(gid, "Red", f"b{n}", ROLL)
         projections.catch_up()
         now = app.get_game(gid).version
+        held = projections.store.load([gid], SPLIT, partial=True)[gid]  # what the next batch folds onto
         for name in SPLIT:
-            kept = projections._carried.views[gid][name]  # held for the next batch: the open chunk only
+            kept = held[name]  # the open chunk only
             assert all(it["seq"] > now // small_chunks * small_chunks for it in kept[SPLIT[name].items])
             rows = versions(projections.store, gid, name)
             assert {k: v for k, v in rows.items() if k < untouched} == {k: 0 for k in rows if k < untouched}, name
             assert {k: v for k, v in rows.items() if k >= untouched} == \
                 {k: now for k in range(untouched, (now - 1) // small_chunks + 1) if k in rows}, name
-        assert projections._carried.views[gid]["dice"]["rolls"] or now % small_chunks == 0
+        assert held["dice"]["rolls"] or now % small_chunks == 0
         projections.rebuild(gid)  # every chunk written again, and the whole views read back
         assert all(v > 0 for name in SPLIT for v in versions(projections.store, gid, name).values())
         assert projections.store.load([gid], NAMES)[gid] == per_line(app.lines(gid), 100)[0]
 
 
-@pytest.mark.parametrize("kept_views", [True, False], ids=["carried", "from the store"])
-def test_a_reveal_or_a_take_back_rewrites_the_older_dice_chunks_it_changes(app, small_chunks, kept_views):
+def test_a_reveal_or_a_take_back_rewrites_the_older_dice_chunks_it_changes(app, small_chunks):
     """A reveal settles every roll of its epoch, a take-back marks its rolls superseded: the
     projector reads those rolls' chunks back and writes them again, and no chunk before them."""
     gid = new_freeform_game(app)
@@ -184,8 +198,6 @@ def test_a_reveal_or_a_take_back_rewrites_the_older_dice_chunks_it_changes(app, 
         for k in versions(projections.store, gid, "dice"):
             mark_chunks(projections.store, gid, k + 1, "dice")  # every chunk: any the batch writes shows
         act()
-        if not kept_views:
-            projections = Projections(app)
         projections.catch_up()
         view = projections.store.load([gid], ["dice"])[gid]["dice"]
         assert view == folds.fold("dice", app.lines(gid)), what
@@ -249,8 +261,7 @@ def test_a_view_stored_whole_is_split_at_its_next_write(app, small_chunks, path)
         assert projections.store.load([gid], [name])[gid][name] == view
 
 
-@pytest.mark.parametrize("kept_views", [True, False], ids=["carried", "from the store"])
-def test_one_seq_a_batch_across_the_whole_and_split_forms(app, small_chunks, kept_views):
+def test_one_seq_a_batch_across_the_whole_and_split_forms(app, small_chunks):
     """Every version from the game's start to past three chunks, one batch each: the views are
     kept whole below CHUNK seqs and split from then on, and read back as the per-line folds."""
     gid = new_freeform_game(app)
@@ -261,8 +272,6 @@ def test_one_seq_a_batch_across_the_whole_and_split_forms(app, small_chunks, kep
         order = {"kind": "advance"} if n % 4 == 3 else ROLL  # reveals and rolls
         app.submit_order(gid, "Blue", f"o{n}", order)
         n += 1
-        if not kept_views:
-            projections = Projections(app)
         while projections.run_batch(limit=1):
             version = projections.position()
             stored = projections.store.load([gid], NAMES)[gid]
@@ -324,13 +333,13 @@ def stored_views_are_folds_of_their_own_prefix(app, store, games) -> None:
             assert view == folds.fold(name, upto), (gid, name, view["version"])
 
 
-def fold_with_a_write_between_reads(projector, notifications, start, other, limit):
+def fold_with_a_write_between_reads(projector, notifications, other, limit):
     """``projector._fold_batch``; with ``other``, a whole batch of ``other`` is written after
     the projector has read its views' heads and open chunks and before it reads the older chunks
     a reveal or a take-back changes (``store.load_chunks``, for ``widen``), the one window
     inside ``_fold_batch`` where another writer can land."""
     if other is None:
-        return projector._fold_batch(notifications, start)
+        return projector._fold_batch(notifications)
     store, landed = projector.store, []
 
     def load_chunks(*args, **kwargs):
@@ -340,7 +349,7 @@ def fold_with_a_write_between_reads(projector, notifications, start, other, limi
 
     store.load_chunks = load_chunks
     try:
-        return projector._fold_batch(notifications, start)
+        return projector._fold_batch(notifications)
     finally:
         del store.load_chunks
 
@@ -374,10 +383,10 @@ def test_batches_read_and_written_in_any_order_keep_every_stored_view_a_fold(app
             projector = projectors[k]
             if pending[k] is None:
                 start = projector.position() if rnd.random() < 0.7 else max(0, projector.position() - rnd.randint(1, 9))
-                notifications = projector._read(start + 1, rnd.randint(1, 12))
+                notifications = app.recorder.select_notifications(start + 1, rnd.randint(1, 12))
                 if notifications:
                     between = projectors[1 - k] if rnd.random() < 0.8 else None
-                    pending[k] = fold_with_a_write_between_reads(projector, notifications, start, between,
+                    pending[k] = fold_with_a_write_between_reads(projector, notifications, between,
                                                                  rnd.randint(1, 12))
             else:
                 projector._commit(pending[k])

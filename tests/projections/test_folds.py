@@ -152,10 +152,10 @@ def test_private_notes_are_filtered_when_read_not_when_folded():
 
 
 def test_an_event_rebuilt_from_its_line_is_the_event_field_for_field_in_order():
-    """``to_event`` makes events without their ``__init__``: every line of real games (each kind
-    of event freeform and Falklands orders make, the game's creation included) must give back
-    the event the aggregate made, the same class and the same fields in the same order (a
-    ruleset's fold reads them in order), through JSON as a client gets them."""
+    """``to_event`` of every line of real games (each kind of event freeform and Falklands orders
+    make, the game's creation included) gives back the event the aggregate made, the same class
+    and the same fields in the same order (a ruleset's fold reads them in order), through JSON as
+    a client gets them."""
     import json
 
     from domain.verify import to_line
@@ -171,10 +171,10 @@ def test_an_event_rebuilt_from_its_line_is_the_event_field_for_field_in_order():
     assert {"GameCreated", "SeatJoined", "OrderAccepted", "DiceRolled", "DiceEpochRevealed"} <= kinds
 
 
-def test_a_line_whose_fields_are_not_the_events_goes_through_its_init():
+def test_a_line_whose_fields_are_not_the_events_is_ordered_or_refused_by_its_class():
     """A line not as stored lines are: its data in another order is put in the class's order,
-    a data field naming an envelope field loses to the envelope (as the keyword arguments did),
-    and a missing or an unknown field is refused by the class, as before."""
+    a data field naming an envelope field loses to the envelope, and a missing or an unknown
+    field is refused by the class."""
     import dataclasses
 
     import pytest

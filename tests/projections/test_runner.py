@@ -12,7 +12,6 @@ import time
 
 import pytest
 
-from domain import storable
 from domain.errors import WarlogError
 from projections import folds
 from projections.runner import CHECKPOINT_EVERY, NAMES, Projections
@@ -106,96 +105,29 @@ def test_a_crash_mid_batch_resumes_without_skipping_or_applying_twice(app, monke
 
 
 def test_a_write_that_fails_during_a_catch_up_stops_it_at_the_batch_before(app, monkeypatch):
-    """On PostgreSQL a batch is written by a second thread while the next is folded: a write that
-    fails there is raised by ``catch_up``, nothing after the last stored batch is stored, and the
-    views it carried are not used again; the next catch-up ends where a rebuild does. (SQLite
-    writes batch after batch: the same holds.)"""
+    """A write that fails is raised by ``catch_up``: nothing after the last stored batch is
+    stored, and the next catch-up ends where a rebuild does."""
     games = [new_freeform_game(app) for _ in range(3)]
     for n, gid in enumerate(games):
         play(app, gid, orders=15, seed=n)
     projections = Projections(app, every=EVERY)
-    real, sent, stored_at = ProjectionStore.send, [], []
+    real, written = ProjectionStore.write_position, []
 
-    def failing_third(self, statements):
-        sent.append(len(sent))
-        if len(sent) == 3:
+    def failing_third(self, c, names, position):
+        written.append(position)
+        if len(written) == 3:
             raise RuntimeError("connection lost")
-        real(self, statements)
-        stored_at.append(self.position(("map",)))
+        real(self, c, names, position)
 
-    real_commit = Projections._commit
-
-    def committing(self, batch):  # SQLite's path: the same failure at its third write
-        sent.append(len(sent))
-        if len(sent) == 3:
-            raise RuntimeError("connection lost")
-        real_commit(self, batch)
-        stored_at.append(self.store.position(("map",)))
-
-    monkeypatch.setattr(ProjectionStore, "send", failing_third)
-    monkeypatch.setattr(Projections, "_commit", committing)
+    monkeypatch.setattr(ProjectionStore, "write_position", failing_third)
     with pytest.raises(RuntimeError, match="connection lost"):
         projections.catch_up(limit=7)
-    assert len(sent) == 3 and len(stored_at) == 2
-    assert projections.position() == stored_at[-1] == projections.last_position == 14
-    # Views carried forward are those of the last stored batch (SQLite), or none (PostgreSQL,
-    # where the failed batch's had been carried already while it was being written).
-    assert projections._carried is None or projections._carried.last == 14
-    monkeypatch.setattr(ProjectionStore, "send", real)
-    monkeypatch.setattr(Projections, "_commit", real_commit)
+    assert projections.position() == projections.last_position == written[1] == 14
+    monkeypatch.setattr(ProjectionStore, "write_position", real)
     play(app, games[2], orders=3, seed=9)
     projections.catch_up(limit=7)
     assert projections.position() == projections.head()
     assert stored(projections, games) == rebuilt_stored(app, games)
-
-
-@pytest.mark.postgres
-def test_on_postgresql_a_batch_is_written_while_the_next_is_folded(postgres_config, monkeypatch):
-    """The writer thread's write of batch k waits until batch k+1's fold has begun: a catch-up that
-    wrote before folding on would never let it go (the wait gives up after 10 s and fails)."""
-    import threading
-
-    from tests.conftest import make_app
-
-    app = make_app(postgres_config)
-    try:
-        games = [new_freeform_game(app) for _ in range(2)]
-        for n, gid in enumerate(games):
-            play(app, gid, orders=10, seed=n)
-        projections = Projections(app, every=EVERY)
-        folds_begun, overlapped = [threading.Event() for _ in range(100)], []
-        fold, real = Projections._fold_batch, ProjectionStore.send
-        count = {"folds": 0, "sends": 0}
-
-        def folding(self, *args, **kwargs):
-            folds_begun[count["folds"]].set()
-            count["folds"] += 1
-            return fold(self, *args, **kwargs)
-
-        def sending(self, statements):
-            k = count["sends"]
-            count["sends"] += 1
-            overlapped.append(folds_begun[k + 1].wait(10) or threading.current_thread().name)
-            real(self, statements)
-
-        read = projections._read
-
-        def reading(start, limit):
-            found = read(start, limit)
-            if not found:  # the log's end: no fold comes after the last write
-                folds_begun[count["folds"]].set()
-            return found
-
-        projections._read = reading
-        monkeypatch.setattr(Projections, "_fold_batch", folding)
-        monkeypatch.setattr(ProjectionStore, "send", sending)
-        projections.catch_up(limit=6)
-        assert overlapped == [True] * len(overlapped) and len(overlapped) >= 4
-        monkeypatch.setattr(ProjectionStore, "send", real)
-        assert projections.position() == projections.head()
-        assert stored(projections, games) == rebuilt_stored(app, games)
-    finally:
-        app.close()
 
 
 def test_a_catch_up_stops_between_batches_when_asked(app):
@@ -213,50 +145,6 @@ def test_a_catch_up_stops_between_batches_when_asked(app):
     assert done == 15 and projections.position() == 15 < projections.head()
     assert projections.catch_up(limit=5) == projections.head() - 15
     assert stored(projections, games) == rebuilt_stored(app, games)
-
-
-def test_a_catch_up_runs_without_the_cyclic_collector_and_leaves_no_cycles(app, monkeypatch):
-    """``runner._gc_paused``: the collector is off across a catch-up, which is sound only while a
-    catch-up makes no cyclic garbage (nothing would free it until the catch-up ends); it is on
-    again afterwards, also when a batch fails."""
-    import gc
-
-    games = [new_freeform_game(app) for _ in range(3)]
-    for n, gid in enumerate(games):
-        play(app, gid, orders=20, seed=30 + n)
-    # As a log stored before the aggregate refused such values (domain/storable.py) holds them.
-    monkeypatch.setattr(storable, "problem", lambda value, where="value": None)
-    app.submit_order(games[0], "Blue", "odd", {"kind": "note", "text": "x", "nan": float("nan")})  # the mapper's path
-    projections = Projections(app, every=EVERY)
-    seen = []  # the collector's state at each batch's fold, and at each write (PostgreSQL's on the writer thread)
-    fold, write = Projections._fold_batch, ProjectionStore.transaction
-
-    def folding(self, *args, **kwargs):
-        seen.append(gc.isenabled())
-        return fold(self, *args, **kwargs)
-
-    def writing(self, *args, **kwargs):
-        seen.append(gc.isenabled())
-        return write(self, *args, **kwargs)
-
-    monkeypatch.setattr(Projections, "_fold_batch", folding)
-    monkeypatch.setattr(ProjectionStore, "transaction", writing)
-    gc.collect()
-    assert gc.isenabled()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        assert projections.catch_up(limit=7) > 0
-        assert gc.isenabled() and len(seen) > 6 and not any(seen)
-        gc.collect()
-        assert gc.garbage == []
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-    monkeypatch.setattr(ProjectionStore, "write_position", lambda *a: (_ for _ in ()).throw(RuntimeError("x")))
-    play(app, games[1], orders=2, seed=40)
-    with pytest.raises(RuntimeError):
-        projections.catch_up()
-    assert gc.isenabled()
 
 
 def test_rebuild_of_one_game_rebuilds_that_game_only(app):
@@ -372,18 +260,14 @@ def test_the_state_at_every_seq_of_a_falklands_game(sqlite_app):
         assert projections.map_at(gid, k)["state"] == app.get_game(gid, version=k).state
 
 
-@pytest.mark.parametrize("fast", [True, False], ids=["fast decoder", "mapper"])
-def test_the_state_at_a_seq_past_values_orjson_would_not_write_as_json(app, store_config, fast, monkeypatch):
-    """``map_at`` reads the rows after a checkpoint as the projector reads a batch
-    (``stored_steps``): a row holding a NaN where the map state keeps it (VP totals, written
-    outside warlog: no order can make one) still gives the per-line fold, and the checkpoints it
-    writes on the way are ``json.dumps`` of it (NaN, where orjson would write null)."""
+def test_the_state_at_a_seq_past_a_legacy_non_finite_number(app, store_config):
+    """``map_at`` folds the rows after a checkpoint as the projector does: a row holding a NaN
+    where the map state keeps it (VP totals; a row written outside warlog, no order can make one)
+    still gives the per-line fold, and the checkpoints it writes on the way are strict JSON."""
     import json
 
     from tests.integration.rawstore import RawStore
 
-    if not fast:
-        monkeypatch.setattr(Projections, "_fast_decoder", lambda self: None)
     gid = new_freeform_game(app)
     play(app, gid, orders=3, seed=21)
     app.submit_order(gid, "Blue", "vp", {"kind": "vp", "side": "Blue", "delta": 2, "reason": "r"})
@@ -404,8 +288,7 @@ def test_the_state_at_a_seq_past_values_orjson_would_not_write_as_json(app, stor
         assert text(projections.map_at(gid, k)) == text(folds.fold("map", lines[:k])), k
     stored = projections.store.checkpoints(gid)
     assert sorted(stored) == list(range(EVERY, len(lines) + 1, EVERY))
-    assert {s: text(v) for s, v in stored.items()} == {s: text(folds.fold("map", lines[:s])) for s in stored}
-    assert any("NaN" in text(v) for v in stored.values())
+    assert not any("NaN" in text(v) for v in stored.values())
 
 
 def test_the_state_at_a_seq_past_a_damaged_row_is_a_damaged_log(app, store_config):
