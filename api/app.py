@@ -162,7 +162,7 @@ def max_umpire_tokens(given: object = None) -> int:
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)  # a bigger body is 413, read or not (api/jsonbody.py)
-    app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
+    app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives
     if test_config:
         app.config.from_mapping(test_config)
     from workers.webhook_target import Allow
