@@ -8,7 +8,7 @@ import os
 from flask import Flask, jsonify, request
 
 from api import limits, problems
-from api.access import AccessStore
+from domain.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider

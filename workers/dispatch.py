@@ -147,7 +147,7 @@ Enqueue = Callable[[dict], None]
 class Dispatcher:
     def __init__(self, service: Any, enqueue: Enqueue, *, store: NotifyStore | None = None,
                  access: Any = None, email_enabled: bool = True):
-        from api.access import AccessStore
+        from domain.access import AccessStore
 
         self.service = service
         self.enqueue = enqueue
@@ -247,7 +247,7 @@ def deliver(service: Any, game_id: str, seq: int, channel: str, seat: str, *, sm
             webhook_timeout: float = 5.0) -> str:
     """Send one delivery once; returns what happened (sent / already done / skipped: why).
     Raises when sending fails, after recording the error, so rq retries it."""
-    from api.access import AccessStore
+    from domain.access import AccessStore
 
     store = store or NotifyStore.for_service(service)
     access = access or AccessStore.for_service(service)

@@ -317,7 +317,7 @@ def test_a_damaged_game_is_left_out_of_the_list_not_a_500(client, store_config):
 def test_a_known_token_is_looked_up_once_per_process_and_a_forged_one_every_time(client, api_service):
     """AccessStore keeps the seat and admin grants it found (never revoked), bounded, and never a miss
     (an umpire token, revocable, is looked up every time: tests/api/test_umpire.py)."""
-    from api.access import AccessStore
+    from domain.access import AccessStore
 
     access = client.application.extensions["warlog_access"]
     game = make_game(client)
