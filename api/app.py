@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify
 
 from api import limits, problems
 from domain.access import AccessStore
