@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import os
 
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify
 
 from api import limits, problems
-from api.access import AccessStore
+from domain.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider
@@ -162,7 +162,7 @@ def max_umpire_tokens(given: object = None) -> int:
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)  # a bigger body is 413, read or not (api/jsonbody.py)
-    app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives, orjson where it agrees
+    app.json = JSONProvider(app)  # api/jsonbody.py: keys in the order the code gives
     if test_config:
         app.config.from_mapping(test_config)
     from workers.webhook_target import Allow

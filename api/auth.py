@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from flask import current_app, request
 
-from api.access import ADMIN, SEAT, UMPIRE, AccessStore
+from domain.access import ADMIN, SEAT, UMPIRE, AccessStore
 from api.problems import ApiProblem
 from domain.rulesets import UMPIRE as UMPIRE_VIEWER
 from domain.service import parse_game_id

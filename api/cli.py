@@ -221,20 +221,23 @@ def cmd_projector(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
-    (retries with backoff are scheduled) and, unless --no-dispatch, the notification dispatcher
-    as a thread (workers/dispatch.py; several workers may each run one). With --webhooks, a
-    worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE), so slow receivers hold up no other job."""
+    (retries with backoff are scheduled) and, unless --no-dispatch, the dispatcher as a thread:
+    notifications, and the replays of a game that ends (workers/dispatch.py; several workers may
+    each run one). With --webhooks, a worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE),
+    so slow receivers hold up no other job."""
     import logging
     import threading
 
     from rq import Queue, Worker
 
-    from workers import notify_jobs
+    from workers import jobs, notify_jobs
+    from workers import queue as rqueue
     from workers.webhook_target import Allow
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    try:
-        Allow.from_env()  # a malformed WARLOG_WEBHOOK_ALLOW stops the worker at once, not each delivery
+    try:  # a malformed setting stops the worker at once, not each delivery or game's end
+        Allow.from_env()
+        replays = jobs.replay_on_end()
     except ValueError as exc:
         raise SystemExit(f"warlog worker: {exc}") from None
     conn = notify_jobs.redis_connection()
@@ -252,7 +255,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
         from api.app import wait_for_schema
 
         wait_for_schema(service)
-        dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None)
+        jobs_queue, directory = rqueue.get_queue(conn), str(jobs.artifact_dir())
+
+        def queue_replays(game_id: str, version: int) -> None:
+            jobs.enqueue_replays(jobs_queue, game_id, version, directory)
+
+        dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None,
+                                on_end=queue_replays if replays else None)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
     worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)

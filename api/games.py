@@ -11,7 +11,7 @@ import re
 from flask import Blueprint, current_app, g, jsonify, request, url_for
 
 from api import schemas
-from api.access import id_of_token
+from domain.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem

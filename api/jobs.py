@@ -1,4 +1,4 @@
-"""Slow work through rq (issue 5): replays, statistics of one game and across games, and jobs.
+"""Slow work through rq: replays, statistics of one game and across games, and jobs.
 
 ``POST`` asks for an artifact and answers 202 with the job's id and where to watch it; the job id
 is derived from what is asked (kind, game, version, audience), so asking twice for the same
@@ -16,8 +16,6 @@ spectator sees them.
 from __future__ import annotations
 
 import hashlib
-import logging
-import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -35,7 +33,6 @@ from workers import jobs as work
 from workers import queue as rqueue
 
 bp = Blueprint("jobs", __name__, url_prefix="/api/v1")
-log = logging.getLogger("warlog.api")
 
 # An artifact page may run its own inline script and style, and nothing else: no network at all.
 # ``sandbox`` without allow-same-origin gives it an origin of its own, so a script in a replay
@@ -152,39 +149,6 @@ def get_replay(game_id: str, version: str):
         raise ApiProblem("not_found", "a replay's version is a positive whole number or 'latest'")
     made, path = _pick("replay", caller.game_id, version, _audience(caller), fmt)
     return _artifact(path, MEDIA[fmt], f"replay-{caller.game_id}-v{made}.{fmt}")
-
-
-def _replay_on_end() -> bool:
-    """WARLOG_REPLAY_ON_END (app config) if given; else on whenever a Redis is configured
-    (REDIS_URL in the app config or the environment: ``make run`` and deployments set it), so a
-    test server without one never fills a developer's Redis."""
-    explicit = current_app.config.get("WARLOG_REPLAY_ON_END")
-    if explicit is not None:
-        return bool(explicit)
-    return bool(current_app.config.get("REDIS_URL") or os.environ.get("REDIS_URL"))
-
-
-@bp.after_app_request
-def replay_when_a_game_ends(response: Response) -> Response:
-    """An order or concession that ended a game queues its replays (umpire and public) at the
-    final version. Best effort: the order is recorded either way; a queue that does not answer
-    is logged, and the replay can still be asked for with POST .../replays."""
-    if (request.endpoint not in ("games.submit_order", "games.concede") or response.status_code >= 300
-            or not response.is_json or not _replay_on_end()):
-        return response
-    body = response.get_json(silent=True) or {}
-    events = body.get("events") if isinstance(body.get("events"), list) else []
-    if body.get("replayed") or not any(isinstance(e, dict) and e.get("type") == "GameEnded" for e in events):
-        return response
-    game_id, version = body.get("game_id"), body.get("version")
-    try:
-        for audience in work.AUDIENCES:
-            jid = rqueue.job_id("replay", game_id, f"v{version}", audience)
-            rqueue.enqueue_once(queue(), work.make_replay, jid, game_id, version, audience, str(artifacts()),
-                                meta={"kind": "replay", "game_id": game_id, "version": version, "audience": audience})
-    except RedisError as exc:
-        log.warning("game %s ended but its replay was not queued: %s", game_id, exc)
-    return response
 
 
 # ============================================================================== statistics ====

@@ -1,4 +1,4 @@
-"""JSON at the door: request bodies read within bounds, and responses written fast.
+"""JSON at the door: request bodies read within bounds, and the app's JSON provider.
 
 ``read_body`` reads every request body the API takes (``games.load``), in one place: at most
 ``MAX_BODY`` bytes (with or without Content-Length), UTF-8 JSON, and within the limits below, so
@@ -6,23 +6,6 @@ that nothing a reader cannot take back reaches the service. A body that is not J
 ``bad_request`` (NaN and Infinity are not JSON); a body too large is 413 ``payload_too_large``;
 JSON beyond a limit is 422 ``invalid_request``, its ``errors`` naming where. docs/api.md lists
 the limits.
-
-Responses: Flask's JSON responses, written by orjson where that gives what the standard encoder gives.
-
-An order's result is dumped by ``schemas.dump`` into plain dicts, lists, strings, numbers,
-booleans and None, and then Flask's ``DefaultJSONProvider.response`` writes it with
-``json.dumps`` (a new encoder each call, ``ensure_ascii``): about 3% of a web worker's samples
-under Falklands orders. ``JSONProvider.response`` writes such a body with orjson instead, and
-keeps orjson's text only when it reads back as the body: a NaN or an infinity (orjson writes
-null, ``json.dumps`` NaN), a tuple, a UUID or another value the standard encoder writes through
-Flask's ``default`` reads back as something else, and what orjson refuses (an int past 64 bits, a
-key that is not a string, a subclass of str, int, dict or list, a dataclass, a date or time) is
-refused outright. Every character the standard encoder escapes (``ensure_ascii``) and orjson does
-not, DEL and all past ASCII, is then escaped as the standard encoder escapes it.
-
-Then the bytes are the standard encoder's, except a float under 1e-4 (orjson writes 1e-05 as
-0.00001), which reads as the same number. Anything else, and a pretty-printed response (debug,
-``compact = False``), goes to Flask's. tests/api/test_jsonbody.py compares both ways.
 """
 
 from __future__ import annotations
@@ -32,8 +15,7 @@ import math
 import re
 from typing import Any
 
-import orjson
-from flask import Response, request
+from flask import request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -113,7 +95,7 @@ def parse(data: bytes) -> Any:
         raise _beyond("_body", f"arrays and objects nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # json.JSONDecodeError: its message says where, nothing of Python
         raise ApiProblem("bad_request", f"the body is not valid JSON: {exc}") from None
-    found = _check(body, "", 0, [0])
+    found = _check(body)
     if found:
         raise _beyond(*found)
     return body
@@ -124,78 +106,47 @@ def _beyond(where: str, why: str) -> ApiProblem:
                       errors={where or "_body": [why]})
 
 
-def _check(value: Any, where: str, depth: int, count: list[int]) -> tuple[str, str] | None:
-    """(where, why) of the first value beyond a limit, or None."""
-    count[0] += 1
-    if count[0] > MAX_VALUES:
-        return where, f"more than {MAX_VALUES} values in one body"
-    kind = type(value)
-    if kind is str:
-        if len(value) > MAX_STRING:
-            return where, f"text longer than {MAX_STRING} characters"
-        if BAD_TEXT.search(value):
-            return where, ("text holding a control character, a bidirectional override or an unpaired "
-                           "surrogate (tab and newline are allowed)")
+def _check(body: Any) -> tuple[str, str] | None:
+    """(where, why) of the first value of ``body`` beyond a limit, or None."""
+    values = 0
+
+    def check(value: Any, where: str, depth: int) -> tuple[str, str] | None:
+        nonlocal values
+        values += 1
+        if values > MAX_VALUES:
+            return where, f"more than {MAX_VALUES} values in one body"
+        if isinstance(value, str):
+            if len(value) > MAX_STRING:
+                return where, f"text longer than {MAX_STRING} characters"
+            if BAD_TEXT.search(value):
+                return where, ("text holding a control character, a bidirectional override or an unpaired "
+                               "surrogate (tab and newline are allowed)")
+            return None
+        if not isinstance(value, (dict, list)):
+            return None  # a number (bounded while parsing), true, false or null
+        if depth >= MAX_DEPTH:
+            return where, f"arrays and objects nested deeper than {MAX_DEPTH} levels"
+        if len(value) > MAX_MEMBERS:
+            return where, f"more than {MAX_MEMBERS} members"
+        if isinstance(value, list):
+            items = [(f"{where}[{n}]", item) for n, item in enumerate(value)]
+        else:
+            for key in value:
+                if len(key) > MAX_KEY or BAD_KEY.search(key):
+                    return where or "_body", (f"a key longer than {MAX_KEY} characters or holding a control "
+                                              "character, a bidirectional override or an unpaired surrogate")
+            items = [(f"{where}.{key}" if where else key, item) for key, item in value.items()]
+        for path, item in items:
+            found = check(item, path, depth + 1)
+            if found:
+                return found
         return None
-    if kind is not dict and kind is not list:
-        return None  # a number (bounded while parsing), true, false or null
-    if depth >= MAX_DEPTH:
-        return where, f"arrays and objects nested deeper than {MAX_DEPTH} levels"
-    if len(value) > MAX_MEMBERS:
-        return where, f"more than {MAX_MEMBERS} members"
-    if kind is list:
-        items = ((f"{where}[{n}]", item) for n, item in enumerate(value))
-    else:
-        for key in value:
-            if len(key) > MAX_KEY or BAD_KEY.search(key):
-                return where or "_body", (f"a key longer than {MAX_KEY} characters or holding a control "
-                                          "character, a bidirectional override or an unpaired surrogate")
-        items = ((f"{where}.{key}" if where else key, item) for key, item in value.items())
-    for path, item in items:
-        found = _check(item, path, depth + 1, count)
-        if found:
-            return found
-    return None
 
-
-def fast_body(obj: Any) -> bytes | None:
-    """orjson's text of ``obj`` where it is what ``json.dumps`` writes (module docstring), or None."""
-    try:
-        text = orjson.dumps(obj, option=ORJSON_PASSTHROUGH)
-    except TypeError:  # orjson.JSONEncodeError
-        return None
-    if orjson.loads(text) != obj:
-        return None
-    if not text.isascii() or b"\x7f" in text:
-        text = _OUTSIDE_ASCII.sub(_escaped, text.decode("utf-8")).encode("ascii")
-    return text
-
-
-# What ``json.dumps`` escapes with ``ensure_ascii`` beyond what orjson escapes too (quotes,
-# backslashes and control characters, written alike): DEL and every character past ASCII, which
-# in JSON text only strings hold.
-_OUTSIDE_ASCII = re.compile("[^\x00-\x7e]")  # (a range up to U+10FFFF takes 20 ms to compile)
-
-
-def _escaped(match: re.Match) -> str:
-    """A character as ``json.dumps`` escapes it: ``\\u`` and 4 lowercase hex digits, a surrogate
-    pair past the Basic Multilingual Plane."""
-    n = ord(match.group())
-    if n < 0x10000:
-        return f"\\u{n:04x}"
-    n -= 0x10000
-    return f"\\u{0xd800 | (n >> 10):04x}\\u{0xdc00 | (n & 0x3ff):04x}"
+    return check(body, "", 0)
 
 
 class JSONProvider(DefaultJSONProvider):
-    """Flask's provider (keys in the order the code gives them), its compact responses written
-    by ``fast_body`` when it can."""
+    """Flask's JSON provider, keeping keys in the order the code gives them (legal-order fields,
+    problems) instead of sorting them."""
 
-    sort_keys = False  # keep the order the code gives (legal-order fields, problems)
-
-    def response(self, *args: Any, **kwargs: Any) -> Response:
-        if not ((self.compact is None and self._app.debug) or self.compact is False):
-            body = fast_body(self._prepare_response_obj(args, kwargs))
-            if body is not None:
-                return self._app.response_class(body + b"\n", mimetype=self.mimetype)
-        return super().response(*args, **kwargs)
+    sort_keys = False

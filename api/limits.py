@@ -1,5 +1,4 @@
-"""Bounds on what anyone may ask for without a token (issue 29, item 10); general rate limits
-come with a later issue.
+"""Bounds on what anyone may ask for without a token (no general rate limits yet).
 
 - **Game creation**: at most ``WARLOG_GAMES_PER_ADDRESS`` games (default 20) created from one client
   address within ``WARLOG_GAMES_WINDOW_SECONDS`` (default 3600); beyond, 429 ``too_many_games``
@@ -13,6 +12,7 @@ come with a later issue.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import math
@@ -61,11 +61,13 @@ class CreationLog(SqlTables):
         c.execute(self.sql("INSERT INTO {t}warlog_creation_key (id, secret) VALUES (1, ?) ON CONFLICT (id) DO NOTHING"),
                   (secrets.token_hex(32),))
 
+    @functools.cached_property
+    def _key(self) -> str:
+        """The key of the addresses' hashes, read once."""
+        return self._run("SELECT secret FROM {t}warlog_creation_key WHERE id = 1", fetch="one")["secret"]
+
     def _address_hash(self, address: str) -> str:
-        key = getattr(self, "_key", None)
-        if key is None:
-            key = self._key = self._run("SELECT secret FROM {t}warlog_creation_key WHERE id = 1", fetch="all")[0]["secret"]
-        return hmac.new(key.encode(), address.encode(), hashlib.sha256).hexdigest()
+        return hmac.new(self._key.encode(), address.encode(), hashlib.sha256).hexdigest()
 
     def wait_before_next(self, address: str, cap: int, window: int, now: float | None = None) -> int:
         """0 when ``address`` may create a game now, else the seconds until it may."""

@@ -458,7 +458,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                           status={"type": "string", "enum": ["verified", "failed", "unrevealed"]}))},
             vp_chart={"type": ["string", "null"]}), headers=("ETag",))},
         problems=(*READ, "invalid_request")),
-    # ---- jobs (issue 5): replays and statistics, made by rq workers
+    # ---- jobs: replays and statistics, made by rq workers
     ("post", "/api/v1/games/{game_id}/replays"): Op(
         "Make the game's replay", ANY, tag="jobs", params=_GAME, body_required=False,
         description="Queues a job that makes the replay at the game's current version: the state after every "

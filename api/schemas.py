@@ -6,139 +6,20 @@ The OpenAPI document is generated from these classes.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
 
-from marshmallow import INCLUDE, Schema, ValidationError, fields, missing, validate
-from marshmallow.decorators import POST_DUMP, PRE_DUMP
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
 
 @functools.cache
 def shared(cls: type[Schema]) -> Schema:
-    """The one instance of a schema class that every request uses. Building a schema (its
-    fields, and the schemas nested in it) costs more than most dumps do, and marshmallow keeps
-    nothing of a ``load`` or ``dump`` on the instance, so one serves every thread."""
+    """The one instance of a schema class that every request uses (a load or dump keeps no state
+    on it)."""
     return cls()
 
 
-def dump(cls: type[Schema], obj: Any) -> Any:
-    """``shared(cls).dump(obj)``, the same result, faster for what responses hold: dicts of
-    strings, integers, booleans and lists and dicts of them. marshmallow converts each value
-    through its field (``Field.serialize``: about 70 calls for an order's result); for a value
-    that already is the plain JSON type its field gives, that conversion returns the value as it
-    is, so a path made once per schema (``_dumper``) copies it instead. Any other value (a
-    wrong type, an object, an unusual field) and the whole object is dumped by marshmallow."""
-    schema = shared(cls)
-    fast = _dumper(schema)
-    if fast is not None:
-        try:
-            return fast(obj)
-        except _NotPlain:
-            pass
-    return schema.dump(obj)
-
-
-class _NotPlain(Exception):
-    """A value marshmallow would convert (or an object, not a dict): dump it with marshmallow."""
-
-
-Convert = Callable[[Any], Any]
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _exactly(kind: type) -> Convert:
-    """What String, Integer or Boolean give for None or a value of exactly ``kind``."""
-    def convert(value: Any) -> Any:
-        if value is None or type(value) is kind:
-            return value
-        raise _NotPlain
-    return convert
-
-
-def _field(field: fields.Field) -> Convert | None:
-    """What ``field._serialize`` gives for the plain values it expects (raising ``_NotPlain`` for
-    any other value), or None for a field this path does not take."""
-    kind = type(field)
-    if kind is fields.Raw:
-        return _same
-    if kind in (fields.String, fields.Email):
-        return _exactly(str)
-    if kind is fields.Integer and not field.as_string:
-        return _exactly(int)
-    if kind is fields.Boolean:
-        return _exactly(bool)
-    if kind is fields.Dict:
-        keys = field.key_field
-        values = _field(field.value_field) if field.value_field is not None else _same
-        if (keys is not None and type(keys) is not fields.String) or values is None:
-            return None
-        checked = keys is not None
-
-        def mapping(value: Any) -> Any:
-            if value is None:
-                return None
-            if type(value) is not dict or (checked and not all(type(k) is str for k in value)):
-                raise _NotPlain
-            return {k: values(v) for k, v in value.items()}
-        return mapping
-    if kind is fields.List:
-        inner = _field(field.inner)
-        if inner is None:
-            return None
-        return _sequence(inner)
-    if kind is fields.Nested:
-        nested = _dumper(field.schema)
-        if nested is None:
-            return None
-        if field.many or field.schema.many:
-            return _sequence(nested)
-        return lambda value: None if value is None else nested(value)
-    return None
-
-
-def _sequence(each: Convert) -> Convert:
-    def sequence(value: Any) -> Any:
-        if value is None:
-            return None
-        if type(value) is not list:
-            raise _NotPlain
-        return [each(v) for v in value]
-    return sequence
-
-
-@functools.cache
-def _dumper(schema: Schema) -> Convert | None:
-    """For a schema without dump hooks whose fields all have a plain path: a function dumping a
-    dict as ``schema.dump`` does (the same keys, in the same order; a key the dict lacks left
-    out), raising ``_NotPlain`` where it cannot. None for any other schema."""
-    if (schema._hooks[PRE_DUMP] or schema._hooks[POST_DUMP] or schema.dict_class is not dict
-            or type(schema).get_attribute is not Schema.get_attribute):
-        return None
-    parts = []
-    for name, field in schema.dump_fields.items():
-        source = field.attribute or name
-        convert = _field(field)
-        if convert is None or field.dump_default is not missing or "." in source:
-            return None
-        # marshmallow reads a key a dict lacks as the dict's attribute (``get_value``): a field
-        # named like a dict method would find the method there.
-        parts.append((source, field.data_key or name, convert, hasattr(dict, source)))
-
-    def dump_one(obj: Any) -> dict:
-        if type(obj) is not dict:
-            raise _NotPlain
-        out = {}
-        for source, key, convert, shadowed in parts:
-            if source in obj:
-                out[key] = convert(obj[source])
-            elif shadowed:
-                raise _NotPlain
-        return out
-    if schema.many:
-        return _sequence(dump_one)
-    return dump_one
+def dump(cls: type[Schema], obj: object) -> object:
+    """``obj`` dumped by the shared instance of ``cls``."""
+    return shared(cls).dump(obj)
 
 
 def one_line(value: str) -> None:

@@ -1,4 +1,5 @@
-"""After each command, whom to notify: a follower of the event log that enqueues delivery jobs.
+"""After each command, whom to notify and what to make: a follower of the event log that enqueues
+delivery jobs, and the replays of a game that has ended.
 
 The dispatcher reads the application's notification log the way the projector does (position
 tracked in its own table). For every game with new events it reads the game's new lines, splits
@@ -11,6 +12,11 @@ A delivery row is the idempotency key: it is inserted with ON CONFLICT DO NOTHIN
 dispatchers (one per worker process) or a restart after a crash never make a second row; and the
 job claims its row before sending and marks it ``sent`` after, so a job enqueued twice, or
 retried after it sent, never mails twice.
+
+A command whose lines hold ``GameEnded`` queues the game's replays at its final version
+(``on_end``: workers/jobs.enqueue_replays). It is called before the game's progress is written,
+and the replays' job ids say what they make, so a second dispatcher or a restart finds the same
+jobs instead of queueing new ones.
 
 It runs as a thread of ``warlog worker`` (every worker may run one; they do not conflict).
 """
@@ -25,6 +31,7 @@ from typing import Any, Callable
 
 import redis
 
+from domain.access import AccessStore
 from domain.errors import DamagedLog, GameNotFound
 from domain.storage import OutageLog, SqlTables, rowcount, store_not_answering
 from domain.rulesets import find_ruleset
@@ -142,18 +149,18 @@ class NotifyStore(SqlTables):
 
 # =============================================================================== dispatcher ====
 Enqueue = Callable[[dict], None]
+OnEnd = Callable[[str, int], None]  # (game id, final version)
 
 
 class Dispatcher:
     def __init__(self, service: Any, enqueue: Enqueue, *, store: NotifyStore | None = None,
-                 access: Any = None, email_enabled: bool = True):
-        from api.access import AccessStore
-
+                 access: AccessStore | None = None, email_enabled: bool = True, on_end: OnEnd | None = None):
         self.service = service
         self.enqueue = enqueue
         self.store = store or NotifyStore.for_service(service)
         self.access = access or AccessStore.for_service(service)
         self.email_enabled = email_enabled
+        self.on_end = on_end
         self.stopping = threading.Event()
 
     def run_batch(self, limit: int = 500) -> int:
@@ -188,6 +195,8 @@ class Dispatcher:
         rows: list[tuple[int, str, str, str]] = []
         before_game = self.service.get_game(game_id, version=done) if done > 0 else None
         for command in notify.commands(lines):
+            if self.on_end is not None and any(line["type"] == "GameEnded" for line in command.lines):
+                self.on_end(game_id, command.last)
             after_game = self.service.get_game(game_id, version=command.last)
             if before_game is not None:
                 seats = after_game.human_seats()
@@ -243,12 +252,10 @@ class MailFailed(Exception):
 
 
 def deliver(service: Any, game_id: str, seq: int, channel: str, seat: str, *, smtp: notify.SmtpSettings | None,
-            public_url: str, store: NotifyStore | None = None, access: Any = None,
+            public_url: str, store: NotifyStore | None = None, access: AccessStore | None = None,
             webhook_timeout: float = 5.0) -> str:
     """Send one delivery once; returns what happened (sent / already done / skipped: why).
     Raises when sending fails, after recording the error, so rq retries it."""
-    from api.access import AccessStore
-
     store = store or NotifyStore.for_service(service)
     access = access or AccessStore.for_service(service)
     if not store.claim(game_id, seq, channel, seat):

@@ -29,7 +29,7 @@ from domain.storage import config_from_env, data_dir_from_env, private_dir
 from domain.visibility import filter_lines
 from workers import replay as replaying
 from workers import stats as statistics
-from workers.queue import Progress
+from workers.queue import Progress, enqueue_once, job_id
 
 AUDIENCES: dict[str, str | None] = {"umpire": UMPIRE, "public": None}
 
@@ -236,3 +236,25 @@ def statistics_across(ruleset: str | None, game_ids: list[str], key: str, direct
     write_atomic(latest, path.read_text(encoding="utf-8"))
     _pruned(directory)
     return {"json": str(path)}
+
+
+# ========================================================================= at a game's end ====
+def replay_on_end(environ: Mapping[str, str] | None = None) -> bool:
+    """WARLOG_REPLAY_ON_END: whether the dispatcher queues an ended game's replays (default on)."""
+    environ = os.environ if environ is None else environ
+    raw = (environ.get("WARLOG_REPLAY_ON_END") or "").strip().lower()
+    if raw in ("", "1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"WARLOG_REPLAY_ON_END is 1 or 0 (on or off), not {raw!r}")
+
+
+def enqueue_replays(q: Any, game_id: str, version: int, directory: str) -> None:
+    """Queue the replays of ``game_id`` at ``version`` for every audience, each once: the same
+    job ids as ``POST .../replays``, so asking again finds the job already queued or made."""
+    for audience in AUDIENCES:
+        enqueue_once(q, make_replay, job_id("replay", game_id, f"v{version}", audience),
+                     game_id, version, audience, directory,
+                     meta={"kind": "replay", "game_id": game_id, "version": version, "audience": audience},
+                     made=artifact_path(directory, "replay", game_id, version, audience, "html").exists)

@@ -314,33 +314,13 @@ def test_a_damaged_game_is_left_out_of_the_list_not_a_500(client, store_config):
     assert [g["game_id"] for g in r.json["games"]] == [good.game_id]
 
 
-def test_a_known_token_is_looked_up_once_per_process_and_a_forged_one_every_time(client, api_service):
-    """AccessStore keeps the seat and admin grants it found (never revoked), bounded, and never a miss
-    (an umpire token, revocable, is looked up every time: tests/api/test_umpire.py)."""
-    from api.access import AccessStore
-
+def test_a_seat_token_grants_its_seat_and_a_forged_one_nothing(client):
     access = client.application.extensions["warlog_access"]
     game = make_game(client)
     token = game.seats["Blue"]["Authorization"].split()[1]
-    queries = []
-    real_run = access._run
-    access._run = lambda sql, *a, **k: (queries.append(sql), real_run(sql, *a, **k))[1]
-    try:
-        access._grants.clear()
-        assert access.grant(token).seat == "Blue" and len(queries) == 1
-        assert access.grant(token).seat == "Blue" and len(queries) == 1  # from memory
-        assert access.grant("wls_forged") is None and access.grant("wls_forged") is None
-        assert len(queries) == 3  # a miss is asked again every time, never kept
-    finally:
-        access._run = real_run
-    # Bounded: the least recently used grants fall out.
-    small = AccessStore.for_service(api_service)
-    small.GRANTS_KEPT = 2
-    tokens = [make_game(client).seats["Red"]["Authorization"].split()[1] for _ in range(3)]
-    for t in tokens:
-        assert small.grant(t).seat == "Red"
-    assert len(small._grants) == 2
-    # A game's order over HTTP still refuses the token of another seat after the first lookup.
+    assert access.grant(token).seat == "Blue" and access.grant(token).role == "seat"
+    assert access.grant("wls_forged") is None
+    # A seat token orders for its seat and is refused what needs the admin's.
     assert game.order(client, "Blue", ROLL, "k1").status_code == 201
     r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.seats["Blue"])
     problem(r, 403, "forbidden")

@@ -3,7 +3,6 @@ connections a worker serves at once. (tests/e2e runs real servers on both stores
 
 from __future__ import annotations
 
-import gc
 import runpy
 from pathlib import Path
 from types import SimpleNamespace
@@ -36,7 +35,6 @@ def own_stream_budget(monkeypatch):
     monkeypatch.setattr(stream, "_budget", None)
     monkeypatch.setattr(stream, "_should_stop", stream._should_stop)
     yield
-    gc.unfreeze()  # post_worker_init froze this test process's objects
 
 
 @pytest.mark.parametrize("database_url", ["", "  ", "postgresql://postgres@127.0.0.1:5432/test"])
@@ -60,18 +58,3 @@ def test_a_connection_limit_below_one_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="WARLOG_CONNECTIONS must be at least 1"):
         settings(monkeypatch, WARLOG_DATABASE_URL="postgresql://x/y", WARLOG_CONNECTIONS="0")
 
-
-def test_a_worker_sets_aside_what_loading_the_app_made_from_the_collector(monkeypatch):
-    """Full collections of a worker then walk only what was made while it served (the pauses
-    this saves are measured in bench/findings.md)."""
-    conf = settings(monkeypatch)
-    assert gc.get_freeze_count() == 0
-    gc.collect()
-    alive = len(gc.get_objects())
-    budget_after_worker_init(conf)
-    assert gc.get_freeze_count() >= 0.9 * alive  # nearly every object, not some
-    assert len(gc.get_objects()) < 0.1 * alive  # ... and no longer in the generations
-    garbage = [[]]
-    garbage[0].append(garbage)  # a cycle made after the freeze is still collected
-    del garbage
-    assert gc.collect() >= 2

@@ -227,7 +227,7 @@ def test_the_bound_is_configured_by_warlog_max_umpire_tokens(monkeypatch):
 def test_a_token_table_made_before_revocation_gains_its_column_and_loses_its_unagreed_umpires(api_service):
     """A store migrated by an earlier warlog: its token table has no revoked_at until migrate adds
     it; the umpire tokens in it were issued by the admin alone, so they are revoked then."""
-    from api.access import AccessStore
+    from domain.access import AccessStore
 
     access = AccessStore.for_service(api_service)
     access._run("DROP TABLE {t}warlog_tokens")

@@ -176,7 +176,7 @@ def test_a_read_catches_a_game_up_to_its_current_version(app):
 
 def test_time_travel_equals_the_aggregate_at_that_version(app):
     from api.app import create_app
-    from api.access import AccessStore
+    from domain.access import AccessStore
 
     gid = new_freeform_game(app)
     play(app, gid, orders=120, seed=3)

@@ -14,6 +14,9 @@ import pytest
 from api.app import create_app
 from tests.api.conftest import make_game, umpire
 from tests.conftest import make_app
+from workers import jobs as work
+from workers import queue as rqueue
+from workers.dispatch import Dispatcher, NotifyStore
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": ">=", "value": 7}}
 NOTE = {"kind": "note", "text": "SECRET-PLAN", "private": True}
@@ -168,8 +171,15 @@ def test_no_redis_is_a_503_problem(sqlite_config, tmp_path):
     assert r.status_code == 503 and r.json["code"] == "queue_unavailable" and r.headers["Retry-After"] == "5"
 
 
-def test_the_end_of_a_game_queues_its_replays(setup):
-    client, rq_env, data_dir, _ = setup
+def _dispatcher(client, rq_env, artifacts: Path) -> Dispatcher:
+    """A dispatcher as ``warlog worker`` runs it: ended games' replays go to the jobs queue."""
+    q = rqueue.get_queue(rq_env.conn, rq_env.queue)
+    return Dispatcher(client.application.extensions["warlog"], lambda row: None, email_enabled=False,
+                      on_end=lambda gid, version: work.enqueue_replays(q, gid, version, str(artifacts)))
+
+
+def test_the_dispatcher_queues_an_ended_game_s_replays_once(setup):
+    client, rq_env, data_dir, artifacts = setup
     game = _game(client)
     ump = umpire(client, game)
     r = game.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end")
@@ -177,14 +187,37 @@ def test_the_end_of_a_game_queues_its_replays(setup):
     version = r.json["version"]
     ids = [f"warlog-replay-{game.game_id}-v{version}-{audience}" for audience in ("umpire", "public")]
     rq_env.job_ids.extend(ids)
+    assert client.get(f"/api/v1/jobs/{ids[1]}").status_code == 404  # the order queues nothing itself
+    first, second = _dispatcher(client, rq_env, artifacts), _dispatcher(client, rq_env, artifacts)
+    assert first.run_batch() > 0
+    queued = rqueue.get_queue(rq_env.conn, rq_env.queue)
+    assert sorted(queued.get_job_ids()) == sorted(ids)
     assert client.get(f"/api/v1/jobs/{ids[1]}").json["status"] == "queued"
+    # A second dispatcher, or this one restarted before it wrote its progress, finds the same jobs.
+    NotifyStore.for_service(client.application.extensions["warlog"])._run(
+        "UPDATE {t}warlog_notify_games SET seq = 0 WHERE game_id = ?", (game.game_id,))
+    NotifyStore.for_service(client.application.extensions["warlog"])._run(
+        "UPDATE {t}warlog_notify_tracking SET position = 0 WHERE name = 'dispatch'")
+    assert second.run_batch() > 0
+    assert sorted(queued.get_job_ids()) == sorted(ids)
     rq_env.work(data_dir)
     public = client.get(f"/api/v1/games/{game.game_id}/replays/latest?format=json").json
     full = client.get(f"/api/v1/games/{game.game_id}/replays/latest?format=json", headers=ump).json
     assert public["version"] == full["version"] == version
     assert public["viewer"] == "public" and full["viewer"] == "umpire"
-    # The same order sent again is a replay of its result: nothing new is queued.
-    assert game.order(client, "Blue", {"kind": "end", "winner": "Blue", "reason": "r"}, "end").status_code == 200
+    # Made once: a third pass over the log queues nothing new.
+    NotifyStore.for_service(client.application.extensions["warlog"])._run(
+        "UPDATE {t}warlog_notify_games SET seq = 0 WHERE game_id = ?", (game.game_id,))
+    second.run_batch()
+    assert queued.get_job_ids() == []
+    assert {client.get(f"/api/v1/jobs/{jid}").json["status"] for jid in ids} == {"finished"}
+
+
+def test_replay_on_end_is_on_unless_turned_off():
+    assert work.replay_on_end({}) and work.replay_on_end({"WARLOG_REPLAY_ON_END": "1"})
+    assert not work.replay_on_end({"WARLOG_REPLAY_ON_END": "0"}) and not work.replay_on_end({"WARLOG_REPLAY_ON_END": "off"})
+    with pytest.raises(ValueError, match="WARLOG_REPLAY_ON_END"):
+        work.replay_on_end({"WARLOG_REPLAY_ON_END": "sometimes"})
 
 
 def test_artifacts_under_a_relative_data_dir_are_downloaded(sqlite_config, rq_env, tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from api.access import AccessStore
+from domain.access import AccessStore
 from api.app import create_app, migrate
 from domain.rulesets import find_ruleset
 from domain.service import Warlog

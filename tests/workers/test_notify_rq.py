@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from api.access import AccessStore
+from domain.access import AccessStore
 from api.app import migrate
 from domain.service import Warlog
 from domain.storage import config_from_env

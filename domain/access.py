@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -48,21 +46,7 @@ class Grant:
 
 
 class AccessStore(SqlTables):
-    """SQL tables for tokens, invites, visibility and contacts, on the event store's database.
-
-    An admin or seat token's grant never changes once issued, so the grants of those this
-    process has looked up are kept (the latest ``GRANTS_KEPT``): a request with a known token
-    costs no query. Only grants are kept, never a miss: a token unknown now stays unknown, but
-    caching "not a token" would let anyone fill the memory with random strings. An umpire
-    token can be revoked, by any process: it is looked up on every request, so a revocation
-    holds at once everywhere."""
-
-    GRANTS_KEPT = 10_000
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._grants: OrderedDict[str, Grant] = OrderedDict()
-        self._grants_lock = threading.Lock()
+    """SQL tables for tokens, invites, visibility and contacts, on the event store's database."""
 
     TABLES = {
         "warlog_tokens": "token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, role TEXT NOT NULL, "
@@ -115,24 +99,12 @@ class AccessStore(SqlTables):
 
     # --------------------------------------------------------------------------- lookups ---
     def grant(self, token: str) -> Grant | None:
-        key = _hash(token)
-        with self._grants_lock:
-            found = self._grants.get(key)
-            if found is not None:
-                self._grants.move_to_end(key)
-                return found
+        """What ``token`` allows, or None for an unknown or revoked token."""
         row = self._run("SELECT game_id, role, seat, revoked_at FROM {t}warlog_tokens WHERE token_hash = ?",
-                        (key,), fetch="one")
+                        (_hash(token),), fetch="one")
         if row is None or row["revoked_at"] is not None:
             return None
-        found = Grant(row["game_id"], row["role"], row["seat"])
-        if found.role == UMPIRE:
-            return found  # revocable: never kept (see the class)
-        with self._grants_lock:
-            self._grants[key] = found
-            while len(self._grants) > self.GRANTS_KEPT:
-                self._grants.popitem(last=False)
-        return found
+        return Grant(row["game_id"], row["role"], row["seat"])
 
     # ---------------------------------------------------------------------- umpire tokens ----
     def umpire_tokens(self, game_id: str) -> list[dict]:
