@@ -33,6 +33,16 @@ def _orders(args):
     return orders.run(args.stores, args.quick, args.profile, args.ruleset, args.before), _method(orders)
 
 
+def _peers(args):
+    from bench import peers
+    return peers.run(args.stores, args.quick), _method(peers)
+
+
+def _openloop(args):
+    from bench import openloop
+    return openloop.run(args.stores, args.quick), _method(openloop)
+
+
 def _projection(args):
     from bench import projection
     return projection.run(args.stores, args.quick), _method(projection)
@@ -58,7 +68,7 @@ def _memory(args):
     return memory.run(args.quick), _method(memory)
 
 
-BENCHES = {"orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
+BENCHES = {"peers": _peers, "openloop": _openloop, "orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
            "dice": _dice, "memory": _memory}
 
 INTRO = [
