@@ -43,6 +43,11 @@ def _openloop(args):
     return openloop.run(args.stores, args.quick), _method(openloop)
 
 
+def _cpu(args):
+    from bench import cpu
+    return cpu.run(args.stores, args.quick, args.profile), _method(cpu)
+
+
 def _projection(args):
     from bench import projection
     return projection.run(args.stores, args.quick), _method(projection)
@@ -68,7 +73,7 @@ def _memory(args):
     return memory.run(args.quick), _method(memory)
 
 
-BENCHES = {"peers": _peers, "openloop": _openloop, "orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
+BENCHES = {"peers": _peers, "openloop": _openloop, "cpu": _cpu, "orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
            "dice": _dice, "memory": _memory}
 
 INTRO = [
@@ -93,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ruleset", action="append", help="order source(s) for orders and replay (default: all)")
     parser.add_argument("--quick", action="store_true", help="small sizes: proves the code, measures little")
     parser.add_argument("--out", type=Path, help=f"write the Markdown report here (a full run writes {DOC.relative_to(ROOT)})")
-    parser.add_argument("--profile", type=Path, help="orders: record the web workers with py-spy into this folder")
+    parser.add_argument("--profile", type=Path, help="orders, cpu: keep the web workers' py-spy stacks in this folder")
     parser.add_argument("--before", metavar="REV",
                         help="orders: also measure every order source against this commit's server (this client)")
     parser.add_argument("--note", action="append", default=[], help="a line for the report (e.g. other load on the machine)")

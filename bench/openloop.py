@@ -17,10 +17,11 @@ import asyncio
 import statistics
 import time
 import uuid
+from pathlib import Path
 
 from bench import peer, sources
 from bench.http import Connection
-from bench.orders import API, Game, Load, _cpu_seconds, _workers
+from bench.orders import API, Game, Load, _cpu_seconds, _profile, _workers
 from bench.peers import ROLLS
 from bench.report import Figure, Result, fmt
 from bench.server import serve
@@ -30,13 +31,14 @@ RATE = 100
 GAMES = 200
 CONNECTIONS = 32
 FLOOR = 1.5  # warlog's p99 at most this many times the peer's
+SPY = "--rate 200"  # py-spy: every running thread, on CPU or in a C call (a driver's included)
 
 
 class OpenLoad(Load):
     """bench/orders.py's client, sending at a fixed rate instead of one order per answer."""
 
     async def open_run(self, games: int, connections: int, rate: float, warmup: float, duration: float,
-                       pid: int) -> dict:
+                       pid: int, profile: Path | None = None) -> dict:
         conns = [Connection(self.host, self.port) for _ in range(connections)]
         owned: list[Game] = []
 
@@ -56,10 +58,12 @@ class OpenLoad(Load):
             start = time.perf_counter()
             self.window = (start + warmup, start + warmup + duration)
             cpu: list[float] = []
+            spies: list = []
             spacing, k, at, nxt = 1.0 / rate, 0, start, 0
             while at < self.window[1]:
                 if not cpu and at >= self.window[0]:
                     cpu.append(_cpu_seconds(workers))
+                    spies = _profile(workers, duration, profile, "open", SPY) if profile else []
                 await asyncio.sleep(max(0.0, at - time.perf_counter()))
                 game = None
                 for _ in range(len(owned)):
@@ -78,6 +82,8 @@ class OpenLoad(Load):
             await asyncio.sleep(max(0.0, self.window[1] - time.perf_counter()))
             cpu.append(_cpu_seconds(workers))
             await asyncio.gather(*pending)
+            for spy in spies:
+                spy.wait(timeout=60)
             return {"skipped": skipped, "server_cpu": cpu[1] - cpu[0]}
         finally:
             for c in conns:
@@ -113,11 +119,12 @@ class OpenLoad(Load):
 
 
 def warlog_open(kind: str, source: sources.Source, *, rate: float, games: int, connections: int,
-                warmup: float, duration: float) -> dict:
+                warmup: float, duration: float, server: str = "gunicorn", profile: Path | None = None) -> dict:
     with fresh(kind) as store:
-        with serve(store.folder / "server", startup_timeout=60, WEB_CONCURRENCY="2", **store.env) as url:
+        with serve(store.folder / "server", startup_timeout=60, server=server, WEB_CONCURRENCY="2",
+                   **store.env) as url:
             load = OpenLoad(url.host, url.port, source, seed=30)
-            got = asyncio.run(load.open_run(games, connections, rate, warmup, duration, url.pid))
+            got = asyncio.run(load.open_run(games, connections, rate, warmup, duration, url.pid, profile))
     lat = sorted(load.latencies)
     answered = sum(load.status.values())
     return {"p50_ms": statistics.median(lat) * 1000 if lat else None,
@@ -161,7 +168,7 @@ def run(kinds: list[str], quick: bool) -> Result:
             elif got["p99_ms"] is not None:
                 result.figures.append(Figure(f"p99 at {RATE}/s, warlog {name} on {LABEL[kind]} (no peer)",
                                              got["p99_ms"], "ms"))
-    result.tables.append((["server", "moves", "answered", "p50 ms", "p99 ms", "server CPU ms/move",
+    result.tables.append((["server", "orders or moves", "answered in the window", "p50 ms", "p99 ms", "server CPU ms/move",
                            "statuses", "sends skipped (every game waiting)"], rows))
     result.notes.append(f"{RATE} sends/s at fixed spacing, warm-up {warmup:g} s, window {duration:g} s, "
                         f"{games} games/matches; warlog over {connections} connections")

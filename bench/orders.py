@@ -252,11 +252,12 @@ def _cpu_seconds(pids: list[int]) -> float:
 
 def http_orders(store: Store, source: sources.Source, *, games: int, connections: int, warmup: float,
                 duration: float, profile: Path | None = None, root: Path | None = None,
-                server_env: dict | None = None) -> dict:
+                server_env: dict | None = None, server: str = "gunicorn", spy_options: str | None = None) -> dict:
     from bench.server import ROOT, serve
 
     folder = store.folder / f"server-{source.ruleset}-{'this' if root is None else 'before'}"
-    with serve(folder, root=root or ROOT, startup_timeout=60, WEB_CONCURRENCY="2", **store.env, **(server_env or {})) as url:
+    with serve(folder, root=root or ROOT, startup_timeout=60, server=server, WEB_CONCURRENCY="2", **store.env,
+               **(server_env or {})) as url:
         load = Load(url.host, url.port, source, seed=8)
         workers = load.workers = _workers(url.pid)
         loop_result: dict[str, Any] = {}
@@ -267,7 +268,7 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
             while load.window[0] == float("inf"):
                 await asyncio.sleep(0.05)
             await asyncio.sleep(max(0.0, load.window[0] - time.perf_counter()))
-            spies = _profile(workers, duration, profile, f"{store.kind}-{source.ruleset}") if profile else []
+            spies = _profile(workers, duration, profile, f"{store.kind}-{source.ruleset}", spy_options) if profile else []
             before = [_cpu_seconds([w]) for w in workers]
             busy_before = _machine_busy()
             await asyncio.sleep(max(0.0, load.window[1] - time.perf_counter()))
@@ -308,7 +309,10 @@ def http_floor(store: Store, *, connections: int, warmup: float, duration: float
         return got
 
 
-def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> list[subprocess.Popen]:
+def _profile(workers: list[int], duration: float, folder: Path, tag: str,
+             options: str | None = None) -> list[subprocess.Popen]:
+    """py-spy recording each of ``workers`` for ``duration`` into ``folder/TAG-PID.txt`` (collapsed
+    stacks); ``options`` default to ``BENCH_PYSPY`` or ``--rate 100 --gil``."""
     beside = Path(sys.executable).parent / "py-spy"
     spy = str(beside) if beside.exists() else shutil.which("py-spy")
     if spy is None:
@@ -316,7 +320,7 @@ def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> lis
         return []
     folder.mkdir(parents=True, exist_ok=True)
     return [subprocess.Popen([spy, "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
-                              *os.environ.get("BENCH_PYSPY", "--rate 100 --gil").split(), "--format", "raw", "--output", str(folder / f"{tag}-{pid}.txt")],
+                              *(options or os.environ.get("BENCH_PYSPY", "--rate 100 --gil")).split(), "--format", "raw", "--output", str(folder / f"{tag}-{pid}.txt")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in workers]
 
 
