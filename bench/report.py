@@ -68,7 +68,7 @@ def table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
-def render(results: list[Result], machine: dict, intro: list[str], findings: str = "") -> str:
+def render(results: list[Result], machine: dict, intro: list[str]) -> str:
     lines = ["# Benchmarks", "", *intro, "", "## The machine", ""]
     lines += table(["", ""], [[k, v] for k, v in machine.items()])
     lines += ["", "## Summary", ""]
@@ -86,8 +86,6 @@ def render(results: list[Result], machine: dict, intro: list[str], findings: str
         if r.notes:
             lines.append("")
             lines += [f"- {n}" for n in r.notes]
-    if findings:
-        lines += ["", findings.strip()]
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,7 @@ APP`` on 127.0.0.1 and a free port, waits until ``/healthz`` answers, and yields
 arguments are environment variables for both commands (``None`` removes one). However the block
 ends, the server's process group gets SIGTERM, then SIGKILL if it has not gone within
 ``stop_timeout`` seconds. ``root`` runs another tree's code (``tree(rev)``: ``--before REV``
-measures an older commit in the same run); ``app`` another WSGI app, e.g. the floor's.
+measures an older commit in the same run); ``app`` another WSGI app.
 ``server="granian"`` serves the same app with granian (a Rust HTTP server running WSGI apps) in
 place of gunicorn: as many worker processes, its access log on, for bench/cpu.py's comparison.
 """
