@@ -14,12 +14,18 @@ CPU alone; CPU per order is the workers' CPU time over the window ÷ orders. gra
 work runs in Rust threads that py-spy does not see: its web stack share counts only the Python
 part (Flask, Werkzeug, its access log callback), and CPU per order compares the two whole.
 
-The same runs are made with granian (``granian --interface wsgi --workers 2 --factory
+Rates, latencies and CPU per order come from a run without py-spy, the split from a second run
+with it (``--quick``: both from the run with it). The same runs are made with granian (``granian --interface wsgi --workers 2 --factory
 api.app:create_app``, its access log on) in place of gunicorn, same app, same client.
 
 Durability: the settings an acknowledged order is committed under, read from the app as its
 workers create it: SQLite's ``journal_mode`` and ``synchronous`` pragmas on eventsourcing's
-connection; PostgreSQL's ``synchronous_commit``, ``fsync`` and ``wal_sync_method``.
+connection; PostgreSQL's ``synchronous_commit``, ``fsync`` and ``wal_sync_method``. warlog
+answers 201 only after the commit returns: with WAL and ``synchronous = FULL`` SQLite syncs the
+log to disk at every commit, and with ``synchronous_commit = on`` and ``fsync = on`` PostgreSQL
+flushes its WAL before the commit returns, so an acknowledged order survives a power cut on both.
+The peer's FlatFile (node-persist) writes a file per match with no fsync; bgio-postgres commits
+under the same PostgreSQL settings as warlog.
 """
 
 from __future__ import annotations
@@ -82,22 +88,25 @@ def servers() -> list[str]:
     return ["gunicorn"] + (["granian"] if importlib.util.find_spec("granian") else [])
 
 
-def measure(kind: str, server: str, load: str, folder: Path, *, games: int, connections: int, warmup: float,
-            duration: float) -> dict:
-    """One run with py-spy on the workers: rate, latencies, CPU per order and the split."""
-    profile = folder / f"{kind}-{server}-{load}"
+def _once(kind: str, server: str, load: str, profile: Path | None, **shape) -> dict:
     if load == "saturation":
         with fresh(kind) as store:
-            got = http_orders(store, ROLLS, games=games, connections=connections, warmup=warmup,
-                              duration=duration, profile=profile, server=server, spy_options=SPY)
-        rate, cpu_ms = got["orders_per_s"], got["server_cpu_ms_per_order"]
-    else:
-        got = warlog_open(kind, ROLLS, rate=RATE, games=games, connections=connections, warmup=warmup,
-                          duration=duration, server=server, profile=profile)
-        rate, cpu_ms = got["moves"] / duration, got["server_cpu_ms_per_move"]
+            got = http_orders(store, ROLLS, profile=profile, server=server, spy_options=SPY, **shape)
+        return {"rate": got["orders_per_s"], "p50_ms": got["p50_ms"], "p99_ms": got["p99_ms"],
+                "cpu_ms": got["server_cpu_ms_per_order"]}
+    got = warlog_open(kind, ROLLS, rate=RATE, server=server, profile=profile, **shape)
+    return {"rate": got["moves"] / shape["duration"], "p50_ms": got["p50_ms"], "p99_ms": got["p99_ms"],
+            "cpu_ms": got["server_cpu_ms_per_move"]}
+
+
+def measure(kind: str, server: str, load: str, folder: Path, quick: bool, **shape) -> dict:
+    """Rate, latencies and CPU per order from a run without the profiler (py-spy takes CPU of
+    its own from the same two cores), then the split from a second run with it (quick: one run)."""
+    profile = folder / f"{kind}-{server}-{load}"
+    spied = _once(kind, server, load, profile, **shape)
+    got = spied if quick else _once(kind, server, load, None, **shape)
     counts = profile_split.split([profile])
-    return {"rate": rate, "p50_ms": got["p50_ms"], "p99_ms": got["p99_ms"], "cpu_ms": cpu_ms,
-            "samples": sum(counts.values()), "share": profile_split.shares(counts)}
+    return {**got, "samples": sum(counts.values()), "share": profile_split.shares(counts)}
 
 
 def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
@@ -119,7 +128,7 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
             web: dict[tuple[str, str], dict] = {}
             for load in ("100/s", "saturation"):
                 for server in servers():
-                    got = measure(kind, server, load.replace("/", "per"), folder, games=games,
+                    got = measure(kind, server, load.replace("/", "per"), folder, quick, games=games,
                                   connections=connections, warmup=warmup, duration=duration)
                     web[server, load] = got
                     rows.append([LABEL[kind], server, load, fmt(got["rate"]), fmt(got["p50_ms"]), fmt(got["p99_ms"]),
