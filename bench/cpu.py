@@ -9,7 +9,8 @@ response's JSON), warlog's domain (rules, dice, the chain hash, the aggregate), 
 (eventsourcing, the database driver, warlog's recorders and writer lock, time in SQLite's C
 code and waits in the database: a commit's fsync, a lock) and other. A share is of the samples
 of the workers' busy threads (on CPU, or blocked in a driver's call: py-spy sees both; waits in
-an event loop are left out), so it is a split of the time an order keeps a worker busy, not of
+an event loop are left out: on PostgreSQL, under gevent, the wait for the database is such a
+wait, so only the driver's CPU is seen), so it is a split of the time an order keeps a worker busy, not of
 CPU alone; CPU per order is the workers' CPU time over the window ÷ orders. granian's own HTTP
 work runs in Rust threads that py-spy does not see: its web stack share counts only the Python
 part (Flask, Werkzeug, its access log callback), and CPU per order compares the two whole.
@@ -106,7 +107,9 @@ def measure(kind: str, server: str, load: str, folder: Path, quick: bool, **shap
     spied = _once(kind, server, load, profile, **shape)
     got = spied if quick else _once(kind, server, load, None, **shape)
     counts = profile_split.split([profile])
-    return {**got, "samples": sum(counts.values()), "share": profile_split.shares(counts)}
+    samples = sum(counts[name] for name in PARTS)
+    return {**got, "samples": samples, "share": profile_split.shares(counts),
+            "busy_ms": samples / 200 / (spied["rate"] * shape["duration"]) * 1000 if spied["rate"] else None}
 
 
 def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
@@ -132,8 +135,15 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
                                   connections=connections, warmup=warmup, duration=duration)
                     web[server, load] = got
                     rows.append([LABEL[kind], server, load, fmt(got["rate"]), fmt(got["p50_ms"]), fmt(got["p99_ms"]),
-                                 fmt(got["cpu_ms"]), *(f"{got['share'][p]:.0%}" for p in PARTS), got["samples"]])
+                                 fmt(got["cpu_ms"]), *(f"{got['share'][p]:.0%}" for p in PARTS),
+                                 f"{got['share'][profile_split.COMMIT]:.0%}", got["samples"]])
                     print(f"  {LABEL[kind]}, {server}, {load}: {' | '.join(str(c) for c in rows[-1][3:])}", flush=True)
+                    if server == "gunicorn" and got["busy_ms"]:
+                        parts = ", ".join(f"{p} {fmt(got['share'][p] * got['busy_ms'])} ms" for p in PARTS[:4])
+                        result.notes.append(
+                            f"{LABEL[kind]}, gunicorn, {load}: an order keeps a worker busy about {fmt(got['busy_ms'])} "
+                            f"ms (py-spy's samples ÷ orders): {parts}; the commit alone "
+                            f"{fmt(got['share'][profile_split.COMMIT] * got['busy_ms'])} ms")
             for load in ("100/s", "saturation"):
                 ours, theirs = web.get(("gunicorn", load)), web.get(("granian", load))
                 if ours is None or theirs is None:
@@ -152,7 +162,7 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
         if keep is None:
             shutil.rmtree(folder, ignore_errors=True)
     result.tables.append((["store", "server", "load", "orders/s", "p50 ms", "p99 ms", "CPU ms/order",
-                           *PARTS, "samples"], rows))
+                           *PARTS, "of which the commit", "samples"], rows))
     result.tables.append((["store", "settings an acknowledged order is committed under"], durable))
     result.notes.append(f"{games} games, {connections} connections, warm-up {warmup:g} s, window {duration:g} s; "
                         f"py-spy {SPY} on each web worker")

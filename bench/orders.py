@@ -300,7 +300,7 @@ def _profile(workers: list[int], duration: float, folder: Path, tag: str,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in workers]
 
 
-async def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: list[str] | None = None,
+def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: list[str] | None = None,
         before: str | None = None) -> Result:
     result = Result("orders", "4. Orders per second through HTTP, every ruleset")
     games, connections = (20, 8) if quick else (GAMES, CONNECTIONS)

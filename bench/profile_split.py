@@ -6,7 +6,8 @@ Each sample goes to the part of the first frame, from the innermost outwards, wh
 named below; frames of other modules (the standard library, gevent, greenlet) are passed over,
 so ``json.dumps`` counts for whoever called it. A stack with no named frame is the web stack
 when it holds gevent or granian frames (the event loop between requests), else "other". A
-sample whose innermost frame is a wait (gevent's hub in its C loop, a thread waiting on a
+sample inside a transaction's commit is counted once more, as "the commit" (a part of
+persistence: on SQLite the fsync of its log). A sample whose innermost frame is a wait (gevent's hub in its C loop, a thread waiting on a
 condition) is idle, not CPU, and left out: py-spy cannot tell a wait inside C code from work.
 """
 
@@ -33,6 +34,8 @@ PREFIXES = (
     ("domain/", "warlog domain"), ("projections/", "warlog domain"),
 )
 LOOPS = ("gevent/", "granian/")
+COMMIT = "the commit"  # persistence samples inside a transaction's commit (SQLite: its fsync of the WAL)
+COMMITS = ("SQLiteConnection.commit (eventsourcing/sqlite.py", "Connection.commit (psycopg/")
 IDLE = ("Hub.run (gevent/hub.py", "Condition.wait (threading.py", "Event.wait (threading.py",
         "BaseSelector.select (selectors.py", "EpollSelector.select (selectors.py")
 FRAME = re.compile(r"\(([^():]+):\d+\)$")
@@ -65,20 +68,23 @@ def split(paths: list[Path]) -> Counter:
             frames = stack.split(";")
             if stack and count.isdigit() and not frames[-1].startswith(IDLE):
                 counts[part(frames)] += int(count)
+                if any(f.startswith(COMMITS) for f in frames):
+                    counts[COMMIT] += int(count)
     return counts
 
 
 def shares(counts: Counter) -> dict[str, float]:
-    total = sum(counts.values())
-    return {name: counts[name] / total if total else 0.0 for name in PARTS}
+    """Each part's share of the samples (the commit's too, a part of persistence)."""
+    total = sum(counts[name] for name in PARTS)
+    return {name: counts[name] / total if total else 0.0 for name in (*PARTS, COMMIT)}
 
 
 def main(argv: list[str]) -> int:
     counts = split([Path(a) for a in argv])
-    total = sum(counts.values())
+    total = sum(counts[name] for name in PARTS)
     print(f"{total} samples")
     for name, share in shares(counts).items():
-        print(f"  {name:22} {share:6.1%}  ({counts[name]})")
+        print(f"  {name:22} {share:6.1%}  ({counts[name]})")  # the commit is a part of persistence
     return 0 if total else 1
 
 

@@ -78,13 +78,10 @@ def render(results: list[Result], machine: dict, intro: list[str]) -> str:
         lines += ["", f"## {r.title}", ""]
         if r.method:
             lines += [r.method.strip(), ""]
-        if r.figures:
-            lines += table(["figure", "measured", "baseline (same run)", "ratio", "goal", "met"],
-                           [figure_row(f) for f in r.figures])
-        for header, trows in r.tables:
-            lines += [""] + table(header, trows)
+        for n, (header, trows) in enumerate(r.tables):  # its figures are in the summary
+            lines += ([""] if n else []) + table(header, trows)
         if r.notes:
-            lines.append("")
+            lines += [""] if lines[-1] else []
             lines += [f"- {n}" for n in r.notes]
     return "\n".join(lines) + "\n"
 
