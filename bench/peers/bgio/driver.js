@@ -134,9 +134,10 @@ async function main() {
     await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, 5000))]);
   }
   await marks;
-  console.log(JSON.stringify({ moves: latencies.length, latencies_ms: latencies, unanswered, skipped }));
   matches.forEach((m) => m.stop());
-  process.exit(0);
+  // A large line to a pipe is written asynchronously: exit once it is out.
+  const line = `${JSON.stringify({ moves: latencies.length, latencies_ms: latencies, unanswered, skipped })}\n`;
+  process.stdout.write(line, () => process.exit(0));
 }
 
 main().catch((err) => { console.error(err); process.exit(1); });
