@@ -24,8 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Iterator
 
-import psutil
-
+from bench.orders import _cpu_seconds
 from bench.server import free_port
 from bench.stores import PG_URL, pg_dsn
 
@@ -116,11 +115,6 @@ def serve(kind: str, folder: Path, startup_timeout: float = 60.0) -> Iterator[tu
                 proc.wait(timeout=10)
 
 
-def _cpu(pid: int) -> float:
-    times = psutil.Process(pid).cpu_times()
-    return times.user + times.system
-
-
 def drive(kind: str, folder: Path, mode: str, *, matches: int, n: float, warmup: float, duration: float) -> dict:
     """Run driver.js (``closed`` with ``n`` client loops, or ``open`` at ``n`` moves/s) against a
     fresh server; the figures of the window."""
@@ -133,7 +127,7 @@ def drive(kind: str, folder: Path, mode: str, *, matches: int, n: float, warmup:
         for line in proc.stdout:
             line = line.strip()
             if line in ("window start", "window end"):
-                cpu[line] = _cpu(pid)
+                cpu[line] = _cpu_seconds([pid])
             last = line or last
         stderr = proc.stderr.read() if proc.stderr is not None else ""
         if proc.wait(timeout=60) != 0 or len(cpu) != 2:
