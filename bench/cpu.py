@@ -7,17 +7,18 @@ splits the samples by module: the web stack (gunicorn or granian, Flask, Werkzeu
 log, the event loop between requests), warlog's HTTP layer (api/: views, schemas, auth, the
 response's JSON), warlog's domain (rules, dice, the chain hash, the aggregate), persistence
 (eventsourcing, the database driver, warlog's recorders and writer lock, time in SQLite's C
-code and waits in the database: a commit's fsync, a lock) and other. A share is of the samples
-of the workers' busy threads (on CPU, or blocked in a driver's call: py-spy sees both; waits in
-an event loop are left out: on PostgreSQL, under gevent, the wait for the database is such a
-wait, so only the driver's CPU is seen), so it is a split of the time an order keeps a worker busy, not of
-CPU alone; CPU per order is the workers' CPU time over the window ÷ orders. granian's own HTTP
-work runs in Rust threads that py-spy does not see: its web stack share counts only the Python
-part (Flask, Werkzeug, its access log callback), and CPU per order compares the two whole.
+code and waits in it: a commit's fsync, a lock) and other. py-spy samples a thread on CPU or
+blocked in a C call alike, and leaves out waits in an event loop (on PostgreSQL under gevent,
+the wait for the database is one: only the driver's CPU is seen), so a share is of the time an
+order keeps a worker busy, not of CPU alone; CPU per order is the workers' CPU time over the
+window ÷ orders. granian's own HTTP work runs in Rust threads py-spy does not see: its web stack
+share counts only the Python part (Flask, Werkzeug, its access log callback), and CPU per order
+compares the two servers whole.
 
 Rates, latencies and CPU per order come from a run without py-spy, the split from a second run
-with it (``--quick``: both from the run with it). The same runs are made with granian (``granian --interface wsgi --workers 2 --factory
-api.app:create_app``, its access log on) in place of gunicorn, same app, same client.
+with it (``--quick``: both from the run with it). The same runs are made with granian
+(``granian --interface wsgi --workers 2 --factory api.app:create_app``, its access log on) in
+place of gunicorn, same app, same client.
 
 Durability: the settings an acknowledged order is committed under, read from the app as its
 workers create it: SQLite's ``journal_mode`` and ``synchronous`` pragmas on eventsourcing's
