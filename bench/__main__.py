@@ -20,9 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "benchmarks.md"
 
 
-FINDINGS = Path(__file__).with_name("findings.md")
-
-
 def _method(module) -> str:
     """A module's docstring past its title line: how the benchmark measures."""
     return "\n\n".join(module.__doc__.split("\n\n")[1:])
@@ -31,6 +28,21 @@ def _method(module) -> str:
 def _orders(args):
     from bench import orders
     return orders.run(args.stores, args.quick, args.profile, args.ruleset, args.before), _method(orders)
+
+
+def _peers(args):
+    from bench import peers
+    return peers.run(args.stores, args.quick), _method(peers)
+
+
+def _openloop(args):
+    from bench import openloop
+    return openloop.run(args.stores, args.quick), _method(openloop)
+
+
+def _cpu(args):
+    from bench import cpu
+    return cpu.run(args.stores, args.quick, args.profile), _method(cpu)
 
 
 def _projection(args):
@@ -58,20 +70,21 @@ def _memory(args):
     return memory.run(args.quick), _method(memory)
 
 
-BENCHES = {"orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
+BENCHES = {"peers": _peers, "openloop": _openloop, "cpu": _cpu, "orders": _orders, "projection": _projection, "timetravel": _timetravel, "replay": _replay,
            "dice": _dice, "memory": _memory}
 
 INTRO = [
-    "Made by `python -m bench` (`make bench`); bench/ holds the code and each benchmark runs alone,",
-    "e.g. `python -m bench orders --store sqlite` (add `--quick` for a short run that proves the code",
-    "works: tests/bench/ runs that). Every figure is measured against a baseline taken in the same",
-    "run on the same machine and given as a ratio, with the absolute numbers beside it. PostgreSQL",
-    "runs use `WARLOG_BENCH_POSTGRES_URL` (default the test database), in a schema made for the run",
-    "and dropped after it; SQLite runs a file in a temporary folder. Two tools beside them:",
+    "Made by `python -m bench` (`make bench`): the current figures and how each is measured; the",
+    "history of earlier figures is in git. bench/ holds the code and each benchmark runs alone,",
+    "e.g. `python -m bench peers --store sqlite` (`--quick`: a short run that proves the code works;",
+    "tests/bench runs that). The figures that count (issue 30) are ratios to a real peer measured in",
+    "the same run on the same machine: boardgame.io 0.50.2, installed by npm into bench/peers/bgio/",
+    "on first use (skipped with a reason where Node.js or npm is missing). PostgreSQL runs use",
+    "`WARLOG_BENCH_POSTGRES_URL` (default the test database), in a schema (the peer: a database)",
+    "made for the run and dropped after it; SQLite runs a file in a temporary folder. This machine is",
+    "shared: the load averages below say how quiet it was. Two tools beside them:",
     "`python -m bench.longgame` (the projector on one long game) and `python -m bench.instructions`",
-    "(instructions an order, counted by valgrind on a replayed script of orders, for a change too",
-    "small to see through this shared machine's drift; `--before REV` counts another commit too,",
-    "`--http` counts an order through the API, not only the service).",
+    "(instructions an order, counted by valgrind on a replayed script of orders).",
 ]
 
 
@@ -79,11 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
     parser.add_argument("names", nargs="*", choices=[*BENCHES, []], metavar="NAME",
                         help=f"benchmarks to run: {', '.join(BENCHES)} (default: all)")
-    parser.add_argument("--store", choices=[*KINDS, "all"], default="all", help="store(s) for orders and projection")
+    parser.add_argument("--store", choices=[*KINDS, "all"], default="all", help="store(s) for every benchmark that runs on one (default: both)")
     parser.add_argument("--ruleset", action="append", help="order source(s) for orders and replay (default: all)")
     parser.add_argument("--quick", action="store_true", help="small sizes: proves the code, measures little")
     parser.add_argument("--out", type=Path, help=f"write the Markdown report here (a full run writes {DOC.relative_to(ROOT)})")
-    parser.add_argument("--profile", type=Path, help="orders: record the web workers with py-spy into this folder")
+    parser.add_argument("--profile", type=Path, help="orders, cpu: keep the web workers' py-spy stacks in this folder")
     parser.add_argument("--before", metavar="REV",
                         help="orders: also measure every order source against this commit's server (this client)")
     parser.add_argument("--note", action="append", default=[], help="a line for the report (e.g. other load on the machine)")
@@ -108,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         command = shlex.join(["python", "-m", "bench", *(argv if argv is not None else sys.argv[1:])])
         intro = INTRO + ["", f"This page was written by `{command}`."]
         intro += ([""] + [f"**Note:** {n}" for n in args.note]) if args.note else []
-        findings = FINDINGS.read_text(encoding="utf-8") if FINDINGS.exists() else ""
-        out.write_text(render(results, described, intro, findings), encoding="utf-8")
+        out.write_text(render(results, described, intro), encoding="utf-8")
         print(f"\nwrote {out}")
     return 0
 

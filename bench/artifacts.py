@@ -1,4 +1,4 @@
-"""4. A replay artifact of a complete game, and statistics across 10,000 generated games.
+"""7. A replay artifact of a complete game, and statistics across 10,000 generated games.
 
 Both are timed as the worker runs them (workers/jobs.py, called directly instead of through rq):
 reading the log from the store, the pure functions, writing the files. Replay: a complete game
@@ -88,7 +88,7 @@ def _replay(result: Result, source: sources.Source, quick: bool) -> None:
 
 
 def run(quick: bool, rulesets: list[str] | None = None) -> Result:
-    result = Result("replay", "4. Replays and statistics across games")
+    result = Result("replay", "7. Replays and statistics across games")
     for source in sources.available(rulesets, result.notes):
         try:
             _replay(result, source, quick)

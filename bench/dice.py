@@ -1,4 +1,4 @@
-"""5. Dice derived and verified per second ÷ raw HMAC-SHA256 per second, in the same process.
+"""8. Dice derived and verified per second ÷ raw HMAC-SHA256 per second, in the same process.
 
 Raw: ``hmac.digest(seed, message, "sha256")`` (the standard library's one-shot C path) over
 messages made beforehand, of the length a die's message has. Derived: ``domain.dice.face``, the
@@ -54,7 +54,7 @@ def _timed(fn, *args) -> float:
 
 
 def run(quick: bool) -> Result:
-    result = Result("dice", "5. Dice derived and verified per second")
+    result = Result("dice", "8. Dice derived and verified per second")
     seed = secrets.token_bytes(dice.SEED_BYTES)
     lines = _dice_game(quick)
     report = verify(lines)

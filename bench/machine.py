@@ -62,6 +62,21 @@ def _git_commit() -> str:
         return "unknown"
 
 
+def _node_version() -> str:
+    try:
+        out = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "not installed"
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"{one:.2f} (1 min), {five:.2f} (5 min)"
@@ -80,6 +95,9 @@ def describe() -> dict[str, str]:
         "Redis": _redis_version(),
         "eventsourcing": metadata.version("eventsourcing"),
         "gunicorn": metadata.version("gunicorn"),
+        "granian": _version("granian"),
+        "py-spy": _version("py-spy"),
+        "Node.js (the peer)": _node_version(),
         "commit": _git_commit(),
         "load average at start": load(),
     }

@@ -1,4 +1,4 @@
-"""6. Memory (RSS) of a web worker with 10,000 games stored.
+"""9. Memory (RSS) of a web worker with 10,000 games stored.
 
 gunicorn as in production (api/gunicorn_conf.py, 2 workers) on the corpus store (bench/corpus.py:
 10,000 complete public games), measured at three points: just started; after reading every game
@@ -89,7 +89,7 @@ def measure(store: Store, ids: list[str], new_games: int, orders: int) -> dict[s
 
 
 def run(quick: bool) -> Result:
-    result = Result("memory", "6. Memory of a web worker")
+    result = Result("memory", "9. Memory of a web worker")
     made = corpus(quick)
     new_games, orders = (50, 4) if quick else (1000, 4)
     with fresh("sqlite") as empty:

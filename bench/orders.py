@@ -1,21 +1,17 @@
-"""1. Orders per second through HTTP ÷ the raw eventsourcing one-event-per-save rate.
+"""4. Orders per second through HTTP, every ruleset (information: no goal).
 
 A real gunicorn (api/gunicorn_conf.py, 2 workers) on a fresh store; 200 started games; 32
 kept-alive client connections, each owning its share of the games (so the figure is throughput,
 not a measure of same-game conflicts: a 409 is counted and reported, never retried); every order
 a random legal order of the game's ruleset (bench/sources.py), mostly dice. The client is one
 asyncio process. After a warm-up, orders completed inside a fixed window are counted; p50/p99
-are the latencies of those requests. The baseline: a plain eventsourcing Application saving one
-event per save with one writer (bench/raw.py), on the same store, in the same run.
+are the latencies of those requests; server CPU per order is the workers' CPU time over the
+window ÷ orders, and "machine busy" the share of the cores' time spent busy in the window
+(server, database, client and kernel together).
 
 ``--before REV`` also runs every order source against that commit's server, with this client,
 in the same run (the rows *before*). ``--profile DIR`` also records each web worker with py-spy
-during the window (collapsed stacks, for ``py-spy`` / speedscope / flamegraph tools).
-
-Two columns say what bounds a row on this machine, from the same window: how busy the machine's
-cores were (server, database, client and kernel together), and the server's own ceiling, the
-rate its workers' CPU an order would allow if they had every core to themselves (no client, no
-database), as a ratio of the baseline (``server_ceiling``).
+during the window (collapsed stacks: ``python -m bench.profile_split DIR`` splits them).
 """
 
 from __future__ import annotations
@@ -33,7 +29,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench import raw, sources
+from bench import sources
 from bench.http import Connection
 from bench.report import Figure, Result, fmt
 from bench.procs import children, socket_inodes, tcp_connections
@@ -228,14 +224,6 @@ def _machine_busy() -> tuple[int, int]:
     return sum(values) - idle, sum(values)
 
 
-def server_ceiling(server_cpu_ms_per_order: float | None, cores: int, baseline: float) -> float | None:
-    """The rate the web workers' CPU an order allows with all ``cores`` theirs, ÷ ``baseline``:
-    a bound on the row's ratio that no client, database or kernel time enters."""
-    if not server_cpu_ms_per_order:
-        return None
-    return cores / (server_cpu_ms_per_order / 1000) / baseline
-
-
 def _cpu_seconds(pids: list[int]) -> float:
     total = 0
     for pid in pids:
@@ -249,11 +237,12 @@ def _cpu_seconds(pids: list[int]) -> float:
 
 def http_orders(store: Store, source: sources.Source, *, games: int, connections: int, warmup: float,
                 duration: float, profile: Path | None = None, root: Path | None = None,
-                server_env: dict | None = None) -> dict:
+                server_env: dict | None = None, server: str = "gunicorn", spy_options: str | None = None) -> dict:
     from bench.server import ROOT, serve
 
     folder = store.folder / f"server-{source.ruleset}-{'this' if root is None else 'before'}"
-    with serve(folder, root=root or ROOT, startup_timeout=60, WEB_CONCURRENCY="2", **store.env, **(server_env or {})) as url:
+    with serve(folder, root=root or ROOT, startup_timeout=60, server=server, WEB_CONCURRENCY="2", **store.env,
+               **(server_env or {})) as url:
         load = Load(url.host, url.port, source, seed=8)
         workers = load.workers = _workers(url.pid)
         loop_result: dict[str, Any] = {}
@@ -264,7 +253,7 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
             while load.window[0] == float("inf"):
                 await asyncio.sleep(0.05)
             await asyncio.sleep(max(0.0, load.window[0] - time.perf_counter()))
-            spies = _profile(workers, duration, profile, f"{store.kind}-{source.ruleset}") if profile else []
+            spies = _profile(workers, duration, profile, f"{store.kind}-{source.ruleset}", spy_options) if profile else []
             before = [_cpu_seconds([w]) for w in workers]
             busy_before = _machine_busy()
             await asyncio.sleep(max(0.0, load.window[1] - time.perf_counter()))
@@ -293,19 +282,10 @@ def http_orders(store: Store, source: sources.Source, *, games: int, connections
     }
 
 
-def http_floor(store: Store, *, connections: int, warmup: float, duration: float) -> dict:
-    """The same server configuration as ``store``'s and the same client against an order endpoint
-    that does nothing (bench/floor.py)."""
-    from bench import floor
-    from bench.server import serve
-
-    with serve(store.folder / "floor", app="bench.floor:create_app()", startup_timeout=60, WEB_CONCURRENCY="2", **store.env) as url:
-        got = asyncio.run(floor.load(url.host, url.port, _workers(url.pid), connections, warmup, duration))
-        got["worker_class"] = url.worker_class()
-        return got
-
-
-def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> list[subprocess.Popen]:
+def _profile(workers: list[int], duration: float, folder: Path, tag: str,
+             options: str | None = None) -> list[subprocess.Popen]:
+    """py-spy recording each of ``workers`` for ``duration`` into ``folder/TAG-PID.txt`` (collapsed
+    stacks); ``options`` default to ``BENCH_PYSPY`` or ``--rate 100 --gil``."""
     beside = Path(sys.executable).parent / "py-spy"
     spy = str(beside) if beside.exists() else shutil.which("py-spy")
     if spy is None:
@@ -313,28 +293,22 @@ def _profile(workers: list[int], duration: float, folder: Path, tag: str) -> lis
         return []
     folder.mkdir(parents=True, exist_ok=True)
     return [subprocess.Popen([spy, "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
-                              *os.environ.get("BENCH_PYSPY", "--rate 100 --gil").split(), "--format", "raw", "--output", str(folder / f"{tag}-{pid}.txt")],
+                              *(options or os.environ.get("BENCH_PYSPY", "--rate 100 --gil")).split(), "--format", "raw", "--output", str(folder / f"{tag}-{pid}.txt")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for pid in workers]
 
 
 def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: list[str] | None = None,
         before: str | None = None) -> Result:
-    result = Result("orders", "1. Orders per second through HTTP")
+    result = Result("orders", "4. Orders per second through HTTP, every ruleset")
     games, connections = (20, 8) if quick else (GAMES, CONNECTIONS)
     warmup, duration = (1.0, 2.0) if quick else (5.0, 30.0)
-    saves = 300 if quick else 5000
     found = sources.available(rulesets, result.notes)
-    cores = len(os.sched_getaffinity(0))
     rows = []
-    baselines: dict[str, float] = {}
-    floors: dict[str, dict] = {}
     for kind in kinds:
         if kind == "postgres" and (why := postgres_missing()):
             result.note(f"PostgreSQL skipped: {why}")
             continue
         with fresh(kind) as store:
-            bases = [raw.save_rate(store.raw_env("raw"), saves)]
-            print(f"  raw eventsourcing on {store.label}: {fmt(bases[0])} saves/s", flush=True)
             runs = []
             for source in found:
                 try:
@@ -348,61 +322,24 @@ def run(kinds: list[str], quick: bool, profile: Path | None = None, rulesets: li
                 # The older code's server for every order source, with this code's client: what
                 # the client spends is the same in both rows, so the difference is the server's.
                 with tree(before) as old:
-                    # The older code with the dependencies it had: psycopg's pure-Python build
-                    # until pyproject.toml asked for the C one.
-                    had_c = "psycopg[binary]" in (old / "pyproject.toml").read_text()
                     for source in found:
                         with fresh(kind) as old_store:
                             got = http_orders(old_store, source, games=games, connections=connections, warmup=warmup,
-                                              duration=duration, root=old,
-                                              server_env={} if had_c else {"PSYCOPG_IMPL": "python"})
+                                              duration=duration, root=old)
                         runs.append((dataclasses.replace(source, ruleset=f"{source.ruleset}, before ({before})"), got))
-            # The floor on this store's server configuration (its worker class: api/gunicorn_conf.py
-            # picks it from the store's environment; the floor app itself never opens the store).
-            floors[kind] = http_floor(store, connections=connections, warmup=warmup, duration=duration)
-            # Measured again after the load: a shared machine can slow one measurement; the
-            # higher of the two is the baseline (the stricter ratio).
-            bases.append(raw.save_rate(store.raw_env("raw-after"), saves))
-            base = baselines[kind] = max(bases)
-            result.notes.append(f"raw eventsourcing on {store.label}: {fmt(bases[0])} saves/s before the HTTP runs, "
-                                f"{fmt(bases[1])} after; the higher is the baseline")
-            for source, got in runs:
-                ratio = got["orders_per_s"] / base
-                p99 = got["p99_ms"]
-                result.figures.append(Figure(
-                    f"orders/s, {source.ruleset}, {LABEL[kind]}", got["orders_per_s"], "orders/s", base, "saves/s",
-                    "raw eventsourcing, 1 event per save, 1 writer", ratio, ">= 1.0 and p99 <= 50 ms",
-                    ratio >= 1.0 and p99 is not None and p99 <= 50))
-                ceiling = server_ceiling(got["server_cpu_ms_per_order"], cores, base)
-                rows.append([source.ruleset, f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]),
-                             fmt(got["p50_ms"]), fmt(p99), got["status"], fmt(got["server_cpu_ms_per_order"]),
-                             fmt(got["client_cpu_share"]), f"{got['machine_busy']:.0%}",
-                             fmt(ceiling)])
-                for sample in got["samples"]:
-                    result.note(f"{source.ruleset} on {LABEL[kind]}: a response other than 201: {sample}")
-                print(f"  {source.ruleset} on {store.label}: {fmt(got['orders_per_s'])} orders/s, p50 "
-                      f"{fmt(got['p50_ms'])} ms, p99 {fmt(p99)} ms, statuses {got['status']}, server CPU "
-                      f"{fmt(got['server_cpu_ms_per_order'])} ms/order, cores used per worker "
-                      f"{got['worker_cpu']}", flush=True)
-            got = floors[kind]
-            result.figures.append(Figure(
-                f"HTTP floor (an order endpoint that does nothing, {got['worker_class']}) vs the {LABEL[kind]} baseline",
-                got["orders_per_s"], "orders/s", base, "saves/s", "raw eventsourcing, 1 event per save, 1 writer",
-                got["orders_per_s"] / base, "- (the most this stack reaches here)", None))
-            rows.append([f"floor: nothing behind the endpoint, {got['worker_class']} workers (bench/floor.py)",
-                         f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]), fmt(got["p50_ms"]),
-                         fmt(got["p99_ms"]), got["status"], "-", "-", "-", "-"])
-            print(f"  HTTP floor on {store.label}'s server ({got['worker_class']}): {fmt(got['orders_per_s'])} "
-                  f"orders/s, p50 {fmt(got['p50_ms'])} ms, p99 {fmt(got['p99_ms'])} ms, connections per worker "
-                  f"{got['spread']}", flush=True)
+        for source, got in runs:
+            result.figures.append(Figure(f"orders/s, {source.ruleset}, {LABEL[kind]}", got["orders_per_s"], "orders/s"))
+            rows.append([source.ruleset, f"{LABEL[kind]}, {got['worker_class']}", fmt(got["orders_per_s"]),
+                         fmt(got["p50_ms"]), fmt(got["p99_ms"]), got["status"], fmt(got["server_cpu_ms_per_order"]),
+                         fmt(got["client_cpu_share"]), f"{got['machine_busy']:.0%}"])
+            for sample in got["samples"]:
+                result.note(f"{source.ruleset} on {LABEL[kind]}: a response other than 201: {sample}")
+            print(f"  {source.ruleset} on {LABEL[kind]}: {fmt(got['orders_per_s'])} orders/s, p50 "
+                  f"{fmt(got['p50_ms'])} ms, p99 {fmt(got['p99_ms'])} ms, statuses {got['status']}, server CPU "
+                  f"{fmt(got['server_cpu_ms_per_order'])} ms/order, cores used per worker "
+                  f"{got['worker_cpu']}", flush=True)
     result.tables.append((["ruleset", "store", "orders/s", "p50 ms", "p99 ms", "statuses in the window",
-                           "server CPU ms/order", "client CPU (cores)", "machine busy",
-                           "server's ceiling (ratio)"], rows))
-    result.notes.append(f"machine busy: the share of the {cores} cores' time spent busy in the window (server, "
-                        "database, client and kernel); server's ceiling: the rate the web workers' CPU an order "
-                        f"would allow with all {cores} cores theirs, with no client and no database, ÷ the "
-                        "baseline (bench/orders.py server_ceiling): a bound on the row's ratio here")
-    result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (gevent on both "
-                        f"stores: api/gunicorn_conf.py), warm-up {warmup:g} s, window {duration:g} s; "
-                        f"baseline: {saves} saves over 200 aggregates")
+                           "server CPU ms/order", "client CPU (cores)", "machine busy"], rows))
+    result.notes.append(f"{games} games, {connections} connections, 2 gunicorn workers (api/gunicorn_conf.py), "
+                        f"warm-up {warmup:g} s, window {duration:g} s")
     return result

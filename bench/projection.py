@@ -1,4 +1,4 @@
-"""2. Projection catch-up, events per second ÷ the raw notification read-and-decode rate.
+"""5. Projection catch-up, events per second ÷ the raw notification read-and-decode rate.
 
 A store of complete freeform games (bench/games.py); the projector's catch-up from nothing
 (``Projections.catch_up``: read a batch of notifications, decode, fold into the four read models,
@@ -43,7 +43,7 @@ def _timed(work) -> tuple:
 
 
 def run(kinds: list[str], quick: bool) -> Result:
-    result = Result("projection", "2. Projection catch-up")
+    result = Result("projection", "5. Projection catch-up")
     count, orders = (40, (8, 16)) if quick else (1000, (8, 16))
     rounds = 2 if quick else 5
     for kind in kinds:

@@ -68,7 +68,7 @@ def table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
-def render(results: list[Result], machine: dict, intro: list[str], findings: str = "") -> str:
+def render(results: list[Result], machine: dict, intro: list[str]) -> str:
     lines = ["# Benchmarks", "", *intro, "", "## The machine", ""]
     lines += table(["", ""], [[k, v] for k, v in machine.items()])
     lines += ["", "## Summary", ""]
@@ -78,16 +78,11 @@ def render(results: list[Result], machine: dict, intro: list[str], findings: str
         lines += ["", f"## {r.title}", ""]
         if r.method:
             lines += [r.method.strip(), ""]
-        if r.figures:
-            lines += table(["figure", "measured", "baseline (same run)", "ratio", "goal", "met"],
-                           [figure_row(f) for f in r.figures])
-        for header, trows in r.tables:
-            lines += [""] + table(header, trows)
+        for n, (header, trows) in enumerate(r.tables):  # its figures are in the summary
+            lines += ([""] if n else []) + table(header, trows)
         if r.notes:
-            lines.append("")
+            lines += [""] if lines[-1] else []
             lines += [f"- {n}" for n in r.notes]
-    if findings:
-        lines += ["", findings.strip()]
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,9 @@ APP`` on 127.0.0.1 and a free port, waits until ``/healthz`` answers, and yields
 arguments are environment variables for both commands (``None`` removes one). However the block
 ends, the server's process group gets SIGTERM, then SIGKILL if it has not gone within
 ``stop_timeout`` seconds. ``root`` runs another tree's code (``tree(rev)``: ``--before REV``
-measures an older commit in the same run); ``app`` another WSGI app, e.g. the floor's.
+measures an older commit in the same run); ``app`` another WSGI app.
+``server="granian"`` serves the same app with granian (a Rust HTTP server running WSGI apps) in
+place of gunicorn: as many worker processes, its access log on, for bench/cpu.py's comparison.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def healthy(url: str) -> bool:
 
 @contextlib.contextmanager
 def serve(folder: Path, *, root: Path = ROOT, app: str = APP, startup_timeout: float = 30.0,
-          stop_timeout: float = 10.0, **env: Any) -> Iterator[LiveServer]:
+          stop_timeout: float = 10.0, server: str = "gunicorn", **env: Any) -> Iterator[LiveServer]:
     """Migrate (warlog's app only), start gunicorn from ``root``, yield its URL once it answers;
     stop it whatever happens."""
     folder = Path(folder)
@@ -142,7 +144,7 @@ def serve(folder: Path, *, root: Path = ROOT, app: str = APP, startup_timeout: f
         url = f"http://127.0.0.1:{port}"
         log_path = folder / f"server-{port}.log"
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", CONF, app], cwd=root,
+            proc = subprocess.Popen(_command(server, app, port, env), cwd=root,
                                     env=environment(folder, port, env), stdin=subprocess.DEVNULL,
                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
@@ -164,6 +166,17 @@ def serve(folder: Path, *, root: Path = ROOT, app: str = APP, startup_timeout: f
         yield LiveServer(url, log_path, proc.pid)
     finally:
         stop(proc, stop_timeout)
+
+
+def _command(server: str, app: str, port: int, env: dict[str, Any]) -> list[str]:
+    if server == "gunicorn":
+        return [sys.executable, "-m", "gunicorn", "-c", CONF, app]
+    if server == "granian":
+        factory = app.endswith("()")
+        return [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port),
+                "--workers", str(env.get("WEB_CONCURRENCY", 2)), "--access-log", "--no-ws",
+                *(["--factory"] if factory else []), app.removesuffix("()")]
+    raise ValueError(f"unknown server {server!r}: gunicorn or granian")
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""3. The state at a random seq of a 10,000-event game: median time, and the ratio to a full
+"""6. The state at a random seq of a 10,000-event game: median time, and the ratio to a full
 fold from seq 1.
 
 The game is built in-process (bench/games.py) on SQLite and projected (``Projections.catch_up``,
@@ -36,7 +36,7 @@ def _ms(fn, seqs: list[int]) -> list[float]:
 
 
 def run(quick: bool) -> Result:
-    result = Result("timetravel", "3. The state at a random seq of a long game")
+    result = Result("timetravel", "6. The state at a random seq of a long game")
     events = 1_000 if quick else 10_000
     samples, full_samples = (20, 5) if quick else (200, 20)
     with fresh("sqlite") as store:
