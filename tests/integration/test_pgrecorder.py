@@ -14,7 +14,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 
-from domain.pgrecorder import Datastore, SnapshotRecorder, bigints, ints, texts
+from domain.pgrecorder import Datastore, SnapshotRecorder
 from domain.storage import StoreWaitedOut, retry_store, store_not_answering
 from tests.conftest import make_app, new_freeform_game
 from tests.reliability.faults import pg_dsn, table, writes_blocked
@@ -77,21 +77,6 @@ def test_no_connection_within_the_connect_timeout_is_store_waited_out_and_not_re
         assert len(calls) == 1
     finally:
         datastore.close()
-
-
-def test_arrays_built_in_binary_read_back_as_postgresql_reads_them(postgres_config):
-    """``texts``, ``ints`` and ``bigints`` (the projector's rows as ``unnest`` of arrays): NULLs,
-    text past ASCII and NUL-free control characters, UTF-8 bytes as they are, ints as digits,
-    the ends of each integer range, empty arrays."""
-    values = ["plain", None, "caf\u00e9 \U0001f3b2", "", "tab\there", '{"a": [1, "\\""]}'.encode(), 42, -7]
-    with psycopg.connect(pg_dsn(postgres_config), autocommit=True) as conn:
-        got = conn.execute("SELECT %s::text[], %s::integer[], %s::bigint[], %s::text[], %s::bigint[]",
-                           (texts(values), ints([0, -1, 2**31 - 1, -2**31]), bigints([0, -1, 2**63 - 1, -2**63]),
-                            texts([]), bigints([]))).fetchone()
-    assert got == (["plain", None, "caf\u00e9 \U0001f3b2", "", "tab\there", '{"a": [1, "\\""]}', "42", "-7"],
-                   [0, -1, 2**31 - 1, -2**31], [0, -1, 2**63 - 1, -2**63], [], [])
-    with pytest.raises(TypeError, match="not float"):
-        texts(["a", 1.5])
 
 
 def test_snapshots_are_compressed_with_lz4_and_a_migrate_moves_an_older_store_to_it(postgres_config):
