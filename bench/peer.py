@@ -17,15 +17,13 @@ import shutil
 import statistics
 import subprocess
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from pathlib import Path
 from typing import Iterator
 
 from bench.orders import _cpu_seconds
-from bench.server import free_port
+from bench.server import answers, free_port
 from bench.stores import PG_URL, pg_dsn
 
 FOLDER = Path(__file__).with_name("peers") / "bgio"
@@ -79,14 +77,6 @@ def _storage(kind: str, folder: Path) -> Iterator[tuple[str, str]]:
             conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/games", timeout=2) as r:
-            return r.status == 200
-    except (OSError, urllib.error.URLError):
-        return False
-
-
 @contextlib.contextmanager
 def serve(kind: str, folder: Path, startup_timeout: float = 60.0) -> Iterator[tuple[str, int]]:
     """(URL, pid) of boardgame.io's server on ``kind``'s peer storage, stopped afterwards."""
@@ -100,9 +90,9 @@ def serve(kind: str, folder: Path, startup_timeout: float = 60.0) -> Iterator[tu
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + startup_timeout
-            while proc.poll() is None and time.monotonic() < deadline and not _answers(url):
+            while proc.poll() is None and time.monotonic() < deadline and not answers(f"{url}/games"):
                 time.sleep(0.1)
-            if proc.poll() is not None or not _answers(url):
+            if proc.poll() is not None or not answers(f"{url}/games"):
                 raise RuntimeError(f"boardgame.io's server did not answer within {startup_timeout:g} s "
                                    f"(exit code {proc.poll()}):\n{log_path.read_text(errors='replace')[-3000:]}")
             yield url, proc.pid

@@ -116,12 +116,17 @@ def stop(proc: subprocess.Popen, stop_timeout: float) -> None:
         proc.wait(timeout=1)
 
 
-def healthy(url: str) -> bool:
+def answers(url: str) -> bool:
+    """Whether a GET of ``url`` answers 200 within two seconds."""
     try:
-        with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
+        with urllib.request.urlopen(url, timeout=2) as r:
             return r.status == 200
     except (OSError, urllib.error.URLError):
         return False
+
+
+def healthy(url: str) -> bool:
+    return answers(f"{url}/healthz")
 
 
 @contextlib.contextmanager

@@ -470,34 +470,33 @@ class Warlog(Application):
         return result
 
     def _catch_up(self, cached: CachedGame) -> None:
-        """Apply to a cached copy the events stored after its version (another process's), verified
-        as a chain following its head, as a load verifies the events it reads."""
+        """Apply to a cached copy the events stored after its version (another process's)."""
         game = cached.game
-        with self.naming_damage(game.id), decoding(game.id):
-            rows = self.recorder.select_events(game.id, gt=game.version)
-            events = [self.mapper.to_domain_event(row) for row in rows]
-        if not rows:
-            return
-        self._verify_rows(game.id, events, game.chain_head, game.version)
-        for event in events:
-            event.mutate(game)
-        cached.nbytes += sum(len(row.state) for row in rows)
+        _, nbytes = self._apply_stored(game.id, game, game.version, game.chain_head)
+        cached.nbytes += nbytes
 
     def _load(self, gid: UUID) -> CachedGame:
-        """As ``get_game`` (the latest snapshot, then the events after it), verifying the events
-        read as a chain following the snapshot's head (``_verify_rows``)."""
+        """As ``get_game``: the latest snapshot, then the events after it."""
         with self.naming_damage(gid), decoding(gid):
             stored = next(iter(self.snapshots.recorder.select_events(gid, desc=True, limit=1)), None)
             game = self.snapshots.mapper.to_domain_event(stored).mutate(None) if stored is not None else None
-            base, head = (game.version, game.chain_head) if game is not None else (0, chain.GENESIS)
-            rows = self.recorder.select_events(gid, gt=base)
-            events = [self.mapper.to_domain_event(row) for row in rows]
-            for event in events:
-                game = event.mutate(game)
+        base, head = (game.version, game.chain_head) if game is not None else (0, chain.GENESIS)
+        game, nbytes = self._apply_stored(gid, game, base, head)
         if game is None:
             raise GameNotFound(f"no game {gid}")
-        self._verify_rows(gid, events, head, base)
-        return CachedGame(game, (len(stored.state) if stored is not None else 0) + sum(len(r.state) for r in rows))
+        return CachedGame(game, (len(stored.state) if stored is not None else 0) + nbytes)
+
+    def _apply_stored(self, gid: UUID, game: Game | None, after: int, head: str) -> tuple[Game | None, int]:
+        """``game`` with the events stored after seq ``after`` applied, once they are verified as a
+        chain following ``head`` (``_verify_rows``); and the stored bytes of those events."""
+        with self.naming_damage(gid), decoding(gid):
+            rows = self.recorder.select_events(gid, gt=after)
+            events = [self.mapper.to_domain_event(row) for row in rows]
+        self._verify_rows(gid, events, head, after)
+        with self.naming_damage(gid), decoding(gid):
+            for event in events:
+                game = event.mutate(game)
+        return game, sum(len(row.state) for row in rows)
 
     def _verify_rows(self, gid: UUID, events: list, head: str, after: int) -> None:
         """The stored events after seq ``after`` checked as a chain following ``head``; failures
