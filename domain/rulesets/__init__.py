@@ -30,7 +30,7 @@ UMPIRE = "umpire"
 RESERVED_SEATS = frozenset({SYSTEM, UMPIRE})
 
 # Built-in rulesets, imported on first use (python-chess style: found by name).
-BUILTIN = ("freeform", "falklands")
+BUILTIN = ("freeform", "falklands", "proving")
 
 _REGISTRY: dict[str, "Ruleset"] = {}
 
