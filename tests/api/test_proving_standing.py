@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from domain.verify import verify_text
 from tests.api.conftest import ApiGame, bearer, umpire
+from tests.api.test_client import alice, bob, clean_env, server  # noqa: F401  (fixtures)
 
 
 def proving_game(client, scenario: str | None = None) -> ApiGame:
@@ -143,3 +144,23 @@ def test_pg_5_4_the_log_with_standing_orders_verifies_and_hides_the_policy_from_
     assert set_line["redacted"] and set_line["data"]["policy"] is None and set_line["data"]["salt"] is None
     history = client.get(f"/api/v1/games/{game.game_id}/history", headers=game.seats["Blue"])
     assert "standing order 'fire-at-will' answers opportunity_fire-J4: fire" in history.get_data(as_text=True)
+
+
+def test_pg_5_4_warlog_standing_sets_lists_and_cancels_from_the_command_line(server, alice, bob):
+    code, out, err = alice("new", "proving", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invites = alice.saved()["games"][game_id]["invites"]
+    assert alice("join", game_id, invites["Red"], "--handle", "alice")[0] == 0
+    assert bob("join", game_id, invites["Blue"], "--handle", "bob", "--server", server.url)[0] == 0
+
+    code, out, err = bob("standing", game_id, "--set", "fire-at-will", "--kind", "opportunity_fire",
+                         "--policy", '{"fire": "always"}')
+    assert code == 0 and "standing order fire-at-will set" in out, err
+    code, out, err = bob("standing", game_id)
+    assert code == 0 and 'Blue fire-at-will: opportunity_fire -> {"fire": "always", "ask_at": []}' in out, err
+    code, out, err = bob("standing", game_id, "--set", "p", "--kind", "opportunity_fire", "--policy", '{"fire": 1}')
+    assert code == 1 and "PG 5.4" in err, (out, err)
+    code, out, err = bob("standing", game_id, "--cancel", "fire-at-will")
+    assert code == 0 and "cancelled" in out, err
+    assert "no standing orders" in bob("standing", game_id)[1]
