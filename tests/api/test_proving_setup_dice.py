@@ -51,6 +51,10 @@ def test_pg_4_3_orders_other_than_the_muster_are_refused_until_the_set_up_is_don
 def test_pg_4_every_set_up_die_is_re_derived_from_the_export_after_the_reveal(client):
     game = proving_game(client, scenario="muster")
     game.order(client, "Blue", {"kind": "muster"}, "blue-1")
+    half = client.get(f"/api/v1/games/{game.game_id}/export", headers=game.seats["Red"]).data.decode()
+    report, lines = verify_text(half.splitlines())  # mid set-up: committed, not yet revealed
+    assert report.ok and report.rolls_unrevealed >= 3 and report.rolls_verified == 0
+    assert "DiceEpochRevealed" not in {line["type"] for line in lines}
     game.order(client, "Red", {"kind": "muster"}, "red-1")
 
     text = client.get(f"/api/v1/games/{game.game_id}/export", headers=game.seats["Red"]).data.decode()
