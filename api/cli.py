@@ -983,6 +983,35 @@ def cmd_client_seed(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, "client seed changed (from the next dice epoch)"))
 
 
+def cmd_standing(args: argparse.Namespace) -> int:
+    """List the seat's standing orders, or set (--set ID --kind KIND --policy JSON) or cancel one."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    if args.cancel:
+        result = client.cancel_standing_order(game_id, args.cancel)
+        return _emit(args, result, lambda r: _print_result(r, f"standing order {args.cancel} cancelled"))
+    if args.set:
+        if not args.kind or args.policy is None:
+            raise UsageError("--set ID needs --kind DECISION_KIND and --policy JSON")
+        try:
+            policy = json.loads(args.policy)
+        except ValueError as exc:
+            raise UsageError(f"--policy is JSON: {exc}") from None
+        result = client.set_standing_order(game_id, args.set, args.kind, policy)
+        return _emit(args, result, lambda r: _print_result(r, f"standing order {args.set} set"))
+    body = client.standing_orders(game_id)
+
+    def show(b: dict) -> None:
+        for kind, accepted in b.get("accepts", {}).items():
+            say(f"accepts {kind} ({accepted.get('rule')}): {accepted.get('description')}")
+        for entry in b.get("standing_orders", []):
+            say(f"{entry['seat']} {entry['policy_id']}: {entry['decision_kind']} -> {json.dumps(entry['policy'])}")
+        if not b.get("standing_orders"):
+            say("no standing orders")
+    return _emit(args, body, show)
+
+
 def cmd_umpire_token(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1314,7 +1343,7 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 CLIENT_EPILOG = f"""\
 Client commands (new, join, games, show, legal, order, state, history, dice, watch, take-back,
-answer-take-back, concede, client-seed, umpire-token, umpire-propose, umpire-answer, umpire-tokens,
+answer-take-back, concede, client-seed, standing, umpire-token, umpire-propose, umpire-answer, umpire-tokens,
 umpire-revoke, replay, stats, and export with a server) talk to a warlog server: --server or
 WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
@@ -1456,6 +1485,17 @@ def add_client_commands(sub) -> None:
     p.add_argument("client_seed")
     _add_access(p)
     p.set_defaults(func=cmd_client_seed)
+
+    p = sub.add_parser("standing", help="your seat's standing orders: list, --set ID --kind KIND --policy JSON, "
+                                        "or --cancel ID")
+    p.add_argument("game_id")
+    action = p.add_mutually_exclusive_group()
+    action.add_argument("--set", metavar="ID", help="set (or replace) the standing order named ID")
+    action.add_argument("--cancel", metavar="ID", help="cancel the standing order named ID")
+    p.add_argument("--kind", metavar="DECISION_KIND", help="the kind of decision it answers (with --set)")
+    p.add_argument("--policy", metavar="JSON", help="the policy, in the ruleset's form (with --set)")
+    _add_access(p)
+    p.set_defaults(func=cmd_standing)
 
     p = sub.add_parser("replay", help="make and download the game's replay: one offline HTML page (or --format json)",
                        description="Queue the replay job on the server (POST .../replays), show its progress "

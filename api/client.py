@@ -281,6 +281,16 @@ class WarlogClient:
     def concede(self, game_id: str) -> dict:
         return self._json("POST", f"/games/{_quote(game_id)}/concede")
 
+    def standing_orders(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/standing-orders")
+
+    def set_standing_order(self, game_id: str, policy_id: str, decision_kind: str, policy: Any) -> dict:
+        return self._json("PUT", f"/games/{_quote(game_id)}/standing-orders/{_quote(policy_id)}",
+                          body={"decision_kind": decision_kind, "policy": policy})
+
+    def cancel_standing_order(self, game_id: str, policy_id: str) -> dict:
+        return self._json("DELETE", f"/games/{_quote(game_id)}/standing-orders/{_quote(policy_id)}")
+
     # ----------------------------------------------------------------------------- reads --
     def state(self, game_id: str, at: int | None = None, *, turn: int | None = None,
               phase: str | None = None) -> dict:

@@ -28,7 +28,7 @@ from flask import Blueprint, Flask, current_app, jsonify, make_response, render_
 from markupsafe import Markup, escape
 from marshmallow import Schema, fields, validate
 
-from api import notify_settings, reads, schemas
+from api import notify_settings, reads, schemas, standing
 from api.problems import PROBLEM_JSON, PROBLEMS
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
@@ -366,6 +366,35 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body.",
         replies={200: _RESULT},
         problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure")),
+    ("put", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
+        "Leave a standing order", SEAT, tag="orders",
+        params=(*_GAME, _path_param("policy_id", "the standing order's name, 1-80 printable characters")),
+        body=standing.StandingOrderBody,
+        description="A policy that answers the seat's pending decisions of one kind while it is not to move "
+                    "(an interrupt such as opportunity fire), allowed whoever is to move (docs/rulesets.md, "
+                    "Standing orders). The ruleset checks it: a kind it takes no standing orders for, or a "
+                    "policy not in its form, is 422 naming the rule. One standing order per decision kind; "
+                    "the same name again replaces it, the same policy again records nothing. When an order "
+                    "leaves a decision the policy covers, the policy answers within that order "
+                    "(`StandingOrderUsed`, then the outcome) or, where it says so, the seat is asked. Other "
+                    "seats and spectators see that a standing order was set, not what it says.",
+        replies={200: Reply("what was recorded (nothing when the policy was set already)", schemas.CommandResult,
+                            headers=("ETag",))},
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict")),
+    ("delete", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
+        "Cancel a standing order", SEAT, tag="orders",
+        params=(*_GAME, _path_param("policy_id", "the standing order's name")),
+        description="From now on the seat is asked again. A name the seat holds no standing order under is "
+                    "422 rule_violation. No request body.",
+        replies={200: Reply("what was recorded", schemas.CommandResult, headers=("ETag",))},
+        problems=(*WRITE, "rule_violation", "version_conflict")),
+    ("get", "/api/v1/games/{game_id}/standing-orders"): Op(
+        "The seat's standing orders", ANY, tag="orders", params=_GAME,
+        description="A seat token reads its own seat's standing orders, an umpire token every seat's; any "
+                    "other caller is 403. `accepts` says which decision kinds the ruleset takes standing "
+                    "orders for, with the rule and the policy's form.",
+        replies={200: Reply("the standing orders", standing.StandingOrders, headers=("ETag",))},
+        problems=(*AUTH_WRITE, *LOADS)),
     # ---- reads (api/reads.py, api/stream.py). Every read but the stream answers with ETag.
     ("get", "/api/v1/games/{game_id}/state"): Op(
         "The game state, now or at a point in the past", ANY, tag="reads", params=(*_GAME, reads.StateQuery),

@@ -214,6 +214,42 @@ class DecisionResolved(GameEvent):
     choice: Any
 
 
+# Standing orders: what a seat leaves for decisions it may be asked while it is not to move ------
+class StandingOrderSet(GameEvent):
+    """``seat`` leaves ``policy`` (the ruleset's form, checked by it) to answer its decisions of
+    ``decision_kind`` under ``rule``; a policy of the same id replaces the one before. Private to
+    the seat and the umpire: ``salt`` (128 random bits, removed with the policy when redacted) keeps
+    a short policy from being guessed from the line's hash."""
+
+    seat: str
+    policy_id: str
+    decision_kind: str
+    policy: Any
+    rule: str
+    salt: str
+
+
+class StandingOrderCancelled(GameEvent):
+    seat: str
+    policy_id: str
+    decision_kind: str
+    rule: str
+
+
+class StandingOrderUsed(GameEvent):
+    """A standing order answered decision ``decision_id`` for ``seat``: ``order`` (a decide order
+    with ``choice``) was carried out as if the seat had given it, inside the order that raised the
+    decision; the events after this one are its outcome."""
+
+    seat: str
+    decision_id: str
+    decision_kind: str
+    policy_id: str
+    choice: Any
+    order: dict
+    rule: str
+
+
 # Take-backs, concession, the end ---------------------------------------------------------------
 class TakeBackRequested(GameEvent):
     seat: str
@@ -293,5 +329,6 @@ class UmpireRevoked(GameEvent):
 # Commands other than orders: each ends the run of the order before it, so neither they nor what
 # they cause belong to an order (take-back ranges, history operations, superseded marks).
 COMMAND_EVENTS = (SeatJoined, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
-                  UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked)
+                  UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked,
+                  StandingOrderSet, StandingOrderCancelled)
 COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

@@ -38,6 +38,10 @@ APPOINTED_AT_CREATION = "named at creation"
 APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
 MAX_REASON = 1000  # a take-back request's reason
+MAX_POLICY_ID = 80  # a standing order's name
+# Standing orders that may answer within one order, one after the other: past this the seat is
+# asked (a ruleset whose policies keep raising decisions must not loop for ever).
+MAX_STANDING_ANSWERS = 50
 
 # Events that close the current dice epoch (docs/dice.md: by default one epoch is one game turn).
 _CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
@@ -172,6 +176,9 @@ class Game(Aggregate):
     # taken before umpires were events still loads.
     umpire: dict | None = None
     umpire_proposal: dict | None = None
+    # Standing orders: {seat: {policy_id: {decision_kind, policy, rule, set}}}, replaced, never
+    # changed in place (a class default, for snapshots taken before standing orders existed).
+    standing_orders: dict | None = None
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -261,6 +268,10 @@ class Game(Aggregate):
     def view(self, viewer: str | None) -> dict:
         return self.rules.view(self.state, viewer)
 
+    def standing_orders_of(self, seat: str) -> list[dict]:
+        """A seat's standing orders, in the order they were set."""
+        return [{"policy_id": pid, **entry} for pid, entry in self._standing().get(seat, {}).items()]
+
     # ----------------------------------------------------------------------------- commands --
     def join(self, seat: str, handle: str, client_seed: str, seed_for: SeedFor) -> None:
         self._check_seat(seat)
@@ -276,7 +287,9 @@ class Game(Aggregate):
         client_seed = _client_seed(client_seed)
         self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed)
         if self.started and self.dice["commitment"] is None and not self.is_ended:
+            # The last seat joined: epoch 0 opens, then the server's set-up rolls, if any.
             self._open_epoch(seed_for(self.dice["epoch"]))
+            self._opening(seed_for)
 
     def change_client_seed(self, seat: str, client_seed: str) -> None:
         self._check_seat(seat)
@@ -313,7 +326,102 @@ class Game(Aggregate):
         self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
                            digest=_order_digest(seat, order, salt), salt=salt)
         self._record(outcomes, seed_for)
+        self._answer_by_standing_orders(seed_for)
         return first, self.version
+
+    # ---------------------------------------------------------------------- standing orders --
+    def set_standing_order(self, seat: str, policy_id: str, decision_kind: str, policy: Any) -> None:
+        """Leave ``policy`` to answer ``seat``'s decisions of ``decision_kind`` (docs/rulesets.md,
+        Standing orders). Allowed whoever is to move: that is what it is for. Setting the same
+        policy again records nothing."""
+        self._check_standing_seat(seat)
+        if not isinstance(policy_id, str) or not policy_id.strip() or len(policy_id) > MAX_POLICY_ID \
+                or not policy_id.isprintable():
+            raise InvalidOrder(f"a standing order is named by 1 to {MAX_POLICY_ID} printable characters",
+                               field="policy_id")
+        if not isinstance(decision_kind, str) or not decision_kind:
+            raise InvalidOrder("a standing order names the kind of decision it answers", field="decision_kind")
+        _storable("policy", policy, "policy")
+        if len(chain.canonical(policy)) > MAX_ORDER_BYTES:
+            raise InvalidOrder(f"a policy is at most {MAX_ORDER_BYTES} bytes of JSON", field="policy")
+        rules = self.rules
+        policy = rules.check_policy(self.state, seat, decision_kind, policy)
+        rule = rules.standing_rule(decision_kind)
+        mine = self._standing().get(seat, {})
+        for other, entry in mine.items():
+            if other != policy_id and entry["decision_kind"] == decision_kind:
+                raise RuleViolation(rule, f"standing order {other!r} answers {seat}'s {decision_kind} decisions "
+                                          "already; cancel it first, or set it again under its name")
+        same = mine.get(policy_id)
+        if same is not None and same["decision_kind"] == decision_kind and same["policy"] == policy:
+            return
+        self.trigger_event(ev.StandingOrderSet, seat=seat, policy_id=policy_id, decision_kind=decision_kind,
+                           policy=policy, rule=rule, salt=secrets.token_hex(16))
+
+    def cancel_standing_order(self, seat: str, policy_id: str) -> None:
+        self._check_standing_seat(seat)
+        entry = self._standing().get(seat, {}).get(policy_id)
+        if entry is None:
+            held = ", ".join(self._standing().get(seat, {})) or "none"
+            raise RuleViolation(self.rules.prefix or self.ruleset,
+                                f"{seat} has no standing order {policy_id!r} (it has: {held})")
+        self.trigger_event(ev.StandingOrderCancelled, seat=seat, policy_id=policy_id,
+                           decision_kind=entry["decision_kind"], rule=entry["rule"])
+
+    def _standing(self) -> dict:
+        return self.standing_orders or {}
+
+    def _check_standing_seat(self, seat: str) -> None:
+        self._check_seat(seat)
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat is played by the server")
+        if not self.seats[seat]["handle"]:
+            raise RuleViolation("seats", f"seat {seat!r} has not joined")
+        if self.is_ended:
+            raise RuleViolation(self.rules.end_rule, "the game has ended")
+
+    def _standing_order_for(self, decision: dict) -> tuple[str, dict] | None:
+        for policy_id, entry in self._standing().get(decision.get("seat"), {}).items():
+            if entry["decision_kind"] == decision.get("kind"):
+                return policy_id, entry
+        return None
+
+    def _answer_by_standing_orders(self, seed_for: SeedFor) -> None:
+        """While the order just recorded leaves a decision pending for a seat whose standing order
+        covers it, and the ruleset answers by that order, carry out the answer as that seat's
+        decide order: same rules, same dice, inside this order (so a take-back of the order takes
+        the answer back with it). ``StandingOrderUsed`` records each use before its outcome."""
+        rules = self.rules
+        for _ in range(MAX_STANDING_ANSWERS):
+            pending = (self.state or {}).get("pending") or []
+            if self.is_ended or not pending:
+                return
+            decision = pending[0]
+            found = self._standing_order_for(decision)
+            if found is None:
+                return
+            policy_id, entry = found
+            choice = rules.policy_answer(self.state, decision, entry["policy"])
+            if choice is None:
+                return  # the policy says: ask the seat
+            order = rules.answer_order(decision, choice)
+            roller = Roller(self, seed_for)
+            try:
+                outcomes = rules.decide(self.state, decision["seat"], order, roller)
+            except (InvalidOrder, RuleViolation):
+                return  # the rules refuse the policy's answer now: the seat answers itself
+            self._check_outcomes(outcomes, roller)
+            self.trigger_event(ev.StandingOrderUsed, seat=decision["seat"], decision_id=decision["id"],
+                               decision_kind=decision["kind"], policy_id=policy_id, choice=choice,
+                               order=order, rule=entry["rule"])
+            self._record(outcomes, seed_for)
+
+    def _opening(self, seed_for: SeedFor) -> None:
+        """The ruleset's opening outcomes, right after dice epoch 0 opens (set-up by dice)."""
+        roller = Roller(self, seed_for)
+        outcomes = self.rules.opening(self.state, roller)
+        self._check_outcomes(outcomes, roller)
+        self._record(outcomes, seed_for)
 
     def request_take_back(self, seat: str, reason: str = "") -> None:
         rule = self._take_back_rule()
@@ -568,6 +676,15 @@ class Game(Aggregate):
 
     def _on_UmpireRevoked(self, e: ev.UmpireRevoked) -> None:
         self.umpire = None
+
+    def _on_StandingOrderSet(self, e: ev.StandingOrderSet) -> None:
+        entry = {"decision_kind": e.decision_kind, "policy": e.policy, "rule": e.rule, "set": e.originator_version}
+        self.standing_orders = {**self._standing(), e.seat: {**self._standing().get(e.seat, {}),
+                                                                 e.policy_id: entry}}
+
+    def _on_StandingOrderCancelled(self, e: ev.StandingOrderCancelled) -> None:
+        mine = {k: v for k, v in self._standing().get(e.seat, {}).items() if k != e.policy_id}
+        self.standing_orders = {**self._standing(), e.seat: mine}
 
     def _on_GameEnded(self, e: ev.GameEnded) -> None:
         self.ended = {"winner": e.winner, "level": e.level, "reason": e.reason, "rule": e.rule}

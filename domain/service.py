@@ -374,6 +374,13 @@ class Warlog(Application):
     def revoke_umpire(self, game_id: str | UUID, by: str, reason: str = "") -> CommandResult:
         return self._command(game_id, lambda g: g.revoke_umpire(by, reason))
 
+    def set_standing_order(self, game_id: str | UUID, seat: str, policy_id: str, decision_kind: str,
+                           policy: Any) -> CommandResult:
+        return self._command(game_id, lambda g: g.set_standing_order(seat, policy_id, decision_kind, policy))
+
+    def cancel_standing_order(self, game_id: str | UUID, seat: str, policy_id: str) -> CommandResult:
+        return self._command(game_id, lambda g: g.cancel_standing_order(seat, policy_id))
+
     def umpire(self, game_id: str | UUID) -> dict | None:
         """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""
         return self.get_game(game_id).umpire

@@ -16,6 +16,23 @@ def view_state(rules: Ruleset, state: dict, viewer: str | None) -> dict:
     return state if viewer == UMPIRE else rules.view(state, viewer)
 
 
+# A standing order is private to its seat and the umpire (docs/rulesets.md, Standing orders): the
+# others see that the seat set or cancelled one, and, when one answers, the answer but not its name.
+_STANDING_HIDDEN = {
+    "StandingOrderSet": ("policy_id", "decision_kind", "policy", "rule", "salt"),
+    "StandingOrderCancelled": ("policy_id", "decision_kind", "rule"),
+    "StandingOrderUsed": ("policy_id",),
+}
+
+
+def redact_standing(event_type: str, data: dict, viewer: str | None) -> dict:
+    """``data`` of a standing order's event as ``viewer`` may see it; other events unchanged."""
+    hidden = _STANDING_HIDDEN.get(event_type)
+    if hidden is None or viewer == data["seat"]:
+        return data
+    return {**data, **{key: None for key in hidden}}
+
+
 def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[dict]:
     """Lines as ``viewer`` may see them: redacted data is marked ``"redacted": true`` (its hash
     then no longer matches, on purpose); an event the viewer may not know of at all is left out."""
@@ -24,7 +41,8 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[
     shown = []
     for line in lines:
         try:
-            data = rules.redact(line["type"], line["data"], viewer)
+            data = redact_standing(line["type"], line["data"], viewer)
+            data = rules.redact(line["type"], data, viewer)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it
             # hides cannot be known, so nothing of it is shown.

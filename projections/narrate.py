@@ -110,6 +110,12 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",
     "Conceded": lambda d: f"{d['seat']} concedes",
     "GameEnded": _ended,
+    "StandingOrderSet": lambda d: f"{d['seat']} left a standing order" + (
+        f" {d['policy_id']!r} for its {d['decision_kind']} decisions ({d['rule']})" if d.get("policy_id") else ""),
+    "StandingOrderCancelled": lambda d: f"{d['seat']} cancelled a standing order" + (
+        f" {d['policy_id']!r} ({d['rule']})" if d.get("policy_id") else ""),
+    "StandingOrderUsed": lambda d: f"{d['seat']}'s standing order" + (f" {d['policy_id']!r}" if d.get("policy_id") else "")
+                                   + f" answers {d['decision_id']}: {choice_text(d['choice'])} ({d['rule']})",
     "UmpireProposed": lambda d: f"{d['proposed_by']} proposes {d['umpire']} as umpire (appointed once every seat accepts)",
     "UmpireAccepted": lambda d: f"{d['seat']} accepts {d['umpire']} as umpire",
     "UmpireDeclined": lambda d: f"{d['seat']} declines {d['umpire']} as umpire: nobody is appointed",

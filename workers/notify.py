@@ -92,10 +92,13 @@ def recipients(command: Command, human_seats: list[str], before: list[str], afte
             if seat != command.seat:
                 out[seat] = "game_over"
         return out
+    # A decision a standing order answered within the same command waits for nobody.
+    answered = {line["data"].get("decision_id") for line in command.lines if line["type"] == "StandingOrderUsed"}
     for line in command.lines:
         if line["type"] == "DecisionPending":
-            seat = (line["data"].get("decision") or {}).get("seat")
-            if seat in human_seats and seat != command.seat:
+            decision = line["data"].get("decision") or {}
+            seat = decision.get("seat")
+            if seat in human_seats and seat != command.seat and decision.get("id") not in answered:
                 out[seat] = "decision"
     unsequenced = bool(after) and set(after) >= set(human_seats)
     if unsequenced and any(line["type"] in HAND_OVER for line in command.lines):

@@ -14,15 +14,20 @@ The contract (docs/rulesets.md says more):
 - ``names() -> dict``: {id: display name} of the pieces events name by id (readable lines).
 - ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
+- ``opening(state, dice) -> list[outcome]``: the rolls the server makes for the ``system`` seat
+  as soon as dice epoch 0 opens (set-up by dice); default none.
+- ``standing_policies() -> {decision_kind: Policy}``: the standing orders a seat may leave for
+  decisions it may be asked while it is not to move; default none (``check_policy``,
+  ``policy_answer`` and ``answer_order`` read it).
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from domain.errors import UnknownRuleset
+from domain.errors import InvalidOrder, RuleViolation, UnknownRuleset
 from domain.rulesets import core
 
 SYSTEM = "system"
@@ -43,6 +48,20 @@ class Setup:
     state: dict
     scenario: str = "standard"
     options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The standing orders a ruleset accepts for one decision kind (docs/rulesets.md, Standing orders).
+
+    ``check(state, seat, policy) -> policy`` returns the policy as it is recorded, or raises
+    InvalidOrder/RuleViolation naming ``rule``; ``answer(state, decision, policy) -> choice or
+    None`` answers a pending decision by the policy, None meaning: ask the seat."""
+
+    rule: str
+    check: Callable[[dict, str, Any], Any]
+    answer: Callable[[dict, dict, Any], Any]
+    description: str = ""
 
 
 class Ruleset:
@@ -88,6 +107,38 @@ class Ruleset:
         """{id: the game's own name} of the units, areas and other pieces its events name by id
         (``unit``, ``area``, …), for readable lines; empty for a game whose ids are the names."""
         return {}
+
+    def opening(self, state: dict, dice: Any) -> list:
+        """Outcomes the server records as soon as dice epoch 0 opens (the last seat joined), before
+        any order: the rolls a set-up by dice makes for ``system`` (docs/rulesets.md). Default none."""
+        return []
+
+    # Standing orders (docs/rulesets.md): a table of Policy by decision kind; none by default.
+    def standing_policies(self) -> dict[str, Policy]:
+        return {}
+
+    def check_policy(self, state: dict, seat: str, decision_kind: str, policy: Any) -> Any:
+        """``policy`` as recorded; refuses a kind that takes no standing orders, naming the kinds."""
+        table = self.standing_policies()
+        if not table:
+            raise RuleViolation(self.prefix or self.name, "this game takes no standing orders")
+        if decision_kind not in table:
+            raise InvalidOrder(f"standing orders are taken for {', '.join(sorted(table))}, not {decision_kind!r}",
+                               rule=self.prefix or self.name, field="decision_kind")
+        return table[decision_kind].check(state, seat, policy)
+
+    def standing_rule(self, decision_kind: str) -> str:
+        found = self.standing_policies().get(decision_kind)
+        return found.rule if found else (self.prefix or self.name)
+
+    def policy_answer(self, state: dict, decision: dict, policy: Any) -> Any:
+        """The choice ``policy`` makes for the pending ``decision``, or None: ask the seat."""
+        found = self.standing_policies().get(decision.get("kind"))
+        return found.answer(state, decision, policy) if found else None
+
+    def answer_order(self, decision: dict, choice: Any) -> dict:
+        """The order a seat gives to answer ``decision`` with ``choice``."""
+        return {"kind": "decide", "decision": decision["id"], "choice": choice}
 
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]

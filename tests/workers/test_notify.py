@@ -61,6 +61,17 @@ def test_recipients_new_to_move_decisions_and_hand_overs():
     assert notify.recipients(join, ["A", "B"], [], ["A", "B"]) == {"A": "your_move", "B": "your_move"}
 
 
+def test_a_decision_a_standing_order_answered_in_the_same_order_is_not_mailed():
+    answered = notify.Command(5, 8, "A", (
+        line(5, "OrderAccepted", seat="A", order={"kind": "advance"}),
+        line(6, "DecisionPending", decision={"seat": "B", "id": "fire-1"}),
+        line(7, "StandingOrderUsed", seat="B", decision_id="fire-1", choice="fire"),
+        line(8, "DecisionResolved", decision_id="fire-1", seat="B", choice="fire")))
+    assert notify.recipients(answered, ["A", "B"], ["A", "B"], ["A", "B"]) == {}
+    asked = notify.Command(5, 6, "A", answered.lines[:2])
+    assert notify.recipients(asked, ["A", "B"], ["A", "B"], ["B"]) == {"B": "decision"}
+
+
 def test_recipients_of_a_take_back_request_and_of_the_end():
     request = notify.Command(7, 7, "A", (line(7, "TakeBackRequested", seat="A", order_id="o"),))
     assert notify.recipients(request, ["A", "B"], ["A", "B"], ["B"]) == {}  # B could already act

@@ -10,3 +10,5 @@ from domain.rulesets import register
 from domain.rulesets.proving.rules import Proving
 
 RULESET = register(Proving())
+from domain.rulesets.proving import setup  # noqa: F401
+from domain.rulesets.proving import standing  # noqa: F401

@@ -9,14 +9,31 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from domain.errors import InvalidOrder, InvalidSetup
-from domain.rulesets import Ruleset, Setup, core
+from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
+from domain.rulesets import Policy, Ruleset, Setup, core
 
 SIDES = ["Red", "Blue"]
 PHASES = ["Play"]
 
 # kind -> (handler(state, seat, order, dice) -> [outcome], template(state, seat) -> dict | None)
 KINDS: dict[str, tuple[Callable[..., list], Callable[[dict, str], dict | None]]] = {}
+
+
+# decision kind -> the standing orders a seat may leave for it (PG 5)
+POLICIES: dict[str, Policy] = {}
+
+
+class Scenario:
+    """A start other than the standard one, registered by a mechanism's module (PG 4): the state it
+    makes of the standard one, the server's opening rolls, and a check run before every order."""
+
+    def __init__(self, start: Callable[[dict], dict], opening: Callable[[dict, Any], list],
+                 check: Callable[[dict, str, dict], None]):
+        self.start, self.opening, self.check = start, opening, check
+
+
+# scenario name -> Scenario; a game records its scenario in ``state["scenario"]``
+SCENARIOS: dict[str, Scenario] = {}
 
 
 def kind(name: str, template: Callable[[dict, str], dict | None]):
@@ -40,16 +57,42 @@ class Proving(Ruleset):
     def setup(self, scenario: str | None, options: dict) -> Setup:
         if options:
             raise InvalidSetup(f"the proving ground takes no options, not {', '.join(sorted(options))}")
-        return Setup(seats=list(SIDES), state=core.base_state(SIDES, PHASES), scenario=scenario or "standard")
+        state = core.base_state(SIDES, PHASES)
+        if scenario in SCENARIOS:
+            state = SCENARIOS[scenario].start({**state, "scenario": scenario})
+        return Setup(seats=list(SIDES), state=state, scenario=scenario or "standard")
 
     def legal_orders(self, state: dict, seat: str) -> list[dict]:
         if state.get("ended") or seat not in self.actors(state):
             return []
-        return [t for _, template in KINDS.values() if (t := template(state, seat)) is not None]
+        return [t for _, template in KINDS.values()
+                if (t := template(state, seat)) is not None and self._allowed(state, seat, t)]
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         entry = KINDS.get(order.get("kind"))
         if entry is None:
             raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS)) or 'nothing yet'}",
                                rule=self.sequence_rule, field="kind")
+        scenario = SCENARIOS.get(state.get("scenario"))
+        if scenario is not None:
+            scenario.check(state, seat, order)
         return entry[0](state, seat, order, dice)
+
+    def opening(self, state: dict, dice: Any) -> list:
+        scenario = SCENARIOS.get(state.get("scenario"))
+        return scenario.opening(state, dice) if scenario is not None else []
+
+    def standing_policies(self) -> dict[str, Policy]:
+        return POLICIES
+
+    @staticmethod
+    def _allowed(state: dict, seat: str, template: dict) -> bool:
+        """Whether the scenario's check lets ``template``'s kind be ordered now."""
+        scenario = SCENARIOS.get(state.get("scenario"))
+        if scenario is None:
+            return True
+        try:
+            scenario.check(state, seat, template)
+        except RuleViolation:
+            return False
+        return True
