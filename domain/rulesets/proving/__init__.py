@@ -8,5 +8,6 @@ the hex map and line of sight (PG 6), positions and sandboxes (PG 7).
 
 from domain.rulesets import register
 from domain.rulesets.proving.rules import Proving
+from domain.rulesets.proving import positions  # noqa: F401
 
 RULESET = register(Proving())

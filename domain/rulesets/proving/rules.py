@@ -19,6 +19,12 @@ PHASES = ["Play"]
 KINDS: dict[str, tuple[Callable[..., list], Callable[[dict, str], dict | None]]] = {}
 
 
+# What a viewer may see, one filter per mechanism that hides something (PG 7's face-down markers):
+# view(state, viewer) -> state and redact(event_type, data, viewer) -> data or None, applied in turn.
+VIEWS: list[Callable[[dict, str | None], dict]] = []
+REDACTS: list[Callable[[str, dict, str | None], dict | None]] = []
+
+
 def kind(name: str, template: Callable[[dict, str], dict | None]):
     """Register the handler of order kind ``name`` and the template ``legal_orders`` offers."""
     def register(fn):
@@ -53,3 +59,15 @@ class Proving(Ruleset):
             raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS)) or 'nothing yet'}",
                                rule=self.sequence_rule, field="kind")
         return entry[0](state, seat, order, dice)
+
+    def view(self, state: dict, viewer: str | None) -> dict:
+        for hide in VIEWS:
+            state = hide(state, viewer)
+        return state
+
+    def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
+        for hide in REDACTS:
+            data = hide(event_type, data, viewer)
+            if data is None:
+                return None
+        return data
