@@ -208,8 +208,8 @@ def post_cross_statistics():
     _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()), sandboxes,
              meta={"kind": "statistics_across", "ruleset": ruleset, "sandbox": sandboxes, "games": len(ids)},
              artifact=artifacts() / f"across-{name}-{key}.json")
-    return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset, **({"sandbox": "true"} if sandboxes else {})),
-                     ruleset=ruleset, games=len(ids))
+    asked = {"sandbox": "true"} if sandboxes else {}
+    return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset, **asked), ruleset=ruleset, games=len(ids))
 
 
 @bp.get("/statistics")

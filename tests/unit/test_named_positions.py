@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from uuid import UUID
 
 import pytest
 
@@ -16,7 +17,9 @@ from domain.game import Game
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.rulesets import positions as positions_module
 from domain.rulesets.positions import PositionError
+from domain.storage import config_from_env
 from domain.verify import to_line, verify
+from tests.conftest import make_app
 from tests.unit.falklands.helpers import initial, play
 
 
@@ -80,7 +83,7 @@ def test_a_game_from_a_position_records_it_and_replays_after_the_file_changes(mo
     created, marked = game.pending_events[:2]
     assert created.setup == MIDGAME.state and created.setup is not MIDGAME.state
     assert (marked.position, marked.digest) == ("midgame", chain.digest(MIDGAME.state))
-    changed = find_ruleset("proving").positions()["midgame"].__class__("midgame", "t", "n", {**MIDGAME.state, "turn": 9})
+    changed = positions_module.Position("midgame", "t", "n", {**MIDGAME.state, "turn": 9})
     monkeypatch.setitem(find_ruleset("proving").positions(), "midgame", changed)
     replayed = None
     for event in game.pending_events:
@@ -131,3 +134,27 @@ def test_order_around_names_the_order_whose_outcome_runs_past_an_event():
     source = source_game()  # the order: events 6 (accepted), 7 (the roll), 8 (the VP)
     assert source.order_around(6) == ("o1", 6, 8) and source.order_around(7) == ("o1", 6, 8)
     assert source.order_around(8) is None and source.order_around(5) is None
+
+
+def test_a_fork_past_a_snapshot_starts_from_the_state_at_its_event_and_its_export_imports(sqlite_app, tmp_path):
+    """On a store that snapshots every 20 events, a fork between snapshots starts from the state a
+    replay of the source's first ``at`` events gives; the sandbox's export verifies and imports."""
+    source = sqlite_app.create_game("proving", position="midgame").game_id
+    for seat in ("Red", "Blue"):
+        sqlite_app.join(source, seat, seat.lower())
+    for n in range(15):
+        sqlite_app.submit_order(source, ("Red", "Blue")[n % 2], f"o{n}", {"kind": "roll_score"})
+    at = 32  # the end of an order (events 6 + 3n + 2), between the snapshots at 20 and 40
+    replayed = None
+    for event in sqlite_app.events.get(UUID(source), lte=at):
+        replayed = event.mutate(replayed)
+    result = sqlite_app.fork_game(source, at, "Red")
+    sandbox = sqlite_app.get_game(result.game_id)
+    assert sandbox.state == replayed.state and sandbox.sandbox["at_hash"] == replayed.chain_head
+    lines = list(sqlite_app.export(result.game_id))
+    other = make_app(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "other")}))
+    try:
+        assert other.import_lines(lines) == result.game_id
+        assert other.get_game(result.game_id).sandbox["source"] == source
+    finally:
+        other.close()

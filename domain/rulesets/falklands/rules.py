@@ -75,7 +75,8 @@ class Falklands(Ruleset):
         battle and no other, and a phase of the turn sequence (FS 5)."""
         super().check_position(state)
         if set(state["units"]) != set(DATA.units):
-            extra, missing = sorted(set(state["units"]) - set(DATA.units)), sorted(set(DATA.units) - set(state["units"]))
+            units, known = set(state["units"]), set(DATA.units)
+            extra, missing = sorted(units - known), sorted(known - units)
             raise ValueError(f"the units are not the order of battle's (unknown: {extra[:5]}, missing: {missing[:5]})")
         if state["phase"] not in [S.SETUP_PHASE, *S.PHASES]:
             raise ValueError(f"{state['phase']!r} is no phase of FS 5")
