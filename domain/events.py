@@ -90,7 +90,8 @@ class SandboxForked(GameEvent):
     """This game is a sandbox: its set-up is the state of game ``source`` right after event
     ``at``, whose line hash is ``at_hash`` (check it against the source's export). Its dice are
     its own; it is left out of the games index and of statistics across games unless asked.
-    ``by`` is who forked it: a seat of the source, ``umpire``, or ``spectator``."""
+    ``by`` is what the forker could see: a seat of the source, ``umpire``, or ``spectator`` (an
+    admin token or none)."""
 
     source: str
     at: int
