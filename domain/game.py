@@ -220,8 +220,8 @@ class Game(Aggregate):
         if view_state(source.rules, source.state, viewer) != source.state:
             raise ForkHidden(f"the state right after event {source.version} holds information hidden from "
                              f"{viewer or 'spectators'}: only the umpire may fork there")
-        made = Setup(seats=list(source.seats), state=source.state, scenario=source.scenario,
-                     options=source.options)
+        made = Setup(seats=list(source.seats), state=json_copy(source.state), scenario=source.scenario,
+                     options=json_copy(source.options))
         return cls._start(source.rules, made, game_id, umpire, (ev.SandboxForked, {
             "source": str(source.id), "at": source.version, "at_hash": source.chain_head,
             "by": viewer or "spectator"}))
