@@ -551,11 +551,27 @@ def cmd_new(args: argparse.Namespace) -> int:
     options.update(_pairs(args.option, "--option"))
     client = session.client(None, need=None)
     created = client.create_game(args.ruleset, options, scenario=args.scenario, public=args.public,
-                                 umpire=args.umpire)
+                                 umpire=args.umpire, position=args.position)
+    return _created(args, session, client, created, args.ruleset)
+
+
+def cmd_sandbox(args: argparse.Namespace) -> int:
+    """A sandbox of a game from its state right after event --at, forked with the saved token."""
+    session = Session(args)
+    source = session.game_id(args.game_id)
+    client = session.client(source, "read")
+    created = client.fork_sandbox(source, args.at, public=args.public, umpire=args.umpire)
+    ruleset = session.entry(source).get("ruleset") or client.game(source).get("ruleset")
+    return _created(args, session, client, created, ruleset, f"a sandbox of {source} from event {args.at}, ")
+
+
+def _created(args: argparse.Namespace, session: Session, client, created: dict, ruleset: str,
+             what: str = "") -> int:
+    """Print a new game's seats, invites and admin token, and save them in the config file."""
     game_id = created["game_id"]
 
     def human(body: dict) -> None:
-        say(f"game {game_id} ({args.ruleset}, {'public' if args.public else 'private'})")
+        say(f"game {game_id} ({what}{ruleset}, {'public' if args.public else 'private'})")
         say(f"seats: {', '.join(body.get('seats') or [])}")
         for seat, code in (body.get("invites") or {}).items():
             say(f"invite for {seat}: {code}")
@@ -567,7 +583,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             "which takes the seat's saved invite)")
 
     _emit(args, created, human)
-    path = _save_or_warn(session, game_id, server=client.base_url, ruleset=args.ruleset,
+    path = _save_or_warn(session, game_id, server=client.base_url, ruleset=ruleset,
                          admin_token=created.get("admin_token"), invites=created.get("invites") or {})
     if path and not args.json:
         say(f"saved the invite codes and the admin token to {path}")
@@ -632,7 +648,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     client = session.client(None, need=None)
     if getattr(args, "token", None) or os.environ.get("WARLOG_TOKEN"):
         client = client.with_token(session.token(None, "read"))
-    body = client.list_games(status=args.status, ruleset=args.ruleset, player=args.player, turn_of=args.turn_of)
+    body = client.list_games(status=args.status, ruleset=args.ruleset, player=args.player, turn_of=args.turn_of,
+                             sandbox=args.sandbox)
     body["games"] = (body.get("games") or []) + _saved_games(session, client, body.get("games") or [], args)
 
     def human(body: dict) -> None:
@@ -665,7 +682,8 @@ def _saved_games(session: Session, client, listed: list[dict], args: argparse.Na
         handles = {s.get("handle") for s in g.get("seats") or []}
         moving = {s.get("handle") for s in g.get("seats") or [] if s.get("seat") in (g.get("whose_move") or [])}
         if ((args.status and g.get("status") != args.status) or (args.ruleset and g.get("ruleset") != args.ruleset)
-                or (args.player and args.player not in handles) or (args.turn_of and args.turn_of not in moving)):
+                or (args.player and args.player not in handles) or (args.turn_of and args.turn_of not in moving)
+                or (g.get("sandbox") and not args.sandbox)):
             continue
         out.append(g)
     return out
@@ -1342,7 +1360,7 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 
 CLIENT_EPILOG = f"""\
-Client commands (new, join, games, show, legal, order, state, history, dice, watch, take-back,
+Client commands (new, sandbox, join, games, show, legal, order, state, history, dice, watch, take-back,
 answer-take-back, concede, client-seed, standing, umpire-token, umpire-propose, umpire-answer, umpire-tokens,
 umpire-revoke, replay, stats, and export with a server) talk to a warlog server: --server or
 WARLOG_SERVER, else the server saved with the game or in the config file.
@@ -1368,8 +1386,19 @@ def add_client_commands(sub) -> None:
     p.add_argument("--public", action="store_true", help="anyone may read the game without a token")
     p.add_argument("--umpire", metavar="NAME", help="name the umpire from the start (recorded in the log; "
                                                      "every seat joins knowing it)")
+    p.add_argument("--position", metavar="NAME", help="start from this named position of the ruleset "
+                                                      "(GET /api/v1/rulesets/RULESET lists them)")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("sandbox", help="fork a sandbox of a game from its state right after event --at "
+                                       "(its own seats and dice); prints and saves its invites and admin token")
+    p.add_argument("game_id")
+    p.add_argument("--at", type=int, required=True, metavar="SEQ", help="the event the sandbox starts right after")
+    p.add_argument("--public", action="store_true", help="anyone may read the sandbox without a token")
+    p.add_argument("--umpire", metavar="NAME", help="name the sandbox's umpire from the start")
+    _add_access(p)
+    p.set_defaults(func=cmd_sandbox)
 
     p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token")
     p.add_argument("game_id")
@@ -1389,6 +1418,7 @@ def add_client_commands(sub) -> None:
     p.add_argument("--ruleset")
     p.add_argument("--player", help="a player's handle")
     p.add_argument("--turn-of", help="games where it is this handle's move")
+    p.add_argument("--sandbox", action="store_true", help="list sandboxes too (left out by default)")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_games)
 

@@ -207,18 +207,28 @@ class WarlogClient:
 
     # ----------------------------------------------------------------------------- games --
     def create_game(self, ruleset: str, options: dict | None = None, *, scenario: str | None = None,
-                    public: bool = False, umpire: str | None = None) -> dict:
+                    public: bool = False, umpire: str | None = None, position: str | None = None) -> dict:
         body: dict[str, Any] = {"ruleset": ruleset, "options": options or {}, "public": public}
         if scenario is not None:
             body["scenario"] = scenario
         if umpire is not None:
             body["umpire"] = umpire
+        if position is not None:
+            body["position"] = position
         return self._json("POST", "/games", body=body)
 
+    def fork_sandbox(self, game_id: str, at: int, *, public: bool = False, umpire: str | None = None) -> dict:
+        """A sandbox of the game from its state right after event ``at`` (docs/api.md)."""
+        body: dict[str, Any] = {"at": at, "public": public}
+        if umpire is not None:
+            body["umpire"] = umpire
+        return self._json("POST", f"/games/{_quote(game_id)}/sandbox", body=body)
+
     def list_games(self, *, status: str | None = None, ruleset: str | None = None,
-                   player: str | None = None, turn_of: str | None = None) -> dict:
+                   player: str | None = None, turn_of: str | None = None, sandbox: bool = False) -> dict:
         return self._json("GET", "/games", query={"status": status, "ruleset": ruleset,
-                                                  "player": player, "turn_of": turn_of})
+                                                  "player": player, "turn_of": turn_of,
+                                                  "sandbox": "true" if sandbox else None})
 
     def game(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}")

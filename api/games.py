@@ -109,7 +109,8 @@ def summary(view: dict, public: bool, caller: Caller | None = None, damaged: dic
                   for s in human_seats(view)],
         "whose_move": view["whose_move"], "turn": state.get("turn"), "phase": state.get("phase"),
         "vp": state.get("vp", {}), "version": view["version"], "chain_head": view["chain_head"],
-        "last_activity": view["last_activity"], "ended": view["ended"], "damaged": damaged})
+        "last_activity": view["last_activity"], "ended": view["ended"], "damaged": damaged,
+        "position": view.get("position"), "sandbox": view.get("sandbox")})
 
 
 def _etag(response, version: int):
@@ -122,19 +123,39 @@ def _etag(response, version: int):
 def create_game():
     body = load(schemas.CreateGame)
     rules = find_ruleset(body["ruleset"])  # an unknown ruleset is a 422 naming the known ones
+    return created(lambda: service().create_game(rules.name, body["scenario"], body["options"],
+                                                 umpire=body["umpire"], position=body["position"]),
+                   body["public"])
+
+
+@bp.post("/games/<game_id>/sandbox")
+def fork_sandbox(game_id: str):
+    """A sandbox of the game: a new game from its state right after event ``at``, for whoever may
+    read the game there (docs/api.md: who may fork, and where)."""
+    caller = caller_for(game_id)
+    body = load(schemas.Sandbox)
+    return created(lambda: service().fork_game(caller.game_id, body["at"], caller.viewer, umpire=body["umpire"]),
+                   body["public"])
+
+
+def created(create, public: bool):
+    """A new game made by ``create()`` (within the per-address cap), its seats' invites and its
+    admin token: 201 with its Location."""
     creations, address = current_app.extensions["warlog_creations"], request.remote_addr or "unknown"
     cap, window = current_app.config["WARLOG_GAMES_PER_ADDRESS"], current_app.config["WARLOG_GAMES_WINDOW_SECONDS"]
     wait = creations.wait_before_next(address, cap, window)
     if wait:
         raise ApiProblem("too_many_games", f"this address has created {cap} games within {window} s "
                          f"(WARLOG_GAMES_PER_ADDRESS); try again in {wait} s", {"Retry-After": str(wait)})
-    result = service().create_game(rules.name, body["scenario"], body["options"], umpire=body["umpire"])
+    result = create()
     creations.record(address, window)
-    seats = rules.human_seats(result.events[0]["data"]["seats"])
-    admin, invites = access().register_game(result.game_id, body["public"], seats)
+    created_line = result.events[0]["data"]
+    seats = find_ruleset(created_line["ruleset"]).human_seats(created_line["seats"])
+    sandbox = next((line["data"] for line in result.events if line["type"] == "SandboxForked"), None)
+    admin, invites = access().register_game(result.game_id, public, seats)
     response = jsonify(schemas.dump(schemas.Created, {
         "game_id": result.game_id, "seats": seats, "invites": invites,
-        "admin_token": admin, "version": result.version, "chain_head": result.chain_head}))
+        "admin_token": admin, "version": result.version, "chain_head": result.chain_head, "sandbox": sandbox}))
     response.status_code = 201
     response.headers["Location"] = url_for("games.get_game", game_id=result.game_id)
     return response
@@ -142,7 +163,8 @@ def create_game():
 
 @bp.get("/games")
 def list_games():
-    """Public games, and the game of the caller's token; filtered by the query."""
+    """Public games, and the game of the caller's token; filtered by the query. Sandboxes are
+    left out unless ``?sandbox=true``."""
     filters = schemas.shared(schemas.GameFilters).load(request.args)
     ids = set(access().public_game_ids())
     caller_game = None
@@ -167,8 +189,8 @@ def list_games():
     games = []
     for row in rows:
         view = views[row["game_id"]].get("map")
-        if view is None:
-            continue
+        if view is None or (view.get("sandbox") and not filters["sandbox"]):
+            continue  # sandboxes are listed only when asked (?sandbox=true)
         caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
         line = damaged.get(row["game_id"])
         games.append(summary(view, access().is_public(row["game_id"]) or False, caller,

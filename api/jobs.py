@@ -129,6 +129,8 @@ class StatsQuery(Schema):
 class RulesetQuery(Schema):
     ruleset = fields.String(required=True, validate=validate.Length(min=1, max=100),
                             metadata={"description": "the ruleset, e.g. freeform"})
+    sandbox = fields.Boolean(load_default=False,
+                             metadata={"description": "true: count sandboxes too (they are left out by default)"})
 
 
 # ================================================================================= replays ====
@@ -184,13 +186,16 @@ def get_statistics(game_id: str):
 
 @bp.post("/statistics")
 def post_cross_statistics():
-    """Statistics across every public game of a ruleset, as a spectator sees them."""
-    ruleset = shared(RulesetQuery).load(request.args)["ruleset"]
+    """Statistics across every public game of a ruleset, as a spectator sees them; sandboxes
+    only with ``?sandbox=true``."""
+    params = shared(RulesetQuery).load(request.args)
+    ruleset, sandboxes = params["ruleset"], params["sandbox"]
     find_ruleset(ruleset)  # unknown_ruleset before anything is queued
     ids = sorted(access().public_game_ids())
     head = service().recorder.max_notification_id() or 0
     key = hashlib.sha256(("\n".join(ids) + f"\n{head}").encode()).hexdigest()[:20]
-    jid = rqueue.job_id("across", ruleset, key)
+    name = work.across_name(ruleset, sandboxes)
+    jid = rqueue.job_id("across", name, key)
     cap = current_app.config["WARLOG_STATISTICS_JOBS"]  # 0: no cap
     try:
         waiting = _across_jobs_waiting()
@@ -200,16 +205,18 @@ def post_cross_statistics():
         raise ApiProblem("statistics_busy", f"{len(waiting)} jobs of statistics across games are queued or "
                          f"running (WARLOG_STATISTICS_JOBS: {cap}); ask again once one has finished",
                          {"Retry-After": "30"})
-    _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()),
-             meta={"kind": "statistics_across", "ruleset": ruleset, "games": len(ids)},
-             artifact=artifacts() / f"across-{ruleset}-{key}.json")
-    return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset), ruleset=ruleset, games=len(ids))
+    _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()), sandboxes,
+             meta={"kind": "statistics_across", "ruleset": ruleset, "sandbox": sandboxes, "games": len(ids)},
+             artifact=artifacts() / f"across-{name}-{key}.json")
+    asked = {"sandbox": "true"} if sandboxes else {}
+    return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset, **asked), ruleset=ruleset, games=len(ids))
 
 
 @bp.get("/statistics")
 def get_cross_statistics():
-    ruleset = shared(RulesetQuery).load(request.args)["ruleset"]
-    path = artifacts() / f"across-{ruleset}-latest.json"
+    params = shared(RulesetQuery).load(request.args)
+    ruleset = params["ruleset"]
+    path = artifacts() / f"across-{work.across_name(ruleset, params['sandbox'])}-latest.json"
     if "/" in ruleset or not path.exists():
         raise ApiProblem("not_found", f"no statistics across {ruleset} games have been made yet; POST to make them")
     return _artifact(path, MEDIA["json"], f"statistics-{ruleset}.json")
@@ -237,6 +244,7 @@ def get_job(job_id: str):
         elif kind == "statistics":
             result_url = url_for("jobs.get_statistics", game_id=gid, version=version)
         elif kind == "statistics_across":
-            result_url = url_for("jobs.get_cross_statistics", ruleset=meta.get("ruleset"))
+            result_url = url_for("jobs.get_cross_statistics", ruleset=meta.get("ruleset"),
+                                 **({"sandbox": "true"} if meta.get("sandbox") else {}))
     return jsonify({"id": found.id, "kind": meta.get("kind"), "game_id": meta.get("game_id"), **shown,
                     "result_url": result_url})

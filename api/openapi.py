@@ -187,6 +187,7 @@ FORMAT_QUERY = query("format", "string", "html (the offline page, default) or js
 STATS_QUERY = query("version", "integer", "the version made at (default: the latest made)", minimum=1)
 CHART_QUERY = query("chart", "string", "an SVG chart instead of the JSON", enum=["faces", "vp"])
 RULESET_QUERY = {**query("ruleset", "string", "the ruleset, e.g. freeform"), "required": True}
+SANDBOX_QUERY = query("sandbox", "boolean", "true: count sandboxes too (they are left out by default)")
 
 # ---- the event stream: its schema describes one event (OpenAPI 3.1 reads a text/event-stream
 # schema per event, as 3.2's itemSchema does); ``data`` is the export line as JSON text.
@@ -218,10 +219,14 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
         description="What a page needs to draw the game: `board` is the ruleset's drawing data (maps with their "
                     "size, areas with polygon and label position, units with name, abbreviation, side and steps; "
-                    "docs/pages.md), or null for a game without a map (freeform). An unknown name is 404.",
+                    "docs/pages.md), or null for a game without a map (freeform). `positions` are the named "
+                    "positions a game can start from (`position` in POST /api/v1/games). An unknown name is 404.",
         replies={200: Reply("the ruleset", _obj("", name="string", title="string",
                                                board={"type": ["object", "null"],
-                                                      "description": "maps, areas, borders, units; null: no map"}))},
+                                                      "description": "maps, areas, borders, units; null: no map"},
+                                               positions={"type": "array", "items": _obj(
+                                                   "a named position", name="string", title="string",
+                                                   note="string")}))},
         problems=("not_found",)),
     # ---- games
     ("post", "/api/v1/games"): Op(
@@ -229,13 +234,27 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Anyone may create a game, up to WARLOG_GAMES_PER_ADDRESS (20) from one address within "
                     "WARLOG_GAMES_WINDOW_SECONDS (3600): beyond, 429 too_many_games with Retry-After. The answer "
                     "holds the admin token and one invite code per seat; they are shown once and stored only as "
-                    "hashes. Hand each invite code to its player.",
+                    "hashes. Hand each invite code to its player. With `position` the game starts from that named "
+                    "position of the ruleset (GET /api/v1/rulesets/{name}); an unknown one is 422 invalid_setup "
+                    "naming the known ones.",
         replies={201: Reply("the game was created", schemas.Created, headers=("Location",))},
         problems=(*BODY, "unknown_ruleset", "invalid_setup", "too_many_games")),
+    ("post", "/api/v1/games/{game_id}/sandbox"): Op(
+        "Fork a sandbox", ANY, params=_GAME, body=schemas.Sandbox,
+        description="A new game from this game's state right after event `at`: \"what if I had attacked "
+                    "instead?\" Anyone who may read the game may fork it, as what the token may see: where the "
+                    "state holds information hidden from the caller, only an umpire token may fork (403 "
+                    "fork_hidden). `at` must be an event between orders, before the game ended (else 422 "
+                    "invalid_fork, saying why and where it can start). The sandbox has its own seats, invites, "
+                    "admin token and dice (new seeds), and SandboxForked in its log names the source game, the "
+                    "event and that event's hash. It counts against WARLOG_GAMES_PER_ADDRESS like a new game, and "
+                    "is left out of GET /api/v1/games and of statistics across games unless asked.",
+        replies={201: Reply("the sandbox was created", schemas.Created, headers=("Location",))},
+        problems=(*READ, *BODY, "fork_hidden", "invalid_fork", "invalid_setup", "too_many_games")),
     ("get", "/api/v1/games"): Op(
         "List games", ANY, params=(schemas.GameFilters,),
-        description="Public games, plus the game of the caller's token, most recent activity first. "
-                    "An unknown query parameter is 422 invalid_request.",
+        description="Public games, plus the game of the caller's token, most recent activity first; "
+                    "sandboxes only with `sandbox=true`. An unknown query parameter is 422 invalid_request.",
         replies={200: Reply("the games", schemas.GameList)},
         problems=("unauthorized", "invalid_request", *LOADS)),
     ("get", "/api/v1/games/{game_id}"): Op(
@@ -519,15 +538,17 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("the statistics (JSON; SVG with chart)", {"type": "object"})},
         problems=(*AUTH_READ, "invalid_request", "not_found")),
     ("post", "/api/v1/statistics"): Op(
-        "Make statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,), body_required=False,
+        "Make statistics across games", NONE, tag="jobs", params=(RULESET_QUERY, SANDBOX_QUERY), body_required=False,
         description="Queues a job over every public game of the ruleset, as a spectator sees them: win rate "
                     "per side, game length, final VP, order kinds, random events and d66 results against their "
-                    "expectation, dice fairness over all games.",
+                    "expectation, dice fairness over all games. Sandboxes are left out (`sandboxes_left_out` "
+                    "counts them) unless `sandbox=true`.",
         replies={202: Reply("the job", _JOB_ACCEPTED)},
         problems=("invalid_request", "unknown_ruleset", "queue_unavailable", "statistics_busy")),
     ("get", "/api/v1/statistics"): Op(
-        "Download statistics across games", NONE, tag="jobs", params=(RULESET_QUERY,),
-        description="The latest statistics made across the ruleset's public games. 404 until a job made them.",
+        "Download statistics across games", NONE, tag="jobs", params=(RULESET_QUERY, SANDBOX_QUERY),
+        description="The latest statistics made across the ruleset's public games (with `sandbox=true`: those "
+                    "made counting sandboxes too). 404 until a job made them.",
         replies={200: Reply("the statistics", {"type": "object"})},
         problems=("invalid_request", "not_found")),
     ("get", "/api/v1/jobs/{job_id}"): Op(

@@ -86,7 +86,8 @@ def ruleset(name: str):
         rules = find_ruleset(name)
     except UnknownRuleset as exc:
         raise ApiProblem("not_found", str(exc)) from None
-    return jsonify({"name": rules.name, "title": rules.title, "board": rules.board()})
+    positions = [{"name": p.name, "title": p.title, "note": p.note} for p in rules.positions().values()]
+    return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(), "positions": positions})
 
 
 class FrameCache:

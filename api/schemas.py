@@ -41,6 +41,19 @@ class CreateGame(Schema):
     umpire = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=80),
                            metadata={"description": "names the game's umpire from the start: recorded in the log "
                                                     "right after the creation, so every seat joins knowing it"})
+    position = fields.String(load_default=None, allow_none=True, validate=[validate.Length(min=1, max=40), one_line],
+                             metadata={"description": "start from this named position of the ruleset "
+                                                      "(GET /rulesets/{name}) instead of its standard set-up; "
+                                                      "not with options"})
+
+
+class Sandbox(Schema):
+    at = fields.Integer(required=True, strict=True,
+                        metadata={"description": "the seq of the source game's event the sandbox starts right after"})
+    public = fields.Boolean(load_default=False,
+                            metadata={"description": "public games can be read by anyone, without a token"})
+    umpire = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=80),
+                           metadata={"description": "names the sandbox's umpire from the start"})
 
 
 class Join(Schema):
@@ -111,6 +124,8 @@ class Created(Schema):
                                                          "seats agree, issues its tokens"})
     version = fields.Integer()
     chain_head = fields.String()
+    sandbox = fields.Dict(allow_none=True, metadata={
+        "description": "a sandbox's mark: {source, at, at_hash, by}; null for a new game"})
 
 
 class Joined(Schema):
@@ -186,6 +201,11 @@ class Summary(Schema):
     ended = fields.Dict(allow_none=True)
     damaged = fields.Nested(Damaged, allow_none=True, metadata={
         "description": "null, or the stored log fails verification (docs/operations.md)"})
+    position = fields.Dict(allow_none=True, metadata={
+        "description": "{position, title}: the named position the game started from; null for the standard set-up"})
+    sandbox = fields.Dict(allow_none=True, metadata={
+        "description": "{source, at, at_hash, by}: the game is a sandbox of game source forked right after its "
+                       "event at (whose hash is at_hash); null for a game that is not"})
 
 
 class GameList(Schema):
@@ -197,6 +217,8 @@ class GameFilters(Schema):
     ruleset = fields.String()
     player = fields.String(metadata={"description": "a player's handle"})
     turn_of = fields.String(metadata={"description": "games where it is this handle's move"})
+    sandbox = fields.Boolean(load_default=False,
+                             metadata={"description": "true: sandboxes are listed too (they are left out by default)"})
 
 
 class LegalOrders(Schema):

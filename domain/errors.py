@@ -85,6 +85,20 @@ class InvalidSetup(WarlogError):
     code = "invalid_setup"
 
 
+class InvalidFork(WarlogError):
+    """A sandbox cannot start at this event of the source game (past its end, inside an order,
+    after the game ended); the message says why and where it can start."""
+
+    code = "invalid_fork"
+
+
+class ForkHidden(WarlogError):
+    """The state at the fork's event holds information hidden from the caller: only a viewer who
+    sees all of it (the umpire) may fork there, so no seat learns hidden state through a fork."""
+
+    code = "fork_hidden"
+
+
 class IntegrityFailure(WarlogError):
     """The stored log or an imported file does not verify: names the first bad line."""
 

@@ -75,6 +75,30 @@ class GameCreated(Aggregate.Created):
 register(GameCreated)
 
 
+# Where a game starts: right after GameCreated, when not the ruleset's standard set-up ------------
+class PositionSet(GameEvent):
+    """The game starts from the named position ``position`` of its ruleset (``title``); its state
+    is GameCreated's ``setup``, and ``digest`` (chain.digest of it) lets anyone see whether the
+    ruleset's data file still holds the same state."""
+
+    position: str
+    title: str
+    digest: str
+
+
+class SandboxForked(GameEvent):
+    """This game is a sandbox: its set-up is the state of game ``source`` right after event
+    ``at``, whose line hash is ``at_hash`` (check it against the source's export). Its dice are
+    its own; it is left out of the games index and of statistics across games unless asked.
+    ``by`` is what the forker could see: a seat of the source, ``umpire``, or ``spectator`` (an
+    admin token or none)."""
+
+    source: str
+    at: int
+    at_hash: str
+    by: str
+
+
 # Seats -----------------------------------------------------------------------------------------
 class SeatJoined(GameEvent):
     seat: str

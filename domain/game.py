@@ -23,12 +23,16 @@ from domain.errors import (
     IntegrityFailure,
     InvalidOrder,
     RulesetBug,
+    ForkHidden,
+    InvalidFork,
     InvalidSetup,
     NotYourMove,
     RuleViolation,
     UnknownSeat,
 )
-from domain.rulesets import RESERVED_SEATS, SYSTEM, Ruleset, find_ruleset
+from domain.rulesets import RESERVED_SEATS, SYSTEM, Ruleset, Setup, find_ruleset
+from domain.rulesets.core import json_copy
+from domain.visibility import view_state
 
 SeedFor = Callable[[int], bytes]
 
@@ -179,6 +183,10 @@ class Game(Aggregate):
     # Standing orders: {seat: {policy_id: {decision_kind, policy, rule, set}}}, replaced, never
     # changed in place (a class default, for snapshots taken before standing orders existed).
     standing_orders: dict | None = None
+    # Where the game started, when not from the standard set-up: {"position", "title"} of a named
+    # position; {"source", "at", "at_hash", "by"} of a sandbox. Class defaults, for old snapshots.
+    position: dict | None = None
+    sandbox: dict | None = None
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -187,15 +195,51 @@ class Game(Aggregate):
     # ---------------------------------------------------------------------------- creation --
     @classmethod
     def create(cls, ruleset: str, scenario: str | None = None, options: dict | None = None,
-               game_id: UUID | None = None, umpire: str | None = None) -> "Game":
+               game_id: UUID | None = None, umpire: str | None = None, position: str | None = None) -> "Game":
         """A new game; ``umpire`` names its umpire from the start (recorded right after the
-        creation, so every seat joins knowing it)."""
+        creation, so every seat joins knowing it); ``position`` starts it from a named position
+        of its ruleset instead of the standard set-up (recorded by PositionSet)."""
         rules = find_ruleset(ruleset)
-        if umpire is not None:
-            umpire = _umpire_name(umpire, InvalidSetup)
         if options is not None and not isinstance(options, dict):
             raise InvalidSetup("options must be a JSON object")
-        made = rules.setup(scenario, dict(options or {}))
+        if position is None:
+            made = rules.setup(scenario, dict(options or {}))
+            return cls._start(rules, made, game_id, umpire)
+        if options:
+            raise InvalidSetup("a game starts from a named position or from options, not both")
+        found = rules.position(position)
+        made = rules.setup(scenario, {})
+        made.state = json_copy(found.state)  # the event's own copy, never the ruleset's cached one
+        return cls._start(rules, made, game_id, umpire, (ev.PositionSet, {
+            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}))
+
+    @classmethod
+    def fork(cls, source: "Game", viewer: str | None, game_id: UUID | None = None,
+             umpire: str | None = None) -> "Game":
+        """A sandbox of ``source`` as it stands (loaded at the fork's event), forked by ``viewer``
+        (a seat, "umpire", or None: a spectator): its seats, scenario, options and state, marked
+        by SandboxForked. Nothing else carries over: not the source's dice, handles, orders or
+        umpire. Refused once the game has ended, and where the state holds anything ``viewer``
+        may not see (a seat must not learn hidden state through a fork; the umpire sees all)."""
+        if source.is_ended:
+            raise InvalidFork(f"the game had ended by event {source.version}: a sandbox starts from a "
+                              "position still in play")
+        if view_state(source.rules, source.state, viewer) != source.state:
+            raise ForkHidden(f"the state right after event {source.version} holds information hidden from "
+                             f"{viewer or 'spectators'}: only the umpire may fork there")
+        made = Setup(seats=list(source.seats), state=json_copy(source.state), scenario=source.scenario,
+                     options=json_copy(source.options))
+        return cls._start(source.rules, made, game_id, umpire, (ev.SandboxForked, {
+            "source": str(source.id), "at": source.version, "at_hash": source.chain_head,
+            "by": viewer or "spectator"}))
+
+    @classmethod
+    def _start(cls, rules: Ruleset, made: Setup, game_id: UUID | None, umpire: str | None,
+               start: tuple[type, dict] | None = None) -> "Game":
+        """GameCreated of ``made``, then what marks where the game starts (``start``), then the
+        umpire named at creation."""
+        if umpire is not None:
+            umpire = _umpire_name(umpire, InvalidSetup)
         for seat in made.seats:
             if seat in RESERVED_SEATS and seat != SYSTEM:
                 raise InvalidSetup(f"{seat!r} is a reserved name and cannot be a seat")
@@ -215,6 +259,8 @@ class Game(Aggregate):
                                   "timestamp": timestamp.isoformat(), "data": data, "prev_hash": chain.GENESIS})
         game = cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)
+        if start is not None:
+            game.trigger_event(start[0], **start[1])
         if umpire is not None:
             game.trigger_event(ev.UmpireAppointed, umpire=umpire, agreement=APPOINTED_AT_CREATION, seats=[])
         return game
@@ -248,6 +294,14 @@ class Game(Aggregate):
     @property
     def is_ended(self) -> bool:
         return self.ended is not None
+
+    def order_around(self, seq: int) -> tuple[str, int, int] | None:
+        """(order id, first, last) of the order whose events run on past event ``seq``: a fork
+        there would start from half an order's outcome. None when ``seq`` ends what it is in."""
+        for order_id, found in self.orders.items():
+            if found["first"] <= seq < found["last"]:
+                return order_id, found["first"], found["last"]
+        return None
 
     def order_range(self, order_id: str) -> tuple[int, int] | None:
         found = self.orders.get(order_id)
@@ -626,6 +680,12 @@ class Game(Aggregate):
         self.take_back = None
         self.ended = None
         self.chain_head = chain.GENESIS
+
+    def _on_PositionSet(self, e: ev.PositionSet) -> None:
+        self.position = {"position": e.position, "title": e.title}
+
+    def _on_SandboxForked(self, e: ev.SandboxForked) -> None:
+        self.sandbox = {"source": e.source, "at": e.at, "at_hash": e.at_hash, "by": e.by}
 
     def _on_SeatJoined(self, e: ev.SeatJoined) -> None:
         self.seats[e.seat] = {"handle": e.handle, "client_seed": e.client_seed}

@@ -25,7 +25,8 @@ from eventsourcing.utils import get_topic
 from domain import chain, storable
 from domain import verify as verifying
 from domain.damage import Damage, DamageRecords
-from domain.errors import Conflict, DamagedLog, GameNotFound, IntegrityFailure, StaleVersion, WarlogError
+from domain.errors import (Conflict, DamagedLog, GameNotFound, IntegrityFailure, InvalidFork, StaleVersion,
+                           WarlogError)
 from domain.events import GameCreated, event_class
 from domain.game import Game
 from domain.storage import SeedStore, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
@@ -340,9 +341,31 @@ class Warlog(Application):
             raise damaged_log(game_id, report.failures[0][0]) from exc
 
     # ------------------------------------------------------------------------- commands ----
-    def create_game(self, ruleset: str, scenario: str | None = None,
-                    options: dict | None = None, umpire: str | None = None) -> CommandResult:
-        cached = CachedGame(Game.create(ruleset, scenario, options, umpire=umpire))
+    def create_game(self, ruleset: str, scenario: str | None = None, options: dict | None = None,
+                    umpire: str | None = None, position: str | None = None) -> CommandResult:
+        return self._create(Game.create(ruleset, scenario, options, umpire=umpire, position=position))
+
+    def fork_game(self, game_id: str | UUID, at: int, viewer: str | None,
+                  umpire: str | None = None) -> CommandResult:
+        """A sandbox of game ``game_id``: a new game from its state right after event ``at``,
+        forked by ``viewer`` (a seat, "umpire", or None: a spectator). Refused (InvalidFork) past
+        the log's end, inside an order's outcome or once the game has ended, and (ForkHidden) where
+        the state holds anything ``viewer`` may not see: only the umpire forks there."""
+        gid = parse_game_id(game_id)
+        self._refuse_if_damaged(gid)
+        current = self.get_game(gid)
+        if isinstance(at, bool) or not isinstance(at, int) or not 1 <= at <= current.version:
+            raise InvalidFork(f"'at' is the seq of an event of game {gid}, 1 to {current.version}; not {at!r}")
+        inside = current.order_around(at)
+        if inside is not None:
+            _, first, last = inside
+            raise InvalidFork(f"event {at} is inside an order's outcome (events {first}-{last}): a sandbox "
+                              f"starts between orders, e.g. at {first - 1} or {last}")
+        source = current if at == current.version else self.get_game(gid, version=at)
+        return self._create(Game.fork(source, viewer, umpire=umpire))
+
+    def _create(self, game: Game) -> CommandResult:
+        cached = CachedGame(game)
         try:
             result = self._save(cached)
         except IntegrityError:

@@ -41,7 +41,7 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[
     shown = []
     for line in lines:
         try:
-            data = redact_standing(line["type"], line["data"], viewer)
+            data = redact_standing(line["type"], _created_as_seen(rules, line, viewer), viewer)
             data = rules.redact(line["type"], data, viewer)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it
@@ -52,3 +52,13 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[
             continue
         shown.append(line if data is line["data"] else {**line, "data": data, "redacted": True})
     return shown
+
+
+def _created_as_seen(rules: Ruleset, line: dict, viewer: str | None) -> dict:
+    """A line's data; for GameCreated, its set-up as ``viewer`` may see it: a game that starts
+    from a state holding hidden information (a sandbox forked by the umpire) hides it there too."""
+    data = line["data"]
+    if line["type"] != "GameCreated":
+        return data
+    seen = rules.view(data["setup"], viewer)
+    return data if seen is data["setup"] or seen == data["setup"] else {**data, "setup": seen}

@@ -288,7 +288,8 @@ _GAME_TOPIC = get_topic(Game)
 
 def map_empty() -> dict:
     return {"version": 0, "game_id": None, "ruleset": None, "scenario": None, "state": None, "seats": {},
-            "take_back": None, "ended": None, "whose_move": [], "chain_head": None, "last_activity": None}
+            "take_back": None, "ended": None, "whose_move": [], "chain_head": None, "last_activity": None,
+            "position": None, "sandbox": None}
 
 
 def to_event(line: dict) -> Any:
@@ -324,6 +325,10 @@ def map_apply(view: dict, line: dict, event: Any = None) -> dict:
         new["take_back"] = None
     elif kind == "GameEnded":
         new["ended"] = {"winner": d["winner"], "level": d["level"], "reason": d["reason"], "rule": d["rule"]}
+    elif kind == "PositionSet":
+        new["position"] = {"position": d["position"], "title": d["title"]}
+    elif kind == "SandboxForked":
+        new["sandbox"] = {"source": d["source"], "at": d["at"], "at_hash": d["at_hash"], "by": d["by"]}
     rules = find_ruleset(new["ruleset"])
     new["state"] = rules.evolve(view["state"], event if event is not None else to_event(line))
     new["whose_move"] = whose_move(new)

@@ -122,6 +122,9 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "UmpireAppointed": lambda d: f"{d['umpire']} is the umpire ({d['agreement']}" + (f": {', '.join(d['seats'])}" if d.get("seats") else "")
                                  + "), and sees hidden information",
     "UmpireRevoked": lambda d: f"{d['by']} ended {d['umpire']}'s role as umpire" + (f": {d['reason']}" if d.get("reason") else ""),
+    "PositionSet": lambda d: f"The game starts from position {d['position']}: {d['title']}",
+    "SandboxForked": lambda d: (f"A sandbox of game {d['source']}, from its state right after event {d['at']} "
+                                f"(hash {d['at_hash'][:16]}…), forked by {d['by']}; its dice are its own"),
     # Rulesets' own events (Falklands Showdown, domain/rulesets/falklands/events.py).
     "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
                                  f"{d['side']} conducts {_op(d['op'])}: {d['title']}")

@@ -210,20 +210,26 @@ def iter_games(service: Warlog, game_ids: list[str], viewer: str | None,
         yield filter_lines(rules, lines, viewer)
 
 
+def across_name(ruleset: str | None, sandboxes: bool = False) -> str:
+    """The name of statistics across games in artifact file names: the ruleset (or "all"), with
+    "+sandboxes" when sandboxes are counted too."""
+    return (ruleset or "all") + ("+sandboxes" if sandboxes else "")
+
+
 @job
-def statistics_across(ruleset: str | None, game_ids: list[str], key: str, directory: str | None = None, *,
-                      progress: Progress) -> dict:
+def statistics_across(ruleset: str | None, game_ids: list[str], key: str, directory: str | None = None,
+                      sandboxes: bool = False, *, progress: Progress) -> dict:
     """Statistics across ``game_ids`` (those of ``ruleset``; all rulesets when None), as the
-    public sees them, streamed one game at a time. Written as ``across-<ruleset>-<key>.json``
-    and copied to ``across-<ruleset>-latest.json``."""
+    public sees them, streamed one game at a time; sandboxes only when ``sandboxes``. Written as
+    ``across-<name>-<key>.json`` and copied to ``across-<name>-latest.json`` (``across_name``)."""
     directory = Path(directory or artifact_dir())
-    name = ruleset or "all"
+    name = across_name(ruleset, sandboxes)
     path = directory / f"across-{name}-{key}.json"
     latest = directory / f"across-{name}-latest.json"
     if not path.exists():
         service = _service()
         skipped: list[str] = []
-        acc = statistics.CrossGame(ruleset)
+        acc = statistics.CrossGame(ruleset, sandboxes=sandboxes)
         try:
             for n, lines in enumerate(iter_games(service, game_ids, None, skipped), start=1):
                 acc.add(lines)

@@ -208,22 +208,35 @@ class _RulesetTally:
         self.faces: dict[int, Counter] = defaultdict(Counter)
 
 
-class CrossGame:
-    """Statistics across games, per ruleset, fed one game's lines at a time (``add``)."""
+def is_sandbox(lines: list[dict]) -> bool:
+    """Whether a game's lines are a sandbox's: SandboxForked follows its GameCreated."""
+    return any(line.get("type") == "SandboxForked" for line in lines[1:3])
 
-    def __init__(self, ruleset: str | None = None):
+
+class CrossGame:
+    """Statistics across games, per ruleset, fed one game's lines at a time (``add``). Sandboxes
+    (what-if forks of a game, docs/rulesets.md) are left out, and counted in ``sandboxes_left_out``,
+    unless ``sandboxes``."""
+
+    def __init__(self, ruleset: str | None = None, *, sandboxes: bool = False):
         self.ruleset = ruleset
+        self.sandboxes = sandboxes
         self.tallies: dict[str, _RulesetTally] = defaultdict(_RulesetTally)
         self.skipped = 0
+        self.sandboxes_left_out = 0
 
     def add(self, lines: list[dict]) -> bool:
-        """Count one game; False (and counted as skipped) when it is of another ruleset."""
+        """Count one game; False (and counted as skipped) when it is of another ruleset, or (and
+        counted as left out) a sandbox when sandboxes are not asked for."""
         if not lines or lines[0].get("type") != "GameCreated":
             self.skipped += 1
             return False
         created = lines[0].get("data") or {}
         name = created.get("ruleset")
         if self.ruleset is not None and name != self.ruleset:
+            return False
+        if not self.sandboxes and is_sandbox(lines):
+            self.sandboxes_left_out += 1
             return False
         t = self.tallies[name]
         t.games += 1
@@ -298,12 +311,13 @@ class CrossGame:
                 "d66": d66,
                 "dice": {f"d{s}": _faces_block(c, s) for s, c in sorted(t.faces.items())},
             }
-        return {"rulesets": out, "skipped": self.skipped}
+        return {"rulesets": out, "skipped": self.skipped, "sandboxes_left_out": self.sandboxes_left_out}
 
 
-def cross_game_statistics(games: Iterable[list[dict]], ruleset: str | None = None) -> dict:
+def cross_game_statistics(games: Iterable[list[dict]], ruleset: str | None = None, *,
+                          sandboxes: bool = False) -> dict:
     """``CrossGame`` over an iterable of games (each a list of export lines), consumed lazily."""
-    acc = CrossGame(ruleset)
+    acc = CrossGame(ruleset, sandboxes=sandboxes)
     for lines in games:
         acc.add(lines)
     return acc.result()

@@ -19,16 +19,21 @@ The contract (docs/rulesets.md says more):
 - ``standing_policies() -> {decision_kind: Policy}``: the standing orders a seat may leave for
   decisions it may be asked while it is not to move; default none (``check_policy``,
   ``policy_answer`` and ``answer_order`` read it).
+- ``positions()`` / ``position(name)``: the named positions kept in ``data/positions/*.json``
+  beside the ruleset's code (domain/rulesets/positions.py), each checked by ``check_position``.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
-from domain.errors import InvalidOrder, RuleViolation, UnknownRuleset
+from domain.errors import InvalidOrder, InvalidSetup, RuleViolation, UnknownRuleset
 from domain.rulesets import core
+from domain.rulesets import positions as positions_module
 
 SYSTEM = "system"
 UMPIRE = "umpire"
@@ -143,6 +148,39 @@ class Ruleset:
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]
         return others[0] if len(others) == 1 else None
+
+    # ------------------------------------------------------------------ named positions --
+    def positions(self) -> dict[str, positions_module.Position]:
+        """The named positions of ``data/positions/`` beside the ruleset's code, read and checked
+        once; a bad file raises PositionError naming the file."""
+        found = self.__dict__.get("_positions")
+        if found is None:
+            where = Path(sys.modules[type(self).__module__].__file__).parent / "data" / "positions"
+            found = self._positions = positions_module.load(where, self.check_position)
+        return found
+
+    def position(self, name: Any) -> positions_module.Position:
+        """The named position ``name``; InvalidSetup naming the known ones otherwise."""
+        found = self.positions().get(name) if isinstance(name, str) else None
+        if found is None:
+            known = ", ".join(sorted(self.positions())) or "none"
+            raise InvalidSetup(f"ruleset {self.name} has no position {name!r}; its positions: {known}")
+        return found
+
+    def check_position(self, state: dict) -> None:
+        """Raise ValueError when a named position's ``state`` is not one this ruleset can play on.
+        The default: every key of the standard set-up's state is there with a value of the same
+        JSON kind, the sides are the set-up's, and the game has not ended."""
+        standard = self.setup(None, {}).state
+        for key, value in standard.items():
+            if key not in state:
+                raise ValueError(f"the state lacks {key!r}")
+            if value is not None and type(state[key]) is not type(value):
+                raise ValueError(f"{key!r} is a {type(value).__name__} in this ruleset's states")
+        if state["sides"] != standard["sides"]:
+            raise ValueError(f"the sides are {standard['sides']}, not {state['sides']}")
+        if state.get("ended"):
+            raise ValueError("the game has ended in this state: a position is one to play on")
 
 
 def register(ruleset: Ruleset) -> Ruleset:

@@ -70,6 +70,17 @@ class Falklands(Ruleset):
         opts = {"uk_operations": count, **({"bids": bids} if bids is not None else {})}
         return Setup(seats=[UK, AR], state=S.initial(count), scenario=scenario or "standard", options=opts)
 
+    def check_position(self, state: dict) -> None:
+        """A named position (data/positions/): the generic checks, then every unit of the order of
+        battle and no other, and a phase of the turn sequence (FS 5)."""
+        super().check_position(state)
+        if set(state["units"]) != set(DATA.units):
+            units, known = set(state["units"]), set(DATA.units)
+            extra, missing = sorted(units - known), sorted(known - units)
+            raise ValueError(f"the units are not the order of battle's (unknown: {extra[:5]}, missing: {missing[:5]})")
+        if state["phase"] not in [S.SETUP_PHASE, *S.PHASES]:
+            raise ValueError(f"{state['phase']!r} is no phase of FS 5")
+
     def board(self) -> dict:
         return DATA.board()
 

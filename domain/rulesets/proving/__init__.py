@@ -8,6 +8,7 @@ the hex map and line of sight (PG 6), positions and sandboxes (PG 7).
 
 from domain.rulesets import register
 from domain.rulesets.proving.rules import Proving
+from domain.rulesets.proving import positions  # noqa: F401
 
 RULESET = register(Proving())
 from domain.rulesets.proving import setup  # noqa: F401

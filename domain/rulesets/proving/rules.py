@@ -1,7 +1,7 @@
 """The proving ground's rules (PG), numbered like a game's so that errors name them.
 
 PG 1  Sides: Red and Blue, one seat each; either seat may give any order at any time, except
-      where a rule below says otherwise.
+      where a rule below says otherwise; while a decision waits, its answer is the only order.
 PG 2-7  One mechanism of the toolkit each; see the module that registers the order kind.
 """
 
@@ -35,6 +35,13 @@ class Scenario:
 # scenario name -> Scenario; a game records its scenario in ``state["scenario"]``
 SCENARIOS: dict[str, Scenario] = {}
 
+# What a viewer may see, one filter per mechanism that hides something (PG 7's face-down markers):
+# view(state, viewer) -> state and redact(event_type, data, viewer) -> data or None, applied in turn.
+VIEWS: list[Callable[[dict, str | None], dict]] = []
+REDACTS: list[Callable[[str, dict, str | None], dict | None]] = []
+# What a mechanism adds to the fold: fold(state, event) -> state, applied after the generic fold.
+FOLDS: list[Callable[[dict, Any], dict]] = []
+
 
 def kind(name: str, template: Callable[[dict, str], dict | None]):
     """Register the handler of order kind ``name`` and the template ``legal_orders`` offers."""
@@ -65,6 +72,10 @@ class Proving(Ruleset):
     def legal_orders(self, state: dict, seat: str) -> list[dict]:
         if state.get("ended") or seat not in self.actors(state):
             return []
+        if state.get("pending"):  # a decision waits: its answer is the only order (PG 1)
+            decide = KINDS.get("decide")
+            t = decide[1](state, seat) if decide else None
+            return [t] if t is not None else []
         return [t for _, template in KINDS.values()
                 if (t := template(state, seat)) is not None and self._allowed(state, seat, t)]
 
@@ -73,6 +84,10 @@ class Proving(Ruleset):
         if entry is None:
             raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS)) or 'nothing yet'}",
                                rule=self.sequence_rule, field="kind")
+        if state.get("pending") and order.get("kind") != "decide":
+            d = state["pending"][0]
+            raise RuleViolation(d.get("rule") or self.sequence_rule,
+                                f"answer the pending decision first: {d.get('prompt', d['kind'])}")
         scenario = SCENARIOS.get(state.get("scenario"))
         if scenario is not None:
             scenario.check(state, seat, order)
@@ -96,3 +111,21 @@ class Proving(Ruleset):
         except RuleViolation:
             return False
         return True
+
+    def evolve(self, state: dict | None, event: Any) -> dict:
+        state = core.evolve(state, event)
+        for fold in FOLDS:
+            state = fold(state, event)
+        return state
+
+    def view(self, state: dict, viewer: str | None) -> dict:
+        for hide in VIEWS:
+            state = hide(state, viewer)
+        return state
+
+    def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
+        for hide in REDACTS:
+            data = hide(event_type, data, viewer)
+            if data is None:
+                return None
+        return data
