@@ -53,3 +53,7 @@ class Proving(Ruleset):
             raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS)) or 'nothing yet'}",
                                rule=self.sequence_rule, field="kind")
         return entry[0](state, seat, order, dice)
+
+    def board(self) -> dict:
+        from domain.rulesets.proving import hexes  # PG 6's module; imported late, it imports this one
+        return hexes.board()
