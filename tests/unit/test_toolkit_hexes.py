@@ -274,3 +274,8 @@ def test_megahex_numbers_and_distance_in_megahexes():
               "megahexes": {"outer": ["N", "NE", "SE", "S", "SW", "NW"], "anchor": "B2", "numbers": {"1": "B3"}}})
     with pytest.raises(NotOnMap, match="no megahexes"):
         FLAT.megahex("L8")
+
+
+def test_line_of_sight_within_one_hex_is_clear_and_runs_along_nothing():
+    sight = FLAT.line_of_sight("L8", "L8", ["L8", "L9"])
+    assert sight.clear and sight.crossed == ("L8",) and sight.hexsides == () and sight.corners == ()

@@ -100,7 +100,7 @@ class Sight:
     """A line of sight between two hex centres, and why it is blocked (if it is)."""
 
     clear: bool
-    blocked_by: tuple[str, ...]  # the blocking hexes that block it, in order along the line
+    blocked_by: tuple[str, ...]  # the hexes that block it, in order along the line
     crossed: tuple[str, ...]  # every hex whose inside the line passes through, from first to last
     hexsides: tuple[tuple[str | None, str | None], ...]  # the pairs of hexes the line runs between
     corners: tuple[str | None, ...]  # hexes the line touches at a corner only (None: off the map)
@@ -252,7 +252,6 @@ class Grid:
         except NotOnMap as exc:
             raise GridSpecError(f"grid spec: megahexes: {exc}") from None
         mega = {"outer": [names[d] for d in outer], "anchor": anchor, "numbers": numbers}
-        self._mega = mega
         for number, centre in numbers.items():
             if self._lattice(centre - anchor) is None:
                 raise GridSpecError(f"grid spec: megahex {number} at {self.name(centre)} is not the centre "
@@ -313,23 +312,25 @@ class Grid:
             raise ValueError(f"hexside is one of {HEXSIDE_RULES}, vertex one of {VERTEX_RULES}")
         start, end = self.hex(a), self.hex(b)
         blocks = {self.hex(x) for x in blocking} - {start, end}
+        if start == end:
+            return Sight(clear=True, blocked_by=(), crossed=(a,), hexsides=(), corners=())
         crossed, sides, corners = [], {}, []
         for h in _candidates(start, end):
             touch = _touch(start, end, h)
             if touch is None:
                 continue
-            kind, lo, hi = touch
-            if kind == "crossed":
+            how, lo, hi = touch
+            if how == "crossed":
                 crossed.append((lo, h))
-            elif kind == "side":
-                sides.setdefault((lo, hi), []).append(h)
+            elif how == "side":
+                sides.setdefault((lo, hi), []).append(h)  # the two hexes beside one side share (lo, hi)
             else:
                 corners.append((lo, h))
         crossed.sort()
         corners.sort()
-        pairs = [tuple(sorted(hs, key=self.offset)) for _, hs in sorted(sides.items())]
-        hits: list[tuple[Fraction, Cube]] = [(t, h) for t, h in crossed if h in blocks]
-        for (lo, _), pair in zip(sorted(sides), pairs):
+        along = [(lo, sorted(pair, key=self.offset)) for (lo, _), pair in sorted(sides.items())]
+        hits = [(t, h) for t, h in crossed if h in blocks]
+        for lo, pair in along:
             blocked = [h for h in pair if h in blocks]
             if blocked and (hexside == "either" or len(blocked) == len(pair)):
                 hits.extend((lo, h) for h in blocked)
@@ -338,22 +339,23 @@ class Grid:
         hits.sort(key=lambda th: (th[0], self.offset(th[1])))
         return Sight(clear=not hits,
                      blocked_by=tuple(dict.fromkeys(self.name(h) for _, h in hits)),
-                     crossed=tuple(self._name_or_none(h) or "" for _, h in crossed if self.on_map(h)),
-                     hexsides=tuple(tuple(self._name_or_none(h) for h in pair) for pair in pairs),
+                     crossed=tuple(self.name(h) for _, h in crossed if self.on_map(h)),
+                     hexsides=tuple(tuple(self._name_or_none(h) for h in pair) for _, pair in along),
                      corners=tuple(self._name_or_none(h) for _, h in corners))
 
 
-def _round(q: Fraction, r: Fraction, s: Fraction) -> Cube:
-    """The hex whose hexagon holds the point (any one of them on a boundary)."""
-    rq, rr, rs = round(q), round(r), round(s)
-    dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+def _round(q: int, r: int, s: int, n: int) -> Cube:
+    """The hex whose hexagon holds the point (q/n, r/n, s/n) (any one of them on a boundary):
+    each coordinate rounded, then the one that moved most set from the other two."""
+    rq, rr, rs = ((2 * x + n) // (2 * n) for x in (q, r, s))
+    dq, dr, ds = abs(q - n * rq), abs(r - n * rr), abs(s - n * rs)
     if dq > dr and dq > ds:
         rq = -rr - rs
     elif dr > ds:
         rr = -rq - rs
     else:
         rs = -rq - rr
-    return Cube(int(rq), int(rr), int(rs))
+    return Cube(rq, rr, rs)
 
 
 def _candidates(a: Cube, b: Cube) -> set[Cube]:
@@ -361,12 +363,12 @@ def _candidates(a: Cube, b: Cube) -> set[Cube]:
     neighbours (a point of the segment is within 1/2 of a sample, a sample within 2/3 of its
     hex's centre, a touched hex's centre within 2/3 of the point: so at most 1 hex away)."""
     n = max(distance(a, b), 1)
+    d = b - a
     found = set()
     for k in range(n + 1):
-        t = Fraction(k, n)
-        h = _round(a.q + t * (b.q - a.q), a.r + t * (b.r - a.r), a.s + t * (b.s - a.s))
+        h = _round(n * a.q + k * d.q, n * a.r + k * d.r, n * a.s + k * d.s, n)
         found.add(h)
-        found.update(h + d for d in DIRECTIONS)
+        found.update(h + step for step in DIRECTIONS)
     return found
 
 
@@ -377,6 +379,8 @@ def _touch(a: Cube, b: Cube, h: Cube) -> tuple[str, Fraction, Fraction] | None:
     with d the point less h's centre; the point is a + t (b - a), 0 <= t <= 1."""
     d0, dd = a - h, b - a
     lines = [(d0.q - d0.r, dd.q - dd.r), (d0.r - d0.s, dd.r - dd.s), (d0.s - d0.q, dd.s - dd.q)]
+    if any(min(c, c + m) > 1 or max(c, c + m) < -1 for c, m in lines):
+        return None  # one strip is missed over the whole segment: whole numbers tell, no fractions
     closed, inside = _interval(lines, strict=False), _interval(lines, strict=True)
     if closed is None:
         return None
@@ -388,15 +392,20 @@ def _touch(a: Cube, b: Cube, h: Cube) -> tuple[str, Fraction, Fraction] | None:
 
 def _interval(lines, strict: bool) -> tuple[Fraction, Fraction] | None:
     """The t in [0, 1] (in (0, 1) when strict) with |c + m t| <= 1 (< 1 when strict) for every
-    (c, m); None when there is none."""
-    lo, hi = Fraction(0), Fraction(1)
+    (c, m); None when there is none. Bounds are kept as whole-number ratios (n, d), d > 0, and
+    compared by cross-multiplying: exact, and quicker than fractions."""
+    lo_n, lo_d, hi_n, hi_d = 0, 1, 1, 1
     for c, m in lines:
         if m == 0:
             if abs(c) > 1 or (strict and abs(c) == 1):
                 return None
             continue
-        t1, t2 = sorted((Fraction(-1 - c, m), Fraction(1 - c, m)))
-        lo, hi = max(lo, t1), min(hi, t2)
-    if strict:
-        return (lo, hi) if lo < hi else None
-    return (lo, hi) if lo <= hi else None
+        # -1 <= c + m t <= 1: between (-1 - c) / m and (1 - c) / m, in that order when m > 0
+        low, high, d = (-1 - c, 1 - c, m) if m > 0 else (c - 1, c + 1, -m)
+        if low * lo_d > lo_n * d:
+            lo_n, lo_d = low, d
+        if high * hi_d < hi_n * d:
+            hi_n, hi_d = high, d
+    if lo_n * hi_d > hi_n * lo_d or (strict and lo_n * hi_d == hi_n * lo_d):
+        return None
+    return Fraction(lo_n, lo_d), Fraction(hi_n, hi_d)
