@@ -1,19 +1,25 @@
 """Hex maps on the pages (api/static/board.js, docs/pages.md "Hex maps"): a grid board of ~900
 hexes drawn from its grid spec with one path per terrain kind (no element per hex but its name),
 every hex where domain/rulesets/toolkit/hexes.py puts it, counters in the hex their location
-names; and a proving-ground game page (PG 6) drawing its map and refusing a blocked sight."""
+names; a proving-ground game page (PG 6) drawing its map and refusing a blocked sight; and the
+replay job's offline file of such a game drawing the same map from its embedded board."""
 
 from __future__ import annotations
 
 import json
 import math
+from uuid import UUID
 
 import pytest
 
+from domain.game import Game
 from domain.rulesets import find_ruleset
 from domain.rulesets.toolkit.hexes import Grid
+from domain.verify import to_line
 from tests.browser.helpers import pick_order, send, shoot
 from tests.e2e.server import http_json
+from tests.workers.test_replay import seed_for
+from workers import replay
 
 pytestmark = pytest.mark.slow
 
@@ -117,3 +123,20 @@ def test_a_proving_ground_game_page_draws_its_hex_map_and_refuses_a_blocked_sigh
     send(page, "DiceRolled")
     shoot(page, shots / "proving-hex-map.png")
     assert not red.errors, red.errors
+
+
+def test_the_offline_replay_of_a_proving_game_draws_its_hex_map(tmp_path, open_tab):
+    g = Game.create("proving", game_id=UUID(int=606))
+    g.join("Red", "red", "r", seed_for)
+    g.join("Blue", "blue", "b", seed_for)
+    g.submit("Red", "o1", {"kind": "sight", "from": "L8", "to": "L12"}, seed_for)
+    made = replay.frames([to_line(e) for e in g.pending_events], None)
+    path = tmp_path / "proving.html"
+    path.write_text(replay.replay_html(made), encoding="utf-8")
+    tab = open_tab()
+    requests: list[str] = []
+    tab.page.on("request", lambda r: requests.append(r.url))
+    tab.goto(path.as_uri())
+    assert tab.page.locator("#board svg.map-hexes").get_attribute("data-hexes") == "900"
+    assert tab.page.locator("#board path.terrain").count() == 4
+    assert requests == [path.as_uri()] and not tab.errors, (requests, tab.errors)
