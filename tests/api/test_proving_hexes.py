@@ -70,3 +70,4 @@ def test_pg6_a_hex_not_on_the_map_is_an_invalid_order_naming_the_field(client):
         assert r.json["code"] == "invalid_order", r.json
         assert r.json["rule"] == "PG 6" and r.json["field"] == field, r.json
         assert says in r.json["detail"] and "names like A1" in r.json["detail"], r.json
+

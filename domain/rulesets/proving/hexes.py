@@ -27,7 +27,15 @@ DATA_FILE = Path(__file__).with_name("data") / "hexmap.json"
 def _load(path: Path) -> dict:
     """The map data, checked once at import: a bad entry fails naming the file and the entry."""
     raw = json.loads(path.read_text())
-    grid = Grid(raw["grid"])
+    missing = [k for k in ("grid", "terrain_default", "terrain_kinds", "terrain") if k not in raw]
+    missing += [f"terrain_kinds.{k}.{f}" for k, v in raw.get("terrain_kinds", {}).items()
+                for f in ("name", "blocks", "fill") if f not in v]
+    if missing:
+        raise ValueError(f"{path.name}: missing {', '.join(missing)}")
+    try:
+        grid = Grid(raw["grid"])
+    except ValueError as exc:
+        raise ValueError(f"{path.name}: {exc}") from None
     kinds = raw["terrain_kinds"]
     default = raw["terrain_default"]
     if default not in kinds:
