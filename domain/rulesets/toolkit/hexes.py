@@ -131,15 +131,13 @@ class Grid:
         self.vertex = _choice(los, "vertex", VERTEX_RULES, "clear")
         self.spec = dict(spec)
         # k: 0 when the odd drawing indices (0-based) are the shifted ones, 1 when the even ones are
-        second = self._number(1, self.first_column if self.orientation == "flat" else None)
+        second = self.first_column + 1 if self.orientation == "flat" else self._row_number(1)
         self._k = 0 if second % 2 == (1 if self.layout == "odd" else 0) else 1
         self._mega = self._megahex_spec(spec.get("megahexes"))
 
     # ---- drawing index <-> number on the map <-> cube ----
-    def _number(self, index: int, first_column: int | None) -> int:
-        """The map's number of the column (first_column given) or row at this drawing index."""
-        if first_column is not None:
-            return first_column + index
+    def _row_number(self, index: int) -> int:
+        """The map's number of the row drawn at this index (0 at the top)."""
         if self.rows_from == "top":
             return self.first_row + index
         return self.first_row + self.rows - 1 - index
@@ -200,7 +198,7 @@ class Grid:
         if not self.on_map(h):
             raise NotOnMap(f"{tuple(h)} is off the map ({self._shape()})")
         col, row = self.offset(h)
-        column, number = self.first_column + col, self._number(row, None)
+        column, number = self.first_column + col, self._row_number(row)
         if self.naming == "letter-number":
             return f"{column_letters(column)}{number}"
         return f"{column:02d}{number:02d}"
