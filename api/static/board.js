@@ -10,6 +10,12 @@
  * Above the maps, the board's tracks (board.tracks: UK operations left...) and what is in effect
  * (board.effects names the state's effects and markers).
  *
+ * A hex map is a board with a grid instead of areas: {grid: {orientation, layout, columns, rows,
+ * naming, first_column, first_row, rows_from}, terrain_default, terrain: {hex: kind}, terrain_styles:
+ * {kind: {name, fill}}, units}. Its hexes' positions are computed from the grid (the same geometry as
+ * domain/rulesets/toolkit/hexes.py), drawn as one SVG path per terrain kind (not an element per hex),
+ * and units stand in the hex their state's location names ("L8").
+ *
  * Warlog.Board.draw(container, board, state, {highlight: {moved: {unit: fromArea}, hit: [unit]}})
  * Warlog.Board.changes(before, after): what moved or was hit between two states.
  * Warlog.Board.nameOf(board, id), Warlog.Board.words(board, value): ids as the game names them.
@@ -92,10 +98,22 @@
       if (!u || typeof u !== "object") return;
       if (u.eliminated) out.gone.push(id);
       else if (u.aboard) (out.aboard[u.aboard] = out.aboard[u.aboard] || []).push(id);
-      else if (u.location && board.areas[u.location]) (out.byArea[u.location] = out.byArea[u.location] || []).push(id);
+      else if (u.location && isPlace(board, u.location)) (out.byArea[u.location] = out.byArea[u.location] || []).push(id);
       else out.off.push(id);
     });
     return out;
+  }
+
+  /** Is id a place of the board: one of its areas, or a hex of its grid? */
+  function isPlace(board, id) {
+    if (board.grid) return !!hexGrid(board).index(id);
+    return !!(board.areas || {})[id];
+  }
+
+  /** A place's name: an area's name, or a hex's own (its id: "L8"). */
+  function placeName(board, id) {
+    var area = (board.areas || {})[id];
+    return (area && area.name) || id;
   }
 
   function unitName(board, id) {
@@ -479,7 +497,7 @@
   function unitList(board, state, place) {
     var list = W.el("ul", { class: "unit-list" });
     var areas = Object.keys(place.byArea).sort(function (a, b) {
-      return String(board.areas[a].name || a).localeCompare(String(board.areas[b].name || b));
+      return String(placeName(board, a)).localeCompare(String(placeName(board, b)), undefined, { numeric: true });
     });
     function names(ids) {
       return ids.map(function (u) {
@@ -489,7 +507,7 @@
       }).join("; ");
     }
     areas.forEach(function (a) {
-      list.appendChild(W.el("li", null, W.el("strong", { text: (board.areas[a].name || a) + ": " }), names(place.byArea[a])));
+      list.appendChild(W.el("li", null, W.el("strong", { text: placeName(board, a) + ": " }), names(place.byArea[a])));
     });
     if (place.off.length) list.appendChild(W.el("li", null, W.el("strong", { text: "Not on the map: " }), names(place.off)));
     if (place.gone.length) list.appendChild(W.el("li", null, W.el("strong", { text: "Eliminated: " }),
@@ -552,11 +570,184 @@
     return box;
   }
 
+  // ---- hex maps: a board with a grid (docs/pages.md, "Hex maps") ----
+  var HEX = 20, SQRT3 = Math.sqrt(3);  // a hex's size in the drawing: centre to corner
+  var grids = typeof WeakMap === "function" ? new WeakMap() : null;
+
+  /** Column n (1-based) as a map letters it: A..Z, then AA, BB, ..., as hexes.py does. */
+  function columnLetters(n) {
+    var ch = String.fromCharCode(65 + (n - 1) % 26), out = "";
+    for (var i = 0; i <= Math.floor((n - 1) / 26); i++) out += ch;
+    return out;
+  }
+
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+
+  /** The grid's hexes (name, drawing column and row, centre), worked out once per board with the
+   * geometry of domain/rulesets/toolkit/hexes.py: the columns (flat) or rows (pointy) whose number
+   * has the layout's parity are drawn half a hex lower (flat) or further right (pointy). */
+  function hexGrid(board) {
+    var found = grids && grids.get(board);
+    if (found) return found;
+    var g = board.grid, flat = g.orientation !== "pointy", cols = g.columns, rows = g.rows;
+    var firstCol = g.first_column === undefined ? 1 : g.first_column;
+    var firstRow = g.first_row === undefined ? 1 : g.first_row;
+    var parity = g.layout === "even" ? 0 : 1;
+    function rowNumber(r) { return g.rows_from === "bottom" ? firstRow + rows - 1 - r : firstRow + r; }
+    function shifted(i) { return (flat ? firstCol + i : rowNumber(i)) % 2 === parity; }
+    var byName = {}, list = [];
+    for (var r = 0; r < rows; r++) {
+      for (var c = 0; c < cols; c++) {
+        var cn = firstCol + c, rn = rowNumber(r);
+        var name = g.naming === "CCRR" ? pad2(cn) + pad2(rn) : columnLetters(cn) + rn;
+        var x = flat ? HEX + 1.5 * HEX * c : SQRT3 * HEX * (c + 0.5 + (shifted(r) ? 0.5 : 0));
+        var y = flat ? SQRT3 * HEX * (r + 0.5 + (shifted(c) ? 0.5 : 0)) : HEX + 1.5 * HEX * r;
+        byName[name] = { name: name, col: c, row: r, x: x, y: y };
+        list.push(byName[name]);
+      }
+    }
+    // one hex's outline from its first corner, as relative steps (one path holds many hexes)
+    var steps = [], k, a0 = flat ? 0 : 30, first = [HEX * Math.cos(a0 * Math.PI / 180), HEX * Math.sin(a0 * Math.PI / 180)];
+    for (k = 1; k <= 5; k++) {
+      var a = (a0 + 60 * k) * Math.PI / 180, b = (a0 + 60 * (k - 1)) * Math.PI / 180;
+      steps.push("l" + (HEX * (Math.cos(a) - Math.cos(b))).toFixed(2) + "," + (HEX * (Math.sin(a) - Math.sin(b))).toFixed(2));
+    }
+    var outline = steps.join("") + "z";
+    found = {
+      list: list, flat: flat,
+      width: flat ? HEX * (2 + 1.5 * (cols - 1)) : SQRT3 * HEX * (cols + 0.5),
+      height: flat ? SQRT3 * HEX * (rows + 0.5) : HEX * (2 + 1.5 * (rows - 1)),
+      index: function (n) { return Object.prototype.hasOwnProperty.call(byName, n) ? byName[n] : null; },
+      path: function (hexes) {
+        return hexes.map(function (h) {
+          return "M" + (h.x + first[0]).toFixed(2) + "," + (h.y + first[1]).toFixed(2) + outline;
+        }).join("");
+      }
+    };
+    if (grids) grids.set(board, found);
+    return found;
+  }
+
+  var hexLayers = typeof WeakMap === "function" ? new WeakMap() : null;
+
+  /** The map itself, built once per board and cloned at each redraw: one path per terrain kind
+   * (every hex of that kind, outlined) and the hexes' names. */
+  function hexLayer(board, grid) {
+    var kept = hexLayers && hexLayers.get(board);
+    if (kept) return kept.cloneNode(true);
+    var terrain = board.terrain || {}, styles = board.terrain_styles || {}, base = board.terrain_default;
+    var kinds = {};
+    grid.list.forEach(function (h) {
+      var kind = terrain[h.name] || base || "clear";
+      (kinds[kind] = kinds[kind] || []).push(h);
+    });
+    var layer = svg("g", { "class": "hexes" }), names = svg("g", { "class": "hex-names", "aria-hidden": "true" });
+    Object.keys(kinds).forEach(function (kind) {
+      var style = styles[kind] || {}, hexes = kinds[kind];
+      var listed = kind === base ? hexes.length + " hexes" : hexes.map(function (h) { return h.name; }).join(", ");
+      layer.appendChild(svg("path", { "class": "terrain kind-" + kind, "data-terrain": kind, "data-hexes": hexes.length,
+                                      d: grid.path(hexes), fill: style.fill || "#eeeeee", stroke: "#8a8a7a", "stroke-width": 0.6 },
+                            title((style.name || kind) + (style.blocks ? " (blocks line of sight)" : "") + ": " + listed)));
+    });
+    grid.list.forEach(function (h) {
+      names.appendChild(svg("text", { "class": "hex-name", x: h.x.toFixed(1), y: (h.y - HEX * 0.5).toFixed(1),
+                                      "font-size": 6, "text-anchor": "middle" }, h.name));
+    });
+    layer.appendChild(names);
+    if (hexLayers) hexLayers.set(board, layer);
+    return layer.cloneNode(true);
+  }
+
+  /** n counters' size and places in a hex: a small grid round the hex's centre, under its name. */
+  function hexCells(h, n) {
+    var cols = Math.ceil(Math.sqrt(n)), rows = Math.ceil(n / cols);
+    var cw = Math.min(1.4 * HEX / cols, 1.15 * HEX / rows / 0.64), ch = cw * 0.64, cells = [];
+    var x0 = h.x - cols * cw / 2, y0 = h.y + HEX * 0.1 - rows * ch / 2;
+    for (var k = 0; k < n; k++) cells.push([x0 + (k % cols) * cw + cw * 0.04, y0 + Math.floor(k / cols) * ch + ch * 0.04]);
+    return { cw: cw * 0.92, ch: ch * 0.92, cells: cells };
+  }
+
+  function drawHexMap(board, grid, state, place, opts, colour, tally) {
+    var id = "map-" + (++drawn), w = grid.width, h = grid.height;
+    var root = svg("svg", { "class": "map map-hexes", viewBox: "0 0 " + w.toFixed(1) + " " + h.toFixed(1), role: "img",
+                            "aria-labelledby": id + "-t", "data-map": "hexes", "data-hexes": grid.list.length,
+                            preserveAspectRatio: "xMidYMid meet" });
+    var here = Object.keys(place.byArea), counters = 0;
+    here.forEach(function (hex) { counters += place.byArea[hex].length; });
+    root.appendChild(svg("title", { id: id + "-t" }, "Hex map: " + grid.list.length + " hexes, " + counters + " counters"));
+    root.appendChild(arrowDefs(id + "-arrow"));
+    root.appendChild(svg("rect", { "class": "ground", width: w.toFixed(1), height: h.toFixed(1), fill: PAPER }));
+    root.appendChild(hexLayer(board, grid));
+    var highlight = opts.highlight || {}, moved = highlight.moved || {}, struck = highlight.hit || [], lit = {};
+    Object.keys(moved).forEach(function (u) {
+      [moved[u], (state.units[u] || {}).location].forEach(function (x) { if (grid.index(x)) lit[x] = grid.index(x); });
+    });
+    (highlight.areas || []).forEach(function (x) { if (grid.index(x)) lit[x] = grid.index(x); });
+    if (Object.keys(lit).length) {
+      root.appendChild(svg("path", { "class": "hex lit", d: grid.path(Object.keys(lit).map(function (k) { return lit[k]; })),
+                                     fill: "none", stroke: "#c2185b", "stroke-width": 2.5 }));
+    }
+    var layerMoves = svg("g", { "class": "moves" }), layerCounters = svg("g", { "class": "counters" });
+    Object.keys(moved).forEach(function (u) {
+      var from = grid.index(moved[u]), to = grid.index((state.units[u] || {}).location);
+      if (!from || !to || from === to) return;
+      layerMoves.appendChild(svg("line", { "class": "move-arrow", "data-unit": u, x1: from.x, y1: from.y, x2: to.x, y2: to.y,
+                                           stroke: "#c2185b", "stroke-width": 2, "stroke-dasharray": "6 3",
+                                           "marker-end": "url(#" + id + "-arrow)" },
+                                      title(unitName(board, u) + ": " + from.name + " → " + to.name)));
+    });
+    here.forEach(function (hex) {
+      var units = place.byArea[hex], spot = hexCells(grid.index(hex), units.length);
+      units.forEach(function (u, k) {
+        var side = ((board.units || {})[u] || {}).side, cell = spot.cells[k];
+        tally.counters++;
+        var g = counter(board, state, u, cell[0], cell[1], spot.cw, spot.ch, colour[side] || ["#555", "#fff"],
+                        place.aboard[u] || [], { moved: u in moved, hit: struck.indexOf(u) >= 0 });
+        g.setAttribute("data-hex", hex);
+        layerCounters.appendChild(g);
+      });
+    });
+    root.appendChild(layerMoves);
+    root.appendChild(layerCounters);
+    return root;
+  }
+
+  /** A grid board: one hex map, its terrain's legend, the units by hex. */
+  function drawGridBoard(container, board, state, opts) {
+    state = Object.assign({}, state, { units: state.units || {} });
+    var grid = hexGrid(board), colour = colours(board, state), place = placement(board, state);
+    var status = statusPanel(board, state);
+    if (status) container.appendChild(status);
+    var tally = { counters: 0 }, figure = W.el("figure", { class: "map-figure" });
+    figure.appendChild(drawHexMap(board, grid, state, place, opts, colour, tally));
+    container.appendChild(figure);
+    var styles = board.terrain_styles || {}, terrain = W.el("p", { class: "legend terrain-legend" });
+    Object.keys(styles).forEach(function (kind) {
+      var swatch = W.el("span", { class: "swatch", "aria-hidden": "true" });
+      swatch.style.background = styles[kind].fill || "#eeeeee";  // through the CSSOM (CSP)
+      terrain.appendChild(swatch);
+      terrain.appendChild(document.createTextNode(" " + (styles[kind].name || kind) +
+                                                  (styles[kind].blocks ? " (blocks line of sight)" : "") + "  "));
+    });
+    container.appendChild(terrain);
+    container.appendChild(legendOf(colour, " · H = Hit marker · +N = units aboard"));
+    container.appendChild(W.el("details", { class: "units" }, W.el("summary", { text: "Units by hex" }),
+                                unitList(board, state, place)));
+    return { maps: 1, areas: 0, hexes: grid.list.length, counters: tally.counters };
+  }
+
+  /** Where a hex's centre is drawn ([x, y] in the map's viewBox), or null for a name not on the grid. */
+  function hexCentre(board, name) {
+    var h = board && board.grid ? hexGrid(board).index(name) : null;
+    return h ? [h.x, h.y] : null;
+  }
+
   /** Draw the board into container; returns {maps, areas, counters}. */
   function draw(container, board, state, opts) {
     opts = opts || {};
     W.clear(container);
     state = state || {};
+    if (board && board.grid) return drawGridBoard(container, board, state, opts);
     if (!board || !board.areas || !Object.keys(board.areas).length) {
       container.appendChild(W.el("p", { class: "hint no-map",
         text: opts.noMap || "This game has no map: its story is in the log and the dice." }));
@@ -573,6 +764,14 @@
       container.appendChild(figure);
       count += tally.counters;  // drawn, not only placed
     });
+    container.appendChild(legendOf(colour, " · ★ VP · ✈ airbase · ▲ mountains · ▣ entrenched · H = Hit marker · +N = units aboard"));
+    container.appendChild(W.el("details", { class: "units" }, W.el("summary", { text: "Units by area" }),
+                                unitList(board, state, place)));
+    return { maps: Object.keys(all).length, areas: Object.keys(board.areas).length, counters: count };
+  }
+
+  /** The sides' colours, then the marks' meanings. */
+  function legendOf(colour, marks) {
     var legend = W.el("p", { class: "legend" });
     Object.keys(colour).forEach(function (side) {
       var swatch = W.el("span", { class: "swatch", "aria-hidden": "true" });
@@ -580,11 +779,8 @@
       legend.appendChild(swatch);
       legend.appendChild(document.createTextNode(" " + side + "  "));
     });
-    legend.appendChild(document.createTextNode(" · ★ VP · ✈ airbase · ▲ mountains · ▣ entrenched · H = Hit marker · +N = units aboard"));
-    container.appendChild(legend);
-    container.appendChild(W.el("details", { class: "units" }, W.el("summary", { text: "Units by area" }),
-                                unitList(board, state, place)));
-    return { maps: Object.keys(all).length, areas: Object.keys(board.areas).length, counters: count };
+    legend.appendChild(document.createTextNode(marks));
+    return legend;
   }
 
   /** Units that moved (unit -> where from) or lost steps between two states. */
@@ -598,5 +794,5 @@
     return { moved: moved, hit: hit };
   }
 
-  W.Board = { draw: draw, changes: changes, placement: placement, nameOf: nameOf, words: words };
+  W.Board = { draw: draw, changes: changes, placement: placement, nameOf: nameOf, words: words, hexCentre: hexCentre };
 })();

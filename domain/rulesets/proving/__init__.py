@@ -8,8 +8,11 @@ the hex map and line of sight (PG 6), positions and sandboxes (PG 7).
 
 from domain.rulesets import register
 from domain.rulesets.proving.rules import Proving
-from domain.rulesets.proving import positions  # noqa: F401
 
 RULESET = register(Proving())
-from domain.rulesets.proving import setup  # noqa: F401
-from domain.rulesets.proving import standing  # noqa: F401
+
+# Each mechanism's module registers its order kinds on import.
+from domain.rulesets.proving import hexes  # noqa: F401,E402
+from domain.rulesets.proving import positions  # noqa: F401,E402
+from domain.rulesets.proving import setup  # noqa: F401,E402
+from domain.rulesets.proving import standing  # noqa: F401,E402

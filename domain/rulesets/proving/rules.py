@@ -129,3 +129,7 @@ class Proving(Ruleset):
             if data is None:
                 return None
         return data
+
+    def board(self) -> dict:
+        from domain.rulesets.proving import hexes  # PG 6's module; imported late, it imports this one
+        return hexes.board()

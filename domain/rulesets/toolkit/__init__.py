@@ -1,0 +1,1 @@
+"""The rules toolkit: the mechanisms every game's ruleset shares (docs/rulesets.md, "The rules toolkit")."""
