@@ -1,0 +1,1 @@
+"""The rules toolkit: the shared machinery every game's rules are built on (docs/rulesets.md)."""
