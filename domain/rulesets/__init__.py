@@ -14,12 +14,16 @@ The contract (docs/rulesets.md says more):
 - ``names() -> dict``: {id: display name} of the pieces events name by id (readable lines).
 - ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
+- ``coverage() -> dict``: its rules coverage manifest (``coverage.json`` in its package), and
+  ``rule_text()`` / ``rule_numbers(text)``: the rule numbers of its text it must cover.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from domain.errors import UnknownRuleset
@@ -92,6 +96,32 @@ class Ruleset:
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]
         return others[0] if len(others) == 1 else None
+
+    # ---- rules coverage (domain/rulesets/toolkit/coverage.py) ----------------------------------
+    text_file: str | None = None  # its rules text in the shared rules folder; None: its rules module's docstring
+
+    def _package_dir(self) -> Path:
+        return Path(sys.modules[type(self).__module__].__file__).parent
+
+    def coverage(self) -> dict:
+        """Its rules coverage manifest: every rule number of its text with its status (read-only)."""
+        from domain.rulesets.toolkit import coverage
+
+        return coverage.load(self._package_dir() / coverage.MANIFEST)
+
+    def rule_text(self, rules_dir: Path | None = None) -> str | None:
+        """The text its rule numbers come from: ``text_file`` in ``rules_dir`` (None when that is
+        not at hand), or else the docstring of its rules module, where FF 1-7 and PG 1-7 are."""
+        if self.text_file is None:
+            return sys.modules[type(self).__module__].__doc__ or ""
+        path = rules_dir / self.text_file if rules_dir else None
+        return path.read_text(encoding="utf-8") if path and path.exists() else None
+
+    def rule_numbers(self, text: str) -> list[str]:
+        """The rule numbers of ``text`` its manifest must cover; by default lines ``PREFIX n``."""
+        from domain.rulesets.toolkit import coverage
+
+        return coverage.numbered_lines(text, self.prefix)
 
 
 def register(ruleset: Ruleset) -> Ruleset:
