@@ -20,6 +20,7 @@ The contract (docs/rulesets.md says more):
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 from dataclasses import dataclass, field
@@ -111,9 +112,12 @@ class Ruleset:
 
     def rule_text(self, rules_dir: Path | None = None) -> str | None:
         """The text its rule numbers come from: ``text_file`` in ``rules_dir`` (None when that is
-        not at hand), or else the docstring of its rules module, where FF 1-7 and PG 1-7 are."""
+        not at hand), or else the docstrings of its package's modules, where FF 1-7 and PG 1-7 are
+        (a mechanism's module of the proving ground writes its rule in its own docstring)."""
         if self.text_file is None:
-            return sys.modules[type(self).__module__].__doc__ or ""
+            docs = [ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or ""
+                    for p in sorted(self._package_dir().glob("*.py"))]
+            return "\n\n".join(docs)
         path = rules_dir / self.text_file if rules_dir else None
         return path.read_text(encoding="utf-8") if path and path.exists() else None
 

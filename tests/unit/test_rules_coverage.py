@@ -104,6 +104,9 @@ def test_sections_are_n_m_lines_and_their_numbered_clauses_not_chapter_titles():
 def test_numbered_lines_expand_a_range():
     text = "Rules.\n\nPG 1  Sides: Red and Blue.\nPG 2-4  Mechanisms.\n  PG 9 indented is prose\nXX 5 other\n"
     assert coverage.numbered_lines(text, "PG") == ["PG 1", "PG 2", "PG 3", "PG 4"]
+    # a mechanism's module writes its own rule again: counted once
+    assert coverage.numbered_lines(text + "\nPG 3  Declared results.\nPG 5  Standing orders.\n", "PG") == [
+        "PG 1", "PG 2", "PG 3", "PG 4", "PG 5"]
 
 
 def test_fs_operations_and_every_result_of_a_grouped_random_event_are_rule_numbers():

@@ -74,12 +74,12 @@ def summary(manifest: dict) -> dict:
 # ---- rule numbers of a text ----------------------------------------------------------------------
 
 def numbered_lines(text: str, prefix: str) -> list[str]:
-    """Rules written one to a line as ``PREFIX n  text`` (a ruleset's docstring, like FF 1-7);
-    ``PREFIX n-m`` stands for each number from n to m."""
+    """Rules written one to a line as ``PREFIX n  text`` (a ruleset's docstrings, like FF 1-7);
+    ``PREFIX n-m`` stands for each number from n to m. Each number once, in the order first met."""
     out: list[str] = []
     for m in re.finditer(rf"^{re.escape(prefix)} (\d+)(?:-(\d+))?\s", text, re.M):
         low, high = int(m.group(1)), int(m.group(2) or m.group(1))
-        out += [f"{prefix} {n}" for n in range(low, high + 1)]
+        out += [f"{prefix} {n}" for n in range(low, high + 1) if f"{prefix} {n}" not in out]
     return out
 
 
