@@ -99,16 +99,17 @@ class Ruleset:
         return others[0] if len(others) == 1 else None
 
     # ---- rules coverage (domain/rulesets/toolkit/coverage.py) ----------------------------------
-    text_file: str | None = None  # its rules text in the shared rules folder; None: its rules module's docstring
+    text_file: str | None = None  # its rules text in the shared rules folder; None: its modules' docstrings
 
-    def _package_dir(self) -> Path:
+    def package_dir(self) -> Path:
+        """The folder of its package (its coverage.json, its data/)."""
         return Path(sys.modules[type(self).__module__].__file__).parent
 
     def coverage(self) -> dict:
         """Its rules coverage manifest: every rule number of its text with its status (read-only)."""
         from domain.rulesets.toolkit import coverage
 
-        return coverage.load(self._package_dir() / coverage.MANIFEST)
+        return coverage.load(self.package_dir() / coverage.MANIFEST)
 
     def rule_text(self, rules_dir: Path | None = None) -> str | None:
         """The text its rule numbers come from: ``text_file`` in ``rules_dir`` (None when that is
@@ -116,7 +117,7 @@ class Ruleset:
         (a mechanism's module of the proving ground writes its rule in its own docstring)."""
         if self.text_file is None:
             docs = [ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or ""
-                    for p in sorted(self._package_dir().glob("*.py"))]
+                    for p in sorted(self.package_dir().glob("*.py"))]
             return "\n\n".join(docs)
         path = rules_dir / self.text_file if rules_dir else None
         return path.read_text(encoding="utf-8") if path and path.exists() else None
