@@ -180,6 +180,39 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
+def cmd_rules(args: argparse.Namespace) -> int:
+    """A ruleset's rules coverage (docs/rulesets.md): every rule number of its text with its
+    status, and the counts per status; read from the domain package, no server needed."""
+    from domain.rulesets import find_ruleset
+    from domain.rulesets.toolkit import coverage
+
+    ruleset = find_ruleset(args.ruleset)
+    summary = coverage.summary(ruleset.coverage())
+    if args.json_out:
+        _print_json(summary)
+        return EXIT_OK
+    say(f"{ruleset.name}: {ruleset.title}")
+    say(f"text: {summary['text']}; rule numbers: {summary['rule_numbers']}")
+    for part in ("rules", "tables"):
+        if summary[part]:
+            say("")
+            say(f"{part}:")
+        for key, item in summary[part].items():
+            tests = item.get("tests", [])
+            note = item.get("why") or item.get("what") or ""
+            if tests:
+                note = f"{len(tests)} test{'s' if len(tests) != 1 else ''}" + (f"; {note}" if note else "")
+            say(f"  {key:<16} {item['status']:<15} {note}")
+            if args.tests:
+                for test in tests:
+                    say(f"{'':<36}{test}")
+    say("")
+    for part in ("rules", "tables"):
+        counts = summary["counts"][part]
+        say(f"{part}: {sum(counts.values())} in all; " + ", ".join(f"{status} {n}" for status, n in counts.items()))
+    return EXIT_OK
+
+
 # ===================================================================== playing through the API ====
 # The client commands talk to a warlog server over HTTP (api/client.py). Where the server and
 # the tokens come from, first found wins:
@@ -1646,6 +1679,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")
     p.add_argument("--game", metavar="ID", help="rebuild this game only")
     p.set_defaults(func=cmd_rebuild_projections)
+
+    p = sub.add_parser("rules", help="a ruleset's rules coverage: each rule number's status and the counts (offline)")
+    p.add_argument("ruleset", help="the ruleset's name (falklands, freeform, proving, ...)")
+    p.add_argument("--tests", action="store_true", help="list the tests that check each rule")
+    p.add_argument("--json", dest="json_out", action="store_true", help="print the manifest and counts as JSON")
+    p.set_defaults(func=cmd_rules)
 
     add_client_commands(sub)
     return parser

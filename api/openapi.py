@@ -189,6 +189,12 @@ CHART_QUERY = query("chart", "string", "an SVG chart instead of the JSON", enum=
 RULESET_QUERY = {**query("ruleset", "string", "the ruleset, e.g. freeform"), "required": True}
 SANDBOX_QUERY = query("sandbox", "boolean", "true: count sandboxes too (they are left out by default)")
 
+# ---- rules coverage (domain/rulesets/toolkit/coverage.py)
+_RULE_COUNTS = _obj("{status: how many}", **{k: "integer" for k in ("adjudicated", "declared", "not applicable",
+                                                                     "pending")})
+_RULE_ITEM = _obj("", status={"type": "string", "enum": ["adjudicated", "declared", "not applicable", "pending"]},
+                  tests={"type": "array", "items": {"type": "string"}}, why="string", what="string")
+
 # ---- the event stream: its schema describes one event (OpenAPI 3.1 reads a text/event-stream
 # schema per event, as 3.2's itemSchema does); ``data`` is the export line as JSON text.
 SSE_EVENT = _obj("one event; the stream's `retry:` line and `: keep-alive` comments are not events",
@@ -227,6 +233,21 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                                                positions={"type": "array", "items": _obj(
                                                    "a named position", name="string", title="string",
                                                    note="string")}))},
+        problems=("not_found",)),
+    ("get", "/api/v1/rulesets/{name}/rules"): Op(
+        "A ruleset's rules coverage", NONE, tag="service",
+        params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
+        description="Every rule number of the ruleset's text (and every data table) with its status: `adjudicated` "
+                    "(with the tests that check it), `declared` (a seat supplies the value; `why`), `not applicable` "
+                    "(`why`) or `pending` (being built), and the counts per status; the same as `warlog rules NAME "
+                    "--json` (docs/rulesets.md). An unknown name is 404.",
+        replies={200: Reply("the coverage manifest and its counts", _obj(
+            "", name="string", title="string", text="string", rule_numbers="string",
+            counts=_obj("per part, {status: how many}", rules=_RULE_COUNTS, tables=_RULE_COUNTS),
+            rules={"type": "object", "description": "{rule number: {status, tests?, why?, what?}}",
+                   "additionalProperties": _RULE_ITEM},
+            tables={"type": "object", "description": "{data file: {status, tests?, why?, what?}}",
+                    "additionalProperties": _RULE_ITEM}))},
         problems=("not_found",)),
     # ---- games
     ("post", "/api/v1/games"): Op(

@@ -31,6 +31,7 @@ from api.problems import ApiProblem
 from api.reads import NoQuery, query
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
+from domain.rulesets.toolkit import coverage
 from domain.service import parse_game_id
 from workers.replay import frames, vp_chart
 
@@ -88,6 +89,16 @@ def ruleset(name: str):
         raise ApiProblem("not_found", str(exc)) from None
     positions = [{"name": p.name, "title": p.title, "note": p.note} for p in rules.positions().values()]
     return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(), "positions": positions})
+
+
+@bp.get("/api/v1/rulesets/<name>/rules")
+def ruleset_rules(name: str):
+    """The ruleset's rules coverage, as ``warlog rules NAME --json`` prints it (docs/rulesets.md)."""
+    try:
+        rules = find_ruleset(name)
+    except UnknownRuleset as exc:
+        raise ApiProblem("not_found", str(exc)) from None
+    return jsonify({"name": rules.name, "title": rules.title, **coverage.summary(rules.coverage())})
 
 
 class FrameCache:

@@ -19,6 +19,7 @@ from domain.events import event_data
 from domain.rulesets import Ruleset, Setup
 from domain.rulesets.core import json_copy
 from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
+from domain.rulesets.falklands import rulebook
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
@@ -49,6 +50,10 @@ class Falklands(Ruleset):
     sequence_rule = "FS 5.2"
     take_back_rule = "FS 5.1"
     end_rule = "FS 4"
+    text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
+
+    def rule_numbers(self, text: str) -> list[str]:
+        return rulebook.rule_numbers(text)
 
     # ------------------------------------------------------------------------------ setup --
     def setup(self, scenario: str | None, options: dict) -> Setup:
