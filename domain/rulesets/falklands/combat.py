@@ -239,13 +239,13 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
             raise InvalidOrder(f"'reroll' is the number of a die, 0 to {len(shots) - 1}, or null",
                                rule="FS 11.3 4-1", field="choice")
         shot = shots[pick]
-        earlier = ctx.previous_rolls
+        earlier = ctx.before.get("order_rolls", [])  # with seqs: the rolls of the order that asked
         seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
         ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule="FS 11.3 4-1")
         hn = shot.get("hit_number")
         r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
-                     "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
-                     hn, None, replaces=seq)
+               "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
+               hn, None, replaces=seq)
         shot["value"] = r.values[0]
         frame["leader_used"] = True
         return True

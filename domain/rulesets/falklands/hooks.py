@@ -21,6 +21,11 @@ class FalklandsHooks(Hooks):
     def fold(self, state: dict, name: str, fields: dict, seq: Any) -> dict:
         return fold(state, name, fields, seq)
 
+    def begin(self, state: dict) -> dict:
+        """``order_rolls`` counts this order's rolls (a re-roll names one of the order before,
+        read from ``ctx.before``), as the fold does from the OrderAccepted on."""
+        return {**state, "order_rolls": []}
+
     def on_vp(self, ctx: Ctx, track: str, total: int) -> None:
         """FS 4.5: the game ends at once when the VP track reaches +20 (AR) or -5 (UK)."""
         if total >= SUDDEN_DEATH_AR:

@@ -63,6 +63,10 @@ class Hooks:
         apply = core.FOLD.get(name)
         return apply(state, SimpleNamespace(**fields, originator_version=seq)) if apply else state
 
+    def begin(self, state: dict) -> dict:
+        """The state an order's outcomes start from (a ruleset's per-order bookkeeping reset)."""
+        return state
+
     def after(self, ctx: "Ctx", cls: type, fields: dict) -> None:
         """Called after each event outcome is folded; by default hands a VP change to ``on_vp``."""
         if issubclass(cls, ev.VPScored):
@@ -76,8 +80,8 @@ class Ctx:
     """The outcomes of one order so far, and the state they make."""
 
     def __init__(self, state: dict, dice: Any, hooks: Hooks):
-        self.previous_rolls = state.get("order_rolls", [])  # with seqs: the rolls of the last order
-        self.state = {**state, "order_rolls": []}
+        self.before = state  # the position the order was given in
+        self.state = hooks.begin(state)
         self.dice = dice
         self.hooks = hooks
         self.out: list = []
