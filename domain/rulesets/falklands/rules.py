@@ -25,8 +25,9 @@ from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.engine import Ctx, answer, need, run
+from domain.rulesets.falklands.hooks import new_ctx
 from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
+from domain.rulesets.toolkit.engine import Ctx, answer, need, run
 
 UK, AR = S.UK, S.AR
 OP_NUMBERS = [*range(1, 26), "exocet"]
@@ -166,7 +167,7 @@ class Falklands(Ruleset):
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         kind = order.get("kind")
-        ctx = Ctx(state, dice)
+        ctx = new_ctx(state, dice)
         if state["pending"]:
             d = state["pending"][0]
             need(kind == "decide", d["rule"], f"answer the pending decision first: {d['prompt']}")
