@@ -20,6 +20,7 @@ from domain.rulesets import Ruleset, Setup
 from domain.rulesets.core import json_copy
 from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
 from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
 from domain.rulesets.falklands.combat import LEADER_MARKER
@@ -75,6 +76,9 @@ class Falklands(Ruleset):
 
     def names(self) -> dict[str, str]:
         return NAMES
+
+    def describe(self, event_type: str, data: dict) -> str | None:
+        return narrate.describe(event_type, data)
 
     # ------------------------------------------------------------------------------- fold --
     def evolve(self, state: dict | None, event: Any) -> dict:
