@@ -10,3 +10,4 @@ from domain.rulesets import register
 from domain.rulesets.proving.rules import Proving
 
 RULESET = register(Proving())
+from domain.rulesets.proving import tables  # noqa: F401

@@ -1,0 +1,1 @@
+"""The rules toolkit: the mechanisms rulesets share (docs/rulesets.md, "The rules toolkit")."""
