@@ -97,6 +97,8 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "MarkerPlayed": lambda d: f"{d['side']} plays marker {d['marker']}",
     "DecisionPending": lambda d: f"Waiting for {d['decision']['seat']}: {d['decision'].get('prompt', d['decision'].get('kind'))}",
     "DecisionResolved": lambda d: f"{d['seat']} decided: {choice_text(d['choice'])}",
+    "ResultDeclared": lambda d: f"{d['seat']} declared the {d['what']}: {_value_text(d['value'])} "
+                                f"({d['rule']}; it stands for {d['stands_for']})",
     "TakeBackRequested": lambda d: f"{d['seat']} asks to take back order {d['order_id']}" + (f": {d['reason']}" if d.get("reason") else ""),
     "TakeBackAccepted": lambda d: f"{d['seat']} accepted the take-back of order {d['order_id']} (events {d['superseded_from']}–{d['superseded_to']} superseded)",
     "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",

@@ -11,3 +11,4 @@ from domain.rulesets.proving.rules import Proving
 
 RULESET = register(Proving())
 from domain.rulesets.proving import tables  # noqa: F401
+from domain.rulesets.proving import declared  # noqa: F401

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from domain import events as ev
-from domain.errors import InvalidOrder
+from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.proving.rules import SIDES, kind
 from domain.rulesets.toolkit.tables import load_table, roll_on
 
@@ -30,7 +30,9 @@ if _MISSING:
 MODIFIERS = {"cover": {"value": -1, "reason": "cover (PG 2)"}, "elite": {"value": 1, "reason": "elite (PG 2)"}}
 
 
-def _template(state: dict, seat: str) -> dict:
+def _template(state: dict, seat: str) -> dict | None:
+    if state.get("pending"):
+        return None
     return {"kind": "fire", "rule": "PG 2", "prompt": "fire on the PG 2 combat results table",
             "fields": {"odds": {"choices": list(CRT.columns)},
                        "cover": {"type": "boolean", "optional": True},
@@ -39,6 +41,9 @@ def _template(state: dict, seat: str) -> dict:
 
 @kind("fire", _template)
 def fire(state: dict, seat: str, order: dict, dice: Any) -> list:
+    if state.get("pending"):
+        owed = state["pending"][0]
+        raise RuleViolation(owed["rule"], f"{owed['seat']} answers decision {owed['id']} first")
     odds = order.get("odds")
     if odds not in CRT.columns:
         raise InvalidOrder(f"'odds' is a column of the PG 2 combat results table: {', '.join(CRT.columns)}",
