@@ -35,6 +35,24 @@ NAMES = {**{m: d["name"] for m, d in DATA.markers.items()}, **{a: d["name"] for 
          **{marker: DATA.markers[f"{side.lower()}_leader"]["name"] for side, marker in LEADER_MARKER.items()}}
 
 
+# The order kinds, for clients (``order_kinds``); ``head`` is a legal order's first line, formatted
+# with its template; the first entry whose ``when`` matches the template is used.
+ORDER_KINDS = (
+    {"kind": "setup", "rule": "FS 3.3", "help": "the UK places Spartan and Splendid in the TEZ",
+     "fields": {"submarines": "{submarine: sea area}"}},
+    {"kind": "operation", "rule": "FS 11.3 6-4", "when": {"op": "exocet"}, "head": "operation exocet: {title}",
+     "help": "the land-launched Exocet of event 6-4", "fields": {"op": "\"exocet\"", "target": "a UK ship"}},
+    {"kind": "operation", "rule": "FS 7.1", "head": "operation Op #{op}: {title}",
+     "help": "conduct one of the 25 operations; its fields are the operation's choices (warlog legal)",
+     "fields": {"op": "the operation's number, 1-25; the other fields are its choices, as warlog legal lists them"}},
+    {"kind": "pass", "rule": "FS 5.3", "help": "conduct no operation (a UK pass still spends one)", "fields": {}},
+    {"kind": "submarines", "rule": "FS 8.1", "help": "move your submarines",
+     "fields": {"moves": "{submarine: sea area}"}},
+    {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
+     "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
+)
+
+
 def _op_number(value: Any):
     if value == "exocet":
         return value
@@ -79,6 +97,9 @@ class Falklands(Ruleset):
 
     def describe(self, event_type: str, data: dict) -> str | None:
         return narrate.describe(event_type, data)
+
+    def order_kinds(self) -> list[dict]:
+        return [dict(k) for k in ORDER_KINDS]
 
     # ------------------------------------------------------------------------------- fold --
     def evolve(self, state: dict | None, event: Any) -> dict:

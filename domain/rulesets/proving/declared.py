@@ -50,6 +50,7 @@ def _search_template(state: dict, seat: str) -> dict | None:
 
 @kind("search", _search_template)
 def search(state: dict, seat: str, order: dict, dice: Any) -> list:
+    """PG 3: declare the search value (1-10, from a rule book not in the texts); the server rolls d10 at or under it."""
     owed_first(state, seat)
     declared = declare(SEARCH, seat, order.get("search_value"), field="search_value")
     value = declared[1]["value"]
@@ -70,6 +71,7 @@ def _chart_template(state: dict, seat: str) -> dict | None:
 
 @kind("chart", _chart_template)
 def chart(state: dict, seat: str, order: dict, dice: Any) -> list:
+    """PG 3: the server rolls 2d6 on the map's chart; the seat then declares what it says (0-3)."""
     owed_first(state, seat)
     made = dice.roll(2, 6, seat=seat, purpose="the chart printed on the map", rule="PG 3", notation="2d6")
     key = f"{made.epoch}-{made.dice[0]['nonce']}"
@@ -89,6 +91,7 @@ def _declare_template(state: dict, seat: str) -> dict | None:
 
 @kind("declare", _declare_template)
 def declare_answer(state: dict, seat: str, order: dict, dice: Any) -> list:
+    """PG 3: answer a pending "declare" decision with the value the chart gives."""
     owed = pending_declaration(state, seat)
     if owed is None:
         raise RuleViolation("PG 3", "no declaration is owed by this seat")

@@ -47,6 +47,15 @@ class Proving(Ruleset):
             return []
         return [t for _, template in KINDS.values() if (t := template(state, seat)) is not None]
 
+    def order_kinds(self) -> list[dict]:
+        """Each registered kind, its help the first line of its handler's docstring ("PG n: …")."""
+        out = []
+        for name, (fn, _) in KINDS.items():
+            line = (fn.__doc__ or name).strip().splitlines()[0]
+            rule, _, text = line.partition(": ")
+            out.append({"kind": name, "rule": rule if text else self.prefix, "help": text or line, "fields": {}})
+        return out
+
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         entry = KINDS.get(order.get("kind"))
         if entry is None:

@@ -41,6 +41,7 @@ def _template(state: dict, seat: str) -> dict | None:
 
 @kind("fire", _template)
 def fire(state: dict, seat: str, order: dict, dice: Any) -> list:
+    """PG 2: fire on the combat results table in an odds column; 2d6, −1 cover, +1 elite."""
     if state.get("pending"):
         owed = state["pending"][0]
         raise RuleViolation(owed["rule"], f"{owed['seat']} answers decision {owed['id']} first")
