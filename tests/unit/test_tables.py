@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.errors import InvalidOrder
 from domain.rulesets.toolkit.tables import TableError, distribution, load_table, read
 
 LADDER = {"name": "search", "rule": "PG 2", "dice": "d10",
@@ -31,8 +32,9 @@ def test_columns_are_read_by_name_and_an_unknown_column_names_the_rule():
     table = load_table({"name": "crt", "rule": "PG 2", "dice": "2d6", "columns": ["1:1", "2:1"],
                         "rows": [{"roll": "6-", "results": ["A", "-"]}, {"roll": "7+", "results": ["-", "D"]}]})
     assert read(table, 7, "2:1").result == "D" and read(table, 7, "1:1").result == "-"
-    with pytest.raises(KeyError, match="PG 2"):
+    with pytest.raises(InvalidOrder, match="no column '3:1'") as exc:
         read(table, 7, "3:1")
+    assert exc.value.rule == "PG 2"
 
 
 def test_the_distribution_of_results_is_exact_from_the_recorded_target():

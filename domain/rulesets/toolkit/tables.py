@@ -26,6 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from domain import dice as dicemod
+from domain.errors import InvalidOrder
 
 _ROW = re.compile(r"\s*(-?\d+)\s*(?:(\+)|-\s*(-?\d+)|(-))?\s*")
 
@@ -47,8 +48,8 @@ class Table:
         if not self.columns and column is None:
             return 0
         if column not in self.columns:
-            raise KeyError(f"{self.rule}: the {self.name} table has no column {column!r} "
-                           f"(columns: {', '.join(map(str, self.columns))})")
+            raise InvalidOrder(f"the {self.name} table has no column {column!r} "
+                               f"(columns: {', '.join(map(str, self.columns))})", rule=self.rule or None)
         return self.columns.index(column)
 
 
