@@ -47,3 +47,14 @@ def test_a_table_with_a_gap_between_rows_is_refused_naming_the_file_and_table():
     bad = {**LADDER, "rows": [{"roll": "1-3", "result": "a"}, {"roll": "5-10", "result": "b"}]}
     with pytest.raises(TableError, match="data.json: table 'search'"):
         load_table(bad, "data.json")
+
+
+def test_a_d66_table_is_read_as_tens_and_units_and_its_distribution_sums_to_one():
+    table = load_table({"name": "composition", "rule": "STF 5", "dice": "d66", "off_table": {"result": "none"},
+                        "rows": [{"roll": "11-36", "result": "surface group"},
+                                 {"roll": "41-66", "result": "carrier group"}]})
+    assert read(table, 36).result == "surface group" and read(table, 41).result == "carrier group"
+    shares = distribution(read(table, 41, modifiers=[{"value": 10, "reason": "x"}]).target)
+    # +10: 11-26 stay surface (12 of 36), 31-36 read 41-46 (6) and 41-56 read 51-66 (12) carrier,
+    # 61-66 read 71-76, off the table: the stated result (6).
+    assert shares == pytest.approx({"surface group": 12 / 36, "carrier group": 18 / 36, "none": 6 / 36})

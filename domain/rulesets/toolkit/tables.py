@@ -10,7 +10,8 @@ A table is data (``load_table(entry)``)::
 A row's ``roll`` is one value ("5"), a range ("2-4"), or open at one end ("12+", "-1" written
 "1-"); a table without ``columns`` has one, and its rows give ``result``. ``off_table`` says what a
 modified roll beyond every row reads: ``"clamp"`` (the default: the first or the last row) or
-``{"result": R}`` (no row: the result R, e.g. "no effect").
+``{"result": R}`` (no row: the result R, e.g. "no effect"). Rows follow one another; a d66
+table may skip the values a d66 never shows, and a modified roll in such a gap reads the row below.
 
 ``read(table, roll_total, column=..., modifiers=[...])`` returns a ``Reading``: the row read, the
 result and the ``target`` a ``Roll`` records (``roll.resolve(reading.target, reading.outcome)``).
@@ -102,8 +103,9 @@ def load_table(entry: dict, source: str = "table") -> Table:
     if not rows:
         raise TableError(f"{where}: no rows")
     rows.sort(key=lambda r: (r[0] if r[0] is not None else -10**9))
+    # d66 values skip x7-x0, so its rows may leave such gaps; other rows follow one another.
     for (lo1, hi1, _), (lo2, hi2, _) in zip(rows, rows[1:]):
-        if hi1 is None or lo2 is None or lo2 != hi1 + 1:
+        if hi1 is None or lo2 is None or lo2 <= hi1 or (dice != "d66" and lo2 != hi1 + 1):
             raise TableError(f"{where}: rows must follow one another without gap or overlap ({hi1} then {lo2})")
     off = entry.get("off_table", "clamp")
     if off != "clamp" and not (isinstance(off, dict) and set(off) == {"result"}):
@@ -124,9 +126,12 @@ def _lookup(rows: list, modified: int, off_table: Any) -> tuple[str, Any]:
     for low, high, result in rows:
         if (low is None or modified >= low) and (high is None or modified <= high):
             return _label(low, high), result
-    if off_table != "clamp":
+    first, last = rows[0][0], rows[-1][1]
+    beyond = (first is not None and modified < first) or (last is not None and modified > last)
+    if beyond and off_table != "clamp":
         return "off the table", off_table["result"]
-    low, high, result = rows[0] if rows[0][0] is not None and modified < rows[0][0] else rows[-1]
+    # Clamped, or in a gap between d66 rows: the last row starting at or below the roll.
+    low, high, result = next((r for r in reversed(rows) if r[0] is None or r[0] <= modified), rows[0])
     return _label(low, high), result
 
 
