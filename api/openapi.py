@@ -177,6 +177,10 @@ def _obj(description: str, **properties: Any) -> dict:
 
 
 _GAME = ("GameId",)
+_ORDER_KIND = {**_obj("a kind of order the ruleset takes", kind="string", rule="string", help="string",
+                      fields={"type": "object", "additionalProperties": {"type": "string"}},
+                      words={"type": "array", "items": {"type": "string"}}, head="string", when="object"),
+               "required": ["kind", "rule", "help", "fields"]}
 _RESULT = Reply("what was recorded: the events as export lines, the new version and chain head",
                 schemas.CommandResult)
 
@@ -225,11 +229,16 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
         description="What a page needs to draw the game: `board` is the ruleset's drawing data (maps with their "
                     "size, areas with polygon and label position, units with name, abbreviation, side and steps; "
-                    "docs/pages.md), or null for a game without a map (freeform). `positions` are the named "
-                    "positions a game can start from (`position` in POST /api/v1/games). An unknown name is 404.",
+                    "docs/pages.md), or null for a game without a map (freeform). `order_kinds` lists the kinds "
+                    "of order the game takes: `kind`, `rule`, a one-line `help` and `fields` ({name: one line}); "
+                    "optionally `words` (the fields `warlog order` takes as words after the kind), `head` (a "
+                    "legal order's first line, formatted with its template) and `when` (the template values "
+                    "the entry is for). `positions` are the named positions a game can start from (`position` "
+                    "in POST /api/v1/games). An unknown name is 404.",
         replies={200: Reply("the ruleset", _obj("", name="string", title="string",
                                                board={"type": ["object", "null"],
                                                       "description": "maps, areas, borders, units; null: no map"},
+                                               order_kinds={"type": "array", "items": _ORDER_KIND},
                                                positions={"type": "array", "items": _obj(
                                                    "a named position", name="string", title="string",
                                                    note="string")}))},

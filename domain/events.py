@@ -416,6 +416,20 @@ class StandingOrderUsed(GameEvent):
     rule: str
 
 
+# Declared results: a value the texts do not give, supplied by a seat (docs/rulesets.md) -----------
+class ResultDeclared(GameEvent):
+    """``seat`` declared ``value`` for ``what``, standing for ``stands_for`` (the chart or rule book
+    the texts lack); ``rule`` is the rule of the text that needed it; ``decision`` is the id of the
+    pending "declare" decision it answers, or None when it came inside the order."""
+
+    seat: str
+    rule: str
+    stands_for: str
+    what: str
+    value: Any
+    decision: str | None
+
+
 # Take-backs, concession, the end ---------------------------------------------------------------
 class TakeBackRequested(GameEvent):
     seat: str

@@ -12,6 +12,10 @@ The contract (docs/rulesets.md says more):
 - ``evolve(state, event) -> state``: the fold; returns a new state and never mutates the old one.
 - ``board() -> dict | None``: the game's static drawing data (maps, areas, unit labels), or None.
 - ``names() -> dict``: {id: display name} of the pieces events name by id (readable lines).
+- ``describe(event_type, data) -> str | None``: the ruleset's own readable line of an event (its
+  ids already named), or None for the generic line of projections/narrate.py.
+- ``order_kinds() -> list[dict]``: the kinds of order the game takes ({kind, rule, help, fields}),
+  for clients (the CLI's help and legal lines) and ``GET /rulesets/<name>``.
 - ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
 - ``opening(state, dice) -> list[outcome]``: the rolls the server makes for the ``system`` seat
@@ -147,6 +151,17 @@ class Ruleset:
     def answer_order(self, decision: dict, choice: Any) -> dict:
         """The order a seat gives to answer ``decision`` with ``choice``."""
         return {"kind": "decide", "decision": decision["id"], "choice": choice}
+
+    def describe(self, event_type: str, data: dict) -> str | None:
+        """This game's own readable line of an event (``data`` with ids already replaced by names),
+        or None to leave it to the generic lines (projections/narrate.py)."""
+        return None
+
+    def order_kinds(self) -> list[dict]:
+        """The kinds of order this game takes: ``[{kind, rule, help, fields}]``, where ``fields``
+        is ``{name: one-line description}``; ``head`` (optional) formats a legal order's first
+        line from its template (e.g. "operation Op #{op}")."""
+        return []
 
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]

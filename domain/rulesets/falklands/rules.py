@@ -21,6 +21,7 @@ from domain.rulesets.core import json_copy
 from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
 from domain.rulesets.falklands import rulebook
 from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
 from domain.rulesets.falklands.combat import LEADER_MARKER
@@ -34,6 +35,24 @@ OP_NUMBERS = [*range(1, 26), "exocet"]
 NAMES = {**{m: d["name"] for m, d in DATA.markers.items()}, **{a: d["name"] for a, d in DATA.areas.items()},
          **{u: d["name"] for u, d in DATA.units.items()},
          **{marker: DATA.markers[f"{side.lower()}_leader"]["name"] for side, marker in LEADER_MARKER.items()}}
+
+
+# The order kinds, for clients (``order_kinds``); ``head`` is a legal order's first line, formatted
+# with its template; the first entry whose ``when`` matches the template is used.
+ORDER_KINDS = (
+    {"kind": "setup", "rule": "FS 3.3", "help": "the UK places Spartan and Splendid in the TEZ",
+     "fields": {"submarines": "{submarine: sea area}"}},
+    {"kind": "operation", "rule": "FS 11.3 6-4", "when": {"op": "exocet"}, "head": "operation exocet: {title}",
+     "help": "the land-launched Exocet of event 6-4", "fields": {"op": "\"exocet\"", "target": "a UK ship"}},
+    {"kind": "operation", "rule": "FS 7.1", "head": "operation Op #{op}: {title}",
+     "help": "conduct one of the 25 operations; its fields are the operation's choices (warlog legal)",
+     "fields": {"op": "the operation's number, 1-25; the other fields are its choices, as warlog legal lists them"}},
+    {"kind": "pass", "rule": "FS 5.3", "help": "conduct no operation (a UK pass still spends one)", "fields": {}},
+    {"kind": "submarines", "rule": "FS 8.1", "help": "move your submarines",
+     "fields": {"moves": "{submarine: sea area}"}},
+    {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
+     "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
+)
 
 
 def _op_number(value: Any):
@@ -92,6 +111,12 @@ class Falklands(Ruleset):
 
     def names(self) -> dict[str, str]:
         return NAMES
+
+    def describe(self, event_type: str, data: dict) -> str | None:
+        return narrate.describe(event_type, data)
+
+    def order_kinds(self) -> list[dict]:
+        return [dict(k) for k in ORDER_KINDS]
 
     # ------------------------------------------------------------------------------- fold --
     def evolve(self, state: dict | None, event: Any) -> dict:
