@@ -3,6 +3,8 @@ modified rolls off the table (clamp, or a stated result), and the exact result d
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from domain.errors import InvalidOrder
@@ -58,3 +60,31 @@ def test_a_d66_table_is_read_as_tens_and_units_and_its_distribution_sums_to_one(
     # +10: 11-26 stay surface (12 of 36), 31-36 read 41-46 (6) and 41-56 read 51-66 (12) carrier,
     # 61-66 read 71-76, off the table: the stated result (6).
     assert shares == pytest.approx({"surface group": 12 / 36, "carrier group": 18 / 36, "none": 6 / 36})
+
+
+def test_tables_of_a_data_file_record_their_guesses_table_by_table_and_row_by_row(tmp_path):
+    from domain.rulesets.toolkit.data import Dataset
+    from domain.rulesets.toolkit.tables import load_tables
+
+    (tmp_path / "charts.json").write_text(json.dumps({"tables": [
+        {"name": "given", "rule": "XX 1", "dice": "d6", "source": "XX 1",
+         "rows": [{"roll": "1-3", "result": "miss"}, {"roll": "4-5", "result": "hit", "provisional": True},
+                  {"roll": "6", "result": "kill", "provisional": "the map's chart is not in the text"}]},
+        {"name": "guessed", "rule": "XX 2", "dice": "d10", "provisional": "the chart is printed on the map",
+         "rows": [{"roll": "1-10", "result": "-"}]}]}))
+    data = Dataset(tmp_path)
+    tables = load_tables(data, "charts.json")
+    assert set(tables) == {"given", "guessed"}
+    assert [(g.entry, g.why) for g in data.provisional()] == [
+        ("tables.given.rows.4-5", "XX 1"), ("tables.given.rows.6", "the map's chart is not in the text"),
+        ("tables.guessed", "the chart is printed on the map")]
+
+
+def test_a_table_named_twice_in_one_file_is_refused_naming_the_file(tmp_path):
+    from domain.rulesets.toolkit.data import Dataset
+    from domain.rulesets.toolkit.tables import load_tables
+
+    table = {"name": "t", "rule": "XX 1", "dice": "d6", "rows": [{"roll": "1-6", "result": "-"}]}
+    (tmp_path / "charts.json").write_text(json.dumps({"tables": [table, table]}))
+    with pytest.raises(TableError, match="charts.json: table 't' is there twice"):
+        load_tables(Dataset(tmp_path), "charts.json")

@@ -10,18 +10,19 @@ PG 2  Tabled fire: a seat orders ``fire`` naming ``odds``, a column of the PG 2 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.proving.rules import SIDES, kind
-from domain.rulesets.toolkit.tables import load_table, roll_on
+from domain.rulesets.toolkit.data import Dataset
+from domain.rulesets.toolkit.tables import load_tables, roll_on
 
 _FILE = Path(__file__).parent / "data" / "tables.json"
-_ENTRIES = json.loads(_FILE.read_text())["tables"]
-TABLES = {e["name"]: load_table(e, _FILE.name) for e in _ENTRIES}
+DATA = Dataset(_FILE.parent)  # its provisional() lists the tables' guesses
+TABLES = load_tables(DATA, _FILE.name)
+_ENTRIES = DATA.read(_FILE.name)["tables"]
 CRT = TABLES["PG 2 combat results"]
 RESULTS = next(e for e in _ENTRIES if e["name"] == CRT.name)["results"]
 _MISSING = {str(r) for _, _, results in CRT.rows for r in results} - set(RESULTS)

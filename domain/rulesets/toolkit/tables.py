@@ -186,3 +186,31 @@ def distribution(target: dict) -> dict[str, float]:
         _, result = _lookup(target["rows"], value + shift, target.get("off_table", "clamp"))
         out[str(result)] = out.get(str(result), 0.0) + p
     return out
+
+
+def load_tables(data: Any, file: str) -> dict[str, Table]:
+    """Every table of a data file ``{"tables": [entry, ...]}`` read through the ruleset's
+    ``Dataset`` (toolkit/data.py), by name. What is guessed is recorded with the dataset's other
+    guesses, entry by entry: a table with ``"provisional": "why"`` as a whole, a row with
+    ``"provisional": "why"`` (or true: the table's ``source`` says why) alone."""
+    doc = data.read(file)
+    entries = doc.get("tables")
+    if not isinstance(entries, list) or not entries:
+        raise TableError(f"{file}: 'tables' is a list of tables")
+    tables: dict[str, Table] = {}
+    for entry in entries:
+        table = load_table(entry, file)
+        if table.name in tables:
+            raise TableError(f"{file}: table {table.name!r} is there twice")
+        tables[table.name] = table
+        source = entry.get("source", "")
+        if entry.get("provisional"):
+            data.guess(file, f"tables.{table.name}", None, _why(entry["provisional"], source))
+        for row in entry.get("rows", []):
+            if row.get("provisional"):
+                data.guess(file, f"tables.{table.name}.rows.{row.get('roll')}", None, _why(row["provisional"], source))
+    return tables
+
+
+def _why(mark: Any, source: str) -> str:
+    return mark if isinstance(mark, str) else source or "not given by the text"
