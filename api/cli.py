@@ -193,6 +193,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         return EXIT_OK
     say(f"{ruleset.name}: {ruleset.title}")
     say(f"text: {summary['text']}; rule numbers: {summary['rule_numbers']}")
+    width = max((len(key) for part in ("rules", "tables") for key in summary[part]), default=0)
     for part in ("rules", "tables"):
         if summary[part]:
             say("")
@@ -202,10 +203,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
             note = item.get("why") or item.get("what") or ""
             if tests:
                 note = f"{len(tests)} test{'s' if len(tests) != 1 else ''}" + (f"; {note}" if note else "")
-            say(f"  {key:<16} {item['status']:<15} {note}")
+            say(f"  {key:<{width}} {item['status']:<15} {note}")
             if args.tests:
                 for test in tests:
-                    say(f"{'':<36}{test}")
+                    say(f"{'':<{width + 19}}{test}")
     say("")
     for part in ("rules", "tables"):
         counts = summary["counts"][part]
