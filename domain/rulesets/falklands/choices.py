@@ -287,14 +287,14 @@ def decision_fields(decision: dict) -> dict:
     elif kind == "emergency_rebase":
         answers = [{"destinations": {u: "argentina" for u in opts["destinations"]}}]
     elif kind == "free_attack":
-        answers = [{"decline": True}] + [
+        answers = [
             ({"area": a, "units": v["units"], "target": t} if "carriers" not in v else
              {"area": a, "units": v["units"], "carriers": v["carriers"], "aircraft": v["aircraft"], "fire": "auto"})
             for a, v in opts["areas"].items() for t in (v["targets"] if "carriers" not in v else [None])]
     elif kind == "exocet":
-        answers = [{"target": t} for t in opts["target"]] + [{"target": None}]
+        answers = [{"target": t} for t in opts["target"]]
     elif kind == "peru_replacement":
-        answers = [{"unit": u} for u in opts["unit"]] + [{"unit": None}]
+        answers = [{"unit": u} for u in opts["unit"]]
     elif kind == "sf_compromised":
         answers = [{"unit": u} for u in opts["unit"]]
     else:

@@ -73,10 +73,30 @@ def can_fire_at(state: dict, battle: dict, shooter: str, target: str) -> bool:
     return True
 
 
+def shots_owed(state: dict, battle: dict, shooter: str, targets: list[str]) -> int:
+    """FS 10.2: no unit may be withheld from a battle in its area; a unit able to fire at a target
+    here fires at least once (a carrier "may fire three times", FS 10.9: its extra shots are its own)."""
+    able = [t for t in targets if S.alive(state, t) and can_fire_at(state, battle, shooter, t)]
+    return 1 if able else 0
+
+
+def check_every_unit_fires(state: dict, battle: dict, fire: list[dict], shooters: list[str],
+                           targets: list[str]) -> None:
+    """FS 10.2 "it's not allowed to withhold units from participating": the player chooses
+    targets, not whether to fire."""
+    for u in shooters:
+        owed = shots_owed(state, battle, u, targets)
+        made = sum(1 for f in fire if f["unit"] == u)
+        if made < owed:
+            raise RuleViolation("FS 10.2", f"{DATA.units[u]['name']} must fire in this battle: no unit may be "
+                                           f"withheld (the player chooses targets, not whether to fire)")
+
+
 def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[str], targets: list[str],
-               rule: str) -> list[dict]:
+               rule: str, *, every: bool = True) -> list[dict]:
     """Validate shot assignments ``[{unit, at}]``: each shooter fires once (carriers up to 3/4 times,
-    once at submarines), at a target in this battle it can hit, within 10.4's protected-target rule."""
+    once at submarines), at a target in this battle it can hit, within 10.4's protected-target rule;
+    with ``every``, each shooter able to fire does (FS 10.2)."""
     if fire == "auto":
         fire = auto_fire(state, battle, shooters, targets, side)
     if not isinstance(fire, list) or not all(isinstance(f, dict) and isinstance(f.get("unit"), str)
@@ -100,6 +120,8 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
             subs[u] = subs.get(u, 0) + 1
             need(subs[u] <= 1, "FS 10.9", f"{DATA.units[u]['name']} fires at most once at submarines")
     check_protected(state, battle, side, fire, targets)
+    if every:
+        check_every_unit_fires(state, battle, fire, shooters, targets)
     return [{"unit": f["unit"], "at": f["at"]} for f in fire]
 
 

@@ -47,7 +47,7 @@ def intercept(ctx: Ctx, stack: list) -> None:
         return  # the UK lets them pass
     if fire == "auto":
         fire = auto_fire(ctx.state, b, carriers, aircraft, UK)
-    b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11")
+    b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11", every=False)  # Op #11: "may"
     stack.append(b)
 
 

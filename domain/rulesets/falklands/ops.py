@@ -74,6 +74,13 @@ def mine(ctx: Ctx, units: list[str], side: str, op, classes: tuple = ()) -> None
             need(S.kind(u) in classes, rule(op), f"{name(u)} is not a {' or '.join(classes)}")
 
 
+def whole_force(ctx: Ctx, side: str, area: str, classes: tuple, named: list[str]) -> list[str]:
+    """FS 10.2: the named units and every other unit of ``side`` in the battle's area of the classes
+    the operation fights with; none may be withheld (carried units share their ship's fate, 6.5)."""
+    present = S.units_in(ctx.state, area, side=side, classes=list(classes))
+    return [*named, *[u for u in present if u not in named]]
+
+
 def fire_of(order: dict):
     """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
     fire = order.get("fire")
@@ -370,6 +377,7 @@ def op_14(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(S.where(ctx.state, u) == area, rule(14), f"{name(u)} is not in {area_name(area)}")
     tez = tez_expansion(ctx, side, order, 14)
+    units = whole_force(ctx, side, area, ("ship", "submarine"), units)
     return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez,
                         protected_waiver=waiver(ctx, side, order))]  # FS 11.3 3-2: any attack on ships
 
@@ -473,7 +481,8 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
     tez = tez_expansion(ctx, side, order, 20)
-    b = _sea_battle(ctx, side, order, 20, dest, [*units, *support], ("ship", "submarine"), "naval",
+    force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
+    b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
                     aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order))
     return intercepted(ctx.state, aircraft, dest, 20, b)
 
@@ -513,6 +522,7 @@ def op_15(ctx: Ctx, side: str, order: dict) -> list:
         need(S.where(ctx.state, u) == area and not ctx.state["units"][u]["aboard"], rule(15),
              f"{name(u)} is not in {area_name(area)}")
     need(S.contested(ctx.state, area), rule(15), f"{area_name(area)} is not contested")
+    ground = whole_force(ctx, side, area, ("ground",), ground)
     aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
     if side == UK:
         need(not carriers, rule(15), "only the AR carrier may join a ground attack")
@@ -649,7 +659,8 @@ def op_24(ctx: Ctx, side: str, order: dict) -> list:
     mine(ctx, support, side, 24, ("ground",))
     for u in support:
         need(ctx.state["units"][u]["location"] == dest and u not in units, rule(24), f"{name(u)} is not already in {area_name(dest)}")
-    return [ground_battle(ctx, side, 24, dest, [*units, *support], fire=fire_of(order))]
+    force = whole_force(ctx, side, dest, ("ground",), [*units, *support])
+    return [ground_battle(ctx, side, 24, dest, force, fire=fire_of(order))]
 
 
 def op_25(ctx: Ctx, side: str, order: dict) -> list:

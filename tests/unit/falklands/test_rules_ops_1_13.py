@@ -496,13 +496,13 @@ def _op14(st, target, area, **extra):
     face = DATA.units[shooter]["factors"]["surface" if DATA.units[target]["class"] == "ship" else "sub"]
     assert face >= 1
     order = op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": target}], **extra)
-    return order, FixedDice(face)
+    return order, FixedDice(face, default=6)
 
 
 def _resolve(st, order, dice):
     out, st2 = play(st, UK, order, dice)
-    if pending(st2):  # the AR ship's defensive fire: none
-        o2, st2 = answer(st2, AR, {"fire": []}, dice)
+    if pending(st2):  # the AR ship's defensive fire (FS 10.2: it fires), a miss
+        o2, st2 = answer(st2, AR, {"fire": "auto"}, dice)
         out += o2
     return out, st2
 
@@ -541,7 +541,7 @@ def test_fs_7_1_op_10_covers_submarines_too():
     out, st2 = play(st, UK, op(20, units=[], support=[shooter], destination="sa2", attack=True, with_op_10=True,
                                fire=[{"unit": shooter, "at": AR_SUBS[0]}]), FixedDice(face))
     if pending(st2):
-        o2, st2 = answer(st2, AR, {"fire": []}, FixedDice(face))
+        o2, st2 = answer(st2, AR, {"fire": "auto"}, FixedDice(face, default=6))
         out += o2
     assert not S.alive(st2, AR_SUBS[0])
     assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(-1, "FS 7.1 Op #10")]
@@ -750,4 +750,4 @@ def test_fs_7_1_op_13_carriers_only_and_at_least_one_shot():
                               fire=[{"unit": "glamorgan", "at": DAGGERS[0]}]))
     assert err.rule == "FS 7.1 Op #13"
     err = rejected(st, UK, op(13, carriers=["hermes"], airbase="port_stanley", fire=[]))
-    assert err.rule == "FS 7.1 Op #13"
+    assert err.rule == "FS 10.2"  # a committed carrier fires: no unit is withheld

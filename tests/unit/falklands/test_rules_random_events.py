@@ -180,15 +180,21 @@ def test_fs_11_3_2_1_to_2_3_a_free_uk_attack_on_ar_surface_ships_in_a_contested_
     assert after["phase"] == "UK Operations" and after["turn"] == 2
 
 
-def test_fs_11_3_2_1_the_free_attack_may_be_declined():
-    # FS 11.2 says no activated event may be declined, but 2-1 says the UK "may" attack: the
-    # engine reads the free attacks (and the Exocet's firing now) as permissions, not orders.
+def test_fs_11_2_no_activated_event_may_be_declined_the_free_attack_is_made(monkeypatch):
+    # FS 11.2 "no activated event may be declined": 2-1's "may" chooses how (which area, which
+    # units flown in, their targets), not whether.
     st = empty()
     place(st, "glamorgan", SEA)
     place(st, "drummond", SEA)
+    with_factor(monkeypatch, "glamorgan", surface=3)
     out, st = draw(st, 2, 1)
-    out, after = answer(st, UK, {"decline": True})
-    assert not events_of(out, "BattleBegun") and after["phase"] == "UK Operations"
+    assert "decline" not in pending(st)["options"]
+    for choice in ({"decline": True}, {}, {"area": None}):
+        with pytest.raises(RuleViolation) as e:
+            answer(st, UK, choice)
+        assert e.value.rule == "FS 11.3 2-1"
+    out, after = answer(st, UK, {"area": SEA, "fire": "auto"})
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["glamorgan"]
 
 
 # ---------------------------------------------------------------------------------------- 2-4 ---
@@ -260,7 +266,7 @@ def test_fs_11_3_2_5_2_6_3_1_free_uk_attack_on_ar_submarines_carriers_only_in_th
     out, st = answer(st, UK, {"area": SEA, "units": ["spartan"], "carriers": ["hermes"],
                               "fire": fire(("spartan", "salta"), ("hermes", "salta"))})
     assert pending(st)["kind"] == "defensive_fire"  # normal defensive fire
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 6))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, 6, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["salta"]
     assert [e["delta"] for e in events_of(out, "VPScored")] == [-1]
     assert after["uk_operations_left"] == empty()["uk_operations_left"]
@@ -441,7 +447,7 @@ def test_fs_11_3_4_4_free_ar_attack_on_uk_surface_ships_with_aircraft_and_25_de_
                                            ("a4_1", "glamorgan"))})
     assert pending(st)["kind"] == "defensive_fire"
     assert pending(st)["options"]["fire"] == {"glamorgan": ["drummond", "a4_1"]}
-    out, after = answer(st, UK, {"fire": []}, FixedDice(1, 1, 6))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert events_of(out, "UnitEliminated")[0]["unit"] == "glamorgan"
     assert [e["delta"] for e in events_of(out, "VPScored")] == [1]
     assert not events_of(out, "OperationBegun")
@@ -493,7 +499,7 @@ def test_fs_11_3_4_5_a_landing_or_ground_attack_lifts_the_pressure(monkeypatch, 
                                      fire=fire(("3_para", "ri_12")))}[which]
     out, st = uk_op(st, order)
     if pending(st):
-        out, st = answer(st, AR, {"fire": []}, FixedDice(6))
+        out, st = answer(st, AR, {"fire": "auto"}, FixedDice(6, default=6))
     assert st["political_pressure"] is None
     assert not any(e["rule"] == "FS 11.3 4-5" for e in events_of(out, "VPScored"))
     out, st = uk_op(st)
@@ -609,9 +615,11 @@ def test_fs_11_3_6_3_peru_replaces_one_eliminated_non_stealth_aircraft_in_argent
     d = pending(st)
     assert (d["kind"], d["seat"]) == ("peru_replacement", AR)
     assert sorted(d["options"]["unit"]) == ["a4_1", "dagger_1"]  # never the stealth aircraft
-    with pytest.raises(RuleViolation) as e:
-        answer(st, AR, {"unit": "super_etendard"})
-    assert e.value.rule == "FS 11.3 6-3"
+    assert "decline" not in d["options"]
+    for choice in ({"unit": "super_etendard"}, {"unit": None}, {}):  # FS 11.2: not declined either
+        with pytest.raises(RuleViolation) as e:
+            answer(st, AR, choice)
+        assert e.value.rule == "FS 11.3 6-3"
     out, after = answer(st, AR, {"unit": "dagger_1"})
     assert events_of(out, "UnitEntered") == [{"unit": "dagger_1", "area": "argentina", "aboard": None,
                                               "rule": "FS 11.3 6-3"}]
@@ -646,10 +654,21 @@ def test_fs_11_3_6_4_exocet_fired_at_once_is_free_and_hits_on_three(die, hit):
     assert after["phase"] == "UK Operations"
 
 
-def test_fs_11_3_6_4_exocet_held_then_used_later_as_an_ar_operation():
+def test_fs_11_2_the_exocet_may_not_be_held_while_a_target_is_there():
     out, st = draw(exocet_position(), 6, 4)
-    out, st = answer(st, AR, {"hold": True})
+    assert "hold" not in pending(st)["options"]
+    for choice in ({"hold": True}, {"target": None}, {"target": "sheffield"}):
+        with pytest.raises(RuleViolation) as e:
+            answer(st, AR, choice)
+        assert e.value.rule == "FS 11.3 6-4"
+
+
+def test_fs_11_3_6_4_exocet_held_then_used_later_as_an_ar_operation():
+    # Held only because no target was there when it was rolled (FS 11.3 6-4, FS 11.2).
+    out, st = draw(empty(), 6, 4)
     assert st["exocet"] == "held" and st["phase"] == "UK Operations"
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
     st = phase(st, "AR Operations")
     place(st, "sheffield", "sa4")
     assert refused(st, AR, op("exocet", target="sheffield")).rule == "FS 11.3 6-4"  # not in the Falklands area
@@ -697,9 +716,13 @@ def test_fs_11_3_6_5_free_ar_attack_on_uk_submarines_25_de_mayo_only_in_the_same
     out, st = draw(st, 6, 5)
     assert pending(st)["options"]["areas"][SEA]["carriers"] == ["25_de_mayo"]
     assert pending(st)["options"]["areas"][SEA]["units"] == ["salta"]
+    with pytest.raises(RuleViolation) as e:  # Salta is in the area: it may not be withheld (FS 10.2)
+        answer(st, AR, {"area": SEA, "aircraft": ["a4_1"], "carriers": ["25_de_mayo"],
+                        "fire": fire(("a4_1", "spartan"), ("25_de_mayo", "spartan"))})
+    assert e.value.rule == "FS 10.2"
     out, st = answer(st, AR, {"area": SEA, "aircraft": ["a4_1"], "carriers": ["25_de_mayo"],
-                              "fire": fire(("a4_1", "spartan"), ("25_de_mayo", "spartan"))})
+                              "fire": fire(("a4_1", "spartan"), ("25_de_mayo", "spartan"), ("salta", "spartan"))})
     assert pending(st)["kind"] == "defensive_fire" and pending(st)["seat"] == UK
-    out, after = answer(st, UK, {"fire": []}, FixedDice(1, 1))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert events_of(out, "UnitEliminated")[0]["unit"] == "spartan"
     assert [e["delta"] for e in events_of(out, "VPScored")] == [1]  # FS 4.4(4)

@@ -308,10 +308,10 @@ def _sink(st, side, target, area, dice_face=1):
     place(st, target, area, steps=1)
     set_phase(st, f"{side} Operations")
     face = DATA.units[shooter]["factors"]["surface"]
-    out, st2 = play(st, side, op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": target}]),
-                    FixedDice(face, default=6))
-    if st2["pending"]:  # the defender's fire: none
-        out2, st2 = answer(st2, S.other(side), {"fire": []}, FixedDice(face, default=6))
+    # Automatic fire: the shooter's die first; any other ship of the side there fires too (FS 10.2), a miss.
+    out, st2 = play(st, side, op(14, area=area, units=[shooter], fire="auto"), FixedDice(face, default=6))
+    if st2["pending"]:  # the defender's fire (FS 10.2: it fires), misses
+        out2, st2 = answer(st2, S.other(side), {"fire": "auto"}, FixedDice(face, default=6))
         out = out + out2
     assert not S.alive(st2, target)
     return out, st2
@@ -344,9 +344,9 @@ def _sink_with_a_leader_reroll(area, reroll):
     place(st, shooter, area)
     place(st, "drummond", area)
     face = DATA.units[shooter]["factors"]["surface"]
-    dice = FixedDice(6, face)  # a miss, then (if re-rolled) a hit
+    dice = FixedDice(6, 6, face)  # a miss, Drummond's miss, then (if re-rolled) a hit
     out, st = play(st, UK, op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": "drummond"}]), dice)
-    o2, st = answer(st, AR, {"fire": []}, dice)  # Drummond's defensive fire: none
+    o2, st = answer(st, AR, {"fire": "auto"}, dice)  # Drummond fires back (FS 10.2)
     assert st["pending"][0]["kind"] == "leadership"
     o3, st = answer(st, UK, {"reroll": 0 if reroll else None}, dice)
     return out + o2 + o3, st
@@ -361,7 +361,7 @@ def test_fs_4_4_2_not_scored_in_an_operation_where_a_decisive_leader_marker_is_p
 
 
 def test_fs_4_4_3_uk_points_are_scored_even_with_a_leader_reroll():
-    out, st = _sink_with_a_leader_reroll(TEZ[0], reroll=True)
+    out, st = _sink_with_a_leader_reroll(TEZ[-1], reroll=True)  # away from the keeper ship (it would fire too)
     assert not S.alive(st, "drummond") and _sink_vp(out) == [(-1, "FS 4.4(3)")]
 
 
@@ -395,7 +395,7 @@ def test_fs_4_4_4_a_uk_submarine_sunk_scores_one():
     out, st2 = play(st, AR, op(20, units=[], support=["salta"], destination="sa1", attack=True,
                                fire=[{"unit": "salta", "at": "spartan"}]), FixedDice(face, default=6))
     if st2["pending"]:
-        o2, st2 = answer(st2, UK, {"fire": []}, FixedDice(face))
+        o2, st2 = answer(st2, UK, {"fire": "auto"}, FixedDice(face, default=6))
         out += o2
     assert not S.alive(st2, "spartan")
     assert _sink_vp(out) == [(1, "FS 4.4(4)")]
