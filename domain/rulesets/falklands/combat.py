@@ -269,7 +269,6 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
                      "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
                      hn, None, replaces=seq)
         shot["value"] = r.values[0]
-        frame["leader_used"] = True
         return True
     if frame.get("leader_asked"):
         return True
@@ -338,8 +337,8 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
         if inside:
             rule = "FS 7.1 Op #10" if battle.get("tez_expanded") and area not in DATA.tez else "FS 4.4(3)"
             ctx.vp(-worth, f"UK sank {name} in {DATA.areas[area]['name'] if area else 'the TEZ'}", rule)
-        elif battle.get("leader_used"):
-            return  # FS 4.4(2): not scored in an operation where 4-1/4-2/4-3 is in effect
+        elif leadership_in_effect(ctx.state):
+            return  # FS 4.4(2): not scored during the operation when 4-1/4-2/4-3 is in effect
         else:
             ctx.vp(worth, f"{name} sunk outside the TEZ", "FS 4.4(2)")
     else:
@@ -347,6 +346,14 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
             return
         worth = 2 if uid in T.TWO_VP_UK_SHIPS else 1
         ctx.vp(worth, f"AR sank {name}", "FS 4.4(4)")
+
+
+def leadership_in_effect(state: dict) -> bool:
+    """FS 4.4(2) "when random event 4-1/4-2/4-3 is in effect": a Decisive Leader marker is held
+    (4-1: taken "as a reminder this event is activated"), or one was played earlier in this
+    operation, in any of its battles (docs/rulesets.md)."""
+    held = any(LEADER_MARKER[s] in state["markers"].get(s, []) for s in LEADER_MARKER)
+    return held or bool(state.get("leader_played_in_op"))
 
 
 def after_ground_change(ctx: Ctx) -> None:
