@@ -20,7 +20,8 @@ def _aboard_in(state, side, area):
 
 
 def _air(state, side, area):
-    aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR else []
+    grounded = "ar_air_mechanical" in state["effects"][AR]  # FS 11.3 4-6: the carrier may still fly
+    aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR and not grounded else []
     carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)]
     return aircraft, carriers
 

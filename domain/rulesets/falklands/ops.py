@@ -81,6 +81,20 @@ def whole_force(ctx: Ctx, side: str, area: str, classes: tuple, named: list[str]
     return [*named, *[u for u in present if u not in named]]
 
 
+def staff_work(ctx: Ctx, side: str, area: str, units: list[str]) -> None:
+    """FS 11.3 1-6 "may not conduct any air, sea or land movement ... Battles may be fought in areas
+    already contested": a UK battle under 1-6 is in a contested area, fought by units already in it
+    (land areas lie in the Falkland Islands Sea Area, FS 9.3): a carrier strike or bombardment
+    reaching into another area is air or sea movement."""
+    if side != UK or "poor_uk_staff_work" not in ctx.state["effects"][UK]:
+        return
+    need(S.contested(ctx.state, area), "FS 11.3 1-6",
+         f"no UK movement this Operations Phase: battles only in areas already contested ({area_name(area)} is not)")
+    for u in units:
+        need(S.where(ctx.state, u) in (area, S.sea_area_of(area)), "FS 11.3 1-6",
+             f"no UK air or sea movement this Operations Phase: {name(u)} is not in {area_name(area)}")
+
+
 def fire_of(order: dict):
     """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
     fire = order.get("fire")
@@ -114,9 +128,13 @@ def restriction(state: dict, side: str, op) -> str | None:
         return f"{r}: Op #10 is tacked onto a combat operation (\"with_op_10\": true), not chosen alone"
     if op == "exocet" and state.get("exocet") != "held":
         return "FS 11.3 6-4: AR holds no land-launched Exocet"
-    if side == UK and "poor_uk_staff_work" in effects and op in MOVES | {13}:
+    # FS 11.3 1-6: the ops that move units, and Op #9's Vulcans (an air mission from outside);
+    # carrier strikes and bombardments stay, checked by staff_work (battles in contested areas).
+    if side == UK and "poor_uk_staff_work" in effects and op in (MOVES - {18, 19}) | {9}:
         return f"FS 11.3 1-6: no air, sea or land movement this Operations Phase ({r})"
-    if side == AR and "ar_air_mechanical" in effects and op in (3, 18, 19):
+    # FS 11.3 4-6 grounds aircraft units; Op #3 moves nothing else. The 25 de Mayo is a ship: it
+    # may still strike alone in Op #18/#19 as in Op #14/#20 (air_units refuses the aircraft).
+    if side == AR and "ar_air_mechanical" in effects and op == 3:
         return f"FS 11.3 4-6: no AR aircraft may move or fight this Operations Phase ({r})"
     if side == AR and "poor_ar_logistics" in effects and op in (14, 15, 17, 18, 19, 21, 25, "exocet"):
         return f"FS 11.3 5-1: no AR attack this Operations Phase ({r})"
@@ -352,6 +370,7 @@ def op_13(ctx: Ctx, side: str, order: dict) -> list:
         need(S.in_carrier_range(ctx.state, c, base), "FS 9.3", f"{name(c)} is out of range of {area_name(base)}")
     targets = _targets(ctx, base, AR, ("aircraft",))
     need(targets, rule(13), f"no AR aircraft at {area_name(base)}")
+    staff_work(ctx, UK, base, carriers)
     b = battle_frame(base, UK, "airbase", rule(13), carriers, targets, [], return_fire=False)
     b["fire"] = check_fire(ctx.state, b, UK, fire_of(order), carriers, targets, rule(13))
     need(b["fire"], rule(13), "an attack needs at least one shot ('fire')")
@@ -422,6 +441,7 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 18, kinds=("sea", "box"))
     aircraft, carriers, _ = air_units(ctx, side, order, 18, area)
     need(aircraft or carriers, rule(18), "name the aircraft and/or carriers that attack")
+    staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
     b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
                     protected_waiver=waiver(ctx, side, order))
@@ -443,6 +463,7 @@ def op_19(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 19, kinds=("land",))
     aircraft, carriers, _ = air_units(ctx, side, order, 19, area)
     need(aircraft or carriers, rule(19), "name the aircraft and/or carriers that attack")
+    staff_work(ctx, side, area, carriers)
     targets = _targets(ctx, area, S.other(side), ("ground",), no_sf=True)
     need(targets, rule(19), f"no enemy ground units that may be attacked from the air in {area_name(area)} (FS 7.1 Op #19: never SF)")
     attackers = [*aircraft, *carriers]
@@ -480,6 +501,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
+    staff_work(ctx, side, dest, carriers)
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
     b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
@@ -495,6 +517,7 @@ def op_21(ctx: Ctx, side: str, order: dict) -> list:
         need(S.where(ctx.state, u) == S.TACTICAL, rule(21), f"{name(u)} is not in the Falkland Islands Sea Area")
     targets = _targets(ctx, area, S.other(side), ("ground", "aircraft"), no_sf=True)
     need(targets, rule(21), f"no enemy ground units or aircraft to bombard in {area_name(area)} (never SF)")
+    staff_work(ctx, side, area, units)
     b = battle_frame(area, side, "bombard", rule(21), units, targets, [], return_fire=False)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), units, targets, rule(21))
     need(b["fire"], rule(21), "a bombardment needs at least one shot ('fire')")

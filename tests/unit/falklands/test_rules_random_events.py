@@ -10,7 +10,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
     refused, rolls_of, set_phase, with_factor,
 )
 
@@ -145,6 +145,34 @@ def test_fs_11_3_1_6_battles_may_be_fought_in_areas_already_contested(monkeypatc
                   op(15, area=FLAT, units=["2_para"], fire=fire(("2_para", "ri_12")))):
         out, after = play(st, UK, order)
         assert events_of(out, "BattleBegun") and not events_of(out, "UnitMoved")
+
+
+def test_fs_11_3_1_6_a_carrier_strikes_where_it_is_contested_black_buck_is_air_movement(monkeypatch):
+    # One reading: no UK unit moves or reaches into another area; battles only where already
+    # contested, by units already there. Op #9's Vulcans fly an air mission: refused.
+    for u in ("hermes", "glamorgan"):
+        with_factor(monkeypatch, u, surface=3, ground=3)
+    st = staff_work()
+    place(st, "hermes", SEA)
+    place(st, "drummond", SEA)
+    place(st, "pucara_1", "port_stanley")
+    out, _ = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire="auto"))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
+    assert refused(st, UK, op(9)).rule == "FS 11.3 1-6"
+    near = staff_work()
+    place(near, "hermes", sorted(DATA.sea_adjacent(SEA))[0])
+    place(near, "drummond", SEA)
+    assert refused(near, UK, op(18, area=SEA, carriers=["hermes"], fire="auto")).rule == "FS 11.3 1-6"
+    # Ships in the Falkland Islands Sea Area bombard a contested land area, not an uncontested one.
+    shore = staff_work()
+    place(shore, "glamorgan", "falklands")
+    place(shore, "ri_12", FLAT)
+    place(shore, "ri_25", FLAT2)
+    place(shore, "2_para", FLAT2)
+    control(shore, AR, FLAT, FLAT2)
+    assert refused(shore, UK, op(21, units=["glamorgan"], area=FLAT, fire="auto")).rule == "FS 11.3 1-6"
+    out, _ = play(shore, UK, op(21, units=["glamorgan"], area=FLAT2, fire="auto"), FixedDice(6))
+    assert events_of(out, "BattleBegun")[0]["area"] == FLAT2
 
 
 def test_fs_11_3_1_6_lasts_the_next_uk_operations_phase_only_submarines_move():
@@ -529,6 +557,22 @@ def test_fs_11_3_4_6_no_ar_aircraft_move_or_fight_in_the_next_ar_operations_phas
     assert events_of(out, "BattleBegun")  # ships still fight
     out, after = play(st, AR, {"kind": "pass"})
     assert "ar_air_mechanical" not in after["effects"][AR]
+
+
+def test_fs_11_3_4_6_the_25_de_mayo_is_a_ship_it_may_strike_aircraft_may_not(monkeypatch):
+    # "may not move or fight any aircraft units": the carrier is a ship, in Op #18 as in Op #14/#20.
+    out, st = draw(empty(), 4, 6)
+    st = phase(st, "AR Operations")
+    place(st, "25_de_mayo", SEA)
+    place(st, "glamorgan", SEA)
+    place(st, "a4_1", "port_stanley")
+    with_factor(monkeypatch, "25_de_mayo", surface=3)
+    offer = R.operation_template(st, AR, 18)
+    assert offer["choices"]["area"][SEA]["aircraft"] == [] and offer["choices"]["area"][SEA]["carriers"] == ["25_de_mayo"]
+    assert refused(st, AR, op(18, area=SEA, aircraft=["a4_1"], carriers=["25_de_mayo"])).rule == "FS 11.3 4-6"
+    assert R.operation_template(st, AR, 3) is None
+    out, after = play(st, AR, op(18, area=SEA, carriers=["25_de_mayo"], fire="auto"))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["25_de_mayo"]
 
 
 # --------------------------------------------------------------------------------- 5-1 / 5-2 ---
