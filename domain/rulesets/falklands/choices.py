@@ -6,6 +6,7 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.ops import regroup_fits
 
 UK, AR = S.UK, S.AR
 
@@ -83,6 +84,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                  if state["units"][u]["steps"] < DATA.units[u]["steps"]
                  and (state["units"][u]["aboard"] or (S.controlled_by(state, state["units"][u]["location"]) == UK
                                                       and not S.contested(state, state["units"][u]["location"])))]
+        units = [u for u in units if regroup_fits(state, u)]  # FS 6.2(2): room aboard for the step
         return {"unit": units} if units else None
     if op == 9:
         return {}

@@ -274,8 +274,27 @@ def op_8(ctx: Ctx, side: str, order: dict) -> list:
     if not here["aboard"]:
         need(S.controlled_by(ctx.state, here["location"]) == UK and not S.contested(ctx.state, here["location"]),
              rule(8), f"{name(u)} must be on a UK vessel or in a friendly, uncontested land area")
+    else:
+        regroup_fits(ctx.state, u, raising=True)
     ctx.emit(fe.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(8))
     return []
+
+
+def regroup_fits(state: dict, u: str, raising: bool = False) -> bool:
+    """FS 6.2(2) with Op #8: a unit regrouped aboard counts its two steps again, and its ship's load
+    limit is observed (as for Op #12 and #23): a full ship cannot take the step back."""
+    ship = state["units"][u]["aboard"]
+    if not ship:
+        return True
+    restored = {**state, "units": {**state["units"], u: {**state["units"][u], "steps": DATA.units[u]["steps"]}}}
+    aboard = {x: s for x, s in loads_after(restored, UK, {}).items() if s == ship}
+    try:
+        check_loads(aboard, rule(8), restored)
+    except RuleViolation:
+        if raising:
+            raise
+        return False
+    return True
 
 
 def op_9(ctx: Ctx, side: str, order: dict) -> list:

@@ -456,6 +456,25 @@ def test_fs_7_1_op_8_refused_in_a_contested_or_enemy_area_undamaged_or_eliminate
     assert rejected(st, UK, op(8, unit=UK_INFANTRY[0])).rule == "FS 7.1 Op #8"
 
 
+def test_fs_7_1_op_8_regrouping_aboard_a_full_ship_may_not_exceed_its_capacity():
+    # FS 6.2(2): a Hit unit counts one step aboard; regrouped it counts two, and the ship's load
+    # limit is observed as for any loading (Op #12, #23).
+    st = uk()
+    place(st, "norland", "sa4")
+    cap = DATA.units["norland"]["capacity"]
+    full, hit, other = UK_INFANTRY[0], UK_INFANTRY[1], UK_INFANTRY[2]
+    place(st, full, aboard="norland")  # two steps
+    place(st, hit, aboard="norland", steps=1)
+    place(st, other, aboard="norland", steps=cap - 3)  # the ship is full: 2 + 1 + (cap - 3)
+    assert sum(st["units"][u]["steps"] for u in (full, hit, other)) == cap
+    assert rejected(st, UK, op(8, unit=hit)).rule == "FS 6.2(2)"
+    assert R.operation_template(st, UK, 8) is None  # not offered either
+    st["units"][other]["steps"] = 0  # room for one more step: the regroup fits
+    st["units"][other].update(aboard=None, in_play=False)
+    out, _ = play(st, UK, op(8, unit=hit))
+    assert events_of(out, "UnitRepaired")[0]["unit"] == hit
+
+
 # ========================================================================= Op #9 Black Buck ===
 def test_fs_7_1_op_9_sends_every_non_pucara_in_the_falklands_home_without_an_ar_op():
     st = uk()
