@@ -188,8 +188,7 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
              or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
              f"{name(u)} cannot base at {area_name(dest)} (capacity {DATA.airbases.get(dest, 0)}"
              f"{'; after Black Buck only Pucaras base in the Falklands' if 'black_buck' in ctx.state['effects'][UK] else ''})")
-    route = dest if dest != S.ARGENTINA else origin
-    return intercepted(ctx.state, aircraft, route, 3,
+    return intercepted(ctx.state, aircraft, dest, 3,
                        {"step": "rebase_moves", "aircraft": aircraft, "origin": origin, "destination": dest, "rule": rule(3)})
 
 
@@ -731,17 +730,52 @@ def exocet_frames(ctx: Ctx, target: str, held: bool) -> list:
     return [{"step": "exocet", "target": target, "stage": "fire"}]
 
 
-def interception_frame(state: dict, aircraft: list[str], area: str, op) -> dict | None:
+def flight_paths(origin: str, destination: str) -> list[list[str]]:
+    """The shortest routes over the strategic map's borders from ``origin`` to ``destination``
+    (sea areas, Argentina), each the areas entered in turn; ``[[destination]]`` within one area."""
+    if origin == destination:
+        return [[destination]]
+    paths, frontier, seen = [], [[origin]], {origin}
+    while frontier and not paths:
+        step_seen, nxt = set(), []
+        for path in frontier:
+            for a in sorted(DATA.sea_adjacent(path[-1])):
+                if a in seen:
+                    continue
+                (paths if a == destination else nxt).append(path + [a])
+                step_seen.add(a)
+        seen |= step_seen
+        frontier = nxt
+    return [p[1:] for p in paths] or [[destination]]
+
+
+def carriers_on_route(state: dict, aircraft: str, destination: str) -> list[str]:
+    """FS 7.1 Op #11 "If the movement of those AR aircraft takes them into or adjacent to one or
+    more sea areas containing UK aircraft carriers": the carriers in or next to an area the flight
+    enters on its way (FS 10.9's example: halted in the sea area next to the target's). The AR
+    flies the shortest route it likes, so a carrier counts only when every such route passes it."""
+    routes = flight_paths(S.sea_area_of(S.where(state, aircraft)), S.sea_area_of(destination))
+    near = [c for c in S.carriers(state, UK)]
+    return [c for c in near if all(any(a == S.where(state, c) or a in DATA.sea_adjacent(S.where(state, c))
+                                           for a in route) for route in routes)]
+
+
+def interception_frame(state: dict, aircraft: list[str], area: str, op,
+                       destinations: dict[str, str] | None = None) -> dict | None:
     """FS 7.1 Op #11: AR ops 3, 17-20 (land-based aircraft) may be intercepted by UK carriers the
-    flight comes into or next to, or, over the Tactical Map, carriers in range of it. Not
-    Pucaras, not stealth aircraft, not the AR carrier."""
+    flight comes into or next to on its route, or, over the Tactical Map, carriers in range of it.
+    Not Pucaras, not stealth aircraft, not the AR carrier. ``destinations`` gives each aircraft
+    its own (emergency rebasing, FS 9.6); otherwise all fly to ``area``."""
     eligible = [u for u in aircraft if DATA.units[u]["type"] != "Puc" and not DATA.units[u].get("stealth")]
-    target = S.sea_area_of(area)
-    carriers = [c for c in S.carriers(state, UK)
-                if S.where(state, c) == target or target in DATA.sea_adjacent(S.where(state, c))]
-    if not eligible or not carriers:
+    reach: dict[str, list[str]] = {}
+    for u in eligible:
+        for c in carriers_on_route(state, u, (destinations or {}).get(u, area)):
+            reach.setdefault(c, []).append(u)
+    if not reach:
         return None
-    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op}
+    carriers = [c for c in S.carriers(state, UK) if c in reach]
+    eligible = [u for u in eligible if any(u in us for us in reach.values())]
+    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op, "reach": reach}
 
 
 def intercepted(state: dict, aircraft: list[str], area: str, op, *then: dict) -> list:

@@ -656,6 +656,33 @@ def test_fs_7_1_op_11_needs_a_carrier_in_or_next_to_the_flight():
     assert all(d["kind"] != "interception" for d in st2["pending"])
 
 
+def test_fs_7_1_op_11_interception_follows_the_flights_route_not_only_its_destination():
+    # From Argentina to the Falkland Islands Sea Area every route enters Sea Area 6 or 7, both next
+    # to Sea Area 3: a carrier there may intercept, though it is not next to the destination.
+    st = ar()
+    order, _ = _ar_air_sea(st, [DAGGERS[0]], area="falklands", carrier_at="sa3")
+    assert "falklands" not in DATA.sea_adjacent("sa3")
+    out, st2 = play(st, AR, order)
+    d = pending(st2)
+    assert d["kind"] == "interception" and d["options"]["fire"] == {"hermes": [DAGGERS[0]]}
+    # A carrier the flight can fly round (Sea Area 5: no route from Argentina passes next to it) cannot.
+    st = ar()
+    order, _ = _ar_air_sea(st, [DAGGERS[0]], area="falklands", carrier_at="sa5")
+    out, st2 = play(st, AR, order)
+    assert all(d["kind"] != "interception" for d in st2["pending"])
+
+
+def test_fs_9_6_emergency_rebasing_is_intercepted_on_each_aircrafts_own_route():
+    from domain.rulesets.falklands import ops
+    st = ar()
+    place(st, "hermes", "sa3")
+    place(st, DAGGERS[0], "port_stanley")
+    to_argentina = ops.interception_frame(st, [DAGGERS[0]], S.TACTICAL, "9.6", destinations={DAGGERS[0]: S.ARGENTINA})
+    assert to_argentina["reach"] == {"hermes": [DAGGERS[0]]}  # every route home passes next to Sea Area 3
+    assert ops.interception_frame(st, [DAGGERS[0]], S.TACTICAL, "9.6",
+                                  destinations={DAGGERS[0]: "goose_green"}) is None  # within the Tactical Map
+
+
 def test_fs_7_1_op_11_over_the_tactical_map_with_carriers_in_range_op_19():
     st = ar()
     place(st, "invincible", "sa6")
