@@ -184,6 +184,23 @@ def op_choices(state: dict, side: str, op) -> dict | None:
     return None
 
 
+def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 1-6 (ops.staff_work): the UK's strikes and bombardments offered only into areas
+    already contested, by carriers or ships already there."""
+    if side != UK or c is None or "poor_uk_staff_work" not in state["effects"][UK] or op not in (13, 18, 19, 21):
+        return c
+    if op == 21:
+        areas = [a for a in c["area"] if S.contested(state, a)]
+        return {**c, "area": areas} if areas else None
+    key = "airbase" if op == 13 else "area"
+    found = {}
+    for a, v in c[key].items():
+        carriers = [u for u in v["carriers"] if S.where(state, u) in (a, S.sea_area_of(a))]
+        if S.contested(state, a) and carriers:
+            found[a] = {**v, "carriers": carriers}
+    return {key: found} if found else None
+
+
 # ------------------------------------------------------------------------- form fields ---
 # A form-friendly description of each operation's fields (docs/pages.md: a list is a select; an
 # object {choices, multiple, optional, type, description}). The choices above say what is

@@ -156,13 +156,15 @@ def test_fs_11_3_1_6_a_carrier_strikes_where_it_is_contested_black_buck_is_air_m
     place(st, "hermes", SEA)
     place(st, "drummond", SEA)
     place(st, "pucara_1", "port_stanley")
+    assert R.operation_template(st, UK, 18)["choices"]["area"][SEA]["carriers"] == ["hermes"]
     out, _ = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire="auto"))
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
-    assert refused(st, UK, op(9)).rule == "FS 11.3 1-6"
+    assert refused(st, UK, op(9)).rule == "FS 11.3 1-6" and R.operation_template(st, UK, 9) is None
     near = staff_work()
     place(near, "hermes", sorted(DATA.sea_adjacent(SEA))[0])
     place(near, "drummond", SEA)
     assert refused(near, UK, op(18, area=SEA, carriers=["hermes"], fire="auto")).rule == "FS 11.3 1-6"
+    assert R.operation_template(near, UK, 18) is None
     # Ships in the Falkland Islands Sea Area bombard a contested land area, not an uncontested one.
     shore = staff_work()
     place(shore, "glamorgan", "falklands")
@@ -171,6 +173,7 @@ def test_fs_11_3_1_6_a_carrier_strikes_where_it_is_contested_black_buck_is_air_m
     place(shore, "2_para", FLAT2)
     control(shore, AR, FLAT, FLAT2)
     assert refused(shore, UK, op(21, units=["glamorgan"], area=FLAT, fire="auto")).rule == "FS 11.3 1-6"
+    assert R.operation_template(shore, UK, 21)["choices"]["area"] == [FLAT2]
     out, _ = play(shore, UK, op(21, units=["glamorgan"], area=FLAT2, fire="auto"), FixedDice(6))
     assert events_of(out, "BattleBegun")[0]["area"] == FLAT2
 
