@@ -180,6 +180,39 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
+def cmd_rules(args: argparse.Namespace) -> int:
+    """A ruleset's rules coverage (docs/rulesets.md): every rule number of its text with its
+    status, and the counts per status; read from the domain package, no server needed."""
+    from domain.rulesets import find_ruleset
+    from domain.rulesets.toolkit import coverage
+
+    ruleset = find_ruleset(args.ruleset)
+    summary = coverage.summary(ruleset.coverage())
+    if args.json_out:
+        _print_json(summary)
+        return EXIT_OK
+    say(f"{ruleset.name}: {ruleset.title}")
+    say(f"text: {summary['text']}; rule numbers: {summary['rule_numbers']}")
+    for part in ("rules", "tables"):
+        if summary[part]:
+            say("")
+            say(f"{part}:")
+        for key, item in summary[part].items():
+            tests = item.get("tests", [])
+            note = item.get("why") or item.get("what") or ""
+            if tests:
+                note = f"{len(tests)} test{'s' if len(tests) != 1 else ''}" + (f"; {note}" if note else "")
+            say(f"  {key:<16} {item['status']:<15} {note}")
+            if args.tests:
+                for test in tests:
+                    say(f"{'':<36}{test}")
+    say("")
+    for part in ("rules", "tables"):
+        counts = summary["counts"][part]
+        say(f"{part}: {sum(counts.values())} in all; " + ", ".join(f"{status} {n}" for status, n in counts.items()))
+    return EXIT_OK
+
+
 # ===================================================================== playing through the API ====
 # The client commands talk to a warlog server over HTTP (api/client.py). Where the server and
 # the tokens come from, first found wins:
@@ -590,6 +623,27 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
     return EXIT_OK if path else EXIT_USAGE
 
 
+def cmd_kinds(args: argparse.Namespace) -> int:
+    """The kinds of order a ruleset takes, as the server's ruleset lists them (GET /rulesets/<name>)."""
+    client = Session(args).client(None, need=None)
+    body = client.ruleset(args.ruleset)
+
+    def human(b: dict) -> None:
+        say(f"{b.get('name')}: {b.get('title')}")
+        kinds = b.get("order_kinds") or []
+        if not kinds:
+            say("this ruleset lists no order kinds: ask 'warlog legal GAME' during a game")
+        for entry in kinds:
+            when = "".join(f" {k}={_compact(v)}" for k, v in (entry.get("when") or {}).items())
+            say(f"{entry.get('kind')}{when} ({entry.get('rule')}) — {entry.get('help')}")
+            for name, text in (entry.get("fields") or {}).items():
+                say(f"  {name}: {text}")
+            words = " ".join(w.upper() for w in entry.get("words") or [])
+            say(f"  warlog order GAME {entry.get('kind')}" + (f" {words}" if words else ""))
+
+    return _emit(args, body, human)
+
+
 def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
     try:
         return session.remember(game_id, **fields)
@@ -725,7 +779,7 @@ def cmd_legal(args: argparse.Namespace) -> int:
     body = client.legal_orders(game_id)
 
     def human(b: dict) -> None:
-        summary, names = _game_and_names(client, game_id)
+        summary, names, kinds = _game_names_and_kinds(client, game_id)
         orders = b.get("orders") or []
         if summary.get("ended"):
             say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
@@ -735,7 +789,7 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
             return
         for o in orders:
-            for line in legal_order_lines(o, game_id, names):
+            for line in legal_order_lines(o, game_id, names, kinds):
                 say(line)
         say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
             f"or concede: warlog concede {game_id}")
@@ -746,31 +800,60 @@ def cmd_legal(args: argparse.Namespace) -> int:
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
     """The game's summary and {id: name} of its pieces (its ruleset's board: units and areas),
     so that output speaks the game's names; ({}, {}) when they cannot be read."""
+    summary, names, _ = _game_names_and_kinds(client, game_id)
+    return summary, names
+
+
+def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list]:
+    """The game's summary, {id: name} of its pieces (its ruleset's board: units and areas) and its
+    ruleset's order kinds (GET /rulesets/<name>); empty ones when they cannot be read."""
     from api.client import ClientError
 
     try:
         summary = client.game(game_id)
-        board = client.ruleset(summary["ruleset"]).get("board") if summary.get("ruleset") else None
+        ruleset = client.ruleset(summary["ruleset"]) if summary.get("ruleset") else {}
     except (ClientError, KeyError, AttributeError):
-        return {}, {}
+        return {}, {}, []
+    board = ruleset.get("board") if isinstance(ruleset, dict) else None
+    kinds = ruleset.get("order_kinds") if isinstance(ruleset, dict) else None
     names = {}
     if isinstance(board, dict):
         for what in ("areas", "units"):
             for pid, piece in (board.get(what) or {}).items():
                 if isinstance(piece, dict) and isinstance(piece.get("name"), str):
                     names[pid] = piece["name"]
-    return summary, names
+    return summary, names, kinds if isinstance(kinds, list) else []
 
 
-def legal_order_lines(order: dict, game_id: str, names: dict) -> list[str]:
-    """One legal order: its head, each field with its choices, and a ready-to-edit command."""
+def order_kind_for(template: dict, kinds: list) -> dict | None:
+    """The ruleset's entry for a legal order: the first of its kind whose ``when`` matches it."""
+    for entry in kinds:
+        if not isinstance(entry, dict) or entry.get("kind") != template.get("kind"):
+            continue
+        when = entry.get("when") or {}
+        if isinstance(when, dict) and all(template.get(k) == v for k, v in when.items()):
+            return entry
+    return None
+
+
+def _head(order: dict, kinds: list) -> str:
+    """A legal order's first line: the ruleset's ``head`` for its kind, formatted with the
+    template (e.g. "operation Op #20: Naval Movement"), else the kind; then its rule."""
     kind = str(order.get("kind"))
     rule = f" ({order['rule']})" if order.get("rule") else ""
-    if kind == "operation" and "op" in order:
-        head = f"operation Op #{order['op']}" if order["op"] != "exocet" else "operation exocet"
-        head += (f": {order['title']}" if order.get("title") else "") + rule
-    else:
-        head = kind + rule
+    entry = order_kind_for(order, kinds) or {}
+    try:
+        head = str(entry["head"]).format_map(order) if entry.get("head") else kind
+    except (KeyError, ValueError, IndexError, AttributeError):
+        head = kind
+    return head + rule
+
+
+def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None = None) -> list[str]:
+    """One legal order: its head (from the ruleset's order kinds), each field with its choices,
+    and a ready-to-edit command."""
+    kind = str(order.get("kind"))
+    head = _head(order, kinds or [])
     extra = order.get("prompt") or order.get("note")
     lines = [head + (f" — {extra}" if extra else "")]
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
@@ -1400,6 +1483,11 @@ def add_client_commands(sub) -> None:
     _add_access(p)
     p.set_defaults(func=cmd_sandbox)
 
+    p = sub.add_parser("kinds", help="the kinds of order a ruleset takes: rule, help, fields, words")
+    p.add_argument("ruleset", help="e.g. freeform")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_kinds)
+
     p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token")
     p.add_argument("game_id")
     p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
@@ -1434,8 +1522,9 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser(
         "order", help="give an order, e.g. 'order GAME roll 2d6 --purpose fire'",
-        description="Give an order. KIND and its words build it: roll DICE, note TEXT, vp SIDE DELTA, "
-                    "advance, end [WINNER|draw]; any other kind takes its fields as --set KEY=VALUE. "
+        description="Give an order. KIND and its words build it ('warlog kinds RULESET' lists a ruleset's kinds; "
+                    "freeform's words: roll DICE, note TEXT, vp SIDE DELTA, advance, end [WINNER|draw]); "
+                    "any other kind takes its fields as --set KEY=VALUE. "
                     "Or give the whole order as --json '{\"kind\": ...}'. The order id (Idempotency-Key) "
                     "is a fresh uuid4 unless --order-id is given: the same id again records nothing new.")
     p.add_argument("game_id")
@@ -1646,6 +1735,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")
     p.add_argument("--game", metavar="ID", help="rebuild this game only")
     p.set_defaults(func=cmd_rebuild_projections)
+
+    p = sub.add_parser("rules", help="a ruleset's rules coverage: each rule number's status and the counts (offline)")
+    p.add_argument("ruleset", help="the ruleset's name (falklands, freeform, proving, ...)")
+    p.add_argument("--tests", action="store_true", help="list the tests that check each rule")
+    p.add_argument("--json", dest="json_out", action="store_true", help="print the manifest and counts as JSON")
+    p.set_defaults(func=cmd_rules)
 
     add_client_commands(sub)
     return parser

@@ -177,6 +177,10 @@ def _obj(description: str, **properties: Any) -> dict:
 
 
 _GAME = ("GameId",)
+_ORDER_KIND = {**_obj("a kind of order the ruleset takes", kind="string", rule="string", help="string",
+                      fields={"type": "object", "additionalProperties": {"type": "string"}},
+                      words={"type": "array", "items": {"type": "string"}}, head="string", when="object"),
+               "required": ["kind", "rule", "help", "fields"]}
 _RESULT = Reply("what was recorded: the events as export lines, the new version and chain head",
                 schemas.CommandResult)
 
@@ -188,6 +192,12 @@ STATS_QUERY = query("version", "integer", "the version made at (default: the lat
 CHART_QUERY = query("chart", "string", "an SVG chart instead of the JSON", enum=["faces", "vp"])
 RULESET_QUERY = {**query("ruleset", "string", "the ruleset, e.g. freeform"), "required": True}
 SANDBOX_QUERY = query("sandbox", "boolean", "true: count sandboxes too (they are left out by default)")
+
+# ---- rules coverage (domain/rulesets/toolkit/coverage.py)
+_RULE_COUNTS = _obj("{status: how many}", **{k: "integer" for k in ("adjudicated", "declared", "not applicable",
+                                                                     "pending")})
+_RULE_ITEM = _obj("", status={"type": "string", "enum": ["adjudicated", "declared", "not applicable", "pending"]},
+                  tests={"type": "array", "items": {"type": "string"}}, why="string", what="string")
 
 # ---- the event stream: its schema describes one event (OpenAPI 3.1 reads a text/event-stream
 # schema per event, as 3.2's itemSchema does); ``data`` is the export line as JSON text.
@@ -219,14 +229,34 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
         description="What a page needs to draw the game: `board` is the ruleset's drawing data (maps with their "
                     "size, areas with polygon and label position, units with name, abbreviation, side and steps; "
-                    "docs/pages.md), or null for a game without a map (freeform). `positions` are the named "
-                    "positions a game can start from (`position` in POST /api/v1/games). An unknown name is 404.",
+                    "docs/pages.md), or null for a game without a map (freeform). `order_kinds` lists the kinds "
+                    "of order the game takes: `kind`, `rule`, a one-line `help` and `fields` ({name: one line}); "
+                    "optionally `words` (the fields `warlog order` takes as words after the kind), `head` (a "
+                    "legal order's first line, formatted with its template) and `when` (the template values "
+                    "the entry is for). `positions` are the named positions a game can start from (`position` "
+                    "in POST /api/v1/games). An unknown name is 404.",
         replies={200: Reply("the ruleset", _obj("", name="string", title="string",
                                                board={"type": ["object", "null"],
                                                       "description": "maps, areas, borders, units; null: no map"},
+                                               order_kinds={"type": "array", "items": _ORDER_KIND},
                                                positions={"type": "array", "items": _obj(
                                                    "a named position", name="string", title="string",
                                                    note="string")}))},
+        problems=("not_found",)),
+    ("get", "/api/v1/rulesets/{name}/rules"): Op(
+        "A ruleset's rules coverage", NONE, tag="service",
+        params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
+        description="Every rule number of the ruleset's text (and every data table) with its status: `adjudicated` "
+                    "(with the tests that check it), `declared` (a seat supplies the value; `why`), `not applicable` "
+                    "(`why`) or `pending` (being built), and the counts per status; the same as `warlog rules NAME "
+                    "--json` (docs/rulesets.md). An unknown name is 404.",
+        replies={200: Reply("the coverage manifest and its counts", _obj(
+            "", name="string", title="string", text="string", rule_numbers="string",
+            counts=_obj("per part, {status: how many}", rules=_RULE_COUNTS, tables=_RULE_COUNTS),
+            rules={"type": "object", "description": "{rule number: {status, tests?, why?, what?}}",
+                   "additionalProperties": _RULE_ITEM},
+            tables={"type": "object", "description": "{data file: {status, tests?, why?, what?}}",
+                    "additionalProperties": _RULE_ITEM}))},
         problems=("not_found",)),
     # ---- games
     ("post", "/api/v1/games"): Op(

@@ -8,7 +8,7 @@ the HTML is the same for everyone and a private game's existence is decided by t
 
 JSON:
 
-- ``GET /api/v1/rulesets/<name>``: ``{name, title, board}``, the ruleset's drawing data
+- ``GET /api/v1/rulesets/<name>``: ``{name, title, board, order_kinds}``, the ruleset's drawing data
   (``Ruleset.board()``, None for a game without a map);
 - ``GET /api/v1/games/<game_id>/frames``: the replay frames as the caller may see them, made by
   ``workers.replay.frames`` (the pure function the replay job uses) from the whole log, with the
@@ -31,6 +31,7 @@ from api.problems import ApiProblem
 from api.reads import NoQuery, query
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
+from domain.rulesets.toolkit import coverage
 from domain.service import parse_game_id
 from workers.replay import frames, vp_chart
 
@@ -87,7 +88,18 @@ def ruleset(name: str):
     except UnknownRuleset as exc:
         raise ApiProblem("not_found", str(exc)) from None
     positions = [{"name": p.name, "title": p.title, "note": p.note} for p in rules.positions().values()]
-    return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(), "positions": positions})
+    return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(),
+                    "order_kinds": rules.order_kinds(), "positions": positions})
+
+
+@bp.get("/api/v1/rulesets/<name>/rules")
+def ruleset_rules(name: str):
+    """The ruleset's rules coverage, as ``warlog rules NAME --json`` prints it (docs/rulesets.md)."""
+    try:
+        rules = find_ruleset(name)
+    except UnknownRuleset as exc:
+        raise ApiProblem("not_found", str(exc)) from None
+    return jsonify({"name": rules.name, "title": rules.title, **coverage.summary(rules.coverage())})
 
 
 class FrameCache:

@@ -5,38 +5,75 @@ computed by the Game aggregate when the event is triggered. The event's *data* i
 but the envelope (``originator_id``, ``originator_version``, ``timestamp``, ``originator_topic``)
 and the two hashes; data holds JSON types only.
 
-Rulesets may define their own events by subclassing ``GameEvent``; ``register`` makes the type
-name known to ``warlog import``.
+The events here are generic: every ruleset may emit them. A ruleset defines its own by
+subclassing ``GameEvent`` (or a generic event) and setting ``RULESET`` to its name: its type
+names then live in its own namespace, so two rulesets may both have a ``Foo``, but none may take
+a generic name (docs/rulesets.md, "Events and namespaces"). The type name (the class name) is
+what an export line's ``type`` holds and its hash covers: an event class is never renamed.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from eventsourcing.domain import Aggregate
+from eventsourcing.utils import register_topic
 
 ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash", "hash"})
 
-EVENT_TYPES: dict[str, type] = {}
+GENERIC = None  # the namespace of the generic events, shared by every ruleset
+
+# (ruleset or GENERIC, type name) -> event class
+EVENT_TYPES: dict[tuple[str | None, str], type] = {}
 
 
 def register(cls: type) -> type:
-    """Make an event class findable by its type name (the ``type`` of an export line)."""
-    name = cls.__name__
-    if name in EVENT_TYPES and EVENT_TYPES[name] is not cls:
-        raise TypeError(f"event type name {name!r} is already taken by {EVENT_TYPES[name]!r}")
-    EVENT_TYPES[name] = cls
+    """Make an event class findable by its type name (the ``type`` of an export line) in its
+    ruleset's namespace (``cls.RULESET``, None for a generic event)."""
+    name, ruleset = cls.__name__, getattr(cls, "RULESET", GENERIC)
+    generic = EVENT_TYPES.get((GENERIC, name))
+    if ruleset is not GENERIC and generic is not None:
+        raise TypeError(f"{ruleset}: event type name {name!r} is a generic event's ({generic!r}); "
+                        "a ruleset's own event may not take it")
+    taken = EVENT_TYPES.get((ruleset, name))
+    if taken is not None and taken is not cls:
+        raise TypeError(f"event type name {name!r} is already taken by {taken!r}")
+    if ruleset is GENERIC:
+        owners = sorted(r for r, n in EVENT_TYPES if n == name and r is not GENERIC)
+        if owners:
+            raise TypeError(f"generic event type name {name!r} is already a ruleset's ({', '.join(owners)})")
+    EVENT_TYPES[(ruleset, name)] = cls
     return cls
 
 
-def event_class(name: str) -> type | None:
-    """The event class of a type name, loading the built-in rulesets (which define their own
-    events) on first miss, so a reader that meets a ruleset's event before any game of it knows it."""
-    if name not in EVENT_TYPES:
+def event_class(name: str, ruleset: str | None = None) -> type | None:
+    """The event class of type ``name`` in a game of ``ruleset``: the ruleset's own first, then
+    the generic one. Without a ruleset, a ruleset's event is found only when one ruleset alone
+    has that name. Loads the built-in rulesets (which define their own events) on first miss,
+    so a reader that meets a ruleset's event before any game of it knows it."""
+    found = _lookup(name, ruleset)
+    if found is None:
         from domain import rulesets
 
         rulesets.ruleset_names()
-    return EVENT_TYPES.get(name)
+        found = _lookup(name, ruleset)
+    return found
+
+
+def _lookup(name: str, ruleset: str | None) -> type | None:
+    found = EVENT_TYPES.get((ruleset, name)) or EVENT_TYPES.get((GENERIC, name))
+    if found is None and ruleset is None:
+        owned = [cls for (r, n), cls in EVENT_TYPES.items() if n == name]
+        found = owned[0] if len(owned) == 1 else None
+    return found
+
+
+def register_moved(cls: type, *old_modules: str) -> type:
+    """Keep the stored topics of an event class moved out of ``old_modules``
+    (eventsourcing stores ``module:Class`` with every event), so stored games still load."""
+    for module in old_modules:
+        register_topic(f"{module}:{cls.__name__}", cls)
+    return cls
 
 
 def event_data(event: Any) -> dict:
@@ -45,6 +82,8 @@ def event_data(event: Any) -> dict:
 
 
 class GameEvent(Aggregate.Event):
+    RULESET: ClassVar[str | None] = GENERIC  # a ruleset's own event sets its ruleset's name
+
     prev_hash: str
     hash: str
 
@@ -192,6 +231,109 @@ class ControlChanged(GameEvent):
     rule: str | None
 
 
+# Units coming and going, battles, lasting effects ---------------------------------------------
+# Moved here from domain/rulesets/falklands/events.py (issue 31); their old topics stay resolvable.
+_FALKLANDS_EVENTS = "domain.rulesets.falklands.events"
+
+
+class UnitEntered(GameEvent):
+    """A unit came into play (a reinforcement, a unit raised by an event) in ``area`` or
+    ``aboard`` a carrying unit."""
+
+    unit: str
+    area: str | None
+    aboard: str | None
+    rule: str
+
+
+class UnitEmbarked(GameEvent):
+    """A unit went aboard a ship (or any carrier) from ``origin``."""
+
+    unit: str
+    ship: str
+    origin: str | None
+    rule: str
+
+
+class UnitDisembarked(GameEvent):
+    """A unit left ``ship`` into ``area``."""
+
+    unit: str
+    ship: str
+    area: str
+    rule: str
+
+
+class UnitRepaired(GameEvent):
+    """A unit regained strength: it now has ``steps_left`` steps."""
+
+    unit: str
+    steps_left: int
+    rule: str
+
+
+class UnitWithdrawn(GameEvent):
+    """A unit left play without being eliminated, for ``reason``."""
+
+    unit: str
+    reason: str
+    rule: str
+
+
+class BattleBegun(GameEvent):
+    """A battle: ``attacker`` attacks in ``area`` with ``attackers`` against ``defenders``;
+    ``kind`` says what sort (air, naval, ground, interception...). Its dice and hits follow."""
+
+    area: str
+    attacker: str
+    kind: str
+    rule: str
+    attackers: list
+    defenders: list
+
+
+class EffectGained(GameEvent):
+    """A lasting effect on ``side`` (an event's, a card's, an operation's), named ``effect``;
+    ``detail`` is what the ruleset needs to remember of it."""
+
+    side: str
+    effect: str
+    title: str
+    rule: str
+    detail: dict
+
+
+class EffectSpent(GameEvent):
+    """A lasting effect is over (used, or expired)."""
+
+    side: str
+    effect: str
+    rule: str
+
+
+for _moved in (UnitEntered, UnitEmbarked, UnitDisembarked, UnitRepaired, UnitWithdrawn, BattleBegun,
+               EffectGained, EffectSpent):
+    register_moved(_moved, _FALKLANDS_EVENTS)
+
+
+# Actions: one side's unit of play (an operation, an activation, an impulse) ---------------------
+class ActionBegun(GameEvent):
+    """``side`` began an action; its outcomes follow until the ActionCompleted. A ruleset that
+    names or counts its actions subclasses it in its namespace with the fields it needs
+    (Falklands' OperationBegun adds ``op`` and ``free``)."""
+
+    side: str
+    title: str
+    rule: str | None
+
+
+class ActionCompleted(GameEvent):
+    """``side``'s action is over (Falklands' OperationCompleted adds ``op`` and the UK track)."""
+
+    side: str
+    rule: str | None
+
+
 # Score and sequence ----------------------------------------------------------------------------
 class VPScored(GameEvent):
     side: str
@@ -272,6 +414,20 @@ class StandingOrderUsed(GameEvent):
     choice: Any
     order: dict
     rule: str
+
+
+# Declared results: a value the texts do not give, supplied by a seat (docs/rulesets.md) -----------
+class ResultDeclared(GameEvent):
+    """``seat`` declared ``value`` for ``what``, standing for ``stands_for`` (the chart or rule book
+    the texts lack); ``rule`` is the rule of the text that needed it; ``decision`` is the id of the
+    pending "declare" decision it answers, or None when it came inside the order."""
+
+    seat: str
+    rule: str
+    stands_for: str
+    what: str
+    value: Any
+    decision: str | None
 
 
 # Take-backs, concession, the end ---------------------------------------------------------------

@@ -443,9 +443,10 @@ class Warlog(Application):
         game_id = parse_game_id(lines[0]["game_id"])
         if next(iter(self.events.get(game_id, limit=1)), None) is not None:
             raise Conflict(f"game {game_id} already exists here")
+        ruleset = lines[0]["data"].get("ruleset") if lines[0]["type"] == "GameCreated" else None
         events = []
         for n, line in enumerate(lines, start=1):
-            cls = event_class(line["type"])
+            cls = event_class(line["type"], ruleset)  # the game's ruleset's own events first
             if cls is None:
                 raise IntegrityFailure(f"unknown event type {line['type']!r}", seq=n)
             found = storable.problem(line["data"], "data")

@@ -292,10 +292,10 @@ def map_empty() -> dict:
             "position": None, "sandbox": None}
 
 
-def to_event(line: dict) -> Any:
-    """The domain event of an export line, so that ``ruleset.evolve`` folds it as the aggregate
-    does (rulesets may look at the event's class)."""
-    cls = event_class(line["type"])
+def to_event(line: dict, ruleset: str | None = None) -> Any:
+    """The domain event of an export line of a game of ``ruleset``, so that ``ruleset.evolve``
+    folds it as the aggregate does (rulesets may look at the event's class)."""
+    cls = event_class(line["type"], ruleset)
     envelope = {"originator_id": UUID(line["game_id"]), "originator_version": line["seq"],
                 "timestamp": datetime.fromisoformat(line["timestamp"])}
     if line["type"] == "GameCreated":
@@ -330,7 +330,7 @@ def map_apply(view: dict, line: dict, event: Any = None) -> dict:
     elif kind == "SandboxForked":
         new["sandbox"] = {"source": d["source"], "at": d["at"], "at_hash": d["at_hash"], "by": d["by"]}
     rules = find_ruleset(new["ruleset"])
-    new["state"] = rules.evolve(view["state"], event if event is not None else to_event(line))
+    new["state"] = rules.evolve(view["state"], event if event is not None else to_event(line, new["ruleset"]))
     new["whose_move"] = whose_move(new)
     return new
 

@@ -1,7 +1,8 @@
 """One readable line per event, from its export line: the history, the order result, the stream.
 
-Pure: ``describe(line, rules) -> str``. Dice lines show every die with purpose, target and
-outcome. Ids of units, areas and markers are written as the game names them (``rules.names()``):
+Pure: ``describe(line, rules) -> str``. The ruleset's ``describe`` hook speaks first (its own
+events, its own ways of reading dice, e.g. Falklands Showdown's hit numbers); these generic lines
+say the rest. Dice lines show every die with purpose, target and outcome. Ids of units, areas and markers are written as the game names them (``rules.names()``):
 "2nd Infantry Regiment moved from Argentina to Port Stanley", not ``ri_2`` … ``port_stanley``.
 """
 
@@ -22,8 +23,8 @@ def _dice(d: dict) -> str:
     if d.get("units"):
         text += f" ({', '.join(d['units'])})"
     target = d.get("target")
-    if target and "hit_number" in target:
-        return text + _hit_number(d, target, faces)
+    if target and "table" in target:
+        return text + _tabled(target, faces) + _outcome_and_rule(d)
     text += f": {faces}"
     if target:
         mods = "".join(f" {m['value']:+d} {m['reason']}".rstrip() for m in target.get("modifiers", []))
@@ -44,19 +45,12 @@ def _outcome_and_rule(d: dict) -> str:
     return text
 
 
-def _hit_number(d: dict, target: dict, faces: str) -> str:
-    """A die against a hit number (Falklands Showdown): the hit number recorded is the modified
-    one. "rolled 2, needed ≤ 2 (printed 3, −1 AR entrenchments): hit"."""
-    needed = target["hit_number"]
-    mods = target.get("modifiers") or []
-    total = sum(m["value"] for m in mods)
-    parts = [f"{_signed(m['value'])} {m['reason']}" for m in mods]
-    # The printed number is the modified one less the modifiers, unless the result was held
-    # within 1 and the printed top (FS 10.2): then the printed number is not told by the line.
-    if mods and (1 < needed < 5 or (needed >= 5 and total < 0)):
-        parts.insert(0, f"printed {needed - total}")
-    text = f": rolled {faces}, needed ≤ {needed}" + (f" ({', '.join(parts)})" if parts else "")
-    return text + _outcome_and_rule(d)
+def _tabled(target: dict, faces: str) -> str:
+    """A tabled roll (docs/dice.md): "7 +1 terrain = 8 on the combat results table, column 2:1, row 8-9"."""
+    mods = "".join(f" {_signed(m['value'])} {m['reason']}" for m in target.get("modifiers") or [])
+    column = f", column {target['column']}" if target.get("column") is not None else ""
+    modified = f" = {target['modified']}" if mods else ""
+    return f": {faces}{mods}{modified} on the {target['table']} table{column}, row {target['row']}"
 
 
 def _signed(value: int) -> str:
@@ -67,9 +61,7 @@ def _order(d: dict) -> str:
     order = d["order"]
     kind = order.get("kind", "order")
     detail = order.get("text") or order.get("purpose") or order.get("reason") or ""
-    if kind == "operation" and "op" in order:
-        detail = f"Op #{order['op']}" if order["op"] != "exocet" else "the land-launched Exocet"
-    elif kind == "decide" and "choice" in order:
+    if kind == "decide" and "choice" in order:
         detail = choice_text(order["choice"])
     return f"{d['seat']} orders {kind}" + (f": {detail}" if detail else "")
 
@@ -105,6 +97,8 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "MarkerPlayed": lambda d: f"{d['side']} plays marker {d['marker']}",
     "DecisionPending": lambda d: f"Waiting for {d['decision']['seat']}: {d['decision'].get('prompt', d['decision'].get('kind'))}",
     "DecisionResolved": lambda d: f"{d['seat']} decided: {choice_text(d['choice'])}",
+    "ResultDeclared": lambda d: f"{d['seat']} declared the {d['what']}: {_value_text(d['value'])} "
+                                f"({d['rule']}; it stands for {d['stands_for']})",
     "TakeBackRequested": lambda d: f"{d['seat']} asks to take back order {d['order_id']}" + (f": {d['reason']}" if d.get("reason") else ""),
     "TakeBackAccepted": lambda d: f"{d['seat']} accepted the take-back of order {d['order_id']} (events {d['superseded_from']}–{d['superseded_to']} superseded)",
     "TakeBackDeclined": lambda d: f"{d['seat']} declined the take-back of order {d['order_id']}",
@@ -125,12 +119,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "PositionSet": lambda d: f"The game starts from position {d['position']}: {d['title']}",
     "SandboxForked": lambda d: (f"A sandbox of game {d['source']}, from its state right after event {d['at']} "
                                 f"(hash {d['at_hash'][:16]}…), forked by {d['by']}; its dice are its own"),
-    # Rulesets' own events (Falklands Showdown, domain/rulesets/falklands/events.py).
-    "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
-                                 f"{d['side']} conducts {_op(d['op'])}: {d['title']}")
-                                + (" (free: two for the price of one)" if d.get("free") else "") + f" ({d['rule']})",
-    "OperationCompleted": lambda d: (f"{d['side']} operation done" if d["op"] != "weather" else "Severe weather spends a UK operation")
-                                    + f"; UK operations remaining: {d['uk_operations_left']}",
+    # The events of the toolkit that rulesets share (battles, units entering and leaving, effects).
     "UnitEntered": lambda d: f"{d['unit']} enters play " + (f"aboard {d['aboard']}" if d.get("aboard") else f"in {d['area']}") + f" ({d['rule']})",
     "UnitEmbarked": lambda d: f"{d['unit']} embarks on {d['ship']} ({d['rule']})",
     "UnitDisembarked": lambda d: f"{d['unit']} lands from {d['ship']} in {d['area']} ({d['rule']})",
@@ -141,13 +130,6 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "EffectGained": lambda d: f"{d['side']}: {d['title']} ({d['rule']})",
     "EffectSpent": lambda d: f"{d['side']}: {d['effect'].replace('_', ' ')} over ({d['rule']})",
 }
-
-
-def _op(op) -> str:
-    return "the land-launched Exocet" if op == "exocet" else f"Op #{op}"
-
-
-
 
 
 def choice_text(choice: Any) -> str:
@@ -189,13 +171,15 @@ def named(data: Any, names: dict[str, str]) -> Any:
 
 def describe(line: dict, rules: Any = None) -> str:
     """The readable line of one event (export-line form); ``rules`` (the game's ruleset) names
-    its pieces."""
-    template = TEMPLATES.get(line["type"])
-    if template is None:
-        return line["type"]
+    its pieces and says first, with its ``describe`` hook, the lines that are its own."""
     names = rules.names() if rules is not None else {}
     try:
-        return template(_named_data(line["data"], names))
+        data = _named_data(line["data"], names)
+        own = rules.describe(line["type"], data) if rules is not None else None
+        if own is not None:
+            return own
+        template = TEMPLATES.get(line["type"])
+        return template(data) if template is not None else line["type"]
     except (KeyError, TypeError, ValueError, AttributeError):
         return line["type"]  # a redacted or unusual event still gets a line
 

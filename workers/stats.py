@@ -6,7 +6,8 @@
 - ``success_probability(count, sides, ordered, target)``: the exact chance that a roll met its
   target, from the dice distribution (a sum of ``count`` dice, or a d66 read as tens and units).
 - ``game_statistics(lines)``: dice faces per seat and die size against uniform, the luck index
-  per seat (hits achieved against hits expected) and the VP timeline of one game.
+  per seat (hits achieved against hits expected), the luck on tables (each result of each table
+  read, achieved against expected, from ``tables.distribution``) and the VP timeline of one game.
 - ``CrossGame``: per ruleset, one game at a time (``add(lines)``), so 10,000 games never sit in
   memory together: win rates, lengths, final VP, order kinds, random events, dice fairness.
 - ``bar_chart_svg`` / ``line_chart_svg``: hand-written SVG charts a person can look at.
@@ -24,6 +25,7 @@ from functools import lru_cache
 from html import escape
 from typing import Any, Iterable
 
+from domain.rulesets.toolkit import tables
 from projections import folds
 
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
@@ -146,12 +148,16 @@ def game_statistics(lines: list[dict], rules: Any = None, viewer: str | None = "
     rolls, _ = folds.render_dice(dice_view, rules, viewer, game_id)
     faces: dict[str, dict[int, Counter]] = defaultdict(lambda: defaultdict(Counter))
     luck: dict[str, dict] = {}
+    tabled: dict[str, dict] = {}
     for roll in rolls:
         seat = roll.get("seat") or "?"
         for die in roll.get("dice") or []:
             if isinstance(die, dict) and isinstance(die.get("sides"), int) and isinstance(die.get("value"), int):
                 faces[seat][die["sides"]][die["value"]] += 1
         target, shape = roll.get("target"), _roll_shape(roll)
+        if not roll["superseded"] and isinstance(target, dict) and "table" in target:
+            _count_tabled(tabled.setdefault(seat, {}), target, roll.get("outcome"))
+            continue
         if roll["superseded"] or not isinstance(target, dict) or shape is None or "value" not in target:
             continue
         if roll.get("outcome") not in ("success", "failure"):
@@ -181,7 +187,41 @@ def game_statistics(lines: list[dict], rules: Any = None, viewer: str | None = "
     created = lines[0].get("data") if isinstance(lines[0].get("data"), dict) else {}
     return {"game_id": game_id, "ruleset": created.get("ruleset"), "version": lines[-1]["seq"],
             "dice": {"by_seat": by_seat, "all": {f"d{s}": _faces_block(c, s) for s, c in sorted(overall.items())}},
-            "luck": luck_out, "vp": {"initial": initial, "timeline": timeline, "final": totals}}
+            "luck": luck_out, "tables": _tabled_out(tabled), "vp": {"initial": initial, "timeline": timeline, "final": totals}}
+
+
+def _count_tabled(by_table: dict, target: dict, outcome: Any) -> None:
+    """One tabled roll that stands: its result achieved, and each result's probability expected
+    (from the column's rows recorded in the roll, so a later correction of the data file changes
+    nothing here)."""
+    try:
+        expected = tables.distribution(target)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return  # a redacted or malformed target: not counted
+    entry = by_table.setdefault(str(target["table"]), {"rolls": 0, "results": {}})
+    entry["rolls"] += 1
+    for result, p in expected.items():
+        r = entry["results"].setdefault(result, {"achieved": 0, "expected": 0.0, "variance": 0.0})
+        r["expected"] += p
+        r["variance"] += p * (1 - p)
+    r = entry["results"].setdefault(str(outcome), {"achieved": 0, "expected": 0.0, "variance": 0.0})
+    r["achieved"] += 1
+
+
+def _tabled_out(tabled: dict) -> dict:
+    """Per seat and table: rolls, and per result achieved, expected, luck (achieved − expected) and z."""
+    out: dict = {}
+    for seat, by_table in sorted(tabled.items()):
+        out[seat] = {}
+        for name, e in sorted(by_table.items()):
+            results = {}
+            for result, r in sorted(e["results"].items()):
+                diff = r["achieved"] - r["expected"]
+                results[result] = {"achieved": r["achieved"], "expected": round(r["expected"], 6),
+                                   "luck": round(diff, 6),
+                                   "z": round(diff / math.sqrt(r["variance"]), 6) if r["variance"] > 0 else None}
+            out[seat][name] = {"rolls": e["rolls"], "results": results}
+    return out
 
 
 # ========================================================================== across games ====

@@ -8,7 +8,7 @@
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
   var pendingKey = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
-    shownOrders = null;
+    shownOrders = null, standing = null;
 
   // ----------------------------------------------------------------------- order fields ----
   /* A legal-order template is {kind, rule, fields: {name: spec}}; a spec is a list of choices,
@@ -277,7 +277,7 @@
                                 String(result.chain_head || "").slice(0, 16) + "…" }));
     var list = W.el("ul", { class: "plain result-lines" });
     (result.events || []).forEach(function (line) {
-      var item = W.el("li", { "data-type": line.type, text: line.text || line.type });
+      var item = W.el("li", { "data-type": line.type, text: line.text || line.type }, answeredBy(line));
       if (line.type === "DiceRolled") item.appendChild(W.dice(W.rollOfLine(line)));
       list.appendChild(item);
     });
@@ -334,6 +334,85 @@
     $("takeback").hidden = $("concede").hidden = !!s.ended;
   }
 
+  // Where the game started: a named position, or the game and event a sandbox was forked from.
+  function renderOrigin() {
+    var box = W.clear($("origin")), s = summary;
+    box.hidden = !s.sandbox && !s.position;
+    if (s.sandbox) {
+      box.appendChild(W.el("span", { class: "badge sandbox", text: "sandbox" }));
+      W.add(box, [" A sandbox of game ",
+        W.el("a", { href: "/games/" + s.sandbox.source, id: "origin-source", title: s.sandbox.source, text: W.short(s.sandbox.source) }),
+        " at event ", W.el("a", { href: "/games/" + s.sandbox.source + "/replay#seq=" + s.sandbox.at, text: String(s.sandbox.at) }),
+        ": its own dice, not counted in the source game or in statistics."]);
+    }
+    if (s.position) {
+      W.add(box, [(s.sandbox ? " " : "") + "Started from the position “" + (s.position.title || s.position.position) + "” (" +
+                  s.position.position + ")."]);
+    }
+  }
+
+  // --------------------------------------------------------------------- standing orders ----
+  // The seat's standing orders (GET …/standing-orders: its orders and what the ruleset accepts);
+  // the panel is shown to a seat of a ruleset that takes them, or while one is set.
+  function renderStanding() {
+    var box = $("standing-box"), mine = W.keys.seat(gameId);
+    var accepts = (standing && standing.accepts) || {}, kinds = Object.keys(accepts);
+    var orders = (standing && standing.standing_orders) || [];
+    box.hidden = !mine || !standing || (!kinds.length && !orders.length);
+    if (box.hidden) return;
+    var list = W.clear($("standing"));
+    orders.forEach(function (o) {
+      list.appendChild(W.el("li", { class: "standing-order", "data-policy": o.policy_id },
+        W.el("strong", { text: o.policy_id }), " for " + o.decision_kind + ": ",
+        W.el("code", { text: JSON.stringify(o.policy) }),
+        o.rule ? W.el("span", { class: "rule", text: " (" + o.rule + ")" }) : null, " ",
+        W.el("button", { type: "button", class: "quiet", text: "Cancel", "aria-label": "Cancel standing order " + o.policy_id,
+                         onclick: function () { cancelStanding(o.policy_id); } })));
+    });
+    if (!orders.length) list.appendChild(W.el("li", { class: "hint", text: "No standing orders." }));
+    var select = $("so-kind"), keep = select.value;
+    if (select.dataset.kinds !== kinds.join(",")) {
+      W.clear(select);
+      kinds.forEach(function (k) { select.appendChild(W.el("option", { value: k, text: k, selected: k === keep })); });
+      select.dataset.kinds = kinds.join(",");
+    }
+    $("standing-form").hidden = !kinds.length;
+    acceptsNote();
+  }
+
+  function acceptsNote() {
+    var a = ((standing && standing.accepts) || {})[$("so-kind").value];
+    $("so-accepts").textContent = a ? (a.description || "") + (a.rule ? " (" + a.rule + ")" : "") : "";
+  }
+
+  async function setStanding(e) {
+    e.preventDefault();
+    var mine = W.keys.seat(gameId), id = $("so-id").value.trim(), policy;
+    if (!id) { W.status("Standing order: give it a name.", "error"); return; }
+    try { policy = JSON.parse($("so-policy").value || "null"); } catch (err) {
+      W.status("Standing order: the policy is not JSON (" + err.message + ")", "error"); return;
+    }
+    var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
+                          { method: "PUT", body: { decision_kind: $("so-kind").value, policy: policy }, token: mine.token });
+    if (!res.ok) { W.status("Standing order refused: " + W.problem(res), "error"); return; }
+    W.status("Standing order " + id + " set.", "ok");
+    await refresh();
+  }
+
+  async function cancelStanding(id) {
+    var mine = W.keys.seat(gameId);
+    var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
+                          { method: "DELETE", token: mine.token });
+    W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + W.problem(res), res.ok ? "ok" : "error");
+    await refresh();
+  }
+
+  /** A decision a standing order answered (StandingOrderUsed) is marked in the log and results; its
+   * text names the standing order for its seat (and the umpire) only, as the API redacts it. */
+  function answeredBy(line) {
+    return line.type === "StandingOrderUsed" ? W.el("span", { class: "badge standing", text: "standing order" }) : null;
+  }
+
   function renderPending() {
     var pending = (state && state.state && state.state.pending) || [], list = W.clear($("pending"));
     $("pending-box").hidden = !pending.length;
@@ -375,7 +454,8 @@
     shown.forEach(function (x) {
       var here = "Turn " + x.turn + " · " + (x.phase || "");
       if (here !== where) { where = here; list.appendChild(W.el("li", { class: "group", text: here })); }
-      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type, text: x.line.text }));
+      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type, text: x.line.text },
+                            answeredBy(x.line)));
       count++;
     });
     list.scrollTop = list.scrollHeight;
@@ -463,14 +543,18 @@
     var requests = [base + "/state", base + "/history", base + "/take-backs"].map(function (path) {
       return W.api(path, { token: token });
     });
-    if (mine) requests.push(W.api(base + "/legal-orders", { token: mine.token }));
+    if (mine) requests.push(W.api(base + "/legal-orders", { token: mine.token }),
+                            W.api(base + "/standing-orders", { token: mine.token }));
     var got = await Promise.all(requests);
+    standing = mine && got[4] && got[4].ok ? got[4].body : null;
     state = got[0].ok ? got[0].body : null;
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
     renderSummary();
     renderDamaged();
+    renderOrigin();
     renderPending();
+    renderStanding();
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
     renderBoard();
@@ -538,6 +622,8 @@
     $("join").addEventListener("submit", join);
     $("paste").addEventListener("submit", paste);
     $("order").addEventListener("submit", send);
+    $("standing-form").addEventListener("submit", setStanding);
+    $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
     $("concede").addEventListener("click", concede);
     $("seat").addEventListener("change", function () {

@@ -5,13 +5,15 @@
   var W = window.Warlog, $ = W.$;
 
   function filters() {
-    return { ruleset: $("f-ruleset").value, status: $("f-status").value, player: $("f-player").value.trim() };
+    return { ruleset: $("f-ruleset").value, status: $("f-status").value, player: $("f-player").value.trim(),
+             sandbox: $("f-sandbox").checked ? "true" : "" };
   }
 
   function matches(game, f) {
     if (f.ruleset && game.ruleset !== f.ruleset) return false;
     if (f.status && game.status !== f.status) return false;
     if (f.player && !game.seats.some(function (s) { return s.handle === f.player; })) return false;
+    if (game.sandbox && !f.sandbox) return false;  // as the API: sandboxes only when asked
     return true;
   }
 
@@ -47,7 +49,9 @@
     return W.el("tr", { "data-game": g.game_id },
       W.el("td", null, W.el("a", { href: "/games/" + g.game_id, title: g.game_id, text: W.short(g.game_id) }),
            mine ? W.el("span", { class: "badge yours", text: "yours" }) : null,
-           g["public"] ? null : W.el("span", { class: "badge", text: "private" })),
+           g["public"] ? null : W.el("span", { class: "badge", text: "private" }),
+           g.sandbox ? W.el("span", { class: "badge sandbox", text: "sandbox",
+                                      title: "forked from game " + g.sandbox.source + " at event " + g.sandbox.at }) : null),
       W.el("td", { text: g.ruleset }),
       W.el("td", { text: g.status }),
       W.el("td", { text: g.turn === null ? "–" : g.turn + (g.phase ? " · " + g.phase : "") }),
@@ -68,13 +72,35 @@
       $("f-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name }));
       $("c-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name, selected: r.name === "freeform" }));
     });
-    freeformFields();
+    rulesetChosen();
   }
 
-  function freeformFields() {
+  function rulesetChosen() {
     var on = $("c-ruleset").value === "freeform";
     $("c-freeform").hidden = !on;
     $("c-freeform").disabled = !on;
+    return loadPositions($("c-ruleset").value);
+  }
+
+  // The named positions of the chosen ruleset (GET /api/v1/rulesets/<name>: positions), to start from.
+  var positionNotes = {};
+  async function loadPositions(name) {
+    var select = $("c-position");
+    Array.prototype.slice.call(select.options, 1).forEach(function (o) { o.remove(); });
+    positionNotes = {};
+    var res = name ? await W.api("/api/v1/rulesets/" + encodeURIComponent(name)) : null;
+    if (name !== $("c-ruleset").value) return;  // another ruleset was chosen meanwhile
+    ((res && res.ok && res.body.positions) || []).forEach(function (p) {
+      positionNotes[p.name] = p.note || "";
+      select.appendChild(W.el("option", { value: p.name, text: p.title || p.name }));
+    });
+    select.disabled = select.options.length < 2;
+    positionNote();
+    $("create").dataset.positionsOf = name;
+  }
+
+  function positionNote() {
+    $("c-position-note").textContent = positionNotes[$("c-position").value] || "";
   }
 
   function names(raw) {
@@ -95,6 +121,7 @@
       if ($("c-last-turn").value) options.last_turn = parseInt($("c-last-turn").value, 10);
     }
     var body = { ruleset: ruleset, options: options, "public": $("c-public").checked };
+    if ($("c-position").value) body.position = $("c-position").value;
     if ($("c-scenario").value.trim()) body.scenario = $("c-scenario").value.trim();
     var res = await W.api("/api/v1/games", { method: "POST", body: body });
     if (!res.ok) { W.status("Not created: " + W.problem(res), "error"); return; }
@@ -141,8 +168,9 @@
   }
 
   $("filters").addEventListener("submit", function (e) { e.preventDefault(); loadGames(); });
-  ["f-ruleset", "f-status"].forEach(function (id) { $(id).addEventListener("change", loadGames); });
-  $("c-ruleset").addEventListener("change", freeformFields);
+  ["f-ruleset", "f-status", "f-sandbox"].forEach(function (id) { $(id).addEventListener("change", loadGames); });
+  $("c-ruleset").addEventListener("change", rulesetChosen);
+  $("c-position").addEventListener("change", positionNote);
   $("create").addEventListener("submit", create);
   $("join").addEventListener("submit", join);
   loadRulesets().then(loadGames).then(function () { document.body.dataset.ready = "true"; });

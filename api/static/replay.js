@@ -14,7 +14,7 @@
   var W = window.Warlog, $ = W.$;
   var gameId = document.body.dataset.gameId;
   var R = null, F = [], S = [], board = null, at = 0, timer = null;
-  var opStart = [], opEnds = [], turnStarts = [], rows = [];
+  var opStart = [], opEnds = [], turnStarts = [], rows = [], live = false;
 
   /** The states from `state_deltas` (workers/replay.py): the first in full, then each one's change.
    * Keys are defined, not assigned, so a key such as "__proto__" (a freeform side's name) stays data. */
@@ -119,6 +119,8 @@
       if (F[k].dice) dice.appendChild(W.dice(Object.assign({}, F[k].dice), k === at));
     }
     if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
+
+    showFork();
 
     // the map, with what this operation moved or hit so far
     var before = S[F[opStart[at]].state] || {};
@@ -244,6 +246,45 @@
     });
   }
 
+  // ------------------------------------------------------------------------ sandboxes ----
+  /** Whether a sandbox may start right after frame n: between orders, i.e. the next event the
+   * viewer sees begins a new command (docs/api.md; the server decides, 422 invalid_fork). */
+  function forkable(n) {
+    return n === F.length - 1 || F[n + 1].marks.indexOf("operation") >= 0;
+  }
+
+  function showFork() {
+    if (!live) return;  // the offline file asks nothing of a server
+    var ok = forkable(at);
+    $("fork").disabled = !ok;
+    $("fork-hint").textContent = ok
+      ? "Forks a sandbox: a new game from the state right after this event (seq " + F[at].seq + "), to play on from here."
+      : "This event is inside an order's outcome: a sandbox starts between orders (step to the operation's last event).";
+  }
+
+  // POST /api/v1/games/{id}/sandbox at the event shown, as the viewer this browser reads with.
+  async function fork() {
+    var seq = F[at].seq;
+    $("fork").disabled = true;
+    var res = await W.api("/api/v1/games/" + gameId + "/sandbox", { method: "POST", body: { at: seq }, token: W.keys.reader(gameId) });
+    showFork();
+    if (!res.ok) { W.status("No sandbox: " + W.problem(res), "error"); return; }
+    var made = res.body;
+    W.keys.update(made.game_id, function (k) { k.admin = made.admin_token; k.invites = made.invites; });
+    $("forked-link").href = "/games/" + made.game_id;
+    $("forked-link").textContent = made.game_id;
+    $("forked-at").textContent = String(seq);
+    var list = W.clear($("forked-invites"));
+    made.seats.forEach(function (seat) {
+      var link = location.origin + "/games/" + made.game_id + "#invite=" + encodeURIComponent(made.invites[seat]);
+      list.appendChild(W.el("li", { class: "invite", "data-seat": seat },
+        W.el("strong", { text: seat + ": " }), W.el("a", { href: link, class: "invite-link", text: link })));
+    });
+    $("forked").hidden = false;
+    $("forked").focus();
+    W.status("Sandbox " + W.short(made.game_id) + " created from event " + seq + ".", "ok");
+  }
+
   /** The replay and board the page carries (the offline file), or null (the live page). */
   function embedded() {
     var data = document.getElementById("replay");
@@ -309,5 +350,11 @@
 
   var inPage = embedded();
   if (inPage) begin(inPage);
-  else fetched().then(function (got) { if (got) begin(got); });
+  else fetched().then(function (got) {
+    if (!got) return;
+    live = true;
+    $("fork-box").hidden = false;
+    $("fork").addEventListener("click", fork);
+    begin(got);
+  });
 })();

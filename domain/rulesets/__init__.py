@@ -12,6 +12,10 @@ The contract (docs/rulesets.md says more):
 - ``evolve(state, event) -> state``: the fold; returns a new state and never mutates the old one.
 - ``board() -> dict | None``: the game's static drawing data (maps, areas, unit labels), or None.
 - ``names() -> dict``: {id: display name} of the pieces events name by id (readable lines).
+- ``describe(event_type, data) -> str | None``: the ruleset's own readable line of an event (its
+  ids already named), or None for the generic line of projections/narrate.py.
+- ``order_kinds() -> list[dict]``: the kinds of order the game takes ({kind, rule, help, fields}),
+  for clients (the CLI's help and legal lines) and ``GET /rulesets/<name>``.
 - ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
 - ``opening(state, dice) -> list[outcome]``: the rolls the server makes for the ``system`` seat
@@ -21,10 +25,13 @@ The contract (docs/rulesets.md says more):
   ``policy_answer`` and ``answer_order`` read it).
 - ``positions()`` / ``position(name)``: the named positions kept in ``data/positions/*.json``
   beside the ruleset's code (domain/rulesets/positions.py), each checked by ``check_position``.
+- ``coverage() -> dict``: its rules coverage manifest (``coverage.json`` in its package), and
+  ``rule_text()`` / ``rule_numbers(text)``: the rule numbers of its text it must cover.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 from dataclasses import dataclass, field
@@ -145,6 +152,17 @@ class Ruleset:
         """The order a seat gives to answer ``decision`` with ``choice``."""
         return {"kind": "decide", "decision": decision["id"], "choice": choice}
 
+    def describe(self, event_type: str, data: dict) -> str | None:
+        """This game's own readable line of an event (``data`` with ids already replaced by names),
+        or None to leave it to the generic lines (projections/narrate.py)."""
+        return None
+
+    def order_kinds(self) -> list[dict]:
+        """The kinds of order this game takes: ``[{kind, rule, help, fields}]``, where ``fields``
+        is ``{name: one-line description}``; ``head`` (optional) formats a legal order's first
+        line from its template (e.g. "operation Op #{op}")."""
+        return []
+
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]
         return others[0] if len(others) == 1 else None
@@ -155,7 +173,7 @@ class Ruleset:
         once; a bad file raises PositionError naming the file."""
         found = self.__dict__.get("_positions")
         if found is None:
-            where = Path(sys.modules[type(self).__module__].__file__).parent / "data" / "positions"
+            where = self.package_dir() / "data" / "positions"
             found = self._positions = positions_module.load(where, self.check_position)
         return found
 
@@ -181,6 +199,35 @@ class Ruleset:
             raise ValueError(f"the sides are {standard['sides']}, not {state['sides']}")
         if state.get("ended"):
             raise ValueError("the game has ended in this state: a position is one to play on")
+    # ---- rules coverage (domain/rulesets/toolkit/coverage.py) ----------------------------------
+    text_file: str | None = None  # its rules text in the shared rules folder; None: its modules' docstrings
+
+    def package_dir(self) -> Path:
+        """The folder of its package (its coverage.json, its data/)."""
+        return Path(sys.modules[type(self).__module__].__file__).parent
+
+    def coverage(self) -> dict:
+        """Its rules coverage manifest: every rule number of its text with its status (read-only)."""
+        from domain.rulesets.toolkit import coverage
+
+        return coverage.load(self.package_dir() / coverage.MANIFEST)
+
+    def rule_text(self, rules_dir: Path | None = None) -> str | None:
+        """The text its rule numbers come from: ``text_file`` in ``rules_dir`` (None when that is
+        not at hand), or else the docstrings of its package's modules, where FF 1-7 and PG 1-7 are
+        (a mechanism's module of the proving ground writes its rule in its own docstring)."""
+        if self.text_file is None:
+            docs = [ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or ""
+                    for p in sorted(self.package_dir().glob("*.py"))]
+            return "\n\n".join(docs)
+        path = rules_dir / self.text_file if rules_dir else None
+        return path.read_text(encoding="utf-8") if path and path.exists() else None
+
+    def rule_numbers(self, text: str) -> list[str]:
+        """The rule numbers of ``text`` its manifest must cover; by default lines ``PREFIX n``."""
+        from domain.rulesets.toolkit import coverage
+
+        return coverage.numbered_lines(text, self.prefix)
 
 
 def register(ruleset: Ruleset) -> Ruleset:

@@ -105,7 +105,12 @@ def test_static_files_are_served(client):
 def test_a_ruleset_read_gives_its_board_or_null(client):
     r = client.get("/api/v1/rulesets/freeform")
     assert r.status_code == 200
-    assert r.json == {"name": "freeform", "title": find_ruleset("freeform").title, "board": None}
+    assert r.json == {"name": "freeform", "title": find_ruleset("freeform").title, "board": None, "positions": [],
+                      "order_kinds": find_ruleset("freeform").order_kinds()}
+    assert {k["kind"] for k in r.json["order_kinds"]} == {"note", "roll", "vp", "advance", "end"}
+    # a ruleset's named positions, for the lobby's "Start from" (docs/pages.md)
+    proving = client.get("/api/v1/rulesets/proving").json["positions"]
+    assert [p["name"] for p in proving] == ["midgame"] and proving[0]["title"] and proving[0]["note"]
 
 
 def test_an_unknown_ruleset_is_404_naming_the_known_ones(client):

@@ -101,6 +101,11 @@ class RawStore:
         self._run(f"UPDATE {self.events_table} SET state = ? WHERE originator_id = ? AND "
                   "originator_version = ?", (state, self._id(game_id), version))
 
+    def set_topic(self, game_id: str, version: int, topic: str) -> None:
+        """Store an event under another topic (``module:Class``), as an older server named it."""
+        self._run(f"UPDATE {self.events_table} SET topic = ? WHERE originator_id = ? AND "
+                  "originator_version = ?", (topic, self._id(game_id), version))
+
     def delete(self, game_id: str, version: int) -> None:
         self._run(f"DELETE FROM {self.events_table} WHERE originator_id = ? AND originator_version = ?",
                   (self._id(game_id), version))

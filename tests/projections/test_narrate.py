@@ -66,3 +66,29 @@ def test_a_decision_reads_as_an_answer_not_a_python_repr():
 def test_a_marker_is_named_as_the_counter_is():
     gained = line("MarkerGained", side="UK", marker="uk_decisive_leader", rule="FS 11.3 4-1")
     assert describe(gained, FS) == "UK gains marker UK Decisive Leader"
+
+
+def test_the_rulesets_describe_hook_speaks_first_and_none_leaves_the_generic_line():
+    from domain.rulesets import Ruleset
+
+    class Loud(Ruleset):
+        def describe(self, event_type, data):
+            return f"LOUD {data['unit']}" if event_type == "UnitEliminated" else None
+
+    assert describe(line("UnitEliminated", unit="x", rule=None, roll=None), Loud()) == "LOUD x"
+    assert describe(line("UnitMoved", unit="x", origin=None, destination="y"), Loud()) == "x moved to y"
+
+
+def test_a_tabled_roll_reads_table_column_modified_roll_row_and_result():
+    rolled = line("DiceRolled", seat="Red", purpose="fire at 2:1", rule="PG 2", units=[], notation="2d6",
+                  dice=[{"sides": 6, "value": 3}, {"sides": 6, "value": 5}], outcome="D",
+                  target={"table": "PG 2 combat results", "column": "2:1", "roll": 8, "modified": 7, "row": "7-8",
+                          "modifiers": [{"value": -1, "reason": "cover (PG 2)"}], "result": "D"})
+    assert describe(rolled) == ("Red rolled 2d6 for fire at 2:1: 3, 5 −1 cover (PG 2) = 7 on the PG 2 combat "
+                                "results table, column 2:1, row 7-8: D (PG 2)")
+
+
+def test_a_declared_result_says_who_declared_what_and_what_it_stands_for():
+    declared = line("ResultDeclared", seat="Player", rule="STF 7", stands_for="Task Force 14.2",
+                    what="search value", value=6, decision=None)
+    assert describe(declared) == "Player declared the search value: 6 (STF 7; it stands for Task Force 14.2)"

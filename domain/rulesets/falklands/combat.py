@@ -12,11 +12,11 @@ from typing import Any
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.engine import Ctx, need, step
+from domain.rulesets.falklands.hooks import d6, step
+from domain.rulesets.toolkit.engine import Ctx, need
 
 FACTOR = {"ship": "surface", "submarine": "sub", "aircraft": "air", "ground": "ground"}
 LEADER_MARKER = {"UK": "uk_decisive_leader", "AR": "ar_decisive_leader"}
@@ -203,7 +203,7 @@ def battle(ctx: Ctx, stack: list) -> None:
         if not b["attackers"] or not b["defenders"]:
             stack.pop()
             return
-        ctx.emit(fe.BattleBegun, area=b["area"], attacker=b["attacker"], kind=b["kind"], rule=b["rule"],
+        ctx.emit(ev.BattleBegun, area=b["area"], attacker=b["attacker"], kind=b["kind"], rule=b["rule"],
                  attackers=b["attackers"], defenders=b["defenders"])
         b["stage"] = "defense"
     elif stage == "defense":
@@ -233,7 +233,7 @@ def battle(ctx: Ctx, stack: list) -> None:
                 hn, mods = hit_number(ctx.state, b, f["unit"], f["at"], side)
                 name, tname = DATA.units[f["unit"]]["name"], DATA.units[f["at"]]["name"]
                 index = len(ctx.state["order_rolls"])
-                r = ctx.roll(side, f"{name} fires at {tname}", b["rule"], [f["unit"], f["at"]], hn, mods)
+                r = d6(ctx, side, f"{name} fires at {tname}", b["rule"], [f["unit"], f["at"]], hn, mods)
                 b["shots"].append({"side": side, "unit": f["unit"], "at": f["at"], "hit_number": hn,
                                    "value": r.values[0], "index": index})
         b["stage"] = "leader"
@@ -261,13 +261,13 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
             raise InvalidOrder(f"'reroll' is the number of a die, 0 to {len(shots) - 1}, or null",
                                rule="FS 11.3 4-1", field="choice")
         shot = shots[pick]
-        earlier = ctx.previous_rolls
+        earlier = ctx.before.get("order_rolls", [])  # with seqs: the rolls of the order that asked
         seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
         ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule="FS 11.3 4-1")
         hn = shot.get("hit_number")
-        r = ctx.roll(shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
-                     "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
-                     hn, None, replaces=seq)
+        r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
+               "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
+               hn, None, replaces=seq)
         shot["value"] = r.values[0]
         return True
     if frame.get("leader_asked"):
@@ -314,7 +314,7 @@ def apply_hits(ctx: Ctx, b: dict) -> None:
                 for u in sf:
                     eliminate(ctx, u, "FS 10.8", b)
     if T.STEALTH_UNIT in b["attackers"] and ctx.state["stealth_attacks"] >= 5 and S.alive(ctx.state, T.STEALTH_UNIT):
-        ctx.emit(fe.UnitWithdrawn, unit=T.STEALTH_UNIT, reason="five stealth attacks made", rule="FS 10.5")
+        ctx.emit(ev.UnitWithdrawn, unit=T.STEALTH_UNIT, reason="five stealth attacks made", rule="FS 10.5")
     after_ground_change(ctx)
 
 
@@ -336,16 +336,16 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
         inside = area in DATA.tez or area == S.SOUTH_GEORGIA or battle.get("tez_expanded")
         if inside:
             rule = "FS 7.1 Op #10" if battle.get("tez_expanded") and area not in DATA.tez else "FS 4.4(3)"
-            ctx.vp(-worth, f"UK sank {name} in {DATA.areas[area]['name'] if area else 'the TEZ'}", rule)
+            ctx.vp(S.TRACK, -worth, f"UK sank {name} in {DATA.areas[area]['name'] if area else 'the TEZ'}", rule)
         elif leadership_in_effect(ctx.state):
             return  # FS 4.4(2): not scored during the operation when 4-1/4-2/4-3 is in effect
         else:
-            ctx.vp(worth, f"{name} sunk outside the TEZ", "FS 4.4(2)")
+            ctx.vp(S.TRACK, worth, f"{name} sunk outside the TEZ", "FS 4.4(2)")
     else:
         if uid == T.CONVEYOR and ctx.state.get("rendezvous"):
             return
         worth = 2 if uid in T.TWO_VP_UK_SHIPS else 1
-        ctx.vp(worth, f"AR sank {name}", "FS 4.4(4)")
+        ctx.vp(S.TRACK, worth, f"AR sank {name}", "FS 4.4(4)")
 
 
 def leadership_in_effect(state: dict) -> bool:
@@ -371,9 +371,9 @@ def after_ground_change(ctx: Ctx) -> None:
                 if worth:
                     name = DATA.areas[area]["name"]
                     if side == "UK":
-                        ctx.vp(-worth, f"UK took control of {name}", "FS 4.4(5)")
+                        ctx.vp(S.TRACK, -worth, f"UK took control of {name}", "FS 4.4(5)")
                     else:
-                        ctx.vp(worth, f"AR recaptured {name}", "FS 4.4(5)")
+                        ctx.vp(S.TRACK, worth, f"AR recaptured {name}", "FS 4.4(5)")
 
 
 def stranded_aircraft(state: dict) -> list[str]:

@@ -9,14 +9,18 @@ the loader adds both directions. Steps are not stored: they follow from FS 2.8.
     DATA.sea_adjacent("sa5")          # frozenset({"sa4", "sa7", "south_georgia"})
 
 A file that breaks a rule of its own format raises ValueError at import, naming the file and the
-entry, so a bad correction never reaches a game.
+entry, so a bad correction never reaches a game. Reading, the schema check, frozen tables and the
+list of guesses are the rules toolkit's (``domain/rulesets/toolkit/data.py``); this module keeps
+what is Falklands: its schemas, its own cross-checks and its indexes.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from domain.rulesets.toolkit.data import (DataError, Dataset, Guess, check_choice, check_fields, freeze,
+                                          thaw)
 
 DATA_DIR = Path(__file__).parent / "data"
 FILES = ("map.json", "units.json", "events.json")
@@ -65,120 +69,6 @@ def steps(unit: dict) -> int:
     return 2
 
 
-class FrozenDict(dict):
-    """A dict that refuses changes, so shared tables cannot be altered by accident.
-
-    Still a dict for ``json.dumps`` and ``==``; ``copy.copy``/``copy.deepcopy`` give plain,
-    changeable dicts and lists, ready to go into a game state."""
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("Falklands data tables are read-only; copy.deepcopy() one to change it")
-
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
-    __ior__ = _refuse
-
-    def __copy__(self) -> dict:
-        return dict(self)
-
-    def __deepcopy__(self, memo: dict) -> dict:
-        return thaw(self)
-
-    def __reduce__(self):  # pickles as a plain dict
-        return (dict, (dict(self),))
-
-
-class FrozenList(list):
-    """A list that refuses changes (see FrozenDict); equal to the plain list it holds."""
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("Falklands data tables are read-only; copy.deepcopy() one to change it")
-
-    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse
-    __iadd__ = __imul__ = _refuse
-
-    def __copy__(self) -> list:
-        return list(self)
-
-    def __deepcopy__(self, memo: dict) -> list:
-        return thaw(self)
-
-    def __reduce__(self):
-        return (list, (list(self),))
-
-
-def freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return FrozenDict((k, freeze(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return FrozenList(freeze(v) for v in value)
-    return value
-
-
-def thaw(value: Any) -> Any:
-    """Plain, changeable JSON types (dicts and lists) from frozen ones."""
-    if isinstance(value, dict):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [thaw(v) for v in value]
-    return value
-
-
-class DataError(ValueError):
-    """A data file breaks its format; the message names the file and the entry."""
-
-    def __init__(self, file: str, entry: str, message: str):
-        super().__init__(f"{file}: {entry}: {message}")
-        self.file, self.entry = file, entry
-
-
-def _no_duplicate_keys(file: str):
-    def hook(pairs: list[tuple[str, Any]]) -> dict:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                raise DataError(file, key, "duplicate id (the key appears twice in one object)")
-            seen[key] = value
-        return seen
-    return hook
-
-
-def _read(directory: Path, name: str) -> dict:
-    path = directory / name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(name, "(file)", f"cannot be read: {exc}") from exc
-    try:
-        doc = json.loads(text, object_pairs_hook=_no_duplicate_keys(name))
-    except json.JSONDecodeError as exc:
-        raise DataError(name, f"line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}") from exc
-    if not isinstance(doc, dict):
-        raise DataError(name, "(file)", "must hold one JSON object")
-    return doc
-
-
-def _fields(file: str, entry: str, obj: Any, spec: dict[str, Any]) -> None:
-    if not isinstance(obj, dict):
-        raise DataError(file, entry, "must be an object")
-    missing = [k for k in spec if k not in obj]
-    if missing:
-        raise DataError(file, entry, f"missing field(s) {', '.join(missing)}")
-    unknown = [k for k in obj if k not in spec]
-    if unknown:
-        raise DataError(file, entry, f"unknown field(s) {', '.join(unknown)}")
-    for key, kind in spec.items():
-        value = obj[key]
-        # bool is an int in Python: an int field must not take true/false, and vice versa
-        if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-            raise DataError(file, entry, f"field '{key}' has the wrong type ({type(value).__name__})")
-
-
-def _choice(file: str, entry: str, field: str, value: Any, allowed: tuple) -> None:
-    if value not in allowed:
-        choices = ", ".join(map(str, allowed))
-        raise DataError(file, entry, f"'{field}' is {value!r}; expected one of {choices}")
-
-
 def _point(file: str, entry: str, field: str, value: Any, size: dict) -> None:
     if (not isinstance(value, list) or len(value) != 2
             or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in value)):
@@ -188,26 +78,14 @@ def _point(file: str, entry: str, field: str, value: Any, size: dict) -> None:
         raise DataError(file, entry, f"'{field}' point {value} lies outside its map")
 
 
-def _provisional(file: str, entry: str, obj: dict, extra: tuple = ()) -> None:
-    names = obj["provisional"]
-    for name in names:
-        known = isinstance(name, str) and (name in obj or name in extra)
-        if not known or name in ("source", "provisional"):
-            raise DataError(file, entry, f"'provisional' names {name!r}, which is not a field of the entry")
-    if len(set(names)) != len(names):
-        raise DataError(file, entry, "'provisional' names a field twice")
-    if not obj["source"].strip():
-        raise DataError(file, entry, "'source' must quote the rule(s) the entry rests on")
-
-
 class FalklandsData:
     """The checked, indexed tables; one instance, ``DATA``, is built at import."""
 
     def __init__(self, directory: Path | str = DATA_DIR):
-        directory = Path(directory)
-        self._map = _read(directory, "map.json")
-        self._units_doc = _read(directory, "units.json")
-        self._events_doc = _read(directory, "events.json")
+        self._ds = Dataset(directory)
+        self._map = self._ds.read("map.json")
+        self._units_doc = self._ds.read("units.json")
+        self._events_doc = self._ds.read("events.json")
         self._check_map()
         self._check_units()
         self._check_events()
@@ -232,14 +110,15 @@ class FalklandsData:
         for name in doc.get("provisional", []):
             if name not in doc:
                 raise DataError(f, "provisional", f"names {name!r}, which is not a key of the file")
+            self._ds.guess(f, "map", name, doc["provisional_note"])
         areas = doc["areas"]
         if not isinstance(areas, dict) or not areas:
             raise DataError(f, "areas", "must be an object of areas")
         for aid, a in areas.items():
             e = f"areas.{aid}"
-            _fields(f, e, a, AREA_FIELDS)
-            _choice(f, e, "kind", a["kind"], AREA_KINDS)
-            _choice(f, e, "map", a["map"], MAPS)
+            self._ds.check_entry(f, e, a, AREA_FIELDS)
+            check_choice(f, e, "kind", a["kind"], AREA_KINDS)
+            check_choice(f, e, "map", a["map"], MAPS)
             if (a["kind"] == "land") != (a["map"] == "tactical"):
                 raise DataError(f, e, "land areas, and only they, are on the tactical map")
             if a["tez"] and a["kind"] != "sea":
@@ -249,7 +128,7 @@ class FalklandsData:
                     raise DataError(f, e, f"'{key}' is given for sea areas; "
                                     "a land area takes its sea area's (FS 9.3)")
             if a["kind"] == "land":
-                _choice(f, e, "island", a["island"], ISLANDS)
+                check_choice(f, e, "island", a["island"], ISLANDS)
                 if a["within"] not in areas or areas[a["within"]]["kind"] != "sea":
                     raise DataError(f, e, "'within' must name the sea area that holds it (FS 9.3), "
                                     f"not {a['within']!r}")
@@ -270,7 +149,6 @@ class FalklandsData:
             for point in a["polygon"]:
                 _point(f, e, "polygon", point, size)
             _point(f, e, "label_xy", a["label_xy"], size)
-            _provisional(f, e, a)
         sea = self._borders("sea_borders", lambda a: a["map"] == "strategic", "the strategic map")
         land = self._borders("land_borders", lambda a: a["kind"] == "land", "land areas")
         for x, y in self._map["land_borders"]:
@@ -283,6 +161,11 @@ class FalklandsData:
                 raise DataError(f, "borders_given_by_the_text", f"{pair!r} is not a border of the map")
             if not isinstance(given.get("source"), str) or not given["source"].strip():
                 raise DataError(f, "borders_given_by_the_text", f"{pair!r} needs its 'source'")
+        given = {frozenset(g["border"]) for g in doc.get("borders_given_by_the_text", [])}
+        for key in ("sea_borders", "land_borders"):
+            for a, b in doc[key]:
+                if frozenset((a, b)) not in given:
+                    self._ds.guess(f, f"{key}.{a}-{b}", None, doc["provisional_note"])
         entry = doc["south_georgia_entry"]
         boxes = [aid for aid, a in areas.items() if a["kind"] == "box"]
         for box in boxes:
@@ -334,10 +217,10 @@ class FalklandsData:
                 raise DataError(f, f"markers.{mid}", f"'{key}' must be a whole number {low}..{high}")
         for uid, u in units.items():
             e = f"units.{uid}"
-            _fields(f, e, u, UNIT_FIELDS)
-            _choice(f, e, "side", u["side"], SIDES)
-            _choice(f, e, "class", u["class"], tuple(CLASS_TYPES))
-            _choice(f, e, "type", u["type"], CLASS_TYPES[u["class"]])
+            self._ds.check_entry(f, e, u, UNIT_FIELDS, extra=UNIT_SUBFIELDS)
+            check_choice(f, e, "side", u["side"], SIDES)
+            check_choice(f, e, "class", u["class"], tuple(CLASS_TYPES))
+            check_choice(f, e, "type", u["type"], CLASS_TYPES[u["class"]])
             fac = u["factors"]
             hit_numbers = all(type(v) is int and 0 <= v <= MAX_FACTOR for v in fac.values())
             if set(fac) != set(FACTORS) or not hit_numbers:
@@ -361,9 +244,9 @@ class FalklandsData:
             if (u["range"] is None) == (u["class"] == "aircraft"):
                 raise DataError(f, e, "aircraft, and only they, have a range from Argentina (FS 9.4)")
             if u["range"] is not None:
-                _choice(f, e, "range", u["range"], RANGES)
+                check_choice(f, e, "range", u["range"], RANGES)
             if u["group"] is not None:
-                _choice(f, e, "group", u["group"], GROUPS)
+                check_choice(f, e, "group", u["group"], GROUPS)
                 if (u["group"] == "op2") != (u["side"] == "AR"):
                     raise DataError(f, e, "UK reinforcements are in R1-R6 (FS 3.4); "
                                     "AR ones are the Op #2 units")
@@ -377,7 +260,6 @@ class FalklandsData:
                 raise DataError(f, e, "only ground units are carried aboard ships (FS 6.5)")
             if not naval and (u["capacity"] or u["carries_armor"] or u["carries_sbs"]):
                 raise DataError(f, e, "only ships carry units")
-            _provisional(f, e, u, UNIT_SUBFIELDS)
         self._check_loads()
         self._check_airbases()
 
@@ -482,7 +364,7 @@ class FalklandsData:
             e = f"results.{key}"
             if key not in results:
                 raise DataError(f, e, "missing: the table needs all 36 results (FS 11.3)")
-            _fields(f, e, results[key], EVENT_FIELDS)
+            check_fields(f, e, results[key], EVENT_FIELDS)
             if results[key]["event"] != f"{key[0]}-{key[1]}":
                 raise DataError(f, e, f"'event' must read {key[0]}-{key[1]}")
             effect = results[key]["effect"]
@@ -512,7 +394,6 @@ class FalklandsData:
         self.a4_reach = frozenset(a for a, v in areas_doc.items() if v["a4_reach"])
         self.a4_refuelled_reach = frozenset(a for a, v in areas_doc.items() if v["a4_refuelled_reach"])
         self.range_line = frozenset(a for a, v in areas_doc.items() if v["in_range_line"])
-        self._given = {frozenset(g["border"]) for g in self._map.get("borders_given_by_the_text", [])}
 
     @staticmethod
     def _adjacency(pairs: list[list[str]]) -> dict[str, frozenset]:
@@ -577,12 +458,11 @@ class FalklandsData:
 
     def provisional(self) -> list[str]:
         """The path of every value the rules text does not give: "units.hermes.factors.ground", ..."""
-        out = [f"map.{name}" for name in self._map.get("provisional", [])]
-        out += [f"areas.{aid}.{name}" for aid, a in self.areas.items() for name in a["provisional"]]
-        for key in ("sea_borders", "land_borders"):
-            out += [f"{key}.{a}-{b}" for a, b in self._map[key] if frozenset((a, b)) not in self._given]
-        out += [f"units.{uid}.{name}" for uid, u in self.units.items() for name in u["provisional"]]
-        return out
+        return [g.path for g in self.guesses()]
+
+    def guesses(self) -> list[Guess]:
+        """Every value the rules text does not give, with its file, entry, field and why."""
+        return self._ds.provisional()
 
 
 def load(directory: Path | str = DATA_DIR) -> FalklandsData:

@@ -1,6 +1,7 @@
 """The steps that carry an operation, a phase and a turn through (FS 5, 7, 9.6, 10.9, 11).
 
-Every step is a frame handler registered with ``@step``; see engine.py.
+Every step is a frame handler registered with ``@step`` (hooks.py) on the toolkit's step engine
+(domain/rulesets/toolkit/engine.py).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from domain.rulesets.falklands.combat import (
     after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, sf_bonus, stranded_aircraft,
 )
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.engine import Ctx, need, step
+from domain.rulesets.falklands.hooks import d6, step
 from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, interception_frame, name
+from domain.rulesets.toolkit.engine import Ctx, need
 
 UK, AR = S.UK, S.AR
 PHASE_EFFECTS = {"UK Operations": (UK, ("uk_operational_superiority", "poor_uk_staff_work")),
@@ -76,7 +78,7 @@ def sf_raid(ctx: Ctx, stack: list) -> None:
     if f["stage"] == "remove":
         eliminate(ctx, f["target"], "FS 7.1 Op #7")
         i = len(ctx.state["order_rolls"])
-        r = ctx.roll(UK, f"{name(f['sf'])} withdraws after the raid (a six eliminates it)", "FS 7.1 Op #7", [f["sf"]])
+        r = d6(ctx, UK, f"{name(f['sf'])} withdraws after the raid (a six eliminates it)", "FS 7.1 Op #7", [f["sf"]])
         f["shots"] = [{"side": UK, "unit": f["sf"], "value": r.values[0], "index": i, "purpose": "SF raid"}]
         f["stage"] = "leader"
     elif f["stage"] == "leader":
@@ -94,7 +96,7 @@ def assault(ctx: Ctx, stack: list) -> None:
     if f["stage"] == "land":
         wave = [u for u in f["wave"] if S.alive(ctx.state, u)]
         for u in wave:
-            ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule="FS 7.1 Op #17")
+            ctx.emit(ev.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule="FS 7.1 Op #17")
         f["wave"] = wave
         f["stage"] = "fight"
         enemy = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"])]
@@ -113,7 +115,7 @@ def assault(ctx: Ctx, stack: list) -> None:
         if survivors and f["second"]:
             for u in f["second"]:
                 if S.alive(ctx.state, u) and ctx.state["units"][u]["aboard"]:
-                    ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area,
+                    ctx.emit(ev.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area,
                              rule="FS 7.1 Op #17")
         after_ground_change(ctx)
 
@@ -125,7 +127,7 @@ def exocet(ctx: Ctx, stack: list) -> None:
     if f["stage"] == "fire":
         i = len(ctx.state["order_rolls"])
         hn = DATA.exocet_hit_number  # FS 11.3 6-4: "The AR hit number is three." (the marker, data)
-        r = ctx.roll(AR, f"land-launched Exocet at {name(f['target'])}", "FS 11.3 6-4", [f["target"]], hn)
+        r = d6(ctx, AR, f"land-launched Exocet at {name(f['target'])}", "FS 11.3 6-4", [f["target"]], hn)
         f["shots"] = [{"side": AR, "at": f["target"], "hit_number": hn, "value": r.values[0], "index": i,
                        "purpose": "Exocet"}]
         f["stage"] = "leader"
@@ -190,26 +192,26 @@ def after_op(ctx: Ctx, stack: list) -> None:
     if side == UK:
         vessels = [u for u in T.UK_CARRIERS + (T.CONVEYOR,) if S.alive(ctx.state, u)]
         if len(vessels) == 3 and len({S.where(ctx.state, u) for u in vessels}) == 1 and not ctx.state["rendezvous"]:
-            ctx.emit(fe.UnitWithdrawn, unit=T.CONVEYOR, reason="rendezvous with Hermes and Invincible", rule="FS 10.9")
+            ctx.emit(ev.UnitWithdrawn, unit=T.CONVEYOR, reason="rendezvous with Hermes and Invincible", rule="FS 10.9")
         in_tez = [u for u in S.units_in_any(ctx.state, side=UK, classes=["ship"]) if S.where(ctx.state, u) in DATA.tez]
         if not in_tez:
-            ctx.vp(1, "no UK surface ship in the TEZ at the end of a UK operation", "FS 4.4(1)")
+            ctx.vp(S.TRACK, 1, "no UK surface ship in the TEZ at the end of a UK operation", "FS 4.4(1)")
         pressure = ctx.state.get("political_pressure")
         if pressure:
             if op in GROUND_ACTION or f.get("ground_attack"):
-                ctx.emit(fe.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
+                ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
             elif pressure["ops_left"] <= 1:
-                ctx.emit(fe.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
-                ctx.vp(2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
+                ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
+                ctx.vp(S.TRACK, 2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
             else:
-                ctx.emit(fe.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
+                ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
                          rule="FS 11.3 4-5", detail={"ops_left": pressure["ops_left"] - 1})
         if not f.get("free"):
             left -= 1
     if "tez_expanded" in ctx.state["effects"][UK]:
-        ctx.emit(fe.EffectSpent, side=UK, effect="tez_expanded", rule="FS 7.1 Op #10")
+        ctx.emit(ev.EffectSpent, side=UK, effect="tez_expanded", rule="FS 7.1 Op #10")
     if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
-        ctx.emit(fe.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule="FS 11.3 3-2")
+        ctx.emit(ev.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule="FS 11.3 3-2")
     ctx.emit(fe.OperationCompleted, side=side, op=op, uk_operations_left=left, rule="FS 5.3")
     if side == UK and left <= 0:
         end_of_game(ctx)
@@ -239,7 +241,7 @@ def end_phase(ctx: Ctx, stack: list) -> None:
     side, effects = PHASE_EFFECTS.get(phase, (None, ()))
     for e in effects:
         if e in ctx.state["effects"][side]:
-            ctx.emit(fe.EffectSpent, side=side, effect=e, rule="FS 11.3")
+            ctx.emit(ev.EffectSpent, side=side, effect=e, rule="FS 11.3")
     at = S.PHASES.index(phase) if phase in S.PHASES else -1
     nxt = S.PHASES[at + 1] if at + 1 < len(S.PHASES) else None
     if nxt is None:
@@ -269,7 +271,7 @@ def random_event(ctx: Ctx, stack: list) -> None:
         f["shots"] = []
         for side in (UK, AR):
             i = len(ctx.state["order_rolls"])
-            r = ctx.roll(side, f"random event, {side} die ({'first' if side == UK else 'second'} digit)", "FS 11.2", [])
+            r = d6(ctx, side, f"random event, {side} die ({'first' if side == UK else 'second'} digit)", "FS 11.2", [])
             f["shots"].append({"side": side, "value": r.values[0], "index": i, "purpose": f"random event, {side} die"})
         f["stage"] = "leader"
     elif f["stage"] == "leader":

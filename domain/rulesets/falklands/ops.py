@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.combat import battle_frame, check_fire, eliminate, sf_bonus
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.engine import Ctx, flag, ids, need, text
+from domain.rulesets.toolkit.engine import Ctx, flag, ids, need, text
 
 UK, AR = S.UK, S.AR
 
@@ -163,9 +162,9 @@ def op_2(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(2))
     need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(T.OP2_UNITS)}")
     need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
-    ctx.emit(fe.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
-    ctx.emit(fe.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule=rule(2))
-    ctx.vp(-1, f"AR mobilized {name(u)}", rule(2))
+    ctx.emit(ev.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
+    ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule=rule(2))
+    ctx.vp(S.TRACK, -1, f"AR mobilized {name(u)}", rule(2))
     return []
 
 
@@ -221,7 +220,7 @@ def op_5(ctx: Ctx, side: str, order: dict) -> list:
     mine(ctx, [u], UK, 5, ("ship", "submarine"))
     need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(5), f"{name(u)} is not damaged")
     need(S.where(ctx.state, u) == S.SOUTH_GEORGIA, rule(5), f"{name(u)} is not in the South Georgia Holding Box")
-    ctx.emit(fe.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(5))
+    ctx.emit(ev.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(5))
     return []
 
 
@@ -237,14 +236,14 @@ def op_6(ctx: Ctx, side: str, order: dict) -> list:
         need(where in ("sa4", S.SOUTH_GEORGIA), rule(6), "a group enters via Sea Area 4 or a UK-held South Georgia")
         if where == S.SOUTH_GEORGIA:
             need(S.controlled_by(ctx.state, S.SOUTH_GEORGIA) == UK, rule(6), "South Georgia is not UK-held")
-    ctx.emit(fe.EffectGained, side=UK, effect="reinforcement_group", title=f"group {group} entered",
+    ctx.emit(ev.EffectGained, side=UK, effect="reinforcement_group", title=f"group {group} entered",
              rule=rule(6), detail={"group": group})
     for u in units:
         if S.kind(u) in ("ship", "submarine"):
-            ctx.emit(fe.UnitEntered, unit=u, area=entry.get(u, "sa4"), aboard=None, rule=rule(6))
+            ctx.emit(ev.UnitEntered, unit=u, area=entry.get(u, "sa4"), aboard=None, rule=rule(6))
     for u in units:
         if S.kind(u) not in ("ship", "submarine"):
-            ctx.emit(fe.UnitEntered, unit=u, area=None, aboard=DATA.units[u]["aboard"], rule=rule(6))
+            ctx.emit(ev.UnitEntered, unit=u, area=None, aboard=DATA.units[u]["aboard"], rule=rule(6))
     return []
 
 
@@ -275,7 +274,7 @@ def op_8(ctx: Ctx, side: str, order: dict) -> list:
              rule(8), f"{name(u)} must be on a UK vessel or in a friendly, uncontested land area")
     else:
         regroup_fits(ctx.state, u, raising=True)
-    ctx.emit(fe.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(8))
+    ctx.emit(ev.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(8))
     return []
 
 
@@ -297,7 +296,7 @@ def regroup_fits(state: dict, u: str, raising: bool = False) -> bool:
 
 
 def op_9(ctx: Ctx, side: str, order: dict) -> list:
-    ctx.emit(fe.EffectGained, side=UK, effect="black_buck", title="Operation Black Buck", rule=rule(9), detail={})
+    ctx.emit(ev.EffectGained, side=UK, effect="black_buck", title="Operation Black Buck", rule=rule(9), detail={})
     for u in S.units_in_any(ctx.state, side=AR, classes=["aircraft"]):
         if S.where(ctx.state, u) in DATA.land_areas and DATA.units[u]["type"] != "Puc":
             ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=S.ARGENTINA, rule=rule(9))
@@ -314,7 +313,7 @@ def op_12(ctx: Ctx, side: str, order: dict) -> list:
     check_loads(loads_after(ctx.state, UK, moves), rule(12), ctx.state)
     for u, ship in moves.items():
         if ctx.state["units"][u]["aboard"] != ship:
-            ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["aboard"], rule=rule(12))
+            ctx.emit(ev.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["aboard"], rule=rule(12))
     return []
 
 
@@ -425,7 +424,7 @@ def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:
         return False
     need(side == UK, rule(10), "UK only")
     need(not ctx.state.get("op10_used"), rule(10), "only once per game")
-    ctx.emit(fe.EffectGained, side=UK, effect="tez_expanded", title="TEZ temporarily expanded", rule=rule(10),
+    ctx.emit(ev.EffectGained, side=UK, effect="tez_expanded", title="TEZ temporarily expanded", rule=rule(10),
              detail={"op": op})
     return True
 
@@ -582,7 +581,7 @@ def op_16(ctx: Ctx, side: str, order: dict) -> list:
           or not S.ground_sides(ctx.state, area))
     need(ok, rule(16), f"{area_name(area)} is enemy-held: that takes an amphibious assault (Op #17)")
     for u in units:
-        ctx.emit(fe.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule=rule(16))
+        ctx.emit(ev.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule=rule(16))
     return [{"step": "ground_settle"}]  # FS 3.6: landing alone in an area takes it at once
 
 
@@ -674,7 +673,7 @@ def op_23(ctx: Ctx, side: str, order: dict) -> list:
                  f"{name(u)} loads from a land area onto a ship in the Falkland Islands Sea Area")
     check_loads(loads_after(ctx.state, side, loads), rule(23), ctx.state)
     for u, ship in loads.items():
-        ctx.emit(fe.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))
+        ctx.emit(ev.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))
     return [{"step": "ground_settle"}]
 
 
@@ -725,7 +724,7 @@ def exocet_frames(ctx: Ctx, target: str, held: bool) -> list:
     need(target in DATA.units and DATA.units[target]["side"] == UK and S.kind(target) == "ship"
          and S.alive(ctx.state, target) and S.where(ctx.state, target) == S.TACTICAL, "FS 11.3 6-4",
          "the Exocet's target is one UK surface vessel in the Falkland Islands Sea Area")
-    ctx.emit(fe.EffectGained, side=AR, effect="exocet", title="land-launched Exocet fired", rule="FS 11.3 6-4",
+    ctx.emit(ev.EffectGained, side=AR, effect="exocet", title="land-launched Exocet fired", rule="FS 11.3 6-4",
              detail={"status": "used"})
     return [{"step": "exocet", "target": target, "stage": "fire"}]
 

@@ -11,9 +11,10 @@ from domain.rulesets.falklands.combat import (
     LEADER_MARKER, after_ground_change, auto_fire, battle_frame, can_fire_at, check_fire, eliminate, leader_step,
 )
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.engine import Ctx, ids, need, step
 from domain.rulesets.falklands.flow import end_of_game
+from domain.rulesets.falklands.hooks import d6, step
 from domain.rulesets.falklands.ops import exocet_frames
+from domain.rulesets.toolkit.engine import Ctx, ids, need
 
 UK, AR = S.UK, S.AR
 EFFECTS: dict[str, Callable] = {}
@@ -29,7 +30,7 @@ def effect(name_: str):
 def lasting(side: str, key: str):
     """An event whose effect waits for the side's next Operations Phase."""
     def apply(ctx: Ctx, stack: list, entry: dict) -> None:
-        ctx.emit(fe.EffectGained, side=side, effect=key, title=entry["title"], rule=f"FS 11.3 {entry['event']}",
+        ctx.emit(ev.EffectGained, side=side, effect=key, title=entry["title"], rule=f"FS 11.3 {entry['event']}",
                  detail={"event": entry["event"]})
     EFFECTS[key] = apply
 
@@ -56,7 +57,7 @@ EFFECTS["ar_leadership"] = _leader(AR)
 
 @effect("uk_political_pressure")
 def political_pressure(ctx: Ctx, stack: list, entry: dict) -> None:
-    ctx.emit(fe.EffectGained, side=UK, effect="political_pressure", title=entry["title"], rule="FS 11.3 4-5",
+    ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title=entry["title"], rule="FS 11.3 4-5",
              detail={"ops_left": 3})
 
 
@@ -90,7 +91,7 @@ def peru_step(ctx: Ctx, stack: list) -> None:
     # FS 11.2: no activated event may be declined; the AR chooses which aircraft, not whether.
     need(u in lost, "FS 11.3 6-3", f"{u} is not an eliminated non-stealth AR aircraft (FS 11.2: the event may not be declined)")
     stack.pop()
-    ctx.emit(fe.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule="FS 11.3 6-3")
+    ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule="FS 11.3 6-3")
 
 
 @effect("land_exocet")
@@ -110,7 +111,7 @@ def exocet_now(ctx: Ctx, stack: list) -> None:
     targets = exocet_targets(ctx.state)
     if not targets:
         stack.pop()
-        ctx.emit(fe.EffectGained, side=AR, effect="exocet", title="land-launched Exocet held", rule="FS 11.3 6-4",
+        ctx.emit(ev.EffectGained, side=AR, effect="exocet", title="land-launched Exocet held", rule="FS 11.3 6-4",
                  detail={"status": "held"})
         return
     if "answer" not in f:
@@ -136,7 +137,7 @@ def sf_compromised_step(ctx: Ctx, stack: list) -> None:
     f = stack[-1]
     if f["stage"] == "roll":
         i = len(ctx.state["order_rolls"])
-        r = ctx.roll(UK, "special forces team compromised: 1-3 the UK is affected, 4-6 the AR", "FS 11.3 2-4", [])
+        r = d6(ctx, UK, "special forces team compromised: 1-3 the UK is affected, 4-6 the AR", "FS 11.3 2-4", [])
         f["shots"] = [{"side": UK, "value": r.values[0], "index": i, "purpose": "SF team compromised"}]
         f["stage"] = "leader"
     elif f["stage"] == "leader":

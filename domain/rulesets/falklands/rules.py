@@ -19,19 +19,40 @@ from domain.events import event_data
 from domain.rulesets import Ruleset, Setup
 from domain.rulesets.core import json_copy
 from domain.rulesets.falklands import flow, randomevents  # noqa: F401  (registers steps)
+from domain.rulesets.falklands import rulebook
 from domain.rulesets.falklands import events as fe
+from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields, under_staff_work
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.engine import Ctx, answer, need, run
+from domain.rulesets.falklands.hooks import new_ctx
 from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
+from domain.rulesets.toolkit.engine import Ctx, answer, need, run
 
 UK, AR = S.UK, S.AR
 OP_NUMBERS = [*range(1, 26), "exocet"]
 NAMES = {**{m: d["name"] for m, d in DATA.markers.items()}, **{a: d["name"] for a, d in DATA.areas.items()},
          **{u: d["name"] for u, d in DATA.units.items()},
          **{marker: DATA.markers[f"{side.lower()}_leader"]["name"] for side, marker in LEADER_MARKER.items()}}
+
+
+# The order kinds, for clients (``order_kinds``); ``head`` is a legal order's first line, formatted
+# with its template; the first entry whose ``when`` matches the template is used.
+ORDER_KINDS = (
+    {"kind": "setup", "rule": "FS 3.3", "help": "the UK places Spartan and Splendid in the TEZ",
+     "fields": {"submarines": "{submarine: sea area}"}},
+    {"kind": "operation", "rule": "FS 11.3 6-4", "when": {"op": "exocet"}, "head": "operation exocet: {title}",
+     "help": "the land-launched Exocet of event 6-4", "fields": {"op": "\"exocet\"", "target": "a UK ship"}},
+    {"kind": "operation", "rule": "FS 7.1", "head": "operation Op #{op}: {title}",
+     "help": "conduct one of the 25 operations; its fields are the operation's choices (warlog legal)",
+     "fields": {"op": "the operation's number, 1-25; the other fields are its choices, as warlog legal lists them"}},
+    {"kind": "pass", "rule": "FS 5.3", "help": "conduct no operation (a UK pass still spends one)", "fields": {}},
+    {"kind": "submarines", "rule": "FS 8.1", "help": "move your submarines",
+     "fields": {"moves": "{submarine: sea area}"}},
+    {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
+     "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
+)
 
 
 def _op_number(value: Any):
@@ -49,6 +70,10 @@ class Falklands(Ruleset):
     sequence_rule = "FS 5.2"
     take_back_rule = "FS 5.1"
     end_rule = "FS 4"
+    text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
+
+    def rule_numbers(self, text: str) -> list[str]:
+        return rulebook.rule_numbers(text)
 
     # ------------------------------------------------------------------------------ setup --
     def setup(self, scenario: str | None, options: dict) -> Setup:
@@ -86,6 +111,12 @@ class Falklands(Ruleset):
 
     def names(self) -> dict[str, str]:
         return NAMES
+
+    def describe(self, event_type: str, data: dict) -> str | None:
+        return narrate.describe(event_type, data)
+
+    def order_kinds(self) -> list[dict]:
+        return [dict(k) for k in ORDER_KINDS]
 
     # ------------------------------------------------------------------------------- fold --
     def evolve(self, state: dict | None, event: Any) -> dict:
@@ -161,7 +192,7 @@ class Falklands(Ruleset):
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         kind = order.get("kind")
-        ctx = Ctx(state, dice)
+        ctx = new_ctx(state, dice)
         if state["pending"]:
             d = state["pending"][0]
             need(kind == "decide", d["rule"], f"answer the pending decision first: {d['prompt']}")

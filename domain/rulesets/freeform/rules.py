@@ -36,6 +36,25 @@ MAX_LABEL = 100  # a rule, a level, a unit's name, a modifier's reason
 # How long each free text of an order may be, in characters; other texts: MAX_LABEL.
 MAX_TEXT = {"text": 4000, "reason": 1000, "purpose": 200}
 KINDS = ("note", "roll", "vp", "advance", "end")
+# The order kinds, for clients (``order_kinds``): fields with a line each; ``words`` are the fields
+# the CLI takes as words after the kind (``warlog order GAME roll 2d6``).
+ORDER_KINDS = (
+    {"kind": "note", "rule": "FF 2", "help": "a note in the log (FF 7: private, seen by its author and umpires only)",
+     "fields": {"text": "the note, up to 4,000 characters", "private": "true: hidden from the other seats (FF 7)",
+                "fields": "optional JSON object of your own fields"}, "words": ["text"]},
+    {"kind": "roll", "rule": "FF 3", "help": "the server rolls NdS, dS or d66 for a stated purpose, optionally against a target",
+     "fields": {"dice": "NdS, dS or d66", "purpose": "what the roll is for", "rule": "the rule it applies (optional)",
+                "units": "the units concerned (optional)", "target": "{compare, value, modifiers} (optional)",
+                "replaces": "re-roll: the seq of the last roll (optional)"}, "words": ["dice"]},
+    {"kind": "vp", "rule": "FF 4", "help": "adjust a side's VP by a non-zero delta, with a reason",
+     "fields": {"side": "the side", "delta": "a whole number, not 0", "reason": "why",
+                "rule": "the rule it applies (optional)"}, "words": ["side", "delta"]},
+    {"kind": "advance", "rule": "FF 2", "help": "move to the next phase (after the last, the next turn)",
+     "fields": {}, "words": []},
+    {"kind": "end", "rule": "FF 5", "help": "end the game naming the winner (or none: a draw), a level and a reason",
+     "fields": {"winner": "a side, or null for a draw", "level": "the level of victory (optional)", "reason": "why"},
+     "words": ["winner"]},
+)
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 
 
@@ -107,6 +126,9 @@ class Freeform(Ruleset):
         return Setup(seats=sides, state=state, scenario=scenario or "freeform", options=opts)
 
     # ------------------------------------------------------------------------------ orders --
+    def order_kinds(self) -> list[dict]:
+        return [dict(k) for k in ORDER_KINDS]
+
     def legal_orders(self, state: dict, seat: str) -> list[dict]:
         if state.get("ended") or seat not in state["sides"]:
             return []

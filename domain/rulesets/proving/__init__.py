@@ -12,7 +12,9 @@ from domain.rulesets.proving.rules import Proving
 RULESET = register(Proving())
 
 # Each mechanism's module registers its order kinds on import.
+from domain.rulesets.proving import declared  # noqa: F401,E402
 from domain.rulesets.proving import hexes  # noqa: F401,E402
 from domain.rulesets.proving import positions  # noqa: F401,E402
 from domain.rulesets.proving import setup  # noqa: F401,E402
 from domain.rulesets.proving import standing  # noqa: F401,E402
+from domain.rulesets.proving import tables  # noqa: F401,E402

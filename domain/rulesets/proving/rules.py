@@ -19,6 +19,9 @@ PHASES = ["Play"]
 KINDS: dict[str, tuple[Callable[..., list], Callable[[dict, str], dict | None]]] = {}
 
 
+# The order kinds that answer a pending decision: while one waits, nothing else is ordered (PG 1).
+ANSWERS = ("decide", "declare")
+
 # decision kind -> the standing orders a seat may leave for it (PG 5)
 POLICIES: dict[str, Policy] = {}
 
@@ -73,18 +76,25 @@ class Proving(Ruleset):
         if state.get("ended") or seat not in self.actors(state):
             return []
         if state.get("pending"):  # a decision waits: its answer is the only order (PG 1)
-            decide = KINDS.get("decide")
-            t = decide[1](state, seat) if decide else None
-            return [t] if t is not None else []
+            return [t for name in ANSWERS if name in KINDS and (t := KINDS[name][1](state, seat)) is not None]
         return [t for _, template in KINDS.values()
                 if (t := template(state, seat)) is not None and self._allowed(state, seat, t)]
+
+    def order_kinds(self) -> list[dict]:
+        """Each registered kind, its help the first line of its handler's docstring ("PG n: …")."""
+        out = []
+        for name, (fn, _) in KINDS.items():
+            line = (fn.__doc__ or name).strip().splitlines()[0]
+            rule, _, text = line.partition(": ")
+            out.append({"kind": name, "rule": rule if text else self.prefix, "help": text or line, "fields": {}})
+        return out
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         entry = KINDS.get(order.get("kind"))
         if entry is None:
             raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS)) or 'nothing yet'}",
                                rule=self.sequence_rule, field="kind")
-        if state.get("pending") and order.get("kind") != "decide":
+        if state.get("pending") and order.get("kind") not in ANSWERS:
             d = state["pending"][0]
             raise RuleViolation(d.get("rule") or self.sequence_rule,
                                 f"answer the pending decision first: {d.get('prompt', d['kind'])}")

@@ -407,3 +407,65 @@ def _interval(lines, strict: bool) -> tuple[Fraction, Fraction] | None:
     if lo_n * hi_d > hi_n * lo_d or (strict and lo_n * hi_d == hi_n * lo_d):
         return None
     return Fraction(lo_n, lo_d), Fraction(hi_n, hi_d)
+
+
+# ---- a map file: the grid and its terrain -------------------------------------------------------
+MAP_FIELDS = {"about": str, "source": str, "provisional": (list, bool), "grid": dict, "terrain_default": str,
+              "terrain_kinds": dict, "terrain": dict}
+TERRAIN_KIND_FIELDS = {"name": str, "blocks": bool, "fill": str}
+
+
+@dataclass(frozen=True)
+class HexMap:
+    """A game's hex map as its data file gives it: the grid, each hex's terrain (``default`` where
+    unnamed), the terrain kinds (name, whether it blocks a line of sight, how pages fill it)."""
+
+    grid: Grid
+    spec: dict
+    kinds: dict
+    default: str
+    terrain: dict
+    blocking: frozenset
+
+    def terrain_of(self, name: str) -> str:
+        return self.terrain.get(name, self.default)
+
+    def line_of_sight(self, a: str, b: str) -> Sight:
+        return self.grid.line_of_sight(a, b, self.blocking)
+
+    def board(self) -> dict:
+        """The grid form of ``board()`` (docs/pages.md, "Hex maps"): pages compute each hex's place."""
+        return {"grid": self.spec, "terrain_default": self.default, "terrain": dict(self.terrain),
+                "terrain_styles": {k: dict(v) for k, v in self.kinds.items()}, "units": {}}
+
+
+def load_map(directory, name: str) -> HexMap:
+    """A hex map file of a ruleset's data folder, checked once: a bad entry fails naming the file
+    and the entry (``DataError``). Format: docs/rulesets.md, "Hex maps"."""
+    from domain.rulesets.toolkit.data import DataError, check_fields, read_json
+
+    raw = read_json(directory, name)
+    check_fields(name, "(file)", raw, MAP_FIELDS, optional=("about", "source", "provisional"))
+    for kind, fields in raw["terrain_kinds"].items():
+        check_fields(name, f"terrain_kinds.{kind}", fields, TERRAIN_KIND_FIELDS)
+    try:
+        grid = Grid(raw["grid"])
+    except GridSpecError as exc:
+        raise DataError(name, "grid", str(exc)) from None
+    kinds, default = raw["terrain_kinds"], raw["terrain_default"]
+    if default not in kinds:
+        raise DataError(name, "terrain_default", f"{default!r} is not one of terrain_kinds")
+    terrain: dict[str, str] = {}
+    for kind, hexes in raw["terrain"].items():
+        if kind not in kinds:
+            raise DataError(name, f"terrain.{kind}", "is not one of terrain_kinds")
+        for hex_name in hexes:
+            try:
+                grid.hex(hex_name)
+            except NotOnMap as exc:
+                raise DataError(name, f"terrain.{kind}", str(exc)) from None
+            if hex_name in terrain:
+                raise DataError(name, f"terrain.{kind}", f"hex {hex_name} is {terrain[hex_name]} already")
+            terrain[hex_name] = kind
+    blocking = frozenset(h for h, k in terrain.items() if kinds[k]["blocks"])
+    return HexMap(grid, raw["grid"], kinds, default, terrain, blocking)

@@ -1,0 +1,54 @@
+"""Falklands Showdown on the toolkit's step engine (domain/rulesets/toolkit/engine.py): its step
+registry, its hooks (its fold; FS 4.5 sudden death on the one signed VP track) and its one roll,
+a d6 against a hit number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain import events as ev
+from domain.rulesets.falklands.state import fold
+from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps
+
+STEPS = Steps("falklands")
+step = STEPS.step
+
+SUDDEN_DEATH_AR, SUDDEN_DEATH_UK = 20, -5  # FS 4.5
+
+
+class FalklandsHooks(Hooks):
+    def fold(self, state: dict, name: str, fields: dict, seq: Any) -> dict:
+        return fold(state, name, fields, seq)
+
+    def begin(self, state: dict) -> dict:
+        """``order_rolls`` counts this order's rolls (a re-roll names one of the order before,
+        read from ``ctx.before``), as the fold does from the OrderAccepted on."""
+        return {**state, "order_rolls": []}
+
+    def on_vp(self, ctx: Ctx, track: str, total: int) -> None:
+        """FS 4.5: the game ends at once when the VP track reaches +20 (AR) or -5 (UK)."""
+        if total >= SUDDEN_DEATH_AR:
+            ctx.emit(ev.GameEnded, winner="AR", level="sudden death",
+                     reason=f"the VP track reached {total} (+{SUDDEN_DEATH_AR})", rule="FS 4.5")
+        elif total <= SUDDEN_DEATH_UK:
+            ctx.emit(ev.GameEnded, winner="UK", level="sudden death",
+                     reason=f"the VP track reached {total} ({SUDDEN_DEATH_UK})", rule="FS 4.5")
+
+
+HOOKS = FalklandsHooks(STEPS)
+
+
+def new_ctx(state: dict, dice: Any) -> Ctx:
+    """The context of one Falklands order."""
+    return Ctx(state, dice, HOOKS)
+
+
+def d6(ctx: Ctx, seat: str, purpose: str, rule: str, units: list, hit_number: int | None = None,
+       modifiers: list | None = None, replaces: int | None = None):
+    """One die (every roll in this game is one d6); with a hit number, resolved hit or miss (FS 10.2)."""
+    if hit_number is None:
+        return ctx.roll(1, 6, seat=seat, purpose=purpose, rule=rule, units=units, replaces=replaces)
+    return ctx.roll(1, 6, seat=seat, purpose=purpose, rule=rule, units=units, replaces=replaces,
+                    target={"hit_number": hit_number, "modifiers": modifiers or []},
+                    outcome=lambda values: "hit" if values[0] <= hit_number else "miss")

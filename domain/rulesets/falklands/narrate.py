@@ -1,0 +1,71 @@
+"""Falklands Showdown's own readable lines (the ``describe`` hook of the ruleset).
+
+Pure, no Flask: ``describe(event_type, data) -> str | None`` gets an event's data with ids already
+replaced by names (projections/narrate.py does that) and returns None for what the generic lines
+say well enough.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+def _op(op) -> str:
+    return "the land-launched Exocet" if op == "exocet" else f"Op #{op}"
+
+
+def _signed(value: int) -> str:
+    return f"−{-value}" if value < 0 else f"+{value}"
+
+
+def _ending(d: dict) -> str:
+    """A die line's ending: its outcome, the roll it replaces and its rule."""
+    text = f": {d['outcome']}" if d.get("outcome") else ""
+    if d.get("replaces"):
+        text += f" (re-roll of #{d['replaces']})"
+    return text + (f" ({d['rule']})" if d.get("rule") else "")
+
+
+def _hit_number(d: dict) -> str | None:
+    """A die against a hit number (FS 10.2): the hit number recorded is the modified one.
+    "rolled 2, needed ≤ 2 (printed 3, −1 AR entrenchments): hit"."""
+    target = d.get("target")
+    if not isinstance(target, dict) or "hit_number" not in target:
+        return None
+    faces = ", ".join(str(x["value"]) for x in d["dice"])
+    text = f"{d['seat']} rolled {d.get('notation') or 'd6'} for {d['purpose'] or 'no stated purpose'}"
+    if d.get("units"):
+        text += f" ({', '.join(d['units'])})"
+    needed = target["hit_number"]
+    mods = target.get("modifiers") or []
+    total = sum(m["value"] for m in mods)
+    parts = [f"{_signed(m['value'])} {m['reason']}" for m in mods]
+    # The printed number is the modified one less the modifiers, unless the result was held
+    # within 1 and the printed top (FS 10.2): then the printed number is not told by the line.
+    if mods and (1 < needed < 5 or (needed >= 5 and total < 0)):
+        parts.insert(0, f"printed {needed - total}")
+    text += f": rolled {faces}, needed ≤ {needed}" + (f" ({', '.join(parts)})" if parts else "")
+    return text + _ending(d)
+
+
+def _order(d: dict) -> str | None:
+    order = d["order"]
+    if order.get("kind") != "operation" or "op" not in order:
+        return None
+    return f"{d['seat']} orders operation: {_op(order['op'])}"
+
+
+LINES: dict[str, Callable[[dict], str | None]] = {
+    "DiceRolled": _hit_number,
+    "OrderAccepted": _order,
+    "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
+                                 f"{d['side']} conducts {_op(d['op'])}: {d['title']}")
+                                + (" (free: two for the price of one)" if d.get("free") else "") + f" ({d['rule']})",
+    "OperationCompleted": lambda d: (f"{d['side']} operation done" if d["op"] != "weather" else "Severe weather spends a UK operation")
+                                    + f"; UK operations remaining: {d['uk_operations_left']}",
+}
+
+
+def describe(event_type: str, data: dict) -> str | None:
+    line = LINES.get(event_type)
+    return line(data) if line else None
