@@ -90,7 +90,7 @@ def answer(decision: dict) -> dict:
         "defensive_fire": {"fire": "auto"},
         "interception": {"fire": "auto"},
         "leadership": {"reroll": None},
-        "free_attack": {"decline": True},
+        "free_attack": decision["fields"]["choice"][0],  # FS 11.2: made, never declined
         "emergency_rebase": {"destinations": {u: "argentina" for u in opts.get("destinations", {})}},
         "exocet": {"target": (opts.get("target") or [None])[0]},
         "peru_replacement": {"unit": (opts.get("unit") or [None])[0]},

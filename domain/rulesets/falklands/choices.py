@@ -6,6 +6,7 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
+from domain.rulesets.falklands.ops import regroup_fits
 
 UK, AR = S.UK, S.AR
 
@@ -20,7 +21,8 @@ def _aboard_in(state, side, area):
 
 
 def _air(state, side, area):
-    aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR else []
+    grounded = "ar_air_mechanical" in state["effects"][AR]  # FS 11.3 4-6: the carrier may still fly
+    aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR and not grounded else []
     carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)]
     return aircraft, carriers
 
@@ -82,6 +84,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                  if state["units"][u]["steps"] < DATA.units[u]["steps"]
                  and (state["units"][u]["aboard"] or (S.controlled_by(state, state["units"][u]["location"]) == UK
                                                       and not S.contested(state, state["units"][u]["location"])))]
+        units = [u for u in units if regroup_fits(state, u)]  # FS 6.2(2): room aboard for the step
         return {"unit": units} if units else None
     if op == 9:
         return {}
@@ -179,6 +182,23 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         targets = S.units_in(state, S.TACTICAL, side=UK, classes=["ship"])
         return {"target": targets} if targets else None
     return None
+
+
+def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 1-6 (ops.staff_work): the UK's strikes and bombardments offered only into areas
+    already contested, by carriers or ships already there."""
+    if side != UK or c is None or "poor_uk_staff_work" not in state["effects"][UK] or op not in (13, 18, 19, 21):
+        return c
+    if op == 21:
+        areas = [a for a in c["area"] if S.contested(state, a)]
+        return {**c, "area": areas} if areas else None
+    key = "airbase" if op == 13 else "area"
+    found = {}
+    for a, v in c[key].items():
+        carriers = [u for u in v["carriers"] if S.where(state, u) in (a, S.sea_area_of(a))]
+        if S.contested(state, a) and carriers:
+            found[a] = {**v, "carriers": carriers}
+    return {key: found} if found else None
 
 
 # ------------------------------------------------------------------------- form fields ---
@@ -287,14 +307,14 @@ def decision_fields(decision: dict) -> dict:
     elif kind == "emergency_rebase":
         answers = [{"destinations": {u: "argentina" for u in opts["destinations"]}}]
     elif kind == "free_attack":
-        answers = [{"decline": True}] + [
+        answers = [
             ({"area": a, "units": v["units"], "target": t} if "carriers" not in v else
              {"area": a, "units": v["units"], "carriers": v["carriers"], "aircraft": v["aircraft"], "fire": "auto"})
             for a, v in opts["areas"].items() for t in (v["targets"] if "carriers" not in v else [None])]
     elif kind == "exocet":
-        answers = [{"target": t} for t in opts["target"]] + [{"target": None}]
+        answers = [{"target": t} for t in opts["target"]]
     elif kind == "peru_replacement":
-        answers = [{"unit": u} for u in opts["unit"]] + [{"unit": None}]
+        answers = [{"unit": u} for u in opts["unit"]]
     elif kind == "sf_compromised":
         answers = [{"unit": u} for u in opts["unit"]]
     else:

@@ -73,10 +73,30 @@ def can_fire_at(state: dict, battle: dict, shooter: str, target: str) -> bool:
     return True
 
 
+def shots_owed(state: dict, battle: dict, shooter: str, targets: list[str]) -> int:
+    """FS 10.2: no unit may be withheld from a battle in its area; a unit able to fire at a target
+    here fires at least once (a carrier "may fire three times", FS 10.9: its extra shots are its own)."""
+    able = [t for t in targets if S.alive(state, t) and can_fire_at(state, battle, shooter, t)]
+    return 1 if able else 0
+
+
+def check_every_unit_fires(state: dict, battle: dict, fire: list[dict], shooters: list[str],
+                           targets: list[str]) -> None:
+    """FS 10.2 "it's not allowed to withhold units from participating": the player chooses
+    targets, not whether to fire."""
+    for u in shooters:
+        owed = shots_owed(state, battle, u, targets)
+        made = sum(1 for f in fire if f["unit"] == u)
+        if made < owed:
+            raise RuleViolation("FS 10.2", f"{DATA.units[u]['name']} must fire in this battle: no unit may be "
+                                           f"withheld (the player chooses targets, not whether to fire)")
+
+
 def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[str], targets: list[str],
-               rule: str) -> list[dict]:
+               rule: str, *, every: bool = True) -> list[dict]:
     """Validate shot assignments ``[{unit, at}]``: each shooter fires once (carriers up to 3/4 times,
-    once at submarines), at a target in this battle it can hit, within 10.4's protected-target rule."""
+    once at submarines), at a target in this battle it can hit, within 10.4's protected-target rule;
+    with ``every``, each shooter able to fire does (FS 10.2)."""
     if fire == "auto":
         fire = auto_fire(state, battle, shooters, targets, side)
     if not isinstance(fire, list) or not all(isinstance(f, dict) and isinstance(f.get("unit"), str)
@@ -100,6 +120,8 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
             subs[u] = subs.get(u, 0) + 1
             need(subs[u] <= 1, "FS 10.9", f"{DATA.units[u]['name']} fires at most once at submarines")
     check_protected(state, battle, side, fire, targets)
+    if every:
+        check_every_unit_fires(state, battle, fire, shooters, targets)
     return [{"unit": f["unit"], "at": f["at"]} for f in fire]
 
 
@@ -247,7 +269,6 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
                "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
                hn, None, replaces=seq)
         shot["value"] = r.values[0]
-        frame["leader_used"] = True
         return True
     if frame.get("leader_asked"):
         return True
@@ -316,8 +337,8 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
         if inside:
             rule = "FS 7.1 Op #10" if battle.get("tez_expanded") and area not in DATA.tez else "FS 4.4(3)"
             ctx.vp(S.TRACK, -worth, f"UK sank {name} in {DATA.areas[area]['name'] if area else 'the TEZ'}", rule)
-        elif battle.get("leader_used"):
-            return  # FS 4.4(2): not scored in an operation where 4-1/4-2/4-3 is in effect
+        elif leadership_in_effect(ctx.state):
+            return  # FS 4.4(2): not scored during the operation when 4-1/4-2/4-3 is in effect
         else:
             ctx.vp(S.TRACK, worth, f"{name} sunk outside the TEZ", "FS 4.4(2)")
     else:
@@ -325,6 +346,14 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
             return
         worth = 2 if uid in T.TWO_VP_UK_SHIPS else 1
         ctx.vp(S.TRACK, worth, f"AR sank {name}", "FS 4.4(4)")
+
+
+def leadership_in_effect(state: dict) -> bool:
+    """FS 4.4(2) "when random event 4-1/4-2/4-3 is in effect": a Decisive Leader marker is held
+    (4-1: taken "as a reminder this event is activated"), or one was played earlier in this
+    operation, in any of its battles (docs/rulesets.md)."""
+    held = any(LEADER_MARKER[s] in state["markers"].get(s, []) for s in LEADER_MARKER)
+    return held or bool(state.get("leader_played_in_op"))
 
 
 def after_ground_change(ctx: Ctx) -> None:

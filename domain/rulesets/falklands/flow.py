@@ -35,8 +35,9 @@ def intercept(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     b = battle_frame(f["area"], UK, "interception", "FS 7.1 Op #11", carriers, aircraft, [], return_fire=False)
+    reach = {c: [u for u in f.get("reach", {}).get(c, aircraft) if u in aircraft] for c in carriers}  # by route
     if "answer" not in f:
-        options = {c: aircraft for c in carriers}
+        options = reach
         ctx.ask(stack, UK, "interception", "FS 7.1 Op #11",
                 f"UK: intercept the AR aircraft flying to {DATA.areas[f['area']]['name']} with your carriers?",
                 {"fire": options, "shots": {c: 4 if ctx.state.get("rendezvous") else 3 for c in carriers},
@@ -48,8 +49,11 @@ def intercept(ctx: Ctx, stack: list) -> None:
     if not fire:
         return  # the UK lets them pass
     if fire == "auto":
-        fire = auto_fire(ctx.state, b, carriers, aircraft, UK)
-    b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11")
+        fire = [shot for c in carriers for shot in auto_fire(ctx.state, b, [c], reach[c], UK)]
+    b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11", every=False)  # Op #11: "may"
+    for shot in b["fire"]:
+        need(shot["at"] in reach[shot["unit"]], "FS 7.1 Op #11",
+             f"{name(shot['unit'])} is not on the route of {name(shot['at'])}")
     stack.append(b)
 
 
@@ -169,7 +173,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
     stack.pop()
     moves = [{"step": "rebase_moves", "aircraft": [u], "origin": S.where(ctx.state, u), "destination": a,
               "rule": "FS 9.6"} for u, a in chosen.items()]
-    flights = interception_frame(ctx.state, list(chosen), S.TACTICAL, "9.6")
+    flights = interception_frame(ctx.state, list(chosen), S.TACTICAL, "9.6", destinations=chosen)
     stack.extend(reversed(moves))
     if flights:
         stack.append(flights)

@@ -73,6 +73,27 @@ def mine(ctx: Ctx, units: list[str], side: str, op, classes: tuple = ()) -> None
             need(S.kind(u) in classes, rule(op), f"{name(u)} is not a {' or '.join(classes)}")
 
 
+def whole_force(ctx: Ctx, side: str, area: str, classes: tuple, named: list[str]) -> list[str]:
+    """FS 10.2: the named units and every other unit of ``side`` in the battle's area of the classes
+    the operation fights with; none may be withheld (carried units share their ship's fate, 6.5)."""
+    present = S.units_in(ctx.state, area, side=side, classes=list(classes))
+    return [*named, *[u for u in present if u not in named]]
+
+
+def staff_work(ctx: Ctx, side: str, area: str, units: list[str]) -> None:
+    """FS 11.3 1-6 "may not conduct any air, sea or land movement ... Battles may be fought in areas
+    already contested": a UK battle under 1-6 is in a contested area, fought by units already in it
+    (land areas lie in the Falkland Islands Sea Area, FS 9.3): a carrier strike or bombardment
+    reaching into another area is air or sea movement."""
+    if side != UK or "poor_uk_staff_work" not in ctx.state["effects"][UK]:
+        return
+    need(S.contested(ctx.state, area), "FS 11.3 1-6",
+         f"no UK movement this Operations Phase: battles only in areas already contested ({area_name(area)} is not)")
+    for u in units:
+        need(S.where(ctx.state, u) in (area, S.sea_area_of(area)), "FS 11.3 1-6",
+             f"no UK air or sea movement this Operations Phase: {name(u)} is not in {area_name(area)}")
+
+
 def fire_of(order: dict):
     """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
     fire = order.get("fire")
@@ -106,9 +127,13 @@ def restriction(state: dict, side: str, op) -> str | None:
         return f"{r}: Op #10 is tacked onto a combat operation (\"with_op_10\": true), not chosen alone"
     if op == "exocet" and state.get("exocet") != "held":
         return "FS 11.3 6-4: AR holds no land-launched Exocet"
-    if side == UK and "poor_uk_staff_work" in effects and op in MOVES | {13}:
+    # FS 11.3 1-6: the ops that move units, and Op #9's Vulcans (an air mission from outside);
+    # carrier strikes and bombardments stay, checked by staff_work (battles in contested areas).
+    if side == UK and "poor_uk_staff_work" in effects and op in (MOVES - {18, 19}) | {9}:
         return f"FS 11.3 1-6: no air, sea or land movement this Operations Phase ({r})"
-    if side == AR and "ar_air_mechanical" in effects and op in (3, 18, 19):
+    # FS 11.3 4-6 grounds aircraft units; Op #3 moves nothing else. The 25 de Mayo is a ship: it
+    # may still strike alone in Op #18/#19 as in Op #14/#20 (air_units refuses the aircraft).
+    if side == AR and "ar_air_mechanical" in effects and op == 3:
         return f"FS 11.3 4-6: no AR aircraft may move or fight this Operations Phase ({r})"
     if side == AR and "poor_ar_logistics" in effects and op in (14, 15, 17, 18, 19, 21, 25, "exocet"):
         return f"FS 11.3 5-1: no AR attack this Operations Phase ({r})"
@@ -162,8 +187,7 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
              or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
              f"{name(u)} cannot base at {area_name(dest)} (capacity {DATA.airbases.get(dest, 0)}"
              f"{'; after Black Buck only Pucaras base in the Falklands' if 'black_buck' in ctx.state['effects'][UK] else ''})")
-    route = dest if dest != S.ARGENTINA else origin
-    return intercepted(ctx.state, aircraft, route, 3,
+    return intercepted(ctx.state, aircraft, dest, 3,
                        {"step": "rebase_moves", "aircraft": aircraft, "origin": origin, "destination": dest, "rule": rule(3)})
 
 
@@ -248,8 +272,27 @@ def op_8(ctx: Ctx, side: str, order: dict) -> list:
     if not here["aboard"]:
         need(S.controlled_by(ctx.state, here["location"]) == UK and not S.contested(ctx.state, here["location"]),
              rule(8), f"{name(u)} must be on a UK vessel or in a friendly, uncontested land area")
+    else:
+        regroup_fits(ctx.state, u, raising=True)
     ctx.emit(ev.UnitRepaired, unit=u, steps_left=DATA.units[u]["steps"], rule=rule(8))
     return []
+
+
+def regroup_fits(state: dict, u: str, raising: bool = False) -> bool:
+    """FS 6.2(2) with Op #8: a unit regrouped aboard counts its two steps again, and its ship's load
+    limit is observed (as for Op #12 and #23): a full ship cannot take the step back."""
+    ship = state["units"][u]["aboard"]
+    if not ship:
+        return True
+    restored = {**state, "units": {**state["units"], u: {**state["units"][u], "steps": DATA.units[u]["steps"]}}}
+    aboard = {x: s for x, s in loads_after(restored, UK, {}).items() if s == ship}
+    try:
+        check_loads(aboard, rule(8), restored)
+    except RuleViolation:
+        if raising:
+            raise
+        return False
+    return True
 
 
 def op_9(ctx: Ctx, side: str, order: dict) -> list:
@@ -344,6 +387,7 @@ def op_13(ctx: Ctx, side: str, order: dict) -> list:
         need(S.in_carrier_range(ctx.state, c, base), "FS 9.3", f"{name(c)} is out of range of {area_name(base)}")
     targets = _targets(ctx, base, AR, ("aircraft",))
     need(targets, rule(13), f"no AR aircraft at {area_name(base)}")
+    staff_work(ctx, UK, base, carriers)
     b = battle_frame(base, UK, "airbase", rule(13), carriers, targets, [], return_fire=False)
     b["fire"] = check_fire(ctx.state, b, UK, fire_of(order), carriers, targets, rule(13))
     need(b["fire"], rule(13), "an attack needs at least one shot ('fire')")
@@ -369,6 +413,7 @@ def op_14(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(S.where(ctx.state, u) == area, rule(14), f"{name(u)} is not in {area_name(area)}")
     tez = tez_expansion(ctx, side, order, 14)
+    units = whole_force(ctx, side, area, ("ship", "submarine"), units)
     return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez,
                         protected_waiver=waiver(ctx, side, order))]  # FS 11.3 3-2: any attack on ships
 
@@ -413,6 +458,7 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 18, kinds=("sea", "box"))
     aircraft, carriers, _ = air_units(ctx, side, order, 18, area)
     need(aircraft or carriers, rule(18), "name the aircraft and/or carriers that attack")
+    staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
     b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
                     protected_waiver=waiver(ctx, side, order))
@@ -434,6 +480,7 @@ def op_19(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 19, kinds=("land",))
     aircraft, carriers, _ = air_units(ctx, side, order, 19, area)
     need(aircraft or carriers, rule(19), "name the aircraft and/or carriers that attack")
+    staff_work(ctx, side, area, carriers)
     targets = _targets(ctx, area, S.other(side), ("ground",), no_sf=True)
     need(targets, rule(19), f"no enemy ground units that may be attacked from the air in {area_name(area)} (FS 7.1 Op #19: never SF)")
     attackers = [*aircraft, *carriers]
@@ -471,8 +518,10 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
+    staff_work(ctx, side, dest, carriers)
     tez = tez_expansion(ctx, side, order, 20)
-    b = _sea_battle(ctx, side, order, 20, dest, [*units, *support], ("ship", "submarine"), "naval",
+    force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
+    b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
                     aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order))
     return intercepted(ctx.state, aircraft, dest, 20, b)
 
@@ -485,6 +534,7 @@ def op_21(ctx: Ctx, side: str, order: dict) -> list:
         need(S.where(ctx.state, u) == S.TACTICAL, rule(21), f"{name(u)} is not in the Falkland Islands Sea Area")
     targets = _targets(ctx, area, S.other(side), ("ground", "aircraft"), no_sf=True)
     need(targets, rule(21), f"no enemy ground units or aircraft to bombard in {area_name(area)} (never SF)")
+    staff_work(ctx, side, area, units)
     b = battle_frame(area, side, "bombard", rule(21), units, targets, [], return_fire=False)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), units, targets, rule(21))
     need(b["fire"], rule(21), "a bombardment needs at least one shot ('fire')")
@@ -512,6 +562,7 @@ def op_15(ctx: Ctx, side: str, order: dict) -> list:
         need(S.where(ctx.state, u) == area and not ctx.state["units"][u]["aboard"], rule(15),
              f"{name(u)} is not in {area_name(area)}")
     need(S.contested(ctx.state, area), rule(15), f"{area_name(area)} is not contested")
+    ground = whole_force(ctx, side, area, ("ground",), ground)
     aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
     if side == UK:
         need(not carriers, rule(15), "only the AR carrier may join a ground attack")
@@ -648,7 +699,8 @@ def op_24(ctx: Ctx, side: str, order: dict) -> list:
     mine(ctx, support, side, 24, ("ground",))
     for u in support:
         need(ctx.state["units"][u]["location"] == dest and u not in units, rule(24), f"{name(u)} is not already in {area_name(dest)}")
-    return [ground_battle(ctx, side, 24, dest, [*units, *support], fire=fire_of(order))]
+    force = whole_force(ctx, side, dest, ("ground",), [*units, *support])
+    return [ground_battle(ctx, side, 24, dest, force, fire=fire_of(order))]
 
 
 def op_25(ctx: Ctx, side: str, order: dict) -> list:
@@ -677,17 +729,52 @@ def exocet_frames(ctx: Ctx, target: str, held: bool) -> list:
     return [{"step": "exocet", "target": target, "stage": "fire"}]
 
 
-def interception_frame(state: dict, aircraft: list[str], area: str, op) -> dict | None:
+def flight_paths(origin: str, destination: str) -> list[list[str]]:
+    """The shortest routes over the strategic map's borders from ``origin`` to ``destination``
+    (sea areas, Argentina), each the areas entered in turn; ``[[destination]]`` within one area."""
+    if origin == destination:
+        return [[destination]]
+    paths, frontier, seen = [], [[origin]], {origin}
+    while frontier and not paths:
+        step_seen, nxt = set(), []
+        for path in frontier:
+            for a in sorted(DATA.sea_adjacent(path[-1])):
+                if a in seen:
+                    continue
+                (paths if a == destination else nxt).append(path + [a])
+                step_seen.add(a)
+        seen |= step_seen
+        frontier = nxt
+    return [p[1:] for p in paths] or [[destination]]
+
+
+def carriers_on_route(state: dict, aircraft: str, destination: str) -> list[str]:
+    """FS 7.1 Op #11 "If the movement of those AR aircraft takes them into or adjacent to one or
+    more sea areas containing UK aircraft carriers": the carriers in or next to an area the flight
+    enters on its way (FS 10.9's example: halted in the sea area next to the target's). The AR
+    flies the shortest route it likes, so a carrier counts only when every such route passes it."""
+    routes = flight_paths(S.sea_area_of(S.where(state, aircraft)), S.sea_area_of(destination))
+    near = [c for c in S.carriers(state, UK)]
+    return [c for c in near if all(any(a == S.where(state, c) or a in DATA.sea_adjacent(S.where(state, c))
+                                           for a in route) for route in routes)]
+
+
+def interception_frame(state: dict, aircraft: list[str], area: str, op,
+                       destinations: dict[str, str] | None = None) -> dict | None:
     """FS 7.1 Op #11: AR ops 3, 17-20 (land-based aircraft) may be intercepted by UK carriers the
-    flight comes into or next to, or, over the Tactical Map, carriers in range of it. Not
-    Pucaras, not stealth aircraft, not the AR carrier."""
+    flight comes into or next to on its route, or, over the Tactical Map, carriers in range of it.
+    Not Pucaras, not stealth aircraft, not the AR carrier. ``destinations`` gives each aircraft
+    its own (emergency rebasing, FS 9.6); otherwise all fly to ``area``."""
     eligible = [u for u in aircraft if DATA.units[u]["type"] != "Puc" and not DATA.units[u].get("stealth")]
-    target = S.sea_area_of(area)
-    carriers = [c for c in S.carriers(state, UK)
-                if S.where(state, c) == target or target in DATA.sea_adjacent(S.where(state, c))]
-    if not eligible or not carriers:
+    reach: dict[str, list[str]] = {}
+    for u in eligible:
+        for c in carriers_on_route(state, u, (destinations or {}).get(u, area)):
+            reach.setdefault(c, []).append(u)
+    if not reach:
         return None
-    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op}
+    carriers = [c for c in S.carriers(state, UK) if c in reach]
+    eligible = [u for u in eligible if any(u in us for us in reach.values())]
+    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op, "reach": reach}
 
 
 def intercepted(state: dict, aircraft: list[str], area: str, op, *then: dict) -> list:

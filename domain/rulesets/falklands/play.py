@@ -136,19 +136,17 @@ def decision_choice(template: dict, rng: random.Random) -> dict:
     if kind == "emergency_rebase":
         return {"destinations": {u: rng.choice(d) for u, d in opts["destinations"].items()}}
     if kind == "free_attack":
-        if rng.random() < 0.2:
-            return {"decline": True}
         area = rng.choice(list(opts["areas"]))
         a = opts["areas"][area]
         choice = {"area": area, "units": a["units"], "carriers": a.get("carriers", []),
-                  "aircraft": a.get("aircraft", [])[:3], "fire": "auto"}
+                  "aircraft": a.get("aircraft", []), "fire": "auto"}
         if "carriers" not in a:  # a surprise attack: one target
             choice = {"area": area, "units": a["units"], "target": rng.choice(a["targets"])}
         return choice
     if kind in ("peru_replacement",):
-        return {"unit": rng.choice(opts["unit"])} if rng.random() < 0.8 else {"unit": None}
+        return {"unit": rng.choice(opts["unit"])}
     if kind == "exocet":
-        return {"target": rng.choice(opts["target"])} if rng.random() < 0.7 else {"target": None}
+        return {"target": rng.choice(opts["target"])}
     if kind == "sf_compromised":
         return {"unit": rng.choice(opts["unit"])}
     return {}

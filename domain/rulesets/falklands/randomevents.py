@@ -8,7 +8,7 @@ from domain import events as ev
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.combat import (
-    LEADER_MARKER, after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step,
+    LEADER_MARKER, after_ground_change, auto_fire, battle_frame, can_fire_at, check_fire, eliminate, leader_step,
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.flow import end_of_game
@@ -83,14 +83,14 @@ def peru_step(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     if "answer" not in f:
-        ctx.ask(stack, AR, "peru_replacement", "FS 11.3 6-3", "AR: replace one eliminated aircraft (it appears in Argentina)?",
-                {"unit": lost, "decline": True})
+        ctx.ask(stack, AR, "peru_replacement", "FS 11.3 6-3",
+                "AR: choose the eliminated aircraft that is replaced (it appears in Argentina)", {"unit": lost})
         return
-    choice = stack.pop().get("answer")
+    choice = f["answer"]
     u = choice.get("unit") if isinstance(choice, dict) else None
-    if u is None:
-        return
-    need(u in lost, "FS 11.3 6-3", f"{u} is not an eliminated non-stealth AR aircraft")
+    # FS 11.2: no activated event may be declined; the AR chooses which aircraft, not whether.
+    need(u in lost, "FS 11.3 6-3", f"{u} is not an eliminated non-stealth AR aircraft (FS 11.2: the event may not be declined)")
+    stack.pop()
     ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule="FS 11.3 6-3")
 
 
@@ -115,15 +115,15 @@ def exocet_now(ctx: Ctx, stack: list) -> None:
                  detail={"status": "held"})
         return
     if "answer" not in f:
-        ctx.ask(stack, AR, "exocet", "FS 11.3 6-4", "AR: fire the land-launched Exocet now (free) or hold it (later it costs an operation)?",
-                {"target": targets, "hold": True})
+        ctx.ask(stack, AR, "exocet", "FS 11.3 6-4", "AR: choose the UK surface vessel the land-launched Exocet strikes",
+                {"target": targets})
         return
-    choice = stack.pop().get("answer")
+    choice = f["answer"]
     target = choice.get("target") if isinstance(choice, dict) else None
-    if target is None:
-        ctx.emit(ev.EffectGained, side=AR, effect="exocet", title="land-launched Exocet held", rule="FS 11.3 6-4",
-                 detail={"status": "held"})
-        return
+    # FS 11.2: no activated event may be declined; it is held only when no target is there (6-4).
+    need(target in targets, "FS 11.3 6-4", "the Exocet strikes one UK surface vessel in the Falkland Islands Sea "
+                                           "Area now (FS 11.2: the event may not be declined)")
+    stack.pop()
     stack.extend(reversed(exocet_frames(ctx, target, held=False)))
 
 
@@ -201,7 +201,7 @@ def _free_attack_options(state: dict, side: str, kind: str) -> dict:
         if kind == "surprise":
             subs = [u for u in mine if S.kind(u) == "submarine"]
             targets = S.units_in(state, area, side=enemy, classes=["ship"])
-            if subs and targets:
+            if subs and targets and _can_attack(subs, targets, kind):
                 out[area] = {"units": subs, "targets": targets}
             continue
         if not S.contested(state, area):
@@ -215,9 +215,21 @@ def _free_attack_options(state: dict, side: str, kind: str) -> dict:
         if side == AR:
             aircraft = S.aircraft_in_range(state, area)
         units = [u for u in mine if u not in carriers]
-        if units or carriers or aircraft:
+        if _can_attack([*units, *carriers, *aircraft], targets, kind):
             out[area] = {"units": units, "carriers": carriers, "aircraft": aircraft, "targets": targets}
     return out
+
+
+def _can_attack(attackers: list[str], targets: list[str], kind: str) -> bool:
+    """Circumstances permitting (FS 11.2): some unit could fire at some target there."""
+    battle = {"kind": "surprise" if kind == "surprise" else "naval"}
+    return any(can_fire_at({}, battle, u, t) for u in attackers for t in targets)
+
+
+def _must_join(state: dict, area: str, opt: dict) -> list[str]:
+    """FS 10.2: the attacker's units in the attacked area itself (carriers there too) all take part;
+    carriers next door and aircraft are flown in by choice."""
+    return [u for u in (*opt["units"], *opt.get("carriers", [])) if S.where(state, u) == area]
 
 
 @step("free_attack")
@@ -230,14 +242,14 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         return
     if "answer" not in f:
         ctx.ask(stack, side, "free_attack", rule,
-                f"{side}: attack now, free of any operation ({rule})? Choose an area, the units and their fire",
-                {"areas": options, "decline": True})
+                f"{side}: attack now, free of any operation ({rule}): choose the area, the units flown in and their fire",
+                {"areas": options})
         return
-    choice = stack.pop().get("answer")
-    if not isinstance(choice, dict) or choice.get("decline") or choice.get("area") is None:
-        return
-    area = choice.get("area")
-    need(area in options, rule, f"no attack is possible in {area}")
+    # FS 11.2: "no activated event may be declined": the player chooses how to attack, not whether.
+    choice = f["answer"]
+    area = choice.get("area") if isinstance(choice, dict) else None
+    need(area in options, rule, f"choose one of {', '.join(options)} to attack (FS 11.2: the event may not be declined)")
+    stack.pop()
     opt = options[area]
     units = ids(choice, "units", rule)
     carriers = ids(choice, "carriers", rule)
@@ -248,13 +260,14 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         need(u in opt.get("carriers", []), rule, f"{u} may not take part")
     for u in aircraft:
         need(u in opt.get("aircraft", []), rule, f"{u} may not take part")
-    attackers = [*units, *carriers, *aircraft]
+    named = [*units, *carriers, *aircraft]
+    attackers = [*named, *[u for u in _must_join(ctx.state, area, opt) if u not in named]]
     need(attackers, rule, "name the attacking units")
     if kind == "surprise":
         target = choice.get("target")
         need(target in opt["targets"], rule, "the target is one enemy surface vessel there")
         b = battle_frame(area, side, "surprise", rule, attackers, [target], [], return_fire=False, ignore_protection=True)
-        fire = [{"unit": u, "at": target} for u in attackers]
+        fire = [{"unit": u, "at": target} for u in attackers if can_fire_at(ctx.state, b, u, target)]
         b["fire"] = check_fire(ctx.state, b, side, fire, attackers, [target], rule)
     else:
         exposed = [u for u in attackers if S.where(ctx.state, u) == area or S.kind(u) == "aircraft"]
@@ -263,5 +276,5 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         if fire == "auto":
             fire = auto_fire(ctx.state, b, attackers, opt["targets"], side)
         b["fire"] = check_fire(ctx.state, b, side, fire, attackers, opt["targets"], rule)
-    if b["fire"]:
-        stack.append(b)
+    need(b["fire"], rule, "an attack needs at least one shot: choose units that can fire")
+    stack.append(b)

@@ -23,7 +23,7 @@ from domain.rulesets.falklands import rulebook
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
-from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields
+from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields, under_staff_work
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import new_ctx
@@ -171,7 +171,7 @@ class Falklands(Ruleset):
         (``ops.restriction``), or it has nothing to act on now."""
         if op == 11 or op == 10 or restriction(state, seat, op):
             return None
-        choices = op_choices(state, seat, op)
+        choices = under_staff_work(state, seat, op, op_choices(state, seat, op))  # FS 11.3 1-6
         if choices is None:
             return None
         return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),

@@ -124,11 +124,16 @@ def _op_begun(s, d, seq):
     log = {**s["ops_log"], d["side"]: [*s["ops_log"][d["side"]], d["op"]]}
     po = dict(s["phase_ops"])
     po["done"] += 1
-    return {**s, "ops_log": log, "phase_ops": po}
+    return {**s, "ops_log": log, "phase_ops": po, "leader_played_in_op": False}
 
 
 def _op_completed(s, d, seq):
-    return {**s, "uk_operations_left": d["uk_operations_left"]}
+    return {**s, "uk_operations_left": d["uk_operations_left"], "leader_played_in_op": False}
+
+
+def _marker_played(s, d, seq):
+    """A Decisive Leader marker played in an operation keeps 4-1/4-3 in effect for all of it (FS 4.4(2))."""
+    return {**_generic("MarkerPlayed")(s, d, seq), "leader_played_in_op": True}
 
 
 def _battle(s, d, seq):
@@ -187,6 +192,7 @@ FOLD: dict[str, Callable[[dict, dict, Any], dict]] = {
     "EffectSpent": _effect_spent, "OrderAccepted": _order, "DiceRolled": _rolled,
     **{n: _generic(n) for n in ("GameCreated", "MarkerGained", "MarkerPlayed", "DecisionPending",
                                 "DecisionResolved", "TakeBackAccepted", "GameEnded")},
+    "MarkerPlayed": _marker_played,
 }
 
 

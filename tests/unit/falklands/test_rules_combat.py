@@ -90,8 +90,8 @@ def test_fs_10_1_carriers_project_their_factors_into_an_adjacent_area_only(monke
 def test_fs_10_2_a_hit_is_a_die_at_or_under_the_hit_number(monkeypatch, die, hit):
     st = sea_fight(monkeypatch, factor=3)
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(die))
-    (r,) = rolls_of(out)
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(die, default=6))  # Drummond fires back: a miss
+    r = rolls_of(out)[0]
     assert r.seat == UK and r.units == ["glamorgan", "drummond"] and r.target["hit_number"] == 3
     assert r.outcome == ("hit" if hit else "miss")
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == (["drummond"] if hit else [])
@@ -158,11 +158,39 @@ def test_fs_10_2_overkill_is_wasted(monkeypatch):
     st = sea_fight(monkeypatch, uk=("glamorgan", "broadsword"), ar=("drummond", "granville"))
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan", "broadsword"],
                               fire=fire(("glamorgan", "drummond"), ("broadsword", "drummond"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 1))
-    assert [r.outcome for r in rolls_of(out)] == ["hit", "hit"]
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, 1, default=6))
+    assert [r.outcome for r in rolls_of(out)][:2] == ["hit", "hit"]  # then the defenders' misses
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond"]
     assert not events_of(out, "UnitHit")
     assert S.alive(after, "granville")  # the second hit is not reassigned
+
+
+def test_fs_10_2_every_eligible_unit_fires_no_withholding(monkeypatch):
+    # "it's not allowed to withhold units from participating in a battle going on within its area":
+    # the player chooses targets, not whether to fire - the defender and the attacker alike.
+    st = sea_fight(monkeypatch, uk=("glamorgan", "broadsword"), ar=("drummond", "granville"))
+    # The attacker names one ship; the other in the area takes part all the same.
+    out, mid = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire="auto"))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["glamorgan", "broadsword"]
+    # A fire list that leaves a unit out is refused, naming the rule.
+    e = refused(st, UK, op(14, area=SEA, units=["glamorgan", "broadsword"], fire=fire(("glamorgan", "drummond"))))
+    assert e.rule == "FS 10.2" and "Broadsword" in str(e)
+    # The defender may not hold its fire either: every unit able to fire does.
+    for held in ({"fire": []}, {"fire": fire(("drummond", "glamorgan"))}):
+        with pytest.raises(RuleViolation) as e:
+            answer(mid, AR, held, FixedDice(default=6))
+        assert e.value.rule == "FS 10.2"
+    out, _ = answer(mid, AR, {"fire": fire(("drummond", "glamorgan"), ("granville", "glamorgan"))}, FixedDice(default=6))
+    assert [s[:2] for s in shots(out)] == [(UK, "glamorgan"), (UK, "broadsword"), (AR, "drummond"), (AR, "granville")]
+
+
+def test_fs_10_2_a_unit_that_cannot_fire_at_any_target_is_not_bound_to(monkeypatch):
+    st = sea_fight(monkeypatch, uk=("glamorgan", "broadsword"), ar=("drummond",))
+    with_factor(monkeypatch, "broadsword", surface=0)  # FS 10.2: a 0 factor cannot fire at that type
+    out, mid = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["glamorgan", "broadsword"]
+    out, _ = answer(mid, AR, {"fire": "auto"}, FixedDice(6, 6))
+    assert [s[:2] for s in shots(out)] == [(UK, "glamorgan"), (AR, "drummond")]
 
 
 # ------------------------------------------------------------------------------------ 10.3 ---
@@ -178,8 +206,8 @@ def test_fs_10_3_a_printed_one_is_never_reduced_to_zero(monkeypatch):
     # Entrenchments (FS 10.7) and armor (FS 10.10) take two off a printed 1: it stays 1.
     st = ground_fight(monkeypatch, ENTRENCHED, uk=("2_para",), ar=("armd_10",), factor=1)
     out, st = play(st, UK, op(15, area=ENTRENCHED, units=["2_para"], fire=fire(("2_para", "armd_10"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
-    (r,) = rolls_of(out)
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
+    r = rolls_of(out)[0]
     assert r.target["hit_number"] == 1 and sorted(m["value"] for m in r.target["modifiers"]) == [-1, -1]
     assert r.outcome == "hit" and not S.alive(after, "armd_10")
     assert combat.clamp(1, -4) == 1
@@ -188,8 +216,8 @@ def test_fs_10_3_a_printed_one_is_never_reduced_to_zero(monkeypatch):
 def test_fs_10_3_a_hit_number_of_one_to_five_never_becomes_six(monkeypatch):
     st = ground_fight(monkeypatch, FLAT, uk=("2_para", "sas_d"), factor=5)  # SF support: +1 (FS 10.8)
     out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "sas_d"], fire=fire(("2_para", "ri_12"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(6))
-    (r,) = rolls_of(out)
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(6, default=6))
+    r = rolls_of(out)[0]
     assert r.target["hit_number"] == 5 and [m["value"] for m in r.target["modifiers"]] == [1]
     assert r.outcome == "miss" and S.alive(after, "ri_12")
     assert combat.clamp(5, 7) == 5
@@ -222,7 +250,7 @@ def test_fs_10_4_protected_target_may_be_fired_at_once_every_unprotected_ship_is
     assert e.rule == "FS 10.4"  # Granville is not fired at
     out, st = play(st, UK, op(14, area=SEA, units=units, fire=fire(
         ("glamorgan", "25_de_mayo"), ("broadsword", "drummond"), ("alacrity", "granville"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 6, 6))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, 6, 6, default=6))
     assert shots(out)[0][:3] == (UK, "glamorgan", "25_de_mayo")
     assert not S.alive(after, "25_de_mayo")
 
@@ -230,7 +258,7 @@ def test_fs_10_4_protected_target_may_be_fired_at_once_every_unprotected_ship_is
 def test_fs_10_4_a_protected_target_alone_may_be_attacked(monkeypatch):
     st = sea_fight(monkeypatch, ar=("cabo_san_antonio",))
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "cabo_san_antonio"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
     assert events_of(out, "UnitEliminated")[0]["unit"] == "cabo_san_antonio"
 
 
@@ -278,7 +306,7 @@ def test_fs_10_5_the_stealth_aircraft_is_never_intercepted(monkeypatch):
     place(st2, "hermes", SEA)
     place(st2, "a4_1", "port_stanley")
     out, st2 = play(st2, AR, op(18, area=SEA, aircraft=["super_etendard", "a4_1"],
-                                fire=fire(("super_etendard", "glamorgan"))))
+                                fire=fire(("super_etendard", "glamorgan"), ("a4_1", "glamorgan"))))
     assert pending(st2)["kind"] == "interception"
     assert pending(st2)["options"]["fire"] == {"hermes": ["a4_1"]}
 
@@ -289,7 +317,7 @@ def test_fs_10_5_the_stealth_aircraft_makes_at_most_five_attacks_then_is_removed
     out, st = play(st, AR, op(18, area=SEA, aircraft=["super_etendard"],
                               fire=fire(("super_etendard", "glamorgan"))))
     assert st["stealth_attacks"] == made + 1
-    out, after = answer(st, UK, {"fire": []}, FixedDice(6))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(6, default=6))
     gone = events_of(out, "UnitWithdrawn")
     assert bool(gone) is withdrawn
     assert S.alive(after, "super_etendard") is not withdrawn
@@ -394,7 +422,7 @@ def test_fs_10_8_sf_share_the_fate_of_their_last_conventional_ground_unit(monkey
 def test_fs_10_8_sf_live_on_while_a_conventional_unit_of_theirs_survives(monkeypatch):
     st = ground_fight(monkeypatch, FLAT, uk=("2_para",), ar=("ri_12", "ri_25", "cdo_601"), factor=3)
     out, st = play(st, UK, op(15, area=FLAT, units=["2_para"], fire=fire(("2_para", "ri_12"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["ri_12"]
     assert S.alive(after, "cdo_601") and S.contested(after, FLAT)
 
@@ -419,12 +447,14 @@ def test_fs_10_8_sf_vs_sf_in_op_25_fight_as_regular_units_without_modifiers(monk
     place(st, "ri_4", area)
     control(st, AR, area)
     with_factor(monkeypatch, "sas_d", ground=3)
+    with_factor(monkeypatch, "sas_g", ground=3)
     with_factor(monkeypatch, "cdo_602", ground=3)
-    out, st = play(st, UK, op(25, area=area, fire=fire(("sas_d", "cdo_602"))))
+    # "all the SF units you have" there: both fire (FS 10.2: none withheld).
+    out, st = play(st, UK, op(25, area=area, fire=fire(("sas_d", "cdo_602"), ("sas_g", "cdo_602"))))
     assert sorted(events_of(out, "BattleBegun")[0]["attackers"]) == ["sas_d", "sas_g"]
     assert events_of(out, "BattleBegun")[0]["defenders"] == ["cdo_602"]  # other units ignored
-    out, after = answer(st, AR, {"fire": fire(("cdo_602", "sas_d"))}, FixedDice(3, 3))
-    assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}] * 2  # no mountain -1
+    out, after = answer(st, AR, {"fire": fire(("cdo_602", "sas_d"))}, FixedDice(3, 6, 3))
+    assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}] * 3  # no mountain -1
     gone = {e["unit"]: e["rule"] for e in events_of(out, "UnitEliminated")}
     assert gone == {"cdo_602": "FS 7.1 Op #25", "sas_d": "FS 7.1 Op #25"}  # one step each (FS 2.8)
     assert S.alive(after, "ri_4") and S.alive(after, "sas_g")
@@ -457,8 +487,8 @@ def test_fs_10_9_a_carrier_fires_three_times_before_the_rendezvous(monkeypatch):
     st = carrier_strike(monkeypatch)
     three = fire(("hermes", "drummond"), ("hermes", "granville"), ("hermes", "drummond"))
     out, st2 = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire=three))
-    out, _ = answer(st2, AR, {"fire": []}, FixedDice(6, 6, 6))
-    assert [s[:3] for s in shots(out)] == [(UK, "hermes", t) for t in ("drummond", "granville", "drummond")]
+    out, _ = answer(st2, AR, {"fire": "auto"}, FixedDice(6, 6, 6, default=6))
+    assert [s[:3] for s in shots(out)][:3] == [(UK, "hermes", t) for t in ("drummond", "granville", "drummond")]
     e = refused(st, UK, op(18, area=SEA, carriers=["hermes"], fire=three + fire(("hermes", "guerrico"))))
     assert e.rule == "FS 10.9"
 
@@ -467,8 +497,8 @@ def test_fs_10_9_a_carrier_fires_four_times_after_the_rendezvous(monkeypatch):
     st = carrier_strike(monkeypatch, rendezvous=True)
     four = fire(*(("hermes", t) for t in ("drummond", "granville", "guerrico", "hipolito_bouchard")))
     out, st2 = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire=four))
-    out, _ = answer(st2, AR, {"fire": []}, FixedDice(6, 6, 6, 6))
-    assert len(rolls_of(out)) == 4
+    out, _ = answer(st2, AR, {"fire": "auto"}, FixedDice(6, 6, 6, 6, default=6))
+    assert len([r for r in rolls_of(out) if r.seat == UK]) == 4
     e = refused(st, UK, op(18, area=SEA, carriers=["hermes"], fire=four + fire(("hermes", "drummond"))))
     assert e.rule == "FS 10.9"
 
@@ -494,7 +524,7 @@ def test_fs_10_9_a_carriers_later_hits_go_to_its_next_target_not_to_waste(monkey
     st = carrier_strike(monkeypatch, targets=("drummond", "granville"))
     out, st = play(st, UK, op(18, area=SEA, carriers=["hermes"],
                               fire=fire(("hermes", "drummond"), ("hermes", "drummond"), ("hermes", "granville"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 1, 6))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond", "granville"]
 
 
@@ -588,7 +618,7 @@ def test_fs_10_10_aircraft_firing_at_armor_are_not_reduced(monkeypatch):
 def test_fs_10_11_an_ar_unit_hit_once_is_eliminated(monkeypatch):
     st = sea_fight(monkeypatch)
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond"]
     assert not events_of(out, "UnitHit") and after["units"]["drummond"]["eliminated"]
 
@@ -598,13 +628,13 @@ def test_fs_10_11_a_uk_unit_takes_a_hit_marker_then_is_eliminated_by_a_second_hi
     st["phase"], st["active"] = "AR Operations", [AR]
     order = op(14, area=SEA, units=["drummond"], fire=fire(("drummond", "glamorgan")))
     out, mid = play(st, AR, order)
-    out, after = answer(mid, UK, {"fire": []}, FixedDice(1))
+    out, after = answer(mid, UK, {"fire": "auto"}, FixedDice(1, default=6))
     assert events_of(out, "UnitHit") == [{"unit": "glamorgan", "steps_lost": 1, "steps_left": 1,
                                           "rule": "FS 7.1 Op #14", "roll": None}]
     assert after["units"]["glamorgan"]["steps"] == 1 and S.alive(after, "glamorgan")
     place(st, "glamorgan", SEA, steps=1)
     out, mid = play(st, AR, order)
-    out, after = answer(mid, UK, {"fire": []}, FixedDice(1))
+    out, after = answer(mid, UK, {"fire": "auto"}, FixedDice(1, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["glamorgan"]
     assert not S.alive(after, "glamorgan")
 
@@ -614,7 +644,7 @@ def test_fs_10_11_two_hits_in_one_battle_eliminate_a_two_step_unit(monkeypatch):
     st["phase"], st["active"] = "AR Operations", [AR]
     out, mid = play(st, AR, op(14, area=SEA, units=["drummond", "granville"],
                                fire=fire(("drummond", "glamorgan"), ("granville", "glamorgan"))))
-    out, after = answer(mid, UK, {"fire": []}, FixedDice(1, 1))
+    out, after = answer(mid, UK, {"fire": "auto"}, FixedDice(1, 1, default=6))
     assert names(out).count("UnitHit") == 1 and events_of(out, "UnitEliminated")[0]["unit"] == "glamorgan"
 
 
@@ -622,6 +652,6 @@ def test_fs_10_11_a_hit_marker_does_not_change_a_units_hit_number(monkeypatch):
     st = sea_fight(monkeypatch)
     place(st, "glamorgan", SEA, steps=1)
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, _ = answer(st, AR, {"fire": []}, FixedDice(3))
+    out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(3, default=6))
     assert rolls_of(out)[0].target == {"hit_number": 3, "modifiers": []}
     assert rolls_of(out)[0].outcome == "hit"

@@ -115,7 +115,8 @@ def test_op_15_needs_a_contested_area_and_a_force_already_there(monkeypatch):
 
 def test_op_15_combat_is_compulsory_at_least_one_shot(monkeypatch):
     st = ground(monkeypatch)
-    assert refused(st, UK, op(15, area=FLAT, units=["2_para"], fire=[])).rule == "FS 7.1 Op #15"
+    # The unit in the area may not hold its fire (FS 10.2), so the refusal names 10.2.
+    assert refused(st, UK, op(15, area=FLAT, units=["2_para"], fire=[])).rule == "FS 10.2"
 
 
 def test_op_15_ar_may_add_in_range_aircraft_and_its_carrier_the_uk_no_carrier(monkeypatch):
@@ -262,8 +263,7 @@ def test_op_17_no_more_than_five_steps_from_fearless_and_from_intrepid_each(monk
     st = assault(monkeypatch)
     aboard(monkeypatch, st, "fearless", "2_para", "40_cdo")
     aboard(monkeypatch, st, "intrepid", "3_para", "45_cdo")
-    out, _ = play(st, UK, op(17, area=FLAT, wave=["2_para", "40_cdo", "3_para", "45_cdo"],
-                             fire=fire(("2_para", "ri_12"))))
+    out, _ = play(st, UK, op(17, area=FLAT, wave=["2_para", "40_cdo", "3_para", "45_cdo"], fire="auto"))
     assert len(events_of(out, "UnitDisembarked")) == 4  # eight steps, four from each ship
 
 
@@ -271,7 +271,7 @@ def test_op_17_a_reduced_unit_counts_one_step_toward_the_five(monkeypatch):
     st = assault(monkeypatch)
     aboard(monkeypatch, st, "fearless", "2_para", "40_cdo")
     place(st, "3_para", aboard="fearless", steps=1)  # a Hit marker: one step (FS 2.8, 10.11)
-    out, _ = play(st, UK, op(17, area=FLAT, wave=["2_para", "40_cdo", "3_para"], fire=fire(("2_para", "ri_12"))))
+    out, _ = play(st, UK, op(17, area=FLAT, wave=["2_para", "40_cdo", "3_para"], fire="auto"))
     assert len(events_of(out, "UnitDisembarked")) == 3
 
 
@@ -282,7 +282,7 @@ def test_op_17_no_more_than_two_units_from_cabo_san_antonio(monkeypatch):
         place(st, u, aboard="cabo_san_antonio")
         with_factor(monkeypatch, u, ground=3)
     assert refused(st, AR, op(17, area=FLAT, wave=["ri_12", "ri_25", "ri_3"])).rule == "FS 7.1 Op #17"
-    out, st = play(st, AR, op(17, area=FLAT, wave=["ri_12", "ri_25"], fire=fire(("ri_12", "2_para"))))
+    out, st = play(st, AR, op(17, area=FLAT, wave=["ri_12", "ri_25"], fire="auto"))
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["ri_12", "ri_25"]
 
 
@@ -435,7 +435,7 @@ def test_op_19_aircraft_and_carriers_attack_ground_units(monkeypatch):
                               fire=fire(("pucara_1", "2_para"), ("25_de_mayo", "2_para"))))
     assert events_of(out, "BattleBegun")[0]["kind"] == "air_ground"
     assert pending(st)["options"]["fire"] == {"2_para": ["pucara_1"]}  # the aircraft, not the carrier
-    out, after = answer(st, UK, {"fire": []}, FixedDice(1, 1))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(1, 1, default=6))
     assert [e["unit"] for e in events_of(out, "UnitHit")] == ["2_para"]
     assert not S.alive(after, "2_para")
 
@@ -661,8 +661,8 @@ def test_op_22_helicoptered_units_may_attack_in_a_contested_area_at_one_less(mon
     out, st = play(st, UK, op(22, units=["2_para"], origin=FLAT, destination=FLAT2, attack=True, support=["3_para"],
                               fire=fire(("2_para", "ri_12"), ("3_para", "ri_12"))))
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["2_para", "3_para"]
-    out, after = answer(st, AR, {"fire": []}, FixedDice(6, 6))
-    heli, other = rolls_of(out)
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(6, 6, default=6))
+    heli, other = rolls_of(out)[:2]  # then Ri 12's defensive fire
     assert heli.target["hit_number"] == 2 and modifiers(heli) == [-1]
     assert any("Op #22" in m["reason"] for m in heli.target["modifiers"])
     assert other.target == {"hit_number": 3, "modifiers": []}

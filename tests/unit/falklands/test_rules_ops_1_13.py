@@ -456,6 +456,25 @@ def test_fs_7_1_op_8_refused_in_a_contested_or_enemy_area_undamaged_or_eliminate
     assert rejected(st, UK, op(8, unit=UK_INFANTRY[0])).rule == "FS 7.1 Op #8"
 
 
+def test_fs_7_1_op_8_regrouping_aboard_a_full_ship_may_not_exceed_its_capacity():
+    # FS 6.2(2): a Hit unit counts one step aboard; regrouped it counts two, and the ship's load
+    # limit is observed as for any loading (Op #12, #23).
+    st = uk()
+    place(st, "norland", "sa4")
+    cap = DATA.units["norland"]["capacity"]
+    full, hit, other = UK_INFANTRY[0], UK_INFANTRY[1], UK_INFANTRY[2]
+    place(st, full, aboard="norland")  # two steps
+    place(st, hit, aboard="norland", steps=1)
+    place(st, other, aboard="norland", steps=cap - 3)  # the ship is full: 2 + 1 + (cap - 3)
+    assert sum(st["units"][u]["steps"] for u in (full, hit, other)) == cap
+    assert rejected(st, UK, op(8, unit=hit)).rule == "FS 6.2(2)"
+    assert R.operation_template(st, UK, 8) is None  # not offered either
+    st["units"][other]["steps"] = 0  # room for one more step: the regroup fits
+    st["units"][other].update(aboard=None, in_play=False)
+    out, _ = play(st, UK, op(8, unit=hit))
+    assert events_of(out, "UnitRepaired")[0]["unit"] == hit
+
+
 # ========================================================================= Op #9 Black Buck ===
 def test_fs_7_1_op_9_sends_every_non_pucara_in_the_falklands_home_without_an_ar_op():
     st = uk()
@@ -496,13 +515,13 @@ def _op14(st, target, area, **extra):
     face = DATA.units[shooter]["factors"]["surface" if DATA.units[target]["class"] == "ship" else "sub"]
     assert face >= 1
     order = op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": target}], **extra)
-    return order, FixedDice(face)
+    return order, FixedDice(face, default=6)
 
 
 def _resolve(st, order, dice):
     out, st2 = play(st, UK, order, dice)
-    if pending(st2):  # the AR ship's defensive fire: none
-        o2, st2 = answer(st2, AR, {"fire": []}, dice)
+    if pending(st2):  # the AR ship's defensive fire (FS 10.2: it fires), a miss
+        o2, st2 = answer(st2, AR, {"fire": "auto"}, dice)
         out += o2
     return out, st2
 
@@ -541,7 +560,7 @@ def test_fs_7_1_op_10_covers_submarines_too():
     out, st2 = play(st, UK, op(20, units=[], support=[shooter], destination="sa2", attack=True, with_op_10=True,
                                fire=[{"unit": shooter, "at": AR_SUBS[0]}]), FixedDice(face))
     if pending(st2):
-        o2, st2 = answer(st2, AR, {"fire": []}, FixedDice(face))
+        o2, st2 = answer(st2, AR, {"fire": "auto"}, FixedDice(face, default=6))
         out += o2
     assert not S.alive(st2, AR_SUBS[0])
     assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(-1, "FS 7.1 Op #10")]
@@ -635,6 +654,33 @@ def test_fs_7_1_op_11_needs_a_carrier_in_or_next_to_the_flight():
     place(st, UK_DESTROYERS[1], "sa1")
     out, st2 = play(st, AR, order)
     assert all(d["kind"] != "interception" for d in st2["pending"])
+
+
+def test_fs_7_1_op_11_interception_follows_the_flights_route_not_only_its_destination():
+    # From Argentina to the Falkland Islands Sea Area every route enters Sea Area 6 or 7, both next
+    # to Sea Area 3: a carrier there may intercept, though it is not next to the destination.
+    st = ar()
+    order, _ = _ar_air_sea(st, [DAGGERS[0]], area="falklands", carrier_at="sa3")
+    assert "falklands" not in DATA.sea_adjacent("sa3")
+    out, st2 = play(st, AR, order)
+    d = pending(st2)
+    assert d["kind"] == "interception" and d["options"]["fire"] == {"hermes": [DAGGERS[0]]}
+    # A carrier the flight can fly round (Sea Area 5: no route from Argentina passes next to it) cannot.
+    st = ar()
+    order, _ = _ar_air_sea(st, [DAGGERS[0]], area="falklands", carrier_at="sa5")
+    out, st2 = play(st, AR, order)
+    assert all(d["kind"] != "interception" for d in st2["pending"])
+
+
+def test_fs_9_6_emergency_rebasing_is_intercepted_on_each_aircrafts_own_route():
+    from domain.rulesets.falklands import ops
+    st = ar()
+    place(st, "hermes", "sa3")
+    place(st, DAGGERS[0], "port_stanley")
+    to_argentina = ops.interception_frame(st, [DAGGERS[0]], S.TACTICAL, "9.6", destinations={DAGGERS[0]: S.ARGENTINA})
+    assert to_argentina["reach"] == {"hermes": [DAGGERS[0]]}  # every route home passes next to Sea Area 3
+    assert ops.interception_frame(st, [DAGGERS[0]], S.TACTICAL, "9.6",
+                                  destinations={DAGGERS[0]: "goose_green"}) is None  # within the Tactical Map
 
 
 def test_fs_7_1_op_11_over_the_tactical_map_with_carriers_in_range_op_19():
@@ -750,4 +796,4 @@ def test_fs_7_1_op_13_carriers_only_and_at_least_one_shot():
                               fire=[{"unit": "glamorgan", "at": DAGGERS[0]}]))
     assert err.rule == "FS 7.1 Op #13"
     err = rejected(st, UK, op(13, carriers=["hermes"], airbase="port_stanley", fire=[]))
-    assert err.rule == "FS 7.1 Op #13"
+    assert err.rule == "FS 10.2"  # a committed carrier fires: no unit is withheld

@@ -10,7 +10,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
     refused, rolls_of, set_phase, with_factor,
 )
 
@@ -147,6 +147,37 @@ def test_fs_11_3_1_6_battles_may_be_fought_in_areas_already_contested(monkeypatc
         assert events_of(out, "BattleBegun") and not events_of(out, "UnitMoved")
 
 
+def test_fs_11_3_1_6_a_carrier_strikes_where_it_is_contested_black_buck_is_air_movement(monkeypatch):
+    # One reading: no UK unit moves or reaches into another area; battles only where already
+    # contested, by units already there. Op #9's Vulcans fly an air mission: refused.
+    for u in ("hermes", "glamorgan"):
+        with_factor(monkeypatch, u, surface=3, ground=3)
+    st = staff_work()
+    place(st, "hermes", SEA)
+    place(st, "drummond", SEA)
+    place(st, "pucara_1", "port_stanley")
+    assert R.operation_template(st, UK, 18)["choices"]["area"][SEA]["carriers"] == ["hermes"]
+    out, _ = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire="auto"))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
+    assert refused(st, UK, op(9)).rule == "FS 11.3 1-6" and R.operation_template(st, UK, 9) is None
+    near = staff_work()
+    place(near, "hermes", sorted(DATA.sea_adjacent(SEA))[0])
+    place(near, "drummond", SEA)
+    assert refused(near, UK, op(18, area=SEA, carriers=["hermes"], fire="auto")).rule == "FS 11.3 1-6"
+    assert R.operation_template(near, UK, 18) is None
+    # Ships in the Falkland Islands Sea Area bombard a contested land area, not an uncontested one.
+    shore = staff_work()
+    place(shore, "glamorgan", "falklands")
+    place(shore, "ri_12", FLAT)
+    place(shore, "ri_25", FLAT2)
+    place(shore, "2_para", FLAT2)
+    control(shore, AR, FLAT, FLAT2)
+    assert refused(shore, UK, op(21, units=["glamorgan"], area=FLAT, fire="auto")).rule == "FS 11.3 1-6"
+    assert R.operation_template(shore, UK, 21)["choices"]["area"] == [FLAT2]
+    out, _ = play(shore, UK, op(21, units=["glamorgan"], area=FLAT2, fire="auto"), FixedDice(6))
+    assert events_of(out, "BattleBegun")[0]["area"] == FLAT2
+
+
 def test_fs_11_3_1_6_lasts_the_next_uk_operations_phase_only_submarines_move():
     st = staff_work()
     place(st, "spartan", "sa4")
@@ -180,15 +211,21 @@ def test_fs_11_3_2_1_to_2_3_a_free_uk_attack_on_ar_surface_ships_in_a_contested_
     assert after["phase"] == "UK Operations" and after["turn"] == 2
 
 
-def test_fs_11_3_2_1_the_free_attack_may_be_declined():
-    # FS 11.2 says no activated event may be declined, but 2-1 says the UK "may" attack: the
-    # engine reads the free attacks (and the Exocet's firing now) as permissions, not orders.
+def test_fs_11_2_no_activated_event_may_be_declined_the_free_attack_is_made(monkeypatch):
+    # FS 11.2 "no activated event may be declined": 2-1's "may" chooses how (which area, which
+    # units flown in, their targets), not whether.
     st = empty()
     place(st, "glamorgan", SEA)
     place(st, "drummond", SEA)
+    with_factor(monkeypatch, "glamorgan", surface=3)
     out, st = draw(st, 2, 1)
-    out, after = answer(st, UK, {"decline": True})
-    assert not events_of(out, "BattleBegun") and after["phase"] == "UK Operations"
+    assert "decline" not in pending(st)["options"]
+    for choice in ({"decline": True}, {}, {"area": None}):
+        with pytest.raises(RuleViolation) as e:
+            answer(st, UK, choice)
+        assert e.value.rule == "FS 11.3 2-1"
+    out, after = answer(st, UK, {"area": SEA, "fire": "auto"})
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["glamorgan"]
 
 
 # ---------------------------------------------------------------------------------------- 2-4 ---
@@ -260,7 +297,7 @@ def test_fs_11_3_2_5_2_6_3_1_free_uk_attack_on_ar_submarines_carriers_only_in_th
     out, st = answer(st, UK, {"area": SEA, "units": ["spartan"], "carriers": ["hermes"],
                               "fire": fire(("spartan", "salta"), ("hermes", "salta"))})
     assert pending(st)["kind"] == "defensive_fire"  # normal defensive fire
-    out, after = answer(st, AR, {"fire": []}, FixedDice(1, 6))
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, 6, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["salta"]
     assert [e["delta"] for e in events_of(out, "VPScored")] == [-1]
     assert after["uk_operations_left"] == empty()["uk_operations_left"]
@@ -441,7 +478,7 @@ def test_fs_11_3_4_4_free_ar_attack_on_uk_surface_ships_with_aircraft_and_25_de_
                                            ("a4_1", "glamorgan"))})
     assert pending(st)["kind"] == "defensive_fire"
     assert pending(st)["options"]["fire"] == {"glamorgan": ["drummond", "a4_1"]}
-    out, after = answer(st, UK, {"fire": []}, FixedDice(1, 1, 6))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert events_of(out, "UnitEliminated")[0]["unit"] == "glamorgan"
     assert [e["delta"] for e in events_of(out, "VPScored")] == [1]
     assert not events_of(out, "OperationBegun")
@@ -493,7 +530,7 @@ def test_fs_11_3_4_5_a_landing_or_ground_attack_lifts_the_pressure(monkeypatch, 
                                      fire=fire(("3_para", "ri_12")))}[which]
     out, st = uk_op(st, order)
     if pending(st):
-        out, st = answer(st, AR, {"fire": []}, FixedDice(6))
+        out, st = answer(st, AR, {"fire": "auto"}, FixedDice(6, default=6))
     assert st["political_pressure"] is None
     assert not any(e["rule"] == "FS 11.3 4-5" for e in events_of(out, "VPScored"))
     out, st = uk_op(st)
@@ -523,6 +560,22 @@ def test_fs_11_3_4_6_no_ar_aircraft_move_or_fight_in_the_next_ar_operations_phas
     assert events_of(out, "BattleBegun")  # ships still fight
     out, after = play(st, AR, {"kind": "pass"})
     assert "ar_air_mechanical" not in after["effects"][AR]
+
+
+def test_fs_11_3_4_6_the_25_de_mayo_is_a_ship_it_may_strike_aircraft_may_not(monkeypatch):
+    # "may not move or fight any aircraft units": the carrier is a ship, in Op #18 as in Op #14/#20.
+    out, st = draw(empty(), 4, 6)
+    st = phase(st, "AR Operations")
+    place(st, "25_de_mayo", SEA)
+    place(st, "glamorgan", SEA)
+    place(st, "a4_1", "port_stanley")
+    with_factor(monkeypatch, "25_de_mayo", surface=3)
+    offer = R.operation_template(st, AR, 18)
+    assert offer["choices"]["area"][SEA]["aircraft"] == [] and offer["choices"]["area"][SEA]["carriers"] == ["25_de_mayo"]
+    assert refused(st, AR, op(18, area=SEA, aircraft=["a4_1"], carriers=["25_de_mayo"])).rule == "FS 11.3 4-6"
+    assert R.operation_template(st, AR, 3) is None
+    out, after = play(st, AR, op(18, area=SEA, carriers=["25_de_mayo"], fire="auto"))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["25_de_mayo"]
 
 
 # --------------------------------------------------------------------------------- 5-1 / 5-2 ---
@@ -609,9 +662,11 @@ def test_fs_11_3_6_3_peru_replaces_one_eliminated_non_stealth_aircraft_in_argent
     d = pending(st)
     assert (d["kind"], d["seat"]) == ("peru_replacement", AR)
     assert sorted(d["options"]["unit"]) == ["a4_1", "dagger_1"]  # never the stealth aircraft
-    with pytest.raises(RuleViolation) as e:
-        answer(st, AR, {"unit": "super_etendard"})
-    assert e.value.rule == "FS 11.3 6-3"
+    assert "decline" not in d["options"]
+    for choice in ({"unit": "super_etendard"}, {"unit": None}, {}):  # FS 11.2: not declined either
+        with pytest.raises(RuleViolation) as e:
+            answer(st, AR, choice)
+        assert e.value.rule == "FS 11.3 6-3"
     out, after = answer(st, AR, {"unit": "dagger_1"})
     assert events_of(out, "UnitEntered") == [{"unit": "dagger_1", "area": "argentina", "aboard": None,
                                               "rule": "FS 11.3 6-3"}]
@@ -646,10 +701,21 @@ def test_fs_11_3_6_4_exocet_fired_at_once_is_free_and_hits_on_three(die, hit):
     assert after["phase"] == "UK Operations"
 
 
-def test_fs_11_3_6_4_exocet_held_then_used_later_as_an_ar_operation():
+def test_fs_11_2_the_exocet_may_not_be_held_while_a_target_is_there():
     out, st = draw(exocet_position(), 6, 4)
-    out, st = answer(st, AR, {"hold": True})
+    assert "hold" not in pending(st)["options"]
+    for choice in ({"hold": True}, {"target": None}, {"target": "sheffield"}):
+        with pytest.raises(RuleViolation) as e:
+            answer(st, AR, choice)
+        assert e.value.rule == "FS 11.3 6-4"
+
+
+def test_fs_11_3_6_4_exocet_held_then_used_later_as_an_ar_operation():
+    # Held only because no target was there when it was rolled (FS 11.3 6-4, FS 11.2).
+    out, st = draw(empty(), 6, 4)
     assert st["exocet"] == "held" and st["phase"] == "UK Operations"
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
     st = phase(st, "AR Operations")
     place(st, "sheffield", "sa4")
     assert refused(st, AR, op("exocet", target="sheffield")).rule == "FS 11.3 6-4"  # not in the Falklands area
@@ -697,9 +763,13 @@ def test_fs_11_3_6_5_free_ar_attack_on_uk_submarines_25_de_mayo_only_in_the_same
     out, st = draw(st, 6, 5)
     assert pending(st)["options"]["areas"][SEA]["carriers"] == ["25_de_mayo"]
     assert pending(st)["options"]["areas"][SEA]["units"] == ["salta"]
+    with pytest.raises(RuleViolation) as e:  # Salta is in the area: it may not be withheld (FS 10.2)
+        answer(st, AR, {"area": SEA, "aircraft": ["a4_1"], "carriers": ["25_de_mayo"],
+                        "fire": fire(("a4_1", "spartan"), ("25_de_mayo", "spartan"))})
+    assert e.value.rule == "FS 10.2"
     out, st = answer(st, AR, {"area": SEA, "aircraft": ["a4_1"], "carriers": ["25_de_mayo"],
-                              "fire": fire(("a4_1", "spartan"), ("25_de_mayo", "spartan"))})
+                              "fire": fire(("a4_1", "spartan"), ("25_de_mayo", "spartan"), ("salta", "spartan"))})
     assert pending(st)["kind"] == "defensive_fire" and pending(st)["seat"] == UK
-    out, after = answer(st, UK, {"fire": []}, FixedDice(1, 1))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert events_of(out, "UnitEliminated")[0]["unit"] == "spartan"
     assert [e["delta"] for e in events_of(out, "VPScored")] == [1]  # FS 4.4(4)

@@ -13,7 +13,7 @@ from domain.rulesets.falklands.data import DATA
 
 from .helpers import (
     AR, R, UK, FixedDice, answer, clear, control, empty, events_of, fresh, initial, names, op, place, play, remove,
-    set_phase,
+    set_phase, with_factor,
 )
 
 TEZ_SUBS = sorted(u for u, d in DATA.units.items() if d.get("setup") == "tez")
@@ -308,10 +308,10 @@ def _sink(st, side, target, area, dice_face=1):
     place(st, target, area, steps=1)
     set_phase(st, f"{side} Operations")
     face = DATA.units[shooter]["factors"]["surface"]
-    out, st2 = play(st, side, op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": target}]),
-                    FixedDice(face, default=6))
-    if st2["pending"]:  # the defender's fire: none
-        out2, st2 = answer(st2, S.other(side), {"fire": []}, FixedDice(face, default=6))
+    # Automatic fire: the shooter's die first; any other ship of the side there fires too (FS 10.2), a miss.
+    out, st2 = play(st, side, op(14, area=area, units=[shooter], fire="auto"), FixedDice(face, default=6))
+    if st2["pending"]:  # the defender's fire (FS 10.2: it fires), misses
+        out2, st2 = answer(st2, S.other(side), {"fire": "auto"}, FixedDice(face, default=6))
         out = out + out2
     assert not S.alive(st2, target)
     return out, st2
@@ -344,9 +344,9 @@ def _sink_with_a_leader_reroll(area, reroll):
     place(st, shooter, area)
     place(st, "drummond", area)
     face = DATA.units[shooter]["factors"]["surface"]
-    dice = FixedDice(6, face)  # a miss, then (if re-rolled) a hit
+    dice = FixedDice(6, 6, face)  # a miss, Drummond's miss, then (if re-rolled) a hit
     out, st = play(st, UK, op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": "drummond"}]), dice)
-    o2, st = answer(st, AR, {"fire": []}, dice)  # Drummond's defensive fire: none
+    o2, st = answer(st, AR, {"fire": "auto"}, dice)  # Drummond fires back (FS 10.2)
     assert st["pending"][0]["kind"] == "leadership"
     o3, st = answer(st, UK, {"reroll": 0 if reroll else None}, dice)
     return out + o2 + o3, st
@@ -354,14 +354,62 @@ def _sink_with_a_leader_reroll(area, reroll):
 
 def test_fs_4_4_2_not_scored_in_an_operation_where_a_decisive_leader_marker_is_played():
     # FS 4.4(2) "aren't scored during the operation when random event 4-1/4-2/4-3 is in effect":
-    # read as a battle in which a Decisive Leader marker was played (docs/rulesets.md).
+    # a marker held or played during the operation (docs/rulesets.md).
     out, st = _sink_with_a_leader_reroll("sa1", reroll=True)
     assert "MarkerPlayed" in names(out) and not S.alive(st, "drummond")
     assert _sink_vp(out) == []
 
 
+def test_fs_4_4_2_a_held_marker_is_in_effect_no_vp_though_not_played():
+    # 4-1: the marker is taken "as a reminder this event is activated": held, it is in effect.
+    st = a_uk_ship_in_the_tez(empty())
+    st["markers"][UK] = ["uk_decisive_leader"]
+    place(st, "glamorgan", "sa1")
+    place(st, "drummond", "sa1")
+    face = DATA.units["glamorgan"]["factors"]["surface"]
+    dice = FixedDice(face, 6)  # Glamorgan hits, Drummond misses
+    out, st = play(st, UK, op(14, area="sa1", units=["glamorgan"], fire="auto"), dice)
+    o2, st = answer(st, AR, {"fire": "auto"}, dice)
+    o3, st = answer(st, UK, {"reroll": None}, dice)  # kept, never played
+    out = out + o2 + o3
+    assert "MarkerPlayed" not in names(out) and not S.alive(st, "drummond")
+    assert st["markers"][UK] == ["uk_decisive_leader"] and _sink_vp(out) == []
+
+
+def test_fs_4_4_2_a_marker_played_in_an_interception_stops_the_vp_for_the_whole_operation(monkeypatch):
+    # "during the operation when ... is in effect": the AR plays its marker in the interception
+    # of its own Op #20; the AR ship sunk in the naval battle that follows scores nothing.
+    for u, f in (("hermes", {"air": 3}), ("glamorgan", {"surface": 3}), ("drummond", {"surface": 3}),
+                 ("dagger_1", {"surface": 3})):
+        with_factor(monkeypatch, u, **f)
+    st = a_uk_ship_in_the_tez(empty("AR Operations"))
+    st["markers"][AR] = ["ar_decisive_leader"]
+    place(st, "hermes", "sa6")  # next to Sea Area 1: it may intercept
+    place(st, "glamorgan", "sa1")
+    place(st, "drummond", "sa2")
+    place(st, "dagger_1", S.ARGENTINA)
+    out, st = play(st, AR, op(20, units=["drummond"], destination="sa1", attack=True, aircraft=["dagger_1"],
+                              fire=[{"unit": "drummond", "at": "glamorgan"}, {"unit": "dagger_1", "at": "glamorgan"}]))
+    assert st["pending"][0]["kind"] == "interception"
+    out, st = answer(st, UK, {"fire": [{"unit": "hermes", "at": "dagger_1"}]}, FixedDice(1))
+    assert st["pending"][0]["kind"] == "leadership"
+    out, st = answer(st, AR, {"reroll": 0}, FixedDice(6))  # the marker is played: Dagger 1 flies on
+    assert "MarkerPlayed" in names(out) and st["markers"][AR] == []
+    out, st = answer(st, UK, {"fire": [{"unit": "glamorgan", "at": "drummond"}]}, FixedDice(6, 6, 1))
+    assert not S.alive(st, "drummond") and S.where(st, "drummond") is None
+    assert _sink_vp(out) == []  # sunk outside the TEZ, in the same operation: no FS 4.4(2) VP
+    assert [e["rule"] for e in events_of(out, "UnitEliminated")] == ["FS 7.1 Op #20"]  # in the op's own battle
+
+
+def test_fs_4_4_2_the_next_operation_scores_again_once_the_marker_is_gone():
+    st = a_uk_ship_in_the_tez(empty())
+    st["leader_played_in_op"] = True  # left over from an earlier operation
+    out, _ = _sink(st, UK, "drummond", "sa1")
+    assert _sink_vp(out) == [(1, "FS 4.4(2)")]
+
+
 def test_fs_4_4_3_uk_points_are_scored_even_with_a_leader_reroll():
-    out, st = _sink_with_a_leader_reroll(TEZ[0], reroll=True)
+    out, st = _sink_with_a_leader_reroll(TEZ[-1], reroll=True)  # away from the keeper ship (it would fire too)
     assert not S.alive(st, "drummond") and _sink_vp(out) == [(-1, "FS 4.4(3)")]
 
 
@@ -395,7 +443,7 @@ def test_fs_4_4_4_a_uk_submarine_sunk_scores_one():
     out, st2 = play(st, AR, op(20, units=[], support=["salta"], destination="sa1", attack=True,
                                fire=[{"unit": "salta", "at": "spartan"}]), FixedDice(face, default=6))
     if st2["pending"]:
-        o2, st2 = answer(st2, UK, {"fire": []}, FixedDice(face))
+        o2, st2 = answer(st2, UK, {"fire": "auto"}, FixedDice(face, default=6))
         out += o2
     assert not S.alive(st2, "spartan")
     assert _sink_vp(out) == [(1, "FS 4.4(4)")]

@@ -256,7 +256,7 @@ def _sink_transport(st, transport, cargo):
     out, st2 = play(st, AR, op(18, area="sa1", aircraft=[plane], fire=[{"unit": plane, "at": transport}]),
                     FixedDice(face))
     if pending(st2):
-        o2, st2 = answer(st2, UK, {"fire": []}, FixedDice(face))
+        o2, st2 = answer(st2, UK, {"fire": "auto"}, FixedDice(face, default=6))
         out += o2
     return out, st2
 
