@@ -438,7 +438,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("what was recorded", schemas.CommandResult, headers=("ETag",))},
         problems=(*WRITE, "rule_violation", "version_conflict")),
     ("get", "/api/v1/games/{game_id}/standing-orders"): Op(
-        "The seat's standing orders", ANY, tag="orders", params=_GAME,
+        "The seat's standing orders", SEAT, tag="orders", params=_GAME,
         description="A seat token reads its own seat's standing orders, an umpire token every seat's; any "
                     "other caller is 403. `accepts` says which decision kinds the ruleset takes standing "
                     "orders for, with the rule and the policy's form.",

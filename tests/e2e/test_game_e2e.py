@@ -626,6 +626,8 @@ def test_every_error_class_over_real_http(srv):
                                            headers={"Idempotency-Key": "k-dup"}))
     assert_problem(srv.call("POST", orders, {"kind": "note", "text": "first"}, token=red,
                             headers={"Idempotency-Key": "k-dup"}), "idempotency_conflict")  # another seat
+    body = check("invalid_fork", srv.call("POST", game.path("/sandbox"), {"at": 10**6}, token=blue))
+    assert "at" in body["detail"], body
     check("invalid_setup", srv.call("POST", "/games", {"ruleset": "freeform", "options": {"sides": []}}))
     check("unknown_ruleset", srv.call("POST", "/games", {"ruleset": "no-such-game", "options": {}}))
 
@@ -664,9 +666,11 @@ def test_every_error_class_over_real_http(srv):
     # - stream_capacity, queue_unavailable, store_unavailable (503), internal_error (500): the
     #   server's, not the client's (store_unavailable: tests/reliability/test_store_busy.py);
     # - too_many_games, statistics_busy: test servers set no cap on creation, and this one has no
-    #   job queue (tests/api/test_limits.py, tests/workers/test_jobs_api.py).
+    #   job queue (tests/api/test_limits.py, tests/workers/test_jobs_api.py);
+    # - fork_hidden: a freeform state hides nothing from a seat (tests/api/test_proving_sandbox.py).
     unreachable = {"not_your_move", "unknown_seat", "integrity_failure", "damaged_log", "stream_capacity",
-                   "queue_unavailable", "store_unavailable", "internal_error", "too_many_games", "statistics_busy"}
+                   "queue_unavailable", "store_unavailable", "internal_error", "too_many_games", "statistics_busy",
+                   "fork_hidden"}
     assert set(covered) == set(DOCUMENTED) - unreachable
     assert [s for s in srv.seen if s[2] >= 500] == []
 
