@@ -1,4 +1,4 @@
-"""warlog's PostgreSQL persistence: eventsourcing's, with four settings of its own.
+"""warlog's PostgreSQL persistence: eventsourcing's, with three settings of its own.
 
 - A wait run out (a lock not granted within ``WARLOG_LOCK_TIMEOUT``, no connection within the
   connect timeout: the database unreachable) fails at once with ``StoreWaitedOut`` (a 503): the
@@ -6,19 +6,15 @@
   tried again as eventsourcing tries it.
 - The snapshots' ``state`` column is compressed with lz4 where the server has it.
 - The pool takes a database that comes back up within seconds (``RECONNECT_TIMEOUT``).
-- Events are saved by one INSERT of the rows as arrays (``EventRecorder``) under eventsourcing's
-  own table lock and notification.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
-from eventsourcing.postgres import (PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresDatastore,
-                                    PostgresFactory)
-from eventsourcing.utils import retry
+from eventsourcing.persistence import OperationalError
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresDatastore, PostgresFactory
 from psycopg.errors import LockNotAvailable
 from psycopg.sql import SQL, Identifier
 from psycopg_pool import PoolTimeout
@@ -66,37 +62,6 @@ class SnapshotRecorder(PostgresAggregateRecorder):
                                                    Identifier(self.events_table_name)).as_string(), "state")
 
 
-class EventRecorder(PostgresApplicationRecorder):
-    """eventsourcing's recorder of the games' events, saving a batch in two statements, not five.
-
-    The library's ``insert_events`` sends SET LOCAL, LOCK TABLE, NOTIFY and an ``executemany`` in
-    pipeline mode through two cursors: 1.03 ms of the web worker's CPU for a save of two events,
-    against 0.55 ms for this (docs/benchmarks.md). The table, its lock (commit order = notification
-    order, which the projector relies on), the notification and the retries are the library's."""
-
-    def __init__(self, datastore: Any, **kwargs: Any):
-        super().__init__(datastore, **kwargs)
-        table = SQL("{}.{}").format(Identifier(self.datastore.schema), Identifier(self.events_table_name))
-        self.before_insert = SQL("{}; {}; NOTIFY {}").format(
-            *self.lock_table_statements, Identifier(self.channel_name))
-        self.insert_rows = SQL(
-            "INSERT INTO {} (originator_id, originator_version, topic, state) "
-            "SELECT * FROM unnest(%s::{}[], %s::bigint[], %s::text[], %s::bytea[]) "
-            "RETURNING notification_id").format(table, SQL(self.datastore.originator_id_type))
-
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        if not stored_events:
-            return []
-        columns = ([e.originator_id for e in stored_events], [e.originator_version for e in stored_events],
-                   [e.topic for e in stored_events], [e.state for e in stored_events])
-        with self.datastore.get_connection() as conn, conn.transaction(), conn.cursor() as curs:
-            curs.execute(self.before_insert)
-            curs.execute(self.insert_rows, columns, prepare=True)
-            # Under the table lock one transaction's ids are consecutive, given in the rows' order.
-            return sorted(row["notification_id"] for row in curs.fetchall())
-
-
 # Seconds psycopg_pool goes on trying to replace a lost connection before it gives up on it.
 RECONNECT_TIMEOUT = 10.0
 
@@ -111,7 +76,6 @@ class Factory(PostgresFactory):
     keeps the gaps short, so a database back up after an outage is taken up within seconds."""
 
     aggregate_recorder_class = SnapshotRecorder
-    application_recorder_class = EventRecorder
 
     def __init__(self, env: Any):
         super().__init__(env)

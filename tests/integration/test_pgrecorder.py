@@ -1,5 +1,5 @@
 """domain/pgrecorder.py: eventsourcing's PostgreSQL persistence, with a wait run out not retried,
-the snapshots compressed with lz4, and events saved by one INSERT under the library's table lock."""
+the snapshots compressed with lz4, and the arrays projections/store.py writes with."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 
-from domain.pgrecorder import Datastore, EventRecorder, SnapshotRecorder
+from domain.pgrecorder import Datastore, SnapshotRecorder
 from domain.storage import StoreWaitedOut, retry_store, store_not_answering
 from tests.conftest import make_app, new_freeform_game
 from tests.reliability.faults import pg_dsn, table, writes_blocked
@@ -31,8 +31,7 @@ def events(n: int, originator: uuid.UUID | None = None, first: int = 1) -> list[
 def test_warlog_saves_with_eventsourcings_recorders_on_warlogs_datastore(postgres_config):
     app = make_app(postgres_config)
     try:
-        assert type(app.recorder) is EventRecorder
-        assert isinstance(app.recorder, PostgresApplicationRecorder)
+        assert type(app.recorder) is PostgresApplicationRecorder
         assert isinstance(app.snapshots.recorder, SnapshotRecorder)
         assert type(app.recorder.datastore) is Datastore
     finally:
@@ -110,20 +109,6 @@ def test_snapshots_are_compressed_with_lz4_and_a_migrate_moves_an_older_store_to
             assert stored(newer.originator_id) == "lz4"
             assert recorder.select_events(older.originator_id) == [older]
             assert recorder.select_events(newer.originator_id) == [newer]
-    finally:
-        app.close()
-
-
-def test_a_batch_is_saved_in_its_order_with_consecutive_notification_ids(postgres_config):
-    app = make_app(postgres_config)
-    try:
-        first, second = events(3), events(2)
-        assert app.recorder.insert_events(first + second) == [1, 2, 3, 4, 5]
-        assert app.recorder.insert_events([]) == []
-        assert app.recorder.select_events(first[0].originator_id) == first
-        assert [(n.originator_id, n.originator_version, n.topic, n.state)
-                for n in app.recorder.select_notifications(1, 10)] == [
-            (e.originator_id, e.originator_version, e.topic, e.state) for e in first + second]
     finally:
         app.close()
 
