@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -68,6 +69,10 @@ def table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return out
 
 
+# What was tried and left out, kept by hand and copied onto every page (bench/attempts.md).
+ATTEMPTS = Path(__file__).with_name("attempts.md")
+
+
 def render(results: list[Result], machine: dict, intro: list[str]) -> str:
     lines = ["# Benchmarks", "", *intro, "", "## The machine", ""]
     lines += table(["", ""], [[k, v] for k, v in machine.items()])
@@ -83,6 +88,7 @@ def render(results: list[Result], machine: dict, intro: list[str]) -> str:
         if r.notes:
             lines += [""] if lines[-1] else []
             lines += [f"- {n}" for n in r.notes]
+    lines += ["", ATTEMPTS.read_text(encoding="utf-8").rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
