@@ -48,6 +48,11 @@ def make_game(client, sides=("Blue", "Red"), public=False, join=True, umpire_nam
     body = {"ruleset": "freeform", "public": public, "options": {"sides": list(sides), **options}}
     if umpire_named is not None:
         body["umpire"] = umpire_named
+    return start_game(client, body, join=join)
+
+
+def start_game(client, body: dict, join: bool = True) -> ApiGame:
+    """A game created from ``body`` and, with ``join``, every seat joined (handle: its name)."""
     r = client.post("/api/v1/games", json=body)
     assert r.status_code == 201, r.json
     game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
@@ -58,6 +63,11 @@ def make_game(client, sides=("Blue", "Red"), public=False, join=True, umpire_nam
             assert j.status_code == 201, j.json
             game.seats[seat] = bearer(j.json["token"])
     return game
+
+
+def proving_game(client, scenario: str | None = None) -> ApiGame:
+    """A proving-ground game (domain/rulesets/proving/), both seats joined."""
+    return start_game(client, {"ruleset": "proving", **({"scenario": scenario} if scenario else {})})
 
 
 def appoint_umpire(client, game: ApiGame, name: str = "Ann the umpire") -> None:

@@ -6,21 +6,8 @@ a cancelled order asks again; a bad policy is refused naming PG 5.4; the log ver
 from __future__ import annotations
 
 from domain.verify import verify_text
-from tests.api.conftest import ApiGame, bearer, umpire
+from tests.api.conftest import ApiGame, bearer, proving_game, umpire
 from tests.api.test_client import alice, bob, clean_env, server  # noqa: F401  (fixtures)
-
-
-def proving_game(client, scenario: str | None = None) -> ApiGame:
-    body = {"ruleset": "proving", **({"scenario": scenario} if scenario else {})}
-    r = client.post("/api/v1/games", json=body)
-    assert r.status_code == 201, r.json
-    game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
-    for seat, code in r.json["invites"].items():
-        j = client.post(f"/api/v1/games/{game.game_id}/join",
-                        json={"invite_code": code, "handle": seat.lower(), "client_seed": f"cs-{seat}"})
-        assert j.status_code == 201, j.json
-        game.seats[seat] = bearer(j.json["token"])
-    return game
 
 
 def set_policy(client, game: ApiGame, seat: str, policy_id: str, policy, kind: str = "opportunity_fire"):

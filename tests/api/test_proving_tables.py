@@ -8,20 +8,8 @@ import pytest
 
 from domain.rulesets.proving.tables import CRT
 from domain.rulesets.toolkit import tables
-from tests.api.conftest import ApiGame, bearer
+from tests.api.conftest import ApiGame, proving_game
 from workers import stats
-
-
-def proving_game(client) -> ApiGame:
-    r = client.post("/api/v1/games", json={"ruleset": "proving", "options": {}})
-    assert r.status_code == 201, r.json
-    game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
-    for seat, code in r.json["invites"].items():
-        j = client.post(f"/api/v1/games/{game.game_id}/join",
-                        json={"invite_code": code, "handle": seat.lower(), "client_seed": f"cs-{seat}"})
-        assert j.status_code == 201, j.json
-        game.seats[seat] = bearer(j.json["token"])
-    return game
 
 
 def export_lines(client, game: ApiGame) -> list[dict]:
