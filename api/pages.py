@@ -81,12 +81,16 @@ def replay_page(game_id: str):
 
 
 # ------------------------------------------------------------------------------------- JSON ----
-@bp.get("/api/v1/rulesets/<name>")
-def ruleset(name: str):
+def _ruleset_or_404(name: str):
     try:
-        rules = find_ruleset(name)
+        return find_ruleset(name)
     except UnknownRuleset as exc:
         raise ApiProblem("not_found", str(exc)) from None
+
+
+@bp.get("/api/v1/rulesets/<name>")
+def ruleset(name: str):
+    rules = _ruleset_or_404(name)
     positions = [{"name": p.name, "title": p.title, "note": p.note} for p in rules.positions().values()]
     return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(),
                     "order_kinds": rules.order_kinds(), "positions": positions})
@@ -95,10 +99,7 @@ def ruleset(name: str):
 @bp.get("/api/v1/rulesets/<name>/rules")
 def ruleset_rules(name: str):
     """The ruleset's rules coverage, as ``warlog rules NAME --json`` prints it (docs/rulesets.md)."""
-    try:
-        rules = find_ruleset(name)
-    except UnknownRuleset as exc:
-        raise ApiProblem("not_found", str(exc)) from None
+    rules = _ruleset_or_404(name)
     return jsonify({"name": rules.name, "title": rules.title, **coverage.summary(rules.coverage())})
 
 
