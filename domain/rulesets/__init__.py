@@ -47,7 +47,7 @@ UMPIRE = "umpire"
 RESERVED_SEATS = frozenset({SYSTEM, UMPIRE})
 
 # Built-in rulesets, imported on first use (python-chess style: found by name).
-BUILTIN = ("freeform", "falklands", "proving")
+BUILTIN = ("freeform", "falklands", "proving", "stf")
 
 _REGISTRY: dict[str, "Ruleset"] = {}
 
