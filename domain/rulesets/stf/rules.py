@@ -118,7 +118,7 @@ class SolitaireTaskForce(Ruleset):
             raise RuleViolation(d.get("rule") or self.sequence_rule,
                                 f"answer the pending decision first: {d.get('prompt', d['kind'])}")
         if k.phases and state["phase"] not in k.phases:
-            raise RuleViolation(k.rule, f"a {k.name} order is given in the {' or '.join(k.phases)} phase, "
+            raise RuleViolation(k.rule, f"'{k.name}' is ordered in the {' or '.join(k.phases)} phase, "
                                         f"not in the {state['phase']} phase")
         ctx = Ctx(state, dice, HOOKS)
         k.handler(ctx, order)
@@ -128,6 +128,10 @@ class SolitaireTaskForce(Ruleset):
         state = core.evolve(state, event)
         apply = FOLD.get(type(event).__name__)
         return apply(state, event) if apply else state
+
+    def describe(self, event_type: str, data: dict) -> str | None:
+        from domain.rulesets.stf import narrate
+        return narrate.describe(event_type, data)
 
     def human_seats(self, seats: list[str]) -> list[str]:
         return ["Player"]
