@@ -27,6 +27,8 @@ SEAT = "Player"
 END_CHANCE = 0.35
 # At most this many of the Player's own orders in one phase, then the phase is ended.
 MOST_PER_PHASE = 6
+# A template's words for the pages and the CLI, not fields of the order (turn.py's templates).
+SHOWN_ONLY = ("label", "rule")
 
 
 class Stalled(AssertionError):
@@ -57,11 +59,11 @@ class RandomPlayer:
         self.rng.shuffle(others)
         done = self.given.get((state.get("turn"), state.get("phase")), 0)
         if ends and (not others or done >= self.most or self.rng.random() < self.end_chance):
-            yield dict(ends[0])
+            yield order_of(ends[0])
             return
         for o in others[:8]:
-            yield dict(o)
-        yield from (dict(o) for o in ends)
+            yield order_of(o)
+        yield from (order_of(o) for o in ends)
 
 
 def answers(decision: dict, offer: list[dict], rng: random.Random) -> Iterator[dict]:
@@ -72,7 +74,12 @@ def answers(decision: dict, offer: list[dict], rng: random.Random) -> Iterator[d
         yield {"kind": "declare", "decision": decision["id"], "value": rng.randint(opts["min"], opts["max"])}
     offer = list(offer)
     rng.shuffle(offer)
-    yield from (dict(o) for o in offer)
+    yield from (order_of(o) for o in offer)
+
+
+def order_of(template: dict) -> dict:
+    """The order a legal-order template stands for: the template less its words for readers."""
+    return {k: v for k, v in template.items() if k not in SHOWN_ONLY}
 
 
 def play_game(game: Any, rng: random.Random, seed_for: Any, *, player: RandomPlayer | None = None,

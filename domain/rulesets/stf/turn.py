@@ -80,7 +80,8 @@ def _declare_templates(state: dict) -> list[dict]:
     if d is None or d["kind"] != "declare":
         return []
     choices = d["options"].get("choices") or [d["options"].get("min")]
-    return [{"kind": "declare", "decision": d["id"], "value": c} for c in choices]
+    return [{"kind": "declare", "decision": d["id"], "value": c, "label": f"declare: {c}", "rule": d["rule"]}
+            for c in choices]
 
 
 @kind("declare", rule="STF 5.1", help="declare the base game's value a pending decision asks for",
@@ -101,7 +102,14 @@ def _decide_templates(state: dict) -> list[dict]:
     d = state["pending"][0] if state.get("pending") else None
     if d is None or d["kind"] == "declare":
         return []
-    return [{"kind": "decide", "decision": d["id"], "choice": c} for c in d["options"].get("choices", [])]
+    return [{"kind": "decide", "decision": d["id"], "choice": c, "label": f"decide: {_label(c)}", "rule": d["rule"]}
+            for c in d["options"].get("choices", [])]
+
+
+def _label(choice) -> str:
+    if isinstance(choice, dict):
+        return ", ".join(f"{k} {v}" for k, v in choice.items())
+    return str(choice)
 
 
 @kind("decide", rule="STF 6.7", help="answer a pending decision of the GameSystem's procedure",
@@ -137,7 +145,8 @@ def _pending(state: dict, order: dict, kind_: str | None) -> dict:
 
 # ---- the phases of a turn ------------------------------------------------------------------------
 @kind("end_phase", rule="STF 6.7", help="end the Player's part of this phase: the GameSystem's part follows",
-      templates=lambda state: [{"kind": "end_phase"}], phases=TURN)
+      templates=lambda state: [{"kind": "end_phase", "label": f"end the {state['phase']} phase", "rule": "STF 6.7"}],
+      phases=TURN)
 def end_phase(ctx: Ctx, order: dict) -> None:
     """STF 6.7: the Player has gone first; the GameSystem's steps of the phase run, in the order
     data/sequence.json lists them, then the ``advance`` step."""

@@ -42,7 +42,7 @@ def test_stf_6_7_the_player_goes_first_in_each_phase_and_the_system_never_orders
     for phase in TURN:
         st = in_turn(phase)
         assert R.actors(st) == ["Player"]
-        assert {"kind": "end_phase"} in R.legal_orders(st, "Player")
+        assert {"kind": "end_phase", "label": f"end the {phase} phase", "rule": "STF 6.7"} in R.legal_orders(st, "Player")
         assert R.legal_orders(st, "system") == []
     with pytest.raises(RuleViolation) as refused:
         R.decide(in_turn("Movement"), "system", {"kind": "end_phase"}, NoDice())
@@ -71,7 +71,7 @@ def test_stf_6_7_orders_of_another_phase_are_refused_naming_the_rule():
         with pytest.raises(RuleViolation) as refused:
             play(at_phase(initial(), phase, turn=0), {"kind": "end_phase"})
         assert refused.value.rule == "STF 6.7" and f"not in the {phase} phase" in str(refused.value)
-        assert {"kind": "end_phase"} not in R.legal_orders(at_phase(initial(), phase, turn=0), "Player")
+        assert all(o["kind"] != "end_phase" for o in R.legal_orders(at_phase(initial(), phase, turn=0), "Player"))
 
 
 def test_stf_6_7_an_unknown_kind_is_malformed_naming_the_rule_and_field():
@@ -141,8 +141,8 @@ def test_stf_5_1_the_player_declares_the_base_games_random_event_each_turn():
     assert d["options"]["choices"] == spec["choices"] and d["options"]["what"] == "random_events"
     assert "Turn 2" in d["prompt"]
     assert R.actors(st) == ["Player"]
-    assert R.legal_orders(st, "Player") == [{"kind": "declare", "decision": d["id"], "value": c}
-                                            for c in spec["choices"]]
+    assert R.legal_orders(st, "Player") == [{"kind": "declare", "decision": d["id"], "value": c,
+                                             "label": f"declare: {c}", "rule": "STF 5.1"} for c in spec["choices"]]
 
 
 def test_stf_5_1_a_squall_is_recorded_as_declared_and_the_gamesystem_keeps_its_movement():
@@ -219,8 +219,8 @@ def with_choice_pending(phase: str = "Strike") -> dict:
 
 def test_decide_takes_one_of_the_listed_choices_and_resumes_the_asking_procedure():
     st = with_choice_pending()
-    assert R.legal_orders(st, "Player") == [{"kind": "decide", "decision": "target-4", "choice": c}
-                                            for c in ("P1", "P2")]
+    assert R.legal_orders(st, "Player") == [{"kind": "decide", "decision": "target-4", "choice": c,
+                                             "label": f"decide: {c}", "rule": "STF 10.4"} for c in ("P1", "P2")]
     out, st2 = play(st, {"kind": "decide", "decision": "target-4", "choice": "P2"})
     assert names(out) == ["DecisionResolved", "PhaseAdvanced"]
     assert events_of(out, "DecisionResolved")[0] == {"decision_id": "target-4", "seat": "Player", "choice": "P2"}
