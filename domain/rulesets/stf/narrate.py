@@ -15,6 +15,7 @@ from typing import Any, Callable
 from domain import events as ev
 
 SEATS = {"Player": "the Player", "system": "the GameSystem"}
+LONGEST = 8  # a list longer than this is cut: "a, b, ... and 5 more"
 KINDS = {"tf": "task force", "subron": "subron"}
 
 
@@ -25,7 +26,8 @@ def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
-        return ", ".join(_text(v) for v in value) or "none"
+        shown = ", ".join(_text(v) for v in value[:LONGEST]) or "none"
+        return shown + (f" and {len(value) - LONGEST} more" if len(value) > LONGEST else "")
     if isinstance(value, dict):
         return ", ".join(f"{_words(k)} {_text(v)}" for k, v in value.items()) or "none"
     return str(value)
@@ -72,12 +74,15 @@ def _sides(value: Any) -> str:
 
 CAMPAIGN_VALUES: dict[str, Callable[[Any], str]] = {
     "commitment": _commitment,
+    "commitment_table": _commitment,
+    "system_side": lambda v: "not yet known" if v is None else _text(v),
     "ground_aviation": _sides,
     "tactical": _sides,
     "invader": lambda v: {"Player": "the Player", "system": "the GameSystem"}.get(v, _text(v)),
 }
 CAMPAIGN_KEYS = {
     "player_side": "Player's side", "system_side": "GameSystem's side", "commitment": "commitment limits",
+    "commitment_table": "commitment limits on the table",
     "ground_aviation": "ground aviation squadrons", "tactical": "tactical coordination",
     "system_airbase": "GameSystem's airbase", "player_airbases": "Player's airbases",
     "invasion_target": "invasion target megahex",
@@ -160,10 +165,18 @@ def _pool(d: dict) -> str:
 
 
 def _plain(event_type: str, d: dict) -> str:
-    """A line for an ``stf`` event with none of its own: its name and fields, its rule and why."""
+    """A line for an ``stf`` event with none of its own: its name and fields, its rule and why
+    ("Player air action: LBNA patrol — unit badger (STF 2.6.1)"); a lone ``changes`` or ``detail``
+    object is told by its contents."""
     name = "".join(f" {c.lower()}" if c.isupper() else c for c in event_type).strip().capitalize()
     fields = {k: v for k, v in d.items() if k not in ("rule", "why")}
-    return f"{name}: {_text(fields)}{_tail(d)}" if fields else f"{name}{_tail(d)}"
+    head = f"{name}: {_text(fields.pop('what'))}" if "what" in fields else name
+    for key in ("changes", "detail"):
+        if isinstance(fields.get(key), dict):
+            fields = {**{k: v for k, v in fields.items() if k != key}, **fields[key]}
+    if fields:
+        head += (" — " if "what" in d else ": ") + _text(fields)
+    return head + _tail(d)
 
 
 LINES: dict[str, Callable[[dict], str]] = {

@@ -346,3 +346,22 @@ def test_narration_through_the_projection_names_the_rule_and_why():
     line = {"type": "GroupRemoved", "data": {"group": "TF2", "status": "retired", "rule": "STF 12.9",
                                              "why": "reached Megahex 63"}}
     assert describe(line, R) == "TF2 removed: retired (STF 12.9): reached Megahex 63"
+
+
+def test_an_stf_event_of_another_part_without_its_own_line_reads_from_its_fields():
+    from domain.rulesets.stf import narrate
+
+    assert narrate._plain("PlayerAirAction", {"what": "LBNA patrol", "detail": {"unit": "badger", "megahex": 1},
+                                              "rule": "STF 2.6.1"}) == \
+        "Player air action: LBNA patrol — unit badger, megahex 1 (STF 2.6.1)"
+    assert narrate._plain("LbnaChanged", {"changes": {"used_badger": 1}, "rule": "STF 2.6.1", "why": "a patrol"}) == \
+        "Lbna changed: used badger 1 (STF 2.6.1): a patrol"
+    assert narrate._plain("Nothing", {}) == "Nothing"
+    assert R.describe("NoSuchEventAnywhere", {"rule": "STF 1.1"}) is None  # not an stf event: the generic line
+
+
+def test_narration_cuts_a_long_list_and_says_an_unknown_side_is_not_yet_known():
+    line = R.describe("CampaignFixed", {"key": "player_airbases", "value": [f"b{k}" for k in range(10)], "rule": "STF 2.2"})
+    assert line == "Campaign: Player's airbases b0, b1, b2, b3, b4, b5, b6, b7 and 2 more (STF 2.2)"
+    assert R.describe("CampaignFixed", {"key": "system_side", "value": None, "rule": "STF 8.8"}) == \
+        "Campaign: GameSystem's side not yet known (STF 8.8)"
