@@ -106,9 +106,14 @@ def test_the_players_game_page_shows_the_stf_game_its_orders_and_its_board(serve
         send(page, "OrderAccepted")
         after = game.get("/state")["state"]
         assert (after["phase"], after["pending"]) != (state["phase"], [])
-        if after["pending"]:  # STF 5.1: the random event to declare shows in the pending panel
+        if after["pending"] and after["pending"][0]["kind"] == "declare":
+            # STF 5.1: the random event to declare shows in the pending panel, one choice a radio
             page.wait_for_selector("#pending-box:not([hidden])")
             assert after["pending"][0]["prompt"].split(":")[0] in page.text_content("#pending")
+            value = after["pending"][0]["options"]["choices"][-1]
+            page.locator("#kinds label", has_text=f"declare: {value}").locator("input").check()
+            send(page, "ResultDeclared")
+            assert f"declared the random event of the turn: {value}" in page.text_content("#result")
     shoot(page, shots / "stf-game.png")
     tab_phone = open_game(open_tab, game, 375, 740)
     no_horizontal_scroll(tab_phone.page)

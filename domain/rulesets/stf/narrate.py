@@ -179,7 +179,19 @@ def _plain(event_type: str, d: dict) -> str:
     return head + _tail(d)
 
 
-LINES: dict[str, Callable[[dict], str]] = {
+def _order(d: dict) -> str | None:
+    """The turn's own orders in words; any other order keeps the generic line."""
+    order = d.get("order") if isinstance(d.get("order"), dict) else {}
+    seat = d.get("seat", "Player")
+    if order.get("kind") == "end_phase":
+        return f"{seat} ends its part of the phase; the GameSystem's follows (STF 6.7)"
+    if order.get("kind") == "declare":
+        return f"{seat} declares {_text(order.get('value'))} for {order.get('decision', '?')}"
+    return None
+
+
+LINES: dict[str, Callable[[dict], str | None]] = {
+    "OrderAccepted": _order,
     "CampaignFixed": _campaign,
     "GroupPlaced": _placed,
     "GroupMoved": _moved,

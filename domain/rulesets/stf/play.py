@@ -28,7 +28,7 @@ END_CHANCE = 0.35
 # At most this many of the Player's own orders in one phase, then the phase is ended.
 MOST_PER_PHASE = 6
 # A template's words for the pages and the CLI, not fields of the order (turn.py's templates).
-SHOWN_ONLY = ("label", "rule")
+SHOWN_ONLY = ("title", "rule")
 
 
 class Stalled(AssertionError):

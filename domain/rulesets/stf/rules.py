@@ -45,18 +45,20 @@ class Kind:
     templates: Callable[[dict], list[dict]]
     phases: tuple = ()
     fields: dict = field(default_factory=dict)
+    head: str | None = None
 
 
 KINDS: dict[str, Kind] = {}
 
 
 def kind(name: str, *, rule: str, help: str, templates: Callable[[dict], list[dict]],
-         phases: tuple | list = (), fields: dict | None = None):
-    """Register the handler of order kind ``name`` (a module of this package, at import)."""
+         phases: tuple | list = (), fields: dict | None = None, head: str | None = None):
+    """Register the handler of order kind ``name`` (a module of this package, at import);
+    ``head`` formats the first line ``warlog legal`` prints for a template (docs/rulesets.md)."""
     def register(fn: Callable[[Ctx, dict], None]):
         if name in KINDS:
             raise ValueError(f"stf: order kind {name!r} is registered twice")
-        KINDS[name] = Kind(name, rule, help, fn, templates, tuple(phases), dict(fields or {}))
+        KINDS[name] = Kind(name, rule, help, fn, templates, tuple(phases), dict(fields or {}), head)
         return fn
     return register
 
@@ -103,7 +105,8 @@ class SolitaireTaskForce(Ruleset):
         return out
 
     def order_kinds(self) -> list[dict]:
-        return [{"kind": k.name, "rule": k.rule, "help": k.help, "fields": dict(k.fields)} for k in KINDS.values()]
+        return [{"kind": k.name, "rule": k.rule, "help": k.help, "fields": dict(k.fields),
+                 **({"head": k.head} if k.head else {})} for k in KINDS.values()]
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         if seat != "Player":

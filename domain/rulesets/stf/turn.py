@@ -80,12 +80,13 @@ def _declare_templates(state: dict) -> list[dict]:
     if d is None or d["kind"] != "declare":
         return []
     choices = d["options"].get("choices") or [d["options"].get("min")]
-    return [{"kind": "declare", "decision": d["id"], "value": c, "label": f"declare: {c}", "rule": d["rule"]}
+    return [{"kind": "declare", "decision": d["id"], "value": c, "title": f"declare: {c}", "rule": d["rule"]}
             for c in choices]
 
 
 @kind("declare", rule="STF 5.1", help="declare the base game's value a pending decision asks for",
-      templates=_declare_templates, fields={"decision": "the pending decision's id", "value": "the value"})
+      templates=_declare_templates, fields={"decision": "the pending decision's id", "value": "the value"},
+      head="declare {value} for {decision}")
 def declare(ctx: Ctx, order: dict) -> None:
     d = _pending(ctx.state, order, "declare")
     spec = DECLARABLE[d["options"]["what"]]
@@ -102,7 +103,7 @@ def _decide_templates(state: dict) -> list[dict]:
     d = state["pending"][0] if state.get("pending") else None
     if d is None or d["kind"] == "declare":
         return []
-    return [{"kind": "decide", "decision": d["id"], "choice": c, "label": f"decide: {_label(c)}", "rule": d["rule"]}
+    return [{"kind": "decide", "decision": d["id"], "choice": c, "title": f"decide: {_label(c)}", "rule": d["rule"]}
             for c in d["options"].get("choices", [])]
 
 
@@ -113,7 +114,8 @@ def _label(choice) -> str:
 
 
 @kind("decide", rule="STF 6.7", help="answer a pending decision of the GameSystem's procedure",
-      templates=_decide_templates, fields={"decision": "the pending decision's id", "choice": "the answer"})
+      templates=_decide_templates, fields={"decision": "the pending decision's id", "choice": "the answer"},
+      head="decide {decision}")
 def decide(ctx: Ctx, order: dict) -> None:
     """A decision that lists its ``choices`` takes one of them (else it is refused naming the
     decision's rule); one that does not is checked by the asking step when it resumes."""
@@ -145,8 +147,8 @@ def _pending(state: dict, order: dict, kind_: str | None) -> dict:
 
 # ---- the phases of a turn ------------------------------------------------------------------------
 @kind("end_phase", rule="STF 6.7", help="end the Player's part of this phase: the GameSystem's part follows",
-      templates=lambda state: [{"kind": "end_phase", "label": f"end the {state['phase']} phase", "rule": "STF 6.7"}],
-      phases=TURN)
+      templates=lambda state: [{"kind": "end_phase", "title": f"end the {state['phase']} phase", "rule": "STF 6.7"}],
+      phases=TURN, head="end_phase: {title}")
 def end_phase(ctx: Ctx, order: dict) -> None:
     """STF 6.7: the Player has gone first; the GameSystem's steps of the phase run, in the order
     data/sequence.json lists them, then the ``advance`` step."""

@@ -42,7 +42,7 @@ def test_stf_6_7_the_player_goes_first_in_each_phase_and_the_system_never_orders
     for phase in TURN:
         st = in_turn(phase)
         assert R.actors(st) == ["Player"]
-        assert {"kind": "end_phase", "label": f"end the {phase} phase", "rule": "STF 6.7"} in R.legal_orders(st, "Player")
+        assert {"kind": "end_phase", "title": f"end the {phase} phase", "rule": "STF 6.7"} in R.legal_orders(st, "Player")
         assert R.legal_orders(st, "system") == []
     with pytest.raises(RuleViolation) as refused:
         R.decide(in_turn("Movement"), "system", {"kind": "end_phase"}, NoDice())
@@ -142,7 +142,7 @@ def test_stf_5_1_the_player_declares_the_base_games_random_event_each_turn():
     assert "Turn 2" in d["prompt"]
     assert R.actors(st) == ["Player"]
     assert R.legal_orders(st, "Player") == [{"kind": "declare", "decision": d["id"], "value": c,
-                                             "label": f"declare: {c}", "rule": "STF 5.1"} for c in spec["choices"]]
+                                             "title": f"declare: {c}", "rule": "STF 5.1"} for c in spec["choices"]]
 
 
 def test_stf_5_1_a_squall_is_recorded_as_declared_and_the_gamesystem_keeps_its_movement():
@@ -220,7 +220,7 @@ def with_choice_pending(phase: str = "Strike") -> dict:
 def test_decide_takes_one_of_the_listed_choices_and_resumes_the_asking_procedure():
     st = with_choice_pending()
     assert R.legal_orders(st, "Player") == [{"kind": "decide", "decision": "target-4", "choice": c,
-                                             "label": f"decide: {c}", "rule": "STF 10.4"} for c in ("P1", "P2")]
+                                             "title": f"decide: {c}", "rule": "STF 10.4"} for c in ("P1", "P2")]
     out, st2 = play(st, {"kind": "decide", "decision": "target-4", "choice": "P2"})
     assert names(out) == ["DecisionResolved", "PhaseAdvanced"]
     assert events_of(out, "DecisionResolved")[0] == {"decision_id": "target-4", "seat": "Player", "choice": "P2"}
@@ -326,6 +326,10 @@ def test_every_gamesystem_step_of_the_sequence_is_registered():
                     "why": "Air Attack Table, roll 4"},
      "GameSystem: air strike — strike 2, escort 1 (STF 10.10): Air Attack Table, roll 4"),
     ("PoolSet", {"pool": {"a": {}, "b": {}, "c": {}}, "rule": "STF 1.7"}, "Countermix set: 3 counters to draw from (STF 1.7)"),
+    ("OrderAccepted", {"seat": "Player", "order": {"kind": "end_phase"}},
+     "Player ends its part of the phase; the GameSystem's follows (STF 6.7)"),
+    ("OrderAccepted", {"seat": "Player", "order": {"kind": "declare", "decision": "declare-2", "value": "squall"}},
+     "Player declares squall for declare-2"),
 ])
 def test_narration_gives_each_stf_event_its_line(event_type, data, line):
     assert R.describe(event_type, data) == line
@@ -338,6 +342,8 @@ def test_narration_never_raises_on_missing_fields_and_leaves_generic_events_to_t
         assert isinstance(R.describe(event_type, {"group": None, "units": None, "changes": None}), str)
     assert R.describe("PhaseAdvanced", {"turn": 1, "phase": "Movement", "rule": "STF 7.1"}) is None
     assert R.describe("ResultDeclared", {"what": "x"}) is None
+    assert R.describe("OrderAccepted", {"seat": "Player", "order": {"kind": "campaign"}}) is None
+    assert R.describe("OrderAccepted", {}) is None
 
 
 def test_narration_through_the_projection_names_the_rule_and_why():
