@@ -308,7 +308,23 @@ def _buy_templates(state: dict) -> list[dict]:
                      key=lambda c: (value(pool[c]), c))[:ESCORTS_PER_CARRIER * carriers]
     if len(escorts) < ESCORTS_PER_CARRIER * carriers or purchase_cost(pool, escorts, 0, []) > points:
         return []
-    return [{"kind": "buy", "units": escorts, "sosus": 0, "ssm_upgrades": []}]
+    out = [{"kind": "buy", "units": escorts, "sosus": 0, "ssm_upgrades": []}]
+    # A fuller force: the escorts, then one of each class the points still buy (the dearest first),
+    # then SOSUS (US) and (x2) SSM on its destroyers and frigates with what is left.
+    full, left = list(escorts), points - purchase_cost(pool, escorts, 0, [])
+    for cls in ("BB", "CG", "CL", "DD", "FF", "SSN", "SS", "PC"):
+        for cid in sorted(c for c, u in pool.items() if u["nation"] == nation and u["class"] == cls):
+            if cid not in full and value(pool[cid]) <= left:
+                full.append(cid)
+                left -= value(pool[cid])
+                break
+    sosus = 2 if camp.get("player_side") == "US" and left >= 1 else 0
+    left -= sosus // SOSUS_PER_POINT
+    upgrades = [c for c in full if pool[c]["class"] in UPGRADE_CLASSES and pool[c]["ssm"] and pool[c]["ssm_loads"] < 2]
+    upgrades = upgrades[:max(left, 0)]
+    if full != escorts or sosus:
+        out.append({"kind": "buy", "units": full, "sosus": sosus, "ssm_upgrades": upgrades})
+    return out
 
 
 @kind("buy", rule="STF 1.5", phases=("Forces",), templates=_buy_templates,

@@ -409,8 +409,33 @@ def test_stf_1_7_the_forces_orders_offered_are_legal_in_turn():
     assert {"kind": "draw_carriers"} in R.legal_orders(st, "Player")
     st = drawn(st, US_A)
     buy = [o for o in R.legal_orders(st, "Player") if o["kind"] == "buy"]
-    assert len(buy) == 1
-    _, st = play(st, buy[0])
+    assert buy[0] == {"kind": "buy", "units": ["us-ff-1", "us-ff-2", "us-ff-3"], "sosus": 0, "ssm_upgrades": []}
+    assert len(buy) == 2 and buy[1]["sosus"] == 2  # the fuller force the points still buy
+    _, st = play(st, buy[1])
+    assert st["campaign"]["player_purchase"]["points"] <= 21
     form = [o for o in R.legal_orders(st, "Player") if o["kind"] == "form_groups"]
     _, st = play(st, form[0])
-    assert st["phase"] == "Deployment" and all(u["group"] for u in st["units"].values())
+    assert st["phase"] == "Deployment"
+    assert all(u["group"] for u in st["units"].values() if u["class"] != "SOSUS")
+
+
+@pytest.mark.parametrize("side,map_,carriers,points", [
+    ("US", "giuk", 1, 14), ("US", "mediterranean", 2, 35), ("US", "caribbean", 2, 40),
+    ("Soviet", "giuk", 2, 35), ("Soviet", "mediterranean", 0, 24)])
+def test_stf_1_7_the_real_countermix_gives_every_draw_a_legal_force(side, map_, carriers, points):
+    """Whichever carriers the Player draws, the countermix holds their escorts and free freighters
+    within the smallest commitment limit of STF 1.5 (the orders offered lead to deployment)."""
+    st = forces_state(side=side, map_=map_, points=points, carriers=carriers, invader="Player")
+    cands = sorted(c for c, x in forces.COUNTERS.items() if x["class"] == "CV" and x["nation"] in forces.groupings(st))
+    for face in range(1, len(cands) + 1) if carriers else [None]:
+        now = st
+        if carriers:
+            _, now = play(st, {"kind": "draw_carriers"}, FixedDice(face, default=1))
+        buys = [o for o in R.legal_orders(now, "Player") if o["kind"] == "buy"]
+        assert buys, f"no legal purchase after drawing {cands[face - 1] if face else 'no carrier'}"
+        for buy in buys:
+            _, end = play(now, buy)
+            form = [o for o in R.legal_orders(end, "Player") if o["kind"] == "form_groups"]
+            _, end = play(end, form[0])
+            assert end["phase"] == "Deployment"
+            assert sum(1 for u in end["units"].values() if u.get("invasion")) == 8
