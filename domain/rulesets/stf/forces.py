@@ -324,6 +324,8 @@ def _buy_templates(state: dict) -> list[dict]:
     upgrades = upgrades[:max(left, 0)]
     if full != escorts or sosus:
         out.append({"kind": "buy", "units": full, "sosus": sosus, "ssm_upgrades": upgrades})
+        if not escorts:
+            out.pop(0)  # without a carrier the cheapest force is no force: offer the fuller one
     return out
 
 
@@ -491,9 +493,9 @@ def form_groups(ctx: Ctx, order: dict) -> None:
 def _form(ctx: Ctx, order: dict) -> None:
     state = ctx.state
     groups = order.get("groups")
-    if not isinstance(groups, list) or not groups or not all(isinstance(g, dict) for g in groups):
-        raise InvalidOrder("'groups' is a list of {kind, units, leader}", rule="STF 1.14", field="groups")
     force = player_force(state)
+    if not isinstance(groups, list) or not (groups or not force) or not all(isinstance(g, dict) for g in groups):
+        raise InvalidOrder("'groups' is a list of {kind, units, leader}", rule="STF 1.14", field="groups")
     seen: list[str] = []
     plan = []
     for n, g in enumerate(groups, start=1):

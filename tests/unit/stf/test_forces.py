@@ -318,6 +318,14 @@ def test_stf_1_14_every_ship_and_sub_joins_one_group():
             "STF 1.7")
 
 
+def test_stf_1_14_a_player_who_buys_no_ship_forms_no_group():
+    st = forces_state(carriers=0, points=24, pool=small_pool())
+    out, after = play(st, {"kind": "buy", "units": [], "sosus": 4})
+    refused(after, {"kind": "form_groups", "groups": [{"kind": "tf", "units": ["SOSUS1"]}]}, "STF 6.1")
+    out, after = play(after, {"kind": "form_groups", "groups": []})
+    assert names(out) == ["PhaseAdvanced"] and after["groups"] == {}
+
+
 def test_stf_1_14_buy_may_form_the_groups_at_once():
     st = drawn(forces_state(points=21, pool=small_pool()), US_B)
     out, after = play(st, {"kind": "buy", "units": ["us-ff-1", "us-ff-2", "us-dd-1"], "groups": [
