@@ -52,6 +52,7 @@ CV_CG_SSM_LOADS = 2             # STF 13.4
 SUB_TORPEDOES = {"US": 4, "NATO": 4, "Soviet": 3}  # STF 13.5, 13.6
 EXTRA_AV8_SHIP, AV8_KIND = "Invincible", "M"  # STF 13.3 (the AV8 Sea Harrier flies as an M squadron)
 TOMAHAWK = "Tomahawk"           # STF 13.9
+SUB_SPEED = {"SSN": 2, "SS": 1}  # STF 7.1
 
 
 def load_countermix(dataset: Dataset, name: str = COUNTERMIX_FILE) -> dict:
@@ -95,13 +96,20 @@ def text_conflict(c: dict) -> str | None:
     if cls in ("CV", "CG") and c["ssm_loads"] != CV_CG_SSM_LOADS:
         return "CV and CG carry (x2) SSM (STF 13.4)"
     if cls in SUBS and c["torpedoes"] != SUB_TORPEDOES[c["nation"]]:
-        return f"{c['nation']} subs carry (x{SUB_TORPEDOES[c['nation']]}) torpedoes (STF 13.5, 13.6)"
+        return (f"{c['nation']} subs carry (x{SUB_TORPEDOES[c['nation']]}) torpedoes "
+                f"(STF {'13.6' if c['nation'] == 'Soviet' else '13.5'})")
     if cls == "FF" and TOMAHAWK in (c["ssm_type"] or ""):
         return "no Tomahawk on a FF (STF 13.9)"
-    if cls in ("DD", "FF", "PC") and c["ssm_loads"] > 2:
-        return "a DD, FF or PC carries at most (x2) SSM (STF 13.7, 13.8)"
+    if cls in ("DD", "FF") and c["ssm_loads"] > 2:
+        return "a DD or FF carries at most (x2) SSM (STF 13.7)"
     if cls == "FR" and c["value"] != 0:
         return "freighters come free (STF 1.11, 1.12)"
+    if cls in ("CG", "FR") and c["ship_class"] not in CLASS_VP and c["vp"] != 5:
+        return "a CG and a freighter are worth 5 VP each (STF 11.8)"
+    if cls == "DD" and c["value"] != 4:
+        return "a DD costs 4 deployment points (STF 8.9)"
+    if cls in SUBS and c["speed"] != SUB_SPEED[cls]:
+        return "an SSN moves 2 hexes a turn, a conventional sub 1 (STF 7.1)"
     return None
 
 

@@ -106,6 +106,20 @@ def test_stf_1_4_the_loader_refuses_a_us_carrier_not_worth_25(tmp_path):
         forces.load_countermix(Dataset(tmp_path))
 
 
+@pytest.mark.parametrize("cid,field,bad,rule", [
+    ("us-cv-nimitz", "value", 10, "STF 1.4"), ("us-bb-iowa", "vp", 8, "STF 13.1"), ("sov-cg-kirov", "vp", 5, "STF 13.1"),
+    ("us-cg-belknap", "vp", 4, "STF 11.8"), ("us-fr-algol", "vp", 3, "STF 11.8"), ("us-fr-algol", "value", 1, "STF 1.11"),
+    ("nato-dd-bristol", "value", 3, "STF 8.9"), ("sov-cg-slava", "ssm_loads", 1, "STF 13.4"),
+    ("us-ssn-memphis", "torpedoes", 3, "STF 13.5"), ("sov-ss-b-4", "torpedoes", 4, "STF 13.6"),
+    ("sov-ss-b-4", "speed", 2, "STF 7.1"), ("us-ff-knox", "ssm_loads", 3, "STF 13.7")])
+def test_stf_1_4_the_loader_refuses_a_correction_against_the_text(tmp_path, cid, field, bad, rule):
+    doc = json.loads((DATA.directory / "countermix.json").read_text())
+    doc["counters"][cid][field] = bad
+    (tmp_path / "countermix.json").write_text(json.dumps(doc))
+    with pytest.raises(DataError, match=rf"counters\.{cid}: .*\({rule}"):
+        forces.load_countermix(Dataset(tmp_path))
+
+
 def test_stf_1_4_every_guess_of_the_countermix_is_listed():
     ds = Dataset(DATA.directory)
     forces.load_countermix(ds)
