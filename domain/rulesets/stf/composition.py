@@ -323,17 +323,23 @@ def make_unit(state: dict, cid: str) -> dict:
     return {**unit, "id": cid, "counter": cid, "group": None, "hits": 0, "sunk": False}
 
 
-def draw(ctx: Ctx, gid: str, nation: str, cls: str, *, rule: str = "STF 8.10", role: str | None = None) -> str:
-    """STF 8.10: one counter of ``cls`` at random among the remaining ones (one die, no roll when
-    one is left); returns its id."""
+def draw(ctx: Ctx, gid: str, nation: str, cls: str, count: int = 1, *, rule: str = "STF 8.10",
+         role: str | None = None) -> list[str]:
+    """STF 8.10: ``count`` counters of ``cls`` drawn at random among the remaining ones, one die
+    a draw (a die of as many faces as counters are left); when no more are left than are wanted,
+    all of them, without a roll. Returns their ids in the order drawn."""
     left = remaining(ctx.state, nation, cls, role)
-    if len(left) == 1:
-        return left[0]
+    if count >= len(left):
+        return left
     names = ctx.state["pool"]
-    made = ctx.roll(1, len(left), seat="system", rule=rule, units=[gid],
-                    purpose=f"{gid}: draw one of the {len(left)} remaining {nation} {cls} counters (STF 8.10)",
-                    target={"counters": left}, outcome=lambda v: f"{left[v[0] - 1]} ({names[left[v[0] - 1]].get('name')})")
-    return left[made.total - 1]
+    out = []
+    for _ in range(count):
+        made = ctx.roll(1, len(left), seat="system", rule=rule, units=[gid],
+                        purpose=f"{gid}: draw one of the {len(left)} remaining {nation} {cls} counters (STF 8.10)",
+                        target={"counters": list(left)},
+                        outcome=lambda v, left=list(left): f"{left[v[0] - 1]} ({names[left[v[0] - 1]].get('name')})")
+        out.append(left.pop(made.total - 1))
+    return out
 
 
 def assign(ctx: Ctx, gid: str, cid: str, points: int, rule: str, why: str) -> None:
@@ -341,35 +347,42 @@ def assign(ctx: Ctx, gid: str, cid: str, points: int, rule: str, why: str) -> No
     ctx.emit(UnitsAssigned, group=gid, units={unit["id"]: unit}, points=points, rule=rule, why=why)
 
 
+def _cost(state: dict, nation: str, wanted: str, actual: str, cid: str) -> int:
+    """STF 8.9: a lower substitute costs what the wanted class costs; the class itself or a
+    higher substitute costs its own value."""
+    if actual in _lower(wanted):
+        return class_value(state, nation, wanted)
+    return int(state["pool"][cid]["value"])
+
+
 def place_line(ctx: Ctx, gid: str, nation: str, count: int, cls: str, row: str) -> int:
     """Draw one line of the table (``count`` units of ``cls``); returns the points they cost."""
     spent = 0
-    if cls in SUB_CLASSES:
+    line = f"{row}: {count}{cls}"
+    if cls in SUB_CLASSES:  # one class for the whole subron (STF 8.9)
         actual, note = pick_class(ctx.state, nation, cls, count)
-        if actual is None:  # no class can give them all: the one with most left, all of one class
+        if actual is None:
             options = [c for c in (cls, *_neighbours(ctx.state, nation, cls)) if c]
             actual = max(options, key=lambda c: len(remaining(ctx.state, nation, c)))
             note = (f"the countermix cannot give {count} {cls} nor {count} of a neighbouring class: "
                     f"{actual}, as many as are left (STF 8.9: SSN and SS never in one subron)")
-        for _ in range(count):
-            if not remaining(ctx.state, nation, actual):
-                break
-            cid = draw(ctx, gid, nation, actual)
-            cost = class_value(ctx.state, nation, cls) if actual in _lower(cls) else int(ctx.state["pool"][cid]["value"])
-            assign(ctx, gid, cid, cost, "STF 8.9" if note else "STF 8.10",
-                   f"{row}: {count}{cls}" + (f"; {note}" if note else ""))
+        for cid in draw(ctx, gid, nation, actual, count):
+            cost = _cost(ctx.state, nation, cls, actual, cid)
+            assign(ctx, gid, cid, cost, "STF 8.9" if actual != cls else "STF 8.10", line + (f"; {note}" if note else ""))
             spent += cost
         return spent
-    for _ in range(count):
+    need = count
+    while need > 0:
         actual, note = pick_class(ctx.state, nation, cls)
         if actual is None:
-            ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 8.9", why=f"{row}: one {cls} not placed: {note}")
-            continue
-        cid = draw(ctx, gid, nation, actual)
-        cost = class_value(ctx.state, nation, cls) if actual in _lower(cls) else int(ctx.state["pool"][cid]["value"])
-        assign(ctx, gid, cid, cost, "STF 8.9" if note else "STF 8.10",
-               f"{row}: {count}{cls}" + (f"; {note}" if note else ""))
-        spent += cost
+            ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 8.9",
+                     why=f"{line}: {need} {cls} not placed: {note}")
+            break
+        for cid in draw(ctx, gid, nation, actual, min(need, len(remaining(ctx.state, nation, actual)))):
+            cost = _cost(ctx.state, nation, cls, actual, cid)
+            assign(ctx, gid, cid, cost, "STF 8.9" if note else "STF 8.10", line + (f"; {note}" if note else ""))
+            spent += cost
+            need -= 1
     return spent
 
 
@@ -397,10 +410,7 @@ def freighters(ctx: Ctx, gid: str, nation: str, starred: bool) -> None:
     why = ("STF 1.11: the first revealed CV task force carries the invasion freighters" if cv else
            "the Precise Composition Table's *: no CV group is Precise yet, so the invasion freighters are in "
            "this task force")
-    for _ in range(FREIGHTERS["count"]):
-        if not remaining(ctx.state, nation, FREIGHTERS["class"], "invasion"):
-            break
-        cid = draw(ctx, gid, nation, FREIGHTERS["class"], rule="STF 1.11", role="invasion")
+    for cid in draw(ctx, gid, nation, FREIGHTERS["class"], FREIGHTERS["count"], rule="STF 1.11", role="invasion"):
         unit = make_unit(ctx.state, cid)
         unit["invasion"] = True
         ctx.emit(UnitsAssigned, group=gid, units={cid: unit}, points=FREIGHTERS["points"], rule="STF 1.11",

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from domain.errors import InvalidOrder
 from domain.rulesets.stf import composition
-from domain.rulesets.stf.composition import (LEADERS, LEVELS, SEARCH, SEARCH_TABLES, DeploymentChanged,  # noqa: F401
-                                             estimate, reveal, roll_size, roll_table, set_points, sorted_ids)
+from domain.rulesets.stf.composition import (LEVELS, SEARCH, SEARCH_TABLES, estimate, reveal, roll_size,
+                                             roll_table, set_points, sorted_ids)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupRemoved
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit import declared, tables
 from domain.rulesets.toolkit.engine import Ctx, need, text
 
+DeploymentChanged = composition.DeploymentChanged  # the event of STF 8.12, 8.13 (defined with the total)
 SEARCH_VALUE = declared.load_declarable(SEARCH["declarable"]["search_value"], "search.json")
 DIE = SEARCH["search_die"]["dice"]
 DATA.guess("search.json", "search_die", "dice", SEARCH["search_die"]["provisional"])

@@ -240,11 +240,11 @@ def test_stf_8_7_precise_on_no_chit_rolls_a_false_contact_first():
 
 def test_stf_8_7_precise_determines_the_size_then_the_composition():
     st = search_state(system_group("TF1", chit="Tracked", intel="good"), pool=pool_of("Soviet", PC=3))
-    out, after = play(st, order(sv=9), FixedDice(5, 2, 1, 3, 2))  # 5-2=3: 6 less; size 2 small; row 1: 3PC
+    out, after = play(st, order(sv=9), FixedDice(5, 2, 1))  # 5-2=3: 6 less; size 2 small; row 1: 3PC, all 3 left
     rolls = rolls_of(out)
-    assert [r.rule for r in rolls] == ["STF 8.3-8.7", "STF 8.6", "STF 8.7", "STF 8.10", "STF 8.10"]
+    assert [r.rule for r in rolls] == ["STF 8.3-8.7", "STF 8.6", "STF 8.7"]
     assert rolls[2].outcome == "3PC" and rolls[2].target["column"] == "Captain TF"
-    assert [list(e["units"]) for e in events_of(out, "UnitsAssigned")] == [["sov-pc-3"], ["sov-pc-2"], ["sov-pc-1"]]
+    assert [list(e["units"]) for e in events_of(out, "UnitsAssigned")] == [["sov-pc-1"], ["sov-pc-2"], ["sov-pc-3"]]
     tf = after["groups"]["TF1"]
     assert tf["intel"] == "precise" and tf["chit"] == "Captain" and tf["nation"] == "Soviet"
     assert sorted(tf["units"]) == ["sov-pc-1", "sov-pc-2", "sov-pc-3"] and after["pool"] == {}
