@@ -32,7 +32,8 @@ DeploymentChanged = composition.DeploymentChanged  # the event of STF 8.12, 8.13
 SEARCH_VALUE = declared.load_declarable(SEARCH["declarable"]["search_value"], "search.json")
 DIE = SEARCH["search_die"]["dice"]
 DATA.guess("search.json", "search_die", "dice", SEARCH["search_die"]["provisional"])
-DATA.guess("search.json", "declarable.search_value", "min, max", SEARCH["declarable"]["search_value"]["provisional"])
+for _bound in ("min", "max"):
+    DATA.guess("search.json", "declarable.search_value", _bound, SEARCH["declarable"]["search_value"]["provisional"])
 CHIT_MODIFIERS = SEARCH["chit_modifiers"]["by_chit"]
 LADDER = SEARCH["ladder"]
 LEVEL_RULE = {row["level"]: row["rule"] for row in LADDER["rows"]}

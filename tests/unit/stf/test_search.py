@@ -4,13 +4,12 @@ increments. Each test starts from a built state with chosen dice."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.stf import composition, search
+from domain.rulesets.stf import search
 from domain.rulesets.stf.rules import SEQUENCE
 from domain.rulesets.toolkit import tables
 from tests.unit.stf.helpers import (FixedDice, NoDice, events_of, names, play, pool_of, rolls_of, run_step,
@@ -260,10 +259,6 @@ def test_stf_8_7_a_precise_sub_is_placed_in_shallow():
     assert "precise_reports" not in after["campaign"]  # STF 2.6.5 counts task forces
 
 
-def test_stf_8_7_the_text_says_precise_subs_go_shallow_and_chits_turn():
-    assert "turn its chit onto its normal side" in TEXT and "Place a Precise sub in Shallow" in TEXT
-
-
 # ---- STF 8.8: a Soviet Player's first Precise report fixes the enemy's nation ----------------------
 @pytest.mark.parametrize("die, nation", [(1, "NATO"), (2, "NATO"), (3, "US"), (4, "US"), (5, "US"), (6, "US")])
 def test_stf_8_8_the_first_precise_report_fixes_nato_or_us(die, nation):
@@ -346,7 +341,3 @@ def test_stf_8_3_no_dice_on_a_refused_search():
     with pytest.raises(RuleViolation):
         play(search_state(system_group("TF1")), order("P1"), NoDice())
 
-
-def test_stf_8_1_the_text_models_limited_intelligence_with_false_contacts():
-    assert re.search(r"numerous contacts, some of which are valid", TEXT)
-    assert composition.SEARCH_TABLES["false contact"].rows[1][2] == ("false contact",)
