@@ -91,7 +91,8 @@ def play_game(game: Any, rng: random.Random, seed_for: Any, *, player: RandomPla
     accepted = 0
     while not game.is_ended:
         if SEAT not in game.whose_move():
-            raise Stalled(f"nobody may act in turn {game.state.get('turn')}, {game.state.get('phase')}")
+            raise Stalled(f"the Player may not act ({', '.join(game.whose_move()) or 'nobody'} to move) in turn "
+                          f"{game.state.get('turn')}, {game.state.get('phase')}")
         refused: list[str] = []
         for order in player.candidates(game.rules, game.state, SEAT):
             before = game.state

@@ -135,13 +135,13 @@ def test_the_player_ends_the_phase_after_its_most_orders_in_it():
     assert next(player.candidates(Offer(), at_phase(st, "Movement", turn=2)))["kind"] == "move"
 
 
-def test_a_game_where_the_player_has_no_order_is_reported_as_stalled():
-    """Before the campaign's set-up orders exist (or if a phase offers nothing), play_game stops
-    with a reason instead of looping."""
-    if "an order of the Campaign phase" not in missing_parts():
-        pytest.skip("the Campaign phase has its order on this branch: nothing stalls there")
+def test_a_game_that_waits_for_someone_else_is_reported_as_stalled():
+    """play_game stops with a reason instead of looping: here a built state whose pending
+    decision is owed by the system seat, which never orders (STF 6.7)."""
     g = Game.create("stf", game_id=UUID(int=0x57F0FF))
     g.join("Player", "player", "p", seed_for)
+    g.state = {**g.state, "pending": [{"id": "x-1", "seat": "system", "kind": "x", "rule": "STF 6.7",
+                                        "prompt": "?", "options": {}, "context": {"stack": []}}]}
     with pytest.raises(play.Stalled) as stalled:
         play.play_game(g, random.Random(0), seed_for)
-    assert "Campaign" in str(stalled.value) and "none offered" in str(stalled.value)
+    assert "the Player may not act (system to move)" in str(stalled.value)
