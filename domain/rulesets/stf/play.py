@@ -62,8 +62,21 @@ class RandomPlayer:
             yield order_of(ends[0])
             return
         for o in others[:8]:
+            varied = self.vary(o)
+            if varied is not None:
+                yield varied
             yield order_of(o)
         yield from (order_of(o) for o in ends)
+
+    def vary(self, template: dict) -> dict | None:
+        """Half the time, the template with each whole number it gives as 0 drawn from 0-6
+        instead: a 0 in an offered order is the least of a range the offer does not spell out
+        (a declared search value, hits reported), so random campaigns reach the other results.
+        A variant the rules refuse is followed by the template itself."""
+        zeros = [k for k, v in template.items() if type(v) is int and v == 0 and k not in SHOWN_ONLY]
+        if not zeros or self.rng.random() < 0.5:
+            return None
+        return {**order_of(template), **{k: self.rng.randint(0, 6) for k in zeros}}
 
 
 def answers(decision: dict, offer: list[dict], rng: random.Random) -> Iterator[dict]:

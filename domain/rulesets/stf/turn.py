@@ -109,7 +109,9 @@ def _decide_templates(state: dict) -> list[dict]:
 
 def _label(choice) -> str:
     if isinstance(choice, dict):
-        return ", ".join(f"{k} {v}" for k, v in choice.items())
+        return ", ".join(f"{k} {_label(v)}" for k, v in choice.items())
+    if isinstance(choice, list):
+        return ", ".join(_label(v) for v in choice) or "none"
     return str(choice)
 
 

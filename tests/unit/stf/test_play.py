@@ -145,3 +145,19 @@ def test_a_game_that_waits_for_someone_else_is_reported_as_stalled():
     with pytest.raises(play.Stalled) as stalled:
         play.play_game(g, random.Random(0), seed_for)
     assert "the Player may not act (system to move)" in str(stalled.value)
+
+
+def test_the_player_varies_a_zero_the_offer_gives_and_falls_back_to_the_template():
+    class Offer:
+        def legal_orders(self, state, seat):
+            return [{"kind": "search", "group": "SR1", "search_value": 0}]
+
+    st = at_phase(initial(), "Patrol", turn=1)
+    player = play.RandomPlayer(random.Random(5), end_chance=0.0)
+    values = set()
+    for _ in range(300):
+        tries = list(player.candidates(Offer(), st))
+        assert tries[-1] == {"kind": "search", "group": "SR1", "search_value": 0}  # the offer itself, last
+        assert all(t["kind"] == "search" and t["group"] == "SR1" for t in tries)
+        values.update(t["search_value"] for t in tries)
+    assert values == set(range(7))
