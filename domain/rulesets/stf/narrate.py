@@ -10,6 +10,7 @@ fields (its name, what it changed, its rule and why).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from domain import events as ev
@@ -202,6 +203,17 @@ LINES: dict[str, Callable[[dict], str | None]] = {
     "SystemActs": _acts,
     "PoolSet": _pool,
 }
+
+
+@functools.lru_cache(maxsize=1)
+def counter_names() -> dict[str, str]:
+    """{counter id: "CLASS Name"} of data/countermix.json (read once; empty without it)."""
+    try:
+        from domain.rulesets.stf import forces
+    except ImportError:  # the forces part is not on this branch
+        return {}
+    return {cid: f"{c['class']} {c['name']}" if c.get("class") else str(c.get("name", cid))
+            for cid, c in forces.COUNTERS.items()}
 
 
 def describe(event_type: str, data: dict) -> str | None:

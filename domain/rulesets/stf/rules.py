@@ -132,6 +132,12 @@ class SolitaireTaskForce(Ruleset):
         apply = FOLD.get(type(event).__name__)
         return apply(state, event) if apply else state
 
+    def names(self) -> dict[str, str]:
+        """The countermix's counters by their class and name ("FF Brooke"): a unit's id is its
+        counter's (forces.py), so readable lines name ships, not ids."""
+        from domain.rulesets.stf import narrate
+        return narrate.counter_names()
+
     def describe(self, event_type: str, data: dict) -> str | None:
         from domain.rulesets.stf import narrate
         return narrate.describe(event_type, data)

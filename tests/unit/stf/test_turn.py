@@ -371,3 +371,15 @@ def test_narration_cuts_a_long_list_and_says_an_unknown_side_is_not_yet_known():
     assert line == "Campaign: Player's airbases b0, b1, b2, b3, b4, b5, b6, b7 and 2 more (STF 2.2)"
     assert R.describe("CampaignFixed", {"key": "system_side", "value": None, "rule": "STF 8.8"}) == \
         "Campaign: GameSystem's side not yet known (STF 8.8)"
+
+
+def test_readable_lines_name_units_by_their_counters_class_and_name():
+    from domain.rulesets.stf import forces
+    from projections.narrate import describe
+
+    cid, counter = next(iter(forces.COUNTERS.items()))
+    assert R.names()[cid] == f"{counter['class']} {counter['name']}"
+    assert len(R.names()) == len(forces.COUNTERS)
+    line = {"type": "UnitChanged", "data": {"unit": cid, "changes": {"sunk": True}, "rule": "STF 11.1",
+                                            "why": "reported by the Player"}}
+    assert describe(line, R) == f"{counter['class']} {counter['name']}: sunk yes (STF 11.1): reported by the Player"
