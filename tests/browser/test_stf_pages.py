@@ -80,6 +80,24 @@ def open_game(open_tab, game: Http, width: int = 1280, height: int = 1000):
     return keyed_tab(open_tab, game, width, height).goto(f"{game.server}/games/{game.game_id}")
 
 
+def check_board(page, state: dict) -> None:
+    """The board of the theatre the campaign fixed (STF 1.1), every group on the map a counter in
+    its hex; no map before the campaign names one (or without the maps, ``board()`` None)."""
+    board = R.board()
+    theatre = state.get("campaign", {}).get("map")
+    if board is None or theatre is None:
+        page.wait_for_selector("#board .no-map")
+        assert page.locator("#board svg.map-hexes").count() == 0
+        return
+    page.wait_for_selector("#board svg.map-hexes")
+    grid = board["theatres"][theatre]["grid"]
+    assert page.locator("#board svg.map-hexes").get_attribute("data-hexes") == str(grid["columns"] * grid["rows"])
+    on_map = {gid: g["hex"] for gid, g in state["groups"].items() if g.get("hex")}
+    assert page.locator("#board g.counter").count() == len(on_map)
+    for gid, where in on_map.items():
+        assert page.locator(f"#board g.counter[data-unit='{gid}'][data-hex='{where}']").count() == 1, gid
+
+
 def test_the_players_game_page_shows_the_stf_game_its_orders_and_its_board(server, open_tab, shots):
     game = new_game(server)
     state = play_some(game, most=30, until_turn=1)
@@ -90,16 +108,7 @@ def test_the_players_game_page_shows_the_stf_game_its_orders_and_its_board(serve
     legal = game.legal_orders(state, "Player")
     for kind in {o["kind"] for o in legal}:
         assert page.locator(f'#kinds input[data-kind="{kind}"]').count() >= 1, kind
-    board = R.board()
-    if board is None:
-        assert page.locator("#board svg.map-hexes").count() == 0
-    else:
-        page.wait_for_selector("#board svg")
-        if board.get("grid") or any("grid" in m for m in board.get("maps", [])):
-            assert page.locator("#board svg.map-hexes").count() >= 1
-            hexes = sum(int(h) for h in page.eval_on_selector_all(
-                "#board svg.map-hexes", "ss => ss.map(s => s.dataset.hexes)"))
-            assert hexes > 0
+    check_board(page, state)
     if state["turn"] >= 1 and not state["pending"]:
         # STF 6.7: the Player ends its part of the phase from the form; the GameSystem's steps follow
         pick_order(page, "end_phase")
@@ -129,6 +138,7 @@ def test_the_replay_of_an_stf_game_steps_through_it(server, open_tab, shots):
     replay.keyboard.press("End")
     last = hash_seq(replay)
     assert last == lines[-1]["seq"]
+    check_board(replay, game.get("/state")["state"])
     assert replay.locator("#history li").count() >= len(lines) - 1
     replay.keyboard.press("Home")
     first = hash_seq(replay)

@@ -132,6 +132,17 @@ class SolitaireTaskForce(Ruleset):
         apply = FOLD.get(type(event).__name__)
         return apply(state, event) if apply else state
 
+    def board(self) -> dict | None:
+        """The three theatres' hex maps (maps.py, provisional); the pages draw the one the campaign
+        fixed (``state["campaign"]["map"]``), each group on the map a counter in its hex
+        (docs/pages.md, "Hex maps": a board of theatres). None without the maps."""
+        try:
+            from domain.rulesets.stf import maps
+        except ImportError:  # the movement part is not on this branch
+            return None
+        return {"theatres": {m: maps.board(m) for m in maps.MAP_NAMES}, "theatre": ["campaign", "map"],
+                "pieces": "groups"}
+
     def names(self) -> dict[str, str]:
         """The countermix's counters by their class and name ("FF Brooke"): a unit's id is its
         counter's (forces.py), so readable lines name ships, not ids."""
