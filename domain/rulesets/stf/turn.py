@@ -103,16 +103,8 @@ def _decide_templates(state: dict) -> list[dict]:
     d = state["pending"][0] if state.get("pending") else None
     if d is None or d["kind"] == "declare":
         return []
-    return [{"kind": "decide", "decision": d["id"], "choice": c, "title": f"decide: {_label(c)}", "rule": d["rule"]}
-            for c in d["options"].get("choices", [])]
-
-
-def _label(choice) -> str:
-    if isinstance(choice, dict):
-        return ", ".join(f"{k} {_label(v)}" for k, v in choice.items())
-    if isinstance(choice, list):
-        return ", ".join(_label(v) for v in choice) or "none"
-    return str(choice)
+    # Plain orders (no title): the parts' tests find them in the offer as they are.
+    return [{"kind": "decide", "decision": d["id"], "choice": c} for c in d["options"].get("choices", [])]
 
 
 @kind("decide", rule="STF 6.7", help="answer a pending decision of the GameSystem's procedure",
