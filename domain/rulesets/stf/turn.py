@@ -111,18 +111,13 @@ def _decide_templates(state: dict) -> list[dict]:
       templates=_decide_templates, fields={"decision": "the pending decision's id", "choice": "the answer"},
       head="decide {decision}")
 def decide(ctx: Ctx, order: dict) -> None:
-    """A decision that lists its ``choices`` takes one of them (else it is refused naming the
-    decision's rule); one that does not is checked by the asking step when it resumes."""
+    """The asking step checks the choice (and refuses it naming its rule) when it resumes: a
+    decision's ``choices`` are the answers offered, not always every answer it takes (a pair of
+    airbases in either order, any ships sunk)."""
     d = _pending(ctx.state, order, None)
-    if "choice" not in order:
-        raise InvalidOrder(f"'choice' answers the pending decision {d['id']}", rule=d["rule"], field="choice")
-    choices = d["options"].get("choices") if isinstance(d.get("options"), dict) else None
-    if choices is not None and order["choice"] not in choices:
-        raise RuleViolation(d["rule"], f"the answer to {d['id']} is one of "
-                                       f"{', '.join(map(str, choices))}, not {order['choice']!r}")
     stack = json_copy(d["context"]["stack"])
-    ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat="Player", choice=order["choice"])
-    answer(stack, order["choice"])
+    ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat="Player", choice=order.get("choice"))
+    answer(stack, order.get("choice"))
     run(ctx, stack)
 
 
