@@ -264,10 +264,10 @@ def _intel(group: dict) -> str:
     return group.get("intel") or "unknown"
 
 
-def air_revealed(group: dict) -> bool:
+def air_known(group: dict) -> bool:
     """A GameSystem task force's air strength is revealed once it has flown a strike (it is then set
-    in ``air_revealed`` by this module; the search helper's composition reads the same field)."""
-    return bool(group.get("air_revealed"))
+    in ``air_known`` by this module; the search helper's composition reads the same field)."""
+    return bool(group.get("air_known"))
 
 
 # ---- STF 10.3, 10.4: who is in range of what -----------------------------------------------------
@@ -333,10 +333,10 @@ def launches(ctx: Ctx, gid: str) -> tuple[bool, str, str]:
         if carriers(state, gid):
             return True, "STF 10.7", "Precisely identified with a CV"
         return False, "STF 10.7", "Precisely identified without a CV: it has no aircraft"
-    if intel == "accurate" and air_revealed(g):
+    if intel == "accurate" and air_known(g):
         return True, "STF 10.7", "Accurate with a revealed air strength"
     if chit == "Rear Admiral":
-        if air_revealed(g):
+        if air_known(g):
             return True, "STF 10.7", "a Rear Admiral with a revealed air strength"
         if _odd(ctx, gid, "STF 10.6", "a Rear Admiral with no revealed air strength strikes on odd"):
             return True, "STF 10.6", "a Rear Admiral with no revealed air strength rolled odd"
@@ -491,8 +491,8 @@ def _consider(ctx: Ctx, origin: str) -> None:
             ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.8",
                      why=f"{why}, but the {nation} pool has no CV left to fly it")
             return
-    if is_tf and not air_revealed(ctx.state["groups"][origin]):
-        ctx.emit(GroupChanged, group=origin, changes={"air_revealed": True}, rule="STF 10.7",
+    if is_tf and not air_known(ctx.state["groups"][origin]):
+        ctx.emit(GroupChanged, group=origin, changes={"air_known": True}, rule="STF 10.7",
                  why="it launched an air strike: its air strength is revealed")
     column = nation if nation in TABLES["air attack"].columns else "US"
     made, reading = roll_on(ctx.dice, TABLES["air attack"], seat="system", column=column,
@@ -785,10 +785,12 @@ def air_strike(ctx: Ctx, order: dict) -> None:
 def _bombard_templates(state: dict) -> list[dict]:
     if not state["campaign"].get("map"):
         return []
+    maps, name = _maps(), map_name(state)
     return [{"kind": "bombard", "from": g, "target": n}
             for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v)
             and any(u.get("gun") in BASE["bombard_guns"] for u in afloat(state, g))
-            for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
+            for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"
+            and maps.distance(name, v["hex"], airbase_hex(state, n)) <= BASE["bombard_range_hexes"]]
 
 
 @kind("bombard", rule="STF 9.8", phases=("Combat",), templates=_bombard_templates,
@@ -844,7 +846,11 @@ def _patrol_templates(state: dict) -> list[dict]:
         return []
     if state.get("lbna", {}).get("patrol_turn") == state["turn"]:
         return []
-    return [{"kind": "lbna_patrol", "unit": u, "megahex": 1} for u, n in lbna_left(state).items() if n]
+    maps, name = _maps(), map_name(state)
+    seen = sorted({maps.megahex_number(name, g["hex"]) for g in state["groups"].values()
+                   if g["owner"] == "system" and on_map(g)} - {None})
+    megahexes = seen[:3] or maps.megahex_numbers(name)[:1]
+    return [{"kind": "lbna_patrol", "unit": u, "megahex": m} for u, n in lbna_left(state).items() if n for m in megahexes]
 
 
 @kind("lbna_patrol", rule="STF 2.6.1", phases=("Patrol",), templates=_patrol_templates,

@@ -210,7 +210,7 @@ def test_stf_10_6_a_rear_admiral_with_no_revealed_air_strikes_on_odd():
     st = unknown_state(chit="Rear Admiral", intel="accurate")
     out, after = run_step(st, "air_attacks", FixedDice(5, 2, 1))
     assert strikes(out)[0]["rule"] == "STF 10.6"
-    assert after["groups"]["TF1"]["air_revealed"] is True
+    assert after["groups"]["TF1"]["air_known"] is True
     out, _ = run_step(st, "air_attacks", FixedDice(4))
     assert strikes(out) == []
 
@@ -219,7 +219,7 @@ def test_stf_10_7_precise_with_a_cv_or_accurate_with_revealed_air_goes_straight_
     st = precise_cv_state()
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert [r.rule for r in rolls_of(out)] == ["STF 10.3", "STF 10.15"] and strikes(out)[0]["rule"] == "STF 10.7"
-    st = unknown_state(chit="Rear Admiral", intel="accurate", air_revealed=True)
+    st = unknown_state(chit="Rear Admiral", intel="accurate", air_known=True)
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert [r.rule for r in rolls_of(out)] == ["STF 10.3", "STF 10.15"] and strikes(out)[0]["rule"] == "STF 10.7"
     st = precise_cv_state()
@@ -234,7 +234,7 @@ def soviet_player_state(map_: str = "giuk") -> dict:
     st["pool"] = {"foch": {"name": "Foch", "nation": "NATO", "class": "CV", "air": {"M": 3, "H": 2}},
                   "clem": {"name": "Clemenceau", "nation": "NATO", "class": "CV", "air": {"M": 3, "H": 2}},
                   "vinson": {"name": "Carl Vinson", "nation": "US", "class": "CV", "air": {"L": 4, "H": 4, "EW": 1}}}
-    add(st, "TF1", "system", SYS, [], chit="Rear Admiral", intel="accurate", air_revealed=True)
+    add(st, "TF1", "system", SYS, [], chit="Rear Admiral", intel="accurate", air_known=True)
     add(st, "P1", "Player", "0605", [cv("kiev")])
     return st
 
@@ -596,3 +596,34 @@ def test_stf_2_6_5_each_precise_identification_is_minus_1_at_most_minus_3():
     out, after = run_step(st, "air_attacks", FixedDice(1, 1))
     assert after["lbna"]["located"] == ["P1"]
     assert fold_all(st, out)["lbna"]["located"] == ["P1"]
+
+
+@pytest.mark.parametrize("die,nation", [(1, "NATO"), (2, "NATO"), (3, "US"), (4, "US"), (5, "US"), (6, "US")])
+def test_stf_10_8_the_nationality_table_reads_1_2_nato_3_6_us(die, nation):
+    assert read(air.TABLES["strike nationality"], die).result == nation
+    st = soviet_player_state()
+    out, after = run_step(st, "air_attacks", FixedDice(die, 1, 1, 1))
+    assert after["campaign"]["system_side"] == nation
+
+
+@pytest.mark.parametrize("die,result", [(1, "locates"), (2, "fails"), (3, "fails"), (4, "fails"), (5, "fails"),
+                                        (6, "fails"), (0, "locates"), (-2, "locates")])
+def test_stf_2_6_4_the_lbna_search_table_a_modified_1_or_less_locates(die, result):
+    assert read(air.TABLES["lbna search"], die).result == result
+
+
+def test_stf_10_1_the_orders_offered_are_legal():
+    st = player_strike_state("accurate")
+    offered = air._strike_templates(st)
+    assert {"kind": "air_strike", "from": "P1", "target": "TF1"} in offered
+    assert {"kind": "air_strike", "from": "Famagusta", "target": "Latakia"} not in offered  # STF 9.2
+    for order in offered:
+        play(st, order)
+    st = at_phase(st, "Combat", turn=3)
+    offered = air._bombard_templates(st)
+    assert offered == [{"kind": "bombard", "from": "P2", "target": "Latakia"}]
+    play(st, offered[0])
+    st = built(player="Soviet", phase="Patrol")
+    add(st, "TF1", "system", SYS, [], intel="unknown")
+    for order in air._patrol_templates(st):
+        play(st, order)
