@@ -213,6 +213,8 @@ def squadrons(state: dict, owner: str) -> list[dict]:
         found = []
         for typ in sorted(air):
             strengths = air[typ] if isinstance(air[typ], list) else [air[typ]]
+            if unit.get("extra_av8") and typ == "M" and len(strengths) == 1 and strengths[0]:
+                strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]  # STF 13.3's two AV8s
             for n, strength in enumerate(strengths, start=1):
                 if strength:
                     found.append((f"{owner}:{typ}{n}", typ, strength))
@@ -396,11 +398,22 @@ def set_aside_carrier(ctx: Ctx, gid: str, nation: str) -> bool:
                      purpose=f"{gid}'s air strike: the {nation} CV drawn from the pool ({', '.join(cvs)})",
                      outcome=lambda v: cvs[v[0] - 1])
         pick = cvs[r.values[0] - 1]
-    unit = {**json_copy(pool[pick]), "id": pick, "counter": pick, "set_aside": True}
+    unit = {**_unit_from_counter(ctx.state, pick), "group": gid, "set_aside": True}
     ctx.emit(UnitsAssigned, group=gid, units={pick: unit}, points=0, rule="STF 10.8",
              why=f"{gid} launched an air strike with no CV known: {pool[pick].get('name', pick)} drawn at random "
                  f"from the {nation} CVs and set aside as its carrier")
     return True
+
+
+def _unit_from_counter(state: dict, cid: str) -> dict:
+    """The unit of pool counter ``cid`` (its id the counter's): the forces helper's
+    ``unit_from_counter`` when present (STF 13.1-13.6 applied), else the pool entry itself."""
+    try:
+        from domain.rulesets.stf.forces import unit_from_counter
+    except ImportError:
+        unit = {k: json_copy(v) for k, v in state["pool"][cid].items() if k not in ("source", "provisional")}
+        return {**unit, "id": cid, "counter": cid, "group": None, "hits": 0, "sunk": False}
+    return unit_from_counter(state, cid, cid)
 
 
 # ---- STF 10.10-10.12: the package ---------------------------------------------------------------
@@ -695,8 +708,12 @@ def _system_target(state: dict, target: str, rule: str) -> tuple[str, str]:
     return "airbase", airbase_hex(state, target)
 
 
-def _asm(state: dict, order: dict) -> list[dict]:
-    """STF 13.11: the A-6 Intruder and Buccaneer squadrons of the strike firing Harpoons."""
+def _asm(state: dict, order: dict, origin: str) -> list[dict]:
+    """STF 13.11: the A-6 Intruder and Buccaneer squadrons of the strike firing Harpoons (a carrier
+    whose counter names its aircraft must carry that one)."""
+    flown = [str(a) for cv in (carriers(state, origin) if origin in state["groups"] else [])
+             for a in (cv.get("aircraft") or {}).values() if a]
+    named = any("aircraft" in cv for cv in (carriers(state, origin) if origin in state["groups"] else []))
     raw = order.get("asm", [])
     if not isinstance(raw, list):
         raise InvalidOrder("'asm' is a list of {aircraft, damage}", rule="STF 13.11", field="asm")
@@ -705,6 +722,8 @@ def _asm(state: dict, order: dict) -> list[dict]:
         if not isinstance(item, dict) or item.get("aircraft") not in HARPOON["aircraft"]:
             raise InvalidOrder(f"each 'asm' entry names an aircraft: {' or '.join(HARPOON['aircraft'])}",
                                rule="STF 13.11", field="asm")
+        _need(not named or any(item["aircraft"] in a for a in flown), "STF 13.11",
+              f"{origin}'s carriers fly no {item['aircraft']}")
         damage = item.get("damage", 0)
         if not isinstance(damage, int) or isinstance(damage, bool) or damage < 0:
             raise InvalidOrder("'damage' is the squadron's permanent damage, 0 or more", rule="STF 13.11", field="asm")
@@ -772,7 +791,7 @@ def air_strike(ctx: Ctx, order: dict) -> None:
                   f"{target} is {_intel(g)}: an air strike needs an Accurate or Precise search report on it")
             rule = "STF 10.1"
         detail["cap"] = cap(state, target)
-        asm = _asm(state, order)
+        asm = _asm(state, order, origin)
         if asm:
             _need(tkind == "group", "STF 9.6", "an airbase is attacked by ordinary bombing only")
             detail["asm"] = asm

@@ -178,7 +178,8 @@ def test_stf_10_4_carriers_first_then_airbases_then_surface_action_groups():
 # ---- STF 10.5-10.7: does it strike ----------------------------------------------------------------
 def unknown_state(**fields) -> dict:
     st = built()
-    st["pool"] = {"kuznetsov": {"name": "Kuznetsov", "nation": "Soviet", "class": "CV", "air": {"L": 3, "M": 2, "H": 4}}}
+    st["pool"] = {"kuznetsov": {"name": "Kuznetsov", "nation": "Soviet", "class": "CV", "ssm": 0, "torpedoes": 0,
+                                "air": {"L": 3, "M": 2, "H": 4}}}
     add(st, "TF1", "system", SYS, [], **fields)
     add(st, "P1", "Player", "0605", [cv("nimitz", "US")])
     return st
@@ -231,9 +232,10 @@ def test_stf_10_7_precise_with_a_cv_or_accurate_with_revealed_air_goes_straight_
 # ---- STF 10.8: nation and carrier ------------------------------------------------------------------
 def soviet_player_state(map_: str = "giuk") -> dict:
     st = built(player="Soviet", map_=map_)
-    st["pool"] = {"foch": {"name": "Foch", "nation": "NATO", "class": "CV", "air": {"M": 3, "H": 2}},
-                  "clem": {"name": "Clemenceau", "nation": "NATO", "class": "CV", "air": {"M": 3, "H": 2}},
-                  "vinson": {"name": "Carl Vinson", "nation": "US", "class": "CV", "air": {"L": 4, "H": 4, "EW": 1}}}
+    st["pool"] = {cid: {"name": name, "nation": nation, "class": "CV", "ssm": 0, "torpedoes": 0, "air": air_}
+                  for cid, name, nation, air_ in [("foch", "Foch", "NATO", {"M": 3, "H": 2}),
+                                                  ("clem", "Clemenceau", "NATO", {"M": 3, "H": 2}),
+                                                  ("vinson", "Carl Vinson", "US", {"L": 4, "H": 4, "EW": 1})]}
     add(st, "TF1", "system", SYS, [], chit="Rear Admiral", intel="accurate", air_known=True)
     add(st, "P1", "Player", "0605", [cv("kiev")])
     return st
@@ -501,6 +503,11 @@ def test_stf_13_11_a6_and_buccaneer_fire_3_waves_of_8_harpoons_less_1_per_damage
     assert err.value.rule == "STF 13.11"
     with pytest.raises(InvalidOrder):
         play(st, {"kind": "air_strike", "from": "P1", "target": "TF1", "asm": [{"aircraft": "F-14", "damage": 0}]})
+    st["units"]["nimitz"]["aircraft"] = {"L": "F-14 Tomcat", "H": "A-6 Intruder"}  # its counter names them
+    play(st, {"kind": "air_strike", "from": "P1", "target": "TF1", "asm": [{"aircraft": "A-6 Intruder", "damage": 1}]})
+    with pytest.raises(RuleViolation) as err:
+        play(st, {"kind": "air_strike", "from": "P1", "target": "TF1", "asm": [{"aircraft": "Buccaneer", "damage": 0}]})
+    assert err.value.rule == "STF 13.11"
 
 
 # ---- STF 2.6: land-based naval aviation --------------------------------------------------------------
@@ -627,3 +634,9 @@ def test_stf_10_1_the_orders_offered_are_legal():
     add(st, "TF1", "system", SYS, [], intel="unknown")
     for order in air._patrol_templates(st):
         play(st, order)
+
+
+def test_stf_10_10_the_invincibles_two_av8_squadrons_fly_as_two():
+    st = precise_cv_state(M=4)
+    st["units"]["kiev"]["extra_av8"] = True  # STF 13.3: the forces helper doubles the AV8 strength
+    assert [(s["id"], s["strength"]) for s in air.squadrons(st, "kiev")] == [("kiev:M1", 2), ("kiev:M2", 2)]
