@@ -201,23 +201,31 @@ def on_map(group: dict) -> bool:
 def squadrons(state: dict, owner: str) -> list[dict]:
     """The squadrons of a carrier unit (``owner`` a unit id) or of an airbase (``owner`` its name).
 
-    A carrier's are its countermix ``air`` field, {type: strength} (one squadron) or {type:
-    [strength, ...]} (several), each named ``<unit>:<type><n>``; the damage each has taken is the
-    unit's ``air_damage`` {squadron: points}. An airbase's are the GameSystem's ground aviation
-    squadrons (STF 2.1: ``campaign["ground_aviation"]["system"]`` of them, each data/air.json's
-    provisional ``ground_squadron``), with their damage in ``state["airbases"][name]["air_damage"]``.
+    A carrier's are its countermix ``air`` field, {type: strength} (one squadron, named
+    ``<unit>:<type>``, as the combat helper's report names it) or {type: [strength, ...]} (several,
+    ``<unit>:<type>1``, ``<unit>:<type>2``...; the Invincible's doubled AV8 of STF 13.3, marked
+    ``extra_av8``, is two). Gone: one squadron of a type for each time the type is in the unit's
+    ``air_lost`` (the report's ``squadrons_destroyed``), the last first; every squadron of a carrier
+    sunk or with its flight deck inoperable (STF 12.7). The damage each has taken is the unit's
+    ``air_damage`` {squadron: points} when recorded. An airbase's are the GameSystem's ground
+    aviation squadrons (STF 2.1: ``campaign["ground_aviation"]["system"]`` of them, each
+    data/air.json's provisional ``ground_squadron``), their damage in its ``air_damage``.
     ``left`` is strength less damage; a squadron with none left is gone."""
     if owner in state["units"]:
         unit = state["units"][owner]
+        if unit.get("sunk") or unit.get("flight_deck_inoperable"):
+            return []
         air, damage = unit.get("air") or {}, unit.get("air_damage") or {}
+        lost = list(unit.get("air_lost") or [])
         found = []
         for typ in sorted(air):
             strengths = air[typ] if isinstance(air[typ], list) else [air[typ]]
             if unit.get("extra_av8") and typ == "M" and len(strengths) == 1 and strengths[0]:
                 strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]  # STF 13.3's two AV8s
-            for n, strength in enumerate(strengths, start=1):
-                if strength:
-                    found.append((f"{owner}:{typ}{n}", typ, strength))
+            strengths = [n for n in strengths if n]
+            keep = max(0, len(strengths) - lost.count(typ))
+            for n, strength in enumerate(strengths[:keep], start=1):
+                found.append((f"{owner}:{typ}" if len(strengths) == 1 else f"{owner}:{typ}{n}", typ, strength))
     else:
         count = (state["campaign"].get("ground_aviation") or {}).get("system", 0)
         damage = airbases(state).get(owner, {}).get("air_damage") or {}
@@ -507,6 +515,10 @@ def _consider(ctx: Ctx, origin: str) -> None:
     if is_tf and not air_known(ctx.state["groups"][origin]):
         ctx.emit(GroupChanged, group=origin, changes={"air_known": True}, rule="STF 10.7",
                  why="it launched an air strike: its air strength is revealed")
+    if not package(ctx.state, origin, 1, 0, nation)["strike"]:
+        ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.11",
+                 why=f"{why}, but no strike squadron is ready (none left, refuelling, or its deck inoperable)")
+        return
     column = nation if nation in TABLES["air attack"].columns else "US"
     made, reading = roll_on(ctx.dice, TABLES["air attack"], seat="system", column=column,
                             purpose=f"{origin}'s air strike on {target['id']}: the Air Attack Table ({column})")

@@ -269,7 +269,7 @@ def test_stf_10_10_h_strikes_l_escorts_m_fills_less_damaged_first():
     out, _ = run_step(st, "air_attacks", FixedDice(5, 1))
     d = strikes(out)[0]["detail"]
     assert d["strike"] == ["kiev:H2", "kiev:H1"]  # the undamaged H first
-    assert d["escort"] == ["kiev:L1", "kiev:M1"]  # L, then M fills
+    assert d["escort"] == ["kiev:L", "kiev:M1"]  # L, then M fills
 
 
 def test_stf_10_11_strike_squadrons_are_filled_before_escorts_the_stronger_strikes():
@@ -281,14 +281,14 @@ def test_stf_10_11_strike_squadrons_are_filled_before_escorts_the_stronger_strik
     st = precise_cv_state(M=[3])
     out, _ = run_step(st, "air_attacks", FixedDice(3, 1))
     d = strikes(out)[0]["detail"]
-    assert (d["strike"], d["escort"], d["short"]) == (["kiev:M1"], [], {"strike": 0, "escort": 1})
+    assert (d["strike"], d["escort"], d["short"]) == (["kiev:M"], [], {"strike": 0, "escort": 1})
 
 
 def test_stf_10_9_the_gamesystem_never_flies_asw_or_rcn_squadrons():
     st = precise_cv_state(ASW=3, RCN=2, H=2)
     out, after = run_step(st, "air_attacks", FixedDice(6, 1))
     d = strikes(out)[0]["detail"]
-    assert d["strike"] == ["kiev:H1"] and d["escort"] == []
+    assert d["strike"] == ["kiev:H"] and d["escort"] == []
     assert not any(s.startswith("kiev:ASW") or s.startswith("kiev:RCN") for s in after["sorties"])
 
 
@@ -297,11 +297,11 @@ def test_stf_10_12_a_us_strike_takes_ew_and_us_nato_keep_aew_on_cap():
     st["campaign"]["system_side"] = "US"
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     d = strikes(out)[0]["detail"]
-    assert d["ew"] == ["kiev:EW1"] and d["cap"]["aew"] == ["kiev:AEW1"]
+    assert d["ew"] == ["kiev:EW"] and d["cap"]["aew"] == ["kiev:AEW"]
     st["campaign"]["system_side"] = "NATO"
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     d = strikes(out)[0]["detail"]
-    assert d["ew"] == [] and d["cap"]["aew"] == ["kiev:AEW1"]
+    assert d["ew"] == [] and d["cap"]["aew"] == ["kiev:AEW"]
     st["campaign"]["system_side"] = "Soviet"
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert strikes(out)[0]["detail"]["cap"]["aew"] == []
@@ -310,12 +310,12 @@ def test_stf_10_12_a_us_strike_takes_ew_and_us_nato_keep_aew_on_cap():
 def test_stf_10_2_cap_is_half_round_up_of_l_and_m_not_on_strikes_this_turn_or_last():
     st = precise_cv_state(L=[3, 2], M=[2], H=4)
     st["sorties"] = {"kiev:L2": 2}  # flew last turn (turn 2)
-    assert air.cap(st, "TF1")["strength"] == 3  # L1 3 + M1 2 = 5 -> 3
+    assert air.cap(st, "TF1")["strength"] == 3  # L1 3 + M 2 = 5 -> 3
     out, _ = run_step(st, "air_attacks", FixedDice(3, 1))  # Soviet 3: 1 strike (H1), 1 escort (L1)
     d = strikes(out)[0]["detail"]
     assert d["escort"] == ["kiev:L1"]
-    assert d["cap"] == {"strength": 1, "of": 2, "squadrons": ["kiev:M1"], "aew": [], "rule": "STF 10.2"}
-    st["sorties"] = {"kiev:L1": 3, "kiev:L2": 3, "kiev:M1": 2}
+    assert d["cap"] == {"strength": 1, "of": 2, "squadrons": ["kiev:M"], "aew": [], "rule": "STF 10.2"}
+    st["sorties"] = {"kiev:L1": 3, "kiev:L2": 3, "kiev:M": 2}
     assert air.cap(st, "TF1")["strength"] == 0
 
 
@@ -329,7 +329,7 @@ def test_stf_10_13_no_strike_on_consecutive_turns_unless_precise_with_two_cvs():
     nxt["units"]["kiev2"] = {**cv("kiev2"), "group": "TF1"}
     nxt["groups"]["TF1"]["units"].append("kiev2")
     out, _ = run_step(nxt, "air_attacks", FixedDice(1, 1))
-    assert strikes(out)[0]["detail"]["strike"] == ["kiev2:H1"]  # kiev's flew last turn
+    assert strikes(out)[0]["detail"]["strike"] == ["kiev2:H"]  # kiev's flew last turn
     nxt = at_phase(after, "Strike", turn=5)
     out, _ = run_step(nxt, "air_attacks", FixedDice(1, 1))
     assert len(strikes(out)) == 1
@@ -555,7 +555,7 @@ def test_stf_2_6_2_waves_lose_one_per_4_points_or_part_of_identified_l_and_m_not
     st["units"]["vinson"]["air"] = {"L": 6, "M": 5}  # 11 fresh, CAP 6, 5 counted: 2 waves lost
     out, _ = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"})
     assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 0
-    st["sorties"] = {"vinson:L1": 2, "vinson:M1": 2}  # struck last turn: not counted
+    st["sorties"] = {"vinson:L": 2, "vinson:M": 2}  # struck last turn: not counted
     out, _ = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"})
     assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 2
     st["groups"]["TF1"]["intel"] = "accurate"  # not identified: nothing counted
@@ -640,3 +640,14 @@ def test_stf_10_10_the_invincibles_two_av8_squadrons_fly_as_two():
     st = precise_cv_state(M=4)
     st["units"]["kiev"]["extra_av8"] = True  # STF 13.3: the forces helper doubles the AV8 strength
     assert [(s["id"], s["strength"]) for s in air.squadrons(st, "kiev")] == [("kiev:M1", 2), ("kiev:M2", 2)]
+
+
+def test_stf_10_10_squadrons_reported_destroyed_or_on_an_inoperable_deck_are_not_available():
+    st = precise_cv_state(H=[4, 3], L=3)
+    st["units"]["kiev"]["air_lost"] = ["H", "L"]  # the report's squadrons_destroyed: kiev:H, kiev:L
+    assert [s["id"] for s in air.squadrons(st, "kiev")] == ["kiev:H1"]
+    out, _ = run_step(st, "air_attacks", FixedDice(6, 1))
+    assert (strikes(out)[0]["detail"]["strike"], strikes(out)[0]["detail"]["escort"]) == (["kiev:H1"], [])
+    st["units"]["kiev"]["flight_deck_inoperable"] = True  # STF 12.7: nothing launches
+    out, _ = run_step(st, "air_attacks", NoDice())
+    assert strikes(out) == [] and events_of(out, "SystemActs")[0]["what"] == "no air strike"
