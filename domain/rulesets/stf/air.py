@@ -459,6 +459,24 @@ def attack_plan(state: dict, target: dict) -> dict:
     return {"attack": "ASM", "targets": [u["id"] for u in ranked], "target_order": list(order), "rule": "STF 10.14"}
 
 
+def harpoon_squadrons(state: dict, origin: str, strike: list[str]) -> list[dict]:
+    """STF 13.11: the GameSystem's A-6 Intruder and Buccaneer strike squadrons on an ASM attack
+    fire 3 waves of 8 Harpoons (1 fewer per point of permanent damage) as SSM combat in the Strike
+    segment, off the tactical display, after CAP. Their aircraft: the carrier counter's ``aircraft``."""
+    out = []
+    for sq in group_squadrons(state, origin):
+        if sq["id"] not in strike:
+            continue
+        unit = state["units"].get(sq["id"].split(":")[0], {})
+        name = str((unit.get("aircraft") or {}).get(sq["type"]) or "")
+        if any(a in name for a in HARPOON["aircraft"]):
+            waves = max(0, HARPOON["waves"] - HARPOON["waves_lost_per_damage"] * sq["damage"])
+            out.append({"squadron": sq["id"], "aircraft": name, "waves": waves,
+                        "missiles_per_wave": HARPOON["missiles_per_wave"], "missile": HARPOON["missile"],
+                        "rule": "STF 13.11"})
+    return out
+
+
 def parse_counts(result: str) -> tuple[int, int]:
     m = re.fullmatch(r"(\d+) strike, (\d+) escort", result)
     return int(m.group(1)), int(m.group(2))
@@ -539,6 +557,9 @@ def _consider(ctx: Ctx, origin: str) -> None:
               "nation": nation, "table": reading.result, **{k: pack[k] for k in ("strike", "escort", "ew")},
               "short": pack["short"], "entry_sector": enter, "exit_sector": depart,
               "cap": cap(ctx.state, origin), "plan": attack_plan(ctx.state, target)}
+    harpoons = harpoon_squadrons(ctx.state, origin, pack["strike"]) if detail["plan"]["attack"] == "ASM" else []
+    if harpoons:
+        detail["harpoons"] = harpoons
     ctx.emit(SystemActs, what="air strike", detail=detail, rule=rule,
              why=f"{why}; {target['kind']} {target['id']} {target['megahexes']} megahexes away is its first target "
                  f"(STF 10.4); the table gives {reading.result}")

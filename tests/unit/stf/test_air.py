@@ -651,3 +651,19 @@ def test_stf_10_10_squadrons_reported_destroyed_or_on_an_inoperable_deck_are_not
     st["units"]["kiev"]["flight_deck_inoperable"] = True  # STF 12.7: nothing launches
     out, _ = run_step(st, "air_attacks", NoDice())
     assert strikes(out) == [] and events_of(out, "SystemActs")[0]["what"] == "no air strike"
+
+
+def test_stf_13_11_the_gamesystems_a6_on_an_asm_attack_fires_harpoons_less_1_wave_per_damage():
+    st = precise_cv_state(H=4, L=3)
+    st["campaign"]["system_side"] = "US"
+    st["units"]["kiev"]["aircraft"] = {"H": "A-6 Intruder", "L": "F-14 Tomcat"}
+    st["units"]["kiev"]["air_damage"] = {"kiev:H": 1}
+    st["groups"]["P1"].update(hex="1705", units=["p2"])  # a SAG: no CV, an ASM attack (10.14)
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    d = strikes(out)[0]["detail"]
+    assert d["plan"]["attack"] == "ASM"
+    assert d["harpoons"] == [{"squadron": "kiev:H", "aircraft": "A-6 Intruder", "waves": 2, "missiles_per_wave": 8,
+                              "missile": "Harpoon", "rule": "STF 13.11"}]
+    st["groups"]["P1"].update(hex="0605", units=["nimitz"])  # a CV: diffusion bombs, no Harpoons
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert "harpoons" not in strikes(out)[0]["detail"]
