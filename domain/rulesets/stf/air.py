@@ -509,8 +509,8 @@ def _consider(ctx: Ctx, origin: str) -> None:
             return
         where = g["hex"]
     else:
-        if not airbase_active(state, origin):
-            return  # STF 9.4: three hits, it cannot launch
+        if not airbase_active(state, origin) or not group_squadrons(state, origin):
+            return  # STF 9.4: three hits, it cannot launch; or it has no ground aviation (STF 2.1)
         where = airbase_hex(state, origin)
     found = in_range(state, where, player_targets(state), airbases_too=is_tf)  # STF 9.2
     if not found:

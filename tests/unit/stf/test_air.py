@@ -406,6 +406,10 @@ def test_stf_9_2_only_cv_aircraft_attack_land_airbases():
     add(st, "P1", "Player", "4711", [ship("p1", "DD")])
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert strikes(out)[0]["detail"]["group"] == "Latakia" and strikes(out)[0]["detail"]["target"] == "P1"
+    assert strikes(out)[0]["detail"]["strike"] == ["Latakia:M1"]
+    st["campaign"]["ground_aviation"] = {"Player": 0, "system": 0}  # no ground aviation: nothing flies
+    out, _ = run_step(st, "air_attacks", NoDice())
+    assert out == []
 
 
 def test_stf_9_3_and_9_6_an_airbase_is_in_ring_1_with_aa_3_and_is_bombed_to_hit_5():
