@@ -6,8 +6,8 @@ from domain.rulesets import register
 from domain.rulesets.stf.rules import SolitaireTaskForce
 
 # Each mechanism registers its order kinds and the GameSystem's steps when imported.
-from domain.rulesets.stf import air, turn  # noqa: E402
+from domain.rulesets.stf import air, movement, turn  # noqa: E402
 
-MECHANISMS = (air, turn)
+MECHANISMS = (turn, movement, air)
 
 RULES = register(SolitaireTaskForce())
