@@ -925,38 +925,37 @@ def lbna_patrol(ctx: Ctx, order: dict) -> None:
     _need(lbna_left(state)[unit] > 0, "STF 2.6", f"the six {CRAFT[unit]['name']} units are all used")
     maps, name = _maps(), map_name(state)
     if megahex not in maps.megahex_numbers(name):
-        raise InvalidOrder(f"the {name} map has no megahex {megahex}", rule="STF 2.6.1", field="megahex") from None
+        raise InvalidOrder(f"the {name} map has no megahex {megahex}", rule="STF 2.6.1", field="megahex")
     there = [g for g, v in sorted(state["groups"].items(), key=lambda kv: _order(kv[0]))
              if v["owner"] == "system" and on_map(v) and str(maps.megahex_number(name, v["hex"])) == str(megahex)]
     target = order.get("target")
     c = CRAFT[unit]
-    detail: dict = {"unit": unit, "name": c["name"], "megahex": megahex, "groups": there, "report": "precise"}
     if target is not None:
         _need(target in there and state["groups"][target].get("kind") == "tf", "STF 2.6.2",
               f"the {c['name']} fires at a single task force in megahex {megahex}")
-        air = identified_air(state, megahex)
+    used = dict(state.get("lbna", {}).get("used", {}))
+    used[unit] = used.get(unit, 0) + 1
+    ctx.emit(LbnaChanged, changes={"used": used, "patrol_turn": state["turn"]}, rule="STF 2.6.1",
+             why=f"a {c['name']} patrols megahex {megahex} (each unit flies once)")
+    _precise_reports(ctx, there)
+    detail: dict = {"unit": unit, "name": c["name"], "megahex": megahex, "groups": there, "report": "precise",
+                    "false_contacts": [g for g in there if not on_map(ctx.state["groups"][g])]}
+    if target is not None and on_map(ctx.state["groups"][target]):
+        air = identified_air(ctx.state, megahex)
         lost = math.ceil(air["points"] / LBNA["strength_per_wave"])
         waves = max(0, c["waves"] - lost)
         detail["missiles"] = {"target": target, "missile": c["ssm"], "counter": c["counter"], "waves": waves,
                               "missiles_per_wave": c["missiles_per_wave"], "waves_lost": c["waves"] - waves,
                               "identified_air": air, "rule": "STF 2.6.2"}
-    used = dict(state.get("lbna", {}).get("used", {}))
-    used[unit] = used.get(unit, 0) + 1
-    ctx.emit(LbnaChanged, changes={"used": used, "patrol_turn": state["turn"]}, rule="STF 2.6.1",
-             why=f"a {c['name']} patrols megahex {megahex} (each unit flies once)")
+    elif target is not None:
+        detail["missiles"] = None  # its target was a false contact: nothing to fire at
     ctx.emit(PlayerAirAction, what="LBNA patrol", detail=detail, rule="STF 2.6.1")
-    _precise_reports(ctx, there)
 
 
 def _precise_reports(ctx: Ctx, groups: list[str]) -> None:
-    """STF 2.6.1: a Precise search report on each group of the megahex, by the search helper's
-    procedure when it offers one (``search.precise_report(ctx, group, rule)``)."""
-    try:
-        from domain.rulesets.stf import search
-    except ImportError:
-        return
-    report = getattr(search, "precise_report", None)
-    if report is None:
-        return
+    """STF 2.6.1: a Precise search report on each group of the megahex, by the search part's
+    procedure for a Precise result (STF 8.7: a group with no chit may prove a false contact; a
+    hostile one is revealed, its composition drawn)."""
+    from domain.rulesets.stf import search
     for gid in groups:
-        report(ctx, gid, "STF 2.6.1")
+        search.RESULTS["precise"](ctx, gid)

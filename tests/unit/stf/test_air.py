@@ -533,9 +533,13 @@ def test_stf_2_6_1_a_soviet_player_flies_one_patrol_a_turn_in_the_patrol_phase_f
     st = built(player="Soviet", phase="Patrol")
     add(st, "TF1", "system", SYS, [], intel="unknown")
     mh = int(maps.megahex_number("giuk", SYS))
-    out, after = play(st, {"kind": "lbna_patrol", "unit": "badger", "megahex": mh})
+    out, after = play(st, {"kind": "lbna_patrol", "unit": "badger", "megahex": mh}, FixedDice(2))
+    # the search part's Precise result (STF 8.7): no chit, an even roll, a false contact
+    assert rolls_of(out)[0].rule == "STF 8.7"
+    assert after["groups"]["TF1"]["status"] == "false contact"
     rec = events_of(out, "PlayerAirAction")[0]
     assert rec["detail"]["groups"] == ["TF1"] and rec["detail"]["report"] == "precise"
+    assert rec["detail"]["false_contacts"] == ["TF1"]
     assert after["lbna"]["used"] == {"badger": 1}
     with pytest.raises(RuleViolation) as err:
         play(after, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh})
@@ -547,24 +551,42 @@ def test_stf_2_6_1_a_soviet_player_flies_one_patrol_a_turn_in_the_patrol_phase_f
     assert err.value.rule == "STF 2.6.1"
 
 
+def test_stf_2_6_1_a_hostile_contact_is_revealed_by_the_patrol():
+    st = built(player="Soviet", phase="Patrol")
+    st["campaign"]["system_side"] = "US"
+    add(st, "TF1", "system", SYS, [], chit="Rear Admiral", size="large", intel="accurate")
+    mh = int(maps.megahex_number("giuk", SYS))
+    out, after = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"},
+                      FixedDice(default=1))
+    assert after["groups"]["TF1"]["intel"] == "precise"
+    assert "missiles" in events_of(out, "PlayerAirAction")[0]["detail"]
+
+
 def test_stf_2_6_2_waves_lose_one_per_4_points_or_part_of_identified_l_and_m_not_on_cap():
     st = built(player="Soviet", phase="Patrol")
     st["campaign"]["system_side"] = "US"
-    add(st, "TF1", "system", SYS, [cv("vinson", "US", L=4, M=[3, 2], H=4)], intel="precise")
+    add(st, "TF2", "system", SYS, [ship("dd", "DD")], intel="precise", chit="Captain")  # the target
+    add(st, "TF1", "system", "1705", [cv("vinson", "US", L=4, M=[3, 2], H=4)], intel="precise", chit="Rear Admiral")
+    assert far(SYS, "1705") == 2 and maps.megahex_number("giuk", "1705") != maps.megahex_number("giuk", SYS)
     mh = int(maps.megahex_number("giuk", SYS))
+    order = {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF2"}
     # L 4 + M 5 = 9 fresh; CAP 5 (half round up); 4 counted: 1 wave lost of the Backfire's 2
-    out, _ = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"})
+    out, _ = play(st, order)
     missiles = events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]
     assert (missiles["waves"], missiles["waves_lost"], missiles["missiles_per_wave"]) == (1, 1, 9)
     st["units"]["vinson"]["air"] = {"L": 6, "M": 5}  # 11 fresh, CAP 6, 5 counted: 2 waves lost
-    out, _ = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"})
+    out, _ = play(st, order)
     assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 0
     st["sorties"] = {"vinson:L": 2, "vinson:M": 2}  # struck last turn: not counted
-    out, _ = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"})
+    out, _ = play(st, order)
     assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 2
-    st["groups"]["TF1"]["intel"] = "accurate"  # not identified: nothing counted
     st.pop("sorties")
-    out, _ = play(st, {"kind": "lbna_patrol", "unit": "backfire", "megahex": mh, "target": "TF1"})
+    st["groups"]["TF1"]["intel"] = "accurate"  # not identified: nothing counted
+    out, _ = play(st, order)
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 2
+    st["groups"]["TF1"].update(intel="precise", hex="0505")  # 7 megahexes away: not counted
+    assert far(SYS, "0505") == 7
+    out, _ = play(st, order)
     assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 2
 
 
@@ -637,7 +659,7 @@ def test_stf_10_1_the_orders_offered_are_legal():
     st = built(player="Soviet", phase="Patrol")
     add(st, "TF1", "system", SYS, [], intel="unknown")
     for order in air._patrol_templates(st):
-        play(st, order)
+        play(st, order, FixedDice(default=2))
 
 
 def test_stf_10_10_the_invincibles_two_av8_squadrons_fly_as_two():
