@@ -729,15 +729,18 @@ def group_modes(ctx: Ctx, stack: list) -> None:
 
 
 # ---- STF 8.14, 8.15: proximity reveals -----------------------------------------------------------
-def reveal_composition(ctx: Ctx, gid: str) -> None:
-    """The search helper's ``composition.reveal`` (STF 8.7's Exact Composition), when it is there."""
+def reveal(ctx: Ctx, gid: str, rule: str, why: str) -> None:
+    """Make ``gid`` Precise: the search helper's ``composition.reveal`` (its size, nation and exact
+    composition, STF 8.6-8.8, 8.12, 8.13) when it is there, else the intelligence level alone."""
     try:
         composition = importlib.import_module("domain.rulesets.stf.composition")
     except ImportError:
-        return
-    reveal = getattr(composition, "reveal", None)
-    if reveal is not None:
-        reveal(ctx, gid)
+        composition = None
+    full = getattr(composition, "reveal", None)
+    if full is not None:
+        full(ctx, gid, rule=rule, why=why)
+    if ctx.state["groups"][gid].get("intel") != "precise":
+        ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule, why=why)
 
 
 @STEPS.step("proximity_reveals")
@@ -762,8 +765,7 @@ def proximity_reveals(ctx: Ctx, stack: list) -> None:
             rule, why = "STF 8.15", f"{g['id']} entered the hex of the Player subron {_names(same)}: Precisely known"
         else:
             continue
-        ctx.emit(GroupChanged, group=g["id"], changes={"intel": "precise"}, rule=rule, why=why)
-        reveal_composition(ctx, g["id"])
+        reveal(ctx, g["id"], rule, why)
         lost += 1
     if lost or state["campaign"].get("actions_lost"):
         ctx.emit(CampaignFixed, key="actions_lost", value={"turn": state["turn"] + 1, "count": lost},

@@ -577,9 +577,11 @@ def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_prec
     add(st, "SR1", "system", "subron", "1606")
     add(st, "TF2", "system", "tf", "1806")  # three hexes: not revealed
     add(st, "TF3", "system", "tf", "1607", intel="precise")
-    out, st2 = run_step(st, "proximity_reveals")
-    revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"] == {"intel": "precise"}]
-    assert revealed == ["SR1", "TF1"] and all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged"))
+    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))  # dice for the composition, if drawn
+    revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
+    assert revealed == ["SR1", "TF1"]
+    assert all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged") if e["changes"].get("intel"))
+    assert [g for g in ("TF1", "SR1", "TF2") if st2["groups"][g]["intel"] == "precise"] == ["TF1", "SR1"]
     assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2}
     assert st2["groups"]["SR1"]["mode"] == "deep"  # Deep until the next Group Mode Phase
 
@@ -588,8 +590,8 @@ def test_stf_8_15_a_contact_entering_a_player_subrons_hex_becomes_precise():
     st = battle(p1="1506")
     add(st, "P2", "Player", "subron", "2210", [ship("ssn", "SSN", 2)])
     add(st, "SR1", "system", "subron", "2210")
-    out, st2 = run_step(st, "proximity_reveals")
-    assert events_of(out, "GroupChanged")[0]["rule"] == "STF 8.15"
+    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    assert [e["rule"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel")] == ["STF 8.15"]
     assert st2["groups"]["SR1"]["intel"] == "precise" and st2["campaign"]["actions_lost"]["count"] == 1
 
 
