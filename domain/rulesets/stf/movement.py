@@ -122,9 +122,10 @@ def system_groups(state: dict) -> list[dict]:
 
 
 def _id_order(g: dict):
+    """Task forces before subrons, each by its number (TF1, TF2, ..., SR1, ...)."""
     gid = g["id"]
     digits = "".join(ch for ch in gid if ch.isdigit())
-    return (gid.rstrip("0123456789"), int(digits) if digits else 0)
+    return (0 if g["kind"] == "tf" else 1, gid.rstrip("0123456789"), int(digits) if digits else 0)
 
 
 def commitment_reached(state: dict) -> bool:
@@ -559,6 +560,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     m = map_name(state)
     speed, speed_why = system_speed(state, group)
     if speed <= 0:
+        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 5.2", why=f"{gid} does not move: {speed_why}")
         return
     players = player_groups(state)
     player_tfs = [g for g in players if g["kind"] == "tf"]
@@ -702,7 +704,8 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
     if path:
         ctx.emit(GroupMoved, group=gid, path=path, rule="STF 7.8", why=why + text + f"; {speed_why}{kept}")
     else:
-        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8", why=why + text + ": no hex to move into")
+        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8",
+                 why=why + text + ": it stays where it is (there already, or no hex brings it nearer)")
     return True
 
 

@@ -386,6 +386,9 @@ def test_stf_5_2_a_command_control_loss_limits_the_gamesystem_to_one_hex():
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     assert [(m["group"], len(m["path"])) for m in moves(out)] == [("TF1", 1)]  # the speed-1 sub may not move
     assert "STF 5.2" in moves(out)[0]["why"]
+    assert events_of(out, "GroupChanged") == [{"group": "SR1", "changes": {}, "rule": "STF 5.2", "why":
+                                               "SR1 does not move: a GameSystem command control loss: a group of "
+                                               "speed 1 may not move (STF 5.2)"}]
 
 
 # ---- STF 7.3: Deep mode ----------------------------------------------------------------------------
@@ -579,7 +582,7 @@ def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_prec
     add(st, "TF3", "system", "tf", "1607", intel="precise")
     out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))  # dice for the composition, if drawn
     revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
-    assert revealed == ["SR1", "TF1"]
+    assert revealed == ["TF1", "SR1"]
     assert all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged") if e["changes"].get("intel"))
     assert [g for g in ("TF1", "SR1", "TF2") if st2["groups"][g]["intel"] == "precise"] == ["TF1", "SR1"]
     assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2}
