@@ -492,24 +492,28 @@ def system_speed(state: dict, group: dict) -> tuple[int, str]:
 
 
 def bases(state: dict) -> list[str]:
-    """The hexes of the GameSystem's bases (STF 12.10-12.12, data/bases.json, the campaign's file),
-    read defensively: the places and megahexes listed for its side; none if the file is not there."""
-    m = map_name(state)
+    """The hexes of the GameSystem's bases (STF 12.10-12.12) from data/bases.json, the campaign
+    helper's file, read defensively: ``maps.<map>.retirement_bases.<side>`` (or ``<map>.bases.<side>``),
+    each {"megahex": n}, {"place": name}, a name or a number; none when the file is not there."""
     try:
         raw = DATA.read("bases.json")
     except Exception:
         return []
-    entry = raw.get(m) if isinstance(raw, dict) else None
-    if not isinstance(entry, dict):
-        entry = (raw.get("maps") or {}).get(m) if isinstance(raw, dict) else None
-    listed = ((entry or {}).get("bases") or {})
-    side = system_side(state)
+    return bases_in(raw, map_name(state), system_side(state))
+
+
+def bases_in(raw: dict, m: str, side: str) -> list[str]:
+    """The hexes of ``side``'s bases on map ``m`` as a bases file lists them."""
+    entry = (raw.get("maps") or {}).get(m) or raw.get(m) or {}
+    listed = entry.get("retirement_bases") or entry.get("bases") or {}
     names = listed.get(side) or listed.get("US" if side == "NATO" else side) or []
     out = []
-    for name in names:
+    for item in names:
+        if isinstance(item, dict):
+            item = item.get("place") if "place" in item else item.get("megahex")
         try:
-            out.append(maps.place_hex(m, name))
-        except (maps.UnknownPlace, KeyError, ValueError):
+            out.append(maps.place_hex(m, item))
+        except (maps.UnknownPlace, KeyError, ValueError, TypeError):
             continue
     return out
 

@@ -573,6 +573,14 @@ def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map
     assert st2["groups"]["TF1"]["hex"] is None
 
 
+def test_stf_12_5_the_bases_are_read_from_the_campaigns_file_as_places_and_megahexes():
+    raw = {"maps": {"giuk": {"retirement_bases": {"US": [{"megahex": 1}, {"place": "Sumburgh"}],
+                                                  "Soviet": [{"megahex": 63}, {"megahex": 64}]}}}}
+    assert movement.bases_in(raw, "giuk", "Soviet") == [maps.place_hex(M, 63), maps.place_hex(M, 64)]
+    assert movement.bases_in(raw, "giuk", "NATO") == [maps.place_hex(M, 1), maps.place_hex(M, "Sumburgh")]
+    assert movement.bases_in({"giuk": {"bases": {"Soviet": ["Megahex 63", "Atlantis"]}}}, "giuk", "Soviet") == ["2313"]
+
+
 # ---- STF 8.14, 8.15: proximity reveals -------------------------------------------------------------------
 def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_precise_and_costs_an_action():
     st = battle(p1="1506")
