@@ -29,7 +29,8 @@ from functools import lru_cache
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import maps, turn
-from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupMoved, GroupPlaced, GroupRemoved
+from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced, GroupRemoved,
+                                        UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit import tables as tbl
 from domain.rulesets.toolkit.engine import Ctx
@@ -165,6 +166,11 @@ def _unplaced(state: dict) -> list[dict]:
             and g.get("status", "on map") not in ("sunk", "retired")]
 
 
+def _unplaced_sosus(state: dict) -> list[str]:
+    """STF 1.8's SOSUS units the Player bought (units of class SOSUS) not yet in a megahex."""
+    return sorted(uid for uid, u in state["units"].items() if u.get("class") == "SOSUS" and u.get("megahex") is None)
+
+
 def _deploy_templates(state: dict) -> list[dict]:
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
@@ -174,16 +180,38 @@ def _deploy_templates(state: dict) -> list[dict]:
         number = starting_megahexes(m, nation, _column(g))[0]
         out.append({"kind": "deploy", "group": g["id"], "megahex": number,
                     "hex": maps.sea_hexes_of(m, number)[0]})
+    shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
+    out += [{"kind": "deploy", "sosus": uid, "megahex": shallow[0]} for uid in _unplaced_sosus(state)[:1]]
     return out
+
+
+def deploy_sosus(ctx: Ctx, m: str, uid, number) -> None:
+    """STF 1.8: a SOSUS unit goes in any megahex which contains shallow water."""
+    unit = ctx.state["units"].get(uid) if isinstance(uid, str) else None
+    if unit is None or unit.get("class") != "SOSUS":
+        raise InvalidOrder(f"'sosus' is one of your SOSUS units ({', '.join(_unplaced_sosus(ctx.state)) or 'none'}), "
+                           f"not {uid!r}", rule="STF 1.8", field="sosus")
+    if type(number) is not int or number not in maps.megahex_numbers(m):
+        raise InvalidOrder("'megahex' is a megahex number of the map", rule="STF 1.8", field="megahex")
+    if not maps.megahex_is_shallow(m, number):
+        raise RuleViolation("STF 1.8", f"SOSUS may not be deployed in megahex {number}: it holds deep water only")
+    ctx.emit(UnitChanged, unit=uid, changes={"megahex": number}, rule="STF 1.8",
+             why=f"the Player deploys {uid} in megahex {number}, which holds shallow water")
 
 
 @kind("deploy", rule="STF 6.1", phases=("Deployment",), templates=_deploy_templates,
       help="place a task force or subron in a megahex of your nation's column of the Starting Megahex Table",
       fields={"group": "your group (P1...)", "megahex": "a megahex number of the Starting Megahex Table",
-              "hex": "a sea hex of that megahex (default: its centre)"})
+              "hex": "a sea hex of that megahex (default: its centre)",
+              "sosus": "instead of a group: a SOSUS unit (STF 1.8), in any megahex with shallow water"})
 def deploy(ctx: Ctx, order: dict) -> None:
     state = ctx.state
     m = map_name(state)
+    if "sosus" in order:
+        deploy_sosus(ctx, m, order.get("sosus"), order.get("megahex"))
+        if not _unplaced(ctx.state) and not _unplaced_sosus(ctx.state):
+            system_deployment(ctx)
+        return
     gid = order.get("group")
     group = state["groups"].get(gid) if isinstance(gid, str) else None
     if group is None or group["owner"] != "Player":
@@ -209,7 +237,7 @@ def deploy(ctx: Ctx, order: dict) -> None:
         raise RuleViolation("STF 6.1", f"hex {where} is land")
     ctx.emit(GroupChanged, group=gid, changes={"hex": where, "status": "on map"}, rule="STF 6.1",
              why=f"the Player deploys {gid} in megahex {number}")
-    if not _unplaced(ctx.state):
+    if not _unplaced(ctx.state) and not _unplaced_sosus(ctx.state):
         system_deployment(ctx)
 
 

@@ -202,6 +202,20 @@ def test_stf_6_1_deploy_done_waits_for_every_group():
         play(st, {"kind": "deploy_done"})
 
 
+def test_stf_1_8_the_player_deploys_sosus_in_a_megahex_with_shallow_water_only():
+    st = deployment_state()
+    st["units"]["SOSUS1"] = {"id": "SOSUS1", "class": "SOSUS", "nation": "US", "counter": None, "megahex": None}
+    with pytest.raises(RuleViolation, match="STF 1.8.*deep water only"):
+        play(st, {"kind": "deploy", "sosus": "SOSUS1", "megahex": 43})
+    with pytest.raises(InvalidOrder):
+        play(st, {"kind": "deploy", "sosus": "P1", "megahex": 30})
+    out, st2 = play(st, {"kind": "deploy", "sosus": "SOSUS1", "megahex": 30})
+    assert st2["units"]["SOSUS1"]["megahex"] == 30 and events_of(out, "UnitChanged")[0]["rule"] == "STF 1.8"
+    _, st3 = play(st2, {"kind": "deploy", "group": "P1", "megahex": 46})
+    out, st4 = play(st3, {"kind": "deploy", "group": "P2", "megahex": 13}, FixedDice(default=1))
+    assert st4["turn"] == 1  # the last of the groups and SOSUS placed: the GameSystem deploys
+
+
 # ---- STF 6.2, 6.5, 6.6: the GameSystem's deployment -----------------------------------------------
 def eleven_placements(*pairs) -> FixedDice:
     faces = [f for pair in pairs for f in pair]
