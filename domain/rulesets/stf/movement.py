@@ -574,12 +574,27 @@ def _names(groups) -> str:
 
 @STEPS.step("system_movement")
 def system_movement(ctx: Ctx, stack: list) -> None:
-    """STF 7: every GameSystem group on the map moves, in the order of their numbers."""
+    """STF 7: every GameSystem group on the map moves, task forces then subrons, by number; one less
+    than Precise that passes within two hexes of a Player task force or through a Player subron's
+    hex is revealed there (STF 8.14, 8.15)."""
     stack.pop()
+    m = map_name(ctx.state)
+    lost = 0
     for g in system_groups(ctx.state):
         group = ctx.state["groups"][g["id"]]
-        if on_map(group):
-            move_system_group(ctx, group)
+        if not on_map(group):
+            continue
+        before = len(ctx.out)
+        move_system_group(ctx, group)
+        group = ctx.state["groups"][g["id"]]
+        path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
+                and o[1]["group"] == g["id"] for h in o[1]["path"]]
+        if path and on_map(group) and group.get("intel") != "precise":
+            found = _proximity(ctx.state, m, group, path)
+            if found:
+                reveal(ctx, g["id"], *found)
+                lost += 1
+    lose_actions(ctx, lost)
 
 
 def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:
@@ -778,30 +793,44 @@ def reveal(ctx: Ctx, gid: str, rule: str, why: str) -> None:
         ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule, why=why)
 
 
+def _proximity(state: dict, m: str, group: dict, hexes: list[str]) -> tuple[str, str] | None:
+    """(rule, why) of the first of ``hexes`` that reveals ``group``: within two hexes of a Player
+    task force (STF 8.14), or a Player subron's hex (8.15); None if none does."""
+    tfs, subs = player_groups(state, "tf"), player_groups(state, "subron")
+    reach = MOVE["reveal_within_of_player_tf"]
+    for h in hexes:
+        close = [t for t in tfs if maps.distance(m, h, t["hex"]) <= reach]
+        if close:
+            return "STF 8.14", f"{group['id']} moved within {reach} hexes of {_names(close)} (at {h}): Precisely known"
+        same = [x for x in subs if x["hex"] == h]
+        if same:
+            return "STF 8.15", f"{group['id']} entered the hex of the Player subron {_names(same)} ({h}): Precisely known"
+    return None
+
+
+def lose_actions(ctx: Ctx, n: int) -> None:
+    """STF 8.14, 8.15: the Player loses ``n`` more actions in the following turn."""
+    if not n:
+        return
+    turn_ = ctx.state["turn"] + 1
+    prior = ctx.state["campaign"].get("actions_lost") or {}
+    count = (prior.get("count", 0) if prior.get("turn") == turn_ else 0) + n
+    ctx.emit(CampaignFixed, key="actions_lost", value={"turn": turn_, "count": count}, rule="STF 8.14")
+
+
 @STEPS.step("proximity_reveals")
 def proximity_reveals(ctx: Ctx, stack: list) -> None:
-    """STF 8.14: a less than Precise GameSystem group within two hexes of a Player task force after
-    the GameSystem's movement becomes Precise, and the Player loses one action next turn for each;
-    8.15: one in the same hex as a Player subron likewise."""
+    """STF 8.14, 8.15 after the GameSystem's movement: a GameSystem group less than Precise that
+    stands within two hexes of a Player task force, or in a Player subron's hex, becomes Precise
+    (whoever closed the distance), and the Player loses one action next turn for each."""
     stack.pop()
-    state = ctx.state
-    m = map_name(state)
-    tfs = player_groups(state, "tf")
-    subs = player_groups(state, "subron")
+    m = map_name(ctx.state)
     lost = 0
-    for g in system_groups(state):
+    for g in system_groups(ctx.state):
         if g.get("intel") == "precise":
             continue
-        close = [t for t in tfs if maps.distance(m, g["hex"], t["hex"]) <= MOVE["reveal_within_of_player_tf"]]
-        same = [s for s in subs if s["hex"] == g["hex"]]
-        if close:
-            rule, why = "STF 8.14", f"{g['id']} moved within {MOVE['reveal_within_of_player_tf']} hexes of {_names(close)}: Precisely known"
-        elif same:
-            rule, why = "STF 8.15", f"{g['id']} entered the hex of the Player subron {_names(same)}: Precisely known"
-        else:
-            continue
-        reveal(ctx, g["id"], rule, why)
-        lost += 1
-    if lost or state["campaign"].get("actions_lost"):
-        ctx.emit(CampaignFixed, key="actions_lost", value={"turn": state["turn"] + 1, "count": lost},
-                 rule="STF 8.14")
+        found = _proximity(ctx.state, m, g, [g["hex"]])
+        if found:
+            reveal(ctx, g["id"], *found)
+            lost += 1
+    lose_actions(ctx, lost)

@@ -620,6 +620,21 @@ def test_stf_8_15_a_contact_entering_a_player_subrons_hex_becomes_precise():
     assert st2["groups"]["SR1"]["intel"] == "precise" and st2["campaign"]["actions_lost"]["count"] == 1
 
 
+def test_stf_8_15_a_contact_passing_through_a_player_subrons_hex_is_revealed_there():
+    st = battle(p1="1506")
+    add(st, "SR1", "system", "subron", "2206")
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    path = moves(free)[0]["path"]
+    add(st, "P2", "Player", "subron", path[0], [ship("ssn", "SSN", 2)])  # the first hex it enters
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["path"] == path and st2["groups"]["SR1"]["hex"] == path[-1] != path[0]
+    revealed = [e for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
+    assert revealed[0]["rule"] == "STF 8.15" and f"({path[0]})" in revealed[0]["why"]
+    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 1}
+    out, st3 = run_step(st2, "proximity_reveals", FixedDice(default=1))  # already Precise: not again
+    assert out == [] and st3["campaign"]["actions_lost"]["count"] == 1
+
+
 def test_movement_data_file_marks_its_guess():
     raw = json.loads((Path(movement.__file__).parent / "data" / "movement.json").read_text())
     assert raw["provisional"] == ["unknown_tf_speed"] and sorted(movement.BANDS) == [2, 3, 4, 5, 6, 7]
