@@ -172,14 +172,14 @@ def _unplaced_sosus(state: dict) -> list[str]:
 
 
 def _deploy_templates(state: dict) -> list[dict]:
+    """Each unplaced group in each megahex of its column (at the centre), then one SOSUS placement."""
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
     out = []
-    for g in sorted((g for g in state["groups"].values() if g["owner"] == "Player"), key=_id_order):
-        number = starting_megahexes(m, nation, _column(g))[0]
-        out.append({"kind": "deploy", "group": g["id"], "megahex": number,
-                    "hex": maps.sea_hexes_of(m, number)[0]})
+    for g in sorted(_unplaced(state), key=_id_order):
+        for number in starting_megahexes(m, nation, _column(g)):
+            out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
     out += [{"kind": "deploy", "sosus": uid, "megahex": shallow[0]} for uid in _unplaced_sosus(state)[:1]]
     return out
@@ -241,7 +241,8 @@ def deploy(ctx: Ctx, order: dict) -> None:
         system_deployment(ctx)
 
 
-@kind("deploy_done", rule="STF 6.1", phases=("Deployment",), templates=lambda state: [{"kind": "deploy_done"}],
+@kind("deploy_done", rule="STF 6.1", phases=("Deployment",),
+      templates=lambda state: [] if _unplaced(state) else [{"kind": "deploy_done"}],
       help="end your deployment: the GameSystem deploys (STF 6.2) and turn 1 begins")
 def deploy_done(ctx: Ctx, order: dict) -> None:
     left = _unplaced(ctx.state)
@@ -313,16 +314,15 @@ def group_speed(state: dict, group: dict) -> int | None:
 
 
 def _move_templates(state: dict) -> list[dict]:
+    """A one-hex move into each sea neighbour of each group that may still move this turn."""
     m = state["campaign"].get("map")
     if m not in maps.MAP_NAMES:
         return []
-    out = []
-    for g in sorted(player_groups(state), key=_id_order):
-        if g.get("moved") != state["turn"]:
-            near = maps.sea_neighbours(m, g["hex"])
-            if near:
-                out.append({"kind": "move", "group": g["id"], "path": near[:1]})
-    return out
+    groups = player_groups(state)
+    if sum(1 for g in groups if g.get("moved") == state["turn"]) >= len(groups) - actions_lost(state):
+        return []
+    return [{"kind": "move", "group": g["id"], "path": [n]} for g in sorted(groups, key=_id_order)
+            if g.get("moved") != state["turn"] and group_speed(state, g) for n in maps.sea_neighbours(m, g["hex"])]
 
 
 @kind("move", rule="STF 7.1", phases=("Movement",), templates=_move_templates,

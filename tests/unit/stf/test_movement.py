@@ -639,3 +639,22 @@ def test_movement_data_file_marks_its_guess():
     raw = json.loads((Path(movement.__file__).parent / "data" / "movement.json").read_text())
     assert raw["provisional"] == ["unknown_tf_speed"] and sorted(movement.BANDS) == [2, 3, 4, 5, 6, 7]
     assert copy.deepcopy(raw["cv_bands"]["bands"][2]["battle"]) == {"action": "stay"}
+
+
+def test_every_deploy_and_move_the_server_offers_is_accepted():
+    from tests.unit.stf.helpers import R
+    st = deployment_state()
+    st["units"]["SOSUS1"] = {"id": "SOSUS1", "class": "SOSUS", "nation": "US", "counter": None, "megahex": None}
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"].startswith("deploy")]
+    assert {o.get("group") or o.get("sosus") for o in offered} == {"P1", "P2", "SOSUS1"}
+    assert {"kind": "deploy_done"} not in offered  # not while a group is unplaced
+    for order in offered:
+        play(st, order, FixedDice(default=1))
+    st = battle()
+    add(st, "P2", "Player", "subron", "2210", [ship("ssn", "SSN", 2)])
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+    assert {o["group"] for o in offered} == {"P1", "P2"}
+    for order in offered:
+        play(st, order)
+    st["campaign"]["actions_lost"] = {"turn": st["turn"], "count": 2}
+    assert not [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
