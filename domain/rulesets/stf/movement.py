@@ -476,8 +476,9 @@ def path_away(ctx: Ctx, m: str, gid: str, start: str, away, steps: int, *, edge:
 
 
 def halfway_hex(m: str, a: str, b: str) -> str:
-    """The hex half way along the line from a to b (cube coordinates rounded; a tie of the rounding
-    toward a), or the sea hex nearest it when it is land."""
+    """The hex half way along the line from a to b (the midpoint's cube coordinates rounded, a half
+    to the even whole number, the coordinate farthest from its rounding recomputed from the other
+    two), or the sea hex nearest it (then nearest a) when it is land."""
     g = maps.grid(m)
     ca, cb = g.hex(a), g.hex(b)
     q, r = Fraction(ca.q + cb.q, 2), Fraction(ca.r + cb.r, 2)
