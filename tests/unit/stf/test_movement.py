@@ -459,7 +459,7 @@ def test_stf_7_5_toward_the_nearest_player_task_force_of_four_or_more_ships():
 def test_stf_7_5_a_true_tie_among_hexes_is_settled_by_a_die():
     st = battle(p1="2006")
     add(st, "TF1", "system", "tf", "1806")
-    dice = FixedDice(2)
+    dice = FixedDice(2, default=1)  # the tie, then the rolls of its STF 8.14 reveal beside P1
     out, st2 = run_step(st, "system_movement", dice)
     tie = rolls_of(out)[0]
     assert tie.rule == "STF 7.5" and tie.notation == "d2" and tie.seat == "system"
