@@ -143,6 +143,7 @@ def test_the_replay_of_an_stf_game_steps_through_it(server, open_tab, shots):
     last = hash_seq(replay)
     assert last == lines[-1]["seq"]
     check_board(replay, game.get("/state")["state"])
+    shoot(replay, shots / "stf-replay-end.png")
     assert replay.locator("#history li").count() >= len(lines) - 1
     replay.keyboard.press("Home")
     first = hash_seq(replay)

@@ -17,6 +17,7 @@ from domain import events as ev
 
 SEATS = {"Player": "the Player", "system": "the GameSystem"}
 LONGEST = 8  # a list longer than this is cut: "a, b, ... and 5 more"
+LONGEST_DETAIL = 160  # a SystemActs detail longer than this is cut (the event keeps it whole)
 KINDS = {"tf": "task force", "subron": "subron"}
 
 
@@ -156,7 +157,8 @@ def _acts(d: dict) -> str:
     detail = d.get("detail")
     text = f"GameSystem: {d.get('what', 'acts')}"
     if detail:
-        text += f" — {_text(detail)}"
+        told = _text(detail)
+        text += f" — {told if len(told) <= LONGEST_DETAIL else told[:LONGEST_DETAIL - 1] + '…'}"
     return text + _tail(d)
 
 

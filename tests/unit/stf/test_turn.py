@@ -371,6 +371,13 @@ def test_an_stf_event_of_another_part_without_its_own_line_reads_from_its_fields
     assert R.describe("NoSuchEventAnywhere", {"rule": "STF 1.1"}) is None  # not an stf event: the generic line
 
 
+def test_narration_cuts_a_long_detail_of_the_gamesystems_decision_but_keeps_rule_and_why():
+    line = R.describe("SystemActs", {"what": "air strike", "detail": {f"k{n}": "x" * 10 for n in range(30)},
+                                     "rule": "STF 10.3", "why": "in range"})
+    assert line.startswith("GameSystem: air strike — k0 xxxxxxxxxx") and line.endswith("… (STF 10.3): in range")
+    assert len(line) < 220
+
+
 def test_narration_cuts_a_long_list_and_says_an_unknown_side_is_not_yet_known():
     line = R.describe("CampaignFixed", {"key": "player_airbases", "value": [f"b{k}" for k in range(10)], "rule": "STF 2.2"})
     assert line == "Campaign: Player's airbases b0, b1, b2, b3, b4, b5, b6, b7 and 2 more (STF 2.2)"
