@@ -400,8 +400,8 @@ def ssm(ctx: Ctx, order: dict) -> None:
     if not hits:
         return
     reveal = _helper("composition", "reveal")
-    if reveal is not None:
-        reveal(ctx, gid)
+    if reveal is not None and not units_of(ctx.state, gid):
+        reveal(ctx, gid, rule=rule, why=f"a long-range SSM hit on {gid}")  # its composition is drawn now
     if ctx.state["groups"][gid].get("intel") != "precise":
         ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule,
                  why="a long-range SSM hit makes the target Precise at once")

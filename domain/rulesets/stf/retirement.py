@@ -84,45 +84,59 @@ def index(state: dict) -> int:
 
 
 # ---- STF 12.10-12.12: where the bases are --------------------------------------------------------
-def bases_data() -> dict:
-    """data/bases.json (the campaign part's), or {} while it is not there."""
+def _side_key(side: str | None) -> str:
+    """bases.json's side: "US" stands for US/NATO (STF 12.10-12.12), "Soviet" for Soviet/Cuban."""
+    return "Soviet" if side == "Soviet" else "US"
+
+
+def base_entries(state: dict, side: str | None) -> list:
+    """The bases of ``side`` on the campaign's map (STF 12.10-12.12), each {"megahex": n} or
+    {"place": name}: the campaign part's ``retirement_bases`` (data/bases.json), read defensively."""
+    map_name, key = state["campaign"].get("map"), _side_key(side)
+    read = _helper("campaign", "retirement_bases")
+    if read is not None:
+        try:
+            return list(read(map_name, key))
+        except KeyError:
+            return []
     try:
-        return DATA.read(BASES_FILE)
+        data = DATA.read(BASES_FILE)
     except DataError:
-        return {}
+        return []
+    entry = (data.get("maps") or data).get(map_name) or {}
+    return list((entry.get("retirement_bases") or entry.get("bases") or {}).get(key) or [])
 
 
-def base_names(state: dict, side: str | None, data: dict | None = None) -> list:
-    """The bases of ``side`` on the campaign's map, as bases.json names them."""
-    data = bases_data() if data is None else data
-    bases = ((data.get(state["campaign"].get("map")) or {}).get("bases")) or {}
-    side = side or "US"
-    for key in (side, "US" if side == "NATO" else side):
-        if key in bases:
-            return list(bases[key])
-        for k, v in bases.items():
-            if key in re.split(r"[/,\s]+", k):
-                return list(v)
-    return []
-
-
-def base_hexes(state: dict, side: str | None) -> list[str]:
-    """Every hex of the side's bases: a megahex base's seven hexes, a named base's hex."""
+def bases(state: dict, side: str | None) -> list[list[str]]:
+    """Each base of ``side`` as its hexes: a megahex base's sea hexes (centre, then outer 1 to 6),
+    a named base's hex."""
     map_name = state["campaign"].get("map")
-    out: list[str] = []
-    for name in base_names(state, side):
-        number = name if isinstance(name, int) else (int(_MEGAHEX.match(name).group(1))
-                                                      if isinstance(name, str) and _MEGAHEX.match(name) else None)
+    out: list[list[str]] = []
+    for entry in base_entries(state, side):
+        if isinstance(entry, dict):
+            number, place = entry.get("megahex"), entry.get("place")
+        else:
+            m = _MEGAHEX.match(str(entry))
+            number, place = (int(m.group(1)), None) if m else (None, entry)
         try:
             if number is not None:
-                fn = _helper("maps", "megahex_hexes")
+                fn = _helper("maps", "sea_hexes_of") or _helper("maps", "megahex_hexes")
                 hexes = list(fn(map_name, number)) if fn else []
             else:
                 fn = _helper("maps", "place_hex")
-                hexes = [fn(map_name, name)] if fn else []
+                hexes = [fn(map_name, place)] if fn else []
         except (KeyError, ValueError):
             hexes = []
-        out += [h for h in hexes if h and h not in out]
+        if [h for h in hexes if h]:
+            out.append([h for h in hexes if h])
+    return out
+
+
+def base_hexes(state: dict, side: str | None) -> list[str]:
+    """Every hex a retiring group of ``side`` may end on (STF 12.9)."""
+    out: list[str] = []
+    for hexes in bases(state, side):
+        out += [h for h in hexes if h not in out]
     return out
 
 
@@ -131,20 +145,24 @@ def _system_side(state: dict) -> str | None:
 
 
 def destination(ctx: Ctx, gid: str) -> str | None:
-    """The nearest base hex of the GameSystem's side (STF 12.5, 12.7, 12.8); between equally near,
-    the one farthest from the Player's groups (12.5), then a die. None when no base is known."""
+    """The nearest base of the GameSystem's side (STF 12.5, 12.7, 12.8), as its hex nearest the
+    group; between equally near bases, the one farthest from the Player's groups (12.5), then a
+    die; within one base, its first such hex. None when no base is known."""
     state = ctx.state
     here = state["groups"][gid]["hex"]
-    hexes = [(distance(state, here, h), h) for h in base_hexes(state, _system_side(state))]
-    hexes = [(d, h) for d, h in hexes if d is not None]
-    if not hexes:
-        return None
     players = [g["hex"] for g in state["groups"].values() if g.get("owner") == "Player" and in_play(g)]
 
     def away(h: str) -> int:
         ds = [distance(state, h, p) for p in players]
         return min([d for d in ds if d is not None], default=0)
-    items = [{"id": h, "key": (-d, away(h))} for d, h in hexes]
+    items = []
+    for hexes in bases(state, _system_side(state)):
+        scored = [((-d, away(h)), h) for h in hexes for d in [distance(state, here, h)] if d is not None]
+        if scored:
+            key = max(k for k, _ in scored)
+            items.append({"id": next(h for k, h in scored if k == key), "key": key})
+    if not items:
+        return None
     return order_by(ctx, items, lambda i: i["key"], rule="STF 12.5", purpose=f"{gid}'s base")[0]["id"]
 
 

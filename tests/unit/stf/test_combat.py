@@ -337,3 +337,53 @@ def test_stf_11_the_combat_data_file_is_listed_in_the_readme_and_coverage():
     assert "`combat.json`" in readme
     cov = json.loads((combat.DATA.directory.parent / "coverage.json").read_text())
     assert cov["tables"]["data/combat.json"]["status"] == "adjudicated"
+
+
+# ---- ranges on the map (movement's maps.py): STF 11.1's long range, 7.8's 1-hex SSMs, 11.4 -------
+CENTRE, NEXT, TWO_AWAY = "1212", "1211", "1210"  # the G-I-UK map: megahex 30's centre, a neighbour, two hexes off
+
+
+def ranged(system_hex: str, intel: str, **campaign) -> dict:
+    st = combat_state(**campaign)
+    add_group(st, "P1", "Player", CENTRE, dd_ff_ff())
+    add_group(st, "TF1", "system", system_hex, missile_tf(), intel=intel)
+    return st
+
+
+def test_stf_11_1_the_system_fires_long_range_ssms_only_when_its_own_group_is_precise():
+    from domain.rulesets.stf import maps
+    assert maps.distance("giuk", CENTRE, NEXT) == 1 and maps.distance("giuk", CENTRE, TWO_AWAY) == 2
+    out, st = run_step(ranged(TWO_AWAY, "accurate"), "surface_combat", NoDice())
+    assert acts(out, "SSM wave") == [] and pending(st) is None
+    out, st = run_step(ranged(TWO_AWAY, "precise"), "surface_combat", FixedDice(4))
+    wave = acts(out, "SSM wave")[0]["detail"]
+    assert wave["long_range"] is True and wave["target"] == "dd"
+
+
+def test_stf_11_2_a_group_one_hex_off_fires_its_ssms_but_no_guns():
+    out, st = run_step(ranged(NEXT, "accurate"), "surface_combat", FixedDice(4))
+    assert acts(out, "SSM wave")[0]["detail"]["long_range"] is False
+    out, st = answer(st, {"sunk": []}, FixedDice(1))
+    out, st = answer(st, {"sunk": []})
+    assert acts(out, "gunnery") == [] and acts(out, "placement") == [] and pending(st) is None
+
+
+def test_stf_11_4_defending_the_objective_it_fights_every_round_with_fewer_guns():
+    player = {"iowa": ship("BB", 10, nation="US", gun="A"), "fr": ship("FR", 5, nation="US", role="invasion")}
+    system = {"s1": ship("CG", 5, gun="C"), "s2": ship("DD", 4, gun="C")}
+    for where in (CENTRE, "1210"):  # in megahex 30, and next to it
+        st = combat_state(invader="Player", invasion_target=30, mission="US Inv")
+        add_group(st, "P1", "Player", where, player)
+        add_group(st, "TF1", "system", where, system)
+        out, st = run_step(st, "surface_combat", NoDice())
+        g = acts(out, "gunnery")[0]
+        assert g["rule"] == "STF 11.4" and g["detail"]["fire"] is True and g["detail"]["targets"] == ["iowa", "fr"]
+        out, st = answer(st, {"sunk": ["s1"]})
+        assert acts(out, "gunnery")[0]["detail"]["round"] == 2  # one C gun against an A: it fights on
+        out, st = answer(st, {"sunk": [], "ended": True})
+        assert pending(st) is None
+    st = combat_state(invader="Player", invasion_target=30, mission="US Inv")  # far from the objective: 11.3
+    add_group(st, "P1", "Player", "2010", player)
+    add_group(st, "TF1", "system", "2010", system)
+    out, _ = run_step(st, "surface_combat", NoDice())
+    assert acts(out, "gunnery")[0]["detail"]["fire"] is False
