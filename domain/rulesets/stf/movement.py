@@ -1,0 +1,770 @@
+"""Deployment and movement: STF 6.1-6.6, 7.1-7.11, 8.14, 8.15 (docs/rulesets.md, "Solitaire Task
+Force", "Deployment and movement").
+
+STF 6.1   The Player deploys first, in any megahex of his nation's column of the Starting Megahex
+          Table (``deploy``, then ``deploy_done`` or the last group's ``deploy``).
+STF 6.2   The GameSystem then places 6 task forces (TF1-TF6) and 5 subrons (SR1-SR5), each by a d10
+          on the Starting Megahex Table (data/starting.json) for its nation; 6.5 a d6 for the outer
+          hex; 6.6 task forces EMCON side up, subrons Deep; then turn 1 begins.
+STF 6.3/4 Each turn after the first (step ``reinforcements``, Random Events phase), a third (round up)
+          of the GameSystem's task forces and of its subrons off the map (false contacts included)
+          come back by the same table; STF 1.9 stops all of it once the commitment is reached.
+STF 7     The Player's ``move`` (adjacent sea hexes, at most the slowest unit's speed, once a turn a
+          group); the GameSystem's steps ``group_modes`` (7.3), ``system_movement`` (7.1-7.11, 5.2,
+          12.5/12.9 retirement) and ``proximity_reveals`` (8.14, 8.15).
+
+Every GameSystem path is chosen deterministically from the state: water distance (breadth-first
+over sea hexes) to the target, then hex distance; a die (one of as many faces as there are equally
+good hexes) only for a true tie (STF 7.5). Each move is a ``GroupMoved`` whose ``why`` names the rule
+and the target.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections import deque
+from fractions import Fraction
+from functools import lru_cache
+
+from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.stf import maps, turn
+from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupMoved, GroupPlaced, GroupRemoved
+from domain.rulesets.stf.rules import DATA, STEPS, kind
+from domain.rulesets.toolkit import tables as tbl
+from domain.rulesets.toolkit.engine import Ctx
+
+STARTING = tbl.load_tables(DATA, "starting.json")
+MOVE = DATA.read("movement.json")
+BANDS = {b["distance"]: b for b in MOVE["cv_bands"]["bands"]}
+
+SYSTEM_TFS = [f"TF{i}" for i in range(1, 7)]
+SYSTEM_SUBRONS = [f"SR{i}" for i in range(1, 6)]
+SHIP_CLASSES = ("CV", "BB", "CG", "CL", "DD", "FF", "PC", "FR")
+OFF_MAP = ("off map", "false contact")
+
+
+# ---- reading the state ---------------------------------------------------------------------------
+def map_name(state: dict) -> str:
+    name = state["campaign"].get("map")
+    if name not in maps.MAP_NAMES:
+        raise RuleViolation("STF 1.1", "the campaign's map is not chosen yet")
+    return name
+
+
+def table_nation(side: str | None) -> str:
+    """The Starting Megahex Table's column for a nation: "US" (US and NATO) or "Soviet"."""
+    return "Soviet" if side == "Soviet" else "US"
+
+
+def system_side(state: dict) -> str:
+    c = state["campaign"]
+    side = c.get("system_side")
+    if side:
+        return side
+    return "US" if c.get("player_side") == "Soviet" else "Soviet"
+
+
+def units_of(state: dict, group: dict) -> list[dict]:
+    return [state["units"][u] for u in group.get("units", []) if u in state["units"]
+            and not state["units"][u].get("sunk")]
+
+
+def ships_of(state: dict, group: dict) -> list[dict]:
+    return [u for u in units_of(state, group) if u.get("class") in SHIP_CLASSES]
+
+
+def has_class(state: dict, group: dict, cls: str) -> bool:
+    return any(u.get("class") == cls for u in units_of(state, group))
+
+
+def is_invasion_freighter(unit: dict) -> bool:
+    """An invasion freighter of STF 1.11 (class FR marked ``invasion`` by the forces); a US CV's
+    fast resupply ship (1.12) is not one."""
+    return unit.get("class") == "FR" and bool(unit.get("invasion"))
+
+
+def has_invasion_freighter(state: dict, group: dict) -> bool:
+    return any(is_invasion_freighter(u) for u in units_of(state, group))
+
+
+def is_cv_group(state: dict, group: dict) -> bool:
+    """A CV task force: a carrier among its known units, or one set aside for it (``cv``, STF 10.8)."""
+    return group["kind"] == "tf" and (has_class(state, group, "CV") or bool(group.get("cv")))
+
+
+def has_offensive_firepower(state: dict, group: dict) -> bool:
+    """STF 7.6: SSMs, torpedoes, guns or attack aircraft left. A group whose units are not known
+    is taken to have them (the GameSystem does not withdraw a contact the Player cannot see into)."""
+    units = units_of(state, group)
+    if not units:
+        return True
+    for u in units:
+        ssm = u.get("ssm_left", u.get("ssm")) or 0
+        torpedoes = u.get("torpedoes_left", u.get("torpedoes")) or 0
+        air = u.get("air") or {}
+        if ssm or torpedoes or u.get("gun") or any(air.get(k) for k in ("L", "M", "H")):
+            return True
+    return False
+
+
+def on_map(group: dict) -> bool:
+    return group.get("hex") is not None and group.get("status", "on map") == "on map"
+
+
+def player_groups(state: dict, kind_: str | None = None) -> list[dict]:
+    return [g for g in state["groups"].values() if g["owner"] == "Player" and on_map(g)
+            and (kind_ is None or g["kind"] == kind_)]
+
+
+def system_groups(state: dict) -> list[dict]:
+    return sorted((g for g in state["groups"].values() if g["owner"] == "system" and on_map(g)), key=_id_order)
+
+
+def _id_order(g: dict):
+    gid = g["id"]
+    digits = "".join(ch for ch in gid if ch.isdigit())
+    return (gid.rstrip("0123456789"), int(digits) if digits else 0)
+
+
+def commitment_reached(state: dict) -> bool:
+    """STF 1.9: once the value in play reaches the commitment, no more counters are deployed. The
+    search helper sets ``campaign["commitment_reached"]``; the total is also read here."""
+    c = state["campaign"]
+    if c.get("commitment_reached"):
+        return True
+    limit = (c.get("commitment") or {}).get("system")
+    return isinstance(limit, (int, float)) and state.get("deployment", {}).get("total", 0) >= limit
+
+
+def actions_lost(state: dict) -> int:
+    """STF 8.14, 8.15: actions the Player loses this turn (recorded the turn before)."""
+    lost = state["campaign"].get("actions_lost") or {}
+    return lost.get("count", 0) if lost.get("turn") == state["turn"] else 0
+
+
+# ---- STF 6: deployment ---------------------------------------------------------------------------
+def starting_megahexes(map_: str, nation: str, column: str) -> list[int]:
+    """Every megahex of a column of the Starting Megahex Table (STF 6.1), in the order of its rows."""
+    table = STARTING[f"starting megahex {map_}"]
+    i = table.column_index(f"{table_nation(nation)} {column}")
+    out: list[int] = []
+    for _, _, results in table.rows:
+        if results[i] not in out:
+            out.append(results[i])
+    return out
+
+
+def _column(group: dict) -> str:
+    return "TF" if group["kind"] == "tf" else "Sub"
+
+
+def _unplaced(state: dict) -> list[dict]:
+    return [g for g in state["groups"].values() if g["owner"] == "Player" and g.get("hex") is None
+            and g.get("status", "on map") not in ("sunk", "retired")]
+
+
+def _deploy_templates(state: dict) -> list[dict]:
+    if state["campaign"].get("map") not in maps.MAP_NAMES:
+        return []
+    m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
+    out = []
+    for g in sorted((g for g in state["groups"].values() if g["owner"] == "Player"), key=_id_order):
+        number = starting_megahexes(m, nation, _column(g))[0]
+        out.append({"kind": "deploy", "group": g["id"], "megahex": number,
+                    "hex": maps.sea_hexes_of(m, number)[0]})
+    return out
+
+
+@kind("deploy", rule="STF 6.1", phases=("Deployment",), templates=_deploy_templates,
+      help="place a task force or subron in a megahex of your nation's column of the Starting Megahex Table",
+      fields={"group": "your group (P1...)", "megahex": "a megahex number of the Starting Megahex Table",
+              "hex": "a sea hex of that megahex (default: its centre)"})
+def deploy(ctx: Ctx, order: dict) -> None:
+    state = ctx.state
+    m = map_name(state)
+    gid = order.get("group")
+    group = state["groups"].get(gid) if isinstance(gid, str) else None
+    if group is None or group["owner"] != "Player":
+        mine = sorted(g["id"] for g in state["groups"].values() if g["owner"] == "Player")
+        raise InvalidOrder(f"'group' is one of your groups ({', '.join(mine) or 'none'}), not {gid!r}",
+                           rule="STF 6.1", field="group")
+    number = order.get("megahex")
+    if type(number) is not int:
+        raise InvalidOrder("'megahex' is a megahex number", rule="STF 6.1", field="megahex")
+    nation = state["campaign"].get("player_side")
+    allowed = starting_megahexes(m, nation, _column(group))
+    if number not in allowed:
+        raise RuleViolation("STF 6.1", f"a {table_nation(nation)} {'task force' if group['kind'] == 'tf' else 'subron'} "
+                                       f"is placed in a megahex of the Starting Megahex Table's "
+                                       f"{table_nation(nation)} {_column(group)} column "
+                                       f"({', '.join(map(str, sorted(allowed)))}), not {number}")
+    hexes = [h for h in maps.megahex_hexes(m, number) if h is not None]
+    where = order.get("hex", hexes[0])
+    maps.check_hex(m, where, "STF 6.1", "hex")
+    if where not in hexes:
+        raise RuleViolation("STF 6.1", f"hex {where} is not in megahex {number} ({', '.join(hexes)})")
+    if maps.is_land(m, where):
+        raise RuleViolation("STF 6.1", f"hex {where} is land")
+    ctx.emit(GroupChanged, group=gid, changes={"hex": where, "status": "on map"}, rule="STF 6.1",
+             why=f"the Player deploys {gid} in megahex {number}")
+    if not _unplaced(ctx.state):
+        system_deployment(ctx)
+
+
+@kind("deploy_done", rule="STF 6.1", phases=("Deployment",), templates=lambda state: [{"kind": "deploy_done"}],
+      help="end your deployment: the GameSystem deploys (STF 6.2) and turn 1 begins")
+def deploy_done(ctx: Ctx, order: dict) -> None:
+    left = _unplaced(ctx.state)
+    if left:
+        raise RuleViolation("STF 6.1", f"place every task force and subron first: {', '.join(sorted(g['id'] for g in left))}")
+    system_deployment(ctx)
+
+
+def system_deployment(ctx: Ctx) -> None:
+    """STF 6.2: the GameSystem's 6 task forces and 5 subrons, then turn 1."""
+    m = map_name(ctx.state)
+    for gid in SYSTEM_TFS + SYSTEM_SUBRONS:
+        if commitment_reached(ctx.state):
+            break
+        place_system_group(ctx, m, gid, "tf" if gid.startswith("TF") else "subron", "STF 6.2")
+    turn.start_turn_one(ctx)
+
+
+def place_system_group(ctx: Ctx, m: str, gid: str, kind_: str, rule: str) -> None:
+    """A GameSystem counter onto the map: a d10 on the Starting Megahex Table (``rule``), a d6 for
+    the outer hex (STF 6.5), EMCON side up or Deep (6.6), nothing known about it."""
+    nation = system_side(ctx.state)
+    column = f"{table_nation(nation)} {'TF' if kind_ == 'tf' else 'Sub'}"
+    table = STARTING[f"starting megahex {m}"]
+    made = ctx.roll(1, 10, seat="system", purpose=f"starting megahex of {gid}", rule=rule,
+                    target=lambda v: tbl.read(table, v[0], column).target,
+                    outcome=lambda v: f"megahex {tbl.read(table, v[0], column).result}")
+    number = tbl.read(table, made.values[0], column).result
+    hexes = maps.megahex_hexes(m, number)
+    outer = ctx.roll(1, 6, seat="system", purpose=f"outer hex of megahex {number} for {gid}", rule="STF 6.5",
+                     outcome=lambda v: f"outer hex {v[0]}")
+    where, how = hexes[outer.values[0]], f"outer hex {outer.values[0]}"
+    if where is None or maps.is_land(m, where):
+        # off the map or land: the centre (or the first sea hex of the megahex)
+        where = maps.sea_hexes_of(m, number)[0]
+        how = f"outer hex {outer.values[0]} is {'off the map' if hexes[outer.values[0]] is None else 'land'}, so {where}"
+    group = {"id": gid, "owner": "system", "kind": kind_, "hex": where, "units": [], "status": "on map",
+             "intel": "unknown", "chit": None, "size": None, "retiring": False, "nation": None,
+             "mode": "deep" if kind_ == "subron" else None, "emcon": kind_ == "tf",
+             "placed": f"megahex {number}, {how}"}
+    ctx.emit(GroupPlaced, group=group, rule=rule)
+
+
+@STEPS.step("reinforcements")
+def reinforcements(ctx: Ctx, stack: list) -> None:
+    """STF 6.3, 6.4: each turn after the first, a third (round up) of the GameSystem's task forces
+    off the map and a third of its subrons off the map come on (false contacts removed before this
+    turn included, 6.3), lowest numbers first."""
+    stack.pop()
+    state = ctx.state
+    if state["turn"] <= 1 or commitment_reached(state):
+        return
+    m = map_name(state)
+    for kind_ in ("tf", "subron"):
+        off = sorted((g for g in state["groups"].values() if g["owner"] == "system" and g["kind"] == kind_
+                      and g.get("status") in OFF_MAP and not g.get("units")), key=_id_order)
+        for g in off[:math.ceil(len(off) / 3)]:
+            if commitment_reached(ctx.state):
+                return
+            rule = "STF 6.3" if g.get("status") == "false contact" else "STF 6.4"
+            place_system_group(ctx, m, g["id"], kind_, rule)
+
+
+# ---- STF 7: the Player's movement ----------------------------------------------------------------
+def group_speed(state: dict, group: dict) -> int | None:
+    """The slowest unit's speed (data/countermix.json: hexes a turn); None when no unit has one."""
+    speeds = [u["speed"] for u in units_of(state, group) if isinstance(u.get("speed"), int)]
+    return min(speeds) if speeds else None
+
+
+def _move_templates(state: dict) -> list[dict]:
+    m = state["campaign"].get("map")
+    if m not in maps.MAP_NAMES:
+        return []
+    out = []
+    for g in sorted(player_groups(state), key=_id_order):
+        if g.get("moved") != state["turn"]:
+            near = maps.sea_neighbours(m, g["hex"])
+            if near:
+                out.append({"kind": "move", "group": g["id"], "path": near[:1]})
+    return out
+
+
+@kind("move", rule="STF 7.1", phases=("Movement",), templates=_move_templates,
+      help="move one of your groups along a path of adjacent sea hexes, at most its slowest unit's speed",
+      fields={"group": "your group (P1...)", "path": "the hexes entered, in order"})
+def move(ctx: Ctx, order: dict) -> None:
+    state = ctx.state
+    m = map_name(state)
+    gid = order.get("group")
+    group = state["groups"].get(gid) if isinstance(gid, str) else None
+    if group is None or group["owner"] != "Player":
+        raise InvalidOrder(f"'group' is one of your groups, not {gid!r}", rule="STF 7.1", field="group")
+    if not on_map(group):
+        raise RuleViolation("STF 7.1", f"{gid} is not on the map")
+    if group.get("moved") == state["turn"]:
+        raise RuleViolation("STF 7.1", f"{gid} has moved this turn already")
+    lost = actions_lost(state)
+    if lost:
+        moved = sum(1 for g in player_groups(state) if g.get("moved") == state["turn"])
+        may = max(0, len(player_groups(state)) - lost)
+        if moved >= may:
+            raise RuleViolation("STF 8.14", f"the Player lost {lost} action(s) this turn to contacts revealed "
+                                            f"close by: {may} of {len(player_groups(state))} groups may move, "
+                                            f"and {moved} have")
+    path = order.get("path")
+    if not isinstance(path, list) or not path:
+        raise InvalidOrder("'path' is a list of the hexes entered, in order", rule="STF 7.1", field="path")
+    speed = group_speed(state, group)
+    if speed is None:
+        raise RuleViolation("STF 7.1", f"{gid} has no unit with a speed")
+    if len(path) > speed:
+        raise RuleViolation("STF 7.1", f"{gid} moves at most {speed} hex(es) a turn (its slowest unit), not {len(path)}")
+    here = group["hex"]
+    for h in path:
+        maps.check_hex(m, h, "STF 7.1", "path")
+        if maps.distance(m, here, h) != 1:
+            raise RuleViolation("STF 7.1", f"{h} is not adjacent to {here}")
+        if maps.is_land(m, h):
+            raise RuleViolation("STF 7.1", f"{h} is land")
+        here = h
+    ctx.emit(GroupMoved, group=gid, path=list(path), rule="STF 7.1", why=f"the Player moves {gid}")
+    ctx.emit(GroupChanged, group=gid, changes={"moved": state["turn"]}, rule="STF 7.1",
+             why=f"{gid} has moved in turn {state['turn']}")
+
+
+# ---- paths on the map ----------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _sea(m: str) -> frozenset:
+    return frozenset(h for h in maps.grid(m).names() if maps.is_sea(m, h))
+
+
+@lru_cache(maxsize=None)
+def _sea_neighbours(m: str, h: str) -> tuple:
+    return tuple(maps.sea_neighbours(m, h))
+
+
+def water_distances(m: str, targets) -> dict:
+    """Breadth-first steps over sea hexes from the nearest of ``targets`` (a land target counts
+    from its sea neighbours)."""
+    dist: dict = {}
+    queue: deque = deque()
+    for t in targets:
+        if maps.is_sea(m, t):
+            dist[t] = 0
+            queue.append(t)
+    for t in targets:
+        if not maps.is_sea(m, t):
+            for n in _sea_neighbours(m, t):
+                if n not in dist:
+                    dist[n] = 1
+                    queue.append(n)
+    while queue:
+        h = queue.popleft()
+        for n in _sea_neighbours(m, h):
+            if n not in dist:
+                dist[n] = dist[h] + 1
+                queue.append(n)
+    return dist
+
+
+def nearest(m: str, here: str, hexes) -> int:
+    return min((maps.distance(m, here, h) for h in hexes), default=10**6)
+
+
+class Keep:
+    """A distance a path keeps: never end a step closer than ``least`` hexes to any of ``hexes``,
+    unless already closer (then never closer than it is). ``rule`` names the rule."""
+
+    def __init__(self, hexes, least: int, rule: str):
+        self.hexes, self.least, self.rule = list(hexes), least, rule
+
+    def allows(self, m: str, here: str, there: str) -> bool:
+        d = nearest(m, there, self.hexes)
+        return d >= self.least or d >= nearest(m, here, self.hexes)
+
+
+def _choose(ctx: Ctx, gid: str, options: list[str], why: str) -> str:
+    """One of equally good hexes: a die of as many faces as there are options (STF 7.5)."""
+    if len(options) == 1:
+        return options[0]
+    made = ctx.roll(1, len(options), seat="system", purpose=f"{gid}: a choice of hexes {', '.join(options)} ({why})",
+                    rule="STF 7.5", outcome=lambda v: options[v[0] - 1])
+    return options[made.values[0] - 1]
+
+
+def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, stop_at: int = 0,
+                keeps=(), away_from=()) -> list[str]:
+    """Up to ``steps`` hexes toward the nearest of ``targets``: each step to the sea neighbour
+    nearest by water, then by hex distance (then, with ``away_from``, farthest from those hexes),
+    only if it comes nearer by water; stops ``stop_at`` hexes from the targets."""
+    targets = list(targets)
+    if not targets:
+        return []
+    water = water_distances(m, targets)
+    path, here = [], start
+    for _ in range(steps):
+        if nearest(m, here, targets) <= stop_at:
+            break
+        now = water.get(here, 10**6)
+        options = [n for n in _sea_neighbours(m, here) if water.get(n, 10**6) < now
+                   and all(k.allows(m, here, n) for k in keeps)]
+        if not options:
+            break
+
+        def key(n):
+            return (water[n], nearest(m, n, targets), -nearest(m, n, away_from) if away_from else 0)
+        best = min(key(n) for n in options)
+        here = _choose(ctx, gid, [n for n in options if key(n) == best], "toward its target")
+        path.append(here)
+    return path
+
+
+def path_away(ctx: Ctx, m: str, gid: str, start: str, away, steps: int, *, edge: str | None = None,
+              keeps=()) -> list[str]:
+    """Up to ``steps`` hexes away from the nearest of ``away``: each step to the sea neighbour
+    farthest from them (then nearest ``edge``), only if it gets farther."""
+    path, here = [], start
+    for _ in range(steps):
+        now = nearest(m, here, away)
+        options = [n for n in _sea_neighbours(m, here) if nearest(m, n, away) > now
+                   and all(k.allows(m, here, n) for k in keeps)]
+        if not options:
+            break
+
+        def key(n):
+            return (-nearest(m, n, away), maps.edge_distance(m, n, edge) if edge else 0)
+        best = min(key(n) for n in options)
+        here = _choose(ctx, gid, [n for n in options if key(n) == best], "away")
+        path.append(here)
+    return path
+
+
+def halfway_hex(m: str, a: str, b: str) -> str:
+    """The hex half way along the line from a to b (cube coordinates rounded; a tie of the rounding
+    toward a), or the sea hex nearest it when it is land."""
+    g = maps.grid(m)
+    ca, cb = g.hex(a), g.hex(b)
+    q, r = Fraction(ca.q + cb.q, 2), Fraction(ca.r + cb.r, 2)
+    s = -q - r
+    rq, rr, rs = round(q), round(r), round(s)
+    dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+    if dq > dr and dq > ds:
+        rq = -rr - rs
+    elif dr > ds:
+        rr = -rq - rs
+    else:
+        rs = -rq - rr
+    from domain.rulesets.toolkit.hexes import Cube
+    h = g.name(Cube(int(rq), int(rr), int(rs)))
+    if maps.is_sea(m, h):
+        return h
+    return min(sorted(_sea(m)), key=lambda x: (maps.distance(m, x, h), maps.distance(m, x, a)))
+
+
+# ---- STF 7: the GameSystem's movement ------------------------------------------------------------
+def system_speed(state: dict, group: dict) -> tuple[int, str]:
+    """(hexes this turn, why): STF 7.1, 7.2 for subrons, the slowest known ship for a task force,
+    5.2 under a GameSystem command control loss."""
+    if group["kind"] == "subron":
+        if group.get("intel") != "precise":
+            speed, why = MOVE["subron_speed"]["less than precise"], "a subron less than Precise moves 2 (STF 7.1, 7.2)"
+        elif any(u.get("class") == "SS" for u in units_of(state, group)):
+            speed, why = MOVE["subron_speed"]["precise with a conventional sub"], "a Precise conventional sub moves 1 (STF 7.1)"
+        else:
+            speed, why = MOVE["subron_speed"]["precise with an SSN only"], "Precise SSNs move 2 (STF 7.1)"
+    else:
+        known = group_speed(state, group)
+        speed = known if known is not None else MOVE["unknown_tf_speed"]
+        why = f"its slowest ship moves {speed}" if known is not None else f"a task force of unknown ships moves {speed} (provisional)"
+    if state["campaign"].get("system_ccl_turn") == state["turn"]:
+        if speed <= 1:
+            return 0, "a GameSystem command control loss: a group of speed 1 may not move (STF 5.2)"
+        return 1, "a GameSystem command control loss: one hex of movement (STF 5.2)"
+    return speed, why
+
+
+def bases(state: dict) -> list[str]:
+    """The hexes of the GameSystem's bases (STF 12.10-12.12, data/bases.json, the campaign's file),
+    read defensively: the places and megahexes listed for its side; none if the file is not there."""
+    m = map_name(state)
+    try:
+        raw = DATA.read("bases.json")
+    except Exception:
+        return []
+    entry = raw.get(m) if isinstance(raw, dict) else None
+    if not isinstance(entry, dict):
+        entry = (raw.get("maps") or {}).get(m) if isinstance(raw, dict) else None
+    listed = ((entry or {}).get("bases") or {})
+    side = system_side(state)
+    names = listed.get(side) or listed.get("US" if side == "NATO" else side) or []
+    out = []
+    for name in names:
+        try:
+            out.append(maps.place_hex(m, name))
+        except (maps.UnknownPlace, KeyError, ValueError):
+            continue
+    return out
+
+
+def base_targets(state: dict) -> tuple[list[str], str]:
+    hexes = bases(state)
+    if hexes:
+        return hexes, "its nearest base"
+    # no base file: its own map edge stands for the bases
+    m = map_name(state)
+    edge = maps.side_edge(m, system_side(state))
+    return [h for h in _sea(m) if maps.edge_distance(m, h, edge) == 0], f"its own ({edge}) map edge"
+
+
+def objective_hexes(state: dict) -> list[str]:
+    target = state["campaign"].get("invasion_target")
+    return maps.sea_hexes_of(map_name(state), target) if target is not None else []
+
+
+def _nearest_groups(m: str, here: str, groups: list[dict]) -> list[dict]:
+    if not groups:
+        return []
+    d = min(maps.distance(m, here, g["hex"]) for g in groups)
+    return [g for g in groups if maps.distance(m, here, g["hex"]) == d]
+
+
+def _names(groups) -> str:
+    return ", ".join(sorted(g["id"] for g in groups))
+
+
+@STEPS.step("system_movement")
+def system_movement(ctx: Ctx, stack: list) -> None:
+    """STF 7: every GameSystem group on the map moves, in the order of their numbers."""
+    stack.pop()
+    for g in system_groups(ctx.state):
+        group = ctx.state["groups"][g["id"]]
+        if on_map(group):
+            move_system_group(ctx, group)
+
+
+def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:
+    if path:
+        ctx.emit(GroupMoved, group=gid, path=path, rule=rule, why=why)
+
+
+def move_system_group(ctx: Ctx, group: dict) -> None:
+    state, gid, here = ctx.state, group["id"], group["hex"]
+    m = map_name(state)
+    speed, speed_why = system_speed(state, group)
+    if speed <= 0:
+        return
+    players = player_groups(state)
+    player_tfs = [g for g in players if g["kind"] == "tf"]
+    invader = state["campaign"].get("invader")
+    bb_hexes = [g["hex"] for g in player_tfs if has_class(state, g, "BB")]
+    keeps = []
+    if group["kind"] == "tf" and bb_hexes:
+        keeps.append(Keep(bb_hexes, MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10"))
+    if is_cv_group(state, group):
+        subs = [g["hex"] for g in players if g["kind"] == "subron"]
+        if subs:
+            keeps.append(Keep(subs, MOVE["cv_keeps_from_player_subron"], "STF 7.9"))
+    kept = "".join(f"; keeping {k.least}+ hexes from Player {'BB task forces' if k.rule == 'STF 7.10' else 'subrons'} ({k.rule})"
+                   for k in keeps)
+
+    # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
+    if group.get("retiring"):
+        targets, what = base_targets(state)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
+                                               f"groups as it can; {speed_why}{kept}")
+        end = path[-1] if path else here
+        if end in targets:
+            ctx.emit(GroupRemoved, group=gid, status="retired", rule="STF 12.9",
+                     why=f"{gid} reached {what} at {end} and leaves the map (not destroyed)")
+        return
+
+    # STF 7.11: Last Ditch Defence
+    if invader == "Player" and has_offensive_firepower(state, group):
+        objective = set(objective_hexes(state))
+        landed = [g for g in player_tfs if g["hex"] in objective and has_invasion_freighter(state, g)]
+        if landed:
+            near = _nearest_groups(m, here, landed)
+            path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed)
+            _emit_move(ctx, gid, path, "STF 7.11", f"Last Ditch Defence: {_names(near)} with invasion freighters "
+                                                   f"entered the objective megahex; {gid} makes for it at full "
+                                                   f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
+            return
+
+    # STF 7.6: no offensive firepower: withdraw toward the nearest friendly base
+    if not has_offensive_firepower(state, group):
+        targets, what = base_targets(state)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; {speed_why}{kept}")
+        return
+
+    if not player_tfs:
+        return
+
+    # STF 7.8: a CV task force close to a Player task force
+    if is_cv_group(state, group):
+        near = _nearest_groups(m, here, player_tfs)
+        d = maps.distance(m, here, near[0]["hex"])
+        if d <= MOVE["cv_bands"]["applies_within"]:
+            if _cv_band(ctx, m, group, near, d, speed, speed_why, keeps, kept, invader == "system"):
+                return
+
+    # STF 7.4: an invading task force makes for the target megahex (but 7.5 for one known to
+    # carry no invasion freighter)
+    if invader == "system" and group["kind"] == "tf":
+        known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+        objective = objective_hexes(state)
+        if objective and not known_empty:
+            path = path_toward(ctx, m, gid, here, objective, speed, keeps=keeps)
+            _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
+                                                  f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")
+            return
+
+    # STF 7.7: defending against an invasion
+    if invader == "Player":
+        carriers = [g for g in player_tfs if has_invasion_freighter(state, g)]
+        objective = objective_hexes(state)
+        if carriers and objective and is_cv_group(state, group):
+            centre = maps.place_hex(m, int(state["campaign"]["invasion_target"]))
+            closest = _nearest_groups(m, centre, carriers)
+            mid = halfway_hex(m, centre, closest[0]["hex"])
+            path = path_toward(ctx, m, gid, here, [mid], speed, keeps=keeps)
+            _emit_move(ctx, gid, path, "STF 7.7", f"{gid}, a CV task force defending against the invasion, makes "
+                                                  f"for {mid}, half way between the target megahex and "
+                                                  f"{closest[0]['id']} (the invasion force nearest it); {speed_why}{kept}")
+            return
+        if carriers:
+            near = _nearest_groups(m, here, carriers)
+            path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
+            _emit_move(ctx, gid, path, "STF 7.7", f"{gid} defends against the invasion: toward {_names(near)}, the "
+                                                  f"nearest Player task force with an invasion freighter, to engage; "
+                                                  f"{speed_why}{kept}")
+            return
+
+    # STF 7.5: toward the nearest Player task force of four or more ships (else the nearest)
+    big = [g for g in player_tfs if len(ships_of(state, g)) >= 4]
+    near = _nearest_groups(m, here, big or player_tfs)
+    what = "the nearest Player task force of four or more ships" if big else "the nearest Player task force (none has four ships)"
+    path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
+    _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}")
+
+
+def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int, speed_why: str,
+             keeps: list, kept: str, invading: bool) -> bool:
+    """STF 7.8's band for a CV task force ``d`` hexes from the nearest Player task force(s);
+    False when the band sends it on by the other rules."""
+    state, gid, here = ctx.state, group["id"], group["hex"]
+    band = BANDS[max(2, d)] if d <= 7 else None
+    if band is None:
+        return False
+    bb = any(has_class(state, g, "BB") for g in near)
+    case = ("invasion" if invading else "battle") + ("_bb" if bb and f"{'invasion' if invading else 'battle'}_bb" in band else "")
+    action = band[case]
+    tf_hexes = [g["hex"] for g in near]
+    objective = objective_hexes(state)
+    why = (f"{gid}, a CV task force {d} hexes from {_names(near)}"
+           + (" (with a BB)" if bb else "") + f" ({'invasion' if invading else 'battle'}): ")
+    if action["action"] == "stay":
+        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8", why=why + "does not move")
+        return True
+    steps = speed if action.get("hexes") is None else min(speed, action["hexes"])
+    if action["action"] == "away":
+        edge = maps.side_edge(m, system_side(state)) if action.get("to_own_edge") else None
+        path = path_away(ctx, m, gid, here, tf_hexes, steps, edge=edge, keeps=keeps)
+        text = f"moves {'1 hex' if action.get('hexes') == 1 else 'as far as it can'} away" + (f" toward its own ({edge}) map edge" if edge else "")
+    else:
+        extra = list(keeps)
+        if action.get("keep_from_tf"):
+            extra.append(Keep([g["hex"] for g in player_groups(state, "tf")], action["keep_from_tf"], "STF 7.8"))
+        if action.get("keep_from_bb"):
+            extra.append(Keep([g["hex"] for g in near if has_class(state, g, "BB")], action["keep_from_bb"], "STF 7.8"))
+        if action["target"] == "objective":
+            if not objective:
+                return False
+            path = path_toward(ctx, m, gid, here, objective, steps, keeps=extra)
+            text = f"moves toward the objective megahex {state['campaign'].get('invasion_target')}"
+        else:
+            path = path_toward(ctx, m, gid, here, tf_hexes, steps, stop_at=action.get("stop_at", 0), keeps=extra)
+            text = "moves toward it" + (f" to {action['stop_at']} hex" if action.get("stop_at") else "")
+        if action.get("keep_from_tf"):
+            text += f", no closer than {action['keep_from_tf']} hexes to a Player task force"
+        if action.get("keep_from_bb"):
+            text += f", no closer than {action['keep_from_bb']} hexes to the BB task force"
+    if action.get("combat"):
+        text += f" ({action['combat']})"
+    if path:
+        ctx.emit(GroupMoved, group=gid, path=path, rule="STF 7.8", why=why + text + f"; {speed_why}{kept}")
+    else:
+        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8", why=why + text + ": no hex to move into")
+    return True
+
+
+# ---- STF 7.3, 8.14: group modes ------------------------------------------------------------------
+@STEPS.step("group_modes")
+def group_modes(ctx: Ctx, stack: list) -> None:
+    """STF 7.3: a GameSystem subron stays Deep unless within two hexes of a Player task force;
+    8.14, 8.7: a Precise subron goes Shallow at the Group Mode Phase, for the rest of the game."""
+    stack.pop()
+    state = ctx.state
+    m = map_name(state)
+    tfs = [g["hex"] for g in player_groups(state, "tf")]
+    for g in system_groups(state):
+        if g["kind"] != "subron":
+            continue
+        if g.get("intel") == "precise":
+            mode, rule, why = "shallow", "STF 8.14", f"{g['id']} is Precisely known: Shallow for the rest of the game"
+        elif tfs and nearest(m, g["hex"], tfs) <= MOVE["deep_unless_within"]:
+            mode, rule, why = "shallow", "STF 7.3", f"{g['id']} is within {MOVE['deep_unless_within']} hexes of a Player task force: it leaves Deep mode"
+        else:
+            mode, rule, why = "deep", "STF 7.3", f"{g['id']} is not within {MOVE['deep_unless_within']} hexes of a Player task force: it stays Deep"
+        if g.get("mode") != mode:
+            ctx.emit(GroupChanged, group=g["id"], changes={"mode": mode}, rule=rule, why=why)
+
+
+# ---- STF 8.14, 8.15: proximity reveals -----------------------------------------------------------
+def reveal_composition(ctx: Ctx, gid: str) -> None:
+    """The search helper's ``composition.reveal`` (STF 8.7's Exact Composition), when it is there."""
+    try:
+        composition = importlib.import_module("domain.rulesets.stf.composition")
+    except ImportError:
+        return
+    reveal = getattr(composition, "reveal", None)
+    if reveal is not None:
+        reveal(ctx, gid)
+
+
+@STEPS.step("proximity_reveals")
+def proximity_reveals(ctx: Ctx, stack: list) -> None:
+    """STF 8.14: a less than Precise GameSystem group within two hexes of a Player task force after
+    the GameSystem's movement becomes Precise, and the Player loses one action next turn for each;
+    8.15: one in the same hex as a Player subron likewise."""
+    stack.pop()
+    state = ctx.state
+    m = map_name(state)
+    tfs = player_groups(state, "tf")
+    subs = player_groups(state, "subron")
+    lost = 0
+    for g in system_groups(state):
+        if g.get("intel") == "precise":
+            continue
+        close = [t for t in tfs if maps.distance(m, g["hex"], t["hex"]) <= MOVE["reveal_within_of_player_tf"]]
+        same = [s for s in subs if s["hex"] == g["hex"]]
+        if close:
+            rule, why = "STF 8.14", f"{g['id']} moved within {MOVE['reveal_within_of_player_tf']} hexes of {_names(close)}: Precisely known"
+        elif same:
+            rule, why = "STF 8.15", f"{g['id']} entered the hex of the Player subron {_names(same)}: Precisely known"
+        else:
+            continue
+        ctx.emit(GroupChanged, group=g["id"], changes={"intel": "precise"}, rule=rule, why=why)
+        reveal_composition(ctx, g["id"])
+        lost += 1
+    if lost or state["campaign"].get("actions_lost"):
+        ctx.emit(CampaignFixed, key="actions_lost", value={"turn": state["turn"] + 1, "count": lost},
+                 rule="STF 8.14")

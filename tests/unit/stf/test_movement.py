@@ -1,0 +1,599 @@
+"""STF 6.1-6.6 (deployment), 7.1-7.11 (movement), 8.14, 8.15 (proximity reveals), the Starting
+Megahex Table and the three maps (domain/rulesets/stf/maps.py, movement.py).
+
+Most positions are on the G-I-UK Gap map's open water (columns 14-23, rows 1-12), where a row of
+hexes is a straight line: hex "CCRR" and "(CC+d)RR" are d hexes apart."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.stf import maps, movement
+from tests.unit.stf.helpers import FixedDice, at_phase, events_of, initial, names, play, rolls_of, run_step
+
+M = "giuk"
+
+
+# ---- built states --------------------------------------------------------------------------------
+def state(*, map_=M, player="US", system="Soviet", invader=None, target=None, phase="Movement", turn=2) -> dict:
+    st = at_phase(initial(), phase, turn=turn)
+    st["campaign"].update({"map": map_, "player_side": player, "system_side": system, "invader": invader,
+                           "mission": {"Player": "US Inv", "system": "Sov Inv"}.get(invader, "Battle"),
+                           "invasion_target": target})
+    return st
+
+
+def ship(uid: str, cls: str = "DD", speed: int = 3, **fields) -> dict:
+    return {"id": uid, "counter": uid, "class": cls, "speed": speed, "ssm": 2, "torpedoes": 0, "gun": "C", **fields}
+
+
+def add(st: dict, gid: str, owner: str, kind: str, hex_: str | None, units=(), **fields) -> dict:
+    group = {"id": gid, "owner": owner, "kind": kind, "hex": hex_, "units": [u["id"] for u in units],
+             "status": "on map"}
+    if owner == "system":
+        group.update({"intel": "unknown", "chit": None, "size": None, "retiring": False,
+                      "mode": "deep" if kind == "subron" else None, "emcon": kind == "tf"})
+    group.update(fields)
+    st["groups"][gid] = group
+    for u in units:
+        st["units"][u["id"]] = {**u, "group": gid}
+    return st
+
+
+def player_tf(st, gid, hex_, n=4, cls="DD", extra=()):
+    return add(st, gid, "Player", "tf", hex_, [ship(f"{gid}-{i}", cls) for i in range(n)] + list(extra))
+
+
+def cv_tf(st, gid, hex_, speed=3):
+    units = [ship(f"{gid}-cv", "CV", speed, air={"H": 2, "L": 2}), ship(f"{gid}-1", "FF", speed),
+             ship(f"{gid}-2", "FF", speed), ship(f"{gid}-3", "FF", speed)]
+    return add(st, gid, "system", "tf", hex_, units, intel="precise")
+
+
+def moves(out: list) -> list[dict]:
+    return events_of(out, "GroupMoved")
+
+
+def last_hex(st: dict, gid: str) -> str:
+    return st["groups"][gid]["hex"]
+
+
+def d(a: str, b: str, m: str = M) -> int:
+    return maps.distance(m, a, b)
+
+
+# ---- the maps ------------------------------------------------------------------------------------
+TABLE_MEGAHEXES = {  # Starting Megahex Table, Invasion Target Megahex Table, 12.10-12.12's megahexes
+    "caribbean": ({9, 15, 16, 23, 54, 62, 61, 68, 60, 53, 10, 17, 24, 18, 47, 55, 52, 59, 66, 51,
+                   19, 14, 20, 12, 13, 7, 28, 11, 6}, {19, 13}, {9, 61}),
+    "giuk": ({1, 3, 4, 6, 7, 8, 9, 46, 47, 54, 13, 14, 15, 20, 21, 22, 23, 28, 53, 45, 63, 64, 60, 61, 62,
+              55, 56, 57, 49, 50, 51, 52, 58, 41, 42, 43, 44, 35}, {64, 30, 12}, {1, 63, 64}),
+    "mediterranean": ({26, 36, 27, 17, 37, 28, 176, 170, 163, 162, 46, 19, 47, 38, 161, 152, 143, 151,
+                       80, 88, 89, 98, 108, 128, 119, 129, 120, 77, 78, 79, 70, 90, 139, 130, 121, 112, 131},
+                      {99, 128, 61, 159, 136, 165, 170, 42, 26}, {117}),
+}
+PLACES = {"caribbean": ["Guantanamo", "Kingston", "Santiago", "Banas"],
+          "giuk": ["Neskaupstadur", "Sumburgh"],
+          "mediterranean": ["Malta", "Suda Bay", "Konya", "Haifa", "Famagusta", "Benghazi", "Alexandria", "Latakia",
+                            "Antalya", "Tobruk", "Port Said"]}
+
+
+@pytest.mark.parametrize("m", maps.MAP_NAMES)
+def test_maps_number_every_megahex_the_tables_name_and_keep_them_at_sea(m):
+    starting, invasion, bases = TABLE_MEGAHEXES[m]
+    assert max(starting | invasion | bases) <= max(maps.megahex_numbers(m))
+    for number in starting | bases:  # deployment and the bases: every hex of the megahex on the map is sea
+        assert all(maps.is_sea(m, h) for h in maps.megahex_hexes(m, number) if h), (m, number)
+    for number in invasion:  # an invasion target lies on a coast
+        hexes = [h for h in maps.megahex_hexes(m, number) if h]
+        assert maps.sea_hexes_of(m, number)
+        ring = {n for h in hexes for n in maps.grid(m).neighbours(h)}
+        assert any(maps.is_land(m, h) for h in ring | set(hexes)), (m, number)
+
+
+@pytest.mark.parametrize("m", maps.MAP_NAMES)
+def test_maps_place_every_named_place_of_stf_2_and_12(m):
+    for place in PLACES[m]:
+        h = maps.place_hex(m, place)
+        spec = maps.places(m)[place]
+        assert maps.is_sea(m, h) or spec["kind"] == "airbase"
+        # a place is on a coast (or, an airbase, inland on land)
+        assert maps.is_land(m, h) or any(maps.is_land(m, n) for n in maps.grid(m).neighbours(h))
+    assert maps.board(m)["places"][PLACES[m][0]] == maps.place_hex(m, PLACES[m][0])
+
+
+def test_maps_a_base_given_as_a_megahex_is_its_centre():
+    assert maps.place_hex("giuk", "Megahex 63") == maps.megahex_hexes("giuk", 63)[0]
+    assert maps.place_hex("caribbean", "Mhex 9") == maps.place_hex("caribbean", 9) == maps.megahex_hexes("caribbean", 9)[0]
+    with pytest.raises(maps.UnknownPlace):
+        maps.place_hex("giuk", "Murmansk")
+
+
+def test_maps_stf_1_8_shallow_megahexes_exist_and_deep_ones_too():
+    for m in maps.MAP_NAMES:
+        flags = [maps.megahex_is_shallow(m, n) for n in maps.megahex_numbers(m)]
+        assert any(flags) and not all(flags)
+    assert maps.megahex_is_shallow("giuk", 30)  # the Iceland-Faroes ridge
+    assert not maps.megahex_is_shallow("giuk", 43)
+
+
+def test_maps_give_each_side_an_edge_and_measure_from_it():
+    assert maps.side_edge("giuk", "Soviet") == "east" and maps.side_edge("giuk", "NATO") == "west"
+    assert maps.edge_distance("giuk", "2306", "east") == 1
+    assert maps.megahex_number("giuk", maps.megahex_hexes("giuk", 43)[4]) == 43
+
+
+# ---- the Starting Megahex Table ------------------------------------------------------------------
+TEXT_ROWS = {  # the text's table, row by row: US TF, US Sub, Sov TF, Sov Sub for each map
+    "caribbean": [[9, 10, 19, 19], [15, 17, 14, 18], [16, 24, 20, 19], [23, 18, 18, 18], [54, 47, 12, 12],
+                  [62, 55, 13, 20], [61, 52, 7, 28], [68, 59, 28, 6], [60, 66, 11, 11], [53, 51, 19, 17]],
+    "giuk": [[1, 13, 63, 49], [3, 14, 64, 50], [4, 15, 60, 51], [6, 20, 61, 52], [7, 21, 62, 58],
+             [8, 22, 55, 41], [9, 23, 56, 42], [46, 28, 57, 43], [47, 53, 49, 44], [54, 45, 50, 35]],
+    "mediterranean": [[26, 46, 80, 77], [36, 37, 88, 78], [27, 28, 89, 79], [17, 19, 98, 70], [37, 47, 108, 90],
+                      [28, 38, 98, 139], [176, 161, 128, 130], [170, 152, 119, 121], [163, 143, 129, 112],
+                      [162, 151, 120, 131]],
+}
+
+
+def test_starting_megahex_table_matches_the_text_row_by_row():
+    for m, rows in TEXT_ROWS.items():
+        table = movement.STARTING[f"starting megahex {m}"]
+        assert table.dice in ("d10", "1d10") and table.columns == ("US TF", "US Sub", "Soviet TF", "Soviet Sub")
+        assert [list(results) for _, _, results in table.rows] == rows
+        assert [(lo, hi) for lo, hi, _ in table.rows] == [(i, i) for i in range(1, 11)]
+
+
+def test_starting_megahex_table_matches_the_rules_text_file():
+    text_file = Path(__file__).resolve().parents[3].parent / "shared" / "rules" / "003_74ca0e4e298164eb.txt"
+    if not text_file.exists():
+        pytest.skip("the rules text is not at hand")
+    text = text_file.read_text(encoding="utf-8")
+    part = text[text.index("## STARTING MEGAHEX TABLE"):]
+    rows = [list(map(int, re.findall(r"\d+", line)))
+            for line in part.splitlines() if re.match(r"\|\s*\d+\s*\|", line)]
+    assert [r[0] for r in rows] == list(range(1, 11))
+    for m, i in (("caribbean", 1), ("giuk", 5), ("mediterranean", 9)):
+        assert [r[i:i + 4] for r in rows] == TEXT_ROWS[m]
+
+
+# ---- STF 6.1: the Player's deployment -------------------------------------------------------------
+def deployment_state(player="US", system="Soviet") -> dict:
+    st = state(player=player, system=system, phase="Deployment", turn=0)
+    add(st, "P1", "Player", "tf", None, [ship("dd1"), ship("dd2")])
+    add(st, "P2", "Player", "subron", None, [ship("ssn1", "SSN", 2)])
+    return st
+
+
+def test_stf_6_1_the_player_deploys_in_a_megahex_of_his_nations_column():
+    st = deployment_state()
+    out, st2 = play(st, {"kind": "deploy", "group": "P1", "megahex": 46, "hex": maps.megahex_hexes(M, 46)[2]})
+    assert events_of(out, "GroupChanged")[0]["rule"] == "STF 6.1"
+    assert last_hex(st2, "P1") == maps.megahex_hexes(M, 46)[2]
+    out, st3 = play(st2, {"kind": "deploy", "group": "P2", "megahex": 13}, FixedDice(default=1))
+    assert last_hex(st3, "P2") == maps.megahex_hexes(M, 13)[0]  # the centre when no hex is given
+
+
+def test_stf_6_1_refuses_a_megahex_outside_the_column_or_a_hex_outside_the_megahex():
+    st = deployment_state()
+    with pytest.raises(RuleViolation, match=r"STF 6.1.*US TF column"):
+        play(st, {"kind": "deploy", "group": "P1", "megahex": 63})  # a Soviet task force megahex
+    with pytest.raises(RuleViolation, match="STF 6.1"):
+        play(st, {"kind": "deploy", "group": "P2", "megahex": 46})  # a task force megahex, not a subron's
+    with pytest.raises(RuleViolation, match="not in megahex 46"):
+        play(st, {"kind": "deploy", "group": "P1", "megahex": 46, "hex": maps.megahex_hexes(M, 47)[0]})
+    with pytest.raises(InvalidOrder):
+        play(st, {"kind": "deploy", "group": "TF1", "megahex": 46})
+    with pytest.raises(InvalidOrder):
+        play(st, {"kind": "deploy", "group": "P1", "megahex": "46"})
+    soviet = deployment_state(player="Soviet", system="US")
+    _, st2 = play(soviet, {"kind": "deploy", "group": "P1", "megahex": 63})
+    assert last_hex(st2, "P1") == maps.megahex_hexes(M, 63)[0]
+
+
+def test_stf_6_1_deploy_done_waits_for_every_group():
+    st = deployment_state()
+    with pytest.raises(RuleViolation, match="P1, P2"):
+        play(st, {"kind": "deploy_done"})
+
+
+# ---- STF 6.2, 6.5, 6.6: the GameSystem's deployment -----------------------------------------------
+def eleven_placements(*pairs) -> FixedDice:
+    faces = [f for pair in pairs for f in pair]
+    return FixedDice(*faces)
+
+
+def test_stf_6_2_the_gamesystem_places_six_task_forces_and_five_subrons_then_turn_one():
+    st = deployment_state()
+    _, st = play(st, {"kind": "deploy", "group": "P1", "megahex": 46})
+    dice = eleven_placements(*[(i, 1) for i in range(1, 7)], *[(i, 2) for i in range(1, 6)])
+    out, st2 = play(st, {"kind": "deploy", "group": "P2", "megahex": 13}, dice)  # the last deploy
+    placed = events_of(out, "GroupPlaced")
+    assert [p["group"]["id"] for p in placed] == ["TF1", "TF2", "TF3", "TF4", "TF5", "TF6", "SR1", "SR2", "SR3", "SR4", "SR5"]
+    soviet_tf, soviet_sub = [63, 64, 60, 61, 62, 55], [49, 50, 51, 52, 58]
+    for p, number in zip(placed, soviet_tf + soviet_sub):
+        assert maps.megahex_number(M, p["group"]["hex"]) == number
+        assert p["rule"] == "STF 6.2"
+    tables = [r for r in rolls_of(out) if r.rule == "STF 6.2"]
+    assert len(tables) == 11 and all(r.notation == "d10" and r.seat == "system" for r in tables)
+    assert names(out)[-1] == "TurnAdvanced" and st2["turn"] == 1 and st2["phase"] == "Random Events"
+
+
+def test_stf_6_2_a_us_gamesystem_reads_the_us_column_and_deploy_done_ends_the_deployment():
+    st = deployment_state(player="Soviet", system="US")
+    st["groups"] = {}
+    out, st2 = play(st, {"kind": "deploy_done"}, FixedDice(*([8, 1] * 11)))
+    assert {maps.megahex_number(M, p["group"]["hex"]) for p in events_of(out, "GroupPlaced")[:6]} == {46}
+    assert {maps.megahex_number(M, p["group"]["hex"]) for p in events_of(out, "GroupPlaced")[6:]} == {28}
+
+
+def test_stf_6_2_no_gamesystem_counter_is_placed_once_the_commitment_is_reached():
+    st = deployment_state()
+    st["groups"] = {}
+    st["campaign"]["commitment_reached"] = True
+    out, st2 = play(st, {"kind": "deploy_done"})
+    assert not events_of(out, "GroupPlaced") and st2["turn"] == 1
+
+
+def test_stf_6_5_a_d6_picks_the_outer_hex():
+    st = deployment_state()
+    st["groups"] = {}
+    out, _ = play(st, {"kind": "deploy_done"}, FixedDice(1, 3, *([2, 6] * 10)))
+    first = events_of(out, "GroupPlaced")[0]["group"]
+    assert first["hex"] == maps.megahex_hexes(M, 63)[3]
+    assert [r for r in rolls_of(out) if r.rule == "STF 6.5"][0].notation == "d6"
+
+
+def test_stf_6_5_an_outer_hex_off_the_map_is_replaced_by_the_first_sea_hex():
+    st = deployment_state()
+    st["groups"] = {}
+    assert maps.megahex_hexes(M, 58)[1] is None  # megahex 58's outer hex 1 is off the map's edge
+    out, _ = play(st, {"kind": "deploy_done"}, FixedDice(*([1, 1] * 6), 5, 1, *([1, 1] * 4)))
+    sr1 = events_of(out, "GroupPlaced")[6]["group"]
+    assert sr1["hex"] == maps.megahex_hexes(M, 58)[0] and "off the map" in sr1["placed"]
+
+
+def test_stf_6_6_task_forces_start_emcon_up_and_subrons_deep_with_nothing_known():
+    st = deployment_state()
+    st["groups"] = {}
+    _, st2 = play(st, {"kind": "deploy_done"}, FixedDice(default=1))
+    for gid in movement.SYSTEM_TFS + movement.SYSTEM_SUBRONS:
+        g = st2["groups"][gid]
+        assert g["owner"] == "system" and g["intel"] == "unknown" and g["chit"] is None and g["units"] == []
+        assert (g["emcon"], g["mode"]) == ((True, None) if g["kind"] == "tf" else (False, "deep"))
+
+
+# ---- STF 6.3, 6.4: coming back onto the map --------------------------------------------------------
+def off_map_state(turn=2) -> dict:
+    st = state(phase="Random Events", turn=turn)
+    for i in range(1, 5):
+        add(st, f"TF{i}", "system", "tf", None, status="off map")
+    add(st, "TF5", "system", "tf", "1806")
+    add(st, "SR1", "system", "subron", None, status="false contact", intel="approximate", chit="Enemy")
+    add(st, "SR2", "system", "subron", None, status="sunk")
+    return st
+
+
+def test_stf_6_4_a_third_rounded_up_of_those_off_the_map_come_on():
+    out, st2 = run_step(off_map_state(), "reinforcements", FixedDice(default=2))
+    placed = [p["group"]["id"] for p in events_of(out, "GroupPlaced")]
+    assert placed == ["TF1", "TF2", "SR1"]  # 4 task forces off the map: 2; 1 subron: 1; not the sunk one
+    assert all(maps.megahex_number(M, st2["groups"][g]["hex"]) == 64 for g in ("TF1", "TF2"))  # d10 2: Soviet TF 64
+    assert events_of(out, "GroupPlaced")[0]["rule"] == "STF 6.4"
+
+
+def test_stf_6_4_nothing_comes_on_in_the_first_turn():
+    out, _ = run_step(off_map_state(turn=1), "reinforcements")
+    assert out == []
+
+
+def test_stf_6_3_a_false_contact_removed_is_redeployed_as_a_new_contact():
+    out, st2 = run_step(off_map_state(), "reinforcements", FixedDice(default=3))
+    sr1 = [p for p in events_of(out, "GroupPlaced") if p["group"]["id"] == "SR1"][0]
+    assert sr1["rule"] == "STF 6.3"
+    g = st2["groups"]["SR1"]
+    assert (g["status"], g["intel"], g["chit"], g["mode"]) == ("on map", "unknown", None, "deep")
+    assert maps.megahex_number(M, g["hex"]) == 51  # d10 3: Soviet Sub 51
+
+
+def test_stf_6_4_stops_once_the_commitment_is_reached():
+    st = off_map_state()
+    st["campaign"]["commitment_reached"] = True
+    out, _ = run_step(st, "reinforcements")
+    assert out == []
+
+
+# ---- STF 7.1: the Player's movement ----------------------------------------------------------------
+def test_stf_7_1_the_player_moves_along_adjacent_sea_hexes_at_most_the_slowest_speed():
+    st = state()
+    add(st, "P1", "Player", "tf", "1506", [ship("a", speed=3), ship("b", speed=2)])
+    out, st2 = play(st, {"kind": "move", "group": "P1", "path": ["1606", "1706"]})
+    assert moves(out) == [{"group": "P1", "path": ["1606", "1706"], "rule": "STF 7.1", "why": "the Player moves P1"}]
+    assert last_hex(st2, "P1") == "1706"
+    with pytest.raises(RuleViolation, match="moved this turn"):
+        play(st2, {"kind": "move", "group": "P1", "path": ["1806"]})
+    with pytest.raises(RuleViolation, match="at most 2"):
+        play(st, {"kind": "move", "group": "P1", "path": ["1606", "1706", "1806"]})
+    with pytest.raises(RuleViolation, match="not adjacent"):
+        play(st, {"kind": "move", "group": "P1", "path": ["1706"]})
+    with pytest.raises(InvalidOrder):
+        play(st, {"kind": "move", "group": "P1", "path": ["Z99"]})
+
+
+def test_stf_7_1_the_player_may_not_move_into_land():
+    st = state()
+    coast = next(h for h in maps.grid(M).names() if maps.is_sea(M, h)
+                 and any(maps.is_land(M, n) for n in maps.grid(M).neighbours(h)))
+    add(st, "P1", "Player", "tf", coast, [ship("a")])
+    land = [h for h in maps.grid(M).neighbours(coast) if maps.is_land(M, h)]
+    with pytest.raises(RuleViolation, match="land"):
+        play(st, {"kind": "move", "group": "P1", "path": land[:1]})
+
+
+def test_stf_8_14_lost_actions_limit_how_many_groups_the_player_moves():
+    st = state(turn=3)
+    add(st, "P1", "Player", "tf", "1506", [ship("a")])
+    add(st, "P2", "Player", "tf", "1510", [ship("b")])
+    st["campaign"]["actions_lost"] = {"turn": 3, "count": 1}
+    _, st2 = play(st, {"kind": "move", "group": "P1", "path": ["1606"]})
+    with pytest.raises(RuleViolation, match="STF 8.14"):
+        play(st2, {"kind": "move", "group": "P2", "path": ["1610"]})
+    st["campaign"]["actions_lost"] = {"turn": 2, "count": 1}  # last turn's: spent
+    _, st3 = play(st2 | {"campaign": st["campaign"]}, {"kind": "move", "group": "P2", "path": ["1610"]})
+    assert last_hex(st3, "P2") == "1610"
+
+
+# ---- STF 7.1, 7.2, 5.2: the GameSystem's speeds -------------------------------------------------------
+def battle(st=None, p1="1506", n=4):
+    st = st or state()
+    player_tf(st, "P1", p1, n)
+    return st
+
+
+def test_stf_7_1_a_subron_less_than_precise_moves_two_hexes():
+    st = battle()
+    add(st, "SR1", "system", "subron", "2106")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.5" and len(moves(out)[0]["path"]) == 2
+    assert d(last_hex(st2, "SR1"), "1506") == 4
+
+
+def test_stf_7_1_a_precise_conventional_sub_moves_one_hex():
+    st = battle()
+    add(st, "SR1", "system", "subron", "2106", [ship("ss1", "SS", 2), ship("ssn1", "SSN", 2)], intel="precise")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert len(moves(out)[0]["path"]) == 1 and "conventional" in moves(out)[0]["why"]
+
+
+def test_stf_7_2_a_subron_less_than_precise_moves_two_even_with_no_ssn_left_in_the_countermix():
+    st = battle()
+    st["pool"] = {"ss9": {"name": "Foxtrot", "nation": "Soviet", "class": "SS", "speed": 1}}
+    add(st, "SR1", "system", "subron", "2106", intel="accurate", chit="Commodore")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert len(moves(out)[0]["path"]) == 2
+
+
+def test_stf_5_2_a_command_control_loss_limits_the_gamesystem_to_one_hex():
+    st = battle()
+    st["campaign"]["system_ccl_turn"] = st["turn"]
+    add(st, "TF1", "system", "tf", "2106")
+    add(st, "SR1", "system", "subron", "2110", [ship("ss1", "SS", 1)], intel="precise")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert [(m["group"], len(m["path"])) for m in moves(out)] == [("TF1", 1)]  # the speed-1 sub may not move
+    assert "STF 5.2" in moves(out)[0]["why"]
+
+
+# ---- STF 7.3: Deep mode ----------------------------------------------------------------------------
+def test_stf_7_3_a_subron_stays_deep_unless_within_two_hexes_of_a_player_task_force():
+    st = battle(state(phase="Group Mode"))
+    add(st, "SR1", "system", "subron", "1706")  # 2 hexes from P1
+    add(st, "SR2", "system", "subron", "1806")  # 3 hexes
+    add(st, "SR3", "system", "subron", "1906", mode="shallow")
+    out, st2 = run_step(st, "group_modes")
+    assert st2["groups"]["SR1"]["mode"] == "shallow" and st2["groups"]["SR2"]["mode"] == "deep"
+    assert st2["groups"]["SR3"]["mode"] == "deep"
+    assert {e["group"]: e["rule"] for e in events_of(out, "GroupChanged")} == {"SR1": "STF 7.3", "SR3": "STF 7.3"}
+
+
+def test_stf_8_14_a_precise_subron_goes_shallow_at_the_group_mode_phase():
+    st = battle(state(phase="Group Mode"))
+    add(st, "SR1", "system", "subron", "2206", intel="precise")
+    out, st2 = run_step(st, "group_modes")
+    assert st2["groups"]["SR1"]["mode"] == "shallow" and events_of(out, "GroupChanged")[0]["rule"] == "STF 8.14"
+
+
+# ---- STF 7.4-7.7: targets by mission ---------------------------------------------------------------------
+def test_stf_7_4_an_invading_task_force_makes_for_the_target_megahex_at_full_speed():
+    st = battle(state(invader="system", target=43), p1="1512")
+    add(st, "TF1", "system", "tf", "2304")
+    objective = maps.sea_hexes_of(M, 43)
+    before = movement.nearest(M, "2304", objective)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.4" and "target megahex 43" in moves(out)[0]["why"]
+    assert movement.nearest(M, last_hex(st2, "TF1"), objective) == before - 2
+
+
+def test_stf_7_5_a_task_force_known_to_carry_no_invasion_freighter_hunts_player_task_forces():
+    st = battle(state(invader="system", target=43), p1="1512")
+    add(st, "TF1", "system", "tf", "2304", [ship("x1"), ship("x2")], intel="precise")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.5"
+
+
+def test_stf_7_5_toward_the_nearest_player_task_force_of_four_or_more_ships():
+    st = battle(p1="1506", n=4)
+    player_tf(st, "P2", "2306", n=2)  # nearer, but only two ships
+    add(st, "TF1", "system", "tf", "2006")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert "P1" in moves(out)[0]["why"] and "four or more" in moves(out)[0]["why"]
+    assert d(last_hex(st2, "TF1"), "1506") == 3
+    st = battle(p1="1506", n=3)
+    player_tf(st, "P2", "2306", n=2)
+    add(st, "TF1", "system", "tf", "2006")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert "P2" in moves(out)[0]["why"] and "none has four" in moves(out)[0]["why"]
+
+
+def test_stf_7_5_a_true_tie_among_hexes_is_settled_by_a_die():
+    st = battle(p1="2006")
+    add(st, "TF1", "system", "tf", "1806")
+    dice = FixedDice(2)
+    out, st2 = run_step(st, "system_movement", dice)
+    tie = rolls_of(out)[0]
+    assert tie.rule == "STF 7.5" and tie.notation == "d2" and tie.seat == "system"
+    options = re.search(r"hexes (.*) \(", tie.purpose).group(1).split(", ")
+    assert moves(out)[0]["path"] == [options[1], "2006"]
+
+
+def test_stf_7_6_a_group_with_no_offensive_firepower_withdraws_toward_a_base():
+    st = battle(p1="1506")
+    add(st, "TF1", "system", "tf", "2006", [ship("e1", ssm=0, gun=None), ship("e2", ssm_left=0, gun=None, ssm=2)],
+        intel="precise")
+    targets, _ = movement.base_targets(st)
+    before = min(movement.water_distances(M, targets).get("2006", 99), 99)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.6"
+    assert movement.water_distances(M, targets)[last_hex(st2, "TF1")] < before
+
+
+def test_stf_7_7_a_defending_cv_task_force_makes_for_the_hex_half_way_to_the_invasion_force():
+    st = state(invader="Player", target=43)
+    centre = maps.place_hex(M, 43)
+    assert centre == "1804"
+    player_tf(st, "P1", "2204", extra=[ship("fr1", "FR", invasion=True)])  # 4 hexes east of the centre
+    cv_tf(st, "TF1", "1512")
+    assert d("1512", "2204") > 7
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.7" and "2004" in moves(out)[0]["why"]
+    assert d(last_hex(st2, "TF1"), "2004") == d("1512", "2004") - 3
+
+
+def test_stf_7_7_defending_surface_groups_and_subrons_go_for_the_invasion_freighters():
+    st = state(invader="Player", target=43)
+    player_tf(st, "P1", "1506")  # nearer, no freighter
+    player_tf(st, "P2", "2306", n=1, extra=[ship("fr1", "FR", invasion=True)])
+    add(st, "SR1", "system", "subron", "1906")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.7" and "P2" in moves(out)[0]["why"]
+
+
+# ---- STF 7.8: a CV task force's distance bands ----------------------------------------------------------
+def cv_at(distance: int, bb=False, invader=None, target=None):
+    st = state(invader=invader, target=target)
+    player_tf(st, "P1", "1506", cls="BB" if bb else "DD")
+    cv_tf(st, "TF1", f"{15 + distance:02d}06")
+    return st
+
+
+@pytest.mark.parametrize("distance, after", [(7, 5), (6, 5), (5, 5), (4, 5), (3, 1), (2, 0)])
+def test_stf_7_8_a_cv_task_force_keeps_to_its_distance_band_in_battle(distance, after):
+    st = cv_at(distance)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert d(last_hex(st2, "TF1"), "1506") == after
+    said = events_of(out, "GroupMoved") + events_of(out, "GroupChanged")
+    assert said[0]["rule"] == "STF 7.8" and f"{distance} hexes from P1" in said[0]["why"]
+
+
+def test_stf_7_8_at_three_hexes_from_a_bb_task_force_the_cv_moves_one_hex_away():
+    st = cv_at(3, bb=True)
+    _, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert d(last_hex(st2, "TF1"), "1506") == 4
+
+
+def test_stf_7_8_at_two_hexes_from_a_bb_task_force_the_cv_runs_for_its_own_edge():
+    st = cv_at(2, bb=True)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert d(last_hex(st2, "TF1"), "1506") == 5  # three hexes away, at full speed
+    assert maps.edge_distance(M, last_hex(st2, "TF1"), "east") < maps.edge_distance(M, "1706", "east")
+    assert "SSM attacks first" in moves(out)[0]["why"]
+
+
+def test_stf_7_8_an_invading_cv_at_six_hexes_goes_for_the_objective_but_no_closer_than_five():
+    st = cv_at(6, invader="system", target=45)
+    objective = maps.sea_hexes_of(M, 45)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    end = last_hex(st2, "TF1")
+    assert moves(out)[0]["rule"] == "STF 7.8"
+    assert movement.nearest(M, end, objective) < movement.nearest(M, "2106", objective)
+    assert all(d(h, "1506") >= 5 for h in moves(out)[0]["path"])
+
+
+# ---- STF 7.9, 7.10, 7.11 -------------------------------------------------------------------------------
+def test_stf_7_9_a_cv_task_force_keeps_three_hexes_from_a_player_subron():
+    st = state()
+    player_tf(st, "P1", "1206")
+    cv_tf(st, "TF1", "2206")
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    path = moves(free)[0]["path"]
+    add(st, "P2", "Player", "subron", path[-1], [ship("ssn", "SSN", 2)])
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert all(d(h, path[-1]) >= 3 for h in moves(out)[0]["path"]) and "STF 7.9" in moves(out)[0]["why"]
+
+
+def test_stf_7_10_a_task_force_never_enters_or_comes_next_to_a_player_bb_task_force():
+    st = state()
+    player_tf(st, "P1", "1506", cls="BB")
+    add(st, "TF1", "system", "tf", "1806")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert d(last_hex(st2, "TF1"), "1506") == 2 and "STF 7.10" in moves(out)[0]["why"]
+    st["groups"]["P1"]["units"] = ["P1-0"]
+    st["units"]["P1-0"]["class"] = "DD"
+    _, st3 = run_step(st, "system_movement", FixedDice(default=1))
+    assert d(last_hex(st3, "TF1"), "1506") == 1
+
+
+def test_stf_7_11_last_ditch_defence_goes_for_the_invasion_force_in_the_objective_megahex():
+    st = state(invader="Player", target=43)
+    player_tf(st, "P1", "1804", cls="BB", extra=[ship("fr1", "FR", invasion=True)])  # in the objective
+    player_tf(st, "P2", "2010", n=1, extra=[ship("fr2", "FR", invasion=True)])  # nearer TF1, not in it
+    add(st, "TF1", "system", "tf", "1806")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.11" and "P1" in moves(out)[0]["why"]
+    assert last_hex(st2, "TF1") == "1804"  # into the BB task force's hex: 7.10 is ignored
+
+
+# ---- STF 12.5, 12.9: retiring ---------------------------------------------------------------------------
+def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map_there():
+    st = battle(p1="1506")
+    targets, _ = movement.base_targets(st)
+    start = next(n for n in maps.sea_neighbours(M, targets[0]) if n not in targets)
+    add(st, "TF1", "system", "tf", start, retiring=True)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 12.5"
+    removed = events_of(out, "GroupRemoved")
+    assert removed and removed[0]["status"] == "retired" and removed[0]["rule"] == "STF 12.9"
+    assert st2["groups"]["TF1"]["hex"] is None
+
+
+# ---- STF 8.14, 8.15: proximity reveals -------------------------------------------------------------------
+def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_precise_and_costs_an_action():
+    st = battle(p1="1506")
+    add(st, "TF1", "system", "tf", "1706")
+    add(st, "SR1", "system", "subron", "1606")
+    add(st, "TF2", "system", "tf", "1806")  # three hexes: not revealed
+    add(st, "TF3", "system", "tf", "1607", intel="precise")
+    out, st2 = run_step(st, "proximity_reveals")
+    revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"] == {"intel": "precise"}]
+    assert revealed == ["SR1", "TF1"] and all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged"))
+    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2}
+    assert st2["groups"]["SR1"]["mode"] == "deep"  # Deep until the next Group Mode Phase
+
+
+def test_stf_8_15_a_contact_entering_a_player_subrons_hex_becomes_precise():
+    st = battle(p1="1506")
+    add(st, "P2", "Player", "subron", "2210", [ship("ssn", "SSN", 2)])
+    add(st, "SR1", "system", "subron", "2210")
+    out, st2 = run_step(st, "proximity_reveals")
+    assert events_of(out, "GroupChanged")[0]["rule"] == "STF 8.15"
+    assert st2["groups"]["SR1"]["intel"] == "precise" and st2["campaign"]["actions_lost"]["count"] == 1
+
+
+def test_movement_data_file_marks_its_guess():
+    raw = json.loads((Path(movement.__file__).parent / "data" / "movement.json").read_text())
+    assert raw["provisional"] == ["unknown_tf_speed"] and sorted(movement.BANDS) == [2, 3, 4, 5, 6, 7]
+    assert copy.deepcopy(raw["cv_bands"]["bands"][2]["battle"]) == {"action": "stay"}
