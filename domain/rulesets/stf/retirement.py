@@ -188,26 +188,32 @@ def retirement(ctx: Ctx, stack: list) -> None:
 
 
 def arrivals(ctx: Ctx) -> None:
-    """STF 12.9: a retiring group on a base hex leaves the map (not sunk: no VP); STF 12.7: a
-    carrier's group leaves its carrier there and the escorts go on as a SAG."""
+    """STF 12.9: each retiring group on a base hex of its side arrives (``arrive``)."""
     for gid in _system_groups(ctx.state):
         g = ctx.state["groups"][gid]
-        if not g.get("retiring") or g["hex"] not in base_hexes(ctx.state, _system_side(ctx.state)):
-            continue
-        cv = g.get("carrier_retiring")
-        if cv and not ctx.state["campaign"].get("system_retiring"):
-            ctx.emit(UnitChanged, unit=cv, changes={"retired": True}, rule="STF 12.7",
-                     why=f"{cv} reached the base {g['hex']}: it leaves the task force")
-            ctx.emit(GroupChanged, group=gid,
-                     changes={"units": [u for u in g["units"] if u != cv], "retiring": False, "destination": None,
-                              "carrier_retiring": None},
-                     rule="STF 12.7", why="the escorts continue in the game as a SAG")
-            continue
-        for u in units_of(ctx.state, gid):
-            ctx.emit(UnitChanged, unit=u["id"], changes={"retired": True}, rule="STF 12.9",
-                     why=f"{gid} reached the base {g['hex']}")
-        ctx.emit(GroupRemoved, group=gid, status="retired", rule="STF 12.9",
-                 why=f"{gid} reached the base {g['hex']}: removed, not destroyed (no VP)")
+        if g.get("retiring") and g["hex"] in base_hexes(ctx.state, _system_side(ctx.state)):
+            arrive(ctx, gid)
+
+
+def arrive(ctx: Ctx, gid: str) -> None:
+    """A retiring group has reached a base (movement.py may call this when it moves one there):
+    STF 12.9, it leaves the map (not sunk: no VP); STF 12.7, a carrier's retiring group leaves
+    only its carrier there, and the escorts go on as a SAG (unless the GameSystem retires whole)."""
+    g = ctx.state["groups"][gid]
+    cv = g.get("carrier_retiring")
+    if cv and not ctx.state["campaign"].get("system_retiring"):
+        ctx.emit(UnitChanged, unit=cv, changes={"retired": True}, rule="STF 12.7",
+                 why=f"{cv} reached the base {g['hex']}: it leaves the task force")
+        ctx.emit(GroupChanged, group=gid,
+                 changes={"units": [u for u in g["units"] if u != cv], "retiring": False, "destination": None,
+                          "carrier_retiring": None},
+                 rule="STF 12.7", why="the escorts continue in the game as a SAG")
+        return
+    for u in units_of(ctx.state, gid):
+        ctx.emit(UnitChanged, unit=u["id"], changes={"retired": True}, rule="STF 12.9",
+                 why=f"{gid} reached the base {g['hex']}")
+    ctx.emit(GroupRemoved, group=gid, status="retired", rule="STF 12.9",
+             why=f"{gid} reached the base {g['hex']}: removed, not destroyed (no VP)")
 
 
 def general(ctx: Ctx) -> None:
