@@ -249,7 +249,7 @@ def check_report(state: dict, payload: Any) -> dict:
     """The report, checked: every unit named is in play (else refused naming STF 11.1)."""
     if not isinstance(payload, dict):
         raise InvalidOrder("a report is an object of results", rule=RESULTS_RULE)
-    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind", "ended")]
+    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind")]
     if unknown:
         raise InvalidOrder(f"a report gives {', '.join(REPORT_FIELDS)}; not {', '.join(map(str, unknown))}",
                            rule=RESULTS_RULE, field=unknown[0])
@@ -284,9 +284,6 @@ def check_report(state: dict, payload: Any) -> dict:
             raise RuleViolation(RESULTS_RULE, f"{uid} has {ssm_left(u)} SSM and {torpedoes_left(u)} torpedoes left, "
                                               f"not {ssm} and {torp} to spend")
         out["spent"][uid] = {"ssm": ssm, "torpedoes": torp}
-    if not isinstance(payload.get("ended", False), bool):
-        raise InvalidOrder("'ended' is true or false", rule=RESULTS_RULE, field="ended")
-    out["ended"] = payload.get("ended", False)
     return out
 
 
@@ -351,10 +348,7 @@ REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is 
       templates=lambda state: [{"kind": "report", "sunk": []}],
       fields={f: "see help" for f in REPORT_FIELDS})
 def report(ctx: Ctx, order: dict) -> None:
-    checked = check_report(ctx.state, {k: v for k, v in order.items() if k != "kind"})
-    need(not checked["ended"], RESULTS_RULE, "'ended' answers a combat the GameSystem is fighting, "
-                                             "not a report order")
-    apply_report(ctx, checked)
+    apply_report(ctx, check_report(ctx.state, {k: v for k, v in order.items() if k != "kind"}))
 
 
 # ---- STF 11.1: the Player's long-range SSMs -------------------------------------------------------
@@ -417,9 +411,12 @@ def place_hits_at_random(ctx: Ctx, gid: str, hits: int, rule: str) -> None:
         if not targets:
             break
         names = [u["id"] for u in targets]
-        r = ctx.roll(1, len(targets), seat="Player", purpose=f"hit {i + 1} of {hits} on {gid}: which unit",
-                     rule=rule, target={"units": names}, outcome=lambda v, n=names: n[v[0] - 1])
-        uid = names[r.values[0] - 1]
+        if len(names) == 1:
+            uid = names[0]  # one unit: no die
+        else:
+            r = ctx.roll(1, len(names), seat="Player", purpose=f"hit {i + 1} of {hits} on {gid}: which unit",
+                         rule=rule, target={"units": names}, outcome=lambda v, n=names: n[v[0] - 1])
+            uid = names[r.values[0] - 1]
         placed[uid] = placed.get(uid, 0) + 1
         ctx.emit(UnitChanged, unit=uid, changes={"hits": ctx.state["units"][uid].get("hits", 0) + 1}, rule=rule,
                  why="hits on an Accurate target are recorded at random")
@@ -549,20 +546,44 @@ def surface_combat(ctx: Ctx, stack: list) -> None:
         stack.append(frame)
 
 
-def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, example: dict) -> None:
+def _ask_results(stack: list, rule: str, prompt: str, candidates: list[str]) -> None:
+    """Push the ``results`` step: the Player answers, one unit at a time, which of ``candidates``
+    the base game sank in what was just fought."""
+    stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": []})
+
+
+@STEPS.step("results")
+def results(ctx: Ctx, stack: list) -> None:
+    """The base game's results of one wave, round or attack, as answers to a ``combat`` decision
+    whose choices are finite: ``{"sunk": unit}`` (one unit the base game sank; asked again until)
+    ``{"sunk": null}`` (nothing more), or ``{"ended": true}`` (the base game ended the combat)."""
     f = stack[-1]
+    if "answer" in f:
+        a, decision = f.pop("answer"), f.pop("decision", None)
+        if a == {"ended": True}:
+            stack.pop()
+            stack[-1]["ended"] = True
+            return
+        if not isinstance(a, dict) or set(a) != {"sunk"}:
+            raise InvalidOrder("the answer is {\"sunk\": unit}, {\"sunk\": null} or {\"ended\": true}",
+                               rule=f["rule"], field="choice")
+        if a["sunk"] is None:
+            stack.pop()
+            return
+        if a["sunk"] not in f["candidates"]:
+            raise RuleViolation(f["rule"], f"{a['sunk']} took no part in this: one of {', '.join(f['candidates'])}")
+        apply_report(ctx, check_report(ctx.state, {"sunk": [a["sunk"]]}), decision=decision,
+                     why=f"the base game's result: {f['prompt']}")
+        f["sunk"].append(a["sunk"])
+    live = [u for u in f["candidates"] if u in ctx.state["units"] and alive(ctx.state["units"][u])]
+    if not live:
+        stack.pop()
+        return
     f["decision"] = f"combat-{ctx.state.get('decisions', 0) + 1}"
-    ctx.ask(stack, "Player", "combat", rule, prompt,
-            {"choices": [{"sunk": []}, {**example}, {"sunk": [], "ended": True}],
-             "report": list(REPORT_FIELDS) + ["ended"],
-             "stands_for": STANDS_FOR})
-
-
-def _take_answer(ctx: Ctx, f: dict, why: str) -> bool:
-    """Apply the answered results; True when the Player says the base game ended the combat."""
-    checked = check_report(ctx.state, f.pop("answer"))
-    apply_report(ctx, checked, decision=f.pop("decision", None), why=why)
-    return checked["ended"]
+    prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink?" if not f["sunk"] else
+              f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink?")
+    ctx.ask(stack, "Player", "combat", f["rule"], prompt,
+            {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR})
 
 
 def _spend(ctx: Ctx, f: dict, missiles: int) -> dict:
@@ -589,7 +610,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
     f = stack[-1]
     rule = "STF 11.2"
     gid, pid = f["group"], f["target"]
-    if "answer" in f and _take_answer(ctx, f, f"the results of {gid}'s SSM wave"):
+    if f.get("ended"):
         stack.pop()
         return
     state = ctx.state
@@ -639,9 +660,8 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
                      "entry_sector": sector, "fired_by": taken, "long_range": f.get("long_range", False),
                      "left_in_salvo": f["left"]},
              rule=rule, why=why + "; entry sector by 1D6 (rule 16.24 ignored)")
-    _ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector "
-                                   f"{sector}: resolve it with the base game and report the results",
-                 {"sunk": [f["aim"]]})
+    _ask_results(stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
+                 [f["aim"]])  # every missile of a wave is aimed at one ship: only it can sink
 
 
 def _ships_mode(state: dict, f: dict, pid: str) -> None:
@@ -682,7 +702,7 @@ def gunnery(ctx: Ctx, stack: list) -> None:
     """STF 11.3 (11.4): one round of gunnery at a time, the results reported before the next."""
     f = stack[-1]
     gid, pid = f["group"], f["target"]
-    if "answer" in f and _take_answer(ctx, f, f"the results of {gid}'s gunnery round {f['round']}"):
+    if f.get("ended"):
         stack.pop()
         return
     state = ctx.state
@@ -715,9 +735,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                      "ships": a, "player_ships": b, "targets": [t["id"] for t in targets],
                      "instruction": "all guns fire at the first unscreened ship of 'targets'"},
              rule=rule, why=why + "; the unscreened ship of highest VP, invasion freighters before CG")
-    _ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} at {pid}: resolve it with the base game "
-                                   "and report the results ('ended' when the base game ends the combat)",
-                 {"sunk": [targets[0]["id"]]})
+    _ask_results(stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
+                 [t["id"] for t in targets] + [u["id"] for u in mine])
 
 
 @STEPS.step("torpedo")
@@ -726,7 +745,7 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     as the base game allows when defending the objective."""
     f = stack[-1]
     gid, pid = f["group"], f["target"]
-    if "answer" in f and _take_answer(ctx, f, f"the results of {gid}'s torpedo attack"):
+    if f.get("ended"):
         stack.pop()
         return
     state = ctx.state
@@ -758,9 +777,11 @@ def torpedo(ctx: Ctx, stack: list) -> None:
                                   "the others move next to the highest value ship first"
                                   + ("; defending the objective: as many rounds as possible (STF 11.4)"
                                      if last_ditch else ""))
-    _ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack at {pid}: resolve it with the base game and "
-                                         "report the results (with the torpedoes spent)",
-                 {"sunk": [targets[0]], "spent": {subs[0]["id"]: {"torpedoes": 1}}})
+    for u in subs:  # each sub that attacks fires one of its (x n) torpedo loads
+        ctx.emit(UnitChanged, unit=u["id"], changes={"torpedoes_left": torpedoes_left(u) - 1}, rule="STF 11.6",
+                 why="a torpedo attack fires one of its torpedo loads")
+    _ask_results(stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
+                 targets + [u["id"] for u in subs])
 
 
 def place_subs(ctx: Ctx, gid: str, subs: list[dict]) -> None:

@@ -23,7 +23,24 @@ def acts(out: list, what: str) -> list[dict]:
 def answer(st: dict, choice: dict, dice=None):
     d = pending(st)
     assert d is not None and d["kind"] == "combat"
+    assert choice in d["options"]["choices"]
     return play(st, {"kind": "decide", "decision": d["id"], "choice": choice}, dice or NoDice())
+
+
+def results(st: dict, *sunk: str, ended: bool = False, dice=None):
+    """Answer the pending combat decision: each unit of ``sunk``, one at a time, then nothing
+    more (or the end of the combat): the outcomes of all the answers and the state after."""
+    dice = dice or NoDice()
+    outs: list = []
+    for uid in sunk:
+        out, st = answer(st, {"sunk": uid}, dice)
+        outs += out
+    d = pending(st)
+    if d is not None and d["kind"] == "combat" and {"sunk": None} in d["options"]["choices"] and (
+            not sunk or "which other unit" in d["prompt"]):
+        out, st = answer(st, {"ended": True} if ended else {"sunk": None}, dice)
+        outs += out
+    return outs, st
 
 
 def dd_ff_ff() -> dict:
@@ -173,16 +190,24 @@ def test_stf_11_2_the_texts_example_twelve_missiles_in_two_waves_of_six_both_at_
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["wave"], wave["missiles"], wave["target"], wave["entry_sector"]) == (1, 6, "dd", 3)
     assert wave["left_in_salvo"] == 6  # 4 missiles x 3 ships = 12, in two waves of 6
-    out, st = answer(st, {"sunk": []}, FixedDice(5))  # the DD survives the first wave
+    out, st = results(st, dice=FixedDice(5))  # the DD survives the first wave
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["wave"], wave["missiles"], wave["target"], wave["entry_sector"]) == (2, 6, "dd", 5)
     assert wave["left_in_salvo"] == 0
     assert combat.ssm_left(st["units"]["cg1"]) + combat.ssm_left(st["units"]["cg2"]) == 48 - 12
 
 
+def test_stf_11_2_a_wave_can_sink_only_the_ship_it_was_aimed_at():
+    _, st = run_step(ssm_battle(dd_ff_ff(), missile_tf()), "surface_combat", FixedDice(3))
+    assert pending(st)["options"]["choices"] == [{"sunk": None}, {"sunk": "dd"}, {"ended": True}]
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": {"sunk": "ff1"}})
+    assert e.value.rule == "STF 11.2"
+
+
 def test_stf_11_2_the_next_wave_targets_the_next_class_once_all_of_a_class_are_sunk():
     _, st = run_step(ssm_battle(dd_ff_ff(), missile_tf()), "surface_combat", FixedDice(3))
-    out, st = answer(st, {"sunk": ["dd"]}, FixedDice(2, 4))  # a d2 between the equal FFs, then the sector
+    out, st = results(st, "dd", dice=FixedDice(2, 4))  # a d2 between the equal FFs, then the sector
     assert rolls_of(out)[0].dice[0]["sides"] == 2
     assert acts(out, "SSM wave")[0]["detail"]["target"] == "ff2"
 
@@ -194,16 +219,16 @@ def test_stf_11_2_every_ssm_in_waves_of_ten_at_a_cv_then_four_per_ship_once_it_i
     out, st = run_step(ssm_battle(player, system), "surface_combat", FixedDice(1))
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (10, "cv", 26)  # every SSM: 36
-    out, st = answer(st, {"sunk": []}, FixedDice(2))
+    out, st = results(st, dice=FixedDice(2))
     assert acts(out, "SSM wave")[0]["detail"]["missiles"] == 10
-    out, st = answer(st, {"sunk": ["cv"]}, FixedDice(6))
+    out, st = results(st, "cv", dice=FixedDice(6))
     # 16 left: 4 per ship (3 ships: 12) up to half of 16 (8), in waves of 6, freighters first
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "fr", 2)
-    out, st = answer(st, {"sunk": ["fr"]}, FixedDice(4))
+    out, st = results(st, "fr", dice=FixedDice(4))
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (2, "f1", 0)
-    out, st = answer(st, {"sunk": []})
+    out, st = results(st)
     assert pending(st) is None
 
 
@@ -250,12 +275,12 @@ def test_stf_11_3_gunnery_goes_on_while_the_condition_holds_and_then_ceases():
     system = {"s1": ship("CG", 6, gun="C"), "s2": ship("DD", 4, gun="C")}
     out, st = run_step(gun_battle(player, system), "surface_combat", NoDice())
     assert acts(out, "gunnery")[0]["detail"]["round"] == 1
-    out, st = answer(st, {"sunk": ["p2"]})  # 2 against 1: round 2
+    out, st = results(st, "p2")  # 2 against 1: round 2
     assert acts(out, "gunnery")[0]["detail"]["round"] == 2 and acts(out, "gunnery")[0]["detail"]["fire"]
-    out, st = answer(st, {"sunk": ["s1", "s2"][:1]})  # 1 against 1: still the same, round 3
+    out, st = results(st, "s1")  # 1 against 1: still the same, round 3
     assert acts(out, "gunnery")[0]["detail"]["round"] == 3
     assert st["vp"]["system"] == 3 and st["vp"]["Player"] == 6
-    out, st = answer(st, {"sunk": [], "ended": True})  # the base game ended the combat
+    out, st = results(st, ended=True)  # the base game ended the combat
     assert acts(out, "gunnery") == [] and pending(st) is None
 
 
@@ -263,7 +288,7 @@ def test_stf_11_3_gunnery_ceases_when_it_has_fewer_ships_with_the_guns():
     player = {"p1": ship("DD", 4, nation="US", gun="C"), "p2": ship("DD", 3, nation="US", gun="C")}
     system = {"s1": ship("CG", 6, gun="C"), "s2": ship("DD", 4, gun="C")}
     _, st = run_step(gun_battle(player, system), "surface_combat", NoDice())
-    out, st = answer(st, {"sunk": ["s2"]})
+    out, st = results(st, "s2")
     g = acts(out, "gunnery")[0]
     assert g["detail"]["fire"] is False and g["why"].startswith("it ceases gunnery")
     assert pending(st) is None
@@ -296,7 +321,7 @@ def test_stf_11_6_a_sub_with_one_floatation_point_left_attacks_at_once_the_other
     assert by_sub["k1"]["attack"] == "after moving" and by_sub["k1"]["target"] == "cv"
     assert by_sub["k2"]["attack"] == "at once" and by_sub["k2"]["floatation_left"] == 1
     assert by_sub["k3"]["attack"] == "at once"  # one floatation point to begin with
-    out, st = answer(st, {"sunk": ["dd"], "spent": {"k1": {"torpedoes": 1}}})
+    out, st = results(st, "dd")
     assert st["units"]["k1"]["torpedoes_left"] == 2
     assert pending(st) is None  # one attack: not defending an objective (STF 11.4)
 
@@ -363,8 +388,8 @@ def test_stf_11_1_the_system_fires_long_range_ssms_only_when_its_own_group_is_pr
 def test_stf_11_2_a_group_one_hex_off_fires_its_ssms_but_no_guns():
     out, st = run_step(ranged(NEXT, "accurate"), "surface_combat", FixedDice(4))
     assert acts(out, "SSM wave")[0]["detail"]["long_range"] is False
-    out, st = answer(st, {"sunk": []}, FixedDice(1))
-    out, st = answer(st, {"sunk": []})
+    out, st = results(st, dice=FixedDice(1))
+    out, st = results(st)
     assert acts(out, "gunnery") == [] and acts(out, "placement") == [] and pending(st) is None
 
 
@@ -378,9 +403,9 @@ def test_stf_11_4_defending_the_objective_it_fights_every_round_with_fewer_guns(
         out, st = run_step(st, "surface_combat", NoDice())
         g = acts(out, "gunnery")[0]
         assert g["rule"] == "STF 11.4" and g["detail"]["fire"] is True and g["detail"]["targets"] == ["iowa", "fr"]
-        out, st = answer(st, {"sunk": ["s1"]})
+        out, st = results(st, "s1")
         assert acts(out, "gunnery")[0]["detail"]["round"] == 2  # one C gun against an A: it fights on
-        out, st = answer(st, {"sunk": [], "ended": True})
+        out, st = results(st, ended=True)
         assert pending(st) is None
     st = combat_state(invader="Player", invasion_target=30, mission="US Inv")  # far from the objective: 11.3
     add_group(st, "P1", "Player", "2010", player)
