@@ -30,14 +30,13 @@ STF 11.8  For placement a freighter ranks above a CG of equal VP.
 
 from __future__ import annotations
 
-import importlib
 from math import floor
 from typing import Any
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
-from domain.events import GameEvent
-from domain.rulesets.stf.events import FOLD, GroupChanged, GroupRemoved, SystemActs, UnitChanged
+from domain.rulesets.stf import air, composition, maps
+from domain.rulesets.stf.events import GroupChanged, GroupRemoved, SystemActs, UnitChanged
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.data import check_fields, freeze
 from domain.rulesets.toolkit.engine import Ctx, need
@@ -123,23 +122,9 @@ def is_invasion_freighter(u: dict) -> bool:
     return u.get("class") == "FR" and u.get("role") == "invasion"
 
 
-def _helper(module: str, name: str):
-    """Another part's function if it is there (e.g. search's ``composition.reveal``)."""
-    try:
-        mod = importlib.import_module(f"domain.rulesets.stf.{module}")
-    except ImportError:
-        return None
-    return getattr(mod, name, None)
-
-
-def distance(state: dict, a: str, b: str) -> int | None:
+def distance(state: dict, a: str, b: str) -> int:
     """Hexes from ``a`` to ``b`` on the campaign's map (movement's maps.distance)."""
-    if a == b:
-        return 0
-    maps = _helper("maps", "distance")
-    if maps is None:
-        return None
-    return maps(state["campaign"].get("map"), a, b)
+    return 0 if a == b else maps.distance(state["campaign"].get("map"), a, b)
 
 
 # ---- dice for true ties --------------------------------------------------------------------------
@@ -165,25 +150,6 @@ def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str) -> li
 
 
 # ---- the Player's report of the base game's results ----------------------------------------------
-class AirbaseHit(GameEvent):
-    """Hits on an airbase (STF 9.4: cumulative), recorded by combat.py while the air part's
-    ``air.hit_airbase`` is not there: ``state["airbases"][airbase]["hits"]`` grows by ``hits``."""
-
-    RULESET = "stf"
-
-    airbase: str
-    hits: int
-    rule: str
-
-
-def _airbase_hit(state: dict, e: Any) -> dict:
-    base = {"hits": 0, **state["airbases"].get(e.airbase, {})}
-    return {**state, "airbases": {**state["airbases"], e.airbase: {**base, "hits": base["hits"] + e.hits}}}
-
-
-FOLD.setdefault("AirbaseHit", _airbase_hit)
-
-
 def _unit_in_play(state: dict, uid: Any, field: str) -> dict:
     if not isinstance(uid, str):
         raise InvalidOrder(f"'{field}' names units by their ids", rule=RESULTS_RULE, field=field)
@@ -266,9 +232,7 @@ def check_report(state: dict, payload: Any) -> dict:
         if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
             raise RuleViolation("STF 12.7", f"{uid} is not a carrier: only a CV has a flight deck")
         out["flight_deck_inoperable"].append(uid)
-    known = set(state.get("airbases", {})) | set(state["campaign"].get("player_airbases") or [])
-    if state["campaign"].get("system_airbase"):
-        known.add(state["campaign"]["system_airbase"])
+    known = set(air.airbases(state))
     out["airbase_hits"] = {}
     for name, n in _map(payload, "airbase_hits").items():
         if name not in known:
@@ -317,12 +281,8 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
         ctx.emit(UnitChanged, unit=uid, changes={"flight_deck_inoperable": True}, rule="STF 12.7", why=why)
     for uid in report["sunk"]:
         sink(ctx, uid, why)
-    hit_airbase = _helper("air", "hit_airbase")
     for name, n in report["airbase_hits"].items():
-        if hit_airbase is not None:
-            hit_airbase(ctx, name, n, "STF 9.4")
-        else:
-            ctx.emit(AirbaseHit, airbase=name, hits=n, rule="STF 9.4")
+        air.hit_airbase(ctx, name, n, "STF 9.4")
 
 
 def sink(ctx: Ctx, uid: str, why: str) -> None:
@@ -393,9 +353,8 @@ def ssm(ctx: Ctx, order: dict) -> None:
              rule=rule, why="an Accurate target defends once with AA 3, jamming 3 and close defence 4")
     if not hits:
         return
-    reveal = _helper("composition", "reveal")
-    if reveal is not None and not units_of(ctx.state, gid):
-        reveal(ctx, gid, rule=rule, why=f"a long-range SSM hit on {gid}")  # its composition is drawn now
+    if not units_of(ctx.state, gid):  # its composition is drawn now (STF 8.7)
+        composition.reveal(ctx, gid, rule=rule, why=f"a long-range SSM hit on {gid}")
     if ctx.state["groups"][gid].get("intel") != "precise":
         ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule,
                  why="a long-range SSM hit makes the target Precise at once")
@@ -689,12 +648,8 @@ def defends_objective(state: dict, gid: str) -> bool:
     target = camp.get("invasion_target")
     if camp.get("invader") != "Player" or target is None:
         return False
-    hexes = _helper("maps", "megahex_hexes")
-    if hexes is None:
-        return False
     where = state["groups"][gid]["hex"]
-    return any(distance(state, where, h) is not None and distance(state, where, h) <= 1
-               for h in hexes(camp.get("map"), target))
+    return any(h is not None and distance(state, where, h) <= 1 for h in maps.megahex_hexes(camp.get("map"), target))
 
 
 @STEPS.step("gunnery")

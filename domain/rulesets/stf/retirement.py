@@ -23,16 +23,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.rulesets.stf.combat import (C, _helper, alive, attack_squadrons, distance, order_by, ssm_left,
+from domain.rulesets.stf import campaign, maps
+from domain.rulesets.stf.combat import (C, alive, attack_squadrons, distance, order_by, ssm_left,
                                         torpedoes_left, units_of, in_play)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupPlaced, GroupRemoved, SystemActs, UnitChanged
-from domain.rulesets.stf.rules import DATA, STEPS
-from domain.rulesets.toolkit.data import DataError
+from domain.rulesets.stf.rules import STEPS
 from domain.rulesets.toolkit.engine import Ctx
 
 R = C["retirement"]
-BASES_FILE = "bases.json"
-_MEGAHEX = re.compile(r"^\s*(?:megahex|mhex)\s*(\d+)\s*$", re.I)
 
 
 # ---- STF 12.2-12.4: the limit and the index ------------------------------------------------------
@@ -89,22 +87,13 @@ def _side_key(side: str | None) -> str:
     return "Soviet" if side == "Soviet" else "US"
 
 
-def base_entries(state: dict, side: str | None) -> list:
+def base_entries(state: dict, side: str | None) -> list[dict]:
     """The bases of ``side`` on the campaign's map (STF 12.10-12.12), each {"megahex": n} or
-    {"place": name}: the campaign part's ``retirement_bases`` (data/bases.json), read defensively."""
-    map_name, key = state["campaign"].get("map"), _side_key(side)
-    read = _helper("campaign", "retirement_bases")
-    if read is not None:
-        try:
-            return list(read(map_name, key))
-        except KeyError:
-            return []
+    {"place": name}: the campaign part's data/bases.json."""
     try:
-        data = DATA.read(BASES_FILE)
-    except DataError:
+        return campaign.retirement_bases(state["campaign"].get("map"), _side_key(side))
+    except KeyError:
         return []
-    entry = (data.get("maps") or data).get(map_name) or {}
-    return list((entry.get("retirement_bases") or entry.get("bases") or {}).get(key) or [])
 
 
 def bases(state: dict, side: str | None) -> list[list[str]]:
@@ -113,22 +102,12 @@ def bases(state: dict, side: str | None) -> list[list[str]]:
     map_name = state["campaign"].get("map")
     out: list[list[str]] = []
     for entry in base_entries(state, side):
-        if isinstance(entry, dict):
-            number, place = entry.get("megahex"), entry.get("place")
+        if entry.get("megahex") is not None:
+            hexes = maps.sea_hexes_of(map_name, entry["megahex"])
         else:
-            m = _MEGAHEX.match(str(entry))
-            number, place = (int(m.group(1)), None) if m else (None, entry)
-        try:
-            if number is not None:
-                fn = _helper("maps", "sea_hexes_of") or _helper("maps", "megahex_hexes")
-                hexes = list(fn(map_name, number)) if fn else []
-            else:
-                fn = _helper("maps", "place_hex")
-                hexes = [fn(map_name, place)] if fn else []
-        except (KeyError, ValueError):
-            hexes = []
-        if [h for h in hexes if h]:
-            out.append([h for h in hexes if h])
+            hexes = [maps.place_hex(map_name, entry["place"])]
+        if hexes:
+            out.append(list(hexes))
     return out
 
 

@@ -80,6 +80,53 @@ def at_phase(state: dict, phase: str, *, turn: int = 1) -> dict:
     return st
 
 
+# ---- search (stf-search: STF 1.9, 1.10, 8.1-8.13) ------------------------------------------------
+def counter(cid: str, nation: str, cls: str, value: int, **more: Any) -> dict:
+    """A countermix counter with every field the units are made from (data/countermix.json's format)."""
+    subs = cls in ("SSN", "SS")
+    return {"name": more.pop("name", cid), "nation": nation, "country": nation, "class": cls,
+            "ship_class": more.pop("ship_class", cls), "value": value, "vp": more.pop("vp", value),
+            "speed": 2 if cls != "SS" else 1, "gun": None, "asw": 1, "aa": 1, "ssm": 0,
+            "ssm_loads": 2 if cls in ("CV", "CG") else 0, "ssm_type": None,
+            "torpedoes": ({"US": 4, "NATO": 4, "Soviet": 3}[nation] if subs else 0), "flotation": 2,
+            "air": ({"L": 2, "M": 2, "H": 1, "EW": 0, "AEW": 0} if cls == "CV" else None), "aircraft": None,
+            "role": more.pop("role", None), **more}
+
+
+def pool_of(nation: str, **counts: int) -> dict:
+    """``pool_of("Soviet", PC=3, DD=2)``: counters sov-pc-1.. with each class's usual value
+    (data/countermix.json: CV 10, US CV 25, BB 10, CG 6, CL 5, DD 4, FF 3, PC 2, SSN 5, SS 3, FR 0)."""
+    values = {"CV": 25 if nation == "US" else 10, "BB": 10, "CG": 6, "CL": 5, "DD": 4, "FF": 3, "PC": 2,
+              "SSN": 5, "SS": 3, "FR": 0}
+    out = {}
+    for cls, n in counts.items():
+        for i in range(1, n + 1):
+            cid = f"{nation.lower()[:3]}-{cls.lower()}-{i}"
+            out[cid] = counter(cid, nation, cls, values[cls], **({"role": "invasion"} if cls == "FR" else {}))
+    return out
+
+
+def system_group(gid: str, kind: str = "tf", **fields: Any) -> dict:
+    """A GameSystem task force (``kind`` "tf") or subron on the map, unknown, no chit."""
+    return {"id": gid, "owner": "system", "kind": kind, "hex": fields.pop("hex", "0505"), "units": [],
+            "status": "on map", "intel": "unknown", "chit": None, "size": None,
+            "mode": "deep" if kind == "subron" else None, "emcon": True, "retiring": False, **fields}
+
+
+def search_state(*groups: dict, pool: dict | None = None, phase: str = "Patrol", **campaign: Any) -> dict:
+    """A turn-1 state in ``phase`` with a US Player against a Soviet GameSystem (commitment 45,
+    GIUK, a battle) unless ``campaign`` says otherwise, the ``groups`` given and the ``pool``."""
+    st = at_phase(initial(), phase, turn=1)
+    st["campaign"] = {"map": "giuk", "player_side": "US", "system_side": "Soviet", "mission": "Battle",
+                      "invader": None, "commitment": {"Player": {"points": 14, "carriers": 1}, "system": 45},
+                      **campaign}
+    st["groups"] = {g["id"]: g for g in groups}
+    st["groups"].setdefault("P1", {"id": "P1", "owner": "Player", "kind": "tf", "hex": "0101", "units": [],
+                                   "status": "on map"})
+    st["pool"] = pool if pool is not None else {}
+    return st
+
+
 # ---- combat (stf-combat): built states of groups and units for STF 11 and 12 ---------------------
 def ship(cls: str, vp: int, **fields: Any) -> dict:
     """A unit with the countermix's fields (class, VP, gun, ratings, loads) and ``fields`` over them."""
