@@ -412,3 +412,20 @@ def test_stf_11_4_defending_the_objective_it_fights_every_round_with_fewer_guns(
     add_group(st, "TF1", "system", "2010", system)
     out, _ = run_step(st, "surface_combat", NoDice())
     assert acts(out, "gunnery")[0]["detail"]["fire"] is False
+
+
+def test_stf_11_1_a_hit_on_an_accurate_group_of_unknown_composition_draws_it_then_places_the_hits():
+    import copy
+
+    from domain.rulesets.stf import forces
+    st = combat_state()
+    add_group(st, "P1", "Player", "0505", {"ticonderoga": ship("CG", 5, nation="US", ssm=8, ssm_loads=2)})
+    add_group(st, "TF2", "system", HEX, {}, intel="accurate", size="small", chit="Captain")
+    st["pool"] = copy.deepcopy(dict(forces.COUNTERS))
+    out, st = play(st, {"kind": "ssm", "target": "TF2", "hits": 2}, FixedDice(default=1))
+    seq = names(out)
+    assert seq.index("UnitsAssigned") < seq.index("UnitChanged")  # the force is drawn (STF 8.7), then hit
+    g = st["groups"]["TF2"]
+    assert g["intel"] == "precise" and g["units"]
+    assert sum(st["units"][u].get("hits", 0) for u in g["units"]) == 2
+    assert acts(out, "hits placed")[0]["detail"]["unplaced"] == 0
