@@ -29,7 +29,8 @@ from functools import lru_cache
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import maps, turn
-from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupMoved, GroupPlaced, GroupRemoved
+from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced, GroupRemoved,
+                                        UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit import tables as tbl
 from domain.rulesets.toolkit.engine import Ctx
@@ -122,9 +123,10 @@ def system_groups(state: dict) -> list[dict]:
 
 
 def _id_order(g: dict):
+    """Task forces before subrons, each by its number (TF1, TF2, ..., SR1, ...)."""
     gid = g["id"]
     digits = "".join(ch for ch in gid if ch.isdigit())
-    return (gid.rstrip("0123456789"), int(digits) if digits else 0)
+    return (0 if g["kind"] == "tf" else 1, gid.rstrip("0123456789"), int(digits) if digits else 0)
 
 
 def commitment_reached(state: dict) -> bool:
@@ -164,25 +166,52 @@ def _unplaced(state: dict) -> list[dict]:
             and g.get("status", "on map") not in ("sunk", "retired")]
 
 
+def _unplaced_sosus(state: dict) -> list[str]:
+    """STF 1.8's SOSUS units the Player bought (units of class SOSUS) not yet in a megahex."""
+    return sorted(uid for uid, u in state["units"].items() if u.get("class") == "SOSUS" and u.get("megahex") is None)
+
+
 def _deploy_templates(state: dict) -> list[dict]:
+    """Each unplaced group in each megahex of its column (at the centre), then one SOSUS placement."""
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
     out = []
-    for g in sorted((g for g in state["groups"].values() if g["owner"] == "Player"), key=_id_order):
-        number = starting_megahexes(m, nation, _column(g))[0]
-        out.append({"kind": "deploy", "group": g["id"], "megahex": number,
-                    "hex": maps.sea_hexes_of(m, number)[0]})
+    for g in sorted(_unplaced(state), key=_id_order):
+        for number in starting_megahexes(m, nation, _column(g)):
+            out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
+    shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
+    out += [{"kind": "deploy", "sosus": uid, "megahex": shallow[0]} for uid in _unplaced_sosus(state)[:1]]
     return out
+
+
+def deploy_sosus(ctx: Ctx, m: str, uid, number) -> None:
+    """STF 1.8: a SOSUS unit goes in any megahex which contains shallow water."""
+    unit = ctx.state["units"].get(uid) if isinstance(uid, str) else None
+    if unit is None or unit.get("class") != "SOSUS":
+        raise InvalidOrder(f"'sosus' is one of your SOSUS units ({', '.join(_unplaced_sosus(ctx.state)) or 'none'}), "
+                           f"not {uid!r}", rule="STF 1.8", field="sosus")
+    if type(number) is not int or number not in maps.megahex_numbers(m):
+        raise InvalidOrder("'megahex' is a megahex number of the map", rule="STF 1.8", field="megahex")
+    if not maps.megahex_is_shallow(m, number):
+        raise RuleViolation("STF 1.8", f"SOSUS may not be deployed in megahex {number}: it holds deep water only")
+    ctx.emit(UnitChanged, unit=uid, changes={"megahex": number}, rule="STF 1.8",
+             why=f"the Player deploys {uid} in megahex {number}, which holds shallow water")
 
 
 @kind("deploy", rule="STF 6.1", phases=("Deployment",), templates=_deploy_templates,
       help="place a task force or subron in a megahex of your nation's column of the Starting Megahex Table",
       fields={"group": "your group (P1...)", "megahex": "a megahex number of the Starting Megahex Table",
-              "hex": "a sea hex of that megahex (default: its centre)"})
+              "hex": "a sea hex of that megahex (default: its centre)",
+              "sosus": "instead of a group: a SOSUS unit (STF 1.8), in any megahex with shallow water"})
 def deploy(ctx: Ctx, order: dict) -> None:
     state = ctx.state
     m = map_name(state)
+    if "sosus" in order:
+        deploy_sosus(ctx, m, order.get("sosus"), order.get("megahex"))
+        if not _unplaced(ctx.state) and not _unplaced_sosus(ctx.state):
+            system_deployment(ctx)
+        return
     gid = order.get("group")
     group = state["groups"].get(gid) if isinstance(gid, str) else None
     if group is None or group["owner"] != "Player":
@@ -208,11 +237,12 @@ def deploy(ctx: Ctx, order: dict) -> None:
         raise RuleViolation("STF 6.1", f"hex {where} is land")
     ctx.emit(GroupChanged, group=gid, changes={"hex": where, "status": "on map"}, rule="STF 6.1",
              why=f"the Player deploys {gid} in megahex {number}")
-    if not _unplaced(ctx.state):
+    if not _unplaced(ctx.state) and not _unplaced_sosus(ctx.state):
         system_deployment(ctx)
 
 
-@kind("deploy_done", rule="STF 6.1", phases=("Deployment",), templates=lambda state: [{"kind": "deploy_done"}],
+@kind("deploy_done", rule="STF 6.1", phases=("Deployment",),
+      templates=lambda state: [] if _unplaced(state) else [{"kind": "deploy_done"}],
       help="end your deployment: the GameSystem deploys (STF 6.2) and turn 1 begins")
 def deploy_done(ctx: Ctx, order: dict) -> None:
     left = _unplaced(ctx.state)
@@ -284,16 +314,15 @@ def group_speed(state: dict, group: dict) -> int | None:
 
 
 def _move_templates(state: dict) -> list[dict]:
+    """A one-hex move into each sea neighbour of each group that may still move this turn."""
     m = state["campaign"].get("map")
     if m not in maps.MAP_NAMES:
         return []
-    out = []
-    for g in sorted(player_groups(state), key=_id_order):
-        if g.get("moved") != state["turn"]:
-            near = maps.sea_neighbours(m, g["hex"])
-            if near:
-                out.append({"kind": "move", "group": g["id"], "path": near[:1]})
-    return out
+    groups = player_groups(state)
+    if sum(1 for g in groups if g.get("moved") == state["turn"]) >= len(groups) - actions_lost(state):
+        return []
+    return [{"kind": "move", "group": g["id"], "path": [n]} for g in sorted(groups, key=_id_order)
+            if g.get("moved") != state["turn"] and group_speed(state, g) for n in maps.sea_neighbours(m, g["hex"])]
 
 
 @kind("move", rule="STF 7.1", phases=("Movement",), templates=_move_templates,
@@ -447,8 +476,9 @@ def path_away(ctx: Ctx, m: str, gid: str, start: str, away, steps: int, *, edge:
 
 
 def halfway_hex(m: str, a: str, b: str) -> str:
-    """The hex half way along the line from a to b (cube coordinates rounded; a tie of the rounding
-    toward a), or the sea hex nearest it when it is land."""
+    """The hex half way along the line from a to b (the midpoint's cube coordinates rounded, a half
+    to the even whole number, the coordinate farthest from its rounding recomputed from the other
+    two), or the sea hex nearest it (then nearest a) when it is land."""
     g = maps.grid(m)
     ca, cb = g.hex(a), g.hex(b)
     q, r = Fraction(ca.q + cb.q, 2), Fraction(ca.r + cb.r, 2)
@@ -491,24 +521,28 @@ def system_speed(state: dict, group: dict) -> tuple[int, str]:
 
 
 def bases(state: dict) -> list[str]:
-    """The hexes of the GameSystem's bases (STF 12.10-12.12, data/bases.json, the campaign's file),
-    read defensively: the places and megahexes listed for its side; none if the file is not there."""
-    m = map_name(state)
+    """The hexes of the GameSystem's bases (STF 12.10-12.12) from data/bases.json, the campaign
+    helper's file, read defensively: ``maps.<map>.retirement_bases.<side>`` (or ``<map>.bases.<side>``),
+    each {"megahex": n}, {"place": name}, a name or a number; none when the file is not there."""
     try:
         raw = DATA.read("bases.json")
     except Exception:
         return []
-    entry = raw.get(m) if isinstance(raw, dict) else None
-    if not isinstance(entry, dict):
-        entry = (raw.get("maps") or {}).get(m) if isinstance(raw, dict) else None
-    listed = ((entry or {}).get("bases") or {})
-    side = system_side(state)
+    return bases_in(raw, map_name(state), system_side(state))
+
+
+def bases_in(raw: dict, m: str, side: str) -> list[str]:
+    """The hexes of ``side``'s bases on map ``m`` as a bases file lists them."""
+    entry = (raw.get("maps") or {}).get(m) or raw.get(m) or {}
+    listed = entry.get("retirement_bases") or entry.get("bases") or {}
     names = listed.get(side) or listed.get("US" if side == "NATO" else side) or []
     out = []
-    for name in names:
+    for item in names:
+        if isinstance(item, dict):
+            item = item.get("place") if "place" in item else item.get("megahex")
         try:
-            out.append(maps.place_hex(m, name))
-        except (maps.UnknownPlace, KeyError, ValueError):
+            out.append(maps.place_hex(m, item))
+        except (maps.UnknownPlace, KeyError, ValueError, TypeError):
             continue
     return out
 
@@ -541,12 +575,27 @@ def _names(groups) -> str:
 
 @STEPS.step("system_movement")
 def system_movement(ctx: Ctx, stack: list) -> None:
-    """STF 7: every GameSystem group on the map moves, in the order of their numbers."""
+    """STF 7: every GameSystem group on the map moves, task forces then subrons, by number; one less
+    than Precise that passes within two hexes of a Player task force or through a Player subron's
+    hex is revealed there (STF 8.14, 8.15)."""
     stack.pop()
+    m = map_name(ctx.state)
+    lost = 0
     for g in system_groups(ctx.state):
         group = ctx.state["groups"][g["id"]]
-        if on_map(group):
-            move_system_group(ctx, group)
+        if not on_map(group):
+            continue
+        before = len(ctx.out)
+        move_system_group(ctx, group)
+        group = ctx.state["groups"][g["id"]]
+        path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
+                and o[1]["group"] == g["id"] for h in o[1]["path"]]
+        if path and on_map(group) and group.get("intel") != "precise":
+            found = _proximity(ctx.state, m, group, path)
+            if found:
+                reveal(ctx, g["id"], *found)
+                lost += 1
+    lose_actions(ctx, lost)
 
 
 def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:
@@ -559,6 +608,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     m = map_name(state)
     speed, speed_why = system_speed(state, group)
     if speed <= 0:
+        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 5.2", why=f"{gid} does not move: {speed_why}")
         return
     players = player_groups(state)
     player_tfs = [g for g in players if g["kind"] == "tf"]
@@ -702,7 +752,8 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
     if path:
         ctx.emit(GroupMoved, group=gid, path=path, rule="STF 7.8", why=why + text + f"; {speed_why}{kept}")
     else:
-        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8", why=why + text + ": no hex to move into")
+        ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8",
+                 why=why + text + ": it stays where it is (there already, or no hex brings it nearer)")
     return True
 
 
@@ -729,42 +780,58 @@ def group_modes(ctx: Ctx, stack: list) -> None:
 
 
 # ---- STF 8.14, 8.15: proximity reveals -----------------------------------------------------------
-def reveal_composition(ctx: Ctx, gid: str) -> None:
-    """The search helper's ``composition.reveal`` (STF 8.7's Exact Composition), when it is there."""
+def reveal(ctx: Ctx, gid: str, rule: str, why: str) -> None:
+    """Make ``gid`` Precise: the search helper's ``composition.reveal`` (its size, nation and exact
+    composition, STF 8.6-8.8, 8.12, 8.13) when it is there, else the intelligence level alone."""
     try:
         composition = importlib.import_module("domain.rulesets.stf.composition")
     except ImportError:
+        composition = None
+    full = getattr(composition, "reveal", None)
+    if full is not None:
+        full(ctx, gid, rule=rule, why=why)
+    if ctx.state["groups"][gid].get("intel") != "precise":
+        ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule, why=why)
+
+
+def _proximity(state: dict, m: str, group: dict, hexes: list[str]) -> tuple[str, str] | None:
+    """(rule, why) of the first of ``hexes`` that reveals ``group``: within two hexes of a Player
+    task force (STF 8.14), or a Player subron's hex (8.15); None if none does."""
+    tfs, subs = player_groups(state, "tf"), player_groups(state, "subron")
+    reach = MOVE["reveal_within_of_player_tf"]
+    for h in hexes:
+        close = [t for t in tfs if maps.distance(m, h, t["hex"]) <= reach]
+        if close:
+            return "STF 8.14", f"{group['id']} moved within {reach} hexes of {_names(close)} (at {h}): Precisely known"
+        same = [x for x in subs if x["hex"] == h]
+        if same:
+            return "STF 8.15", f"{group['id']} entered the hex of the Player subron {_names(same)} ({h}): Precisely known"
+    return None
+
+
+def lose_actions(ctx: Ctx, n: int) -> None:
+    """STF 8.14, 8.15: the Player loses ``n`` more actions in the following turn."""
+    if not n:
         return
-    reveal = getattr(composition, "reveal", None)
-    if reveal is not None:
-        reveal(ctx, gid)
+    turn_ = ctx.state["turn"] + 1
+    prior = ctx.state["campaign"].get("actions_lost") or {}
+    count = (prior.get("count", 0) if prior.get("turn") == turn_ else 0) + n
+    ctx.emit(CampaignFixed, key="actions_lost", value={"turn": turn_, "count": count}, rule="STF 8.14")
 
 
 @STEPS.step("proximity_reveals")
 def proximity_reveals(ctx: Ctx, stack: list) -> None:
-    """STF 8.14: a less than Precise GameSystem group within two hexes of a Player task force after
-    the GameSystem's movement becomes Precise, and the Player loses one action next turn for each;
-    8.15: one in the same hex as a Player subron likewise."""
+    """STF 8.14, 8.15 after the GameSystem's movement: a GameSystem group less than Precise that
+    stands within two hexes of a Player task force, or in a Player subron's hex, becomes Precise
+    (whoever closed the distance), and the Player loses one action next turn for each."""
     stack.pop()
-    state = ctx.state
-    m = map_name(state)
-    tfs = player_groups(state, "tf")
-    subs = player_groups(state, "subron")
+    m = map_name(ctx.state)
     lost = 0
-    for g in system_groups(state):
+    for g in system_groups(ctx.state):
         if g.get("intel") == "precise":
             continue
-        close = [t for t in tfs if maps.distance(m, g["hex"], t["hex"]) <= MOVE["reveal_within_of_player_tf"]]
-        same = [s for s in subs if s["hex"] == g["hex"]]
-        if close:
-            rule, why = "STF 8.14", f"{g['id']} moved within {MOVE['reveal_within_of_player_tf']} hexes of {_names(close)}: Precisely known"
-        elif same:
-            rule, why = "STF 8.15", f"{g['id']} entered the hex of the Player subron {_names(same)}: Precisely known"
-        else:
-            continue
-        ctx.emit(GroupChanged, group=g["id"], changes={"intel": "precise"}, rule=rule, why=why)
-        reveal_composition(ctx, g["id"])
-        lost += 1
-    if lost or state["campaign"].get("actions_lost"):
-        ctx.emit(CampaignFixed, key="actions_lost", value={"turn": state["turn"] + 1, "count": lost},
-                 rule="STF 8.14")
+        found = _proximity(ctx.state, m, g, [g["hex"]])
+        if found:
+            reveal(ctx, g["id"], *found)
+            lost += 1
+    lose_actions(ctx, lost)

@@ -202,6 +202,20 @@ def test_stf_6_1_deploy_done_waits_for_every_group():
         play(st, {"kind": "deploy_done"})
 
 
+def test_stf_1_8_the_player_deploys_sosus_in_a_megahex_with_shallow_water_only():
+    st = deployment_state()
+    st["units"]["SOSUS1"] = {"id": "SOSUS1", "class": "SOSUS", "nation": "US", "counter": None, "megahex": None}
+    with pytest.raises(RuleViolation, match="STF 1.8.*deep water only"):
+        play(st, {"kind": "deploy", "sosus": "SOSUS1", "megahex": 43})
+    with pytest.raises(InvalidOrder):
+        play(st, {"kind": "deploy", "sosus": "P1", "megahex": 30})
+    out, st2 = play(st, {"kind": "deploy", "sosus": "SOSUS1", "megahex": 30})
+    assert st2["units"]["SOSUS1"]["megahex"] == 30 and events_of(out, "UnitChanged")[0]["rule"] == "STF 1.8"
+    _, st3 = play(st2, {"kind": "deploy", "group": "P1", "megahex": 46})
+    out, st4 = play(st3, {"kind": "deploy", "group": "P2", "megahex": 13}, FixedDice(default=1))
+    assert st4["turn"] == 1  # the last of the groups and SOSUS placed: the GameSystem deploys
+
+
 # ---- STF 6.2, 6.5, 6.6: the GameSystem's deployment -----------------------------------------------
 def eleven_placements(*pairs) -> FixedDice:
     faces = [f for pair in pairs for f in pair]
@@ -386,6 +400,9 @@ def test_stf_5_2_a_command_control_loss_limits_the_gamesystem_to_one_hex():
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     assert [(m["group"], len(m["path"])) for m in moves(out)] == [("TF1", 1)]  # the speed-1 sub may not move
     assert "STF 5.2" in moves(out)[0]["why"]
+    assert events_of(out, "GroupChanged") == [{"group": "SR1", "changes": {}, "rule": "STF 5.2", "why":
+                                               "SR1 does not move: a GameSystem command control loss: a group of "
+                                               "speed 1 may not move (STF 5.2)"}]
 
 
 # ---- STF 7.3: Deep mode ----------------------------------------------------------------------------
@@ -442,7 +459,7 @@ def test_stf_7_5_toward_the_nearest_player_task_force_of_four_or_more_ships():
 def test_stf_7_5_a_true_tie_among_hexes_is_settled_by_a_die():
     st = battle(p1="2006")
     add(st, "TF1", "system", "tf", "1806")
-    dice = FixedDice(2)
+    dice = FixedDice(2, default=1)  # the tie, then the rolls of its STF 8.14 reveal beside P1
     out, st2 = run_step(st, "system_movement", dice)
     tie = rolls_of(out)[0]
     assert tie.rule == "STF 7.5" and tie.notation == "d2" and tie.seat == "system"
@@ -570,6 +587,14 @@ def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map
     assert st2["groups"]["TF1"]["hex"] is None
 
 
+def test_stf_12_5_the_bases_are_read_from_the_campaigns_file_as_places_and_megahexes():
+    raw = {"maps": {"giuk": {"retirement_bases": {"US": [{"megahex": 1}, {"place": "Sumburgh"}],
+                                                  "Soviet": [{"megahex": 63}, {"megahex": 64}]}}}}
+    assert movement.bases_in(raw, "giuk", "Soviet") == [maps.place_hex(M, 63), maps.place_hex(M, 64)]
+    assert movement.bases_in(raw, "giuk", "NATO") == [maps.place_hex(M, 1), maps.place_hex(M, "Sumburgh")]
+    assert movement.bases_in({"giuk": {"bases": {"Soviet": ["Megahex 63", "Atlantis"]}}}, "giuk", "Soviet") == ["2313"]
+
+
 # ---- STF 8.14, 8.15: proximity reveals -------------------------------------------------------------------
 def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_precise_and_costs_an_action():
     st = battle(p1="1506")
@@ -577,9 +602,11 @@ def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_prec
     add(st, "SR1", "system", "subron", "1606")
     add(st, "TF2", "system", "tf", "1806")  # three hexes: not revealed
     add(st, "TF3", "system", "tf", "1607", intel="precise")
-    out, st2 = run_step(st, "proximity_reveals")
-    revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"] == {"intel": "precise"}]
-    assert revealed == ["SR1", "TF1"] and all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged"))
+    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))  # dice for the composition, if drawn
+    revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
+    assert revealed == ["TF1", "SR1"]
+    assert all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged") if e["changes"].get("intel"))
+    assert [g for g in ("TF1", "SR1", "TF2") if st2["groups"][g]["intel"] == "precise"] == ["TF1", "SR1"]
     assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2}
     assert st2["groups"]["SR1"]["mode"] == "deep"  # Deep until the next Group Mode Phase
 
@@ -588,12 +615,46 @@ def test_stf_8_15_a_contact_entering_a_player_subrons_hex_becomes_precise():
     st = battle(p1="1506")
     add(st, "P2", "Player", "subron", "2210", [ship("ssn", "SSN", 2)])
     add(st, "SR1", "system", "subron", "2210")
-    out, st2 = run_step(st, "proximity_reveals")
-    assert events_of(out, "GroupChanged")[0]["rule"] == "STF 8.15"
+    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    assert [e["rule"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel")] == ["STF 8.15"]
     assert st2["groups"]["SR1"]["intel"] == "precise" and st2["campaign"]["actions_lost"]["count"] == 1
+
+
+def test_stf_8_15_a_contact_passing_through_a_player_subrons_hex_is_revealed_there():
+    st = battle(p1="1506")
+    add(st, "SR1", "system", "subron", "2206")
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    path = moves(free)[0]["path"]
+    add(st, "P2", "Player", "subron", path[0], [ship("ssn", "SSN", 2)])  # the first hex it enters
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["path"] == path and st2["groups"]["SR1"]["hex"] == path[-1] != path[0]
+    revealed = [e for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
+    assert revealed[0]["rule"] == "STF 8.15" and f"({path[0]})" in revealed[0]["why"]
+    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 1}
+    out, st3 = run_step(st2, "proximity_reveals", FixedDice(default=1))  # already Precise: not again
+    assert out == [] and st3["campaign"]["actions_lost"]["count"] == 1
 
 
 def test_movement_data_file_marks_its_guess():
     raw = json.loads((Path(movement.__file__).parent / "data" / "movement.json").read_text())
     assert raw["provisional"] == ["unknown_tf_speed"] and sorted(movement.BANDS) == [2, 3, 4, 5, 6, 7]
     assert copy.deepcopy(raw["cv_bands"]["bands"][2]["battle"]) == {"action": "stay"}
+
+
+def test_every_deploy_and_move_the_server_offers_is_accepted():
+    from tests.unit.stf.helpers import R
+    st = deployment_state()
+    st["units"]["SOSUS1"] = {"id": "SOSUS1", "class": "SOSUS", "nation": "US", "counter": None, "megahex": None}
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"].startswith("deploy")]
+    assert {o.get("group") or o.get("sosus") for o in offered} == {"P1", "P2", "SOSUS1"}
+    assert {"kind": "deploy_done"} not in offered  # not while a group is unplaced
+    for order in offered:
+        play(st, order, FixedDice(default=1))
+    st = battle()
+    add(st, "P2", "Player", "subron", "2210", [ship("ssn", "SSN", 2)])
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+    assert {o["group"] for o in offered} == {"P1", "P2"}
+    for order in offered:
+        play(st, order)
+    st["campaign"]["actions_lost"] = {"turn": st["turn"], "count": 2}
+    assert not [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
