@@ -97,17 +97,13 @@ def base_entries(state: dict, side: str | None) -> list[dict]:
 
 
 def bases(state: dict, side: str | None) -> list[list[str]]:
-    """Each base of ``side`` as its hexes: a megahex base's sea hexes (centre, then outer 1 to 6),
-    a named base's hex."""
+    """Each base of ``side`` as its hexes: the hex ``maps.place_hex`` gives it (a named base's hex; a
+    megahex base's centre, or its first sea hex), the hex movement.py steers a retiring group to."""
     map_name = state["campaign"].get("map")
     out: list[list[str]] = []
     for entry in base_entries(state, side):
-        if entry.get("megahex") is not None:
-            hexes = maps.sea_hexes_of(map_name, entry["megahex"])
-        else:
-            hexes = [maps.place_hex(map_name, entry["place"])]
-        if hexes:
-            out.append(list(hexes))
+        place = entry["megahex"] if entry.get("megahex") is not None else entry["place"]
+        out.append([maps.place_hex(map_name, place)])
     return out
 
 
