@@ -6,8 +6,8 @@ from domain.rulesets import register
 from domain.rulesets.stf.rules import SolitaireTaskForce
 
 # Each mechanism registers its order kinds and the GameSystem's steps when imported.
-from domain.rulesets.stf import air, campaign, forces, movement, search, turn  # noqa: E402
+from domain.rulesets.stf import air, campaign, combat, forces, movement, retirement, search, turn  # noqa: E402
 
-MECHANISMS = (campaign, turn, forces, search, movement, air)
+MECHANISMS = (campaign, turn, forces, search, movement, air, combat, retirement)
 
 RULES = register(SolitaireTaskForce())

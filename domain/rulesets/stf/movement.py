@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import maps, turn
-from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced, GroupRemoved,
+from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
                                         UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit import tables as tbl
@@ -632,8 +632,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
                                                f"groups as it can; {speed_why}{kept}")
         end = path[-1] if path else here
         if end in targets:
-            ctx.emit(GroupRemoved, group=gid, status="retired", rule="STF 12.9",
-                     why=f"{gid} reached {what} at {end} and leaves the map (not destroyed)")
+            from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
+            retirement.arrive(ctx, gid)  # STF 12.9, and 12.7's carrier leaving its escorts in play
         return
 
     # STF 7.11: Last Ditch Defence

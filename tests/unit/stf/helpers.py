@@ -125,3 +125,35 @@ def search_state(*groups: dict, pool: dict | None = None, phase: str = "Patrol",
                                    "status": "on map"})
     st["pool"] = pool if pool is not None else {}
     return st
+
+
+# ---- combat (stf-combat): built states of groups and units for STF 11 and 12 ---------------------
+def ship(cls: str, vp: int, **fields: Any) -> dict:
+    """A unit with the countermix's fields (class, VP, gun, ratings, loads) and ``fields`` over them."""
+    unit = {"name": fields.pop("name", cls), "nation": "Soviet", "class": cls, "vp": vp, "value": vp, "speed": 3,
+            "gun": None, "asw": 0, "aa": 0, "ssm": 0, "ssm_loads": 1, "torpedoes": 0, "flotation": 2,
+            "air": None, "role": None}
+    unit.update(fields)
+    return unit
+
+
+def combat_state(phase: str = "Combat", *, commitment: int = 52, **campaign: Any) -> dict:
+    """A campaign under way (GIUK, a US Player against the Soviet GameSystem, a battle) in ``phase``."""
+    st = at_phase(initial(), phase, turn=2)
+    st["campaign"].update({"map": "giuk", "player_side": "US", "system_side": "Soviet", "mission": "Battle",
+                           "invader": None, "commitment": {"Player": {"points": 21, "carriers": 1}, "system": commitment},
+                           **campaign})
+    return st
+
+
+def add_group(st: dict, gid: str, owner: str, hex_: str | None, units: dict, kind: str = "tf", **fields: Any) -> dict:
+    """Put group ``gid`` with ``units`` ({id: unit}) in ``st`` (changed in place and returned)."""
+    group = {"id": gid, "owner": owner, "kind": kind, "hex": hex_, "units": list(units), "status": "on map"}
+    if owner == "system":
+        group.update({"intel": "precise", "chit": None, "size": None, "mode": "deep" if kind == "subron" else None,
+                      "emcon": False, "retiring": False})
+    group.update(fields)
+    st["groups"][gid] = group
+    for uid, unit in units.items():
+        st["units"][uid] = {**unit, "id": uid, "counter": uid, "group": gid}
+    return st

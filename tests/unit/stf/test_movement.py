@@ -587,6 +587,20 @@ def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map
     assert st2["groups"]["TF1"]["hex"] is None
 
 
+def test_stf_12_7_a_retiring_carrier_moved_onto_its_base_leaves_its_escorts_in_play_as_a_sag():
+    st = battle(p1="1506")
+    targets, _ = movement.base_targets(st)
+    start = next(n for n in maps.sea_neighbours(M, targets[0]) if n not in targets)
+    cv_tf(st, "TF1", start)
+    st["groups"]["TF1"].update(retiring=True, carrier_retiring="TF1-cv")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 12.5" and events_of(out, "GroupRemoved") == []
+    assert st2["units"]["TF1-cv"]["retired"] is True
+    g = st2["groups"]["TF1"]
+    assert g["hex"] in targets and g["status"] == "on map" and g["retiring"] is False
+    assert g["units"] == ["TF1-1", "TF1-2", "TF1-3"]
+
+
 def test_stf_12_5_the_bases_are_read_from_the_campaigns_file_as_places_and_megahexes():
     raw = {"maps": {"giuk": {"retirement_bases": {"US": [{"megahex": 1}, {"place": "Sumburgh"}],
                                                   "Soviet": [{"megahex": 63}, {"megahex": 64}]}}}}

@@ -1,0 +1,758 @@
+"""Combat (STF 11): the base game's results the Player reports, and the GameSystem's doctrine.
+
+STF amends Task Force, whose combat procedure is not in the text: the Player fights every combat
+with the base game and reports its results (``report``: ships sunk, hits, squadrons destroyed,
+airbase hits, flight decks made inoperable, loads spent), which the server records and scores.
+What STF decides the server decides, and records as ``SystemActs`` for the Player to carry out;
+where a decision needs what only the base game knows (screening, adjacency on the tactical
+display) the decision is an ordered list the Player applies (the first unscreened ship of it).
+
+STF 11.1  Long-range SSMs only at Accurate or Precise targets (``ssm`` order); an Accurate
+          target's one-off AA 3, jamming 3 and close defence 4 (data/combat.json); a hit makes it
+          Precise and its hits fall at random (a die per hit). The GameSystem fires long-range
+          SSMs only when its own group is Precise (``engagements``).
+STF 11.2  The GameSystem's SSMs: every one it can, in waves of 10 at a Player CV in range; else 4
+          per Player ship, up to half its complement, in waves of 6 at Freighters, BB, CG, DD, FF,
+          PC in that order (step ``ssm_salvo``, one wave at a time, each wave's results reported
+          before the next is aimed); the entry sector of each wave by 1D6.
+STF 11.3  Gunnery only with as many ships or more with the heaviest guns either side has; all
+          fire at the unscreened ship of highest VP, invasion freighters before CG, same-value
+          ties by a die; rounds go on while the condition holds (step ``gunnery``).
+STF 11.4  Defending against a Player invasion in or next to the objective megahex: gunnery and
+          torpedo rounds as long as the base game allows.
+STF 11.5  Subs placed in the entry areas by die, one sub to an area (step ``torpedo``).
+STF 11.6  A sub with one floatation point left attacks the highest value ship adjacent to it;
+          the others first move next to the highest value ship.
+STF 11.7  Placement on the tactical display: highest value in the centre ring, then clockwise
+          from the top left of each next ring, every second location on ring 4 (``placement``).
+STF 11.8  For placement a freighter ranks above a CG of equal VP.
+"""
+
+from __future__ import annotations
+
+from math import floor
+from typing import Any
+
+from domain import events as ev
+from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.stf import air, composition, maps
+from domain.rulesets.stf.events import GroupChanged, GroupRemoved, SystemActs, UnitChanged
+from domain.rulesets.stf.rules import DATA, STEPS, kind
+from domain.rulesets.toolkit.data import check_fields, freeze
+from domain.rulesets.toolkit.engine import Ctx, need
+
+FILE = "combat.json"
+SUBS = ("SSN", "SS")
+RESULTS_RULE = "STF 11.1"
+STANDS_FOR = "Task Force's combat procedure (SSM, gunnery, torpedo and air combat results), not in the text"
+REPORT_FIELDS = ("sunk", "hits", "squadrons_destroyed", "airbase_hits", "flight_deck_inoperable", "spent")
+
+
+# ---- data/combat.json ----------------------------------------------------------------------------
+SCHEMA = {
+    "long_range_ssm": {"rule": str, "target_intel": list, "accurate_defence": dict, "system_fires_only_when": str,
+                       "short_range_hexes": int, "long_range_hexes": int},
+    "ssm": {"rule": str, "cv_wave": int, "wave": int, "per_ship": int, "complement_share": list,
+            "target_order": list, "unlisted_after": dict, "entry_sector_die": int},
+    "gunnery": {"rule": str, "levels": list},
+    "subs": {"rule": str, "entry_areas": int, "one_per_area": bool, "attack_at_floatation": int},
+    "placement": {"rule": str, "rings": list, "first_location": str, "direction": str, "rank_above": dict},
+    "retirement": {"rule": str, "limit_percent": int, "squadron_points": int, "attack_kinds": list,
+                   "retire_on": list, "heavy_losses_percent": int, "heavy_retire_on": list, "escorts": int,
+                   "escort_classes": list},
+}
+
+
+def load(name: str = FILE) -> Any:
+    """data/combat.json checked entry by entry (its guesses listed with the ruleset's others)."""
+    doc = DATA.read(name)
+    check_fields(name, "(file)", doc, {"title": str, "source": str, **{k: dict for k in SCHEMA}})
+    for key, schema in SCHEMA.items():
+        DATA.check_entry(name, key, doc[key], {**schema, "source": str, "provisional": list},
+                         optional=("provisional",))
+    return freeze(doc)
+
+
+C = load()
+
+
+# ---- reading the state ---------------------------------------------------------------------------
+def alive(unit: dict) -> bool:
+    return not unit.get("sunk") and not unit.get("retired") and not unit.get("destroyed")
+
+
+def units_of(state: dict, gid: str, *, ships: bool | None = None) -> list[dict]:
+    """The units of group ``gid`` still in play, in the group's order (``ships``: only surface
+    ships, or only subs)."""
+    out = []
+    for uid in state["groups"][gid].get("units", []):
+        u = state["units"].get(uid)
+        if u is None or not alive(u):
+            continue
+        if ships is not None and (u.get("class") not in SUBS) != ships:
+            continue
+        out.append({**u, "id": uid})
+    return out
+
+
+def in_play(group: dict) -> bool:
+    return group.get("status", "on map") == "on map" and group.get("hex") is not None
+
+
+def ssm_left(u: dict) -> int:
+    """Missiles a unit still carries: its loads (``ssm`` a load, ``ssm_loads`` loads) less those spent."""
+    return u.get("ssm_left", u.get("ssm", 0) * max(u.get("ssm_loads", 1), 0))
+
+
+def ssm_ready(u: dict) -> int:
+    """Missiles a unit can fire in one combat: one load, as far as it has missiles left."""
+    return min(u.get("ssm", 0), ssm_left(u))
+
+
+def torpedoes_left(u: dict) -> int:
+    return u.get("torpedoes_left", u.get("torpedoes", 0))
+
+
+def floatation_left(u: dict) -> int | None:
+    f = u.get("flotation")
+    return None if f is None else f - u.get("hits", 0)
+
+
+def is_invasion_freighter(u: dict) -> bool:
+    return u.get("class") == "FR" and u.get("role") == "invasion"
+
+
+def distance(state: dict, a: str, b: str) -> int:
+    """Hexes from ``a`` to ``b`` on the campaign's map (movement's maps.distance)."""
+    return 0 if a == b else maps.distance(state["campaign"].get("map"), a, b)
+
+
+# ---- dice for true ties --------------------------------------------------------------------------
+def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str) -> list[dict]:
+    """``items`` by ``key`` (highest first); among items of the same key, the order is drawn by
+    dice (a d<k> picks the next of k tied items): the text's 'resolve at random'."""
+    items = sorted(items, key=key, reverse=True)
+    out: list[dict] = []
+    i = 0
+    while i < len(items):
+        j = i
+        while j < len(items) and key(items[j]) == key(items[i]):
+            j += 1
+        tied = items[i:j]
+        while len(tied) > 1:
+            names = [t["id"] for t in tied]
+            r = ctx.roll(1, len(tied), seat="system", purpose=f"{purpose}: which of {', '.join(names)} (a tie)",
+                         rule=rule, target={"tied": names}, outcome=lambda v, n=names: n[v[0] - 1])
+            out.append(tied.pop(r.values[0] - 1))
+        out += tied
+        i = j
+    return out
+
+
+# ---- the Player's report of the base game's results ----------------------------------------------
+def _unit_in_play(state: dict, uid: Any, field: str) -> dict:
+    if not isinstance(uid, str):
+        raise InvalidOrder(f"'{field}' names units by their ids", rule=RESULTS_RULE, field=field)
+    u = state["units"].get(uid)
+    if u is None:
+        raise RuleViolation(RESULTS_RULE, f"{uid} is no unit of this game: a report names units in play")
+    if not alive(u):
+        raise RuleViolation(RESULTS_RULE, f"{uid} is not in play (sunk, destroyed or retired): a report "
+                                          "names units in play")
+    gid = u.get("group")
+    if gid is not None and not in_play(state["groups"].get(gid, {})):
+        raise RuleViolation(RESULTS_RULE, f"{uid}'s group {gid} is not on the map: a report names units in play")
+    return u
+
+
+def _count(value: Any, field: str, *, least: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InvalidOrder(f"'{field}' gives whole numbers of {least} or more", rule=RESULTS_RULE, field=field)
+    return value
+
+
+def _unit_list(payload: dict, field: str) -> list:
+    value = payload.get(field) or []
+    if not isinstance(value, list) or len(set(map(str, value))) != len(value):
+        raise InvalidOrder(f"'{field}' is a list of unit ids, each once", rule=RESULTS_RULE, field=field)
+    return value
+
+
+def _map(payload: dict, field: str) -> dict:
+    value = payload.get(field) or {}
+    if not isinstance(value, dict):
+        raise InvalidOrder(f"'{field}' is an object keyed by id", rule=RESULTS_RULE, field=field)
+    return value
+
+
+def attack_squadrons(u: dict) -> list[str]:
+    """The kinds of combat squadron a carrier carries (STF 12.3, 12.7: L, M, H of its ``air``)."""
+    air = u.get("air") or {}
+    return [k for k in C["retirement"]["attack_kinds"] if air.get(k, 0) > 0]
+
+
+def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
+    """A squadron named ``"<carrier>:<kind>"`` (a carrier's squadron of that kind) or by the unit
+    id of a squadron unit: (unit id, kind or None)."""
+    if not isinstance(name, str):
+        raise InvalidOrder("'squadrons_destroyed' names squadrons as '<carrier id>:<kind>' or unit ids",
+                           rule=RESULTS_RULE, field="squadrons_destroyed")
+    uid, _, kind_ = name.partition(":")
+    u = _unit_in_play(state, uid, "squadrons_destroyed")
+    if not kind_:
+        if u.get("class") not in (None, "squadron") and not u.get("squadron"):
+            raise RuleViolation(RESULTS_RULE, f"{uid} is a ship, not a squadron: name a carrier's squadron "
+                                              "as '<carrier id>:<kind>'")
+        return uid, None
+    if (u.get("air") or {}).get(kind_, 0) <= 0:
+        raise RuleViolation(RESULTS_RULE, f"{uid} carries no {kind_} squadron")
+    if kind_ in u.get("air_lost", []):
+        raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron is already destroyed")
+    return uid, kind_
+
+
+def check_report(state: dict, payload: Any) -> dict:
+    """The report, checked: every unit named is in play (else refused naming STF 11.1)."""
+    if not isinstance(payload, dict):
+        raise InvalidOrder("a report is an object of results", rule=RESULTS_RULE)
+    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind")]
+    if unknown:
+        raise InvalidOrder(f"a report gives {', '.join(REPORT_FIELDS)}; not {', '.join(map(str, unknown))}",
+                           rule=RESULTS_RULE, field=unknown[0])
+    out: dict = {}
+    out["sunk"] = [u for u in _unit_list(payload, "sunk") if _unit_in_play(state, u, "sunk")]
+    out["hits"] = {u: _count(n, "hits") for u, n in _map(payload, "hits").items()
+                   if _unit_in_play(state, u, "hits")}
+    squadrons = _unit_list(payload, "squadrons_destroyed")
+    for name in squadrons:
+        _squadron(state, name)
+    out["squadrons_destroyed"] = list(squadrons)
+    out["flight_deck_inoperable"] = []
+    for uid in _unit_list(payload, "flight_deck_inoperable"):
+        if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
+            raise RuleViolation("STF 12.7", f"{uid} is not a carrier: only a CV has a flight deck")
+        out["flight_deck_inoperable"].append(uid)
+    known = set(air.airbases(state))
+    out["airbase_hits"] = {}
+    for name, n in _map(payload, "airbase_hits").items():
+        if name not in known:
+            raise RuleViolation("STF 9.4", f"{name} is no airbase of this game ({', '.join(sorted(known)) or 'none'})")
+        out["airbase_hits"][name] = _count(n, "airbase_hits")
+    out["spent"] = {}
+    for uid, loads in _map(payload, "spent").items():
+        u = _unit_in_play(state, uid, "spent")
+        if not isinstance(loads, dict) or set(loads) - {"ssm", "torpedoes"}:
+            raise InvalidOrder("'spent' gives {unit: {\"ssm\": n, \"torpedoes\": n}}", rule=RESULTS_RULE, field="spent")
+        ssm, torp = _count(loads.get("ssm", 0), "spent", least=0), _count(loads.get("torpedoes", 0), "spent", least=0)
+        if ssm > ssm_left(u) or torp > torpedoes_left(u):
+            raise RuleViolation(RESULTS_RULE, f"{uid} has {ssm_left(u)} SSM and {torpedoes_left(u)} torpedoes left, "
+                                              f"not {ssm} and {torp} to spend")
+        out["spent"][uid] = {"ssm": ssm, "torpedoes": torp}
+    return out
+
+
+def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: str = "") -> None:
+    """Record a checked report: ResultDeclared, then each unit's change and the VP of each sinking
+    (a GameSystem unit's ``vp`` on the Player's track, a Player unit's on the GameSystem's)."""
+    value = {k: report[k] for k in REPORT_FIELDS if report.get(k)}
+    ctx.emit(ev.ResultDeclared, seat="Player", rule=RESULTS_RULE, stands_for=STANDS_FOR, what="combat results",
+             value=value, decision=decision)
+    why = why or "the Player's report of the base game's results"
+    for uid, n in report["hits"].items():
+        ctx.emit(UnitChanged, unit=uid, changes={"hits": ctx.state["units"][uid].get("hits", 0) + n},
+                 rule=RESULTS_RULE, why=why)
+    for uid, loads in report["spent"].items():
+        u = ctx.state["units"][uid]
+        changes = {}
+        if loads["ssm"]:
+            changes["ssm_left"] = ssm_left(u) - loads["ssm"]
+        if loads["torpedoes"]:
+            changes["torpedoes_left"] = torpedoes_left(u) - loads["torpedoes"]
+        if changes:
+            ctx.emit(UnitChanged, unit=uid, changes=changes, rule=RESULTS_RULE, why=why)
+    for name in report["squadrons_destroyed"]:
+        uid, kind_ = name.partition(":")[0], name.partition(":")[2]
+        if kind_:
+            lost = [*ctx.state["units"][uid].get("air_lost", []), kind_]
+            ctx.emit(UnitChanged, unit=uid, changes={"air_lost": lost}, rule="STF 12.3", why=why)
+        else:
+            ctx.emit(UnitChanged, unit=uid, changes={"destroyed": True}, rule="STF 12.3", why=why)
+    for uid in report["flight_deck_inoperable"]:
+        ctx.emit(UnitChanged, unit=uid, changes={"flight_deck_inoperable": True}, rule="STF 12.7", why=why)
+    for uid in report["sunk"]:
+        sink(ctx, uid, why)
+    for name, n in report["airbase_hits"].items():
+        air.hit_airbase(ctx, name, n, "STF 9.4")
+
+
+def sink(ctx: Ctx, uid: str, why: str) -> None:
+    """A unit is sunk: its VP go on the other side's track (STF 12.4); a group with nothing left
+    in play leaves the map."""
+    u = ctx.state["units"][uid]
+    ctx.emit(UnitChanged, unit=uid, changes={"sunk": True}, rule=RESULTS_RULE, why=why)
+    gid = u.get("group")
+    owner = ctx.state["groups"][gid]["owner"] if gid in ctx.state["groups"] else u.get("owner")
+    track = "Player" if owner == "system" else "system"
+    ctx.vp(track, u.get("vp", 0), f"{u.get('name', uid)} ({u.get('class')}) sunk", "STF 12.4")
+    if gid in ctx.state["groups"] and not units_of(ctx.state, gid):
+        ctx.emit(GroupRemoved, group=gid, status="sunk", rule=RESULTS_RULE,
+                 why=f"every unit of {gid} is sunk or gone")
+
+
+REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is not in the text): "
+               "'sunk', 'squadrons_destroyed' ('<carrier>:<kind>'), 'hits' {unit: n}, 'airbase_hits' {name: n}, "
+               "'flight_deck_inoperable', 'spent' {unit: {ssm, torpedoes}}")
+
+
+@kind("report", rule=RESULTS_RULE, help=REPORT_HELP, phases=("Strike", "Combat"),
+      templates=lambda state: [{"kind": "report", "sunk": []}],
+      fields={f: "see help" for f in REPORT_FIELDS})
+def report(ctx: Ctx, order: dict) -> None:
+    apply_report(ctx, check_report(ctx.state, {k: v for k, v in order.items() if k != "kind"}))
+
+
+# ---- STF 11.1: the Player's long-range SSMs -------------------------------------------------------
+def _ssm_templates(state: dict) -> list[dict]:
+    return [{"kind": "ssm", "target": gid, "hits": 0} for gid, g in state["groups"].items()
+            if g.get("owner") == "system" and in_play(g) and g.get("intel") in C["long_range_ssm"]["target_intel"]]
+
+
+@kind("ssm", rule="STF 11.1", phases=("Combat",), templates=_ssm_templates,
+      help="long-range SSMs at an Accurate or Precise GameSystem group: 'target', 'hits' (at an Accurate target, "
+           "resolved against its one-off AA 3, jamming 3 and close defence 4), 'spent' {unit: n}",
+      fields={"target": "the GameSystem group", "hits": "hits scored (Accurate target)", "spent": "missiles fired"})
+def ssm(ctx: Ctx, order: dict) -> None:
+    state = ctx.state
+    rule = "STF 11.1"
+    gid = order.get("target")
+    g = state["groups"].get(gid) if isinstance(gid, str) else None
+    if g is None or g.get("owner") != "system" or not in_play(g):
+        raise InvalidOrder("'target' is a GameSystem group on the map", rule=rule, field="target")
+    intel = g.get("intel")
+    need(intel in C["long_range_ssm"]["target_intel"], rule,
+         f"long-range SSMs are fired only at Accurate or Precise targets; {gid} is {intel or 'unknown'}")
+    hits = _count(order.get("hits", 0), "hits", least=0)
+    spent = _map(order, "spent")
+    for uid, n in spent.items():
+        u = _unit_in_play(state, uid, "spent")
+        need(state["groups"].get(u.get("group"), {}).get("owner") == "Player", rule, f"{uid} is not the Player's")
+        _count(n, "spent")
+        need(n <= ssm_left(u), rule, f"{uid} has {ssm_left(u)} SSM left, not {n}")
+    if intel == "precise" and hits:
+        raise InvalidOrder(f"{gid} is Precise: its hits fall where the base game puts them; report them on the "
+                           "units hit with a 'report' order (only an Accurate target's hits fall at random)",
+                           rule=rule, field="hits")
+    ctx.emit(ev.ResultDeclared, seat="Player", rule=rule, stands_for=STANDS_FOR, what="long-range SSM hits",
+             value={"target": gid, "hits": hits, "spent": dict(spent)}, decision=None)
+    for uid, n in spent.items():
+        ctx.emit(UnitChanged, unit=uid, changes={"ssm_left": ssm_left(ctx.state["units"][uid]) - n}, rule=rule,
+                 why="missiles fired")
+    if intel != "accurate":
+        return
+    ctx.emit(SystemActs, what="one-off SSM defence", detail={"group": gid, **C["long_range_ssm"]["accurate_defence"]},
+             rule=rule, why="an Accurate target defends once with AA 3, jamming 3 and close defence 4")
+    if not hits:
+        return
+    if not units_of(ctx.state, gid):  # its composition is drawn now (STF 8.7)
+        composition.reveal(ctx, gid, rule=rule, why=f"a long-range SSM hit on {gid}")
+    if ctx.state["groups"][gid].get("intel") != "precise":
+        ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule,
+                 why="a long-range SSM hit makes the target Precise at once")
+    place_hits_at_random(ctx, gid, hits, rule)
+
+
+def place_hits_at_random(ctx: Ctx, gid: str, hits: int, rule: str) -> None:
+    """Each hit on a unit of ``gid`` drawn by a die (a d<n> over its n units in play, in the
+    group's order); the Player applies them with the base game and reports what sinks."""
+    placed: dict[str, int] = {}
+    for i in range(hits):
+        targets = units_of(ctx.state, gid)
+        if not targets:
+            break
+        names = [u["id"] for u in targets]
+        if len(names) == 1:
+            uid = names[0]  # one unit: no die
+        else:
+            r = ctx.roll(1, len(names), seat="Player", purpose=f"hit {i + 1} of {hits} on {gid}: which unit",
+                         rule=rule, target={"units": names}, outcome=lambda v, n=names: n[v[0] - 1])
+            uid = names[r.values[0] - 1]
+        placed[uid] = placed.get(uid, 0) + 1
+        ctx.emit(UnitChanged, unit=uid, changes={"hits": ctx.state["units"][uid].get("hits", 0) + 1}, rule=rule,
+                 why="hits on an Accurate target are recorded at random")
+    unplaced = hits - sum(placed.values())
+    ctx.emit(SystemActs, what="hits placed", detail={"group": gid, "hits": placed, "unplaced": unplaced}, rule=rule,
+             why="apply these hits with the base game and report what sinks"
+                 + ("; the group's units are not known yet: place the rest when they are" if unplaced else ""))
+
+
+# ---- value and target order ----------------------------------------------------------------------
+def placement_key(u: dict):
+    """STF 11.7/11.8: by VP, a freighter above a CG (any class named in ``rank_above``) of equal VP."""
+    above = C["placement"]["rank_above"]
+    return (u.get("vp", 0), 1 if u.get("class") in above else 0)
+
+
+def ssm_class_order() -> list[str]:
+    order = list(C["ssm"]["target_order"])
+    for cls, after in C["ssm"]["unlisted_after"].items():
+        order.insert(order.index(after) + 1, cls)
+    return order
+
+
+def gunnery_key(ships: list[dict]):
+    """STF 11.3: highest VP, but an invasion freighter before every CG (it takes the rank of the
+    best CG there when that is higher, and goes first among equals)."""
+    best_cg = max([s.get("vp", 0) for s in ships if s.get("class") == "CG"], default=0)
+
+    def key(u: dict):
+        if is_invasion_freighter(u):
+            return (max(u.get("vp", 0), best_cg), 1)
+        return (u.get("vp", 0), 0)
+    return key
+
+
+# ---- STF 11.7, 11.8: placement on the tactical display -------------------------------------------
+def locations(n: int) -> list[dict]:
+    """The first ``n`` locations the GameSystem fills: ring by ring from the centre, each ring from
+    its top-left location clockwise, ring 4 every second location."""
+    out = []
+    for ring in C["placement"]["rings"]:
+        for pos in range(1, ring["locations"] + 1, ring["step"]):
+            out.append({"ring": ring["ring"], "position": pos})
+    return out[:n]
+
+
+def place(ctx: Ctx, gid: str, rule: str = "STF 11.7") -> None:
+    ships = order_by(ctx, units_of(ctx.state, gid, ships=True), placement_key, rule=rule,
+                     purpose=f"placing {gid} on the tactical display")
+    spots = locations(len(ships))
+    detail = {"group": gid, "first_location": C["placement"]["first_location"],
+              "direction": C["placement"]["direction"],
+              "ships": [{"unit": s["id"], **spot} for s, spot in zip(ships, spots)],
+              "no_location": [s["id"] for s in ships[len(spots):]]}
+    ctx.emit(SystemActs, what="placement", detail=detail, rule=rule,
+             why="highest value in the centre ring, then from the top left of each next ring clockwise, every "
+                 "second location on ring 4; freighters above CG (STF 11.8)")
+
+
+@kind("placement", rule="STF 11.7", phases=("Strike", "Combat"),
+      templates=lambda state: [{"kind": "placement", "group": gid} for gid, g in state["groups"].items()
+                               if g.get("owner") == "system" and in_play(g) and units_of(state, gid, ships=True)],
+      help="call on the GameSystem to place a group's ships on the tactical display",
+      fields={"group": "the GameSystem group"})
+def placement(ctx: Ctx, order: dict) -> None:
+    gid = order.get("group")
+    g = ctx.state["groups"].get(gid) if isinstance(gid, str) else None
+    if g is None or g.get("owner") != "system" or not in_play(g):
+        raise InvalidOrder("'group' is a GameSystem group on the map", rule="STF 11.7", field="group")
+    need(bool(units_of(ctx.state, gid, ships=True)), "STF 11.7", f"{gid} has no ships known to place")
+    place(ctx, gid)
+
+
+# ---- the GameSystem's surface combat -------------------------------------------------------------
+def _value(state: dict, gid: str) -> int:
+    return sum(u.get("vp", 0) for u in units_of(state, gid))
+
+
+def _has_cv(state: dict, gid: str) -> bool:
+    return any(u.get("class") == "CV" for u in units_of(state, gid, ships=True))
+
+
+def _pick_group(ctx: Ctx, gid: str, candidates: list[tuple[int, str]], rule: str, purpose: str) -> str:
+    """The nearest of ``candidates`` ((distance, group)); then the most VP; then a die."""
+    items = [{"id": p, "key": (-d, _value(ctx.state, p))} for d, p in candidates]
+    return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose)[0]["id"]
+
+
+def engagements(ctx: Ctx) -> list[dict]:
+    """For each GameSystem group in range of a Player task force: the frames of its combat."""
+    state = ctx.state
+    lr = C["long_range_ssm"]
+    frames: list[dict] = []
+    players = [(gid, g) for gid, g in state["groups"].items()
+               if g.get("owner") == "Player" and g.get("kind", "tf") == "tf" and in_play(g)
+               and units_of(state, gid, ships=True)]
+    for gid, g in sorted(state["groups"].items()):
+        if g.get("owner") != "system" or not in_play(g) or not units_of(state, gid):
+            continue
+        near = [(distance(state, g["hex"], p["hex"]), pid) for pid, p in players]
+        near = [(d, pid) for d, pid in near if d is not None]
+        reach = lr["long_range_hexes"] if g.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
+        in_range = [(d, pid) for d, pid in near if d <= reach]
+        if in_range and sum(ssm_ready(u) for u in units_of(state, gid)):
+            cvs = [(d, pid) for d, pid in in_range if _has_cv(state, pid)]
+            target = _pick_group(ctx, gid, cvs or in_range, "STF 11.2", f"{gid}'s SSM target")
+            d = next(d for d, p in in_range if p == target)
+            frames.append({"step": "ssm_salvo", "group": gid, "target": target,
+                           "long_range": d > lr["short_range_hexes"]})
+        same = [(d, pid) for d, pid in near if d == 0]
+        if not same:
+            continue
+        target = _pick_group(ctx, gid, same, "STF 11.3", f"{gid}'s close combat target")
+        if units_of(state, gid, ships=True) and g.get("kind", "tf") == "tf":
+            frames.append({"step": "gunnery", "group": gid, "target": target, "round": 0})
+        if any(torpedoes_left(u) for u in units_of(state, gid, ships=False)):
+            frames.append({"step": "torpedo", "group": gid, "target": target, "round": 0})
+    return frames
+
+
+@STEPS.step("surface_combat")
+def surface_combat(ctx: Ctx, stack: list) -> None:
+    """STF 11: each GameSystem group in range of a Player task force fights: SSMs, then gunnery
+    and torpedoes, each step asking the Player for the base game's results as it goes."""
+    stack.pop()
+    for frame in reversed(engagements(ctx)):
+        stack.append(frame)
+
+
+def _ask_results(stack: list, rule: str, prompt: str, candidates: list[str]) -> None:
+    """Push the ``results`` step: the Player answers, one unit at a time, which of ``candidates``
+    the base game sank in what was just fought."""
+    stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": []})
+
+
+@STEPS.step("results")
+def results(ctx: Ctx, stack: list) -> None:
+    """The base game's results of one wave, round or attack, as answers to a ``combat`` decision
+    whose choices are finite: ``{"sunk": unit}`` (one unit the base game sank; asked again until)
+    ``{"sunk": null}`` (nothing more), or ``{"ended": true}`` (the base game ended the combat)."""
+    f = stack[-1]
+    if "answer" in f:
+        a, decision = f.pop("answer"), f.pop("decision", None)
+        if a == {"ended": True}:
+            stack.pop()
+            stack[-1]["ended"] = True
+            return
+        if not isinstance(a, dict) or set(a) != {"sunk"}:
+            raise InvalidOrder("the answer is {\"sunk\": unit}, {\"sunk\": null} or {\"ended\": true}",
+                               rule=f["rule"], field="choice")
+        if a["sunk"] is None:
+            stack.pop()
+            return
+        if a["sunk"] not in f["candidates"]:
+            raise RuleViolation(f["rule"], f"{a['sunk']} took no part in this: one of {', '.join(f['candidates'])}")
+        apply_report(ctx, check_report(ctx.state, {"sunk": [a["sunk"]]}), decision=decision,
+                     why=f"the base game's result: {f['prompt']}")
+        f["sunk"].append(a["sunk"])
+    live = [u for u in f["candidates"] if u in ctx.state["units"] and alive(ctx.state["units"][u])]
+    if not live:
+        stack.pop()
+        return
+    f["decision"] = f"combat-{ctx.state.get('decisions', 0) + 1}"
+    prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink?" if not f["sunk"] else
+              f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink?")
+    ctx.ask(stack, "Player", "combat", f["rule"], prompt,
+            {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR})
+
+
+def _spend(ctx: Ctx, f: dict, missiles: int) -> dict:
+    """Take ``missiles`` from the ready loads of the salvo's units, in the group's order."""
+    taken: dict[str, int] = {}
+    for uid in list(f["ready"]):
+        if missiles <= 0:
+            break
+        n = min(f["ready"][uid], missiles)
+        if n <= 0:
+            continue
+        f["ready"][uid] -= n
+        missiles -= n
+        taken[uid] = n
+        u = ctx.state["units"][uid]
+        ctx.emit(UnitChanged, unit=uid, changes={"ssm_left": ssm_left(u) - n}, rule="STF 11.2", why="SSMs fired")
+    return taken
+
+
+@STEPS.step("ssm_salvo")
+def ssm_salvo(ctx: Ctx, stack: list) -> None:
+    """STF 11.2, one wave at a time: every SSM at a CV in waves of 10; else (or once the CV is
+    sunk) 4 per Player ship, up to half the complement, in waves of 6 by the class order."""
+    f = stack[-1]
+    rule = "STF 11.2"
+    gid, pid = f["group"], f["target"]
+    if f.get("ended"):
+        stack.pop()
+        return
+    state = ctx.state
+    if gid not in state["groups"] or not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]):
+        stack.pop()
+        return
+    s = C["ssm"]
+    if "ready" not in f:
+        f["ready"] = {u["id"]: ssm_ready(u) for u in units_of(state, gid) if ssm_ready(u)}
+        f["left"] = sum(f["ready"].values())
+        f["wave"] = 0
+        cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
+        if cvs:
+            f["mode"] = "cv"
+            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
+        else:
+            _ships_mode(state, f, pid)
+    if f["mode"] == "cv" and not alive(state["units"][f["aim"]]):
+        cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
+        if cvs:  # another CV in the task force: still the CV
+            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
+        else:  # the CV is destroyed: 4 per ship, up to half of what is left
+            _ships_mode(state, f, pid)
+    ships = units_of(state, pid, ships=True)
+    if f["left"] <= 0 or not ships:
+        stack.pop()
+        return
+    if f["mode"] == "ships" and (f.get("aim") is None or not alive(state["units"][f["aim"]])):
+        order = ssm_class_order()
+        best = min(order.index(u["class"]) for u in ships if u.get("class") in order) if any(
+            u.get("class") in order for u in ships) else None
+        pool = [u for u in ships if best is not None and u.get("class") == order[best]] or ships
+        f["aim"] = order_by(ctx, pool, lambda u: u.get("vp", 0), rule=rule,
+                            purpose=f"{gid}'s SSM target among {pool[0].get('class')}")[0]["id"]
+    size = min(s["cv_wave"] if f["mode"] == "cv" else s["wave"], f["left"])
+    f["wave"] += 1
+    sector = ctx.roll(1, s["entry_sector_die"], seat="system", purpose=f"{gid}'s SSM wave {f['wave']}: entry sector",
+                      rule=rule, outcome=lambda v: f"sector {v[0]}").values[0]
+    taken = _spend(ctx, f, size)
+    f["left"] -= size
+    aim = state["units"][f["aim"]]
+    why = (f"every SSM in waves of {s['cv_wave']} at the Player's CV" if f["mode"] == "cv" else
+           f"{s['per_ship']} SSMs per Player ship, up to half the complement, in waves of {s['wave']}: "
+           f"{aim.get('class')} is first of {', '.join(s['target_order'])}")
+    ctx.emit(SystemActs, what="SSM wave",
+             detail={"group": gid, "target_group": pid, "wave": f["wave"], "missiles": size, "target": f["aim"],
+                     "entry_sector": sector, "fired_by": taken, "long_range": f.get("long_range", False),
+                     "left_in_salvo": f["left"]},
+             rule=rule, why=why + "; entry sector by 1D6 (rule 16.24 ignored)")
+    _ask_results(stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
+                 [f["aim"]])  # every missile of a wave is aimed at one ship: only it can sink
+
+
+def _ships_mode(state: dict, f: dict, pid: str) -> None:
+    s = C["ssm"]
+    num, den = s["complement_share"]
+    ships = units_of(state, pid, ships=True)
+    f["mode"] = "ships"
+    f["aim"] = None
+    f["left"] = min(s["per_ship"] * len(ships), floor(f["left"] * num / den))
+
+
+def gun_counts(ships_a: list[dict], ships_b: list[dict]) -> tuple[str | None, int, int]:
+    """STF 11.3: the heaviest gun level either side has, and each side's ships with it."""
+    for level in C["gunnery"]["levels"]:
+        a = sum(1 for u in ships_a if u.get("gun") == level)
+        b = sum(1 for u in ships_b if u.get("gun") == level)
+        if a or b:
+            return level, a, b
+    return None, 0, 0
+
+
+def defends_objective(state: dict, gid: str) -> bool:
+    """STF 11.4: defending against the Player's invasion, in the objective megahex or next to it."""
+    camp = state["campaign"]
+    target = camp.get("invasion_target")
+    if camp.get("invader") != "Player" or target is None:
+        return False
+    where = state["groups"][gid]["hex"]
+    return any(h is not None and distance(state, where, h) <= 1 for h in maps.megahex_hexes(camp.get("map"), target))
+
+
+@STEPS.step("gunnery")
+def gunnery(ctx: Ctx, stack: list) -> None:
+    """STF 11.3 (11.4): one round of gunnery at a time, the results reported before the next."""
+    f = stack[-1]
+    gid, pid = f["group"], f["target"]
+    if f.get("ended"):
+        stack.pop()
+        return
+    state = ctx.state
+    if not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]):
+        stack.pop()
+        return
+    mine, theirs = units_of(state, gid, ships=True), units_of(state, pid, ships=True)
+    last_ditch = defends_objective(state, gid)
+    level, a, b = gun_counts(mine, theirs)
+    rule = "STF 11.4" if last_ditch else "STF 11.3"
+    if f["round"] == 0:
+        place(ctx, gid)
+    fire = bool(theirs) and (any(u.get("gun") for u in mine) if last_ditch else level is not None and a >= b)
+    if not fire:
+        why = ("no target left" if not theirs else f"{gid} has no guns" if last_ditch else
+               "neither side has guns" if level is None else
+               f"{a} ships with {level} guns against the Player's {b}: fewer, so no gunnery")
+        ctx.emit(SystemActs, what="gunnery", detail={"group": gid, "target_group": pid, "round": f["round"] + 1,
+                                                      "fire": False, "level": level, "ships": a, "player_ships": b},
+                 rule=rule, why=("it ceases gunnery: " if f["round"] else "") + why)
+        stack.pop()
+        return
+    f["round"] += 1
+    targets = order_by(ctx, theirs, gunnery_key(theirs), rule="STF 11.3",
+                       purpose=f"{gid}'s gunnery target among equal values")
+    why = ("defending the objective against the Player's invasion: every round the base game allows"
+           if last_ditch else f"{a} ships with {level} guns against the Player's {b}: the same or more")
+    ctx.emit(SystemActs, what="gunnery",
+             detail={"group": gid, "target_group": pid, "round": f["round"], "fire": True, "level": level,
+                     "ships": a, "player_ships": b, "targets": [t["id"] for t in targets],
+                     "instruction": "all guns fire at the first unscreened ship of 'targets'"},
+             rule=rule, why=why + "; the unscreened ship of highest VP, invasion freighters before CG")
+    _ask_results(stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
+                 [t["id"] for t in targets] + [u["id"] for u in mine])
+
+
+@STEPS.step("torpedo")
+def torpedo(ctx: Ctx, stack: list) -> None:
+    """STF 11.5, 11.6 (11.4): the subs' entry areas, each sub's attack; one attack, or rounds as long
+    as the base game allows when defending the objective."""
+    f = stack[-1]
+    gid, pid = f["group"], f["target"]
+    if f.get("ended"):
+        stack.pop()
+        return
+    state = ctx.state
+    last_ditch = defends_objective(state, gid)
+    subs = [u for u in units_of(state, gid, ships=False) if torpedoes_left(u)]
+    ships = units_of(state, pid, ships=True)
+    if not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]) or not subs or not ships or (
+            f["round"] and not last_ditch):
+        stack.pop()
+        return
+    f["round"] += 1
+    if f["round"] == 1:
+        place_subs(ctx, gid, subs)
+    targets = [t["id"] for t in order_by(ctx, ships, placement_key, rule="STF 11.6",
+                                         purpose=f"{gid}'s torpedo target among equal values")]
+    at = C["subs"]["attack_at_floatation"]
+    attacks = []
+    for u in subs:
+        left = floatation_left(u)
+        if left is not None and left <= at:
+            attacks.append({"sub": u["id"], "floatation_left": left, "attack": "at once",
+                            "target": "the first of 'targets' adjacent to it"})
+        else:
+            attacks.append({"sub": u["id"], "floatation_left": left, "attack": "after moving",
+                            "target": targets[0], "move": f"to be at least adjacent to {targets[0]} before firing"})
+    ctx.emit(SystemActs, what="torpedo attack",
+             detail={"group": gid, "target_group": pid, "round": f["round"], "targets": targets, "subs": attacks},
+             rule="STF 11.6", why="a sub with one floatation point left attacks the highest value ship next to it; "
+                                  "the others move next to the highest value ship first"
+                                  + ("; defending the objective: as many rounds as possible (STF 11.4)"
+                                     if last_ditch else ""))
+    for u in subs:  # each sub that attacks fires one of its (x n) torpedo loads
+        ctx.emit(UnitChanged, unit=u["id"], changes={"torpedoes_left": torpedoes_left(u) - 1}, rule="STF 11.6",
+                 why="a torpedo attack fires one of its torpedo loads")
+    _ask_results(stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
+                 targets + [u["id"] for u in subs])
+
+
+def place_subs(ctx: Ctx, gid: str, subs: list[dict]) -> None:
+    """STF 11.5: each sub's entry area by a die, re-rolled until it is an area with no sub."""
+    areas = C["subs"]["entry_areas"]
+    taken: dict[str, int] = {}
+    for u in subs:
+        if len(taken) >= areas:
+            break
+        while True:
+            area = ctx.roll(1, areas, seat="system", purpose=f"{u['id']}'s entry area", rule="STF 11.5",
+                            outcome=lambda v: f"area {v[0]}").values[0]
+            if area not in taken.values():
+                taken[u["id"]] = area
+                break
+    ctx.emit(SystemActs, what="sub placement",
+             detail={"group": gid, "areas": taken, "held_back": [u["id"] for u in subs if u["id"] not in taken]},
+             rule="STF 11.5", why="entry areas by die, never two subs in one area (a die showing a taken area "
+                                  "is rolled again)")
