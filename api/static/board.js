@@ -742,11 +742,43 @@
     return h ? [h.x, h.y] : null;
   }
 
+  /* A board of several maps, one per theatre (Solitaire Task Force: {theatres: {name: board},
+   * theatre: [the path in the state to the chosen name], pieces: "groups"}): the chosen theatre's
+   * board, none until the state names one; with pieces "groups", each group with a hex ({owner,
+   * hex}) is a counter there. The board drawn is kept per theatre, so its grid is worked out once. */
+  var theatres = typeof WeakMap === "function" ? new WeakMap() : null;
+
+  function theatreOf(board, state) {
+    if (!board || !board.theatres) return { board: board, state: state };
+    var name = (board.theatre || []).reduce(function (o, k) { return o && typeof o === "object" ? o[k] : undefined; }, state);
+    var chosen = typeof name === "string" ? board.theatres[name] : null;
+    if (!chosen) return { board: null, state: state };
+    if (board.pieces !== "groups") return { board: chosen, state: state };
+    var drawn = theatres && theatres.get(chosen);
+    if (!drawn) {
+      drawn = Object.assign({}, chosen);
+      if (theatres) theatres.set(chosen, drawn);
+    }
+    var units = {}, info = {}, groups = state.groups || {};
+    Object.keys(groups).forEach(function (id) {
+      var g = groups[id] || {};
+      if (!g.hex) return;
+      units[id] = { location: g.hex };
+      info[id] = { name: id + (g.kind === "subron" ? " (subron)" : g.kind === "tf" ? " (task force)" : ""),
+                   abbr: id, side: g.owner };
+    });
+    drawn.units = info;
+    return { board: drawn, state: Object.assign({}, state, { units: units }) };
+  }
+
   /** Draw the board into container; returns {maps, areas, counters}. */
   function draw(container, board, state, opts) {
     opts = opts || {};
     W.clear(container);
     state = state || {};
+    var picked = theatreOf(board, state);
+    board = picked.board;
+    state = picked.state;
     if (board && board.grid) return drawGridBoard(container, board, state, opts);
     if (!board || !board.areas || !Object.keys(board.areas).length) {
       container.appendChild(W.el("p", { class: "hint no-map",
@@ -783,13 +815,19 @@
     return legend;
   }
 
-  /** Units that moved (unit -> where from) or lost steps between two states. */
+  /** Units that moved (unit -> where from) or lost steps between two states; groups that
+   * changed hex too (a board of theatres draws each group as a counter). */
   function changes(before, after) {
     var moved = {}, hit = [], a = (before && before.units) || {}, b = (after && after.units) || {};
     Object.keys(b).forEach(function (u) {
       var was = a[u] || {}, now = b[u] || {};
       if ((was.location || null) !== (now.location || null) && now.location) moved[u] = was.location || null;
       if ((was.steps !== undefined && now.steps !== undefined && now.steps < was.steps) || (now.eliminated && !was.eliminated)) hit.push(u);
+    });
+    var ga = (before && before.groups) || {}, gb = (after && after.groups) || {};
+    Object.keys(gb).forEach(function (g) {
+      var was = ga[g] || {}, now = gb[g] || {};
+      if (now.hex && (was.hex || null) !== now.hex) moved[g] = was.hex || null;
     });
     return { moved: moved, hit: hit };
   }

@@ -475,6 +475,7 @@
     ((lastResult && lastResult.events) || []).forEach(function (line) {
       var d = line.data || {};
       if (line.type === "UnitMoved" && d.unit) highlight.moved[d.unit] = d.origin || null;
+      if (line.type === "GroupMoved" && d.group && !(d.group in highlight.moved)) highlight.moved[d.group] = null;
       if ((line.type === "UnitHit" || line.type === "UnitEliminated") && d.unit) highlight.hit.push(d.unit);
     });
     W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight });

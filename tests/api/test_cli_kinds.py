@@ -18,10 +18,13 @@ def test_kinds_lists_each_rulesets_own_kinds_with_rule_help_fields_and_words(ser
     assert "fire (PG 2) — fire on the combat results table" in out and "declare (PG 3)" in out
     code, out, err = alice("kinds", "falklands", "--server", server.url)
     assert code == 0 and "operation op=\"exocet\" (FS 11.3 6-4)" in out and "submarines (FS 8.1)" in out, err
+    code, out, err = alice("kinds", "stf", "--server", server.url)
+    assert code == 0, err
+    assert "end_phase (STF 6.7) — end the Player's part of this phase" in out and "declare (STF 5.1)" in out
 
 
 def test_every_ruleset_serves_its_order_kinds_with_the_ruleset(client):
-    for name in ("freeform", "falklands", "proving"):
+    for name in ("freeform", "falklands", "proving", "stf"):
         body = client.get(f"/api/v1/rulesets/{name}").json
         assert body["order_kinds"] == find_ruleset(name).order_kinds() and body["order_kinds"], name
 

@@ -58,3 +58,12 @@ def test_warlog_rules_json_is_the_reads_body_and_an_unknown_ruleset_fails(capsys
     assert printed == coverage.summary(find_ruleset("falklands").coverage())
     assert main(["rules", "chess"]) == 1
     assert "unknown ruleset 'chess'" in capsys.readouterr().err
+
+
+def test_warlog_rules_stf_prints_its_130_rule_numbers_and_the_counts_of_its_manifest(capsys):
+    assert main(["rules", "stf", "--tests"]) == 0
+    out = capsys.readouterr().out
+    counts = coverage.counts(find_ruleset("stf").coverage())
+    assert out.rstrip().splitlines()[-2] == ("rules: 130 in all; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    assert "  STF 6.7 " in out and "tests/unit/stf/test_turn.py::test_stf_6_7_" in out
+    assert "  STF 5.1 " in out and "declared" in out.split("  STF 5.1 ")[1].splitlines()[0]

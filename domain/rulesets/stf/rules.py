@@ -45,18 +45,20 @@ class Kind:
     templates: Callable[[dict], list[dict]]
     phases: tuple = ()
     fields: dict = field(default_factory=dict)
+    head: str | None = None
 
 
 KINDS: dict[str, Kind] = {}
 
 
 def kind(name: str, *, rule: str, help: str, templates: Callable[[dict], list[dict]],
-         phases: tuple | list = (), fields: dict | None = None):
-    """Register the handler of order kind ``name`` (a module of this package, at import)."""
+         phases: tuple | list = (), fields: dict | None = None, head: str | None = None):
+    """Register the handler of order kind ``name`` (a module of this package, at import);
+    ``head`` formats the first line ``warlog legal`` prints for a template (docs/rulesets.md)."""
     def register(fn: Callable[[Ctx, dict], None]):
         if name in KINDS:
             raise ValueError(f"stf: order kind {name!r} is registered twice")
-        KINDS[name] = Kind(name, rule, help, fn, templates, tuple(phases), dict(fields or {}))
+        KINDS[name] = Kind(name, rule, help, fn, templates, tuple(phases), dict(fields or {}), head)
         return fn
     return register
 
@@ -103,7 +105,8 @@ class SolitaireTaskForce(Ruleset):
         return out
 
     def order_kinds(self) -> list[dict]:
-        return [{"kind": k.name, "rule": k.rule, "help": k.help, "fields": dict(k.fields)} for k in KINDS.values()]
+        return [{"kind": k.name, "rule": k.rule, "help": k.help, "fields": dict(k.fields),
+                 **({"head": k.head} if k.head else {})} for k in KINDS.values()]
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         if seat != "Player":
@@ -118,7 +121,7 @@ class SolitaireTaskForce(Ruleset):
             raise RuleViolation(d.get("rule") or self.sequence_rule,
                                 f"answer the pending decision first: {d.get('prompt', d['kind'])}")
         if k.phases and state["phase"] not in k.phases:
-            raise RuleViolation(k.rule, f"a {k.name} order is given in the {' or '.join(k.phases)} phase, "
+            raise RuleViolation(k.rule, f"'{k.name}' is ordered in the {' or '.join(k.phases)} phase, "
                                         f"not in the {state['phase']} phase")
         ctx = Ctx(state, dice, HOOKS)
         k.handler(ctx, order)
@@ -128,6 +131,27 @@ class SolitaireTaskForce(Ruleset):
         state = core.evolve(state, event)
         apply = FOLD.get(type(event).__name__)
         return apply(state, event) if apply else state
+
+    def board(self) -> dict | None:
+        """The three theatres' hex maps (maps.py, provisional); the pages draw the one the campaign
+        fixed (``state["campaign"]["map"]``), each group on the map a counter in its hex
+        (docs/pages.md, "Hex maps": a board of theatres). None without the maps."""
+        try:
+            from domain.rulesets.stf import maps
+        except ImportError:  # the movement part is not on this branch
+            return None
+        return {"theatres": {m: maps.board(m) for m in maps.MAP_NAMES}, "theatre": ["campaign", "map"],
+                "pieces": "groups"}
+
+    def names(self) -> dict[str, str]:
+        """The countermix's counters by their class and name ("FF Brooke"): a unit's id is its
+        counter's (forces.py), so readable lines name ships, not ids."""
+        from domain.rulesets.stf import narrate
+        return narrate.counter_names()
+
+    def describe(self, event_type: str, data: dict) -> str | None:
+        from domain.rulesets.stf import narrate
+        return narrate.describe(event_type, data)
 
     def human_seats(self, seats: list[str]) -> list[str]:
         return ["Player"]
