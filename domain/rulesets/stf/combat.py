@@ -704,11 +704,13 @@ def torpedo(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     state = ctx.state
+    if not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]):  # sunk or gone since the last round
+        stack.pop()
+        return
     last_ditch = defends_objective(state, gid)
     subs = [u for u in units_of(state, gid, ships=False) if torpedoes_left(u)]
     ships = units_of(state, pid, ships=True)
-    if not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]) or not subs or not ships or (
-            f["round"] and not last_ditch):
+    if not subs or not ships or (f["round"] and not last_ditch):
         stack.pop()
         return
     f["round"] += 1

@@ -326,6 +326,14 @@ def test_stf_11_6_a_sub_with_one_floatation_point_left_attacks_at_once_the_other
     assert pending(st) is None  # one attack: not defending an objective (STF 11.4)
 
 
+def test_stf_11_4_a_torpedo_round_for_a_subron_gone_from_the_map_ends_without_asking_where_it_is():
+    st = sub_battle()
+    st["campaign"].update({"invader": "Player", "invasion_target": 12})  # 11.4 would ask where the subron is
+    st["groups"]["SR1"].update({"hex": None, "status": "sunk"})
+    out, after = run_step(st, "torpedo", NoDice(), group="SR1", target="P1", round=1)
+    assert out == [] and pending(after) is None
+
+
 # ---- STF 11.7, 11.8: placement on the tactical display --------------------------------------------
 def test_stf_11_7_the_highest_value_in_the_centre_then_clockwise_ring_by_ring_every_second_on_ring_4():
     spots = combat.locations(25)
