@@ -745,7 +745,7 @@
   /* A board of several maps, one per theatre (Solitaire Task Force: {theatres: {name: board},
    * theatre: [the path in the state to the chosen name], pieces: "groups"}): the chosen theatre's
    * board, none until the state names one; with pieces "groups", each group with a hex ({owner,
-   * hex}) is a counter there. The board drawn is kept per theatre, so its grid is worked out once. */
+   * hex}) is a counter there, a contact's chit and intelligence in its text. The board drawn is kept per theatre, so its grid is worked out once. */
   var theatres = typeof WeakMap === "function" ? new WeakMap() : null;
 
   function theatreOf(board, state) {
@@ -766,6 +766,8 @@
       units[id] = { location: g.hex };
       info[id] = { name: id + (g.kind === "subron" ? " (subron)" : g.kind === "tf" ? " (task force)" : ""),
                    abbr: id, side: g.owner };
+      // A GameSystem contact says what the Player knows of it: its chit and intelligence (STF 8.3-8.7).
+      if (g.intel) info[id].type = (g.chit ? g.chit + " chit, " : "no chit, ") + g.intel;
     });
     drawn.units = info;
     return { board: drawn, state: Object.assign({}, state, { units: units }) };

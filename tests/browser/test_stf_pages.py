@@ -100,6 +100,10 @@ def check_board(page, state: dict) -> None:
     assert page.locator("#board g.counter").count() == len(on_map)
     for gid, where in on_map.items():
         assert page.locator(f"#board g.counter[data-unit='{gid}'][data-hex='{where}']").count() == 1, gid
+        g = state["groups"][gid]
+        if g.get("intel"):  # a GameSystem contact shows its chit and intelligence (STF 8.3-8.7)
+            said = page.locator(f"#board g.counter[data-unit='{gid}'] > title").text_content()
+            assert f"{g['chit'] or 'no'} chit, {g['intel']}" in said, (gid, said)
 
 
 def test_the_players_game_page_shows_the_stf_game_its_orders_and_its_board(server, open_tab, shots):
