@@ -527,7 +527,7 @@ def _form(ctx: Ctx, order: dict) -> None:
         if gkind == "tf":
             best = leader_for(points)
             leader = g.get("leader") or best
-            if leader not in LEADER_RANK:
+            if not isinstance(leader, str) or leader not in LEADER_RANK:
                 raise InvalidOrder(f"'leader' is one of {', '.join(LEADER_RANK)}", rule="STF 1.14", field="groups")
             need(LEADER_RANK[leader] <= LEADER_RANK[best], "STF 1.14",
                  f"a task force of {points} points may have a {best} at most, not a {leader}")
