@@ -672,3 +672,52 @@ def test_every_deploy_and_move_the_server_offers_is_accepted():
         play(st, order)
     st["campaign"]["actions_lost"] = {"turn": st["turn"], "count": 2}
     assert not [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+
+
+# ---- review (stf-review-a) -----------------------------------------------------------------------
+def _target_and_outside(megahex: int) -> tuple[str, str]:
+    """A sea hex of ``megahex`` and a sea neighbour of it outside the megahex."""
+    for h in maps.sea_hexes_of(M, megahex):
+        for n in maps.sea_neighbours(M, h):
+            if maps.megahex_number(M, n) != megahex:
+                return h, n
+    raise AssertionError("no way into the megahex")
+
+
+def test_stf_1_11_the_player_scores_3_vp_for_each_invasion_freighter_that_reaches_the_target():
+    inside, outside = _target_and_outside(12)
+    st = state(invader="Player", target=12)
+    freighters = [ship(f"fr{i}", "FR", invasion=True, name=f"Sealift {i}") for i in range(3)]
+    resupply = ship("frr", "FR", role="fast resupply", invasion=False)
+    add(st, "P1", "Player", "tf", outside, [ship("dd1"), *freighters, resupply])
+    out, st2 = play(st, {"kind": "move", "group": "P1", "path": [inside]})
+    scored = events_of(out, "VPScored")
+    assert [(e["side"], e["delta"], e["rule"]) for e in scored] == [("Player", 3, "STF 1.11")] * 3
+    assert st2["vp"]["Player"] == 9 and all(st2["units"][f"fr{i}"]["arrived"] for i in range(3))
+    # once each: moving out and back in scores nothing more
+    st2["turn"] += 1
+    _, st3 = play(st2, {"kind": "move", "group": "P1", "path": [outside]})
+    st3["turn"] += 1
+    out4, _ = play(st3, {"kind": "move", "group": "P1", "path": [inside]})
+    assert not events_of(out4, "VPScored")
+
+
+def test_stf_1_11_the_gamesystem_invading_scores_3_vp_for_a_freighter_that_reaches_the_target():
+    inside, outside = _target_and_outside(30)
+    st = state(player="US", system="Soviet", invader="system", target=30, phase="Movement")
+    add(st, "TF1", "system", "tf", outside, [ship("kr", "CG"), ship("sfr", "FR", invasion=True)], intel="precise")
+    add(st, "P1", "Player", "tf", "0101", [ship("dd1")])
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert [(e["side"], e["delta"]) for e in events_of(out, "VPScored")] == [("system", 3)]
+    assert st2["units"]["sfr"]["arrived"] is True
+
+
+def test_stf_1_11_a_battle_or_the_defenders_freighters_score_nothing():
+    inside, outside = _target_and_outside(12)
+    st = state(invader="Player", target=12)
+    add(st, "TF1", "system", "tf", outside, [ship("sfr", "FR", invasion=True)], intel="precise")
+    st = copy.deepcopy(st)
+    st["campaign"]["invader"] = "system"  # the other side's target: P1 below is not the invader
+    add(st, "P1", "Player", "tf", outside, [ship("fr0", "FR", invasion=True)])
+    out, _ = play(st, {"kind": "move", "group": "P1", "path": [inside]})
+    assert not events_of(out, "VPScored")
