@@ -28,7 +28,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.stf import maps, turn
+from domain.rulesets.stf import forces, maps, turn
 from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
                                         UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
@@ -673,6 +673,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
                                                    f"entered the objective megahex; {gid} makes for it at full "
                                                    f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
             return
+
+    # STF 1.12: a carrier that cannot meet its escort requirement withdraws toward the nearest
+    # friendly base (its air operations go on); known only once the task force is Precise
+    short = forces.escort_shortfall(state, gid) if group.get("intel") == "precise" else None
+    if short:
+        targets, what = base_targets(state)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        _emit_move(ctx, gid, path, "STF 1.12", f"{gid}: {short}: it withdraws toward {what} as quickly as "
+                                               f"possible; {speed_why}{kept}")
+        return
 
     # STF 7.6: no offensive firepower: withdraw toward the nearest friendly base
     if not has_offensive_firepower(state, group):

@@ -51,8 +51,8 @@ def player_tf(st, gid, hex_, n=4, cls="DD", extra=()):
 
 
 def cv_tf(st, gid, hex_, speed=3):
-    units = [ship(f"{gid}-cv", "CV", speed, air={"H": 2, "L": 2}), ship(f"{gid}-1", "FF", speed),
-             ship(f"{gid}-2", "FF", speed), ship(f"{gid}-3", "FF", speed)]
+    units = [ship(f"{gid}-cv", "CV", speed, air={"H": 2, "L": 2}), ship(f"{gid}-1", "FF", speed, asw=2),
+             ship(f"{gid}-2", "FF", speed, asw=2), ship(f"{gid}-3", "FF", speed, asw=2)]  # its 3 ASW escorts (STF 1.12)
     return add(st, gid, "system", "tf", hex_, units, intel="precise")
 
 
@@ -721,3 +721,26 @@ def test_stf_1_11_a_battle_or_the_defenders_freighters_score_nothing():
     add(st, "P1", "Player", "tf", outside, [ship("fr0", "FR", invasion=True)])
     out, _ = play(st, {"kind": "move", "group": "P1", "path": [inside]})
     assert not events_of(out, "VPScored")
+
+
+def test_stf_1_12_a_carrier_short_of_its_escorts_withdraws_toward_its_nearest_base():
+    st = battle(p1="1506")
+    cv_tf(st, "TF1", "2006")
+    st["units"]["TF1-1"]["sunk"] = True  # two ASW escorts left for one carrier
+    targets, _ = movement.base_targets(st)
+    before = movement.water_distances(M, targets)["2006"]
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 1.12" and "need 3 ASW ships" in moves(out)[0]["why"]
+    assert movement.water_distances(M, targets)[last_hex(st2, "TF1")] < before
+    # with its three escorts it fights on (STF 7.8 at 5 hexes: it stays)
+    st["units"]["TF1-1"]["sunk"] = False
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert not [m for m in moves(out) if m["rule"] == "STF 1.12"]
+
+
+def test_stf_1_12_a_carrier_task_force_not_yet_precise_is_not_judged_on_its_known_units():
+    st = battle(p1="1506")
+    cv_tf(st, "TF1", "2006")
+    st["groups"]["TF1"].update(intel="accurate", units=["TF1-cv"])  # e.g. a carrier set aside by STF 10.8
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert not [m for m in moves(out) if m["rule"] == "STF 1.12"]
