@@ -282,8 +282,12 @@ def _countermix(state: dict, nation: str) -> list[dict]:
 
 def class_value(state: dict, nation: str, cls: str) -> int:
     """What a unit of ``cls`` costs (STF 8.9: a substitute costs what it replaces): the value
-    most of the nation's counters of the class have (the higher on a tie)."""
+    most of the nation's counters of the class have (the higher on a tie); for a class the nation
+    has no counter of at all, the value most counters of the class have, whatever their nation."""
     values = Counter(int(c.get("value", 0)) for c in _countermix(state, nation) if c.get("class") == cls)
+    if not values:  # a class the nation never had (NATO's BB of the US table): what the class costs
+        drawn = [u for u in state.get("units", {}).values() if u.get("counter")]
+        values = Counter(int(c.get("value", 0)) for c in [*state["pool"].values(), *drawn] if c.get("class") == cls)
     if not values:
         return 0
     return max(values.items(), key=lambda kv: (kv[1], kv[0]))[0]

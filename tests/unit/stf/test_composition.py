@@ -296,3 +296,13 @@ def test_stf_1_12_no_fast_resupply_ship_for_a_soviet_carrier_or_a_task_force_wit
     st = search_state(accurate("TF1", "large"), pool=pool, player_side="Soviet", system_side="US", commitment=BIG)
     out, _ = reveal(st, "TF1", FixedDice(2))  # US Rear Admiral TF row 2: 1CG 3DD 3FF, no carrier
     assert not [e for e in events_of(out, "UnitsAssigned") if e["rule"] == "STF 1.12"]
+
+
+def test_stf_8_9_a_substitute_for_a_class_the_nation_never_had_costs_what_that_class_costs():
+    # NATO reads the US table, whose Commodore row 8 has 1BB*; NATO has no BB: a CG stands in at a BB's cost
+    pool = {**pool_of("NATO", CG=2, DD=2, FF=2), **pool_of("US", BB=1)}
+    st = search_state(accurate("TF1", "medium"), pool=pool, player_side="Soviet", system_side="NATO", commitment=BIG)
+    out, _ = reveal(st, "TF1", FixedDice(8, 1))
+    sub = [e for e in events_of(out, "UnitsAssigned") if e["rule"] == "STF 8.9"]
+    assert len(sub) == 1 and sub[0]["points"] == 10 and "nat-cg" in list(sub[0]["units"])[0]
+    assert events_of(out, "DeploymentChanged")[0]["points"] == 10 + 6 + 2 * 4 + 2 * 3
