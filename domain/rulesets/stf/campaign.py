@@ -319,8 +319,8 @@ def player_airbases(ctx: Ctx, stack: list) -> None:
     named = f.get("named")
     if "answer" in f:
         answer = f["answer"]
-        chosen = next((c for c in f["choices"] if isinstance(answer, list) and len(answer) == len(c)
-                       and set(answer) == set(c)), None)
+        names = isinstance(answer, list) and all(isinstance(a, str) for a in answer)
+        chosen = next((c for c in f["choices"] if names and len(answer) == len(c) and set(answer) == set(c)), None)
         if chosen is None:
             raise RuleViolation("STF 2.2", f"choose two of {', '.join(allowed)}: one of the pairs offered")
     elif named is not None and all(a in allowed for a in named):

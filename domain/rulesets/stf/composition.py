@@ -282,8 +282,12 @@ def _countermix(state: dict, nation: str) -> list[dict]:
 
 def class_value(state: dict, nation: str, cls: str) -> int:
     """What a unit of ``cls`` costs (STF 8.9: a substitute costs what it replaces): the value
-    most of the nation's counters of the class have (the higher on a tie)."""
+    most of the nation's counters of the class have (the higher on a tie); for a class the nation
+    has no counter of at all, the value most counters of the class have, whatever their nation."""
     values = Counter(int(c.get("value", 0)) for c in _countermix(state, nation) if c.get("class") == cls)
+    if not values:  # a class the nation never had (NATO's BB of the US table): what the class costs
+        drawn = [u for u in state.get("units", {}).values() if u.get("counter")]
+        values = Counter(int(c.get("value", 0)) for c in [*state["pool"].values(), *drawn] if c.get("class") == cls)
     if not values:
         return 0
     return max(values.items(), key=lambda kv: (kv[1], kv[0]))[0]
@@ -418,6 +422,25 @@ def freighters(ctx: Ctx, gid: str, nation: str, starred: bool) -> None:
     ctx.emit(CampaignFixed, key="invasion_freighters", value=gid, rule="STF 1.11")
 
 
+def resupply(ctx: Ctx, gid: str, nation: str) -> None:
+    """STF 1.12: each US aircraft carrier is accompanied by one free freighter, the USN fast
+    resupply ship of its task force (no invasion VP; STF 12.7's "fast supply ship"): a revealed
+    task force gets one per US carrier it lacks, drawn at random among the pool's US fast resupply
+    freighters (STF 8.10), 0 points. The tables list no freighter: 1.12 adds it to any CV line."""
+    spec = COMPOSITION["fast_resupply"]
+    units = [ctx.state["units"][u] for u in ctx.state["groups"][gid]["units"] if u in ctx.state["units"]]
+    carriers = sum(1 for u in units if u.get("class") == "CV" and u.get("nation") in spec["nations"])
+    have = sum(1 for u in units if u.get("class") == spec["class"] and u.get("role") == spec["role"])
+    if carriers <= have:
+        return
+    for cid in draw(ctx, gid, nation, spec["class"], carriers - have, rule=spec["rule"], role=spec["role"]):
+        unit = make_unit(ctx.state, cid)
+        unit["invasion"] = False
+        ctx.emit(UnitsAssigned, group=gid, units={cid: unit}, points=spec["points"], rule=spec["rule"],
+                 why="STF 1.12: a US carrier is accompanied by a free fast resupply ship (no commitment points, "
+                     "no invasion VP)")
+
+
 def reveal(ctx: Ctx, gid: str, *, rule: str = "STF 8.7", why: str = "") -> None:
     """Make GameSystem group ``gid`` Precise: its nation (STF 8.8), its size if unknown (8.6), its
     composition (8.7) drawn from the pool (8.9, 8.10), the invasion freighters (1.11), its exact
@@ -440,6 +463,7 @@ def reveal(ctx: Ctx, gid: str, *, rule: str = "STF 8.7", why: str = "") -> None:
         spent += place_line(ctx, gid, nation, count, cls, row)
         starred = starred or star
     if group["kind"] == "tf":
+        resupply(ctx, gid, nation)
         freighters(ctx, gid, nation, starred)
     size = ctx.state["groups"][gid]["size"]
     changes = {"intel": "precise", "nation": nation, "chit": LEADERS[size]}

@@ -181,7 +181,7 @@ def escort_shortfall(state: dict, group_id: str) -> str | None:
     nearest friendly base (movement and retirement read this)."""
     units = [state["units"][u] for u in state["groups"][group_id]["units"] if u in state["units"]]
     units = [u for u in units if not u.get("sunk")]
-    carriers = [u for u in units if u["class"] == "CV"]
+    carriers = [u for u in units if u.get("class") == "CV"]
     if not carriers:
         return None
     escorts = sum(1 for u in units if is_escort(u))
@@ -189,8 +189,8 @@ def escort_shortfall(state: dict, group_id: str) -> str | None:
     if escorts < need_escorts:
         return (f"{len(carriers)} carrier(s) need {need_escorts} ASW ships of frigate level or higher, "
                 f"the task force has {escorts}")
-    us = sum(1 for u in carriers if u["nation"] == "US")
-    resupply = sum(1 for u in units if u["class"] == "FR" and u.get("role") == "fast resupply")
+    us = sum(1 for u in carriers if u.get("nation") == "US")
+    resupply = sum(1 for u in units if u.get("class") == "FR" and u.get("role") == "fast resupply")
     if resupply < us:
         return f"{us} US carrier(s) need {us} fast resupply freighter(s), the task force has {resupply}"
     return None
@@ -427,7 +427,7 @@ def _free_freighters(state: dict, nation: str) -> dict:
     pool = state["pool"]
     carriers = [state["units"][u] for u in _campaign(state).get("player_carriers", [])]
     out: dict = {}
-    us = sum(1 for u in carriers if u["nation"] == "US")
+    us = sum(1 for u in carriers if u.get("nation") == "US")
     for role, count in (("fast resupply", us),
                         ("invasion", INVASION_FREIGHTERS if _campaign(state).get("invader") == "Player" else 0)):
         cands = [c for c, u in pool.items() if u["class"] == "FR" and u["nation"] == nation and u["role"] == role]
@@ -527,7 +527,7 @@ def _form(ctx: Ctx, order: dict) -> None:
         if gkind == "tf":
             best = leader_for(points)
             leader = g.get("leader") or best
-            if leader not in LEADER_RANK:
+            if not isinstance(leader, str) or leader not in LEADER_RANK:
                 raise InvalidOrder(f"'leader' is one of {', '.join(LEADER_RANK)}", rule="STF 1.14", field="groups")
             need(LEADER_RANK[leader] <= LEADER_RANK[best], "STF 1.14",
                  f"a task force of {points} points may have a {best} at most, not a {leader}")

@@ -28,7 +28,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.stf import maps, turn
+from domain.rulesets.stf import forces, maps, turn
 from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
                                         UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
@@ -38,6 +38,7 @@ from domain.rulesets.toolkit.engine import Ctx
 STARTING = tbl.load_tables(DATA, "starting.json")
 MOVE = DATA.read("movement.json")
 BANDS = {b["distance"]: b for b in MOVE["cv_bands"]["bands"]}
+INVASION_FREIGHTERS = DATA.read("composition.json")["invasion_freighters"]  # STF 1.11
 
 SYSTEM_TFS = [f"TF{i}" for i in range(1, 7)]
 SYSTEM_SUBRONS = [f"SR{i}" for i in range(1, 6)]
@@ -366,6 +367,29 @@ def move(ctx: Ctx, order: dict) -> None:
     ctx.emit(GroupMoved, group=gid, path=list(path), rule="STF 7.1", why=f"the Player moves {gid}")
     ctx.emit(GroupChanged, group=gid, changes={"moved": state["turn"]}, rule="STF 7.1",
              why=f"{gid} has moved in turn {state['turn']}")
+    invasion_arrivals(ctx, gid, list(path))
+
+
+# ---- STF 1.11: invasion freighters reaching the target megahex --------------------------------------
+def invasion_arrivals(ctx: Ctx, gid: str, path: list[str]) -> None:
+    """STF 1.11: the invading side receives 3 VP (data/composition.json ``invasion_freighters.vp_at_target``)
+    for each of its invasion freighters that makes it to the target megahex: once a freighter, when
+    a hex of its group's move lies in that megahex (``arrived`` on the unit)."""
+    c = ctx.state["campaign"]
+    group = ctx.state["groups"].get(gid)
+    target, invader = c.get("invasion_target"), c.get("invader")
+    if target is None or group is None or group.get("owner") != invader:
+        return
+    m = map_name(ctx.state)
+    if not any(maps.megahex_number(m, h) == target for h in path):
+        return
+    spec = INVASION_FREIGHTERS
+    for u in units_of(ctx.state, group):
+        if is_invasion_freighter(u) and not u.get("arrived"):
+            ctx.emit(UnitChanged, unit=u["id"], changes={"arrived": True}, rule=spec["rule"],
+                     why=f"{u.get('name', u['id'])} makes it to the target megahex {target} with {gid}")
+            ctx.vp(invader, spec["vp_at_target"], f"invasion freighter {u.get('name', u['id'])} reached "
+                                                  f"megahex {target}", spec["rule"])
 
 
 # ---- paths on the map ----------------------------------------------------------------------------
@@ -590,6 +614,8 @@ def system_movement(ctx: Ctx, stack: list) -> None:
         group = ctx.state["groups"][g["id"]]
         path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
                 and o[1]["group"] == g["id"] for h in o[1]["path"]]
+        if path and on_map(group):
+            invasion_arrivals(ctx, g["id"], path)
         if path and on_map(group) and group.get("intel") != "precise":
             found = _proximity(ctx.state, m, group, path)
             if found:
@@ -647,6 +673,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
                                                    f"entered the objective megahex; {gid} makes for it at full "
                                                    f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
             return
+
+    # STF 1.12: a carrier that cannot meet its escort requirement withdraws toward the nearest
+    # friendly base (its air operations go on); known only once the task force is Precise
+    short = forces.escort_shortfall(state, gid) if group.get("intel") == "precise" else None
+    if short:
+        targets, what = base_targets(state)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        _emit_move(ctx, gid, path, "STF 1.12", f"{gid}: {short}: it withdraws toward {what} as quickly as "
+                                               f"possible; {speed_why}{kept}")
+        return
 
     # STF 7.6: no offensive firepower: withdraw toward the nearest friendly base
     if not has_offensive_firepower(state, group):

@@ -636,3 +636,12 @@ def test_the_whole_campaign_order_on_each_map(map_name):
     assert names(out)[-1] == "PhaseAdvanced"
     assert events_of(out, "PhaseAdvanced") == [{"turn": 0, "phase": "Forces", "rule": "STF 1.7"}]
     assert st["phase"] == "Forces" and st["campaign"]["map"] == expected_fixed[0][1]
+
+
+# ---- review (stf-review-a) -----------------------------------------------------------------------
+@pytest.mark.parametrize("choice", [[["Malta"], ["Haifa"]], [{"a": 1}, "Malta"]])
+def test_stf_2_2_an_airbase_choice_of_lists_or_objects_is_refused_not_a_crash(choice):
+    _, st = campaign("mediterranean", "US", 3)
+    with pytest.raises(RuleViolation) as refused:
+        play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": choice})
+    assert refused.value.rule == "STF 2.2"

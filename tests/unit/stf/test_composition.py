@@ -267,3 +267,42 @@ def test_stf_8_7_reveal_by_another_rule_keeps_its_rule_and_leaves_a_sub_deep():
     assert final["rule"] == "STF 8.14" and final["changes"]["intel"] == "precise"
     assert after["groups"]["SR1"]["mode"] == "deep" and "precise_reports" not in after["campaign"]
     assert rolls_of(out)[0].rule == "STF 8.6"  # less than Accurate: the size first
+
+
+# ---- review (stf-review-a) -----------------------------------------------------------------------
+def _with_resupply(pool: dict, n: int) -> dict:
+    for i in range(1, n + 1):
+        pool[f"us-frr-{i}"] = counter(f"us-frr-{i}", "US", "FR", 0, role="fast resupply")
+    return pool
+
+
+def test_stf_1_12_a_revealed_us_carrier_task_force_has_its_free_fast_resupply_ship():
+    pool = _with_resupply(pool_of("US", CV=1, CG=2, DD=2, FF=3), 2)
+    st = search_state(accurate("TF1", "large"), pool=pool, player_side="Soviet", system_side="US", commitment=BIG)
+    out, after = reveal(st, "TF1", FixedDice(6, 2))  # Rear Admiral TF row 6: 1CV 2CG 2DD 3FF; the 2nd freighter
+    fr = [e for e in events_of(out, "UnitsAssigned") if e["rule"] == "STF 1.12"]
+    assert [list(e["units"]) for e in fr] == [["us-frr-2"]] and fr[0]["points"] == 0
+    unit = after["units"]["us-frr-2"]
+    assert unit["group"] == "TF1" and unit["role"] == "fast resupply" and unit["invasion"] is False
+    assert events_of(out, "DeploymentChanged")[0]["points"] == 25 + 2 * 6 + 2 * 4 + 3 * 3  # the freighter is free
+
+
+def test_stf_1_12_no_fast_resupply_ship_for_a_soviet_carrier_or_a_task_force_without_one():
+    pool = {**pool_of("Soviet", CV=1, CG=1, DD=1, FF=3), **_with_resupply({}, 1)}
+    st = search_state(accurate("TF1", "large"), pool=pool, commitment=BIG)
+    out, _ = reveal(st, "TF1", FixedDice(5))  # Soviet Rear Admiral TF row 5: 1CV 1CG 1DD 3FF
+    assert not [e for e in events_of(out, "UnitsAssigned") if e["rule"] == "STF 1.12"]
+    pool = _with_resupply(pool_of("US", CG=1, DD=3, FF=3), 1)
+    st = search_state(accurate("TF1", "large"), pool=pool, player_side="Soviet", system_side="US", commitment=BIG)
+    out, _ = reveal(st, "TF1", FixedDice(2))  # US Rear Admiral TF row 2: 1CG 3DD 3FF, no carrier
+    assert not [e for e in events_of(out, "UnitsAssigned") if e["rule"] == "STF 1.12"]
+
+
+def test_stf_8_9_a_substitute_for_a_class_the_nation_never_had_costs_what_that_class_costs():
+    # NATO reads the US table, whose Commodore row 8 has 1BB*; NATO has no BB: a CG stands in at a BB's cost
+    pool = {**pool_of("NATO", CG=2, DD=2, FF=2), **pool_of("US", BB=1)}
+    st = search_state(accurate("TF1", "medium"), pool=pool, player_side="Soviet", system_side="NATO", commitment=BIG)
+    out, _ = reveal(st, "TF1", FixedDice(8, 1))
+    sub = [e for e in events_of(out, "UnitsAssigned") if e["rule"] == "STF 8.9"]
+    assert len(sub) == 1 and sub[0]["points"] == 10 and "nat-cg" in list(sub[0]["units"])[0]
+    assert events_of(out, "DeploymentChanged")[0]["points"] == 10 + 6 + 2 * 4 + 2 * 3

@@ -461,3 +461,14 @@ def test_stf_1_7_the_real_countermix_gives_every_draw_a_legal_force(side, map_, 
             _, end = play(end, form[0])
             assert end["phase"] == "Deployment"
             assert sum(1 for u in end["units"].values() if u.get("invasion")) == 8
+
+
+# ---- review (stf-review-a) -----------------------------------------------------------------------
+@pytest.mark.parametrize("leader", [["Captain"], {"a": 1}])
+def test_stf_1_14_a_leader_that_is_not_a_name_is_refused_not_a_crash(leader):
+    st = drawn(forces_state(points=21, pool=small_pool()), US_A)
+    _, st = play(st, {"kind": "buy", "units": ["us-ff-1", "us-ff-2", "us-ff-3"]})
+    tf = ["us-cv-a", "us-ff-1", "us-ff-2", "us-ff-3", "us-fr-r1"]
+    with pytest.raises(InvalidOrder) as err:
+        play(st, {"kind": "form_groups", "groups": [{"kind": "tf", "units": tf, "leader": leader}]})
+    assert err.value.rule == "STF 1.14"

@@ -51,8 +51,8 @@ def player_tf(st, gid, hex_, n=4, cls="DD", extra=()):
 
 
 def cv_tf(st, gid, hex_, speed=3):
-    units = [ship(f"{gid}-cv", "CV", speed, air={"H": 2, "L": 2}), ship(f"{gid}-1", "FF", speed),
-             ship(f"{gid}-2", "FF", speed), ship(f"{gid}-3", "FF", speed)]
+    units = [ship(f"{gid}-cv", "CV", speed, air={"H": 2, "L": 2}), ship(f"{gid}-1", "FF", speed, asw=2),
+             ship(f"{gid}-2", "FF", speed, asw=2), ship(f"{gid}-3", "FF", speed, asw=2)]  # its 3 ASW escorts (STF 1.12)
     return add(st, gid, "system", "tf", hex_, units, intel="precise")
 
 
@@ -672,3 +672,75 @@ def test_every_deploy_and_move_the_server_offers_is_accepted():
         play(st, order)
     st["campaign"]["actions_lost"] = {"turn": st["turn"], "count": 2}
     assert not [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+
+
+# ---- review (stf-review-a) -----------------------------------------------------------------------
+def _target_and_outside(megahex: int) -> tuple[str, str]:
+    """A sea hex of ``megahex`` and a sea neighbour of it outside the megahex."""
+    for h in maps.sea_hexes_of(M, megahex):
+        for n in maps.sea_neighbours(M, h):
+            if maps.megahex_number(M, n) != megahex:
+                return h, n
+    raise AssertionError("no way into the megahex")
+
+
+def test_stf_1_11_the_player_scores_3_vp_for_each_invasion_freighter_that_reaches_the_target():
+    inside, outside = _target_and_outside(12)
+    st = state(invader="Player", target=12)
+    freighters = [ship(f"fr{i}", "FR", invasion=True, name=f"Sealift {i}") for i in range(3)]
+    resupply = ship("frr", "FR", role="fast resupply", invasion=False)
+    add(st, "P1", "Player", "tf", outside, [ship("dd1"), *freighters, resupply])
+    out, st2 = play(st, {"kind": "move", "group": "P1", "path": [inside]})
+    scored = events_of(out, "VPScored")
+    assert [(e["side"], e["delta"], e["rule"]) for e in scored] == [("Player", 3, "STF 1.11")] * 3
+    assert st2["vp"]["Player"] == 9 and all(st2["units"][f"fr{i}"]["arrived"] for i in range(3))
+    # once each: moving out and back in scores nothing more
+    st2["turn"] += 1
+    _, st3 = play(st2, {"kind": "move", "group": "P1", "path": [outside]})
+    st3["turn"] += 1
+    out4, _ = play(st3, {"kind": "move", "group": "P1", "path": [inside]})
+    assert not events_of(out4, "VPScored")
+
+
+def test_stf_1_11_the_gamesystem_invading_scores_3_vp_for_a_freighter_that_reaches_the_target():
+    inside, outside = _target_and_outside(30)
+    st = state(player="US", system="Soviet", invader="system", target=30, phase="Movement")
+    add(st, "TF1", "system", "tf", outside, [ship("kr", "CG"), ship("sfr", "FR", invasion=True)], intel="precise")
+    add(st, "P1", "Player", "tf", "0101", [ship("dd1")])
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert [(e["side"], e["delta"]) for e in events_of(out, "VPScored")] == [("system", 3)]
+    assert st2["units"]["sfr"]["arrived"] is True
+
+
+def test_stf_1_11_a_battle_or_the_defenders_freighters_score_nothing():
+    inside, outside = _target_and_outside(12)
+    st = state(invader="Player", target=12)
+    add(st, "TF1", "system", "tf", outside, [ship("sfr", "FR", invasion=True)], intel="precise")
+    st = copy.deepcopy(st)
+    st["campaign"]["invader"] = "system"  # the other side's target: P1 below is not the invader
+    add(st, "P1", "Player", "tf", outside, [ship("fr0", "FR", invasion=True)])
+    out, _ = play(st, {"kind": "move", "group": "P1", "path": [inside]})
+    assert not events_of(out, "VPScored")
+
+
+def test_stf_1_12_a_carrier_short_of_its_escorts_withdraws_toward_its_nearest_base():
+    st = battle(p1="1506")
+    cv_tf(st, "TF1", "2006")
+    st["units"]["TF1-1"]["sunk"] = True  # two ASW escorts left for one carrier
+    targets, _ = movement.base_targets(st)
+    before = movement.water_distances(M, targets)["2006"]
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 1.12" and "need 3 ASW ships" in moves(out)[0]["why"]
+    assert movement.water_distances(M, targets)[last_hex(st2, "TF1")] < before
+    # with its three escorts it fights on (STF 7.8 at 5 hexes: it stays)
+    st["units"]["TF1-1"]["sunk"] = False
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert not [m for m in moves(out) if m["rule"] == "STF 1.12"]
+
+
+def test_stf_1_12_a_carrier_task_force_not_yet_precise_is_not_judged_on_its_known_units():
+    st = battle(p1="1506")
+    cv_tf(st, "TF1", "2006")
+    st["groups"]["TF1"].update(intel="accurate", units=["TF1-cv"])  # e.g. a carrier set aside by STF 10.8
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert not [m for m in moves(out) if m["rule"] == "STF 1.12"]
