@@ -655,11 +655,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; {speed_why}{kept}")
         return
 
-    if not player_tfs:
-        return
-
     # STF 7.8: a CV task force close to a Player task force
-    if is_cv_group(state, group):
+    if is_cv_group(state, group) and player_tfs:
         near = _nearest_groups(m, here, player_tfs)
         d = maps.distance(m, here, near[0]["hex"])
         if d <= MOVE["cv_bands"]["applies_within"]:
@@ -676,6 +673,11 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
             _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
                                                   f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")
             return
+
+    # the rules below steer by the Player's task forces: with none on the map (only subrons, or all
+    # sunk or gone) there is nothing to make for; 7.4 above does not need one
+    if not player_tfs:
+        return
 
     # STF 7.7: defending against an invasion
     if invader == "Player":

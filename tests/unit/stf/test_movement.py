@@ -672,3 +672,17 @@ def test_every_deploy_and_move_the_server_offers_is_accepted():
         play(st, order)
     st["campaign"]["actions_lost"] = {"turn": st["turn"], "count": 2}
     assert not [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+
+
+# ---- review (stf-review-b) -----------------------------------------------------------------------
+def test_stf_7_4_an_invading_task_force_makes_for_the_target_megahex_with_no_player_task_force_on_the_map():
+    """STF 7.4 does not depend on the Player's task forces: with only a Player subron on the map
+    (or every Player task force sunk), the invading task force still sails for the target."""
+    st = state(invader="system", target=43)
+    add(st, "S1", "Player", "subron", "1512", [ship("p-ssn", "SSN")])
+    add(st, "TF1", "system", "tf", "2304")
+    objective = maps.sea_hexes_of(M, 43)
+    before = movement.nearest(M, "2304", objective)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out) and moves(out)[0]["rule"] == "STF 7.4"
+    assert movement.nearest(M, last_hex(st2, "TF1"), objective) == before - 2
