@@ -185,10 +185,25 @@ def _map(payload: dict, field: str) -> dict:
     return value
 
 
+def squadron_count(u: dict, kind_: str) -> int:
+    """How many squadrons of ``kind_`` a carrier carries, as air.squadrons counts them: its ``air``
+    strength is one squadron, a list of strengths several, and the Invincible's doubled AV8
+    (``extra_av8``, STF 13.3) two M squadrons."""
+    value = (u.get("air") or {}).get(kind_)
+    strengths = value if isinstance(value, list) else [value or 0]
+    if u.get("extra_av8") and kind_ == "M" and len(strengths) == 1 and strengths[0]:
+        strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]
+    return sum(1 for n in strengths if isinstance(n, int) and n > 0)
+
+
+def squadrons_lost(u: dict, kind_: str) -> int:
+    """How many of a carrier's ``kind_`` squadrons are destroyed (its ``air_lost`` names each once)."""
+    return min(list(u.get("air_lost") or []).count(kind_), squadron_count(u, kind_))
+
+
 def attack_squadrons(u: dict) -> list[str]:
     """The kinds of combat squadron a carrier carries (STF 12.3, 12.7: L, M, H of its ``air``)."""
-    air = u.get("air") or {}
-    return [k for k in C["retirement"]["attack_kinds"] if air.get(k, 0) > 0]
+    return [k for k in C["retirement"]["attack_kinds"] if squadron_count(u, k)]
 
 
 def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
@@ -204,10 +219,12 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
             raise RuleViolation(RESULTS_RULE, f"{uid} is a ship, not a squadron: name a carrier's squadron "
                                               "as '<carrier id>:<kind>'")
         return uid, None
-    if (u.get("air") or {}).get(kind_, 0) <= 0:
+    kind_ = kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
+    count = squadron_count(u, kind_)
+    if count <= 0:
         raise RuleViolation(RESULTS_RULE, f"{uid} carries no {kind_} squadron")
-    if kind_ in u.get("air_lost", []):
-        raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron is already destroyed")
+    if squadrons_lost(u, kind_) >= count:
+        raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
     return uid, kind_
 
 
@@ -224,9 +241,14 @@ def check_report(state: dict, payload: Any) -> dict:
     out["hits"] = {u: _count(n, "hits") for u, n in _map(payload, "hits").items()
                    if _unit_in_play(state, u, "hits")}
     squadrons = _unit_list(payload, "squadrons_destroyed")
+    named: list[tuple[str, str | None]] = []
     for name in squadrons:
-        _squadron(state, name)
-    out["squadrons_destroyed"] = list(squadrons)
+        uid, kind_ = _squadron(state, name)
+        if kind_ and named.count((uid, kind_)) + squadrons_lost(state["units"][uid], kind_) >= \
+                squadron_count(state["units"][uid], kind_):
+            raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {kind_} squadron to lose")
+        named.append((uid, kind_))
+    out["squadrons_destroyed"] = [f"{uid}:{kind_}" if kind_ else uid for uid, kind_ in named]
     out["flight_deck_inoperable"] = []
     for uid in _unit_list(payload, "flight_deck_inoperable"):
         if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
