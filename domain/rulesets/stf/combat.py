@@ -507,6 +507,10 @@ def engagements(ctx: Ctx) -> list[dict]:
             d = next(d for d, p in in_range if p == target)
             frames.append({"step": "ssm_salvo", "group": gid, "target": target,
                            "long_range": d > lr["short_range_hexes"]})
+        if g.get("ssm_first") == state["turn"]:
+            # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
+            frames.append({"step": "ssm_first_move", "group": gid})
+            continue
         same = [(d, pid) for d, pid in near if d == 0]
         if not same:
             continue
@@ -525,6 +529,18 @@ def surface_combat(ctx: Ctx, stack: list) -> None:
     stack.pop()
     for frame in reversed(engagements(ctx)):
         stack.append(frame)
+
+
+@STEPS.step("ssm_first_move")
+def ssm_first_move(ctx: Ctx, stack: list) -> None:
+    """STF 7.8: a CV task force two hexes or fewer from a Player BB task force, which held in the
+    Movement phase to conduct its SSM attacks first, now moves by its band (movement.py)."""
+    f = stack.pop()
+    g = ctx.state["groups"].get(f["group"])
+    if g is None or not in_play(g):
+        return
+    from domain.rulesets.stf import movement  # imported late, as retirement does
+    movement.move_system_group(ctx, g)
 
 
 def _ask_results(stack: list, rule: str, prompt: str, candidates: list[str]) -> None:

@@ -726,6 +726,12 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
     if action["action"] == "stay":
         ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8", why=why + "does not move")
         return True
+    if action.get("ssm_first") and group.get("ssm_first") != state["turn"] and _ssm_in_reach(state, group):
+        # "conduct any SSM attacks, then ... move": it holds for the Combat phase's SSM salvo, and
+        # the combat helper's step ``ssm_first_move`` moves it by this band after the salvo
+        ctx.emit(GroupChanged, group=gid, changes={"ssm_first": state["turn"]}, rule="STF 7.8",
+                 why=why + "conducts its SSM attacks first (in the Combat phase), then moves by this band")
+        return True
     steps = speed if action.get("hexes") is None else min(speed, action["hexes"])
     if action["action"] == "away":
         edge = maps.side_edge(m, system_side(state)) if action.get("to_own_edge") else None
@@ -757,6 +763,19 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
         ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8",
                  why=why + text + ": it stays where it is (there already, or no hex brings it nearer)")
     return True
+
+
+def _ssm_in_reach(state: dict, group: dict) -> bool:
+    """STF 7.8's "conduct any SSM attacks" first: the group has SSMs ready and a Player task force
+    within their reach (the combat helper's ranges, STF 11.1)."""
+    from domain.rulesets.stf import combat  # imported late: combat imports this package's air
+    lr = combat.C["long_range_ssm"]
+    if not any(combat.ssm_ready(u) for u in combat.units_of(state, group["id"])):
+        return False
+    reach = lr["long_range_hexes"] if group.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
+    m = map_name(state)
+    return any(maps.distance(m, group["hex"], g["hex"]) <= reach for g in player_groups(state, "tf")
+               if ships_of(state, g))
 
 
 # ---- STF 7.3, 8.14: group modes ------------------------------------------------------------------
