@@ -253,6 +253,10 @@ def cap(state: dict, origin: str) -> dict:
     """STF 10.2: the CAP of a GameSystem task force or airbase: half (round up) the strength of its
     L and M squadrons not on strikes this turn or last; 10.12: US and NATO add their AEW."""
     turn = state["turn"]
+    if origin not in state["groups"] and not airbase_active(state, origin):
+        # STF 9.4: an airbase with 3 hits cannot launch aircraft, so it flies no CAP
+        return {"strength": 0, "of": 0, "squadrons": [], "aew": [], "rule": "STF 9.4",
+                "why": f"{origin} has {BASE['hits_to_close']} hits or more: it cannot launch aircraft"}
     fresh = [s for s in group_squadrons(state, origin)
              if s["type"] in DOCTRINE["cap_types"] and _rested(state, s, (turn, turn - 1))]
     points = sum(s["left"] for s in fresh)
@@ -879,7 +883,8 @@ def identified_air(state: dict, megahex: int) -> dict:
     centre = maps.megahex_hexes(name, megahex)[0]
     origins = [(g, v["hex"]) for g, v in sorted(state["groups"].items())
                if v["owner"] == "system" and on_map(v) and _intel(v) == "precise"]
-    origins += [(n, airbase_hex(state, n)) for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
+    origins += [(n, airbase_hex(state, n)) for n, b in sorted(airbases(state).items())
+                if b.get("owner") == "system" and airbase_active(state, n)]  # STF 9.4: 3 hits, grounded
     counted, points = [], 0
     for origin, where in origins:
         if maps.megahex_distance(name, centre, where) > LBNA["patrol_range_megahexes"]:

@@ -693,3 +693,17 @@ def test_stf_13_11_the_gamesystems_a6_on_an_asm_attack_fires_harpoons_less_1_wav
     st["groups"]["P1"].update(hex="0605", units=["nimitz"])  # a CV: diffusion bombs, no Harpoons
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert "harpoons" not in strikes(out)[0]["detail"]
+
+
+# ---- review (stf-review-b) ------------------------------------------------------------------------
+def test_stf_9_4_an_airbase_with_3_hits_flies_no_cap():
+    """STF 9.4: an airbase with 3 hits cannot launch aircraft, so a Player strike on it meets no
+    CAP (10.2's CAP is of aircraft that fly)."""
+    st = player_strike_state()
+    st["campaign"]["ground_aviation"] = {"Player": 0, "system": 2}
+    out, _ = play(st, {"kind": "air_strike", "from": "P1", "target": "Latakia"})
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["cap"]["strength"] == 2  # two M squadrons of 2: 4 / 2
+    st["airbases"] = {"Latakia": {"owner": "system", "hits": 3}}
+    out, _ = play(st, {"kind": "air_strike", "from": "P1", "target": "Latakia"})
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["cap"]["strength"] == 0
+    assert air.identified_air(st, maps.megahex_number("mediterranean", LATAKIA))["points"] == 0
