@@ -229,7 +229,9 @@ def squadrons(state: dict, owner: str) -> list[dict]:
     else:
         count = (state["campaign"].get("ground_aviation") or {}).get("system", 0)
         damage = airbases(state).get(owner, {}).get("air_damage") or {}
-        found = [(f"{owner}:{GROUND['type']}{n}", GROUND["type"], GROUND["strength"]) for n in range(1, count + 1)]
+        gone = set(airbases(state).get(owner, {}).get("air_lost") or [])  # reported destroyed (STF 12.3)
+        found = [(f"{owner}:{GROUND['type']}{n}", GROUND["type"], GROUND["strength"]) for n in range(1, count + 1)
+                 if f"{owner}:{GROUND['type']}{n}" not in gone]
     out = []
     for sid, typ, strength in found:
         left = strength - damage.get(sid, 0)

@@ -213,6 +213,8 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
         raise InvalidOrder("'squadrons_destroyed' names squadrons as '<carrier id>:<kind>' or unit ids",
                            rule=RESULTS_RULE, field="squadrons_destroyed")
     uid, _, kind_ = name.partition(":")
+    if uid in air.airbases(state) and uid not in state["units"]:
+        return _ground_squadron(state, name, uid)
     u = _unit_in_play(state, uid, "squadrons_destroyed")
     if not kind_:
         if u.get("class") not in (None, "squadron") and not u.get("squadron"):
@@ -226,6 +228,19 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
     if squadrons_lost(u, kind_) >= count:
         raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
     return uid, kind_
+
+
+def _ground_squadron(state: dict, name: str, base: str) -> tuple[str, str | None]:
+    """A ground aviation squadron (STF 2.1) of the GameSystem's airbase, named as air.squadrons
+    names it ("<airbase>:M1"): (airbase, squadron id). The Player's own are the base game's."""
+    if air.airbases(state)[base].get("owner") != "system":
+        raise RuleViolation(RESULTS_RULE, f"{base} is not the GameSystem's airbase: only its ground aviation "
+                                          "squadrons are recorded")
+    flying = [s["id"] for s in air.squadrons(state, base)]
+    if name not in flying:
+        raise RuleViolation(RESULTS_RULE, f"{base} has no squadron {name} left "
+                                          f"({', '.join(flying) or 'none'})")
+    return base, name
 
 
 def check_report(state: dict, payload: Any) -> dict:
@@ -244,11 +259,15 @@ def check_report(state: dict, payload: Any) -> dict:
     named: list[tuple[str, str | None]] = []
     for name in squadrons:
         uid, kind_ = _squadron(state, name)
+        if uid not in state["units"]:  # a ground aviation squadron of the GameSystem's airbase
+            named.append((uid, kind_))
+            continue
         if kind_ and named.count((uid, kind_)) + squadrons_lost(state["units"][uid], kind_) >= \
                 squadron_count(state["units"][uid], kind_):
             raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {kind_} squadron to lose")
         named.append((uid, kind_))
-    out["squadrons_destroyed"] = [f"{uid}:{kind_}" if kind_ else uid for uid, kind_ in named]
+    out["squadrons_destroyed"] = [kind_ if uid not in state["units"] else f"{uid}:{kind_}" if kind_ else uid
+                                  for uid, kind_ in named]
     out["flight_deck_inoperable"] = []
     for uid in _unit_list(payload, "flight_deck_inoperable"):
         if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
@@ -294,7 +313,11 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
             ctx.emit(UnitChanged, unit=uid, changes=changes, rule=RESULTS_RULE, why=why)
     for name in report["squadrons_destroyed"]:
         uid, kind_ = name.partition(":")[0], name.partition(":")[2]
-        if kind_:
+        if uid not in ctx.state["units"]:  # the GameSystem airbase's ground aviation squadron
+            lost = [*(air.airbases(ctx.state)[uid].get("air_lost") or []), name]
+            ctx.emit(air.AirbaseChanged, name=uid, changes={"owner": "system", "air_lost": lost}, rule="STF 12.3",
+                     why=why + f": {name} destroyed")
+        elif kind_:
             lost = [*ctx.state["units"][uid].get("air_lost", []), kind_]
             ctx.emit(UnitChanged, unit=uid, changes={"air_lost": lost}, rule="STF 12.3", why=why)
         else:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.rulesets.stf import campaign, maps
+from domain.rulesets.stf import air, campaign, maps
 from domain.rulesets.stf.combat import (C, alive, attack_squadrons, distance, order_by, squadron_count,
                                         squadrons_lost, ssm_left, torpedoes_left, units_of, in_play)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupPlaced, GroupRemoved, SystemActs, UnitChanged
@@ -73,6 +73,8 @@ def squadrons_destroyed(state: dict) -> int:
             n += sum(squadrons_lost(u, k) for k in kinds)
         if u.get("destroyed") and (u.get("squadron") or u.get("class") == "squadron"):
             n += 1
+    if air.GROUND["type"] in R["attack_kinds"]:  # the ground aviation squadrons of its airbase (STF 2.1)
+        n += sum(len(rec.get("air_lost") or []) for rec in air.airbases(state).values() if rec.get("owner") == "system")
     return n
 
 

@@ -255,3 +255,19 @@ def test_stf_12_7_the_invincible_with_one_av8_squadron_left_does_not_retire():
     _, st3 = play(st2, {"kind": "report", "squadrons_destroyed": ["inv:M"]})
     out, _ = run_step({**st3, "phase": "Terminal"}, "retirement", FixedDice(default=3))
     assert [e for e in events_of(out, "GroupChanged") if e["rule"] == "STF 12.7"]
+
+
+def test_stf_12_3_the_gamesystem_airbases_ground_squadrons_destroyed_score_two_points_each():
+    """STF 12.3's attack squadrons include the GameSystem's ground aviation (STF 2.1): the Player
+    reports one destroyed by the name air.py gives it, it flies no more, and it scores 2 points."""
+    from domain.rulesets.stf import air
+    st = combat_state("Combat", map="mediterranean", system_airbase="Latakia", player_airbases=["Malta"],
+                      ground_aviation={"Player": 1, "system": 2})
+    assert [s["id"] for s in air.squadrons(st, "Latakia")] == ["Latakia:M1", "Latakia:M2"]
+    _, st2 = play(st, {"kind": "report", "squadrons_destroyed": ["Latakia:M1"]})
+    assert [s["id"] for s in air.squadrons(st2, "Latakia")] == ["Latakia:M2"]
+    assert retirement.squadrons_destroyed(st2) == 1 and retirement.index(st2) == 2
+    with pytest.raises(RuleViolation, match="no squadron Latakia:M1 left"):
+        play(st2, {"kind": "report", "squadrons_destroyed": ["Latakia:M1"]})
+    with pytest.raises(RuleViolation, match="not the GameSystem's airbase"):
+        play(st, {"kind": "report", "squadrons_destroyed": ["Malta:M1"]})
