@@ -82,6 +82,7 @@ DOCTRINE = AIR["doctrine"]
 GROUND = AIR["ground_squadron"]
 for _field in GROUND["provisional"]:
     DATA.guess(FILE, "ground_squadron", _field, GROUND["why"])
+DATA.guess(FILE, "doctrine", "asm_unlisted_after", DOCTRINE["asm_unlisted_why"])
 
 SURFACE = ("CV", "BB", "CG", "CL", "DD", "FF", "PC", "FR")
 
@@ -460,7 +461,9 @@ def attack_plan(state: dict, target: dict) -> dict:
     cvs = [u["id"] for u in ships if u.get("class") == "CV"]
     if cvs:
         return {"attack": "diffusion bombs", "targets": cvs, "rule": "STF 10.14"}
-    order = DOCTRINE["asm_targets"]
+    order = list(DOCTRINE["asm_targets"])
+    for cls, after in DOCTRINE.get("asm_unlisted_after", {}).items():  # a CL, which the text does not name
+        order.insert(order.index(after) + 1, cls)
     ranked = sorted((u for u in ships if u.get("class") in order), key=lambda u: (order.index(u["class"]), u["id"]))
     return {"attack": "ASM", "targets": [u["id"] for u in ranked], "target_order": list(order), "rule": "STF 10.14"}
 
