@@ -82,6 +82,7 @@ DOCTRINE = AIR["doctrine"]
 GROUND = AIR["ground_squadron"]
 for _field in GROUND["provisional"]:
     DATA.guess(FILE, "ground_squadron", _field, GROUND["why"])
+DATA.guess(FILE, "doctrine", "asm_unlisted_after", DOCTRINE["asm_unlisted_why"])
 
 SURFACE = ("CV", "BB", "CG", "CL", "DD", "FF", "PC", "FR")
 
@@ -229,7 +230,9 @@ def squadrons(state: dict, owner: str) -> list[dict]:
     else:
         count = (state["campaign"].get("ground_aviation") or {}).get("system", 0)
         damage = airbases(state).get(owner, {}).get("air_damage") or {}
-        found = [(f"{owner}:{GROUND['type']}{n}", GROUND["type"], GROUND["strength"]) for n in range(1, count + 1)]
+        gone = set(airbases(state).get(owner, {}).get("air_lost") or [])  # reported destroyed (STF 12.3)
+        found = [(f"{owner}:{GROUND['type']}{n}", GROUND["type"], GROUND["strength"]) for n in range(1, count + 1)
+                 if f"{owner}:{GROUND['type']}{n}" not in gone]
     out = []
     for sid, typ, strength in found:
         left = strength - damage.get(sid, 0)
@@ -253,6 +256,10 @@ def cap(state: dict, origin: str) -> dict:
     """STF 10.2: the CAP of a GameSystem task force or airbase: half (round up) the strength of its
     L and M squadrons not on strikes this turn or last; 10.12: US and NATO add their AEW."""
     turn = state["turn"]
+    if origin not in state["groups"] and not airbase_active(state, origin):
+        # STF 9.4: an airbase with 3 hits cannot launch aircraft, so it flies no CAP
+        return {"strength": 0, "of": 0, "squadrons": [], "aew": [], "rule": "STF 9.4",
+                "why": f"{origin} has {BASE['hits_to_close']} hits or more: it cannot launch aircraft"}
     fresh = [s for s in group_squadrons(state, origin)
              if s["type"] in DOCTRINE["cap_types"] and _rested(state, s, (turn, turn - 1))]
     points = sum(s["left"] for s in fresh)
@@ -454,7 +461,9 @@ def attack_plan(state: dict, target: dict) -> dict:
     cvs = [u["id"] for u in ships if u.get("class") == "CV"]
     if cvs:
         return {"attack": "diffusion bombs", "targets": cvs, "rule": "STF 10.14"}
-    order = DOCTRINE["asm_targets"]
+    order = list(DOCTRINE["asm_targets"])
+    for cls, after in DOCTRINE.get("asm_unlisted_after", {}).items():  # a CL, which the text does not name
+        order.insert(order.index(after) + 1, cls)
     ranked = sorted((u for u in ships if u.get("class") in order), key=lambda u: (order.index(u["class"]), u["id"]))
     return {"attack": "ASM", "targets": [u["id"] for u in ranked], "target_order": list(order), "rule": "STF 10.14"}
 
@@ -879,7 +888,8 @@ def identified_air(state: dict, megahex: int) -> dict:
     centre = maps.megahex_hexes(name, megahex)[0]
     origins = [(g, v["hex"]) for g, v in sorted(state["groups"].items())
                if v["owner"] == "system" and on_map(v) and _intel(v) == "precise"]
-    origins += [(n, airbase_hex(state, n)) for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
+    origins += [(n, airbase_hex(state, n)) for n, b in sorted(airbases(state).items())
+                if b.get("owner") == "system" and airbase_active(state, n)]  # STF 9.4: 3 hits, grounded
     counted, points = [], 0
     for origin, where in origins:
         if maps.megahex_distance(name, centre, where) > LBNA["patrol_range_megahexes"]:

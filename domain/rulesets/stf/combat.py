@@ -185,10 +185,25 @@ def _map(payload: dict, field: str) -> dict:
     return value
 
 
+def squadron_count(u: dict, kind_: str) -> int:
+    """How many squadrons of ``kind_`` a carrier carries, as air.squadrons counts them: its ``air``
+    strength is one squadron, a list of strengths several, and the Invincible's doubled AV8
+    (``extra_av8``, STF 13.3) two M squadrons."""
+    value = (u.get("air") or {}).get(kind_)
+    strengths = value if isinstance(value, list) else [value or 0]
+    if u.get("extra_av8") and kind_ == "M" and len(strengths) == 1 and strengths[0]:
+        strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]
+    return sum(1 for n in strengths if isinstance(n, int) and n > 0)
+
+
+def squadrons_lost(u: dict, kind_: str) -> int:
+    """How many of a carrier's ``kind_`` squadrons are destroyed (its ``air_lost`` names each once)."""
+    return min(list(u.get("air_lost") or []).count(kind_), squadron_count(u, kind_))
+
+
 def attack_squadrons(u: dict) -> list[str]:
     """The kinds of combat squadron a carrier carries (STF 12.3, 12.7: L, M, H of its ``air``)."""
-    air = u.get("air") or {}
-    return [k for k in C["retirement"]["attack_kinds"] if air.get(k, 0) > 0]
+    return [k for k in C["retirement"]["attack_kinds"] if squadron_count(u, k)]
 
 
 def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
@@ -198,17 +213,34 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
         raise InvalidOrder("'squadrons_destroyed' names squadrons as '<carrier id>:<kind>' or unit ids",
                            rule=RESULTS_RULE, field="squadrons_destroyed")
     uid, _, kind_ = name.partition(":")
+    if uid in air.airbases(state) and uid not in state["units"]:
+        return _ground_squadron(state, name, uid)
     u = _unit_in_play(state, uid, "squadrons_destroyed")
     if not kind_:
         if u.get("class") not in (None, "squadron") and not u.get("squadron"):
             raise RuleViolation(RESULTS_RULE, f"{uid} is a ship, not a squadron: name a carrier's squadron "
                                               "as '<carrier id>:<kind>'")
         return uid, None
-    if (u.get("air") or {}).get(kind_, 0) <= 0:
+    kind_ = kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
+    count = squadron_count(u, kind_)
+    if count <= 0:
         raise RuleViolation(RESULTS_RULE, f"{uid} carries no {kind_} squadron")
-    if kind_ in u.get("air_lost", []):
-        raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron is already destroyed")
+    if squadrons_lost(u, kind_) >= count:
+        raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
     return uid, kind_
+
+
+def _ground_squadron(state: dict, name: str, base: str) -> tuple[str, str | None]:
+    """A ground aviation squadron (STF 2.1) of the GameSystem's airbase, named as air.squadrons
+    names it ("<airbase>:M1"): (airbase, squadron id). The Player's own are the base game's."""
+    if air.airbases(state)[base].get("owner") != "system":
+        raise RuleViolation(RESULTS_RULE, f"{base} is not the GameSystem's airbase: only its ground aviation "
+                                          "squadrons are recorded")
+    flying = [s["id"] for s in air.squadrons(state, base)]
+    if name not in flying:
+        raise RuleViolation(RESULTS_RULE, f"{base} has no squadron {name} left "
+                                          f"({', '.join(flying) or 'none'})")
+    return base, name
 
 
 def check_report(state: dict, payload: Any) -> dict:
@@ -224,9 +256,18 @@ def check_report(state: dict, payload: Any) -> dict:
     out["hits"] = {u: _count(n, "hits") for u, n in _map(payload, "hits").items()
                    if _unit_in_play(state, u, "hits")}
     squadrons = _unit_list(payload, "squadrons_destroyed")
+    named: list[tuple[str, str | None]] = []
     for name in squadrons:
-        _squadron(state, name)
-    out["squadrons_destroyed"] = list(squadrons)
+        uid, kind_ = _squadron(state, name)
+        if uid not in state["units"]:  # a ground aviation squadron of the GameSystem's airbase
+            named.append((uid, kind_))
+            continue
+        if kind_ and named.count((uid, kind_)) + squadrons_lost(state["units"][uid], kind_) >= \
+                squadron_count(state["units"][uid], kind_):
+            raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {kind_} squadron to lose")
+        named.append((uid, kind_))
+    out["squadrons_destroyed"] = [kind_ if uid not in state["units"] else f"{uid}:{kind_}" if kind_ else uid
+                                  for uid, kind_ in named]
     out["flight_deck_inoperable"] = []
     for uid in _unit_list(payload, "flight_deck_inoperable"):
         if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
@@ -272,7 +313,11 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
             ctx.emit(UnitChanged, unit=uid, changes=changes, rule=RESULTS_RULE, why=why)
     for name in report["squadrons_destroyed"]:
         uid, kind_ = name.partition(":")[0], name.partition(":")[2]
-        if kind_:
+        if uid not in ctx.state["units"]:  # the GameSystem airbase's ground aviation squadron
+            lost = [*(air.airbases(ctx.state)[uid].get("air_lost") or []), name]
+            ctx.emit(air.AirbaseChanged, name=uid, changes={"owner": "system", "air_lost": lost}, rule="STF 12.3",
+                     why=why + f": {name} destroyed")
+        elif kind_:
             lost = [*ctx.state["units"][uid].get("air_lost", []), kind_]
             ctx.emit(UnitChanged, unit=uid, changes={"air_lost": lost}, rule="STF 12.3", why=why)
         else:
@@ -485,6 +530,10 @@ def engagements(ctx: Ctx) -> list[dict]:
             d = next(d for d, p in in_range if p == target)
             frames.append({"step": "ssm_salvo", "group": gid, "target": target,
                            "long_range": d > lr["short_range_hexes"]})
+        if g.get("ssm_first") == state["turn"]:
+            # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
+            frames.append({"step": "ssm_first_move", "group": gid})
+            continue
         same = [(d, pid) for d, pid in near if d == 0]
         if not same:
             continue
@@ -503,6 +552,18 @@ def surface_combat(ctx: Ctx, stack: list) -> None:
     stack.pop()
     for frame in reversed(engagements(ctx)):
         stack.append(frame)
+
+
+@STEPS.step("ssm_first_move")
+def ssm_first_move(ctx: Ctx, stack: list) -> None:
+    """STF 7.8: a CV task force two hexes or fewer from a Player BB task force, which held in the
+    Movement phase to conduct its SSM attacks first, now moves by its band (movement.py)."""
+    f = stack.pop()
+    g = ctx.state["groups"].get(f["group"])
+    if g is None or not in_play(g):
+        return
+    from domain.rulesets.stf import movement  # imported late, as retirement does
+    movement.move_system_group(ctx, g)
 
 
 def _ask_results(stack: list, rule: str, prompt: str, candidates: list[str]) -> None:

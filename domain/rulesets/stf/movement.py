@@ -691,11 +691,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; {speed_why}{kept}")
         return
 
-    if not player_tfs:
-        return
-
     # STF 7.8: a CV task force close to a Player task force
-    if is_cv_group(state, group):
+    if is_cv_group(state, group) and player_tfs:
         near = _nearest_groups(m, here, player_tfs)
         d = maps.distance(m, here, near[0]["hex"])
         if d <= MOVE["cv_bands"]["applies_within"]:
@@ -712,6 +709,11 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
             _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
                                                   f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")
             return
+
+    # the rules below steer by the Player's task forces: with none on the map (only subrons, or all
+    # sunk or gone) there is nothing to make for; 7.4 above does not need one
+    if not player_tfs:
+        return
 
     # STF 7.7: defending against an invasion
     if invader == "Player":
@@ -760,6 +762,12 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
     if action["action"] == "stay":
         ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8", why=why + "does not move")
         return True
+    if action.get("ssm_first") and group.get("ssm_first") != state["turn"] and _ssm_in_reach(state, group):
+        # "conduct any SSM attacks, then ... move": it holds for the Combat phase's SSM salvo, and
+        # the combat helper's step ``ssm_first_move`` moves it by this band after the salvo
+        ctx.emit(GroupChanged, group=gid, changes={"ssm_first": state["turn"]}, rule="STF 7.8",
+                 why=why + "conducts its SSM attacks first (in the Combat phase), then moves by this band")
+        return True
     steps = speed if action.get("hexes") is None else min(speed, action["hexes"])
     if action["action"] == "away":
         edge = maps.side_edge(m, system_side(state)) if action.get("to_own_edge") else None
@@ -791,6 +799,19 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
         ctx.emit(GroupChanged, group=gid, changes={}, rule="STF 7.8",
                  why=why + text + ": it stays where it is (there already, or no hex brings it nearer)")
     return True
+
+
+def _ssm_in_reach(state: dict, group: dict) -> bool:
+    """STF 7.8's "conduct any SSM attacks" first: the group has SSMs ready and a Player task force
+    within their reach (the combat helper's ranges, STF 11.1)."""
+    from domain.rulesets.stf import combat  # imported late: combat imports this package's air
+    lr = combat.C["long_range_ssm"]
+    if not any(combat.ssm_ready(u) for u in combat.units_of(state, group["id"])):
+        return False
+    reach = lr["long_range_hexes"] if group.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
+    m = map_name(state)
+    return any(maps.distance(m, group["hex"], g["hex"]) <= reach for g in player_groups(state, "tf")
+               if ships_of(state, g))
 
 
 # ---- STF 7.3, 8.14: group modes ------------------------------------------------------------------

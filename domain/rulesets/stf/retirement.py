@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.rulesets.stf import campaign, maps
-from domain.rulesets.stf.combat import (C, alive, attack_squadrons, distance, order_by, ssm_left,
-                                        torpedoes_left, units_of, in_play)
+from domain.rulesets.stf import air, campaign, maps
+from domain.rulesets.stf.combat import (C, alive, attack_squadrons, distance, order_by, squadron_count,
+                                        squadrons_lost, ssm_left, torpedoes_left, units_of, in_play)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupPlaced, GroupRemoved, SystemActs, UnitChanged
 from domain.rulesets.stf.rules import STEPS
 from domain.rulesets.toolkit.engine import Ctx
@@ -68,11 +68,13 @@ def squadrons_destroyed(state: dict) -> int:
             continue
         kinds = attack_squadrons(u)
         if u.get("sunk"):
-            n += len(kinds)
+            n += sum(squadron_count(u, k) for k in kinds)
         else:
-            n += sum(1 for k in kinds if k in u.get("air_lost", []))
+            n += sum(squadrons_lost(u, k) for k in kinds)
         if u.get("destroyed") and (u.get("squadron") or u.get("class") == "squadron"):
             n += 1
+    if air.GROUND["type"] in R["attack_kinds"]:  # the ground aviation squadrons of its airbase (STF 2.1)
+        n += sum(len(rec.get("air_lost") or []) for rec in air.airbases(state).values() if rec.get("owner") == "system")
     return n
 
 
@@ -255,7 +257,7 @@ def carriers(ctx: Ctx) -> None:
             continue
         for cv in [u for u in units_of(ctx.state, gid, ships=True) if u.get("class") == "CV"]:
             kinds = attack_squadrons(cv)
-            no_air = bool(kinds) and all(k in cv.get("air_lost", []) for k in kinds)
+            no_air = bool(kinds) and all(squadrons_lost(cv, k) >= squadron_count(cv, k) for k in kinds)
             if not (no_air or cv.get("flight_deck_inoperable")):
                 continue
             why = (f"{cv['id']} has " + ("no combat aircraft left" if no_air else "an inoperable flight deck")

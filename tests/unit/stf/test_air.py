@@ -693,3 +693,32 @@ def test_stf_13_11_the_gamesystems_a6_on_an_asm_attack_fires_harpoons_less_1_wav
     st["groups"]["P1"].update(hex="0605", units=["nimitz"])  # a CV: diffusion bombs, no Harpoons
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert "harpoons" not in strikes(out)[0]["detail"]
+
+
+# ---- review (stf-review-b) ------------------------------------------------------------------------
+def test_stf_9_4_an_airbase_with_3_hits_flies_no_cap():
+    """STF 9.4: an airbase with 3 hits cannot launch aircraft, so a Player strike on it meets no
+    CAP (10.2's CAP is of aircraft that fly)."""
+    st = player_strike_state()
+    st["campaign"]["ground_aviation"] = {"Player": 0, "system": 2}
+    out, _ = play(st, {"kind": "air_strike", "from": "P1", "target": "Latakia"})
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["cap"]["strength"] == 2  # two M squadrons of 2: 4 / 2
+    st["airbases"] = {"Latakia": {"owner": "system", "hits": 3}}
+    out, _ = play(st, {"kind": "air_strike", "from": "P1", "target": "Latakia"})
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["cap"]["strength"] == 0
+    assert air.identified_air(st, maps.megahex_number("mediterranean", LATAKIA))["points"] == 0
+
+
+def test_stf_10_14_a_light_cruiser_is_an_asm_target_after_the_cg():
+    """STF 10.14's order (Freighters, BB, CG, DD, FF, PC) names no CL; a CL is still a ship of the
+    target: it ranks after the CG (data/air.json, provisional, as combat.json reads 11.2)."""
+    st = precise_cv_state()
+    st["groups"]["P1"].update(hex="1705", units=["a", "b", "c"])
+    for uid, cls in zip("abc", ["DD", "CL", "CG"]):
+        st["units"][uid] = {"id": uid, "class": cls, "group": "P1"}
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    plan = strikes(out)[0]["detail"]["plan"]
+    assert plan["attack"] == "ASM" and plan["targets"] == ["c", "b", "a"]
+    st["groups"]["P1"]["units"] = ["b"]  # a surface action group of one CL
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert strikes(out)[0]["detail"]["plan"]["targets"] == ["b"]

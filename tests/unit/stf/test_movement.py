@@ -524,6 +524,8 @@ def test_stf_7_8_at_three_hexes_from_a_bb_task_force_the_cv_moves_one_hex_away()
 
 def test_stf_7_8_at_two_hexes_from_a_bb_task_force_the_cv_runs_for_its_own_edge():
     st = cv_at(2, bb=True)
+    for uid in st["groups"]["TF1"]["units"]:  # no SSM to conduct first: it runs at once
+        st["units"][uid]["ssm"] = 0
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
     assert d(last_hex(st2, "TF1"), "1506") == 5  # three hexes away, at full speed
     assert maps.edge_distance(M, last_hex(st2, "TF1"), "east") < maps.edge_distance(M, "1706", "east")
@@ -744,3 +746,42 @@ def test_stf_1_12_a_carrier_task_force_not_yet_precise_is_not_judged_on_its_know
     st["groups"]["TF1"].update(intel="accurate", units=["TF1-cv"])  # e.g. a carrier set aside by STF 10.8
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     assert not [m for m in moves(out) if m["rule"] == "STF 1.12"]
+
+
+# ---- review (stf-review-b) -----------------------------------------------------------------------
+def test_stf_7_4_an_invading_task_force_makes_for_the_target_megahex_with_no_player_task_force_on_the_map():
+    """STF 7.4 does not depend on the Player's task forces: with only a Player subron on the map
+    (or every Player task force sunk), the invading task force still sails for the target."""
+    st = state(invader="system", target=43)
+    add(st, "S1", "Player", "subron", "1512", [ship("p-ssn", "SSN")])
+    add(st, "TF1", "system", "tf", "2304")
+    objective = maps.sea_hexes_of(M, 43)
+    before = movement.nearest(M, "2304", objective)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out) and moves(out)[0]["rule"] == "STF 7.4"
+    assert movement.nearest(M, last_hex(st2, "TF1"), objective) == before - 2
+
+
+def test_stf_7_8_at_two_hexes_from_a_bb_task_force_the_cv_conducts_its_ssm_attacks_first_then_runs():
+    """"If a BB is in a player task force conduct any SSM attacks, then ... move as many hexes away":
+    a CV with SSMs in reach holds in the Movement phase, fires its salvo in the Combat phase (STF
+    11.2), then runs for its own edge; it fights no gunnery."""
+    st = cv_at(2, bb=True)  # TF1 is Precise: its long-range SSMs reach 2 hexes (STF 11.1)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out) == [] and last_hex(st2, "TF1") == "1706"
+    held = [e for e in events_of(out, "GroupChanged") if e["rule"] == "STF 7.8"]
+    assert held and "SSM attacks first" in held[0]["why"]
+    st2 = {**st2, "phase": "Combat"}
+    out, st3 = run_step(st2, "surface_combat", FixedDice(default=1))
+    waves = [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
+    assert waves and waves[0]["detail"]["group"] == "TF1" and last_hex(st3, "TF1") == "1706"  # fired, not moved
+    for _ in range(10):  # the Player answers each wave (nothing sunk) until the salvo is done
+        if not st3.get("pending"):
+            break
+        more, st3 = play(st3, {"kind": "decide", "decision": st3["pending"][0]["id"], "choice": {"sunk": None}},
+                         FixedDice(default=1))
+        out += more
+    assert not st3.get("pending")
+    assert not [e for e in events_of(out, "SystemActs") if e["what"] == "gunnery"]
+    run = [e for e in moves(out) if e["group"] == "TF1"]
+    assert run and run[0]["rule"] == "STF 7.8" and d(last_hex(st3, "TF1"), "1506") == 5

@@ -212,3 +212,62 @@ def test_stf_12_10_to_12_12_a_retiring_groups_destination_is_one_of_its_sides_ba
     dest = retirement.destination(ctx, "TF1")
     assert dest in expected
     assert maps.distance(map_name, start, dest) == min(maps.distance(map_name, start, h) for h in expected)
+
+
+# ---- review (stf-review-b): the Invincible's two AV8 squadrons (STF 13.3) -------------------------
+def invincible_state() -> dict:
+    """Turn 2's Combat phase: the GameSystem's Invincible, whose M strength the forces helper doubled
+    for STF 13.3's second AV8 squadron (two M squadrons of 2), with two frigates."""
+    st = combat_state("Combat")
+    add_group(st, "P1", "Player", "1212", {"p_dd": ship("DD", 4, nation="US")})
+    inv = ship("CV", 10, nation="NATO", name="Invincible", air={"L": 0, "M": 4, "H": 0, "EW": 0, "AEW": 0},
+               extra_av8=True)
+    add_group(st, "TF1", "system", "1610", {"inv": inv, "ff1": ship("FF", 3, asw=2), "ff2": ship("FF", 3, asw=1)})
+    return st
+
+
+def test_stf_13_3_both_of_the_invincibles_av8_squadrons_can_be_reported_destroyed():
+    st = invincible_state()
+    _, st2 = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M"]})
+    _, st3 = play(st2, {"kind": "report", "squadrons_destroyed": ["inv:M"]})  # the second AV8
+    assert st3["units"]["inv"]["air_lost"] == ["M", "M"]
+    with pytest.raises(RuleViolation, match="already destroyed"):
+        play(st3, {"kind": "report", "squadrons_destroyed": ["inv:M"]})
+    _, both = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1", "inv:M2"]})  # air.py's names
+    assert both["units"]["inv"]["air_lost"] == ["M", "M"]
+    with pytest.raises(RuleViolation, match="no other M squadron"):
+        play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1", "inv:M2", "inv:M"]})
+
+
+def test_stf_12_3_each_of_the_invincibles_two_av8_squadrons_scores_two_points():
+    st = invincible_state()
+    _, st2 = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1", "inv:M2"]})
+    assert retirement.squadrons_destroyed(st2) == 2 and retirement.index(st2) == 4
+    _, sunk = play(st, {"kind": "report", "sunk": ["inv"]})  # both go down with her
+    assert retirement.squadrons_destroyed(sunk) == 2 and retirement.index(sunk) == 10 + 4
+
+
+def test_stf_12_7_the_invincible_with_one_av8_squadron_left_does_not_retire():
+    st = invincible_state()
+    _, st2 = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M"]})
+    out, _ = run_step({**st2, "phase": "Terminal"}, "retirement", FixedDice(default=3))
+    assert not [e for e in events_of(out, "GroupChanged") if e["rule"] == "STF 12.7"]
+    _, st3 = play(st2, {"kind": "report", "squadrons_destroyed": ["inv:M"]})
+    out, _ = run_step({**st3, "phase": "Terminal"}, "retirement", FixedDice(default=3))
+    assert [e for e in events_of(out, "GroupChanged") if e["rule"] == "STF 12.7"]
+
+
+def test_stf_12_3_the_gamesystem_airbases_ground_squadrons_destroyed_score_two_points_each():
+    """STF 12.3's attack squadrons include the GameSystem's ground aviation (STF 2.1): the Player
+    reports one destroyed by the name air.py gives it, it flies no more, and it scores 2 points."""
+    from domain.rulesets.stf import air
+    st = combat_state("Combat", map="mediterranean", system_airbase="Latakia", player_airbases=["Malta"],
+                      ground_aviation={"Player": 1, "system": 2})
+    assert [s["id"] for s in air.squadrons(st, "Latakia")] == ["Latakia:M1", "Latakia:M2"]
+    _, st2 = play(st, {"kind": "report", "squadrons_destroyed": ["Latakia:M1"]})
+    assert [s["id"] for s in air.squadrons(st2, "Latakia")] == ["Latakia:M2"]
+    assert retirement.squadrons_destroyed(st2) == 1 and retirement.index(st2) == 2
+    with pytest.raises(RuleViolation, match="no squadron Latakia:M1 left"):
+        play(st2, {"kind": "report", "squadrons_destroyed": ["Latakia:M1"]})
+    with pytest.raises(RuleViolation, match="not the GameSystem's airbase"):
+        play(st, {"kind": "report", "squadrons_destroyed": ["Malta:M1"]})
