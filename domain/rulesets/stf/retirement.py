@@ -1,14 +1,14 @@
 """Retirement (STF 12): the GameSystem's retirement limit and index, and who retires where.
 
 STF 12.1  An introduction (why admirals retire): nothing to adjudicate.
-STF 12.2  The retirement limit: 50% of the GameSystem's starting commitment
-          (``campaign["commitment"]["system"]``, data/combat.json).
+STF 12.2  The retirement limit: 50% of the GameSystem's starting commitment as the 1.5 table
+          gives it (``campaign["commitment_table"]["system"]``, before 1.6; data/combat.json).
 STF 12.3  The retirement index: the net VP of ships and subs sunk, plus 2 for each attack squadron
           of the GameSystem destroyed, those on sunk carriers included (``index``).
 STF 12.4  Net VP: the GameSystem's losses less the Player's.
 STF 12.5  In the Terminal Phase, while the index exceeds the limit, 1D6: on a 1 every GameSystem
           group retires (``GroupChanged retiring``), each towards its nearest base.
-STF 12.6  Net losses of 66% of the commitment: it retires on anything but a 6.
+STF 12.6  Net losses (12.4's net VP) of 66% of that commitment: it retires on anything but a 6.
 STF 12.7  A carrier with no combat aircraft left or an inoperable flight deck retires with its three
           best frigates (ASW, then AA, then the lowest SSM; DD, then CG, if fewer) and, if US, the
           fast supply ship; at the base the carrier leaves and the escorts go on as a SAG.
@@ -35,7 +35,10 @@ R = C["retirement"]
 
 # ---- STF 12.2-12.4: the limit and the index ------------------------------------------------------
 def commitment(state: dict) -> int | None:
-    value = (state["campaign"].get("commitment") or {}).get("system")
+    """The GameSystem's starting commitment "given in the table at STF rule 1.5" (12.2): the table's
+    value, before STF 1.6's Caribbean adjustment (a state without the table's value: the limit)."""
+    camp = state["campaign"]
+    value = (camp.get("commitment_table") or camp.get("commitment") or {}).get("system")
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -201,7 +204,7 @@ def general(ctx: Ctx) -> None:
     c, lim, idx = commitment(state), limit(state), index(state)
     if lim is None or idx <= lim:
         return
-    heavy = idx * 100 >= c * R["heavy_losses_percent"]
+    heavy = net_vp(state) * 100 >= c * R["heavy_losses_percent"]  # STF 12.6: net losses (12.4), not the index
     retire_on = list(R["heavy_retire_on"] if heavy else R["retire_on"])
     rule = "STF 12.6" if heavy else "STF 12.5"
     roll = ctx.roll(1, 6, seat="system", purpose="retirement", rule=rule,

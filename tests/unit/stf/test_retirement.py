@@ -105,6 +105,24 @@ def test_stf_12_6_at_66_percent_of_the_commitment_it_retires_on_anything_but_a_s
     assert acts(out, "retirement check")[0]["detail"]["retire"] is False
 
 
+def test_stf_12_2_the_limit_is_half_the_commitment_the_1_5_table_gives_before_the_caribbean_adjustment():
+    st = terminal(47)  # the GameSystem's limit after STF 1.6's -5 in the Caribbean
+    st["campaign"]["commitment_table"] = {"Player": {"points": 21, "carriers": 1}, "system": 52}
+    assert retirement.limit(st) == 26
+
+
+def test_stf_12_6_net_losses_not_the_squadrons_of_the_index_make_the_66_percent():
+    st = terminal(30)
+    st["units"]["kiev"]["air"] = {"L": 0, "M": 3, "H": 2, "EW": 1, "AEW": 0}
+    st = sink(st, "kirov", "slava", "udaloy")  # net losses 17: under 66% of 30 (19.8)
+    _, st = play({**st, "phase": "Combat"}, {"kind": "report", "squadrons_destroyed": ["kiev:M", "kiev:H"]})
+    st = {**st, "phase": "Terminal"}
+    assert retirement.net_vp(st) == 17 and retirement.index(st) == 21  # the index is over 19.8, the losses not
+    out, _ = run_step(st, "retirement", FixedDice(5))
+    check = acts(out, "retirement check")[0]
+    assert check["rule"] == "STF 12.5" and check["detail"]["retire"] is False  # 12.5: only a 1 retires
+
+
 # ---- STF 12.7: a carrier without aircraft or flight deck ---------------------------------------------
 def carrier_group(nation: str = "Soviet", extra: dict | None = None) -> dict:
     st = combat_state("Terminal")
