@@ -749,7 +749,8 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
     """STF 7.8's band for a CV task force ``d`` hexes from the nearest Player task force(s);
     False when the band sends it on by the other rules."""
     state, gid, here = ctx.state, group["id"], group["hex"]
-    band = BANDS[max(2, d)] if d <= 7 else None
+    # the nearest band ("2 or fewer hexes") stands for every distance under it
+    band = BANDS[max(min(BANDS), d)] if d <= MOVE["cv_bands"]["applies_within"] else None
     if band is None:
         return False
     bb = any(has_class(state, g, "BB") for g in near)
