@@ -46,9 +46,15 @@ def test_the_commitment_is_sha256_of_the_canonical_json_of_game_seat_round_order
                              [{"kind": "advance"}], "00" * 16) == DOC_VECTOR
 
 
-DOC_VECTOR = hashlib.sha256(chain.canonical({
-    "game": "00000000-0000-0000-0000-000000000001", "seat": "Blue", "round": 1,
-    "orders": [{"kind": "advance"}], "salt": "00" * 16})).hexdigest()
+# docs/dice.md section 8: computed with sha256sum over the canonical JSON written out by hand.
+DOC_VECTOR = "5a0c5476ce0be133eee71eeceec1a79ca9d2e2ae8288dafb4cb04faa6730580d"
+
+
+def test_the_fixed_vector_is_the_one_docs_dice_md_gives():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "dice.md").read_text(encoding="utf-8")
+    assert DOC_VECTOR in text
 
 
 def test_FF_8_a_round_opens_once_every_side_has_joined_and_ordinary_orders_are_refused():
