@@ -197,3 +197,36 @@ def test_verify_names_the_line_of_a_reveal_that_does_not_match_its_commitment_ev
         prev = line["hash"]
     report = verify(lines)
     assert report.failures == [(at + 1, "the orders Blue revealed for round 1 do not match its commitment")]
+
+
+def test_the_log_replays_to_the_same_round_and_the_map_view_shows_what_the_aggregate_does():
+    from projections import folds
+
+    game = sealed_game()
+    orders = [{"kind": "roll", "dice": "1d6", "purpose": "p"}]
+    salt = commit(game, "Blue", orders)
+    red_salt = commit(game, "Red", [])
+    game.reveal("Blue", orders, salt, seed_for)
+    game.reveal("Red", [], red_salt, seed_for)
+    commit(game, "Red", [{"kind": "note", "text": "n"}])
+    lines = [to_line(e) for e in game.pending_events]
+    replayed = None
+    for line in lines:  # as warlog import folds a file
+        replayed = folds.to_event(line, "freeform").mutate(replayed)
+    assert replayed.sealed == game.sealed and replayed.sealed_rounds == 2
+    view = folds.fold("map", lines)
+    assert folds.sealed_of(view) == game.sealed_status() and view["whose_move"] == game.whose_move() == ["Blue"]
+
+
+def test_a_revealed_private_note_is_redacted_for_the_other_seats_with_its_salt():
+    game = sealed_game()
+    orders = [{"kind": "note", "text": "SECRET-FORD", "private": True}, {"kind": "note", "text": "open"}]
+    salt = commit(game, "Blue", orders)
+    commit(game, "Red", [])
+    game.reveal("Blue", orders, salt, seed_for)
+    line = to_line(game.pending_events[-1])
+    rules = game.rules
+    seen = rules.redact(line["type"], line["data"], "Red")
+    assert "SECRET-FORD" not in json.dumps(seen) and seen["salt"] is None
+    assert seen["orders"][1] == {"kind": "note", "text": "open"}
+    assert rules.redact(line["type"], line["data"], "Blue") == line["data"]
