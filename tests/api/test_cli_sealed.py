@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import stat
 
+from domain import chain
 from tests.api import test_client
 from tests.api.test_client import started_game
 
@@ -15,7 +16,7 @@ server, alice, bob, clean_env = test_client.server, test_client.alice, test_clie
 FIRE = json.dumps({"kind": "roll", "dice": "2d6", "purpose": "ALICE-BARRAGE"})
 
 
-def test_seal_keeps_salt_and_orders_in_the_0600_config_and_reveal_carries_them_out(server, alice, bob):
+def test_seal_keeps_salt_and_orders_in_the_0600_config_and_reveal_carries_them_out(server, alice, bob, tmp_path):
     game_id = started_game(server, alice, bob, sealed_orders=True)
     code, out, err = alice("state", game_id)
     assert code == 0 and "sealed-orders round 1 (FF 8): committed nobody; revealed nobody; to seal: Blue, Red" in out
@@ -45,6 +46,23 @@ def test_seal_keeps_salt_and_orders_in_the_0600_config_and_reveal_carries_them_o
     assert alice.json("state", game_id)["sealed"]["round"] == 2
     code, out, err = alice("reveal", game_id)
     assert code == 2 and "no orders of Blue sealed for round 2" in err
+
+    # The export verifies offline, the reveals checked against their commitments; an altered
+    # reveal, every hash recomputed after it, fails naming its line.
+    path = tmp_path / "game.jsonl"
+    assert alice("export", game_id, "-o", path, "--server", server.url)[0] == 0
+    code, out, err = alice("verify", path)
+    assert code == 0 and "2 sealed-orders reveal(s) verified" in out, out
+    lines = [json.loads(t) for t in path.read_text().splitlines()]
+    at = next(i for i, line in enumerate(lines) if line["type"] == "OrderRevealed" and line["data"]["seat"] == "Blue")
+    lines[at]["data"]["orders"][0]["dice"] = "3d6"
+    prev = chain.GENESIS
+    for line in lines:
+        line["prev_hash"] = prev
+        line["hash"] = prev = chain.line_hash(line)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = alice("verify", path)
+    assert code == 1 and f"line {at + 1}: the orders Blue revealed for round 1 do not match its commitment" in out
 
 
 def test_seal_outside_a_sealed_round_says_so(server, alice, bob):
