@@ -377,8 +377,8 @@
     var box = W.clear($("result"));
     box.dataset.version = String(result.version);
     $("result-box").hidden = false;
-    box.appendChild(W.el("p", { class: "hint", text: "Order " + (order && order.kind ? order.kind + " " : "") +
-                                "recorded at version " + result.version + " · chain head " +
+    box.appendChild(W.el("p", { class: "hint", text: (order ? "Order " + (order.kind ? order.kind + " " : "") + "recorded" : "Recorded") +
+                                " at version " + result.version + " · chain head " +
                                 String(result.chain_head || "").slice(0, 16) + "…" }));
     var list = W.el("ul", { class: "plain result-lines" });
     (result.events || []).forEach(function (line) {
