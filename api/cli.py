@@ -1056,6 +1056,64 @@ def cmd_order(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, f"order {order_id} recorded:"))
 
 
+def _sealed_round(client, game_id: str) -> tuple[str, dict]:
+    """The caller's seat (as the server names it) and the open sealed-orders round."""
+    seat = client.legal_orders(game_id).get("seat")
+    round_ = client.state(game_id).get("sealed")
+    if not round_:
+        raise UsageError(f"game {game_id} has no sealed-orders round open: give orders with 'warlog order'")
+    return seat, round_
+
+
+def cmd_seal(args: argparse.Namespace) -> int:
+    """Seal orders: a fresh salt of 256 random bits is kept with the orders in the 0600 config
+    (before anything is sent, so a lost answer loses nothing); only the commitment is sent."""
+    import secrets
+
+    from domain import sealed
+
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    orders = [_json_object(raw, f"order {n}") for n, raw in enumerate(args.orders, start=1)]
+    if not orders and not args.none:
+        raise UsageError("give the orders to seal (each a JSON object), or --none to seal no orders this round")
+    client = session.client(game_id, "seat")
+    seat, round_ = _sealed_round(client, game_id)
+    kept = (session.entry(game_id).get("sealed") or {}).get(seat)
+    if kept and kept.get("round") == round_["round"]:
+        if kept["orders"] != orders:  # one commitment a round: never a second with a new salt
+            raise UsageError(f"{seat} sealed other orders for round {round_['round']} already (kept in "
+                             f"{session.path}); a commitment cannot be changed: reveal them with "
+                             f"'warlog reveal {game_id}'")
+        salt = kept["salt"]  # the same orders again: the same commitment, recorded at most once
+    else:
+        salt = secrets.token_hex(32)
+    commitment = sealed.commitment(game_id, seat, round_["round"], orders, salt)
+    session.remember(game_id, sealed={seat: {"round": round_["round"], "orders": orders, "salt": salt,
+                                              "commitment": commitment}})
+    result = client.seal(game_id, commitment)
+    return _emit(args, result, lambda r: _print_result(
+        r, f"{seat} sealed {len(orders)} order(s) for round {round_['round']}; the orders and salt are kept in "
+           f"{session.path} until 'warlog reveal {game_id}':"))
+
+
+def cmd_reveal(args: argparse.Namespace) -> int:
+    """Reveal the orders and salt kept by 'seal'; forgotten from the config once recorded."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    seat, round_ = _sealed_round(client, game_id)
+    kept = (session.entry(game_id).get("sealed") or {}).get(seat)
+    if not kept or kept.get("round") != round_["round"]:
+        raise UsageError(f"no orders of {seat} sealed for round {round_['round']} are kept in {session.path}: "
+                         f"seal them first ('warlog seal {game_id} ORDER...')")
+    result = client.reveal(game_id, kept["orders"], kept["salt"])
+    config = load_config(session.path)  # the orders are in the log now: the salt is no secret to keep
+    (config["games"].get(game_id, {}).get("sealed") or {}).pop(seat, None)
+    save_config(config, session.path)
+    return _emit(args, result, lambda r: _print_result(r, f"{seat} revealed its orders of round {round_['round']}:"))
+
+
 def cmd_take_back(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1200,6 +1258,12 @@ def cmd_state(args: argparse.Namespace) -> int:
             for area, side in state["control"].items():
                 held.setdefault(side or "nobody", []).append(names.get(area, area))
             say("control: " + "; ".join(f"{side} {', '.join(areas)}" for side, areas in held.items()))
+        round_ = b.get("sealed")
+        if round_:
+            waiting = round_["must_commit"] or round_["must_reveal"]
+            say(f"sealed-orders round {round_['round']} ({round_['rule']}): committed "
+                f"{', '.join(round_['committed']) or 'nobody'}; revealed {', '.join(round_['revealed']) or 'nobody'}; "
+                f"{'to seal' if round_['must_commit'] else 'to reveal'}: {', '.join(waiting)}")
         for d in state.get("pending") or []:
             if isinstance(d, dict):
                 say(f"waiting for {d.get('seat')}: {d.get('prompt') or d.get('kind')} ({d.get('rule')}; "
@@ -1444,9 +1508,9 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 
 CLIENT_EPILOG = f"""\
-Client commands (new, sandbox, join, games, show, legal, order, state, history, dice, watch, take-back,
-answer-take-back, concede, client-seed, standing, umpire-token, umpire-propose, umpire-answer, umpire-tokens,
-umpire-revoke, replay, stats, and export with a server) talk to a warlog server: --server or
+Client commands (new, sandbox, join, games, show, legal, order, seal, reveal, state, history, dice, watch,
+take-back, answer-take-back, concede, client-seed, standing, umpire-token, umpire-propose, umpire-answer,
+umpire-tokens, umpire-revoke, replay, stats, and export with a server) talk to a warlog server: --server or
 WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
@@ -1551,6 +1615,26 @@ def add_client_commands(sub) -> None:
                    action=_JsonOption,
                    help="print the raw JSON response; with ORDER (a JSON object), send that order")
     p.set_defaults(func=cmd_order, json_out=False)
+
+    p = sub.add_parser(
+        "seal", help="seal your orders for the open sealed-orders round (only their hash is sent)",
+        description="Seal orders (docs/api.md, Sealed orders): each ORDER is a JSON object as 'order --json' "
+                    "takes it, carried out in the order given. A salt of 256 random bits is made here and kept "
+                    "with the orders in the client config (mode 0600) until 'warlog reveal'; only the "
+                    "commitment, SHA-256 of {game, seat, round, orders, salt}, is sent. Sealing the same "
+                    "orders again sends the same commitment; other orders for the same round are refused.")
+    p.add_argument("game_id")
+    p.add_argument("orders", nargs="*", metavar="ORDER", help="an order as a JSON object, e.g. "
+                                                                "'{\"kind\": \"roll\", \"dice\": \"2d6\", "
+                                                                "\"purpose\": \"fire\"}'")
+    p.add_argument("--none", action="store_true", help="seal no orders this round")
+    _add_access(p)
+    p.set_defaults(func=cmd_seal)
+
+    p = sub.add_parser("reveal", help="reveal the orders you sealed for the open round, once every seat has sealed")
+    p.add_argument("game_id")
+    _add_access(p)
+    p.set_defaults(func=cmd_reveal)
 
     p = sub.add_parser("state", help="the game's state now, or as it was (--at SEQ, --turn N [--phase P])")
     p.add_argument("game_id")

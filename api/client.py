@@ -279,6 +279,14 @@ class WarlogClient:
             headers["If-Match"] = f'"{int(if_match)}"'
         return self._json("POST", f"/games/{_quote(game_id)}/orders", body=order, headers=headers)
 
+    def seal(self, game_id: str, commitment: str) -> dict:
+        """Commit to the seat's orders of the open sealed round (docs/api.md, "Sealed orders")."""
+        return self._json("POST", f"/games/{_quote(game_id)}/sealed", body={"commitment": commitment})
+
+    def reveal(self, game_id: str, orders: list, salt: str) -> dict:
+        """Reveal the seat's sealed orders and salt; checked by the server against the commitment."""
+        return self._json("POST", f"/games/{_quote(game_id)}/sealed/reveal", body={"orders": orders, "salt": salt})
+
     def legal_orders(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/legal-orders")
 

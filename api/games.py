@@ -386,6 +386,31 @@ def submit_order(game_id: str):
     return _etag(response, result.version)
 
 
+@bp.post("/games/<game_id>/sealed")
+def seal_orders(game_id: str):
+    """Commit to the seat's orders of the open sealed round: only their hash is sent and kept."""
+    caller = caller_for(game_id, need=SEAT)
+    body = load(schemas.SealedCommit)
+    return _sealed_response(caller, service().seal(caller.game_id, caller.seat, body["commitment"]))
+
+
+@bp.post("/games/<game_id>/sealed/reveal")
+def reveal_orders(game_id: str):
+    """Reveal the seat's sealed orders and salt; the server checks them against the commitment."""
+    caller = caller_for(game_id, need=SEAT)
+    body = load(schemas.SealedReveal)
+    return _sealed_response(caller, service().reveal(caller.game_id, caller.seat, body["orders"], body["salt"]))
+
+
+def _sealed_response(caller: Caller, result):
+    """201 with what was recorded; the same commitment or reveal again: 200, its first line."""
+    response = jsonify(result_body(caller, result))
+    response.status_code = 200 if result.replayed else 201
+    if result.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return _etag(response, result.version)
+
+
 @bp.get("/games/<game_id>/legal-orders")
 def legal_orders(game_id: str):
     caller = caller_for(game_id, need=SEAT)

@@ -47,6 +47,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "unknown_ruleset": (422, "Unknown ruleset"),
     "unknown_seat": (422, "Unknown seat"),
     "integrity_failure": (422, "The log does not verify"),
+    "commitment_mismatch": (422, "The revealed orders and salt do not match the seat's commitment; nothing was recorded"),
     "invalid_fork": (422, "A sandbox cannot start at this event"),
     "too_many_games": (429, "Too many games created from this address; retry later"),
     "stream_capacity": (503, "Too many open event streams; retry shortly"),

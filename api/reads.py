@@ -189,6 +189,8 @@ class StateBody(Schema):
     phase = fields.Raw(allow_none=True)
     whose_move = fields.List(fields.String())
     ended = fields.Dict(allow_none=True)
+    sealed = fields.Dict(allow_none=True, metadata={"description": "the open sealed-orders round: round, rule, "
+                         "seats, committed, revealed, must_commit, must_reveal (docs/api.md); null when none"})
     state = fields.Dict()
 
 
@@ -365,7 +367,8 @@ def state(game_id: str):
     at = view if seq == view["version"] else _map_at(caller.game_id, seq)
     shown = folds.render_state(at, caller.viewer)
     body = {"game_id": caller.game_id, "version": at["version"], "turn": shown.get("turn"),
-            "phase": shown.get("phase"), "whose_move": at["whose_move"], "ended": at["ended"], "state": shown}
+            "phase": shown.get("phase"), "whose_move": at["whose_move"], "ended": at["ended"],
+            "sealed": folds.sealed_of(at), "state": shown}
     return _etag(jsonify(dump(StateBody, body)), view["version"])
 
 

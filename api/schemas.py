@@ -88,6 +88,23 @@ class TakeBackRequest(Schema):
                            metadata={"description": "free text; tab and newline allowed, no other control character"})
 
 
+class SealedCommit(Schema):
+    """A seat's commitment to its orders of the open sealed round (docs/dice.md, "Sealed orders")."""
+
+    commitment = fields.String(required=True, metadata={
+        "description": "SHA-256 (64 lowercase hex digits) of the canonical JSON of {game, seat, round, orders, "
+                       "salt}; the orders and the salt stay with the client until the reveal"})
+
+
+class SealedReveal(Schema):
+    """A seat's sealed orders and the salt, revealed once every seat of the round has committed."""
+
+    orders = fields.List(fields.Raw(), required=True, metadata={
+        "description": "the orders sealed, in the order sealed: 0 to 20 order objects, each at most 16 KiB of JSON"})
+    salt = fields.String(required=True, metadata={
+        "description": "the salt sealed with them: 32 to 128 lowercase hex digits (at least 128 random bits)"})
+
+
 class TakeBackAnswer(Schema):
     accept = fields.Boolean(required=True)
 

@@ -67,6 +67,17 @@ class IdempotencyConflict(WarlogError):
     code = "idempotency_conflict"
 
 
+class CommitmentMismatch(WarlogError):
+    """A sealed-orders reveal does not hash to the seat's commitment (domain/sealed.py): the
+    orders or the salt are not those sealed. Nothing is recorded."""
+
+    code = "commitment_mismatch"
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(f"{rule}: {message}" if rule else message)
+        self.rule = rule
+
+
 class GameNotFound(WarlogError):
     code = "game_not_found"
 

@@ -506,9 +506,61 @@ class UmpireRevoked(GameEvent):
     reason: str
 
 
+# Sealed orders (docs/dice.md, "Sealed orders"): every seat of a round commits, then reveals ----
+class SealedRoundOpened(GameEvent):
+    """A sealed-orders round opens under ``rule``: each of ``seats`` commits to its orders, then
+    reveals them; until the round is carried out, ordinary orders are refused."""
+
+    round: int
+    rule: str
+    seats: list
+
+
+class OrderSealed(GameEvent):
+    """``seat`` committed to its orders of ``round``: ``commitment`` is SHA-256 of the orders and a
+    client-chosen salt (domain/sealed.py); the server never sees the orders before the reveal."""
+
+    seat: str
+    round: int
+    commitment: str
+
+
+class OrderRevealed(GameEvent):
+    """``seat`` revealed its orders of ``round`` and the salt; they hash to its commitment."""
+
+    seat: str
+    round: int
+    orders: list
+    salt: str
+
+
+class SealedOrdersCarriedOut(GameEvent):
+    """Every seat of ``round`` revealed: its orders are carried out in ``sequence`` (a list of
+    ``{seat, index, order_id}``, the order ``rule`` says), each as an OrderAccepted and its
+    outcome, or a SealedOrderRefused."""
+
+    round: int
+    rule: str
+    sequence: list
+
+
+class SealedOrderRefused(GameEvent):
+    """A revealed order the rules refused when its turn came (the rest went on): ``rule`` and
+    ``reason`` as an ordinary order's refusal would give them."""
+
+    seat: str
+    round: int
+    index: int
+    order_id: str
+    order: dict
+    rule: str | None
+    reason: str
+
+
 # Commands other than orders: each ends the run of the order before it, so neither they nor what
 # they cause belong to an order (take-back ranges, history operations, superseded marks).
 COMMAND_EVENTS = (SeatJoined, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
                   UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked,
-                  StandingOrderSet, StandingOrderCancelled)
+                  StandingOrderSet, StandingOrderCancelled,
+                  SealedRoundOpened, OrderSealed, OrderRevealed, SealedOrdersCarriedOut, SealedOrderRefused)
 COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

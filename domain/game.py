@@ -16,9 +16,10 @@ from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
 
-from domain import chain, dice, storable
+from domain import chain, dice, sealed as sealing, storable
 from domain import events as ev
 from domain.errors import (
+    CommitmentMismatch,
     IdempotencyConflict,
     IntegrityFailure,
     InvalidOrder,
@@ -54,6 +55,22 @@ _CLOSES_EPOCH = (ev.TurnAdvanced, ev.GameEnded)
 def _order_digest(seat: str, order: dict, salt: str) -> str:
     """What an order id is bound to: the seat and the order, salted (see OrderAccepted)."""
     return chain.digest({"seat": seat, "order": order, "salt": salt})
+
+
+SEALED_ID_PREFIX = "sealed:"  # the ids of revealed sealed orders (domain/sealed.py order_id)
+
+
+def sealed_status(round_: dict | None) -> dict | None:
+    """What anyone may see of an open sealed-orders round (the aggregate's or the map view's):
+    who has committed and revealed, who must commit and, once all have, who must reveal."""
+    if round_ is None:
+        return None
+    seats, committed, revealed = round_["seats"], round_["commitments"], round_["revealed"]
+    must_commit = [s for s in seats if s not in committed]
+    return {"round": round_["round"], "rule": round_["rule"], "seats": list(seats),
+            "committed": [s for s in seats if s in committed], "revealed": [s for s in seats if s in revealed],
+            "must_commit": must_commit,
+            "must_reveal": [] if must_commit else [s for s in seats if s not in revealed]}
 
 
 def _umpire_name(value: Any, error: type) -> str:
@@ -187,6 +204,10 @@ class Game(Aggregate):
     # position; {"source", "at", "at_hash", "by"} of a sandbox. Class defaults, for old snapshots.
     position: dict | None = None
     sandbox: dict | None = None
+    # The sealed-orders round open now ({"round", "rule", "seats", "commitments": {seat: {commitment,
+    # seq}}, "revealed": {seat: {orders, salt, seq}}}) and the number of the last round opened.
+    sealed: dict | None = None
+    sealed_rounds: int = 0
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -312,7 +333,15 @@ class Game(Aggregate):
             return []
         if self.take_back is not None:
             return [s for s in self.human_seats() if s != self.take_back["seat"]]
+        if self.sealed is not None:
+            found = self.sealed_status()
+            return found["must_commit"] or found["must_reveal"]
         return self.rules.actors(self.state)
+
+    def sealed_status(self) -> dict | None:
+        """The sealed-orders round open now: its number, rule and seats, who has committed and who
+        revealed, and who must still commit (or, once all have, reveal); None when none is open."""
+        return sealed_status(self.sealed)
 
     def legal_orders(self, seat: str) -> list[dict]:
         if seat not in self.whose_move() or self.take_back is not None:
@@ -344,6 +373,7 @@ class Game(Aggregate):
             # The last seat joined: epoch 0 opens, then the server's set-up rolls, if any.
             self._open_epoch(seed_for(self.dice["epoch"]))
             self._opening(seed_for)
+            self._open_sealed_round()
 
     def change_client_seed(self, seat: str, client_seed: str) -> None:
         self._check_seat(seat)
@@ -371,6 +401,12 @@ class Game(Aggregate):
                 raise IdempotencyConflict(
                     f"order id {order_id!r} was already used for a different order")
             return seen["first"], seen["last"]
+        if order_id.startswith(SEALED_ID_PREFIX):
+            raise InvalidOrder(f"order ids starting {SEALED_ID_PREFIX!r} are the server's, for revealed "
+                               "sealed orders", field="order_id")
+        if self.sealed is not None and not self.is_ended:
+            raise RuleViolation(self.sealed["rule"], f"sealed-orders round {self.sealed['round']} is open: "
+                                "orders are sealed and revealed (POST .../sealed), not given one by one")
         self._check_may_act(seat)
         roller = Roller(self, seed_for)
         outcomes = self.rules.decide(self.state, seat, order, roller)
@@ -381,7 +417,130 @@ class Game(Aggregate):
                            digest=_order_digest(seat, order, salt), salt=salt)
         self._record(outcomes, seed_for)
         self._answer_by_standing_orders(seed_for)
+        self._open_sealed_round()
         return first, self.version
+
+    # ------------------------------------------------------------------------ sealed orders --
+    def seal(self, seat: str, commitment: str) -> int | None:
+        """``seat`` commits to its orders of the open round (docs/dice.md, "Sealed orders").
+        The same commitment again records nothing and returns the seq of the first; a different
+        one is refused (a commitment is never changed)."""
+        round_ = self._check_sealed_seat(seat)
+        found = sealing.commitment_problem(commitment)
+        if found:
+            raise InvalidOrder(found, rule=round_["rule"], field="commitment")
+        held = round_["commitments"].get(seat)
+        if held is not None:
+            if held["commitment"] == commitment:
+                return held["seq"]
+            raise RuleViolation(round_["rule"], f"{seat} has sealed its orders for round {round_['round']} "
+                                                "already; a commitment cannot be changed")
+        self.trigger_event(ev.OrderSealed, seat=seat, round=round_["round"], commitment=commitment)
+        return None
+
+    def reveal(self, seat: str, orders: Any, salt: Any, seed_for: SeedFor) -> int | None:
+        """``seat`` reveals its sealed orders and salt; checked against its commitment. The last
+        reveal of the round carries every revealed order out, in the ruleset's order. The same
+        reveal again records nothing and returns the seq of the first."""
+        round_ = self._check_sealed_seat(seat)
+        rule = round_["rule"]
+        if seat not in round_["commitments"]:
+            raise RuleViolation(rule, f"{seat} has not sealed its orders for round {round_['round']}: "
+                                      "seal them first, then reveal")
+        waiting = [s for s in round_["seats"] if s not in round_["commitments"]]
+        if waiting:
+            raise RuleViolation(rule, f"the reveal waits until every seat has sealed its orders; "
+                                      f"waiting for {', '.join(waiting)}")
+        found = sealing.salt_problem(salt)
+        if found:
+            raise InvalidOrder(found, rule=rule, field="salt")
+        found = sealing.orders_problem(orders, MAX_ORDER_BYTES)
+        if found:
+            raise InvalidOrder(found, rule=rule, field="orders")
+        _storable("orders", orders, "orders")
+        shown = round_["revealed"].get(seat)
+        if shown is not None:
+            if shown["orders"] == orders and shown["salt"] == salt:
+                return shown["seq"]
+            raise RuleViolation(rule, f"{seat} has revealed its orders for round {round_['round']} already")
+        want = round_["commitments"][seat]["commitment"]
+        if sealing.commitment(str(self.id), seat, round_["round"], orders, salt) != want:
+            raise CommitmentMismatch(f"the orders and salt revealed do not hash to {seat}'s commitment for "
+                                     f"round {round_['round']} ({want}); nothing was recorded", rule=rule)
+        self.trigger_event(ev.OrderRevealed, seat=seat, round=round_["round"], orders=orders, salt=salt)
+        if all(s in self.sealed["revealed"] for s in round_["seats"]):
+            self._carry_out_sealed(seed_for)
+        return None
+
+    def _check_sealed_seat(self, seat: str) -> dict:
+        """The open round, once ``seat`` may seal or reveal in it."""
+        self._check_seat(seat)
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat is played by the server")
+        if self.is_ended:
+            raise RuleViolation(self.rules.end_rule, "the game has ended")
+        if not self.started:
+            waiting = [s for s in self.human_seats() if not self.seats[s]["handle"]]
+            raise RuleViolation("seats", f"the game starts when every seat has joined; waiting for {', '.join(waiting)}")
+        if self.sealed is None:
+            raise RuleViolation(self.rules.sequence_rule or self.ruleset, "no sealed-orders round is open: "
+                                                                          "give orders one by one")
+        if seat not in self.sealed["seats"]:
+            raise NotYourMove(self.sealed["rule"], f"{seat} has no orders to seal in round {self.sealed['round']}; "
+                                                   f"its seats are {', '.join(self.sealed['seats'])}")
+        return self.sealed
+
+    def _carry_out_sealed(self, seed_for: SeedFor) -> None:
+        """Every seat revealed: carry the orders out in the ruleset's order, each as an ordinary
+        order (OrderAccepted and its outcome, dice included) or, if the rules refuse it now, a
+        SealedOrderRefused naming the rule; then the next round opens if the rules say so."""
+        round_, rules = self.sealed, self.rules
+        revealed = {seat: round_["revealed"][seat]["orders"] for seat in round_["seats"]}
+        pairs = [tuple(p) for p in rules.sealed_sequence(self.state, list(round_["seats"]), revealed)]
+        every = [(seat, index) for seat in round_["seats"] for index in range(len(revealed[seat]))]
+        if sorted(pairs) != sorted(every):
+            raise RulesetBug(f"ruleset {self.ruleset}'s sealed_sequence must name every revealed order once")
+        sequence = [{"seat": seat, "index": index, "order_id": sealing.order_id(round_["round"], seat, index)}
+                    for seat, index in pairs]
+        self.trigger_event(ev.SealedOrdersCarriedOut, round=round_["round"], rule=round_["rule"], sequence=sequence)
+        for entry in sequence:
+            seat, index, order_id = entry["seat"], entry["index"], entry["order_id"]
+            order = revealed[seat][index]
+            refused = None
+            if self.is_ended:
+                refused = (rules.end_rule or None, "the game ended before this order's turn came")
+            else:
+                roller = Roller(self, seed_for)
+                try:
+                    outcomes = rules.decide(self.state, seat, order, roller)
+                except InvalidOrder as exc:
+                    refused = (exc.rule, exc.message)
+                except RuleViolation as exc:
+                    refused = (exc.rule, exc.message)
+            if refused is not None:
+                self.trigger_event(ev.SealedOrderRefused, seat=seat, round=round_["round"], index=index,
+                                   order_id=order_id, order=order, rule=refused[0], reason=refused[1])
+                continue
+            self._check_outcomes(outcomes, roller)
+            salt = secrets.token_hex(16)
+            self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
+                               digest=_order_digest(seat, order, salt), salt=salt)
+            self._record(outcomes, seed_for)
+            self._answer_by_standing_orders(seed_for)
+        self._open_sealed_round()
+
+    def _open_sealed_round(self) -> None:
+        """Open a sealed-orders round when none is open and the ruleset says one opens now."""
+        if self.sealed is not None or not self.started or self.is_ended or self.take_back is not None:
+            return
+        found = self.rules.sealed_phase(self.state, self.options or {})
+        if not found:
+            return
+        seats = list(found["seats"])
+        if not seats or not set(seats) <= set(self.human_seats()) or len(set(seats)) != len(seats):
+            raise RulesetBug(f"ruleset {self.ruleset}'s sealed_phase names seats {seats}, not some of "
+                             f"{self.human_seats()}")
+        self.trigger_event(ev.SealedRoundOpened, round=self.sealed_rounds + 1, rule=found["rule"], seats=seats)
 
     # ---------------------------------------------------------------------- standing orders --
     def set_standing_order(self, seat: str, policy_id: str, decision_kind: str, policy: Any) -> None:
@@ -480,6 +639,9 @@ class Game(Aggregate):
     def request_take_back(self, seat: str, reason: str = "") -> None:
         rule = self._take_back_rule()
         self._check_seat(seat)
+        if self.sealed is not None and not self.is_ended:
+            raise RuleViolation(self.sealed["rule"], "no take-backs while a sealed-orders round is open: "
+                                                     "the other seats sealed their orders against this position")
         last = self.last_order
         if self.is_ended:
             # The ending closed the last dice epoch and settled the result: nothing to go back to.
@@ -746,5 +908,21 @@ class Game(Aggregate):
         mine = {k: v for k, v in self._standing().get(e.seat, {}).items() if k != e.policy_id}
         self.standing_orders = {**self._standing(), e.seat: mine}
 
+    def _on_SealedRoundOpened(self, e: ev.SealedRoundOpened) -> None:
+        self.sealed = {"round": e.round, "rule": e.rule, "seats": list(e.seats), "commitments": {}, "revealed": {}}
+        self.sealed_rounds = e.round
+
+    def _on_OrderSealed(self, e: ev.OrderSealed) -> None:
+        held = {**self.sealed["commitments"], e.seat: {"commitment": e.commitment, "seq": e.originator_version}}
+        self.sealed = {**self.sealed, "commitments": held}
+
+    def _on_OrderRevealed(self, e: ev.OrderRevealed) -> None:
+        shown = {**self.sealed["revealed"], e.seat: {"orders": e.orders, "salt": e.salt, "seq": e.originator_version}}
+        self.sealed = {**self.sealed, "revealed": shown}
+
+    def _on_SealedOrdersCarriedOut(self, e: ev.SealedOrdersCarriedOut) -> None:
+        self.sealed = None
+
     def _on_GameEnded(self, e: ev.GameEnded) -> None:
+        self.sealed = None
         self.ended = {"winner": e.winner, "level": e.level, "reason": e.reason, "rule": e.rule}

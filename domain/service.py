@@ -432,6 +432,28 @@ class Warlog(Application):
             raise Conflict(f"another order was recorded first; the game is now at version "
                            f"{winner.version}", current_version=winner.version) from None
 
+    def seal(self, game_id: str | UUID, seat: str, commitment: str) -> CommandResult:
+        """Record ``seat``'s commitment to its orders of the open sealed round (docs/dice.md,
+        "Sealed orders"); the same commitment again returns the first result."""
+        return self._sealed(game_id, lambda game: game.seal(seat, commitment))
+
+    def reveal(self, game_id: str | UUID, seat: str, orders: list, salt: str) -> CommandResult:
+        """Record ``seat``'s reveal, checked against its commitment; the last reveal of a round
+        carries the round's orders out. The same reveal again returns the first result."""
+        return self._sealed(game_id, lambda game: game.reveal(seat, orders, salt, self._seed_for(game)))
+
+    def _sealed(self, game_id: str | UUID, command) -> CommandResult:
+        def attempt(cached: CachedGame) -> CommandResult:
+            seen = command(cached.game)
+            if seen is not None:  # recorded before: that line again
+                return self._replay(cached.game, None, seen, seen)
+            return self._save(cached)
+
+        try:
+            return self._with_game(game_id, attempt)
+        except IntegrityError:
+            raise Conflict("another command was recorded first; reload and try again") from None
+
     def import_lines(self, text_lines: Iterable[str]) -> str:
         """Store a verified export as a game; refuses a file that does not verify, naming the line."""
         report, lines = verifying.verify_text(text_lines)
@@ -573,7 +595,7 @@ class Warlog(Application):
         return CommandResult(game_id=str(game.id), ruleset=game.ruleset, events=lines,
                              version=game.version, chain_head=game.chain_head, order_id=order_id)
 
-    def _replay(self, game: Game, order_id: str, first: int, last: int) -> CommandResult:
+    def _replay(self, game: Game, order_id: str | None, first: int, last: int) -> CommandResult:
         """The first result again: its events, and the version and chain head it ended at."""
         lines = self.lines(game.id, after=first - 1, limit=last - first + 1)
         return CommandResult(game_id=str(game.id), ruleset=game.ruleset, events=lines, version=last,

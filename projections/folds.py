@@ -19,7 +19,7 @@ from eventsourcing.utils import get_topic
 
 from domain import dice
 from domain.events import COMMAND_TYPES, event_class
-from domain.game import Game
+from domain.game import Game, sealed_status
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
 from domain.visibility import filter_lines, view_state
 from projections.narrate import describe
@@ -289,7 +289,7 @@ _GAME_TOPIC = get_topic(Game)
 def map_empty() -> dict:
     return {"version": 0, "game_id": None, "ruleset": None, "scenario": None, "state": None, "seats": {},
             "take_back": None, "ended": None, "whose_move": [], "chain_head": None, "last_activity": None,
-            "position": None, "sandbox": None}
+            "position": None, "sandbox": None, "sealed": None}
 
 
 def to_event(line: dict, ruleset: str | None = None) -> Any:
@@ -325,6 +325,9 @@ def map_apply(view: dict, line: dict, event: Any = None) -> dict:
         new["take_back"] = None
     elif kind == "GameEnded":
         new["ended"] = {"winner": d["winner"], "level": d["level"], "reason": d["reason"], "rule": d["rule"]}
+        new["sealed"] = None
+    elif kind in SEALED_TYPES:
+        new["sealed"] = sealed_apply(view.get("sealed"), kind, d, line["seq"])
     elif kind == "PositionSet":
         new["position"] = {"position": d["position"], "title": d["title"]}
     elif kind == "SandboxForked":
@@ -333,6 +336,27 @@ def map_apply(view: dict, line: dict, event: Any = None) -> dict:
     new["state"] = rules.evolve(view["state"], event if event is not None else to_event(line, new["ruleset"]))
     new["whose_move"] = whose_move(new)
     return new
+
+
+SEALED_TYPES = frozenset({"SealedRoundOpened", "OrderSealed", "OrderRevealed", "SealedOrdersCarriedOut"})
+
+
+def sealed_apply(round_: dict | None, kind: str, d: dict, seq: int) -> dict | None:
+    """The open sealed-orders round as the aggregate keeps it (Game.sealed): who has committed
+    (with the hash) and who revealed; read through ``sealed_status``, which shows no hash."""
+    if kind == "SealedRoundOpened":
+        return {"round": d["round"], "rule": d["rule"], "seats": list(d["seats"]), "commitments": {}, "revealed": {}}
+    if kind == "SealedOrdersCarriedOut" or round_ is None:
+        return None
+    if kind == "OrderSealed":
+        return {**round_, "commitments": {**round_["commitments"], d["seat"]: {"commitment": d["commitment"],
+                                                                              "seq": seq}}}
+    return {**round_, "revealed": {**round_["revealed"], d["seat"]: {"seq": seq}}}
+
+
+def sealed_of(view: dict) -> dict | None:
+    """What anyone may read of the open sealed-orders round (Game.sealed_status), or None."""
+    return sealed_status(view.get("sealed"))
 
 
 def human_seats(view: dict) -> list[str]:
@@ -352,6 +376,9 @@ def whose_move(view: dict) -> list[str]:
         return []
     if view["take_back"] is not None:
         return [s for s in human_seats(view) if s != view["take_back"]["seat"]]
+    found = sealed_of(view)
+    if found is not None:
+        return found["must_commit"] or found["must_reveal"]
     return find_ruleset(view["ruleset"]).actors(view["state"])
 
 

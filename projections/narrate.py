@@ -116,6 +116,12 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "UmpireAppointed": lambda d: f"{d['umpire']} is the umpire ({d['agreement']}" + (f": {', '.join(d['seats'])}" if d.get("seats") else "")
                                  + "), and sees hidden information",
     "UmpireRevoked": lambda d: f"{d['by']} ended {d['umpire']}'s role as umpire" + (f": {d['reason']}" if d.get("reason") else ""),
+    "SealedRoundOpened": lambda d: f"Sealed-orders round {d['round']} ({d['rule']}): {', '.join(d['seats'])} seal their orders",
+    "OrderSealed": lambda d: f"{d['seat']} sealed its orders for round {d['round']} (commitment {d['commitment'][:16]}…)",
+    "OrderRevealed": lambda d: f"{d['seat']} revealed {len(d['orders'])} order(s) for round {d['round']}",
+    "SealedOrdersCarriedOut": lambda d: f"Round {d['round']}'s orders are carried out ({d['rule']}): "
+                                        + (", ".join(f"{e['seat']} #{e['index'] + 1}" for e in d["sequence"]) or "none"),
+    "SealedOrderRefused": lambda d: f"{d['seat']}'s order #{d['index'] + 1} of round {d['round']} is refused: {d['reason']}",
     "PositionSet": lambda d: f"The game starts from position {d['position']}: {d['title']}",
     "SandboxForked": lambda d: (f"A sandbox of game {d['source']}, from its state right after event {d['at']} "
                                 f"(hash {d['at_hash'][:16]}…), forked by {d['by']}; its dice are its own"),

@@ -211,6 +211,101 @@
     showFields();
   }
 
+  // ---------------------------------------------------------------------- sealed orders ----
+  // A sealed-orders round (docs/api.md, "Sealed orders"): orders from the form are added to a
+  // draft; "Seal" keeps the orders and a fresh 128-bit salt in localStorage, then sends only
+  // SHA-256 of the canonical JSON of {game, seat, round, orders, salt}; "Reveal" sends them.
+  var SEALED = "warlog:sealed:";
+
+  function sealedRound() { return state && state.sealed ? state.sealed : null; }
+
+  function sealedKept(seat) {
+    try { return JSON.parse(localStorage.getItem(SEALED + gameId + ":" + seat) || "null"); } catch (e) { return null; }
+  }
+
+  function keepSealed(seat, value) {
+    if (value) localStorage.setItem(SEALED + gameId + ":" + seat, JSON.stringify(value));
+    else localStorage.removeItem(SEALED + gameId + ":" + seat);
+  }
+
+  /** Python's json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False). */
+  function canonical(value) {
+    if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
+    if (value && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (k) { return JSON.stringify(k) + ":" + canonical(value[k]); }).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+
+  function hex(bytes) {
+    return Array.prototype.map.call(new Uint8Array(bytes), function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  async function commitmentOf(seat, round, orders, salt) {
+    var text = canonical({ game: gameId, seat: seat, round: round, orders: orders, salt: salt });
+    return hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  }
+
+  /** The seat's draft for the open round (orders not yet sealed), or what it sealed. */
+  function sealedDraft(seat, round) {
+    var kept = sealedKept(seat);
+    return kept && kept.round === round ? kept : { round: round, orders: [] };
+  }
+
+  function renderSealed() {
+    var round = sealedRound(), mine = W.keys.seat(gameId), box = $("sealed-box");
+    box.hidden = !round;
+    $("send").textContent = round ? "Add to sealed orders" : "Send order";
+    if (!round) return;
+    $("takeback").hidden = true;  // no take-backs while a round is open (the server refuses them)
+    var waiting = round.must_commit.length ? round.must_commit : round.must_reveal;
+    $("sealed-round").textContent = "Round " + round.round + " (" + round.rule + "): sealed by " +
+      (round.committed.join(", ") || "nobody") + "; revealed by " + (round.revealed.join(", ") || "nobody") + "; " +
+      (round.must_commit.length ? "to seal: " : "to reveal: ") + waiting.join(", ") + ".";
+    var inRound = mine && round.seats.indexOf(mine.seat) >= 0;
+    $("sealed-mine").hidden = !inRound;
+    if (!inRound) return;
+    var draft = sealedDraft(mine.seat, round.round), sealedAlready = round.committed.indexOf(mine.seat) >= 0;
+    var list = W.clear($("sealed-draft"));
+    draft.orders.forEach(function (order, k) {
+      list.appendChild(W.el("li", { class: "sealed-order", text: (k + 1) + ". " + canonical(order) + " " },
+        draft.salt ? null : W.el("button", { type: "button", class: "quiet", text: "Remove", "aria-label": "Remove sealed order " + (k + 1),
+                                             onclick: function () { draft.orders.splice(k, 1); keepSealed(mine.seat, draft); renderSealed(); } })));
+    });
+    if (!draft.orders.length) list.appendChild(W.el("li", { class: "hint", text: sealedAlready ? "Sealed in another browser, or no orders." : "No orders yet: add them with the form below (none is allowed)." }));
+    $("seal").disabled = sealedAlready;
+    $("reveal").disabled = !sealedAlready || round.must_commit.length > 0 || round.revealed.indexOf(mine.seat) >= 0 || !draft.salt;
+  }
+
+  async function sealOrders() {
+    var mine = W.keys.seat(gameId), round = sealedRound();
+    if (!mine || !round) return;
+    var draft = sealedDraft(mine.seat, round.round);
+    if (!window.crypto || !crypto.subtle) { W.status("Sealing needs a secure page (https): this browser offers no SHA-256 here.", "error"); return; }
+    if (!draft.salt) {
+      var salt = new Uint8Array(16);
+      crypto.getRandomValues(salt);
+      draft.salt = hex(salt);
+      draft.commitment = await commitmentOf(mine.seat, round.round, draft.orders, draft.salt);
+      keepSealed(mine.seat, draft);  // kept before sending: a lost answer loses nothing
+    }
+    var res = await W.api("/api/v1/games/" + gameId + "/sealed", { method: "POST", body: { commitment: draft.commitment }, token: mine.token });
+    if (res.ok) showResult(res.body, null);
+    W.status(res.ok ? "Sealed " + draft.orders.length + " order(s) for round " + round.round + "; reveal them once every seat has sealed."
+                    : "Not sealed: " + W.problem(res), res.ok ? "ok" : "error");
+    await refresh();
+  }
+
+  async function revealOrders() {
+    var mine = W.keys.seat(gameId), round = sealedRound();
+    if (!mine || !round) return;
+    var draft = sealedDraft(mine.seat, round.round);
+    var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token });
+    if (res.ok) { keepSealed(mine.seat, null); showResult(res.body, null); }
+    W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + W.problem(res), res.ok ? "ok" : "error");
+    await refresh();
+  }
+
   // ---------------------------------------------------------------------------- sending ----
   async function send(e) {
     e.preventDefault();
@@ -237,6 +332,16 @@
       }
     } catch (err) {
       W.status("Not sent: " + err.message, "error");
+      return;
+    }
+    var round = sealedRound();
+    if (round) {  // a sealed-orders round: the order joins the draft, sent only when revealed
+      var draft = sealedDraft(mine.seat, round.round);
+      if (draft.salt) { W.status("Your orders for round " + round.round + " are sealed already.", "error"); return; }
+      draft.orders.push(order);
+      keepSealed(mine.seat, draft);
+      W.status("Added to your sealed orders (" + draft.orders.length + "); seal them when they are all there.", "ok");
+      renderSealed();
       return;
     }
     pendingKey = pendingKey || W.uuid();
@@ -272,8 +377,8 @@
     var box = W.clear($("result"));
     box.dataset.version = String(result.version);
     $("result-box").hidden = false;
-    box.appendChild(W.el("p", { class: "hint", text: "Order " + (order && order.kind ? order.kind + " " : "") +
-                                "recorded at version " + result.version + " · chain head " +
+    box.appendChild(W.el("p", { class: "hint", text: (order ? "Order " + (order.kind ? order.kind + " " : "") + "recorded" : "Recorded") +
+                                " at version " + result.version + " · chain head " +
                                 String(result.chain_head || "").slice(0, 16) + "…" }));
     var list = W.el("ul", { class: "plain result-lines" });
     (result.events || []).forEach(function (line) {
@@ -558,6 +663,7 @@
     renderStanding();
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
+    renderSealed();
     renderBoard();
     if (got[1].ok) renderLog(got[1].body);
     if (!follow && !summary.ended) startFollowing(token, summary.version);
@@ -627,6 +733,8 @@
     $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
     $("concede").addEventListener("click", concede);
+    $("seal").addEventListener("click", sealOrders);
+    $("reveal").addEventListener("click", revealOrders);
     $("seat").addEventListener("change", function () {
       var seat = this.value;
       W.keys.update(gameId, function (k) { k.active = seat; });

@@ -20,6 +20,10 @@ The contract (docs/rulesets.md says more):
   what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
 - ``opening(state, dice) -> list[outcome]``: the rolls the server makes for the ``system`` seat
   as soon as dice epoch 0 opens (set-up by dice); default none.
+- ``sealed_phase(state, options) -> {"rule", "seats"} | None``: whether a sealed-orders round
+  opens now (each of ``seats`` commits to its orders, then reveals them; docs/dice.md, "Sealed
+  orders"), and ``sealed_sequence(state, seats, revealed) -> [(seat, index)]``: the order the
+  revealed orders are carried out in; defaults: none, and seat order.
 - ``standing_policies() -> {decision_kind: Policy}``: the standing orders a seat may leave for
   decisions it may be asked while it is not to move; default none (``check_policy``,
   ``policy_answer`` and ``answer_order`` read it).
@@ -124,6 +128,19 @@ class Ruleset:
         """Outcomes the server records as soon as dice epoch 0 opens (the last seat joined), before
         any order: the rolls a set-up by dice makes for ``system`` (docs/rulesets.md). Default none."""
         return []
+
+    # Sealed orders (docs/dice.md, "Sealed orders"): none by default.
+    def sealed_phase(self, state: dict, options: dict) -> dict | None:
+        """``{"rule": rule, "seats": [seats]}`` when a sealed-orders round must open in ``state``
+        (checked whenever no round is open: after the game starts, after each order and after
+        each round is carried out); None (the default) for none."""
+        return None
+
+    def sealed_sequence(self, state: dict, seats: list[str], revealed: dict[str, list]) -> list[tuple[str, int]]:
+        """The order the revealed orders of a round are carried out in, as ``(seat, index)`` pairs
+        naming every order once; the default: the round's seats in their order, each seat's
+        orders in the order it sealed them."""
+        return [(seat, index) for seat in seats for index in range(len(revealed.get(seat, [])))]
 
     # Standing orders (docs/rulesets.md): a table of Policy by decision kind; none by default.
     def standing_policies(self) -> dict[str, Policy]:

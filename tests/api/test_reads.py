@@ -70,7 +70,8 @@ def test_state_now_has_the_contract_fields_and_the_version_as_etag(client):
     last = order(client, game, "Blue", {"kind": "note", "text": "dig in"}, "n1")
     r = client.get(url(game, "state"), headers=game.seats["Blue"])
     body = ok(r)
-    assert set(body) == {"game_id", "version", "turn", "phase", "whose_move", "ended", "state"}
+    assert set(body) == {"game_id", "version", "turn", "phase", "whose_move", "ended", "sealed", "state"}
+    assert body["sealed"] is None  # no sealed-orders round in a game without them
     assert body["version"] == last["version"] and r.headers["ETag"] == f'"{last["version"]}"'
     assert (body["turn"], body["phase"], body["ended"]) == (2, "Move", None)
     assert body["whose_move"] == ["Blue", "Red"] and body["state"]["vp"] == {"Blue": 0, "Red": 3}

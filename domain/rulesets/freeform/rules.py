@@ -12,6 +12,10 @@ FF 5  End: a seat ends the game, naming the winner (or none, a draw), a level an
 FF 6  Take-back: a seat may ask to take back its last order; the opponent accepts or declines.
 FF 7  Hidden notes: a note marked private is seen by its author and umpires only; the other
       seats and spectators see that a note was written, not what it says.
+FF 8  Sealed orders: with ``sealed_orders`` set, every round each side seals its orders (any
+      number, 0 to 20), then, once all have sealed, reveals them; the revealed orders are carried
+      out side by side in the order of the sides, each side's in the order it sealed them; an
+      order the rules refuse then is recorded as refused and the rest go on.
 """
 
 from __future__ import annotations
@@ -116,13 +120,18 @@ class Freeform(Ruleset):
         vp_track = options.get("vp_track", True)
         if not isinstance(vp_track, bool):
             raise InvalidSetup("FF 4: 'vp_track' is true or false")
-        unknown = set(options) - {"sides", "phases", "last_turn", "vp_track"}
+        sealed = options.get("sealed_orders", False)
+        if not isinstance(sealed, bool):
+            raise InvalidSetup("FF 8: 'sealed_orders' is true or false")
+        unknown = set(options) - {"sides", "phases", "last_turn", "vp_track", "sealed_orders"}
         if unknown:
             raise InvalidSetup(f"unknown freeform options: {', '.join(sorted(unknown))}")
         state = core.base_state(sides, phases, vp_sides=sides if vp_track else [])
         state["vp_track"] = vp_track
         state["last_turn"] = last_turn
         opts = {"sides": sides, "phases": phases, "last_turn": last_turn, "vp_track": vp_track}
+        if sealed:  # recorded only when set, so the options of other games stay as they were
+            opts["sealed_orders"] = True
         return Setup(seats=sides, state=state, scenario=scenario or "freeform", options=opts)
 
     # ------------------------------------------------------------------------------ orders --
@@ -167,13 +176,28 @@ class Freeform(Ruleset):
             raise InvalidOrder("'private' is true or false", rule="FF 7", field="private")
         return []
 
+    # ---------------------------------------------------------------------- sealed orders --
+    def sealed_phase(self, state: dict, options: dict) -> dict | None:
+        """FF 8: with ``sealed_orders``, every round is sealed, for every side, until the end."""
+        if options.get("sealed_orders") and not state.get("ended"):
+            return {"rule": "FF 8", "seats": list(state["sides"])}
+        return None
+
     # ------------------------------------------------------------------------- hidden ------
     def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
         """FF 7: a private note is seen by its author (and umpires) only; the others see that a
-        note was written, without its text, fields, digest or salt."""
+        note was written, without its text, fields, digest or salt (and, in a revealed round of
+        sealed orders, FF 8, without the salt that opens the commitment)."""
         if event_type == "OrderAccepted" and data["order"].get("private") is True and viewer != data["seat"]:
             return {**data, "order": {"kind": data["order"].get("kind"), "private": True},
                     "digest": None, "salt": None}
+        if event_type == "OrderRevealed" and viewer != data["seat"] and isinstance(data.get("orders"), list) and any(
+                isinstance(o, dict) and o.get("private") is True for o in data["orders"]):
+            orders = [{"kind": o.get("kind"), "private": True} if isinstance(o, dict) and o.get("private") is True
+                      else o for o in data["orders"]]
+            return {**data, "orders": orders, "salt": None}
+        if event_type == "SealedOrderRefused" and data["order"].get("private") is True and viewer != data["seat"]:
+            return {**data, "order": {"kind": data["order"].get("kind"), "private": True}}
         return data
 
     def _roll(self, state: dict, seat: str, order: dict, dice: Any) -> list:

@@ -1,0 +1,71 @@
+"""``warlog seal`` and ``warlog reveal`` against a live server (the fixtures of test_client): the
+salt and the orders stay in the seat's 0600 config until the reveal; only the hash is sent."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from domain import chain
+from tests.api import test_client
+from tests.api.test_client import started_game
+
+# The live server and the two players of test_client, as fixtures of this module too.
+server, alice, bob, clean_env = test_client.server, test_client.alice, test_client.bob, test_client.clean_env
+
+FIRE = json.dumps({"kind": "roll", "dice": "2d6", "purpose": "ALICE-BARRAGE"})
+
+
+def test_seal_keeps_salt_and_orders_in_the_0600_config_and_reveal_carries_them_out(server, alice, bob, tmp_path):
+    game_id = started_game(server, alice, bob, sealed_orders=True)
+    code, out, err = alice("state", game_id)
+    assert code == 0 and "sealed-orders round 1 (FF 8): committed nobody; revealed nobody; to seal: Blue, Red" in out
+    code, out, err = alice("seal", game_id, FIRE, json.dumps({"kind": "note", "text": "dig in"}))
+    assert code == 0 and "Blue sealed 2 order(s) for round 1" in out and "Blue sealed its orders" in out, err
+    kept = alice.saved()["games"][game_id]["sealed"]["Blue"]
+    assert kept["round"] == 1 and len(kept["salt"]) == 64 and kept["orders"][0]["purpose"] == "ALICE-BARRAGE"
+    assert stat.S_IMODE(alice.config.stat().st_mode) == 0o600
+    assert alice("seal", game_id, FIRE, json.dumps({"kind": "note", "text": "dig in"}))[0] == 0  # the same: once
+    code, out, err = alice("seal", game_id, FIRE)
+    assert code == 2 and "sealed other orders for round 1 already" in err
+    # Bob sees that Blue committed, never what: the server does not have it.
+    code, out, err = bob("state", game_id)
+    assert "committed Blue" in out and "ALICE-BARRAGE" not in out
+    code, out, err = bob("history", game_id)
+    assert code == 0 and "ALICE-BARRAGE" not in out
+    code, out, err = alice("reveal", game_id)
+    assert code == 1 and "waiting for Red" in err
+    code, out, err = bob("seal", game_id, "--none")
+    assert code == 0, err
+    assert bob("seal", game_id)[0] == 2  # no orders and no --none: a usage error
+    code, out, err = bob("reveal", game_id)
+    assert code == 0 and "Red revealed its orders of round 1" in out, err
+    assert "Red" not in (bob.saved()["games"][game_id].get("sealed") or {})  # forgotten once recorded
+    code, out, err = alice("reveal", game_id)
+    assert code == 0 and "ALICE-BARRAGE" in out and "to seal" not in out, err
+    assert alice.json("state", game_id)["sealed"]["round"] == 2
+    code, out, err = alice("reveal", game_id)
+    assert code == 2 and "no orders of Blue sealed for round 2" in err
+
+    # The export verifies offline, the reveals checked against their commitments; an altered
+    # reveal, every hash recomputed after it, fails naming its line.
+    path = tmp_path / "game.jsonl"
+    assert alice("export", game_id, "-o", path, "--server", server.url)[0] == 0
+    code, out, err = alice("verify", path)
+    assert code == 0 and "2 sealed-orders reveal(s) verified" in out, out
+    lines = [json.loads(t) for t in path.read_text().splitlines()]
+    at = next(i for i, line in enumerate(lines) if line["type"] == "OrderRevealed" and line["data"]["seat"] == "Blue")
+    lines[at]["data"]["orders"][0]["dice"] = "3d6"
+    prev = chain.GENESIS
+    for line in lines:
+        line["prev_hash"] = prev
+        line["hash"] = prev = chain.line_hash(line)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = alice("verify", path)
+    assert code == 1 and f"line {at + 1}: the orders Blue revealed for round 1 do not match its commitment" in out
+
+
+def test_seal_outside_a_sealed_round_says_so(server, alice, bob):
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("seal", game_id, FIRE)
+    assert code == 2 and "no sealed-orders round open" in err

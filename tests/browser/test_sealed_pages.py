@@ -1,0 +1,65 @@
+"""Sealed orders on the game page in Chromium: each seat adds orders to its draft, seals them
+(the browser keeps the orders and the salt in localStorage and sends only the hash), sees who
+has sealed, then reveals; the orders are carried out and the page shows the next round."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.helpers import pick_order, shoot
+from tests.e2e.server import http_json
+
+pytestmark = pytest.mark.slow
+
+
+def test_two_seats_seal_and_reveal_on_the_game_page(server, open_tab, shots):
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {
+        "ruleset": "freeform", "options": {"sides": ["Blue", "Red"], "sealed_orders": True}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    tabs = {}
+    for seat in ("Blue", "Red"):
+        tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites'][seat]}")
+        tab.page.fill("#j-handle", seat.lower())
+        tab.page.click("#join button[type=submit]")
+        tab.page.wait_for_selector("#seatbar:not([hidden])")
+        tabs[seat] = tab
+    blue, red = tabs["Blue"].page, tabs["Red"].page
+    for page in (blue, red):  # the round opens once the last seat has joined
+        page.wait_for_selector("#sealed-box:not([hidden])")
+    blue.wait_for_selector("#sealed-round:has-text('to seal: Blue, Red')")
+    assert blue.text_content("#send") == "Add to sealed orders"
+
+    # Blue adds a roll and a note to its draft, then seals them.
+    pick_order(blue, "roll")
+    blue.fill("#f-dice", "2d6")
+    blue.fill("#f-purpose", "BLUE-BARRAGE")
+    blue.click("#send")
+    pick_order(blue, "note")
+    blue.fill("#f-text", "dig in")
+    blue.click("#send")
+    assert blue.locator("#sealed-draft li.sealed-order").count() == 2
+    blue.click("#seal")
+    blue.wait_for_selector("#sealed-round:has-text('sealed by Blue')")
+    kept = blue.evaluate(f"() => JSON.parse(localStorage.getItem('warlog:sealed:{game_id}:Blue'))")
+    assert kept["round"] == 1 and len(kept["salt"]) == 32 and kept["orders"][0]["purpose"] == "BLUE-BARRAGE"
+    # Red's page learns that Blue sealed, not what: the server holds only the hash.
+    red.wait_for_selector("#sealed-round:has-text('sealed by Blue')")
+    assert "BLUE-BARRAGE" not in red.content()
+    shoot(red, shots / "sealed-orders-red-before.png")
+
+    # Red seals no orders; both reveal; the orders are carried out with their dice.
+    red.click("#seal")
+    blue.wait_for_selector("#sealed-round:has-text('to reveal: Blue, Red')")
+    blue.wait_for_selector("#reveal:not([disabled])")
+    blue.click("#reveal")
+    blue.wait_for_selector("#sealed-round:has-text('revealed by Blue')")
+    red.wait_for_selector("#reveal:not([disabled])")
+    red.click("#reveal")
+    red.wait_for_selector("#sealed-round:has-text('Round 2')")
+    red.wait_for_selector("#log li:has-text('BLUE-BARRAGE')")
+    blue.wait_for_selector("#sealed-round:has-text('Round 2')")
+    assert blue.evaluate(f"() => localStorage.getItem('warlog:sealed:{game_id}:Blue')") is None
+    shoot(blue, shots / "sealed-orders-blue-after.png")
+    for tab in tabs.values():
+        assert not tab.errors, tab.errors
