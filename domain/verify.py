@@ -9,13 +9,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from domain import chain, dice
+from domain import chain, dice, signatures
 from domain.events import event_data
 
 LINE_KEYS = ("game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash")
 _LINE_KEY_SET = frozenset(LINE_KEYS)
 _TWO_64 = 2**64
 _DICE_EVENTS = ("DiceRolled", "DiceEpochOpened", "DiceEpochRevealed")  # the events _dice_step reads
+# The optional first line of an export that names the server's key (docs/dice.md, section 5).
+HEADER_KEY = "warlog_export"
 
 
 def to_line(event: Any) -> dict:
@@ -45,6 +47,9 @@ class Report:
     rolls_verified: int = 0
     dice_verified: int = 0
     rolls_unrevealed: int = 0
+    signatures_verified: int = 0
+    server_key: str | None = None  # from the file's header line, when it has one
+    hashes: list[str] = field(default_factory=list)  # each event's hash, by position
     failures: list[tuple[int, str]] = field(default_factory=list)
 
     @property
@@ -58,7 +63,8 @@ class Report:
         head = (f"game {self.game_id}: {self.events} events, chain head {self.chain_head}; "
                 f"{self.epochs_revealed} dice epochs revealed, {self.rolls_verified} rolls "
                 f"({self.dice_verified} dice) verified; {self.epochs_unrevealed} epoch(s) not yet "
-                f"revealed holding {self.rolls_unrevealed} roll(s)")
+                f"revealed holding {self.rolls_unrevealed} roll(s); {self.signatures_verified} "
+                f"signed order(s) verified")
         if self.ok:
             return "OK " + head
         lines = [f"FAILED {head}"] + [f"  line {n}: {m}" for n, m in self.failures]
@@ -99,7 +105,9 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     prev = chain.GENESIS
     epochs: dict[int, dict] = {}
     open_epoch: int | None = None
+    signed = _Signed()
     for n, line in enumerate(lines, start=1):
+        report.hashes.append(line.get("hash") if isinstance(line, dict) else None)
         if line is None:
             continue  # reported by parse_lines
         odd_keys = line.keys() != _LINE_KEY_SET  # the usual line has exactly LINE_KEYS
@@ -120,6 +128,11 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         altered = _hash_problem(line)
         if altered:
             report.fail(n, altered)
+        try:
+            signed.step(line, n, report)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            report.fail(n, f"malformed {line['type']} data: {exc!r}")
+        signed.seen.add(line["hash"])
         prev = line["hash"]
         type_ = line["type"]
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up
@@ -129,12 +142,90 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             open_epoch = _dice_step(type_, data, n, epochs, open_epoch, line["game_id"], report)
         except (KeyError, TypeError, ValueError) as exc:
             report.fail(n, f"malformed {type_} data: {exc!r}")
+    signed.finish(report)
     report.chain_head = prev
     for number, epoch in epochs.items():
         if not epoch["revealed"]:
             report.epochs_unrevealed += 1
             report.rolls_unrevealed += len(epoch["rolls"])
     return report
+
+
+class _Signed:
+    """The signatures of keyed seats' orders: each OrderAccepted of a seat that registered a key
+    is followed by its OrderSigned, whose signature covers the game, the order id, the order as
+    recorded and a head: the hash of a line before the order (docs/dice.md, "Signed orders")."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, str] = {}
+        self.seen: set[str] = set()  # hashes of the lines before the current one
+        self.waiting: tuple[int, dict, str] | None = None  # (line, OrderAccepted data, its hash)
+
+    def step(self, line: dict, n: int, report: Report) -> None:
+        type_, data = line["type"], line["data"]
+        if self.waiting is not None and type_ != "OrderSigned":
+            self._unsigned(report)
+        if type_ == "SeatKeyRegistered":
+            found = signatures.public_key_problem(data["public_key"])
+            if found:
+                report.fail(n, f"seat {data['seat']}'s key: {found}")
+            self.keys[data["seat"]] = data["public_key"]
+        elif type_ == "OrderAccepted" and data["seat"] in self.keys:
+            self.waiting = (n, data, line["hash"])
+        elif type_ == "OrderSigned":
+            self._signed(data, n, report)
+
+    def _unsigned(self, report: Report) -> None:
+        n, data, _ = self.waiting
+        self.waiting = None
+        report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
+                       "is not followed by its signature (OrderSigned)")
+
+    def _signed(self, data: dict, n: int, report: Report) -> None:
+        if self.waiting is None:
+            report.fail(n, "OrderSigned does not follow an order of a seat with a key")
+            return
+        at, order, order_hash = self.waiting
+        self.waiting = None
+        if data["order_id"] != order["order_id"] or data["seat"] != order["seat"]:
+            report.fail(n, f"OrderSigned names order {data['order_id']!r} of {data['seat']}, not the "
+                           f"order {order['order_id']!r} of {order['seat']} on line {at}")
+            return
+        if data["head"] not in self.seen or data["head"] == order_hash:
+            report.fail(n, "the head this order was signed over is not the hash of a line before it")
+        game_id = report.game_id or ""
+        message = signatures.order_message(game_id, order["order_id"], order["order"], data["head"])
+        if not signatures.signature_valid(self.keys[order["seat"]], data["signature"], message):
+            report.fail(at, f"the signature on line {n} is not seat {order['seat']}'s of order "
+                            f"{order['order_id']!r} as recorded here (the order or its signature was altered)")
+        else:
+            report.signatures_verified += 1
+
+    def finish(self, report: Report) -> None:
+        if self.waiting is not None:
+            self._unsigned(report)
+
+
+def verify_head(report: Report, head: Any, server_key: str | None) -> None:
+    """Check a verified file against a signed head kept by a player: the head is signed by the
+    server key (the file's, unless one is given), and the file's line ``seq`` has its hash, so a
+    file cut short or rewritten since the head was handed out fails here."""
+    if server_key is None:
+        report.fail(0, "the file names no server key (no header line) and none was given: the head cannot be checked")
+        return
+    found = signatures.signed_head_problem(head, server_key)
+    if found:
+        report.fail(0, f"kept head: {found}")
+        return
+    seq = head["seq"]
+    if head["game"] != report.game_id:
+        report.fail(0, f"the kept head is of game {head['game']}, not {report.game_id}")
+    elif not 1 <= seq <= len(report.hashes):
+        report.fail(seq, f"the server signed a head at line {seq}, but the file ends at line "
+                         f"{len(report.hashes)} (the log was cut short)")
+    elif report.hashes[seq - 1] != head["hash"]:
+        report.fail(seq, f"the server signed hash {head['hash']} for this line, the file has "
+                         f"{report.hashes[seq - 1]} (the log was rewritten)")
 
 
 def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | None,
@@ -234,8 +325,32 @@ def _hash_problem(line: dict) -> str | None:
     return f"hash does not match the line's content ({line['type']} was altered)"
 
 
+def header_line(server_key: str) -> str:
+    """The first line of an export that names the server's key (docs/dice.md, section 5)."""
+    return dumps({HEADER_KEY: {"server_key": server_key}})
+
+
+def _header(raw: str) -> dict | None:
+    """The header of an export's first line, or None when the line is an event (a file without one)."""
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and set(obj) == {HEADER_KEY} and isinstance(obj[HEADER_KEY], dict):
+        return obj[HEADER_KEY]
+    return None
+
+
 def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
+    """Verify an export's text; a header line first (not an event, not numbered) gives the
+    report its server key."""
     report = Report()
+    text_lines = list(text_lines)
+    header = _header(text_lines[0]) if text_lines else None
+    if header is not None:
+        text_lines = text_lines[1:]
+        key = header.get("server_key")
+        report.server_key = key if isinstance(key, str) else None
     lines = parse_lines(text_lines, report)
     verify(lines, report)
     report.failures.sort(key=lambda f: f[0])
