@@ -1104,16 +1104,23 @@ def _sign(session: Session, client, game_id: str, order_id: str, order: dict) ->
     """(signature, head) of an order of a seat whose key is kept here, else (None, None). The head
     is the last one this machine saw of the game (the game's current one, fetched, when none is
     kept); the same order id sent again is signed over the same bytes, so a retry is the same order."""
-    from domain import signatures
+    from domain import chain, signatures
 
     entry = session.entry(game_id)
     seat = getattr(session.args, "as_seat", None) or entry.get("seat")
     key = (entry.get("keys") or {}).get(seat)
     if not key:
         return None, None
+    sent = entry.get("last_signed") or {}
+    if sent.get("order_id") == order_id and sent.get("digest") == chain.digest(order):
+        return sent["signature"], sent["head"]  # the same order sent again: the same signature
     kept = entry.get("signed_head") or {}
     head = kept.get("hash") or client.game(game_id).get("chain_head")
-    return signatures.sign_order(signatures.private_key_from_text(key), game_id, order_id, order, head), head
+    signature = signatures.sign_order(signatures.private_key_from_text(key), game_id, order_id, order, head)
+    # Kept before it is sent, so a retry after a broken connection is the very same request.
+    _save_or_warn(session, game_id, last_signed={"order_id": order_id, "digest": chain.digest(order),
+                                                 "head": head, "signature": signature})
+    return signature, head
 
 
 def cmd_take_back(args: argparse.Namespace) -> int:
