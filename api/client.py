@@ -230,6 +230,10 @@ class WarlogClient:
                                                   "player": player, "turn_of": turn_of,
                                                   "sandbox": "true" if sandbox else None})
 
+    def server_key(self) -> dict:
+        """The server's public key, which signs the heads it hands back: {algorithm, public_key}."""
+        return self._json("GET", "/server-key")
+
     def game(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}")
 

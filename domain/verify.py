@@ -159,7 +159,7 @@ class _Signed:
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
         self.seen: set[str] = set()  # hashes of the lines before the current one
-        self.waiting: tuple[int, dict, str] | None = None  # (line, OrderAccepted data, its hash)
+        self.waiting: tuple[int, dict, str, bool] | None = None  # (line, OrderAccepted data, its hash, redacted)
 
     def step(self, line: dict, n: int, report: Report) -> None:
         type_, data = line["type"], line["data"]
@@ -171,22 +171,24 @@ class _Signed:
                 report.fail(n, f"seat {data['seat']}'s key: {found}")
             self.keys[data["seat"]] = data["public_key"]
         elif type_ == "OrderAccepted" and data["seat"] in self.keys:
-            self.waiting = (n, data, line["hash"])
+            self.waiting = (n, data, line["hash"], line.get("redacted") is True)
         elif type_ == "OrderSigned":
-            self._signed(data, n, report)
+            self._signed(data, n, report, line.get("redacted") is True)
 
     def _unsigned(self, report: Report) -> None:
-        n, data, _ = self.waiting
+        n, data, _, _ = self.waiting
         self.waiting = None
         report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
                        "is not followed by its signature (OrderSigned)")
 
-    def _signed(self, data: dict, n: int, report: Report) -> None:
+    def _signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
         if self.waiting is None:
             report.fail(n, "OrderSigned does not follow an order of a seat with a key")
             return
-        at, order, order_hash = self.waiting
+        at, order, order_hash, order_redacted = self.waiting
         self.waiting = None
+        if redacted or order_redacted:
+            return  # a seat's copy: the order or its signature is hidden, and reported as redacted
         if data["order_id"] != order["order_id"] or data["seat"] != order["seat"]:
             report.fail(n, f"OrderSigned names order {data['order_id']!r} of {data['seat']}, not the "
                            f"order {order['order_id']!r} of {order['seat']} on line {at}")
