@@ -128,9 +128,9 @@ class CommandResult(Schema):
     events = fields.List(fields.Nested(Line))
     version = fields.Integer()
     chain_head = fields.String()
-    signed_head = fields.Nested(SignedHead, metadata={"description": "the chain head, signed by the server"})
     replayed = fields.Boolean()
     order_id = fields.String(allow_none=True)
+    signed_head = fields.Nested(SignedHead, metadata={"description": "the chain head, signed by the server"})
 
 
 class Created(Schema):
