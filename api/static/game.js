@@ -7,7 +7,7 @@
   var W = window.Warlog, $ = W.$;
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
-  var pendingKey = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
+  var pendingKey = null, pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
     shownOrders = null, standing = null;
 
   // ----------------------------------------------------------------------- order fields ----
@@ -244,11 +244,23 @@
     W.status("Sending…");
     var headers = { "Idempotency-Key": pendingKey };
     if (legal && legal.version) headers["If-Match"] = '"' + legal.version + '"';
+    var jwk = (W.keys.load(gameId).signing || {})[mine.seat];
+    if (jwk) {  // a seat with a key signs the order over the head it saw; a resend, the same signature
+      var body = W.canonical(order);
+      if (!pendingSignature || pendingSignature.key !== pendingKey || pendingSignature.body !== body) {
+        var head = summary.chain_head;
+        pendingSignature = { key: pendingKey, body: body, head: head,
+                             signature: await W.signing.signOrder(jwk, gameId, pendingKey, order, head) };
+      }
+      headers["Warlog-Signature"] = pendingSignature.signature;
+      headers["Warlog-Head"] = pendingSignature.head;
+    }
     var res = await W.api("/api/v1/games/" + gameId + "/orders",
                           { method: "POST", body: order, token: mine.token, headers: headers });
     $("send").disabled = false;
     if (res.ok) {
       pendingKey = null;
+      if (res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
       showResult(res.body, order);
       W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
       await refresh();
