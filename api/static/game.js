@@ -599,11 +599,19 @@
     e.preventDefault();
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
     if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
+    var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
+    if (key) body.public_key = key.public_key;
     var res = await W.api("/api/v1/games/" + gameId + "/join", { method: "POST", body: body });
     if (!res.ok) { W.status("Not joined: " + W.problem(res), "error"); return; }
-    W.keys.update(gameId, function (k) { k.seats[res.body.seat] = res.body.token; k.active = res.body.seat; });
+    W.keys.update(gameId, function (k) {
+      k.seats[res.body.seat] = res.body.token;
+      k.active = res.body.seat;
+      if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
+      k.signed_head = res.body.signed_head;
+    });
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
-    W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser.", "ok");
+    W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser" +
+             (key ? ", with the key that signs your orders." : "."), "ok");
     restartFollowing();
     await refresh();
   }
