@@ -118,3 +118,24 @@ def test_a_kept_head_of_another_game_or_without_a_key_is_refused(sqlite_app):
     report, _ = verify_text(list(sqlite_app.export(gid)))
     verify_head(report, signatures.sign_head(server, gid, 2, report.hashes[1]), signatures.public_key_of(server))
     assert report.ok
+
+
+def test_an_export_with_its_header_line_and_signatures_imports(sqlite_app, tmp_path):
+    from domain.service import Warlog
+    from domain.storage import config_from_env
+    from domain.verify import header_line
+
+    gid, key, head = keyed(sqlite_app)
+    order = {"kind": "note", "text": "kept"}
+    sqlite_app.submit_order(gid, "Blue", "o-1", order, signature=signatures.sign_order(key, gid, "o-1", order, head),
+                            head=head)
+    text = [header_line(signatures.public_key_of(signatures.new_private_key()))] + list(sqlite_app.export(gid))
+    config = config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "other")})
+    Warlog.migrate(config)
+    other = Warlog(config)
+    try:
+        assert other.import_lines(text) == gid
+        assert list(other.export(gid)) == text[1:]
+        assert other.get_game(gid).seat_keys == {"Blue": signatures.public_key_of(key)}
+    finally:
+        other.close()
