@@ -443,14 +443,12 @@ class Warlog(Application):
         current head at once, an older one by reading the log (a seat that saw an older head)."""
         if hash_ == game.chain_head:
             return True
-        after = 0
-        while after < game.version:
-            page = self.lines(game.id, after=after, limit=min(500, game.version - after))
-            if not page:
-                return False
-            if any(line["hash"] == hash_ for line in page):
+        end = game.version  # read backwards a page at a time: a head a seat saw is most likely recent
+        while end > 0:
+            start = max(0, end - 500)
+            if any(line["hash"] == hash_ for line in self.lines(game.id, after=start, limit=end - start)):
                 return True
-            after = page[-1]["seq"]
+            end = start
         return False
 
     def import_lines(self, text_lines: Iterable[str]) -> str:
