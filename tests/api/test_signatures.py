@@ -146,3 +146,18 @@ def test_a_bad_public_key_is_refused_at_join_and_the_invite_stays_usable(client)
     j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": code, "handle": "b"})
     assert j.status_code == 201, j.json
     assert signatures.signed_head_problem(j.json["signed_head"], client.get("/api/v1/server-key").json["public_key"]) is None
+
+
+def test_the_signature_of_an_order_hidden_from_a_seat_is_hidden_with_it(client):
+    game, key, head = keyed_game(client)
+    secret = {"kind": "note", "text": "the reserve waits behind the hill", "private": True}
+    r = game.order(client, "Blue", secret, "o-1", **signed(game, key, "o-1", secret, head))
+    assert r.status_code == 201, r.json
+    mine = client.get(f"/api/v1/games/{game.game_id}/events", headers=game.seats["Blue"]).json["events"]
+    theirs = client.get(f"/api/v1/games/{game.game_id}/events", headers=game.seats["Red"]).json["events"]
+    signed_mine = next(line for line in mine if line["type"] == "OrderSigned")
+    signed_theirs = next(line for line in theirs if line["type"] == "OrderSigned")
+    assert signed_mine["data"]["signature"] and "redacted" not in signed_mine
+    # A signature lets anyone test a guess of what it signs: Red sees that Blue signed, not the signature.
+    assert signed_theirs["data"]["signature"] is None and signed_theirs["redacted"] is True
+    assert signed_theirs["data"]["head"] == head
