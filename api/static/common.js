@@ -91,7 +91,7 @@
   /* A seat's Ed25519 key, kept in this browser as a JWK beside its token (docs/dice.md, "Signed
    * orders and heads"): WebCrypto makes it and signs with it. Where WebCrypto has no Ed25519 (an
    * older browser, a page not served over HTTPS or from localhost) the seat joins without a key. */
-  function b64url(buffer) {
+  function base64Url(buffer) {
     var bytes = new Uint8Array(buffer), text = "";
     for (var i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i]);
     return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -121,7 +121,7 @@
     signOrder: async function (jwk, gameId, orderId, order, head) {
       var key = await crypto.subtle.importKey("jwk", jwk, { name: "Ed25519" }, false, ["sign"]);
       var message = W.canonical({ game: gameId, order_id: orderId, order: order, head: head });
-      return b64url(await crypto.subtle.sign({ name: "Ed25519" }, key, new TextEncoder().encode(message)));
+      return base64Url(await crypto.subtle.sign({ name: "Ed25519" }, key, new TextEncoder().encode(message)));
     },
   };
 
