@@ -183,6 +183,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
     app.extensions["warlog_creations"] = CreationLog.for_service(service)
+    from api import serverkey
+
+    app.extensions["warlog_server_key"] = serverkey.ServerKey(serverkey.load_or_create(
+        serverkey.key_path(app.config.get("WARLOG_SERVER_KEY_FILE"), service.config)))
     logging.getLogger("warlog").setLevel(logging.INFO)
     app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
 

@@ -115,7 +115,7 @@ def write_lines(lines, output: str | None) -> tuple[int, int]:
             for text in part:
                 out.write((_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if on_terminal else text)
                           + "\n")
-                count += 1
+                count += not text.startswith('{"warlog_export"')  # the header line is no event
                 redacted += '"redacted":true' in text or '"redacted": true' in text
         if tmp:
             out.close()
@@ -149,13 +149,48 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from domain.verify import verify_text
+    from domain.verify import verify_head, verify_text
 
     with open(args.file, encoding="utf-8") as fh:
         report, _ = verify_text(fh)
+    if args.head is not None:
+        head = _kept_head(args.head)
+        verify_head(report, head, args.server_key or report.server_key)
+        report.failures.sort(key=lambda f: f[0])
+        if report.ok:
+            say(f"kept head: line {head['seq']} is signed by the server key and the file's line {head['seq']} "
+                "has its hash")
     for line in report.summary().splitlines():
         say(line)
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _kept_head(given: str) -> dict:
+    """``--head``: a signed head as JSON text, or the name of a file holding one."""
+    text = given
+    if not given.lstrip().startswith("{"):
+        try:
+            with open(given, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise UsageError(f"--head {given!r} is neither a signed head's JSON nor a readable file: {exc}") from None
+    try:
+        head = json.loads(text)
+    except ValueError:
+        raise UsageError("--head is not JSON: give a signed head {game, seq, hash, signature} "
+                         "('warlog heads GAME' prints the last one kept)") from None
+    return head
+
+
+def cmd_heads(args: argparse.Namespace) -> int:
+    """The last signed head this machine received for a game (kept by join and order)."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id, ask_server=False)
+    head = session.entry(game_id).get("signed_head")
+    if not head:
+        raise UsageError(f"no signed head kept for game {game_id} in {session.path}")
+    print(json.dumps(head, sort_keys=True))
+    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -664,8 +699,12 @@ def cmd_join(args: argparse.Namespace) -> int:
         raise UsageError(f"no server for game {game_id} here: give the server the game is on, "
                          "--server URL (whoever created the game knows it; 'warlog new' printed it)") from None
     notify = None if args.notify is None else args.notify
+    from domain import signatures
+
+    key = None if args.no_key else signatures.new_private_key()  # signs every order of the seat
     joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
-                         client_seed=args.client_seed)
+                         client_seed=args.client_seed,
+                         public_key=signatures.public_key_of(key) if key is not None else None)
     seat, token = joined["seat"], joined["token"]
 
     def human(body: dict) -> None:
@@ -679,7 +718,8 @@ def cmd_join(args: argparse.Namespace) -> int:
     if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
     path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
-                         handle=args.handle, seats={seat: token})
+                         handle=args.handle, seats={seat: token}, signed_head=joined.get("signed_head"),
+                         keys={seat: signatures.private_key_text(key)} if key is not None else None)
     if path and not args.json:
         say(f"saved the {seat} token to {path}")
     return EXIT_OK if path else EXIT_USAGE
@@ -1048,11 +1088,15 @@ def cmd_order(args: argparse.Namespace) -> int:
     order = build_order(args)
     order_id = args.order_id or str(uuid.uuid4())
     client = session.client(game_id, "seat")
+    signature, head = _sign(session, client, game_id, order_id, order)
     try:
-        result = client.submit_order(game_id, order, order_id=order_id, if_match=args.if_match)
+        result = client.submit_order(game_id, order, order_id=order_id, if_match=args.if_match,
+                                     signature=signature, head=head)
     except ConnectionFailed as exc:
         raise ConnectionFailed(f"{exc}; the order may or may not be recorded: send it again with "
                                f"--order-id {order_id}, which records it at most once") from None
+    if result.get("signed_head"):
+        _save_or_warn(session, game_id, signed_head=result["signed_head"])
     return _emit(args, result, lambda r: _print_result(r, f"order {order_id} recorded:"))
 
 
@@ -1112,6 +1156,29 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     (config["games"].get(game_id, {}).get("sealed") or {}).pop(seat, None)
     save_config(config, session.path)
     return _emit(args, result, lambda r: _print_result(r, f"{seat} revealed its orders of round {round_['round']}:"))
+
+
+def _sign(session: Session, client, game_id: str, order_id: str, order: dict) -> tuple[str | None, str | None]:
+    """(signature, head) of an order of a seat whose key is kept here, else (None, None). The head
+    is the last one this machine saw of the game (the game's current one, fetched, when none is
+    kept); the same order id sent again is signed over the same bytes, so a retry is the same order."""
+    from domain import chain, signatures
+
+    entry = session.entry(game_id)
+    seat = getattr(session.args, "as_seat", None) or entry.get("seat")
+    key = (entry.get("keys") or {}).get(seat)
+    if not key:
+        return None, None
+    sent = entry.get("last_signed") or {}
+    if sent.get("order_id") == order_id and sent.get("digest") == chain.digest(order):
+        return sent["signature"], sent["head"]  # the same order sent again: the same signature
+    kept = entry.get("signed_head") or {}
+    head = kept.get("hash") or client.game(game_id).get("chain_head")
+    signature = signatures.sign_order(signatures.private_key_from_text(key), game_id, order_id, order, head)
+    # Kept before it is sent, so a retry after a broken connection is the very same request.
+    _save_or_warn(session, game_id, last_signed={"order_id": order_id, "digest": chain.digest(order),
+                                                 "head": head, "signature": signature})
+    return signature, head
 
 
 def cmd_take_back(args: argparse.Namespace) -> int:
@@ -1562,6 +1629,9 @@ def add_client_commands(sub) -> None:
     p.add_argument("--email", help="for turn notifications; never shown to others")
     p.add_argument("--no-notify", dest="notify", action="store_false", default=None,
                    help="no e-mail notifications")
+    p.add_argument("--no-key", action="store_true",
+                   help="register no signing key: the seat's orders go unsigned (by default a new Ed25519 key "
+                        "is made, kept in the client config, and signs every order)")
     p.add_argument("--client-seed", help="text mixed into the dice of every later epoch")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_join)
@@ -1795,9 +1865,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
 
-    p = sub.add_parser("verify", help="check an export offline: the hash chain and every revealed die")
+    p = sub.add_parser("verify", help="check an export offline: the hash chain, every revealed die and "
+                                      "every signed order; with --head, against a signed head kept")
     p.add_argument("file")
+    p.add_argument("--head", metavar="SIGNED_HEAD",
+                   help="a signed head the server handed out (JSON text or a file; 'warlog heads GAME'): its "
+                        "signature by the server key and the file's line at its seq must match")
+    p.add_argument("--server-key", metavar="KEY",
+                   help="the server key (GET /api/v1/server-key) for a file without a header line")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("heads", help="print the last signed head kept for a game (for 'verify --head')")
+    p.add_argument("game_id")
+    p.set_defaults(func=cmd_heads)
 
     p = sub.add_parser("check", help="verify a stored game's log in place, as an export would be")
     p.add_argument("game_id")

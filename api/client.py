@@ -230,12 +230,18 @@ class WarlogClient:
                                                   "player": player, "turn_of": turn_of,
                                                   "sandbox": "true" if sandbox else None})
 
+    def server_key(self) -> dict:
+        """The server's public key, which signs the heads it hands back: {algorithm, public_key}."""
+        return self._json("GET", "/server-key")
+
     def game(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}")
 
     def join(self, game_id: str, invite_code: str, handle: str, *, email: str | None = None,
-             notify: bool | None = None, client_seed: str | None = None) -> dict:
+             notify: bool | None = None, client_seed: str | None = None, public_key: str | None = None) -> dict:
         body: dict[str, Any] = {"invite_code": invite_code, "handle": handle}
+        if public_key is not None:
+            body["public_key"] = public_key
         if email is not None:
             body["email"] = email
         if notify is not None:
@@ -271,10 +277,15 @@ class WarlogClient:
 
     # ---------------------------------------------------------------------------- orders --
     def submit_order(self, game_id: str, order: dict, *, order_id: str | None = None,
-                     if_match: int | None = None) -> dict:
+                     if_match: int | None = None, signature: str | None = None, head: str | None = None) -> dict:
         """Record one order. ``order_id`` is the Idempotency-Key (default: a fresh uuid4): sending
-        the same order with the same id again returns the first result, with ``replayed`` true."""
+        the same order with the same id again returns the first result, with ``replayed`` true.
+        ``signature`` and ``head``: a keyed seat's signature of the order over the head it saw."""
         headers = {"Idempotency-Key": order_id or str(uuid.uuid4())}
+        if signature is not None:
+            headers["Warlog-Signature"] = signature
+        if head is not None:
+            headers["Warlog-Head"] = head
         if if_match is not None:
             headers["If-Match"] = f'"{int(if_match)}"'
         return self._json("POST", f"/games/{_quote(game_id)}/orders", body=order, headers=headers)
@@ -371,6 +382,11 @@ class WarlogClient:
         response = self._open("GET", f"/games/{_quote(game_id)}/export",
                               headers={"Accept": "application/x-ndjson, application/problem+json"})
         with response:
+            server_key = response.headers.get("Warlog-Server-Key")
+            if server_key:  # the file's header line: the key that signs this game's heads (docs/dice.md)
+                from domain.verify import header_line
+
+                yield header_line(server_key)
             try:
                 for raw in response:
                     line = raw.decode("utf-8").rstrip("\r\n")

@@ -91,10 +91,21 @@ def lines_for(caller: Caller, rules: Ruleset, lines: list[dict]) -> list[dict]:
     return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer)]
 
 
+def server_key():
+    """The server's key (api/serverkey.py), loaded when the app was made."""
+    return current_app.extensions["warlog_server_key"]
+
+
+def signed_head(game_id: str, version: int, chain_head: str) -> dict:
+    """The head a command hands back, signed by the server (docs/dice.md, "Signed heads")."""
+    return server_key().sign_head(game_id, version, chain_head)
+
+
 def result_body(caller: Caller, result: CommandResult) -> dict:
     return schemas.dump(schemas.CommandResult, {
         "game_id": result.game_id, "events": lines_for(caller, find_ruleset(result.ruleset), result.events),
         "version": result.version, "chain_head": result.chain_head,
+        "signed_head": signed_head(result.game_id, result.version, result.chain_head),
         "replayed": result.replayed, "order_id": result.order_id})
 
 
@@ -217,7 +228,7 @@ def join(game_id: str):
     if not access().use_invite(caller.game_id, body["invite_code"]):
         raise ApiProblem("invite_used", f"the invite code for {seat} has been used")
     try:
-        result = service().join(caller.game_id, seat, body["handle"], body["client_seed"])
+        result = service().join(caller.game_id, seat, body["handle"], body["client_seed"], body["public_key"])
     except Exception:
         access().release_invite(caller.game_id, body["invite_code"])
         raise
@@ -226,6 +237,8 @@ def join(game_id: str):
     appointed = service().umpire(caller.game_id)  # the joiner learns of an umpire named at creation
     response = jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": seat, "token": token,
                                               "version": result.version, "chain_head": result.chain_head,
+                                              "signed_head": signed_head(caller.game_id, result.version,
+                                                                         result.chain_head),
                                               "umpire": appointed["name"] if appointed else None}))
     response.status_code = 201
     return response
@@ -377,8 +390,10 @@ def submit_order(game_id: str):
         raise ApiProblem("idempotency_key_required", f"send a client-chosen order id (1-{MAX_ORDER_ID} "
                                                      "characters, no control characters) as Idempotency-Key")
     expected = _if_match()
+    signature, head = _signed_by_seat()
     order = load(schemas.Order)
-    result = service().submit_order(caller.game_id, caller.seat, order_id, order, expected_version=expected)
+    result = service().submit_order(caller.game_id, caller.seat, order_id, order, expected_version=expected,
+                                    signature=signature, head=head)
     response = jsonify(result_body(caller, result))
     response.status_code = 200 if result.replayed else 201
     if result.replayed:
@@ -409,6 +424,24 @@ def _sealed_response(caller: Caller, result):
     if result.replayed:
         response.headers["Idempotent-Replayed"] = "true"
     return _etag(response, result.version)
+
+
+def _signed_by_seat() -> tuple[str | None, str | None]:
+    """The order's ``Warlog-Signature`` and ``Warlog-Head`` headers (docs/api.md, "Signed orders"):
+    needed from a seat that registered a key, checked in the domain; None when absent."""
+    found = []
+    for name in ("Warlog-Signature", "Warlog-Head"):
+        value = request.headers.get(name)
+        if value is not None and (len(value) > 200 or BAD_KEY.search(value)):
+            raise ApiProblem("bad_request", f"{name} is at most 200 characters, without control characters")
+        found.append(value.strip() if value is not None else None)
+    return found[0], found[1]
+
+
+@bp.get("/server-key")
+def get_server_key():
+    """The server's public key, which signs the chain heads it hands back."""
+    return jsonify(schemas.dump(schemas.ServerKey, {"algorithm": "Ed25519", "public_key": server_key().public_key}))
 
 
 @bp.get("/games/<game_id>/legal-orders")

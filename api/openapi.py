@@ -119,6 +119,18 @@ PARAMETERS: dict[str, dict] = {
         "description": "The game version the client saw, as in the ETag (\"12\"; 1 to 15 digits). When the "
                        "game is at "
                        "another version the order is refused with 412 stale_version and nothing is recorded."},
+    "WarlogSignature": {
+        "name": "Warlog-Signature", "in": "header", "required": False,
+        "schema": {"type": "string", "minLength": 86, "maxLength": 86},
+        "description": "Required of a seat that registered a public key: its Ed25519 signature (unpadded "
+                       "base64url of 64 bytes) of the canonical JSON of {game, order_id, order, head} "
+                       "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
+                       "422 bad_signature. Ignored for a seat without a key."},
+    "WarlogHead": {
+        "name": "Warlog-Head", "in": "header", "required": False,
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        "description": "With Warlog-Signature: the chain head the seat saw and signed over, the hash of any "
+                       "line of this game's log (the current head or an older one); else 422 unknown_head."},
     "LastEventID": {
         "name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"},
         "description": "The seq of the last event received; the stream resumes after it."},
@@ -135,13 +147,17 @@ HEADERS: dict[str, dict] = {
     "RetryAfter": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}},
     "Link": {"description": "<URL of the next page>; rel=\"next\", while there is one", "schema": {"type": "string"}},
     "ContentDisposition": {"description": "attachment; filename=\"game-<game_id>.jsonl\"", "schema": {"type": "string"}},
+    "WarlogServerKey": {"description": "the server's Ed25519 public key, which signs the game's heads (as GET "
+                                       "/api/v1/server-key); `warlog export` writes it as the file's header "
+                                       "line (docs/dice.md section 5)", "schema": {"type": "string"}},
     "WarlogDamaged": {"description": "only while the game's stored log fails verification at a line no operator "
                                      "has accepted: the first such line; the game takes no orders "
                                      "(docs/api.md, Damaged logs)", "schema": {"type": "integer"}},
 }
 _HEADER_NAMES = {"ETag": "ETag", "Location": "Location", "IdempotentReplayed": "Idempotent-Replayed",
                  "WWWAuthenticate": "WWW-Authenticate", "RetryAfter": "Retry-After", "Link": "Link",
-                 "ContentDisposition": "Content-Disposition", "WarlogDamaged": "Warlog-Damaged"}
+                 "ContentDisposition": "Content-Disposition", "WarlogDamaged": "Warlog-Damaged",
+                 "WarlogServerKey": "Warlog-Server-Key"}
 _PROBLEM_HEADERS = {401: ("WWWAuthenticate",), 503: ("RetryAfter",)}
 
 
@@ -219,6 +235,13 @@ OPERATIONS: dict[tuple[str, str], Op] = {
             "", status={"type": "string", "enum": ["ok"]},
             store={"type": "string", "enum": ["sqlite", "postgres"]},
             events={"type": "integer", "description": "events stored, all games"}))}),
+    ("get", "/api/v1/server-key"): Op(
+        "The server's public key", NONE, tag="service",
+        description="The Ed25519 key that signs every `signed_head` this server hands back: "
+                    "`{game, seq, hash, signature}`, the signature over the canonical JSON of {game, seq, hash} "
+                    "(docs/dice.md). Keep it with the heads: `warlog verify FILE --head HEAD` checks a file "
+                    "against one.",
+        replies={200: Reply("the key", schemas.ServerKey)}),
     ("get", "/api/v1/rulesets"): Op(
         "List the rulesets", NONE, tag="service",
         description="The games this server can referee; `name` is what `POST /api/v1/games` takes.",
@@ -297,7 +320,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Join a seat with an invite code", NONE, tag="seats", params=_GAME, body=schemas.Join,
         description="The invite code is the credential: it names the seat and works once. The answer holds "
                     "the seat's token, shown once, and the umpire appointed, if any. The game starts (dice epoch 0 opens) when the last seat joins. "
-                    "An unknown invite code is 404, like an unknown game.",
+                    "An unknown invite code is 404, like an unknown game. With `public_key` (Ed25519, unpadded "
+                    "base64url of 32 bytes) every later order of the seat must be signed (POST .../orders); "
+                    "a malformed key is 422 invalid_order and the invite stays unused.",
         replies={201: Reply("the seat is taken", schemas.Joined)},
         problems=(*BODY, "game_not_found", "invite_used", "invalid_order", "rule_violation",
                   "version_conflict", *LOADS)),
@@ -377,7 +402,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         problems=(*AUTH_WRITE, *BODY)),
     # ---- orders
     ("post", "/api/v1/games/{game_id}/orders"): Op(
-        "Submit an order", SEAT, tag="orders", params=(*_GAME, "IdempotencyKey", "IfMatch"), body=schemas.Order,
+        "Submit an order", SEAT, tag="orders",
+        params=(*_GAME, "IdempotencyKey", "IfMatch", "WarlogSignature", "WarlogHead"), body=schemas.Order,
         description="The server checks the order against the rules, rolls any dice and records the outcome. "
                     "Checked in this order: token, Idempotency-Key, If-Match, body, then the rules. A key seen "
                     "before returns the first result whatever If-Match says. Losing a race to another writer "
@@ -385,14 +411,16 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "most 16 KiB of JSON (422 invalid_order); each ruleset bounds its own fields (freeform: "
                     "a note's text 4,000 characters, a reason 1,000, a purpose 200, a rule, level or unit "
                     "name 100; a VP delta and total within ±1,000,000), refusing more as invalid_order "
-                    "naming the rule.",
+                    "naming the rule. A seat that registered a public key signs each order (Warlog-Signature "
+                    "over Warlog-Head), checked before the rules; the signature is recorded (OrderSigned) "
+                    "right after the OrderAccepted. `signed_head` is the chain head signed by the server.",
         replies={201: Reply("the order was recorded", schemas.CommandResult, headers=("ETag",)),
                  200: Reply("this Idempotency-Key was recorded before with the same order: its first "
                             "result, nothing new recorded", schemas.CommandResult,
                             headers=("ETag", "IdempotentReplayed"))},
         problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
                   "not_your_move", "idempotency_conflict", "version_conflict", "stale_version",
-                  "integrity_failure")),
+                  "integrity_failure", "signature_required", "bad_signature", "unknown_head")),
     ("post", "/api/v1/games/{game_id}/sealed"): Op(
         "Seal the seat's orders for the open round (commit)", SEAT, tag="orders", params=_GAME,
         body=schemas.SealedCommit,
@@ -516,7 +544,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "ETag. An umpire's file is the exact log and `warlog verify FILE` checks it offline; anyone "
                     "else's has hidden lines redacted, which do not verify.",
         replies={200: Reply("the export", {"type": "string", "description": "one JSON object per line"},
-                            media=NDJSON, headers=("ETag", "ContentDisposition", "WarlogDamaged"))},
+                            media=NDJSON, headers=("ETag", "ContentDisposition", "WarlogDamaged",
+                                                   "WarlogServerKey"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/take-backs"): Op(
         "Take-back requests and their answers", ANY, tag="reads", params=_GAME,

@@ -26,7 +26,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.auth import UMPIRE, caller_for
-from api.games import current_views, damage_of, lines_for, projections, service
+from api.games import current_views, damage_of, lines_for, projections, server_key, service
 from api.problems import ApiProblem
 from api.schemas import Line, dump, shared
 from domain import verify as verifying
@@ -466,6 +466,8 @@ def export(game_id: str):
 
     response = Response(generate(), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = f'attachment; filename="game-{caller.game_id}.jsonl"'
+    # The key that signs this game's heads: `warlog export` writes it as the file's header line.
+    response.headers["Warlog-Server-Key"] = server_key().public_key
     return _etag(response, version)
 
 

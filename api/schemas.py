@@ -64,6 +64,9 @@ class Join(Schema):
     notify = fields.Boolean(load_default=True)
     client_seed = fields.String(load_default="", validate=[validate.Length(max=200), one_line],
                                 metadata={"description": "mixed into the dice of every later epoch"})
+    public_key = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=100), metadata={
+        "description": "the seat's Ed25519 public key, its 32 bytes as unpadded base64url (43 characters); "
+                       "every later order of the seat must then be signed by it (docs/dice.md)"})
 
 
 class ClientSeed(Schema):
@@ -123,6 +126,20 @@ class Line(Schema):
     redacted = fields.Boolean()
 
 
+class SignedHead(Schema):
+    """A chain head signed by the server: Ed25519 over the canonical JSON of {game, seq, hash}."""
+
+    game = fields.String()
+    seq = fields.Integer()
+    hash = fields.String()
+    signature = fields.String(metadata={"description": "unpadded base64url of the 64-byte Ed25519 signature"})
+
+
+class ServerKey(Schema):
+    algorithm = fields.String()
+    public_key = fields.String(metadata={"description": "unpadded base64url of the 32-byte Ed25519 public key"})
+
+
 class CommandResult(Schema):
     game_id = fields.String()
     events = fields.List(fields.Nested(Line))
@@ -130,6 +147,7 @@ class CommandResult(Schema):
     chain_head = fields.String()
     replayed = fields.Boolean()
     order_id = fields.String(allow_none=True)
+    signed_head = fields.Nested(SignedHead, metadata={"description": "the chain head, signed by the server"})
 
 
 class Created(Schema):
@@ -151,6 +169,7 @@ class Joined(Schema):
     token = fields.String(metadata={"description": "the seat's bearer token, shown once"})
     version = fields.Integer()
     chain_head = fields.String()
+    signed_head = fields.Nested(SignedHead, metadata={"description": "the chain head, signed by the server"})
     umpire = fields.String(allow_none=True, metadata={
         "description": "the umpire appointed (who reads hidden information), or null; a seat that does not "
                        "agree ends the role with POST .../umpire/answer {\"accept\": false}"})

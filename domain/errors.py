@@ -132,3 +132,21 @@ class RulesetBug(Exception):
     """A ruleset broke the contract (a roll made but not recorded, a roll in a closed epoch).
 
     Not a WarlogError: it is the server's fault, never the client's, and nothing is recorded."""
+
+
+class SignatureRequired(WarlogError):
+    """The seat registered a key, and the order carries no signature (or no head)."""
+
+    code = "signature_required"
+
+
+class BadSignature(WarlogError):
+    """The order's signature is not the seat's key's signature of what was sent."""
+
+    code = "bad_signature"
+
+
+class UnknownHead(WarlogError):
+    """The head an order was signed over is not the hash of any line of this game's log."""
+
+    code = "unknown_head"

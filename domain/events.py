@@ -145,6 +145,14 @@ class SeatJoined(GameEvent):
     client_seed: str
 
 
+class SeatKeyRegistered(GameEvent):
+    """The seat's Ed25519 public key (unpadded base64url of its 32 bytes), recorded right after its
+    SeatJoined: from now on every order of the seat carries its signature (docs/dice.md)."""
+
+    seat: str
+    public_key: str
+
+
 class ClientSeedChanged(GameEvent):
     """A seat's client seed; it enters the client entropy of the next epoch opened."""
 
@@ -164,6 +172,17 @@ class OrderAccepted(GameEvent):
     order: dict
     digest: str
     salt: str
+
+
+class OrderSigned(GameEvent):
+    """The signature of the OrderAccepted right before it, by its seat's registered key: Ed25519
+    over the canonical JSON of ``{"game", "order_id", "order", "head"}`` (docs/dice.md), where
+    ``head`` is the hash of a line of this log the seat saw before it gave the order."""
+
+    order_id: str
+    seat: str
+    head: str
+    signature: str
 
 
 # Dice ------------------------------------------------------------------------------------------
@@ -559,7 +578,7 @@ class SealedOrderRefused(GameEvent):
 
 # Commands other than orders: each ends the run of the order before it, so neither they nor what
 # they cause belong to an order (take-back ranges, history operations, superseded marks).
-COMMAND_EVENTS = (SeatJoined, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
+COMMAND_EVENTS = (SeatJoined, SeatKeyRegistered, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
                   UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked,
                   StandingOrderSet, StandingOrderCancelled,
                   SealedRoundOpened, OrderSealed, OrderRevealed, SealedOrdersCarriedOut, SealedOrderRefused)

@@ -16,10 +16,13 @@ from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
 
-from domain import chain, dice, sealed as sealing, storable
+from domain import chain, dice, sealed as sealing, signatures, storable
 from domain import events as ev
 from domain.errors import (
+    BadSignature,
     CommitmentMismatch,
+    SignatureRequired,
+    UnknownHead,
     IdempotencyConflict,
     IntegrityFailure,
     InvalidOrder,
@@ -208,6 +211,9 @@ class Game(Aggregate):
     # seq}}, "revealed": {seat: {orders, salt, seq}}}) and the number of the last round opened.
     sealed: dict | None = None
     sealed_rounds: int = 0
+    # The seats' registered public keys ({seat: base64url}), replaced, never changed in place (a
+    # class default, for snapshots taken before seats had keys).
+    seat_keys: dict | None = None
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -356,7 +362,10 @@ class Game(Aggregate):
         return [{"policy_id": pid, **entry} for pid, entry in self._standing().get(seat, {}).items()]
 
     # ----------------------------------------------------------------------------- commands --
-    def join(self, seat: str, handle: str, client_seed: str, seed_for: SeedFor) -> None:
+    def join(self, seat: str, handle: str, client_seed: str, seed_for: SeedFor,
+             public_key: str | None = None) -> None:
+        """Take ``seat``; with ``public_key`` (docs/dice.md, "Signed orders") every later order of
+        the seat must be signed by it."""
         self._check_seat(seat)
         if seat == SYSTEM:
             raise RuleViolation("seats", "the system seat is played by the server")
@@ -368,7 +377,13 @@ class Game(Aggregate):
             raise InvalidOrder("a handle (1-80 printable characters, on one line) is required to join",
                                field="handle")
         client_seed = _client_seed(client_seed)
+        if public_key is not None:
+            found = signatures.public_key_problem(public_key)
+            if found:
+                raise InvalidOrder(found, field="public_key")
         self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed)
+        if public_key is not None:
+            self.trigger_event(ev.SeatKeyRegistered, seat=seat, public_key=public_key)
         if self.started and self.dice["commitment"] is None and not self.is_ended:
             # The last seat joined: epoch 0 opens, then the server's set-up rolls, if any.
             self._open_epoch(seed_for(self.dice["epoch"]))
@@ -383,10 +398,13 @@ class Game(Aggregate):
             raise RuleViolation(self.rules.end_rule, "the game has ended; no dice remain to be rolled")
         self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=_client_seed(client_seed))
 
-    def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor) -> tuple[int, int]:
+    def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor,
+               signed: tuple[str | None, str | None, Callable[[str], bool]] | None = None) -> tuple[int, int]:
         """Check ``order`` and record it with its outcome; returns the (first, last) seq recorded.
 
         An order id seen before is not recorded again: the caller looks up ``order_range``.
+        ``signed`` is ``(signature, head, in_log)``: the order's signature, the head it was signed
+        over, and whether a hash is a line of this log; a seat with a key must sign (docs/dice.md).
         """
         if not isinstance(order_id, str) or not order_id or len(order_id) > 200:
             raise InvalidOrder("an order id (1-200 characters) is required", field="order_id")
@@ -395,6 +413,7 @@ class Game(Aggregate):
         _storable("order", order, "order")  # before the order is digested or read by the rules
         if len(chain.canonical(order)) > MAX_ORDER_BYTES:
             raise InvalidOrder(f"an order is at most {MAX_ORDER_BYTES} bytes of JSON", field="order")
+        signature = self._check_signature(seat, order_id, order, signed)
         seen = self.orders.get(order_id)
         if seen is not None:
             if seen["digest"] != _order_digest(seat, order, seen["salt"]):
@@ -415,6 +434,9 @@ class Game(Aggregate):
         salt = secrets.token_hex(16)
         self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
                            digest=_order_digest(seat, order, salt), salt=salt)
+        if signature is not None:
+            self.trigger_event(ev.OrderSigned, order_id=order_id, seat=seat, head=signature[0],
+                               signature=signature[1])
         self._record(outcomes, seed_for)
         self._answer_by_standing_orders(seed_for)
         self._open_sealed_round()
@@ -541,6 +563,25 @@ class Game(Aggregate):
             raise RulesetBug(f"ruleset {self.ruleset}'s sealed_phase names seats {seats}, not some of "
                              f"{self.human_seats()}")
         self.trigger_event(ev.SealedRoundOpened, round=self.sealed_rounds + 1, rule=found["rule"], seats=seats)
+
+    def _check_signature(self, seat: str, order_id: str, order: dict,
+                         signed: tuple[str | None, str | None, Callable[[str], bool]] | None) -> tuple[str, str] | None:
+        """(head, signature) of a keyed seat's order, checked; None for a seat without a key
+        (whatever it sent is ignored: it plays as before keys existed)."""
+        key = (self.seat_keys or {}).get(seat)
+        if key is None:
+            return None
+        signature, head, in_log = signed or (None, None, None)
+        if signature is None or head is None:
+            raise SignatureRequired(f"seat {seat} registered a public key: each of its orders carries a "
+                                    "signature and the head it was signed over")
+        if not signatures.is_hash(head) or in_log is None or not in_log(head):
+            raise UnknownHead(f"head {str(head)[:80]!r} is not the hash of any line of this game's log")
+        if not signatures.signature_valid(key, signature, signatures.order_message(
+                str(self.id), order_id, order, head)):
+            raise BadSignature(f"the signature is not seat {seat}'s key's signature of this game, order id, "
+                               "order and head (docs/dice.md, \"Signed orders\")")
+        return head, signature
 
     # ---------------------------------------------------------------------- standing orders --
     def set_standing_order(self, seat: str, policy_id: str, decision_kind: str, policy: Any) -> None:
@@ -851,6 +892,9 @@ class Game(Aggregate):
 
     def _on_SeatJoined(self, e: ev.SeatJoined) -> None:
         self.seats[e.seat] = {"handle": e.handle, "client_seed": e.client_seed}
+
+    def _on_SeatKeyRegistered(self, e: ev.SeatKeyRegistered) -> None:
+        self.seat_keys = {**(self.seat_keys or {}), e.seat: e.public_key}
 
     def _on_ClientSeedChanged(self, e: ev.ClientSeedChanged) -> None:
         self.seats[e.seat] = {**self.seats[e.seat], "client_seed": e.client_seed}

@@ -373,8 +373,9 @@ class Warlog(Application):
         self.games.put(cached)
         return result
 
-    def join(self, game_id: str | UUID, seat: str, handle: str, client_seed: str = "") -> CommandResult:
-        return self._command(game_id, lambda g: g.join(seat, handle, client_seed, self._seed_for(g)))
+    def join(self, game_id: str | UUID, seat: str, handle: str, client_seed: str = "",
+             public_key: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.join(seat, handle, client_seed, self._seed_for(g), public_key))
 
     def change_client_seed(self, game_id: str | UUID, seat: str, client_seed: str) -> CommandResult:
         return self._command(game_id, lambda g: g.change_client_seed(seat, client_seed))
@@ -409,15 +410,20 @@ class Warlog(Application):
         return self.get_game(game_id).umpire
 
     def submit_order(self, game_id: str | UUID, seat: str, order_id: str, order: dict,
-                     expected_version: int | None = None) -> CommandResult:
-        """Check and record one order. The same order id again returns the first result."""
+                     expected_version: int | None = None, signature: str | None = None,
+                     head: str | None = None) -> CommandResult:
+        """Check and record one order. The same order id again returns the first result.
+        ``signature`` and ``head``: a keyed seat's signature of the order and the head it saw."""
+        def signed(game: Game) -> tuple:
+            return signature, head, lambda h: self._in_log(game, h)
+
         def attempt(cached: CachedGame) -> CommandResult:
             game = cached.game
             known = game.order_range(order_id) if isinstance(order_id, str) else None
             if known is None and expected_version is not None and game.version != expected_version:
                 raise StaleVersion(f"the game is at version {game.version}, not {expected_version}",
                                    current_version=game.version)
-            first, last = game.submit(seat, order_id, order, self._seed_for(game))
+            first, last = game.submit(seat, order_id, order, self._seed_for(game), signed(game))
             if known is not None:
                 return self._replay(game, order_id, first, last)
             return self._save(cached, order_id=order_id)
@@ -427,7 +433,7 @@ class Warlog(Application):
         except IntegrityError:  # another process recorded first: the winner's result if it was this order
             winner = self.get_game(game_id)
             if winner.order_range(order_id) is not None:
-                first, last = winner.submit(seat, order_id, order, self._seed_for(winner))
+                first, last = winner.submit(seat, order_id, order, self._seed_for(winner), signed(winner))
                 return self._replay(winner, order_id, first, last)
             raise Conflict(f"another order was recorded first; the game is now at version "
                            f"{winner.version}", current_version=winner.version) from None
@@ -453,6 +459,19 @@ class Warlog(Application):
             return self._with_game(game_id, attempt)
         except IntegrityError:
             raise Conflict("another command was recorded first; reload and try again") from None
+
+    def _in_log(self, game: Game, hash_: str) -> bool:
+        """Whether ``hash_`` is the hash of a line of ``game``'s stored log up to its version: the
+        current head at once, an older one by reading the log (a seat that saw an older head)."""
+        if hash_ == game.chain_head:
+            return True
+        end = game.version  # read backwards a page at a time: a head a seat saw is most likely recent
+        while end > 0:
+            start = max(0, end - 500)
+            if any(line["hash"] == hash_ for line in self.lines(game.id, after=start, limit=end - start)):
+                return True
+            end = start
+        return False
 
     def import_lines(self, text_lines: Iterable[str]) -> str:
         """Store a verified export as a game; refuses a file that does not verify, naming the line."""

@@ -9,13 +9,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from domain import chain, dice, sealed
+from domain import chain, dice, sealed, signatures
 from domain.events import event_data
 
 LINE_KEYS = ("game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash")
 _LINE_KEY_SET = frozenset(LINE_KEYS)
 _TWO_64 = 2**64
 _DICE_EVENTS = ("DiceRolled", "DiceEpochOpened", "DiceEpochRevealed")  # the events _dice_step reads
+# The optional first line of an export that names the server's key (docs/dice.md, section 5).
+HEADER_KEY = "warlog_export"
 
 
 def to_line(event: Any) -> dict:
@@ -46,6 +48,9 @@ class Report:
     dice_verified: int = 0
     rolls_unrevealed: int = 0
     reveals_verified: int = 0  # sealed-orders reveals checked against their commitments
+    signatures_verified: int = 0
+    server_key: str | None = None  # from the file's header line, when it has one
+    hashes: list[str] = field(default_factory=list)  # each event's hash, by position
     failures: list[tuple[int, str]] = field(default_factory=list)
 
     @property
@@ -59,7 +64,8 @@ class Report:
         head = (f"game {self.game_id}: {self.events} events, chain head {self.chain_head}; "
                 f"{self.epochs_revealed} dice epochs revealed, {self.rolls_verified} rolls "
                 f"({self.dice_verified} dice) verified; {self.epochs_unrevealed} epoch(s) not yet "
-                f"revealed holding {self.rolls_unrevealed} roll(s)")
+                f"revealed holding {self.rolls_unrevealed} roll(s); {self.signatures_verified} "
+                f"signed order(s) verified")
         if self.reveals_verified:
             head += f"; {self.reveals_verified} sealed-orders reveal(s) verified against their commitments"
         if self.ok:
@@ -103,7 +109,9 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     epochs: dict[int, dict] = {}
     open_epoch: int | None = None
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
+    signed = _Signed()
     for n, line in enumerate(lines, start=1):
+        report.hashes.append(line.get("hash") if isinstance(line, dict) else None)
         if line is None:
             continue  # reported by parse_lines
         odd_keys = line.keys() != _LINE_KEY_SET  # the usual line has exactly LINE_KEYS
@@ -124,6 +132,11 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         altered = _hash_problem(line)
         if altered:
             report.fail(n, altered)
+        try:
+            signed.step(line, n, report)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            report.fail(n, f"malformed {line['type']} data: {exc!r}")
+        signed.seen.add(line["hash"])
         prev = line["hash"]
         type_ = line["type"]
         if type_ in _SEALED_EVENTS:
@@ -136,6 +149,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             open_epoch = _dice_step(type_, data, n, epochs, open_epoch, line["game_id"], report)
         except (KeyError, TypeError, ValueError) as exc:
             report.fail(n, f"malformed {type_} data: {exc!r}")
+    signed.finish(report)
     report.chain_head = prev
     for number, epoch in epochs.items():
         if not epoch["revealed"]:
@@ -169,6 +183,86 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
         report.reveals_verified += 1
     except (KeyError, TypeError, ValueError) as exc:
         report.fail(n, f"malformed {line['type']} data: {exc!r}")
+
+
+class _Signed:
+    """The signatures of keyed seats' orders: each OrderAccepted of a seat that registered a key
+    is followed by its OrderSigned, whose signature covers the game, the order id, the order as
+    recorded and a head: the hash of a line before the order (docs/dice.md, "Signed orders")."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, str] = {}
+        self.seen: set[str] = set()  # hashes of the lines before the current one
+        self.waiting: tuple[int, dict, str, bool] | None = None  # (line, OrderAccepted data, its hash, redacted)
+
+    def step(self, line: dict, n: int, report: Report) -> None:
+        type_, data = line["type"], line["data"]
+        if self.waiting is not None and type_ != "OrderSigned":
+            self._unsigned(report)
+        if type_ == "SeatKeyRegistered":
+            found = signatures.public_key_problem(data["public_key"])
+            if found:
+                report.fail(n, f"seat {data['seat']}'s key: {found}")
+            self.keys[data["seat"]] = data["public_key"]
+        elif type_ == "OrderAccepted" and data["seat"] in self.keys and not str(data["order_id"]).startswith("sealed:"):
+            # a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
+            self.waiting = (n, data, line["hash"], line.get("redacted") is True)
+        elif type_ == "OrderSigned":
+            self._signed(data, n, report, line.get("redacted") is True)
+
+    def _unsigned(self, report: Report) -> None:
+        n, data, _, _ = self.waiting
+        self.waiting = None
+        report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
+                       "is not followed by its signature (OrderSigned)")
+
+    def _signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
+        if self.waiting is None:
+            report.fail(n, "OrderSigned does not follow an order of a seat with a key")
+            return
+        at, order, order_hash, order_redacted = self.waiting
+        self.waiting = None
+        if redacted or order_redacted:
+            return  # a seat's copy: the order or its signature is hidden, and reported as redacted
+        if data["order_id"] != order["order_id"] or data["seat"] != order["seat"]:
+            report.fail(n, f"OrderSigned names order {data['order_id']!r} of {data['seat']}, not the "
+                           f"order {order['order_id']!r} of {order['seat']} on line {at}")
+            return
+        if data["head"] not in self.seen or data["head"] == order_hash:
+            report.fail(n, "the head this order was signed over is not the hash of a line before it")
+        game_id = report.game_id or ""
+        message = signatures.order_message(game_id, order["order_id"], order["order"], data["head"])
+        if not signatures.signature_valid(self.keys[order["seat"]], data["signature"], message):
+            report.fail(at, f"the signature on line {n} is not seat {order['seat']}'s of order "
+                            f"{order['order_id']!r} as recorded here (the order or its signature was altered)")
+        else:
+            report.signatures_verified += 1
+
+    def finish(self, report: Report) -> None:
+        if self.waiting is not None:
+            self._unsigned(report)
+
+
+def verify_head(report: Report, head: Any, server_key: str | None) -> None:
+    """Check a verified file against a signed head kept by a player: the head is signed by the
+    server key (the file's, unless one is given), and the file's line ``seq`` has its hash, so a
+    file cut short or rewritten since the head was handed out fails here."""
+    if server_key is None:
+        report.fail(0, "the file names no server key (no header line) and none was given: the head cannot be checked")
+        return
+    found = signatures.signed_head_problem(head, server_key)
+    if found:
+        report.fail(0, f"kept head: {found}")
+        return
+    seq = head["seq"]
+    if head["game"] != report.game_id:
+        report.fail(0, f"the kept head is of game {head['game']}, not {report.game_id}")
+    elif not 1 <= seq <= len(report.hashes):
+        report.fail(seq, f"the server signed a head at line {seq}, but the file ends at line "
+                         f"{len(report.hashes)} (the log was cut short)")
+    elif report.hashes[seq - 1] != head["hash"]:
+        report.fail(seq, f"the server signed hash {head['hash']} for this line, the file has "
+                         f"{report.hashes[seq - 1]} (the log was rewritten)")
 
 
 def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | None,
@@ -268,8 +362,32 @@ def _hash_problem(line: dict) -> str | None:
     return f"hash does not match the line's content ({line['type']} was altered)"
 
 
+def header_line(server_key: str) -> str:
+    """The first line of an export that names the server's key (docs/dice.md, section 5)."""
+    return dumps({HEADER_KEY: {"server_key": server_key}})
+
+
+def _header(raw: str) -> dict | None:
+    """The header of an export's first line, or None when the line is an event (a file without one)."""
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and set(obj) == {HEADER_KEY} and isinstance(obj[HEADER_KEY], dict):
+        return obj[HEADER_KEY]
+    return None
+
+
 def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
+    """Verify an export's text; a header line first (not an event, not numbered) gives the
+    report its server key."""
     report = Report()
+    text_lines = list(text_lines)
+    header = _header(text_lines[0]) if text_lines else None
+    if header is not None:
+        text_lines = text_lines[1:]
+        key = header.get("server_key")
+        report.server_key = key if isinstance(key, str) else None
     lines = parse_lines(text_lines, report)
     verify(lines, report)
     report.failures.sort(key=lambda f: f[0])

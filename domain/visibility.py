@@ -39,10 +39,16 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[
     if viewer == UMPIRE:
         return lines
     shown = []
+    hidden_orders = set()  # order ids whose OrderAccepted this viewer may not read in full
     for line in lines:
         try:
             data = redact_standing(line["type"], _created_as_seen(rules, line, viewer), viewer)
             data = rules.redact(line["type"], data, viewer)
+            if line["type"] == "OrderAccepted" and data is not line["data"]:
+                hidden_orders.add(line["data"]["order_id"])
+            elif line["type"] == "OrderSigned" and line["data"]["order_id"] in hidden_orders:
+                # A signature lets anyone test a guess of the order it signs: hidden with the order.
+                data = None if data is None else {**data, "signature": None}
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it
             # hides cannot be known, so nothing of it is shown.

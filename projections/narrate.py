@@ -81,6 +81,8 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "GameCreated": lambda d: f"Game created: {d['ruleset']} ({d['scenario']}), seats {', '.join(d['seats'])}",
     "SeatJoined": lambda d: f"{d['handle']} joined as {d['seat']}",
     "ClientSeedChanged": lambda d: f"{d['seat']} changed its client seed (from the next dice epoch)",
+    "SeatKeyRegistered": lambda d: f"{d['seat']} registered a signing key; its orders are signed",
+    "OrderSigned": lambda d: f"{d['seat']} signed order {d['order_id']}",
     "OrderAccepted": _order,
     "DiceEpochOpened": lambda d: f"Dice epoch {d['epoch']} opened, commitment {d['commitment'][:16]}…",
     "DiceRolled": _dice,

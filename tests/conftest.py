@@ -19,6 +19,9 @@ from domain.storage import StoreConfig, config_from_env
 
 # Tests create games by the hundred from one address; tests/api/test_limits.py sets its own cap.
 os.environ.setdefault("WARLOG_GAMES_PER_ADDRESS", "0")
+# The server's signing key (api/serverkey.py): one file for the run, never the working folder's var/.
+os.environ.setdefault("WARLOG_SERVER_KEY_FILE", os.path.join(
+    __import__("tempfile").mkdtemp(prefix="warlog-test-key-"), "server-key"))
 
 PG_URL = os.environ.get("WARLOG_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 

@@ -87,8 +87,47 @@
     return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
   };
 
+  // --------------------------------------------------------------------------- signing ----
+  /* A seat's Ed25519 key, kept in this browser as a JWK beside its token (docs/dice.md, "Signed
+   * orders and heads"): WebCrypto makes it and signs with it. Where WebCrypto has no Ed25519 (an
+   * older browser, a page not served over HTTPS or from localhost) the seat joins without a key. */
+  function base64Url(buffer) {
+    var bytes = new Uint8Array(buffer), text = "";
+    for (var i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i]);
+    return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+
+  /** The canonical JSON of docs/dice.md: keys sorted, no spaces, not ASCII-escaped. */
+  W.canonical = function canonical(value) {
+    if (value === null || typeof value !== "object") return JSON.stringify(value);
+    if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
+    return "{" + Object.keys(value).sort().map(function (k) {
+      return JSON.stringify(k) + ":" + canonical(value[k]);
+    }).join(",") + "}";
+  };
+
+  W.signing = {
+    /** A new key pair: {jwk: the private key as a JWK, public_key: its public half, base64url}; null without Ed25519. */
+    newKey: async function () {
+      try {
+        var pair = await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]);
+        var jwk = await crypto.subtle.exportKey("jwk", pair.privateKey);
+        return { jwk: jwk, public_key: jwk.x };
+      } catch (e) {
+        return null;
+      }
+    },
+    /** The seat's signature of an order over the head it saw (base64url). */
+    signOrder: async function (jwk, gameId, orderId, order, head) {
+      var key = await crypto.subtle.importKey("jwk", jwk, { name: "Ed25519" }, false, ["sign"]);
+      var message = W.canonical({ game: gameId, order_id: orderId, order: order, head: head });
+      return base64Url(await crypto.subtle.sign({ name: "Ed25519" }, key, new TextEncoder().encode(message)));
+    },
+  };
+
   // ---------------------------------------------------------------------------- tokens ----
-  /* Per game: {seats: {seat: token}, active: seat, admin, umpire, invites: {seat: code}}. */
+  /* Per game: {seats: {seat: token}, active: seat, admin, umpire, invites: {seat: code},
+   * signing: {seat: private JWK}}. */
   var PREFIX = "warlog:game:";
 
   W.keys = {

@@ -7,7 +7,7 @@
   var W = window.Warlog, $ = W.$;
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
-  var pendingKey = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
+  var pendingKey = null, pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
     shownOrders = null, standing = null;
 
   // ----------------------------------------------------------------------- order fields ----
@@ -349,11 +349,23 @@
     W.status("Sending…");
     var headers = { "Idempotency-Key": pendingKey };
     if (legal && legal.version) headers["If-Match"] = '"' + legal.version + '"';
+    var jwk = (W.keys.load(gameId).signing || {})[mine.seat];
+    if (jwk) {  // a seat with a key signs the order over the head it saw; a resend, the same signature
+      var body = W.canonical(order);
+      if (!pendingSignature || pendingSignature.key !== pendingKey || pendingSignature.body !== body) {
+        var head = summary.chain_head;
+        pendingSignature = { key: pendingKey, body: body, head: head,
+                             signature: await W.signing.signOrder(jwk, gameId, pendingKey, order, head) };
+      }
+      headers["Warlog-Signature"] = pendingSignature.signature;
+      headers["Warlog-Head"] = pendingSignature.head;
+    }
     var res = await W.api("/api/v1/games/" + gameId + "/orders",
                           { method: "POST", body: order, token: mine.token, headers: headers });
     $("send").disabled = false;
     if (res.ok) {
       pendingKey = null;
+      if (res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
       showResult(res.body, order);
       W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
       await refresh();
@@ -693,11 +705,19 @@
     e.preventDefault();
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
     if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
+    var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
+    if (key) body.public_key = key.public_key;
     var res = await W.api("/api/v1/games/" + gameId + "/join", { method: "POST", body: body });
     if (!res.ok) { W.status("Not joined: " + W.problem(res), "error"); return; }
-    W.keys.update(gameId, function (k) { k.seats[res.body.seat] = res.body.token; k.active = res.body.seat; });
+    W.keys.update(gameId, function (k) {
+      k.seats[res.body.seat] = res.body.token;
+      k.active = res.body.seat;
+      if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
+      k.signed_head = res.body.signed_head;
+    });
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
-    W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser.", "ok");
+    W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser" +
+             (key ? ", with the key that signs your orders." : "."), "ok");
     restartFollowing();
     await refresh();
   }

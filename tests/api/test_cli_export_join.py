@@ -12,7 +12,8 @@ def test_a_seats_export_says_it_is_redacted_and_how_to_get_the_verifiable_one(se
     mine = tmp_path / "bob.jsonl"
     code, out, err = bob("export", game_id, "--server", server.url, "-o", mine)
     assert code == 0, err
-    assert "this is your seat's copy: 1 line(s) hidden from you are redacted" in err
+    # The private note's OrderAccepted, and its OrderSigned, whose signature is hidden with it.
+    assert "this is your seat's copy: 2 line(s) hidden from you are redacted" in err
     assert f"warlog umpire-token {game_id}" in err and "--token UMPIRE_TOKEN" in err
     assert f"warlog umpire-propose {game_id} NAME" in err  # an umpire is agreed first (item 2)
     code, out, err = bob("verify", mine)

@@ -104,8 +104,9 @@ def bob(tmp_path, monkeypatch, capsys):
     return Player("bob", tmp_path, monkeypatch, capsys)
 
 
-def started_game(server, alice, bob, **options) -> str:
-    """alice creates a Blue/Red game and takes Blue; bob takes Red with the invite she sends him."""
+def started_game(server, alice, bob, keys: bool = True, **options) -> str:
+    """alice creates a Blue/Red game and takes Blue; bob takes Red with the invite she sends him.
+    ``keys``: each registers a signing key, as join does by default (else --no-key)."""
     opts = ["--option", "sides=Blue,Red", "--option", "phases=Move,Fight"]
     for key, value in options.items():
         opts += ["--option", f"{key}={json.dumps(value)}"]
@@ -113,9 +114,10 @@ def started_game(server, alice, bob, **options) -> str:
     assert code == 0, err
     game_id = out.split()[1]
     invites = alice.saved()["games"][game_id]["invites"]
-    assert alice("join", game_id, invites["Blue"], "--handle", "alice")[0] == 0
+    no_key = () if keys else ("--no-key",)
+    assert alice("join", game_id, invites["Blue"], "--handle", "alice", *no_key)[0] == 0
     assert bob("join", game_id, invites["Red"], "--handle", "bob", "--server", server.url,
-               "--client-seed", "bob's luck")[0] == 0
+               "--client-seed", "bob's luck", *no_key)[0] == 0
     return game_id
 
 
@@ -141,10 +143,12 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert stat.S_IMODE(os.stat(alice.config).st_mode) == 0o600
 
     # join: each seat's token saved in its player's own file
-    code, out, err = alice("join", game_id, entry["invites"]["Blue"], "--handle", "alice", "--email", "a@example.org")
+    code, out, err = alice("join", game_id, entry["invites"]["Blue"], "--handle", "alice", "--email", "a@example.org",
+                           "--no-key")  # signed orders: tests/api/test_cli_signatures.py
     assert code == 0, err
     assert "joined game" in out and "as Blue" in out
-    code, out, err = bob("join", game_id, entry["invites"]["Red"], "--handle", "bob", "--server", server.url)
+    code, out, err = bob("join", game_id, entry["invites"]["Red"], "--handle", "bob", "--server", server.url,
+                         "--no-key")
     assert code == 0, err
     assert alice.saved()["games"][game_id]["seat"] == "Blue"
     assert "Blue" not in alice.saved()["games"][game_id]["invites"]  # used
@@ -238,7 +242,7 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert code == 0, err
     assert "exported" in err
     final = alice.json("show", game_id)
-    assert len(exported.read_text().splitlines()) == final["version"]
+    assert len(exported.read_text().splitlines()) == final["version"] + 1  # and the server key's header line
     code, out, err = alice("verify", exported)
     assert code == 0 and out.startswith("OK") and final["chain_head"] in out
     # the umpire tokens, listed without their secrets, and revoked: the token stops working
@@ -364,7 +368,7 @@ def test_a_broken_config_file_is_a_usage_error(alice):
 
 
 def test_environment_gives_server_and_token(server, alice, bob, monkeypatch, tmp_path):
-    game_id = started_game(server, alice, bob)
+    game_id = started_game(server, alice, bob, keys=False)  # a machine with the token alone: no key to sign
     token = alice.saved()["games"][game_id]["token"]
     nobody = Player("nobody", tmp_path, monkeypatch, alice._capsys)
     monkeypatch.setenv("WARLOG_SERVER", server.url)
@@ -392,7 +396,9 @@ def test_export_uses_the_server_only_when_one_is_given(server, alice, bob, monke
     umpire = alice.json("umpire-token", game_id)["token"]
     code, remote, err = alice("export", game_id, "--server", server.url, "--token", umpire)
     assert code == 0, err
-    assert remote == local and json.loads(local.splitlines()[0])["type"] == "GameCreated"
+    header, _, events = remote.partition("\n")  # the API's export begins with the server key's line
+    assert json.loads(header) == {"warlog_export": {"server_key": WarlogClient(server.url).server_key()["public_key"]}}
+    assert events == local and json.loads(local.splitlines()[0])["type"] == "GameCreated"
 
     dead = f"http://127.0.0.1:{closed_port()}"
     monkeypatch.setenv("WARLOG_SERVER", dead)
@@ -409,7 +415,7 @@ def test_export_uses_the_server_only_when_one_is_given(server, alice, bob, monke
 
 # =========================================================================== stream ====
 def test_the_stream_reconnects_with_last_event_id_and_misses_nothing(server, alice, bob):
-    game_id = started_game(server, alice, bob)
+    game_id = started_game(server, alice, bob, keys=False)  # the orders below are sent unsigned
     token = alice.saved()["games"][game_id]["token"]
     client = WarlogClient(server.url, token, timeout=10)
     start = client.game(game_id)["version"]

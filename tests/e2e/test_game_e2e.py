@@ -178,7 +178,9 @@ class Server:
 class Game:
     """A game made through raw HTTP, every seat joined; its tokens are noted as secrets."""
 
-    def __init__(self, srv: Server, *, public: bool = False, sides=("Blue", "Red"), **options: Any):
+    def __init__(self, srv: Server, *, public: bool = False, sides=("Blue", "Red"), keys: dict | None = None,
+                 **options: Any):
+        """``keys``: {seat: public key} the seat registers when it joins (the others none)."""
         self.srv = srv
         created = srv.call("POST", "/games", {"ruleset": "freeform", "public": public,
                                               "options": {"sides": list(sides), **options}})
@@ -191,7 +193,8 @@ class Game:
         self.tokens: dict[str, str] = {}
         for seat, code in body["invites"].items():
             joined = srv.call("POST", f"/games/{self.id}/join",
-                              {"invite_code": code, "handle": seat.lower(), "client_seed": f"seed of {seat}"})
+                              {"invite_code": code, "handle": seat.lower(), "client_seed": f"seed of {seat}",
+                               **({"public_key": keys[seat]} if seat in (keys or {}) else {})})
             assert joined.status == 201, joined.raw
             self.tokens[seat] = joined.body["token"]
             srv.secrets.add(joined.body["token"])
@@ -289,7 +292,9 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     out = srv.cli("blue", "join", gid, invites["Blue"], "--handle", "alice",
                   "--client-seed", "alice's entropy").stdout
     assert f"joined game {gid} as Blue (alice)" in out
-    out = srv.cli("red", "join", gid, invites["Red"], "--handle", "bob").stdout
+    # Blue's CLI registers a signing key (its orders are signed); Red, who also orders over raw
+    # HTTP with its token alone below, joins without one.
+    out = srv.cli("red", "join", gid, invites["Red"], "--handle", "bob", "--no-key").stdout
     assert f"joined game {gid} as Red (bob)" in out
     blue, red = srv.config("blue")["games"][gid]["token"], srv.config("red")["games"][gid]["token"]
     srv.secrets.update([blue, red])
@@ -403,7 +408,8 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     exported = srv.tmp / "game-1.jsonl"
     done = srv.cli("creator", "export", gid, "-o", str(exported), token=umpire)
     assert f"exported {final} events of game {gid}" in done.stderr
-    lines = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    header, *lines = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    assert header == {"warlog_export": {"server_key": srv.call("GET", "/server-key").body["public_key"]}}
     assert [line["seq"] for line in lines] == list(range(1, final + 1)) and lines[-1]["hash"] == head
     assert not any(line.get("redacted") for line in lines)
     assert any(line["data"].get("order", {}).get("text") == secret for line in lines)
@@ -658,6 +664,25 @@ def test_every_error_class_over_real_http(srv):
     assert [r.status for r in replies] == [200, 201], [r.raw for r in replies]
     assert replies[0].headers["Idempotent-Replayed"] == "true"
     assert replies[0].body["events"] == replies[1].body["events"]
+
+    # 422 for a seat that registered a key: unsigned, signed over no head of the log, badly signed.
+    from domain import signatures
+
+    key = signatures.new_private_key()
+    keyed = Game(srv, keys={"Blue": signatures.public_key_of(key)})
+    note, head = {"kind": "note", "text": "signed"}, keyed.summary(keyed.tokens["Blue"])["chain_head"]
+    keyed_orders, blue_keyed = keyed.path("/orders"), keyed.tokens["Blue"]
+    check("signature_required", srv.call("POST", keyed_orders, note, token=blue_keyed,
+                                         headers={"Idempotency-Key": "s-1"}))
+    check("unknown_head", srv.call("POST", keyed_orders, note, token=blue_keyed, headers={
+        "Idempotency-Key": "s-1", "Warlog-Head": "0" * 64,
+        "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", note, "0" * 64)}))
+    check("bad_signature", srv.call("POST", keyed_orders, note, token=blue_keyed, headers={
+        "Idempotency-Key": "s-1", "Warlog-Head": head,
+        "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", {**note, "text": "other"}, head)}))
+    assert srv.call("POST", keyed_orders, note, token=blue_keyed, headers={
+        "Idempotency-Key": "s-1", "Warlog-Head": head,
+        "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", note, head)}).status == 201
 
     # Every code a client can cause over HTTP, except the ones that cannot be:
     # - not_your_move: unreachable with freeform (above);

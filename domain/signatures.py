@@ -1,0 +1,130 @@
+"""Ed25519 signatures of orders and of chain heads (docs/dice.md, "Signed orders and heads").
+
+A seat that registered a public key signs each order it gives; the server signs the chain heads
+it hands back. Keys and signatures travel as unpadded base64url (RFC 4648 section 5) of the raw
+bytes: 32 bytes of public key (43 characters), 64 of signature (86 characters). The signed bytes
+are the chain's canonical JSON (domain/chain.py) of a small object, so any JSON library that
+sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from domain import chain
+
+PUBLIC_KEY_BYTES = 32
+SIGNATURE_BYTES = 64
+_B64URL = re.compile(r"[A-Za-z0-9_-]+")
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def b64url(raw: bytes) -> str:
+    """Unpadded base64url of ``raw``."""
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def from_b64url(text: Any, size: int) -> bytes | None:
+    """The ``size`` raw bytes of unpadded base64url ``text``, or None when it is anything else."""
+    if not isinstance(text, str) or not _B64URL.fullmatch(text):
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    # Only the one spelling of these bytes: a re-encoding must give the text back.
+    return raw if len(raw) == size and b64url(raw) == text else None
+
+
+def public_key_problem(text: Any) -> str | None:
+    """Why ``text`` is not a seat's public key, or None when it is one."""
+    raw = from_b64url(text, PUBLIC_KEY_BYTES)
+    if raw is None:
+        return "a public key is the 32 raw bytes of an Ed25519 key as unpadded base64url (43 characters)"
+    try:
+        Ed25519PublicKey.from_public_bytes(raw)
+    except ValueError:
+        return "this is not an Ed25519 public key"
+    return None
+
+
+def is_hash(value: Any) -> bool:
+    """A line hash as the chain writes it: 64 lowercase hex characters."""
+    return isinstance(value, str) and bool(_HASH.fullmatch(value))
+
+
+def order_message(game_id: str, order_id: str, order: dict, head: str) -> bytes:
+    """The bytes a seat signs for an order: the canonical JSON of
+    ``{"game", "order_id", "order", "head"}`` (``head`` the chain head the seat saw)."""
+    return chain.canonical({"game": game_id, "order_id": order_id, "order": order, "head": head})
+
+
+def head_message(game_id: str, seq: int, hash_: str) -> bytes:
+    """The bytes the server signs for a chain head: the canonical JSON of ``{"game", "seq", "hash"}``."""
+    return chain.canonical({"game": game_id, "seq": seq, "hash": hash_})
+
+
+def signature_valid(public_key: str, signature: Any, message: bytes) -> bool:
+    """Whether ``signature`` (base64url) is ``public_key``'s (base64url) Ed25519 signature of ``message``."""
+    raw_key = from_b64url(public_key, PUBLIC_KEY_BYTES)
+    raw_sig = from_b64url(signature, SIGNATURE_BYTES)
+    if raw_key is None or raw_sig is None:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(raw_key).verify(raw_sig, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------- private keys ----
+def new_private_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def private_key_text(key: Ed25519PrivateKey) -> str:
+    """The 32-byte seed of a private key as unpadded base64url (how the CLI and the server keep it)."""
+    return b64url(key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                    serialization.NoEncryption()))
+
+
+def private_key_from_text(text: str) -> Ed25519PrivateKey:
+    raw = from_b64url(text.strip(), 32)
+    if raw is None:
+        raise ValueError("a private key is its 32-byte seed as unpadded base64url")
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+def public_key_of(key: Ed25519PrivateKey) -> str:
+    return b64url(key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+
+def sign(key: Ed25519PrivateKey, message: bytes) -> str:
+    return b64url(key.sign(message))
+
+
+def sign_order(key: Ed25519PrivateKey, game_id: str, order_id: str, order: dict, head: str) -> str:
+    return sign(key, order_message(game_id, order_id, order, head))
+
+
+def sign_head(key: Ed25519PrivateKey, game_id: str, seq: int, hash_: str) -> dict:
+    """A signed head: ``{"game", "seq", "hash", "signature"}``."""
+    return {"game": game_id, "seq": seq, "hash": hash_, "signature": sign(key, head_message(game_id, seq, hash_))}
+
+
+def signed_head_problem(head: Any, server_key: str) -> str | None:
+    """Why ``head`` is not a head signed by ``server_key``, or None when it is one."""
+    if not isinstance(head, dict) or set(head) != {"game", "seq", "hash", "signature"}:
+        return "a signed head is a JSON object with exactly game, seq, hash and signature"
+    if not isinstance(head["game"], str) or type(head["seq"]) is not int or not is_hash(head["hash"]):
+        return "a signed head's game is text, its seq an integer and its hash 64 lowercase hex characters"
+    if not signature_valid(server_key, head["signature"], head_message(head["game"], head["seq"], head["hash"])):
+        return "the head's signature is not the server key's"
+    return None

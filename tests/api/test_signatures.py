@@ -1,0 +1,163 @@
+"""Signed orders and signed heads over the API (issue 34, part 3; docs/dice.md "Signed orders and heads"),
+on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+from domain import chain, signatures
+from domain.verify import header_line, verify_head, verify_text
+from tests.api.conftest import ApiGame, bearer
+
+ROLL = {"kind": "roll", "dice": "2d6", "purpose": "barrage"}
+
+
+def keyed_game(client) -> tuple[ApiGame, object, str]:
+    """A freeform game whose Blue seat registered a key (Red did not); the key and Blue's join head."""
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert r.status_code == 201, r.json
+    game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
+    key = signatures.new_private_key()
+    j = client.post(f"/api/v1/games/{game.game_id}/join", json={
+        "invite_code": game.invites["Blue"], "handle": "blue", "public_key": signatures.public_key_of(key)})
+    assert j.status_code == 201, j.json
+    game.seats["Blue"] = bearer(j.json["token"])
+    j = client.post(f"/api/v1/games/{game.game_id}/join", json={"invite_code": game.invites["Red"], "handle": "red"})
+    assert j.status_code == 201, j.json
+    game.seats["Red"] = bearer(j.json["token"])
+    return game, key, j.json["chain_head"]
+
+
+def signed(game, key, order_id, order, head) -> dict:
+    return {"Warlog-Signature": signatures.sign_order(key, game.game_id, order_id, order, head), "Warlog-Head": head}
+
+
+def versions(client, game) -> int:
+    return client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Red"]).json["version"]
+
+
+def export_text(client, game, headers) -> list[str]:
+    r = client.get(f"/api/v1/games/{game.game_id}/export", headers=headers)
+    assert r.status_code == 200
+    return [header_line(r.headers["Warlog-Server-Key"])] + r.get_data(as_text=True).splitlines()
+
+
+def test_a_keyed_seats_unsigned_or_badly_signed_order_is_refused_and_nothing_recorded(client):
+    game, key, head = keyed_game(client)
+    before = versions(client, game)
+    r = game.order(client, "Blue", ROLL, "o-1")
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    forged = signatures.new_private_key()  # someone else's key: the server's own forgery
+    r = game.order(client, "Blue", ROLL, "o-1", **signed(game, forged, "o-1", ROLL, head))
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    altered = {**ROLL, "dice": "3d6"}  # signed one order, sent another
+    r = game.order(client, "Blue", altered, "o-1", **signed(game, key, "o-1", ROLL, head))
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = game.order(client, "Blue", ROLL, "o-1", **signed(game, key, "o-2", ROLL, head))  # another order id
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = game.order(client, "Blue", ROLL, "o-1", **signed(game, key, "o-1", ROLL, "a" * 64))
+    assert r.status_code == 422 and r.json["code"] == "unknown_head", r.json
+    assert versions(client, game) == before
+
+
+def test_a_signed_order_is_accepted_kept_and_the_export_verifies_with_its_signature(client):
+    game, key, head = keyed_game(client)
+    r = game.order(client, "Blue", ROLL, "o-1", **signed(game, key, "o-1", ROLL, head))
+    assert r.status_code == 201, r.json
+    types = [line["type"] for line in r.json["events"]]
+    assert types[:2] == ["OrderAccepted", "OrderSigned"]
+    assert r.json["events"][1]["data"]["head"] == head
+    # A retry keeps its id and its signature: the first result again.
+    again = game.order(client, "Blue", ROLL, "o-1", **signed(game, key, "o-1", ROLL, head))
+    assert again.status_code == 200 and again.json["replayed"] is True
+    # An older head is still a head of the log: the seat signs what it saw.
+    r = game.order(client, "Blue", {"kind": "note", "text": "hi"}, "o-2",
+                   **signed(game, key, "o-2", {"kind": "note", "text": "hi"}, head))
+    assert r.status_code == 201, r.json
+    # The seat without a key plays as before.
+    assert game.order(client, "Red", {"kind": "note", "text": "ok"}, "r-1").status_code == 201
+    report, _ = verify_text(export_text(client, game, game.seats["Blue"]))
+    assert report.ok, report.summary()
+    assert report.signatures_verified == 2
+
+
+def test_a_signed_order_altered_in_the_export_fails_verify_naming_its_line(client):
+    game, key, head = keyed_game(client)
+    assert game.order(client, "Blue", ROLL, "o-1", **signed(game, key, "o-1", ROLL, head)).status_code == 201
+    text = export_text(client, game, game.seats["Blue"])
+    lines = [json.loads(t) for t in text[1:]]
+    at = next(i for i, line in enumerate(lines) if line["type"] == "OrderAccepted")
+    lines[at]["data"]["order"]["purpose"] = "a purpose Blue never gave"
+    prev = lines[at - 1]["hash"]
+    for line in lines[at:]:  # the forger rewrites every hash after it: the chain itself is sound
+        line["prev_hash"] = prev
+        line["hash"] = prev = chain.line_hash(line)
+    report, _ = verify_text([text[0]] + [json.dumps(line) for line in lines])
+    assert not report.ok
+    assert [n for n, _ in report.failures] == [at + 1], report.summary()
+    assert "not seat Blue's" in report.failures[0][1]
+    # Dropping the signature line instead is caught too.
+    del lines[at + 1]
+    for n, line in enumerate(lines[at + 1:], start=at + 2):
+        line["seq"], line["prev_hash"] = n, lines[n - 2]["hash"]
+        line["hash"] = chain.line_hash(line)
+    report, _ = verify_text([json.dumps(line) for line in lines])
+    assert any(n == at + 1 and "not followed by its signature" in m for n, m in report.failures), report.summary()
+
+
+def test_signed_heads_prove_a_truncated_or_rewritten_export(client):
+    game, key, head = keyed_game(client)
+    server_key = client.get("/api/v1/server-key").json
+    assert server_key["algorithm"] == "Ed25519"
+    r = game.order(client, "Blue", ROLL, "o-1", **signed(game, key, "o-1", ROLL, head))
+    kept = r.json["signed_head"]
+    assert kept == {"game": game.game_id, "seq": r.json["version"], "hash": r.json["chain_head"],
+                    "signature": kept["signature"]}
+    assert signatures.signed_head_problem(kept, server_key["public_key"]) is None
+    text = export_text(client, game, game.seats["Blue"])
+    report, _ = verify_text(text)
+    verify_head(report, kept, report.server_key)
+    assert report.ok and report.server_key == server_key["public_key"], report.summary()
+    # Cut short: the kept head's line is gone.
+    short, _ = verify_text(text[:-1])
+    verify_head(short, kept, short.server_key)
+    assert short.failures and "cut short" in short.failures[-1][1]
+    # Rewritten: a sound chain, but not the one the server signed.
+    lines = [json.loads(t) for t in text[1:]]
+    lines[-1]["data"]["outcome"] = "rewritten"
+    lines[-1]["hash"] = chain.line_hash(lines[-1])
+    rewritten, _ = verify_text([text[0]] + [json.dumps(line) for line in lines])
+    assert rewritten.ok  # the chain alone cannot tell
+    verify_head(rewritten, kept, rewritten.server_key)
+    assert [n for n, _ in rewritten.failures] == [kept["seq"]] and "rewritten" in rewritten.failures[0][1]
+    # A head the server never signed proves nothing.
+    forged = {**kept, "hash": "b" * 64}
+    report, _ = verify_text(text)
+    verify_head(report, forged, report.server_key)
+    assert "not the server key's" in report.failures[0][1]
+
+
+def test_a_bad_public_key_is_refused_at_join_and_the_invite_stays_usable(client):
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    gid, code = r.json["game_id"], r.json["invites"]["Blue"]
+    for bad in ("abc", "A" * 44, "not base64!" * 4):
+        j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": code, "handle": "b", "public_key": bad})
+        assert j.status_code == 422, j.json
+    j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": code, "handle": "b"})
+    assert j.status_code == 201, j.json
+    assert signatures.signed_head_problem(j.json["signed_head"], client.get("/api/v1/server-key").json["public_key"]) is None
+
+
+def test_the_signature_of_an_order_hidden_from_a_seat_is_hidden_with_it(client):
+    game, key, head = keyed_game(client)
+    secret = {"kind": "note", "text": "the reserve waits behind the hill", "private": True}
+    r = game.order(client, "Blue", secret, "o-1", **signed(game, key, "o-1", secret, head))
+    assert r.status_code == 201, r.json
+    mine = client.get(f"/api/v1/games/{game.game_id}/events", headers=game.seats["Blue"]).json["events"]
+    theirs = client.get(f"/api/v1/games/{game.game_id}/events", headers=game.seats["Red"]).json["events"]
+    signed_mine = next(line for line in mine if line["type"] == "OrderSigned")
+    signed_theirs = next(line for line in theirs if line["type"] == "OrderSigned")
+    assert signed_mine["data"]["signature"] and "redacted" not in signed_mine
+    # A signature lets anyone test a guess of what it signs: Red sees that Blue signed, not the signature.
+    assert signed_theirs["data"]["signature"] is None and signed_theirs["redacted"] is True
+    assert signed_theirs["data"]["head"] == head

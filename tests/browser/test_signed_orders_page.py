@@ -1,0 +1,44 @@
+"""The pages sign (issue 34, part 3): a seat joined from the lobby holds an Ed25519 key made by
+WebCrypto, its orders from the game page carry its signature, and the export proves them."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.verify import header_line, verify_text
+from tests.browser.helpers import pick_order, send
+from tests.e2e.server import http_json
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_them(server, open_tab):
+    status, _, created = http_json("POST", f"{server}/api/v1/games",
+                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201
+    game_id = created["game_id"]
+    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
+    assert status == 201
+
+    blue = open_tab()
+    page = blue.page
+    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
+    blue.ready()
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    kept = page.evaluate(f"() => Warlog.keys.load('{game_id}')")
+    assert kept["signing"]["Blue"]["crv"] == "Ed25519" and "d" in kept["signing"]["Blue"]  # the private JWK
+
+    pick_order(page, "note")
+    page.fill("#f-text", "signed in the browser")
+    send(page, "OrderSigned")
+
+    status, _, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                    headers={"Authorization": f"Bearer {red['token']}"})
+    assert status == 200
+    status, _, key = http_json("GET", f"{server}/api/v1/server-key")
+    report, lines = verify_text([header_line(key["public_key"])] + exported.splitlines())
+    assert report.ok and report.signatures_verified == 1, report.summary()
+    assert [line["type"] for line in lines].count("SeatKeyRegistered") == 1
