@@ -230,3 +230,20 @@ def test_a_revealed_private_note_is_redacted_for_the_other_seats_with_its_salt()
     assert "SECRET-FORD" not in json.dumps(seen) and seen["salt"] is None
     assert seen["orders"][1] == {"kind": "note", "text": "open"}
     assert rules.redact(line["type"], line["data"], "Blue") == line["data"]
+
+
+def test_FF_8_a_seat_with_a_key_seals_and_reveals_and_the_log_verifies_without_order_signatures():
+    """Issue 34: a revealed sealed order is bound by its seat's commitment and reveal, not by an
+    OrderSigned (docs/dice.md, "Signed orders and heads"); verify accepts it for a keyed seat."""
+    from domain import signatures
+
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True})
+    game.join("Blue", "blue-player", "", seed_for, public_key=signatures.public_key_of(signatures.new_private_key()))
+    game.join("Red", "red-player", "", seed_for)
+    orders = {"Blue": [{"kind": "roll", "dice": "d6", "purpose": "blue"}], "Red": []}
+    salts = {seat: commit(game, seat, orders[seat]) for seat in ("Blue", "Red")}
+    for seat in ("Blue", "Red"):
+        game.reveal(seat, orders[seat], salts[seat], seed_for)
+    assert "OrderAccepted" in types(game) and "OrderSigned" not in types(game)
+    report = verify([to_line(e) for e in game.pending_events])
+    assert report.ok, report.summary()
