@@ -684,6 +684,19 @@ def test_every_error_class_over_real_http(srv):
         "Idempotency-Key": "s-1", "Warlog-Head": head,
         "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", note, head)}).status == 201
 
+    # 422 commitment_mismatch: a sealed round's reveal that does not hash to its seat's commitment.
+    from domain import sealed as sealing
+
+    plotted = Game(srv, sealed_orders=True)
+    fire, salt = [{"kind": "roll", "dice": "2d6", "purpose": "barrage"}], "5a" * 16
+    for seat in ("Blue", "Red"):
+        committed = srv.call("POST", plotted.path("/sealed"), {
+            "commitment": sealing.commitment(plotted.id, seat, 1, fire, salt)}, token=plotted.tokens[seat])
+        assert committed.status == 201, committed.raw
+    check("commitment_mismatch", srv.call("POST", plotted.path("/sealed/reveal"),
+                                          {"orders": [{**fire[0], "dice": "3d6"}], "salt": salt},
+                                          token=plotted.tokens["Blue"]))
+
     # Every code a client can cause over HTTP, except the ones that cannot be:
     # - not_your_move: unreachable with freeform (above);
     # - unknown_seat: seats come from tokens and invite codes, never from the request (docs/api.md);
