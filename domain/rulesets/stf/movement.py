@@ -314,6 +314,58 @@ def group_speed(state: dict, group: dict) -> int | None:
     return min(speeds) if speeds else None
 
 
+def player_bases(state: dict) -> list[str]:
+    """The hexes of the Player's side's bases on the campaign's map (STF 12.10-12.12's lists,
+    data/bases.json): the "friendly 'Base'" a carrier short of escorts withdraws to (STF 1.12)."""
+    try:
+        raw = DATA.read("bases.json")
+    except Exception:
+        return []
+    return bases_in(raw, map_name(state), state["campaign"].get("player_side") or "US")
+
+
+def must_withdraw(state: dict, group: dict) -> tuple[str, dict, int] | None:
+    """STF 1.12 for the Player: a task force whose carriers lack their escorts must withdraw as
+    quickly as possible toward the nearest friendly base: (why, water distances to the bases,
+    hexes it must move this turn), or None (no shortfall, no base, or there already)."""
+    if group["kind"] != "tf" or group.get("moved") == state["turn"]:
+        return None
+    short = forces.escort_shortfall(state, group["id"])
+    targets = player_bases(state) if short else []
+    if not targets:
+        return None
+    dist = water_distances(map_name(state), targets)
+    left = dist.get(group["hex"])
+    if not left:
+        return None
+    return short, dist, min(group_speed(state, group) or 0, left)
+
+
+def _withdrawal(state: dict, group: dict, first: str, dist: dict, steps: int) -> list[str]:
+    """A path of ``steps`` hexes starting at ``first``, each one hex nearer a base by water."""
+    m, path = map_name(state), [first]
+    while len(path) < steps:
+        path.append(min(n for n in _sea_neighbours(m, path[-1]) if dist.get(n) == dist[path[-1]] - 1))
+    return path
+
+
+def _withdrawal_duty(state: dict) -> tuple[str, str] | None:
+    """The Movement phase ends only once every Player task force that must withdraw has (STF 1.12),
+    unless the actions lost to revealed contacts (STF 8.14, 8.15) leave no move to make."""
+    groups = player_groups(state)
+    if sum(1 for g in groups if g.get("moved") == state["turn"]) >= len(groups) - actions_lost(state):
+        return None
+    for g in sorted(player_groups(state, "tf"), key=_id_order):
+        found = must_withdraw(state, g)
+        if found and found[2]:
+            return "STF 1.12", (f"{g['id']} must withdraw toward the nearest friendly base before the "
+                                f"Movement phase ends ({found[0]})")
+    return None
+
+
+turn.PHASE_DUTIES.setdefault("Movement", []).append(_withdrawal_duty)
+
+
 def _move_templates(state: dict) -> list[dict]:
     """A one-hex move into each sea neighbour of each group that may still move this turn."""
     m = state["campaign"].get("map")
@@ -322,8 +374,18 @@ def _move_templates(state: dict) -> list[dict]:
     groups = player_groups(state)
     if sum(1 for g in groups if g.get("moved") == state["turn"]) >= len(groups) - actions_lost(state):
         return []
-    return [{"kind": "move", "group": g["id"], "path": [n]} for g in sorted(groups, key=_id_order)
-            if g.get("moved") != state["turn"] and group_speed(state, g) for n in maps.sea_neighbours(m, g["hex"])]
+    out = []
+    for g in sorted(groups, key=_id_order):
+        if g.get("moved") == state["turn"] or not group_speed(state, g):
+            continue
+        withdraw = must_withdraw(state, g)
+        if withdraw:  # STF 1.12: only the withdrawal, at full speed, each hex nearer a base
+            _, dist, steps = withdraw
+            out += [{"kind": "move", "group": g["id"], "path": _withdrawal(state, g, n, dist, steps)}
+                    for n in maps.sea_neighbours(m, g["hex"]) if dist.get(n) == dist[g["hex"]] - 1]
+        else:
+            out += [{"kind": "move", "group": g["id"], "path": [n]} for n in maps.sea_neighbours(m, g["hex"])]
+    return out
 
 
 @kind("move", rule="STF 7.1", phases=("Movement",), templates=_move_templates,
@@ -364,7 +426,17 @@ def move(ctx: Ctx, order: dict) -> None:
         if maps.is_land(m, h):
             raise RuleViolation("STF 7.1", f"{h} is land")
         here = h
-    ctx.emit(GroupMoved, group=gid, path=list(path), rule="STF 7.1", why=f"the Player moves {gid}")
+    withdraw = must_withdraw(state, group)
+    if withdraw:
+        short, dist, steps = withdraw
+        here = group["hex"]
+        nearer = all(dist.get(h) == dist[here] - k for k, h in enumerate(path, start=1))
+        if not nearer or len(path) != steps:
+            raise RuleViolation("STF 1.12", f"{gid} must withdraw as quickly as possible toward the nearest "
+                                            f"friendly base ({short}): {steps} hex(es) this turn, each one "
+                                            f"nearer the base by water")
+    ctx.emit(GroupMoved, group=gid, path=list(path), rule="STF 1.12" if withdraw else "STF 7.1",
+             why=f"the Player moves {gid}" + (" toward the nearest friendly base (STF 1.12)" if withdraw else ""))
     ctx.emit(GroupChanged, group=gid, changes={"moved": state["turn"]}, rule="STF 7.1",
              why=f"{gid} has moved in turn {state['turn']}")
     invasion_arrivals(ctx, gid, list(path))

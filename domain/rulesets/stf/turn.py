@@ -135,12 +135,34 @@ def _pending(state: dict, order: dict, kind_: str | None) -> dict:
 
 
 # ---- the phases of a turn ------------------------------------------------------------------------
+# What the Player must still do before a phase may end: {phase: [check(state) -> (rule, why) or None]},
+# registered by the mechanisms (movement.py: STF 1.12's withdrawal in the Movement phase).
+PHASE_DUTIES: dict[str, list] = {}
+
+
+def phase_duty(state: dict) -> tuple[str, str] | None:
+    """The first thing the Player must still do in this phase (rule, why), or None."""
+    for check in PHASE_DUTIES.get(state["phase"], []):
+        found = check(state)
+        if found:
+            return found
+    return None
+
+
+def _end_phase_templates(state: dict) -> list[dict]:
+    if phase_duty(state):
+        return []
+    return [{"kind": "end_phase", "title": f"end the {state['phase']} phase", "rule": "STF 6.7"}]
+
+
 @kind("end_phase", rule="STF 6.7", help="end the Player's part of this phase: the GameSystem's part follows",
-      templates=lambda state: [{"kind": "end_phase", "title": f"end the {state['phase']} phase", "rule": "STF 6.7"}],
-      phases=TURN, head="end_phase: {title}")
+      templates=_end_phase_templates, phases=TURN, head="end_phase: {title}")
 def end_phase(ctx: Ctx, order: dict) -> None:
     """STF 6.7: the Player has gone first; the GameSystem's steps of the phase run, in the order
     data/sequence.json lists them, then the ``advance`` step."""
+    duty = phase_duty(ctx.state)
+    if duty:
+        raise RuleViolation(*duty)
     stack = [{"step": "advance"}] + [{"step": s} for s in reversed(PHASE[ctx.state["phase"]]["system"])]
     run(ctx, stack)
 

@@ -15,7 +15,7 @@ import pytest
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import maps, movement
-from tests.unit.stf.helpers import FixedDice, at_phase, events_of, initial, names, play, rolls_of, run_step
+from tests.unit.stf.helpers import R, FixedDice, at_phase, events_of, initial, names, play, rolls_of, run_step
 
 M = "giuk"
 
@@ -785,3 +785,44 @@ def test_stf_7_8_at_two_hexes_from_a_bb_task_force_the_cv_conducts_its_ssm_attac
     assert not [e for e in events_of(out, "SystemActs") if e["what"] == "gunnery"]
     run = [e for e in moves(out) if e["group"] == "TF1"]
     assert run and run[0]["rule"] == "STF 7.8" and d(last_hex(st3, "TF1"), "1506") == 5
+
+
+# ---- STF 1.12 for the Player: a carrier short of its escorts withdraws ------------------------------------
+def short_carrier(st: dict, hex_: str = "1506", escorts: int = 2) -> dict:
+    """P1: a US carrier with ``escorts`` ASW frigates (three are needed) and its fast resupply ship."""
+    units = [ship("p-cv", "CV", 3, nation="US"), ship("p-fr", "FR", 3, nation="US", role="fast resupply")]
+    units += [ship(f"p-ff{i}", "FF", 3, nation="US", asw=2) for i in range(escorts)]
+    return add(st, "P1", "Player", "tf", hex_, units)
+
+
+def test_stf_1_12_the_players_carrier_short_of_escorts_may_only_withdraw_at_full_speed_toward_a_friendly_base():
+    st = short_carrier(state())
+    dist = movement.water_distances(M, movement.player_bases(st))
+    assert dist["1506"] >= 3
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+    assert offered and all(len(o["path"]) == 3 for o in offered)
+    assert all([dist[h] for h in o["path"]] == [dist["1506"] - k for k in (1, 2, 3)] for o in offered)
+    away = next(n for n in maps.sea_neighbours(M, "1506") if dist[n] > dist["1506"])
+    with pytest.raises(RuleViolation, match=r"STF 1.12"):
+        play(st, {"kind": "move", "group": "P1", "path": [away]})
+    with pytest.raises(RuleViolation, match=r"STF 1.12"):  # nearer, but not as quickly as possible
+        play(st, {"kind": "move", "group": "P1", "path": offered[0]["path"][:1]})
+    out, st2 = play(st, offered[0])
+    assert moves(out)[0]["rule"] == "STF 1.12" and last_hex(st2, "P1") == offered[0]["path"][-1]
+
+
+def test_stf_1_12_the_movement_phase_does_not_end_before_the_short_carrier_has_withdrawn():
+    st = short_carrier(state())
+    assert not [o for o in R.legal_orders(st, "Player") if o["kind"] == "end_phase"]
+    with pytest.raises(RuleViolation, match=r"STF 1.12: P1 must withdraw"):
+        play(st, {"kind": "end_phase"})
+    move = next(o for o in R.legal_orders(st, "Player") if o["kind"] == "move")
+    _, st2 = play(st, move)
+    assert [o for o in R.legal_orders(st2, "Player") if o["kind"] == "end_phase"]
+
+
+def test_stf_1_12_a_carrier_with_its_three_escorts_moves_freely():
+    st = short_carrier(state(), escorts=3)
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
+    assert len(offered) == len(maps.sea_neighbours(M, "1506")) and all(len(o["path"]) == 1 for o in offered)
+    assert [o for o in R.legal_orders(st, "Player") if o["kind"] == "end_phase"]
