@@ -21,23 +21,10 @@ from domain.game import Roll
 from domain.rulesets import find_ruleset
 from domain.rulesets.stf import rules as stf_rules
 from domain.rulesets.toolkit.engine import Ctx, run
-from tests.unit.falklands.helpers import DiceExhausted, FixedDice, NoDice  # noqa: F401  (re-exported)
+# the dice doubles and outcome readers are Falklands' (any ruleset's outcomes), re-exported
+from tests.unit.falklands.helpers import DiceExhausted, FixedDice, NoDice, events_of, names, rolls_of  # noqa: F401
 
 R = find_ruleset("stf")
-
-
-def names(outcomes: list) -> list[str]:
-    """Class names of the outcomes, a Roll as "Roll"."""
-    return ["Roll" if isinstance(o, Roll) else o[0].__name__ for o in outcomes]
-
-
-def events_of(outcomes: list, name: str) -> list[dict]:
-    """The fields of every outcome of the event class ``name``."""
-    return [o[1] for o in outcomes if not isinstance(o, Roll) and o[0].__name__ == name]
-
-
-def rolls_of(outcomes: list) -> list[Roll]:
-    return [o for o in outcomes if isinstance(o, Roll)]
 
 
 def fold_all(state: dict, outcomes: list) -> dict:
