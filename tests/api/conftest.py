@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -92,3 +95,16 @@ def umpire(client, game: ApiGame) -> dict:
         assert r.status_code == 201, r.json
         game.umpire = bearer(r.json["token"])
     return game.umpire
+
+
+def export_verifies(client, game_id: str, headers: dict, path) -> None:
+    """The game's export, as ``headers`` may read it, written to ``path`` and checked offline by
+    ``warlog verify`` in a process of its own with no store configured (what a player would run)."""
+    export = client.get(f"/api/v1/games/{game_id}/export", headers=headers)
+    assert export.status_code == 200
+    path.write_bytes(export.data)
+    env = {**os.environ, "WARLOG_DATA_DIR": str(path.parent / "cli")}
+    env.pop("WARLOG_DATABASE_URL", None)
+    checked = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -10,11 +10,8 @@ course of the game differs from run to run; what must hold is checked after ever
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
-from tests.api.conftest import bearer
+from tests.api.conftest import bearer, export_verifies
 
 TACTICAL = "falklands"
 
@@ -157,12 +154,4 @@ def test_a_whole_falklands_game_over_http_to_a_declared_winner(client, tmp_path,
     history = client.get(f"/api/v1/games/{game_id}/history", headers=seats["AR"]).json
     assert any("Op #" in str(item) for item in json.dumps(history).split("},"))
 
-    export = client.get(f"/api/v1/games/{game_id}/export", headers=seats["UK"])
-    assert export.status_code == 200
-    path = tmp_path / "falklands.jsonl"
-    path.write_bytes(export.data)
-    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "cli")}
-    env.pop("WARLOG_DATABASE_URL", None)
-    checked = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], env=env,
-                             capture_output=True, text=True, timeout=120)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    export_verifies(client, game_id, seats["UK"], tmp_path / "falklands.jsonl")

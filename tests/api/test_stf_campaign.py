@@ -6,15 +6,12 @@ board, rules coverage)."""
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 
 from domain.rulesets import find_ruleset
 from domain.rulesets.stf import play
 from domain.rulesets.toolkit import coverage
-from tests.api.conftest import start_game
+from tests.api.conftest import export_verifies, start_game
 from tests.unit.stf.test_play import missing_parts
 
 R = find_ruleset("stf")
@@ -112,12 +109,4 @@ def test_a_whole_stf_campaign_over_http_to_a_declared_result_that_verifies(clien
     history = client.get(f"/api/v1/games/{game.game_id}/history", headers=game.seats["Player"])
     assert history.status_code == 200
 
-    export = client.get(f"/api/v1/games/{game.game_id}/export", headers=game.seats["Player"])
-    assert export.status_code == 200
-    path = tmp_path / "stf.jsonl"
-    path.write_bytes(export.data)
-    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "cli")}
-    env.pop("WARLOG_DATABASE_URL", None)
-    checked = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], env=env,
-                             capture_output=True, text=True, timeout=120)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    export_verifies(client, game.game_id, game.seats["Player"], tmp_path / "stf.jsonl")
