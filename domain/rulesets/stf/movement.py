@@ -315,13 +315,9 @@ def group_speed(state: dict, group: dict) -> int | None:
 
 
 def player_bases(state: dict) -> list[str]:
-    """The hexes of the Player's side's bases on the campaign's map (STF 12.10-12.12's lists,
-    data/bases.json): the "friendly 'Base'" a carrier short of escorts withdraws to (STF 1.12)."""
-    try:
-        raw = DATA.read("bases.json")
-    except Exception:
-        return []
-    return bases_in(raw, map_name(state), state["campaign"].get("player_side") or "US")
+    """The hexes of the Player's side's bases (STF 12.10-12.12's lists): the "friendly 'Base'" a
+    carrier short of escorts withdraws to (STF 1.12)."""
+    return side_bases(state, state["campaign"].get("player_side") or "US")
 
 
 def must_withdraw(state: dict, group: dict) -> tuple[str, dict, int] | None:
@@ -617,14 +613,19 @@ def system_speed(state: dict, group: dict) -> tuple[int, str]:
 
 
 def bases(state: dict) -> list[str]:
-    """The hexes of the GameSystem's bases (STF 12.10-12.12) from data/bases.json, the campaign
+    """The hexes of the GameSystem's bases (STF 12.10-12.12)."""
+    return side_bases(state, system_side(state))
+
+
+def side_bases(state: dict, side: str) -> list[str]:
+    """The hexes of ``side``'s bases on the campaign's map, from data/bases.json, the campaign
     helper's file, read defensively: ``maps.<map>.retirement_bases.<side>`` (or ``<map>.bases.<side>``),
     each {"megahex": n}, {"place": name}, a name or a number; none when the file is not there."""
     try:
         raw = DATA.read("bases.json")
     except Exception:
         return []
-    return bases_in(raw, map_name(state), system_side(state))
+    return bases_in(raw, map_name(state), side)
 
 
 def bases_in(raw: dict, m: str, side: str) -> list[str]:
