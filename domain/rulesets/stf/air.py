@@ -724,30 +724,34 @@ def _text(order: dict, key: str, rule: str) -> str:
     return value
 
 
-def _player_origin(state: dict, origin: str, rule: str) -> tuple[str, str]:
-    """(kind, hex) of the Player's strike origin: a CV task force or an airbase of the Player's."""
-    if origin in state["groups"]:
-        g = state["groups"][origin]
-        _need(g["owner"] == "Player", rule, f"{origin} is not the Player's")
-        _need(on_map(g), rule, f"{origin} is not on the map")
+# owner -> (whose, what else it could have been): the words of a refusal
+_OWNED = {"Player": ("the Player's", "a Player group nor a Player airbase"),
+          "system": ("the GameSystem's", "a GameSystem group nor the GameSystem's airbase")}
+
+
+def _group_or_airbase(state: dict, name: str, owner: str, rule: str) -> tuple[str, str]:
+    """("group" or "airbase", hex) of ``owner``'s group on the map or airbase called ``name``."""
+    whose, neither = _OWNED[owner]
+    if name in state["groups"]:
+        g = state["groups"][name]
+        _need(g["owner"] == owner, rule, f"{name} is not {whose}")
+        _need(on_map(g), rule, f"{name} is not on the map")
         return "group", g["hex"]
     bases = airbases(state)
-    _need(origin in bases and bases[origin].get("owner") == "Player", rule,
-          f"{origin!r} is neither a Player group nor a Player airbase")
-    _need(airbase_active(state, origin), "STF 9.4", f"{origin} has 3 hits: it cannot launch aircraft")
-    return "airbase", airbase_hex(state, origin)
+    _need(name in bases and bases[name].get("owner") == owner, rule, f"{name!r} is neither {neither}")
+    return "airbase", airbase_hex(state, name)
+
+
+def _player_origin(state: dict, origin: str, rule: str) -> tuple[str, str]:
+    """(kind, hex) of the Player's strike origin: a CV task force or an airbase of the Player's."""
+    kind_, where = _group_or_airbase(state, origin, "Player", rule)
+    if kind_ == "airbase":
+        _need(airbase_active(state, origin), "STF 9.4", f"{origin} has 3 hits: it cannot launch aircraft")
+    return kind_, where
 
 
 def _system_target(state: dict, target: str, rule: str) -> tuple[str, str]:
-    if target in state["groups"]:
-        g = state["groups"][target]
-        _need(g["owner"] == "system", rule, f"{target} is not the GameSystem's")
-        _need(on_map(g), rule, f"{target} is not on the map")
-        return "group", g["hex"]
-    bases = airbases(state)
-    _need(target in bases and bases[target].get("owner") == "system", rule,
-          f"{target!r} is neither a GameSystem group nor the GameSystem's airbase")
-    return "airbase", airbase_hex(state, target)
+    return _group_or_airbase(state, target, "system", rule)
 
 
 def _asm(state: dict, order: dict, origin: str) -> list[dict]:
