@@ -10,6 +10,7 @@ declare, a response) asks a pending decision, and the Player's answer resumes it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Callable
 
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
@@ -69,7 +70,6 @@ class StfHooks(Hooks):
         apply = FOLD.get(name)
         if apply is None:
             return state
-        from types import SimpleNamespace
         return apply(state, SimpleNamespace(**fields, originator_version=seq))
 
 
