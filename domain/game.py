@@ -287,7 +287,8 @@ class Game(Aggregate):
         data["format"] = FORMAT
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash({"game_id": str(game_id), "seq": cls.INITIAL_VERSION, "type": "GameCreated",
-                                  "timestamp": timestamp.isoformat(), "data": data, "prev_hash": chain.GENESIS},
+                                  "timestamp": timestamp.isoformat(), "data": ev.data_of(ev.GameCreated, data),
+                                  "prev_hash": chain.GENESIS},
                                  FORMAT)
         game = cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)

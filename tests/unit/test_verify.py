@@ -319,3 +319,23 @@ def test_line_hash_and_digest_are_the_spec_hashes(lines):
         assert chain.digest(line["data"]) == hashlib.sha256(_spec_json(line["data"])).hexdigest()
     with pytest.raises(TypeError):  # keys of mixed kinds: refused, as json.dumps refuses them
         chain.digest({"a": 1, 2: "b"})
+
+
+def test_a_format_1_game_made_by_this_code_verifies_as_format_1(tmp_path, monkeypatch):
+    """Format 1 stays a format this code writes correctly: its GameCreated holds no ``format``."""
+    from domain import game as game_module
+    from domain.service import Warlog
+    from domain.storage import config_from_env
+
+    monkeypatch.setattr(game_module, "FORMAT", 1)
+    app = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path)}), create_tables=True)
+    try:
+        gid = new_freeform_game(app)
+        app.submit_order(gid, "Blue", "o1", {"kind": "roll", "dice": "2d6", "purpose": "fire"})
+        text = list(app.export(gid))
+    finally:
+        app.close()
+    first = json.loads(text[0])
+    assert "format" not in first["data"] and first["hash"] == spec_hash(first, 1)
+    report, _ = verify_text(text)
+    assert report.ok, report.summary()
