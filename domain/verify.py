@@ -121,6 +121,9 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             if missing:
                 report.fail(n, f"missing {', '.join(missing)}")
                 continue
+        if not isinstance(line["hash"], str):  # it could not even name the line after it
+            report.fail(n, "hash is not text (64 hex characters)")
+            line = {**line, "hash": ""}
         report.events += 1
         if n == 1 and line["type"] == "GameCreated" and isinstance(line["data"], dict):
             fmt = line["data"].get("format", 1)  # the game's format: how its lines hash
@@ -365,6 +368,8 @@ def _hash_problem(line: dict, fmt: int) -> str | None:
             return None
     except chain.Unhashable as exc:  # format 2: RFC 8785 takes no integer beyond ±(2**53 − 1)
         return f"cannot be hashed ({exc}), so it was not written by warlog or was altered"
+    except UnicodeEncodeError:  # text no UTF-8 encoder writes: warlog never stores it (domain/storable.py)
+        return "cannot be hashed (text holding an unpaired surrogate), so it was not written by warlog or was altered"
     if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
         return (f"hash does not match: this {line['type']} is redacted (hidden information removed from a "
                 "seat's or spectator's copy); only an umpire's export verifies")

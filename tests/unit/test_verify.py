@@ -339,3 +339,12 @@ def test_a_format_1_game_made_by_this_code_verifies_as_format_1(tmp_path, monkey
     assert "format" not in first["data"] and first["hash"] == spec_hash(first, 1)
     report, _ = verify_text(text)
     assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("data, hash_", [({"note": "\ud800"}, "ab"), ({}, [1]), ({}, {"a": 1})],
+                         ids=["lone surrogate", "hash a list", "hash an object"])
+def test_a_line_no_writer_could_make_is_reported_not_crashed_on(data, hash_):
+    line = {"game_id": "x", "seq": 1, "type": "GameCreated", "timestamp": "t", "data": data,
+            "prev_hash": GENESIS, "hash": hash_}
+    report, _ = verify_text([json.dumps(line)])
+    assert not report.ok and {n for n, _ in report.failures} == {1}
