@@ -30,19 +30,16 @@ export class EpochDice {
   /** The face (1..sides) of die ``nonce`` under ``prefix``. ``sides`` an integer (BigInt) from 2 to
    * 2**64; a float number of sides (which Python would take) is read as Python's float arithmetic. */
   async face(prefix, nonce, sides) {
-    if (typeof sides !== "bigint") return this.floatFace(prefix, nonce, sides);
-    const limit = TWO_64 - (TWO_64 % sides);
-    for (let i = 0; ; i++) {
-      const x = first8(await hmac(this.key, bytesOf(`${prefix}${pyStr(nonce)}|${i}`)));
-      if (x < limit) return x % sides + 1n;
-    }
+    return (await this.draw(prefix, nonce, sides)).face;
   }
 
-  async floatFace(prefix, nonce, sides) {
-    const limit = 2 ** 64 - (2 ** 64 % sides);
+  /** {face, attempts}: attempts is the number of HMACs computed (1 unless the rejection step fired). */
+  async draw(prefix, nonce, sides) {
+    const exact = typeof sides === "bigint";
+    const limit = exact ? TWO_64 - (TWO_64 % sides) : 2 ** 64 - (2 ** 64 % sides);
     for (let i = 0; ; i++) {
       const x = first8(await hmac(this.key, bytesOf(`${prefix}${pyStr(nonce)}|${i}`)));
-      if (x < limit) return (Number(x) % sides) + 1;
+      if (x < limit) return { face: exact ? x % sides + 1n : (Number(x) % sides) + 1, attempts: i + 1 };
     }
   }
 }
@@ -52,7 +49,7 @@ export function prefix1(gameId, epoch, entropy) {
   return `${pyStr(gameId)}|${pyStr(epoch)}|${pyStr(entropy)}|`;
 }
 
-/** One die of scheme 1, for the fixed vectors: the face of die ``nonce`` of an epoch. */
-export async function face(seed, gameId, epoch, entropy, nonce, sides) {
-  return (await EpochDice.of(seed)).face(prefix1(gameId, epoch, entropy), nonce, sides);
+/** One die of scheme 1, for the fixed vectors: {face, attempts} of die ``nonce`` of an epoch. */
+export async function draw(seed, gameId, epoch, entropy, nonce, sides) {
+  return (await EpochDice.of(seed)).draw(prefix1(gameId, epoch, entropy), nonce, sides);
 }

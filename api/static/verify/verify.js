@@ -63,6 +63,25 @@ export class Report {
     if (this.ok) return "OK " + head;
     return [`FAILED ${head}`].concat(this.failures.map(([n, m]) => `  line ${n}: ${m}`)).join("\n");
   }
+
+  /** The report as plain JSON data (numbers of the log as numbers, or as text beyond 2**53). */
+  toJSON() {
+    const entries = (map) => Array.from(map, ([n, v]) => [n, plain(v)]);
+    return { ok: this.ok, summary: this.summary(), failures: this.failures, game_id: plain(this.gameId),
+             events: this.events, server_key: this.serverKey, lines: entries(this.lines),
+             dice: entries(this.dice), orders: entries(this.orders), reveals: entries(this.reveals) };
+  }
+}
+
+function plain(v) {
+  if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === "object") {
+    const out = {};
+    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: plain(v[k]), enumerable: true, writable: true });
+    return out;
+  }
+  return v === undefined ? null : v;
 }
 
 // ------------------------------------------------------------------------------- reading ----
