@@ -48,7 +48,7 @@ export async function hmac(key, bytes) {
 // ------------------------------------------------------------------------------ base64url ----
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-export function b64url(bytes) {
+export function base64Url(bytes) {
   let out = "";
   for (let i = 0; i < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
@@ -60,7 +60,7 @@ export function b64url(bytes) {
 
 /** The ``size`` bytes that unpadded base64url ``text`` spells, or null: only the one spelling of
  * those bytes is accepted (no padding, no other alphabet, no stray bits), as domain/signatures.py. */
-export function fromB64url(text, size) {
+export function fromBase64Url(text, size) {
   if (typeof text !== "string" || !/^[A-Za-z0-9_-]+$/.test(text) || text.length % 4 === 1) return null;
   const bits = [];
   for (const c of text) bits.push(ALPHABET.indexOf(c));
@@ -71,7 +71,7 @@ export function fromB64url(text, size) {
     for (let k = 0; k < got; k++) out.push((n >> (16 - 8 * k)) & 255);
   }
   const raw = new Uint8Array(out);
-  return raw.length === size && b64url(raw) === text ? raw : null;
+  return raw.length === size && base64Url(raw) === text ? raw : null;
 }
 
 // -------------------------------------------------------------------------------- Ed25519 ----
@@ -80,7 +80,7 @@ export const SIGNATURE_BYTES = 64;
 
 /** Why ``text`` is not a seat's public key, or null (domain/signatures.py ``public_key_problem``). */
 export async function publicKeyProblem(text) {
-  const raw = fromB64url(text, PUBLIC_KEY_BYTES);
+  const raw = fromBase64Url(text, PUBLIC_KEY_BYTES);
   if (raw === null) return "a public key is the 32 raw bytes of an Ed25519 key as unpadded base64url (43 characters)";
   try {
     await subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
@@ -92,8 +92,8 @@ export async function publicKeyProblem(text) {
 
 /** Whether ``signature`` (base64url) is ``publicKey``'s (base64url) Ed25519 signature of ``bytes``. */
 export async function signatureValid(publicKey, signature, bytes) {
-  const rawKey = fromB64url(publicKey, PUBLIC_KEY_BYTES);
-  const rawSig = fromB64url(signature, SIGNATURE_BYTES);
+  const rawKey = fromBase64Url(publicKey, PUBLIC_KEY_BYTES);
+  const rawSig = fromBase64Url(signature, SIGNATURE_BYTES);
   if (rawKey === null || rawSig === null) return false;
   try {
     const key = await subtle.importKey("raw", rawKey, { name: "Ed25519" }, false, ["verify"]);

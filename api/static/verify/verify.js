@@ -13,7 +13,7 @@
  */
 
 import { JsonError, isObject, parse } from "./json.js";
-import { EncodeError, PyError, PyKeyError, PyTypeError, PyValueError, byCodePoint, get, num, pyEq, pyRepr, pyStr,
+import { EncodeError, PyError, PyTypeError, PyValueError, byCodePoint, get, num, pyEq, pyRepr, pyStr,
          pyType } from "./canonical.js";
 import { GENESIS, canonical, lineHash } from "./chain.js";
 import { bytesOf, fromHex, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
@@ -533,4 +533,3 @@ export async function verifyHead(report, head, serverKey) {
   report.sort();
 }
 
-export { PyKeyError };
