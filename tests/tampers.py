@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import secrets
 from dataclasses import dataclass, field
 from typing import Callable
@@ -484,3 +485,48 @@ def tampered(exports: dict[str, Export]) -> list[Tampered]:
 
 def case_ids() -> list[str]:
     return [name for name, _, _ in CASES]
+
+
+# ------------------------------------------------------------------------ random tampering ----
+# Values a careless or hostile editor might put anywhere: wrong types, edge numbers (2**64 + 1 is
+# no die; 1.0 equals 1 but hashes otherwise), ids that look like the real ones.
+ODD_VALUES = [None, True, False, 0, 1, -1, 1.0, 2.5, -0.0, 1e20, 2**64, 2**64 + 1, 3, 6, 7, "", "x", "0" * 64,
+              "sealed:1:Blue:0", "Blue", "Red", [], {}, [1], {"a": 1}]
+
+
+def _mutate(value, rng: random.Random) -> None:
+    """Change one thing somewhere inside ``value``: drop a key or item, or put an odd value there."""
+    keys = list(value) if isinstance(value, dict) else list(range(len(value)))
+    if not keys:
+        return
+    k = rng.choice(keys)
+    roll = rng.random()
+    if roll < 0.15:
+        del value[k]
+    elif roll < 0.6 and isinstance(value[k], (dict, list)) and value[k]:
+        _mutate(value[k], rng)
+    else:
+        value[k] = copy.deepcopy(rng.choice(ODD_VALUES))
+
+
+def random_tampers(exports: dict[str, Export], seed: int, count: int) -> list[Tampered]:
+    """``count`` files each changed in one to three places at random (seeded), most of them with
+    every hash recomputed after (so the checks behind the chain's are reached), half of them
+    checked against the kept head. What either verifier says of them is not stated here: they are
+    for comparing the two (tests/browser/test_browser_verify.py)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        x = exports[rng.choice(["dice", "signed", "sealed"])]
+        lines = x.lines()
+        for _ in range(rng.randint(1, 3)):
+            line = rng.choice(lines)
+            _mutate(line["data"] if rng.random() < 0.8 and isinstance(line.get("data"), dict) else line, rng)
+        if rng.random() < 0.7:
+            try:
+                rechain(lines)
+            except (KeyError, TypeError):
+                continue  # a line with no hash to recompute: left for the cases above
+        out.append(Tampered(f"random-{seed}-{len(out)}", x.name, text_of(x, lines), 0, "",
+                            head=x.head if rng.random() < 0.5 else None))
+    return out

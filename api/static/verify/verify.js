@@ -194,7 +194,7 @@ export async function verify(lines, report = new Report()) {
     } catch (e) {
       report.fail(n, malformed(line.type, e));
     }
-    signed.seen.add(hashKey(line.hash));
+    if (typeof line.hash === "string") signed.seen.add(hashKey(line.hash));  // any other hash failed above
     prev = line.hash;
     const type = line.type;
     if (SEALED_EVENTS.includes(type)) {
@@ -235,20 +235,20 @@ async function diceStep(type, data, n, state, line, report) {
   if (type === "DiceEpochOpened") {
     const number = get(data, "epoch");
     if (epochs.has(hashKey(number))) report.fail(n, `dice epoch ${pyStr(number)} opened twice`);
-    if (state.open !== null) report.fail(n, `dice epoch ${pyStr(number)} opened while epoch ${pyStr(state.open.number)} is still open`);
+    if (state.open !== null) report.fail(n, `dice epoch ${pyStr(number)} opened while epoch ${pyStr(state.open)} is still open`);
     const epoch = { number, commitment: get(data, "commitment"), entropy: get(data, "client_entropy"),
                     nextNonce: 0n, rolls: [], revealed: false };
     epochs.set(hashKey(number), epoch);
-    state.open = epoch;
+    state.open = number;  // the open epoch's number; null: none open (an epoch numbered null included, as in Python)
     return;
   }
   if (type === "DiceRolled") {
     const number = get(data, "epoch");
-    const epoch = epochs.get(hashKey(number));
-    if (state.open === null || !pyEq(number, state.open.number) || epoch === undefined) {
+    if (!pyEq(number, state.open) || !epochs.has(hashKey(number))) {
       report.fail(n, `roll in dice epoch ${pyStr(number)}, which is not open`);
       return;
     }
+    const epoch = epochs.get(hashKey(number));
     const dice = get(data, "dice");
     const roll = { seq: line.seq, epoch: number, seat: data.seat, purpose: data.purpose, dice: [] };
     report.dice.set(n, roll);
@@ -278,7 +278,7 @@ async function diceStep(type, data, n, state, line, report) {
   // DiceEpochRevealed
   const number = get(data, "epoch");
   const epoch = epochs.get(hashKey(number));
-  if (epoch === undefined || state.open === null || !pyEq(number, state.open.number)) {
+  if (epoch === undefined || !pyEq(number, state.open)) {
     report.fail(n, `dice epoch ${pyStr(number)} revealed but not open`);
     return;
   }
