@@ -9,6 +9,9 @@ in one of them (or in the spec).
 The games are played through the real service (``games(app)``): a freeform game with dice over
 two epochs, a game whose Blue seat signs its orders (with a signed head kept), a sealed-orders
 game with dice in its carried-out orders, and Red's copy of a game with Blue's private note.
+``format1_exports()`` are the same games as format-1 files, kept in tests/data (games made now
+are format 2; an old file must verify forever); tests/format2.py writes format-2 files from the
+spec, with cases of their own below.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ import json
 import random
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from domain import chain, sealed, signatures
 from domain.verify import header_line
 
 GENESIS = "0" * 64
+FORMAT1_FILE = Path(__file__).resolve().parent / "data" / "format1_exports.json"
 
 
 @dataclass
@@ -143,18 +148,40 @@ def games(app) -> dict[str, Export]:
     return {e.name: e for e in (dice_game(app), signed_game(app), sealed_game(app), seat_copy(app))}
 
 
+def format1_exports() -> dict[str, Export]:
+    """The games above as format 1 records them (tests/data/make_format1_exports.py)."""
+    kept = json.loads(FORMAT1_FILE.read_text(encoding="utf-8"))["exports"]
+    out = {}
+    for name, x in kept.items():
+        secret = dict(x["secret"])
+        if "server" in secret:
+            secret["server"] = signatures.private_key_from_text(secret["server"])
+        out[name] = Export(name, x["text"], head=x["head"], server_key=x["server_key"], secret=secret)
+    return out
+
+
+def format_of(lines: list[dict]) -> int:
+    return lines[0]["data"].get("format", 1)
+
+
 # ------------------------------------------------------------------------------ a forger ----
 def text_of(export: Export, lines: list[dict]) -> list[str]:
     return export.header + [json.dumps(line, ensure_ascii=False) for line in lines]
 
 
 def rechain(lines: list[dict], start: int = 0) -> list[dict]:
-    """What a careful forger does after an edit: renumber, relink and rehash from ``start`` on."""
+    """What a careful forger does after an edit: renumber, relink and rehash from ``start`` on, as
+    the game's format hashes (a line format 2 cannot hash keeps the hash it had)."""
+    fmt = format_of(lines)
     prev = lines[start - 1]["hash"] if start else GENESIS
     for n in range(start, len(lines)):
         lines[n]["seq"] = n + 1
         lines[n]["prev_hash"] = prev
-        lines[n]["hash"] = prev = chain.line_hash(lines[n])
+        try:
+            lines[n]["hash"] = chain.line_hash(lines[n], fmt)
+        except chain.Unhashable:
+            pass
+        prev = lines[n]["hash"]
     return lines
 
 
@@ -171,11 +198,12 @@ CASES: list[tuple[str, str, Callable[[Export], Tampered]]] = []
 
 def case(export: str):
     """Register a tampering of the export named ``export``; the function returns (text lines, line,
-    why) or a Tampered (when it keeps a head)."""
+    why), a Tampered (when it keeps a head), or None when the change is no tampering in the file's
+    format."""
     def register(make):
-        def build(x: Export) -> Tampered:
+        def build(x: Export) -> Tampered | None:
             made = make(x)
-            if isinstance(made, Tampered):
+            if made is None or isinstance(made, Tampered):
                 return made
             text, line, why = made
             return Tampered(make.__name__, export, text, line, why)
@@ -297,12 +325,16 @@ def die_of_more_than_2_64_sides(x):
     lines = x.lines()
     i = at(lines, "DiceRolled")
     lines[i]["data"]["dice"][0].update(sides=2**64 + 1, value=1)
-    return text_of(x, rechain(lines)), i + 1, "a d18446744073709551617 is not a die (2 to 2**64 sides)"
+    # format 2 (RFC 8785) has no encoding for such a number: the line cannot even be hashed
+    why = "a d18446744073709551617 is not a die (2 to 2**64 sides)" if format_of(lines) == 1 else "cannot be hashed"
+    return text_of(x, rechain(lines)), i + 1, why
 
 
 @case("dice")
 def float_written_for_an_int(x):
     lines = x.lines()
+    if format_of(lines) != 1:
+        return None  # RFC 8785 writes 0.0 as 0: format 2 hashes the same bytes, the same value
     i = at(lines, "DiceRolled")
     text = text_of(x, lines)
     text[i] = text[i].replace('"epoch": 0', '"epoch": 0.0', 1)  # the same number to Python's ==, not to the hash

@@ -152,7 +152,7 @@ def static_text(name: str) -> str:
 # A page opened from disk may not load a module file, so the offline file holds them as one
 # inline module: each module's text, verbatim but for its import and export words, in a function
 # scope of its own whose exports the modules after it read.
-VERIFY_MODULES = ("json.js", "canonical.js", "crypto.js", "chain.js", "dice.js", "verify.js", "page.js")
+VERIFY_MODULES = ("json.js", "canonical.js", "crypto.js", "chain.js", "dice.js", "rolls.js", "verify.js", "page.js")
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([a-z]+)\.js";\n', re.M)
 _EXPORT = re.compile(r"^export ((?:async )?function|class|const) ([A-Za-z_$][\w$]*)", re.M)
 

@@ -122,7 +122,7 @@
         if (each) dice.appendChild(each);
       }
     }
-    showChecked(f.seq);
+    showChecked(f);
     if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
 
     showFork();
@@ -183,15 +183,17 @@
       }));
   }
 
-  /** The current line's verdicts: its place in the chain, an order's signature, a sealed reveal. */
-  function showChecked(seq) {
-    var box = $("checked"), v = verdictOf(seq);
+  /** The current line's verdicts: its place in the chain, an order's signature, a sealed reveal,
+   * and the dice of a roll the frames do not show as dice (a sealed roll). */
+  function showChecked(frame) {
+    var box = $("checked"), v = verdictOf(frame.seq);
     W.clear(box);
     box.hidden = !v;
     if (!v) return;
     if (v.line) box.appendChild(verdict("chain", v.line));
     if (v.order) box.appendChild(verdict("order", v.order));
     if (v.reveal) box.appendChild(verdict("sealed orders", v.reveal));
+    if (v.dice && !frame.dice) box.appendChild(checkedDice(frame.seq));
   }
 
   function play(on) {

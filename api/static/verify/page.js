@@ -10,7 +10,8 @@
  */
 
 import { unavailable } from "./crypto.js";
-import { NOT_REVEALED, Report, verifyHead, verifyText } from "./verify.js";
+import { NOT_OPENED, NOT_REVEALED } from "./rolls.js";
+import { Report, verifyHead, verifyText } from "./verify.js";
 
 const W = window.Warlog || (window.Warlog = {});
 const $ = (id) => document.getElementById(id);
@@ -60,7 +61,9 @@ function verdicts(report) {
   };
   for (const [, line] of report.lines) at(line.seq).line = line.hash;
   for (const [, roll] of report.dice) {
-    at(roll.seq).dice = roll.dice.map((d) => ({ nonce: String(d.nonce), sides: String(d.sides), value: String(d.value), status: d.status }));
+    at(roll.seq).dice = roll.hidden
+      ? [{ nonce: "?", sides: "?", value: "?", status: NOT_OPENED }]  // a sealed roll this copy holds as a commitment
+      : roll.dice.map((d) => ({ nonce: String(d.nonce), sides: String(d.sides), value: String(d.value), status: d.status }));
   }
   for (const [, order] of report.orders) at(order.seq).order = order.status;
   for (const [, reveal] of report.reveals) at(reveal.seq).reveal = reveal.status;
@@ -70,9 +73,10 @@ function verdicts(report) {
 function counts(report) {
   let verified = 0, waiting = 0, failed = 0;
   for (const [, roll] of report.dice) {
+    if (roll.hidden) waiting++;
     for (const die of roll.dice) {
       if (die.status === "verified") verified++;
-      else if (die.status === NOT_REVEALED) waiting++;
+      else if (die.status === NOT_REVEALED || die.status === NOT_OPENED) waiting++;
       else failed++;
     }
   }
@@ -89,9 +93,11 @@ function show(report) {
     ? `Verified: ${report.events} events chained to head ${String(report.chainHead).slice(0, 16)}…; `
     : `FAILED: ${report.failures.length} problem(s) in ${report.events} events; `;
   $("verify-summary").textContent = head +
-    `${dice.verified} dice verified against their revealed seeds, ${dice.waiting} not yet revealed` +
+    `${dice.verified} dice verified against their revealed seeds, ${dice.waiting} not yet revealed or sealed` +
     (dice.failed ? `, ${dice.failed} failed` : "") + `; ${signed} signed order(s) verified` +
-    (report.revealsVerified ? `; ${report.revealsVerified} sealed reveal(s) verified` : "") + ".";
+    (report.revealsVerified ? `; ${report.revealsVerified} sealed reveal(s) verified` : "") +
+    (report.fieldsOpened || report.fieldsConcealed
+      ? `; ${report.fieldsOpened} concealed field(s) opened, ${report.fieldsConcealed} still concealed` : "") + ".";
   $("verify-summary").className = "verify-summary " + (report.ok ? "ok" : "failed");
   $("verify-brief-link").textContent = report.ok
     ? "Checked in this browser: the log verifies."

@@ -4,27 +4,24 @@
  *
  *   const report = await verifyText(exportText, { head: keptHeadText, serverKey });
  *   report.ok, report.failures ([[line, why]]), report.summary(),
- *   report.dice (per DiceRolled line: every die "verified" / "failed: why" / "not yet revealed"),
+ *   report.dice (per roll line: every die "verified" / "failed: why" / "not yet revealed"),
  *   report.orders (per OrderAccepted line: its signature), report.reveals (sealed orders).
  *
- * Checks: the chain (keys, game, seq, prev_hash, hash), the dice epochs, nonces and ranges, every
- * revealed seed against its commitment and every die against its seed, every signed order against
- * its seat's key, sealed-orders reveals against their commitments, and a kept head.
+ * Checks: the chain (keys, game, seq, prev_hash, hash; format 1 or 2, the format from line 1 and
+ * the header's version), the dice (rolls.js), every signed order against its seat's key,
+ * sealed-orders reveals against their commitments, concealed fields (format 2), and a kept head.
  */
 
 import { JsonError, isObject, parse } from "./json.js";
-import { EncodeError, PyError, PyTypeError, PyValueError, byCodePoint, get, num, pyEq, pyRepr, pyStr,
-         pyType } from "./canonical.js";
-import { GENESIS, canonical, lineHash } from "./chain.js";
-import { bytesOf, fromHex, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
-import { EpochDice, commitment, prefix1 } from "./dice.js";
+import { EncodeError, PyError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr } from "./canonical.js";
+import { CONCEALED, GENESIS, canonical, isFormat1, lineHash } from "./chain.js";
+import { bytesOf, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
+import { Dice, hidden } from "./rolls.js";
 
 export const LINE_KEYS = ["game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash"];
 export const HEADER_KEY = "warlog_export";
-const TWO_64 = 2n ** 64n;
-const DICE_EVENTS = ["DiceRolled", "DiceEpochOpened", "DiceEpochRevealed"];
 const SEALED_EVENTS = ["OrderSealed", "OrderRevealed"];
-export const NOT_REVEALED = "not yet revealed";
+const HEX64 = /^[0-9a-f]{64}$/;
 
 export class Report {
   constructor() {
@@ -38,6 +35,14 @@ export class Report {
     this.rollsUnrevealed = 0;
     this.revealsVerified = 0;
     this.signaturesVerified = 0;
+    // format 2: the sealed stream's rolls, and the concealed fields opened or still concealed
+    this.sealedRollsVerified = 0;
+    this.sealedDiceVerified = 0;
+    this.sealedRollsUnrevealed = 0;
+    this.sealedNotOpened = 0;
+    this.fieldsOpened = 0;
+    this.fieldsConcealed = 0;
+    this.format = 1n;  // the game's format (GameCreated.data.format; absent: 1)
     this.serverKey = null;
     this.hashes = [];  // each event's hash, by position
     this.failures = [];  // [line, why]
@@ -60,6 +65,13 @@ export class Report {
       `verified; ${this.epochsUnrevealed} epoch(s) not yet revealed holding ${this.rollsUnrevealed} roll(s); ` +
       `${this.signaturesVerified} signed order(s) verified`;
     if (this.revealsVerified) head += `; ${this.revealsVerified} sealed-orders reveal(s) verified against their commitments`;
+    if (this.sealedRollsVerified || this.sealedRollsUnrevealed || this.sealedNotOpened) {
+      head += `; ${this.sealedRollsVerified} sealed roll(s) (${this.sealedDiceVerified} dice) verified, ` +
+        `${this.sealedRollsUnrevealed} not yet revealed, ${this.sealedNotOpened} not opened in this copy`;
+    }
+    if (this.fieldsOpened || this.fieldsConcealed) {
+      head += `; ${this.fieldsOpened} concealed field(s) opened, ${this.fieldsConcealed} still concealed`;
+    }
     if (this.ok) return "OK " + head;
     return [`FAILED ${head}`].concat(this.failures.map(([n, m]) => `  line ${n}: ${m}`)).join("\n");
   }
@@ -68,7 +80,7 @@ export class Report {
   toJSON() {
     const entries = (map) => Array.from(map, ([n, v]) => [n, plain(v)]);
     return { ok: this.ok, summary: this.summary(), failures: this.failures, game_id: plain(this.gameId),
-             events: this.events, server_key: this.serverKey, lines: entries(this.lines),
+             events: this.events, format: plain(this.format), server_key: this.serverKey, lines: entries(this.lines),
              dice: entries(this.dice), orders: entries(this.orders), reveals: entries(this.reveals) };
   }
 }
@@ -133,6 +145,10 @@ export async function verifyText(text, options = {}) {
   }
   const lines = parseLines(raws, report);
   await verify(lines, report);
+  if (found !== null && "version" in found && !pyEq(found.version, report.format)) {
+    // format 2's export names its version in the header; a format-1 file has none (docs/dice.md)
+    report.fail(1, `the header line says export version ${pyStr(found.version)}, but the game is of format ${pyStr(report.format)}`);
+  }
   if (options.head !== undefined && options.head !== null) {
     await verifyHead(report, options.head, options.serverKey || report.serverKey);
   }
@@ -141,14 +157,11 @@ export async function verifyText(text, options = {}) {
 }
 
 // ----------------------------------------------------------------------------- the chain ----
-/** Python's hashing of a value used as a dict key or set member: equal numbers are one key. */
-function hashKey(v) {
-  if (typeof v === "string") return "s" + v;
-  if (typeof v === "bigint") return "n" + v;
-  if (typeof v === "boolean") return v ? "n1" : "n0";
-  if (typeof v === "number") return Number.isInteger(v) ? "n" + BigInt(v) : "f" + v;
-  if (v === null) return "None";
-  throw new PyTypeError(`unhashable type: '${pyType(v)}'`);
+/** The game's format, from line 1 when it is a GameCreated (its data's "format"; absent: 1). */
+function formatOf(lines) {
+  const first = lines[0];
+  if (!first || !LINE_KEYS.every((k) => k in first) || first.type !== "GameCreated" || !isObject(first.data)) return 1n;
+  return "format" in first.data ? first.data.format : 1n;
 }
 
 function malformed(type, e) {
@@ -159,10 +172,13 @@ function malformed(type, e) {
 /** Check the chain (order, links, hashes), the dice, signatures and sealed reveals of parsed lines
  * (null for a line that did not parse, already reported). */
 export async function verify(lines, report = new Report()) {
+  const fmt = report.format = formatOf(lines);
+  const known = isFormat1(fmt) || fmt === 2n || fmt === 2;  // Python: fmt in (1, 2)
   // Each line's own hash does not depend on the others: all computed at once, checked in order.
-  const hashes = await Promise.all(lines.map((line) => (line ? lineHash(line).catch((e) => e) : null)));
+  const hashes = await Promise.all(lines.map((line) => (line && known ? lineHash(line, fmt).catch((e) => e) : null)));
   let prev = GENESIS;
-  const state = { epochs: new Map(), open: null, commitments: new Map() };
+  const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
+  const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1, line = lines[i];
@@ -186,8 +202,10 @@ export async function verify(lines, report = new Report()) {
       const extra = keys.filter((k) => !LINE_KEYS.includes(k)).sort(byCodePoint);
       report.fail(n, `unexpected keys ${extra.join(", ")}`);
     }
-    const altered = hashProblem(line, hashes[i]);
+    const altered = known ? hashProblem(line, hashes[i])
+      : `format ${pyRepr(fmt)} is not one this verifier knows (1, 2)`;
     if (altered) report.fail(n, altered);
+    if (dice.format2) concealedFields(line, n, report);
     if (report.failures.length > before) seen.hash = "failed: " + report.failures.slice(before).map((f) => f[1]).join("; ");
     try {
       await signed.step(line, n);
@@ -196,32 +214,20 @@ export async function verify(lines, report = new Report()) {
     }
     if (typeof line.hash === "string") signed.seen.add(hashKey(line.hash));  // any other hash failed above
     prev = line.hash;
-    const type = line.type;
-    if (SEALED_EVENTS.includes(type)) {
-      await sealedStep(line, n, state.commitments, report);
-      continue;
-    }
-    if (!DICE_EVENTS.includes(type)) continue;
-    const data = isObject(line.data) ? line.data : Object.create(null);
-    try {
-      await diceStep(type, data, n, state, line, report);
-    } catch (e) {
-      report.fail(n, malformed(type, e));
-    }
+    if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
+    else await dice.step(line, n);
   }
   signed.finish();
+  dice.finish();
   report.chainHead = prev;
-  for (const epoch of state.epochs.values()) {
-    if (!epoch.revealed) {
-      report.epochsUnrevealed += 1;
-      report.rollsUnrevealed += epoch.rolls.length;
-    }
-  }
   return report;
 }
 
 function hashProblem(line, hash) {
   if (typeof hash === "string" && pyEq(hash, line.hash)) return null;
+  if (hash instanceof EncodeError) {  // format 2: RFC 8785 has no encoding for a value of this line
+    return `cannot be hashed (${hash.message}), so it was not written by warlog or was altered`;
+  }
   if (line.redacted === true) {
     return `hash does not match: this ${pyStr(line.type)} is redacted (hidden information removed from a ` +
       "seat's or spectator's copy); only an umpire's export verifies";
@@ -229,119 +235,23 @@ function hashProblem(line, hash) {
   return `hash does not match the line's content (${pyStr(line.type)} was altered)`;
 }
 
-// -------------------------------------------------------------------------------- dice ----
-async function diceStep(type, data, n, state, line, report) {
-  const epochs = state.epochs;
-  if (type === "DiceEpochOpened") {
-    const number = get(data, "epoch");
-    if (epochs.has(hashKey(number))) report.fail(n, `dice epoch ${pyStr(number)} opened twice`);
-    if (state.open !== null) report.fail(n, `dice epoch ${pyStr(number)} opened while epoch ${pyStr(state.open)} is still open`);
-    const epoch = { number, commitment: get(data, "commitment"), entropy: get(data, "client_entropy"),
-                    nextNonce: 0n, rolls: [], revealed: false };
-    epochs.set(hashKey(number), epoch);
-    state.open = number;  // the open epoch's number; null: none open (an epoch numbered null included, as in Python)
-    return;
-  }
-  if (type === "DiceRolled") {
-    const number = get(data, "epoch");
-    if (!pyEq(number, state.open) || !epochs.has(hashKey(number))) {
-      report.fail(n, `roll in dice epoch ${pyStr(number)}, which is not open`);
-      return;
-    }
-    const epoch = epochs.get(hashKey(number));
-    const dice = get(data, "dice");
-    const roll = { seq: line.seq, epoch: number, seat: data.seat, purpose: data.purpose, dice: [] };
-    report.dice.set(n, roll);
-    let next = epoch.nextNonce;
-    try {
-      for (const die of iterate(dice)) {
-        const nonce = get(die, "nonce");
-        const shown = { nonce, sides: die.sides, value: die.value, problems: [], status: NOT_REVEALED };
-        roll.dice.push(shown);
-        const problem = (why) => { report.fail(n, why); shown.problems.push(why); shown.status = "failed: " + why; };
-        if (!pyEq(nonce, next)) problem(`die nonce ${pyStr(nonce)} where ${pyStr(next)} was expected (a roll is missing or was repeated)`);
-        const sides = get(die, "sides");
-        if (!(2n <= num(sides) && num(sides) <= TWO_64)) {
-          problem(`a d${pyStr(sides)} is not a die (2 to 2**64 sides)`);
-        } else {
-          const value = get(die, "value");
-          if (!(1n <= num(value) && num(value) <= num(sides))) problem(`die value ${pyStr(value)} is not a face of a d${pyStr(sides)}`);
-        }
-        next = plusOne(nonce);
+// ------------------------------------------------------------------------ concealed fields ----
+/** Format 2: each concealed field is opened (its salt there: the hash form's commitment is
+ * computed from its value) or still concealed (its salt null: its value must be a commitment). */
+function concealedFields(line, n, report) {
+  const data = line.data;
+  const salts = isObject(data) ? data[CONCEALED] : null;
+  if (!isObject(salts)) return;
+  for (const name of Object.keys(salts)) {
+    if (salts[name] !== null) {
+      report.fieldsOpened += 1;
+    } else {
+      report.fieldsConcealed += 1;
+      if (typeof data[name] !== "string" || !HEX64.test(data[name])) {
+        report.fail(n, `the concealed field ${name} holds no commitment (64 lowercase hex characters) and no salt`);
       }
-    } finally {  // also when a malformed die stops the loop: the nonces counted so far stay counted
-      epoch.nextNonce = next;
     }
-    epoch.rolls.push({ n, dice, roll });
-    return;
   }
-  // DiceEpochRevealed
-  const number = get(data, "epoch");
-  const epoch = epochs.get(hashKey(number));
-  if (epoch === undefined || !pyEq(number, state.open)) {
-    report.fail(n, `dice epoch ${pyStr(number)} revealed but not open`);
-    return;
-  }
-  const seed = seedBytes(get(data, "seed"));
-  if (!pyEq(await commitment(seed), epoch.commitment)) {
-    const why = `the seed of dice epoch ${pyStr(number)} does not match its commitment`;
-    report.fail(n, why);
-    for (const { roll } of epoch.rolls) for (const die of roll.dice) if (!die.problems.length) die.status = "failed: " + why;
-  } else {
-    const dice = await EpochDice.of(seed);
-    const prefix = prefix1(line.game_id, number, epoch.entropy);
-    await checkFaces(epoch.rolls, (die) => dice.face(prefix, get(die, "nonce"), die.sides), report);
-  }
-  epoch.revealed = true;
-  report.epochsRevealed += 1;
-  state.open = null;
-}
-
-/** Every die of revealed rolls against the face its seed gives (computed at once, reported in order). */
-async function checkFaces(rolls, derive, report) {
-  const wanted = await Promise.all(rolls.map(({ dice }) => Promise.all(Array.from(iterate(dice), (die) => {
-    const sides = get(die, "sides");
-    return 2n <= num(sides) && num(sides) <= TWO_64 ? derive(die) : null;
-  }))));
-  rolls.forEach(({ n, dice, roll }, r) => {
-    Array.from(iterate(dice)).forEach((die, k) => {
-      const want = wanted[r][k];
-      if (want === null) return;  // not a die: reported at the roll
-      const shown = roll.dice[k];
-      if (!pyEq(want, die.value)) {
-        const why = `die nonce ${pyStr(die.nonce)} shows ${pyStr(die.value)} but the revealed seed gives ${pyStr(want)}`;
-        report.fail(n, why);
-        shown.problems.push(why);
-        shown.status = "failed: " + shown.problems.join("; ");
-      } else if (!shown.problems.length) {
-        shown.status = "verified";
-      }
-    });
-    report.rollsVerified += 1;
-    report.diceVerified += Array.from(iterate(dice)).length;
-  });
-}
-
-/** What Python's ``for x in value`` goes through: a list's items, a dict's keys, a string's characters. */
-function iterate(value) {
-  if (Array.isArray(value)) return value;
-  if (isObject(value)) return Object.keys(value);
-  if (typeof value === "string") return Array.from(value);
-  throw new PyTypeError(`'${pyType(value)}' object is not iterable`);
-}
-
-function plusOne(v) {
-  if (typeof v === "bigint") return v + 1n;
-  if (typeof v === "number") return v + 1;
-  if (typeof v === "boolean") return v ? 2n : 1n;
-  throw new PyTypeError(`can only concatenate ${pyType(v)} (not "int") to ${pyType(v)}`);
-}
-
-function seedBytes(text) {
-  if (typeof text !== "string") throw new PyTypeError(`fromhex() argument must be str, not ${pyType(text)}`);
-  const seed = fromHex(text);
-  if (seed === null) throw new PyValueError("non-hexadecimal number found in fromhex() arg");
-  return seed;
 }
 
 // --------------------------------------------------------------------------- sealed orders ----
@@ -370,8 +280,8 @@ async function sealedStep(line, n, commitments, report) {
       report.fail(n, shown.status.slice(8));
       return;
     }
-    if (line.redacted === true) {
-      shown.status = "redacted in this copy: cannot be checked here";
+    if (line.redacted === true || hidden(data, "orders") || hidden(data, "salt")) {
+      shown.status = "hidden in this copy: cannot be checked here";
       return;
     }
     const made = await sealedCommitment(line.game_id, seat, round, get(data, "orders"), get(data, "salt"));
@@ -429,11 +339,11 @@ class Signed {
           shown.status = "carried out from a sealed reveal (checked against its commitment)";
         } else {
           shown.status = "failed: not followed by its signature";
-          this.waiting = { n, data, hash: line.hash, redacted: line.redacted === true, shown };
+          this.waiting = { n, data, hash: line.hash, redacted: line.redacted === true || hidden(data, "order"), shown };
         }
       }
     } else if (type === "OrderSigned") {
-      await this.signed(data, n, line.redacted === true);
+      await this.signed(data, n, line.redacted === true || hidden(data, "signature"));
     }
   }
 
