@@ -158,9 +158,9 @@ export function numeric(v) {
 }
 
 /** Python's order of two numbers (a < b etc. mix int and float exactly); a TypeError otherwise. */
-export function num(v, what) {
+export function num(v) {
   const n = numeric(v);
-  if (n === null) throw new PyTypeError(`'<=' not supported between instances of 'int' and '${pyType(v)}'${what ? " (" + what + ")" : ""}`);
+  if (n === null) throw new PyTypeError(`'<=' not supported between instances of 'int' and '${pyType(v)}'`);
   return n;
 }
 

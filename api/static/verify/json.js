@@ -125,15 +125,3 @@ const WORDS = [["null", null], ["true", true], ["false", false], ["NaN", NaN], [
 export function isObject(v) {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
-
-/** Whether a parsed value is an integer (Python int; bool is not one here). */
-export function isInt(v) {
-  return typeof v === "bigint";
-}
-
-/** A plain object as this module's objects are (no prototype), for building values to encode. */
-export function dict(entries) {
-  const out = Object.create(null);
-  for (const [k, v] of entries) out[k] = v;
-  return out;
-}
