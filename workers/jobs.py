@@ -163,7 +163,7 @@ def make_replay(game_id: str, version: int, audience: str = "public", directory:
         service.close()
     made = replaying.frames(lines, viewer, progress=lambda done, total: progress(done, total, share=(0, 90)))
     write_atomic(paths["json"], json.dumps(made, separators=(",", ":")))
-    write_atomic(paths["html"], replaying.replay_html(made))
+    write_atomic(paths["html"], replaying.replay_html(made, log=replaying.seen_log(lines, viewer)))
     _pruned(directory)
     return {k: str(p) for k, p in paths.items()}
 

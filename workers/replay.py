@@ -31,6 +31,7 @@ from typing import Any, Callable
 from jinja2 import Template
 
 from domain.rulesets import find_ruleset
+from domain.verify import dumps
 from domain.visibility import filter_lines, view_state
 from projections import folds
 from projections.narrate import describe
@@ -100,6 +101,12 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
             "states": states, "frames": out}
 
 
+def seen_log(lines: list[dict], viewer: str | None) -> list[dict]:
+    """The export lines ``viewer`` may see: what their export holds, and what the offline file
+    checks in the browser (``replay_html``'s ``log``)."""
+    return filter_lines(find_ruleset(lines[0]["data"]["ruleset"]), lines, viewer)
+
+
 def _vp_points(replay: dict) -> dict[str, list[tuple[float, float]]]:
     series: dict[str, list[tuple[float, float]]] = {}
     for i, frame in enumerate(replay["frames"]):
@@ -139,6 +146,30 @@ def static_text(name: str) -> str:
     if _UNSAFE_INLINE.search(text):
         raise ValueError(f"api/static/{name} holds '</script', '</style' or '<!--' and cannot be inlined")
     return text
+
+
+# The browser's verifier (api/static/verify/), its modules in the order they import one another.
+# A page opened from disk may not load a module file, so the offline file holds them as one
+# inline module: each module's text, verbatim but for its import and export words, in a function
+# scope of its own whose exports the modules after it read.
+VERIFY_MODULES = ("json.js", "canonical.js", "crypto.js", "chain.js", "dice.js", "rolls.js", "verify.js", "page.js")
+_IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([a-z]+)\.js";\n', re.M)
+_EXPORT = re.compile(r"^export ((?:async )?function|class|const) ([A-Za-z_$][\w$]*)", re.M)
+
+
+@lru_cache(maxsize=None)
+def verifier_module() -> str:
+    """The modules of api/static/verify as the text of one inline ``<script type="module">``."""
+    scopes = []
+    for name in VERIFY_MODULES:
+        text = static_text(f"verify/{name}")
+        exported = [m.group(2) for m in _EXPORT.finditer(text)]
+        body = _IMPORT.sub(lambda m: f"const {{{m.group(1)}}} = verify_{m.group(2)};\n", text)
+        body = _EXPORT.sub(lambda m: f"{m.group(1)} {m.group(2)}", body)
+        if re.search(r"^\s*(import|export)\b", body, re.M):
+            raise ValueError(f"api/static/verify/{name}: an import or export this bundling does not read")
+        scopes.append(f"const verify_{name[:-3]} = (() => {{\n{body}\nreturn {{ {', '.join(exported)} }};\n}})();")
+    return "\n".join(scopes)
 
 
 @lru_cache(maxsize=None)
@@ -189,18 +220,23 @@ def state_deltas(states: list[dict]) -> list[dict]:
     return out
 
 
-def replay_html(replay: dict, board: Any = RULESET_BOARD) -> str:
+def replay_html(replay: dict, board: Any = RULESET_BOARD, log: list[dict] | None = None,
+                server_key: str | None = None) -> str:
     """One HTML file that steps through ``replay`` offline, the map drawn from ``board`` (by
-    default the ruleset's ``board()``; None: no map, the log and the dice only)."""
+    default the ruleset's ``board()``; None: no map, the log and the dice only). ``log``: the
+    export lines the replay's viewer may see (``domain.visibility.filter_lines``), which the page
+    checks in the browser as `warlog verify` would (docs/pages.md); ``server_key`` checks kept heads."""
     if board is RULESET_BOARD:
         board = find_ruleset(replay["ruleset"]).board()
+    text = "".join(dumps(line) + "\n" for line in log) if log is not None else None
     title = f"Replay — {replay['title']} — game {replay['game_id']} (version {replay['version']}, {replay['viewer']} view)"
     data = {**{k: v for k, v in replay.items() if k != "states"},
             "state_deltas": state_deltas(replay["states"]), "vp_chart": vp_chart(replay)}
     parts = {"TITLE": escape(title), "GAME_ID": escape(str(replay["game_id"])), "BODY": replay_body(),
              "DATA": _embed(data), "BOARD": _embed(board), "CSS": static_text("warlog.css"),
              "COMMON_JS": static_text("common.js"), "BOARD_JS": static_text("board.js"),
-             "REPLAY_JS": static_text("replay.js")}
+             "REPLAY_JS": static_text("replay.js"), "VERIFY_JS": verifier_module(),
+             "LOG": _embed({"text": text, "server_key": server_key})}
     # One pass over the template: nothing substituted (a log's text, a file) is scanned again.
     return re.sub(r"@@([A-Z_]+)@@", lambda m: parts[m.group(1)], _PAGE)
 
@@ -234,6 +270,10 @@ _PAGE = """<!DOCTYPE html>
 </script>
 <script id="replay-js">
 @@REPLAY_JS@@
+</script>
+<script type="application/json" id="export-log">@@LOG@@</script>
+<script type="module" id="verify-js">
+@@VERIFY_JS@@
 </script>
 </body></html>
 """

@@ -116,8 +116,13 @@
     var dice = $("dice");
     W.clear(dice);
     for (var k = opStart[at]; k <= at; k++) {
-      if (F[k].dice) dice.appendChild(W.dice(Object.assign({}, F[k].dice), k === at));
+      if (F[k].dice) {
+        dice.appendChild(W.dice(Object.assign({}, F[k].dice), k === at));
+        var each = checkedDice(F[k].seq);
+        if (each) dice.appendChild(each);
+      }
     }
+    showChecked(f);
     if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
 
     showFork();
@@ -154,6 +159,41 @@
       if (location.hash !== hash) history.replaceState(null, "", hash);
     }
     if (at >= F.length - 1 && timer) play(false);
+  }
+
+  // ------------------------------------------------------- checked in this browser ----
+  /* The verdicts of the browser's own check of the log (api/static/verify/page.js, a module that
+   * runs after this script): Warlog.verification.at(seq), once the "warlog:verified" event came. */
+  function verdictOf(seq) {
+    return W.verification ? W.verification.at(seq) : null;
+  }
+
+  function verdict(label, status) {
+    return W.el("span", { class: "checked " + W.verification.kind(status), "data-status": status,
+                          text: label + ": " + status });
+  }
+
+  /** Each die of the roll at ``seq`` with its verdict: verified, failed: why, or not yet revealed. */
+  function checkedDice(seq) {
+    var v = verdictOf(seq);
+    if (!v || !v.dice) return null;
+    return W.el("ul", { class: "checked-dice", "aria-label": "Each die, checked in this browser" },
+      v.dice.map(function (d) {
+        return W.el("li", null, verdict("d" + d.sides + " showing " + d.value, d.status));
+      }));
+  }
+
+  /** The current line's verdicts: its place in the chain, an order's signature, a sealed reveal,
+   * and the dice of a roll the frames do not show as dice (a sealed roll). */
+  function showChecked(frame) {
+    var box = $("checked"), v = verdictOf(frame.seq);
+    W.clear(box);
+    box.hidden = !v;
+    if (!v) return;
+    if (v.line) box.appendChild(verdict("chain", v.line));
+    if (v.order) box.appendChild(verdict("order", v.order));
+    if (v.reveal) box.appendChild(verdict("sealed orders", v.reveal));
+    if (v.dice && !frame.dice) box.appendChild(checkedDice(frame.seq));
   }
 
   function play(on) {
@@ -342,6 +382,7 @@
     }
     buildHistory();
     wire();
+    document.addEventListener("warlog:verified", function () { go(at, "hash"); });
     var start = fromHash();
     go(start === null ? 0 : start, start === null ? undefined : "hash");
     W.status("");

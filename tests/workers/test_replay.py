@@ -107,7 +107,8 @@ def assert_self_contained(html: str) -> None:
     for name in replay.STATIC:
         assert replay.static_text(name) in html
     assert replay.replay_body() in html and 'id="state-box"' in replay.replay_body()
-    assert html.count("<script") == 5  # the frames, the board, common.js, board.js, replay.js
+    assert html.count("<script") == 7  # the frames, the board, common.js, board.js, replay.js, the log, the verifier
+    assert replay.verifier_module() in html  # the browser's verifier, api/static/verify/ (docs/pages.md)
 
 
 def test_the_html_page_is_self_contained(game):
@@ -139,11 +140,14 @@ def test_hostile_text_cannot_break_out_of_the_embedded_json(sqlite_config):
     app = make_app(sqlite_config)
     gid = app.create_game("freeform", options={"sides": ["Blue", "Red"]}).game_id
     app.join(gid, "Blue", "</script><script>alert(1)</script>@@BODY@@<!--", "x")
-    html = replay.replay_html(replay.frames(app.lines(gid), None))
+    lines = app.lines(gid)
+    html = replay.replay_html(replay.frames(lines, None), log=lines)
     app.close()
-    assert "<script>alert(1)" not in html and html.count("</script>") == 5 and "<!--" not in html
+    assert "<script>alert(1)" not in html and html.count("</script>") == 7 and "<!--" not in html
     assert html.count('id="controls"') == 1  # a placeholder in the log is not substituted
     assert embedded(html, "replay")["frames"][1]["text"].startswith("</script><script>alert(1)</script>@@BODY@@<!--")
+    assert embedded(html, "export-log")["text"].splitlines()[1] == json.dumps(lines[1], sort_keys=True, separators=(",", ":"),
+                                                                             ensure_ascii=False)
 
 
 def test_a_static_file_that_could_end_its_element_is_refused(monkeypatch):

@@ -1,0 +1,445 @@
+/* `warlog verify` in the browser: a second implementation of docs/dice.md's checks, written from
+ * the spec and from domain/verify.py's list of checks, with the same messages ("line N: why"),
+ * so that the spec and not one program is the authority (docs/dice.md, "Checking in the browser").
+ *
+ *   const report = await verifyText(exportText, { head: keptHeadText, serverKey });
+ *   report.ok, report.failures ([[line, why]]), report.summary(),
+ *   report.dice (per roll line: every die "verified" / "failed: why" / "not yet revealed"),
+ *   report.orders (per OrderAccepted line: its signature), report.reveals (sealed orders).
+ *
+ * Checks: the chain (keys, game, seq, prev_hash, hash; format 1 or 2, the format from line 1 and
+ * the header's version), the dice (rolls.js), every signed order against its seat's key,
+ * sealed-orders reveals against their commitments, concealed fields (format 2), and a kept head.
+ */
+
+import { JsonError, isObject, parse } from "./json.js";
+import { EncodeError, PyError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr } from "./canonical.js";
+import { CONCEALED, GENESIS, canonical, isFormat1, lineHash } from "./chain.js";
+import { bytesOf, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
+import { Dice, hidden } from "./rolls.js";
+
+export const LINE_KEYS = ["game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash"];
+export const HEADER_KEY = "warlog_export";
+const SEALED_EVENTS = ["OrderSealed", "OrderRevealed"];
+const HEX64 = /^[0-9a-f]{64}$/;
+
+export class Report {
+  constructor() {
+    this.gameId = null;
+    this.events = 0;
+    this.chainHead = GENESIS;
+    this.epochsRevealed = 0;
+    this.epochsUnrevealed = 0;
+    this.rollsVerified = 0;
+    this.diceVerified = 0;
+    this.rollsUnrevealed = 0;
+    this.revealsVerified = 0;
+    this.signaturesVerified = 0;
+    // format 2: the sealed stream's rolls, and the concealed fields opened or still concealed
+    this.sealedRollsVerified = 0;
+    this.sealedDiceVerified = 0;
+    this.sealedRollsUnrevealed = 0;
+    this.sealedNotOpened = 0;
+    this.fieldsOpened = 0;
+    this.fieldsConcealed = 0;
+    this.format = 1n;  // the game's format (GameCreated.data.format; absent: 1)
+    this.serverKey = null;
+    this.hashes = [];  // each event's hash, by position
+    this.failures = [];  // [line, why]
+    // What the pages show, by line number: the line's seq and type, and what was checked of it.
+    this.lines = new Map();  // n -> {seq, type, hash: "verified" | "failed: why"}
+    this.dice = new Map();  // n -> {seq, epoch, seat, dice: [{nonce, sides, value, status, problems}]}
+    this.orders = new Map();  // n -> {seq, order_id, seat, status}
+    this.reveals = new Map();  // n -> {seq, seat, round, status}
+  }
+
+  get ok() { return this.failures.length === 0; }
+
+  fail(line, message) { this.failures.push([line, message]); }
+
+  sort() { this.failures.sort((a, b) => a[0] - b[0]); }  // stable, as Python's sort
+
+  summary() {
+    let head = `game ${pyStr(this.gameId)}: ${this.events} events, chain head ${pyStr(this.chainHead)}; ` +
+      `${this.epochsRevealed} dice epochs revealed, ${this.rollsVerified} rolls (${this.diceVerified} dice) ` +
+      `verified; ${this.epochsUnrevealed} epoch(s) not yet revealed holding ${this.rollsUnrevealed} roll(s); ` +
+      `${this.signaturesVerified} signed order(s) verified`;
+    if (this.revealsVerified) head += `; ${this.revealsVerified} sealed-orders reveal(s) verified against their commitments`;
+    if (this.sealedRollsVerified || this.sealedRollsUnrevealed || this.sealedNotOpened) {
+      head += `; ${this.sealedRollsVerified} sealed roll(s) (${this.sealedDiceVerified} dice) verified, ` +
+        `${this.sealedRollsUnrevealed} not yet revealed, ${this.sealedNotOpened} not opened in this copy`;
+    }
+    if (this.fieldsOpened || this.fieldsConcealed) {
+      head += `; ${this.fieldsOpened} concealed field(s) opened, ${this.fieldsConcealed} still concealed`;
+    }
+    if (this.ok) return "OK " + head;
+    return [`FAILED ${head}`].concat(this.failures.map(([n, m]) => `  line ${n}: ${m}`)).join("\n");
+  }
+
+  /** The report as plain JSON data (numbers of the log as numbers, or as text beyond 2**53). */
+  toJSON() {
+    const entries = (map) => Array.from(map, ([n, v]) => [n, plain(v)]);
+    return { ok: this.ok, summary: this.summary(), failures: this.failures, game_id: plain(this.gameId),
+             events: this.events, format: plain(this.format), server_key: this.serverKey, lines: entries(this.lines),
+             dice: entries(this.dice), orders: entries(this.orders), reveals: entries(this.reveals) };
+  }
+}
+
+function plain(v) {
+  if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map(plain);
+  if (v !== null && typeof v === "object") {
+    const out = {};
+    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: plain(v[k]), enumerable: true, writable: true });
+    return out;
+  }
+  return v === undefined ? null : v;
+}
+
+// ------------------------------------------------------------------------------- reading ----
+/** The lines of an export's text as Python reads a text file: split at \n, \r\n or \r. */
+export function textLines(text) {
+  const out = text.split(/\r\n|\r|\n/);
+  if (out.length && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+const PY_SPACE = /^[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
+
+function parseLines(raws, report) {
+  return raws.map((raw, i) => {
+    const n = i + 1;
+    if (PY_SPACE.test(raw)) { report.fail(n, "empty line"); return null; }
+    let obj;
+    try {
+      obj = parse(raw);
+    } catch (e) {
+      if (!(e instanceof JsonError) && !(e instanceof RangeError)) throw e;
+      if (e instanceof RangeError || e.message === "nested too deep") report.fail(n, "not JSON this reader can take: nested too deep");
+      else if (e.message.startsWith("a number of more")) report.fail(n, "not JSON this reader can take: a number of more than 4300 digits");
+      else report.fail(n, `not JSON: ${e.message}`);
+      return null;
+    }
+    if (!isObject(obj)) { report.fail(n, "not a JSON object"); return null; }
+    return obj;
+  });
+}
+
+function header(raw) {
+  let obj;
+  try { obj = parse(raw); } catch (e) { return null; }
+  const keys = isObject(obj) ? Object.keys(obj) : [];
+  return keys.length === 1 && keys[0] === HEADER_KEY && isObject(obj[HEADER_KEY]) ? obj[HEADER_KEY] : null;
+}
+
+/** Verify an export's text; a header line first (not an event, not numbered) gives the server key.
+ * ``options.head``: a kept signed head (JSON text or an object read by json.js), checked against
+ * ``options.serverKey`` or the header's key. */
+export async function verifyText(text, options = {}) {
+  const report = new Report();
+  let raws = textLines(text);
+  const found = raws.length ? header(raws[0]) : null;
+  if (found !== null) {
+    raws = raws.slice(1);
+    report.serverKey = typeof found.server_key === "string" ? found.server_key : null;
+  }
+  const lines = parseLines(raws, report);
+  await verify(lines, report);
+  if (found !== null && "version" in found && !pyEq(found.version, report.format)) {
+    // format 2's export names its version in the header; a format-1 file has none (docs/dice.md)
+    report.fail(1, `the header line says export version ${pyStr(found.version)}, but the game is of format ${pyStr(report.format)}`);
+  }
+  if (options.head !== undefined && options.head !== null) {
+    await verifyHead(report, options.head, options.serverKey || report.serverKey);
+  }
+  report.sort();
+  return report;
+}
+
+// ----------------------------------------------------------------------------- the chain ----
+/** The game's format, from line 1 when it is a GameCreated (its data's "format"; absent: 1). */
+function formatOf(lines) {
+  const first = lines[0];
+  if (!first || !LINE_KEYS.every((k) => k in first) || first.type !== "GameCreated" || !isObject(first.data)) return 1n;
+  return "format" in first.data ? first.data.format : 1n;
+}
+
+function malformed(type, e) {
+  if (e instanceof PyError || e instanceof EncodeError) return `malformed ${pyStr(type)} data: ${e.message}`;
+  throw e;
+}
+
+/** Check the chain (order, links, hashes), the dice, signatures and sealed reveals of parsed lines
+ * (null for a line that did not parse, already reported). */
+export async function verify(lines, report = new Report()) {
+  const fmt = report.format = formatOf(lines);
+  const known = isFormat1(fmt) || fmt === 2n || fmt === 2;  // Python: fmt in (1, 2)
+  // Each line's own hash does not depend on the others: all computed at once, checked in order.
+  const hashes = await Promise.all(lines.map((line) => (line && known ? lineHash(line, fmt).catch((e) => e) : null)));
+  let prev = GENESIS;
+  const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
+  const dice = new Dice(report, known && !isFormat1(fmt));
+  const signed = new Signed(report);
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1, line = lines[i];
+    report.hashes.push(line && "hash" in line ? line.hash : null);
+    if (line === null) continue;
+    const keys = Object.keys(line);
+    const oddKeys = keys.length !== LINE_KEYS.length || !LINE_KEYS.every((k) => k in line);
+    if (oddKeys) {
+      const missing = LINE_KEYS.filter((k) => !(k in line));
+      if (missing.length) { report.fail(n, `missing ${missing.join(", ")}`); continue; }
+    }
+    report.events += 1;
+    const seen = { seq: line.seq, type: line.type, hash: "verified" };
+    report.lines.set(n, seen);
+    const before = report.failures.length;
+    if (report.gameId === null) report.gameId = line.game_id;
+    else if (!pyEq(line.game_id, report.gameId)) report.fail(n, `belongs to game ${pyStr(line.game_id)}, not ${pyStr(report.gameId)}`);
+    if (!pyEq(line.seq, n)) report.fail(n, `seq ${pyStr(line.seq)} where ${n} was expected (an event was deleted, inserted or moved)`);
+    if (!pyEq(line.prev_hash, prev)) report.fail(n, "prev_hash does not match the hash of the line before (chain broken)");
+    if (oddKeys) {
+      const extra = keys.filter((k) => !LINE_KEYS.includes(k)).sort(byCodePoint);
+      report.fail(n, `unexpected keys ${extra.join(", ")}`);
+    }
+    const altered = known ? hashProblem(line, hashes[i])
+      : `format ${pyRepr(fmt)} is not one this verifier knows (1, 2)`;
+    if (altered) report.fail(n, altered);
+    if (dice.format2) concealedFields(line, n, report);
+    if (report.failures.length > before) seen.hash = "failed: " + report.failures.slice(before).map((f) => f[1]).join("; ");
+    try {
+      await signed.step(line, n);
+    } catch (e) {
+      report.fail(n, malformed(line.type, e));
+    }
+    if (typeof line.hash === "string") signed.seen.add(hashKey(line.hash));  // any other hash failed above
+    prev = line.hash;
+    if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
+    else await dice.step(line, n);
+  }
+  signed.finish();
+  dice.finish();
+  report.chainHead = prev;
+  return report;
+}
+
+function hashProblem(line, hash) {
+  if (typeof hash === "string" && pyEq(hash, line.hash)) return null;
+  if (hash instanceof EncodeError) {  // format 2: RFC 8785 has no encoding for a value of this line
+    return `cannot be hashed (${hash.message}), so it was not written by warlog or was altered`;
+  }
+  if (line.redacted === true) {
+    return `hash does not match: this ${pyStr(line.type)} is redacted (hidden information removed from a ` +
+      "seat's or spectator's copy); only an umpire's export verifies";
+  }
+  return `hash does not match the line's content (${pyStr(line.type)} was altered)`;
+}
+
+// ------------------------------------------------------------------------ concealed fields ----
+/** Format 2: each concealed field is opened (its salt there: the hash form's commitment is
+ * computed from its value) or still concealed (its salt null: its value must be a commitment). */
+function concealedFields(line, n, report) {
+  const data = line.data;
+  const salts = isObject(data) ? data[CONCEALED] : null;
+  if (!isObject(salts)) return;
+  for (const name of Object.keys(salts)) {
+    if (salts[name] !== null) {
+      report.fieldsOpened += 1;
+    } else {
+      report.fieldsConcealed += 1;
+      if (typeof data[name] !== "string" || !HEX64.test(data[name])) {
+        report.fail(n, `the concealed field ${name} holds no commitment (64 lowercase hex characters) and no salt`);
+      }
+    }
+  }
+}
+
+// --------------------------------------------------------------------------- sealed orders ----
+/** The commitment of sealed orders (docs/dice.md, section 8): sha256 of the canonical JSON of
+ * {game, seat, round, orders, salt}. */
+export async function sealedCommitment(gameId, seat, round, orders, salt) {
+  const body = Object.create(null);
+  Object.assign(body, { game: pyStr(gameId), seat, round, orders, salt });
+  return sha256Hex(bytesOf(canonical(body)));
+}
+
+async function sealedStep(line, n, commitments, report) {
+  const data = isObject(line.data) ? line.data : Object.create(null);
+  try {
+    const seat = get(data, "seat"), round = get(data, "round");
+    const key = hashKey(seat) + "\u0000" + hashKey(round);
+    if (line.type === "OrderSealed") {
+      if (commitments.has(key)) report.fail(n, `${pyStr(seat)} sealed its orders for round ${pyStr(round)} twice`);
+      commitments.set(key, get(data, "commitment"));
+      return;
+    }
+    const shown = { seq: line.seq, seat, round, status: "" };
+    report.reveals.set(n, shown);
+    if (!commitments.has(key)) {
+      shown.status = `failed: ${pyStr(seat)} revealed orders for round ${pyStr(round)} without a commitment before them`;
+      report.fail(n, shown.status.slice(8));
+      return;
+    }
+    if (line.redacted === true || hidden(data, "orders") || hidden(data, "salt")) {
+      shown.status = "hidden in this copy: cannot be checked here";
+      return;
+    }
+    const made = await sealedCommitment(line.game_id, seat, round, get(data, "orders"), get(data, "salt"));
+    if (!pyEq(made, commitments.get(key))) {
+      shown.status = `failed: the orders ${pyStr(seat)} revealed for round ${pyStr(round)} do not match its commitment`;
+      report.fail(n, shown.status.slice(8));
+      return;
+    }
+    shown.status = "verified";
+    report.revealsVerified += 1;
+  } catch (e) {
+    report.fail(n, malformed(line.type, e));
+  }
+}
+
+// ---------------------------------------------------------------------------- signatures ----
+/** The bytes a seat signs for an order: the canonical JSON of {game, order_id, order, head}. */
+export function orderMessage(gameId, orderId, order, head) {
+  const body = Object.create(null);
+  Object.assign(body, { game: gameId, order_id: orderId, order, head });
+  return bytesOf(canonical(body));
+}
+
+/** The bytes the server signs for a chain head: the canonical JSON of {game, seq, hash}. */
+export function headMessage(gameId, seq, hash) {
+  const body = Object.create(null);
+  Object.assign(body, { game: gameId, seq, hash });
+  return bytesOf(canonical(body));
+}
+
+/** Each OrderAccepted of a seat that registered a key is followed by its OrderSigned, whose
+ * signature covers the game, the order id, the order as recorded and the hash of a line before. */
+class Signed {
+  constructor(report) {
+    this.report = report;
+    this.keys = new Map();  // seat -> public key
+    this.seen = new Set();  // hashes of the lines before the current one
+    this.waiting = null;  // {n, data, hash, redacted, shown}
+  }
+
+  async step(line, n) {
+    const type = line.type, data = line.data;
+    if (this.waiting !== null && type !== "OrderSigned") this.unsigned();
+    if (type === "SeatKeyRegistered") {
+      const found = await publicKeyProblem(get(data, "public_key"));
+      if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
+      this.keys.set(hashKey(get(data, "seat")), data.public_key);
+    } else if (type === "OrderAccepted") {
+      const seat = get(data, "seat");
+      const shown = { seq: line.seq, order_id: data.order_id, seat, status: "not signed: its seat registered no key" };
+      this.report.orders.set(n, shown);
+      if (this.keys.has(hashKey(seat))) {
+        if (pyStr(get(data, "order_id")).startsWith("sealed:")) {
+          // a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
+          shown.status = "carried out from a sealed reveal (checked against its commitment)";
+        } else {
+          shown.status = "failed: not followed by its signature";
+          this.waiting = { n, data, hash: line.hash, redacted: line.redacted === true || hidden(data, "order"), shown };
+        }
+      }
+    } else if (type === "OrderSigned") {
+      await this.signed(data, n, line.redacted === true || hidden(data, "signature"));
+    }
+  }
+
+  unsigned() {
+    const { n, data, shown } = this.waiting;
+    this.waiting = null;
+    const why = `order ${pyRepr(get(data, "order_id"))} of seat ${pyStr(get(data, "seat"))}, who registered a key, ` +
+      "is not followed by its signature (OrderSigned)";
+    shown.status = "failed: " + why;
+    this.report.fail(n, why);
+  }
+
+  async signed(data, n, redacted) {
+    const report = this.report;
+    if (this.waiting === null) {
+      report.fail(n, "OrderSigned does not follow an order of a seat with a key");
+      return;
+    }
+    const { n: at, data: order, hash: orderHash, redacted: orderRedacted, shown } = this.waiting;
+    this.waiting = null;
+    if (redacted || orderRedacted) {
+      shown.status = "hidden in this copy: its signature cannot be checked here";
+      return;
+    }
+    if (!pyEq(get(data, "order_id"), get(order, "order_id")) || !pyEq(get(data, "seat"), get(order, "seat"))) {
+      const why = `OrderSigned names order ${pyRepr(data.order_id)} of ${pyStr(data.seat)}, not the order ` +
+        `${pyRepr(order.order_id)} of ${pyStr(order.seat)} on line ${at}`;
+      shown.status = "failed: " + why;
+      report.fail(n, why);
+      return;
+    }
+    const problems = [];
+    const head = get(data, "head");
+    if (!this.seen.has(hashKey(head)) || pyEq(head, orderHash)) {
+      const why = "the head this order was signed over is not the hash of a line before it";
+      problems.push(why);
+      report.fail(n, why);
+    }
+    const gameId = report.gameId ? report.gameId : "";
+    const message = orderMessage(gameId, get(order, "order_id"), get(order, "order"), head);
+    if (!await signatureValid(this.keys.get(hashKey(get(order, "seat"))), get(data, "signature"), message)) {
+      const why = `the signature on line ${n} is not seat ${pyStr(order.seat)}'s of order ${pyRepr(order.order_id)} ` +
+        "as recorded here (the order or its signature was altered)";
+      problems.push(why);
+      report.fail(at, why);
+    } else {
+      report.signaturesVerified += 1;
+    }
+    shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
+  }
+
+  finish() {
+    if (this.waiting !== null) this.unsigned();
+  }
+}
+
+// ---------------------------------------------------------------------------- kept heads ----
+const HASH = /^[0-9a-f]{64}$/;
+
+/** Why ``head`` is not a head signed by ``serverKey``, or null (domain/signatures.py). */
+export async function signedHeadProblem(head, serverKey) {
+  const keys = isObject(head) ? Object.keys(head).sort() : [];
+  if (keys.join(",") !== "game,hash,seq,signature") {
+    return "a signed head is a JSON object with exactly game, seq, hash and signature";
+  }
+  if (typeof head.game !== "string" || typeof head.seq !== "bigint" || typeof head.hash !== "string" || !HASH.test(head.hash)) {
+    return "a signed head's game is text, its seq an integer and its hash 64 lowercase hex characters";
+  }
+  if (!await signatureValid(serverKey, head.signature, headMessage(head.game, head.seq, head.hash))) {
+    return "the head's signature is not the server key's";
+  }
+  return null;
+}
+
+/** Check a verified file against a kept signed head: signed by the server key, and the file's line
+ * ``seq`` has its hash, so a file cut short or rewritten since the head was handed out fails here.
+ * ``head``: JSON text or a value read by json.js. */
+export async function verifyHead(report, head, serverKey) {
+  if (typeof head === "string") {
+    try { head = parse(head); } catch (e) { report.fail(0, `kept head: not JSON (${e.message})`); return; }
+  }
+  if (!serverKey) {
+    report.fail(0, "the file names no server key (no header line) and none was given: the head cannot be checked");
+    return;
+  }
+  const found = await signedHeadProblem(head, serverKey);
+  if (found) { report.fail(0, `kept head: ${found}`); return; }
+  const seq = head.seq, total = report.hashes.length;
+  if (!pyEq(head.game, report.gameId)) {
+    report.fail(0, `the kept head is of game ${head.game}, not ${pyStr(report.gameId)}`);
+  } else if (!(1n <= seq && seq <= BigInt(total))) {
+    report.fail(Number(seq), `the server signed a head at line ${seq}, but the file ends at line ${total} (the log was cut short)`);
+  } else if (!pyEq(report.hashes[Number(seq) - 1], head.hash)) {
+    report.fail(Number(seq), `the server signed hash ${head.hash} for this line, the file has ` +
+      `${pyStr(report.hashes[Number(seq) - 1])} (the log was rewritten)`);
+  }
+  report.sort();
+}
+
