@@ -11,6 +11,8 @@ import re
 import struct
 from dataclasses import dataclass
 
+import rfc8785
+
 SEED_BYTES = 32
 _TWO_64 = 2**64
 
@@ -23,6 +25,23 @@ def commitment(seed: bytes) -> str:
 def client_entropy(client_seeds: dict[str, str]) -> str:
     """The seats' client seeds ordered by seat name and joined with '|'."""
     return "|".join(client_seeds[name] for name in sorted(client_seeds))
+
+
+def client_entropy_v2(orders: list[str], seeds: dict[str, str]) -> str:
+    """Scheme 2's client entropy of an epoch: sha256 of the RFC 8785 JSON of the order ids
+    accepted in the epoch before (in log order) and the human seats' client seeds, hex."""
+    return hashlib.sha256(rfc8785.dumps({"orders": list(orders), "seeds": dict(seeds)})).hexdigest()
+
+
+def face2(seed: bytes, game_id: str, epoch: int, entropy: str, input: str, nonce: int, sides: int) -> int:
+    """Scheme 2's face of die ``nonce``: as ``face``, with the roll's ``input`` (the id of the order
+    that made it) in the message: ``game_id|epoch|client_entropy|input|nonce|i``."""
+    return _draw(seed, game_id, epoch, f"{entropy}|{input}", nonce, sides)[0]
+
+
+def attempts2(seed: bytes, game_id: str, epoch: int, entropy: str, input: str, nonce: int, sides: int) -> int:
+    """How many HMACs ``face2`` computed for this die."""
+    return _draw(seed, game_id, epoch, f"{entropy}|{input}", nonce, sides)[1]
 
 
 def face(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides: int) -> int:

@@ -77,15 +77,44 @@ def register_moved(cls: type, *old_modules: str) -> type:
 
 
 def event_data(event: Any) -> dict:
-    """The data of an event: its fields less the envelope and the chain hashes."""
-    return {k: v for k, v in event.__dict__.items() if k not in ENVELOPE}
+    """The data of an event: its fields less the envelope and the chain hashes (and less an
+    added field at its old value: ``added_fields``)."""
+    return data_of(type(event), event.__dict__)
+
+
+def data_of(cls: type, fields: dict) -> dict:
+    """The data of an event of class ``cls`` with these fields: a field added to the class after
+    events of it were stored (``ADDED_FIELDS``) is left out while it holds the value those events
+    implicitly had, so they hash as they always did and new ones without it look the same."""
+    added = getattr(cls, "ADDED_FIELDS", {})
+    return {k: v for k, v in fields.items()
+            if k not in ENVELOPE and not (k in added and v == added[k])}
+
+
+def fields_from_data(cls: type, data: dict) -> dict:
+    """The constructor's fields of an event of class ``cls`` read back from its line's ``data``:
+    an added field absent from it (an older line) takes its old value."""
+    return {**getattr(cls, "ADDED_FIELDS", {}), **data}
+
+
+def added_fields(cls: type) -> type:
+    """Give ``cls`` its added fields' old values as class attributes, which answer for an event
+    loaded from a row stored before the field existed (such a row has no value for it)."""
+    for name, old in cls.ADDED_FIELDS.items():
+        setattr(cls, name, old)
+    return cls
 
 
 class GameEvent(Aggregate.Event):
     RULESET: ClassVar[str | None] = GENERIC  # a ruleset's own event sets its ruleset's name
+    # field -> the value every event stored before the field was added implicitly had (data_of)
+    ADDED_FIELDS: ClassVar[dict] = {"concealed": None}
 
     prev_hash: str
     hash: str
+    # {field: salt} of the fields some viewer may not see, in a format-2 game; None (and left out
+    # of the data) otherwise. Game.trigger_event always passes it.
+    concealed: dict | None
 
     def apply(self, aggregate: Any) -> None:
         aggregate.evolve_with(self)
@@ -95,9 +124,14 @@ class GameEvent(Aggregate.Event):
         register(cls)
 
 
+added_fields(GameEvent)
+
+
 class GameCreated(Aggregate.Created):
     """A game of ``ruleset`` was set up; ``setup`` is the initial state, recorded so that later
     corrections of provisional data files never change how an existing game replays."""
+
+    ADDED_FIELDS: ClassVar[dict] = {"format": 1}
 
     prev_hash: str
     hash: str
@@ -106,11 +140,15 @@ class GameCreated(Aggregate.Created):
     options: dict
     seats: list
     setup: dict
+    # 2 for a game created since format 2 (docs/dice.md: RFC 8785 line hashes, dice scheme 2,
+    # concealed fields); a stored GameCreated without it is format 1.
+    format: int
 
     def apply(self, aggregate: Any) -> None:
         aggregate.evolve_with(self)
 
 
+added_fields(GameCreated)
 register(GameCreated)
 
 
@@ -210,6 +248,38 @@ class DiceRolled(GameEvent):
 
 class DiceEpochRevealed(GameEvent):
     epoch: int
+    seed: str
+
+
+class DiceCommitted(GameEvent):
+    """Format 2: the commitment (sha256 of the seed, hex) to the seed of ``epoch`` of ``stream``,
+    recorded before any input mixed with that seed exists: the open stream's epoch N+1 right after
+    epoch N opens (epoch 0 at creation), the sealed stream's one seed at creation."""
+
+    stream: str  # "open" or "sealed"
+    epoch: int
+    commitment: str
+
+
+class SealedDiceRolled(GameEvent):
+    """A roll of the sealed stream (format 2): fields as DiceRolled's; its nonces are the sealed
+    stream's own, its dice, target and outcome concealed until the sealed seed is revealed."""
+
+    epoch: int
+    dice: list
+    notation: str
+    seat: str
+    purpose: str
+    rule: str | None
+    units: list
+    target: dict | None
+    outcome: str | None
+    replaces: int | None
+
+
+class SealedDiceRevealed(GameEvent):
+    """The sealed stream's seed, hex, recorded when the game ends (format 2)."""
+
     seed: str
 
 

@@ -44,6 +44,7 @@ SeedFor = Callable[[int], bytes]
 UMPIRE_RULE = "umpire"
 APPOINTED_AT_CREATION = "named at creation"
 APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
+FORMAT = 2  # the format of a game created now (docs/dice.md: line hash, dice scheme, concealed fields)
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
 MAX_REASON = 1000  # a take-back request's reason
 MAX_POLICY_ID = 80  # a standing order's name
@@ -200,6 +201,8 @@ class Game(Aggregate):
     # taken before umpires were events still loads.
     umpire: dict | None = None
     umpire_proposal: dict | None = None
+    # The game's format (GameCreated.format; 1 for a snapshot taken before formats existed).
+    format: int = 1
     # Standing orders: {seat: {policy_id: {decision_kind, policy, rule, set}}}, replaced, never
     # changed in place (a class default, for snapshots taken before standing orders existed).
     standing_orders: dict | None = None
@@ -281,9 +284,11 @@ class Game(Aggregate):
         found = storable.problem(data, "game")
         if found:
             raise InvalidSetup(f"{found}; it cannot be stored")
+        data["format"] = FORMAT
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash({"game_id": str(game_id), "seq": cls.INITIAL_VERSION, "type": "GameCreated",
-                                  "timestamp": timestamp.isoformat(), "data": data, "prev_hash": chain.GENESIS})
+                                  "timestamp": timestamp.isoformat(), "data": data, "prev_hash": chain.GENESIS},
+                                 FORMAT)
         game = cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)
         if start is not None:
@@ -297,10 +302,11 @@ class Game(Aggregate):
         ``prev_hash`` and its ``hash``, computed as docs/dice.md defines it. An event holding a
         value no reader could take back is refused before it exists."""
         _storable(event_class.__name__, kwargs)
+        kwargs["concealed"] = None  # format 2's concealed fields: docs/dice.md, "Concealed fields"
         timestamp = event_class.create_timestamp()
         digest = chain.line_hash({"game_id": str(self.id), "seq": self.version + 1, "type": event_class.__name__,
-                                  "timestamp": timestamp.isoformat(), "data": kwargs,
-                                  "prev_hash": self.chain_head})
+                                  "timestamp": timestamp.isoformat(), "data": ev.data_of(event_class, kwargs),
+                                  "prev_hash": self.chain_head}, self.format)
         super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head, hash=digest, **kwargs)
 
     # ------------------------------------------------------------------------------ queries --
@@ -873,6 +879,7 @@ class Game(Aggregate):
         self.chain_head = event.hash
 
     def _on_GameCreated(self, e: ev.GameCreated) -> None:
+        self.format = e.format
         self.ruleset = e.ruleset
         self.scenario = e.scenario
         self.options = e.options

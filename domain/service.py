@@ -27,7 +27,7 @@ from domain import verify as verifying
 from domain.damage import Damage, DamageRecords
 from domain.errors import (Conflict, DamagedLog, GameNotFound, IntegrityFailure, InvalidFork, StaleVersion,
                            WarlogError)
-from domain.events import GameCreated, event_class
+from domain.events import GameCreated, event_class, fields_from_data
 from domain.game import Game
 from domain.storage import SeedStore, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
 
@@ -493,7 +493,7 @@ class Warlog(Application):
             found = storable.problem(line["data"], "data")
             if found:  # a value no reader could take back from the log (domain/storable.py)
                 raise IntegrityFailure(f"{found}; it cannot be stored", seq=n)
-            kwargs = dict(line["data"], originator_id=game_id, originator_version=line["seq"],
+            kwargs = dict(fields_from_data(cls, line["data"]), originator_id=game_id, originator_version=line["seq"],
                           timestamp=datetime.fromisoformat(line["timestamp"]),
                           prev_hash=line["prev_hash"], hash=line["hash"])
             if cls is GameCreated:
@@ -564,16 +564,17 @@ class Warlog(Application):
         with self.naming_damage(gid), decoding(gid):
             rows = self.recorder.select_events(gid, gt=after)
             events = [self.mapper.to_domain_event(row) for row in rows]
-        self._verify_rows(gid, events, head, after)
+        fmt = game.format if game is not None else getattr(events[0], "format", 1) if events else 1
+        self._verify_rows(gid, events, head, after, fmt)
         with self.naming_damage(gid), decoding(gid):
             for event in events:
                 game = event.mutate(game)
         return game, sum(len(row.state) for row in rows)
 
-    def _verify_rows(self, gid: UUID, events: list, head: str, after: int) -> None:
+    def _verify_rows(self, gid: UUID, events: list, head: str, after: int, fmt: int = 1) -> None:
         """The stored events after seq ``after`` checked as a chain following ``head``; failures
         at lines an operator has not accepted are recorded and refuse the command."""
-        failures = verifying.verify_chain((verifying.to_line(e) for e in events), head, after + 1)
+        failures = verifying.verify_chain((verifying.to_line(e) for e in events), head, after + 1, fmt)
         if failures:
             accepted = self.damage.of(gid).accepted_seqs
             failures = [(n, message) for n, message in failures if n not in accepted]

@@ -110,6 +110,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     open_epoch: int | None = None
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
     signed = _Signed()
+    fmt = 1
     for n, line in enumerate(lines, start=1):
         report.hashes.append(line.get("hash") if isinstance(line, dict) else None)
         if line is None:
@@ -121,6 +122,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
                 report.fail(n, f"missing {', '.join(missing)}")
                 continue
         report.events += 1
+        if n == 1 and line["type"] == "GameCreated" and isinstance(line["data"], dict):
+            fmt = line["data"].get("format", 1)  # the game's format: how its lines hash
         if report.game_id is None:
             report.game_id = line["game_id"]
         elif line["game_id"] != report.game_id:
@@ -129,7 +132,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, message)
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
-        altered = _hash_problem(line)
+        altered = _hash_problem(line, fmt)
         if altered:
             report.fail(n, altered)
         try:
@@ -327,7 +330,7 @@ def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | N
     return open_epoch
 
 
-def verify_chain(lines: Iterable[dict], prev: str, first: int) -> list[tuple[int, str]]:
+def verify_chain(lines: Iterable[dict], prev: str, first: int, fmt: int = 1) -> list[tuple[int, str]]:
     """The chain checks of ``verify`` (order, links, hashes) for a stretch of a log: ``lines``
     should be seqs ``first``, ``first + 1``, ... following a line whose hash is ``prev``. What a
     game loaded from a snapshot checks of the events after it (domain/service.py ``_load``);
@@ -335,7 +338,7 @@ def verify_chain(lines: Iterable[dict], prev: str, first: int) -> list[tuple[int
     failures = []
     for n, line in enumerate(lines, start=first):
         failures.extend((n, message) for message in _link_problems(line, n, prev))
-        altered = _hash_problem(line)
+        altered = _hash_problem(line, fmt)
         if altered:
             failures.append((n, altered))
         prev = line["hash"]
@@ -352,10 +355,16 @@ def _link_problems(line: dict, n: int, prev: str) -> list[str]:
     return problems
 
 
-def _hash_problem(line: dict) -> str | None:
-    """Why the line's hash does not match its content, or None when it does."""
-    if chain.line_hash(line) == line["hash"]:
-        return None
+def _hash_problem(line: dict, fmt: int) -> str | None:
+    """Why the line's hash (as a game of format ``fmt`` hashes it) does not match its content,
+    or None when it does."""
+    if fmt not in chain.FORMATS:
+        return f"format {fmt!r} is not one this verifier knows ({', '.join(map(str, chain.FORMATS))})"
+    try:
+        if chain.line_hash(line, fmt) == line["hash"]:
+            return None
+    except chain.Unhashable as exc:  # format 2: RFC 8785 takes no integer beyond ±(2**53 − 1)
+        return f"cannot be hashed ({exc}), so it was not written by warlog or was altered"
     if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
         return (f"hash does not match: this {line['type']} is redacted (hidden information removed from a "
                 "seat's or spectator's copy); only an umpire's export verifies")

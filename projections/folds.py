@@ -18,7 +18,7 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from domain import dice
-from domain.events import COMMAND_TYPES, event_class
+from domain.events import COMMAND_TYPES, event_class, fields_from_data
 from domain.game import Game, sealed_status
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
 from domain.visibility import filter_lines, view_state
@@ -302,7 +302,7 @@ def to_event(line: dict, ruleset: str | None = None) -> Any:
         envelope["originator_topic"] = _GAME_TOPIC
     envelope["prev_hash"], envelope["hash"] = line["prev_hash"], line["hash"]
     data = line["data"]
-    return cls(**dict(data, **envelope))
+    return cls(**dict(fields_from_data(cls, data), **envelope))
 
 
 def map_apply(view: dict, line: dict, event: Any = None) -> dict:

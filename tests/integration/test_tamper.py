@@ -50,6 +50,8 @@ def rehash(raw: RawStore, gid: str, first: int, last: int) -> None:
     for version in range(first, last + 1):
         state = json.loads(raw.state(gid, version))
         data = {k: v for k, v in state.items() if k not in ENVELOPE}
+        if data.get("concealed") is None:  # stored as null, left out of the data (events.data_of)
+            data.pop("concealed", None)
         state["prev_hash"] = prev
         state["hash"] = chain.line_hash({"game_id": gid, "seq": version, "type": topics[version].split(":")[-1],
                                          "timestamp": state["timestamp"]["_data_"], "data": data,
