@@ -68,11 +68,18 @@ FREEFORM_REFUSED = (
 def freeform_notes(t: Table, rng: random.Random) -> None:
     """FF 7 private notes among public orders, take-backs (of private notes too), refused orders."""
     steps = rng.randint(14, 24)
+    private: list[tuple[str, str, dict]] = []  # (seat, order id, order) of the private notes recorded
     for step in range(steps):
         seat = rng.choice(t.seats)
         pick = rng.random()
         if pick < 0.3:
-            t.order(seat, private_note(t, seat, rng))
+            order, order_id = private_note(t, seat, rng), f"note-{step}"
+            if t.order(seat, order, order_id).status_code == 201:
+                private.append((seat, order_id, order))
+        elif private and pick < 0.35:  # another seat sends a hidden note's id: refused; its author: the note again
+            author, order_id, order = rng.choice(private)
+            t.order(rng.choice([s for s in t.seats if s != author]), {"kind": "note", "text": "a guess"}, order_id)
+            t.order(author, order, order_id)
         elif pick < 0.65:
             t.order(seat, public_order(seat, t.seats, rng))
         elif pick < 0.75:
