@@ -26,7 +26,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.auth import UMPIRE, caller_for
-from api.games import current_views, damage_of, lines_for, projections, server_key, service
+from api.games import current_views, damage_of, lines_for, page_of, projections, server_key, service
 from api.problems import ApiProblem
 from api.schemas import Line, dump, shared
 from domain import verify as verifying
@@ -430,11 +430,12 @@ def events(game_id: str):
     params = query(EventsQuery)
     game = service().get_game(caller.game_id)
     after, limit = params["after"], params["limit"]
-    page = service().lines(caller.game_id, after=after, limit=limit + 1) if after < game.version else []
+    page, context = page_of(service(), caller.game_id, after, limit + 1) if after < game.version else ([], [])
     more = len(page) > limit
     page = page[:limit]
     next_after = page[-1]["seq"] if more else None
-    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page), "next_after": next_after}
+    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page, context),
+            "next_after": next_after}
     response = jsonify(dump(EventsBody, body))
     if more:
         link = url_for("reads.events", game_id=caller.game_id, after=next_after, limit=limit)
@@ -455,14 +456,14 @@ def export(game_id: str):
     first = svc.lines(caller.game_id, after=0, limit=EXPORT_PAGE)  # a missing game fails here, not mid-stream
 
     def generate() -> Iterator[str]:
-        page = first
+        page, context = first, []
         while page:
             page = [line for line in page if line["seq"] <= version]
-            for line in filter_lines(rules, page, viewer):
+            for line in filter_lines(rules, page, viewer, context):
                 yield verifying.dumps(line) + "\n"
             if not page or page[-1]["seq"] >= version:
                 return
-            page = svc.lines(caller.game_id, after=page[-1]["seq"], limit=EXPORT_PAGE)
+            page, context = svc.lines(caller.game_id, after=page[-1]["seq"], limit=EXPORT_PAGE), page
 
     response = Response(generate(), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = f'attachment; filename="game-{caller.game_id}.jsonl"'

@@ -51,7 +51,7 @@ from typing import Callable, Iterator
 from flask import Blueprint, Response, request
 
 from api.auth import Caller, caller_for
-from api.games import lines_for, service
+from api.games import lines_for, page_of, service
 from api.problems import ApiProblem
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import Warlog
@@ -237,11 +237,11 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
         yield f"retry: {RETRY_MS}\n\n".encode()
         quiet_since = time.monotonic()
         while True:
-            page = warlog.lines(caller.game_id, after=last, limit=PAGE)
+            page, context = page_of(warlog, caller.game_id, last, PAGE)
             ended = ended or any(line["type"] == "GameEnded" for line in page)
             if page:
                 last = page[-1]["seq"]  # hidden events too: they are never asked for again
-                shown = lines_for(caller, rules, page)
+                shown = lines_for(caller, rules, page, context)
                 if shown:
                     yield "".join(_event(line) for line in shown).encode()
                     quiet_since = time.monotonic()

@@ -357,9 +357,11 @@ class Game(Aggregate):
         return sealed_status(self.sealed)
 
     def legal_orders(self, seat: str) -> list[dict]:
+        """What ``seat`` may order now, computed from the state as the seat sees it: an order's
+        template never shows what the seat may not see (issue 34, section 5)."""
         if seat not in self.whose_move() or self.take_back is not None:
             return []
-        return self.rules.legal_orders(self.state, seat)
+        return self.rules.legal_orders(view_state(self.rules, self.state, seat), seat)
 
     def view(self, viewer: str | None) -> dict:
         return self.rules.view(self.state, viewer)

@@ -33,16 +33,26 @@ def redact_standing(event_type: str, data: dict, viewer: str | None) -> dict:
     return {**data, **{key: None for key in hidden}}
 
 
-def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[dict]:
+# How many lines before a page decide how its first lines are shown: an OrderSigned, recorded
+# right after its OrderAccepted, hides its signature when that order is hidden.
+CONTEXT = 1
+
+
+def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, context: list[dict] = ()) -> list[dict]:
     """Lines as ``viewer`` may see them: redacted data is marked ``"redacted": true`` (its hash
-    then no longer matches, on purpose); an event the viewer may not know of at all is left out."""
+    then no longer matches, on purpose); an event the viewer may not know of at all is left out.
+    ``context``: the lines right before ``lines`` when they are a page of a longer log (at least
+    the last ``CONTEXT``), read for what they say of the page and not returned."""
     if viewer == UMPIRE:
         return lines
+    if context and lines:
+        first = lines[0]["seq"]
+        return [line for line in filter_lines(rules, [*context[-CONTEXT:], *lines], viewer) if line["seq"] >= first]
     shown = []
     hidden_orders = set()  # order ids whose OrderAccepted this viewer may not read in full
     for line in lines:
         try:
-            data = redact_standing(line["type"], _created_as_seen(rules, line, viewer), viewer)
+            data = redact_standing(line["type"], _states_as_seen(rules, line, viewer), viewer)
             data = rules.redact(line["type"], data, viewer)
             if line["type"] == "OrderAccepted" and data is not line["data"]:
                 hidden_orders.add(line["data"]["order_id"])
@@ -60,11 +70,16 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None) -> list[
     return shown
 
 
-def _created_as_seen(rules: Ruleset, line: dict, viewer: str | None) -> dict:
-    """A line's data; for GameCreated, its set-up as ``viewer`` may see it: a game that starts
-    from a state holding hidden information (a sandbox forked by the umpire) hides it there too."""
-    data = line["data"]
-    if line["type"] != "GameCreated":
+# The lines that hold a whole state of the game: GameCreated its set-up (a game that starts from
+# a state holding hidden information, such as a sandbox the umpire forked), TakeBackAccepted the
+# state it restores. Each is shown as ``view`` shows that state to the viewer.
+_STATES = {"GameCreated": "setup", "TakeBackAccepted": "restored"}
+
+
+def _states_as_seen(rules: Ruleset, line: dict, viewer: str | None) -> dict:
+    """A line's data, the state it holds (if any) as ``viewer`` may see it."""
+    data, key = line["data"], _STATES.get(line["type"])
+    if key is None:
         return data
-    seen = rules.view(data["setup"], viewer)
-    return data if seen is data["setup"] or seen == data["setup"] else {**data, "setup": seen}
+    seen = rules.view(data[key], viewer)
+    return data if seen is data[key] or seen == data[key] else {**data, key: seen}

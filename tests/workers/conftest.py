@@ -55,7 +55,13 @@ def rq_env(redis_url, monkeypatch):
     monkeypatch.setenv("WARLOG_JOB_RETRY_INTERVALS", "0")  # retries at once, so a burst worker runs them
     env = RqEnv(redis_url, conn, name)
     yield env
-    ids = set(env.job_ids)
+    remove_queue(conn, name, env.job_ids)
+    conn.close()
+
+
+def remove_queue(conn: Redis, name: str, job_ids: list[str]) -> None:
+    """Delete the keys of queue ``name`` and of its jobs (``job_ids`` and those its registries list)."""
+    ids = set(job_ids)
     for registry in ("queue", "finished", "failed", "scheduled", "started", "deferred", "canceled"):
         for key in conn.scan_iter(f"rq:{registry}:{name}*"):
             if conn.type(key) == b"list":
@@ -70,7 +76,6 @@ def rq_env(redis_url, monkeypatch):
     if doomed:
         conn.delete(*doomed)
     conn.srem("rq:queues", f"rq:queue:{name}")
-    conn.close()
 
 
 class RqEnv:
@@ -78,11 +83,12 @@ class RqEnv:
         self.url, self.conn, self.queue = url, conn, queue
         self.job_ids: list[str] = []
 
-    def work(self, data_dir: Path, timeout: int = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-        """Run a real rq worker in a subprocess until the queue is empty (--burst), in ``cwd``."""
+    def work(self, data_dir: Path, timeout: int = 120, cwd: Path = ROOT, module: str = "rq.cli") -> subprocess.CompletedProcess:
+        """Run a real rq worker in a subprocess until the queue is empty (--burst), in ``cwd``;
+        ``module``: what runs rq's command line (tests/leak/worker.py registers its rulesets first)."""
         env = {**os.environ, "PYTHONPATH": str(ROOT), "WARLOG_DATA_DIR": str(data_dir), "REDIS_URL": self.url}
         env.pop("WARLOG_DATABASE_URL", None)
-        done = subprocess.run([sys.executable, "-m", "rq.cli", "worker", "--burst", "--url", self.url, self.queue],
+        done = subprocess.run([sys.executable, "-m", module, "worker", "--burst", "--url", self.url, self.queue],
                               cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
         assert done.returncode == 0, done.stderr[-3000:]
         return done
