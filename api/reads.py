@@ -32,7 +32,7 @@ from api.schemas import Line, dump, shared
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import parse_game_id
-from domain.visibility import filter_lines
+from domain.visibility import Walk, filter_lines, fully_shown
 from projections import folds
 
 bp = Blueprint("reads", __name__, url_prefix="/api/v1")
@@ -445,20 +445,27 @@ def events(game_id: str):
 @bp.get("/games/<game_id>/export")
 def export(game_id: str):
     """The log as JSON Lines (docs/dice.md section 5), filtered for the caller and streamed in
-    pages; it ends at the version in the ETag. An umpire's file is the exact, verifiable log;
-    anyone else's has redacted lines marked ``"redacted": true``, which do not verify."""
+    pages; it ends at the version in the ETag. A format-2 game's file begins with its header line
+    (export version 2, the server's key); hidden fields are commitments in it, and every caller's
+    file verifies; an umpire's opens every one. A format-1 game's file has no header (the key is
+    in the ``Warlog-Server-Key`` header), and anyone's but an umpire's has redacted lines marked
+    ``"redacted": true``, which do not verify."""
     caller = caller_for(game_id)
     query(NoQuery)
     svc = service()
     game = svc.get_game(caller.game_id)
     rules, viewer, version = game.rules, caller.viewer, game.version
     first = svc.lines(caller.game_id, after=0, limit=EXPORT_PAGE)  # a missing game fails here, not mid-stream
+    walk = Walk()  # one walk through every page: an order's signature is hidden with the order
+    key, export_version = server_key().public_key, verifying.export_version(game.format)
 
     def generate() -> Iterator[str]:
+        if export_version is not None:
+            yield verifying.header_line(key, export_version) + "\n"
         page = first
         while page:
             page = [line for line in page if line["seq"] <= version]
-            for line in filter_lines(rules, page, viewer):
+            for line in filter_lines(rules, page, viewer, walk):
                 yield verifying.dumps(line) + "\n"
             if not page or page[-1]["seq"] >= version:
                 return
@@ -466,8 +473,8 @@ def export(game_id: str):
 
     response = Response(generate(), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = f'attachment; filename="game-{caller.game_id}.jsonl"'
-    # The key that signs this game's heads: `warlog export` writes it as the file's header line.
-    response.headers["Warlog-Server-Key"] = server_key().public_key
+    # The key that signs this game's heads: `warlog export` writes it as a format-1 file's header line.
+    response.headers["Warlog-Server-Key"] = key
     return _etag(response, version)
 
 
@@ -501,7 +508,7 @@ def _not_shown(game_id: str, viewer: str | None) -> set[int] | None:
     try:
         lines = service().lines(game_id)
         rules = find_ruleset(lines[0]["data"]["ruleset"])
-        shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if not line.get("redacted")}
+        shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if fully_shown(line)}
     except Exception:  # a tampered row that does not decode or fit its type: withhold every detail
         return None
     return {line["seq"] for line in lines} - shown
