@@ -14,8 +14,8 @@ by a 422.
 History, VP and dice are read from the projections (projections/folds.py), caught up for the
 game first. The folds left here (``superseded``, ``take_backs``, ``turn_start``, and
 ``dice_audit`` over the projection's dice fold) are pure functions over a list of export lines
-(docs/dice.md). They read event data defensively (``.get``): a line redacted for a viewer may
-lack fields.
+(docs/dice.md). They read event data defensively (``.get``): a field hidden from a viewer holds
+a commitment (or, in a format-1 game, None).
 """
 
 from __future__ import annotations
@@ -424,8 +424,8 @@ def get_dice(game_id: str):
 @bp.get("/games/<game_id>/events")
 def events(game_id: str):
     """A page of events after seq ``after``. ``next_after`` is the seq to continue from, or null
-    at the end of the log; a page may hold fewer events than ``limit`` when some are hidden from
-    the caller (the cursor still moves past them)."""
+    at the end of the log. What is hidden from the caller is a commitment in its line (format 2)
+    or removed (format 1); no line is left out."""
     caller = caller_for(game_id)
     params = query(EventsQuery)
     game = service().get_game(caller.game_id)

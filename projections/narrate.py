@@ -61,8 +61,8 @@ def _signed(value: int) -> str:
 
 def _order(d: dict) -> str:
     order = d["order"]
-    if order is None:  # hidden from this reader (domain/visibility.py)
-        return f"{d['seat']} gives an order (hidden)"
+    if order is None:  # hidden from this reader (domain/visibility.py), and maybe its seat too
+        return f"{d['seat'] or 'A seat'} gives an order (hidden)"
     kind = order.get("kind", "order")
     detail = order.get("text") or order.get("purpose") or order.get("reason") or ""
     if kind == "decide" and "choice" in order:
@@ -83,7 +83,7 @@ def _ended(d: dict) -> str:
 
 TEMPLATES: dict[str, Callable[[dict], str]] = {
     "GameCreated": lambda d: f"Game created: {d['ruleset']} ({d['scenario']}), seats {', '.join(d['seats'])}",
-    "SeatJoined": lambda d: f"{d['handle']} joined as {d['seat']}",
+    "SeatJoined": lambda d: f"{d['handle'] if d['handle'] is not None else 'A player'} joined as {d['seat']}",
     "ClientSeedChanged": lambda d: f"{d['seat']} changed its client seed (from the next dice epoch)",
     "SeatKeyRegistered": lambda d: f"{d['seat']} registered a signing key; its orders are signed",
     "OrderSigned": lambda d: f"{d['seat']} signed order {d['order_id']}",
