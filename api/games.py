@@ -20,7 +20,7 @@ from domain.errors import Conflict, RuleViolation
 from domain.game import UMPIRE_RULE
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
-from domain.visibility import filter_lines
+from domain.visibility import Walk, filter_lines
 from projections import folds
 from projections.folds import human_seats, render_state
 from projections.folds import status as status_of
@@ -86,9 +86,10 @@ def load(schema: type) -> dict:
     return schemas.shared(schema).load(body)
 
 
-def lines_for(caller: Caller, rules: Ruleset, lines: list[dict]) -> list[dict]:
-    """Lines as the caller may see them, each with its readable text."""
-    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer)]
+def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], walk: Walk | None = None) -> list[dict]:
+    """Lines as the caller may see them, each with its readable text; a reader that goes on from
+    page to page passes one ``walk`` (domain/visibility.py) to each."""
+    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer, walk)]
 
 
 def server_key():

@@ -241,20 +241,24 @@ class _Signed:
         self.keys: dict[str, str] = {}
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.waiting: tuple[int, dict, str, bool] | None = None  # (line, OrderAccepted data, its hash, redacted)
+        self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
 
     def step(self, line: dict, n: int, report: Report) -> None:
         type_, data = line["type"], line["data"]
         if self.waiting is not None and type_ != "OrderSigned":
             self._unsigned(report)
+        unknown_order, self.unknown_order = self.unknown_order, False
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
                 report.fail(n, f"seat {data['seat']}'s key: {found}")
             self.keys[data["seat"]] = data["public_key"]
+        elif type_ == "OrderAccepted" and (_withheld(line, "seat") or _withheld(line, "order_id")):
+            self.unknown_order = True  # whether its seat signs, this copy cannot tell
         elif type_ == "OrderAccepted" and data["seat"] in self.keys and not str(data["order_id"]).startswith("sealed:"):
             # a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
             self.waiting = (n, data, line["hash"], _withheld(line, "order"))
-        elif type_ == "OrderSigned":
+        elif type_ == "OrderSigned" and not (unknown_order and self.waiting is None):
             self._signed(data, n, report, _withheld(line, "signature"))
 
     def _unsigned(self, report: Report) -> None:

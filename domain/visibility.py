@@ -38,7 +38,9 @@ _SEALED_ROLLS = Secrets(Private("SealedDiceRolled", ("dice", "target", "outcome"
 _GENERIC = (_STANDING, _SEALED_ROLLS)
 # Fields that hold a whole state of the game, hidden where the ruleset's ``view`` of it differs.
 _STATES = {"GameCreated": "setup", "TakeBackAccepted": "restored"}
-SIGNATURE = "signature"  # OrderSigned's: lets anyone test a guess of its order, so hidden with it
+# What of an OrderSigned is hidden with each field of its OrderAccepted: the signature lets anyone
+# test a guess of the order it signs; the seat and the order id are the order's own.
+_SIGNED_WITH = {"order": "signature", "seat": "seat", "order_id": "order_id"}
 
 
 def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[str | None],
@@ -52,21 +54,21 @@ def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[s
     if state_field and any(rules.view(data[state_field], v) != data[state_field] for v in viewers):
         fields.append(state_field)
     if event_type == "OrderSigned":
-        signs_hidden = (before is None or before[0] != "OrderAccepted"  # not known: concealed
-                        or before[1]["order_id"] != data["order_id"] or "order" in (before[1].get(chain.CONCEALED) or {}))
-        if signs_hidden:
-            fields.append(SIGNATURE)
+        if before is None or before[0] != "OrderAccepted" or before[1]["order_id"] != data["order_id"]:
+            fields.extend(_SIGNED_WITH.values())  # its order not known here: all that may be hidden with it
+        else:
+            fields.extend(_SIGNED_WITH[f] for f in before[1].get(chain.CONCEALED) or {} if f in _SIGNED_WITH)
     fields.extend(rules.concealable(event_type, data))
     return tuple(f for f in dict.fromkeys(fields) if f != chain.CONCEALED)
 
 
 @dataclass
 class Walk:
-    """What a walk through a log has seen that later lines depend on: for each order id, whether
-    this viewer may read its order (its OrderSigned's signature is hidden with it). A reader
-    that filters a log in pages passes one Walk to every page."""
+    """What a walk through a log has seen that later lines depend on: for each order id, what of
+    its OrderSigned is hidden from this viewer with its order (``_SIGNED_WITH``). A reader that
+    filters a log in pages passes one Walk to every page."""
 
-    orders_hidden: dict[str, bool] = field(default_factory=dict)
+    orders_hidden: dict[str, set[str]] = field(default_factory=dict)
 
 
 def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | None, walk: Walk) -> set[str]:
@@ -78,11 +80,10 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
     if state_field and rules.view(data[state_field], viewer) != data[state_field]:
         hidden.add(state_field)
     if event_type == "OrderSigned":
-        order_hidden = walk.orders_hidden.get(data["order_id"])
-        if order_hidden is None:  # its order is not in this stretch of the log: hidden from all but its seat
-            order_hidden = SIGNATURE in (data.get(chain.CONCEALED) or {}) and viewer != data["seat"]
-        if order_hidden:
-            hidden.add(SIGNATURE)
+        with_order = walk.orders_hidden.get(data["order_id"])
+        if with_order is None:  # its order is not in this stretch of the log: hidden from all but its seat
+            with_order = set(data.get(chain.CONCEALED) or {}) if viewer != data["seat"] else set()
+        hidden |= with_order
     return hidden | set(rules.hidden_fields(event_type, data, viewer))
 
 
@@ -99,7 +100,7 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, walk: Wa
         try:
             hidden = hidden_fields(rules, line["type"], line["data"], viewer, walk)
             if line["type"] == "OrderAccepted":
-                walk.orders_hidden[line["data"]["order_id"]] = "order" in hidden
+                walk.orders_hidden[line["data"]["order_id"]] = {_SIGNED_WITH[f] for f in hidden if f in _SIGNED_WITH}
             shown.append(_hide(rules, line, hidden, viewer) if hidden else line)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it

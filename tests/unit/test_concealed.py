@@ -156,6 +156,29 @@ def test_a_hidden_orders_signature_is_concealed_with_it_even_in_a_page_without_t
     assert filter_lines(game.rules, [signed[0]], "Blue") == [signed[0]]
 
 
+def test_an_order_a_seat_may_not_know_of_at_all_is_concealed_whole_with_its_signature(monkeypatch):
+    """Every field of the OrderAccepted concealed (its type stays): its OrderSigned's seat and
+    order id are concealed with it, and the other seat's copy verifies all the same."""
+    whole = ("order_id", "seat", "order", "digest", "salt")
+    rules = type(Game.create("freeform", options={"sides": ["A", "B"]}).rules)
+    monkeypatch.setattr(rules, "concealable", lambda self, t, d: whole if t == "OrderAccepted" else ())
+    monkeypatch.setattr(rules, "hidden_fields",
+                        lambda self, t, d, v: set(whole) if t == "OrderAccepted" and v != d["seat"] else set())
+    key = signatures.new_private_key()
+    game = seated("freeform", keys={"Blue": signatures.public_key_of(key)}, sides=["Blue", "Red"])
+    head = game.chain_head
+    game.submit("Blue", "o-1", NOTE, seed_for,
+                signed=(signatures.sign_order(key, str(game.id), "o-1", NOTE, head), head, lambda h: True))
+    lines = lines_of(game)
+    signed = next(x for x in lines if x["type"] == "OrderSigned")
+    assert set(signed["data"]["concealed"]) == {"signature", "seat", "order_id"}
+    reds = filter_lines(game.rules, lines, "Red")
+    assert "o-1" not in json.dumps(reds) and "attack at dawn" not in json.dumps(reds)
+    report = verify(reds)
+    assert report.ok and report.signatures_verified == 0, report.summary()
+    assert verify(lines).signatures_verified == 1
+
+
 def test_a_sandbox_forked_by_the_umpire_from_hidden_state_conceals_its_set_up():
     source = seated("proving")
     source.submit("Red", "r-1", {"kind": "take_marker", "marker": "MARKER-AMBUSH"}, seed_for)
