@@ -416,7 +416,7 @@ def _hash_problem(line: dict, fmt: int) -> str | None:
     if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
         return (f"hash does not match: this {line['type']} is redacted (hidden information removed from a "
                 "seat's or spectator's copy); only an umpire's export verifies")
-    opened = sorted(name for name in chain.salted(line["data"])) if fmt == 2 else []
+    opened = sorted(chain.salted(line["data"])) if fmt == 2 else []
     if opened:
         return (f"hash does not match the line's content ({line['type']} was altered, or the value of a "
                 f"concealed field ({', '.join(opened)}) does not open the commitment it was recorded with)")
