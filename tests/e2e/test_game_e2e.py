@@ -370,7 +370,7 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
                  "took the town", "Red digs in at the ford", "Dice epoch 0 revealed", f"Blue orders note: {secret}"):
         assert text in out, (text, out)
     red_history = srv.cli("red", "history", gid).stdout
-    assert secret not in red_history and "Blue orders note\n" in red_history
+    assert secret not in red_history and "Blue gives an order (hidden)\n" in red_history
 
     out = srv.cli("red", "dice", gid).stdout
     assert re.search(r"3 Bde fires at the bridge: \d, \d — -?\d+ \(\+1 elite -2 in cover\) >= 8: "
