@@ -67,13 +67,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     game_id = _saved_game_id(args.game_id)
     service, where = _local_store()
     try:
-        count, redacted = write_lines(service.export(game_id), args.output)
+        count, hidden = write_lines(service.export(game_id, header=True), args.output)
     except GameNotFound as exc:
         raise GameNotFound(f"{exc} in this machine's store ({where}: WARLOG_DATA_DIR or WARLOG_DATABASE_URL); "
                            "to export from a server give --server URL") from None
     if args.output:
         say(f"exported {count} events of game {game_id} from {where} to {args.output}", file=sys.stderr)
-        _say_what_the_export_is(args.output, redacted, game_id)
+        _say_what_the_export_is(args.output, hidden, game_id)
     return EXIT_OK
 
 
@@ -97,8 +97,9 @@ def _local_store():
     return service, where
 
 
-def write_lines(lines, output: str | None) -> tuple[int, int]:
-    """Write export lines to ``output`` (standard output when None): (lines, redacted lines).
+def write_lines(lines, output: str | None) -> tuple[int, dict[str, int]]:
+    """Write export lines to ``output`` (standard output when None): (events, {"redacted": lines
+    with hidden content removed (format 1), "concealed": lines holding commitments (format 2)}).
     A file is written beside its final name and renamed once complete, so a refusal or a broken
     download leaves no file, empty or cut short."""
     first = next(lines, None)  # a refusal (no such game) is raised before anything is created
@@ -109,14 +110,16 @@ def write_lines(lines, output: str | None) -> tuple[int, int]:
         folder = os.path.dirname(os.path.abspath(output))
         fd, tmp = tempfile.mkstemp(prefix=".export-", suffix=".jsonl", dir=folder)
         out = os.fdopen(fd, "w", encoding="utf-8")
-    count = redacted = 0
+    count, hidden = 0, {"redacted": 0, "concealed": 0}
     try:
         for part in ([first] if first is not None else []), lines:
             for text in part:
                 out.write((_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if on_terminal else text)
                           + "\n")
                 count += not text.startswith('{"warlog_export"')  # the header line is no event
-                redacted += '"redacted":true' in text or '"redacted": true' in text
+                how = _hidden_in(text)
+                if how:
+                    hidden[how] += 1
         if tmp:
             out.close()
             os.replace(tmp, output)
@@ -125,13 +128,35 @@ def write_lines(lines, output: str | None) -> tuple[int, int]:
             out.close()
             os.unlink(tmp)
         raise
-    return count, redacted
+    return count, hidden
 
 
-def _say_what_the_export_is(output: str, redacted: int, game_id: str) -> None:
-    """A seat's copy of a game with hidden information does not verify, by design: say so now,
-    not when 'verify' reports an altered line."""
-    if redacted:
+def _hidden_in(text: str) -> str | None:
+    """How an export line hides something from its reader: "redacted" (removed, format 1),
+    "concealed" (commitments in place of values, format 2), or None."""
+    if '"redacted":true' in text or '"redacted": true' in text:
+        return "redacted"
+    if '"concealed"' not in text:
+        return None
+    from domain.chain import withheld
+
+    try:
+        line = json.loads(text)
+    except ValueError:
+        return None
+    return "concealed" if isinstance(line, dict) and withheld(line.get("data")) else None
+
+
+def _say_what_the_export_is(output: str, hidden: dict[str, int], game_id: str) -> None:
+    """A seat's copy of a format-2 game verifies, holding commitments to what it may not see; of
+    a format-1 game with hidden information, it does not verify, by design: say so now, not when
+    'verify' reports an altered line."""
+    if hidden["concealed"]:
+        say(f"this is your seat's copy: {hidden['concealed']} line(s) hold fields hidden from you as "
+            f"commitments; 'warlog verify {output}' checks it offline, and the umpire's export opens "
+            "every commitment", file=sys.stderr)
+    elif hidden["redacted"]:
+        redacted = hidden["redacted"]
         say(f"this is your seat's copy: {redacted} line(s) hidden from you are redacted (\"redacted\": true), "
             f"so 'warlog verify {output}' will not verify them. The exact, verifiable log is the "
             f"umpire's, once the seats agree to one ('warlog umpire-propose {game_id} NAME', then every "
@@ -1448,11 +1473,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _export_from_server(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    count, redacted = write_lines(session.client(game_id, "read").export(game_id), args.output)
+    count, hidden = write_lines(session.client(game_id, "read").export(game_id), args.output)
     if args.output:
         say(f"exported {count} events of game {game_id} from {session.server(game_id)} to {args.output}",
             file=sys.stderr)
-        _say_what_the_export_is(args.output, redacted, game_id)
+        _say_what_the_export_is(args.output, hidden, game_id)
     return EXIT_OK
 
 

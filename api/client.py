@@ -383,13 +383,17 @@ class WarlogClient:
                               headers={"Accept": "application/x-ndjson, application/problem+json"})
         with response:
             server_key = response.headers.get("Warlog-Server-Key")
-            if server_key:  # the file's header line: the key that signs this game's heads (docs/dice.md)
-                from domain.verify import header_line
-
-                yield header_line(server_key)
+            first = True
             try:
                 for raw in response:
                     line = raw.decode("utf-8").rstrip("\r\n")
+                    if first and server_key and not line.startswith('{"warlog_export"'):
+                        # A format-1 game's export has no header line: the key that signs this
+                        # game's heads comes as a response header, and heads the file (docs/dice.md).
+                        from domain.verify import header_line
+
+                        yield header_line(server_key)
+                    first = False
                     if line:
                         yield line
             except (socket.timeout, TimeoutError):

@@ -20,7 +20,7 @@ from domain.errors import Conflict, RuleViolation
 from domain.game import UMPIRE_RULE
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
-from domain.visibility import CONTEXT, filter_lines
+from domain.visibility import Walk, filter_lines
 from projections import folds
 from projections.folds import human_seats, render_state
 from projections.folds import status as status_of
@@ -86,18 +86,10 @@ def load(schema: type) -> dict:
     return schemas.shared(schema).load(body)
 
 
-def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], context: list[dict] = ()) -> list[dict]:
-    """Lines as the caller may see them, each with its readable text; ``context``: the lines right
-    before them, when they are a page of the log (domain/visibility.filter_lines)."""
-    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer, context)]
-
-
-def page_of(warlog: Warlog, game_id: str, after: int, limit: int) -> tuple[list[dict], list[dict]]:
-    """At most ``limit`` lines after seq ``after``, and the lines right before them that say how
-    the first of them are shown (domain/visibility.CONTEXT): read in one query."""
-    start = max(0, after - CONTEXT)
-    lines = warlog.lines(game_id, after=start, limit=limit + after - start)
-    return lines[after - start:], lines[:after - start]
+def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], walk: Walk | None = None) -> list[dict]:
+    """Lines as the caller may see them, each with its readable text; a reader that goes on from
+    page to page passes one ``walk`` (domain/visibility.py) to each."""
+    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer, walk)]
 
 
 def server_key():

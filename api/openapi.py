@@ -532,17 +532,22 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games/{game_id}/events"): Op(
         "Events as export lines, a page at a time", ANY, tag="reads", params=(*_GAME, reads.EventsQuery),
         description="The log as the caller may see it, after seq `after` (default 0), at most `limit` "
-                    "(default 100, at most 500). Lines of hidden information are redacted "
-                    "(`redacted: true`; their hash then no longer matches) or left out, so a page may hold "
-                    "fewer than `limit` events. Continue with `after=next_after` (also in the Link header) "
-                    "until `next_after` is null.",
+                    "(default 100, at most 500). A field hidden from the caller holds its commitment, its "
+                    "salt in `data.concealed` null (a format-2 game: the line keeps its hash; docs/dice.md, "
+                    "\"Concealed fields\"); in a format-1 game it is removed and the line marked "
+                    "`redacted: true` (its hash then no longer matches). Continue with `after=next_after` "
+                    "(also in the Link header) until `next_after` is null.",
         replies={200: Reply("a page of events", reads.EventsBody, headers=("ETag", "Link", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/export"): Op(
         "Export the log as JSON Lines", ANY, tag="reads", params=_GAME,
         description="One export line per event (docs/dice.md section 5), streamed, up to the version in the "
-                    "ETag. An umpire's file is the exact log and `warlog verify FILE` checks it offline; anyone "
-                    "else's has hidden lines redacted, which do not verify.",
+                    "ETag; a format-2 game's (export version 2) begins with its header line "
+                    "`{\"warlog_export\": {\"version\": 2, \"server_key\": …}}`. `warlog verify FILE` checks "
+                    "it offline: an umpire's file is the exact log and opens every concealed field; anyone "
+                    "else's holds commitments in place of what is hidden from them, and verifies too. A "
+                    "format-1 game's file has no header line, and anyone's but an umpire's has hidden lines "
+                    "redacted, which do not verify.",
         replies={200: Reply("the export", {"type": "string", "description": "one JSON object per line"},
                             media=NDJSON, headers=("ETag", "ContentDisposition", "WarlogDamaged",
                                                    "WarlogServerKey"))},

@@ -14,8 +14,8 @@ by a 422.
 History, VP and dice are read from the projections (projections/folds.py), caught up for the
 game first. The folds left here (``superseded``, ``take_backs``, ``turn_start``, and
 ``dice_audit`` over the projection's dice fold) are pure functions over a list of export lines
-(docs/dice.md). They read event data defensively (``.get``): a line redacted for a viewer may
-lack fields.
+(docs/dice.md). They read event data defensively (``.get``): a field hidden from a viewer holds
+a commitment (or, in a format-1 game, None).
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from api.auth import UMPIRE, caller_for
-from api.games import current_views, damage_of, lines_for, page_of, projections, server_key, service
+from api.games import current_views, damage_of, lines_for, projections, server_key, service
 from api.problems import ApiProblem
 from api.schemas import Line, dump, shared
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import parse_game_id
-from domain.visibility import filter_lines
+from domain.visibility import Walk, filter_lines, fully_shown
 from projections import folds
 
 bp = Blueprint("reads", __name__, url_prefix="/api/v1")
@@ -424,18 +424,17 @@ def get_dice(game_id: str):
 @bp.get("/games/<game_id>/events")
 def events(game_id: str):
     """A page of events after seq ``after``. ``next_after`` is the seq to continue from, or null
-    at the end of the log; a page may hold fewer events than ``limit`` when some are hidden from
-    the caller (the cursor still moves past them)."""
+    at the end of the log. What is hidden from the caller is a commitment in its line (format 2)
+    or removed (format 1); no line is left out."""
     caller = caller_for(game_id)
     params = query(EventsQuery)
     game = service().get_game(caller.game_id)
     after, limit = params["after"], params["limit"]
-    page, context = page_of(service(), caller.game_id, after, limit + 1) if after < game.version else ([], [])
+    page = service().lines(caller.game_id, after=after, limit=limit + 1) if after < game.version else []
     more = len(page) > limit
     page = page[:limit]
     next_after = page[-1]["seq"] if more else None
-    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page, context),
-            "next_after": next_after}
+    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page), "next_after": next_after}
     response = jsonify(dump(EventsBody, body))
     if more:
         link = url_for("reads.events", game_id=caller.game_id, after=next_after, limit=limit)
@@ -446,29 +445,36 @@ def events(game_id: str):
 @bp.get("/games/<game_id>/export")
 def export(game_id: str):
     """The log as JSON Lines (docs/dice.md section 5), filtered for the caller and streamed in
-    pages; it ends at the version in the ETag. An umpire's file is the exact, verifiable log;
-    anyone else's has redacted lines marked ``"redacted": true``, which do not verify."""
+    pages; it ends at the version in the ETag. A format-2 game's file begins with its header line
+    (export version 2, the server's key); hidden fields are commitments in it, and every caller's
+    file verifies; an umpire's opens every one. A format-1 game's file has no header (the key is
+    in the ``Warlog-Server-Key`` header), and anyone's but an umpire's has redacted lines marked
+    ``"redacted": true``, which do not verify."""
     caller = caller_for(game_id)
     query(NoQuery)
     svc = service()
     game = svc.get_game(caller.game_id)
     rules, viewer, version = game.rules, caller.viewer, game.version
     first = svc.lines(caller.game_id, after=0, limit=EXPORT_PAGE)  # a missing game fails here, not mid-stream
+    walk = Walk()  # one walk through every page: an order's signature is hidden with the order
+    key, export_version = server_key().public_key, verifying.export_version(game.format)
 
     def generate() -> Iterator[str]:
-        page, context = first, []
+        if export_version is not None:
+            yield verifying.header_line(key, export_version) + "\n"
+        page = first
         while page:
             page = [line for line in page if line["seq"] <= version]
-            for line in filter_lines(rules, page, viewer, context):
+            for line in filter_lines(rules, page, viewer, walk):
                 yield verifying.dumps(line) + "\n"
             if not page or page[-1]["seq"] >= version:
                 return
-            page, context = svc.lines(caller.game_id, after=page[-1]["seq"], limit=EXPORT_PAGE), page
+            page = svc.lines(caller.game_id, after=page[-1]["seq"], limit=EXPORT_PAGE)
 
     response = Response(generate(), mimetype="application/x-ndjson")
     response.headers["Content-Disposition"] = f'attachment; filename="game-{caller.game_id}.jsonl"'
-    # The key that signs this game's heads: `warlog export` writes it as the file's header line.
-    response.headers["Warlog-Server-Key"] = server_key().public_key
+    # The key that signs this game's heads: `warlog export` writes it as a format-1 file's header line.
+    response.headers["Warlog-Server-Key"] = key
     return _etag(response, version)
 
 
@@ -502,7 +508,7 @@ def _not_shown(game_id: str, viewer: str | None) -> set[int] | None:
     try:
         lines = service().lines(game_id)
         rules = find_ruleset(lines[0]["data"]["ruleset"])
-        shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if not line.get("redacted")}
+        shown = {line["seq"] for line in filter_lines(rules, lines, viewer) if fully_shown(line)}
     except Exception:  # a tampered row that does not decode or fit its type: withhold every detail
         return None
     return {line["seq"] for line in lines} - shown

@@ -51,10 +51,11 @@ from typing import Callable, Iterator
 from flask import Blueprint, Response, request
 
 from api.auth import Caller, caller_for
-from api.games import lines_for, page_of, service
+from api.games import lines_for, service
 from api.problems import ApiProblem
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import Warlog
+from domain.visibility import Walk
 
 log = logging.getLogger("warlog.api.stream")
 
@@ -236,12 +237,13 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
         ended = warlog.get_game(caller.game_id).is_ended
         yield f"retry: {RETRY_MS}\n\n".encode()
         quiet_since = time.monotonic()
+        walk = Walk()  # one walk through every page: an order's signature is hidden with the order
         while True:
-            page, context = page_of(warlog, caller.game_id, last, PAGE)
+            page = warlog.lines(caller.game_id, after=last, limit=PAGE)
             ended = ended or any(line["type"] == "GameEnded" for line in page)
             if page:
                 last = page[-1]["seq"]  # hidden events too: they are never asked for again
-                shown = lines_for(caller, rules, page, context)
+                shown = lines_for(caller, rules, page, walk)
                 if shown:
                     yield "".join(_event(line) for line in shown).encode()
                     quiet_since = time.monotonic()

@@ -26,6 +26,7 @@ from bench.peers import ROLLS
 from bench.report import Figure, Result, fmt
 from bench.server import serve
 from bench.stores import LABEL, fresh, postgres_missing
+from domain.visibility import fully_shown
 
 RATE = 100
 GAMES = 200
@@ -109,7 +110,7 @@ class OpenLoad(Load):
                 self.status[status] = self.status.get(status, 0) + 1
             if self.source.needs_state:
                 if status == 201 and body["events"][0]["seq"] == game.view["version"] + 1 \
-                        and not any(line.get("redacted") for line in body["events"]):
+                        and all(fully_shown(line) for line in body["events"]):
                     game.fold(body["events"])
                 else:
                     await self.follow(conn, game)

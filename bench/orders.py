@@ -34,6 +34,7 @@ from bench.http import Connection
 from bench.report import Figure, Result, fmt
 from bench.procs import children, socket_inodes, tcp_connections
 from bench.stores import LABEL, Store, fresh, postgres_missing
+from domain.visibility import fully_shown
 from projections import folds
 
 GAMES = 200
@@ -143,7 +144,7 @@ class Load:
                     break
             if status == 201 and self.source.needs_state:
                 lines = body["events"]
-                if any(line.get("redacted") for line in lines) or lines[0]["seq"] != game.view["version"] + 1:
+                if not all(fully_shown(line) for line in lines) or lines[0]["seq"] != game.view["version"] + 1:
                     await self.follow(conn, game)
                 else:
                     game.fold(lines)

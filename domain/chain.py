@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import rfc8785
@@ -18,6 +19,7 @@ GENESIS = "0" * 64
 Unhashable = rfc8785.CanonicalizationError  # a value RFC 8785 has no encoding for
 FORMATS = (1, 2)
 CONCEALED = "concealed"  # the data key naming a line's concealed fields and their salts
+_HEX64 = re.compile("[0-9a-f]{64}")
 
 
 def canonical(obj: Any) -> bytes:
@@ -48,6 +50,28 @@ def hash_form(line: dict) -> dict:
             form[name] = field_commitment(name, salt, data.get(name))
     form[CONCEALED] = {name: None for name in concealed}
     return {**line, "data": form}
+
+
+def withheld(data: Any) -> frozenset[str]:
+    """The fields of a line's data that this copy holds as commitments (their salt withheld: a
+    seat's or spectator's copy, docs/dice.md "Concealed fields"); empty for a full line."""
+    concealed = data.get(CONCEALED) if isinstance(data, dict) else None
+    if not isinstance(concealed, dict):
+        return frozenset()
+    return frozenset(name for name, salt in concealed.items() if salt is None)
+
+
+def salted(data: Any) -> frozenset[str]:
+    """The concealed fields of a line's data that this copy opens: value and salt both given."""
+    concealed = data.get(CONCEALED) if isinstance(data, dict) else None
+    if not isinstance(concealed, dict):
+        return frozenset()
+    return frozenset(name for name, salt in concealed.items() if salt is not None)
+
+
+def is_commitment(value: Any) -> bool:
+    """Whether ``value`` has the form of a commitment: 64 lowercase hex characters."""
+    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
 
 
 def line_hash(line: dict, fmt: int = 2) -> str:

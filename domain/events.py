@@ -131,7 +131,7 @@ class GameCreated(Aggregate.Created):
     """A game of ``ruleset`` was set up; ``setup`` is the initial state, recorded so that later
     corrections of provisional data files never change how an existing game replays."""
 
-    ADDED_FIELDS: ClassVar[dict] = {"format": 1}
+    ADDED_FIELDS: ClassVar[dict] = {"format": 1, "concealed": None}
 
     prev_hash: str
     hash: str
@@ -143,6 +143,8 @@ class GameCreated(Aggregate.Created):
     # 2 for a game created since format 2 (docs/dice.md: RFC 8785 line hashes, dice scheme 2,
     # concealed fields); a stored GameCreated without it is format 1.
     format: int
+    # As GameEvent.concealed: format 2's {field: salt}, here for a set-up holding hidden information.
+    concealed: dict | None
 
     def apply(self, aggregate: Any) -> None:
         aggregate.evolve_with(self)

@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
 
-from domain import chain, dice, sealed as sealing, signatures, storable
+from domain import chain, dice, sealed as sealing, signatures, storable, visibility
 from domain import events as ev
 from domain.errors import (
     BadSignature,
@@ -91,6 +91,16 @@ def _client_seed(value: Any) -> str:
     if not isinstance(value, str) or len(value) > 200:
         raise InvalidOrder("a client seed is text of at most 200 characters", field="client_seed")
     return value
+
+
+def _salted(fields: tuple[str, ...], data: dict, rules: Ruleset) -> dict | None:
+    """{field: salt} for the concealed ``fields`` of a new event's ``data``, or None for none. A
+    salt is 256 random bits from the operating system (``secrets``): like a dice seed it must not
+    be guessable, but unlike one it is never derived again, so nothing needs to thread it through."""
+    unknown = [f for f in fields if f not in data]
+    if unknown:
+        raise ValueError(f"ruleset {rules.name} conceals {', '.join(unknown)}, which the event does not have")
+    return {f: secrets.token_hex(32) for f in fields} or None
 
 
 def _storable(what: str, value: Any, field: str | None = None) -> None:
@@ -285,6 +295,8 @@ class Game(Aggregate):
         if found:
             raise InvalidSetup(f"{found}; it cannot be stored")
         data["format"] = FORMAT
+        data["concealed"] = None if FORMAT < 2 else _salted(
+            visibility.concealable(rules, "GameCreated", data, [*rules.human_seats(made.seats), None]), data, rules)
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash({"game_id": str(game_id), "seq": cls.INITIAL_VERSION, "type": "GameCreated",
                                   "timestamp": timestamp.isoformat(), "data": ev.data_of(ev.GameCreated, data),
@@ -303,12 +315,22 @@ class Game(Aggregate):
         ``prev_hash`` and its ``hash``, computed as docs/dice.md defines it. An event holding a
         value no reader could take back is refused before it exists."""
         _storable(event_class.__name__, kwargs)
-        kwargs["concealed"] = None  # format 2's concealed fields: docs/dice.md, "Concealed fields"
+        before = self.pending_events[-1] if self.pending_events else None
+        kwargs["concealed"] = self._salts(event_class.__name__, kwargs, before and (
+            type(before).__name__, ev.event_data(before)))
         timestamp = event_class.create_timestamp()
         digest = chain.line_hash({"game_id": str(self.id), "seq": self.version + 1, "type": event_class.__name__,
                                   "timestamp": timestamp.isoformat(), "data": ev.data_of(event_class, kwargs),
                                   "prev_hash": self.chain_head}, self.format)
         super().trigger_event(event_class, timestamp=timestamp, prev_hash=self.chain_head, hash=digest, **kwargs)
+
+    def _salts(self, event_type: str, data: dict, before: tuple[str, dict] | None = None) -> dict | None:
+        """Format 2: a fresh salt for each field of the new event some viewer may not see
+        (domain/visibility.py, docs/dice.md "Concealed fields"), or None when there is none."""
+        if self.format < 2:
+            return None
+        viewers = [*self.rules.human_seats(list(self.seats)), None]
+        return _salted(visibility.concealable(self.rules, event_type, data, viewers, before), data, self.rules)
 
     # ------------------------------------------------------------------------------ queries --
     @property

@@ -272,13 +272,19 @@ class Warlog(Application):
             raise GameNotFound(f"no game {game_id}")
         return found
 
-    def export(self, game_id: str | UUID) -> Iterator[str]:
-        """The game as JSON Lines (docs/dice.md), read in pages so long games stream."""
+    def export(self, game_id: str | UUID, *, header: bool = False) -> Iterator[str]:
+        """The game as JSON Lines (docs/dice.md), read in pages so long games stream. With
+        ``header``, as an export file: a format-2 game's begins with its header line (export
+        version 2; this store holds no server key)."""
         after = 0
         while True:
             page = self.lines(game_id, after=after, limit=500, strict=False)
             if not page:
                 return
+            if header and after == 0 and page[0]["type"] == "GameCreated":
+                version = verifying.export_version(page[0]["data"].get("format", 1))
+                if version is not None:
+                    yield verifying.header_line(version=version)
             for line in page:
                 yield verifying.dumps(line)
             after = page[-1]["seq"]
@@ -481,6 +487,13 @@ class Warlog(Application):
             raise IntegrityFailure(message, seq=n)
         if not lines:
             raise IntegrityFailure("the file holds no events")
+        for n, line in enumerate(lines, start=1):
+            withheld = chain.withheld(line["data"])
+            if withheld:  # a game stored without its salts could never show these fields again
+                raise IntegrityFailure(
+                    f"this is a seat's or spectator's copy: {', '.join(sorted(withheld))} of this {line['type']} "
+                    "is a commitment without its value and salt; only a full export (the umpire's) can be "
+                    "imported", seq=n)
         game_id = parse_game_id(lines[0]["game_id"])
         if next(iter(self.events.get(game_id, limit=1)), None) is not None:
             raise Conflict(f"game {game_id} already exists here")

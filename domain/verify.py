@@ -49,6 +49,9 @@ class Report:
     rolls_unrevealed: int = 0
     reveals_verified: int = 0  # sealed-orders reveals checked against their commitments
     signatures_verified: int = 0
+    format: int = 1  # the game's format, from GameCreated (docs/dice.md, section 5)
+    fields_opened: int = 0  # format 2: concealed fields whose value and salt give the commitment hashed
+    fields_concealed: int = 0  # format 2: concealed fields this copy holds as commitments only
     server_key: str | None = None  # from the file's header line, when it has one
     hashes: list[str] = field(default_factory=list)  # each event's hash, by position
     failures: list[tuple[int, str]] = field(default_factory=list)
@@ -68,6 +71,8 @@ class Report:
                 f"signed order(s) verified")
         if self.reveals_verified:
             head += f"; {self.reveals_verified} sealed-orders reveal(s) verified against their commitments"
+        if self.format == 2:
+            head += f"; {self.fields_opened} concealed field(s) opened, {self.fields_concealed} still concealed"
         if self.ok:
             return "OK " + head
         lines = [f"FAILED {head}"] + [f"  line {n}: {m}" for n, m in self.failures]
@@ -126,7 +131,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             line = {**line, "hash": ""}
         report.events += 1
         if n == 1 and line["type"] == "GameCreated" and isinstance(line["data"], dict):
-            fmt = line["data"].get("format", 1)  # the game's format: how its lines hash
+            fmt = report.format = line["data"].get("format", 1)  # the game's format: how its lines hash
         if report.game_id is None:
             report.game_id = line["game_id"]
         elif line["game_id"] != report.game_id:
@@ -135,9 +140,13 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, message)
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
+        opened = _concealment(line, n, report) if fmt == 2 else (0, 0)
         altered = _hash_problem(line, fmt)
         if altered:
             report.fail(n, altered)
+        elif opened:
+            report.fields_opened += opened[0]
+            report.fields_concealed += opened[1]
         try:
             signed.step(line, n, report)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -164,6 +173,41 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     return report
 
 
+def _concealment(line: dict, n: int, report: Report) -> tuple[int, int]:
+    """A format-2 line's concealed fields (docs/dice.md, "Concealed fields"): each is a field of
+    its data, with a salt (64 hex) or, withheld in a seat's copy, a commitment in place of its
+    value. Returns (fields opened, fields held as commitments); the hash check then covers each
+    opening, since the line hashes the commitment its value and salt give."""
+    data = line["data"]
+    if not isinstance(data, dict) or chain.CONCEALED not in data:
+        return 0, 0
+    concealed = data[chain.CONCEALED]
+    if not isinstance(concealed, dict) or not concealed:
+        report.fail(n, "'concealed' is not an object naming the line's concealed fields and their salts")
+        return 0, 0
+    opened = still = 0
+    for name, salt in concealed.items():
+        if name == chain.CONCEALED or name not in data:
+            report.fail(n, f"concealed field {name!r} is not a field of this {line['type']}")
+        elif salt is None:
+            if chain.is_commitment(data[name]):
+                still += 1
+            else:
+                report.fail(n, f"field {name!r} is concealed in this copy (its salt withheld), but it holds "
+                               "no commitment (64 lowercase hex characters)")
+        elif chain.is_commitment(salt):
+            opened += 1
+        else:
+            report.fail(n, f"the salt of concealed field {name!r} is not 64 lowercase hex characters")
+    return opened, still
+
+
+def _withheld(line: dict, name: str) -> bool:
+    """Whether this copy of ``line`` does not show field ``name``: redacted (format 1) or held as
+    a commitment (format 2). What depends on it cannot be checked here, and is not a failure."""
+    return line.get("redacted") is True or name in chain.withheld(line["data"])
+
+
 _SEALED_EVENTS = ("OrderSealed", "OrderRevealed")
 
 
@@ -181,7 +225,7 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
         if key not in commitments:
             report.fail(n, f"{key[0]} revealed orders for round {key[1]} without a commitment before them")
             return
-        if line.get("redacted") is True:
+        if _withheld(line, "orders") or _withheld(line, "salt"):
             return
         if sealed.commitment(line["game_id"], key[0], key[1], data["orders"], data["salt"]) != commitments[key]:
             report.fail(n, f"the orders {key[0]} revealed for round {key[1]} do not match its commitment")
@@ -200,21 +244,25 @@ class _Signed:
         self.keys: dict[str, str] = {}
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.waiting: tuple[int, dict, str, bool] | None = None  # (line, OrderAccepted data, its hash, redacted)
+        self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
 
     def step(self, line: dict, n: int, report: Report) -> None:
         type_, data = line["type"], line["data"]
         if self.waiting is not None and type_ != "OrderSigned":
             self._unsigned(report)
+        unknown_order, self.unknown_order = self.unknown_order, False
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
                 report.fail(n, f"seat {data['seat']}'s key: {found}")
             self.keys[data["seat"]] = data["public_key"]
+        elif type_ == "OrderAccepted" and (_withheld(line, "seat") or _withheld(line, "order_id")):
+            self.unknown_order = True  # whether its seat signs, this copy cannot tell
         elif type_ == "OrderAccepted" and data["seat"] in self.keys and not str(data["order_id"]).startswith("sealed:"):
             # a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
-            self.waiting = (n, data, line["hash"], line.get("redacted") is True)
-        elif type_ == "OrderSigned":
-            self._signed(data, n, report, line.get("redacted") is True)
+            self.waiting = (n, data, line["hash"], _withheld(line, "order"))
+        elif type_ == "OrderSigned" and not (unknown_order and self.waiting is None):
+            self._signed(data, n, report, _withheld(line, "signature"))
 
     def _unsigned(self, report: Report) -> None:
         n, data, _, _ = self.waiting
@@ -373,12 +421,27 @@ def _hash_problem(line: dict, fmt: int) -> str | None:
     if line.get("redacted") is True:  # a seat's or spectator's copy: hidden content removed
         return (f"hash does not match: this {line['type']} is redacted (hidden information removed from a "
                 "seat's or spectator's copy); only an umpire's export verifies")
+    opened = sorted(chain.salted(line["data"])) if fmt == 2 else []
+    if opened:
+        return (f"hash does not match the line's content ({line['type']} was altered, or the value of a "
+                f"concealed field ({', '.join(opened)}) does not open the commitment it was recorded with)")
     return f"hash does not match the line's content ({line['type']} was altered)"
 
 
-def header_line(server_key: str) -> str:
-    """The first line of an export that names the server's key (docs/dice.md, section 5)."""
-    return dumps({HEADER_KEY: {"server_key": server_key}})
+def header_line(server_key: str | None = None, version: int | None = None) -> str:
+    """The first line of an export (docs/dice.md, section 5): the export's version (2 for a
+    format-2 game; a version-1 file has none) and the server's key, when known."""
+    header: dict[str, Any] = {}
+    if version is not None:
+        header["version"] = version
+    if server_key is not None:
+        header["server_key"] = server_key
+    return dumps({HEADER_KEY: header})
+
+
+def export_version(fmt: int) -> int | None:
+    """The version an export of a game of format ``fmt`` names in its header: 2, or none (1)."""
+    return 2 if fmt == 2 else None
 
 
 def _header(raw: str) -> dict | None:
@@ -394,7 +457,7 @@ def _header(raw: str) -> dict | None:
 
 def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
     """Verify an export's text; a header line first (not an event, not numbered) gives the
-    report its server key."""
+    report its server key, and its version (when it names one) must be the game's format."""
     report = Report()
     text_lines = list(text_lines)
     header = _header(text_lines[0]) if text_lines else None
@@ -404,5 +467,9 @@ def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
         report.server_key = key if isinstance(key, str) else None
     lines = parse_lines(text_lines, report)
     verify(lines, report)
+    version = header.get("version") if header is not None else None
+    if version is not None and not (type(version) is int and version == report.format):  # true is no version
+        report.fail(0, f"the header line says export version {version!r}, but the game (GameCreated) "
+                       f"is of format {report.format}: they must agree")
     report.failures.sort(key=lambda f: f[0])
     return report, lines

@@ -1,15 +1,25 @@
 """Per-viewer filtering of hidden information, in one place for every read.
 
 A viewer is a seat name, ``"umpire"`` (sees everything) or ``None`` (a spectator, or an admin
-who is not seated: public information only). Rulesets say what is hidden through ``view`` and
-``redact``; this module applies them the same way to state, events, stream, history, dice and
-export. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
+who is not seated: public information only). What may be hidden is said twice: when an event is
+recorded, which of its fields some viewer may not see (``concealable``: in a format-2 game each
+gets a salt, and the line's hash covers its commitment, docs/dice.md "Concealed fields"); when a
+line is read, which of them this viewer may not see (``hidden_fields``). Both join the generic
+rules here (standing orders, a hidden order's signature, sealed rolls, a set-up or a restored
+state holding hidden information) to the ruleset's hooks. ``filter_lines`` applies them the same
+way to events, stream, history, dice, notifications, artifacts and export; states go through
+``view_state``. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from domain import chain
 from domain.errors import DamagedLog
 from domain.rulesets import UMPIRE, Ruleset
+from domain.rulesets.toolkit.hidden import Private, Secrets
 
 
 def view_state(rules: Ruleset, state: dict, viewer: str | None) -> dict:
@@ -18,68 +28,119 @@ def view_state(rules: Ruleset, state: dict, viewer: str | None) -> dict:
 
 # A standing order is private to its seat and the umpire (docs/rulesets.md, Standing orders): the
 # others see that the seat set or cancelled one, and, when one answers, the answer but not its name.
-_STANDING_HIDDEN = {
-    "StandingOrderSet": ("policy_id", "decision_kind", "policy", "rule", "salt"),
-    "StandingOrderCancelled": ("policy_id", "decision_kind", "rule"),
-    "StandingOrderUsed": ("policy_id",),
-}
+_STANDING = Secrets(
+    Private("StandingOrderSet", ("policy_id", "decision_kind", "policy", "rule", "salt")),
+    Private("StandingOrderCancelled", ("policy_id", "decision_kind", "rule")),
+    Private("StandingOrderUsed", ("policy_id",)),
+)
+# A sealed roll (docs/dice.md, "Sealed rolls") is seen by its roller (and the umpire) only.
+_SEALED_ROLLS = Secrets(Private("SealedDiceRolled", ("dice", "target", "outcome")))
+_GENERIC = (_STANDING, _SEALED_ROLLS)
+# Fields that hold a whole state of the game, hidden where the ruleset's ``view`` of it differs.
+_STATES = {"GameCreated": "setup", "TakeBackAccepted": "restored"}
+# What of an OrderSigned is hidden with each field of its OrderAccepted: the signature lets anyone
+# test a guess of the order it signs; the seat and the order id are the order's own.
+_SIGNED_WITH = {"order": "signature", "seat": "seat", "order_id": "order_id"}
 
 
-def redact_standing(event_type: str, data: dict, viewer: str | None) -> dict:
-    """``data`` of a standing order's event as ``viewer`` may see it; other events unchanged."""
-    hidden = _STANDING_HIDDEN.get(event_type)
-    if hidden is None or viewer == data["seat"]:
-        return data
-    return {**data, **{key: None for key in hidden}}
+def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[str | None],
+                before: tuple[str, dict] | None = None) -> tuple[str, ...]:
+    """The fields of a new event's ``data`` that some viewer may not see, now or later: the
+    ones a format-2 game conceals when it records the event. ``viewers`` are the game's seats
+    and None (spectators); ``before`` is (type, data) of the event recorded just before it in
+    the same command (an OrderSigned's OrderAccepted)."""
+    fields = [f for secrets in _GENERIC for f in secrets.concealable(event_type, data)]
+    state_field = _STATES.get(event_type)
+    if state_field and any(rules.view(data[state_field], v) != data[state_field] for v in viewers):
+        fields.append(state_field)
+    if event_type == "OrderSigned":
+        if before is None or before[0] != "OrderAccepted" or before[1]["order_id"] != data["order_id"]:
+            fields.extend(_SIGNED_WITH.values())  # its order not known here: all that may be hidden with it
+        else:
+            fields.extend(_SIGNED_WITH[f] for f in before[1].get(chain.CONCEALED) or {} if f in _SIGNED_WITH)
+    fields.extend(rules.concealable(event_type, data))
+    return tuple(f for f in dict.fromkeys(fields) if f != chain.CONCEALED)
 
 
-# How many lines before a page decide how its first lines are shown: an OrderSigned, recorded
-# right after its OrderAccepted, hides its signature when that order is hidden.
-CONTEXT = 1
+@dataclass
+class Walk:
+    """What a walk through a log has seen that later lines depend on: for each order id, what of
+    its OrderSigned is hidden from this viewer with its order (``_SIGNED_WITH``). A reader that
+    filters a log in pages passes one Walk to every page."""
+
+    orders_hidden: dict[str, set[str]] = field(default_factory=dict)
 
 
-def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, context: list[dict] = ()) -> list[dict]:
-    """Lines as ``viewer`` may see them: redacted data is marked ``"redacted": true`` (its hash
-    then no longer matches, on purpose); an event the viewer may not know of at all is left out.
-    ``context``: the lines right before ``lines`` when they are a page of a longer log (at least
-    the last ``CONTEXT``), read for what they say of the page and not returned."""
+def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | None, walk: Walk) -> set[str]:
+    """The fields of a recorded event's ``data`` that ``viewer`` may not see."""
+    if viewer == UMPIRE:
+        return set()
+    hidden = {f for secrets in _GENERIC for f in secrets.hidden_fields(event_type, data, viewer)}
+    state_field = _STATES.get(event_type)
+    if state_field and rules.view(data[state_field], viewer) != data[state_field]:
+        hidden.add(state_field)
+    if event_type == "OrderSigned":
+        with_order = walk.orders_hidden.get(data["order_id"])
+        if with_order is None:  # its order is not in this stretch of the log: hidden from all but its seat
+            with_order = set(data.get(chain.CONCEALED) or {}) if viewer != data["seat"] else set()
+        hidden |= with_order
+    return hidden | set(rules.hidden_fields(event_type, data, viewer))
+
+
+def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, walk: Walk | None = None) -> list[dict]:
+    """Lines as ``viewer`` may see them. A hidden field of a format-2 line holds its commitment
+    and its salt is withheld (null), so the line keeps its hash; a field that was not concealed
+    when recorded (format 1) is removed instead and the line marked ``"redacted": true`` (its
+    hash then no longer matches, on purpose). The umpire's lines are the log as it is."""
     if viewer == UMPIRE:
         return lines
-    if context and lines:
-        first = lines[0]["seq"]
-        return [line for line in filter_lines(rules, [*context[-CONTEXT:], *lines], viewer) if line["seq"] >= first]
+    walk = walk if walk is not None else Walk()
     shown = []
-    hidden_orders = set()  # order ids whose OrderAccepted this viewer may not read in full
     for line in lines:
         try:
-            data = redact_standing(line["type"], _states_as_seen(rules, line, viewer), viewer)
-            data = rules.redact(line["type"], data, viewer)
-            if line["type"] == "OrderAccepted" and data is not line["data"]:
-                hidden_orders.add(line["data"]["order_id"])
-            elif line["type"] == "OrderSigned" and line["data"]["order_id"] in hidden_orders:
-                # A signature lets anyone test a guess of the order it signs: hidden with the order.
-                data = None if data is None else {**data, "signature": None}
+            hidden = hidden_fields(rules, line["type"], line["data"], viewer, walk)
+            if line["type"] == "OrderAccepted":
+                walk.orders_hidden[line["data"]["order_id"]] = {_SIGNED_WITH[f] for f in hidden if f in _SIGNED_WITH}
+            shown.append(_hide(rules, line, hidden, viewer) if hidden else line)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it
             # hides cannot be known, so nothing of it is shown.
             raise DamagedLog(f"the stored log of game {line.get('game_id')} is damaged at line {line.get('seq')} "
                              f"({type(exc).__name__}); its integrity check names the line") from exc
-        if data is None:
-            continue
-        shown.append(line if data is line["data"] else {**line, "data": data, "redacted": True})
     return shown
 
 
-# The lines that hold a whole state of the game: GameCreated its set-up (a game that starts from
-# a state holding hidden information, such as a sandbox the umpire forked), TakeBackAccepted the
-# state it restores. Each is shown as ``view`` shows that state to the viewer.
-_STATES = {"GameCreated": "setup", "TakeBackAccepted": "restored"}
+def _hide(rules: Ruleset, line: dict, hidden: set[str], viewer: str | None) -> dict:
+    data = line["data"]
+    salts = data.get(chain.CONCEALED)
+    salts = salts if isinstance(salts, dict) else {}
+    out, withheld, redacted = dict(data), dict(salts), False
+    for name in sorted(hidden):
+        if name not in data or name == chain.CONCEALED:
+            continue
+        if name in salts:  # concealed when recorded: its commitment stands for it
+            if salts[name] is not None:
+                out[name] = chain.field_commitment(name, salts[name], data[name])
+                withheld[name] = None
+        else:  # not concealed when recorded (format 1): removed, and the line no longer verifies
+            out[name] = rules.view(data[name], viewer) if name == _STATES.get(line["type"]) else None
+            redacted = True
+    if withheld:
+        out[chain.CONCEALED] = withheld
+    seen = {**line, "data": out}
+    if redacted:
+        seen["redacted"] = True
+    return seen
 
 
-def _states_as_seen(rules: Ruleset, line: dict, viewer: str | None) -> dict:
-    """A line's data, the state it holds (if any) as ``viewer`` may see it."""
-    data, key = line["data"], _STATES.get(line["type"])
-    if key is None:
-        return data
-    seen = rules.view(data[key], viewer)
-    return data if seen is data[key] or seen == data[key] else {**data, key: seen}
+def fully_shown(line: dict) -> bool:
+    """Whether ``line`` (as filtered for a viewer) shows every field of its event."""
+    return line.get("redacted") is not True and not chain.withheld(line.get("data"))
+
+
+def shown_data(line: dict) -> dict:
+    """A filtered line's data for display: a field withheld from this viewer reads None, not its
+    commitment."""
+    data = line.get("data")
+    hidden = chain.withheld(data)
+    return {k: (None if k in hidden else v) for k, v in data.items()} if hidden else data

@@ -21,7 +21,7 @@ from domain import dice
 from domain.events import COMMAND_TYPES, event_class, fields_from_data
 from domain.game import Game, sealed_status
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
-from domain.visibility import filter_lines, view_state
+from domain.visibility import filter_lines, fully_shown, shown_data, view_state
 from projections.narrate import describe
 
 ENTERS = frozenset({"TurnAdvanced", "PhaseAdvanced"})
@@ -444,8 +444,8 @@ def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_i
     track = []
     for item, line in _visible(rules, game_id, view["track"], viewer):
         entry = {k: item[k] for k in _VP_KEYS}
-        if line.get("redacted"):
-            entry.update(_vp_fields(data_of(line)))
+        if not fully_shown(line):
+            entry.update(_vp_fields(data_of({"data": shown_data(line)})))
         track.append(entry)
     return vp_totals(view["initial"], track), track
 
@@ -453,9 +453,9 @@ def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_i
 def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[list[dict], list[dict]]:
     rolls = []
     for item, line in _visible(rules, game_id, view["rolls"], viewer):
-        fields = _roll_fields(data_of(line))  # the source as this viewer may see it
+        fields = _roll_fields(data_of({"data": shown_data(line)}))  # the source as this viewer may see it
         roll = {k: item[k] if k in _ROLL_OWN else fields[k] for k in _ROLL_KEYS}
-        if line.get("redacted"):
+        if line.get("redacted") or fields["dice"] is None:  # the dice are not shown to this viewer
             roll["status"] = "unrevealed"
         roll["text"] = describe(line, rules)
         rolls.append(roll)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from domain.visibility import shown_data
+
 # The fields of event data (and of a decision's choice) that hold ids of the game's pieces.
 NAMED_FIELDS = ("unit", "units", "area", "origin", "destination", "ship", "aboard", "attackers", "defenders",
                 "marker", "target", "at", "aircraft", "carriers", "wave", "bombard", "support", "sf", "submarine")
@@ -59,6 +61,8 @@ def _signed(value: int) -> str:
 
 def _order(d: dict) -> str:
     order = d["order"]
+    if order is None:  # hidden from this reader (domain/visibility.py), and maybe its seat too
+        return f"{d['seat'] or 'A seat'} gives an order (hidden)"
     kind = order.get("kind", "order")
     detail = order.get("text") or order.get("purpose") or order.get("reason") or ""
     if kind == "decide" and "choice" in order:
@@ -79,7 +83,7 @@ def _ended(d: dict) -> str:
 
 TEMPLATES: dict[str, Callable[[dict], str]] = {
     "GameCreated": lambda d: f"Game created: {d['ruleset']} ({d['scenario']}), seats {', '.join(d['seats'])}",
-    "SeatJoined": lambda d: f"{d['handle']} joined as {d['seat']}",
+    "SeatJoined": lambda d: f"{d['handle'] if d['handle'] is not None else 'A player'} joined as {d['seat']}",
     "ClientSeedChanged": lambda d: f"{d['seat']} changed its client seed (from the next dice epoch)",
     "SeatKeyRegistered": lambda d: f"{d['seat']} registered a signing key; its orders are signed",
     "OrderSigned": lambda d: f"{d['seat']} signed order {d['order_id']}",
@@ -95,7 +99,8 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "VPScored": _vp,
     "PhaseAdvanced": lambda d: f"Turn {d['turn']}: {d['phase']} phase",
     "TurnAdvanced": lambda d: f"Turn {d['turn']} begins: {d['phase']} phase",
-    "MarkerGained": lambda d: f"{d['side']} gains marker {d['marker']}",
+    "MarkerGained": lambda d: f"{d['side']} gains marker {d['marker']}" if d["marker"] is not None
+                              else f"{d['side']} gains a marker (hidden)",
     "MarkerPlayed": lambda d: f"{d['side']} plays marker {d['marker']}",
     "DecisionPending": lambda d: f"Waiting for {d['decision']['seat']}: {d['decision'].get('prompt', d['decision'].get('kind'))}",
     "DecisionResolved": lambda d: f"{d['seat']} decided: {choice_text(d['choice'])}",
@@ -120,10 +125,13 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "UmpireRevoked": lambda d: f"{d['by']} ended {d['umpire']}'s role as umpire" + (f": {d['reason']}" if d.get("reason") else ""),
     "SealedRoundOpened": lambda d: f"Sealed-orders round {d['round']} ({d['rule']}): {', '.join(d['seats'])} seal their orders",
     "OrderSealed": lambda d: f"{d['seat']} sealed its orders for round {d['round']} (commitment {d['commitment'][:16]}…)",
-    "OrderRevealed": lambda d: f"{d['seat']} revealed {len(d['orders'])} order(s) for round {d['round']}",
+    "OrderRevealed": lambda d: f"{d['seat']} revealed "
+                               + (f"{len(d['orders'])} order(s)" if d["orders"] is not None else "its orders (hidden)")
+                               + f" for round {d['round']}",
     "SealedOrdersCarriedOut": lambda d: f"Round {d['round']}'s orders are carried out ({d['rule']}): "
                                         + (", ".join(f"{e['seat']} #{e['index'] + 1}" for e in d["sequence"]) or "none"),
-    "SealedOrderRefused": lambda d: f"{d['seat']}'s order #{d['index'] + 1} of round {d['round']} is refused: {d['reason']}",
+    "SealedOrderRefused": lambda d: f"{d['seat']}'s order #{d['index'] + 1} of round {d['round']} is refused"
+                                    + (f": {d['reason']}" if d["reason"] is not None else ""),
     "PositionSet": lambda d: f"The game starts from position {d['position']}: {d['title']}",
     "SandboxForked": lambda d: (f"A sandbox of game {d['source']}, from its state right after event {d['at']} "
                                 f"(hash {d['at_hash'][:16]}…), forked by {d['by']}; its dice are its own"),
@@ -182,7 +190,7 @@ def describe(line: dict, rules: Any = None) -> str:
     its pieces and says first, with its ``describe`` hook, the lines that are its own."""
     names = rules.names() if rules is not None else {}
     try:
-        data = _named_data(line["data"], names)
+        data = _named_data(shown_data(line), names)  # a field hidden from the reader reads None
         own = rules.describe(line["type"], data) if rules is not None else None
         if own is not None:
             return own

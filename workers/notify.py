@@ -16,7 +16,7 @@ Who is told, after one command (an order, a join, a take-back request or answer,
 
 What they are told: the events since the seat last acted (or was last told), each as its
 readable line (projections/narrate.describe) *as that seat may see it*
-(domain/visibility.filter_lines: a private note of the opponent is "Blue orders note", never its
+(domain/visibility.filter_lines: a private note of the opponent is "Blue gives an order (hidden)", never its
 text), the dice among them, the chain head after the command and a link to the game.
 """
 

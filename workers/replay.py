@@ -32,7 +32,7 @@ from jinja2 import Template
 
 from domain.rulesets import find_ruleset
 from domain.verify import dumps
-from domain.visibility import filter_lines, view_state
+from domain.visibility import filter_lines, fully_shown, view_state
 from projections import folds
 from projections.narrate import describe
 from workers.stats import line_chart_svg
@@ -85,7 +85,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
         totals, _ = folds.render_vp(vp_view, rules, viewer, game_id)
         frame = {"seq": line["seq"], "type": line["type"], "text": describe(seen, rules), "turn": turn, "phase": phase,
                  "operation": operation, "marks": marks, "state": len(states) - 1, "vp": totals,
-                 "whose_move": map_view["whose_move"], "redacted": bool(seen.get("redacted"))}
+                 "whose_move": map_view["whose_move"], "redacted": not fully_shown(seen)}
         roll = dice_by_seq.get(line["seq"])
         if roll is not None:
             frame["dice"] = {"seat": roll["seat"], "purpose": roll["purpose"], "notation": (seen.get("data") or {}).get("notation"),

@@ -16,8 +16,11 @@ The contract (docs/rulesets.md says more):
   ids already named), or None for the generic line of projections/narrate.py.
 - ``order_kinds() -> list[dict]``: the kinds of order the game takes ({kind, rule, help, fields}),
   for clients (the CLI's help and legal lines) and ``GET /rulesets/<name>``.
-- ``view(state, viewer) -> state`` and ``redact(event_type, data, viewer) -> data | None``:
-  what a seat, an umpire (``"umpire"``) or a spectator (``None``) may see.
+- ``view(state, viewer) -> state``: the state a seat, an umpire (``"umpire"``) or a spectator
+  (``None``) may see. For events, ``concealable(event_type, data) -> fields``: the fields of a new
+  event some viewer may not see (a format-2 game conceals each: salted, its commitment hashed),
+  and ``hidden_fields(event_type, data, viewer) -> fields``: those ``viewer`` may not see
+  (domain/visibility.py applies both; toolkit/hidden.py makes them from a table).
 - ``opening(state, dice) -> list[outcome]``: the rolls the server makes for the ``system`` seat
   as soon as dice epoch 0 opens (set-up by dice); default none.
 - ``sealed_phase(state, options) -> {"rule", "seats"} | None``: whether a sealed-orders round
@@ -111,8 +114,17 @@ class Ruleset:
     def view(self, state: dict, viewer: str | None) -> dict:
         return state
 
-    def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
-        return data
+    # Hidden information in events (docs/rulesets.md, "Hidden information"): none by default.
+    def concealable(self, event_type: str, data: dict) -> tuple[str, ...]:
+        """The top-level fields of a new event's ``data`` that some viewer may not see, now or
+        later; in a format-2 game each gets a salt and the line hashes its commitment."""
+        return ()
+
+    def hidden_fields(self, event_type: str, data: dict, viewer: str | None) -> set[str]:
+        """Which fields of a recorded event ``viewer`` (a seat, or None: a spectator) may not
+        see: a subset of ``concealable``; all of them for an event it may not know of at all.
+        Never asked for the umpire."""
+        return set()
 
     def board(self) -> dict | None:
         """What a page needs to draw this game: maps, areas with shapes, units' labels (docs/rulesets.md).

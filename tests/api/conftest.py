@@ -97,9 +97,16 @@ def umpire(client, game: ApiGame) -> dict:
     return game.umpire
 
 
-def export_verifies(client, game_id: str, headers: dict, path) -> None:
+def export_events(text: str) -> list[str]:
+    """The event lines of an export's text: a format-2 game's begins with its header line."""
+    lines = text.splitlines()
+    return lines[1:] if lines and lines[0].startswith('{"warlog_export"') else lines
+
+
+def export_verifies(client, game_id: str, headers: dict, path) -> str:
     """The game's export, as ``headers`` may read it, written to ``path`` and checked offline by
-    ``warlog verify`` in a process of its own with no store configured (what a player would run)."""
+    ``warlog verify`` in a process of its own with no store configured (what a player would run);
+    returns what it printed."""
     export = client.get(f"/api/v1/games/{game_id}/export", headers=headers)
     assert export.status_code == 200
     path.write_bytes(export.data)
@@ -108,3 +115,4 @@ def export_verifies(client, game_id: str, headers: dict, path) -> None:
     checked = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], env=env,
                              capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+    return checked.stdout

@@ -6,26 +6,37 @@ from __future__ import annotations
 from tests.api.test_client import Player, alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 
 
-def test_a_seats_export_says_it_is_redacted_and_how_to_get_the_verifiable_one(server, alice, bob, tmp_path):
+def test_a_seats_export_says_it_holds_commitments_and_verifies_and_the_umpires_opens_them(server, alice, bob, tmp_path):
     game_id = started_game(server, alice, bob)
     alice("order", game_id, "note", "--set", "text=the plan", "--set", "private=true")
     mine = tmp_path / "bob.jsonl"
     code, out, err = bob("export", game_id, "--server", server.url, "-o", mine)
     assert code == 0, err
     # The private note's OrderAccepted, and its OrderSigned, whose signature is hidden with it.
-    assert "this is your seat's copy: 2 line(s) hidden from you are redacted" in err
-    assert f"warlog umpire-token {game_id}" in err and "--token UMPIRE_TOKEN" in err
-    assert f"warlog umpire-propose {game_id} NAME" in err  # an umpire is agreed first (item 2)
+    assert "this is your seat's copy: 2 line(s) hold fields hidden from you as commitments" in err
+    assert f"'warlog verify {mine}' checks it offline" in err and "the plan" not in mine.read_text()
+    assert mine.read_text().startswith('{"warlog_export":{"server_key":')  # export v2's header, once
+    assert mine.read_text().count("warlog_export") == 1
     code, out, err = bob("verify", mine)
-    assert code == 1 and "this OrderAccepted is redacted" in out and "only an umpire's export verifies" in out
-    assert "was altered" not in out  # as announced, and not an alarm
+    assert code == 0 and out.startswith("OK ") and "0 concealed field(s) opened, 4 still concealed" in out, out
     assert alice("umpire-propose", game_id, "Carol")[0] == 0  # the seats agree to an umpire (item 2)
     assert alice("umpire-answer", game_id, "--accept")[0] == 0 and bob("umpire-answer", game_id, "--accept")[0] == 0
     umpire = alice.json("umpire-token", game_id)["token"]
     exact = tmp_path / "umpire.jsonl"
     code, out, err = alice("export", game_id, "--server", server.url, "--token", umpire, "-o", exact)
     assert code == 0 and "nothing in it is redacted" in err and f"warlog verify {exact}" in err
-    assert alice("verify", exact)[0] == 0
+    code, out, _ = alice("verify", exact)
+    assert code == 0 and "4 concealed field(s) opened, 0 still concealed" in out, out
+
+
+def test_a_format_1_seats_export_says_it_is_redacted_and_how_to_get_the_verifiable_one(capsys):
+    from api.cli import _say_what_the_export_is
+
+    _say_what_the_export_is("bob.jsonl", {"redacted": 2, "concealed": 0}, "g-1")
+    err = capsys.readouterr().err
+    assert "this is your seat's copy: 2 line(s) hidden from you are redacted" in err
+    assert "warlog umpire-token g-1" in err and "--token UMPIRE_TOKEN" in err
+    assert "warlog umpire-propose g-1 NAME" in err  # an umpire is agreed first (item 2)
 
 
 def test_a_local_export_of_a_missing_game_says_where_it_looked_and_leaves_no_file(alice, tmp_path, monkeypatch):

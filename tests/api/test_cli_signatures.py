@@ -38,7 +38,7 @@ def test_join_registers_a_key_orders_are_signed_and_verify_checks_a_kept_head(se
     code, out, err = alice("export", game_id, "--server", server.url, "--token", umpire, "-o", exported)
     assert code == 0, err
     text = exported.read_text().splitlines()
-    assert json.loads(text[0]) == {"warlog_export": {"server_key": _server_key(server)}}
+    assert json.loads(text[0]) == {"warlog_export": {"version": 2, "server_key": _server_key(server)}}
     assert sum(json.loads(t).get("type") == "OrderSigned" for t in text[1:]) == 1 + 1  # alice's, bob's
     code, out, err = alice("verify", exported, "--head", head_file)
     assert code == 0 and "2 signed order(s) verified" in out and f"kept head: line {kept['seq']}" in out, out + err

@@ -396,9 +396,12 @@ def test_export_uses_the_server_only_when_one_is_given(server, alice, bob, monke
     umpire = alice.json("umpire-token", game_id)["token"]
     code, remote, err = alice("export", game_id, "--server", server.url, "--token", umpire)
     assert code == 0, err
-    header, _, events = remote.partition("\n")  # the API's export begins with the server key's line
-    assert json.loads(header) == {"warlog_export": {"server_key": WarlogClient(server.url).server_key()["public_key"]}}
-    assert events == local and json.loads(local.splitlines()[0])["type"] == "GameCreated"
+    header, _, events = remote.partition("\n")  # the API's export begins with its header line: v2, the server key
+    assert json.loads(header) == {"warlog_export": {"version": 2,
+                                                    "server_key": WarlogClient(server.url).server_key()["public_key"]}}
+    local_header, _, local_events = local.partition("\n")  # a local export's: v2, no server key here
+    assert json.loads(local_header) == {"warlog_export": {"version": 2}}
+    assert events == local_events and json.loads(local_events.splitlines()[0])["type"] == "GameCreated"
 
     dead = f"http://127.0.0.1:{closed_port()}"
     monkeypatch.setenv("WARLOG_SERVER", dead)
@@ -466,6 +469,21 @@ def test_watch_of_a_game_that_ended_before_the_given_event_returns_at_once(serve
     started = time.monotonic()
     code, out, err = alice("watch", game_id, "--from", str(version))
     assert code == 0 and out == "" and time.monotonic() - started < 2
+
+
+def test_the_export_of_each_format_has_one_header_line_naming_the_server_key(server, monkeypatch):
+    """Format 2: the API's export begins with its header (version 2, the key); format 1: it has
+    none, and the client writes the key from the response header as the file's first line."""
+    from domain import game as game_module
+
+    client = WarlogClient(server.url)
+    key = client.server_key()["public_key"]
+    for fmt, header in ((2, {"version": 2, "server_key": key}), (1, {"server_key": key})):
+        monkeypatch.setattr(game_module, "FORMAT", fmt)
+        game_id = client.create_game("freeform", {"sides": ["Blue", "Red"]}, public=True)["game_id"]
+        lines = list(client.export(game_id))
+        assert json.loads(lines[0]) == {"warlog_export": header}
+        assert [json.loads(t)["type"] for t in lines[1:]] == ["GameCreated"]
 
 
 def test_an_unknown_game_is_a_problem_from_the_client(server):

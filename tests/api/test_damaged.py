@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from tests.api.conftest import make_game, umpire
+from tests.api.conftest import export_events, make_game, umpire
 from tests.integration.rawstore import RawStore
 from tests.integration.test_tamper import change_die_value, other_face
 
@@ -28,7 +28,7 @@ def played(client):
 
 def export_lines(client, game, headers) -> list[dict]:
     r = client.get(f"/api/v1/games/{game.game_id}/export", headers=headers)
-    return [json.loads(line) for line in r.get_data(as_text=True).splitlines()]
+    return [json.loads(line) for line in export_events(r.get_data(as_text=True))]
 
 
 def first_roll(client, game, headers) -> dict:

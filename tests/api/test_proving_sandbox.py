@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from tests.api.conftest import ApiGame, bearer, umpire
+from domain.verify import verify_text
+from tests.api.conftest import ApiGame, bearer, export_events, umpire
 from workers.stats import CrossGame
 
 GAMES = "/api/v1/games"
@@ -50,7 +51,7 @@ def state_of(client, game_id: str, headers: dict, at: int | None = None) -> dict
 def export(client, game_id: str, headers: dict) -> list[dict]:
     r = client.get(f"{GAMES}/{game_id}/export", headers=headers)
     assert r.status_code == 200
-    return [json.loads(line) for line in r.get_data(as_text=True).splitlines()]
+    return [json.loads(line) for line in export_events(r.get_data(as_text=True))]
 
 
 def played(client):
@@ -165,7 +166,8 @@ def test_pg_7_3_a_seat_cannot_learn_hidden_state_through_a_fork_the_umpire_may_f
     assert r.status_code == 403 and r.json["code"] == "fork_hidden" and "hidden from Red" in r.json["detail"]
     assert fork(client, game, 14, {}).status_code == 403  # a spectator of the public game: the same
     assert fork(client, game, 11, game.seats["Blue"]).status_code == 201  # Blue sees its own marker
-    # The umpire may fork there; the sandbox's seats see the marker face down, in its log too.
+    # The umpire may fork there; the sandbox's seats see the marker face down, and in its log the
+    # set-up holding it is concealed from them (a commitment): their copy verifies all the same.
     r = fork(client, game, 14, umpire(client, game), umpire="Uma", public=True)
     assert r.status_code == 201, r.json
     sandbox = joined(client, r.json)
@@ -173,8 +175,9 @@ def test_pg_7_3_a_seat_cannot_learn_hidden_state_through_a_fork_the_umpire_may_f
     assert state_of(client, sandbox.game_id, sandbox.seats["Blue"])["markers"]["Blue"] == ["ambush"]
     for headers in (sandbox.seats["Red"], {}, sandbox.admin):
         r = client.get(f"{GAMES}/{sandbox.game_id}/export", headers=headers)
-        assert r.status_code == 200 and "face-down" in r.get_data(as_text=True)
-        assert "ambush" not in r.get_data(as_text=True)
+        assert r.status_code == 200 and "ambush" not in r.get_data(as_text=True)
+        report, lines = verify_text(r.get_data(as_text=True).splitlines())
+        assert report.ok and lines[0]["data"]["concealed"] == {"setup": None}, report.summary()
         r = client.get(f"{GAMES}/{sandbox.game_id}/events", headers=headers)
         assert "ambush" not in r.get_data(as_text=True)
     blue = client.get(f"{GAMES}/{sandbox.game_id}/export", headers=sandbox.seats["Blue"])

@@ -34,7 +34,8 @@ def test_pg_5_4_a_standing_order_set_out_of_turn_answers_the_interrupt_and_its_u
     assert used["choice"] == "fire" and used["decision_id"] == "opportunity_fire-J4"
     assert r.json["events"][5]["data"]["seat"] == "Blue"  # Blue's die, as if Blue had ordered it
     # Red saw the answer, not the standing order's name.
-    assert used["policy_id"] is None and r.json["events"][3]["redacted"] is True
+    assert used["policy_id"] != "fire-at-will" and used["concealed"] == {"policy_id": None}
+    assert "redacted" not in r.json["events"][3]
     # Nothing waits for Blue: Red is free to order again.
     summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Red"]).json
     assert set(summary["whose_move"]) == {"Red", "Blue"}
@@ -128,7 +129,11 @@ def test_pg_5_4_the_log_with_standing_orders_verifies_and_hides_the_policy_from_
 
     seen_by_red = client.get(f"/api/v1/games/{game.game_id}/events", headers=game.seats["Red"]).json["events"]
     set_line = next(line for line in seen_by_red if line["type"] == "StandingOrderSet")
-    assert set_line["redacted"] and set_line["data"]["policy"] is None and set_line["data"]["salt"] is None
+    assert set(set_line["data"]["concealed"]) == {"policy_id", "decision_kind", "policy", "rule", "salt"}
+    assert not any(set_line["data"]["concealed"].values()) and "fire-at-will" not in str(seen_by_red)
+    theirs = client.get(f"/api/v1/games/{game.game_id}/export", headers=game.seats["Red"]).data.decode()
+    report, _ = verify_text(theirs.splitlines())  # Red's export holds commitments, and verifies
+    assert report.ok and report.fields_concealed > 0 and "fire-at-will" not in theirs, report.summary()
     history = client.get(f"/api/v1/games/{game.game_id}/history", headers=game.seats["Blue"])
     assert "standing order 'fire-at-will' answers opportunity_fire-J4: fire" in history.get_data(as_text=True)
 

@@ -8,7 +8,7 @@ import pytest
 
 from domain.rulesets.proving.tables import CRT
 from domain.rulesets.toolkit import tables
-from tests.api.conftest import ApiGame, proving_game
+from tests.api.conftest import ApiGame, export_events, proving_game
 from workers import stats
 
 
@@ -16,7 +16,7 @@ def export_lines(client, game: ApiGame) -> list[dict]:
     import json
     r = client.get(f"/api/v1/games/{game.game_id}/export", headers=game.seats["Red"])
     assert r.status_code == 200
-    return [json.loads(x) for x in r.get_data(as_text=True).splitlines()]
+    return [json.loads(x) for x in export_events(r.get_data(as_text=True))]
 
 
 def test_pg_2_fire_is_read_on_the_table_by_column_and_modified_roll_and_applied(client):

@@ -11,8 +11,9 @@ import pytest
 
 from api import reads
 from domain.rulesets.freeform.rules import Freeform
+from domain.rulesets.toolkit.hidden import ORDER_FIELDS
 from domain.verify import verify_text
-from tests.api.conftest import bearer, make_game, umpire
+from tests.api.conftest import bearer, export_events, make_game, umpire
 from tests.integration.rawstore import RawStore
 
 ENDPOINTS = ["state", "vp", "history", "dice", "events", "export", "take-backs", "integrity"]
@@ -390,7 +391,8 @@ def test_an_umpires_export_is_the_exact_log_and_verifies(client, api_service):
     assert r.headers["Content-Disposition"] == f'attachment; filename="game-{game.game_id}.jsonl"'
     text = r.get_data(as_text=True)
     assert text.endswith("\n")
-    assert text.splitlines() == list(api_service.export(game.game_id))
+    assert text.splitlines()[1:] == list(api_service.export(game.game_id))
+    assert json.loads(text.splitlines()[0]) == {"warlog_export": {"version": 2, "server_key": r.headers["Warlog-Server-Key"]}}
     report, lines = verify_text(text.splitlines())
     assert report.ok, report.summary()
     assert report.epochs_revealed == 1 and r.headers["ETag"] == f'"{lines[-1]["seq"]}"'
@@ -400,7 +402,7 @@ def test_export_of_a_long_game_streams_every_page(client, api_service, monkeypat
     monkeypatch.setattr(reads, "EXPORT_PAGE", 3)
     game = played(client)
     text = client.get(url(game, "export"), headers=game.seats["Red"]).get_data(as_text=True)
-    assert text.splitlines() == list(api_service.export(game.game_id))
+    assert export_events(text) == list(api_service.export(game.game_id))
     assert verify_text(text.splitlines())[0].ok
 
 
@@ -523,20 +525,30 @@ def secret_purposes(monkeypatch):
     but the roller, VP orders and scores from spectators, and the VP part of the state from spectators, to show that every endpoint
     filters through domain/visibility."""
 
-    def redact(self, event_type, data, viewer):
+    vp_fields = ("side", "delta", "total", "reason", "rule")
+
+    def concealable(self, event_type, data):
+        if event_type == "DiceRolled":
+            return ("purpose",)
+        if event_type == "OrderAccepted" and ("purpose" in data["order"] or data["order"].get("kind") == "vp"):
+            return ORDER_FIELDS
+        return vp_fields if event_type == "VPScored" else ()
+
+    def hidden_fields(self, event_type, data, viewer):
         if event_type == "DiceRolled" and viewer != data["seat"]:
-            return {**data, "purpose": "(hidden)"}
+            return {"purpose"}
         if event_type == "OrderAccepted" and "purpose" in data["order"] and viewer != data["seat"]:
-            return {**data, "order": {**data["order"], "purpose": "(hidden)"}}
-        if viewer is None and (event_type == "VPScored"
+            return set(ORDER_FIELDS)
+        if viewer is None and (event_type == "VPScored"  # an event spectators may not know of at all
                                or event_type == "OrderAccepted" and data["order"].get("kind") == "vp"):
-            return None
-        return data
+            return set(concealable(self, event_type, data))
+        return set()
 
     def view(self, state, viewer):
         return state if viewer is not None else {k: v for k, v in state.items() if k != "vp"}
 
-    monkeypatch.setattr(Freeform, "redact", redact)
+    monkeypatch.setattr(Freeform, "concealable", concealable)
+    monkeypatch.setattr(Freeform, "hidden_fields", hidden_fields)
     monkeypatch.setattr(Freeform, "view", view)
 
 
@@ -547,25 +559,29 @@ def test_every_read_filters_hidden_information_for_the_viewer(client, secret_pur
     def purposes(headers):
         return [r["purpose"] for r in client.get(url(game, "dice"), headers=headers).json["rolls"]]
 
-    assert purposes(blue) == ["Artillery barrage", "(hidden)"]
-    assert purposes(game.seats["Red"]) == ["(hidden)", "morale"]
+    assert purposes(blue) == ["Artillery barrage", None]
+    assert purposes(game.seats["Red"]) == [None, "morale"]
     assert purposes(ump) == ["Artillery barrage", "morale"]
     events = client.get(url(game, "events"), headers=blue).json["events"]
     rolled = [e for e in events if e["type"] == "DiceRolled"]
-    assert [e.get("redacted") for e in rolled] == [None, True] and "morale" not in json.dumps(events)
+    assert [list(e["data"]["concealed"].values()) == [None] for e in rolled] == [False, True]
+    assert "morale" not in json.dumps(events) and not any("redacted" in e for e in events)
     history = json.dumps(client.get(url(game, "history"), headers=blue).json)
     assert "morale" not in history and "Artillery barrage" in history
 
-    assert client.get(url(game, "vp")).json["track"] == []  # spectators see no VP events
+    # Spectators see that VP events happened, nothing of them.
+    assert [(e["side"], e["delta"], e["reason"]) for e in client.get(url(game, "vp")).json["track"]] == [(None,) * 3]
     assert "vp" not in client.get(url(game, "state")).json["state"]
     assert "vp" not in client.get(url(game, "state?at=5")).json["state"]
     assert "took the hill" not in json.dumps(client.get(url(game, "history")).json)
     assert client.get(url(game, "vp"), headers=blue).json["totals"] == {"Blue": 0, "Red": 3}
 
     mine = client.get(url(game, "export"), headers=blue).get_data(as_text=True).splitlines()
-    assert "morale" not in "\n".join(mine) and not verify_text(mine)[0].ok  # redacted lines do not verify
+    assert "morale" not in "\n".join(mine) and verify_text(mine)[0].ok  # commitments: it verifies
+    public = client.get(url(game, "export")).get_data(as_text=True).splitlines()
+    assert "took the hill" not in "\n".join(public) and verify_text(public)[0].ok
     full = client.get(url(game, "export"), headers=ump).get_data(as_text=True).splitlines()
-    assert "morale" in "\n".join(full) and verify_text(full)[0].ok
+    assert "morale" in "\n".join(full) and verify_text(full)[0].fields_concealed == 0 and verify_text(full)[0].ok
 
 
 def test_integrity_withholds_failure_details_about_lines_hidden_from_the_caller(client, api_service,
@@ -592,9 +608,12 @@ def test_a_private_note_ff7_is_read_only_by_its_author_and_umpires(client):
         for path in ["events", "history", "export"]:
             text = client.get(url(game, path), headers=headers).get_data(as_text=True)
             assert ("flank march" in text) is sees, (headers, path)
-    red = client.get(url(game, "export"), headers=game.seats["Red"]).get_data(as_text=True).splitlines()
-    assert not verify_text(red)[0].ok and verify_text(
-        client.get(url(game, "export"), headers=ump).get_data(as_text=True).splitlines())[0].ok
+    red = verify_text(client.get(url(game, "export"), headers=game.seats["Red"]).get_data(as_text=True).splitlines())[0]
+    full = verify_text(client.get(url(game, "export"), headers=ump).get_data(as_text=True).splitlines())[0]
+    # Red's copy holds the note's order, digest and salt as commitments, and verifies; the umpire's opens them.
+    assert red.ok and full.ok and red.chain_head == full.chain_head, red.summary()
+    assert (red.fields_concealed, full.fields_concealed, full.fields_opened) == (3, 0, 3)
     history = client.get(url(game, "history"), headers=game.seats["Red"]).json
     last = history["turns"][-1]["phases"][-1]["operations"][-1]
     assert (last["order_id"], last["seat"], [ln["type"] for ln in last["lines"]]) == ("secret", "Blue", ["OrderAccepted"])
+    assert last["lines"][0]["text"] == "Blue gives an order (hidden)"

@@ -102,7 +102,7 @@ def test_two_seats_seal_reveal_in_either_order_and_the_orders_are_carried_out_in
     text = client.get(url(game, "/export"), headers=game.seats["Blue"]).get_data(as_text=True).splitlines()
     report, _ = verify_text(text)
     assert report.ok and report.reveals_verified == 2, report.summary()
-    lines = [json.loads(t) for t in text]
+    lines = [json.loads(t) for t in text[1:]]  # after the header line
     at = next(i for i, line in enumerate(lines) if line["type"] == "OrderRevealed" and line["data"]["seat"] == "Red")
     lines[at]["data"]["orders"][1]["delta"] = 30
     prev = chain.GENESIS

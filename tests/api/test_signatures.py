@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from domain import chain, signatures
-from domain.verify import header_line, verify_head, verify_text
+from domain.verify import verify_head, verify_text
 from tests.api.conftest import ApiGame, bearer
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "barrage"}
@@ -39,7 +39,10 @@ def versions(client, game) -> int:
 def export_text(client, game, headers) -> list[str]:
     r = client.get(f"/api/v1/games/{game.game_id}/export", headers=headers)
     assert r.status_code == 200
-    return [header_line(r.headers["Warlog-Server-Key"])] + r.get_data(as_text=True).splitlines()
+    text = r.get_data(as_text=True).splitlines()
+    # A format-2 game's export begins with its header line, naming the server's key (export v2).
+    assert json.loads(text[0]) == {"warlog_export": {"version": 2, "server_key": r.headers["Warlog-Server-Key"]}}
+    return text
 
 
 def test_a_keyed_seats_unsigned_or_badly_signed_order_is_refused_and_nothing_recorded(client):
@@ -158,6 +161,11 @@ def test_the_signature_of_an_order_hidden_from_a_seat_is_hidden_with_it(client):
     signed_mine = next(line for line in mine if line["type"] == "OrderSigned")
     signed_theirs = next(line for line in theirs if line["type"] == "OrderSigned")
     assert signed_mine["data"]["signature"] and "redacted" not in signed_mine
-    # A signature lets anyone test a guess of what it signs: Red sees that Blue signed, not the signature.
-    assert signed_theirs["data"]["signature"] is None and signed_theirs["redacted"] is True
+    # A signature lets anyone test a guess of what it signs: Red sees that Blue signed, and a
+    # commitment in place of the signature.
+    assert signed_theirs["data"]["signature"] != signed_mine["data"]["signature"]
+    assert signed_theirs["data"]["concealed"] == {"signature": None} and "redacted" not in signed_theirs
     assert signed_theirs["data"]["head"] == head
+    report, _ = verify_text(export_text(client, game, game.seats["Red"]))
+    assert report.ok and report.signatures_verified == 0, report.summary()  # Red's copy: not checkable there
+    assert verify_text(export_text(client, game, game.seats["Blue"]))[0].signatures_verified == 1

@@ -370,7 +370,7 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
                  "took the town", "Red digs in at the ford", "Dice epoch 0 revealed", f"Blue orders note: {secret}"):
         assert text in out, (text, out)
     red_history = srv.cli("red", "history", gid).stdout
-    assert secret not in red_history and "Blue orders note\n" in red_history
+    assert secret not in red_history and "Blue gives an order (hidden)\n" in red_history
 
     out = srv.cli("red", "dice", gid).stdout
     assert re.search(r"3 Bde fires at the bridge: \d, \d — -?\d+ \(\+1 elite -2 in cover\) >= 8: "
@@ -409,7 +409,7 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     done = srv.cli("creator", "export", gid, "-o", str(exported), token=umpire)
     assert f"exported {final} events of game {gid}" in done.stderr
     header, *lines = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
-    assert header == {"warlog_export": {"server_key": srv.call("GET", "/server-key").body["public_key"]}}
+    assert header == {"warlog_export": {"version": 2, "server_key": srv.call("GET", "/server-key").body["public_key"]}}
     assert [line["seq"] for line in lines] == list(range(1, final + 1)) and lines[-1]["hash"] == head
     assert not any(line.get("redacted") for line in lines)
     assert any(line["data"].get("order", {}).get("text") == secret for line in lines)
@@ -449,7 +449,7 @@ def test_an_umpire_audits_everything_and_changes_nothing(srv):
     assert secret.encode() in srv.call("GET", game.path("/history"), token=umpire).raw
     exported = srv.call("GET", game.path("/export"), token=umpire)
     assert exported.status == 200 and exported.content_type == "application/x-ndjson"
-    lines = [json.loads(line) for line in exported.raw.decode().splitlines()]
+    lines = [json.loads(line) for line in exported.raw.decode().splitlines()[1:]]  # after the header line
     assert [line["seq"] for line in lines] == list(range(1, version + 1))
     assert lines[note_seq - 1]["data"]["order"]["text"] == secret and "redacted" not in lines[note_seq - 1]
     reply, streamed = srv.stream(game.id, token=umpire, until=version)
@@ -512,20 +512,21 @@ def test_a_spectator_sees_only_public_information_of_public_games(srv):
     assert reply.status == 200 and [e["id"] for e in streamed] == list(range(1, version + 1))
     assert marker(secret) not in reply.raw
     note = streamed[note_seq - 1]["data"]
-    assert note["redacted"] is True and note["data"]["order"] == {"kind": "note", "private": True}
-    assert note["text"] == "Blue orders note"
+    # Its order, digest and salt are commitments (docs/dice.md, "Concealed fields"): the line keeps its hash.
+    assert "redacted" not in note and note["data"]["concealed"] == {"order": None, "digest": None, "salt": None}
+    assert note["text"] == "Blue gives an order (hidden)"
 
     events = public.events(limit=2)
     assert [line["seq"] for line in events] == list(range(1, version + 1))
-    assert events[note_seq - 1]["redacted"] is True and events[note_seq - 1]["data"]["digest"] is None
+    assert events[note_seq - 1]["data"]["concealed"]["digest"] is None and "redacted" not in events[note_seq - 1]
     dice = srv.call("GET", public.path("/dice")).body
     assert [(r["purpose"], r["status"]) for r in dice["rolls"]] == [("skirmishers fire", "verified")]
     assert srv.call("GET", public.path("/vp")).body["totals"] == {"Blue": 0, "Red": 1}
     export = srv.call("GET", public.path("/export")).raw.decode().splitlines()
-    assert json.loads(export[note_seq - 1])["redacted"] is True
+    assert json.loads(export[note_seq])["data"]["concealed"]["order"] is None  # line note_seq after the header
     # The CLI without any token reads it the same way.
     out = srv.cli("spectator", "history", public.id).stdout
-    assert "skirmishers fire" in out and "Blue orders note" in out and secret not in out
+    assert "skirmishers fire" in out and "Blue gives an order (hidden)" in out and secret not in out
 
     # A private game is, to a spectator, exactly an unknown game: the same 404, body and all.
     private = Game(srv, public=False)
@@ -774,18 +775,19 @@ def test_a_seat_cannot_act_for_or_read_the_hidden_information_of_the_other_seat(
         assert marker(secret) not in reply.raw, name
     reply, streamed = srv.stream(game.id, token=red, until=version)
     assert reply.status == 200 and marker(secret) not in reply.raw
-    assert streamed[note_seq - 1]["data"]["redacted"] is True
+    assert streamed[note_seq - 1]["data"]["data"]["concealed"]["order"] is None
     # Blue, its author, finds it in the same reads: the checks above do look at the right place.
     for suffix in ("/events", "/history", "/export"):
         assert marker(secret) in srv.call("GET", game.path(suffix), token=blue).raw, suffix
     reply, _ = srv.stream(game.id, token=blue, until=version)
     assert marker(secret) in reply.raw
-    # Red's export has the note's line redacted; such a file does not verify (docs/api.md).
+    # Red's export holds commitments in place of the note's order, digest and salt, and verifies
+    # (docs/dice.md, "Concealed fields").
     exported = srv.tmp / "red-5.jsonl"
     srv.cli("red-5", "export", game.id, "-o", str(exported))
     assert marker(secret) not in exported.read_bytes()
-    failed = srv.cli(None, "verify", str(exported), server=False, expect=1).stdout
-    assert failed.startswith("FAILED") and f"line {note_seq}:" in failed
+    checked = srv.cli(None, "verify", str(exported), server=False).stdout
+    assert checked.startswith("OK") and "still concealed" in checked
 
     # Red's token for this game opens nothing of another private game: 404, as if it did not exist.
     other = Game(srv, public=False)

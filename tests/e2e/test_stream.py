@@ -389,27 +389,36 @@ def test_a_private_note_reaches_only_its_author_and_umpires_in_the_clear(server)
         assert "redacted" not in seen[name]["data"]
     for name in ("Red", "spectator", "admin"):
         line = seen[name]["data"]
-        assert line["redacted"] is True and line["data"]["order"] == {"kind": "note", "private": True}
-        assert line["data"]["salt"] is None and line["data"]["digest"] is None
+        # Its order, digest and salt are commitments (docs/dice.md, "Concealed fields"); the hash stays.
+        assert "redacted" not in line and line["data"]["concealed"] == {"order": None, "digest": None, "salt": None}
+        assert line["hash"] == seen["umpire"]["data"]["hash"]
         assert "flank" not in json.dumps(line)
-        assert line["text"] == "Blue orders note"
+        assert line["text"] == "Blue gives an order (hidden)"
 
 
 def test_hidden_information_is_filtered_per_viewer(sqlite_config, monkeypatch):
-    """In process (the filter is patched): hidden events left out, redacted ones marked, per viewer."""
+    """In process (the hooks are patched): an event a viewer may not know of has every field
+    concealed, a hidden field is a commitment, per viewer; every line keeps its hash."""
     from api.app import create_app, migrate
     from domain.rulesets.freeform.rules import Freeform
     from domain.service import Warlog
     from tests.api.conftest import make_game, umpire
 
-    def redact(self, event_type, data, viewer):
-        if event_type == "OrderAccepted" and data["order"].get("text", "").startswith("secret:"):
-            return data if viewer == data["seat"] else None
-        if event_type == "SeatJoined" and viewer is None:
-            return {**data, "handle": "?"}
-        return data
+    def is_secret(event_type, data):
+        return event_type == "OrderAccepted" and data["order"].get("text", "").startswith("secret:")
 
-    monkeypatch.setattr(Freeform, "redact", redact)
+    def concealable(self, event_type, data):
+        if is_secret(event_type, data):
+            return ("order_id", "seat", "order", "digest", "salt")
+        return ("handle",) if event_type == "SeatJoined" else ()
+
+    def hidden_fields(self, event_type, data, viewer):
+        if is_secret(event_type, data) and viewer != data["seat"]:
+            return set(concealable(self, event_type, data))
+        return {"handle"} if event_type == "SeatJoined" and viewer is None else set()
+
+    monkeypatch.setattr(Freeform, "concealable", concealable)
+    monkeypatch.setattr(Freeform, "hidden_fields", hidden_fields)
     monkeypatch.setenv("WARLOG_STREAM_MAX_SECONDS", "0.3")  # each stream ends by itself
     migrate(sqlite_config)
     service = Warlog(sqlite_config)
@@ -433,12 +442,14 @@ def test_hidden_information_is_filtered_per_viewer(sqlite_config, monkeypatch):
         blue, red = events(game.seats["Blue"]), events(game.seats["Red"])
         spectator, ump = events({}), events(umpire_headers)
         assert blue[secret]["data"]["order"]["text"] == "secret: flank march"
-        assert secret not in red and secret not in spectator
-        assert plain in red and plain in spectator
+        for seen in (red, spectator):
+            assert seen[secret]["type"] == "OrderAccepted" and "flank" not in json.dumps(seen)
+            assert not any(seen[secret]["data"]["concealed"].values()) and seen[secret]["text"] == "A seat gives an order (hidden)"
+            assert plain in seen and [e["hash"] for e in seen.values()] == [e["hash"] for e in ump.values()]
         assert set(ump) == set(range(1, plain + 1)) and not any(e.get("redacted") for e in ump.values())
         joined = [e for e in spectator.values() if e["type"] == "SeatJoined"]
-        assert joined and all(e["redacted"] is True and e["data"]["handle"] == "?" for e in joined)
-        assert all(e["text"] == f"? joined as {e['data']['seat']}" for e in joined)
+        assert joined and all(e["data"]["concealed"] == {"handle": None} for e in joined)
+        assert all(e["text"] == f"A player joined as {e['data']['seat']}" for e in joined)
         assert not any(e.get("redacted") for e in red.values())
     finally:
         service.close()

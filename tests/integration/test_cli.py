@@ -41,7 +41,8 @@ def test_export_verify_import_round_trip(played, tmp_path):
     exported = warlog("export", game_id, "-o", str(out), data_dir=data)
     assert exported.returncode == 0, exported.stderr
     lines = out.read_text().splitlines()
-    assert json.loads(lines[0])["type"] == "GameCreated"
+    assert json.loads(lines[0]) == {"warlog_export": {"version": 2}}  # export v2; no server key locally
+    assert json.loads(lines[1])["type"] == "GameCreated"
 
     checked = warlog("verify", str(out), data_dir=data)
     assert checked.returncode == 0, checked.stdout
@@ -61,9 +62,9 @@ def test_verify_exits_non_zero_and_names_the_line_of_a_tampered_file(played, tmp
     out = tmp_path / "game.jsonl"
     warlog("export", game_id, "-o", str(out), data_dir=data)
     lines = out.read_text().splitlines()
-    line = json.loads(lines[5])
+    line = json.loads(lines[6])  # event 6, after the header line
     line["data"]["purpose"] = "something else"
-    lines[5] = json.dumps(line)
+    lines[6] = json.dumps(line)
     out.write_text("\n".join(lines) + "\n")
     checked = warlog("verify", str(out), data_dir=data)
     assert checked.returncode == 1

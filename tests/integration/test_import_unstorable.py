@@ -24,7 +24,7 @@ def rechained(lines: list[dict]) -> list[str]:
     lines[0]["data"].pop("format", None)
     for line in lines:
         line = {**line, "prev_hash": prev}
-        line["hash"] = prev = chain.line_hash(line)
+        line["hash"] = prev = chain.line_hash(line, 1)
         out.append(json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
     return out
 

@@ -4,7 +4,7 @@ everything hidden, and calls the table's checkpoints.
 
 ``PLAYERS`` names them by ruleset; a ruleset with nothing hidden is listed in
 ``NO_HIDDEN_INFORMATION`` with the reason (test_leak.py checks that every ruleset is in one of the
-two, so a new game with a ``view`` or ``redact`` joins the leak test, docs/testing.md)."""
+two, so a new game with a ``view``, ``concealable`` or ``hidden_fields`` joins the leak test, docs/testing.md)."""
 
 from __future__ import annotations
 

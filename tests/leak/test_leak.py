@@ -46,7 +46,7 @@ PUBLIC = "https://warlog.example"
 
 # The hooks through which a ruleset hides something (docs/rulesets.md); spec34's concealment adds
 # its own (``concealable``, ``hidden_fields``) when it lands.
-HIDING_HOOKS = ("view", "redact", "standing_policies", "sealed_phase", "concealable", "hidden_fields")
+HIDING_HOOKS = ("view", "standing_policies", "sealed_phase", "concealable", "hidden_fields")
 
 
 @dataclass

@@ -130,10 +130,11 @@ class Game:
         return reply
 
     def export(self) -> list[dict]:
-        """The umpire's export: the exact log."""
+        """The umpire's export: the exact log (its events, without a format-2 game's header line)."""
         reply = self.http.call("GET", self.path("/export"), token=self.umpire)
         assert reply.status == 200, reply.raw
-        return [json.loads(line) for line in reply.raw.decode().splitlines()]
+        lines = [json.loads(line) for line in reply.raw.decode().splitlines()]
+        return lines[1:] if lines and "warlog_export" in lines[0] else lines
 
     def integrity(self) -> dict:
         reply = self.http.call("GET", self.path("/integrity"), token=self.umpire)

@@ -264,13 +264,31 @@ def test_FF_7_a_private_note_is_hidden_from_everyone_but_its_author_and_umpires(
     for viewer in ("Red", None):
         shown = filter_lines(game.rules, lines, viewer)
         hidden = next(line for line in shown if line["data"].get("order_id") == "o1")
-        assert hidden["redacted"] is True and "attack north" not in str(shown)
-        assert hidden["data"]["salt"] is None and hidden["data"]["digest"] is None
+        # Format 2: the order, its digest and salt are commitments, their salts withheld; the line
+        # keeps its hash, which still matches.
+        assert "redacted" not in hidden and "attack north" not in str(shown)
+        assert hidden["data"]["concealed"] == {"order": None, "digest": None, "salt": None}
+        assert all(len(hidden["data"][f]) == 64 for f in ("order", "digest", "salt"))
         assert "public remark" in str(shown)
     for viewer in ("Blue", "umpire"):
         assert "attack north" in str(filter_lines(game.rules, lines, viewer))
     with pytest.raises(InvalidOrder, match="FF 7"):
         game.submit("Blue", "o3", {"kind": "note", "text": "x", "private": "yes"}, seed_for)
+
+
+def test_FF_7_in_a_format_1_game_a_private_note_is_removed_and_its_line_marked_redacted(monkeypatch):
+    from domain import game as game_module
+    from domain.visibility import filter_lines
+
+    monkeypatch.setattr(game_module, "FORMAT", 1)
+    game = started()
+    game.submit("Blue", "o1", {"kind": "note", "text": "attack north", "private": True}, seed_for)
+    lines = [to_line(e) for e in game.pending_events]
+    assert all("concealed" not in line["data"] for line in lines)
+    shown = filter_lines(game.rules, lines, "Red")
+    hidden = next(line for line in shown if line["data"].get("order_id") == "o1")
+    assert hidden["redacted"] is True and "attack north" not in str(shown)
+    assert hidden["data"]["order"] is None and hidden["data"]["salt"] is None and hidden["data"]["digest"] is None
 
 
 def test_no_client_seed_change_after_the_game_ended():

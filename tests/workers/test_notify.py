@@ -104,7 +104,7 @@ def test_the_builder_filters_for_the_reader_before_describing():
                                        chain_head="h7", seq=7, public_url=PUBLIC + "/", turn=1, phase="Fight")
         subject, body = notify.email_text(summary, "red")
         assert SECRET_TEXT not in body and SECRET_TEXT not in notify.webhook_body(summary).decode()
-        assert "Blue orders note" in body
+        assert "Blue gives an order (hidden)" in body
         assert "#7 Blue rolled 2d6 for artillery: 4, 2" in body
         assert summary.dice == [{"seq": 7, "text": "Blue rolled 2d6 for artillery: 4, 2"}]
         assert "h7" in body and f"{PUBLIC}/api/v1/games/g-1" in body
@@ -189,7 +189,7 @@ def test_a_hand_over_mails_the_opponent_once_without_the_private_note(sqlite_app
     [msg] = box.to("red@example.org")
     body = msg.get_payload(decode=True).decode()
     assert SECRET_TEXT not in msg.as_string()
-    assert "Blue orders note" in body
+    assert "Blue gives an order (hidden)" in body
     assert "Blue rolled 2d6 for artillery on the bridge" in body and "The dice:" in body
     assert advanced.chain_head in body
     assert f"{PUBLIC}/api/v1/games/{gid}" in body

@@ -27,6 +27,7 @@ from domain import dice as dicemod
 from domain import events as ev
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.rulesets import RESERVED_SEATS, Ruleset, Setup, core
+from domain.rulesets.toolkit.hidden import ORDER_FIELDS, Private, Secrets
 
 MAX_SIDES = 8
 MAX_PHASES = 30
@@ -59,6 +60,22 @@ ORDER_KINDS = (
      "fields": {"winner": "a side, or null for a draw", "level": "the level of victory (optional)", "reason": "why"},
      "words": ["winner"]},
 )
+
+
+def _private(order: object) -> bool:
+    return isinstance(order, dict) and order.get("private") is True
+
+
+# FF 7: a private note is seen by its author (and umpires) only; the others see that its seat gave
+# an order, not what it says, nor (revealed in a round of sealed orders, FF 8) the salt that opens
+# its round's commitment, nor why it was refused.
+SECRETS = Secrets(
+    Private("OrderAccepted", ORDER_FIELDS, when=lambda d: _private(d["order"])),
+    Private("OrderRevealed", ("orders", "salt"),
+            when=lambda d: isinstance(d["orders"], list) and any(_private(o) for o in d["orders"])),
+    Private("SealedOrderRefused", ("order", "reason"), when=lambda d: _private(d["order"])),
+)
+
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 
 
@@ -184,21 +201,11 @@ class Freeform(Ruleset):
         return None
 
     # ------------------------------------------------------------------------- hidden ------
-    def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
-        """FF 7: a private note is seen by its author (and umpires) only; the others see that a
-        note was written, without its text, fields, digest or salt (and, in a revealed round of
-        sealed orders, FF 8, without the salt that opens the commitment)."""
-        if event_type == "OrderAccepted" and data["order"].get("private") is True and viewer != data["seat"]:
-            return {**data, "order": {"kind": data["order"].get("kind"), "private": True},
-                    "digest": None, "salt": None}
-        if event_type == "OrderRevealed" and viewer != data["seat"] and isinstance(data.get("orders"), list) and any(
-                isinstance(o, dict) and o.get("private") is True for o in data["orders"]):
-            orders = [{"kind": o.get("kind"), "private": True} if isinstance(o, dict) and o.get("private") is True
-                      else o for o in data["orders"]]
-            return {**data, "orders": orders, "salt": None}
-        if event_type == "SealedOrderRefused" and data["order"].get("private") is True and viewer != data["seat"]:
-            return {**data, "order": {"kind": data["order"].get("kind"), "private": True}}
-        return data
+    def concealable(self, event_type: str, data: dict) -> tuple[str, ...]:
+        return SECRETS.concealable(event_type, data)
+
+    def hidden_fields(self, event_type: str, data: dict, viewer: str | None) -> set[str]:
+        return SECRETS.hidden_fields(event_type, data, viewer)
 
     def _roll(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         try:

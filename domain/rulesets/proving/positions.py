@@ -21,7 +21,8 @@ from typing import Any
 from domain import events as ev
 from domain.errors import InvalidOrder
 from domain.rulesets import UMPIRE
-from domain.rulesets.proving.rules import FOLDS, REDACTS, VIEWS, kind
+from domain.rulesets.proving.rules import FOLDS, SECRETS, VIEWS, kind
+from domain.rulesets.toolkit.hidden import ORDER_FIELDS, Private
 
 FACE_DOWN = "face-down"
 MAX_MARKER = 40
@@ -79,18 +80,16 @@ def markers_face_down(state: dict, viewer: str | None) -> dict:
                           for side, names in face_down.items()}}
 
 
-def marker_orders_face_down(event_type: str, data: dict, viewer: str | None) -> dict | None:
-    """PG 7.3: a marker taken by another side is seen face down, in its order and its outcome."""
-    if viewer == UMPIRE:
-        return data
-    if event_type == "MarkerGained" and data["side"] != viewer and data.get("rule") == "PG 7.3":
-        return {**data, "marker": FACE_DOWN}
-    if (event_type == "OrderAccepted" and data["order"].get("kind") == "take_marker"
-            and data["seat"] != viewer):
-        return {**data, "order": {"kind": "take_marker"}, "digest": None, "salt": None}
-    return data
+def _face_down(data: dict) -> bool:
+    return data.get("rule") == "PG 7.3"
+
+
+def _takes_marker(data: dict) -> bool:
+    return isinstance(data["order"], dict) and data["order"].get("kind") == "take_marker"
 
 
 FOLDS.append(count_face_down)
 VIEWS.append(markers_face_down)
-REDACTS.append(marker_orders_face_down)
+# PG 7.3: a marker taken by another side is seen face down, in its order and its outcome.
+SECRETS.add(Private("MarkerGained", ("marker",), owner="side", when=_face_down))
+SECRETS.add(Private("OrderAccepted", ORDER_FIELDS, when=_takes_marker))

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.rulesets import Policy, Ruleset, Setup, core
+from domain.rulesets.toolkit.hidden import Secrets
 
 SIDES = ["Red", "Blue"]
 PHASES = ["Play"]
@@ -38,10 +39,10 @@ class Scenario:
 # scenario name -> Scenario; a game records its scenario in ``state["scenario"]``
 SCENARIOS: dict[str, Scenario] = {}
 
-# What a viewer may see, one filter per mechanism that hides something (PG 7's face-down markers):
-# view(state, viewer) -> state and redact(event_type, data, viewer) -> data or None, applied in turn.
+# What a viewer may see, per mechanism that hides something (PG 7's face-down markers): a state
+# filter view(state, viewer) -> state, applied in turn, and the private fields of its events.
 VIEWS: list[Callable[[dict, str | None], dict]] = []
-REDACTS: list[Callable[[str, dict, str | None], dict | None]] = []
+SECRETS = Secrets()
 # What a mechanism adds to the fold: fold(state, event) -> state, applied after the generic fold.
 FOLDS: list[Callable[[dict, Any], dict]] = []
 
@@ -133,12 +134,11 @@ class Proving(Ruleset):
             state = hide(state, viewer)
         return state
 
-    def redact(self, event_type: str, data: dict, viewer: str | None) -> dict | None:
-        for hide in REDACTS:
-            data = hide(event_type, data, viewer)
-            if data is None:
-                return None
-        return data
+    def concealable(self, event_type: str, data: dict) -> tuple[str, ...]:
+        return SECRETS.concealable(event_type, data)
+
+    def hidden_fields(self, event_type: str, data: dict, viewer: str | None) -> set[str]:
+        return SECRETS.hidden_fields(event_type, data, viewer)
 
     def board(self) -> dict:
         from domain.rulesets.proving import hexes  # PG 6's module; imported late, it imports this one

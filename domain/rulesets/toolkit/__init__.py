@@ -6,6 +6,6 @@ decisions, any dice, VP through the ruleset's hooks, the input checks), data (th
 checked files, frozen tables, provisional values), coverage (the rules coverage manifests),
 hexes (hex grids, names, distance, megahexes, line of sight, hex map files), tables (tabled
 rolls read by column and modified roll), declared (values a seat declares for a rule book the
-texts lack). The events every
+texts lack), hidden (private fields of events, for the hidden-information hooks). The events every
 game may emit are in ``domain/events.py``.
 """
