@@ -34,7 +34,8 @@ def redact_standing(event_type: str, data: dict, viewer: str | None) -> dict:
 
 
 # How many lines before a page decide how its first lines are shown: an OrderSigned, recorded
-# right after its OrderAccepted, hides its signature when that order is hidden.
+# right after its OrderAccepted, hides its signature when that order is hidden (and a
+# SealedOrdersSigned of a reveal when that reveal is).
 CONTEXT = 1
 
 
@@ -50,14 +51,20 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, context:
         return [line for line in filter_lines(rules, [*context[-CONTEXT:], *lines], viewer) if line["seq"] >= first]
     shown = []
     hidden_orders = set()  # order ids whose OrderAccepted this viewer may not read in full
+    hidden_reveals = set()  # (seat, round) of the OrderRevealed lines this viewer may not read in full
     for line in lines:
         try:
             data = redact_standing(line["type"], _states_as_seen(rules, line, viewer), viewer)
             data = rules.redact(line["type"], data, viewer)
             if line["type"] == "OrderAccepted" and data is not line["data"]:
                 hidden_orders.add(line["data"]["order_id"])
-            elif line["type"] == "OrderSigned" and line["data"]["order_id"] in hidden_orders:
-                # A signature lets anyone test a guess of the order it signs: hidden with the order.
+            elif line["type"] == "OrderRevealed" and data is not line["data"]:
+                hidden_reveals.add((line["data"]["seat"], line["data"]["round"]))
+            if (line["type"] == "OrderSigned" and line["data"]["order_id"] in hidden_orders
+                    or line["type"] == "SealedOrdersSigned" and line["data"]["kind"] == "reveal"
+                    and (line["data"]["seat"], line["data"]["round"]) in hidden_reveals):
+                # A signature lets anyone test a guess of what it signs: hidden with the order or reveal.
+                # (A seal signs only its commitment, which everyone sees: its signature is shown.)
                 data = None if data is None else {**data, "signature": None}
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it

@@ -121,6 +121,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "SealedRoundOpened": lambda d: f"Sealed-orders round {d['round']} ({d['rule']}): {', '.join(d['seats'])} seal their orders",
     "OrderSealed": lambda d: f"{d['seat']} sealed its orders for round {d['round']} (commitment {d['commitment'][:16]}…)",
     "OrderRevealed": lambda d: f"{d['seat']} revealed {len(d['orders'])} order(s) for round {d['round']}",
+    "SealedOrdersSigned": lambda d: f"{d['seat']} signed its {d['kind']} of round {d['round']}",
     "SealedOrdersCarriedOut": lambda d: f"Round {d['round']}'s orders are carried out ({d['rule']}): "
                                         + (", ".join(f"{e['seat']} #{e['index'] + 1}" for e in d["sequence"]) or "none"),
     "SealedOrderRefused": lambda d: f"{d['seat']}'s order #{d['index'] + 1} of round {d['round']} is refused: {d['reason']}",

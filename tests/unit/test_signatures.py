@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from domain import chain, signatures
+from domain import chain, sealed, signatures
 from domain.errors import BadSignature, InvalidOrder, SignatureRequired, UnknownHead
-from domain.verify import verify_head, verify_text
+from domain.game import Game
+from domain.verify import to_line, verify, verify_head, verify_text
 
 # RFC 8032 section 7.1, TEST 2: a secret key, its public key, and the signature of the one byte 0x72.
 RFC_SECRET = bytes.fromhex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")
@@ -139,3 +140,218 @@ def test_an_export_with_its_header_line_and_signatures_imports(sqlite_app, tmp_p
         assert other.get_game(gid).seat_keys == {"Blue": signatures.public_key_of(key)}
     finally:
         other.close()
+
+
+# ----------------------------------------------------- signed seals and reveals (sealed orders) ----
+def test_a_seal_and_a_reveal_sign_the_canonical_json_of_their_kind_seat_round_content_and_head():
+    assert signatures.seal_message("g-1", "Blue", 2, "cd" * 32, "ab" * 32) == (
+        '{"commitment":"' + "cd" * 32 + '","game":"g-1","head":"' + "ab" * 32 + '","kind":"seal","round":2,'
+        '"seat":"Blue"}').encode()
+    assert signatures.reveal_message("g-1", "Blue", 2, [{"kind": "note", "text": "é"}], "00" * 16, "ab" * 32) == (
+        '{"game":"g-1","head":"' + "ab" * 32 + '","kind":"reveal","orders":[{"kind":"note","text":"é"}],'
+        '"round":2,"salt":"' + "00" * 16 + '","seat":"Blue"}').encode("utf-8")
+
+
+def sealed_keyed():
+    """A freeform game of sealed rounds (FF 8) whose Blue registered a key (Red did not), and the key."""
+    from tests.unit.test_sealed_orders import seed_for
+
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True})
+    key = signatures.new_private_key()
+    game.join("Blue", "blue", "", seed_for, public_key=signatures.public_key_of(key))
+    game.join("Red", "red", "", seed_for)
+    return game, key
+
+
+def in_log(game):
+    return lambda h: any(e.hash == h for e in game.pending_events)
+
+
+BLUE = [{"kind": "roll", "dice": "d6", "purpose": "fire"}, {"kind": "note", "text": "hold the ford"}]
+SALT = "ab" * 16
+
+
+def test_a_keyed_seats_seal_and_reveal_are_refused_unsigned_or_badly_signed_and_nothing_is_recorded():
+    from tests.unit.test_sealed_orders import seed_for
+
+    game, key = sealed_keyed()
+    gid, head, seen = str(game.id), game.chain_head, in_log(game)
+    commitment = sealed.commitment(gid, "Blue", 1, BLUE, SALT)
+    before = game.version
+    with pytest.raises(SignatureRequired):
+        game.seal("Blue", commitment)
+    with pytest.raises(UnknownHead):
+        game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, "f" * 64), "f" * 64, seen))
+    for forged in (signatures.sign_seal(signatures.new_private_key(), gid, "Blue", 1, commitment, head),  # not Blue's key
+                   signatures.sign_seal(key, gid, "Blue", 1, "0" * 64, head),  # another commitment
+                   signatures.sign_seal(key, gid, "Blue", 2, commitment, head),  # another round
+                   signatures.sign_seal(key, gid, "Red", 1, commitment, head),  # another seat
+                   signatures.sign_seal(key, "another", "Blue", 1, commitment, head),  # another game
+                   signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head)):  # a reveal's signature
+        with pytest.raises(BadSignature, match="seal, round, commitment"):
+            game.seal("Blue", commitment, (forged, head, seen))
+    assert game.version == before
+    signature = signatures.sign_seal(key, gid, "Blue", 1, commitment, head)
+    game.seal("Blue", commitment, (signature, head, seen))
+    assert types_since(game, before) == ["OrderSealed", "SealedOrdersSigned"]
+    assert to_line(game.pending_events[-1])["data"] == {"kind": "seal", "seat": "Blue", "round": 1, "head": head,
+                                                        "signature": signature}
+    # A retry signed again over a newer head: the first seal, nothing recorded (the log keeps the first signature).
+    version, newer = game.version, game.chain_head
+    assert game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, newer), newer,
+                                          in_log(game))) == before + 1
+    assert game.version == version
+    game.seal("Red", sealed.commitment(gid, "Red", 1, [], SALT))  # Red has no key: unsigned, as before
+
+    seen, before = in_log(game), game.version
+    with pytest.raises(SignatureRequired):
+        game.reveal("Blue", BLUE, SALT, seed_for)
+    for forged in (signature,  # the seal's own signature, replayed as the reveal's
+                   signatures.sign_seal(key, gid, "Blue", 1, commitment, head),
+                   signatures.sign_reveal(key, gid, "Blue", 1, BLUE[:1], SALT, head),  # other orders
+                   signatures.sign_reveal(key, gid, "Blue", 1, BLUE, "cd" * 16, head),  # another salt
+                   signatures.sign_order(key, gid, "sealed:1:Blue:0", BLUE[0], head)):  # an order's signature
+        with pytest.raises(BadSignature, match="reveal, round, orders, salt"):
+            game.reveal("Blue", BLUE, SALT, seed_for, (forged, head, seen))
+    assert game.version == before
+    game.reveal("Blue", BLUE, SALT, seed_for, (signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head), head, seen))
+    assert types_since(game, before) == ["OrderRevealed", "SealedOrdersSigned"]
+    game.reveal("Red", [], SALT, seed_for)
+    report = verify([to_line(e) for e in game.pending_events])
+    assert report.ok and report.sealed_signatures_verified == 2 and report.reveals_verified == 2, report.summary()
+
+
+def types_since(game, version: int) -> list[str]:
+    return [type(e).__name__ for e in game.pending_events if e.originator_version > version]
+
+
+def signed_round_lines() -> list[dict]:
+    """The lines of a game where keyed Blue sealed and revealed, signing both, and Red did unsigned."""
+    from tests.unit.test_sealed_orders import seed_for
+
+    game, key = sealed_keyed()
+    gid, head, seen = str(game.id), game.chain_head, in_log(game)
+    commitment = sealed.commitment(gid, "Blue", 1, BLUE, SALT)
+    game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, head), head, seen))
+    game.seal("Red", sealed.commitment(gid, "Red", 1, [], SALT))
+    head = game.chain_head
+    game.reveal("Blue", BLUE, SALT, seed_for,
+                (signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head), head, in_log(game)))
+    game.reveal("Red", [], SALT, seed_for)
+    return [to_line(e) for e in game.pending_events]
+
+
+def rechained(lines: list[dict]) -> list[str]:
+    """What a forger does after an edit: every seq, link and hash made right again."""
+    prev = chain.GENESIS
+    for n, line in enumerate(lines, start=1):
+        line["seq"], line["prev_hash"] = n, prev
+        line["hash"] = prev = chain.line_hash(line, 2)
+    return [json.dumps(line) for line in lines]
+
+
+def where(lines, type_, **data) -> int:
+    """The 1-based line number of the first line of ``type_`` whose data has these items."""
+    return next(n for n, line in enumerate(lines, start=1)
+                if line["type"] == type_ and all(line["data"].get(k) == v for k, v in data.items()))
+
+
+def test_verify_names_a_missing_forged_or_replayed_seal_or_reveal_signature_at_its_line():
+    lines = signed_round_lines()
+    report, _ = verify_text([json.dumps(line) for line in lines])
+    assert report.ok and report.sealed_signatures_verified == 2, report.summary()
+    seal, reveal = where(lines, "OrderSealed", seat="Blue"), where(lines, "OrderRevealed", seat="Blue")
+    assert lines[seal]["type"] == lines[reveal]["type"] == "SealedOrdersSigned"
+
+    def failures(edit) -> list[tuple[int, str]]:
+        edited = json.loads(json.dumps(lines))
+        edit(edited)
+        report, _ = verify_text(rechained(edited))
+        return report.failures
+
+    # The signature of the seal dropped: named at the seal.
+    found = failures(lambda x: x.pop(seal))
+    assert found[0][0] == seal and "seal of seat Blue, who registered a key, for round 1 is not followed by its " \
+                                   "signature" in found[0][1], found
+    # The reveal's signature forged by another key (the server's): named at the reveal.
+    gid = lines[0]["game_id"]
+
+    def forge(x):
+        x[reveal]["data"]["signature"] = signatures.sign_reveal(
+            signatures.new_private_key(), gid, "Blue", 1, BLUE, SALT, x[reveal]["data"]["head"])
+    assert failures(forge) == [(reveal, f"the signature on line {reveal + 1} is not seat Blue's of its reveal for "
+                                        "round 1 as recorded here (the reveal or its signature was altered)")]
+
+    # The seal's signature replayed as the reveal's (same head): the kind tag tells them apart.
+    def replay(x):
+        x[reveal]["data"].update(head=x[seal]["data"]["head"], signature=x[seal]["data"]["signature"])
+    assert [n for n, _ in failures(replay)] == [reveal]
+
+    # The seal's whole signature line moved after the reveal: it names another kind.
+    def move(x):
+        x[reveal]["data"] = dict(x[seal]["data"])
+    found = failures(move)
+    assert found == [(reveal + 1, f"SealedOrdersSigned names the seal of Blue for round 1, not the reveal of Blue "
+                                  f"for round 1 on line {reveal}")], found
+
+    # The commitment rewritten (and the reveal with it, rehashed): neither signature matches any more.
+    def rewrite(x):
+        orders = [{"kind": "note", "text": "retreat"}]
+        x[seal - 1]["data"]["commitment"] = sealed.commitment(gid, "Blue", 1, orders, SALT)
+        x[reveal - 1]["data"]["orders"] = orders
+    found = failures(rewrite)
+    assert found[0][0] == seal and "not seat Blue's of its seal" in found[0][1], found
+    assert any(n == reveal and "not seat Blue's of its reveal" in m for n, m in found), found
+
+    # A head the seat cannot have seen: its own seal's hash.
+    def late(x):
+        x[seal]["data"]["head"] = x[seal - 1]["hash"]
+    assert any(n == seal + 1 and "the head this seal was signed over is not the hash of a line before it" in m
+               for n, m in failures(late))
+
+    # A signature line where no keyed seat sealed: Red's seal gets one.
+    red = where(lines, "OrderSealed", seat="Red")
+    found = failures(lambda x: x.insert(red, {**x[seal], "data": {**x[seal]["data"], "seat": "Red"}}))
+    assert found[0][0] == red + 1 and "does not follow a seal or reveal of sealed orders" in found[0][1], found
+
+
+def test_a_format_1_games_keyed_seat_seals_and_reveals_unsigned_as_it_always_did(monkeypatch):
+    """Format 1 keeps everything as it was (docs/dice.md): no signature asked, none recorded, the log verifies."""
+    from domain import game as game_module
+    from tests.unit.test_sealed_orders import seed_for
+
+    monkeypatch.setattr(game_module, "FORMAT", 1)
+    game, key = sealed_keyed()
+    gid = str(game.id)
+    for seat in ("Blue", "Red"):
+        game.seal(seat, sealed.commitment(gid, seat, 1, [], SALT))
+    for seat in ("Blue", "Red"):
+        game.reveal(seat, [], SALT, seed_for)
+    assert "SealedOrdersSigned" not in types_since(game, 0)
+    report = verify([to_line(e) for e in game.pending_events])
+    assert report.ok and report.sealed_signatures_verified == 0, report.summary()
+
+
+def test_a_reveals_signature_is_hidden_with_the_orders_it_reveals_and_a_seals_is_shown():
+    from domain.rulesets import find_ruleset
+    from domain.visibility import filter_lines
+    from tests.unit.test_sealed_orders import seed_for
+
+    game, key = sealed_keyed()
+    gid, head, seen = str(game.id), game.chain_head, in_log(game)
+    orders = [{"kind": "note", "text": "SECRET-FORD", "private": True}]
+    commitment = sealed.commitment(gid, "Blue", 1, orders, SALT)
+    game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, head), head, seen))
+    game.seal("Red", sealed.commitment(gid, "Red", 1, [], SALT))
+    game.reveal("Blue", orders, SALT, seed_for, (signatures.sign_reveal(key, gid, "Blue", 1, orders, SALT, head), head,
+                                                 in_log(game)))
+    lines = [to_line(e) for e in game.pending_events]
+    rules = find_ruleset("freeform")
+    for viewer, hidden in (("Red", True), (None, True), ("Blue", False), ("umpire", False)):
+        signed = [line for line in filter_lines(rules, lines, viewer) if line["type"] == "SealedOrdersSigned"]
+        assert [line["data"]["kind"] for line in signed] == ["seal", "reveal"]
+        assert signed[0]["data"]["signature"] and "redacted" not in signed[0]  # a commitment is public
+        assert (signed[1]["data"]["signature"] is None) is hidden and (signed[1].get("redacted") is True) is hidden
+        # A page that begins with the reveal's signature is read with the line before it.
+        page = filter_lines(rules, lines[-1:], viewer, context=lines[:-1])
+        assert page[0]["data"]["signature"] == signed[1]["data"]["signature"]
