@@ -213,8 +213,8 @@ class _Signed:
         type_, data = line["type"], line["data"]
         if self.waiting is not None and type_ != _SIGNED_BY[self.waiting[1]]:
             self._unsigned(report)
-        if n == 1 and type_ == "GameCreated":
-            self.fmt = data.get("format", 1)
+        if n == 1 and type_ == "GameCreated" and isinstance(data, dict):
+            self.fmt = data.get("format", 1)  # as verify reads it
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
