@@ -186,7 +186,8 @@ export async function verify(lines, report = new Report()) {
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
   for (let i = 0; i < lines.length; i++) {
-    const n = i + 1, line = lines[i];
+    const n = i + 1;
+    let line = lines[i];
     report.hashes.push(line && "hash" in line ? line.hash : null);
     if (line === null) continue;
     const keys = Object.keys(line);
@@ -195,10 +196,14 @@ export async function verify(lines, report = new Report()) {
       const missing = LINE_KEYS.filter((k) => !(k in line));
       if (missing.length) { report.fail(n, `missing ${missing.join(", ")}`); continue; }
     }
-    report.events += 1;
     const seen = { seq: line.seq, type: line.type, hash: "verified" };
-    report.lines.set(n, seen);
     const before = report.failures.length;
+    if (typeof line.hash !== "string") {  // it could not even name the line after it
+      report.fail(n, "hash is not text (64 hex characters)");
+      line = Object.assign(Object.create(null), line, { hash: "" });
+    }
+    report.events += 1;
+    report.lines.set(n, seen);
     if (report.gameId === null) report.gameId = line.game_id;
     else if (!pyEq(line.game_id, report.gameId)) report.fail(n, `belongs to game ${pyStr(line.game_id)}, not ${pyStr(report.gameId)}`);
     if (!pyEq(line.seq, n)) report.fail(n, `seq ${pyStr(line.seq)} where ${n} was expected (an event was deleted, inserted or moved)`);
@@ -217,7 +222,7 @@ export async function verify(lines, report = new Report()) {
     } catch (e) {
       report.fail(n, malformed(line.type, e));
     }
-    if (typeof line.hash === "string") signed.seen.add(hashKey(line.hash));  // any other hash failed above
+    signed.seen.add(hashKey(line.hash));
     prev = line.hash;
     if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
     else await dice.step(line, n);
