@@ -9,8 +9,7 @@ import pytest
 
 from domain import chain, sealed, signatures
 from domain.errors import BadSignature, InvalidOrder, SignatureRequired, UnknownHead
-from domain.game import Game
-from domain.verify import to_line, verify, verify_head, verify_text
+from domain.verify import verify_head, verify_text
 
 # RFC 8032 section 7.1, TEST 2: a secret key, its public key, and the signature of the one byte 0x72.
 RFC_SECRET = bytes.fromhex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")
@@ -152,36 +151,33 @@ def test_a_seal_and_a_reveal_sign_the_canonical_json_of_their_kind_seat_round_co
         '"round":2,"salt":"' + "00" * 16 + '","seat":"Blue"}').encode("utf-8")
 
 
-def sealed_keyed():
-    """A freeform game of sealed rounds (FF 8) whose Blue registered a key (Red did not), and the key."""
-    from tests.unit.test_sealed_orders import seed_for
-
-    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True})
+def sealed_keyed(app):
+    """A freeform game of sealed rounds (FF 8) whose Blue registered a key (Red did not): its id,
+    the key and the head after the last join."""
+    created = app.create_game("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True})
     key = signatures.new_private_key()
-    game.join("Blue", "blue", "", seed_for, public_key=signatures.public_key_of(key))
-    game.join("Red", "red", "", seed_for)
-    return game, key
-
-
-def in_log(game):
-    return lambda h: any(e.hash == h for e in game.pending_events)
+    app.join(created.game_id, "Blue", "blue", public_key=signatures.public_key_of(key))
+    return created.game_id, key, app.join(created.game_id, "Red", "red").chain_head
 
 
 BLUE = [{"kind": "roll", "dice": "d6", "purpose": "fire"}, {"kind": "note", "text": "hold the ford"}]
 SALT = "ab" * 16
 
 
-def test_a_keyed_seats_seal_and_reveal_are_refused_unsigned_or_badly_signed_and_nothing_is_recorded():
-    from tests.unit.test_sealed_orders import seed_for
+def types_of(result) -> list[str]:
+    return [line["type"] for line in result.events]
 
-    game, key = sealed_keyed()
-    gid, head, seen = str(game.id), game.chain_head, in_log(game)
+
+def test_a_keyed_seats_seal_and_reveal_are_refused_unsigned_or_badly_signed_and_nothing_is_recorded(sqlite_app):
+    app = sqlite_app
+    gid, key, head = sealed_keyed(app)
     commitment = sealed.commitment(gid, "Blue", 1, BLUE, SALT)
-    before = game.version
+    before = app.get_game(gid).version
     with pytest.raises(SignatureRequired):
-        game.seal("Blue", commitment)
+        app.seal(gid, "Blue", commitment)
     with pytest.raises(UnknownHead):
-        game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, "f" * 64), "f" * 64, seen))
+        app.seal(gid, "Blue", commitment, signature=signatures.sign_seal(key, gid, "Blue", 1, commitment, "f" * 64),
+                 head="f" * 64)
     for forged in (signatures.sign_seal(signatures.new_private_key(), gid, "Blue", 1, commitment, head),  # not Blue's key
                    signatures.sign_seal(key, gid, "Blue", 1, "0" * 64, head),  # another commitment
                    signatures.sign_seal(key, gid, "Blue", 2, commitment, head),  # another round
@@ -189,56 +185,47 @@ def test_a_keyed_seats_seal_and_reveal_are_refused_unsigned_or_badly_signed_and_
                    signatures.sign_seal(key, "another", "Blue", 1, commitment, head),  # another game
                    signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head)):  # a reveal's signature
         with pytest.raises(BadSignature, match="seal, round, commitment"):
-            game.seal("Blue", commitment, (forged, head, seen))
-    assert game.version == before
+            app.seal(gid, "Blue", commitment, signature=forged, head=head)
+    assert app.get_game(gid).version == before
     signature = signatures.sign_seal(key, gid, "Blue", 1, commitment, head)
-    game.seal("Blue", commitment, (signature, head, seen))
-    assert types_since(game, before) == ["OrderSealed", "SealedOrdersSigned"]
-    assert to_line(game.pending_events[-1])["data"] == {"kind": "seal", "seat": "Blue", "round": 1, "head": head,
-                                                        "signature": signature}
+    result = app.seal(gid, "Blue", commitment, signature=signature, head=head)
+    assert types_of(result) == ["OrderSealed", "SealedOrdersSigned"]
+    assert result.events[1]["data"] == {"kind": "seal", "seat": "Blue", "round": 1, "head": head, "signature": signature}
     # A retry signed again over a newer head: the first seal, nothing recorded (the log keeps the first signature).
-    version, newer = game.version, game.chain_head
-    assert game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, newer), newer,
-                                          in_log(game))) == before + 1
-    assert game.version == version
-    game.seal("Red", sealed.commitment(gid, "Red", 1, [], SALT))  # Red has no key: unsigned, as before
+    newer = result.chain_head
+    again = app.seal(gid, "Blue", commitment, signature=signatures.sign_seal(key, gid, "Blue", 1, commitment, newer),
+                     head=newer)
+    assert again.replayed and app.get_game(gid).version == result.version
+    app.seal(gid, "Red", sealed.commitment(gid, "Red", 1, [], SALT))  # Red has no key: unsigned, as before
 
-    seen, before = in_log(game), game.version
+    before = app.get_game(gid).version
     with pytest.raises(SignatureRequired):
-        game.reveal("Blue", BLUE, SALT, seed_for)
+        app.reveal(gid, "Blue", BLUE, SALT)
     for forged in (signature,  # the seal's own signature, replayed as the reveal's
-                   signatures.sign_seal(key, gid, "Blue", 1, commitment, head),
                    signatures.sign_reveal(key, gid, "Blue", 1, BLUE[:1], SALT, head),  # other orders
                    signatures.sign_reveal(key, gid, "Blue", 1, BLUE, "cd" * 16, head),  # another salt
                    signatures.sign_order(key, gid, "sealed:1:Blue:0", BLUE[0], head)):  # an order's signature
         with pytest.raises(BadSignature, match="reveal, round, orders, salt"):
-            game.reveal("Blue", BLUE, SALT, seed_for, (forged, head, seen))
-    assert game.version == before
-    game.reveal("Blue", BLUE, SALT, seed_for, (signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head), head, seen))
-    assert types_since(game, before) == ["OrderRevealed", "SealedOrdersSigned"]
-    game.reveal("Red", [], SALT, seed_for)
-    report = verify([to_line(e) for e in game.pending_events])
+            app.reveal(gid, "Blue", BLUE, SALT, signature=forged, head=head)
+    assert app.get_game(gid).version == before
+    result = app.reveal(gid, "Blue", BLUE, SALT, signature=signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head),
+                        head=head)
+    assert types_of(result) == ["OrderRevealed", "SealedOrdersSigned"]
+    app.reveal(gid, "Red", [], SALT)
+    report, _ = verify_text(list(app.export(gid)))
     assert report.ok and report.sealed_signatures_verified == 2 and report.reveals_verified == 2, report.summary()
 
 
-def types_since(game, version: int) -> list[str]:
-    return [type(e).__name__ for e in game.pending_events if e.originator_version > version]
-
-
-def signed_round_lines() -> list[dict]:
-    """The lines of a game where keyed Blue sealed and revealed, signing both, and Red did unsigned."""
-    from tests.unit.test_sealed_orders import seed_for
-
-    game, key = sealed_keyed()
-    gid, head, seen = str(game.id), game.chain_head, in_log(game)
-    commitment = sealed.commitment(gid, "Blue", 1, BLUE, SALT)
-    game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, head), head, seen))
-    game.seal("Red", sealed.commitment(gid, "Red", 1, [], SALT))
-    head = game.chain_head
-    game.reveal("Blue", BLUE, SALT, seed_for,
-                (signatures.sign_reveal(key, gid, "Blue", 1, BLUE, SALT, head), head, in_log(game)))
-    game.reveal("Red", [], SALT, seed_for)
-    return [to_line(e) for e in game.pending_events]
+def signed_round(app, orders=BLUE) -> str:
+    """A game where keyed Blue sealed and revealed ``orders``, signing both, and Red did unsigned."""
+    gid, key, head = sealed_keyed(app)
+    commitment = sealed.commitment(gid, "Blue", 1, orders, SALT)
+    app.seal(gid, "Blue", commitment, signature=signatures.sign_seal(key, gid, "Blue", 1, commitment, head), head=head)
+    head = app.seal(gid, "Red", sealed.commitment(gid, "Red", 1, [], SALT)).chain_head
+    app.reveal(gid, "Blue", orders, SALT, signature=signatures.sign_reveal(key, gid, "Blue", 1, orders, SALT, head),
+               head=head)
+    app.reveal(gid, "Red", [], SALT)
+    return gid
 
 
 def rechained(lines: list[dict]) -> list[str]:
@@ -256,8 +243,9 @@ def where(lines, type_, **data) -> int:
                 if line["type"] == type_ and all(line["data"].get(k) == v for k, v in data.items()))
 
 
-def test_verify_names_a_missing_forged_or_replayed_seal_or_reveal_signature_at_its_line():
-    lines = signed_round_lines()
+def test_verify_names_a_missing_forged_or_replayed_seal_or_reveal_signature_at_its_line(sqlite_app):
+    gid = signed_round(sqlite_app)
+    lines = [json.loads(t) for t in sqlite_app.export(gid)]
     report, _ = verify_text([json.dumps(line) for line in lines])
     assert report.ok and report.sealed_signatures_verified == 2, report.summary()
     seal, reveal = where(lines, "OrderSealed", seat="Blue"), where(lines, "OrderRevealed", seat="Blue")
@@ -273,9 +261,8 @@ def test_verify_names_a_missing_forged_or_replayed_seal_or_reveal_signature_at_i
     found = failures(lambda x: x.pop(seal))
     assert found[0][0] == seal and "seal of seat Blue, who registered a key, for round 1 is not followed by its " \
                                    "signature" in found[0][1], found
-    # The reveal's signature forged by another key (the server's): named at the reveal.
-    gid = lines[0]["game_id"]
 
+    # The reveal's signature forged by another key (the server's): named at the reveal.
     def forge(x):
         x[reveal]["data"]["signature"] = signatures.sign_reveal(
             signatures.new_private_key(), gid, "Blue", 1, BLUE, SALT, x[reveal]["data"]["head"])
@@ -290,9 +277,8 @@ def test_verify_names_a_missing_forged_or_replayed_seal_or_reveal_signature_at_i
     # The seal's whole signature line moved after the reveal: it names another kind.
     def move(x):
         x[reveal]["data"] = dict(x[seal]["data"])
-    found = failures(move)
-    assert found == [(reveal + 1, f"SealedOrdersSigned names the seal of Blue for round 1, not the reveal of Blue "
-                                  f"for round 1 on line {reveal}")], found
+    assert failures(move) == [(reveal + 1, f"SealedOrdersSigned names the seal of Blue for round 1, not the reveal of "
+                                           f"Blue for round 1 on line {reveal}")]
 
     # The commitment rewritten (and the reveal with it, rehashed): neither signature matches any more.
     def rewrite(x):
@@ -315,43 +301,36 @@ def test_verify_names_a_missing_forged_or_replayed_seal_or_reveal_signature_at_i
     assert found[0][0] == red + 1 and "does not follow a seal or reveal of sealed orders" in found[0][1], found
 
 
-def test_a_format_1_games_keyed_seat_seals_and_reveals_unsigned_as_it_always_did(monkeypatch):
+def test_a_format_1_games_keyed_seat_seals_and_reveals_unsigned_as_it_always_did(sqlite_app, monkeypatch):
     """Format 1 keeps everything as it was (docs/dice.md): no signature asked, none recorded, the log verifies."""
     from domain import game as game_module
-    from tests.unit.test_sealed_orders import seed_for
 
     monkeypatch.setattr(game_module, "FORMAT", 1)
-    game, key = sealed_keyed()
-    gid = str(game.id)
+    app = sqlite_app
+    gid, key, head = sealed_keyed(app)
     for seat in ("Blue", "Red"):
-        game.seal(seat, sealed.commitment(gid, seat, 1, [], SALT))
+        app.seal(gid, seat, sealed.commitment(gid, seat, 1, [], SALT))
     for seat in ("Blue", "Red"):
-        game.reveal(seat, [], SALT, seed_for)
-    assert "SealedOrdersSigned" not in types_since(game, 0)
-    report = verify([to_line(e) for e in game.pending_events])
-    assert report.ok and report.sealed_signatures_verified == 0, report.summary()
+        app.reveal(gid, seat, [], SALT)
+    text = list(app.export(gid))
+    assert "format" not in json.loads(text[0])["data"] and not any("SealedOrdersSigned" in t for t in text)
+    report, _ = verify_text(text)
+    assert report.ok and report.reveals_verified == 2 and report.sealed_signatures_verified == 0, report.summary()
 
 
-def test_a_reveals_signature_is_hidden_with_the_orders_it_reveals_and_a_seals_is_shown():
+def test_a_reveals_signature_is_hidden_with_the_orders_it_reveals_and_a_seals_is_shown(sqlite_app):
     from domain.rulesets import find_ruleset
     from domain.visibility import filter_lines
-    from tests.unit.test_sealed_orders import seed_for
 
-    game, key = sealed_keyed()
-    gid, head, seen = str(game.id), game.chain_head, in_log(game)
-    orders = [{"kind": "note", "text": "SECRET-FORD", "private": True}]
-    commitment = sealed.commitment(gid, "Blue", 1, orders, SALT)
-    game.seal("Blue", commitment, (signatures.sign_seal(key, gid, "Blue", 1, commitment, head), head, seen))
-    game.seal("Red", sealed.commitment(gid, "Red", 1, [], SALT))
-    game.reveal("Blue", orders, SALT, seed_for, (signatures.sign_reveal(key, gid, "Blue", 1, orders, SALT, head), head,
-                                                 in_log(game)))
-    lines = [to_line(e) for e in game.pending_events]
+    gid = signed_round(sqlite_app, [{"kind": "note", "text": "SECRET-FORD", "private": True}])
+    lines = sqlite_app.lines(gid)
     rules = find_ruleset("freeform")
+    at = where(lines, "SealedOrdersSigned", kind="reveal")
     for viewer, hidden in (("Red", True), (None, True), ("Blue", False), ("umpire", False)):
         signed = [line for line in filter_lines(rules, lines, viewer) if line["type"] == "SealedOrdersSigned"]
         assert [line["data"]["kind"] for line in signed] == ["seal", "reveal"]
         assert signed[0]["data"]["signature"] and "redacted" not in signed[0]  # a commitment is public
         assert (signed[1]["data"]["signature"] is None) is hidden and (signed[1].get("redacted") is True) is hidden
-        # A page that begins with the reveal's signature is read with the line before it.
-        page = filter_lines(rules, lines[-1:], viewer, context=lines[:-1])
+        # A page of the log that begins with the reveal's signature is read with the line before it.
+        page = filter_lines(rules, lines[at - 1:], viewer, context=lines[:at - 1])
         assert page[0]["data"]["signature"] == signed[1]["data"]["signature"]
