@@ -1718,8 +1718,9 @@ def add_client_commands(sub) -> None:
         description="Seal orders (docs/api.md, Sealed orders): each ORDER is a JSON object as 'order --json' "
                     "takes it, carried out in the order given. A salt of 256 random bits is made here and kept "
                     "with the orders in the client config (mode 0600) until 'warlog reveal'; only the "
-                    "commitment, SHA-256 of {game, seat, round, orders, salt}, is sent. Sealing the same "
-                    "orders again sends the same commitment; other orders for the same round are refused.")
+                    "commitment, SHA-256 of {game, seat, round, orders, salt}, is sent, signed with the seat's "
+                    "key when the config keeps one. Sealing the same orders again sends the same commitment; "
+                    "other orders for the same round are refused.")
     p.add_argument("game_id")
     p.add_argument("orders", nargs="*", metavar="ORDER", help="an order as a JSON object, e.g. "
                                                                 "'{\"kind\": \"roll\", \"dice\": \"2d6\", "
@@ -1728,7 +1729,9 @@ def add_client_commands(sub) -> None:
     _add_access(p)
     p.set_defaults(func=cmd_seal)
 
-    p = sub.add_parser("reveal", help="reveal the orders you sealed for the open round, once every seat has sealed")
+    p = sub.add_parser("reveal", help="reveal the orders you sealed for the open round, once every seat has sealed",
+                       description="Reveal the orders and salt 'warlog seal' kept (signed with the seat's key when "
+                                   "the config keeps one); forgotten from the config once recorded.")
     p.add_argument("game_id")
     _add_access(p)
     p.set_defaults(func=cmd_reveal)
