@@ -1,10 +1,10 @@
 """Ed25519 signatures of orders and of chain heads (docs/dice.md, "Signed orders and heads").
 
 A seat that registered a public key signs each order it gives, and each seal and reveal of its
-sealed orders; the server signs the chain heads it hands back. Keys and signatures travel as unpadded base64url (RFC 4648 section 5) of the raw
-bytes: 32 bytes of public key (43 characters), 64 of signature (86 characters). The signed bytes
-are the chain's canonical JSON (domain/chain.py) of a small object, so any JSON library that
-sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
+sealed orders; the server signs the chain heads it hands back. Keys and signatures travel as
+unpadded base64url (RFC 4648 section 5) of the raw bytes: 32 bytes of public key (43
+characters), 64 of signature (86 characters). The signed bytes are the chain's canonical JSON
+(domain/chain.py) of a small object, so any JSON library that sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
 """
 
 from __future__ import annotations
