@@ -1139,7 +1139,7 @@ def cmd_seal(args: argparse.Namespace) -> int:
     (before anything is sent, so a lost answer loses nothing); only the commitment is sent."""
     import secrets
 
-    from domain import sealed
+    from domain import sealed, signatures
 
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1160,7 +1160,11 @@ def cmd_seal(args: argparse.Namespace) -> int:
     commitment = sealed.commitment(game_id, seat, round_["round"], orders, salt)
     session.remember(game_id, sealed={seat: {"round": round_["round"], "orders": orders, "salt": salt,
                                               "commitment": commitment}})
-    result = client.seal(game_id, commitment)
+    signature, head = _sign_sealed(session, client, game_id, seat, lambda key, head: signatures.sign_seal(
+        key, game_id, seat, round_["round"], commitment, head))
+    result = client.seal(game_id, commitment, signature=signature, head=head)
+    if result.get("signed_head"):
+        _save_or_warn(session, game_id, signed_head=result["signed_head"])
     return _emit(args, result, lambda r: _print_result(
         r, f"{seat} sealed {len(orders)} order(s) for round {round_['round']}; the orders and salt are kept in "
            f"{session.path} until 'warlog reveal {game_id}':"))
@@ -1168,6 +1172,8 @@ def cmd_seal(args: argparse.Namespace) -> int:
 
 def cmd_reveal(args: argparse.Namespace) -> int:
     """Reveal the orders and salt kept by 'seal'; forgotten from the config once recorded."""
+    from domain import signatures
+
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "seat")
@@ -1176,7 +1182,11 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     if not kept or kept.get("round") != round_["round"]:
         raise UsageError(f"no orders of {seat} sealed for round {round_['round']} are kept in {session.path}: "
                          f"seal them first ('warlog seal {game_id} ORDER...')")
-    result = client.reveal(game_id, kept["orders"], kept["salt"])
+    signature, head = _sign_sealed(session, client, game_id, seat, lambda key, head: signatures.sign_reveal(
+        key, game_id, seat, round_["round"], kept["orders"], kept["salt"], head))
+    result = client.reveal(game_id, kept["orders"], kept["salt"], signature=signature, head=head)
+    if result.get("signed_head"):
+        _save_or_warn(session, game_id, signed_head=result["signed_head"])
     config = load_config(session.path)  # the orders are in the log now: the salt is no secret to keep
     (config["games"].get(game_id, {}).get("sealed") or {}).pop(seat, None)
     save_config(config, session.path)
@@ -1197,13 +1207,30 @@ def _sign(session: Session, client, game_id: str, order_id: str, order: dict) ->
     sent = entry.get("last_signed") or {}
     if sent.get("order_id") == order_id and sent.get("digest") == chain.digest(order):
         return sent["signature"], sent["head"]  # the same order sent again: the same signature
-    kept = entry.get("signed_head") or {}
-    head = kept.get("hash") or client.game(game_id).get("chain_head")
+    head = _seen_head(session, client, game_id)
     signature = signatures.sign_order(signatures.private_key_from_text(key), game_id, order_id, order, head)
     # Kept before it is sent, so a retry after a broken connection is the very same request.
     _save_or_warn(session, game_id, last_signed={"order_id": order_id, "digest": chain.digest(order),
                                                  "head": head, "signature": signature})
     return signature, head
+
+
+def _sign_sealed(session: Session, client, game_id: str, seat: str, sign) -> tuple[str | None, str | None]:
+    """(signature, head) of a seal or reveal of ``seat`` when its key is kept here, else (None, None):
+    ``sign(key, head)`` signs it over the last head this machine saw (docs/dice.md, "Signed orders
+    and heads"). A retry is signed again; the server answers it with the first result."""
+    from domain import signatures
+
+    key = (session.entry(game_id).get("keys") or {}).get(seat)
+    if not key:
+        return None, None
+    head = _seen_head(session, client, game_id)
+    return sign(signatures.private_key_from_text(key), head), head
+
+
+def _seen_head(session: Session, client, game_id: str) -> str:
+    """The last chain head this machine saw of the game: the kept signed head's, else the game's now."""
+    return (session.entry(game_id).get("signed_head") or {}).get("hash") or client.game(game_id).get("chain_head")
 
 
 def cmd_take_back(args: argparse.Namespace) -> int:
@@ -1716,8 +1743,9 @@ def add_client_commands(sub) -> None:
         description="Seal orders (docs/api.md, Sealed orders): each ORDER is a JSON object as 'order --json' "
                     "takes it, carried out in the order given. A salt of 256 random bits is made here and kept "
                     "with the orders in the client config (mode 0600) until 'warlog reveal'; only the "
-                    "commitment, SHA-256 of {game, seat, round, orders, salt}, is sent. Sealing the same "
-                    "orders again sends the same commitment; other orders for the same round are refused.")
+                    "commitment, SHA-256 of {game, seat, round, orders, salt}, is sent, signed with the seat's "
+                    "key when the config keeps one. Sealing the same orders again sends the same commitment; "
+                    "other orders for the same round are refused.")
     p.add_argument("game_id")
     p.add_argument("orders", nargs="*", metavar="ORDER", help="an order as a JSON object, e.g. "
                                                                 "'{\"kind\": \"roll\", \"dice\": \"2d6\", "
@@ -1726,7 +1754,9 @@ def add_client_commands(sub) -> None:
     _add_access(p)
     p.set_defaults(func=cmd_seal)
 
-    p = sub.add_parser("reveal", help="reveal the orders you sealed for the open round, once every seat has sealed")
+    p = sub.add_parser("reveal", help="reveal the orders you sealed for the open round, once every seat has sealed",
+                       description="Reveal the orders and salt 'warlog seal' kept (signed with the seat's key when "
+                                   "the config keeps one); forgotten from the config once recorded.")
     p.add_argument("game_id")
     _add_access(p)
     p.set_defaults(func=cmd_reveal)

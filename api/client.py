@@ -98,6 +98,16 @@ def _quote(game_id: str) -> str:
     return urllib.parse.quote(str(game_id), safe="")
 
 
+def _signed_headers(signature: str | None, head: str | None) -> dict:
+    """A keyed seat's signature and the head it signed over, as headers (docs/api.md, "Signed orders")."""
+    headers = {}
+    if signature is not None:
+        headers["Warlog-Signature"] = signature
+    if head is not None:
+        headers["Warlog-Head"] = head
+    return headers
+
+
 STORE_RETRIES = 3  # a 503 store_unavailable, tried again after Retry-After (WarlogClient.request)
 
 
@@ -281,22 +291,23 @@ class WarlogClient:
         """Record one order. ``order_id`` is the Idempotency-Key (default: a fresh uuid4): sending
         the same order with the same id again returns the first result, with ``replayed`` true.
         ``signature`` and ``head``: a keyed seat's signature of the order over the head it saw."""
-        headers = {"Idempotency-Key": order_id or str(uuid.uuid4())}
-        if signature is not None:
-            headers["Warlog-Signature"] = signature
-        if head is not None:
-            headers["Warlog-Head"] = head
+        headers = {"Idempotency-Key": order_id or str(uuid.uuid4()), **_signed_headers(signature, head)}
         if if_match is not None:
             headers["If-Match"] = f'"{int(if_match)}"'
         return self._json("POST", f"/games/{_quote(game_id)}/orders", body=order, headers=headers)
 
-    def seal(self, game_id: str, commitment: str) -> dict:
-        """Commit to the seat's orders of the open sealed round (docs/api.md, "Sealed orders")."""
-        return self._json("POST", f"/games/{_quote(game_id)}/sealed", body={"commitment": commitment})
+    def seal(self, game_id: str, commitment: str, *, signature: str | None = None, head: str | None = None) -> dict:
+        """Commit to the seat's orders of the open sealed round (docs/api.md, "Sealed orders");
+        ``signature`` and ``head``: a keyed seat's signature of the seal over the head it saw."""
+        return self._json("POST", f"/games/{_quote(game_id)}/sealed", body={"commitment": commitment},
+                          headers=_signed_headers(signature, head))
 
-    def reveal(self, game_id: str, orders: list, salt: str) -> dict:
-        """Reveal the seat's sealed orders and salt; checked by the server against the commitment."""
-        return self._json("POST", f"/games/{_quote(game_id)}/sealed/reveal", body={"orders": orders, "salt": salt})
+    def reveal(self, game_id: str, orders: list, salt: str, *, signature: str | None = None,
+               head: str | None = None) -> dict:
+        """Reveal the seat's sealed orders and salt; checked by the server against the commitment.
+        ``signature`` and ``head``: a keyed seat's signature of the reveal over the head it saw."""
+        return self._json("POST", f"/games/{_quote(game_id)}/sealed/reveal", body={"orders": orders, "salt": salt},
+                          headers=_signed_headers(signature, head))
 
     def legal_orders(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/legal-orders")

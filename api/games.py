@@ -406,16 +406,20 @@ def submit_order(game_id: str):
 def seal_orders(game_id: str):
     """Commit to the seat's orders of the open sealed round: only their hash is sent and kept."""
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(schemas.SealedCommit)
-    return _sealed_response(caller, service().seal(caller.game_id, caller.seat, body["commitment"]))
+    return _sealed_response(caller, service().seal(caller.game_id, caller.seat, body["commitment"],
+                                                   signature=signature, head=head))
 
 
 @bp.post("/games/<game_id>/sealed/reveal")
 def reveal_orders(game_id: str):
     """Reveal the seat's sealed orders and salt; the server checks them against the commitment."""
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(schemas.SealedReveal)
-    return _sealed_response(caller, service().reveal(caller.game_id, caller.seat, body["orders"], body["salt"]))
+    return _sealed_response(caller, service().reveal(caller.game_id, caller.seat, body["orders"], body["salt"],
+                                                     signature=signature, head=head))
 
 
 def _sealed_response(caller: Caller, result):
@@ -428,8 +432,8 @@ def _sealed_response(caller: Caller, result):
 
 
 def _signed_by_seat() -> tuple[str | None, str | None]:
-    """The order's ``Warlog-Signature`` and ``Warlog-Head`` headers (docs/api.md, "Signed orders"):
-    needed from a seat that registered a key, checked in the domain; None when absent."""
+    """The ``Warlog-Signature`` and ``Warlog-Head`` headers of an order, a seal or a reveal (docs/api.md,
+    "Signed orders"): needed from a seat that registered a key, checked in the domain; None when absent."""
     found = []
     for name in ("Warlog-Signature", "Warlog-Head"):
         value = request.headers.get(name)

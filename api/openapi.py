@@ -123,7 +123,9 @@ PARAMETERS: dict[str, dict] = {
         "name": "Warlog-Signature", "in": "header", "required": False,
         "schema": {"type": "string", "minLength": 86, "maxLength": 86},
         "description": "Required of a seat that registered a public key: its Ed25519 signature (unpadded "
-                       "base64url of 64 bytes) of the canonical JSON of {game, order_id, order, head} "
+                       "base64url of 64 bytes) of the canonical JSON of {game, order_id, order, head} for an "
+                       "order; in a game of format 2 also of {game, kind: \"seal\", seat, round, commitment, head} "
+                       "for a seal and {game, kind: \"reveal\", seat, round, orders, salt, head} for a reveal "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -422,32 +424,38 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                   "not_your_move", "idempotency_conflict", "version_conflict", "stale_version",
                   "integrity_failure", "signature_required", "bad_signature", "unknown_head")),
     ("post", "/api/v1/games/{game_id}/sealed"): Op(
-        "Seal the seat's orders for the open round (commit)", SEAT, tag="orders", params=_GAME,
-        body=schemas.SealedCommit,
+        "Seal the seat's orders for the open round (commit)", SEAT, tag="orders",
+        params=(*_GAME, "WarlogSignature", "WarlogHead"), body=schemas.SealedCommit,
         description="In a sealed-orders round (freeform: the option `sealed_orders`, FF 8) each seat commits "
                     "to its orders by sending only their commitment, SHA-256 of the canonical JSON of "
                     "`{game, seat, round, orders, salt}` (docs/dice.md, Sealed orders); the other seats see "
                     "that it committed. The same commitment again returns the first result (200, "
                     "Idempotent-Replayed); a different one is refused (rule_violation): a commitment is never "
-                    "changed. Refused when no round is open, or the seat is not in it.",
+                    "changed. Refused when no round is open, or the seat is not in it. In a game of format 2 "
+                    "a seat that registered a public key signs the seal (Warlog-Signature over Warlog-Head), "
+                    "recorded (SealedOrdersSigned) right after the OrderSealed.",
         replies={201: Reply("the commitment was recorded", schemas.CommandResult, headers=("ETag",)),
                  200: Reply("this commitment was recorded before: its line, nothing new recorded",
                             schemas.CommandResult, headers=("ETag", "IdempotentReplayed"))},
-        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "not_your_move", "version_conflict")),
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "not_your_move", "version_conflict",
+                  "signature_required", "bad_signature", "unknown_head")),
     ("post", "/api/v1/games/{game_id}/sealed/reveal"): Op(
-        "Reveal the seat's sealed orders", SEAT, tag="orders", params=_GAME, body=schemas.SealedReveal,
+        "Reveal the seat's sealed orders", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.SealedReveal,
         description="Once every seat of the round has committed, each reveals its orders and salt; the server "
                     "checks them against the commitment (422 commitment_mismatch, nothing recorded). The last "
                     "reveal of the round carries every revealed order out, in the order the rules say "
                     "(freeform: the order of the sides), each as an ordinary order with its dice, or as "
                     "SealedOrderRefused naming its rule; then the next round opens. The same reveal again "
-                    "returns its first line (200, Idempotent-Replayed).",
+                    "returns its first line (200, Idempotent-Replayed). In a game of format 2 a seat that "
+                    "registered a public key signs the reveal (Warlog-Signature over Warlog-Head), recorded "
+                    "(SealedOrdersSigned) right after the OrderRevealed.",
         replies={201: Reply("the reveal (and, when it was the last, the round's orders carried out) was recorded",
                             schemas.CommandResult, headers=("ETag",)),
                  200: Reply("this reveal was recorded before: its line, nothing new recorded",
                             schemas.CommandResult, headers=("ETag", "IdempotentReplayed"))},
         problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "not_your_move", "commitment_mismatch",
-                  "version_conflict", "integrity_failure")),
+                  "version_conflict", "integrity_failure", "signature_required", "bad_signature", "unknown_head")),
     ("get", "/api/v1/games/{game_id}/legal-orders"): Op(
         "What this seat may order now", SEAT, tag="orders", params=_GAME,
         description="Order templates from the ruleset, enough for a client to offer only legal choices.",

@@ -625,6 +625,19 @@ class OrderRevealed(GameEvent):
     salt: str
 
 
+class SealedOrdersSigned(GameEvent):
+    """The signature of the OrderSealed (``kind`` "seal") or OrderRevealed (``kind`` "reveal") right
+    before it, by its seat's registered key (format 2): Ed25519 over the canonical JSON of the
+    seal's or reveal's content, its kind, seat, round and ``head`` (docs/dice.md, "Signed orders
+    and heads"). Not part of OrderSealed or OrderRevealed: those lines hash as they always did."""
+
+    kind: str
+    seat: str
+    round: int
+    head: str
+    signature: str
+
+
 class SealedOrdersCarriedOut(GameEvent):
     """Every seat of ``round`` revealed: its orders are carried out in ``sequence`` (a list of
     ``{seat, index, order_id}``, the order ``rule`` says), each as an OrderAccepted and its

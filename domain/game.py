@@ -39,6 +39,9 @@ from domain.rulesets.core import json_copy
 from domain.visibility import view_state
 
 SeedFor = Callable[[int], bytes]
+# What a keyed seat sent with a command: (signature, the head it signed over, whether a hash is a
+# line of this log); docs/dice.md, "Signed orders and heads".
+Signed = tuple[str | None, str | None, Callable[[str], bool]]
 
 # The rule an umpire refusal names: the role exists only by every seat's agreement (docs/api.md).
 UMPIRE_RULE = "umpire"
@@ -430,7 +433,7 @@ class Game(Aggregate):
         self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=_client_seed(client_seed))
 
     def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor,
-               signed: tuple[str | None, str | None, Callable[[str], bool]] | None = None) -> tuple[int, int]:
+               signed: Signed | None = None) -> tuple[int, int]:
         """Check ``order`` and record it with its outcome; returns the (first, last) seq recorded.
 
         An order id seen before is not recorded again: the caller looks up ``order_range``.
@@ -474,14 +477,16 @@ class Game(Aggregate):
         return first, self.version
 
     # ------------------------------------------------------------------------ sealed orders --
-    def seal(self, seat: str, commitment: str) -> int | None:
+    def seal(self, seat: str, commitment: str, signed: Signed | None = None) -> int | None:
         """``seat`` commits to its orders of the open round (docs/dice.md, "Sealed orders").
         The same commitment again records nothing and returns the seq of the first; a different
-        one is refused (a commitment is never changed)."""
+        one is refused (a commitment is never changed). ``signed`` as for ``submit``."""
         round_ = self._check_sealed_seat(seat)
         found = sealing.commitment_problem(commitment)
         if found:
             raise InvalidOrder(found, rule=round_["rule"], field="commitment")
+        signature = self._check_sealed_signature(seat, signatures.SEAL, signed, lambda head: signatures.seal_message(
+            str(self.id), seat, round_["round"], commitment, head))
         held = round_["commitments"].get(seat)
         if held is not None:
             if held["commitment"] == commitment:
@@ -489,12 +494,13 @@ class Game(Aggregate):
             raise RuleViolation(round_["rule"], f"{seat} has sealed its orders for round {round_['round']} "
                                                 "already; a commitment cannot be changed")
         self.trigger_event(ev.OrderSealed, seat=seat, round=round_["round"], commitment=commitment)
+        self._record_sealed_signature(seat, signatures.SEAL, round_["round"], signature)
         return None
 
-    def reveal(self, seat: str, orders: Any, salt: Any, seed_for: SeedFor) -> int | None:
+    def reveal(self, seat: str, orders: Any, salt: Any, seed_for: SeedFor, signed: Signed | None = None) -> int | None:
         """``seat`` reveals its sealed orders and salt; checked against its commitment. The last
         reveal of the round carries every revealed order out, in the ruleset's order. The same
-        reveal again records nothing and returns the seq of the first."""
+        reveal again records nothing and returns the seq of the first. ``signed`` as for ``submit``."""
         round_ = self._check_sealed_seat(seat)
         rule = round_["rule"]
         if seat not in round_["commitments"]:
@@ -511,6 +517,8 @@ class Game(Aggregate):
         if found:
             raise InvalidOrder(found, rule=rule, field="orders")
         _storable("orders", orders, "orders")
+        signature = self._check_sealed_signature(seat, signatures.REVEAL, signed, lambda head: signatures.reveal_message(
+            str(self.id), seat, round_["round"], orders, salt, head))
         shown = round_["revealed"].get(seat)
         if shown is not None:
             if shown["orders"] == orders and shown["salt"] == salt:
@@ -521,6 +529,7 @@ class Game(Aggregate):
             raise CommitmentMismatch(f"the orders and salt revealed do not hash to {seat}'s commitment for "
                                      f"round {round_['round']} ({want}); nothing was recorded", rule=rule)
         self.trigger_event(ev.OrderRevealed, seat=seat, round=round_["round"], orders=orders, salt=salt)
+        self._record_sealed_signature(seat, signatures.REVEAL, round_["round"], signature)
         if all(s in self.sealed["revealed"] for s in round_["seats"]):
             self._carry_out_sealed(seed_for)
         return None
@@ -595,24 +604,44 @@ class Game(Aggregate):
                              f"{self.human_seats()}")
         self.trigger_event(ev.SealedRoundOpened, round=self.sealed_rounds + 1, rule=found["rule"], seats=seats)
 
-    def _check_signature(self, seat: str, order_id: str, order: dict,
-                         signed: tuple[str | None, str | None, Callable[[str], bool]] | None) -> tuple[str, str] | None:
+    def _check_signature(self, seat: str, order_id: str, order: dict, signed: Signed | None) -> tuple[str, str] | None:
         """(head, signature) of a keyed seat's order, checked; None for a seat without a key
         (whatever it sent is ignored: it plays as before keys existed)."""
+        return self._checked(seat, signed, "order id, order",
+                             lambda head: signatures.order_message(str(self.id), order_id, order, head))
+
+    def _check_sealed_signature(self, seat: str, kind: str, signed: Signed | None,
+                                message: Callable[[str], bytes]) -> tuple[str, str] | None:
+        """(head, signature) of a keyed seat's seal or reveal (``kind``), checked; None in a format-1
+        game, whose seals and reveals stay unsigned as they always were (docs/dice.md)."""
+        if self.format < 2:
+            return None
+        what = "seal, round, commitment" if kind == signatures.SEAL else "reveal, round, orders, salt"
+        return self._checked(seat, signed, what, message)
+
+    def _checked(self, seat: str, signed: Signed | None, what: str,
+                 message: Callable[[str], bytes]) -> tuple[str, str] | None:
+        """(head, signature) of a keyed seat's command, checked against ``message(head)``, the bytes
+        its key signed; None for a seat without a key."""
         key = (self.seat_keys or {}).get(seat)
         if key is None:
             return None
         signature, head, in_log = signed or (None, None, None)
         if signature is None or head is None:
-            raise SignatureRequired(f"seat {seat} registered a public key: each of its orders carries a "
-                                    "signature and the head it was signed over")
+            raise SignatureRequired(f"seat {seat} registered a public key: each of its orders, seals and "
+                                    "reveals carries a signature and the head it was signed over")
         if not signatures.is_hash(head) or in_log is None or not in_log(head):
             raise UnknownHead(f"head {str(head)[:80]!r} is not the hash of any line of this game's log")
-        if not signatures.signature_valid(key, signature, signatures.order_message(
-                str(self.id), order_id, order, head)):
-            raise BadSignature(f"the signature is not seat {seat}'s key's signature of this game, order id, "
-                               "order and head (docs/dice.md, \"Signed orders\")")
+        if not signatures.signature_valid(key, signature, message(head)):
+            raise BadSignature(f"the signature is not seat {seat}'s key's signature of this game, {what} "
+                               "and head (docs/dice.md, \"Signed orders and heads\")")
         return head, signature
+
+    def _record_sealed_signature(self, seat: str, kind: str, round_no: int, signature: tuple[str, str] | None) -> None:
+        """The seal's or reveal's signature, right after it (docs/dice.md, "Signed orders and heads")."""
+        if signature is not None:
+            self.trigger_event(ev.SealedOrdersSigned, kind=kind, seat=seat, round=round_no, head=signature[0],
+                               signature=signature[1])
 
     # ---------------------------------------------------------------------- standing orders --
     def set_standing_order(self, seat: str, policy_id: str, decision_kind: str, policy: Any) -> None:

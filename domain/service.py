@@ -420,16 +420,13 @@ class Warlog(Application):
                      head: str | None = None) -> CommandResult:
         """Check and record one order. The same order id again returns the first result.
         ``signature`` and ``head``: a keyed seat's signature of the order and the head it saw."""
-        def signed(game: Game) -> tuple:
-            return signature, head, lambda h: self._in_log(game, h)
-
         def attempt(cached: CachedGame) -> CommandResult:
             game = cached.game
             known = game.order_range(order_id) if isinstance(order_id, str) else None
             if known is None and expected_version is not None and game.version != expected_version:
                 raise StaleVersion(f"the game is at version {game.version}, not {expected_version}",
                                    current_version=game.version)
-            first, last = game.submit(seat, order_id, order, self._seed_for(game), signed(game))
+            first, last = game.submit(seat, order_id, order, self._seed_for(game), self._signed(game, signature, head))
             if known is not None:
                 return self._replay(game, order_id, first, last)
             return self._save(cached, order_id=order_id)
@@ -439,20 +436,29 @@ class Warlog(Application):
         except IntegrityError:  # another process recorded first: the winner's result if it was this order
             winner = self.get_game(game_id)
             if winner.order_range(order_id) is not None:
-                first, last = winner.submit(seat, order_id, order, self._seed_for(winner), signed(winner))
+                first, last = winner.submit(seat, order_id, order, self._seed_for(winner), self._signed(winner, signature, head))
                 return self._replay(winner, order_id, first, last)
             raise Conflict(f"another order was recorded first; the game is now at version "
                            f"{winner.version}", current_version=winner.version) from None
 
-    def seal(self, game_id: str | UUID, seat: str, commitment: str) -> CommandResult:
+    def seal(self, game_id: str | UUID, seat: str, commitment: str, signature: str | None = None,
+             head: str | None = None) -> CommandResult:
         """Record ``seat``'s commitment to its orders of the open sealed round (docs/dice.md,
-        "Sealed orders"); the same commitment again returns the first result."""
-        return self._sealed(game_id, lambda game: game.seal(seat, commitment))
+        "Sealed orders"); the same commitment again returns the first result. ``signature`` and
+        ``head``: a keyed seat's signature of the seal and the head it saw."""
+        return self._sealed(game_id, lambda game: game.seal(seat, commitment, self._signed(game, signature, head)))
 
-    def reveal(self, game_id: str | UUID, seat: str, orders: list, salt: str) -> CommandResult:
+    def reveal(self, game_id: str | UUID, seat: str, orders: list, salt: str, signature: str | None = None,
+               head: str | None = None) -> CommandResult:
         """Record ``seat``'s reveal, checked against its commitment; the last reveal of a round
-        carries the round's orders out. The same reveal again returns the first result."""
-        return self._sealed(game_id, lambda game: game.reveal(seat, orders, salt, self._seed_for(game)))
+        carries the round's orders out. The same reveal again returns the first result.
+        ``signature`` and ``head``: a keyed seat's signature of the reveal and the head it saw."""
+        return self._sealed(game_id, lambda game: game.reveal(seat, orders, salt, self._seed_for(game),
+                                                              self._signed(game, signature, head)))
+
+    def _signed(self, game: Game, signature: str | None, head: str | None) -> tuple:
+        """What a keyed seat sent with a command, for the game to check (domain/game.py ``Signed``)."""
+        return signature, head, lambda h: self._in_log(game, h)
 
     def _sealed(self, game_id: str | UUID, command) -> CommandResult:
         def attempt(cached: CachedGame) -> CommandResult:

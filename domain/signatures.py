@@ -1,10 +1,10 @@
 """Ed25519 signatures of orders and of chain heads (docs/dice.md, "Signed orders and heads").
 
-A seat that registered a public key signs each order it gives; the server signs the chain heads
-it hands back. Keys and signatures travel as unpadded base64url (RFC 4648 section 5) of the raw
-bytes: 32 bytes of public key (43 characters), 64 of signature (86 characters). The signed bytes
-are the chain's canonical JSON (domain/chain.py) of a small object, so any JSON library that
-sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
+A seat that registered a public key signs each order it gives, and each seal and reveal of its
+sealed orders; the server signs the chain heads it hands back. Keys and signatures travel as
+unpadded base64url (RFC 4648 section 5) of the raw bytes: 32 bytes of public key (43
+characters), 64 of signature (86 characters). The signed bytes are the chain's canonical JSON
+(domain/chain.py) of a small object, so any JSON library that sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
 """
 
 from __future__ import annotations
@@ -66,6 +66,24 @@ def order_message(game_id: str, order_id: str, order: dict, head: str) -> bytes:
     return chain.canonical({"game": game_id, "order_id": order_id, "order": order, "head": head})
 
 
+# The kind tag of a sealed-orders signature: a seal's signature is no reveal's, nor an order's.
+SEAL, REVEAL = "seal", "reveal"
+
+
+def seal_message(game_id: str, seat: str, round_no: int, commitment: str, head: str) -> bytes:
+    """The bytes a seat signs for its seal (docs/dice.md, "Signed orders and heads"): the canonical
+    JSON of ``{"game", "kind": "seal", "seat", "round", "commitment", "head"}``."""
+    return chain.canonical({"game": game_id, "kind": SEAL, "seat": seat, "round": round_no,
+                            "commitment": commitment, "head": head})
+
+
+def reveal_message(game_id: str, seat: str, round_no: int, orders: list, salt: str, head: str) -> bytes:
+    """The bytes a seat signs for its reveal: the canonical JSON of
+    ``{"game", "kind": "reveal", "seat", "round", "orders", "salt", "head"}``."""
+    return chain.canonical({"game": game_id, "kind": REVEAL, "seat": seat, "round": round_no,
+                            "orders": orders, "salt": salt, "head": head})
+
+
 def head_message(game_id: str, seq: int, hash_: str) -> bytes:
     """The bytes the server signs for a chain head: the canonical JSON of ``{"game", "seq", "hash"}``."""
     return chain.canonical({"game": game_id, "seq": seq, "hash": hash_})
@@ -112,6 +130,15 @@ def sign(key: Ed25519PrivateKey, message: bytes) -> str:
 
 def sign_order(key: Ed25519PrivateKey, game_id: str, order_id: str, order: dict, head: str) -> str:
     return sign(key, order_message(game_id, order_id, order, head))
+
+
+def sign_seal(key: Ed25519PrivateKey, game_id: str, seat: str, round_no: int, commitment: str, head: str) -> str:
+    return sign(key, seal_message(game_id, seat, round_no, commitment, head))
+
+
+def sign_reveal(key: Ed25519PrivateKey, game_id: str, seat: str, round_no: int, orders: list, salt: str,
+                head: str) -> str:
+    return sign(key, reveal_message(game_id, seat, round_no, orders, salt, head))
 
 
 def sign_head(key: Ed25519PrivateKey, game_id: str, seq: int, hash_: str) -> dict:

@@ -52,6 +52,7 @@ class Report:
     format: int = 1  # the game's format, from GameCreated (docs/dice.md, section 5)
     fields_opened: int = 0  # format 2: concealed fields whose value and salt give the commitment hashed
     fields_concealed: int = 0  # format 2: concealed fields this copy holds as commitments only
+    sealed_signatures_verified: int = 0  # signed seals and reveals of sealed orders (format 2)
     server_key: str | None = None  # from the file's header line, when it has one
     hashes: list[str] = field(default_factory=list)  # each event's hash, by position
     failures: list[tuple[int, str]] = field(default_factory=list)
@@ -73,6 +74,8 @@ class Report:
             head += f"; {self.reveals_verified} sealed-orders reveal(s) verified against their commitments"
         if self.format == 2:
             head += f"; {self.fields_opened} concealed field(s) opened, {self.fields_concealed} still concealed"
+        if self.sealed_signatures_verified:
+            head += f"; {self.sealed_signatures_verified} signed seal(s) and reveal(s) verified"
         if self.ok:
             return "OK " + head
         lines = [f"FAILED {head}"] + [f"  line {n}: {m}" for n, m in self.failures]
@@ -236,21 +239,28 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
 
 
 class _Signed:
-    """The signatures of keyed seats' orders: each OrderAccepted of a seat that registered a key
-    is followed by its OrderSigned, whose signature covers the game, the order id, the order as
-    recorded and a head: the hash of a line before the order (docs/dice.md, "Signed orders")."""
+    """The signatures of keyed seats (docs/dice.md, "Signed orders and heads"): each OrderAccepted
+    of a seat that registered a key is followed by its OrderSigned, whose signature covers the
+    game, the order id, the order as recorded and a head: the hash of a line before the order. In
+    a format-2 game each OrderSealed and OrderRevealed of such a seat is followed by its
+    SealedOrdersSigned, whose signature covers the game, its kind, seat and round, the commitment
+    or the orders and salt as recorded, and a head."""
 
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
         self.seen: set[str] = set()  # hashes of the lines before the current one
-        self.waiting: tuple[int, dict, str, bool] | None = None  # (line, OrderAccepted data, its hash, redacted)
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
+        self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
+        # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
+        self.waiting: tuple[int, str, dict, str, bool] | None = None
 
     def step(self, line: dict, n: int, report: Report) -> None:
         type_, data = line["type"], line["data"]
-        if self.waiting is not None and type_ != "OrderSigned":
+        if self.waiting is not None and type_ != _SIGNED_BY[self.waiting[1]]:
             self._unsigned(report)
         unknown_order, self.unknown_order = self.unknown_order, False
+        if n == 1 and type_ == "GameCreated" and isinstance(data, dict):
+            self.fmt = data.get("format", 1)  # as verify reads it
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
@@ -260,30 +270,48 @@ class _Signed:
             self.unknown_order = True  # whether its seat signs, this copy cannot tell
         elif type_ == "OrderAccepted" and data["seat"] in self.keys and not str(data["order_id"]).startswith("sealed:"):
             # a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
-            self.waiting = (n, data, line["hash"], _withheld(line, "order"))
+            self.waiting = (n, type_, data, line["hash"], _withheld(line, "order"))
+        elif type_ in _SEALED_EVENTS and self.fmt != 1 and data["seat"] in self.keys:
+            self.waiting = (n, type_, data, line["hash"], _withheld(line, "orders") or _withheld(line, "salt"))
         elif type_ == "OrderSigned" and not (unknown_order and self.waiting is None):
             self._signed(data, n, report, _withheld(line, "signature"))
+        elif type_ == "SealedOrdersSigned":
+            self._sealed_signed(data, n, report, _withheld(line, "signature"))
 
     def _unsigned(self, report: Report) -> None:
-        n, data, _, _ = self.waiting
+        n, type_, data, _, _ = self.waiting
         self.waiting = None
-        report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
-                       "is not followed by its signature (OrderSigned)")
+        if type_ == "OrderAccepted":
+            report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
+                           "is not followed by its signature (OrderSigned)")
+        else:
+            report.fail(n, f"the {_SEALED_KINDS[type_]} of seat {data['seat']}, who registered a key, for round "
+                           f"{data.get('round')} is not followed by its signature (SealedOrdersSigned)")
+
+    def _take(self, type_: str, n: int, report: Report) -> tuple[int, str, dict, str, bool] | None:
+        """The waiting line that the signature ``type_`` on line ``n`` signs; None (reported) when none."""
+        taken, self.waiting = self.waiting, None
+        if taken is None:
+            what = "an order" if type_ == "OrderSigned" else "a seal or reveal of sealed orders"
+            report.fail(n, f"{type_} does not follow {what} of a seat with a key")
+        return taken
+
+    def _check_head(self, head: Any, signed_hash: str, what: str, n: int, report: Report) -> None:
+        if head not in self.seen or head == signed_hash:
+            report.fail(n, f"the head this {what} was signed over is not the hash of a line before it")
 
     def _signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
-        if self.waiting is None:
-            report.fail(n, "OrderSigned does not follow an order of a seat with a key")
+        taken = self._take("OrderSigned", n, report)
+        if taken is None:
             return
-        at, order, order_hash, order_redacted = self.waiting
-        self.waiting = None
+        at, _, order, order_hash, order_redacted = taken
         if redacted or order_redacted:
-            return  # a seat's copy: the order or its signature is hidden, and reported as redacted
+            return  # a seat's copy: the order or its signature is hidden (its seat and id may be too)
         if data["order_id"] != order["order_id"] or data["seat"] != order["seat"]:
             report.fail(n, f"OrderSigned names order {data['order_id']!r} of {data['seat']}, not the "
                            f"order {order['order_id']!r} of {order['seat']} on line {at}")
             return
-        if data["head"] not in self.seen or data["head"] == order_hash:
-            report.fail(n, "the head this order was signed over is not the hash of a line before it")
+        self._check_head(data["head"], order_hash, "order", n, report)
         game_id = report.game_id or ""
         message = signatures.order_message(game_id, order["order_id"], order["order"], data["head"])
         if not signatures.signature_valid(self.keys[order["seat"]], data["signature"], message):
@@ -292,9 +320,38 @@ class _Signed:
         else:
             report.signatures_verified += 1
 
+    def _sealed_signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
+        taken = self._take("SealedOrdersSigned", n, report)
+        if taken is None:
+            return
+        at, done_type, done, done_hash, done_redacted = taken
+        kind = _SEALED_KINDS[done_type]
+        if data["kind"] != kind or data["seat"] != done["seat"] or data["round"] != done["round"]:
+            report.fail(n, f"SealedOrdersSigned names the {data['kind']} of {data['seat']} for round "
+                           f"{data['round']}, not the {kind} of {done['seat']} for round {done['round']} on line {at}")
+            return
+        if redacted or done_redacted:
+            return  # a seat's copy: the reveal or its signature is hidden, and reported as redacted
+        self._check_head(data["head"], done_hash, kind, n, report)
+        game_id = report.game_id or ""
+        if kind == signatures.SEAL:
+            message = signatures.seal_message(game_id, done["seat"], done["round"], done["commitment"], data["head"])
+        else:
+            message = signatures.reveal_message(game_id, done["seat"], done["round"], done["orders"], done["salt"],
+                                                data["head"])
+        if not signatures.signature_valid(self.keys[done["seat"]], data["signature"], message):
+            report.fail(at, f"the signature on line {n} is not seat {done['seat']}'s of its {kind} for round "
+                            f"{done['round']} as recorded here (the {kind} or its signature was altered)")
+        else:
+            report.sealed_signatures_verified += 1
+
     def finish(self, report: Report) -> None:
         if self.waiting is not None:
             self._unsigned(report)
+
+
+_SEALED_KINDS = {"OrderSealed": signatures.SEAL, "OrderRevealed": signatures.REVEAL}  # the signed kind of each
+_SIGNED_BY = {"OrderAccepted": "OrderSigned", "OrderSealed": "SealedOrdersSigned", "OrderRevealed": "SealedOrdersSigned"}
 
 
 def verify_head(report: Report, head: Any, server_key: str | None) -> None:

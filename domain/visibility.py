@@ -41,6 +41,8 @@ _STATES = {"GameCreated": "setup", "TakeBackAccepted": "restored"}
 # What of an OrderSigned is hidden with each field of its OrderAccepted: the signature lets anyone
 # test a guess of the order it signs; the seat and the order id are the order's own.
 _SIGNED_WITH = {"order": "signature", "seat": "seat", "order_id": "order_id"}
+# The fields of an OrderRevealed whose hiding hides the signature of the reveal (SealedOrdersSigned).
+_REVEALED = {"orders", "salt"}
 
 
 def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[str | None],
@@ -58,6 +60,11 @@ def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[s
             fields.extend(_SIGNED_WITH.values())  # its order not known here: all that may be hidden with it
         else:
             fields.extend(_SIGNED_WITH[f] for f in before[1].get(chain.CONCEALED) or {} if f in _SIGNED_WITH)
+    if event_type == "SealedOrdersSigned" and data["kind"] == "reveal":
+        # A signature lets anyone test a guess of what it signs: concealed with a concealed reveal.
+        # (A seal signs only its commitment, which everyone sees: its signature is shown.)
+        if before is None or before[0] != "OrderRevealed" or set(before[1].get(chain.CONCEALED) or {}) & _REVEALED:
+            fields.append("signature")
     fields.extend(rules.concealable(event_type, data))
     return tuple(f for f in dict.fromkeys(fields) if f != chain.CONCEALED)
 
@@ -69,6 +76,8 @@ class Walk:
     filters a log in pages passes one Walk to every page."""
 
     orders_hidden: dict[str, set[str]] = field(default_factory=dict)
+    # (seat, round) -> whether this viewer may not read that OrderRevealed in full
+    reveals_hidden: dict[tuple, bool] = field(default_factory=dict)
 
 
 def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | None, walk: Walk) -> set[str]:
@@ -84,6 +93,12 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
         if with_order is None:  # its order is not in this stretch of the log: hidden from all but its seat
             with_order = set(data.get(chain.CONCEALED) or {}) if viewer != data["seat"] else set()
         hidden |= with_order
+    if event_type == "SealedOrdersSigned" and data["kind"] == "reveal":
+        reveal_hidden = walk.reveals_hidden.get((data["seat"], data["round"]))
+        if reveal_hidden is None:  # its reveal is not in this stretch of the log: hidden from all but its seat
+            reveal_hidden = "signature" in (data.get(chain.CONCEALED) or {}) and viewer != data["seat"]
+        if reveal_hidden:
+            hidden.add("signature")
     return hidden | set(rules.hidden_fields(event_type, data, viewer))
 
 
@@ -101,6 +116,8 @@ def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, walk: Wa
             hidden = hidden_fields(rules, line["type"], line["data"], viewer, walk)
             if line["type"] == "OrderAccepted":
                 walk.orders_hidden[line["data"]["order_id"]] = {_SIGNED_WITH[f] for f in hidden if f in _SIGNED_WITH}
+            elif line["type"] == "OrderRevealed":
+                walk.reveals_hidden[(line["data"]["seat"], line["data"]["round"])] = bool(hidden & _REVEALED)
             shown.append(_hide(rules, line, hidden, viewer) if hidden else line)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             # Data that does not fit its event type (a row changed outside warlog): what it

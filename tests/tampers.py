@@ -8,7 +8,8 @@ in one of them (or in the spec).
 
 The games are played through the real service (``games(app)``): a freeform game with dice over
 two epochs, a game whose Blue seat signs its orders (with a signed head kept), a sealed-orders
-game with dice in its carried-out orders, and Red's copy of a game with Blue's private note.
+game with dice in its carried-out orders (Blue signing its seal and reveal), and Red's copy of a
+game with Blue's private note.
 ``format1_exports()`` are the same games as format-1 files, kept in tests/data (games made now
 are format 2; an old file must verify forever); tests/format2.py writes format-2 files from the
 spec, with cases of their own below.
@@ -118,17 +119,25 @@ def signed_game(app) -> Export:
 
 def sealed_game(app) -> Export:
     """One sealed-orders round (FF 8): both seats seal, then reveal; the orders roll dice; then Red
-    concedes, which reveals the dice."""
-    game_id = _started(app, sealed_orders=True)
+    concedes, which reveals the dice. Blue registered a key and signs its seal and reveal (format
+    2; the format-1 file, made before, has no key)."""
+    created = app.create_game("freeform", options={"sides": ["Blue", "Red"], "phases": ["Move", "Fight"],
+                                                  "sealed_orders": True})
+    game_id, key = created.game_id, signatures.new_private_key()
+    app.join(game_id, "Blue", "blue-player", client_seed="seed-Blue", public_key=signatures.public_key_of(key))
+    head = app.join(game_id, "Red", "red-player", client_seed="seed-Red").chain_head
     orders = {"Blue": [{"kind": "roll", "dice": "d6", "purpose": "sealed fire"}, {"kind": "note", "text": "hold"}],
               "Red": [{"kind": "roll", "dice": "2d6", "purpose": "sealed counter"}]}
     salts = {seat: secrets.token_hex(16) for seat in orders}
     for seat in orders:
-        app.seal(game_id, seat, sealed.commitment(game_id, seat, 1, orders[seat], salts[seat]))
+        commitment = sealed.commitment(game_id, seat, 1, orders[seat], salts[seat])
+        signed = signatures.sign_seal(key, game_id, seat, 1, commitment, head) if seat == "Blue" else None
+        head = app.seal(game_id, seat, commitment, signature=signed, head=head).chain_head
     for seat in orders:
-        app.reveal(game_id, seat, orders[seat], salts[seat])
+        signed = signatures.sign_reveal(key, game_id, seat, 1, orders[seat], salts[seat], head) if seat == "Blue" else None
+        app.reveal(game_id, seat, orders[seat], salts[seat], signature=signed, head=head)
     app.concede(game_id, "Red")  # the game ends: the epoch of the round's dice is revealed
-    return Export("sealed", list(app.export(game_id)), secret={"orders": orders, "salts": salts})
+    return Export("sealed", list(app.export(game_id)), secret={"orders": orders, "salts": salts, "key": key})
 
 
 def seat_copy(app) -> Export:
@@ -482,7 +491,8 @@ def sealed_salt_altered_rechained(x):
 @case("sealed")
 def sealed_commitment_dropped_rechained(x):
     lines = x.lines()
-    del lines[at(lines, "OrderSealed", seat="Blue")]
+    i = at(lines, "OrderSealed", seat="Blue")
+    del lines[i:i + (2 if lines[i + 1]["type"] == "SealedOrdersSigned" else 1)]  # with its signature, if signed
     i = at(lines, "OrderRevealed", seat="Blue")
     return text_of(x, rechain(lines)), i + 1, "Blue revealed orders for round 1 without a commitment before them"
 
@@ -495,6 +505,66 @@ def sealed_twice_rechained(x):
     return text_of(x, rechain(lines)), i + 2, "Red sealed its orders for round 1 twice"
 
 
+def signed_sealed(lines: list[dict]) -> bool:
+    """Whether Blue's seal and reveal are signed (format 2; the format-1 file has no key)."""
+    return any(line["type"] == "SealedOrdersSigned" for line in lines)
+
+
+@case("sealed")
+def seal_signature_dropped_rechained(x):
+    lines = x.lines()
+    if not signed_sealed(lines):
+        return None
+    i = at(lines, "OrderSealed", seat="Blue")
+    del lines[i + 1]
+    return (text_of(x, rechain(lines, i)), i + 1,
+            "the seal of seat Blue, who registered a key, for round 1 is not followed by its signature")
+
+
+@case("sealed")
+def reveal_signature_forged_rechained(x):
+    lines = x.lines()
+    if not signed_sealed(lines):
+        return None
+    i = at(lines, "SealedOrdersSigned", kind="reveal")
+    data = lines[i]["data"]
+    forger = signatures.new_private_key()  # the server's own forgery: not Blue's key
+    data["signature"] = signatures.sign_reveal(forger, lines[0]["game_id"], "Blue", 1, x.secret["orders"]["Blue"],
+                                               x.secret["salts"]["Blue"], data["head"])
+    return text_of(x, rechain(lines, i)), i, "is not seat Blue's of its reveal for round 1"
+
+
+@case("sealed")
+def seal_signature_replayed_as_the_reveals(x):
+    lines = x.lines()
+    if not signed_sealed(lines):
+        return None
+    seal, reveal = at(lines, "SealedOrdersSigned", kind="seal"), at(lines, "SealedOrdersSigned", kind="reveal")
+    lines[reveal]["data"].update(head=lines[seal]["data"]["head"], signature=lines[seal]["data"]["signature"])
+    return text_of(x, rechain(lines, reveal)), reveal, "is not seat Blue's of its reveal for round 1"
+
+
+@case("sealed")
+def seal_signature_moved_after_the_reveal(x):
+    lines = x.lines()
+    if not signed_sealed(lines):
+        return None
+    seal, reveal = at(lines, "SealedOrdersSigned", kind="seal"), at(lines, "SealedOrdersSigned", kind="reveal")
+    lines[reveal]["data"] = copy.deepcopy(lines[seal]["data"])
+    return (text_of(x, rechain(lines, reveal)), reveal + 1,
+            f"SealedOrdersSigned names the seal of Blue for round 1, not the reveal of Blue for round 1 on line {reveal}")
+
+
+@case("sealed")
+def sealed_commitment_rewritten_rechained(x):
+    lines = x.lines()
+    if not signed_sealed(lines):
+        return None
+    i = at(lines, "OrderSealed", seat="Blue")
+    lines[i]["data"]["commitment"] = sealed.commitment(lines[0]["game_id"], "Blue", 1, [], x.secret["salts"]["Blue"])
+    return text_of(x, rechain(lines, i)), i + 1, "is not seat Blue's of its seal for round 1"
+
+
 @case("sealed")
 def sealed_roll_altered_rechained(x):
     lines = x.lines()
@@ -505,9 +575,12 @@ def sealed_roll_altered_rechained(x):
 
 @case("seat_copy")
 def seat_copy_with_a_redacted_line(x):
-    """Not tampered: a seat's copy of a format-1 game with hidden information fails by design."""
+    """Not tampered: a seat's copy of a format-1 game with hidden information fails by design (a
+    format-2 copy holds commitments instead, and verifies: tests/unit/test_concealed.py)."""
     lines = x.lines()
-    i = next(n for n, line in enumerate(lines) if line.get("redacted"))
+    i = next((n for n, line in enumerate(lines) if line.get("redacted")), None)
+    if i is None:
+        return None
     return list(x.text), i + 1, "redacted"
 
 

@@ -118,12 +118,24 @@
       }
     },
     /** The seat's signature of an order over the head it saw (base64url). */
-    signOrder: async function (jwk, gameId, orderId, order, head) {
-      var key = await crypto.subtle.importKey("jwk", jwk, { name: "Ed25519" }, false, ["sign"]);
-      var message = W.canonical({ game: gameId, order_id: orderId, order: order, head: head });
-      return base64Url(await crypto.subtle.sign({ name: "Ed25519" }, key, new TextEncoder().encode(message)));
+    signOrder: function (jwk, gameId, orderId, order, head) {
+      return signCanonical(jwk, { game: gameId, order_id: orderId, order: order, head: head });
+    },
+    /** The seat's signature of its seal of sealed orders (the commitment) over the head it saw. */
+    signSeal: function (jwk, gameId, seat, round, commitment, head) {
+      return signCanonical(jwk, { game: gameId, kind: "seal", seat: seat, round: round, commitment: commitment, head: head });
+    },
+    /** The seat's signature of its reveal of sealed orders (the orders and salt) over the head it saw. */
+    signReveal: function (jwk, gameId, seat, round, orders, salt, head) {
+      return signCanonical(jwk, { game: gameId, kind: "reveal", seat: seat, round: round, orders: orders, salt: salt, head: head });
     },
   };
+
+  /** The Ed25519 signature (base64url) by a private JWK of the canonical JSON of ``value``. */
+  async function signCanonical(jwk, value) {
+    var key = await crypto.subtle.importKey("jwk", jwk, { name: "Ed25519" }, false, ["sign"]);
+    return base64Url(await crypto.subtle.sign({ name: "Ed25519" }, key, new TextEncoder().encode(W.canonical(value))));
+  }
 
   // ---------------------------------------------------------------------------- tokens ----
   /* Per game: {seats: {seat: token}, active: seat, admin, umpire, invites: {seat: code},

@@ -214,7 +214,8 @@
   // ---------------------------------------------------------------------- sealed orders ----
   // A sealed-orders round (docs/api.md, "Sealed orders"): orders from the form are added to a
   // draft; "Seal" keeps the orders and a fresh 128-bit salt in localStorage, then sends only
-  // SHA-256 of the canonical JSON of {game, seat, round, orders, salt}; "Reveal" sends them.
+  // SHA-256 of the canonical JSON of {game, seat, round, orders, salt}; "Reveal" sends them. A
+  // seat with a key signs each over the head it saw, as it signs an order.
   var SEALED = "warlog:sealed:";
 
   function sealedRound() { return state && state.sealed ? state.sealed : null; }
@@ -289,7 +290,10 @@
       draft.commitment = await commitmentOf(mine.seat, round.round, draft.orders, draft.salt);
       keepSealed(mine.seat, draft);  // kept before sending: a lost answer loses nothing
     }
-    var res = await W.api("/api/v1/games/" + gameId + "/sealed", { method: "POST", body: { commitment: draft.commitment }, token: mine.token });
+    var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
+    var headers = jwk ? signedHeaders(await W.signing.signSeal(jwk, gameId, mine.seat, round.round, draft.commitment, head), head) : {};
+    var res = await W.api("/api/v1/games/" + gameId + "/sealed", { method: "POST", body: { commitment: draft.commitment }, token: mine.token, headers: headers });
+    if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
     if (res.ok) showResult(res.body, null);
     W.status(res.ok ? "Sealed " + draft.orders.length + " order(s) for round " + round.round + "; reveal them once every seat has sealed."
                     : "Not sealed: " + W.problem(res), res.ok ? "ok" : "error");
@@ -300,10 +304,17 @@
     var mine = W.keys.seat(gameId), round = sealedRound();
     if (!mine || !round) return;
     var draft = sealedDraft(mine.seat, round.round);
-    var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token });
+    var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
+    var headers = jwk ? signedHeaders(await W.signing.signReveal(jwk, gameId, mine.seat, round.round, draft.orders, draft.salt, head), head) : {};
+    var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token, headers: headers });
+    if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
     if (res.ok) { keepSealed(mine.seat, null); showResult(res.body, null); }
     W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + W.problem(res), res.ok ? "ok" : "error");
     await refresh();
+  }
+
+  function signedHeaders(signature, head) {
+    return { "Warlog-Signature": signature, "Warlog-Head": head };
   }
 
   // ---------------------------------------------------------------------------- sending ----

@@ -184,7 +184,7 @@
   }
 
   /** The current line's verdicts: its place in the chain, an order's signature, a sealed reveal,
-   * and the dice of a roll the frames do not show as dice (a sealed roll). */
+   * a seal's or reveal's signature, and the dice of a roll the frames do not show as dice (a sealed roll). */
   function showChecked(frame) {
     var box = $("checked"), v = verdictOf(frame.seq);
     W.clear(box);
@@ -193,6 +193,7 @@
     if (v.line) box.appendChild(verdict("chain", v.line));
     if (v.order) box.appendChild(verdict("order", v.order));
     if (v.reveal) box.appendChild(verdict("sealed orders", v.reveal));
+    if (v.signature) box.appendChild(verdict("signature", v.signature));
     if (v.dice && !frame.dice) box.appendChild(checkedDice(frame.seq));
   }
 

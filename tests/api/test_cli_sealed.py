@@ -1,5 +1,6 @@
 """``warlog seal`` and ``warlog reveal`` against a live server (the fixtures of test_client): the
-salt and the orders stay in the seat's 0600 config until the reveal; only the hash is sent."""
+salt and the orders stay in the seat's 0600 config until the reveal; only the hash is sent; a
+seat whose key is kept there signs its seal and reveal with it."""
 
 from __future__ import annotations
 
@@ -53,9 +54,13 @@ def test_seal_keeps_salt_and_orders_in_the_0600_config_and_reveal_carries_them_o
     assert alice("export", game_id, "-o", path, "--server", server.url)[0] == 0
     code, out, err = alice("verify", path)
     assert code == 0 and "2 sealed-orders reveal(s) verified" in out, out
+    # Both seats joined with a key (the CLI's default): each seal and reveal was signed with it.
+    assert "4 signed seal(s) and reveal(s) verified" in out, out
     lines = [json.loads(t) for t in path.read_text().splitlines()]
     header = [line for line in lines if "warlog_export" in line]  # the server key's line (docs/dice.md)
     lines = [line for line in lines if "warlog_export" not in line]
+    signed = [(line["data"]["kind"], line["data"]["seat"]) for line in lines if line["type"] == "SealedOrdersSigned"]
+    assert signed == [("seal", "Blue"), ("seal", "Red"), ("reveal", "Red"), ("reveal", "Blue")]
     at = next(i for i, line in enumerate(lines) if line["type"] == "OrderRevealed" and line["data"]["seat"] == "Blue")
     lines[at]["data"]["orders"][0]["dice"] = "3d6"
     prev = chain.GENESIS
@@ -65,6 +70,18 @@ def test_seal_keeps_salt_and_orders_in_the_0600_config_and_reveal_carries_them_o
     path.write_text("".join(json.dumps(line) + "\n" for line in header + lines))
     code, out, err = alice("verify", path)
     assert code == 1 and f"line {at + 1}: the orders Blue revealed for round 1 do not match its commitment" in out
+    assert f"line {at + 1}: the signature on line {at + 2} is not seat Blue's of its reveal" in out
+
+
+def test_a_seal_without_the_seats_key_is_refused_and_records_nothing(server, alice, bob):
+    game_id = started_game(server, alice, bob, sealed_orders=True)
+    config = alice.saved()
+    del config["games"][game_id]["keys"]  # the key lost: the server still asks for Blue's signature
+    alice.config.write_text(json.dumps(config))
+    version = alice.json("state", game_id)["version"]
+    code, out, err = alice("seal", game_id, FIRE)
+    assert code == 1 and "registered a public key" in err, err
+    assert alice.json("state", game_id)["version"] == version
 
 
 def test_seal_outside_a_sealed_round_says_so(server, alice, bob):

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 
-from domain import chain, signatures
+from domain import chain, sealed, signatures
 from domain.verify import verify_head, verify_text
 from tests.api.conftest import ApiGame, bearer
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "barrage"}
 
 
-def keyed_game(client) -> tuple[ApiGame, object, str]:
+def keyed_game(client, **options) -> tuple[ApiGame, object, str]:
     """A freeform game whose Blue seat registered a key (Red did not); the key and Blue's join head."""
-    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue", "Red"], **options}})
     assert r.status_code == 201, r.json
     game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
     key = signatures.new_private_key()
@@ -169,3 +169,77 @@ def test_the_signature_of_an_order_hidden_from_a_seat_is_hidden_with_it(client):
     report, _ = verify_text(export_text(client, game, game.seats["Red"]))
     assert report.ok and report.signatures_verified == 0, report.summary()  # Red's copy: not checkable there
     assert verify_text(export_text(client, game, game.seats["Blue"]))[0].signatures_verified == 1
+
+
+# ------------------------------------------------------------------ signed seals and reveals ----
+def seal(client, game, seat, commitment, **headers):
+    return client.post(f"/api/v1/games/{game.game_id}/sealed", json={"commitment": commitment},
+                       headers={**game.seats[seat], **headers})
+
+
+def reveal(client, game, seat, orders, salt, **headers):
+    return client.post(f"/api/v1/games/{game.game_id}/sealed/reveal", json={"orders": orders, "salt": salt},
+                       headers={**game.seats[seat], **headers})
+
+
+def sig(signature, head) -> dict:
+    return {"Warlog-Signature": signature, "Warlog-Head": head}
+
+
+def test_a_keyed_seats_seal_and_reveal_are_signed_refused_unsigned_or_badly_signed_and_the_export_verifies(client):
+    game, key, head = keyed_game(client, sealed_orders=True)
+    gid = game.game_id
+    orders = [ROLL, {"kind": "note", "text": "BLUE-PRIVATE-PLAN", "private": True}]
+    salt = "5a" * 16
+    commitment = sealed.commitment(gid, "Blue", 1, orders, salt)
+    before = versions(client, game)
+    r = seal(client, game, "Blue", commitment)
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = seal(client, game, "Blue", commitment, **sig(signatures.sign_seal(key, gid, "Blue", 1, commitment, "c" * 64),
+                                                     "c" * 64))
+    assert r.status_code == 422 and r.json["code"] == "unknown_head", r.json
+    for forged in (signatures.sign_seal(signatures.new_private_key(), gid, "Blue", 1, commitment, head),
+                   signatures.sign_seal(key, gid, "Blue", 1, "0" * 64, head),  # signed one commitment, sent another
+                   signatures.sign_reveal(key, gid, "Blue", 1, orders, salt, head)):  # another kind
+        r = seal(client, game, "Blue", commitment, **sig(forged, head))
+        assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    assert versions(client, game) == before
+    seal_signature = signatures.sign_seal(key, gid, "Blue", 1, commitment, head)
+    r = seal(client, game, "Blue", commitment, **sig(seal_signature, head))
+    assert r.status_code == 201, r.json
+    assert [line["type"] for line in r.json["events"]] == ["OrderSealed", "SealedOrdersSigned"]
+    assert r.json["events"][1]["data"] == {"kind": "seal", "seat": "Blue", "round": 1, "head": head,
+                                           "signature": seal_signature}
+    assert r.json["signed_head"]["seq"] == r.json["version"]
+    again = seal(client, game, "Blue", commitment, **sig(seal_signature, head))
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert seal(client, game, "Red", sealed.commitment(gid, "Red", 1, [], salt)).status_code == 201  # no key
+
+    before = versions(client, game)
+    assert reveal(client, game, "Blue", orders, salt).json["code"] == "signature_required"
+    r = reveal(client, game, "Blue", orders, salt, **sig(seal_signature, head))  # the seal's, replayed
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = reveal(client, game, "Blue", orders, salt, **sig(signatures.sign_reveal(key, gid, "Blue", 1, orders[:1], salt,
+                                                                                 head), head))
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    assert versions(client, game) == before
+    r = reveal(client, game, "Blue", orders, salt,
+               **sig(signatures.sign_reveal(key, gid, "Blue", 1, orders, salt, head), head))
+    assert r.status_code == 201, r.json
+    assert [line["type"] for line in r.json["events"]] == ["OrderRevealed", "SealedOrdersSigned"]
+    assert reveal(client, game, "Red", [], salt).status_code == 201
+
+    report, _ = verify_text(export_text(client, game, game.seats["Blue"]))
+    assert report.ok and report.sealed_signatures_verified == 2 and report.reveals_verified == 2, report.summary()
+    # Red may not read Blue's private note, so not the reveal's signature either; the seal's is public.
+    theirs = client.get(f"/api/v1/games/{gid}/events", headers=game.seats["Red"]).json["events"]
+    signed_lines = {line["data"]["kind"]: line for line in theirs if line["type"] == "SealedOrdersSigned"}
+    assert signed_lines["seal"]["data"]["signature"] == seal_signature and "redacted" not in signed_lines["seal"]
+    # A commitment stands in the reveal's signature's place (concealed fields, docs/dice.md).
+    assert signed_lines["reveal"]["data"]["concealed"] == {"signature": None} and "redacted" not in signed_lines["reveal"]
+    mine = client.get(f"/api/v1/games/{gid}/events", headers=game.seats["Blue"]).json["events"]
+    blue_reveal = next(line for line in mine if line["type"] == "SealedOrdersSigned" and line["data"]["kind"] == "reveal")
+    assert signed_lines["reveal"]["data"]["signature"] != blue_reveal["data"]["signature"]
+    assert "BLUE-PRIVATE-PLAN" not in json.dumps(theirs)
+    report, _ = verify_text(export_text(client, game, game.seats["Red"]))
+    assert report.ok, report.summary()

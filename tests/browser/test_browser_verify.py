@@ -278,6 +278,8 @@ def test_a_forged_die_is_failed_with_its_reason_and_the_others_stay_verified(pag
 def test_each_tampered_export_fails_in_the_browser_as_in_warlog_verify(page, exports, index):
     _, export, build = tampers.CASES[index]
     case = build(exports[export])
+    if case is None:
+        pytest.skip("this change is no tampering in this export's format")
     want = python_verify(case.text, case.head, case.server_key)
     got = browser_verify(page, case.text, case.head, case.server_key)
     assert not want.ok and not got["ok"]

@@ -1,11 +1,13 @@
 """Sealed orders on the game page in Chromium: each seat adds orders to its draft, seals them
 (the browser keeps the orders and the salt in localStorage and sends only the hash), sees who
-has sealed, then reveals; the orders are carried out and the page shows the next round."""
+has sealed, then reveals; the orders are carried out and the page shows the next round. Each
+seat joined on the page holds a key there, and signs its seal and reveal with it."""
 
 from __future__ import annotations
 
 import pytest
 
+from domain.verify import header_line, verify_text
 from tests.browser.helpers import pick_order, shoot
 from tests.e2e.server import http_json
 
@@ -61,5 +63,16 @@ def test_two_seats_seal_and_reveal_on_the_game_page(server, open_tab, shots):
     blue.wait_for_selector("#sealed-round:has-text('Round 2')")
     assert blue.evaluate(f"() => localStorage.getItem('warlog:sealed:{game_id}:Blue')") is None
     shoot(blue, shots / "sealed-orders-blue-after.png")
+
+    # The page signed each seal and reveal with the seat's key: the export proves all four.
+    token = blue.evaluate(f"() => Warlog.keys.load('{game_id}').seats.Blue")
+    status, _, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                    headers={"Authorization": f"Bearer {token}"})
+    assert status == 200
+    status, _, key = http_json("GET", f"{server}/api/v1/server-key")
+    report, lines = verify_text([header_line(key["public_key"])] + exported.splitlines())
+    assert report.ok and report.sealed_signatures_verified == 4 and report.reveals_verified == 2, report.summary()
+    signed = [(line["data"]["kind"], line["data"]["seat"]) for line in lines if line["type"] == "SealedOrdersSigned"]
+    assert signed == [("seal", "Blue"), ("seal", "Red"), ("reveal", "Blue"), ("reveal", "Red")]
     for tab in tabs.values():
         assert not tab.errors, tab.errors

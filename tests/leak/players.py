@@ -12,7 +12,7 @@ import random
 import secrets
 from typing import Callable
 
-from domain import sealed as sealing
+from domain import sealed as sealing, signatures
 from domain.rulesets.freeform.rules import ORDER_KINDS
 from tests.leak.table import Table
 
@@ -137,12 +137,16 @@ def freeform_sealed(t: Table, rng: random.Random) -> None:
         salts = {seat: secrets.token_hex(16) for seat in t.seats}
         for seat in rng.sample(t.seats, len(t.seats)):
             commitment = sealing.commitment(t.game_id, seat, round_no, plans[seat], salts[seat])
-            assert t.call(seat, "POST", "/sealed", {"commitment": commitment}).status_code == 201
+            signed = t.signed(seat, lambda key, head: signatures.sign_seal(key, t.game_id, seat, round_no,
+                                                                          commitment, head))
+            assert t.call(seat, "POST", "/sealed", {"commitment": commitment}, headers=signed).status_code == 201
         t.check(f"round {round_no}: every seat sealed")
         order = rng.sample(t.seats, len(t.seats))
         for n, seat in enumerate(order):
             t.order(rng.choice(t.seats), {"kind": "advance"})  # refused: the round's orders are sealed
-            r = t.call(seat, "POST", "/sealed/reveal", {"orders": plans[seat], "salt": salts[seat]})
+            signed = t.signed(seat, lambda key, head: signatures.sign_reveal(key, t.game_id, seat, round_no,
+                                                                            plans[seat], salts[seat], head))
+            r = t.call(seat, "POST", "/sealed/reveal", {"orders": plans[seat], "salt": salts[seat]}, headers=signed)
             assert r.status_code == 201, r.json
             for token in public[seat]:
                 t.secrets.disclose(token, at=r.json["events"][0]["seq"])

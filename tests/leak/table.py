@@ -86,11 +86,19 @@ class Table:
                 self.secrets.forget(token)
         return r
 
-    def call(self, seat: str, method: str, tail: str, body: Any = None, game_id: str | None = None):
+    def signed(self, seat: str, sign) -> dict:
+        """The headers of a keyed seat's seal or reveal: ``sign(key, head)`` over the last head it
+        saw (docs/dice.md, "Signed orders and heads"); none for a seat without a key."""
+        if seat not in self.keys:
+            return {}
+        return {"Warlog-Signature": sign(self.keys[seat], self.head), "Warlog-Head": self.head}
+
+    def call(self, seat: str, method: str, tail: str, body: Any = None, game_id: str | None = None,
+             headers: dict | None = None):
         """Any other request of ``seat`` (take-backs, sealed orders, standing orders, a sandbox,
         a concession), its answer one of the texts the seat reads."""
         url = f"{API}/games/{game_id or self.game_id}{tail}"
-        r = self.client.open(url, method=method, json=body, headers=self.headers[seat])
+        r = self.client.open(url, method=method, json=body, headers={**self.headers[seat], **(headers or {})})
         self._said(seat, "order answers" if r.status_code < 300 else "refusals", r)
         return r
 

@@ -240,18 +240,28 @@ def test_a_revealed_private_note_is_concealed_from_the_other_seats_with_its_salt
     assert verify(lines).reveals_verified == 2
 
 
-def test_FF_8_a_seat_with_a_key_seals_and_reveals_and_the_log_verifies_without_order_signatures():
-    """Issue 34: a revealed sealed order is bound by its seat's commitment and reveal, not by an
-    OrderSigned (docs/dice.md, "Signed orders and heads"); verify accepts it for a keyed seat."""
+def test_FF_8_a_seat_with_a_key_signs_its_seal_and_reveal_and_its_revealed_orders_carry_no_order_signatures():
+    """Issue 34: a keyed seat signs its seal and its reveal (SealedOrdersSigned after each); the
+    orders revealed are bound by them, not by an OrderSigned each (docs/dice.md, "Signed orders
+    and heads"); verify accepts the log."""
     from domain import signatures
 
+    key = signatures.new_private_key()
     game = Game.create("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True})
-    game.join("Blue", "blue-player", "", seed_for, public_key=signatures.public_key_of(signatures.new_private_key()))
+    game.join("Blue", "blue-player", "", seed_for, public_key=signatures.public_key_of(key))
     game.join("Red", "red-player", "", seed_for)
+    in_log = {e.hash for e in game.pending_events}.__contains__
     orders = {"Blue": [{"kind": "roll", "dice": "d6", "purpose": "blue"}], "Red": []}
-    salts = {seat: commit(game, seat, orders[seat]) for seat in ("Blue", "Red")}
+    salts = {seat: secrets.token_hex(16) for seat in orders}
+    gid, head = str(game.id), game.chain_head
     for seat in ("Blue", "Red"):
-        game.reveal(seat, orders[seat], salts[seat], seed_for)
-    assert "OrderAccepted" in types(game) and "OrderSigned" not in types(game)
+        commitment = sealed.commitment(gid, seat, 1, orders[seat], salts[seat])
+        signed = (signatures.sign_seal(key, gid, seat, 1, commitment, head), head, in_log) if seat == "Blue" else None
+        game.seal(seat, commitment, signed)
+    for seat in ("Blue", "Red"):
+        signed = (signatures.sign_reveal(key, gid, seat, 1, orders[seat], salts[seat], head), head, in_log)
+        game.reveal(seat, orders[seat], salts[seat], seed_for, signed if seat == "Blue" else None)
+    assert types(game).count("SealedOrdersSigned") == 2 and "OrderSigned" not in types(game)
+    assert "OrderAccepted" in types(game)
     report = verify([to_line(e) for e in game.pending_events])
-    assert report.ok, report.summary()
+    assert report.ok and report.sealed_signatures_verified == 2, report.summary()

@@ -48,7 +48,7 @@ export class Dice {
     const type = line.type;
     const data = isObject(line.data) ? line.data : Object.create(null);
     if (this.format2) this.inputs(type, data, n);
-    const handler = STEPS[type];
+    const handler = typeof type === "string" && Object.hasOwn(STEPS, type) ? STEPS[type] : null;  // a type may be any JSON value
     if (!handler || (!this.format2 && !["DiceEpochOpened", "DiceRolled", "DiceEpochRevealed"].includes(type))) return;
     try {
       await handler.call(this, data, n, line);

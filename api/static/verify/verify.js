@@ -5,7 +5,8 @@
  *   const report = await verifyText(exportText, { head: keptHeadText, serverKey });
  *   report.ok, report.failures ([[line, why]]), report.summary(),
  *   report.dice (per roll line: every die "verified" / "failed: why" / "not yet revealed"),
- *   report.orders (per OrderAccepted line: its signature), report.reveals (sealed orders).
+ *   report.orders (per OrderAccepted line: its signature), report.reveals (sealed orders),
+ *   report.sealedSignatures (per seal or reveal of a keyed seat, format 2: its signature).
  *
  * Checks: the chain (keys, game, seq, prev_hash, hash; format 1 or 2, the format from line 1 and
  * the header's version), the dice (rolls.js), every signed order against its seat's key,
@@ -35,6 +36,7 @@ export class Report {
     this.rollsUnrevealed = 0;
     this.revealsVerified = 0;
     this.signaturesVerified = 0;
+    this.sealedSignaturesVerified = 0;  // signed seals and reveals of sealed orders (format 2)
     // format 2: the sealed stream's rolls, and the concealed fields opened or still concealed
     this.sealedRollsVerified = 0;
     this.sealedDiceVerified = 0;
@@ -51,6 +53,7 @@ export class Report {
     this.dice = new Map();  // n -> {seq, epoch, seat, dice: [{nonce, sides, value, status, problems}]}
     this.orders = new Map();  // n -> {seq, order_id, seat, status}
     this.reveals = new Map();  // n -> {seq, seat, round, status}
+    this.sealedSignatures = new Map();  // n (the seal's or reveal's line) -> {seq, kind, seat, round, status}
   }
 
   get ok() { return this.failures.length === 0; }
@@ -65,6 +68,7 @@ export class Report {
       `verified; ${this.epochsUnrevealed} epoch(s) not yet revealed holding ${this.rollsUnrevealed} roll(s); ` +
       `${this.signaturesVerified} signed order(s) verified`;
     if (this.revealsVerified) head += `; ${this.revealsVerified} sealed-orders reveal(s) verified against their commitments`;
+    if (this.sealedSignaturesVerified) head += `; ${this.sealedSignaturesVerified} signed seal(s) and reveal(s) verified`;
     if (this.sealedRollsVerified || this.sealedRollsUnrevealed || this.sealedNotOpened) {
       head += `; ${this.sealedRollsVerified} sealed roll(s) (${this.sealedDiceVerified} dice) verified, ` +
         `${this.sealedRollsUnrevealed} not yet revealed, ${this.sealedNotOpened} not opened in this copy`;
@@ -81,7 +85,8 @@ export class Report {
     const entries = (map) => Array.from(map, ([n, v]) => [n, plain(v)]);
     return { ok: this.ok, summary: this.summary(), failures: this.failures, game_id: plain(this.gameId),
              events: this.events, format: plain(this.format), server_key: this.serverKey, lines: entries(this.lines),
-             dice: entries(this.dice), orders: entries(this.orders), reveals: entries(this.reveals) };
+             dice: entries(this.dice), orders: entries(this.orders), reveals: entries(this.reveals),
+             sealed_signatures: entries(this.sealedSignatures) };
   }
 }
 
@@ -181,7 +186,8 @@ export async function verify(lines, report = new Report()) {
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
   for (let i = 0; i < lines.length; i++) {
-    const n = i + 1, line = lines[i];
+    const n = i + 1;
+    let line = lines[i];
     report.hashes.push(line && "hash" in line ? line.hash : null);
     if (line === null) continue;
     const keys = Object.keys(line);
@@ -190,10 +196,14 @@ export async function verify(lines, report = new Report()) {
       const missing = LINE_KEYS.filter((k) => !(k in line));
       if (missing.length) { report.fail(n, `missing ${missing.join(", ")}`); continue; }
     }
-    report.events += 1;
     const seen = { seq: line.seq, type: line.type, hash: "verified" };
-    report.lines.set(n, seen);
     const before = report.failures.length;
+    if (typeof line.hash !== "string") {  // it could not even name the line after it
+      report.fail(n, "hash is not text (64 hex characters)");
+      line = Object.assign(Object.create(null), line, { hash: "" });
+    }
+    report.events += 1;
+    report.lines.set(n, seen);
     if (report.gameId === null) report.gameId = line.game_id;
     else if (!pyEq(line.game_id, report.gameId)) report.fail(n, `belongs to game ${pyStr(line.game_id)}, not ${pyStr(report.gameId)}`);
     if (!pyEq(line.seq, n)) report.fail(n, `seq ${pyStr(line.seq)} where ${n} was expected (an event was deleted, inserted or moved)`);
@@ -212,7 +222,7 @@ export async function verify(lines, report = new Report()) {
     } catch (e) {
       report.fail(n, malformed(line.type, e));
     }
-    if (typeof line.hash === "string") signed.seen.add(hashKey(line.hash));  // any other hash failed above
+    signed.seen.add(hashKey(line.hash));
     prev = line.hash;
     if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
     else await dice.step(line, n);
@@ -312,19 +322,40 @@ export function headMessage(gameId, seq, hash) {
   return bytesOf(canonical(body));
 }
 
+/** The bytes a seat signs for its seal of sealed orders: the canonical JSON of
+ * {game, kind: "seal", seat, round, commitment, head}. */
+export function sealMessage(gameId, seat, round, commitment, head) {
+  const body = Object.create(null);
+  Object.assign(body, { game: gameId, kind: "seal", seat, round, commitment, head });
+  return bytesOf(canonical(body));
+}
+
+/** The bytes a seat signs for its reveal: the canonical JSON of {game, kind: "reveal", seat, round, orders, salt, head}. */
+export function revealMessage(gameId, seat, round, orders, salt, head) {
+  const body = Object.create(null);
+  Object.assign(body, { game: gameId, kind: "reveal", seat, round, orders, salt, head });
+  return bytesOf(canonical(body));
+}
+
+const SEALED_KINDS = { OrderSealed: "seal", OrderRevealed: "reveal" };  // the signed kind of each
+const SIGNED_BY = { OrderAccepted: "OrderSigned", OrderSealed: "SealedOrdersSigned", OrderRevealed: "SealedOrdersSigned" };
+
 /** Each OrderAccepted of a seat that registered a key is followed by its OrderSigned, whose
- * signature covers the game, the order id, the order as recorded and the hash of a line before. */
+ * signature covers the game, the order id, the order as recorded and the hash of a line before;
+ * in a format-2 game each OrderSealed and OrderRevealed of such a seat by its SealedOrdersSigned,
+ * whose signature covers the game, its kind, seat and round, the commitment or the orders and
+ * salt as recorded, and the hash of a line before. */
 class Signed {
   constructor(report) {
     this.report = report;
     this.keys = new Map();  // seat -> public key
     this.seen = new Set();  // hashes of the lines before the current one
-    this.waiting = null;  // {n, data, hash, redacted, shown}
+    this.waiting = null;  // {n, type, data, hash, redacted, shown}
   }
 
   async step(line, n) {
     const type = line.type, data = line.data;
-    if (this.waiting !== null && type !== "OrderSigned") this.unsigned();
+    if (this.waiting !== null && type !== SIGNED_BY[this.waiting.type]) this.unsigned();
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
@@ -339,31 +370,59 @@ class Signed {
           shown.status = "carried out from a sealed reveal (checked against its commitment)";
         } else {
           shown.status = "failed: not followed by its signature";
-          this.waiting = { n, data, hash: line.hash, redacted: line.redacted === true || hidden(data, "order"), shown };
+          this.waiting = { n, type, data, hash: line.hash, redacted: line.redacted === true || hidden(data, "order"), shown };
         }
       }
+    } else if ((type === "OrderSealed" || type === "OrderRevealed") && !isFormat1(this.report.format) &&
+               this.keys.has(hashKey(get(data, "seat")))) {
+      const shown = { seq: line.seq, kind: SEALED_KINDS[type], seat: data.seat, round: data.round,
+                      status: "failed: not followed by its signature" };
+      this.report.sealedSignatures.set(n, shown);
+      const redacted = line.redacted === true || (type === "OrderRevealed" && (hidden(data, "orders") || hidden(data, "salt")));
+      this.waiting = { n, type, data, hash: line.hash, redacted, shown };
     } else if (type === "OrderSigned") {
       await this.signed(data, n, line.redacted === true || hidden(data, "signature"));
+    } else if (type === "SealedOrdersSigned") {
+      await this.sealedSigned(data, n, line.redacted === true || hidden(data, "signature"));
     }
   }
 
   unsigned() {
-    const { n, data, shown } = this.waiting;
+    const { n, type, data, shown } = this.waiting;
     this.waiting = null;
-    const why = `order ${pyRepr(get(data, "order_id"))} of seat ${pyStr(get(data, "seat"))}, who registered a key, ` +
-      "is not followed by its signature (OrderSigned)";
+    const why = type === "OrderAccepted"
+      ? `order ${pyRepr(get(data, "order_id"))} of seat ${pyStr(get(data, "seat"))}, who registered a key, ` +
+        "is not followed by its signature (OrderSigned)"
+      : `the ${SEALED_KINDS[type]} of seat ${pyStr(get(data, "seat"))}, who registered a key, for round ` +
+        `${pyStr("round" in data ? data.round : null)} is not followed by its signature (SealedOrdersSigned)`;
     shown.status = "failed: " + why;
     this.report.fail(n, why);
   }
 
+  /** The waiting line that the signature ``type`` on line ``n`` signs; null (reported) when none. */
+  take(type, n) {
+    const taken = this.waiting;
+    this.waiting = null;
+    if (taken === null) {
+      const what = type === "OrderSigned" ? "an order" : "a seal or reveal of sealed orders";
+      this.report.fail(n, `${type} does not follow ${what} of a seat with a key`);
+    }
+    return taken;
+  }
+
+  /** Why ``head`` is not the hash of a line before the signed one, or null. */
+  headProblem(head, signedHash, what) {
+    if (!this.seen.has(hashKey(head)) || pyEq(head, signedHash)) {
+      return `the head this ${what} was signed over is not the hash of a line before it`;
+    }
+    return null;
+  }
+
   async signed(data, n, redacted) {
     const report = this.report;
-    if (this.waiting === null) {
-      report.fail(n, "OrderSigned does not follow an order of a seat with a key");
-      return;
-    }
-    const { n: at, data: order, hash: orderHash, redacted: orderRedacted, shown } = this.waiting;
-    this.waiting = null;
+    const taken = this.take("OrderSigned", n);
+    if (taken === null) return;
+    const { n: at, data: order, hash: orderHash, redacted: orderRedacted, shown } = taken;
     if (redacted || orderRedacted) {
       shown.status = "hidden in this copy: its signature cannot be checked here";
       return;
@@ -377,10 +436,10 @@ class Signed {
     }
     const problems = [];
     const head = get(data, "head");
-    if (!this.seen.has(hashKey(head)) || pyEq(head, orderHash)) {
-      const why = "the head this order was signed over is not the hash of a line before it";
-      problems.push(why);
-      report.fail(n, why);
+    const late = this.headProblem(head, orderHash, "order");
+    if (late) {
+      problems.push(late);
+      report.fail(n, late);
     }
     const gameId = report.gameId ? report.gameId : "";
     const message = orderMessage(gameId, get(order, "order_id"), get(order, "order"), head);
@@ -391,6 +450,47 @@ class Signed {
       report.fail(at, why);
     } else {
       report.signaturesVerified += 1;
+    }
+    shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
+  }
+
+  async sealedSigned(data, n, redacted) {
+    const report = this.report;
+    const taken = this.take("SealedOrdersSigned", n);
+    if (taken === null) return;
+    const { n: at, type, data: done, hash: doneHash, redacted: doneRedacted, shown } = taken;
+    const kind = SEALED_KINDS[type];
+    if (!pyEq(get(data, "kind"), kind) || !pyEq(get(data, "seat"), get(done, "seat")) ||
+        !pyEq(get(data, "round"), get(done, "round"))) {
+      const why = `SealedOrdersSigned names the ${pyStr(get(data, "kind"))} of ${pyStr(get(data, "seat"))} for round ` +
+        `${pyStr(get(data, "round"))}, not the ${kind} of ${pyStr(get(done, "seat"))} for round ${pyStr(get(done, "round"))} ` +
+        `on line ${at}`;
+      shown.status = "failed: " + why;
+      report.fail(n, why);
+      return;
+    }
+    if (redacted || doneRedacted) {
+      shown.status = "hidden in this copy: its signature cannot be checked here";
+      return;
+    }
+    const problems = [];
+    const head = get(data, "head");
+    const late = this.headProblem(head, doneHash, kind);
+    if (late) {
+      problems.push(late);
+      report.fail(n, late);
+    }
+    const gameId = report.gameId ? report.gameId : "";
+    const message = kind === "seal"
+      ? sealMessage(gameId, get(done, "seat"), get(done, "round"), get(done, "commitment"), head)
+      : revealMessage(gameId, get(done, "seat"), get(done, "round"), get(done, "orders"), get(done, "salt"), head);
+    if (!await signatureValid(this.keys.get(hashKey(get(done, "seat"))), get(data, "signature"), message)) {
+      const why = `the signature on line ${n} is not seat ${pyStr(done.seat)}'s of its ${kind} for round ` +
+        `${pyStr(done.round)} as recorded here (the ${kind} or its signature was altered)`;
+      problems.push(why);
+      report.fail(at, why);
+    } else {
+      report.sealedSignaturesVerified += 1;
     }
     shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
   }
