@@ -5,6 +5,7 @@ Pure functions over bytes and ints, so a player can check any revealed roll with
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import re
@@ -77,7 +78,8 @@ _FIRST_8_BYTES = struct.Struct(">Q").unpack_from  # the first 8 bytes as a big-e
 
 
 class EpochDice:
-    """The faces of one epoch's dice, for checking many of them: the same derivation as ``face``.
+    """The faces of one epoch's dice, for checking many of them: the same derivation as ``face``
+    (scheme 1) or, through ``with_input``, as ``face2`` (scheme 2).
 
     HMAC-SHA256 (RFC 2104) is written out so that what every die of the epoch shares is hashed
     once here: the padded key, and the message prefix ``game_id|epoch|client_entropy|`` (a 36-character
@@ -91,6 +93,15 @@ class EpochDice:
         self._inner = hashlib.sha256(key.translate(_IPAD))
         self._outer = hashlib.sha256(key.translate(_OPAD))
         self._inner.update(f"{game_id}|{epoch}|{entropy}|".encode())
+
+    def with_input(self, input: str) -> "EpochDice":
+        """Scheme 2: the dice of this epoch's rolls whose input is ``input``, whose messages go on
+        from the epoch's prefix with ``input|``: ``with_input(input).face(nonce, sides)`` is
+        ``face2(seed, game_id, epoch, entropy, input, nonce, sides)``."""
+        rolled = copy.copy(self)
+        rolled._inner = self._inner.copy()
+        rolled._inner.update(f"{input}|".encode())
+        return rolled
 
     def hmac(self, rest: bytes) -> bytes:
         """HMAC-SHA256 under the epoch seed of the prefix followed by ``rest``."""

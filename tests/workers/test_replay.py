@@ -290,7 +290,7 @@ def falklands_game(n: int, uk_operations: int = 6) -> list[dict]:
     """A complete game of Falklands Showdown, both sides playing random legal orders
     (domain/rulesets/falklands/play.py, as the fuzzer does), as export lines."""
     rng = random.Random(n)
-    g = Game.create("falklands", options={"uk_operations": uk_operations}, game_id=UUID(int=n + 1))
+    g = Game.create("falklands", options={"uk_operations": uk_operations}, game_id=UUID(int=n + 1), seed_for=seed_for)
     g.join("UK", "uk", f"u{n}", seed_for)
     g.join("AR", "ar", f"a{n}", seed_for)
     accepted = 0
