@@ -411,19 +411,15 @@ class _Dice:
     def _check_faces(self, derived: dice.EpochDice, epoch: dict, report: Report) -> None:
         """Every die of a revealed epoch against the face its seed gives (scheme 2: with the
         roll's input; a roll whose input is concealed in this copy is not checked)."""
-        by_input, rolls_of = None, derived
+        derive = derived.face
         for roll_line, faces, input in epoch["rolls"]:
-            if self.scheme2:
-                if input is None:
-                    continue
-                if input != by_input:  # the rolls of one order share their input
-                    by_input, rolls_of = input, derived.with_input(input)
-            derive = rolls_of.face
+            if self.scheme2 and input is None:
+                continue
             for die in faces:
                 sides = die["sides"]
                 if not 2 <= sides <= _TWO_64:
                     continue  # already reported at the roll
-                want = derive(die["nonce"], sides)
+                want = derive(die["nonce"], sides, input)
                 if want != die["value"]:
                     report.fail(roll_line, f"die nonce {die['nonce']} shows {die['value']} but "
                                            f"the revealed seed gives {want}")
