@@ -407,7 +407,7 @@
       W.status("Not sure it arrived: " + W.problem(res) + ". Send again: the same order id is reused.", "error");
       return;
     }
-    if (res.status === 409 && res.body && res.body.code === "idempotency_conflict") {
+    if (res.body && res.body.code === "idempotency_conflict") {
       if (await acceptedInLog(orderId, mine.token)) {  // an earlier attempt was accepted, its answer lost
         spendOrderId(mine.seat, orderId);
         W.status("Not recorded: an earlier order of yours was accepted under this order id (see the history). " +
