@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -245,6 +246,9 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert len(exported.read_text().splitlines()) == final["version"] + 1  # and the server key's header line
     code, out, err = alice("verify", exported)
     assert code == 0 and out.startswith("OK") and final["chain_head"] in out
+    events = [json.loads(text) for text in exported.read_text().splitlines()[1:]]
+    assert events[0]["data"]["format"] == 2 and "DiceCommitted" in {e["type"] for e in events}  # dice scheme 2
+    assert re.search(r"[1-9][0-9]* rolls \([0-9]+ dice\) verified", out), out
     # the umpire tokens, listed without their secrets, and revoked: the token stops working
     code, out, err = alice("umpire-tokens", game_id)
     assert code == 0 and "umpire: Carol" in out and " live" in out and umpire not in out, err
