@@ -280,6 +280,9 @@ def test_export_of_game_in_progress_never_contains_the_open_seed(played):
     open_seed = app.seeds.seed_for(game_id, open_epoch)
     assert dice.commitment(open_seed) == game.dice["commitment"]
     assert open_seed.hex() not in whole
+    ahead = app.seeds.seed_for(game_id, open_epoch + 1)  # committed to already (scheme 2), still secret
+    assert game.open_committed == {"epoch": open_epoch + 1, "commitment": dice.commitment(ahead)}
+    assert ahead.hex() not in whole
     # The search itself works: the revealed seed of epoch 0 is found the same way.
     assert app.seeds.seed_for(game_id, 0).hex() in whole
 
