@@ -162,18 +162,18 @@ class Roller:
         self.entropy = game.dice["entropy"]
         self.nonce = game.dice["nonce"]
         self._commitment = game.dice["commitment"]
+        self._seeds = game.client_seeds()
         self._scheme2 = game.format >= 2
         if self._scheme2:
             self.input = game.roll_input if order_id is None else order_id
             orders = list(game.epoch_orders) + ([] if order_id is None else [order_id])
-            self._next_entropy = dice.client_entropy_v2(orders, game.client_seeds())
-            committed = game.open_committed or {}
-            self._next_commitment = committed.get("commitment") if committed.get("epoch") == self.epoch + 1 else None
+            self._next_entropy = dice.client_entropy_v2(orders, self._seeds)
+            ahead = game.open_committed or {}
+            self._next_commitment = ahead.get("commitment") if ahead.get("epoch") == self.epoch + 1 else None
         else:
             self.input = ""
-            self._next_entropy = dice.client_entropy(game.client_seeds())
+            self._next_entropy = dice.client_entropy(self._seeds)
             self._next_commitment = None
-        self._seeds = game.client_seeds()
         self._seed: bytes | None = None
         self.rolls: list[Roll] = []
 
@@ -907,7 +907,8 @@ class Game(Aggregate):
     def _commit_open(self, seed_for: SeedFor, epoch: int) -> None:
         """Format 2: commit to the seed of open-stream ``epoch`` before any input mixed with it
         exists (its seed is stored, in its own table, before this event is saved)."""
-        self.trigger_event(ev.DiceCommitted, stream="open", epoch=epoch, commitment=dice.commitment(seed_for(epoch)))
+        self.trigger_event(ev.DiceCommitted, stream="open", epoch=epoch,
+                           commitment=dice.commitment(seed_for(epoch)))
 
     def _close_epoch(self, seed_for: SeedFor, *, reopen: bool) -> None:
         if self.dice["commitment"] is not None:
