@@ -1105,24 +1105,69 @@ def build_order(args: argparse.Namespace) -> dict:
 
 
 def cmd_order(args: argparse.Namespace) -> int:
-    from api.client import ConnectionFailed
+    """Give an order under the seat's pending order id: made once and kept in the config until an
+    order is accepted under it, so a refused order's next attempt (corrected or not) has the same
+    id and so the same dice (docs/dice.md, "Retries keep their id")."""
+    from api.client import ConnectionFailed, ProblemError
 
     session = Session(args)
     game_id = session.game_id(args.game_id)
     args.json = args.order_json is not None or args.json_out
     order = build_order(args)
-    order_id = args.order_id or str(uuid.uuid4())
+    seat = getattr(args, "as_seat", None) or session.entry(game_id).get("seat") or ""
+    order_id = args.order_id or _pending_order_id(session, game_id, seat)
     client = session.client(game_id, "seat")
     signature, head = _sign(session, client, game_id, order_id, order)
     try:
         result = client.submit_order(game_id, order, order_id=order_id, if_match=args.if_match,
                                      signature=signature, head=head)
     except ConnectionFailed as exc:
-        raise ConnectionFailed(f"{exc}; the order may or may not be recorded: send it again with "
-                               f"--order-id {order_id}, which records it at most once") from None
+        again = (f"send it again with --order-id {order_id}" if args.order_id else
+                 f"send it again: the next 'warlog order' of {seat or 'this seat'} reuses order id {order_id}")
+        raise ConnectionFailed(f"{exc}; the order may or may not be recorded: {again}, which records it at "
+                               "most once") from None
+    except ProblemError as exc:
+        if exc.code == "idempotency_conflict" and _accepted_in_log(client, game_id, order_id):
+            _forget_pending_order_id(session, game_id, seat, order_id)  # spent on an order accepted before
+            exc.detail += (f"; order id {order_id} was recorded for an earlier order (see 'warlog history'), "
+                           "so the next order is given a new id")
+        raise
+    _forget_pending_order_id(session, game_id, seat, order_id)
     if result.get("signed_head"):
         _save_or_warn(session, game_id, signed_head=result["signed_head"])
     return _emit(args, result, lambda r: _print_result(r, f"order {order_id} recorded:"))
+
+
+def _pending_order_id(session: Session, game_id: str, seat: str) -> str:
+    """The seat's pending order id: the one kept since its last order was accepted, or a fresh
+    uuid4, kept before anything is sent (a new id after a refusal would be a new roll)."""
+    kept = (session.entry(game_id).get("pending_order_ids") or {}).get(seat)
+    if kept:
+        return kept
+    order_id = str(uuid.uuid4())
+    _save_or_warn(session, game_id, pending_order_ids={seat: order_id})
+    return order_id
+
+
+def _forget_pending_order_id(session: Session, game_id: str, seat: str, order_id: str) -> None:
+    """An order was accepted under ``order_id``: the seat's next order is given a new id."""
+    pending = session.entry(game_id).get("pending_order_ids") or {}
+    if pending.get(seat) == order_id:
+        pending.pop(seat)
+        _save_or_warn(session, game_id)
+
+
+def _accepted_in_log(client, game_id: str, order_id: str) -> bool:
+    """Whether the game's log holds an OrderAccepted under ``order_id``: what makes an id spent
+    when the server answers that it was used for another order (not just its word for it)."""
+    after: int | None = 0
+    while after is not None:
+        page = client.events(game_id, after=after, limit=500)
+        if any(e.get("type") == "OrderAccepted" and (e.get("data") or {}).get("order_id") == order_id
+               for e in page.get("events") or []):
+            return True
+        after = page.get("next_after")
+    return False
 
 
 def _sealed_round(client, game_id: str) -> tuple[str, dict]:
@@ -1713,7 +1758,9 @@ def add_client_commands(sub) -> None:
                     "freeform's words: roll DICE, note TEXT, vp SIDE DELTA, advance, end [WINNER|draw]); "
                     "any other kind takes its fields as --set KEY=VALUE. "
                     "Or give the whole order as --json '{\"kind\": ...}'. The order id (Idempotency-Key) "
-                    "is a fresh uuid4 unless --order-id is given: the same id again records nothing new.")
+                    "is the seat's pending one unless --order-id is given: a fresh uuid4, kept in the client "
+                    "config until an order is accepted under it, so a refused or lost order's next attempt "
+                    "has the same id and so the same dice; the same id again records nothing new.")
     p.add_argument("game_id")
     p.add_argument("kind", nargs="?", help="roll, note, vp, advance, end, or a ruleset's own kind")
     p.add_argument("words", nargs="*", help="the kind's arguments (see above)")
@@ -1729,7 +1776,7 @@ def add_client_commands(sub) -> None:
     p.add_argument("--level", help="end: the level of victory")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="any order field; VALUE is read as JSON when it parses (repeatable)")
-    p.add_argument("--order-id", help="the order's id (Idempotency-Key); default a fresh uuid4")
+    p.add_argument("--order-id", help="the order's id (Idempotency-Key); default the seat's pending id")
     p.add_argument("--if-match", type=int, metavar="VERSION",
                    help="record only if the game is still at this version")
     _add_access(p, json_flag=False)

@@ -290,6 +290,8 @@ class WarlogClient:
                      if_match: int | None = None, signature: str | None = None, head: str | None = None) -> dict:
         """Record one order. ``order_id`` is the Idempotency-Key (default: a fresh uuid4): sending
         the same order with the same id again returns the first result, with ``replayed`` true.
+        Keep it until an order is accepted under it and send a refused order's next attempt under
+        it too: the order's dice depend on it (docs/dice.md, "Retries keep their id").
         ``signature`` and ``head``: a keyed seat's signature of the order over the head it saw."""
         headers = {"Idempotency-Key": order_id or str(uuid.uuid4()), **_signed_headers(signature, head)}
         if if_match is not None:

@@ -10,6 +10,7 @@ import random
 import secrets
 from datetime import datetime, timezone
 from typing import Iterable
+from uuid import UUID, uuid4
 
 from bench.sources import Source
 from domain.dice import SEED_BYTES
@@ -26,7 +27,10 @@ class Seeds:
         self.written: set[tuple[str, int]] = set()
 
     def for_game(self, game: Game):
-        gid = str(game.id)
+        return self.for_id(game.id)
+
+    def for_id(self, game_id: UUID):
+        gid = str(game_id)
 
         def seed_for(epoch: int) -> bytes:
             return self.held.setdefault((gid, epoch), secrets.token_bytes(SEED_BYTES))
@@ -46,7 +50,9 @@ class Seeds:
 
 def start(source: Source, seeds: Seeds) -> Game:
     """A created game with every seat joined."""
-    game = Game.create(source.ruleset, source.scenario, dict(source.options))
+    game_id = uuid4()
+    game = Game.create(source.ruleset, source.scenario, dict(source.options), game_id=game_id,
+                       seed_for=seeds.for_id(game_id))
     for n, seat in enumerate(game.human_seats()):
         game.join(seat, f"player{n}", f"client-seed-{n}", seeds.for_game(game))
     return game

@@ -77,12 +77,14 @@ _FIRST_8_BYTES = struct.Struct(">Q").unpack_from  # the first 8 bytes as a big-e
 
 
 class EpochDice:
-    """The faces of one epoch's dice, for checking many of them: the same derivation as ``face``.
+    """The faces of one epoch's dice, for checking many of them: the same derivation as ``face``
+    (scheme 1) or, given the roll's input, as ``face2`` (scheme 2).
 
     HMAC-SHA256 (RFC 2104) is written out so that what every die of the epoch shares is hashed
     once here: the padded key, and the message prefix ``game_id|epoch|client_entropy|`` (a 36-character
     UUID and 25 characters of client entropy fill a whole SHA-256 block). A die then hashes
-    only the rest of the prefix, ``nonce|i`` and the outer block. tests/unit/test_dice.py checks it against ``face`` and the vectors.
+    only the rest of the prefix, ``input|`` (scheme 2), ``nonce|i`` and the outer block.
+    tests/unit/test_dice.py checks it against ``face``, ``face2`` and the vectors.
     """
 
     def __init__(self, seed: bytes, game_id: str, epoch: int, entropy: str):
@@ -100,17 +102,19 @@ class EpochDice:
         outer.update(inner.digest())
         return outer.digest()
 
-    def face(self, nonce: int, sides: int) -> int:
-        """The face (1..sides) of die ``nonce``: ``face(seed, game_id, epoch, entropy, nonce, sides)``."""
+    def face(self, nonce: int, sides: int, input: str | None = None) -> int:
+        """The face (1..sides) of die ``nonce``: ``face(seed, game_id, epoch, entropy, nonce, sides)``;
+        with the roll's ``input``, ``face2(seed, game_id, epoch, entropy, input, nonce, sides)``."""
         if not 2 <= sides <= _TWO_64:
             raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
         limit = _TWO_64 - (_TWO_64 % sides)
         inner, outer = self._inner, self._outer
         as_int = type(nonce) is int  # b"%d" writes what an f-string writes for an int, not for a bool
+        lead = b"" if input is None else f"{input}|".encode()
         i = 0
         while True:
             h = inner.copy()
-            h.update(b"%d|%d" % (nonce, i) if as_int else f"{nonce}|{i}".encode())
+            h.update(lead + (b"%d|%d" % (nonce, i) if as_int else f"{nonce}|{i}".encode()))
             o = outer.copy()
             o.update(h.digest())
             x, = _FIRST_8_BYTES(o.digest())

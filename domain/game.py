@@ -5,7 +5,8 @@ Commands check everything and roll every die *before* an event is triggered, bec
 records all of an order's events or nothing.
 
 Seeds never enter the aggregate's state: commands that need one take ``seed_for(epoch) ->
-bytes`` from the application service, which keeps seeds in their own table.
+bytes`` from the application service, which keeps seeds in their own table. A format-2 game
+takes it at creation too: it commits to its first epoch's seed there (docs/dice.md, scheme 2).
 """
 
 from __future__ import annotations
@@ -159,16 +160,33 @@ class Roll:
 
 
 class Roller:
-    """The only source of dice: derives faces from the open epoch's seed (docs/dice.md)."""
+    """The only source of dice: derives faces from the open epoch's seed (docs/dice.md).
 
-    def __init__(self, game: "Game", seed_for: SeedFor):
+    ``order_id``: the order about to be accepted, whose rolls these are (its OrderAccepted is
+    recorded before them); None for rolls made after the latest OrderAccepted was recorded (a
+    standing order's answer inside that order) or before any (the opening). In a format-2 game
+    a roll's input is that order's id (scheme 2), and the order counts towards the next epoch's
+    client entropy."""
+
+    def __init__(self, game: "Game", seed_for: SeedFor, order_id: str | None = None):
         self._game_id = str(game.id)
         self._seed_for = seed_for
         self.epoch = game.dice["epoch"]
         self.entropy = game.dice["entropy"]
         self.nonce = game.dice["nonce"]
         self._commitment = game.dice["commitment"]
-        self._next_entropy = dice.client_entropy(game.client_seeds())
+        self._seeds = game.client_seeds()
+        self._scheme2 = game.format >= 2
+        if self._scheme2:
+            self.input = game.roll_input if order_id is None else order_id
+            orders = list(game.epoch_orders) + ([] if order_id is None else [order_id])
+            self._next_entropy = dice.client_entropy_v2(orders, self._seeds)
+            ahead = game.open_committed or {}
+            self._next_commitment = ahead.get("commitment") if ahead.get("epoch") == self.epoch + 1 else None
+        else:
+            self.input = ""
+            self._next_entropy = dice.client_entropy(self._seeds)
+            self._next_commitment = None
         self._seed: bytes | None = None
         self.rolls: list[Roll] = []
 
@@ -188,7 +206,10 @@ class Roller:
         seed = self._current_seed()
         faces = []
         for _ in range(count):
-            value = dice.face(seed, self._game_id, self.epoch, self.entropy, self.nonce, sides)
+            if self._scheme2:
+                value = dice.face2(seed, self._game_id, self.epoch, self.entropy, self.input, self.nonce, sides)
+            else:
+                value = dice.face(seed, self._game_id, self.epoch, self.entropy, self.nonce, sides)
             faces.append({"nonce": self.nonce, "sides": sides, "value": value})
             self.nonce += 1
         made = Roll(self.epoch, faces, seat, purpose, rule, list(units), replaces,
@@ -198,11 +219,16 @@ class Roller:
 
     def close_epoch(self) -> None:
         """For a ruleset that ends a turn and rolls again within one order: later rolls belong to
-        the next epoch, which the aggregate opens right after the TurnAdvanced outcome."""
+        the next epoch, which the aggregate opens right after the TurnAdvanced outcome. In a
+        format-2 game its seed was committed one epoch ahead, and the orders of its client entropy
+        are those accepted in the epoch closed (none, for an epoch opened later in this order)."""
         self.epoch += 1
         self.entropy = self._next_entropy
         self.nonce = 0
-        self._commitment = None
+        self._commitment = self._next_commitment  # None: not known here, not checked (scheme 1)
+        self._next_commitment = None
+        if self._scheme2:
+            self._next_entropy = dice.client_entropy_v2([], self._seeds)
         self._seed = None
 
 
@@ -230,6 +256,13 @@ class Game(Aggregate):
     # The seats' registered public keys ({seat: base64url}), replaced, never changed in place (a
     # class default, for snapshots taken before seats had keys).
     seat_keys: dict | None = None
+    # Dice scheme 2 (format 2; docs/dice.md): the open stream's seed committed ahead ({"epoch",
+    # "commitment"} of the last DiceCommitted), the ids of the orders accepted since the last
+    # DiceEpochOpened (the next epoch's client entropy), and the latest accepted order's id (the
+    # input of the rolls that follow it). Replaced, never changed in place.
+    open_committed: dict | None = None
+    epoch_orders: tuple | list = ()
+    roll_input: str = ""
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -238,27 +271,30 @@ class Game(Aggregate):
     # ---------------------------------------------------------------------------- creation --
     @classmethod
     def create(cls, ruleset: str, scenario: str | None = None, options: dict | None = None,
-               game_id: UUID | None = None, umpire: str | None = None, position: str | None = None) -> "Game":
+               game_id: UUID | None = None, umpire: str | None = None, position: str | None = None,
+               seed_for: SeedFor | None = None) -> "Game":
         """A new game; ``umpire`` names its umpire from the start (recorded right after the
         creation, so every seat joins knowing it); ``position`` starts it from a named position
-        of its ruleset instead of the standard set-up (recorded by PositionSet)."""
+        of its ruleset instead of the standard set-up (recorded by PositionSet). ``seed_for``
+        gives the game's seeds (``game_id`` names whose): its first dice epoch is committed to
+        at creation."""
         rules = find_ruleset(ruleset)
         if options is not None and not isinstance(options, dict):
             raise InvalidSetup("options must be a JSON object")
         if position is None:
             made = rules.setup(scenario, dict(options or {}))
-            return cls._start(rules, made, game_id, umpire)
+            return cls._start(rules, made, game_id, umpire, seed_for)
         if options:
             raise InvalidSetup("a game starts from a named position or from options, not both")
         found = rules.position(position)
         made = rules.setup(scenario, {})
         made.state = json_copy(found.state)  # the event's own copy, never the ruleset's cached one
-        return cls._start(rules, made, game_id, umpire, (ev.PositionSet, {
+        return cls._start(rules, made, game_id, umpire, seed_for, (ev.PositionSet, {
             "position": found.name, "title": found.title, "digest": chain.digest(found.state)}))
 
     @classmethod
     def fork(cls, source: "Game", viewer: str | None, game_id: UUID | None = None,
-             umpire: str | None = None) -> "Game":
+             umpire: str | None = None, seed_for: SeedFor | None = None) -> "Game":
         """A sandbox of ``source`` as it stands (loaded at the fork's event), forked by ``viewer``
         (a seat, "umpire", or None: a spectator): its seats, scenario, options and state, marked
         by SandboxForked. Nothing else carries over: not the source's dice, handles, orders or
@@ -272,15 +308,16 @@ class Game(Aggregate):
                              f"{viewer or 'spectators'}: only the umpire may fork there")
         made = Setup(seats=list(source.seats), state=json_copy(source.state), scenario=source.scenario,
                      options=json_copy(source.options))
-        return cls._start(source.rules, made, game_id, umpire, (ev.SandboxForked, {
+        return cls._start(source.rules, made, game_id, umpire, seed_for, (ev.SandboxForked, {
             "source": str(source.id), "at": source.version, "at_hash": source.chain_head,
             "by": viewer or "spectator"}))
 
     @classmethod
     def _start(cls, rules: Ruleset, made: Setup, game_id: UUID | None, umpire: str | None,
-               start: tuple[type, dict] | None = None) -> "Game":
+               seed_for: SeedFor | None, start: tuple[type, dict] | None = None) -> "Game":
         """GameCreated of ``made``, then what marks where the game starts (``start``), then the
-        umpire named at creation."""
+        commitment to the seed of dice epoch 0 (format 2: before any seat has joined and given its
+        client seed), then the umpire named at creation."""
         if umpire is not None:
             umpire = _umpire_name(umpire, InvalidSetup)
         for seat in made.seats:
@@ -303,12 +340,16 @@ class Game(Aggregate):
         timestamp = ev.GameCreated.create_timestamp()
         digest = chain.line_hash({"game_id": str(game_id), "seq": cls.INITIAL_VERSION, "type": "GameCreated",
                                   "timestamp": timestamp.isoformat(), "data": ev.data_of(ev.GameCreated, data),
-                                  "prev_hash": chain.GENESIS},
-                                 FORMAT)
+                                  "prev_hash": chain.GENESIS}, FORMAT)
         game = cls._create(ev.GameCreated, id=game_id, timestamp=timestamp,
                            prev_hash=chain.GENESIS, hash=digest, **data)
         if start is not None:
             game.trigger_event(start[0], **start[1])
+        if game.format >= 2:
+            if seed_for is None:
+                raise TypeError("a format-2 game commits to its first dice seed when it is created: "
+                                "give Game.create (or fork) the game's seed_for")
+            game._commit_open(seed_for, 0)
         if umpire is not None:
             game.trigger_event(ev.UmpireAppointed, umpire=umpire, agreement=APPOINTED_AT_CREATION, seats=[])
         return game
@@ -420,7 +461,7 @@ class Game(Aggregate):
             self.trigger_event(ev.SeatKeyRegistered, seat=seat, public_key=public_key)
         if self.started and self.dice["commitment"] is None and not self.is_ended:
             # The last seat joined: epoch 0 opens, then the server's set-up rolls, if any.
-            self._open_epoch(seed_for(self.dice["epoch"]))
+            self._open_epoch(seed_for)
             self._opening(seed_for)
             self._open_sealed_round()
 
@@ -461,7 +502,7 @@ class Game(Aggregate):
             raise RuleViolation(self.sealed["rule"], f"sealed-orders round {self.sealed['round']} is open: "
                                 "orders are sealed and revealed (POST .../sealed), not given one by one")
         self._check_may_act(seat)
-        roller = Roller(self, seed_for)
+        roller = Roller(self, seed_for, order_id)
         outcomes = self.rules.decide(self.state, seat, order, roller)
         self._check_outcomes(outcomes, roller)
         first = self.version + 1
@@ -572,7 +613,7 @@ class Game(Aggregate):
             if self.is_ended:
                 refused = (rules.end_rule or None, "the game ended before this order's turn came")
             else:
-                roller = Roller(self, seed_for)
+                roller = Roller(self, seed_for, order_id)
                 try:
                     outcomes = rules.decide(self.state, seat, order, roller)
                 except InvalidOrder as exc:
@@ -898,10 +939,29 @@ class Game(Aggregate):
             if issubclass(event_class, _CLOSES_EPOCH):
                 self._close_epoch(seed_for, reopen=not issubclass(event_class, ev.GameEnded))
 
-    def _open_epoch(self, seed: bytes) -> None:
-        self.trigger_event(ev.DiceEpochOpened, epoch=self.dice["epoch"],
-                           commitment=dice.commitment(seed),
-                           client_entropy=dice.client_entropy(self.client_seeds()))
+    def _open_epoch(self, seed_for: SeedFor) -> None:
+        """DiceEpochOpened of the next epoch. Format 1: committed now, its client entropy the
+        seats' client seeds. Format 2: the commitment recorded one epoch ahead, the client
+        entropy the orders accepted since the last epoch opened and the client seeds, and at once
+        the commitment to the epoch after it (docs/dice.md, scheme 2)."""
+        epoch, seed = self.dice["epoch"], seed_for(self.dice["epoch"])
+        if self.format < 2:
+            self.trigger_event(ev.DiceEpochOpened, epoch=epoch, commitment=dice.commitment(seed),
+                               client_entropy=dice.client_entropy(self.client_seeds()))
+            return
+        committed = self.open_committed or {}
+        if committed.get("epoch") != epoch or dice.commitment(seed) != committed.get("commitment"):
+            raise IntegrityFailure(f"this server does not hold the seed committed for dice epoch {epoch} "
+                                   "(an imported game can be read and verified, not continued)")
+        self.trigger_event(ev.DiceEpochOpened, epoch=epoch, commitment=committed["commitment"],
+                           client_entropy=dice.client_entropy_v2(self.epoch_orders, self.client_seeds()))
+        self._commit_open(seed_for, epoch + 1)
+
+    def _commit_open(self, seed_for: SeedFor, epoch: int) -> None:
+        """Format 2: commit to the seed of open-stream ``epoch`` before any input mixed with it
+        exists (its seed is stored, in its own table, before this event is saved)."""
+        self.trigger_event(ev.DiceCommitted, stream="open", epoch=epoch,
+                           commitment=dice.commitment(seed_for(epoch)))
 
     def _close_epoch(self, seed_for: SeedFor, *, reopen: bool) -> None:
         if self.dice["commitment"] is not None:
@@ -911,7 +971,7 @@ class Game(Aggregate):
                 raise IntegrityFailure(f"the seed held for dice epoch {epoch} does not match its commitment")
             self.trigger_event(ev.DiceEpochRevealed, epoch=epoch, seed=seed.hex())
         if reopen:
-            self._open_epoch(seed_for(self.dice["epoch"]))
+            self._open_epoch(seed_for)
 
     # ------------------------------------------------------------------------ the fold ----
     def evolve_with(self, event: Any) -> None:
@@ -963,6 +1023,9 @@ class Game(Aggregate):
     def _on_OrderAccepted(self, e: ev.OrderAccepted) -> None:
         self.orders[e.order_id] = {"digest": e.digest, "salt": e.salt, "seat": e.seat,
                                    "first": e.originator_version, "last": e.originator_version}
+        if self.format >= 2:
+            self.epoch_orders = [*self.epoch_orders, e.order_id]
+            self.roll_input = e.order_id
         self.current_order = e.order_id
         self.last_order = {"order_id": e.order_id, "seat": e.seat, "first": e.originator_version,
                            "last": e.originator_version, "rolls": [],
@@ -971,6 +1034,12 @@ class Game(Aggregate):
 
     def _on_DiceEpochOpened(self, e: ev.DiceEpochOpened) -> None:
         self.dice = {"epoch": e.epoch, "commitment": e.commitment, "entropy": e.client_entropy, "nonce": 0}
+        if self.format >= 2:
+            self.epoch_orders = []
+
+    def _on_DiceCommitted(self, e: ev.DiceCommitted) -> None:
+        if e.stream == "open":
+            self.open_committed = {"epoch": e.epoch, "commitment": e.commitment}
 
     def _on_DiceRolled(self, e: ev.DiceRolled) -> None:
         self.dice = {**self.dice, "nonce": self.dice["nonce"] + len(e.dice)}

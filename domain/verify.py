@@ -15,7 +15,10 @@ from domain.events import event_data
 LINE_KEYS = ("game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash")
 _LINE_KEY_SET = frozenset(LINE_KEYS)
 _TWO_64 = 2**64
-_DICE_EVENTS = ("DiceRolled", "DiceEpochOpened", "DiceEpochRevealed")  # the events _dice_step reads
+# The events _Dice reads: the dice of both schemes, and what scheme 2 mixes into them.
+_DICE_EVENTS = ("DiceRolled", "DiceEpochOpened", "DiceEpochRevealed", "DiceCommitted", "GameCreated",
+                "SeatJoined", "ClientSeedChanged", "OrderAccepted")
+_SYSTEM = "system"  # the seat the server plays: no client seed (docs/dice.md)
 # The optional first line of an export that names the server's key (docs/dice.md, section 5).
 HEADER_KEY = "warlog_export"
 
@@ -114,8 +117,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     """Check the chain (order, links, hashes) and the dice of every revealed epoch."""
     report = report or Report()
     prev = chain.GENESIS
-    epochs: dict[int, dict] = {}
-    open_epoch: int | None = None
+    rolled = _Dice()
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
     signed = _Signed()
     fmt = 1
@@ -134,7 +136,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             line = {**line, "hash": ""}
         report.events += 1
         if n == 1 and line["type"] == "GameCreated" and isinstance(line["data"], dict):
-            fmt = report.format = line["data"].get("format", 1)  # the game's format: how its lines hash
+            fmt = report.format = line["data"].get("format", 1)  # how its lines hash, how its dice roll
+            rolled.scheme2 = fmt == 2
         if report.game_id is None:
             report.game_id = line["game_id"]
         elif line["game_id"] != report.game_id:
@@ -164,12 +167,12 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             continue
         data = line["data"] if isinstance(line["data"], dict) else {}
         try:
-            open_epoch = _dice_step(type_, data, n, epochs, open_epoch, line["game_id"], report)
-        except (KeyError, TypeError, ValueError) as exc:
+            rolled.step(type_, data, n, line["game_id"], report)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             report.fail(n, f"malformed {type_} data: {exc!r}")
     signed.finish(report)
     report.chain_head = prev
-    for number, epoch in epochs.items():
+    for number, epoch in rolled.epochs.items():
         if not epoch["revealed"]:
             report.epochs_unrevealed += 1
             report.rolls_unrevealed += len(epoch["rolls"])
@@ -376,23 +379,111 @@ def verify_head(report: Report, head: Any, server_key: str | None) -> None:
                          f"{report.hashes[seq - 1]} (the log was rewritten)")
 
 
-def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | None,
-               game_id: str, report: Report) -> int | None:
-    if type_ == "DiceEpochOpened":
+class _Dice:
+    """The dice of a file (docs/dice.md): each epoch opened once, its nonces in order, and once
+    its seed is revealed, the seed against its commitment and every die against the face it
+    gives. Scheme 1 (format 1) as it always was. Scheme 2 (format 2) also: each epoch's seed
+    committed by a DiceCommitted before the epoch opens and before any input mixed with it (the
+    orders accepted in the epoch before and, for epoch 0, the seats' client seeds), the opening
+    repeating that commitment, its client entropy recomputed from the file, and each die derived
+    with its roll's input, the id of the latest order accepted before it."""
+
+    def __init__(self) -> None:
+        self.scheme2 = False
+        self.epochs: dict[int, dict] = {}
+        self.open_epoch: int | None = None
+        self.last_opened: int | None = None  # the epoch whose DiceEpochOpened came last
+        # scheme 2
+        self.committed: dict[int, tuple[int, str]] = {}  # epoch -> (line, commitment)
+        self.seeds: dict[str, str] = {}  # every seat of GameCreated but system -> its client seed now
+        self.orders: list[str | None] = []  # ids of the orders accepted since the last opening (None: concealed)
+        self.first_input: tuple[int, str] | None = None  # (line, type) of the first input since then
+        self.input: str | None = ""  # the roll input: the latest accepted order's id (None: concealed)
+
+    def step(self, type_: str, data: dict, n: int, game_id: str, report: Report) -> None:
+        if type_ in ("DiceEpochOpened", "DiceRolled", "DiceEpochRevealed"):
+            getattr(self, "_" + type_)(data, n, game_id, report)
+        elif self.scheme2:
+            getattr(self, "_" + type_)(data, n, report)
+
+    # -- scheme 2's inputs and commitments ------------------------------------------------------
+    def _GameCreated(self, data: dict, n: int, report: Report) -> None:
+        self.seeds = {seat: "" for seat in data["seats"] if seat != _SYSTEM}
+
+    def _SeatJoined(self, data: dict, n: int, report: Report) -> None:
+        self._seed(data, n, "SeatJoined")
+
+    def _ClientSeedChanged(self, data: dict, n: int, report: Report) -> None:
+        self._seed(data, n, "ClientSeedChanged")
+
+    def _seed(self, data: dict, n: int, type_: str) -> None:
+        if data["seat"] in self.seeds:
+            self.seeds[data["seat"]] = data["client_seed"]
+        self.first_input = self.first_input or (n, type_)
+
+    def _OrderAccepted(self, data: dict, n: int, report: Report) -> None:
+        order_id = None if _concealed_here(data, "order_id") else data["order_id"]
+        self.orders.append(order_id)
+        self.input = order_id
+        self.first_input = self.first_input or (n, "OrderAccepted")
+
+    def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:
+        if data["stream"] != "open":
+            return
         number = data["epoch"]
-        if number in epochs:
+        if number in self.committed:
+            report.fail(n, f"the seed of dice epoch {number} is committed twice (first on line "
+                           f"{self.committed[number][0]})")
+            return
+        self.committed[number] = (n, data["commitment"])
+        if number in self.epochs:
+            report.fail(n, f"the commitment to the seed of dice epoch {number} comes after the epoch "
+                           "opened: the server could have chosen the seed knowing what it is mixed with")
+        elif self.first_input is not None and self.last_opened == (number - 1 if number else None):
+            at, what = self.first_input
+            report.fail(n, f"the commitment to the seed of dice epoch {number} comes after line {at} "
+                           f"({what}), an input mixed with that seed: the server could have chosen the "
+                           "seed knowing it")
+
+    # -- the epochs ----------------------------------------------------------------------------
+    def _DiceEpochOpened(self, data: dict, n: int, game_id: str, report: Report) -> None:
+        number = data["epoch"]
+        if number in self.epochs:
             report.fail(n, f"dice epoch {number} opened twice")
-        if open_epoch is not None:
-            report.fail(n, f"dice epoch {number} opened while epoch {open_epoch} is still open")
-        epochs[number] = {"commitment": data["commitment"], "entropy": data["client_entropy"],
-                          "next_nonce": 0, "rolls": [], "revealed": False}
-        return number
-    if type_ == "DiceRolled":
+        if self.open_epoch is not None:
+            report.fail(n, f"dice epoch {number} opened while epoch {self.open_epoch} is still open")
+        if self.scheme2:
+            self._check_opening(data, n, report)
+        self.epochs[number] = {"commitment": data["commitment"], "entropy": data["client_entropy"],
+                               "next_nonce": 0, "rolls": [], "revealed": False}
+        self.open_epoch = self.last_opened = number
+        self.orders, self.first_input = [], None
+
+    def _check_opening(self, data: dict, n: int, report: Report) -> None:
+        """Scheme 2: the epoch's commitment was recorded before, and its client entropy is the
+        hash of the orders accepted since the last epoch opened and of the seats' client seeds."""
         number = data["epoch"]
-        if number != open_epoch or number not in epochs:
+        committed = self.committed.get(number)
+        if committed is None:
+            report.fail(n, f"dice epoch {number} opens without a DiceCommitted of its seed before it "
+                           "(format 2 commits to each epoch's seed one epoch ahead)")
+        elif data["commitment"] != committed[1]:
+            report.fail(n, f"dice epoch {number} opens with commitment {data['commitment']}, not the one "
+                           f"committed on line {committed[0]} ({committed[1]})")
+        if None in self.orders:
+            return  # an order id concealed in this copy: the client entropy cannot be recomputed here
+        want = dice.client_entropy_v2(self.orders, self.seeds)
+        if data["client_entropy"] != want:
+            report.fail(n, f"the client entropy of dice epoch {number} is not the hash of the "
+                           f"{len(self.orders)} order id(s) accepted since the epoch before opened and the "
+                           f"seats' client seeds recorded before it, which give {want}")
+
+    def _DiceRolled(self, data: dict, n: int, game_id: str, report: Report) -> None:
+        number = data["epoch"]
+        if number != self.open_epoch or number not in self.epochs:
             report.fail(n, f"roll in dice epoch {number}, which is not open")
-            return open_epoch
-        epoch = epochs[number]
+            return
+        epoch = self.epochs[number]
         next_nonce = epoch["next_nonce"]
         try:
             for die in data["dice"]:
@@ -408,34 +499,47 @@ def _dice_step(type_: str, data: dict, n: int, epochs: dict, open_epoch: int | N
                 next_nonce = nonce + 1
         finally:  # also when a malformed die stops the loop: the nonces counted so far stay counted
             epoch["next_nonce"] = next_nonce
-        epoch["rolls"].append((n, data["dice"]))
-        return open_epoch
-    if type_ == "DiceEpochRevealed":
+        epoch["rolls"].append((n, data["dice"], self.input if self.scheme2 else None))
+
+    def _DiceEpochRevealed(self, data: dict, n: int, game_id: str, report: Report) -> None:
         number = data["epoch"]
-        epoch = epochs.get(number)
-        if epoch is None or number != open_epoch:
+        epoch = self.epochs.get(number)
+        if epoch is None or number != self.open_epoch:
             report.fail(n, f"dice epoch {number} revealed but not open")
-            return open_epoch
+            return
         seed = bytes.fromhex(data["seed"])
         if dice.commitment(seed) != epoch["commitment"]:
             report.fail(n, f"the seed of dice epoch {number} does not match its commitment")
         else:
-            derive = dice.EpochDice(seed, game_id, number, epoch["entropy"]).face
-            for roll_line, faces in epoch["rolls"]:
-                for die in faces:
-                    sides = die["sides"]
-                    if not 2 <= sides <= _TWO_64:
-                        continue  # already reported at the roll
-                    want = derive(die["nonce"], sides)
-                    if want != die["value"]:
-                        report.fail(roll_line, f"die nonce {die['nonce']} shows {die['value']} but "
-                                               f"the revealed seed gives {want}")
-                report.rolls_verified += 1
-                report.dice_verified += len(faces)
+            self._check_faces(dice.EpochDice(seed, game_id, number, epoch["entropy"]), epoch, report)
         epoch["revealed"] = True
         report.epochs_revealed += 1
-        return None
-    return open_epoch
+        self.open_epoch = None
+
+    def _check_faces(self, derived: dice.EpochDice, epoch: dict, report: Report) -> None:
+        """Every die of a revealed epoch against the face its seed gives (scheme 2: with the
+        roll's input; a roll whose input is concealed in this copy is not checked)."""
+        derive = derived.face
+        for roll_line, faces, input in epoch["rolls"]:
+            if self.scheme2 and input is None:
+                continue
+            for die in faces:
+                sides = die["sides"]
+                if not 2 <= sides <= _TWO_64:
+                    continue  # already reported at the roll
+                want = derive(die["nonce"], sides, input)
+                if want != die["value"]:
+                    report.fail(roll_line, f"die nonce {die['nonce']} shows {die['value']} but "
+                                           f"the revealed seed gives {want}")
+            report.rolls_verified += 1
+            report.dice_verified += len(faces)
+
+
+def _concealed_here(data: dict, name: str) -> bool:
+    """Whether field ``name`` of a format-2 line is concealed in this copy (its value a
+    commitment, its salt withheld: docs/dice.md, "Concealed fields")."""
+    concealed = data.get(chain.CONCEALED)
+    return isinstance(concealed, dict) and name in concealed and concealed[name] is None
 
 
 def verify_chain(lines: Iterable[dict], prev: str, first: int, fmt: int = 1) -> list[tuple[int, str]]:

@@ -159,7 +159,7 @@ def vp_totals(initial: dict | None, track: Iterable[dict]) -> dict:
 # ============================================================================= dice audit ====
 def dice_empty() -> dict:
     return {"version": 0, "game_id": None, "pos": empty_position(), "gone_rolls": [], "epochs": [],
-            "open": {}, "rolls": []}
+            "open": {}, "scheme": 1, "input": "", "rolls": []}
 
 
 def _roll_fields(d: dict) -> dict:
@@ -170,17 +170,17 @@ def _roll_fields(d: dict) -> dict:
 
 def roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str | None) -> str:
     """"verified" (its epoch is revealed and every die equals the face derived from the seed,
-    docs/dice.md section 2), "failed" (revealed, and a die or the commitment does not match) or
-    "unrevealed" (no reveal yet, or this viewer is not shown the dice)."""
+    docs/dice.md section 2: scheme 2 with the roll's ``input`` when it has one), "failed"
+    (revealed, and a die or the commitment does not match) or "unrevealed" (no reveal yet, or
+    this viewer is not shown the dice)."""
     if epoch is None or epoch["seed"] is None or redacted:
         return "unrevealed"
     if epoch["status"] == "failed":
         return "failed"
     try:
-        seed = bytes.fromhex(epoch["seed"])
+        derived = dice.EpochDice(bytes.fromhex(epoch["seed"]), game_id, epoch["epoch"], epoch["client_entropy"] or "")
         for die in data_of(roll).get("dice"):
-            if dice.face(seed, game_id, epoch["epoch"], epoch["client_entropy"] or "",
-                         die["nonce"], die["sides"]) != die["value"]:
+            if derived.face(die["nonce"], die["sides"], roll.get("input")) != die["value"]:
                 return "failed"
     except (KeyError, TypeError, ValueError):
         return "failed"  # a die that cannot be recomputed does not verify
@@ -196,7 +196,11 @@ def dice_apply(view: dict, line: dict) -> dict:
     kind, d = line["type"], data_of(line)
     before, pos = step_position(view["pos"], line)
     new = {**view, "version": line["seq"], "pos": pos, "game_id": view["game_id"] or line.get("game_id")}
-    if kind == "DiceEpochOpened":
+    if kind == "GameCreated":
+        new["scheme"] = 2 if d.get("format") == 2 else 1  # format 2 rolls with scheme 2 (docs/dice.md)
+    elif kind == "OrderAccepted" and view.get("scheme") == 2:
+        new["input"] = d.get("order_id")  # the input of the rolls that follow
+    elif kind == "DiceEpochOpened":
         epoch = {"epoch": d.get("epoch"), "opened_seq": line["seq"], "commitment": d.get("commitment"),
                  "client_entropy": d.get("client_entropy"), "revealed_seq": None, "seed": None, "status": "open"}
         new["epochs"] = [*view["epochs"], epoch]
@@ -208,6 +212,8 @@ def dice_apply(view: dict, line: dict) -> dict:
         roll = {"seq": line["seq"], "turn": before[0], "phase": before[1],
                 "superseded": line["seq"] in view["gone_rolls"], "status": "unrevealed",
                 "epoch_at": at, "redacted": bool(line.get("redacted")), **source(line)}
+        if view.get("scheme") == 2:
+            roll["input"] = view.get("input", "")
         roll["status"] = roll_status(roll, view["epochs"][at] if at is not None else None,
                                      roll["redacted"], new["game_id"])
         new["rolls"] = [*view["rolls"], roll]

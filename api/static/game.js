@@ -7,7 +7,7 @@
   var W = window.Warlog, $ = W.$;
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
-  var pendingKey = null, pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
+  var pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
     shownOrders = null, standing = null;
 
   // ----------------------------------------------------------------------- order fields ----
@@ -318,6 +318,38 @@
   }
 
   // ---------------------------------------------------------------------------- sending ----
+  /* An order's id is kept in this browser, per seat, until an order is accepted under it: a
+   * refused order's next attempt, corrected or not, has the same id and so the same dice; a new id
+   * after a refusal would be a new roll a dishonest server could wait for (docs/dice.md, "Retries
+   * keep their id"). */
+  function pendingOrderId(seat) {
+    var id = (W.keys.load(gameId).pending_orders || {})[seat];
+    if (id) return id;
+    id = W.uuid();
+    W.keys.update(gameId, function (k) { k.pending_orders = Object.assign({}, k.pending_orders, { [seat]: id }); });
+    return id;
+  }
+
+  function spendOrderId(seat, id) {
+    W.keys.update(gameId, function (k) {
+      if (k.pending_orders && k.pending_orders[seat] === id) delete k.pending_orders[seat];
+    });
+  }
+
+  /** Whether the log holds an OrderAccepted under ``id``: what spends an id the server says was used. */
+  async function acceptedInLog(id, token) {
+    var after = 0;
+    while (after !== null && after !== undefined) {
+      var page = await W.api("/api/v1/games/" + gameId + "/events?limit=500&after=" + after, { token: token });
+      if (!page.ok) return false;
+      if ((page.body.events || []).some(function (line) {
+        return line.type === "OrderAccepted" && line.data && line.data.order_id === id;
+      })) return true;
+      after = page.body.next_after;
+    }
+    return false;
+  }
+
   async function send(e) {
     e.preventDefault();
     var mine = W.keys.seat(gameId), template = currentTemplate();
@@ -355,18 +387,18 @@
       renderSealed();
       return;
     }
-    pendingKey = pendingKey || W.uuid();
+    var orderId = pendingOrderId(mine.seat);
     $("send").disabled = true;
     W.status("Sending…");
-    var headers = { "Idempotency-Key": pendingKey };
+    var headers = { "Idempotency-Key": orderId };
     if (legal && legal.version) headers["If-Match"] = '"' + legal.version + '"';
     var jwk = (W.keys.load(gameId).signing || {})[mine.seat];
     if (jwk) {  // a seat with a key signs the order over the head it saw; a resend, the same signature
       var body = W.canonical(order);
-      if (!pendingSignature || pendingSignature.key !== pendingKey || pendingSignature.body !== body) {
+      if (!pendingSignature || pendingSignature.key !== orderId || pendingSignature.body !== body) {
         var head = summary.chain_head;
-        pendingSignature = { key: pendingKey, body: body, head: head,
-                             signature: await W.signing.signOrder(jwk, gameId, pendingKey, order, head) };
+        pendingSignature = { key: orderId, body: body, head: head,
+                             signature: await W.signing.signOrder(jwk, gameId, orderId, order, head) };
       }
       headers["Warlog-Signature"] = pendingSignature.signature;
       headers["Warlog-Head"] = pendingSignature.head;
@@ -375,7 +407,7 @@
                           { method: "POST", body: order, token: mine.token, headers: headers });
     $("send").disabled = false;
     if (res.ok) {
-      pendingKey = null;
+      spendOrderId(mine.seat, orderId);
       if (res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
       showResult(res.body, order);
       W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
@@ -386,13 +418,23 @@
       W.status("Not sure it arrived: " + W.problem(res) + ". Send again: the same order id is reused.", "error");
       return;
     }
-    pendingKey = null;
-    if (res.status === 412 || res.status === 409) {
+    if (res.body && res.body.code === "idempotency_conflict") {
+      if (await acceptedInLog(orderId, mine.token)) {  // an earlier attempt was accepted, its answer lost
+        spendOrderId(mine.seat, orderId);
+        W.status("Not recorded: an earlier order of yours was accepted under this order id (see the history). " +
+                 "Send again: a new id is used.", "error");
+        await refresh();
+        return;
+      }
+      W.status("Refused: " + W.problem(res) + " The log holds no order under this id: it is kept.", "error");
+      return;
+    }
+    if (res.status === 412 || res.status === 409) {  // nothing recorded: the id is kept for the next attempt
       W.status("The game moved on before your order arrived; nothing was recorded. Look again and resend.", "error");
       await refresh();
       return;
     }
-    W.status("Refused: " + W.problem(res), "error");
+    W.status("Refused: " + W.problem(res), "error");  // the id is kept for the next attempt
   }
 
   function showResult(result, order) {
@@ -769,7 +811,6 @@
     $("seat").addEventListener("change", function () {
       var seat = this.value;
       W.keys.update(gameId, function (k) { k.active = seat; });
-      pendingKey = null;
       restartFollowing();
       refresh();
     });

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -115,4 +116,10 @@ def export_verifies(client, game_id: str, headers: dict, path) -> str:
     checked = subprocess.run([sys.executable, "-m", "api.cli", "verify", str(path)], env=env,
                              capture_output=True, text=True, timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+    lines = [json.loads(text) for text in export.data.decode().splitlines()]
+    lines = lines[1:] if "warlog_export" in lines[0] else lines  # export v2's header line
+    assert lines[0]["data"]["format"] == 2 and "DiceCommitted" in {line["type"] for line in lines}, \
+        "a game made now is format 2, its dice scheme 2"
+    if "DiceEpochRevealed" in {line["type"] for line in lines} and "DiceRolled" in {line["type"] for line in lines}:
+        assert " 0 rolls (" not in checked.stdout, checked.stdout  # its dice were checked, not skipped
     return checked.stdout

@@ -122,5 +122,5 @@ def test_falklands_state_lists_units_by_area_and_the_log_speaks_names(server, al
     assert all(len(line) < 2000 for line in lines) and '"25_de_mayo"' not in out
     code, out, err = alice("history", game_id)
     # After two joins with their keys, the epoch, the order and its signature.
-    assert code == 0 and "#9 Spartan moved to Falkland Islands Sea Area" in out, out
+    assert code == 0 and "#11 Spartan moved to Falkland Islands Sea Area" in out, out
     assert "spartan" not in out and "falklands (standard)" in out

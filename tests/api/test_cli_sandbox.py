@@ -27,4 +27,4 @@ def test_new_from_a_position_then_a_sandbox_listed_only_when_asked(server, alice
     code, out, err = alice("games", "--sandbox")
     assert code == 0 and sandbox_id in out, err
     code, out, err = alice("sandbox", game_id, "--at", "99")
-    assert code != 0 and "1 to 4" in err  # created, position set, Red joined, Red's key registered
+    assert code != 0 and "1 to 5" in err  # created, position set, committed, Red joined, its key registered

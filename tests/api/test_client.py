@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -170,7 +171,7 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert ": success" in out or ": failure" in out
     assert "(+1 elite) >= 8" in out
     head = out.strip().splitlines()[-1]
-    assert head.startswith("version 6, chain head ") and len(head.split()[-1]) == 64
+    assert head.startswith("version 8, chain head ") and len(head.split()[-1]) == 64
 
     code, out, err = bob("order", game_id, "note", "Red", "digs", "in", "at", "the", "ridge")
     assert code == 0 and "Red orders note: Red digs in at the ridge" in out
@@ -245,6 +246,9 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     assert len(exported.read_text().splitlines()) == final["version"] + 1  # and the server key's header line
     code, out, err = alice("verify", exported)
     assert code == 0 and out.startswith("OK") and final["chain_head"] in out
+    events = [json.loads(text) for text in exported.read_text().splitlines()[1:]]
+    assert events[0]["data"]["format"] == 2 and "DiceCommitted" in {e["type"] for e in events}  # dice scheme 2
+    assert re.search(r"[1-9][0-9]* rolls \([0-9]+ dice\) verified", out), out
     # the umpire tokens, listed without their secrets, and revoked: the token stops working
     code, out, err = alice("umpire-tokens", game_id)
     assert code == 0 and "umpire: Carol" in out and " live" in out and umpire not in out, err
@@ -259,8 +263,9 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     # watch: a few events then stop; without --count it stops by itself at the game's end
     code, out, err = bob("watch", game_id, "--count", "3")
     assert code == 0, err
-    assert out.splitlines() == ["#1 Game created: freeform (freeform), seats Blue, Red",
-                                "#2 alice joined as Blue", "#3 bob joined as Red"]
+    first, committed, joined = out.splitlines()
+    assert first == "#1 Game created: freeform (freeform), seats Blue, Red" and joined == "#3 alice joined as Blue"
+    assert committed.startswith("#2 Seed of dice epoch 0 committed ahead, commitment ")
     started = time.monotonic()
     code, out, err = bob("watch", game_id, "--from", str(final["version"] - 3))
     assert code == 0, err
@@ -459,7 +464,9 @@ def test_watch_stops_quietly_on_keyboard_interrupt(server, alice, bob, monkeypat
     monkeypatch.setattr(api.client, "_parse_sse", interrupted)
     code, out, err = alice("watch", game_id)
     assert code == 0 and err == ""
-    assert out.splitlines() == ["#1 Game created: freeform (freeform), seats Blue, Red", "#2 alice joined as Blue"]
+    created, committed = out.splitlines()
+    assert created == "#1 Game created: freeform (freeform), seats Blue, Red"
+    assert committed.startswith("#2 Seed of dice epoch 0 committed ahead")
 
 
 def test_watch_of_a_game_that_ended_before_the_given_event_returns_at_once(server, alice, bob):
@@ -532,7 +539,7 @@ def test_watch_json_and_state_at_a_turn(server, alice, bob):
     alice("order", game_id, "advance")  # turn 2 begins
     code, out, err = alice("watch", game_id, "--count", "2", "--json")
     assert code == 0, err
-    assert [json.loads(line)["type"] for line in out.splitlines()] == ["GameCreated", "SeatJoined"]
+    assert [json.loads(line)["type"] for line in out.splitlines()] == ["GameCreated", "DiceCommitted"]
     code, out, err = alice("state", game_id, "--turn", "2")
     assert code == 0 and "turn 2, Move phase" in out and "the start of turn 2" in out
     assert alice.json("state", game_id, "--turn", "1", "--phase", "Fight")["phase"] == "Fight"

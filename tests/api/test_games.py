@@ -130,7 +130,7 @@ def test_a_rejected_order_says_which_rule_it_breaks(client, order, status, code,
     if rule:
         assert body["detail"].startswith(rule + ": ")
     after = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Blue"]).json
-    assert after["version"] == 4  # created, two joins, epoch opened: nothing more was recorded
+    assert after["version"] == 6  # created, committed, two joins, epoch opened, committed: nothing more
 
 
 def test_no_vp_track_is_a_rule_violation(client):

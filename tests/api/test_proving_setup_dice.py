@@ -18,7 +18,8 @@ def events(client, game, seat="Red") -> list[dict]:
 def test_pg_4_1_the_server_rolls_for_system_as_soon_as_the_last_seat_joins(client):
     game = proving_game(client, scenario="muster")
     lines = events(client, game)
-    assert [line["type"] for line in lines][-4:] == ["SeatJoined", "DiceEpochOpened", "DiceRolled", "ControlChanged"]
+    assert [line["type"] for line in lines][-5:] == ["SeatJoined", "DiceEpochOpened", "DiceCommitted", "DiceRolled",
+                                                     "ControlChanged"]
     roll, control = lines[-2]["data"], lines[-1]["data"]
     assert roll["seat"] == "system" and roll["rule"] == "PG 4.1" and roll["epoch"] == 0
     assert roll["target"]["table"] == "PG 4.1 Ground Table"
@@ -41,7 +42,7 @@ def test_pg_4_3_orders_other_than_the_muster_are_refused_until_the_set_up_is_don
     assert still.status_code == 422 and still.json["rule"] == "PG 4" and "waiting for Blue" in still.json["detail"]
 
     last = game.order(client, "Blue", {"kind": "muster"}, "blue-2")
-    assert types(last)[-3:] == ["TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened"]
+    assert types(last)[-4:] == ["TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened", "DiceCommitted"]
     late = game.order(client, "Blue", {"kind": "muster"}, "blue-3")
     assert late.status_code == 422 and late.json["rule"] == "PG 4.2"
     play = game.order(client, "Red", {"kind": "advance", "hex": "J4"}, "red-4")
@@ -66,12 +67,19 @@ def test_pg_4_every_set_up_die_is_re_derived_from_the_export_after_the_reveal(cl
     seed = bytes.fromhex(revealed["seed"])
     assert dice.commitment(seed) == opened["commitment"]
 
-    rolls = [line["data"] for line in lines if line["type"] == "DiceRolled"]
-    assert rolls and all(r["epoch"] == 0 for r in rolls)
-    for r in rolls:  # every face, from the seed revealed, exactly as docs/dice.md derives it
+    rolls, order_id = [], ""  # a roll's input: the id of the last order accepted before it ("" for none)
+    for line in lines:
+        if line["type"] == "OrderAccepted":
+            order_id = line["data"]["order_id"]
+        elif line["type"] == "DiceRolled":
+            rolls.append((line["data"], order_id))
+    assert rolls and all(r["epoch"] == 0 for r, _ in rolls)
+    assert {input for r, input in rolls if r["seat"] == "system"} == {""}  # the opening, before any order
+    for r, input in rolls:  # every face, from the seed revealed, exactly as docs/dice.md derives it
         for die in r["dice"]:
-            assert die["value"] == dice.face(seed, game.game_id, 0, opened["client_entropy"], die["nonce"],
-                                             die["sides"])
+            assert die["value"] == dice.face2(seed, game.game_id, 0, opened["client_entropy"], input, die["nonce"],
+                                              die["sides"])
+    rolls = [r for r, _ in rolls]
     assert report.rolls_verified == len(rolls)
 
     # The forces follow from the dice by the tables of PG 4.2: strength, then one roll per company.

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from api import reads
+from domain import dice
 from domain.rulesets.freeform.rules import Freeform
 from domain.rulesets.toolkit.hidden import ORDER_FIELDS
 from domain.verify import verify_text
@@ -215,15 +216,16 @@ def test_history_groups_lines_by_turn_phase_and_operation(client, api_service):
     shape = [(t["turn"], [(p["phase"], [(o["order_id"], o["seat"], [ln["type"] for ln in o["lines"]])
                                         for o in p["operations"]]) for p in t["phases"]]) for t in body["turns"]]
     assert shape == [(1, [
-        ("Move", [(None, None, ["GameCreated"]),
+        ("Move", [(None, None, ["GameCreated", "DiceCommitted"]),
                   (None, "Blue", ["SeatJoined"]),
-                  (None, "Red", ["SeatJoined", "DiceEpochOpened"]),
+                  (None, "Red", ["SeatJoined", "DiceEpochOpened", "DiceCommitted"]),
                   ("r1", "Blue", ["OrderAccepted", "DiceRolled"]),
                   ("v1", "Red", ["OrderAccepted", "VPScored"]),
                   ("a1", "Blue", ["OrderAccepted", "PhaseAdvanced"])]),
         ("Fight", [("r2", "Red", ["OrderAccepted", "DiceRolled"]),
                    # an order that ends the turn stays whole, in the phase it was given in
-                   ("a2", "Red", ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened"])]),
+                   ("a2", "Red", ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened",
+                                  "DiceCommitted"])]),
     ])]
     every = [ln for t in body["turns"] for p in t["phases"] for o in p["operations"] for ln in o["lines"]]
     assert [ln["seq"] for ln in every] == [line["seq"] for line in lines]  # each line once, in order
@@ -258,7 +260,8 @@ def test_dice_are_unrevealed_with_no_seed_until_the_turn_ends_then_verified(clie
     [epoch] = before["epochs"]
     assert epoch["seed"] is None and epoch["revealed_seq"] is None and epoch["status"] == "open"
     assert set(epoch) == {"epoch", "opened_seq", "commitment", "client_entropy", "revealed_seq", "seed", "status"}
-    assert epoch["client_entropy"] == "cs-Blue|cs-Red" and len(epoch["commitment"]) == 64
+    assert epoch["client_entropy"] == dice.client_entropy_v2([], {"Blue": "cs-Blue", "Red": "cs-Red"})
+    assert len(epoch["commitment"]) == 64
     unrevealed = "\n".join(api_service.export(game.game_id))
     assert '"DiceEpochRevealed"' not in unrevealed
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+from domain import dice
 from domain.rulesets import find_ruleset
 from domain.rulesets.stf import play
 from domain.rulesets.toolkit import coverage
@@ -31,9 +32,12 @@ def test_an_stf_game_has_one_human_seat_and_dice_epoch_0_opens_when_the_player_j
     assert created.json["seats"] == ["Player"] and list(created.json["invites"]) == ["Player"]
     game = stf_game(client)
     lines = events(client, game)
-    assert [line["type"] for line in lines] == ["GameCreated", "SeatJoined", "DiceEpochOpened"]
+    assert [line["type"] for line in lines] == ["GameCreated", "DiceCommitted", "SeatJoined", "DiceEpochOpened",
+                                                "DiceCommitted"]
     assert lines[0]["data"]["seats"] == ["Player", "system"]
-    assert lines[-1]["data"]["epoch"] == 0
+    assert lines[-2]["data"]["epoch"] == 0
+    # a solitaire game's one seat counts: its client seed is the whole of epoch 0's (system has none)
+    assert lines[-2]["data"]["client_entropy"] == dice.client_entropy_v2([], {"Player": lines[2]["data"]["client_seed"]})
     summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Player"]).json
     assert summary["status"] != "waiting" and summary["whose_move"] == ["Player"]
     assert [s["seat"] for s in summary["seats"]] == ["Player"]

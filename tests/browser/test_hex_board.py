@@ -126,7 +126,7 @@ def test_a_proving_ground_game_page_draws_its_hex_map_and_refuses_a_blocked_sigh
 
 
 def test_the_offline_replay_of_a_proving_game_draws_its_hex_map(tmp_path, open_tab):
-    g = Game.create("proving", game_id=UUID(int=606))
+    g = Game.create("proving", game_id=UUID(int=606), seed_for=seed_for)
     g.join("Red", "red", "r", seed_for)
     g.join("Blue", "blue", "b", seed_for)
     g.submit("Red", "o1", {"kind": "sight", "from": "L8", "to": "L12"}, seed_for)

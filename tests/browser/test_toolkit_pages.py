@@ -156,7 +156,7 @@ def test_only_the_live_replay_offers_a_fork(server, open_tab, tmp_path):
     page = tab.goto(f"{server}/games/{game_id}/replay").page
     assert page.locator("#fork").is_visible()
 
-    g = Game.create("proving", game_id=UUID(int=707))
+    g = Game.create("proving", game_id=UUID(int=707), seed_for=seed_for)
     g.join("Red", "red", "r", seed_for)
     g.join("Blue", "blue", "b", seed_for)
     g.submit("Red", "o1", {"kind": "roll_score"}, seed_for)

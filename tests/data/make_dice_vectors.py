@@ -3,7 +3,9 @@
 Every HMAC-SHA256 is computed by the OpenSSL command line
 (``openssl dgst -sha256 -mac HMAC -macopt hexkey:<seed hex>``, message on stdin as UTF-8), so the
 vectors are an independent check of domain/dice.py; Python only builds the message string and does
-the integer comparison and modulo of the rejection step. Run from the repository root:
+the integer comparison and modulo of the rejection step. Scheme 2's client entropies are the
+``sha256sum`` of RFC 8785 texts written out here by hand (not made by a JSON library). Run from
+the repository root:
 
     .venv/bin/python tests/data/make_dice_vectors.py > tests/data/dice_vectors.json
 
@@ -78,6 +80,78 @@ def first_nonce_with(seed_hex: str, game_id: str, epoch: int, entropy: str, min_
     return nonce
 
 
+# -- scheme 2 (format 2) -----------------------------------------------------------------------------
+# Client entropies: the RFC 8785 text of {"orders": [...], "seeds": {...}}, written by hand (keys
+# sorted by UTF-16 code units: "𝔸" U+1D538 is written as the surrogates D835 DD38, so it sorts
+# before "ﬀ" U+FB00, unlike in code-point order; no escapes but for '"', '\\' and controls).
+ENTROPIES = [
+    # (label, orders, seeds, the RFC 8785 text of {"orders": orders, "seeds": seeds})
+    ("E1", [], {"Blue": "seed-Blue", "Red": "seed-Red"},
+     '{"orders":[],"seeds":{"Blue":"seed-Blue","Red":"seed-Red"}}'),
+    ("E2", ["o1", "ordre-é|2"], {"Player": ""},
+     '{"orders":["o1","ordre-é|2"],"seeds":{"Player":""}}'),
+    ("E3", ["骰子-1", "Ærø", "sealed:1:Axis:0"], {"Allies": "", "Axis": "panzer", "Zulu": "München"},
+     '{"orders":["骰子-1","Ærø","sealed:1:Axis:0"],"seeds":{"Allies":"","Axis":"panzer","Zulu":"München"}}'),
+    ("E4", ["a\"b"], {"ﬀ": "b", "𝔸": "a"},
+     '{"orders":["a\\"b"],"seeds":{"𝔸":"a","ﬀ":"b"}}'),
+]
+
+CASES2 = [
+    # (seed, game_id, epoch, client entropy label, input: the order id, nonce, sides)
+    (seed("warlog scheme 2 vector 1"), GAME_A, 0, "E1", "", 0, 6),  # a set-up roll: no order yet
+    (seed("warlog scheme 2 vector 2"), GAME_A, 0, "E1", "o1", 0, 1000),
+    (seed("warlog scheme 2 vector 2"), GAME_A, 0, "E1", "o1", 1, 1000),
+    (seed("warlog scheme 2 vector 2"), GAME_A, 0, "E1", "o2", 0, 1000),  # another order, the same nonce
+    (seed("warlog scheme 2 vector 3"), GAME_B, 3, "E2", "3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b", 17, 20),
+    (seed("warlog scheme 2 vector 4"), GAME_A, 5, "E3", "ordre-é|骰子", 8, 100),  # non-ASCII, with '|'
+    (seed("warlog scheme 2 vector 5"), GAME_B, 2, "E4", "sealed:1:Blue:0", 4, 10),  # a server-made id
+]
+
+
+def sha256sum(text: str) -> str:
+    """sha256 of the UTF-8 text, hex, by the coreutils command line."""
+    return subprocess.run(["sha256sum"], input=text.encode("utf-8"), capture_output=True,
+                          check=True).stdout.decode().split()[0]
+
+
+def roll2(seed_hex: str, game_id: str, epoch: int, entropy: str, input: str, nonce: int,
+          sides: int) -> tuple[int, int]:
+    """(face, attempts) by scheme 2: the message is game_id|epoch|client_entropy|input|nonce|i."""
+    return roll(seed_hex, game_id, epoch, f"{entropy}|{input}", nonce, sides)
+
+
+def first_nonce2_with(seed_hex: str, game_id: str, epoch: int, entropy: str, input: str, min_attempts: int) -> int:
+    nonce = 0
+    while roll2(seed_hex, game_id, epoch, entropy, input, nonce, BIG)[1] < min_attempts:
+        nonce += 1
+    return nonce
+
+
+def scheme2() -> tuple[list[dict], list[dict]]:
+    """Scheme 2's client-entropy vectors and die vectors."""
+    entropies, by_label = [], {}
+    for label, orders, seeds, text in ENTROPIES:
+        assert json.loads(text) == {"orders": orders, "seeds": seeds}, label  # the text says what it claims
+        by_label[label] = sha256sum(text)
+        entropies.append({"orders": orders, "seeds": seeds, "jcs": text, "client_entropy": by_label[label]})
+    cases = list(CASES2)
+    # Rejection-step vectors: the first nonce whose first draw (the second: first two draws) is
+    # rejected for a die of 2**63 + 1 sides.
+    for label, game_id, epoch, entropy, input, want in (
+            ("warlog scheme 2 vector 6", GAME_A, 1, "E3", "Ærø", 2),
+            ("warlog scheme 2 vector 7", GAME_B, 4, "E1", "o-9", 3)):
+        s = seed(label)
+        cases.append((s, game_id, epoch, entropy, input,
+                      first_nonce2_with(s, game_id, epoch, by_label[entropy], input, want), BIG))
+    vectors = []
+    for seed_hex, game_id, epoch, label, input, nonce, sides in cases:
+        face, attempts = roll2(seed_hex, game_id, epoch, by_label[label], input, nonce, sides)
+        vectors.append({"seed_hex": seed_hex, "game_id": game_id, "epoch": epoch,
+                        "client_entropy": by_label[label], "input": input, "nonce": nonce, "sides": sides,
+                        "face": face, "attempts": attempts})
+    return entropies, vectors
+
+
 def main() -> None:
     cases = list(CASES)
     # Rejection-step vectors: the first nonce whose first draw (and, for the second, first two
@@ -105,6 +179,15 @@ def main() -> None:
         ),
         "vectors": vectors,
     }
+    entropies, vectors2 = scheme2()
+    doc["comment_scheme2"] = (
+        "Scheme 2 (format-2 games), made the same way: msg = '{game_id}|{epoch}|{client_entropy}|"
+        "{input}|{nonce}|{i}', where input is the id of the order that made the roll ('' for none). "
+        "Each client_entropy is the sha256 ('sha256sum', coreutils) of the RFC 8785 text in "
+        "client_entropy_v2, written out by hand in make_dice_vectors.py. The seeds are sha256 of "
+        "the text 'warlog scheme 2 vector N'.")
+    doc["client_entropy_v2"] = entropies
+    doc["vectors_scheme2"] = vectors2
     json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 
@@ -114,16 +197,17 @@ def _cell(text: str) -> str:
 
 
 def render_doc(doc: dict) -> str:
-    """The generated part of docs/dice.md: the vector table and the umpire's snippet."""
-    out = [DOC_BEGIN, "",
+    """The generated part of docs/dice.md: the vector tables and the umpire's snippets."""
+    out = [DOC_BEGIN, "", "**Scheme 1** (format-1 games):", "",
            "| # | seed_hex | game_id | epoch | client_entropy | nonce | sides | face | attempts |",
            "|---|---|---|---|---|---|---|---|---|"]
     for n, v in enumerate(doc["vectors"], start=1):
         sides = "2\\*\\*63 + 1" if v["sides"] == 2**63 + 1 else str(v["sides"])
         out.append(f"| {n} | `{v['seed_hex']}` | `{v['game_id']}` | {v['epoch']} | "
                    f"{_cell(v['client_entropy'])} | {v['nonce']} | {sides} | {v['face']} | {v['attempts']} |")
+    out += render_scheme2(doc)
     v = doc["vectors"][2]  # a d6 with the client entropy of two seats
-    out += ["", "```python",
+    out += ["", "To check a die of a format-1 game by hand (here vector 3):", "", "```python",
             "import hashlib, hmac",
             "",
             f"seed_hex = {v['seed_hex']!r}  # DiceEpochRevealed.data.seed",
@@ -143,8 +227,49 @@ def render_doc(doc: dict) -> str:
             "        break",
             "    i += 1",
             'print("face", x % sides + 1, "OK" if x % sides + 1 == value else f"MISMATCH: the log says {value}")',
+            "```"]
+    v = doc["vectors_scheme2"][1]  # a d1000 of order o1
+    out += ["", "To check a die of a format-2 game by hand (here scheme-2 vector 2):", "", "```python",
+            "import hashlib, hmac",
+            "",
+            f"seed_hex = {v['seed_hex']!r}  # DiceEpochRevealed.data.seed",
+            f"commitment = {hashlib.sha256(bytes.fromhex(v['seed_hex'])).hexdigest()!r}  # DiceCommitted.data.commitment",
+            f"game_id = {v['game_id']!r}  # the line's game_id",
+            f"epoch = {v['epoch']}  # DiceRolled.data.epoch",
+            f"client_entropy = {v['client_entropy']!r}  # DiceEpochOpened.data.client_entropy",
+            f"input = {v['input']!r}  # order_id of the last OrderAccepted before the roll ('' if none)",
+            f"nonce, sides, value = {v['nonce']}, {v['sides']}, {v['face']}  # one entry of DiceRolled.data.dice",
+            "",
+            "seed = bytes.fromhex(seed_hex)",
+            'assert hashlib.sha256(seed).hexdigest() == commitment, "seed does not match the commitment"',
+            "limit, i = 2**64 - (2**64 % sides), 0",
+            "while True:",
+            '    msg = f"{game_id}|{epoch}|{client_entropy}|{input}|{nonce}|{i}".encode("utf-8")',
+            '    x = int.from_bytes(hmac.new(seed, msg, hashlib.sha256).digest()[:8], "big")',
+            "    if x < limit:",
+            "        break",
+            "    i += 1",
+            'print("face", x % sides + 1, "OK" if x % sides + 1 == value else f"MISMATCH: the log says {value}")',
             "```", "", DOC_END]
     return "\n".join(out) + "\n"
+
+
+def render_scheme2(doc: dict) -> list[str]:
+    """Scheme 2's tables: the dice (client entropy named by its vector) and the client entropies."""
+    label = {e["client_entropy"]: f"E{n}" for n, e in enumerate(doc["client_entropy_v2"], start=1)}
+    out = ["", "**Scheme 2** (format-2 games; `client_entropy` is the entropy vector named, below):", "",
+           "| # | seed_hex | game_id | epoch | client_entropy | input | nonce | sides | face | attempts |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for n, v in enumerate(doc["vectors_scheme2"], start=1):
+        sides = "2\\*\\*63 + 1" if v["sides"] == 2**63 + 1 else str(v["sides"])
+        out.append(f"| {n} | `{v['seed_hex']}` | `{v['game_id']}` | {v['epoch']} | {label[v['client_entropy']]} | "
+                   f"{_cell(v['input'])} | {v['nonce']} | {sides} | {v['face']} | {v['attempts']} |")
+    out += ["", "**Client entropy, scheme 2**: sha256 of the RFC 8785 text, e.g. "
+                "`printf '%s' 'TEXT' | sha256sum`:", "",
+            "| # | RFC 8785 text of {orders, seeds} | client_entropy |", "|---|---|---|"]
+    for n, e in enumerate(doc["client_entropy_v2"], start=1):
+        out.append(f"| E{n} | {_cell(e['jcs'])} | `{e['client_entropy']}` |")
+    return out
 
 
 if __name__ == "__main__":

@@ -285,7 +285,7 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     srv.secrets.update([admin, *invites.values()])
     assert set(invites) == {"Blue", "Red"}
     assert f"invite for Blue: {invites['Blue']}" in out and f"admin token: {admin}" in out
-    assert "seats: Blue, Red" in out and "version 1," in out
+    assert "seats: Blue, Red" in out and "version 2," in out  # GameCreated, DiceCommitted
     assert stat.S_IMODE(srv.config_path("creator").stat().st_mode) == 0o600
 
     # Each player joins from his own machine (his own config file); the game then starts.
@@ -346,8 +346,9 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     assert "Turn 1: Fight phase" in srv.cli("blue", "order", gid, "advance").stdout
     turn = json.loads(srv.cli("red", "order", gid, "advance", "--json").stdout)
     types = [e["type"] for e in turn["events"]]
-    assert types == ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened"], types
+    assert types == ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened", "DiceCommitted"], types
     assert turn["events"][2]["data"]["epoch"] == 0 and turn["events"][3]["data"]["epoch"] == 1
+    assert turn["events"][4]["data"]["epoch"] == 2  # the seed of the epoch after, committed ahead
 
     # A take-back: Red asks, Blue accepts, all through the CLI.
     srv.cli("red", "order", gid, "note", "3 Bde retreats (a misclick)")

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from domain import chain
-
+from domain import chain, dice
 from domain.errors import GameNotFound, NotYourMove, RuleViolation
 from domain.verify import verify_text
 
@@ -16,10 +15,12 @@ def test_a_whole_freeform_game_is_played_recorded_and_verified(app):
     created = app.create_game("freeform", options={"sides": ["Axis", "Allies"], "phases": ["Move", "Combat"],
                                                    "last_turn": 3})
     gid = created.game_id
-    assert created.version == 1 and created.events[0]["type"] == "GameCreated"
+    assert [e["type"] for e in created.events] == ["GameCreated", "DiceCommitted"]
     app.join(gid, "Axis", "heinz", client_seed="panzer")
-    opened = app.join(gid, "Allies", "monty", client_seed="desert").events[-1]
-    assert opened["type"] == "DiceEpochOpened" and opened["data"]["client_entropy"] == "desert|panzer"
+    opened, committed = app.join(gid, "Allies", "monty", client_seed="desert").events[-2:]
+    assert opened["type"] == "DiceEpochOpened" and committed["type"] == "DiceCommitted"
+    assert opened["data"]["client_entropy"] == dice.client_entropy_v2([], {"Axis": "panzer", "Allies": "desert"})
+    assert opened["data"]["commitment"] == created.events[1]["data"]["commitment"]
 
     n = 0
     for turn in range(1, 4):
@@ -37,7 +38,7 @@ def test_a_whole_freeform_game_is_played_recorded_and_verified(app):
         if turn < 3:
             closed = app.submit_order(gid, "Allies", f"t{turn}-turn", {"kind": "advance"})
             assert [e["type"] for e in closed.events] == [
-                "OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened"]
+                "OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened", "DiceCommitted"]
     with pytest.raises(RuleViolation, match="FF 2: turn 3 is the last turn"):
         app.submit_order(gid, "Allies", "too-far", {"kind": "advance"})
 

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from domain import chain
+from domain import game as game_module
 from domain.errors import GameNotFound, IntegrityFailure
 from domain.service import Warlog
 from domain.storage import config_from_env
@@ -18,10 +19,8 @@ from tests.integration.test_cli import warlog
 
 
 def rechained(lines: list[dict]) -> list[str]:
-    """The lines with their chain made again, as a forger (or an old server) would write them: as
-    a format-1 file, since RFC 8785 (format 2) has no encoding at all for these values."""
+    """The lines with their chain made again, as a forger (or an old server) would write them."""
     prev, out = chain.GENESIS, []
-    lines[0]["data"].pop("format", None)
     for line in lines:
         line = {**line, "prev_hash": prev}
         line["hash"] = prev = chain.line_hash(line, 1)
@@ -30,7 +29,9 @@ def rechained(lines: list[dict]) -> list[str]:
 
 
 @pytest.fixture
-def exported(tmp_path):
+def exported(tmp_path, monkeypatch):
+    """A format-1 game's export: RFC 8785 (format 2) has no encoding at all for these values."""
+    monkeypatch.setattr(game_module, "FORMAT", 1)
     app = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "a")}), create_tables=True)
     game_id = new_freeform_game(app)
     app.submit_order(game_id, "Blue", "o1", {"kind": "note", "text": "x", "fields": {"range": 1}})

@@ -66,7 +66,8 @@ SNAPSHOT = ("version", "chain_head", "state", "dice", "orders", "seats", "take_b
 class GameMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.game = Game.create("freeform", options={"sides": SIDES, "phases": ["Move", "Fight"], "last_turn": 3})
+        self.game = Game.create("freeform", options={"sides": SIDES, "phases": ["Move", "Fight"], "last_turn": 3},
+                                seed_for=seed_for)
         for side in SIDES:
             self.game.join(side, side.lower(), f"cs-{side}", seed_for)
         self.sent: dict[str, tuple[str, dict, tuple[int, int]]] = {}  # order id -> (seat, order, seqs)

@@ -26,7 +26,7 @@ def seed_for(epoch: int) -> bytes:
 
 
 def started(sides=("Blue", "Red"), phases=("Move", "Fight"), **options) -> Game:
-    game = Game.create("freeform", options={"sides": list(sides), "phases": list(phases), **options})
+    game = Game.create("freeform", options={"sides": list(sides), "phases": list(phases), **options}, seed_for=seed_for)
     for side in sides:
         game.join(side, f"{side.lower()}-player", f"cs-{side}", seed_for)
     return game
@@ -40,18 +40,21 @@ def all_events(game: Game) -> list:
     return list(game.pending_events)
 
 
-def test_created_game_records_setup_and_seats():
-    game = Game.create("freeform", options={"sides": ["AR", "UK"]})
-    (created,) = game.pending_events
+def test_created_game_records_setup_and_seats_and_commits_to_the_first_dice_seed():
+    game = Game.create("freeform", options={"sides": ["AR", "UK"]}, seed_for=seed_for)
+    created, committed = game.pending_events
     assert isinstance(created, ev.GameCreated)
     assert created.seats == ["AR", "UK"]
     assert created.setup["vp"] == {"AR": 0, "UK": 0}
     assert created.prev_hash == "0" * 64
+    # Scheme 2: epoch 0's seed is committed before any seat has joined with its client seed.
+    assert isinstance(committed, ev.DiceCommitted)
+    assert (committed.stream, committed.epoch, committed.commitment) == ("open", 0, dice.commitment(seed_for(0)))
 
 
 def test_unknown_ruleset_names_the_known_ones():
     with pytest.raises(UnknownRuleset, match="freeform"):
-        Game.create("chess")
+        Game.create("chess", seed_for=seed_for)
 
 
 @pytest.mark.parametrize("options, rule", [
@@ -63,11 +66,11 @@ def test_unknown_ruleset_names_the_known_ones():
 ])
 def test_FF_1_2_4_bad_setup_names_the_rule(options, rule):
     with pytest.raises(InvalidSetup, match=rule):
-        Game.create("freeform", options=options)
+        Game.create("freeform", options=options, seed_for=seed_for)
 
 
 def test_seats_orders_refused_until_every_seat_joined():
-    game = Game.create("freeform", options={"sides": ["Blue", "Red"]})
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"]}, seed_for=seed_for)
     game.join("Blue", "alice", "", seed_for)
     version = game.version
     with pytest.raises(RuleViolation, match="waiting for Red"):
@@ -85,11 +88,16 @@ def test_seats_a_seat_is_taken_once_and_unknown_seats_are_named():
 
 def test_dice_epoch_0_opens_when_the_last_seat_joins_with_the_client_entropy():
     game = started()
-    opened = game.pending_events[-1]
+    opened, committed = game.pending_events[-2:]
     assert isinstance(opened, ev.DiceEpochOpened)
     assert opened.epoch == 0
-    assert opened.commitment == dice.commitment(seed_for(0))
-    assert opened.client_entropy == "cs-Blue|cs-Red"
+    assert opened.commitment == dice.commitment(seed_for(0)) == game.pending_events[1].commitment
+    # sha256 of the RFC 8785 text of no orders yet and the seats' client seeds
+    text = '{"orders":[],"seeds":{"Blue":"cs-Blue","Red":"cs-Red"}}'
+    assert opened.client_entropy == hashlib.sha256(text.encode()).hexdigest()
+    # ...and at once the commitment to the next epoch's seed, before any order of this one
+    assert isinstance(committed, ev.DiceCommitted)
+    assert (committed.stream, committed.epoch, committed.commitment) == ("open", 1, dice.commitment(seed_for(1)))
 
 
 def test_illegal_order_records_nothing_and_names_the_rule():
@@ -120,7 +128,8 @@ def test_FF_3_roll_records_faces_from_the_seed_with_consecutive_nonces():
                               seed_for)
     accepted, rolled = game.pending_events[first - 1:last]
     assert isinstance(accepted, ev.OrderAccepted) and isinstance(rolled, ev.DiceRolled)
-    want = [dice.face(seed_for(0), str(game.id), 0, "cs-Blue|cs-Red", n, 6) for n in range(3)]
+    entropy = dice.client_entropy_v2([], {"Blue": "cs-Blue", "Red": "cs-Red"})
+    want = [dice.face2(seed_for(0), str(game.id), 0, entropy, "o1", n, 6) for n in range(3)]
     assert [d["value"] for d in rolled.dice] == want
     assert [d["nonce"] for d in rolled.dice] == [0, 1, 2]
     assert rolled.target["result"] == sum(want) + 1
@@ -155,10 +164,13 @@ def test_FF_2_turn_advance_reveals_the_seed_and_opens_the_next_epoch():
     assert isinstance(game.pending_events[-1], ev.PhaseAdvanced)
     since = game.version
     game.submit("Blue", "o2", {"kind": "advance"}, seed_for)
-    assert emitted(game, since) == ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened"]
-    revealed, opened = game.pending_events[-2:]
+    assert emitted(game, since) == ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened",
+                                    "DiceCommitted"]
+    revealed, opened, committed = game.pending_events[-3:]
     assert revealed.seed == seed_for(0).hex()
     assert opened.epoch == 1 and opened.commitment == dice.commitment(seed_for(1))
+    assert opened.client_entropy == dice.client_entropy_v2(["o1", "o2"], {"Blue": "cs-Blue", "Red": "cs-Red"})
+    assert (committed.epoch, committed.commitment) == (2, dice.commitment(seed_for(2)))
     assert game.state["turn"] == 2 and game.state["phase"] == "Move"
 
 
@@ -166,10 +178,11 @@ def test_client_seed_change_applies_from_the_next_epoch():
     game = started()
     game.change_client_seed("Red", "new-red")
     game.submit("Blue", "o1", {"kind": "roll", "dice": "d6", "purpose": "a"}, seed_for)
-    assert game.dice["entropy"] == "cs-Blue|cs-Red"
+    assert game.dice["entropy"] == dice.client_entropy_v2([], {"Blue": "cs-Blue", "Red": "cs-Red"})
     game.submit("Blue", "o2", {"kind": "advance"}, seed_for)
     game.submit("Blue", "o3", {"kind": "advance"}, seed_for)
-    assert game.pending_events[-1].client_entropy == "cs-Blue|new-red"
+    assert game.pending_events[-2].client_entropy == dice.client_entropy_v2(["o1", "o2", "o3"],
+                                                                            {"Blue": "cs-Blue", "Red": "new-red"})
 
 
 def test_FF_2_last_turn_cannot_be_advanced_past():
@@ -230,10 +243,10 @@ def test_replaying_the_events_rebuilds_the_same_aggregate():
 
 
 def test_a_client_seed_is_text_and_the_system_seat_has_none():
-    game = Game.create("freeform", options={"sides": ["Blue", "Red"]})
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"]}, seed_for=seed_for)
     with pytest.raises(InvalidOrder, match="client seed") as err:
         game.join("Blue", "alice", 12345, seed_for)
-    assert err.value.field == "client_seed" and game.version == 1
+    assert err.value.field == "client_seed" and game.version == 2  # GameCreated, DiceCommitted
     with pytest.raises(InvalidOrder, match="client seed"):
         game.join("Blue", "alice", "x" * 201, seed_for)
     game.join("Blue", "alice", None, seed_for)
@@ -299,7 +312,7 @@ def test_no_client_seed_change_after_the_game_ended():
 
 
 def test_no_seat_is_joined_after_the_game_ended():
-    game = Game.create("freeform", options={"sides": ["Blue", "Red"]})
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"]}, seed_for=seed_for)
     game.join("Blue", "ann", "", seed_for)
     game.concede("Blue", seed_for)
     with pytest.raises(RuleViolation, match="FF 5: the game has ended"):

@@ -36,7 +36,7 @@ steps = st.lists(st.tuples(st.sampled_from(["order", "take_back", "accept", "dec
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps)
 def test_any_order_stream_keeps_the_log_sound(stream):
-    game = Game.create("freeform", options={"sides": SIDES, "phases": ["A", "B"], "last_turn": 4})
+    game = Game.create("freeform", options={"sides": SIDES, "phases": ["A", "B"], "last_turn": 4}, seed_for=seed_for)
     for side in SIDES:
         game.join(side, side, "", seed_for)
     for kind, seat, order, oid in stream:

@@ -79,7 +79,7 @@ def test_falklands_refuses_a_position_without_its_order_of_battle():
 
 
 def test_a_game_from_a_position_records_it_and_replays_after_the_file_changes(monkeypatch):
-    game = Game.create("proving", position="midgame")
+    game = Game.create("proving", position="midgame", seed_for=seed_for)
     created, marked = game.pending_events[:2]
     assert created.setup == MIDGAME.state and created.setup is not MIDGAME.state
     assert (marked.position, marked.digest) == ("midgame", chain.digest(MIDGAME.state))
@@ -93,13 +93,13 @@ def test_a_game_from_a_position_records_it_and_replays_after_the_file_changes(mo
 
 def test_an_unknown_position_or_one_with_options_is_invalid_setup():
     with pytest.raises(InvalidSetup, match="no position 'nowhere'; its positions: midgame"):
-        Game.create("proving", position="nowhere")
+        Game.create("proving", position="nowhere", seed_for=seed_for)
     with pytest.raises(InvalidSetup, match="not both"):
-        Game.create("falklands", options={"uk_operations": 6}, position="opening")
+        Game.create("falklands", options={"uk_operations": 6}, position="opening", seed_for=seed_for)
 
 
 def source_game() -> Game:
-    game = Game.create("proving", position="midgame")
+    game = Game.create("proving", position="midgame", seed_for=seed_for)
     game.join("Red", "r", "", seed_for)
     game.join("Blue", "b", "", seed_for)
     game.submit("Red", "o1", {"kind": "roll_score"}, seed_for)
@@ -108,7 +108,7 @@ def source_game() -> Game:
 
 def test_a_fork_takes_the_state_and_seats_and_nothing_else_of_the_source():
     source = source_game()
-    fork = Game.fork(source, "Red")
+    fork = Game.fork(source, "Red", seed_for=seed_for)
     assert fork.state == source.state and fork.id != source.id
     assert list(fork.seats) == list(source.seats) and not fork.started  # its own seats, to be joined
     assert fork.dice == {"epoch": 0, "commitment": None, "entropy": "", "nonce": 0}
@@ -121,19 +121,19 @@ def test_a_fork_of_an_ended_game_or_of_hidden_state_is_refused_but_the_umpire_ma
     source = source_game()
     source.submit("Blue", "o2", {"kind": "take_marker", "marker": "ambush"}, seed_for)
     with pytest.raises(ForkHidden, match="hidden from Red"):
-        Game.fork(source, "Red")
+        Game.fork(source, "Red", seed_for=seed_for)
     with pytest.raises(ForkHidden, match="hidden from spectators"):
-        Game.fork(source, None)
-    assert Game.fork(source, "umpire").state["markers"]["Blue"] == ["ambush"]
+        Game.fork(source, None, seed_for=seed_for)
+    assert Game.fork(source, "umpire", seed_for=seed_for).state["markers"]["Blue"] == ["ambush"]
     source.concede("Red", seed_for)
     with pytest.raises(InvalidFork, match="ended"):
-        Game.fork(source, "umpire")
+        Game.fork(source, "umpire", seed_for=seed_for)
 
 
 def test_order_around_names_the_order_whose_outcome_runs_past_an_event():
-    source = source_game()  # the order: events 6 (accepted), 7 (the roll), 8 (the VP)
-    assert source.order_around(6) == ("o1", 6, 8) and source.order_around(7) == ("o1", 6, 8)
-    assert source.order_around(8) is None and source.order_around(5) is None
+    source = source_game()  # the order: events 8 (accepted), 9 (the roll), 10 (the VP)
+    assert source.order_around(8) == ("o1", 8, 10) and source.order_around(9) == ("o1", 8, 10)
+    assert source.order_around(10) is None and source.order_around(7) is None
 
 
 def test_a_fork_past_a_snapshot_starts_from_the_state_at_its_event_and_its_export_imports(sqlite_app, tmp_path):
@@ -144,7 +144,7 @@ def test_a_fork_past_a_snapshot_starts_from_the_state_at_its_event_and_its_expor
         sqlite_app.join(source, seat, seat.lower())
     for n in range(15):
         sqlite_app.submit_order(source, ("Red", "Blue")[n % 2], f"o{n}", {"kind": "roll_score"})
-    at = 32  # the end of an order (events 6 + 3n + 2), between the snapshots at 20 and 40
+    at = 34  # the end of an order (events 8 + 3n + 2), between the snapshots at 20 and 40
     replayed = None
     for event in sqlite_app.events.get(UUID(source), lte=at):
         replayed = event.mutate(replayed)

@@ -83,7 +83,7 @@ def seed_for(epoch: int) -> bytes:
 
 @pytest.fixture
 def game() -> Game:
-    g = Game.create("toy")
+    g = Game.create("toy", seed_for=seed_for)
     g.join("Attacker", "ann", "", seed_for)
     g.join("Defender", "dan", "", seed_for)
     return g
@@ -120,7 +120,8 @@ def test_a_roll_after_the_turn_ends_lands_in_the_new_epoch(game):
     since = game.version
     game.submit("Attacker", "o1", {"kind": "end_turn"}, seed_for)
     types = [type(e).__name__ for e in game.pending_events if e.originator_version > since]
-    assert types == ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened", "DiceRolled"]
+    assert types == ["OrderAccepted", "TurnAdvanced", "DiceEpochRevealed", "DiceEpochOpened", "DiceCommitted",
+                     "DiceRolled"]
     assert game.pending_events[-1].epoch == 1
     assert verify([to_line(e) for e in game.pending_events]).ok
 
@@ -151,7 +152,7 @@ register(RollsAfterTheEnd())
 
 
 def test_no_roll_is_recorded_after_the_game_ended():
-    g = Game.create("toy-late-roll")
+    g = Game.create("toy-late-roll", seed_for=seed_for)
     g.join("Attacker", "ann", "", seed_for)
     g.join("Defender", "dan", "", seed_for)
     version = g.version

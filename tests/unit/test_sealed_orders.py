@@ -19,7 +19,7 @@ def seed_for(epoch: int) -> bytes:
 
 
 def sealed_game(sides=("Blue", "Red"), **options) -> Game:
-    game = Game.create("freeform", options={"sides": list(sides), "sealed_orders": True, **options})
+    game = Game.create("freeform", options={"sides": list(sides), "sealed_orders": True, **options}, seed_for=seed_for)
     for side in sides:
         game.join(side, f"{side.lower()}-player", "", seed_for)
     return game
@@ -70,8 +70,8 @@ def test_FF_8_a_round_opens_once_every_side_has_joined_and_ordinary_orders_are_r
 
 def test_FF_8_the_option_is_true_or_false_and_games_without_it_have_no_round():
     with pytest.raises(InvalidSetup, match="FF 8"):
-        Game.create("freeform", options={"sealed_orders": "yes"})
-    game = Game.create("freeform", options={"sides": ["A", "B"]})
+        Game.create("freeform", options={"sealed_orders": "yes"}, seed_for=seed_for)
+    game = Game.create("freeform", options={"sides": ["A", "B"]}, seed_for=seed_for)
     assert "sealed_orders" not in game.options
     game.join("A", "a", "", seed_for)
     game.join("B", "b", "", seed_for)
@@ -173,7 +173,7 @@ def test_FF_8_an_illegal_revealed_order_is_refused_naming_its_rule_and_the_next_
 
 
 def test_order_ids_of_revealed_sealed_orders_are_the_servers():
-    game = Game.create("freeform", options={"sides": ["A", "B"]})
+    game = Game.create("freeform", options={"sides": ["A", "B"]}, seed_for=seed_for)
     game.join("A", "a", "", seed_for)
     game.join("B", "b", "", seed_for)
     with pytest.raises(InvalidOrder, match="server's"):
@@ -247,7 +247,7 @@ def test_FF_8_a_seat_with_a_key_signs_its_seal_and_reveal_and_its_revealed_order
     from domain import signatures
 
     key = signatures.new_private_key()
-    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True})
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "sealed_orders": True}, seed_for=seed_for)
     game.join("Blue", "blue-player", "", seed_for, public_key=signatures.public_key_of(key))
     game.join("Red", "red-player", "", seed_for)
     in_log = {e.hash for e in game.pending_events}.__contains__

@@ -108,7 +108,7 @@ for ruleset in (Ambush(), Campaign(), Forgetful()):
 
 
 def ambush(*policies) -> Game:
-    game = Game.create("toy_ambush")
+    game = Game.create("toy_ambush", seed_for=seed_for)
     game.join("Raider", "r", "", seed_for)
     game.join("Guard", "g", "", seed_for)
     for n, policy in enumerate(policies):
@@ -158,7 +158,7 @@ def test_policies_answer_one_decision_after_another_up_to_the_limit_then_the_sea
 
 
 def test_one_standing_order_per_decision_kind_and_only_for_a_seat_that_joined():
-    game = Game.create("toy_ambush")
+    game = Game.create("toy_ambush", seed_for=seed_for)
     game.join("Guard", "g", "", seed_for)
     game.set_standing_order("Guard", "early", "ambush", "shoot")  # before the game starts: allowed
     with pytest.raises(RuleViolation, match="has not joined"):
@@ -184,10 +184,11 @@ def test_standing_orders_replay_from_the_log_and_the_log_verifies():
 
 
 def test_a_solitaire_campaign_is_rolled_for_system_as_soon_as_the_player_joins():
-    game = Game.create("toy_campaign")
+    game = Game.create("toy_campaign", seed_for=seed_for)
     game.join("Player", "p", "", seed_for)
-    opened, rolled, scored = game.pending_events[-3:]
+    opened, committed, rolled, scored = game.pending_events[-4:]
     assert isinstance(opened, ev.DiceEpochOpened) and opened.epoch == 0
+    assert isinstance(committed, ev.DiceCommitted) and committed.epoch == 1
     assert isinstance(rolled, ev.DiceRolled) and rolled.seat == SYSTEM and rolled.epoch == 0
     assert [d["nonce"] for d in rolled.dice] == [0, 1]
     assert scored.total == Campaign.LIMITS[sum(d["value"] for d in rolled.dice)]
@@ -195,6 +196,6 @@ def test_a_solitaire_campaign_is_rolled_for_system_as_soon_as_the_player_joins()
 
 
 def test_an_opening_roll_not_emitted_is_a_ruleset_bug():
-    game = Game.create("toy_forgetful")
+    game = Game.create("toy_forgetful", seed_for=seed_for)
     with pytest.raises(RulesetBug):
         game.join("Player", "p", "", seed_for)

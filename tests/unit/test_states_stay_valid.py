@@ -37,7 +37,7 @@ def play_holding_states(ruleset: str, options: dict, rng: random.Random, orders:
                         held: list[tuple[object, str]]) -> int:
     """One game of up to ``orders`` random orders, some taken back; every state the game holds
     is added to ``held`` with what it was then. Returns the number of take-backs."""
-    game = Game.create(ruleset, options=options)
+    game = Game.create(ruleset, options=options, seed_for=seed_for)
     for n, seat in enumerate(game.human_seats()):
         game.join(seat, f"p{n}", f"c{n}", seed_for)
     take_backs = 0

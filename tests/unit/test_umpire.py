@@ -19,7 +19,7 @@ def seed_for(epoch: int) -> bytes:
 
 
 def joined(*sides: str, umpire: str | None = None) -> Game:
-    game = Game.create("freeform", None, {"sides": list(sides or ("Blue", "Red"))}, umpire=umpire)
+    game = Game.create("freeform", None, {"sides": list(sides or ("Blue", "Red"))}, umpire=umpire, seed_for=seed_for)
     for seat in sides or ("Blue", "Red"):
         game.join(seat, seat.lower(), "", seed_for)
     return game
@@ -38,11 +38,12 @@ def replayed(game: Game) -> Game:
 
 
 def test_an_umpire_named_at_creation_is_appointed_in_the_log_before_any_seat_joins():
-    game = Game.create("freeform", None, {"sides": ["Blue", "Red"]}, umpire=" Ann ")
-    created, appointed = game.pending_events
-    assert type(appointed).__name__ == "UmpireAppointed" and appointed.originator_version == 2
+    game = Game.create("freeform", None, {"sides": ["Blue", "Red"]}, umpire=" Ann ", seed_for=seed_for)
+    created, committed, appointed = game.pending_events
+    assert type(committed).__name__ == "DiceCommitted"  # the first dice seed is committed to first
+    assert type(appointed).__name__ == "UmpireAppointed" and appointed.originator_version == 3
     assert (appointed.umpire, appointed.agreement, appointed.seats) == ("Ann", APPOINTED_AT_CREATION, [])
-    assert game.umpire == {"name": "Ann", "appointed": 2}
+    assert game.umpire == {"name": "Ann", "appointed": 3}
     assert replayed(game).umpire == game.umpire
     assert describe(to_line(appointed)) == "Ann is the umpire (named at creation), and sees hidden information"
 
@@ -50,7 +51,7 @@ def test_an_umpire_named_at_creation_is_appointed_in_the_log_before_any_seat_joi
 @pytest.mark.parametrize("name", ["", "   ", "x" * 81, 7])
 def test_an_umpire_named_at_creation_needs_a_name(name):
     with pytest.raises(InvalidSetup):
-        Game.create("freeform", None, {"sides": ["Blue", "Red"]}, umpire=name)
+        Game.create("freeform", None, {"sides": ["Blue", "Red"]}, umpire=name, seed_for=seed_for)
 
 
 def test_a_proposed_umpire_is_appointed_only_once_every_seat_has_accepted():
@@ -84,7 +85,7 @@ def test_a_declined_proposal_appoints_nobody():
 
 
 def test_a_seat_that_has_not_joined_cannot_answer_and_the_proposal_waits_for_it():
-    game = Game.create("freeform", None, {"sides": ["Blue", "Red"]})
+    game = Game.create("freeform", None, {"sides": ["Blue", "Red"]}, seed_for=seed_for)
     game.join("Blue", "blue", "", seed_for)
     game.propose_umpire("Ann", "admin")
     game.answer_umpire("Blue", True)

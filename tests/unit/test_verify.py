@@ -16,6 +16,7 @@ import pytest
 import rfc8785
 
 from domain import dice
+from domain import game as game_module
 from domain.verify import verify_text
 from tests.conftest import new_freeform_game
 
@@ -69,11 +70,9 @@ EPOCH0_ROLLS = 3
 EPOCH1_ROLLS = 2
 
 
-@pytest.fixture
-def played(sqlite_app):
+def play(app) -> tuple:
     """A game in turn 2: three rolls in epoch 0 (revealed by the TurnAdvanced), two in epoch 1
     (still open). Returns (app, game_id, export text lines)."""
-    app = sqlite_app
     game_id = new_freeform_game(app)  # phases Move, Fight
     orders = [
         ("Blue", {"kind": "roll", "dice": "2d6", "purpose": "fire at Hill 112"}),
@@ -88,6 +87,19 @@ def played(sqlite_app):
     for n, (seat, order) in enumerate(orders):
         app.submit_order(game_id, seat, f"o{n}", order)
     return app, game_id, list(app.export(game_id))
+
+
+@pytest.fixture
+def played(sqlite_app):
+    """``play``: a game of today's format (2)."""
+    return play(sqlite_app)
+
+
+@pytest.fixture
+def played_format_1(sqlite_app, monkeypatch):
+    """``play`` as a game created before format 2 was: scheme-1 dice, no DiceCommitted."""
+    monkeypatch.setattr(game_module, "FORMAT", 1)
+    return play(sqlite_app)
 
 
 @pytest.fixture
@@ -238,10 +250,20 @@ def time_limit(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def test_die_with_more_than_2_64_sides_is_refused_not_looped_on(lines):
+def test_format_1_game_verifies_with_scheme_1_dice(played_format_1):
+    lines = [json.loads(t) for t in played_format_1[2]]
+    assert "format" not in lines[0]["data"] and not any(line["type"] == "DiceCommitted" for line in lines)
+    opened = lines[index_of(lines, "DiceEpochOpened")]
+    assert opened["data"]["client_entropy"] == "seed-Blue|seed-Red"  # scheme 1: the seeds joined by '|'
+    report, _ = verify_text(played_format_1[2])
+    assert report.ok, report.summary()
+    assert (report.rolls_verified, report.dice_verified) == (EPOCH0_ROLLS, 2 + 1 + 2)
+
+
+def test_die_with_more_than_2_64_sides_is_refused_not_looped_on(played_format_1):
+    lines = [json.loads(t) for t in played_format_1[2]]  # format 2 (RFC 8785) cannot even hash such a number
     i = index_of(lines, "DiceRolled", 0)
     lines[i]["data"]["dice"][0].update(sides=2**64 + 1, value=1)
-    del lines[0]["data"]["format"]  # a format-1 file: format 2 (RFC 8785) cannot even hash such a number
     # Above 2**64 sides no 64-bit draw is ever accepted, so deriving the face would never end.
     with time_limit(3):
         report, _ = verify_text(rechain(lines))
@@ -258,6 +280,9 @@ def test_export_of_game_in_progress_never_contains_the_open_seed(played):
     open_seed = app.seeds.seed_for(game_id, open_epoch)
     assert dice.commitment(open_seed) == game.dice["commitment"]
     assert open_seed.hex() not in whole
+    ahead = app.seeds.seed_for(game_id, open_epoch + 1)  # committed to already (scheme 2), still secret
+    assert game.open_committed == {"epoch": open_epoch + 1, "commitment": dice.commitment(ahead)}
+    assert ahead.hex() not in whole
     # The search itself works: the revealed seed of epoch 0 is found the same way.
     assert app.seeds.seed_for(game_id, 0).hex() in whole
 

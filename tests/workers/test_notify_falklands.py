@@ -14,7 +14,7 @@ def seed_for(epoch: int) -> bytes:
 
 
 def test_an_interception_or_fire_decision_is_mailed_to_the_uk_with_its_prompt():
-    g = Game.create("falklands")
+    g = Game.create("falklands", seed_for=seed_for)
     g.join("UK", "uk", "", seed_for)
     g.join("AR", "ar", "", seed_for)
     g.submit("UK", "s", {"kind": "setup", "submarines": {"spartan": "falklands", "splendid": "sa7"}}, seed_for)
@@ -41,7 +41,7 @@ def test_an_interception_or_fire_decision_is_mailed_to_the_uk_with_its_prompt():
 
 def test_the_turn_mail_names_units_and_areas_as_the_game_does():
     """Issue 29 item 15: "Sheffield moved from Sea Area 4 to …", not ``sheffield`` … ``sa4``."""
-    g = Game.create("falklands")
+    g = Game.create("falklands", seed_for=seed_for)
     g.join("UK", "uk", "", seed_for)
     g.join("AR", "ar", "", seed_for)
     g.submit("UK", "s", {"kind": "setup", "submarines": {"spartan": "falklands", "splendid": "sa7"}}, seed_for)

@@ -145,8 +145,8 @@ def test_hostile_text_cannot_break_out_of_the_embedded_json(sqlite_config):
     app.close()
     assert "<script>alert(1)" not in html and html.count("</script>") == 7 and "<!--" not in html
     assert html.count('id="controls"') == 1  # a placeholder in the log is not substituted
-    assert embedded(html, "replay")["frames"][1]["text"].startswith("</script><script>alert(1)</script>@@BODY@@<!--")
-    assert embedded(html, "export-log")["text"].splitlines()[1] == json.dumps(lines[1], sort_keys=True, separators=(",", ":"),
+    assert embedded(html, "replay")["frames"][2]["text"].startswith("</script><script>alert(1)</script>@@BODY@@<!--")
+    assert embedded(html, "export-log")["text"].splitlines()[2] == json.dumps(lines[2], sort_keys=True, separators=(",", ":"),
                                                                              ensure_ascii=False)
 
 
@@ -294,7 +294,7 @@ def falklands_game(n: int, uk_operations: int = 6) -> list[dict]:
     """A complete game of Falklands Showdown, both sides playing random legal orders
     (domain/rulesets/falklands/play.py, as the fuzzer does), as export lines."""
     rng = random.Random(n)
-    g = Game.create("falklands", options={"uk_operations": uk_operations}, game_id=UUID(int=n + 1))
+    g = Game.create("falklands", options={"uk_operations": uk_operations}, game_id=UUID(int=n + 1), seed_for=seed_for)
     g.join("UK", "uk", f"u{n}", seed_for)
     g.join("AR", "ar", f"a{n}", seed_for)
     accepted = 0

@@ -25,7 +25,8 @@ def play_one(n: int) -> tuple[Game, int, collections.Counter]:
     """Game ``n``: its orders drawn from ``random.Random(n)``, its dice from ``seed_for`` and its
     id, which is fixed too (the dice depend on it), so game ``n`` is the same game in every run."""
     rng = random.Random(n)
-    g = Game.create("falklands", options={"uk_operations": rng.choice([30, 12, 6])}, game_id=UUID(int=n + 1))
+    g = Game.create("falklands", options={"uk_operations": rng.choice([30, 12, 6])}, game_id=UUID(int=n + 1),
+                    seed_for=seed_for)
     g.join("UK", "uk", f"u{n}", seed_for)
     g.join("AR", "ar", f"a{n}", seed_for)
     accepted = 0

@@ -57,7 +57,7 @@ def test_fs_3_1_ar_sets_up_first_so_the_uk_places_its_submarines_after():
 
 
 def test_fs_3_1_the_ar_seat_cannot_act_during_set_up():
-    g = Game.create("falklands")
+    g = Game.create("falklands", seed_for=seed_for)
     g.join(UK, "u", "", seed_for)
     g.join(AR, "a", "", seed_for)
     with pytest.raises(NotYourMove):
@@ -569,7 +569,7 @@ def test_fs_4_5_no_sudden_death_short_of_the_thresholds():
 
 @pytest.mark.parametrize("seat,winner", [(UK, AR), (AR, UK)])
 def test_fs_4_3_surrender_the_concession_hands_the_war_to_the_opponent(seat, winner):
-    g = Game.create("falklands")
+    g = Game.create("falklands", seed_for=seed_for)
     g.join(UK, "u", "", seed_for)
     g.join(AR, "a", "", seed_for)
     g.submit(UK, "o1", {"kind": "setup", "submarines": {u: TEZ[0] for u in TEZ_SUBS}}, seed_for)

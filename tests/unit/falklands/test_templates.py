@@ -34,7 +34,7 @@ def test_every_offered_decision_answer_is_accepted_and_every_form_is_well_formed
     answered = formed = 0
     for n in range(12):
         rng = random.Random(1000 + n)
-        g = Game.create("falklands")
+        g = Game.create("falklands", seed_for=seed_for)
         g.join("UK", "uk", "", seed_for)
         g.join("AR", "ar", "", seed_for)
         for i in range(400):

@@ -41,7 +41,7 @@ def missing_parts() -> list[str]:
 def play_one(n: int) -> tuple[Game, int]:
     """Campaign ``n``: its orders drawn from ``random.Random(n)``, its dice from ``seed_for`` and its
     id (fixed, as the dice depend on it), so campaign ``n`` is the same in every run."""
-    g = Game.create("stf", game_id=UUID(int=0x57F000 + n))
+    g = Game.create("stf", game_id=UUID(int=0x57F000 + n), seed_for=seed_for)
     g.join("Player", "player", f"p{n}", seed_for)
     accepted = play.play_game(g, random.Random(n), seed_for)
     return g, accepted
@@ -81,7 +81,7 @@ def test_fifty_random_campaigns_end_verify_and_replay():
 def test_every_order_the_campaigns_offer_is_accepted():
     """STF: legal_orders offers only legal orders (the random Player's own variations aside)."""
     for n in range(3):
-        g = Game.create("stf", game_id=UUID(int=0x57F200 + n))
+        g = Game.create("stf", game_id=UUID(int=0x57F200 + n), seed_for=seed_for)
         g.join("Player", "player", f"p{n}", seed_for)
         player, k = play.RandomPlayer(random.Random(n)), 0
         while not g.is_ended:
@@ -148,7 +148,7 @@ def test_the_player_ends_the_phase_after_its_most_orders_in_it():
 def test_a_game_that_waits_for_someone_else_is_reported_as_stalled():
     """play_game stops with a reason instead of looping: here a built state whose pending
     decision is owed by the system seat, which never orders (STF 6.7)."""
-    g = Game.create("stf", game_id=UUID(int=0x57F0FF))
+    g = Game.create("stf", game_id=UUID(int=0x57F0FF), seed_for=seed_for)
     g.join("Player", "player", "p", seed_for)
     g.state = {**g.state, "pending": [{"id": "x-1", "seat": "system", "kind": "x", "rule": "STF 6.7",
                                         "prompt": "?", "options": {}, "context": {"stack": []}}]}

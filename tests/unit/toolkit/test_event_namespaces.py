@@ -89,7 +89,7 @@ def seed_for(epoch: int) -> bytes:
 
 
 def played(ruleset: str) -> Game:
-    game = Game.create(ruleset)
+    game = Game.create(ruleset, seed_for=seed_for)
     game.join("Red", "ann", "", seed_for)
     game.join("Blue", "bob", "", seed_for)
     game.submit("Red", "o1", {"kind": "attack"}, seed_for)
