@@ -68,7 +68,8 @@ def played() -> list[dict]:
     """The game on the aggregate, as export lines (its own format's hashes: rewritten below)."""
     from domain.verify import to_line
 
-    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "phases": ["Move", "Fight"]}, game_id=GAME_ID)
+    game = Game.create("freeform", options={"sides": ["Blue", "Red"], "phases": ["Move", "Fight"]}, game_id=GAME_ID,
+                       seed_for=seed_for)
     game.join("Blue", "blue-player", "seed-Blue", seed_for, public_key=signatures.public_key_of(BLUE_KEY))
     game.join("Red", "red-player", "seed-Red", seed_for)
     for seat, order_id, order in ORDERS:

@@ -284,6 +284,8 @@ def altered_entropy_rechained(x):
     lines = x.lines()
     i = at(lines, "DiceEpochOpened")
     lines[i]["data"]["client_entropy"] = "seed-Blue|seed-Rex"
+    if lines[0]["data"].get("format", 1) == 2:  # scheme 2: the entropy is recomputed from the file
+        return text_of(x, rechain(lines)), i + 1, "client entropy of dice epoch"
     first_roll = at(lines, "DiceRolled")
     return text_of(x, rechain(lines)), first_roll + 1, "but the revealed seed gives"
 

@@ -17,6 +17,7 @@ from domain import chain, signatures
 from domain import game as game_module
 from domain.errors import IntegrityFailure
 from domain.game import Game
+from domain.rulesets import find_ruleset
 from domain.verify import header_line, to_line, verify, verify_head, verify_text
 from domain.storage import config_from_env
 from domain.visibility import Walk, filter_lines
@@ -40,7 +41,7 @@ def lines_of(game: Game) -> list[dict]:
 
 
 def seated(ruleset: str, keys: dict | None = None, **options) -> Game:
-    game = Game.create(ruleset, options=options or None)
+    game = Game.create(ruleset, options=options or None, seed_for=seed_for)
     for side in ("Blue", "Red") if ruleset == "proving" else options["sides"]:
         game.join(side, side.lower(), "", seed_for, public_key=(keys or {}).get(side))
     return game
@@ -96,7 +97,7 @@ def test_a_format_1_game_salts_nothing_and_keeps_its_redacted_lines(monkeypatch)
     lines = lines_of(freeform_with_private_notes())
     assert not any("concealed" in line["data"] for line in lines) and "format" not in lines[0]["data"]
     assert verify(lines).ok
-    reds = filter_lines(Game.create("freeform", options={"sides": ["A", "B"]}).rules, lines, "Red")
+    reds = filter_lines(find_ruleset("freeform"), lines, "Red")
     assert "PLAN-NORTH" not in json.dumps(reds)
     report = verify(reds)
     assert not report.ok and "redacted" in report.summary() and "concealed field" not in report.summary()
@@ -160,7 +161,7 @@ def test_an_order_a_seat_may_not_know_of_at_all_is_concealed_whole_with_its_sign
     """Every field of the OrderAccepted concealed (its type stays): its OrderSigned's seat and
     order id are concealed with it, and the other seat's copy verifies all the same."""
     whole = ("order_id", "seat", "order", "digest", "salt")
-    rules = type(Game.create("freeform", options={"sides": ["A", "B"]}).rules)
+    rules = type(find_ruleset("freeform"))
     monkeypatch.setattr(rules, "concealable", lambda self, t, d: whole if t == "OrderAccepted" else ())
     monkeypatch.setattr(rules, "hidden_fields",
                         lambda self, t, d, v: set(whole) if t == "OrderAccepted" and v != d["seat"] else set())
@@ -182,7 +183,7 @@ def test_an_order_a_seat_may_not_know_of_at_all_is_concealed_whole_with_its_sign
 def test_a_sandbox_forked_by_the_umpire_from_hidden_state_conceals_its_set_up():
     source = seated("proving")
     source.submit("Red", "r-1", {"kind": "take_marker", "marker": "MARKER-AMBUSH"}, seed_for)
-    fork = Game.fork(source, "umpire")
+    fork = Game.fork(source, "umpire", seed_for=seed_for)
     lines = lines_of(fork)
     assert set(lines[0]["data"]["concealed"]) == {"setup"}
     blues = filter_lines(fork.rules, lines, "Blue")
