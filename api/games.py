@@ -86,9 +86,11 @@ def load(schema: type) -> dict:
     return schemas.shared(schema).load(body)
 
 
-def lines_for(caller: Caller, rules: Ruleset, lines: list[dict]) -> list[dict]:
-    """Lines as the caller may see them, each with its readable text."""
-    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer)]
+def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], sealed_revealed: bool | None = None) -> list[dict]:
+    """Lines as the caller may see them, each with its readable text; ``sealed_revealed`` as
+    ``filter_lines`` takes it (by default: whether the lines hold the sealed dice's reveal)."""
+    return [{**line, "text": describe(line, rules)}
+            for line in filter_lines(rules, lines, caller.viewer, sealed_revealed=sealed_revealed)]
 
 
 def server_key():

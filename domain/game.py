@@ -45,6 +45,7 @@ UMPIRE_RULE = "umpire"
 APPOINTED_AT_CREATION = "named at creation"
 APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
 FORMAT = 2  # the format of a game created now (docs/dice.md: line hash, dice scheme, concealed fields)
+SEALED_SEED = -1  # the sealed dice stream's seed: epoch -1 of warlog_dice_seeds (docs/dice.md, "Sealed rolls")
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
 MAX_REASON = 1000  # a take-back request's reason
 MAX_POLICY_ID = 80  # a standing order's name
@@ -102,10 +103,12 @@ def _storable(what: str, value: Any, field: str | None = None) -> None:
 
 class Roll:
     """A roll made while deciding an order: its faces are fixed; target and outcome may be set
-    once the ruleset has compared them. Becomes one DiceRolled event."""
+    once the ruleset has compared them. Becomes one DiceRolled event (a SealedDiceRolled when
+    ``sealed``)."""
 
     def __init__(self, epoch: int, faces: list[dict], seat: str, purpose: str, rule: str | None,
-                 units: list, replaces: int | None, notation: str):
+                 units: list, replaces: int | None, notation: str, sealed: bool = False):
+        self.sealed = sealed
         self.epoch = epoch
         self.dice = faces
         self.notation = notation
@@ -145,10 +148,43 @@ class Roll:
         }
 
 
+class SealedStream:
+    """The sealed dice stream of a game while an order is decided (docs/dice.md, "Sealed rolls"):
+    one seed S* for the whole game, committed at creation, kept under epoch ``SEALED_SEED`` and
+    revealed when the game ends; its nonces count 0, 1, 2, … across the game."""
+
+    def __init__(self, stream: dict | None, seed_for: SeedFor):
+        self._stream = stream
+        self._seed_for = seed_for
+        self.nonce = stream["nonce"] if stream else 0
+        self._seed: bytes | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self._stream is not None and not self._stream["revealed"]
+
+    def faces(self, count: int, sides: int, game_id: str, epoch: int, entropy: str, input: str) -> list[dict]:
+        """Scheme 2's faces (``dice.face2``) keyed by S*, in the open epoch with its client entropy."""
+        if not self.usable:
+            raise RulesetBug("a sealed roll needs the game's sealed dice stream: check Roller.sealable first")
+        if self._seed is None:
+            seed = self._seed_for(SEALED_SEED)
+            if dice.commitment(seed) != self._stream["commitment"]:
+                raise IntegrityFailure("this server does not hold the seed committed for the sealed dice "
+                                       "(an imported game can be read and verified, not continued)")
+            self._seed = seed
+        faces = []
+        for _ in range(count):
+            value = dice.face2(self._seed, game_id, epoch, entropy, input, self.nonce, sides)
+            faces.append({"nonce": self.nonce, "sides": sides, "value": value})
+            self.nonce += 1
+        return faces
+
+
 class Roller:
     """The only source of dice: derives faces from the open epoch's seed (docs/dice.md)."""
 
-    def __init__(self, game: "Game", seed_for: SeedFor):
+    def __init__(self, game: "Game", seed_for: SeedFor, order_id: str | None = None):
         self._game_id = str(game.id)
         self._seed_for = seed_for
         self.epoch = game.dice["epoch"]
@@ -158,6 +194,10 @@ class Roller:
         self._next_entropy = dice.client_entropy(game.client_seeds())
         self._seed: bytes | None = None
         self.rolls: list[Roll] = []
+        # The roll's input (docs/dice.md): the id of the latest OrderAccepted before the rolls, which
+        # is the order being decided when there is one (its OrderAccepted is recorded before them).
+        self.input = game.latest_order_id if order_id is None else order_id
+        self._sealed = SealedStream(game.sealed_dice, seed_for)
 
     def _current_seed(self) -> bytes:
         if self._seed is None:
@@ -171,7 +211,14 @@ class Roller:
         return self._seed
 
     def roll(self, count: int, sides: int, *, seat: str, purpose: str, rule: str | None = None,
-             units: list | tuple = (), replaces: int | None = None, notation: str | None = None) -> Roll:
+             units: list | tuple = (), replaces: int | None = None, notation: str | None = None,
+             sealed: bool = False) -> Roll:
+        if sealed:  # the sealed stream's (docs/dice.md, "Sealed rolls"): check ``sealable`` first
+            faces = self._sealed.faces(count, sides, self._game_id, self.epoch, self.entropy, self.input)
+            made = Roll(self.epoch, faces, seat, purpose, rule, list(units), replaces,
+                        notation or f"{count}d{sides}", sealed=True)
+            self.rolls.append(made)
+            return made
         seed = self._current_seed()
         faces = []
         for _ in range(count):
@@ -182,6 +229,12 @@ class Roller:
                     notation or f"{count}d{sides}")
         self.rolls.append(made)
         return made
+
+    @property
+    def sealable(self) -> bool:
+        """Whether this game has a sealed dice stream to roll in now (format 2: committed at
+        creation, and not yet revealed)."""
+        return self._sealed.usable
 
     def close_epoch(self) -> None:
         """For a ruleset that ends a turn and rolls again within one order: later rolls belong to
@@ -217,6 +270,11 @@ class Game(Aggregate):
     # The seats' registered public keys ({seat: base64url}), replaced, never changed in place (a
     # class default, for snapshots taken before seats had keys).
     seat_keys: dict | None = None
+    # The sealed dice stream ({"commitment", "nonce": the next, "revealed"}) once committed at
+    # creation (format 2; docs/dice.md, "Sealed rolls"), else None; and the order_id of the latest
+    # OrderAccepted ("" before any), a roll's input. Class defaults, for older snapshots.
+    sealed_dice: dict | None = None
+    latest_order_id: str = ""
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -225,27 +283,29 @@ class Game(Aggregate):
     # ---------------------------------------------------------------------------- creation --
     @classmethod
     def create(cls, ruleset: str, scenario: str | None = None, options: dict | None = None,
-               game_id: UUID | None = None, umpire: str | None = None, position: str | None = None) -> "Game":
+               game_id: UUID | None = None, umpire: str | None = None, position: str | None = None,
+               seed_for: SeedFor | None = None) -> "Game":
         """A new game; ``umpire`` names its umpire from the start (recorded right after the
         creation, so every seat joins knowing it); ``position`` starts it from a named position
-        of its ruleset instead of the standard set-up (recorded by PositionSet)."""
+        of its ruleset instead of the standard set-up (recorded by PositionSet); ``seed_for`` (the
+        new game's seeds, so ``game_id`` is given with it) commits its dice streams at creation."""
         rules = find_ruleset(ruleset)
         if options is not None and not isinstance(options, dict):
             raise InvalidSetup("options must be a JSON object")
         if position is None:
             made = rules.setup(scenario, dict(options or {}))
-            return cls._start(rules, made, game_id, umpire)
+            return cls._start(rules, made, game_id, umpire, seed_for=seed_for)
         if options:
             raise InvalidSetup("a game starts from a named position or from options, not both")
         found = rules.position(position)
         made = rules.setup(scenario, {})
         made.state = json_copy(found.state)  # the event's own copy, never the ruleset's cached one
         return cls._start(rules, made, game_id, umpire, (ev.PositionSet, {
-            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}))
+            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}), seed_for)
 
     @classmethod
     def fork(cls, source: "Game", viewer: str | None, game_id: UUID | None = None,
-             umpire: str | None = None) -> "Game":
+             umpire: str | None = None, seed_for: SeedFor | None = None) -> "Game":
         """A sandbox of ``source`` as it stands (loaded at the fork's event), forked by ``viewer``
         (a seat, "umpire", or None: a spectator): its seats, scenario, options and state, marked
         by SandboxForked. Nothing else carries over: not the source's dice, handles, orders or
@@ -261,13 +321,13 @@ class Game(Aggregate):
                      options=json_copy(source.options))
         return cls._start(source.rules, made, game_id, umpire, (ev.SandboxForked, {
             "source": str(source.id), "at": source.version, "at_hash": source.chain_head,
-            "by": viewer or "spectator"}))
+            "by": viewer or "spectator"}), seed_for)
 
     @classmethod
     def _start(cls, rules: Ruleset, made: Setup, game_id: UUID | None, umpire: str | None,
-               start: tuple[type, dict] | None = None) -> "Game":
+               start: tuple[type, dict] | None = None, seed_for: SeedFor | None = None) -> "Game":
         """GameCreated of ``made``, then what marks where the game starts (``start``), then the
-        umpire named at creation."""
+        commitments of its dice streams (with ``seed_for``), then the umpire named at creation."""
         if umpire is not None:
             umpire = _umpire_name(umpire, InvalidSetup)
         for seat in made.seats:
@@ -293,6 +353,8 @@ class Game(Aggregate):
                            prev_hash=chain.GENESIS, hash=digest, **data)
         if start is not None:
             game.trigger_event(start[0], **start[1])
+        if seed_for is not None:
+            game._commit_sealed_dice(seed_for)  # after the open stream's epoch-0 commitment
         if umpire is not None:
             game.trigger_event(ev.UmpireAppointed, umpire=umpire, agreement=APPOINTED_AT_CREATION, seats=[])
         return game
@@ -327,6 +389,11 @@ class Game(Aggregate):
     @property
     def is_ended(self) -> bool:
         return self.ended is not None
+
+    @property
+    def sealed_revealed(self) -> bool:
+        """Whether the sealed dice stream's seed is revealed: every sealed roll is public then."""
+        return self.sealed_dice is not None and self.sealed_dice["revealed"]
 
     def order_around(self, seq: int) -> tuple[str, int, int] | None:
         """(order id, first, last) of the order whose events run on past event ``seq``: a fork
@@ -433,7 +500,7 @@ class Game(Aggregate):
             raise RuleViolation(self.sealed["rule"], f"sealed-orders round {self.sealed['round']} is open: "
                                 "orders are sealed and revealed (POST .../sealed), not given one by one")
         self._check_may_act(seat)
-        roller = Roller(self, seed_for)
+        roller = Roller(self, seed_for, order_id)
         outcomes = self.rules.decide(self.state, seat, order, roller)
         self._check_outcomes(outcomes, roller)
         first = self.version + 1
@@ -538,7 +605,7 @@ class Game(Aggregate):
             if self.is_ended:
                 refused = (rules.end_rule or None, "the game ended before this order's turn came")
             else:
-                roller = Roller(self, seed_for)
+                roller = Roller(self, seed_for, order_id)
                 try:
                     outcomes = rules.decide(self.state, seat, order, roller)
                 except InvalidOrder as exc:
@@ -837,7 +904,7 @@ class Game(Aggregate):
         """Trigger an order's outcomes in order, closing and opening dice epochs between them."""
         for outcome in outcomes:
             if isinstance(outcome, Roll):
-                self.trigger_event(ev.DiceRolled, **outcome.fields())
+                self.trigger_event(ev.SealedDiceRolled if outcome.sealed else ev.DiceRolled, **outcome.fields())
                 continue
             event_class, fields = outcome
             self.trigger_event(event_class, **fields)
@@ -858,6 +925,25 @@ class Game(Aggregate):
             self.trigger_event(ev.DiceEpochRevealed, epoch=epoch, seed=seed.hex())
         if reopen:
             self._open_epoch(seed_for(self.dice["epoch"]))
+        else:
+            self._reveal_sealed_dice(seed_for)  # the game ended: after the open stream's last reveal
+
+    # ------------------------------------------------------------------ the sealed dice stream --
+    def _commit_sealed_dice(self, seed_for: SeedFor) -> None:
+        """The sealed stream's commitment H(S*), in the command that creates the game (format 2)."""
+        if self.format >= 2:
+            self.trigger_event(ev.DiceCommitted, stream="sealed", epoch=0,
+                               commitment=dice.commitment(seed_for(SEALED_SEED)))
+
+    def _reveal_sealed_dice(self, seed_for: SeedFor) -> None:
+        """S*, once the game has ended: every sealed face can then be checked by anyone."""
+        stream = self.sealed_dice
+        if stream is None or stream["revealed"]:
+            return
+        seed = seed_for(SEALED_SEED)
+        if dice.commitment(seed) != stream["commitment"]:
+            raise IntegrityFailure("the seed held for the sealed dice does not match its commitment")
+        self.trigger_event(ev.SealedDiceRevealed, seed=seed.hex())
 
     # ------------------------------------------------------------------------ the fold ----
     def evolve_with(self, event: Any) -> None:
@@ -871,7 +957,7 @@ class Game(Aggregate):
             self.orders[self.current_order]["last"] = event.originator_version
             if self.last_order is not None:
                 self.last_order["last"] = event.originator_version
-                if isinstance(event, ev.DiceRolled):
+                if isinstance(event, (ev.DiceRolled, ev.SealedDiceRolled)):
                     self.last_order["rolls"].append(event.originator_version)
         self.state = self.rules.evolve(self.state, event)
         self.chain_head = event.hash
@@ -907,6 +993,7 @@ class Game(Aggregate):
         self.seats[e.seat] = {**self.seats[e.seat], "client_seed": e.client_seed}
 
     def _on_OrderAccepted(self, e: ev.OrderAccepted) -> None:
+        self.latest_order_id = e.order_id
         self.orders[e.order_id] = {"digest": e.digest, "salt": e.salt, "seat": e.seat,
                                    "first": e.originator_version, "last": e.originator_version}
         self.current_order = e.order_id
@@ -923,6 +1010,16 @@ class Game(Aggregate):
 
     def _on_DiceEpochRevealed(self, e: ev.DiceEpochRevealed) -> None:
         self.dice = {"epoch": e.epoch + 1, "commitment": None, "entropy": "", "nonce": 0}
+
+    def _on_DiceCommitted(self, e: ev.DiceCommitted) -> None:
+        if e.stream == "sealed":
+            self.sealed_dice = {"commitment": e.commitment, "nonce": 0, "revealed": False}
+
+    def _on_SealedDiceRolled(self, e: ev.SealedDiceRolled) -> None:
+        self.sealed_dice = {**self.sealed_dice, "nonce": self.sealed_dice["nonce"] + len(e.dice)}
+
+    def _on_SealedDiceRevealed(self, e: ev.SealedDiceRevealed) -> None:
+        self.sealed_dice = {**self.sealed_dice, "revealed": True}
 
     def _on_TakeBackRequested(self, e: ev.TakeBackRequested) -> None:
         self.take_back = {"seat": e.seat, "order_id": e.order_id}

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
@@ -343,7 +343,9 @@ class Warlog(Application):
     # ------------------------------------------------------------------------- commands ----
     def create_game(self, ruleset: str, scenario: str | None = None, options: dict | None = None,
                     umpire: str | None = None, position: str | None = None) -> CommandResult:
-        return self._create(Game.create(ruleset, scenario, options, umpire=umpire, position=position))
+        game_id = uuid4()
+        return self._create(Game.create(ruleset, scenario, options, game_id, umpire=umpire, position=position,
+                                        seed_for=self._seeds_of(game_id)))
 
     def fork_game(self, game_id: str | UUID, at: int, viewer: str | None,
                   umpire: str | None = None) -> CommandResult:
@@ -362,7 +364,8 @@ class Warlog(Application):
             raise InvalidFork(f"event {at} is inside an order's outcome (events {first}-{last}): a sandbox "
                               f"starts between orders, e.g. at {first - 1} or {last}")
         source = current if at == current.version else self.get_game(gid, version=at)
-        return self._create(Game.fork(source, viewer, umpire=umpire))
+        game_id = uuid4()
+        return self._create(Game.fork(source, viewer, game_id, umpire=umpire, seed_for=self._seeds_of(game_id)))
 
     def _create(self, game: Game) -> CommandResult:
         cached = CachedGame(game)
@@ -516,8 +519,11 @@ class Warlog(Application):
 
     # ------------------------------------------------------------------------------ helpers --
     def _seed_for(self, game: Game):
-        game_id = str(game.id)
-        return lambda epoch: self.seeds.seed_for(game_id, epoch)
+        return self._seeds_of(game.id)
+
+    def _seeds_of(self, game_id: UUID):
+        """``seed_for(epoch)`` of a game (epoch -1: its sealed dice stream's seed)."""
+        return lambda epoch: self.seeds.seed_for(str(game_id), epoch)
 
     def _with_game(self, game_id: str | UUID, attempt: Callable[[CachedGame], CommandResult]) -> CommandResult:
         """Run a command (``attempt``) on the game and save what it records.
