@@ -196,7 +196,7 @@ class Roller:
         self.rolls: list[Roll] = []
         # The roll's input (docs/dice.md): the id of the latest OrderAccepted before the rolls, which
         # is the order being decided when there is one (its OrderAccepted is recorded before them).
-        self.input = game.latest_order_id if order_id is None else order_id
+        self.input = game.roll_input if order_id is None else order_id
         self._sealed = SealedStream(game.sealed_dice, seed_for)
 
     def _current_seed(self) -> bytes:
@@ -274,7 +274,7 @@ class Game(Aggregate):
     # creation (format 2; docs/dice.md, "Sealed rolls"), else None; and the order_id of the latest
     # OrderAccepted ("" before any), a roll's input. Class defaults, for older snapshots.
     sealed_dice: dict | None = None
-    latest_order_id: str = ""
+    roll_input: str = ""
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -287,21 +287,22 @@ class Game(Aggregate):
                seed_for: SeedFor | None = None) -> "Game":
         """A new game; ``umpire`` names its umpire from the start (recorded right after the
         creation, so every seat joins knowing it); ``position`` starts it from a named position
-        of its ruleset instead of the standard set-up (recorded by PositionSet); ``seed_for`` (the
-        new game's seeds, so ``game_id`` is given with it) commits its dice streams at creation."""
+        of its ruleset instead of the standard set-up (recorded by PositionSet). ``seed_for``
+        gives the game's seeds (``game_id`` names whose): its first dice epoch is committed to
+        at creation."""
         rules = find_ruleset(ruleset)
         if options is not None and not isinstance(options, dict):
             raise InvalidSetup("options must be a JSON object")
         if position is None:
             made = rules.setup(scenario, dict(options or {}))
-            return cls._start(rules, made, game_id, umpire, seed_for=seed_for)
+            return cls._start(rules, made, game_id, umpire, seed_for)
         if options:
             raise InvalidSetup("a game starts from a named position or from options, not both")
         found = rules.position(position)
         made = rules.setup(scenario, {})
         made.state = json_copy(found.state)  # the event's own copy, never the ruleset's cached one
-        return cls._start(rules, made, game_id, umpire, (ev.PositionSet, {
-            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}), seed_for)
+        return cls._start(rules, made, game_id, umpire, seed_for, (ev.PositionSet, {
+            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}))
 
     @classmethod
     def fork(cls, source: "Game", viewer: str | None, game_id: UUID | None = None,
@@ -319,15 +320,16 @@ class Game(Aggregate):
                              f"{viewer or 'spectators'}: only the umpire may fork there")
         made = Setup(seats=list(source.seats), state=json_copy(source.state), scenario=source.scenario,
                      options=json_copy(source.options))
-        return cls._start(source.rules, made, game_id, umpire, (ev.SandboxForked, {
+        return cls._start(source.rules, made, game_id, umpire, seed_for, (ev.SandboxForked, {
             "source": str(source.id), "at": source.version, "at_hash": source.chain_head,
-            "by": viewer or "spectator"}), seed_for)
+            "by": viewer or "spectator"}))
 
     @classmethod
     def _start(cls, rules: Ruleset, made: Setup, game_id: UUID | None, umpire: str | None,
-               start: tuple[type, dict] | None = None, seed_for: SeedFor | None = None) -> "Game":
+               seed_for: SeedFor | None, start: tuple[type, dict] | None = None) -> "Game":
         """GameCreated of ``made``, then what marks where the game starts (``start``), then the
-        commitments of its dice streams (with ``seed_for``), then the umpire named at creation."""
+        commitment to the seed of dice epoch 0 (format 2: before any seat has joined and given its
+        client seed), then the umpire named at creation."""
         if umpire is not None:
             umpire = _umpire_name(umpire, InvalidSetup)
         for seat in made.seats:
@@ -993,7 +995,7 @@ class Game(Aggregate):
         self.seats[e.seat] = {**self.seats[e.seat], "client_seed": e.client_seed}
 
     def _on_OrderAccepted(self, e: ev.OrderAccepted) -> None:
-        self.latest_order_id = e.order_id
+        self.roll_input = e.order_id
         self.orders[e.order_id] = {"digest": e.digest, "salt": e.salt, "seat": e.seat,
                                    "first": e.originator_version, "last": e.originator_version}
         self.current_order = e.order_id
@@ -1005,18 +1007,20 @@ class Game(Aggregate):
     def _on_DiceEpochOpened(self, e: ev.DiceEpochOpened) -> None:
         self.dice = {"epoch": e.epoch, "commitment": e.commitment, "entropy": e.client_entropy, "nonce": 0}
 
+    def _on_DiceCommitted(self, e: ev.DiceCommitted) -> None:
+        if e.stream == "sealed":
+            self.sealed_dice = {"commitment": e.commitment, "nonce": 0, "revealed": False}
+
     def _on_DiceRolled(self, e: ev.DiceRolled) -> None:
         self.dice = {**self.dice, "nonce": self.dice["nonce"] + len(e.dice)}
 
     def _on_DiceEpochRevealed(self, e: ev.DiceEpochRevealed) -> None:
         self.dice = {"epoch": e.epoch + 1, "commitment": None, "entropy": "", "nonce": 0}
 
-    def _on_DiceCommitted(self, e: ev.DiceCommitted) -> None:
-        if e.stream == "sealed":
-            self.sealed_dice = {"commitment": e.commitment, "nonce": 0, "revealed": False}
-
     def _on_SealedDiceRolled(self, e: ev.SealedDiceRolled) -> None:
-        self.sealed_dice = {**self.sealed_dice, "nonce": self.sealed_dice["nonce"] + len(e.dice)}
+        # A copy whose dice are concealed (a seat's export, imported) cannot be rolled on anyway.
+        taken = len(e.dice) if isinstance(e.dice, list) else 0
+        self.sealed_dice = {**self.sealed_dice, "nonce": self.sealed_dice["nonce"] + taken}
 
     def _on_SealedDiceRevealed(self, e: ev.SealedDiceRevealed) -> None:
         self.sealed_dice = {**self.sealed_dice, "revealed": True}

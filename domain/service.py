@@ -344,8 +344,8 @@ class Warlog(Application):
     def create_game(self, ruleset: str, scenario: str | None = None, options: dict | None = None,
                     umpire: str | None = None, position: str | None = None) -> CommandResult:
         game_id = uuid4()
-        return self._create(Game.create(ruleset, scenario, options, game_id, umpire=umpire, position=position,
-                                        seed_for=self._seeds_of(game_id)))
+        return self._create(Game.create(ruleset, scenario, options, game_id=game_id, umpire=umpire,
+                                        position=position, seed_for=self._seeds_of(game_id)))
 
     def fork_game(self, game_id: str | UUID, at: int, viewer: str | None,
                   umpire: str | None = None) -> CommandResult:
@@ -364,8 +364,8 @@ class Warlog(Application):
             raise InvalidFork(f"event {at} is inside an order's outcome (events {first}-{last}): a sandbox "
                               f"starts between orders, e.g. at {first - 1} or {last}")
         source = current if at == current.version else self.get_game(gid, version=at)
-        game_id = uuid4()
-        return self._create(Game.fork(source, viewer, game_id, umpire=umpire, seed_for=self._seeds_of(game_id)))
+        fork_id = uuid4()
+        return self._create(Game.fork(source, viewer, game_id=fork_id, umpire=umpire, seed_for=self._seeds_of(fork_id)))
 
     def _create(self, game: Game) -> CommandResult:
         cached = CachedGame(game)
@@ -521,9 +521,10 @@ class Warlog(Application):
     def _seed_for(self, game: Game):
         return self._seeds_of(game.id)
 
-    def _seeds_of(self, game_id: UUID):
-        """``seed_for(epoch)`` of a game (epoch -1: its sealed dice stream's seed)."""
-        return lambda epoch: self.seeds.seed_for(str(game_id), epoch)
+    def _seeds_of(self, game_id: UUID) -> Callable[[int], bytes]:
+        """The seed source of game ``game_id`` (a command's ``seed_for``): get-or-create in the seed table."""
+        gid = str(game_id)
+        return lambda epoch: self.seeds.seed_for(gid, epoch)
 
     def _with_game(self, game_id: str | UUID, attempt: Callable[[CachedGame], CommandResult]) -> CommandResult:
         """Run a command (``attempt``) on the game and save what it records.

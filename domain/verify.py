@@ -218,7 +218,7 @@ class _SealedDice:
     def __init__(self) -> None:
         self.commitment: str | None = None
         self.revealed = False
-        self.latest_order_id = ""
+        self.input = ""
         self.next_nonce = 0  # the next nonce; only a lower bound after a roll this copy hides
         self.exact = True
         self.rolls: list[tuple[int, list, int, str]] = []  # (line, dice, epoch, input) shown in this copy
@@ -226,7 +226,7 @@ class _SealedDice:
     def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
         type_, data = line["type"], line["data"]
         if type_ == "OrderAccepted":
-            self.latest_order_id = data["order_id"]
+            self.input = data["order_id"]
         elif type_ == "DiceCommitted":
             if data["stream"] != "sealed":
                 return
@@ -268,7 +268,7 @@ class _SealedDice:
             elif not 1 <= die["value"] <= sides:
                 report.fail(n, f"die value {die['value']} is not a face of a d{sides}")
             self.next_nonce, self.exact = nonce + 1, True
-        self.rolls.append((n, faces, number, self.latest_order_id))
+        self.rolls.append((n, faces, number, self.input))
 
     def _revealed(self, seed: bytes, game_id: str, n: int, epochs: dict, report: Report) -> None:
         self.revealed = True

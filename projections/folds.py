@@ -159,7 +159,7 @@ def vp_totals(initial: dict | None, track: Iterable[dict]) -> dict:
 # ============================================================================= dice audit ====
 def dice_empty() -> dict:
     return {"version": 0, "game_id": None, "pos": empty_position(), "gone_rolls": [], "epochs": [],
-            "open": {}, "sealed": None, "latest_order_id": "", "rolls": []}
+            "open": {}, "sealed": None, "input": "", "rolls": []}
 
 
 def _roll_fields(d: dict) -> dict:
@@ -232,7 +232,7 @@ def dice_apply(view: dict, line: dict) -> dict:
                                      roll["redacted"], new["game_id"])
         new["rolls"] = [*view["rolls"], roll]
     elif kind == "OrderAccepted":
-        new["latest_order_id"] = d.get("order_id") or ""  # the input of the rolls after it
+        new["input"] = d.get("order_id") or ""  # the input of the rolls that follow
     elif kind == "DiceCommitted" and d.get("stream") == "sealed":
         new["sealed"] = {"committed_seq": line["seq"], "commitment": d.get("commitment"), "revealed_seq": None,
                          "seed": None, "status": "open", "first_roll": None}
@@ -240,7 +240,7 @@ def dice_apply(view: dict, line: dict) -> dict:
         at = view["open"].get(_key(d.get("epoch")))
         roll = {"seq": line["seq"], "turn": before[0], "phase": before[1],
                 "superseded": line["seq"] in view["gone_rolls"], "status": "sealed", "sealed": True,
-                "input": view.get("latest_order_id", ""), "epoch_at": at, "redacted": bool(line.get("redacted")),
+                "input": view.get("input", ""), "epoch_at": at, "redacted": bool(line.get("redacted")),
                 **source(line)}
         new["rolls"] = [*view["rolls"], roll]
         stream = view.get("sealed")

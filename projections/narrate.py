@@ -98,11 +98,12 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "SeatKeyRegistered": lambda d: f"{d['seat']} registered a signing key; its orders are signed",
     "OrderSigned": lambda d: f"{d['seat']} signed order {d['order_id']}",
     "OrderAccepted": _order,
+    "DiceCommitted": lambda d: (f"Seed of dice epoch {d['epoch']} committed ahead, commitment {d['commitment'][:16]}…"
+                                if d["stream"] == "open" else
+                                f"Seed of the {d['stream']} dice committed, commitment {d['commitment'][:16]}…"),
     "DiceEpochOpened": lambda d: f"Dice epoch {d['epoch']} opened, commitment {d['commitment'][:16]}…",
     "DiceRolled": _dice,
     "DiceEpochRevealed": lambda d: f"Dice epoch {d['epoch']} revealed, seed {d['seed'][:16]}…",
-    "DiceCommitted": lambda d: f"Dice committed: the {d['stream']} stream's seed of epoch {d['epoch']}, "
-                               f"commitment {d['commitment'][:16]}…",
     "SealedDiceRolled": _sealed_dice,
     "SealedDiceRevealed": lambda d: f"Sealed dice revealed, seed {d['seed'][:16]}…: every sealed roll can now be "
                                     "seen and checked",

@@ -21,6 +21,7 @@ from projections import folds
 from projections.narrate import describe
 from tests.conftest import new_freeform_game
 from tests.unit.test_verify import index_of, rechain
+from workers import notify, replay
 
 UMPIRE = "umpire"
 
@@ -259,8 +260,9 @@ def test_a_sealed_roll_after_the_reveal_or_without_a_commitment_fails():
 # ---------------------------------------------------------------- every read of a seat ----
 def test_a_sealed_face_is_not_computable_before_the_reveal_from_anything_a_seat_reads(sqlite_app):
     """On a store: the export of a game in progress holds no S* (not even the umpire's), and Red's
-    every read (lines, export, history, dice audit, state) holds no face of Blue's sealed roll;
-    once the game ends, Red sees it, and Red's export verifies it against the revealed seed."""
+    every read (lines, export, history, dice audit, state, replay, turn mail) holds no face of
+    Blue's sealed roll; once the game ends, Red sees it, and Red's export verifies it against the
+    revealed seed."""
     app = sqlite_app
     gid = new_freeform_game(app)
     rolled = app.submit_order(gid, "Blue", "o1", sealed_roll(target={"compare": ">=", "value": 7}))
@@ -287,6 +289,13 @@ def test_a_sealed_face_is_not_computable_before_the_reveal_from_anything_a_seat_
     assert red["dice"] is not None and red["status"] == "sealed"  # Red's own: shown, not checkable yet
     state = view_state(rules, folds.fold("map", app.lines(gid))["state"], "Red")
     assert "dice" not in json.dumps(state["last_roll"])
+    frames = replay.frames(app.lines(gid), "Red")
+    frame = next(f for f in frames["frames"] if f["seq"] == blue_seq)
+    assert frame["dice"]["faces"] == [] and frame["dice"]["status"] == "sealed" and frame["dice"]["outcome"] is None
+    assert frame["text"] == texts[blue_seq] and secret.hex() not in json.dumps(frames)
+    mail = notify.build_summary(rules, gid, app.lines(gid), viewer="Red", reason="your_move", to_move=["Red"],
+                                chain_head="", seq=blue_seq + 2, public_url="http://warlog.test")
+    assert {"seq": blue_seq, "text": texts[blue_seq]} in mail.dice
 
     app.submit_order(gid, "Blue", "o3", {"kind": "end", "winner": None, "reason": "time"})
     export = list(app.export(gid))
