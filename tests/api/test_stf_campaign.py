@@ -31,7 +31,7 @@ def test_an_stf_game_has_one_human_seat_and_dice_epoch_0_opens_when_the_player_j
     assert created.json["seats"] == ["Player"] and list(created.json["invites"]) == ["Player"]
     game = stf_game(client)
     lines = events(client, game)
-    assert [line["type"] for line in lines] == ["GameCreated", "SeatJoined", "DiceEpochOpened"]
+    assert [line["type"] for line in lines] == ["GameCreated", "DiceCommitted", "SeatJoined", "DiceEpochOpened"]
     assert lines[0]["data"]["seats"] == ["Player", "system"]
     assert lines[-1]["data"]["epoch"] == 0
     summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Player"]).json
