@@ -1056,7 +1056,7 @@ def build_order(args: argparse.Namespace) -> dict:
 
     if kind == "roll":
         (order["dice"],) = take(1, "roll DICE --purpose TEXT [--target '>=8' --modifier '+1 elite'] "
-                                   "[--rule R] [--unit U] [--replaces SEQ]", ("dice",))
+                                   "[--rule R] [--unit U] [--replaces SEQ] [--sealed]", ("dice",))
         if args.purpose is not None:
             order["purpose"] = args.purpose
         if args.target is not None:
@@ -1067,6 +1067,8 @@ def build_order(args: argparse.Namespace) -> dict:
             order["units"] = args.unit
         if args.replaces is not None:
             order["replaces"] = args.replaces
+        if args.sealed:
+            order["sealed"] = True
     elif kind == "note":
         text = " ".join(words) if words else args.text
         if not text and "text" not in given:
@@ -1097,8 +1099,8 @@ def build_order(args: argparse.Namespace) -> dict:
     if args.rule is not None:
         order["rule"] = args.rule
     if kind != "roll" and (args.purpose is not None or args.target or args.modifier or args.unit
-                           or args.replaces is not None):
-        raise UsageError("--purpose, --target, --modifier, --unit and --replaces go with a roll "
+                           or args.replaces is not None or args.sealed):
+        raise UsageError("--purpose, --target, --modifier, --unit, --replaces and --sealed go with a roll "
                          "(--set KEY=VALUE gives any field to any order)")
     order.update(given)
     return order
@@ -1770,6 +1772,8 @@ def add_client_commands(sub) -> None:
     p.add_argument("--rule", help="the rule number the order applies, e.g. 8.2")
     p.add_argument("--unit", action="append", help="a unit the roll is for (repeatable)")
     p.add_argument("--replaces", type=int, metavar="SEQ", help="re-roll: the seq of the roll it replaces")
+    p.add_argument("--sealed", action="store_true",
+                   help="a sealed roll: only you (and umpires) see its dice until the game ends (freeform FF 9)")
     p.add_argument("--text", help="a note's text")
     p.add_argument("--reason", help="why (vp, end)")
     p.add_argument("--winner", help="end: the winning side (or 'draw')")

@@ -86,10 +86,13 @@ def load(schema: type) -> dict:
     return schemas.shared(schema).load(body)
 
 
-def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], walk: Walk | None = None) -> list[dict]:
+def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], walk: Walk | None = None,
+              sealed_revealed: bool | None = None) -> list[dict]:
     """Lines as the caller may see them, each with its readable text; a reader that goes on from
-    page to page passes one ``walk`` (domain/visibility.py) to each."""
-    return [{**line, "text": describe(line, rules)} for line in filter_lines(rules, lines, caller.viewer, walk)]
+    page to page passes one ``walk`` (domain/visibility.py) to each; ``sealed_revealed`` as
+    ``filter_lines`` takes it (by default: whether the lines hold the sealed dice's reveal)."""
+    return [{**line, "text": describe(line, rules)}
+            for line in filter_lines(rules, lines, caller.viewer, walk, sealed_revealed=sealed_revealed)]
 
 
 def server_key():

@@ -254,7 +254,9 @@ class RollEntry(Schema):
     outcome = fields.Raw(allow_none=True)
     replaces = fields.Raw(allow_none=True)
     superseded = fields.Boolean()
-    status = fields.String(metadata={"description": "verified, failed or unrevealed"})
+    status = fields.String(metadata={"description": "verified, failed or unrevealed; a sealed roll: sealed until "
+                                                    "the sealed dice are revealed, then verified or failed"})
+    sealed = fields.Boolean(metadata={"description": "a sealed roll (docs/dice.md, \"Sealed rolls\")"})
     text = fields.String()
 
 
@@ -268,10 +270,20 @@ class EpochEntry(Schema):
     status = fields.String(metadata={"description": "open, revealed or failed"})
 
 
+class SealedStreamEntry(Schema):
+    committed_seq = fields.Integer()
+    commitment = fields.Raw()
+    revealed_seq = fields.Integer(allow_none=True)
+    seed = fields.Raw(allow_none=True, metadata={"description": "null until the game ends"})
+    status = fields.String(metadata={"description": "open, revealed or failed"})
+
+
 class DiceBody(Schema):
     game_id = fields.String()
     rolls = fields.List(fields.Nested(RollEntry))
     epochs = fields.List(fields.Nested(EpochEntry))
+    sealed = fields.Nested(SealedStreamEntry, allow_none=True,
+                           metadata={"description": "the sealed dice stream; null in a game without one"})
 
 
 class EventsBody(Schema):
@@ -413,11 +425,12 @@ def get_dice(game_id: str):
     params = query(DiceQuery)
     rules, view, version = _views(caller.game_id, "dice")
     rolls, epochs = folds.render_dice(view, rules, caller.viewer, caller.game_id)
+    sealed = folds.render_sealed(view)
     purpose = params.get("purpose", "").casefold()
     rolls = [r for r in rolls
              if params.get("seat") in (None, r["seat"]) and params.get("turn") in (None, r["turn"])
              and (not purpose or purpose in str(r["purpose"] or "").casefold())]
-    body = {"game_id": caller.game_id, "rolls": rolls, "epochs": epochs}
+    body = {"game_id": caller.game_id, "rolls": rolls, "epochs": epochs, "sealed": sealed}
     return _etag(jsonify(dump(DiceBody, body)), version)
 
 
@@ -434,7 +447,8 @@ def events(game_id: str):
     more = len(page) > limit
     page = page[:limit]
     next_after = page[-1]["seq"] if more else None
-    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page), "next_after": next_after}
+    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page, sealed_revealed=game.sealed_revealed),
+            "next_after": next_after}
     response = jsonify(dump(EventsBody, body))
     if more:
         link = url_for("reads.events", game_id=caller.game_id, after=next_after, limit=limit)
@@ -465,7 +479,7 @@ def export(game_id: str):
         page = first
         while page:
             page = [line for line in page if line["seq"] <= version]
-            for line in filter_lines(rules, page, viewer, walk):
+            for line in filter_lines(rules, page, viewer, walk, sealed_revealed=game.sealed_revealed):
                 yield verifying.dumps(line) + "\n"
             if not page or page[-1]["seq"] >= version:
                 return

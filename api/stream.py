@@ -234,7 +234,9 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
     try:
         # An ended game records nothing more (its last reveal is saved with GameEnded): once the
         # stream has caught up with it, there is nothing left to wait for.
-        ended = warlog.get_game(caller.game_id).is_ended
+        game = warlog.get_game(caller.game_id)
+        ended = game.is_ended
+        revealed = game.sealed_revealed or None  # None: whether each page holds the reveal
         yield f"retry: {RETRY_MS}\n\n".encode()
         quiet_since = time.monotonic()
         walk = Walk()  # one walk through every page: an order's signature is hidden with the order
@@ -243,7 +245,7 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
             ended = ended or any(line["type"] == "GameEnded" for line in page)
             if page:
                 last = page[-1]["seq"]  # hidden events too: they are never asked for again
-                shown = lines_for(caller, rules, page, walk)
+                shown = lines_for(caller, rules, page, walk, revealed)
                 if shown:
                     yield "".join(_event(line) for line in shown).encode()
                     quiet_since = time.monotonic()

@@ -49,6 +49,7 @@ UMPIRE_RULE = "umpire"
 APPOINTED_AT_CREATION = "named at creation"
 APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
 FORMAT = 2  # the format of a game created now (docs/dice.md: line hash, dice scheme, concealed fields)
+SEALED_SEED = -1  # the sealed dice stream's seed: epoch -1 of warlog_dice_seeds (docs/dice.md, "Sealed rolls")
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
 MAX_REASON = 1000  # a take-back request's reason
 MAX_POLICY_ID = 80  # a standing order's name
@@ -116,10 +117,12 @@ def _storable(what: str, value: Any, field: str | None = None) -> None:
 
 class Roll:
     """A roll made while deciding an order: its faces are fixed; target and outcome may be set
-    once the ruleset has compared them. Becomes one DiceRolled event."""
+    once the ruleset has compared them. Becomes one DiceRolled event (a SealedDiceRolled when
+    ``sealed``)."""
 
     def __init__(self, epoch: int, faces: list[dict], seat: str, purpose: str, rule: str | None,
-                 units: list, replaces: int | None, notation: str):
+                 units: list, replaces: int | None, notation: str, sealed: bool = False):
+        self.sealed = sealed
         self.epoch = epoch
         self.dice = faces
         self.notation = notation
@@ -159,6 +162,39 @@ class Roll:
         }
 
 
+class SealedStream:
+    """The sealed dice stream of a game while an order is decided (docs/dice.md, "Sealed rolls"):
+    one seed S* for the whole game, committed at creation, kept under epoch ``SEALED_SEED`` and
+    revealed when the game ends; its nonces count 0, 1, 2, … across the game."""
+
+    def __init__(self, stream: dict | None, seed_for: SeedFor):
+        self._stream = stream
+        self._seed_for = seed_for
+        self.nonce = stream["nonce"] if stream else 0
+        self._seed: bytes | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self._stream is not None and not self._stream["revealed"]
+
+    def faces(self, count: int, sides: int, game_id: str, epoch: int, entropy: str, input: str) -> list[dict]:
+        """Scheme 2's faces (``dice.face2``) keyed by S*, in the open epoch with its client entropy."""
+        if not self.usable:
+            raise RulesetBug("a sealed roll needs the game's sealed dice stream: check Roller.sealable first")
+        if self._seed is None:
+            seed = self._seed_for(SEALED_SEED)
+            if dice.commitment(seed) != self._stream["commitment"]:
+                raise IntegrityFailure("this server does not hold the seed committed for the sealed dice "
+                                       "(an imported game can be read and verified, not continued)")
+            self._seed = seed
+        faces = []
+        for _ in range(count):
+            value = dice.face2(self._seed, game_id, epoch, entropy, input, self.nonce, sides)
+            faces.append({"nonce": self.nonce, "sides": sides, "value": value})
+            self.nonce += 1
+        return faces
+
+
 class Roller:
     """The only source of dice: derives faces from the open epoch's seed (docs/dice.md).
 
@@ -189,6 +225,7 @@ class Roller:
             self._next_commitment = None
         self._seed: bytes | None = None
         self.rolls: list[Roll] = []
+        self._sealed = SealedStream(game.sealed_dice, seed_for)
 
     def _current_seed(self) -> bytes:
         if self._seed is None:
@@ -202,7 +239,14 @@ class Roller:
         return self._seed
 
     def roll(self, count: int, sides: int, *, seat: str, purpose: str, rule: str | None = None,
-             units: list | tuple = (), replaces: int | None = None, notation: str | None = None) -> Roll:
+             units: list | tuple = (), replaces: int | None = None, notation: str | None = None,
+             sealed: bool = False) -> Roll:
+        if sealed:  # the sealed stream's (docs/dice.md, "Sealed rolls"): check ``sealable`` first
+            faces = self._sealed.faces(count, sides, self._game_id, self.epoch, self.entropy, self.input)
+            made = Roll(self.epoch, faces, seat, purpose, rule, list(units), replaces,
+                        notation or f"{count}d{sides}", sealed=True)
+            self.rolls.append(made)
+            return made
         seed = self._current_seed()
         faces = []
         for _ in range(count):
@@ -216,6 +260,12 @@ class Roller:
                     notation or f"{count}d{sides}")
         self.rolls.append(made)
         return made
+
+    @property
+    def sealable(self) -> bool:
+        """Whether this game has a sealed dice stream to roll in now (format 2: committed at
+        creation, and not yet revealed)."""
+        return self._sealed.usable
 
     def close_epoch(self) -> None:
         """For a ruleset that ends a turn and rolls again within one order: later rolls belong to
@@ -263,6 +313,9 @@ class Game(Aggregate):
     open_committed: dict | None = None
     epoch_orders: tuple | list = ()
     roll_input: str = ""
+    # The sealed dice stream ({"commitment", "nonce": the next, "revealed"}) once committed at
+    # creation (format 2; docs/dice.md, "Sealed rolls"), else None. Class default, for old snapshots.
+    sealed_dice: dict | None = None
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -350,6 +403,7 @@ class Game(Aggregate):
                 raise TypeError("a format-2 game commits to its first dice seed when it is created: "
                                 "give Game.create (or fork) the game's seed_for")
             game._commit_open(seed_for, 0)
+            game._commit_sealed_dice(seed_for)  # right after the open stream's epoch-0 commitment
         if umpire is not None:
             game.trigger_event(ev.UmpireAppointed, umpire=umpire, agreement=APPOINTED_AT_CREATION, seats=[])
         return game
@@ -394,6 +448,11 @@ class Game(Aggregate):
     @property
     def is_ended(self) -> bool:
         return self.ended is not None
+
+    @property
+    def sealed_revealed(self) -> bool:
+        """Whether the sealed dice stream's seed is revealed: every sealed roll is public then."""
+        return self.sealed_dice is not None and self.sealed_dice["revealed"]
 
     def order_around(self, seq: int) -> tuple[str, int, int] | None:
         """(order id, first, last) of the order whose events run on past event ``seq``: a fork
@@ -932,7 +991,7 @@ class Game(Aggregate):
         """Trigger an order's outcomes in order, closing and opening dice epochs between them."""
         for outcome in outcomes:
             if isinstance(outcome, Roll):
-                self.trigger_event(ev.DiceRolled, **outcome.fields())
+                self.trigger_event(ev.SealedDiceRolled if outcome.sealed else ev.DiceRolled, **outcome.fields())
                 continue
             event_class, fields = outcome
             self.trigger_event(event_class, **fields)
@@ -972,6 +1031,25 @@ class Game(Aggregate):
             self.trigger_event(ev.DiceEpochRevealed, epoch=epoch, seed=seed.hex())
         if reopen:
             self._open_epoch(seed_for)
+        else:
+            self._reveal_sealed_dice(seed_for)  # the game ended: after the open stream's last reveal
+
+    # ------------------------------------------------------------------ the sealed dice stream --
+    def _commit_sealed_dice(self, seed_for: SeedFor) -> None:
+        """The sealed stream's commitment H(S*), in the command that creates the game (format 2)."""
+        if self.format >= 2:
+            self.trigger_event(ev.DiceCommitted, stream="sealed", epoch=0,
+                               commitment=dice.commitment(seed_for(SEALED_SEED)))
+
+    def _reveal_sealed_dice(self, seed_for: SeedFor) -> None:
+        """S*, once the game has ended: every sealed face can then be checked by anyone."""
+        stream = self.sealed_dice
+        if stream is None or stream["revealed"]:
+            return
+        seed = seed_for(SEALED_SEED)
+        if dice.commitment(seed) != stream["commitment"]:
+            raise IntegrityFailure("the seed held for the sealed dice does not match its commitment")
+        self.trigger_event(ev.SealedDiceRevealed, seed=seed.hex())
 
     # ------------------------------------------------------------------------ the fold ----
     def evolve_with(self, event: Any) -> None:
@@ -985,7 +1063,7 @@ class Game(Aggregate):
             self.orders[self.current_order]["last"] = event.originator_version
             if self.last_order is not None:
                 self.last_order["last"] = event.originator_version
-                if isinstance(event, ev.DiceRolled):
+                if isinstance(event, (ev.DiceRolled, ev.SealedDiceRolled)):
                     self.last_order["rolls"].append(event.originator_version)
         self.state = self.rules.evolve(self.state, event)
         self.chain_head = event.hash
@@ -1040,12 +1118,22 @@ class Game(Aggregate):
     def _on_DiceCommitted(self, e: ev.DiceCommitted) -> None:
         if e.stream == "open":
             self.open_committed = {"epoch": e.epoch, "commitment": e.commitment}
+        elif e.stream == "sealed":
+            self.sealed_dice = {"commitment": e.commitment, "nonce": 0, "revealed": False}
 
     def _on_DiceRolled(self, e: ev.DiceRolled) -> None:
         self.dice = {**self.dice, "nonce": self.dice["nonce"] + len(e.dice)}
 
     def _on_DiceEpochRevealed(self, e: ev.DiceEpochRevealed) -> None:
         self.dice = {"epoch": e.epoch + 1, "commitment": None, "entropy": "", "nonce": 0}
+
+    def _on_SealedDiceRolled(self, e: ev.SealedDiceRolled) -> None:
+        # A copy whose dice are concealed (a seat's export, imported) cannot be rolled on anyway.
+        taken = len(e.dice) if isinstance(e.dice, list) else 0
+        self.sealed_dice = {**self.sealed_dice, "nonce": self.sealed_dice["nonce"] + taken}
+
+    def _on_SealedDiceRevealed(self, e: ev.SealedDiceRevealed) -> None:
+        self.sealed_dice = {**self.sealed_dice, "revealed": True}
 
     def _on_TakeBackRequested(self, e: ev.TakeBackRequested) -> None:
         self.take_back = {"seat": e.seat, "order_id": e.order_id}

@@ -51,6 +51,13 @@ class Report:
     dice_verified: int = 0
     rolls_unrevealed: int = 0
     reveals_verified: int = 0  # sealed-orders reveals checked against their commitments
+    # The sealed dice stream (docs/dice.md, "Sealed rolls"): rolls whose every die was checked
+    # against the revealed sealed seed, rolls shown but not yet checkable (the seed is revealed when
+    # the game ends), and rolls whose dice this copy does not show ("sealed, not opened").
+    sealed_rolls_verified: int = 0
+    sealed_dice_verified: int = 0
+    sealed_rolls_unrevealed: int = 0
+    sealed_rolls_unopened: int = 0
     signatures_verified: int = 0
     format: int = 1  # the game's format, from GameCreated (docs/dice.md, section 5)
     fields_opened: int = 0  # format 2: concealed fields whose value and salt give the commitment hashed
@@ -79,6 +86,9 @@ class Report:
             head += f"; {self.fields_opened} concealed field(s) opened, {self.fields_concealed} still concealed"
         if self.sealed_signatures_verified:
             head += f"; {self.sealed_signatures_verified} signed seal(s) and reveal(s) verified"
+        if self.sealed_rolls_verified or self.sealed_rolls_unrevealed or self.sealed_rolls_unopened:
+            head += (f"; sealed rolls: {self.sealed_rolls_verified} ({self.sealed_dice_verified} dice) verified, "
+                     f"{self.sealed_rolls_unrevealed} not yet revealed, {self.sealed_rolls_unopened} sealed, not opened")
         if self.ok:
             return "OK " + head
         lines = [f"FAILED {head}"] + [f"  line {n}: {m}" for n, m in self.failures]
@@ -120,6 +130,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     rolled = _Dice()
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
     signed = _Signed()
+    sealed_dice = _SealedDice()
     fmt = 1
     for n, line in enumerate(lines, start=1):
         report.hashes.append(line.get("hash") if isinstance(line, dict) else None)
@@ -160,6 +171,11 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         signed.seen.add(line["hash"])
         prev = line["hash"]
         type_ = line["type"]
+        if type_ in _SEALED_DICE_EVENTS:
+            try:
+                sealed_dice.step(line, n, rolled.epochs, rolled.open_epoch, report)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                report.fail(n, f"malformed {type_} data: {exc!r}")
         if type_ in _SEALED_EVENTS:
             _sealed_step(line, n, commitments, report)
             continue
@@ -171,6 +187,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             report.fail(n, f"malformed {type_} data: {exc!r}")
     signed.finish(report)
+    sealed_dice.finish(report)
     report.chain_head = prev
     for number, epoch in rolled.epochs.items():
         if not epoch["revealed"]:
@@ -239,6 +256,93 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
         report.reveals_verified += 1
     except (KeyError, TypeError, ValueError) as exc:
         report.fail(n, f"malformed {line['type']} data: {exc!r}")
+
+
+_SEALED_DICE_EVENTS = ("OrderAccepted", "DiceCommitted", "SealedDiceRolled", "SealedDiceRevealed")
+
+
+class _SealedDice:
+    """The sealed dice stream (docs/dice.md, "Sealed rolls"): one commitment (DiceCommitted of
+    stream "sealed"), rolls in the open epoch whose nonces run 0, 1, 2, … across the game, and,
+    once SealedDiceRevealed shows the seed, the seed checked against the commitment and every
+    sealed die against ``dice.face2`` with its epoch's client entropy and its input (the order id
+    of the latest OrderAccepted before it)."""
+
+    def __init__(self) -> None:
+        self.commitment: str | None = None
+        self.revealed = False
+        self.input = ""
+        self.next_nonce = 0  # the next nonce; only a lower bound after a roll this copy hides
+        self.exact = True
+        self.rolls: list[tuple[int, list, int, str]] = []  # (line, dice, epoch, input) shown in this copy
+
+    def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
+        type_, data = line["type"], line["data"]
+        if type_ == "OrderAccepted":
+            self.input = data["order_id"]
+        elif type_ == "DiceCommitted":
+            if data["stream"] != "sealed":
+                return
+            if self.commitment is not None:
+                report.fail(n, "the sealed dice are committed twice")
+            elif data["epoch"] != 0:
+                report.fail(n, f"the sealed dice are committed as epoch {data['epoch']}, not 0 (one seed per game)")
+            self.commitment = data["commitment"]
+        elif type_ == "SealedDiceRolled":
+            self._rolled(data, n, epochs, open_epoch, report)
+        elif self.commitment is None:
+            report.fail(n, "sealed dice revealed, but none were committed")
+        elif self.revealed:
+            report.fail(n, "the sealed dice are revealed twice")
+        else:
+            self._revealed(bytes.fromhex(data["seed"]), line["game_id"], n, epochs, report)
+
+    def _rolled(self, data: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
+        if self.commitment is None:
+            report.fail(n, "sealed roll without a commitment to the sealed dice before it")
+        elif self.revealed:
+            report.fail(n, "sealed roll after the sealed dice were revealed (its faces were known in advance)")
+        number = data["epoch"]
+        if number != open_epoch or number not in epochs:
+            report.fail(n, f"sealed roll in dice epoch {number}, which is not open")
+        faces = data["dice"]
+        if not isinstance(faces, list):  # hidden in this copy: how many nonces it took is not known
+            report.sealed_rolls_unopened += 1
+            self.next_nonce += 1
+            self.exact = False
+            return
+        for die in faces:
+            nonce, sides = die["nonce"], die["sides"]
+            if nonce != self.next_nonce and (self.exact or nonce < self.next_nonce):
+                report.fail(n, f"sealed die nonce {nonce} where {self.next_nonce} was expected "
+                               "(a sealed roll is missing or was repeated)")
+            if not 2 <= sides <= _TWO_64:
+                report.fail(n, f"a d{sides} is not a die (2 to 2**64 sides)")
+            elif not 1 <= die["value"] <= sides:
+                report.fail(n, f"die value {die['value']} is not a face of a d{sides}")
+            self.next_nonce, self.exact = nonce + 1, True
+        self.rolls.append((n, faces, number, self.input))
+
+    def _revealed(self, seed: bytes, game_id: str, n: int, epochs: dict, report: Report) -> None:
+        self.revealed = True
+        if dice.commitment(seed) != self.commitment:
+            report.fail(n, "the sealed dice's seed does not match their commitment")
+            return
+        for at, faces, number, input_ in self.rolls:
+            entropy = epochs[number]["entropy"] if number in epochs else None
+            for die in faces:
+                if entropy is None or not 2 <= die["sides"] <= _TWO_64:
+                    continue  # already reported at the roll
+                want = dice.face2(seed, game_id, number, entropy, input_, die["nonce"], die["sides"])
+                if want != die["value"]:
+                    report.fail(at, f"sealed die nonce {die['nonce']} shows {die['value']} but the revealed "
+                                    f"sealed seed gives {want}")
+            report.sealed_rolls_verified += 1
+            report.sealed_dice_verified += len(faces)
+        self.rolls = []
+
+    def finish(self, report: Report) -> None:
+        report.sealed_rolls_unrevealed += len(self.rolls)
 
 
 class _Signed:

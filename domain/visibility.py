@@ -9,6 +9,8 @@ rules here (standing orders, a hidden order's signature, sealed rolls, a set-up 
 state holding hidden information) to the ruleset's hooks. ``filter_lines`` applies them the same
 way to events, stream, history, dice, notifications, artifacts and export; states go through
 ``view_state``. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
+A sealed roll's faces are (docs/dice.md, "Sealed rolls") shown to the seat that rolled and the
+umpire only, until the sealed stream's seed is revealed at the end of the game.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ _STANDING = Secrets(
     Private("StandingOrderUsed", ("policy_id",)),
 )
 # A sealed roll (docs/dice.md, "Sealed rolls") is seen by its roller (and the umpire) only.
-_SEALED_ROLLS = Secrets(Private("SealedDiceRolled", ("dice", "target", "outcome")))
+_SEALED_ROLLS = Secrets(Private("SealedDiceRolled", ("dice", "target", "outcome")))  # SEALED_ROLL_FIELDS
 _GENERIC = (_STANDING, _SEALED_ROLLS)
 # Fields that hold a whole state of the game, hidden where the ruleset's ``view`` of it differs.
 _STATES = {"GameCreated": "setup", "TakeBackAccepted": "restored"}
@@ -69,6 +71,17 @@ def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[s
     return tuple(f for f in dict.fromkeys(fields) if f != chain.CONCEALED)
 
 
+# A sealed roll's fields that show its faces or what they decided (docs/dice.md, "Sealed rolls").
+SEALED_ROLL = "SealedDiceRolled"
+SEALED_ROLL_FIELDS = ("dice", "target", "outcome")
+SEALED_REVEAL = "SealedDiceRevealed"
+
+
+def sealed_revealed_in(lines: list[dict]) -> bool:
+    """Whether ``lines`` hold the sealed stream's reveal (then every sealed roll may be shown)."""
+    return any(line.get("type") == SEALED_REVEAL for line in lines)
+
+
 @dataclass
 class Walk:
     """What a walk through a log has seen that later lines depend on: for each order id, what of
@@ -78,6 +91,9 @@ class Walk:
     orders_hidden: dict[str, set[str]] = field(default_factory=dict)
     # (seat, round) -> whether this viewer may not read that OrderRevealed in full
     reveals_hidden: dict[tuple, bool] = field(default_factory=dict)
+    # Whether the sealed dice are revealed: then every sealed roll is shown. A reader that knows
+    # the game says so; else it is learnt from the log, which errs on the hidden side.
+    sealed_revealed: bool = False
 
 
 def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | None, walk: Walk) -> set[str]:
@@ -85,6 +101,8 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
     if viewer == UMPIRE:
         return set()
     hidden = {f for secrets in _GENERIC for f in secrets.hidden_fields(event_type, data, viewer)}
+    if event_type == SEALED_ROLL and walk.sealed_revealed:
+        hidden -= set(SEALED_ROLL_FIELDS)
     state_field = _STATES.get(event_type)
     if state_field and rules.view(data[state_field], viewer) != data[state_field]:
         hidden.add(state_field)
@@ -102,14 +120,19 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
     return hidden | set(rules.hidden_fields(event_type, data, viewer))
 
 
-def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, walk: Walk | None = None) -> list[dict]:
+def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, walk: Walk | None = None, *,
+                 sealed_revealed: bool | None = None) -> list[dict]:
     """Lines as ``viewer`` may see them. A hidden field of a format-2 line holds its commitment
     and its salt is withheld (null), so the line keeps its hash; a field that was not concealed
     when recorded (format 1) is removed instead and the line marked ``"redacted": true`` (its
-    hash then no longer matches, on purpose). The umpire's lines are the log as it is."""
+    hash then no longer matches, on purpose). The umpire's lines are the log as it is.
+    ``sealed_revealed``: whether the game's sealed dice are revealed (at the version read); by
+    default, whether ``lines`` hold their reveal."""
     if viewer == UMPIRE:
         return lines
     walk = walk if walk is not None else Walk()
+    walk.sealed_revealed = walk.sealed_revealed or (
+        sealed_revealed if sealed_revealed is not None else sealed_revealed_in(lines))
     shown = []
     for line in lines:
         try:

@@ -159,7 +159,7 @@ def vp_totals(initial: dict | None, track: Iterable[dict]) -> dict:
 # ============================================================================= dice audit ====
 def dice_empty() -> dict:
     return {"version": 0, "game_id": None, "pos": empty_position(), "gone_rolls": [], "epochs": [],
-            "open": {}, "scheme": 1, "input": "", "rolls": []}
+            "open": {}, "scheme": 1, "sealed": None, "input": "", "rolls": []}
 
 
 def _roll_fields(d: dict) -> dict:
@@ -187,10 +187,30 @@ def roll_status(roll: dict, epoch: dict | None, redacted: bool, game_id: str | N
     return "verified"
 
 
+def sealed_roll_status(roll: dict, epoch: dict | None, stream: dict | None, game_id: str | None) -> str:
+    """A sealed roll's status: "sealed" until the sealed stream's seed is revealed, then
+    "verified" (every die equals face2 of the seed, its epoch's client entropy and its input,
+    docs/dice.md "Sealed rolls") or "failed"."""
+    if stream is None or stream["seed"] is None:
+        return "sealed"
+    if stream["status"] == "failed" or epoch is None:
+        return "failed"
+    try:
+        seed = bytes.fromhex(stream["seed"])
+        for die in data_of(roll).get("dice"):
+            if dice.face2(seed, game_id, epoch["epoch"], epoch["client_entropy"] or "", roll["input"],
+                          die["nonce"], die["sides"]) != die["value"]:
+                return "failed"
+    except (KeyError, TypeError, ValueError):
+        return "failed"
+    return "verified"
+
+
 def dice_apply(view: dict, line: dict) -> dict:
-    """Every DiceRolled (turn, phase, superseded mark, status) and every epoch (commitment and,
-    once revealed, its seed). Seeds come only from DiceEpochRevealed lines; a reveal settles the
-    status of every roll of its epoch."""
+    """Every DiceRolled and SealedDiceRolled (turn, phase, superseded mark, status) and every
+    epoch (commitment and, once revealed, its seed), and the sealed stream. Seeds come only from
+    DiceEpochRevealed and SealedDiceRevealed lines; a reveal settles the status of every roll of
+    its epoch (of the sealed stream: of every sealed roll)."""
     if line["seq"] <= view["version"]:
         return view
     kind, d = line["type"], data_of(line)
@@ -217,6 +237,32 @@ def dice_apply(view: dict, line: dict) -> dict:
         roll["status"] = roll_status(roll, view["epochs"][at] if at is not None else None,
                                      roll["redacted"], new["game_id"])
         new["rolls"] = [*view["rolls"], roll]
+    elif kind == "OrderAccepted":
+        new["input"] = d.get("order_id") or ""  # the input of the rolls that follow
+    elif kind == "DiceCommitted" and d.get("stream") == "sealed":
+        new["sealed"] = {"committed_seq": line["seq"], "commitment": d.get("commitment"), "revealed_seq": None,
+                         "seed": None, "status": "open", "first_roll": None}
+    elif kind == "SealedDiceRolled":
+        at = view["open"].get(_key(d.get("epoch")))
+        roll = {"seq": line["seq"], "turn": before[0], "phase": before[1],
+                "superseded": line["seq"] in view["gone_rolls"], "status": "sealed", "sealed": True,
+                "input": view.get("input", ""), "epoch_at": at, "redacted": bool(line.get("redacted")),
+                **source(line)}
+        new["rolls"] = [*view["rolls"], roll]
+        stream = view.get("sealed")
+        if stream is not None and stream["first_roll"] is None:
+            new["sealed"] = {**stream, "first_roll": line["seq"]}
+    elif kind == "SealedDiceRevealed" and view.get("sealed") is not None and view["sealed"]["seed"] is None:
+        stream = {**view["sealed"], "revealed_seq": line["seq"], "seed": d.get("seed")}
+        try:
+            matches = dice.commitment(bytes.fromhex(stream["seed"])) == stream["commitment"]
+        except (TypeError, ValueError):
+            matches = False
+        stream["status"] = "revealed" if matches else "failed"
+        new["sealed"] = stream
+        new["rolls"] = [r if not r.get("sealed") else {**r, "status": sealed_roll_status(
+            r, view["epochs"][r["epoch_at"]] if r["epoch_at"] is not None else None, stream, new["game_id"])}
+            for r in view["rolls"]]
     elif kind == "DiceEpochRevealed":
         at = view["open"].get(_key(d.get("epoch")))
         if at is not None and view["epochs"][at]["seed"] is None:
@@ -254,6 +300,11 @@ def dice_reach(view: dict, lines: Iterable[dict]) -> int | None:
             if at is None or epochs[at]["seed"] is not None:
                 continue  # an epoch opened by these lines has no roll in the view yet; a revealed one is settled
             low = epochs[at]["opened_seq"]
+        elif kind == "SealedDiceRevealed":
+            stream = view.get("sealed")
+            if stream is None or stream["first_roll"] is None:
+                continue  # no sealed roll in the view yet
+            low = stream["first_roll"]
         elif kind == "TakeBackAccepted":
             gone = _superseded_rolls(d)
             if not gone:
@@ -415,11 +466,13 @@ def fold(name: str, lines: Iterable[dict], view: dict | None = None) -> dict:
 
 
 # ============================================================ reading, filtered per viewer ====
-def _visible(rules: Any, game_id: str, items: list[dict], viewer: str | None) -> list[tuple[dict, dict]]:
+def _visible(rules: Any, game_id: str, items: list[dict], viewer: str | None,
+             sealed_revealed: bool | None = None) -> list[tuple[dict, dict]]:
     """(item, its source line as ``viewer`` may see it): ``filter_lines`` of domain/visibility,
     the one place hidden information is filtered; an item whose line is hidden is left out."""
     lines = [{"game_id": game_id, "seq": it["seq"], "type": it["type"], "data": it["data"]} for it in items]
-    shown = {line["seq"]: line for line in (lines if rules is None else filter_lines(rules, lines, viewer))}
+    shown = {line["seq"]: line for line in (lines if rules is None else filter_lines(
+        rules, lines, viewer, sealed_revealed=sealed_revealed))}
     return [(it, shown[it["seq"]]) for it in items if it["seq"] in shown]
 
 
@@ -442,8 +495,8 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
 
 _VP_KEYS = ("seq", "turn", "phase", "side", "delta", "total", "reason", "rule", "superseded")
 _ROLL_KEYS = ("seq", "epoch", "turn", "phase", "seat", "purpose", "rule", "units", "dice", "target", "outcome",
-              "replaces", "superseded", "status")
-_ROLL_OWN = frozenset({"seq", "turn", "phase", "superseded", "status"})  # the rest: _roll_fields of the source
+              "replaces", "superseded", "status", "sealed")
+_ROLL_OWN = frozenset({"seq", "turn", "phase", "superseded", "status", "sealed"})  # the rest: _roll_fields of the source
 
 
 def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[dict, list[dict]]:
@@ -458,15 +511,27 @@ def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_i
 
 def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[list[dict], list[dict]]:
     rolls = []
-    for item, line in _visible(rules, game_id, view["rolls"], viewer):
+    for item, line in _visible(rules, game_id, view["rolls"], viewer, sealed_revealed(view)):
         fields = _roll_fields(data_of({"data": shown_data(line)}))  # the source as this viewer may see it
-        roll = {k: item[k] if k in _ROLL_OWN else fields[k] for k in _ROLL_KEYS}
+        roll = {k: item.get(k, False) if k in _ROLL_OWN else fields[k] for k in _ROLL_KEYS}
         if line.get("redacted") or fields["dice"] is None:  # the dice are not shown to this viewer
-            roll["status"] = "unrevealed"
+            roll["status"] = "sealed" if roll["sealed"] else "unrevealed"
         roll["text"] = describe(line, rules)
         rolls.append(roll)
     epochs = [{k: v for k, v in e.items()} for e in view["epochs"]]
     return rolls, epochs
+
+
+def sealed_revealed(view: dict) -> bool:
+    """Whether the dice view's sealed stream is revealed (its seed shown)."""
+    stream = view.get("sealed")
+    return stream is not None and stream["seed"] is not None
+
+
+def render_sealed(view: dict) -> dict | None:
+    """The sealed dice stream of the dice view: its commitment and, once revealed, its seed."""
+    stream = view.get("sealed")
+    return None if stream is None else {k: v for k, v in stream.items() if k != "first_roll"}
 
 
 def render_state(view: dict, viewer: str | None) -> dict:

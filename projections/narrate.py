@@ -37,6 +37,20 @@ def _dice(d: dict) -> str:
     return text + _outcome_and_rule(d)
 
 
+def _sealed_dice(d: dict) -> str:
+    """A sealed roll (docs/dice.md, "Sealed rolls"): its faces for a viewer shown them, else only
+    that it was rolled, for what (its dice are hidden until the game ends)."""
+    if isinstance(d.get("dice"), list):
+        return "Sealed: " + _dice(d)
+    text = f"{d['seat']} rolled {d['notation']} sealed for {d['purpose'] or 'no stated purpose'}"
+    if d.get("units"):
+        text += f" ({', '.join(d['units'])})"
+    text += ": the dice are hidden until the game ends"
+    if d.get("replaces"):
+        text += f" (re-roll of #{d['replaces']})"
+    return text + (f" ({d['rule']})" if d.get("rule") else "")
+
+
 def _outcome_and_rule(d: dict) -> str:
     """A die line's ending: its outcome, the roll it replaces and its rule."""
     text = f": {d['outcome']}" if d.get("outcome") else ""
@@ -94,6 +108,9 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "DiceEpochOpened": lambda d: f"Dice epoch {d['epoch']} opened, commitment {d['commitment'][:16]}…",
     "DiceRolled": _dice,
     "DiceEpochRevealed": lambda d: f"Dice epoch {d['epoch']} revealed, seed {d['seed'][:16]}…",
+    "SealedDiceRolled": _sealed_dice,
+    "SealedDiceRevealed": lambda d: f"Sealed dice revealed, seed {d['seed'][:16]}…: every sealed roll can now be "
+                                    "seen and checked",
     "RandomEventDrawn": lambda d: f"Random event {d['result']}: {d['title']}",
     "UnitMoved": lambda d: f"{d['unit']} moved {('from ' + d['origin'] + ' ') if d.get('origin') else ''}to {d['destination']}",
     "UnitHit": lambda d: f"{d['unit']} hit: {d['steps_lost']} step(s) lost, {d['steps_left']} left",

@@ -158,7 +158,7 @@ def build_summary(rules, game_id: str, lines: list[dict], *, viewer: str | None,
     Only what ``viewer`` may see gets in: lines pass filter_lines before they are described."""
     shown = filter_lines(rules, lines, viewer)
     events = [{"seq": line["seq"], "type": line["type"], "text": describe(line, rules)} for line in shown]
-    dice = [{"seq": e["seq"], "text": e["text"]} for e in events if e["type"] == "DiceRolled"]
+    dice = [{"seq": e["seq"], "text": e["text"]} for e in events if e["type"] in ("DiceRolled", "SealedDiceRolled")]
     url = f"{public_url.rstrip('/')}/api/v1/games/{game_id}"
     return Summary(game_id, seq, viewer, reason, list(to_move), chain_head, url, turn, phase, events, dice, earlier)
 

@@ -271,6 +271,7 @@
     verified: "verified against the revealed seed",
     unrevealed: "not verifiable yet: its seed is revealed when the turn ends",
     failed: "does NOT verify against the revealed seed",
+    sealed: "a sealed roll: its seed is revealed when the game ends",
   };
 
   /** One roll: {faces, sides, notation, purpose, seat, target, outcome, status, superseded}. */

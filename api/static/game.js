@@ -449,6 +449,7 @@
     (result.events || []).forEach(function (line) {
       var item = W.el("li", { "data-type": line.type, text: line.text || line.type }, answeredBy(line));
       if (line.type === "DiceRolled") item.appendChild(W.dice(W.rollOfLine(line)));
+      if (line.type === "SealedDiceRolled") item.appendChild(W.dice(W.rollOfLine(line, "sealed")));
       list.appendChild(item);
     });
     box.appendChild(list);

@@ -123,6 +123,7 @@ def _ended(state: dict, e: Any) -> dict:
 FOLD: dict[str, Callable[[Any, Any], dict]] = {
     "GameCreated": _created,
     "DiceRolled": _rolled,
+    "SealedDiceRolled": _rolled,  # the roll was made (its faces stay in the event, hidden until revealed)
     "UnitMoved": _moved,
     "UnitHit": _hit,
     "UnitEliminated": _eliminated,

@@ -20,9 +20,10 @@ def send(client, method, path, raw, headers=None, **kwargs):
                        headers={"Content-Type": "application/json", **(headers or {})}, **kwargs)
 
 
-# The version of a started game: GameCreated, DiceCommitted, two SeatJoined, DiceEpochOpened,
-# DiceCommitted; a refused body records nothing after it.
-STARTED = 6
+# The version of a started game: GameCreated, two DiceCommitted (the open stream's epoch 0 and the
+# sealed dice), two SeatJoined, DiceEpochOpened, DiceCommitted (epoch 1); a refused body records
+# nothing after it.
+STARTED = 7
 
 
 def version(client, game) -> int:

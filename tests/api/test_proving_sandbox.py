@@ -25,8 +25,8 @@ def joined(client, created: dict) -> ApiGame:
 
 
 def from_midgame(client) -> ApiGame:
-    """A public proving game from position "midgame", its umpire named at creation (seqs 1-3),
-    both seats joined (4-6)."""
+    """A public proving game from position "midgame", its umpire named at creation, both seats
+    joined."""
     r = client.post(GAMES, json={"ruleset": "proving", "position": "midgame", "public": True, "umpire": "Uma"})
     assert r.status_code == 201, r.json
     return joined(client, r.json)
@@ -55,12 +55,15 @@ def export(client, game_id: str, headers: dict) -> list[dict]:
 
 
 def played(client):
-    """The source game: Red's scoring roll (orders' events 9-11), Blue's face-down marker (12-13),
-    Red's second roll (14-16)."""
+    """The source game: Red's scoring roll (r1), Blue's face-down marker (b1), Red's second roll
+    (r2); ``game.spans`` holds the (first, last) seq of each order's events."""
     game = from_midgame(client)
-    play(client, game, "Red", {"kind": "roll_score"}, "r1")
-    play(client, game, "Blue", {"kind": "take_marker", "marker": "ambush"}, "b1")
-    play(client, game, "Red", {"kind": "roll_score"}, "r2")
+    game.spans = {}
+    for seat, order, key in (("Red", {"kind": "roll_score"}, "r1"),
+                             ("Blue", {"kind": "take_marker", "marker": "ambush"}, "b1"),
+                             ("Red", {"kind": "roll_score"}, "r2")):
+        events = play(client, game, seat, order, key)
+        game.spans[key] = (events[0]["seq"], events[-1]["seq"])
     return game
 
 
@@ -71,7 +74,10 @@ def test_pg_7_1_a_game_starts_from_a_named_position_recorded_in_its_log(client):
     state = state_of(client, game.game_id, game.seats["Red"])
     assert (state["turn"], state["vp"]) == (3, {"Red": 4, "Blue": 2})
     lines = export(client, game.game_id, game.seats["Red"])
-    assert [line["type"] for line in lines[:4]] == ["GameCreated", "PositionSet", "DiceCommitted", "UmpireAppointed"]
+    types = [line["type"] for line in lines]
+    umpire_at = types.index("UmpireAppointed")  # after the dice commitments, before any seat joins
+    assert types[:2] == ["GameCreated", "PositionSet"] and set(types[2:umpire_at]) == {"DiceCommitted"}
+    assert types[umpire_at + 1] == "SeatJoined"
     assert lines[0]["data"]["setup"]["vp"] == {"Red": 4, "Blue": 2}
     assert lines[1]["data"]["position"] == "midgame"
     summary = client.get(f"{GAMES}/{game.game_id}").json
@@ -89,25 +95,27 @@ def test_pg_7_1_an_unknown_position_or_one_with_options_is_refused_naming_what_i
 
 def test_pg_7_5_a_sandbox_starts_from_the_source_state_at_the_event_and_is_marked(client):
     game = played(client)
+    at = game.spans["r1"][1]  # right after Red's first roll: scored, no marker yet
     source_lines = export(client, game.game_id, umpire(client, game))
-    r = fork(client, game, 11, game.seats["Red"])
+    r = fork(client, game, at, game.seats["Red"])
     assert r.status_code == 201, r.json
     sandbox_id = r.json["game_id"]
-    assert r.json["sandbox"] == {"source": game.game_id, "at": 11, "at_hash": source_lines[10]["hash"], "by": "Red"}
+    assert r.json["sandbox"] == {"source": game.game_id, "at": at, "at_hash": source_lines[at - 1]["hash"],
+                                 "by": "Red"}
     assert set(r.json["invites"]) == {"Red", "Blue"} and r.json["admin_token"]
     sandbox = joined(client, r.json)
-    # The sandbox's state is the source's right after event 11: Red's first roll scored, no marker.
-    assert state_of(client, sandbox_id, sandbox.seats["Red"]) == state_of(client, game.game_id, game.seats["Red"], at=11)
+    # The sandbox's state is the source's right after that event.
+    assert state_of(client, sandbox_id, sandbox.seats["Red"]) == state_of(client, game.game_id, game.seats["Red"], at=at)
     lines = export(client, sandbox_id, sandbox.seats["Blue"])
     assert [line["type"] for line in lines[:2]] == ["GameCreated", "SandboxForked"]
-    assert lines[1]["data"]["at_hash"] == source_lines[10]["hash"]  # checkable against the source's export
+    assert lines[1]["data"]["at_hash"] == source_lines[at - 1]["hash"]  # checkable against the source's export
     summary = client.get(f"{GAMES}/{sandbox_id}", headers=sandbox.seats["Red"]).json
-    assert summary["sandbox"]["source"] == game.game_id and summary["sandbox"]["at"] == 11
+    assert summary["sandbox"]["source"] == game.game_id and summary["sandbox"]["at"] == at
 
 
 def test_pg_7_5_a_sandbox_rolls_its_own_dice_and_they_verify(client):
     game = played(client)
-    sandbox = joined(client, fork(client, game, 11, game.seats["Red"]).json)
+    sandbox = joined(client, fork(client, game, game.spans["r1"][1], game.seats["Red"]).json)
     before = state_of(client, sandbox.game_id, sandbox.seats["Red"])["vp"]["Red"]
     events = play(client, sandbox, "Red", {"kind": "roll_score"}, "s1")
     play(client, sandbox, "Blue", {"kind": "turn_end"}, "s2")  # closes the epoch: its seed is revealed
@@ -123,13 +131,13 @@ def test_pg_7_5_a_sandbox_rolls_its_own_dice_and_they_verify(client):
 
 def test_pg_7_5_sandboxes_are_left_out_of_the_games_index_and_statistics_unless_asked(client):
     game = played(client)
-    r = fork(client, game, 11, game.seats["Red"], public=True)
+    r = fork(client, game, game.spans["r1"][1], game.seats["Red"], public=True)
     sandbox_id = r.json["game_id"]
     listed = [g["game_id"] for g in client.get(GAMES).json["games"]]
     assert game.game_id in listed and sandbox_id not in listed
     with_sandboxes = client.get(f"{GAMES}?sandbox=true").json["games"]
     assert {game.game_id, sandbox_id} <= {g["game_id"] for g in with_sandboxes}
-    assert next(g for g in with_sandboxes if g["game_id"] == sandbox_id)["sandbox"]["at"] == 11
+    assert next(g for g in with_sandboxes if g["game_id"] == sandbox_id)["sandbox"]["at"] == game.spans["r1"][1]
     # Not even the sandbox's own token lists it unasked.
     own = client.get(GAMES, headers=bearer(r.json["admin_token"])).json["games"]
     assert sandbox_id not in [g["game_id"] for g in own]
@@ -145,11 +153,13 @@ def test_pg_7_5_sandboxes_are_left_out_of_the_games_index_and_statistics_unless_
 def test_pg_7_5_a_bad_fork_point_is_refused_naming_what_is_wrong(client):
     game = played(client)
     red = game.seats["Red"]
+    (first, last), end = game.spans["r1"], game.spans["r2"][1]
     r = fork(client, game, 99, red)
-    assert r.status_code == 422 and r.json["code"] == "invalid_fork" and "1 to 16" in r.json["detail"]
-    r = fork(client, game, 10, red)
+    assert r.status_code == 422 and r.json["code"] == "invalid_fork" and f"1 to {end}" in r.json["detail"]
+    r = fork(client, game, first + 1, red)
     assert r.status_code == 422 and r.json["code"] == "invalid_fork"
-    assert "inside an order's outcome (events 9-11)" in r.json["detail"] and "at 8 or 11" in r.json["detail"]
+    assert f"inside an order's outcome (events {first}-{last})" in r.json["detail"]
+    assert f"at {first - 1} or {last}" in r.json["detail"]
     r = fork(client, game, "nine", red)
     assert r.status_code == 422 and "at" in r.json["detail"]
     ended = played(client)
@@ -161,14 +171,15 @@ def test_pg_7_5_a_bad_fork_point_is_refused_naming_what_is_wrong(client):
 
 def test_pg_7_3_a_seat_cannot_learn_hidden_state_through_a_fork_the_umpire_may_fork(client):
     game = played(client)
-    # After Blue's face-down marker (event 13), the state holds what Red may not see.
-    r = fork(client, game, 13, game.seats["Red"])
+    marker, end = game.spans["b1"][1], game.spans["r2"][1]
+    # After Blue's face-down marker, the state holds what Red may not see.
+    r = fork(client, game, marker, game.seats["Red"])
     assert r.status_code == 403 and r.json["code"] == "fork_hidden" and "hidden from Red" in r.json["detail"]
-    assert fork(client, game, 16, {}).status_code == 403  # a spectator of the public game: the same
-    assert fork(client, game, 13, game.seats["Blue"]).status_code == 201  # Blue sees its own marker
+    assert fork(client, game, end, {}).status_code == 403  # a spectator of the public game: the same
+    assert fork(client, game, marker, game.seats["Blue"]).status_code == 201  # Blue sees its own marker
     # The umpire may fork there; the sandbox's seats see the marker face down, and in its log the
     # set-up holding it is concealed from them (a commitment): their copy verifies all the same.
-    r = fork(client, game, 16, umpire(client, game), umpire="Uma", public=True)
+    r = fork(client, game, end, umpire(client, game), umpire="Uma", public=True)
     assert r.status_code == 201, r.json
     sandbox = joined(client, r.json)
     assert state_of(client, sandbox.game_id, sandbox.seats["Red"])["markers"]["Blue"] == ["face-down"]

@@ -255,7 +255,8 @@ def test_dice_are_unrevealed_with_no_seed_until_the_turn_ends_then_verified(clie
     order(client, game, "Blue", {"kind": "roll", "dice": "3d6", "purpose": "barrage"}, "r1")
     order(client, game, "Red", {"kind": "roll", "dice": "d66", "purpose": "weather"}, "r2")
     before = ok(client.get(url(game, "dice"), headers=game.seats["Blue"]))
-    assert set(before) == {"game_id", "rolls", "epochs"}
+    assert set(before) == {"game_id", "rolls", "epochs", "sealed"}
+    assert before["sealed"]["seed"] is None and before["sealed"]["status"] == "open"  # the sealed stream (FF 9)
     assert [r["status"] for r in before["rolls"]] == ["unrevealed", "unrevealed"]
     [epoch] = before["epochs"]
     assert epoch["seed"] is None and epoch["revealed_seq"] is None and epoch["status"] == "open"
@@ -280,7 +281,8 @@ def test_dice_are_unrevealed_with_no_seed_until_the_turn_ends_then_verified(clie
     assert (second["epoch"], second["seed"], second["status"]) == (1, None, "open")
     roll = after["rolls"][0]
     assert set(roll) == {"seq", "epoch", "turn", "phase", "seat", "purpose", "rule", "units", "dice", "target",
-                         "outcome", "replaces", "superseded", "status", "text"}
+                         "outcome", "replaces", "superseded", "status", "sealed", "text"}
+    assert roll["sealed"] is False
     assert (roll["seq"], roll["seat"], roll["purpose"], roll["turn"], roll["phase"], roll["epoch"]) == \
         (seq_of(lines, "DiceRolled"), "Blue", "barrage", 1, "Move", 0)
     assert [d["nonce"] for d in roll["dice"]] == [0, 1, 2] and "barrage" in roll["text"]

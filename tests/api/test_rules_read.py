@@ -49,7 +49,7 @@ def test_warlog_rules_prints_each_rule_and_the_counts_offline(capsys):
     out = capsys.readouterr().out
     assert "  FF 7 adjudicated     3 tests" in out
     assert "tests/unit/test_game.py::test_FF_7_a_private_note_is_hidden_from_everyone_but_its_author_and_umpires" in out
-    assert out.rstrip().splitlines()[-2] == "rules: 8 in all; adjudicated 8, declared 0, not applicable 0, pending 0"
+    assert out.rstrip().splitlines()[-2] == "rules: 9 in all; adjudicated 9, declared 0, not applicable 0, pending 0"
 
 
 def test_warlog_rules_json_is_the_reads_body_and_an_unknown_ruleset_fails(capsys):

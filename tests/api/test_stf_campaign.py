@@ -32,8 +32,8 @@ def test_an_stf_game_has_one_human_seat_and_dice_epoch_0_opens_when_the_player_j
     assert created.json["seats"] == ["Player"] and list(created.json["invites"]) == ["Player"]
     game = stf_game(client)
     lines = events(client, game)
-    assert [line["type"] for line in lines] == ["GameCreated", "DiceCommitted", "SeatJoined", "DiceEpochOpened",
-                                                "DiceCommitted"]
+    assert [line["type"] for line in lines] == ["GameCreated", "DiceCommitted", "DiceCommitted", "SeatJoined",
+                                                "DiceEpochOpened", "DiceCommitted"]
     assert lines[0]["data"]["seats"] == ["Player", "system"]
     assert lines[-2]["data"]["epoch"] == 0
     # a solitaire game's one seat counts: its client seed is the whole of epoch 0's (system has none)

@@ -15,7 +15,9 @@ def test_a_whole_freeform_game_is_played_recorded_and_verified(app):
     created = app.create_game("freeform", options={"sides": ["Axis", "Allies"], "phases": ["Move", "Combat"],
                                                    "last_turn": 3})
     gid = created.game_id
-    assert [e["type"] for e in created.events] == ["GameCreated", "DiceCommitted"]
+    assert created.version == len(created.events) and created.events[0]["type"] == "GameCreated"
+    sealed = created.events[-1]  # the creation commits the sealed dice last (docs/dice.md, "Sealed rolls")
+    assert sealed["type"] == "DiceCommitted" and sealed["data"]["stream"] == "sealed"
     app.join(gid, "Axis", "heinz", client_seed="panzer")
     opened, committed = app.join(gid, "Allies", "monty", client_seed="desert").events[-2:]
     assert opened["type"] == "DiceEpochOpened" and committed["type"] == "DiceCommitted"
@@ -47,7 +49,7 @@ def test_a_whole_freeform_game_is_played_recorded_and_verified(app):
     winner = max(vp, key=vp.get) if vp["Axis"] != vp["Allies"] else None
     end = app.submit_order(gid, "Axis", "end", {"kind": "end", "winner": winner, "level": "marginal",
                                                 "reason": "turn 3 completed"})
-    assert [e["type"] for e in end.events] == ["OrderAccepted", "GameEnded", "DiceEpochRevealed"]
+    assert [e["type"] for e in end.events] == ["OrderAccepted", "GameEnded", "DiceEpochRevealed", "SealedDiceRevealed"]
     with pytest.raises(RuleViolation, match="FF 5"):
         app.submit_order(gid, "Allies", "late", {"kind": "note", "text": "one more"})
 

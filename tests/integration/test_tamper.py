@@ -7,6 +7,7 @@ export, and by ``import_lines``, each naming the same first affected line (= seq
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 
@@ -22,6 +23,13 @@ from tests.integration.rawstore import RawStore, store_like
 
 
 # --------------------------------------------------------------------------------- the game --
+@pytest.fixture
+def store_config(store_config):
+    """The store of conftest with snapshots taken past the played game's last line, so that a load
+    reads (and verifies) every line of it, whatever the events a creation or a turn records."""
+    return dataclasses.replace(store_config, snapshot_interval=60)
+
+
 def played_game(app: Warlog) -> str:
     """A game with rolls in a revealed epoch (0) and in an open one (1), VP and a turn: 19
     events, so that a load (from no snapshot: this store takes one every 20) reads them all."""

@@ -8,8 +8,8 @@ A recorder fed by the HTTP helpers of the end-to-end and reliability tests (``ht
 - every response body is ``record``-ed with the time it was received; only the runs of hex (and
   base64) characters long enough to hold a seed are kept;
 - at the end of the session (the autouse fixture in tests/conftest.py) ``leaks`` compares the two:
-  a seed found in a response received before its ``DiceEpochRevealed`` event was written (or of
-  an epoch never revealed) is a leak. The response that reveals an epoch (the order ending the
+  a seed found in a response received before its ``DiceEpochRevealed`` event was written (the
+  sealed dice's, epoch -1: its ``SealedDiceRevealed``; or of an epoch never revealed) is a leak. The response that reveals an epoch (the order ending the
   turn) was received after the event was stamped, so it is allowed to carry the seed.
 
 Seeds are 32 bytes; the log shows a revealed one as 64 lowercase hex digits, and a leak could take
@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 _HEX_RUN = re.compile(rb"[0-9a-fA-F]{64,}")
 _B64_RUN = re.compile(rb"[A-Za-z0-9+/_-]{43,}")
 SEEDS_TABLE = "warlog_dice_seeds"
+SEALED_EPOCH = -1  # where the sealed dice's seed is kept (domain/game.py SEALED_SEED)
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,8 @@ def read_seeds(key: str) -> list[Seed]:
         conn = sqlite3.connect(key[len("sqlite:"):], timeout=30)
         try:
             seeds = conn.execute(f"SELECT game_id, epoch, seed FROM {SEEDS_TABLE}").fetchall()
-            reveals = conn.execute("SELECT originator_id, state FROM stored_events "
-                                   "WHERE topic LIKE '%DiceEpochRevealed'").fetchall()
+            reveals = conn.execute("SELECT originator_id, state FROM stored_events WHERE topic LIKE "
+                                   "'%DiceEpochRevealed' OR topic LIKE '%SealedDiceRevealed'").fetchall()
         finally:
             conn.close()
     else:
@@ -99,13 +100,14 @@ def read_seeds(key: str) -> list[Seed]:
         schema = pg.get("POSTGRES_SCHEMA") or "public"
         with psycopg.connect(postgres_dsn(pg), connect_timeout=10) as conn:
             seeds = conn.execute(f"SELECT game_id, epoch, seed FROM {schema}.{SEEDS_TABLE}").fetchall()
-            reveals = conn.execute(f"SELECT originator_id, state FROM {schema}.warlog_events "
-                                   "WHERE topic LIKE '%%DiceEpochRevealed'").fetchall()
+            reveals = conn.execute(f"SELECT originator_id, state FROM {schema}.warlog_events WHERE topic LIKE "
+                                   "'%%DiceEpochRevealed' OR topic LIKE '%%SealedDiceRevealed'").fetchall()
     revealed: dict[tuple[str, int], float] = {}
     for originator, state in reveals:
         data = json.loads(bytes(state))
         stamped = datetime.fromisoformat(data["timestamp"]["_data_"]).timestamp()
-        revealed[(str(uuid.UUID(str(originator))), int(data["epoch"]))] = stamped
+        epoch = int(data["epoch"]) if "epoch" in data else SEALED_EPOCH  # SealedDiceRevealed: the sealed dice
+        revealed[(str(uuid.UUID(str(originator))), epoch)] = stamped
     return [Seed(key, str(uuid.UUID(str(gid))), int(epoch), bytes(seed).hex(),
                  revealed.get((str(uuid.UUID(str(gid))), int(epoch))))
             for gid, epoch, seed in seeds]

@@ -52,3 +52,27 @@ def test_a_seed_planted_in_a_response_is_reported_until_its_epoch_is_revealed(tm
     # The session's recorder saw this server's traffic too (and found nothing in it).
     assert len(WATCH.responses) > recorded_before
     assert store_key(env) in WATCH.seeds
+
+
+def test_the_sealed_dice_seed_is_reported_until_the_game_ends_and_not_after(tmp_path):
+    """The sealed stream's seed (epoch -1, docs/dice.md "Sealed rolls") is revealed by
+    SealedDiceRevealed at the end of the game: the watch allows it from then on, not before."""
+    env = {"WARLOG_DATA_DIR": str(tmp_path / "server" / "data")}
+    watch = SeedWatch()  # not the session's: this test leaks on purpose
+    from tests.e2e.server import live_server
+
+    with live_server(tmp_path / "server") as url:
+        watch.register(url, env)
+        game = Game(Http(url))
+        game.order("Blue", {"kind": "roll", "dice": "1d6", "sealed": True, "purpose": "refit"})
+        sealed = next(s for s in read_seeds(store_key(env)) if s.game_id == game.id and s.epoch == -1)
+        assert sealed.revealed_at is None
+        watch.record(url, sealed.hex)  # before the end: a leak
+        ended = game.order("Red", {"kind": "end", "winner": None, "reason": "agreed"}).raw
+        assert sealed.hex.encode() in ended  # the end's answer carries it, as it should
+        watch.record(url, ended)
+        watch.record(url, sealed.hex)  # after the end: fine
+    watch.harvest(url)
+    leaks = watch.leaks()
+    assert not watch.errors
+    assert [(leak.seed.game_id, leak.seed.epoch) for leak in leaks] == [(game.id, -1)], [str(x) for x in leaks]

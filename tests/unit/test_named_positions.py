@@ -144,7 +144,9 @@ def test_a_fork_past_a_snapshot_starts_from_the_state_at_its_event_and_its_expor
         sqlite_app.join(source, seat, seat.lower())
     for n in range(15):
         sqlite_app.submit_order(source, ("Red", "Blue")[n % 2], f"o{n}", {"kind": "roll_score"})
-    at = 34  # the end of an order (events 8 + 3n + 2), between the snapshots at 20 and 40
+    game = sqlite_app.get_game(source)
+    # the end of an order, between the snapshots at 20 and 40 (not right after one)
+    at = next(last for _, last in (game.order_range(f"o{n}") for n in range(15)) if 21 < last < 40)
     replayed = None
     for event in sqlite_app.events.get(UUID(source), lte=at):
         replayed = event.mutate(replayed)

@@ -294,7 +294,7 @@ def test_ending_the_game_reveals_the_last_epoch_and_all_rolls_verify(played):
     assert report.ok, report.summary()
     assert (report.epochs_revealed, report.epochs_unrevealed) == (2, 0)
     assert report.rolls_verified == EPOCH0_ROLLS + EPOCH1_ROLLS
-    assert [line["type"] for line in lines][-2:] == ["GameEnded", "DiceEpochRevealed"]
+    assert [line["type"] for line in lines][-3:] == ["GameEnded", "DiceEpochRevealed", "SealedDiceRevealed"]
 
 
 def test_taken_back_roll_stays_in_the_log_marked_superseded(sqlite_app):

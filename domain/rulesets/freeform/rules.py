@@ -16,6 +16,9 @@ FF 8  Sealed orders: with ``sealed_orders`` set, every round each side seals its
       number, 0 to 20), then, once all have sealed, reveals them; the revealed orders are carried
       out side by side in the order of the sides, each side's in the order it sealed them; an
       order the rules refuse then is recorded as refused and the rest go on.
+FF 9  Sealed rolls: a roll marked sealed is made in the game's sealed dice stream; its dice, target
+      and outcome are seen by the seat that rolled (and umpires) only, until the game ends and the
+      sealed stream's seed is revealed; the others see that it was rolled, for what, not its faces.
 """
 
 from __future__ import annotations
@@ -50,7 +53,9 @@ ORDER_KINDS = (
     {"kind": "roll", "rule": "FF 3", "help": "the server rolls NdS, dS or d66 for a stated purpose, optionally against a target",
      "fields": {"dice": "NdS, dS or d66", "purpose": "what the roll is for", "rule": "the rule it applies (optional)",
                 "units": "the units concerned (optional)", "target": "{compare, value, modifiers} (optional)",
-                "replaces": "re-roll: the seq of the last roll (optional)"}, "words": ["dice"]},
+                "replaces": "re-roll: the seq of the last roll (optional)",
+                "sealed": "true: only you (and umpires) see the faces until the game ends (FF 9; optional)"},
+     "words": ["dice"]},
     {"kind": "vp", "rule": "FF 4", "help": "adjust a side's VP by a non-zero delta, with a reason",
      "fields": {"side": "the side", "delta": "a whole number, not 0", "reason": "why",
                 "rule": "the rule it applies (optional)"}, "words": ["side", "delta"]},
@@ -166,7 +171,8 @@ class Freeform(Ruleset):
                 "dice": "NdS | dS | d66", "purpose": f"text (at most {MAX_TEXT['purpose']} characters)",
                 "rule": "text (optional)",
                 "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",
-                "replaces": "seq of the last roll (optional)"}},
+                "replaces": "seq of the last roll (optional)",
+                "sealed": "true for a sealed roll (FF 9) (optional)"}},
         ]
         if state.get("vp_track"):
             orders.append({"kind": "vp", "rule": "FF 4", "fields": {
@@ -227,8 +233,14 @@ class Freeform(Ruleset):
                 raise RuleViolation("FF 3", f"a re-roll replaces the last roll (seq "
                                             f"{last['seq'] if last else 'none yet'}), not seq {replaces}")
         target = self._target(order.get("target"))
+        sealed = order.get("sealed", False)
+        if not isinstance(sealed, bool):
+            raise InvalidOrder("'sealed' is true or false", rule="FF 9", field="sealed")
+        if sealed and not dice.sealable:
+            raise RuleViolation("FF 9", "this game has no sealed dice stream (a game created before sealed "
+                                        "rolls existed rolls every die in the open)")
         made = dice.roll(expr.count, expr.sides, seat=seat, purpose=purpose, rule=rule,
-                         units=units, replaces=replaces, notation=str(expr))
+                         units=units, replaces=replaces, notation=str(expr), sealed=sealed)
         if target is not None:
             result = self._read(expr, made.values) + sum(m["value"] for m in target["modifiers"])
             met = COMPARE[target["compare"]](result, target["value"])
