@@ -174,7 +174,7 @@ def test_each_seed_is_committed_before_any_input_mixed_with_it(lines):
     assert types[:2] == ["GameCreated", "DiceCommitted"]  # epoch 0: before any seat joined
     assert types.index("DiceCommitted") < types.index("SeatJoined")
     for n in (0, 1):
-        committed = lines[index_of(lines, "DiceCommitted", n)]
+        committed = lines[index_of(lines, "DiceCommitted", n, stream="open")]
         opened = lines[index_of(lines, "DiceEpochOpened", n)]
         assert committed["data"] == {"stream": "open", "epoch": n, "commitment": dice.commitment(seed_for(n))}
         assert opened["data"]["commitment"] == committed["data"]["commitment"]
@@ -263,7 +263,7 @@ def failures(forged: list[dict]) -> list[tuple[int, str]]:
 def test_verify_fails_a_commitment_recorded_after_an_input_mixed_with_its_seed(lines, epoch, after):
     """The server holds its commitment back until it has seen an input (a seat's client seed, an
     order id), then commits to a seed chosen knowing it: the file names the commitment's line."""
-    committed = lines.pop(index_of(lines, "DiceCommitted", epoch))
+    committed = lines.pop(index_of(lines, "DiceCommitted", epoch, stream="open"))
     at = index_of(lines, after)  # the first SeatJoined; the first OrderAccepted of epoch 0
     lines.insert(at + 1, committed)
     found = failures(lines)
@@ -280,7 +280,7 @@ def test_verify_fails_a_seed_committed_again_after_the_orders_of_its_epoch_were_
     lines[index_of(lines, "DiceEpochRevealed", 1)]["data"]["seed"] = ground.hex()
     reface(lines, 1, ground, lines[opened]["data"]["client_entropy"])
     found = failures(lines)
-    committed = index_of(lines, "DiceCommitted", 1) + 1
+    committed = index_of(lines, "DiceCommitted", 1, stream="open") + 1
     assert [n for n, _ in found] == [opened + 1], found
     assert f"not the one committed on line {committed}" in found[0][1]
 
@@ -299,7 +299,7 @@ def test_a_commitment_rewritten_too_breaks_the_head_a_seat_signed_before_its_ord
     lines = lines_of(game)
     assert verify(lines).ok
     ground = hashlib.sha256(b"a seed chosen after Blue's order").digest()
-    lines[index_of(lines, "DiceCommitted", 1)]["data"]["commitment"] = dice.commitment(ground)
+    lines[index_of(lines, "DiceCommitted", 1, stream="open")]["data"]["commitment"] = dice.commitment(ground)
     lines[index_of(lines, "DiceEpochOpened", 1)]["data"]["commitment"] = dice.commitment(ground)
     found = failures(lines)
     signed = index_of(lines, "OrderSigned") + 1
@@ -332,7 +332,7 @@ def test_verify_fails_a_die_derived_under_another_order_s_id(lines):
 
 
 def test_a_format_1_file_is_not_asked_for_commitments(lines):
-    lines = [line for line in lines if line["type"] != "DiceCommitted"]
+    lines = [line for line in lines if line["type"] not in ("DiceCommitted", "SealedDiceRevealed")]
     assert any("without a DiceCommitted" in m for _, m in failures(copy.deepcopy(lines)))
     del lines[0]["data"]["format"]  # now a format-1 file: its dice are scheme 1's, so they fail
     found = failures(lines)

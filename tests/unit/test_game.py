@@ -42,8 +42,9 @@ def all_events(game: Game) -> list:
 
 def test_created_game_records_setup_and_seats_and_commits_to_the_first_dice_seed():
     game = Game.create("freeform", options={"sides": ["AR", "UK"]}, seed_for=seed_for)
-    created, committed = game.pending_events
+    created, committed, sealed = game.pending_events
     assert isinstance(created, ev.GameCreated)
+    assert (sealed.stream, sealed.epoch) == ("sealed", 0)  # the sealed dice's one seed (docs/dice.md)
     assert created.seats == ["AR", "UK"]
     assert created.setup["vp"] == {"AR": 0, "UK": 0}
     assert created.prev_hash == "0" * 64
@@ -196,7 +197,7 @@ def test_FF_5_ending_the_game_reveals_the_seed_and_refuses_later_orders():
     game = started()
     since = game.version
     game.submit("Red", "o1", {"kind": "end", "winner": "Red", "level": "decisive", "reason": "took the bridge"}, seed_for)
-    assert emitted(game, since) == ["OrderAccepted", "GameEnded", "DiceEpochRevealed"]
+    assert emitted(game, since) == ["OrderAccepted", "GameEnded", "DiceEpochRevealed", "SealedDiceRevealed"]
     with pytest.raises(RuleViolation, match="FF 5: the game has ended"):
         game.submit("Blue", "o2", {"kind": "note", "text": "wait"}, seed_for)
     assert game.whose_move() == [] and game.legal_orders("Blue") == []
@@ -217,7 +218,7 @@ def test_concede_ends_the_game_for_the_other_side():
     game = started()
     game.concede("Blue", seed_for)
     assert game.ended["winner"] == "Red"
-    assert isinstance(game.pending_events[-1], ev.DiceEpochRevealed)
+    assert [type(e) for e in game.pending_events[-2:]] == [ev.DiceEpochRevealed, ev.SealedDiceRevealed]
 
 
 def test_every_event_chains_to_the_one_before_and_verifies():
@@ -246,7 +247,7 @@ def test_a_client_seed_is_text_and_the_system_seat_has_none():
     game = Game.create("freeform", options={"sides": ["Blue", "Red"]}, seed_for=seed_for)
     with pytest.raises(InvalidOrder, match="client seed") as err:
         game.join("Blue", "alice", 12345, seed_for)
-    assert err.value.field == "client_seed" and game.version == 2  # GameCreated, DiceCommitted
+    assert err.value.field == "client_seed" and game.version == 3  # GameCreated, two DiceCommitted
     with pytest.raises(InvalidOrder, match="client seed"):
         game.join("Blue", "alice", "x" * 201, seed_for)
     game.join("Blue", "alice", None, seed_for)

@@ -131,9 +131,9 @@ def test_a_fork_of_an_ended_game_or_of_hidden_state_is_refused_but_the_umpire_ma
 
 
 def test_order_around_names_the_order_whose_outcome_runs_past_an_event():
-    source = source_game()  # the order: events 8 (accepted), 9 (the roll), 10 (the VP)
-    assert source.order_around(8) == ("o1", 8, 10) and source.order_around(9) == ("o1", 8, 10)
-    assert source.order_around(10) is None and source.order_around(7) is None
+    source = source_game()  # the order: events 9 (accepted), 10 (the roll), 11 (the VP)
+    assert source.order_around(9) == ("o1", 9, 11) and source.order_around(10) == ("o1", 9, 11)
+    assert source.order_around(11) is None and source.order_around(8) is None
 
 
 def test_a_fork_past_a_snapshot_starts_from_the_state_at_its_event_and_its_export_imports(sqlite_app, tmp_path):

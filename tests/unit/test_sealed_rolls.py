@@ -135,11 +135,10 @@ def test_FF_9_sealed_is_true_or_false():
 
 
 def test_FF_9_a_game_without_a_sealed_stream_refuses_a_sealed_roll(monkeypatch):
-    uncommitted = Game.create("freeform", options={"sides": ["Blue", "Red"]})  # no seeds at creation
     monkeypatch.setattr(game_module, "FORMAT", 1)  # a format-1 game never has a sealed stream
     format_1 = Game.create("freeform", options={"sides": ["Blue", "Red"]}, game_id=uuid4(), seed_for=seed_for)
     assert "DiceCommitted" not in [line["type"] for line in lines_of(format_1)]
-    for game in (uncommitted, format_1):
+    for game in (format_1,):
         for side in ("Blue", "Red"):
             game.join(side, side.lower(), "", seed_for)
         version = game.version
@@ -168,10 +167,12 @@ def test_FF_9_a_sealed_rolls_faces_are_seen_by_the_roller_and_the_umpire_only_un
         assert filter_lines(game.rules, full, viewer)[at] == full[at]
     for viewer in ("Red", None):
         seen = next(line for line in filter_lines(game.rules, full, viewer) if line["seq"] == full[at]["seq"])
-        assert seen["redacted"] is True
-        assert {k: seen["data"][k] for k in SEALED_ROLL_FIELDS} == {"dice": None, "target": None, "outcome": None}
-        kept = {k: v for k, v in full[at]["data"].items() if k not in SEALED_ROLL_FIELDS}
-        assert {k: v for k, v in seen["data"].items() if k not in SEALED_ROLL_FIELDS} == kept
+        # Concealed: a commitment in each field's place, its salt withheld (docs/dice.md, "Concealed fields").
+        assert "redacted" not in seen and {k: seen["data"]["concealed"][k] for k in SEALED_ROLL_FIELDS} == \
+            dict.fromkeys(SEALED_ROLL_FIELDS)
+        assert all(seen["data"][k] != full[at]["data"][k] for k in SEALED_ROLL_FIELDS)
+        kept = {k: v for k, v in full[at]["data"].items() if k not in (*SEALED_ROLL_FIELDS, "concealed")}
+        assert {k: v for k, v in seen["data"].items() if k not in (*SEALED_ROLL_FIELDS, "concealed")} == kept
         assert describe(seen, game.rules) == "Blue rolled 2d6 sealed for refit: the dice are hidden until the game ends"
     assert describe(full[at], game.rules).startswith("Sealed: Blue rolled 2d6 for refit: ")
 
@@ -182,7 +183,7 @@ def test_FF_9_a_sealed_rolls_faces_are_seen_by_the_roller_and_the_umpire_only_un
     # A page read after the end that does not hold the reveal: shown when told, hidden by default.
     page = ended[at:at + 1]
     assert filter_lines(game.rules, page, "Red", sealed_revealed=True) == page
-    assert filter_lines(game.rules, page, "Red")[0]["data"]["dice"] is None
+    assert filter_lines(game.rules, page, "Red")[0]["data"]["concealed"]["dice"] is None  # salt withheld
 
 
 def test_FF_9_the_state_shows_that_a_sealed_roll_was_made_not_its_faces():
@@ -211,8 +212,8 @@ def test_a_seats_copy_counts_the_sealed_rolls_it_is_not_shown_as_sealed_not_open
     game = played()
     report = verify(filter_lines(game.rules, lines_of(game), "Red"))
     assert (report.sealed_rolls_unopened, report.sealed_rolls_unrevealed) == (2, 1)
-    # The only failures are the hashes of the lines hidden content was removed from (redacted).
-    assert report.failures and all("redacted" in message for _, message in report.failures), report.summary()
+    # The hidden fields are commitments: the copy verifies as a chain all the same.
+    assert report.ok, report.summary()
 
 
 def test_a_forged_sealed_die_is_caught_by_the_revealed_sealed_seed_though_the_chain_is_rewritten():
@@ -277,7 +278,8 @@ def test_a_sealed_face_is_not_computable_before_the_reveal_from_anything_a_seat_
         return next(line for line in filter_lines(rules, lines, "Red") if line["seq"] == blue_seq)
 
     hidden = blue_roll_as_red([json.loads(t) for t in export])
-    assert hidden["data"]["dice"] is None and hidden["data"]["outcome"] is None and hidden["data"]["target"] is None
+    # Each hidden field holds its commitment, its salt withheld (docs/dice.md, "Concealed fields").
+    assert all(hidden["data"]["concealed"][k] is None and len(hidden["data"][k]) == 64 for k in SEALED_ROLL_FIELDS)
     history = folds.render_history(folds.fold("history", app.lines(gid)), rules, "Red", gid)
     texts = {line["seq"]: line["text"] for turn in history for phase in turn["phases"]
              for op in phase["operations"] for line in op["lines"]}
