@@ -734,7 +734,7 @@ def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
     verify(lines, report)
     version = header.get("version") if header is not None else None
     if version is not None and not (type(version) is int and version == report.format):  # true is no version
-        report.fail(0, f"the header line says export version {version!r}, but the game (GameCreated) "
+        report.fail(1, f"the header line says export version {version!r}, but the game (GameCreated) "
                        f"is of format {report.format}: they must agree")
     report.failures.sort(key=lambda f: f[0])
     return report, lines

@@ -288,7 +288,7 @@ def test_an_export_v2_header_must_agree_with_the_games_format():
     assert verify_text(lines)[0].ok
     for version in (1, 3, "2", True):
         report, _ = verify_text([json.dumps({"warlog_export": {"version": version}}), *lines])
-        assert report.failures == [(0, f"the header line says export version {version!r}, but the game "
+        assert report.failures == [(1, f"the header line says export version {version!r}, but the game "
                                        "(GameCreated) is of format 2: they must agree")]
 
 

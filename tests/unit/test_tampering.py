@@ -81,8 +81,6 @@ def test_each_tampered_export_made_now_fails_naming_the_line_and_why(exports_now
     tampered_fails(build(exports_now[export]))
 
 
-@pytest.mark.xfail(strict=True, reason="domain/verify.py checks format 2's dice, sealed stream and concealed fields "
-                                       "once the issue-34 branches that build them are merged: then remove this mark")
 def test_the_format2_exports_of_the_spec_verify_and_each_tampered_copy_fails_at_its_line():
     """tests/format2.py's exports, written from the spec: `warlog verify` takes the intact ones and
     names each tampered copy's line (its words are its own: the browser's are in the cases)."""

@@ -107,7 +107,7 @@ export class Dice {
         this.fail(n, `dice epoch ${e} opened with another commitment than the one recorded on line ${ahead.n}`);
       }
       if (this.firstInput !== null && ahead.n > this.firstInput) {
-        this.fail(n, `the commitment to dice epoch ${e} (line ${ahead.n}) was recorded after line ${this.firstInput}, ` +
+        this.fail(ahead.n, `the commitment to dice epoch ${e} (line ${ahead.n}) was recorded after line ${this.firstInput}, ` +
           "an input of its client entropy");
       }
     }
