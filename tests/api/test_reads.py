@@ -216,7 +216,7 @@ def test_history_groups_lines_by_turn_phase_and_operation(client, api_service):
     shape = [(t["turn"], [(p["phase"], [(o["order_id"], o["seat"], [ln["type"] for ln in o["lines"]])
                                         for o in p["operations"]]) for p in t["phases"]]) for t in body["turns"]]
     assert shape == [(1, [
-        ("Move", [(None, None, ["GameCreated", "DiceCommitted"]),
+        ("Move", [(None, None, ["GameCreated", "DiceCommitted", "DiceCommitted"]),
                   (None, "Blue", ["SeatJoined"]),
                   (None, "Red", ["SeatJoined", "DiceEpochOpened", "DiceCommitted"]),
                   ("r1", "Blue", ["OrderAccepted", "DiceRolled"]),

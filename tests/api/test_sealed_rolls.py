@@ -30,7 +30,7 @@ def reads(client, game, headers, monkeypatch) -> dict:
     text = b"".join(stream.response).decode()
     return {"text": "\n".join([r.get_data(as_text=True) for r in got.values()] + [text]),
             "events": got["/events"].json["events"],
-            "export": [json.loads(t) for t in got["/export"].get_data(as_text=True).splitlines()],
+            "export": [json.loads(t) for t in got["/export"].get_data(as_text=True).splitlines()][1:],  # less the header
             "history": [line for turn in got["/history"].json["turns"] for phase in turn["phases"]
                         for op in phase["operations"] for line in op["lines"]],
             "dice": got["/dice"].json,
@@ -60,7 +60,9 @@ def test_FF_9_the_other_seat_sees_a_sealed_roll_was_made_and_its_faces_only_afte
     assert secret not in seen["text"]
     for source in ("events", "export", "stream"):
         line = at(seen[source], blue["seq"])
-        assert (line["data"]["dice"], line["data"]["target"], line["data"]["outcome"]) == (None, None, None), source
+        # concealed: each field's commitment in its place, its salt withheld (docs/dice.md, "Concealed fields")
+        assert all(line["data"]["concealed"][k] is None for k in ("dice", "target", "outcome")), source
+        assert all(isinstance(line["data"][k], str) and len(line["data"][k]) == 64 for k in ("dice", "target", "outcome")), source
         assert line["data"]["purpose"] == "refit at Truk" and line["data"]["notation"] == "2d6"
         assert at(seen[source], red["seq"])["data"]["dice"] == red["data"]["dice"], source  # its own roll
     assert at(seen["events"], blue["seq"])["text"] == at(seen["history"], blue["seq"])["text"] == hidden_text

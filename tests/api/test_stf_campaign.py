@@ -37,7 +37,7 @@ def test_an_stf_game_has_one_human_seat_and_dice_epoch_0_opens_when_the_player_j
     assert lines[0]["data"]["seats"] == ["Player", "system"]
     assert lines[-2]["data"]["epoch"] == 0
     # a solitaire game's one seat counts: its client seed is the whole of epoch 0's (system has none)
-    assert lines[-2]["data"]["client_entropy"] == dice.client_entropy_v2([], {"Player": lines[2]["data"]["client_seed"]})
+    assert lines[-2]["data"]["client_entropy"] == dice.client_entropy_v2([], {"Player": lines[3]["data"]["client_seed"]})
     summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Player"]).json
     assert summary["status"] != "waiting" and summary["whose_move"] == ["Player"]
     assert [s["seat"] for s in summary["seats"]] == ["Player"]

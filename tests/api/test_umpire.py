@@ -90,8 +90,8 @@ def test_the_appointment_is_in_every_seats_events_and_history(client):
 def test_an_umpire_named_at_creation_is_in_the_log_before_any_seat_joins(client):
     game = make_game(client, public=True, join=False, umpire_named="Ann")
     events = client.get(url(game, "/events")).json["events"]  # what a player reads before joining
-    assert [e["type"] for e in events] == ["GameCreated", "DiceCommitted", "UmpireAppointed"]
-    assert events[2]["data"]["agreement"] == "named at creation"
+    assert [e["type"] for e in events] == ["GameCreated", "DiceCommitted", "DiceCommitted", "UmpireAppointed"]
+    assert events[3]["data"]["agreement"] == "named at creation"
     joined = client.post(url(game, "/join"), json={"invite_code": game.invites["Blue"], "handle": "b"})
     assert joined.status_code == 201 and joined.json["umpire"] == "Ann"  # and of a private game: told at once
     other = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue"]}}).json

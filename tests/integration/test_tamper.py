@@ -31,15 +31,15 @@ def store_config(store_config):
 
 
 def played_game(app: Warlog) -> str:
-    """A game with rolls in a revealed epoch (0) and in an open one (1), VP and a turn: 19
-    events, so that a load (from no snapshot: this store takes one every 20) reads them all."""
+    """A game with rolls in a revealed epoch (0) and in an open one (1), VP and a turn: 20
+    events, so that a load (from no snapshot: this store takes one every 60) reads them all."""
     gid = new_freeform_game(app, phases=("Turn",))
     app.submit_order(gid, "Blue", "r1", {"kind": "roll", "dice": "2d6", "purpose": "fire"})
     app.submit_order(gid, "Red", "v1", {"kind": "vp", "side": "Red", "delta": 3, "reason": "town"})
     app.submit_order(gid, "Red", "r2", {"kind": "roll", "dice": "3d6", "purpose": "morale"})
     app.submit_order(gid, "Blue", "a1", {"kind": "advance"})  # turn 2: epoch 0 revealed, 1 opened
     app.submit_order(gid, "Blue", "r3", {"kind": "roll", "dice": "d10", "purpose": "weather"})
-    assert app.get_game(gid).version == 19
+    assert app.get_game(gid).version == 20
     return gid
 
 
@@ -352,8 +352,8 @@ def test_an_operator_accepts_the_damage_and_the_game_plays_on_until_another_line
         fresh.submit_order(gid, "Red", "after-2", NOTE)
     finally:
         fresh.close()
-    # A change at another line stops the game again: the VP line is before the snapshot taken at
-    # 20 (this store's interval), which loads do not read again; the integrity check finds it.
+    # A change at another line stops the game again once the integrity check finds it (a load that
+    # starts from a snapshot taken after that line would not read it again).
     with RawStore(store_config) as raw:
         other = change_vp_total(raw, gid, lines)
     assert {n for n, _ in fresh_check(store_config, gid).failures} == {k, other}
