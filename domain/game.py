@@ -1177,6 +1177,8 @@ class Game(Aggregate):
     def _on_OrderSealed(self, e: ev.OrderSealed) -> None:
         held = {**self.sealed["commitments"], e.seat: {"commitment": e.commitment, "seq": e.originator_version}}
         self.sealed = {**self.sealed, "commitments": held}
+        if self.format >= 2:  # the seat's input to the next client entropy (its orders' ids are the server's)
+            self.epoch_orders = [*self.epoch_orders, e.commitment]
 
     def _on_OrderRevealed(self, e: ev.OrderRevealed) -> None:
         shown = {**self.sealed["revealed"], e.seat: {"orders": e.orders, "salt": e.salt, "seq": e.originator_version}}

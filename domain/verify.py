@@ -17,7 +17,7 @@ _LINE_KEY_SET = frozenset(LINE_KEYS)
 _TWO_64 = 2**64
 # The events _Dice reads: the dice of both schemes, and what scheme 2 mixes into them.
 _DICE_EVENTS = ("DiceRolled", "DiceEpochOpened", "DiceEpochRevealed", "DiceCommitted", "GameCreated",
-                "SeatJoined", "ClientSeedChanged", "OrderAccepted")
+                "SeatJoined", "ClientSeedChanged", "OrderAccepted", "OrderSealed")
 _SYSTEM = "system"  # the seat the server plays: no client seed (docs/dice.md)
 # The optional first line of an export that names the server's key (docs/dice.md, section 5).
 HEADER_KEY = "warlog_export"
@@ -178,7 +178,6 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
                 report.fail(n, f"malformed {type_} data: {exc!r}")
         if type_ in _SEALED_EVENTS:
             _sealed_step(line, n, commitments, report)
-            continue
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up
             continue
         data = line["data"] if isinstance(line["data"], dict) else {}
@@ -500,7 +499,8 @@ class _Dice:
         # scheme 2
         self.committed: dict[int, tuple[int, str]] = {}  # epoch -> (line, commitment)
         self.seeds: dict[str, str] = {}  # every seat of GameCreated but system -> its client seed now
-        self.orders: list[str | None] = []  # ids of the orders accepted since the last opening (None: concealed)
+        # ids of the orders accepted and commitments of the orders sealed since the last opening (None: concealed)
+        self.orders: list[str | None] = []
         self.first_input: tuple[int, str] | None = None  # (line, type) of the first input since then
         self.input: str | None = ""  # the roll input: the latest accepted order's id (None: concealed)
 
@@ -530,6 +530,12 @@ class _Dice:
         self.orders.append(order_id)
         self.input = order_id
         self.first_input = self.first_input or (n, "OrderAccepted")
+
+    def _OrderSealed(self, data: dict, n: int, report: Report) -> None:
+        # A sealed round's orders get server-made ids (sealed:R:S:I): its commitments, chosen by the
+        # seats with their salts, are what the seats contribute to the next client entropy.
+        self.orders.append(None if _concealed_here(data, "commitment") else data["commitment"])
+        self.first_input = self.first_input or (n, "OrderSealed")
 
     def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:
         if data["stream"] != "open":

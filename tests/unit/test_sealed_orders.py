@@ -8,7 +8,7 @@ import secrets
 
 import pytest
 
-from domain import chain, sealed
+from domain import chain, dice, sealed
 from domain.errors import CommitmentMismatch, InvalidOrder, InvalidSetup, RuleViolation
 from domain.game import Game
 from domain.verify import to_line, verify
@@ -265,3 +265,21 @@ def test_FF_8_a_seat_with_a_key_signs_its_seal_and_reveal_and_its_revealed_order
     assert "OrderAccepted" in types(game)
     report = verify([to_line(e) for e in game.pending_events])
     assert report.ok and report.sealed_signatures_verified == 2, report.summary()
+
+
+def test_the_seats_commitments_enter_the_next_client_entropy_since_the_orders_ids_are_the_servers():
+    """A game of sealed rounds only: its accepted orders' ids (sealed:R:S:I) are the server's and
+    predictable, so each OrderSealed's commitment (with its seat's secret salt) counts as that
+    seat's input to the next epoch's client entropy (docs/dice.md, scheme 2), and verify checks it."""
+    game = sealed_game()
+    orders = {"Blue": [{"kind": "roll", "dice": "d6", "purpose": "x"}], "Red": [{"kind": "advance"}]}
+    salts = {seat: commit(game, seat, orders[seat]) for seat in ("Blue", "Red")}
+    for seat in ("Blue", "Red"):
+        game.reveal(seat, orders[seat], salts[seat], seed_for)
+    lines = [to_line(e) for e in game.pending_events]
+    opened = [line for line in lines if line["type"] == "DiceEpochOpened"][1]
+    inputs = [line["data"]["commitment"] if line["type"] == "OrderSealed" else line["data"]["order_id"]
+              for line in lines if line["type"] in ("OrderSealed", "OrderAccepted")]
+    assert any(i.startswith("sealed:") for i in inputs) and len(inputs) == 4
+    assert opened["data"]["client_entropy"] == dice.client_entropy_v2(inputs, {"Blue": "", "Red": ""})
+    assert verify(lines).ok

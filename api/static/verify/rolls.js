@@ -72,6 +72,10 @@ export class Dice {
         this.lastOrder = data.order_id;
       }
       this.input(n);
+    } else if (type === "OrderSealed") {
+      // a sealed round's orders get the server's ids: the seats' commitments are their input
+      if ("commitment" in data) this.orders.push(data.commitment);
+      this.input(n);
     }
   }
 
