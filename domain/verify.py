@@ -82,13 +82,13 @@ class Report:
                 f"signed order(s) verified")
         if self.reveals_verified:
             head += f"; {self.reveals_verified} sealed-orders reveal(s) verified against their commitments"
-        if self.format == 2:
+        if self.fields_opened or self.fields_concealed:
             head += f"; {self.fields_opened} concealed field(s) opened, {self.fields_concealed} still concealed"
         if self.sealed_signatures_verified:
             head += f"; {self.sealed_signatures_verified} signed seal(s) and reveal(s) verified"
         if self.sealed_rolls_verified or self.sealed_rolls_unrevealed or self.sealed_rolls_unopened:
-            head += (f"; sealed rolls: {self.sealed_rolls_verified} ({self.sealed_dice_verified} dice) verified, "
-                     f"{self.sealed_rolls_unrevealed} not yet revealed, {self.sealed_rolls_unopened} sealed, not opened")
+            head += (f"; {self.sealed_rolls_verified} sealed roll(s) ({self.sealed_dice_verified} dice) verified, "
+                     f"{self.sealed_rolls_unrevealed} not yet revealed, {self.sealed_rolls_unopened} not opened in this copy")
         if self.ok:
             return "OK " + head
         lines = [f"FAILED {head}"] + [f"  line {n}: {m}" for n, m in self.failures]
@@ -278,7 +278,8 @@ class _SealedDice:
     def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
         type_, data = line["type"], line["data"]
         if type_ == "OrderAccepted":
-            self.input = data["order_id"]
+            if "order_id" in data:  # a line without one is reported by the dice checks (format 2)
+                self.input = data["order_id"]
         elif type_ == "DiceCommitted":
             if data["stream"] != "sealed":
                 return
@@ -534,7 +535,8 @@ class _Dice:
     def _OrderSealed(self, data: dict, n: int, report: Report) -> None:
         # A sealed round's orders get server-made ids (sealed:R:S:I): its commitments, chosen by the
         # seats with their salts, are what the seats contribute to the next client entropy.
-        self.orders.append(None if _concealed_here(data, "commitment") else data["commitment"])
+        if "commitment" in data:  # a line without one is reported by the sealed-orders checks
+            self.orders.append(None if _concealed_here(data, "commitment") else data["commitment"])
         self.first_input = self.first_input or (n, "OrderSealed")
 
     def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:

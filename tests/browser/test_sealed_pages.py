@@ -70,7 +70,8 @@ def test_two_seats_seal_and_reveal_on_the_game_page(server, open_tab, shots):
                                     headers={"Authorization": f"Bearer {token}"})
     assert status == 200
     status, _, key = http_json("GET", f"{server}/api/v1/server-key")
-    report, lines = verify_text([header_line(key["public_key"])] + exported.splitlines())
+    assert exported.splitlines()[0] == header_line(key["public_key"], 2)  # export v2's header names the key
+    report, lines = verify_text(exported.splitlines())
     assert report.ok and report.sealed_signatures_verified == 4 and report.reveals_verified == 2, report.summary()
     signed = [(line["data"]["kind"], line["data"]["seat"]) for line in lines if line["type"] == "SealedOrdersSigned"]
     assert signed == [("seal", "Blue"), ("seal", "Red"), ("reveal", "Blue"), ("reveal", "Red")]

@@ -39,6 +39,7 @@ def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_t
                                     headers={"Authorization": f"Bearer {red['token']}"})
     assert status == 200
     status, _, key = http_json("GET", f"{server}/api/v1/server-key")
-    report, lines = verify_text([header_line(key["public_key"])] + exported.splitlines())
+    assert exported.splitlines()[0] == header_line(key["public_key"], 2)  # export v2's header names the key
+    report, lines = verify_text(exported.splitlines())
     assert report.ok and report.signatures_verified == 1, report.summary()
     assert [line["type"] for line in lines].count("SeatKeyRegistered") == 1

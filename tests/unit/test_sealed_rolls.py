@@ -197,7 +197,7 @@ def test_verify_reports_sealed_rolls_not_yet_revealed_in_a_game_in_progress():
     report = verify(lines_of(played()))
     assert report.ok, report.summary()
     assert (report.sealed_rolls_verified, report.sealed_rolls_unrevealed, report.sealed_rolls_unopened) == (0, 3, 0)
-    assert "sealed rolls: 0 (0 dice) verified, 3 not yet revealed, 0 sealed, not opened" in report.summary()
+    assert "0 sealed roll(s) (0 dice) verified, 3 not yet revealed, 0 not opened in this copy" in report.summary()
 
 
 def test_verify_checks_every_sealed_die_once_the_game_has_ended():
