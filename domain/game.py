@@ -779,16 +779,22 @@ class Game(Aggregate):
         if len(chain.canonical(policy)) > MAX_ORDER_BYTES:
             raise InvalidOrder(f"a policy is at most {MAX_ORDER_BYTES} bytes of JSON", field="policy")
         rules = self.rules
-        policy = rules.check_policy(self.state, seat, decision_kind, policy)
+        sent, policy = policy, rules.check_policy(self.state, seat, decision_kind, policy)
         rule = rules.standing_rule(decision_kind)
         mine = self._standing().get(seat, {})
         for other, entry in mine.items():
             if other != policy_id and entry["decision_kind"] == decision_kind:
                 raise RuleViolation(rule, f"standing order {other!r} answers {seat}'s {decision_kind} decisions "
                                           "already; cancel it first, or set it again under its name")
-        # Signed over the policy as the rules record it: the line the signature is checked against.
-        signature = self._check_command_signature(seat, signatures.STANDING_ORDER, {
-            "policy_id": policy_id, "decision_kind": decision_kind, "policy": policy}, signed)
+        # Signed over the policy as the rules record it, the line that verify checks the signature against.
+        try:
+            signature = self._check_command_signature(seat, signatures.STANDING_ORDER, {
+                "policy_id": policy_id, "decision_kind": decision_kind, "policy": policy}, signed)
+        except BadSignature as exc:
+            if sent == policy:
+                raise
+            raise BadSignature(f"{exc}; a standing order is signed as the rules record it: "
+                               f"{chain.canonical(policy).decode('utf-8')}") from None
         same = mine.get(policy_id)
         if same is not None and same["decision_kind"] == decision_kind and same["policy"] == policy:
             return
