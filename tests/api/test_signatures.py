@@ -243,3 +243,41 @@ def test_a_keyed_seats_seal_and_reveal_are_signed_refused_unsigned_or_badly_sign
     assert "BLUE-PRIVATE-PLAN" not in json.dumps(theirs)
     report, _ = verify_text(export_text(client, game, game.seats["Red"]))
     assert report.ok, report.summary()
+
+
+def command_sig(key, game, kind, fields, head) -> dict:
+    return sig(signatures.sign_command(key, game.game_id, kind, "Blue", fields, head), head)
+
+
+def test_a_keyed_seats_unsigned_concession_is_refused_nothing_recorded_and_a_signed_one_verifies(client):
+    game, key, head = keyed_game(client)
+    gid = game.game_id
+    url = f"/api/v1/games/{gid}"
+    before = versions(client, game)
+    r = client.post(f"{url}/concede", headers=game.seats["Blue"])  # what a forging server would record
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(
+        signatures.new_private_key(), game, "concede", {}, head)})
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(  # another command's signature
+        key, game, "client_seed", {"client_seed": ""}, head)})
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(key, game, "concede", {}, "d" * 64)})
+    assert r.status_code == 422 and r.json["code"] == "unknown_head", r.json
+    assert versions(client, game) == before
+    assert client.get(url, headers=game.seats["Red"]).json["status"] != "ended"
+
+    # The other commands' endpoints ask for a signature too (Red, without a key, is not asked).
+    r = client.put(f"{url}/client-seed", json={"client_seed": "blue-2"}, headers=game.seats["Blue"])
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = client.put(f"{url}/client-seed", json={"client_seed": "blue-2"}, headers={
+        **game.seats["Blue"], **command_sig(key, game, "client_seed", {"client_seed": "blue-2"}, head)})
+    assert r.status_code == 200, r.json
+    assert [line["type"] for line in r.json["events"]] == ["ClientSeedChanged", "CommandSigned"]
+    assert client.put(f"{url}/client-seed", json={"client_seed": "red-2"}, headers=game.seats["Red"]).status_code == 200
+
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(key, game, "concede", {}, head)})
+    assert r.status_code == 200, r.json
+    assert [line["type"] for line in r.json["events"]][:3] == ["Conceded", "CommandSigned", "GameEnded"]
+    report, _ = verify_text(export_text(client, game, game.seats["Red"]))
+    assert report.ok and report.command_signatures_verified == 2, report.summary()
