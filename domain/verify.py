@@ -411,7 +411,7 @@ class _Signed:
         taken, self.waiting = self.waiting, None
         if taken is None:
             what = {"OrderSigned": "an order", "SealedOrdersSigned": "a seal or reveal of sealed orders"}.get(
-                type_, "a command of a seat with a key (format 2)")
+                type_, "a command")
             report.fail(n, f"{type_} does not follow {what} of a seat with a key")
         return taken
 

@@ -452,7 +452,7 @@ class Signed {
     this.waiting = null;
     if (taken === null) {
       const what = type === "OrderSigned" ? "an order"
-        : type === "SealedOrdersSigned" ? "a seal or reveal of sealed orders" : "a command of a seat with a key (format 2)";
+        : type === "SealedOrdersSigned" ? "a seal or reveal of sealed orders" : "a command";
       this.report.fail(n, `${type} does not follow ${what} of a seat with a key`);
     }
     return taken;
