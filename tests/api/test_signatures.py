@@ -281,3 +281,36 @@ def test_a_keyed_seats_unsigned_concession_is_refused_nothing_recorded_and_a_sig
     assert [line["type"] for line in r.json["events"]][:3] == ["Conceded", "CommandSigned", "GameEnded"]
     report, _ = verify_text(export_text(client, game, game.seats["Red"]))
     assert report.ok and report.command_signatures_verified == 2, report.summary()
+
+
+def test_a_keyed_seats_take_back_and_standing_orders_are_signed_and_the_standing_orders_signature_is_private(client):
+    r = client.post("/api/v1/games", json={"ruleset": "proving"})
+    assert r.status_code == 201, r.json
+    game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
+    gid, key = game.game_id, signatures.new_private_key()
+    j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": game.invites["Blue"], "handle": "blue",
+                                                       "public_key": signatures.public_key_of(key)})
+    game.seats["Blue"] = bearer(j.json["token"])
+    j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": game.invites["Red"], "handle": "red"})
+    game.seats["Red"], head = bearer(j.json["token"]), j.json["chain_head"]
+    url = f"/api/v1/games/{gid}/standing-orders/SECRET-POLICY"
+    body = {"decision_kind": "opportunity_fire", "policy": {"fire": "always", "ask_at": []}}
+    fields = {"policy_id": "SECRET-POLICY", **body}
+    assert client.put(url, json=body, headers=game.seats["Blue"]).json["code"] == "signature_required"
+    r = client.put(url, json=body, headers={**game.seats["Blue"], **command_sig(key, game, "standing_order", fields, head)})
+    assert r.status_code == 200 and [line["type"] for line in r.json["events"]] == ["StandingOrderSet", "CommandSigned"]
+    signature = r.json["events"][1]["data"]["signature"]
+    assert client.delete(url, headers=game.seats["Blue"]).json["code"] == "signature_required"
+    r = client.delete(url, headers={**game.seats["Blue"], **command_sig(
+        key, game, "standing_order_cancel", {"policy_id": "SECRET-POLICY"}, head)})
+    assert r.status_code == 200 and [line["type"] for line in r.json["events"]] == ["StandingOrderCancelled",
+                                                                                    "CommandSigned"]
+    # Red sees that Blue set and cancelled a standing order, neither its name nor its signature.
+    theirs = client.get(f"/api/v1/games/{gid}/events", headers=game.seats["Red"]).json["events"]
+    signed_lines = [line for line in theirs if line["type"] == "CommandSigned"]
+    assert len(signed_lines) == 2 and signature not in json.dumps(theirs) and "SECRET-POLICY" not in json.dumps(theirs)
+    assert all(line["data"]["concealed"] == {"signature": None} for line in signed_lines)
+    report, _ = verify_text(export_text(client, game, game.seats["Red"]))
+    assert report.ok and report.command_signatures_verified == 0, report.summary()  # Red's copy: hidden, not failed
+    report, _ = verify_text(export_text(client, game, game.seats["Blue"]))
+    assert report.ok and report.command_signatures_verified == 2, report.summary()
