@@ -1917,8 +1917,8 @@ def add_client_commands(sub) -> None:
     action.add_argument("--set", metavar="ID", help="set (or replace) the standing order named ID")
     action.add_argument("--cancel", metavar="ID", help="cancel the standing order named ID")
     p.add_argument("--kind", metavar="DECISION_KIND", help="the kind of decision it answers (with --set)")
-    p.add_argument("--policy", metavar="JSON", help="the policy, in the ruleset's form (with --set); a seat with a key signs it "
-                                                "as the rules record it (a refusal shows that form)")
+    p.add_argument("--policy", metavar="JSON", help="the policy, in the ruleset's form (with --set); a seat with "
+                                                    "a key signs it as the rules record it (a refusal shows that form)")
     _add_access(p)
     p.set_defaults(func=cmd_standing)
 

@@ -233,6 +233,15 @@ SSE_EVENT = _obj("one event; the stream's `retry:` line and `: keep-alive` comme
 SSE_EVENT["required"] = ["id", "event", "data"]
 
 # ---------------------------------------------------------------------------- the table ----
+# A keyed seat's other commands (format 2; docs/dice.md, "Signed orders and heads").
+_SIGNED = ("signature_required", "bad_signature", "unknown_head")
+
+
+def _signs(kind: str) -> str:
+    return (f" In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over "
+            f"Warlog-Head, kind \"{kind}\"), recorded (CommandSigned) right after its line.")
+
+
 OPERATIONS: dict[tuple[str, str], Op] = {
     # ---- service
     ("get", "/healthz"): Op(
@@ -349,9 +358,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "same result (UmpireAppointed); a decline ends the proposal and nobody is appointed. With no "
                     "proposal waiting, `{\"accept\": false}` withdraws the seat's agreement to the umpire "
                     "appointed (named at creation too): the role ends (UmpireRevoked) and every umpire token "
-                    "with it." + " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"umpire_answer\"), recorded (CommandSigned) right after its line.",
+                    "with it." + _signs("umpire_answer"),
         replies={200: _RESULT},
-        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", *_SIGNED)),
     ("delete", "/api/v1/games/{game_id}/umpire"): Op(
         "End the umpire's role", ADMIN, tag="umpire", params=_GAME,
         description="Records UmpireRevoked in the log and revokes every umpire token of the game at once "
@@ -385,9 +394,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Change the seat's client seed", SEAT, tag="seats", params=(*_GAME, "WarlogSignature", "WarlogHead"),
         body=schemas.ClientSeed,
         description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md)." +
-                    " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"client_seed\"), recorded (CommandSigned) right after its line.",
+                    _signs("client_seed"),
         replies={200: _RESULT},
-        problems=(*WRITE, *BODY, "version_conflict", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, *BODY, "version_conflict", *_SIGNED)),
     ("put", "/api/v1/games/{game_id}/notifications"): Op(
         "Turn mails for the seat: address and opt-out", SEAT, tag="seats", params=_GAME,
         body=notify_settings.NotificationSettings,
@@ -474,22 +483,22 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         body=schemas.TakeBackRequest,
         description="Only the seat's own last order, before anything else was ordered, in a game whose "
                     "rules allow take-backs (freeform: FF 6). The body is JSON even when empty: `{}`." +
-                    " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"take_back\"), recorded (CommandSigned) right after its line.",
+                    _signs("take_back"),
         replies={201: Reply("the request is waiting for the opponent", schemas.CommandResult)},
-        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/take-backs/answer"): Op(
         "Accept or decline the waiting take-back", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
         body=schemas.TakeBackAnswer,
         description="Only the opponent answers. An accepted take-back is a new event; the taken-back "
-                    "events and their dice stay in the log." + " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"take_back_answer\"), recorded (CommandSigned) right after its line.",
+                    "events and their dice stay in the log." + _signs("take_back_answer"),
         replies={200: _RESULT},
-        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/concede"): Op(
         "Concede the game", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
         description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body." +
-                    " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"concede\"), recorded (CommandSigned) right after its line.",
+                    _signs("concede"),
         replies={200: _RESULT},
-        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED)),
     ("put", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
         "Leave a standing order", SEAT, tag="orders",
         params=(*_GAME, _path_param("policy_id", "the standing order's name, 1-80 printable characters"),
@@ -503,19 +512,19 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "leaves a decision the policy covers, the policy answers within that order "
                     "(`StandingOrderUsed`, then the outcome) or, where it says so, the seat is asked. Other "
                     "seats and spectators see that a standing order was set, not what it says." +
-                    " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"standing_order\"), recorded (CommandSigned) right after its line." +
+                    _signs("standing_order") +
                     " It signs the policy as the rules record it (a refusal names that form); the other seats "
                     "do not see the signature.",
         replies={200: Reply("what was recorded (nothing when the policy was set already)", schemas.CommandResult,
                             headers=("ETag",))},
-        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
     ("delete", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
         "Cancel a standing order", SEAT, tag="orders",
         params=(*_GAME, _path_param("policy_id", "the standing order's name"), "WarlogSignature", "WarlogHead"),
         description="From now on the seat is asked again. A name the seat holds no standing order under is "
-                    "422 rule_violation. No request body." + " In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over Warlog-Head, kind \"standing_order_cancel\"), recorded (CommandSigned) right after its line.",
+                    "422 rule_violation. No request body." + _signs("standing_order_cancel"),
         replies={200: Reply("what was recorded", schemas.CommandResult, headers=("ETag",))},
-        problems=(*WRITE, "rule_violation", "version_conflict", "signature_required", "bad_signature", "unknown_head")),
+        problems=(*WRITE, "rule_violation", "version_conflict", *_SIGNED)),
     ("get", "/api/v1/games/{game_id}/standing-orders"): Op(
         "The seat's standing orders", SEAT, tag="orders", params=_GAME,
         description="A seat token reads its own seat's standing orders, an umpire token every seat's; any "

@@ -465,13 +465,15 @@
 
   /** Keep the signed head a command's answer holds, as orders, seals and reveals do. */
   function keepSignedHead(res) {
-    if (res.ok && res.body && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+    if (!res.ok || !res.body || !res.body.signed_head) return;
+    W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
   }
 
   async function takeBack() {
     var mine = W.keys.seat(gameId);
-    var res = await W.api("/api/v1/games/" + gameId + "/take-backs", { method: "POST", body: { reason: "" }, token: mine.token,
-                                                                       headers: await commandHeaders(mine, "take_back", { reason: "" }) });
+    var headers = await commandHeaders(mine, "take_back", { reason: "" });
+    var res = await W.api("/api/v1/games/" + gameId + "/take-backs",
+                          { method: "POST", body: { reason: "" }, token: mine.token, headers: headers });
     keepSignedHead(res);
     W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
     refresh();
@@ -490,8 +492,8 @@
   async function concede() {
     var mine = W.keys.seat(gameId);
     if (!window.confirm("Concede the game as " + mine.seat + "? This cannot be undone.")) return;
-    var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token,
-                                                                    headers: await commandHeaders(mine, "concede", {}) });
+    var headers = await commandHeaders(mine, "concede", {});
+    var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token, headers: headers });
     keepSignedHead(res);
     W.status(res.ok ? "You conceded." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
     refresh();
@@ -582,10 +584,11 @@
     try { policy = JSON.parse($("so-policy").value || "null"); } catch (err) {
       W.status("Standing order: the policy is not JSON (" + err.message + ")", "error"); return;
     }
-    var kind = $("so-kind").value;  // signed as given: a policy the rules record otherwise is refused naming that form
+    // Signed as given: a policy the rules record in another form is refused naming that form.
+    var kind = $("so-kind").value;
+    var headers = await commandHeaders(mine, "standing_order", { policy_id: id, decision_kind: kind, policy: policy });
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
-                          { method: "PUT", body: { decision_kind: kind, policy: policy }, token: mine.token,
-                            headers: await commandHeaders(mine, "standing_order", { policy_id: id, decision_kind: kind, policy: policy }) });
+                          { method: "PUT", body: { decision_kind: kind, policy: policy }, token: mine.token, headers: headers });
     keepSignedHead(res);
     if (!res.ok) { W.status("Standing order refused: " + W.problem(res), "error"); return; }
     W.status("Standing order " + id + " set.", "ok");
