@@ -1275,6 +1275,29 @@ def _sign_sealed(session: Session, client, game_id: str, seat: str, sign) -> tup
     return sign(signatures.private_key_from_text(key), head), head
 
 
+def _sign_command(session: Session, client, game_id: str, kind: str, fields: dict) -> dict:
+    """``signature`` and ``head`` of a seat's other command (``kind`` and its ``fields``, as
+    domain/signatures.py ``command_message``) when its key is kept here, else nothing: signed over
+    the last head this machine saw (docs/dice.md, "Signed orders and heads"). A format-1 game's
+    server ignores them."""
+    from domain import signatures
+
+    entry = session.entry(game_id)
+    seat = getattr(session.args, "as_seat", None) or entry.get("seat")
+    key = (entry.get("keys") or {}).get(seat)
+    if not key:
+        return {}
+    head = _seen_head(session, client, game_id)
+    return {"signature": signatures.sign_command(signatures.private_key_from_text(key), game_id, kind, seat, fields,
+                                                 head), "head": head}
+
+
+def _keep_signed_head(session: Session, game_id: str, result: dict) -> None:
+    """Keep the signed head a signed command's answer holds, as orders, seals and reveals do."""
+    if isinstance(result, dict) and result.get("signed_head"):
+        _save_or_warn(session, game_id, signed_head=result["signed_head"])
+
+
 def _seen_head(session: Session, client, game_id: str) -> str:
     """The last chain head this machine saw of the game: the kept signed head's, else the game's now."""
     return (session.entry(game_id).get("signed_head") or {}).get("hash") or client.game(game_id).get("chain_head")
@@ -1283,7 +1306,11 @@ def _seen_head(session: Session, client, game_id: str) -> str:
 def cmd_take_back(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    result = session.client(game_id, "seat").request_take_back(game_id, args.reason or "")
+    client = session.client(game_id, "seat")
+    reason = args.reason or ""
+    result = client.request_take_back(game_id, reason, **_sign_command(session, client, game_id, "take_back",
+                                                                       {"reason": reason}))
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, "take-back requested; the opponent answers "
                                                          "with 'warlog answer-take-back'"))
 
@@ -1291,21 +1318,29 @@ def cmd_take_back(args: argparse.Namespace) -> int:
 def cmd_answer_take_back(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    result = session.client(game_id, "seat").answer_take_back(game_id, args.accept)
+    client = session.client(game_id, "seat")
+    result = client.answer_take_back(game_id, args.accept, **_sign_command(
+        session, client, game_id, "take_back_answer", {"accept": bool(args.accept)}))
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, "take-back " + ("accepted" if args.accept else "declined")))
 
 
 def cmd_concede(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    result = session.client(game_id, "seat").concede(game_id)
+    client = session.client(game_id, "seat")
+    result = client.concede(game_id, **_sign_command(session, client, game_id, "concede", {}))
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, "conceded"))
 
 
 def cmd_client_seed(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    result = session.client(game_id, "seat").set_client_seed(game_id, args.client_seed)
+    client = session.client(game_id, "seat")
+    result = client.set_client_seed(game_id, args.client_seed, **_sign_command(
+        session, client, game_id, "client_seed", {"client_seed": args.client_seed}))
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, "client seed changed (from the next dice epoch)"))
 
 
@@ -1315,7 +1350,9 @@ def cmd_standing(args: argparse.Namespace) -> int:
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "seat")
     if args.cancel:
-        result = client.cancel_standing_order(game_id, args.cancel)
+        result = client.cancel_standing_order(game_id, args.cancel, **_sign_command(
+            session, client, game_id, "standing_order_cancel", {"policy_id": args.cancel}))
+        _keep_signed_head(session, game_id, result)
         return _emit(args, result, lambda r: _print_result(r, f"standing order {args.cancel} cancelled"))
     if args.set:
         if not args.kind or args.policy is None:
@@ -1324,7 +1361,11 @@ def cmd_standing(args: argparse.Namespace) -> int:
             policy = json.loads(args.policy)
         except ValueError as exc:
             raise UsageError(f"--policy is JSON: {exc}") from None
-        result = client.set_standing_order(game_id, args.set, args.kind, policy)
+        # Signed as given: a policy the rules record in another form is refused naming that form.
+        result = client.set_standing_order(game_id, args.set, args.kind, policy, **_sign_command(
+            session, client, game_id, "standing_order", {"policy_id": args.set, "decision_kind": args.kind,
+                                                         "policy": policy}))
+        _keep_signed_head(session, game_id, result)
         return _emit(args, result, lambda r: _print_result(r, f"standing order {args.set} set"))
     body = client.standing_orders(game_id)
 
@@ -1360,7 +1401,10 @@ def cmd_umpire_propose(args: argparse.Namespace) -> int:
 def cmd_umpire_answer(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    result = session.client(game_id, "seat").answer_umpire(game_id, args.accept)
+    client = session.client(game_id, "seat")
+    result = client.answer_umpire(game_id, args.accept, **_sign_command(
+        session, client, game_id, "umpire_answer", {"accept": bool(args.accept)}))
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, "umpire " + ("accepted" if args.accept else "declined")))
 
 
@@ -1873,7 +1917,8 @@ def add_client_commands(sub) -> None:
     action.add_argument("--set", metavar="ID", help="set (or replace) the standing order named ID")
     action.add_argument("--cancel", metavar="ID", help="cancel the standing order named ID")
     p.add_argument("--kind", metavar="DECISION_KIND", help="the kind of decision it answers (with --set)")
-    p.add_argument("--policy", metavar="JSON", help="the policy, in the ruleset's form (with --set)")
+    p.add_argument("--policy", metavar="JSON", help="the policy, in the ruleset's form (with --set); a seat with "
+                                                    "a key signs it as the rules record it (a refusal shows that form)")
     _add_access(p)
     p.set_defaults(func=cmd_standing)
 

@@ -268,8 +268,12 @@ class WarlogClient:
         """Needs the game's admin token; every seat then accepts (``answer_umpire``)."""
         return self._json("POST", f"/games/{_quote(game_id)}/umpire", body={"umpire": umpire})
 
-    def answer_umpire(self, game_id: str, accept: bool) -> dict:
-        return self._json("POST", f"/games/{_quote(game_id)}/umpire/answer", body={"accept": bool(accept)})
+    # ``signature`` and ``head`` of a seat's commands below: a keyed seat's signature of the command over
+    # the head it saw (format 2; docs/api.md, "Signed orders and signed heads").
+    def answer_umpire(self, game_id: str, accept: bool, *, signature: str | None = None,
+                      head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/umpire/answer", body={"accept": bool(accept)},
+                          headers=_signed_headers(signature, head))
 
     def umpire_tokens(self, game_id: str) -> dict:
         """Needs the game's admin token: the umpire tokens, live and revoked (never the secrets)."""
@@ -282,8 +286,10 @@ class WarlogClient:
         """End the umpire's role: recorded in the log; every umpire token stops working."""
         return self._json("DELETE", f"/games/{_quote(game_id)}/umpire")
 
-    def set_client_seed(self, game_id: str, client_seed: str) -> dict:
-        return self._json("PUT", f"/games/{_quote(game_id)}/client-seed", body={"client_seed": client_seed})
+    def set_client_seed(self, game_id: str, client_seed: str, *, signature: str | None = None,
+                        head: str | None = None) -> dict:
+        return self._json("PUT", f"/games/{_quote(game_id)}/client-seed", body={"client_seed": client_seed},
+                          headers=_signed_headers(signature, head))
 
     # ---------------------------------------------------------------------------- orders --
     def submit_order(self, game_id: str, order: dict, *, order_id: str | None = None,
@@ -314,24 +320,32 @@ class WarlogClient:
     def legal_orders(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/legal-orders")
 
-    def request_take_back(self, game_id: str, reason: str = "") -> dict:
-        return self._json("POST", f"/games/{_quote(game_id)}/take-backs", body={"reason": reason})
+    def request_take_back(self, game_id: str, reason: str = "", *, signature: str | None = None,
+                          head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/take-backs", body={"reason": reason},
+                          headers=_signed_headers(signature, head))
 
-    def answer_take_back(self, game_id: str, accept: bool) -> dict:
-        return self._json("POST", f"/games/{_quote(game_id)}/take-backs/answer", body={"accept": bool(accept)})
+    def answer_take_back(self, game_id: str, accept: bool, *, signature: str | None = None,
+                         head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/take-backs/answer", body={"accept": bool(accept)},
+                          headers=_signed_headers(signature, head))
 
-    def concede(self, game_id: str) -> dict:
-        return self._json("POST", f"/games/{_quote(game_id)}/concede")
+    def concede(self, game_id: str, *, signature: str | None = None, head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/concede", headers=_signed_headers(signature, head))
 
     def standing_orders(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/standing-orders")
 
-    def set_standing_order(self, game_id: str, policy_id: str, decision_kind: str, policy: Any) -> dict:
+    def set_standing_order(self, game_id: str, policy_id: str, decision_kind: str, policy: Any, *,
+                           signature: str | None = None, head: str | None = None) -> dict:
         return self._json("PUT", f"/games/{_quote(game_id)}/standing-orders/{_quote(policy_id)}",
-                          body={"decision_kind": decision_kind, "policy": policy})
+                          body={"decision_kind": decision_kind, "policy": policy},
+                          headers=_signed_headers(signature, head))
 
-    def cancel_standing_order(self, game_id: str, policy_id: str) -> dict:
-        return self._json("DELETE", f"/games/{_quote(game_id)}/standing-orders/{_quote(policy_id)}")
+    def cancel_standing_order(self, game_id: str, policy_id: str, *, signature: str | None = None,
+                              head: str | None = None) -> dict:
+        return self._json("DELETE", f"/games/{_quote(game_id)}/standing-orders/{_quote(policy_id)}",
+                          headers=_signed_headers(signature, head))
 
     # ----------------------------------------------------------------------------- reads --
     def state(self, game_id: str, at: int | None = None, *, turn: int | None = None,

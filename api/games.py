@@ -293,11 +293,13 @@ def propose_umpire(game_id: str):
 @bp.post("/games/<game_id>/umpire/answer")
 def answer_umpire(game_id: str):
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(schemas.UmpireAnswer)
     if body["accept"]:
-        result = service().answer_umpire(caller.game_id, caller.seat, True)
+        result = service().answer_umpire(caller.game_id, caller.seat, True, signature=signature, head=head)
     else:  # declines a proposal, or withdraws the seat's agreement and so ends the role
-        result = ending_the_role(caller.game_id, lambda: service().answer_umpire(caller.game_id, caller.seat, False))
+        result = ending_the_role(caller.game_id, lambda: service().answer_umpire(
+            caller.game_id, caller.seat, False, signature=signature, head=head))
     return jsonify(result_body(caller, result))
 
 
@@ -364,8 +366,10 @@ def revoke_umpire_token(game_id: str, token_id: str):
 @bp.put("/games/<game_id>/client-seed")
 def client_seed(game_id: str):
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(schemas.ClientSeed)
-    result = service().change_client_seed(caller.game_id, caller.seat, body["client_seed"])
+    result = service().change_client_seed(caller.game_id, caller.seat, body["client_seed"],
+                                          signature=signature, head=head)
     return jsonify(result_body(caller, result))
 
 
@@ -435,8 +439,8 @@ def _sealed_response(caller: Caller, result):
 
 
 def _signed_by_seat() -> tuple[str | None, str | None]:
-    """The ``Warlog-Signature`` and ``Warlog-Head`` headers of an order, a seal or a reveal (docs/api.md,
-    "Signed orders"): needed from a seat that registered a key, checked in the domain; None when absent."""
+    """The ``Warlog-Signature`` and ``Warlog-Head`` headers of an order, a seal, a reveal or (format 2)
+    another command of a seat (docs/api.md, "Signed orders"): needed from a seat that registered a key, checked in the domain; None when absent."""
     found = []
     for name in ("Warlog-Signature", "Warlog-Head"):
         value = request.headers.get(name)
@@ -464,8 +468,9 @@ def legal_orders(game_id: str):
 @bp.post("/games/<game_id>/take-backs")
 def request_take_back(game_id: str):
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(schemas.TakeBackRequest)
-    result = service().request_take_back(caller.game_id, caller.seat, body["reason"])
+    result = service().request_take_back(caller.game_id, caller.seat, body["reason"], signature=signature, head=head)
     response = jsonify(result_body(caller, result))
     response.status_code = 201
     return response
@@ -474,13 +479,15 @@ def request_take_back(game_id: str):
 @bp.post("/games/<game_id>/take-backs/answer")
 def answer_take_back(game_id: str):
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(schemas.TakeBackAnswer)
-    result = service().answer_take_back(caller.game_id, caller.seat, body["accept"])
+    result = service().answer_take_back(caller.game_id, caller.seat, body["accept"], signature=signature, head=head)
     return jsonify(result_body(caller, result))
 
 
 @bp.post("/games/<game_id>/concede")
 def concede(game_id: str):
     caller = caller_for(game_id, need=SEAT)
-    result = service().concede(caller.game_id, caller.seat)
+    signature, head = _signed_by_seat()
+    result = service().concede(caller.game_id, caller.seat, signature=signature, head=head)
     return jsonify(result_body(caller, result))

@@ -125,7 +125,12 @@ PARAMETERS: dict[str, dict] = {
         "description": "Required of a seat that registered a public key: its Ed25519 signature (unpadded "
                        "base64url of 64 bytes) of the canonical JSON of {game, order_id, order, head} for an "
                        "order; in a game of format 2 also of {game, kind: \"seal\", seat, round, commitment, head} "
-                       "for a seal and {game, kind: \"reveal\", seat, round, orders, salt, head} for a reveal "
+                       "for a seal and {game, kind: \"reveal\", seat, round, orders, salt, head} for a reveal, "
+                       "and of {game, kind, seat, <the command's fields>, head} for its other commands: kind "
+                       "\"concede\" (no fields), \"take_back\" (reason), \"take_back_answer\" (accept), "
+                       "\"standing_order\" (policy_id, decision_kind, policy as the rules record it), "
+                       "\"standing_order_cancel\" (policy_id), \"client_seed\" (client_seed), \"umpire_answer\" "
+                       "(accept), each recorded as CommandSigned right after the command's line "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -228,6 +233,15 @@ SSE_EVENT = _obj("one event; the stream's `retry:` line and `: keep-alive` comme
 SSE_EVENT["required"] = ["id", "event", "data"]
 
 # ---------------------------------------------------------------------------- the table ----
+# A keyed seat's other commands (format 2; docs/dice.md, "Signed orders and heads").
+_SIGNED = ("signature_required", "bad_signature", "unknown_head")
+
+
+def _signs(kind: str) -> str:
+    return (f" In a game of format 2 a seat that registered a public key signs it (Warlog-Signature over "
+            f"Warlog-Head, kind \"{kind}\"), recorded (CommandSigned) right after its line.")
+
+
 OPERATIONS: dict[tuple[str, str], Op] = {
     # ---- service
     ("get", "/healthz"): Op(
@@ -338,14 +352,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={201: Reply("the proposal is waiting for the seats", schemas.CommandResult)},
         problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict")),
     ("post", "/api/v1/games/{game_id}/umpire/answer"): Op(
-        "Accept or decline the proposed umpire", SEAT, tag="umpire", params=_GAME, body=schemas.UmpireAnswer,
+        "Accept or decline the proposed umpire", SEAT, tag="umpire", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.UmpireAnswer,
         description="Each seat, once joined, answers for itself. The last acceptance appoints the umpire in the "
                     "same result (UmpireAppointed); a decline ends the proposal and nobody is appointed. With no "
                     "proposal waiting, `{\"accept\": false}` withdraws the seat's agreement to the umpire "
                     "appointed (named at creation too): the role ends (UmpireRevoked) and every umpire token "
-                    "with it.",
+                    "with it." + _signs("umpire_answer"),
         replies={200: _RESULT},
-        problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", *_SIGNED)),
     ("delete", "/api/v1/games/{game_id}/umpire"): Op(
         "End the umpire's role", ADMIN, tag="umpire", params=_GAME,
         description="Records UmpireRevoked in the log and revokes every umpire token of the game at once "
@@ -376,10 +391,12 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("the token, revoked", schemas.UmpireTokenEntry)},
         problems=(*AUTH_WRITE, "not_found")),
     ("put", "/api/v1/games/{game_id}/client-seed"): Op(
-        "Change the seat's client seed", SEAT, tag="seats", params=_GAME, body=schemas.ClientSeed,
-        description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md).",
+        "Change the seat's client seed", SEAT, tag="seats", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.ClientSeed,
+        description="The new seed enters the dice of the next epoch opened, never the open one (docs/dice.md)." +
+                    _signs("client_seed"),
         replies={200: _RESULT},
-        problems=(*WRITE, *BODY, "version_conflict")),
+        problems=(*WRITE, *BODY, "version_conflict", *_SIGNED)),
     ("put", "/api/v1/games/{game_id}/notifications"): Op(
         "Turn mails for the seat: address and opt-out", SEAT, tag="seats", params=_GAME,
         body=notify_settings.NotificationSettings,
@@ -462,25 +479,30 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("the templates", schemas.LegalOrders, headers=("ETag",))},
         problems=WRITE),
     ("post", "/api/v1/games/{game_id}/take-backs"): Op(
-        "Ask to take back the seat's last order", SEAT, tag="orders", params=_GAME, body=schemas.TakeBackRequest,
+        "Ask to take back the seat's last order", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.TakeBackRequest,
         description="Only the seat's own last order, before anything else was ordered, in a game whose "
-                    "rules allow take-backs (freeform: FF 6). The body is JSON even when empty: `{}`.",
+                    "rules allow take-backs (freeform: FF 6). The body is JSON even when empty: `{}`." +
+                    _signs("take_back"),
         replies={201: Reply("the request is waiting for the opponent", schemas.CommandResult)},
-        problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/take-backs/answer"): Op(
-        "Accept or decline the waiting take-back", SEAT, tag="orders", params=_GAME, body=schemas.TakeBackAnswer,
+        "Accept or decline the waiting take-back", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.TakeBackAnswer,
         description="Only the opponent answers. An accepted take-back is a new event; the taken-back "
-                    "events and their dice stay in the log.",
+                    "events and their dice stay in the log." + _signs("take_back_answer"),
         replies={200: _RESULT},
-        problems=(*WRITE, *BODY, "rule_violation", "version_conflict")),
+        problems=(*WRITE, *BODY, "rule_violation", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/concede"): Op(
-        "Concede the game", SEAT, tag="orders", params=_GAME,
-        description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body.",
+        "Concede the game", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body." +
+                    _signs("concede"),
         replies={200: _RESULT},
-        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure")),
+        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED)),
     ("put", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
         "Leave a standing order", SEAT, tag="orders",
-        params=(*_GAME, _path_param("policy_id", "the standing order's name, 1-80 printable characters")),
+        params=(*_GAME, _path_param("policy_id", "the standing order's name, 1-80 printable characters"),
+                "WarlogSignature", "WarlogHead"),
         body=standing.StandingOrderBody,
         description="A policy that answers the seat's pending decisions of one kind while it is not to move "
                     "(an interrupt such as opportunity fire), allowed whoever is to move (docs/rulesets.md, "
@@ -489,17 +511,20 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "the same name again replaces it, the same policy again records nothing. When an order "
                     "leaves a decision the policy covers, the policy answers within that order "
                     "(`StandingOrderUsed`, then the outcome) or, where it says so, the seat is asked. Other "
-                    "seats and spectators see that a standing order was set, not what it says.",
+                    "seats and spectators see that a standing order was set, not what it says." +
+                    _signs("standing_order") +
+                    " It signs the policy as the rules record it (a refusal names that form); the other seats "
+                    "do not see the signature.",
         replies={200: Reply("what was recorded (nothing when the policy was set already)", schemas.CommandResult,
                             headers=("ETag",))},
-        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict")),
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
     ("delete", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
         "Cancel a standing order", SEAT, tag="orders",
-        params=(*_GAME, _path_param("policy_id", "the standing order's name")),
+        params=(*_GAME, _path_param("policy_id", "the standing order's name"), "WarlogSignature", "WarlogHead"),
         description="From now on the seat is asked again. A name the seat holds no standing order under is "
-                    "422 rule_violation. No request body.",
+                    "422 rule_violation. No request body." + _signs("standing_order_cancel"),
         replies={200: Reply("what was recorded", schemas.CommandResult, headers=("ETag",))},
-        problems=(*WRITE, "rule_violation", "version_conflict")),
+        problems=(*WRITE, "rule_violation", "version_conflict", *_SIGNED)),
     ("get", "/api/v1/games/{game_id}/standing-orders"): Op(
         "The seat's standing orders", SEAT, tag="orders", params=_GAME,
         description="A seat token reads its own seat's standing orders, an umpire token every seat's; any "

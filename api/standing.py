@@ -7,6 +7,8 @@
 - ``GET /api/v1/games/{id}/standing-orders``: the caller's seat's standing orders and what the
   ruleset accepts; an umpire reads every seat's. Nobody else reads them.
 - ``DELETE /api/v1/games/{id}/standing-orders/{policy_id}`` (the seat's token): cancel one.
+
+A keyed seat of a format-2 game signs a set and a cancel (Warlog-Signature, Warlog-Head).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from flask import Blueprint, jsonify
 from marshmallow import Schema, fields, validate
 
 from api.auth import SEAT, UMPIRE, caller_for
-from api.games import _etag, load, result_body, service
+from api.games import _etag, _signed_by_seat, load, result_body, service
 from api.problems import ApiProblem
 from api.schemas import dump, one_line
 
@@ -57,16 +59,18 @@ class StandingOrders(Schema):
 @bp.put("/games/<game_id>/standing-orders/<policy_id>")
 def set_standing_order(game_id: str, policy_id: str):
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(StandingOrderBody)
     result = service().set_standing_order(caller.game_id, caller.seat, policy_id, body["decision_kind"],
-                                          body["policy"])
+                                          body["policy"], signature=signature, head=head)
     return _etag(jsonify(result_body(caller, result)), result.version)
 
 
 @bp.delete("/games/<game_id>/standing-orders/<policy_id>")
 def cancel_standing_order(game_id: str, policy_id: str):
     caller = caller_for(game_id, need=SEAT)
-    result = service().cancel_standing_order(caller.game_id, caller.seat, policy_id)
+    signature, head = _signed_by_seat()
+    result = service().cancel_standing_order(caller.game_id, caller.seat, policy_id, signature=signature, head=head)
     return _etag(jsonify(result_body(caller, result)), result.version)
 
 

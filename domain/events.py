@@ -638,6 +638,18 @@ class SealedOrdersSigned(GameEvent):
     signature: str
 
 
+class CommandSigned(GameEvent):
+    """The signature of a keyed seat's other command (format 2), right after the command's line:
+    ``kind`` names it (domain/signatures.py ``COMMAND_FIELDS``); Ed25519 over the canonical JSON of
+    the game, kind, seat, the command's fields as recorded on that line and ``head`` (docs/dice.md,
+    "Signed orders and heads")."""
+
+    kind: str
+    seat: str
+    head: str
+    signature: str
+
+
 class SealedOrdersCarriedOut(GameEvent):
     """Every seat of ``round`` revealed: its orders are carried out in ``sequence`` (a list of
     ``{seat, index, order_id}``, the order ``rule`` says), each as an OrderAccepted and its

@@ -524,13 +524,16 @@ class Game(Aggregate):
             self._opening(seed_for)
             self._open_sealed_round()
 
-    def change_client_seed(self, seat: str, client_seed: str) -> None:
+    def change_client_seed(self, seat: str, client_seed: str, signed: Signed | None = None) -> None:
         self._check_seat(seat)
         if seat == SYSTEM:
             raise RuleViolation("seats", "the system seat has no client seed")
         if self.is_ended:
             raise RuleViolation(self.rules.end_rule, "the game has ended; no dice remain to be rolled")
-        self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=_client_seed(client_seed))
+        client_seed = _client_seed(client_seed)
+        signature = self._check_command_signature(seat, signatures.CLIENT_SEED, {"client_seed": client_seed}, signed)
+        self.trigger_event(ev.ClientSeedChanged, seat=seat, client_seed=client_seed)
+        self._record_command_signature(seat, signatures.CLIENT_SEED, signature)
 
     def submit(self, seat: str, order_id: str, order: dict, seed_for: SeedFor,
                signed: Signed | None = None) -> tuple[int, int]:
@@ -728,14 +731,30 @@ class Game(Aggregate):
             return None
         signature, head, in_log = signed or (None, None, None)
         if signature is None or head is None:
-            raise SignatureRequired(f"seat {seat} registered a public key: each of its orders, seals and "
-                                    "reveals carries a signature and the head it was signed over")
+            raise SignatureRequired(f"seat {seat} registered a public key: each of its orders, seals, "
+                                    "reveals and (format 2) other commands carries a signature and the head "
+                                    "it was signed over (Warlog-Signature, Warlog-Head)")
         if not signatures.is_hash(head) or in_log is None or not in_log(head):
             raise UnknownHead(f"head {str(head)[:80]!r} is not the hash of any line of this game's log")
         if not signatures.signature_valid(key, signature, message(head)):
             raise BadSignature(f"the signature is not seat {seat}'s key's signature of this game, {what} "
                                "and head (docs/dice.md, \"Signed orders and heads\")")
         return head, signature
+
+    def _check_command_signature(self, seat: str, kind: str, fields: dict,
+                                 signed: Signed | None) -> tuple[str, str] | None:
+        """(head, signature) of a keyed seat's other command (``kind``, its ``fields`` as they will be
+        recorded), checked; None in a format-1 game, whose commands stay unsigned as they always were."""
+        if self.format < 2:
+            return None
+        return self._checked(seat, signed, f"{kind.replace('_', ' ')} command, "
+                                           f"{', '.join(signatures.COMMAND_FIELDS[kind]) or 'no fields'}",
+                             lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
+
+    def _record_command_signature(self, seat: str, kind: str, signature: tuple[str, str] | None) -> None:
+        """The command's signature, right after the command's line (docs/dice.md, "Signed orders and heads")."""
+        if signature is not None:
+            self.trigger_event(ev.CommandSigned, kind=kind, seat=seat, head=signature[0], signature=signature[1])
 
     def _record_sealed_signature(self, seat: str, kind: str, round_no: int, signature: tuple[str, str] | None) -> None:
         """The seal's or reveal's signature, right after it (docs/dice.md, "Signed orders and heads")."""
@@ -744,7 +763,8 @@ class Game(Aggregate):
                                signature=signature[1])
 
     # ---------------------------------------------------------------------- standing orders --
-    def set_standing_order(self, seat: str, policy_id: str, decision_kind: str, policy: Any) -> None:
+    def set_standing_order(self, seat: str, policy_id: str, decision_kind: str, policy: Any,
+                           signed: Signed | None = None) -> None:
         """Leave ``policy`` to answer ``seat``'s decisions of ``decision_kind`` (docs/rulesets.md,
         Standing orders). Allowed whoever is to move: that is what it is for. Setting the same
         policy again records nothing."""
@@ -759,28 +779,41 @@ class Game(Aggregate):
         if len(chain.canonical(policy)) > MAX_ORDER_BYTES:
             raise InvalidOrder(f"a policy is at most {MAX_ORDER_BYTES} bytes of JSON", field="policy")
         rules = self.rules
-        policy = rules.check_policy(self.state, seat, decision_kind, policy)
+        sent, policy = policy, rules.check_policy(self.state, seat, decision_kind, policy)
         rule = rules.standing_rule(decision_kind)
         mine = self._standing().get(seat, {})
         for other, entry in mine.items():
             if other != policy_id and entry["decision_kind"] == decision_kind:
                 raise RuleViolation(rule, f"standing order {other!r} answers {seat}'s {decision_kind} decisions "
                                           "already; cancel it first, or set it again under its name")
+        # Signed over the policy as the rules record it, the line that verify checks the signature against.
+        try:
+            signature = self._check_command_signature(seat, signatures.STANDING_ORDER, {
+                "policy_id": policy_id, "decision_kind": decision_kind, "policy": policy}, signed)
+        except BadSignature as exc:
+            if sent == policy:
+                raise
+            raise BadSignature(f"{exc}; a standing order is signed as the rules record it: "
+                               f"{chain.canonical(policy).decode('utf-8')}") from None
         same = mine.get(policy_id)
         if same is not None and same["decision_kind"] == decision_kind and same["policy"] == policy:
             return
         self.trigger_event(ev.StandingOrderSet, seat=seat, policy_id=policy_id, decision_kind=decision_kind,
                            policy=policy, rule=rule, salt=secrets.token_hex(16))
+        self._record_command_signature(seat, signatures.STANDING_ORDER, signature)
 
-    def cancel_standing_order(self, seat: str, policy_id: str) -> None:
+    def cancel_standing_order(self, seat: str, policy_id: str, signed: Signed | None = None) -> None:
         self._check_standing_seat(seat)
         entry = self._standing().get(seat, {}).get(policy_id)
         if entry is None:
             held = ", ".join(self._standing().get(seat, {})) or "none"
             raise RuleViolation(self.rules.prefix or self.ruleset,
                                 f"{seat} has no standing order {policy_id!r} (it has: {held})")
+        signature = self._check_command_signature(seat, signatures.STANDING_ORDER_CANCEL, {"policy_id": policy_id},
+                                                  signed)
         self.trigger_event(ev.StandingOrderCancelled, seat=seat, policy_id=policy_id,
                            decision_kind=entry["decision_kind"], rule=entry["rule"])
+        self._record_command_signature(seat, signatures.STANDING_ORDER_CANCEL, signature)
 
     def _standing(self) -> dict:
         return self.standing_orders or {}
@@ -837,7 +870,7 @@ class Game(Aggregate):
         self._check_outcomes(outcomes, roller)
         self._record(outcomes, seed_for)
 
-    def request_take_back(self, seat: str, reason: str = "") -> None:
+    def request_take_back(self, seat: str, reason: str = "", signed: Signed | None = None) -> None:
         rule = self._take_back_rule()
         self._check_seat(seat)
         if self.sealed is not None and not self.is_ended:
@@ -858,10 +891,12 @@ class Game(Aggregate):
         if not isinstance(reason, str) or len(reason) > MAX_REASON:
             raise InvalidOrder(f"a take-back's reason is text of at most {MAX_REASON} characters",
                                rule=rule, field="reason")
+        signature = self._check_command_signature(seat, signatures.TAKE_BACK, {"reason": reason}, signed)
         self.trigger_event(ev.TakeBackRequested, seat=seat, order_id=last["order_id"],
                            reason=reason, rule=rule)
+        self._record_command_signature(seat, signatures.TAKE_BACK, signature)
 
-    def answer_take_back(self, seat: str, accept: bool) -> None:
+    def answer_take_back(self, seat: str, accept: bool, signed: Signed | None = None) -> None:
         rule = self._take_back_rule()
         self._check_seat(seat)
         pending = self.take_back
@@ -873,23 +908,27 @@ class Game(Aggregate):
             raise RuleViolation(rule, "no take-back request is waiting for an answer")
         if seat == pending["seat"] or seat == SYSTEM:
             raise RuleViolation(rule, "only the opponent may answer a take-back request")
+        signature = self._check_command_signature(seat, signatures.TAKE_BACK_ANSWER, {"accept": bool(accept)}, signed)
         if not accept:
             self.trigger_event(ev.TakeBackDeclined, seat=seat, order_id=pending["order_id"], rule=rule)
-            return
-        last = self.last_order
-        self.trigger_event(
-            ev.TakeBackAccepted, seat=seat, order_id=last["order_id"],
-            superseded_from=last["first"], superseded_to=last["last"],
-            superseded_rolls=list(last["rolls"]), restored=last["state_before"], rule=rule)
+        else:
+            last = self.last_order
+            self.trigger_event(
+                ev.TakeBackAccepted, seat=seat, order_id=last["order_id"],
+                superseded_from=last["first"], superseded_to=last["last"],
+                superseded_rolls=list(last["rolls"]), restored=last["state_before"], rule=rule)
+        self._record_command_signature(seat, signatures.TAKE_BACK_ANSWER, signature)
 
-    def concede(self, seat: str, seed_for: SeedFor) -> None:
+    def concede(self, seat: str, seed_for: SeedFor, signed: Signed | None = None) -> None:
         self._check_seat(seat)
         if seat == SYSTEM:
             raise RuleViolation("seats", "the system seat cannot concede")
         if self.is_ended:
             raise RuleViolation(self.rules.end_rule, "the game has already ended")
         winner = self.rules.concession_winner(self.state, seat)
+        signature = self._check_command_signature(seat, signatures.CONCEDE, {}, signed)
         self.trigger_event(ev.Conceded, seat=seat)
+        self._record_command_signature(seat, signatures.CONCEDE, signature)
         self.trigger_event(ev.GameEnded, winner=winner, level="concession",
                            reason=f"{seat} conceded", rule=self.rules.end_rule or None)
         self._close_epoch(seed_for, reopen=False)
@@ -905,7 +944,7 @@ class Game(Aggregate):
                                              "waiting for the seats' answers")
         self.trigger_event(ev.UmpireProposed, umpire=name, proposed_by=proposed_by)
 
-    def answer_umpire(self, seat: str, accept: bool) -> None:
+    def answer_umpire(self, seat: str, accept: bool, signed: Signed | None = None) -> None:
         """A seat accepts or declines the waiting proposal; the last acceptance appoints. With no
         proposal waiting, a seat that declines withdraws its agreement: the umpire's role ends."""
         self._check_seat(seat)
@@ -914,20 +953,26 @@ class Game(Aggregate):
         if not self.seats[seat]["handle"]:
             raise RuleViolation("seats", f"seat {seat!r} has not joined; it answers once it has")
         proposal = self.umpire_proposal
+        answer = {"accept": bool(accept)}
         if proposal is None:
             if self.umpire is None:
                 raise RuleViolation(UMPIRE_RULE, "no umpire proposal is waiting for an answer")
             if accept:
                 raise RuleViolation(UMPIRE_RULE, f"{self.umpire['name']} is the umpire already; nothing waits "
                                                  "for an answer")
+            signature = self._check_command_signature(seat, signatures.UMPIRE_ANSWER, answer, signed)
             self.revoke_umpire(seat, "the seat withdrew its agreement")
+            self._record_command_signature(seat, signatures.UMPIRE_ANSWER, signature)
             return
+        if accept and seat in proposal["accepted"]:
+            raise RuleViolation(UMPIRE_RULE, f"{seat} has accepted {proposal['umpire']} already")
+        signature = self._check_command_signature(seat, signatures.UMPIRE_ANSWER, answer, signed)
         if not accept:
             self.trigger_event(ev.UmpireDeclined, seat=seat, umpire=proposal["umpire"])
+            self._record_command_signature(seat, signatures.UMPIRE_ANSWER, signature)
             return
-        if seat in proposal["accepted"]:
-            raise RuleViolation(UMPIRE_RULE, f"{seat} has accepted {proposal['umpire']} already")
         self.trigger_event(ev.UmpireAccepted, seat=seat, umpire=proposal["umpire"])
+        self._record_command_signature(seat, signatures.UMPIRE_ANSWER, signature)
         if set(self.human_seats()) <= set(self.umpire_proposal["accepted"]):
             self.trigger_event(ev.UmpireAppointed, umpire=proposal["umpire"], agreement=APPOINTED_BY_EVERY_SEAT,
                                seats=self.human_seats())

@@ -386,33 +386,44 @@ class Warlog(Application):
              public_key: str | None = None) -> CommandResult:
         return self._command(game_id, lambda g: g.join(seat, handle, client_seed, self._seed_for(g), public_key))
 
-    def change_client_seed(self, game_id: str | UUID, seat: str, client_seed: str) -> CommandResult:
-        return self._command(game_id, lambda g: g.change_client_seed(seat, client_seed))
+    def change_client_seed(self, game_id: str | UUID, seat: str, client_seed: str, signature: str | None = None,
+                           head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.change_client_seed(seat, client_seed,
+                                                                     self._signed(g, signature, head)))
 
-    def request_take_back(self, game_id: str | UUID, seat: str, reason: str = "") -> CommandResult:
-        return self._command(game_id, lambda g: g.request_take_back(seat, reason))
+    # ``signature`` and ``head`` of the commands below: a keyed seat's signature of the command and the
+    # head it saw (format 2; docs/dice.md, "Signed orders and heads").
+    def request_take_back(self, game_id: str | UUID, seat: str, reason: str = "", signature: str | None = None,
+                          head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.request_take_back(seat, reason, self._signed(g, signature, head)))
 
-    def answer_take_back(self, game_id: str | UUID, seat: str, accept: bool) -> CommandResult:
-        return self._command(game_id, lambda g: g.answer_take_back(seat, accept))
+    def answer_take_back(self, game_id: str | UUID, seat: str, accept: bool, signature: str | None = None,
+                         head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.answer_take_back(seat, accept, self._signed(g, signature, head)))
 
-    def concede(self, game_id: str | UUID, seat: str) -> CommandResult:
-        return self._command(game_id, lambda g: g.concede(seat, self._seed_for(g)))
+    def concede(self, game_id: str | UUID, seat: str, signature: str | None = None,
+                head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.concede(seat, self._seed_for(g), self._signed(g, signature, head)))
 
     def propose_umpire(self, game_id: str | UUID, name: str, proposed_by: str) -> CommandResult:
         return self._command(game_id, lambda g: g.propose_umpire(name, proposed_by))
 
-    def answer_umpire(self, game_id: str | UUID, seat: str, accept: bool) -> CommandResult:
-        return self._command(game_id, lambda g: g.answer_umpire(seat, accept))
+    def answer_umpire(self, game_id: str | UUID, seat: str, accept: bool, signature: str | None = None,
+                      head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.answer_umpire(seat, accept, self._signed(g, signature, head)))
 
     def revoke_umpire(self, game_id: str | UUID, by: str, reason: str = "") -> CommandResult:
         return self._command(game_id, lambda g: g.revoke_umpire(by, reason))
 
     def set_standing_order(self, game_id: str | UUID, seat: str, policy_id: str, decision_kind: str,
-                           policy: Any) -> CommandResult:
-        return self._command(game_id, lambda g: g.set_standing_order(seat, policy_id, decision_kind, policy))
+                           policy: Any, signature: str | None = None, head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.set_standing_order(seat, policy_id, decision_kind, policy,
+                                                                     self._signed(g, signature, head)))
 
-    def cancel_standing_order(self, game_id: str | UUID, seat: str, policy_id: str) -> CommandResult:
-        return self._command(game_id, lambda g: g.cancel_standing_order(seat, policy_id))
+    def cancel_standing_order(self, game_id: str | UUID, seat: str, policy_id: str, signature: str | None = None,
+                              head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.cancel_standing_order(seat, policy_id,
+                                                                        self._signed(g, signature, head)))
 
     def umpire(self, game_id: str | UUID) -> dict | None:
         """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""

@@ -1,7 +1,8 @@
 """Ed25519 signatures of orders and of chain heads (docs/dice.md, "Signed orders and heads").
 
-A seat that registered a public key signs each order it gives, and each seal and reveal of its
-sealed orders; the server signs the chain heads it hands back. Keys and signatures travel as
+A seat that registered a public key signs each order it gives, each seal and reveal of its
+sealed orders and (format 2) each of its other commands: concession, take-back request and answer,
+standing orders, client-seed change, umpire answer; the server signs the chain heads it hands back. Keys and signatures travel as
 unpadded base64url (RFC 4648 section 5) of the raw bytes: 32 bytes of public key (43
 characters), 64 of signature (86 characters). The signed bytes are the chain's canonical JSON
 (domain/chain.py) of a small object, so any JSON library that sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
@@ -84,6 +85,26 @@ def reveal_message(game_id: str, seat: str, round_no: int, orders: list, salt: s
                             "orders": orders, "salt": salt, "head": head})
 
 
+# The kinds of a seat's other signed commands (format 2), each with the fields of its request that
+# its signature covers, as recorded on the command's line (docs/dice.md, "Signed orders and heads").
+CONCEDE, TAKE_BACK, TAKE_BACK_ANSWER = "concede", "take_back", "take_back_answer"
+STANDING_ORDER, STANDING_ORDER_CANCEL = "standing_order", "standing_order_cancel"
+CLIENT_SEED, UMPIRE_ANSWER = "client_seed", "umpire_answer"
+COMMAND_FIELDS = {
+    CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),
+    STANDING_ORDER: ("policy_id", "decision_kind", "policy"), STANDING_ORDER_CANCEL: ("policy_id",),
+    CLIENT_SEED: ("client_seed",), UMPIRE_ANSWER: ("accept",),
+}
+
+
+def command_message(game_id: str, kind: str, seat: str, fields: dict, head: str) -> bytes:
+    """The bytes a seat signs for a command of ``kind`` (one of ``COMMAND_FIELDS``): the canonical
+    JSON of ``{"game", "kind", "seat", <the kind's fields>, "head"}``."""
+    if kind not in COMMAND_FIELDS or set(fields) != set(COMMAND_FIELDS[kind]):
+        raise ValueError(f"a {kind!r} command signs exactly {COMMAND_FIELDS.get(kind)}")
+    return chain.canonical({"game": game_id, "kind": kind, "seat": seat, **fields, "head": head})
+
+
 def head_message(game_id: str, seq: int, hash_: str) -> bytes:
     """The bytes the server signs for a chain head: the canonical JSON of ``{"game", "seq", "hash"}``."""
     return chain.canonical({"game": game_id, "seq": seq, "hash": hash_})
@@ -139,6 +160,10 @@ def sign_seal(key: Ed25519PrivateKey, game_id: str, seat: str, round_no: int, co
 def sign_reveal(key: Ed25519PrivateKey, game_id: str, seat: str, round_no: int, orders: list, salt: str,
                 head: str) -> str:
     return sign(key, reveal_message(game_id, seat, round_no, orders, salt, head))
+
+
+def sign_command(key: Ed25519PrivateKey, game_id: str, kind: str, seat: str, fields: dict, head: str) -> str:
+    return sign(key, command_message(game_id, kind, seat, fields, head))
 
 
 def sign_head(key: Ed25519PrivateKey, game_id: str, seq: int, hash_: str) -> dict:

@@ -63,6 +63,7 @@ class Report:
     fields_opened: int = 0  # format 2: concealed fields whose value and salt give the commitment hashed
     fields_concealed: int = 0  # format 2: concealed fields this copy holds as commitments only
     sealed_signatures_verified: int = 0  # signed seals and reveals of sealed orders (format 2)
+    command_signatures_verified: int = 0  # signed other commands of keyed seats (format 2): CommandSigned
     server_key: str | None = None  # from the file's header line, when it has one
     hashes: list[str] = field(default_factory=list)  # each event's hash, by position
     failures: list[tuple[int, str]] = field(default_factory=list)
@@ -86,6 +87,8 @@ class Report:
             head += f"; {self.fields_opened} concealed field(s) opened, {self.fields_concealed} still concealed"
         if self.sealed_signatures_verified:
             head += f"; {self.sealed_signatures_verified} signed seal(s) and reveal(s) verified"
+        if self.command_signatures_verified:
+            head += f"; {self.command_signatures_verified} signed command(s) verified"
         if self.sealed_rolls_verified or self.sealed_rolls_unrevealed or self.sealed_rolls_unopened:
             head += (f"; {self.sealed_rolls_verified} sealed roll(s) ({self.sealed_dice_verified} dice) verified, "
                      f"{self.sealed_rolls_unrevealed} not yet revealed, {self.sealed_rolls_unopened} not opened in this copy")
@@ -380,10 +383,15 @@ class _Signed:
             self.waiting = (n, type_, data, line["hash"], _withheld(line, "order"))
         elif type_ in _SEALED_EVENTS and self.fmt != 1 and data["seat"] in self.keys:
             self.waiting = (n, type_, data, line["hash"], _withheld(line, "orders") or _withheld(line, "salt"))
+        elif type_ in _COMMANDS and self.fmt != 1 and _command_seat(type_, data) in self.keys:
+            kind, names = _COMMANDS[type_]
+            self.waiting = (n, type_, data, line["hash"], any(_withheld(line, f) for f in names))
         elif type_ == "OrderSigned" and not (unknown_order and self.waiting is None):
             self._signed(data, n, report, _withheld(line, "signature"))
         elif type_ == "SealedOrdersSigned":
             self._sealed_signed(data, n, report, _withheld(line, "signature"))
+        elif type_ == "CommandSigned":
+            self._command_signed(data, n, report, _withheld(line, "signature"))
 
     def _unsigned(self, report: Report) -> None:
         n, type_, data, _, _ = self.waiting
@@ -391,6 +399,10 @@ class _Signed:
         if type_ == "OrderAccepted":
             report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
                            "is not followed by its signature (OrderSigned)")
+        elif type_ in _COMMANDS:
+            report.fail(n, f"the {_COMMANDS[type_][0].replace('_', ' ')} command ({type_}) of seat "
+                           f"{_command_seat(type_, data)}, who registered a key, is not followed by its "
+                           "signature (CommandSigned)")
         else:
             report.fail(n, f"the {_SEALED_KINDS[type_]} of seat {data['seat']}, who registered a key, for round "
                            f"{data.get('round')} is not followed by its signature (SealedOrdersSigned)")
@@ -399,7 +411,8 @@ class _Signed:
         """The waiting line that the signature ``type_`` on line ``n`` signs; None (reported) when none."""
         taken, self.waiting = self.waiting, None
         if taken is None:
-            what = "an order" if type_ == "OrderSigned" else "a seal or reveal of sealed orders"
+            what = {"OrderSigned": "an order", "SealedOrdersSigned": "a seal or reveal of sealed orders"}.get(
+                type_, "a command")
             report.fail(n, f"{type_} does not follow {what} of a seat with a key")
         return taken
 
@@ -452,13 +465,57 @@ class _Signed:
         else:
             report.sealed_signatures_verified += 1
 
+    def _command_signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
+        taken = self._take("CommandSigned", n, report)
+        if taken is None:
+            return
+        at, done_type, done, done_hash, done_redacted = taken
+        kind, names = _COMMANDS[done_type]
+        seat = _command_seat(done_type, done)
+        if data["kind"] != kind or data["seat"] != seat:
+            report.fail(n, f"CommandSigned names the {data['kind']} command of {data['seat']}, not the "
+                           f"{kind} command ({done_type}) of {seat} on line {at}")
+            return
+        if redacted or done_redacted:
+            return  # a seat's copy: the command (another seat's standing order) or its signature is hidden
+        self._check_head(data["head"], done_hash, f"{kind} command", n, report)
+        fields = {name: done[name] for name in names}
+        if kind in (signatures.TAKE_BACK_ANSWER, signatures.UMPIRE_ANSWER):
+            fields["accept"] = done_type in ("TakeBackAccepted", "UmpireAccepted")
+        message = signatures.command_message(report.game_id or "", kind, seat, fields, data["head"])
+        if not signatures.signature_valid(self.keys[seat], data["signature"], message):
+            report.fail(at, f"the signature on line {n} is not seat {seat}'s of its {kind} command as "
+                            "recorded here (the command or its signature was altered)")
+        else:
+            report.command_signatures_verified += 1
+
     def finish(self, report: Report) -> None:
         if self.waiting is not None:
             self._unsigned(report)
 
 
 _SEALED_KINDS = {"OrderSealed": signatures.SEAL, "OrderRevealed": signatures.REVEAL}  # the signed kind of each
-_SIGNED_BY = {"OrderAccepted": "OrderSigned", "OrderSealed": "SealedOrdersSigned", "OrderRevealed": "SealedOrdersSigned"}
+# A keyed seat's other commands (format 2): each line's signed kind and the fields of the line it
+# signs (an answer's ``accept`` is its event type); the line is followed by its CommandSigned.
+_COMMANDS = {
+    "Conceded": (signatures.CONCEDE, ()),
+    "TakeBackRequested": (signatures.TAKE_BACK, ("reason",)),
+    "TakeBackAccepted": (signatures.TAKE_BACK_ANSWER, ()),
+    "TakeBackDeclined": (signatures.TAKE_BACK_ANSWER, ()),
+    "StandingOrderSet": (signatures.STANDING_ORDER, ("policy_id", "decision_kind", "policy")),
+    "StandingOrderCancelled": (signatures.STANDING_ORDER_CANCEL, ("policy_id",)),
+    "ClientSeedChanged": (signatures.CLIENT_SEED, ("client_seed",)),
+    "UmpireAccepted": (signatures.UMPIRE_ANSWER, ()),
+    "UmpireDeclined": (signatures.UMPIRE_ANSWER, ()),
+    "UmpireRevoked": (signatures.UMPIRE_ANSWER, ()),  # by a seat: it withdrew its agreement
+}
+_SIGNED_BY = {"OrderAccepted": "OrderSigned", "OrderSealed": "SealedOrdersSigned", "OrderRevealed": "SealedOrdersSigned",
+              **{type_: "CommandSigned" for type_ in _COMMANDS}}
+
+
+def _command_seat(type_: str, data: dict) -> str | None:
+    """The seat whose command a ``_COMMANDS`` line records (an UmpireRevoked's ``by``; the admin's is none)."""
+    return data.get("by") if type_ == "UmpireRevoked" else data.get("seat")
 
 
 def verify_head(report: Report, head: Any, server_key: str | None) -> None:

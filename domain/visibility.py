@@ -35,6 +35,8 @@ _STANDING = Secrets(
     Private("StandingOrderCancelled", ("policy_id", "decision_kind", "rule")),
     Private("StandingOrderUsed", ("policy_id",)),
 )
+# The signature of a seat's standing-order command is as private as the standing order it signs.
+_PRIVATE_COMMANDS = ("standing_order", "standing_order_cancel")  # domain/signatures.py STANDING_ORDER*
 # A sealed roll (docs/dice.md, "Sealed rolls") is seen by its roller (and the umpire) only.
 _SEALED_ROLLS = Secrets(Private("SealedDiceRolled", ("dice", "target", "outcome")))  # SEALED_ROLL_FIELDS
 _GENERIC = (_STANDING, _SEALED_ROLLS)
@@ -62,6 +64,8 @@ def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[s
             fields.extend(_SIGNED_WITH.values())  # its order not known here: all that may be hidden with it
         else:
             fields.extend(_SIGNED_WITH[f] for f in before[1].get(chain.CONCEALED) or {} if f in _SIGNED_WITH)
+    if event_type == "CommandSigned" and data["kind"] in _PRIVATE_COMMANDS:
+        fields.append("signature")  # it would let anyone test a guess of the standing order it signs
     if event_type == "SealedOrdersSigned" and data["kind"] == "reveal":
         # A signature lets anyone test a guess of what it signs: concealed with a concealed reveal.
         # (A seal signs only its commitment, which everyone sees: its signature is shown.)
@@ -111,6 +115,8 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
         if with_order is None:  # its order is not in this stretch of the log: hidden from all but its seat
             with_order = set(data.get(chain.CONCEALED) or {}) if viewer != data["seat"] else set()
         hidden |= with_order
+    if event_type == "CommandSigned" and data["kind"] in _PRIVATE_COMMANDS and viewer != data["seat"]:
+        hidden.add("signature")
     if event_type == "SealedOrdersSigned" and data["kind"] == "reveal":
         reveal_hidden = walk.reveals_hidden.get((data["seat"], data["round"]))
         if reveal_hidden is None:  # its reveal is not in this stretch of the log: hidden from all but its seat

@@ -149,6 +149,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
                                + (f"{len(d['orders'])} order(s)" if d["orders"] is not None else "its orders (hidden)")
                                + f" for round {d['round']}",
     "SealedOrdersSigned": lambda d: f"{d['seat']} signed its {d['kind']} of round {d['round']}",
+    "CommandSigned": lambda d: f"{d['seat']} signed its {d['kind'].replace('_', ' ')}",
     "SealedOrdersCarriedOut": lambda d: f"Round {d['round']}'s orders are carried out ({d['rule']}): "
                                         + (", ".join(f"{e['seat']} #{e['index'] + 1}" for e in d["sequence"]) or "none"),
     "SealedOrderRefused": lambda d: f"{d['seat']}'s order #{d['index'] + 1} of round {d['round']} is refused"

@@ -96,13 +96,13 @@ def dice_game(app) -> Export:
 
 def signed_game(app) -> Export:
     """Blue registered a key and signs its orders (a roll, a note); Red plays unsigned; the server
-    signed the head after Blue's last order, and the file names its key in the header line; Red
-    concedes, which reveals the dice."""
+    signed the head after Blue's last order, and the file names its key in the header line; Blue
+    changes its client seed, signed (format 2: a CommandSigned); Red concedes, which reveals the dice."""
     created = app.create_game("freeform", options={"sides": ["Blue", "Red"]})
     game_id = created.game_id
     key, server = signatures.new_private_key(), signatures.new_private_key()
     app.join(game_id, "Blue", "blue", client_seed="b", public_key=signatures.public_key_of(key))
-    head = app.join(game_id, "Red", "red", client_seed="r").chain_head
+    head = joined = app.join(game_id, "Red", "red", client_seed="r").chain_head
     orders = [("o-1", {"kind": "roll", "dice": "2d6", "purpose": "barrage"}),
               ("o-2", {"kind": "note", "text": "signed, « é »", "n": 1.5})]
     for order_id, order in orders:
@@ -110,6 +110,9 @@ def signed_game(app) -> Export:
                                   signature=signatures.sign_order(key, game_id, order_id, order, head))
         head = result.chain_head
     kept = signatures.sign_head(server, game_id, result.version, result.chain_head)
+    # Signed over the join's head, a line before the kept head: a rewrite at the kept head leaves it be.
+    app.change_client_seed(game_id, "Blue", "b-2", signature=signatures.sign_command(
+        key, game_id, "client_seed", "Blue", {"client_seed": "b-2"}, joined), head=joined)
     app.submit_order(game_id, "Red", "r-1", {"kind": "roll", "dice": "d6", "purpose": "reply"})
     app.concede(game_id, "Red")  # the end reveals the dice
     server_key = signatures.public_key_of(server)
@@ -431,6 +434,43 @@ def key_swapped_rechained(x):
     lines[i]["data"]["public_key"] = signatures.public_key_of(signatures.new_private_key())
     first = at(lines, "OrderAccepted", order_id="o-1")
     return text_of(x, rechain(lines, i)), first + 1, "is not seat Blue's of order 'o-1'"
+
+
+def signed_commands(lines: list[dict]) -> bool:
+    """Whether Blue's client-seed change is signed (format 2; the format-1 file's is not)."""
+    return any(line["type"] == "CommandSigned" for line in lines)
+
+
+@case("signed")
+def command_signature_dropped_rechained(x):
+    lines = x.lines()
+    if not signed_commands(lines):
+        return None
+    i = at(lines, "ClientSeedChanged", seat="Blue")
+    del lines[i + 1]
+    return (text_of(x, rechain(lines, i)), i + 1, "the client seed command (ClientSeedChanged) of seat Blue, who "
+                                                  "registered a key, is not followed by its signature (CommandSigned)")
+
+
+@case("signed")
+def signed_command_altered_rechained(x):
+    lines = x.lines()
+    if not signed_commands(lines):
+        return None
+    i = at(lines, "ClientSeedChanged", seat="Blue")
+    lines[i]["data"]["client_seed"] = "a seed the server chose"
+    return text_of(x, rechain(lines, i)), i + 1, "is not seat Blue's of its client_seed command as recorded here"
+
+
+@case("signed")
+def command_signature_relabelled_rechained(x):
+    lines = x.lines()
+    if not signed_commands(lines):
+        return None
+    i = at(lines, "CommandSigned", seat="Blue")
+    lines[i]["data"]["kind"] = "concede"  # the same signature passed off as a concession's
+    return (text_of(x, rechain(lines, i)), i + 1,
+            "CommandSigned names the concede command of Blue, not the client_seed command (ClientSeedChanged)")
 
 
 @case("signed")

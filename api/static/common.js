@@ -129,6 +129,11 @@
     signReveal: function (jwk, gameId, seat, round, orders, salt, head) {
       return signCanonical(jwk, { game: gameId, kind: "reveal", seat: seat, round: round, orders: orders, salt: salt, head: head });
     },
+    /** The seat's signature of another command (format 2; docs/dice.md, "Signed orders and heads"):
+     * {game, kind, seat, <the command's fields>, head}, e.g. kind "concede" with no fields. */
+    signCommand: function (jwk, gameId, kind, seat, fields, head) {
+      return signCanonical(jwk, Object.assign({}, fields, { game: gameId, kind: kind, seat: seat, head: head }));
+    },
   };
 
   /** The Ed25519 signature (base64url) by a private JWK of the canonical JSON of ``value``. */

@@ -455,9 +455,26 @@
     box.appendChild(list);
   }
 
+  /** The headers of a keyed seat's other command (``kind`` and its ``fields``), signed with the key
+   * kept in this browser over the head it saw; none for a seat without one. A format-1 game's
+   * server ignores them. */
+  async function commandHeaders(mine, kind, fields) {
+    var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
+    return jwk ? signedHeaders(await W.signing.signCommand(jwk, gameId, kind, mine.seat, fields, head), head) : {};
+  }
+
+  /** Keep the signed head a command's answer holds, as orders, seals and reveals do. */
+  function keepSignedHead(res) {
+    if (!res.ok || !res.body || !res.body.signed_head) return;
+    W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+  }
+
   async function takeBack() {
     var mine = W.keys.seat(gameId);
-    var res = await W.api("/api/v1/games/" + gameId + "/take-backs", { method: "POST", body: { reason: "" }, token: mine.token });
+    var headers = await commandHeaders(mine, "take_back", { reason: "" });
+    var res = await W.api("/api/v1/games/" + gameId + "/take-backs",
+                          { method: "POST", body: { reason: "" }, token: mine.token, headers: headers });
+    keepSignedHead(res);
     W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
     refresh();
   }
@@ -465,7 +482,9 @@
   async function answer(accept) {
     var mine = W.keys.seat(gameId);
     var res = await W.api("/api/v1/games/" + gameId + "/take-backs/answer",
-                          { method: "POST", body: { accept: accept }, token: mine.token });
+                          { method: "POST", body: { accept: accept }, token: mine.token,
+                            headers: await commandHeaders(mine, "take_back_answer", { accept: !!accept }) });
+    keepSignedHead(res);
     W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
     refresh();
   }
@@ -473,7 +492,9 @@
   async function concede() {
     var mine = W.keys.seat(gameId);
     if (!window.confirm("Concede the game as " + mine.seat + "? This cannot be undone.")) return;
-    var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token });
+    var headers = await commandHeaders(mine, "concede", {});
+    var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token, headers: headers });
+    keepSignedHead(res);
     W.status(res.ok ? "You conceded." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
     refresh();
   }
@@ -563,8 +584,12 @@
     try { policy = JSON.parse($("so-policy").value || "null"); } catch (err) {
       W.status("Standing order: the policy is not JSON (" + err.message + ")", "error"); return;
     }
+    // Signed as given: a policy the rules record in another form is refused naming that form.
+    var kind = $("so-kind").value;
+    var headers = await commandHeaders(mine, "standing_order", { policy_id: id, decision_kind: kind, policy: policy });
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
-                          { method: "PUT", body: { decision_kind: $("so-kind").value, policy: policy }, token: mine.token });
+                          { method: "PUT", body: { decision_kind: kind, policy: policy }, token: mine.token, headers: headers });
+    keepSignedHead(res);
     if (!res.ok) { W.status("Standing order refused: " + W.problem(res), "error"); return; }
     W.status("Standing order " + id + " set.", "ok");
     await refresh();
@@ -573,7 +598,9 @@
   async function cancelStanding(id) {
     var mine = W.keys.seat(gameId);
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
-                          { method: "DELETE", token: mine.token });
+                          { method: "DELETE", token: mine.token,
+                            headers: await commandHeaders(mine, "standing_order_cancel", { policy_id: id }) });
+    keepSignedHead(res);
     W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + W.problem(res), res.ok ? "ok" : "error");
     await refresh();
   }

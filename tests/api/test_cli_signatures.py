@@ -59,7 +59,13 @@ def test_join_registers_a_key_orders_are_signed_and_verify_checks_a_kept_head(se
         lines[n]["hash"] = chain.line_hash(lines[n])
     rewritten = tmp_path / "rewritten.jsonl"
     rewritten.write_text("\n".join([text[0]] + [json.dumps(line) for line in lines]) + "\n")
-    assert alice("verify", rewritten)[0] == 0
+    # The file alone: only the seats' umpire answers, signed after the kept head over heads the
+    # rewrite replaced, give it away (format 2 signs them); the kept head proves the rewrite itself.
+    code, out, err = alice("verify", rewritten)
+    failures = out.splitlines()[1:]
+    assert code == 1 and len(failures) == 2, out
+    assert all("the head this umpire_answer command was signed over is not the hash of a line before it" in f
+               for f in failures), out
     code, out, err = alice("verify", rewritten, "--head", head_file)
     assert code == 1 and "(the log was rewritten)" in out, out
 
@@ -74,6 +80,30 @@ def test_join_without_a_key_plays_unsigned(server, alice, bob):
     code, out, err = alice("order", game_id, "note", "--set", "text=hello")
     assert code == 0, err
     assert "OrderSigned" not in out
+
+
+def test_the_cli_signs_a_seats_other_commands_and_the_export_verifies_them(server, alice, bob, tmp_path):
+    """concede, take-back and its answer, client-seed and umpire-answer of a keyed seat are signed
+    with its kept key (format 2): each recorded with its CommandSigned, and verify checks them."""
+    game_id = started_game(server, alice, bob)
+    assert alice("order", game_id, "note", "--set", "text=oops", "--order-id", "a-1")[0] == 0
+    code, out, err = alice("take-back", game_id, "--reason", "misclick", "--json")
+    assert code == 0, err
+    assert [line["type"] for line in json.loads(out)["events"]] == ["TakeBackRequested", "CommandSigned"]
+    assert bob("answer-take-back", game_id, "--decline")[0] == 0
+    assert alice("client-seed", game_id, "alice's new luck")[0] == 0
+    umpire = _umpire_token(alice, bob, game_id)  # both seats' umpire answers, signed
+    code, out, err = alice("concede", game_id, "--json")
+    assert code == 0, err
+    assert [line["type"] for line in json.loads(out)["events"]][:3] == ["Conceded", "CommandSigned", "GameEnded"]
+    exported = tmp_path / "game.jsonl"
+    assert alice("export", game_id, "--server", server.url, "--token", umpire, "-o", exported)[0] == 0
+    lines = [json.loads(t) for t in exported.read_text().splitlines()[1:]]
+    kinds = [(line["data"]["seat"], line["data"]["kind"]) for line in lines if line["type"] == "CommandSigned"]
+    assert kinds == [("Blue", "take_back"), ("Red", "take_back_answer"), ("Blue", "client_seed"),
+                     ("Blue", "umpire_answer"), ("Red", "umpire_answer"), ("Blue", "concede")]
+    code, out, err = alice("verify", exported)
+    assert code == 0 and "6 signed command(s) verified" in out, out + err
 
 
 def _server_key(server) -> str:

@@ -146,8 +146,13 @@ def test_pg_5_4_warlog_standing_sets_lists_and_cancels_from_the_command_line(ser
     assert alice("join", game_id, invites["Red"], "--handle", "alice")[0] == 0
     assert bob("join", game_id, invites["Blue"], "--handle", "bob", "--server", server.url)[0] == 0
 
+    # bob's seat signs (format 2): it signs the policy as PG 5.4 records it, which the refusal of
+    # another form gives, for him to send (the CLI does not sign a form the server chose for him).
     code, out, err = bob("standing", game_id, "--set", "fire-at-will", "--kind", "opportunity_fire",
                          "--policy", '{"fire": "always"}')
+    assert code == 1 and 'a standing order is signed as the rules record it: {"ask_at":[],"fire":"always"}' in err, err
+    code, out, err = bob("standing", game_id, "--set", "fire-at-will", "--kind", "opportunity_fire",
+                         "--policy", '{"ask_at":[],"fire":"always"}')
     assert code == 0 and "standing order fire-at-will set" in out, err
     code, out, err = bob("standing", game_id)
     assert code == 0 and 'Blue fire-at-will: opportunity_fire -> {"fire": "always", "ask_at": []}' in out, err

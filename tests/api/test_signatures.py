@@ -243,3 +243,74 @@ def test_a_keyed_seats_seal_and_reveal_are_signed_refused_unsigned_or_badly_sign
     assert "BLUE-PRIVATE-PLAN" not in json.dumps(theirs)
     report, _ = verify_text(export_text(client, game, game.seats["Red"]))
     assert report.ok, report.summary()
+
+
+def command_sig(key, game, kind, fields, head) -> dict:
+    return sig(signatures.sign_command(key, game.game_id, kind, "Blue", fields, head), head)
+
+
+def test_a_keyed_seats_unsigned_concession_is_refused_nothing_recorded_and_a_signed_one_verifies(client):
+    game, key, head = keyed_game(client)
+    gid = game.game_id
+    url = f"/api/v1/games/{gid}"
+    before = versions(client, game)
+    r = client.post(f"{url}/concede", headers=game.seats["Blue"])  # what a forging server would record
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(
+        signatures.new_private_key(), game, "concede", {}, head)})
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(  # another command's signature
+        key, game, "client_seed", {"client_seed": ""}, head)})
+    assert r.status_code == 422 and r.json["code"] == "bad_signature", r.json
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(key, game, "concede", {}, "d" * 64)})
+    assert r.status_code == 422 and r.json["code"] == "unknown_head", r.json
+    assert versions(client, game) == before
+    assert client.get(url, headers=game.seats["Red"]).json["status"] != "ended"
+
+    # The other commands' endpoints ask for a signature too (Red, without a key, is not asked).
+    r = client.put(f"{url}/client-seed", json={"client_seed": "blue-2"}, headers=game.seats["Blue"])
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = client.put(f"{url}/client-seed", json={"client_seed": "blue-2"}, headers={
+        **game.seats["Blue"], **command_sig(key, game, "client_seed", {"client_seed": "blue-2"}, head)})
+    assert r.status_code == 200, r.json
+    assert [line["type"] for line in r.json["events"]] == ["ClientSeedChanged", "CommandSigned"]
+    assert client.put(f"{url}/client-seed", json={"client_seed": "red-2"}, headers=game.seats["Red"]).status_code == 200
+
+    r = client.post(f"{url}/concede", headers={**game.seats["Blue"], **command_sig(key, game, "concede", {}, head)})
+    assert r.status_code == 200, r.json
+    assert [line["type"] for line in r.json["events"]][:3] == ["Conceded", "CommandSigned", "GameEnded"]
+    report, _ = verify_text(export_text(client, game, game.seats["Red"]))
+    assert report.ok and report.command_signatures_verified == 2, report.summary()
+
+
+def test_a_keyed_seats_take_back_and_standing_orders_are_signed_and_the_standing_orders_signature_is_private(client):
+    r = client.post("/api/v1/games", json={"ruleset": "proving"})
+    assert r.status_code == 201, r.json
+    game = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
+    gid, key = game.game_id, signatures.new_private_key()
+    j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": game.invites["Blue"], "handle": "blue",
+                                                       "public_key": signatures.public_key_of(key)})
+    game.seats["Blue"] = bearer(j.json["token"])
+    j = client.post(f"/api/v1/games/{gid}/join", json={"invite_code": game.invites["Red"], "handle": "red"})
+    game.seats["Red"], head = bearer(j.json["token"]), j.json["chain_head"]
+    url = f"/api/v1/games/{gid}/standing-orders/SECRET-POLICY"
+    body = {"decision_kind": "opportunity_fire", "policy": {"fire": "always", "ask_at": []}}
+    fields = {"policy_id": "SECRET-POLICY", **body}
+    assert client.put(url, json=body, headers=game.seats["Blue"]).json["code"] == "signature_required"
+    r = client.put(url, json=body, headers={**game.seats["Blue"], **command_sig(key, game, "standing_order", fields, head)})
+    assert r.status_code == 200 and [line["type"] for line in r.json["events"]] == ["StandingOrderSet", "CommandSigned"]
+    signature = r.json["events"][1]["data"]["signature"]
+    assert client.delete(url, headers=game.seats["Blue"]).json["code"] == "signature_required"
+    r = client.delete(url, headers={**game.seats["Blue"], **command_sig(
+        key, game, "standing_order_cancel", {"policy_id": "SECRET-POLICY"}, head)})
+    assert r.status_code == 200 and [line["type"] for line in r.json["events"]] == ["StandingOrderCancelled",
+                                                                                    "CommandSigned"]
+    # Red sees that Blue set and cancelled a standing order, neither its name nor its signature.
+    theirs = client.get(f"/api/v1/games/{gid}/events", headers=game.seats["Red"]).json["events"]
+    signed_lines = [line for line in theirs if line["type"] == "CommandSigned"]
+    assert len(signed_lines) == 2 and signature not in json.dumps(theirs) and "SECRET-POLICY" not in json.dumps(theirs)
+    assert all(line["data"]["concealed"] == {"signature": None} for line in signed_lines)
+    report, _ = verify_text(export_text(client, game, game.seats["Red"]))
+    assert report.ok and report.command_signatures_verified == 0, report.summary()  # Red's copy: hidden, not failed
+    report, _ = verify_text(export_text(client, game, game.seats["Blue"]))
+    assert report.ok and report.command_signatures_verified == 2, report.summary()

@@ -1,5 +1,6 @@
 """The pages sign (issue 34, part 3): a seat joined from the lobby holds an Ed25519 key made by
-WebCrypto, its orders from the game page carry its signature, and the export proves them."""
+WebCrypto, its orders, take-back request and concession from the game page carry its signature,
+and the export proves them."""
 
 from __future__ import annotations
 
@@ -34,12 +35,21 @@ def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_t
     pick_order(page, "note")
     page.fill("#f-text", "signed in the browser")
     send(page, "OrderSigned")
+    # Its take-back request and its concession are signed too (format 2: CommandSigned).
+    page.click("#takeback")
+    page.wait_for_selector("text=Take-back asked for")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#concede")
+    page.wait_for_selector("text=You conceded.")
 
     status, _, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
                                     headers={"Authorization": f"Bearer {red['token']}"})
     assert status == 200
     status, _, key = http_json("GET", f"{server}/api/v1/server-key")
-    assert exported.splitlines()[0] == header_line(key["public_key"], 2)  # export v2's header names the key
-    report, lines = verify_text(exported.splitlines())
-    assert report.ok and report.signatures_verified == 1, report.summary()
+    text = exported.splitlines()
+    assert text[0] == header_line(key["public_key"], 2)  # a format-2 export names the server's key
+    report, lines = verify_text(text)
+    assert report.ok and report.signatures_verified == 1 and report.command_signatures_verified == 2, report.summary()
+    assert [(line["data"]["seat"], line["data"]["kind"]) for line in lines if line["type"] == "CommandSigned"] == [
+        ("Blue", "take_back"), ("Blue", "concede")]
     assert [line["type"] for line in lines].count("SeatKeyRegistered") == 1

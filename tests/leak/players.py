@@ -190,7 +190,8 @@ def proving(t: Table, rng: random.Random) -> None:
             t.order("Red", {"kind": "advance", "hex": rng.choice(HEXES)})
         elif pick < 0.5:
             policy_id = t.plant("Blue standing order's name", "Blue")
-            policy = {"fire": rng.choice(["always", "never"]), "ask_at": rng.sample(HEXES, 2)}
+            # In the form PG 5.4 records it (hexes sorted): a keyed Blue signs the policy as recorded.
+            policy = {"fire": rng.choice(["always", "never"]), "ask_at": sorted(rng.sample(HEXES, 2))}
             for old in standing:  # one standing order per decision kind: the old one goes first
                 t.call("Blue", "DELETE", f"/standing-orders/{old}")
             standing.clear()

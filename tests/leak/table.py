@@ -98,9 +98,30 @@ class Table:
         """Any other request of ``seat`` (take-backs, sealed orders, standing orders, a sandbox,
         a concession), its answer one of the texts the seat reads."""
         url = f"{API}/games/{game_id or self.game_id}{tail}"
+        if headers is None and game_id is None:
+            headers = self._command_signed(seat, method, tail, body)
         r = self.client.open(url, method=method, json=body, headers={**self.headers[seat], **(headers or {})})
         self._said(seat, "order answers" if r.status_code < 300 else "refusals", r)
         return r
+
+    def _command_signed(self, seat: str, method: str, tail: str, body: Any) -> dict:
+        """The headers of a keyed seat's other command (format 2; docs/dice.md, "Signed orders and
+        heads"), signed over the last head it saw; none for another request or a seat without a key."""
+        body = body if isinstance(body, dict) else {}
+        if tail == "/take-backs" and method == "POST":
+            kind, fields = "take_back", {"reason": body.get("reason") or ""}
+        elif tail == "/take-backs/answer" and method == "POST":
+            kind, fields = "take_back_answer", {"accept": bool(body.get("accept"))}
+        elif tail == "/concede" and method == "POST":
+            kind, fields = "concede", {}
+        elif tail.startswith("/standing-orders/") and method == "PUT":
+            kind, fields = "standing_order", {"policy_id": tail.split("/", 2)[2], "decision_kind": body.get(
+                "decision_kind"), "policy": body.get("policy")}
+        elif tail.startswith("/standing-orders/") and method == "DELETE":
+            kind, fields = "standing_order_cancel", {"policy_id": tail.split("/", 2)[2]}
+        else:
+            return {}
+        return self.signed(seat, lambda key, head: signatures.sign_command(key, self.game_id, kind, seat, fields, head))
 
     def plant(self, what: str, *known_to: str) -> str:
         return self.secrets.plant(what, known_to)

@@ -46,6 +46,8 @@ def intact_verifies(x: tampers.Export) -> None:
     assert x.name != "sealed" or report.reveals_verified == 2
     # Blue signs its seal and reveal in a format-2 game (the format-1 file has no key).
     assert x.name != "sealed" or report.sealed_signatures_verified == (2 if tampers.signed_sealed(x.lines()) else 0)
+    # Blue signs its client-seed change in a format-2 game (the format-1 file's is unsigned).
+    assert x.name != "signed" or report.command_signatures_verified == (1 if tampers.signed_commands(x.lines()) else 0)
 
 
 def tampered_fails(case: tampers.Tampered | None) -> None:

@@ -68,6 +68,7 @@ function verdicts(report) {
   for (const [, order] of report.orders) at(order.seq).order = order.status;
   for (const [, reveal] of report.reveals) at(reveal.seq).reveal = reveal.status;
   for (const [, signed] of report.sealedSignatures) at(signed.seq).signature = signed.status;
+  for (const [, signed] of report.commandSignatures) at(signed.seq).signature = signed.status;
   return (seq) => bySeq.get(String(seq)) || null;
 }
 
@@ -98,6 +99,7 @@ function show(report) {
     (dice.failed ? `, ${dice.failed} failed` : "") + `; ${signed} signed order(s) verified` +
     (report.revealsVerified ? `; ${report.revealsVerified} sealed reveal(s) verified` : "") +
     (report.sealedSignaturesVerified ? `; ${report.sealedSignaturesVerified} signed seal(s) and reveal(s) verified` : "") +
+    (report.commandSignaturesVerified ? `; ${report.commandSignaturesVerified} signed command(s) verified` : "") +
     (report.fieldsOpened || report.fieldsConcealed
       ? `; ${report.fieldsOpened} concealed field(s) opened, ${report.fieldsConcealed} still concealed` : "") + ".";
   $("verify-summary").className = "verify-summary " + (report.ok ? "ok" : "failed");

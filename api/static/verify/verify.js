@@ -6,7 +6,8 @@
  *   report.ok, report.failures ([[line, why]]), report.summary(),
  *   report.dice (per roll line: every die "verified" / "failed: why" / "not yet revealed"),
  *   report.orders (per OrderAccepted line: its signature), report.reveals (sealed orders),
- *   report.sealedSignatures (per seal or reveal of a keyed seat, format 2: its signature).
+ *   report.sealedSignatures (per seal or reveal of a keyed seat, format 2: its signature),
+ *   report.commandSignatures (per other command of a keyed seat, format 2: its signature).
  *
  * Checks: the chain (keys, game, seq, prev_hash, hash; format 1 or 2, the format from line 1 and
  * the header's version), the dice (rolls.js), every signed order against its seat's key,
@@ -37,6 +38,7 @@ export class Report {
     this.revealsVerified = 0;
     this.signaturesVerified = 0;
     this.sealedSignaturesVerified = 0;  // signed seals and reveals of sealed orders (format 2)
+    this.commandSignaturesVerified = 0;  // signed other commands of keyed seats (format 2): CommandSigned
     // format 2: the sealed stream's rolls, and the concealed fields opened or still concealed
     this.sealedRollsVerified = 0;
     this.sealedDiceVerified = 0;
@@ -54,6 +56,7 @@ export class Report {
     this.orders = new Map();  // n -> {seq, order_id, seat, status}
     this.reveals = new Map();  // n -> {seq, seat, round, status}
     this.sealedSignatures = new Map();  // n (the seal's or reveal's line) -> {seq, kind, seat, round, status}
+    this.commandSignatures = new Map();  // n (the command's line) -> {seq, kind, seat, status}
   }
 
   get ok() { return this.failures.length === 0; }
@@ -69,6 +72,7 @@ export class Report {
       `${this.signaturesVerified} signed order(s) verified`;
     if (this.revealsVerified) head += `; ${this.revealsVerified} sealed-orders reveal(s) verified against their commitments`;
     if (this.sealedSignaturesVerified) head += `; ${this.sealedSignaturesVerified} signed seal(s) and reveal(s) verified`;
+    if (this.commandSignaturesVerified) head += `; ${this.commandSignaturesVerified} signed command(s) verified`;
     if (this.sealedRollsVerified || this.sealedRollsUnrevealed || this.sealedNotOpened) {
       head += `; ${this.sealedRollsVerified} sealed roll(s) (${this.sealedDiceVerified} dice) verified, ` +
         `${this.sealedRollsUnrevealed} not yet revealed, ${this.sealedNotOpened} not opened in this copy`;
@@ -86,7 +90,7 @@ export class Report {
     return { ok: this.ok, summary: this.summary(), failures: this.failures, game_id: plain(this.gameId),
              events: this.events, format: plain(this.format), server_key: this.serverKey, lines: entries(this.lines),
              dice: entries(this.dice), orders: entries(this.orders), reveals: entries(this.reveals),
-             sealed_signatures: entries(this.sealedSignatures) };
+             sealed_signatures: entries(this.sealedSignatures), command_signatures: entries(this.commandSignatures) };
   }
 }
 
@@ -338,8 +342,38 @@ export function revealMessage(gameId, seat, round, orders, salt, head) {
   return bytesOf(canonical(body));
 }
 
+/** The bytes a seat signs for another command (format 2): the canonical JSON of
+ * {game, kind, seat, <the command's fields>, head} (domain/signatures.py command_message). */
+export function commandMessage(gameId, kind, seat, fields, head) {
+  const body = Object.create(null);
+  Object.assign(body, fields, { game: gameId, kind, seat, head });
+  return bytesOf(canonical(body));
+}
+
 const SEALED_KINDS = { OrderSealed: "seal", OrderRevealed: "reveal" };  // the signed kind of each
+// A keyed seat's other commands (format 2): each line's signed kind and the fields of the line it
+// signs (an answer's `accept` is its event type); the line is followed by its CommandSigned.
+const COMMANDS = {
+  Conceded: ["concede", []],
+  TakeBackRequested: ["take_back", ["reason"]],
+  TakeBackAccepted: ["take_back_answer", []],
+  TakeBackDeclined: ["take_back_answer", []],
+  StandingOrderSet: ["standing_order", ["policy_id", "decision_kind", "policy"]],
+  StandingOrderCancelled: ["standing_order_cancel", ["policy_id"]],
+  ClientSeedChanged: ["client_seed", ["client_seed"]],
+  UmpireAccepted: ["umpire_answer", []],
+  UmpireDeclined: ["umpire_answer", []],
+  UmpireRevoked: ["umpire_answer", []],  // by a seat: it withdrew its agreement
+};
+const ACCEPTED = new Set(["TakeBackAccepted", "UmpireAccepted"]);
 const SIGNED_BY = { OrderAccepted: "OrderSigned", OrderSealed: "SealedOrdersSigned", OrderRevealed: "SealedOrdersSigned" };
+for (const type of Object.keys(COMMANDS)) SIGNED_BY[type] = "CommandSigned";
+
+/** The seat whose command a COMMANDS line records (an UmpireRevoked's `by`; the admin's is none). */
+function commandSeat(type, data) {
+  const name = type === "UmpireRevoked" ? "by" : "seat";
+  return isObject(data) && name in data ? data[name] : null;
+}
 
 /** Each OrderAccepted of a seat that registered a key is followed by its OrderSigned, whose
  * signature covers the game, the order id, the order as recorded and the hash of a line before;
@@ -381,10 +415,19 @@ class Signed {
       this.report.sealedSignatures.set(n, shown);
       const redacted = line.redacted === true || (type === "OrderRevealed" && (hidden(data, "orders") || hidden(data, "salt")));
       this.waiting = { n, type, data, hash: line.hash, redacted, shown };
+    } else if (Object.hasOwn(COMMANDS, type) && !isFormat1(this.report.format) &&
+               this.keys.has(hashKey(commandSeat(type, data)))) {
+      const [kind, names] = COMMANDS[type];
+      const shown = { seq: line.seq, kind, seat: commandSeat(type, data), status: "failed: not followed by its signature" };
+      this.report.commandSignatures.set(n, shown);
+      const redacted = line.redacted === true || names.some((name) => hidden(data, name));
+      this.waiting = { n, type, data, hash: line.hash, redacted, shown };
     } else if (type === "OrderSigned") {
       await this.signed(data, n, line.redacted === true || hidden(data, "signature"));
     } else if (type === "SealedOrdersSigned") {
       await this.sealedSigned(data, n, line.redacted === true || hidden(data, "signature"));
+    } else if (type === "CommandSigned") {
+      await this.commandSigned(data, n, line.redacted === true || hidden(data, "signature"));
     }
   }
 
@@ -394,6 +437,9 @@ class Signed {
     const why = type === "OrderAccepted"
       ? `order ${pyRepr(get(data, "order_id"))} of seat ${pyStr(get(data, "seat"))}, who registered a key, ` +
         "is not followed by its signature (OrderSigned)"
+      : Object.hasOwn(COMMANDS, type)
+      ? `the ${COMMANDS[type][0].replaceAll("_", " ")} command (${type}) of seat ${pyStr(commandSeat(type, data))}, ` +
+        "who registered a key, is not followed by its signature (CommandSigned)"
       : `the ${SEALED_KINDS[type]} of seat ${pyStr(get(data, "seat"))}, who registered a key, for round ` +
         `${pyStr("round" in data ? data.round : null)} is not followed by its signature (SealedOrdersSigned)`;
     shown.status = "failed: " + why;
@@ -405,7 +451,8 @@ class Signed {
     const taken = this.waiting;
     this.waiting = null;
     if (taken === null) {
-      const what = type === "OrderSigned" ? "an order" : "a seal or reveal of sealed orders";
+      const what = type === "OrderSigned" ? "an order"
+        : type === "SealedOrdersSigned" ? "a seal or reveal of sealed orders" : "a command";
       this.report.fail(n, `${type} does not follow ${what} of a seat with a key`);
     }
     return taken;
@@ -492,6 +539,47 @@ class Signed {
       report.fail(at, why);
     } else {
       report.sealedSignaturesVerified += 1;
+    }
+    shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
+  }
+
+  async commandSigned(data, n, redacted) {
+    const report = this.report;
+    const taken = this.take("CommandSigned", n);
+    if (taken === null) return;
+    const { n: at, type, data: done, hash: doneHash, redacted: doneRedacted, shown } = taken;
+    const [kind, names] = COMMANDS[type];
+    const seat = commandSeat(type, done);
+    if (!pyEq(get(data, "kind"), kind) || !pyEq(get(data, "seat"), seat)) {
+      const why = `CommandSigned names the ${pyStr(get(data, "kind"))} command of ${pyStr(get(data, "seat"))}, not the ` +
+        `${kind} command (${type}) of ${pyStr(seat)} on line ${at}`;
+      shown.status = "failed: " + why;
+      report.fail(n, why);
+      return;
+    }
+    if (redacted || doneRedacted) {
+      shown.status = "hidden in this copy: its signature cannot be checked here";
+      return;
+    }
+    const problems = [];
+    const head = get(data, "head");
+    const late = this.headProblem(head, doneHash, `${kind} command`);
+    if (late) {
+      problems.push(late);
+      report.fail(n, late);
+    }
+    const fields = Object.create(null);
+    for (const name of names) fields[name] = get(done, name);
+    if (kind === "take_back_answer" || kind === "umpire_answer") fields.accept = ACCEPTED.has(type);
+    const gameId = report.gameId ? report.gameId : "";
+    if (!await signatureValid(this.keys.get(hashKey(seat)), get(data, "signature"),
+                              commandMessage(gameId, kind, seat, fields, head))) {
+      const why = `the signature on line ${n} is not seat ${pyStr(seat)}'s of its ${kind} command as recorded here ` +
+        "(the command or its signature was altered)";
+      problems.push(why);
+      report.fail(at, why);
+    } else {
+      report.commandSignaturesVerified += 1;
     }
     shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
   }
