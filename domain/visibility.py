@@ -9,7 +9,7 @@ rules here (standing orders, a hidden order's signature, sealed rolls, a set-up 
 state holding hidden information) to the ruleset's hooks. ``filter_lines`` applies them the same
 way to events, stream, history, dice, notifications, artifacts and export; states go through
 ``view_state``. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
-A sealed roll's faces are (docs/dice.md, "Sealed rolls") shown to the seat that rolled and the
+A sealed roll's faces (docs/dice.md, "Sealed rolls") are shown to the seat that rolled and the
 umpire only, until the sealed stream's seed is revealed at the end of the game.
 """
 
