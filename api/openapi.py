@@ -498,7 +498,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body." +
                     _signs("concede"),
         replies={200: _RESULT},
-        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED)),
+        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED, "bad_request")),
     ("put", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(
         "Leave a standing order", SEAT, tag="orders",
         params=(*_GAME, _path_param("policy_id", "the standing order's name, 1-80 printable characters"),
@@ -524,7 +524,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="From now on the seat is asked again. A name the seat holds no standing order under is "
                     "422 rule_violation. No request body." + _signs("standing_order_cancel"),
         replies={200: Reply("what was recorded", schemas.CommandResult, headers=("ETag",))},
-        problems=(*WRITE, "rule_violation", "version_conflict", *_SIGNED)),
+        problems=(*WRITE, "rule_violation", "version_conflict", *_SIGNED, "bad_request")),
     ("get", "/api/v1/games/{game_id}/standing-orders"): Op(
         "The seat's standing orders", SEAT, tag="orders", params=_GAME,
         description="A seat token reads its own seat's standing orders, an umpire token every seat's; any "
