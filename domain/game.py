@@ -48,6 +48,13 @@ Signed = tuple[str | None, str | None, Callable[[str], bool]]
 UMPIRE_RULE = "umpire"
 APPOINTED_AT_CREATION = "named at creation"
 APPOINTED_BY_EVERY_SEAT = "accepted by every seat"
+
+
+def new_game_id() -> UUID:
+    """A new game's id (one place, so that a replay of recorded work can seed it: bench/instructions.py)."""
+    return uuid4()
+
+
 FORMAT = 2  # the format of a game created now (docs/dice.md: line hash, dice scheme, concealed fields)
 SEALED_SEED = -1  # the sealed dice stream's seed: epoch -1 of warlog_dice_seeds (docs/dice.md, "Sealed rolls")
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
@@ -376,7 +383,7 @@ class Game(Aggregate):
         for seat in made.seats:
             if seat in RESERVED_SEATS and seat != SYSTEM:
                 raise InvalidSetup(f"{seat!r} is a reserved name and cannot be a seat")
-        game_id = game_id or uuid4()
+        game_id = game_id or new_game_id()
         data = {
             "ruleset": rules.name,
             "scenario": made.scenario,

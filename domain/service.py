@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import OriginatorIDError, OriginatorVersionError
@@ -28,7 +28,7 @@ from domain.damage import Damage, DamageRecords
 from domain.errors import (Conflict, DamagedLog, GameNotFound, IntegrityFailure, InvalidFork, StaleVersion,
                            WarlogError)
 from domain.events import GameCreated, event_class, fields_from_data
-from domain.game import Game
+from domain.game import Game, new_game_id
 from domain.storage import SeedStore, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
 
 
@@ -349,7 +349,7 @@ class Warlog(Application):
     # ------------------------------------------------------------------------- commands ----
     def create_game(self, ruleset: str, scenario: str | None = None, options: dict | None = None,
                     umpire: str | None = None, position: str | None = None) -> CommandResult:
-        game_id = uuid4()
+        game_id = new_game_id()
         return self._create(Game.create(ruleset, scenario, options, game_id=game_id, umpire=umpire,
                                         position=position, seed_for=self._seeds_of(game_id)))
 
@@ -370,7 +370,7 @@ class Warlog(Application):
             raise InvalidFork(f"event {at} is inside an order's outcome (events {first}-{last}): a sandbox "
                               f"starts between orders, e.g. at {first - 1} or {last}")
         source = current if at == current.version else self.get_game(gid, version=at)
-        fork_id = uuid4()
+        fork_id = new_game_id()
         return self._create(Game.fork(source, viewer, game_id=fork_id, umpire=umpire, seed_for=self._seeds_of(fork_id)))
 
     def _create(self, game: Game) -> CommandResult:
