@@ -1069,6 +1069,12 @@ def build_order(args: argparse.Namespace) -> dict:
             order["replaces"] = args.replaces
         if args.sealed:
             order["sealed"] = True
+    elif kind == "show":
+        (seq,) = take(1, "show SEQ", ("roll",))
+        try:
+            order["roll"] = seq if isinstance(seq, int) else int(seq)
+        except (TypeError, ValueError):
+            raise UsageError(f"the sealed roll to show is its seq, a whole number, not {seq!r}") from None
     elif kind == "note":
         text = " ".join(words) if words else args.text
         if not text and "text" not in given:
@@ -1801,7 +1807,7 @@ def add_client_commands(sub) -> None:
     p = sub.add_parser(
         "order", help="give an order, e.g. 'order GAME roll 2d6 --purpose fire'",
         description="Give an order. KIND and its words build it ('warlog kinds RULESET' lists a ruleset's kinds; "
-                    "freeform's words: roll DICE, note TEXT, vp SIDE DELTA, advance, end [WINNER|draw]); "
+                    "freeform's words: roll DICE, show SEQ, note TEXT, vp SIDE DELTA, advance, end [WINNER|draw]); "
                     "any other kind takes its fields as --set KEY=VALUE. "
                     "Or give the whole order as --json '{\"kind\": ...}'. The order id (Idempotency-Key) "
                     "is the seat's pending one unless --order-id is given: a fresh uuid4, kept in the client "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Iterable
 
 from flask import Blueprint, current_app, g, jsonify, request, url_for
 
@@ -87,12 +88,13 @@ def load(schema: type) -> dict:
 
 
 def lines_for(caller: Caller, rules: Ruleset, lines: list[dict], walk: Walk | None = None,
-              sealed_revealed: bool | None = None) -> list[dict]:
+              sealed_revealed: bool | None = None, shown_rolls: Iterable[int] = ()) -> list[dict]:
     """Lines as the caller may see them, each with its readable text; a reader that goes on from
     page to page passes one ``walk`` (domain/visibility.py) to each; ``sealed_revealed`` as
-    ``filter_lines`` takes it (by default: whether the lines hold the sealed dice's reveal)."""
+    and ``shown_rolls`` as ``filter_lines`` takes them (by default: what the lines say)."""
     return [{**line, "text": describe(line, rules)}
-            for line in filter_lines(rules, lines, caller.viewer, walk, sealed_revealed=sealed_revealed)]
+            for line in filter_lines(rules, lines, caller.viewer, walk, sealed_revealed=sealed_revealed,
+                                          shown_rolls=shown_rolls)]
 
 
 def server_key():

@@ -447,7 +447,8 @@ def events(game_id: str):
     more = len(page) > limit
     page = page[:limit]
     next_after = page[-1]["seq"] if more else None
-    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page, sealed_revealed=game.sealed_revealed),
+    body = {"game_id": caller.game_id, "events": lines_for(caller, game.rules, page, sealed_revealed=game.sealed_revealed,
+                                                       shown_rolls=game.shown_rolls),
             "next_after": next_after}
     response = jsonify(dump(EventsBody, body))
     if more:
@@ -479,7 +480,8 @@ def export(game_id: str):
         page = first
         while page:
             page = [line for line in page if line["seq"] <= version]
-            for line in filter_lines(rules, page, viewer, walk, sealed_revealed=game.sealed_revealed):
+            for line in filter_lines(rules, page, viewer, walk, sealed_revealed=game.sealed_revealed,
+                                     shown_rolls=game.shown_rolls):
                 yield verifying.dumps(line) + "\n"
             if not page or page[-1]["seq"] >= version:
                 return

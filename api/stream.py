@@ -237,9 +237,10 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
         game = warlog.get_game(caller.game_id)
         ended = game.is_ended
         revealed = game.sealed_revealed or None  # None: whether each page holds the reveal
+        # One walk through every page: an order's signature is hidden with the order.
+        walk = Walk(shown_rolls=set(game.shown_rolls))
         yield f"retry: {RETRY_MS}\n\n".encode()
         quiet_since = time.monotonic()
-        walk = Walk()  # one walk through every page: an order's signature is hidden with the order
         while True:
             page = warlog.lines(caller.game_id, after=last, limit=PAGE)
             ended = ended or any(line["type"] == "GameEnded" for line in page)

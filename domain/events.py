@@ -285,6 +285,19 @@ class SealedDiceRevealed(GameEvent):
     seed: str
 
 
+class SealedRollShown(GameEvent):
+    """A sealed roll made public before the game ends, because the ruleset says so under ``rule``
+    (freeform FF 9: its seat shows it). ``roll`` is the seq of its SealedDiceRolled, ``seat`` the
+    seat that rolled it; ``fields`` opens each of that line's concealed fields ({name: {value,
+    salt}}), so a copy that holds only their commitments can check the values (docs/dice.md,
+    "Sealed rolls"). From here on every reader sees the roll in full."""
+
+    roll: int
+    seat: str
+    rule: str | None
+    fields: dict
+
+
 class RandomEventDrawn(GameEvent):
     table: str
     result: str

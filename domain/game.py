@@ -233,6 +233,7 @@ class Roller:
         self._seed: bytes | None = None
         self.rolls: list[Roll] = []
         self._sealed = SealedStream(game.sealed_dice, seed_for)
+        self._sealed_rolls = game.sealed_rolls or {}
 
     def _current_seed(self) -> bytes:
         if self._seed is None:
@@ -267,6 +268,21 @@ class Roller:
                     notation or f"{count}d{sides}")
         self.rolls.append(made)
         return made
+
+    def sealed_roll(self, seq: Any) -> dict | None:
+        """The sealed roll recorded at ``seq`` ({"seat", "public"}: whether it is already public,
+        shown or revealed with the sealed stream), or None if there is none."""
+        roll = self._sealed_rolls.get(str(seq)) if isinstance(seq, int) and not isinstance(seq, bool) else None
+        return None if roll is None else {"seat": roll["seat"], "public": roll["shown"] or not self._sealed.usable}
+
+    def show(self, seq: int, *, rule: str) -> tuple:
+        """The outcome that makes sealed roll ``seq`` public now, under ``rule`` (docs/dice.md,
+        "Sealed rolls"): a SealedRollShown opening each of its concealed fields. A ruleset calls
+        it when its rules say the information became public; check ``sealed_roll`` first."""
+        roll = self._sealed_rolls.get(str(seq))
+        if roll is None or roll["shown"] or not self._sealed.usable:
+            raise RulesetBug(f"seq {seq} is no sealed roll that can still be shown: check sealed_roll first")
+        return ev.SealedRollShown, {"roll": seq, "seat": roll["seat"], "rule": rule, "fields": roll["fields"]}
 
     @property
     def sealable(self) -> bool:
@@ -323,6 +339,10 @@ class Game(Aggregate):
     # The sealed dice stream ({"commitment", "nonce": the next, "revealed"}) once committed at
     # creation (format 2; docs/dice.md, "Sealed rolls"), else None. Class default, for old snapshots.
     sealed_dice: dict | None = None
+    # The sealed rolls, by seq as text: {"seat", "fields": {name: {value, salt}} of its concealed
+    # fields, "shown": bool}, so a roll can be shown (SealedRollShown) before the game ends.
+    # Replaced, never changed in place; a class default, for snapshots taken before it existed.
+    sealed_rolls: dict | None = None
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -460,6 +480,11 @@ class Game(Aggregate):
     def sealed_revealed(self) -> bool:
         """Whether the sealed dice stream's seed is revealed: every sealed roll is public then."""
         return self.sealed_dice is not None and self.sealed_dice["revealed"]
+
+    @property
+    def shown_rolls(self) -> frozenset[int]:
+        """The seqs of the sealed rolls shown before the end (SealedRollShown): public now."""
+        return frozenset(int(seq) for seq, roll in (self.sealed_rolls or {}).items() if roll["shown"])
 
     def order_around(self, seq: int) -> tuple[str, int, int] | None:
         """(order id, first, last) of the order whose events run on past event ``seq``: a fork
@@ -1183,6 +1208,16 @@ class Game(Aggregate):
         # A copy whose dice are concealed (a seat's export, imported) cannot be rolled on anyway.
         taken = len(e.dice) if isinstance(e.dice, list) else 0
         self.sealed_dice = {**self.sealed_dice, "nonce": self.sealed_dice["nonce"] + taken}
+        salts = e.concealed or {}
+        if salts and all(salts.values()):  # every field opened here (not a seat's copy): it can be shown later
+            fields = {name: {"value": json_copy(getattr(e, name)), "salt": salt} for name, salt in salts.items()}
+            self.sealed_rolls = {**(self.sealed_rolls or {}),
+                                 str(e.originator_version): {"seat": e.seat, "fields": fields, "shown": False}}
+
+    def _on_SealedRollShown(self, e: ev.SealedRollShown) -> None:
+        key = str(e.roll)
+        if key in (self.sealed_rolls or {}):
+            self.sealed_rolls = {**self.sealed_rolls, key: {**self.sealed_rolls[key], "shown": True}}
 
     def _on_SealedDiceRevealed(self, e: ev.SealedDiceRevealed) -> None:
         self.sealed_dice = {**self.sealed_dice, "revealed": True}

@@ -58,6 +58,7 @@ class Report:
     sealed_dice_verified: int = 0
     sealed_rolls_unrevealed: int = 0
     sealed_rolls_unopened: int = 0
+    sealed_rolls_shown: int = 0  # sealed rolls made public before the end, checked against their roll
     signatures_verified: int = 0
     format: int = 1  # the game's format, from GameCreated (docs/dice.md, section 5)
     fields_opened: int = 0  # format 2: concealed fields whose value and salt give the commitment hashed
@@ -92,6 +93,8 @@ class Report:
         if self.sealed_rolls_verified or self.sealed_rolls_unrevealed or self.sealed_rolls_unopened:
             head += (f"; {self.sealed_rolls_verified} sealed roll(s) ({self.sealed_dice_verified} dice) verified, "
                      f"{self.sealed_rolls_unrevealed} not yet revealed, {self.sealed_rolls_unopened} not opened in this copy")
+        if self.sealed_rolls_shown:
+            head += f"; {self.sealed_rolls_shown} sealed roll(s) shown before the end"
         if self.ok:
             return "OK " + head
         lines = [f"FAILED {head}"] + [f"  line {n}: {m}" for n, m in self.failures]
@@ -260,7 +263,7 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
         report.fail(n, f"malformed {line['type']} data: {exc!r}")
 
 
-_SEALED_DICE_EVENTS = ("OrderAccepted", "DiceCommitted", "SealedDiceRolled", "SealedDiceRevealed")
+_SEALED_DICE_EVENTS = ("OrderAccepted", "DiceCommitted", "SealedDiceRolled", "SealedRollShown", "SealedDiceRevealed")
 
 
 class _SealedDice:
@@ -268,7 +271,10 @@ class _SealedDice:
     stream "sealed"), rolls in the open epoch whose nonces run 0, 1, 2, … across the game, and,
     once SealedDiceRevealed shows the seed, the seed checked against the commitment and every
     sealed die against ``dice.face2`` with its epoch's client entropy and its input (the order id
-    of the latest OrderAccepted before it)."""
+    of the latest OrderAccepted before it). A SealedRollShown must open every concealed field of
+    an earlier sealed roll of its seat: the values and salts it gives are the roll's, or (a copy
+    that holds the roll as commitments) give its commitments; the dice it opens are checked at the
+    reveal like any others."""
 
     def __init__(self) -> None:
         self.commitment: str | None = None
@@ -277,6 +283,7 @@ class _SealedDice:
         self.next_nonce = 0  # the next nonce; only a lower bound after a roll this copy hides
         self.exact = True
         self.rolls: list[tuple[int, list, int, str]] = []  # (line, dice, epoch, input) shown in this copy
+        self.made: dict[int, dict] = {}  # seq -> {line, data, epoch, input, shown} of each sealed roll
 
     def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
         type_, data = line["type"], line["data"]
@@ -292,7 +299,11 @@ class _SealedDice:
                 report.fail(n, f"the sealed dice are committed as epoch {data['epoch']}, not 0 (one seed per game)")
             self.commitment = data["commitment"]
         elif type_ == "SealedDiceRolled":
+            self.made[line["seq"]] = {"line": n, "data": data, "epoch": data["epoch"], "input": self.input,
+                                      "shown": False}
             self._rolled(data, n, epochs, open_epoch, report)
+        elif type_ == "SealedRollShown":
+            self._shown(data, n, report)
         elif self.commitment is None:
             report.fail(n, "sealed dice revealed, but none were committed")
         elif self.revealed:
@@ -325,6 +336,39 @@ class _SealedDice:
                 report.fail(n, f"die value {die['value']} is not a face of a d{sides}")
             self.next_nonce, self.exact = nonce + 1, True
         self.rolls.append((n, faces, number, self.input))
+
+    def _shown(self, data: dict, n: int, report: Report) -> None:
+        roll = self.made.get(data["roll"])
+        if roll is None:
+            report.fail(n, f"shows seq {data['roll']!r}, which is not a sealed roll before it")
+            return
+        if roll["shown"]:
+            report.fail(n, f"the sealed roll at seq {data['roll']} is shown twice")
+            return
+        roll["shown"] = True
+        made, opened = roll["data"], data["fields"]
+        salts = made.get(chain.CONCEALED)
+        salts = salts if isinstance(salts, dict) else {}
+        if data["seat"] != made["seat"]:
+            report.fail(n, f"shows {made['seat']}'s sealed roll at seq {data['roll']} as {data['seat']}'s")
+        if not isinstance(opened, dict) or sorted(opened) != sorted(salts):
+            report.fail(n, f"shows fields {sorted(opened) if isinstance(opened, dict) else opened!r} of the sealed "
+                           f"roll at seq {data['roll']}, whose concealed fields are {sorted(salts)}")
+            return
+        for name in sorted(opened):
+            value, salt = opened[name]["value"], opened[name]["salt"]
+            if not chain.is_commitment(salt):
+                report.fail(n, f"the salt shown for field {name!r} is not 64 lowercase hex characters")
+            elif salts[name] is None:  # this copy holds the roll's commitment: the opening must give it
+                if chain.field_commitment(name, salt, value) != made[name]:
+                    report.fail(n, f"the {name} shown do not open the commitment of the sealed roll at seq {data['roll']}")
+            elif value != made[name] or salt != salts[name]:
+                report.fail(n, f"the {name} shown differ from those of the sealed roll at seq {data['roll']}")
+        report.sealed_rolls_shown += 1
+        faces = opened["dice"]["value"] if "dice" in opened else None
+        if salts.get("dice", 0) is None and isinstance(faces, list):  # opened here: its dice checked at the reveal
+            report.sealed_rolls_unopened -= 1
+            self.rolls.append((roll["line"], faces, roll["epoch"], roll["input"]))
 
     def _revealed(self, seed: bytes, game_id: str, n: int, epochs: dict, report: Report) -> None:
         self.revealed = True

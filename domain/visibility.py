@@ -10,7 +10,8 @@ state holding hidden information) to the ruleset's hooks. ``filter_lines`` appli
 way to events, stream, history, dice, notifications, artifacts and export; states go through
 ``view_state``. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
 A sealed roll's faces (docs/dice.md, "Sealed rolls") are shown to the seat that rolled and the
-umpire only, until the sealed stream's seed is revealed at the end of the game.
+umpire only, until the sealed stream's seed is revealed at the end of the game or the ruleset shows
+that one roll (SealedRollShown).
 """
 
 from __future__ import annotations
@@ -79,11 +80,18 @@ def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[s
 SEALED_ROLL = "SealedDiceRolled"
 SEALED_ROLL_FIELDS = ("dice", "target", "outcome")
 SEALED_REVEAL = "SealedDiceRevealed"
+SEALED_SHOWN = "SealedRollShown"
 
 
 def sealed_revealed_in(lines: list[dict]) -> bool:
     """Whether ``lines`` hold the sealed stream's reveal (then every sealed roll may be shown)."""
     return any(line.get("type") == SEALED_REVEAL for line in lines)
+
+
+def shown_rolls_in(lines: list[dict]) -> set[int]:
+    """The seqs of the sealed rolls that ``lines`` show one by one (SealedRollShown)."""
+    return {line["data"].get("roll") for line in lines
+            if line.get("type") == SEALED_SHOWN and isinstance(line.get("data"), dict)}
 
 
 @dataclass
@@ -98,14 +106,17 @@ class Walk:
     # Whether the sealed dice are revealed: then every sealed roll is shown. A reader that knows
     # the game says so; else it is learnt from the log, which errs on the hidden side.
     sealed_revealed: bool = False
+    # The seqs of the sealed rolls shown one by one before the end: as ``sealed_revealed``.
+    shown_rolls: set[int] = field(default_factory=set)
 
 
-def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | None, walk: Walk) -> set[str]:
-    """The fields of a recorded event's ``data`` that ``viewer`` may not see."""
+def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | None, walk: Walk,
+                  seq: int | None = None) -> set[str]:
+    """The fields of recorded event ``seq``'s ``data`` that ``viewer`` may not see."""
     if viewer == UMPIRE:
         return set()
     hidden = {f for secrets in _GENERIC for f in secrets.hidden_fields(event_type, data, viewer)}
-    if event_type == SEALED_ROLL and walk.sealed_revealed:
+    if event_type == SEALED_ROLL and (walk.sealed_revealed or seq in walk.shown_rolls):
         hidden -= set(SEALED_ROLL_FIELDS)
     state_field = _STATES.get(event_type)
     if state_field and rules.view(data[state_field], viewer) != data[state_field]:
@@ -127,22 +138,24 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
 
 
 def filter_lines(rules: Ruleset, lines: list[dict], viewer: str | None, walk: Walk | None = None, *,
-                 sealed_revealed: bool | None = None) -> list[dict]:
+                 sealed_revealed: bool | None = None, shown_rolls: Iterable[int] = ()) -> list[dict]:
     """Lines as ``viewer`` may see them. A hidden field of a format-2 line holds its commitment
     and its salt is withheld (null), so the line keeps its hash; a field that was not concealed
     when recorded (format 1) is removed instead and the line marked ``"redacted": true`` (its
     hash then no longer matches, on purpose). The umpire's lines are the log as it is.
     ``sealed_revealed``: whether the game's sealed dice are revealed (at the version read); by
-    default, whether ``lines`` hold their reveal."""
+    default, whether ``lines`` hold their reveal. ``shown_rolls``: the seqs of the sealed rolls
+    shown one by one (``Game.shown_rolls``), besides those ``lines`` show."""
     if viewer == UMPIRE:
         return lines
     walk = walk if walk is not None else Walk()
     walk.sealed_revealed = walk.sealed_revealed or (
         sealed_revealed if sealed_revealed is not None else sealed_revealed_in(lines))
+    walk.shown_rolls |= set(shown_rolls) | shown_rolls_in(lines)
     shown = []
     for line in lines:
         try:
-            hidden = hidden_fields(rules, line["type"], line["data"], viewer, walk)
+            hidden = hidden_fields(rules, line["type"], line["data"], viewer, walk, line["seq"])
             if line["type"] == "OrderAccepted":
                 walk.orders_hidden[line["data"]["order_id"]] = {_SIGNED_WITH[f] for f in hidden if f in _SIGNED_WITH}
             elif line["type"] == "OrderRevealed":

@@ -210,7 +210,8 @@ def dice_apply(view: dict, line: dict) -> dict:
     """Every DiceRolled and SealedDiceRolled (turn, phase, superseded mark, status) and every
     epoch (commitment and, once revealed, its seed), and the sealed stream. Seeds come only from
     DiceEpochRevealed and SealedDiceRevealed lines; a reveal settles the status of every roll of
-    its epoch (of the sealed stream: of every sealed roll)."""
+    its epoch (of the sealed stream: of every sealed roll); a SealedRollShown marks its roll shown
+    (public before the end)."""
     if line["seq"] <= view["version"]:
         return view
     kind, d = line["type"], data_of(line)
@@ -252,6 +253,9 @@ def dice_apply(view: dict, line: dict) -> dict:
         stream = view.get("sealed")
         if stream is not None and stream["first_roll"] is None:
             new["sealed"] = {**stream, "first_roll": line["seq"]}
+    elif kind == "SealedRollShown":
+        new["rolls"] = [r if r["seq"] != d.get("roll") or not r.get("sealed") else {**r, "shown": True}
+                        for r in view["rolls"]]
     elif kind == "SealedDiceRevealed" and view.get("sealed") is not None and view["sealed"]["seed"] is None:
         stream = {**view["sealed"], "revealed_seq": line["seq"], "seed": d.get("seed")}
         try:
@@ -273,7 +277,9 @@ def dice_apply(view: dict, line: dict) -> dict:
                 matches = False
             epoch["status"] = "revealed" if matches else "failed"
             new["epochs"] = [*view["epochs"][:at], epoch, *view["epochs"][at + 1:]]
-            new["rolls"] = [r if r["epoch_at"] != at else {**r, "status": roll_status(r, epoch, r["redacted"], new["game_id"])}
+            # A sealed roll's status waits for the sealed seed (SealedDiceRevealed), not its epoch's.
+            new["rolls"] = [r if r["epoch_at"] != at or r.get("sealed") else
+                            {**r, "status": roll_status(r, epoch, r["redacted"], new["game_id"])}
                             for r in view["rolls"]]
     elif kind == "TakeBackAccepted":
         gone = _superseded_rolls(d)
@@ -287,7 +293,7 @@ def dice_apply(view: dict, line: dict) -> dict:
 def dice_reach(view: dict, lines: Iterable[dict]) -> int | None:
     """The lowest seq of a roll already in ``view`` that folding ``lines`` onto it may change, or
     None: a reveal settles the rolls of its epoch (all made since the epoch opened), a take-back
-    marks the rolls it names superseded. The projector reads only a view's newest rolls (its open
+    marks the rolls it names superseded, a sealed roll shown marks that roll. The projector reads only a view's newest rolls (its open
     chunk, ``store.CHUNKS``) and reads the older ones back when this says a fold needs them."""
     reach = None
     version, opened, epochs = view.get("version", 0), view.get("open", {}), view.get("epochs", [])
@@ -300,6 +306,10 @@ def dice_reach(view: dict, lines: Iterable[dict]) -> int | None:
             if at is None or epochs[at]["seed"] is not None:
                 continue  # an epoch opened by these lines has no roll in the view yet; a revealed one is settled
             low = epochs[at]["opened_seq"]
+        elif kind == "SealedRollShown":
+            low = d.get("roll")
+            if not isinstance(low, int):
+                continue
         elif kind == "SealedDiceRevealed":
             stream = view.get("sealed")
             if stream is None or stream["first_roll"] is None:
@@ -467,12 +477,12 @@ def fold(name: str, lines: Iterable[dict], view: dict | None = None) -> dict:
 
 # ============================================================ reading, filtered per viewer ====
 def _visible(rules: Any, game_id: str, items: list[dict], viewer: str | None,
-             sealed_revealed: bool | None = None) -> list[tuple[dict, dict]]:
+             sealed_revealed: bool | None = None, shown_rolls: Iterable[int] = ()) -> list[tuple[dict, dict]]:
     """(item, its source line as ``viewer`` may see it): ``filter_lines`` of domain/visibility,
     the one place hidden information is filtered; an item whose line is hidden is left out."""
     lines = [{"game_id": game_id, "seq": it["seq"], "type": it["type"], "data": it["data"]} for it in items]
     shown = {line["seq"]: line for line in (lines if rules is None else filter_lines(
-        rules, lines, viewer, sealed_revealed=sealed_revealed))}
+        rules, lines, viewer, sealed_revealed=sealed_revealed, shown_rolls=shown_rolls))}
     return [(it, shown[it["seq"]]) for it in items if it["seq"] in shown]
 
 
@@ -511,7 +521,8 @@ def render_vp(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_i
 
 def render_dice(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> tuple[list[dict], list[dict]]:
     rolls = []
-    for item, line in _visible(rules, game_id, view["rolls"], viewer, sealed_revealed(view)):
+    shown = [r["seq"] for r in view["rolls"] if r.get("shown")]
+    for item, line in _visible(rules, game_id, view["rolls"], viewer, sealed_revealed(view), shown):
         fields = _roll_fields(data_of({"data": shown_data(line)}))  # the source as this viewer may see it
         roll = {k: item.get(k, False) if k in _ROLL_OWN else fields[k] for k in _ROLL_KEYS}
         if line.get("redacted") or fields["dice"] is None:  # the dice are not shown to this viewer

@@ -51,6 +51,19 @@ def _sealed_dice(d: dict) -> str:
     return text + (f" ({d['rule']})" if d.get("rule") else "")
 
 
+def _shown(d: dict) -> str:
+    """A sealed roll shown before the end: its faces and outcome, now public."""
+    fields = d["fields"]
+    faces = fields.get("dice", {}).get("value")
+    text = f"{d['seat']} shows sealed roll #{d['roll']}"
+    if isinstance(faces, list):
+        text += ": " + ", ".join(str(x.get("value")) for x in faces if isinstance(x, dict))
+    outcome = fields.get("outcome", {}).get("value")
+    if outcome:
+        text += f" — {outcome}"
+    return text + (f" ({d['rule']})" if d.get("rule") else "")
+
+
 def _outcome_and_rule(d: dict) -> str:
     """A die line's ending: its outcome, the roll it replaces and its rule."""
     text = f": {d['outcome']}" if d.get("outcome") else ""
@@ -111,6 +124,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "SealedDiceRolled": _sealed_dice,
     "SealedDiceRevealed": lambda d: f"Sealed dice revealed, seed {d['seed'][:16]}…: every sealed roll can now be "
                                     "seen and checked",
+    "SealedRollShown": _shown,
     "RandomEventDrawn": lambda d: f"Random event {d['result']}: {d['title']}",
     "UnitMoved": lambda d: f"{d['unit']} moved {('from ' + d['origin'] + ' ') if d.get('origin') else ''}to {d['destination']}",
     "UnitHit": lambda d: f"{d['unit']} hit: {d['steps_lost']} step(s) lost, {d['steps_left']} left",

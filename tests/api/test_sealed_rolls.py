@@ -109,3 +109,43 @@ def test_FF_9_warlog_order_roll_sealed_makes_a_sealed_roll_the_opponent_reads_as
     assert "[sealed]" in out
     code, out, err = alice("order", game_id, "note", "quiet", "--sealed")
     assert code == 2 and "--sealed go with a roll" in err
+
+
+def test_FF_9_a_shown_sealed_roll_is_read_in_full_by_the_other_seat_before_the_end(client, monkeypatch, tmp_path):
+    game = make_game(client)
+    blue = game.order(client, "Blue", BLUE_ROLL, "blue-1").json["events"][-1]
+    later = game.order(client, "Blue", {**BLUE_ROLL, "purpose": "second refit"}, "blue-2").json["events"][-1]
+    r = game.order(client, "Red", {"kind": "show", "roll": blue["seq"]}, "red-show")
+    assert r.status_code == 422 and r.json["rule"] == "FF 9" and "only the seat that made" in r.json["detail"], r.json
+    r = game.order(client, "Blue", {"kind": "show", "roll": blue["seq"]}, "blue-show")
+    assert r.status_code == 201, r.json
+    show = r.json["events"][-1]
+    assert show["type"] == "SealedRollShown" and show["data"]["roll"] == blue["seq"]
+    assert show["text"].startswith(f"Blue shows sealed roll #{blue['seq']}: ")
+
+    seen = reads(client, game, game.seats["Red"], monkeypatch)
+    for source in ("events", "export", "stream"):
+        assert at(seen[source], blue["seq"])["data"] == blue["data"], source  # in full, salts and all
+        assert at(seen[source], later["seq"])["data"]["concealed"]["dice"] is None, source  # the other stays sealed
+    assert at(seen["dice"]["rolls"], blue["seq"])["dice"] == blue["data"]["dice"]
+    assert at(seen["dice"]["rolls"], later["seq"])["dice"] is None
+    page = client.get(url(game, f"/events?after={blue['seq'] - 1}&limit=1"), headers=game.seats["Red"]).json
+    assert page["events"][0]["data"] == blue["data"]  # a page without the show line: shown all the same
+    report, _ = verify_text([json.dumps(line) for line in seen["export"]])
+    assert report.ok and report.sealed_rolls_shown == 1, report.summary()
+    export_verifies(client, game.game_id, game.seats["Red"], tmp_path / "red.jsonl")
+    r = game.order(client, "Blue", {"kind": "show", "roll": blue["seq"]}, "blue-show-2")
+    assert r.status_code == 422 and "already public" in r.json["detail"], r.json
+
+
+def test_FF_9_warlog_order_show_shows_a_sealed_roll_to_the_opponent(server, alice, bob):
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("order", game_id, "roll", "2d6", "--purpose", "scouting", "--sealed", "--json")
+    assert code == 0, err
+    seq = next(e["seq"] for e in json.loads(out)["events"] if e["type"] == "SealedDiceRolled")
+    code, out, err = alice("order", game_id, "show", str(seq))
+    assert code == 0 and f"Blue shows sealed roll #{seq}: " in out, err
+    code, out, err = bob("dice", game_id)
+    assert code == 0 and "Blue rolled 2d6 for scouting: " in out and "hidden until the game ends" not in out, out
+    code, out, err = alice("order", game_id, "show", "first")
+    assert code == 2 and "a whole number" in err

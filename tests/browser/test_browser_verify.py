@@ -13,6 +13,7 @@ Playwright answers from api/static (an origin of 127.0.0.1 is a secure context: 
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -354,3 +355,65 @@ def test_each_tampered_format2_export_fails_in_the_browser_at_its_line(page, spe
     got = browser_verify(page, case.text)
     assert not got["ok"]
     assert got["failures"][0][0] == case.line and case.why in got["failures"][0][1], got["summary"]
+
+
+# ----------------------------------------------------- a sealed roll shown before the end ----
+def _shown_copies() -> dict[str, list[dict]]:
+    """A game whose Blue shows its first sealed roll (FF 9), then ends: the full log, and Red's
+    copy of the log before the show (Blue's roll as commitments) with the lines after it."""
+    from domain.visibility import filter_lines
+    from tests.unit.test_sealed_roll_shown import shown
+    from tests.unit.test_sealed_rolls import lines_of, seed_for
+
+    game, before, _ = shown()
+    game.submit("Red", "o8", {"kind": "end", "winner": None, "reason": "time"}, seed_for)
+    full = lines_of(game)
+    at = len(before) - 1  # the show
+    return {"full": full, "red": filter_lines(game.rules, full[:at], "Red") + full[at:]}
+
+
+def _texts(lines: list[dict]) -> list[str]:
+    return [json.dumps(line) for line in lines]
+
+
+def test_a_sealed_roll_shown_before_the_end_verifies_in_the_browser_as_in_warlog_verify(page):
+    copies = _shown_copies()
+    for name, lines in copies.items():
+        want, got = python_verify(_texts(lines), None), browser_verify(page, _texts(lines))
+        assert want.ok and got["ok"], (want.summary(), got["summary"])
+        verified = {"full": "3 sealed roll(s) (6 dice) verified", "red": "2 sealed roll(s) (3 dice) verified"}[name]
+        for summary in (want.summary(), got["summary"]):
+            assert "1 sealed roll(s) shown before the end" in summary and verified in summary
+    # Red's copy: the roll it held as commitments is opened by the show, and its dice are checked.
+    red = copies["red"]
+    roll = next(line["seq"] for line in red if line["type"] == "SealedDiceRolled")
+    got = browser_verify(page, _texts(red))
+    assert [d["status"] for d in dict(got["dice"])[roll]["dice"]] == ["verified", "verified"]
+    assert "1 not opened in this copy" in got["summary"]  # Blue's later roll, never shown
+
+
+def test_a_forged_show_fails_in_the_browser_as_in_warlog_verify(page):
+    from tests.tampers import rechain as rechain_lines
+
+    def forged(lines: list[dict], change) -> list[str]:
+        lines = copy.deepcopy(lines)
+        change(lines[next(i for i, line in enumerate(lines) if line["type"] == "SealedRollShown")]["data"], lines)
+        return _texts(rechain_lines(lines))
+
+    def other_face(data, _):
+        data["fields"]["dice"]["value"][0]["value"] = data["fields"]["dice"]["value"][0]["value"] % 6 + 1
+
+    def twice(_, lines):
+        at = next(i for i, line in enumerate(lines) if line["type"] == "SealedRollShown")
+        lines.insert(at + 1, copy.deepcopy(lines[at]))
+
+    cases = [(name, change) for name in ("full", "red") for change in (other_face, twice)] + [
+        ("full", lambda d, _: d.update(seat="Red")), ("full", lambda d, _: d.update(roll=2)),
+        ("full", lambda d, _: d["fields"].pop("target")), ("red", lambda d, _: d["fields"]["dice"].update(salt="0" * 63)),
+        ("full", lambda d, _: d.update(roll=[3])), ("full", lambda d, _: d["fields"]["outcome"].pop("value"))]
+    copies = _shown_copies()
+    for name, change in cases:
+        text = forged(copies[name], change)
+        want, got = python_verify(text, None), browser_verify(page, text)
+        assert not want.ok and not got["ok"], want.summary()
+        assert comparable(got["failures"]) == comparable(want.failures), (want.summary(), got["summary"])

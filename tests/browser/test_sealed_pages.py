@@ -77,3 +77,40 @@ def test_two_seats_seal_and_reveal_on_the_game_page(server, open_tab, shots):
     assert signed == [("seal", "Blue"), ("seal", "Red"), ("reveal", "Blue"), ("reveal", "Red")]
     for tab in tabs.values():
         assert not tab.errors, tab.errors
+
+
+def test_a_seat_rolls_sealed_and_shows_the_roll_on_the_game_page(server, open_tab, shots):
+    """FF 9 on the page: Blue's sealed roll reads as hidden on Red's page until Blue shows it with
+    the "show" order (its form built from the legal orders like any other)."""
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {
+        "ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    tabs = {}
+    for seat in ("Blue", "Red"):
+        tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites'][seat]}")
+        tab.page.fill("#j-handle", seat.lower())
+        tab.page.click("#join button[type=submit]")
+        tab.page.wait_for_selector("#seatbar:not([hidden])")
+        tabs[seat] = tab
+    blue, red = tabs["Blue"].page, tabs["Red"].page
+    pick_order(blue, "roll")
+    blue.fill("#f-dice", "2d6")
+    blue.fill("#f-purpose", "hidden draw")
+    blue.check("#f-sealed")
+    blue.click("#send")
+    blue.wait_for_selector("#log li:has-text('Sealed: Blue rolled 2d6 for hidden draw')")
+    red.wait_for_selector("#log li:has-text('Blue rolled 2d6 sealed for hidden draw: the dice are hidden')")
+    seq = int(blue.get_attribute("#log li[data-type=SealedDiceRolled]", "data-seq"))
+
+    pick_order(blue, "show")
+    blue.fill("#f-roll", str(seq))
+    blue.click("#send")
+    red.wait_for_selector(f"#log li:has-text('Blue shows sealed roll #{seq}: ')")
+    shoot(red, shots / "sealed-roll-shown-red.png")
+    status, _, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                    headers={"Authorization": f"Bearer {created['admin_token']}"})
+    report, lines = verify_text(exported.splitlines())
+    assert report.ok and report.sealed_rolls_shown == 1, report.summary()
+    roll = next(line for line in lines if line["seq"] == seq)
+    assert isinstance(roll["data"]["dice"], list)  # the admin, no seat, reads the shown roll in full

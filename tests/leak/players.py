@@ -69,6 +69,7 @@ def freeform_notes(t: Table, rng: random.Random) -> None:
     """FF 7 private notes among public orders, take-backs (of private notes too), refused orders."""
     steps = rng.randint(14, 24)
     private: list[tuple[str, str, dict]] = []  # (seat, order id, order) of the private notes recorded
+    sealed: list[tuple[str, int]] = []  # (seat, seq) of the sealed rolls made and not yet shown
     for step in range(steps):
         seat = rng.choice(t.seats)
         pick = rng.random()
@@ -81,7 +82,14 @@ def freeform_notes(t: Table, rng: random.Random) -> None:
             t.order(rng.choice([s for s in t.seats if s != author]), {"kind": "note", "text": "a guess"}, order_id)
             t.order(author, order, order_id)
         elif pick < 0.65:
-            t.order(seat, public_order(seat, t.seats, rng))
+            order = public_order(seat, t.seats, rng)
+            if SEALED_ROLLS and rng.random() < 0.3:  # sealed rolls more often here, so that some are shown
+                order = {"kind": "roll", "dice": rng.choice(DICE), "purpose": "hidden draw", "sealed": True}
+            r = t.order(seat, order)
+            if r.status_code == 201:
+                sealed += [(seat, e["seq"]) for e in r.json["events"] if e["type"] == "SealedDiceRolled"]
+        elif sealed and pick < 0.7:
+            show(t, rng, sealed)
         elif pick < 0.75:
             t.order(seat, {"kind": "advance"})
         elif pick < 0.87:
@@ -92,8 +100,17 @@ def freeform_notes(t: Table, rng: random.Random) -> None:
             t.order(seat, rng.choice(FREEFORM_REFUSED))
             t.call(seat, "POST", "/take-backs/answer", {"accept": True})  # nothing waits: refused
         if step == steps // 2:
+            if sealed:
+                show(t, rng, sealed)
             t.check("mid-game")
     end(t, rng)
+
+
+def show(t: Table, rng: random.Random, sealed: list[tuple[str, int]]) -> None:
+    """FF 9: a seat shows one of its sealed rolls to everyone; the others stay sealed."""
+    roller, seq = sealed.pop(rng.randrange(len(sealed)))
+    if t.order(roller, {"kind": "show", "roll": seq}).status_code == 201:
+        t.shown += 1
 
 
 def end(t: Table, rng: random.Random) -> None:

@@ -27,6 +27,7 @@ class Table:
         self.errors: list[str] = []
         self.said: dict[str, Texts] = {}  # reader name -> the answers to its own requests
         self.sandboxes: list[dict] = []  # {game_id, admin}: sandboxes forked by a seat (public)
+        self.shown = 0  # sealed rolls a seat showed before the end (FF 9)
         self.final: dict[str, list[tuple[str, str]]] = {}  # reader name -> what it read at the end
         self.mails: dict[str, int] = {}  # seat -> mails it got (after the end)
         self.webhooks = 0  # webhook deliveries of the game (after the end)

@@ -176,6 +176,7 @@ def test_every_kind_of_reader_and_artifact_was_read(played):
     assert {"export", "stream", "legal orders", "refusals", "order answers", "events, 1 at a time",
             "replay frames", "state at turn 1"} <= surfaces, surfaces
     assert any(t.sandboxes for t in played.tables[next(label for label in played.tables if label.startswith("proving"))])
+    assert sum(t.shown for t in tables) >= 2  # sealed rolls shown before the end, the others kept sealed
 
 
 def test_a_ruleset_that_hides_notes_in_its_state_leaks_nothing(played):

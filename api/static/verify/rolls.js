@@ -4,16 +4,16 @@
  * (DiceCommitted) before any input of its client entropy exists, the client entropy recomputed
  * from the orders and client seeds, each roll's input (the last order accepted before it) in its
  * dice, and the sealed stream (SealedDiceRolled, SealedDiceRevealed), whose rolls a seat's copy
- * may hold as commitments only ("sealed, not opened").
+ * may hold as commitments only ("sealed, not opened") until a SealedRollShown opens one.
  *
  * Failures are reported as domain/verify.py words them ("line N: why"), and each die gets a
  * verdict: "verified", "failed: why", "not yet revealed" or "sealed, not opened in this copy".
  */
 
 import { isObject } from "./json.js";
-import { EncodeError, PyError, PyTypeError, PyValueError, get, hashKey, jcs, num, pyEq, pyRepr, pyStr,
-         pyType } from "./canonical.js";
-import { CONCEALED } from "./chain.js";
+import { EncodeError, PyError, PyTypeError, PyValueError, byCodePoint, get, hashKey, jcs, num, pyEq, pyRepr,
+         pyStr, pyType } from "./canonical.js";
+import { CONCEALED, fieldCommitment } from "./chain.js";
 import { bytesOf, fromHex, sha256Hex } from "./crypto.js";
 import { EpochDice, commitment, prefix1, prefix2 } from "./dice.js";
 
@@ -40,7 +40,8 @@ export class Dice {
     this.orders = [];  // order ids accepted since the last epoch opened
     this.firstInput = null;  // the line of the first of those inputs (an order, a join, a seed)
     this.lastOrder = "";  // a roll's input: the id of the last order accepted before it
-    this.sealed = { committed: null, next: 0n, rolls: [], revealed: false, notOpened: 0 };
+    this.sealed = { committed: null, next: 0n, rolls: [], revealed: false, notOpened: 0,
+                    made: new Map() };  // hashKey(seq) -> {n, data, roll, shown} of each sealed roll
   }
 
   /** One line, after its place in the chain was checked. */
@@ -180,13 +181,15 @@ export class Dice {
   }
 
   sealedRolled(data, n, line) {
+    const made = { n, data, roll: null, shown: false };
+    this.sealed.made.set(hashKey(line.seq), made);
     const number = get(data, "epoch");
     if (!pyEq(number, this.open) || !this.epochs.has(hashKey(number))) {
       this.fail(n, `sealed roll in dice epoch ${pyStr(number)}, which is not open`);
       return;
     }
     if (!this.sealed.committed) this.fail(n, "a sealed roll, but no commitment to the sealed stream's seed was recorded before it");
-    const roll = this.shown(n, line, data, number, "sealed");
+    const roll = made.roll = this.shown(n, line, data, number, "sealed");
     roll.entropy = this.epochs.get(hashKey(number)).entropy;
     const dice = get(data, "dice");
     if (hidden(data, "dice")) {  // a seat's copy: this roll's dice are a commitment, and so its nonces
@@ -201,6 +204,50 @@ export class Dice {
       this.sealed.next = roll.next;
     }
     this.sealed.rolls.push({ n, dice, roll });
+  }
+
+  /** A sealed roll shown before the end: it opens every concealed field of an earlier sealed roll
+   * of its seat, with the values and salts recorded (or, in a copy holding the roll as
+   * commitments, giving them); the dice it opens are checked at the reveal like any others. */
+  async sealedShown(data, n) {
+    const report = this.report;
+    const at = get(data, "roll");
+    const made = this.sealed.made.get(hashKey(at));
+    if (made === undefined) { this.fail(n, `shows seq ${pyRepr(at)}, which is not a sealed roll before it`); return; }
+    if (made.shown) { this.fail(n, `the sealed roll at seq ${pyStr(at)} is shown twice`); return; }
+    made.shown = true;
+    const rolled = made.data, opened = get(data, "fields");
+    const salts = isObject(rolled[CONCEALED]) ? rolled[CONCEALED] : Object.create(null);
+    if (!pyEq(get(data, "seat"), get(rolled, "seat"))) {
+      this.fail(n, `shows ${pyStr(rolled.seat)}'s sealed roll at seq ${pyStr(at)} as ${pyStr(data.seat)}'s`);
+    }
+    const names = (o) => Object.keys(o).sort(byCodePoint);
+    if (!isObject(opened) || pyRepr(names(opened)) !== pyRepr(names(salts))) {
+      this.fail(n, `shows fields ${pyRepr(isObject(opened) ? names(opened) : opened)} of the sealed roll at seq ` +
+        `${pyStr(at)}, whose concealed fields are ${pyRepr(names(salts))}`);
+      return;
+    }
+    for (const name of names(opened)) {
+      const value = get(opened[name], "value"), salt = get(opened[name], "salt");
+      if (!(typeof salt === "string" && /^[0-9a-f]{64}$/.test(salt))) {
+        this.fail(n, `the salt shown for field ${pyRepr(name)} is not 64 lowercase hex characters`);
+      } else if (salts[name] === null) {  // this copy holds the roll's commitment: the opening must give it
+        if (!pyEq(await fieldCommitment(name, salt, value), get(rolled, name))) {
+          this.fail(n, `the ${name} shown do not open the commitment of the sealed roll at seq ${pyStr(at)}`);
+        }
+      } else if (!pyEq(value, get(rolled, name)) || !pyEq(salt, salts[name])) {
+        this.fail(n, `the ${name} shown differ from those of the sealed roll at seq ${pyStr(at)}`);
+      }
+    }
+    report.sealedRollsShown += 1;
+    const faces = "dice" in opened ? get(opened.dice, "value") : null;
+    if (salts.dice === null && Array.isArray(faces) && made.roll) {  // opened here: its dice checked at the reveal
+      this.sealed.notOpened -= 1;
+      made.roll.hidden = false;
+      made.roll.dice = faces.map((die) => ({ nonce: die.nonce, sides: die.sides, value: die.value, problems: [],
+                                              status: NOT_REVEALED }));
+      this.sealed.rolls.push({ n: made.n, dice: faces, roll: made.roll });
+    }
   }
 
   async sealedRevealed(data, n, line) {
@@ -307,6 +354,7 @@ const STEPS = {
   DiceEpochRevealed: Dice.prototype.revealed,
   DiceCommitted: Dice.prototype.committedTo,
   SealedDiceRolled: Dice.prototype.sealedRolled,
+  SealedRollShown: Dice.prototype.sealedShown,
   SealedDiceRevealed: Dice.prototype.sealedRevealed,
 };
 

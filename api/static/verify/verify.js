@@ -44,6 +44,7 @@ export class Report {
     this.sealedDiceVerified = 0;
     this.sealedRollsUnrevealed = 0;
     this.sealedNotOpened = 0;
+    this.sealedRollsShown = 0;  // sealed rolls made public before the end, checked against their roll
     this.fieldsOpened = 0;
     this.fieldsConcealed = 0;
     this.format = 1n;  // the game's format (GameCreated.data.format; absent: 1)
@@ -77,6 +78,7 @@ export class Report {
       head += `; ${this.sealedRollsVerified} sealed roll(s) (${this.sealedDiceVerified} dice) verified, ` +
         `${this.sealedRollsUnrevealed} not yet revealed, ${this.sealedNotOpened} not opened in this copy`;
     }
+    if (this.sealedRollsShown) head += `; ${this.sealedRollsShown} sealed roll(s) shown before the end`;
     if (this.fieldsOpened || this.fieldsConcealed) {
       head += `; ${this.fieldsOpened} concealed field(s) opened, ${this.fieldsConcealed} still concealed`;
     }

@@ -19,6 +19,7 @@ FF 8  Sealed orders: with ``sealed_orders`` set, every round each side seals its
 FF 9  Sealed rolls: a roll marked sealed is made in the game's sealed dice stream; its dice, target
       and outcome are seen by the seat that rolled (and umpires) only, until the game ends and the
       sealed stream's seed is revealed; the others see that it was rolled, for what, not its faces.
+      The seat that rolled it may show it to everyone before then ("show"); it stays shown.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ MAX_UNITS = 50
 MAX_LABEL = 100  # a rule, a level, a unit's name, a modifier's reason
 # How long each free text of an order may be, in characters; other texts: MAX_LABEL.
 MAX_TEXT = {"text": 4000, "reason": 1000, "purpose": 200}
-KINDS = ("note", "roll", "vp", "advance", "end")
+KINDS = ("note", "roll", "show", "vp", "advance", "end")
 # The order kinds, for clients (``order_kinds``): fields with a line each; ``words`` are the fields
 # the CLI takes as words after the kind (``warlog order GAME roll 2d6``).
 ORDER_KINDS = (
@@ -56,6 +57,8 @@ ORDER_KINDS = (
                 "replaces": "re-roll: the seq of the last roll (optional)",
                 "sealed": "true: only you (and umpires) see the faces until the game ends (FF 9; optional)"},
      "words": ["dice"]},
+    {"kind": "show", "rule": "FF 9", "help": "show one of your sealed rolls to everyone before the game ends",
+     "fields": {"roll": "the seq of your sealed roll"}, "words": ["roll"]},
     {"kind": "vp", "rule": "FF 4", "help": "adjust a side's VP by a non-zero delta, with a reason",
      "fields": {"side": "the side", "delta": "a whole number, not 0", "reason": "why",
                 "rule": "the rule it applies (optional)"}, "words": ["side", "delta"]},
@@ -173,6 +176,7 @@ class Freeform(Ruleset):
                 "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",
                 "replaces": "seq of the last roll (optional)",
                 "sealed": "true for a sealed roll (FF 9) (optional)"}},
+            {"kind": "show", "rule": "FF 9", "fields": {"roll": "seq of your sealed roll"}},
         ]
         if state.get("vp_track"):
             orders.append({"kind": "vp", "rule": "FF 4", "fields": {
@@ -246,6 +250,17 @@ class Freeform(Ruleset):
             met = COMPARE[target["compare"]](result, target["value"])
             made.resolve(target={**target, "result": result}, outcome="success" if met else "failure")
         return [made]
+
+    def _show(self, state: dict, seat: str, order: dict, dice: Any) -> list:
+        seq = _int(order.get("roll"), "roll", "FF 9")
+        roll = dice.sealed_roll(seq)
+        if roll is None:
+            raise RuleViolation("FF 9", f"seq {seq} is not a sealed roll of this game")
+        if roll["seat"] != seat:
+            raise RuleViolation("FF 9", f"only the seat that made a sealed roll shows it; seq {seq} is {roll['seat']}'s")
+        if roll["public"]:
+            raise RuleViolation("FF 9", f"the sealed roll at seq {seq} is already public")
+        return [dice.show(seq, rule="FF 9")]
 
     @staticmethod
     def _read(expr: dicemod.DiceExpr, values: list[int]) -> int:
