@@ -535,3 +535,22 @@ def test_the_end_of_the_game_is_mailed_to_the_others(sqlite_app, mail):
     [msg] = box.to("blue@example.org")
     assert msg["Subject"].startswith("[warlog] The game is over")
     assert "Game over: Red wins" in msg.get_payload(decode=True).decode()
+
+
+def test_a_webhooks_table_made_before_formats_gets_its_column_and_keeps_its_webhooks(store_config):
+    """The format column is added by the next migrate; the webhooks stored before get warlog's JSON."""
+    migrate(store_config)
+    service = Warlog(store_config)
+    try:
+        store = NotifyStore.for_service(service)
+        store._run("DROP TABLE {t}warlog_webhooks")
+        store._run("CREATE TABLE {t}warlog_webhooks (game_id TEXT PRIMARY KEY, url TEXT NOT NULL, "
+                   "secret TEXT NOT NULL, created_at TEXT NOT NULL)")
+        store._run("INSERT INTO {t}warlog_webhooks VALUES (?, ?, ?, ?)", ("g1", "https://x.example/", "whsec_k", "t"))
+        migrate(store_config)
+        migrate(store_config)  # and again: nothing left to add
+        assert store.webhook("g1") == {"url": "https://x.example/", "secret": "whsec_k", "format": "warlog"}
+        store.set_webhook("g2", "https://y.example/", "whsec_k", "slack")
+        assert store.webhook("g2")["format"] == "slack"
+    finally:
+        service.close()
