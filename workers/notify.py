@@ -222,14 +222,13 @@ def build_email(summary: Summary, to: str, sender: str, handle: str | None = Non
 def webhook_body(summary: Summary, fmt: str = DEFAULT_FORMAT, game: str | None = None) -> bytes:
     """The POST body in the webhook's ``fmt``; ``game`` names the game in a chat message
     (``game_name``). Everything in it comes from ``summary``, already filtered for the public."""
-    if fmt == "discord":
+    if fmt == "warlog":
+        payload: dict = {"event": "turn", **summary.as_json()}
+    elif fmt == "discord":
         # No mention in an event's text (a note's "@everyone") may ping anybody.
-        payload: dict = {"content": chat_text(summary, game, CHAT_LIMIT["discord"]),
-                         "allowed_mentions": {"parse": []}}
+        payload = {"content": chat_text(summary, game, CHAT_LIMIT["discord"]), "allowed_mentions": {"parse": []}}
     elif fmt == "slack":
         payload = {"text": chat_text(summary, game, CHAT_LIMIT["slack"], escape=_slack_escape)}
-    elif fmt == DEFAULT_FORMAT:
-        payload = {"event": "turn", **summary.as_json()}
     else:
         raise ValueError(f"unknown webhook format {fmt!r} (one of {', '.join(FORMATS)})")
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
@@ -237,8 +236,7 @@ def webhook_body(summary: Summary, fmt: str = DEFAULT_FORMAT, game: str | None =
 
 def game_name(rules, game_id: str) -> str:
     """How a chat message names a game: its ruleset's short title and the id's first 8 characters."""
-    title = (getattr(rules, "title", "") or getattr(rules, "name", "") or "game").split(":")[0].strip()
-    return f"{title} {game_id[:8]}"
+    return f"{(rules.title or rules.name).split(':')[0].strip()} {game_id[:8]}"
 
 
 def game_page(summary: Summary) -> str:
@@ -249,13 +247,13 @@ def game_page(summary: Summary) -> str:
 def chat_text(summary: Summary, game: str | None, limit: int, escape=lambda text: text) -> str:
     """One chat message: the game, who is to move (or that it is over), the latest events, the
     link; event lines are dropped, oldest first, until it fits in ``limit`` characters."""
-    name = escape(game or f"game {summary.game_id[:8]}")
-    where = f" (turn {summary.turn}" + (f", {summary.phase}" if summary.phase else "") + ")" \
-        if summary.turn is not None else ""
-    if "game_over" in summary.reason.split(","):
-        headline = f"{name}{escape(where)}: the game is over."
+    where = game or f"game {summary.game_id[:8]}"
+    if summary.turn is not None:
+        where += f" (turn {summary.turn}" + (f", {summary.phase}" if summary.phase else "") + ")"
+    if "game_over" in summary.reason.split(","):  # a webhook's reason: every told seat's, comma-separated
+        headline = escape(f"{where}: the game is over.")
     else:
-        headline = f"{name}{escape(where)}: {escape(', '.join(summary.to_move) or 'nobody')} to move."
+        headline = escape(f"{where}: {', '.join(summary.to_move) or 'nobody'} to move.")
     link = game_page(summary)
     events = [escape(f"#{e['seq']} {e['text']}") for e in summary.events[-CHAT_EVENTS:]]
     while events and len("\n".join([headline, *events, link])) > limit:
