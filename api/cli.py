@@ -1414,6 +1414,32 @@ def cmd_umpire_answer(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, "umpire " + ("accepted" if args.accept else "declined")))
 
 
+def cmd_webhook(args: argparse.Namespace) -> int:
+    from workers.notify import FORMATS
+
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    if bool(args.url) == bool(args.remove):
+        raise UsageError("give the receiver's URL, or --remove")
+    if args.remove and (args.secret or args.format):
+        raise UsageError("--remove takes no --secret or --format")
+    if args.format and args.format not in FORMATS:
+        raise UsageError(f"--format is one of {', '.join(FORMATS)}")
+    body = session.client(game_id, "admin").set_webhook(game_id, None if args.remove else args.url,
+                                                        secret=args.secret, fmt=args.format)
+
+    def human(b: dict) -> None:
+        if not b.get("url"):
+            say(f"game {b.get('game_id')} has no webhook now")
+            return
+        say(f"webhook of game {b.get('game_id')}: {b.get('url')} ({b.get('format')} format)")
+        if b.get("secret"):
+            say(f"secret (shown once; the receiver verifies each delivery with it): {b['secret']}")
+        say(f"signed: {b.get('signature')}")
+
+    return _emit(args, body, human)
+
+
 def cmd_umpire_tokens(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1726,7 +1752,7 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 CLIENT_EPILOG = f"""\
 Client commands (new, sandbox, join, games, show, legal, order, seal, reveal, state, history, dice, watch,
 take-back, answer-take-back, concede, client-seed, standing, umpire-token, umpire-propose, umpire-answer,
-umpire-tokens, umpire-revoke, replay, stats, and export with a server) talk to a warlog server: --server or
+umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a warlog server: --server or
 WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
@@ -1968,6 +1994,18 @@ def add_client_commands(sub) -> None:
     choice.add_argument("--decline", dest="accept", action="store_false")
     _add_access(p)
     p.set_defaults(func=cmd_umpire_answer)
+
+    p = sub.add_parser("webhook", help="set or remove the game's webhook (needs the admin token); deliveries "
+                                       "are signed as Standard Webhooks says")
+    p.add_argument("game_id")
+    p.add_argument("url", nargs="?", help="the receiver's http(s) URL")
+    p.add_argument("--format", help="the body: warlog (its JSON, the default), discord or slack (a chat "
+                                    "message naming the game, the seats to move and the game's page)")
+    p.add_argument("--secret", metavar="WHSEC", help="'whsec_' and the base64 of 24 to 64 bytes "
+                                                    "(default: the server makes one and prints it once)")
+    p.add_argument("--remove", action="store_true", help="remove the webhook")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_webhook)
 
     p = sub.add_parser("umpire-tokens", help="list the game's umpire tokens (needs the admin token)")
     p.add_argument("game_id")

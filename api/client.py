@@ -275,6 +275,17 @@ class WarlogClient:
         return self._json("POST", f"/games/{_quote(game_id)}/umpire/answer", body={"accept": bool(accept)},
                           headers=_signed_headers(signature, head))
 
+    def set_webhook(self, game_id: str, url: str | None, *, secret: str | None = None,
+                    fmt: str | None = None) -> dict:
+        """Needs the game's admin token; ``url`` None removes the webhook. Without ``secret`` the
+        server makes one and returns it once; ``fmt``: warlog (the default), discord or slack."""
+        body: dict[str, Any] = {"url": url}
+        if secret is not None:
+            body["secret"] = secret
+        if fmt is not None:
+            body["format"] = fmt
+        return self._json("PUT", f"/games/{_quote(game_id)}/webhook", body=body)
+
     def umpire_tokens(self, game_id: str) -> dict:
         """Needs the game's admin token: the umpire tokens, live and revoked (never the secrets)."""
         return self._json("GET", f"/games/{_quote(game_id)}/umpire-tokens")

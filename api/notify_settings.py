@@ -2,16 +2,17 @@
 
 - ``PUT /api/v1/games/{id}/notifications`` (the seat's token): ``{"email"?: ..., "notify": bool}``
   for the caller's own seat; without ``email`` the address given before is kept.
-- ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ...}``; without a
-  secret one is generated and returned once. ``{"url": null}`` removes the webhook. A URL whose
-  host resolves to an internal address is refused with 422 naming why (workers/webhook_target).
+- ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ..., "format"?: ...}``;
+  deliveries are signed as Standard Webhooks says; without a secret one is generated and returned
+  once. ``format``: "warlog" (its JSON, the default), "discord" or "slack" (a chat message).
+  ``{"url": null}`` removes the webhook. A URL whose host resolves to an internal address is
+  refused with 422 naming why (workers/webhook_target).
 
 Addresses and secrets never go into the event log (it is exported whole) and are never logged.
 """
 
 from __future__ import annotations
 
-import secrets
 from urllib.parse import urlparse
 
 from flask import Blueprint, current_app, jsonify
@@ -21,7 +22,7 @@ from api.auth import ADMIN, SEAT, access, caller_for
 from api.games import load
 from api.problems import ApiProblem
 from api.schemas import dump
-from workers import webhook_target
+from workers import notify, webhook_target
 from workers.dispatch import NotifyStore
 from workers.notify_jobs import public_url
 
@@ -47,8 +48,20 @@ class Webhook(Schema):
                                                  "turn begins; null removes the webhook. Refused when its host "
                                                  "resolves to a loopback, private, link-local, multicast or "
                                                  "reserved address (unless WARLOG_WEBHOOK_ALLOW lists it)"})
-    secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=16, max=200),
-                           metadata={"description": "HMAC key; omitted: the server makes one and returns it once"})
+    secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
+                           metadata={"description": "a Standard Webhooks secret: 'whsec_' and the base64 of 24 "
+                                                    "to 64 bytes; omitted: the server makes one and returns it "
+                                                    "once"})
+    format = fields.String(load_default=notify.DEFAULT_FORMAT, validate=validate.OneOf(notify.FORMATS),
+                           metadata={"description": "the body: 'warlog' (warlog's JSON), 'discord' "
+                                                    "({\"content\": ...}) or 'slack' ({\"text\": ...}), a message "
+                                                    "naming the game and the seats to move, with its link"})
+
+    @validates("secret")
+    def _secret(self, value, **kwargs):
+        problem = None if value is None else notify.secret_problem(value)
+        if problem:
+            raise ValidationError(problem)
 
     @validates("url")
     def _url(self, value, **kwargs):
@@ -64,11 +77,13 @@ class WebhookOut(Schema):
     url = fields.String(allow_none=True)
     secret = fields.String(allow_none=True, metadata={"description": "the generated secret, shown once; "
                                                                      "null when the caller chose it"})
-    signature = fields.String(metadata={"description": "how deliveries are signed (docs/operations.md)"})
+    format = fields.String(allow_none=True, metadata={"description": "the body's format; null once removed"})
+    signature = fields.String(metadata={"description": "how deliveries are signed (docs/api.md, \"Webhooks\")"})
 
 
-SIGNATURE_TEXT = ("X-Warlog-Signature: sha256=HMAC-SHA256(secret, X-Warlog-Timestamp + '.' + raw body), hex; "
-                  "refuse a timestamp more than 5 minutes off")
+SIGNATURE_TEXT = ("Standard Webhooks (https://www.standardwebhooks.com): webhook-signature = 'v1,' + "
+                  "base64(HMAC-SHA256(key of the secret, webhook-id + '.' + webhook-timestamp + '.' + raw body)); "
+                  "verify with standardwebhooks.Webhook(secret).verify(body, headers)")
 
 
 def store() -> NotifyStore:
@@ -110,7 +125,8 @@ def put_webhook(game_id: str):
         _check_target(body["url"])
         secret = body["secret"]
         if secret is None:
-            secret = generated = "whsec_" + secrets.token_urlsafe(32)
-        store().set_webhook(caller.game_id, body["url"], secret)
+            secret = generated = notify.new_secret()
+        store().set_webhook(caller.game_id, body["url"], secret, body["format"])
     return jsonify(dump(WebhookOut, {"game_id": caller.game_id, "url": body["url"], "secret": generated,
+                                      "format": body["format"] if body["url"] else None,
                                       "signature": SIGNATURE_TEXT}))

@@ -408,11 +408,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         problems=(*AUTH_WRITE, *BODY)),
     ("put", "/api/v1/games/{game_id}/webhook"): Op(
         "Set or remove the game's webhook", ADMIN, tag="seats", params=_GAME, body=notify_settings.Webhook,
-        description="When a seat's turn begins the server POSTs a JSON summary (public information only) to "
-                    "the URL, signed: `X-Warlog-Signature: sha256=<hex HMAC-SHA256 of X-Warlog-Timestamp + '.' "
-                    "+ the raw body, keyed with the secret>`. Receivers recompute it, compare in constant time "
-                    "and refuse a timestamp more than 5 minutes off (docs/operations.md). Without `secret` one "
-                    "is generated and returned once. `{\"url\": null}` removes the webhook. A URL whose host "
+        description="When a seat's turn begins the server POSTs to the URL, in the webhook's `format`: "
+                    "`warlog` (default) a JSON summary, `discord` `{\"content\": ...}`, `slack` "
+                    "`{\"text\": ...}`, a message naming the game, the seats to move and the game's page "
+                    "(public information only). Deliveries are signed as the Standard Webhooks spec says: "
+                    "`webhook-id` (the same on every retry), `webhook-timestamp`, `webhook-signature: "
+                    "v1,<base64 HMAC-SHA256 of id.timestamp.body>`; receivers verify with the "
+                    "`standardwebhooks` library, `Webhook(secret).verify(body, headers)` (docs/api.md). "
+                    "`secret`: `whsec_` and the base64 of 24 to 64 bytes; without it one is generated and "
+                    "returned once. `{\"url\": null}` removes the webhook. A URL whose host "
                     "resolves to a loopback, private, link-local, multicast or reserved address is 422 "
                     "invalid_request naming why, unless the operator's WARLOG_WEBHOOK_ALLOW lists it; each "
                     "delivery checks again. Redirects are not followed. Failed deliveries "

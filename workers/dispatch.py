@@ -53,7 +53,7 @@ class NotifyStore(SqlTables):
 
     TABLES = {
         "warlog_webhooks": "game_id TEXT PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL, "
-                           "created_at TEXT NOT NULL",
+                           "created_at TEXT NOT NULL, format TEXT NOT NULL DEFAULT 'warlog'",
         "warlog_notify_deliveries": "game_id TEXT NOT NULL, seq BIGINT NOT NULL, channel TEXT NOT NULL, "
                                     "seat TEXT NOT NULL, reason TEXT NOT NULL, status TEXT NOT NULL, "
                                     "attempts INTEGER NOT NULL, claimed_at TEXT, sent_at TEXT, error TEXT, "
@@ -70,16 +70,31 @@ class NotifyStore(SqlTables):
             c.execute(self.sql("INSERT INTO {t}warlog_notify_tracking (name, position) VALUES (?, ?) "
                                "ON CONFLICT (name) DO NOTHING"), ("dispatch", head))
 
+    def _create(self, c: Any) -> None:
+        super()._create(c)
+        # A store made before webhooks had a format has no format column: its webhooks get warlog's JSON.
+        if self.kind == "sqlite":
+            c.execute(f"PRAGMA table_info({self._prefix}warlog_webhooks)")
+            found = "format" in {row["name"] for row in c.fetchall()}
+        else:
+            c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
+                      "AND table_name = 'warlog_webhooks' AND column_name = 'format'", (self._prefix[:-1] or None,))
+            found = c.fetchone() is not None
+        if not found:
+            c.execute(f"ALTER TABLE {self._prefix}warlog_webhooks ADD COLUMN format TEXT NOT NULL DEFAULT 'warlog'")
+
     # ------------------------------------------------------------------------------ webhooks --
-    def set_webhook(self, game_id: str, url: str | None, secret: str | None = None) -> None:
+    def set_webhook(self, game_id: str, url: str | None, secret: str | None = None,
+                    fmt: str = notify.DEFAULT_FORMAT) -> None:
         self._run("DELETE FROM {t}warlog_webhooks WHERE game_id = ?", (game_id,))
         if url:
-            self._run("INSERT INTO {t}warlog_webhooks (game_id, url, secret, created_at) VALUES (?, ?, ?, ?)",
-                      (game_id, url, secret, _now().isoformat()))
+            self._run("INSERT INTO {t}warlog_webhooks (game_id, url, secret, created_at, format) "
+                      "VALUES (?, ?, ?, ?, ?)", (game_id, url, secret, _now().isoformat(), fmt))
 
     def webhook(self, game_id: str) -> dict | None:
-        row = self._run("SELECT url, secret FROM {t}warlog_webhooks WHERE game_id = ?", (game_id,), fetch="one")
-        return {"url": row["url"], "secret": row["secret"]} if row else None
+        row = self._run("SELECT url, secret, format FROM {t}warlog_webhooks WHERE game_id = ?", (game_id,),
+                        fetch="one")
+        return {"url": row["url"], "secret": row["secret"], "format": row["format"]} if row else None
 
     # ----------------------------------------------------------------------------- progress ---
     def position(self) -> int:
@@ -291,6 +306,8 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
         hook = store.webhook(game_id)
         if not hook:
             return "skipped: the game has no webhook"
+        if notify.secret_problem(hook["secret"]):  # set before Standard Webhooks: the admin sets it again
+            return "skipped: the webhook's secret is not a Standard Webhooks secret; set the webhook again"
     after = store.previous_seq(game_id, seq, channel, seat)
     low = max(after, seq - notify.WINDOW)
     lines = service.lines(game_id, after=low, limit=seq - low)
@@ -321,6 +338,6 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
             code = getattr(exc, "smtp_code", None)
             raise MailFailed(f"SMTP {type(exc).__name__}" + (f" {code}" if code else "")) from None
     else:
-        notify.post_webhook(hook["url"], hook["secret"], notify.webhook_body(summary), delivery=key,
-                            timeout=webhook_timeout, own=public_url)
+        body = notify.webhook_body(summary, hook["format"], notify.game_name(rules, game_id))
+        notify.post_webhook(hook["url"], hook["secret"], body, delivery=key, timeout=webhook_timeout, own=public_url)
     return "sent"

@@ -1,4 +1,4 @@
-"""Turn notifications: who is told, what they are told, and how (SMTP, signed webhook).
+"""Turn notifications: who is told, what they are told, and how (SMTP, a Standard Webhooks POST).
 
 The deciding and the building are pure functions of export lines, so tests call them directly;
 ``send_email`` and ``post_webhook`` are the only parts that talk to the network, always with a
@@ -22,8 +22,8 @@ text), the dice among them, the chain head after the command and a link to the g
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+import base64
+import binascii
 import http.client
 import json
 import os
@@ -31,8 +31,11 @@ import smtplib
 import ssl
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from email.message import EmailMessage
 from typing import Mapping
+
+from standardwebhooks import Webhook
 
 from domain.events import COMMAND_TYPES
 from domain.visibility import filter_lines
@@ -44,9 +47,19 @@ COMMAND_HEADS = COMMAND_TYPES | {"GameCreated", "OrderAccepted"}
 HAND_OVER = frozenset({"PhaseAdvanced", "TurnAdvanced"})
 WINDOW = 200  # at most this many events in one message; older ones are behind the link
 
-SIGNATURE_HEADER = "X-Warlog-Signature"
-TIMESTAMP_HEADER = "X-Warlog-Timestamp"
-DELIVERY_HEADER = "X-Warlog-Delivery"
+# Standard Webhooks (https://www.standardwebhooks.com): the id stays the same on every retry of a
+# delivery, the timestamp is the attempt's, the signature is "v1,<base64 HMAC-SHA256 of id.timestamp.body>".
+ID_HEADER = "webhook-id"
+TIMESTAMP_HEADER = "webhook-timestamp"
+SIGNATURE_HEADER = "webhook-signature"
+SECRET_PREFIX = "whsec_"
+SECRET_BYTES = (24, 64)  # the spec's bounds on a secret's key
+
+# The body a game's webhook gets: warlog's own JSON, or a chat message Discord or Slack posts as it is.
+FORMATS = ("warlog", "discord", "slack")
+DEFAULT_FORMAT = "warlog"
+CHAT_LIMIT = {"discord": 2000, "slack": 3000}  # characters of one message (Discord refuses more than 2000)
+CHAT_EVENTS = 10  # at most this many of the latest events in a chat message; the rest are behind the link
 
 
 # ================================================================================ deciding ====
@@ -206,26 +219,83 @@ def build_email(summary: Summary, to: str, sender: str, handle: str | None = Non
     return msg
 
 
-def webhook_body(summary: Summary) -> bytes:
-    return json.dumps({"event": "turn", **summary.as_json()}, separators=(",", ":"), ensure_ascii=False).encode()
+def webhook_body(summary: Summary, fmt: str = DEFAULT_FORMAT, game: str | None = None) -> bytes:
+    """The POST body in the webhook's ``fmt``; ``game`` names the game in a chat message
+    (``game_name``). Everything in it comes from ``summary``, already filtered for the public."""
+    if fmt == "warlog":
+        payload: dict = {"event": "turn", **summary.as_json()}
+    elif fmt == "discord":
+        # No mention in an event's text (a note's "@everyone") may ping anybody.
+        payload = {"content": chat_text(summary, game, CHAT_LIMIT["discord"]), "allowed_mentions": {"parse": []}}
+    elif fmt == "slack":
+        payload = {"text": chat_text(summary, game, CHAT_LIMIT["slack"], escape=_slack_escape)}
+    else:
+        raise ValueError(f"unknown webhook format {fmt!r} (one of {', '.join(FORMATS)})")
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def game_name(rules, game_id: str) -> str:
+    """How a chat message names a game: its ruleset's short title and the id's first 8 characters."""
+    return f"{(rules.title or rules.name).split(':')[0].strip()} {game_id[:8]}"
+
+
+def game_page(summary: Summary) -> str:
+    """The game's page (pages.game_page), beside ``summary.url``, its API resource."""
+    return summary.url.removesuffix(f"/api/v1/games/{summary.game_id}") + f"/games/{summary.game_id}"
+
+
+def chat_text(summary: Summary, game: str | None, limit: int, escape=lambda text: text) -> str:
+    """One chat message: the game, who is to move (or that it is over), the latest events, the
+    link; event lines are dropped, oldest first, until it fits in ``limit`` characters."""
+    where = game or f"game {summary.game_id[:8]}"
+    if summary.turn is not None:
+        where += f" (turn {summary.turn}" + (f", {summary.phase}" if summary.phase else "") + ")"
+    if "game_over" in summary.reason.split(","):  # a webhook's reason: every told seat's, comma-separated
+        headline = escape(f"{where}: the game is over.")
+    else:
+        headline = escape(f"{where}: {', '.join(summary.to_move) or 'nobody'} to move.")
+    link = game_page(summary)
+    events = [escape(f"#{e['seq']} {e['text']}") for e in summary.events[-CHAT_EVENTS:]]
+    while events and len("\n".join([headline, *events, link])) > limit:
+        events.pop(0)
+    text = "\n".join([headline, *events, link])
+    if len(text) > limit:  # the headline alone is too long: cut it, keep the link whole
+        text = headline[:limit - len(link) - 2] + "…\n" + link
+    return text
+
+
+def _slack_escape(text: str) -> str:
+    # Slack reads <...> as links and mentions (<!channel>): the three characters it asks to escape.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 # ============================================================================== signatures ====
-def sign(secret: str, timestamp: str, body: bytes) -> str:
-    """``sha256=<hex>``: HMAC-SHA256 over ``<timestamp>.<raw body>`` with the game's secret."""
-    mac = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
-    return "sha256=" + mac.hexdigest()
+def secret_problem(secret: str | None) -> str | None:
+    """Why ``secret`` is not a Standard Webhooks secret ("whsec_" and the base64 of 24 to 64
+    bytes), or None when it is one."""
+    if not secret or not secret.startswith(SECRET_PREFIX):
+        return f"a Standard Webhooks secret starts with {SECRET_PREFIX!r}"
+    encoded = secret[len(SECRET_PREFIX):]
+    try:
+        key = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return f"what follows {SECRET_PREFIX!r} is standard base64 (A-Z, a-z, 0-9, '+', '/')"
+    low, high = SECRET_BYTES
+    if not low <= len(key) <= high:
+        return f"the secret's key is {low} to {high} bytes (base64 of {len(key)} given)"
+    return None
 
 
-def verify_signature(secret: str, body: bytes, timestamp: str | None, signature: str | None, *,
-                     tolerance: float = 300.0, now: float | None = None) -> bool:
-    """What a receiver does: recompute the signature over the timestamp and the raw body,
-    compare in constant time, and refuse a timestamp older (or newer) than ``tolerance``."""
-    if not timestamp or not signature or not timestamp.isdigit():
-        return False
-    if abs((now if now is not None else time.time()) - int(timestamp)) > tolerance:
-        return False
-    return hmac.compare_digest(sign(secret, timestamp, body), signature)
+def new_secret() -> str:
+    """A fresh secret: "whsec_" and the base64 of 32 random bytes."""
+    return SECRET_PREFIX + base64.b64encode(os.urandom(32)).decode()
+
+
+def signed_headers(secret: str, msg_id: str, body: bytes, now: float | None = None) -> dict[str, str]:
+    """The three Standard Webhooks headers of one attempt, signed by the ``standardwebhooks`` library."""
+    at = datetime.fromtimestamp(int(now if now is not None else time.time()), tz=timezone.utc)
+    signature = Webhook(secret).sign(msg_id, at, body.decode())
+    return {ID_HEADER: msg_id, TIMESTAMP_HEADER: str(int(at.timestamp())), SIGNATURE_HEADER: signature}
 
 
 # ================================================================================= sending ====
@@ -299,16 +369,16 @@ class _Pinned(http.client.HTTPConnection):
 
 def post_webhook(url: str, secret: str, body: bytes, *, delivery: str, timeout: float = 5.0,
                  now: float | None = None, allow: webhook_target.Allow | None = None, own: str | None = None) -> int:
-    """POST the signed body to ``url`` once its target passes ``webhook_target.check`` (checked
-    again at every delivery); returns the status, raises WebhookFailed for anything but 2xx.
-    A redirect is not followed: it would send the signed body somewhere nobody checked."""
+    """POST the body to ``url``, signed as Standard Webhooks says with ``delivery`` as its
+    webhook-id (the same on every retry), once its target passes ``webhook_target.check``
+    (checked again at every delivery); returns the status, raises WebhookFailed for anything but
+    2xx. A redirect is not followed: it would send the signed body somewhere nobody checked."""
     try:
         target = webhook_target.check(url, allow, own)
     except webhook_target.Refused as exc:
         raise WebhookFailed(str(exc)) from None
-    timestamp = str(int(now if now is not None else time.time()))
-    headers = {"Host": target.host_header, "Content-Type": "application/json", "User-Agent": "warlog-webhook/1",
-               TIMESTAMP_HEADER: timestamp, SIGNATURE_HEADER: sign(secret, timestamp, body), DELIVERY_HEADER: delivery}
+    headers = {"Host": target.host_header, "Content-Type": "application/json", "User-Agent": "warlog-webhook/2",
+               **signed_headers(secret, delivery, body, now)}
     connection = _Pinned(target, timeout)
     try:
         connection.request("POST", target.path, body=body, headers=headers)

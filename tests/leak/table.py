@@ -20,7 +20,7 @@ class Table:
     for notifications; one seat, chosen at random, signs its orders with a key of its own."""
 
     def __init__(self, client, service, label: str, body: dict, rng: random.Random, *, mail_domain: str,
-                 webhook: tuple[str, str] | None = None):
+                 webhook: tuple[str, str, str] | None = None):
         self.client, self.service, self.label, self.rng = client, service, label, rng
         self.secrets = Secrets()
         self.leaks: list[Leak] = []
@@ -52,8 +52,9 @@ class Table:
             self.headers[seat] = bearer(j.json["token"])
             self.head = j.json["chain_head"]
         if webhook is not None:
-            url, secret = webhook
-            w = client.put(f"{API}/games/{self.game_id}/webhook", json={"url": url, "secret": secret}, headers=self.admin)
+            url, secret, fmt = webhook
+            w = client.put(f"{API}/games/{self.game_id}/webhook", json={"url": url, "secret": secret, "format": fmt},
+                           headers=self.admin)
             assert w.status_code == 200, w.json
         self.readers = [*(Reader(s, s, self.headers[s]) for s in self.seats), Reader("spectator", None, {}),
                         Reader("admin", None, self.admin)]

@@ -13,7 +13,6 @@ report. The same harness finds the leaks of the test-only rulesets that leak on 
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import random
 import re
@@ -41,7 +40,7 @@ from workers.dispatch import Dispatcher, deliver
 SEED = int(os.environ.get("WARLOG_LEAK_SEED") or secrets.randbits(32))
 GAMES = int(os.environ.get("WARLOG_LEAK_GAMES") or 5)
 LEAKY_GAMES = 2
-WEBHOOK_SECRET = "whsec_leak-test-" + "x" * 24
+WEBHOOK_SECRET = "whsec_" + "leaktest" * 5  # a Standard Webhooks secret: base64 of 30 bytes
 PUBLIC = "https://warlog.example"
 
 # The hooks through which a ruleset hides something (docs/rulesets.md); spec34's concealment adds
@@ -95,7 +94,8 @@ def played(tmp_path_factory, redis_url):
                 for n in range(count):
                     game_rng = random.Random(rng.randrange(2**32))
                     t = Table(client, service, f"{label} #{n + 1}", make_body(game_rng), game_rng,
-                              mail_domain="leak.example", webhook=(hook_url, WEBHOOK_SECRET))
+                              mail_domain="leak.example",
+                              webhook=(hook_url, WEBHOOK_SECRET, notify.FORMATS[n % len(notify.FORMATS)]))
                     play(t, game_rng)
                     t.check("at the end", full=True)
                     done.tables[label].append(t)
@@ -126,16 +126,17 @@ def _made_after_the_end(service, client, rq, data_dir, artifacts, box, port, rec
         r = client.post(f"/api/v1/games/{t.game_id}/statistics", headers=t.headers[t.seats[0]])
         assert r.status_code == 202, r.json
     rq.work(data_dir, module="tests.leak.worker")
-    posts = defaultdict(list)
+    posts = defaultdict(list)  # by the game of the webhook-id (<game id>:<seq>:webhook:), whatever the format
     for post in receiver.posts:
-        posts[post["body"]["game_id"]].append(post)
+        posts[post["headers"]["webhook-id"].split(":")[0]].append(post)
     for t in tables:
         for reader in t.readers:
             mails = [(int(msg["X-Warlog-Seq"]), "mail", f"{msg['Subject']}\n{msg.get_payload(decode=True).decode()}")
                      for msg in (box.to(t.emails[reader.viewer]) if reader.viewer is not None else [])]
             t.check_texts(reader, artifact_reads(client, t.game_id, reader), mails)
         assert all(post["valid"] for post in posts[t.game_id])
-        hooks = [(post["body"]["seq"], "webhook", json.dumps(post["body"])) for post in posts[t.game_id]]
+        hooks = [(int(post["headers"]["webhook-id"].split(":")[1]), "webhook", post["raw"].decode())
+                 for post in posts[t.game_id]]
         t.check_texts(Reader("webhook", None, {}), Texts(), hooks)
         t.mails = {seat: len(box.to(t.emails[seat])) for seat in t.seats}
         t.webhooks = len(posts[t.game_id])

@@ -12,8 +12,9 @@ import threading
 from email.message import Message
 from typing import Iterator
 
+from standardwebhooks import Webhook, WebhookVerificationError
+
 from bench.server import free_port  # noqa: F401 (the notification tests take it from here)
-from workers import notify
 
 
 class Mailbox:
@@ -45,9 +46,10 @@ def smtp_server() -> Iterator[tuple[Mailbox, int]]:
 
 
 class Receiver:
-    """Records every request; answers ``status`` (a list is consumed one per request) and checks the
-    signature as a real receiver would. ``redirect_to`` makes it answer 302 with that Location;
-    ``hold`` makes it wait for that event (``arrived`` is set once a request is in)."""
+    """Records every request; answers ``status`` (a list is consumed one per request) and verifies
+    the Standard Webhooks signature with the library as a real receiver would (401 when it fails).
+    ``redirect_to`` makes it answer 302 with that Location; ``hold`` makes it wait for that event
+    (``arrived`` is set once a request is in)."""
 
     def __init__(self, secret: str, statuses: list[int] | None = None, redirect_to: str | None = None,
                  hold: threading.Event | None = None):
@@ -75,14 +77,17 @@ class Receiver:
                 if receiver.hold is not None:
                     receiver.hold.wait(120)
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                ok = notify.verify_signature(receiver.secret, raw, self.headers.get(notify.TIMESTAMP_HEADER),
-                                             self.headers.get(notify.SIGNATURE_HEADER))
+                try:  # what a receiver does, with the Standard Webhooks library
+                    Webhook(receiver.secret).verify(raw, dict(self.headers))
+                    ok = True
+                except WebhookVerificationError:
+                    ok = False
                 status = receiver.statuses.pop(0) if receiver.statuses else 204
                 if receiver.redirect_to:
                     status = 302
                 if not ok:
                     status = 401
-                receiver.posts.append({"valid": ok, "status": status, "body": json.loads(raw),
+                receiver.posts.append({"valid": ok, "status": status, "body": json.loads(raw), "raw": raw,
                                        "headers": dict(self.headers)})
                 self.send_response(status)
                 if receiver.redirect_to:

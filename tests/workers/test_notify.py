@@ -4,11 +4,14 @@ server (aiosmtpd) and a real HTTP receiver that checks the signature; idempotenc
 
 from __future__ import annotations
 
+import base64
 import ipaddress
+import json
 import time
 import uuid
 
 import pytest
+from standardwebhooks import Webhook, WebhookVerificationError
 
 from domain.access import AccessStore
 from api.app import create_app, migrate
@@ -103,7 +106,9 @@ def test_the_builder_filters_for_the_reader_before_describing():
         summary = notify.build_summary(rules, "g-1", lines, viewer=viewer, reason="hand_over", to_move=["Red"],
                                        chain_head="h7", seq=7, public_url=PUBLIC + "/", turn=1, phase="Fight")
         subject, body = notify.email_text(summary, "red")
-        assert SECRET_TEXT not in body and SECRET_TEXT not in notify.webhook_body(summary).decode()
+        assert SECRET_TEXT not in body
+        for fmt in notify.FORMATS:
+            assert SECRET_TEXT not in notify.webhook_body(summary, fmt, "Freeform g-1").decode()
         assert "Blue gives an order (hidden)" in body
         assert "#7 Blue rolled 2d6 for artillery: 4, 2" in body
         assert summary.dice == [{"seq": 7, "text": "Blue rolled 2d6 for artillery: 4, 2"}]
@@ -114,15 +119,76 @@ def test_the_builder_filters_for_the_reader_before_describing():
     assert SECRET_TEXT in notify.email_text(mine)[1]
 
 
-def test_signatures_cover_the_timestamp_and_the_body():
-    body, now = b'{"a":1}', 1_800_000_000
-    sig = notify.sign("s3cret-s3cret-s3cret", str(now), body)
-    assert sig.startswith("sha256=") and len(sig) == 7 + 64
-    assert notify.verify_signature("s3cret-s3cret-s3cret", body, str(now), sig, now=now + 10)
-    assert not notify.verify_signature("other-secret-000000", body, str(now), sig, now=now)
-    assert not notify.verify_signature("s3cret-s3cret-s3cret", b'{"a":2}', str(now), sig, now=now)
-    assert not notify.verify_signature("s3cret-s3cret-s3cret", body, str(now + 1), sig, now=now)  # replayed ts
-    assert not notify.verify_signature("s3cret-s3cret-s3cret", body, str(now), sig, now=now + 3600)  # too old
+def test_deliveries_are_signed_as_standard_webhooks_and_the_library_verifies_them():
+    secret, body = notify.new_secret(), '{"a":"é"}'.encode()
+    headers = notify.signed_headers(secret, "g:7:webhook:", body)
+    assert headers["webhook-id"] == "g:7:webhook:" and headers["webhook-signature"].startswith("v1,")
+    assert abs(int(headers["webhook-timestamp"]) - time.time()) < 5
+    assert Webhook(secret).verify(body, headers) == {"a": "é"}
+    for bad in ({**headers, "webhook-id": "g:8:webhook:"},  # another delivery's id
+                {**headers, "webhook-timestamp": str(int(headers["webhook-timestamp"]) + 1)}):  # replayed ts
+        with pytest.raises(WebhookVerificationError):
+            Webhook(secret).verify(body, bad)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(secret).verify(b'{"a":2}', headers)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(notify.new_secret()).verify(body, headers)
+    old = notify.signed_headers(secret, "g:7:webhook:", body, now=time.time() - 3600)
+    with pytest.raises(WebhookVerificationError, match="too old"):
+        Webhook(secret).verify(body, old)
+
+
+@pytest.mark.parametrize("secret, problem", [
+    ("whsec_" + "k" * 40, None),  # 30 bytes
+    ("whsec_" + base64.b64encode(b"x" * 24).decode().rstrip("="), None),  # unpadded is fine
+    ("k" * 40, "starts with 'whsec_'"),
+    ("whsec_" + "k-" * 20, "standard base64"),  # urlsafe base64 is not the spec's
+    ("whsec_" + base64.b64encode(b"x" * 16).decode(), "24 to 64 bytes"),
+    ("whsec_" + base64.b64encode(b"x" * 65).decode(), "24 to 64 bytes"),
+])
+def test_a_secret_is_whsec_and_the_base64_of_24_to_64_bytes(secret, problem):
+    found = notify.secret_problem(secret)
+    assert (found is None) if problem is None else (problem in found)
+    assert notify.secret_problem(notify.new_secret()) is None
+
+
+def _summary(reason="your_move", events=3, text="Blue moves"):
+    lines = [line(i, "OrderAccepted", seat="Blue", order_id=f"o{i}", digest="d", salt="s",
+                  order={"kind": "note", "text": f"{text} {i}"}) for i in range(5, 5 + events)]
+    return notify.build_summary(find_ruleset("freeform"), "0123456789abcdef", lines, viewer=None, reason=reason,
+                                to_move=["Red"], chain_head="h", seq=4 + events, public_url=PUBLIC, turn=2,
+                                phase="Orders")
+
+
+def test_the_chat_presets_name_the_game_the_seat_to_move_and_link_the_game_page():
+    rules = find_ruleset("freeform")
+    name = notify.game_name(rules, "0123456789abcdef")
+    assert name == "Freeform 01234567"
+    page = f"{PUBLIC}/games/0123456789abcdef"
+    discord = json.loads(notify.webhook_body(_summary(), "discord", name))
+    slack = json.loads(notify.webhook_body(_summary(), "slack", name))
+    assert set(discord) == {"content", "allowed_mentions"} and discord["allowed_mentions"] == {"parse": []}
+    assert set(slack) == {"text"}
+    for text in (discord["content"], slack["text"]):
+        first, *middle, last = text.split("\n")
+        assert first == "Freeform 01234567 (turn 2, Orders): Red to move."
+        assert middle == [f"#{e['seq']} {e['text']}" for e in _summary().events]
+        assert [m.split()[0] for m in middle] == ["#5", "#6", "#7"] and "Blue moves 7" in middle[-1]
+        assert last == page
+    over = json.loads(notify.webhook_body(_summary("game_over,your_move"), "discord", name))["content"]
+    assert over.startswith("Freeform 01234567 (turn 2, Orders): the game is over.")
+    own = json.loads(notify.webhook_body(_summary(), "warlog", name))
+    assert own["event"] == "turn" and own["game_id"] == "0123456789abcdef" and own["to_move"] == ["Red"]
+    with pytest.raises(ValueError, match="unknown webhook format"):
+        notify.webhook_body(_summary(), "teams", name)
+
+
+def test_a_chat_message_fits_its_limit_dropping_the_oldest_events_and_slack_text_is_escaped():
+    long = json.loads(notify.webhook_body(_summary(events=40, text="x" * 150), "discord", "G"))["content"]
+    assert len(long) <= 2000 and long.endswith(f"{PUBLIC}/games/0123456789abcdef")
+    assert "#44 " in long and "#5 " not in long  # the latest kept, the oldest dropped
+    sly = json.loads(notify.webhook_body(_summary(text="<!channel> & <@U1>"), "slack", "G"))["text"]
+    assert "<!channel>" not in sly and "&lt;!channel&gt; &amp; &lt;@U1&gt;" in sly
 
 
 def test_smtp_settings_from_the_environment_never_show_the_password():
@@ -272,7 +338,21 @@ def test_the_webhook_is_signed_public_and_retried_until_it_answers(sqlite_app, t
     assert post["body"]["game_id"] == gid and post["body"]["seq"] == advanced.version
     assert post["body"]["chain_head"] == advanced.chain_head and post["body"]["reason"] == "hand_over"
     assert SECRET_TEXT not in str(post["body"])
-    assert post["headers"][notify.DELIVERY_HEADER] == f"{gid}:{advanced.version}:webhook:"
+    # The retry is the same message: the same webhook-id, so a receiver can drop a duplicate.
+    assert [p["headers"][notify.ID_HEADER] for p in receiver.posts] == [f"{gid}:{advanced.version}:webhook:"] * 2
+
+
+def test_a_webhook_whose_secret_predates_standard_webhooks_is_skipped_not_sent(sqlite_app, trusted_receivers):
+    h = Harness(sqlite_app, None)
+    gid = _started_game(h)
+    h.dispatch()
+    with webhook_receiver("whsec_" + "k" * 40) as (receiver, url):
+        h.store.set_webhook(gid, url, "an-old-hmac-key-" * 2)  # stored by the home-made scheme
+        h.order(gid, "Blue", {"kind": "advance"})
+        [row] = h.dispatch()
+        assert "set the webhook again" in h.deliver(row)
+    assert receiver.posts == []
+    assert h.store.delivery(gid, row["seq"], WEBHOOK, "")["status"] == "skipped"
 
 
 def test_an_unreachable_webhook_fails_within_its_timeout(sqlite_app, trusted_receivers):
@@ -326,11 +406,20 @@ def test_the_settings_endpoints(client, hooks_example):
     assert c.put(f"{url}/notifications", json={"notify": False}).status_code == 404  # private game
 
     r = c.put(f"{url}/webhook", json={"url": "https://hooks.example/warlog"}, headers=game.admin)
-    assert r.status_code == 200 and r.json["secret"].startswith("whsec_")
+    assert r.status_code == 200 and notify.secret_problem(r.json["secret"]) is None and r.json["format"] == "warlog"
+    assert "standardwebhooks" in r.json["signature"]
     assert NotifyStore.for_service(service).webhook(game.game_id) == {"url": "https://hooks.example/warlog",
-                                                                      "secret": r.json["secret"]}
+                                                                      "secret": r.json["secret"], "format": "warlog"}
+    mine = "whsec_" + base64.b64encode(b"m" * 32).decode()
+    r = c.put(f"{url}/webhook", json={"url": "https://hooks.example/2", "secret": mine, "format": "discord"},
+              headers=game.admin)
+    assert r.status_code == 200 and r.json["secret"] is None and r.json["format"] == "discord"
+    assert NotifyStore.for_service(service).webhook(game.game_id)["format"] == "discord"
     r = c.put(f"{url}/webhook", json={"url": "https://hooks.example/2", "secret": "mine-" * 4}, headers=game.admin)
-    assert r.status_code == 200 and r.json["secret"] is None
+    assert r.status_code == 422 and "whsec_" in r.json["errors"]["secret"][0]
+    r = c.put(f"{url}/webhook", json={"url": "https://hooks.example/2", "format": "teams"}, headers=game.admin)
+    assert r.status_code == 422 and "format" in r.json["errors"]
+    assert NotifyStore.for_service(service).webhook(game.game_id)["format"] == "discord"  # refusals change nothing
     assert c.put(f"{url}/webhook", json={"url": "ftp://x"}, headers=game.admin).status_code == 422
     assert c.put(f"{url}/webhook", json={"url": "https://x.example"}, headers=game.seats["Red"]).status_code == 403
     assert c.put(f"{url}/webhook", json={"url": None}, headers=game.admin).status_code == 200
@@ -446,3 +535,22 @@ def test_the_end_of_the_game_is_mailed_to_the_others(sqlite_app, mail):
     [msg] = box.to("blue@example.org")
     assert msg["Subject"].startswith("[warlog] The game is over")
     assert "Game over: Red wins" in msg.get_payload(decode=True).decode()
+
+
+def test_a_webhooks_table_made_before_formats_gets_its_column_and_keeps_its_webhooks(store_config):
+    """The format column is added by the next migrate; the webhooks stored before get warlog's JSON."""
+    migrate(store_config)
+    service = Warlog(store_config)
+    try:
+        store = NotifyStore.for_service(service)
+        store._run("DROP TABLE {t}warlog_webhooks")
+        store._run("CREATE TABLE {t}warlog_webhooks (game_id TEXT PRIMARY KEY, url TEXT NOT NULL, "
+                   "secret TEXT NOT NULL, created_at TEXT NOT NULL)")
+        store._run("INSERT INTO {t}warlog_webhooks VALUES (?, ?, ?, ?)", ("g1", "https://x.example/", "whsec_k", "t"))
+        migrate(store_config)
+        migrate(store_config)  # and again: nothing left to add
+        assert store.webhook("g1") == {"url": "https://x.example/", "secret": "whsec_k", "format": "warlog"}
+        store.set_webhook("g2", "https://y.example/", "whsec_k", "slack")
+        assert store.webhook("g2")["format"] == "slack"
+    finally:
+        service.close()

@@ -5,6 +5,7 @@ Each test has its own queue."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from domain.service import Warlog
 from domain.storage import config_from_env
 from tests.conftest import new_freeform_game
 from tests.workers.notify_helpers import smtp_server, webhook_receiver
-from workers import notify_jobs
+from workers import notify, notify_jobs
 from workers import queue as rqueue
 from workers.dispatch import Dispatcher, NotifyStore
 
@@ -200,4 +201,50 @@ def test_a_slow_webhook_holds_up_no_statistics_job(tmp_path, rq_env, monkeypatch
             if proc.poll() is None:
                 proc.terminate()
                 proc.wait(timeout=30)
+        app.close()
+
+
+@pytest.mark.slow
+def test_each_webhook_format_reaches_a_receiver_that_verifies_it_with_the_standard_webhooks_library(
+        tmp_path, redis_url, queue, trusted_receivers):
+    """Issue 35: one game per format, each with its own receiver (a thread with http.server) that
+    verifies every delivery with ``standardwebhooks.Webhook(secret).verify(body, headers)``; the
+    first attempt is answered 503, and the retry a real worker makes carries the same webhook-id."""
+    config = config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")})
+    migrate(config)
+    app = Warlog(config)
+    try:
+        dispatcher = Dispatcher(app, notify_jobs.enqueuer(queue.connection, queue.name, intervals=[0],
+                                                          webhook_queue=queue.name), email_enabled=False)
+        games = {fmt: new_freeform_game(app) for fmt in notify.FORMATS}
+        dispatcher.run_batch()
+        with contextlib.ExitStack() as stack:
+            receivers, advanced = {}, {}
+            for fmt, gid in games.items():
+                secret = notify.new_secret()
+                receivers[fmt], url = stack.enter_context(webhook_receiver(secret, statuses=[503]))
+                NotifyStore.for_service(app).set_webhook(gid, url, secret, fmt)
+                app.submit_order(gid, "Blue", "n1", {"kind": "note", "text": SECRET_TEXT, "private": True})
+                advanced[fmt] = app.submit_order(gid, "Blue", "a1", {"kind": "advance"})
+            dispatcher.run_batch()
+            done = run_worker(tmp_path, redis_url, queue.name)
+            assert done.returncode == 0, done.stderr[-3000:]
+        for fmt, gid in games.items():
+            posts = receivers[fmt].posts
+            assert [p["status"] for p in posts] == [503, 204] and all(p["valid"] for p in posts), (fmt, posts)
+            assert {p["headers"]["webhook-id"] for p in posts} == {f"{gid}:{advanced[fmt].version}:webhook:"}
+            assert all(SECRET_TEXT.encode() not in p["raw"] for p in posts)
+            body = posts[-1]["body"]
+            to_move = app.get_game(gid).whose_move()
+            if fmt == "warlog":
+                assert body["game_id"] == gid and body["to_move"] == to_move
+                assert body["chain_head"] == advanced[fmt].chain_head
+                continue
+            text = body["content"] if fmt == "discord" else body["text"]
+            assert set(body) == ({"content", "allowed_mentions"} if fmt == "discord" else {"text"})
+            headline = text.splitlines()[0]
+            assert headline.startswith(f"Freeform {gid[:8]}") and f"{', '.join(to_move)} to move" in headline
+            assert text.splitlines()[-1] == f"https://warlog.example/games/{gid}"
+        assert {d["status"] for gid in games.values() for d in NotifyStore.for_service(app).deliveries(gid)} == {"sent"}
+    finally:
         app.close()
