@@ -332,6 +332,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     try:  # a malformed setting stops the worker at once, not each delivery or game's end
         Allow.from_env()
         replays = jobs.replay_on_end()
+        digest_hour = notify_jobs.digest_hour()
     except ValueError as exc:
         raise SystemExit(f"warlog worker: {exc}") from None
     conn = notify_jobs.redis_connection()
@@ -355,7 +356,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
             jobs.enqueue_replays(jobs_queue, game_id, version, directory)
 
         dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None,
-                                on_end=queue_replays if replays else None)
+                                on_end=queue_replays if replays else None, digest_hour=digest_hour)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
     worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)

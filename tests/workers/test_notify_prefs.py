@@ -49,6 +49,15 @@ def test_the_digest_boundary_is_the_last_digest_hour_at_or_before_now():
     assert digest_boundary(datetime(2026, 3, 5, 7, tzinfo=UTC), 7) == datetime(2026, 3, 5, 7, tzinfo=UTC)
 
 
+def test_the_digest_hour_setting():
+    from workers.notify_jobs import digest_hour
+
+    assert digest_hour({}) == 7 and digest_hour({"WARLOG_DIGEST_HOUR": "18"}) == 18
+    for bad in ("24", "-1", "noon"):
+        with pytest.raises(ValueError, match="WARLOG_DIGEST_HOUR is an hour of the day"):
+            digest_hour({"WARLOG_DIGEST_HOUR": bad})
+
+
 # ======================================================================= real deliveries ====
 @pytest.fixture
 def mail():
