@@ -72,7 +72,8 @@ def test_the_mail_link_opens_the_replay_at_the_seats_last_order(server, open_tab
 def test_a_bad_start_point_is_clamped(server, open_tab, query, where):
     game_id, tokens, lines = _played(server)
     tab = _as_red(open_tab, game_id, tokens).goto(f"{server}/games/{game_id}/replay{query}")
-    seqs = [int(s) for s in tab.page.eval_on_selector_all("#history li[data-seq]", "els => els.map(e => e.dataset.seq)")]
+    seqs = [int(s) for s in tab.page.eval_on_selector_all("#history li[data-seq]",
+                                                          "els => els.map(e => e.dataset.seq)")]
     assert hash_seq(tab.page) == (seqs[-1] if where == "last" else seqs[0])
     assert not tab.errors, tab.errors
 
