@@ -103,9 +103,10 @@ def test_a_seat_told_only_of_the_end_gets_no_turn_mail(sqlite_app, mail):
     assert msg["Subject"].startswith("[warlog] The game is over")
 
 
-def test_a_seat_webhook_carries_the_seats_view_signed_and_no_mail(sqlite_app, mail, trusted_receivers):
+def test_a_seat_webhook_carries_the_seats_view_signed_and_no_mail(app, mail, trusted_receivers):
+    """On SQLite and on PostgreSQL."""
     box, smtp = mail
-    h = Harness(sqlite_app, smtp)
+    h = Harness(app, smtp)
     gid = _game(h)
     secret = "whsec_" + "r" * 40
     with webhook_receiver(secret) as (receiver, url):
@@ -140,9 +141,10 @@ def test_the_game_webhook_links_the_replay_at_the_movers_last_order(sqlite_app, 
     assert receiver.posts[-1]["body"]["replay_url"] == f"{PUBLIC}/games/{gid}/replay?from={red_last.version}"
 
 
-def test_a_digest_seat_gets_one_mail_a_day_with_what_happened(sqlite_app, mail):
+def test_a_digest_seat_gets_one_mail_a_day_with_what_happened(app, mail):
+    """On SQLite and on PostgreSQL."""
     box, smtp = mail
-    h = Harness(sqlite_app, smtp)
+    h = Harness(app, smtp)
     gid = _game(h)
     h.store.set_prefs(gid, "Red", notify.Prefs(digest=True))
     first = h.order(gid, "Blue", {"kind": "advance"})
