@@ -383,6 +383,20 @@ def _error_text(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
 
+def _replay_start(service: Any, game_id: str, seq: int, seats: list[str], page: int = 500) -> int:
+    """notify.last_acted over the log up to ``seq``, read backwards a page at a time until every
+    seat's last command is in what was read (a command found has its head there, so its end too)."""
+    lines: list[dict] = []
+    found = {seat: 0 for seat in seats}
+    high = seq
+    while high > 0 and not all(found.values()):
+        low = max(0, high - page)
+        lines = service.lines(game_id, after=low, limit=high - low) + lines
+        found = notify.last_commands(lines, seats)
+        high = low
+    return min(found.values(), default=0)
+
+
 def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url, webhook_timeout) -> str:
     game = service.get_game(game_id, version=seq)
     rules = find_ruleset(game.ruleset)
@@ -413,7 +427,7 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
     if low > after and window and window[0]["seq"] == low + 1:
         earlier = low - after
     # The replay link opens at the reader's last order; the game's webhook's at the movers'.
-    start = notify.last_acted(service.lines(game_id, limit=seq), [seat] if seat else game.whose_move())
+    start = _replay_start(service, game_id, seq, [seat] if seat else game.whose_move())
     news = store.digest_items(game_id, seat, after, seq) if channel == DIGEST else None
     summary = notify.build_summary(rules, game_id, window, viewer=viewer, reason=delivery["reason"],
                                    to_move=game.whose_move(), chain_head=game.chain_head, seq=seq,

@@ -144,14 +144,19 @@ class Prefs:
         return CHOICE_OF.get(reason, reason) in self.events
 
 
-def last_acted(lines: list[dict], seats) -> int:
-    """Where a seat's replay link starts: the last event of the last command one of ``seats``
-    gave in ``lines`` (the whole log so far), the earliest over the seats; 0 when one never acted."""
+def last_commands(lines: list[dict], seats) -> dict[str, int]:
+    """{seat: the last event of the last command it gave in ``lines``, 0 when none is there}."""
     last = {seat: 0 for seat in seats}
     for command in commands(lines):
         if command.seat in last:
             last[command.seat] = command.last
-    return min(last.values(), default=0)
+    return last
+
+
+def last_acted(lines: list[dict], seats) -> int:
+    """Where a seat's replay link starts: the last event of the last command one of ``seats``
+    gave in ``lines`` (the log up to now), the earliest over the seats; 0 when one never acted."""
+    return min(last_commands(lines, seats).values(), default=0)
 
 
 def replay_link(public_url: str, game_id: str, start: int) -> str:

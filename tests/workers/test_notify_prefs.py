@@ -6,6 +6,7 @@ checks the signature."""
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -290,3 +291,20 @@ def test_mail_ids_differ_between_a_turn_mail_and_a_digest(sqlite_app, mail):
     h.deliver({"game_id": gid, "seq": advanced.version, "channel": DIGEST, "seat": "Red"})
     ids = [m["Message-ID"] for m in box.to("red@example.org")]
     assert len(ids) == 2 and len(set(ids)) == 2 and re.search(r"warlog\.digest\.", ids[1])
+
+
+def test_the_replay_start_read_backwards_by_pages_is_the_one_of_the_whole_log(sqlite_app):
+    """A command split across two pages still ends where it ends; a seat that never acted reads it all."""
+    from workers.dispatch import _replay_start
+
+    gid = new_freeform_game(sqlite_app)
+    for n in range(6):
+        sqlite_app.submit_order(gid, "Red", uuid.uuid4().hex, {"kind": "roll", "dice": "2d6", "purpose": f"r{n}"})
+        sqlite_app.submit_order(gid, "Blue", uuid.uuid4().hex, {"kind": "note", "text": f"b{n}"})
+    lines = sqlite_app.lines(gid)
+    head = lines[-1]["seq"]
+    for seats in (["Red"], ["Blue"], ["Red", "Blue"], ["Nobody"], []):
+        whole = notify.last_acted(lines, seats)
+        for page in (1, 2, 3, 500):
+            assert _replay_start(sqlite_app, gid, head, seats, page=page) == whole, (seats, page)
+    assert notify.last_acted(lines, ["Red"]) == lines[-2]["seq"]  # Red's roll and its dice, then Blue's note
