@@ -134,8 +134,9 @@ def put_notifications(game_id: str):
     email = body["email"] or before.get("email")
     on = body.get("notify", before.get("notify", True))
     old = store().prefs(caller.game_id).get(caller.seat, Prefs())
+    # A field left out keeps what the seat chose before.
     prefs = Prefs(frozenset(body.get("events", old.events)), frozenset(body.get("channels", old.channels)),
-                         body.get("digest", old.digest), body.get("webhook_url", old.webhook_url))
+                  body.get("digest", old.digest), body.get("webhook_url", old.webhook_url))
     if on and not email and (body.get("notify") or "email" in body.get("channels", ())):
         raise ApiProblem("invalid_request", "give an email to be notified",
                          errors={"email": ["required when notify is true and no address was given before"]})
