@@ -332,6 +332,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     try:  # a malformed setting stops the worker at once, not each delivery or game's end
         Allow.from_env()
         replays = jobs.replay_on_end()
+        digest_hour = notify_jobs.digest_hour()
     except ValueError as exc:
         raise SystemExit(f"warlog worker: {exc}") from None
     conn = notify_jobs.redis_connection()
@@ -355,7 +356,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
             jobs.enqueue_replays(jobs_queue, game_id, version, directory)
 
         dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None,
-                                on_end=queue_replays if replays else None)
+                                on_end=queue_replays if replays else None, digest_hour=digest_hour)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
     worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)
@@ -1385,6 +1386,39 @@ def cmd_standing(args: argparse.Namespace) -> int:
     return _emit(args, body, show)
 
 
+def cmd_notify(args: argparse.Namespace) -> int:
+    """Show the seat's notification settings, or change the ones given."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    body: dict = {}
+    if args.email is not None:
+        body["email"] = args.email
+    if args.notify is not None:
+        body["notify"] = args.notify
+    for name in ("events", "channels"):
+        if getattr(args, name) is not None:
+            body[name] = [x.strip() for x in getattr(args, name).split(",") if x.strip()]
+    if args.digest is not None:
+        body["digest"] = args.digest
+    if args.webhook is not None:
+        body["webhook_url"] = None if args.webhook == "" else args.webhook
+    if args.webhook_secret is not None:
+        body["webhook_secret"] = args.webhook_secret
+    result = client.set_notifications(game_id, body) if body else client.notifications(game_id)
+
+    def show(r: dict) -> None:
+        say(f"{r['seat']}: " + (f"mail to {r['email']}" if r["email"] else "no address") +
+            ("" if r["notify"] else " (mails off)"))
+        say(f"  events: {', '.join(r['events']) or 'none'}")
+        say(f"  channels: {', '.join(r['channels']) or 'none'}" + ("; a daily digest instead of each mail"
+                                                                   if r["digest"] else ""))
+        say(f"  webhook: {r['webhook_url'] or 'none'}")
+        if r.get("webhook_secret"):
+            say(f"  webhook secret (shown once): {r['webhook_secret']}")
+    return _emit(args, result, show)
+
+
 def cmd_umpire_token(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1953,6 +1987,25 @@ def add_client_commands(sub) -> None:
                                                     "a key signs it as the rules record it (a refusal shows that form)")
     _add_access(p)
     p.set_defaults(func=cmd_standing)
+
+    p = sub.add_parser("notify", help="your seat's notifications: show them, or change the ones given")
+    p.add_argument("game_id")
+    p.add_argument("--email", help="where mails go; never shown to others")
+    onoff = p.add_mutually_exclusive_group()
+    onoff.add_argument("--on", dest="notify", action="store_true", default=None, help="mails on")
+    onoff.add_argument("--off", dest="notify", action="store_false", help="no mails")
+    p.add_argument("--events", metavar="LIST", help="which reasons notify you, comma-separated: "
+                                                     "your_move,decision,take_back,game_over")
+    p.add_argument("--channels", metavar="LIST", help="email, webhook or email,webhook")
+    digest = p.add_mutually_exclusive_group()
+    digest.add_argument("--digest", dest="digest", action="store_true", default=None,
+                        help="one mail a day instead of one per event")
+    digest.add_argument("--no-digest", dest="digest", action="store_false", help="one mail per event")
+    p.add_argument("--webhook", metavar="URL", help="your own webhook ('' removes it); a new one gets a secret, "
+                                                    "printed once")
+    p.add_argument("--webhook-secret", metavar="SECRET", help="the HMAC key of --webhook (else generated)")
+    _add_access(p)
+    p.set_defaults(func=cmd_notify)
 
     p = sub.add_parser("replay", help="make and download the game's replay: one offline HTML page (or --format json)",
                        description="Queue the replay job on the server (POST .../replays), show its progress "

@@ -344,6 +344,13 @@ class WarlogClient:
     def concede(self, game_id: str, *, signature: str | None = None, head: str | None = None) -> dict:
         return self._json("POST", f"/games/{_quote(game_id)}/concede", headers=_signed_headers(signature, head))
 
+    def notifications(self, game_id: str) -> dict:
+        return self._json("GET", f"/games/{_quote(game_id)}/notifications")
+
+    def set_notifications(self, game_id: str, settings: dict) -> dict:
+        """PUT the seat's notification settings: the fields given change, the others stay."""
+        return self._json("PUT", f"/games/{_quote(game_id)}/notifications", body=settings)
+
     def standing_orders(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/standing-orders")
 

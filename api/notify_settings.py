@@ -1,7 +1,10 @@
-"""Notification settings: a seat's e-mail and opt-out, and a game's webhook.
+"""Notification settings: a seat's e-mail, opt-out and choices, and a game's webhook.
 
-- ``PUT /api/v1/games/{id}/notifications`` (the seat's token): ``{"email"?: ..., "notify": bool}``
-  for the caller's own seat; without ``email`` the address given before is kept.
+- ``PUT /api/v1/games/{id}/notifications`` (the seat's token): ``{"email"?, "notify"?, "events"?,
+  "channels"?, "digest"?, "webhook_url"?, "webhook_secret"?}`` for the caller's own seat; a field
+  left out keeps what was set before (the defaults: every reason, by mail, no digest, no webhook).
+  A seat webhook without a secret gets one generated, returned once.
+- ``GET /api/v1/games/{id}/notifications`` (the seat's token): the seat's settings, no secret.
 - ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ..., "format"?: ...}``;
   deliveries are signed as Standard Webhooks says; without a secret one is generated and returned
   once. ``format``: "warlog" (its JSON, the default), "discord" or "slack" (a chat message).
@@ -23,16 +26,50 @@ from api.games import load
 from api.problems import ApiProblem
 from api.schemas import dump
 from workers import notify, webhook_target
+from workers.notify import CHANNELS, CHOICES, Prefs
 from workers.dispatch import NotifyStore
 from workers.notify_jobs import public_url
 
 bp = Blueprint("notify_settings", __name__, url_prefix="/api/v1")
 
 
+def _http_url(value) -> None:
+    if value is None:
+        return
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc or any(c.isspace() for c in value):
+        raise ValidationError("an http:// or https:// URL")
+
+
 class NotificationSettings(Schema):
     email = fields.Email(load_default=None, allow_none=True,
                          metadata={"description": "where turn mails go; omitted keeps the one given before"})
-    notify = fields.Boolean(required=True, metadata={"description": "false: no turn mails for this seat"})
+    notify = fields.Boolean(metadata={"description": "false: no mail for this seat; omitted keeps the choice "
+                                                     "made before (at first: true)"})
+    events = fields.List(fields.String(validate=validate.OneOf(CHOICES)), validate=validate.Length(max=4),
+                         metadata={"description": "the reasons that notify the seat: `your_move` (its move, or in "
+                                                  "a ruleset where every seat may act, the phase handed over), "
+                                                  "`decision` (a decision it owes), `take_back` (a take-back "
+                                                  "request it may answer), `game_over`; default all four"})
+    channels = fields.List(fields.String(validate=validate.OneOf(CHANNELS)), validate=validate.Length(max=2),
+                           metadata={"description": "`email`, `webhook` (the seat's own webhook_url) or both; "
+                                                    "default [\"email\"]"})
+    digest = fields.Boolean(metadata={"description": "true: one mail a day (WARLOG_DIGEST_HOUR, UTC) with what "
+                                                     "happened, instead of one mail per event"})
+    webhook_url = fields.String(allow_none=True, validate=[validate.Length(max=2000), _http_url],
+                                metadata={"description": "the seat's own webhook, POSTed as the game's is signed, "
+                                                         "carrying what this seat may see; null removes it. "
+                                                         "The same internal-address rule as the game's webhook"})
+    webhook_secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
+                                   metadata={"description": "the seat webhook's Standard Webhooks secret ('whsec_' "
+                                                            "and the base64 of 24 to 64 bytes); omitted with a new "
+                                                            "webhook_url: the server makes one, returned once"})
+
+    @validates("webhook_secret")
+    def _secret(self, value, **kwargs):
+        problem = None if value is None else notify.secret_problem(value)
+        if problem:
+            raise ValidationError(problem)
 
 
 class NotificationSettingsOut(Schema):
@@ -40,6 +77,12 @@ class NotificationSettingsOut(Schema):
     seat = fields.String()
     email = fields.String(allow_none=True, metadata={"description": "the seat's address (only the seat sees it)"})
     notify = fields.Boolean()
+    events = fields.List(fields.String())
+    channels = fields.List(fields.String())
+    digest = fields.Boolean()
+    webhook_url = fields.String(allow_none=True)
+    webhook_secret = fields.String(allow_none=True, metadata={"description": "the generated secret of a new seat "
+                                                                             "webhook, shown once; else null"})
 
 
 class Webhook(Schema):
@@ -65,11 +108,7 @@ class Webhook(Schema):
 
     @validates("url")
     def _url(self, value, **kwargs):
-        if value is None:
-            return
-        parsed = urlparse(value)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc or any(c.isspace() for c in value):
-            raise ValidationError("an http:// or https:// URL")
+        _http_url(value)
 
 
 class WebhookOut(Schema):
@@ -93,25 +132,59 @@ def store() -> NotifyStore:
     return found
 
 
+def _settings(game_id: str, seat: str, contact: dict | None, prefs: Prefs, secret: str | None = None) -> dict:
+    email = (contact or {}).get("email")
+    return dump(NotificationSettingsOut, {
+        "game_id": game_id, "seat": seat, "email": email, "notify": bool(email) and (contact or {}).get("notify", True),
+        "events": [c for c in CHOICES if c in prefs.events],
+        "channels": [c for c in CHANNELS if c in prefs.channels], "digest": prefs.digest,
+        "webhook_url": prefs.webhook_url, "webhook_secret": secret})
+
+
+@bp.get("/games/<game_id>/notifications")
+def get_notifications(game_id: str):
+    caller = caller_for(game_id, need=SEAT)
+    prefs = store().prefs(caller.game_id).get(caller.seat, Prefs())
+    return jsonify(_settings(caller.game_id, caller.seat, access().contacts(caller.game_id).get(caller.seat), prefs))
+
+
 @bp.put("/games/<game_id>/notifications")
 def put_notifications(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     body = load(NotificationSettings)
-    email = body["email"] or (access().contacts(caller.game_id).get(caller.seat) or {}).get("email")
-    if body["notify"] and not email:
+    before = access().contacts(caller.game_id).get(caller.seat) or {}
+    email = body["email"] or before.get("email")
+    on = body.get("notify", before.get("notify", True))
+    old = store().prefs(caller.game_id).get(caller.seat, Prefs())
+    # A field left out keeps what the seat chose before.
+    prefs = Prefs(frozenset(body.get("events", old.events)), frozenset(body.get("channels", old.channels)),
+                  body.get("digest", old.digest), body.get("webhook_url", old.webhook_url))
+    if on and not email and (body.get("notify") or "email" in body.get("channels", ())):
         raise ApiProblem("invalid_request", "give an email to be notified",
                          errors={"email": ["required when notify is true and no address was given before"]})
-    access().set_contact(caller.game_id, caller.seat, email, body["notify"])
-    return jsonify(dump(NotificationSettingsOut, {"game_id": caller.game_id, "seat": caller.seat,
-                                                   "email": email, "notify": body["notify"] and bool(email)}))
+    if "webhook" in prefs.channels and not prefs.webhook_url:
+        raise ApiProblem("invalid_request", "give a webhook_url to be notified by webhook",
+                         errors={"webhook_url": ["required when channels holds webhook"]})
+    generated = None
+    secret = body["webhook_secret"]
+    if "webhook_url" in body and body["webhook_url"] is not None:
+        _check_target(body["webhook_url"], field="webhook_url")
+        if secret is None:
+            secret = generated = notify.new_secret()
+    if email:
+        access().set_contact(caller.game_id, caller.seat, email, on)
+    if any(k in body for k in ("events", "channels", "digest", "webhook_url")) or secret:
+        store().set_prefs(caller.game_id, caller.seat, prefs, secret)
+    contact = {"email": email, "notify": on} if email else None
+    return jsonify(_settings(caller.game_id, caller.seat, contact, prefs, generated))
 
 
-def _check_target(url: str) -> None:
+def _check_target(url: str, field: str = "url") -> None:
     """Refuse, before storing it, a URL the worker would refuse to POST to (workers/webhook_target)."""
     try:
         webhook_target.check(url, own=public_url())
     except webhook_target.Refused as exc:
-        raise ApiProblem("invalid_request", str(exc), errors={"url": [str(exc)]}) from None
+        raise ApiProblem("invalid_request", str(exc), errors={field: [str(exc)]}) from None
 
 
 @bp.put("/games/<game_id>/webhook")

@@ -397,13 +397,26 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     _signs("client_seed"),
         replies={200: _RESULT},
         problems=(*WRITE, *BODY, "version_conflict", *_SIGNED)),
+    ("get", "/api/v1/games/{game_id}/notifications"): Op(
+        "The seat's notification settings", SEAT, tag="seats", params=_GAME,
+        description="For the caller's own seat only: its address, opt-out, the reasons and channels it chose, "
+                    "its digest and its webhook's URL (never the secret).",
+        replies={200: Reply("the seat's settings", notify_settings.NotificationSettingsOut)},
+        problems=AUTH_WRITE),
     ("put", "/api/v1/games/{game_id}/notifications"): Op(
-        "Turn mails for the seat: address and opt-out", SEAT, tag="seats", params=_GAME,
-        body=notify_settings.NotificationSettings,
+        "The seat's notifications: address, opt-out, reasons, channels, digest", SEAT, tag="seats",
+        params=_GAME, body=notify_settings.NotificationSettings,
         description="For the caller's own seat. A mail goes out when the seat's turn begins (or a decision "
-                    "waits for it): what the others did, as this seat may see it, the dice, the chain head and "
-                    "a link. Without `email` the address given before (at join) is kept; `notify: false` stops "
-                    "the mails. The address is never shown to anyone else and never enters the log.",
+                    "waits for it, a take-back asks it, the game ends): what the others did, as this seat may "
+                    "see it, the dice, the chain head, a link to the game and a link that opens the replay at "
+                    "the seat's last order (`/games/{id}/replay?from=SEQ`). A field left out keeps what was set "
+                    "before: without `email` the address given at join; `notify: false` stops the mails; "
+                    "`events` picks the reasons (default all), `channels` mail, the seat's own webhook or both "
+                    "(default mail), `digest: true` one mail a day instead of one per event. A new "
+                    "`webhook_url` without `webhook_secret` gets a generated secret, returned once; its host is "
+                    "checked as the game webhook's is (422 naming why). `channels` holding `webhook` without a "
+                    "URL, or `notify: true` without any address, is 422. None of it is shown to anyone else "
+                    "or enters the log.",
         replies={200: Reply("the seat's settings now", notify_settings.NotificationSettingsOut)},
         problems=(*AUTH_WRITE, *BODY)),
     ("put", "/api/v1/games/{game_id}/webhook"): Op(

@@ -18,6 +18,11 @@ A command whose lines hold ``GameEnded`` queues the game's replays at its final 
 and the replays' job ids say what they make, so a second dispatcher or a restart finds the same
 jobs instead of queueing new ones.
 
+Each seat's choices (``notify.Prefs``, table ``warlog_notify_prefs``) pick which reasons reach it
+and by which channel: a mail (``email``), the seat's own webhook (``webhook`` with the seat's
+name), or, for a seat that asked for a digest, an *item* kept until the day's digest sweep
+(``Dispatcher.sweep_digests``) makes one ``digest`` delivery per seat per day.
+
 It runs as a thread of ``warlog worker`` (every worker may run one; they do not conflict).
 """
 
@@ -39,13 +44,26 @@ from workers import notify
 
 log = logging.getLogger("warlog.notify")
 
-EMAIL, WEBHOOK = "email", "webhook"
+EMAIL, WEBHOOK, DIGEST = "email", "webhook", "digest"
 NEW, QUEUED, SENDING, SENT, FAILED, SKIPPED = "new", "queued", "sending", "sent", "failed", "skipped"
 STALE_CLAIM = timedelta(minutes=10)  # a 'sending' row older than this was left by a dead worker
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def _instant(value: datetime | str) -> str:
+    """A UTC time written one way, so the digest tables compare times as text."""
+    when = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def digest_boundary(now: datetime, hour: int) -> datetime:
+    """The last time of day ``hour`` (UTC) at or before ``now``: a digest covers what came before it."""
+    now = now.astimezone(timezone.utc)
+    boundary = now.replace(hour=hour, minute=0, second=0, microsecond=0)
+    return boundary if boundary <= now else boundary - timedelta(days=1)
 
 
 class NotifyStore(SqlTables):
@@ -60,6 +78,15 @@ class NotifyStore(SqlTables):
                                     "PRIMARY KEY (game_id, seq, channel, seat)",
         "warlog_notify_games": "game_id TEXT PRIMARY KEY, seq BIGINT NOT NULL",
         "warlog_notify_tracking": "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
+        # A seat's choices (notify.Prefs); events and channels are comma-separated.
+        "warlog_notify_prefs": "game_id TEXT NOT NULL, seat TEXT NOT NULL, events TEXT NOT NULL, "
+                               "channels TEXT NOT NULL, digest INTEGER NOT NULL, webhook_url TEXT, "
+                               "webhook_secret TEXT, PRIMARY KEY (game_id, seat)",
+        # What a digest seat was to be told of, waiting for its day's digest; and the digests made.
+        "warlog_notify_digest_items": "game_id TEXT NOT NULL, seat TEXT NOT NULL, seq BIGINT NOT NULL, "
+                                      "reason TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (game_id, seat, seq)",
+        "warlog_notify_digests": "game_id TEXT NOT NULL, seat TEXT NOT NULL, day TEXT NOT NULL, "
+                                 "seq BIGINT NOT NULL, PRIMARY KEY (game_id, seat, day)",
     }
 
     def create_tables(self, head: int = 0) -> None:
@@ -96,6 +123,60 @@ class NotifyStore(SqlTables):
                         fetch="one")
         return {"url": row["url"], "secret": row["secret"], "format": row["format"]} if row else None
 
+    # --------------------------------------------------------------------------- seat choices --
+    def set_prefs(self, game_id: str, seat: str, prefs: notify.Prefs, webhook_secret: str | None = None) -> None:
+        """Store a seat's choices; ``webhook_secret`` None keeps the secret stored before (if the URL is set)."""
+        old = self._run("SELECT webhook_secret FROM {t}warlog_notify_prefs WHERE game_id = ? AND seat = ?",
+                        (game_id, seat), fetch="one")
+        secret = None
+        if prefs.webhook_url:
+            secret = webhook_secret or (old["webhook_secret"] if old else None)
+        with self._db.transaction(commit=True) as c:
+            c.execute(self.sql("DELETE FROM {t}warlog_notify_prefs WHERE game_id = ? AND seat = ?"), (game_id, seat))
+            c.execute(self.sql("INSERT INTO {t}warlog_notify_prefs (game_id, seat, events, channels, digest, "
+                               "webhook_url, webhook_secret) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                      (game_id, seat, ",".join(sorted(prefs.events)), ",".join(sorted(prefs.channels)),
+                       1 if prefs.digest else 0, prefs.webhook_url, secret))
+
+    def prefs(self, game_id: str) -> dict[str, notify.Prefs]:
+        """{seat: choices} of the seats that made some; a seat missing here has the defaults."""
+        rows = self._run("SELECT seat, events, channels, digest, webhook_url FROM {t}warlog_notify_prefs "
+                         "WHERE game_id = ?", (game_id,), fetch="all")
+        return {r["seat"]: notify.Prefs(frozenset(filter(None, r["events"].split(","))),
+                                        frozenset(filter(None, r["channels"].split(","))), bool(r["digest"]),
+                                        r["webhook_url"]) for r in rows}
+
+    def seat_webhook(self, game_id: str, seat: str) -> dict | None:
+        row = self._run("SELECT webhook_url, webhook_secret FROM {t}warlog_notify_prefs WHERE game_id = ? "
+                        "AND seat = ? AND webhook_url IS NOT NULL", (game_id, seat), fetch="one")
+        return {"url": row["webhook_url"], "secret": row["webhook_secret"]} if row else None
+
+    # ------------------------------------------------------------------------------- digests --
+    def make_digests(self, boundary: datetime) -> int:
+        """One ``digest`` delivery per seat with items from before ``boundary`` not in a digest
+        yet, at most one per seat and boundary (the day); returns how many were made."""
+        due = self._run(
+            "SELECT i.game_id, i.seat, MAX(i.seq) AS seq FROM {t}warlog_notify_digest_items i WHERE i.at < ? "
+            "AND i.seq > COALESCE((SELECT MAX(d.seq) FROM {t}warlog_notify_digests d WHERE d.game_id = i.game_id "
+            "AND d.seat = i.seat), 0) GROUP BY i.game_id, i.seat", (_instant(boundary),), fetch="all")
+        made = 0
+        for d in due:
+            with self._db.transaction(commit=True) as c:
+                c.execute(self.sql("INSERT INTO {t}warlog_notify_digests (game_id, seat, day, seq) VALUES (?, ?, ?, ?) "
+                                   "ON CONFLICT (game_id, seat, day) DO NOTHING"),
+                          (d["game_id"], d["seat"], _instant(boundary), d["seq"]))
+                if rowcount(c):
+                    c.execute(self.sql("INSERT INTO {t}warlog_notify_deliveries (game_id, seq, channel, seat, reason, "
+                                       "status, attempts) VALUES (?, ?, ?, ?, 'digest', 'new', 0) "
+                                       "ON CONFLICT (game_id, seq, channel, seat) DO NOTHING"),
+                              (d["game_id"], d["seq"], DIGEST, d["seat"]))
+                    made += rowcount(c)
+        return made
+
+    def digest_items(self, game_id: str, seat: str, after: int, upto: int) -> list[dict]:
+        return self._run("SELECT seq, reason FROM {t}warlog_notify_digest_items WHERE game_id = ? AND seat = ? "
+                         "AND seq > ? AND seq <= ? ORDER BY seq", (game_id, seat, after, upto), fetch="all")
+
     # ----------------------------------------------------------------------------- progress ---
     def position(self) -> int:
         row = self._run("SELECT position FROM {t}warlog_notify_tracking WHERE name = 'dispatch'", fetch="one")
@@ -105,11 +186,17 @@ class NotifyStore(SqlTables):
         row = self._run("SELECT seq FROM {t}warlog_notify_games WHERE game_id = ?", (game_id,), fetch="one")
         return None if row is None else int(row["seq"])
 
-    def record(self, game_id: str, seq: int, deliveries: list[tuple[int, str, str, str]]) -> int:
-        """In one transaction: the delivery rows (seq, channel, seat, reason) not already there,
-        and the game's progress (forward only). Returns the rows inserted."""
+    def record(self, game_id: str, seq: int, deliveries: list[tuple[int, str, str, str]],
+               items: list[tuple[str, int, str, str]] = ()) -> int:
+        """In one transaction: the delivery rows (seq, channel, seat, reason) and the digest items
+        (seat, seq, reason, time) not already there, and the game's progress (forward only).
+        Returns the delivery rows inserted."""
         inserted = 0
         with self._db.transaction(commit=True) as c:
+            for seat, i_seq, reason, at in items:
+                c.execute(self.sql("INSERT INTO {t}warlog_notify_digest_items (game_id, seat, seq, reason, at) "
+                                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, seat, seq) DO NOTHING"),
+                          (game_id, seat, i_seq, reason, _instant(at)))
             for d_seq, channel, seat, reason in deliveries:
                 c.execute(self.sql("INSERT INTO {t}warlog_notify_deliveries (game_id, seq, channel, seat, reason, "
                                    "status, attempts) VALUES (?, ?, ?, ?, ?, 'new', 0) "
@@ -169,13 +256,16 @@ OnEnd = Callable[[str, int], None]  # (game id, final version)
 
 class Dispatcher:
     def __init__(self, service: Any, enqueue: Enqueue, *, store: NotifyStore | None = None,
-                 access: AccessStore | None = None, email_enabled: bool = True, on_end: OnEnd | None = None):
+                 access: AccessStore | None = None, email_enabled: bool = True, on_end: OnEnd | None = None,
+                 digest_hour: int = 7, clock: Callable[[], datetime] = _now):
         self.service = service
         self.enqueue = enqueue
         self.store = store or NotifyStore.for_service(service)
         self.access = access or AccessStore.for_service(service)
         self.email_enabled = email_enabled
         self.on_end = on_end
+        self.digest_hour = digest_hour  # the digests go out once a day at this hour (UTC)
+        self.clock = clock  # injected by the tests, to make a day pass
         self.stopping = threading.Event()
 
     def run_batch(self, limit: int = 500) -> int:
@@ -207,7 +297,9 @@ class Dispatcher:
             return 0
         contacts = self.access.contacts(game_id) if self.email_enabled else {}
         hook = self.store.webhook(game_id)
+        choices = self.store.prefs(game_id)
         rows: list[tuple[int, str, str, str]] = []
+        items: list[tuple[str, int, str, str]] = []
         before_game = self.service.get_game(game_id, version=done) if done > 0 else None
         for command in notify.commands(lines):
             if self.on_end is not None and any(line["type"] == "GameEnded" for line in command.lines):
@@ -217,13 +309,27 @@ class Dispatcher:
                 seats = after_game.human_seats()
                 told = notify.recipients(command, seats, before_game.whose_move(), after_game.whose_move())
                 for seat, reason in told.items():
+                    prefs = choices.get(seat, notify.Prefs())
+                    if not prefs.wants(reason):
+                        continue
                     contact = contacts.get(seat)
-                    if contact and contact["notify"] and contact["email"]:
-                        rows.append((command.last, EMAIL, seat, reason))
+                    if "email" in prefs.channels and contact and contact["notify"] and contact["email"]:
+                        if prefs.digest:
+                            items.append((seat, command.last, reason, command.lines[-1]["timestamp"]))
+                        else:
+                            rows.append((command.last, EMAIL, seat, reason))
+                    if "webhook" in prefs.channels and prefs.webhook_url:
+                        rows.append((command.last, WEBHOOK, seat, reason))
                 if told and hook:
                     rows.append((command.last, WEBHOOK, "", ",".join(sorted(set(told.values())))))
             before_game = after_game
-        return self.store.record(game_id, lines[-1]["seq"], rows)
+        return self.store.record(game_id, lines[-1]["seq"], rows, items)
+
+    def sweep_digests(self, now: datetime | None = None) -> int:
+        """Make the digests due at ``now`` (default: the clock) and hand them to rq; returns how many."""
+        made = self.store.make_digests(digest_boundary(now or self.clock(), self.digest_hour))
+        self.flush()
+        return made
 
     def flush(self) -> int:
         sent = 0
@@ -246,6 +352,7 @@ class Dispatcher:
             try:
                 while not self.stopping.is_set() and self.run_batch():
                     pass
+                self.sweep_digests()
                 outage.got_through()
             except Exception as exc:  # a store or Redis briefly away must not end the worker
                 outage.failed(exc, poll_seconds)
@@ -291,28 +398,44 @@ def _error_text(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
 
+def _replay_start(service: Any, game_id: str, seq: int, seats: list[str], page: int = 500) -> int:
+    """notify.last_acted over the log up to ``seq``, read backwards a page at a time until every
+    seat's last command is in what was read (a command found has its head there, so its end too)."""
+    lines: list[dict] = []
+    found = {seat: 0 for seat in seats}
+    high = seq
+    while high > 0 and not all(found.values()):
+        low = max(0, high - page)
+        lines = service.lines(game_id, after=low, limit=high - low) + lines
+        found = notify.last_commands(lines, seats)
+        high = low
+    return min(found.values(), default=0)
+
+
 def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url, webhook_timeout) -> str:
     game = service.get_game(game_id, version=seq)
     rules = find_ruleset(game.ruleset)
     state = game.state or {}
     delivery = store.delivery(game_id, seq, channel, seat)
-    if channel == EMAIL:
+    mail = channel in (EMAIL, DIGEST)
+    chosen = store.prefs(game_id).get(seat, notify.Prefs()).channels if seat else set()
+    if mail:
         contact = access.contacts(game_id).get(seat)
-        if not contact or not contact["notify"] or not contact["email"]:
+        if not contact or not contact["notify"] or not contact["email"] or "email" not in chosen:
             return "skipped: the seat opted out"
         if smtp is None:
             return "skipped: WARLOG_SMTP_HOST is not set"
     else:
-        hook = store.webhook(game_id)
+        hook = (store.seat_webhook(game_id, seat) if "webhook" in chosen else None) if seat else store.webhook(game_id)
         if not hook:
-            return "skipped: the game has no webhook"
-        if notify.secret_problem(hook["secret"]):  # set before Standard Webhooks: the admin sets it again
+            return "skipped: the seat has no webhook" if seat else "skipped: the game has no webhook"
+        if notify.secret_problem(hook["secret"]):  # set before Standard Webhooks: its owner sets it again
             return "skipped: the webhook's secret is not a Standard Webhooks secret; set the webhook again"
     after = store.previous_seq(game_id, seq, channel, seat)
     low = max(after, seq - notify.WINDOW)
     lines = service.lines(game_id, after=low, limit=seq - low)
     earlier = 0
-    if channel == EMAIL:
+    if seat:  # a seat's own mail, digest or webhook: what it may see, since it last acted
         window = notify.since_last_acted(lines, seat, after)
         viewer: str | None = seat
     else:
@@ -320,16 +443,20 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
         viewer = None
     if low > after and window and window[0]["seq"] == low + 1:
         earlier = low - after
+    # The replay link opens at the reader's last order; the game's webhook's at the movers'.
+    start = _replay_start(service, game_id, seq, [seat] if seat else game.whose_move())
+    news = store.digest_items(game_id, seat, after, seq) if channel == DIGEST else None
     summary = notify.build_summary(rules, game_id, window, viewer=viewer, reason=delivery["reason"],
                                    to_move=game.whose_move(), chain_head=game.chain_head, seq=seq,
                                    public_url=public_url, turn=state.get("turn"), phase=state.get("phase"),
-                                   earlier=earlier)
+                                   earlier=earlier, start=start, news=news)
     key = f"{game_id}:{seq}:{channel}:{seat}"
-    if channel == EMAIL:
+    if mail:
         handle = (game.seats.get(seat) or {}).get("handle")
         domain = smtp.sender.rpartition("@")[2] or "warlog"
+        kind = "digest." if channel == DIGEST else ""
         msg = notify.build_email(summary, contact["email"], smtp.sender, handle,
-                                 message_id=f"<warlog.{game_id}.{seq}.{seat}@{domain}>")
+                                 message_id=f"<warlog.{kind}{game_id}.{seq}.{seat}@{domain}>")
         try:
             notify.send_email(smtp, msg)
         except (OSError, smtplib.SMTPException) as exc:
@@ -338,6 +465,7 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
             code = getattr(exc, "smtp_code", None)
             raise MailFailed(f"SMTP {type(exc).__name__}" + (f" {code}" if code else "")) from None
     else:
-        body = notify.webhook_body(summary, hook["format"], notify.game_name(rules, game_id))
+        # A seat's own webhook gets warlog's JSON; the game's, the format its admin chose.
+        body = notify.webhook_body(summary, hook.get("format", notify.DEFAULT_FORMAT), notify.game_name(rules, game_id))
         notify.post_webhook(hook["url"], hook["secret"], body, delivery=key, timeout=webhook_timeout, own=public_url)
     return "sent"

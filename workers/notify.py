@@ -17,7 +17,13 @@ Who is told, after one command (an order, a join, a take-back request or answer,
 What they are told: the events since the seat last acted (or was last told), each as its
 readable line (projections/narrate.describe) *as that seat may see it*
 (domain/visibility.filter_lines: a private note of the opponent is "Blue gives an order (hidden)", never its
-text), the dice among them, the chain head after the command and a link to the game.
+text), the dice among them, the chain head after the command, a link to the game and a link
+that opens the replay at the seat's last order (``replay_link``), so the reader steps through what
+happened since.
+
+Each seat chooses (``Prefs``, kept beside the log by workers/dispatch.NotifyStore, never in it):
+which reasons notify it, by mail, by its own webhook or both, and a daily digest instead of one
+mail per event. Without a choice a seat is mailed for every reason, as before the choices existed.
 """
 
 from __future__ import annotations
@@ -60,6 +66,13 @@ FORMATS = ("warlog", "discord", "slack")
 DEFAULT_FORMAT = "warlog"
 CHAT_LIMIT = {"discord": 2000, "slack": 3000}  # characters of one message (Discord refuses more than 2000)
 CHAT_EVENTS = 10  # at most this many of the latest events in a chat message; the rest are behind the link
+
+# What a seat may choose to be told about, and the reasons each choice covers: a hand-over is the
+# "your move" of a ruleset where every seat may act at any time.
+CHOICES = ("your_move", "decision", "take_back", "game_over")
+CHOICE_OF = {"your_move": "your_move", "hand_over": "your_move", "decision": "decision",
+             "take_back": "take_back", "game_over": "game_over"}
+CHANNELS = ("email", "webhook")
 
 
 # ================================================================================ deciding ====
@@ -131,6 +144,39 @@ def since_last_acted(lines: list[dict], seat: str, after: int = 0) -> list[dict]
     return [line for line in lines if line["seq"] > max(start, after)]
 
 
+@dataclass(frozen=True)
+class Prefs:
+    """A seat's notification choices; the defaults are the behaviour before there were any."""
+
+    events: frozenset = frozenset(CHOICES)
+    channels: frozenset = frozenset({"email"})
+    digest: bool = False
+    webhook_url: str | None = None
+
+    def wants(self, reason: str) -> bool:
+        return CHOICE_OF.get(reason, reason) in self.events
+
+
+def last_commands(lines: list[dict], seats) -> dict[str, int]:
+    """{seat: the last event of the last command it gave in ``lines``, 0 when none is there}."""
+    last = {seat: 0 for seat in seats}
+    for command in commands(lines):
+        if command.seat in last:
+            last[command.seat] = command.last
+    return last
+
+
+def last_acted(lines: list[dict], seats) -> int:
+    """Where a seat's replay link starts: the last event of the last command one of ``seats``
+    gave in ``lines`` (the log up to now), the earliest over the seats; 0 when one never acted."""
+    return min(last_commands(lines, seats).values(), default=0)
+
+
+def replay_link(public_url: str, game_id: str, start: int) -> str:
+    """The replay page opened at event ``start`` (docs/pages.md: ``?from=SEQ``)."""
+    return f"{public_url.rstrip('/')}/games/{game_id}/replay?from={int(start)}"
+
+
 # ================================================================================ building ====
 @dataclass
 class Summary:
@@ -148,11 +194,14 @@ class Summary:
     events: list[dict] = field(default_factory=list)  # {seq, type, text}
     dice: list[dict] = field(default_factory=list)  # {seq, text}
     earlier: int = 0  # events before the window, not in the message
+    replay_url: str = ""  # the replay at the reader's last order
+    news: list[dict] = field(default_factory=list)  # a digest's {seq, reason}: what called for the reader
 
     def as_json(self) -> dict:
         return {"game_id": self.game_id, "seq": self.seq, "reason": self.reason, "to_move": self.to_move,
                 "turn": self.turn, "phase": self.phase, "chain_head": self.chain_head, "url": self.url,
-                "events": self.events, "dice": self.dice, "earlier_events": self.earlier}
+                "replay_url": self.replay_url, "events": self.events, "dice": self.dice,
+                "earlier_events": self.earlier}
 
 
 REASONS = {
@@ -161,19 +210,23 @@ REASONS = {
     "hand_over": "The phase has moved on",
     "take_back": "Your opponent asks to take back an order",
     "game_over": "The game is over",
+    "digest": "Your daily digest",
 }
 
 
 def build_summary(rules, game_id: str, lines: list[dict], *, viewer: str | None, reason: str,
                   to_move: list[str], chain_head: str, seq: int, public_url: str,
-                  turn: object = None, phase: object = None, earlier: int = 0) -> Summary:
+                  turn: object = None, phase: object = None, earlier: int = 0, start: int = 0,
+                  news: list[dict] | None = None) -> Summary:
     """The notification for ``viewer`` (a seat, or None for the public webhook) about ``lines``.
-    Only what ``viewer`` may see gets in: lines pass filter_lines before they are described."""
+    Only what ``viewer`` may see gets in: lines pass filter_lines before they are described.
+    ``start``: the seq the replay link opens at (the reader's last order)."""
     shown = filter_lines(rules, lines, viewer)
     events = [{"seq": line["seq"], "type": line["type"], "text": describe(line, rules)} for line in shown]
     dice = [{"seq": e["seq"], "text": e["text"]} for e in events if e["type"] in ("DiceRolled", "SealedDiceRolled")]
     url = f"{public_url.rstrip('/')}/api/v1/games/{game_id}"
-    return Summary(game_id, seq, viewer, reason, list(to_move), chain_head, url, turn, phase, events, dice, earlier)
+    return Summary(game_id, seq, viewer, reason, list(to_move), chain_head, url, turn, phase, events, dice, earlier,
+                   replay_link(public_url, game_id, start), list(news or []))
 
 
 def email_text(summary: Summary, handle: str | None = None) -> tuple[str, str]:
@@ -186,6 +239,10 @@ def email_text(summary: Summary, handle: str | None = None) -> tuple[str, str]:
     body = [f"{'Hello ' + handle + ',' if handle else 'Hello,'}", "",
             f"{headline} as {summary.viewer} in game {summary.game_id}{where}.",
             f"To move: {', '.join(summary.to_move) or 'nobody'}.", ""]
+    if summary.news:
+        body.append("What called for you since the last digest:")
+        body += [f"  #{n['seq']} {REASONS.get(n['reason'], n['reason'])}" for n in summary.news]
+        body.append("")
     if summary.events:
         body.append("What happened since you last acted:")
         if summary.earlier:
@@ -198,9 +255,11 @@ def email_text(summary: Summary, handle: str | None = None) -> tuple[str, str]:
         body.append("")
     body += [f"Chain head after event #{summary.seq}: {summary.chain_head}",
              "(compare it with your own copy of the log: the same head means the same history)", "",
+             f"Step through it from your last order: {summary.replay_url}",
              f"The game: {summary.url}", "",
              "You get this mail because your seat asked for turn notifications; "
-             "PUT /api/v1/games/{id}/notifications with {\"notify\": false} stops them."]
+             "PUT /api/v1/games/{id}/notifications (or 'warlog notify') with {\"notify\": false} stops them, "
+             "\"events\" chooses which, \"digest\": true makes them one mail a day."]
     return subject, "\n".join(body) + "\n"
 
 

@@ -9,7 +9,8 @@ message), WARLOG_NOTIFY_QUEUE (the mails' queue; default WARLOG_QUEUE, else ``wa
 WARLOG_WEBHOOK_QUEUE (the webhooks' queue; default ``<WARLOG_QUEUE>-webhooks``, i.e.
 ``warlog-webhooks``), WARLOG_NOTIFY_RETRY_INTERVALS (seconds between attempts; their count is the
 number of retries), WARLOG_WEBHOOK_TIMEOUT (seconds per network step of an attempt, default 5),
-WARLOG_WEBHOOK_ALLOW (workers/webhook_target). REDIS_URL: see docs/operations.md.
+WARLOG_WEBHOOK_ALLOW (workers/webhook_target), WARLOG_DIGEST_HOUR (the hour of the day, UTC, when
+the daily digests go out; default 7). REDIS_URL: see docs/operations.md.
 """
 
 from __future__ import annotations
@@ -35,6 +36,15 @@ def webhook_queue_name() -> str:
 
 def public_url() -> str:
     return os.environ.get("WARLOG_PUBLIC_URL", "").strip() or f"http://127.0.0.1:{os.environ.get('PORT') or 8000}"
+
+
+def digest_hour(env: dict | None = None) -> int:
+    """WARLOG_DIGEST_HOUR: when the daily digests go out (0-23, UTC; default 7)."""
+    raw = ((os.environ if env is None else env).get("WARLOG_DIGEST_HOUR") or "").strip()
+    hour = int(raw) if raw.isdigit() else (7 if not raw else -1)
+    if not 0 <= hour <= 23:
+        raise ValueError(f"WARLOG_DIGEST_HOUR is an hour of the day, 0 to 23 (UTC), not {raw!r}")
+    return hour
 
 
 def redis_connection(url: str | None = None) -> Any:

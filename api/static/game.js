@@ -605,6 +605,53 @@
     await refresh();
   }
 
+  // ----------------------------------------------------------------------- notifications ----
+  // The seat's own notification choices (GET/PUT …/notifications), read once per seat held, so a
+  // refresh after each event never overwrites what the player is typing.
+  var notifyFor = null, notifyHook = null;
+
+  async function loadNotify(mine) {
+    $("notify-box").hidden = !mine;
+    if (!mine || notifyFor === mine.seat + " " + mine.token) return;
+    notifyFor = mine.seat + " " + mine.token;
+    var res = await W.api("/api/v1/games/" + gameId + "/notifications", { token: mine.token });
+    if (res.ok) showNotify(res.body);
+  }
+
+  function checked(id) {
+    return Array.prototype.filter.call($(id).querySelectorAll("input"), function (i) { return i.checked; })
+      .map(function (i) { return i.value; });
+  }
+
+  function showNotify(n) {
+    $("n-email").value = n.email || "";
+    $("n-on").checked = !!n.notify;
+    $("n-digest").checked = !!n.digest;
+    $("n-webhook").value = n.webhook_url || "";
+    notifyHook = n.webhook_url || null;
+    ["n-events", "n-channels"].forEach(function (id) {
+      var want = id === "n-events" ? n.events : n.channels;
+      $(id).querySelectorAll("input").forEach(function (i) { i.checked = want.indexOf(i.value) >= 0; });
+    });
+    $("n-secret").hidden = !n.webhook_secret;
+    $("n-secret").textContent = n.webhook_secret
+      ? "Your webhook's secret, shown once (it signs each delivery): " + n.webhook_secret : "";
+  }
+
+  async function saveNotify(e) {
+    e.preventDefault();
+    var mine = W.keys.seat(gameId);
+    var body = { notify: $("n-on").checked, events: checked("n-events"), channels: checked("n-channels"),
+                 digest: $("n-digest").checked };
+    if ($("n-email").value.trim()) body.email = $("n-email").value.trim();
+    var hook = $("n-webhook").value.trim() || null;
+    if (hook !== notifyHook) body.webhook_url = hook;
+    var res = await W.api("/api/v1/games/" + gameId + "/notifications", { method: "PUT", body: body, token: mine.token });
+    if (!res.ok) { W.status("Notifications not saved: " + W.problem(res), "error"); return; }
+    showNotify(res.body);
+    W.status("Notifications saved.", "ok");
+  }
+
   /** A decision a standing order answered (StandingOrderUsed) is marked in the log and results; its
    * text names the standing order for its seat (and the umpire) only, as the API redacts it. */
   function answeredBy(line) {
@@ -754,6 +801,7 @@
     renderOrigin();
     renderPending();
     renderStanding();
+    await loadNotify(mine);
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
     renderSealed();
@@ -831,6 +879,7 @@
     $("paste").addEventListener("submit", paste);
     $("order").addEventListener("submit", send);
     $("standing-form").addEventListener("submit", setStanding);
+    $("notify-form").addEventListener("submit", saveNotify);
     $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
     $("concede").addEventListener("click", concede);

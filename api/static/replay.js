@@ -7,7 +7,8 @@
  *
  * Position = one frame (one event the viewer may see). Steps: event, operation (what one command
  * recorded, with the answer to a decision it asked for; to its last event), phase and turn, from
- * the frames' marks; the address holds the position (#seq=N).
+ * the frames' marks; the address holds the position (#seq=N). A link may start the replay
+ * elsewhere with ?from=SEQ (a turn mail's "from your last order"); #seq wins over it.
  */
 (function () {
   "use strict";
@@ -84,6 +85,14 @@
   function fromHash() {
     var m = /(?:^#|&)seq=(\d+)/.exec(location.hash);
     return m ? index(+m[1]) : null;
+  }
+
+  /** ?from=SEQ: the frame at or before SEQ; a seq past the end is the last frame, one that is
+   * not a number is ignored (the first frame). */
+  function fromQuery() {
+    var raw = new URLSearchParams(location.search).get("from");
+    var n = raw === null ? NaN : parseInt(raw, 10);
+    return isNaN(n) ? null : index(Math.max(0, n));
   }
 
   function where(f, n) {
@@ -385,7 +394,8 @@
     wire();
     document.addEventListener("warlog:verified", function () { go(at, "hash"); });
     var start = fromHash();
-    go(start === null ? 0 : start, start === null ? undefined : "hash");
+    if (start !== null) go(start, "hash");
+    else { start = fromQuery(); go(start === null ? 0 : start); }
     W.status("");
     document.body.dataset.ready = "true";
   }

@@ -192,6 +192,19 @@ def test_an_offline_replay_opened_at_an_address_starts_there(falklands, open_tab
     assert requests == [path.as_uri()] and tab.errors == []  # a fragment is not part of a request
 
 
+def test_an_offline_replay_opened_from_a_link_starts_at_its_from(falklands, open_tab):
+    """?from=SEQ (a turn mail's link) starts the file there too; #seq=N wins over it."""
+    made, _, path = falklands
+    frames = made["frames"]
+    n = len(frames) // 3
+    tab, _ = open_file(open_tab, path, fragment=f"?from={frames[n]['seq']}")
+    assert at(tab.page) == n and hash_seq(tab.page) == frames[n]["seq"]
+    tab, _ = open_file(open_tab, path, fragment=f"?from={frames[n]['seq']}#seq={frames[2]['seq']}")
+    assert at(tab.page) == 2
+    tab, _ = open_file(open_tab, path, fragment=f"?from={frames[-1]['seq'] + 50}")
+    assert at(tab.page) == len(frames) - 1 and tab.errors == []
+
+
 def test_the_offline_falklands_replay_fits_a_phone(falklands, open_tab, shots):
     _, _, path = falklands
     tab, requests = open_file(open_tab, path, 375, 740)

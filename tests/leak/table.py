@@ -17,10 +17,11 @@ def bearer(token: str) -> dict:
 
 class Table:
     """A public game of ``body`` (the create request), every seat joined with an e-mail address
-    for notifications; one seat, chosen at random, signs its orders with a key of its own."""
+    for notifications; one seat, chosen at random, signs its orders with a key of its own. With
+    ``seat_webhook``, one seat also has its own webhook and one (maybe the same) a daily digest."""
 
     def __init__(self, client, service, label: str, body: dict, rng: random.Random, *, mail_domain: str,
-                 webhook: tuple[str, str, str] | None = None):
+                 webhook: tuple[str, str, str] | None = None, seat_webhook: tuple[str, str] | None = None):
         self.client, self.service, self.label, self.rng = client, service, label, rng
         self.secrets = Secrets()
         self.leaks: list[Leak] = []
@@ -31,6 +32,7 @@ class Table:
         self.final: dict[str, list[tuple[str, str]]] = {}  # reader name -> what it read at the end
         self.mails: dict[str, int] = {}  # seat -> mails it got (after the end)
         self.webhooks = 0  # webhook deliveries of the game (after the end)
+        self.seat_webhooks = self.digests = 0  # a seat's own webhook deliveries; the digest seat's digests
         r = client.post(f"{API}/games", json={**body, "public": True})
         assert r.status_code == 201, r.json
         self.game_id = r.json["game_id"]
@@ -55,6 +57,17 @@ class Table:
             url, secret, fmt = webhook
             w = client.put(f"{API}/games/{self.game_id}/webhook", json={"url": url, "secret": secret, "format": fmt},
                            headers=self.admin)
+            assert w.status_code == 200, w.json
+        self.hooked_seat = self.digest_seat = None
+        if seat_webhook is not None:  # chosen by the game id, so the game's own rng draws as before
+            url, secret = seat_webhook
+            choose = random.Random(self.game_id)
+            self.hooked_seat, self.digest_seat = choose.choice(self.seats), choose.choice(self.seats)
+            w = client.put(f"{API}/games/{self.game_id}/notifications", headers=self.headers[self.hooked_seat],
+                           json={"channels": ["email", "webhook"], "webhook_url": url, "webhook_secret": secret})
+            assert w.status_code == 200, w.json
+            w = client.put(f"{API}/games/{self.game_id}/notifications", headers=self.headers[self.digest_seat],
+                           json={"digest": True})
             assert w.status_code == 200, w.json
         self.readers = [*(Reader(s, s, self.headers[s]) for s in self.seats), Reader("spectator", None, {}),
                         Reader("admin", None, self.admin)]

@@ -1,8 +1,9 @@
 """The leak test (issue 34, section 5; docs/testing.md): random games of every ruleset with hidden
 information, played over the HTTP API, and everything each seat, a spectator and the admin can
 read of them searched for what they have not been shown — state, lines, the live stream, their
-export, legal orders, the answers to their orders and refusals, notification mails (a real SMTP
-server) and webhooks (a real HTTP receiver), the replays and statistics a real rq worker made.
+export, legal orders, the answers to their orders and refusals, notification mails and daily
+digests (a real SMTP server), the game's webhook and a seat's own (real HTTP receivers), the
+replays and statistics a real rq worker made.
 
 All games are played once for the module (``played``); each test then reads its part of the
 report. The same harness finds the leaks of the test-only rulesets that leak on purpose
@@ -19,6 +20,7 @@ import re
 import secrets
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from redis import Redis
@@ -81,7 +83,8 @@ def played(tmp_path_factory, redis_url):
     done = Played()
     try:
         with pytest.MonkeyPatch.context() as env, smtp_server() as (box, port), \
-                webhook_receiver(WEBHOOK_SECRET) as (receiver, hook_url):
+                webhook_receiver(WEBHOOK_SECRET) as (receiver, hook_url), \
+                webhook_receiver(WEBHOOK_SECRET) as (seat_receiver, seat_hook_url):
             env.setenv("WARLOG_STREAM_MAX_SECONDS", "0.01")  # a stream of a game in play ends after its backlog
             env.setenv("WARLOG_STREAM_POLL_SECONDS", "0.05")
             env.setenv("WARLOG_WEBHOOK_ALLOW", "127.0.0.0/8")
@@ -95,11 +98,13 @@ def played(tmp_path_factory, redis_url):
                     game_rng = random.Random(rng.randrange(2**32))
                     t = Table(client, service, f"{label} #{n + 1}", make_body(game_rng), game_rng,
                               mail_domain="leak.example",
-                              webhook=(hook_url, WEBHOOK_SECRET, notify.FORMATS[n % len(notify.FORMATS)]))
+                              webhook=(hook_url, WEBHOOK_SECRET, notify.FORMATS[n % len(notify.FORMATS)]),
+                              seat_webhook=(seat_hook_url, WEBHOOK_SECRET))
                     play(t, game_rng)
                     t.check("at the end", full=True)
                     done.tables[label].append(t)
-            _made_after_the_end(service, client, rq, root / "data", artifacts, box, port, receiver, done)
+            _made_after_the_end(service, client, rq, root / "data", artifacts, box, port, receiver, seat_receiver,
+                                done)
     finally:
         leaky.unregister()
         remove_queue(rq.conn, rq.queue, rq.job_ids)
@@ -108,10 +113,11 @@ def played(tmp_path_factory, redis_url):
     return done
 
 
-def _made_after_the_end(service, client, rq, data_dir, artifacts, box, port, receiver, done: Played) -> None:
-    """The notification dispatcher (its mails to a real SMTP server, its webhooks to a real
-    receiver) and the replays it queues at each game's end, the statistics a seat asks for, all
-    made by a real rq worker; then what each reader gets of them, checked."""
+def _made_after_the_end(service, client, rq, data_dir, artifacts, box, port, receiver, seat_receiver,
+                        done: Played) -> None:
+    """The notification dispatcher (its mails and a day's digests to a real SMTP server, its
+    webhooks to real receivers) and the replays it queues at each game's end, the statistics a
+    seat asks for, all made by a real rq worker; then what each reader gets of them, checked."""
     q = rqueue.get_queue(rq.conn, rq.queue)
     smtp = notify.SmtpSettings(host="127.0.0.1", port=port, sender="warlog@leak.example", timeout=5)
     rows: list[dict] = []
@@ -119,6 +125,7 @@ def _made_after_the_end(service, client, rq, data_dir, artifacts, box, port, rec
                             on_end=lambda gid, version: work.enqueue_replays(q, gid, version, str(artifacts)))
     while dispatcher.run_batch():
         pass
+    dispatcher.sweep_digests(datetime.now(timezone.utc) + timedelta(days=1))  # a day later: the digests
     for row in rows:
         deliver(service, row["game_id"], row["seq"], row["channel"], row["seat"], smtp=smtp, public_url=PUBLIC)
     tables = [t for ts in done.tables.values() for t in ts]
@@ -126,9 +133,12 @@ def _made_after_the_end(service, client, rq, data_dir, artifacts, box, port, rec
         r = client.post(f"/api/v1/games/{t.game_id}/statistics", headers=t.headers[t.seats[0]])
         assert r.status_code == 202, r.json
     rq.work(data_dir, module="tests.leak.worker")
-    posts = defaultdict(list)  # by the game of the webhook-id (<game id>:<seq>:webhook:), whatever the format
+    # By the game of the webhook-id (<game id>:<seq>:webhook:<seat>), whatever the format.
+    posts, seat_posts = defaultdict(list), defaultdict(list)
     for post in receiver.posts:
         posts[post["headers"]["webhook-id"].split(":")[0]].append(post)
+    for post in seat_receiver.posts:
+        seat_posts[post["headers"]["webhook-id"].split(":")[0]].append(post)
     for t in tables:
         for reader in t.readers:
             mails = [(int(msg["X-Warlog-Seq"]), "mail", f"{msg['Subject']}\n{msg.get_payload(decode=True).decode()}")
@@ -138,8 +148,13 @@ def _made_after_the_end(service, client, rq, data_dir, artifacts, box, port, rec
         hooks = [(int(post["headers"]["webhook-id"].split(":")[1]), "webhook", post["raw"].decode())
                  for post in posts[t.game_id]]
         t.check_texts(Reader("webhook", None, {}), Texts(), hooks)
+        assert all(post["valid"] for post in seat_posts[t.game_id])
+        own = [(post["body"]["seq"], "seat webhook", post["raw"].decode()) for post in seat_posts[t.game_id]]
+        t.check_texts(Reader(t.hooked_seat, t.hooked_seat, t.headers[t.hooked_seat]), Texts(), own)
         t.mails = {seat: len(box.to(t.emails[seat])) for seat in t.seats}
         t.webhooks = len(posts[t.game_id])
+        t.seat_webhooks = len(seat_posts[t.game_id])
+        t.digests = sum(1 for msg in box.to(t.emails[t.digest_seat]) if "daily digest" in msg["Subject"])
 
 
 # =================================================================================== tests ====
@@ -173,6 +188,7 @@ def test_every_kind_of_reader_and_artifact_was_read(played):
     tables = [t for ts in played.tables.values() for t in ts]
     assert sum(sum(t.mails.values()) for t in tables) > len(tables)
     assert all(t.webhooks for t in tables)
+    assert sum(t.seat_webhooks for t in tables) and sum(t.digests for t in tables)
     surfaces = {surface for t in tables for texts in t.final.values() for surface, _ in texts}
     assert {"export", "stream", "legal orders", "refusals", "order answers", "events, 1 at a time",
             "replay frames", "state at turn 1"} <= surfaces, surfaces
@@ -209,6 +225,7 @@ def test_the_harness_finds_a_view_that_leaks_the_state(played):
 def test_the_harness_finds_a_line_and_its_readable_text_that_leak(played):
     found = _surfaces(played, "leaky-purpose")
     assert {"history", "dice audit", "events", "events, 1 at a time", "export", "stream", "mail", "webhook",
+            "seat webhook",
             "replay frames", "replay (the worker's frames)", "replay (the offline HTML file)"} <= set(found), \
         report(played.leaks("leaky-purpose"))
 

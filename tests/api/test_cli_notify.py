@@ -1,0 +1,52 @@
+"""``warlog notify``: a seat shows and changes its notification choices from the command line,
+against a live server (the fixtures of test_client); another seat's choices stay its own."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
+from workers import webhook_target
+from workers.dispatch import NotifyStore
+from domain.service import Warlog
+
+
+@pytest.fixture
+def hooks_example(monkeypatch):
+    """hooks.example resolves to a public address (never connected to), without asking DNS."""
+    real = webhook_target.resolve
+    monkeypatch.setattr(webhook_target, "resolve", lambda host, port: (
+        [ipaddress.ip_address("93.184.216.34")] if host == "hooks.example" else real(host, port)))
+
+
+def test_a_seat_changes_its_choices_and_reads_them_back(server, alice, bob, hooks_example):
+    game_id = started_game(server, alice, bob)
+    code, out, err = bob("notify", game_id)
+    assert code == 0, err
+    assert "Red: no address" in out and "events: your_move, decision, take_back, game_over" in out
+    assert "channels: email" in out and "webhook: none" in out
+
+    code, out, err = bob("notify", game_id, "--email", "bob@example.org", "--events", "your_move,game_over",
+                         "--channels", "email,webhook", "--digest", "--webhook", "https://hooks.example/bob")
+    assert code == 0, err
+    assert "Red: mail to bob@example.org" in out and "events: your_move, game_over" in out
+    assert "channels: email, webhook; a daily digest instead of each mail" in out
+    secret = out.split("webhook secret (shown once): ")[1].split()[0]
+    service = Warlog(server.config)
+    try:
+        stored = NotifyStore.for_service(service).seat_webhook(game_id, "Red")
+    finally:
+        service.close()
+    assert stored == {"url": "https://hooks.example/bob", "secret": secret}
+
+    settings = bob.json("notify", game_id, "--off", "--no-digest")
+    assert settings["notify"] is False and settings["digest"] is False and settings["webhook_secret"] is None
+    assert settings["events"] == ["your_move", "game_over"] and settings["webhook_url"] == "https://hooks.example/bob"
+    assert alice.json("notify", game_id)["email"] is None  # Blue's own, not Red's
+
+    code, out, err = bob("notify", game_id, "--events", "birthdays")
+    assert code != 0 and "events" in err
+    code, out, err = bob("notify", game_id, "--webhook", "", "--channels", "email")
+    assert code == 0 and "webhook: none" in out, err
