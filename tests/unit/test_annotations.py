@@ -17,6 +17,7 @@ from domain.verify import to_line, verify_text
 from domain.visibility import filter_lines
 from projections.narrate import describe
 from tests.unit.test_game import emitted, seed_for, started
+from workers import notify
 from tests.unit.test_signatures import rechained
 from tests.unit.test_signed_commands import keyed, signed
 
@@ -133,3 +134,16 @@ def test_a_keyed_seat_signs_its_annotations_and_every_copy_of_the_export_verifie
               and line["data"]["kind"] == signatures.PRIVATE_ANNOTATION)
     tampered[at] = {**tampered[at], "data": {**tampered[at]["data"], "kind": signatures.ANNOTATION}}
     assert not verify_text(rechained(tampered))[0].ok
+
+
+def test_an_annotation_notifies_nobody_during_the_game_or_after_it():
+    g = started()
+    g.annotate("seat", "Blue", "a-1", 1, "a note", False)
+    g.concede("Red", seed_for)
+    g.annotate("seat", "Red", "r-1", 1, "after-action report", True)
+    lines = [to_line(e) for e in g.pending_events]
+    notes = [c for c in notify.commands(lines) if c.lines[0]["type"] == "AnnotationAdded"]
+    assert len(notes) == 2 and all(len(c.lines) == 1 for c in notes)  # each a command of its own
+    seats = ["Blue", "Red"]  # freeform: every seat may act, so only a hand-over or the end would tell them
+    for command in notes:
+        assert notify.recipients(command, seats, seats, seats) == {}
