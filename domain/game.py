@@ -924,6 +924,10 @@ class Game(Aggregate):
         _storable("annotation", text, "text")
         if not isinstance(private, bool):
             raise InvalidOrder("'private' is true or false", rule=ANNOTATION_RULE, field="private")
+        # A keyed seat's signature is checked before the id is looked up, as an order's: a resend is checked too.
+        kind = signatures.PRIVATE_ANNOTATION if private else signatures.ANNOTATION
+        signature = None if seat is None else self._check_command_signature(
+            seat, kind, {"annotation_id": annotation_id, "about_seq": about_seq, "text": text}, signed)
         digest = chain.digest({"author": author, "role": role, "about_seq": about_seq, "text": text,
                                "private": private})
         known = (self.annotations or {}).get(annotation_id)
@@ -931,9 +935,6 @@ class Game(Aggregate):
             if known["digest"] != digest:
                 raise IdempotencyConflict(f"annotation id {annotation_id!r} was used for another annotation")
             return known["seq"], known["last"]
-        kind = signatures.PRIVATE_ANNOTATION if private else signatures.ANNOTATION
-        signature = None if seat is None else self._check_command_signature(
-            seat, kind, {"annotation_id": annotation_id, "about_seq": about_seq, "text": text}, signed)
         self.trigger_event(ev.AnnotationAdded, annotation_id=annotation_id, seat=seat, author=author, role=role,
                            about_seq=about_seq, text=text, private=private)
         self._record_command_signature(seat, kind, signature)

@@ -114,7 +114,10 @@ def test_a_keyed_seat_signs_its_annotations_and_every_copy_of_the_export_verifie
     result = app.annotate(gid, "seat", "Blue", "a-1", 1, "secret", True,
                           **signed(key, gid, signatures.PRIVATE_ANNOTATION, fields, head))
     assert [line["type"] for line in result.events] == ["AnnotationAdded", "CommandSigned"]
-    again = app.annotate(gid, "seat", "Blue", "a-1", 1, "secret", True)  # the same id: its first result
+    with pytest.raises(SignatureRequired):  # a resend is checked as the first was
+        app.annotate(gid, "seat", "Blue", "a-1", 1, "secret", True)
+    again = app.annotate(gid, "seat", "Blue", "a-1", 1, "secret", True,  # the same id: its first result
+                         **signed(key, gid, signatures.PRIVATE_ANNOTATION, fields, result.chain_head))
     assert again.replayed and [line["hash"] for line in again.events] == [line["hash"] for line in result.events]
     app.annotate(gid, "seat", "Red", "r-1", 2, "public words", False)  # Red has no key
     app.concede(gid, "Red")
