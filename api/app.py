@@ -14,6 +14,7 @@ from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider
 from api.limits import CreationLog
 from api.notify_settings import bp as notify_settings_bp
+from api.annotations import bp as annotations_bp
 from api.standing import bp as standing_bp
 from api.openapi import bp as openapi_bp
 from api.pages import bp as pages_bp
@@ -198,6 +199,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(jobs_bp)
     app.register_blueprint(notify_settings_bp)
     app.register_blueprint(standing_bp)
+    app.register_blueprint(annotations_bp)
     app.register_blueprint(pages_bp)
 
     @app.after_request

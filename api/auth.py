@@ -2,6 +2,8 @@
 
 - no token, or a token for another game: a spectator of a public game; a private or unknown game
   is 404 either way, so nobody learns that a private game exists;
+- a spectator token (issued by the admin, with a name): a spectator of this game, public or
+  private, known by that name (it annotates under it once the game has ended);
 - a token that is not a token at all, or a revoked umpire token: 401;
 - a valid token for this game without the needed role (an umpire ordering, a seat issuing umpire
   tokens): 403.
@@ -13,12 +15,11 @@ from dataclasses import dataclass
 
 from flask import current_app, request
 
-from domain.access import ADMIN, SEAT, UMPIRE, AccessStore
+from domain.access import ADMIN, SEAT, SPECTATOR, UMPIRE, AccessStore
 from api.problems import ApiProblem
 from domain.rulesets import UMPIRE as UMPIRE_VIEWER
 from domain.service import parse_game_id
 
-SPECTATOR = "spectator"
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="warlog"'}
 
 
@@ -27,6 +28,7 @@ class Caller:
     game_id: str
     role: str  # admin, seat, umpire or spectator
     seat: str | None = None
+    name: str | None = None  # a spectator token's name; None for a spectator without a token
 
     @property
     def viewer(self) -> str | None:
@@ -71,6 +73,8 @@ def caller_for(game_id: str, need: str | None = None) -> Caller:
             why = ("umpires see everything and change nothing" if grant.role == UMPIRE
                    else f"this needs {_a(need)} token, not {_a(grant.role)} token")
             raise ApiProblem("forbidden", why)
+    if mine and grant.role == SPECTATOR:
+        return Caller(gid, SPECTATOR, name=grant.seat)
     if mine:
         return Caller(gid, grant.role, grant.seat)
     return Caller(gid, SPECTATOR)

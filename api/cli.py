@@ -502,7 +502,8 @@ class Session:
         return server
 
     def token(self, game_id: str | None, need: str) -> str | None:
-        """``need``: "seat" (orders), "admin" (umpire tokens) or "read" (any token, or none)."""
+        """``need``: "seat" (orders), "admin" (umpire tokens), "write" (annotations: a seat's, the
+        umpire's or a spectator token) or "read" (any token, or none)."""
         given = getattr(self.args, "token", None) or os.environ.get("WARLOG_TOKEN")
         if given:
             return given
@@ -520,6 +521,12 @@ class Session:
                 raise UsageError(f"no token saved for seat {seat} of game {game_id}")
             return token
         token = entry.get("token")
+        if need == "write":
+            token = token or entry.get("umpire_token") or entry.get("spectator_token")
+            if not token:
+                raise UsageError(f"no seat, umpire or spectator token saved for game {game_id}: join it, or ask "
+                                 "its admin for a spectator token ('warlog spectator-token'), or give --token")
+            return token
         if token or need == "seat":
             if not token:
                 raise UsageError(f"no seat token for game {game_id}: join it first ('warlog join'), "
@@ -1430,6 +1437,35 @@ def cmd_umpire_token(args: argparse.Namespace) -> int:
     return EXIT_OK if path else EXIT_USAGE
 
 
+def cmd_spectator_token(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    body = session.client(game_id, "admin").spectator_token(game_id, args.name)
+    _emit(args, body, lambda b: say(f"spectator token of {b.get('name')} for game {b.get('game_id')}: {b.get('token')}"))
+    if args.keep:
+        path = _save_or_warn(session, game_id, spectator_token=body.get("token"))
+        if path and not args.json:
+            say(f"saved it to {path}")
+        return EXIT_OK if path else EXIT_USAGE
+    return EXIT_OK
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "write")
+    annotation_id = args.annotation_id or str(uuid.uuid4())
+    kind = "private_annotation" if args.private else "annotation"
+    # Signed when a seat's key is kept here; the server ignores a signature from the umpire or a spectator.
+    signed = _sign_command(session, client, game_id, kind, {"annotation_id": annotation_id, "about_seq": args.seq,
+                                                            "text": args.text})
+    result = client.annotate(game_id, args.seq, args.text, private=args.private, annotation_id=annotation_id,
+                             **signed)
+    _keep_signed_head(session, game_id, result)
+    what = "private annotation" if args.private else "annotation"
+    return _emit(args, result, lambda r: _print_result(r, f"{what} {annotation_id} on event {args.seq} recorded"))
+
+
 def cmd_umpire_propose(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1595,8 +1631,16 @@ def cmd_history(args: argparse.Namespace) -> int:
                     say(f"    {who}{order}")
                     for line in op.get("lines") or []:
                         say("      " + _event_line(line))
+                        for note in line.get("annotations") or []:
+                            say("        " + _annotation_line(note))
 
     return _emit(args, body, human)
+
+
+def _annotation_line(note: dict) -> str:
+    """One annotation under the event it is about: who (a spectator marked), private or not, the text."""
+    who = note.get("author") if note.get("role") != "spectator" else f"spectator {note.get('author')}"
+    return f"note #{note.get('seq')} by {who}{' (private)' if note.get('private') else ''}: {note.get('text')}"
 
 
 def cmd_dice(args: argparse.Namespace) -> int:
@@ -1785,8 +1829,8 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 CLIENT_EPILOG = f"""\
 Client commands (new, sandbox, join, games, show, legal, order, seal, reveal, state, history, dice, watch,
-take-back, answer-take-back, concede, client-seed, standing, umpire-token, umpire-propose, umpire-answer,
-umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a warlog server: --server or
+take-back, answer-take-back, concede, client-seed, standing, annotate, spectator-token, umpire-token,
+umpire-propose, umpire-answer, umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a warlog server: --server or
 WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
@@ -1969,6 +2013,24 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     _add_access(p)
     p.set_defaults(func=cmd_concede)
+
+    p = sub.add_parser("annotate", help="comment on an event of the log (public, or --private: you and the umpire)")
+    p.add_argument("game_id")
+    p.add_argument("seq", type=int, help="the seq of the event (warlog history lists them)")
+    p.add_argument("text")
+    p.add_argument("--private", action="store_true", help="only your seat and the umpire read it")
+    p.add_argument("--annotation-id", help="the annotation's id (Idempotency-Key; default: a fresh one): "
+                                           "sending it again records nothing")
+    _add_access(p)
+    p.set_defaults(func=cmd_annotate)
+
+    p = sub.add_parser("spectator-token", help="(admin) issue a named spectator token: it reads the game, "
+                                               "and annotates it once it has ended")
+    p.add_argument("game_id")
+    p.add_argument("name")
+    p.add_argument("--keep", action="store_true", help="save it in this machine's config for this game")
+    _add_access(p)
+    p.set_defaults(func=cmd_spectator_token)
 
     p = sub.add_parser("client-seed", help="change your client seed (mixed into the dice from the next epoch)")
     p.add_argument("game_id")

@@ -264,6 +264,18 @@ class WarlogClient:
         """Needs the game's admin token, and an umpire the game's log appoints."""
         return self._json("POST", f"/games/{_quote(game_id)}/umpire-tokens")
 
+    def spectator_token(self, game_id: str, name: str) -> dict:
+        """Needs the game's admin token: a named spectator token (reads; annotates after the end)."""
+        return self._json("POST", f"/games/{_quote(game_id)}/spectator-tokens", body={"name": name})
+
+    def annotate(self, game_id: str, about_seq: int, text: str, *, private: bool = False,
+                 annotation_id: str | None = None, signature: str | None = None, head: str | None = None) -> dict:
+        """Annotate event ``about_seq``. ``annotation_id`` is the Idempotency-Key (default: a fresh
+        uuid4): the same id and annotation again records nothing and returns the first result."""
+        headers = {"Idempotency-Key": annotation_id or str(uuid.uuid4()), **_signed_headers(signature, head)}
+        return self._json("POST", f"/games/{_quote(game_id)}/annotations",
+                          body={"about_seq": about_seq, "text": text, "private": private}, headers=headers)
+
     def propose_umpire(self, game_id: str, umpire: str) -> dict:
         """Needs the game's admin token; every seat then accepts (``answer_umpire``)."""
         return self._json("POST", f"/games/{_quote(game_id)}/umpire", body={"umpire": umpire})

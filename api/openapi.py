@@ -28,7 +28,7 @@ from flask import Blueprint, Flask, current_app, jsonify, make_response, render_
 from markupsafe import Markup, escape
 from marshmallow import Schema, fields, validate
 
-from api import notify_settings, reads, schemas, standing
+from api import annotations, notify_settings, reads, schemas, standing
 from api.problems import PROBLEM_JSON, PROBLEMS
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
@@ -41,14 +41,18 @@ HTML = "text/html"
 
 # Who may call an operation (x-warlog-auth); docs/api.md explains the model.
 NONE, ANY, SEAT, ADMIN = "none", "any token", "seat", "admin"
+WRITER = "seat, umpire or spectator"  # who may annotate
 AUTH_TEXT = {
     NONE: "No token: the endpoint does not look at Authorization.",
     ANY: "Optional. A token of this game of any role (admin, seat, umpire) reads what that role "
          "may see; without one a public game is read as a spectator and a private game is 404.",
     SEAT: "A seat token of this game (Authorization: Bearer wls_…).",
     ADMIN: "The game's admin token (Authorization: Bearer wla_…), returned once at creation.",
+    WRITER: "A seat token, the umpire's token (wlu_…) or, once the game has ended, a spectator token "
+            "(wlv_…) the admin issued; not the admin token, nor no token.",
 }
-_SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}], ADMIN: [{"bearerAuth": []}]}
+_SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}], ADMIN: [{"bearerAuth": []}],
+             WRITER: [{"bearerAuth": []}]}
 
 # Problem codes shared by many rows of the table. store_unavailable (503) and internal_error (500)
 # are added to every operation.
@@ -130,7 +134,8 @@ PARAMETERS: dict[str, dict] = {
                        "\"concede\" (no fields), \"take_back\" (reason), \"take_back_answer\" (accept), "
                        "\"standing_order\" (policy_id, decision_kind, policy as the rules record it), "
                        "\"standing_order_cancel\" (policy_id), \"client_seed\" (client_seed), \"umpire_answer\" "
-                       "(accept), each recorded as CommandSigned right after the command's line "
+                       "(accept), \"annotation\" or, for a private one, \"private_annotation\" (annotation_id, "
+                       "about_seq, text), each recorded as CommandSigned right after the command's line "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -549,6 +554,33 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "orders for, with the rule and the policy's form.",
         replies={200: Reply("the standing orders", standing.StandingOrders, headers=("ETag",))},
         problems=(*AUTH_WRITE, *LOADS)),
+    # ---- annotations (api/annotations.py)
+    ("post", "/api/v1/games/{game_id}/annotations"): Op(
+        "Annotate an event of the log", WRITER, tag="orders",
+        params=(*_GAME, "IdempotencyKey", "WarlogSignature", "WarlogHead"), body=annotations.AnnotationBody,
+        description="A comment on event `about_seq`, recorded as AnnotationAdded, during the game or after it "
+                    "(an after-action report): by a seat, the umpire, or once the game has ended a spectator "
+                    "token's holder. Not an order: it rolls nothing and changes nobody's move. `private`: its "
+                    "text is read by its seat and the umpire only (an umpire's by the umpire only); a "
+                    "spectator's are public (422 invalid_order). The Idempotency-Key is the annotation's id: "
+                    "the same key with the same annotation returns the first result (200), with another "
+                    "422 idempotency_conflict. An event that does not exist, or that is an annotation, is "
+                    "422 invalid_order; a spectator before the end 422 rule_violation. The history shows "
+                    "each annotation beside its event." + _signs("annotation") +
+                    " A private one's kind is \"private_annotation\", and its signature is hidden with its text.",
+        replies={201: Reply("the annotation was recorded", schemas.CommandResult, headers=("ETag",)),
+                 200: Reply("this Idempotency-Key was recorded before with the same annotation: its first "
+                            "result, nothing new recorded", schemas.CommandResult,
+                            headers=("ETag", "IdempotentReplayed"))},
+        problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
+                  "idempotency_conflict", "version_conflict", *_SIGNED)),
+    ("post", "/api/v1/games/{game_id}/spectator-tokens"): Op(
+        "Issue a spectator token", ADMIN, tag="umpire", params=_GAME, body=annotations.SpectatorTokenBody,
+        description="A named spectator token (wlv_…): it reads the game as a spectator does (public "
+                    "information only), a private game too, and once the game has ended annotates under its "
+                    "name. It is kept beside the log, not in it; the name is recorded with each annotation.",
+        replies={201: Reply("a new spectator token, shown once", annotations.SpectatorToken)},
+        problems=(*AUTH_WRITE, *BODY)),
     # ---- reads (api/reads.py, api/stream.py). Every read but the stream answers with ETag.
     ("get", "/api/v1/games/{game_id}/state"): Op(
         "The game state, now or at a point in the past", ANY, tag="reads", params=(*_GAME, reads.StateQuery),

@@ -212,10 +212,21 @@ class VPBody(Schema):
     track = fields.List(fields.Nested(VPEntry))
 
 
+class Annotation(Schema):
+    annotation_id = fields.String()
+    seq = fields.Integer(metadata={"description": "the seq of its AnnotationAdded"})
+    author = fields.String(metadata={"description": "a seat, the umpire's name or a spectator's name"})
+    role = fields.String(metadata={"description": "seat, umpire or spectator"})
+    private = fields.Boolean()
+    text = fields.String()
+
+
 class HistoryLine(Schema):
     seq = fields.Integer()
     type = fields.String()
     text = fields.String()
+    annotations = fields.List(fields.Nested(Annotation), metadata={
+        "description": "the annotations on this event the caller may read, oldest first (docs/api.md, Annotations)"})
 
 
 class Operation(Schema):

@@ -17,8 +17,10 @@ from typing import Any
 
 from domain.storage import SqlTables
 
-ADMIN, SEAT, UMPIRE = "admin", "seat", "umpire"
-TOKEN_PREFIX = {ADMIN: "wla_", SEAT: "wls_", UMPIRE: "wlu_"}
+ADMIN, SEAT, UMPIRE, SPECTATOR = "admin", "seat", "umpire", "spectator"
+# A spectator token is a named reader the admin invites (docs/api.md, "Annotations"): it reads what
+# any spectator reads, a private game too, and annotates under its name once the game has ended.
+TOKEN_PREFIX = {ADMIN: "wla_", SEAT: "wls_", UMPIRE: "wlu_", SPECTATOR: "wlv_"}
 INVITE_PREFIX = "wli_"
 TOKEN_ID_LENGTH = 16  # hex digits of a token's SHA-256 that name it in a listing: never the secret
 
@@ -42,7 +44,7 @@ class Grant:
 
     game_id: str
     role: str
-    seat: str | None = None
+    seat: str | None = None  # a seat token's seat; a spectator token's name (the same column)
 
 
 class AccessStore(SqlTables):
@@ -92,6 +94,7 @@ class AccessStore(SqlTables):
         return admin, invites
 
     def issue_token(self, game_id: str, role: str, seat: str | None = None) -> str:
+        """A new token of ``role``; ``seat`` is a seat token's seat, or a spectator token's name."""
         token = new_secret(TOKEN_PREFIX[role])
         self._run("INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                   "VALUES (?, ?, ?, ?, ?)", (_hash(token), game_id, role, seat, _now()))

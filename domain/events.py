@@ -686,10 +686,26 @@ class SealedOrderRefused(GameEvent):
     reason: str
 
 
+# Annotations: comments on the log, by a seat, the umpire or (after the end) a spectator ----------
+class AnnotationAdded(GameEvent):
+    """``author`` comments ``text`` on event ``about_seq`` (docs/api.md, "Annotations"). ``role`` is
+    "seat" (then ``seat`` names it), "umpire" (its name) or "spectator" (the name its token was
+    given). A ``private`` annotation's text is read by its seat and the umpire only. Not an order:
+    it neither rolls nor enters the dice, and it is accepted after the game has ended."""
+
+    annotation_id: str
+    seat: str | None
+    author: str
+    role: str
+    about_seq: int
+    text: str
+    private: bool
+
+
 # Commands other than orders: each ends the run of the order before it, so neither they nor what
 # they cause belong to an order (take-back ranges, history operations, superseded marks).
 COMMAND_EVENTS = (SeatJoined, SeatKeyRegistered, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
                   UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked,
-                  StandingOrderSet, StandingOrderCancelled,
+                  StandingOrderSet, StandingOrderCancelled, AnnotationAdded,
                   SealedRoundOpened, OrderSealed, OrderRevealed, SealedOrdersCarriedOut, SealedOrderRefused)
 COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

@@ -60,6 +60,10 @@ SEALED_SEED = -1  # the sealed dice stream's seed: epoch -1 of warlog_dice_seeds
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
 MAX_REASON = 1000  # a take-back request's reason
 MAX_POLICY_ID = 80  # a standing order's name
+MAX_ANNOTATION = 4000  # an annotation's text, in characters: an after-action report of a page or two
+MAX_ANNOTATION_ID = 200  # as an order id (api/games.py MAX_ORDER_ID)
+ANNOTATION_RULE = "annotations"  # the rule an annotation's refusal names (docs/api.md, "Annotations")
+ANNOTATION_ROLES = ("seat", "umpire", "spectator")
 # Standing orders that may answer within one order, one after the other: past this the seat is
 # asked (a ruleset whose policies keep raising decisions must not loop for ever).
 MAX_STANDING_ANSWERS = 50
@@ -318,6 +322,10 @@ class Game(Aggregate):
     # Standing orders: {seat: {policy_id: {decision_kind, policy, rule, set}}}, replaced, never
     # changed in place (a class default, for snapshots taken before standing orders existed).
     standing_orders: dict | None = None
+    # Annotations: {annotation_id: {seq, about_seq, digest}}, and the seqs of their lines (with their
+    # signatures'), replaced, never changed in place (class defaults, for older snapshots).
+    annotations: dict | None = None
+    annotation_lines: tuple | list = ()
     # Where the game started, when not from the standard set-up: {"position", "title"} of a named
     # position; {"source", "at", "at_hash", "by"} of a sandbox. Class defaults, for old snapshots.
     position: dict | None = None
@@ -895,6 +903,68 @@ class Game(Aggregate):
                                order=order, rule=entry["rule"])
             self._record(outcomes, seed_for)
 
+    # -------------------------------------------------------------------------- annotations --
+    def annotate(self, role: str, author: str | None, annotation_id: str, about_seq: Any, text: Any, private: Any,
+                 signed: Signed | None = None) -> tuple[int, int] | None:
+        """``author`` (a seat for role "seat"; the spectator's name for role "spectator"; ignored for
+        the umpire, whose name the log holds) comments ``text`` on event ``about_seq``, during the
+        game or after it. Not an order: no dice, no turn, nobody's move. The same annotation id
+        again with the same content records nothing and returns the (first, last) seqs it recorded."""
+        if role not in ANNOTATION_ROLES:
+            raise InvalidOrder(f"an annotation's author is a seat, the umpire or a spectator, not {role!r}",
+                               rule=ANNOTATION_RULE)
+        seat = None
+        if role == "seat":
+            self._check_seat(author)
+            if author == SYSTEM:
+                raise RuleViolation("seats", "the system seat is played by the server")
+            if not self.seats[author]["handle"]:
+                raise RuleViolation("seats", f"seat {author!r} has not joined")
+            seat = author
+        elif role == "umpire":
+            if self.umpire is None:
+                raise RuleViolation(UMPIRE_RULE, "no umpire is appointed")
+            author = self.umpire["name"]
+        else:
+            if not self.is_ended:
+                raise RuleViolation(ANNOTATION_RULE, "spectators annotate a game once it has ended")
+            if private:
+                raise InvalidOrder("a spectator's annotations are public: only seats and the umpire keep "
+                                   "private ones", rule=ANNOTATION_RULE, field="private")
+            if not isinstance(author, str) or not author.strip():
+                raise InvalidOrder("a spectator annotates under the name its token was given", rule=ANNOTATION_RULE)
+        if not isinstance(annotation_id, str) or not annotation_id or len(annotation_id) > MAX_ANNOTATION_ID \
+                or not annotation_id.isprintable():
+            raise InvalidOrder(f"an annotation id is 1 to {MAX_ANNOTATION_ID} printable characters",
+                               rule=ANNOTATION_RULE, field="annotation_id")
+        if isinstance(about_seq, bool) or not isinstance(about_seq, int) or not 1 <= about_seq <= self.version:
+            raise InvalidOrder(f"'about_seq' is the seq of an event of this game, 1 to {self.version}; "
+                               f"not {about_seq!r}", rule=ANNOTATION_RULE, field="about_seq")
+        if about_seq in self.annotation_lines:
+            raise InvalidOrder(f"event {about_seq} is an annotation: annotate the event it is about",
+                               rule=ANNOTATION_RULE, field="about_seq")
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_ANNOTATION:
+            raise InvalidOrder(f"an annotation is text of 1 to {MAX_ANNOTATION} characters",
+                               rule=ANNOTATION_RULE, field="text")
+        _storable("annotation", text, "text")
+        if not isinstance(private, bool):
+            raise InvalidOrder("'private' is true or false", rule=ANNOTATION_RULE, field="private")
+        # A keyed seat's signature is checked before the id is looked up, as an order's: a resend is checked too.
+        kind = signatures.PRIVATE_ANNOTATION if private else signatures.ANNOTATION
+        signature = None if seat is None else self._check_command_signature(
+            seat, kind, {"annotation_id": annotation_id, "about_seq": about_seq, "text": text}, signed)
+        digest = chain.digest({"author": author, "role": role, "about_seq": about_seq, "text": text,
+                               "private": private})
+        known = (self.annotations or {}).get(annotation_id)
+        if known is not None:
+            if known["digest"] != digest:
+                raise IdempotencyConflict(f"annotation id {annotation_id!r} was used for another annotation")
+            return known["seq"], known["last"]
+        self.trigger_event(ev.AnnotationAdded, annotation_id=annotation_id, seat=seat, author=author, role=role,
+                           about_seq=about_seq, text=text, private=private)
+        self._record_command_signature(seat, kind, signature)
+        return None
+
     def _opening(self, seed_for: SeedFor) -> None:
         """The ruleset's opening outcomes, right after dice epoch 0 opens (set-up by dice)."""
         roller = Roller(self, seed_for)
@@ -1252,6 +1322,21 @@ class Game(Aggregate):
         entry = {"decision_kind": e.decision_kind, "policy": e.policy, "rule": e.rule, "set": e.originator_version}
         self.standing_orders = {**self._standing(), e.seat: {**self._standing().get(e.seat, {}),
                                                                  e.policy_id: entry}}
+
+    def _on_AnnotationAdded(self, e: ev.AnnotationAdded) -> None:
+        digest = chain.digest({"author": e.author, "role": e.role, "about_seq": e.about_seq, "text": e.text,
+                               "private": e.private})
+        seq = e.originator_version
+        self.annotations = {**(self.annotations or {}), e.annotation_id: {"seq": seq, "last": seq,
+                                                                          "about_seq": e.about_seq, "digest": digest}}
+        self.annotation_lines = (*self.annotation_lines, seq)
+
+    def _on_CommandSigned(self, e: ev.CommandSigned) -> None:
+        if e.kind in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION):  # the line after its annotation's
+            seq = e.originator_version
+            self.annotations = {k: ({**v, "last": seq} if v["seq"] == seq - 1 else v)
+                                for k, v in (self.annotations or {}).items()}
+            self.annotation_lines = (*self.annotation_lines, seq)
 
     def _on_StandingOrderCancelled(self, e: ev.StandingOrderCancelled) -> None:
         mine = {k: v for k, v in self._standing().get(e.seat, {}).items() if k != e.policy_id}

@@ -425,6 +425,23 @@ class Warlog(Application):
         return self._command(game_id, lambda g: g.cancel_standing_order(seat, policy_id,
                                                                         self._signed(g, signature, head)))
 
+    def annotate(self, game_id: str | UUID, role: str, author: str | None, annotation_id: str, about_seq: int,
+                 text: str, private: bool = False, signature: str | None = None,
+                 head: str | None = None) -> CommandResult:
+        """Record an annotation (``Game.annotate``); the same annotation id again returns its first result."""
+        def attempt(cached: CachedGame) -> CommandResult:
+            game = cached.game
+            seen = game.annotate(role, author, annotation_id, about_seq, text, private,
+                                 self._signed(game, signature, head))
+            if seen is not None:
+                return self._replay(game, None, *seen)
+            return self._save(cached)
+
+        try:
+            return self._with_game(game_id, attempt)
+        except IntegrityError:
+            raise Conflict("another command was recorded first; reload and try again") from None
+
     def umpire(self, game_id: str | UUID) -> dict | None:
         """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""
         return self.get_game(game_id).umpire

@@ -90,10 +90,14 @@ def reveal_message(game_id: str, seat: str, round_no: int, orders: list, salt: s
 CONCEDE, TAKE_BACK, TAKE_BACK_ANSWER = "concede", "take_back", "take_back_answer"
 STANDING_ORDER, STANDING_ORDER_CANCEL = "standing_order", "standing_order_cancel"
 CLIENT_SEED, UMPIRE_ANSWER = "client_seed", "umpire_answer"
+# A public and a private annotation are signed as two kinds, so a private one's signature is hidden
+# with its text (domain/visibility.py) while the line's kind is known without reading the text.
+ANNOTATION, PRIVATE_ANNOTATION = "annotation", "private_annotation"
 COMMAND_FIELDS = {
     CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),
     STANDING_ORDER: ("policy_id", "decision_kind", "policy"), STANDING_ORDER_CANCEL: ("policy_id",),
     CLIENT_SEED: ("client_seed",), UMPIRE_ANSWER: ("accept",),
+    ANNOTATION: ("annotation_id", "about_seq", "text"), PRIVATE_ANNOTATION: ("annotation_id", "about_seq", "text"),
 }
 
 

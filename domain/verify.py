@@ -428,7 +428,7 @@ class _Signed:
         elif type_ in _SEALED_EVENTS and self.fmt != 1 and data["seat"] in self.keys:
             self.waiting = (n, type_, data, line["hash"], _withheld(line, "orders") or _withheld(line, "salt"))
         elif type_ in _COMMANDS and self.fmt != 1 and _command_seat(type_, data) in self.keys:
-            kind, names = _COMMANDS[type_]
+            names = _COMMANDS[type_][1]
             self.waiting = (n, type_, data, line["hash"], any(_withheld(line, f) for f in names))
         elif type_ == "OrderSigned" and not (unknown_order and self.waiting is None):
             self._signed(data, n, report, _withheld(line, "signature"))
@@ -444,7 +444,7 @@ class _Signed:
             report.fail(n, f"order {data['order_id']!r} of seat {data['seat']}, who registered a key, "
                            "is not followed by its signature (OrderSigned)")
         elif type_ in _COMMANDS:
-            report.fail(n, f"the {_COMMANDS[type_][0].replace('_', ' ')} command ({type_}) of seat "
+            report.fail(n, f"the {_command_kind(type_, data).replace('_', ' ')} command ({type_}) of seat "
                            f"{_command_seat(type_, data)}, who registered a key, is not followed by its "
                            "signature (CommandSigned)")
         else:
@@ -514,7 +514,7 @@ class _Signed:
         if taken is None:
             return
         at, done_type, done, done_hash, done_redacted = taken
-        kind, names = _COMMANDS[done_type]
+        kind, names = _command_kind(done_type, done), _COMMANDS[done_type][1]
         seat = _command_seat(done_type, done)
         if data["kind"] != kind or data["seat"] != seat:
             report.fail(n, f"CommandSigned names the {data['kind']} command of {data['seat']}, not the "
@@ -552,9 +552,18 @@ _COMMANDS = {
     "UmpireAccepted": (signatures.UMPIRE_ANSWER, ()),
     "UmpireDeclined": (signatures.UMPIRE_ANSWER, ()),
     "UmpireRevoked": (signatures.UMPIRE_ANSWER, ()),  # by a seat: it withdrew its agreement
+    # a private one's kind is PRIVATE_ANNOTATION (_command_kind)
+    "AnnotationAdded": (signatures.ANNOTATION, ("annotation_id", "about_seq", "text")),
 }
 _SIGNED_BY = {"OrderAccepted": "OrderSigned", "OrderSealed": "SealedOrdersSigned", "OrderRevealed": "SealedOrdersSigned",
               **{type_: "CommandSigned" for type_ in _COMMANDS}}
+
+
+def _command_kind(type_: str, data: dict) -> str:
+    """The signed kind of a ``_COMMANDS`` line: a private annotation's is its own."""
+    if type_ == "AnnotationAdded" and data.get("private") is True:
+        return signatures.PRIVATE_ANNOTATION
+    return _COMMANDS[type_][0]
 
 
 def _command_seat(type_: str, data: dict) -> str | None:

@@ -5,8 +5,8 @@ who is not seated: public information only). What may be hidden is said twice: w
 recorded, which of its fields some viewer may not see (``concealable``: in a format-2 game each
 gets a salt, and the line's hash covers its commitment, docs/dice.md "Concealed fields"); when a
 line is read, which of them this viewer may not see (``hidden_fields``). Both join the generic
-rules here (standing orders, a hidden order's signature, sealed rolls, a set-up or a restored
-state holding hidden information) to the ruleset's hooks. ``filter_lines`` applies them the same
+rules here (standing orders, private annotations, a hidden order's signature, sealed rolls, a
+set-up or a restored state holding hidden information) to the ruleset's hooks. ``filter_lines`` applies them the same
 way to events, stream, history, dice, notifications, artifacts and export; states go through
 ``view_state``. Seeds of unrevealed epochs are never in the log, so no filtering is needed for them.
 A sealed roll's faces (docs/dice.md, "Sealed rolls") are shown to the seat that rolled and the
@@ -36,8 +36,16 @@ _STANDING = Secrets(
     Private("StandingOrderCancelled", ("policy_id", "decision_kind", "rule")),
     Private("StandingOrderUsed", ("policy_id",)),
 )
-# The signature of a seat's standing-order command is as private as the standing order it signs.
-_PRIVATE_COMMANDS = ("standing_order", "standing_order_cancel")  # domain/signatures.py STANDING_ORDER*
+# The signature of a seat's standing-order command is as private as the standing order it signs, and
+# a private annotation's as its text.
+_PRIVATE_COMMANDS = ("standing_order", "standing_order_cancel",  # domain/signatures.py STANDING_ORDER*
+                     "private_annotation")  # PRIVATE_ANNOTATION
+# A private annotation's text is read by its seat (an umpire's: by the umpire alone) and the umpire.
+ANNOTATION = "AnnotationAdded"
+
+
+def _annotation_hidden(data: dict, viewer: str | None) -> set[str]:
+    return {"text"} if data["private"] and (data["seat"] is None or viewer != data["seat"]) else set()
 # A sealed roll (docs/dice.md, "Sealed rolls") is seen by its roller (and the umpire) only.
 _SEALED_ROLLS = Secrets(Private("SealedDiceRolled", ("dice", "target", "outcome")))  # SEALED_ROLL_FIELDS
 _GENERIC = (_STANDING, _SEALED_ROLLS)
@@ -57,6 +65,8 @@ def concealable(rules: Ruleset, event_type: str, data: dict, viewers: Iterable[s
     and None (spectators); ``before`` is (type, data) of the event recorded just before it in
     the same command (an OrderSigned's OrderAccepted)."""
     fields = [f for secrets in _GENERIC for f in secrets.concealable(event_type, data)]
+    if event_type == ANNOTATION and data["private"]:
+        fields.append("text")
     state_field = _STATES.get(event_type)
     if state_field and any(rules.view(data[state_field], v) != data[state_field] for v in viewers):
         fields.append(state_field)
@@ -118,6 +128,8 @@ def hidden_fields(rules: Ruleset, event_type: str, data: dict, viewer: str | Non
     hidden = {f for secrets in _GENERIC for f in secrets.hidden_fields(event_type, data, viewer)}
     if event_type == SEALED_ROLL and (walk.sealed_revealed or seq in walk.shown_rolls):
         hidden -= set(SEALED_ROLL_FIELDS)
+    if event_type == ANNOTATION:
+        hidden |= _annotation_hidden(data, viewer)
     state_field = _STATES.get(event_type)
     if state_field and rules.view(data[state_field], viewer) != data[state_field]:
         hidden.add(state_field)

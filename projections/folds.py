@@ -491,16 +491,50 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
     and phases are listed in the order they first appear."""
     turns: dict[Any, dict[Any, list[dict]]] = {}
     built: dict[int, dict] = {}
+    shown: dict[int, dict] = {}  # seq -> its history line, where annotations on it are put
     for item, line in _visible(rules, game_id, view["items"], viewer):
+        if is_annotation(line):
+            _annotate(shown, line)
+            continue
         op = built.get(item["op"])
         if op is None:
             meta = view["ops"][str(item["op"])]
             op = built[item["op"]] = {"order_id": meta["order_id"], "seat": meta["seat"], "first_seq": item["op"],
                                       "lines": []}
             turns.setdefault(meta["turn"], {}).setdefault(meta["phase"], []).append(op)
-        op["lines"].append({"seq": item["seq"], "type": item["type"], "text": describe(line, rules)})
+        entry = shown[item["seq"]] = {"seq": item["seq"], "type": item["type"], "text": describe(line, rules),
+                                      "annotations": []}
+        op["lines"].append(entry)
     return [{"turn": turn, "phases": [{"phase": phase, "operations": ops} for phase, ops in phases.items()]}
             for turn, phases in turns.items()]
+
+
+ANNOTATION = "AnnotationAdded"
+_ANNOTATION_SIGNED = ("annotation", "private_annotation")  # domain/signatures.py ANNOTATION kinds
+
+
+def is_annotation(line: dict) -> bool:
+    """Whether ``line`` is an annotation or its signature: shown beside the event it is about."""
+    return line["type"] == ANNOTATION or (line["type"] == "CommandSigned"
+                                          and (line.get("data") or {}).get("kind") in _ANNOTATION_SIGNED)
+
+
+def annotation_entry(line: dict) -> dict | None:
+    """An annotation line (filtered for its reader) as the history and the replay show it, or None
+    for a private one whose text this reader may not read (its line stays in the log and export)."""
+    d = shown_data(line)
+    if line["type"] != ANNOTATION or d.get("text") is None:
+        return None
+    return {"annotation_id": d["annotation_id"], "seq": line["seq"], "about_seq": d["about_seq"],
+            "author": d["author"], "role": d["role"], "private": d["private"], "text": d["text"]}
+
+
+def _annotate(shown: dict[int, dict], line: dict) -> None:
+    """Put an annotation beside the event it is about."""
+    entry = annotation_entry(line)
+    target = shown.get(entry["about_seq"]) if entry else None
+    if target is not None:
+        target["annotations"].append({k: v for k, v in entry.items() if k != "about_seq"})
 
 
 _VP_KEYS = ("seq", "turn", "phase", "side", "delta", "total", "reason", "rule", "superseded")

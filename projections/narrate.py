@@ -151,6 +151,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
         f" {d['policy_id']!r} ({d['rule']})" if d.get("policy_id") else ""),
     "StandingOrderUsed": lambda d: f"{d['seat']}'s standing order" + (f" {d['policy_id']!r}" if d.get("policy_id") else "")
                                    + f" answers {d['decision_id']}: {choice_text(d['choice'])} ({d['rule']})",
+    "AnnotationAdded": lambda d: _annotation(d),
     "UmpireProposed": lambda d: f"{d['proposed_by']} proposes {d['umpire']} as umpire (appointed once every seat accepts)",
     "UmpireAccepted": lambda d: f"{d['seat']} accepts {d['umpire']} as umpire",
     "UmpireDeclined": lambda d: f"{d['seat']} declines {d['umpire']} as umpire: nobody is appointed",
@@ -182,6 +183,13 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "EffectGained": lambda d: f"{d['side']}: {d['title']} ({d['rule']})",
     "EffectSpent": lambda d: f"{d['side']}: {d['effect'].replace('_', ' ')} over ({d['rule']})",
 }
+
+
+def _annotation(d: dict) -> str:
+    """An annotation's line: who wrote on which event, and what, unless it is private to others."""
+    who = d["author"] if d["role"] != "spectator" else f"spectator {d['author']}"
+    kind = "a private note" if d["private"] else "a note"
+    return f"{who} wrote {kind} on event {d['about_seq']}" + (f": {d['text']}" if d["text"] is not None else "")
 
 
 def choice_text(choice: Any) -> str:

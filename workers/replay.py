@@ -54,6 +54,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
     dice_by_seq = {r["seq"]: r for r in rolls}
     map_view, vp_view = folds.map_empty(), folds.vp_empty()
     out: list[dict] = []
+    by_seq: dict[int, dict] = {}  # seq -> its frame, where annotations on it are put
     states: list[dict] = []
     last_state_json = None
     prev_turn = prev_phase = None
@@ -67,6 +68,12 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
         seen = shown.get(line["seq"])
         if seen is None:
             continue  # an event this viewer may not know of at all: no frame
+        if folds.is_annotation(seen):  # shown beside the event it is about, not as a step of its own
+            note = folds.annotation_entry(seen)
+            target = by_seq.get(note["about_seq"]) if note else None
+            if target is not None:
+                target.setdefault("annotations", []).append({k: v for k, v in note.items() if k != "about_seq"})
+            continue
         state = view_state(rules, map_view["state"], viewer)
         state_json = json.dumps(state, sort_keys=True)
         if state_json != last_state_json:
@@ -94,6 +101,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
                              "target": roll["target"], "outcome": roll["outcome"],
                              "superseded": roll["superseded"], "status": roll["status"]}
         out.append(frame)
+        by_seq[line["seq"]] = frame
     created = lines[0]["data"]
     return {"game_id": game_id, "ruleset": created.get("ruleset"), "title": rules.title,
             "scenario": created.get("scenario"), "version": lines[-1]["seq"],

@@ -179,11 +179,39 @@
       var seat = keys.active && keys.seats[keys.active] ? keys.active : seats[0];
       return { seat: seat, token: keys.seats[seat] };
     },
-    /** The token to read with: the seat played, else the umpire's, else the admin's, else none. */
+    /** The token to read with: the seat played, else the umpire's, else a spectator's, else the
+     * admin's, else none. */
     reader: function (gameId) {
       var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
-      return (mine && mine.token) || keys.umpire || keys.admin || null;
+      return (mine && mine.token) || keys.umpire || keys.spectator || keys.admin || null;
     },
+    /** Who this browser annotates as (docs/api.md, "Annotations"): {role, token, seat} of the seat
+     * played, else the umpire, else a spectator token; null when it holds none of them. */
+    writer: function (gameId) {
+      var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
+      if (mine) return { role: "seat", token: mine.token, seat: mine.seat };
+      if (keys.umpire) return { role: "umpire", token: keys.umpire };
+      if (keys.spectator) return { role: "spectator", token: keys.spectator };
+      return null;
+    },
+  };
+
+  /** The annotations on one event (history line or replay frame), as a list; null when none. */
+  W.notes = function (notes) {
+    if (!notes || !notes.length) return null;
+    return W.el("ul", { class: "notes", "aria-label": "Annotations" }, notes.map(function (n) {
+      var who = n.role === "spectator" ? "spectator " + n.author : n.role === "umpire" ? n.author + " (umpire)" : n.author;
+      return W.el("li", { class: "note", "data-annotation": n.annotation_id },
+        W.el("strong", { text: who + ": " }), n.text,
+        n.private ? W.el("span", { class: "badge private", text: "private" }) : null);
+    }));
+  };
+
+  /** A fresh id for an annotation or order (its Idempotency-Key). */
+  W.newId = function () {
+    if (crypto.randomUUID) return crypto.randomUUID();
+    var b = crypto.getRandomValues(new Uint8Array(16));
+    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
   };
 
   // ---------------------------------------------------------------------------- stream ----

@@ -699,17 +699,62 @@
     shown.forEach(function (x) {
       var here = "Turn " + x.turn + " · " + (x.phase || "");
       if (here !== where) { where = here; list.appendChild(W.el("li", { class: "group", text: here })); }
-      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type, text: x.line.text },
-                            answeredBy(x.line)));
+      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type },
+                            x.line.text, answeredBy(x.line), noteButton(x.line.seq), W.notes(x.line.annotations)));
       count++;
     });
     list.scrollTop = list.scrollHeight;
     return count;
   }
 
+  // ------------------------------------------------------------------------ annotations ----
+  /** A log line's "Note" button, for a browser that may annotate: it picks that event in the form. */
+  function noteButton(seq) {
+    if (!W.keys.writer(gameId)) return null;
+    return W.el("button", { type: "button", class: "quiet note-on", text: "Note", "aria-label": "Annotate event " + seq,
+                            onclick: function () { $("an-seq").value = seq; $("an-text").focus(); } });
+  }
+
+  function renderAnnotate() {
+    var writer = W.keys.writer(gameId);
+    $("annotate").hidden = !writer;
+    if (!writer) return;
+    // A spectator writes once the game has ended, and in public only.
+    $("an-private-box").hidden = writer.role === "spectator";
+    $("an-hint").textContent = writer.role === "spectator" && !summary.ended
+      ? "Spectators annotate once the game has ended." : "";
+    $("an-seq").max = summary.version;
+  }
+
+  var noteId = null;  // the id of the annotation being sent, kept until it is recorded (a retry is the same)
+  async function annotate(e) {
+    e.preventDefault();
+    var writer = W.keys.writer(gameId), seq = +$("an-seq").value, text = $("an-text").value;
+    var priv = writer.role !== "spectator" && $("an-private").checked;
+    noteId = noteId || W.newId();
+    var fields = { annotation_id: noteId, about_seq: seq, text: text };
+    var headers = Object.assign({ "Idempotency-Key": noteId }, writer.role === "seat"
+      ? await commandHeaders(writer, priv ? "private_annotation" : "annotation", fields) : {});
+    var res = await W.api("/api/v1/games/" + gameId + "/annotations",
+                          { method: "POST", body: { about_seq: seq, text: text, private: priv }, token: writer.token,
+                            headers: headers });
+    keepSignedHead(res);
+    if (!res.ok) { W.status("Annotation refused: " + W.problem(res), "error"); return; }
+    noteId = null;
+    $("an-text").value = "";
+    W.status("Annotation on event " + seq + " recorded" + (priv ? " (private)." : "."), "ok");
+    await refresh();
+  }
+
+  /** An annotation's lines are shown beside their event (the next reload), not in the log. */
+  function isNote(data) {
+    return data.type === "AnnotationAdded" ||
+      (data.type === "CommandSigned" && /annotation$/.test((data.data || {}).kind || ""));
+  }
+
   function appendLive(event) {
     var list = $("log"), data = event.data || {};
-    if (!data.seq || list.querySelector('li[data-seq="' + data.seq + '"]')) return;
+    if (!data.seq || isNote(data) || list.querySelector('li[data-seq="' + data.seq + '"]')) return;
     list.appendChild(W.el("li", { "data-seq": data.seq, value: data.seq, "data-type": data.type, class: "fresh",
                                  text: data.text || data.type }));
     list.scrollTop = list.scrollHeight;
@@ -730,12 +775,13 @@
 
   function renderSeats() {
     var keys = W.keys.load(gameId), seats = Object.keys(keys.seats);
-    var has = seats.length || keys.umpire || keys.admin;
+    var has = seats.length || keys.umpire || keys.spectator || keys.admin;
     $("access").hidden = !!seats.length;
     $("seatbar").hidden = !has;
     var select = W.clear($("seat")), mine = W.keys.seat(gameId);
     seats.forEach(function (s) { select.appendChild(W.el("option", { value: s, text: s, selected: mine && mine.seat === s })); });
-    if (!seats.length) select.appendChild(W.el("option", { value: "", text: keys.umpire ? "umpire (reads only)" : "admin (reads only)" }));
+    if (!seats.length) select.appendChild(W.el("option", { value: "", text: keys.umpire ? "umpire (reads, annotates)"
+      : keys.spectator ? "spectator (reads, annotates after the end)" : "admin (reads only)" }));
     select.disabled = seats.length < 2;
   }
 
@@ -807,6 +853,7 @@
     renderSealed();
     renderBoard();
     if (got[1].ok) renderLog(got[1].body);
+    renderAnnotate();
     if (!follow && !summary.ended) startFollowing(token, summary.version);
     document.body.dataset.version = String(summary.version);
   }
@@ -858,12 +905,13 @@
       var res = await W.api("/api/v1/games/" + gameId + "/legal-orders", { token: token });
       if (!res.ok) { W.status("This token does not hold a seat of this game: " + W.problem(res), "error"); return; }
       W.keys.update(gameId, function (k) { k.seats[res.body.seat] = token; k.active = res.body.seat; });
-    } else if (/^wl[ua]_/.test(token)) {
+    } else if (/^wl[uav]_/.test(token)) {
       var check = await W.api("/api/v1/games/" + gameId, { token: token });
       if (!check.ok) { W.status("This token does not open this game: " + W.problem(check), "error"); return; }
-      W.keys.update(gameId, function (k) { if (/^wlu_/.test(token)) k.umpire = token; else k.admin = token; });
+      var role = { wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
+      W.keys.update(gameId, function (k) { k[role] = token; });
     } else {
-      W.status("A token starts with wls_ (seat), wlu_ (umpire) or wla_ (admin).", "error");
+      W.status("A token starts with wls_ (seat), wlu_ (umpire), wlv_ (spectator) or wla_ (admin).", "error");
       return;
     }
     $("p-token").value = "";
@@ -880,6 +928,7 @@
     $("order").addEventListener("submit", send);
     $("standing-form").addEventListener("submit", setStanding);
     $("notify-form").addEventListener("submit", saveNotify);
+    $("annotate").addEventListener("submit", annotate);
     $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
     $("concede").addEventListener("click", concede);

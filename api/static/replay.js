@@ -132,6 +132,8 @@
       }
     }
     showChecked(f);
+    W.clear($("notes"));
+    W.add($("notes"), W.notes(f.annotations));
     if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
 
     showFork();
@@ -237,7 +239,7 @@
       }
       var row = W.el("li", { "data-i": n, "data-seq": f.seq, value: f.seq, class: f.dice ? "has-dice" : null },
         W.el("button", { type: "button", class: "linkish", text: f.text || f.type, tabindex: "-1",
-                         onclick: function () { play(false); go(n); } }));
+                         onclick: function () { play(false); go(n); } }), W.notes(f.annotations));
       ops.lastChild.firstChild.appendChild(row);
       rows.push(row);
     });
@@ -335,6 +337,55 @@
     W.status("Sandbox " + W.short(made.game_id) + " created from event " + seq + ".", "ok");
   }
 
+  // ------------------------------------------------------------------------ annotations ----
+  /* The live page only: a seat, the umpire or (after the end) a spectator token's holder annotates
+     the event shown (docs/pages.md); the note is put beside it at once, as the history shows it. */
+  var noteId = null;  // kept until recorded, so a retry is the same annotation
+
+  function showAnnotate() {
+    var writer = W.keys.writer(gameId), form = document.getElementById("annotate");
+    if (!form) return;
+    form.hidden = !writer;
+    if (writer) $("an-private-box").hidden = writer.role === "spectator";
+  }
+
+  /** A keyed seat's signature headers of its annotation, over the last head this browser saw. */
+  async function noteHeaders(writer, kind, fields) {
+    var keys = W.keys.load(gameId), jwk = (keys.signing || {})[writer.seat];
+    if (writer.role !== "seat" || !jwk) return {};
+    var head = keys.signed_head && keys.signed_head.hash;
+    if (!head) {
+      var s = await W.api("/api/v1/games/" + gameId, { token: writer.token });
+      head = s.ok ? s.body.chain_head : "";
+    }
+    return { "Warlog-Signature": await W.signing.signCommand(jwk, gameId, kind, writer.seat, fields, head),
+             "Warlog-Head": head };
+  }
+
+  async function annotate(e) {
+    e.preventDefault();
+    var writer = W.keys.writer(gameId), f = F[at], text = $("an-text").value;
+    var priv = writer.role !== "spectator" && $("an-private").checked;
+    noteId = noteId || W.newId();
+    var fields = { annotation_id: noteId, about_seq: f.seq, text: text };
+    var headers = Object.assign({ "Idempotency-Key": noteId },
+                                await noteHeaders(writer, priv ? "private_annotation" : "annotation", fields));
+    var res = await W.api("/api/v1/games/" + gameId + "/annotations",
+                          { method: "POST", body: { about_seq: f.seq, text: text, private: priv }, token: writer.token,
+                            headers: headers });
+    if (!res.ok) { W.status("Annotation refused: " + W.problem(res), "error"); return; }
+    if (res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+    var d = res.body.events[0].data;
+    (f.annotations = f.annotations || []).push({ annotation_id: d.annotation_id, seq: res.body.events[0].seq,
+      author: d.author, role: d.role, private: d.private, text: d.text });
+    noteId = null;
+    $("an-text").value = "";
+    var row = rows[at];
+    if (row) { var old = row.querySelector(".notes"); if (old) row.removeChild(old); W.add(row, W.notes(f.annotations)); }
+    go(at, "hash");
+    W.status("Annotation on event " + f.seq + " recorded" + (priv ? " (private)." : "."), "ok");
+  }
+
   /** The replay and board the page carries (the offline file), or null (the live page). */
   function embedded() {
     var data = document.getElementById("replay");
@@ -407,6 +458,8 @@
     live = true;
     $("fork-box").hidden = false;
     $("fork").addEventListener("click", fork);
+    $("annotate").addEventListener("submit", annotate);
+    showAnnotate();
     begin(got);
   });
 })();

@@ -51,13 +51,16 @@ def test_random_orders_never_get_a_5xx(world, order, key, if_match):
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=json_values, path=st.sampled_from(["join", "take-backs", "take-backs/answer", "client-seed",
-                                              "concede", "umpire-tokens", "umpire", "umpire/answer"]),
+                                              "concede", "umpire-tokens", "umpire", "umpire/answer",
+                                              "annotations", "spectator-tokens"]),
        game_id=st.one_of(st.just(None), st.text(alphabet="0123456789abcdef-", max_size=40)),
        auth=st.one_of(st.none(), header_values))
 def test_random_requests_to_other_endpoints_never_get_a_5xx(world, body, path, game_id, auth):
     client, game = world
     headers = {"Authorization": auth} if auth is not None else game.seats["Red"]
     method = client.put if path == "client-seed" else client.post
+    if path == "annotations":
+        headers = {**headers, "Idempotency-Key": "fuzzed"}
     r = method(f"/api/v1/games/{game_id or game.game_id}/{path}", json=body, headers=headers)
     assert r.status_code < 500, r.get_data(as_text=True)
 

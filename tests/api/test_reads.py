@@ -229,7 +229,7 @@ def test_history_groups_lines_by_turn_phase_and_operation(client, api_service):
     ])]
     every = [ln for t in body["turns"] for p in t["phases"] for o in p["operations"] for ln in o["lines"]]
     assert [ln["seq"] for ln in every] == [line["seq"] for line in lines]  # each line once, in order
-    assert all(set(ln) == {"seq", "type", "text"} and ln["text"] for ln in every)
+    assert all(set(ln) == {"seq", "type", "text", "annotations"} and ln["text"] and ln["annotations"] == [] for ln in every)
     ops = [o for t in body["turns"] for p in t["phases"] for o in p["operations"]]
     assert all(o["first_seq"] == o["lines"][0]["seq"] for o in ops)
     assert "Artillery barrage" in ops[3]["lines"][1]["text"]

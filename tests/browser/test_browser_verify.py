@@ -417,3 +417,54 @@ def test_a_forged_show_fails_in_the_browser_as_in_warlog_verify(page):
         want, got = python_verify(text, None), browser_verify(page, text)
         assert not want.ok and not got["ok"], want.summary()
         assert comparable(got["failures"]) == comparable(want.failures), (want.summary(), got["summary"])
+
+
+# --------------------------------------------------------------------------- annotations ----
+@pytest.fixture(scope="module")
+def annotated(tmp_path_factory):
+    """A format-2 game with annotations (docs/api.md, "Annotations"): keyed Blue's signed private
+    one, unkeyed Red's public one, a spectator's after the end; each reader's copy of its export."""
+    from domain import signatures
+    from domain.rulesets import UMPIRE, find_ruleset
+    from domain.visibility import filter_lines
+    from tests.unit.test_signed_commands import keyed, signed
+
+    app = make_app(config_from_env({"WARLOG_DATA_DIR": str(tmp_path_factory.mktemp("annotated") / "data")}))
+    try:
+        gid, key, head = keyed(app)
+        fields = {"annotation_id": "a-1", "about_seq": 1, "text": "the ford is mined"}
+        app.annotate(gid, "seat", "Blue", "a-1", 1, "the ford is mined", True,
+                     **signed(key, gid, signatures.PRIVATE_ANNOTATION, fields, head))
+        app.annotate(gid, "seat", "Red", "r-1", 2, "Red saw it coming", False)
+        app.concede(gid, "Red")
+        app.annotate(gid, "spectator", "Sam", "s-1", 3, "a fine game", False)
+        lines = [json.loads(t) for t in app.export(gid)]
+    finally:
+        app.close()
+    rules = find_ruleset("freeform")
+    return {viewer or "spectator": filter_lines(rules, lines, viewer) for viewer in ("Blue", "Red", None, UMPIRE)}
+
+
+@pytest.mark.parametrize("viewer", ["Blue", "Red", "spectator", "umpire"])
+def test_an_export_with_annotations_gets_the_same_report_in_the_browser(page, annotated, viewer):
+    text = [json.dumps(line) for line in annotated[viewer]]
+    want = python_verify(text, None)
+    got = browser_verify(page, text)
+    assert (got["ok"], comparable(got["failures"])) == (want.ok, comparable(want.failures)) == (True, [])
+    assert ("1 signed command(s) verified" in got["summary"]) == (viewer in ("Blue", "umpire"))
+
+
+@pytest.mark.parametrize("change", ["kind", "text"])
+def test_a_tampered_signed_annotation_fails_in_the_browser_at_the_same_line(page, annotated, change):
+    from tests.unit.test_signatures import rechained
+
+    lines = [dict(line) for line in annotated["umpire"]]
+    at = next(i for i, line in enumerate(lines) if line["type"] == "CommandSigned")
+    if change == "kind":  # its signature presented as a public annotation's
+        lines[at] = {**lines[at], "data": {**lines[at]["data"], "kind": "annotation"}}
+    else:
+        lines[at - 1] = {**lines[at - 1], "data": {**lines[at - 1]["data"], "text": "the ford is clear"}}
+    text = rechained(lines)
+    want = python_verify(text, None)
+    got = browser_verify(page, text)
+    assert not want.ok and (got["ok"], comparable(got["failures"])) == (want.ok, comparable(want.failures))

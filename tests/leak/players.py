@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import uuid
 from typing import Callable
 
 from domain import sealed as sealing, signatures
@@ -88,10 +89,12 @@ def freeform_notes(t: Table, rng: random.Random) -> None:
             r = t.order(seat, order)
             if r.status_code == 201:
                 sealed += [(seat, e["seq"]) for e in r.json["events"] if e["type"] == "SealedDiceRolled"]
-        elif sealed and pick < 0.7:
+        elif sealed and pick < 0.68:
             show(t, rng, sealed)
-        elif pick < 0.75:
+        elif pick < 0.72:
             t.order(seat, {"kind": "advance"})
+        elif pick < 0.78:
+            annotation(t, seat, rng)
         elif pick < 0.87:
             if t.call(seat, "POST", "/take-backs", {"reason": "misclick"}).status_code == 201:
                 other = rng.choice([s for s in t.seats if s != seat])
@@ -113,12 +116,36 @@ def show(t: Table, rng: random.Random, sealed: list[tuple[str, int]]) -> None:
         t.shown += 1
 
 
+def annotation(t: Table, seat: str, rng: random.Random) -> None:
+    """A seat's annotation on a random event: private (a token only the seat may read) or public;
+    sometimes another seat sends a private one's id again with a guess (refused, naming no text)."""
+    version = t.service.get_game(t.game_id).version
+    about = rng.randint(1, version)
+    private = rng.random() < 0.6
+    text = f"note {t.plant(f'{seat} private annotation', seat)}" if private else "a public annotation"
+    r = t.annotate(seat, about, text, private, annotation_id := uuid.uuid4().hex)
+    if r.status_code >= 300:  # about an annotation's line: refused, so no secret
+        for token in [k for k in t.secrets.items if k in text]:
+            t.secrets.forget(token)
+    elif private and len(t.seats) > 1 and rng.random() < 0.3:
+        t.annotate(rng.choice([s for s in t.seats if s != seat]), about, "a guess", True, annotation_id)
+
+
 def end(t: Table, rng: random.Random) -> None:
+    """The end (the rules may refuse it), then after-action annotations: each seat's (some private)
+    and a spectator's, with a spectator token the admin issues."""
     seat = rng.choice(t.seats)
     if rng.random() < 0.5:
         t.call(seat, "POST", "/concede")
     else:
         t.order(seat, {"kind": "end", "winner": rng.choice([*t.seats, None]), "reason": "time"})
+    for seat in t.seats:
+        annotation(t, seat, rng)
+    r = t.client.post(f"/api/v1/games/{t.game_id}/spectator-tokens", json={"name": "Sam"}, headers=t.admin)
+    assert r.status_code == 201, r.json
+    r = t.client.post(f"/api/v1/games/{t.game_id}/annotations", json={"about_seq": 1, "text": "well played"},
+                      headers={"Authorization": f"Bearer {r.json['token']}", "Idempotency-Key": uuid.uuid4().hex})
+    assert r.status_code == (201 if t.ended else 422), r.json  # a spectator writes once the game has ended
 
 
 def sealed_order(t: Table, seat: str, rng: random.Random, public: list[str]) -> dict:

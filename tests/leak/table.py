@@ -138,6 +138,17 @@ class Table:
             return {}
         return self.signed(seat, lambda key, head: signatures.sign_command(key, self.game_id, kind, seat, fields, head))
 
+    def annotate(self, seat: str, about_seq: int, text: str, private: bool, annotation_id: str | None = None):
+        """``seat``'s annotation on event ``about_seq`` (signed when the seat has a key); its answer
+        is one of the texts the seat reads."""
+        annotation_id = annotation_id or uuid.uuid4().hex
+        kind = signatures.PRIVATE_ANNOTATION if private else signatures.ANNOTATION
+        fields = {"annotation_id": annotation_id, "about_seq": about_seq, "text": text}
+        headers = {"Idempotency-Key": annotation_id, **self.signed(seat, lambda key, head: signatures.sign_command(
+            key, self.game_id, kind, seat, fields, head))}
+        return self.call(seat, "POST", "/annotations", {"about_seq": about_seq, "text": text, "private": private},
+                         headers=headers)
+
     def plant(self, what: str, *known_to: str) -> str:
         return self.secrets.plant(what, known_to)
 

@@ -366,10 +366,18 @@ const COMMANDS = {
   UmpireAccepted: ["umpire_answer", []],
   UmpireDeclined: ["umpire_answer", []],
   UmpireRevoked: ["umpire_answer", []],  // by a seat: it withdrew its agreement
+  // a private one's kind is "private_annotation" (commandKind)
+  AnnotationAdded: ["annotation", ["annotation_id", "about_seq", "text"]],
 };
 const ACCEPTED = new Set(["TakeBackAccepted", "UmpireAccepted"]);
 const SIGNED_BY = { OrderAccepted: "OrderSigned", OrderSealed: "SealedOrdersSigned", OrderRevealed: "SealedOrdersSigned" };
 for (const type of Object.keys(COMMANDS)) SIGNED_BY[type] = "CommandSigned";
+
+/** The signed kind of a COMMANDS line: a private annotation's is its own. */
+function commandKind(type, data) {
+  if (type === "AnnotationAdded" && isObject(data) && data.private === true) return "private_annotation";
+  return COMMANDS[type][0];
+}
 
 /** The seat whose command a COMMANDS line records (an UmpireRevoked's `by`; the admin's is none). */
 function commandSeat(type, data) {
@@ -419,7 +427,7 @@ class Signed {
       this.waiting = { n, type, data, hash: line.hash, redacted, shown };
     } else if (Object.hasOwn(COMMANDS, type) && !isFormat1(this.report.format) &&
                this.keys.has(hashKey(commandSeat(type, data)))) {
-      const [kind, names] = COMMANDS[type];
+      const kind = commandKind(type, data), names = COMMANDS[type][1];
       const shown = { seq: line.seq, kind, seat: commandSeat(type, data), status: "failed: not followed by its signature" };
       this.report.commandSignatures.set(n, shown);
       const redacted = line.redacted === true || names.some((name) => hidden(data, name));
@@ -440,7 +448,7 @@ class Signed {
       ? `order ${pyRepr(get(data, "order_id"))} of seat ${pyStr(get(data, "seat"))}, who registered a key, ` +
         "is not followed by its signature (OrderSigned)"
       : Object.hasOwn(COMMANDS, type)
-      ? `the ${COMMANDS[type][0].replaceAll("_", " ")} command (${type}) of seat ${pyStr(commandSeat(type, data))}, ` +
+      ? `the ${commandKind(type, data).replaceAll("_", " ")} command (${type}) of seat ${pyStr(commandSeat(type, data))}, ` +
         "who registered a key, is not followed by its signature (CommandSigned)"
       : `the ${SEALED_KINDS[type]} of seat ${pyStr(get(data, "seat"))}, who registered a key, for round ` +
         `${pyStr("round" in data ? data.round : null)} is not followed by its signature (SealedOrdersSigned)`;
@@ -550,7 +558,7 @@ class Signed {
     const taken = this.take("CommandSigned", n);
     if (taken === null) return;
     const { n: at, type, data: done, hash: doneHash, redacted: doneRedacted, shown } = taken;
-    const [kind, names] = COMMANDS[type];
+    const kind = commandKind(type, done), names = COMMANDS[type][1];
     const seat = commandSeat(type, done);
     if (!pyEq(get(data, "kind"), kind) || !pyEq(get(data, "seat"), seat)) {
       const why = `CommandSigned names the ${pyStr(get(data, "kind"))} command of ${pyStr(get(data, "seat"))}, not the ` +

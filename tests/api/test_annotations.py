@@ -1,0 +1,118 @@
+"""Annotations through the API (docs/api.md, "Annotations"): who may write, the history beside the
+event, private text kept from the other seat and spectators, bounded input, idempotency by key,
+signed by a keyed seat, spectator tokens issued by the admin."""
+
+from __future__ import annotations
+
+import json
+
+from domain import signatures
+from domain.game import MAX_ANNOTATION
+from tests.api.conftest import bearer, export_events, make_game, umpire
+from tests.api.test_signatures import command_sig, keyed_game
+
+
+def annotate(client, game, headers, about_seq, text, private=False, key="a-1", **extra):
+    return client.post(f"/api/v1/games/{game.game_id}/annotations", json={"about_seq": about_seq, "text": text,
+                                                                         "private": private},
+                       headers={**headers, "Idempotency-Key": key, **extra})
+
+
+def notes_on(client, game, headers, seq):
+    r = client.get(f"/api/v1/games/{game.game_id}/history", headers=headers)
+    assert r.status_code == 200, r.json
+    lines = [line for t in r.json["turns"] for p in t["phases"] for op in p["operations"] for line in op["lines"]]
+    assert not [line for line in lines if line["type"] == "AnnotationAdded"]  # beside events, not among them
+    return [(n["author"], n["text"]) for line in lines if line["seq"] == seq for n in line["annotations"]]
+
+
+def test_a_seat_annotates_an_event_and_the_history_shows_it_beside_that_event(client):
+    game = make_game(client, public=True)
+    order = game.order(client, "Blue", {"kind": "note", "text": "Blue moves"}, "o-1")
+    seq = order.json["events"][0]["seq"]
+    r = annotate(client, game, game.seats["Red"], seq, "that left the bridge open")
+    assert r.status_code == 201 and [line["type"] for line in r.json["events"]] == ["AnnotationAdded"], r.json
+    data = r.json["events"][0]["data"]
+    assert (data["author"], data["role"], data["about_seq"], data["private"]) == ("Red", "seat", seq, False)
+    again = annotate(client, game, game.seats["Red"], seq, "that left the bridge open")
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json["events"] == r.json["events"]
+    other = annotate(client, game, game.seats["Red"], seq, "other words")
+    assert other.status_code == 422 and other.json["code"] == "idempotency_conflict"
+    for headers in (game.seats["Blue"], game.seats["Red"], {}):
+        assert notes_on(client, game, headers, seq) == [("Red", "that left the bridge open")]
+
+
+def test_a_private_annotation_is_read_by_its_seat_and_the_umpire_only(client):
+    game = make_game(client, public=True)
+    ump = umpire(client, game)
+    r = annotate(client, game, game.seats["Blue"], 1, "my plan: feint north", private=True)
+    assert r.status_code == 201, r.json
+    assert notes_on(client, game, game.seats["Blue"], 1) == [("Blue", "my plan: feint north")]
+    assert notes_on(client, game, ump, 1) == [("Blue", "my plan: feint north")]
+    for headers in (game.seats["Red"], {}):
+        assert notes_on(client, game, headers, 1) == []
+        for path in ("events", "export", "history"):
+            body = client.get(f"/api/v1/games/{game.game_id}/{path}", headers=headers).get_data(as_text=True)
+            assert "feint north" not in body, path
+    r = annotate(client, game, ump, 1, "noted, umpire", private=True, key="u-1")
+    assert r.status_code == 201 and r.json["events"][0]["data"]["role"] == "umpire", r.json
+    for headers in (game.seats["Red"], game.seats["Blue"], {}):
+        assert "noted, umpire" not in client.get(f"/api/v1/games/{game.game_id}/export",
+                                                 headers=headers).get_data(as_text=True)
+
+
+def test_spectators_annotate_with_a_token_the_admin_issued_once_the_game_has_ended(client):
+    game = make_game(client)  # private: a spectator token is also its read link
+    assert annotate(client, game, {}, 1, "hello").status_code == 404
+    r = client.post(f"/api/v1/games/{game.game_id}/spectator-tokens", json={"name": "Sam"}, headers=game.seats["Blue"])
+    assert r.status_code == 403
+    r = client.post(f"/api/v1/games/{game.game_id}/spectator-tokens", json={"name": "  "}, headers=game.admin)
+    assert r.status_code == 422 and "name" in r.json["errors"], r.json
+    r = client.post(f"/api/v1/games/{game.game_id}/spectator-tokens", json={"name": "Sam"}, headers=game.admin)
+    assert r.status_code == 201 and r.json["token"].startswith("wlv_"), r.json
+    sam = bearer(r.json["token"])
+    assert client.get(f"/api/v1/games/{game.game_id}/history", headers=sam).status_code == 200
+    early = annotate(client, game, sam, 1, "too early")
+    assert early.status_code == 422 and early.json["code"] == "rule_violation", early.json
+    assert annotate(client, game, game.admin, 1, "admin").status_code == 403
+    assert client.post(f"/api/v1/games/{game.game_id}/concede", headers=game.seats["Red"]).status_code == 200
+    private = annotate(client, game, sam, 1, "psst", private=True, key="s-1")
+    assert private.status_code == 422 and private.json["code"] == "invalid_order", private.json
+    r = annotate(client, game, sam, 1, "a fine game", key="s-2")
+    assert r.status_code == 201 and r.json["events"][0]["data"]["author"] == "Sam", r.json
+    report = annotate(client, game, game.seats["Red"], 1, "After-action report: I overextended.", key="r-1")
+    assert report.status_code == 201, report.json
+    assert notes_on(client, game, game.seats["Blue"], 1) == [("Sam", "a fine game"),
+                                                             ("Red", "After-action report: I overextended.")]
+
+
+def test_bad_annotations_are_clear_4xx_problems_naming_what_is_wrong(client):
+    game = make_game(client)
+    url = f"/api/v1/games/{game.game_id}/annotations"
+    r = client.post(url, json={"about_seq": 1, "text": "x"}, headers=game.seats["Blue"])
+    assert r.status_code == 400 and r.json["code"] == "idempotency_key_required"
+    for body, field in [({"about_seq": 1, "text": "x" * (MAX_ANNOTATION + 1)}, "text"), ({"about_seq": 1}, "text"),
+                        ({"about_seq": "1", "text": "x"}, "about_seq"), ({"about_seq": 0, "text": "x"}, "about_seq")]:
+        r = client.post(url, json=body, headers={**game.seats["Blue"], "Idempotency-Key": "k"})
+        assert r.status_code == 422 and field in r.json["errors"], r.json
+    r = annotate(client, game, game.seats["Blue"], 9999, "about nothing")
+    assert r.status_code == 422 and r.json["code"] == "invalid_order" and "about_seq" in r.json["detail"], r.json
+    r = annotate(client, game, game.seats["Blue"], 1, "   ")
+    assert r.status_code == 422 and r.json["code"] == "invalid_order", r.json
+
+
+def test_a_keyed_seat_signs_its_annotation_and_the_export_verifies(client, tmp_path):
+    game, key, head = keyed_game(client)
+    fields = {"annotation_id": "a-1", "about_seq": 1, "text": "signed words"}
+    r = annotate(client, game, game.seats["Blue"], 1, "signed words")
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = annotate(client, game, game.seats["Blue"], 1, "signed words",
+                 **command_sig(key, game, signatures.ANNOTATION, fields, head))
+    assert r.status_code == 201 and [line["type"] for line in r.json["events"]] == ["AnnotationAdded", "CommandSigned"]
+    from domain.verify import verify_text
+    for headers in (game.seats["Blue"], game.seats["Red"]):
+        text = client.get(f"/api/v1/games/{game.game_id}/export", headers=headers).get_data(as_text=True)
+        report, _ = verify_text(text.splitlines())
+        assert report.ok and report.command_signatures_verified == 1, report.failures
+        assert [json.loads(t)["type"] for t in export_events(text)][-2:] == ["AnnotationAdded", "CommandSigned"]
