@@ -103,8 +103,12 @@ def freeform_notes(t: Table, rng: random.Random) -> None:
             t.order(seat, rng.choice(FREEFORM_REFUSED))
             t.call(seat, "POST", "/take-backs/answer", {"accept": True})  # nothing waits: refused
         if step == steps // 2:
-            if sealed:
-                show(t, rng, sealed)
+            if SEALED_ROLLS:  # a sealed roll shown before the mid-game reads, one made first if none is there
+                if not sealed:
+                    r = t.order(seat, {"kind": "roll", "dice": rng.choice(DICE), "purpose": "hidden draw", "sealed": True})
+                    sealed += [(seat, e["seq"]) for e in r.json.get("events", []) if e["type"] == "SealedDiceRolled"]
+                if sealed:
+                    show(t, rng, sealed)
             t.check("mid-game")
     end(t, rng)
 
