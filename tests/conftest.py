@@ -19,6 +19,9 @@ from domain.storage import StoreConfig, config_from_env
 
 # Tests create games by the hundred from one address; tests/api/test_limits.py sets its own cap.
 os.environ.setdefault("WARLOG_GAMES_PER_ADDRESS", "0")
+# Rate limits count in each app's memory, so tests never share counts through Redis; tests of
+# the limits on Redis (tests/api/test_rate_limits.py) give a storage and a key prefix of their own.
+os.environ.setdefault("WARLOG_RATE_LIMIT_STORAGE", "memory://")
 # The server's signing key (api/serverkey.py): one file for the run, never the working folder's var/.
 os.environ.setdefault("WARLOG_SERVER_KEY_FILE", os.path.join(
     __import__("tempfile").mkdtemp(prefix="warlog-test-key-"), "server-key"))
