@@ -13,9 +13,17 @@ GAME = {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}}
 
 
 @pytest.fixture
-def capped(client, monkeypatch):
-    client.application.config.update(WARLOG_GAMES_PER_ADDRESS=3, WARLOG_GAMES_WINDOW_SECONDS=3600)  # read at start
-    return client
+def limited(api_service):
+    """A client of an app with the rate limits on (tests/conftest.py turns them off)."""
+    from api.app import create_app
+
+    return create_app({"WARLOG_SERVICE": api_service, "TESTING": True, "WARLOG_RATE_LIMITS": True}).test_client()
+
+
+@pytest.fixture
+def capped(limited):
+    limited.application.config.update(WARLOG_GAMES_PER_ADDRESS=3, WARLOG_GAMES_WINDOW_SECONDS=3600)
+    return limited
 
 
 def create(client, address="127.0.0.1"):
@@ -53,9 +61,9 @@ def test_a_sandbox_counts_like_a_new_game(capped):
     assert fork.status_code == 429 and fork.json["code"] == "too_many_games"
 
 
-def test_a_cap_of_zero_is_no_cap(client):
-    client.application.config["WARLOG_GAMES_PER_ADDRESS"] = 0
-    assert {create(client).status_code for _ in range(5)} == {201}
+def test_a_cap_of_zero_is_no_cap(limited):
+    limited.application.config["WARLOG_GAMES_PER_ADDRESS"] = 0
+    assert {create(limited).status_code for _ in range(5)} == {201}
 
 
 @pytest.mark.parametrize("name", ["WARLOG_GAMES_PER_ADDRESS", "WARLOG_GAMES_WINDOW_SECONDS", "WARLOG_STATISTICS_JOBS",

