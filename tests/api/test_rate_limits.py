@@ -206,9 +206,10 @@ def test_x_forwarded_for_is_trusted_only_when_configured(app_with):
 def test_without_redis_the_app_counts_in_memory_and_says_so(service, caplog, monkeypatch):
     caplog.set_level(logging.WARNING, "warlog.limits")
     monkeypatch.delenv("WARLOG_RATE_LIMIT_STORAGE")  # tests/conftest.py's memory://: here the app's Redis
-    app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": "redis://127.0.0.1:1/0",
+    app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": "redis://:hunter2@127.0.0.1:1/0",
                       "WARLOG_RATE_LIMITS": True, "WARLOG_LIMIT_STREAMS": "1 per 60 second"})
-    assert "does not answer; counting in this process's memory" in caplog.text
+    assert "the store at redis://127.0.0.1:1/0 does not answer; counting in this process's memory" in caplog.text
+    assert "hunter2" not in caplog.text  # the password stays out of the log
     client = app.test_client()
     game = make_game(client)
     assert open_stream(client, game).status_code == 200
