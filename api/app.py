@@ -12,7 +12,6 @@ from domain.access import AccessStore
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider
-from api.limits import CreationLog
 from api.notify_settings import bp as notify_settings_bp
 from api.annotations import bp as annotations_bp
 from api.standing import bp as standing_bp
@@ -47,7 +46,6 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     service = Warlog(config)
     try:
         AccessStore.for_service(service).create_tables()
-        CreationLog.for_service(service).create_tables()
         ProjectionStore.for_service(service).create_tables()
         NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
     finally:
@@ -173,21 +171,19 @@ def create_app(test_config: dict | None = None) -> Flask:
         Allow.from_env()
     except ValueError as exc:
         raise SystemExit(f"warlog: {exc}") from None
-    for name, read in (("WARLOG_GAMES_PER_ADDRESS", limits.games_per_address),
-                       ("WARLOG_GAMES_WINDOW_SECONDS", limits.games_window),
-                       ("WARLOG_STATISTICS_JOBS", limits.statistics_jobs)):
-        try:  # read once; a malformed value stops the app at start, not each request with a 500
-            app.config.setdefault(name, read())
-        except ValueError as exc:
-            raise SystemExit(f"warlog: {exc}") from None
+    try:  # the limits, read once; a malformed value stops the app at start, not each request with a 500
+        limits.read_settings(app.config)
+    except ValueError as exc:
+        raise SystemExit(f"warlog: {exc}") from None
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)
-    app.extensions["warlog_creations"] = CreationLog.for_service(service)
     from api import serverkey
 
     app.extensions["warlog_server_key"] = serverkey.ServerKey(serverkey.load_or_create(
         serverkey.key_path(app.config.get("WARLOG_SERVER_KEY_FILE"), service.config)))
+    # Rate limits (api/limits.py); their counts are keyed with a secret the server key gives every process.
+    limits.init_app(app, app.extensions["warlog_server_key"].key.private_bytes_raw())
     logging.getLogger("warlog").setLevel(logging.INFO)
     app.config["WARLOG_MAX_UMPIRE_TOKENS"] = max_umpire_tokens(app.config.get("WARLOG_MAX_UMPIRE_TOKENS"))
 

@@ -109,6 +109,10 @@ def _signed_headers(signature: str | None, head: str | None) -> dict:
 
 
 STORE_RETRIES = 3  # a 503 store_unavailable, tried again after Retry-After (WarlogClient.request)
+# A 429 of a rate limit records nothing, so any request may be sent again after its Retry-After:
+# the client waits, up to STORE_RETRIES times, when that is at most this many seconds, and
+# otherwise raises at once (a game creation refused for the next hour).
+RATE_LIMIT_WAIT = 30.0
 
 
 class WarlogClient:
@@ -172,15 +176,20 @@ class WarlogClient:
         """(status, headers, decoded JSON body) of one call. A 503 ``store_unavailable`` (the
         server's store was busy) is tried again after its Retry-After, up to ``STORE_RETRIES``
         times, where that cannot record anything twice: a read, or an order (its
-        Idempotency-Key makes the server record it at most once)."""
+        Idempotency-Key makes the server record it at most once). A 429 of a rate limit, which
+        recorded nothing, is tried again the same way for any request when its Retry-After is at
+        most ``RATE_LIMIT_WAIT`` seconds."""
         retries = STORE_RETRIES if method == "GET" or "Idempotency-Key" in (headers or {}) else 0
-        for attempt in range(retries + 1):
+        for attempt in range(STORE_RETRIES + 1):
             try:
                 return self._request(method, path, body=body, query=query, headers=headers)
             except ProblemError as exc:
-                if exc.code != "store_unavailable" or attempt == retries:
+                wait = _retry_after(exc.headers.get("Retry-After"), 2.0)
+                again = (exc.code == "store_unavailable" and attempt < retries) or \
+                        (exc.status == 429 and wait <= RATE_LIMIT_WAIT and attempt < STORE_RETRIES)
+                if not again:
                     raise
-                time.sleep(_retry_after(exc.headers.get("Retry-After"), 2.0))
+                time.sleep(wait)
         raise AssertionError("unreachable")
 
     def _request(self, method: str, path: str, *, body: Any = None, query: dict | None = None,
@@ -469,7 +478,8 @@ class WarlogClient:
         at the end of the game: after ``GameEnded`` and the events recorded with it (the dice
         epoch's reveal); returns quietly on KeyboardInterrupt; raises ConnectionFailed after
         ``max_failures`` failed connections in a row. A problem answer (bad token, unknown game)
-        raises ProblemError at once, except ``stream_capacity`` (503), which is retried."""
+        raises ProblemError at once, except ``stream_capacity`` (503) and ``too_many_streams``
+        (429, a rate limit), which are retried after their Retry-After."""
         path = f"/games/{_quote(game_id)}/events/stream"
         last_id = None if last_event_id is None else str(last_event_id)
         delay = retry_delay
@@ -492,7 +502,7 @@ class WarlogClient:
                 try:
                     response = self._open("GET", path, headers=headers, query=query, timeout=read_timeout)
                 except ProblemError as exc:
-                    if exc.code != "stream_capacity" and exc.status != 503:
+                    if exc.code != "stream_capacity" and exc.status not in (503, 429):
                         raise
                     failures += 1
                     if failures >= max_failures or not reconnect:

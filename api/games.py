@@ -156,16 +156,9 @@ def fork_sandbox(game_id: str):
 
 
 def created(create, public: bool):
-    """A new game made by ``create()`` (within the per-address cap), its seats' invites and its
-    admin token: 201 with its Location."""
-    creations, address = current_app.extensions["warlog_creations"], request.remote_addr or "unknown"
-    cap, window = current_app.config["WARLOG_GAMES_PER_ADDRESS"], current_app.config["WARLOG_GAMES_WINDOW_SECONDS"]
-    wait = creations.wait_before_next(address, cap, window)
-    if wait:
-        raise ApiProblem("too_many_games", f"this address has created {cap} games within {window} s "
-                         f"(WARLOG_GAMES_PER_ADDRESS); try again in {wait} s", {"Retry-After": str(wait)})
+    """A new game made by ``create()``, its seats' invites and its admin token: 201 with its
+    Location. Creations per address are bounded before the view runs (api/limits.py)."""
     result = create()
-    creations.record(address, window)
     created_line = result.events[0]["data"]
     seats = find_ruleset(created_line["ruleset"]).human_seats(created_line["seats"])
     sandbox = next((line["data"] for line in result.events if line["type"] == "SandboxForked"), None)

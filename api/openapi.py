@@ -28,7 +28,7 @@ from flask import Blueprint, Flask, current_app, jsonify, make_response, render_
 from markupsafe import Markup, escape
 from marshmallow import Schema, fields, validate
 
-from api import annotations, notify_settings, reads, schemas, standing
+from api import annotations, limits, notify_settings, reads, schemas, standing
 from api.problems import PROBLEM_JSON, PROBLEMS
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
@@ -170,7 +170,7 @@ _HEADER_NAMES = {"ETag": "ETag", "Location": "Location", "IdempotentReplayed": "
                  "WWWAuthenticate": "WWW-Authenticate", "RetryAfter": "Retry-After", "Link": "Link",
                  "ContentDisposition": "Content-Disposition", "WarlogDamaged": "Warlog-Damaged",
                  "WarlogServerKey": "Warlog-Server-Key"}
-_PROBLEM_HEADERS = {401: ("WWWAuthenticate",), 503: ("RetryAfter",)}
+_PROBLEM_HEADERS = {401: ("WWWAuthenticate",), 429: ("RetryAfter",), 503: ("RetryAfter",)}
 
 
 @dataclass(frozen=True)
@@ -767,7 +767,11 @@ INFO = (
     "±9007199254740991 (2**53 − 1) and finite numbers only; texts of at most 4,000 characters and keys "
     "of at most 100, without control characters (tab and newline are allowed in texts, not in keys), "
     "bidirectional overrides or isolates (U+202A–U+202E, U+2066–U+2069) or unpaired surrogates. "
-    "Names, codes and seeds (handle, invite_code, client_seed, scenario, ruleset, kind) are one line.")
+    "Names, codes and seeds (handle, invite_code, client_seed, scenario, ruleset, kind) are one line. "
+    "Rate limits the server's operator sets (docs/configuration.md) answer 429 with Retry-After: requests "
+    "refused for a token that is not valid or an unknown invite code, per address (too_many_failures); "
+    "games created, per address (too_many_games); orders and other writes, per token (too_many_orders); "
+    "event streams opened, per address (too_many_streams). Their defaults are far above what a player does.")
 
 
 # The getting-started requests of /api/docs and docs/api.md; a test sends them.
@@ -844,9 +848,21 @@ def _operation(method: str, path: str, op: Op) -> dict:
         if reply.headers:
             response["headers"] = {_HEADER_NAMES[h]: {"$ref": f"#/components/headers/{h}"} for h in reply.headers}
         responses[str(status)] = response
-    responses.update(_problem_responses(op.problems))
+    responses.update(_problem_responses((*op.problems, *_rate_limited(method, path))))
     out["responses"] = responses
     return out
+
+
+def _rate_limited(method: str, path: str) -> tuple[str, ...]:
+    """The 429s the rate limits (api/limits.py) can answer this operation with, by the limits' own tests."""
+    codes = []
+    if limits.reads_token(path):
+        codes.append("too_many_failures")  # a token that is not valid, an unknown invite code
+        if method.upper() in limits.WRITES:
+            codes.append("too_many_orders")
+    if path.endswith(limits.STREAM_PATH):
+        codes.append("too_many_streams")
+    return tuple(codes)
 
 
 def _operation_id(method: str, path: str) -> str:

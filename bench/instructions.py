@@ -151,7 +151,8 @@ class _Api:
     def __init__(self, app, source) -> None:
         from api.app import create_app
 
-        self.client = create_app({"WARLOG_SERVICE": app, "WARLOG_GAMES_PER_ADDRESS": 0}).test_client()  # no cap
+        self.client = create_app({"WARLOG_SERVICE": app, "WARLOG_GAMES_PER_ADDRESS": 0,
+                                  "WARLOG_RATE_LIMITS": False}).test_client()  # no cap, no rate limit
         self.source = source
         self.tokens: dict[str, dict[str, str]] = {}
 

@@ -89,6 +89,9 @@ def environment(folder: Path, port: int, env: dict[str, Any]) -> dict[str, str]:
     environ.update(WARLOG_DATA_DIR=str(folder / "data"), WARLOG_HOST="127.0.0.1", PORT=str(port),
                    PYTHONUNBUFFERED="1")
     environ.setdefault("WARLOG_GAMES_PER_ADDRESS", "0")  # benchmarks and tests create games by the hundred
+    # Benchmarks and load tests are floods from one address by design: no rate limit (api/limits.py),
+    # unless ``env`` turns them on (a test of the limits on a live server).
+    environ["WARLOG_RATE_LIMITS"] = "off"
     for key, value in env.items():
         if value is None:
             environ.pop(key, None)

@@ -17,8 +17,14 @@ import pytest
 from domain.service import Warlog
 from domain.storage import StoreConfig, config_from_env
 
-# Tests create games by the hundred from one address; tests/api/test_limits.py sets its own cap.
+# Tests create games by the hundred from one address and play scripted games faster than any
+# player: no rate limits (api/limits.py). The tests of the limits turn them on for their own apps
+# (tests/api/test_limits.py, test_rate_limits*.py, tests/e2e/test_rate_limits_live.py, the
+# browser's test_rate_limited_pages.py), counting in each app's memory unless they give a Redis
+# and a key prefix of their own, so tests never share counts.
 os.environ.setdefault("WARLOG_GAMES_PER_ADDRESS", "0")
+os.environ.setdefault("WARLOG_RATE_LIMITS", "off")
+os.environ.setdefault("WARLOG_RATE_LIMIT_STORAGE", "memory://")
 # The server's signing key (api/serverkey.py): one file for the run, never the working folder's var/.
 os.environ.setdefault("WARLOG_SERVER_KEY_FILE", os.path.join(
     __import__("tempfile").mkdtemp(prefix="warlog-test-key-"), "server-key"))

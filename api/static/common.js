@@ -254,7 +254,9 @@
           var response = await fetch("/api/v1/games/" + gameId + "/events/stream",
                                      { headers: headers, signal: controller.signal, cache: "no-store" });
           if (!response.ok) {
-            if (response.status === 503) wait = 1000 * (+response.headers.get("Retry-After") || 5);
+            // Too many streams open on the server (503) or opened from here too often (429, a rate
+            // limit): come back after Retry-After. Any other refusal is final.
+            if (response.status === 503 || response.status === 429) wait = 1000 * (+response.headers.get("Retry-After") || 5);
             else { onState("refused", response.status); return; }
           } else {
             onState("live");

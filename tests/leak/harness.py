@@ -178,6 +178,8 @@ class Texts:
 def read_stream(client, url: str, headers: dict) -> str:
     response = client.get(url, headers=headers, buffered=False)
     try:
+        # A refused stream (a rate limit's 429) shows nothing, so it would find no leak either.
+        assert response.status_code == 200, f"{url}: {response.status_code} {response.get_data(as_text=True)}"
         return b"".join(response.response).decode()
     finally:
         response.close()

@@ -38,7 +38,8 @@ def world(sqlite_config, rq_env, tmp_path, monkeypatch):
     monkeypatch.setenv("WARLOG_STREAM_POLL_SECONDS", "0.05")
     service = make_app(sqlite_config)
     app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": rq_env.url,
-                      "WARLOG_QUEUE": rq_env.queue, "WARLOG_ARTIFACT_DIR": str(tmp_path / "artifacts")})
+                      "WARLOG_QUEUE": rq_env.queue, "WARLOG_ARTIFACT_DIR": str(tmp_path / "artifacts"),
+                      "WARLOG_RATE_LIMITS": False})  # thousands of requests from one address, bad tokens among them
     client = app.test_client()
     # Public: a request without a token is then refused as unauthenticated (401), which
     # ignored_auth checks; for a private game it is 404 on purpose (api/auth.py), not 401.
