@@ -364,6 +364,8 @@ const COMMANDS = {
   UmpireAccepted: ["umpire_answer", []],
   UmpireDeclined: ["umpire_answer", []],
   UmpireRevoked: ["umpire_answer", []],  // by a seat: it withdrew its agreement
+  VacationTaken: ["vacation", ["days"]],
+  WinClaimed: ["claim_win", []],
 };
 const ACCEPTED = new Set(["TakeBackAccepted", "UmpireAccepted"]);
 const SIGNED_BY = { OrderAccepted: "OrderSigned", OrderSealed: "SealedOrdersSigned", OrderRevealed: "SealedOrdersSigned" };
@@ -403,6 +405,9 @@ class Signed {
         if (pyStr(get(data, "order_id")).startsWith("sealed:")) {
           // a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
           shown.status = "carried out from a sealed reveal (checked against its commitment)";
+        } else if (pyStr(get(data, "order_id")).startsWith("timeout:")) {
+          // a pass the server gave for a late seat (time control, on_timeout "pass"): the server's, unsigned
+          shown.status = "the server's pass at a timeout (not signed by the seat)";
         } else {
           shown.status = "failed: not followed by its signature";
           this.waiting = { n, type, data, hash: line.hash, redacted: line.redacted === true || hidden(data, "order"), shown };
