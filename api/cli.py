@@ -317,7 +317,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
     (retries with backoff are scheduled) and, unless --no-dispatch, the dispatcher as a thread:
     notifications, and the replays of a game that ends (workers/dispatch.py; several workers may
-    each run one). With --webhooks, a worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE),
+    each run one), and the clock sweep of the time controls (workers/clock.py), another thread.
+    With --webhooks, a worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE),
     so slow receivers hold up no other job."""
     import logging
     import threading
@@ -358,6 +359,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
                                 on_end=queue_replays if replays else None)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
+        from workers.clock import ClockSweep, sweep_seconds
+
+        try:
+            every = sweep_seconds()
+        except ValueError as exc:
+            raise SystemExit(f"warlog worker: {exc}") from None
+        if every:  # the time controls' reminders and timeouts (workers/clock.py)
+            sweeper = ClockSweep(service)
+            threading.Thread(target=sweeper.run, args=(every,), name="warlog-clock", daemon=True).start()
     worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)
     try:
         worker.work(burst=args.burst, with_scheduler=True, logging_level="INFO")
