@@ -655,8 +655,26 @@ def cmd_new(args: argparse.Namespace) -> int:
     options.update(_pairs(args.option, "--option"))
     client = session.client(None, need=None)
     created = client.create_game(args.ruleset, options, scenario=args.scenario, public=args.public,
-                                 umpire=args.umpire, position=args.position)
+                                 umpire=args.umpire, position=args.position, time_control=_time_control(args))
     return _created(args, session, client, created, args.ruleset)
+
+
+def _time_control(args: argparse.Namespace) -> dict | None:
+    """``new``'s time control (docs/api.md, "Time control") from its flags; None without --days."""
+    if args.days is None:
+        if args.per or args.reminder or args.vacation_days is not None or args.on_timeout:
+            raise UsageError("a time control starts with --days N (days per move or turn)")
+        return None
+    control: dict = {"days": args.days}
+    if args.per:
+        control["per"] = args.per
+    if args.reminder:
+        control["reminders"] = args.reminder
+    if args.vacation_days is not None:
+        control["vacation_days"] = args.vacation_days
+    if args.on_timeout:
+        control["on_timeout"] = args.on_timeout
+    return control
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
@@ -823,7 +841,29 @@ def _summary_line(g: dict) -> str:
     seats = ", ".join(f"{s['seat']}={s.get('handle') or '(open)'}" for s in g.get("seats") or [])
     moving = ", ".join(g.get("whose_move") or []) or "nobody"
     return (f"{g.get('game_id')} {g.get('ruleset')} {g.get('status')}: turn {g.get('turn')}, "
-            f"{g.get('phase')} phase, to move: {moving}; seats {seats}; version {g.get('version')}")
+            f"{g.get('phase')} phase, to move: {moving}{_time_left(g.get('clock'))}; seats {seats}; "
+            f"version {g.get('version')}")
+
+
+def time_left_text(seconds: int) -> str:
+    """How long is left, in the largest two units: "2 d 3 h", "5 h 10 min", "4 min"."""
+    days, rest = divmod(max(0, int(seconds)), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"
+
+
+def _time_left(clock: dict | None) -> str:
+    """A summary's clock as the game list says it: ", 2 d 3 h left (by 2026-…)", or the time out."""
+    if not clock or not clock.get("deadline"):
+        return ""
+    if clock.get("timed_out"):
+        return f", deadline {clock['deadline']} passed"
+    return f", {time_left_text(clock.get('seconds_left') or 0)} left (by {clock['deadline']})"
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -1344,6 +1384,27 @@ def cmd_concede(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, "conceded"))
 
 
+def cmd_vacation(args: argparse.Namespace) -> int:
+    """Announce days of vacation (a game with a time control; docs/api.md, "Time control")."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    result = client.take_vacation(game_id, args.days, **_sign_command(session, client, game_id, "vacation",
+                                                                      {"days": args.days}))
+    _keep_signed_head(session, game_id, result)
+    return _emit(args, result, lambda r: _print_result(r, f"vacation of {args.days} day(s) recorded"))
+
+
+def cmd_claim_win(args: argparse.Namespace) -> int:
+    """Claim the win once the seats to move let their deadline pass."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    result = client.claim_win(game_id, **_sign_command(session, client, game_id, "claim_win", {}))
+    _keep_signed_head(session, game_id, result)
+    return _emit(args, result, lambda r: _print_result(r, "win claimed on time"))
+
+
 def cmd_client_seed(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1756,6 +1817,15 @@ def add_client_commands(sub) -> None:
                                                      "every seat joins knowing it)")
     p.add_argument("--position", metavar="NAME", help="start from this named position of the ruleset "
                                                       "(GET /api/v1/rulesets/RULESET lists them)")
+    p.add_argument("--days", type=int, metavar="N", help="a time control: N days per move (or per turn, --per turn)")
+    p.add_argument("--per", choices=["move", "turn"], help="with --days: each order restarts the clock (move, "
+                                                           "the default) or only a new seat to move (turn)")
+    p.add_argument("--reminder", type=int, action="append", metavar="HOURS",
+                   help="with --days: remind the seats to move HOURS before a deadline (repeat it; default 24)")
+    p.add_argument("--vacation-days", type=int, metavar="N", help="with --days: vacation days each seat may take")
+    p.add_argument("--on-timeout", choices=["claim", "pass"],
+                   help="with --days: at a deadline passed, the opponent may claim the win (claim, the default), "
+                        "or the ruleset's pass is given (pass)")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_new)
 
@@ -1913,6 +1983,17 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     _add_access(p)
     p.set_defaults(func=cmd_concede)
+
+    p = sub.add_parser("vacation", help="announce days of vacation (a game with a time control)")
+    p.add_argument("game_id")
+    p.add_argument("days", type=int, help="whole days, within your allowance left")
+    _add_access(p)
+    p.set_defaults(func=cmd_vacation)
+
+    p = sub.add_parser("claim-win", help="claim the win: the seats to move let their deadline pass")
+    p.add_argument("game_id")
+    _add_access(p)
+    p.set_defaults(func=cmd_claim_win)
 
     p = sub.add_parser("client-seed", help="change your client seed (mixed into the dice from the next epoch)")
     p.add_argument("game_id")
