@@ -1395,6 +1395,17 @@ def cmd_vacation(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, f"vacation of {args.days} day(s) recorded"))
 
 
+def cmd_extend(args: argparse.Namespace) -> int:
+    """Give the seats to move more days (a seat not to move; docs/api.md, "Time control")."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    result = client.grant_extension(game_id, args.days, **_sign_command(session, client, game_id, "extension",
+                                                                        {"days": args.days}))
+    _keep_signed_head(session, game_id, result)
+    return _emit(args, result, lambda r: _print_result(r, f"{args.days} more day(s) given"))
+
+
 def cmd_claim_win(args: argparse.Namespace) -> int:
     """Claim the win once the seats to move let their deadline pass."""
     session = Session(args)
@@ -1989,6 +2000,12 @@ def add_client_commands(sub) -> None:
     p.add_argument("days", type=int, help="whole days, within your allowance left")
     _add_access(p)
     p.set_defaults(func=cmd_vacation)
+
+    p = sub.add_parser("extend", help="give the seats to move more days (a game with a time control)")
+    p.add_argument("game_id")
+    p.add_argument("days", type=int, help="whole days more")
+    _add_access(p)
+    p.set_defaults(func=cmd_extend)
 
     p = sub.add_parser("claim-win", help="claim the win: the seats to move let their deadline pass")
     p.add_argument("game_id")

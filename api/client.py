@@ -340,6 +340,11 @@ class WarlogClient:
         return self._json("POST", f"/games/{_quote(game_id)}/vacation", body={"days": days},
                           headers=_signed_headers(signature, head))
 
+    def grant_extension(self, game_id: str, days: int, *, signature: str | None = None,
+                        head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/extension", body={"days": days},
+                          headers=_signed_headers(signature, head))
+
     def claim_win(self, game_id: str, *, signature: str | None = None, head: str | None = None) -> dict:
         return self._json("POST", f"/games/{_quote(game_id)}/claim-win", headers=_signed_headers(signature, head))
 

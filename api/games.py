@@ -512,6 +512,18 @@ def take_vacation(game_id: str):
     return response
 
 
+@bp.post("/games/<game_id>/extension")
+def grant_extension(game_id: str):
+    """A seat not to move gives the seats to move more days (domain/clock.py TC 5)."""
+    caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
+    body = load(schemas.Extension)
+    result = service().grant_extension(caller.game_id, caller.seat, body["days"], signature=signature, head=head)
+    response = jsonify(result_body(caller, result))
+    response.status_code = 201
+    return response
+
+
 @bp.post("/games/<game_id>/claim-win")
 def claim_win(game_id: str):
     """The seat claims the win on time (domain/clock.py TC 4). No body."""

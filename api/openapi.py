@@ -130,7 +130,7 @@ PARAMETERS: dict[str, dict] = {
                        "\"concede\" (no fields), \"take_back\" (reason), \"take_back_answer\" (accept), "
                        "\"standing_order\" (policy_id, decision_kind, policy as the rules record it), "
                        "\"standing_order_cancel\" (policy_id), \"client_seed\" (client_seed), \"umpire_answer\" "
-                       "(accept), \"vacation\" (days), \"claim_win\" (no fields), each recorded as CommandSigned right after the command's line "
+                       "(accept), \"vacation\" (days), \"extension\" (days), \"claim_win\" (no fields), each recorded as CommandSigned right after the command's line "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -512,6 +512,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "allowance, after the seat's deadline has passed, or without a time control (422 "
                     "rule_violation, rule \"time\")." + _signs("vacation"),
         replies={201: Reply("the vacation was recorded", schemas.CommandResult)},
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
+    ("post", "/api/v1/games/{game_id}/extension"): Op(
+        "Give the seats to move more time", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.Extension,
+        description="In a game with a time control, a seat that is not to move gives the seats to move whole "
+                    "days more: ExtensionGranted, then DeadlineExtended (from their deadline, or from now once "
+                    "it has passed, which lifts the flag: no claim then). Refused from a seat to move, or "
+                    "with no deadline running (422 rule_violation, rule \"time\")." + _signs("extension"),
+        replies={201: Reply("the extension was recorded", schemas.CommandResult)},
         problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/claim-win"): Op(
         "Claim the win on time", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),

@@ -29,7 +29,7 @@ def one_line(value: str) -> None:
 
 
 class TimeControl(Schema):
-    """A game's time control (domain/clock.py, TC 1-4); recorded in the log at creation."""
+    """A game's time control (domain/clock.py, TC 1-5); recorded in the log at creation."""
 
     days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
                           metadata={"description": "days the seats to move have, per move or per turn"})
@@ -281,6 +281,11 @@ class Summary(Schema):
 class Vacation(Schema):
     days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
                           metadata={"description": "whole days, within the seat's allowance left"})
+
+
+class Extension(Schema):
+    days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
+                          metadata={"description": "whole days more for the seats to move"})
 
 
 class GameList(Schema):

@@ -15,6 +15,8 @@ TC 4  Timeout: a deadline passed with nobody acting is recorded (``TimedOut``). 
       "claim", any other seat may then claim the win (``WinClaimed``, then ``GameEnded``) until the
       late seat acts; with "pass", the server gives the ruleset's pass order for the late seat
       (rulesets' ``timeout_pass``), an order like any other, whose id starts ``timeout:``.
+TC 5  Extension: a seat not to move may give the seats to move more days (``ExtensionGranted``,
+      then ``DeadlineExtended``), also once their deadline has passed: that lifts the flag.
 
 The clock is the server's: every function here takes ``now`` (an aware datetime) from the
 caller, so the domain stays pure and tests use a fixed clock. ``apply`` is the one fold of the

@@ -673,7 +673,7 @@ class SealedOrderRefused(GameEvent):
     reason: str
 
 
-# Time control (domain/clock.py, TC 1-4): deadlines, reminders, vacations, timeouts, claims ---------
+# Time control (domain/clock.py, TC 1-5): deadlines, reminders, vacations, extensions, timeouts, claims
 class TimeControlSet(GameEvent):
     """The game's time control, recorded at creation right after GameCreated: the seats to move have
     ``days`` per ``per`` ("move" or "turn"), are reminded ``reminders`` hours before a deadline, may
@@ -702,6 +702,14 @@ class DeadlineExtended(GameEvent):
     seats: list
     deadline: str
     reason: str
+    rule: str
+
+
+class ExtensionGranted(GameEvent):
+    """``seat``, not to move, gives the seats to move ``days`` more days (the DeadlineExtended follows)."""
+
+    seat: str
+    days: int
     rule: str
 
 
@@ -751,5 +759,5 @@ COMMAND_EVENTS = (SeatJoined, SeatKeyRegistered, ClientSeedChanged, TakeBackRequ
                   UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked,
                   StandingOrderSet, StandingOrderCancelled,
                   SealedRoundOpened, OrderSealed, OrderRevealed, SealedOrdersCarriedOut, SealedOrderRefused,
-                  DeadlineSet, DeadlineReminder, VacationTaken, TimedOut, WinClaimed)
+                  DeadlineSet, DeadlineReminder, VacationTaken, ExtensionGranted, TimedOut, WinClaimed)
 COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

@@ -953,7 +953,7 @@ class Game(Aggregate):
         self._close_epoch(seed_for, reopen=False)
 
     # ------------------------------------------------------------------------ time control --
-    # domain/clock.py: TC 1-4. ``now`` is the server's clock, passed in by the service.
+    # domain/clock.py: TC 1-5. ``now`` is the server's clock, passed in by the service.
     def keep_time(self, now: datetime) -> None:
         """After a command: start the clock again when TC 1 says so (a DeadlineSet for the seats
         to move now). The service calls it before every save."""
@@ -1043,6 +1043,24 @@ class Game(Aggregate):
             self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),
                                reason=f"{seat} is on vacation for {days} day{'s' if days > 1 else ''}",
                                rule=clocks.RULE)
+
+    def grant_extension(self, seat: str, days: Any, now: datetime, signed: Signed | None = None) -> None:
+        """TC 5: ``seat``, not to move, gives the seats to move ``days`` more days, from their
+        deadline or, once it has passed, from now (which lifts the flag)."""
+        clock = self._check_time_seat(seat)
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= clocks.MAX_DAYS:
+            raise InvalidOrder(f"an extension is a whole number of days from 1 to {clocks.MAX_DAYS}",
+                               rule=clocks.RULE, field="days")
+        if clock["deadline"] is None:
+            raise RuleViolation(clocks.RULE, "no deadline is running")
+        if seat in clock["seats"]:
+            raise RuleViolation(clocks.RULE, f"{seat} is to move itself: another seat gives it more time")
+        signature = self._check_command_signature(seat, signatures.EXTENSION, {"days": days}, signed)
+        later = max(clocks.parse(clock["deadline"]), now) + timedelta(days=days)
+        self.trigger_event(ev.ExtensionGranted, seat=seat, days=days, rule=clocks.RULE)
+        self._record_command_signature(seat, signatures.EXTENSION, signature)
+        self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),
+                           reason=f"{seat} gave {days} more day{'s' if days > 1 else ''}", rule=clocks.RULE)
 
     def claim_win(self, seat: str, now: datetime, seed_for: SeedFor, signed: Signed | None = None) -> None:
         """TC 4: ``seat`` claims the win because the seats to move let their deadline pass (with

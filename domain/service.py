@@ -435,6 +435,11 @@ class Warlog(Application):
                       head: str | None = None) -> CommandResult:
         return self._command(game_id, lambda g: g.take_vacation(seat, days, self.now(), self._signed(g, signature, head)))
 
+    def grant_extension(self, game_id: str | UUID, seat: str, days: int, signature: str | None = None,
+                        head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.grant_extension(seat, days, self.now(),
+                                                                  self._signed(g, signature, head)))
+
     def claim_win(self, game_id: str | UUID, seat: str, signature: str | None = None,
                   head: str | None = None) -> CommandResult:
         return self._command(game_id, lambda g: g.claim_win(seat, self.now(), self._seed_for(g),

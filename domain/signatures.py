@@ -2,7 +2,7 @@
 
 A seat that registered a public key signs each order it gives, each seal and reveal of its
 sealed orders and (format 2) each of its other commands: concession, take-back request and answer,
-standing orders, client-seed change, umpire answer, vacation, claim of a win on time; the server signs the chain heads it hands back. Keys and signatures travel as
+standing orders, client-seed change, umpire answer, vacation, extension, claim of a win on time; the server signs the chain heads it hands back. Keys and signatures travel as
 unpadded base64url (RFC 4648 section 5) of the raw bytes: 32 bytes of public key (43
 characters), 64 of signature (86 characters). The signed bytes are the chain's canonical JSON
 (domain/chain.py) of a small object, so any JSON library that sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
@@ -90,12 +90,12 @@ def reveal_message(game_id: str, seat: str, round_no: int, orders: list, salt: s
 CONCEDE, TAKE_BACK, TAKE_BACK_ANSWER = "concede", "take_back", "take_back_answer"
 STANDING_ORDER, STANDING_ORDER_CANCEL = "standing_order", "standing_order_cancel"
 CLIENT_SEED, UMPIRE_ANSWER = "client_seed", "umpire_answer"
-VACATION, CLAIM_WIN = "vacation", "claim_win"  # time control (domain/clock.py)
+VACATION, EXTENSION, CLAIM_WIN = "vacation", "extension", "claim_win"  # time control (domain/clock.py)
 COMMAND_FIELDS = {
     CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),
     STANDING_ORDER: ("policy_id", "decision_kind", "policy"), STANDING_ORDER_CANCEL: ("policy_id",),
     CLIENT_SEED: ("client_seed",), UMPIRE_ANSWER: ("accept",),
-    VACATION: ("days",), CLAIM_WIN: (),
+    VACATION: ("days",), EXTENSION: ("days",), CLAIM_WIN: (),
 }
 
 

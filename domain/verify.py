@@ -511,6 +511,7 @@ _COMMANDS = {
     "UmpireDeclined": (signatures.UMPIRE_ANSWER, ()),
     "UmpireRevoked": (signatures.UMPIRE_ANSWER, ()),  # by a seat: it withdrew its agreement
     "VacationTaken": (signatures.VACATION, ("days",)),
+    "ExtensionGranted": (signatures.EXTENSION, ("days",)),
     "WinClaimed": (signatures.CLAIM_WIN, ()),
 }
 _SIGNED_BY = {"OrderAccepted": "OrderSigned", "OrderSealed": "SealedOrdersSigned", "OrderRevealed": "SealedOrdersSigned",

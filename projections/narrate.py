@@ -168,6 +168,7 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "DeadlineReminder": lambda d: f"Reminder: {', '.join(d['seats'])} must move within {d['hours']} h (by {d['deadline']})",
     "VacationTaken": lambda d: f"{d['seat']} is on vacation for {d['days']} day{'s' if d['days'] != 1 else ''}, "
                                f"until {d['until']} ({d['used']} day{'s' if d['used'] != 1 else ''} used)",
+    "ExtensionGranted": lambda d: f"{d['seat']} gives more time: {d['days']} day{'s' if d['days'] != 1 else ''}",
     "TimedOut": lambda d: f"{', '.join(d['seats'])} let the deadline {d['deadline']} pass"
                           + (": another seat may claim the win" if d["on_timeout"] == "claim" else ": the server passes"),
     "WinClaimed": lambda d: f"{d['seat']} claims the win on time against {', '.join(d['against'])}",

@@ -1,5 +1,5 @@
 """Time control from the command line (issue 35, "Time"): ``new --days``, ``games`` showing whose
-move it is and how long they have, ``vacation`` and ``claim-win`` signed with the seat's key,
+move it is and how long they have, ``vacation``, ``extend`` and ``claim-win`` signed with the seat's key,
 against a live server whose clock the test moves."""
 
 from __future__ import annotations
@@ -37,12 +37,17 @@ def test_a_game_with_a_time_control_from_new_to_a_claim_on_time(server, alice, b
 
     code, out, err = bob("claim-win", game_id)
     assert code == 1 and "claimed only after it [time]" in err, err
-    at["now"] = T0 + timedelta(days=3, hours=1)
-    code, out, err = bob("games")
-    assert "to move: White, 23 h 0 min left" in out, out  # the vacation moved the deadline a day on
+    code, out, err = alice("extend", game_id, "1")
+    assert code == 1 and "to move itself" in err, err
+    code, out, err = bob("extend", game_id, "1")
+    assert code == 0 and "1 more day(s) given" in out, err
+    assert "Black signed its extension" in out and "moves to 2026-11-06T12:00:00+00:00" in out, out
     at["now"] = T0 + timedelta(days=4, hours=1)
     code, out, err = bob("games")
-    assert "deadline 2026-11-05T12:00:00+00:00 passed" in out, out
+    assert "to move: White, 23 h 0 min left" in out, out  # the vacation and the extension: two days on
+    at["now"] = T0 + timedelta(days=5, hours=1)
+    code, out, err = bob("games")
+    assert "deadline 2026-11-06T12:00:00+00:00 passed" in out, out
     code, out, err = bob("claim-win", game_id)
     assert code == 0 and "win claimed on time" in out, err
     assert "Black claims the win on time against White" in out and "Black signed its claim win" in out, out

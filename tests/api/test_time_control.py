@@ -135,3 +135,21 @@ def test_a_freeform_pass_at_a_timeout_is_the_servers_order_and_verifies(client, 
     assert api_service.sweep_game(game.game_id) is None  # nothing due any more
     assert summary(client, game)["phase"] == "Fight"
     export_verifies(client, game.game_id, game.admin, tmp_path / "g.jsonl")
+
+
+def test_a_signed_extension_from_the_seat_not_to_move_moves_the_deadline_and_verifies(client, clock, tmp_path):
+    game, key = turns_game(client, {"days": 2}, keyed=True)
+    url = f"/api/v1/games/{game.game_id}/extension"
+    head = summary(client, game)["chain_head"]
+    r = client.post(url, json={"days": 1}, headers=game.seats["White"])
+    assert r.status_code == 422 and r.json["code"] == "rule_violation" and "to move itself" in r.json["detail"], r.json
+    r = client.post(url, json={"days": 1}, headers=game.seats["Black"])
+    assert r.status_code == 422 and r.json["code"] == "signature_required", r.json
+    r = client.post(url, json={"days": 1}, headers={**game.seats["Black"], "Warlog-Head": head,
+                                                    "Warlog-Signature": signatures.sign_command(
+                                                        key, game.game_id, "extension", "Black", {"days": 1}, head)})
+    assert r.status_code == 201, r.json
+    assert [line["type"] for line in r.json["events"]] == ["ExtensionGranted", "CommandSigned", "DeadlineExtended"]
+    assert summary(client, game)["clock"]["deadline"] == "2026-11-04T12:00:00+00:00"
+    report, _ = verify_text(export_text(client, game, game.seats["White"]))
+    assert report.ok and report.command_signatures_verified == 1, report.summary()

@@ -1,4 +1,4 @@
-"""Time control (issue 35, "Time"; domain/clock.py TC 1-4): deadlines, reminders, vacations,
+"""Time control (issue 35, "Time"; domain/clock.py TC 1-5): deadlines, reminders, vacations,
 timeouts, claims and passes, each an event of the log. The clock is a fixed ``now`` passed in,
 never a sleep."""
 
@@ -195,3 +195,21 @@ def test_tc_the_clock_stops_when_the_game_ends():
     game.keep_time(T0 + timedelta(days=10))
     game.sweep(T0 + timedelta(days=10), seed_for)
     assert types(game, seq) == [] and game.clock["deadline"] is None
+
+
+def test_tc5_an_extension_is_given_by_a_seat_not_to_move_and_lifts_the_flag():
+    game = started()
+    with pytest.raises(RuleViolation, match="to move itself"):
+        game.grant_extension("White", 1, T0)
+    with pytest.raises(InvalidOrder):
+        game.grant_extension("Black", 0, T0)
+    seq = game.version
+    game.grant_extension("Black", 2, T0 + timedelta(days=1))
+    assert types(game, seq) == ["ExtensionGranted", "DeadlineExtended"]
+    assert game.clock["deadline"] == clocks.stamp(T0 + timedelta(days=5))
+    game.sweep(T0 + timedelta(days=5, hours=1), seed_for)
+    assert game.clock["timed_out"]
+    game.grant_extension("Black", 1, T0 + timedelta(days=5, hours=1))  # from now: the flag is lifted
+    assert not game.clock["timed_out"] and game.clock["deadline"] == clocks.stamp(T0 + timedelta(days=6, hours=1))
+    with pytest.raises(RuleViolation, match="claimed only after"):
+        game.claim_win("Black", T0 + timedelta(days=5, hours=2), seed_for)

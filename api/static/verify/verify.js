@@ -365,6 +365,7 @@ const COMMANDS = {
   UmpireDeclined: ["umpire_answer", []],
   UmpireRevoked: ["umpire_answer", []],  // by a seat: it withdrew its agreement
   VacationTaken: ["vacation", ["days"]],
+  ExtensionGranted: ["extension", ["days"]],
   WinClaimed: ["claim_win", []],
 };
 const ACCEPTED = new Set(["TakeBackAccepted", "UmpireAccepted"]);
