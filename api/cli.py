@@ -1830,7 +1830,7 @@ def add_client_commands(sub) -> None:
                                                       "(GET /api/v1/rulesets/RULESET lists them)")
     p.add_argument("--days", type=int, metavar="N", help="a time control: N days per move (or per turn, --per turn)")
     p.add_argument("--per", choices=["move", "turn"], help="with --days: each order restarts the clock (move, "
-                                                           "the default) or only a new seat to move (turn)")
+                                                           "the default), or a new seat to move or game turn (turn)")
     p.add_argument("--reminder", type=int, action="append", metavar="HOURS",
                    help="with --days: remind the seats to move HOURS before a deadline (repeat it; default 24)")
     p.add_argument("--vacation-days", type=int, metavar="N", help="with --days: vacation days each seat may take")

@@ -34,8 +34,8 @@ class TimeControl(Schema):
     days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
                           metadata={"description": "days the seats to move have, per move or per turn"})
     per = fields.String(load_default="move", validate=validate.OneOf(["move", "turn"]),
-                        metadata={"description": "move: every order restarts the clock; turn: only a change of "
-                                                 "the seats to move"})
+                        metadata={"description": "move: every order restarts the clock; turn: a change of the "
+                                                 "seats to move or a new game turn"})
     reminders = fields.List(fields.Integer(strict=True), validate=validate.Length(max=5), load_default=None,
                             metadata={"description": "hours before a deadline the seats to move are reminded "
                                                      "(default [24] when days > 1); each below days * 24"})

@@ -4,7 +4,8 @@ A game may set a time control when it is created (``TimeControlSet``, right afte
 
 TC 1  Allowance: the seats to move (``Game.whose_move``) have ``days`` to act. Per "move", the
       clock starts again whenever the seats to move change or one of them gives an order; per
-      "turn", only when the seats to move change. Each start is a ``DeadlineSet``.
+      "turn", when the seats to move change or the game turn advances. A pass (TC 4) starts it
+      again either way. Each start is a ``DeadlineSet``.
 TC 2  Reminders: ``reminders`` hours before a deadline the seats to move are reminded
       (``DeadlineReminder``), each reminder once per deadline.
 TC 3  Vacation: each seat may announce up to ``vacation_days`` days of vacation in the whole game
@@ -82,8 +83,8 @@ def parse(text: str) -> datetime:
 # ================================================================================ the fold ====
 def empty(control: dict) -> dict:
     """The clock of a game with ``control``, before anyone is to move."""
-    return {"control": control, "seats": [], "deadline": None, "set": None, "moved": False, "timed_out": False,
-            "reminded": [], "vacations": {}, "stopped": False}
+    return {"control": control, "seats": [], "deadline": None, "set": None, "moved": False, "restart": False,
+            "timed_out": False, "reminded": [], "vacations": {}, "stopped": False}
 
 
 def apply(clock: dict | None, event_type: str, data: dict, seq: int) -> dict | None:
@@ -94,7 +95,7 @@ def apply(clock: dict | None, event_type: str, data: dict, seq: int) -> dict | N
         return None
     if event_type == "DeadlineSet":
         return {**clock, "seats": list(data["seats"]), "deadline": data["deadline"], "set": seq, "moved": False,
-                "timed_out": False, "reminded": []}
+                "restart": False, "timed_out": False, "reminded": []}
     if event_type == "DeadlineExtended":
         # a later deadline: its reminders come again when they are due
         return {**clock, "deadline": data["deadline"], "timed_out": False, "reminded": []}
@@ -106,7 +107,11 @@ def apply(clock: dict | None, event_type: str, data: dict, seq: int) -> dict | N
         return {**clock, "vacations": {**clock["vacations"], data["seat"]: {"used": data["used"],
                                                                              "until": data["until"]}}}
     if event_type == "OrderAccepted" and data.get("seat") in clock["seats"]:
-        return {**clock, "moved": True, "timed_out": False}  # a late order lifts the flag (TC 4)
+        passed = str(data.get("order_id")).startswith(TIMEOUT_ID_PREFIX)
+        # a late order lifts the flag (TC 4); the server's pass starts the clock again (TC 1)
+        return {**clock, "moved": True, "timed_out": False, "restart": clock.get("restart") or passed}
+    if event_type == "TurnAdvanced":
+        return {**clock, "restart": True}
     if event_type == "GameEnded":
         return {**clock, "stopped": True, "seats": [], "deadline": None, "timed_out": False}
     return clock
@@ -132,11 +137,11 @@ def next_deadline(clock: dict, seats: list[str], now: datetime) -> str:
 
 
 def needs_deadline(clock: dict, seats: list[str]) -> bool:
-    """Whether the clock starts again now (TC 1): the seats to move changed, or per move one of
-    them gave an order since the deadline was set."""
+    """Whether the clock starts again now (TC 1): the seats to move changed, the turn advanced or
+    the server passed since the deadline was set, or per move one of them gave an order."""
     if clock["stopped"] or not seats:
         return False
-    if clock["deadline"] is None or sorted(seats) != sorted(clock["seats"]):
+    if clock["deadline"] is None or sorted(seats) != sorted(clock["seats"]) or clock.get("restart"):
         return True
     return clock["control"]["per"] == "move" and clock["moved"]
 

@@ -52,9 +52,9 @@ class Turns(Ruleset):
 register(Turns())
 
 
-def started(ruleset="toy_turns", now=T0, **control) -> Game:
+def started(ruleset="toy_turns", now=T0, phases=("Turn",), **control) -> Game:
     """A game with a time control, every seat joined at ``now`` (the service's keep_time run)."""
-    options = {"sides": ["Blue", "Red"]} if ruleset == "freeform" else None
+    options = {"sides": ["Blue", "Red"], "phases": list(phases)} if ruleset == "freeform" else None
     game = Game.create(ruleset, options=options, seed_for=seed_for, time_control={"days": 3, **control})
     for seat, handle in zip(game.human_seats(), ("ann", "bob")):
         game.join(seat, handle, "", seed_for)
@@ -91,7 +91,7 @@ def test_tc1_the_clock_starts_when_the_last_seat_joins_and_again_for_each_seat_t
     assert game.clock["deadline"] == clocks.stamp(T0 + timedelta(days=3, hours=5))
 
 
-def test_tc1_per_move_each_order_restarts_the_clock_per_turn_only_a_new_seat_to_move():
+def test_tc1_per_move_each_order_restarts_the_clock_per_turn_a_new_seat_to_move_or_turn():
     moves = started("freeform")  # every side may act at any time (FF 2): the seats to move never change
     turns = started("freeform", per="turn")
     for game in (moves, turns):
@@ -99,6 +99,19 @@ def test_tc1_per_move_each_order_restarts_the_clock_per_turn_only_a_new_seat_to_
         game.keep_time(T0 + timedelta(days=1))
     assert moves.clock["deadline"] == clocks.stamp(T0 + timedelta(days=4))
     assert turns.clock["deadline"] == clocks.stamp(T0 + timedelta(days=3))
+    turns.submit("Red", "a-1", {"kind": "advance"}, seed_for)  # the one phase: the next turn
+    turns.keep_time(T0 + timedelta(days=2))
+    assert turns.clock["deadline"] == clocks.stamp(T0 + timedelta(days=5))
+
+
+def test_tc4_a_pass_per_turn_starts_the_clock_again_so_the_next_sweep_passes_nothing():
+    game = started("freeform", per="turn", on_timeout="pass", phases=("Move", "Fight"))
+    seq = game.version
+    game.sweep(T0 + timedelta(days=3, minutes=1), seed_for)
+    game.keep_time(T0 + timedelta(days=3, minutes=1))
+    game.sweep(T0 + timedelta(days=3, minutes=2), seed_for)
+    assert types(game, seq).count("TimedOut") == 1 and "TurnAdvanced" not in types(game, seq)
+    assert game.clock["deadline"] == clocks.stamp(T0 + timedelta(days=6, minutes=1))
 
 
 def test_tc2_a_reminder_is_recorded_once_when_it_is_due():
