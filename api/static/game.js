@@ -522,6 +522,10 @@
     }
     turn.textContent = text;
     turn.className = cls;
+    if (!s.ended && s.clock && s.clock.deadline) {  // a time control: how long the seats to move have
+      turn.appendChild(W.el("span", { class: "time-left" + (s.clock.timed_out ? " late" : ""), id: "time-left",
+                                      text: " " + W.timeLeft(s.clock) + " (deadline " + s.clock.deadline + ")" }));
+    }
     // an ended game takes neither a take-back nor a concession (the server refuses both)
     $("takeback").hidden = $("concede").hidden = !!s.ended;
   }

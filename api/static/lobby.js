@@ -70,19 +70,10 @@
     var cell = W.el("td", { text: g.ended ? "—" : g.whose_move.join(", ") });
     var clock = g.clock;
     if (g.ended || !clock || !clock.deadline) return cell;
-    var left = clock.timed_out ? "time is up" : timeLeft(clock.seconds_left) + " left";
-    cell.appendChild(W.el("span", { class: "time-left" + (clock.timed_out ? " late" : ""), text: " · " + left,
+    cell.appendChild(W.el("span", { class: "time-left" + (clock.timed_out ? " late" : ""), text: " · " + W.timeLeft(clock),
                                     title: "deadline " + clock.deadline + " (UTC)" }));
     cell.dataset.deadline = clock.deadline;
     return cell;
-  }
-
-  function timeLeft(seconds) {
-    var days = Math.floor(seconds / 86400), hours = Math.floor(seconds % 86400 / 3600),
-        minutes = Math.floor(seconds % 3600 / 60);
-    if (days) return days + " d " + hours + " h";
-    if (hours) return hours + " h " + minutes + " min";
-    return minutes + " min";
   }
 
   // The form's time control, or null without days; a bad reminder list is reported, not sent.

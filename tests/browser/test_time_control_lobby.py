@@ -1,5 +1,6 @@
 """Time control in the lobby (issue 35, "Time"), in Chromium: the create form sets a time control,
-recorded in the game's log, and the games table shows whose move it is and how long they have."""
+recorded in the game's log, and the games table (and the game page) show whose move it is and how
+long they have."""
 
 from __future__ import annotations
 
@@ -47,6 +48,14 @@ def test_the_lobby_creates_a_timed_game_and_shows_whose_move_and_the_time_left(s
     assert re.fullmatch(r"Blue, Red · 1 d 23 h left", cell.text_content().strip()), cell.text_content()
     assert cell.locator(".time-left").get_attribute("title").startswith("deadline 20")
     shoot(page, shots / "time-control-lobby.png")
+
+    # the game page says it beside whose move it is
+    page.click(f'#games tr[data-game="{game_id}"] a[href="/games/{game_id}"] >> nth=0')
+    page.wait_for_selector("#time-left")
+    assert re.fullmatch(r" 1 d 23 h left \(deadline 20\S+\)", page.text_content("#time-left")), \
+        page.text_content("#time-left")
+    page.go_back()
+    page.wait_for_selector(f'#games tr[data-game="{game_id}"]')
 
     # a bad reminder list is reported in the page, nothing sent
     page.fill("#c-days", "2")
