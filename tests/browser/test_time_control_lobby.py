@@ -63,3 +63,49 @@ def test_the_lobby_creates_a_timed_game_and_shows_whose_move_and_the_time_left(s
     page.click("#create button[type=submit]")
     page.wait_for_selector("#status.error")
     assert "Reminders" in page.text_content("#status")
+
+
+def test_the_game_page_takes_a_vacation_and_gives_more_time_signed(server, open_tab, shots):
+    status, _, made = http_json("POST", f"{server}/api/v1/games", {
+        "ruleset": "falklands", "time_control": {"days": 2, "vacation_days": 3}})
+    assert status == 201, made
+    game_id, tabs = made["game_id"], {}
+    for seat, code in made["invites"].items():
+        tab = open_tab()
+        tab.page.goto(f"{server}/games/{game_id}#invite={code}")
+        tab.ready()
+        tab.page.fill("#j-handle", seat.lower())
+        tab.page.click("#join button[type=submit]")
+        tabs[seat] = tab.page
+    status, _, game = http_json("GET", f"{server}/api/v1/games/{game_id}", headers={
+        "Authorization": f"Bearer {made['admin_token']}"})
+    [moving] = game["clock"]["seats"]
+    [waiting] = [seat for seat in tabs if seat != moving]
+    for page in tabs.values():
+        page.reload()
+        page.wait_for_selector("#time-box:not([hidden])")
+    mover, other = tabs[moving], tabs[waiting]
+    assert "your vacation days left: 3" in mover.text_content("#time-status")
+    assert mover.is_hidden("#extend") and mover.is_hidden("#claim")
+    assert other.is_visible("#extend") and other.is_hidden("#claim")  # the deadline has not passed
+
+    mover.fill("#time-days", "2")
+    mover.click("#vacation")
+    mover.wait_for_selector("#status.ok:has-text('Vacation recorded')")
+    mover.wait_for_selector("#time-status:has-text('vacation days left: 1')")
+    other.reload()
+    other.wait_for_selector("#time-box:not([hidden])")
+    other.click("#extend")
+    other.wait_for_selector("#status.ok:has-text('More time given')")
+    shoot(other, shots / "time-control-game.png")
+
+    status, _, body = http_json("GET", f"{server}/api/v1/games/{game_id}/events",
+                                headers={"Authorization": f"Bearer {made['admin_token']}"})
+    types = [e["type"] for e in body["events"]]
+    at = types.index("VacationTaken")
+    assert types[at:at + 3] == ["VacationTaken", "CommandSigned", "DeadlineExtended"], types
+    at = types.index("ExtensionGranted")
+    assert types[at:at + 3] == ["ExtensionGranted", "CommandSigned", "DeadlineExtended"], types
+    status, _, game = http_json("GET", f"{server}/api/v1/games/{game_id}", headers={
+        "Authorization": f"Bearer {made['admin_token']}"})
+    assert 4 * 86400 < game["clock"]["seconds_left"] <= 5 * 86400  # two days, two of vacation, one given
