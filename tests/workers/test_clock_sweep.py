@@ -29,18 +29,18 @@ class Clock:
 
 
 @pytest.fixture
-def timed(sqlite_app):
-    """The app with a clock the test moves, and a toy_turns game (3 days per move, reminders 24 h
-    and 2 h before) whose seats gave their addresses; White is to move."""
+def timed(app):
+    """The app (on SQLite, then PostgreSQL) with a clock the test moves, and a toy_turns game (3 days
+    per move, reminders 24 h and 2 h before) whose seats gave their addresses; White is to move."""
     clock = Clock()
-    sqlite_app.now = clock
-    gid = sqlite_app.create_game("toy_turns", time_control={"days": 3, "reminders": [24, 2]}).game_id
-    access = AccessStore.for_service(sqlite_app)
+    app.now = clock
+    gid = app.create_game("toy_turns", time_control={"days": 3, "reminders": [24, 2]}).game_id
+    access = AccessStore.for_service(app)
     for seat in ("White", "Black"):
-        sqlite_app.join(gid, seat, seat.lower())
+        app.join(gid, seat, seat.lower())
         access.set_contact(gid, seat, f"{seat.lower()}@example.org")
-    Projections(sqlite_app).catch_up()  # the projector's work: the games index the sweep reads
-    return sqlite_app, clock, gid
+    Projections(app).catch_up()  # the projector's work: the games index the sweep reads
+    return app, clock, gid
 
 
 def lines_of(app, gid, after):
