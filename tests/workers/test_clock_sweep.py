@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from domain.access import AccessStore
+from domain.service import Warlog
 from tests.unit.test_time_control import Turns  # noqa: F401  (registers toy_turns)
 from tests.workers.notify_helpers import smtp_server
 from projections.runner import Projections
@@ -96,3 +97,19 @@ def test_due_reads_the_map_views_clock_and_the_setting_is_checked():
     assert sweep_seconds({}) == 60 and sweep_seconds({"WARLOG_CLOCK_SWEEP_SECONDS": "0"}) == 0
     with pytest.raises(ValueError, match="WARLOG_CLOCK_SWEEP_SECONDS"):
         sweep_seconds({"WARLOG_CLOCK_SWEEP_SECONDS": "soon"})
+
+
+def test_two_workers_sweeping_the_same_game_record_its_reminder_once(timed, store_config):
+    app, clock, gid = timed
+    other = Warlog(store_config)  # a second worker's service: its own copy of the game
+    try:
+        other.now = clock
+        other.get_game(gid)
+        start = app.get_game(gid).version
+        clock.at = T0 + timedelta(days=2, hours=1)
+        assert ClockSweep(app).sweep() == [gid]
+        assert ClockSweep(other).sweep() == []  # its view shows the reminder the first recorded
+        assert other.sweep_game(gid) is None  # and so does its copy of the game, brought up to date
+        assert lines_of(app, gid, start) == ["DeadlineReminder"]
+    finally:
+        other.close()
