@@ -382,9 +382,9 @@ class Game(Aggregate):
                seed_for: SeedFor | None, start: tuple[type, dict] | None = None,
                control: dict | None = None) -> "Game":
         """GameCreated of ``made``, then what marks where the game starts (``start``), then its time
-        control (``control``, as clock.check_control made it), then the
-        commitment to the seed of dice epoch 0 (format 2: before any seat has joined and given its
-        client seed), then the umpire named at creation."""
+        control (``control``, as clock.check_control made it), then the commitment to the seed of
+        dice epoch 0 (format 2: before any seat has joined and given its client seed), then the
+        umpire named at creation."""
         if umpire is not None:
             umpire = _umpire_name(umpire, InvalidSetup)
         for seat in made.seats:
