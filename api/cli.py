@@ -317,7 +317,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
     (retries with backoff are scheduled) and, unless --no-dispatch, the dispatcher as a thread:
     notifications, and the replays of a game that ends (workers/dispatch.py; several workers may
-    each run one). With --webhooks, a worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE),
+    each run one), and the clock sweep of the time controls (workers/clock.py), another thread.
+    With --webhooks, a worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE),
     so slow receivers hold up no other job."""
     import logging
     import threading
@@ -359,6 +360,15 @@ def cmd_worker(args: argparse.Namespace) -> int:
                                 on_end=queue_replays if replays else None, digest_hour=digest_hour)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
+        from workers.clock import ClockSweep, sweep_seconds
+
+        try:
+            every = sweep_seconds()
+        except ValueError as exc:
+            raise SystemExit(f"warlog worker: {exc}") from None
+        if every:  # the time controls' reminders and timeouts (workers/clock.py)
+            sweeper = ClockSweep(service)
+            threading.Thread(target=sweeper.run, args=(every,), name="warlog-clock", daemon=True).start()
     worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)
     try:
         worker.work(burst=args.burst, with_scheduler=True, logging_level="INFO")
@@ -653,8 +663,26 @@ def cmd_new(args: argparse.Namespace) -> int:
     options.update(_pairs(args.option, "--option"))
     client = session.client(None, need=None)
     created = client.create_game(args.ruleset, options, scenario=args.scenario, public=args.public,
-                                 umpire=args.umpire, position=args.position)
+                                 umpire=args.umpire, position=args.position, time_control=_time_control(args))
     return _created(args, session, client, created, args.ruleset)
+
+
+def _time_control(args: argparse.Namespace) -> dict | None:
+    """``new``'s time control (docs/api.md, "Time control") from its flags; None without --days."""
+    if args.days is None:
+        if args.per or args.reminder or args.vacation_days is not None or args.on_timeout:
+            raise UsageError("a time control starts with --days N (days per move or turn)")
+        return None
+    control: dict = {"days": args.days}
+    if args.per:
+        control["per"] = args.per
+    if args.reminder:
+        control["reminders"] = args.reminder
+    if args.vacation_days is not None:
+        control["vacation_days"] = args.vacation_days
+    if args.on_timeout:
+        control["on_timeout"] = args.on_timeout
+    return control
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
@@ -821,7 +849,29 @@ def _summary_line(g: dict) -> str:
     seats = ", ".join(f"{s['seat']}={s.get('handle') or '(open)'}" for s in g.get("seats") or [])
     moving = ", ".join(g.get("whose_move") or []) or "nobody"
     return (f"{g.get('game_id')} {g.get('ruleset')} {g.get('status')}: turn {g.get('turn')}, "
-            f"{g.get('phase')} phase, to move: {moving}; seats {seats}; version {g.get('version')}")
+            f"{g.get('phase')} phase, to move: {moving}{_time_left(g.get('clock'))}; seats {seats}; "
+            f"version {g.get('version')}")
+
+
+def time_left_text(seconds: int) -> str:
+    """How long is left, in the largest two units: "2 d 3 h", "5 h 10 min", "4 min"."""
+    days, rest = divmod(max(0, int(seconds)), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"
+
+
+def _time_left(clock: dict | None) -> str:
+    """A summary's clock as the game list says it: ", 2 d 3 h left (by 2026-…)", or the time out."""
+    if not clock or not clock.get("deadline"):
+        return ""
+    if clock.get("timed_out"):
+        return f", deadline {clock['deadline']} passed"
+    return f", {time_left_text(clock.get('seconds_left') or 0)} left (by {clock['deadline']})"
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -1348,6 +1398,38 @@ def cmd_concede(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, "conceded"))
 
 
+def cmd_vacation(args: argparse.Namespace) -> int:
+    """Announce days of vacation (a game with a time control; docs/api.md, "Time control")."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    result = client.take_vacation(game_id, args.days, **_sign_command(session, client, game_id, "vacation",
+                                                                      {"days": args.days}))
+    _keep_signed_head(session, game_id, result)
+    return _emit(args, result, lambda r: _print_result(r, f"vacation of {args.days} day(s) recorded"))
+
+
+def cmd_extend(args: argparse.Namespace) -> int:
+    """Give the seats to move more days (a seat not to move; docs/api.md, "Time control")."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    result = client.grant_extension(game_id, args.days, **_sign_command(session, client, game_id, "extension",
+                                                                        {"days": args.days}))
+    _keep_signed_head(session, game_id, result)
+    return _emit(args, result, lambda r: _print_result(r, f"{args.days} more day(s) given"))
+
+
+def cmd_claim_win(args: argparse.Namespace) -> int:
+    """Claim the win once the seats to move let their deadline pass."""
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    result = client.claim_win(game_id, **_sign_command(session, client, game_id, "claim_win", {}))
+    _keep_signed_head(session, game_id, result)
+    return _emit(args, result, lambda r: _print_result(r, "win claimed on time"))
+
+
 def cmd_client_seed(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1856,6 +1938,15 @@ def add_client_commands(sub) -> None:
                                                      "every seat joins knowing it)")
     p.add_argument("--position", metavar="NAME", help="start from this named position of the ruleset "
                                                       "(GET /api/v1/rulesets/RULESET lists them)")
+    p.add_argument("--days", type=int, metavar="N", help="a time control: N days per move (or per turn, --per turn)")
+    p.add_argument("--per", choices=["move", "turn"], help="with --days: each order restarts the clock (move, "
+                                                           "the default), or a new seat to move or game turn (turn)")
+    p.add_argument("--reminder", type=int, action="append", metavar="HOURS",
+                   help="with --days: remind the seats to move HOURS before a deadline (repeat it; default 24)")
+    p.add_argument("--vacation-days", type=int, metavar="N", help="with --days: vacation days each seat may take")
+    p.add_argument("--on-timeout", choices=["claim", "pass"],
+                   help="with --days: at a deadline passed, the opponent may claim the win (claim, the default), "
+                        "or the ruleset's pass is given (pass)")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_new)
 
@@ -2031,6 +2122,23 @@ def add_client_commands(sub) -> None:
     p.add_argument("--keep", action="store_true", help="save it in this machine's config for this game")
     _add_access(p)
     p.set_defaults(func=cmd_spectator_token)
+
+    p = sub.add_parser("vacation", help="announce days of vacation (a game with a time control)")
+    p.add_argument("game_id")
+    p.add_argument("days", type=int, help="whole days, within your allowance left")
+    _add_access(p)
+    p.set_defaults(func=cmd_vacation)
+
+    p = sub.add_parser("extend", help="give the seats to move more days (a game with a time control)")
+    p.add_argument("game_id")
+    p.add_argument("days", type=int, help="whole days more")
+    _add_access(p)
+    p.set_defaults(func=cmd_extend)
+
+    p = sub.add_parser("claim-win", help="claim the win: the seats to move let their deadline pass")
+    p.add_argument("game_id")
+    _add_access(p)
+    p.set_defaults(func=cmd_claim_win)
 
     p = sub.add_parser("client-seed", help="change your client seed (mixed into the dice from the next epoch)")
     p.add_argument("game_id")

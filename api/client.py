@@ -226,8 +226,11 @@ class WarlogClient:
 
     # ----------------------------------------------------------------------------- games --
     def create_game(self, ruleset: str, options: dict | None = None, *, scenario: str | None = None,
-                    public: bool = False, umpire: str | None = None, position: str | None = None) -> dict:
+                    public: bool = False, umpire: str | None = None, position: str | None = None,
+                    time_control: dict | None = None) -> dict:
         body: dict[str, Any] = {"ruleset": ruleset, "options": options or {}, "public": public}
+        if time_control is not None:
+            body["time_control"] = time_control
         if scenario is not None:
             body["scenario"] = scenario
         if umpire is not None:
@@ -371,6 +374,18 @@ class WarlogClient:
     def set_notifications(self, game_id: str, settings: dict) -> dict:
         """PUT the seat's notification settings: the fields given change, the others stay."""
         return self._json("PUT", f"/games/{_quote(game_id)}/notifications", body=settings)
+
+    def take_vacation(self, game_id: str, days: int, *, signature: str | None = None, head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/vacation", body={"days": days},
+                          headers=_signed_headers(signature, head))
+
+    def grant_extension(self, game_id: str, days: int, *, signature: str | None = None,
+                        head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/extension", body={"days": days},
+                          headers=_signed_headers(signature, head))
+
+    def claim_win(self, game_id: str, *, signature: str | None = None, head: str | None = None) -> dict:
+        return self._json("POST", f"/games/{_quote(game_id)}/claim-win", headers=_signed_headers(signature, head))
 
     def standing_orders(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/standing-orders")

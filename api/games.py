@@ -16,6 +16,7 @@ from domain.access import id_of_token
 from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
+from domain import clock as clocks
 from domain.damage import Damage
 from domain.errors import Conflict, RuleViolation
 from domain.game import UMPIRE_RULE
@@ -127,7 +128,8 @@ def summary(view: dict, public: bool, caller: Caller | None = None, damaged: dic
         "whose_move": view["whose_move"], "turn": state.get("turn"), "phase": state.get("phase"),
         "vp": state.get("vp", {}), "version": view["version"], "chain_head": view["chain_head"],
         "last_activity": view["last_activity"], "ended": view["ended"], "damaged": damaged,
-        "position": view.get("position"), "sandbox": view.get("sandbox")})
+        "position": view.get("position"), "sandbox": view.get("sandbox"),
+        "clock": clocks.status(view.get("clock"), service().now())})
 
 
 def _etag(response, version: int):
@@ -140,8 +142,12 @@ def _etag(response, version: int):
 def create_game():
     body = load(schemas.CreateGame)
     rules = find_ruleset(body["ruleset"])  # an unknown ruleset is a 422 naming the known ones
+    control = body["time_control"]
+    if control is not None:  # as sent: the domain fills in what was left out (domain/clock.py)
+        control = {k: v for k, v in control.items() if v is not None}
     return created(lambda: service().create_game(rules.name, body["scenario"], body["options"],
-                                                 umpire=body["umpire"], position=body["position"]),
+                                                 umpire=body["umpire"], position=body["position"],
+                                                 time_control=control),
                    body["public"])
 
 
@@ -485,4 +491,38 @@ def concede(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
     result = service().concede(caller.game_id, caller.seat, signature=signature, head=head)
+    return jsonify(result_body(caller, result))
+
+
+# ----------------------------------------------------------------------------- time control ----
+@bp.post("/games/<game_id>/vacation")
+def take_vacation(game_id: str):
+    """The seat announces days of vacation (domain/clock.py TC 3)."""
+    caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
+    body = load(schemas.Vacation)
+    result = service().take_vacation(caller.game_id, caller.seat, body["days"], signature=signature, head=head)
+    response = jsonify(result_body(caller, result))
+    response.status_code = 201
+    return response
+
+
+@bp.post("/games/<game_id>/extension")
+def grant_extension(game_id: str):
+    """A seat not to move gives the seats to move more days (domain/clock.py TC 5)."""
+    caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
+    body = load(schemas.Extension)
+    result = service().grant_extension(caller.game_id, caller.seat, body["days"], signature=signature, head=head)
+    response = jsonify(result_body(caller, result))
+    response.status_code = 201
+    return response
+
+
+@bp.post("/games/<game_id>/claim-win")
+def claim_win(game_id: str):
+    """The seat claims the win on time (domain/clock.py TC 4). No body."""
+    caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
+    result = service().claim_win(caller.game_id, caller.seat, signature=signature, head=head)
     return jsonify(result_body(caller, result))

@@ -135,7 +135,8 @@ PARAMETERS: dict[str, dict] = {
                        "\"standing_order\" (policy_id, decision_kind, policy as the rules record it), "
                        "\"standing_order_cancel\" (policy_id), \"client_seed\" (client_seed), \"umpire_answer\" "
                        "(accept), \"annotation\" or, for a private one, \"private_annotation\" (annotation_id, "
-                       "about_seq, text), each recorded as CommandSigned right after the command's line "
+                       "about_seq, text), \"vacation\" (days), \"extension\" (days), \"claim_win\" (no fields), "
+                       "each recorded as CommandSigned right after the command's line "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -310,7 +311,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "holds the admin token and one invite code per seat; they are shown once and stored only as "
                     "hashes. Hand each invite code to its player. With `position` the game starts from that named "
                     "position of the ruleset (GET /api/v1/rulesets/{name}); an unknown one is 422 invalid_setup "
-                    "naming the known ones.",
+                    "naming the known ones. With `time_control` the seats to move have days per move or turn, "
+                    "are reminded before a deadline, may take vacation, and a deadline passed lets another seat "
+                    "claim the win or passes for the late seat (docs/api.md, \"Time control\"); recorded in "
+                    "the log as TimeControlSet right after the creation, read by all in the game's `clock`.",
         replies={201: Reply("the game was created", schemas.Created, headers=("Location",))},
         problems=(*BODY, "unknown_ruleset", "invalid_setup", "too_many_games")),
     ("post", "/api/v1/games/{game_id}/sandbox"): Op(
@@ -519,6 +523,35 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Concede the game", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
         description="Ends the game (the ruleset names the winner) and reveals the open dice epoch. No body." +
                     _signs("concede"),
+        replies={200: _RESULT},
+        problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED, "bad_request")),
+    ("post", "/api/v1/games/{game_id}/vacation"): Op(
+        "Announce a vacation", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.Vacation,
+        description="In a game with a time control, the seat announces whole days of vacation, from now (or "
+                    "from the end of the vacation it is on), within its allowance (`vacation_days`): recorded "
+                    "as VacationTaken, read by every seat. A deadline of the seat running moves on by as many "
+                    "days (DeadlineExtended); one set during the vacation runs from its end. Refused past the "
+                    "allowance, after the seat's deadline has passed, or without a time control (422 "
+                    "rule_violation, rule \"time\")." + _signs("vacation"),
+        replies={201: Reply("the vacation was recorded", schemas.CommandResult)},
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
+    ("post", "/api/v1/games/{game_id}/extension"): Op(
+        "Give the seats to move more time", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        body=schemas.Extension,
+        description="In a game with a time control, a seat that is not to move gives the seats to move whole "
+                    "days more: ExtensionGranted, then DeadlineExtended (from their deadline, or from now once "
+                    "it has passed, which lifts the flag: no claim then). Refused from a seat to move, or "
+                    "with no deadline running (422 rule_violation, rule \"time\")." + _signs("extension"),
+        replies={201: Reply("the extension was recorded", schemas.CommandResult)},
+        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
+    ("post", "/api/v1/games/{game_id}/claim-win"): Op(
+        "Claim the win on time", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        description="Once the seats to move let their deadline pass (by the server's clock), another seat "
+                    "claims the win: TimedOut (unless the sweep recorded it already), WinClaimed and GameEnded "
+                    "(level \"timeout\"). Refused before the deadline, by a seat to move, once the late seat "
+                    "has moved, and where on_timeout is \"pass\" and the pass was given (422 rule_violation, "
+                    "rule \"time\"). No body." + _signs("claim_win"),
         replies={200: _RESULT},
         problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED, "bad_request")),
     ("put", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(

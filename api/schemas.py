@@ -28,6 +28,25 @@ def one_line(value: str) -> None:
         raise ValidationError("one line of text: no tab or newline")
 
 
+class TimeControl(Schema):
+    """A game's time control (domain/clock.py, TC 1-5); recorded in the log at creation."""
+
+    days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
+                          metadata={"description": "days the seats to move have, per move or per turn"})
+    per = fields.String(load_default="move", validate=validate.OneOf(["move", "turn"]),
+                        metadata={"description": "move: every order restarts the clock; turn: a change of the "
+                                                 "seats to move or a new game turn"})
+    reminders = fields.List(fields.Integer(strict=True), validate=validate.Length(max=5), load_default=None,
+                            metadata={"description": "hours before a deadline the seats to move are reminded "
+                                                     "(default [24] when days > 1); each below days * 24"})
+    vacation_days = fields.Integer(load_default=0, strict=True, validate=validate.Range(0, 60),
+                                   metadata={"description": "days of vacation each seat may take in the game"})
+    on_timeout = fields.String(load_default="claim", validate=validate.OneOf(["claim", "pass"]),
+                               metadata={"description": "claim: another seat may claim the win once a deadline "
+                                                        "passed; pass: the ruleset's pass is given (freeform: "
+                                                        "advance; a ruleset without one refuses it)"})
+
+
 class CreateGame(Schema):
     ruleset = fields.String(required=True, validate=[validate.Length(max=40), one_line],
                             metadata={"description": "ruleset name, e.g. freeform"})
@@ -45,6 +64,9 @@ class CreateGame(Schema):
                              metadata={"description": "start from this named position of the ruleset "
                                                       "(GET /rulesets/{name}) instead of its standard set-up; "
                                                       "not with options"})
+    time_control = fields.Nested(TimeControl, load_default=None, allow_none=True,
+                                 metadata={"description": "deadlines, reminders, vacations and timeouts "
+                                                          "(docs/api.md, \"Time control\"); none by default"})
 
 
 class Sandbox(Schema):
@@ -220,6 +242,16 @@ class Damaged(Schema):
     reason = fields.String(allow_none=True, metadata={"description": "the operator's, when accepted"})
 
 
+class Clock(Schema):
+    control = fields.Nested(TimeControl, metadata={"description": "the time control, as recorded"})
+    seats = fields.List(fields.String(), metadata={"description": "the seats the deadline runs for"})
+    deadline = fields.String(allow_none=True, metadata={"description": "ISO 8601 UTC; null before the start "
+                                                                        "and after the end"})
+    seconds_left = fields.Integer(allow_none=True, metadata={"description": "by the server's clock, now"})
+    timed_out = fields.Boolean(metadata={"description": "the deadline has passed"})
+    vacations = fields.Dict(metadata={"description": "{seat: {used, until, left}} of the seats that took vacation"})
+
+
 class Summary(Schema):
     game_id = fields.String()
     ruleset = fields.String()
@@ -242,6 +274,18 @@ class Summary(Schema):
     sandbox = fields.Dict(allow_none=True, metadata={
         "description": "{source, at, at_hash, by}: the game is a sandbox of game source forked right after its "
                        "event at (whose hash is at_hash); null for a game that is not"})
+    clock = fields.Nested(Clock, allow_none=True, metadata={
+        "description": "the time control and who is to move by when; null for a game without one"})
+
+
+class Vacation(Schema):
+    days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
+                          metadata={"description": "whole days, within the seat's allowance left"})
+
+
+class Extension(Schema):
+    days = fields.Integer(required=True, strict=True, validate=validate.Range(1, 60),
+                          metadata={"description": "whole days more for the seats to move"})
 
 
 class GameList(Schema):

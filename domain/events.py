@@ -702,10 +702,91 @@ class AnnotationAdded(GameEvent):
     private: bool
 
 
+# Time control (domain/clock.py, TC 1-5): deadlines, reminders, vacations, extensions, timeouts, claims
+class TimeControlSet(GameEvent):
+    """The game's time control, recorded at creation right after GameCreated: the seats to move have
+    ``days`` per ``per`` ("move" or "turn"), are reminded ``reminders`` hours before a deadline, may
+    take ``vacation_days`` days of vacation each, and a deadline passed is met by ``on_timeout``
+    ("claim": another seat may claim the win; "pass": the ruleset's pass is given)."""
+
+    days: int
+    per: str
+    reminders: list
+    vacation_days: int
+    on_timeout: str
+    rule: str
+
+
+class DeadlineSet(GameEvent):
+    """The clock starts for ``seats`` (those to move): they have until ``deadline`` (ISO 8601, UTC)."""
+
+    seats: list
+    deadline: str
+    rule: str
+
+
+class DeadlineExtended(GameEvent):
+    """The deadline of ``seats`` moves on to ``deadline``, for ``reason`` (a vacation)."""
+
+    seats: list
+    deadline: str
+    reason: str
+    rule: str
+
+
+class ExtensionGranted(GameEvent):
+    """``seat``, not to move, gives the seats to move ``days`` more days (the DeadlineExtended follows)."""
+
+    seat: str
+    days: int
+    rule: str
+
+
+class DeadlineReminder(GameEvent):
+    """``seats`` are reminded: ``hours`` hours or less are left before ``deadline`` (the server's sweep)."""
+
+    seats: list
+    deadline: str
+    hours: int
+    rule: str
+
+
+class VacationTaken(GameEvent):
+    """``seat`` announced ``days`` days of vacation, from ``start`` to ``until``; it has used ``used``
+    days of its allowance in all."""
+
+    seat: str
+    days: int
+    start: str
+    until: str
+    used: int
+    rule: str
+
+
+class TimedOut(GameEvent):
+    """``seats`` let ``deadline`` pass without acting; ``on_timeout`` says what follows."""
+
+    seats: list
+    deadline: str
+    on_timeout: str
+    rule: str
+
+
+class WinClaimed(GameEvent):
+    """``seat`` claims the win because ``against`` ran out of time (deadline ``deadline``); the
+    GameEnded follows."""
+
+    seat: str
+    against: list
+    deadline: str
+    rule: str
+
+
 # Commands other than orders: each ends the run of the order before it, so neither they nor what
 # they cause belong to an order (take-back ranges, history operations, superseded marks).
 COMMAND_EVENTS = (SeatJoined, SeatKeyRegistered, ClientSeedChanged, TakeBackRequested, TakeBackAccepted, TakeBackDeclined, Conceded,
                   UmpireProposed, UmpireAccepted, UmpireDeclined, UmpireRevoked,
                   StandingOrderSet, StandingOrderCancelled, AnnotationAdded,
-                  SealedRoundOpened, OrderSealed, OrderRevealed, SealedOrdersCarriedOut, SealedOrderRefused)
+                  SealedRoundOpened, OrderSealed, OrderRevealed, SealedOrdersCarriedOut, SealedOrderRefused,
+                  DeadlineSet, DeadlineReminder, VacationTaken, ExtensionGranted, TimedOut, WinClaimed)
 COMMAND_TYPES = frozenset(cls.__name__ for cls in COMMAND_EVENTS)

@@ -12,12 +12,13 @@ takes it at creation too: it commits to its first epoch's seed there (docs/dice.
 from __future__ import annotations
 
 import secrets
+from datetime import datetime, timedelta
 from typing import Any, Callable
 from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
 
-from domain import chain, dice, sealed as sealing, signatures, storable, visibility
+from domain import chain, clock as clocks, dice, sealed as sealing, signatures, storable, visibility
 from domain import events as ev
 from domain.errors import (
     BadSignature,
@@ -351,6 +352,9 @@ class Game(Aggregate):
     # fields, "shown": bool}, so a roll can be shown (SealedRollShown) before the game ends.
     # Replaced, never changed in place; a class default, for snapshots taken before it existed.
     sealed_rolls: dict | None = None
+    # The time control's clock (domain/clock.py: its fold), None for a game without one. Class
+    # default, for snapshots taken before time controls existed.
+    clock: dict | None = None
 
     def __init__(self) -> None:
         # Everything is set by GameCreated; see _on_GameCreated.
@@ -360,25 +364,26 @@ class Game(Aggregate):
     @classmethod
     def create(cls, ruleset: str, scenario: str | None = None, options: dict | None = None,
                game_id: UUID | None = None, umpire: str | None = None, position: str | None = None,
-               seed_for: SeedFor | None = None) -> "Game":
+               seed_for: SeedFor | None = None, time_control: dict | None = None) -> "Game":
         """A new game; ``umpire`` names its umpire from the start (recorded right after the
         creation, so every seat joins knowing it); ``position`` starts it from a named position
         of its ruleset instead of the standard set-up (recorded by PositionSet). ``seed_for``
         gives the game's seeds (``game_id`` names whose): its first dice epoch is committed to
-        at creation."""
+        at creation. ``time_control`` (domain/clock.py) is recorded right after the creation."""
         rules = find_ruleset(ruleset)
         if options is not None and not isinstance(options, dict):
             raise InvalidSetup("options must be a JSON object")
+        control = None if time_control is None else clocks.check_control(time_control, rules.pass_rule is not None)
         if position is None:
             made = rules.setup(scenario, dict(options or {}))
-            return cls._start(rules, made, game_id, umpire, seed_for)
+            return cls._start(rules, made, game_id, umpire, seed_for, control=control)
         if options:
             raise InvalidSetup("a game starts from a named position or from options, not both")
         found = rules.position(position)
         made = rules.setup(scenario, {})
         made.state = json_copy(found.state)  # the event's own copy, never the ruleset's cached one
         return cls._start(rules, made, game_id, umpire, seed_for, (ev.PositionSet, {
-            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}))
+            "position": found.name, "title": found.title, "digest": chain.digest(found.state)}), control)
 
     @classmethod
     def fork(cls, source: "Game", viewer: str | None, game_id: UUID | None = None,
@@ -402,10 +407,12 @@ class Game(Aggregate):
 
     @classmethod
     def _start(cls, rules: Ruleset, made: Setup, game_id: UUID | None, umpire: str | None,
-               seed_for: SeedFor | None, start: tuple[type, dict] | None = None) -> "Game":
-        """GameCreated of ``made``, then what marks where the game starts (``start``), then the
-        commitment to the seed of dice epoch 0 (format 2: before any seat has joined and given its
-        client seed), then the umpire named at creation."""
+               seed_for: SeedFor | None, start: tuple[type, dict] | None = None,
+               control: dict | None = None) -> "Game":
+        """GameCreated of ``made``, then what marks where the game starts (``start``), then its time
+        control (``control``, as clock.check_control made it), then the commitment to the seed of
+        dice epoch 0 (format 2: before any seat has joined and given its client seed), then the
+        umpire named at creation."""
         if umpire is not None:
             umpire = _umpire_name(umpire, InvalidSetup)
         for seat in made.seats:
@@ -433,6 +440,8 @@ class Game(Aggregate):
                            prev_hash=chain.GENESIS, hash=digest, **data)
         if start is not None:
             game.trigger_event(start[0], **start[1])
+        if control is not None:
+            game.trigger_event(ev.TimeControlSet, **control)
         if game.format >= 2:
             if seed_for is None:
                 raise TypeError("a format-2 game commits to its first dice seed when it is created: "
@@ -600,6 +609,9 @@ class Game(Aggregate):
         if order_id.startswith(SEALED_ID_PREFIX):
             raise InvalidOrder(f"order ids starting {SEALED_ID_PREFIX!r} are the server's, for revealed "
                                "sealed orders", field="order_id")
+        if order_id.startswith(clocks.TIMEOUT_ID_PREFIX):
+            raise InvalidOrder(f"order ids starting {clocks.TIMEOUT_ID_PREFIX!r} are the server's, for the "
+                               "passes it gives at a timeout (TC 4)", field="order_id")
         if self.sealed is not None and not self.is_ended:
             raise RuleViolation(self.sealed["rule"], f"sealed-orders round {self.sealed['round']} is open: "
                                 "orders are sealed and revealed (POST .../sealed), not given one by one")
@@ -1035,6 +1047,139 @@ class Game(Aggregate):
                            reason=f"{seat} conceded", rule=self.rules.end_rule or None)
         self._close_epoch(seed_for, reopen=False)
 
+    # ------------------------------------------------------------------------ time control --
+    # domain/clock.py: TC 1-5. ``now`` is the server's clock, passed in by the service.
+    def keep_time(self, now: datetime) -> None:
+        """After a command: start the clock again when TC 1 says so (a DeadlineSet for the seats
+        to move now). The service calls it before every save."""
+        if self.clock is None or not self.started or self.is_ended:
+            return
+        seats = self.whose_move()
+        if clocks.needs_deadline(self.clock, seats):
+            self.trigger_event(ev.DeadlineSet, seats=seats, deadline=clocks.next_deadline(self.clock, seats, now),
+                               rule=clocks.RULE)
+
+    def sweep(self, now: datetime, seed_for: SeedFor) -> None:
+        """What the server's clock sees at ``now``: a reminder due (TC 2) or a deadline passed
+        (TC 4) is recorded; nothing when neither."""
+        if self.clock is None or self.is_ended:
+            return
+        hours = clocks.reminder_due(self.clock, now)
+        if hours is not None:
+            self.trigger_event(ev.DeadlineReminder, seats=self.clock["seats"], deadline=self.clock["deadline"],
+                               hours=hours, rule=clocks.RULE)
+        self._time_out(now, seed_for)
+
+    def _time_out(self, now: datetime, seed_for: SeedFor) -> None:
+        """TC 4: the deadline running has passed; record it and, with on_timeout "pass", give the
+        ruleset's pass for the first late seat that has one the rules accept now."""
+        if self.clock is None or self.is_ended or not clocks.timed_out(self.clock, now):
+            return
+        late, control = list(self.clock["seats"]), self.clock["control"]
+        self.trigger_event(ev.TimedOut, seats=late, deadline=self.clock["deadline"],
+                           on_timeout=control["on_timeout"], rule=clocks.RULE)
+        if control["on_timeout"] != "pass" or self.take_back is not None or self.sealed is not None:
+            return
+        rules = self.rules
+        for seat in late:
+            order = rules.timeout_pass(self.state, seat)
+            if order is None:
+                continue
+            order_id = f"{clocks.TIMEOUT_ID_PREFIX}{self.version + 1}"
+            roller = Roller(self, seed_for, order_id)
+            try:
+                outcomes = rules.decide(self.state, seat, order, roller)
+            except (InvalidOrder, RuleViolation):
+                continue  # no pass the rules accept now: the flag stands
+            self._check_outcomes(outcomes, roller)
+            salt = secrets.token_hex(16)
+            self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
+                               digest=_order_digest(seat, order, salt), salt=salt)
+            self._record(outcomes, seed_for)
+            self._answer_by_standing_orders(seed_for)
+            self._open_sealed_round()
+            return
+
+    def _check_time_seat(self, seat: str) -> dict:
+        """The clock, once ``seat`` may use it: a joined human seat of a running game with a time control."""
+        self._check_seat(seat)
+        if self.clock is None:
+            raise RuleViolation(clocks.RULE, "this game has no time control")
+        if seat == SYSTEM:
+            raise RuleViolation("seats", "the system seat is played by the server")
+        if not self.seats[seat]["handle"]:
+            raise RuleViolation("seats", f"seat {seat!r} has not joined")
+        if self.is_ended:
+            raise RuleViolation(self.rules.end_rule or clocks.RULE, "the game has ended")
+        return self.clock
+
+    def take_vacation(self, seat: str, days: Any, now: datetime, signed: Signed | None = None) -> None:
+        """TC 3: ``seat`` announces ``days`` days of vacation from now (or from the end of one it
+        is on), within its allowance; a deadline of the seat running moves on by as many days."""
+        clock = self._check_time_seat(seat)
+        left = clocks.vacation_left(clock, seat)
+        if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+            raise InvalidOrder("a vacation is a whole number of days, at least 1", rule=clocks.RULE, field="days")
+        if days > left:
+            raise RuleViolation(clocks.RULE, f"{seat} has {left} of its {clock['control']['vacation_days']} "
+                                             f"vacation days left, not {days}")
+        if seat in clock["seats"] and (clock["timed_out"] or clocks.timed_out(clock, now)):
+            raise RuleViolation(clocks.RULE, f"{seat}'s deadline {clock['deadline']} has passed: a vacation "
+                                             "is announced before it")
+        signature = self._check_command_signature(seat, signatures.VACATION, {"days": days}, signed)
+        start = clocks.on_vacation_until(clock, [seat], now)
+        until = start + timedelta(days=days)
+        used = clock["vacations"].get(seat, {}).get("used", 0) + days
+        self.trigger_event(ev.VacationTaken, seat=seat, days=days, start=clocks.stamp(start),
+                           until=clocks.stamp(until), used=used, rule=clocks.RULE)
+        self._record_command_signature(seat, signatures.VACATION, signature)
+        if seat in clock["seats"] and clock["deadline"] is not None:
+            later = clocks.parse(clock["deadline"]) + timedelta(days=days)
+            self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),
+                               reason=f"{seat} is on vacation for {days} day{'s' if days > 1 else ''}",
+                               rule=clocks.RULE)
+
+    def grant_extension(self, seat: str, days: Any, now: datetime, signed: Signed | None = None) -> None:
+        """TC 5: ``seat``, not to move, gives the seats to move ``days`` more days, from their
+        deadline or, once it has passed, from now (which lifts the flag)."""
+        clock = self._check_time_seat(seat)
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= clocks.MAX_DAYS:
+            raise InvalidOrder(f"an extension is a whole number of days from 1 to {clocks.MAX_DAYS}",
+                               rule=clocks.RULE, field="days")
+        if clock["deadline"] is None:
+            raise RuleViolation(clocks.RULE, "no deadline is running")
+        if seat in clock["seats"]:
+            raise RuleViolation(clocks.RULE, f"{seat} is to move itself: another seat gives it more time")
+        signature = self._check_command_signature(seat, signatures.EXTENSION, {"days": days}, signed)
+        later = max(clocks.parse(clock["deadline"]), now) + timedelta(days=days)
+        self.trigger_event(ev.ExtensionGranted, seat=seat, days=days, rule=clocks.RULE)
+        self._record_command_signature(seat, signatures.EXTENSION, signature)
+        self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),
+                           reason=f"{seat} gave {days} more day{'s' if days > 1 else ''}", rule=clocks.RULE)
+
+    def claim_win(self, seat: str, now: datetime, seed_for: SeedFor, signed: Signed | None = None) -> None:
+        """TC 4: ``seat`` claims the win because the seats to move let their deadline pass (with
+        on_timeout "claim", or "pass" when no pass was possible). Refused before the deadline."""
+        clock = self._check_time_seat(seat)
+        if seat in clock["seats"]:
+            raise RuleViolation(clocks.RULE, f"{seat} is to move itself: only another seat may claim the win")
+        if clock["deadline"] is None:
+            raise RuleViolation(clocks.RULE, "no deadline is running")
+        if not clock["timed_out"] and not clocks.timed_out(clock, now):
+            raise RuleViolation(clocks.RULE, f"{', '.join(clock['seats'])} ha{'s' if len(clock['seats']) == 1 else 've'}"
+                                             f" until {clock['deadline']}: the win is claimed only after it")
+        signature = self._check_command_signature(seat, signatures.CLAIM_WIN, {}, signed)
+        self._time_out(now, seed_for)
+        if not self.clock["timed_out"]:
+            raise RuleViolation(clocks.RULE, "the late seat's pass was given (on_timeout 'pass'): the game goes on")
+        late, deadline = list(self.clock["seats"]), self.clock["deadline"]
+        self.trigger_event(ev.WinClaimed, seat=seat, against=late, deadline=deadline, rule=clocks.RULE)
+        self._record_command_signature(seat, signatures.CLAIM_WIN, signature)
+        self.trigger_event(ev.GameEnded, winner=seat, level="timeout",
+                           reason=f"{', '.join(late)} let the deadline {deadline} pass; {seat} claimed the win",
+                           rule=clocks.RULE)
+        self._close_epoch(seed_for, reopen=False)
+
     # ------------------------------------------------------------------------------ umpire --
     def propose_umpire(self, name: str, proposed_by: str) -> None:
         """Propose an umpire; appointed only once every seat has accepted (``answer_umpire``)."""
@@ -1204,6 +1349,8 @@ class Game(Aggregate):
         handler = getattr(self, "_on_" + type(event).__name__, None)
         if handler is not None:
             handler(event)
+        if self.clock is not None or isinstance(event, ev.TimeControlSet):
+            self.clock = clocks.apply(self.clock, type(event).__name__, ev.event_data(event), event.originator_version)
         if isinstance(event, ev.COMMAND_EVENTS):
             self.current_order = None
         elif self.current_order is not None and not isinstance(event, ev.OrderAccepted):

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 from uuid import UUID
 
@@ -210,8 +210,11 @@ class Warlog(Application):
     GAME_CACHE = 1000  # games kept in memory between commands, per process (GameCache)
     GAME_CACHE_BYTES = 64 * 2**20  # their stored bytes, at most (WARLOG_GAME_CACHE_BYTES)
 
-    def __init__(self, config: StoreConfig | None = None, *, create_tables: bool = False):
+    def __init__(self, config: StoreConfig | None = None, *, create_tables: bool = False,
+                 clock: Callable[[], datetime] | None = None):
         self.config = config or config_from_env()
+        # The server's clock (time controls, domain/clock.py); tests give a fixed one.
+        self.now: Callable[[], datetime] = clock or (lambda: datetime.now(timezone.utc))
         super().__init__(env=self.config.eventsourcing_env(create_table=create_tables))
         schema = (self.config.postgres or {}).get("POSTGRES_SCHEMA")
         self.seeds = SeedStore(self.recorder.datastore, self.config.kind, schema)
@@ -348,10 +351,12 @@ class Warlog(Application):
 
     # ------------------------------------------------------------------------- commands ----
     def create_game(self, ruleset: str, scenario: str | None = None, options: dict | None = None,
-                    umpire: str | None = None, position: str | None = None) -> CommandResult:
+                    umpire: str | None = None, position: str | None = None,
+                    time_control: dict | None = None) -> CommandResult:
         game_id = new_game_id()
         return self._create(Game.create(ruleset, scenario, options, game_id=game_id, umpire=umpire,
-                                        position=position, seed_for=self._seeds_of(game_id)))
+                                        position=position, seed_for=self._seeds_of(game_id),
+                                        time_control=time_control))
 
     def fork_game(self, game_id: str | UUID, at: int, viewer: str | None,
                   umpire: str | None = None) -> CommandResult:
@@ -441,6 +446,33 @@ class Warlog(Application):
             return self._with_game(game_id, attempt)
         except IntegrityError:
             raise Conflict("another command was recorded first; reload and try again") from None
+
+    # Time control (domain/clock.py): the server's clock, ``self.now``, is passed in.
+    def take_vacation(self, game_id: str | UUID, seat: str, days: int, signature: str | None = None,
+                      head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.take_vacation(seat, days, self.now(), self._signed(g, signature, head)))
+
+    def grant_extension(self, game_id: str | UUID, seat: str, days: int, signature: str | None = None,
+                        head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.grant_extension(seat, days, self.now(),
+                                                                  self._signed(g, signature, head)))
+
+    def claim_win(self, game_id: str | UUID, seat: str, signature: str | None = None,
+                  head: str | None = None) -> CommandResult:
+        return self._command(game_id, lambda g: g.claim_win(seat, self.now(), self._seed_for(g),
+                                                            self._signed(g, signature, head)))
+
+    def sweep_game(self, game_id: str | UUID) -> CommandResult | None:
+        """Record what the server's clock sees in the game now (a reminder due, a deadline passed:
+        ``Game.sweep``); None when nothing is due."""
+        def attempt(cached: CachedGame) -> CommandResult | None:
+            cached.game.sweep(self.now(), self._seed_for(cached.game))
+            return self._save(cached) if cached.game.pending_events else None
+
+        try:
+            return self._with_game(game_id, attempt)
+        except IntegrityError:
+            raise Conflict("another command was recorded first; the next sweep looks again") from None
 
     def umpire(self, game_id: str | UUID) -> dict | None:
         """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""
@@ -651,6 +683,7 @@ class Warlog(Application):
         ``storage.writer_lock``), and snapshot the game when its save crosses a multiple of the
         snapshot interval."""
         game = cached.game
+        game.keep_time(self.now())  # a command that changed who is to move starts their clock
         first = game.version - len(game.pending_events) + 1
         recordings = self.group_commit.save(game.collect_events())
         cached.nbytes += sum(len(r.notification.state) for r in recordings)

@@ -2,7 +2,7 @@
 
 A seat that registered a public key signs each order it gives, each seal and reveal of its
 sealed orders and (format 2) each of its other commands: concession, take-back request and answer,
-standing orders, client-seed change, umpire answer; the server signs the chain heads it hands back. Keys and signatures travel as
+standing orders, client-seed change, umpire answer, vacation, extension, claim of a win on time; the server signs the chain heads it hands back. Keys and signatures travel as
 unpadded base64url (RFC 4648 section 5) of the raw bytes: 32 bytes of public key (43
 characters), 64 of signature (86 characters). The signed bytes are the chain's canonical JSON
 (domain/chain.py) of a small object, so any JSON library that sorts keys can rebuild them. The cryptography is pyca ``cryptography``'s, none made here.
@@ -93,11 +93,13 @@ CLIENT_SEED, UMPIRE_ANSWER = "client_seed", "umpire_answer"
 # A public and a private annotation are signed as two kinds, so a private one's signature is hidden
 # with its text (domain/visibility.py) while the line's kind is known without reading the text.
 ANNOTATION, PRIVATE_ANNOTATION = "annotation", "private_annotation"
+VACATION, EXTENSION, CLAIM_WIN = "vacation", "extension", "claim_win"  # time control (domain/clock.py)
 COMMAND_FIELDS = {
     CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),
     STANDING_ORDER: ("policy_id", "decision_kind", "policy"), STANDING_ORDER_CANCEL: ("policy_id",),
     CLIENT_SEED: ("client_seed",), UMPIRE_ANSWER: ("accept",),
     ANNOTATION: ("annotation_id", "about_seq", "text"), PRIVATE_ANNOTATION: ("annotation_id", "about_seq", "text"),
+    VACATION: ("days",), EXTENSION: ("days",), CLAIM_WIN: (),
 }
 
 

@@ -422,8 +422,10 @@ class _Signed:
             self.keys[data["seat"]] = data["public_key"]
         elif type_ == "OrderAccepted" and (_withheld(line, "seat") or _withheld(line, "order_id")):
             self.unknown_order = True  # whether its seat signs, this copy cannot tell
-        elif type_ == "OrderAccepted" and data["seat"] in self.keys and not str(data["order_id"]).startswith("sealed:"):
-            # a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
+        elif type_ == "OrderAccepted" and data["seat"] in self.keys and not str(data["order_id"]).startswith(
+                ("sealed:", "timeout:")):
+            # a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one;
+            # a pass the server gave at a timeout (domain/clock.py TC 4) is the server's, unsigned
             self.waiting = (n, type_, data, line["hash"], _withheld(line, "order"))
         elif type_ in _SEALED_EVENTS and self.fmt != 1 and data["seat"] in self.keys:
             self.waiting = (n, type_, data, line["hash"], _withheld(line, "orders") or _withheld(line, "salt"))
@@ -554,6 +556,9 @@ _COMMANDS = {
     "UmpireRevoked": (signatures.UMPIRE_ANSWER, ()),  # by a seat: it withdrew its agreement
     # a private one's kind is PRIVATE_ANNOTATION (_command_kind)
     "AnnotationAdded": (signatures.ANNOTATION, ("annotation_id", "about_seq", "text")),
+    "VacationTaken": (signatures.VACATION, ("days",)),
+    "ExtensionGranted": (signatures.EXTENSION, ("days",)),
+    "WinClaimed": (signatures.CLAIM_WIN, ()),
 }
 _SIGNED_BY = {"OrderAccepted": "OrderSigned", "OrderSealed": "SealedOrdersSigned", "OrderRevealed": "SealedOrdersSigned",
               **{type_: "CommandSigned" for type_ in _COMMANDS}}

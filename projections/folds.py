@@ -17,7 +17,7 @@ from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
-from domain import dice
+from domain import clock as clocks, dice
 from domain.events import COMMAND_TYPES, event_class, fields_from_data
 from domain.game import Game, sealed_status
 from domain.rulesets import SYSTEM, UMPIRE, find_ruleset
@@ -356,7 +356,7 @@ _GAME_TOPIC = get_topic(Game)
 def map_empty() -> dict:
     return {"version": 0, "game_id": None, "ruleset": None, "scenario": None, "state": None, "seats": {},
             "take_back": None, "ended": None, "whose_move": [], "chain_head": None, "last_activity": None,
-            "position": None, "sandbox": None, "sealed": None}
+            "position": None, "sandbox": None, "sealed": None, "clock": None}
 
 
 def to_event(line: dict, ruleset: str | None = None) -> Any:
@@ -399,6 +399,8 @@ def map_apply(view: dict, line: dict, event: Any = None) -> dict:
         new["position"] = {"position": d["position"], "title": d["title"]}
     elif kind == "SandboxForked":
         new["sandbox"] = {"source": d["source"], "at": d["at"], "at_hash": d["at_hash"], "by": d["by"]}
+    if view.get("clock") is not None or kind == "TimeControlSet":  # the aggregate's own fold (domain/clock.py)
+        new["clock"] = clocks.apply(view.get("clock"), kind, d, line["seq"])
     rules = find_ruleset(new["ruleset"])
     new["state"] = rules.evolve(view["state"], event if event is not None else to_event(line, new["ruleset"]))
     new["whose_move"] = whose_move(new)

@@ -172,6 +172,21 @@ TEMPLATES: dict[str, Callable[[dict], str]] = {
     "PositionSet": lambda d: f"The game starts from position {d['position']}: {d['title']}",
     "SandboxForked": lambda d: (f"A sandbox of game {d['source']}, from its state right after event {d['at']} "
                                 f"(hash {d['at_hash'][:16]}…), forked by {d['by']}; its dice are its own"),
+    # Time control (domain/clock.py)
+    "TimeControlSet": lambda d: (f"Time control: {d['days']} day{'s' if d['days'] != 1 else ''} per {d['per']}"
+                                 + (f", reminders {', '.join(f'{h} h' for h in d['reminders'])} before a deadline"
+                                    if d["reminders"] else "")
+                                 + f", {d['vacation_days']} vacation days per seat; at a timeout: "
+                                 + ("the opponent may claim the win" if d["on_timeout"] == "claim" else "a pass")),
+    "DeadlineSet": lambda d: f"{', '.join(d['seats'])} to move by {d['deadline']}",
+    "DeadlineExtended": lambda d: f"The deadline of {', '.join(d['seats'])} moves to {d['deadline']}: {d['reason']}",
+    "DeadlineReminder": lambda d: f"Reminder: {', '.join(d['seats'])} must move within {d['hours']} h (by {d['deadline']})",
+    "VacationTaken": lambda d: f"{d['seat']} is on vacation for {d['days']} day{'s' if d['days'] != 1 else ''}, "
+                               f"until {d['until']} ({d['used']} day{'s' if d['used'] != 1 else ''} used)",
+    "ExtensionGranted": lambda d: f"{d['seat']} gives more time: {d['days']} day{'s' if d['days'] != 1 else ''}",
+    "TimedOut": lambda d: f"{', '.join(d['seats'])} let the deadline {d['deadline']} pass"
+                          + (": another seat may claim the win" if d["on_timeout"] == "claim" else ": the server passes"),
+    "WinClaimed": lambda d: f"{d['seat']} claims the win on time against {', '.join(d['against'])}",
     # The events of the toolkit that rulesets share (battles, units entering and leaving, effects).
     "UnitEntered": lambda d: f"{d['unit']} enters play " + (f"aboard {d['aboard']}" if d.get("aboard") else f"in {d['area']}") + f" ({d['rule']})",
     "UnitEmbarked": lambda d: f"{d['unit']} embarks on {d['ship']} ({d['rule']})",

@@ -12,7 +12,9 @@ Who is told, after one command (an order, a join, a take-back request or answer,
 - in a ruleset that does not sequence the seats (every seat may act at any time, as in
   freeform), ``whose_move`` never changes, so a phase or turn advance is the hand-over: the
   other seats are told;
-- when the game ends, every seat but the one whose command ended it.
+- when the game ends, every seat but the one whose command ended it;
+- the seats a ``DeadlineReminder`` names (their deadline is near), and, at a ``TimedOut`` that
+  lets the opponent claim, the other seats (workers/clock.py records both; domain/clock.py).
 
 What they are told: the events since the seat last acted (or was last told), each as its
 readable line (projections/narrate.describe) *as that seat may see it*
@@ -70,8 +72,9 @@ CHAT_EVENTS = 10  # at most this many of the latest events in a chat message; th
 # What a seat may choose to be told about, and the reasons each choice covers: a hand-over is the
 # "your move" of a ruleset where every seat may act at any time.
 CHOICES = ("your_move", "decision", "take_back", "game_over")
-CHOICE_OF = {"your_move": "your_move", "hand_over": "your_move", "decision": "decision",
-             "take_back": "take_back", "game_over": "game_over"}
+# A deadline near is about the seat's move; an opponent's timeout, about how the game may end.
+CHOICE_OF = {"your_move": "your_move", "hand_over": "your_move", "reminder": "your_move", "decision": "decision",
+             "take_back": "take_back", "game_over": "game_over", "timeout": "game_over"}
 CHANNELS = ("email", "webhook")
 
 
@@ -113,6 +116,15 @@ def recipients(command: Command, human_seats: list[str], before: list[str], afte
     for seat in after:
         if seat not in before and seat in human_seats:
             out[seat] = "take_back" if head == "TakeBackRequested" else "your_move"
+    if head == "DeadlineReminder":  # time control: a new reason to tell a seat (domain/clock.py TC 2)
+        for seat in command.lines[0]["data"].get("seats") or []:
+            if seat in human_seats:
+                out[seat] = "reminder"
+    elif head == "TimedOut" and command.lines[0]["data"].get("on_timeout") == "claim":
+        late = command.lines[0]["data"].get("seats") or []
+        for seat in human_seats:
+            if seat not in late:
+                out[seat] = "timeout"
     if any(line["type"] == "GameEnded" for line in command.lines):
         for seat in human_seats:
             if seat != command.seat:
@@ -211,6 +223,8 @@ REASONS = {
     "take_back": "Your opponent asks to take back an order",
     "game_over": "The game is over",
     "digest": "Your daily digest",
+    "reminder": "Your deadline is near",
+    "timeout": "Your opponent let the deadline pass: you may claim the win",
 }
 
 

@@ -47,6 +47,15 @@
 
   W.short = function (gameId) { return String(gameId || "").slice(0, 8); };
 
+  /** A time control's clock (a summary's `clock`) in words: "1 d 23 h left", "time is up", or "". */
+  W.timeLeft = function (clock) {
+    if (!clock || !clock.deadline) return "";
+    if (clock.timed_out) return "time is up";
+    var s = clock.seconds_left, days = Math.floor(s / 86400), hours = Math.floor(s % 86400 / 3600),
+        minutes = Math.floor(s % 3600 / 60);
+    return (days ? days + " d " + hours + " h" : hours ? hours + " h " + minutes + " min" : minutes + " min") + " left";
+  };
+
   // ------------------------------------------------------------------------------- API ----
   /** One request; resolves to {ok, status, body, headers}. A network failure is status 0. */
   W.api = function (path, options) {

@@ -522,6 +522,10 @@
     }
     turn.textContent = text;
     turn.className = cls;
+    if (!s.ended && s.clock && s.clock.deadline) {  // a time control: how long the seats to move have
+      turn.appendChild(W.el("span", { class: "time-left" + (s.clock.timed_out ? " late" : ""), id: "time-left",
+                                      text: " " + W.timeLeft(s.clock) + " (deadline " + s.clock.deadline + ")" }));
+    }
     // an ended game takes neither a take-back nor a concession (the server refuses both)
     $("takeback").hidden = $("concede").hidden = !!s.ended;
   }
@@ -542,6 +546,34 @@
                   s.position.position + ")."]);
     }
   }
+
+  // ------------------------------------------------------------------------ time control ----
+  // A game with a time control (docs/api.md, "Time control"): the seat's vacation allowance, a
+  // vacation, more time for the seats to move, and the claim once their deadline has passed.
+  function renderTime() {
+    var box = $("time-box"), mine = W.keys.seat(gameId), clock = summary.clock;
+    box.hidden = !mine || !clock || !!summary.ended;
+    if (box.hidden) return;
+    var moving = clock.seats.indexOf(mine.seat) >= 0, used = (clock.vacations[mine.seat] || {}).used || 0;
+    var left = clock.control.vacation_days - used;
+    $("time-status").textContent = clock.control.days + " day" + (clock.control.days > 1 ? "s" : "") + " per " +
+      clock.control.per + (clock.deadline ? "; " + clock.seats.join(", ") + ": " + W.timeLeft(clock) : "") +
+      "; your vacation days left: " + left + ".";
+    $("vacation").hidden = left < 1;
+    $("extend").hidden = moving || !clock.deadline;
+    $("claim").hidden = moving || !clock.timed_out || clock.control.on_timeout !== "claim";
+  }
+
+  async function timeCommand(path, kind, body, done) {
+    var mine = W.keys.seat(gameId);
+    var res = await W.api("/api/v1/games/" + gameId + path, { method: "POST", body: body, token: mine.token,
+                                                            headers: await commandHeaders(mine, kind, body || {}) });
+    keepSignedHead(res);
+    W.status(res.ok ? done : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    refresh();
+  }
+
+  function timeDays() { return parseInt($("time-days").value, 10); }
 
   // --------------------------------------------------------------------- standing orders ----
   // The seat's standing orders (GET …/standing-orders: its orders and what the ruleset accepts);
@@ -843,6 +875,7 @@
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
     renderSummary();
+    renderTime();
     renderDamaged();
     renderOrigin();
     renderPending();
@@ -932,6 +965,16 @@
     $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
     $("concede").addEventListener("click", concede);
+    $("vacation").addEventListener("click", function () {
+      timeCommand("/vacation", "vacation", { days: timeDays() }, "Vacation recorded.");
+    });
+    $("extend").addEventListener("click", function () {
+      timeCommand("/extension", "extension", { days: timeDays() }, "More time given.");
+    });
+    $("claim").addEventListener("click", function () {
+      if (!window.confirm("Claim the win on time? The game ends.")) return;
+      timeCommand("/claim-win", "claim_win", undefined, "You claimed the win on time.");
+    });
     $("seal").addEventListener("click", sealOrders);
     $("reveal").addEventListener("click", revealOrders);
     $("seat").addEventListener("change", function () {

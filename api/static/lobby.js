@@ -55,7 +55,7 @@
       W.el("td", { text: g.ruleset }),
       W.el("td", { text: g.status }),
       W.el("td", { text: g.turn === null ? "–" : g.turn + (g.phase ? " · " + g.phase : "") }),
-      W.el("td", { text: g.ended ? "—" : g.whose_move.join(", ") }),
+      toMove(g),
       W.el("td", { text: seats }),
       W.el("td", { text: vp || "—" }),
       W.el("td", { class: "actions" },
@@ -63,6 +63,33 @@
                     "aria-label": (seat ? "Play" : "Watch") + " game " + W.short(g.game_id) }), " ",
         W.el("a", { href: "/games/" + g.game_id + "/replay", text: "Replay",
                     "aria-label": "Replay game " + W.short(g.game_id) })));
+  }
+
+  // Whose move it is and, with a time control, how long they have (the server's clock: seconds_left).
+  function toMove(g) {
+    var cell = W.el("td", { text: g.ended ? "—" : g.whose_move.join(", ") });
+    var clock = g.clock;
+    if (g.ended || !clock || !clock.deadline) return cell;
+    cell.appendChild(W.el("span", { class: "time-left" + (clock.timed_out ? " late" : ""), text: " · " + W.timeLeft(clock),
+                                    title: "deadline " + clock.deadline + " (UTC)" }));
+    cell.dataset.deadline = clock.deadline;
+    return cell;
+  }
+
+  // The form's time control, or null without days; a bad reminder list is reported, not sent.
+  function timeControl() {
+    var days = $("c-days").value.trim();
+    if (!days) return null;
+    var control = { days: parseInt(days, 10), per: $("c-per").value, on_timeout: $("c-timeout").value,
+                    vacation_days: parseInt($("c-vacation").value || "0", 10) };
+    var raw = $("c-reminders").value.trim();
+    if (raw) {
+      control.reminders = raw.split(",").map(function (h) { return Number(h.trim()); });
+      if (control.reminders.some(function (h) { return !Number.isInteger(h); })) {
+        throw new Error("Reminders: whole numbers of hours, separated by commas");
+      }
+    }
+    return control;
   }
 
   async function loadRulesets() {
@@ -123,6 +150,10 @@
     var body = { ruleset: ruleset, options: options, "public": $("c-public").checked };
     if ($("c-position").value) body.position = $("c-position").value;
     if ($("c-scenario").value.trim()) body.scenario = $("c-scenario").value.trim();
+    try {
+      var control = timeControl();
+      if (control) body.time_control = control;
+    } catch (err) { W.status(err.message, "error"); return; }
     var res = await W.api("/api/v1/games", { method: "POST", body: body });
     if (!res.ok) { W.status("Not created: " + W.problem(res), "error"); return; }
     var made = res.body;

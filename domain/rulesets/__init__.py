@@ -21,6 +21,9 @@ The contract (docs/rulesets.md says more):
   event some viewer may not see (a format-2 game conceals each: salted, its commitment hashed),
   and ``hidden_fields(event_type, data, viewer) -> fields``: those ``viewer`` may not see
   (domain/visibility.py applies both; toolkit/hidden.py makes them from a table).
+- ``timeout_pass(state, seat) -> order | None`` with ``pass_rule``: the order the server gives for a
+  seat that let its deadline pass, in a game whose time control passes (domain/clock.py); default
+  none (no pass: a time control of the game lets the opponent claim the win instead).
 - ``opening(state, dice) -> list[outcome]``: the rolls the server makes for the ``system`` seat
   as soon as dice epoch 0 opens (set-up by dice); default none.
 - ``sealed_phase(state, options) -> {"rule", "seats"} | None``: whether a sealed-orders round
@@ -91,6 +94,9 @@ class Ruleset:
     prefix = ""
     sequence_rule = ""  # the rule that says whose move it is
     take_back_rule: str | None = None  # None: this game allows no take-backs
+    # The rule of the game's pass (a time control's on_timeout "pass", domain/clock.py TC 4); None:
+    # the game defines no pass, and a time control of it can only let the opponent claim the win.
+    pass_rule: str | None = None
     end_rule = ""
 
     def setup(self, scenario: str | None, options: dict) -> Setup:
@@ -135,6 +141,12 @@ class Ruleset:
         """{id: the game's own name} of the units, areas and other pieces its events name by id
         (``unit``, ``area``, …), for readable lines; empty for a game whose ids are the names."""
         return {}
+
+    def timeout_pass(self, state: dict, seat: str) -> dict | None:
+        """The order the server gives for ``seat`` when it lets a deadline pass in a game whose
+        time control passes (domain/clock.py TC 4), or None: no pass for it now. Only a ruleset
+        with a ``pass_rule`` is asked."""
+        return None
 
     def opening(self, state: dict, dice: Any) -> list:
         """Outcomes the server records as soon as dice epoch 0 opens (the last seat joined), before

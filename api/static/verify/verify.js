@@ -368,6 +368,9 @@ const COMMANDS = {
   UmpireRevoked: ["umpire_answer", []],  // by a seat: it withdrew its agreement
   // a private one's kind is "private_annotation" (commandKind)
   AnnotationAdded: ["annotation", ["annotation_id", "about_seq", "text"]],
+  VacationTaken: ["vacation", ["days"]],
+  ExtensionGranted: ["extension", ["days"]],
+  WinClaimed: ["claim_win", []],
 };
 const ACCEPTED = new Set(["TakeBackAccepted", "UmpireAccepted"]);
 const SIGNED_BY = { OrderAccepted: "OrderSigned", OrderSealed: "SealedOrdersSigned", OrderRevealed: "SealedOrdersSigned" };
@@ -413,6 +416,9 @@ class Signed {
         if (pyStr(get(data, "order_id")).startsWith("sealed:")) {
           // a revealed sealed order is bound by its seat's commitment and reveal, not signed one by one
           shown.status = "carried out from a sealed reveal (checked against its commitment)";
+        } else if (pyStr(get(data, "order_id")).startsWith("timeout:")) {
+          // a pass the server gave for a late seat (time control, on_timeout "pass"): the server's, unsigned
+          shown.status = "the server's pass at a timeout (not signed by the seat)";
         } else {
           shown.status = "failed: not followed by its signature";
           this.waiting = { n, type, data, hash: line.hash, redacted: line.redacted === true || hidden(data, "order"), shown };

@@ -3,6 +3,7 @@
 FF 1  Sides: 1 to 8 named sides, one seat each.
 FF 2  Sequence: turns made of 1 to 30 named phases; any seat may act at any time; "advance" moves
       to the next phase, and after the last phase to the next turn (which closes the dice epoch).
+      It is also the pass a time control gives for a seat that lets its deadline pass.
       With ``last_turn`` set (at most 9999), advancing past it is refused: end the game instead.
 FF 3  Dice: a seat rolls NdS, dS or d66 (two ordered d6) with a stated purpose, optionally
       against a target; a re-roll names the roll it replaces, which must be the last roll.
@@ -121,6 +122,7 @@ class Freeform(Ruleset):
     prefix = "FF"
     sequence_rule = "FF 2"
     take_back_rule = "FF 6"
+    pass_rule = "FF 2"  # a late seat's pass is "advance" (domain/clock.py TC 4)
     end_rule = "FF 5"
 
     # ------------------------------------------------------------------------------ setup --
@@ -304,6 +306,10 @@ class Freeform(Ruleset):
             raise RuleViolation("FF 4", f"the VP track runs from {-MAX_VP:,} to {MAX_VP:,}; {side} has "
                                         f"{state['vp'][side]:,}")
         return [(ev.VPScored, {"side": side, "delta": delta, "total": total, "reason": reason, "rule": rule})]
+
+    def timeout_pass(self, state: dict, seat: str) -> dict | None:
+        """FF 2: a seat that lets its deadline pass advances the game to the next phase."""
+        return {"kind": "advance"}
 
     def _advance(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         phases = state["phases"]

@@ -1,0 +1,55 @@
+"""Time control from the command line (issue 35, "Time"): ``new --days``, ``games`` showing whose
+move it is and how long they have, ``vacation``, ``extend`` and ``claim-win`` signed with the seat's key,
+against a live server whose clock the test moves."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from tests.api.test_client import alice, bob, clean_env, server  # noqa: F401  (fixtures)
+from tests.unit.test_time_control import Turns  # noqa: F401  (registers toy_turns)
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_a_game_with_a_time_control_from_new_to_a_claim_on_time(server, alice, bob):
+    service = server.app.app.extensions["warlog"]
+    at = {"now": T0}
+    service.now = lambda: at["now"]
+    code, out, err = alice("new", "toy_turns", "--days", "3", "--vacation-days", "2", "--reminder", "12",
+                           "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invites = alice.saved()["games"][game_id]["invites"]
+    assert alice("join", game_id, invites["White"], "--handle", "alice")[0] == 0
+    assert bob("join", game_id, invites["Black"], "--handle", "bob", "--server", server.url)[0] == 0
+
+    at["now"] = T0 + timedelta(hours=5)
+    code, out, err = alice("games")
+    assert code == 0, err
+    assert "to move: White, 2 d 19 h left (by 2026-11-04T12:00:00+00:00)" in out, out
+
+    code, out, err = alice("vacation", game_id, "1")
+    assert code == 0 and "vacation of 1 day(s) recorded" in out, err
+    assert "White is on vacation for 1 day" in out and "moves to 2026-11-05T12:00:00+00:00" in out, out
+    code, out, err = alice("vacation", game_id, "2")
+    assert code == 1 and "1 of its 2 vacation days left" in err, err
+
+    code, out, err = bob("claim-win", game_id)
+    assert code == 1 and "claimed only after it [time]" in err, err
+    code, out, err = alice("extend", game_id, "1")
+    assert code == 1 and "to move itself" in err, err
+    code, out, err = bob("extend", game_id, "1")
+    assert code == 0 and "1 more day(s) given" in out, err
+    assert "Black signed its extension" in out and "moves to 2026-11-06T12:00:00+00:00" in out, out
+    at["now"] = T0 + timedelta(days=4, hours=1)
+    code, out, err = bob("games")
+    assert "to move: White, 23 h 0 min left" in out, out  # the vacation and the extension: two days on
+    at["now"] = T0 + timedelta(days=5, hours=1)
+    code, out, err = bob("games")
+    assert "deadline 2026-11-06T12:00:00+00:00 passed" in out, out
+    code, out, err = bob("claim-win", game_id)
+    assert code == 0 and "win claimed on time" in out, err
+    assert "Black claims the win on time against White" in out and "Black signed its claim win" in out, out
+    code, out, err = bob("new", "toy_turns", "--per", "turn", "--server", server.url)
+    assert code == 2 and "--days" in err
