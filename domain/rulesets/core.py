@@ -62,6 +62,17 @@ def _rolled(state: dict, e: Any) -> dict:
     return {**state, "last_roll": {"seq": e.originator_version, "seat": e.seat, "epoch": e.epoch}}
 
 
+def _sealed_rolled(state: dict, e: Any) -> dict:
+    """A sealed roll: made (``last_roll``), and not shown yet (``sealed_rolls``: {seq: seat}, kept
+    only once a game has one; its seq and seat are public, its faces are not)."""
+    unshown = {**state.get("sealed_rolls", {}), str(e.originator_version): e.seat}
+    return {**_rolled(state, e), "sealed_rolls": unshown}
+
+
+def _sealed_shown(state: dict, e: Any) -> dict:
+    return {**state, "sealed_rolls": {k: v for k, v in state.get("sealed_rolls", {}).items() if k != str(e.roll)}}
+
+
 def _moved(state: dict, e: Any) -> dict:
     units = dict(state["units"])
     units[e.unit] = {**units.get(e.unit, {}), "location": e.destination}
@@ -123,7 +134,8 @@ def _ended(state: dict, e: Any) -> dict:
 FOLD: dict[str, Callable[[Any, Any], dict]] = {
     "GameCreated": _created,
     "DiceRolled": _rolled,
-    "SealedDiceRolled": _rolled,  # the roll was made (its faces stay in the event, hidden until revealed)
+    "SealedDiceRolled": _sealed_rolled,  # the roll was made (its faces stay in the event, hidden until revealed)
+    "SealedRollShown": _sealed_shown,
     "UnitMoved": _moved,
     "UnitHit": _hit,
     "UnitEliminated": _eliminated,

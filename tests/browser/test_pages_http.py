@@ -107,7 +107,7 @@ def test_a_ruleset_read_gives_its_board_or_null(client):
     assert r.status_code == 200
     assert r.json == {"name": "freeform", "title": find_ruleset("freeform").title, "board": None, "positions": [],
                       "order_kinds": find_ruleset("freeform").order_kinds()}
-    assert {k["kind"] for k in r.json["order_kinds"]} == {"note", "roll", "vp", "advance", "end"}
+    assert {k["kind"] for k in r.json["order_kinds"]} == {"note", "roll", "show", "vp", "advance", "end"}
     # a ruleset's named positions, for the lobby's "Start from" (docs/pages.md)
     proving = client.get("/api/v1/rulesets/proving").json["positions"]
     assert [p["name"] for p in proving] == ["midgame"] and proving[0]["title"] and proving[0]["note"]

@@ -104,7 +104,7 @@ def test_a_seat_rolls_sealed_and_shows_the_roll_on_the_game_page(server, open_ta
     seq = int(blue.get_attribute("#log li[data-type=SealedDiceRolled]", "data-seq"))
 
     pick_order(blue, "show")
-    blue.fill("#f-roll", str(seq))
+    blue.select_option("#f-roll", label=str(seq))  # the legal orders offer the seat's sealed rolls not shown yet
     blue.click("#send")
     red.wait_for_selector(f"#log li:has-text('Blue shows sealed roll #{seq}: ')")
     shoot(red, shots / "sealed-roll-shown-red.png")

@@ -149,3 +149,18 @@ def test_the_dice_audit_keeps_a_sealed_roll_sealed_when_its_open_epoch_is_reveal
         rolls = folds.render_dice(view, game.rules, viewer, str(game.id))[0]
         assert [(r["status"], r["sealed"]) for r in rolls] == [
             ("sealed", True), ("verified", False), ("sealed", True), ("sealed", True)]
+
+
+def test_FF_9_show_is_a_legal_order_of_a_seat_with_a_sealed_roll_not_yet_shown():
+    game = played()
+    blue = [line["seq"] for line in of_type(lines_of(game), "SealedDiceRolled") if line["data"]["seat"] == "Blue"]
+
+    def shows(seat):
+        return [o["fields"]["roll"] for o in game.legal_orders(seat) if o["kind"] == "show"]
+
+    assert shows("Blue") == [blue]
+    game.submit("Blue", "o7", {"kind": "show", "roll": blue[0]}, seed_for)
+    assert shows("Blue") == [blue[1:]]
+    assert game.state["sealed_rolls"] == {str(blue[1]): "Blue", str(of_type(lines_of(game), "SealedDiceRolled")[1]["seq"]): "Red"}
+    game.submit("Blue", "o8", {"kind": "show", "roll": blue[1]}, seed_for)
+    assert shows("Blue") == [] and len(shows("Red")) == 1

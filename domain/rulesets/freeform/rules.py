@@ -178,8 +178,10 @@ class Freeform(Ruleset):
                 "units": "list (optional)", "target": "{compare, value, modifiers} (optional)",
                 "replaces": "seq of the last roll (optional)",
                 "sealed": "true for a sealed roll (FF 9) (optional)"}},
-            {"kind": "show", "rule": "FF 9", "fields": {"roll": "seq of your sealed roll"}},
         ]
+        mine = [int(seq) for seq, roller in state.get("sealed_rolls", {}).items() if roller == seat]
+        if mine:  # FF 9: the seat's sealed rolls not shown yet
+            orders.append({"kind": "show", "rule": "FF 9", "fields": {"roll": mine}})
         if state.get("vp_track"):
             orders.append({"kind": "vp", "rule": "FF 4", "fields": {
                 "side": list(state["vp"]), "delta": f"non-zero whole number from {-MAX_VP:,} to {MAX_VP:,}",
