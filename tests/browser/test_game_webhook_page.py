@@ -55,8 +55,9 @@ def _stored_webhook(folder, game_id) -> dict | None:
         service.close()
 
 
-def test_the_admin_sets_a_discord_webhook_whose_deliveries_verify(hook_server, open_tab, shots):
+def test_the_admin_sets_a_discord_webhook_whose_deliveries_verify(hook_server, open_tab, shots, monkeypatch):
     server, folder = hook_server
+    monkeypatch.setenv("WARLOG_WEBHOOK_ALLOW", "127.0.0.0/8")  # the worker's allow-list, as the server's
     game_id, admin, tokens = _game(server)
     tab = _open_with(open_tab, server, game_id, {"seats": {}, "admin": admin})
     page = tab.page
