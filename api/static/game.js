@@ -695,9 +695,13 @@
   function fieldProblem(res) {
     var errors = res.body && typeof res.body === "object" && res.body.errors;
     if (!errors || typeof errors !== "object") return W.problem(res);
-    return W.problem(res) + " (" + Object.keys(errors).map(function (field) {
-      return field + ": " + [].concat(errors[field]).join(" ");
-    }).join("; ") + ")";
+    var fields = Object.keys(errors), said = false;
+    var parts = fields.map(function (field) {
+      var messages = [].concat(errors[field]).map(function (m) { return typeof m === "string" ? m : JSON.stringify(m); });
+      said = said || messages.indexOf(res.body.detail) >= 0;
+      return field + ": " + messages.join(" ");
+    });
+    return (said ? "" : W.problem(res) + " — ") + parts.join("; ");  // the detail once, not twice
   }
 
   async function putHook(body, done) {
