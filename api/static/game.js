@@ -684,6 +684,51 @@
     W.status("Notifications saved.", "ok");
   }
 
+  // ----------------------------------------------------------------------- game webhook ----
+  // The game's webhook (PUT …/webhook), for a browser holding the admin token. There is no read of
+  // it (the secret is never given back), so the form starts empty and saving replaces what was set.
+  function renderHook() {
+    $("hook-box").hidden = !W.keys.load(gameId).admin;
+  }
+
+  /** A refusal in one sentence, naming each field the problem lists (e.g. "url: … is private"). */
+  function fieldProblem(res) {
+    var errors = res.body && typeof res.body === "object" && res.body.errors;
+    if (!errors || typeof errors !== "object") return W.problem(res);
+    var fields = Object.keys(errors), said = false;
+    var parts = fields.map(function (field) {
+      var messages = [].concat(errors[field]).map(function (m) { return typeof m === "string" ? m : JSON.stringify(m); });
+      said = said || messages.indexOf(res.body.detail) >= 0;
+      return field + ": " + messages.join(" ");
+    });
+    return (said ? "" : W.problem(res) + " — ") + parts.join("; ");  // the detail once, not twice
+  }
+
+  async function putHook(body, done) {
+    var res = await W.api("/api/v1/games/" + gameId + "/webhook",
+                          { method: "PUT", body: body, token: W.keys.load(gameId).admin });
+    if (!res.ok) { W.status("Webhook not saved: " + fieldProblem(res), "error"); return false; }
+    $("h-secret").value = "";
+    $("h-shown").hidden = !res.body.secret;
+    $("h-shown").textContent = res.body.secret
+      ? "The webhook's secret, shown once (it signs each delivery): " + res.body.secret : "";
+    W.status(done, "ok");
+    return true;
+  }
+
+  function saveHook(e) {
+    e.preventDefault();
+    var body = { url: $("h-url").value.trim(), format: $("h-format").value };
+    if ($("h-secret").value.trim()) body.secret = $("h-secret").value.trim();
+    if (!body.url) { W.status("Webhook not saved: url: give the webhook's URL (or remove the webhook).", "error"); return; }
+    putHook(body, "Webhook saved (" + $("h-format").selectedOptions[0].textContent + ").");
+  }
+
+  function removeHook() {
+    if (!window.confirm("Remove this game's webhook?")) return;
+    putHook({ url: null }, "Webhook removed.").then(function (ok) { if (ok) $("h-url").value = ""; });
+  }
+
   /** A decision a standing order answered (StandingOrderUsed) is marked in the log and results; its
    * text names the standing order for its seat (and the umpire) only, as the API redacts it. */
   function answeredBy(line) {
@@ -881,6 +926,7 @@
     renderPending();
     renderStanding();
     await loadNotify(mine);
+    renderHook();
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
     renderSealed();
@@ -961,6 +1007,8 @@
     $("order").addEventListener("submit", send);
     $("standing-form").addEventListener("submit", setStanding);
     $("notify-form").addEventListener("submit", saveNotify);
+    $("hook-form").addEventListener("submit", saveHook);
+    $("h-remove").addEventListener("click", removeHook);
     $("annotate").addEventListener("submit", annotate);
     $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
