@@ -319,7 +319,8 @@ def game_page(summary: Summary) -> str:
 
 def chat_text(summary: Summary, game: str | None, limit: int, escape=lambda text: text) -> str:
     """One chat message: the game, who is to move (or that it is over), the latest events, the
-    link; event lines are dropped, oldest first, until it fits in ``limit`` characters."""
+    links (the replay from the last order, the game's page); event lines are dropped, oldest
+    first, until it fits in ``limit`` characters."""
     where = game or f"game {summary.game_id[:8]}"
     if summary.turn is not None:
         where += f" (turn {summary.turn}" + (f", {summary.phase}" if summary.phase else "") + ")"
@@ -327,7 +328,9 @@ def chat_text(summary: Summary, game: str | None, limit: int, escape=lambda text
         headline = escape(f"{where}: the game is over.")
     else:
         headline = escape(f"{where}: {', '.join(summary.to_move) or 'nobody'} to move.")
-    link = game_page(summary)
+    # The replay from the last order of the seats to move (docs/pages.md, "?from="), then the game's page.
+    link = "\n".join(([f"Replay from the last order: {summary.replay_url}"] if summary.replay_url else [])
+                     + [game_page(summary)])
     events = [escape(f"#{e['seq']} {e['text']}") for e in summary.events[-CHAT_EVENTS:]]
     while events and len("\n".join([headline, *events, link])) > limit:
         events.pop(0)

@@ -160,7 +160,7 @@ def _summary(reason="your_move", events=3, text="Blue moves"):
                                 phase="Orders")
 
 
-def test_the_chat_presets_name_the_game_the_seat_to_move_and_link_the_game_page():
+def test_the_chat_presets_name_the_game_the_seat_to_move_and_link_the_replay_and_the_game_page():
     rules = find_ruleset("freeform")
     name = notify.game_name(rules, "0123456789abcdef")
     assert name == "Freeform 01234567"
@@ -170,9 +170,10 @@ def test_the_chat_presets_name_the_game_the_seat_to_move_and_link_the_game_page(
     assert set(discord) == {"content", "allowed_mentions"} and discord["allowed_mentions"] == {"parse": []}
     assert set(slack) == {"text"}
     for text in (discord["content"], slack["text"]):
-        first, *middle, last = text.split("\n")
+        first, *middle, replay, last = text.split("\n")
         assert first == "Freeform 01234567 (turn 2, Orders): Red to move."
         assert middle == [f"#{e['seq']} {e['text']}" for e in _summary().events]
+        assert replay == f"Replay from the last order: {page}/replay?from=0"  # the summary's start: event 0
         assert [m.split()[0] for m in middle] == ["#5", "#6", "#7"] and "Blue moves 7" in middle[-1]
         assert last == page
     over = json.loads(notify.webhook_body(_summary("game_over,your_move"), "discord", name))["content"]
