@@ -618,8 +618,17 @@ class Game(Aggregate):
         self._check_may_act(seat)
         roller = Roller(self, seed_for, order_id)
         outcomes = self.rules.decide(self.state, seat, order, roller)
-        self._check_outcomes(outcomes, roller)
         first = self.version + 1
+        self._accept(seat, order_id, order, outcomes, roller, seed_for, signature)
+        self._open_sealed_round()
+        return first, self.version
+
+    def _accept(self, seat: str, order_id: str, order: dict, outcomes: list, roller: Roller, seed_for: SeedFor,
+                signature: tuple[str, str] | None = None) -> None:
+        """Record an order the rules accepted (a seat's, a revealed sealed one, the server's pass at a
+        timeout): OrderAccepted with its salted digest, the seat's signature, the outcomes, then
+        the answers the seats' standing orders give to what it left pending."""
+        self._check_outcomes(outcomes, roller)
         salt = secrets.token_hex(16)
         self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
                            digest=_order_digest(seat, order, salt), salt=salt)
@@ -628,8 +637,6 @@ class Game(Aggregate):
                                signature=signature[1])
         self._record(outcomes, seed_for)
         self._answer_by_standing_orders(seed_for)
-        self._open_sealed_round()
-        return first, self.version
 
     # ------------------------------------------------------------------------ sealed orders --
     def seal(self, seat: str, commitment: str, signed: Signed | None = None) -> int | None:
@@ -738,12 +745,7 @@ class Game(Aggregate):
                 self.trigger_event(ev.SealedOrderRefused, seat=seat, round=round_["round"], index=index,
                                    order_id=order_id, order=order, rule=refused[0], reason=refused[1])
                 continue
-            self._check_outcomes(outcomes, roller)
-            salt = secrets.token_hex(16)
-            self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
-                               digest=_order_digest(seat, order, salt), salt=salt)
-            self._record(outcomes, seed_for)
-            self._answer_by_standing_orders(seed_for)
+            self._accept(seat, order_id, order, outcomes, roller, seed_for)
         self._open_sealed_round()
 
     def _open_sealed_round(self) -> None:
@@ -1091,12 +1093,7 @@ class Game(Aggregate):
                 outcomes = rules.decide(self.state, seat, order, roller)
             except (InvalidOrder, RuleViolation):
                 continue  # no pass the rules accept now: the flag stands
-            self._check_outcomes(outcomes, roller)
-            salt = secrets.token_hex(16)
-            self.trigger_event(ev.OrderAccepted, order_id=order_id, seat=seat, order=order,
-                               digest=_order_digest(seat, order, salt), salt=salt)
-            self._record(outcomes, seed_for)
-            self._answer_by_standing_orders(seed_for)
+            self._accept(seat, order_id, order, outcomes, roller, seed_for)
             self._open_sealed_round()
             return
 
