@@ -73,12 +73,16 @@ def test_the_cli_shows_a_long_wait_with_the_setting_that_refused(serve, tmp_path
 
 
 def test_a_stream_refused_for_opening_too_often_is_opened_again_later(serve):
-    url, app = serve(WARLOG_LIMIT_STREAMS="1 per 3 second")
+    url, app = serve(WARLOG_LIMIT_STREAMS="1 per 8 second")
     game_id, blue = seated(url)
     start = blue.game(game_id)["version"]
 
     def later():
-        time.sleep(1.5)  # after the first stream has closed (WARLOG_STREAM_MAX_SECONDS) and the next was refused
+        # Once the first stream has closed (WARLOG_STREAM_MAX_SECONDS) and the next opening was
+        # refused, however slow the machine: then only a stream opened after the wait can carry it.
+        deadline = time.monotonic() + 30
+        while len(app.stream_requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         blue.submit_order(game_id, {"kind": "note", "text": "late"})
 
     writer = threading.Thread(target=later)

@@ -21,6 +21,14 @@ def _number(cell: str) -> float:
     return float(cell.replace(",", ""))
 
 
+def _verdict(figure: list[str], floor: float, holds) -> None:
+    """The figure's "met" follows its ratio; a ratio printed as the floor itself (3 significant
+    digits) may be either side of it, and is not judged here."""
+    ratio = _number(figure[3])
+    if ratio != floor:
+        assert figure[5] == ("yes" if holds(ratio) else "**no**"), figure
+
+
 def _table(report: str, section: str) -> list[list[str]]:
     """The rows of every table in a report's section, as lists of cells."""
     text = report.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
@@ -101,9 +109,9 @@ def test_warlog_and_the_peer_are_measured_side_by_side_in_a_closed_loop(against_
         figure = summary[f"moves/s, warlog on {store} ÷ peer"]
         ratio = _number(figure[3])
         assert abs(ratio - _number(ours[1]) / _number(peer[1])) <= 0.02 * ratio, figure
-        assert figure[4] == f">= {floor}" and figure[5] == ("yes" if ratio >= floor else "**no**"), figure
-        cpu = summary[f"server CPU per move, warlog on {store} ÷ peer"]
-        assert cpu[5] == ("yes" if _number(cpu[3]) < 1 else "**no**"), cpu
+        assert figure[4] == f">= {floor}", figure
+        _verdict(figure, floor, lambda r: r >= floor)
+        _verdict(summary[f"server CPU per move, warlog on {store} ÷ peer"], 1.0, lambda r: r < 1)
 
 
 def test_an_open_loop_sends_a_hundred_a_second_whatever_the_answers(against_the_peer):
@@ -123,7 +131,7 @@ def test_an_open_loop_sends_a_hundred_a_second_whatever_the_answers(against_the_
         assert 0 < int(answered) <= sent, rows[name]  # bgio-postgres may not keep up with the rate
     for store in ("SQLite", "PostgreSQL"):
         figure = _rows(against_the_peer, "Summary")[f"p99 at 100/s, warlog freeform on {store} ÷ peer"]
-        assert figure[5] == ("yes" if _number(figure[3]) <= 1.5 else "**no**"), figure
+        _verdict(figure, 1.5, lambda r: r <= 1.5)
 
 
 def test_the_profile_splits_an_orders_time_and_names_the_durability(against_the_peer):
