@@ -186,7 +186,7 @@ def test_tc4_the_sweep_flags_a_late_seat_and_a_late_move_lifts_the_flag():
         game.claim_win("White", T0 + timedelta(days=3, minutes=3), seed_for)
 
 
-def test_tc4_with_pass_the_server_gives_the_rulesets_pass_for_the_late_seat():
+def test_tc4_FF_2_with_pass_the_server_gives_freeforms_pass_an_advance_for_the_late_seat():
     game = started("freeform", on_timeout="pass")
     turn = game.state["turn"]
     seq = game.version
