@@ -8,7 +8,8 @@
   spectator token: it reads the game as a spectator, a private game too, and annotates after the end.
 - ``GET /api/v1/games/{id}/spectator-tokens`` (the admin's token): every spectator token, live and
   revoked, by name and id (never the secret); ``DELETE .../spectator-tokens/{token_id}`` revokes
-  one, as the umpire tokens' route does: it answers 401 from then on, its row is kept.
+  one, as the umpire tokens' route does, and ``DELETE .../spectator-tokens?name=NAME`` every one of
+  that name: a revoked token answers 401 from then on; its row is kept, and its annotations.
 
 History (GET .../history) shows each annotation beside the event it is about.
 """
@@ -22,7 +23,7 @@ from api.auth import ADMIN, SEAT, SPECTATOR, UMPIRE, access, caller_for
 from api.games import MAX_ORDER_ID, _etag, _signed_by_seat, load, result_body, service
 from api.jsonbody import BAD_KEY
 from api.problems import ApiProblem
-from api.schemas import dump, one_line
+from api.schemas import dump, one_line, shared
 from domain.access import id_of_token
 from domain.game import MAX_ANNOTATION
 
@@ -68,6 +69,19 @@ class SpectatorTokenEntry(Schema):
 class SpectatorTokenRevoked(SpectatorTokenEntry):
     already_revoked = fields.Boolean(metadata={"description": "true: it was revoked before this request, at "
                                                               "revoked_at; nothing changed"})
+
+
+class SpectatorName(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=80), one_line, _not_blank],
+                         metadata={"description": "revoke every live spectator token of this name"})
+
+
+class SpectatorNameRevoked(Schema):
+    game_id = fields.String()
+    name = fields.String()
+    revoked = fields.Integer(metadata={"description": "how many were live and are revoked now; 0: all of "
+                                                      "them were revoked before"})
+    tokens = fields.List(fields.Nested(SpectatorTokenEntry), metadata={"description": "every token of the name"})
 
 
 class SpectatorTokens(Schema):
@@ -135,3 +149,15 @@ def revoke_spectator_token(game_id: str, token_id: str):
     if not found:
         raise ApiProblem("not_found", f"game {caller.game_id} has no spectator token {token_id}")
     return jsonify(dump(SpectatorTokenRevoked, {**found[0], "already_revoked": revoked == 0}))
+
+
+@bp.delete("/games/<game_id>/spectator-tokens")
+def revoke_spectator_name(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    name = shared(SpectatorName).load(request.args)["name"].strip()
+    revoked = access().revoke_spectator_tokens(caller.game_id, name=name)
+    found = [t for t in access().spectator_tokens(caller.game_id) if t["name"] == name]
+    if not found:
+        raise ApiProblem("not_found", f"game {caller.game_id} has no spectator token named {name!r}")
+    return jsonify(dump(SpectatorNameRevoked, {"game_id": caller.game_id, "name": name, "revoked": revoked,
+                                               "tokens": found}))

@@ -1551,7 +1551,16 @@ def cmd_spectator_tokens(args: argparse.Namespace) -> int:
 def cmd_spectator_revoke(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    body = session.client(game_id, "admin").revoke_spectator_token(game_id, args.token_id)
+    if bool(args.token_id) == bool(args.name):
+        raise UsageError("give a TOKEN_ID (one token, from 'warlog spectator-tokens') or --name (every token "
+                         "of that name)")
+    client = session.client(game_id, "admin")
+    if args.name:
+        result = client.revoke_spectator_name(game_id, args.name)
+        return _emit(args, result, lambda r: say(
+            f"{r.get('revoked')} live spectator token(s) of {r.get('name')} revoked; "
+            f"{len(r.get('tokens') or [])} issued under that name, none works now"))
+    body = client.revoke_spectator_token(game_id, args.token_id)
 
     def human(b: dict) -> None:
         was = "was already revoked" if b.get("already_revoked") else "revoked"
@@ -2156,10 +2165,12 @@ def add_client_commands(sub) -> None:
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_spectator_tokens)
 
-    p = sub.add_parser("spectator-revoke", help="revoke one spectator token (needs the admin token): it stops "
-                                                "working at once; its annotations stay in the log")
+    p = sub.add_parser("spectator-revoke", help="revoke one spectator token, or every one of a name (--name; "
+                                                "needs the admin token): it stops working at once; its "
+                                                "annotations stay in the log")
     p.add_argument("game_id")
-    p.add_argument("token_id", help="the token's id, from 'warlog spectator-tokens'")
+    p.add_argument("token_id", nargs="?", help="the token's id, from 'warlog spectator-tokens'")
+    p.add_argument("--name", help="every token issued under this name")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_spectator_revoke)
 

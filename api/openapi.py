@@ -629,6 +629,14 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "id is 404.",
         replies={200: Reply("the token, revoked", annotations.SpectatorTokenRevoked)},
         problems=(*AUTH_WRITE, "not_found")),
+    ("delete", "/api/v1/games/{game_id}/spectator-tokens"): Op(
+        "Revoke every spectator token of a name", ADMIN, tag="umpire", params=(*_GAME, annotations.SpectatorName),
+        description="Every live token issued under `name` (as given when issued, spaces around it ignored) "
+                    "answers 401 from now on, as when revoked one by one; the rows are kept. `revoked` says how "
+                    "many were live (0: nothing changed). A name no token of the game was issued under is 404; "
+                    "no name is 422.",
+        replies={200: Reply("the tokens of that name, revoked", annotations.SpectatorNameRevoked)},
+        problems=(*AUTH_WRITE, "invalid_request", "not_found")),
     # ---- reads (api/reads.py, api/stream.py). Every read but the stream answers with ETag.
     ("get", "/api/v1/games/{game_id}/state"): Op(
         "The game state, now or at a point in the past", ANY, tag="reads", params=(*_GAME, reads.StateQuery),

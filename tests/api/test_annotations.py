@@ -204,3 +204,27 @@ def test_revoking_by_name_revokes_every_live_token_of_that_name_and_no_other(api
     assert access.grant(tokens["Kim"]).seat == "Kim"
     assert [t["name"] for t in access.spectator_tokens(game_id) if t["revoked_at"] is None] == ["Kim"]
     assert len(access.spectator_tokens(game_id)) == 3  # revoked rows are kept
+
+
+def test_the_admin_revokes_every_spectator_token_of_a_name_at_once(client):
+    game = make_game(client)
+    sams = [spectator(client, game, "Sam") for _ in range(2)]
+    kim = spectator(client, game, "Kim")
+    url = f"/api/v1/games/{game.game_id}/spectator-tokens"
+    r = client.delete(url, query_string={"name": " Sam "}, headers=game.admin)
+    assert r.status_code == 200 and r.json["revoked"] == 2 and r.json["name"] == "Sam", r.json
+    assert sorted(t["token_id"] for t in r.json["tokens"]) == sorted(s["token_id"] for s in sams)
+    assert all(t["revoked_at"] for t in r.json["tokens"])
+    for s in sams:
+        assert client.get(f"/api/v1/games/{game.game_id}", headers=bearer(s["token"])).status_code == 401
+    assert client.get(f"/api/v1/games/{game.game_id}", headers=bearer(kim["token"])).status_code == 200
+    again = client.delete(url, query_string={"name": "Sam"}, headers=game.admin)
+    assert again.status_code == 200 and again.json["revoked"] == 0, again.json
+    missing = client.delete(url, query_string={"name": "Nobody"}, headers=game.admin)
+    assert missing.status_code == 404 and "Nobody" in missing.json["detail"], missing.json
+    for query in ({}, {"name": "  "}, {"name": "Kim", "x": "1"}):
+        bad = client.delete(url, query_string=query, headers=game.admin)
+        assert bad.status_code == 422 and bad.json["code"] == "invalid_request", bad.json
+    refused = client.delete(url, query_string={"name": "Kim"}, headers=game.seats["Blue"])
+    assert refused.status_code == 403, refused.json
+    assert client.get(f"/api/v1/games/{game.game_id}", headers=bearer(kim["token"])).status_code == 200

@@ -77,3 +77,10 @@ def test_the_admin_lists_and_revokes_a_spectator_token_from_the_command_line(
     assert code == 0 and "by spectator Sam: well fought" in out, out  # what Sam wrote stays
     code, out, err = alice("spectator-tokens", game_id)
     assert "revoked" in out and out.count(" live") == 1, out
+    alice.json("spectator-token", game_id, "Kim")
+    code, out, err = alice("spectator-revoke", game_id, "--name", "Kim")
+    assert code == 0 and "2 live spectator token(s) of Kim revoked" in out, err
+    code, out, err = sam("history", game_id, "--server", server.url, "--token", kim_token)
+    assert code == 1 and "not valid" in err, err
+    code, out, err = alice("spectator-revoke", game_id)
+    assert code == 2 and "TOKEN_ID" in err, err

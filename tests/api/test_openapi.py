@@ -302,6 +302,11 @@ def test_the_spectator_token_endpoints_answer_only_as_documented(client, check):
     check("delete", f"{base}/{'f' * 16}", headers=game.admin)
     check("delete", f"{base}/{made.json['token_id']}", headers=game.seats["Red"])
     assert check("get", base, headers=bearer(made.json["token"])).status_code == 401  # revoked
+    check("post", base, json={"name": "Kim"}, headers=game.admin)
+    assert check("delete", f"{base}?name=Kim", headers=game.admin).json["revoked"] == 1
+    check("delete", f"{base}?name=Nobody", headers=game.admin)
+    check("delete", base, headers=game.admin)
+    check("delete", f"{base}?name=Kim", headers=game.seats["Blue"])
     statuses = {s for _, t, s in check.seen if "spectator-tokens" in t}
     assert statuses == {200, 201, 401, 403, 404, 422}
 
