@@ -178,7 +178,8 @@ def test_a_revoked_spectator_token_fails_at_once_and_its_annotation_stays_in_the
     assert again.json["revoked_at"] == r.json["revoked_at"]
     listed = {t["token_id"]: t for t in client.get(f"/api/v1/games/{game.game_id}/spectator-tokens",
                                                    headers=game.admin).json["tokens"]}
-    assert listed[sam["token_id"]]["revoked_at"] == r.json["revoked_at"] and listed[kim["token_id"]]["revoked_at"] is None
+    assert listed[sam["token_id"]]["revoked_at"] == r.json["revoked_at"]
+    assert listed[kim["token_id"]]["revoked_at"] is None
     for unknown in ("0" * 16, "not-an-id", kim["token_id"][:8]):
         missing = client.delete(f"/api/v1/games/{game.game_id}/spectator-tokens/{unknown}", headers=game.admin)
         assert missing.status_code == 404 and missing.json["code"] == "not_found", missing.json
