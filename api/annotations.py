@@ -6,6 +6,10 @@
   Warlog-Head). The same key again returns the first result.
 - ``POST /api/v1/games/{id}/spectator-tokens`` (the admin's token): ``{"name": ...}``, a named
   spectator token: it reads the game as a spectator, a private game too, and annotates after the end.
+- ``GET /api/v1/games/{id}/spectator-tokens`` (the admin's token): every spectator token, live and
+  revoked, by name and id (never the secret); ``DELETE .../spectator-tokens/{token_id}`` revokes
+  one, as the umpire tokens' route does, and ``DELETE .../spectator-tokens?name=NAME`` every one of
+  that name: a revoked token answers 401 from then on; its row is kept, and its annotations.
 
 History (GET .../history) shows each annotation beside the event it is about.
 """
@@ -19,7 +23,8 @@ from api.auth import ADMIN, SEAT, SPECTATOR, UMPIRE, access, caller_for
 from api.games import MAX_ORDER_ID, _etag, _signed_by_seat, load, result_body, service
 from api.jsonbody import BAD_KEY
 from api.problems import ApiProblem
-from api.schemas import dump, one_line
+from api.schemas import dump, one_line, shared
+from domain.access import id_of_token
 from domain.game import MAX_ANNOTATION
 
 bp = Blueprint("annotations", __name__, url_prefix="/api/v1")
@@ -50,7 +55,38 @@ class SpectatorTokenBody(Schema):
 class SpectatorToken(Schema):
     game_id = fields.String()
     token = fields.String(metadata={"description": "the spectator's bearer token, shown once"})
+    token_id = fields.String(metadata={"description": "names the token in the listing and to revoke it"})
     name = fields.String()
+
+
+class SpectatorTokenEntry(Schema):
+    token_id = fields.String(metadata={"description": "the start of the token's SHA-256: names it, never reveals it"})
+    name = fields.String(metadata={"description": "the spectator's name, which its annotations carry"})
+    created_at = fields.String()
+    revoked_at = fields.String(allow_none=True, metadata={"description": "null while the token works"})
+
+
+class SpectatorTokenRevoked(SpectatorTokenEntry):
+    already_revoked = fields.Boolean(metadata={"description": "true: it was revoked before this request, at "
+                                                              "revoked_at; nothing changed"})
+
+
+class SpectatorName(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=80), one_line, _not_blank],
+                         metadata={"description": "revoke every live spectator token of this name"})
+
+
+class SpectatorNameRevoked(Schema):
+    game_id = fields.String()
+    name = fields.String()
+    revoked = fields.Integer(metadata={"description": "how many were live and are revoked now; 0: all of "
+                                                      "them were revoked before"})
+    tokens = fields.List(fields.Nested(SpectatorTokenEntry), metadata={"description": "every token of the name"})
+
+
+class SpectatorTokens(Schema):
+    game_id = fields.String()
+    tokens = fields.List(fields.Nested(SpectatorTokenEntry), metadata={"description": "oldest first"})
 
 
 def _author() -> tuple:
@@ -92,6 +128,36 @@ def spectator_token(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
     body = load(SpectatorTokenBody)
     token = access().issue_token(caller.game_id, SPECTATOR, body["name"].strip())
-    response = jsonify(dump(SpectatorToken, {"game_id": caller.game_id, "token": token, "name": body["name"].strip()}))
+    response = jsonify(dump(SpectatorToken, {"game_id": caller.game_id, "token": token, "token_id": id_of_token(token),
+                                             "name": body["name"].strip()}))
     response.status_code = 201
     return response
+
+
+@bp.get("/games/<game_id>/spectator-tokens")
+def list_spectator_tokens(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    return jsonify(dump(SpectatorTokens, {"game_id": caller.game_id,
+                                          "tokens": access().spectator_tokens(caller.game_id)}))
+
+
+@bp.delete("/games/<game_id>/spectator-tokens/<token_id>")
+def revoke_spectator_token(game_id: str, token_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    revoked = access().revoke_spectator_tokens(caller.game_id, token_id=token_id)
+    found = [t for t in access().spectator_tokens(caller.game_id) if t["token_id"] == token_id]
+    if not found:
+        raise ApiProblem("not_found", f"game {caller.game_id} has no spectator token {token_id}")
+    return jsonify(dump(SpectatorTokenRevoked, {**found[0], "already_revoked": revoked == 0}))
+
+
+@bp.delete("/games/<game_id>/spectator-tokens")
+def revoke_spectator_name(game_id: str):
+    caller = caller_for(game_id, need=ADMIN)
+    name = shared(SpectatorName).load(request.args)["name"].strip()
+    revoked = access().revoke_spectator_tokens(caller.game_id, name=name)
+    found = [t for t in access().spectator_tokens(caller.game_id) if t["name"] == name]
+    if not found:
+        raise ApiProblem("not_found", f"game {caller.game_id} has no spectator token named {name!r}")
+    return jsonify(dump(SpectatorNameRevoked, {"game_id": caller.game_id, "name": name, "revoked": revoked,
+                                               "tokens": found}))

@@ -1532,6 +1532,43 @@ def cmd_spectator_token(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_spectator_tokens(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    body = session.client(game_id, "admin").spectator_tokens(game_id)
+
+    def human(b: dict) -> None:
+        tokens = b.get("tokens") or []
+        if not tokens:
+            say("no spectator tokens")
+        for t in tokens:
+            state = f"revoked {t['revoked_at']}" if t.get("revoked_at") else "live"
+            say(f"  {t.get('token_id')}  {t.get('name')}  made {t.get('created_at')}  {state}")
+
+    return _emit(args, body, human)
+
+
+def cmd_spectator_revoke(args: argparse.Namespace) -> int:
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    if bool(args.token_id) == bool(args.name):
+        raise UsageError("give a TOKEN_ID (one token, from 'warlog spectator-tokens') or --name (every token "
+                         "of that name)")
+    client = session.client(game_id, "admin")
+    if args.name:
+        result = client.revoke_spectator_name(game_id, args.name)
+        return _emit(args, result, lambda r: say(
+            f"{r.get('revoked')} live spectator token(s) of {r.get('name')} revoked; "
+            f"{len(r.get('tokens') or [])} issued under that name, none works now"))
+    body = client.revoke_spectator_token(game_id, args.token_id)
+
+    def human(b: dict) -> None:
+        was = "was already revoked" if b.get("already_revoked") else "revoked"
+        say(f"spectator token {b.get('token_id')} of {b.get('name')} {was} {b.get('revoked_at')}")
+
+    return _emit(args, body, human)
+
+
 def cmd_annotate(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
@@ -1911,9 +1948,10 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 CLIENT_EPILOG = f"""\
 Client commands (new, sandbox, join, games, show, legal, order, seal, reveal, state, history, dice, watch,
-take-back, answer-take-back, concede, client-seed, standing, annotate, spectator-token, umpire-token,
-umpire-propose, umpire-answer, umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a warlog server: --server or
-WARLOG_SERVER, else the server saved with the game or in the config file.
+take-back, answer-take-back, concede, client-seed, standing, annotate, spectator-token, spectator-tokens,
+spectator-revoke, umpire-token, umpire-propose, umpire-answer, umpire-tokens, umpire-revoke, webhook,
+replay, stats, and export with a server) talk to a warlog server: --server or WARLOG_SERVER, else the
+server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
 (WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
 
@@ -2122,6 +2160,20 @@ def add_client_commands(sub) -> None:
     p.add_argument("--keep", action="store_true", help="save it in this machine's config for this game")
     _add_access(p)
     p.set_defaults(func=cmd_spectator_token)
+
+    p = sub.add_parser("spectator-tokens", help="list the game's spectator tokens (needs the admin token)")
+    p.add_argument("game_id")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_spectator_tokens)
+
+    p = sub.add_parser("spectator-revoke", help="revoke one spectator token, or every one of a name (--name; "
+                                                "needs the admin token): it stops working at once; its "
+                                                "annotations stay in the log")
+    p.add_argument("game_id")
+    p.add_argument("token_id", nargs="?", help="the token's id, from 'warlog spectator-tokens'")
+    p.add_argument("--name", help="every token issued under this name")
+    _add_access(p, seat_choice=False)
+    p.set_defaults(func=cmd_spectator_revoke)
 
     p = sub.add_parser("vacation", help="announce days of vacation (a game with a time control)")
     p.add_argument("game_id")

@@ -280,6 +280,17 @@ class WarlogClient:
         """Needs the game's admin token: a named spectator token (reads; annotates after the end)."""
         return self._json("POST", f"/games/{_quote(game_id)}/spectator-tokens", body={"name": name})
 
+    def spectator_tokens(self, game_id: str) -> dict:
+        """Needs the game's admin token: the spectator tokens, live and revoked (never the secrets)."""
+        return self._json("GET", f"/games/{_quote(game_id)}/spectator-tokens")
+
+    def revoke_spectator_token(self, game_id: str, token_id: str) -> dict:
+        return self._json("DELETE", f"/games/{_quote(game_id)}/spectator-tokens/{_quote(token_id)}")
+
+    def revoke_spectator_name(self, game_id: str, name: str) -> dict:
+        """Every spectator token issued under ``name`` stops working."""
+        return self._json("DELETE", f"/games/{_quote(game_id)}/spectator-tokens", query={"name": name})
+
     def annotate(self, game_id: str, about_seq: int, text: str, *, private: bool = False,
                  annotation_id: str | None = None, signature: str | None = None, head: str | None = None) -> dict:
         """Annotate event ``about_seq``. ``annotation_id`` is the Idempotency-Key (default: a fresh

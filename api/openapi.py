@@ -614,6 +614,29 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "name. It is kept beside the log, not in it; the name is recorded with each annotation.",
         replies={201: Reply("a new spectator token, shown once", annotations.SpectatorToken)},
         problems=(*AUTH_WRITE, *BODY)),
+    ("get", "/api/v1/games/{game_id}/spectator-tokens"): Op(
+        "List the spectator tokens", ADMIN, tag="umpire", params=_GAME,
+        description="Every spectator token ever issued for the game, live and revoked, oldest first: its name, "
+                    "id, when it was made and revoked (never the token itself).",
+        replies={200: Reply("the spectator tokens", annotations.SpectatorTokens)},
+        problems=AUTH_WRITE),
+    ("delete", "/api/v1/games/{game_id}/spectator-tokens/{token_id}"): Op(
+        "Revoke a spectator token", ADMIN, tag="umpire",
+        params=(*_GAME, _path_param("token_id", "the token's id, as in the listing")),
+        description="The token answers 401 from now on, in every server process, to a read and to an "
+                    "annotation; its row is kept, marked revoked, and the annotations it wrote stay in the "
+                    "log. Revoking a revoked token changes nothing (200, `already_revoked` true); an unknown "
+                    "id is 404.",
+        replies={200: Reply("the token, revoked", annotations.SpectatorTokenRevoked)},
+        problems=(*AUTH_WRITE, "not_found")),
+    ("delete", "/api/v1/games/{game_id}/spectator-tokens"): Op(
+        "Revoke every spectator token of a name", ADMIN, tag="umpire", params=(*_GAME, annotations.SpectatorName),
+        description="Every live token issued under `name` (as given when issued, spaces around it ignored) "
+                    "answers 401 from now on, as when revoked one by one; the rows are kept. `revoked` says how "
+                    "many were live (0: nothing changed). A name no token of the game was issued under is 404; "
+                    "no name is 422.",
+        replies={200: Reply("the tokens of that name, revoked", annotations.SpectatorNameRevoked)},
+        problems=(*AUTH_WRITE, "invalid_request", "not_found")),
     # ---- reads (api/reads.py, api/stream.py). Every read but the stream answers with ETag.
     ("get", "/api/v1/games/{game_id}/state"): Op(
         "The game state, now or at a point in the past", ANY, tag="reads", params=(*_GAME, reads.StateQuery),

@@ -2,9 +2,9 @@
 
 Kept beside the event store, never in it: tokens and invite codes are secrets and e-mails are
 personal data, and the event log is exported whole. Tokens and invite codes are random
-(256 bits), shown once, and stored only as their SHA-256. An umpire token can be revoked: its
-row is marked, never deleted; whether an umpire may exist at all is the game's log's to say
-(``Game.umpire``), not this table's.
+(256 bits), shown once, and stored only as their SHA-256. An umpire or spectator token can be
+revoked: its row is marked, never deleted; whether an umpire may exist at all is the game's log's
+to say (``Game.umpire``), not this table's.
 """
 
 from __future__ import annotations
@@ -130,6 +130,29 @@ class AccessStore(SqlTables):
             return 0
         return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
                          "AND revoked_at IS NULL AND token_hash LIKE ?", (_now(), game_id, UMPIRE, token_id + "%"))
+
+    # ------------------------------------------------------------------- spectator tokens ----
+    def spectator_tokens(self, game_id: str) -> list[dict]:
+        """Every spectator token of the game, live and revoked, oldest first: its name, id and
+        times, never the secret."""
+        rows = self._run("SELECT token_hash, seat, created_at, revoked_at FROM {t}warlog_tokens "
+                         "WHERE game_id = ? AND role = ? ORDER BY created_at, token_hash", (game_id, SPECTATOR),
+                         fetch="all")
+        return [{"token_id": r["token_hash"][:TOKEN_ID_LENGTH], "name": r["seat"], "created_at": r["created_at"],
+                 "revoked_at": r["revoked_at"]} for r in rows]
+
+    def revoke_spectator_tokens(self, game_id: str, *, token_id: str | None = None, name: str | None = None) -> int:
+        """Mark the game's live spectator token ``token_id``, or every live one named ``name``,
+        revoked; returns how many. A revoked row stays: the annotations it wrote are in the log."""
+        if (token_id is None) == (name is None):
+            raise ValueError("revoke a spectator token by its id or by its name, not both or neither")
+        if name is not None:
+            return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
+                             "AND revoked_at IS NULL AND seat = ?", (_now(), game_id, SPECTATOR, name))
+        if len(token_id) != TOKEN_ID_LENGTH or not all(ch in "0123456789abcdef" for ch in token_id):
+            return 0
+        return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
+                         "AND revoked_at IS NULL AND token_hash LIKE ?", (_now(), game_id, SPECTATOR, token_id + "%"))
 
     def is_public(self, game_id: str) -> bool | None:
         """True or False for a known game; None when this server has no access row for it."""

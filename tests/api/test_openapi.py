@@ -288,6 +288,29 @@ def test_the_umpire_endpoints_answer_only_as_documented(client, check):
     assert {s for _, _, s in statuses} == {200, 201, 401, 403, 404, 409, 415, 422}
 
 
+def test_the_spectator_token_endpoints_answer_only_as_documented(client, check):
+    game = make_game(client)
+    base = f"/api/v1/games/{game.game_id}/spectator-tokens"
+    made = check("post", base, json={"name": "Sam"}, headers=game.admin)
+    assert made.status_code == 201
+    check("post", base, json={"name": ""}, headers=game.admin)
+    check("get", base, headers=game.admin)
+    check("get", base, headers=game.seats["Blue"])
+    check("get", base)
+    assert check("delete", f"{base}/{made.json['token_id']}", headers=game.admin).status_code == 200
+    assert check("delete", f"{base}/{made.json['token_id']}", headers=game.admin).json["already_revoked"] is True
+    check("delete", f"{base}/{'f' * 16}", headers=game.admin)
+    check("delete", f"{base}/{made.json['token_id']}", headers=game.seats["Red"])
+    assert check("get", base, headers=bearer(made.json["token"])).status_code == 401  # revoked
+    check("post", base, json={"name": "Kim"}, headers=game.admin)
+    assert check("delete", f"{base}?name=Kim", headers=game.admin).json["revoked"] == 1
+    check("delete", f"{base}?name=Nobody", headers=game.admin)
+    check("delete", base, headers=game.admin)
+    check("delete", f"{base}?name=Kim", headers=game.seats["Blue"])
+    statuses = {s for _, t, s in check.seen if "spectator-tokens" in t}
+    assert statuses == {200, 201, 401, 403, 404, 422}
+
+
 def test_the_reads_answer_only_as_documented(app, client, check):
     game = make_game(client, public=True)
     base = f"/api/v1/games/{game.game_id}"

@@ -213,6 +213,26 @@ def test_the_admin_alone_gets_no_umpire_token_and_a_revoked_one_reads_nothing_in
     assert_no_secret_in_log(http, url.log())
 
 
+def test_a_revoked_spectator_token_reads_and_annotates_nothing_in_any_process(server):
+    url, http = server
+    game = Game(http)  # private: the spectator token is its only way in
+    issued = http.call("POST", game.path("/spectator-tokens"), {"name": "Sam"}, token=game.admin)
+    assert issued.status == 201, issued.raw
+    sam = issued.body["token"]
+    assert http.call("POST", game.path("/concede"), token=game.tokens["Red"]).status == 200
+    for _ in range(6):  # new connections spread over the web processes (WEB_CONCURRENCY=2)
+        assert http.call("GET", game.path("/history"), token=sam).status == 200
+    revoked = http.call("DELETE", game.path(f"/spectator-tokens/{issued.body['token_id']}"), token=game.admin)
+    assert revoked.status == 200 and revoked.body["revoked_at"], revoked.raw
+    for i in range(6):
+        assert http.call("GET", game.path("/history"), token=sam).status == 401
+        note = http.call("POST", game.path("/annotations"), {"about_seq": 1, "text": "still here"}, token=sam,
+                         headers={"Idempotency-Key": f"sam-{i}"})
+        assert note.status == 401, note.raw
+    assert sam.encode() not in http.call("GET", game.path("/spectator-tokens"), token=game.admin).raw
+    assert_no_secret_in_log(http, url.log())
+
+
 # ---------------------------------------------------------------------------------- logs ----
 def test_no_token_reaches_the_server_log_even_from_a_query_string(server):
     url, http = server
