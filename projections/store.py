@@ -197,7 +197,7 @@ class ProjectionStore(SqlTables):
     def create_tables(self) -> None:
         """The tables and indexes; on PostgreSQL the bodies compressed with lz4 where the server
         has it (faster to write than the default pglz). An index made before ``next_due`` gains
-        the column, filled from the active games' map views (``fill_next_due``)."""
+        the column, filled from the active games' map views (``_fill_next_due``)."""
         with self._db.transaction(commit=True) as c:
             body = "TEXT NOT NULL"
             if self.kind != "sqlite":
@@ -207,40 +207,27 @@ class ProjectionStore(SqlTables):
                     body = "TEXT COMPRESSION lz4 NOT NULL"
             for name, columns in TABLES.items():
                 c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns.format(body=body)})")
-            added = not self._has_column(c, INDEX, "next_due")
+            added = not self.has_column(c, INDEX, "next_due")
             if added:
                 c.execute(f"ALTER TABLE {self._prefix}{INDEX} ADD COLUMN next_due TEXT")
             for statement in INDEXES:
                 c.execute(self.sql(statement))
-        if added:
-            self.fill_next_due()
+            if added:
+                self._fill_next_due(c)
 
-    def _has_column(self, c: Any, table: str, column: str) -> bool:
-        if self.kind == "sqlite":
-            c.execute(f"PRAGMA table_info({self._prefix}{table})")
-            return column in {row["name"] for row in c.fetchall()}
-        c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
-                  "AND table_name = %s AND column_name = %s", (self._prefix[:-1] or None, table, column))
-        return c.fetchone() is not None
-
-    def fill_next_due(self) -> int:
-        """Set ``next_due`` of the active games' index rows from their stored map views, where the
-        row is at the view's version (a row written since carries its own); returns the rows set.
-        Once, when ``create_tables`` adds the column to an index made before it."""
-        with self._db.transaction(commit=False) as c:
-            c.execute(self.sql(f"SELECT game_id FROM {{t}}{INDEX} WHERE status = 'active' ORDER BY game_id"))
-            ids = [r["game_id"] for r in c.fetchall()]
-        done = 0
-        for part in _chunks(ids, 500):
-            rows = [(clocks.next_due(views["map"].get("clock")), gid, views["map"]["version"])
-                    for gid, views in self.load(part, ("map",)).items() if "map" in views]
+    def _fill_next_due(self, c: Any) -> None:
+        """``next_due`` of the active games' index rows, from their map views at the row's version,
+        in ``create_tables``'s transaction ``c`` (with the column it adds: both or neither)."""
+        c.execute(self.sql(f"SELECT game_id FROM {{t}}{INDEX} WHERE status = 'active' ORDER BY game_id"))
+        ids = [r["game_id"] for r in c.fetchall()]
+        for part in _chunks(ids, 200):
+            c.execute(self.sql(f"SELECT v.game_id, v.body FROM {{t}}{VIEWS} v JOIN {{t}}{INDEX} i "
+                               "ON i.game_id = v.game_id AND i.version = v.version WHERE v.projection = 'map' "
+                               f"AND v.game_id IN ({', '.join('?' * len(part))})"), tuple(part))
+            rows = [(clocks.next_due(load_body(r["body"]).get("clock")), r["game_id"]) for r in c.fetchall()]
             rows = [row for row in rows if row[0] is not None]
             if rows:
-                with self.transaction() as c:
-                    c.executemany(self.sql(f"UPDATE {{t}}{INDEX} SET next_due = ? WHERE game_id = ? AND version = ?"),
-                                  rows)
-                done += len(rows)
-        return done
+                c.executemany(self.sql(f"UPDATE {{t}}{INDEX} SET next_due = ? WHERE game_id = ?"), rows)
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:

@@ -4,8 +4,8 @@ Every ``WARLOG_CLOCK_SWEEP_SECONDS`` (default 60; 0: off) it asks the games inde
 games whose clock has something due by the server's clock (``next_due``, ``clock.next_due``: one
 indexed query, no view read), catches those up if they are behind the log, checks each one's map
 view (``due``) and records what is due through the service (``Warlog.sweep_game``): a
-``DeadlineReminder``, a ``TimedOut`` and, where the game passes, the pass. The dispatcher then tells the seats as it tells
-them of any command (workers/notify.recipients). The game decides again on its own log, so a view
+``DeadlineReminder``, a ``TimedOut`` and, where the game passes, the pass. The dispatcher then
+tells the seats as it tells them of any command (workers/notify.recipients). The game decides again on its own log, so a view
 behind the log or two sweeps at once (one per worker) record nothing twice: the second save loses
 the race and is dropped.
 
