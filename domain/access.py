@@ -65,14 +65,7 @@ class AccessStore(SqlTables):
         # A store made before tokens could be revoked has no revoked_at column: add it. Its
         # umpire tokens were issued by the admin alone, without the seats' agreement the log now
         # records, so they are revoked (the admin issues new ones once the seats agree).
-        if self.kind == "sqlite":
-            c.execute(f"PRAGMA table_info({self._prefix}warlog_tokens)")
-            found = "revoked_at" in {row["name"] for row in c.fetchall()}
-        else:
-            c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
-                      "AND table_name = 'warlog_tokens' AND column_name = 'revoked_at'", (self._prefix[:-1] or None,))
-            found = c.fetchone() is not None
-        if not found:
+        if not self.has_column(c, "warlog_tokens", "revoked_at"):
             c.execute(f"ALTER TABLE {self._prefix}warlog_tokens ADD COLUMN revoked_at TEXT")
             c.execute(self.sql("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE role = ?"), (_now(), UMPIRE))
 

@@ -164,6 +164,19 @@ def timed_out(clock: dict, now: datetime) -> bool:
     return clock["deadline"] is not None and not clock["timed_out"] and now >= parse(clock["deadline"])
 
 
+def next_due(clock: dict | None) -> str | None:
+    """When the sweep next has something to record (TC 2, TC 4), as ``stamp`` text (text order is
+    time order): the earliest reminder not yet sent, else the deadline. None when nothing can fall
+    due: no time control, no deadline running (not started, ended) or its timeout already recorded
+    (a claim or a late move comes next). ``reminder_due(clock, now)`` or ``timed_out(clock, now)``
+    holds exactly when this is at or before ``now``."""
+    if clock is None or clock["deadline"] is None or clock["timed_out"]:
+        return None
+    deadline = parse(clock["deadline"])
+    unsent = [h for h in clock["control"]["reminders"] if h not in clock["reminded"]]
+    return stamp(deadline - timedelta(hours=max(unsent)) if unsent else deadline)
+
+
 def status(clock: dict | None, now: datetime) -> dict | None:
     """What anyone may read of a game's clock: its control, who is to move by when, how many
     seconds are left, whether the deadline has passed, and each seat's vacation."""

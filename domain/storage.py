@@ -267,6 +267,15 @@ class SqlTables:
         for name, columns in self.TABLES.items():
             c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns})")
 
+    def has_column(self, c: Any, table: str, column: str) -> bool:
+        """Whether ``table`` has ``column`` (a table made before it was added has not)."""
+        if self.kind == "sqlite":
+            c.execute(f"PRAGMA table_info({self._prefix}{table})")
+            return column in {row["name"] for row in c.fetchall()}
+        c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
+                  "AND table_name = %s AND column_name = %s", (self._prefix[:-1] or None, table, column))
+        return c.fetchone() is not None
+
     def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
         """One statement in its own transaction: a row (``fetch="one"``), rows as dicts
         (``fetch="all"``), or the number of rows written. On PostgreSQL the statement alone, on

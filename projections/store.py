@@ -9,7 +9,8 @@ schema), written through the event store's own datastore.
   writes the chunks its new seqs fall in (and the older ones a reveal or a take-back changed,
   ``folds.REACH``), not the whole game again.
 - ``warlog_games_index`` and ``warlog_games_index_seats``: the games list, in columns a query can
-  filter and sort on.
+  filter and sort on, and when the game's clock next has something due (``next_due``, for the
+  clock sweep: ``due_games``).
 - ``warlog_projection_tracking``: per projection, the last notification id folded, written in
   the same transaction as the rows of that batch.
 - ``warlog_projection_checkpoints``: the ``map`` view of a game right after every
@@ -30,6 +31,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import lz4.frame
 import orjson
 
+from domain import clock as clocks
 from domain.storage import SqlTables
 
 VIEWS = "warlog_projection_views"
@@ -61,7 +63,7 @@ TABLES = {
     VIEWS: "projection TEXT NOT NULL, game_id TEXT NOT NULL, version BIGINT NOT NULL, body {body}, "
            "PRIMARY KEY (projection, game_id)",
     INDEX: "game_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, scenario TEXT, status TEXT NOT NULL, "
-           "version BIGINT NOT NULL, chain_head TEXT, last_activity TEXT, ended TEXT",
+           "version BIGINT NOT NULL, chain_head TEXT, last_activity TEXT, ended TEXT, next_due TEXT",
     INDEX_SEATS: "game_id TEXT NOT NULL, seat TEXT NOT NULL, handle TEXT, to_move INTEGER NOT NULL, "
                  "PRIMARY KEY (game_id, seat)",
     TRACKING: "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
@@ -72,6 +74,7 @@ TABLES = {
 INDEXES = (
     f"CREATE INDEX IF NOT EXISTS {INDEX}_status ON {{t}}{INDEX} (status, last_activity)",
     f"CREATE INDEX IF NOT EXISTS {INDEX_SEATS}_handle ON {{t}}{INDEX_SEATS} (handle, to_move)",
+    f"CREATE INDEX IF NOT EXISTS {INDEX}_due ON {{t}}{INDEX} (status, next_due)",
 )
 
 
@@ -193,7 +196,8 @@ class ProjectionStore(SqlTables):
     # ---------------------------------------------------------------------------- schema ----
     def create_tables(self) -> None:
         """The tables and indexes; on PostgreSQL the bodies compressed with lz4 where the server
-        has it (faster to write than the default pglz)."""
+        has it (faster to write than the default pglz). An index made before ``next_due`` gains
+        the column, filled from the active games' map views (``_fill_next_due``)."""
         with self._db.transaction(commit=True) as c:
             body = "TEXT NOT NULL"
             if self.kind != "sqlite":
@@ -203,8 +207,27 @@ class ProjectionStore(SqlTables):
                     body = "TEXT COMPRESSION lz4 NOT NULL"
             for name, columns in TABLES.items():
                 c.execute(f"CREATE TABLE IF NOT EXISTS {self._prefix}{name} ({columns.format(body=body)})")
+            added = not self.has_column(c, INDEX, "next_due")
+            if added:
+                c.execute(f"ALTER TABLE {self._prefix}{INDEX} ADD COLUMN next_due TEXT")
             for statement in INDEXES:
                 c.execute(self.sql(statement))
+            if added:
+                self._fill_next_due(c)
+
+    def _fill_next_due(self, c: Any) -> None:
+        """``next_due`` of the active games' index rows, from their map views at the row's version,
+        in ``create_tables``'s transaction ``c`` (with the column it adds: both or neither)."""
+        c.execute(self.sql(f"SELECT game_id FROM {{t}}{INDEX} WHERE status = 'active' ORDER BY game_id"))
+        ids = [r["game_id"] for r in c.fetchall()]
+        for part in _chunks(ids, 200):
+            c.execute(self.sql(f"SELECT v.game_id, v.body FROM {{t}}{VIEWS} v JOIN {{t}}{INDEX} i "
+                               "ON i.game_id = v.game_id AND i.version = v.version WHERE v.projection = 'map' "
+                               f"AND v.game_id IN ({', '.join('?' * len(part))})"), tuple(part))
+            rows = [(clocks.next_due(load_body(r["body"]).get("clock")), r["game_id"]) for r in c.fetchall()]
+            rows = [row for row in rows if row[0] is not None]
+            if rows:
+                c.executemany(self.sql(f"UPDATE {{t}}{INDEX} SET next_due = ? WHERE game_id = ?"), rows)
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -323,6 +346,14 @@ class ProjectionStore(SqlTables):
         rows.sort(key=lambda r: r["last_activity"] or "", reverse=True)
         return rows
 
+    def due_games(self, now: str) -> list[str]:
+        """The ids of the active games whose clock has something due at ``now`` (a ``clock.stamp``):
+        ``next_due`` at or before it, earliest first. One indexed query; no view is read."""
+        with self._db.transaction(commit=False) as c:
+            c.execute(self.sql(f"SELECT game_id FROM {{t}}{INDEX} WHERE status = 'active' AND next_due IS NOT NULL "
+                               "AND next_due <= ? ORDER BY next_due, game_id"), (now,))
+            return [r["game_id"] for r in c.fetchall()]
+
     def checkpoint(self, game_id: str, at: int) -> dict | None:
         """The map view of the nearest checkpoint at or before seq ``at``, or None."""
         with self._db.transaction(commit=False) as c:
@@ -384,13 +415,14 @@ class ProjectionStore(SqlTables):
 
     def _write_index(self, c: Any, index: list[dict]) -> None:
         c.executemany(self.sql(f"INSERT INTO {{t}}{INDEX} AS i (game_id, ruleset, scenario, status, version, "
-                               "chain_head, last_activity, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                               "chain_head, last_activity, ended, next_due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                                "ON CONFLICT (game_id) DO UPDATE SET ruleset = excluded.ruleset, "
                                "scenario = excluded.scenario, status = excluded.status, version = excluded.version, "
                                "chain_head = excluded.chain_head, last_activity = excluded.last_activity, "
-                               "ended = excluded.ended WHERE i.version < excluded.version"),
+                               "ended = excluded.ended, next_due = excluded.next_due "
+                               "WHERE i.version < excluded.version"),
                       [(r["game_id"], r["ruleset"], r["scenario"], r["status"], r["version"], r["chain_head"],
-                        r["last_activity"], dump_text(r["ended"])) for r in index])
+                        r["last_activity"], dump_text(r["ended"]), r["next_due"]) for r in index])
         at = f"EXISTS (SELECT 1 FROM {{t}}{INDEX} i WHERE i.game_id = ? AND i.version = ?)"
         c.executemany(self.sql(f"DELETE FROM {{t}}{INDEX_SEATS} WHERE game_id = ? AND {at}"),
                       [(r["game_id"], r["game_id"], r["version"]) for r in index])

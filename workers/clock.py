@@ -1,10 +1,11 @@
 """The clock sweep: notices a reminder due or a deadline passed with nobody acting (domain/clock.py).
 
-Every ``WARLOG_CLOCK_SWEEP_SECONDS`` (default 60; 0: off) it reads the games index for active
-games, picks those whose map view's clock has a reminder or a timeout due by the server's clock,
-and records it through the service (``Warlog.sweep_game``): a ``DeadlineReminder``, a
-``TimedOut`` and, where the game passes, the pass. The dispatcher then tells the seats as it tells
-them of any command (workers/notify.recipients). The game decides again on its own log, so a view
+Every ``WARLOG_CLOCK_SWEEP_SECONDS`` (default 60; 0: off) it asks the games index for the active
+games whose clock has something due by the server's clock (``next_due``, ``clock.next_due``: one
+indexed query, no view read), catches those up if they are behind the log, checks each one's map
+view (``due``) and records what is due through the service (``Warlog.sweep_game``): a
+``DeadlineReminder``, a ``TimedOut`` and, where the game passes, the pass. The dispatcher then
+tells the seats as it tells them of any command (workers/notify.recipients). The game decides again on its own log, so a view
 behind the log or two sweeps at once (one per worker) record nothing twice: the second save loses
 the race and is dropped.
 
@@ -58,11 +59,12 @@ class ClockSweep:
     def sweep(self) -> list[str]:
         """One sweep; the ids of the games where something was recorded."""
         store = self.projections.store
-        ids = store.game_ids()
-        left_out = self.projections.ensure_current(ids)  # views behind the log: caught up first
-        rows = store.query_index(sorted(set(ids) - left_out), status="active")
-        views = store.load([r["game_id"] for r in rows], ("map",))
         now = self.service.now()
+        # Only the games the index says have something due; a game whose index row the projector
+        # has not brought up to its log yet is swept once it has (docs/operations.md).
+        ids = store.due_games(clocks.stamp(now))
+        left_out = self.projections.ensure_current(ids)  # views behind the log: caught up first
+        views = store.load([gid for gid in ids if gid not in left_out], ("map",))
         recorded = []
         for gid, found in views.items():
             if not due(found.get("map"), now):

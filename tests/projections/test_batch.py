@@ -173,8 +173,8 @@ def check_stored(app, projections, games, every):
         [stored] = store.query_index([gid])
         assert stored["version"] == row["version"] and stored["status"] == row["status"]
         assert json.loads(stored["ended"]) == row["ended"]
-        assert {k: stored[k] for k in ("ruleset", "scenario", "chain_head", "last_activity")} == \
-            {k: row[k] for k in ("ruleset", "scenario", "chain_head", "last_activity")}
+        assert {k: stored[k] for k in ("ruleset", "scenario", "chain_head", "last_activity", "next_due")} == \
+            {k: row[k] for k in ("ruleset", "scenario", "chain_head", "last_activity", "next_due")}
         for seat in row["seats"]:
             assert store.query_index([gid], player=seat["handle"]) if seat["handle"] else True
             on_move = store.query_index([gid], turn_of=seat["handle"]) if seat["handle"] else []

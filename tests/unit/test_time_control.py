@@ -8,12 +8,14 @@ import hashlib
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from domain import clock as clocks
 from domain import events as ev
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.game import Game
 from domain.rulesets import Ruleset, Setup, core, register
+from workers.clock import due as sweep_due
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -226,3 +228,92 @@ def test_tc5_an_extension_is_given_by_a_seat_not_to_move_and_lifts_the_flag():
     assert not game.clock["timed_out"] and game.clock["deadline"] == clocks.stamp(T0 + timedelta(days=6, hours=1))
     with pytest.raises(RuleViolation, match="claimed only after"):
         game.claim_win("Black", T0 + timedelta(days=5, hours=2), seed_for)
+
+
+# ==================================================== when the sweep next has work (next_due) ====
+def test_next_due_is_the_earliest_reminder_not_sent_then_the_deadline_and_none_once_flagged_or_ended():
+    game = started(reminders=[24, 2], vacation_days=5)
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=2))  # 24 h before the deadline
+    game.sweep(T0 + timedelta(days=2, hours=1), seed_for)
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=2, hours=22))  # the 2 h one
+    game.take_vacation("White", 1, T0 + timedelta(days=2, hours=2))  # TC 3: the deadline moves on a day
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=3))  # its reminders come again
+    game.sweep(T0 + timedelta(days=3, hours=23), seed_for)
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=4))  # both sent: the deadline
+    game.sweep(T0 + timedelta(days=4, seconds=1), seed_for)
+    assert game.clock["timed_out"] and clocks.next_due(game.clock) is None  # flagged: a claim comes next
+    game.grant_extension("Black", 1, T0 + timedelta(days=4, hours=1))  # TC 5: from now, the flag lifted
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=4, hours=1))  # the 24 h one at once
+    game.submit("White", "w-1", {"kind": "move"}, seed_for)
+    game.keep_time(T0 + timedelta(days=4, hours=2))  # TC 1: Black's clock, a new deadline
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=6, hours=2))
+    game.concede("Black", seed_for)
+    assert clocks.next_due(game.clock) is None  # ended
+    assert clocks.next_due(None) is None and clocks.next_due(Game.create("toy_turns", seed_for=seed_for).clock) is None
+    assert clocks.next_due(Game.create("toy_turns", seed_for=seed_for, time_control={"days": 3}).clock) is None
+
+
+def test_next_due_per_turn_and_a_pass_on_timeout_follow_the_clock_the_game_keeps():
+    game = started("freeform", per="turn", on_timeout="pass", reminders=[])
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=3))
+    game.submit("Blue", "n-1", {"kind": "note", "text": "x"}, seed_for)
+    game.keep_time(T0 + timedelta(days=1))  # per turn: an order does not start the clock again
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=3))
+    game.sweep(T0 + timedelta(days=3, minutes=1), seed_for)  # TC 4: the server's pass, the next turn
+    game.keep_time(T0 + timedelta(days=3, minutes=1))
+    assert clocks.next_due(game.clock) == clocks.stamp(T0 + timedelta(days=6, minutes=1))
+
+
+CLOCK_EVENTS = ("DeadlineSet", "DeadlineExtended", "DeadlineReminder", "TimedOut", "VacationTaken",
+                "OrderAccepted", "TimeoutPass", "TurnAdvanced", "GameEnded")
+
+
+@st.composite
+def clocks_at(draw):
+    """A clock folded from a random run of the clock's events (clock.apply, as the game and the map
+    view fold it), and instants around each moment that matters to it."""
+    days = draw(st.integers(1, 4))
+    reminders = draw(st.lists(st.integers(1, days * 24 - 1), max_size=clocks.MAX_REMINDERS, unique=True)) \
+        if days > 1 else []
+    control = {"days": days, "per": draw(st.sampled_from(clocks.PER)), "reminders": sorted(reminders, reverse=True),
+               "vacation_days": 5, "on_timeout": draw(st.sampled_from(clocks.ON_TIMEOUT)), "rule": clocks.RULE}
+    clock = clocks.apply(None, "TimeControlSet", control, 2)
+    moments = [T0]
+    for seq in range(3, 3 + draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(CLOCK_EVENTS))
+        at = T0 + timedelta(minutes=draw(st.integers(0, 6 * 24 * 60)))
+        data: dict = {"seat": draw(st.sampled_from(["White", "Black"]))}
+        if kind in ("DeadlineSet", "DeadlineExtended"):
+            data.update(seats=[data["seat"]], deadline=clocks.stamp(at))
+        elif kind == "DeadlineReminder":
+            if not control["reminders"]:
+                continue
+            data["hours"] = draw(st.sampled_from(control["reminders"]))
+        elif kind == "VacationTaken":
+            data.update(used=1, until=clocks.stamp(at))
+        elif kind in ("OrderAccepted", "TimeoutPass"):
+            kind, data["order_id"] = "OrderAccepted", ("timeout:9" if kind == "TimeoutPass" else "o-1")
+        clock = clocks.apply(clock, kind, data, seq)
+        moments.append(at)
+    if clock["deadline"] is not None:
+        deadline = clocks.parse(clock["deadline"])
+        moments += [deadline - timedelta(hours=h) for h in control["reminders"]] + [deadline]
+    found = clocks.next_due(clock)
+    if found is not None:
+        moments.append(clocks.parse(found))
+    offset = draw(st.sampled_from([timedelta(0), timedelta(seconds=-1), timedelta(seconds=1),
+                                   timedelta(microseconds=-1), timedelta(microseconds=500_000)]))
+    return clock, draw(st.sampled_from(moments)) + offset
+
+
+@given(clocks_at())
+@settings(max_examples=400, deadline=None)
+def test_something_is_due_exactly_when_next_due_is_at_or_before_now(case):
+    """The games index's ``next_due`` (text, compared in SQL with the sweep's ``stamp(now)``) and the
+    sweep's ``due`` (the game's own reminder_due / timed_out) never disagree."""
+    clock, now = case
+    found = clocks.next_due(clock)
+    due = clocks.timed_out(clock, now) or clocks.reminder_due(clock, now) is not None
+    assert due == (found is not None and found <= clocks.stamp(now))
+    assert due == (found is not None and clocks.parse(found) <= now)
+    assert sweep_due({"clock": clock}, now) == due

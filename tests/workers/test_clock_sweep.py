@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from domain.access import AccessStore
+from domain.clock import stamp as clocks_stamp
 from domain.service import Warlog
 from tests.unit.test_time_control import Turns  # noqa: F401  (registers toy_turns)
 from tests.workers.notify_helpers import smtp_server
@@ -113,3 +114,134 @@ def test_two_workers_sweeping_the_same_game_record_its_reminder_once(timed, stor
         assert lines_of(app, gid, start) == ["DeadlineReminder"]
     finally:
         other.close()
+
+
+# ======================================== the games index says which games have something due ====
+def next_due(app, gid):
+    """The games index's ``next_due`` of a game once the projector has caught up."""
+    Projections(app).catch_up()
+    [row] = Projections(app).store.query_index([gid])
+    return row["next_due"]
+
+
+def at(**delta):
+    return clocks_stamp(T0 + timedelta(**delta))
+
+
+def test_the_index_holds_when_the_clock_next_has_something_due_through_a_game(app):
+    clock = Clock()
+    app.now = clock
+    gid = app.create_game("toy_turns", time_control={"days": 3, "reminders": [24, 2], "vacation_days": 5}).game_id
+    assert next_due(app, gid) is None  # TimeControlSet: nobody to move yet
+    app.join(gid, "White", "white")
+    app.join(gid, "Black", "black")
+    assert next_due(app, gid) == at(days=2)  # DeadlineSet for T0 + 3 days: the 24 h reminder first
+    clock.at = T0 + timedelta(days=2, hours=1)
+    ClockSweep(app).sweep()
+    assert next_due(app, gid) == at(days=2, hours=22)  # the 24 h reminder sent: the 2 h one
+    clock.at = T0 + timedelta(days=2, hours=2)
+    app.take_vacation(gid, "White", 1)  # TC 3: the deadline a day later, its reminders again
+    assert next_due(app, gid) == at(days=3)
+    clock.at = T0 + timedelta(days=4, seconds=1)
+    assert ClockSweep(app).sweep() == [gid]
+    assert next_due(app, gid) is None  # TimedOut: a claim or a late move comes next, not the sweep
+    clock.at = T0 + timedelta(days=4, hours=1)
+    app.grant_extension(gid, "Black", 1)  # TC 5: a day from now, the flag lifted
+    assert next_due(app, gid) == at(days=4, hours=1)  # its 24 h reminder is due at once
+    clock.at = T0 + timedelta(days=4, hours=2)
+    app.submit_order(gid, "White", "w-1", {"kind": "move"})  # TC 1: Black's deadline
+    assert next_due(app, gid) == at(days=6, hours=2)
+    app.concede(gid, "Black")
+    assert next_due(app, gid) is None
+    untimed = app.create_game("toy_turns").game_id
+    app.join(untimed, "White", "white")
+    app.join(untimed, "Black", "black")
+    assert next_due(app, untimed) is None
+
+
+class Counted:
+    """Which games' views a sweep reads: the ids given to ``store.load`` (also by a catch-up) and
+    to ``Projections.current``."""
+
+    def __init__(self, projections, monkeypatch):
+        self.loaded: list[str] = []
+        self.caught_up: list[str] = []
+        load, current = projections.store.load, projections.current
+        monkeypatch.setattr(projections.store, "load", lambda ids, *a, **k: load(self._add(self.loaded, ids), *a, **k))
+        monkeypatch.setattr(projections, "current", lambda gid, *a, **k: current(self._add(self.caught_up, [gid])[0],
+                                                                                 *a, **k))
+
+    @staticmethod
+    def _add(into, ids):
+        ids = list(ids)
+        into.extend(ids)
+        return ids
+
+
+def test_a_sweep_reads_the_views_of_the_games_with_something_due_only(app, monkeypatch):
+    """Many active games without a clock, or with nothing due yet: no view of theirs is read, also
+    while the projector is behind the log. The one game with a reminder due and the one with its
+    deadline passed are swept as before."""
+    clock = Clock()
+    app.now = clock
+    games = []
+    for i in range(24):
+        control = {"days": 3, "reminders": [24]} if i % 3 == 0 else None
+        if i == 1:
+            control = {"days": 1, "reminders": [12]}  # a deadline a day ahead of the others
+        gid = app.create_game("toy_turns", time_control=control).game_id
+        app.join(gid, "White", f"w{i}")
+        app.join(gid, "Black", f"b{i}")
+        games.append(gid)
+    clock.at = T0 + timedelta(hours=12)
+    app.submit_order(games[3], "White", "w-1", {"kind": "move"})  # games[3]: Black's 3 days from T0 + 12 h
+    projections = Projections(app)
+    projections.catch_up()
+    sweep = ClockSweep(app, projections)
+    counted = Counted(projections, monkeypatch)
+    assert sweep.sweep() == [games[1]] and counted.loaded == [games[1]]  # games[1]'s 12 h reminder
+    counted.loaded.clear()
+    assert sweep.sweep() == [] and set(counted.loaded) == {games[1]}  # the index behind: caught up, then read
+    projections.catch_up()
+    counted.loaded.clear()
+    counted.caught_up.clear()
+    assert sweep.sweep() == [] and counted.loaded == [] and counted.caught_up == []
+    clock.at = T0 + timedelta(days=2, hours=1)  # the 24 h reminders of the 3-day games, games[1] timed out
+    app.submit_order(games[2], "White", "w-1", {"kind": "move"})  # a game without a clock: the projector behind
+    start = {gid: app.get_game(gid).version for gid in games}
+    recorded = sweep.sweep()
+    due = [games[1]] + [gid for i, gid in enumerate(games) if i % 3 == 0 and i != 3]
+    assert sorted(recorded) == sorted(due)
+    assert set(counted.loaded) == set(due) and sorted(counted.caught_up) == sorted(due)
+    assert lines_of(app, games[1], start[games[1]]) == ["TimedOut"]
+    assert all(lines_of(app, gid, start[gid]) == ["DeadlineReminder"] for gid in due[1:])
+    assert all(lines_of(app, gid, start[gid]) == [] for gid in games if gid not in due)
+
+
+def test_an_index_made_before_next_due_gains_the_column_filled_from_the_map_views(app):
+    """A store migrated by an earlier warlog: its games index has no next_due until migrate adds it,
+    filled from the active games' map views; a second migrate changes nothing."""
+    clock = Clock()
+    app.now = clock
+    timed = app.create_game("toy_turns", time_control={"days": 3, "reminders": [24]}).game_id
+    untimed = app.create_game("toy_turns").game_id
+    ended = app.create_game("toy_turns", time_control={"days": 3}).game_id
+    for gid in (timed, untimed, ended):
+        app.join(gid, "White", "white")
+        app.join(gid, "Black", "black")
+    app.concede(ended, "White")
+    projections = Projections(app)
+    projections.catch_up()
+    store = projections.store
+    store._run("DROP INDEX {t}warlog_games_index_due")
+    store._run("ALTER TABLE {t}warlog_games_index DROP COLUMN next_due")
+    with pytest.raises(Exception):
+        store.due_games(at(days=9))
+    store.create_tables()
+    rows = {r["game_id"]: r["next_due"] for r in store.query_index([timed, untimed, ended])}
+    assert rows == {timed: at(days=2), untimed: None, ended: None}
+    assert store.due_games(at(days=9)) == [timed] and store.due_games(at(days=1)) == []
+    store.create_tables()  # again: the column is there, nothing more changes
+    assert {r["game_id"]: r["next_due"] for r in store.query_index([timed, untimed, ended])} == rows
+    clock.at = T0 + timedelta(days=2, hours=1)
+    assert ClockSweep(app).sweep() == [timed]
