@@ -729,6 +729,95 @@
     putHook({ url: null }, "Webhook removed.").then(function (ok) { if (ok) $("h-url").value = ""; });
   }
 
+  // ------------------------------------------------------------------------- spectators ----
+  // The game's named spectator tokens (…/spectator-tokens), for a browser holding the admin token:
+  // issue one (the token shown once, in this panel only), list them, revoke a live one. The list is
+  // read when the panel first shows and after each change, not on every event of the game.
+  var spectatorsFor = null, shownTokenId = null;
+
+  function spectatorPath(suffix) { return "/api/v1/games/" + gameId + "/spectator-tokens" + (suffix || ""); }
+
+  async function loadSpectators() {
+    var admin = W.keys.load(gameId).admin;
+    $("spec-box").hidden = !admin;
+    if (!admin) { spectatorsFor = null; hideIssued(); return; }
+    if (spectatorsFor === admin) return;
+    spectatorsFor = admin;
+    await listSpectators();
+  }
+
+  async function listSpectators() {
+    var res = await W.api(spectatorPath(), { token: W.keys.load(gameId).admin });
+    if (!res.ok) { W.status("Spectator tokens: " + W.problem(res), "error"); return; }
+    renderSpectators(res.body.tokens || []);
+  }
+
+  /** An ISO time from the server as "2026-11-27 18:40 UTC", the exact one in its datetime. */
+  function when(iso) {
+    return W.el("time", { datetime: iso, title: iso, text: String(iso).slice(0, 16).replace("T", " ") + " UTC" });
+  }
+
+  function renderSpectators(tokens) {
+    var rows = W.clear($("sp-list").tBodies[0]);
+    tokens.forEach(function (t) {
+      var live = !t.revoked_at;
+      rows.appendChild(W.el("tr", { class: "spectator-token " + (live ? "live" : "revoked"), "data-token-id": t.token_id },
+        W.el("td", { class: "sp-name", text: t.name }),
+        W.el("td", {}, W.el("code", { text: t.token_id })),
+        W.el("td", {}, when(t.created_at)),
+        W.el("td", { class: "sp-state" }, live ? W.el("span", { class: "badge live", text: "live" }) : ["revoked ", when(t.revoked_at)]),
+        W.el("td", {}, live ? W.el("button", { type: "button", class: "quiet danger", text: "Revoke",
+                                               "aria-label": "Revoke the spectator token " + t.token_id + " of " + t.name,
+                                               onclick: function () { revokeSpectator(t); } }) : null)));
+    });
+    if (!tokens.length) rows.appendChild(W.el("tr", {}, W.el("td", { colspan: 5, class: "hint", text: "No spectator token issued yet." })));
+  }
+
+  async function issueSpectator(e) {
+    e.preventDefault();
+    // the name as typed: the server trims it and says what is wrong with it (name: …)
+    var res = await W.api(spectatorPath(), { method: "POST", body: { name: $("sp-name").value },
+                                             token: W.keys.load(gameId).admin });
+    if (!res.ok) { W.status("Spectator token not issued: " + fieldProblem(res), "error"); return; }
+    $("sp-name").value = "";
+    shownTokenId = res.body.token_id;
+    $("sp-shown-note").textContent = "The spectator token of " + res.body.name + " (id " + res.body.token_id +
+      "), shown only now: the server never shows it again. Give it to them.";
+    $("sp-token").value = res.body.token;
+    $("sp-shown").hidden = false;
+    W.status("Spectator token issued for " + res.body.name + ".", "ok");
+    await listSpectators();
+  }
+
+  function hideIssued() {
+    shownTokenId = null;
+    $("sp-token").value = "";
+    $("sp-shown").hidden = true;
+  }
+
+  function copyIssued() {
+    var input = $("sp-token");
+    input.focus();
+    input.select();
+    var by = function () { W.status("The token is selected: copy it from the field."); };
+    if (!navigator.clipboard || !navigator.clipboard.writeText) { by(); return; }  // an insecure page has none
+    navigator.clipboard.writeText(input.value).then(function () { W.status("Token copied.", "ok"); }, by);
+  }
+
+  async function revokeSpectator(t) {
+    if (!window.confirm("Revoke " + t.name + "'s spectator token " + t.token_id +
+                        "? It is refused from now on; what it wrote stays in the log.")) return;
+    var res = await W.api(spectatorPath("/" + encodeURIComponent(t.token_id)),
+                          { method: "DELETE", token: W.keys.load(gameId).admin });
+    if (!res.ok) W.status("Not revoked: " + W.problem(res), "error");
+    else {
+      if (t.token_id === shownTokenId) hideIssued();
+      W.status(res.body.already_revoked ? t.name + "'s spectator token " + t.token_id + " was already revoked."
+                                        : t.name + "'s spectator token " + t.token_id + " revoked.", "ok");
+    }
+    await listSpectators();
+  }
+
   /** A decision a standing order answered (StandingOrderUsed) is marked in the log and results; its
    * text names the standing order for its seat (and the umpire) only, as the API redacts it. */
   function answeredBy(line) {
@@ -927,6 +1016,7 @@
     renderStanding();
     await loadNotify(mine);
     renderHook();
+    await loadSpectators();
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
     renderSealed();
@@ -1009,6 +1099,9 @@
     $("notify-form").addEventListener("submit", saveNotify);
     $("hook-form").addEventListener("submit", saveHook);
     $("h-remove").addEventListener("click", removeHook);
+    $("spec-form").addEventListener("submit", issueSpectator);
+    $("sp-copy").addEventListener("click", copyIssued);
+    $("sp-token").addEventListener("focus", function () { this.select(); });
     $("annotate").addEventListener("submit", annotate);
     $("so-kind").addEventListener("change", acceptsNote);
     $("takeback").addEventListener("click", takeBack);
