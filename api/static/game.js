@@ -405,15 +405,21 @@
     }
     var res = await W.api("/api/v1/games/" + gameId + "/orders",
                           { method: "POST", body: order, token: mine.token, headers: headers });
-    $("send").disabled = false;
     if (res.ok) {
       spendOrderId(mine.seat, orderId);
       if (res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
       showResult(res.body, order);
       W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
-      await refresh();
+      try {
+        await refresh();
+      } finally {
+        // Only now: the next order is chosen from (and If-Match names) the state this one made,
+        // not the one before it, which the server would refuse as moved on.
+        $("send").disabled = !(legal && legal.orders && legal.orders.length);
+      }
       return;
     }
+    $("send").disabled = false;
     if (res.status === 0) {  // keep the key: sending again records the order at most once
       W.status("Not sure it arrived: " + W.problem(res) + ". Send again: the same order id is reused.", "error");
       return;
