@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+from tests.e2e.server import http_json
 
 
 def shoot(page, path: Path) -> None:
@@ -129,3 +132,26 @@ def operation_ends(frames: list[dict]) -> list[int]:
     """Where "op ›" and "‹ op" land: the last frame of each operation."""
     starts = operation_starts(frames)
     return [n - 1 for n in range(1, len(frames)) if starts[n] == n] + [len(frames) - 1]
+
+
+def freeform_game(server: str) -> tuple[str, str, dict]:
+    """A freeform game of Blue and Red made and joined over the API: its id, its admin token and
+    the seats' tokens."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games",
+                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, made
+    tokens = {}
+    for seat in ("Blue", "Red"):
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
+                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
+        assert status == 201, joined
+        tokens[seat] = joined["token"]
+    return made["game_id"], made["admin_token"], tokens
+
+
+def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):
+    """The game's page in a new tab whose browser already keeps ``keys`` for the game, as the pages
+    keep them in localStorage."""
+    tab = open_tab(width)
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
+    return tab.goto(f"{server}/games/{game_id}")

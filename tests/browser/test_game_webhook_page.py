@@ -6,13 +6,11 @@ the standardwebhooks library; an internal address and a bad secret are refused, 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from domain.service import Warlog
 from domain.storage import config_from_env
-from tests.browser.helpers import labels_missing, no_horizontal_scroll, shoot
+from tests.browser.helpers import freeform_game, labels_missing, no_horizontal_scroll, open_with_keys, shoot
 from tests.e2e.server import http_json, live_server
 from tests.workers.notify_helpers import webhook_receiver
 from workers.dispatch import WEBHOOK, Dispatcher, NotifyStore, deliver
@@ -28,25 +26,6 @@ def hook_server(tmp_path_factory, browser):
         yield url, folder
 
 
-def _game(server) -> tuple[str, str, dict]:
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, made
-    tokens = {}
-    for seat in ("Blue", "Red"):
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
-    return made["game_id"], made["admin_token"], tokens
-
-
-def _open_with(open_tab, server, game_id, keys: dict, width=1280):
-    tab = open_tab(width)
-    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
-    return tab.goto(f"{server}/games/{game_id}")
-
-
 def _stored_webhook(folder, game_id) -> dict | None:
     service = Warlog(config_from_env({"WARLOG_DATA_DIR": str(folder / "data")}))
     try:
@@ -58,8 +37,8 @@ def _stored_webhook(folder, game_id) -> dict | None:
 def test_the_admin_sets_a_discord_webhook_whose_deliveries_verify(hook_server, open_tab, shots, monkeypatch):
     server, folder = hook_server
     monkeypatch.setenv("WARLOG_WEBHOOK_ALLOW", "127.0.0.0/8")  # the worker's allow-list, as the server's
-    game_id, admin, tokens = _game(server)
-    tab = _open_with(open_tab, server, game_id, {"seats": {}, "admin": admin})
+    game_id, admin, tokens = freeform_game(server)
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {}, "admin": admin})
     page = tab.page
     page.wait_for_selector("#hook-box:not([hidden])")
 
@@ -117,8 +96,8 @@ def test_the_admin_sets_a_discord_webhook_whose_deliveries_verify(hook_server, o
 
 def test_a_seat_sees_no_game_webhook_panel(hook_server, open_tab):
     server, _ = hook_server
-    game_id, _, tokens = _game(server)
-    red = _open_with(open_tab, server, game_id, {"seats": {"Red": tokens["Red"]}, "active": "Red"}, width=375)
+    game_id, _, tokens = freeform_game(server)
+    red = open_with_keys(open_tab, server, game_id, {"seats": {"Red": tokens["Red"]}, "active": "Red"}, width=375)
     red.page.wait_for_selector("#notify-box:not([hidden])")
     assert red.page.locator("#hook-box").is_hidden()
     no_horizontal_scroll(red.page)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.browser.helpers import labels_missing, no_horizontal_scroll, shoot
+from tests.browser.helpers import freeform_game, labels_missing, no_horizontal_scroll, shoot
 from tests.e2e.server import http_json, live_server
 
 pytestmark = pytest.mark.slow
@@ -20,19 +20,6 @@ def hook_server(tmp_path_factory, browser):
     with live_server(tmp_path_factory.mktemp("notify-page"), WEB_CONCURRENCY="1",
                      WARLOG_WEBHOOK_ALLOW="127.0.0.0/8") as url:
         yield url
-
-
-def _game(server) -> tuple[str, dict]:
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, made
-    tokens = {}
-    for seat in ("Blue", "Red"):
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
-    return made["game_id"], tokens
 
 
 def _open_as(open_tab, server, game_id, seat, token, width=1280):
@@ -55,7 +42,7 @@ def _settings(server, game_id, token) -> dict:
 
 def test_a_seat_saves_its_notification_choices_on_the_game_page(hook_server, open_tab, shots):
     server = hook_server
-    game_id, tokens = _game(server)
+    game_id, _, tokens = freeform_game(server)
     red = _open_as(open_tab, server, game_id, "Red", tokens["Red"])
     page = red.page
     page.wait_for_selector("#notify-box:not([hidden])")

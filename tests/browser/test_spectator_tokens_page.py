@@ -5,33 +5,12 @@ shown with the problem, naming the field; a seat's and a spectator's page have n
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.browser.helpers import labels_missing, no_horizontal_scroll, shoot
+from tests.browser.helpers import freeform_game, labels_missing, no_horizontal_scroll, open_with_keys, shoot
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
-
-
-def _game(server) -> tuple[str, str, dict]:
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, made
-    tokens = {}
-    for seat in ("Blue", "Red"):
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
-    return made["game_id"], made["admin_token"], tokens
-
-
-def _open_with(open_tab, server, game_id, keys: dict, width=1280):
-    tab = open_tab(width)
-    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
-    return tab.goto(f"{server}/games/{game_id}")
 
 
 def _reads(server, game_id, token) -> int:
@@ -64,8 +43,8 @@ def _row(page, token_id):
 
 
 def test_the_admin_issues_lists_and_revokes_spectator_tokens(server, open_tab, shots):
-    game_id, admin, _ = _game(server)
-    tab = _open_with(open_tab, server, game_id, {"seats": {}, "admin": admin})
+    game_id, admin, _ = freeform_game(server)
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {}, "admin": admin})
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
     page = tab.page
     page.wait_for_selector("#spec-box:not([hidden])")
@@ -130,18 +109,18 @@ def test_the_admin_issues_lists_and_revokes_spectator_tokens(server, open_tab, s
 
 
 def test_a_seat_and_a_spectator_see_no_spectators_panel(server, open_tab):
-    game_id, admin, tokens = _game(server)
+    game_id, admin, tokens = freeform_game(server)
     status, _, issued = http_json("POST", f"{server}/api/v1/games/{game_id}/spectator-tokens", {"name": "Sam"},
                                   {"Authorization": f"Bearer {admin}"})
     assert status == 201, issued
-    red = _open_with(open_tab, server, game_id, {"seats": {"Red": tokens["Red"]}, "active": "Red"}, width=375)
+    red = open_with_keys(open_tab, server, game_id, {"seats": {"Red": tokens["Red"]}, "active": "Red"}, width=375)
     red.page.wait_for_selector("#notify-box:not([hidden])")
     assert red.page.locator("#spec-box").is_hidden()
-    sam = _open_with(open_tab, server, game_id, {"seats": {}, "spectator": issued["token"]})
+    sam = open_with_keys(open_tab, server, game_id, {"seats": {}, "spectator": issued["token"]})
     assert sam.page.text_content("#seat") == "spectator (reads, annotates after the end)"
     assert sam.page.locator("#spec-box").is_hidden()
     # the admin's panel fits a phone: its table scrolls inside the panel
-    narrow = _open_with(open_tab, server, game_id, {"seats": {}, "admin": admin}, width=375)
+    narrow = open_with_keys(open_tab, server, game_id, {"seats": {}, "admin": admin}, width=375)
     narrow.page.wait_for_selector(f"#sp-list tr[data-token-id='{issued['token_id']}']")
     no_horizontal_scroll(narrow.page)
     assert not red.errors and not sam.errors and not narrow.errors, (red.errors, sam.errors, narrow.errors)
