@@ -69,7 +69,10 @@ def test_every_other_benchmark_runs_in_quick_mode_and_reports_each_figure(tmp_pa
     for store in ("SQLite", "PostgreSQL"):
         assert re.search(rf"\| freeform \| {store}, gevent \| [\d,.]+ \| [\d,.]+ \| [\d,.]+ \| \{{201: \d+\}} \|",
                          report), report
-    assert "saves/s" not in report and "floor" not in report  # issue 8's goal is retired
+    # Issue 8's goal is retired: none of the figures speaks of it (bench/attempts.md, the prose copied
+    # at the end of every page, speaks of issue 30's floors).
+    measured = report.split("## Attempts that did not earn their place", 1)[0]
+    assert "saves/s" not in measured and "floor" not in measured
 
 
 @pytest.fixture(scope="module")
