@@ -134,19 +134,23 @@ def operation_ends(frames: list[dict]) -> list[int]:
     return [n - 1 for n in range(1, len(frames)) if starts[n] == n] + [len(frames) - 1]
 
 
-def freeform_game(server: str) -> tuple[str, str, dict]:
-    """A freeform game of Blue and Red made and joined over the API: its id, its admin token and
-    the seats' tokens."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+def started_game(server: str, body: dict) -> tuple[str, str, dict]:
+    """A game made from ``body`` and joined by every seat over the API (each seat's handle its name
+    in lower case): its id, its admin token and the seats' tokens."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games", body)
     assert status == 201, made
     tokens = {}
-    for seat in ("Blue", "Red"):
+    for seat, code in made["invites"].items():
         status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
+                                      {"invite_code": code, "handle": seat.lower()})
         assert status == 201, joined
         tokens[seat] = joined["token"]
     return made["game_id"], made["admin_token"], tokens
+
+
+def freeform_game(server: str) -> tuple[str, str, dict]:
+    """``started_game`` of a freeform game of Blue and Red."""
+    return started_game(server, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
 
 
 def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):

@@ -14,7 +14,7 @@ import pytest
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
 from tests.browser.helpers import (caught_up, counters_out_of_place, hash_seq, labels_missing, no_horizontal_scroll,
-                                   on_map, pick_order, send, shoot)
+                                   on_map, pick_order, send, shoot, started_game)
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -165,15 +165,7 @@ def test_a_pending_decision_is_shown_in_names_and_answered_from_the_form(server,
     """Issue 29: a Falklands decision's options (an object) broke the game page's pending panel, so
     the defender could not answer from the page; the options read in the game's names, and the
     battle's dice show their hit numbers."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "falklands",
-                                                                  "options": {"uk_operations": 6}})
-    assert status == 201, made
-    game_id, tokens = made["game_id"], {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
+    game_id, _, tokens = started_game(server, {"ruleset": "falklands", "options": {"uk_operations": 6}})
 
     def order(seat: str, body: dict) -> dict:
         status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", body,

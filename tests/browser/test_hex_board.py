@@ -16,8 +16,7 @@ from domain.game import Game
 from domain.rulesets import find_ruleset
 from domain.rulesets.toolkit.hexes import Grid
 from domain.verify import to_line
-from tests.browser.helpers import pick_order, send, shoot
-from tests.e2e.server import http_json
+from tests.browser.helpers import pick_order, send, shoot, started_game
 from tests.workers.test_replay import seed_for
 from workers import replay
 
@@ -97,14 +96,7 @@ def test_every_hex_is_drawn_where_the_geometry_module_puts_it(server, open_tab, 
 
 
 def test_a_proving_ground_game_page_draws_its_hex_map_and_refuses_a_blocked_sight(server, open_tab, shots):
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "proving"})
-    assert status == 201, made
-    game_id, tokens = made["game_id"], {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
+    game_id, _, tokens = started_game(server, {"ruleset": "proving"})
     red = open_tab(1280, 1000)
     keys = {"seats": {"Red": tokens["Red"]}, "active": "Red"}
     red.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")

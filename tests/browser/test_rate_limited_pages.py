@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 
+from tests.browser.helpers import started_game
 from tests.e2e.server import http_json, live_server
 
 pytestmark = pytest.mark.slow
@@ -26,15 +27,7 @@ def limited(tmp_path_factory, browser):
 
 
 def test_the_game_page_waits_out_a_refused_stream_and_follows_on(limited, open_tab):
-    status, _, made = http_json("POST", f"{limited}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, made
-    game_id, tokens = made["game_id"], {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{limited}/api/v1/games/{game_id}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
+    game_id, _, tokens = started_game(limited, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
 
     tab = open_tab()
     keys = {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"}

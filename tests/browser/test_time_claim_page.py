@@ -14,7 +14,7 @@ import pytest
 
 from domain.service import Warlog
 from domain.storage import config_from_env
-from tests.browser.helpers import open_with_keys, shoot
+from tests.browser.helpers import open_with_keys, shoot, started_game
 from tests.e2e.server import http_json, live_server
 
 pytestmark = pytest.mark.slow
@@ -30,17 +30,10 @@ def clock_server(tmp_path_factory, browser):
 
 def test_the_other_seat_claims_the_win_on_the_game_page_once_the_deadline_has_passed(clock_server, open_tab, shots):
     server, folder = clock_server
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {
-        "ruleset": "falklands", "time_control": {"days": 1, "on_timeout": "claim"}})
-    assert status == 201, made
-    game_id, tokens = made["game_id"], {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
+    game_id, admin, tokens = started_game(server, {"ruleset": "falklands",
+                                                   "time_control": {"days": 1, "on_timeout": "claim"}})
     status, _, game = http_json("GET", f"{server}/api/v1/games/{game_id}",
-                                headers={"Authorization": f"Bearer {made['admin_token']}"})
+                                headers={"Authorization": f"Bearer {admin}"})
     [late] = game["clock"]["seats"]
     [other] = [seat for seat in tokens if seat != late]
     page = open_with_keys(open_tab, server, game_id, {"seats": {other: tokens[other]}, "active": other}).page
