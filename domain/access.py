@@ -102,14 +102,26 @@ class AccessStore(SqlTables):
             return None
         return Grant(row["game_id"], row["role"], row["seat"])
 
-    # ---------------------------------------------------------------------- umpire tokens ----
+    # ------------------------------------------------- umpire and spectator tokens ----
+    def _tokens(self, game_id: str, role: str) -> list[dict]:
+        """The game's tokens of ``role``, live and revoked, oldest first: id, name (a spectator's;
+        the seat column), times; never the secret."""
+        rows = self._run("SELECT token_hash, seat, created_at, revoked_at FROM {t}warlog_tokens "
+                         "WHERE game_id = ? AND role = ? ORDER BY created_at, token_hash", (game_id, role),
+                         fetch="all")
+        return [{"token_id": r["token_hash"][:TOKEN_ID_LENGTH], "name": r["seat"], "created_at": r["created_at"],
+                 "revoked_at": r["revoked_at"]} for r in rows]
+
+    def _revoke_by_id(self, game_id: str, role: str, token_id: str) -> int:
+        """Mark the game's live token of ``role`` named ``token_id`` revoked; 1, or 0 when none is."""
+        if len(token_id) != TOKEN_ID_LENGTH or not all(ch in "0123456789abcdef" for ch in token_id):
+            return 0
+        return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
+                         "AND revoked_at IS NULL AND token_hash LIKE ?", (_now(), game_id, role, token_id + "%"))
+
     def umpire_tokens(self, game_id: str) -> list[dict]:
         """Every umpire token of the game, live and revoked, oldest first: id and times, never the secret."""
-        rows = self._run("SELECT token_hash, created_at, revoked_at FROM {t}warlog_tokens "
-                         "WHERE game_id = ? AND role = ? ORDER BY created_at, token_hash", (game_id, UMPIRE),
-                         fetch="all")
-        return [{"token_id": r["token_hash"][:TOKEN_ID_LENGTH], "created_at": r["created_at"],
-                 "revoked_at": r["revoked_at"]} for r in rows]
+        return [{k: t[k] for k in ("token_id", "created_at", "revoked_at")} for t in self._tokens(game_id, UMPIRE)]
 
     def live_umpire_tokens(self, game_id: str) -> int:
         return sum(1 for t in self.umpire_tokens(game_id) if t["revoked_at"] is None)
@@ -119,20 +131,12 @@ class AccessStore(SqlTables):
         if token_id is None:
             return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
                              "AND revoked_at IS NULL", (_now(), game_id, UMPIRE))
-        if len(token_id) != TOKEN_ID_LENGTH or not all(ch in "0123456789abcdef" for ch in token_id):
-            return 0
-        return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
-                         "AND revoked_at IS NULL AND token_hash LIKE ?", (_now(), game_id, UMPIRE, token_id + "%"))
+        return self._revoke_by_id(game_id, UMPIRE, token_id)
 
-    # ------------------------------------------------------------------- spectator tokens ----
     def spectator_tokens(self, game_id: str) -> list[dict]:
         """Every spectator token of the game, live and revoked, oldest first: its name, id and
         times, never the secret."""
-        rows = self._run("SELECT token_hash, seat, created_at, revoked_at FROM {t}warlog_tokens "
-                         "WHERE game_id = ? AND role = ? ORDER BY created_at, token_hash", (game_id, SPECTATOR),
-                         fetch="all")
-        return [{"token_id": r["token_hash"][:TOKEN_ID_LENGTH], "name": r["seat"], "created_at": r["created_at"],
-                 "revoked_at": r["revoked_at"]} for r in rows]
+        return self._tokens(game_id, SPECTATOR)
 
     def revoke_spectator_tokens(self, game_id: str, *, token_id: str | None = None, name: str | None = None) -> int:
         """Mark the game's live spectator token ``token_id``, or every live one named ``name``,
@@ -142,10 +146,7 @@ class AccessStore(SqlTables):
         if name is not None:
             return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
                              "AND revoked_at IS NULL AND seat = ?", (_now(), game_id, SPECTATOR, name))
-        if len(token_id) != TOKEN_ID_LENGTH or not all(ch in "0123456789abcdef" for ch in token_id):
-            return 0
-        return self._run("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE game_id = ? AND role = ? "
-                         "AND revoked_at IS NULL AND token_hash LIKE ?", (_now(), game_id, SPECTATOR, token_id + "%"))
+        return self._revoke_by_id(game_id, SPECTATOR, token_id)
 
     def is_public(self, game_id: str) -> bool | None:
         """True or False for a known game; None when this server has no access row for it."""
