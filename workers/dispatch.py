@@ -237,6 +237,13 @@ class NotifyStore(SqlTables):
                          "(status IN ('new', 'queued', 'failed') OR (status = 'sending' AND claimed_at < ?))",
                          (now.isoformat(), game_id, seq, channel, seat, (now - STALE_CLAIM).isoformat())) == 1
 
+    def requeue_stale(self, now: datetime) -> int:
+        """Put back in the outbox the rows claimed more than ``STALE_CLAIM`` before ``now`` and
+        never finished: their worker died mid-send (a job timeout, a restart, the OOM killer), and
+        rq's retries of that job, finding the row still claimed, had stopped. Returns how many."""
+        return self._run("UPDATE {t}warlog_notify_deliveries SET status = 'new' WHERE status = 'sending' "
+                         "AND claimed_at < ?", ((now - STALE_CLAIM).isoformat(),))
+
     def finish(self, game_id: str, seq: int, channel: str, seat: str, status: str, error: str | None = None) -> None:
         self._run("UPDATE {t}warlog_notify_deliveries SET status = ?, error = ?, sent_at = ? WHERE game_id = ? "
                   "AND seq = ? AND channel = ? AND seat = ?",
@@ -332,6 +339,8 @@ class Dispatcher:
         return made
 
     def flush(self) -> int:
+        """Hand the outbox's rows to rq (a stale claim among them again); returns how many."""
+        self.store.requeue_stale(self.clock())
         sent = 0
         while True:
             rows = self.store.outbox()

@@ -9,6 +9,7 @@ import ipaddress
 import json
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
@@ -20,7 +21,7 @@ from domain.service import Warlog
 from tests.conftest import new_freeform_game
 from tests.workers.notify_helpers import smtp_server, webhook_receiver
 from workers import notify, webhook_target
-from workers.dispatch import EMAIL, FAILED, SENT, WEBHOOK, Dispatcher, NotifyStore, deliver
+from workers.dispatch import EMAIL, FAILED, SENT, STALE_CLAIM, WEBHOOK, Dispatcher, NotifyStore, deliver
 
 SECRET_TEXT = "the 3rd Bde crosses at dawn"
 PUBLIC = "https://warlog.example"
@@ -524,6 +525,24 @@ def test_an_smtp_failure_is_recorded_without_the_address_and_retried(sqlite_app,
     assert "red@example.org" not in str(failed.value) and failed.value.__cause__ is None
     h.smtp = smtp
     assert h.deliver(row) == "sent" and len(box.to("red@example.org")) == 1
+
+
+def test_a_mail_whose_worker_died_mid_send_goes_out_once_its_claim_is_stale(sqlite_app, mail):
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    h.dispatch()
+    h.order(gid, "Blue", {"kind": "advance"})
+    [row] = h.dispatch()
+    assert h.store.claim(gid, row["seq"], EMAIL, "Red")  # a job took the row; its worker was then killed
+    # rq's retry of that job finds the row claimed, and the dispatcher leaves it while the claim is fresh
+    assert h.deliver(row) == "already sending" and h.dispatch() == []
+    late = datetime.now(timezone.utc) + STALE_CLAIM + timedelta(minutes=1)
+    h.dispatcher.clock = lambda: late
+    assert h.dispatch() == [row]  # handed to rq again
+    assert h.store.delivery(gid, row["seq"], EMAIL, "Red")["status"] == "queued"
+    assert h.deliver(row) == "sent" and len(box.to("red@example.org")) == 1
+    assert h.dispatch() == [] and h.deliver(row) == "already sent"
 
 
 def test_the_end_of_the_game_is_mailed_to_the_others(sqlite_app, mail):
