@@ -240,7 +240,7 @@ SSE_EVENT["required"] = ["id", "event", "data"]
 
 # ---------------------------------------------------------------------------- the table ----
 # A keyed seat's other commands (format 2; docs/dice.md, "Signed orders and heads").
-_SIGNED = ("signature_required", "bad_signature", "unknown_head")
+_SIGNED = ("signature_required", "bad_signature", "unknown_head", "signature_reused")
 
 
 def _signs(kind: str) -> str:

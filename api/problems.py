@@ -45,6 +45,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "signature_required": (422, "This seat registered a key: its orders, seals, reveals and other commands carry a signature and a head"),
     "bad_signature": (422, "The signature is not the seat's signature of this order, seal, reveal or command; nothing was recorded"),
     "unknown_head": (422, "The head it was signed over is not a line of this game's log"),
+    "signature_reused": (422, "This signature is already in the log: a signed command is recorded once"),
     "idempotency_conflict": (422, "This Idempotency-Key was used for a different order"),
     "invalid_setup": (422, "The ruleset does not accept these options"),
     "unknown_ruleset": (422, "Unknown ruleset"),

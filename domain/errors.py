@@ -150,3 +150,10 @@ class UnknownHead(WarlogError):
     """The head an order was signed over is not the hash of any line of this game's log."""
 
     code = "unknown_head"
+
+
+class SignatureReused(WarlogError):
+    """A keyed seat's command carries a signature the log already holds: a signed command is
+    recorded once, so a server that kept one cannot record it again (docs/dice.md)."""
+
+    code = "signature_reused"

@@ -24,6 +24,7 @@ from domain.errors import (
     BadSignature,
     CommitmentMismatch,
     SignatureRequired,
+    SignatureReused,
     UnknownHead,
     IdempotencyConflict,
     IntegrityFailure,
@@ -328,6 +329,10 @@ class Game(Aggregate):
     # signatures'), replaced, never changed in place (class defaults, for older snapshots).
     annotations: dict | None = None
     annotation_lines: tuple | list = ()
+    # The signatures of the keyed seats' other commands but annotations (CommandSigned), so that
+    # none is recorded twice; replaced, never changed in place (a class default: a game snapshotted
+    # before it knows those recorded since its snapshot, and verify checks the whole log).
+    command_signatures: tuple | list = ()
     # Where the game started, when not from the standard set-up: {"position", "title"} of a named
     # position; {"source", "at", "at_hash", "by"} of a sandbox. Class defaults, for old snapshots.
     position: dict | None = None
@@ -802,9 +807,19 @@ class Game(Aggregate):
         recorded), checked; None in a format-1 game, whose commands stay unsigned as they always were."""
         if self.format < 2:
             return None
-        return self._checked(seat, signed, f"{kind.replace('_', ' ')} command, "
-                                           f"{', '.join(signatures.COMMAND_FIELDS[kind]) or 'no fields'}",
-                             lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
+        checked = self._checked(seat, signed, f"{kind.replace('_', ' ')} command, "
+                                              f"{', '.join(signatures.COMMAND_FIELDS[kind]) or 'no fields'}",
+                                lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
+        # A signature binds a command to a head, and a head stays a line of the log: the same
+        # signature again (a take-back accepted, a standing order set: kept and sent again for a
+        # later request, or after its cancel) is refused. An annotation's resend returns its
+        # first result by its id before anything is recorded, so it is not refused here.
+        if checked is not None and kind not in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION) \
+                and checked[1] in self.command_signatures:
+            raise SignatureReused(f"this signature of seat {seat}'s {kind.replace('_', ' ')} command is already in "
+                                  "the log: a signed command is recorded once; sign the command again over the "
+                                  "current head (docs/dice.md, \"Signed orders and heads\")")
+        return checked
 
     def _record_command_signature(self, seat: str, kind: str, signature: tuple[str, str] | None) -> None:
         """The command's signature, right after the command's line (docs/dice.md, "Signed orders and heads")."""
@@ -1477,7 +1492,9 @@ class Game(Aggregate):
         self.annotation_lines = (*self.annotation_lines, seq)
 
     def _on_CommandSigned(self, e: ev.CommandSigned) -> None:
-        if e.kind in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION):  # the line after its annotation's
+        if e.kind not in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION):
+            self.command_signatures = (*self.command_signatures, e.signature)
+        else:  # the line after its annotation's
             seq = e.originator_version
             self.annotations = {k: ({**v, "last": seq} if v["seq"] == seq - 1 else v)
                                 for k, v in (self.annotations or {}).items()}

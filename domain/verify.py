@@ -403,6 +403,7 @@ class _Signed:
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
         self.seen: set[str] = set()  # hashes of the lines before the current one
+        self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
@@ -525,6 +526,11 @@ class _Signed:
         if redacted or done_redacted:
             return  # a seat's copy: the command (another seat's standing order) or its signature is hidden
         self._check_head(data["head"], done_hash, f"{kind} command", n, report)
+        if kind not in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION) and isinstance(data["signature"], str):
+            first = self.command_signatures.setdefault(data["signature"], n)
+            if first != n:
+                report.fail(n, f"the signature on line {n} is already on line {first}: a signed command is "
+                               "recorded once (this one is sent again)")
         fields = {name: done[name] for name in names}
         if kind in (signatures.TAKE_BACK_ANSWER, signatures.UMPIRE_ANSWER):
             fields["accept"] = done_type in ("TakeBackAccepted", "UmpireAccepted")

@@ -468,3 +468,18 @@ def test_a_tampered_signed_annotation_fails_in_the_browser_at_the_same_line(page
     want = python_verify(text, None)
     got = browser_verify(page, text)
     assert not want.ok and (got["ok"], comparable(got["failures"])) == (want.ok, comparable(want.failures))
+
+
+def test_a_signed_command_recorded_twice_fails_in_the_browser_as_in_warlog_verify(page, tmp_path):
+    from tests.unit.test_signed_commands import replayed_answer
+
+    app = make_app(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")}))
+    try:
+        text, first, second = replayed_answer(app)
+    finally:
+        app.close()
+    want = python_verify(text, None)
+    assert [n for n, _ in want.failures] == [second], want.summary()
+    got = browser_verify(page, text)
+    assert got["summary"] == want.summary()
+    assert (got["ok"], comparable(got["failures"])) == (False, comparable(want.failures))

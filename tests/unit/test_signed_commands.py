@@ -10,8 +10,9 @@ import json
 import pytest
 
 from domain import signatures
-from domain.errors import BadSignature, SignatureRequired, UnknownHead
+from domain.errors import BadSignature, SignatureRequired, SignatureReused, UnknownHead
 from domain.rulesets import find_ruleset
+from domain.service import Warlog
 from domain.verify import verify_text
 from domain.visibility import filter_lines
 from tests.unit.test_signatures import rechained, types_of, where
@@ -199,3 +200,75 @@ def test_a_standing_orders_signature_is_as_private_as_the_order_and_every_copy_v
         report, _ = verify_text([json.dumps(line) for line in copy])
         assert report.ok, (viewer, report.summary())
         assert report.command_signatures_verified == (0 if hidden else 2), (viewer, report.summary())
+
+
+def two_answers(app):
+    """Blue (keyed) accepts Red's take-back request over the head after it; Red orders and asks
+    again. The game, Blue's key and Blue's first answer (signature and head, as sent)."""
+    gid, key, _ = keyed(app)
+    note = {"kind": "note", "text": "hi"}
+    app.submit_order(gid, "Red", "r-1", note)
+    head = app.request_take_back(gid, "Red", "oops").chain_head
+    accept = signed(key, gid, "take_back_answer", {"accept": True}, head)
+    app.answer_take_back(gid, "Blue", True, **accept)
+    app.submit_order(gid, "Red", "r-2", note)
+    app.request_take_back(gid, "Red", "oops again")
+    return gid, key, accept
+
+
+def test_a_signed_command_is_recorded_once_and_its_signature_sent_again_is_refused(sqlite_app):
+    app = sqlite_app
+    gid, key, accept = two_answers(app)
+    before = app.get_game(gid).version
+    # the first answer's signature, kept by the server and sent again for the later request: its
+    # head is still a line of the log, and its bytes are Blue's
+    with pytest.raises(SignatureReused, match="already in the log: a signed command is recorded once"):
+        app.answer_take_back(gid, "Blue", True, **accept)
+    restarted = Warlog(app.config)  # a process that loads the game from the store refuses it too
+    try:
+        with pytest.raises(SignatureReused):
+            restarted.answer_take_back(gid, "Blue", True, **accept)
+    finally:
+        restarted.close()
+    assert app.get_game(gid).version == before
+    head = app.get_game(gid).chain_head  # Blue's own answer, signed over the head it sees now
+    result = app.answer_take_back(gid, "Blue", True, **signed(key, gid, "take_back_answer", {"accept": True}, head))
+    assert types_of(result) == ["TakeBackAccepted", "CommandSigned"]
+
+
+def test_a_cancelled_standing_orders_signature_cannot_set_it_again(sqlite_app):
+    app = sqlite_app
+    gid, key, head = keyed(app, "proving")
+    fields = {"policy_id": "POLICY-FIRE", "decision_kind": "opportunity_fire", "policy": {"fire": "always", "ask_at": []}}
+    set_it = signed(key, gid, "standing_order", fields, head)
+    head = app.set_standing_order(gid, "Blue", "POLICY-FIRE", "opportunity_fire", fields["policy"], **set_it).chain_head
+    app.cancel_standing_order(gid, "Blue", "POLICY-FIRE",
+                              **signed(key, gid, "standing_order_cancel", {"policy_id": "POLICY-FIRE"}, head))
+    with pytest.raises(SignatureReused):
+        app.set_standing_order(gid, "Blue", "POLICY-FIRE", "opportunity_fire", fields["policy"], **set_it)
+    assert "POLICY-FIRE" not in (app.get_game(gid).standing_orders or {}).get("Blue", {})
+
+
+def replayed_answer(app) -> tuple[list[str], int, int]:
+    """A file whose second take-back answer of Blue's is the server's forgery: it carries the first
+    answer's head and signature, valid bytes of Blue's key (rechained, as a forger would). The
+    file's lines, and the lines of the first and second answers' CommandSigned (1-based)."""
+    gid, key, _ = two_answers(app)
+    head = app.get_game(gid).chain_head
+    app.answer_take_back(gid, "Blue", True, **signed(key, gid, "take_back_answer", {"accept": True}, head))
+    lines = [json.loads(t) for t in app.export(gid)]
+    report, _ = verify_text([json.dumps(line) for line in lines])
+    assert report.ok and report.command_signatures_verified == 2, report.summary()
+    first = where(lines, "CommandSigned", kind="take_back_answer")
+    second = next(n for n, line in enumerate(lines, start=1)
+                  if n > first and line["type"] == "CommandSigned" and line["data"]["kind"] == "take_back_answer")
+    lines[second - 1]["data"].update(head=lines[first - 1]["data"]["head"],
+                                     signature=lines[first - 1]["data"]["signature"])
+    return rechained(lines), first, second
+
+
+def test_verify_names_a_signed_command_recorded_twice_at_the_second(sqlite_app):
+    text, first, second = replayed_answer(sqlite_app)
+    report, _ = verify_text(text)
+    assert report.failures == [(second, f"the signature on line {second} is already on line {first}: a signed "
+                                        "command is recorded once (this one is sent again)")], report.summary()

@@ -398,6 +398,7 @@ class Signed {
     this.report = report;
     this.keys = new Map();  // seat -> public key
     this.seen = new Set();  // hashes of the lines before the current one
+    this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
   }
 
@@ -583,6 +584,17 @@ class Signed {
     if (late) {
       problems.push(late);
       report.fail(n, late);
+    }
+    const signature = get(data, "signature");
+    if (kind !== "annotation" && kind !== "private_annotation" && typeof signature === "string") {
+      if (!this.commandSignatures.has(signature)) this.commandSignatures.set(signature, n);
+      const first = this.commandSignatures.get(signature);
+      if (first !== n) {  // an annotation's id is used once; any other signed command is recorded once
+        const why = `the signature on line ${n} is already on line ${first}: a signed command is recorded once ` +
+          "(this one is sent again)";
+        problems.push(why);
+        report.fail(n, why);
+      }
     }
     const fields = Object.create(null);
     for (const name of names) fields[name] = get(done, name);
