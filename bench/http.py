@@ -9,6 +9,10 @@ from typing import Any
 
 import orjson
 
+# Seconds an answer may take. A benchmark's requests take milliseconds; a server that answers none
+# in this time is stuck, and the bench fails naming the request instead of waiting for ever.
+ANSWER_TIMEOUT = 60.0
+
 
 class Connection:
     def __init__(self, host: str, port: int):
@@ -47,7 +51,12 @@ class Connection:
             if self._writer is None:
                 await self._open()
             try:
-                return await self._exchange(raw)
+                async with asyncio.timeout(ANSWER_TIMEOUT):
+                    return await self._exchange(raw)
+            except TimeoutError:
+                await self.close()
+                raise RuntimeError(f"{method} {path}: no answer within {ANSWER_TIMEOUT:g} s; the server is "
+                                   "stuck") from None
             except (ConnectionError, asyncio.IncompleteReadError, EOFError):
                 await self.close()
                 if attempt:

@@ -198,3 +198,27 @@ def test_the_instruction_count_replays_the_recorded_orders_to_the_same_games(tmp
     assert sum(versions) > 10 * 4 + 30  # the games took orders, several events each
     started, _ = _run(ROOT, ["replay", "sqlite", "falklands", "0", str(script)], False)
     assert started != recorded  # a replay of nothing: the games as created and joined
+
+
+def test_a_server_that_never_answers_fails_the_bench_naming_the_request(monkeypatch):
+    import asyncio
+    import socket
+
+    from bench import http
+
+    monkeypatch.setattr(http, "ANSWER_TIMEOUT", 0.5)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()  # accepts (the kernel does) and never answers
+    try:
+        async def ask():
+            conn = http.Connection("127.0.0.1", listener.getsockname()[1])
+            try:
+                await conn.request("POST", "/api/v1/games", {"ruleset": "freeform"})
+            finally:
+                await conn.close()
+
+        with pytest.raises(RuntimeError, match=r"POST /api/v1/games: no answer within 0.5 s; the server is stuck"):
+            asyncio.run(ask())
+    finally:
+        listener.close()
