@@ -1494,6 +1494,8 @@ def cmd_notify(args: argparse.Namespace) -> int:
         body["webhook_url"] = None if args.webhook == "" else args.webhook
     if args.webhook_secret is not None:
         body["webhook_secret"] = args.webhook_secret
+    if args.webhook_format is not None:
+        body["webhook_format"] = _webhook_format(args.webhook_format, "--webhook-format")
     result = client.set_notifications(game_id, body) if body else client.notifications(game_id)
 
     def show(r: dict) -> None:
@@ -1502,7 +1504,8 @@ def cmd_notify(args: argparse.Namespace) -> int:
         say(f"  events: {', '.join(r['events']) or 'none'}")
         say(f"  channels: {', '.join(r['channels']) or 'none'}" + ("; a daily digest instead of each mail"
                                                                    if r["digest"] else ""))
-        say(f"  webhook: {r['webhook_url'] or 'none'}")
+        say(f"  webhook: {r['webhook_url'] or 'none'}" +
+            (f" ({r['webhook_format']} format)" if r["webhook_url"] and r.get("webhook_format") else ""))
         if r.get("webhook_secret"):
             say(f"  webhook secret (shown once): {r['webhook_secret']}")
     return _emit(args, result, show)
@@ -1603,17 +1606,25 @@ def cmd_umpire_answer(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, "umpire " + ("accepted" if args.accept else "declined")))
 
 
-def cmd_webhook(args: argparse.Namespace) -> int:
+def _webhook_format(value: str, flag: str) -> str:
+    """A webhook's body format as given to ``flag``: one of the formats the server takes (the game's
+    webhook and a seat's own take the same)."""
     from workers.notify import FORMATS
 
+    if value not in FORMATS:
+        raise UsageError(f"{flag} is one of {', '.join(FORMATS)}")
+    return value
+
+
+def cmd_webhook(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     if bool(args.url) == bool(args.remove):
         raise UsageError("give the receiver's URL, or --remove")
     if args.remove and (args.secret or args.format):
         raise UsageError("--remove takes no --secret or --format")
-    if args.format and args.format not in FORMATS:
-        raise UsageError(f"--format is one of {', '.join(FORMATS)}")
+    if args.format:
+        _webhook_format(args.format, "--format")
     body = session.client(game_id, "admin").set_webhook(game_id, None if args.remove else args.url,
                                                         secret=args.secret, fmt=args.format)
 
@@ -2226,6 +2237,9 @@ def add_client_commands(sub) -> None:
     p.add_argument("--webhook", metavar="URL", help="your own webhook ('' removes it); a new one gets a secret, "
                                                     "printed once")
     p.add_argument("--webhook-secret", metavar="SECRET", help="the HMAC key of --webhook (else generated)")
+    p.add_argument("--webhook-format", metavar="FORMAT", help="what your webhook gets: warlog (its JSON, the "
+                                                              "default), discord or slack (a chat message, for a "
+                                                              "Discord or Slack channel's webhook URL)")
     _add_access(p)
     p.set_defaults(func=cmd_notify)
 

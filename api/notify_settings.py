@@ -1,8 +1,10 @@
 """Notification settings: a seat's e-mail, opt-out and choices, and a game's webhook.
 
 - ``PUT /api/v1/games/{id}/notifications`` (the seat's token): ``{"email"?, "notify"?, "events"?,
-  "channels"?, "digest"?, "webhook_url"?, "webhook_secret"?}`` for the caller's own seat; a field
-  left out keeps what was set before (the defaults: every reason, by mail, no digest, no webhook).
+  "channels"?, "digest"?, "webhook_url"?, "webhook_secret"?, "webhook_format"?}`` for the caller's
+  own seat; a field left out keeps what was set before (the defaults: every reason, by mail, no
+  digest, no webhook, which would get warlog's JSON). ``webhook_format`` takes the game webhook's
+  formats.
   A seat webhook without a secret gets one generated, returned once.
 - ``GET /api/v1/games/{id}/notifications`` (the seat's token): the seat's settings, no secret.
 - ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ..., "format"?: ...}``;
@@ -31,6 +33,16 @@ from workers.dispatch import NotifyStore
 from workers.notify_jobs import public_url
 
 bp = Blueprint("notify_settings", __name__, url_prefix="/api/v1")
+
+
+def format_field(**kwargs) -> fields.String:
+    """A webhook's ``format``, one of notify.FORMATS; the game's webhook and a seat's own take the same
+    (a 422 names the field and the formats allowed)."""
+    return fields.String(validate=validate.OneOf(notify.FORMATS), **kwargs)
+
+
+FORMAT_TEXT = ("'warlog' (warlog's JSON), 'discord' ({\"content\": ...}) or 'slack' ({\"text\": ...}), a message "
+               "naming the game and the seats to move, with its link")
 
 
 def _http_url(value) -> None:
@@ -64,6 +76,9 @@ class NotificationSettings(Schema):
                                    metadata={"description": "the seat webhook's Standard Webhooks secret ('whsec_' "
                                                             "and the base64 of 24 to 64 bytes); omitted with a new "
                                                             "webhook_url: the server makes one, returned once"})
+    webhook_format = format_field(metadata={"description": "the body the seat's webhook gets, as the game "
+                                                           "webhook's `format`: " + FORMAT_TEXT + "; omitted "
+                                                           "keeps the one chosen before (at first: 'warlog')"})
 
     @validates("webhook_secret")
     def _secret(self, value, **kwargs):
@@ -81,6 +96,8 @@ class NotificationSettingsOut(Schema):
     channels = fields.List(fields.String())
     digest = fields.Boolean()
     webhook_url = fields.String(allow_none=True)
+    webhook_format = fields.String(metadata={"description": "the body the seat's webhook gets (warlog, discord "
+                                                            "or slack)"})
     webhook_secret = fields.String(allow_none=True, metadata={"description": "the generated secret of a new seat "
                                                                              "webhook, shown once; else null"})
 
@@ -95,10 +112,7 @@ class Webhook(Schema):
                            metadata={"description": "a Standard Webhooks secret: 'whsec_' and the base64 of 24 "
                                                     "to 64 bytes; omitted: the server makes one and returns it "
                                                     "once"})
-    format = fields.String(load_default=notify.DEFAULT_FORMAT, validate=validate.OneOf(notify.FORMATS),
-                           metadata={"description": "the body: 'warlog' (warlog's JSON), 'discord' "
-                                                    "({\"content\": ...}) or 'slack' ({\"text\": ...}), a message "
-                                                    "naming the game and the seats to move, with its link"})
+    format = format_field(load_default=notify.DEFAULT_FORMAT, metadata={"description": "the body: " + FORMAT_TEXT})
 
     @validates("secret")
     def _secret(self, value, **kwargs):
@@ -138,7 +152,7 @@ def _settings(game_id: str, seat: str, contact: dict | None, prefs: Prefs, secre
         "game_id": game_id, "seat": seat, "email": email, "notify": bool(email) and (contact or {}).get("notify", True),
         "events": [c for c in CHOICES if c in prefs.events],
         "channels": [c for c in CHANNELS if c in prefs.channels], "digest": prefs.digest,
-        "webhook_url": prefs.webhook_url, "webhook_secret": secret})
+        "webhook_url": prefs.webhook_url, "webhook_format": prefs.webhook_format, "webhook_secret": secret})
 
 
 @bp.get("/games/<game_id>/notifications")
@@ -158,7 +172,8 @@ def put_notifications(game_id: str):
     old = store().prefs(caller.game_id).get(caller.seat, Prefs())
     # A field left out keeps what the seat chose before.
     prefs = Prefs(frozenset(body.get("events", old.events)), frozenset(body.get("channels", old.channels)),
-                  body.get("digest", old.digest), body.get("webhook_url", old.webhook_url))
+                  body.get("digest", old.digest), body.get("webhook_url", old.webhook_url),
+                  body.get("webhook_format", old.webhook_format))
     if on and not email and (body.get("notify") or "email" in body.get("channels", ())):
         raise ApiProblem("invalid_request", "give an email to be notified",
                          errors={"email": ["required when notify is true and no address was given before"]})
@@ -173,7 +188,7 @@ def put_notifications(game_id: str):
             secret = generated = notify.new_secret()
     if email:
         access().set_contact(caller.game_id, caller.seat, email, on)
-    if any(k in body for k in ("events", "channels", "digest", "webhook_url")) or secret:
+    if any(k in body for k in ("events", "channels", "digest", "webhook_url", "webhook_format")) or secret:
         store().set_prefs(caller.game_id, caller.seat, prefs, secret)
     contact = {"email": email, "notify": on} if email else None
     return jsonify(_settings(caller.game_id, caller.seat, contact, prefs, generated))

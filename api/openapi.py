@@ -409,7 +409,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games/{game_id}/notifications"): Op(
         "The seat's notification settings", SEAT, tag="seats", params=_GAME,
         description="For the caller's own seat only: its address, opt-out, the reasons and channels it chose, "
-                    "its digest and its webhook's URL (never the secret).",
+                    "its digest, its webhook's URL and format (never the secret).",
         replies={200: Reply("the seat's settings", notify_settings.NotificationSettingsOut)},
         problems=AUTH_WRITE),
     ("put", "/api/v1/games/{game_id}/notifications"): Op(
@@ -423,7 +423,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "`events` picks the reasons (default all), `channels` mail, the seat's own webhook or both "
                     "(default mail), `digest: true` one mail a day instead of one per event. A new "
                     "`webhook_url` without `webhook_secret` gets a generated secret, returned once; its host is "
-                    "checked as the game webhook's is (422 naming why). `channels` holding `webhook` without a "
+                    "checked as the game webhook's is (422 naming why). `webhook_format` is the body the seat's "
+                    "webhook gets, one of the game webhook's formats: `warlog` (default, its JSON), `discord` "
+                    "`{\"content\": ...}` or `slack` `{\"text\": ...}`, with what this seat may see; another "
+                    "value is 422 naming the field and the formats. `channels` holding `webhook` without a "
                     "URL, or `notify: true` without any address, is 422. None of it is shown to anyone else "
                     "or enters the log.",
         replies={200: Reply("the seat's settings now", notify_settings.NotificationSettingsOut)},

@@ -20,8 +20,9 @@ jobs instead of queueing new ones.
 
 Each seat's choices (``notify.Prefs``, table ``warlog_notify_prefs``) pick which reasons reach it
 and by which channel: a mail (``email``), the seat's own webhook (``webhook`` with the seat's
-name), or, for a seat that asked for a digest, an *item* kept until the day's digest sweep
-(``Dispatcher.sweep_digests``) makes one ``digest`` delivery per seat per day.
+name, in the format the seat chose), or, for a seat that asked for a digest, an *item* kept
+until the day's digest sweep (``Dispatcher.sweep_digests``) makes one ``digest`` delivery per
+seat per day.
 
 It runs as a thread of ``warlog worker`` (every worker may run one; they do not conflict).
 """
@@ -81,7 +82,8 @@ class NotifyStore(SqlTables):
         # A seat's choices (notify.Prefs); events and channels are comma-separated.
         "warlog_notify_prefs": "game_id TEXT NOT NULL, seat TEXT NOT NULL, events TEXT NOT NULL, "
                                "channels TEXT NOT NULL, digest INTEGER NOT NULL, webhook_url TEXT, "
-                               "webhook_secret TEXT, PRIMARY KEY (game_id, seat)",
+                               "webhook_secret TEXT, webhook_format TEXT NOT NULL DEFAULT 'warlog', "
+                               "PRIMARY KEY (game_id, seat)",
         # What a digest seat was to be told of, waiting for its day's digest; and the digests made.
         "warlog_notify_digest_items": "game_id TEXT NOT NULL, seat TEXT NOT NULL, seq BIGINT NOT NULL, "
                                       "reason TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (game_id, seat, seq)",
@@ -99,16 +101,11 @@ class NotifyStore(SqlTables):
 
     def _create(self, c: Any) -> None:
         super()._create(c)
-        # A store made before webhooks had a format has no format column: its webhooks get warlog's JSON.
-        if self.kind == "sqlite":
-            c.execute(f"PRAGMA table_info({self._prefix}warlog_webhooks)")
-            found = "format" in {row["name"] for row in c.fetchall()}
-        else:
-            c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
-                      "AND table_name = 'warlog_webhooks' AND column_name = 'format'", (self._prefix[:-1] or None,))
-            found = c.fetchone() is not None
-        if not found:
-            c.execute(f"ALTER TABLE {self._prefix}warlog_webhooks ADD COLUMN format TEXT NOT NULL DEFAULT 'warlog'")
+        # A store made before webhooks had a format has no format column, nor, before a seat's own
+        # webhook had one, a webhook_format column: their webhooks get warlog's JSON, as before.
+        for table, column in (("warlog_webhooks", "format"), ("warlog_notify_prefs", "webhook_format")):
+            if not self.has_column(c, table, column):
+                c.execute(f"ALTER TABLE {self._prefix}{table} ADD COLUMN {column} TEXT NOT NULL DEFAULT 'warlog'")
 
     # ------------------------------------------------------------------------------ webhooks --
     def set_webhook(self, game_id: str, url: str | None, secret: str | None = None,
@@ -134,22 +131,25 @@ class NotifyStore(SqlTables):
         with self._db.transaction(commit=True) as c:
             c.execute(self.sql("DELETE FROM {t}warlog_notify_prefs WHERE game_id = ? AND seat = ?"), (game_id, seat))
             c.execute(self.sql("INSERT INTO {t}warlog_notify_prefs (game_id, seat, events, channels, digest, "
-                               "webhook_url, webhook_secret) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                               "webhook_url, webhook_secret, webhook_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
                       (game_id, seat, ",".join(sorted(prefs.events)), ",".join(sorted(prefs.channels)),
-                       1 if prefs.digest else 0, prefs.webhook_url, secret))
+                       1 if prefs.digest else 0, prefs.webhook_url, secret, prefs.webhook_format))
 
     def prefs(self, game_id: str) -> dict[str, notify.Prefs]:
         """{seat: choices} of the seats that made some; a seat missing here has the defaults."""
-        rows = self._run("SELECT seat, events, channels, digest, webhook_url FROM {t}warlog_notify_prefs "
-                         "WHERE game_id = ?", (game_id,), fetch="all")
+        rows = self._run("SELECT seat, events, channels, digest, webhook_url, webhook_format "
+                         "FROM {t}warlog_notify_prefs WHERE game_id = ?", (game_id,), fetch="all")
         return {r["seat"]: notify.Prefs(frozenset(filter(None, r["events"].split(","))),
                                         frozenset(filter(None, r["channels"].split(","))), bool(r["digest"]),
-                                        r["webhook_url"]) for r in rows}
+                                        r["webhook_url"], r["webhook_format"]) for r in rows}
 
     def seat_webhook(self, game_id: str, seat: str) -> dict | None:
-        row = self._run("SELECT webhook_url, webhook_secret FROM {t}warlog_notify_prefs WHERE game_id = ? "
-                        "AND seat = ? AND webhook_url IS NOT NULL", (game_id, seat), fetch="one")
-        return {"url": row["webhook_url"], "secret": row["webhook_secret"]} if row else None
+        """The seat's own webhook as ``webhook`` gives the game's: url, secret and format."""
+        row = self._run("SELECT webhook_url, webhook_secret, webhook_format FROM {t}warlog_notify_prefs "
+                        "WHERE game_id = ? AND seat = ? AND webhook_url IS NOT NULL", (game_id, seat), fetch="one")
+        if row is None:
+            return None
+        return {"url": row["webhook_url"], "secret": row["webhook_secret"], "format": row["webhook_format"]}
 
     # ------------------------------------------------------------------------------- digests --
     def make_digests(self, boundary: datetime) -> int:
@@ -474,7 +474,8 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
             code = getattr(exc, "smtp_code", None)
             raise MailFailed(f"SMTP {type(exc).__name__}" + (f" {code}" if code else "")) from None
     else:
-        # A seat's own webhook gets warlog's JSON; the game's, the format its admin chose.
-        body = notify.webhook_body(summary, hook.get("format", notify.DEFAULT_FORMAT), notify.game_name(rules, game_id))
+        # Each webhook in the format its owner chose (the game's admin, or the seat), from the
+        # summary already filtered for its reader.
+        body = notify.webhook_body(summary, hook["format"], notify.game_name(rules, game_id))
         notify.post_webhook(hook["url"], hook["secret"], body, delivery=key, timeout=webhook_timeout, own=public_url)
     return "sent"

@@ -24,8 +24,8 @@ that opens the replay at the seat's last order (``replay_link``), so the reader 
 happened since.
 
 Each seat chooses (``Prefs``, kept beside the log by workers/dispatch.NotifyStore, never in it):
-which reasons notify it, by mail, by its own webhook or both, and a daily digest instead of one
-mail per event. Without a choice a seat is mailed for every reason, as before the choices existed.
+which reasons notify it, by mail, by its own webhook (in one of the ``FORMATS``) or both, and a
+daily digest instead of one mail per event. Without a choice a seat is mailed for every reason, as before the choices existed.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ SIGNATURE_HEADER = "webhook-signature"
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = (24, 64)  # the spec's bounds on a secret's key
 
-# The body a game's webhook gets: warlog's own JSON, or a chat message Discord or Slack posts as it is.
+# The body a webhook gets (the game's, or a seat's own): warlog's own JSON, or a chat message
+# Discord or Slack posts as it is.
 FORMATS = ("warlog", "discord", "slack")
 DEFAULT_FORMAT = "warlog"
 CHAT_LIMIT = {"discord": 2000, "slack": 3000}  # characters of one message (Discord refuses more than 2000)
@@ -164,6 +165,7 @@ class Prefs:
     channels: frozenset = frozenset({"email"})
     digest: bool = False
     webhook_url: str | None = None
+    webhook_format: str = DEFAULT_FORMAT  # one of FORMATS, as the game's webhook has
 
     def wants(self, reason: str) -> bool:
         return CHOICE_OF.get(reason, reason) in self.events
@@ -294,7 +296,8 @@ def build_email(summary: Summary, to: str, sender: str, handle: str | None = Non
 
 def webhook_body(summary: Summary, fmt: str = DEFAULT_FORMAT, game: str | None = None) -> bytes:
     """The POST body in the webhook's ``fmt``; ``game`` names the game in a chat message
-    (``game_name``). Everything in it comes from ``summary``, already filtered for the public."""
+    (``game_name``). Everything in it comes from ``summary``, already filtered for its reader
+    (the public for the game's webhook, the seat for a seat's own)."""
     if fmt == "warlog":
         payload: dict = {"event": "turn", **summary.as_json()}
     elif fmt == "discord":

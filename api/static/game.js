@@ -666,6 +666,7 @@
     $("n-on").checked = !!n.notify;
     $("n-digest").checked = !!n.digest;
     $("n-webhook").value = n.webhook_url || "";
+    $("n-format").value = n.webhook_format || "warlog";
     notifyHook = n.webhook_url || null;
     ["n-events", "n-channels"].forEach(function (id) {
       var want = id === "n-events" ? n.events : n.channels;
@@ -680,7 +681,7 @@
     e.preventDefault();
     var mine = W.keys.seat(gameId);
     var body = { notify: $("n-on").checked, events: checked("n-events"), channels: checked("n-channels"),
-                 digest: $("n-digest").checked };
+                 digest: $("n-digest").checked, webhook_format: $("n-format").value };
     if ($("n-email").value.trim()) body.email = $("n-email").value.trim();
     var hook = $("n-webhook").value.trim() || null;
     if (hook !== notifyHook) body.webhook_url = hook;

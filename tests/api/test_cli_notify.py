@@ -39,7 +39,7 @@ def test_a_seat_changes_its_choices_and_reads_them_back(server, alice, bob, hook
         stored = NotifyStore.for_service(service).seat_webhook(game_id, "Red")
     finally:
         service.close()
-    assert stored == {"url": "https://hooks.example/bob", "secret": secret}
+    assert stored == {"url": "https://hooks.example/bob", "secret": secret, "format": "warlog"}
 
     settings = bob.json("notify", game_id, "--off", "--no-digest")
     assert settings["notify"] is False and settings["digest"] is False and settings["webhook_secret"] is None
@@ -50,3 +50,23 @@ def test_a_seat_changes_its_choices_and_reads_them_back(server, alice, bob, hook
     assert code != 0 and "events" in err
     code, out, err = bob("notify", game_id, "--webhook", "", "--channels", "email")
     assert code == 0 and "webhook: none" in out, err
+
+
+def test_a_seat_chooses_its_webhooks_format_from_the_command_line(server, alice, bob, hooks_example):
+    game_id = started_game(server, alice, bob)
+    code, out, err = bob("notify", game_id, "--channels", "webhook", "--webhook", "https://hooks.example/bob",
+                         "--webhook-format", "discord")
+    assert code == 0, err
+    assert "webhook: https://hooks.example/bob (discord format)" in out
+    settings = bob.json("notify", game_id, "--events", "game_over")  # left out: kept
+    assert settings["webhook_format"] == "discord"
+    service = Warlog(server.config)
+    try:
+        assert NotifyStore.for_service(service).seat_webhook(game_id, "Red")["format"] == "discord"
+    finally:
+        service.close()
+    assert alice.json("notify", game_id)["webhook_format"] == "warlog"  # Blue's own, not Red's
+
+    code, out, err = bob("notify", game_id, "--webhook-format", "teams")
+    assert code == 2 and "--webhook-format is one of warlog, discord, slack" in err
+    assert bob.json("notify", game_id)["webhook_format"] == "discord"

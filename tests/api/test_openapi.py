@@ -104,6 +104,14 @@ def test_schemas_come_from_the_marshmallow_classes(doc):
     assert order["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Order"}
 
 
+def test_a_seats_webhook_format_takes_the_game_webhooks_formats(doc):
+    schemas = doc["components"]["schemas"]
+    game, seat = schemas["Webhook"]["properties"]["format"], schemas["NotificationSettings"]["properties"]
+    assert seat["webhook_format"]["enum"] == game["enum"] == ["warlog", "discord", "slack"]
+    assert "webhook_format" in schemas["NotificationSettingsOut"]["properties"]
+    assert "webhook_format" in doc["paths"]["/api/v1/games/{game_id}/notifications"]["put"]["description"]
+
+
 def test_the_problem_schema_has_every_field_a_problem_can_carry(doc):
     problem = doc["components"]["schemas"]["Problem"]
     for name in ("type", "title", "status", "detail", "code", "rule", "field", "errors", "current_version"):

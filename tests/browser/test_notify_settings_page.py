@@ -1,6 +1,6 @@
 """The game page's Notifications panel (issue 35): a seat reads and saves its own choices —
-address, reasons, mail or its own webhook, the daily digest — through the API; a new webhook's
-secret is shown once; a refusal names the field; another seat sees its own settings, never these."""
+address, reasons, mail or its own webhook (and its format), the daily digest — through the API; a
+new webhook's secret is shown once; a refusal names the field; another seat sees its own settings, never these."""
 
 from __future__ import annotations
 
@@ -61,6 +61,7 @@ def test_a_seat_saves_its_notification_choices_on_the_game_page(hook_server, ope
     page.locator('#n-events input[value="your_move"]').uncheck()
     page.check("#n-digest")
     page.fill("#n-webhook", "http://127.0.0.1:9/red-hook")
+    page.select_option("#n-format", "discord")
     page.click("#n-save")
     page.wait_for_selector("#status.ok:has-text('Notifications saved')")
     secret = page.text_content("#n-secret").rsplit(" ", 1)[1]
@@ -70,6 +71,7 @@ def test_a_seat_saves_its_notification_choices_on_the_game_page(hook_server, ope
     assert stored["events"] == ["decision", "take_back", "game_over"]
     assert stored["channels"] == ["email", "webhook"] and stored["webhook_url"] == "http://127.0.0.1:9/red-hook"
     assert stored["webhook_secret"] is None  # never read back
+    assert stored["webhook_format"] == "discord"
     assert not labels_missing(page)
     shoot(page, shots / "game-notifications.png")
 
@@ -78,11 +80,13 @@ def test_a_seat_saves_its_notification_choices_on_the_game_page(hook_server, ope
     page.wait_for_function("() => document.getElementById('n-email').value === 'red@example.org'")
     assert _ticked(page, "n-events") == ["decision", "take_back", "game_over"] and page.is_checked("#n-digest")
     assert page.input_value("#n-webhook") == "http://127.0.0.1:9/red-hook" and not page.is_visible("#n-secret")
+    assert page.input_value("#n-format") == "discord"
 
     # Blue, on a phone, sees its own settings, none of Red's
     blue = _open_as(open_tab, server, game_id, "Blue", tokens["Blue"], width=375)
     blue.page.wait_for_selector("#notify-box:not([hidden])")
     assert blue.page.input_value("#n-email") == "" and blue.page.input_value("#n-webhook") == ""
+    assert blue.page.input_value("#n-format") == "warlog"
     assert "red@example.org" not in blue.page.content() and "red-hook" not in blue.page.content()
     no_horizontal_scroll(blue.page)
     assert not red.errors and not blue.errors, (red.errors, blue.errors)

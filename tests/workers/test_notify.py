@@ -401,7 +401,7 @@ def test_the_settings_endpoints(client, hooks_example):
     assert r.status_code == 200 and r.json == {"game_id": game.game_id, "seat": "Red", "email": "red@example.org",
                                                "notify": True, "events": list(notify.CHOICES),
                                                "channels": ["email"], "digest": False, "webhook_url": None,
-                                               "webhook_secret": None}
+                                               "webhook_format": "warlog", "webhook_secret": None}
     r = c.put(f"{url}/notifications", json={"notify": False}, headers=game.seats["Red"])
     assert r.json["notify"] is False and r.json["email"] == "red@example.org"
     assert AccessStore.for_service(service).contacts(game.game_id)["Red"] == {"email": "red@example.org",

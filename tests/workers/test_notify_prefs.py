@@ -13,6 +13,7 @@ import pytest
 
 from api.app import create_app, migrate
 from domain.access import AccessStore
+from domain.rulesets import find_ruleset
 from domain.service import Warlog
 from tests.conftest import new_freeform_game
 from tests.workers.notify_helpers import smtp_server, webhook_receiver
@@ -129,6 +130,32 @@ def test_a_seat_webhook_carries_the_seats_view_signed_and_no_mail(app, mail, tru
     assert h.store.delivery(gid, advanced.version, WEBHOOK, "Red")["status"] == SENT
 
 
+def test_a_seat_webhook_in_discord_format_posts_a_discord_message_of_the_seats_view_signed(app, trusted_receivers):
+    """On SQLite and on PostgreSQL: Discord takes {"content", "allowed_mentions"} and refuses
+    warlog's JSON; the message names the game as the game's chat messages do and shows Red what
+    Red may see, no more."""
+    h = Harness(app, None)
+    gid = _game(h)
+    secret = "whsec_" + "d" * 40
+    with webhook_receiver(secret) as (receiver, url):
+        h.store.set_prefs(gid, "Red", notify.Prefs(channels=frozenset({"webhook"}), webhook_url=url,
+                                                   webhook_format="discord"), secret)
+        red_last = h.order(gid, "Red", {"kind": "note", "text": "Red waits"})
+        h.order(gid, "Blue", {"kind": "note", "text": SECRET_TEXT, "private": True})
+        advanced = h.order(gid, "Blue", {"kind": "advance"})
+        [row] = h.dispatch()
+        assert (row["channel"], row["seat"]) == (WEBHOOK, "Red") and h.deliver(row) == "sent"
+    [post] = receiver.posts
+    assert post["valid"] and post["headers"][notify.ID_HEADER] == f"{gid}:{advanced.version}:webhook:Red"
+    assert set(post["body"]) == {"content", "allowed_mentions"} and post["body"]["allowed_mentions"] == {"parse": []}
+    content = post["body"]["content"]
+    assert content.startswith(notify.game_name(find_ruleset("freeform"), gid) + " (turn ")
+    assert "Blue gives an order (hidden)" in content
+    assert SECRET_TEXT not in post["raw"].decode()  # Blue's private note: hidden from Red
+    assert f"Replay from the last order: {PUBLIC}/games/{gid}/replay?from={red_last.version}" in content
+    assert content.endswith(f"{PUBLIC}/games/{gid}") and len(content) <= notify.CHAT_LIMIT["discord"]
+
+
 def test_the_game_webhook_links_the_replay_at_the_movers_last_order(sqlite_app, trusted_receivers):
     h = Harness(sqlite_app, None)
     gid = _game(h)
@@ -217,7 +244,8 @@ def test_a_seat_sets_and_reads_its_own_choices(client, hooks_example):
     assert r.json["events"] == ["decision", "game_over"] and r.json["channels"] == ["email", "webhook"]
     assert r.json["digest"] is True and r.json["notify"] is True
     store = NotifyStore.for_service(service)
-    assert store.seat_webhook(game.game_id, "Red") == {"url": "https://hooks.example/red", "secret": secret}
+    assert store.seat_webhook(game.game_id, "Red") == {"url": "https://hooks.example/red", "secret": secret,
+                                                       "format": "warlog"}
 
     # a field left out keeps its value; the secret is never read back
     r = c.put(url, json={"digest": False}, headers=red)
@@ -240,6 +268,42 @@ def test_a_seat_sets_and_reads_its_own_choices(client, hooks_example):
     assert r.status_code == 200 and store.seat_webhook(game.game_id, "Red") is None
 
 
+@pytest.fixture
+def each_store_client(store_config):
+    """The settings API on SQLite and on PostgreSQL."""
+    migrate(store_config)
+    service = Warlog(store_config)
+    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client(), service
+    service.close()
+
+
+def test_a_seat_chooses_its_webhooks_format_and_a_change_that_leaves_it_out_keeps_it(each_store_client,
+                                                                                     hooks_example):
+    from tests.api.conftest import make_game
+
+    c, service = each_store_client
+    game = make_game(c)
+    url = f"/api/v1/games/{game.game_id}/notifications"
+    red = game.seats["Red"]
+    store = NotifyStore.for_service(service)
+    assert c.get(url, headers=red).json["webhook_format"] == "warlog"  # the default: warlog's JSON, as before
+    r = c.put(url, json={"channels": ["webhook"], "webhook_url": "https://hooks.example/red",
+                         "webhook_format": "discord"}, headers=red)
+    assert r.status_code == 200 and r.json["webhook_format"] == "discord", r.json
+    assert store.seat_webhook(game.game_id, "Red")["format"] == "discord"
+
+    r = c.put(url, json={"events": ["game_over"]}, headers=red)  # left out: kept
+    assert r.json["webhook_format"] == "discord" and c.get(url, headers=red).json["webhook_format"] == "discord"
+    r = c.put(url, json={"webhook_format": "slack"}, headers=red)  # given alone: changed
+    assert r.status_code == 200 and c.get(url, headers=red).json["webhook_format"] == "slack"
+    assert c.get(url, headers=red).json["events"] == ["game_over"]
+
+    r = c.put(url, json={"webhook_format": "teams"}, headers=red)
+    assert r.status_code == 422 and r.json["errors"] == {"webhook_format": ["Must be one of: warlog, discord, slack."]}
+    assert store.seat_webhook(game.game_id, "Red")["format"] == "slack"  # a refusal changes nothing
+    assert c.get(url, headers=game.seats["Blue"]).json["webhook_format"] == "warlog"  # Red's choice is Red's
+
+
 @pytest.mark.parametrize("body, field", [
     ({"events": ["my_birthday"]}, "events"),
     ({"channels": ["pigeon"]}, "channels"),
@@ -250,6 +314,8 @@ def test_a_seat_sets_and_reads_its_own_choices(client, hooks_example):
     ({"webhook_url": "http://127.0.0.1:6379/"}, "webhook_url"),
     ({"webhook_url": "https://hooks.example/x", "webhook_secret": "short"}, "webhook_secret"),
     ({"notify": True, "channels": ["email"]}, "email"),
+    ({"webhook_url": "https://hooks.example/x", "webhook_format": "teams"}, "webhook_format"),
+    ({"webhook_format": None}, "webhook_format"),
 ])
 def test_bad_choices_are_a_422_naming_the_field(client, hooks_example, monkeypatch, body, field):
     from tests.api.conftest import make_game
@@ -308,3 +374,27 @@ def test_the_replay_start_read_backwards_by_pages_is_the_one_of_the_whole_log(sq
         for page in (1, 2, 3, 500):
             assert _replay_start(sqlite_app, gid, head, seats, page=page) == whole, (seats, page)
     assert notify.last_acted(lines, ["Red"]) == lines[-2]["seq"]  # Red's roll and its dice, then Blue's note
+
+
+def test_a_prefs_table_made_before_seat_webhook_formats_gets_its_column_and_keeps_its_choices(store_config):
+    """The webhook_format column is added by the next migrate; a seat webhook stored before gets warlog's JSON."""
+    migrate(store_config)
+    service = Warlog(store_config)
+    try:
+        store = NotifyStore.for_service(service)
+        store._run("DROP TABLE {t}warlog_notify_prefs")
+        store._run("CREATE TABLE {t}warlog_notify_prefs (game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                   "events TEXT NOT NULL, channels TEXT NOT NULL, digest INTEGER NOT NULL, webhook_url TEXT, "
+                   "webhook_secret TEXT, PRIMARY KEY (game_id, seat))")
+        store._run("INSERT INTO {t}warlog_notify_prefs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   ("g1", "Red", "game_over", "webhook", 0, "https://x.example/", "whsec_k"))
+        migrate(store_config)
+        migrate(store_config)  # and again: nothing left to add
+        assert store.prefs("g1") == {"Red": notify.Prefs(frozenset({"game_over"}), frozenset({"webhook"}), False,
+                                                         "https://x.example/", "warlog")}
+        assert store.seat_webhook("g1", "Red") == {"url": "https://x.example/", "secret": "whsec_k", "format": "warlog"}
+        store.set_prefs("g1", "Blue", notify.Prefs(channels=frozenset({"webhook"}), webhook_url="https://y.example/",
+                                                   webhook_format="discord"), "whsec_k")
+        assert store.seat_webhook("g1", "Blue")["format"] == "discord"
+    finally:
+        service.close()
