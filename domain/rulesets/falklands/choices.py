@@ -131,7 +131,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         if not wave or not areas:
             return None
         return {"area": areas, "wave": wave, "bombard": S.units_in(state, S.TACTICAL, side=side, classes=["ship"]),
-                "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave] if side == UK else []}
+                "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave
+                                and DATA.units[state["units"][u]["aboard"]]["type"] in ("A", "T")] if side == UK else []}
     if op == 18:
         return _air_strikes(state, side, (*DATA.sea_areas, S.SOUTH_GEORGIA),
                             lambda a: S.units_in(state, a, side=enemy, classes=["ship"]))

@@ -39,7 +39,9 @@ def hit_number(state: dict, battle: dict, shooter: str, target: str, side: str) 
     if not battle.get("no_modifiers"):
         for value, reason in battle.get("mods", {}).get(shooter, []):
             mods.append({"value": value, "reason": reason})
-        area = DATA.areas.get(battle["area"], {})
+        # An interception is fought on the flight's route (FS 7.1 Op #11, the FS 10.9 example), not
+        # in the area it is bound for: that area's mountains and entrenchments do not apply.
+        area = DATA.areas.get(battle["area"], {}) if battle["kind"] != "interception" else {}
         if attacking and area.get("mountains"):
             mods.append({"value": -1, "reason": "attacking in mountains (FS 10.6)"})
         if attacking and side == "UK" and area.get("entrenched"):

@@ -615,8 +615,10 @@ def op_17(ctx: Ctx, side: str, order: dict) -> list:
         mine(ctx, second, side, 17, ("ground",))
         for u in second:
             ship = ctx.state["units"][u]["aboard"]
-            need(ship is not None and S.where(ctx.state, ship) == S.TACTICAL and u not in wave, rule(17),
-                 f"{name(u)} is not aboard a transport in the Falkland Islands Sea Area")
+            # "aboard any transport vessels": the A and T ships of FS 6.5, not an SF team's destroyer
+            need(ship is not None and S.where(ctx.state, ship) == S.TACTICAL and u not in wave
+                 and DATA.units[ship]["type"] in ("A", "T"), rule(17),
+                 f"{name(u)} is not aboard a transport vessel (A or T) in the Falkland Islands Sea Area")
         steps = sum(ctx.state["units"][u]["steps"] for u in second)
         need(1 <= steps <= 10, rule(17), "the second wave is one to ten steps")
     frames = []

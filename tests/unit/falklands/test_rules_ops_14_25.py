@@ -357,6 +357,22 @@ def test_op_17_second_wave_is_one_to_ten_steps_aboard_transports_in_the_sea_area
     assert refused(st, UK, op(17, area=FLAT, wave=["2_para"], second_wave=["42_cdo"])).rule == "FS 7.1 Op #17"
 
 
+def test_fs_7_1_op_17_the_second_wave_comes_aboard_transport_vessels_only(monkeypatch):
+    # "Those additional troops must already be located in the Falkland Islands Sea Area aboard any
+    # transport vessels": A or T ships (FS 6.5), not an SF team riding a destroyer (FS 6.2(1)).
+    st = second_wave_position(monkeypatch)
+    place(st, "glamorgan", "falklands")
+    place(st, "sas_d", aboard="glamorgan")
+    e = refused(st, UK, op(17, area=FLAT, wave=["2_para"], second_wave=["sas_d"]))
+    assert e.rule == "FS 7.1 Op #17" and "transport" in e.detail
+    from domain.rulesets.falklands.choices import op_choices
+    assert "sas_d" not in op_choices(st, UK, 17)["second_wave"]  # nor offered
+    place(st, "sas_d", aboard="canberra")
+    assert "sas_d" in op_choices(st, UK, 17)["second_wave"]
+    out, _ = play(st, UK, op(17, area=FLAT, wave=["2_para"], second_wave=["sas_d"], fire=fire(("2_para", "ri_12"))))
+    assert events_of(out, "BattleBegun")  # from a transport: accepted
+
+
 def test_op_17_second_wave_is_for_the_uk_only(monkeypatch):
     st = assault(monkeypatch, defenders=("2_para",), phase=AR_PHASE)
     aboard(monkeypatch, st, "cabo_san_antonio", "ri_12")

@@ -718,6 +718,22 @@ def test_fs_7_1_op_11_costs_no_uk_operation_and_may_be_declined():
     assert st3["uk_operations_left"] == st["uk_operations_left"] and st3["ops_log"][UK] == []
 
 
+@pytest.mark.parametrize("base", ["port_stanley", "goose_green"])
+def test_fs_7_1_op_11_the_interception_is_fought_on_the_route_not_in_the_entrenched_target_area(base):
+    # FS 10.9's example: the carriers fire at the planes halted in a sea area on their way, with
+    # their anti-air hit number (3); FS 10.7's entrenchments reduce UK units attacking *in* Port
+    # Stanley or Goose Green, which an interception of a flight bound there is not.
+    st = ar()
+    place(st, "hermes", "falklands")
+    place(st, DAGGERS[0], S.ARGENTINA)
+    control(st, AR, base)
+    out, st2 = play(st, AR, op(3, aircraft=[DAGGERS[0]], origin=S.ARGENTINA, destination=base))
+    assert pending(st2)["kind"] == "interception"
+    out, _ = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(6))
+    (roll,) = [o for o in out if not isinstance(o, tuple)]
+    assert roll.target == {"hit_number": DATA.units["hermes"]["factors"]["air"], "modifiers": []}
+
+
 # ========================================================================= Op #12 cross-deck ===
 def test_fs_7_1_op_12_switches_ground_units_between_vessels_in_one_sea_area():
     st = uk()
