@@ -224,6 +224,12 @@ class Harness:
     def order(self, gid, seat, order):
         return self.app.submit_order(gid, seat, uuid.uuid4().hex, order)
 
+    def hand_over(self, gid, seat="Blue") -> dict:
+        """``seat`` advances the phase: the one delivery row it makes (the other seat's)."""
+        self.order(gid, seat, {"kind": "advance"})
+        [row] = self.dispatch()
+        return row
+
 
 @pytest.fixture
 def mail():
@@ -287,8 +293,7 @@ def test_a_dispatcher_restarted_from_scratch_mails_nobody_twice(sqlite_app, mail
     h = Harness(sqlite_app, smtp)
     gid = _started_game(h)
     h.dispatch()
-    h.order(gid, "Red", {"kind": "advance"})
-    [row] = h.dispatch()
+    row = h.hand_over(gid, "Red")
     h.deliver(row)
     # forget every progress mark (a crash before they were written): the same rows, no new mail
     with sqlite_app.recorder.datastore.transaction(commit=True) as c:
@@ -310,8 +315,7 @@ def test_an_opted_out_seat_gets_no_mail(sqlite_app, mail):
     assert h.dispatch() == []
     # opted out between dispatch and delivery: the job skips it
     h.access.set_contact(gid, "Red", "red@example.org", notify=True)
-    h.order(gid, "Blue", {"kind": "advance"})
-    [row] = h.dispatch()
+    row = h.hand_over(gid, "Blue")
     h.access.set_contact(gid, "Red", "red@example.org", notify=False)
     assert h.deliver(row) == "skipped: the seat opted out"
     assert box.messages == []
@@ -350,8 +354,7 @@ def test_a_webhook_whose_secret_predates_standard_webhooks_is_skipped_not_sent(s
     h.dispatch()
     with webhook_receiver("whsec_" + "k" * 40) as (receiver, url):
         h.store.set_webhook(gid, url, "an-old-hmac-key-" * 2)  # stored by the home-made scheme
-        h.order(gid, "Blue", {"kind": "advance"})
-        [row] = h.dispatch()
+        row = h.hand_over(gid, "Blue")
         assert "set the webhook again" in h.deliver(row)
     assert receiver.posts == []
     assert h.store.delivery(gid, row["seq"], WEBHOOK, "")["status"] == "skipped"
@@ -364,8 +367,7 @@ def test_an_unreachable_webhook_fails_within_its_timeout(sqlite_app, trusted_rec
     from tests.workers.notify_helpers import free_port
 
     h.store.set_webhook(gid, f"http://127.0.0.1:{free_port()}/nobody", "whsec_" + "x" * 40)
-    h.order(gid, "Blue", {"kind": "advance"})
-    [row] = h.dispatch()
+    row = h.hand_over(gid, "Blue")
     started = time.monotonic()
     with pytest.raises(notify.WebhookFailed, match="unreachable"):
         h.deliver(row)
@@ -512,8 +514,7 @@ def test_an_smtp_failure_is_recorded_without_the_address_and_retried(sqlite_app,
     h = Harness(sqlite_app, smtp)
     gid = _started_game(h)
     h.dispatch()
-    h.order(gid, "Blue", {"kind": "advance"})
-    [row] = h.dispatch()
+    row = h.hand_over(gid, "Blue")
     from tests.workers.notify_helpers import free_port
     from workers.dispatch import MailFailed
 
@@ -532,8 +533,7 @@ def test_a_mail_whose_worker_died_mid_send_goes_out_once_its_claim_is_stale(sqli
     h = Harness(sqlite_app, smtp)
     gid = _started_game(h)
     h.dispatch()
-    h.order(gid, "Blue", {"kind": "advance"})
-    [row] = h.dispatch()
+    row = h.hand_over(gid, "Blue")
     assert h.store.claim(gid, row["seq"], EMAIL, "Red")  # a job took the row; its worker was then killed
     # rq's retry of that job finds the row claimed, and the dispatcher leaves it while the claim is fresh
     assert h.deliver(row) == "already sending" and h.dispatch() == []
