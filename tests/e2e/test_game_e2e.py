@@ -682,9 +682,17 @@ def test_every_error_class_over_real_http(srv):
     check("bad_signature", srv.call("POST", keyed_orders, note, token=blue_keyed, headers={
         "Idempotency-Key": "s-1", "Warlog-Head": head,
         "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", {**note, "text": "other"}, head)}))
-    assert srv.call("POST", keyed_orders, note, token=blue_keyed, headers={
+    accepted = srv.call("POST", keyed_orders, note, token=blue_keyed, headers={
         "Idempotency-Key": "s-1", "Warlog-Head": head,
-        "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", note, head)}).status == 201
+        "Warlog-Signature": signatures.sign_order(key, keyed.id, "s-1", note, head)})
+    assert accepted.status == 201, accepted.raw
+    # 422 signature_reused: a signed command sent again with the signature the log already holds
+    head = accepted.body["chain_head"]
+    seed, signed_seed = {"client_seed": "blue-2"}, {"Warlog-Head": head, "Warlog-Signature": signatures.sign_command(
+        key, keyed.id, "client_seed", "Blue", {"client_seed": "blue-2"}, head)}
+    changed = srv.call("PUT", keyed.path("/client-seed"), seed, token=blue_keyed, headers=signed_seed)
+    assert changed.status == 200, changed.raw
+    check("signature_reused", srv.call("PUT", keyed.path("/client-seed"), seed, token=blue_keyed, headers=signed_seed))
 
     # 422 commitment_mismatch: a sealed round's reveal that does not hash to its seat's commitment.
     from domain import sealed as sealing
