@@ -7,6 +7,7 @@ one. Each test gets its own queue name, and removes only the keys of its own que
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -92,3 +93,31 @@ class RqEnv:
                               cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
         assert done.returncode == 0, done.stderr[-3000:]
         return done
+
+
+@contextlib.contextmanager
+def _settings_api(config):
+    """The app on ``config``'s store, migrated: (its test client, its service)."""
+    from api.app import create_app, migrate
+    from domain.service import Warlog
+
+    migrate(config)
+    service = Warlog(config)
+    try:
+        yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client(), service
+    finally:
+        service.close()
+
+
+@pytest.fixture
+def client(sqlite_config):
+    """The notification settings API on SQLite: (test client, service)."""
+    with _settings_api(sqlite_config) as made:
+        yield made
+
+
+@pytest.fixture
+def each_store_client(store_config):
+    """The notification settings API on SQLite and on PostgreSQL: (test client, service)."""
+    with _settings_api(store_config) as made:
+        yield made

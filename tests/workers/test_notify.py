@@ -15,7 +15,7 @@ import pytest
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from domain.access import AccessStore
-from api.app import create_app, migrate
+from api.app import migrate
 from domain.rulesets import find_ruleset
 from domain.service import Warlog
 from tests.conftest import new_freeform_game
@@ -375,14 +375,6 @@ def test_an_unreachable_webhook_fails_within_its_timeout(sqlite_app, trusted_rec
 
 
 # ========================================================================== the settings API ====
-@pytest.fixture
-def client(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client(), service
-    service.close()
-
-
 @pytest.fixture
 def hooks_example(monkeypatch):
     """hooks.example resolves to a public address (never connected to), without asking DNS."""

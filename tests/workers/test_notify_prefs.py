@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from api.app import create_app, migrate
+from api.app import migrate
 from domain.access import AccessStore
 from domain.rulesets import find_ruleset
 from domain.service import Warlog
@@ -221,14 +221,6 @@ def test_a_digest_seat_that_opts_out_before_the_digest_gets_none(sqlite_app, mai
 
 
 # ========================================================================== the settings API ====
-@pytest.fixture
-def client(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client(), service
-    service.close()
-
-
 def test_a_seat_sets_and_reads_its_own_choices(client, hooks_example):
     from tests.api.conftest import make_game
 
@@ -266,15 +258,6 @@ def test_a_seat_sets_and_reads_its_own_choices(client, hooks_example):
     assert r.status_code == 422 and "webhook_url" in r.json["errors"]
     r = c.put(url, json={"webhook_url": None, "channels": ["email"]}, headers=red)
     assert r.status_code == 200 and store.seat_webhook(game.game_id, "Red") is None
-
-
-@pytest.fixture
-def each_store_client(store_config):
-    """The settings API on SQLite and on PostgreSQL."""
-    migrate(store_config)
-    service = Warlog(store_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client(), service
-    service.close()
 
 
 def test_a_seat_chooses_its_webhooks_format_and_a_change_that_leaves_it_out_keeps_it(each_store_client,
