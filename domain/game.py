@@ -814,8 +814,7 @@ class Game(Aggregate):
         # signature again (a take-back accepted, a standing order set: kept and sent again for a
         # later request, or after its cancel) is refused. An annotation's resend returns its
         # first result by its id before anything is recorded, so it is not refused here.
-        if checked is not None and kind not in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION) \
-                and checked[1] in self.command_signatures:
+        if checked is not None and kind not in signatures.ANNOTATIONS and checked[1] in self.command_signatures:
             raise SignatureReused(f"this signature of seat {seat}'s {kind.replace('_', ' ')} command is already in "
                                   "the log: a signed command is recorded once; sign the command again over the "
                                   "current head (docs/dice.md, \"Signed orders and heads\")")
@@ -1492,7 +1491,7 @@ class Game(Aggregate):
         self.annotation_lines = (*self.annotation_lines, seq)
 
     def _on_CommandSigned(self, e: ev.CommandSigned) -> None:
-        if e.kind not in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION):
+        if e.kind not in signatures.ANNOTATIONS:
             self.command_signatures = (*self.command_signatures, e.signature)
         else:  # the line after its annotation's
             seq = e.originator_version

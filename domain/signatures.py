@@ -93,6 +93,9 @@ CLIENT_SEED, UMPIRE_ANSWER = "client_seed", "umpire_answer"
 # A public and a private annotation are signed as two kinds, so a private one's signature is hidden
 # with its text (domain/visibility.py) while the line's kind is known without reading the text.
 ANNOTATION, PRIVATE_ANNOTATION = "annotation", "private_annotation"
+# An annotation sent again is found by its id and returns its first result, so it is left out of
+# "a signed command is recorded once" (game.Game and verify check the other kinds).
+ANNOTATIONS = (ANNOTATION, PRIVATE_ANNOTATION)
 VACATION, EXTENSION, CLAIM_WIN = "vacation", "extension", "claim_win"  # time control (domain/clock.py)
 COMMAND_FIELDS = {
     CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),

@@ -526,7 +526,7 @@ class _Signed:
         if redacted or done_redacted:
             return  # a seat's copy: the command (another seat's standing order) or its signature is hidden
         self._check_head(data["head"], done_hash, f"{kind} command", n, report)
-        if kind not in (signatures.ANNOTATION, signatures.PRIVATE_ANNOTATION) and isinstance(data["signature"], str):
+        if kind not in signatures.ANNOTATIONS and isinstance(data["signature"], str):
             first = self.command_signatures.setdefault(data["signature"], n)
             if first != n:
                 report.fail(n, f"the signature on line {n} is already on line {first}: a signed command is "
