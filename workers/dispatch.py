@@ -213,13 +213,20 @@ class NotifyStore(SqlTables):
                   (position, position))
 
     # ---------------------------------------------------------------------------- deliveries --
-    def outbox(self, limit: int = 100) -> list[dict]:
-        return self._run("SELECT game_id, seq, channel, seat FROM {t}warlog_notify_deliveries WHERE status = 'new' "
-                         "ORDER BY game_id, seq LIMIT ?", (limit,), fetch="all")
+    # What the outbox holds at ``now``: the new rows, and the rows claimed more than STALE_CLAIM
+    # before and never finished (their worker died mid-send: a job timeout, a restart, the OOM
+    # killer; rq's retries of that job, finding the row still claimed, had stopped).
+    _OUTBOX = "(status = 'new' OR (status = 'sending' AND claimed_at < ?))"
 
-    def mark_queued(self, d: dict) -> None:
+    def outbox(self, now: datetime, limit: int = 100) -> list[dict]:
+        return self._run("SELECT game_id, seq, channel, seat FROM {t}warlog_notify_deliveries WHERE "
+                         f"{self._OUTBOX} ORDER BY game_id, seq LIMIT ?", ((now - STALE_CLAIM).isoformat(), limit),
+                         fetch="all")
+
+    def mark_queued(self, d: dict, now: datetime) -> None:
         self._run("UPDATE {t}warlog_notify_deliveries SET status = 'queued' WHERE game_id = ? AND seq = ? "
-                  "AND channel = ? AND seat = ? AND status = 'new'", (d["game_id"], d["seq"], d["channel"], d["seat"]))
+                  f"AND channel = ? AND seat = ? AND {self._OUTBOX}",
+                  (d["game_id"], d["seq"], d["channel"], d["seat"], (now - STALE_CLAIM).isoformat()))
 
     def delivery(self, game_id: str, seq: int, channel: str, seat: str) -> dict | None:
         return self._run("SELECT * FROM {t}warlog_notify_deliveries WHERE game_id = ? AND seq = ? AND channel = ? "
@@ -236,13 +243,6 @@ class NotifyStore(SqlTables):
                          "attempts = attempts + 1 WHERE game_id = ? AND seq = ? AND channel = ? AND seat = ? AND "
                          "(status IN ('new', 'queued', 'failed') OR (status = 'sending' AND claimed_at < ?))",
                          (now.isoformat(), game_id, seq, channel, seat, (now - STALE_CLAIM).isoformat())) == 1
-
-    def requeue_stale(self, now: datetime) -> int:
-        """Put back in the outbox the rows claimed more than ``STALE_CLAIM`` before ``now`` and
-        never finished: their worker died mid-send (a job timeout, a restart, the OOM killer), and
-        rq's retries of that job, finding the row still claimed, had stopped. Returns how many."""
-        return self._run("UPDATE {t}warlog_notify_deliveries SET status = 'new' WHERE status = 'sending' "
-                         "AND claimed_at < ?", ((now - STALE_CLAIM).isoformat(),))
 
     def finish(self, game_id: str, seq: int, channel: str, seat: str, status: str, error: str | None = None) -> None:
         self._run("UPDATE {t}warlog_notify_deliveries SET status = ?, error = ?, sent_at = ? WHERE game_id = ? "
@@ -339,16 +339,17 @@ class Dispatcher:
         return made
 
     def flush(self) -> int:
-        """Hand the outbox's rows to rq (a stale claim among them again); returns how many."""
-        self.store.requeue_stale(self.clock())
+        """Hand the outbox's rows to rq (a stale claim among them again); returns how many. An idle
+        poll only reads."""
+        now = self.clock()
         sent = 0
         while True:
-            rows = self.store.outbox()
+            rows = self.store.outbox(now)
             if not rows:
                 return sent
             for row in rows:
                 self.enqueue(row)
-                self.store.mark_queued(row)
+                self.store.mark_queued(row, now)
                 sent += 1
 
     def stop(self, *args: Any) -> None:
