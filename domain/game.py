@@ -330,8 +330,9 @@ class Game(Aggregate):
     annotations: dict | None = None
     annotation_lines: tuple | list = ()
     # The signatures of the keyed seats' other commands but annotations (CommandSigned), so that
-    # none is recorded twice; replaced, never changed in place (a class default: a game snapshotted
-    # before it knows those recorded since its snapshot, and verify checks the whole log).
+    # none is recorded twice; replaced, never changed in place. Set by GameCreated too, so a
+    # snapshot without it was taken before signatures were kept: Warlog._load folds such a game
+    # from its first line instead.
     command_signatures: tuple | list = ()
     # Where the game started, when not from the standard set-up: {"position", "title"} of a named
     # position; {"source", "at", "at_hash", "by"} of a sandbox. Class defaults, for old snapshots.
@@ -1388,6 +1389,7 @@ class Game(Aggregate):
         self.take_back = None
         self.ended = None
         self.chain_head = chain.GENESIS
+        self.command_signatures = []
 
     def _on_PositionSet(self, e: ev.PositionSet) -> None:
         self.position = {"position": e.position, "title": e.title}
@@ -1492,7 +1494,7 @@ class Game(Aggregate):
 
     def _on_CommandSigned(self, e: ev.CommandSigned) -> None:
         if e.kind not in signatures.ANNOTATIONS:
-            self.command_signatures = (*self.command_signatures, e.signature)
+            self.command_signatures = [*self.command_signatures, e.signature]
         else:  # the line after its annotation's
             seq = e.originator_version
             self.annotations = {k: ({**v, "last": seq} if v["seq"] == seq - 1 else v)

@@ -638,6 +638,10 @@ class Warlog(Application):
         with self.naming_damage(gid), decoding(gid):
             stored = next(iter(self.snapshots.recorder.select_events(gid, desc=True, limit=1)), None)
             game = self.snapshots.mapper.to_domain_event(stored).mutate(None) if stored is not None else None
+        if game is not None and "command_signatures" not in vars(game):
+            # Snapshotted before the game kept its signed commands' signatures: the whole log
+            # tells them, so that none is recorded twice (Game.command_signatures).
+            game, stored = None, None
         base, head = (game.version, game.chain_head) if game is not None else (0, chain.GENESIS)
         game, nbytes = self._apply_stored(gid, game, base, head)
         if game is None:

@@ -11,6 +11,7 @@ import pytest
 
 from domain import signatures
 from domain.errors import BadSignature, SignatureRequired, SignatureReused, UnknownHead
+from domain.game import Game
 from domain.rulesets import find_ruleset
 from domain.service import Warlog
 from domain.verify import verify_text
@@ -234,6 +235,21 @@ def test_a_signed_command_is_recorded_once_and_its_signature_sent_again_is_refus
     head = app.get_game(gid).chain_head  # Blue's own answer, signed over the head it sees now
     result = app.answer_take_back(gid, "Blue", True, **signed(key, gid, "take_back_answer", {"accept": True}, head))
     assert types_of(result) == ["TakeBackAccepted", "CommandSigned"]
+
+
+def test_a_game_snapshotted_before_signatures_were_kept_is_folded_whole_and_refuses_a_reuse(sqlite_app):
+    app = sqlite_app
+    gid, key, accept = two_answers(app)
+    snapshot = Game.Snapshot.take(app.get_game(gid))
+    del snapshot.state["command_signatures"]  # as the code before Game.command_signatures took it
+    app.snapshots.put([snapshot])
+    restarted = Warlog(app.config)  # no copy of the game in memory: loaded from that snapshot
+    try:
+        with pytest.raises(SignatureReused):
+            restarted.answer_take_back(gid, "Blue", True, **accept)
+        assert restarted.get_game(gid).version == snapshot.originator_version
+    finally:
+        restarted.close()
 
 
 def test_a_cancelled_standing_orders_signature_cannot_set_it_again(sqlite_app):
