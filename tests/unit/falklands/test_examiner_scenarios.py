@@ -1,0 +1,175 @@
+"""Falklands Showdown scenarios written from the rules text alone (an examiner's reading of
+sections 4-11), for the consequences the other rule modules do not already check. Each test is
+named after the rule it reads; positions are small and synthetic (helpers.py)."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands.data import DATA
+
+from .helpers import (
+    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
+    refused, rolls_of, uk, with_factor,
+)
+
+
+def hit_numbers(out) -> list[int]:
+    return [r.target["hit_number"] for r in rolls_of(out)]
+
+
+def fought(st, seat, order, dice):
+    """Play ``order`` and let the defender answer with automatic defensive fire (FS 10.2)."""
+    out, st2 = play(st, seat, order, dice)
+    d = pending(st2)
+    if d is not None and d["kind"] == "defensive_fire":
+        more, st2 = answer(st2, d["seat"], {"fire": "auto"}, dice)
+        out = [*out, *more]
+    return out, st2
+
+
+# ------------------------------------------------------------------------------- FS 4.5 ---
+def test_fs_4_5_an_ar_op_2_that_brings_the_tally_to_minus_5_hands_the_uk_sudden_death():
+    """FS 7.1 Op #2 gives the UK one negative VP; FS 4.5: "If the VP tally ever reaches -5, play
+    stops immediately and the UK player is declared the winner" - whoever's op moved it."""
+    st = empty("AR Operations")
+    st["vp"][S.TRACK] = -4
+    out, st2 = play(st, AR, op(2, unit="ri_2"))
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["level"]) == (UK, "sudden death")
+    assert st2["vp"][S.TRACK] == -5 and st2["ended"]
+
+
+# ------------------------------------------------------------------------------- FS 4.4(4) ---
+def test_fs_4_4_4_a_hit_that_does_not_sink_scores_nothing_the_second_hit_scores():
+    """FS 4.4(4) scores "whenever and wherever he sinks": a first hit on a two-step UK ship only
+    marks it (FS 10.11); the sinking scores one VP for an ordinary destroyer."""
+    st = empty("AR Operations")
+    place(st, "glamorgan", "sa6")
+    place(st, "a4_1", S.ARGENTINA)
+    out, st2 = fought(st, AR, op(18, area="sa6", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))),
+                    FixedDice(1, 6))
+    assert [e["unit"] for e in events_of(out, "UnitHit")] == ["glamorgan"]
+    assert events_of(out, "VPScored") == [] and st2["units"]["glamorgan"]["steps"] == 1
+
+
+# ------------------------------------------------------------------------------- FS 9.4 ---
+def test_fs_9_4_refuelling_extends_a4_range_to_the_falklands_sea_area_only():
+    """FS 9.4: Argentina-based A-4s reach Sea Areas 1, 2, 3 and 6; refuelled, "they can thereby
+    extend their range to include the Falkland Islands Sea Area" - not Sea Area 7 or beyond."""
+    st = empty("AR Operations")
+    place(st, "glamorgan", "sa7")
+    place(st, "a4_1", S.ARGENTINA)
+    for order in (op(18, area="sa7", aircraft=["a4_1"]), op(18, area="sa7", aircraft=["a4_1"], refuel=["a4_1"])):
+        assert refused(st, AR, order).rule == "FS 9.4"
+
+
+def test_fs_9_4_and_9_3_a_refuelled_a4_reaches_the_land_areas_of_the_tactical_map():
+    """FS 9.3: "All land areas on the Tactical Map are considered to lie within the Falkland
+    Islands Sea Area": a refuelled Argentina-based A-4 may strike one; without refuelling it may not."""
+    st = empty("AR Operations")
+    place(st, "2_para", "san_carlos")
+    place(st, "a4_1", S.ARGENTINA)
+    assert refused(st, AR, op(19, area="san_carlos", aircraft=["a4_1"])).rule == "FS 9.4"
+    out, st2 = fought(st, AR, op(19, area="san_carlos", aircraft=["a4_1"], refuel=["a4_1"],
+                               fire=fire(("a4_1", "2_para"))), FixedDice(1, default=6))
+    assert [e["unit"] for e in events_of(out, "UnitHit")] == ["2_para"]
+
+
+# ------------------------------------------------------------------------------ Op #16 ---
+def test_fs_7_1_op_16_landing_where_only_ar_aircraft_stand_takes_the_area_and_they_rebase():
+    """Op #16 lands "into a land area that's devoid of both sides' ground units" (aircraft are not
+    ground units); FS 9.6: AR aircraft alone with UK ground units there rebase at once; FS 3.6
+    control passes; FS 4.4(5) Pebble Island is worth one VP to the UK."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless")
+    place(st, "pucara_3", "pebble_island")
+    vp = st["vp"][S.TRACK]
+    out, st2 = play(st, UK, op(16, units=["2_para"], area="pebble_island"))
+    d = pending(st2)
+    assert d is not None and d["seat"] == AR and "9.6" in d["rule"]
+    out2, st3 = answer(st2, AR, {"destinations": {"pucara_3": S.ARGENTINA}})
+    assert S.where(st3, "pucara_3") == S.ARGENTINA
+    assert st3["control"]["pebble_island"] == UK and st3["vp"][S.TRACK] == vp - 1
+
+
+# ------------------------------------------------------------------------------ Op #17 ---
+def test_fs_7_1_op_17_an_assault_into_an_empty_enemy_controlled_area_takes_it():
+    """Op #17: "The assault may be into any enemy controlled land area" - one with no defenders
+    too; the landed units are alone there and take control at once (FS 3.6)."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless")
+    assert st["control"]["lafonia"] == AR
+    out, st2 = play(st, UK, op(17, area="lafonia", wave=["2_para"]), FixedDice(default=6))
+    assert S.where(st2, "2_para") == "lafonia" and st2["control"]["lafonia"] == UK
+
+
+def test_fs_7_1_op_17_and_10_7_an_assault_on_port_stanley_is_reduced_twice(monkeypatch):
+    """Op #17: the first wave's hit numbers "are reduced by one (in addition to all other
+    applicable modifiers)"; FS 10.7: UK units attacking in Port Stanley lose one more."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless")  # anti-ground 4
+    place(st, "ri_3", "port_stanley")
+    out, st2 = play(st, UK, op(17, area="port_stanley", wave=["2_para"], fire=fire(("2_para", "ri_3"))))
+    out, st3 = answer(st2, AR, {"fire": fire(("ri_3", "2_para"))}, FixedDice(3, 6))
+    uk_roll = rolls_of(out)[0]
+    assert uk_roll.target["hit_number"] == 2
+    assert events_of(out, "UnitEliminated") == []
+
+
+# ------------------------------------------------------------------------------ Op #21 ---
+def test_fs_10_9_and_op_21_a_carrier_bombarding_fires_three_times():
+    """FS 10.9: "each time a British carrier fires, offensively or defensively, at any target(s)
+    other than submarines, they may fire three times" - a shore bombardment too."""
+    st = uk()
+    place(st, "hermes", "falklands")
+    place(st, "ri_5", "port_howard")
+    place(st, "ri_8", "port_howard")
+    out, st2 = play(st, UK, op(21, area="port_howard", units=["hermes"],
+                               fire=fire(("hermes", "ri_5"), ("hermes", "ri_8"), ("hermes", "ri_8"))),
+                    FixedDice(6, 6, 6))
+    assert len(rolls_of(out)) == 3 and hit_numbers(out) == [2, 2, 2]
+
+
+# ------------------------------------------------------------------------------ FS 10.6 ---
+def test_fs_10_6_aircraft_attacking_in_a_mountain_area_are_reduced_too():
+    """FS 10.6: "Units of any types, and of either side, which are attacking in an area that
+    contains mountains do so with their hit numbers reduced by one" - aircraft included."""
+    st = empty("AR Operations")
+    place(st, "2_para", "mount_kent")
+    place(st, "a4_1", "port_stanley")  # anti-ground 3
+    out, st2 = fought(st, AR, op(19, area="mount_kent", aircraft=["a4_1"], fire=fire(("a4_1", "2_para"))),
+                    FixedDice(3, default=6))
+    assert rolls_of(out)[0].target["hit_number"] == 2 and events_of(out, "UnitHit") == []
+
+
+# ------------------------------------------------------------------------------ Op #7 ---
+def test_fs_7_1_op_7_the_raiding_sf_may_be_aboard_any_ship_anywhere():
+    """Op #7: the SF unit "may be located aboard any ship ... (it doesn't actually move)"."""
+    st = uk()
+    place(st, "hermes", "sa4")
+    place(st, "sas_d", aboard="hermes")
+    place(st, "pucara_3", "pebble_island")
+    out, st2 = play(st, UK, op(7, sf="sas_d", target="pucara_3"), FixedDice(5))
+    assert not S.alive(st2, "pucara_3") and S.alive(st2, "sas_d")
+
+
+# ------------------------------------------------------------------------------ FS 6.2(1) ---
+def test_fs_6_2_1_an_ar_destroyer_carries_one_ar_sf_unit():
+    """FS 6.2(1): "Every surface ship has the ability to transport one friendly SF unit" - AR too."""
+    st = empty("AR Operations")
+    place(st, "drummond", "falklands")
+    place(st, "cdo_601", "port_stanley")
+    out, st2 = play(st, AR, op(23, loads={"cdo_601": "drummond"}))
+    assert st2["units"]["cdo_601"]["aboard"] == "drummond"
+
+
+# ------------------------------------------------------------------------------ FS 9.7 ---
+def test_fs_9_7_a_uk_submarine_never_enters_argentina_in_its_submarine_phase():
+    """FS 9.7: "no UK movement or combat may ever take place in that area" - submarine moves too."""
+    st = empty("UK Submarine")
+    place(st, "spartan", "sa2")
+    err = refused(st, UK, {"kind": "submarines", "moves": {"spartan": S.ARGENTINA}})
+    assert err.rule in ("FS 9.7", "FS 8.1")
