@@ -173,3 +173,22 @@ def test_fs_9_7_a_uk_submarine_never_enters_argentina_in_its_submarine_phase():
     place(st, "spartan", "sa2")
     err = refused(st, UK, {"kind": "submarines", "moves": {"spartan": S.ARGENTINA}})
     assert err.rule in ("FS 9.7", "FS 8.1")
+
+
+# ------------------------------------------------------------------------------- FS 10.9 ---
+def test_fs_10_9_and_3_7_no_rendezvous_in_the_south_georgia_box():
+    """FS 10.9: the rendezvous "is defined as all three ships being in the same sea area at the end
+    of any UK operation"; FS 3.7: "the box is neither a sea nor a land area". Three ships in the
+    box have not rendezvoused: the Conveyor stays, the carriers keep three shots."""
+    st = uk()
+    for u in ("hermes", "invincible", "atlantic_conveyor"):
+        place(st, u, S.SOUTH_GEORGIA)
+    control(st, UK, S.SOUTH_GEORGIA)
+    out, st2 = play(st, UK, {"kind": "pass"})
+    assert events_of(out, "UnitWithdrawn") == [] and st2["rendezvous"] is False
+    assert S.alive(st2, "atlantic_conveyor")
+    st = uk()
+    for u in ("hermes", "invincible", "atlantic_conveyor"):
+        place(st, u, "sa5")  # the same sea area: the rendezvous is made
+    out, st2 = play(st, UK, {"kind": "pass"})
+    assert [e["unit"] for e in events_of(out, "UnitWithdrawn")] == ["atlantic_conveyor"] and st2["rendezvous"]
