@@ -192,3 +192,135 @@ def test_fs_10_9_and_3_7_no_rendezvous_in_the_south_georgia_box():
         place(st, u, "sa5")  # the same sea area: the rendezvous is made
     out, st2 = play(st, UK, {"kind": "pass"})
     assert [e["unit"] for e in events_of(out, "UnitWithdrawn")] == ["atlantic_conveyor"] and st2["rendezvous"]
+
+
+# ---------------------------------------------------------------------- Op #4 with 4.4(3) ---
+def test_fs_7_1_op_4_an_ar_submarine_eliminated_in_the_box_scores_for_the_uk():
+    """Op #4: "Any AR submarine(s) there at the time of this operation are automatically
+    eliminated"; FS 4.4(3): every AR ship sunk in the South Georgia Holding Box gives the UK one
+    negative VP (FS 2.5 names the submarines among the AR ships)."""
+    st = uk()
+    for s in ("glamorgan", "broadsword", "alacrity", "spartan"):
+        place(st, s, "sa5")
+    place(st, "sas_d", aboard="glamorgan")
+    place(st, "sbs", aboard="broadsword")
+    place(st, "santa_fe", S.SOUTH_GEORGIA)
+    vp = st["vp"][S.TRACK]
+    out, st2 = play(st, UK, op(4, ships=["glamorgan", "broadsword", "alacrity"], submarine="spartan",
+                               sf=["sas_d", "sbs"]))
+    assert not S.alive(st2, "santa_fe") and st2["control"][S.SOUTH_GEORGIA] == UK
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(-1, "FS 4.4(3)")]
+    assert st2["vp"][S.TRACK] == vp - 1
+
+
+# --------------------------------------------------------------------- FS 3.6 with 10.8 ---
+def test_fs_3_6_and_10_8_an_sf_team_landing_alone_in_an_empty_area_takes_it():
+    """FS 3.6: an area comes under your control "the instant your side is the only one to have one
+    or more ground units in it" - SF are ground units; FS 4.4(5): Fox Bay is worth one VP."""
+    st = uk()
+    place(st, "glamorgan", "falklands")
+    place(st, "sas_d", aboard="glamorgan")  # FS 6.2(1)
+    out, st2 = play(st, UK, op(16, units=["sas_d"], area="fox_bay"))
+    assert st2["control"]["fox_bay"] == UK
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(-1, "FS 4.4(5)")]
+
+
+def test_fs_7_1_op_25_eliminating_the_last_ar_sf_hands_the_area_to_the_uk():
+    """Op #25 SF against SF; the UK SF left alone in Fox Bay take it (FS 3.6, 4.4(5))."""
+    st = uk()
+    place(st, "sas_d", "fox_bay")
+    place(st, "cdo_601", "fox_bay")
+    out, st2 = fought(st, UK, op(25, area="fox_bay"), FixedDice(1, 6))
+    assert not S.alive(st2, "cdo_601") and S.alive(st2, "sas_d")
+    assert st2["control"]["fox_bay"] == UK and events_of(out, "VPScored")[-1]["delta"] == -1
+
+
+# ----------------------------------------------------------------- FS 6.3 / 9.6 / 4.4(5) ---
+def test_fs_6_3_the_base_is_used_until_the_area_goes_over_then_emergency_rebasing():
+    """FS 6.3: the AR uses a contested base "until the instant the area goes over to UK control.
+    At that time the AR player must perform emergency rebasing (see 9.6)"."""
+    st = uk()
+    place(st, "2_para", "goose_green")
+    place(st, "ri_12", "goose_green")
+    place(st, "dagger_1", "goose_green")
+    out, st2 = fought(st, UK, op(15, area="goose_green", units=["2_para"], fire=fire(("2_para", "ri_12"))),
+                      FixedDice(1, 6))
+    assert not S.alive(st2, "ri_12") and st2["control"]["goose_green"] == UK
+    assert events_of(out, "VPScored")[-1]["delta"] == -1  # FS 4.4(5)
+    d = pending(st2)
+    assert (d["kind"], d["seat"], d["rule"]) == ("emergency_rebase", AR, "FS 9.6")
+    assert "goose_green" not in d["options"]["destinations"]["dagger_1"]
+
+
+# ---------------------------------------------------------------------- FS 10.5 combos ---
+def test_fs_10_5_carriers_striking_the_stealth_aircraft_on_the_ground_hit_on_one():
+    """FS 10.5: "whenever it's fired at by any UK units of any kind, the 'to hit' numbers of those
+    firing UK units is reduced to '1'" - an Op #13 strike on its airbase too (three shots, 10.9)."""
+    st = uk()
+    place(st, "hermes", "falklands")
+    place(st, "super_etendard", "pebble_island")
+    out, st2 = play(st, UK, op(13, carriers=["hermes"], airbase="pebble_island"), FixedDice(2, 2, 2))
+    assert hit_numbers(out) == [1, 1, 1] and S.alive(st2, "super_etendard")
+
+
+# ------------------------------------------------------------------- FS 10.8 with Op #17 ---
+def test_fs_10_8_and_op_17_sf_in_the_first_wave_add_one_to_the_landing_infantry():
+    """Op #17: first-wave hit numbers are reduced by one "in addition to all other applicable
+    modifiers"; FS 10.8: SF in the attacking force (none among the defenders) add one."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless")  # anti-ground 4
+    place(st, "sas_d", aboard="fearless")
+    place(st, "ri_8", "fox_bay")
+    out, st2 = fought(st, UK, op(17, area="fox_bay", wave=["2_para", "sas_d"]), FixedDice(6, 6))
+    uk_roll = rolls_of(out)[0]
+    assert uk_roll.units == ["2_para", "ri_8"] and uk_roll.target["hit_number"] == 4
+
+
+# --------------------------------------------------------------------- FS 11.3 with VP ---
+def draw(st, uk_die, ar_die):
+    """End the AR Submarine Phase so the Random Event Phase rolls ``uk_die`` then ``ar_die``."""
+    st["phase"] = "AR Submarine"
+    st["active"] = [AR]
+    st["phase_ops"] = S.phase_allowance(st, "AR Submarine")
+    return play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(uk_die, ar_die))
+
+
+def test_fs_11_3_3_4_a_surprise_sinking_outside_the_tez_scores_for_the_ar():
+    """FS 11.3 3-4: "Normal VP pertain for any sinking": FS 4.4(2), an AR ship sunk outside the TEZ
+    gives the AR one VP."""
+    st = uk()
+    place(st, "spartan", "sa2")
+    place(st, "drummond", "sa2")
+    vp = st["vp"][S.TRACK]
+    out, st2 = draw(st, 3, 4)
+    out, st3 = answer(st2, UK, {"area": "sa2", "target": "drummond", "units": ["spartan"]}, FixedDice(1))
+    assert not S.alive(st3, "drummond")
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(1, "FS 4.4(2)")]
+    assert st3["vp"][S.TRACK] == vp + 1
+
+
+def test_fs_11_3_6_6_a_surprise_sinking_of_hermes_scores_two():
+    """FS 11.3 6-6 with FS 4.4(4): Hermes sunk is two VP to the AR; no UK defensive die."""
+    st = uk()
+    place(st, "salta", "sa6")
+    place(st, "hermes", "sa6", steps=1)
+    out, st2 = draw(st, 6, 6)
+    out, st3 = answer(st2, AR, {"area": "sa6", "target": "hermes", "units": ["salta"]}, FixedDice(1))
+    assert [r.seat for r in rolls_of(out)] == [AR] and not S.alive(st3, "hermes")
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(2, "FS 4.4(4)")]
+
+
+def test_fs_11_3_4_5_the_two_vp_at_the_last_uk_operation_count_in_the_final_reckoning():
+    """FS 11.3 4-5: two VP "at the end of that third UK operation"; when that is the UK's last
+    (FS 5.3), the competitive victory (FS 4.6) reckons them: 0 + 2 is an AR win."""
+    st = uk()
+    st["vp"][S.TRACK] = 0
+    st["uk_operations_left"] = 1
+    control(st, UK, "port_stanley")
+    st["political_pressure"] = {"ops_left": 1}
+    st["effects"][UK]["political_pressure"] = {"ops_left": 1}
+    out, st2 = play(st, UK, {"kind": "pass"})
+    assert events_of(out, "VPScored")[-1]["delta"] == 2
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["level"], ended["rule"]) == (AR, "competitive game", "FS 4.6")
