@@ -324,3 +324,37 @@ def test_fs_11_3_4_5_the_two_vp_at_the_last_uk_operation_count_in_the_final_reck
     assert events_of(out, "VPScored")[-1]["delta"] == 2
     (ended,) = events_of(out, "GameEnded")
     assert (ended["winner"], ended["level"], ended["rule"]) == (AR, "competitive game", "FS 4.6")
+
+
+# ------------------------------------------------------------------------------ Op #11 ---
+def test_fs_7_1_op_11_aircraft_joining_an_ar_op_15_ground_attack_are_not_intercepted():
+    """Op #11 only "provided ... the AR action currently underway is 3, 17, 18, 19 or 20": the
+    in-range planes an AR Op #15 brings in fly uncontested even past the UK carriers."""
+    st = empty("AR Operations")
+    place(st, "hermes", "falklands")
+    place(st, "invincible", "falklands")
+    place(st, "2_para", "fitzroy")
+    place(st, "ri_12", "fitzroy")
+    place(st, "a4_1", "port_stanley")
+    out, st2 = play(st, AR, op(15, area="fitzroy", units=["ri_12"], aircraft=["a4_1"],
+                               fire=fire(("ri_12", "2_para"), ("a4_1", "2_para"))))
+    assert pending(st2)["kind"] == "defensive_fire"
+    assert "interception" not in [d["kind"] for d in st2["pending"]]
+
+
+def test_fs_11_3_4_4_aircraft_flown_into_the_free_attack_are_not_intercepted():
+    """FS 11.3 4-4 is an event, not an AR operation, so Op #11 (ops 3, 17-20 only) gives the UK
+    carriers no interception of the planes flown in."""
+    st = uk()
+    place(st, "hermes", "sa6")
+    place(st, "glamorgan", "sa6")
+    place(st, "drummond", "sa6")
+    place(st, "dagger_1", S.ARGENTINA)
+    out, st2 = draw(st, 4, 4)
+    d = pending(st2)
+    assert (d["kind"], d["rule"]) == ("free_attack", "FS 11.3 4-4")
+    assert "dagger_1" in d["options"]["areas"]["sa6"]["aircraft"]
+    out, st3 = answer(st2, AR, {"area": "sa6", "units": ["drummond"], "aircraft": ["dagger_1"]},
+                      FixedDice(default=6))
+    assert all(p["kind"] != "interception" for p in st3.get("pending", []))
+    assert events_of(out, "BattleBegun")[0]["rule"] == "FS 11.3 4-4"
