@@ -5,11 +5,10 @@ named after the rule it reads; positions are small and synthetic (helpers.py).""
 from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
-from domain.rulesets.falklands.data import DATA
 
 from .helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
-    refused, rolls_of, uk, with_factor,
+    AR, UK, FixedDice, answer, control, empty, events_of, fire, op, pending, place, play, refused,
+    rolls_of, uk,
 )
 
 
@@ -46,10 +45,15 @@ def test_fs_4_4_4_a_hit_that_does_not_sink_scores_nothing_the_second_hit_scores(
     st = empty("AR Operations")
     place(st, "glamorgan", "sa6")
     place(st, "a4_1", S.ARGENTINA)
-    out, st2 = fought(st, AR, op(18, area="sa6", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))),
-                    FixedDice(1, 6))
+    order = op(18, area="sa6", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan")))
+    out, st2 = fought(st, AR, order, FixedDice(1, 6))
     assert [e["unit"] for e in events_of(out, "UnitHit")] == ["glamorgan"]
     assert events_of(out, "VPScored") == [] and st2["units"]["glamorgan"]["steps"] == 1
+    st2["pending"] = []
+    st2["phase"], st2["active"], st2["phase_ops"] = "AR Operations", [AR], S.phase_allowance(st2, "AR Operations")
+    out, st3 = fought(st2, AR, order, FixedDice(1, 6))
+    assert not S.alive(st3, "glamorgan")
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(1, "FS 4.4(4)")]
 
 
 # ------------------------------------------------------------------------------- FS 9.4 ---
