@@ -190,8 +190,10 @@ def after_op(ctx: Ctx, stack: list) -> None:
     side, op = f["side"], f["op"]
     left = ctx.state["uk_operations_left"]
     if side == UK:
+        # FS 10.9: "all three ships being in the same sea area" - the South Georgia box is not one (3.7).
         vessels = [u for u in T.UK_CARRIERS + (T.CONVEYOR,) if S.alive(ctx.state, u)]
-        if len(vessels) == 3 and len({S.where(ctx.state, u) for u in vessels}) == 1 and not ctx.state["rendezvous"]:
+        met = {S.where(ctx.state, u) for u in vessels}
+        if len(vessels) == 3 and len(met) == 1 and met <= set(DATA.sea_areas) and not ctx.state["rendezvous"]:
             ctx.emit(ev.UnitWithdrawn, unit=T.CONVEYOR, reason="rendezvous with Hermes and Invincible", rule="FS 10.9")
         in_tez = [u for u in S.units_in_any(ctx.state, side=UK, classes=["ship"]) if S.where(ctx.state, u) in DATA.tez]
         if not in_tez:
