@@ -188,7 +188,8 @@ for _k in FREE:
 
 
 def free_attack_options(state: dict, side: str, kind: str) -> dict:
-    """Per sea area: who may attack whom (events 2-1, 2-5, 3-4, 4-4, 6-5, 6-6)."""
+    """Per sea area: who may attack whom (events 2-1, 2-5, 3-4, 4-4, 6-5, 6-6). The events name a
+    "sea area" or "sea zone", and the South Georgia box is neither (FS 3.7): no attack there."""
     with S.positions_indexed(state):  # a question of this state only: units_in from an index
         return _free_attack_options(state, side, kind)
 
@@ -196,7 +197,7 @@ def free_attack_options(state: dict, side: str, kind: str) -> dict:
 def _free_attack_options(state: dict, side: str, kind: str) -> dict:
     enemy = S.other(side)
     out = {}
-    for area in (*DATA.sea_areas, S.SOUTH_GEORGIA):
+    for area in DATA.sea_areas:
         mine = S.units_in(state, area, side=side, classes=["ship", "submarine"])
         if kind == "surprise":
             subs = [u for u in mine if S.kind(u) == "submarine"]

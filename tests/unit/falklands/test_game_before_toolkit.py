@@ -55,10 +55,16 @@ def canonical(outcome: tuple[str, dict]) -> str:
 # The orders whose outcomes issue 32 changed on purpose (the rules text read again), by seq: the
 # rule now refusing the recorded answer, or the kind of the pending decision now asked otherwise.
 ISSUE_32 = {
-    68: "free_attack", 278: "free_attack", 635: "free_attack", 828: "free_attack", 884: "free_attack",  # FS 11.2: no "decline" offered
+    68: "free_attack", 278: "free_attack", 635: "free_attack", 884: "free_attack",  # FS 11.2: no "decline" offered
     75: "FS 11.3 4-4", 284: "FS 11.3 3-4",  # FS 11.2: the recorded {"decline": true} is refused
     350: "interception",  # FS 7.1 Op #11: the carriers on the flight's route ("reach")
 }
+# The decisions no longer asked: event 6-5's free attack was offered only in the South Georgia box,
+# which is "neither a sea nor a land area" (FS 3.7), so the event has no effect and the turn ends at
+# once (the recorded game advanced it after the attack, at seq 845). The recorded answer to it (seq
+# 835) then attacks nothing: no battle begins.
+NOT_ASKED = {828: "free_attack"}
+NO_BATTLE = {835}
 
 
 def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_events():
@@ -100,6 +106,19 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
             made = []
         else:
             made = [as_line(o) for o in rules.decide(state, d["seat"], d["order"], dice)]
+        if line["seq"] in NOT_ASKED:
+            kind = NOT_ASKED[line["seq"]]
+            assert not [o for o in made if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == kind]
+            recorded = [o for o in following if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == kind]
+            assert len(recorded) == 1, f"order at seq {line['seq']}"
+            following = [o for o in following if o not in recorded]
+            advanced = [o for o in made if o[0] == "TurnAdvanced"]
+            assert len(advanced) == 1, f"order at seq {line['seq']}"
+            made = [o for o in made if o not in advanced]
+        if line["seq"] in NO_BATTLE:
+            assert [o for o in following if o[0] == "BattleBegun"], f"order at seq {line['seq']}"
+            assert not [o for o in made if o[0] == "BattleBegun"], f"order at seq {line['seq']}"
+            made, following, dice.rolled = [], [], []
         if changed and not changed.startswith("FS "):  # the decision asked differs, nothing else
             asked = [o for o in made if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == changed]
             recorded = [o for o in following if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == changed]

@@ -773,3 +773,24 @@ def test_fs_11_3_6_5_free_ar_attack_on_uk_submarines_25_de_mayo_only_in_the_same
     out, after = answer(st, UK, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert events_of(out, "UnitEliminated")[0]["unit"] == "spartan"
     assert [e["delta"] for e in events_of(out, "VPScored")] == [1]  # FS 4.4(4)
+
+
+@pytest.mark.parametrize("uk, ar, units", [
+    (2, 5, ("spartan", "salta")),     # UK Submarine Detection Advantage: "in any one presently contested sea area"
+    (6, 5, ("salta", "spartan")),     # AR Submarine Detection Advantage: the same
+    (6, 6, ("salta", "glamorgan")),   # AR Surprise Submarine Attack: "co-located in any sea zone"
+])
+def test_fs_11_3_and_3_7_no_free_attack_in_the_south_georgia_box(monkeypatch, uk, ar, units):
+    """FS 3.7: "the box is neither a sea nor a land area", and these events attack in a sea area or
+    zone; the same units in a sea area are attacked there."""
+    for where, attacked in ((S.SOUTH_GEORGIA, False), (SEA, True)):
+        st = empty()
+        for u in units:
+            place(st, u, where)
+            with_factor(monkeypatch, u, surface=3, sub=3)
+        out, st = draw(st, uk, ar)
+        assert drawn(out) == f"{uk}-{ar}"
+        d = pending(st)
+        assert (d is not None and d["rule"] == f"FS 11.3 {uk}-{ar}") is attacked, (where, d)
+        if attacked:
+            assert list(d["options"]["areas"]) == [SEA]
