@@ -323,3 +323,22 @@ def test_stf_11_2_a_kirov_drawn_from_the_countermix_fires_its_20_ssms_in_two_wav
     out, st = results(st, dice=FixedDice(2))
     assert acts(out, "SSM wave")[0]["detail"]["missiles"] == 10
     assert st["units"]["kirov"]["ssm_left"] == 20  # the second load is left for another combat
+
+
+def test_stf_10_8_the_cv_set_aside_for_an_air_strike_is_the_cv_its_precise_composition_lists():
+    """10.8: a CV drawn and "placed aside as the CV for the attacking (not yet Precise) task force".
+    When that task force is Precisely identified (Rear Admiral TF, revealed air +4: a 1 reads row 5,
+    1CV 1CG 1DD 3FF) its one CV is the one set aside, not a second carrier drawn besides."""
+    st = air_state(intel="unknown", chit=None)
+    st["groups"]["TF1"]["units"] = []
+    st["units"].pop("kiev")
+    st["pool"] = pool_of("Soviet", CV=2, CG=2, DD=2, FF=4)
+    # 10.5: odd, then a 6 (Rear Admiral); the Air Attack Table 1; a d2 draws the CV; the sector
+    out, st = run_step(st, "air_attacks", FixedDice(1, 6, 1, 1, 3))
+    assert st["groups"]["TF1"]["units"] == ["sov-cv-1"] and st["groups"]["TF1"]["air_known"] is True
+    out, after = reveal(st, "TF1", FixedDice(1, default=1))
+    assert rolls_of(out)[0].outcome.split() == ["1CV", "1CG", "1DD", "3FF"]
+    units = after["groups"]["TF1"]["units"]
+    assert sorted(after["units"][u]["class"] for u in units) == ["CG", "CV", "DD", "FF", "FF", "FF"]
+    assert "sov-cv-1" in units and "sov-cv-2" in after["pool"]
+    assert after["deployment"]["total"] == 10 + 6 + 4 + 9  # the CV at its cost (STF 8.12's exact cost)
