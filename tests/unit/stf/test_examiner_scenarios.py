@@ -342,3 +342,22 @@ def test_stf_10_8_the_cv_set_aside_for_an_air_strike_is_the_cv_its_precise_compo
     assert sorted(after["units"][u]["class"] for u in units) == ["CG", "CV", "DD", "FF", "FF", "FF"]
     assert "sov-cv-1" in units and "sov-cv-2" in after["pool"]
     assert after["deployment"]["total"] == 10 + 6 + 4 + 9  # the CV at its cost (STF 8.12's exact cost)
+
+
+def test_stf_11_2_the_texts_example_with_a_slava_16_ssm_x2_half_its_complement_is_16_so_12_fire():
+    """11.2's example (1 DD, 2 FF: 12 missiles in two waves of 6) fired by one Slava-class CG
+    (16 SSM, (x2) by 13.4): its complement is 32 (13.7: the (x2) is the SSM complement), half
+    is 16, so the 4 per ship (12) all fire, both waves at the DD."""
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", {"dd": ship("DD", 4, nation="US"), "ff1": ship("FF", 3, nation="US"),
+                                            "ff2": ship("FF", 3, nation="US")})
+    slava = forces.unit_from_counter(st, "sov-cg-slava", "slava")
+    assert (slava["ssm"], slava["ssm_loads"]) == (16, 2)
+    add_group(st, "TF1", "system", "0102", {"slava": slava})
+    from tests.unit.stf.test_combat import results
+    out, st = run_step(st, "surface_combat", FixedDice(3))
+    wave = acts(out, "SSM wave")[0]["detail"]
+    assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "dd", 6)
+    out, st = results(st, dice=FixedDice(5))  # the DD survives the first wave
+    wave = acts(out, "SSM wave")[0]["detail"]
+    assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "dd", 0)
