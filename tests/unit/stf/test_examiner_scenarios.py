@@ -361,3 +361,45 @@ def test_stf_11_2_the_texts_example_with_a_slava_16_ssm_x2_half_its_complement_i
     out, st = results(st, dice=FixedDice(5))  # the DD survives the first wave
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "dd", 0)
+
+
+# ---- the countermix's own units through the rules (what a real game deals) -----------------------
+def real(st: dict, *counters: str) -> dict:
+    return {c: forces.unit_from_counter(st, c, c) for c in counters}
+
+
+def test_stf_11_1_the_player_reports_the_8_ssms_his_spruance_fired():
+    """A Player DD drawn from the countermix (Spruance, 8 SSM): the base game's 8 missiles fired
+    are reported spent, leaving none (a load of 8, x1)."""
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", real(st, "us-dd-spruance"))
+    _, after = play(st, {"kind": "report", "spent": {"us-dd-spruance": {"ssm": 8}}})
+    assert after["units"]["us-dd-spruance"]["ssm_left"] == 0
+    with pytest.raises(RuleViolation):
+        play(after, {"kind": "report", "spent": {"us-dd-spruance": {"ssm": 1}}})
+
+
+def test_stf_12_7_a_kiev_whose_only_squadron_is_destroyed_retires_with_its_three_best_frigates():
+    st = combat_state("Terminal")
+    add_group(st, "P1", "Player", "1212", {"p_dd": ship("DD", 4, nation="US")})
+    units = real(st, "sov-cv-kiev", "sov-ff-bditelny", "sov-ff-dostoyny", "sov-ff-razumny", "sov-ff-svirepy")
+    units["sov-ff-svirepy"]["asw"] = 1  # the worst frigate stays behind
+    add_group(st, "TF1", "system", "1610", units)
+    _, st = play({**st, "phase": "Combat"}, {"kind": "report", "squadrons_destroyed": ["sov-cv-kiev:M"]})
+    out, after = run_step({**st, "phase": "Terminal"}, "retirement", FixedDice(default=1))
+    party = [g for g in after["groups"].values() if g.get("carrier_retiring") == "sov-cv-kiev"][0]
+    assert sorted(party["units"]) == ["sov-cv-kiev", "sov-ff-bditelny", "sov-ff-dostoyny", "sov-ff-razumny"]
+    assert party["retiring"] is True and after["groups"]["TF1"]["units"] == ["sov-ff-svirepy"]
+
+
+def test_stf_12_8_a_subron_of_real_soviet_ss_with_its_three_torpedo_loads_spent_retires():
+    st = combat_state("Terminal")
+    add_group(st, "P1", "Player", "1212", {"p_dd": ship("DD", 4, nation="US")})
+    add_group(st, "SR1", "system", "1610", real(st, "sov-ss-b-248"), kind="subron")
+    assert st["units"]["sov-ss-b-248"]["torpedoes_left"] == 3  # STF 13.6: (x3)
+    out, _ = run_step(st, "retirement", NoDice())
+    assert not [e for e in events_of(out, "GroupChanged") if e["rule"] == "STF 12.8"]
+    _, st = play({**st, "phase": "Combat"}, {"kind": "report", "spent": {"sov-ss-b-248": {"torpedoes": 3}}})
+    out, after = run_step({**st, "phase": "Terminal"}, "retirement", NoDice())
+    assert [e["rule"] for e in events_of(out, "GroupChanged")] == ["STF 12.8"]
+    assert after["groups"]["SR1"]["retiring"] is True
