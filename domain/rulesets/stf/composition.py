@@ -484,8 +484,10 @@ def reveal(ctx: Ctx, gid: str, *, rule: str = "STF 8.7", why: str = "") -> None:
         freighters(ctx, gid, nation, starred)
     size = ctx.state["groups"][gid]["size"]
     changes = {"intel": "precise", "nation": nation, "chit": LEADERS[size]}
+    if group["kind"] == "tf":
+        changes["emcon"] = False  # 8.7: turned onto its normal side (6.6: task forces start EMCON side up)
     ctx.emit(GroupChanged, group=gid, changes=changes, rule=rule,
              why=(why or f"{gid} is Precisely identified") + f": {reading.result} ({row}); its "
-                 f"{LEADERS[size]} chit turned to its normal side for the rest of the game")
+                 f"{LEADERS[size]} chit, the task force turned to its normal side (not EMCON) for the rest of the game")
     part = "STF 8.13" if group["kind"] == "subron" else "STF 8.12"
     set_points(ctx, gid, spent, part, f"{gid} is Precise: the deployment total readjusted to its exact cost, {spent}")

@@ -403,3 +403,13 @@ def test_stf_12_8_a_subron_of_real_soviet_ss_with_its_three_torpedo_loads_spent_
     out, after = run_step({**st, "phase": "Terminal"}, "retirement", NoDice())
     assert [e["rule"] for e in events_of(out, "GroupChanged")] == ["STF 12.8"]
     assert after["groups"]["SR1"]["retiring"] is True
+
+
+def test_stf_8_7_a_precise_task_force_is_turned_from_its_emcon_side_to_its_normal_side():
+    """6.6: task forces start EMCON side up; 8.7: once Precisely identified, "turn its chit onto
+    its normal side" for the rest of the game."""
+    st = search_state(system_group("TF1", chit="Tracked", intel="good"), pool=pool_of("Soviet", PC=3))
+    assert st["groups"]["TF1"]["emcon"] is True
+    out, after = play(st, search(sv=9), FixedDice(5, 2, 1))  # Precise; size small; row 1: 3PC
+    assert after["groups"]["TF1"]["intel"] == "precise" and after["groups"]["TF1"]["emcon"] is False
+    assert after["groups"]["TF1"]["chit"] == "Captain"
