@@ -14,7 +14,8 @@ from domain.rulesets.stf import air, composition, forces, maps, retirement
 from domain.rulesets.stf import rules as stf_rules
 from domain.rulesets.toolkit.engine import Ctx
 from tests.unit.stf.helpers import (FixedDice, NoDice, add_group, at_phase, combat_state, events_of, initial,
-                                    pending, play, pool_of, rolls_of, run_step, search_state, ship, system_group)
+                                    play, pool_of, rolls_of, run_step, search_state, ship, system_group)
+from tests.unit.stf.test_combat import results  # answers the pending combat decision
 
 
 def search(gid: str = "TF1", sv: int = 5) -> dict:
@@ -197,7 +198,6 @@ def test_stf_11_2_twenty_five_ssms_at_a_cv_go_in_waves_of_10_10_and_5():
     st = combat_state()
     add_group(st, "P1", "Player", "0101", {"nimitz": ship("CV", 20, nation="US"), "dd": ship("DD", 4, nation="US")})
     add_group(st, "TF1", "system", "0101", {"k1": ship("CG", 8, ssm=25, ssm_loads=1)})
-    from tests.unit.stf.test_combat import results
     out, st = run_step(st, "surface_combat", FixedDice(1))
     sizes = [acts(out, "SSM wave")[0]["detail"]["missiles"]]
     assert acts(out, "SSM wave")[0]["detail"]["target"] == "nimitz"
@@ -212,7 +212,6 @@ def test_stf_11_2_once_the_cv_is_sunk_four_per_remaining_ship_in_waves_of_six():
     add_group(st, "P1", "Player", "0101", {"nimitz": ship("CV", 20, nation="US"), "dd": ship("DD", 4, nation="US"),
                                             "ff": ship("FF", 3, nation="US")})
     add_group(st, "TF1", "system", "0101", {"k1": ship("CG", 8, ssm=40, ssm_loads=1)})
-    from tests.unit.stf.test_combat import results
     out, st = run_step(st, "surface_combat", FixedDice(1))
     out, st = results(st, "nimitz", dice=FixedDice(2))
     wave = acts(out, "SSM wave")[0]["detail"]
@@ -316,7 +315,6 @@ def test_stf_11_2_a_kirov_drawn_from_the_countermix_fires_its_20_ssms_in_two_wav
     kirov = forces.unit_from_counter(st, "sov-cg-kirov", "kirov")
     assert (kirov["ssm"], kirov["ssm_loads"]) == (20, 2)
     add_group(st, "TF1", "system", "0102", {"kirov": kirov})
-    from tests.unit.stf.test_combat import results
     out, st = run_step(st, "surface_combat", FixedDice(1))
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (10, "nimitz", 10)
@@ -354,7 +352,6 @@ def test_stf_11_2_the_texts_example_with_a_slava_16_ssm_x2_half_its_complement_i
     slava = forces.unit_from_counter(st, "sov-cg-slava", "slava")
     assert (slava["ssm"], slava["ssm_loads"]) == (16, 2)
     add_group(st, "TF1", "system", "0102", {"slava": slava})
-    from tests.unit.stf.test_combat import results
     out, st = run_step(st, "surface_combat", FixedDice(3))
     wave = acts(out, "SSM wave")[0]["detail"]
     assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "dd", 6)
