@@ -652,7 +652,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
         cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
         if cvs:  # another CV in the task force: still the CV
             f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
-        else:  # the CV is destroyed: 4 per ship, up to half of what is left
+        else:  # the CV is destroyed: 4 per ship, up to half the complement it still carries
             _ships_mode(state, f, pid)
     ships = units_of(state, pid, ships=True)
     if f["left"] <= 0 or not ships:
@@ -685,12 +685,15 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
 
 
 def _ships_mode(state: dict, f: dict, pid: str) -> None:
+    """4 SSMs per Player ship, up to half the group's SSM complement (every load it still carries:
+    13.7 calls the (x2) the "SSM complement"), and no more than it has ready in this salvo."""
     s = C["ssm"]
     num, den = s["complement_share"]
     ships = units_of(state, pid, ships=True)
+    complement = sum(ssm_left(u) for u in units_of(state, f["group"]))
     f["mode"] = "ships"
     f["aim"] = None
-    f["left"] = min(s["per_ship"] * len(ships), floor(f["left"] * num / den))
+    f["left"] = min(s["per_ship"] * len(ships), floor(complement * num / den), f["left"])
 
 
 def gun_counts(ships_a: list[dict], ships_b: list[dict]) -> tuple[str | None, int, int]:

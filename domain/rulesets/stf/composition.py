@@ -9,6 +9,7 @@ STF 8.8   A Soviet Player's first Precise report fixes the enemy's nation on 1d6
 STF 8.9   A class the countermix cannot supply: the next lower class at the replaced class's
           cost, else the next higher at its own; a subron is all SSN or all SS.
 STF 8.10  Each unit drawn at random: one die among the class's remaining counters.
+STF 10.8  A CV set aside for a task force's air strike fills a CV of its composition (``set_aside``).
 STF 8.12, 8.13  The deployment total: an Accurate estimate per group, readjusted to the exact
           cost at Precise (``DeploymentChanged``).
 STF 1.10  One third of the commitment (round down) is kept for submarines: surface points above
@@ -31,7 +32,7 @@ from typing import Any
 from domain import dice as dicemod
 from domain.events import GameEvent
 from domain.rulesets.stf import events as stf_events
-from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupRemoved, UnitsAssigned
+from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupRemoved, UnitChanged, UnitsAssigned
 from domain.rulesets.stf.rules import DATA
 from domain.rulesets.toolkit import tables
 from domain.rulesets.toolkit.engine import Ctx
@@ -441,6 +442,19 @@ def resupply(ctx: Ctx, gid: str, nation: str) -> None:
                      "no invasion VP)")
 
 
+def set_aside(ctx: Ctx, gid: str, cls: str, count: int, row: str) -> list[str]:
+    """STF 10.8: the CV drawn and "placed aside as the CV for the attacking (but not as yet
+    Precisely identified) task force" is that task force's CV when its composition lists one: up to
+    ``count`` such units of ``cls`` already in the group fill the line (at their own cost)."""
+    units = ctx.state["units"]
+    held = [u for u in ctx.state["groups"][gid]["units"]
+            if u in units and units[u].get("set_aside") and units[u].get("class") == cls][:count]
+    for u in held:
+        ctx.emit(UnitChanged, unit=u, changes={"set_aside": False}, rule="STF 10.8",
+                 why=f"{row}: {count}{cls}; {u}, set aside as {gid}'s CV for its air strike, is that {cls}")
+    return held
+
+
 def reveal(ctx: Ctx, gid: str, *, rule: str = "STF 8.7", why: str = "") -> None:
     """Make GameSystem group ``gid`` Precise: its nation (STF 8.8), its size if unknown (8.6), its
     composition (8.7) drawn from the pool (8.9, 8.10), the invasion freighters (1.11), its exact
@@ -460,15 +474,20 @@ def reveal(ctx: Ctx, gid: str, *, rule: str = "STF 8.7", why: str = "") -> None:
     row = f"{COMPOSITION['table_by_nation'][nation]}, row {reading.row}, {reading.target['column']}"
     spent, starred = 0, False
     for count, cls, star in parse_line(reading.result):
-        spent += place_line(ctx, gid, nation, count, cls, row)
+        held = set_aside(ctx, gid, cls, count, row)
+        spent += sum(int(ctx.state["units"][u].get("value", 0)) for u in held)
+        if count > len(held):
+            spent += place_line(ctx, gid, nation, count - len(held), cls, row)
         starred = starred or star
     if group["kind"] == "tf":
         resupply(ctx, gid, nation)
         freighters(ctx, gid, nation, starred)
     size = ctx.state["groups"][gid]["size"]
     changes = {"intel": "precise", "nation": nation, "chit": LEADERS[size]}
+    if group["kind"] == "tf":
+        changes["emcon"] = False  # 8.7: turned onto its normal side (6.6: task forces start EMCON side up)
     ctx.emit(GroupChanged, group=gid, changes=changes, rule=rule,
              why=(why or f"{gid} is Precisely identified") + f": {reading.result} ({row}); its "
-                 f"{LEADERS[size]} chit turned to its normal side for the rest of the game")
+                 f"{LEADERS[size]} chit, the task force turned to its normal side (not EMCON) for the rest of the game")
     part = "STF 8.13" if group["kind"] == "subron" else "STF 8.12"
     set_points(ctx, gid, spent, part, f"{gid} is Precise: the deployment total readjusted to its exact cost, {spent}")

@@ -128,8 +128,9 @@ def unit_from_counter(state: dict, counter_id: str, uid: str) -> dict:
     """The unit dict of pool counter ``counter_id`` (``state["pool"]``, else the countermix before
     the pool is set), with id ``uid``, not yet in a group, undamaged, per STF 13.1-13.6: Iowa 10 VP,
     Kirov 8 VP, the Invincible's second AV8 squadron, CV and CG (x2) SSM, US/NATO subs (x4)
-    torpedoes, Soviet subs (x3); a freighter's ``invasion`` (STF 1.11, 1.12). ``ssm_left`` and
-    ``torpedoes_left`` count loads (a load of SSM is ``ssm`` missiles)."""
+    torpedoes, Soviet subs (x3); a freighter's ``invasion`` (STF 1.11, 1.12). ``ssm_left`` counts
+    missiles (``ssm`` a load times ``ssm_loads``: what combat.ssm_left reads and spends, STF 11.2),
+    ``torpedoes_left`` torpedo loads."""
     pool = state.get("pool") or {}
     counter = pool.get(counter_id)
     if counter is None:
@@ -151,7 +152,7 @@ def unit_from_counter(state: dict, counter_id: str, uid: str) -> dict:
         unit["air"] = {**unit["air"], AV8_KIND: unit["air"][AV8_KIND] * 2}
         unit["extra_av8"] = True
     unit.update({"id": uid, "counter": counter_id, "group": None, "hits": 0, "sunk": False,
-                 "ssm_left": unit["ssm_loads"] if unit["ssm"] else 0, "torpedoes_left": unit["torpedoes"]})
+                 "ssm_left": unit["ssm"] * unit["ssm_loads"], "torpedoes_left": unit["torpedoes"]})
     if cls == "FR":
         unit["invasion"] = unit.get("role") == "invasion"
     return unit
@@ -399,7 +400,7 @@ def buy(ctx: Ctx, order: dict) -> None:
     for cid in units:
         u = unit_from_counter(ctx.state, cid, cid)
         if cid in upgrades:
-            u.update({"ssm_loads": 2, "ssm_left": 2, "ssm_upgraded": True})
+            u.update({"ssm_loads": 2, "ssm_left": u["ssm"] * 2, "ssm_upgraded": True})
         bought[cid] = u
     ctx.emit(UnitsAssigned, group=None, units=bought, points=cost - -(-sosus // SOSUS_PER_POINT),
              rule="STF 1.5", why=f"bought within the commitment limit of {points} points"

@@ -222,12 +222,13 @@ def test_stf_11_2_every_ssm_in_waves_of_ten_at_a_cv_then_four_per_ship_once_it_i
     out, st = results(st, dice=FixedDice(2))
     assert acts(out, "SSM wave")[0]["detail"]["missiles"] == 10
     out, st = results(st, "cv", dice=FixedDice(6))
-    # 16 left: 4 per ship (3 ships: 12) up to half of 16 (8), in waves of 6, freighters first
+    # 16 ready: 4 per ship (3 ships: 12), up to half the complement still carried (52: 26), in
+    # waves of 6, freighters first
     wave = acts(out, "SSM wave")[0]["detail"]
-    assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "fr", 2)
+    assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "fr", 6)
     out, st = results(st, "fr", dice=FixedDice(4))
     wave = acts(out, "SSM wave")[0]["detail"]
-    assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (2, "f1", 0)
+    assert (wave["missiles"], wave["target"], wave["left_in_salvo"]) == (6, "f1", 0)
     out, st = results(st)
     assert pending(st) is None
 

@@ -373,7 +373,7 @@ def test_stf_13_4_every_cv_and_cg_carries_x2_ssm():
                             "cv": counter("Kiev", "Soviet", "CV", ssm=8, ssm_loads=1)})
     for cid in ("cg", "cv"):
         u = forces.unit_from_counter(st, cid, cid)
-        assert u["ssm_loads"] == 2 and u["ssm_left"] == 2
+        assert u["ssm_loads"] == 2 and u["ssm_left"] == 16  # missiles: 8 a load, (x2)
 
 
 def test_stf_13_5_us_and_nato_subs_carry_x4_torpedoes():
@@ -395,7 +395,8 @@ def test_stf_13_7_a_destroyer_or_frigate_buys_x2_ssm_for_a_point():
     out, after = play(st, {"kind": "buy", "units": ["us-ff-1", "us-ff-3", "us-dd-1"],
                            "ssm_upgrades": ["us-ff-3", "us-dd-1"]})
     assert after["campaign"]["player_purchase"]["points"] == 10 + 2
-    assert (after["units"]["us-dd-1"]["ssm_loads"], after["units"]["us-dd-1"]["ssm_left"]) == (2, 2)
+    dd = after["units"]["us-dd-1"]
+    assert (dd["ssm_loads"], dd["ssm_left"]) == (2, 16)  # missiles: two loads of 8
     assert after["units"]["us-ff-1"]["ssm_loads"] == 1
     refused(st, {"kind": "buy", "units": ["us-ff-1", "us-ff-3", "us-dd-1"],
                  "ssm_upgrades": ["us-ff-3", "us-dd-1", "us-ff-1"]}, "STF 13.7")  # Knox has no SSM here
