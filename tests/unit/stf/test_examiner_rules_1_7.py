@@ -255,3 +255,27 @@ def test_stf_1_11_a_starred_us_task_force_takes_the_eight_real_freighters_and_ma
     assert moves(out)[0]["rule"] == "STF 7.4" and len(moves(out)[0]["path"]) == 2   # its freighters move 2
     objective = maps.sea_hexes_of(M, 64)
     assert movement.nearest(M, last_hex(moved, "TF1"), objective) < movement.nearest(M, "2106", objective)
+
+
+# ---- STF 7.11 with 7.6: a carrier whose squadrons are all destroyed can no longer attack ---------------
+def test_stf_7_11_a_carrier_left_without_aircraft_cannot_attack_so_no_last_ditch_charge():
+    """A real US carrier carries no SSM, gun or torpedo (data/countermix.json): once its squadrons
+    are all destroyed (the combat report's ``air_lost``) it "possesses no offensive firepower" (7.6)
+    and is not a task force "which can attack" the invasion force (7.11)."""
+    inside = maps.sea_hexes_of(M, 12)[0]
+    water = movement.water_distances(M, [inside])
+    start = sorted(h for h, n in water.items() if n == 3 and maps.distance(M, h, inside) == 3
+                   and maps.megahex_number(M, h) != 12)[0]
+    st = state(invader="Player", target=12)
+    add(st, "P1", "Player", "tf", inside, [*(real(c) for c in counters("US", "FF")[:4]),
+                                           real(counters("US", "FR", "invasion")[0])])
+    cv = real("us-cv-nimitz")
+    assert (cv["ssm_left"], cv["gun"], cv["torpedoes_left"]) == (0, None, 0)
+    add(st, "TF1", "system", "tf", start, [{**cv, "air_lost": sorted(cv["air"])}], intel="precise")
+    assert not movement.has_offensive_firepower(st, st["groups"]["TF1"])
+    out, after = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 1.12"              # without its escorts it withdraws instead
+    bases = movement.bases(st)
+    assert movement.nearest(M, last_hex(after, "TF1"), bases) < movement.nearest(M, start, bases)
+    st["units"]["us-cv-nimitz"]["air_lost"] = ["L"]         # its M and H squadrons still fly: it can attack
+    assert movement.has_offensive_firepower(st, st["groups"]["TF1"])
