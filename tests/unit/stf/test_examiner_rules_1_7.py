@@ -279,3 +279,27 @@ def test_stf_7_11_a_carrier_left_without_aircraft_cannot_attack_so_no_last_ditch
     assert movement.nearest(M, last_hex(after, "TF1"), bases) < movement.nearest(M, start, bases)
     st["units"]["us-cv-nimitz"]["air_lost"] = ["L"]         # its M and H squadrons still fly: it can attack
     assert movement.has_offensive_firepower(st, st["groups"]["TF1"])
+
+
+# ---- STF 1.12 for the GameSystem: a carrier revealed from the countermix, then short of escorts --------
+def test_stf_1_12_a_revealed_soviet_carrier_that_loses_its_third_escort_withdraws_toward_its_base():
+    st = state(turn=2)
+    st["campaign"]["commitment"] = {"Player": {"points": 21, "carriers": 1}, "system": 113}
+    st["pool"] = forces.pool_from_countermix()
+    player_tf(st, "P1", "0509")
+    add(st, "TF1", "system", "tf", "2106", intel="accurate", size="large", chit="Rear Admiral")
+    ctx = Ctx(copy.deepcopy(st), FixedDice(5, default=1), stf_rules.HOOKS)
+    composition.reveal(ctx, "TF1")                    # Soviet Rear Admiral TF row 5: 1CV 1CG 1DD 3FF
+    revealed = ctx.state
+    units = revealed["groups"]["TF1"]["units"]
+    assert sorted(revealed["units"][u]["class"] for u in units) == ["CG", "CV", "DD", "FF", "FF", "FF"]
+    escorts = [u for u in units if revealed["units"][u]["class"] != "CV"]
+    for u in escorts[:2]:
+        revealed["units"][u]["sunk"] = True           # three escorts left: it keeps on
+    out, _ = run_step(revealed, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] != "STF 1.12"
+    revealed["units"][escorts[2]]["sunk"] = True      # two left: "it and its remaining escorts must withdraw"
+    out, after = run_step(revealed, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 1.12" and "need 3 ASW ships" in moves(out)[0]["why"]
+    bases = movement.bases(revealed)
+    assert movement.nearest(M, last_hex(after, "TF1"), bases) < movement.nearest(M, "2106", bases)
