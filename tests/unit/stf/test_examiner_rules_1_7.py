@@ -303,3 +303,14 @@ def test_stf_1_12_a_revealed_soviet_carrier_that_loses_its_third_escort_withdraw
     assert moves(out)[0]["rule"] == "STF 1.12" and "need 3 ASW ships" in moves(out)[0]["why"]
     bases = movement.bases(revealed)
     assert movement.nearest(M, last_hex(after, "TF1"), bases) < movement.nearest(M, "2106", bases)
+
+
+# ---- STF 1.7: the text's example, the CV Foch --------------------------------------------------------
+def test_stf_1_7_the_texts_example_drawing_the_foch_makes_every_support_vessel_nato():
+    st = drawn(forces_state(points=21), 2)            # US and NATO carriers in id order: the second is the Foch
+    foch = st["campaign"]["player_carriers"]
+    assert [st["units"][c]["name"] for c in foch] == ["Foch"]
+    us, nato = counters("US", "FF")[:3], counters("NATO", "FF")[:3]
+    assert "is US" in refused(st, {"kind": "buy", "units": [*nato[:2], us[0]]}, "STF 1.7")
+    out, after = play(st, {"kind": "buy", "units": nato})
+    assert after["campaign"]["player_purchase"]["freighters"] == []   # STF 1.12: a freighter for the US only
