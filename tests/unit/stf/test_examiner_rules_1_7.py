@@ -314,3 +314,22 @@ def test_stf_1_7_the_texts_example_drawing_the_foch_makes_every_support_vessel_n
     assert "is US" in refused(st, {"kind": "buy", "units": [*nato[:2], us[0]]}, "STF 1.7")
     out, after = play(st, {"kind": "buy", "units": nato})
     assert after["campaign"]["player_purchase"]["freighters"] == []   # STF 1.12: a freighter for the US only
+
+
+# ---- STF 1.11: freighters revealed in a task force already in the target megahex have made it ----------
+def test_stf_1_11_freighters_revealed_in_a_task_force_already_in_the_target_megahex_score_3_each():
+    """An unknown task force of the invading GameSystem makes for the target megahex (7.4) before
+    anything is known of it; revealed there as the first CV task force, its 8 freighters (1.11) are
+    in the target megahex: each "makes it", 3 VP, once."""
+    st = state(player="Soviet", system="US", invader="system", target=64, turn=3)
+    st["campaign"]["commitment"] = {"Player": {"points": 21, "carriers": 1}, "system": 113}
+    st["pool"] = forces.pool_from_countermix()
+    player_tf(st, "P1", "1506")
+    add(st, "TF1", "system", "tf", maps.sea_hexes_of(M, 64)[0], intel="accurate", size="large", chit="Rear Admiral")
+    ctx = Ctx(copy.deepcopy(st), FixedDice(6, default=1), stf_rules.HOOKS)
+    composition.reveal(ctx, "TF1")                    # US Rear Admiral TF row 6: 1CV 2CG 2DD 3FF, and the freighters
+    revealed = ctx.state
+    assert revealed["campaign"]["invasion_freighters"] == "TF1"
+    out, after = run_step(revealed, "system_movement", FixedDice(default=1))
+    assert after["vp"]["system"] == 24
+    assert [e["delta"] for e in events_of(ctx.out, "VPScored") + events_of(out, "VPScored")] == [3] * 8
