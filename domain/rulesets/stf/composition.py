@@ -421,6 +421,11 @@ def freighters(ctx: Ctx, gid: str, nation: str, starred: bool) -> None:
         ctx.emit(UnitsAssigned, group=gid, units={cid: unit}, points=FREIGHTERS["points"], rule="STF 1.11",
                  why=f"{why} (free: no commitment points)")
     ctx.emit(CampaignFixed, key="invasion_freighters", value=gid, rule="STF 1.11")
+    # revealed already in the target megahex (an unknown task force makes for it, 7.4): they have made it
+    from domain.rulesets.stf import movement  # imported late: movement reaches this module at run time
+    where = ctx.state["groups"][gid].get("hex")
+    if where is not None:
+        movement.invasion_arrivals(ctx, gid, [where])
 
 
 def resupply(ctx: Ctx, gid: str, nation: str) -> None:

@@ -97,15 +97,21 @@ def is_cv_group(state: dict, group: dict) -> bool:
 
 def has_offensive_firepower(state: dict, group: dict) -> bool:
     """STF 7.6: SSMs, torpedoes, guns or attack aircraft left. A group whose units are not known
-    is taken to have them (the GameSystem does not withdraw a contact the Player cannot see into)."""
+    is taken to have them (the GameSystem does not withdraw a contact the Player cannot see into).
+    A carrier's aircraft are the squadrons it can still fly (the air part's ``squadrons``: none
+    once destroyed, sunk or its flight deck inoperable), not its countermix complement."""
+    from domain.rulesets.stf import air  # imported late, as combat is below
     units = units_of(state, group)
     if not units:
         return True
     for u in units:
         ssm = u.get("ssm_left", u.get("ssm")) or 0
         torpedoes = u.get("torpedoes_left", u.get("torpedoes")) or 0
-        air = u.get("air") or {}
-        if ssm or torpedoes or u.get("gun") or any(air.get(k) for k in ("L", "M", "H")):
+        if ssm or torpedoes or u.get("gun"):
+            return True
+        flying = (air.squadrons(state, u["id"]) if u.get("id") in state["units"]
+                  else [{"type": k} for k, n in (u.get("air") or {}).items() if n])
+        if u.get("air") and any(s["type"] in ("L", "M", "H") for s in flying):
             return True
     return False
 
