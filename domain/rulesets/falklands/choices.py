@@ -51,10 +51,17 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         return {"unit": left} if left else None
     if op == 3:
         at: dict = {}
-        for u in S.units_in_any(state, side=AR, classes=["aircraft"]):
-            at.setdefault(S.where(state, u), []).append(u)
         dests = [a for a in DATA.airbases if S.controlled_by(state, a) == AR and not S.contested(state, a)]
-        return {"aircraft": at, "destinations": [*dests, S.ARGENTINA]} if at else None
+        dests.append(S.ARGENTINA)
+        used: set = set()
+        for u in S.units_in_any(state, side=AR, classes=["aircraft"]):
+            # only an aircraft with a base to go to (FS 6.2(3)(4) capacity, Op #9: after Black Buck
+            # only Pucaras base in the Falklands), as op_3 checks with S.may_base
+            fits = [d for d in dests if d != S.where(state, u) and S.may_base(state, u, d)]
+            if fits:
+                at.setdefault(S.where(state, u), []).append(u)
+                used.update(fits)
+        return {"aircraft": at, "destinations": [d for d in dests if d in used]} if at else None
     if op == 4:
         if S.controlled_by(state, S.SOUTH_GEORGIA) != AR:
             return None

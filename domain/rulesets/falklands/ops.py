@@ -756,7 +756,7 @@ def carriers_on_route(state: dict, aircraft: str, destination: str) -> list[str]
     enters on its way (FS 10.9's example: halted in the sea area next to the target's). The AR
     flies the shortest route it likes, so a carrier counts only when every such route passes it."""
     routes = flight_paths(S.sea_area_of(S.where(state, aircraft)), S.sea_area_of(destination))
-    near = [c for c in S.carriers(state, UK)]
+    near = [c for c in S.carriers(state, UK) if S.where(state, c) != S.SOUTH_GEORGIA]  # FS 3.7: no sea area
     return [c for c in near if all(any(a == S.where(state, c) or a in DATA.sea_adjacent(S.where(state, c))
                                            for a in route) for route in routes)]
 

@@ -1,0 +1,113 @@
+"""Falklands Showdown: a second examiner's scenarios, written from the rules text alone, for the
+operations of FS 7.1 clause by clause and sections 1-3, 5, 6 and 8, where the other modules leave a
+consequence unchecked; and whether the orders legal-orders offers are the ones the rules accept.
+Each test is named after the rule it reads; positions are small and synthetic (helpers.py)."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+
+from .helpers import (
+    AR, DAGGERS, PUCARAS, R, UK, FixedDice, ar, control, events_of, names, op, pending, place, play,
+    refused, set_phase, uk,
+)
+
+
+# ------------------------------------------------------------------ FS 7.1 Op #3, Op #9 ---
+def test_fs_7_1_op_3_not_offered_when_no_aircraft_may_rebase_after_black_buck():
+    # Op #9: "once chosen, the only AR aircraft that may thereafter base anywhere in the Falklands
+    # are Pucaras". Daggers in Argentina have nowhere to rebase to: Op #3 is refused, so not offered.
+    st = ar()
+    st["effects"][UK]["black_buck"] = {}
+    for u in DAGGERS:
+        place(st, u, S.ARGENTINA)
+    for base in ("port_stanley", "goose_green", "pebble_island"):
+        assert refused(st, AR, op(3, aircraft=DAGGERS[:1], origin=S.ARGENTINA, destination=base)).rule \
+            == "FS 7.1 Op #9"
+    assert R.operation_template(st, AR, 3) is None
+    # A Pucara may still fly in: then Op #3 is offered, and the order it offers is accepted.
+    place(st, PUCARAS[0], S.ARGENTINA)
+    offer = R.operation_template(st, AR, 3)
+    assert offer is not None and "port_stanley" in offer["choices"]["destinations"]
+    out, st2 = play(st, AR, op(3, aircraft=[PUCARAS[0]], origin=S.ARGENTINA, destination="port_stanley"))
+    assert S.where(st2, PUCARAS[0]) == "port_stanley"
+
+
+def test_fs_6_2_3_op_3_not_offered_when_every_falklands_base_is_full():
+    # FS 6.2(3)(4): Port Stanley bases three aircraft, Goose Green and Pebble Island two each.
+    st = ar()
+    for base, planes in (("port_stanley", ["a4_1", "a4_2", "a4_3"]), ("goose_green", PUCARAS[:2]),
+                         ("pebble_island", [PUCARAS[2], DAGGERS[0]])):
+        control(st, AR, base)
+        for u in planes:
+            place(st, u, base)
+    place(st, DAGGERS[1], S.ARGENTINA)
+    assert refused(st, AR, op(3, aircraft=[DAGGERS[1]], origin=S.ARGENTINA, destination="goose_green")).rule \
+        == "FS 6.2"
+    offer = R.operation_template(st, AR, 3)
+    # Still offered (the based aircraft may go home), but not from Argentina to a full base.
+    assert offer is not None and S.ARGENTINA not in offer["choices"]["aircraft"]
+    out, st2 = play(st, AR, op(3, aircraft=["a4_1"], origin="port_stanley", destination=S.ARGENTINA))
+    assert S.where(st2, "a4_1") == S.ARGENTINA
+
+
+# ------------------------------------------------------------------- FS 9.3 with FS 3.7 ---
+def test_fs_9_3_and_3_7_no_carrier_strike_into_the_south_georgia_box():
+    # FS 9.3: a carrier strikes "into a sea area adjacent" to its own; FS 3.7: the box "is neither a
+    # sea nor a land area", and no AR unit but a submarine goes into it.
+    st = ar()
+    control(st, UK, S.SOUTH_GEORGIA)
+    place(st, "25_de_mayo", "sa5")
+    place(st, "glamorgan", S.SOUTH_GEORGIA)
+    err = refused(st, AR, op(18, area=S.SOUTH_GEORGIA, carriers=["25_de_mayo"], fire="auto"))
+    assert err.rule == "FS 9.3"
+    offer = R.operation_template(st, AR, 18)
+    assert offer is None or S.SOUTH_GEORGIA not in offer["choices"]["area"]
+
+
+def test_fs_9_3_and_3_7_no_carrier_strike_out_of_the_south_georgia_box():
+    st = uk()
+    control(st, UK, S.SOUTH_GEORGIA)
+    place(st, "hermes", S.SOUTH_GEORGIA)
+    place(st, "drummond", "sa5")
+    assert refused(st, UK, op(18, area="sa5", carriers=["hermes"], fire="auto")).rule == "FS 9.3"
+    offer = R.operation_template(st, UK, 18)
+    assert offer is None or "sa5" not in offer["choices"]["area"]
+
+
+def test_fs_7_1_op_11_a_carrier_in_the_south_georgia_box_intercepts_nothing():
+    # Op #11: "into or adjacent to one or more sea areas containing UK aircraft carriers": the box
+    # is no sea area (FS 3.7); a flight into Sea Area 5 passes no carrier.
+    st = ar()
+    control(st, UK, S.SOUTH_GEORGIA)
+    place(st, "hermes", S.SOUTH_GEORGIA)
+    place(st, "glamorgan", "sa5")
+    place(st, DAGGERS[0], "port_stanley")  # FS 9.5: unlimited range from the Falklands
+    out, st2 = play(st, AR, op(18, area="sa5", aircraft=[DAGGERS[0]], fire="auto"))
+    assert pending(st2) is None or pending(st2)["kind"] != "interception"
+
+
+# ----------------------------------------------------------------------- FS 7.1 Op #16 ---
+def test_fs_7_1_op_16_ar_lands_an_sf_team_from_a_destroyer_into_an_empty_area():
+    # Op #16 is "(Both)", and FS 6.2(1) lets every surface ship carry one SF unit.
+    st = ar()
+    control(st, UK, "pebble_island")
+    place(st, "drummond", "falklands")
+    place(st, "cdo_601", aboard="drummond")
+    out, st2 = play(st, AR, op(16, units=["cdo_601"], area="pebble_island"))
+    assert S.where(st2, "cdo_601") == "pebble_island" and st2["control"]["pebble_island"] == AR
+    assert any(e["delta"] == 1 for e in events_of(out, "VPScored"))  # FS 4.4(5): recaptured, +1
+
+
+# ------------------------------------------------------------------------------- FS 8.1 ---
+def test_fs_8_1_submarines_enter_the_south_georgia_box_in_their_phase():
+    # FS 9.1: the box is "allowed for all UK vessels but only AR submarines"; FS 3.7 likewise.
+    st = uk("UK Submarine")
+    place(st, "spartan", "sa5")
+    out, st2 = play(st, UK, {"kind": "submarines", "moves": {"spartan": S.SOUTH_GEORGIA}})
+    assert S.where(st2, "spartan") == S.SOUTH_GEORGIA and st2["control"][S.SOUTH_GEORGIA] == AR
+    st = ar("AR Submarine")
+    place(st, "salta", "sa5")
+    out, st2 = play(st, AR, {"kind": "submarines", "moves": {"salta": S.SOUTH_GEORGIA}}, FixedDice(1, 1))
+    assert S.where(st2, "salta") == S.SOUTH_GEORGIA
+    assert "BattleBegun" not in names(out)  # FS 8.2: no attacks in these phases
