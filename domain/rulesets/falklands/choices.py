@@ -194,9 +194,16 @@ def op_choices(state: dict, side: str, op) -> dict | None:
 
 def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
     """FS 11.3 1-6 (ops.staff_work): the UK's strikes and bombardments offered only into areas
-    already contested, by carriers or ships already there."""
-    if side != UK or c is None or "poor_uk_staff_work" not in state["effects"][UK] or op not in (13, 18, 19, 21):
+    already contested, by carriers or ships already there; Op #20 and #24 only as attacks in place
+    in a contested area (ops.op_20, op_24 refuse any movement)."""
+    if side != UK or c is None or "poor_uk_staff_work" not in state["effects"][UK] or op not in (13, 18, 19, 20, 21, 24):
         return c
+    if op == 20:  # no sea movement: an attack in place, in a sea area already contested
+        at = {a: us for a, us in c["units"].items() if a in c["destination"] and S.contested(state, a)}
+        return {**c, "units": at, "destination": [a for a in c["destination"] if a in at]} if at else None
+    if op == 24:  # no land movement: an attack in place, in a land area already contested
+        origins = {a: {**v, "destination": [a]} for a, v in c["origin"].items() if a in v["destination"]}
+        return {**c, "origin": origins} if origins else None
     if op == 21:
         areas = [a for a in c["area"] if S.contested(state, a)]
         return {**c, "area": areas} if areas else None

@@ -111,3 +111,26 @@ def test_fs_8_1_submarines_enter_the_south_georgia_box_in_their_phase():
     out, st2 = play(st, AR, {"kind": "submarines", "moves": {"salta": S.SOUTH_GEORGIA}}, FixedDice(1, 1))
     assert S.where(st2, "salta") == S.SOUTH_GEORGIA
     assert "BattleBegun" not in names(out)  # FS 8.2: no attacks in these phases
+
+
+# ------------------------------------------------------------- FS 11.3 1-6 with Op #20/#24 ---
+def test_fs_11_3_1_6_op_20_and_op_24_offered_only_as_attacks_in_place():
+    # "may not conduct any air, sea or land movement ... Battles may be fought in areas already
+    # contested": with nothing contested, every Op #20 or #24 order is refused, so neither is offered.
+    st = uk()
+    st["effects"][UK]["poor_uk_staff_work"] = {}
+    place(st, "glamorgan", "sa4")
+    control(st, UK, "san_carlos")
+    place(st, "2_para", "san_carlos")
+    assert refused(st, UK, op(20, units=["glamorgan"], destination="sa7")).rule == "FS 11.3 1-6"
+    assert refused(st, UK, op(24, units=["2_para"], origin="san_carlos", destination="teal_inlet")).rule \
+        == "FS 11.3 1-6"
+    assert R.operation_template(st, UK, 20) is None and R.operation_template(st, UK, 24) is None
+    # Contested areas: offered there, in place, and the offered order is accepted.
+    place(st, "drummond", "sa4")
+    place(st, "ri_12", "san_carlos")
+    assert R.operation_template(st, UK, 20)["choices"] == {"units": {"sa4": ["glamorgan"]}, "destination": ["sa4"]}
+    assert R.operation_template(st, UK, 24)["choices"]["origin"] == {
+        "san_carlos": {"units": ["2_para"], "destination": ["san_carlos"]}}
+    out, st2 = play(st, UK, op(20, units=["glamorgan"], destination="sa4", attack=True), FixedDice(default=6))
+    assert "BattleBegun" in names(out)
