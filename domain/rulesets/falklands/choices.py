@@ -169,7 +169,10 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         return {"origin": origins, "destination": dests, "most": 2 if side == UK else 1} if origins and len(dests) > 1 else None
     if op == 23:
         ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
-        units = [u for a in DATA.land_areas for u in _ground_at(state, side, a)] if ships else []
+        ashore = [u for a in DATA.land_areas for u in _ground_at(state, side, a)]
+        # FS 6.2(1): Onyx, a submarine, carries the SBS
+        onyx = [s for s in S.units_in(state, S.TACTICAL, side=side, classes=["submarine"]) if DATA.units[s].get("carries_sbs")]
+        units = ashore if ships else [u for u in ashore if u == "sbs"] if onyx else []
         if side == AR and S.units_in(state, S.ARGENTINA, side=AR, classes=["ship"]):
             units += _ground_at(state, AR, S.ARGENTINA)
         return {"units": units, "ships": "a transport of yours where the unit is"} if units else None

@@ -134,3 +134,27 @@ def test_fs_11_3_1_6_op_20_and_op_24_offered_only_as_attacks_in_place():
         "san_carlos": {"units": ["2_para"], "destination": ["san_carlos"]}}
     out, st2 = play(st, UK, op(20, units=["glamorgan"], destination="sa4", attack=True), FixedDice(default=6))
     assert "BattleBegun" in names(out)
+
+
+# ----------------------------------------------------------------- FS 7.1 Op #23, 6.2(1) ---
+def test_fs_6_2_1_op_23_the_sbs_loads_onto_onyx_and_is_offered_to():
+    # FS 6.2(1): "The UK submarine Onyx may transport the SBS special forces unit"; Op #23 loads
+    # "onto naval vessels in the Falkland Islands Sea Area".
+    st = uk()
+    control(st, UK, "san_carlos")
+    place(st, "sbs", "san_carlos")
+    place(st, "2_para", "san_carlos")
+    place(st, "onyx", "falklands")
+    st = clear_ships(st)
+    offer = R.operation_template(st, UK, 23)
+    assert offer is not None and offer["choices"]["units"] == ["sbs"]
+    out, st2 = play(st, UK, op(23, loads={"sbs": "onyx"}))
+    assert st2["units"]["sbs"]["aboard"] == "onyx"
+    assert refused(st, UK, op(23, loads={"2_para": "onyx"})).rule == "FS 6.2(1)"
+
+
+def clear_ships(st):
+    """No UK surface ship in the Falkland Islands Sea Area (uk() puts a destroyer in the TEZ)."""
+    for u in S.units_in(st, "falklands", side=UK, classes=["ship"]):
+        place(st, u, "sa7")
+    return st
