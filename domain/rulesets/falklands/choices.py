@@ -27,6 +27,13 @@ def _air(state, side, area):
     return aircraft, carriers
 
 
+def _refuel(state, side) -> list:
+    """FS 9.4: the Argentina-based A-4s that may be designated as using aerial refuelling."""
+    if side != AR or "ar_air_mechanical" in state["effects"][AR]:
+        return []
+    return [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["aircraft"]) if DATA.units[u].get("range") == "a4"]
+
+
 def _air_strikes(state, side, areas, targets_at) -> dict | None:
     """Op #18 and #19: each area holding a target (``targets_at``) that the side's aircraft or
     carriers reach, with who can strike it; None when there is none."""
@@ -37,7 +44,8 @@ def _air_strikes(state, side, areas, targets_at) -> dict | None:
             aircraft, carriers = _air(state, side, a)
             if aircraft or carriers:
                 found[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
-    return {"area": found} if found else None
+    return {"area": found, "refuel": [u for u in _refuel(state, side) if any(u in v["aircraft"] for v in found.values())]} \
+        if found else None
 
 
 def op_choices(state: dict, side: str, op) -> dict | None:
@@ -124,7 +132,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                     aircraft, carriers = _air(state, side, a)
                     areas[a] = {"units": mine, "targets": targets, "aircraft": aircraft,
                                 "carriers": carriers if side == AR else []}
-        return {"area": areas} if areas else None
+        return {"area": areas, "refuel": [u for u in _refuel(state, side) if any(u in v["aircraft"] for v in areas.values())]} \
+            if areas else None
     if op == 16:
         units = _aboard_in(state, side, S.TACTICAL)
         areas = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)
@@ -152,7 +161,14 @@ def op_choices(state: dict, side: str, op) -> dict | None:
             if S.where(state, u):
                 at.setdefault(S.where(state, u), []).append(u)
         dests = [*DATA.sea_areas, *([S.SOUTH_GEORGIA]), *([S.ARGENTINA] if side == AR else [])]
-        return {"units": at, "destination": dests} if at else None
+        # Op #20: "in-range land-based aircraft, and/or carriers in adjacent sea areas, may also be
+        # involved in the attack" (ops.air_units checks the range to the destination chosen)
+        grounded = "ar_air_mechanical" in state["effects"][AR]
+        aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
+                    if S.where(state, u) in (*DATA.land_areas, S.ARGENTINA)] if side == AR and not grounded else []
+        return {"units": at, "destination": dests, "aircraft": aircraft,
+                "carriers": [c for c in S.carriers(state, side) if S.where(state, c) != S.ARGENTINA],
+                "refuel": _refuel(state, side)} if at else None
     if op == 21:
         ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
         areas = [a for a in DATA.land_areas
@@ -203,7 +219,8 @@ def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
         return c
     if op == 20:  # no sea movement: an attack in place, in a sea area already contested
         at = {a: us for a, us in c["units"].items() if a in c["destination"] and S.contested(state, a)}
-        return {**c, "units": at, "destination": [a for a in c["destination"] if a in at]} if at else None
+        return {**c, "units": at, "destination": [a for a in c["destination"] if a in at],
+                "carriers": [u for u in c["carriers"] if S.where(state, u) in at]} if at else None
     if op == 24:  # no land movement: an attack in place, in a land area already contested
         origins = {a: {**v, "destination": [a]} for a, v in c["origin"].items() if a in v["destination"]}
         return {**c, "origin": origins} if origins else None
@@ -275,6 +292,8 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=sorted(areas), units=_many(_flat({a: v["units"] for a, v in areas.items()})),
                       aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
+        if not uk:
+            fields["refuel"] = _many(c["refuel"], True, "up to four Argentina-based A-4s (FS 9.4)")
     elif op == 16:
         fields.update(units=_many(c["units"]), area=c["area"])
     elif op == 17:
@@ -287,12 +306,15 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
         if not uk:
-            fields["refuel"] = _many([u for u in fields["aircraft"]["choices"] if u.startswith("a4")], True,
-                                     "up to four Argentina-based A-4s (FS 9.4)")
+            fields["refuel"] = _many(c.get("refuel", []), True, "up to four Argentina-based A-4s (FS 9.4)")
     elif op == 20:
         fields.update(units=_many(_flat(c["units"]), True, "vessels from one area"), destination=c["destination"],
                       attack={"type": "boolean", "optional": True, "description": "true to attack there"},
-                      support=_many(_flat(c["units"]), True, "vessels already there"), fire=FIRE)
+                      support=_many(_flat(c["units"]), True, "vessels already there"), fire=FIRE,
+                      carriers=_many(c["carriers"], True, "carriers in or next to the destination, to join the attack"))
+        if not uk:
+            fields.update(aircraft=_many(c["aircraft"], True, "in-range land-based aircraft, to join the attack"),
+                          refuel=_many(c["refuel"], True, "up to four Argentina-based A-4s (FS 9.4)"))
     elif op == 21:
         fields.update(units=_many(c["units"]), area=c["area"], fire=FIRE)
     elif op in (22, 24):

@@ -129,7 +129,8 @@ def test_fs_11_3_1_6_op_20_and_op_24_offered_only_as_attacks_in_place():
     # Contested areas: offered there, in place, and the offered order is accepted.
     place(st, "drummond", "sa4")
     place(st, "ri_12", "san_carlos")
-    assert R.operation_template(st, UK, 20)["choices"] == {"units": {"sa4": ["glamorgan"]}, "destination": ["sa4"]}
+    c = R.operation_template(st, UK, 20)["choices"]
+    assert (c["units"], c["destination"]) == ({"sa4": ["glamorgan"]}, ["sa4"])
     assert R.operation_template(st, UK, 24)["choices"]["origin"] == {
         "san_carlos": {"units": ["2_para"], "destination": ["san_carlos"]}}
     out, st2 = play(st, UK, op(20, units=["glamorgan"], destination="sa4", attack=True), FixedDice(default=6))
@@ -158,3 +159,43 @@ def clear_ships(st):
     for u in S.units_in(st, "falklands", side=UK, classes=["ship"]):
         place(st, u, "sa7")
     return st
+
+
+# ------------------------------------------------------------ FS 7.1 Op #20, #15, 9.4 ---
+def test_fs_7_1_op_20_the_form_offers_aircraft_and_carriers_to_join_the_attack():
+    # Op #20: "in-range land-based aircraft, and/or carriers in adjacent sea areas, may also be
+    # involved in the attack": the rules accept them, so the form offers them.
+    st = ar()
+    place(st, "drummond", S.ARGENTINA)
+    place(st, "glamorgan", "sa6")
+    place(st, "25_de_mayo", "sa2")  # next to Sea Area 6 (FS 9.3)
+    place(st, DAGGERS[0], S.ARGENTINA)  # FS 9.4: out to the range line
+    order = op(20, units=["drummond"], destination="sa6", attack=True, aircraft=[DAGGERS[0]],
+               carriers=["25_de_mayo"], fire="auto")
+    out, st2 = play(st, AR, order, FixedDice(default=6))
+    assert "BattleBegun" in names(out)
+    fields = R.operation_template(st, AR, 20)["fields"]
+    assert DAGGERS[0] in fields["aircraft"]["choices"] and fields["carriers"]["choices"] == ["25_de_mayo"]
+    st = uk()
+    place(st, "hermes", "sa7")
+    assert "hermes" in R.operation_template(st, UK, 20)["fields"]["carriers"]["choices"]
+
+
+def test_fs_9_4_refuelling_is_offered_for_argentina_based_a4s_only():
+    # FS 9.4: "up to four Argentina-based A-4 units may be designated as using aerial refuelling";
+    # an A-4 based in the Falklands is refused as one (and needs no refuelling, FS 9.5).
+    st = ar()
+    control(st, UK, "san_carlos")
+    place(st, "2_para", "san_carlos")
+    place(st, "a4_1", "port_stanley")
+    place(st, "a4_2", S.ARGENTINA)
+    assert refused(st, AR, op(19, area="san_carlos", aircraft=["a4_1"], refuel=["a4_1"])).rule == "FS 9.4"
+    assert R.operation_template(st, AR, 19)["fields"]["refuel"]["choices"] == ["a4_2"]
+    # Op #15 takes in-range planes too: the refuelled A-4 is offered there as well, and accepted.
+    place(st, "ri_12", "san_carlos")
+    control(st, AR, "san_carlos")
+    fields = R.operation_template(st, AR, 15)["fields"]
+    assert fields["refuel"]["choices"] == ["a4_2"] and "a4_2" in fields["aircraft"]["choices"]
+    out, st2 = play(st, AR, op(15, area="san_carlos", units=["ri_12"], aircraft=["a4_2"], refuel=["a4_2"],
+                               fire="auto"), FixedDice(default=6))
+    assert "BattleBegun" in names(out) or pending(st2) is not None
