@@ -6,7 +6,8 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.ops import regroup_fits
+from domain.errors import RuleViolation
+from domain.rulesets.falklands.ops import check_loads, loads_after, regroup_fits
 
 UK, AR = S.UK, S.AR
 
@@ -25,6 +26,18 @@ def _air(state, side, area):
     aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR and not grounded else []
     carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)]
     return aircraft, carriers
+
+
+def _may_load(state, side, u, ships) -> bool:
+    """Can ground unit ``u`` go aboard one of ``ships`` within the load limits (FS 6.2, 6.5)?"""
+    for ship in ships:
+        aboard = {x: s for x, s in loads_after(state, side, {u: ship}).items() if s == ship}
+        try:
+            check_loads(aboard, "FS 6.2", state)
+        except RuleViolation:
+            continue
+        return True
+    return False
 
 
 def _refuel(state, side) -> list:
@@ -184,13 +197,13 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         dests = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)]
         return {"origin": origins, "destination": dests, "most": 2 if side == UK else 1} if origins and len(dests) > 1 else None
     if op == 23:
-        ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
-        ashore = [u for a in DATA.land_areas for u in _ground_at(state, side, a)]
-        # FS 6.2(1): Onyx, a submarine, carries the SBS
-        onyx = [s for s in S.units_in(state, S.TACTICAL, side=side, classes=["submarine"]) if DATA.units[s].get("carries_sbs")]
-        units = ashore if ships else [u for u in ashore if u == "sbs"] if onyx else []
-        if side == AR and S.units_in(state, S.ARGENTINA, side=AR, classes=["ship"]):
-            units += _ground_at(state, AR, S.ARGENTINA)
+        # a unit with a vessel of its side that may take it aboard (FS 6.2, 6.5: the checks of
+        # ops.op_23), Onyx included (FS 6.2(1): it carries the SBS)
+        afloat = S.units_in(state, S.TACTICAL, side=side, classes=["ship", "submarine"])
+        units = [u for a in DATA.land_areas for u in _ground_at(state, side, a) if _may_load(state, side, u, afloat)]
+        if side == AR:
+            in_port = S.units_in(state, S.ARGENTINA, side=AR, classes=["ship"])
+            units += [u for u in _ground_at(state, AR, S.ARGENTINA) if _may_load(state, side, u, in_port)]
         return {"units": units, "ships": "a transport of yours where the unit is"} if units else None
     if op == 24:
         origins = {}

@@ -199,3 +199,22 @@ def test_fs_9_4_refuelling_is_offered_for_argentina_based_a4s_only():
     out, st2 = play(st, AR, op(15, area="san_carlos", units=["ri_12"], aircraft=["a4_2"], refuel=["a4_2"],
                                fire="auto"), FixedDice(default=6))
     assert "BattleBegun" in names(out) or pending(st2) is not None
+
+
+def test_fs_6_5_op_23_not_offered_when_no_vessel_there_may_take_the_unit():
+    # FS 6.5: "Ground units may generally only go to sea in 'A' or 'T' transport ships of their own
+    # side" (an SF team on any surface ship, 6.2(1)); Op #23: "Load limits must be observed".
+    st = ar()
+    place(st, "ri_12", S.ARGENTINA)
+    place(st, "drummond", S.ARGENTINA)
+    assert refused(st, AR, op(23, loads={"ri_12": "drummond"})).rule == "FS 6.5"
+    assert R.operation_template(st, AR, 23) is None
+    place(st, "cabo_san_antonio", S.ARGENTINA)
+    assert R.operation_template(st, AR, 23)["choices"]["units"] == ["ri_12"]
+    out, st2 = play(st, AR, op(23, loads={"ri_12": "cabo_san_antonio"}))
+    assert st2["units"]["ri_12"]["aboard"] == "cabo_san_antonio"
+    # A full Cabo San Antonio (two units, FS 6.2(2)) takes no third.
+    place(st, "ri_25", aboard="cabo_san_antonio")
+    place(st, "bim_5", aboard="cabo_san_antonio")
+    assert refused(st, AR, op(23, loads={"ri_12": "cabo_san_antonio"})).rule == "FS 6.2(2)"
+    assert R.operation_template(st, AR, 23) is None
