@@ -218,3 +218,37 @@ def test_fs_6_5_op_23_not_offered_when_no_vessel_there_may_take_the_unit():
     place(st, "bim_5", aboard="cabo_san_antonio")
     assert refused(st, AR, op(23, loads={"ri_12": "cabo_san_antonio"})).rule == "FS 6.2(2)"
     assert R.operation_template(st, AR, 23) is None
+
+
+# ------------------------------------------------------------------ FS 7.1 Op #1, Op #2 ---
+def test_fs_7_1_op_1_not_to_a_uk_held_port_stanley_and_not_offered():
+    st = ar()
+    place(st, "ri_12", S.ARGENTINA)
+    control(st, UK, "port_stanley")
+    assert refused(st, AR, op(1, units=["ri_12"])).rule == "FS 7.1 Op #1"
+    assert R.operation_template(st, AR, 1) is None
+
+
+def test_fs_7_1_op_2_a_mobilized_unit_may_be_airlifted_by_a_later_op_1():
+    # Op #2: "placed in Argentina when activated, from where it may be potentially transported to
+    # the Falklands during other operations".
+    st = ar()
+    out, st = play(st, AR, op(2, unit="sf_anf"))
+    set_phase(st, "AR Operations")
+    assert "sf_anf" in R.operation_template(st, AR, 1)["choices"]["units"]
+    out, st = play(st, AR, op(1, units=["sf_anf"]))
+    assert S.where(st, "sf_anf") == "port_stanley"
+
+
+# ------------------------------------------------------------------------------- FS 7.1 ---
+def test_fs_7_1_the_same_operation_may_be_picked_in_a_row():
+    # "it's possible for both players to pick the same action any number of times throughout the
+    # game and/or in a row" (unless the operation says otherwise, as Op #6 does).
+    st = uk()
+    place(st, "canberra", "sa7")
+    place(st, "norland", "sa7")
+    place(st, "40_cdo", aboard="canberra")
+    out, st = play(st, UK, op(12, moves={"40_cdo": "norland"}))
+    set_phase(st, "UK Operations")
+    out, st = play(st, UK, op(12, moves={"40_cdo": "canberra"}))
+    assert st["units"]["40_cdo"]["aboard"] == "canberra" and st["ops_log"][UK][-2:] == [12, 12]
