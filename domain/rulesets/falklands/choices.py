@@ -210,7 +210,10 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         for a in DATA.land_areas:
             mine = _ground_at(state, side, a)
             if mine:
-                origins[a] = {"units": mine, "destination": sorted(DATA.land_adjacent(a)) + ([a] if S.contested(state, a) else [])}
+                # in place: an attack, as Op #15 (FS 10.8: SF fall only to SF, Op #25; nor do they fire here)
+                fight = (S.contested(state, a) and any(DATA.units[u]["type"] != "sf" for u in mine)
+                         and any(DATA.units[u]["type"] != "sf" for u in _ground_at(state, enemy, a)))
+                origins[a] = {"units": mine, "destination": sorted(DATA.land_adjacent(a)) + ([a] if fight else [])}
         origins = {a: o for a, o in origins.items() if o["destination"]}
         return {"origin": origins} if origins else None
     if op == 25:

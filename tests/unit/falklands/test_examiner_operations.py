@@ -252,3 +252,18 @@ def test_fs_7_1_the_same_operation_may_be_picked_in_a_row():
     set_phase(st, "UK Operations")
     out, st = play(st, UK, op(12, moves={"40_cdo": "canberra"}))
     assert st["units"]["40_cdo"]["aboard"] == "canberra" and st["ops_log"][UK][-2:] == [12, 12]
+
+
+# ----------------------------------------------------------------- FS 7.1 Op #24, 10.8 ---
+def test_fs_7_1_op_24_no_attack_in_place_offered_against_sf_alone():
+    # Op #24 attacks "the enemy ground units"; FS 10.8: "SF units may only be eliminated via SF vs.
+    # SF combat in Op #25, or via OP #7, or via random event 2-4". Pebble Island adjoins no land area.
+    st = ar()
+    control(st, AR, "pebble_island")
+    place(st, "ri_5", "pebble_island")
+    place(st, "sas_d", "pebble_island")
+    assert refused(st, AR, op(24, units=["ri_5"], origin="pebble_island", destination="pebble_island",
+                              attack=True)).rule == "FS 7.1 Op #24"
+    assert R.operation_template(st, AR, 24) is None
+    place(st, "2_para", "pebble_island")
+    assert R.operation_template(st, AR, 24)["choices"]["origin"]["pebble_island"]["destination"] == ["pebble_island"]
