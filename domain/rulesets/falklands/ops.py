@@ -518,6 +518,9 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
+    # "carriers in adjacent sea areas": a carrier already in the final area fights as one of the
+    # ships there (FS 10.2), once
+    carriers = [c for c in carriers if S.where(ctx.state, c) != dest]
     staff_work(ctx, side, dest, carriers)
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])

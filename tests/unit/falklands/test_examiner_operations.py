@@ -267,3 +267,16 @@ def test_fs_7_1_op_24_no_attack_in_place_offered_against_sf_alone():
     assert R.operation_template(st, AR, 24) is None
     place(st, "2_para", "pebble_island")
     assert R.operation_template(st, AR, 24)["choices"]["origin"]["pebble_island"]["destination"] == ["pebble_island"]
+
+
+def test_fs_7_1_op_20_a_carrier_already_in_the_final_area_fights_once_as_a_ship_there():
+    # Op #20: "other friendly vessels already in that final sea area may also be involved ...
+    # carriers in adjacent sea areas": Hermes in the area is one of the ships there, and fires its
+    # three shots (FS 10.9) once, whether or not the order also names it as a carrier.
+    st = uk()
+    place(st, "hermes", "sa7")
+    place(st, "drummond", "sa7")
+    for order in (op(20, destination="sa7", attack=True, fire="auto"),
+                  op(20, destination="sa7", attack=True, carriers=["hermes"], fire="auto")):
+        out, st2 = play(st, UK, order, FixedDice(default=6))
+        assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
