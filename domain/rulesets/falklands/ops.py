@@ -509,6 +509,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     if dest == S.SOUTH_GEORGIA and side == AR:
         need(all(S.kind(u) == "submarine" for u in units), "FS 3.7", "only AR submarines may enter South Georgia")
     for u in support:
+        need(u not in units, rule(20), f"{name(u)} is named in 'units' and in 'support'")
         need(S.where(ctx.state, u) == dest, rule(20), f"{name(u)} is not already in {area_name(dest)}")
     for u in units:
         here = S.where(ctx.state, u)

@@ -280,3 +280,11 @@ def test_fs_7_1_op_20_a_carrier_already_in_the_final_area_fights_once_as_a_ship_
                   op(20, destination="sa7", attack=True, carriers=["hermes"], fire="auto")):
         out, st2 = play(st, UK, order, FixedDice(default=6))
         assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
+
+
+def test_fs_7_1_op_20_a_vessel_is_either_moved_or_already_there_not_both():
+    st = uk()
+    place(st, "glamorgan", "sa7")
+    place(st, "drummond", "sa7")
+    err = refused(st, UK, op(20, units=["glamorgan"], destination="sa7", attack=True, support=["glamorgan"]))
+    assert err.rule == "FS 7.1 Op #20" and "support" in err.detail
