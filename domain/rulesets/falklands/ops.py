@@ -661,6 +661,7 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
     support = unit_ids(order, "support", 22)
     mine(ctx, support, side, 22, ("ground",))
     for u in support:
+        need(u not in units, rule(22), f"{name(u)} is named in 'units' and in 'support'")
         need(ctx.state["units"][u]["location"] == dest, rule(22), f"{name(u)} is not in {area_name(dest)}")
     mods = {u: [[-1, "helicoptered in (FS 7.1 Op #22)"]] for u in units}
     return [ground_battle(ctx, side, 22, dest, [*units, *support], mods=mods, fire=fire_of(order))]

@@ -288,3 +288,17 @@ def test_fs_7_1_op_20_a_vessel_is_either_moved_or_already_there_not_both():
     place(st, "drummond", "sa7")
     err = refused(st, UK, op(20, units=["glamorgan"], destination="sa7", attack=True, support=["glamorgan"]))
     assert err.rule == "FS 7.1 Op #20" and "support" in err.detail
+
+
+def test_fs_7_1_op_22_a_unit_is_either_helicoptered_in_or_already_there_not_both():
+    # Op #22: helicoptered units attack "alone or in conjunction with other friendly ground units
+    # already present"; only the helicoptered ones fight at minus one.
+    st = uk()
+    control(st, UK, "san_carlos")
+    control(st, AR, "teal_inlet")
+    place(st, "2_para", "san_carlos")
+    place(st, "3_para", "teal_inlet")
+    place(st, "ri_12", "teal_inlet")
+    err = refused(st, UK, op(22, units=["2_para"], origin="san_carlos", destination="teal_inlet", attack=True,
+                             support=["2_para"]))
+    assert err.rule == "FS 7.1 Op #22" and "support" in err.detail
