@@ -3,10 +3,10 @@ when the operation has nothing to act on now. The rules themselves are checked b
 
 from __future__ import annotations
 
+from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.errors import RuleViolation
 from domain.rulesets.falklands.ops import check_loads, loads_after, regroup_fits
 
 UK, AR = S.UK, S.AR
