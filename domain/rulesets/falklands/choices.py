@@ -3,10 +3,11 @@ when the operation has nothing to act on now. The rules themselves are checked b
 
 from __future__ import annotations
 
+from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.ops import regroup_fits
+from domain.rulesets.falklands.ops import check_loads, loads_after, regroup_fits
 
 UK, AR = S.UK, S.AR
 
@@ -27,6 +28,25 @@ def _air(state, side, area):
     return aircraft, carriers
 
 
+def _may_load(state, side, u, ships) -> bool:
+    """Can ground unit ``u`` go aboard one of ``ships`` within the load limits (FS 6.2, 6.5)?"""
+    for ship in ships:
+        aboard = {x: s for x, s in loads_after(state, side, {u: ship}).items() if s == ship}
+        try:
+            check_loads(aboard, "FS 6.2", state)
+        except RuleViolation:
+            continue
+        return True
+    return False
+
+
+def _refuel(state, side) -> list:
+    """FS 9.4: the Argentina-based A-4s that may be designated as using aerial refuelling."""
+    if side != AR or "ar_air_mechanical" in state["effects"][AR]:
+        return []
+    return [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["aircraft"]) if DATA.units[u].get("range") == "a4"]
+
+
 def _air_strikes(state, side, areas, targets_at) -> dict | None:
     """Op #18 and #19: each area holding a target (``targets_at``) that the side's aircraft or
     carriers reach, with who can strike it; None when there is none."""
@@ -37,7 +57,8 @@ def _air_strikes(state, side, areas, targets_at) -> dict | None:
             aircraft, carriers = _air(state, side, a)
             if aircraft or carriers:
                 found[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
-    return {"area": found} if found else None
+    return {"area": found, "refuel": [u for u in _refuel(state, side) if any(u in v["aircraft"] for v in found.values())]} \
+        if found else None
 
 
 def op_choices(state: dict, side: str, op) -> dict | None:
@@ -51,10 +72,17 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         return {"unit": left} if left else None
     if op == 3:
         at: dict = {}
-        for u in S.units_in_any(state, side=AR, classes=["aircraft"]):
-            at.setdefault(S.where(state, u), []).append(u)
         dests = [a for a in DATA.airbases if S.controlled_by(state, a) == AR and not S.contested(state, a)]
-        return {"aircraft": at, "destinations": [*dests, S.ARGENTINA]} if at else None
+        dests.append(S.ARGENTINA)
+        used: set = set()
+        for u in S.units_in_any(state, side=AR, classes=["aircraft"]):
+            # only an aircraft with a base to go to (FS 6.2(3)(4) capacity, Op #9: after Black Buck
+            # only Pucaras base in the Falklands), as op_3 checks with S.may_base
+            fits = [d for d in dests if d != S.where(state, u) and S.may_base(state, u, d)]
+            if fits:
+                at.setdefault(S.where(state, u), []).append(u)
+                used.update(fits)
+        return {"aircraft": at, "destinations": [d for d in dests if d in used]} if at else None
     if op == 4:
         if S.controlled_by(state, S.SOUTH_GEORGIA) != AR:
             return None
@@ -117,7 +145,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                     aircraft, carriers = _air(state, side, a)
                     areas[a] = {"units": mine, "targets": targets, "aircraft": aircraft,
                                 "carriers": carriers if side == AR else []}
-        return {"area": areas} if areas else None
+        return {"area": areas, "refuel": [u for u in _refuel(state, side) if any(u in v["aircraft"] for v in areas.values())]} \
+            if areas else None
     if op == 16:
         units = _aboard_in(state, side, S.TACTICAL)
         areas = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)
@@ -145,7 +174,14 @@ def op_choices(state: dict, side: str, op) -> dict | None:
             if S.where(state, u):
                 at.setdefault(S.where(state, u), []).append(u)
         dests = [*DATA.sea_areas, *([S.SOUTH_GEORGIA]), *([S.ARGENTINA] if side == AR else [])]
-        return {"units": at, "destination": dests} if at else None
+        # Op #20: "in-range land-based aircraft, and/or carriers in adjacent sea areas, may also be
+        # involved in the attack" (ops.air_units checks the range to the destination chosen)
+        grounded = "ar_air_mechanical" in state["effects"][AR]
+        aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
+                    if S.where(state, u) in (*DATA.land_areas, S.ARGENTINA)] if side == AR and not grounded else []
+        return {"units": at, "destination": dests, "aircraft": aircraft,
+                "carriers": [c for c in S.carriers(state, side) if S.where(state, c) != S.ARGENTINA],
+                "refuel": _refuel(state, side)} if at else None
     if op == 21:
         ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
         areas = [a for a in DATA.land_areas
@@ -161,17 +197,23 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         dests = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)]
         return {"origin": origins, "destination": dests, "most": 2 if side == UK else 1} if origins and len(dests) > 1 else None
     if op == 23:
-        ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
-        units = [u for a in DATA.land_areas for u in _ground_at(state, side, a)] if ships else []
-        if side == AR and S.units_in(state, S.ARGENTINA, side=AR, classes=["ship"]):
-            units += _ground_at(state, AR, S.ARGENTINA)
+        # a unit with a vessel of its side that may take it aboard (FS 6.2, 6.5: the checks of
+        # ops.op_23), Onyx included (FS 6.2(1): it carries the SBS)
+        afloat = S.units_in(state, S.TACTICAL, side=side, classes=["ship", "submarine"])
+        units = [u for a in DATA.land_areas for u in _ground_at(state, side, a) if _may_load(state, side, u, afloat)]
+        if side == AR:
+            in_port = S.units_in(state, S.ARGENTINA, side=AR, classes=["ship"])
+            units += [u for u in _ground_at(state, AR, S.ARGENTINA) if _may_load(state, side, u, in_port)]
         return {"units": units, "ships": "a transport of yours where the unit is"} if units else None
     if op == 24:
         origins = {}
         for a in DATA.land_areas:
             mine = _ground_at(state, side, a)
             if mine:
-                origins[a] = {"units": mine, "destination": sorted(DATA.land_adjacent(a)) + ([a] if S.contested(state, a) else [])}
+                # in place: an attack, as Op #15 (FS 10.8: SF fall only to SF, Op #25; nor do they fire here)
+                fight = (S.contested(state, a) and any(DATA.units[u]["type"] != "sf" for u in mine)
+                         and any(DATA.units[u]["type"] != "sf" for u in _ground_at(state, enemy, a)))
+                origins[a] = {"units": mine, "destination": sorted(DATA.land_adjacent(a)) + ([a] if fight else [])}
         origins = {a: o for a, o in origins.items() if o["destination"]}
         return {"origin": origins} if origins else None
     if op == 25:
@@ -187,9 +229,17 @@ def op_choices(state: dict, side: str, op) -> dict | None:
 
 def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
     """FS 11.3 1-6 (ops.staff_work): the UK's strikes and bombardments offered only into areas
-    already contested, by carriers or ships already there."""
-    if side != UK or c is None or "poor_uk_staff_work" not in state["effects"][UK] or op not in (13, 18, 19, 21):
+    already contested, by carriers or ships already there; Op #20 and #24 only as attacks in place
+    in a contested area (ops.op_20, op_24 refuse any movement)."""
+    if side != UK or c is None or "poor_uk_staff_work" not in state["effects"][UK] or op not in (13, 18, 19, 20, 21, 24):
         return c
+    if op == 20:  # no sea movement: an attack in place, in a sea area already contested
+        at = {a: us for a, us in c["units"].items() if a in c["destination"] and S.contested(state, a)}
+        return {**c, "units": at, "destination": [a for a in c["destination"] if a in at],
+                "carriers": [u for u in c["carriers"] if S.where(state, u) in at]} if at else None
+    if op == 24:  # no land movement: an attack in place, in a land area already contested
+        origins = {a: {**v, "destination": [a]} for a, v in c["origin"].items() if a in v["destination"]}
+        return {**c, "origin": origins} if origins else None
     if op == 21:
         areas = [a for a in c["area"] if S.contested(state, a)]
         return {**c, "area": areas} if areas else None
@@ -258,6 +308,8 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=sorted(areas), units=_many(_flat({a: v["units"] for a, v in areas.items()})),
                       aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
+        if not uk:
+            fields["refuel"] = _many(c["refuel"], True, "up to four Argentina-based A-4s (FS 9.4)")
     elif op == 16:
         fields.update(units=_many(c["units"]), area=c["area"])
     elif op == 17:
@@ -270,12 +322,15 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
         if not uk:
-            fields["refuel"] = _many([u for u in fields["aircraft"]["choices"] if u.startswith("a4")], True,
-                                     "up to four Argentina-based A-4s (FS 9.4)")
+            fields["refuel"] = _many(c.get("refuel", []), True, "up to four Argentina-based A-4s (FS 9.4)")
     elif op == 20:
         fields.update(units=_many(_flat(c["units"]), True, "vessels from one area"), destination=c["destination"],
                       attack={"type": "boolean", "optional": True, "description": "true to attack there"},
-                      support=_many(_flat(c["units"]), True, "vessels already there"), fire=FIRE)
+                      support=_many(_flat(c["units"]), True, "vessels already there"), fire=FIRE,
+                      carriers=_many(c["carriers"], True, "carriers in or next to the destination, to join the attack"))
+        if not uk:
+            fields.update(aircraft=_many(c["aircraft"], True, "in-range land-based aircraft, to join the attack"),
+                          refuel=_many(c["refuel"], True, "up to four Argentina-based A-4s (FS 9.4)"))
     elif op == 21:
         fields.update(units=_many(c["units"]), area=c["area"], fire=FIRE)
     elif op in (22, 24):

@@ -509,6 +509,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     if dest == S.SOUTH_GEORGIA and side == AR:
         need(all(S.kind(u) == "submarine" for u in units), "FS 3.7", "only AR submarines may enter South Georgia")
     for u in support:
+        need(u not in units, rule(20), f"{name(u)} is named in 'units' and in 'support'")
         need(S.where(ctx.state, u) == dest, rule(20), f"{name(u)} is not already in {area_name(dest)}")
     for u in units:
         here = S.where(ctx.state, u)
@@ -518,6 +519,9 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
+    # "carriers in adjacent sea areas": a carrier already in the final area fights as one of the
+    # ships there (FS 10.2), once
+    carriers = [c for c in carriers if S.where(ctx.state, c) != dest]
     staff_work(ctx, side, dest, carriers)
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
@@ -657,6 +661,7 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
     support = unit_ids(order, "support", 22)
     mine(ctx, support, side, 22, ("ground",))
     for u in support:
+        need(u not in units, rule(22), f"{name(u)} is named in 'units' and in 'support'")
         need(ctx.state["units"][u]["location"] == dest, rule(22), f"{name(u)} is not in {area_name(dest)}")
     mods = {u: [[-1, "helicoptered in (FS 7.1 Op #22)"]] for u in units}
     return [ground_battle(ctx, side, 22, dest, [*units, *support], mods=mods, fire=fire_of(order))]
@@ -756,7 +761,7 @@ def carriers_on_route(state: dict, aircraft: str, destination: str) -> list[str]
     enters on its way (FS 10.9's example: halted in the sea area next to the target's). The AR
     flies the shortest route it likes, so a carrier counts only when every such route passes it."""
     routes = flight_paths(S.sea_area_of(S.where(state, aircraft)), S.sea_area_of(destination))
-    near = [c for c in S.carriers(state, UK)]
+    near = [c for c in S.carriers(state, UK) if S.where(state, c) != S.SOUTH_GEORGIA]  # FS 3.7: no sea area
     return [c for c in near if all(any(a == S.where(state, c) or a in DATA.sea_adjacent(S.where(state, c))
                                            for a in route) for route in routes)]
 

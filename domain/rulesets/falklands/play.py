@@ -91,9 +91,11 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
         origin = _pick(rng, c["units"])
         units = _some(rng, c["units"][origin])
         dest = _pick(rng, [d for d in c["destination"] if d != origin])
+        if seat == "UK" and "poor_uk_staff_work" in state["effects"]["UK"]:
+            dest = origin  # FS 11.3 1-6: an attack in place only
         o.update(units=units, destination=dest)
         enemy = S.units_in(state, dest, side=S.other(seat), classes=["ship", "submarine"])
-        if enemy and rng.random() < 0.6:
+        if enemy and (dest == origin or rng.random() < 0.6):
             o.update(attack=True, fire="auto")
     elif op == 21:
         o.update(units=_some(rng, c["units"], 4), area=_pick(rng, c["area"]), fire="auto")

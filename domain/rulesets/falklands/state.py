@@ -364,9 +364,12 @@ def carriers(state: dict, side: str) -> list[str]:
 
 def in_carrier_range(state: dict, carrier: str, area: str) -> bool:
     """A carrier strikes its own sea area or an adjacent one (FS 9.3); land areas lie in the
-    Falkland Islands Sea Area."""
+    Falkland Islands Sea Area. The South Georgia box is no sea area (FS 3.7): no strike goes into
+    it or out of it, though it borders Sea Area 5 for ships' movement (FS 9.1)."""
     at = where(state, carrier)
     target = sea_area_of(area)
+    if at != target and SOUTH_GEORGIA in (at, target):
+        return False
     return at is not None and at != ARGENTINA and (at == target or target in DATA.sea_adjacent(at))
 
 
