@@ -50,6 +50,16 @@ def intercept(ctx: Ctx, stack: list) -> None:
         return  # the UK lets them pass
     if fire == "auto":
         fire = [shot for c in carriers for shot in auto_fire(ctx.state, b, [c], reach[c], UK)]
+    for shot in fire if isinstance(fire, list) else []:
+        if not isinstance(shot, dict) or not isinstance(shot.get("unit"), str) or not isinstance(shot.get("at"), str):
+            continue  # check_fire says what a shot is
+        u, t = shot.get("unit"), shot.get("at")
+        need(u in carriers, "FS 7.1 Op #11", f"{u} cannot intercept: only UK aircraft "
+                                             "carriers on or next to the flight's route (or in range of the Tactical Map) do")
+        need(t not in DATA.units or (DATA.units[t]["type"] != "Puc" and not DATA.units[t].get("stealth")),
+             "FS 7.1 Op #11", f"{name(t) if t in DATA.units else t}: Pucara and stealth aircraft may never be "
+                              "intercepted (FS 7.1 Op #11, FS 10.5)")
+        need(t in aircraft, "FS 7.1 Op #11", f"{name(t) if t in DATA.units else t} is not an AR aircraft of this flight")
     b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11", every=False)  # Op #11: "may"
     for shot in b["fire"]:
         need(shot["at"] in reach[shot["unit"]], "FS 7.1 Op #11",

@@ -1,0 +1,59 @@
+"""The decisions a game asks a player mid-order (FS 7.1 Op #11, FS 9.6, FS 10.2, FS 11.3), checked
+against the text: every option offered is accepted, an answer the text allows is not refused, and a
+refusal names the rule that forbids it."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands.data import DATA
+from tests.unit.falklands.helpers import AR, UK, FixedDice, answer, empty, fire, op, pending, place, play
+
+PUCARA = next(u for u, d in DATA.units.items() if d["type"] == "Puc")
+STEALTH = next(u for u, d in DATA.units.items() if d.get("stealth"))
+
+
+def _interception():
+    """An AR Op #18 strike from Port Stanley at the Falklands Sea Area, an A-4, a Pucara and the
+    stealth aircraft in the flight, Hermes there: the UK is asked whether to intercept."""
+    st = empty("AR Operations")
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
+    place(st, "a4_1", "port_stanley")
+    place(st, PUCARA, "port_stanley")
+    place(st, STEALTH, S.ARGENTINA)
+    out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1", PUCARA, STEALTH], carriers=[], fire="auto"),
+                   FixedDice(default=6))
+    d = pending(st)
+    assert (d["kind"], d["seat"]) == ("interception", UK)
+    assert d["options"]["fire"] == {"hermes": ["a4_1"]}
+    return st
+
+
+@pytest.mark.parametrize("target", [PUCARA, STEALTH])
+def test_fs_7_1_op_11_a_pucara_or_the_stealth_aircraft_may_never_be_intercepted_the_refusal_says_so(target):
+    """Op #11: "Pucara and stealth aircraft ... may never be intercepted" (and FS 10.5). Firing at
+    one was refused as "FS 10.2: ... is not a target in this battle"."""
+    st = _interception()
+    with pytest.raises(RuleViolation) as e:
+        answer(st, UK, {"fire": fire(("hermes", target))}, FixedDice(default=6))
+    assert e.value.rule == "FS 7.1 Op #11"
+    assert "never be intercepted" in str(e.value)
+
+
+def test_fs_7_1_op_11_only_the_uk_carriers_intercept_the_refusal_says_so():
+    """Op #11: "those UK units" are the "UK aircraft carriers": an escort's shot was refused as
+    "FS 10.2: ... is not firing in this battle"."""
+    st = _interception()
+    with pytest.raises(RuleViolation) as e:
+        answer(st, UK, {"fire": fire(("glamorgan", "a4_1"))}, FixedDice(default=6))
+    assert e.value.rule == "FS 7.1 Op #11"
+
+
+def test_fs_7_1_op_11_the_offered_interception_is_accepted_three_shots_at_the_a4():
+    st = _interception()
+    out, after = answer(st, UK, {"fire": fire(("hermes", "a4_1"), ("hermes", "a4_1"), ("hermes", "a4_1"))},
+                        FixedDice(default=6))
+    assert after["units"]["a4_1"]["eliminated"] is False
