@@ -249,7 +249,7 @@ def free_attack(ctx: Ctx, stack: list) -> None:
     # FS 11.2: "no activated event may be declined": the player chooses how to attack, not whether.
     choice = f["answer"]
     area = choice.get("area") if isinstance(choice, dict) else None
-    need(area in options, rule, f"choose one of {', '.join(options)} to attack (FS 11.2: the event may not be declined)")
+    need(isinstance(area, str) and area in options, rule, f"choose one of {', '.join(options)} to attack (FS 11.2: the event may not be declined)")
     stack.pop()
     opt = options[area]
     units = ids(choice, "units", rule)

@@ -57,3 +57,20 @@ def test_fs_7_1_op_11_the_offered_interception_is_accepted_three_shots_at_the_a4
     out, after = answer(st, UK, {"fire": fire(("hermes", "a4_1"), ("hermes", "a4_1"), ("hermes", "a4_1"))},
                         FixedDice(default=6))
     assert after["units"]["a4_1"]["eliminated"] is False
+
+
+# ------------------------------------------------------------------------- FS 11.2 / 11.3 ---
+@pytest.mark.parametrize("area", [[], ["sa6"], {"sa6": 1}])
+def test_fs_11_2_a_free_attack_answered_without_an_area_is_refused_under_the_event(monkeypatch, area):
+    """FS 11.3 2-1 "any one presently contested sea area", FS 11.2 "no activated event may be
+    declined": an answer whose area is not one area (a list, an object) is refused under the
+    event; it raised TypeError (unhashable) instead."""
+    st = empty("AR Submarine")
+    place(st, "glamorgan", "sa6")
+    place(st, "drummond", "sa6")
+    out, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 1))
+    d = pending(st)
+    assert (d["kind"], d["rule"]) == ("free_attack", "FS 11.3 2-1") and "sa6" in d["options"]["areas"]
+    with pytest.raises(RuleViolation) as e:
+        answer(st, UK, {"area": area}, FixedDice(default=6))
+    assert e.value.rule == "FS 11.3 2-1"
