@@ -212,12 +212,17 @@ def after_op(ctx: Ctx, stack: list) -> None:
         if pressure:
             if op in GROUND_ACTION or f.get("ground_attack"):
                 ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
-            elif pressure["ops_left"] <= 1:
-                ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
-                ctx.vp(S.TRACK, 2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
             else:
-                ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
-                         rule="FS 11.3 4-5", detail={"ops_left": pressure["ops_left"] - 1})
+                deadlines = [pressure["ops_left"], *pressure.get("later", [])]  # one per 4-5 rolled (FS 11.2)
+                rest = [n - 1 for n in deadlines if n > 1]
+                if not rest:
+                    ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
+                for _ in [n for n in deadlines if n <= 1]:
+                    ctx.vp(S.TRACK, 2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
+                if rest:
+                    ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
+                             rule="FS 11.3 4-5",
+                             detail={"ops_left": rest[0], **({"later": rest[1:]} if rest[1:] else {})})
         if not f.get("free"):
             left -= 1
     if "tez_expanded" in ctx.state["effects"][UK]:

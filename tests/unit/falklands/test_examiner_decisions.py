@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import InvalidOrder, RuleViolation
+from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
-from tests.unit.falklands.helpers import AR, UK, FixedDice, answer, empty, fire, op, pending, place, play
+from tests.unit.falklands.helpers import (
+    AR, UK, FixedDice, answer, empty, events_of, fire, op, pending, place, play, set_phase,
+)
 
 PUCARA = next(u for u, d in DATA.units.items() if d["type"] == "Puc")
 STEALTH = next(u for u, d in DATA.units.items() if d.get("stealth"))
@@ -74,3 +76,50 @@ def test_fs_11_2_a_free_attack_answered_without_an_area_is_refused_under_the_eve
     with pytest.raises(RuleViolation) as e:
         answer(st, UK, {"area": area}, FixedDice(default=6))
     assert e.value.rule == "FS 11.3 2-1"
+
+
+def _draw(st, uk_die, ar_die):
+    set_phase(st, "AR Submarine")
+    return play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(uk_die, ar_die))
+
+
+def _uk_pass(st):
+    st = set_phase({**st, "pending": []}, "UK Operations")
+    return play(st, UK, {"kind": "pass"})
+
+
+def test_fs_11_3_4_5_rolled_again_the_earlier_three_operations_still_end_with_two_vp():
+    """4-5: "within his next three operations or the AR player is awarded two VP at the end of
+    that third UK operation"; FS 11.2: "Each event may [be] rolled into effect any number of
+    times". Rolled again after two UK operations without a landing, the first deadline still
+    falls at the end of the next UK operation, and the second three operations later: 2 VP at
+    each. Rolling it again reset the count to three, and the first 2 VP were never scored."""
+    st = place(empty(), "glamorgan", "sa7")  # a UK ship in the TEZ keeps FS 4.4(1) quiet
+    out, st = _draw(st, 4, 5)
+    vp = st["vp"][S.TRACK]
+    for _ in range(2):
+        out, st = _uk_pass(st)
+        assert not events_of(out, "VPScored")
+    out, st = _draw(st, 4, 5)  # rolled into effect again
+    scored = []
+    for _ in range(3):
+        out, st = _uk_pass(st)
+        scored.append([e["delta"] for e in events_of(out, "VPScored") if e["rule"] == "FS 11.3 4-5"])
+    assert scored == [[2], [], [2]]
+    assert st["vp"][S.TRACK] == vp + 4 and st["political_pressure"] is None
+
+
+def test_fs_11_3_4_5_rolled_again_one_landing_meets_both():
+    st = place(empty(), "glamorgan", "sa7")
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless")
+    out, st = _draw(st, 4, 5)
+    out, st = _uk_pass(st)
+    out, st = _draw(st, 4, 5)
+    flat = next(a for a in DATA.land_areas if S.controlled_by(st, a) == AR and not S.units_in(st, a))
+    st = set_phase({**st, "pending": []}, "UK Operations")
+    out, st = play(st, UK, op(16, units=["2_para"], area=flat))
+    assert st["political_pressure"] is None
+    for _ in range(3):
+        out, st = _uk_pass(st)
+        assert not [e for e in events_of(out, "VPScored") if e["rule"] == "FS 11.3 4-5"]
