@@ -173,6 +173,8 @@ def rebase(ctx: Ctx, stack: list) -> None:
     dest = choice.get("destinations", {}) if isinstance(choice, dict) else {}
     if not isinstance(dest, dict):
         raise InvalidOrder("'destinations' maps aircraft to bases", rule="FS 9.6", field="choice")
+    for u in dest:
+        need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")
     chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
     for u, a in chosen.items():
         need(a in options[u], "FS 9.6", f"{name(u)} cannot rebase to {a}")

@@ -10,7 +10,7 @@ from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, empty, events_of, fire, op, pending, place, play, set_phase,
+    AR, UK, FixedDice, answer, empty, events_of, fire, op, pending, place, play, set_phase, uk,
 )
 
 PUCARA = next(u for u, d in DATA.units.items() if d["type"] == "Puc")
@@ -123,3 +123,39 @@ def test_fs_11_3_4_5_rolled_again_one_landing_meets_both():
     for _ in range(3):
         out, st = _uk_pass(st)
         assert not [e for e in events_of(out, "VPScored") if e["rule"] == "FS 11.3 4-5"]
+
+
+# ------------------------------------------------------------------------------- FS 9.6 ---
+def _stranded():
+    """Op #16 lands 2 Para on Pebble Island where only AR aircraft stand: they rebase at once."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless")
+    place(st, "pucara_3", "pebble_island")
+    place(st, "a4_1", "pebble_island")
+    place(st, "dagger_1", "port_stanley")
+    out, st = play(st, UK, op(16, units=["2_para"], area="pebble_island"))
+    d = pending(st)
+    assert (d["kind"], d["seat"], d["rule"]) == ("emergency_rebase", AR, "FS 9.6")
+    return st, d
+
+
+def test_fs_9_6_every_destination_offered_is_accepted_unit_by_unit():
+    """FS 9.6: "Rebasing destinations may be decided on by the AR player on a unit-by-unit basis"."""
+    st, d = _stranded()
+    for u, bases in d["options"]["destinations"].items():
+        for base in bases:
+            out, after = answer(st, AR, {"destinations": {u: base}}, FixedDice(default=6))
+            while pending(after) and pending(after)["kind"] == "interception":
+                out, after = answer(after, UK, {"fire": []})
+            assert S.where(after, u) == base
+
+
+def test_fs_9_6_an_aircraft_that_need_not_rebase_is_not_moved_by_the_answer_refused_under_9_6():
+    """FS 9.6 moves the AR aircraft alone in the area the UK entered; the Dagger at Port Stanley
+    is not one of them. Naming it was silently ignored (and the others flew to Argentina)."""
+    st, d = _stranded()
+    assert "dagger_1" not in d["options"]["destinations"]
+    with pytest.raises(RuleViolation) as e:
+        answer(st, AR, {"destinations": {"dagger_1": "goose_green"}})
+    assert e.value.rule == "FS 9.6"
