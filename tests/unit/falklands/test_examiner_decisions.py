@@ -159,3 +159,19 @@ def test_fs_9_6_an_aircraft_that_need_not_rebase_is_not_moved_by_the_answer_refu
     with pytest.raises(RuleViolation) as e:
         answer(st, AR, {"destinations": {"dagger_1": "goose_green"}})
     assert e.value.rule == "FS 9.6"
+
+
+# ----------------------------------------------------------------------------- 4-1 / 4-3 ---
+def test_fs_11_3_4_3_the_ar_decisive_leader_marker_is_played_under_4_3():
+    """4-3: "The AR player should take the 'AR Decisive Leader' marker ... He may play that marker
+    [after] any die roll": played, it is recorded under 4-3 (it said 4-1, the UK's event)."""
+    st = empty()
+    place(st, "glamorgan", "sa7")
+    place(st, "drummond", "sa7")
+    st["markers"][AR] = ["ar_decisive_leader"]
+    out, st = play(st, UK, op(14, area="sa7", units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5, 1))
+    d = pending(st)
+    assert (d["kind"], d["seat"], d["rule"]) == ("leadership", AR, "FS 11.3 4-3")
+    out, st = answer(st, AR, {"reroll": 0}, FixedDice(6))
+    assert events_of(out, "MarkerPlayed") == [{"side": AR, "marker": "ar_decisive_leader", "rule": "FS 11.3 4-3"}]
