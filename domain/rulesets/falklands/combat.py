@@ -265,7 +265,8 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
         shot = shots[pick]
         earlier = ctx.before.get("order_rolls", [])  # with seqs: the rolls of the order that asked
         seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
-        ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule="FS 11.3 4-1")
+        ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder],
+                 rule="FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3")
         hn = shot.get("hit_number")
         r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
                "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],

@@ -50,6 +50,16 @@ def intercept(ctx: Ctx, stack: list) -> None:
         return  # the UK lets them pass
     if fire == "auto":
         fire = [shot for c in carriers for shot in auto_fire(ctx.state, b, [c], reach[c], UK)]
+    for shot in fire if isinstance(fire, list) else []:
+        if not isinstance(shot, dict) or not isinstance(shot.get("unit"), str) or not isinstance(shot.get("at"), str):
+            continue  # check_fire says what a shot is
+        u, t = shot.get("unit"), shot.get("at")
+        need(u in carriers, "FS 7.1 Op #11", f"{u} cannot intercept: only UK aircraft "
+                                             "carriers on or next to the flight's route (or in range of the Tactical Map) do")
+        need(t not in DATA.units or (DATA.units[t]["type"] != "Puc" and not DATA.units[t].get("stealth")),
+             "FS 7.1 Op #11", f"{name(t) if t in DATA.units else t}: Pucara and stealth aircraft may never be "
+                              "intercepted (FS 7.1 Op #11, FS 10.5)")
+        need(t in aircraft, "FS 7.1 Op #11", f"{name(t) if t in DATA.units else t} is not an AR aircraft of this flight")
     b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11", every=False)  # Op #11: "may"
     for shot in b["fire"]:
         need(shot["at"] in reach[shot["unit"]], "FS 7.1 Op #11",
@@ -163,6 +173,8 @@ def rebase(ctx: Ctx, stack: list) -> None:
     dest = choice.get("destinations", {}) if isinstance(choice, dict) else {}
     if not isinstance(dest, dict):
         raise InvalidOrder("'destinations' maps aircraft to bases", rule="FS 9.6", field="choice")
+    for u in dest:
+        need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")
     chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
     for u, a in chosen.items():
         need(a in options[u], "FS 9.6", f"{name(u)} cannot rebase to {a}")
@@ -202,12 +214,17 @@ def after_op(ctx: Ctx, stack: list) -> None:
         if pressure:
             if op in GROUND_ACTION or f.get("ground_attack"):
                 ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
-            elif pressure["ops_left"] <= 1:
-                ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
-                ctx.vp(S.TRACK, 2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
             else:
-                ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
-                         rule="FS 11.3 4-5", detail={"ops_left": pressure["ops_left"] - 1})
+                deadlines = [pressure["ops_left"], *pressure.get("later", [])]  # one per 4-5 rolled (FS 11.2)
+                rest = [n - 1 for n in deadlines if n > 1]
+                if not rest:
+                    ctx.emit(ev.EffectSpent, side=UK, effect="political_pressure", rule="FS 11.3 4-5")
+                for _ in [n for n in deadlines if n <= 1]:
+                    ctx.vp(S.TRACK, 2, "no landing or ground attack within three UK operations", "FS 11.3 4-5")
+                if rest:
+                    ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title="UK political pressure",
+                             rule="FS 11.3 4-5",
+                             detail={"ops_left": rest[0], **({"later": rest[1:]} if rest[1:] else {})})
         if not f.get("free"):
             left -= 1
     if "tez_expanded" in ctx.state["effects"][UK]:

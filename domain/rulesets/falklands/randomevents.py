@@ -57,8 +57,12 @@ EFFECTS["ar_leadership"] = _leader(AR)
 
 @effect("uk_political_pressure")
 def political_pressure(ctx: Ctx, stack: list, entry: dict) -> None:
+    # FS 11.2: an event may be rolled into effect any number of times; rolled again while an earlier
+    # 4-5 waits, each has its own "next three operations" (the earlier deadline stands).
+    waiting = ctx.state.get("political_pressure")
+    detail = {"ops_left": waiting["ops_left"], "later": [*waiting.get("later", []), 3]} if waiting else {"ops_left": 3}
     ctx.emit(ev.EffectGained, side=UK, effect="political_pressure", title=entry["title"], rule="FS 11.3 4-5",
-             detail={"ops_left": 3})
+             detail=detail)
 
 
 @effect("severe_weather")
@@ -249,7 +253,7 @@ def free_attack(ctx: Ctx, stack: list) -> None:
     # FS 11.2: "no activated event may be declined": the player chooses how to attack, not whether.
     choice = f["answer"]
     area = choice.get("area") if isinstance(choice, dict) else None
-    need(area in options, rule, f"choose one of {', '.join(options)} to attack (FS 11.2: the event may not be declined)")
+    need(isinstance(area, str) and area in options, rule, f"choose one of {', '.join(options)} to attack (FS 11.2: the event may not be declined)")
     stack.pop()
     opt = options[area]
     units = ids(choice, "units", rule)
