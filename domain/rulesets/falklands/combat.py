@@ -254,6 +254,7 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
     holder = next((s for s in ("UK", "AR") if LEADER_MARKER[s] in ctx.state["markers"].get(s, [])), None)
     if holder is None or not shots:
         return True
+    event = "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3"  # the holder's own event
     if "answer" in frame:
         choice = frame.pop("answer")
         pick = choice.get("reroll") if isinstance(choice, dict) else None
@@ -261,15 +262,14 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
             return True
         if isinstance(pick, bool) or not isinstance(pick, int) or not 0 <= pick < len(shots):
             raise InvalidOrder(f"'reroll' is the number of a die, 0 to {len(shots) - 1}, or null",
-                               rule="FS 11.3 4-1", field="choice")
+                               rule=event, field="choice")
         shot = shots[pick]
         earlier = ctx.before.get("order_rolls", [])  # with seqs: the rolls of the order that asked
         seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
-        ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder],
-                 rule="FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3")
+        ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule=event)
         hn = shot.get("hit_number")
         r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
-               "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3", [u for u in (shot.get("unit"), shot.get("at")) if u],
+               event, [u for u in (shot.get("unit"), shot.get("at")) if u],
                hn, None, replaces=seq)
         shot["value"] = r.values[0]
         return True
@@ -278,7 +278,7 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
     frame["leader_asked"] = True
     options = [{"die": i, "side": s["side"], "value": s["value"], "unit": s.get("unit"), "at": s.get("at"),
                 "hit_number": s.get("hit_number")} for i, s in enumerate(shots)]
-    ctx.ask(stack, holder, "leadership", "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3",
+    ctx.ask(stack, holder, "leadership", event,
             f"{holder}: play your Decisive Leader marker to have one of these dice rolled again?",
             {"reroll": options, "keep": True})
     return False

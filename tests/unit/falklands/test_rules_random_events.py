@@ -430,7 +430,7 @@ def test_fs_11_3_4_3_the_ar_holder_may_re_roll_too_and_may_keep_the_dice(monkeyp
     assert after["markers"][AR] == ["ar_decisive_leader"]  # kept for another roll
     with pytest.raises(InvalidOrder) as e:
         answer(st, AR, {"reroll": 7})
-    assert e.value.rule == "FS 11.3 4-1"
+    assert e.value.rule == "FS 11.3 4-3"  # the AR's own event
 
 
 def test_fs_11_3_4_1_the_marker_re_rolls_the_random_event_dice_too():
