@@ -103,6 +103,7 @@ class Examiner:
         self.bad: list[str] = []
         self.spent: dict[str, int] = {}
         self.checked_turns: set[int] = set()
+        self.split_rest: list[str] = []
         self.strikes: dict[str, list[int]] = collections.defaultdict(list)
 
     def fail(self, rule: str, msg: str) -> None:
@@ -187,11 +188,15 @@ class Examiner:
             leader = "Rear Admiral" if pts >= 21 else "Commodore" if pts >= 11 else "Captain"
             if gr.get("leader") != leader:
                 self.fail("1.14", f"{gr['id']} of {pts} points has a {gr.get('leader')}")
+        if f["rule"] == "STF 12.7":
+            self.escorts_of_a_retiring_cv(st, f)
         if gr["owner"] == "system" and st["campaign"].get("commitment_reached") and f["rule"] != "STF 12.7":
             self.fail("1.9", f"{gr['id']} placed after the commitment is reached")
 
     def on_GroupChanged(self, st: dict, f: dict) -> None:
         gr, ch = st["groups"][f["group"]], f["changes"]
+        if f["rule"] == "STF 12.7" and "units" in ch:
+            self.split_rest = ch["units"]
         if ch.get("status") == "on map" and gr["owner"] == "system" and st["campaign"].get("commitment_reached"):
             self.fail("1.9", f"{f['group']} deployed after the commitment is reached")
         if "intel" in ch and gr.get("intel") in INTEL and INTEL.index(ch["intel"]) < INTEL.index(gr["intel"]):
@@ -203,6 +208,29 @@ class Examiner:
                    and p.get("status") == "on map"]
             if not any(maps.distance(m, gr["hex"], h) <= 2 for h in tfs):
                 self.fail("7.3", f"turn {st['turn']}: {f['group']} leaves Deep mode, no Player task force near")
+
+    def on_AirbaseChanged(self, st: dict, f: dict) -> None:
+        rec, ch = st["airbases"].get(f["name"]) or {}, f["changes"]
+        if "hits" in ch and ch["hits"] < rec.get("hits", 0):  # 9.5: 1 hit a turn, not in a turn it is attacked
+            if ch["hits"] != rec["hits"] - 1 or rec.get("attacked") == st["turn"]:
+                self.fail("9.5", f"turn {st['turn']}: {f['name']} {rec['hits']} -> {ch['hits']} hits, attacked "
+                                 f"in turn {rec.get('attacked')}")
+
+    def escorts_of_a_retiring_cv(self, st: dict, f: dict) -> None:
+        """12.7: the three best frigates (ASW, then AA, then lowest SSM), DD then CG when fewer."""
+        party = [st["units"][u] for u in f["group"]["units"]]
+        cv = next(u for u in party if u.get("class") == "CV")
+        ships = [u for u in party + [st["units"][u] for u in self.split_rest] if u is not cv
+                 and not u.get("sunk") and not u.get("retired")]
+        want: list = []
+        for cls in ("FF", "DD", "CG"):
+            of = sorted((u for u in ships if u.get("class") == cls),
+                        key=lambda u: (-u.get("asw", 0), -u.get("aa", 0), u.get("ssm", 0)))
+            want += [(u.get("asw", 0), u.get("aa", 0), u.get("ssm", 0), cls) for u in of[:3 - len(want)]]
+        got = sorted((u.get("asw", 0), u.get("aa", 0), u.get("ssm", 0), u["class"]) for u in party
+                     if u is not cv and u.get("role") != "fast resupply")
+        if got != sorted(want):
+            self.fail("12.7", f"{cv['id']} retires with {got}, not the best {sorted(want)}")
 
     def on_PlayerAirAction(self, st: dict, f: dict) -> None:
         target = (f.get("detail") or {}).get("target")
@@ -257,6 +285,12 @@ class Examiner:
             self.fail("11.2", f"a wave at a {cls} among {[u.get('class') for u in live]}")
 
     def on_StrikeFlown(self, st: dict, f: dict) -> None:
+        gr = st["groups"].get(f["group"])
+        if gr is None:
+            return  # an airbase's: 10.13 binds a task force
+        two_cvs = gr.get("intel") == "precise" and sum(u.get("class") == "CV" for u in afloat(st, f["group"])) >= 2
+        if f["turn"] - 1 in self.strikes[f["group"]] and not two_cvs:
+            self.fail("10.13", f"{f['group']} strikes in turns {f['turn'] - 1} and {f['turn']}")
         self.strikes[f["group"]].append(f["turn"])
 
     # -- at turn ends, after each event, at the end
@@ -282,12 +316,6 @@ class Examiner:
                 self.fail("1.9", f"turn {st['turn']}: {gid}, {gr.get('intel')}, in play past the commitment")
 
     def game_ends(self, st: dict) -> None:
-        for gid, turns in self.strikes.items():
-            if gid not in st["groups"]:
-                continue  # an airbase: 10.13 binds a task force
-            cvs = [u for u in (st["groups"].get(gid) or {}).get("units", []) if st["units"][u].get("class") == "CV"]
-            if any(b == a + 1 for a, b in zip(turns, turns[1:])) and len(cvs) < 2:
-                self.fail("10.13", f"{gid} strikes on consecutive turns {turns}")
         c = st["campaign"]
         if c["commitment"].get("system_submarines") != c["commitment"]["system"] // 3:
             self.fail("1.10", f"{c['commitment']}")
