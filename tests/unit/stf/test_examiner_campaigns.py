@@ -54,7 +54,7 @@ from domain.errors import InvalidOrder, RuleViolation  # noqa: E402
 from domain.game import Game  # noqa: E402
 from domain.rulesets.stf import maps, play as random_play, retirement  # noqa: E402
 
-CAMPAIGNS = 40  # seeded campaigns, about a quarter of a second each
+CAMPAIGNS = 45  # seeded campaigns, a fifth of a second each
 META = ("originator_id", "originator_version", "timestamp", "prev_hash", "hash", "concealed", "stream",
         "originator_topic")
 INTEL = ["unknown", "approximate", "good", "accurate", "precise"]
@@ -74,13 +74,38 @@ def afloat(st: dict, gid: str) -> list[dict]:
             if u in st["units"] and not st["units"][u].get("sunk") and not st["units"][u].get("retired")]
 
 
-def campaign(n: int, end_chance: float) -> tuple[Game, list[tuple[dict, str]]]:
-    """Campaign ``n`` played to its end by the random Player; with the refusals it met."""
+def base_game_result(st: dict, rng: random.Random) -> dict | None:
+    """A result the base game may give in the Strike or Combat phase, reported unasked: a unit
+    sunk, a carrier's squadron destroyed or its flight deck made inoperable, hits on an airbase
+    (so campaigns reach STF 9.4, 12.3 and 12.5-12.9, which the offered orders seldom do)."""
+    if st.get("pending") or st.get("phase") not in ("Strike", "Combat"):
+        return None
+    live = [u for u in st["units"].values() if (st["groups"].get(u.get("group")) or {}).get("status") == "on map"
+            and not u.get("sunk") and not u.get("retired") and u.get("class") != "SOSUS"]
+    cvs = [u for u in live if st["groups"][u["group"]]["owner"] == "system" and u.get("class") == "CV" and u.get("air")]
+    r = rng.random()
+    if r < 0.4 and cvs:
+        cv = rng.choice(cvs)
+        kinds = [k for k, v in cv["air"].items() if v and k in ("L", "M", "H")]
+        return {"kind": "report", "squadrons_destroyed": [f"{cv['id']}:{rng.choice(kinds)}"]} if kinds else None
+    if r < 0.5 and cvs:
+        return {"kind": "report", "flight_deck_inoperable": [rng.choice(cvs)["id"]]}
+    if r < 0.8 and live:
+        return {"kind": "report", "sunk": [rng.choice(live)["id"]]}
+    bases = sorted(st.get("airbases") or {})
+    return {"kind": "report", "airbase_hits": {rng.choice(bases): rng.randint(1, 3)}} if bases else None
+
+
+def campaign(n: int, end_chance: float, results: float = 0.0) -> tuple[Game, list[tuple[dict, str]]]:
+    """Campaign ``n`` played to its end by the random Player, reporting a base game result unasked
+    before ``results`` of its orders; with the refusals it met."""
     g = Game.create("stf", game_id=UUID(int=0xE7A000 + n), seed_for=seed_for)
     g.join("Player", "player", f"e{n}", seed_for)
     player, refused, accepted = random_play.RandomPlayer(random.Random(n), end_chance=end_chance), [], 0
+    rng = random.Random(-n)
     while not g.is_ended:
-        for order in player.candidates(g.rules, g.state, "Player"):
+        extra = base_game_result(g.state, rng) if rng.random() < results else None
+        for order in [extra] * bool(extra) + list(player.candidates(g.rules, g.state, "Player")):
             before = g.state
             try:
                 g.submit("Player", f"o{accepted}", order, seed_for)
@@ -104,6 +129,7 @@ class Examiner:
         self.spent: dict[str, int] = {}
         self.checked_turns: set[int] = set()
         self.split_rest: list[str] = []
+        self.must_go: dict[str, str] = {}
         self.strikes: dict[str, list[int]] = collections.defaultdict(list)
 
     def fail(self, rule: str, msg: str) -> None:
@@ -232,6 +258,11 @@ class Examiner:
         if got != sorted(want):
             self.fail("12.7", f"{cv['id']} retires with {got}, not the best {sorted(want)}")
 
+    def on_CampaignFixed(self, st: dict, f: dict) -> None:
+        if f["key"] == "commitment_reached":  # 1.9: "all counters ... at 'Good' or lower ... immediately removed"
+            self.must_go = {gid: gr.get("intel") for gid, gr in st["groups"].items() if gr.get("owner") == "system"
+                            and gr.get("status") == "on map" and gr.get("intel") in INTEL[:3]}
+
     def on_PlayerAirAction(self, st: dict, f: dict) -> None:
         target = (f.get("detail") or {}).get("target")
         gr = st["groups"].get(target)
@@ -312,8 +343,12 @@ class Examiner:
                 continue
             if gr.get("intel") == "precise" and gr.get("kind") == "tf" and gr.get("emcon"):
                 self.fail("8.7", f"turn {st['turn']}: {gid} is Precise on its EMCON side")
-            if st["campaign"].get("commitment_reached") and gr.get("intel") in INTEL[:3]:
-                self.fail("1.9", f"turn {st['turn']}: {gid}, {gr.get('intel')}, in play past the commitment")
+            if st["campaign"].get("system_retiring") is not None and not gr.get("retiring"):
+                self.fail("12.5", f"turn {st['turn']}: {gid} is not retiring though the GameSystem retires")
+            if gid in self.must_go:
+                self.fail("1.9", f"turn {st['turn']}: {gid} was {self.must_go[gid]} when the commitment was reached, "
+                                 "and is still in play")
+        self.must_go = {}
 
     def game_ends(self, st: dict) -> None:
         c = st["campaign"]
@@ -336,13 +371,46 @@ class Examiner:
                 self.fail("8.9", f"{gid} holds SSN and SS")
 
 
-@pytest.mark.parametrize("end_chance", [0.35, 0.1])
-def test_whole_campaigns_keep_what_the_stf_text_says_always_or_never(end_chance):
+@pytest.mark.parametrize("end_chance,results,first", [(0.35, 0.0, 0), (0.1, 0.0, 1000), (0.2, 0.5, 2000)])
+def test_whole_campaigns_keep_what_the_stf_text_says_always_or_never(end_chance, results, first):
     """Seeded campaigns from creation to the end: after every event, the invariants the text states
     (see ``Examiner``); the first ones found are listed whole."""
     bad = []
-    for n in range(CAMPAIGNS // 2):
-        g, refused = campaign(n + (1000 if end_chance < 0.35 else 0), end_chance)
+    for n in range(first, first + CAMPAIGNS // 3):
+        g, refused = campaign(n, end_chance, results)
         assert g.state["ended"]["rule"].startswith("STF ")
         bad += [f"campaign {n}: {b}" for b in Examiner().run(g, refused)]
     assert bad == [], "\n".join(bad[:20])
+
+
+# ---- STF 12.5 with 6.4: once the GameSystem retires, all its units retire -------------------------
+def test_stf_12_5_a_task_force_deployed_after_the_gamesystem_retired_retires_too():
+    """12.5: on a '1' "all the GameSystem units retire towards their nearest 'Base' hex"; 6.4 still
+    deploys a third of the counters off the map each turn. Campaigns deployed such counters after
+    the GameSystem had retired, and they fought on for the rest of the game."""
+    from tests.unit.stf.helpers import at_phase, run_step
+    st = at_phase(combat_state(commitment=93, system_retiring=7), "Random Events", turn=8)
+    st["groups"]["TF1"] = system_group("TF1", hex=None, status="off map")
+    add_group(st, "P1", "Player", "0505", {"p_dd": ship("DD", 4, nation="US")})
+    out, after = run_step(st, "reinforcements", FixedDice(default=1))
+    g = after["groups"]["TF1"]
+    assert g["status"] == "on map" and g["retiring"] is True and g["destination"] is not None
+
+
+# ---- STF 12.7 with 12.9: a carrier reaching its base with every escort sunk -----------------------
+def test_stf_12_7_a_carrier_whose_escorts_were_all_sunk_leaves_no_empty_sag_at_its_base():
+    """12.7: "Upon reaching the base the CV is removed from the task force and the escort force may
+    continue in the game as a SAG"; 12.9: retiring units reaching the base leave the map. With its
+    escorts all sunk on the way there is no escort force: the group leaves with its carrier.
+    Campaigns kept such a group of sunk ships on the map, moving and searched as a SAG."""
+    from domain.rulesets.stf import retirement
+    from tests.unit.stf.helpers import NoDice, run_step
+    st = combat_state("Terminal")
+    add_group(st, "P1", "Player", "1212", {"p_dd": ship("DD", 4, nation="US")})
+    base = retirement.base_hexes(st, "Soviet")[0]
+    units = {c: forces.unit_from_counter(st, c, c) for c in ("sov-cv-kiev", "sov-ff-bditelny", "sov-ff-razumny")}
+    add_group(st, "TF7", "system", base, units, retiring=True, carrier_retiring="sov-cv-kiev", destination=base)
+    for ff in ("sov-ff-bditelny", "sov-ff-razumny"):
+        st["units"][ff]["sunk"] = True
+    out, after = run_step(st, "retirement", NoDice())
+    assert after["groups"]["TF7"]["status"] == "retired" and after["units"]["sov-cv-kiev"]["retired"] is True
