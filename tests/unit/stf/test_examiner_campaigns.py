@@ -339,6 +339,8 @@ class Examiner:
         if t not in ("TurnAdvanced", "PhaseAdvanced"):
             return
         for gid, gr in st["groups"].items():
+            if gr.get("status") == "on map" and gr.get("units") and not afloat(st, gid):
+                self.fail("11.1/12.9", f"turn {st['turn']}: {gid} is on the map with nothing afloat")
             if gr.get("owner") != "system" or gr.get("status") != "on map":
                 continue
             if gr.get("intel") == "precise" and gr.get("kind") == "tf" and gr.get("emcon"):
