@@ -311,6 +311,9 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
                 return
             rule = "STF 6.3" if g.get("status") == "false contact" else "STF 6.4"
             place_system_group(ctx, m, g["id"], kind_, rule)
+            if ctx.state["campaign"].get("system_retiring") is not None:  # STF 12.5: all its units retire
+                from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
+                retirement.retire(ctx, g["id"], "STF 12.5", "the GameSystem retires: every unit, this one too")
 
 
 # ---- STF 7: the Player's movement ----------------------------------------------------------------

@@ -181,7 +181,8 @@ def arrive(ctx: Ctx, gid: str) -> None:
     only its carrier there, and the escorts go on as a SAG (unless the GameSystem retires whole)."""
     g = ctx.state["groups"][gid]
     cv = g.get("carrier_retiring")
-    if cv and not ctx.state["campaign"].get("system_retiring"):
+    escorts = [u for u in g["units"] if u != cv and alive(ctx.state["units"].get(u, {}))]
+    if cv and escorts and not ctx.state["campaign"].get("system_retiring"):  # none afloat: no SAG goes on
         ctx.emit(UnitChanged, unit=cv, changes={"retired": True}, rule="STF 12.7",
                  why=f"{cv} reached the base {g['hex']}: it leaves the task force")
         ctx.emit(GroupChanged, group=gid,
