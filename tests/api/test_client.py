@@ -15,7 +15,7 @@ import threading
 import time
 
 import pytest
-from werkzeug.serving import WSGIRequestHandler, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from api.app import create_app, migrate
 from api.cli import main
@@ -27,6 +27,16 @@ from domain.service import Warlog
 class QuietHandler(WSGIRequestHandler):
     def log(self, *args, **kwargs):  # no request log on the captured stderr
         pass
+
+
+def live_server(app) -> BaseWSGIServer:
+    """``app`` served on a thread. Its request threads are not daemons, so ``server_close()`` waits
+    for them: a test closes its service after that, and an event stream still polling SQLite on a
+    connection closed under it crashes the whole process (a segfault, seen in CI)."""
+    httpd = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    httpd.daemon_threads = False
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
 
 
 class Recorder:
@@ -51,15 +61,12 @@ def server(sqlite_config, monkeypatch):
     migrate(sqlite_config)
     service = Warlog(sqlite_config)
     app = Recorder(create_app({"WARLOG_SERVICE": service}))
-    httpd = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    httpd = live_server(app)
     url = f"http://127.0.0.1:{httpd.server_port}"
     url_info = type("Server", (), {"url": url, "app": app, "config": sqlite_config})()
     yield url_info
     httpd.shutdown()
     httpd.server_close()
-    thread.join(timeout=10)
     service.close()
 
 

@@ -9,12 +9,11 @@ import threading
 import time
 
 import pytest
-from werkzeug.serving import make_server
 
 from api.app import create_app, migrate
 from api.client import ProblemError, WarlogClient
 from domain.service import Warlog
-from tests.api.test_client import Player, QuietHandler, Recorder, clean_env  # noqa: F401 (a fixture)
+from tests.api.test_client import Player, Recorder, clean_env, live_server  # noqa: F401 (a fixture)
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "barrage"}
 
@@ -31,14 +30,14 @@ def serve(sqlite_config, monkeypatch):
     def start(**limits):
         app = Recorder(create_app({"WARLOG_SERVICE": service, "WARLOG_RATE_LIMITS": True,
                                       "WARLOG_RATE_LIMIT_STORAGE": "memory://", **limits}))
-        httpd = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        httpd = live_server(app)
         servers.append(httpd)
         return f"http://127.0.0.1:{httpd.server_port}", app
 
     yield start
     for httpd in servers:
         httpd.shutdown()
+        httpd.server_close()
     service.close()
 
 

@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from api.app import create_app
 from api.cli import main
-from tests.api.test_client import QuietHandler
+from tests.api.test_client import live_server
 from tests.conftest import make_app
 
 
@@ -27,8 +26,7 @@ def live(sqlite_config, rq_env, tmp_path, monkeypatch):
     service = make_app(sqlite_config)
     app = create_app({"WARLOG_SERVICE": service, "REDIS_URL": rq_env.url, "WARLOG_QUEUE": rq_env.queue,
                       "WARLOG_ARTIFACT_DIR": str(tmp_path / "artifacts")})
-    httpd = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    httpd = live_server(app)
     data_dir = Path(sqlite_config.sqlite_path).parent
     yield type("Live", (), {"url": f"http://127.0.0.1:{httpd.server_port}", "rq": rq_env,
                             "work": lambda self: rq_env.work(data_dir)})()
