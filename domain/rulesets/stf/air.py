@@ -916,7 +916,17 @@ def _patrol_templates(state: dict) -> list[dict]:
     seen = sorted({maps.megahex_number(name, g["hex"]) for g in state["groups"].values()
                    if g["owner"] == "system" and on_map(g)} - {None})
     megahexes = seen[:3] or maps.megahex_numbers(name)[:1]
-    return [{"kind": "lbna_patrol", "unit": u, "megahex": m} for u, n in lbna_left(state).items() if n for m in megahexes]
+    out = []
+    for u, n in lbna_left(state).items():
+        if n:
+            for m in megahexes:
+                out.append({"kind": "lbna_patrol", "unit": u, "megahex": m})
+                # STF 2.6.2: the unit may also fire at a single task force in that megahex
+                out += [{"kind": "lbna_patrol", "unit": u, "megahex": m, "target": g}
+                        for g, v in sorted(state["groups"].items(), key=lambda kv: _order(kv[0]))
+                        if v["owner"] == "system" and on_map(v) and v.get("kind") == "tf"
+                        and maps.megahex_number(name, v["hex"]) == m]
+    return out
 
 
 @kind("lbna_patrol", rule="STF 2.6.1", phases=("Patrol",), templates=_patrol_templates,
@@ -929,7 +939,7 @@ def lbna_patrol(ctx: Ctx, order: dict) -> None:
     _need(state["campaign"].get("player_side") == "Soviet", "STF 2.6.1", "only a Soviet Player flies LBNA patrols")
     _need(lbna_available(state), "STF 2.6", "land-based naval aviation is in the GIUK and Mediterranean campaigns only")
     unit = order.get("unit")
-    if unit not in LBNA["units"]:
+    if not isinstance(unit, str) or unit not in LBNA["units"]:
         raise InvalidOrder("'unit' is 'backfire' or 'badger'", rule="STF 2.6.1", field="unit")
     megahex = order.get("megahex")
     if not isinstance(megahex, int) or isinstance(megahex, bool):
