@@ -794,6 +794,15 @@ def _strike_templates(state: dict) -> list[dict]:
         for t in targets:
             if t in state["groups"] or o in state["groups"]:
                 out.append({"kind": "air_strike", "from": o, "target": t})
+            if o in state["groups"] and t in state["groups"]:  # STF 13.11: its A-6s or Buccaneers fire Harpoons
+                flown = [str(a) for cv in carriers(state, o) for a in (cv.get("aircraft") or {}).values() if a]
+                out += [{"kind": "air_strike", "from": o, "target": t, "asm": [{"aircraft": a, "damage": 0}]}
+                        for a in HARPOON["aircraft"] if any(a in f for f in flown)]
+    # STF 9.7: Tomahawks at a land airbase, from a task force with a ship that may carry them (13.9)
+    out += [{"kind": "air_strike", "from": g, "target": n, "tomahawk": True}
+            for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v)
+            and any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, g))
+            for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
     return out
 
 

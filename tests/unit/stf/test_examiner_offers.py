@@ -40,3 +40,34 @@ def test_stf_2_6_1_a_malformed_lbna_unit_is_refused_naming_2_6_1(unit):
     with pytest.raises(InvalidOrder) as err:
         play(st, {"kind": "lbna_patrol", "unit": unit, "megahex": mh})
     assert err.value.rule == "STF 2.6.1"
+
+
+def _offered(st: dict, **match) -> list[dict]:
+    return [o for o in R.legal_orders(st, "Player")
+            if o["kind"] == "air_strike" and all(o.get(k) == v for k, v in match.items())]
+
+
+def test_stf_9_7_a_tomahawk_attack_on_the_gamesystems_airbase_is_offered_and_accepted():
+    """STF 9.7: "Tomahawk missiles can be used to attack land air bases" (the order took
+    "tomahawk": true; the offer never held one, and only from a carrier's task force)."""
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state()
+    offered = _offered(st, tomahawk=True)
+    assert {(o["from"], o["target"]) for o in offered} >= {("P2", "Latakia")}
+    for o in offered:
+        out, _ = play(st, o)
+        assert any(type(e) is tuple and e[1].get("what") == "Tomahawk attack" for e in out)
+    st["units"]["p4"]["sunk"] = True  # P2's only ship that may carry them (13.9: never an FF)
+    assert ("P2", "Latakia") not in {(o["from"], o["target"]) for o in _offered(st, tomahawk=True)}
+
+
+def test_stf_13_11_harpoons_of_a_carriers_a6_or_buccaneer_are_offered_and_accepted():
+    """STF 13.11: A-6 Intruders and Buccaneers fire 3 waves of 8 Harpoons (the order took "asm";
+    the offer never held it)."""
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state("precise")
+    st["units"]["nimitz"]["aircraft"] = {"L": "F-14 Tomcat", "H": "A-6 Intruder"}
+    offered = [o for o in _offered(st, target="TF1") if o.get("asm")]
+    assert [(o["from"], o["asm"]) for o in offered] == [("P1", [{"aircraft": "A-6 Intruder", "damage": 0}])]
+    out, _ = play(st, offered[0])
+    assert any(type(e) is tuple and (e[1].get("detail") or {}).get("asm") for e in out)
