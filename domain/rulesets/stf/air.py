@@ -794,6 +794,15 @@ def _strike_templates(state: dict) -> list[dict]:
         for t in targets:
             if t in state["groups"] or o in state["groups"]:
                 out.append({"kind": "air_strike", "from": o, "target": t})
+            if o in state["groups"] and t in state["groups"]:  # STF 13.11: its A-6s or Buccaneers fire Harpoons
+                flown = [str(a) for cv in carriers(state, o) for a in (cv.get("aircraft") or {}).values() if a]
+                out += [{"kind": "air_strike", "from": o, "target": t, "asm": [{"aircraft": a, "damage": 0}]}
+                        for a in HARPOON["aircraft"] if any(a in f for f in flown)]
+    # STF 9.7: Tomahawks at a land airbase, from a task force with a ship that may carry them (13.9)
+    out += [{"kind": "air_strike", "from": g, "target": n, "tomahawk": True}
+            for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v)
+            and any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, g))
+            for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
     return out
 
 
@@ -916,7 +925,17 @@ def _patrol_templates(state: dict) -> list[dict]:
     seen = sorted({maps.megahex_number(name, g["hex"]) for g in state["groups"].values()
                    if g["owner"] == "system" and on_map(g)} - {None})
     megahexes = seen[:3] or maps.megahex_numbers(name)[:1]
-    return [{"kind": "lbna_patrol", "unit": u, "megahex": m} for u, n in lbna_left(state).items() if n for m in megahexes]
+    out = []
+    for u, n in lbna_left(state).items():
+        if n:
+            for m in megahexes:
+                out.append({"kind": "lbna_patrol", "unit": u, "megahex": m})
+                # STF 2.6.2: the unit may also fire at a single task force in that megahex
+                out += [{"kind": "lbna_patrol", "unit": u, "megahex": m, "target": g}
+                        for g, v in sorted(state["groups"].items(), key=lambda kv: _order(kv[0]))
+                        if v["owner"] == "system" and on_map(v) and v.get("kind") == "tf"
+                        and maps.megahex_number(name, v["hex"]) == m]
+    return out
 
 
 @kind("lbna_patrol", rule="STF 2.6.1", phases=("Patrol",), templates=_patrol_templates,
@@ -929,7 +948,7 @@ def lbna_patrol(ctx: Ctx, order: dict) -> None:
     _need(state["campaign"].get("player_side") == "Soviet", "STF 2.6.1", "only a Soviet Player flies LBNA patrols")
     _need(lbna_available(state), "STF 2.6", "land-based naval aviation is in the GIUK and Mediterranean campaigns only")
     unit = order.get("unit")
-    if unit not in LBNA["units"]:
+    if not isinstance(unit, str) or unit not in LBNA["units"]:
         raise InvalidOrder("'unit' is 'backfire' or 'badger'", rule="STF 2.6.1", field="unit")
     megahex = order.get("megahex")
     if not isinstance(megahex, int) or isinstance(megahex, bool):
