@@ -213,10 +213,12 @@ class NotifyStore(SqlTables):
                   (position, position))
 
     # ---------------------------------------------------------------------------- deliveries --
-    # What the outbox holds at ``now``: the new rows, and the rows claimed more than STALE_CLAIM
-    # before and never finished (their worker died mid-send: a job timeout, a restart, the OOM
-    # killer; rq's retries of that job, finding the row still claimed, had stopped).
-    _OUTBOX = "(status = 'new' OR (status = 'sending' AND claimed_at < ?))"
+    # A row claimed more than STALE_CLAIM before (the parameter) and never finished: its worker died
+    # mid-send (a job timeout, a restart, the OOM killer), and rq's retries of that job, finding the
+    # row still claimed, had stopped. It may be claimed again, and the outbox holds it again.
+    _STALE = "(status = 'sending' AND claimed_at < ?)"
+    # What the outbox holds: the new rows and the stale claims.
+    _OUTBOX = f"(status = 'new' OR {_STALE})"
 
     def outbox(self, now: datetime, limit: int = 100) -> list[dict]:
         return self._run("SELECT game_id, seq, channel, seat FROM {t}warlog_notify_deliveries WHERE "
@@ -241,7 +243,7 @@ class NotifyStore(SqlTables):
         now = _now()
         return self._run("UPDATE {t}warlog_notify_deliveries SET status = 'sending', claimed_at = ?, "
                          "attempts = attempts + 1 WHERE game_id = ? AND seq = ? AND channel = ? AND seat = ? AND "
-                         "(status IN ('new', 'queued', 'failed') OR (status = 'sending' AND claimed_at < ?))",
+                         f"(status IN ('new', 'queued', 'failed') OR {self._STALE})",
                          (now.isoformat(), game_id, seq, channel, seat, (now - STALE_CLAIM).isoformat())) == 1
 
     def finish(self, game_id: str, seq: int, channel: str, seat: str, status: str, error: str | None = None) -> None:
