@@ -40,11 +40,13 @@ def _may_load(state, side, u, ships) -> bool:
     return False
 
 
-def _refuel(state, side) -> list:
-    """FS 9.4: the Argentina-based A-4s that may be designated as using aerial refuelling."""
+def _refuel(state, side, areas: dict | None = None) -> list:
+    """FS 9.4: the Argentina-based A-4s that may be designated as using aerial refuelling; given
+    ``areas`` (each with its ``aircraft``), those among the aircraft of one of them."""
     if side != AR or "ar_air_mechanical" in state["effects"][AR]:
         return []
-    return [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["aircraft"]) if DATA.units[u].get("range") == "a4"]
+    a4s = [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["aircraft"]) if DATA.units[u].get("range") == "a4"]
+    return a4s if areas is None else [u for u in a4s if any(u in v["aircraft"] for v in areas.values())]
 
 
 def _air_strikes(state, side, areas, targets_at) -> dict | None:
@@ -57,8 +59,7 @@ def _air_strikes(state, side, areas, targets_at) -> dict | None:
             aircraft, carriers = _air(state, side, a)
             if aircraft or carriers:
                 found[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
-    return {"area": found, "refuel": [u for u in _refuel(state, side) if any(u in v["aircraft"] for v in found.values())]} \
-        if found else None
+    return {"area": found, "refuel": _refuel(state, side, found)} if found else None
 
 
 def op_choices(state: dict, side: str, op) -> dict | None:
@@ -145,8 +146,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                     aircraft, carriers = _air(state, side, a)
                     areas[a] = {"units": mine, "targets": targets, "aircraft": aircraft,
                                 "carriers": carriers if side == AR else []}
-        return {"area": areas, "refuel": [u for u in _refuel(state, side) if any(u in v["aircraft"] for v in areas.values())]} \
-            if areas else None
+        return {"area": areas, "refuel": _refuel(state, side, areas)} if areas else None
     if op == 16:
         units = _aboard_in(state, side, S.TACTICAL)
         areas = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)
