@@ -781,6 +781,11 @@ def _asm(state: dict, order: dict, origin: str) -> list[dict]:
     return out
 
 
+def may_fire_tomahawks(state: dict, gid: str) -> bool:
+    """STF 9.7 with 13.9: the group has a surface ship afloat that may carry Tomahawks (never an FF)."""
+    return any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, gid))
+
+
 def _strike_templates(state: dict) -> list[dict]:
     if not state["campaign"].get("map"):
         return []
@@ -801,7 +806,7 @@ def _strike_templates(state: dict) -> list[dict]:
     # STF 9.7: Tomahawks at a land airbase, from a task force with a ship that may carry them (13.9)
     out += [{"kind": "air_strike", "from": g, "target": n, "tomahawk": True}
             for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v)
-            and any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, g))
+            and may_fire_tomahawks(state, g)
             for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
     return out
 
@@ -827,7 +832,7 @@ def air_strike(ctx: Ctx, order: dict) -> None:
         _need(tkind == "airbase", "STF 9.7", "the Tomahawk attack of STF 9.7 is on a land airbase "
                                              "(at ships, Tomahawks are SSM combat)")
         _need(okind == "group", "STF 9.7", "Tomahawks are fired by ships of a task force")
-        _need(any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, origin)), "STF 13.9",
+        _need(may_fire_tomahawks(state, origin), "STF 13.9",
               f"{origin} has no ship that may carry Tomahawks (never an FF: STF 13.9)")
         detail.update({"weapon": "Tomahawk", "plan": {"airbase_ring": BASE["ring"], "airbase_aa": BASE["aa"],
                                                      "aa_rings": list(BASE["aa_rings"])}})
