@@ -501,3 +501,44 @@ def test_stf_table_air_attack_every_die_in_every_column_sends_that_many_strike_a
     assert len(strike["detail"]["strike"]) == strikes and len(strike["detail"]["escort"]) == escorts
     assert all(":H" in s for s in strike["detail"]["strike"]) and all(":L" in s for s in strike["detail"]["escort"])
     assert strike["detail"]["short"] == {"strike": 0, "escort": 0}
+
+
+# ---- STF 2.1: the Player's ground aviation number is what may fly from his airbases ----------------------
+@pytest.mark.parametrize("die, squadrons", [(1, 1), (5, 3)])
+def test_stf_2_1_a_player_with_ground_aviation_squadrons_strikes_from_his_airbase(die, squadrons):
+    """2.1: the die "determines the number of squadrons available for ground aviation": a Player with
+    one or more (the Mediterranean US column: 1 on a 1, 3 on a 5) may strike from his airbase."""
+    _, st = play_campaign("mediterranean", "US", {"STF 1.2": [3], "STF 2.1": [die, 1]})
+    assert st["campaign"]["ground_aviation"]["Player"] == squadrons
+    st = player_airbase_strike_state(st)
+    assert {"kind": "air_strike", "from": "Malta", "target": "TF1"} in stf_rules_legal(st)
+    out, _ = play(st, {"kind": "air_strike", "from": "Malta", "target": "TF1"})
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["from"] == "Malta"
+
+
+@pytest.mark.parametrize("map_name, die", [("caribbean", 1), ("giuk", 1)])
+def test_stf_2_1_a_player_who_rolled_no_ground_aviation_squadron_flies_nothing_from_his_airbases(map_name, die):
+    """2.1: a 0 on the Ground Aviation Table (the Caribbean and G-I-UK Gap US columns on a 1) is no
+    squadron available for ground aviation: no air strike flies from the Player's airbases (his
+    carriers' still do)."""
+    _, st = play_campaign(map_name, "US", {"STF 1.2": [BATTLE_DIE[map_name]], "STF 2.1": [die, 1]})
+    assert st["campaign"]["ground_aviation"]["Player"] == 0
+    base = st["campaign"]["player_airbases"][0] if st["campaign"]["player_airbases"] else C.airbases(map_name, "US")[0]
+    st["campaign"]["player_airbases"] = [base]
+    st = player_airbase_strike_state(st)
+    assert not [o for o in stf_rules_legal(st) if o["kind"] == "air_strike" and o["from"] == base]
+    with pytest.raises(RuleViolation) as refused:
+        play(st, {"kind": "air_strike", "from": base, "target": "TF1"})
+    assert refused.value.rule == "STF 2.1"
+
+
+def player_airbase_strike_state(st: dict) -> dict:
+    """The campaign ``st`` in the Strike phase of turn 3 with an Accurate GameSystem task force (TF1)
+    and the Player's airbases as the campaign fixed them (Malta, Haifa when none were fixed)."""
+    st = at_phase(st, "Strike", turn=3)
+    if not st["campaign"].get("player_airbases"):
+        st["campaign"]["player_airbases"] = ["Malta", "Haifa"]
+    m = st["campaign"]["map"]
+    st["groups"]["TF1"] = system_group("TF1", "tf", intel="accurate", size="large", chit="Rear Admiral",
+                                       hex=maps.sea_hexes_of(m, movement.starting_megahexes(m, "Soviet", "TF")[0])[0])
+    return st
