@@ -1,5 +1,7 @@
 """The air war: airbases, the GameSystem's air doctrine and land-based naval aviation (data/air.json).
 
+STF 2.1    The Player's airbases fly no strike when the Ground Aviation Table gave him no squadron
+           (``campaign["ground_aviation"]["Player"]`` 0); the GameSystem's airbase flies its number.
 STF 2.6    Soviet land-based naval aviation (LBNA) in the GIUK and Mediterranean campaigns
            (``campaign["lbna_available"]``): 6 Backfire and 6 Badger, each used once
            (``state["lbna"]["used"]``).
@@ -742,6 +744,18 @@ def _group_or_airbase(state: dict, name: str, owner: str, rule: str) -> tuple[st
     return "airbase", airbase_hex(state, name)
 
 
+def player_ground_aviation(state: dict) -> int | None:
+    """STF 2.1: the number of squadrons available to the Player for ground aviation (None before
+    the campaign rolls it)."""
+    return (state["campaign"].get("ground_aviation") or {}).get("Player")
+
+
+def player_airbase_flies(state: dict, name: str) -> bool:
+    """A Player airbase can launch aircraft: not closed by 3 hits (STF 9.4), and the Player has
+    ground aviation squadrons (STF 2.1: none when the Ground Aviation Table gave him 0)."""
+    return airbase_active(state, name) and player_ground_aviation(state) != 0
+
+
 def _player_origin(state: dict, origin: str, rule: str) -> tuple[str, str]:
     """(kind, hex) of the Player's strike origin: a CV task force or an airbase of the Player's."""
     kind_, where = _group_or_airbase(state, origin, "Player", rule)
@@ -791,7 +805,7 @@ def _strike_templates(state: dict) -> list[dict]:
         return []
     out = []
     origins = [g for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v) and carriers(state, g)]
-    origins += [n for n, b in sorted(airbases(state).items()) if b.get("owner") == "Player" and airbase_active(state, n)]
+    origins += [n for n, b in sorted(airbases(state).items()) if b.get("owner") == "Player" and player_airbase_flies(state, n)]
     targets = [g for g, v in sorted(state["groups"].items())
                if v["owner"] == "system" and on_map(v) and _intel(v) in ("accurate", "precise")]
     targets += [n for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
@@ -850,6 +864,9 @@ def air_strike(ctx: Ctx, order: dict) -> None:
             _need(_intel(g) in ("accurate", "precise"), "STF 10.1",
                   f"{target} is {_intel(g)}: an air strike needs an Accurate or Precise search report on it")
             rule = "STF 10.1"
+        _need(okind == "group" or player_ground_aviation(state) != 0, "STF 2.1",
+              f"the Ground Aviation Table gave the Player no squadron available for ground aviation: "
+              f"nothing flies from {origin}")
         detail["cap"] = cap(state, target)
         asm = _asm(state, order, origin)
         if asm:
