@@ -331,3 +331,23 @@ def test_fs_10_9_a_carrier_defending_against_a_submarine_fires_at_it_once(monkey
     out, st3 = answer(st2, UK, {"fire": fire(("hermes", "salta"))}, FixedDice(6, 2))
     assert shots(out) == [(AR, "salta", "hermes", 3), (UK, "hermes", "salta", 2)]
     assert not S.alive(st3, "salta")
+
+
+# ------------------------------------------------------------------------------- FS 9.7 ---
+@pytest.mark.parametrize("number, fields", [
+    (14, {"area": S.ARGENTINA, "units": ["glamorgan"], "fire": fire(("glamorgan", "drummond"))}),
+    (18, {"area": S.ARGENTINA, "carriers": ["hermes"], "fire": fire(("hermes", "drummond"))}),
+    (19, {"area": S.ARGENTINA, "carriers": ["hermes"], "fire": fire(("hermes", "ri_12"))}),
+    (21, {"area": S.ARGENTINA, "units": ["glamorgan"], "fire": fire(("glamorgan", "ri_12"))}),
+    (24, {"units": ["2_para"], "origin": "san_carlos", "destination": S.ARGENTINA}),
+])
+def test_fs_9_7_no_uk_combat_or_movement_in_argentina_the_refusal_names_9_7(number, fields):
+    """FS 9.7: "no UK movement or combat may ever take place in that area" - an AR ship in port,
+    an AR unit waiting in Argentina, are beyond any UK operation; the refusal names 9.7."""
+    st = uk()
+    place(st, "glamorgan", "sa1")
+    place(st, "hermes", "sa1")
+    place(st, "2_para", "san_carlos")
+    place(st, "drummond", S.ARGENTINA)
+    place(st, "ri_12", S.ARGENTINA)
+    assert refused(st, UK, op(number, **fields)).rule == "FS 9.7"
