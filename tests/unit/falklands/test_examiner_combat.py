@@ -351,3 +351,39 @@ def test_fs_9_7_no_uk_combat_or_movement_in_argentina_the_refusal_names_9_7(numb
     place(st, "drummond", S.ARGENTINA)
     place(st, "ri_12", S.ARGENTINA)
     assert refused(st, UK, op(number, **fields)).rule == "FS 9.7"
+
+
+# ------------------------------------------------------------------ nothing left to fire ---
+def test_fs_10_2_a_defender_with_nothing_able_to_fire_back_is_not_asked_and_the_attack_goes_in(monkeypatch):
+    """FS 10.2: "If a unit doesn't posses the ability to engage a certain type of target, it may
+    not fire at that type of unit": the B&R (anti-aircraft 0) under an air attack has no shot; the
+    Dagger's die alone is rolled and its hit marks the two-step unit."""
+    st = empty("AR Operations")
+    place(st, "b_r", FLAT)
+    place(st, "dagger_1", "port_stanley")
+    with_factor(monkeypatch, "b_r", air=0)
+    with_factor(monkeypatch, "dagger_1", ground=3)
+    out, st2 = play(st, AR, op(19, area=FLAT, aircraft=["dagger_1"], fire=fire(("dagger_1", "b_r"))), FixedDice(3))
+    assert "DecisionPending" not in names(out) and not st2["pending"]
+    assert shots(out) == [(AR, "dagger_1", "b_r", 3)]
+    assert [(e["unit"], e["steps_left"]) for e in events_of(out, "UnitHit")] == [("b_r", 1)]
+
+
+def test_fs_10_8_and_op_17_sf_landed_in_the_first_wave_share_the_fate_of_its_last_infantry(monkeypatch):
+    """FS 10.8: in mixed fights the SF "share the fate of your last friendly conventional ground unit
+    in that battle": the reduced 2 Para falls to the defenders' fire, and the SAS team landed with
+    it goes too, though no die was rolled at it."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "2_para", aboard="fearless", steps=1)
+    place(st, "sas_d", aboard="fearless")
+    place(st, "ri_12", FLAT)
+    control(st, AR, FLAT)
+    with_factor(monkeypatch, "2_para", ground=3)
+    with_factor(monkeypatch, "ri_12", ground=2)
+    out, st2 = fought(st, UK, op(17, area=FLAT, wave=["2_para", "sas_d"], fire=fire(("2_para", "ri_12"))),
+                      FixedDice(6, 2), defence=fire(("ri_12", "2_para")))
+    assert shots(out) == [(UK, "2_para", "ri_12", 3), (AR, "ri_12", "2_para", 2)]  # -1 landing, +1 SF
+    assert [(e["unit"], e["rule"]) for e in events_of(out, "UnitEliminated")] == [
+        ("2_para", "FS 7.1 Op #17"), ("sas_d", "FS 10.8")]
+    assert st2["control"][FLAT] == AR and not S.contested(st2, FLAT)
