@@ -387,3 +387,35 @@ def test_fs_10_8_and_op_17_sf_landed_in_the_first_wave_share_the_fate_of_its_las
     assert [(e["unit"], e["rule"]) for e in events_of(out, "UnitEliminated")] == [
         ("2_para", "FS 7.1 Op #17"), ("sas_d", "FS 10.8")]
     assert st2["control"][FLAT] == AR and not S.contested(st2, FLAT)
+
+
+def test_fs_10_6_ships_bombarding_a_mountain_area_are_reduced(monkeypatch):
+    """FS 10.6: "Units of any types, and of either side, which are attacking in an area that
+    contains mountains do so with their hit numbers reduced by one" - a shore bombardment too."""
+    area = next(a for a in DATA.land_areas if DATA.areas[a]["mountains"] and not DATA.areas[a]["entrenched"])
+    st = uk()
+    place(st, "glamorgan", "falklands")
+    place(st, "ri_12", area)
+    control(st, AR, area)
+    with_factor(monkeypatch, "glamorgan", ground=3)
+    out, st2 = play(st, UK, op(21, area=area, units=["glamorgan"], fire=fire(("glamorgan", "ri_12"))), FixedDice(3))
+    assert shots(out) == [(UK, "glamorgan", "ri_12", 2)]
+    assert S.alive(st2, "ri_12")
+
+
+def test_fs_10_9_after_the_rendezvous_a_carrier_intercepts_with_four_shots():
+    """FS 10.9: once rendezvoused "that number of shots is increased from three to four" - each time
+    a carrier fires, an interception included (the Interception Example's three per carrier)."""
+    st = empty("AR Operations")
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
+    place(st, "dagger_1", S.ARGENTINA)
+    st["rendezvous"] = True
+    out, st2 = play(st, AR, op(18, area="falklands", aircraft=["dagger_1"], fire=fire(("dagger_1", "glamorgan"))))
+    assert pending(st2)["options"]["shots"] == {"hermes": 4}
+    with pytest.raises(RuleViolation) as e:
+        answer(st2, UK, {"fire": fire(*[("hermes", "dagger_1")] * 5)}, FixedDice(default=6))
+    assert e.value.rule == "FS 10.9"
+    out, st3 = answer(st2, UK, {"fire": fire(*[("hermes", "dagger_1")] * 4)}, FixedDice(6, 6, 6, 3))
+    assert shots(out) == [(UK, "hermes", "dagger_1", 3)] * 4
+    assert not S.alive(st3, "dagger_1") and events_of(out, "BattleBegun")[0]["kind"] == "interception"
