@@ -83,7 +83,11 @@ def op_choices(state: dict, side: str, op) -> dict | None:
             if fits:
                 at.setdefault(S.where(state, u), []).append(u)
                 used.update(fits)
-        return {"aircraft": at, "destinations": [d for d in dests if d in used]} if at else None
+        if not at:
+            return None
+        # FS 9.4: an Argentina-based A-4 reaches a Falklands base only with aerial refuelling
+        refuel = [u for u in _refuel(state, side) if u in at.get(S.ARGENTINA, [])]
+        return {"aircraft": at, "destinations": [d for d in dests if d in used], "refuel": refuel}
     if op == 4:
         if S.controlled_by(state, S.SOUTH_GEORGIA) != AR:
             return None
@@ -288,6 +292,8 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields["unit"] = c["unit"]
     elif op == 3:
         fields.update(origin=sorted(c["aircraft"]), aircraft=_many(_flat(c["aircraft"])), destination=c["destinations"])
+        if c["refuel"]:
+            fields["refuel"] = _many(c["refuel"], True, "up to four Argentina-based A-4s flying to a Falklands base (FS 9.4)")
     elif op == 4:
         fields.update(ships=_many(c["ships"], description="three surface vessels"), submarine=c["submarine"],
                       sf=_many(c["sf"], description="two SF units aboard the force"))

@@ -135,7 +135,7 @@ def check_protected(state: dict, battle: dict, side: str, fire: list[dict], targ
     protected = [t for t in aimed if DATA.units[t].get("protected") and t != waived]
     if not protected or battle.get("ignore_protection"):
         return
-    unprotected = [t for t in targets if S.kind(t) == "ship" and not DATA.units[t].get("protected")]
+    unprotected = [t for t in dict.fromkeys(targets) if S.kind(t) == "ship" and not DATA.units[t].get("protected")]
     missing = [t for t in unprotected if t not in aimed]
     if missing:
         raise RuleViolation("FS 10.4", f"{DATA.units[protected[0]]['name']} is a protected target: every "

@@ -182,6 +182,13 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
     need(dest == S.ARGENTINA or (dest in DATA.land_areas and S.controlled_by(ctx.state, dest) == AR
                                  and not S.contested(ctx.state, dest)),
          rule(3), f"{area_name(dest)} is not a friendly, uncontested area")
+    # FS 9.4: a rebase from Argentina flies within the aircraft's range (A-4s: the Falklands with
+    # aerial refuelling, "in any one operation in which they're involved"); FS 9.5 from the Falklands.
+    refuel = refuelled(ctx, order, 3, aircraft)
+    for u in aircraft:
+        need(S.aircraft_reach(ctx.state, u, dest, u in refuel), "FS 9.4",
+             f"{name(u)} cannot reach {area_name(dest)} from {area_name(origin)}"
+             f"{' without aerial refuelling' if DATA.units[u].get('range') == 'a4' else ''}")
     for u in aircraft:
         need(S.may_base(ctx.state, u, dest, aircraft), "FS 6.2" if "black_buck" not in ctx.state["effects"][UK]
              or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
@@ -433,15 +440,11 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
     """Aircraft (AR, land-based, in range) and carriers (in range) committed to an attack."""
     aircraft = unit_ids(order, "aircraft", op)
     carriers = unit_ids(order, "carriers", op)
-    refuel = unit_ids(order, "refuel", op)
-    need(len(refuel) <= 4, "FS 9.4", "at most four A-4s use aerial refuelling in one operation")
     if aircraft:
         need(side == AR, rule(op), "the UK has no land-based aircraft; its air power is its carriers")
         mine(ctx, aircraft, AR, op, ("aircraft",))
         need("ar_air_mechanical" not in ctx.state["effects"][AR], "FS 11.3 4-6", "no AR aircraft may move or fight this phase")
-    for u in refuel:
-        need(u in aircraft and DATA.units[u].get("range") == "a4" and S.where(ctx.state, u) == S.ARGENTINA,
-             "FS 9.4", f"{name(u)}: aerial refuelling is for Argentina-based A-4s in this attack")
+    refuel = refuelled(ctx, order, op, aircraft)
     for u in aircraft:
         need(S.where(ctx.state, u) in (*DATA.land_areas, S.ARGENTINA), rule(op), f"{name(u)} is not at a base")
         need(S.aircraft_reach(ctx.state, u, target_area, u in refuel),
@@ -452,6 +455,17 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
         mine(ctx, [c], side, op, ("ship",))
         need(S.in_carrier_range(ctx.state, c, target_area), "FS 9.3", f"{name(c)} is out of range of {area_name(target_area)}")
     return aircraft, carriers, refuel
+
+
+def refuelled(ctx: Ctx, order: dict, op, aircraft: list[str]) -> list[str]:
+    """FS 9.4: "in any one operation in which they're involved, up to four Argentina-based A-4
+    units may be designated as using aerial refueling" - the order's ``refuel``."""
+    refuel = unit_ids(order, "refuel", op)
+    need(len(refuel) <= 4, "FS 9.4", "at most four A-4s use aerial refuelling in one operation")
+    for u in refuel:
+        need(u in aircraft and DATA.units[u].get("range") == "a4" and S.where(ctx.state, u) == S.ARGENTINA,
+             "FS 9.4", f"{name(u)}: aerial refuelling is for Argentina-based A-4s in this operation")
+    return refuel
 
 
 def op_18(ctx: Ctx, side: str, order: dict) -> list:

@@ -250,6 +250,10 @@ class Falklands(Ruleset):
         if order.get("with_op_10") and not (op in (14, 18) or (op == 20 and order.get("attack") is True)):
             raise RuleViolation(rule(10), "Op #10 is tacked onto a UK attack on AR vessels (Op #14, #18, or #20 "
                                           "with an attack)")
+        # FS 9.7: "no UK movement or combat may ever take place in that area" (Op #13 names a
+        # Falklands airbase: its own rule says Argentina is none)
+        if seat == UK and S.ARGENTINA in [order.get(k) for k in ("area", "origin", "destination")]:
+            raise RuleViolation("FS 9.7", f"no UK movement or combat may ever take place in Argentina ({rule(op)})")
         if seat == AR and order.get("attack") is True and "poor_ar_logistics" in ctx.state["effects"][AR]:
             raise RuleViolation("FS 11.3 5-1", f"no AR attack of any kind this Operations Phase ({rule(op)})")
         ctx.emit(fe.OperationBegun, side=seat, op=op, title=TITLES[op], rule=rule(op), free=free)

@@ -167,12 +167,16 @@ def test_fs_6_2_3_and_4_airbase_limits_three_two_two():
         planes = NON_PUCARA_AIRCRAFT[:cap + 1]
         for u in planes:
             place(st, u, S.ARGENTINA)
-        out, st2 = play(st, AR, op(3, aircraft=planes[:cap], origin=S.ARGENTINA, destination=base))
+        # FS 9.4: A-4s from Argentina reach a Falklands base with aerial refuelling
+        refuel = [u for u in planes if u in A4S]
+        out, st2 = play(st, AR, op(3, aircraft=planes[:cap], origin=S.ARGENTINA, destination=base,
+                                   refuel=[u for u in refuel if u in planes[:cap]]))
         assert [e["destination"] for e in events_of(out, "UnitMoved")] == [base] * cap
-        assert rejected(st, AR, op(3, aircraft=planes, origin=S.ARGENTINA, destination=base)) == "FS 6.2"
+        assert rejected(st, AR, op(3, aircraft=planes, origin=S.ARGENTINA, destination=base, refuel=refuel)) == "FS 6.2"
         # aircraft already there count too
         place(st, planes[0], base)
-        assert rejected(st, AR, op(3, aircraft=planes[1:], origin=S.ARGENTINA, destination=base)) == "FS 6.2"
+        assert rejected(st, AR, op(3, aircraft=planes[1:], origin=S.ARGENTINA, destination=base,
+                                   refuel=[u for u in refuel if u in planes[1:]])) == "FS 6.2"
 
 
 def test_fs_6_2_a_land_area_without_an_airbase_bases_no_aircraft():
