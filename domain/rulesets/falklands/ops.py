@@ -183,8 +183,8 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
                                  and not S.contested(ctx.state, dest)),
          rule(3), f"{area_name(dest)} is not a friendly, uncontested area")
     for u in aircraft:
-        need(S.may_base(ctx.state, u, dest, aircraft), "FS 6.2" if "black_buck" not in ctx.state["effects"][UK]
-             or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
+        need(S.may_base(ctx.state, u, dest, aircraft), T.BASING_RULES.get(dest, "FS 6.2")
+             if "black_buck" not in ctx.state["effects"][UK] or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
              f"{name(u)} cannot base at {area_name(dest)} (capacity {DATA.airbases.get(dest, 0)}"
              f"{'; after Black Buck only Pucaras base in the Falklands' if 'black_buck' in ctx.state['effects'][UK] else ''})")
     return intercepted(ctx.state, aircraft, dest, 3,
