@@ -271,3 +271,60 @@ def test_fs_6_2_3_emergency_rebasing_into_a_full_port_stanley_is_refused_naming_
     with pytest.raises(RuleViolation) as err:
         answer(st2, AR, {"destinations": {PUCARAS[0]: T.PORT_STANLEY}})
     assert err.value.rule == "FS 6.2(3)"
+
+
+# =================================================================================== FS 5.1 ===
+def _game_after_set_up():
+    from domain.game import Game
+
+    def seed_for(epoch: int) -> bytes:
+        return f"falklands-examiner-seed-{epoch}".encode()
+
+    g = Game.create("falklands", seed_for=seed_for)
+    g.join(UK, "u", "", seed_for)
+    g.join(AR, "a", "", seed_for)
+    subs = {u: TEZ[0] for u, d in DATA.units.items() if d.get("setup") == "tez"}
+    g.submit(UK, "o1", {"kind": "setup", "submarines": subs}, seed_for)
+    return g, seed_for
+
+
+@pytest.mark.parametrize("accept", [True, False])
+def test_fs_5_1_a_finished_operation_is_redone_only_if_the_opponent_permits(accept):
+    """FS 5.1: "Once a player has finished a particular operation or other activity, he may not redo
+    it unless his opponent graciously permits it." The UK player asks; only the AR player answers."""
+    g, seed_for = _game_after_set_up()
+    before = g.state["phase_ops"]["done"]
+    g.submit(UK, "o2", {"kind": "pass"}, seed_for)
+    assert g.state["phase_ops"]["done"] == before + 1
+    g.request_take_back(UK, "meant to move")
+    with pytest.raises(RuleViolation) as err:
+        g.answer_take_back(UK, True)  # not his to permit
+    assert err.value.rule == "FS 5.1"
+    g.answer_take_back(AR, accept)
+    assert g.state["phase_ops"]["done"] == (before if accept else before + 1)
+
+
+# ======================================================= FS 3.3 / 4.4(1) / 5.4 from the real start ===
+def test_fs_4_4_1_from_the_real_start_the_uk_force_in_sea_area_4_gives_the_ar_a_point_per_operation():
+    """FS 3.3: "The UK starting force is placed in Sea Area 4" (outside the TEZ) and the submarines
+    in the TEZ; FS 4.4(1): "Submarines never count for this"; FS 5.4: 1-1 is in effect at the start
+    (two UK operations for the price of one). Two UK passes score +1 each (8 -> 10) and cost one
+    operation; the turn then runs through its phases; in turn 2 a UK operation that ends with the
+    surface force in the TEZ scores nothing."""
+    from .helpers import initial
+    subs = {u: TEZ[0] for u, d in DATA.units.items() if d.get("setup") == "tez"}
+    _, st = play(initial(), UK, {"kind": "setup", "submarines": subs})
+    assert (st["turn"], st["phase"], vp(st)) == (1, "UK Operations", 8)
+    out, st = play(st, UK, {"kind": "pass"})
+    assert scored(out) == [(1, "FS 4.4(1)")] and st["phase"] == "UK Operations"
+    out, st = play(st, UK, {"kind": "pass"})
+    assert scored(out) == [(1, "FS 4.4(1)")] and vp(st) == 10 and st["uk_operations_left"] == 29
+    assert st["phase"] == "AR Operations"
+    _, st = play(st, AR, {"kind": "pass"})
+    _, st = play(st, UK, {"kind": "submarines", "moves": {}})
+    _, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 2))
+    assert (st["turn"], st["phase"], vp(st)) == (2, "UK Operations", 10)
+    force = sorted(u for u in S.units_in(st, "sa4", side=UK, classes=["ship"]))
+    assert "hermes" in force
+    out, st = play(st, UK, op(20, units=force, destination=TEZ[0]))
+    assert scored(out) == [] and vp(st) == 10 and st["uk_operations_left"] == 28
