@@ -328,3 +328,26 @@ def test_fs_4_4_1_from_the_real_start_the_uk_force_in_sea_area_4_gives_the_ar_a_
     assert "hermes" in force
     out, st = play(st, UK, op(20, units=force, destination=TEZ[0]))
     assert scored(out) == [] and vp(st) == 10 and st["uk_operations_left"] == 28
+
+
+# ============================================================================= FS 4.4(2)(3) ===
+@pytest.mark.parametrize("area,expected", [(TEZ[1], [(-1, "FS 4.4(3)")]), ("sa1", [(1, "FS 4.4(2)")])])
+def test_fs_4_4_2_and_3_an_ar_ship_sunk_by_uk_defensive_fire_in_an_ar_operation_scores_by_where(
+        area, expected, monkeypatch):
+    """FS 4.4(3): "for every AR ship sunk within the Total Exclusion Zone" (UK, negative); FS
+    4.4(2): "for every AR ship sunk in any sea areas other than those within the Total Exclusion
+    Zone" (AR, positive) - whoever's operation it is: here the AR attacks and the UK's return fire
+    (FS 10.2) sinks the attacker."""
+    with_factor(monkeypatch, "drummond", surface=1)
+    with_factor(monkeypatch, "glamorgan", surface=3)
+    st = place(empty("AR Operations"), UK_DESTROYERS[-1], TEZ[0])
+    place(st, "drummond", area, steps=1)
+    place(st, "glamorgan", area)
+    dice = FixedDice(6, 1)  # Drummond misses; Glamorgan's return fire hits
+    out, st2 = play(st, AR, op(14, area=area, units=["drummond"], fire=[{"unit": "drummond", "at": "glamorgan"}]),
+                    dice)
+    while pending(st2):
+        more, st2 = answer(st2, pending(st2)["seat"], {"fire": "auto"}, dice)
+        out = [*out, *more]
+    assert not S.alive(st2, "drummond") and S.alive(st2, "glamorgan")
+    assert scored(out) == expected
