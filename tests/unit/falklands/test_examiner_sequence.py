@@ -20,7 +20,6 @@ from .helpers import (
 AR_INFANTRY = sorted(u for u, d in DATA.units.items() if d["side"] == AR and d["type"] == "infantry")
 NON_PUCARA_AIRCRAFT = sorted(u for u, d in DATA.units.items() if d["class"] == "aircraft" and d["type"] != "Puc"
                              and not d["stealth"])
-NON_TEZ_SEA = sorted(a for a in DATA.sea_areas if a not in DATA.tez)
 
 
 def vp(st: dict) -> int:
