@@ -177,11 +177,14 @@ def rebase(ctx: Ctx, stack: list) -> None:
         need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")
     chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
     for u, a in chosen.items():
-        need(a in options[u], "FS 9.6", f"{name(u)} cannot rebase to {a}")
+        full = (a in DATA.airbases and S.controlled_by(ctx.state, a) == AR
+                and len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) >= DATA.airbases[a])
+        need(a in options[u], T.BASING_RULES.get(a, "FS 6.2") if full else "FS 9.6",
+             f"{name(u)} cannot rebase to {a}" + (f" (it bases at most {DATA.airbases[a]} AR aircraft)" if full else ""))
     for a in set(chosen.values()) - {S.ARGENTINA}:
         going = [u for u, d in chosen.items() if d == a]
         need(len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) + len(going) <= DATA.airbases[a],
-             "FS 6.2", f"{DATA.areas[a]['name']} bases at most {DATA.airbases[a]} AR aircraft")
+             T.BASING_RULES.get(a, "FS 6.2"), f"{DATA.areas[a]['name']} bases at most {DATA.airbases[a]} AR aircraft")
     stack.pop()
     moves = [{"step": "rebase_moves", "aircraft": [u], "origin": S.where(ctx.state, u), "destination": a,
               "rule": "FS 9.6"} for u, a in chosen.items()]

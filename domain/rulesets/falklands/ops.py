@@ -190,8 +190,8 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
              f"{name(u)} cannot reach {area_name(dest)} from {area_name(origin)}"
              f"{' without aerial refuelling' if DATA.units[u].get('range') == 'a4' else ''}")
     for u in aircraft:
-        need(S.may_base(ctx.state, u, dest, aircraft), "FS 6.2" if "black_buck" not in ctx.state["effects"][UK]
-             or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
+        need(S.may_base(ctx.state, u, dest, aircraft), T.BASING_RULES.get(dest, "FS 6.2")
+             if "black_buck" not in ctx.state["effects"][UK] or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
              f"{name(u)} cannot base at {area_name(dest)} (capacity {DATA.airbases.get(dest, 0)}"
              f"{'; after Black Buck only Pucaras base in the Falklands' if 'black_buck' in ctx.state['effects'][UK] else ''})")
     return intercepted(ctx.state, aircraft, dest, 3,

@@ -16,6 +16,10 @@ TWO_VP_UK_SHIPS = ("hermes", "invincible", "fearless", "intrepid", "canberra", "
 UK_ASSAULT_SHIPS = ("fearless", "intrepid")   # FS 7.1 Op #17
 AR_ASSAULT_SHIP = "cabo_san_antonio"          # FS 7.1 Op #17
 PORT_STANLEY = "port_stanley"                 # FS 4.2
+# The clause that gives each Falklands airbase its limit (the limits themselves are in map.json):
+# "Port Stanley airbase can base a total of three" (6.2(3)); "Goose Green and Pebble Island
+# airbases can each base a total of two" (6.2(4)).
+BASING_RULES = {PORT_STANLEY: "FS 6.2(3)", "goose_green": "FS 6.2(4)", "pebble_island": "FS 6.2(4)"}
 
 CARRIERS = {"UK": UK_CARRIERS, "AR": (AR_CARRIER,)}
 STEALTH = tuple(u for u, d in DATA.units.items() if d.get("stealth"))

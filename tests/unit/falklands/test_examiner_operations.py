@@ -43,7 +43,7 @@ def test_fs_6_2_3_op_3_not_offered_when_every_falklands_base_is_full():
             place(st, u, base)
     place(st, DAGGERS[1], S.ARGENTINA)
     assert refused(st, AR, op(3, aircraft=[DAGGERS[1]], origin=S.ARGENTINA, destination="goose_green")).rule \
-        == "FS 6.2"
+        == "FS 6.2(4)"
     offer = R.operation_template(st, AR, 3)
     # Still offered (the based aircraft may go home), but not from Argentina to a full base.
     assert offer is not None and S.ARGENTINA not in offer["choices"]["aircraft"]

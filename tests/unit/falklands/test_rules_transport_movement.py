@@ -162,6 +162,7 @@ def test_fs_6_2_2_the_atlantic_conveyor_never_carries_any_unit():
 
 def test_fs_6_2_3_and_4_airbase_limits_three_two_two():
     assert dict(DATA.airbases) == {"port_stanley": 3, "goose_green": 2, "pebble_island": 2}
+    assert T.BASING_RULES == {"port_stanley": "FS 6.2(3)", "goose_green": "FS 6.2(4)", "pebble_island": "FS 6.2(4)"}
     for base, cap in DATA.airbases.items():
         st = ar()
         planes = NON_PUCARA_AIRCRAFT[:cap + 1]
@@ -172,11 +173,12 @@ def test_fs_6_2_3_and_4_airbase_limits_three_two_two():
         out, st2 = play(st, AR, op(3, aircraft=planes[:cap], origin=S.ARGENTINA, destination=base,
                                    refuel=[u for u in refuel if u in planes[:cap]]))
         assert [e["destination"] for e in events_of(out, "UnitMoved")] == [base] * cap
-        assert rejected(st, AR, op(3, aircraft=planes, origin=S.ARGENTINA, destination=base, refuel=refuel)) == "FS 6.2"
+        assert rejected(st, AR, op(3, aircraft=planes, origin=S.ARGENTINA, destination=base, refuel=refuel)) == \
+            T.BASING_RULES[base]
         # aircraft already there count too
         place(st, planes[0], base)
         assert rejected(st, AR, op(3, aircraft=planes[1:], origin=S.ARGENTINA, destination=base,
-                                   refuel=[u for u in refuel if u in planes[1:]])) == "FS 6.2"
+                                   refuel=[u for u in refuel if u in planes[1:]])) == T.BASING_RULES[base]
 
 
 def test_fs_6_2_a_land_area_without_an_airbase_bases_no_aircraft():
@@ -547,7 +549,7 @@ def test_fs_9_6_normal_basing_limits_apply():
     out, st2 = play(st, UK, order)
     with pytest.raises(RuleViolation) as err:
         answer(st2, AR, {"destinations": {PUCARAS[0]: "pebble_island", DAGGERS[0]: "pebble_island"}})
-    assert err.value.rule == "FS 6.2"
+    assert err.value.rule == "FS 6.2(4)"
 
 
 def test_fs_9_6_rebasing_aircraft_other_than_pucaras_may_be_intercepted():
