@@ -716,6 +716,9 @@ def op_25(ctx: Ctx, side: str, order: dict) -> list:
     theirs = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"]) if DATA.units[u]["type"] == "sf"]
     need(mine_sf, rule(25), f"no {side} SF units in {area_name(area)}")
     need(theirs, rule(25), f"no enemy SF units in {area_name(area)}")
+    # "All other units are ignored, no naval or air support is available": none may be committed
+    need(not any(order.get(k) for k in ("aircraft", "carriers", "bombard")), rule(25),
+         "no naval or air support is available in SF vs. SF combat")
     b = battle_frame(area, side, "sf", rule(25), mine_sf, theirs, [], no_modifiers=True)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), mine_sf, theirs, rule(25))
     need(b["fire"], rule(25), "an attack needs at least one shot ('fire')")
