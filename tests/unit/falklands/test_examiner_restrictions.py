@@ -395,3 +395,119 @@ def test_fs_7_1_op_25_no_naval_or_air_support():
     broken(st, AR, op(25, area="mount_kent", carriers=["25_de_mayo"], fire=shots), "FS 7.1 Op #25")
     out, _ = play(st, AR, op(25, area="mount_kent", fire=shots), FixedDice(default=6))
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["cdo_602"]
+
+
+# ============================================================================ Op #6 ===
+def test_fs_7_1_op_6_not_twice_in_a_row_within_one_phase_of_two_operations():
+    """Op #6 "nor may it ever be chosen twice in a row": with event 1-1's two operations in one
+    phase, Op #6 may not follow Op #6; another operation may."""
+    st = uk()
+    st["ops_log"][UK] = [20, 20]
+    st["effects"][UK]["uk_operational_superiority"] = {}
+    set_phase(st, "UK Operations")
+    _, st = play(st, UK, op(6))
+    assert st["phase"] == "UK Operations" and st["groups_entered"] == ["R1"]
+    err = broken(st, UK, op(6), "FS 7.1 Op #6")
+    assert "twice in a row" in err.detail
+    place(st, UK_DESTROYERS[0], "sa4")
+    out, st2 = play(st, UK, op(20, units=[UK_DESTROYERS[0]], destination="sa7"))
+    assert moved(out) == {UK_DESTROYERS[0]: "sa7"} and st2["phase"] == "AR Operations"
+
+
+# ============================================================================ Op #11 ===
+def test_fs_7_1_op_11_does_not_answer_an_ar_ground_attack_with_aircraft():
+    """Op #11 "provided only that the AR action currently underway is 3, 17, 18, 19 or 20": the
+    aircraft an AR Op #15 commits (FS 7.1 Op #15 "any in-range planes") are not intercepted; the
+    same Dagger in an Op #19 is."""
+    st = ar()
+    place(st, "hermes", "falklands")
+    place(st, DAGGERS[0], T.PORT_STANLEY)
+    place(st, "ri_12", "goose_green")
+    place(st, UK_INFANTRY[0], "goose_green")
+    out, st2 = play(st, AR, op(15, area="goose_green", units=["ri_12"], aircraft=[DAGGERS[0]],
+                               fire=fire(("ri_12", UK_INFANTRY[0]), (DAGGERS[0], UK_INFANTRY[0]))),
+                    FixedDice(default=6))
+    assert st2["pending"][0]["kind"] != "interception"
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["ri_12", DAGGERS[0]]
+    _, st3 = play(st, AR, op(19, area="goose_green", aircraft=[DAGGERS[0]], fire=fire((DAGGERS[0], UK_INFANTRY[0]))),
+                  FixedDice(default=6))
+    assert st3["pending"][0]["kind"] == "interception" and st3["pending"][0]["rule"] == "FS 7.1 Op #11"
+
+
+# ============================================================================ Op #20 ===
+def test_fs_7_1_op_20_attacks_only_enemy_vessels_in_the_final_sea_area():
+    """Op #20 "If enemy surface vessels or submarines are in the final sea area into which you're
+    moving your force, they may be attacked": no attack where there are none."""
+    st = uk()
+    place(st, UK_DESTROYERS[0], "sa4")
+    place(st, AR_DESTROYERS[0], "sa6")
+    broken(st, UK, op(20, units=[UK_DESTROYERS[0]], destination="sa7", attack=True,
+                      fire=fire((UK_DESTROYERS[0], AR_DESTROYERS[0]))), "FS 7.1 Op #20")
+    place(st, AR_DESTROYERS[0], "sa7")
+    out, _ = play(st, UK, op(20, units=[UK_DESTROYERS[0]], destination="sa7", attack=True,
+                             fire=fire((UK_DESTROYERS[0], AR_DESTROYERS[0]))), FixedDice(default=6))
+    assert moved(out) == {UK_DESTROYERS[0]: "sa7"} and events_of(out, "BattleBegun")[0]["area"] == "sa7"
+
+
+def test_fs_7_1_op_20_carriers_join_from_adjacent_sea_areas_only():
+    """Op #20 "and/or carriers in adjacent sea areas, may also be involved in the attack": Hermes in
+    Sea Area 1 does not reach Sea Area 7; from Sea Area 6, next to it, it does."""
+    st = uk()
+    place(st, UK_DESTROYERS[0], "sa4")
+    place(st, AR_DESTROYERS[0], "sa7")
+    place(st, "hermes", "sa1")
+    order = op(20, units=[UK_DESTROYERS[0]], destination="sa7", attack=True, carriers=["hermes"],
+               fire=fire((UK_DESTROYERS[0], AR_DESTROYERS[0]), ("hermes", AR_DESTROYERS[0])))
+    broken(st, UK, order, "FS 9.3")
+    place(st, "hermes", "sa6")
+    out, _ = play(st, UK, order, FixedDice(default=6))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == [UK_DESTROYERS[0], "hermes"]
+
+
+# ====================================================================== the whole force ===
+def test_fs_7_1_op_14_with_surface_vessels_and_submarines_not_aircraft():
+    """Op #14 "You may use your surface vessels and/or submarines to attack enemy surface vessels":
+    an AR aircraft or the AR carrier's strike committed besides is refused (that is Op #18/#20)."""
+    st = ar()
+    place(st, AR_DESTROYERS[0], "falklands")
+    place(st, "25_de_mayo", "sa6")
+    place(st, PUCARAS[0], T.PORT_STANLEY)
+    shots = fire((AR_DESTROYERS[0], UK_DESTROYERS[-1]))
+    place(st, UK_DESTROYERS[-1], "falklands")
+    broken(st, AR, op(14, area="falklands", units=[AR_DESTROYERS[0]], aircraft=[PUCARAS[0]], fire=shots),
+           "FS 7.1 Op #14")
+    broken(st, AR, op(14, area="falklands", units=[AR_DESTROYERS[0]], carriers=["25_de_mayo"], fire=shots),
+           "FS 7.1 Op #14")
+    out, _ = play(st, AR, op(14, area="falklands", units=[AR_DESTROYERS[0]], fire=shots), FixedDice(default=6))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == [AR_DESTROYERS[0]]
+
+
+def test_fs_7_1_op_21_with_surface_ships_not_aircraft():
+    """Op #21 "You may use a force of friendly surface ships ... There's no return fire": no AR
+    aircraft join the bombardment."""
+    st = ar()
+    place(st, AR_DESTROYERS[0], "falklands")
+    place(st, PUCARAS[0], T.PORT_STANLEY)
+    place(st, UK_INFANTRY[0], "san_carlos")
+    control(st, UK, "san_carlos")
+    broken(st, AR, op(21, units=[AR_DESTROYERS[0]], area="san_carlos", aircraft=[PUCARAS[0]],
+                      fire=fire((AR_DESTROYERS[0], UK_INFANTRY[0]), (PUCARAS[0], UK_INFANTRY[0]))), "FS 7.1 Op #21")
+    out, _ = play(st, AR, op(21, units=[AR_DESTROYERS[0]], area="san_carlos",
+                             fire=fire((AR_DESTROYERS[0], UK_INFANTRY[0]))), FixedDice(default=6))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == [AR_DESTROYERS[0]]
+
+
+def test_fs_7_1_op_24_ground_units_only():
+    """Op #24 "You may move a force of ground units ... Other friendly ground units already in the
+    land area being moved into may also be involved in the attack": aircraft join a ground attack
+    in Op #15 ("along with any in-range planes"), not here."""
+    st = ar()
+    place(st, "ri_12", "goose_green")
+    place(st, UK_INFANTRY[0], "goose_green")
+    place(st, PUCARAS[0], T.PORT_STANLEY)
+    broken(st, AR, op(24, units=["ri_12"], origin="goose_green", destination="goose_green", attack=True,
+                      aircraft=[PUCARAS[0]], fire=fire(("ri_12", UK_INFANTRY[0]), (PUCARAS[0], UK_INFANTRY[0]))),
+           "FS 7.1 Op #24")
+    out, _ = play(st, AR, op(24, units=["ri_12"], origin="goose_green", destination="goose_green", attack=True,
+                             fire=fire(("ri_12", UK_INFANTRY[0]))), FixedDice(default=6))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["ri_12"]
