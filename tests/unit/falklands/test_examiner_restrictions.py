@@ -318,8 +318,9 @@ def test_fs_7_1_op_21_into_a_land_area_of_the_tactical_map():
     broken(st, UK, op(21, units=[UK_DESTROYERS[0]], area="falklands",
                       fire=fire((UK_DESTROYERS[0], AR_DESTROYERS[0]))), "FS 7.1 Op #21")
     place(st, DAGGERS[0], S.ARGENTINA)
+    # the mainland: "no UK movement or combat may ever take place in that area" (FS 9.7 names it)
     broken(st, UK, op(21, units=[UK_DESTROYERS[0]], area=S.ARGENTINA,
-                      fire=fire((UK_DESTROYERS[0], DAGGERS[0]))), "FS 7.1 Op #21")
+                      fire=fire((UK_DESTROYERS[0], DAGGERS[0]))), "FS 9.7")
     place(st, DAGGERS[0], T.PORT_STANLEY)
     out, _ = play(st, UK, op(21, units=[UK_DESTROYERS[0]], area=T.PORT_STANLEY,
                              fire=fire((UK_DESTROYERS[0], DAGGERS[0]))), FixedDice(default=6))

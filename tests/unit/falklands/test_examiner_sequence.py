@@ -22,6 +22,11 @@ NON_PUCARA_AIRCRAFT = sorted(u for u, d in DATA.units.items() if d["class"] == "
                              and not d["stealth"])
 
 
+def refuelled(units: list[str]) -> list[str]:
+    """The A-4s among ``units``: from Argentina they reach a Falklands base only refuelled (FS 9.4)."""
+    return [u for u in units if DATA.units[u].get("range") == "a4"]
+
+
 def vp(st: dict) -> int:
     return st["vp"][S.TRACK]
 
@@ -200,7 +205,8 @@ def test_fs_6_2_3_a_fourth_aircraft_at_port_stanley_is_refused_naming_6_2_3():
     for u in NON_PUCARA_AIRCRAFT[:3]:
         place(st, u, T.PORT_STANLEY)
     place(st, NON_PUCARA_AIRCRAFT[3], S.ARGENTINA)
-    e = refused(st, AR, op(3, aircraft=[NON_PUCARA_AIRCRAFT[3]], origin=S.ARGENTINA, destination=T.PORT_STANLEY))
+    e = refused(st, AR, op(3, aircraft=[NON_PUCARA_AIRCRAFT[3]], origin=S.ARGENTINA, destination=T.PORT_STANLEY,
+                                 refuel=refuelled([NON_PUCARA_AIRCRAFT[3]])))
     assert e.rule == "FS 6.2(3)"
 
 
@@ -217,9 +223,11 @@ def test_fs_6_2_4_a_third_aircraft_at_goose_green_or_pebble_island_is_refused_na
     st = ar()  # two at once into an empty base are fine, three are not
     for u in NON_PUCARA_AIRCRAFT[:3]:
         place(st, u, S.ARGENTINA)
-    out, _ = play(st, AR, op(3, aircraft=NON_PUCARA_AIRCRAFT[:2], origin=S.ARGENTINA, destination=base))
+    out, _ = play(st, AR, op(3, aircraft=NON_PUCARA_AIRCRAFT[:2], origin=S.ARGENTINA, destination=base,
+                                refuel=refuelled(NON_PUCARA_AIRCRAFT[:2])))
     assert [e["destination"] for e in events_of(out, "UnitMoved")] == [base, base]
-    e = refused(st, AR, op(3, aircraft=NON_PUCARA_AIRCRAFT[:3], origin=S.ARGENTINA, destination=base))
+    e = refused(st, AR, op(3, aircraft=NON_PUCARA_AIRCRAFT[:3], origin=S.ARGENTINA, destination=base,
+                               refuel=refuelled(NON_PUCARA_AIRCRAFT[:3])))
     assert e.rule == "FS 6.2(4)"
 
 
