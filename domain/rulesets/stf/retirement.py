@@ -254,34 +254,43 @@ def _next_tf(state: dict) -> str:
 
 
 def carriers(ctx: Ctx) -> None:
-    """STF 12.7: a carrier with no combat aircraft left, or an inoperable flight deck, retires."""
+    """STF 12.7: each carrier with no combat aircraft left, or an inoperable flight deck, retires
+    (two such carriers in one task force both leave, each with its own escorts)."""
     for gid in _system_groups(ctx.state):
-        g = ctx.state["groups"][gid]
-        if g.get("retiring"):
+        while _retire_a_carrier(ctx, gid):
+            pass
+
+
+def _retire_a_carrier(ctx: Ctx, gid: str) -> bool:
+    """The first carrier of ``gid`` that must retire leaves with its escorts as a new task force
+    (True: ``gid`` goes on and may hold another), or takes the whole group with it (False)."""
+    g = ctx.state["groups"][gid]
+    if g.get("retiring"):
+        return False
+    for cv in [u for u in units_of(ctx.state, gid, ships=True) if u.get("class") == "CV"]:
+        kinds = attack_squadrons(cv)
+        no_air = bool(kinds) and all(squadrons_lost(cv, k) >= squadron_count(cv, k) for k in kinds)
+        if not (no_air or cv.get("flight_deck_inoperable")):
             continue
-        for cv in [u for u in units_of(ctx.state, gid, ships=True) if u.get("class") == "CV"]:
-            kinds = attack_squadrons(cv)
-            no_air = bool(kinds) and all(squadrons_lost(cv, k) >= squadron_count(cv, k) for k in kinds)
-            if not (no_air or cv.get("flight_deck_inoperable")):
-                continue
-            why = (f"{cv['id']} has " + ("no combat aircraft left" if no_air else "an inoperable flight deck")
-                   + ": it retires with its three best frigates")
-            party = [cv["id"], *escorts(ctx, gid, cv["id"])]
-            rest = [u for u in g["units"] if u not in party]
-            if not [u for u in rest if alive(ctx.state["units"].get(u, {}))]:
-                retire(ctx, gid, "STF 12.7", why, carrier_retiring=cv["id"])
-                break
-            new = _next_tf(ctx.state)
-            keep = {k: g[k] for k in ("intel", "chit", "size", "emcon", "nation", "mode") if k in g}
-            ctx.emit(GroupChanged, group=gid, changes={"units": rest}, rule="STF 12.7",
-                     why=f"{cv['id']} and its escorts leave {gid} as {new}")
-            ctx.emit(GroupPlaced, group={"id": new, "owner": "system", "kind": "tf", "hex": g["hex"],
-                                         "units": party, **keep, "retiring": False},
-                     rule="STF 12.7")
-            for uid in party:
-                ctx.emit(UnitChanged, unit=uid, changes={"group": new}, rule="STF 12.7", why=f"retires with {cv['id']}")
-            retire(ctx, new, "STF 12.7", why, carrier_retiring=cv["id"])
-            break
+        why = (f"{cv['id']} has " + ("no combat aircraft left" if no_air else "an inoperable flight deck")
+               + ": it retires with its three best frigates")
+        party = [cv["id"], *escorts(ctx, gid, cv["id"])]
+        rest = [u for u in g["units"] if u not in party]
+        if not [u for u in rest if alive(ctx.state["units"].get(u, {}))]:
+            retire(ctx, gid, "STF 12.7", why, carrier_retiring=cv["id"])
+            return False
+        new = _next_tf(ctx.state)
+        keep = {k: g[k] for k in ("intel", "chit", "size", "emcon", "nation", "mode") if k in g}
+        ctx.emit(GroupChanged, group=gid, changes={"units": rest}, rule="STF 12.7",
+                 why=f"{cv['id']} and its escorts leave {gid} as {new}")
+        ctx.emit(GroupPlaced, group={"id": new, "owner": "system", "kind": "tf", "hex": g["hex"],
+                                     "units": party, **keep, "retiring": False},
+                 rule="STF 12.7")
+        for uid in party:
+            ctx.emit(UnitChanged, unit=uid, changes={"group": new}, rule="STF 12.7", why=f"retires with {cv['id']}")
+        retire(ctx, new, "STF 12.7", why, carrier_retiring=cv["id"])
+        return True
+    return False
 
 
 def subrons(ctx: Ctx) -> None:
