@@ -198,3 +198,41 @@ def test_stf_12_7_two_carriers_without_flight_decks_in_one_task_force_both_retir
     assert g1["id"] != g2["id"]
     assert sorted(g1["units"]) == ["cv1", "f4", "f5", "f6"] and sorted(g2["units"]) == ["cv2", "f1", "f2", "f3"]
     assert after["groups"]["TF3"]["units"] == ["d1"] and not after["groups"]["TF3"]["retiring"]
+
+
+def test_stf_12_7_two_us_carriers_retiring_together_each_take_a_fast_supply_ship():
+    """12.7: "(or, if US, the three best frigates and the fast supply ship)": each of two US CVs
+    leaving at once takes three frigates and one fast supply ship of its own."""
+    from tests.unit.stf.helpers import combat_state
+    st = combat_state("Terminal", player_side="Soviet", system_side="US")
+    add_group(st, "P1", "Player", "1212", {"p": ship("DD", 4)})
+    units = {"cv1": ship("CV", 25, nation="US", air={"L": 0, "M": 3, "H": 0}, flight_deck_inoperable=True),
+             "cv2": ship("CV", 25, nation="US", air={"L": 0, "M": 3, "H": 0}, flight_deck_inoperable=True),
+             **{f"f{i}": ship("FF", 3, nation="US", asw=i) for i in range(1, 7)},
+             "sup1": ship("FR", 5, nation="US", role="fast resupply"),
+             "sup2": ship("FR", 5, nation="US", role="fast resupply"), "d1": ship("DD", 4, nation="US")}
+    add_group(st, "TF3", "system", "2010", units)
+    _, after = run_step(st, "retirement", NoDice())
+    parties = sorted(sorted(g["units"]) for g in after["groups"].values() if g.get("carrier_retiring"))
+    assert parties == [["cv1", "f4", "f5", "f6", "sup1"], ["cv2", "f1", "f2", "f3", "sup2"]]
+    assert after["groups"]["TF3"]["units"] == ["d1"]
+
+
+# ---- STF 12.5: the way home ----------------------------------------------------------------------------
+def test_stf_12_5_of_two_hexes_toward_its_base_a_retiring_group_takes_the_one_farther_from_the_player():
+    """12.5: retiring units go "towards their nearest 'Base' hex. If there is a choice of hexes to
+    move into, they will keep as far away from player's task forces and subrons as possible." On
+    the G-I-UK map a group at 0808 (15 sea hexes from its base) comes one hex nearer by 0908 or
+    0909; a Player subron at 0910 is next to 0909 and two hexes from 0908: it moves into 0908."""
+    from domain.rulesets.stf import movement
+    from tests.unit.stf.test_movement import add as mv_add, ship as mv_ship, state as mv_state
+    st = mv_state()
+    targets, _ = movement.base_targets(st)
+    water = movement.water_distances("giuk", targets)
+    assert water["0808"] == 15 and water["0908"] == water["0909"] == 14  # both come one hex nearer
+    assert maps.distance("giuk", "0909", "0910") == 1 and maps.distance("giuk", "0908", "0910") == 2
+    mv_add(st, "P2", "Player", "subron", "0910", [mv_ship("ssn", "SSN")])
+    mv_add(st, "TF1", "system", "tf", "0808", [mv_ship("t1", "DD", speed=1)], intel="precise", retiring=True)
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    move = events_of(out, "GroupMoved")[0]
+    assert move["rule"] == "STF 12.5" and move["path"][0] == "0908"
