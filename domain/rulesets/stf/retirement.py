@@ -124,10 +124,19 @@ def _system_side(state: dict) -> str | None:
     return state["campaign"].get("system_side")
 
 
+def _by_sea(state: dict, here: str, base_hex: str) -> int | None:
+    """Sea hexes from ``here`` to ``base_hex`` (movement.py's count, the way the group sails
+    there); hexes as the crow flies when no sea route is known."""
+    from domain.rulesets.stf import movement  # imported late: movement imports this module late too
+    steps = movement.water_distances(state["campaign"].get("map"), [base_hex]).get(here)
+    return steps if steps is not None else distance(state, here, base_hex)
+
+
 def destination(ctx: Ctx, gid: str) -> str | None:
-    """The nearest base of the GameSystem's side (STF 12.5, 12.7, 12.8), as its hex nearest the
-    group; between equally near bases, the one farthest from the Player's groups (12.5), then a
-    die; within one base, its first such hex. None when no base is known."""
+    """The nearest base of the GameSystem's side by sea (STF 12.5, 12.7, 12.8: the base the group
+    then sails to, movement.py), as its hex nearest the group; between equally near bases, the
+    one farthest from the Player's groups (12.5), then a die; within one base, its first such
+    hex. None when no base is known."""
     state = ctx.state
     here = state["groups"][gid]["hex"]
     players = [g["hex"] for g in state["groups"].values() if g.get("owner") == "Player" and in_play(g)]
@@ -137,7 +146,7 @@ def destination(ctx: Ctx, gid: str) -> str | None:
         return min([d for d in ds if d is not None], default=0)
     items = []
     for hexes in bases(state, _system_side(state)):
-        scored = [((-d, away(h)), h) for h in hexes for d in [distance(state, here, h)] if d is not None]
+        scored = [((-d, away(h)), h) for h in hexes for d in [_by_sea(state, here, h)] if d is not None]
         if scored:
             key = max(k for k, _ in scored)
             items.append({"id": next(h for k, h in scored if k == key), "key": key})

@@ -236,3 +236,20 @@ def test_stf_12_5_of_two_hexes_toward_its_base_a_retiring_group_takes_the_one_fa
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     move = events_of(out, "GroupMoved")[0]
     assert move["rule"] == "STF 12.5" and move["path"][0] == "0908"
+
+
+def test_stf_12_5_the_base_a_retiring_group_is_sent_to_is_the_one_it_sails_to_nearest_by_sea():
+    """12.5: "all the GameSystem units retire towards their nearest 'Base' hex" (12.10: Soviet/
+    Cuban: Santiago or Banas). From 1017 in the Caribbean, 2011 is fewer hexes away across Cuba,
+    but 1910 is nearer by sea: the group is sent to 1910 and its move makes for 1910."""
+    from domain.rulesets.stf import movement, retirement
+    from tests.unit.stf.helpers import combat_state
+    st = combat_state("Terminal", map="caribbean")
+    bases = retirement.bases(st, "Soviet")
+    assert sorted(b[0] for b in bases) == ["1910", "2011"]
+    assert maps.distance("caribbean", "1017", "2011") < maps.distance("caribbean", "1017", "1910")
+    assert movement.water_distances("caribbean", ["1910"])["1017"] < movement.water_distances("caribbean", ["2011"])["1017"]
+    add_group(st, "P1", "Player", "0101", {"p": ship("DD", 4, nation="US")})
+    add_group(st, "SR1", "system", "1017", {"s": ship("SS", 3, torpedoes=0, ssm=0, ssm_loads=0)}, kind="subron")
+    out, after = run_step(st, "retirement", NoDice())
+    assert after["groups"]["SR1"]["retiring"] is True and after["groups"]["SR1"]["destination"] == "1910"
