@@ -253,3 +253,15 @@ def test_stf_12_5_the_base_a_retiring_group_is_sent_to_is_the_one_it_sails_to_ne
     add_group(st, "SR1", "system", "1017", {"s": ship("SS", 3, torpedoes=0, ssm=0, ssm_loads=0)}, kind="subron")
     out, after = run_step(st, "retirement", NoDice())
     assert after["groups"]["SR1"]["retiring"] is True and after["groups"]["SR1"]["destination"] == "1910"
+
+
+def test_stf_12_8_each_subron_with_nothing_left_to_fire_retires_the_others_stay():
+    """12.8: "A subron unit with no SSMs or torpedos left must retire" - each such subron in the same
+    Terminal Phase; a subron with a torpedo left stays."""
+    st = terminal()
+    add_group(st, "SR2", "system", "1811", {"foxtrot": ship("SS", 3, torpedoes=0, ssm=0)}, kind="subron")
+    add_group(st, "SR3", "system", "1812", {"tango": ship("SS", 3, torpedoes=0, ssm=0)}, kind="subron")
+    add_group(st, "SR4", "system", "1813", {"kilo": ship("SS", 3, torpedoes=1, ssm=0)}, kind="subron")
+    out, after = run_step(st, "retirement", NoDice())
+    assert [(e["group"], e["rule"]) for e in events_of(out, "GroupChanged")] == [("SR2", "STF 12.8"), ("SR3", "STF 12.8")]
+    assert not after["groups"]["SR4"]["retiring"] and not after["groups"]["SR1"]["retiring"]
