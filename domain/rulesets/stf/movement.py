@@ -532,8 +532,10 @@ def _choose(ctx: Ctx, gid: str, options: list[str], why: str) -> str:
 def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, stop_at: int = 0,
                 keeps=(), away_from=()) -> list[str]:
     """Up to ``steps`` hexes toward the nearest of ``targets``: each step to the sea neighbour
-    nearest by water, then by hex distance (then, with ``away_from``, farthest from those hexes),
-    only if it comes nearer by water; stops ``stop_at`` hexes from the targets."""
+    nearest by water, only if it comes nearer by water; of equally near ones, with ``away_from``,
+    the farthest from those hexes (STF 12.5: "If there is a choice of hexes to move into, they will
+    keep as far away from player's task forces and subrons as possible"), then the nearest by hex
+    distance; stops ``stop_at`` hexes from the targets."""
     targets = list(targets)
     if not targets:
         return []
@@ -549,7 +551,7 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
             break
 
         def key(n):
-            return (water[n], nearest(m, n, targets), -nearest(m, n, away_from) if away_from else 0)
+            return (water[n], -nearest(m, n, away_from) if away_from else 0, nearest(m, n, targets))
         best = min(key(n) for n in options)
         here = _choose(ctx, gid, [n for n in options if key(n) == best], "toward its target")
         path.append(here)

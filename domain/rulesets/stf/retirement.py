@@ -124,10 +124,19 @@ def _system_side(state: dict) -> str | None:
     return state["campaign"].get("system_side")
 
 
+def _by_sea(state: dict, here: str, base_hex: str) -> int | None:
+    """Sea hexes from ``here`` to ``base_hex`` (movement.py's count, the way the group sails
+    there); hexes as the crow flies when no sea route is known."""
+    from domain.rulesets.stf import movement  # imported late: movement imports this module late too
+    steps = movement.water_distances(state["campaign"].get("map"), [base_hex]).get(here)
+    return steps if steps is not None else distance(state, here, base_hex)
+
+
 def destination(ctx: Ctx, gid: str) -> str | None:
-    """The nearest base of the GameSystem's side (STF 12.5, 12.7, 12.8), as its hex nearest the
-    group; between equally near bases, the one farthest from the Player's groups (12.5), then a
-    die; within one base, its first such hex. None when no base is known."""
+    """The nearest base of the GameSystem's side by sea (STF 12.5, 12.7, 12.8: the base the group
+    then sails to, movement.py), as its hex nearest the group; between equally near bases, the
+    one farthest from the Player's groups (12.5), then a die; within one base, its first such
+    hex. None when no base is known."""
     state = ctx.state
     here = state["groups"][gid]["hex"]
     players = [g["hex"] for g in state["groups"].values() if g.get("owner") == "Player" and in_play(g)]
@@ -137,7 +146,7 @@ def destination(ctx: Ctx, gid: str) -> str | None:
         return min([d for d in ds if d is not None], default=0)
     items = []
     for hexes in bases(state, _system_side(state)):
-        scored = [((-d, away(h)), h) for h in hexes for d in [distance(state, here, h)] if d is not None]
+        scored = [((-d, away(h)), h) for h in hexes for d in [_by_sea(state, here, h)] if d is not None]
         if scored:
             key = max(k for k, _ in scored)
             items.append({"id": next(h for k, h in scored if k == key), "key": key})
@@ -254,34 +263,43 @@ def _next_tf(state: dict) -> str:
 
 
 def carriers(ctx: Ctx) -> None:
-    """STF 12.7: a carrier with no combat aircraft left, or an inoperable flight deck, retires."""
+    """STF 12.7: each carrier with no combat aircraft left, or an inoperable flight deck, retires
+    (two such carriers in one task force both leave, each with its own escorts)."""
     for gid in _system_groups(ctx.state):
-        g = ctx.state["groups"][gid]
-        if g.get("retiring"):
+        while _retire_a_carrier(ctx, gid):
+            pass
+
+
+def _retire_a_carrier(ctx: Ctx, gid: str) -> bool:
+    """The first carrier of ``gid`` that must retire leaves with its escorts as a new task force
+    (True: ``gid`` goes on and may hold another), or takes the whole group with it (False)."""
+    g = ctx.state["groups"][gid]
+    if g.get("retiring"):
+        return False
+    for cv in [u for u in units_of(ctx.state, gid, ships=True) if u.get("class") == "CV"]:
+        kinds = attack_squadrons(cv)
+        no_air = bool(kinds) and all(squadrons_lost(cv, k) >= squadron_count(cv, k) for k in kinds)
+        if not (no_air or cv.get("flight_deck_inoperable")):
             continue
-        for cv in [u for u in units_of(ctx.state, gid, ships=True) if u.get("class") == "CV"]:
-            kinds = attack_squadrons(cv)
-            no_air = bool(kinds) and all(squadrons_lost(cv, k) >= squadron_count(cv, k) for k in kinds)
-            if not (no_air or cv.get("flight_deck_inoperable")):
-                continue
-            why = (f"{cv['id']} has " + ("no combat aircraft left" if no_air else "an inoperable flight deck")
-                   + ": it retires with its three best frigates")
-            party = [cv["id"], *escorts(ctx, gid, cv["id"])]
-            rest = [u for u in g["units"] if u not in party]
-            if not [u for u in rest if alive(ctx.state["units"].get(u, {}))]:
-                retire(ctx, gid, "STF 12.7", why, carrier_retiring=cv["id"])
-                break
-            new = _next_tf(ctx.state)
-            keep = {k: g[k] for k in ("intel", "chit", "size", "emcon", "nation", "mode") if k in g}
-            ctx.emit(GroupChanged, group=gid, changes={"units": rest}, rule="STF 12.7",
-                     why=f"{cv['id']} and its escorts leave {gid} as {new}")
-            ctx.emit(GroupPlaced, group={"id": new, "owner": "system", "kind": "tf", "hex": g["hex"],
-                                         "units": party, **keep, "retiring": False},
-                     rule="STF 12.7")
-            for uid in party:
-                ctx.emit(UnitChanged, unit=uid, changes={"group": new}, rule="STF 12.7", why=f"retires with {cv['id']}")
-            retire(ctx, new, "STF 12.7", why, carrier_retiring=cv["id"])
-            break
+        why = (f"{cv['id']} has " + ("no combat aircraft left" if no_air else "an inoperable flight deck")
+               + ": it retires with its three best frigates")
+        party = [cv["id"], *escorts(ctx, gid, cv["id"])]
+        rest = [u for u in g["units"] if u not in party]
+        if not [u for u in rest if alive(ctx.state["units"].get(u, {}))]:
+            retire(ctx, gid, "STF 12.7", why, carrier_retiring=cv["id"])
+            return False
+        new = _next_tf(ctx.state)
+        keep = {k: g[k] for k in ("intel", "chit", "size", "emcon", "nation", "mode") if k in g}
+        ctx.emit(GroupChanged, group=gid, changes={"units": rest}, rule="STF 12.7",
+                 why=f"{cv['id']} and its escorts leave {gid} as {new}")
+        ctx.emit(GroupPlaced, group={"id": new, "owner": "system", "kind": "tf", "hex": g["hex"],
+                                     "units": party, **keep, "retiring": False},
+                 rule="STF 12.7")
+        for uid in party:
+            ctx.emit(UnitChanged, unit=uid, changes={"group": new}, rule="STF 12.7", why=f"retires with {cv['id']}")
+        retire(ctx, new, "STF 12.7", why, carrier_retiring=cv["id"])
+        return True
+    return False
 
 
 def subrons(ctx: Ctx) -> None:
