@@ -66,6 +66,7 @@ def test_stf_9_5_an_airbase_repaired_below_3_hits_launches_again():
     from tests.unit.stf.test_air import player_strike_state
     st = player_strike_state()
     st["airbases"] = {"Famagusta": {"owner": "Player", "hits": 3, "attacked": 2}}
+    st["campaign"]["ground_aviation"] = {"Player": 2, "system": 0}  # 2.1: the Player has squadrons to fly
     refused(st, {"kind": "air_strike", "from": "Famagusta", "target": "TF1"}, "STF 9.4")
     _, repaired = run_step(at_phase(st, "Terminal", turn=3), "airbase_repair", NoDice())
     assert repaired["airbases"]["Famagusta"]["hits"] == 2
