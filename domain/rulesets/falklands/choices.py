@@ -267,6 +267,16 @@ def under_poor_logistics(state: dict, side: str, op, c: dict | None) -> dict | N
     return {**c, "moves_only": True}
 
 
+def with_target_of_opportunity(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 3-2/3-3 "As his next operation, the AR player may choose to attack any one protected
+    UK surface vessel" (ops.waiver): the AR's attacks on ships offer the protected UK ships."""
+    if side != AR or c is None or "ar_target_of_opportunity" not in state["effects"][AR] or op not in (14, 18, 20):
+        return c
+    protected = [u for u in S.units_in_any(state, side=UK, classes=["ship"])
+                 if DATA.units[u].get("protected") and S.where(state, u) in DATA.sea_areas]
+    return {**c, "target_of_opportunity": protected} if protected else c
+
+
 # ------------------------------------------------------------------------- form fields ---
 # A form-friendly description of each operation's fields (docs/pages.md: a list is a select; an
 # object {choices, multiple, optional, type, description}). The choices above say what is
@@ -361,6 +371,10 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=c["area"], fire=FIRE)
     elif op == "exocet":
         fields["target"] = c["target"]
+    if c.get("target_of_opportunity"):  # FS 11.3 3-2 (with_target_of_opportunity)
+        fields["target_of_opportunity"] = {
+            "choices": sorted(c["target_of_opportunity"]), "multiple": False, "optional": True,
+            "description": "one protected UK ship attacked without the unprotected ones there (FS 11.3 3-2)"}
     if c.get("moves_only"):  # FS 11.3 5-1: no attack this phase (under_poor_logistics)
         for key in ("attack", "support", "fire", "carriers", "aircraft", "refuel"):
             fields.pop(key, None)

@@ -522,3 +522,35 @@ def test_fs_11_3_5_1_moves_are_offered_without_the_attack_the_order_would_be_ref
     st["effects"][AR].pop("poor_ar_logistics")
     assert {"attack", "support", "fire"} <= set(R.operation_template(st, AR, 24)["fields"])
     assert "fitzroy" in R.operation_template(st, AR, 24)["choices"]["origin"]["fitzroy"]["destination"]
+
+
+# ----------------------------------------------------------------- 3-2: what is offered ---
+@pytest.mark.parametrize("n", [14, 18, 20])
+def test_fs_11_3_3_2_the_ar_attacks_on_ships_offer_the_target_of_opportunity(monkeypatch, n):
+    """FS 11.3 3-2: "As his next operation, the AR player may choose to attack any one protected UK
+    surface vessel without having to also engage unprotected targets": the AR's attacks on ships
+    offer that choice (the protected UK ships only), and the offered choice is accepted; the
+    operation after it offers it no more."""
+    with_factor(monkeypatch, "drummond", surface=3)
+    with_factor(monkeypatch, "a4_1", surface=3)
+    st = empty()
+    for u in ("hermes", "glamorgan", "drummond"):
+        place(st, u, SEA)
+    place(st, "a4_1", "port_stanley")
+    control(st, AR, "port_stanley")
+    out, st = draw(st, 3, 3)
+    st = phase(st, "AR Operations")
+    field = R.operation_template(st, AR, n)["fields"]["target_of_opportunity"]
+    assert field["choices"] == ["hermes"] and field["optional"] is True
+    order = {14: op(14, area=SEA, units=["drummond"], fire=fire(("drummond", "hermes"))),
+             18: op(18, area=SEA, aircraft=["a4_1"], fire=fire(("a4_1", "hermes"))),
+             20: op(20, support=["drummond"], destination=SEA, attack=True, fire=fire(("drummond", "hermes")))}[n]
+    out, after = play(st, AR, {**order, "target_of_opportunity": field["choices"][0]}, FixedDice(default=6))
+    assert events_of(out, "OperationBegun")
+    while pending(after):  # Hermes intercepts (lets them pass) and fires back (FS 10.2)
+        d = pending(after)
+        out, after = answer(after, d["seat"], {"fire": "auto"} if d["kind"] == "defensive_fire" else {},
+                            FixedDice(default=6))
+    assert "ar_target_of_opportunity" not in after["effects"][AR]
+    after = phase(after, "AR Operations")
+    assert "target_of_opportunity" not in R.operation_template(after, AR, n)["fields"]
