@@ -554,3 +554,59 @@ def test_fs_11_3_3_2_the_ar_attacks_on_ships_offer_the_target_of_opportunity(mon
     assert "ar_target_of_opportunity" not in after["effects"][AR]
     after = phase(after, "AR Operations")
     assert "target_of_opportunity" not in R.operation_template(after, AR, n)["fields"]
+
+
+# ------------------------------------------------------------ free attacks with FS 4.4(1) ---
+def test_fs_11_3_2_1_the_free_attack_is_no_uk_operation_for_the_tez_vp(monkeypatch):
+    """FS 11.3 2-1: "This attack doesn't count as using up a UK operation"; FS 4.4(1) scores "every
+    time a UK operation is completed" with no UK surface ship in the TEZ: not after this attack."""
+    with_factor(monkeypatch, "glamorgan", surface=3)
+    st = empty()
+    place(st, "glamorgan", OUTSIDE)
+    place(st, "drummond", OUTSIDE)
+    vp = st["vp"][S.TRACK]
+    out, st = draw(st, 2, 1)
+    out, st = answer(st, UK, {"area": OUTSIDE, "units": ["glamorgan"], "fire": fire(("glamorgan", "drummond"))})
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(6, 6))
+    assert not [e for e in events_of(out, "VPScored") if e["rule"] == "FS 4.4(1)"]
+    assert after["vp"][S.TRACK] == vp and after["turn"] == 2
+
+
+# ---------------------------------------------------------------------- 4-5 with 1-1 ---
+def test_fs_11_3_4_5_the_free_operation_of_1_1_is_one_of_the_next_three():
+    """FS 11.3 4-5: "within his next three operations"; FS 11.3 1-1: "the UK player may conduct any
+    two operations for the price of one" - both are operations, so the third is the second of the
+    two, and the two VP are scored at its end."""
+    st = empty()
+    place(st, SHIP_IN_TEZ, SEA)
+    out, st = draw(st, 4, 5)
+    vp = st["vp"][S.TRACK]
+    out, st = play(st, UK, {"kind": "pass"})  # the first of the three
+    st = phase(st, "AR Submarine")
+    out, st = draw(st, 1, 1)
+    assert st["phase_ops"]["allowed"] == 2
+    out, st = play(st, UK, {"kind": "pass"})  # the second (free)
+    assert not [e for e in events_of(out, "VPScored") if e["rule"] == "FS 11.3 4-5"]
+    out, st = play(st, UK, {"kind": "pass"})  # the third
+    assert [e["delta"] for e in events_of(out, "VPScored") if e["rule"] == "FS 11.3 4-5"] == [2]
+    assert st["vp"][S.TRACK] == vp + 2
+
+
+# ------------------------------------------------------------------- 4-4 with FS 10.4 ---
+def test_fs_11_3_4_4_the_free_attack_respects_protected_targets(monkeypatch):
+    """FS 11.3 4-4 is an attack "on the UK surface ship(s)" under the normal rules: FS 10.4 "No
+    protected target may be attacked unless every other unprotected enemy surface ship in that same
+    area is also being attacked" (only 3-2, 3-4 and 6-6 make exceptions)."""
+    for u in ("drummond", "granville"):
+        with_factor(monkeypatch, u, surface=3)
+    st = empty()
+    for u in ("hermes", "glamorgan", "drummond", "granville"):
+        place(st, u, SEA)
+    out, st = draw(st, 4, 4)
+    with pytest.raises(Exception) as e:
+        answer(st, AR, {"area": SEA, "units": ["drummond", "granville"],
+                        "fire": fire(("drummond", "hermes"), ("granville", "hermes"))})
+    assert e.value.rule == "FS 10.4"
+    out, after = answer(st, AR, {"area": SEA, "units": ["drummond", "granville"],
+                                 "fire": fire(("drummond", "glamorgan"), ("granville", "hermes"))})
+    assert pending(after)["kind"] == "defensive_fire"
