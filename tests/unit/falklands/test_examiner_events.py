@@ -610,3 +610,51 @@ def test_fs_11_3_4_4_the_free_attack_respects_protected_targets(monkeypatch):
     out, after = answer(st, AR, {"area": SEA, "units": ["drummond", "granville"],
                                  "fire": fire(("drummond", "glamorgan"), ("granville", "hermes"))})
     assert pending(after)["kind"] == "defensive_fire"
+
+
+# ------------------------------------------------------------ 4-3 with the 2-4 and 6-4 dice ---
+def test_fs_11_3_4_3_the_ar_marker_re_rolls_the_sf_compromised_die():
+    """FS 11.3 4-3: the AR "may play that marker [after] any die roll made by either player that he
+    (the AR player) doesn't like. The effect is to make/allow the rolling player to roll that die
+    again": the UK's 2-4 die (5: the AR is affected) is rolled again by the UK (2: the UK is)."""
+    st = compromised_both()
+    st["markers"][AR] = ["ar_decisive_leader"]
+    out, st = draw(st, 2, 4)
+    d = pending(st)
+    assert (d["kind"], d["seat"]) == ("leadership", AR)  # first the event's own two dice
+    out, st = answer(st, AR, {"reroll": None}, FixedDice(5))
+    d = pending(st)
+    assert (d["kind"], d["seat"], [o["value"] for o in d["options"]["reroll"]]) == ("leadership", AR, [5])
+    out, st = answer(st, AR, {"reroll": 0}, FixedDice(2))
+    (again,) = rolls_of(out)
+    assert (again.seat, again.values, again.rule) == (UK, [2], "FS 11.3 4-3")
+    d = pending(st)
+    assert (d["kind"], d["seat"], d["options"]) == ("sf_compromised", AR, {"unit": ["sas_d"]})
+    assert st["markers"][AR] == []
+
+
+def compromised_both():
+    st = empty()
+    place(st, "sas_d", "port_howard")
+    place(st, "ri_5", "port_howard")
+    place(st, "cdo_602", "pebble_island")
+    place(st, "2_para", "pebble_island")
+    control(st, AR, "port_howard", "pebble_island")
+    return st
+
+
+def test_fs_11_3_4_1_the_uk_marker_re_rolls_the_exocet_die():
+    """FS 11.3 4-1 with 6-4: the UK may have the AR's Exocet die (a hit on three) rolled again."""
+    st = empty()
+    place(st, "glamorgan", "falklands")
+    st["markers"][UK] = ["uk_decisive_leader"]
+    out, st = draw(st, 6, 4)
+    out, st = answer(st, UK, {"reroll": None})  # keeps the event's dice
+    out, st = answer(st, AR, {"target": "glamorgan"}, FixedDice(1))
+    d = pending(st)
+    assert (d["kind"], d["seat"]) == ("leadership", UK) and not events_of(out, "UnitHit")
+    out, after = answer(st, UK, {"reroll": 0}, FixedDice(5))
+    (again,) = rolls_of(out)
+    assert (again.seat, again.values) == (AR, [5])
+    assert not events_of(out, "UnitHit") and after["units"]["glamorgan"]["steps"] == 2
+    assert after["exocet"] == "used" and after["markers"][UK] == []
