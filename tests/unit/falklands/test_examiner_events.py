@@ -658,3 +658,20 @@ def test_fs_11_3_4_1_the_uk_marker_re_rolls_the_exocet_die():
     assert (again.seat, again.values) == (AR, [5])
     assert not events_of(out, "UnitHit") and after["units"]["glamorgan"]["steps"] == 2
     assert after["exocet"] == "used" and after["markers"][UK] == []
+
+
+# ------------------------------------------------------------- 11.2 a decision mid-phase ---
+def test_fs_11_2_the_turn_waits_in_the_random_event_phase_for_the_events_decision():
+    """FS 5.2 V / FS 11.2: the event is carried out in the Random Event Phase; while the AR chooses
+    the Exocet's target the turn has not ended, the UK has nothing to order, and only then does
+    the next turn begin (FS 5.1)."""
+    st = empty()
+    place(st, "glamorgan", "falklands")
+    out, st = draw(st, 6, 4)
+    assert st["phase"] == "Random Event" and st["turn"] == 1 and not events_of(out, "TurnAdvanced")
+    assert R.legal_orders(st, UK) == []
+    (offer,) = R.legal_orders(st, AR)
+    assert offer["decision_kind"] == "exocet" and offer["rule"] == "FS 11.3 6-4"
+    assert refused(st, UK, {"kind": "pass"}).rule == "FS 11.3 6-4"
+    out, after = answer(st, AR, {"target": "glamorgan"}, FixedDice(6))
+    assert events_of(out, "TurnAdvanced")[0]["turn"] == 2 and after["phase"] == "UK Operations"
