@@ -256,6 +256,31 @@ def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
     return {key: found} if found else None
 
 
+def under_poor_logistics(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 5-1 "The AR player may not conduct any kind of attack during his next Operations
+    Phase" (rules._operation refuses one): Op #20, #22 and #24 are offered as moves only - no
+    attack, nothing that only joins one, no fight in place (Op #24)."""
+    if side != AR or c is None or "poor_ar_logistics" not in state["effects"][AR] or op not in (20, 22, 24):
+        return c
+    if op == 20:
+        return {**c, "aircraft": [], "carriers": [], "refuel": [], "moves_only": True}
+    if op == 24:
+        origins = {a: {**v, "destination": [d for d in v["destination"] if d != a]} for a, v in c["origin"].items()}
+        origins = {a: v for a, v in origins.items() if v["destination"]}
+        return {"origin": origins, "moves_only": True} if origins else None
+    return {**c, "moves_only": True}
+
+
+def with_target_of_opportunity(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 3-2/3-3 "As his next operation, the AR player may choose to attack any one protected
+    UK surface vessel" (ops.waiver): the AR's attacks on ships offer the protected UK ships."""
+    if side != AR or c is None or "ar_target_of_opportunity" not in state["effects"][AR] or op not in (14, 18, 20):
+        return c
+    protected = [u for u in S.units_in_any(state, side=UK, classes=["ship"])
+                 if DATA.units[u].get("protected") and S.where(state, u) in DATA.sea_areas]
+    return {**c, "target_of_opportunity": protected} if protected else c
+
+
 # ------------------------------------------------------------------------- form fields ---
 # A form-friendly description of each operation's fields (docs/pages.md: a list is a select; an
 # object {choices, multiple, optional, type, description}). The choices above say what is
@@ -352,6 +377,13 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=c["area"], fire=FIRE)
     elif op == "exocet":
         fields["target"] = c["target"]
+    if c.get("target_of_opportunity"):  # FS 11.3 3-2 (with_target_of_opportunity)
+        fields["target_of_opportunity"] = {
+            "choices": sorted(c["target_of_opportunity"]), "multiple": False, "optional": True,
+            "description": "one protected UK ship attacked without the unprotected ones there (FS 11.3 3-2)"}
+    if c.get("moves_only"):  # FS 11.3 5-1: no attack this phase (under_poor_logistics)
+        for key in ("attack", "support", "fire", "carriers", "aircraft", "refuel"):
+            fields.pop(key, None)
     if uk and op in (14, 18, 20):
         fields["with_op_10"] = OP10
     return fields

@@ -96,7 +96,7 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
             dest = origin  # FS 11.3 1-6: an attack in place only
         o.update(units=units, destination=dest)
         enemy = S.units_in(state, dest, side=S.other(seat), classes=["ship", "submarine"])
-        if enemy and (dest == origin or rng.random() < 0.6):
+        if enemy and not c.get("moves_only") and (dest == origin or rng.random() < 0.6):  # FS 11.3 5-1
             o.update(attack=True, fire="auto")
     elif op == 21:
         o.update(units=_some(rng, c["units"], 4), area=_pick(rng, c["area"]), fire="auto")
@@ -104,7 +104,7 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
         origin = _pick(rng, c["origin"])
         o.update(origin=origin, units=_some(rng, c["origin"][origin], c["most"]),
                  destination=_pick(rng, [d for d in c["destination"] if d != origin]))
-        if S.contested(state, o["destination"]) and rng.random() < 0.5:
+        if S.contested(state, o["destination"]) and not c.get("moves_only") and rng.random() < 0.5:
             o.update(attack=True, fire="auto")
     elif op == 23:
         u = _pick(rng, c["units"])
@@ -119,7 +119,7 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
         dest = _pick(rng, a["destination"])
         o.update(origin=origin, destination=dest, units=_some(rng, a["units"]))
         enemy = [u for u in S.units_in(state, dest, side=S.other(seat), classes=["ground"]) if DATA.units[u]["type"] != "sf"]
-        if enemy and (dest == origin or rng.random() < 0.7):
+        if enemy and not c.get("moves_only") and (dest == origin or rng.random() < 0.7):
             o.update(attack=True, fire="auto")
     elif op == 25:
         o.update(area=_pick(rng, c["area"]), fire="auto")

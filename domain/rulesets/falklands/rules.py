@@ -23,7 +23,10 @@ from domain.rulesets.falklands import rulebook
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
-from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields, under_staff_work
+from domain.rulesets.falklands.choices import (
+    decision_fields, op_choices, template_fields, under_poor_logistics, under_staff_work,
+    with_target_of_opportunity,
+)
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import new_ctx
@@ -172,6 +175,8 @@ class Falklands(Ruleset):
         if op == 11 or op == 10 or restriction(state, seat, op):
             return None
         choices = under_staff_work(state, seat, op, op_choices(state, seat, op))  # FS 11.3 1-6
+        choices = under_poor_logistics(state, seat, op, choices)  # FS 11.3 5-1
+        choices = with_target_of_opportunity(state, seat, op, choices)  # FS 11.3 3-2
         if choices is None:
             return None
         return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
