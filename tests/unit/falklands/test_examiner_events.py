@@ -331,7 +331,8 @@ def test_fs_11_3_5_1_aircraft_may_still_rebase_and_it_lasts_one_phase():
     place(st, "a4_1", "argentina")
     place(st, "ri_3", "port_stanley")
     control(st, AR, "port_stanley")
-    out, st = play(st, AR, op(3, aircraft=["a4_1"], origin="argentina", destination="port_stanley"))
+    out, st = play(st, AR, op(3, aircraft=["a4_1"], origin="argentina", destination="port_stanley",
+                            refuel=["a4_1"]))  # FS 9.4: an A-4 from Argentina reaches the Falklands refuelled
     assert S.where(st, "a4_1") == "port_stanley" and "poor_ar_logistics" not in st["effects"][AR]
 
 
