@@ -202,7 +202,10 @@ def leader_for(points: int) -> str:
     return next(name for least, name in LEADERS if points >= least)
 
 
-ESCORT_CLASSES = ("FF", "DD", "CL", "CG", "BB")
+# STF 1.12's "ships of frigate level (or higher)": the classes from the FF up in the class order by
+# value, carriers aside. The order is Task Force's (page 17), provisional in data/composition.json.
+_CLASS_ORDER = DATA.read("composition.json")["class_order"]["surface"]
+ESCORT_CLASSES = tuple(c for c in _CLASS_ORDER[:_CLASS_ORDER.index("FF") + 1] if c != "CV")
 ESCORTS_PER_CARRIER = 3           # STF 1.12
 SOSUS_MAX, SOSUS_PER_POINT = 6, 2  # STF 1.8
 INVASION_FREIGHTERS = 8           # STF 1.11

@@ -27,6 +27,7 @@ from collections import deque
 from fractions import Fraction
 from functools import lru_cache
 
+from domain import dice as dicemod
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import forces, maps, turn
 from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
@@ -274,10 +275,11 @@ def place_system_group(ctx: Ctx, m: str, gid: str, kind_: str, rule: str) -> Non
     nation = system_side(ctx.state)
     column = f"{table_nation(nation)} {'TF' if kind_ == 'tf' else 'Sub'}"
     table = STARTING[f"starting megahex {m}"]
-    made = ctx.roll(1, 10, seat="system", purpose=f"starting megahex of {gid}", rule=rule,
-                    target=lambda v: tbl.read(table, v[0], column).target,
-                    outcome=lambda v: f"megahex {tbl.read(table, v[0], column).result}")
-    number = tbl.read(table, made.values[0], column).result
+    die = dicemod.parse(table.dice)  # the table's rows 1-10 are a d10's faces (data/starting.json)
+    made = ctx.roll(die.count, die.sides, seat="system", purpose=f"starting megahex of {gid}", rule=rule,
+                    target=lambda v: tbl.read(table, sum(v), column).target,
+                    outcome=lambda v: f"megahex {tbl.read(table, sum(v), column).result}")
+    number = tbl.read(table, made.total, column).result
     hexes = maps.megahex_hexes(m, number)
     outer = ctx.roll(1, 6, seat="system", purpose=f"outer hex of megahex {number} for {gid}", rule="STF 6.5",
                      outcome=lambda v: f"outer hex {v[0]}")
