@@ -50,7 +50,7 @@ US_CARRIER_COST = 25            # STF 1.4
 CLASS_VP = {"Iowa": 10, "Kirov": 8}  # STF 13.1
 CV_CG_SSM_LOADS = 2             # STF 13.4
 SUB_TORPEDOES = {"US": 4, "NATO": 4, "Soviet": 3}  # STF 13.5, 13.6
-EXTRA_AV8_SHIP, AV8_KIND = "Invincible", "M"  # STF 13.3 (the AV8 Sea Harrier flies as an M squadron)
+EXTRA_AV8_SHIP = "Invincible"     # STF 13.3 (the squadron kind its AV8 flies as: AV8_KIND, from the data)
 TOMAHAWK = "Tomahawk"           # STF 13.9
 SUB_SPEED = {"SSN": 2, "SS": 1}  # STF 7.1
 
@@ -115,6 +115,13 @@ def text_conflict(c: dict) -> str | None:
 
 COUNTERMIX: Any = load_countermix(DATA)
 COUNTERS = COUNTERMIX["counters"]
+# STF 13.3 names the AV8, not the squadron kind it flies as: that is the Invincible counter's
+# (its "aircraft", provisional in countermix.json, Task Force's counter).
+_AV8 = [k for c in COUNTERS.values() if c["name"] == EXTRA_AV8_SHIP and c.get("aircraft")
+        for k, a in c["aircraft"].items() if a and "AV8" in a]
+if len(set(_AV8)) != 1:
+    raise DataError(COUNTERMIX_FILE, EXTRA_AV8_SHIP, "the Invincible's 'aircraft' must name its AV8 under one kind (STF 13.3)")
+AV8_KIND = _AV8[0]
 POOL_FIELDS = tuple(k for k in COUNTER_FIELDS if k not in ("source", "provisional"))
 
 
