@@ -101,7 +101,8 @@ def has_offensive_firepower(state: dict, group: dict) -> bool:
     is taken to have them (the GameSystem does not withdraw a contact the Player cannot see into).
     A carrier's aircraft are the squadrons it can still fly (the air part's ``squadrons``: none
     once destroyed, sunk or its flight deck inoperable), not its countermix complement."""
-    from domain.rulesets.stf import air  # imported late, as combat is below
+    from domain.rulesets.stf import air, combat  # imported late, as combat is below
+    attack = combat.C["retirement"]["attack_kinds"]  # the attack squadrons of 12.3 (provisional)
     units = units_of(state, group)
     if not units:
         return True
@@ -112,7 +113,7 @@ def has_offensive_firepower(state: dict, group: dict) -> bool:
             return True
         flying = (air.squadrons(state, u["id"]) if u.get("id") in state["units"]
                   else [{"type": k} for k, n in (u.get("air") or {}).items() if n])
-        if u.get("air") and any(s["type"] in ("L", "M", "H") for s in flying):
+        if u.get("air") and any(s["type"] in attack for s in flying):
             return True
     return False
 
