@@ -69,6 +69,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf.events import FOLD, GroupChanged, SystemActs, UnitsAssigned, CampaignFixed
 from domain.events import GameEvent
 from domain.rulesets.core import json_copy
+from domain.rulesets.stf.forces import AV8_KIND
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.engine import Ctx
 from domain.rulesets.toolkit.tables import load_tables, roll_on
@@ -223,7 +224,7 @@ def squadrons(state: dict, owner: str) -> list[dict]:
         found = []
         for typ in sorted(air):
             strengths = air[typ] if isinstance(air[typ], list) else [air[typ]]
-            if unit.get("extra_av8") and typ == "M" and len(strengths) == 1 and strengths[0]:
+            if unit.get("extra_av8") and typ == AV8_KIND and len(strengths) == 1 and strengths[0]:
                 strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]  # STF 13.3's two AV8s
             strengths = [n for n in strengths if n]
             keep = max(0, len(strengths) - lost.count(typ))

@@ -35,7 +35,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.stf import air, composition, maps
+from domain.rulesets.stf import air, composition, forces, maps
 from domain.rulesets.stf.events import GroupChanged, GroupRemoved, SystemActs, UnitChanged
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.data import check_fields, freeze
@@ -188,10 +188,10 @@ def _map(payload: dict, field: str) -> dict:
 def squadron_count(u: dict, kind_: str) -> int:
     """How many squadrons of ``kind_`` a carrier carries, as air.squadrons counts them: its ``air``
     strength is one squadron, a list of strengths several, and the Invincible's doubled AV8
-    (``extra_av8``, STF 13.3) two M squadrons."""
+    (``extra_av8``, STF 13.3) two squadrons of its AV8's kind (``forces.AV8_KIND``)."""
     value = (u.get("air") or {}).get(kind_)
     strengths = value if isinstance(value, list) else [value or 0]
-    if u.get("extra_av8") and kind_ == "M" and len(strengths) == 1 and strengths[0]:
+    if u.get("extra_av8") and kind_ == forces.AV8_KIND and len(strengths) == 1 and strengths[0]:
         strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]
     return sum(1 for n in strengths if isinstance(n, int) and n > 0)
 

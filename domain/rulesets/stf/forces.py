@@ -50,7 +50,7 @@ US_CARRIER_COST = 25            # STF 1.4
 CLASS_VP = {"Iowa": 10, "Kirov": 8}  # STF 13.1
 CV_CG_SSM_LOADS = 2             # STF 13.4
 SUB_TORPEDOES = {"US": 4, "NATO": 4, "Soviet": 3}  # STF 13.5, 13.6
-EXTRA_AV8_SHIP, AV8_KIND = "Invincible", "M"  # STF 13.3 (the AV8 Sea Harrier flies as an M squadron)
+EXTRA_AV8_SHIP = "Invincible"     # STF 13.3 (the squadron kind its AV8 flies as: AV8_KIND, from the data)
 TOMAHAWK = "Tomahawk"           # STF 13.9
 SUB_SPEED = {"SSN": 2, "SS": 1}  # STF 7.1
 
@@ -115,6 +115,13 @@ def text_conflict(c: dict) -> str | None:
 
 COUNTERMIX: Any = load_countermix(DATA)
 COUNTERS = COUNTERMIX["counters"]
+# STF 13.3 names the AV8, not the squadron kind it flies as: that is the Invincible counter's
+# (its "aircraft", provisional in countermix.json, Task Force's counter).
+_AV8 = [k for c in COUNTERS.values() if c["name"] == EXTRA_AV8_SHIP and c.get("aircraft")
+        for k, a in c["aircraft"].items() if a and "AV8" in a]
+if len(set(_AV8)) != 1:
+    raise DataError(COUNTERMIX_FILE, EXTRA_AV8_SHIP, "the Invincible's 'aircraft' must name its AV8 under one kind (STF 13.3)")
+AV8_KIND = _AV8[0]
 POOL_FIELDS = tuple(k for k in COUNTER_FIELDS if k not in ("source", "provisional"))
 
 
@@ -202,7 +209,10 @@ def leader_for(points: int) -> str:
     return next(name for least, name in LEADERS if points >= least)
 
 
-ESCORT_CLASSES = ("FF", "DD", "CL", "CG", "BB")
+# STF 1.12's "ships of frigate level (or higher)": the classes from the FF up in the class order by
+# value, carriers aside. The order is Task Force's (page 17), provisional in data/composition.json.
+_CLASS_ORDER = DATA.read("composition.json")["class_order"]["surface"]
+ESCORT_CLASSES = tuple(c for c in _CLASS_ORDER[:_CLASS_ORDER.index("FF") + 1] if c != "CV")
 ESCORTS_PER_CARRIER = 3           # STF 1.12
 SOSUS_MAX, SOSUS_PER_POINT = 6, 2  # STF 1.8
 INVASION_FREIGHTERS = 8           # STF 1.11

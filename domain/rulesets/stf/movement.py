@@ -27,6 +27,7 @@ from collections import deque
 from fractions import Fraction
 from functools import lru_cache
 
+from domain import dice as dicemod
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import forces, maps, turn
 from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
@@ -100,7 +101,8 @@ def has_offensive_firepower(state: dict, group: dict) -> bool:
     is taken to have them (the GameSystem does not withdraw a contact the Player cannot see into).
     A carrier's aircraft are the squadrons it can still fly (the air part's ``squadrons``: none
     once destroyed, sunk or its flight deck inoperable), not its countermix complement."""
-    from domain.rulesets.stf import air  # imported late, as combat is below
+    from domain.rulesets.stf import air, combat  # imported late, as combat is below
+    attack = combat.C["retirement"]["attack_kinds"]  # the attack squadrons of 12.3 (provisional)
     units = units_of(state, group)
     if not units:
         return True
@@ -111,7 +113,7 @@ def has_offensive_firepower(state: dict, group: dict) -> bool:
             return True
         flying = (air.squadrons(state, u["id"]) if u.get("id") in state["units"]
                   else [{"type": k} for k, n in (u.get("air") or {}).items() if n])
-        if u.get("air") and any(s["type"] in ("L", "M", "H") for s in flying):
+        if u.get("air") and any(s["type"] in attack for s in flying):
             return True
     return False
 
@@ -274,10 +276,11 @@ def place_system_group(ctx: Ctx, m: str, gid: str, kind_: str, rule: str) -> Non
     nation = system_side(ctx.state)
     column = f"{table_nation(nation)} {'TF' if kind_ == 'tf' else 'Sub'}"
     table = STARTING[f"starting megahex {m}"]
-    made = ctx.roll(1, 10, seat="system", purpose=f"starting megahex of {gid}", rule=rule,
-                    target=lambda v: tbl.read(table, v[0], column).target,
-                    outcome=lambda v: f"megahex {tbl.read(table, v[0], column).result}")
-    number = tbl.read(table, made.values[0], column).result
+    die = dicemod.parse(table.dice)  # the table's rows 1-10 are a d10's faces (data/starting.json)
+    made = ctx.roll(die.count, die.sides, seat="system", purpose=f"starting megahex of {gid}", rule=rule,
+                    target=lambda v: tbl.read(table, sum(v), column).target,
+                    outcome=lambda v: f"megahex {tbl.read(table, sum(v), column).result}")
+    number = tbl.read(table, made.total, column).result
     hexes = maps.megahex_hexes(m, number)
     outer = ctx.roll(1, 6, seat="system", purpose=f"outer hex of megahex {number} for {gid}", rule="STF 6.5",
                      outcome=lambda v: f"outer hex {v[0]}")
