@@ -1,0 +1,513 @@
+"""An examiner's check of the documented order formats of `falklands` and `stf` over HTTP.
+
+An examiner who writes hidden scenarios learns the orders from docs/rulesets.md (the Falklands
+Showdown and Solitaire Task Force sections), docs/api.md (a refusal is a problem whose `rule`
+names the rule, a malformed field adds `field`), the kinds a ruleset declares (`GET
+/api/v1/rulesets/{name}`: rule, help, fields) and what legal-orders offers. Each test here sends
+those orders as written, through Flask's test client on SQLite, in a position where they apply
+(a named position of the ruleset, edited for the example: `POST /api/v1/games` with
+`"position"`), and checks that the server does what the doc says.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import random
+
+import pytest
+
+from api.app import create_app, migrate
+from domain.rulesets import find_ruleset
+from domain.rulesets.falklands import play as fplay
+from domain.rulesets.positions import Position
+from domain.rulesets.stf import play as splay
+from domain.service import Warlog
+from tests.api.conftest import ApiGame, bearer, start_game
+
+FALKLANDS = find_ruleset("falklands")
+STF = find_ruleset("stf")
+_keys = itertools.count()
+
+
+@pytest.fixture
+def client(sqlite_config):
+    migrate(sqlite_config)
+    service = Warlog(sqlite_config)
+    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
+    service.close()
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def position_game(client, monkeypatch, ruleset, base: str, edit=None) -> ApiGame:
+    """A game started from the ruleset's named position ``base``, changed by ``edit(state)``: the
+    position an example applies in, created over HTTP like any named position."""
+    rules = find_ruleset(ruleset)
+    state = copy.deepcopy(rules.position(base).state)
+    if edit:
+        edit(state)
+    rules.check_position(state)
+    monkeypatch.setitem(rules.positions(), "examiner", Position("examiner", "examiner", "an example's position", state))
+    return start_game(client, {"ruleset": ruleset, "position": "examiner"})
+
+
+def send(client, game: ApiGame, seat: str, order: dict):
+    r = game.order(client, seat, order, f"k{next(_keys)}")
+    assert r.status_code < 500, r.json
+    return r
+
+
+def accepted(client, game, seat, order) -> list[dict]:
+    r = send(client, game, seat, order)
+    assert r.status_code == 201, (order, r.json)
+    return r.json["events"]
+
+
+def refused(client, game, seat, order, status=422) -> dict:
+    r = send(client, game, seat, order)
+    assert r.status_code == status, (order, r.json)
+    assert r.headers["Content-Type"].startswith("application/problem+json")
+    return r.json
+
+
+def state_of(client, game, seat) -> dict:
+    return client.get(f"/api/v1/games/{game.game_id}/state", headers=game.seats[seat]).json["state"]
+
+
+def legal(client, game, seat) -> list[dict]:
+    r = client.get(f"/api/v1/games/{game.game_id}/legal-orders", headers=game.seats[seat])
+    assert r.status_code == 200, r.json
+    return r.json["orders"]
+
+
+def types(events) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def place(state, unit, where, **more):
+    state["units"][unit].update({"location": where, "in_play": True, "eliminated": False, "aboard": None, **more})
+
+
+def rule_ids(rules) -> set[str]:
+    """Every rule id of the ruleset, as its rulebook.py names them (its coverage manifest's keys)."""
+    return set(rules.coverage()["rules"])
+
+
+# --- Falklands Showdown: docs/rulesets.md "Orders" ---------------------------------------------
+
+def test_fs_3_3_the_documented_setup_order_places_the_two_submarines(client):
+    """docs: {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "falklands"}}
+    (FS 3.3: the UK places Spartan and Splendid in the TEZ)."""
+    game = start_game(client, {"ruleset": "falklands"})
+    offer = legal(client, game, "UK")
+    assert offer == [{"kind": "setup", "rule": "FS 3.3", "submarines": {
+        "spartan": ["falklands", "sa6", "sa7"], "splendid": ["falklands", "sa6", "sa7"]}}]
+    accepted(client, game, "UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "falklands"}})
+    units = state_of(client, game, "UK")["units"]
+    assert (units["spartan"]["location"], units["splendid"]["location"]) == ("sa6", "falklands")
+
+
+def test_fs_3_3_a_setup_outside_the_tez_is_refused_naming_fs_3_3(client):
+    game = start_game(client, {"ruleset": "falklands"})
+    problem = refused(client, game, "UK", {"kind": "setup", "submarines": {"spartan": "sa1", "splendid": "sa6"}})
+    assert problem["rule"] == "FS 3.3", problem
+
+
+def test_fs_7_1_op_20_the_documented_move_takes_the_carriers_to_the_falklands(client, monkeypatch):
+    """docs: {"kind": "operation", "op": 20, "units": ["hermes", "invincible"], "destination": "falklands"}"""
+    game = position_game(client, monkeypatch, "falklands", "opening")
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["hermes", "invincible"],
+                                           "destination": "falklands"})
+    assert types(events).count("UnitMoved") == 2
+    units = state_of(client, game, "UK")["units"]
+    assert units["hermes"]["location"] == units["invincible"]["location"] == "falklands"
+
+
+def test_fs_7_1_op_20_the_documented_submarine_attack_with_op_10(client, monkeypatch):
+    """docs: {"kind": "operation", "op": 20, "units": ["conqueror"], "destination": "sa2", "attack": true,
+    "support": [], "fire": [{"unit": "conqueror", "at": "belgrano"}], "with_op_10": true}; FS 7.1 Op #10:
+    "all AR sinkings, no matter in which sea area they occur, generate the negative VP described in 4.4/3"."""
+    def edit(state):
+        place(state, "conqueror", "sa3")
+        place(state, "belgrano", "sa2")
+    game = position_game(client, monkeypatch, "falklands", "opening", edit)
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["conqueror"], "destination": "sa2",
+                                           "attack": True, "support": [],
+                                           "fire": [{"unit": "conqueror", "at": "belgrano"}], "with_op_10": True})
+    assert "BattleBegun" in types(events) and "EffectGained" in types(events)
+    shots = [e for e in events if e["type"] == "DiceRolled"]
+    assert shots and "Belgrano" in shots[0]["text"]
+    assert state_of(client, game, "UK")["units"]["conqueror"]["location"] == "sa2"
+    for e in events:
+        if e["type"] == "VPScored" and "Belgrano" in e["text"]:
+            assert e["data"]["delta"] < 0  # 4.4/3's negative VP, never 4.4/2's positive
+
+
+def test_fs_7_1_op_10_on_a_plain_move_is_refused_naming_op_10(client, monkeypatch):
+    """docs: `"with_op_10"` on any other order is refused (`FS 7.1 Op #10`)."""
+    game = position_game(client, monkeypatch, "falklands", "opening")
+    problem = refused(client, game, "UK", {"kind": "operation", "op": 20, "units": ["hermes"], "destination": "sa5",
+                                           "with_op_10": True})
+    assert problem["rule"] == "FS 7.1 Op #10", problem
+
+
+def _ships_at_the_falklands(state):
+    for ship in ["hermes", "invincible", "coventry", "sheffield", "glamorgan"]:
+        place(state, ship, "falklands")
+
+
+def test_fs_7_1_op_18_the_documented_a4_strike_with_refuelling_and_its_decisions(client, monkeypatch):
+    """docs: {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["a4_1", "a4_2"],
+    "refuel": ["a4_1", "a4_2"], "fire": "auto"}; "auto": each unit at the first target it may fire
+    at, spread round the targets, unprotected ships first. Then the UK's interception
+    ({"fire": "auto"}) and the defender's defensive fire (every unit able fires: no [])."""
+    game = position_game(client, monkeypatch, "falklands", "midgame", _ships_at_the_falklands)
+    events = accepted(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands",
+                                           "aircraft": ["a4_1", "a4_2"], "refuel": ["a4_1", "a4_2"], "fire": "auto"})
+    assert types(events)[-1] == "DecisionPending"
+    pending = state_of(client, game, "UK")["pending"][0]
+    assert pending["kind"] == "interception" and pending["seat"] == "UK"
+    battle = next(s for s in pending["context"]["stack"] if s["step"] == "battle")
+    targets = [shot["at"] for shot in battle["fire"]]
+    assert len(set(targets)) == 2 and not set(targets) & {"hermes", "invincible"}  # spread, unprotected first
+    assert legal(client, game, "AR") == []
+    offer = legal(client, game, "UK")
+    assert [o["kind"] for o in offer] == ["decide"] and {"fire": []} in offer[0]["fields"]["choice"]
+    accepted(client, game, "UK", {"kind": "decide", "decision": pending["id"], "choice": {"fire": "auto"}})
+    for _ in range(6):  # defensive fire and re-rolls, as they come
+        st = state_of(client, game, "UK")
+        if not st["pending"]:
+            break
+        p = st["pending"][0]
+        if p["kind"] == "defensive_fire":
+            problem = refused(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": {"fire": []}})
+            assert problem["rule"] == "FS 10.2", problem
+            accepted(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": {"fire": "auto"}})
+        elif p["kind"] == "leadership":
+            accepted(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": {"reroll": None}})
+        else:
+            raise AssertionError(p)
+    assert not state_of(client, game, "UK")["pending"]
+
+
+def test_fs_9_4_an_a4_without_refuelling_cannot_reach_the_falklands(client, monkeypatch):
+    """docs: `FS 9.4: A-4 1 cannot reach the Falkland Islands Sea Area from Argentina`."""
+    game = position_game(client, monkeypatch, "falklands", "midgame", _ships_at_the_falklands)
+    problem = refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands",
+                                           "aircraft": ["a4_1"], "fire": "auto"})
+    assert problem["rule"] == "FS 9.4" and "A-4 Skyhawk 1 cannot reach Falkland Islands Sea Area from Argentina" in problem["detail"], problem
+
+
+def test_fs_7_1_op_6_is_never_twice_in_a_row(client, monkeypatch):
+    """docs: `FS 7.1 Op #6: never twice in a row`."""
+    def edit(state):
+        state["ops_log"]["UK"] = [20, 6]
+    game = position_game(client, monkeypatch, "falklands", "opening", edit)
+    problem = refused(client, game, "UK", {"kind": "operation", "op": 6, "entry": {}})
+    assert problem["rule"] == "FS 7.1 Op #6" and "never twice in a row" in problem["detail"], problem
+
+
+def test_fs_10_4_a_protected_target_before_an_unprotected_one_is_refused_naming_it(client, monkeypatch):
+    """docs: `FS 10.4: Hermes is a protected target: every unprotected ship must be fired at first
+    (not fired at: Coventry)`."""
+    game = position_game(client, monkeypatch, "falklands", "midgame", _ships_at_the_falklands)
+    problem = refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands",
+                                           "aircraft": ["dagger_1", "dagger_2", "mirage_3"],
+                                           "fire": [{"unit": "dagger_1", "at": "hermes"},
+                                                    {"unit": "dagger_2", "at": "sheffield"},
+                                                    {"unit": "mirage_3", "at": "glamorgan"}]})
+    assert problem["rule"] == "FS 10.4", problem
+    assert problem["detail"].startswith("FS 10.4: Hermes is a protected target: every unprotected ship must be fired "
+                                        "at first (not fired at: Coventry"), problem
+
+
+def test_fs_7_1_op_24_the_documented_march_takes_2_para_to_teal_inlet(client, monkeypatch):
+    """docs: {"kind": "operation", "op": 24, "origin": "san_carlos", "destination": "teal_inlet", "units": ["2_para"]}"""
+    def edit(state):
+        place(state, "2_para", "san_carlos")
+        state["control"]["san_carlos"] = "UK"
+    game = position_game(client, monkeypatch, "falklands", "opening", edit)
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 24, "origin": "san_carlos",
+                                           "destination": "teal_inlet", "units": ["2_para"]})
+    assert "UnitMoved" in types(events)
+    st = state_of(client, game, "UK")
+    assert st["units"]["2_para"]["location"] == "teal_inlet"
+    assert st["control"]["teal_inlet"] == "UK"  # FS 3.6: alone in an area, it takes it
+
+
+def test_fs_7_1_op_17_the_documented_assault_on_port_stanley(client, monkeypatch):
+    """docs: {"kind": "operation", "op": 17, "area": "port_stanley", "wave": ["40_cdo"], "bombard": ["glamorgan"],
+    "bombard_fire": "auto", "fire": "auto", "second_wave": ["42_cdo"]}: the second wave lands only if a
+    first-wave unit survived, from transport vessels (A or T ships)."""
+    def edit(state):
+        for ship in ("fearless", "canberra", "glamorgan"):
+            place(state, ship, "falklands")
+        place(state, "40_cdo", None, aboard="fearless")
+        place(state, "42_cdo", None, aboard="canberra")
+    game = position_game(client, monkeypatch, "falklands", "opening", edit)
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 17, "area": "port_stanley", "wave": ["40_cdo"],
+                                           "bombard": ["glamorgan"], "bombard_fire": "auto", "fire": "auto",
+                                           "second_wave": ["42_cdo"]})
+    for _ in range(8):
+        st = state_of(client, game, "UK")
+        if not st["pending"]:
+            break
+        p = st["pending"][0]
+        choice = {"reroll": None} if p["kind"] == "leadership" else {"fire": "auto"}
+        events += accepted(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": choice})
+    st = state_of(client, game, "UK")
+    assert not st["pending"]
+    assert any(e["type"] == "BattleBegun" and "Port Stanley" in e["text"] for e in events)
+    landed = [e["data"]["unit"] for e in events if e["type"] == "UnitDisembarked"]
+    assert landed[:1] == ["40_cdo"]
+    if "42_cdo" in landed:  # only while a first-wave unit survives
+        at = next(i for i, e in enumerate(events) if e["type"] == "UnitDisembarked" and e["data"]["unit"] == "42_cdo")
+        assert not any(e["type"] == "UnitEliminated" and e["data"].get("unit") == "40_cdo" for e in events[:at])
+
+
+def test_fs_11_3_6_4_the_documented_held_exocet_strikes_sheffield(client, monkeypatch):
+    """docs: {"kind": "operation", "op": "exocet", "target": "sheffield"}: 6-4's Exocet held for later
+    costs an operation (FS 11.3 6-4)."""
+    def edit(state):
+        state["exocet"] = "held"
+        place(state, "sheffield", "falklands")
+    game = position_game(client, monkeypatch, "falklands", "midgame", edit)
+    offered = [o for o in legal(client, game, "AR") if o.get("op") == "exocet"]
+    assert offered and "sheffield" in offered[0]["choices"]["target"], offered
+    events = accepted(client, game, "AR", {"kind": "operation", "op": "exocet", "target": "sheffield"})
+    assert any(e["type"] == "DiceRolled" and "Sheffield" in e["text"] for e in events), [e["text"] for e in events]
+    assert state_of(client, game, "AR")["exocet"] != "held"
+
+
+def test_fs_5_3_the_documented_pass_spends_a_uk_operation(client, monkeypatch):
+    """docs: {"kind": "pass"}: a UK pass still spends one (FS 5.3)."""
+    game = position_game(client, monkeypatch, "falklands", "midgame", lambda st: st.update(
+        phase="UK Operations", active=["UK"]))
+    before = state_of(client, game, "UK")["uk_operations_left"]
+    accepted(client, game, "UK", {"kind": "pass"})
+    assert state_of(client, game, "UK")["uk_operations_left"] == before - 1
+
+
+def test_fs_8_1_the_documented_submarine_move(client, monkeypatch):
+    """docs: {"kind": "submarines", "moves": {"conqueror": "sa7"}}."""
+    game = position_game(client, monkeypatch, "falklands", "midgame", lambda st: st.update(
+        phase="UK Submarine", active=["UK"]))
+    offer = legal(client, game, "UK")
+    assert offer[0]["kind"] == "submarines" and "sa7" in offer[0]["moves"]["conqueror"], offer
+    accepted(client, game, "UK", {"kind": "submarines", "moves": {"conqueror": "sa7"}})
+    assert state_of(client, game, "UK")["units"]["conqueror"]["location"] == "sa7"
+
+
+# --- legal orders sent back as offered (both games) -------------------------------------------
+
+def sandbox(client, game: ApiGame, seat: str) -> ApiGame:
+    """A sandbox of ``game`` at its present version, every seat joined: where one offered order is
+    tried without changing the game the others are tried in."""
+    version = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats[seat]).json["version"]
+    r = client.post(f"/api/v1/games/{game.game_id}/sandbox", json={"at": version}, headers=game.seats[seat])
+    assert r.status_code == 201, r.json
+    fork = ApiGame(r.json["game_id"], bearer(r.json["admin_token"]), invites=r.json["invites"])
+    for s, code in r.json["invites"].items():
+        j = client.post(f"/api/v1/games/{fork.game_id}/join", json={"invite_code": code, "handle": s.lower()})
+        assert j.status_code == 201, j.json
+        fork.seats[s] = bearer(j.json["token"])
+    return fork
+
+
+def assert_refusal_names_a_rule(problem: dict, rules, prefix: str) -> None:
+    """docs/api.md: a rule violation adds `rule`, as rulebook.py spells it; a malformed field adds `field`."""
+    assert problem["code"] in ("rule_violation", "invalid_order", "not_your_move"), problem
+    if problem["code"] != "not_your_move":
+        assert problem.get("rule", "").startswith(prefix), problem
+        assert problem["rule"] in rule_ids(rules), problem
+
+
+def falklands_points(client, monkeypatch):
+    """A few points of real Falklands games: the opening, the midgame and that midgame after some
+    orders drawn from the offer and played with the server's dice."""
+    yield position_game(client, monkeypatch, "falklands", "opening")
+    game = position_game(client, monkeypatch, "falklands", "midgame", _ships_at_the_falklands)
+    yield game
+    rng = random.Random(7)
+    for n in range(12):
+        st = state_of(client, game, "UK")
+        if st["ended"]:
+            return
+        seat = st["pending"][0]["seat"] if st["pending"] else st["active"][0]
+        for order in fplay.candidates(FALKLANDS, st, seat, rng):
+            if send(client, game, seat, order).status_code == 201:
+                break
+        if n % 4 == 3:
+            yield game
+
+
+def test_fs_every_offered_falklands_order_is_accepted_or_refused_naming_its_rule(client, monkeypatch):
+    """Every order legal-orders offers, built from its template's choices (the random orders of
+    falklands/play.py), is accepted, or refused as a 422 problem naming an FS rule id in `rule`;
+    a decision's every offered `choice` and the set-up's and submarines' offered choices are
+    accepted as offered."""
+    seen = 0
+    for game in falklands_points(client, monkeypatch):
+        st = state_of(client, game, "UK")
+        seat = st["pending"][0]["seat"] if st["pending"] else st["active"][0]
+        offer = legal(client, game, seat)
+        assert offer, st["phase"]
+        for template in offer:
+            fork = sandbox(client, game, seat)
+            fst = state_of(client, fork, seat)
+            if template["kind"] == "decide":
+                for choice in template["fields"]["choice"]:
+                    fork = sandbox(client, game, seat)
+                    accepted(client, fork, seat, {"kind": "decide", "decision": template["decision"], "choice": choice})
+                    seen += 1
+                continue
+            order = fplay.order_for(template, fst, seat, random.Random(seen))
+            r = send(client, fork, seat, order)
+            if template["kind"] in ("setup", "submarines", "pass") or template.get("op") in (6, 9):
+                assert r.status_code == 201, (order, r.json)
+            elif r.status_code != 201:
+                assert r.status_code == 422, (order, r.json)
+                assert_refusal_names_a_rule(r.json, FALKLANDS, "FS ")
+            seen += 1
+    assert seen > 20
+
+
+# --- Solitaire Task Force: docs/rulesets.md ---------------------------------------------------
+
+def stf_game(client) -> ApiGame:
+    return start_game(client, {"ruleset": "stf"})
+
+
+def test_stf_1_1_the_documented_campaign_order_and_its_enum_values(client):
+    """docs: {"kind": "campaign", "map": "caribbean" | "giuk" | "mediterranean" | "random", "side": "US" | "Soviet"};
+    the kind's fields: map "caribbean, giuk, mediterranean or random", side "US or Soviet"; every
+    pair is offered and accepted, and the order ends with the Forces phase (STF 1.7)."""
+    kinds = {k["kind"]: k for k in client.get("/api/v1/rulesets/stf").json["order_kinds"]}
+    assert kinds["campaign"]["fields"]["map"] == "caribbean, giuk, mediterranean or random"
+    game = stf_game(client)
+    offer = legal(client, game, "Player")
+    pairs = {(o["map"], o["side"]) for o in offer}
+    assert pairs == {(m, s) for m in ("caribbean", "giuk", "mediterranean", "random") for s in ("US", "Soviet")}
+    for m, s in sorted(pairs):
+        fork = sandbox(client, game, "Player")
+        events = accepted(client, fork, "Player", {"kind": "campaign", "map": m, "side": s})
+        st = state_of(client, fork, "Player")
+        assert st["campaign"]["player_side"] == s
+        if m != "random":
+            assert st["campaign"]["map"] == m
+        if not st["pending"]:
+            assert events[-1]["type"] == "PhaseAdvanced" and st["phase"] == "Forces"
+    problem = refused(client, game, "Player", {"kind": "campaign", "map": "pacific", "side": "US"})
+    assert problem["rule"] == "STF 1.1", problem
+    problem = refused(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "NATO"})
+    assert problem["rule"] == "STF 1.1", problem
+
+
+def test_stf_2_2_the_documented_airbases_field_is_optional_and_bounded(client):
+    """docs: "airbases": ["Malta", "Haifa"]; `airbases` is optional and only with a named map; more
+    than two refused under STF 2.2, one not on the list under STF 2.3, 2.4 or 2.5, naming them with
+    "map": "random" refused; an explicit empty list is the Player's choice of none."""
+    game = stf_game(client)
+    fork = sandbox(client, game, "Player")
+    accepted(client, fork, "Player", {"kind": "campaign", "map": "mediterranean", "side": "US",
+                                      "airbases": ["Malta", "Haifa"]})
+    st = state_of(client, fork, "Player")
+    assert sorted(st["campaign"]["player_airbases"]) == ["Haifa", "Malta"] and not st["pending"]
+    fork = sandbox(client, game, "Player")
+    accepted(client, fork, "Player", {"kind": "campaign", "map": "mediterranean", "side": "US", "airbases": []})
+    assert state_of(client, fork, "Player")["campaign"]["player_airbases"] == []
+    problem = refused(client, game, "Player", {"kind": "campaign", "map": "mediterranean", "side": "US",
+                                               "airbases": ["Malta", "Haifa", "Naples"]})
+    assert problem["rule"] == "STF 2.2", problem
+    problem = refused(client, game, "Player", {"kind": "campaign", "map": "mediterranean", "side": "US",
+                                               "airbases": ["Reykjavik"]})
+    assert problem["rule"] in ("STF 2.3", "STF 2.4", "STF 2.5"), problem
+    problem = refused(client, game, "Player", {"kind": "campaign", "map": "random", "side": "US", "airbases": ["Malta"]})
+    assert problem["rule"] == "STF 2.2", problem
+
+
+def play_stf_until(client, game, done, rng_seed=33, most=400):
+    """Play the random Player's offered orders (domain/rulesets/stf/play.py) until ``done(state)``."""
+    player = splay.RandomPlayer(random.Random(rng_seed))
+
+    class Offer:
+        def legal_orders(self, state, seat):
+            return legal(client, game, seat)
+
+    for n in range(most):
+        st = state_of(client, game, "Player")
+        if done(st) or st["ended"]:
+            return st
+        for order in player.candidates(Offer(), st):
+            r = send(client, game, "Player", order)
+            if r.status_code == 201:
+                player.accepted(st, order)
+                break
+            assert r.status_code == 422, r.json
+            assert_refusal_names_a_rule(r.json, STF, "STF ")
+        else:
+            raise AssertionError(f"nothing accepted in {st['turn']} {st['phase']}")
+    raise AssertionError("not reached")
+
+
+def test_stf_6_1_7_1_8_3_the_documented_campaign_walk_giuk(client):
+    """docs, "A Player's campaign, step by step" and "Maps, deployment and movement": campaign giuk/US,
+    draw_carriers, buy, form_groups, {"kind": "deploy", "group": "P1", "megahex": 46, "hex": "1810"},
+    {"kind": "deploy", "sosus": "SOSUS1", "megahex": 30}, deploy_done; then each phase ended with
+    {"kind": "end_phase"}, the random event declared ({"kind": "declare", "decision": ID, "value": "none"}),
+    {"kind": "move", "group": "P1", "path": ["1811", "1911"]} and {"kind": "search", "group": "TF3",
+    "search_value": 5} (the Search Value declared, ResultDeclared)."""
+    game = stf_game(client)
+    accepted(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "US"})
+    while state_of(client, game, "Player")["pending"]:  # the airbase pair, if any (GIUK has two: none)
+        d = legal(client, game, "Player")[0]
+        accepted(client, game, "Player", {"kind": "decide", "decision": d["decision"], "choice": d["choice"]})
+    accepted(client, game, "Player", {"kind": "draw_carriers"})
+    buys = [o for o in legal(client, game, "Player") if o["kind"] == "buy"]
+    buy = next((o for o in buys if o["sosus"]), buys[0])
+    accepted(client, game, "Player", buy)
+    accepted(client, game, "Player", next(o for o in legal(client, game, "Player") if o["kind"] == "form_groups"))
+    st = state_of(client, game, "Player")
+    assert st["phase"] == "Deployment" and st["groups"]["P1"]["kind"] == "tf"
+    events = accepted(client, game, "Player", {"kind": "deploy", "group": "P1", "megahex": 46, "hex": "1810"})
+    assert state_of(client, game, "Player")["groups"]["P1"]["hex"] == "1810", events
+    if buy["sosus"]:
+        accepted(client, game, "Player", {"kind": "deploy", "sosus": "SOSUS1", "megahex": 30})
+        sosus = state_of(client, game, "Player")["units"]["SOSUS1"]
+        assert sosus["megahex"] == 30
+    for g in sorted(st["groups"]):
+        if g != "P1" and state_of(client, game, "Player")["phase"] == "Deployment":
+            accepted(client, game, "Player", {"kind": "deploy", "group": g, "megahex": 46})
+    if state_of(client, game, "Player")["phase"] == "Deployment":
+        accepted(client, game, "Player", {"kind": "deploy_done"})
+    st = state_of(client, game, "Player")
+    assert st["turn"] == 1, (st["turn"], st["phase"])
+    moved = searched = False
+    for _ in range(40):
+        st = state_of(client, game, "Player")
+        if st["pending"]:
+            p = st["pending"][0]
+            offer = legal(client, game, "Player")
+            if offer[0]["kind"] == "declare":
+                accepted(client, game, "Player", {"kind": "declare", "decision": p["id"], "value": "none"})
+            else:
+                accepted(client, game, "Player", {k: offer[0][k] for k in ("kind", "decision", "choice")})
+            continue
+        if st["phase"] == "Movement" and not moved:
+            events = accepted(client, game, "Player", {"kind": "move", "group": "P1", "path": ["1811", "1911"]})
+            assert state_of(client, game, "Player")["groups"]["P1"]["hex"] == "1911", events
+            moved = True
+        if st["phase"] == "Patrol" and not searched:
+            tf3 = st["groups"].get("TF3")
+            if tf3 and tf3.get("hex") and tf3.get("intel") != "precise":
+                events = accepted(client, game, "Player", {"kind": "search", "group": "TF3", "search_value": 5})
+                assert "ResultDeclared" in types(events)
+                searched = True
+        if moved and searched:
+            break
+        if st["turn"] > 1 and moved:
+            break
+        accepted(client, game, "Player", {"kind": "end_phase"})
+    assert moved
