@@ -3,6 +3,8 @@ when the operation has nothing to act on now. The rules themselves are checked b
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
@@ -349,6 +351,28 @@ def template_fields(op, choices: dict, side: str) -> dict:
     if uk and op in (14, 18, 20):
         fields["with_op_10"] = OP10
     return fields
+
+
+TARGET_OF_OPPORTUNITY_OPS = (14, 18, 20)  # FS 11.3 3-2/3-3: an AR attack on ships
+
+
+def field_names(op) -> set[str]:
+    """Every field an order of operation ``op`` may carry: what its template declares for either
+    side, whatever the choices are now; ``with_op_10`` (FS 7.1 Op #10 says where it rides) and
+    3-2/3-3's ``target_of_opportunity`` in an AR attack on ships. Who may use which is the
+    operation's own check, which names its rule."""
+    names = set(template_fields(op, defaultdict(dict), UK)) | set(template_fields(op, defaultdict(dict), AR))
+    names.add("with_op_10")
+    if op in TARGET_OF_OPPORTUNITY_OPS:
+        names.add("target_of_opportunity")
+    return names
+
+
+def target_of_opportunity_field(state: dict) -> dict:
+    """FS 11.3 3-2/3-3's field, offered while the event is in effect: one protected UK ship."""
+    ships = [u for u in S.units_in_any(state, side=UK, classes=["ship"]) if DATA.units[u].get("protected")]
+    return {"choices": sorted(ships), "optional": True,
+            "description": "FS 11.3 3-2: one protected UK surface vessel attacked without the unprotected ones first"}
 
 
 def decision_fields(decision: dict) -> dict:

@@ -23,7 +23,8 @@ from domain.rulesets.falklands import rulebook
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
-from domain.rulesets.falklands.choices import decision_fields, op_choices, template_fields, under_staff_work
+from domain.rulesets.falklands.choices import (TARGET_OF_OPPORTUNITY_OPS, decision_fields, field_names, op_choices,
+                                               target_of_opportunity_field, template_fields, under_staff_work)
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import new_ctx
@@ -53,6 +54,22 @@ ORDER_KINDS = (
     {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
      "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
 )
+
+
+# The fields of each kind but `operation` (whose fields are its operation's, choices.field_names);
+# a template's words for readers (`title`, `rule`, `note`) may come back with the order.
+ORDER_FIELDS = {"setup": {"submarines"}, "pass": set(), "submarines": {"moves"}, "decide": {"decision", "choice"}}
+KIND_RULES = {"setup": "FS 3.3", "pass": "FS 5.3", "submarines": "FS 8.1", "decide": "FS 5.2"}
+WORDS = {"kind", "title", "rule", "note"}
+
+
+def _no_unknown_fields(order: dict, fields: set[str], rule_id: str, what: str) -> None:
+    """A field the order's kind does not have is never read: refuse it, naming it (a misspelt
+    optional field would otherwise be dropped in silence)."""
+    unknown = sorted(set(order) - fields - WORDS)
+    if unknown:
+        raise InvalidOrder(f"'{unknown[0]}' is not a field of {what} (its fields: {', '.join(sorted(fields))})",
+                           rule=rule_id, field=unknown[0])
 
 
 def _op_number(value: Any):
@@ -174,8 +191,11 @@ class Falklands(Ruleset):
         choices = under_staff_work(state, seat, op, op_choices(state, seat, op))  # FS 11.3 1-6
         if choices is None:
             return None
+        fields = template_fields(op, choices, seat)
+        if seat == AR and op in TARGET_OF_OPPORTUNITY_OPS and "ar_target_of_opportunity" in state["effects"][AR]:
+            fields["target_of_opportunity"] = target_of_opportunity_field(state)
         return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
-                "choices": choices, "fields": template_fields(op, choices, seat)}
+                "choices": choices, "fields": fields}
 
     @staticmethod
     def pass_template(seat: str) -> dict:
@@ -201,6 +221,8 @@ class Falklands(Ruleset):
         if handler is None:
             raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", rule=self.sequence_rule,
                                field="kind")
+        if kind != "operation":
+            _no_unknown_fields(order, ORDER_FIELDS[kind], KIND_RULES[kind], kind)
         handler(ctx, seat, order)
         return ctx.out
 
@@ -243,6 +265,7 @@ class Falklands(Ruleset):
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])
             return
         op = _op_number(order.get("op"))
+        _no_unknown_fields(order, field_names(op) | {"op"}, rule(op), f"Op #{op}" if op != "exocet" else "exocet")
         why = restriction(ctx.state, seat, op)
         if why:
             r, _, message = why.partition(": ")
