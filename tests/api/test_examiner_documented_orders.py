@@ -629,3 +629,153 @@ def test_fs_and_stf_malformed_bodies_are_4xx_problems_never_500(client, monkeypa
                 r = send(client, stf, "Player", {"kind": kind["kind"], name: value})
                 assert 400 <= r.status_code < 500, (kind["kind"], name, value, r.json)
                 assert r.json.get("rule") or r.json.get("errors"), r.json
+
+
+def test_stf_6_7_every_offered_template_is_accepted_as_offered_at_points_of_a_campaign(client):
+    """Every template legal-orders offers (without its `title` and `rule`, and with them) names only
+    fields its kind declares (`GET /api/v1/rulesets/stf`), and each, sent back as offered in a
+    sandbox of the campaign at that point, is accepted, or refused with a 422 naming an STF rule id
+    (a decision's `choices` are what it takes, the search value of 0 is the least of its range)."""
+    kinds = {k["kind"]: set(k["fields"]) for k in client.get("/api/v1/rulesets/stf").json["order_kinds"]}
+    game = stf_game(client)
+    stops = [lambda st: st["phase"] == "Forces", lambda st: st["phase"] == "Deployment",
+             lambda st: st["turn"] == 1 and st["phase"] == "Movement",
+             lambda st: st["turn"] == 2 and st["pending"], lambda st: st["turn"] == 2 and st["phase"] == "Strike",
+             lambda st: st["turn"] == 2 and st["phase"] == "Combat", lambda st: st["turn"] == 3 and st["phase"] == "Patrol"]
+    tried = refusals = 0
+    points = [game]
+    for stop in stops:
+        st = play_stf_until(client, game, lambda s: stop(s) or s["turn"] > 4)
+        if st["ended"]:
+            break
+        offer = legal(client, game, "Player")
+        assert offer, (st["turn"], st["phase"])
+        for template in offer[:12]:
+            assert set(template) - {"kind", "title", "rule"} <= kinds[template["kind"]], template
+            fork = sandbox(client, game, "Player")
+            r = send(client, fork, "Player", template)
+            tried += 1
+            if r.status_code != 201:
+                refusals += 1
+                assert r.status_code == 422, r.json
+                assert_refusal_names_a_rule(r.json, STF, "STF ")
+            elif template["kind"] == "end_phase" or template.get("title"):
+                order = {k: v for k, v in template.items() if k not in ("title", "rule")}
+                accepted(client, sandbox(client, game, "Player"), "Player", order)
+        points.append(st)
+    assert tried > 10 and refusals < tried
+
+
+# --- Falklands: docs/rulesets.md "Pending decisions" -------------------------------------------
+
+def pending_position(client, monkeypatch, seat, kind, rule, options, frame, edit=None) -> ApiGame:
+    """The midgame at the Random Event phase with decision ``kind`` waiting for ``seat``: its asking
+    step ``frame`` on the stack, as the step leaves it when it asks (engine.Ctx.ask)."""
+    def make(state):
+        state.update(phase="Random Event", active=[seat])
+        if edit:
+            edit(state)
+        state["pending"] = [{"id": f"{kind}-1", "seat": seat, "kind": kind, "rule": rule, "prompt": kind,
+                             "options": options, "context": {"stack": [frame]}}]
+    return position_game(client, monkeypatch, "falklands", "midgame", make)
+
+
+def test_fs_11_3_6_3_the_documented_peru_replacement_answer(client, monkeypatch):
+    """docs: `peru_replacement` | AR | event 6-3 | {"unit": id} (FS 11.2: not declined)."""
+    game = pending_position(client, monkeypatch, "AR", "peru_replacement", "FS 11.3 6-3", {"unit": ["pucara_2"]},
+                            {"step": "peru"})
+    offer = legal(client, game, "AR")
+    assert offer[0]["kind"] == "decide" and offer[0]["decision"] == "peru_replacement-1", offer
+    problem = refused(client, game, "AR", {"kind": "decide", "decision": "peru_replacement-1", "choice": {"unit": None}})
+    assert problem["rule"] == "FS 11.3 6-3", problem
+    events = accepted(client, game, "AR", {"kind": "decide", "decision": "peru_replacement-1",
+                                           "choice": {"unit": "pucara_2"}})
+    assert "UnitEntered" in types(events)
+    unit = state_of(client, game, "AR")["units"]["pucara_2"]
+    assert unit["location"] == "argentina" and not unit["eliminated"]
+
+
+def test_fs_11_3_6_4_the_documented_exocet_answer_fires_now(client, monkeypatch):
+    """docs: `exocet` | AR | event 6-4 with a target in the Falkland Islands Sea Area | {"target": id},
+    fired now (FS 11.2: not declined)."""
+    game = pending_position(client, monkeypatch, "AR", "exocet", "FS 11.3 6-4", {"target": ["sheffield"]},
+                            {"step": "exocet_now"}, _ships_at_the_falklands)
+    problem = refused(client, game, "AR", {"kind": "decide", "decision": "exocet-1", "choice": {"target": None}})
+    assert problem["rule"] == "FS 11.3 6-4", problem
+    events = accepted(client, game, "AR", {"kind": "decide", "decision": "exocet-1", "choice": {"target": "sheffield"}})
+    assert any(e["type"] == "DiceRolled" and "Sheffield" in e["text"] for e in events), [e["text"] for e in events]
+
+
+def test_fs_11_3_2_4_the_documented_sf_compromised_answer(client, monkeypatch):
+    """docs: `sf_compromised` | the unaffected side | event 2-4 | {"unit": id}."""
+    def edit(state):
+        place(state, "sas_d", "port_stanley")
+    game = pending_position(client, monkeypatch, "AR", "sf_compromised", "FS 11.3 2-4", {"unit": ["sas_d"]},
+                            {"step": "sf_compromised", "stage": "choose", "affected": "UK",
+                             "shots": [{"side": "UK", "value": 2, "index": 0, "purpose": "SF team compromised"}]}, edit)
+    events = accepted(client, game, "AR", {"kind": "decide", "decision": "sf_compromised-1", "choice": {"unit": "sas_d"}})
+    assert "UnitEliminated" in types(events)
+    assert state_of(client, game, "AR")["units"]["sas_d"]["eliminated"]
+
+
+def test_fs_11_3_2_1_the_documented_free_attack_answer(client, monkeypatch):
+    """docs: `free_attack` | UK or AR | {"area", "units", "carriers", "aircraft", "fire"}; never declined
+    (FS 11.2)."""
+    def edit(state):
+        _ships_at_the_falklands(state)
+        place(state, "trinidad", "falklands")
+    game = pending_position(client, monkeypatch, "UK", "free_attack", "FS 11.3 2-1", {"areas": {}},
+                            {"step": "free_attack", "side": "UK", "kind": "surface", "rule": "FS 11.3 2-1"}, edit)
+    problem = refused(client, game, "UK", {"kind": "decide", "decision": "free_attack-1", "choice": {}})
+    assert problem["rule"] == "FS 11.3 2-1", problem
+    events = accepted(client, game, "UK", {"kind": "decide", "decision": "free_attack-1", "choice": {
+        "area": "falklands", "units": ["glamorgan"], "carriers": [], "aircraft": [], "fire": "auto"}})
+    assert "BattleBegun" in types(events), [e["text"] for e in events]
+
+
+def test_fs_9_6_the_documented_emergency_rebase_answer(client, monkeypatch):
+    """docs: `emergency_rebase` | AR | AR aircraft on a base the UK now holds (FS 6.3, 9.6) |
+    {"destinations": {aircraft: base}}."""
+    def edit(state):
+        state["control"]["pebble_island"] = "UK"
+    game = position_game(client, monkeypatch, "falklands", "midgame", edit)
+    accepted(client, game, "AR", {"kind": "pass"})
+    pending = state_of(client, game, "AR")["pending"]
+    assert pending and pending[0]["kind"] == "emergency_rebase", pending
+    assert "argentina" in pending[0]["options"]["destinations"]["pucara_3"]
+    events = accepted(client, game, "AR", {"kind": "decide", "decision": pending[0]["id"],
+                                           "choice": {"destinations": {"pucara_3": "argentina"}}})
+    assert state_of(client, game, "AR")["units"]["pucara_3"]["location"] == "argentina", [e["text"] for e in events]
+
+
+def test_fs_11_3_4_1_the_documented_leadership_answers(client, monkeypatch):
+    """docs: `leadership` | the holder of a Decisive Leader marker | after any dice of a battle |
+    {"reroll": i} or {"reroll": null}; a re-roll is a new DiceRolled whose `replaces` is the seq of
+    the die it replaces; both stay in the log."""
+    from domain.rulesets.falklands.combat import LEADER_MARKER
+
+    def edit(state):
+        _ships_at_the_falklands(state)
+        state["markers"]["AR"] = [LEADER_MARKER["AR"]]
+    game = position_game(client, monkeypatch, "falklands", "midgame", edit)
+    events = accepted(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands",
+                                           "aircraft": ["a4_1", "a4_2"], "refuel": ["a4_1", "a4_2"], "fire": "auto"})
+    rerolled = None
+    for _ in range(10):
+        st = state_of(client, game, "UK")
+        if not st["pending"]:
+            break
+        p = st["pending"][0]
+        if p["kind"] == "leadership" and rerolled is None:
+            choice = {"reroll": 0}
+            rerolled = True
+        elif p["kind"] == "leadership":
+            choice = {"reroll": None}
+        elif p["kind"] == "interception":
+            choice = {"fire": []}
+        else:
+            choice = {"fire": "auto"}
+        events += accepted(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": choice})
+    assert rerolled, "the marker's holder was asked"
+    replaced = [e for e in events if e["type"] == "DiceRolled" and e["data"].get("replaces")]
+    assert replaced and any(e["seq"] == replaced[0]["data"]["replaces"] for e in events)
