@@ -779,3 +779,157 @@ def test_fs_11_3_4_1_the_documented_leadership_answers(client, monkeypatch):
     assert rerolled, "the marker's holder was asked"
     replaced = [e for e in events if e["type"] == "DiceRolled" and e["data"].get("replaces")]
     assert replaced and any(e["seq"] == replaced[0]["data"]["replaces"] for e in events)
+
+
+def stf_combat_position(client, monkeypatch, edit) -> ApiGame:
+    """A real campaign played to turn 2's Combat phase by the random Player, its state (as the
+    Player reads it: STF hides nothing) changed by ``edit`` and started as a position."""
+    game = stf_game(client)
+    for seed in range(33, 40):
+        st = play_stf_until(client, game, lambda s: (s["turn"] == 2 and s["phase"] == "Combat" and not s["pending"])
+                            or s["turn"] > 2, rng_seed=seed)
+        if st["turn"] == 2 and st["phase"] == "Combat":
+            break
+        game = stf_game(client)
+    else:
+        raise AssertionError("no campaign reached turn 2's Combat phase")
+    state = copy.deepcopy(st)
+    edit(state)
+    monkeypatch.setitem(STF.positions(), "examiner", Position("examiner", "examiner", "a combat position", state))
+    return start_game(client, {"ruleset": "stf", "position": "examiner"})
+
+
+def _system_tf(state) -> str:
+    return next(g for g, x in sorted(state["groups"].items()) if x.get("owner") == "system" and x["kind"] == "tf"
+                and x.get("hex") and x.get("status") == "on map")
+
+
+def test_stf_11_1_the_documented_ssm_order_at_accurate_precise_and_unknown_targets(client, monkeypatch):
+    """docs: {"kind": "ssm", "target": "TF3", "hits": n, "spent": {unit: n}} (Combat phase): refused unless the
+    target is Accurate or Precise. At an Accurate target: SystemActs "one-off SSM defence"; with a hit the
+    target becomes Precise at once and each hit falls on a unit drawn by a die ("hits placed"). A
+    Precise target's hits are reported with `report` (an ssm order's hits at it are refused)."""
+    chosen = {}
+
+    def edit(state):
+        tf = chosen["tf"] = _system_tf(state)
+        state["groups"][tf].update(intel="accurate", chit="Commodore", size="medium")
+    game = stf_combat_position(client, monkeypatch, edit)
+    tf = chosen["tf"]
+    events = accepted(client, sandbox(client, game, "Player"), "Player", {"kind": "ssm", "target": tf, "hits": 0,
+                                                                           "spent": {}})
+    assert [e["data"]["what"] for e in events if e["type"] == "SystemActs"] == ["one-off SSM defence"]
+    fork = sandbox(client, game, "Player")
+    events = accepted(client, fork, "Player", {"kind": "ssm", "target": tf, "hits": 1, "spent": {}})
+    whats = [e["data"]["what"] for e in events if e["type"] == "SystemActs"]
+    assert whats[0] == "one-off SSM defence" and "hits placed" in whats, whats
+    assert state_of(client, fork, "Player")["groups"][tf]["intel"] == "precise"
+    problem = refused(client, fork, "Player", {"kind": "ssm", "target": tf, "hits": 1, "spent": {}})
+    assert (problem["rule"], problem["field"]) == ("STF 11.1", "hits"), problem
+    accepted(client, fork, "Player", {"kind": "placement", "group": tf})
+
+
+def test_stf_11_1_an_ssm_at_a_contact_less_than_accurate_is_refused(client, monkeypatch):
+    chosen = {}
+
+    def edit(state):
+        tf = chosen["tf"] = _system_tf(state)
+        state["groups"][tf].update(intel="good", chit="Tracked")
+    game = stf_combat_position(client, monkeypatch, edit)
+    problem = refused(client, game, "Player", {"kind": "ssm", "target": chosen["tf"], "hits": 1, "spent": {}})
+    assert problem["rule"] == "STF 11.1", problem
+
+
+def test_stf_11_1_the_documented_report_sinks_a_unit_and_scores_its_vp(client, monkeypatch):
+    """docs: {"kind": "report", "sunk": [...], "hits": {unit: n}, ...} in the Strike and Combat phases:
+    ResultDeclared (rule STF 11.1), then a UnitChanged per change; a GameSystem unit sunk scores its
+    countermix `vp` on the Player's track. A unit that is not in play is refused naming STF 11.1."""
+    chosen = {}
+
+    def edit(state):
+        tf = chosen["tf"] = _system_tf(state)
+        state["groups"][tf].update(intel="accurate", chit="Commodore", size="medium")
+    game = stf_combat_position(client, monkeypatch, edit)
+    tf = chosen["tf"]
+    accepted(client, game, "Player", {"kind": "ssm", "target": tf, "hits": 1, "spent": {}})
+    st = state_of(client, game, "Player")
+    unit = next(u for u, x in st["units"].items() if x.get("group") == tf and not x.get("sunk"))
+    before = st["vp"]["Player"]
+    events = accepted(client, game, "Player", {"kind": "report", "sunk": [unit], "hits": {}, "squadrons_destroyed": [],
+                                               "airbase_hits": {}, "flight_deck_inoperable": [], "spent": {}})
+    assert types(events)[1] == "ResultDeclared" and events[1]["data"]["rule"] == "STF 11.1", types(events)
+    st = state_of(client, game, "Player")
+    assert st["units"][unit]["sunk"] and st["vp"]["Player"] == before + st["units"][unit]["vp"]
+    problem = refused(client, game, "Player", {"kind": "report", "sunk": ["no-such-unit"]})
+    assert problem["rule"] == "STF 11.1", problem
+
+
+def test_stf_5_1_the_documented_declare_values(client):
+    """docs: {"kind": "declare", "decision": ID, "value": V}, V one of `none`, `squall`, `Player command
+    control loss`, `GameSystem command control loss`; a value not on the list is refused naming STF 5.1; a
+    wrong decision id is invalid_order (field `decision`) naming the decision's rule; answering a
+    `declare` with `decide` is rule_violation naming it. STF 5.2: a GameSystem command control loss
+    records CampaignFixed(system_ccl_turn)."""
+    game = stf_game(client)
+    st = play_stf_until(client, game, lambda s: bool(s["pending"]) and s["pending"][0]["rule"] == "STF 5.1")
+    d = st["pending"][0]
+    offered = {o["value"] for o in legal(client, game, "Player") if o["kind"] == "declare"}
+    values = {"none", "squall", "Player command control loss", "GameSystem command control loss"}
+    assert offered == values
+    for value in sorted(values):
+        events = accepted(client, sandbox(client, game, "Player"), "Player",
+                          {"kind": "declare", "decision": d["id"], "value": value})
+        assert "ResultDeclared" in types(events)
+        fixed = [e["data"] for e in events if e["type"] == "CampaignFixed"]
+        assert any(f["key"] == "system_ccl_turn" and f["value"] == st["turn"] for f in fixed) == \
+            (value == "GameSystem command control loss"), fixed
+    problem = refused(client, game, "Player", {"kind": "declare", "decision": d["id"], "value": "typhoon"})
+    assert (problem["code"], problem["rule"]) == ("rule_violation", "STF 5.1"), problem
+    problem = refused(client, game, "Player", {"kind": "declare", "decision": "declare-9999", "value": "none"})
+    assert (problem["code"], problem["rule"], problem["field"]) == ("invalid_order", "STF 5.1", "decision"), problem
+    problem = refused(client, game, "Player", {"kind": "decide", "decision": d["id"], "choice": "none"})
+    assert (problem["code"], problem["rule"]) == ("rule_violation", "STF 5.1"), problem
+    problem = refused(client, game, "Player", {"kind": "end_phase"})
+    assert problem["rule"] == "STF 5.1" and "answer the pending decision first" in problem["detail"], problem
+
+
+def test_stf_8_3_the_documented_search_order_and_its_bounds(client):
+    """docs: {"kind": "search", "group": "TF3", "search_value": N} in the Patrol phase, N declared
+    (ResultDeclared), 0-20 (the kind's field: "a whole number from 0 to 20"); the Player searches only
+    the GameSystem's groups (his own: refused, STF 8.2)."""
+    game = stf_game(client)
+    st = play_stf_until(client, game, lambda s: s["phase"] == "Patrol" and not s["pending"] and any(
+        g.get("owner") == "system" and g.get("hex") and g.get("intel") != "precise" for g in s["groups"].values()))
+    target = next(g for g, x in sorted(st["groups"].items()) if x.get("owner") == "system" and x.get("hex")
+                  and x.get("intel") != "precise")
+    for value in (0, 20):
+        events = accepted(client, sandbox(client, game, "Player"), "Player",
+                          {"kind": "search", "group": target, "search_value": value})
+        declared = [e for e in events if e["type"] == "ResultDeclared"]
+        assert declared and declared[0]["data"]["rule"] == "STF 8.3", events
+    for value in (21, -1, 2 ** 53 - 1, "5", 5.5, [5], None):
+        r = send(client, game, "Player", {"kind": "search", "group": target, "search_value": value})
+        assert r.status_code == 422 and r.json["rule"] == "STF 8.3", (value, r.json)
+    problem = refused(client, game, "Player", {"kind": "search", "group": "P1", "search_value": 5})
+    assert problem["rule"] == "STF 8.2", problem
+
+
+def test_stf_2_6_1_the_documented_lbna_patrol(client):
+    """docs: {"kind": "lbna_patrol", "unit": "backfire"|"badger", "megahex": N, "target"?: group}, Patrol
+    phase, a Soviet Player only, one a turn: a Precise search report on every GameSystem group in
+    megahex N (PlayerAirAction "LBNA patrol"); `target` is optional."""
+    game = stf_game(client)
+    accepted(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "Soviet"})
+    st = play_stf_until(client, game, lambda s: s["phase"] == "Patrol" and not s["pending"] and s["turn"] >= 1
+                        and any(g.get("owner") == "system" and g.get("hex") for g in s["groups"].values()))
+    from domain.rulesets.stf import maps
+    group = next(g for g, x in sorted(st["groups"].items()) if x.get("owner") == "system" and x.get("hex"))
+    megahex = maps.megahex_number("giuk", st["groups"][group]["hex"])
+    fork = sandbox(client, game, "Player")
+    events = accepted(client, fork, "Player", {"kind": "lbna_patrol", "unit": "badger", "megahex": megahex})
+    acts = [e["data"] for e in events if e["type"] == "PlayerAirAction"]
+    assert acts and acts[-1]["what"] == "LBNA patrol" and group in acts[-1]["detail"]["groups"], acts
+    problem = refused(client, fork, "Player", {"kind": "lbna_patrol", "unit": "backfire", "megahex": megahex})
+    assert problem["rule"] == "STF 2.6.1", problem
+    problem = refused(client, game, "Player", {"kind": "lbna_patrol", "unit": "bear", "megahex": megahex})
+    assert (problem["rule"], problem["field"]) == ("STF 2.6.1", "unit"), problem
