@@ -781,18 +781,20 @@ def test_fs_11_3_4_1_the_documented_leadership_answers(client, monkeypatch):
     assert replaced and any(e["seq"] == replaced[0]["data"]["replaces"] for e in events)
 
 
-def stf_combat_position(client, monkeypatch, edit) -> ApiGame:
-    """A real campaign played to turn 2's Combat phase by the random Player, its state (as the
-    Player reads it: STF hides nothing) changed by ``edit`` and started as a position."""
-    game = stf_game(client)
-    for seed in range(33, 40):
-        st = play_stf_until(client, game, lambda s: (s["turn"] == 2 and s["phase"] == "Combat" and not s["pending"])
-                            or s["turn"] > 2, rng_seed=seed)
-        if st["turn"] == 2 and st["phase"] == "Combat":
-            break
+def stf_combat_position(client, monkeypatch, edit, phase="Combat", campaign=None, wanted=lambda st: True) -> ApiGame:
+    """A real campaign (``campaign``: its first order, else the random Player's) played to turn 2's
+    ``phase`` by the random Player, its state (as the Player reads it: STF hides nothing) changed by
+    ``edit`` and started as a position."""
+    for seed in range(33, 45):
         game = stf_game(client)
+        if campaign:
+            accepted(client, game, "Player", campaign)
+        st = play_stf_until(client, game, lambda s: (s["turn"] == 2 and s["phase"] == phase and not s["pending"])
+                            or s["turn"] > 2, rng_seed=seed)
+        if st["turn"] == 2 and st["phase"] == phase and wanted(st):
+            break
     else:
-        raise AssertionError("no campaign reached turn 2's Combat phase")
+        raise AssertionError(f"no campaign reached turn 2's {phase} phase")
     state = copy.deepcopy(st)
     edit(state)
     monkeypatch.setitem(STF.positions(), "examiner", Position("examiner", "examiner", "a combat position", state))
@@ -933,3 +935,49 @@ def test_stf_2_6_1_the_documented_lbna_patrol(client):
     assert problem["rule"] == "STF 2.6.1", problem
     problem = refused(client, game, "Player", {"kind": "lbna_patrol", "unit": "bear", "megahex": megahex})
     assert (problem["rule"], problem["field"]) == ("STF 2.6.1", "unit"), problem
+
+
+def _player_cv_tf(state) -> str | None:
+    return next((g for g, x in sorted(state["groups"].items()) if x.get("owner") == "Player" and x.get("hex")
+                 and any(state["units"][u]["class"] == "CV" and not state["units"][u].get("sunk")
+                         for u in x.get("units", []))), None)
+
+
+def test_stf_10_1_9_2_9_7_the_documented_air_strike_orders(client, monkeypatch):
+    """docs: {"kind": "air_strike", "from": CV task force or airbase, "target": group or airbase} (Strike
+    phase) refused on a GameSystem group less than Accurate (STF 10.1); a strike on an airbase flies from
+    a CV task force only (STF 9.2); `"tomahawk": true` at an airbase only (STF 9.7); `"asm"` at an
+    airbase refused (STF 9.6)."""
+    chosen = {}
+
+    def edit(state):
+        chosen["tf"] = _system_tf(state)
+        chosen["cv"] = _player_cv_tf(state)
+        chosen["base"] = state["campaign"]["system_airbase"]
+        state["groups"][chosen["tf"]].update(intel="accurate", chit="Commodore", size="medium")
+    game = stf_combat_position(client, monkeypatch, edit, phase="Strike",
+                               campaign={"kind": "campaign", "map": "mediterranean", "side": "US",
+                                         "airbases": ["Malta", "Haifa"]},
+                               wanted=lambda st: _player_cv_tf(st) is not None and st["campaign"]["system_airbase"])
+    cv, tf, base = chosen["cv"], chosen["tf"], chosen["base"]
+    events = accepted(client, sandbox(client, game, "Player"), "Player",
+                      {"kind": "air_strike", "from": cv, "target": tf})
+    acts = [e["data"] for e in events if e["type"] == "PlayerAirAction"]
+    assert acts[0]["what"] == "air strike" and acts[0]["rule"] == "STF 10.1" and "cap" in acts[0]["detail"], acts
+    events = accepted(client, sandbox(client, game, "Player"), "Player",
+                      {"kind": "air_strike", "from": cv, "target": base})
+    assert [e["data"]["rule"] for e in events if e["type"] == "PlayerAirAction"] == ["STF 9.2"]
+    assert any(e["type"] == "AirbaseChanged" for e in events)
+    problem = refused(client, game, "Player", {"kind": "air_strike", "from": "Malta", "target": base})
+    assert problem["rule"] == "STF 9.2", problem
+    problem = refused(client, game, "Player", {"kind": "air_strike", "from": cv, "target": tf, "tomahawk": True})
+    assert problem["rule"] == "STF 9.7", problem
+    problem = refused(client, game, "Player", {"kind": "air_strike", "from": cv, "target": base,
+                                               "asm": [{"aircraft": "A-6 Intruder", "damage": 0}]})
+    assert problem["rule"] in ("STF 9.6", "STF 13.11"), problem
+    other = next((g for g, x in sorted(state_of(client, game, "Player")["groups"].items())
+                  if x.get("owner") == "system" and x.get("hex") and x.get("intel") in (None, "unknown", "approximate",
+                                                                                          "good")), None)
+    if other:
+        problem = refused(client, game, "Player", {"kind": "air_strike", "from": cv, "target": other})
+        assert problem["rule"] == "STF 10.1", problem
