@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import json
 import random
 
 import pytest
@@ -981,3 +980,35 @@ def test_stf_10_1_9_2_9_7_the_documented_air_strike_orders(client, monkeypatch):
     if other:
         problem = refused(client, game, "Player", {"kind": "air_strike", "from": cv, "target": other})
         assert problem["rule"] == "STF 10.1", problem
+
+
+def test_stf_6_7_a_field_declared_optional_may_be_left_out_and_the_others_may_not(client):
+    """The fields `GET /api/v1/rulesets/stf` declares: one whose description says it is optional (or
+    gives its default) may be left out of an offered order without the order being refused for it;
+    any other, left out, gets the order refused (a 422 naming an STF rule)."""
+    kinds = {k["kind"]: k["fields"] for k in client.get("/api/v1/rulesets/stf").json["order_kinds"]}
+    checked: dict[tuple, int] = {}
+    for campaign in ({"kind": "campaign", "map": "mediterranean", "side": "US"},
+                     {"kind": "campaign", "map": "giuk", "side": "Soviet"}):
+        game = stf_game(client)
+        accepted(client, game, "Player", campaign)
+        for stop in (lambda s: s["phase"] == "Forces", lambda s: s["phase"] == "Deployment",
+                     lambda s: s["turn"] == 1 and s["phase"] == "Patrol", lambda s: s["turn"] == 2 and s["pending"],
+                     lambda s: s["turn"] == 2 and s["phase"] == "Strike", lambda s: s["turn"] == 2 and s["phase"] == "Combat"):
+            st = play_stf_until(client, game, lambda s: stop(s) or s["turn"] > 3)
+            if st["ended"] or st["turn"] > 3:
+                break
+            for template in legal(client, game, "Player"):
+                order = {k: v for k, v in template.items() if k not in ("title", "rule")}
+                for name, words in kinds[order["kind"]].items():
+                    if name not in order or checked.get((order["kind"], name), 0) >= 2:
+                        continue
+                    checked[(order["kind"], name)] = checked.get((order["kind"], name), 0) + 1
+                    r = send(client, sandbox(client, game, "Player"), "Player",
+                             {k: v for k, v in order.items() if k != name})
+                    if words.startswith("optional") or "(default" in words:
+                        assert r.status_code == 201 or r.json.get("field") != name, (order, name, r.json)
+                    elif not (order["kind"] == "deploy" and name == "sosus"):  # instead of a group: the group is missing
+                        assert r.status_code == 422, (order, name, words)
+                        assert_refusal_names_a_rule(r.json, STF, "STF ")
+    assert len(checked) > 12, checked
