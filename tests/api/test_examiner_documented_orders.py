@@ -1012,3 +1012,17 @@ def test_stf_6_7_a_field_declared_optional_may_be_left_out_and_the_others_may_no
                         assert r.status_code == 422, (order, name, words)
                         assert_refusal_names_a_rule(r.json, STF, "STF ")
     assert len(checked) > 12, checked
+
+
+def test_fs_9_6_a_misspelt_answer_field_is_refused_not_read_as_its_default(client, monkeypatch):
+    """docs: `emergency_rebase` | {"destinations": {aircraft: base}}: {"destination": …} is no field of
+    the answer; taken, it would send every aircraft to Argentina (the default) in silence."""
+    def edit(state):
+        state["control"]["pebble_island"] = "UK"
+    game = position_game(client, monkeypatch, "falklands", "midgame", edit)
+    accepted(client, game, "AR", {"kind": "pass"})
+    pending = state_of(client, game, "AR")["pending"][0]
+    problem = refused(client, game, "AR", {"kind": "decide", "decision": pending["id"],
+                                           "choice": {"destination": {"pucara_3": "port_stanley"}}})
+    assert (problem["code"], problem["rule"]) == ("rule_violation", "FS 9.6"), problem
+    assert "'destination' is not a field of the emergency_rebase answer" in problem["detail"], problem

@@ -61,6 +61,11 @@ ORDER_KINDS = (
 ORDER_FIELDS = {"setup": {"submarines"}, "pass": set(), "submarines": {"moves"}, "decide": {"decision", "choice"}}
 KIND_RULES = {"setup": "FS 3.3", "pass": "FS 5.3", "submarines": "FS 8.1", "decide": "FS 5.2"}
 WORDS = {"kind", "title", "rule", "note"}
+# The fields of each decision's answer (docs/rulesets.md, "Pending decisions").
+CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadership": {"reroll"},
+                 "emergency_rebase": {"destinations"}, "free_attack": {"area", "units", "carriers", "aircraft", "fire",
+                                                                      "target"},
+                 "sf_compromised": {"unit"}, "peru_replacement": {"unit"}, "exocet": {"target"}}
 
 
 def _no_unknown_fields(order: dict, fields: set[str], rule_id: str, what: str) -> None:
@@ -235,6 +240,11 @@ class Falklands(Ruleset):
         choice = order.get("choice", {})
         if choice is not None and not isinstance(choice, (dict, str)):
             raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")
+        known = CHOICE_FIELDS.get(d["kind"])
+        unknown = sorted(set(choice) - known) if isinstance(choice, dict) and known is not None else []
+        if unknown:  # "destination" for "destinations", or a "decline" FS 11.2 forbids: never taken in silence
+            raise RuleViolation(d["rule"], f"'{unknown[0]}' is not a field of the {d['kind']} answer (its fields: "
+                                           f"{', '.join(sorted(known))})")
         stack = json_copy(d["context"]["stack"])
         answer(stack, choice if choice is not None else {})
         ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat=seat, choice=choice)
