@@ -861,6 +861,7 @@ def test_stf_11_1_the_documented_report_sinks_a_unit_and_scores_its_vp(client, m
     assert types(events)[1] == "ResultDeclared" and events[1]["data"]["rule"] == "STF 11.1", types(events)
     st = state_of(client, game, "Player")
     assert st["units"][unit]["sunk"] and st["vp"]["Player"] == before + st["units"][unit]["vp"]
+    accepted(client, sandbox(client, game, "Player"), "Player", {"kind": "report", "sunk": [], "rule": "STF 11.1"})
     problem = refused(client, game, "Player", {"kind": "report", "sunk": ["no-such-unit"]})
     assert problem["rule"] == "STF 11.1", problem
 

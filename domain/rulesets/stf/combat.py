@@ -247,7 +247,7 @@ def check_report(state: dict, payload: Any) -> dict:
     """The report, checked: every unit named is in play (else refused naming STF 11.1)."""
     if not isinstance(payload, dict):
         raise InvalidOrder("a report is an object of results", rule=RESULTS_RULE)
-    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind")]
+    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind", "title", "rule")]  # a template's words
     if unknown:
         raise InvalidOrder(f"a report gives {', '.join(REPORT_FIELDS)}; not {', '.join(map(str, unknown))}",
                            rule=RESULTS_RULE, field=unknown[0])
