@@ -1027,3 +1027,35 @@ def test_fs_9_6_a_misspelt_answer_field_is_refused_not_read_as_its_default(clien
                                            "choice": {"destination": {"pucara_3": "port_stanley"}}})
     assert (problem["code"], problem["rule"]) == ("rule_violation", "FS 9.6"), problem
     assert "'destination' is not a field of the emergency_rebase answer" in problem["detail"], problem
+
+
+@pytest.mark.parametrize("options,left", [({"uk_operations": 1}, 1), ({"uk_operations": 30}, 30), ({}, 30),
+                                          ({"bids": [27, 25]}, 25), ({"bids": [5, 5]}, 5)])
+def test_fs_4_7_the_documented_options_at_creation(client, options, left):
+    """docs: `uk_operations` (1-30, default 30, FS 3.5/5.3) or `bids: [a, b]`, the two players' secret
+    numbers of FS 4.7 ("a number of their own choosing between 1 and 30"; the lower one is the UK
+    operation count)."""
+    game = start_game(client, {"ruleset": "falklands", "options": options})
+    assert state_of(client, game, "UK")["uk_operations_left"] == left
+
+
+@pytest.mark.parametrize("options", [{"uk_operations": 0}, {"uk_operations": 31}, {"uk_operations": "5"},
+                                     {"bids": [0, 5]}, {"bids": [31, 2]}, {"bids": [5]}, {"bids": "5,6"},
+                                     {"bids": [2 ** 53 - 1, 3]}, {"uk_operations": 5, "bids": [3, 4]}, {"bid": [3, 4]}])
+def test_fs_4_7_options_out_of_the_text_are_refused_at_creation(client, options):
+    r = client.post("/api/v1/games", json={"ruleset": "falklands", "options": options})
+    assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
+
+
+def test_fs_5_4_two_operations_for_the_price_of_one_in_the_first_uk_phase(client, monkeypatch):
+    """docs, Sequence: `UK Operations` (one operation, two for the price of one under 1-1…1-5, in effect at
+    the start, FS 5.4); "the first of the pair is free, the second is charged". The text, 5.4: "Random
+    Event 1-1/1-5 is in effect at the start of the first turn"."""
+    game = position_game(client, monkeypatch, "falklands", "opening")
+    accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["hermes", "invincible"],
+                                  "destination": "falklands"})
+    st = state_of(client, game, "UK")
+    assert (st["phase"], st["uk_operations_left"]) == ("UK Operations", 30)
+    accepted(client, game, "UK", {"kind": "pass"})
+    st = state_of(client, game, "UK")
+    assert (st["phase"], st["uk_operations_left"]) == ("AR Operations", 29)
