@@ -3,6 +3,8 @@ when the operation has nothing to act on now. The rules themselves are checked b
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
@@ -271,10 +273,14 @@ def under_poor_logistics(state: dict, side: str, op, c: dict | None) -> dict | N
     return {**c, "moves_only": True}
 
 
+TARGET_OF_OPPORTUNITY_OPS = (14, 18, 20)  # FS 11.3 3-2/3-3: an AR attack on ships
+
+
 def with_target_of_opportunity(state: dict, side: str, op, c: dict | None) -> dict | None:
     """FS 11.3 3-2/3-3 "As his next operation, the AR player may choose to attack any one protected
     UK surface vessel" (ops.waiver): the AR's attacks on ships offer the protected UK ships."""
-    if side != AR or c is None or "ar_target_of_opportunity" not in state["effects"][AR] or op not in (14, 18, 20):
+    if side != AR or c is None or "ar_target_of_opportunity" not in state["effects"][AR] \
+            or op not in TARGET_OF_OPPORTUNITY_OPS:
         return c
     protected = [u for u in S.units_in_any(state, side=UK, classes=["ship"])
                  if DATA.units[u].get("protected") and S.where(state, u) in DATA.sea_areas]
@@ -317,8 +323,7 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields["unit"] = c["unit"]
     elif op == 3:
         fields.update(origin=sorted(c["aircraft"]), aircraft=_many(_flat(c["aircraft"])), destination=c["destinations"])
-        if c["refuel"]:
-            fields["refuel"] = _many(c["refuel"], True, "up to four Argentina-based A-4s flying to a Falklands base (FS 9.4)")
+        fields["refuel"] = _many(c["refuel"], True, "up to four Argentina-based A-4s flying to a Falklands base (FS 9.4)")
     elif op == 4:
         fields.update(ships=_many(c["ships"], description="three surface vessels"), submarine=c["submarine"],
                       sf=_many(c["sf"], description="two SF units aboard the force"))
@@ -387,6 +392,18 @@ def template_fields(op, choices: dict, side: str) -> dict:
     if uk and op in (14, 18, 20):
         fields["with_op_10"] = OP10
     return fields
+
+
+def field_names(op) -> set[str]:
+    """Every field an order of operation ``op`` may carry: what its template declares for either
+    side, whatever the choices are now; ``with_op_10`` (FS 7.1 Op #10 says where it rides) and
+    3-2/3-3's ``target_of_opportunity`` in an AR attack on ships. Who may use which is the
+    operation's own check, which names its rule."""
+    names = set(template_fields(op, defaultdict(dict), UK)) | set(template_fields(op, defaultdict(dict), AR))
+    names.add("with_op_10")
+    if op in TARGET_OF_OPPORTUNITY_OPS:
+        names.add("target_of_opportunity")
+    return names
 
 
 def decision_fields(decision: dict) -> dict:

@@ -94,12 +94,6 @@ def staff_work(ctx: Ctx, side: str, area: str, units: list[str]) -> None:
              f"no UK air or sea movement this Operations Phase: {name(u)} is not in {area_name(area)}")
 
 
-def no_air_support(order: dict, op, why: str) -> None:
-    """An operation whose text names its whole force (Op #14, #21, #24, #25) takes no aircraft or
-    carrier strike besides: an order committing them is refused, not silently cut down."""
-    need(not order.get("aircraft") and not order.get("carriers"), rule(op), why)
-
-
 def fire_of(order: dict):
     """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
     fire = order.get("fire")
@@ -421,7 +415,6 @@ def _sea_battle(ctx, side, order, op, area, units, classes, kind, extra_air=(), 
 
 def op_14(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 14, kinds=("sea", "box"))
-    no_air_support(order, 14, "surface vessels and/or submarines attack: aircraft and carrier strikes are Op #18 and Op #20")
     units = unit_ids(order, "units", 14, required=True)
     mine(ctx, units, side, 14, ("ship", "submarine"))
     for u in units:
@@ -553,7 +546,6 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_21(ctx: Ctx, side: str, order: dict) -> list:
     units = unit_ids(order, "units", 21, required=True)
-    no_air_support(order, 21, "a force of surface ships bombards (a carrier among them is named in 'units'): no aircraft join")
     mine(ctx, units, side, 21, ("ship",))
     area = area_of(order, "area", 21, kinds=("land",))
     for u in units:
@@ -708,7 +700,6 @@ def op_23(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_24(ctx: Ctx, side: str, order: dict) -> list:
     units = unit_ids(order, "units", 24, required=True)
-    no_air_support(order, 24, "ground units move and attack: aircraft and carriers join a ground attack in Op #15")
     mine(ctx, units, side, 24, ("ground",))
     origin = area_of(order, "origin", 24, kinds=("land",))
     dest = area_of(order, "destination", 24, kinds=("land",))
@@ -739,7 +730,6 @@ def op_25(ctx: Ctx, side: str, order: dict) -> list:
     theirs = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"]) if DATA.units[u]["type"] == "sf"]
     need(mine_sf, rule(25), f"no {side} SF units in {area_name(area)}")
     need(theirs, rule(25), f"no enemy SF units in {area_name(area)}")
-    no_air_support(order, 25, "no naval or air support is available in SF vs. SF combat")
     b = battle_frame(area, side, "sf", rule(25), mine_sf, theirs, [], no_modifiers=True)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), mine_sf, theirs, rule(25))
     need(b["fire"], rule(25), "an attack needs at least one shot ('fire')")

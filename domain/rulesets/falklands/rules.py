@@ -24,7 +24,7 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import (
-    decision_fields, op_choices, template_fields, under_poor_logistics, under_staff_work,
+    decision_fields, field_names, op_choices, template_fields, under_poor_logistics, under_staff_work,
     with_target_of_opportunity,
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
@@ -56,6 +56,27 @@ ORDER_KINDS = (
     {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
      "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
 )
+
+
+# The fields of each kind but `operation` (whose fields are its operation's, choices.field_names);
+# a template's words for readers (`title`, `rule`, `note`) may come back with the order.
+ORDER_FIELDS = {"setup": {"submarines"}, "pass": set(), "submarines": {"moves"}, "decide": {"decision", "choice"}}
+KIND_RULES = {"setup": "FS 3.3", "pass": "FS 5.3", "submarines": "FS 8.1", "decide": "FS 5.2"}
+WORDS = {"kind", "title", "rule", "note"}
+# The fields of each decision's answer (docs/rulesets.md, "Pending decisions").
+CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadership": {"reroll"},
+                 "emergency_rebase": {"destinations"}, "free_attack": {"area", "units", "carriers", "aircraft", "fire",
+                                                                      "target"},
+                 "sf_compromised": {"unit"}, "peru_replacement": {"unit"}, "exocet": {"target"}}
+
+
+def _no_unknown_fields(order: dict, fields: set[str], rule_id: str, what: str) -> None:
+    """A field the order's kind does not have is never read: refuse it, naming it (a misspelt
+    optional field would otherwise be dropped in silence)."""
+    unknown = sorted(set(order) - fields - WORDS)
+    if unknown:
+        raise InvalidOrder(f"'{unknown[0]}' is not a field of {what} (its fields: {', '.join(sorted(fields))})",
+                           rule=rule_id, field=unknown[0])
 
 
 def _op_number(value: Any):
@@ -206,6 +227,8 @@ class Falklands(Ruleset):
         if handler is None:
             raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", rule=self.sequence_rule,
                                field="kind")
+        if kind != "operation":
+            _no_unknown_fields(order, ORDER_FIELDS[kind], KIND_RULES[kind], kind)
         handler(ctx, seat, order)
         return ctx.out
 
@@ -218,6 +241,11 @@ class Falklands(Ruleset):
         choice = order.get("choice", {})
         if choice is not None and not isinstance(choice, (dict, str)):
             raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")
+        known = CHOICE_FIELDS.get(d["kind"])
+        unknown = sorted(set(choice) - known) if isinstance(choice, dict) and known is not None else []
+        if unknown:  # "destination" for "destinations", or a "decline" FS 11.2 forbids: never taken in silence
+            raise RuleViolation(d["rule"], f"'{unknown[0]}' is not a field of the {d['kind']} answer (its fields: "
+                                           f"{', '.join(sorted(known))})")
         stack = json_copy(d["context"]["stack"])
         answer(stack, choice if choice is not None else {})
         ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat=seat, choice=choice)
@@ -248,6 +276,7 @@ class Falklands(Ruleset):
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])
             return
         op = _op_number(order.get("op"))
+        _no_unknown_fields(order, field_names(op) | {"op"}, rule(op), f"Op #{op}" if op != "exocet" else "exocet")
         why = restriction(ctx.state, seat, op)
         if why:
             r, _, message = why.partition(": ")

@@ -830,8 +830,8 @@ def _strike_templates(state: dict) -> list[dict]:
       help="a Player air strike (or Tomahawks, 9.7) on a GameSystem group (Accurate or Precise, 10.1) or airbase "
            "(from a CV only, 9.2); the base game resolves it and 'report' gives its results",
       fields={"from": "the Player's CV task force or airbase", "target": "a GameSystem group or airbase",
-              "tomahawk": "true: Tomahawk missiles at an airbase (STF 9.7)",
-              "asm": "[{aircraft: 'A-6 Intruder'|'Buccaneer', damage}] firing Harpoons (STF 13.11)"})
+              "tomahawk": "optional: true: Tomahawk missiles at an airbase (STF 9.7)",
+              "asm": "optional: [{aircraft: 'A-6 Intruder'|'Buccaneer', damage}] firing Harpoons (STF 13.11)"})
 def air_strike(ctx: Ctx, order: dict) -> None:
     state = ctx.state
     _need(bool(state["campaign"].get("map")), "STF 10.1", "the campaign has no map yet")

@@ -247,7 +247,7 @@ def check_report(state: dict, payload: Any) -> dict:
     """The report, checked: every unit named is in play (else refused naming STF 11.1)."""
     if not isinstance(payload, dict):
         raise InvalidOrder("a report is an object of results", rule=RESULTS_RULE)
-    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind")]
+    unknown = [k for k in payload if k not in (*REPORT_FIELDS, "kind", "title", "rule")]  # a template's words
     if unknown:
         raise InvalidOrder(f"a report gives {', '.join(REPORT_FIELDS)}; not {', '.join(map(str, unknown))}",
                            rule=RESULTS_RULE, field=unknown[0])
@@ -351,7 +351,7 @@ REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is 
 
 @kind("report", rule=RESULTS_RULE, help=REPORT_HELP, phases=("Strike", "Combat"),
       templates=lambda state: [{"kind": "report", "sunk": []}],
-      fields={f: "see help" for f in REPORT_FIELDS})
+      fields={f: "optional, see help" for f in REPORT_FIELDS})
 def report(ctx: Ctx, order: dict) -> None:
     apply_report(ctx, check_report(ctx.state, {k: v for k, v in order.items() if k != "kind"}))
 
@@ -365,7 +365,8 @@ def _ssm_templates(state: dict) -> list[dict]:
 @kind("ssm", rule="STF 11.1", phases=("Combat",), templates=_ssm_templates,
       help="long-range SSMs at an Accurate or Precise GameSystem group: 'target', 'hits' (at an Accurate target, "
            "resolved against its one-off AA 3, jamming 3 and close defence 4), 'spent' {unit: n}",
-      fields={"target": "the GameSystem group", "hits": "hits scored (Accurate target)", "spent": "missiles fired"})
+      fields={"target": "the GameSystem group", "hits": "optional (default 0): hits scored (Accurate target)",
+              "spent": "optional: missiles fired {unit: n}"})
 def ssm(ctx: Ctx, order: dict) -> None:
     state = ctx.state
     rule = "STF 11.1"

@@ -349,8 +349,9 @@ def _buy_templates(state: dict) -> list[dict]:
 
 
 @kind("buy", rule="STF 1.5", phases=("Forces",), templates=_buy_templates,
-      fields={"units": "counter ids of the pool to buy", "sosus": "SOSUS units (US Player: up to 6, 1 point per 2)",
-              "ssm_upgrades": "DD/FF bought here whose SSM goes to (x2), 1 point each",
+      fields={"units": "optional (default none): counter ids of the pool to buy",
+              "sosus": "optional (default 0): SOSUS units (US Player: up to 6, 1 point per 2)",
+              "ssm_upgrades": "optional: DD/FF bought here whose SSM goes to (x2), 1 point each",
               "groups": "optional: the task forces and subrons at once (as form_groups)"},
       help="buy the rest of your force within the commitment limit, from your nationality grouping")
 def buy(ctx: Ctx, order: dict) -> None:

@@ -319,7 +319,7 @@ def test_fs_11_3_5_1_no_air_strike_no_sf_combat_no_held_exocet(monkeypatch, ar_d
     st["exocet"] = "held"
     for order in (op(18, area="falklands", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))),
                   op(19, area="fitzroy", aircraft=["a4_1"], fire=fire(("a4_1", "2_para"))),
-                  op(25, area="fitzroy", units=["cdo_601"], target="sas_d"),
+                  op(25, area="fitzroy", fire=fire(("cdo_601", "sas_d"))),
                   op("exocet", target="glamorgan")):
         assert refused(st, AR, order).rule == "FS 11.3 5-1", order
     assert st["exocet"] == "held"

@@ -23,13 +23,14 @@ from .helpers import (
 AR_INFANTRY = ["ri_3", "ri_4", "ri_5"]
 
 
-def broken(st: dict, seat: str, order: dict, rule: str, dice=None) -> RuleViolation:
+def broken(st: dict, seat: str, order: dict, rule: str, dice=None) -> RuleViolation | InvalidOrder:
     """The order is refused under ``rule`` and the position is left as it was (nothing recorded:
-    ``decide`` raises before any outcome reaches the log)."""
+    ``decide`` raises before any outcome reaches the log). A field the operation does not have is
+    refused as an invalid order naming the operation's rule; a broken limit as a rule violation."""
     before = copy.deepcopy(st)
-    with pytest.raises(RuleViolation) as err:
+    with pytest.raises((RuleViolation, InvalidOrder)) as err:
         R.decide(copy.deepcopy(st), seat, order, dice or FixedDice(default=6))
-    assert err.value.rule == rule, (err.value.rule, err.value.detail)
+    assert err.value.rule == rule, (err.value.rule, str(err.value))
     assert st == before
     return err.value
 
