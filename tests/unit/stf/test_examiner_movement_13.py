@@ -232,3 +232,52 @@ def test_stf_7_1_a_players_conventional_sub_moves_one_hex_and_two_are_refused_na
         play(st, {"kind": "move", "group": "P2", "path": ["1606", "1706"]})
     _, st2 = play(st, {"kind": "move", "group": "P2", "path": ["1606"]})
     assert st2["groups"]["P2"]["hex"] == "1606"
+
+
+# ---- STF 7.11, 5.2 ----------------------------------------------------------------------------------
+def test_stf_7_11_last_ditch_defence_a_cv_ignores_its_bands_and_its_distance_from_a_player_subron():
+    """STF 7.11: a task force that can attack a Player task force with an invasion freighter that has
+    entered the objective megahex "will ignore all other movement rules and will move at full speed
+    towards that player task force": a carrier 3 hexes off goes into its hex (STF 7.8 would stop it
+    at 1) past the Player's subron beside its path (STF 7.9 would keep it 3 hexes off)."""
+    st = state(invader="Player", target=43)
+    player_tf(st, "P1", "1804", extra=[ship("fr1", "FR", invasion=True)])  # 43's centre
+    add(st, "P2", "Player", "subron", "1904", [ship("ssn", "SSN", 2)])
+    cv_tf(st, "TF1", "2104")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.11" and st2["groups"]["TF1"]["hex"] == "1804"
+    assert min(d(h, "1904") for h in path_of(out, "TF1")) < 3
+
+
+def test_stf_5_2_a_command_control_loss_holds_a_cv_closing_by_its_band_to_one_hex():
+    """STF 5.2: "all GameSystem task forces and subrons are limited to only one hex of movement
+    during that turn": a carrier 3 hexes from P1, whose STF 7.8 band sends it to 1 hex, moves one."""
+    st = state()
+    player_tf(st, "P1", "1506")
+    cv_tf(st, "TF1", "1806")
+    st["campaign"]["system_ccl_turn"] = st["turn"]
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.8" and len(moves(out)[0]["path"]) == 1
+    assert d(st2["groups"]["TF1"]["hex"], "1506") == 2
+
+
+# ---- STF 13.1 ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("counter_id, cls, vp", [("sov-cg-kirov", "Kirov", 8), ("sov-cg-frunze", "Kirov", 8),
+                                                  ("us-bb-iowa", "Iowa", 10)])
+def test_stf_13_1_an_iowa_or_kirov_drawn_from_the_countermix_and_sunk_scores_its_vp_for_the_player(counter_id, cls, vp):
+    """STF 13.1: "use 10VP for Iowa-class BB and 8 VP for Kirov-class CG": a GameSystem Kirov made
+    (an Iowa: a US GameSystem's) from its counter and sunk puts that many VP on the Player's track and
+    in the net VP of STF 12.4."""
+    from domain.rulesets.stf import combat, forces, retirement
+    from domain.rulesets.stf import rules as stf_rules
+    from domain.rulesets.toolkit.engine import Ctx
+    st = state(phase="Combat")
+    if cls == "Iowa":
+        st["campaign"].update({"player_side": "Soviet", "system_side": "US"})
+    unit = forces.unit_from_counter(st, counter_id, "k1")
+    assert unit["ship_class"] == cls
+    add(st, "TF1", "system", "tf", "1806", [unit], intel="precise")
+    before = st["vp"]["Player"]
+    ctx = Ctx(st, FixedDice(default=1), stf_rules.HOOKS)
+    combat.sink(ctx, "k1", "the Player's report")
+    assert ctx.state["vp"]["Player"] - before == vp and retirement.net_vp(ctx.state) == vp
