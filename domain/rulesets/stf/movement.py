@@ -514,15 +514,17 @@ def nearest(m: str, here: str, hexes) -> int:
 class Keep:
     """A distance a path keeps: never end a step closer than ``least`` hexes to any of ``hexes``,
     unless already closer (then never closer than it is). ``rule`` names the rule. An ``absolute``
-    keep has no such leeway: no step ever ends closer than ``least`` (STF 7.10: "will never enter
-    a hex or adjacent hex of a player task force containing a BB", even one already beside it)."""
+    keep has no such leeway (STF 7.10: "will never enter a hex or adjacent hex of a player task
+    force containing a BB"): a group the Player came beside may only step farther off, never into
+    another hex as close, so one in the BB's own hex can still get out."""
 
     def __init__(self, hexes, least: int, rule: str, absolute: bool = False):
         self.hexes, self.least, self.rule, self.absolute = list(hexes), least, rule, absolute
 
     def allows(self, m: str, here: str, there: str) -> bool:
         d = nearest(m, there, self.hexes)
-        return d >= self.least or (not self.absolute and d >= nearest(m, here, self.hexes))
+        now = nearest(m, here, self.hexes)
+        return d >= self.least or d > now or (not self.absolute and d == now)
 
 
 def _choose(ctx: Ctx, gid: str, options: list[str], why: str) -> str:

@@ -96,6 +96,20 @@ def test_stf_7_10_a_task_force_beside_a_bb_task_force_may_still_move_off_toward_
     assert d(st2["groups"]["TF1"]["hex"], "2006") < d("1606", "2006")
 
 
+def test_stf_7_10_a_task_force_the_bb_task_force_sailed_onto_still_steps_off_toward_its_target():
+    """STF 7.10 keeps a task force out of the BB task force's hex and the hexes beside it; one the
+    Player's BB task force moved onto is not held there: it steps off, each hex farther from P1,
+    toward P2 (STF 7.5), and ends two or more hexes from P1."""
+    st = state()
+    add(st, "P1", "Player", "tf", "1506", [ship("bb", "BB"), ship("dd")])
+    player_tf(st, "P2", "2006")
+    sag(st, "TF1", "1506")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    path = path_of(out, "TF1")
+    assert d(path[0], "1506") == 1 and all(d(h, "1506") >= 2 for h in path[1:])
+    assert d(st2["groups"]["TF1"]["hex"], "1506") >= 2 and d(st2["groups"]["TF1"]["hex"], "2006") < d("1506", "2006")
+
+
 def test_stf_7_10_a_subron_is_no_task_force_and_closes_on_a_bb_task_force():
     """STF 7.10 binds "A GameSystem task force"; STF 7.5: "all subrons, move at maximum speed towards
     the nearest player task force of four or more ships": a subron enters the BB task force's hex."""
