@@ -513,14 +513,18 @@ def nearest(m: str, here: str, hexes) -> int:
 
 class Keep:
     """A distance a path keeps: never end a step closer than ``least`` hexes to any of ``hexes``,
-    unless already closer (then never closer than it is). ``rule`` names the rule."""
+    unless already closer (then never closer than it is). ``rule`` names the rule. An ``absolute``
+    keep has no such leeway (STF 7.10: "will never enter a hex or adjacent hex of a player task
+    force containing a BB"): a group the Player came beside may only step farther off, never into
+    another hex as close, so one in the BB's own hex can still get out."""
 
-    def __init__(self, hexes, least: int, rule: str):
-        self.hexes, self.least, self.rule = list(hexes), least, rule
+    def __init__(self, hexes, least: int, rule: str, absolute: bool = False):
+        self.hexes, self.least, self.rule, self.absolute = list(hexes), least, rule, absolute
 
     def allows(self, m: str, here: str, there: str) -> bool:
         d = nearest(m, there, self.hexes)
-        return d >= self.least or d >= nearest(m, here, self.hexes)
+        now = nearest(m, here, self.hexes)
+        return d >= self.least or d > now or (not self.absolute and d == now)
 
 
 def _choose(ctx: Ctx, gid: str, options: list[str], why: str) -> str:
@@ -729,7 +733,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     bb_hexes = [g["hex"] for g in player_tfs if has_class(state, g, "BB")]
     keeps = []
     if group["kind"] == "tf" and bb_hexes:
-        keeps.append(Keep(bb_hexes, MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10"))
+        keeps.append(Keep(bb_hexes, MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10", absolute=True))
     if is_cv_group(state, group):
         subs = [g["hex"] for g in players if g["kind"] == "subron"]
         if subs:
