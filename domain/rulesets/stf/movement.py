@@ -541,8 +541,9 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
     """Up to ``steps`` hexes toward the nearest of ``targets``: each step to the sea neighbour
     nearest by water, only if it comes nearer by water; of equally near ones, with ``away_from``,
     the farthest from those hexes (STF 12.5: "If there is a choice of hexes to move into, they will
-    keep as far away from player's task forces and subrons as possible"), then the nearest by hex
-    distance; stops ``stop_at`` hexes from the targets."""
+    keep as far away from player's task forces and subrons as possible"); a choice left is rolled
+    for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"); stops
+    ``stop_at`` hexes from the targets."""
     targets = list(targets)
     if not targets:
         return []
@@ -558,7 +559,7 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
             break
 
         def key(n):
-            return (water[n], -nearest(m, n, away_from) if away_from else 0, nearest(m, n, targets))
+            return (water[n], -nearest(m, n, away_from) if away_from else 0)
         best = min(key(n) for n in options)
         here = _choose(ctx, gid, [n for n in options if key(n) == best], "toward its target")
         path.append(here)

@@ -826,3 +826,18 @@ def test_stf_1_12_a_carrier_with_its_three_escorts_moves_freely():
     offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
     assert len(offered) == len(maps.sea_neighbours(M, "1506")) and all(len(o["path"]) == 1 for o in offered)
     assert [o for o in R.legal_orders(st, "Player") if o["kind"] == "end_phase"]
+
+
+def test_stf_7_5_hexes_equally_near_by_water_are_a_choice_settled_by_a_die_not_the_straighter_line():
+    """7.5: "If there is a choice of hexes, resolve movement via random die roll." From 0808 toward
+    P1 at 0406, 0708 and 0709 are both 4 hexes from it by water, though 0708 is nearer in a straight
+    line (3 against 4): the die chooses between them."""
+    assert movement.water_distances(M, ["0406"])["0708"] == movement.water_distances(M, ["0406"])["0709"]
+    assert maps.distance(M, "0708", "0406") < maps.distance(M, "0709", "0406")
+    st = battle(p1="0406")
+    add(st, "TF1", "system", "tf", "0808")
+    out, _ = run_step(st, "system_movement", FixedDice(2, default=1))
+    tie = rolls_of(out)[0]
+    options = re.search(r"hexes (.*) \(", tie.purpose).group(1).split(", ")
+    assert tie.rule == "STF 7.5" and tie.notation == "d2" and sorted(options) == ["0708", "0709"]
+    assert moves(out)[0]["path"][0] == options[1]
