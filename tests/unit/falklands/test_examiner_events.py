@@ -13,29 +13,13 @@ from domain.rulesets.falklands.data import DATA
 
 from .helpers import (
     AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play, refused,
-    rolls_of, set_phase, with_factor,
+    rolls_of, with_factor,
 )
+from .test_rules_random_events import draw, drawn, phase
 
 SEA = "sa7"       # a TEZ sea area (FS 2.2)
 OUTSIDE = "sa4"   # a sea area outside the TEZ
 SHIP_IN_TEZ = "broadsword"  # keeps FS 4.4(1) quiet at the end of a UK operation
-
-
-def draw(st, uk_die, ar_die, *more, default=None):
-    """End the AR Submarine Phase so the Random Event Phase (FS 5.2 V) rolls ``uk_die`` then
-    ``ar_die`` (FS 11.2), then ``more``."""
-    set_phase(st, "AR Submarine")
-    return play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(uk_die, ar_die, *more, default=default))
-
-
-def drawn(out) -> str:
-    (e,) = events_of(out, "RandomEventDrawn")
-    return e["result"]
-
-
-def phase(st, name):
-    st = {**st, "pending": []}
-    return set_phase(st, name)
 
 
 def no_effect(out, after, result):

@@ -10,6 +10,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.rulesets.stf import maps, movement
 from tests.unit.stf.helpers import FixedDice, events_of, play, run_step
+from tests.unit.stf.test_movement import add, player_tf, ship
 
 M = "giuk"
 
@@ -22,27 +23,6 @@ def state(*, invader=None, target=None, phase="Movement", turn=2) -> dict:
                            "mission": {"Player": "US Inv", "system": "Sov Inv"}.get(invader, "Battle"),
                            "invasion_target": target})
     return st
-
-
-def ship(uid: str, cls: str = "DD", speed: int = 3, **fields) -> dict:
-    return {"id": uid, "counter": uid, "class": cls, "speed": speed, "ssm": 2, "torpedoes": 0, "gun": "C", **fields}
-
-
-def add(st: dict, gid: str, owner: str, kind: str, hex_: str, units=(), **fields) -> dict:
-    group = {"id": gid, "owner": owner, "kind": kind, "hex": hex_, "units": [u["id"] for u in units],
-             "status": "on map"}
-    if owner == "system":
-        group.update({"intel": "unknown", "chit": None, "size": None, "retiring": False,
-                      "mode": "deep" if kind == "subron" else None, "emcon": kind == "tf"})
-    group.update(fields)
-    st["groups"][gid] = group
-    for u in units:
-        st["units"][u["id"]] = {**u, "group": gid}
-    return st
-
-
-def player_tf(st, gid, hex_, n=4, cls="DD", extra=()):
-    return add(st, gid, "Player", "tf", hex_, [ship(f"{gid}-{i}", cls) for i in range(n)] + list(extra))
 
 
 def sag(st, gid, hex_, speed=3):
