@@ -69,6 +69,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf.events import FOLD, GroupChanged, SystemActs, UnitsAssigned, CampaignFixed
 from domain.events import GameEvent
 from domain.rulesets.core import json_copy
+from domain.rulesets.stf import composition
 from domain.rulesets.stf.forces import AV8_KIND
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.engine import Ctx
@@ -843,6 +844,7 @@ def air_strike(ctx: Ctx, order: dict) -> None:
     okind, _ = _player_origin(state, origin, "STF 10.1")
     tkind, _ = _system_target(state, target, "STF 10.1")
     detail: dict = {"from": origin, "target": target}
+    struck_unseen = False  # an Accurate task force whose ships are not drawn yet
     if tomahawk:
         _need(tkind == "airbase", "STF 9.7", "the Tomahawk attack of STF 9.7 is on a land airbase "
                                              "(at ships, Tomahawks are SSM combat)")
@@ -865,9 +867,18 @@ def air_strike(ctx: Ctx, order: dict) -> None:
             _need(_intel(g) in ("accurate", "precise"), "STF 10.1",
                   f"{target} is {_intel(g)}: an air strike needs an Accurate or Precise search report on it")
             rule = "STF 10.1"
+            struck_unseen = _intel(g) == "accurate" and all(
+                state["units"][u].get("set_aside") for u in g.get("units", []) if u in state["units"])
         _need(okind == "group" or player_ground_aviation(state) != 0, "STF 2.1",
               f"the Ground Aviation Table gave the Player no squadron available for ground aviation: "
               f"nothing flies from {origin}")
+        if struck_unseen:
+            # An Accurate task force has a size, no ships yet. The strike is fought on the tactical
+            # display, where the GameSystem places its ships (STF 11.7): it draws them first, by 8.7's
+            # procedure, as a long-range SSM hit does (11.1). The CAP below then counts their aircraft.
+            composition.reveal(ctx, target, rule="STF 11.7",
+                               why=f"{origin}'s air strike puts {target}'s ships on the tactical display")
+            state = ctx.state
         detail["cap"] = cap(state, target)
         asm = _asm(state, order, origin)
         if asm:

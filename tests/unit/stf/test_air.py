@@ -13,8 +13,8 @@ from domain.rulesets.stf import air, maps
 from domain.rulesets.toolkit.engine import Ctx
 from domain.rulesets.toolkit.tables import read
 from domain.rulesets.stf import rules as stf_rules
-from tests.unit.stf.helpers import (FixedDice, NoDice, at_phase, events_of, fold_all, initial, play, rolls_of,
-                                    run_step)
+from tests.unit.stf.helpers import (R, FixedDice, NoDice, at_phase, events_of, fold_all, initial, names, play,
+                                    pool_of, rolls_of, run_step)
 
 DATA = Path(air.__file__).parent / "data" / "air.json"
 
@@ -379,6 +379,34 @@ def test_stf_10_1_a_player_strike_on_an_accurate_or_precise_task_force_is_record
     assert rec["rule"] == "STF 10.1" and rec["detail"]["cap"]["strength"] == 3  # (3 + 2) / 2 round up
     with pytest.raises(RuleViolation):
         play(at_phase(st, "Combat"), {"kind": "air_strike", "from": "P1", "target": "TF1"})
+
+
+def test_stf_11_7_a_strike_on_an_accurate_task_force_with_no_ships_drawn_draws_them_for_the_display():
+    """10.1 lets the Player strike an Accurate task force, whose size is known but not its ships; the
+    strike is fought on the tactical display, where "When called to place its ships on the tactical
+    display, the GameSystem will deploy its highest value ship in the centre ring ..." (11.7): the
+    GameSystem draws them first by 8.7's procedure (the exact composition becomes known: Precise),
+    and its ships may then be placed and their losses reported."""
+    st = player_strike_state("accurate")
+    del st["units"]["kiev"]
+    st["groups"]["TF1"].update(units=[], size="large")
+    st["pool"] = pool_of("Soviet", CG=3, DD=3, FF=3)
+    # the Soviet table, Rear Admiral TF (its chit), row 2: 2CG 3DD 3FF
+    out, after = play(st, {"kind": "air_strike", "from": "P1", "target": "TF1"}, FixedDice(2, default=1))
+    drawn = [e for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
+    assert drawn and drawn[0]["group"] == "TF1"
+    drawn_classes = sorted(after["units"][u]["class"] for u in after["groups"]["TF1"]["units"])
+    assert after["groups"]["TF1"]["intel"] == "precise" and drawn_classes == ["CG"] * 2 + ["DD"] * 3 + ["FF"] * 3
+    assert names(out).index("PlayerAirAction") > names(out).index("UnitsAssigned")  # its CAP counts them
+    assert {"kind": "placement", "group": "TF1"} in R.legal_orders(after, "Player")
+    placed, _ = play(after, {"kind": "placement", "group": "TF1"}, FixedDice(default=1))
+    assert events_of(placed, "SystemActs")[0]["detail"]["ships"]
+
+
+def test_stf_11_7_a_strike_on_an_accurate_task_force_whose_ships_are_known_draws_nothing():
+    st = player_strike_state("accurate")  # TF1's Kiev is known
+    out, after = play(st, {"kind": "air_strike", "from": "P1", "target": "TF1"})
+    assert not rolls_of(out) and after["groups"]["TF1"]["intel"] == "accurate"
 
 
 def test_stf_9_1_an_airbase_is_never_hidden_and_may_be_struck_without_a_report():

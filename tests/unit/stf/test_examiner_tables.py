@@ -512,7 +512,8 @@ def test_stf_2_1_a_player_with_ground_aviation_squadrons_strikes_from_his_airbas
     assert st["campaign"]["ground_aviation"]["Player"] == squadrons
     st = player_airbase_strike_state(st)
     assert {"kind": "air_strike", "from": "Malta", "target": "TF1"} in stf_rules_legal(st)
-    out, _ = play(st, {"kind": "air_strike", "from": "Malta", "target": "TF1"})
+    # TF1 is Accurate with no ships drawn: the strike draws them for the tactical display (STF 11.7)
+    out, _ = play(st, {"kind": "air_strike", "from": "Malta", "target": "TF1"}, FixedDice(default=1))
     assert events_of(out, "PlayerAirAction")[0]["detail"]["from"] == "Malta"
 
 
