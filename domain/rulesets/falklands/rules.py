@@ -31,7 +31,7 @@ from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import new_ctx
 from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
-from domain.rulesets.toolkit.engine import Ctx, answer, need, run
+from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run
 
 UK, AR = S.UK, S.AR
 OP_NUMBERS = [*range(1, 26), "exocet"]
@@ -68,15 +68,6 @@ CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadersh
                  "emergency_rebase": {"destinations"}, "free_attack": {"area", "units", "carriers", "aircraft", "fire",
                                                                       "target"},
                  "sf_compromised": {"unit"}, "peru_replacement": {"unit"}, "exocet": {"target"}}
-
-
-def _no_unknown_fields(order: dict, fields: set[str], rule_id: str, what: str) -> None:
-    """A field the order's kind does not have is never read: refuse it, naming it (a misspelt
-    optional field would otherwise be dropped in silence)."""
-    unknown = sorted(set(order) - fields - WORDS)
-    if unknown:
-        raise InvalidOrder(f"'{unknown[0]}' is not a field of {what} (its fields: {', '.join(sorted(fields))})",
-                           rule=rule_id, field=unknown[0])
 
 
 def _op_number(value: Any):
@@ -228,7 +219,7 @@ class Falklands(Ruleset):
             raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", rule=self.sequence_rule,
                                field="kind")
         if kind != "operation":
-            _no_unknown_fields(order, ORDER_FIELDS[kind], KIND_RULES[kind], kind)
+            known_fields(order, sorted(ORDER_FIELDS[kind]), KIND_RULES[kind], kind, WORDS)
         handler(ctx, seat, order)
         return ctx.out
 
@@ -276,7 +267,8 @@ class Falklands(Ruleset):
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])
             return
         op = _op_number(order.get("op"))
-        _no_unknown_fields(order, field_names(op) | {"op"}, rule(op), f"Op #{op}" if op != "exocet" else "exocet")
+        known_fields(order, sorted(field_names(op) | {"op"}), rule(op), f"Op #{op}" if op != "exocet" else "exocet",
+                     WORDS)
         why = restriction(ctx.state, seat, op)
         if why:
             r, _, message = why.partition(": ")

@@ -19,7 +19,7 @@ from domain.rulesets.stf import rulebook
 from domain.rulesets.stf.events import FOLD
 from domain.rulesets.stf.state import initial
 from domain.rulesets.toolkit.data import Dataset
-from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps
+from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps, known_fields
 
 PREFIX = "STF"
 DATA = Dataset(__file__.rsplit("/", 1)[0] + "/data")
@@ -116,14 +116,9 @@ class SolitaireTaskForce(Ruleset):
         if k is None:
             raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS))}", rule=self.sequence_rule,
                                field="kind")
-        # A field the kind does not declare is never read: refuse it (a misspelt optional field,
-        # "airbase" for "airbases", would otherwise be dropped in silence). A template's words for
-        # readers, `title` and `rule`, may come back with the order (docs/rulesets.md, Templates).
-        unknown = sorted(set(order) - {"kind", "title", "rule"} - set(k.fields))
-        if unknown:
-            known = ", ".join(k.fields) or "none"
-            raise InvalidOrder(f"'{unknown[0]}' is not a field of '{k.name}' (its fields: {known})",
-                               rule=k.rule, field=unknown[0])
+        # "airbase" for "airbases" is refused, not dropped; `title` and `rule` may come back with a
+        # template (docs/rulesets.md, Templates)
+        known_fields(order, list(k.fields), k.rule, f"'{k.name}'")
         if state.get("pending") and k.name not in ANSWERS:
             d = state["pending"][0]
             raise RuleViolation(d.get("rule") or self.sequence_rule,

@@ -161,6 +161,16 @@ def need(cond: bool, rule: str, message: str) -> None:
         raise RuleViolation(rule, message)
 
 
+def known_fields(order: dict, fields, rule: str, what: str, words=("kind", "title", "rule")) -> None:
+    """Refuse a field the order's kind does not have, naming it: a misspelt optional field would
+    otherwise be dropped in silence. ``fields`` in the order the message lists them; ``words``: a
+    template's words for readers, which may come back with the order."""
+    unknown = sorted(set(order) - set(fields) - set(words))
+    if unknown:
+        raise InvalidOrder(f"'{unknown[0]}' is not a field of {what} (its fields: {', '.join(fields) or 'none'})",
+                           rule=rule, field=unknown[0])
+
+
 def ids(order: dict, key: str, rule: str, *, required: bool = False, most: int | None = None) -> list[str]:
     """The list of unit ids under ``key`` (each once), at most ``most`` of them."""
     value = order.get(key, [])
