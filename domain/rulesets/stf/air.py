@@ -424,6 +424,12 @@ def set_aside_carrier(ctx: Ctx, gid: str, nation: str) -> bool:
     return True
 
 
+def composition_drawn(state: dict, gid: str) -> bool:
+    """Whether GameSystem group ``gid``'s ships are drawn (STF 8.7): it has a unit afloat besides a
+    CV set aside for its air strike (10.8), which is no composition yet."""
+    return any(not u.get("set_aside") for u in afloat(state, gid))
+
+
 def _unit_from_counter(state: dict, cid: str) -> dict:
     """The unit of pool counter ``cid`` (its id the counter's): the forces helper's
     ``unit_from_counter`` when present (STF 13.1-13.6 applied), else the pool entry itself."""
@@ -867,8 +873,7 @@ def air_strike(ctx: Ctx, order: dict) -> None:
             _need(_intel(g) in ("accurate", "precise"), "STF 10.1",
                   f"{target} is {_intel(g)}: an air strike needs an Accurate or Precise search report on it")
             rule = "STF 10.1"
-            struck_unseen = _intel(g) == "accurate" and all(
-                state["units"][u].get("set_aside") for u in g.get("units", []) if u in state["units"])
+            struck_unseen = _intel(g) == "accurate" and not composition_drawn(state, target)
         _need(okind == "group" or player_ground_aviation(state) != 0, "STF 2.1",
               f"the Ground Aviation Table gave the Player no squadron available for ground aviation: "
               f"nothing flies from {origin}")

@@ -399,8 +399,7 @@ def ssm(ctx: Ctx, order: dict) -> None:
              rule=rule, why="an Accurate target defends once with AA 3, jamming 3 and close defence 4")
     if not hits:
         return
-    if all(u.get("set_aside") for u in units_of(ctx.state, gid)):  # its composition is drawn now (STF 8.7),
-        # the CV set aside for its air strike (10.8) being no composition yet
+    if not air.composition_drawn(ctx.state, gid):  # its composition is drawn now (STF 8.7)
         composition.reveal(ctx, gid, rule=rule, why=f"a long-range SSM hit on {gid}")
     if ctx.state["groups"][gid].get("intel") != "precise":
         ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule,
