@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import RuleViolation
-from tests.unit.stf.helpers import play, search_state, system_group
+from tests.unit.stf.helpers import FixedDice, at_phase, initial, play, run_step, search_state, system_group
 
 
 def test_stf_8_2_a_contact_not_yet_on_the_board_is_refused_under_8_2():
@@ -17,3 +17,44 @@ def test_stf_8_2_a_contact_not_yet_on_the_board_is_refused_under_8_2():
         play(st, {"kind": "search", "group": "TF1", "search_value": 5})
     assert e.value.rule == "STF 8.2" and "on the board" in e.value.detail
 
+
+def _groups(st: dict, *specs) -> dict:
+    for gid, owner, kind_, hex_ in specs:
+        group = {"id": gid, "owner": owner, "kind": kind_, "hex": hex_, "units": [f"{gid}-1"], "status": "on map"}
+        if owner == "system":
+            group.update({"intel": "unknown", "chit": None, "size": None, "retiring": False,
+                          "mode": "deep" if kind_ == "subron" else None, "emcon": kind_ == "tf"})
+        st["groups"][gid] = group
+        st["units"][f"{gid}-1"] = {"id": f"{gid}-1", "counter": f"{gid}-1", "class": "SSN" if kind_ == "subron" else "DD",
+                                   "speed": 2, "ssm": 2, "torpedoes": 0, "gun": "C", "group": gid}
+    return st
+
+
+def test_stf_8_15_an_action_lost_to_a_player_subrons_hex_is_refused_under_8_15_not_8_14():
+    """STF 8.15 "If a less than Precise GameSystem task force(s) or subron(s) enters the same hex as
+    a player subron, ... the player loses one action in the following turn": the move that action
+    would have been is refused naming 8.15 (8.14 is about a Player task force two hexes away)."""
+    st = at_phase(initial(), "Movement", turn=2)
+    st["campaign"].update({"map": "giuk", "player_side": "US", "system_side": "Soviet", "invader": None,
+                           "mission": "Battle", "invasion_target": None})
+    _groups(st, ("P1", "Player", "tf", "1506"), ("P2", "Player", "subron", "2210"), ("SR1", "system", "subron", "2210"))
+    _, st = run_step(st, "proximity_reveals", FixedDice(default=1))
+    assert st["campaign"]["actions_lost"]["count"] == 1
+    st = at_phase(st, "Movement", turn=3)
+    _, st = play(st, {"kind": "move", "group": "P1", "path": ["1606"]})
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "move", "group": "P2", "path": ["2310"]})
+    assert e.value.rule == "STF 8.15" and "1 by STF 8.15" in e.value.detail
+
+
+def test_stf_8_14_actions_lost_to_both_rules_name_8_14_and_count_each():
+    """One action lost to 8.14 and one to 8.15: the refusal names 8.14 and says how many each cost."""
+    st = at_phase(initial(), "Movement", turn=3)
+    st["campaign"].update({"map": "giuk", "player_side": "US", "system_side": "Soviet", "invader": None,
+                           "mission": "Battle", "invasion_target": None,
+                           "actions_lost": {"turn": 3, "count": 2, "rules": {"STF 8.14": 1, "STF 8.15": 1}}})
+    _groups(st, ("P1", "Player", "tf", "1506"), ("P2", "Player", "tf", "1510"), ("P3", "Player", "subron", "2210"))
+    _, st = play(st, {"kind": "move", "group": "P1", "path": ["1606"]})
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "move", "group": "P2", "path": ["1610"]})
+    assert e.value.rule == "STF 8.14" and "1 by STF 8.14, 1 by STF 8.15" in e.value.detail
