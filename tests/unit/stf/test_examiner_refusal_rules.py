@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import RuleViolation
+from domain.rulesets.stf import air, maps
 from tests.unit.stf.helpers import FixedDice, at_phase, initial, play, run_step, search_state, system_group
 
 
@@ -58,3 +59,37 @@ def test_stf_8_14_actions_lost_to_both_rules_name_8_14_and_count_each():
     with pytest.raises(RuleViolation) as e:
         play(st, {"kind": "move", "group": "P2", "path": ["1610"]})
     assert e.value.rule == "STF 8.14" and "1 by STF 8.14, 1 by STF 8.15" in e.value.detail
+
+
+def _struck_airbase_state(phase: str) -> dict:
+    """A US Player in the Mediterranean whose airbase Famagusta has 3 hits (STF 9.4), a task force
+    P1 of a DD with a B gun next to the GameSystem's airbase Latakia."""
+    st = at_phase(initial(), phase, turn=3)
+    st["campaign"].update({"map": "mediterranean", "player_side": "US", "system_side": "Soviet",
+                           "player_airbases": ["Famagusta"], "system_airbase": "Latakia",
+                           "ground_aviation": {"Player": 2, "system": 0}, "lbna_available": True})
+    latakia = maps.place_hex("mediterranean", "Latakia")
+    near = next(h for h in maps.sea_neighbours("mediterranean", latakia))
+    st["groups"]["P1"] = {"id": "P1", "owner": "Player", "kind": "tf", "hex": near, "units": ["p1"], "status": "on map"}
+    st["units"]["p1"] = {"id": "p1", "class": "DD", "gun": "B", "group": "P1"}
+    st["airbases"] = {"Famagusta": {"owner": "Player", "hits": 3}}
+    assert not air.airbase_active(st, "Famagusta")
+    return st
+
+
+def test_stf_9_8_an_airbase_bombards_nothing_whatever_its_hits():
+    """STF 9.8 "Any ship with an 'A' or 'B' gunnery factor can bombard an airbase": a bombardment
+    from an airbase is refused for that, not for 9.4's "cannot launch aircraft"."""
+    st = _struck_airbase_state("Combat")
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "bombard", "from": "Famagusta", "target": "Latakia"})
+    assert e.value.rule == "STF 9.8" and "bombarded by ships" in e.value.detail
+
+
+def test_stf_9_7_tomahawks_from_an_airbase_are_refused_for_9_7_not_for_its_hits():
+    """STF 9.7 "Tomahawk missiles can be used to attack land air bases" (fired by ships, 13.9):
+    Tomahawks from an airbase are refused under 9.7; 9.4's 3 hits ground aircraft, not missiles."""
+    st = _struck_airbase_state("Strike")
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "air_strike", "from": "Famagusta", "target": "Latakia", "tomahawk": True})
+    assert e.value.rule == "STF 9.7" and "fired by ships" in e.value.detail
