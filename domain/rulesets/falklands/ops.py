@@ -581,9 +581,10 @@ def op_15(ctx: Ctx, side: str, order: dict) -> list:
              f"{name(u)} is not in {area_name(area)}")
     need(S.contested(ctx.state, area), rule(15), f"{area_name(area)} is not contested")
     ground = whole_force(ctx, side, area, ("ground",), ground)
-    aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
+    # "(AR carrier only)": a UK carrier is refused for that, before its range is looked at (FS 9.3)
     if side == UK:
-        need(not carriers, rule(15), "only the AR carrier may join a ground attack")
+        need(not unit_ids(order, "carriers", 15), rule(15), "only the AR carrier may join a ground attack")
+    aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
     return [ground_battle(ctx, side, 15, area, ground, aircraft, carriers, fire=fire_of(order))]
 
 

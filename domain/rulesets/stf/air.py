@@ -847,7 +847,9 @@ def air_strike(ctx: Ctx, order: dict) -> None:
     tomahawk = order.get("tomahawk", False)
     if not isinstance(tomahawk, bool):
         raise InvalidOrder("'tomahawk' is true or false", rule="STF 9.7", field="tomahawk")
-    okind, _ = _player_origin(state, origin, "STF 10.1")
+    # Tomahawks are no aircraft: an airbase's 3 hits (STF 9.4) are not why one fires none (9.7)
+    okind, _ = (_group_or_airbase(state, origin, "Player", "STF 10.1") if tomahawk
+                else _player_origin(state, origin, "STF 10.1"))
     tkind, _ = _system_target(state, target, "STF 10.1")
     detail: dict = {"from": origin, "target": target}
     struck_unseen = False  # an Accurate task force whose ships are not drawn yet
@@ -914,7 +916,8 @@ def bombard(ctx: Ctx, order: dict) -> None:
     _need(bool(state["campaign"].get("map")), "STF 9.8", "the campaign has no map yet")
     origin = _text(order, "from", "STF 9.8")
     target = _text(order, "target", "STF 9.8")
-    okind, where = _player_origin(state, origin, "STF 9.8")
+    # ships bombard (STF 9.8): an airbase is refused for that, whatever its hits (9.4)
+    okind, where = _group_or_airbase(state, origin, "Player", "STF 9.8")
     _need(okind == "group", "STF 9.8", "an airbase is bombarded by ships")
     tkind, base_hex = _system_target(state, target, "STF 9.8")
     _need(tkind == "airbase", "STF 9.8", "STF 9.8 bombards an airbase; gunnery at ships is surface combat")

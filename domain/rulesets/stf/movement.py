@@ -415,9 +415,11 @@ def move(ctx: Ctx, order: dict) -> None:
         moved = sum(1 for g in player_groups(state) if g.get("moved") == state["turn"])
         may = max(0, len(player_groups(state)) - lost)
         if moved >= may:
-            raise RuleViolation("STF 8.14", f"the Player lost {lost} action(s) this turn to contacts revealed "
-                                            f"close by: {may} of {len(player_groups(state))} groups may move, "
-                                            f"and {moved} have")
+            by_rule = lost_by_rule(state["campaign"]["actions_lost"])
+            why = ", ".join(f"{n} by {r}" for r, n in sorted(by_rule.items()))
+            raise RuleViolation(lost_rule(by_rule), f"the Player lost {lost} action(s) this turn to contacts "
+                                                    f"revealed close by ({why}): {may} of "
+                                                    f"{len(player_groups(state))} groups may move, and {moved} have")
     path = order.get("path")
     if not isinstance(path, list) or not path:
         raise InvalidOrder("'path' is a list of the hexes entered, in order", rule="STF 7.1", field="path")
@@ -696,7 +698,7 @@ def system_movement(ctx: Ctx, stack: list) -> None:
     hex is revealed there (STF 8.14, 8.15)."""
     stack.pop()
     m = map_name(ctx.state)
-    lost = 0
+    lost: list[str] = []
     for g in system_groups(ctx.state):
         group = ctx.state["groups"][g["id"]]
         if not on_map(group):
@@ -712,7 +714,7 @@ def system_movement(ctx: Ctx, stack: list) -> None:
             found = _proximity(ctx.state, m, group, path)
             if found:
                 reveal(ctx, g["id"], *found)
-                lost += 1
+                lost.append(found[0])
     lose_actions(ctx, lost)
 
 
@@ -959,14 +961,31 @@ def _proximity(state: dict, m: str, group: dict, hexes: list[str]) -> tuple[str,
     return None
 
 
-def lose_actions(ctx: Ctx, n: int) -> None:
-    """STF 8.14, 8.15: the Player loses ``n`` more actions in the following turn."""
-    if not n:
+def lose_actions(ctx: Ctx, rules: list[str]) -> None:
+    """STF 8.14, 8.15: the Player loses one more action in the following turn for each reveal,
+    ``rules`` naming the rule of each (``rules`` in the record counts them by rule)."""
+    if not rules:
         return
     turn_ = ctx.state["turn"] + 1
     prior = ctx.state["campaign"].get("actions_lost") or {}
-    count = (prior.get("count", 0) if prior.get("turn") == turn_ else 0) + n
-    ctx.emit(CampaignFixed, key="actions_lost", value={"turn": turn_, "count": count}, rule="STF 8.14")
+    by_rule = dict(lost_by_rule(prior)) if prior.get("turn") == turn_ else {}
+    for r in rules:
+        by_rule[r] = by_rule.get(r, 0) + 1
+    ctx.emit(CampaignFixed, key="actions_lost",
+             value={"turn": turn_, "count": sum(by_rule.values()), "rules": dict(sorted(by_rule.items()))},
+             rule=lost_rule(by_rule))
+
+
+def lost_by_rule(record: dict) -> dict[str, int]:
+    """The lost actions of an ``actions_lost`` record by the rule that cost them (a record
+    without ``rules`` counts them all under STF 8.14)."""
+    return record.get("rules") or ({"STF 8.14": record["count"]} if record.get("count") else {})
+
+
+def lost_rule(by_rule: dict[str, int]) -> str:
+    """The rule that names lost actions: STF 8.15 when a Player subron's hex cost them all, else
+    STF 8.14 (a contact within two hexes of a Player task force cost some)."""
+    return "STF 8.15" if by_rule and set(by_rule) == {"STF 8.15"} else "STF 8.14"
 
 
 @STEPS.step("proximity_reveals")
@@ -976,12 +995,12 @@ def proximity_reveals(ctx: Ctx, stack: list) -> None:
     (whoever closed the distance), and the Player loses one action next turn for each."""
     stack.pop()
     m = map_name(ctx.state)
-    lost = 0
+    lost: list[str] = []
     for g in system_groups(ctx.state):
         if g.get("intel") == "precise":
             continue
         found = _proximity(ctx.state, m, g, [g["hex"]])
         if found:
             reveal(ctx, g["id"], *found)
-            lost += 1
+            lost.append(found[0])
     lose_actions(ctx, lost)

@@ -83,7 +83,9 @@ def search(ctx: Ctx, order: dict) -> None:
         raise InvalidOrder(f"'group' names a group on the map, not {gid!r}", rule="STF 8.2", field="group")
     need(group["owner"] == "system", "STF 8.2",
          f"{gid} is the Player's own group: the Player searches the GameSystem's contacts")
-    need(_on_map(group), "STF 8.1", f"{gid} is not on the map ({group.get('status')}): only a contact on the "
+    # STF 8.2 "The player, however, must evaluate the contacts on the board" (a false contact is
+    # removed from play, 8.4-8.7; one not yet deployed is not on the board either)
+    need(_on_map(group), "STF 8.2", f"{gid} is not on the map ({group.get('status')}): only a contact on the "
                                     "board can be searched")
     need(group.get("intel") != "precise", "STF 8.7",
          f"{gid} is Precisely identified and remains so for the rest of the game: no contact to search")

@@ -623,7 +623,7 @@ def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_prec
     assert revealed == ["TF1", "SR1"]
     assert all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged") if e["changes"].get("intel"))
     assert [g for g in ("TF1", "SR1", "TF2") if st2["groups"][g]["intel"] == "precise"] == ["TF1", "SR1"]
-    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2}
+    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2, "rules": {"STF 8.14": 2}}
     assert st2["groups"]["SR1"]["mode"] == "deep"  # Deep until the next Group Mode Phase
 
 
@@ -646,7 +646,7 @@ def test_stf_8_15_a_contact_passing_through_a_player_subrons_hex_is_revealed_the
     assert moves(out)[0]["path"] == path and st2["groups"]["SR1"]["hex"] == path[-1] != path[0]
     revealed = [e for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
     assert revealed[0]["rule"] == "STF 8.15" and f"({path[0]})" in revealed[0]["why"]
-    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 1}
+    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 1, "rules": {"STF 8.15": 1}}
     out, st3 = run_step(st2, "proximity_reveals", FixedDice(default=1))  # already Precise: not again
     assert out == [] and st3["campaign"]["actions_lost"]["count"] == 1
 

@@ -77,11 +77,11 @@ def test_stf_8_2_the_player_searches_the_gamesystems_contacts_not_his_own():
     assert not any("search" in s for p in SEQUENCE["turn"] for s in p["system"])
 
 
-def test_stf_8_1_a_contact_off_the_map_cannot_be_searched():
+def test_stf_8_2_a_contact_off_the_map_cannot_be_searched():
     st = search_state(system_group("TF1", hex=None, status="false contact"))
     with pytest.raises(RuleViolation) as e:
         play(st, order())
-    assert e.value.rule == "STF 8.1"
+    assert e.value.rule == "STF 8.2"  # "the contacts on the board"
 
 
 def test_stf_8_2_an_unknown_group_is_malformed():
