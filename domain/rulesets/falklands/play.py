@@ -46,9 +46,10 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
         o["unit"] = _pick(rng, c["unit"])
     elif op == 3:
         origin = _pick(rng, c["aircraft"])
-        o.update(origin=origin, aircraft=_some(rng, c["aircraft"][origin], 2),
+        aircraft = _some(rng, c["aircraft"][origin], 2)
+        o.update(origin=origin, aircraft=aircraft,
                  destination=_pick(rng, [d for d in c["destinations"] if d != origin] or c["destinations"]),
-                 refuel=[u for u in c.get("refuel", []) if u in c["aircraft"][origin]][:4])  # FS 9.4
+                 refuel=[u for u in c.get("refuel", []) if u in aircraft][:4])  # FS 9.4: of those that fly
     elif op == 4:
         ships_with_sf = {state["units"][u]["aboard"] for u in c["sf"]}
         ships = [s for s in c["ships"] if s in ships_with_sf] + [s for s in c["ships"] if s not in ships_with_sf]

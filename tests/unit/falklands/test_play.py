@@ -69,3 +69,20 @@ def test_the_first_candidate_is_drawn_from_the_offer_by_weight():
     for op, p in expected.items():
         sigma = math.sqrt(draws * p * (1 - p))
         assert abs(seen[op] - draws * p) < 5 * sigma, (op, seen[op], draws * p)
+
+
+def test_fs_9_4_the_random_player_designates_for_refuelling_only_a4s_that_fly_in_its_op_3(positions):
+    """FS 9.4: A-4s "in any one operation in which they're involved" may be designated; an Op #3
+    that designated an A-4 left at its base was refused (seen in the open-loop benchmark's 422s)."""
+    rules, rng, checked = _rules(), random.Random(3), 0
+    for state, seat in positions:
+        if seat != "AR" or rules.orders_outside_operations(state, seat) is not None:
+            continue
+        template = rules.operation_template(state, seat, 3)
+        if not template or not template["choices"].get("refuel"):
+            continue
+        for _ in range(5):
+            order = play.order_for(template, state, seat, rng)
+            assert set(order["refuel"]) <= set(order["aircraft"]), order
+            checked += 1
+    assert checked >= 20, checked
