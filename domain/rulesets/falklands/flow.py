@@ -171,7 +171,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
         return
     choice = f.pop("answer")
     dest = choice.get("destinations", {}) if isinstance(choice, dict) else {}
-    if not isinstance(dest, dict):
+    if not isinstance(dest, dict) or not all(isinstance(a, str) for a in dest.values()):
         raise InvalidOrder("'destinations' maps aircraft to bases", rule="FS 9.6", field="choice")
     for u in dest:
         need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")

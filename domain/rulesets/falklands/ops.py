@@ -233,7 +233,8 @@ def op_5(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_6(ctx: Ctx, side: str, order: dict) -> list:
     group = next(g for g in T.GROUPS if g not in ctx.state["groups_entered"])
-    entry = order.get("entry", {}) or {}
+    entry = order.get("entry")
+    entry = {} if entry is None else entry  # all via Sea Area 4; 0, "" or [] is no map of ships
     if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
         raise InvalidOrder("'entry' maps ship ids to sa4 or south_georgia", rule=rule(6), field="entry")
     units = T.group_units(group)
