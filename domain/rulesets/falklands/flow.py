@@ -46,8 +46,8 @@ def intercept(ctx: Ctx, stack: list) -> None:
     choice = f.pop("answer")
     fire = choice.get("fire") if isinstance(choice, dict) else None
     stack.pop()
-    if not fire:
-        return  # the UK lets them pass
+    if fire is None or fire == []:
+        return  # the UK lets them pass (0, "" or false is no answer: check_fire refuses it)
     if fire == "auto":
         fire = [shot for c in carriers for shot in auto_fire(ctx.state, b, [c], reach[c], UK)]
     for shot in fire if isinstance(fire, list) else []:

@@ -230,7 +230,7 @@ class Falklands(Ruleset):
         if order.get("decision") != d["id"]:
             raise InvalidOrder(f"the decision waiting is {d['id']!r}", rule=d["rule"], field="decision")
         choice = order.get("choice", {})
-        if choice is not None and not isinstance(choice, (dict, str)):
+        if choice is not None and not isinstance(choice, dict):  # a word ("x") is no answer's default
             raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")
         known = CHOICE_FIELDS.get(d["kind"])
         unknown = sorted(set(choice) - known) if isinstance(choice, dict) and known is not None else []
