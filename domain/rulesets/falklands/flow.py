@@ -116,8 +116,10 @@ def assault(ctx: Ctx, stack: list) -> None:
             b = battle_frame(area, side, "assault", "FS 7.1 Op #17", wave, enemy, [],
                              mods={u: [[-1, "landing in the first wave (FS 7.1 Op #17)"]] for u in wave},
                              exposed=wave, sf_bonus=sf_bonus([*wave, *enemy]))
-            fire = f["fire"] or auto_fire(ctx.state, b, shooters, targets, side)
-            b["fire"] = check_fire(ctx.state, b, side, fire, wave, targets, "FS 7.1 Op #17")
+            if f["fire"] == "auto":
+                b["fire"] = auto_fire(ctx.state, b, shooters, targets, side)
+            else:  # checked with the order (ops.op_17); a target the bombardment removed takes no shot
+                b["fire"] = [s for s in f["fire"] if s["unit"] in wave and s["at"] in targets]
             stack.append(b)
     elif f["stage"] == "fight":
         stack.pop()

@@ -640,16 +640,26 @@ def op_17(ctx: Ctx, side: str, order: dict) -> list:
                  f"{name(u)} is not aboard a transport vessel (A or T) in the Falkland Islands Sea Area")
         steps = sum(ctx.state["units"][u]["steps"] for u in second)
         need(1 <= steps <= 10, rule(17), "the second wave is one to ten steps")
+    # The first wave's shots are checked now, with the order, as any attack's are (FS 10.2), not
+    # after the bombardment's dice (a refusal then would follow dice, or leave a decision no
+    # answer gets past); the step drops shots at targets the bombardment removed (flow.assault).
+    fire = fire_of(order)
+    ashore = _targets(ctx, area, enemy, ("ground",), no_sf=True)
+    if fire != "auto":
+        landing = battle_frame(area, side, "assault", rule(17), wave, ashore, [])
+        fire = check_fire(ctx.state, landing, side, fire, wave, ashore, rule(17))
+    bombard_fire = order.get("bombard_fire")
+    need(bombard or bombard_fire in (None, "auto"), rule(17), "'bombard_fire' goes with the ships of 'bombard'")
     frames = []
-    if bombard:
+    if bombard:  # its shots are checked even with nothing there to hit ("AUTO" or 0 is no fire)
         targets = _targets(ctx, area, enemy, ("ground", "aircraft"), no_sf=True)
-        if targets:
-            b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
-            b["fire"] = check_fire(ctx.state, b, side, order.get("bombard_fire") or "auto", bombard, targets, rule(17))
-            if b["fire"]:
-                frames.append(b)
+        b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
+        b["fire"] = check_fire(ctx.state, b, side, "auto" if bombard_fire is None else bombard_fire, bombard,
+                               targets, rule(17))
+        if b["fire"]:
+            frames.append(b)
     frames.append({"step": "assault", "area": area, "side": side, "wave": wave, "second": second,
-                   "fire": fire_of(order), "stage": "land"})
+                   "fire": fire, "stage": "land"})
     return frames
 
 
