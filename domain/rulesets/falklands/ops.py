@@ -94,6 +94,14 @@ def staff_work(ctx: Ctx, side: str, area: str, units: list[str]) -> None:
              f"no UK air or sea movement this Operations Phase: {name(u)} is not in {area_name(area)}")
 
 
+def without_attack(order: dict, op) -> None:
+    """Op #20, #22, #24 without ``"attack": true`` move only: a field that goes with the attack
+    (those joining it, its shots, 3-2's target) is refused, never dropped in silence."""
+    given = [k for k in ("support", "fire", "aircraft", "carriers", "refuel", "target_of_opportunity")
+             if order.get(k) is not None and order.get(k) != []]
+    need(not given, rule(op), f"'{given[0] if given else ''}' goes with 'attack': true (a move alone has none)")
+
+
 def fire_of(order: dict):
     """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
     fire = order.get("fire")
@@ -482,13 +490,14 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
 
 def waiver(ctx: Ctx, side: str, order: dict) -> str | None:
     """FS 11.3 3-2/3-3: AR may attack one protected UK ship without the unprotected ones."""
-    if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
-        t = order.get("target_of_opportunity")
-        if t is not None:
-            need(isinstance(t, str) and t in DATA.units and DATA.units[t].get("protected"), "FS 11.3 3-2",
-                 "'target_of_opportunity' names one protected UK surface vessel")
-            return t
-    return None
+    t = order.get("target_of_opportunity")
+    if t is None:
+        return None
+    need(side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR], "FS 11.3 3-2",
+         "'target_of_opportunity' is the AR's while event 3-2/3-3 is in effect, as his next operation")
+    need(isinstance(t, str) and t in DATA.units and DATA.units[t]["side"] == UK and DATA.units[t].get("protected")
+         and S.kind(t) == "ship", "FS 11.3 3-2", "'target_of_opportunity' names one protected UK surface vessel")
+    return t
 
 
 def op_19(ctx: Ctx, side: str, order: dict) -> list:
@@ -531,7 +540,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         if here != dest:
             ctx.emit(ev.UnitMoved, unit=u, origin=here, destination=dest, rule=rule(20))
     if not attack:
-        need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
+        without_attack(order, 20)
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
     # "carriers in adjacent sea areas": a carrier already in the final area fights as one of the
@@ -678,6 +687,8 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
          f"{area_name(dest)} is neither friendly-controlled nor contested")
     attack = flag(order, "attack", rule(22))
     was_contested = S.contested(ctx.state, dest)
+    if not attack:
+        without_attack(order, 22)
     for u in units:
         ctx.emit(ev.UnitMoved, unit=u, origin=origin, destination=dest, rule=rule(22))
     if not attack:
@@ -715,6 +726,8 @@ def op_24(ctx: Ctx, side: str, order: dict) -> list:
     origin = area_of(order, "origin", 24, kinds=("land",))
     dest = area_of(order, "destination", 24, kinds=("land",))
     attack = flag(order, "attack", rule(24))
+    if not attack:
+        without_attack(order, 24)
     for u in units:
         need(ctx.state["units"][u]["location"] == origin, rule(24), f"{name(u)} is not in {area_name(origin)}")
     if origin == dest:
