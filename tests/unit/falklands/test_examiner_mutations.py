@@ -347,6 +347,8 @@ def mutants(state: dict, seat: str, order: dict, rng: random.Random) -> list[Mut
                         _retype_refusal(order, path, [], value, decision_kind, _idle(state, seat, order, field))
                         if field in ("fire", "bombard_fire")
                         else None)
+        if isinstance(value, dict) and path and isinstance(path[-1], int) and _field(order, path) == "fire":
+            add(_set(order, path, {**value, "times": 3}), "a word added to a shot", path, "a shot with other words")
         if isinstance(value, dict):
             for k in list(value):
                 walk(value[k], (*path, k))
@@ -746,3 +748,15 @@ def test_fs_11_3_2_1_a_detection_attack_assigns_its_fire_not_one_target(monkeypa
         answer(st, UK, {**choice, "target": "drummond"})
     assert e.value.rule == "FS 11.3 2-1"
     answer(st, UK, choice, FixedDice(default=6))
+
+
+def test_fs_10_9_a_shot_is_a_unit_and_its_target_other_words_in_it_are_refused_not_dropped():
+    """FS 10.9 "each time a British carrier fires ... they may fire three times": each shot is one
+    {"unit", "at"} in 'fire'. {"unit": "hermes", "at": "drummond", "times": 3} was taken as one shot
+    and its "times" dropped in silence."""
+    st = empty()
+    place(st, "hermes", "sa7")
+    place(st, "drummond", "sa7")
+    order = op(14, area="sa7", units=["hermes"], fire=[{"unit": "hermes", "at": "drummond", "times": 3}])
+    assert refusal(st, UK, order).rule == "FS 10.2"
+    play(st, UK, {**order, "fire": fire(*[("hermes", "drummond")] * 3)})
