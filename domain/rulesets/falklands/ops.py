@@ -431,7 +431,7 @@ def op_14(ctx: Ctx, side: str, order: dict) -> list:
     tez = tez_expansion(ctx, side, order, 14)
     units = whole_force(ctx, side, area, ("ship", "submarine"), units)
     return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez,
-                        protected_waiver=waiver(ctx, side, order))]  # FS 11.3 3-2: any attack on ships
+                        protected_waiver=waiver(ctx, side, order, area))]  # FS 11.3 3-2: any attack on ships
 
 
 def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:
@@ -484,12 +484,13 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
     staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
     b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
-                    protected_waiver=waiver(ctx, side, order))
+                    protected_waiver=waiver(ctx, side, order, area))
     return intercepted(ctx.state, aircraft, area, 18, b)
 
 
-def waiver(ctx: Ctx, side: str, order: dict) -> str | None:
-    """FS 11.3 3-2/3-3: AR may attack one protected UK ship without the unprotected ones."""
+def waiver(ctx: Ctx, side: str, order: dict, area: str) -> str | None:
+    """FS 11.3 3-2/3-3: AR may attack one protected UK ship without the unprotected ones (in
+    ``area``, the battle's: "without having to also engage unprotected targets in that same area")."""
     t = order.get("target_of_opportunity")
     if t is None:
         return None
@@ -497,6 +498,8 @@ def waiver(ctx: Ctx, side: str, order: dict) -> str | None:
          "'target_of_opportunity' is the AR's while event 3-2/3-3 is in effect, as his next operation")
     need(isinstance(t, str) and t in DATA.units and DATA.units[t]["side"] == UK and DATA.units[t].get("protected")
          and S.kind(t) == "ship", "FS 11.3 3-2", "'target_of_opportunity' names one protected UK surface vessel")
+    need(S.alive(ctx.state, t) and S.where(ctx.state, t) == area, "FS 11.3 3-2",
+         f"{name(t)} is not in {area_name(area)}, where this attack is")
     return t
 
 
@@ -550,7 +553,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
     b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
-                    aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order))
+                    aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order, dest))
     return intercepted(ctx.state, aircraft, dest, 20, b)
 
 

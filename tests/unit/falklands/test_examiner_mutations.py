@@ -760,3 +760,18 @@ def test_fs_10_9_a_shot_is_a_unit_and_its_target_other_words_in_it_are_refused_n
     order = op(14, area="sa7", units=["hermes"], fire=[{"unit": "hermes", "at": "drummond", "times": 3}])
     assert refusal(st, UK, order).rule == "FS 10.2"
     play(st, UK, {**order, "fire": fire(*[("hermes", "drummond")] * 3)})
+
+
+def test_fs_11_3_3_2_the_target_of_opportunity_is_in_the_attacked_area():
+    """3-2 "attack any one protected UK surface vessel without having to also engage unprotected
+    targets in that same area": a protected ship named elsewhere than the attack was accepted and
+    did nothing."""
+    st = empty("AR Operations")
+    place(st, "glamorgan", "sa7")
+    place(st, "drummond", "sa7")
+    place(st, "hermes", "sa4")
+    st["effects"][AR]["ar_target_of_opportunity"] = {"event": "3-2"}
+    order = op(14, area="sa7", units=["drummond"], fire="auto", target_of_opportunity="hermes")
+    assert refusal(st, AR, order).rule == "FS 11.3 3-2"
+    place(st, "hermes", "sa7")
+    play(st, AR, {**order, "fire": fire(("drummond", "hermes"))})
