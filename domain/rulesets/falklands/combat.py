@@ -102,7 +102,8 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
     if fire == "auto":
         fire = auto_fire(state, battle, shooters, targets, side)
     if not isinstance(fire, list) or not all(isinstance(f, dict) and isinstance(f.get("unit"), str)
-                                             and isinstance(f.get("at"), str) for f in fire):
+                                             and isinstance(f.get("at"), str) and set(f) <= {"unit", "at"}
+                                             for f in fire):  # a shot's other words ("times": 3) are no shots
         raise InvalidOrder("'fire' is a list of {unit, at}", rule="FS 10.2", field="fire")
     counts: dict[str, int] = {}
     subs: dict[str, int] = {}

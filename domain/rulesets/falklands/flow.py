@@ -46,8 +46,8 @@ def intercept(ctx: Ctx, stack: list) -> None:
     choice = f.pop("answer")
     fire = choice.get("fire") if isinstance(choice, dict) else None
     stack.pop()
-    if not fire:
-        return  # the UK lets them pass
+    if fire is None or fire == []:
+        return  # the UK lets them pass (0, "" or false is no answer: check_fire refuses it)
     if fire == "auto":
         fire = [shot for c in carriers for shot in auto_fire(ctx.state, b, [c], reach[c], UK)]
     for shot in fire if isinstance(fire, list) else []:
@@ -116,8 +116,10 @@ def assault(ctx: Ctx, stack: list) -> None:
             b = battle_frame(area, side, "assault", "FS 7.1 Op #17", wave, enemy, [],
                              mods={u: [[-1, "landing in the first wave (FS 7.1 Op #17)"]] for u in wave},
                              exposed=wave, sf_bonus=sf_bonus([*wave, *enemy]))
-            fire = f["fire"] or auto_fire(ctx.state, b, shooters, targets, side)
-            b["fire"] = check_fire(ctx.state, b, side, fire, wave, targets, "FS 7.1 Op #17")
+            if f["fire"] == "auto":
+                b["fire"] = auto_fire(ctx.state, b, shooters, targets, side)
+            else:  # checked with the order (ops.op_17); a target the bombardment removed takes no shot
+                b["fire"] = [s for s in f["fire"] if s["unit"] in wave and s["at"] in targets]
             stack.append(b)
     elif f["stage"] == "fight":
         stack.pop()
@@ -171,7 +173,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
         return
     choice = f.pop("answer")
     dest = choice.get("destinations", {}) if isinstance(choice, dict) else {}
-    if not isinstance(dest, dict):
+    if not isinstance(dest, dict) or not all(isinstance(a, str) for a in dest.values()):
         raise InvalidOrder("'destinations' maps aircraft to bases", rule="FS 9.6", field="choice")
     for u in dest:
         need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")

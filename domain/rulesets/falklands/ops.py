@@ -94,6 +94,14 @@ def staff_work(ctx: Ctx, side: str, area: str, units: list[str]) -> None:
              f"no UK air or sea movement this Operations Phase: {name(u)} is not in {area_name(area)}")
 
 
+def without_attack(order: dict, op) -> None:
+    """Op #20, #22, #24 without ``"attack": true`` move only: a field that goes with the attack
+    (those joining it, its shots, 3-2's target) is refused, never dropped in silence."""
+    given = [k for k in ("support", "fire", "aircraft", "carriers", "refuel", "target_of_opportunity")
+             if order.get(k) is not None and order.get(k) != []]
+    need(not given, rule(op), f"'{given[0] if given else ''}' goes with 'attack': true (a move alone has none)")
+
+
 def fire_of(order: dict):
     """The shots an order assigns; none given means automatic fire (FS 10.2, combat.auto_fire)."""
     fire = order.get("fire")
@@ -233,7 +241,8 @@ def op_5(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_6(ctx: Ctx, side: str, order: dict) -> list:
     group = next(g for g in T.GROUPS if g not in ctx.state["groups_entered"])
-    entry = order.get("entry", {}) or {}
+    entry = order.get("entry")
+    entry = {} if entry is None else entry  # all via Sea Area 4; 0, "" or [] is no map of ships
     if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
         raise InvalidOrder("'entry' maps ship ids to sa4 or south_georgia", rule=rule(6), field="entry")
     units = T.group_units(group)
@@ -422,7 +431,7 @@ def op_14(ctx: Ctx, side: str, order: dict) -> list:
     tez = tez_expansion(ctx, side, order, 14)
     units = whole_force(ctx, side, area, ("ship", "submarine"), units)
     return [_sea_battle(ctx, side, order, 14, area, units, ("ship",), "surface", tez_expanded=tez,
-                        protected_waiver=waiver(ctx, side, order))]  # FS 11.3 3-2: any attack on ships
+                        protected_waiver=waiver(ctx, side, order, area))]  # FS 11.3 3-2: any attack on ships
 
 
 def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:
@@ -475,19 +484,23 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
     staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
     b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
-                    protected_waiver=waiver(ctx, side, order))
+                    protected_waiver=waiver(ctx, side, order, area))
     return intercepted(ctx.state, aircraft, area, 18, b)
 
 
-def waiver(ctx: Ctx, side: str, order: dict) -> str | None:
-    """FS 11.3 3-2/3-3: AR may attack one protected UK ship without the unprotected ones."""
-    if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
-        t = order.get("target_of_opportunity")
-        if t is not None:
-            need(isinstance(t, str) and t in DATA.units and DATA.units[t].get("protected"), "FS 11.3 3-2",
-                 "'target_of_opportunity' names one protected UK surface vessel")
-            return t
-    return None
+def waiver(ctx: Ctx, side: str, order: dict, area: str) -> str | None:
+    """FS 11.3 3-2/3-3: AR may attack one protected UK ship without the unprotected ones (in
+    ``area``, the battle's: "without having to also engage unprotected targets in that same area")."""
+    t = order.get("target_of_opportunity")
+    if t is None:
+        return None
+    need(side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR], "FS 11.3 3-2",
+         "'target_of_opportunity' is the AR's while event 3-2/3-3 is in effect, as his next operation")
+    need(isinstance(t, str) and t in DATA.units and DATA.units[t]["side"] == UK and DATA.units[t].get("protected")
+         and S.kind(t) == "ship", "FS 11.3 3-2", "'target_of_opportunity' names one protected UK surface vessel")
+    need(S.alive(ctx.state, t) and S.where(ctx.state, t) == area, "FS 11.3 3-2",
+         f"{name(t)} is not in {area_name(area)}, where this attack is")
+    return t
 
 
 def op_19(ctx: Ctx, side: str, order: dict) -> list:
@@ -530,7 +543,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
         if here != dest:
             ctx.emit(ev.UnitMoved, unit=u, origin=here, destination=dest, rule=rule(20))
     if not attack:
-        need(not support and not order.get("fire"), rule(20), "'support' and 'fire' go with 'attack': true")
+        without_attack(order, 20)
         return []
     aircraft, carriers, _ = air_units(ctx, side, order, 20, dest)
     # "carriers in adjacent sea areas": a carrier already in the final area fights as one of the
@@ -540,7 +553,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
     b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
-                    aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order))
+                    aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order, dest))
     return intercepted(ctx.state, aircraft, dest, 20, b)
 
 
@@ -640,16 +653,26 @@ def op_17(ctx: Ctx, side: str, order: dict) -> list:
                  f"{name(u)} is not aboard a transport vessel (A or T) in the Falkland Islands Sea Area")
         steps = sum(ctx.state["units"][u]["steps"] for u in second)
         need(1 <= steps <= 10, rule(17), "the second wave is one to ten steps")
+    # The first wave's shots are checked now, with the order, as any attack's are (FS 10.2), not
+    # after the bombardment's dice (a refusal then would follow dice, or leave a decision no
+    # answer gets past); the step drops shots at targets the bombardment removed (flow.assault).
+    fire = fire_of(order)
+    ashore = _targets(ctx, area, enemy, ("ground",), no_sf=True)
+    if fire != "auto":
+        landing = battle_frame(area, side, "assault", rule(17), wave, ashore, [])
+        fire = check_fire(ctx.state, landing, side, fire, wave, ashore, rule(17))
+    bombard_fire = order.get("bombard_fire")
+    need(bombard or bombard_fire in (None, "auto"), rule(17), "'bombard_fire' goes with the ships of 'bombard'")
     frames = []
-    if bombard:
+    if bombard:  # its shots are checked even with nothing there to hit ("AUTO" or 0 is no fire)
         targets = _targets(ctx, area, enemy, ("ground", "aircraft"), no_sf=True)
-        if targets:
-            b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
-            b["fire"] = check_fire(ctx.state, b, side, order.get("bombard_fire") or "auto", bombard, targets, rule(17))
-            if b["fire"]:
-                frames.append(b)
+        b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
+        b["fire"] = check_fire(ctx.state, b, side, "auto" if bombard_fire is None else bombard_fire, bombard,
+                               targets, rule(17))
+        if b["fire"]:
+            frames.append(b)
     frames.append({"step": "assault", "area": area, "side": side, "wave": wave, "second": second,
-                   "fire": fire_of(order), "stage": "land"})
+                   "fire": fire, "stage": "land"})
     return frames
 
 
@@ -668,6 +691,8 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
          f"{area_name(dest)} is neither friendly-controlled nor contested")
     attack = flag(order, "attack", rule(22))
     was_contested = S.contested(ctx.state, dest)
+    if not attack:
+        without_attack(order, 22)
     for u in units:
         ctx.emit(ev.UnitMoved, unit=u, origin=origin, destination=dest, rule=rule(22))
     if not attack:
@@ -705,6 +730,8 @@ def op_24(ctx: Ctx, side: str, order: dict) -> list:
     origin = area_of(order, "origin", 24, kinds=("land",))
     dest = area_of(order, "destination", 24, kinds=("land",))
     attack = flag(order, "attack", rule(24))
+    if not attack:
+        without_attack(order, 24)
     for u in units:
         need(ctx.state["units"][u]["location"] == origin, rule(24), f"{name(u)} is not in {area_name(origin)}")
     if origin == dest:

@@ -268,6 +268,11 @@ def free_attack(ctx: Ctx, stack: list) -> None:
     named = [*units, *carriers, *aircraft]
     attackers = [*named, *[u for u in _must_join(ctx.state, area, opt) if u not in named]]
     need(attackers, rule, "name the attacking units")
+    # a surprise attack is on "any one ... vessel" (its units fire at it); a detection attack is on
+    # the area's ships or submarines, with the shots assigned: the other's field is refused, not dropped
+    extra = "fire" if kind == "surprise" else "target"
+    need(choice.get(extra) is None, rule, f"'{extra}' is not part of this attack (a surprise attack names one "
+                                          "'target'; a detection attack assigns its 'fire')")
     if kind == "surprise":
         target = choice.get("target")
         need(target in opt["targets"], rule, "the target is one enemy surface vessel there")

@@ -214,7 +214,7 @@ class Falklands(Ruleset):
             d = state["pending"][0]
             need(kind == "decide", d["rule"], f"answer the pending decision first: {d['prompt']}")
         handler = {"decide": self._decide, "setup": self._setup, "operation": self._operation,
-                   "pass": self._operation, "submarines": self._submarines}.get(kind)
+                   "pass": self._operation, "submarines": self._submarines}.get(kind) if isinstance(kind, str) else None
         if handler is None:
             raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", rule=self.sequence_rule,
                                field="kind")
@@ -230,7 +230,7 @@ class Falklands(Ruleset):
         if order.get("decision") != d["id"]:
             raise InvalidOrder(f"the decision waiting is {d['id']!r}", rule=d["rule"], field="decision")
         choice = order.get("choice", {})
-        if choice is not None and not isinstance(choice, (dict, str)):
+        if choice is not None and not isinstance(choice, dict):  # a word ("x") is no answer's default
             raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")
         known = CHOICE_FIELDS.get(d["kind"])
         unknown = sorted(set(choice) - known) if isinstance(choice, dict) and known is not None else []
@@ -246,7 +246,8 @@ class Falklands(Ruleset):
         need(ctx.state["phase"] == S.SETUP_PHASE, "FS 3.3", "set-up is over")
         subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
         placing = order.get("submarines")
-        if not isinstance(placing, dict) or set(placing) != set(subs):
+        if (not isinstance(placing, dict) or set(placing) != set(subs)
+                or not all(isinstance(area, str) for area in placing.values())):
             raise InvalidOrder(f"'submarines' places {', '.join(subs)} in TEZ sea areas", rule="FS 3.3", field="submarines")
         for u, area in placing.items():
             need(area in DATA.tez, "FS 3.3", f"{DATA.units[u]['name']} is placed in one of the TEZ sea areas "
@@ -292,7 +293,8 @@ class Falklands(Ruleset):
     def _submarines(self, ctx: Ctx, seat: str, order: dict) -> None:
         phase = ctx.state["phase"]
         need(phase == f"{seat} Submarine", "FS 8.1", f"submarines move in your Submarine Phase, not the {phase} phase")
-        moves = order.get("moves", {}) or {}
+        moves = order.get("moves")
+        moves = {} if moves is None else moves  # none moves (FS 8.1); 0, "" or [] is no map of moves
         if not isinstance(moves, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in moves.items()):
             raise InvalidOrder("'moves' maps submarine ids to sea areas", rule="FS 8.1", field="moves")
         for u, area in moves.items():

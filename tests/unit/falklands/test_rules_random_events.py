@@ -340,8 +340,10 @@ def test_fs_11_3_3_2_only_for_the_next_ar_operation(monkeypatch):
     out, after = play(st, AR, {"kind": "pass"})
     assert "ar_target_of_opportunity" not in after["effects"][AR]
     after = phase(after, "AR Operations")
+    assert refused(after, AR, op(14, area=SEA, units=["drummond"], fire=fire(("drummond", "hermes")))).rule == "FS 10.4"
+    # naming the spent target of opportunity is refused under the event itself, not dropped
     assert refused(after, AR, op(14, area=SEA, units=["drummond"], fire=fire(("drummond", "hermes")),
-                                 target_of_opportunity="hermes")).rule == "FS 10.4"
+                                 target_of_opportunity="hermes")).rule == "FS 11.3 3-2"
 
 
 def test_fs_11_3_3_2_the_target_of_opportunity_is_a_protected_ship(monkeypatch):
