@@ -72,7 +72,7 @@ from domain.rulesets.core import json_copy
 from domain.rulesets.stf import composition
 from domain.rulesets.stf.forces import AV8_KIND
 from domain.rulesets.stf.rules import DATA, STEPS, kind
-from domain.rulesets.toolkit.engine import Ctx
+from domain.rulesets.toolkit.engine import Ctx, known_fields
 from domain.rulesets.toolkit.tables import load_tables, roll_on
 
 FILE = "air.json"
@@ -790,8 +790,14 @@ def _asm(state: dict, order: dict, origin: str) -> list[dict]:
         if not isinstance(item, dict) or item.get("aircraft") not in HARPOON["aircraft"]:
             raise InvalidOrder(f"each 'asm' entry names an aircraft: {' or '.join(HARPOON['aircraft'])}",
                                rule="STF 13.11", field="asm")
+        known_fields(item, ["aircraft", "damage"], "STF 13.11", "an 'asm' entry", words=())
         _need(not named or any(item["aircraft"] in a for a in flown), "STF 13.11",
               f"{origin}'s carriers fly no {item['aircraft']}")
+        if named:  # each squadron fires its waves once: no more entries than squadrons of it left
+            left = _harpoon_squadrons(state, origin, item["aircraft"])
+            given = sum(1 for i in raw if isinstance(i, dict) and i.get("aircraft") == item["aircraft"])
+            _need(given <= left, "STF 13.11", f"{origin}'s carriers have {left} {item['aircraft']} squadron(s) left, "
+                                             f"not {given} to fire Harpoons")
         damage = item.get("damage", 0)
         if not isinstance(damage, int) or isinstance(damage, bool) or damage < 0:
             raise InvalidOrder("'damage' is the squadron's permanent damage, 0 or more", rule="STF 13.11", field="asm")
@@ -801,6 +807,12 @@ def _asm(state: dict, order: dict, origin: str) -> list[dict]:
                     "missiles_per_wave": HARPOON["missiles_per_wave"], "missile": HARPOON["missile"],
                     "resolved": "as SSM combat in the Strike segment, after CAP, off the tactical display"})
     return out
+
+
+def _harpoon_squadrons(state: dict, origin: str, aircraft: str) -> int:
+    """How many squadrons of ``aircraft`` the carriers of ``origin`` have left to fly (squadrons())."""
+    return sum(1 for cv in carriers(state, origin) for s in squadrons(state, cv["id"])
+               if aircraft in str((cv.get("aircraft") or {}).get(s["type"]) or ""))
 
 
 def may_fire_tomahawks(state: dict, gid: str) -> bool:

@@ -172,14 +172,16 @@ def _count(value: Any, field: str, *, least: int = 1) -> int:
 
 
 def _unit_list(payload: dict, field: str) -> list:
-    value = payload.get(field) or []
+    value = payload.get(field)
+    value = [] if value is None else value
     if not isinstance(value, list) or len(set(map(str, value))) != len(value):
         raise InvalidOrder(f"'{field}' is a list of unit ids, each once", rule=RESULTS_RULE, field=field)
     return value
 
 
 def _map(payload: dict, field: str) -> dict:
-    value = payload.get(field) or {}
+    value = payload.get(field)
+    value = {} if value is None else value
     if not isinstance(value, dict):
         raise InvalidOrder(f"'{field}' is an object keyed by id", rule=RESULTS_RULE, field=field)
     return value

@@ -27,7 +27,7 @@ from domain.events import PhaseAdvanced
 from domain.rulesets.stf.events import CampaignFixed, GroupPlaced, PoolSet, UnitsAssigned
 from domain.rulesets.stf.rules import DATA, kind
 from domain.rulesets.toolkit.data import DataError, Dataset, check_choice, check_fields, freeze, thaw
-from domain.rulesets.toolkit.engine import Ctx, ids, need
+from domain.rulesets.toolkit.engine import Ctx, ids, known_fields, need
 
 COUNTERMIX_FILE = "countermix.json"
 NATIONS = ("US", "NATO", "Soviet")
@@ -519,6 +519,7 @@ def _form(ctx: Ctx, order: dict) -> None:
     seen: list[str] = []
     plan = []
     for n, g in enumerate(groups, start=1):
+        known_fields(g, ["kind", "units", "leader"], "STF 1.14", "a group", words=())
         gkind = g.get("kind")
         if gkind not in ("tf", "subron"):
             raise InvalidOrder("a group's 'kind' is 'tf' or 'subron'", rule="STF 6.1", field="groups")
