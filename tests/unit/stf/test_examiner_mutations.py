@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from uuid import UUID
 
+import pytest
+
 from domain.errors import InvalidOrder, RuleViolation
 from domain.game import Game, Roller
 from domain.rulesets.stf import play, rulebook
@@ -210,3 +212,52 @@ def test_mutated_orders_are_accepted_or_refused_naming_a_rule_of_the_text():
     failures, kinds = run(range(4), 2)
     report = "\n".join(f"{label}: {why} {order}" for label, order, why in failures[:40])
     assert not failures, f"{len(failures)} failures:\n{report}"
+
+
+# ---- one plain test for each kind of failure the property test found --------------------------------
+def test_stf_13_11_a_squadron_fires_its_harpoon_waves_once():
+    """STF 13.11: A-6s "conduct their ASM attacks by firing 3 waves of 8 Harpoon each": the Nimitz
+    has one H squadron of A-6s, so a strike naming two A-6 entries recorded six waves for it."""
+    from tests.unit.stf.test_air import player_strike_state
+    from tests.unit.stf.helpers import play as play_order
+
+    st = player_strike_state("precise")
+    st["units"]["nimitz"]["aircraft"] = {"L": "F-14 Tomcat", "H": "A-6 Intruder"}  # its counter names them
+    strike = {"kind": "air_strike", "from": "P1", "target": "TF1"}
+    play_order(st, {**strike, "asm": [{"aircraft": "A-6 Intruder", "damage": 0}]})
+    with pytest.raises(RuleViolation) as err:
+        play_order(st, {**strike, "asm": [{"aircraft": "A-6 Intruder", "damage": 0}] * 2})
+    assert err.value.rule == "STF 13.11" and "1 A-6 Intruder squadron(s) left" in str(err.value)
+    with pytest.raises(InvalidOrder) as err:  # a misspelt key is refused, not read as no damage
+        play_order(st, {**strike, "asm": [{"aircraft": "A-6 Intruder", "damag": 2}]})
+    assert err.value.rule == "STF 13.11"
+
+
+@pytest.mark.parametrize("field,value", [("sunk", 0), ("sunk", ""), ("sunk", False), ("hits", []), ("hits", 0)])
+def test_stf_11_1_a_reports_value_of_the_wrong_type_is_refused_not_read_as_none(field, value):
+    """A battle's report (the base game's results, STF 11.1's record): only a missing or null
+    field means none; ``"sunk": 0`` was accepted as no ship sunk."""
+    from tests.unit.stf.test_combat import battle
+    from tests.unit.stf.helpers import play as play_order
+
+    play_order(battle(), {"kind": "report", field: None})
+    with pytest.raises(InvalidOrder) as err:
+        play_order(battle(), {"kind": "report", field: value})
+    assert err.value.rule == "STF 11.1" and err.value.field == field
+
+
+def test_stf_1_14_a_group_with_a_key_it_does_not_have_is_refused():
+    """STF 1.14 (leaders of task forces): ``"leaderr": "Captain"`` was dropped in silence, so the
+    group took the best leader the rules allow instead of the one asked for."""
+    from tests.unit.stf.test_examiner_rules_1_7 import counters, drawn, forces_state
+    from tests.unit.stf.helpers import play as play_order
+
+    st = drawn(forces_state(side="Soviet", points=14), 1)  # as test_stf_1_12_a_soviet_carriers_pcs_...
+    ffs = counters("Soviet", "FF")[:3]
+    _, st = play_order(st, {"kind": "buy", "units": ffs})
+    carrier = st["campaign"]["player_carriers"][0]
+    group = {"kind": "tf", "units": [carrier, *ffs]}
+    play_order(st, {"kind": "form_groups", "groups": [group]})
+    with pytest.raises(InvalidOrder) as err:
+        play_order(st, {"kind": "form_groups", "groups": [{**group, "leaderr": "Captain"}]})
+    assert err.value.rule == "STF 1.14"
