@@ -99,7 +99,8 @@ def without_attack(order: dict, op) -> None:
     (those joining it, its shots, 3-2's target) is refused, never dropped in silence."""
     given = [k for k in ("support", "fire", "aircraft", "carriers", "refuel", "target_of_opportunity")
              if order.get(k) is not None and order.get(k) != []]
-    need(not given, rule(op), f"'{given[0] if given else ''}' goes with 'attack': true (a move alone has none)")
+    if given:
+        raise RuleViolation(rule(op), f"'{given[0]}' goes with 'attack': true (a move alone has none)")
 
 
 def fire_of(order: dict):
