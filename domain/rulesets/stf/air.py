@@ -779,9 +779,9 @@ def _system_target(state: dict, target: str, rule: str) -> tuple[str, str]:
 def _asm(state: dict, order: dict, origin: str) -> list[dict]:
     """STF 13.11: the A-6 Intruder and Buccaneer squadrons of the strike firing Harpoons (a carrier
     whose counter names its aircraft must carry that one)."""
-    flown = [str(a) for cv in (carriers(state, origin) if origin in state["groups"] else [])
-             for a in (cv.get("aircraft") or {}).values() if a]
-    named = any("aircraft" in cv for cv in (carriers(state, origin) if origin in state["groups"] else []))
+    cvs = carriers(state, origin) if origin in state["groups"] else []
+    flown = [str(a) for cv in cvs for a in (cv.get("aircraft") or {}).values() if a]
+    named = any("aircraft" in cv for cv in cvs)
     raw = order.get("asm", [])
     if not isinstance(raw, list):
         raise InvalidOrder("'asm' is a list of {aircraft, damage}", rule="STF 13.11", field="asm")
@@ -794,7 +794,7 @@ def _asm(state: dict, order: dict, origin: str) -> list[dict]:
         _need(not named or any(item["aircraft"] in a for a in flown), "STF 13.11",
               f"{origin}'s carriers fly no {item['aircraft']}")
         if named:  # each squadron fires its waves once: no more entries than squadrons of it left
-            left = _harpoon_squadrons(state, origin, item["aircraft"])
+            left = _harpoon_squadrons(state, cvs, item["aircraft"])
             given = sum(1 for i in raw if isinstance(i, dict) and i.get("aircraft") == item["aircraft"])
             _need(given <= left, "STF 13.11", f"{origin}'s carriers have {left} {item['aircraft']} squadron(s) left, "
                                              f"not {given} to fire Harpoons")
@@ -809,9 +809,9 @@ def _asm(state: dict, order: dict, origin: str) -> list[dict]:
     return out
 
 
-def _harpoon_squadrons(state: dict, origin: str, aircraft: str) -> int:
-    """How many squadrons of ``aircraft`` the carriers of ``origin`` have left to fly (squadrons())."""
-    return sum(1 for cv in carriers(state, origin) for s in squadrons(state, cv["id"])
+def _harpoon_squadrons(state: dict, cvs: list[dict], aircraft: str) -> int:
+    """How many squadrons of ``aircraft`` the carriers ``cvs`` have left to fly (squadrons())."""
+    return sum(1 for cv in cvs for s in squadrons(state, cv["id"])
                if aircraft in str((cv.get("aircraft") or {}).get(s["type"]) or ""))
 
 
