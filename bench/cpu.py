@@ -15,6 +15,12 @@ window ÷ orders. granian's own HTTP work runs in Rust threads py-spy does not s
 share counts only the Python part (Flask, Werkzeug, its access log callback), and CPU per order
 compares the two servers whole.
 
+An order with no web server at all (bench/inprocess.py): CPU per order of ``Warlog.submit_order``
+alone, and through warlog's Flask app with Flask's test client (no socket, no gunicorn), in a
+fresh process on a fresh store, beside the gunicorn workers' CPU per order at saturation. What
+the gunicorn figure adds to the Flask one is the server's share (its HTTP parsing and writing,
+gevent, the access log, the sockets' system calls).
+
 Rates, latencies and CPU per order come from a run without py-spy, the split from a second run
 with it (``--quick``: both from the run with it). The same runs are made with granian
 (``granian --interface wsgi --workers 2 --factory api.app:create_app``, its access log on) in
@@ -40,7 +46,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import profile_split
+from bench import inprocess, profile_split
 from bench.openloop import warlog_open
 from bench.orders import http_orders
 from bench.peers import ROLLS
@@ -121,7 +127,7 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
     if not spy.exists() and shutil.which("py-spy") is None:
         result.note("py-spy is not installed (pip install py-spy): no profile")
         return result
-    rows, durable = [], []
+    rows, durable, bare = [], [], []
     folder = keep or Path(tempfile.mkdtemp(prefix="warlog-bench-cpu-"))
     try:
         for kind in kinds:
@@ -145,6 +151,10 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
                             f"{LABEL[kind]}, gunicorn, {load}: an order keeps a worker busy about {fmt(got['busy_ms'])} "
                             f"ms (py-spy's samples ÷ orders): {parts}; the commit alone "
                             f"{fmt(got['share'][profile_split.COMMIT] * got['busy_ms'])} ms")
+            alone = inprocess.measure(kind, 300 if quick else 3000)
+            served = web[("gunicorn", "saturation")]["cpu_ms"]
+            bare.append([LABEL[kind], fmt(alone["service_ms"]), fmt(alone["flask_ms"]), fmt(served)])
+            print(f"  {LABEL[kind]}, no web server: {' | '.join(bare[-1][1:])}", flush=True)
             for load in ("100/s", "saturation"):
                 ours, theirs = web.get(("gunicorn", load)), web.get(("granian", load))
                 if ours is None or theirs is None:
@@ -164,6 +174,8 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
             shutil.rmtree(folder, ignore_errors=True)
     result.tables.append((["store", "server", "load", "orders/s", "p50 ms", "p99 ms", "CPU ms/order",
                            *PARTS, "of which the commit", "samples"], rows))
+    result.tables.append((["store", "CPU ms/order: Warlog.submit_order alone", "through the Flask app (test client)",
+                           "gunicorn at saturation (above)"], bare))
     result.tables.append((["store", "settings an acknowledged order is committed under"], durable))
     result.notes.append(f"{games} games, {connections} connections, warm-up {warmup:g} s, window {duration:g} s; "
                         f"py-spy {SPY} on each web worker")

@@ -155,6 +155,17 @@ def test_the_profile_splits_an_orders_time_and_names_the_durability(against_the_
                      against_the_peer, re.MULTILINE), against_the_peer
 
 
+def test_the_profile_measures_an_order_with_no_web_server(against_the_peer):
+    if "py-spy is not installed" in against_the_peer:
+        pytest.skip("py-spy is not installed (pip install py-spy)")
+    rows = [r for r in _table(against_the_peer, "3. Where an order's CPU goes") if len(r) == 4]
+    assert rows[0] == ["store", "CPU ms/order: Warlog.submit_order alone", "through the Flask app (test client)",
+                       "gunicorn at saturation (above)"], rows
+    for store in ("SQLite", "PostgreSQL"):
+        alone, flask, served = (_number(c) for c in next(r for r in rows if r[0] == store)[1:])
+        assert 0 < alone < flask < 1_000 and 0 < served < 1_000, (store, alone, flask, served)
+
+
 def test_one_benchmark_runs_alone(tmp_path):
     done = subprocess.run([sys.executable, "-m", "bench", "dice", "--quick"], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
