@@ -82,9 +82,10 @@ INTRO = [
     "on first use (skipped with a reason where Node.js or npm is missing). PostgreSQL runs use",
     "`WARLOG_BENCH_POSTGRES_URL` (default the test database), in a schema (the peer: a database)",
     "made for the run and dropped after it; SQLite runs a file in a temporary folder. This machine is",
-    "shared: the load averages below say how quiet it was. Two tools beside them:",
-    "`python -m bench.longgame` (the projector on one long game) and `python -m bench.instructions`",
-    "(instructions an order, counted by valgrind on a replayed script of orders).",
+    "shared: the load averages below say how quiet it was. Three tools beside them:",
+    "`python -m bench.longgame` (the projector on one long game), `python -m bench.instructions`",
+    "(instructions an order, counted by valgrind on a replayed script of orders) and",
+    "`python -m bench.inprocess` (an order's CPU with no web server, which section 3 also reports).",
 ]
 
 
