@@ -35,3 +35,85 @@ def test_stf_8_7_an_lbna_patrols_precise_report_leaves_a_group_already_precise_a
     g = after["groups"]["TF1"]
     assert (g["status"], g["hex"], g["intel"], g["units"]) == ("on map", SYS, "precise", ["dd"])
     assert events_of(out, "PlayerAirAction")[0]["detail"]["false_contacts"] == []
+
+
+# ---- STF 7.8: the BB exceptions of the 3-hex and 2-hex bands in an invasion ---------------------------
+def _invading_cv_beside_a_bb(distance: int, target: int) -> dict:
+    from tests.unit.stf.test_examiner_movement_13 import cv_tf, state
+    from tests.unit.stf.test_movement import add as move_add
+    from tests.unit.stf.test_movement import ship as move_ship
+    st = state(invader="system", target=target)
+    move_add(st, "P1", "Player", "tf", "1506", [move_ship("bb", "BB"), move_ship("p1"), move_ship("p2"), move_ship("p3")])
+    cv_tf(st, "TF1", f"{15 + distance:02d}06")
+    return st
+
+
+@pytest.mark.parametrize("target", [45, 30])
+def test_stf_7_8_an_invading_cv_3_hexes_from_a_bb_goes_for_the_objective_no_closer_than_4_hexes(target):
+    """7.8, 3 hexes: "If a BB is in the player task force, move 1 hex away from task force (battle) or
+    move as many hexes as possible towards objective hex, but no closer than 4 hexes to player BB task
+    force (invasion)": not the battle's one hex away, and not 'move to 1 hex and launch SSMs'."""
+    from tests.unit.stf.test_examiner_movement_13 import d, moves
+    from domain.rulesets.stf import movement
+    st = _invading_cv_beside_a_bb(3, target)
+    objective = maps.sea_hexes_of("giuk", target)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    move = moves(out)[0]
+    end = st2["groups"]["TF1"]["hex"]
+    assert move["rule"] == "STF 7.8" and len(move["path"]) == 3  # as many hexes as possible: its speed
+    assert all(d(h, "1506") >= 3 for h in move["path"]) and d(end, "1506") >= 4
+    assert movement.nearest("giuk", end, objective) == movement.nearest("giuk", "1806", objective) - 3
+
+
+def test_stf_7_8_an_invading_cv_2_hexes_from_a_bb_fires_its_ssms_then_goes_for_the_objective():
+    """7.8, 2 or fewer hexes: "If a BB is in a player task force conduct any SSM attacks, then either
+    move as many hexes away from the BB task force as possible ... (battle) or move as many hexes as
+    possible towards the objective Megahex (invasion)": it holds in the Movement phase, fires in the
+    Combat phase, then moves toward the objective, not toward its own edge, and fights no gunnery."""
+    from tests.unit.stf.helpers import play
+    from tests.unit.stf.test_examiner_movement_13 import moves
+    from domain.rulesets.stf import movement
+    st = _invading_cv_beside_a_bb(2, 30)
+    objective = maps.sea_hexes_of("giuk", 30)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out) == [] and st2["groups"]["TF1"]["hex"] == "1706"
+    out, st3 = run_step({**st2, "phase": "Combat"}, "surface_combat", FixedDice(default=1))
+    assert [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
+    for _ in range(10):
+        if not st3.get("pending"):
+            break
+        more, st3 = play(st3, {"kind": "decide", "decision": st3["pending"][0]["id"], "choice": {"sunk": None}},
+                         FixedDice(default=1))
+        out += more
+    assert not st3.get("pending")
+    assert not [e for e in events_of(out, "SystemActs") if e["what"] == "gunnery"]
+    run = [e for e in moves(out) if e["group"] == "TF1"]
+    assert run and run[0]["rule"] == "STF 7.8"
+    end = st3["groups"]["TF1"]["hex"]
+    assert movement.nearest("giuk", end, objective) < movement.nearest("giuk", "1706", objective)
+
+
+# ---- STF 1.12: "however it may continue to conduct air operations" -----------------------------------
+def test_stf_1_12_a_carrier_short_of_its_escorts_withdraws_but_its_air_strike_is_still_accepted():
+    """1.12: "If the aircraft carrier cannot meet this escort ship requirement, then it and its
+    remaining escorts must withdraw as quickly as possible toward the nearest friendly 'Base',
+    however it may continue to conduct air operations." P1, a US carrier with one frigate, breaks
+    the requirement; its air strike on an Accurate task force in the Strike phase is accepted."""
+    from domain.rulesets.stf import forces
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state("accurate")
+    assert forces.escort_shortfall(st, "P1")
+    out, _ = play(st, {"kind": "air_strike", "from": "P1", "target": "TF1"})
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["from"] == "P1"
+
+
+def test_stf_1_12_a_gamesystem_carrier_short_of_its_escorts_still_launches_its_air_strike():
+    """1.12 for the GameSystem's carrier: withdrawing for want of escorts, "however it may continue
+    to conduct air operations": a Precise carrier task force with one destroyer, a Player carrier
+    task force 6 megahexes off, strikes it (10.7, the Air Attack Table)."""
+    from domain.rulesets.stf import forces
+    from tests.unit.stf.test_air import precise_cv_state, strikes
+    st = precise_cv_state()
+    assert forces.escort_shortfall(st, "TF1")
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert strikes(out) and strikes(out)[0]["detail"]["group"] == "TF1"
