@@ -117,3 +117,30 @@ def test_stf_1_12_a_gamesystem_carrier_short_of_its_escorts_still_launches_its_a
     assert forces.escort_shortfall(st, "TF1")
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert strikes(out) and strikes(out)[0]["detail"]["group"] == "TF1"
+
+
+# ---- STF 1.13: "all on the same turn" -----------------------------------------------------------------
+def test_stf_1_13_a_gamesystem_task_force_moves_strikes_and_fires_its_ssms_in_one_turn_whatever_its_leader():
+    """1.13: "Leaders are not used to determine actions for the GameSystem. The GameSystem task force
+    or subron may conduct air strikes, move, conduct SSM, gunnery and torpedo combat all on the same
+    turn." A Precise carrier task force with no leader chit, 3 hexes from the Player's carrier task
+    force: in turn 3 it moves to 1 hex (7.8), launches its air strike (10.7) and fires its SSMs
+    (11.2), none of them barred by another."""
+    from tests.unit.stf.helpers import at_phase
+    from tests.unit.stf.test_examiner_movement_13 import cv_tf, d, moves, state
+    from tests.unit.stf.test_movement import add as move_add
+    from tests.unit.stf.test_movement import ship as move_ship
+    st = state(phase="Movement", turn=3)
+    st["campaign"].update({"player_airbases": [], "system_airbase": None, "lbna_available": True,
+                           "ground_aviation": {"Player": 0, "system": 0}})
+    move_add(st, "P1", "Player", "tf", "1506", [move_ship("pcv", "CV", nation="US"), move_ship("p1", "FF"),
+                                                move_ship("p2", "FF"), move_ship("p3", "FF")])
+    cv_tf(st, "TF1", "1806")
+    assert st["groups"]["TF1"]["chit"] is None
+    out, st = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["group"] == "TF1" and d(st["groups"]["TF1"]["hex"], "1506") == 1
+    out, st = run_step(at_phase(st, "Strike", turn=3), "air_attacks", FixedDice(default=1))
+    assert [e["detail"]["group"] for e in events_of(out, "SystemActs") if e["what"] == "air strike"] == ["TF1"]
+    out, st = run_step(at_phase(st, "Combat", turn=3), "surface_combat", FixedDice(default=1))
+    waves = [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
+    assert waves and waves[0]["detail"]["group"] == "TF1"
