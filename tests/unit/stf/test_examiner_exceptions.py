@@ -144,3 +144,20 @@ def test_stf_1_13_a_gamesystem_task_force_moves_strikes_and_fires_its_ssms_in_on
     out, st = run_step(at_phase(st, "Combat", turn=3), "surface_combat", FixedDice(default=1))
     waves = [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
     assert waves and waves[0]["detail"]["group"] == "TF1"
+
+
+# ---- STF 7.11 over 7.10: "will ignore all other movement rules" ----------------------------------------
+def test_stf_7_11_last_ditch_defence_enters_the_hex_of_an_invasion_force_holding_a_bb():
+    """7.10: "A GameSystem task force will never enter a hex or adjacent hex of a player task force
+    containing a BB"; 7.11: a task force defending against an invasion that can attack a player task
+    force (with an invasion freighter) that has entered the objective megahex "will ignore all other
+    movement rules and will move at full speed towards that player task force, and engage": a surface
+    action group 3 hexes off goes into the hex of P1, whose BB 7.10 would keep it 2 hexes from."""
+    from tests.unit.stf.test_examiner_movement_13 import moves, sag, state
+    from tests.unit.stf.test_movement import player_tf
+    from tests.unit.stf.test_movement import ship as move_ship
+    st = state(invader="Player", target=43)
+    player_tf(st, "P1", "1804", extra=[move_ship("fr1", "FR", invasion=True), move_ship("bb", "BB")])  # 43's centre
+    sag(st, "TF1", "2104")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.11" and st2["groups"]["TF1"]["hex"] == "1804"
