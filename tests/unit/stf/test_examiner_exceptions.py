@@ -161,3 +161,25 @@ def test_stf_7_11_last_ditch_defence_enters_the_hex_of_an_invasion_force_holding
     sag(st, "TF1", "2104")
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
     assert moves(out)[0]["rule"] == "STF 7.11" and st2["groups"]["TF1"]["hex"] == "1804"
+
+
+# ---- STF 9.5: "if they are not attacked that turn" ------------------------------------------------------
+@pytest.mark.parametrize("order, phase", [
+    ({"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}, "Strike"),  # 9.7
+    ({"kind": "air_strike", "from": "P1", "target": "Latakia"}, "Strike"),                     # 9.2, 9.6
+    ({"kind": "bombard", "from": "P2", "target": "Latakia"}, "Combat"),                        # 9.8
+])
+def test_stf_9_5_an_airbase_attacked_this_turn_by_tomahawks_aircraft_or_guns_repairs_no_hit(order, phase):
+    """9.5: "Airbases repair 1 hit per turn if they are not attacked that turn." The GameSystem's
+    airbase with 2 hits, attacked in turn 3 by Tomahawks (9.7), by the Player's carrier aircraft
+    (9.2) or by gunfire (9.8), keeps its 2 hits in that turn's Terminal phase; not attacked, 1."""
+    from tests.unit.stf.helpers import at_phase
+    from tests.unit.stf.test_air import player_strike_state
+    st = at_phase(player_strike_state("accurate"), phase, turn=3)
+    st["groups"]["P1"]["hex"] = "4410"  # the carrier within range of Latakia
+    st["airbases"] = {"Latakia": {"owner": "system", "hits": 2, "attacked": 1}}
+    _, quiet = run_step(at_phase(st, "Terminal", turn=3), "airbase_repair", NoDice())
+    assert quiet["airbases"]["Latakia"]["hits"] == 1
+    _, after = play(st, order)
+    _, after = run_step(at_phase(after, "Terminal", turn=3), "airbase_repair", NoDice())
+    assert after["airbases"]["Latakia"]["hits"] == 2
