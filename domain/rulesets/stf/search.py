@@ -161,8 +161,12 @@ def _accurate(ctx: Ctx, gid: str) -> None:
 
 def _precise(ctx: Ctx, gid: str) -> None:
     """STF 8.7: no chit, 1d6 (even false contact); else its size if less than Accurate (8.6), its
-    composition (composition.reveal), a Precise subron to Shallow."""
+    composition (composition.reveal), a Precise subron to Shallow. A group already Precise stays
+    as it is (8.7: "remains Precisely identified for the rest of the game"; 8.6: "no effect"): an
+    LBNA patrol's Precise report (2.6.1) on its megahex rolls nothing for it."""
     group = ctx.state["groups"][gid]
+    if group.get("intel") == "precise":
+        return
     if group.get("chit") is None and _false_contact(ctx, gid, "STF 8.7"):
         return
     reveal(ctx, gid, rule="STF 8.7", why=f"the Player's search reports {gid} Precise")
