@@ -290,3 +290,89 @@ def test_fs_4_4_2_a_marker_played_on_the_event_dice_does_not_last_into_the_free_
     assert not S.alive(st, "drummond")
     assert vp_by(out, "FS 4.4(2)") == [1] and vp(st) == start + 1
     assert st["turn"] == 2 and st["phase"] == "UK Operations"
+
+
+# ================================================ 10.9 "at the end of any UK operation" ===
+def test_fs_10_9_rendezvous_at_the_end_of_the_first_of_two_operations_four_shots_in_the_second():
+    """FS 10.9: "Once they've rendezvoused with the Conveyor - which is defined as all three ships
+    being in the same sea area at the end of any UK operation - that number of shots is increased
+    from three to four and the Conveyor is removed from play (without yielding any VP)." Under
+    1-1 the Conveyor joins the carriers in the first operation: it is gone at once, and the
+    carriers' Op #13 in the second operation fires four shots each."""
+    st = board(superiority=True)
+    for u in ("hermes", "invincible"):
+        place(st, u, "falklands")
+    place(st, T.CONVEYOR, OUTSIDE)
+    for u in ("a4_1", "a4_2"):
+        place(st, u, "port_stanley")
+    start = vp(st)
+    out, st = play(st, UK, op(20, units=[T.CONVEYOR], destination="falklands"))
+    assert [e["unit"] for e in events_of(out, "UnitWithdrawn")] == [T.CONVEYOR]
+    assert st["rendezvous"] and not S.alive(st, T.CONVEYOR) and vp(st) == start
+    assert st["phase"] == "UK Operations"
+    shots = fire(*[(c, t) for c in ("hermes", "invincible") for t in ("a4_1", "a4_2", "a4_1", "a4_2")])
+    out, st = play(st, UK, op(13, carriers=["hermes", "invincible"], airbase="port_stanley", fire=shots),
+                   FixedDice(default=6))
+    assert len([r for r in out if type(r).__name__ == "Roll"]) == 8
+    assert st["phase"] == "AR Operations"
+
+
+# ====================================================== 4.5 and 5.3: the last operation ===
+def test_fs_4_5_the_point_of_the_last_operation_reaching_plus_20_is_sudden_death_not_the_reckoning():
+    """FS 4.5: "If the VP tally ever reaches +20, play stops immediately and the AR player is
+    declared the winner ... this rule supercedes the Port Stanley capture precondition"; FS 4.4(1)
+    scores at the end of each UK operation. The UK's last operation (he holds Port Stanley) ends
+    with no UK surface ship in the TEZ at +19: +20, the AR wins by sudden death, once."""
+    st = control(empty(uk_operations=1), UK, T.PORT_STANLEY)
+    st["vp"][S.TRACK] = 19
+    out, st = play(st, UK, {"kind": "pass"})
+    assert vp_by(out, "FS 4.4(1)") == [1]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["level"], ended["rule"]) == (AR, "sudden death", "FS 4.5")
+    assert st["ended"] and not events_of(out, "PhaseAdvanced")
+
+
+def test_fs_5_3_the_last_turn_ends_with_its_first_phase_no_ar_phase_no_random_event():
+    """FS 5.3: "Note that means the last turn will be truncated, ending immediately with the
+    completion of its first phase." Two UK operations: turn 1 is whole (its Random Event Phase
+    rolls), turn 2 ends after the UK's operation: nothing of the AR's, no event is rolled."""
+    st = board(uk_operations=2)
+    control(st, UK, T.PORT_STANLEY)
+    st["vp"][S.TRACK] = 0
+    out, st = whole_turn(st)
+    assert events_of(out, "RandomEventDrawn") and st["uk_operations_left"] == 1
+    out, st = play(st, UK, {"kind": "pass"}, FixedDice())
+    assert st["ended"] and st["uk_operations_left"] == 0
+    assert not events_of(out, "PhaseAdvanced") and not events_of(out, "RandomEventDrawn")
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (UK, "FS 4.6")
+    assert R.legal_orders(st, AR) == [] and R.legal_orders(st, UK) == []
+
+
+# ==================================== 11.3 4-1 "out of play until rolled into effect again" ===
+def test_fs_11_3_4_1_the_marker_is_held_across_turns_until_played_once_then_gone(monkeypatch):
+    """FS 11.3 4-1: the UK takes the marker and "may play that marker after any die roll ...
+    The effect is to make/allow the rolling player to roll that die again"; played, it is out of
+    play until rolled into effect again. Taken at the end of turn 1, it is still held in turn 3's
+    UK operation; played there, no re-roll is offered afterwards."""
+    with_factor(monkeypatch, "glamorgan", surface=3)
+    st = board()
+    place(st, "glamorgan", OUTSIDE)
+    place(st, "drummond", OUTSIDE)
+    place(st, "granville", OUTSIDE)
+    out, st = whole_turn(st, event=(4, 1))
+    assert st["markers"][UK] == ["uk_decisive_leader"]
+    out, st = whole_turn(st)  # turn 2: the event dice are offered for a re-roll, kept
+    if pending(st):
+        assert pending(st)["kind"] == "leadership"
+        more, st = answer(st, UK, {"reroll": None})
+    assert st["turn"] == 3 and st["markers"][UK] == ["uk_decisive_leader"]
+    dice = FixedDice(6, 6, 6, 1)  # Glamorgan, Drummond and Granville miss; the re-roll hits
+    out, st = play(st, UK, op(14, area=OUTSIDE, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))), dice)
+    out, st = answer(st, AR, {"fire": "auto"}, dice)
+    assert pending(st)["kind"] == "leadership"
+    out, st = answer(st, UK, {"reroll": 0}, dice)
+    assert not S.alive(st, "drummond") and st["markers"][UK] == [] and st["markers"][AR] == []
+    assert st["phase"] == "AR Operations"
+    out, st = end_turn(st, event=QUIET)
+    assert "DecisionPending" not in names(out)  # no marker: no re-roll offered on the event dice
