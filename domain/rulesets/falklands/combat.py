@@ -15,7 +15,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.hooks import d6, step
+from domain.rulesets.falklands.hooks import d6, simultaneous, step
 from domain.rulesets.toolkit.engine import Ctx, need
 
 FACTOR = {"ship": "surface", "submarine": "sub", "aircraft": "air", "ground": "ground"}
@@ -287,7 +287,14 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
 
 def apply_hits(ctx: Ctx, b: dict) -> None:
     """Every hit takes a step, in the order fired; hits on a unit already destroyed are wasted
-    (FS 10.2), except that a carrier's later shots go on to its next listed target (FS 10.9)."""
+    (FS 10.2), except that a carrier's later shots go on to its next listed target (FS 10.9).
+    The hits take effect at one instant (10.2): sudden death (4.5) is judged on the VP of all of
+    them, and of the control they change, not after the first side's shots (hooks.simultaneous)."""
+    with simultaneous(ctx):
+        _apply_hits(ctx, b)
+
+
+def _apply_hits(ctx: Ctx, b: dict) -> None:
     destroyed: set[str] = set()
     steps = {u: ctx.state["units"][u]["steps"] for u in {*b["attackers"], *b["defenders"]} if u in ctx.state["units"]}
     carrier_targets: dict[str, list[str]] = {}

@@ -376,3 +376,66 @@ def test_fs_11_3_4_1_the_marker_is_held_across_turns_until_played_once_then_gone
     assert st["phase"] == "AR Operations"
     out, st = end_turn(st, event=QUIET)
     assert "DecisionPending" not in names(out)  # no marker: no re-roll offered on the event dice
+
+
+# ============================================= 4.5 with 10.2: one battle's hits at one instant ===
+OTHER_TEZ = "sa6"  # a TEZ sea area without the ship that keeps FS 4.4(1) quiet
+
+
+def _both_sink_at_19(monkeypatch, attacker: str) -> tuple[list, dict]:
+    """At +19, Drummond and Glamorgan (one step left) meet in a TEZ sea area and sink each other:
+    Glamorgan gives the AR +1 (4.4(4)), Drummond the UK -1 (4.4(3))."""
+    with_factor(monkeypatch, "drummond", surface=3)
+    with_factor(monkeypatch, "glamorgan", surface=3)
+    st = board("UK Operations" if attacker == UK else "AR Operations")
+    st["vp"][S.TRACK] = 19
+    place(st, "glamorgan", OTHER_TEZ, steps=1)
+    place(st, "drummond", OTHER_TEZ)
+    shooter, target = ("glamorgan", "drummond") if attacker == UK else ("drummond", "glamorgan")
+    dice = FixedDice(1, 1)  # both hit
+    out, st = play(st, attacker, op(14, area=OTHER_TEZ, units=[shooter], fire=fire((shooter, target))), dice)
+    more, st = answer(st, S.other(attacker), {"fire": "auto"}, dice)
+    return out + more, st
+
+
+def test_fs_4_5_and_10_2_ships_sunk_in_one_battle_score_at_one_instant_whoever_fired_first(monkeypatch):
+    """FS 10.2: "All fire in a given battle is considered to be taking place simultaneously ...
+    There's no advantage to rolling your combat resolution die rolls before the other player. All
+    combat dice are rolled by both players before any hits take effect"; FS 4.5: "If the VP tally
+    ever reaches +20, play stops immediately." At +19 an AR attack and its UK defensive fire sink
+    one ship each (+1 and -1 at the same instant): the tally stays at +19 and play goes on, as it
+    does when the UK is the attacker and fires first."""
+    for attacker in (UK, AR):
+        out, st = _both_sink_at_19(monkeypatch, attacker)
+        assert not S.alive(st, "drummond") and not S.alive(st, "glamorgan")
+        assert sorted(e["delta"] for e in events_of(out, "VPScored")) == [-1, 1]
+        assert vp(st) == 19 and not events_of(out, "GameEnded") and not st.get("ended"), attacker
+        assert st["phase"] == ("AR Operations" if attacker == UK else "UK Submarine")
+
+
+def test_fs_4_5_a_battle_whose_net_result_reaches_plus_20_ends_the_game_after_its_hits(monkeypatch):
+    """FS 4.5 "play stops immediately" once the battle's hits have taken effect (10.2): at +18 the
+    AR sinks Glamorgan (+1) and Sheffield (+1) while Drummond is sunk in the TEZ (-1): +19, no end;
+    at +19 the same battle ends the game at +20 with every hit of the battle applied."""
+    for start, ends in ((18, False), (19, True)):
+        for u, f in (("drummond", {"surface": 3}), ("granville", {"surface": 3}), ("glamorgan", {"surface": 3}),
+                     ("sheffield", {"surface": 3})):
+            with_factor(monkeypatch, u, **f)
+        st = board("AR Operations")
+        st["vp"][S.TRACK] = start
+        for u in ("glamorgan", "sheffield"):
+            place(st, u, OTHER_TEZ, steps=1)
+        place(st, "drummond", OTHER_TEZ)
+        place(st, "granville", OTHER_TEZ)
+        dice = FixedDice(1, 1, 1, 6)  # Drummond and Granville hit; Glamorgan hits, Sheffield misses
+        out, st = play(st, AR, op(14, area=OTHER_TEZ, units=["drummond", "granville"],
+                                  fire=fire(("drummond", "glamorgan"), ("granville", "sheffield"))), dice)
+        more, st = answer(st, UK, {"fire": fire(("glamorgan", "drummond"), ("sheffield", "granville"))}, dice)
+        out += more
+        assert not S.alive(st, "glamorgan") and not S.alive(st, "sheffield") and not S.alive(st, "drummond")
+        assert vp(st) == start + 1
+        assert bool(events_of(out, "GameEnded")) is ends and bool(st.get("ended")) is ends
+        if ends:
+            (ended,) = events_of(out, "GameEnded")
+            assert (ended["winner"], ended["level"], ended["rule"]) == (AR, "sudden death", "FS 4.5")
+            assert names(out).index("GameEnded") > max(i for i, n in enumerate(names(out)) if n == "UnitEliminated")
