@@ -439,3 +439,30 @@ def test_fs_4_5_a_battle_whose_net_result_reaches_plus_20_ends_the_game_after_it
             (ended,) = events_of(out, "GameEnded")
             assert (ended["winner"], ended["level"], ended["rule"]) == (AR, "sudden death", "FS 4.5")
             assert names(out).index("GameEnded") > max(i for i, n in enumerate(names(out)) if n == "UnitEliminated")
+
+
+def test_fs_4_4_2_a_marker_played_in_the_free_attack_itself_stops_no_vp_there(monkeypatch):
+    """FS 4.4(2) "these VP aren't scored during the operation when random event 4-1/4-2/4-3 is in
+    effect"; FS 11.3 2-1: the free attack "doesn't count as using up a UK operation". The UK keeps
+    its marker through the event dice, then plays it in the free attack's battle to have its
+    missed die rolled again: Drummond sinks in Sea Area 4 in no operation, with no marker held:
+    +1 for the AR."""
+    with_factor(monkeypatch, "glamorgan", surface=3)
+    st = board()
+    st["markers"][UK] = ["uk_decisive_leader"]
+    place(st, "glamorgan", OUTSIDE)
+    place(st, "drummond", OUTSIDE)
+    out, st = to_ar_ops(st)
+    out, st = through(st, AR, {"kind": "pass"})
+    out, st = play(st, UK, {"kind": "submarines", "moves": {}})
+    out, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 1))
+    out, st = answer(st, UK, {"reroll": None})  # the event dice are kept: 2-1
+    assert pending(st)["kind"] == "free_attack"
+    start = vp(st)
+    out, st = answer(st, UK, {"area": OUTSIDE, "units": ["glamorgan"], "fire": fire(("glamorgan", "drummond"))})
+    dice = FixedDice(6, 6, 1)  # Glamorgan misses, Drummond misses, the re-roll hits
+    out, st = answer(st, AR, {"fire": "auto"}, dice)
+    assert pending(st)["kind"] == "leadership"
+    out, st = answer(st, UK, {"reroll": 0}, dice)
+    assert "MarkerPlayed" in names(out) and not S.alive(st, "drummond")
+    assert vp_by(out, "FS 4.4(2)") == [1] and vp(st) == start + 1
