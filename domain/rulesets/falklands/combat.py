@@ -15,7 +15,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.hooks import d6, step
+from domain.rulesets.falklands.hooks import d6, simultaneous, step
 from domain.rulesets.toolkit.engine import Ctx, need
 
 FACTOR = {"ship": "surface", "submarine": "sub", "aircraft": "air", "ground": "ground"}
@@ -287,7 +287,14 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
 
 def apply_hits(ctx: Ctx, b: dict) -> None:
     """Every hit takes a step, in the order fired; hits on a unit already destroyed are wasted
-    (FS 10.2), except that a carrier's later shots go on to its next listed target (FS 10.9)."""
+    (FS 10.2), except that a carrier's later shots go on to its next listed target (FS 10.9).
+    The hits take effect at one instant (10.2): sudden death (4.5) is judged on the VP of all of
+    them, and of the control they change, not after the first side's shots (hooks.simultaneous)."""
+    with simultaneous(ctx):
+        _apply_hits(ctx, b)
+
+
+def _apply_hits(ctx: Ctx, b: dict) -> None:
     destroyed: set[str] = set()
     steps = {u: ctx.state["units"][u]["steps"] for u in {*b["attackers"], *b["defenders"]} if u in ctx.state["units"]}
     carrier_targets: dict[str, list[str]] = {}
@@ -355,9 +362,12 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
 def leadership_in_effect(state: dict) -> bool:
     """FS 4.4(2) "when random event 4-1/4-2/4-3 is in effect": a Decisive Leader marker is held
     (4-1: taken "as a reminder this event is activated"), or one was played earlier in this
-    operation, in any of its battles (docs/rulesets.md)."""
+    operation, in any of its battles (docs/rulesets.md). A marker played in the Random Event Phase
+    (on the event dice, or in a free attack, which "doesn't count as" an operation, 11.3 2-1) is
+    played in no operation: once played it is held no more, and it stops no VP there."""
     held = any(LEADER_MARKER[s] in state["markers"].get(s, []) for s in LEADER_MARKER)
-    return held or bool(state.get("leader_played_in_op"))
+    in_operation = state.get("phase") in ("UK Operations", "AR Operations")
+    return held or (in_operation and bool(state.get("leader_played_in_op")))
 
 
 def after_ground_change(ctx: Ctx) -> None:

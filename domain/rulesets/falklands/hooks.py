@@ -5,10 +5,11 @@ a d6 against a hit number.
 
 from __future__ import annotations
 
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from domain import events as ev
-from domain.rulesets.falklands.state import fold
+from domain.rulesets.falklands.state import TRACK, fold
 from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps
 
 STEPS = Steps("falklands")
@@ -27,7 +28,10 @@ class FalklandsHooks(Hooks):
         return {**state, "order_rolls": []}
 
     def on_vp(self, ctx: Ctx, track: str, total: int) -> None:
-        """FS 4.5: the game ends at once when the VP track reaches +20 (AR) or -5 (UK)."""
+        """FS 4.5: the game ends at once when the VP track reaches +20 (AR) or -5 (UK); while a
+        battle's hits take effect, once all of them have (``simultaneous``)."""
+        if getattr(ctx, "simultaneous_hits", False):
+            return
         if total >= SUDDEN_DEATH_AR:
             ctx.emit(ev.GameEnded, winner="AR", level="sudden death",
                      reason=f"the VP track reached {total} (+{SUDDEN_DEATH_AR})", rule="FS 4.5")
@@ -37,6 +41,23 @@ class FalklandsHooks(Hooks):
 
 
 HOOKS = FalklandsHooks(STEPS)
+
+
+@contextmanager
+def simultaneous(ctx: Ctx) -> Iterator[None]:
+    """FS 10.2: "All fire in a given battle is considered to be taking place simultaneously ...
+    There's no advantage to rolling your combat resolution die rolls before the other player":
+    the hits of one battle take effect at one instant, so the VP they score (4.4) are judged for
+    sudden death (4.5) once, when all of them are in, not after the first side's shots."""
+    held = getattr(ctx, "simultaneous_hits", False)
+    ctx.simultaneous_hits = True
+    start = ctx.state["vp"][TRACK]
+    try:
+        yield
+    finally:
+        ctx.simultaneous_hits = held
+    if not held and ctx.state["vp"][TRACK] != start:
+        HOOKS.on_vp(ctx, TRACK, ctx.state["vp"][TRACK])
 
 
 def new_ctx(state: dict, dice: Any) -> Ctx:
