@@ -247,3 +247,19 @@ def test_fs_9_7_a_flight_home_to_argentina_is_not_intercepted_in_argentina():
     place(st, DAGGERS[0], "port_stanley")
     out, st2 = play(st, AR, op(3, aircraft=[DAGGERS[0]], origin="port_stanley", destination=S.ARGENTINA))
     assert pending(st2)["kind"] == "interception" and pending(st2)["options"]["fire"] == {"hermes": [DAGGERS[0]]}
+
+
+def test_fs_9_7_an_emergency_rebasing_to_argentina_is_not_intercepted_in_argentina_either():
+    """FS 9.6 "aircraft other than Pucaras and stealth are subject to interception when performing
+    it", but FS 9.7 "no UK ... combat may ever take place in" Argentina: a Dagger stranded at Goose
+    Green flying home passes no sea area next to the carrier in Sea Area 1 on its way by Sea Areas
+    7 and 3, and reaches Argentina unintercepted."""
+    st = empty()
+    place(st, "hermes", "sa1")
+    place(st, "yarmouth", TEZ[0])  # FS 4.4(1) stays quiet
+    place(st, "2_para", "san_carlos")
+    place(st, DAGGERS[0], "goose_green")
+    out, st2 = play(st, UK, op(24, units=["2_para"], origin="san_carlos", destination="goose_green"))
+    assert pending(st2)["kind"] == "emergency_rebase"
+    out, st3 = answer(st2, AR, {"destinations": {DAGGERS[0]: S.ARGENTINA}})
+    assert not pending(st3) and S.where(st3, DAGGERS[0]) == S.ARGENTINA
