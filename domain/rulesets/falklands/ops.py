@@ -802,8 +802,11 @@ def carriers_on_route(state: dict, aircraft: str, destination: str) -> list[str]
     """FS 7.1 Op #11 "If the movement of those AR aircraft takes them into or adjacent to one or
     more sea areas containing UK aircraft carriers": the carriers in or next to an area the flight
     enters on its way (FS 10.9's example: halted in the sea area next to the target's). The AR
-    flies the shortest route it likes, so a carrier counts only when every such route passes it."""
-    routes = flight_paths(S.sea_area_of(S.where(state, aircraft)), S.sea_area_of(destination))
+    flies the shortest route it likes, so a carrier counts only when every such route passes it.
+    Argentina, where a flight home ends, is no place on it: "no UK movement or combat may ever
+    take place in that area" (FS 9.7), so a carrier next to Argentina alone does not intercept."""
+    routes = [[a for a in route if a != S.ARGENTINA]
+              for route in flight_paths(S.sea_area_of(S.where(state, aircraft)), S.sea_area_of(destination))]
     near = [c for c in S.carriers(state, UK) if S.where(state, c) != S.SOUTH_GEORGIA]  # FS 3.7: no sea area
     return [c for c in near if all(any(a == S.where(state, c) or a in DATA.sea_adjacent(S.where(state, c))
                                            for a in route) for route in routes)]
