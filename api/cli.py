@@ -327,6 +327,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     from workers import jobs, notify_jobs
     from workers import queue as rqueue
+    from workers.clock import sweep_seconds
     from workers.webhook_target import Allow
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -334,6 +335,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         Allow.from_env()
         replays = jobs.replay_on_end()
         digest_hour = notify_jobs.digest_hour()
+        every = sweep_seconds()  # before waiting for the database or the schema
     except ValueError as exc:
         raise SystemExit(f"warlog worker: {exc}") from None
     conn = notify_jobs.redis_connection()
@@ -360,12 +362,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
                                 on_end=queue_replays if replays else None, digest_hour=digest_hour)
         poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
         threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
-        from workers.clock import ClockSweep, sweep_seconds
+        from workers.clock import ClockSweep
 
-        try:
-            every = sweep_seconds()
-        except ValueError as exc:
-            raise SystemExit(f"warlog worker: {exc}") from None
         if every:  # the time controls' reminders and timeouts (workers/clock.py)
             sweeper = ClockSweep(service)
             threading.Thread(target=sweeper.run, args=(every,), name="warlog-clock", daemon=True).start()

@@ -42,6 +42,7 @@ HTML = "text/html"
 # Who may call an operation (x-warlog-auth); docs/api.md explains the model.
 NONE, ANY, SEAT, ADMIN = "none", "any token", "seat", "admin"
 WRITER = "seat, umpire or spectator"  # who may annotate
+SEAT_OR_UMPIRE = "seat or umpire"  # who may read standing orders
 AUTH_TEXT = {
     NONE: "No token: the endpoint does not look at Authorization.",
     ANY: "Optional. A token of this game of any role (admin, seat, umpire) reads what that role "
@@ -50,9 +51,11 @@ AUTH_TEXT = {
     ADMIN: "The game's admin token (Authorization: Bearer wla_…), returned once at creation.",
     WRITER: "A seat token, the umpire's token (wlu_…) or, once the game has ended, a spectator token "
             "(wlv_…) the admin issued; not the admin token, nor no token.",
+    SEAT_OR_UMPIRE: "A seat token of this game (its own seat's) or the umpire's token (wlu_…, every seat's); "
+                    "not the admin token, nor a spectator.",
 }
 _SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}], ADMIN: [{"bearerAuth": []}],
-             WRITER: [{"bearerAuth": []}]}
+             WRITER: [{"bearerAuth": []}], SEAT_OR_UMPIRE: [{"bearerAuth": []}]}
 
 # Problem codes shared by many rows of the table. store_unavailable (503) and internal_error (500)
 # are added to every operation.
@@ -584,7 +587,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("what was recorded", schemas.CommandResult, headers=("ETag",))},
         problems=(*WRITE, "rule_violation", "version_conflict", *_SIGNED, "bad_request")),
     ("get", "/api/v1/games/{game_id}/standing-orders"): Op(
-        "The seat's standing orders", SEAT, tag="orders", params=_GAME,
+        "The seat's standing orders", SEAT_OR_UMPIRE, tag="orders", params=_GAME,
         description="A seat token reads its own seat's standing orders, an umpire token every seat's; any "
                     "other caller is 403. `accepts` says which decision kinds the ruleset takes standing "
                     "orders for, with the rule and the policy's form.",

@@ -161,3 +161,19 @@ def test_pg_5_4_warlog_standing_sets_lists_and_cancels_from_the_command_line(ser
     code, out, err = bob("standing", game_id, "--cancel", "fire-at-will")
     assert code == 0 and "cancelled" in out, err
     assert "no standing orders" in bob("standing", game_id)[1]
+
+
+def test_the_umpire_reads_every_seats_standing_orders_as_the_api_reference_says(client):
+    """GET .../standing-orders serves a seat its own and the umpire every seat's (api/standing.py):
+    the reference (api/openapi.py, docs/api.md's endpoint table) names both, not the seat alone."""
+    game = proving_game(client)
+    assert set_policy(client, game, "Blue", "fire-at-will", {"fire": "always"}).status_code == 200
+    read = client.get(f"/api/v1/games/{game.game_id}/standing-orders", headers=umpire(client, game))
+    assert read.status_code == 200, read.json
+    assert [o["seat"] for o in read.json["standing_orders"]] == ["Blue"]
+    admin = client.get(f"/api/v1/games/{game.game_id}/standing-orders", headers=game.admin)
+    assert admin.status_code == 403
+
+    op = client.get("/api/v1/openapi.json").json["paths"]["/api/v1/games/{game_id}/standing-orders"]["get"]
+    assert op["x-warlog-auth"] == "seat or umpire"
+    assert "umpire" in op["description"].split("Auth: ", 1)[1]

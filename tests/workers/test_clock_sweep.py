@@ -245,3 +245,24 @@ def test_an_index_made_before_next_due_gains_the_column_filled_from_the_map_view
     assert {r["game_id"]: r["next_due"] for r in store.query_index([timed, untimed, ended])} == rows
     clock.at = T0 + timedelta(days=2, hours=1)
     assert ClockSweep(app).sweep() == [timed]
+
+
+@pytest.mark.parametrize("extra", [[], ["--webhooks"]], ids=["worker", "webhooks"])
+def test_a_worker_with_a_malformed_sweep_interval_stops_at_once_naming_it(tmp_path, extra):
+    """docs/configuration.md: a WARLOG_CLOCK_SWEEP_SECONDS that is not a number, or negative, stops
+    `warlog worker` at start, as a malformed allow-list or digest hour does: before it waits for a
+    schema nobody has made yet (here none ever is) and before it touches Redis (here none answers)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "WARLOG_CLOCK_SWEEP_SECONDS": "soon", "WARLOG_DATA_DIR": str(tmp_path),
+           "REDIS_URL": "redis://127.0.0.1:1/0"}
+    env.pop("WARLOG_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "api.cli", "worker", "--burst", *extra],
+                          cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "WARLOG_CLOCK_SWEEP_SECONDS must be a number of seconds, not 'soon'" in done.stderr
+    assert "Traceback" not in done.stderr
