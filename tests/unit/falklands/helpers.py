@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 import pytest
 
-from domain.errors import RuleViolation
+from domain.errors import InvalidOrder, RuleViolation
 from domain.game import Roll
 from domain.rulesets import find_ruleset
 from domain.rulesets.falklands import state as S
@@ -252,6 +252,18 @@ def refused(st, seat, order, dice=None) -> RuleViolation:
     with pytest.raises(RuleViolation) as e:
         play(st, seat, order, dice or FixedDice(default=6))
     return e.value
+
+
+def broken(st: dict, seat: str, order: dict, rule: str, dice=None) -> RuleViolation | InvalidOrder:
+    """The order is refused under ``rule`` and the position is left as it was (nothing recorded:
+    ``decide`` raises before any outcome reaches the log). A field the operation does not have is
+    refused as an invalid order naming the operation's rule; a broken limit as a rule violation."""
+    before = copy.deepcopy(st)
+    with pytest.raises((RuleViolation, InvalidOrder)) as err:
+        R.decide(copy.deepcopy(st), seat, order, dice or FixedDice(default=6))
+    assert err.value.rule == rule, (err.value.rule, str(err.value))
+    assert st == before
+    return err.value
 
 
 def fire(*pairs) -> list[dict]:

@@ -5,32 +5,20 @@ and quotes the sentence it comes from."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-from domain.errors import InvalidOrder, RuleViolation
+from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 
 from .helpers import (
-    AR, DAGGERS, PUCARAS, R, TEZ, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place,
+    AR, DAGGERS, PUCARAS, TEZ, UK, FixedDice, answer, broken, control, empty, events_of, fire, names, op, pending, place,
     play, rolls_of, set_phase, with_factor,
 )
 
 FLAT = next(a for a in DATA.land_areas if not DATA.areas[a]["mountains"] and not DATA.areas[a]["entrenched"]
             and not DATA.areas[a]["vp"] and not DATA.areas[a]["airbase"])
 MOUNTAINS = next(a for a in DATA.land_areas if DATA.areas[a]["mountains"] and not DATA.areas[a]["entrenched"])
-
-
-def broken(st: dict, seat: str, order: dict, rule: str, dice=None) -> RuleViolation | InvalidOrder:
-    """Refused under ``rule``, nothing recorded."""
-    before = copy.deepcopy(st)
-    with pytest.raises((RuleViolation, InvalidOrder)) as err:
-        R.decide(copy.deepcopy(st), seat, order, dice or FixedDice(default=6))
-    assert err.value.rule == rule, (err.value.rule, str(err.value))
-    assert st == before
-    return err.value
 
 
 def vp_events(out) -> list[tuple]:

@@ -7,32 +7,18 @@ test_rules_ops_14_25.py, test_examiner_operations.py, test_examiner_decisions.py
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-from domain.errors import InvalidOrder, RuleViolation
+from domain.errors import InvalidOrder
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 
 from .helpers import (
-    AR, AR_DESTROYERS, AR_SUBS, DAGGERS, PUCARAS, R, UK, UK_DESTROYERS, UK_INFANTRY, UK_SF, UK_SUBS,
-    FixedDice, ar, control, events_of, fire, names, op, place, play, set_phase, uk,
+    AR, AR_DESTROYERS, AR_SUBS, DAGGERS, PUCARAS, UK, UK_DESTROYERS, UK_INFANTRY, UK_SF, UK_SUBS,
+    FixedDice, ar, broken, control, events_of, fire, names, op, place, play, set_phase, uk,
 )
 
 AR_INFANTRY = ["ri_3", "ri_4", "ri_5"]
-
-
-def broken(st: dict, seat: str, order: dict, rule: str, dice=None) -> RuleViolation | InvalidOrder:
-    """The order is refused under ``rule`` and the position is left as it was (nothing recorded:
-    ``decide`` raises before any outcome reaches the log). A field the operation does not have is
-    refused as an invalid order naming the operation's rule; a broken limit as a rule violation."""
-    before = copy.deepcopy(st)
-    with pytest.raises((RuleViolation, InvalidOrder)) as err:
-        R.decide(copy.deepcopy(st), seat, order, dice or FixedDice(default=6))
-    assert err.value.rule == rule, (err.value.rule, str(err.value))
-    assert st == before
-    return err.value
 
 
 def moved(out: list) -> dict[str, str]:
