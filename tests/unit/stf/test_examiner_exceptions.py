@@ -8,9 +8,13 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import RuleViolation
-from domain.rulesets.stf import maps
-from tests.unit.stf.helpers import FixedDice, NoDice, events_of, play, rolls_of, run_step
-from tests.unit.stf.test_air import SYS, add, built, cv, ship
+from domain.rulesets.stf import forces, maps, movement
+from tests.unit.stf.helpers import FixedDice, NoDice, at_phase, events_of, play, rolls_of, run_step
+from tests.unit.stf.test_air import SYS, add, built, player_strike_state, precise_cv_state, ship, strikes
+from tests.unit.stf.test_examiner_movement_13 import cv_tf, d, moves, sag, state
+from tests.unit.stf.test_movement import add as move_add
+from tests.unit.stf.test_movement import player_tf
+from tests.unit.stf.test_movement import ship as move_ship
 
 
 def refused(st: dict, order: dict, rule: str) -> str:
@@ -39,9 +43,6 @@ def test_stf_8_7_an_lbna_patrols_precise_report_leaves_a_group_already_precise_a
 
 # ---- STF 7.8: the BB exceptions of the 3-hex and 2-hex bands in an invasion ---------------------------
 def _invading_cv_beside_a_bb(distance: int, target: int) -> dict:
-    from tests.unit.stf.test_examiner_movement_13 import cv_tf, state
-    from tests.unit.stf.test_movement import add as move_add
-    from tests.unit.stf.test_movement import ship as move_ship
     st = state(invader="system", target=target)
     move_add(st, "P1", "Player", "tf", "1506", [move_ship("bb", "BB"), move_ship("p1"), move_ship("p2"), move_ship("p3")])
     cv_tf(st, "TF1", f"{15 + distance:02d}06")
@@ -53,8 +54,6 @@ def test_stf_7_8_an_invading_cv_3_hexes_from_a_bb_goes_for_the_objective_no_clos
     """7.8, 3 hexes: "If a BB is in the player task force, move 1 hex away from task force (battle) or
     move as many hexes as possible towards objective hex, but no closer than 4 hexes to player BB task
     force (invasion)": not the battle's one hex away, and not 'move to 1 hex and launch SSMs'."""
-    from tests.unit.stf.test_examiner_movement_13 import d, moves
-    from domain.rulesets.stf import movement
     st = _invading_cv_beside_a_bb(3, target)
     objective = maps.sea_hexes_of("giuk", target)
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
@@ -70,9 +69,6 @@ def test_stf_7_8_an_invading_cv_2_hexes_from_a_bb_fires_its_ssms_then_goes_for_t
     move as many hexes away from the BB task force as possible ... (battle) or move as many hexes as
     possible towards the objective Megahex (invasion)": it holds in the Movement phase, fires in the
     Combat phase, then moves toward the objective, not toward its own edge, and fights no gunnery."""
-    from tests.unit.stf.helpers import play
-    from tests.unit.stf.test_examiner_movement_13 import moves
-    from domain.rulesets.stf import movement
     st = _invading_cv_beside_a_bb(2, 30)
     objective = maps.sea_hexes_of("giuk", 30)
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
@@ -99,8 +95,6 @@ def test_stf_1_12_a_carrier_short_of_its_escorts_withdraws_but_its_air_strike_is
     remaining escorts must withdraw as quickly as possible toward the nearest friendly 'Base',
     however it may continue to conduct air operations." P1, a US carrier with one frigate, breaks
     the requirement; its air strike on an Accurate task force in the Strike phase is accepted."""
-    from domain.rulesets.stf import forces
-    from tests.unit.stf.test_air import player_strike_state
     st = player_strike_state("accurate")
     assert forces.escort_shortfall(st, "P1")
     out, _ = play(st, {"kind": "air_strike", "from": "P1", "target": "TF1"})
@@ -111,8 +105,6 @@ def test_stf_1_12_a_gamesystem_carrier_short_of_its_escorts_still_launches_its_a
     """1.12 for the GameSystem's carrier: withdrawing for want of escorts, "however it may continue
     to conduct air operations": a Precise carrier task force with one destroyer, a Player carrier
     task force 6 megahexes off, strikes it (10.7, the Air Attack Table)."""
-    from domain.rulesets.stf import forces
-    from tests.unit.stf.test_air import precise_cv_state, strikes
     st = precise_cv_state()
     assert forces.escort_shortfall(st, "TF1")
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
@@ -126,10 +118,6 @@ def test_stf_1_13_a_gamesystem_task_force_moves_strikes_and_fires_its_ssms_in_on
     turn." A Precise carrier task force with no leader chit, 3 hexes from the Player's carrier task
     force: in turn 3 it moves to 1 hex (7.8), launches its air strike (10.7) and fires its SSMs
     (11.2), none of them barred by another."""
-    from tests.unit.stf.helpers import at_phase
-    from tests.unit.stf.test_examiner_movement_13 import cv_tf, d, moves, state
-    from tests.unit.stf.test_movement import add as move_add
-    from tests.unit.stf.test_movement import ship as move_ship
     st = state(phase="Movement", turn=3)
     st["campaign"].update({"player_airbases": [], "system_airbase": None, "lbna_available": True,
                            "ground_aviation": {"Player": 0, "system": 0}})
@@ -153,9 +141,6 @@ def test_stf_7_11_last_ditch_defence_enters_the_hex_of_an_invasion_force_holding
     force (with an invasion freighter) that has entered the objective megahex "will ignore all other
     movement rules and will move at full speed towards that player task force, and engage": a surface
     action group 3 hexes off goes into the hex of P1, whose BB 7.10 would keep it 2 hexes from."""
-    from tests.unit.stf.test_examiner_movement_13 import moves, sag, state
-    from tests.unit.stf.test_movement import player_tf
-    from tests.unit.stf.test_movement import ship as move_ship
     st = state(invader="Player", target=43)
     player_tf(st, "P1", "1804", extra=[move_ship("fr1", "FR", invasion=True), move_ship("bb", "BB")])  # 43's centre
     sag(st, "TF1", "2104")
@@ -173,8 +158,6 @@ def test_stf_9_5_an_airbase_attacked_this_turn_by_tomahawks_aircraft_or_guns_rep
     """9.5: "Airbases repair 1 hit per turn if they are not attacked that turn." The GameSystem's
     airbase with 2 hits, attacked in turn 3 by Tomahawks (9.7), by the Player's carrier aircraft
     (9.2) or by gunfire (9.8), keeps its 2 hits in that turn's Terminal phase; not attacked, 1."""
-    from tests.unit.stf.helpers import at_phase
-    from tests.unit.stf.test_air import player_strike_state
     st = at_phase(player_strike_state("accurate"), phase, turn=3)
     st["groups"]["P1"]["hex"] = "4410"  # the carrier within range of Latakia
     st["airbases"] = {"Latakia": {"owner": "system", "hits": 2, "attacked": 1}}
