@@ -112,3 +112,36 @@ def test_fs_11_3_a_free_attack_counts_as_no_operation_of_either_side(monkeypatch
     assert not events_of(outs, "OperationBegun") and not events_of(outs, "OperationCompleted")
     assert st["uk_operations_left"] == left and st["ops_log"] == log
     assert st["phase"] == "UK Operations" and st["phase_ops"]["allowed"] == 1
+
+
+SINKINGS = [
+    # (UK die, AR die, seat, attacker, target, target's steps, VP) - the target in the TEZ (SEA)
+    (2, 5, UK, "glamorgan", "salta", 1, -1),     # FS 4.4(3): an AR ship (submarine) sunk in the TEZ
+    (6, 5, AR, "drummond", "spartan", 1, 1),     # FS 4.4(4): "other UK ships and submarines", one
+    (6, 6, AR, "salta", "hermes", 1, 2),         # FS 4.4(4): Hermes, two
+]
+
+
+@pytest.mark.parametrize("uk_die, ar_die, seat, attacker, target, steps, vp", SINKINGS)
+def test_fs_11_3_normal_vp_pertain_for_a_sinking_in_a_free_attack(monkeypatch, uk_die, ar_die, seat, attacker,
+                                                                  target, steps, vp):
+    """FS 11.3 2-5 "Normal VP awards and debits pertain for each sinking", 6-5 "Normal VP pertain for
+    each sinking", 6-6 "Normal VP awards pertain for a sinking": the sinking scores as FS 4.4 says."""
+    st = empty()
+    place(st, attacker, SEA)
+    place(st, target, SEA, steps=steps)
+    for u in (attacker, target):
+        with_factor(monkeypatch, u, surface=3, sub=3)
+    place(st, SHIP_IN_TEZ, "sa6")
+    start = st["vp"][S.TRACK]
+    out, st = draw(st, uk_die, ar_die)
+    choice = {"area": SEA, "units": [attacker]}
+    choice.update({"target": target} if (uk_die, ar_die) == (6, 6) else {"fire": [{"unit": attacker, "at": target}]})
+    outs, dice = [], FixedDice(1, default=6)  # the attacker's shot hits, any return fire misses
+    out, st = answer(st, seat, choice, dice)
+    outs += out
+    while pending(st):
+        out, st = answer(st, S.other(seat), {"fire": "auto"}, dice)
+        outs += out
+    assert [e["unit"] for e in events_of(outs, "UnitEliminated")] == [target]
+    assert [e["delta"] for e in events_of(outs, "VPScored")] == [vp] and st["vp"][S.TRACK] == start + vp
