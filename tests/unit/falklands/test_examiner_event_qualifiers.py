@@ -115,27 +115,28 @@ def test_fs_11_3_a_free_attack_counts_as_no_operation_of_either_side(monkeypatch
 
 
 SINKINGS = [
-    # (UK die, AR die, seat, attacker, target, target's steps, VP) - the target in the TEZ (SEA)
-    (2, 5, UK, "glamorgan", "salta", 1, -1),     # FS 4.4(3): an AR ship (submarine) sunk in the TEZ
-    (6, 5, AR, "drummond", "spartan", 1, 1),     # FS 4.4(4): "other UK ships and submarines", one
-    (6, 6, AR, "salta", "hermes", 1, 2),         # FS 4.4(4): Hermes, two
+    # (UK die, AR die, seat, attacker, target, target's steps, area, VP)
+    (2, 1, UK, "glamorgan", "drummond", 1, "sa4", 1),  # FS 4.4(2): an AR ship sunk outside the TEZ, a debit
+    (2, 5, UK, "glamorgan", "salta", 1, SEA, -1),      # FS 4.4(3): an AR ship (submarine) sunk in the TEZ
+    (6, 5, AR, "drummond", "spartan", 1, SEA, 1),      # FS 4.4(4): "other UK ships and submarines", one
+    (6, 6, AR, "salta", "hermes", 1, SEA, 2),          # FS 4.4(4): Hermes, two
 ]
 
 
-@pytest.mark.parametrize("uk_die, ar_die, seat, attacker, target, steps, vp", SINKINGS)
+@pytest.mark.parametrize("uk_die, ar_die, seat, attacker, target, steps, area, vp", SINKINGS)
 def test_fs_11_3_normal_vp_pertain_for_a_sinking_in_a_free_attack(monkeypatch, uk_die, ar_die, seat, attacker,
-                                                                  target, steps, vp):
-    """FS 11.3 2-5 "Normal VP awards and debits pertain for each sinking", 6-5 "Normal VP pertain for
+                                                                  target, steps, area, vp):
+    """FS 11.3 2-1 and 2-5 "Normal VP awards and debits pertain for each sinking", 6-5 "Normal VP pertain for
     each sinking", 6-6 "Normal VP awards pertain for a sinking": the sinking scores as FS 4.4 says."""
     st = empty()
-    place(st, attacker, SEA)
-    place(st, target, SEA, steps=steps)
+    place(st, attacker, area)
+    place(st, target, area, steps=steps)
     for u in (attacker, target):
         with_factor(monkeypatch, u, surface=3, sub=3)
     place(st, SHIP_IN_TEZ, "sa6")
     start = st["vp"][S.TRACK]
     out, st = draw(st, uk_die, ar_die)
-    choice = {"area": SEA, "units": [attacker]}
+    choice = {"area": area, "units": [attacker]}
     choice.update({"target": target} if (uk_die, ar_die) == (6, 6) else {"fire": [{"unit": attacker, "at": target}]})
     outs, dice = [], FixedDice(1, default=6)  # the attacker's shot hits, any return fire misses
     out, st = answer(st, seat, choice, dice)
