@@ -65,3 +65,83 @@ def test_stf_11_2_a_group_whose_ssm_target_is_sunk_before_its_salvo_fires_at_the
     waves = [(e["detail"]["group"], e["detail"]["target_group"]) for e in acts(out, "SSM wave")]
     assert ("TF1", "P1") in waves and ("TF2", "P2") in waves
     assert all(g != "TF2" or t == "P2" for g, t in waves)
+
+
+def rolled(dice: FixedDice) -> list[tuple[str, str]]:
+    """(rule, purpose) of each roll made so far, and forget them."""
+    out = [(c["rule"], c["purpose"]) for c in dice.calls]
+    dice.calls.clear()
+    return out
+
+
+# ---- STF 8.14: revealed in the Movement phase; Deep until the next Group Mode; an action lost next turn
+def test_stf_8_14_a_subron_revealed_by_proximity_stays_deep_this_turn_goes_shallow_next_group_mode_and_costs_one_move_next_turn():
+    """8.14: "each ... becomes Precisely known, but the player task force loses one action in the
+    following turn ... NOTE: The GameSystem subron will remain at Deep until the following Group Mode
+    Phase, when it will move to Shallow for the rest of the game." Turn 2: SR1 closes within two
+    hexes of P1 in the Movement phase and is revealed then (its size and composition rolled then,
+    not before); it stays Deep through turn 2; turn 3's Group Mode phase puts it in Shallow; in turn
+    3 the Player moves one of his two groups, in turn 4 both again."""
+    st = combat_state("Movement", commitment=45)
+    add_group(st, "P1", "Player", "1405", {"p1": ship("DD", 4, nation="US")})
+    add_group(st, "P2", "Player", "1410", {"p2": ship("DD", 4, nation="US")})
+    st["groups"]["SR1"] = system_group("SR1", "subron", hex="1805")
+    st["pool"] = pool_of("Soviet", SS=4)
+    dice = FixedDice(default=1)
+    out, st = finish(st, dice)  # turn 2, Movement: the Player moves nothing, the GameSystem moves
+    rules = [r for r, _ in rolled(dice)]
+    assert "STF 8.6" in rules and "STF 8.7" in rules  # size and composition, now
+    sr1 = st["groups"]["SR1"]
+    assert (sr1["intel"], sr1["mode"]) == ("precise", "deep")
+    assert st["campaign"]["actions_lost"] == {"turn": 3, "count": 1, "rules": {"STF 8.14": 1}}
+    while (st["turn"], st["phase"]) != (3, "Group Mode"):
+        out, st = finish(st, dice)
+        assert st["groups"]["SR1"]["mode"] == "deep"
+    assert not any(r in ("STF 8.6", "STF 8.7") for r, _ in rolled(dice))  # never rolled again
+    out, st = finish(st, dice)  # turn 3's Group Mode phase
+    assert (st["phase"], st["groups"]["SR1"]["mode"]) == ("Movement", "shallow")
+    assert [e["rule"] for e in events_of(out, "GroupChanged") if e["group"] == "SR1"] == ["STF 8.14"]
+    _, st = play(st, {"kind": "move", "group": "P2", "path": ["1409"]}, dice)
+    refused = None
+    try:
+        play(st, {"kind": "move", "group": "P1", "path": ["1404"]}, dice)
+    except Exception as e:  # noqa: BLE001 - the refusal names its rule
+        refused = e
+    assert refused is not None and refused.rule == "STF 8.14"
+    while (st["turn"], st["phase"]) != (4, "Movement"):
+        out, st = finish(st, dice)
+    _, st = play(st, {"kind": "move", "group": "P1", "path": ["1404"]}, dice)
+    _, st = play(st, {"kind": "move", "group": "P2", "path": ["1408"]}, dice)  # turn 4: both move
+    assert st["groups"]["P1"]["hex"] == "1404" and st["groups"]["P2"]["hex"] == "1408"
+
+
+# ---- STF 12.5: the retirement die is rolled in the Terminal Phase, each turn the index exceeds ----
+def test_stf_12_5_losses_reported_in_combat_roll_no_die_until_the_terminal_phase_then_one_each_turn():
+    """12.5: "In the Terminal Phase of each turn that the retirement index exceeds the retirement
+    limit, roll 1D6. If the result is a '1' then all the GameSystem units retire". Commitment 45,
+    limit 22.5: 24 VP sunk in the Combat phase of turn 2 roll nothing then; the Terminal phase
+    rolls once (a 2: it fights on); turn 3's Terminal phase rolls again (a 1: it retires); turn
+    4's rolls no retirement die."""
+    st = combat_state("Combat", commitment=45)
+    add_group(st, "P1", "Player", "1405", {"p1": ship("DD", 4, nation="US")})
+    add_group(st, "TF1", "system", "2005", {f"k{i}": ship("CG", 8) for i in range(3)})
+    add_group(st, "TF2", "system", "2010", {"k4": ship("DD", 4, gun="C")})
+    dice = FixedDice(default=1)
+    _, st = play(st, {"kind": "report", "sunk": ["k0", "k1", "k2"]}, dice)
+    _, st = finish(st, dice)  # the Combat phase ends
+    assert st["phase"] == "Terminal" and "STF 12.5" not in [r for r, _ in rolled(dice)]
+    dice.faces = [2]
+    out, st = finish(st, dice)
+    assert [r for r, _ in rolled(dice)].count("STF 12.5") == 1 and not st["campaign"].get("system_retiring")
+    while st["phase"] != "Terminal":
+        _, st = finish(st, dice)
+    rolled(dice)
+    dice.faces = [1]
+    out, st = finish(st, dice)
+    assert [r for r, _ in rolled(dice)].count("STF 12.5") == 1
+    assert st["campaign"]["system_retiring"] == 3 and st["groups"]["TF2"]["retiring"] is True
+    while st["phase"] != "Terminal":
+        _, st = finish(st, dice)
+    rolled(dice)
+    _, st = finish(st, dice)
+    assert "STF 12.5" not in [r for r, _ in rolled(dice)]
