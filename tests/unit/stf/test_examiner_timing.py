@@ -145,3 +145,52 @@ def test_stf_12_5_losses_reported_in_combat_roll_no_die_until_the_terminal_phase
     rolled(dice)
     _, st = finish(st, dice)
     assert "STF 12.5" not in [r for r, _ in rolled(dice)]
+
+
+class DiceBy(FixedDice):
+    """Every die shows 1, except those whose purpose contains a key of ``faces`` (its face)."""
+
+    def __init__(self, **faces: int):
+        super().__init__(default=1)
+        self.by = {k.replace("_", " "): v for k, v in faces.items()}
+
+    def roll(self, count, sides, **kw):
+        face = next((v for k, v in self.by.items() if k in kw["purpose"]), None)
+        if face is not None:
+            self.faces = [face] * count
+        return super().roll(count, sides, **kw)
+
+
+# ---- STF 10.13 and 10.2: a strike in turn 2, none in turn 3, again in turn 4; CAP back in turn 4 ----
+def test_stf_10_13_and_10_2_the_turn_after_a_strike_no_launch_roll_and_its_squadrons_fly_no_cap_then_both_return():
+    """10.13: "A single GameSystem task force may not launch air strikes on consecutive turns";
+    10.2: CAP is "half (round up) the L and M aircraft not on air strikes in this turn or the
+    previous turn". Turn 2: the Kiev's task force strikes (Soviet table, a 3: 1 strike, 1 escort:
+    its H and its L). Turn 3: the Player strikes it and meets a CAP of its M alone (3: 2); the
+    GameSystem's Strike phase rolls nothing for it. Turn 4: its CAP is L and M again (7: 4) and it
+    strikes again."""
+    from tests.unit.stf.test_air import precise_cv_state
+    st = precise_cv_state()
+    st["turn"] = 2
+    dice = DiceBy(Air_Attack_Table=3)
+    out, st = finish(st, dice)  # turn 2, the Strike phase ends: the GameSystem's air attacks
+    flown = [e for e in acts(out, "air strike") if e["detail"]["group"] == "TF1"]
+    assert [(e["detail"]["strike"], e["detail"]["escort"]) for e in flown] == [(["kiev:H"], ["kiev:L"])]
+    assert st["strikes"]["TF1"] == 2
+    while (st["turn"], st["phase"]) != (3, "Strike"):
+        _, st = finish(st, dice)
+    rolled(dice)
+    out, st3 = play(st, {"kind": "air_strike", "from": "P1", "target": "TF1"}, dice)
+    cap = events_of(out, "PlayerAirAction")[0]["detail"]["cap"]
+    assert (cap["squadrons"], cap["strength"]) == (["kiev:M"], 2)
+    out, st3 = finish(st3, dice)
+    assert not [e for e in acts(out, "air strike") if e["detail"]["group"] == "TF1"]
+    assert not [p for _, p in rolled(dice) if p.startswith("TF1")]
+    assert st3["strikes"]["TF1"] == 2
+    while (st3["turn"], st3["phase"]) != (4, "Strike"):
+        _, st3 = finish(st3, dice)
+    out, st4 = play(st3, {"kind": "air_strike", "from": "P1", "target": "TF1"}, dice)
+    cap = events_of(out, "PlayerAirAction")[0]["detail"]["cap"]
+    assert (sorted(cap["squadrons"]), cap["strength"]) == (["kiev:L", "kiev:M"], 4)
+    out, st4 = finish(st4, dice)
+    assert [e["detail"]["group"] for e in acts(out, "air strike")] == ["TF1"] and st4["strikes"]["TF1"] == 4
