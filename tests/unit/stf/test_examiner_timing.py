@@ -194,3 +194,30 @@ def test_stf_10_13_and_10_2_the_turn_after_a_strike_no_launch_roll_and_its_squad
     assert (sorted(cap["squadrons"]), cap["strength"]) == (["kiev:L", "kiev:M"], 4)
     out, st4 = finish(st4, dice)
     assert [e["detail"]["group"] for e in acts(out, "air strike")] == ["TF1"] and st4["strikes"]["TF1"] == 4
+
+
+# ---- STF 9.4, 9.5: hits reported in a Strike phase ground the airbase that phase and the next turn --
+def test_stf_9_4_and_9_5_an_airbase_hit_three_times_launches_nothing_that_turn_nor_the_next_and_again_after_one_repair():
+    """9.4: "All hits on airbases are cumulative. If an airbase suffers 3 hits it cannot launch
+    aircraft." 9.5: "Airbases repair 1 hit per turn if they are not attacked that turn." Turn 2:
+    the Player's strike on Latakia scores 3 hits, reported in the Strike phase; the GameSystem's
+    part of that phase launches nothing from it, and the Terminal phase repairs nothing (attacked
+    this turn). Turn 3: still 3 hits, nothing launched; its Terminal phase repairs one. Turn 4:
+    with 2 hits it strikes the Player's carrier again."""
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state()
+    del st["groups"]["TF1"]
+    st["turn"] = 2
+    st["campaign"]["ground_aviation"] = {"Player": 0, "system": 2}
+    dice = DiceBy()
+    _, st = play(st, {"kind": "air_strike", "from": "P1", "target": "Latakia"}, dice)
+    _, st = play(st, {"kind": "report", "airbase_hits": {"Latakia": 3}}, dice)
+    seen = []
+    while (st["turn"], st["phase"]) != (4, "Combat"):
+        at = (st["turn"], st["phase"])
+        out, st = finish(st, dice)
+        seen.append((at, st["airbases"]["Latakia"]["hits"], [e["detail"]["group"] for e in acts(out, "air strike")]))
+    strikes_by_turn = {t: g for (t, ph), _, g in seen if ph == "Strike"}
+    hits_after_terminal = {t: h for (t, ph), h, _ in seen if ph == "Terminal"}
+    assert strikes_by_turn == {2: [], 3: [], 4: ["Latakia"]}
+    assert hits_after_terminal == {2: 3, 3: 2}
