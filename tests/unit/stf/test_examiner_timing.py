@@ -221,3 +221,32 @@ def test_stf_9_4_and_9_5_an_airbase_hit_three_times_launches_nothing_that_turn_n
     hits_after_terminal = {t: h for (t, ph), h, _ in seen if ph == "Terminal"}
     assert strikes_by_turn == {2: [], 3: [], 4: ["Latakia"]}
     assert hits_after_terminal == {2: 3, 3: 2}
+
+
+# ---- STF 6.3, 6.4: a false contact found in turn 2 comes back in turn 3's Random Events Phase -------
+def test_stf_6_3_a_false_contact_removed_in_the_patrol_phase_is_redeployed_only_in_the_next_turns_random_events_phase():
+    """6.3: "A task force or subron counter which was removed in the preceding turn (due to
+    searching showing that it was a false report) can be redeployed." 6.4: "Each turn after the
+    first, during the Random Events Phase, deploy one third of all task forces and subrons which
+    are currently off the map (round fractions up)"; 6.5 a die for the outer hex; 6.6 EMCON side
+    up. Turn 2, Patrol: a search of TF3 reads Approximate and the false-contact die is even: TF3
+    leaves the map, and no die places it in the rest of turn 2. Turn 3's Random Events Phase, once
+    the random event is declared: the Starting Megahex Table's d10 and the outer hex's d6 put it
+    back, a new contact with no chit."""
+    from tests.unit.stf.helpers import search_state
+    st = search_state(system_group("TF3", hex="1805"), commitment={"Player": {"points": 14, "carriers": 1},
+                                                                   "system": 45})
+    st["turn"] = 2
+    dice = DiceBy(search_TF3=5, a_false_or_a_hostile_contact=2)
+    _, st = play(st, {"kind": "search", "group": "TF3", "search_value": 5}, dice)
+    assert st["groups"]["TF3"]["status"] == "false contact" and st["groups"]["TF3"]["hex"] is None
+    rolled(dice)
+    while st["phase"] != "Random Events":
+        _, st = finish(st, dice)
+        assert st["groups"]["TF3"]["hex"] is None
+    assert st["turn"] == 3 and not [p for _, p in rolled(dice) if "TF3" in p]
+    out, st = finish(st, dice)
+    assert [(r, "TF3" in p) for r, p in rolled(dice) if "TF3" in p] == [("STF 6.3", True), ("STF 6.5", True)]
+    tf3 = st["groups"]["TF3"]
+    assert (tf3["status"], tf3["intel"], tf3["chit"], tf3["emcon"]) == ("on map", "unknown", None, True)
+    assert [e["rule"] for e in events_of(out, "GroupPlaced")] == ["STF 6.3"]
