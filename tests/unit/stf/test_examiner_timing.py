@@ -250,3 +250,27 @@ def test_stf_6_3_a_false_contact_removed_in_the_patrol_phase_is_redeployed_only_
     tf3 = st["groups"]["TF3"]
     assert (tf3["status"], tf3["intel"], tf3["chit"], tf3["emcon"]) == ("on map", "unknown", None, True)
     assert [e["rule"] for e in events_of(out, "GroupPlaced")] == ["STF 6.3"]
+
+
+# ---- STF 1.11: the GameSystem's invasion ends when the surface limit is reached with no CV revealed --
+def test_stf_1_11_the_invasion_is_off_from_the_search_that_reaches_the_surface_limit_and_the_next_movement_is_7_5():
+    """1.11: "If the GameSystem is conducting the invasion, the freighters are in the task force of
+    the first revealed CV. If no CV is revealed by the time the surface commitment limit is reached,
+    there is no Invasion." 7.4 then no longer applies. Commitment 45 (15 kept for submarines,
+    1.10): a search makes TF1 Accurate and large (30 points, 8.12) with no CV revealed: from that
+    search on there is no invasion, and in the next Movement phase TF1 makes for the Player's task
+    force (7.5), not for the target megahex (7.4)."""
+    from tests.unit.stf.helpers import search_state
+    st = search_state(system_group("TF1", hex="2005", chit="Tracked", intel="good"), invader="system",
+                      mission="Sov Inv", invasion_target=12)
+    st["groups"]["P1"]["units"] = ["p1"]
+    st["units"]["p1"] = {**ship("DD", 4, nation="US"), "id": "p1", "group": "P1"}
+    st["groups"]["P1"]["hex"] = "1405"
+    dice = DiceBy(search_TF1=6, its_size=6)  # 6 - 2 (Tracked) = 4: Accurate
+    out, st = play(st, {"kind": "search", "group": "TF1", "search_value": 6}, dice)
+    assert st["groups"]["TF1"]["intel"] == "accurate" and st["deployment"]["total"] == 30
+    assert st["campaign"]["invader"] is None and st["campaign"]["invasion_cancelled"] is True
+    while st["phase"] != "Movement":
+        _, st = finish(st, dice)
+    out, st = finish(st, dice)
+    assert [e["rule"] for e in events_of(out, "GroupMoved") if e["group"] == "TF1"] == ["STF 7.5"]
