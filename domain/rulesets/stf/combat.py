@@ -512,40 +512,89 @@ def _pick_group(ctx: Ctx, gid: str, candidates: list[tuple[int, str]], rule: str
     return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose)[0]["id"]
 
 
+def _near(state: dict, gid: str) -> list[tuple[int, str]]:
+    """(distance, group) of each Player task force with ships in play, from GameSystem group ``gid``."""
+    g = state["groups"][gid]
+    players = [pid for pid, p in state["groups"].items()
+               if p.get("owner") == "Player" and p.get("kind", "tf") == "tf" and in_play(p)
+               and units_of(state, pid, ships=True)]
+    near = [(distance(state, g["hex"], state["groups"][pid]["hex"]), pid) for pid in players]
+    return [(d, pid) for d, pid in near if d is not None]
+
+
+def ssm_target(ctx: Ctx, gid: str) -> tuple[str, int] | None:
+    """STF 11.2: the Player task force ``gid`` fires its SSMs at (a CV task force in range first,
+    then the nearest, the most VP, a die) and how far it is; None when none is in range."""
+    lr = C["long_range_ssm"]
+    g = ctx.state["groups"][gid]
+    reach = lr["long_range_hexes"] if g.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
+    in_range = [(d, pid) for d, pid in _near(ctx.state, gid) if d <= reach]
+    if not in_range:
+        return None
+    cvs = [(d, pid) for d, pid in in_range if _has_cv(ctx.state, pid)]
+    target = _pick_group(ctx, gid, cvs or in_range, "STF 11.2", f"{gid}'s SSM target")
+    return target, next(d for d, p in in_range if p == target)
+
+
+def close_target(ctx: Ctx, gid: str) -> str | None:
+    """STF 11.3: the Player task force in ``gid``'s hex it fights with guns and torpedoes (the most
+    VP, a die); None when none is there."""
+    same = [(d, pid) for d, pid in _near(ctx.state, gid) if d == 0]
+    return _pick_group(ctx, gid, same, "STF 11.3", f"{gid}'s close combat target") if same else None
+
+
 def engagements(ctx: Ctx) -> list[dict]:
-    """For each GameSystem group in range of a Player task force: the frames of its combat."""
+    """For each GameSystem group in range of a Player task force: the frames of its combat. A
+    frame's target is the one in range when the combat begins; a frame whose target is gone
+    (sunk by an earlier group's combat) before it starts takes the next one in range then
+    (``_still_targets``: STF 7.6, a group within range engages)."""
     state = ctx.state
     lr = C["long_range_ssm"]
     frames: list[dict] = []
-    players = [(gid, g) for gid, g in state["groups"].items()
-               if g.get("owner") == "Player" and g.get("kind", "tf") == "tf" and in_play(g)
-               and units_of(state, gid, ships=True)]
     for gid, g in sorted(state["groups"].items()):
         if g.get("owner") != "system" or not in_play(g) or not units_of(state, gid):
             continue
-        near = [(distance(state, g["hex"], p["hex"]), pid) for pid, p in players]
-        near = [(d, pid) for d, pid in near if d is not None]
-        reach = lr["long_range_hexes"] if g.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
-        in_range = [(d, pid) for d, pid in near if d <= reach]
-        if in_range and sum(ssm_ready(u) for u in units_of(state, gid)):
-            cvs = [(d, pid) for d, pid in in_range if _has_cv(state, pid)]
-            target = _pick_group(ctx, gid, cvs or in_range, "STF 11.2", f"{gid}'s SSM target")
-            d = next(d for d, p in in_range if p == target)
-            frames.append({"step": "ssm_salvo", "group": gid, "target": target,
-                           "long_range": d > lr["short_range_hexes"]})
+        if sum(ssm_ready(u) for u in units_of(state, gid)):
+            found = ssm_target(ctx, gid)
+            if found:
+                frames.append({"step": "ssm_salvo", "group": gid, "target": found[0],
+                               "long_range": found[1] > lr["short_range_hexes"]})
         if g.get("ssm_first") == state["turn"]:
             # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
             frames.append({"step": "ssm_first_move", "group": gid})
             continue
-        same = [(d, pid) for d, pid in near if d == 0]
-        if not same:
+        target = close_target(ctx, gid)
+        if target is None:
             continue
-        target = _pick_group(ctx, gid, same, "STF 11.3", f"{gid}'s close combat target")
         if units_of(state, gid, ships=True) and g.get("kind", "tf") == "tf":
             frames.append({"step": "gunnery", "group": gid, "target": target, "round": 0})
         if any(torpedoes_left(u) for u in units_of(state, gid, ships=False)):
             frames.append({"step": "torpedo", "group": gid, "target": target, "round": 0})
     return frames
+
+
+def _still_targets(ctx: Ctx, f: dict, begun: bool) -> bool:
+    """Whether frame ``f`` has a target to fight: its own while in play with ships; else, when
+    the frame has not begun, the next Player task force in range now (STF 7.6: a GameSystem
+    group within range engages; a target sunk by another group's combat this phase does not
+    end its own)."""
+    state = ctx.state
+    p = state["groups"].get(f["target"])
+    if begun:
+        return p is not None and in_play(p)
+    if p is not None and in_play(p) and units_of(state, f["target"], ships=True):
+        return True
+    if f["step"] == "ssm_salvo":
+        found = ssm_target(ctx, f["group"])
+        if found is None:
+            return False
+        f["target"], f["long_range"] = found[0], found[1] > C["long_range_ssm"]["short_range_hexes"]
+        return True
+    target = close_target(ctx, f["group"])
+    if target is None:
+        return False
+    f["target"] = target
+    return True
 
 
 @STEPS.step("surface_combat")
@@ -637,9 +686,10 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     state = ctx.state
-    if gid not in state["groups"] or not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]):
+    if gid not in state["groups"] or not in_play(state["groups"][gid]) or not _still_targets(ctx, f, "ready" in f):
         stack.pop()
         return
+    state, pid = ctx.state, f["target"]
     s = C["ssm"]
     if "ready" not in f:
         f["ready"] = {u["id"]: ssm_ready(u) for u in units_of(state, gid) if ssm_ready(u)}
@@ -727,10 +777,10 @@ def gunnery(ctx: Ctx, stack: list) -> None:
     if f.get("ended"):
         stack.pop()
         return
-    state = ctx.state
-    if not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]):
+    if not in_play(ctx.state["groups"][gid]) or not _still_targets(ctx, f, f["round"] > 0):
         stack.pop()
         return
+    state, pid = ctx.state, f["target"]
     mine, theirs = units_of(state, gid, ships=True), units_of(state, pid, ships=True)
     last_ditch = defends_objective(state, gid)
     level, a, b = gun_counts(mine, theirs)
@@ -770,10 +820,10 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     if f.get("ended"):
         stack.pop()
         return
-    state = ctx.state
-    if not in_play(state["groups"][gid]) or not in_play(state["groups"][pid]):  # sunk or gone since the last round
+    if not in_play(ctx.state["groups"][gid]) or not _still_targets(ctx, f, f["round"] > 0):  # sunk or gone
         stack.pop()
         return
+    state, pid = ctx.state, f["target"]
     last_ditch = defends_objective(state, gid)
     subs = [u for u in units_of(state, gid, ships=False) if torpedoes_left(u)]
     ships = units_of(state, pid, ships=True)
