@@ -247,9 +247,15 @@ def after_op(ctx: Ctx, stack: list) -> None:
 
 
 def end_of_game(ctx: Ctx) -> None:
-    """FS 4.2, 4.6: after the last UK operation."""
+    """FS 4.2, 4.6: after the last UK operation. A contested Port Stanley is controlled by nobody
+    (3.6: an area is "controlled" by the AR or UK side, "or they may be 'contested'"), so the UK
+    does not meet 4.2 there even if it held the area before the AR came back."""
     vp = ctx.state["vp"][S.TRACK]
-    if S.controlled_by(ctx.state, T.PORT_STANLEY) != UK:
+    if S.contested(ctx.state, T.PORT_STANLEY):
+        ctx.emit(ev.GameEnded, winner=AR, level="war and game",
+                 reason="Port Stanley is contested after the last UK operation: the UK does not control it",
+                 rule="FS 4.2")
+    elif S.controlled_by(ctx.state, T.PORT_STANLEY) != UK:
         ctx.emit(ev.GameEnded, winner=AR, level="war and game",
                  reason="the UK does not control Port Stanley after its last operation", rule="FS 4.2")
     elif vp <= 0:

@@ -528,6 +528,22 @@ def test_fs_4_2_and_4_6_holding_port_stanley_the_vp_decide():
         assert st2["ended"]
 
 
+def test_fs_4_2_with_3_6_a_contested_port_stanley_is_not_uk_controlled():
+    """FS 3.6: a land area is "controlled" by the AR or UK side, "or they may be 'contested'", and
+    a contested area "comes under your control the instant your side is the only one" there. The UK
+    took Port Stanley, then the AR came back into it: after the last UK operation the UK is not "in
+    control of the Port Stanley area" (4.2), and the AR wins the war and the game whatever the VP."""
+    st = control(_last_op(a_uk_ship_in_the_tez(empty())), UK, T.PORT_STANLEY)
+    place(st, INFANTRY_UK[0], T.PORT_STANLEY)
+    place(st, INFANTRY_AR[0], T.PORT_STANLEY)
+    assert S.contested(st, T.PORT_STANLEY) and S.controlled_by(st, T.PORT_STANLEY) == UK
+    st["vp"][S.TRACK] = -4
+    out, st2 = play(st, UK, {"kind": "pass"})
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["level"], ended["rule"]) == (AR, "war and game", "FS 4.2")
+    assert "contested" in ended["reason"] and st2["ended"]
+
+
 def test_fs_4_2_control_is_reckoned_after_the_last_operation_is_finished():
     # The last UK operation itself takes Port Stanley: the UK then meets the precondition.
     st = _last_op(a_uk_ship_in_the_tez(empty()))
