@@ -17,9 +17,11 @@ compares the two servers whole.
 
 An order with no web server at all (bench/inprocess.py): CPU per order of ``Warlog.submit_order``
 alone, and through warlog's Flask app with Flask's test client (no socket, no gunicorn), in a
-fresh process on a fresh store, beside the gunicorn workers' CPU per order at saturation. What
-the gunicorn figure adds to the Flask one is the server's share (its HTTP parsing and writing,
-gevent, the access log, the sockets' system calls).
+fresh process on a fresh store, beside the gunicorn workers' CPU per order at saturation. On
+SQLite what the gunicorn figure adds to the Flask one is the server's share (its HTTP parsing and
+writing, gevent, the access log, the sockets' system calls). On PostgreSQL the loop's orders come
+one at a time, while gunicorn's concurrent saves share a commit and a lock of the events table
+(``GroupCommit``), so there the served figure may be the lower.
 
 Rates, latencies and CPU per order come from a run without py-spy, the split from a second run
 with it (``--quick``: both from the run with it). The same runs are made with granian
