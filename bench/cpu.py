@@ -121,13 +121,28 @@ def measure(kind: str, server: str, load: str, folder: Path, quick: bool, **shap
             "busy_ms": samples / 200 / (spied["rate"] * shape["duration"]) * 1000 if spied["rate"] else None}
 
 
+BARE = ["store", "CPU ms/order: Warlog.submit_order alone", "through the Flask app (test client)",
+        "gunicorn at saturation (above)"]
+
+
+def _bare(kind: str, quick: bool, served: float | None) -> list[str]:
+    """The row of an order with no web server (bench/inprocess.py), beside ``served``: the gunicorn
+    workers' CPU per order at saturation, None when it was not measured."""
+    alone = inprocess.measure(kind, 300 if quick else 3000)
+    row = [LABEL[kind], fmt(alone["service_ms"]), fmt(alone["flask_ms"]), fmt(served)]
+    print(f"  {LABEL[kind]}, no web server: {' | '.join(row[1:])}", flush=True)
+    return row
+
+
 def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
     result = Result("cpu", "3. Where an order's CPU goes")
     games, connections = (20, 8) if quick else (200, 32)
     warmup, duration = (1.0, 3.0) if quick else (5.0, 20.0)
     spy = Path(sys.executable).with_name("py-spy")
     if not spy.exists() and shutil.which("py-spy") is None:
-        result.note("py-spy is not installed (pip install py-spy): no profile")
+        result.note("py-spy is not installed (pip install py-spy): no profile, only an order with no web server")
+        result.tables.append((BARE, [_bare(kind, quick, None) for kind in kinds
+                                     if not (kind == "postgres" and postgres_missing())]))
         return result
     rows, durable, bare = [], [], []
     folder = keep or Path(tempfile.mkdtemp(prefix="warlog-bench-cpu-"))
@@ -153,10 +168,7 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
                             f"{LABEL[kind]}, gunicorn, {load}: an order keeps a worker busy about {fmt(got['busy_ms'])} "
                             f"ms (py-spy's samples ÷ orders): {parts}; the commit alone "
                             f"{fmt(got['share'][profile_split.COMMIT] * got['busy_ms'])} ms")
-            alone = inprocess.measure(kind, 300 if quick else 3000)
-            served = web[("gunicorn", "saturation")]["cpu_ms"]
-            bare.append([LABEL[kind], fmt(alone["service_ms"]), fmt(alone["flask_ms"]), fmt(served)])
-            print(f"  {LABEL[kind]}, no web server: {' | '.join(bare[-1][1:])}", flush=True)
+            bare.append(_bare(kind, quick, web[("gunicorn", "saturation")]["cpu_ms"]))
             for load in ("100/s", "saturation"):
                 ours, theirs = web.get(("gunicorn", load)), web.get(("granian", load))
                 if ours is None or theirs is None:
@@ -176,8 +188,7 @@ def run(kinds: list[str], quick: bool, keep: Path | None = None) -> Result:
             shutil.rmtree(folder, ignore_errors=True)
     result.tables.append((["store", "server", "load", "orders/s", "p50 ms", "p99 ms", "CPU ms/order",
                            *PARTS, "of which the commit", "samples"], rows))
-    result.tables.append((["store", "CPU ms/order: Warlog.submit_order alone", "through the Flask app (test client)",
-                           "gunicorn at saturation (above)"], bare))
+    result.tables.append((BARE, bare))
     result.tables.append((["store", "settings an acknowledged order is committed under"], durable))
     result.notes.append(f"{games} games, {connections} connections, warm-up {warmup:g} s, window {duration:g} s; "
                         f"py-spy {SPY} on each web worker")

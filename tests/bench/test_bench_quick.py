@@ -156,14 +156,15 @@ def test_the_profile_splits_an_orders_time_and_names_the_durability(against_the_
 
 
 def test_the_profile_measures_an_order_with_no_web_server(against_the_peer):
-    if "py-spy is not installed" in against_the_peer:
-        pytest.skip("py-spy is not installed (pip install py-spy)")
+    """Measured with py-spy or without it; the gunicorn column only where py-spy profiled the server."""
     rows = [r for r in _table(against_the_peer, "3. Where an order's CPU goes") if len(r) == 4]
     assert rows[0] == ["store", "CPU ms/order: Warlog.submit_order alone", "through the Flask app (test client)",
                        "gunicorn at saturation (above)"], rows
+    profiled = "py-spy is not installed" not in against_the_peer
     for store in ("SQLite", "PostgreSQL"):
-        alone, flask, served = (_number(c) for c in next(r for r in rows if r[0] == store)[1:])
-        assert 0 < alone < flask < 1_000 and 0 < served < 1_000, (store, alone, flask, served)
+        alone, flask, served = next(r for r in rows if r[0] == store)[1:]
+        assert 0 < _number(alone) < _number(flask) < 1_000, (store, alone, flask)
+        assert (0 < _number(served) < 1_000) if profiled else served == "-", (store, served)
 
 
 def test_one_benchmark_runs_alone(tmp_path):
