@@ -8,7 +8,6 @@ Each docstring quotes the text; positions are small and synthetic (helpers.py), 
 
 from __future__ import annotations
 
-from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 
@@ -265,12 +264,9 @@ def test_fs_7_1_op_10_ends_with_its_operation_the_second_of_1_1_scores_4_4_2_aga
 
 
 # ======================================== 4.4(2) "during the operation when 4-1 is in effect" ===
-def test_fs_4_4_2_a_marker_played_on_the_event_dice_does_not_last_into_the_free_attack(monkeypatch):
-    """FS 4.4(2): AR ships sunk outside the TEZ score for the AR, "though, these VP aren't scored
-    during the operation when random event 4-1/4-2/4-3 is in effect"; FS 11.3 2-1: "This attack
-    doesn't count as using up a UK operation." The UK plays its Decisive Leader marker on the
-    Random Event Phase's AR die (2-6 becomes 2-1) and so holds none; the free attack that follows
-    is no operation and no marker is in effect: Drummond sunk in Sea Area 4 scores +1."""
+def to_the_event_dice(monkeypatch, dice) -> tuple[list, dict]:
+    """Glamorgan (surface 3) and Drummond in Sea Area OUTSIDE, the UK holding its Decisive Leader
+    marker: play on to the next turn's Random Event Phase and roll its dice with ``dice``."""
     with_factor(monkeypatch, "glamorgan", surface=3)
     st = board()
     st["markers"][UK] = ["uk_decisive_leader"]
@@ -279,7 +275,16 @@ def test_fs_4_4_2_a_marker_played_on_the_event_dice_does_not_last_into_the_free_
     out, st = to_ar_ops(st)
     out, st = through(st, AR, {"kind": "pass"})
     out, st = play(st, UK, {"kind": "submarines", "moves": {}})
-    out, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 6))
+    return play(st, AR, {"kind": "submarines", "moves": {}}, dice)
+
+
+def test_fs_4_4_2_a_marker_played_on_the_event_dice_does_not_last_into_the_free_attack(monkeypatch):
+    """FS 4.4(2): AR ships sunk outside the TEZ score for the AR, "though, these VP aren't scored
+    during the operation when random event 4-1/4-2/4-3 is in effect"; FS 11.3 2-1: "This attack
+    doesn't count as using up a UK operation." The UK plays its Decisive Leader marker on the
+    Random Event Phase's AR die (2-6 becomes 2-1) and so holds none; the free attack that follows
+    is no operation and no marker is in effect: Drummond sunk in Sea Area 4 scores +1."""
+    out, st = to_the_event_dice(monkeypatch, FixedDice(2, 6))
     assert pending(st)["kind"] == "leadership"
     out, st = answer(st, UK, {"reroll": 1}, FixedDice(1))
     assert "MarkerPlayed" in names(out) and st["markers"][UK] == []
@@ -447,15 +452,7 @@ def test_fs_4_4_2_a_marker_played_in_the_free_attack_itself_stops_no_vp_there(mo
     its marker through the event dice, then plays it in the free attack's battle to have its
     missed die rolled again: Drummond sinks in Sea Area 4 in no operation, with no marker held:
     +1 for the AR."""
-    with_factor(monkeypatch, "glamorgan", surface=3)
-    st = board()
-    st["markers"][UK] = ["uk_decisive_leader"]
-    place(st, "glamorgan", OUTSIDE)
-    place(st, "drummond", OUTSIDE)
-    out, st = to_ar_ops(st)
-    out, st = through(st, AR, {"kind": "pass"})
-    out, st = play(st, UK, {"kind": "submarines", "moves": {}})
-    out, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 1))
+    out, st = to_the_event_dice(monkeypatch, FixedDice(2, 1))
     out, st = answer(st, UK, {"reroll": None})  # the event dice are kept: 2-1
     assert pending(st)["kind"] == "free_attack"
     start = vp(st)
