@@ -52,6 +52,19 @@ def run_step(state: dict, step: str, dice: Any = None, **frame: Any) -> tuple[li
     return ctx.out, ctx.state
 
 
+def answer_waves(state: dict, dice: Any = None, most: int = 10) -> tuple[list, dict]:
+    """The Player answers each SSM wave put to him (nothing sunk) until none is pending, at most
+    ``most`` of them: (outcomes, state after)."""
+    out: list = []
+    for _ in range(most):
+        if not state.get("pending"):
+            break
+        more, state = play(state, {"kind": "decide", "decision": state["pending"][0]["id"], "choice": {"sunk": None}},
+                           dice)
+        out += more
+    return out, state
+
+
 def pending(state: dict) -> dict | None:
     return state["pending"][0] if state.get("pending") else None
 

@@ -9,7 +9,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.rulesets.stf import forces, maps, movement
-from tests.unit.stf.helpers import FixedDice, NoDice, at_phase, events_of, play, rolls_of, run_step
+from tests.unit.stf.helpers import FixedDice, NoDice, answer_waves, at_phase, events_of, play, rolls_of, run_step
 from tests.unit.stf.test_air import SYS, add, built, player_strike_state, precise_cv_state, ship, strikes
 from tests.unit.stf.test_examiner_movement_13 import cv_tf, d, moves, sag, state
 from tests.unit.stf.test_movement import add as move_add
@@ -75,12 +75,8 @@ def test_stf_7_8_an_invading_cv_2_hexes_from_a_bb_fires_its_ssms_then_goes_for_t
     assert moves(out) == [] and st2["groups"]["TF1"]["hex"] == "1706"
     out, st3 = run_step({**st2, "phase": "Combat"}, "surface_combat", FixedDice(default=1))
     assert [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
-    for _ in range(10):
-        if not st3.get("pending"):
-            break
-        more, st3 = play(st3, {"kind": "decide", "decision": st3["pending"][0]["id"], "choice": {"sunk": None}},
-                         FixedDice(default=1))
-        out += more
+    more, st3 = answer_waves(st3, FixedDice(default=1))
+    out += more
     assert not st3.get("pending")
     assert not [e for e in events_of(out, "SystemActs") if e["what"] == "gunnery"]
     run = [e for e in moves(out) if e["group"] == "TF1"]

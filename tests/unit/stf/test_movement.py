@@ -15,7 +15,7 @@ import pytest
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import maps, movement
-from tests.unit.stf.helpers import R, FixedDice, at_phase, events_of, initial, names, play, rolls_of, run_step
+from tests.unit.stf.helpers import R, FixedDice, answer_waves, at_phase, events_of, initial, names, play, rolls_of, run_step
 
 M = "giuk"
 
@@ -775,12 +775,8 @@ def test_stf_7_8_at_two_hexes_from_a_bb_task_force_the_cv_conducts_its_ssm_attac
     out, st3 = run_step(st2, "surface_combat", FixedDice(default=1))
     waves = [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
     assert waves and waves[0]["detail"]["group"] == "TF1" and last_hex(st3, "TF1") == "1706"  # fired, not moved
-    for _ in range(10):  # the Player answers each wave (nothing sunk) until the salvo is done
-        if not st3.get("pending"):
-            break
-        more, st3 = play(st3, {"kind": "decide", "decision": st3["pending"][0]["id"], "choice": {"sunk": None}},
-                         FixedDice(default=1))
-        out += more
+    more, st3 = answer_waves(st3, FixedDice(default=1))
+    out += more
     assert not st3.get("pending")
     assert not [e for e in events_of(out, "SystemActs") if e["what"] == "gunnery"]
     run = [e for e in moves(out) if e["group"] == "TF1"]
