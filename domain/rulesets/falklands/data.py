@@ -329,9 +329,10 @@ class FalklandsData:
                 if len(cargo) > 1:
                     raise DataError(f, f"units.{sid}", "a submarine carries one SF unit at most (FS 6.2(1))")
                 continue
-            # FS 6.2(1): one SF unit rides free on any surface ship; the rest counts against capacity
+            # FS 6.2(1): a ship with no capacity (no A or T) carries one SF unit; on an A or T ship
+            # every unit, SF too, counts against its capacity (6.2(2), 6.5)
             sf = [uid for uid in cargo if units[uid]["type"] == "sf"]
-            counted = [uid for uid in cargo if uid not in sf[:1]]
+            counted = cargo if ship["capacity"] > 0 else [uid for uid in cargo if uid not in sf[:1]]
             used = sum(steps(units[uid]) if ship["side"] == "UK" else 1 for uid in counted)
             if used > ship["capacity"]:
                 unit = "steps" if ship["side"] == "UK" else "units"

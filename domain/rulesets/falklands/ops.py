@@ -371,8 +371,11 @@ def check_loads(aboard: dict[str, str], r: str, state: dict | None = None) -> No
             need(not units, "FS 6.2(2)", "the Atlantic Conveyor never carries any units")
         need(d.get("capacity", 0) > 0 or not others, "FS 6.5",
              f"{d['name']} is not a transport: it may carry one SF unit only (FS 6.2(1))")
-        # One SF rides free on any surface ship (FS 6.2(1)); the rest count against capacity.
-        counted = others + sf[1:]
+        # FS 6.2(1): a surface ship that is no transport (capacity 0) carries one SF unit; on an A or
+        # T ship every unit, SF too, counts against the maximum printed on it (6.2(2): "The
+        # maximums those vessels may transport"; Cabo San Antonio "up to two units (only infantry,
+        # heavy machinegun and SF)"; 6.5 makes 6.2(1) the exception to "only ... 'A' or 'T'").
+        counted = others + (sf if d.get("capacity", 0) > 0 else sf[1:])
         need(len(sf) <= 1 or d.get("capacity", 0) > 0, "FS 6.2(1)", f"{d['name']} may carry one SF unit only")
         for u in others:
             if DATA.units[u].get("armor"):
