@@ -18,8 +18,8 @@ STF 11.2  The GameSystem's SSMs: every one it can, in waves of 10 at a Player CV
 STF 11.3  Gunnery only with as many ships or more with the heaviest guns either side has; all
           fire at the unscreened ship of highest VP, invasion freighters before CG, same-value
           ties by a die; rounds go on while the condition holds (step ``gunnery``).
-STF 11.4  Defending against a Player invasion in or next to the objective megahex: gunnery and
-          torpedo rounds as long as the base game allows.
+STF 11.4  Defending against a Player invasion in the objective megahex or a megahex next to it:
+          gunnery and torpedo rounds as long as the base game allows.
 STF 11.5  Subs placed in the entry areas by die, one sub to an area (step ``torpedo``).
 STF 11.6  A sub with one floatation point left attacks the highest value ship adjacent to it;
           the others first move next to the highest value ship.
@@ -760,13 +760,16 @@ def gun_counts(ships_a: list[dict], ships_b: list[dict]) -> tuple[str | None, in
 
 
 def defends_objective(state: dict, gid: str) -> bool:
-    """STF 11.4: defending against the Player's invasion, in the objective megahex or next to it."""
+    """STF 11.4: defending against the Player's invasion, "in the objective Megahex or adjacent to
+    it": in that megahex or in one of the six megahexes next to it (the sentence places the task
+    force by megahexes; where the text means hexes it says "hex", 7.10, 9.8)."""
     camp = state["campaign"]
     target = camp.get("invasion_target")
-    if camp.get("invader") != "Player" or target is None:
+    where = state["groups"][gid].get("hex")
+    if camp.get("invader") != "Player" or target is None or where is None:
         return False
-    where = state["groups"][gid]["hex"]
-    return any(h is not None and distance(state, where, h) <= 1 for h in maps.megahex_hexes(camp.get("map"), target))
+    name = camp.get("map")
+    return maps.megahex_distance(name, maps.megahex_hexes(name, target)[0], where) <= 1
 
 
 @STEPS.step("gunnery")
