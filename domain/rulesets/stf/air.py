@@ -949,12 +949,14 @@ def bombard(ctx: Ctx, order: dict) -> None:
 def identified_air(state: dict, megahex: int) -> dict:
     """STF 2.6.2: the GameSystem's identified L and M strength within 6 megahexes of ``megahex``
     not on strikes last turn nor on CAP this turn (each group's CAP, 10.2, is half round up of its
-    fresh L and M: what counts is the rest). Identified: the carriers of Precisely identified task
-    forces and the airbase's squadrons (9.1)."""
+    fresh L and M: what counts is the rest). Identified: the carriers of task forces Precisely
+    identified or whose air strength is revealed (``air_known``: 10.7's "previously revealed air
+    strength", 8.11's "known air strength"; the text says "identified", not "Precisely
+    identified"), and the airbase's squadrons (9.1)."""
     maps, name, turn = _maps(), map_name(state), state["turn"]
     centre = maps.megahex_hexes(name, megahex)[0]
     origins = [(g, v["hex"]) for g, v in sorted(state["groups"].items())
-               if v["owner"] == "system" and on_map(v) and _intel(v) == "precise"]
+               if v["owner"] == "system" and on_map(v) and (_intel(v) == "precise" or air_known(v))]
     origins += [(n, airbase_hex(state, n)) for n, b in sorted(airbases(state).items())
                 if b.get("owner") == "system" and airbase_active(state, n)]  # STF 9.4: 3 hits, grounded
     counted, points = [], 0

@@ -31,3 +31,32 @@ def test_stf_11_4_adjacent_to_the_objective_megahex_is_a_megahex_next_to_it_not_
         out, _ = run_step(st, "surface_combat", NoDice())
         g = acts(out, "gunnery")[0]
         assert (g["rule"], g["detail"]["fire"]) == (rule, fires)
+
+
+# ---- STF 2.6.2: "identified L and M aircraft" ----------------------------------------------------
+def test_stf_2_6_2_identified_aircraft_include_an_accurate_task_forces_revealed_air_strength():
+    """2.6.2: "Reduce the number of waves of ASMs able to be launched by 1 for every 4 strength
+    points (or part thereof) of identified L and M aircraft within 6 Megahexes that were not on air
+    strikes the previous turn or on CAP in this turn." "Identified", not "Precisely identified"
+    (the text says "Precisely" where it means it: 2.6.5, 8.11, 10.7, 10.13): an Accurate task force
+    whose air strength is revealed (10.7 "is Accurate and has a previously revealed air strength";
+    8.11 "Accurate units with a known air strength") has identified aircraft. Its carrier (set
+    aside by 10.8) with L 4 and M 5 fresh: CAP 5, 4 counted, one of the Backfire's two waves lost.
+    The same task force Accurate with no revealed air strength has no identified aircraft."""
+    from tests.unit.stf.helpers import play
+    from tests.unit.stf.test_air import SYS, add, built, cv, far, ship as air_ship
+    st = built(player="Soviet", phase="Patrol")
+    st["campaign"]["system_side"] = "US"
+    add(st, "TF2", "system", SYS, [air_ship("dd", "DD")], intel="precise", chit="Captain")  # the target
+    add(st, "TF1", "system", "1705", [{**cv("vinson", "US", L=4, M=[3, 2], H=4), "set_aside": True}],
+        intel="accurate", chit="Rear Admiral", size="large", air_known=True)
+    assert far(SYS, "1705") == 2
+    order = {"kind": "lbna_patrol", "unit": "backfire", "megahex": int(maps.megahex_number("giuk", SYS)),
+             "target": "TF2"}
+    out, _ = play(st, order)
+    missiles = events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]
+    assert (missiles["waves"], missiles["waves_lost"]) == (1, 1)
+    assert [c["origin"] for c in missiles["identified_air"]["by"]] == ["TF1"]
+    st["groups"]["TF1"]["air_known"] = False
+    out, _ = play(st, order)
+    assert events_of(out, "PlayerAirAction")[0]["detail"]["missiles"]["waves"] == 2
