@@ -386,6 +386,12 @@ def ssm(ctx: Ctx, order: dict) -> None:
         need(state["groups"].get(u.get("group"), {}).get("owner") == "Player", rule, f"{uid} is not the Player's")
         _count(n, "spent")
         need(n <= ssm_left(u), rule, f"{uid} has {ssm_left(u)} SSM left, not {n}")
+    # a hit is a missile that hit: no more hits than the missiles fired (or, none stated, than the
+    # Player's ships in play carry), which also bounds the dice of the hits placed at random
+    fired = sum(spent.values()) if spent else sum(
+        ssm_left(u) for g2 in state["groups"].values() if g2.get("owner") == "Player" and in_play(g2)
+        for u in units_of(state, g2["id"]))
+    need(hits <= fired, rule, f"{hits} hits from {fired} missiles: each hit is a missile that hit")
     if intel == "precise" and hits:
         raise InvalidOrder(f"{gid} is Precise: its hits fall where the base game puts them; report them on the "
                            "units hit with a 'report' order (only an Accurate target's hits fall at random)",
