@@ -39,7 +39,8 @@ STF 10.3   The GameSystem's air attacks (step ``air_attacks``, Strike phase): ea
            a Player surface action group (SAG).
 STF 10.4   Its target: CVs first, airbases next, SAGs last (then the nearest; a die for a true tie).
 STF 10.5   No chit, Enemy or Tracked: 1D6 odd then 1D6 6 places a Rear Admiral chit and goes to the
-           Air Attack Table.
+           Air Attack Table; the chit is the Accurate level of a large task force (1.13, 8.6), which
+           8.12 counts in the deployment total.
 STF 10.6   A Rear Admiral chit with no revealed air strength: 1D6 odd goes to the table.
 STF 10.7   Precise with a CV, or Accurate with a revealed air strength: the table.
 STF 10.8   Before any Precise report the strike's nation is 1d6 (1-2 NATO, 3-6 US; the Caribbean
@@ -369,8 +370,12 @@ def launches(ctx: Ctx, gid: str) -> tuple[bool, str, str]:
                      outcome=lambda v: "Rear Admiral" if v[0] == 6 else "no effect")
         if r.values[0] != 6:
             return False, "STF 10.5", "rolled odd, then less than 6: no effect"
-        ctx.emit(GroupChanged, group=gid, changes={"chit": "Rear Admiral", "size": "large"}, rule="STF 10.5",
-                 why="rolled odd, then 6: a Rear Admiral chit, and the task force goes to the Air Attack Table")
+        # A leader chit marks the size of an Accurately identified task force (1.13, 8.6): the chit
+        # is its Accurate level, so 10.7 ("is Accurate and has a previously revealed air strength")
+        # takes it next turn, and 8.12 counts it once its strike's nation is fixed (_consider).
+        ctx.emit(GroupChanged, group=gid, changes={"chit": "Rear Admiral", "size": "large", "intel": "accurate"},
+                 rule="STF 10.5", why="rolled odd, then 6: a Rear Admiral chit (a large task force, Accurate: "
+                                      "STF 1.13, 8.6), and the task force goes to the Air Attack Table")
         return True, "STF 10.5", "rolled odd, then 6"
     return False, "STF 10.5", f"a {chit} chit: a small or medium task force flies no strikes"
 
@@ -544,6 +549,12 @@ def _consider(ctx: Ctx, origin: str) -> None:
         rule, why = "STF 9.1", "the GameSystem's airbase, never hidden, has a target in range"
     target = choose_target(ctx, origin, found)
     nation = fix_nation(ctx)
+    if is_tf and rule == "STF 10.5":
+        g = ctx.state["groups"][origin]
+        points = composition.estimate(ctx.state, g)
+        composition.set_points(ctx, origin, points, "STF 8.12",
+                               f"STF 8.12: {origin} is Accurate (STF 10.5's Rear Admiral chit), a large task force: "
+                               f"it counts {points} points")
     if is_tf and not carriers(ctx.state, origin):
         if not set_aside_carrier(ctx, origin, nation):
             ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.8",
@@ -949,12 +960,14 @@ def bombard(ctx: Ctx, order: dict) -> None:
 def identified_air(state: dict, megahex: int) -> dict:
     """STF 2.6.2: the GameSystem's identified L and M strength within 6 megahexes of ``megahex``
     not on strikes last turn nor on CAP this turn (each group's CAP, 10.2, is half round up of its
-    fresh L and M: what counts is the rest). Identified: the carriers of Precisely identified task
-    forces and the airbase's squadrons (9.1)."""
+    fresh L and M: what counts is the rest). Identified: the carriers of task forces Precisely
+    identified or whose air strength is revealed (``air_known``: 10.7's "previously revealed air
+    strength", 8.11's "known air strength"; the text says "identified", not "Precisely
+    identified"), and the airbase's squadrons (9.1)."""
     maps, name, turn = _maps(), map_name(state), state["turn"]
     centre = maps.megahex_hexes(name, megahex)[0]
     origins = [(g, v["hex"]) for g, v in sorted(state["groups"].items())
-               if v["owner"] == "system" and on_map(v) and _intel(v) == "precise"]
+               if v["owner"] == "system" and on_map(v) and (_intel(v) == "precise" or air_known(v))]
     origins += [(n, airbase_hex(state, n)) for n, b in sorted(airbases(state).items())
                 if b.get("owner") == "system" and airbase_active(state, n)]  # STF 9.4: 3 hits, grounded
     counted, points = [], 0

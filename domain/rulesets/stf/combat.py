@@ -18,8 +18,8 @@ STF 11.2  The GameSystem's SSMs: every one it can, in waves of 10 at a Player CV
 STF 11.3  Gunnery only with as many ships or more with the heaviest guns either side has; all
           fire at the unscreened ship of highest VP, invasion freighters before CG, same-value
           ties by a die; rounds go on while the condition holds (step ``gunnery``).
-STF 11.4  Defending against a Player invasion in or next to the objective megahex: gunnery and
-          torpedo rounds as long as the base game allows.
+STF 11.4  Defending against a Player invasion in the objective megahex or a megahex next to it:
+          gunnery and torpedo rounds as long as the base game allows.
 STF 11.5  Subs placed in the entry areas by die, one sub to an area (step ``torpedo``).
 STF 11.6  A sub with one floatation point left attacks the highest value ship adjacent to it;
           the others first move next to the highest value ship.
@@ -386,6 +386,12 @@ def ssm(ctx: Ctx, order: dict) -> None:
         need(state["groups"].get(u.get("group"), {}).get("owner") == "Player", rule, f"{uid} is not the Player's")
         _count(n, "spent")
         need(n <= ssm_left(u), rule, f"{uid} has {ssm_left(u)} SSM left, not {n}")
+    # a hit is a missile that hit: no more hits than the missiles fired (or, none stated, than the
+    # Player's ships in play carry), which also bounds the dice of the hits placed at random
+    fired = sum(spent.values()) if spent else sum(
+        ssm_left(u) for g2 in state["groups"].values() if g2.get("owner") == "Player" and in_play(g2)
+        for u in units_of(state, g2["id"]))
+    need(hits <= fired, rule, f"{hits} hits from {fired} missiles: each hit is a missile that hit")
     if intel == "precise" and hits:
         raise InvalidOrder(f"{gid} is Precise: its hits fall where the base game puts them; report them on the "
                            "units hit with a 'report' order (only an Accurate target's hits fall at random)",
@@ -760,13 +766,16 @@ def gun_counts(ships_a: list[dict], ships_b: list[dict]) -> tuple[str | None, in
 
 
 def defends_objective(state: dict, gid: str) -> bool:
-    """STF 11.4: defending against the Player's invasion, in the objective megahex or next to it."""
+    """STF 11.4: defending against the Player's invasion, "in the objective Megahex or adjacent to
+    it": in that megahex or in one of the six megahexes next to it (the sentence places the task
+    force by megahexes; where the text means hexes it says "hex", 7.10, 9.8)."""
     camp = state["campaign"]
     target = camp.get("invasion_target")
-    if camp.get("invader") != "Player" or target is None:
+    where = state["groups"][gid].get("hex")
+    if camp.get("invader") != "Player" or target is None or where is None:
         return False
-    where = state["groups"][gid]["hex"]
-    return any(h is not None and distance(state, where, h) <= 1 for h in maps.megahex_hexes(camp.get("map"), target))
+    name = camp.get("map")
+    return maps.megahex_distance(name, maps.megahex_hexes(name, target)[0], where) <= 1
 
 
 @STEPS.step("gunnery")

@@ -14,7 +14,8 @@ STF 8.11  ``intelligence_degradation`` (Terminal phase): 1d6 per identified Game
 STF 8.12, 8.13  The deployment total rises when a group becomes Accurate, and is readjusted at
           Precise (``composition.DeploymentChanged``).
 STF 2.6.5 ``campaign["precise_reports"]``: the Player's Precise search reports of GameSystem task
-          forces, which the air helper reads for its LBNA modifier.
+          forces (recorded; the GameSystem's LBNA modifier counts the Player's task forces it
+          found instead, air.py).
 """
 
 from __future__ import annotations
