@@ -113,7 +113,7 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
         # FS 10.8: outside Op #25 SF neither fire nor are fired at; say so rather than 10.2.
         why = "FS 10.8" if battle["kind"] != "sf" and any(
             DATA.units.get(x, {}).get("type") == "sf" for x in (u, t)) else "FS 10.2"
-        need(t in targets, why, f"{t} is not a target in this battle")
+        need(t in targets, why, f"{DATA.units.get(t, {}).get('name', t)} is not a target in this battle")
         need(can_fire_at(state, battle, u, t), why,
              f"{DATA.units[u]['name']} cannot fire at {DATA.units[t]['name']}")
         counts[u] = counts.get(u, 0) + 1

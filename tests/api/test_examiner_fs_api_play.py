@@ -1,0 +1,765 @@
+"""Falklands Showdown played as two PBEM players would, through the HTTP API (Flask's test client on
+SQLite): a scenario author's check of the text's set-up (FS 3), victory (FS 4), sequence of play
+(FS 5), operations (FS 7.1) and random events (FS 11), sentence by sentence.
+
+For each sentence: what a player sends works end to end and the state (units, control), the VP
+track, the history and the dice audit show what the text says happened; an order the text forbids is
+a 4xx problem naming the most specific rule, and it changes nothing (the game's version is the
+same); a pending decision is offered to its owner alone and answered there.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+
+import pytest
+
+from api.app import create_app, migrate
+from domain.rulesets import find_ruleset
+from domain.rulesets.positions import Position
+from domain.service import Warlog
+from tests.api.conftest import ApiGame, bearer, start_game
+from tests.api.test_examiner_documented_orders import place
+from tests.api.test_falklands_game import answer
+
+FALKLANDS = find_ruleset("falklands")
+_keys = itertools.count()
+
+
+@pytest.fixture
+def client(sqlite_config):
+    migrate(sqlite_config)
+    service = Warlog(sqlite_config)
+    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
+    service.close()
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def game_at(client, monkeypatch, base: str, *edits) -> ApiGame:
+    """A game over HTTP from the named position ``base`` changed by ``edits`` (each edits the state)."""
+    state = copy.deepcopy(FALKLANDS.position(base).state)
+    for edit in edits:
+        edit(state)
+    FALKLANDS.check_position(state)
+    monkeypatch.setitem(FALKLANDS.positions(), "scenario", Position("scenario", "scenario", "a scenario", state))
+    return start_game(client, {"ruleset": "falklands", "position": "scenario"})
+
+
+def uk_to_move(state):
+    state.update(phase="UK Operations", active=["UK"])
+    state["phase_ops"] = {"allowed": 1, "done": 0, "free": 0}
+
+
+def at(unit, where, **more):
+    return lambda state: place(state, unit, where, **more)
+
+
+def held(area, side):
+    return lambda state: state["control"].update({area: side})
+
+
+def version(client, game) -> int:
+    return client.get(f"/api/v1/games/{game.game_id}", headers=game.admin).json["version"]
+
+
+def state_of(client, game, seat="UK") -> dict:
+    return client.get(f"/api/v1/games/{game.game_id}/state", headers=game.seats[seat]).json["state"]
+
+
+def legal(client, game, seat) -> list[dict]:
+    r = client.get(f"/api/v1/games/{game.game_id}/legal-orders", headers=game.seats[seat])
+    assert r.status_code == 200, r.json
+    return r.json["orders"]
+
+
+def accepted(client, game, seat, order) -> list[dict]:
+    r = game.order(client, seat, order, f"p{next(_keys)}")
+    assert r.status_code == 201, (order, r.json)
+    return r.json["events"]
+
+
+def refused(client, game, seat, order, rule: str | None = None) -> dict:
+    """The order is a 4xx problem (never a 500), naming ``rule`` when given, and the game is as it was."""
+    before = version(client, game)
+    r = game.order(client, seat, order, f"p{next(_keys)}")
+    assert 400 <= r.status_code < 500, (order, r.status_code, r.json)
+    assert r.headers["Content-Type"].startswith("application/problem+json")
+    if rule is not None:
+        assert r.json.get("rule") == rule, (order, r.json)
+    assert version(client, game) == before, "a refused order changes nothing"
+    return r.json
+
+
+def vp_track(client, game) -> dict:
+    return client.get(f"/api/v1/games/{game.game_id}/vp", headers=game.seats["AR"]).json
+
+
+def dice(client, game) -> list[dict]:
+    return client.get(f"/api/v1/games/{game.game_id}/dice", headers=game.seats["AR"]).json["rolls"]
+
+
+def answer_all(client, game, choose=None, most=12) -> list[dict]:
+    """Each pending decision answered by its owner (fire "auto", no re-roll), as legal-orders offers
+    it to that seat alone."""
+    events: list[dict] = []
+    for _ in range(most):
+        st = state_of(client, game)
+        if not st["pending"]:
+            return events
+        p = st["pending"][0]
+        other = "AR" if p["seat"] == "UK" else "UK"
+        assert legal(client, game, other) == [], "a decision is offered to its owner alone"
+        offer = legal(client, game, p["seat"])
+        assert [o["kind"] for o in offer] == ["decide"] and offer[0]["decision"] == p["id"], offer
+        order = answer(offer[0])  # the whole-game test's answers: fire "auto", keep the dice, take the offer
+        if p["kind"] in (choose or {}):
+            order["choice"] = choose[p["kind"]]
+        events += accepted(client, game, p["seat"], order)
+    raise AssertionError("decisions did not end")
+
+
+# --- FS 3: set up and control ----------------------------------------------------------------
+
+def test_fs_3_1_to_3_6_a_new_game_is_set_up_as_the_text_says(client):
+    """3.1 "The AR player sets up his side's forces first" (printed, 3.2), 3.3 "The UK starting force
+    is placed in Sea Area 4, with the special forces (SF) unit loaded onboard the Hermes ... Spartan
+    and Splendid, are placed in any one or two of the three sea areas within the TEZ", 3.5 "UK
+    Operations Remaining marker in the '30' box ... VP marker ... in the '8' box", 3.6 "At the start of
+    play, the AR player controls all land areas", 5.4 "Random Event 1-1/1-5 is in effect at the start
+    of the first turn"."""
+    game = start_game(client, {"ruleset": "falklands"})
+    st = state_of(client, game)
+    assert st["phase"] == "Set-Up" and legal(client, game, "AR") == []
+    refused(client, game, "AR", {"kind": "pass"}, "FS 5.2")
+    units = st["units"]
+    assert units["ri_3"]["location"] == "port_stanley" and units["25_de_mayo"]["location"] == "argentina"
+    assert units["hermes"]["location"] == "sa4" and units["sas_d"]["aboard"] == "hermes"
+    assert not units["2_para"]["in_play"]  # a reinforcement (3.4)
+    assert st["uk_operations_left"] == 30 and st["vp"] == {"VP": 8}
+    assert set(st["control"].values()) == {"AR"}
+    accepted(client, game, "UK", {"kind": "setup", "submarines": {"spartan": "sa7", "splendid": "sa7"}})
+    st = state_of(client, game)
+    assert (st["turn"], st["phase"], st["active"]) == (1, "UK Operations", ["UK"])
+    assert st["units"]["spartan"]["location"] == st["units"]["splendid"]["location"] == "sa7"  # "one or two"
+    assert st["phase_ops"]["free"] == 1  # 5.4: two operations for the price of one
+    refused(client, game, "UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa6"}}, "FS 3.3")
+
+
+@pytest.mark.parametrize("submarines", [
+    {"spartan": "sa6"},  # one of the two
+    {"spartan": "sa6", "splendid": "sa6", "conqueror": "sa6"},  # a third
+    {"spartan": "sa6", "splendid": "sa4"},  # outside the TEZ
+    {"spartan": "sa6", "splendid": "argentina"},
+    {"spartan": "sa6", "splendid": "atlantis"},
+    {"spartan": "sa6", "splendid": 6},
+    {"spartan": "sa6", "splendid": ["sa6"]},
+    ["spartan", "splendid"],
+    "sa6",
+    None,
+])
+def test_fs_3_3_a_malformed_or_forbidden_setup_is_refused_naming_3_3_and_changes_nothing(client, submarines):
+    game = start_game(client, {"ruleset": "falklands"})
+    refused(client, game, "UK", {"kind": "setup", "submarines": submarines}, "FS 3.3")
+    refused(client, game, "UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa6"}, "extra": 1},
+            "FS 3.3")
+
+
+def test_fs_3_7_no_ar_unit_but_submarines_moves_into_south_georgia(client, monkeypatch):
+    """3.7 "no AR units may be moved into or out of that box except submarines"; 9.5 "All AR aircraft
+    flying from bases in the Falklands have an unlimited range, except they may not enter the South
+    Georgia Holding Box"."""
+    game = game_at(client, monkeypatch, "midgame", at("glamorgan", "south_georgia"))
+    refused(client, game, "AR", {"kind": "operation", "op": 20, "units": ["drummond"], "destination": "south_georgia"},
+            "FS 3.7")
+    refused(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["dagger_1"], "origin": "argentina",
+                                 "destination": "south_georgia"}, "FS 3.7")
+    refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "south_georgia", "aircraft": ["pucara_1"],
+                                 "fire": "auto"}, "FS 3.7")  # 9.5 says it too, of aircraft from the Falklands
+    refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "south_georgia", "aircraft": ["dagger_1"],
+                                 "fire": "auto"}, "FS 3.7")
+    accepted(client, game, "AR", {"kind": "operation", "op": 20, "units": ["san_luis"], "destination": "south_georgia"})
+    assert state_of(client, game)["units"]["san_luis"]["location"] == "south_georgia"
+
+
+# --- FS 5: the sequence of play --------------------------------------------------------------
+
+def test_fs_5_2_a_whole_turn_goes_uk_ops_ar_ops_uk_subs_ar_subs_random_event(client, monkeypatch):
+    """5.2 "I. UK Operations Phase II. AR Operations Phase III. UK Submarine Phase IV. AR Submarine
+    Phase V. Random Event Phase"; 11.2 "the UK player always going first ... The first (UK) die rolled
+    is the first digit of the event, and the second (AR) die ... the second number"; at each phase
+    the other seat's order is refused and changes nothing."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move)
+    st = state_of(client, game)
+    turn, left = st["turn"], st["uk_operations_left"]
+    refused(client, game, "AR", {"kind": "pass"}, "FS 5.2")
+    refused(client, game, "UK", {"kind": "submarines", "moves": {}}, "FS 8.1")
+    accepted(client, game, "UK", {"kind": "pass"})
+    st = state_of(client, game)
+    assert (st["phase"], st["uk_operations_left"]) == ("AR Operations", left - 1)  # 5.3
+    refused(client, game, "UK", {"kind": "pass"}, "FS 5.2")
+    accepted(client, game, "AR", {"kind": "pass"})
+    assert state_of(client, game)["phase"] == "UK Submarine"
+    refused(client, game, "UK", {"kind": "operation", "op": 20, "units": ["conqueror"], "destination": "sa1"})
+    refused(client, game, "AR", {"kind": "submarines", "moves": {}}, "FS 5.2")
+    accepted(client, game, "UK", {"kind": "submarines", "moves": {"conqueror": "sa7"}})
+    st = state_of(client, game)
+    assert st["phase"] == "AR Submarine" and st["units"]["conqueror"]["location"] == "sa7"
+    before = len(dice(client, game))
+    events = accepted(client, game, "AR", {"kind": "submarines", "moves": {"san_luis": "sa1"}})
+    moved = [e["data"] for e in events if e["type"] == "UnitMoved"]
+    assert moved[0]["unit"] == "san_luis" and moved[0]["destination"] == "sa1", moved  # 8.1, before the event
+    drawn = [e for e in events if e["type"] == "RandomEventDrawn"]
+    assert len(drawn) == 1, [e["text"] for e in events]
+    rolls = dice(client, game)[before:]
+    assert [r["seat"] for r in rolls[:2]] == ["UK", "AR"], rolls  # 11.2: the UK die first
+    first, second = rolls[0]["dice"][0]["value"], rolls[1]["dice"][0]["value"]
+    assert f"{first}-{second}" in drawn[0]["text"], (drawn[0]["text"], first, second)
+    answer_all(client, game)
+    st = state_of(client, game)
+    if not st["ended"] and not st["pending"]:
+        assert st["turn"] == turn + 1 and st["phase"] == "UK Operations"
+
+
+def test_fs_8_2_no_attack_and_no_surface_ship_moves_in_a_submarine_phase(client, monkeypatch):
+    """8.1 "you may choose to move none, one, some, or all or your submarines"; 8.2 "No attacks are made
+    during these phases, just submarine moves"."""
+    game = game_at(client, monkeypatch, "midgame", lambda st: st.update(phase="AR Submarine", active=["AR"]))
+    refused(client, game, "AR", {"kind": "submarines", "moves": {"drummond": "sa1"}}, "FS 8.1")
+    refused(client, game, "AR", {"kind": "submarines", "moves": {"spartan": "sa1"}}, "FS 8.1")
+    refused(client, game, "AR", {"kind": "submarines", "moves": {"san_luis": "atlantis"}}, "FS 9.1")
+    refused(client, game, "AR", {"kind": "submarines", "moves": ["san_luis"]}, "FS 8.1")
+    refused(client, game, "AR", {"kind": "operation", "op": 14, "area": "sa2", "units": ["san_luis"], "fire": "auto"})
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})  # none
+
+
+def test_fs_5_3_the_last_uk_operation_ends_the_game_and_nothing_more_is_taken(client, monkeypatch):
+    """5.3 "Keep working through the turns ... until the UK player has expended his final operation.
+    At that time play stops"; 4.2 "if the UK player fails to control Port Stanley, there is no VP
+    reckoning: in such cases the AR player has won both the war and the game"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, lambda st: st.update(uk_operations_left=1))
+    accepted(client, game, "UK", {"kind": "pass"})
+    st = state_of(client, game)
+    assert st["ended"]["winner"] == "AR" and st["ended"]["rule"] == "FS 4.2", st["ended"]
+    assert client.get(f"/api/v1/games/{game.game_id}", headers=game.admin).json["status"] == "ended"
+    assert legal(client, game, "AR") == [] and legal(client, game, "UK") == []
+    refused(client, game, "AR", {"kind": "pass"})
+    refused(client, game, "UK", {"kind": "pass"})
+
+
+def _uk_holds_port_stanley(state):
+    for u, x in state["units"].items():
+        if x["side"] == "AR" and x["location"] == "port_stanley":
+            x.update(location="argentina")
+    place(state, "2_para", "port_stanley")
+    state["control"]["port_stanley"] = "UK"
+
+
+@pytest.mark.parametrize("vp,winner", [(0, "UK"), (-1, "UK"), (1, "AR")])
+def test_fs_4_6_holding_port_stanley_at_the_end_the_vp_decide(client, monkeypatch, vp, winner):
+    """4.6 "provided he controls Port Stanley at that time ... If the VP tally is at zero or is in
+    negative numbers, the UK player has won the competitive game. If the VP tally is in positive
+    numbers, the AR player has won." (A UK surface ship in the TEZ keeps 4.4(1)'s point away.)"""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, _uk_holds_port_stanley, at("glamorgan", "falklands"),
+                   lambda st: st.update(uk_operations_left=1, vp={"VP": vp}))
+    accepted(client, game, "UK", {"kind": "pass"})
+    st = state_of(client, game)
+    assert st["vp"] == {"VP": vp} and st["ended"]["winner"] == winner and st["ended"]["rule"].startswith("FS 4.6"), st
+
+
+def test_fs_4_4_1_and_4_5_the_ar_point_for_an_empty_tez_can_end_the_game_at_plus_20(client, monkeypatch):
+    """4.4(1) "The AR player will add one positive VP ... every time a UK operation is completed and, at
+    that instant, there are no UK surface ships in any of the three sea areas within the Total
+    Exclusion Zone ... Submarines never count for this"; 4.5 "If the VP tally ever reaches +20, play
+    stops immediately and the AR player is declared the winner"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("splendid", "falklands"),
+                   lambda st: st.update(vp={"VP": 19}))
+    accepted(client, game, "UK", {"kind": "pass"})
+    track = vp_track(client, game)
+    assert track["totals"] == {"VP": 20}
+    assert track["track"][-1]["delta"] == 1 and track["track"][-1]["rule"] == "FS 4.4(1)", track
+    st = state_of(client, game)
+    assert st["ended"]["winner"] == "AR" and st["ended"]["rule"] == "FS 4.5", st["ended"]
+    refused(client, game, "AR", {"kind": "pass"})
+
+
+def test_fs_4_4_1_a_uk_surface_ship_in_the_tez_keeps_the_point_away(client, monkeypatch):
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("glamorgan", "sa6"))
+    accepted(client, game, "UK", {"kind": "pass"})
+    assert vp_track(client, game)["track"] == []
+
+
+def test_fs_4_5_minus_5_ends_the_game_for_the_uk_and_7_1_op_2_scores_it(client, monkeypatch):
+    """Op #2 "The UK player adds one negative VP to the overall VP total each time this event is put
+    into effect"; 4.5 "If the VP tally ever reaches -5, play stops immediately and the UK player is
+    declared the winner"."""
+    game = game_at(client, monkeypatch, "midgame", lambda st: st.update(vp={"VP": -4}))
+    accepted(client, game, "AR", {"kind": "operation", "op": 2, "unit": "sf_anf"})
+    track = vp_track(client, game)
+    assert track["track"][-1]["rule"] == "FS 7.1 Op #2" and track["totals"] == {"VP": -5}
+    st = state_of(client, game)
+    assert st["units"]["sf_anf"]["location"] == "argentina"  # "placed in Argentina when activated"
+    assert st["ended"]["winner"] == "UK" and st["ended"]["rule"] == "FS 4.5"
+
+
+def test_fs_4_3_a_player_may_concede_the_game_and_the_war(client, monkeypatch):
+    """4.3 "you may concede the game and the war to your opponent"."""
+    game = game_at(client, monkeypatch, "midgame")
+    r = client.post(f"/api/v1/games/{game.game_id}/concede", headers=game.seats["UK"])
+    assert r.status_code in (200, 201), r.json
+    assert state_of(client, game, "AR")["ended"]["winner"] == "AR"
+    refused(client, game, "AR", {"kind": "pass"})
+
+
+# --- FS 4.4(5): territorial VP ---------------------------------------------------------------
+
+def _goose_green_empty(state):
+    for u, x in state["units"].items():
+        if x["side"] == "AR" and x["location"] == "goose_green":
+            x.update(location="argentina")
+
+
+def test_fs_4_4_5_taking_goose_green_scores_minus_one_and_the_ar_takes_it_back_for_plus_one(client, monkeypatch):
+    """4.4(5) "he will add one negative VP, each, when he takes control of any of the following
+    areas: Goose Green ... If the AR player manages to recapture any VP area, he immediately adds back
+    the corresponding number"; 3.6 "A contested or enemy controlled land area comes under your control
+    the instant your side is the only one to have one or more ground units in it"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, _goose_green_empty, at("2_para", "lafonia"),
+                   held("lafonia", "UK"), at("glamorgan", "falklands"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 24, "origin": "lafonia", "destination": "goose_green",
+                                  "units": ["2_para"]})
+    st = state_of(client, game)
+    assert st["control"]["goose_green"] == "UK" and st["vp"] == {"VP": 11}
+    assert vp_track(client, game)["track"][-1]["rule"] == "FS 4.4(5)"
+    history = client.get(f"/api/v1/games/{game.game_id}/history", headers=game.seats["AR"]).json
+    assert "Goose Green" in str(history)
+
+
+def test_fs_4_4_5_the_ar_recaptures_an_area_the_uk_left_and_adds_back_its_points(client, monkeypatch):
+    game = game_at(client, monkeypatch, "midgame", _goose_green_empty, held("goose_green", "UK"),
+                   at("ri_8", "lafonia"), lambda st: st.update(vp={"VP": 5}))
+    accepted(client, game, "AR", {"kind": "operation", "op": 24, "origin": "lafonia", "destination": "goose_green",
+                                  "units": ["ri_8"]})
+    st = state_of(client, game)
+    assert st["control"]["goose_green"] == "AR" and st["vp"] == {"VP": 6}
+
+
+# --- FS 7.1: the operations ------------------------------------------------------------------
+
+@pytest.mark.parametrize("seat,op,rule", [("UK", 1, "FS 7.1 Op #1"), ("UK", 2, "FS 7.1 Op #2"),
+                                          ("AR", 4, "FS 7.1 Op #4"), ("AR", 5, "FS 7.1 Op #5"),
+                                          ("AR", 6, "FS 7.1 Op #6"), ("AR", 7, "FS 7.1 Op #7"),
+                                          ("AR", 8, "FS 7.1 Op #8"), ("AR", 9, "FS 7.1 Op #9"),
+                                          ("AR", 12, "FS 7.1 Op #12"), ("AR", 13, "FS 7.1 Op #13"),
+                                          ("UK", 11, "FS 7.1 Op #11"), ("AR", 11, "FS 7.1 Op #11"),
+                                          ("UK", 10, "FS 7.1 Op #10")])
+def test_fs_7_1_an_operation_of_the_other_side_only_is_refused_naming_it(client, monkeypatch, seat, op, rule):
+    """Op #1 "(AR Only)", Op #4-#9, #11-#13 "(UK Only)"; Op #11 "may be conducted only ... provided only
+    that the AR action currently underway is 3, 17, 18, 19 or 20" (never chosen as a phase's op); Op #10
+    "freely tacked onto any other combat event"."""
+    game = game_at(client, monkeypatch, "midgame", *([uk_to_move] if seat == "UK" else []))
+    problem = refused(client, game, seat, {"kind": "operation", "op": op}, rule)
+    assert op not in [o.get("op") for o in legal(client, game, seat)]
+    assert problem["code"] in ("rule_violation", "invalid_order"), problem
+
+
+def test_fs_7_1_op_1_airlifts_at_most_two_ground_units_from_argentina(client, monkeypatch):
+    """Op #1 "The AR player may move up to two ground units from Argentina to Port Stanley airfield."
+    (and it is not intercepted: no decision for the UK)."""
+    edits = [at("ri_2", "argentina"), at("sf_anf", "argentina"), at("hermes", "falklands"), at("invincible", "sa6")]
+    game = game_at(client, monkeypatch, "midgame", *edits)
+    refused(client, game, "AR", {"kind": "operation", "op": 1, "units": ["bim_3", "ri_2", "sf_anf"]}, "FS 7.1 Op #1")
+    refused(client, game, "AR", {"kind": "operation", "op": 1, "units": ["ri_3"]}, "FS 7.1 Op #1")  # not in Argentina
+    refused(client, game, "AR", {"kind": "operation", "op": 1, "units": ["dagger_1"]}, "FS 7.1 Op #1")
+    accepted(client, game, "AR", {"kind": "operation", "op": 1, "units": ["bim_3", "ri_2"]})
+    st = state_of(client, game)
+    assert st["units"]["bim_3"]["location"] == st["units"]["ri_2"]["location"] == "port_stanley"
+    assert not st["pending"] and st["phase"] == "UK Submarine"
+
+
+def test_fs_7_1_op_2_at_most_three_times_once_for_each_unit(client, monkeypatch):
+    """Op #2 "This op may be conducted up to three times during each game, once for each of those units"."""
+    game = game_at(client, monkeypatch, "midgame")
+    refused(client, game, "AR", {"kind": "operation", "op": 2, "unit": "bim_3"}, "FS 7.1 Op #2")
+    refused(client, game, "AR", {"kind": "operation", "op": 2, "unit": "ri_3"}, "FS 7.1 Op #2")
+    game = game_at(client, monkeypatch, "midgame", lambda st: st.update(op2_done=["bim_3", "ri_2", "sf_anf"]))
+    refused(client, game, "AR", {"kind": "operation", "op": 2, "unit": "ri_2"}, "FS 7.1 Op #2")
+
+
+def test_fs_7_1_op_4_takes_south_georgia_and_eliminates_the_ar_submarine_there(client, monkeypatch):
+    """Op #4 "a force consisting of any three surface vessels, a submarine and two special forces units
+    into the South George Holding Box, thereby automatically gaining control of it. Any AR submarine(s)
+    there at the time of this operation are automatically eliminated ... only be conducted once per
+    game"; 4.4(3) an AR ship sunk in the South Georgia Holding Box scores one negative VP."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move)
+    refused(client, game, "UK", {"kind": "operation", "op": 4, "ships": ["antrim", "glamorgan"], "submarine": "conqueror",
+                                 "sf": ["sas_g", "sas_d"]}, "FS 7.1 Op #4")
+    refused(client, game, "UK", {"kind": "operation", "op": 4, "ships": ["antrim", "glamorgan", "coventry"],
+                                 "submarine": "conqueror", "sf": ["sas_g"]}, "FS 7.1 Op #4")
+    accepted(client, game, "UK", {"kind": "operation", "op": 4, "ships": ["antrim", "glamorgan", "coventry"],
+                                  "submarine": "conqueror", "sf": ["sas_g", "sas_d"]})
+    st = state_of(client, game)
+    assert st["control"]["south_georgia"] == "UK"
+    assert st["units"]["santa_fe"]["eliminated"]
+    assert {st["units"][u]["location"] for u in ("antrim", "glamorgan", "coventry", "conqueror")} == {"south_georgia"}
+    assert st["units"]["sas_g"]["aboard"] == "antrim"  # "doesn't actually disembark any ground units"
+    track = vp_track(client, game)["track"]
+    assert [(e["delta"], e["rule"]) for e in track] == [(-1, "FS 4.4(3)"), (1, "FS 4.4(1)")], track
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, lambda st: st["ops_log"]["UK"].append(4))
+    refused(client, game, "UK", {"kind": "operation", "op": 4, "ships": ["antrim", "glamorgan", "coventry"],
+                                 "submarine": "conqueror", "sf": ["sas_g", "sas_d"]}, "FS 7.1 Op #4")
+
+
+def test_fs_7_1_op_5_repairs_only_in_south_georgia_after_op_4(client, monkeypatch):
+    """Op #5 "A damaged vessel must be in the South Georgia Holding Box in order to be repaired ... This
+    operation may not be conducted until after Op #4 has been conducted"."""
+    hit = lambda st: st["units"]["glamorgan"].update(steps=1)  # noqa: E731
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, hit, at("glamorgan", "south_georgia", steps=1))
+    refused(client, game, "UK", {"kind": "operation", "op": 5, "unit": "glamorgan"}, "FS 7.1 Op #5")
+    after_4 = lambda st: (st["ops_log"]["UK"].append(4), st["control"].update(south_georgia="UK"))  # noqa: E731
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, after_4, at("coventry", "sa4", steps=1),
+                   at("glamorgan", "south_georgia", steps=1))
+    refused(client, game, "UK", {"kind": "operation", "op": 5, "unit": "coventry"}, "FS 7.1 Op #5")
+    refused(client, game, "UK", {"kind": "operation", "op": 5, "unit": "antrim"}, "FS 7.1 Op #5")  # not damaged
+    accepted(client, game, "UK", {"kind": "operation", "op": 5, "unit": "glamorgan"})
+    assert state_of(client, game)["units"]["glamorgan"]["steps"] == 2
+
+
+def test_fs_7_1_op_6_enters_the_lowest_group_whole_with_its_cargo(client, monkeypatch):
+    """Op #6 "enter the lowest-numbered reinforcement group ... via Sea Area 4 ... transported units must
+    arrive with their designated ships ... No unit(s) within any entered group may be left behind ...
+    nor may it ever be chosen twice in a row"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, lambda st: st["ops_log"]["UK"].append(20))
+    refused(client, game, "UK", {"kind": "operation", "op": 6, "entry": {"fearless": "south_georgia"}}, "FS 7.1 Op #6")
+    refused(client, game, "UK", {"kind": "operation", "op": 6, "entry": {"qe2": "sa4"}}, "FS 7.1 Op #6")
+    accepted(client, game, "UK", {"kind": "operation", "op": 6})
+    st = state_of(client, game)
+    assert "R2" in st["groups_entered"]
+    assert st["units"]["fearless"]["location"] == "sa4" and st["units"]["2_para"]["aboard"] == "fearless"
+    assert st["units"]["42_cdo"]["aboard"] == "canberra" and not st["units"]["qe2"]["in_play"]
+
+
+def test_fs_7_1_op_7_the_raid_removes_an_aircraft_and_a_six_loses_the_sf(client, monkeypatch):
+    """Op #7 "The result is he eliminates any one AR aircraft unit from any airfield on the Tactical Map.
+    Immediately after removing the AR aircraft, roll a die. On a result of six, the involved UK SF unit
+    is eliminated. This op may not be picked more than once per game." The die is in the dice audit."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, lambda st: st["ops_log"]["UK"].remove(7))
+    refused(client, game, "UK", {"kind": "operation", "op": 7, "sf": "sas_g", "target": "dagger_1"}, "FS 7.1 Op #7")
+    refused(client, game, "UK", {"kind": "operation", "op": 7, "sf": "glamorgan", "target": "pucara_1"},
+            "FS 7.1 Op #7")
+    before = len(dice(client, game))
+    accepted(client, game, "UK", {"kind": "operation", "op": 7, "sf": "sas_g", "target": "pucara_1"})
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["pucara_1"]["eliminated"]
+    rolls = [r for r in dice(client, game)[before:] if r["seat"] == "UK"]
+    assert rolls and rolls[-1]["rule"] == "FS 7.1 Op #7", rolls
+    assert st["units"]["sas_g"]["eliminated"] == (rolls[-1]["dice"][0]["value"] == 6)
+
+
+def test_fs_7_1_op_9_black_buck_sends_all_but_pucaras_home_and_keeps_them_there(client, monkeypatch):
+    """Op #9 "All AR aircraft, other than Pucaras, on any Falkland Island airbase at this time are moved
+    back to Argentina ... once chosen, the only AR aircraft that may thereafter base anywhere in the
+    Falklands are Pucaras."""
+    def before_black_buck(st):
+        st["ops_log"]["UK"].remove(9)
+        st["effects"]["UK"].pop("black_buck")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, before_black_buck, at("dagger_1", "port_stanley"),
+                   at("a4_1", "goose_green"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 9})
+    st = state_of(client, game)
+    assert st["units"]["dagger_1"]["location"] == st["units"]["a4_1"]["location"] == "argentina"
+    assert st["units"]["pucara_1"]["location"] == "port_stanley"
+    accepted(client, game, "AR", {"kind": "pass"})
+    accepted(client, game, "UK", {"kind": "submarines", "moves": {}})
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    answer_all(client, game)
+    st = state_of(client, game)
+    if st["phase"] == "AR Operations" and not st["ended"]:
+        refused(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["dagger_1"], "origin": "argentina",
+                                     "destination": "port_stanley"}, "FS 7.1 Op #9")
+
+
+def test_fs_7_1_op_9_rebasing_after_black_buck_is_refused_naming_op_9(client, monkeypatch):
+    game = game_at(client, monkeypatch, "midgame")
+    refused(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["dagger_1"], "origin": "argentina",
+                                 "destination": "port_stanley"}, "FS 7.1 Op #9")
+    refused(client, game, "AR", {"kind": "operation", "op": 9}, "FS 7.1 Op #9")
+
+
+def test_fs_6_2_4_goose_green_and_pebble_island_base_two_aircraft(client, monkeypatch):
+    """6.2(4) "Goose Green and Pebble Island airbases can each base a total of two AR aircraft counters"."""
+    def no_black_buck(st):
+        st["ops_log"]["UK"].remove(9)
+        st["effects"]["UK"].pop("black_buck")
+    game = game_at(client, monkeypatch, "midgame", no_black_buck, at("pucara_1", "pebble_island"),
+                   at("pucara_2", "argentina"))
+    refused(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_2"], "origin": "argentina",
+                                 "destination": "pebble_island"}, "FS 6.2(4)")
+    accepted(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_2"], "origin": "argentina",
+                                  "destination": "goose_green"})
+
+
+def test_fs_7_1_op_16_lands_into_an_empty_area_which_the_uk_then_controls(client, monkeypatch):
+    """Op #16 "into any friendly controlled land area ... or one that's presently already contested or,
+    alternatively, into a land area that's devoid of both sides' ground units ... there is no immediate
+    combat"; 3.6 control passes to the only side there; an enemy-held area takes Op #17."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("fearless", "falklands"),
+                   at("2_para", None, aboard="fearless"), at("40_cdo", None, aboard="fearless"))
+    refused(client, game, "UK", {"kind": "operation", "op": 16, "units": ["2_para"], "area": "port_stanley"},
+            "FS 7.1 Op #16")
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 16, "units": ["2_para", "40_cdo"],
+                                           "area": "san_carlos"})
+    assert "BattleBegun" not in [e["type"] for e in events]
+    st = state_of(client, game)
+    assert st["units"]["2_para"]["location"] == "san_carlos" and st["control"]["san_carlos"] == "UK"
+
+
+def test_fs_7_1_op_17_needs_an_assault_ship_and_an_enemy_area(client, monkeypatch):
+    """Op #17 "you must have one or more assault ships (Intrepid and Fearless for the UK ...) in the
+    Falkland Islands Sea Area ... The assault may be into any enemy controlled land area. No more than
+    five steps may be landed from Fearless and Intrepid (each) in the first wave"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("canberra", "falklands"),
+                   at("2_para", None, aboard="canberra"))
+    refused(client, game, "UK", {"kind": "operation", "op": 17, "area": "fox_bay", "wave": ["2_para"], "fire": "auto"},
+            "FS 7.1 Op #17")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("fearless", "falklands"),
+                   at("2_para", None, aboard="fearless"), held("san_carlos", "UK"))
+    refused(client, game, "UK", {"kind": "operation", "op": 17, "area": "san_carlos", "wave": ["2_para"],
+                                 "fire": "auto"}, "FS 7.1 Op #17")
+
+
+def test_fs_7_1_op_19_and_op_21_never_hit_sf(client, monkeypatch):
+    """Op #19 "Neither side's SF units may ever be hit by air-to-ground attack"; Op #21 "Neither side's
+    SF units may ever be hit by this kind of fire"; 10.8 "SF units may only be eliminated via SF vs. SF
+    combat in Op #25, or via OP #7, or via random event 2-4". An area with SF alone is no target of
+    the operation (its rule); a shot at SF in a mixed fight breaks 10.8 (the reading of
+    tests/unit/falklands/test_rules_ops_14_25.py); the detail names the unit."""
+    game = game_at(client, monkeypatch, "midgame", at("sas_g", "san_carlos"), held("san_carlos", "UK"))
+    refused(client, game, "AR", {"kind": "operation", "op": 19, "area": "san_carlos", "aircraft": ["pucara_1"],
+                                 "fire": [{"unit": "pucara_1", "at": "sas_g"}]}, "FS 7.1 Op #19")
+    game = game_at(client, monkeypatch, "midgame", at("2_para", "san_carlos"), at("sas_g", "san_carlos"),
+                   held("san_carlos", "UK"))
+    problem = refused(client, game, "AR", {"kind": "operation", "op": 19, "area": "san_carlos",
+                                           "aircraft": ["pucara_1"], "fire": [{"unit": "pucara_1", "at": "sas_g"}]},
+                      "FS 10.8")
+    assert "22 SAS, G Squadron" in problem["detail"], problem
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("glamorgan", "falklands"))
+    refused(client, game, "UK", {"kind": "operation", "op": 21, "area": "port_stanley", "units": ["glamorgan"],
+                                 "fire": [{"unit": "glamorgan", "at": "cdo_601"}]}, "FS 10.8")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("2_para", "goose_green"))
+    refused(client, game, "UK", {"kind": "operation", "op": 15, "area": "goose_green", "units": ["2_para"],
+                                 "fire": [{"unit": "2_para", "at": "cdo_601"}]}, "FS 10.8")
+
+
+def test_fs_7_1_op_22_carries_two_uk_or_one_ar_infantry_or_sf(client, monkeypatch):
+    """Op #22 "The UK player may move up to two infantry and/or SF units (total) ... The AR player may do
+    the same, but his limit is one infantry or SF unit per op"."""
+    game = game_at(client, monkeypatch, "midgame")
+    refused(client, game, "AR", {"kind": "operation", "op": 22, "origin": "port_stanley", "destination": "fitzroy",
+                                 "units": ["ri_3", "ri_6"]}, "FS 7.1 Op #22")
+    refused(client, game, "AR", {"kind": "operation", "op": 22, "origin": "port_stanley", "destination": "fitzroy",
+                                 "units": ["armd_10"]}, "FS 7.1 Op #22")
+    accepted(client, game, "AR", {"kind": "operation", "op": 22, "origin": "port_stanley", "destination": "fox_bay",
+                                  "units": ["ri_3"]})
+    assert state_of(client, game)["units"]["ri_3"]["location"] == "fox_bay"
+    three = [at(u, "san_carlos") for u in ("2_para", "3_para", "40_cdo")]
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, *three, held("san_carlos", "UK"))
+    refused(client, game, "UK", {"kind": "operation", "op": 22, "origin": "san_carlos", "destination": "teal_inlet",
+                                 "units": ["2_para", "3_para", "40_cdo"]}, "FS 7.1 Op #22")
+
+
+def test_fs_6_2_and_7_1_op_23_load_limits(client, monkeypatch):
+    """Op #23 "Load limits must be observed for all involved ships"; 6.2(1) "Every surface ship has the
+    ability to transport one friendly SF unit"; 6.2(2) "Fearless and Intrepid can each carry up to five
+    steps ... Elk, Fearless and Intrepid ... the only transports able to" carry the B&R; Op #23 loads
+    in "the Argentine mainland" for the AR only."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("canberra", "falklands"), at("fearless", "falklands"),
+                   at("b_r", "san_carlos"), at("sas_g", "san_carlos"), at("coventry", "falklands"),
+                   *[at(u, "san_carlos") for u in ("2_para", "3_para", "40_cdo")], held("san_carlos", "UK"))
+    refused(client, game, "UK", {"kind": "operation", "op": 23, "loads": {"b_r": "canberra"}}, "FS 6.2(2)")
+    refused(client, game, "UK", {"kind": "operation", "op": 23, "loads": {"sas_g": "glamorgan"}})  # not there
+    refused(client, game, "UK", {"kind": "operation", "op": 23, "loads": {"2_para": "coventry"}}, "FS 6.5")
+    refused(client, game, "UK", {"kind": "operation", "op": 23,
+                                 "loads": {"2_para": "fearless", "3_para": "fearless", "40_cdo": "fearless"}},
+            "FS 6.2(2)")
+    accepted(client, game, "UK", {"kind": "operation", "op": 23, "loads": {"b_r": "fearless", "sas_g": "coventry"}})
+    st = state_of(client, game)
+    assert st["units"]["b_r"]["aboard"] == "fearless" and st["units"]["sas_g"]["aboard"] == "coventry"
+
+
+def test_fs_9_2_and_7_1_op_24_moves_only_into_an_adjoining_area(client, monkeypatch):
+    """Op #24 "the Lafonia area is adjoining only to the Goose Green area"; 9.2 "one area entered per
+    operation"."""
+    game = game_at(client, monkeypatch, "midgame")
+    refused(client, game, "AR", {"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "lafonia",
+                                 "units": ["ri_3"]}, "FS 9.2")
+    accepted(client, game, "AR", {"kind": "operation", "op": 24, "origin": "goose_green", "destination": "lafonia",
+                                  "units": ["ri_12"]})
+    assert state_of(client, game)["units"]["ri_12"]["location"] == "lafonia"
+
+
+def test_fs_7_1_op_25_needs_sf_of_both_sides(client, monkeypatch):
+    """Op #25 "You may use all the SF units you have in any one Falkland Islands land area to attack the
+    enemy SF units located there"."""
+    game = game_at(client, monkeypatch, "midgame")
+    refused(client, game, "AR", {"kind": "operation", "op": 25, "area": "goose_green", "fire": "auto"}, "FS 7.1 Op #25")
+    refused(client, game, "AR", {"kind": "operation", "op": 25, "area": "port_stanley", "fire": "auto"})
+
+
+# --- pending decisions: offered to their owner, answered there --------------------------------
+
+def test_fs_10_2_defensive_fire_is_asked_of_the_defender_alone(client, monkeypatch):
+    """10.2 "In turn, each of your firing units may be fired at by one or more opposing units in that
+    same battle"; docs: `defensive_fire` | the defender. The attacker cannot answer it, a wrong id is
+    refused naming the decision's rule, and nothing changes until the defender answers."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("drummond", "sa4"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 14, "area": "sa4", "units": ["glamorgan"], "fire": "auto"})
+    st = state_of(client, game)
+    if not st["pending"]:
+        pytest.skip("the battle asked nothing (no AR unit able to fire back)")
+    p = st["pending"][0]
+    assert (p["kind"], p["seat"]) == ("defensive_fire", "AR"), p
+    assert legal(client, game, "UK") == []
+    refused(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"fire": "auto"}}, p["rule"])
+    refused(client, game, "AR", {"kind": "decide", "decision": "nonesuch", "choice": {"fire": "auto"}}, p["rule"])
+    refused(client, game, "AR", {"kind": "pass"}, p["rule"])
+    refused(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": "auto"}, p["rule"])
+    refused(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"fire": "auto", "decline": True}},
+            p["rule"])
+    before = len(dice(client, game))
+    answer_all(client, game)
+    rolls = dice(client, game)[before:]
+    assert {r["seat"] for r in rolls} >= {"UK", "AR"}, rolls  # both sides' dice of the one battle
+    assert not state_of(client, game)["pending"]
+
+
+def test_fs_7_1_op_11_interception_of_a_rebase_is_offered_to_the_uk(client, monkeypatch):
+    """Op #11 "provided only that the AR action currently underway is 3 ... If the movement of those AR
+    aircraft takes them into or adjacent to one or more sea areas containing UK aircraft carriers ...
+    those UK units may ... interrupt the AR operation"; "Pucara and stealth aircraft ... may never be
+    intercepted"."""
+    def no_black_buck(st):
+        st["ops_log"]["UK"].remove(9)
+        st["effects"]["UK"].pop("black_buck")
+    game = game_at(client, monkeypatch, "midgame", no_black_buck, at("hermes", "falklands"),
+                   at("invincible", "falklands"))
+    accepted(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["dagger_1"], "origin": "argentina",
+                                  "destination": "goose_green"})
+    st = state_of(client, game)
+    assert st["pending"] and st["pending"][0]["kind"] == "interception" and st["pending"][0]["seat"] == "UK"
+    assert legal(client, game, "AR") == []
+    accepted(client, game, "UK", {"kind": "decide", "decision": st["pending"][0]["id"], "choice": {"fire": []}})
+    answer_all(client, game)
+    assert state_of(client, game)["units"]["dagger_1"]["location"] == "goose_green"  # let pass
+    game = game_at(client, monkeypatch, "midgame", no_black_buck, at("hermes", "falklands"),
+                   at("invincible", "falklands"), at("pucara_2", "argentina"))
+    accepted(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_2"], "origin": "argentina",
+                                  "destination": "goose_green"})
+    assert not state_of(client, game)["pending"]  # a Pucara is never intercepted
+
+
+# --- FS 11.3: random events over HTTP --------------------------------------------------------
+
+def test_fs_11_3_1_6_poor_uk_staff_work_refuses_movement_naming_1_6(client, monkeypatch):
+    """1-6 "The UK player may not conduct any air, sea or land movement during his next Operations
+    Phase"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move,
+                   lambda st: st["effects"]["UK"].update(poor_uk_staff_work={}))
+    refused(client, game, "UK", {"kind": "operation", "op": 20, "units": ["glamorgan"], "destination": "sa6"},
+            "FS 11.3 1-6")
+    accepted(client, game, "UK", {"kind": "pass"})
+
+
+def test_fs_11_3_4_6_and_5_1_ar_restrictions_name_their_event(client, monkeypatch):
+    """4-6 "The AR player may not move or fight any aircraft units during his next Operations Phase";
+    5-1 "The AR player may not conduct any kind of attack during his next Operations Phase"."""
+    game = game_at(client, monkeypatch, "midgame", at("glamorgan", "falklands"),
+                   lambda st: st["effects"]["AR"].update(ar_air_mechanical={}))
+    refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["pucara_1"],
+                                 "fire": "auto"}, "FS 11.3 4-6")
+    refused(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_1"], "origin": "port_stanley",
+                                 "destination": "argentina"}, "FS 11.3 4-6")
+    game = game_at(client, monkeypatch, "midgame", at("2_para", "fitzroy"),
+                   lambda st: st["effects"]["AR"].update(poor_ar_logistics={}))
+    refused(client, game, "AR", {"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy",
+                                 "units": ["ri_3"], "attack": True, "fire": "auto"}, "FS 11.3 5-1")
+    accepted(client, game, "AR", {"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy",
+                                  "units": ["ri_3"]})  # a move is no attack
+
+
+def test_fs_10_5_the_stealth_aircraft_is_removed_after_its_fifth_attack(client, monkeypatch):
+    """10.5 "this aircraft unit may never make more than five attacks during an entire game, after which
+    it's simply removed. Keep a record on the UK Operations Remaining Track"; "this unit also may never
+    be intercepted"."""
+    game = game_at(client, monkeypatch, "midgame", at("glamorgan", "falklands"), at("hermes", "falklands"),
+                   at("invincible", "falklands"), lambda st: st.update(stealth_attacks=4))
+    accepted(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["super_etendard"],
+                                  "fire": "auto"})
+    assert state_of(client, game)["pending"][0]["kind"] != "interception"
+    events = answer_all(client, game)
+    st = state_of(client, game)
+    assert st["stealth_attacks"] == 5
+    unit = st["units"]["super_etendard"]
+    assert unit["eliminated"] or not unit["in_play"] or unit["location"] is None, unit
+    assert any(e["type"] in ("UnitWithdrawn", "UnitEliminated") and "Entendard" in e["text"] or
+               "tendard" in e["text"] for e in events), [e["text"] for e in events]
+
+
+# --- malformed orders: a clear 4xx, nothing changed ------------------------------------------
+
+MALFORMED = [
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy", "units": ["nonesuch"]},
+     "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "atlantis", "units": ["ri_3"]},
+     "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy", "units": ["glamorgan"]},
+     "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy"}, "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy", "units": "ri_3"},
+     "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy", "units": ["ri_3", "ri_3"]},
+     "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": 7, "units": ["ri_3"]}, "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy", "units": ["ri_3"],
+      "speed": 2}, "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy", "units": ["ri_3"],
+      "attack": "yes"}, "FS 7.1 Op #24"),
+    ({"kind": "operation", "op": "24", "origin": "port_stanley", "destination": "fitzroy", "units": ["ri_3"]},
+     "FS 7.1"),
+    ({"kind": "operation", "op": 26}, "FS 7.1"),
+    ({"kind": "operation", "op": 0}, "FS 7.1"),
+    ({"kind": "operation", "op": True}, "FS 7.1"),
+    ({"kind": "operation", "op": 2 ** 53 - 1}, "FS 7.1"),
+    ({"kind": "operation"}, "FS 7.1"),
+    ({"kind": "operation", "op": 2, "unit": "ri_2", "units": ["ri_2"]}, "FS 7.1 Op #2"),
+    ({"kind": "operation", "op": 2, "unit": ["ri_2"]}, "FS 7.1 Op #2"),
+    ({"kind": "operation", "op": 2, "unit": "x" * 5000}, None),
+    ({"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["pucara_1"], "fire": 3}, None),
+    ({"kind": "concede"}, "FS 5.2"),
+    ({"kind": None}, None),
+    ({}, None),
+    ({"kind": "pass", "op": 3}, "FS 5.3"),
+]
+
+
+@pytest.mark.parametrize("order,rule", MALFORMED, ids=[str(i) for i in range(len(MALFORMED))])
+def test_fs_7_1_a_malformed_operation_is_a_4xx_and_changes_nothing(client, monkeypatch, order, rule):
+    """Wrong types, unknown units or areas, missing, extra and huge fields: each is a clear 4xx (naming
+    the operation's rule where the order reached the rules), never a 500, and the version is unchanged."""
+    game = game_at(client, monkeypatch, "midgame", at("glamorgan", "falklands"))
+    problem = refused(client, game, "AR", order, rule)
+    assert problem.get("detail") or problem.get("errors"), problem
+
+
+def test_fs_5_1_a_token_of_another_game_or_none_orders_nothing(client, monkeypatch):
+    """An order is a seat's: without its token, or with another game's, it is a 4xx and changes nothing."""
+    game = game_at(client, monkeypatch, "midgame")
+    other = start_game(client, {"ruleset": "falklands"})
+    before = version(client, game)
+    for headers in ({}, other.seats["AR"], bearer("wls_nonesuch"), game.admin):
+        r = client.post(f"/api/v1/games/{game.game_id}/orders", json={"kind": "pass"},
+                        headers={**headers, "Idempotency-Key": f"t{next(_keys)}"})
+        assert 400 <= r.status_code < 500, r.json
+    assert version(client, game) == before
