@@ -763,3 +763,326 @@ def test_fs_5_1_a_token_of_another_game_or_none_orders_nothing(client, monkeypat
                         headers={**headers, "Idempotency-Key": f"t{next(_keys)}"})
         assert 400 <= r.status_code < 500, r.json
     assert version(client, game) == before
+
+
+# --- with the server's dice fixed: what the text says happens, on the track and in the log ----
+
+def dice_come_up(monkeypatch, *faces: int, default: int = 1) -> None:
+    """The server's dice come up ``faces``, in order, then ``default`` (a test double for
+    domain.dice.face2, which the roller calls for every die; the dice audit still lists each roll)."""
+    from domain import dice as dice_module
+    queue = list(faces)
+    monkeypatch.setattr(dice_module, "face2", lambda *args: queue.pop(0) if queue else default)
+
+
+def track_entries(client, game) -> list[tuple[int, str]]:
+    return [(e["delta"], e["rule"]) for e in vp_track(client, game)["track"]]
+
+
+def test_fs_4_4_2_an_ar_ship_sunk_outside_the_tez_scores_the_ar_one_vp(client, monkeypatch):
+    """4.4(2) "The AR player will add one or two positive VP ... for every AR ship sunk in any sea areas
+    other than those within the Total Exclusion Zone"; 10.11 "When any AR unit is hit, it's
+    eliminated. When a two-step UK unit is hit, place a marker on it"; 10.2 all fire simultaneous."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("drummond", "sa4"),
+                   *[at(s, "sa6") for s in ("hermes", "invincible", "broadsword", "alacrity", "yarmouth", "coventry",
+                                            "sheffield", "glasgow", "arrow", "antrim", "plymouth", "brilliant",
+                                            "conqueror")])
+    accepted(client, game, "UK", {"kind": "operation", "op": 14, "area": "sa4", "units": ["glamorgan"], "fire": "auto"})
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["drummond"]["eliminated"]
+    assert st["units"]["glamorgan"]["steps"] == 1  # Drummond's defensive fire hit too (10.2: simultaneous)
+    assert (1, "FS 4.4(2)") in track_entries(client, game)
+    audit = [r for r in dice(client, game) if r["rule"] in ("FS 7.1 Op #14", "FS 10.2")]
+    assert {r["seat"] for r in audit} == {"UK", "AR"}, audit
+
+
+def test_fs_4_4_3_the_belgrano_sunk_in_the_tez_scores_the_uk_two_vp(client, monkeypatch):
+    """4.4(3) "The UK player will add one or two negative VP ... for every AR ship sunk within the Total
+    Exclusion Zone ... The AR ships 25 de Mayo and Belgrano each yield two VP"."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("belgrano", "sa6"), at("conqueror", "sa6"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 14, "area": "sa6", "units": ["conqueror"],
+                                  "fire": [{"unit": "conqueror", "at": "belgrano"}]})
+    answer_all(client, game)
+    assert state_of(client, game)["units"]["belgrano"]["eliminated"]
+    assert (-2, "FS 4.4(3)") in track_entries(client, game)
+
+
+def test_fs_4_4_4_and_6_5_a_sunk_transport_scores_two_and_takes_its_troops_with_it(client, monkeypatch):
+    """4.4(4) "two positive VP ... whenever and wherever he sinks any of the following UK ships: ...
+    Canberra"; 6.5 "if their transporting unit comes under attack ... they simply and fully share the
+    fate of that transporting unit"; 10.4: with no unprotected ship there, Canberra may be attacked."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", at("canberra", "falklands"), at("42_cdo", None, aboard="canberra"))
+    accepted(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["dagger_1", "dagger_2"],
+                                  "fire": [{"unit": "dagger_1", "at": "canberra"}, {"unit": "dagger_2", "at": "canberra"}]})
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["canberra"]["eliminated"] and st["units"]["42_cdo"]["eliminated"]
+    assert (2, "FS 4.4(4)") in track_entries(client, game)
+
+
+def test_fs_10_9_the_rendezvous_removes_the_conveyor_without_vp_and_gives_the_carriers_four_shots(client, monkeypatch):
+    """10.9 "Prior to rendezvousing with the Atlantic Conveyor, each time a British carrier fires ...
+    they may fire three times. Once they've rendezvoused with the Conveyor - which is defined as all three
+    ships being in the same sea area at the end of any UK operation - that number of shots is increased
+    from three to four and the Conveyor is removed from play (without yielding any VP)"."""
+    dice_come_up(monkeypatch)
+    edits = [uk_to_move, at("hermes", "falklands"), at("invincible", "sa6"), at("atlantic_conveyor", "sa6"),
+             at("glamorgan", "falklands"), at("a4_1", "port_stanley"), at("dagger_1", "port_stanley"),
+             lambda st: (st["ops_log"]["UK"].remove(9), st["effects"]["UK"].pop("black_buck"))]
+    game = game_at(client, monkeypatch, "midgame", *edits)
+    four = [{"unit": "hermes", "at": t} for t in ("pucara_1", "a4_1", "dagger_1", "pucara_1")]
+    refused(client, game, "UK", {"kind": "operation", "op": 13, "airbase": "port_stanley", "carriers": ["hermes"],
+                                 "fire": four}, "FS 10.9")
+    accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["invincible", "atlantic_conveyor"],
+                                  "destination": "falklands"})
+    st = state_of(client, game)
+    conveyor = st["units"]["atlantic_conveyor"]
+    assert st["rendezvous"] and conveyor["location"] is None and not conveyor["eliminated"], conveyor
+    assert all(rule != "FS 4.4(4)" for _, rule in track_entries(client, game))
+    for seat, order in (("AR", {"kind": "pass"}), ("UK", {"kind": "submarines", "moves": {}}),
+                        ("AR", {"kind": "submarines", "moves": {}})):
+        accepted(client, game, seat, order)
+    answer_all(client, game)  # the event dice came up 1-1: two UK operations for the price of one
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 13, "airbase": "port_stanley",
+                                           "carriers": ["hermes"], "fire": four})
+    assert "DecisionPending" not in [e["type"] for e in events]  # Op #13: "There is no AR return fire"
+    st = state_of(client, game)
+    assert all(st["units"][u]["eliminated"] for u in ("pucara_1", "a4_1", "dagger_1"))
+
+
+def test_fs_7_1_op_13_one_or_both_carriers_no_return_fire(client, monkeypatch):
+    """Op #13 "use one or both of your in-range aircraft carriers to attack the AR aircraft on the ground
+    at any one Falkland Islands airbase. The attacking ships use their anti-air combat factor. There is
+    no AR return fire"."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("hermes", "falklands"), at("invincible", "sa3"))
+    refused(client, game, "UK", {"kind": "operation", "op": 13, "airbase": "fox_bay", "carriers": ["hermes"],
+                                 "fire": "auto"}, "FS 7.1 Op #13")  # no aircraft there
+    refused(client, game, "UK", {"kind": "operation", "op": 13, "airbase": "pebble_island",
+                                 "carriers": ["hermes", "invincible"], "fire": "auto"}, "FS 9.3")
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 13, "airbase": "pebble_island",
+                                           "carriers": ["hermes"], "fire": "auto"})
+    assert "DecisionPending" not in [e["type"] for e in events]
+    assert state_of(client, game)["units"]["pucara_3"]["eliminated"]
+
+
+def test_fs_7_1_op_21_bombardment_has_no_return_fire(client, monkeypatch):
+    """Op #21 "use a force of friendly surface ships already within the Falkland Islands Sea Area to
+    attack enemy ground units and/or land-based aircraft in any land area on the Tactical Map. There's no
+    return fire"."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("glamorgan", "falklands"))
+    events = accepted(client, game, "UK", {"kind": "operation", "op": 21, "area": "fox_bay", "units": ["glamorgan"],
+                                           "fire": "auto"})
+    assert "DecisionPending" not in [e["type"] for e in events]
+    st = state_of(client, game)
+    assert st["units"]["ri_8"]["eliminated"] and st["units"]["glamorgan"]["steps"] == 2
+
+
+def test_fs_7_1_op_8_regroups_a_stricken_unit_on_a_ship_or_in_a_quiet_friendly_area(client, monkeypatch):
+    """Op #8 "remove the hit marker from - any one stricken ground unit. The regrouped unit must presently
+    be on a UK vessel or in an uncontested and friendly controlled land area"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("2_para", "san_carlos", steps=1),
+                   held("san_carlos", "UK"), at("3_para", "goose_green", steps=1))
+    refused(client, game, "UK", {"kind": "operation", "op": 8, "unit": "3_para"}, "FS 7.1 Op #8")
+    accepted(client, game, "UK", {"kind": "operation", "op": 8, "unit": "2_para"})
+    assert state_of(client, game)["units"]["2_para"]["steps"] == 2
+
+
+def test_fs_7_1_op_12_cross_decks_within_one_sea_area(client, monkeypatch):
+    """Op #12 "switch around ground units from naval vessels to other naval vessels in the same sea
+    area ... as long as load limits are observed"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("canberra", "sa4"), at("fearless", "sa4"),
+                   at("norland", "sa3"), at("2_para", None, aboard="canberra"))
+    refused(client, game, "UK", {"kind": "operation", "op": 12, "moves": {"2_para": "norland"}}, "FS 7.1 Op #12")
+    accepted(client, game, "UK", {"kind": "operation", "op": 12, "moves": {"2_para": "fearless"}})
+    assert state_of(client, game)["units"]["2_para"]["aboard"] == "fearless"
+
+
+def test_fs_7_1_op_25_sf_fight_sf_alone(client, monkeypatch):
+    """Op #25 "use all the SF units you have in any one Falkland Islands land area to attack the enemy SF
+    units located there. All other units are ignored"; 10.8 "the involved SF units shoot at each other
+    as if they were regular units"."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("sas_g", "mount_kent"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 25, "area": "mount_kent", "fire": "auto"})
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["cdo_602"]["eliminated"] and st["units"]["sas_g"]["eliminated"]
+    assert not st["units"]["ri_4"]["eliminated"]  # all other units are ignored
+
+
+def test_fs_9_6_a_uk_move_onto_a_lone_airbase_asks_the_ar_to_rebase(client, monkeypatch):
+    """Op #24 "If only enemy land-based aircraft units are located in the area moved into, they make an
+    immediate emergency rebasing"; 9.6 "The AR player should move the rebasing to another friendly
+    controlled or contested base area or to Argentina ... Emergency rebasing doesn't count as an
+    operation"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, _goose_green_empty, at("pucara_2", "goose_green"),
+                   at("2_para", "lafonia"), held("lafonia", "UK"), at("glamorgan", "falklands"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 24, "origin": "lafonia", "destination": "goose_green",
+                                  "units": ["2_para"]})
+    st = state_of(client, game)
+    p = st["pending"][0]
+    assert (p["kind"], p["seat"]) == ("emergency_rebase", "AR") and legal(client, game, "UK") == []
+    refused(client, game, "AR", {"kind": "decide", "decision": p["id"],
+                                 "choice": {"destinations": {"pucara_2": "goose_green"}}}, p["rule"])
+    accepted(client, game, "AR", {"kind": "decide", "decision": p["id"],
+                                  "choice": {"destinations": {"pucara_2": "port_stanley"}}})
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["pucara_2"]["location"] == "port_stanley" and st["control"]["goose_green"] == "UK"
+    assert st["phase"] == "AR Operations" and st["ops_log"]["AR"] == ["pass", 22, 2]  # no AR operation spent
+
+
+# --- FS 11.3 with the event dice fixed ---------------------------------------------------------
+
+def to_the_event(client, monkeypatch, uk_die, ar_die, *edits) -> ApiGame:
+    """A game at the AR Submarine phase whose event dice come up ``uk_die`` then ``ar_die``."""
+    game = game_at(client, monkeypatch, "midgame", lambda st: st.update(phase="AR Submarine", active=["AR"]), *edits)
+    dice_come_up(monkeypatch, uk_die, ar_die)
+    return game
+
+
+def test_fs_11_3_5_3_severe_weather_spends_a_uk_operation(client, monkeypatch):
+    """5-3 "Mark one UK operation as having been expended with no effect. This doesn't cancel the UK
+    player's next Operations Phase"."""
+    game = to_the_event(client, monkeypatch, 5, 3)
+    left = state_of(client, game)["uk_operations_left"]
+    events = accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    assert any(e["type"] == "RandomEventDrawn" and "5-3" in e["text"] for e in events), [e["text"] for e in events]
+    st = state_of(client, game)
+    assert st["uk_operations_left"] == left - 1 and st["phase"] == "UK Operations"
+
+
+def test_fs_11_3_1_1_two_uk_operations_for_the_price_of_one(client, monkeypatch):
+    """1-1 "When next up, the UK player may conduct any two operations for the price of one. He need not
+    announce his second op ahead of time"."""
+    game = to_the_event(client, monkeypatch, 1, 1)
+    left = state_of(client, game)["uk_operations_left"]
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["glamorgan"], "destination": "sa3"})
+    st = state_of(client, game)
+    assert (st["phase"], st["uk_operations_left"]) == ("UK Operations", left)
+    accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["coventry"], "destination": "sa3"})
+    st = state_of(client, game)
+    assert (st["phase"], st["uk_operations_left"]) == ("AR Operations", left - 1)
+
+
+def test_fs_11_3_4_5_political_pressure_two_vp_after_three_ops_without_a_landing(client, monkeypatch):
+    """4-5 "The UK player must conduct an amphibious landing and/or ground attack sometime within his
+    next three operations or the AR player is awarded two VP at the end of that third UK operation"."""
+    game = to_the_event(client, monkeypatch, 4, 5, at("glamorgan", "falklands"))
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    dice_come_up(monkeypatch, 6, 6)  # the next event dice: 6-6, nothing to attack with
+    for n in range(3):
+        assert state_of(client, game)["phase"] == "UK Operations", n
+        accepted(client, game, "UK", {"kind": "pass"})
+        if n < 2:
+            assert (2, "FS 11.3 4-5") not in track_entries(client, game)
+            for seat, order in (("AR", {"kind": "pass"}), ("UK", {"kind": "submarines", "moves": {}}),
+                                ("AR", {"kind": "submarines", "moves": {}})):
+                accepted(client, game, seat, order)
+            answer_all(client, game)
+            dice_come_up(monkeypatch, 6, 6)
+    assert (2, "FS 11.3 4-5") in track_entries(client, game), vp_track(client, game)
+
+
+# --- more of FS 7.1's sentences: refused naming the operation, nothing changed -----------------
+
+def test_fs_7_1_op_14_never_at_enemy_submarines(client, monkeypatch):
+    """Op #14 "use your surface vessels and/or submarines to attack enemy surface vessels (but not enemy
+    submarines)": a shot at a submarine is refused under Op #14 itself."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("glamorgan", "sa2"), at("drummond", "sa2"))
+    refused(client, game, "UK", {"kind": "operation", "op": 14, "area": "sa2", "units": ["glamorgan"],
+                                 "fire": [{"unit": "glamorgan", "at": "san_luis"}]}, "FS 7.1 Op #14")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("glamorgan", "sa2"))
+    refused(client, game, "UK", {"kind": "operation", "op": 14, "area": "sa2", "units": ["glamorgan"],
+                                 "fire": [{"unit": "glamorgan", "at": "san_luis"}]}, "FS 7.1 Op #14")
+
+
+def test_fs_7_1_op_15_the_ar_carrier_only_and_every_unit_fires(client, monkeypatch):
+    """Op #15 "along with any in-range planes and carrier (AR carrier only)"; 10.1 "Combat is voluntary
+    except when Op #15 is chosen"; 10.2 "it's not allowed to withhold units"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("hermes", "falklands"), at("2_para", "goose_green"))
+    refused(client, game, "UK", {"kind": "operation", "op": 15, "area": "goose_green", "units": ["2_para"],
+                                 "carriers": ["hermes"], "fire": "auto"}, "FS 7.1 Op #15")
+    refused(client, game, "UK", {"kind": "operation", "op": 15, "area": "goose_green", "units": ["2_para"],
+                                 "fire": []}, "FS 10.2")
+    refused(client, game, "UK", {"kind": "operation", "op": 15, "area": "fox_bay", "units": ["2_para"],
+                                 "fire": "auto"}, "FS 7.1 Op #15")
+
+
+def test_fs_7_1_op_17_only_a_uk_assault_lands_a_second_wave(client, monkeypatch):
+    """Op #17 "no more than two units may be landed from Cabo San Antonio ... In a UK operation, provided at
+    least one unit from the first wave survives that combat, an additional one to 10 steps may then be
+    landed"."""
+    edits = [at("cabo_san_antonio", "falklands"), at("ri_3", None, aboard="cabo_san_antonio"),
+             at("ri_6", None, aboard="cabo_san_antonio"), at("2_para", "san_carlos"), held("san_carlos", "UK")]
+    game = game_at(client, monkeypatch, "midgame", *edits)
+    refused(client, game, "AR", {"kind": "operation", "op": 17, "area": "san_carlos", "wave": ["ri_3"],
+                                 "fire": "auto", "second_wave": ["ri_6"]}, "FS 7.1 Op #17")
+    accepted(client, game, "AR", {"kind": "operation", "op": 17, "area": "san_carlos", "wave": ["ri_3", "ri_6"],
+                                  "fire": "auto"})
+
+
+def test_fs_9_4_and_7_1_op_18_aircraft_the_uk_has_none_and_four_a4s_refuel(client, monkeypatch):
+    """Op #18 "If you have one or more carriers in range ..." (the UK's air power; it has no aircraft
+    counters, 1.2); 9.4 "up to four Argentina-based A-4 units may be designated as using aerial
+    refuelling"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("hermes", "falklands"), at("drummond", "falklands"))
+    refused(client, game, "UK", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["a4_1"],
+                                 "carriers": ["hermes"], "fire": "auto"}, "FS 7.1 Op #18")
+    game = game_at(client, monkeypatch, "midgame", at("glamorgan", "falklands"))
+    five = ["a4_1", "a4_2", "a4_3", "a4_4", "dagger_1"]  # the game has four A-4 counters
+    refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": five,
+                                 "refuel": five, "fire": "auto"}, "FS 9.4")
+    refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["dagger_1"],
+                                 "refuel": ["dagger_1"], "fire": "auto"}, "FS 9.4")
+    refused(client, game, "AR", {"kind": "operation", "op": 18, "area": "falklands", "aircraft": ["dagger_1"],
+                                 "refuel": ["a4_1"], "fire": "auto"}, "FS 9.4")
+
+
+def test_fs_7_1_op_22_into_an_enemy_area_is_refused(client, monkeypatch):
+    """Op #22 "to any other friendly controlled or contested land area in the Falklands"."""
+    game = game_at(client, monkeypatch, "midgame", held("fitzroy", "UK"))
+    refused(client, game, "AR", {"kind": "operation", "op": 22, "origin": "port_stanley", "destination": "fitzroy",
+                                 "units": ["ri_3"]}, "FS 7.1 Op #22")
+    refused(client, game, "AR", {"kind": "operation", "op": 22, "origin": "port_stanley", "destination": "argentina",
+                                 "units": ["ri_3"]}, "FS 7.1 Op #22")
+
+
+def test_fs_7_1_op_16_from_the_falkland_islands_sea_area_only_and_never_into_argentina(client, monkeypatch):
+    """Op #16 "disembark ... ground units being transported by your ships within the Falkland Islands Sea
+    Area"; 9.7 "no UK movement or combat may ever take place in that area"."""
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("fearless", "sa4"), at("2_para", None, aboard="fearless"))
+    refused(client, game, "UK", {"kind": "operation", "op": 16, "units": ["2_para"], "area": "san_carlos"},
+            "FS 7.1 Op #16")
+    refused(client, game, "UK", {"kind": "operation", "op": 16, "units": ["2_para"], "area": "argentina"}, "FS 9.7")
+
+
+def test_fs_11_3_6_4_the_exocet_is_the_ar_s_and_strikes_the_falklands_sea_area_only(client, monkeypatch):
+    """6-4 "He selects any one UK surface vessel in the Falklands Sea Area ... If the attack is saved and
+    made later, it will then count as an operation"."""
+    game = game_at(client, monkeypatch, "midgame")
+    refused(client, game, "AR", {"kind": "operation", "op": "exocet", "target": "glamorgan"}, "FS 11.3 6-4")
+    game = game_at(client, monkeypatch, "midgame", lambda st: st.update(exocet="held"))
+    refused(client, game, "AR", {"kind": "operation", "op": "exocet", "target": "glamorgan"}, "FS 11.3 6-4")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, lambda st: st.update(exocet="held"))
+    refused(client, game, "UK", {"kind": "operation", "op": "exocet", "target": "glamorgan"}, "FS 11.3 6-4")
+
+
+def test_fs_11_3_5_6_panache_both_ops_must_be_air_only(client, monkeypatch):
+    """5-6 "The AR player may conduct two ops instead of one during his next Operations Phase, provided
+    they're both ops involving only the moving and/or fighting of aircraft (Op #1 is allowed)"."""
+    game = game_at(client, monkeypatch, "midgame", lambda st: st["effects"]["AR"].update(ar_air_panache={}),
+                   lambda st: st["phase_ops"].update(allowed=2))
+    accepted(client, game, "AR", {"kind": "operation", "op": 1, "units": ["bim_3"]})
+    assert state_of(client, game)["phase"] == "AR Operations"
+    refused(client, game, "AR", {"kind": "operation", "op": 24, "origin": "port_stanley", "destination": "fitzroy",
+                                 "units": ["ri_3"]}, "FS 11.3 5-6")
+    accepted(client, game, "AR", {"kind": "pass"})
+    assert state_of(client, game)["phase"] == "UK Submarine"
