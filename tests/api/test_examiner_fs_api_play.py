@@ -1086,3 +1086,113 @@ def test_fs_11_3_5_6_panache_both_ops_must_be_air_only(client, monkeypatch):
                                  "units": ["ri_3"]}, "FS 11.3 5-6")
     accepted(client, game, "AR", {"kind": "pass"})
     assert state_of(client, game)["phase"] == "UK Submarine"
+
+
+# --- FS 11.3's decisions, offered to their owner over HTTP --------------------------------------
+
+def _event_position(*edits):
+    return [lambda st: st.update(phase="AR Submarine", active=["AR"]), *edits]
+
+
+def test_fs_11_3_2_1_the_uk_free_attack_is_the_uk_s_to_answer_and_costs_no_operation(client, monkeypatch):
+    """2-1 "The UK player may immediately conduct an attack on the AR surface ship(s) in any one presently
+    contested sea area. Normal VP awards and debits pertain for each sinking. This attack doesn't count
+    as using up a UK operation. Normal defensive fires are made"; 11.2 "no activated event may be
+    declined"."""
+    game = game_at(client, monkeypatch, "midgame", *_event_position(at("glamorgan", "falklands"),
+                                                                     at("drummond", "falklands")))
+    left = state_of(client, game)["uk_operations_left"]
+    dice_come_up(monkeypatch, 2, 1)
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"], p["rule"]) == ("free_attack", "UK", "FS 11.3 2-1")
+    assert legal(client, game, "AR") == []
+    refused(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"area": "falklands"}}, p["rule"])
+    refused(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"decline": True}}, p["rule"])
+    refused(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {
+        "area": "sa4", "units": ["broadsword"], "carriers": [], "aircraft": [], "fire": "auto"}}, p["rule"])  # no AR ship there
+    accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {
+        "area": "falklands", "units": ["glamorgan"], "carriers": [], "aircraft": [], "fire": "auto"}})
+    assert state_of(client, game)["pending"][0]["kind"] == "defensive_fire"  # normal defensive fires
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["drummond"]["eliminated"] and st["uk_operations_left"] == left
+    assert (-1, "FS 4.4(3)") in track_entries(client, game)
+
+
+@pytest.mark.parametrize("die,affected,chooser,unit", [(2, "UK", "AR", "sas_g"), (5, "AR", "UK", "cdo_602")])
+def test_fs_11_3_2_4_the_unaffected_player_chooses_the_compromised_sf(client, monkeypatch, die, affected, chooser, unit):
+    """2-4 "The UK player rolls another die: on a result of one through three, his side is affected; on a
+    four through six, the AR side is affected. The unaffected player chooses any one enemy SF unit located
+    in any contested land area. The affected player must permanently remove that unit from play"."""
+    game = game_at(client, monkeypatch, "midgame", *_event_position(at("sas_g", "mount_kent")))
+    dice_come_up(monkeypatch, 2, 4, die)
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("sf_compromised", chooser), p
+    assert legal(client, game, affected) == []
+    refused(client, game, chooser, {"kind": "decide", "decision": p["id"], "choice": {"unit": "ri_4"}}, "FS 11.3 2-4")
+    accepted(client, game, chooser, {"kind": "decide", "decision": p["id"], "choice": {"unit": unit}})
+    st = state_of(client, game)
+    assert st["units"][unit]["eliminated"]
+    roll = [r for r in dice(client, game) if r["rule"] == "FS 11.3 2-4"]
+    assert roll and roll[-1]["seat"] == "UK" and roll[-1]["dice"][0]["value"] == die
+
+
+def test_fs_11_3_3_4_the_uk_surprise_sub_attack_has_no_ar_answer(client, monkeypatch):
+    """3-4 "The UK player may attack any one AR surface vessel, protected or not, that's presently
+    co-located in any sea zone with one or more UK submarines. The AR player may not respond to this
+    attack with any defensive die rolls"."""
+    game = game_at(client, monkeypatch, "midgame", *_event_position(at("drummond", "sa7")))
+    dice_come_up(monkeypatch, 3, 4)
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("free_attack", "UK")
+    before = len(dice(client, game))
+    accepted(client, game, "UK", {"kind": "decide", "decision": p["id"],
+                                  "choice": {"area": "sa7", "units": ["splendid"], "target": "drummond"}})
+    answer_all(client, game)
+    assert {r["seat"] for r in dice(client, game)[before:] if r["rule"] != "FS 11.2"} == {"UK"}
+    assert state_of(client, game)["units"]["drummond"]["eliminated"]
+
+
+def test_fs_11_3_6_6_the_ar_surprise_sub_attack_has_no_uk_answer_and_may_hit_a_protected_ship(client, monkeypatch):
+    """6-6 "The AR player may attack any one UK surface vessel, protected or not, that's presently
+    co-located in any sea zone with one or more of his AR submarines. The UK player may not respond"."""
+    game = game_at(client, monkeypatch, "midgame", *_event_position())
+    dice_come_up(monkeypatch, 6, 6)
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("free_attack", "AR")
+    before = len(dice(client, game))
+    accepted(client, game, "AR", {"kind": "decide", "decision": p["id"],
+                                  "choice": {"area": "sa4", "units": ["santiago"], "target": "invincible"}})
+    answer_all(client, game)
+    assert {r["seat"] for r in dice(client, game)[before:] if r["rule"] != "FS 11.2"} == {"AR"}
+    assert state_of(client, game)["units"]["invincible"]["steps"] == 1
+
+
+def test_fs_11_3_4_1_takes_the_ar_marker_away_and_both_are_out_of_play(client, monkeypatch):
+    """4-1 "If the AR player has the AR Decisive Leader marker in his possession when this event is
+    activated, the effect is to take that marker away from the AR player; however, both markers are then
+    out of play until rolled into effect again"."""
+    from domain.rulesets.falklands.combat import LEADER_MARKER
+    game = game_at(client, monkeypatch, "midgame",
+                   *_event_position(lambda st: st["markers"].update(AR=[LEADER_MARKER["AR"]])))
+    dice_come_up(monkeypatch, 4, 1)
+    events = accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    p = state_of(client, game)["pending"][0]  # "after any die roll ... he doesn't like": the event dice too
+    assert (p["kind"], p["seat"]) == ("leadership", "AR"), p
+    events += accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": None}})
+    st = state_of(client, game)
+    assert st["markers"] == {"UK": [], "AR": []}, (st["markers"], [e["text"] for e in events])
+
+
+def test_fs_11_3_6_4_happens_once_per_game(client, monkeypatch):
+    """6-4 "This event may happen only once per game; treat it as 'no event' if rolled again"."""
+    game = game_at(client, monkeypatch, "midgame",
+                   *_event_position(at("glamorgan", "falklands"), lambda st: st.update(exocet="used")))
+    dice_come_up(monkeypatch, 6, 4)
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    st = state_of(client, game)
+    assert not st["pending"] and st["phase"] == "UK Operations" and st["exocet"] == "used"
