@@ -1196,3 +1196,90 @@ def test_fs_11_3_6_4_happens_once_per_game(client, monkeypatch):
     accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
     st = state_of(client, game)
     assert not st["pending"] and st["phase"] == "UK Operations" and st["exocet"] == "used"
+
+
+# --- FS 10: hit numbers as the dice audit shows them ------------------------------------------
+
+def _hit_numbers(client, game, rule) -> dict[tuple[str, str], dict]:
+    return {tuple(r["units"]): r["target"] for r in dice(client, game) if r["rule"] == rule}
+
+
+def test_fs_10_7_10_8_10_10_hit_numbers_in_a_ground_attack_on_goose_green(client, monkeypatch):
+    """10.7 "The Port Stanley and Goose Green areas have been fortified with entrenchments. UK units
+    attacking in those areas do so with their hit numbers reduced by one ... those entrenchments never
+    benefit UK units defending"; 10.8 "If you make a ground attack ... with a force containing SF units
+    and other ground units, and your side is the only one with SF units involved, all your other ground
+    units in that fight have their hit numbers increased by one ... the SF units don't themselves fire";
+    10.10 "Whenever a non-armored ground unit fires at an armored unit, that firing unit's hit number is
+    decreased by one". The dice audit shows each shot's hit number and why."""
+    dice_come_up(monkeypatch, default=6)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("2_para", "goose_green"), at("sas_g", "goose_green"),
+                   at("armd_181", "goose_green"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 15, "area": "goose_green", "units": ["2_para", "sas_g"],
+                                  "fire": [{"unit": "2_para", "at": "armd_181"}]})
+    answer_all(client, game)
+    shots = _hit_numbers(client, game, "FS 7.1 Op #15")
+    uk = shots[("2_para", "armd_181")]
+    assert uk["hit_number"] == 4 - 1 + 1 - 1, uk  # 2 Para's 4: entrenchments, SF, armor
+    assert not any(u == "sas_g" for u, _ in shots)  # the SF do not fire
+    ar = [t for (u, _), t in shots.items() if u == "ri_12"]
+    assert ar and ar[0] == {"hit_number": 2, "modifiers": []}, ar  # the AR defender fires at its printed 2
+
+
+def test_fs_10_6_and_10_3_mountains_reduce_the_attacker_but_never_to_zero(client, monkeypatch):
+    """10.6 "Units of any types, and of either side, which are attacking in an area that contains
+    mountains do so with their hit numbers reduced by one. This doesn't apply to units making defensive
+    fires"; 10.3 "no printed hit number of one or more may ever be reduced to zero"."""
+    dice_come_up(monkeypatch, default=6)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("plymouth", "falklands"), at("glamorgan", "falklands"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 21, "area": "mount_kent", "units": ["plymouth", "glamorgan"],
+                                  "fire": [{"unit": "plymouth", "at": "ri_4"}, {"unit": "glamorgan", "at": "ri_7"}]})
+    shots = _hit_numbers(client, game, "FS 7.1 Op #21")
+    assert shots[("plymouth", "ri_4")]["hit_number"] == 1, shots  # 1 - 1 stays 1
+    assert shots[("glamorgan", "ri_7")]["hit_number"] == 1, shots  # 2 - 1
+
+
+# --- malformed answers: a clear 4xx naming the decision's rule, nothing changed ----------------
+
+def test_fs_7_1_op_11_10_2_and_4_1_an_answer_without_its_field_or_with_junk_is_refused(client, monkeypatch):
+    """docs, Pending decisions: an interception answers {"fire": [...] / "auto"} or {"fire": []} to let the
+    flight pass; a defensive fire {"fire": [...] or "auto"}; a leader {"reroll": i} or {"reroll": null}.
+    An answer that leaves its field out ({} or null), or gives it a wrong value, is refused naming the
+    decision's rule and changes nothing: it is never read as "pass", "auto" or "keep" in silence. Op #11
+    "Pucara and stealth aircraft ... may never be intercepted"; 10.9 three shots a carrier."""
+    from domain.rulesets.falklands.combat import LEADER_MARKER
+    dice_come_up(monkeypatch, default=6)
+    game = game_at(client, monkeypatch, "midgame", at("hermes", "falklands"), at("invincible", "falklands"),
+                   at("glamorgan", "falklands"), lambda st: st["markers"].update(UK=[LEADER_MARKER["UK"]]))
+    accepted(client, game, "AR", {"kind": "operation", "op": 20, "units": ["drummond"], "destination": "falklands",
+                                  "attack": True, "aircraft": ["dagger_1", "pucara_1"], "fire": "auto"})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("interception", "UK")  # the land-based component of Op #20
+    assert set(p["options"]["fire"]["hermes"]) == {"dagger_1"}  # never the Pucara
+    for bad in ({}, None, {"fire": None}, {"fire": "AUTO"}, {"fire": 0},
+                {"fire": [{"unit": "hermes", "at": "pucara_1"}]},
+                {"fire": [{"unit": "glamorgan", "at": "dagger_1"}]},
+                {"fire": [{"unit": "hermes", "at": "nonesuch"}]},
+                {"fire": [{"unit": "hermes", "at": "dagger_1"}] * 4}):
+        problem = refused(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": bad})
+        assert problem["rule"] in ("FS 7.1 Op #11", "FS 10.9", "FS 10.2"), (bad, problem)
+    accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"fire": "auto"}})
+    seen = set()
+    for _ in range(8):
+        st = state_of(client, game)
+        if not st["pending"]:
+            break
+        p = st["pending"][0]
+        seen.add(p["kind"])
+        if p["kind"] == "leadership":
+            for bad in ({}, None, {"reroll": 99}, {"reroll": -1}, {"reroll": "0"}, {"reroll": True}):
+                refused(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": bad}, p["rule"])
+            accepted(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": {"reroll": None}})
+        elif p["kind"] == "defensive_fire":
+            for bad in ({}, None, {"fire": None}, [{"unit": "hermes", "at": "drummond"}],
+                        {"fire": [{"unit": "ri_3", "at": "drummond"}]}):
+                refused(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": bad}, p["rule"])
+            accepted(client, game, p["seat"], {"kind": "decide", "decision": p["id"], "choice": {"fire": "auto"}})
+        else:
+            raise AssertionError(p)
+    assert {"leadership", "defensive_fire"} <= seen and not state_of(client, game)["pending"]

@@ -109,7 +109,7 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
     subs: dict[str, int] = {}
     for f in fire:
         u, t = f["unit"], f["at"]
-        need(u in shooters, "FS 10.2", f"{u} is not firing in this battle")
+        need(u in shooters, "FS 10.2", f"{DATA.units.get(u, {}).get('name', u)} is not firing in this battle")
         # FS 10.8: outside Op #25 SF neither fire nor are fired at; say so rather than 10.2.
         why = "FS 10.8" if battle["kind"] != "sf" and any(
             DATA.units.get(x, {}).get("type") == "sf" for x in (u, t)) else "FS 10.2"
