@@ -1283,3 +1283,49 @@ def test_fs_7_1_op_11_10_2_and_4_1_an_answer_without_its_field_or_with_junk_is_r
         else:
             raise AssertionError(p)
     assert {"leadership", "defensive_fire"} <= seen and not state_of(client, game)["pending"]
+
+
+def test_fs_7_1_op_17_the_first_wave_fights_at_minus_one_and_the_second_lands_after(client, monkeypatch):
+    """Op #17 "Friendly ships in that same sea area may conduct a naval bombardment of the landing area prior
+    to the amphibious assault ... The units that are landed from those vessels are the only ones allowed to
+    fight in that land area during this operation. When they attack, their hit numbers are reduced by one
+    ... provided at least one unit from the first wave survives that combat, an additional one to 10 steps
+    may then be landed"; 6.5 the carrying ship "isn't subject to fire from the enemy units defending"."""
+    dice_come_up(monkeypatch, default=6)
+    edits = [uk_to_move, at("fearless", "falklands"), at("canberra", "falklands"), at("glamorgan", "falklands"),
+             at("40_cdo", None, aboard="fearless"), at("42_cdo", None, aboard="canberra")]
+    game = game_at(client, monkeypatch, "midgame", *edits)
+    accepted(client, game, "UK", {"kind": "operation", "op": 17, "area": "fox_bay", "wave": ["40_cdo"],
+                                  "bombard": ["glamorgan"], "bombard_fire": "auto", "fire": "auto",
+                                  "second_wave": ["42_cdo"]})
+    answer_all(client, game)
+    shots = _hit_numbers(client, game, "FS 7.1 Op #17")
+    wave = shots[("40_cdo", "ri_8")]
+    assert wave["hit_number"] == 3 and [m["value"] for m in wave["modifiers"]] == [-1], wave
+    assert shots[("glamorgan", "ri_8")]["hit_number"] == 2  # the bombardment: Glamorgan's printed 2
+    assert ("ri_8", "fearless") not in shots and ("ri_8", "40_cdo") in shots  # the ship is not fired at
+    st = state_of(client, game)
+    assert st["units"]["40_cdo"]["location"] == st["units"]["42_cdo"]["location"] == "fox_bay"
+
+
+def test_fs_7_1_op_24_an_attack_after_the_move_with_friends_already_there(client, monkeypatch):
+    """Op #24 "If enemy ground units are in the land area being moved into by your force, they may be
+    attacked as part of this same op ... Other friendly ground units already in the land area being moved
+    into may also be involved in the attack"; 9.2 one area entered per operation."""
+    dice_come_up(monkeypatch)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("2_para", "san_carlos"), held("san_carlos", "UK"),
+                   at("3_para", "fox_bay"))
+    refused(client, game, "UK", {"kind": "operation", "op": 24, "origin": "san_carlos", "destination": "fitzroy",
+                                 "units": ["2_para"], "attack": True, "fire": "auto"}, "FS 9.2")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("2_para", "san_carlos"), held("san_carlos", "UK"),
+                   at("3_para", "goose_green"), at("40_cdo", "goose_green"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 24, "origin": "san_carlos", "destination": "goose_green",
+                                  "units": ["2_para"], "attack": True, "support": ["3_para", "40_cdo"], "fire": "auto"})
+    answer_all(client, game)
+    shooters = {u for u, _ in _hit_numbers(client, game, "FS 7.1 Op #24")}
+    assert {"2_para", "3_para"} <= shooters, shooters
+    st = state_of(client, game)
+    defenders = [u for u, x in FALKLANDS.position("midgame").state["units"].items()
+                 if x["side"] == "AR" and x["location"] == "goose_green"]
+    assert len(defenders) == 3 and all(st["units"][u]["eliminated"] for u in defenders)  # three shots, all 1s
+    assert st["control"]["goose_green"] == "UK" and (-1, "FS 4.4(5)") in track_entries(client, game)
