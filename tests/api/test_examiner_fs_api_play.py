@@ -1329,3 +1329,49 @@ def test_fs_7_1_op_24_an_attack_after_the_move_with_friends_already_there(client
                  if x["side"] == "AR" and x["location"] == "goose_green"]
     assert len(defenders) == 3 and all(st["units"][u]["eliminated"] for u in defenders)  # three shots, all 1s
     assert st["control"]["goose_green"] == "UK" and (-1, "FS 4.4(5)") in track_entries(client, game)
+
+
+def test_fs_5_1_an_operation_is_redone_only_if_the_opponent_graciously_permits_it(client, monkeypatch):
+    """5.1 "Once a player has finished a particular operation or other activity, he may not redo it unless
+    his opponent graciously permits it": the UK asks to take its Op #20 back; it cannot answer its own
+    request, the AR's orders wait, and the AR's acceptance puts the ships back and the operation on the
+    track again; declined, it stands."""
+    for accept in (True, False):
+        game = game_at(client, monkeypatch, "midgame", uk_to_move)
+        left = state_of(client, game)["uk_operations_left"]
+        accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["glamorgan"], "destination": "sa3"})
+        r = client.post(f"/api/v1/games/{game.game_id}/take-backs", json={"reason": "misclick"}, headers=game.seats["UK"])
+        assert r.status_code == 201, r.json
+        refused(client, game, "AR", {"kind": "pass"})
+        own = client.post(f"/api/v1/games/{game.game_id}/take-backs/answer", json={"accept": True},
+                          headers=game.seats["UK"])
+        assert own.status_code == 422 and own.json["rule"] == "FS 5.1", own.json
+        r = client.post(f"/api/v1/games/{game.game_id}/take-backs/answer", json={"accept": accept},
+                        headers=game.seats["AR"])
+        assert r.status_code == 200, r.json
+        st = state_of(client, game)
+        if accept:
+            assert (st["units"]["glamorgan"]["location"], st["phase"], st["uk_operations_left"]) == (
+                "sa4", "UK Operations", left)
+        else:
+            assert (st["units"]["glamorgan"]["location"], st["phase"], st["uk_operations_left"]) == (
+                "sa3", "AR Operations", left - 1)
+            accepted(client, game, "AR", {"kind": "pass"})
+
+
+def test_fs_6_3_a_contested_base_is_used_until_the_uk_takes_it(client, monkeypatch):
+    """6.3 "If an airbase area becomes contested, he may continue to use the base in that area until the
+    instant the area goes over to UK control"; Op #3 "from one land area (friendly or contested) to one
+    other friendly (not contested) land area"."""
+    dice_come_up(monkeypatch, default=6)
+    game = game_at(client, monkeypatch, "midgame", at("2_para", "port_stanley"))
+    accepted(client, game, "AR", {"kind": "operation", "op": 19, "area": "port_stanley", "aircraft": ["pucara_1"],
+                                  "fire": "auto"})
+    answer_all(client, game)
+    assert state_of(client, game)["units"]["pucara_1"]["location"] == "port_stanley"
+    game = game_at(client, monkeypatch, "midgame", at("2_para", "port_stanley"))
+    refused(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_3"], "origin": "pebble_island",
+                                 "destination": "port_stanley"}, "FS 7.1 Op #3")
+    accepted(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_1"], "origin": "port_stanley",
+                                  "destination": "goose_green"})
+    assert state_of(client, game)["units"]["pucara_1"]["location"] == "goose_green"
