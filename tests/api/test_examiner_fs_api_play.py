@@ -1375,3 +1375,25 @@ def test_fs_6_3_a_contested_base_is_used_until_the_uk_takes_it(client, monkeypat
     accepted(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_1"], "origin": "port_stanley",
                                   "destination": "goose_green"})
     assert state_of(client, game)["units"]["pucara_1"]["location"] == "goose_green"
+
+
+def test_fs_4_4_1_scores_after_each_of_the_two_operations_of_1_1(client, monkeypatch):
+    """4.4(1) "every time a UK operation is completed ... This VP may potentially be scored at the end of
+    each UK operation"; 1-1 "any two operations for the price of one": two operations, two points."""
+    superiority = [uk_to_move, lambda st: st["phase_ops"].update(free=1, allowed=2),
+                   lambda st: st["effects"]["UK"].update(uk_operational_superiority={"event": "1-1"})]
+    game = game_at(client, monkeypatch, "midgame", *superiority)
+    accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["glamorgan"], "destination": "sa3"})
+    assert track_entries(client, game) == [(1, "FS 4.4(1)")]
+    accepted(client, game, "UK", {"kind": "operation", "op": 20, "units": ["coventry"], "destination": "sa3"})
+    assert track_entries(client, game) == [(1, "FS 4.4(1)"), (1, "FS 4.4(1)")]
+
+
+def test_fs_11_3_5_3_severe_weather_on_the_last_operation_ends_the_game(client, monkeypatch):
+    """5-3 "Mark one UK operation as having been expended"; 5.3 "When the UK player has used up his last
+    operation, immediately stop play"; 4.2 without Port Stanley the AR wins."""
+    game = to_the_event(client, monkeypatch, 5, 4, lambda st: st.update(uk_operations_left=1))
+    accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
+    st = state_of(client, game)
+    assert st["uk_operations_left"] == 0 and st["ended"]["winner"] == "AR" and st["ended"]["rule"] == "FS 4.2"
+    refused(client, game, "UK", {"kind": "pass"})
