@@ -930,6 +930,8 @@ def test_fs_9_6_a_uk_move_onto_a_lone_airbase_asks_the_ar_to_rebase(client, monk
     assert (p["kind"], p["seat"]) == ("emergency_rebase", "AR") and legal(client, game, "UK") == []
     refused(client, game, "AR", {"kind": "decide", "decision": p["id"],
                                  "choice": {"destinations": {"pucara_2": "goose_green"}}}, p["rule"])
+    for empty in ({}, None):  # no answer: not read as "every aircraft to Argentina"
+        refused(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": empty}, p["rule"])
     accepted(client, game, "AR", {"kind": "decide", "decision": p["id"],
                                   "choice": {"destinations": {"pucara_2": "port_stanley"}}})
     answer_all(client, game)
