@@ -1394,3 +1394,31 @@ def test_fs_11_3_5_3_severe_weather_on_the_last_operation_ends_the_game(client, 
     st = state_of(client, game)
     assert st["uk_operations_left"] == 0 and st["ended"]["winner"] == "AR" and st["ended"]["rule"] == "FS 4.2"
     refused(client, game, "UK", {"kind": "pass"})
+
+
+def test_fs_9_6_an_emergency_rebasing_dagger_may_be_intercepted_a_pucara_never(client, monkeypatch):
+    """9.6 "Emergency rebasing doesn't count as an operation, but aircraft other than Pucaras and stealth are
+    subject to interception when performing it. Rebasing destinations may be decided on by the AR player on
+    a unit-by-unit basis"; Op #11 the UK's carriers "into any area of the Tactical Map while UK aircraft
+    carriers are in range of that map"."""
+    def no_black_buck(st):
+        st["ops_log"]["UK"].remove(9)
+        st["effects"]["UK"].pop("black_buck")
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, no_black_buck, _goose_green_empty,
+                   at("dagger_1", "goose_green"), at("pucara_2", "goose_green"), at("2_para", "lafonia"),
+                   held("lafonia", "UK"), at("hermes", "falklands"), at("invincible", "falklands"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 24, "origin": "lafonia", "destination": "goose_green",
+                                  "units": ["2_para"]})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("emergency_rebase", "AR")
+    accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {
+        "destinations": {"dagger_1": "argentina", "pucara_2": "port_stanley"}}})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("interception", "UK"), p
+    targets = {t for ts in p["options"]["fire"].values() for t in ts}
+    assert targets == {"dagger_1"}, p["options"]
+    accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"fire": []}})
+    answer_all(client, game)
+    st = state_of(client, game)
+    assert st["units"]["dagger_1"]["location"] == "argentina" and st["units"]["pucara_2"]["location"] == "port_stanley"
+    assert st["ops_log"]["AR"] == ["pass", 22, 2]
