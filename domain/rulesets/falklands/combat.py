@@ -109,11 +109,13 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
     subs: dict[str, int] = {}
     for f in fire:
         u, t = f["unit"], f["at"]
-        need(u in shooters, "FS 10.2", f"{u} is not firing in this battle")
+        need(u in shooters, "FS 10.2", f"{DATA.units.get(u, {}).get('name', u)} is not firing in this battle")
         # FS 10.8: outside Op #25 SF neither fire nor are fired at; say so rather than 10.2.
         why = "FS 10.8" if battle["kind"] != "sf" and any(
             DATA.units.get(x, {}).get("type") == "sf" for x in (u, t)) else "FS 10.2"
-        need(t in targets, why, f"{t} is not a target in this battle")
+        if rule == "FS 7.1 Op #14" and DATA.units.get(t, {}).get("class") == "submarine":
+            why = rule  # Op #14: "attack enemy surface vessels (but not enemy submarines)"
+        need(t in targets, why, f"{DATA.units.get(t, {}).get('name', t)} is not a target in this battle")
         need(can_fire_at(state, battle, u, t), why,
              f"{DATA.units[u]['name']} cannot fire at {DATA.units[t]['name']}")
         counts[u] = counts.get(u, 0) + 1

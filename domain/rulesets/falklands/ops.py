@@ -67,7 +67,7 @@ def area_of(order: dict, key: str, op, *, kinds: tuple = ()) -> str:
 
 def mine(ctx: Ctx, units: list[str], side: str, op, classes: tuple = ()) -> None:
     for u in units:
-        need(DATA.units[u]["side"] == side, rule(op), f"{name(u)} is not a {side} unit")
+        need(DATA.units[u]["side"] == side, rule(op), f"{name(u)} is not {'an' if side == AR else 'a'} {side} unit")
         need(S.alive(ctx.state, u), rule(op), f"{name(u)} is not in play")
         if classes:
             need(S.kind(u) in classes, rule(op), f"{name(u)} is not a {' or '.join(classes)}")
@@ -188,6 +188,8 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
     if origin != S.ARGENTINA:
         need(origin in DATA.land_areas and S.controlled_by(ctx.state, origin) == AR or S.contested(ctx.state, origin),
              rule(3), f"{area_name(origin)} is neither friendly nor contested")
+    need(dest != S.SOUTH_GEORGIA, "FS 3.7", "no AR units but submarines may be moved into the South Georgia "
+                                            "Holding Box")
     need(dest == S.ARGENTINA or (dest in DATA.land_areas and S.controlled_by(ctx.state, dest) == AR
                                  and not S.contested(ctx.state, dest)),
          rule(3), f"{area_name(dest)} is not a friendly, uncontested area")
@@ -464,7 +466,7 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
              "FS 3.7" if target_area == S.SOUTH_GEORGIA else "FS 9.4",  # 3.7/9.5: never into the box
              f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}")
     for c in carriers:
-        need(c in T.CARRIERS[side], rule(op), f"{name(c)} is not a {side} aircraft carrier")
+        need(c in T.CARRIERS[side], rule(op), f"{name(c)} is not {'an' if side == AR else 'a'} {side} aircraft carrier")
         mine(ctx, [c], side, op, ("ship",))
         need(S.in_carrier_range(ctx.state, c, target_area), "FS 9.3", f"{name(c)} is out of range of {area_name(target_area)}")
     return aircraft, carriers, refuel

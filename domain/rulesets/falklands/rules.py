@@ -69,6 +69,12 @@ CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadersh
                                                                       "target"},
                  "sf_compromised": {"unit"}, "peru_replacement": {"unit"}, "exocet": {"target"}}
 
+# The fields an answer must give: a defensive fire or an interception its "fire" ({"fire": []} lets
+# an interception pass), a leader its "reroll" (null keeps the dice), an emergency rebasing its
+# "destinations"; an empty answer is refused, not read as "auto", "pass" or "keep".
+REQUIRED_CHOICE = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadership": {"reroll"},
+                   "emergency_rebase": {"destinations"}}
+
 
 def _op_number(value: Any):
     if value == "exocet":
@@ -237,6 +243,13 @@ class Falklands(Ruleset):
         if unknown:  # "destination" for "destinations", or a "decline" FS 11.2 forbids: never taken in silence
             raise RuleViolation(d["rule"], f"'{unknown[0]}' is not a field of the {d['kind']} answer (its fields: "
                                            f"{', '.join(sorted(known))})")
+        missing = sorted(REQUIRED_CHOICE.get(d["kind"], set()) - set(choice or {}))
+        if missing:  # an answer without its field is no answer: never read as the field's default
+            raise InvalidOrder(f"the {d['kind']} answer gives '{missing[0]}' (docs/rulesets.md, Pending decisions)",
+                               rule=d["rule"], field="choice")
+        if d["kind"] in ("defensive_fire", "interception") and not (choice["fire"] == "auto"
+                                                                    or isinstance(choice["fire"], list)):
+            raise InvalidOrder("'fire' is a list of {unit, at}, or \"auto\"", rule=d["rule"], field="choice")
         stack = json_copy(d["context"]["stack"])
         answer(stack, choice if choice is not None else {})
         ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat=seat, choice=choice)

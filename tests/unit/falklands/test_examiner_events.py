@@ -534,7 +534,7 @@ def test_fs_11_3_3_2_the_ar_attacks_on_ships_offer_the_target_of_opportunity(mon
     assert events_of(out, "OperationBegun")
     while pending(after):  # Hermes intercepts (lets them pass) and fires back (FS 10.2)
         d = pending(after)
-        out, after = answer(after, d["seat"], {"fire": "auto"} if d["kind"] == "defensive_fire" else {},
+        out, after = answer(after, d["seat"], {"fire": "auto"} if d["kind"] == "defensive_fire" else {"fire": []},
                             FixedDice(default=6))
     assert "ar_target_of_opportunity" not in after["effects"][AR]
     after = phase(after, "AR Operations")

@@ -52,8 +52,10 @@ def test_op_14_never_at_enemy_submarines(monkeypatch):
     for u in ("glamorgan", "drummond", "salta"):
         place(st, u, SEA)
     factors(monkeypatch, units=("glamorgan",))
-    # Op #14 makes only surface vessels its targets; a shot at anything else is refused (FS 10.2).
-    assert refused(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "salta")))).rule == "FS 10.2"
+    # Op #14 makes only surface vessels its targets: a shot at a submarine is refused under the
+    # operation's own words "(but not enemy submarines)", the most specific rule (was FS 10.2).
+    assert refused(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "salta")))).rule == \
+        "FS 7.1 Op #14"
     st2 = empty()
     place(st2, "glamorgan", SEA)
     place(st2, "salta", SEA)
