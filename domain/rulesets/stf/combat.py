@@ -618,10 +618,12 @@ def ssm_first_move(ctx: Ctx, stack: list) -> None:
     movement.move_system_group(ctx, g)
 
 
-def _ask_results(stack: list, rule: str, prompt: str, candidates: list[str]) -> None:
+def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str) -> None:
     """Push the ``results`` step: the Player answers, one unit at a time, which of ``candidates``
-    the base game sank in what was just fought."""
-    stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": []})
+    the base game sank in what was just fought. ``key`` names what was fought (the group, the
+    wave or round), so that with the turn each question's id is unique in the game."""
+    stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": [],
+                  "key": f"{ctx.state['turn']}-{key}"})
 
 
 @STEPS.step("results")
@@ -651,11 +653,15 @@ def results(ctx: Ctx, stack: list) -> None:
     if not live:
         stack.pop()
         return
-    f["decision"] = f"combat-{ctx.state.get('decisions', 0) + 1}"
+    # combat-<turn>-<what was fought>-<n>: the n-th question about it (frames recorded before the key
+    # was kept have none: the count of this order, as then)
+    key = f"{f['key']}-{len(f['sunk']) + 1}" if "key" in f else None
+    f["decision"] = f"combat-{key if key is not None else ctx.state.get('decisions', 0) + 1}"
     prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink?" if not f["sunk"] else
               f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink?")
     ctx.ask(stack, "Player", "combat", f["rule"], prompt,
-            {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR})
+            {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR},
+            key=key)
 
 
 def _spend(ctx: Ctx, f: dict, missiles: int) -> dict:
@@ -733,8 +739,8 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
                      "entry_sector": sector, "fired_by": taken, "long_range": f.get("long_range", False),
                      "left_in_salvo": f["left"]},
              rule=rule, why=why + "; entry sector by 1D6 (rule 16.24 ignored)")
-    _ask_results(stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
-                 [f["aim"]])  # every missile of a wave is aimed at one ship: only it can sink
+    _ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
+                 [f["aim"]], f"{gid}-{pid}-ssm{f['wave']}")  # every missile of a wave is aimed at one ship: only it can sink
 
 
 def _ships_mode(state: dict, f: dict, pid: str) -> None:
@@ -807,8 +813,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                      "ships": a, "player_ships": b, "targets": [t["id"] for t in targets],
                      "instruction": "all guns fire at the first unscreened ship of 'targets'"},
              rule=rule, why=why + "; the unscreened ship of highest VP, invasion freighters before CG")
-    _ask_results(stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
-                 [t["id"] for t in targets] + [u["id"] for u in mine])
+    _ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
+                 [t["id"] for t in targets] + [u["id"] for u in mine], f"{gid}-{pid}-gunnery{f['round']}")
 
 
 @STEPS.step("torpedo")
@@ -854,8 +860,8 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     for u in subs:  # each sub that attacks fires one of its (x n) torpedo loads
         ctx.emit(UnitChanged, unit=u["id"], changes={"torpedoes_left": torpedoes_left(u) - 1}, rule="STF 11.6",
                  why="a torpedo attack fires one of its torpedo loads")
-    _ask_results(stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
-                 targets + [u["id"] for u in subs])
+    _ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
+                 targets + [u["id"] for u in subs], f"{gid}-{pid}-torpedo{f['round']}")
 
 
 def place_subs(ctx: Ctx, gid: str, subs: list[dict]) -> None:

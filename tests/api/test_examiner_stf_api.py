@@ -1,0 +1,302 @@
+"""An examiner's STF campaign over HTTP, as a scenario author plays it: the one Player's orders sent
+through Flask's test client on SQLite, the GameSystem's part (its dice, its questions) read back
+through the projections (state, version, dice audit, VP, history).
+
+What is checked here, beside tests/api/test_examiner_documented_orders.py (the documented order
+formats) and tests/api/test_stf_campaign.py (a whole campaign to its end):
+
+- an order the text forbids, or a malformed one, is a 4xx problem naming the rule (STF ids as
+  rulebook.py spells them), in every phase of a campaign, and changes nothing: the game's version
+  and its state are the same after it;
+- every die the server rolls for the campaign is in the dice audit with the rule (or table) it is
+  rolled for;
+- the GameSystem's question of STF 11.2 (an SSM wave's result, which only the base game gives) is
+  offered by legal-orders and answered through the API; a wrong answer is refused naming STF 11.2.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from api.app import create_app, migrate
+from domain.rulesets import find_ruleset
+from domain.rulesets.stf import maps
+from domain.rulesets.stf import play as splay
+from domain.service import Warlog
+from tests.api.test_examiner_documented_orders import accepted, legal, sandbox, send, state_of, stf_game, types
+
+STF = find_ruleset("stf")
+RULE_IDS = set(STF.coverage()["rules"])
+BIG = 2 ** 63  # beyond any whole number a JSON body may carry (docs/api.md: ±2**53 − 1)
+
+
+@pytest.fixture
+def client(sqlite_config):
+    migrate(sqlite_config)
+    service = Warlog(sqlite_config)
+    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
+    service.close()
+
+
+def version(client, game) -> int:
+    return client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Player"]).json["version"]
+
+
+def play_until(client, game, player, done, most=600) -> dict:
+    """The random Player's offered orders (domain/rulesets/stf/play.py) until ``done(state)``."""
+
+    class Offer:
+        def legal_orders(self, state, seat):
+            return legal(client, game, seat)
+
+    for _ in range(most):
+        st = state_of(client, game, "Player")
+        if done(st) or st["ended"]:
+            return st
+        for order in player.candidates(Offer(), st):
+            r = send(client, game, "Player", order)
+            if r.status_code == 201:
+                player.accepted(st, order)
+                break
+        else:
+            raise AssertionError(f"nothing accepted in {st['turn']} {st['phase']}")
+    raise AssertionError("not reached")
+
+
+def all_events(client, game) -> list[dict]:
+    out, after = [], 0
+    while after is not None:
+        page = client.get(f"/api/v1/games/{game.game_id}/events?after={after}&limit=500",
+                          headers=game.seats["Player"]).json
+        out += page["events"]
+        after = page["next_after"]
+    return out
+
+
+def refused_changes_nothing(client, game, order, rule=None, field=None) -> dict:
+    """``order`` is a 4xx problem naming an STF rule id (``rule`` if given, and ``field``), and the
+    game's version and state are as they were."""
+    before, st = version(client, game), state_of(client, game, "Player")
+    r = send(client, game, "Player", order)
+    assert 400 <= r.status_code < 500, (order, r.status_code, r.json)
+    assert r.headers["Content-Type"].startswith("application/problem+json")
+    problem = r.json
+    if problem["code"] in ("rule_violation", "invalid_order"):
+        assert problem["rule"] in RULE_IDS, (order, problem)
+        assert problem["detail"].startswith(problem["rule"] + ":"), problem
+    else:  # a body no order can be (a number beyond JSON's safe range): refused before the rules
+        assert problem["code"] == "invalid_request" and rule is None, (order, problem)
+    if rule is not None:
+        assert problem["rule"] == rule, (order, problem)
+    if field is not None:
+        assert problem.get("field") == field, (order, problem)
+    assert version(client, game) == before, order
+    assert state_of(client, game, "Player") == st, order
+    return problem
+
+
+def test_stf_6_7_refused_and_malformed_orders_are_4xx_naming_the_rule_and_change_nothing(client):
+    """STF 6.7 "the player always goes first in each phase": an order of another phase is refused
+    naming its kind's rule; a malformed field names the field; a forbidden one the rule it breaks
+    (STF 1.1, 1.7, 2.2, 2.6, 6.1, 7.1, 8.2, 8.3, 10.1, 11.1, 11.7, 9.8). Nothing is recorded: the
+    version and the state are unchanged, at each phase of a campaign."""
+    game = stf_game(client)
+    for order, rule, field in [
+        ({"kind": "campaign", "map": 3, "side": "US"}, "STF 1.1", "map"),
+        ({"kind": "campaign", "map": "giuk", "side": None}, "STF 1.1", "side"),
+        ({"kind": "campaign", "map": "giuk", "side": "US", "airbases": "Keflavik"}, "STF 2.2", "airbases"),
+        ({"kind": "campaign", "map": "giuk", "side": "US", "sides": "US"}, "STF 1.1", "sides"),
+        ({"kind": "move", "group": "P1", "path": ["0101"]}, "STF 7.1", None),  # not the Campaign phase
+        ({"kind": "end_phase"}, "STF 6.7", None),
+        ({"kind": "decide", "decision": "x", "choice": 1}, "STF 6.7", None),  # nothing is pending
+        ({"kind": "nope"}, "STF 6.7", "kind"),
+        ({"kind": None}, None, None),
+        ({}, None, None),
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+    accepted(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "Soviet"})
+    player = splay.RandomPlayer(random.Random(11))
+    play_until(client, game, player, lambda s: s["phase"] == "Forces" and not s["pending"])
+    for order, rule, field in [
+        ({"kind": "draw_carriers", "n": 3}, "STF 1.7", "n"),
+        ({"kind": "deploy", "group": "P1", "megahex": 1}, "STF 6.1", None),
+        ({"kind": "end_phase"}, "STF 6.7", None),
+        ({"kind": "buy", "sosus": BIG}, None, None),
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+    st = play_until(client, game, player, lambda s: s["phase"] == "Deployment")
+    mine = sorted(g for g, x in st["groups"].items() if x.get("owner") == "Player")
+    offered = next(o for o in legal(client, game, "Player") if o.get("group") == mine[0])
+    foreign = next(h for m in maps.megahex_numbers("giuk") if m != offered["megahex"]
+                   for h in maps.sea_hexes_of("giuk", m))
+    for order, rule, field in [
+        ({"kind": "deploy", "group": mine[0], "megahex": "46"}, "STF 6.1", "megahex"),
+        ({"kind": "deploy", "group": "P99", "megahex": offered["megahex"]}, "STF 6.1", "group"),
+        ({"kind": "deploy", "group": "TF1", "megahex": offered["megahex"]}, "STF 6.1", "group"),
+        ({"kind": "deploy", "group": mine[0], "megahex": offered["megahex"], "hex": "9999"}, "STF 6.1", None),
+        ({"kind": "deploy", "group": mine[0], "megahex": offered["megahex"], "hex": foreign}, "STF 6.1", None),
+        ({"kind": "deploy", "group": mine[0], "megahex": offered["megahex"], "hex": 1810}, "STF 6.1", None),
+        ({"kind": "deploy_done", "x": 1}, "STF 6.1", "x"),
+        ({"kind": "deploy", "group": mine[0], "megahex": BIG}, None, None),
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+    st = play_until(client, game, player, lambda s: s["phase"] == "Movement" and not s["pending"])
+    g = next(g for g in mine if st["groups"][g].get("hex"))
+    here = st["groups"][g]["hex"]
+    system = sorted(x for x, v in st["groups"].items() if v.get("owner") == "system" and v.get("hex"))
+    for order, rule, field in [
+        ({"kind": "move", "group": g, "path": []}, "STF 7.1", "path"),
+        ({"kind": "move", "group": g, "path": "1811"}, "STF 7.1", "path"),
+        ({"kind": "move", "group": g, "path": [here]}, "STF 7.1", None),  # not adjacent to itself
+        ({"kind": "move", "group": g, "path": ["9999"]}, "STF 7.1", "path"),
+        ({"kind": "move", "group": g, "path": [1811]}, "STF 7.1", "path"),
+        ({"kind": "move", "group": system[0], "path": [here]}, "STF 7.1", "group"),  # the GameSystem's
+        ({"kind": "move", "group": "nope", "path": [here]}, "STF 7.1", "group"),
+        ({"kind": "move", "group": g}, "STF 7.1", "path"),
+        ({"kind": "search", "group": system[0], "search_value": 3}, "STF 8.3", None),  # the Patrol phase's
+        ({"kind": "ssm", "target": system[0]}, "STF 11.1", None),
+        ({"kind": "end_phase", "extra": True}, "STF 6.7", "extra"),
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+    st = play_until(client, game, player, lambda s: s["phase"] == "Patrol" and not s["pending"])
+    system = sorted(x for x, v in st["groups"].items() if v.get("owner") == "system" and v.get("hex"))
+    for order, rule, field in [
+        ({"kind": "search", "group": "nope", "search_value": 3}, "STF 8.2", "group"),
+        ({"kind": "search", "group": g, "search_value": 3}, "STF 8.2", None),  # the Player's own group
+        ({"kind": "search", "group": system[0]}, "STF 8.3", "search_value"),
+        ({"kind": "search", "group": system[0], "search_value": True}, "STF 8.3", "search_value"),
+        ({"kind": "search", "group": system[0], "search_value": 21}, "STF 8.3", None),
+        ({"kind": "search", "group": system[0], "search_value": BIG}, None, None),
+        ({"kind": "report", "sunk": []}, "STF 11.1", None),  # the Strike or Combat phase's
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+    play_until(client, game, player, lambda s: s["phase"] == "Strike" and not s["pending"])
+    for order, rule, field in [
+        ({"kind": "air_strike"}, "STF 10.1", "from"),
+        ({"kind": "air_strike", "from": "nope", "target": "nope"}, "STF 10.1", None),
+        ({"kind": "placement"}, "STF 11.7", "group"),
+        ({"kind": "report", "sunk": [1]}, "STF 11.1", "sunk"),
+        ({"kind": "report", "hits": []}, "STF 11.1", "hits"),
+        ({"kind": "report", "sunk": ["nope"]}, "STF 11.1", None),
+        ({"kind": "report", "airbase_hits": {"nope": 3}}, "STF 9.4", None),
+        ({"kind": "report", "hits": {"x": BIG}}, None, None),
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+    play_until(client, game, player, lambda s: s["phase"] == "Combat" and not s["pending"])
+    for order, rule, field in [
+        ({"kind": "ssm", "target": "nope"}, "STF 11.1", "target"),
+        ({"kind": "bombard"}, "STF 9.8", "from"),
+        ({"kind": "bombard", "unit": "nope", "target": "nope"}, "STF 9.8", "unit"),
+    ]:
+        refused_changes_nothing(client, game, order, rule, field)
+
+
+RANGE = re.compile(r"^STF (\d+(?:\.\d+)*)-(\d+(?:\.\d+)*)$")
+
+
+def test_stf_6_7_every_die_of_a_campaign_is_the_servers_and_names_its_rule_in_the_dice_audit(client):
+    """"the GameSystem" rolls every die of the campaign (docs/rulesets.md: the server rolls every
+    die): each roll in the dice audit (`GET …/dice`) names the rule it is rolled for, an STF rule id
+    (or a range of them, the search ladder's "STF 8.3-8.7": its result is one of those rules), its
+    line says so, and a roll on a table names the table; once turn 1 begins the set-up's dice are
+    revealed and verified."""
+    game = stf_game(client)
+    play_until(client, game, splay.RandomPlayer(random.Random(7)), lambda s: s["turn"] >= 3)
+    audit = client.get(f"/api/v1/games/{game.game_id}/dice", headers=game.seats["Player"]).json
+    rolls = audit["rolls"]
+    assert len(rolls) > 30
+    events = all_events(client, game)
+    assert len(rolls) == sum(1 for e in events if e["type"] == "DiceRolled")
+    rules = set()
+    for r in rolls:
+        rule = r["rule"]
+        m = RANGE.match(rule or "")
+        assert rule in RULE_IDS or (m and f"STF {m[1]}" in RULE_IDS and f"STF {m[2]}" in RULE_IDS), r
+        assert r["seat"] in ("system", "Player") and r["text"].endswith(f"({rule})"), r
+        if (r.get("target") or {}).get("table"):
+            assert r["target"]["table"] in r["text"], r
+        rules.add(rule)
+        if r["turn"] == 0:  # the campaign's generation, revealed when turn 1 began
+            assert r["status"] == "verified", r
+    assert {"STF 1.1", "STF 1.2", "STF 1.5", "STF 6.2", "STF 7.5"} <= rules, rules
+
+
+def _combat_question(client):
+    """A campaign played by the random Player until the GameSystem asks for a combat result."""
+    for seed in range(3, 40):
+        game = stf_game(client)
+        st = play_until(client, game, splay.RandomPlayer(random.Random(seed)),
+                        lambda s: (bool(s["pending"]) and s["pending"][0]["kind"] == "combat") or s["turn"] > 4)
+        if st["pending"] and st["pending"][0]["kind"] == "combat" and st["pending"][0]["rule"] == "STF 11.2":
+            return game, st
+    pytest.fail("no campaign reached an SSM wave")
+
+
+def test_stf_11_2_the_ssm_wave_question_is_offered_and_answered_over_http(client):
+    """STF 11.2: "a GameSystem task force or subron will fire every SSM it can, in waves … targeting
+    Freighters, BB, CG, DD, FF and PC in that order": the server fires each wave (SystemActs "SSM
+    wave", its entry sector rolled by 1D6) and asks the Player what the base game's missiles did.
+    The question is a pending decision that legal-orders offers one template per answer; wrong
+    answers are refused naming STF 11.2 and change nothing; the answer "it sank the target" sinks
+    the unit and scores its VP on the GameSystem's track (STF 12.4: the Player's losses)."""
+    game, st = _combat_question(client)
+    p = st["pending"][0]
+    offer = legal(client, game, "Player")
+    assert [o["choice"] for o in offer] == p["options"]["choices"], (offer, p)
+    assert all(o["kind"] == "decide" and o["decision"] == p["id"] for o in offer)
+    waves = [e for e in all_events(client, game) if e["type"] == "SystemActs" and e["data"]["what"] == "SSM wave"]
+    aim = waves[-1]["data"]["detail"]["target"]
+    assert {"sunk": aim} in p["options"]["choices"] and aim in p["prompt"]
+    for order, field in [
+        ({"kind": "decide", "decision": p["id"], "choice": {"sunk": "nope"}}, None),
+        ({"kind": "decide", "decision": p["id"], "choice": "x"}, "choice"),
+        ({"kind": "decide", "decision": p["id"], "choice": {"sunk": None, "x": 1}}, "choice"),
+        ({"kind": "decide", "decision": p["id"]}, "choice"),
+        ({"kind": "decide", "decision": "combat-999", "choice": {"sunk": None}}, "decision"),
+        ({"kind": "declare", "decision": p["id"], "value": "none"}, None),
+        ({"kind": "end_phase"}, None),
+        ({"kind": "report", "sunk": [aim]}, None),
+    ]:
+        refused_changes_nothing(client, game, order, "STF 11.2", field)
+    vp = client.get(f"/api/v1/games/{game.game_id}/vp", headers=game.seats["Player"])
+    assert vp.status_code == 200
+    before = st["vp"]["system"]
+    fork = sandbox(client, game, "Player")
+    events = accepted(client, fork, "Player", {"kind": "decide", "decision": p["id"], "choice": {"sunk": aim}})
+    assert types(events)[:3] == ["OrderAccepted", "DecisionResolved", "ResultDeclared"], types(events)
+    sunk = [e for e in events if e["type"] == "UnitChanged" and e["data"]["unit"] == aim]
+    assert sunk and sunk[0]["data"]["changes"] == {"sunk": True}, events
+    scored = [e["data"] for e in events if e["type"] == "VPScored"]
+    assert [(v["side"], v["delta"], v["rule"]) for v in scored] == [("system", st["units"][aim]["vp"], "STF 12.4")], scored
+    after = state_of(client, fork, "Player")
+    assert after["units"][aim]["sunk"] and after["vp"]["system"] == before + st["units"][aim]["vp"]
+    assert events[2]["data"]["decision"] == p["id"]  # the result names the question it answers
+    assert all(d["id"] != p["id"] for d in after["pending"]), (p["id"], after["pending"])  # the next is another
+    events = accepted(client, game, "Player", {"kind": "decide", "decision": p["id"], "choice": {"sunk": None}})
+    after = state_of(client, game, "Player")
+    assert not after["units"][aim].get("sunk") and after["vp"]["system"] == before
+    resolved = [e["data"] for e in events if e["type"] == "DecisionResolved"]
+    assert resolved and resolved[0]["decision_id"] == p["id"], resolved
+    assert all(d["id"] != p["id"] for d in after["pending"]), (p["id"], after["pending"])  # the next is another
+    # the question answered is gone: its id, sent again, answers nothing now
+    late = send(client, game, "Player", {"kind": "decide", "decision": p["id"], "choice": {"sunk": None}})
+    assert late.status_code == 422, late.json
+
+
+def test_stf_6_7_every_question_of_a_campaign_has_an_id_of_its_own(client):
+    """docs/rulesets.md, Answers: an answer names the decision it answers ("a wrong decision id is
+    invalid_order"). Over a campaign the GameSystem asks many questions (the random event each
+    turn, STF 5.1; each SSM wave, gunnery round and torpedo attack, STF 11.2, 11.3, 11.6): each
+    has an id no other question of the game has, so an answer sent for one is never taken for
+    another, and the ResultDeclared of each answer names its question."""
+    game, _ = _combat_question(client)
+    play_until(client, game, splay.RandomPlayer(random.Random(5)), lambda s: s["turn"] >= 5)
+    events = all_events(client, game)
+    ids = [e["data"]["decision"]["id"] for e in events if e["type"] == "DecisionPending"]
+    assert len(ids) > 5 and any(i.startswith("combat-") for i in ids), ids
+    assert len(ids) == len(set(ids)), sorted(ids)
+    answered = [e["data"]["decision"] for e in events if e["type"] == "ResultDeclared" and e["data"].get("decision")]
+    assert len(answered) == len(set(answered)) and set(answered) <= set(ids), answered
