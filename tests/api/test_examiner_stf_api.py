@@ -26,7 +26,8 @@ from domain.rulesets import find_ruleset
 from domain.rulesets.stf import maps
 from domain.rulesets.stf import play as splay
 from domain.service import Warlog
-from tests.api.test_examiner_documented_orders import accepted, legal, sandbox, send, state_of, stf_game, types
+from tests.api.test_examiner_documented_orders import (accepted, legal, sandbox, send, state_of, stf_combat_position,
+                                                       stf_game, types)
 
 STF = find_ruleset("stf")
 RULE_IDS = set(STF.coverage()["rules"])
@@ -300,3 +301,78 @@ def test_stf_6_7_every_question_of_a_campaign_has_an_id_of_its_own(client):
     assert len(ids) == len(set(ids)), sorted(ids)
     answered = [e["data"]["decision"] for e in events if e["type"] == "ResultDeclared" and e["data"].get("decision")]
     assert len(answered) == len(set(answered)) and set(answered) <= set(ids), answered
+
+
+def _terminal_with_losses(client, monkeypatch, commitment: int, sunk_vp: int):
+    """Turn 2's Terminal phase of a real campaign, the GameSystem's commitment on the 1.5 table set
+    to ``commitment`` and one of its ships (a DD of ``sunk_vp`` VP) recorded sunk."""
+    def edit(state):
+        state["campaign"]["commitment_table"] = {**state["campaign"].get("commitment_table", {}), "system": commitment}
+        state["units"]["examiner-dd"] = {"id": "examiner-dd", "class": "DD", "name": "Examiner", "nation": "Soviet",
+                                         "vp": sunk_vp, "owner": "system", "group": None, "sunk": True}
+    return stf_combat_position(client, monkeypatch, edit, phase="Terminal")
+
+
+@pytest.mark.parametrize("commitment,sunk_vp,rule,retire_on", [(20, 12, "STF 12.5", {1}),
+                                                                (20, 14, "STF 12.6", {1, 2, 3, 4, 5})])
+def test_stf_12_5_12_6_the_terminal_phase_retirement_die_over_http(client, monkeypatch, commitment, sunk_vp, rule,
+                                                                    retire_on):
+    """STF 12.5: "In the Terminal Phase of each turn that the retirement index exceeds the retirement
+    limit, roll 1D6. If the result is a '1' then the all the GameSystem units retire"; 12.6: "If net
+    GameSystem losses reach 66% of their original commitment, then retirement will commence on any
+    die roll except a '6'"; 12.2: the limit is 50% of the 1.5 commitment. Commitment 20 (limit 10):
+    12 VP sunk exceeds it (12.5), 14 VP also reaches 66% (13.2, 12.6). The Player ends the Terminal
+    phase; the server rolls the die (seat system, the dice audit names the rule) and the log shows
+    what the die decided."""
+    game = _terminal_with_losses(client, monkeypatch, commitment, sunk_vp)
+    events = accepted(client, game, "Player", {"kind": "end_phase"})
+    rolls = [e["data"] for e in events if e["type"] == "DiceRolled" and e["data"]["purpose"] == "retirement"]
+    assert len(rolls) == 1 and rolls[0]["seat"] == "system" and rolls[0]["rule"] == rule, rolls
+    value = rolls[0]["dice"][0]["value"] if "dice" in rolls[0] else rolls[0]["values"][0]
+    checks = [e["data"] for e in events if e["type"] == "SystemActs" and e["data"]["what"] == "retirement check"]
+    assert checks and checks[0]["rule"] == rule and checks[0]["detail"]["retire"] == (value in retire_on), checks
+    retiring = [e["data"] for e in events if e["type"] == "CampaignFixed" and e["data"]["key"] == "system_retiring"]
+    assert bool(retiring) == (value in retire_on), (value, retiring)
+    st = state_of(client, game, "Player")
+    on_map = [g for g in st["groups"].values() if g.get("owner") == "system" and g.get("status") == "on map"]
+    assert all(g.get("retiring") for g in on_map) == (value in retire_on) or not on_map
+    audit = client.get(f"/api/v1/games/{game.game_id}/dice", headers=game.seats["Player"]).json["rolls"]
+    assert [r["rule"] for r in audit if r["purpose"] == "retirement"] == [rule]
+
+
+def test_stf_12_5_no_retirement_die_while_the_index_does_not_exceed_the_limit(client, monkeypatch):
+    """STF 12.5 "each turn that the retirement index exceeds the retirement limit": 10 VP against a
+    limit of 10 (commitment 20) does not exceed it: no die is rolled."""
+    game = _terminal_with_losses(client, monkeypatch, 20, 10)
+    events = accepted(client, game, "Player", {"kind": "end_phase"})
+    assert not [e for e in events if e["type"] == "DiceRolled" and e["data"]["purpose"] == "retirement"]
+    assert not [e for e in events if e["type"] == "SystemActs" and e["data"]["what"] == "retirement check"]
+
+
+def test_stf_12_4_the_last_terminal_phase_ends_the_campaign_on_the_net_vp_and_nothing_is_taken_after(client,
+                                                                                                  monkeypatch):
+    """The end (docs/rulesets.md, STF "the end"): after the Terminal phase of the last turn
+    (data/sequence.json `length.turns`) `GameEnded` with the level read off the net VP of STF 12.4
+    ("adding all GameSystem losses and subtracting all player losses": the Player's track less the
+    GameSystem's). After it every order is a 4xx and changes nothing."""
+    from domain.rulesets.stf.turn import SEQUENCE
+    last = SEQUENCE["length"]["turns"]
+
+    def edit(state):
+        state["turn"] = last
+    game = stf_combat_position(client, monkeypatch, edit, phase="Terminal")
+    st = state_of(client, game, "Player")
+    net = st["vp"]["Player"] - st["vp"]["system"]
+    level = next(lv for lv in SEQUENCE["victory"]["levels"] if net >= lv["net_vp_at_least"])
+    events = accepted(client, game, "Player", {"kind": "end_phase"})
+    ended = [e["data"] for e in events if e["type"] == "GameEnded"]
+    assert ended and ended[0]["rule"] == "STF 12.4" and ended[0]["level"] == level["level"], (ended, level)
+    assert ended[0]["winner"] == level["winner"]
+    summary = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Player"]).json
+    assert summary["status"] == "ended" and summary["ended"]["level"] == level["level"]
+    before = version(client, game)
+    for order in ({"kind": "end_phase"}, {"kind": "move", "group": "P1", "path": ["0101"]}):
+        r = send(client, game, "Player", order)
+        assert 400 <= r.status_code < 500, r.json
+    assert version(client, game) == before
+    assert legal(client, game, "Player") == []
