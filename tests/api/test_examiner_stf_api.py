@@ -376,3 +376,37 @@ def test_stf_12_4_the_last_terminal_phase_ends_the_campaign_on_the_net_vp_and_no
         assert 400 <= r.status_code < 500, r.json
     assert version(client, game) == before
     assert legal(client, game, "Player") == []
+
+
+@pytest.mark.parametrize("rules,rule", [({"STF 8.14": 1}, "STF 8.14"), ({"STF 8.15": 1}, "STF 8.15")])
+def test_stf_8_14_8_15_an_action_lost_is_one_move_fewer_over_http(client, monkeypatch, rules, rule):
+    """STF 8.14 "the player task force loses one action in the following turn for each task force or
+    subron revealed in this manner"; 8.15 "the player loses one action in the following turn".
+    With one action lost in turn 2 and N Player groups on the map, N − 1 move; the N-th move is
+    refused naming the rule that cost it, legal-orders offers no more moves, and nothing changes."""
+    def edit(state):
+        state["campaign"]["actions_lost"] = {"turn": 2, "count": 1, "rules": rules}
+    game = stf_combat_position(client, monkeypatch, edit, phase="Movement",
+                               wanted=lambda st: sum(1 for g in st["groups"].values() if g.get("owner") == "Player"
+                                                     and g.get("hex") and g.get("moved") != 2) >= 2)
+    st = state_of(client, game, "Player")
+    mine = [g for g, x in sorted(st["groups"].items()) if x.get("owner") == "Player"]
+    movable = [g for g in mine if st["groups"][g].get("hex")]
+    may = len(mine) - 1
+    moved = 0
+    for g in movable:
+        if moved == may:
+            break
+        offer = next((o for o in legal(client, game, "Player") if o["kind"] == "move" and o["group"] == g), None)
+        if offer is None:
+            continue
+        accepted(client, game, "Player", {"kind": "move", "group": g, "path": offer["path"]})
+        moved += 1
+    left = [g for g in movable if state_of(client, game, "Player")["groups"][g].get("moved") != 2]
+    if moved < may or not left:
+        pytest.skip("no group left to move in this campaign")
+    here = state_of(client, game, "Player")["groups"][left[0]]["hex"]
+    step = maps.sea_neighbours(st["campaign"]["map"], here)[0]
+    problem = refused_changes_nothing(client, game, {"kind": "move", "group": left[0], "path": [step]}, rule)
+    assert "lost 1 action" in problem["detail"], problem
+    assert not [o for o in legal(client, game, "Player") if o["kind"] == "move"]
