@@ -222,7 +222,7 @@ def test_stf_6_7_every_die_of_a_campaign_is_the_servers_and_names_its_rule_in_th
         rules.add(rule)
         if r["turn"] == 0:  # the campaign's generation, revealed when turn 1 began
             assert r["status"] == "verified", r
-    assert {"STF 1.1", "STF 1.2", "STF 1.5", "STF 6.2", "STF 7.5"} <= rules, rules
+    assert {"STF 1.2", "STF 1.5", "STF 6.2"} <= rules, rules  # the mission, the commitment, deployment
 
 
 def _combat_question(client):
@@ -303,47 +303,55 @@ def test_stf_6_7_every_question_of_a_campaign_has_an_id_of_its_own(client):
     assert len(answered) == len(set(answered)) and set(answered) <= set(ids), answered
 
 
-def _terminal_with_losses(client, monkeypatch, commitment: int, sunk_vp: int):
-    """Turn 2's Terminal phase of a real campaign, the GameSystem's commitment on the 1.5 table set
-    to ``commitment`` and one of its ships (a DD of ``sunk_vp`` VP) recorded sunk."""
+def _terminal_with_losses(client, monkeypatch, case: str):
+    """Turn 2's Terminal phase of a real campaign, one more GameSystem ship (a DD of 100 VP) recorded
+    sunk and the GameSystem's commitment on the 1.5 table set from the retirement index I and net
+    losses N it then has: "exceeds" (2I − 1: the limit I − 0.5 is exceeded, N is under 66%),
+    "heavy" (N·100/66 rounded down: N reaches 66%) or "at" (2I: the index equals the limit)."""
+    from domain.rulesets.stf import retirement
+
     def edit(state):
-        state["campaign"]["commitment_table"] = {**state["campaign"].get("commitment_table", {}), "system": commitment}
+        state["campaign"].pop("system_retiring", None)
         state["units"]["examiner-dd"] = {"id": "examiner-dd", "class": "DD", "name": "Examiner", "nation": "Soviet",
-                                         "vp": sunk_vp, "owner": "system", "group": None, "sunk": True}
-    return stf_combat_position(client, monkeypatch, edit, phase="Terminal")
+                                         "vp": 100, "owner": "system", "group": None, "sunk": True}
+        i, n = retirement.index(state), retirement.net_vp(state)
+        c = {"exceeds": 2 * i - 1, "heavy": n * 100 // 66, "at": 2 * i}[case]
+        state["campaign"]["commitment_table"] = {**state["campaign"].get("commitment_table", {}), "system": c}
+        assert (retirement.index(state) > retirement.limit(state)) == (case != "at")
+        assert (n * 100 >= c * 66) == (case == "heavy")
+    return stf_combat_position(client, monkeypatch, edit, phase="Terminal",
+                               wanted=lambda st: not st["campaign"].get("system_retiring"))
 
 
-@pytest.mark.parametrize("commitment,sunk_vp,rule,retire_on", [(20, 12, "STF 12.5", {1}),
-                                                                (20, 14, "STF 12.6", {1, 2, 3, 4, 5})])
-def test_stf_12_5_12_6_the_terminal_phase_retirement_die_over_http(client, monkeypatch, commitment, sunk_vp, rule,
-                                                                    retire_on):
+@pytest.mark.parametrize("case,rule,retire_on", [("exceeds", "STF 12.5", {1}), ("heavy", "STF 12.6", {1, 2, 3, 4, 5})])
+def test_stf_12_5_12_6_the_terminal_phase_retirement_die_over_http(client, monkeypatch, case, rule, retire_on):
     """STF 12.5: "In the Terminal Phase of each turn that the retirement index exceeds the retirement
     limit, roll 1D6. If the result is a '1' then the all the GameSystem units retire"; 12.6: "If net
     GameSystem losses reach 66% of their original commitment, then retirement will commence on any
-    die roll except a '6'"; 12.2: the limit is 50% of the 1.5 commitment. Commitment 20 (limit 10):
-    12 VP sunk exceeds it (12.5), 14 VP also reaches 66% (13.2, 12.6). The Player ends the Terminal
-    phase; the server rolls the die (seat system, the dice audit names the rule) and the log shows
-    what the die decided."""
-    game = _terminal_with_losses(client, monkeypatch, commitment, sunk_vp)
+    die roll except a '6'"; 12.2: the limit is 50% of the 1.5 commitment. The Player ends the
+    Terminal phase; the server rolls the die (seat system, the dice audit names the rule) and the
+    log shows what the die decided."""
+    game = _terminal_with_losses(client, monkeypatch, case)
     events = accepted(client, game, "Player", {"kind": "end_phase"})
     rolls = [e["data"] for e in events if e["type"] == "DiceRolled" and e["data"]["purpose"] == "retirement"]
     assert len(rolls) == 1 and rolls[0]["seat"] == "system" and rolls[0]["rule"] == rule, rolls
-    value = rolls[0]["dice"][0]["value"] if "dice" in rolls[0] else rolls[0]["values"][0]
+    value = rolls[0]["dice"][0]["value"]
     checks = [e["data"] for e in events if e["type"] == "SystemActs" and e["data"]["what"] == "retirement check"]
     assert checks and checks[0]["rule"] == rule and checks[0]["detail"]["retire"] == (value in retire_on), checks
     retiring = [e["data"] for e in events if e["type"] == "CampaignFixed" and e["data"]["key"] == "system_retiring"]
     assert bool(retiring) == (value in retire_on), (value, retiring)
     st = state_of(client, game, "Player")
     on_map = [g for g in st["groups"].values() if g.get("owner") == "system" and g.get("status") == "on map"]
-    assert all(g.get("retiring") for g in on_map) == (value in retire_on) or not on_map
+    if value in retire_on:
+        assert all(g.get("retiring") for g in on_map), on_map
     audit = client.get(f"/api/v1/games/{game.game_id}/dice", headers=game.seats["Player"]).json["rolls"]
     assert [r["rule"] for r in audit if r["purpose"] == "retirement"] == [rule]
 
 
 def test_stf_12_5_no_retirement_die_while_the_index_does_not_exceed_the_limit(client, monkeypatch):
-    """STF 12.5 "each turn that the retirement index exceeds the retirement limit": 10 VP against a
-    limit of 10 (commitment 20) does not exceed it: no die is rolled."""
-    game = _terminal_with_losses(client, monkeypatch, 20, 10)
+    """STF 12.5 "each turn that the retirement index exceeds the retirement limit": an index equal
+    to the limit does not exceed it: no die is rolled."""
+    game = _terminal_with_losses(client, monkeypatch, "at")
     events = accepted(client, game, "Player", {"kind": "end_phase"})
     assert not [e for e in events if e["type"] == "DiceRolled" and e["data"]["purpose"] == "retirement"]
     assert not [e for e in events if e["type"] == "SystemActs" and e["data"]["what"] == "retirement check"]
