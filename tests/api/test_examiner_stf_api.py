@@ -418,3 +418,29 @@ def test_stf_8_14_8_15_an_action_lost_is_one_move_fewer_over_http(client, monkey
     problem = refused_changes_nothing(client, game, {"kind": "move", "group": left[0], "path": [step]}, rule)
     assert "lost 1 action" in problem["detail"], problem
     assert not [o for o in legal(client, game, "Player") if o["kind"] == "move"]
+
+
+def test_stf_2_2_the_airbases_question_takes_at_most_two_over_http(client):
+    """STF 2.2 "A player may not have more than two land airbases"; 2.5 lists the US/NATO airbases of
+    the Mediterranean (five). With more than two and none named, the campaign order stops on a
+    question legal-orders offers as the pairs; the answer may be a pair (in either order), one
+    airbase, or none. More than two, one twice, one of the other side (Benghazi: STF 2.5) or no
+    list of names is refused and changes nothing."""
+    game = stf_game(client)
+    accepted(client, game, "Player", {"kind": "campaign", "map": "mediterranean", "side": "US"})
+    st = state_of(client, game, "Player")
+    p = st["pending"][0]
+    assert (p["kind"], p["rule"], st["phase"]) == ("airbases", "STF 2.2", "Campaign"), p
+    offer = legal(client, game, "Player")
+    assert [o["choice"] for o in offer] == p["options"]["choices"] and len(offer) == 10
+    for choice, rule, field in [(["Malta", "Haifa", "Konya"], "STF 2.2", None), (["Malta", "Malta"], "STF 2.2", None),
+                                (["Malta", "Benghazi"], "STF 2.5", None), ("Malta", "STF 2.2", None),
+                                ({"airbases": ["Malta"]}, "STF 2.2", None), (None, "STF 2.2", None)]:
+        refused_changes_nothing(client, game, {"kind": "decide", "decision": p["id"], "choice": choice}, rule, field)
+    for choice, expected in [(["Haifa", "Malta"], ["Malta", "Haifa"]), (["Konya"], ["Konya"]), ([], [])]:
+        fork = sandbox(client, game, "Player")
+        events = accepted(client, fork, "Player", {"kind": "decide", "decision": p["id"], "choice": choice})
+        fixed = [e["data"] for e in events if e["type"] == "CampaignFixed"]
+        assert fixed == [{"key": "player_airbases", "value": expected, "rule": "STF 2.2"}], fixed
+        after = state_of(client, fork, "Player")
+        assert after["campaign"]["player_airbases"] == expected and after["phase"] == "Forces" and not after["pending"]
