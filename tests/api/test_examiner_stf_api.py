@@ -242,7 +242,8 @@ def test_stf_11_2_the_ssm_wave_question_is_offered_and_answered_over_http(client
     wave", its entry sector rolled by 1D6) and asks the Player what the base game's missiles did.
     The question is a pending decision that legal-orders offers one template per answer; wrong
     answers are refused naming STF 11.2 and change nothing; the answer "it sank the target" sinks
-    the unit and scores its VP on the GameSystem's track (STF 12.4: the Player's losses)."""
+    the unit (ResultDeclared and UnitChanged naming STF 11.2, the rule it was asked under) and
+    scores its VP on the GameSystem's track (STF 12.4: the Player's losses)."""
     game, st = _combat_question(client)
     p = st["pending"][0]
     offer = legal(client, game, "Player")
@@ -275,6 +276,8 @@ def test_stf_11_2_the_ssm_wave_question_is_offered_and_answered_over_http(client
     after = state_of(client, fork, "Player")
     assert after["units"][aim]["sunk"] and after["vp"]["system"] == before + st["units"][aim]["vp"]
     assert events[2]["data"]["decision"] == p["id"]  # the result names the question it answers
+    # and the rule it was asked under (STF 11.2's wave, not the report order's STF 11.1)
+    assert events[2]["data"]["rule"] == sunk[0]["data"]["rule"] == "STF 11.2", (events[2], sunk)
     assert all(d["id"] != p["id"] for d in after["pending"]), (p["id"], after["pending"])  # the next is another
     events = accepted(client, game, "Player", {"kind": "decide", "decision": p["id"], "choice": {"sunk": None}})
     after = state_of(client, game, "Player")

@@ -294,11 +294,14 @@ def check_report(state: dict, payload: Any) -> dict:
     return out
 
 
-def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: str = "") -> None:
+def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: str = "",
+                 rule: str = RESULTS_RULE) -> None:
     """Record a checked report: ResultDeclared, then each unit's change and the VP of each sinking
-    (a GameSystem unit's ``vp`` on the Player's track, a Player unit's on the GameSystem's)."""
+    (a GameSystem unit's ``vp`` on the Player's track, a Player unit's on the GameSystem's).
+    ``rule``: the rule of the question it answers (an SSM wave's STF 11.2, a gunnery round's
+    11.3, a torpedo attack's 11.6), else the report order's."""
     value = {k: report[k] for k in REPORT_FIELDS if report.get(k)}
-    ctx.emit(ev.ResultDeclared, seat="Player", rule=RESULTS_RULE, stands_for=STANDS_FOR, what="combat results",
+    ctx.emit(ev.ResultDeclared, seat="Player", rule=rule, stands_for=STANDS_FOR, what="combat results",
              value=value, decision=decision)
     why = why or "the Player's report of the base game's results"
     for uid, n in report["hits"].items():
@@ -327,22 +330,22 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
     for uid in report["flight_deck_inoperable"]:
         ctx.emit(UnitChanged, unit=uid, changes={"flight_deck_inoperable": True}, rule="STF 12.7", why=why)
     for uid in report["sunk"]:
-        sink(ctx, uid, why)
+        sink(ctx, uid, why, rule)
     for name, n in report["airbase_hits"].items():
         air.hit_airbase(ctx, name, n, "STF 9.4")
 
 
-def sink(ctx: Ctx, uid: str, why: str) -> None:
+def sink(ctx: Ctx, uid: str, why: str, rule: str = RESULTS_RULE) -> None:
     """A unit is sunk: its VP go on the other side's track (STF 12.4); a group with nothing left
     in play leaves the map."""
     u = ctx.state["units"][uid]
-    ctx.emit(UnitChanged, unit=uid, changes={"sunk": True}, rule=RESULTS_RULE, why=why)
+    ctx.emit(UnitChanged, unit=uid, changes={"sunk": True}, rule=rule, why=why)
     gid = u.get("group")
     owner = ctx.state["groups"][gid]["owner"] if gid in ctx.state["groups"] else u.get("owner")
     track = "Player" if owner == "system" else "system"
     ctx.vp(track, u.get("vp", 0), f"{u.get('name', uid)} ({u.get('class')}) sunk", "STF 12.4")
     if gid in ctx.state["groups"] and not units_of(ctx.state, gid):
-        ctx.emit(GroupRemoved, group=gid, status="sunk", rule=RESULTS_RULE,
+        ctx.emit(GroupRemoved, group=gid, status="sunk", rule=rule,
                  why=f"every unit of {gid} is sunk or gone")
 
 
@@ -647,7 +650,7 @@ def results(ctx: Ctx, stack: list) -> None:
         if a["sunk"] not in f["candidates"]:
             raise RuleViolation(f["rule"], f"{a['sunk']} took no part in this: one of {', '.join(f['candidates'])}")
         apply_report(ctx, check_report(ctx.state, {"sunk": [a["sunk"]]}), decision=decision,
-                     why=f"the base game's result: {f['prompt']}")
+                     why=f"the base game's result: {f['prompt']}", rule=f["rule"])
         f["sunk"].append(a["sunk"])
     live = [u for u in f["candidates"] if u in ctx.state["units"] and alive(ctx.state["units"][u])]
     if not live:
