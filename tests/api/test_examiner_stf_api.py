@@ -251,7 +251,7 @@ def test_stf_11_2_the_ssm_wave_question_is_offered_and_answered_over_http(client
     assert all(o["kind"] == "decide" and o["decision"] == p["id"] for o in offer)
     waves = [e for e in all_events(client, game) if e["type"] == "SystemActs" and e["data"]["what"] == "SSM wave"]
     aim = waves[-1]["data"]["detail"]["target"]
-    assert {"sunk": aim} in p["options"]["choices"] and aim in p["prompt"]
+    assert {"sunk": aim} in p["options"]["choices"] and aim in p["prompt"] and p["prompt"].endswith("(STF 11.2)")
     for order, field in [
         ({"kind": "decide", "decision": p["id"], "choice": {"sunk": "nope"}}, None),
         ({"kind": "decide", "decision": p["id"], "choice": "x"}, "choice"),
@@ -434,6 +434,7 @@ def test_stf_2_2_the_airbases_question_takes_at_most_two_over_http(client):
     st = state_of(client, game, "Player")
     p = st["pending"][0]
     assert (p["kind"], p["rule"], st["phase"]) == ("airbases", "STF 2.2", "Campaign"), p
+    assert p["prompt"].endswith("(STF 2.2)"), p  # the history's "Waiting for Player: …" line names the rule
     offer = legal(client, game, "Player")
     assert [o["choice"] for o in offer] == p["options"]["choices"] and len(offer) == 10
     for choice, rule, field in [(["Malta", "Haifa", "Konya"], "STF 2.2", None), (["Malta", "Malta"], "STF 2.2", None),
@@ -447,3 +448,37 @@ def test_stf_2_2_the_airbases_question_takes_at_most_two_over_http(client):
         assert fixed == [{"key": "player_airbases", "value": expected, "rule": "STF 2.2"}], fixed
         after = state_of(client, fork, "Player")
         assert after["campaign"]["player_airbases"] == expected and after["phase"] == "Forces" and not after["pending"]
+
+
+def _lines(x):
+    if isinstance(x, dict):
+        if "text" in x and "type" in x and "seq" in x:
+            yield x
+        for v in x.values():
+            yield from _lines(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _lines(v)
+
+
+RULED = {"CampaignFixed", "GroupPlaced", "GroupMoved", "GroupChanged", "GroupRemoved", "UnitsAssigned", "UnitChanged",
+         "SystemActs", "PoolSet", "AirbaseChanged", "LbnaChanged", "StrikeFlown", "PlayerAirAction", "DeploymentChanged",
+         "ResultDeclared", "DiceRolled", "VPScored", "DecisionPending", "GameEnded"}
+
+
+def test_stf_6_7_the_history_tells_each_thing_the_gamesystem_did_with_its_rule(client):
+    """docs/rulesets.md: "Every event carries its rule, and each choice of the GameSystem a `why`, so
+    a replay shows why a group went where it went". `GET …/history` (turn by turn, phase by
+    phase) tells each of the campaign's events; every line of what the GameSystem (or the
+    Player's declaration) did, and every question put to the Player, names its STF rule."""
+    game, _ = _combat_question(client)  # a campaign in which the GameSystem asks for combat results
+    play_until(client, game, splay.RandomPlayer(random.Random(3)), lambda s: s["turn"] >= 6)
+    history = client.get(f"/api/v1/games/{game.game_id}/history", headers=game.seats["Player"])
+    assert history.status_code == 200
+    lines = list(_lines(history.json))
+    assert len(lines) == len(all_events(client, game))
+    ruled = [li for li in lines if li["type"] in RULED]
+    assert {"CampaignFixed", "GroupPlaced", "DiceRolled", "ResultDeclared", "DecisionPending"} <= {li["type"] for li in ruled}
+    assert any(li["type"] == "DecisionPending" and "sink" in li["text"] for li in ruled)
+    unnamed = [(li["type"], li["text"]) for li in ruled if not re.search(r"\(STF \d", li["text"])]
+    assert not unnamed, unnamed

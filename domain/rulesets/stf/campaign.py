@@ -353,7 +353,8 @@ def player_airbases(ctx: Ctx, stack: list) -> None:
         barred = ctx.state["campaign"].get("airbase_barred")
         note = f" ({barred['airbase']} is barred: {barred['text']}, STF 1.11)" if barred and barred["seat"] == "Player" else ""
         ctx.ask(stack, "Player", "airbases", "STF 2.2",
-                f"Choose your land airbases, at most two, among {', '.join(allowed)}{note}", {"choices": f["choices"]})
+                f"Choose your land airbases, at most two, among {', '.join(allowed)}{note} (STF 2.2)",
+                {"choices": f["choices"]})
         return
     stack.pop()
     ctx.emit(CampaignFixed, key="player_airbases", value=list(chosen), rule="STF 2.2")
