@@ -309,6 +309,31 @@ def _system_airbase(ctx: Ctx) -> str | None:
     return r.result
 
 
+def _chosen_airbases(state: dict, answer: Any, allowed: list[str]) -> list[str]:
+    """The answer to the airbases question: "A player may not have more than two land airbases"
+    (STF 2.2), so any of the side's airbases of the map, at most two (a pair offered, one, or
+    none), in the list's order; one barred by the invasion target is refused naming STF 1.11, one
+    not of the map's list for the Player's side naming its rule (2.3, 2.4, 2.5)."""
+    if not isinstance(answer, list) or not all(isinstance(a, str) for a in answer):
+        raise RuleViolation("STF 2.2", f"the answer is a list of airbase names, at most two, among {', '.join(allowed)}")
+    if len(set(answer)) != len(answer):
+        raise RuleViolation("STF 2.2", "the answer names an airbase twice")
+    if len(answer) > PLAYER_AIRBASES:
+        raise RuleViolation("STF 2.2", f"a player may not have more than {PLAYER_AIRBASES} land airbases "
+                                       f"(choose among {', '.join(allowed)})")
+    c = state["campaign"]
+    barred = c.get("airbase_barred")
+    for a in answer:
+        if barred and barred["seat"] == "Player" and barred["airbase"] == a:
+            raise RuleViolation("STF 1.11", f"{a} is barred to the Player: {barred['text']}")
+        if a not in allowed:
+            own = airbases(c["map"], nation(state, "Player"))
+            raise RuleViolation(BASES[c["map"]]["airbases"]["rule"],
+                                f"{a}: not a Player airbase of the {MAPS[c['map']]['name']} map "
+                                f"(its airbases: {', '.join(own) or 'none'})")
+    return [a for a in allowed if a in answer]
+
+
 @STEPS.step("player_airbases")
 def player_airbases(ctx: Ctx, stack: list) -> None:
     """STF 2.2: the Player's land airbases, at most two: those the order named (when none of them
@@ -318,11 +343,7 @@ def player_airbases(ctx: Ctx, stack: list) -> None:
     allowed = allowed_airbases(ctx.state, "Player")
     named = f.get("named")
     if "answer" in f:
-        answer = f["answer"]
-        names = isinstance(answer, list) and all(isinstance(a, str) for a in answer)
-        chosen = next((c for c in f["choices"] if names and len(answer) == len(c) and set(answer) == set(c)), None)
-        if chosen is None:
-            raise RuleViolation("STF 2.2", f"choose two of {', '.join(allowed)}: one of the pairs offered")
+        chosen = _chosen_airbases(ctx.state, f["answer"], allowed)
     elif named is not None and all(a in allowed for a in named):
         chosen = named
     elif len(allowed) <= PLAYER_AIRBASES:
@@ -332,7 +353,8 @@ def player_airbases(ctx: Ctx, stack: list) -> None:
         barred = ctx.state["campaign"].get("airbase_barred")
         note = f" ({barred['airbase']} is barred: {barred['text']}, STF 1.11)" if barred and barred["seat"] == "Player" else ""
         ctx.ask(stack, "Player", "airbases", "STF 2.2",
-                f"Choose your two land airbases among {', '.join(allowed)}{note}", {"choices": f["choices"]})
+                f"Choose your land airbases, at most two, among {', '.join(allowed)}{note} (STF 2.2)",
+                {"choices": f["choices"]})
         return
     stack.pop()
     ctx.emit(CampaignFixed, key="player_airbases", value=list(chosen), rule="STF 2.2")

@@ -294,11 +294,14 @@ def check_report(state: dict, payload: Any) -> dict:
     return out
 
 
-def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: str = "") -> None:
+def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: str = "",
+                 rule: str = RESULTS_RULE) -> None:
     """Record a checked report: ResultDeclared, then each unit's change and the VP of each sinking
-    (a GameSystem unit's ``vp`` on the Player's track, a Player unit's on the GameSystem's)."""
+    (a GameSystem unit's ``vp`` on the Player's track, a Player unit's on the GameSystem's).
+    ``rule``: the rule of the question it answers (an SSM wave's STF 11.2, a gunnery round's
+    11.3, a torpedo attack's 11.6), else the report order's."""
     value = {k: report[k] for k in REPORT_FIELDS if report.get(k)}
-    ctx.emit(ev.ResultDeclared, seat="Player", rule=RESULTS_RULE, stands_for=STANDS_FOR, what="combat results",
+    ctx.emit(ev.ResultDeclared, seat="Player", rule=rule, stands_for=STANDS_FOR, what="combat results",
              value=value, decision=decision)
     why = why or "the Player's report of the base game's results"
     for uid, n in report["hits"].items():
@@ -327,22 +330,22 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
     for uid in report["flight_deck_inoperable"]:
         ctx.emit(UnitChanged, unit=uid, changes={"flight_deck_inoperable": True}, rule="STF 12.7", why=why)
     for uid in report["sunk"]:
-        sink(ctx, uid, why)
+        sink(ctx, uid, why, rule)
     for name, n in report["airbase_hits"].items():
         air.hit_airbase(ctx, name, n, "STF 9.4")
 
 
-def sink(ctx: Ctx, uid: str, why: str) -> None:
+def sink(ctx: Ctx, uid: str, why: str, rule: str = RESULTS_RULE) -> None:
     """A unit is sunk: its VP go on the other side's track (STF 12.4); a group with nothing left
     in play leaves the map."""
     u = ctx.state["units"][uid]
-    ctx.emit(UnitChanged, unit=uid, changes={"sunk": True}, rule=RESULTS_RULE, why=why)
+    ctx.emit(UnitChanged, unit=uid, changes={"sunk": True}, rule=rule, why=why)
     gid = u.get("group")
     owner = ctx.state["groups"][gid]["owner"] if gid in ctx.state["groups"] else u.get("owner")
     track = "Player" if owner == "system" else "system"
     ctx.vp(track, u.get("vp", 0), f"{u.get('name', uid)} ({u.get('class')}) sunk", "STF 12.4")
     if gid in ctx.state["groups"] and not units_of(ctx.state, gid):
-        ctx.emit(GroupRemoved, group=gid, status="sunk", rule=RESULTS_RULE,
+        ctx.emit(GroupRemoved, group=gid, status="sunk", rule=rule,
                  why=f"every unit of {gid} is sunk or gone")
 
 
@@ -624,10 +627,12 @@ def ssm_first_move(ctx: Ctx, stack: list) -> None:
     movement.move_system_group(ctx, g)
 
 
-def _ask_results(stack: list, rule: str, prompt: str, candidates: list[str]) -> None:
+def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str) -> None:
     """Push the ``results`` step: the Player answers, one unit at a time, which of ``candidates``
-    the base game sank in what was just fought."""
-    stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": []})
+    the base game sank in what was just fought. ``key`` names what was fought (the group, the
+    wave or round), so that with the turn each question's id is unique in the game."""
+    stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": [],
+                  "key": f"{ctx.state['turn']}-{key}"})
 
 
 @STEPS.step("results")
@@ -651,17 +656,21 @@ def results(ctx: Ctx, stack: list) -> None:
         if a["sunk"] not in f["candidates"]:
             raise RuleViolation(f["rule"], f"{a['sunk']} took no part in this: one of {', '.join(f['candidates'])}")
         apply_report(ctx, check_report(ctx.state, {"sunk": [a["sunk"]]}), decision=decision,
-                     why=f"the base game's result: {f['prompt']}")
+                     why=f"the base game's result: {f['prompt']}", rule=f["rule"])
         f["sunk"].append(a["sunk"])
     live = [u for u in f["candidates"] if u in ctx.state["units"] and alive(ctx.state["units"][u])]
     if not live:
         stack.pop()
         return
-    f["decision"] = f"combat-{ctx.state.get('decisions', 0) + 1}"
-    prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink?" if not f["sunk"] else
-              f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink?")
+    # combat-<turn>-<what was fought>-<n>: the n-th question about it (frames recorded before the key
+    # was kept have none: the count of this order, as then)
+    key = f"{f['key']}-{len(f['sunk']) + 1}" if "key" in f else None
+    f["decision"] = f"combat-{key if key is not None else ctx.state.get('decisions', 0) + 1}"
+    prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink? ({f['rule']})" if not f["sunk"]
+              else f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink? ({f['rule']})")
     ctx.ask(stack, "Player", "combat", f["rule"], prompt,
-            {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR})
+            {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR},
+            key=key)
 
 
 def _spend(ctx: Ctx, f: dict, missiles: int) -> dict:
@@ -739,8 +748,8 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
                      "entry_sector": sector, "fired_by": taken, "long_range": f.get("long_range", False),
                      "left_in_salvo": f["left"]},
              rule=rule, why=why + "; entry sector by 1D6 (rule 16.24 ignored)")
-    _ask_results(stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
-                 [f["aim"]])  # every missile of a wave is aimed at one ship: only it can sink
+    _ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
+                 [f["aim"]], f"{gid}-{pid}-ssm{f['wave']}")  # every missile of a wave is aimed at one ship: only it can sink
 
 
 def _ships_mode(state: dict, f: dict, pid: str) -> None:
@@ -816,8 +825,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                      "ships": a, "player_ships": b, "targets": [t["id"] for t in targets],
                      "instruction": "all guns fire at the first unscreened ship of 'targets'"},
              rule=rule, why=why + "; the unscreened ship of highest VP, invasion freighters before CG")
-    _ask_results(stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
-                 [t["id"] for t in targets] + [u["id"] for u in mine])
+    _ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
+                 [t["id"] for t in targets] + [u["id"] for u in mine], f"{gid}-{pid}-gunnery{f['round']}")
 
 
 @STEPS.step("torpedo")
@@ -863,8 +872,8 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     for u in subs:  # each sub that attacks fires one of its (x n) torpedo loads
         ctx.emit(UnitChanged, unit=u["id"], changes={"torpedoes_left": torpedoes_left(u) - 1}, rule="STF 11.6",
                  why="a torpedo attack fires one of its torpedo loads")
-    _ask_results(stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
-                 targets + [u["id"] for u in subs])
+    _ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
+                 targets + [u["id"] for u in subs], f"{gid}-{pid}-torpedo{f['round']}")
 
 
 def place_subs(ctx: Ctx, gid: str, subs: list[dict]) -> None:

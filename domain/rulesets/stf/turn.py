@@ -68,11 +68,12 @@ _check_sequence(SEQUENCE)
 
 
 # ---- asking the Player ---------------------------------------------------------------------------
-def ask_declare(ctx: Ctx, stack: list, what: str, prompt: str) -> None:
+def ask_declare(ctx: Ctx, stack: list, what: str, prompt: str, key: str | None = None) -> None:
     """Wait for the Player to declare the base game's value ``what`` (a key of declared.json);
-    the answer comes back to the asking frame as ``frame["answer"]``."""
+    the answer comes back to the asking frame as ``frame["answer"]``. ``key`` makes the decision's
+    id unique in the game (``declare-<key>``)."""
     spec = DECLARABLE[what]
-    ctx.ask(stack, "Player", "declare", spec.rule, prompt, {**spec.options(), "what": what})
+    ctx.ask(stack, "Player", "declare", spec.rule, prompt, {**spec.options(), "what": what}, key=key)
 
 
 def _declare_templates(state: dict) -> list[dict]:
@@ -216,7 +217,7 @@ def random_events(ctx: Ctx, stack: list) -> None:
     if "answer" not in f:
         ask_declare(ctx, stack, "random_events",
                     f"Turn {ctx.state['turn']}: declare the random event Task Force's Random Events "
-                    "Table gives (STF 5.1)")
+                    "Table gives (STF 5.1)", key=str(ctx.state["turn"]))  # one a turn: declare-<turn>
         return
     stack.pop()
     if f["answer"] == "GameSystem command control loss":

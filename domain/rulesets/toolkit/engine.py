@@ -118,11 +118,15 @@ class Ctx:
         self.state = self.hooks.fold(self.state, "DiceRolled", made.fields(), None)
         return made
 
-    def ask(self, stack: list, seat: str, kind: str, rule: str, prompt: str, options: Any) -> None:
-        """Stop here until ``seat`` decides; ``options`` describe the legal choices."""
+    def ask(self, stack: list, seat: str, kind: str, rule: str, prompt: str, options: Any,
+            key: str | None = None) -> None:
+        """Stop here until ``seat`` decides; ``options`` describe the legal choices. The decision's
+        id is ``kind-key``: ``key`` makes it unique in the game (the caller's to choose, from what
+        the question is about); without one it is a count kept in this order's state only, which
+        no event folds, so it starts again at 1 in the next order."""
         number = self.state.get("decisions", 0) + 1
         self.state = {**self.state, "decisions": number}
-        decision = {"id": f"{kind}-{number}", "seat": seat, "kind": kind, "rule": rule,
+        decision = {"id": f"{kind}-{key if key is not None else number}", "seat": seat, "kind": kind, "rule": rule,
                     "prompt": prompt, "options": options, "context": {"stack": json_copy(stack)}}
         self.emit(ev.DecisionPending, decision=decision)
         self.waiting = True

@@ -508,12 +508,16 @@ def test_stf_2_2_with_more_than_two_the_player_chooses_a_pair_once_the_campaign_
     assert st2["campaign"]["player_airbases"] == ["Malta", "Haifa"] and st2["phase"] == "Forces"
 
 
-@pytest.mark.parametrize("choice", [["Malta"], ["Malta", "Benghazi"], ["Malta", "Haifa", "Konya"], "Malta"])
-def test_stf_2_2_a_choice_not_offered_is_refused(choice):
+@pytest.mark.parametrize("choice, rule", [(["Malta", "Benghazi"], "STF 2.5"), (["Malta", "Haifa", "Konya"], "STF 2.2"),
+                                          (["Malta", "Malta"], "STF 2.2"), ("Malta", "STF 2.2")])
+def test_stf_2_2_a_choice_not_offered_is_refused(choice, rule):
+    """More than two, one twice, or one not of the map's list for the Player's side (STF 2.5 lists
+    the Mediterranean's). One airbase, or none, is the Player's choice: "a player may not have more
+    than two land airbases" (test_examiner_stf_api.py)."""
     _, st = campaign("mediterranean", "US", 3)
     with pytest.raises(RuleViolation) as refused:
         play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": choice})
-    assert refused.value.rule == "STF 2.2"
+    assert refused.value.rule == rule
 
 
 def test_stf_2_2_a_barred_named_airbase_makes_the_player_choose_among_the_others():
@@ -645,3 +649,16 @@ def test_stf_2_2_an_airbase_choice_of_lists_or_objects_is_refused_not_a_crash(ch
     with pytest.raises(RuleViolation) as refused:
         play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": choice})
     assert refused.value.rule == "STF 2.2"
+
+
+# ---- stf-api examiner ------------------------------------------------------------------------------
+def test_stf_2_2_1_11_the_airbases_answer_may_name_one_but_not_one_the_invasion_target_bars():
+    """STF 2.2 "A player may not have more than two land airbases": one is an answer; STF 1.11's bar
+    (US Inv, target Mhex 99**: Suda Bay) refuses the barred one naming STF 1.11."""
+    _, st = campaign("mediterranean", "US", 1, 1, 1, 1, airbases=["Suda Bay", "Malta"])
+    d = pending(st)
+    with pytest.raises(RuleViolation) as refused:
+        play(st, {"kind": "decide", "decision": d["id"], "choice": ["Suda Bay"]})
+    assert refused.value.rule == "STF 1.11" and "barred" in str(refused.value)
+    out, st2 = play(st, {"kind": "decide", "decision": d["id"], "choice": ["Malta"]})
+    assert st2["campaign"]["player_airbases"] == ["Malta"] and st2["phase"] == "Forces"
