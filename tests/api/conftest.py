@@ -28,6 +28,16 @@ def client(api_service):
     return app.test_client()
 
 
+@pytest.fixture
+def sqlite_client(sqlite_config):
+    """A test client on SQLite alone, for tests of the rules over HTTP, where the store is not what
+    they test (``client`` runs on every store)."""
+    migrate(sqlite_config)
+    service = Warlog(sqlite_config)
+    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
+    service.close()
+
+
 @dataclass
 class ApiGame:
     """A created (and by default fully joined) game, with the tokens of every role."""

@@ -17,12 +17,10 @@ import random
 
 import pytest
 
-from api.app import create_app, migrate
 from domain.rulesets import find_ruleset
 from domain.rulesets.falklands import play as fplay
 from domain.rulesets.positions import Position
 from domain.rulesets.stf import play as splay
-from domain.service import Warlog
 from tests.api.conftest import ApiGame, bearer, start_game
 
 FALKLANDS = find_ruleset("falklands")
@@ -31,11 +29,8 @@ _keys = itertools.count()
 
 
 @pytest.fixture
-def client(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
-    service.close()
+def client(sqlite_client):
+    return sqlite_client
 
 
 # --- helpers ---------------------------------------------------------------------------------

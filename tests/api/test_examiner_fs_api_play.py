@@ -15,10 +15,8 @@ import itertools
 
 import pytest
 
-from api.app import create_app, migrate
 from domain.rulesets import find_ruleset
 from domain.rulesets.positions import Position
-from domain.service import Warlog
 from tests.api.conftest import ApiGame, bearer, start_game
 from tests.api.test_examiner_documented_orders import place
 from tests.api.test_falklands_game import answer
@@ -28,11 +26,8 @@ _keys = itertools.count()
 
 
 @pytest.fixture
-def client(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
-    service.close()
+def client(sqlite_client):
+    return sqlite_client
 
 
 # --- helpers ---------------------------------------------------------------------------------

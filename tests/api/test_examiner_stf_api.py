@@ -21,11 +21,9 @@ import re
 
 import pytest
 
-from api.app import create_app, migrate
 from domain.rulesets import find_ruleset
 from domain.rulesets.stf import maps
 from domain.rulesets.stf import play as splay
-from domain.service import Warlog
 from tests.api.test_examiner_documented_orders import (accepted, legal, sandbox, send, state_of, stf_combat_position,
                                                        stf_game, types)
 
@@ -35,11 +33,8 @@ BIG = 2 ** 63  # beyond any whole number a JSON body may carry (docs/api.md: ±2
 
 
 @pytest.fixture
-def client(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
-    service.close()
+def client(sqlite_client):
+    return sqlite_client
 
 
 def version(client, game) -> int:

@@ -7,20 +7,15 @@ import json
 
 import pytest
 
-from api.app import create_app, migrate
 from api.cli import main
 from domain.rulesets import find_ruleset
 from domain.rulesets.toolkit import coverage
-from domain.service import Warlog
 from tests.api.test_openapi import Checker
 
 
 @pytest.fixture
-def client(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
-    service.close()
+def client(sqlite_client):
+    return sqlite_client
 
 
 @pytest.fixture
