@@ -422,9 +422,10 @@ def test_stf_2_2_the_documented_airbases_field_is_optional_and_bounded(client):
     assert problem["rule"] == "STF 2.2", problem
 
 
-def play_stf_until(client, game, done, rng_seed=33, most=400):
-    """Play the random Player's offered orders (domain/rulesets/stf/play.py) until ``done(state)``."""
-    player = splay.RandomPlayer(random.Random(rng_seed))
+def play_stf_until(client, game, done, rng_seed=33, most=400, player=None):
+    """Play the random Player's offered orders (domain/rulesets/stf/play.py) until ``done(state)``;
+    ``player``: one that goes on from an earlier call (else a new one from ``rng_seed``)."""
+    player = player or splay.RandomPlayer(random.Random(rng_seed))
 
     class Offer:
         def legal_orders(self, state, seat):

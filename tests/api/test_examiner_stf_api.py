@@ -24,8 +24,8 @@ import pytest
 from domain.rulesets import find_ruleset
 from domain.rulesets.stf import maps
 from domain.rulesets.stf import play as splay
-from tests.api.test_examiner_documented_orders import (accepted, legal, sandbox, send, state_of, stf_combat_position,
-                                                       stf_game, types)
+from tests.api.test_examiner_documented_orders import (accepted, legal, play_stf_until, sandbox, send, state_of,
+                                                       stf_combat_position, stf_game, types)
 
 STF = find_ruleset("stf")
 RULE_IDS = set(STF.coverage()["rules"])
@@ -43,23 +43,7 @@ def version(client, game) -> int:
 
 def play_until(client, game, player, done, most=600) -> dict:
     """The random Player's offered orders (domain/rulesets/stf/play.py) until ``done(state)``."""
-
-    class Offer:
-        def legal_orders(self, state, seat):
-            return legal(client, game, seat)
-
-    for _ in range(most):
-        st = state_of(client, game, "Player")
-        if done(st) or st["ended"]:
-            return st
-        for order in player.candidates(Offer(), st):
-            r = send(client, game, "Player", order)
-            if r.status_code == 201:
-                player.accepted(st, order)
-                break
-        else:
-            raise AssertionError(f"nothing accepted in {st['turn']} {st['phase']}")
-    raise AssertionError("not reached")
+    return play_stf_until(client, game, done, most=most, player=player)
 
 
 def all_events(client, game) -> list[dict]:
