@@ -77,3 +77,24 @@ def test_fs_7_1_op_12_no_cross_decking_in_the_south_georgia_holding_box():
     place(st, "norland", "sa5")
     out, _ = play(st, UK, op(12, moves={UK_INFANTRY[0]: "norland"}))
     assert [(e["unit"], e["ship"]) for e in events_of(out, "UnitEmbarked")] == [(UK_INFANTRY[0], "norland")]
+
+
+def test_fs_7_1_op_18_the_attackers_ships_already_in_the_sea_area_stay_out_of_the_air_strike(monkeypatch):
+    """Op #18 names who strikes: "a force of friendly aircraft" and carriers in range that "may be
+    committed to the same attack"; Op #20 is the operation where "other friendly vessels already in
+    that final sea area may also be involved". So an AR air strike on a sea area where an AR
+    destroyer already is leaves the destroyer out: it fires at nothing and the UK's defensive fire
+    cannot reach it (open: 10.2's "not allowed to withhold units from participating in a battle
+    going on within its area" could put it in)."""
+    st = ar()
+    place(st, "glamorgan", SEA)
+    place(st, AR_DESTROYERS[0], SEA)
+    place(st, "a4_1", "port_stanley")
+    with_factor(monkeypatch, "a4_1", surface=3)
+    with_factor(monkeypatch, "glamorgan", surface=3, air=3)
+    broken(st, AR, op(18, area=SEA, aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"), (AR_DESTROYERS[0], "glamorgan"))),
+           "FS 10.2")
+    out, st2 = play(st, AR, op(18, area=SEA, aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))))
+    (b,) = events_of(out, "BattleBegun")
+    assert b["attackers"] == ["a4_1"] and b["defenders"] == ["glamorgan"]
+    assert pending(st2)["options"]["fire"] == {"glamorgan": ["a4_1"]}
