@@ -124,7 +124,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
     if op == 9:
         return {}
     if op == 12:
-        cargo = [u for u in S.units_in_any(state, side=UK, classes=["ground"]) if state["units"][u]["aboard"]]
+        cargo = [u for u in S.units_in_any(state, side=UK, classes=["ground"]) if state["units"][u]["aboard"]
+                 and S.where(state, state["units"][u]["aboard"]) != S.SOUTH_GEORGIA]  # FS 3.7: no sea area
         return {"units": cargo, "ships": "a UK vessel in the same sea area"} if cargo else None
     if op == 13:
         bases = {}

@@ -329,6 +329,9 @@ def op_12(ctx: Ctx, side: str, order: dict) -> list:
         need(old is not None, rule(12), f"{name(u)} is not aboard a ship")
         need(S.where(ctx.state, old) == S.where(ctx.state, ship), rule(12),
              f"{name(old)} and {name(ship)} are not in the same sea area")
+        # "in the same sea area": the South Georgia box "is neither a sea nor a land area" (FS 3.7)
+        need(S.where(ctx.state, ship) != S.SOUTH_GEORGIA, rule(12),
+             "no cross-decking in the South Georgia Holding Box: it is not a sea area (FS 3.7)")
     check_loads(loads_after(ctx.state, UK, moves), rule(12), ctx.state)
     for u, ship in moves.items():
         if ctx.state["units"][u]["aboard"] != ship:

@@ -58,6 +58,7 @@ ISSUE_32 = {
     68: "free_attack", 278: "free_attack", 635: "free_attack", 884: "free_attack",  # FS 11.2: no "decline" offered
     75: "FS 11.3 4-4", 284: "FS 11.3 3-4",  # FS 11.2: the recorded {"decline": true} is refused
     350: "interception",  # FS 7.1 Op #11: the carriers on the flight's route ("reach")
+    760: "FS 7.1 Op #12",  # cross-decking in the South Georgia box, "neither a sea nor a land area" (FS 3.7)
 }
 # The decisions no longer asked: event 6-5's free attack was offered only in the South Georgia box,
 # which is "neither a sea nor a land area" (FS 3.7), so the event has no effect and the turn ends at
