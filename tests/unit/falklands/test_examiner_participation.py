@@ -31,7 +31,7 @@ def test_fs_7_1_op_14_the_enemys_submarines_in_the_area_neither_are_targets_nor_
     place(st, AR_SUBS[0], SEA)
     with_factor(monkeypatch, AR_SUBS[0], surface=3)  # a submarine able to fire at ships
     broken(st, UK, op(14, area=SEA, units=[UK_DESTROYERS[0]], fire=fire((UK_DESTROYERS[0], AR_SUBS[0]))),
-           "FS 10.2")
+           "FS 7.1 Op #14")  # "but not enemy submarines"
     out, st2 = play(st, UK, op(14, area=SEA, units=[UK_DESTROYERS[0]], fire="auto"), FixedDice(default=6))
     (b,) = events_of(out, "BattleBegun")
     assert b["defenders"] == [AR_DESTROYERS[0]]
