@@ -77,3 +77,60 @@ def test_stf_6_3_a_false_contact_removed_in_turn_3_comes_back_in_turn_4_beside_t
     st["groups"]["TF3"]["redeployable"] = False
     out, _ = run_step(st, "reinforcements", FixedDice(default=1))
     assert placed(out) == ["SR1"] and not [r for r in rolls_of(out) if "drawn at random" in r.purpose]
+
+
+# ---- STF 2.2: the airbases question offers every answer it takes ---------------------------------------
+def test_stf_2_2_the_airbases_question_offers_each_pair_each_single_airbase_and_none_and_takes_each():
+    """2.2: "A player may not have more than two land airbases": one or none are answers too, so the
+    offer lists them (legal-orders had only the pairs). Mediterranean, US Player: 2.5's five
+    US/NATO airbases: 10 pairs, 5 single airbases and none; each offered answer is taken as it is."""
+    from itertools import combinations
+
+    from tests.unit.stf.test_campaign import campaign
+    _, st = campaign("mediterranean", "US", 3)
+    d = pending(st)
+    bases = stf_campaign.allowed_airbases(st, "Player")
+    expected = [list(c) for n in (2, 1, 0) for c in combinations(bases, n)]
+    assert d["options"]["choices"] == expected and len(expected) == 16
+    offered = [o["choice"] for o in R.legal_orders(st, "Player") if o["kind"] == "decide"]
+    assert offered == expected
+    for choice in (["Malta"], [], ["Malta", "Haifa"]):
+        _, after = play(st, {"kind": "decide", "decision": d["id"], "choice": choice})
+        assert after["campaign"]["player_airbases"] == choice and after["phase"] == "Forces"
+
+
+# ---- STF 8.3-8.7: the search roll names the rule it read -------------------------------------------
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("face, level, rule", [(9, "unknown", "STF 8.3"), (8, "approximate", "STF 8.4"),
+                                               (7, "good", "STF 8.5"), (6, "accurate", "STF 8.6"),
+                                               (5, "precise", "STF 8.7"), (1, "precise", "STF 8.7")])
+def test_stf_8_3_to_8_7_the_search_roll_names_the_rule_of_the_result_it_read(face, level, rule):
+    """8.3 "(Modified die roll is greater than the Search Value) No effect", 8.4 "(... equal to
+    Search Value)", 8.5 "(... 1 less ...)", 8.6 "(... 2 less ...)", 8.7 "(... 3 less ...)": each
+    result is a rule of its own, so the roll's rule (its dice-audit entry and the end of its line)
+    is the one it read, not the range; its purpose still names the ladder. Search Value 8, no chit."""
+    from tests.unit.stf.helpers import search_state, system_group
+    st = search_state(system_group("TF1"))
+    out, _ = play(st, {"kind": "search", "group": "TF1", "search_value": 8}, FixedDice(face, default=1))
+    roll = rolls_of(out)[0]
+    assert (roll.outcome, roll.rule, roll.seat) == (level, rule, "Player")
+    assert "STF 8.3-8.7" in roll.purpose and roll.fields()["rule"] == rule
+
+
+# ---- who rolls: the dice audit's seat ---------------------------------------------------------------------
+def test_stf_8_2_and_10_8_the_players_search_die_is_his_and_the_gamesystems_carrier_draw_is_the_gamesystems():
+    """8.2: "The GameSystem does not search ... The player, however, must evaluate the contacts":
+    the search die is the Player's search (seat Player); the false-contact die that follows decides
+    the GameSystem's counter (seat system). 10.8: "randomly draw a CV from that nation's pool" is the
+    GameSystem's strike (seat system), as 1.7's "The player then selects the aircraft carrier(s) at
+    random" is the Player's (test_forces.py: seat Player)."""
+    from tests.unit.stf.helpers import search_state, system_group
+    from tests.unit.stf.test_air import soviet_player_state
+    st = search_state(system_group("TF1"))
+    out, _ = play(st, {"kind": "search", "group": "TF1", "search_value": 8}, FixedDice(8, 1))  # Approximate, odd
+    assert [(r.rule, r.seat) for r in rolls_of(out)] == [("STF 8.4", "Player"), ("STF 8.4", "system")]
+    out, _ = run_step(soviet_player_state(), "air_attacks", FixedDice(2, 2, 1, 1))  # NATO; the 2nd NATO CV
+    draws = [r for r in rolls_of(out) if r.rule == "STF 10.8"]
+    assert len(draws) == 2 and all(r.seat == "system" for r in draws)
