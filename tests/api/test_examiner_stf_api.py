@@ -405,8 +405,8 @@ def test_stf_8_14_8_15_an_action_lost_is_one_move_fewer_over_http(client, monkey
 def test_stf_2_2_the_airbases_question_takes_at_most_two_over_http(client):
     """STF 2.2 "A player may not have more than two land airbases"; 2.5 lists the US/NATO airbases of
     the Mediterranean (five). With more than two and none named, the campaign order stops on a
-    question legal-orders offers as the pairs; the answer may be a pair (in either order), one
-    airbase, or none. More than two, one twice, one of the other side (Benghazi: STF 2.5) or no
+    question legal-orders offers as every answer it takes (each pair, each single airbase, none:
+    16); the answer may be a pair (in either order), one airbase, or none. More than two, one twice, one of the other side (Benghazi: STF 2.5) or no
     list of names is refused and changes nothing."""
     game = stf_game(client)
     accepted(client, game, "Player", {"kind": "campaign", "map": "mediterranean", "side": "US"})
@@ -415,7 +415,7 @@ def test_stf_2_2_the_airbases_question_takes_at_most_two_over_http(client):
     assert (p["kind"], p["rule"], st["phase"]) == ("airbases", "STF 2.2", "Campaign"), p
     assert p["prompt"].endswith("(STF 2.2)"), p  # the history's "Waiting for Player: …" line names the rule
     offer = legal(client, game, "Player")
-    assert [o["choice"] for o in offer] == p["options"]["choices"] and len(offer) == 10
+    assert [o["choice"] for o in offer] == p["options"]["choices"] and len(offer) == 10 + 5 + 1
     for choice, rule, field in [(["Malta", "Haifa", "Konya"], "STF 2.2", None), (["Malta", "Malta"], "STF 2.2", None),
                                 (["Malta", "Benghazi"], "STF 2.5", None), ("Malta", "STF 2.2", None),
                                 ({"airbases": ["Malta"]}, "STF 2.2", None), (None, "STF 2.2", None)]:

@@ -337,8 +337,8 @@ def _chosen_airbases(state: dict, answer: Any, allowed: list[str]) -> list[str]:
 @STEPS.step("player_airbases")
 def player_airbases(ctx: Ctx, stack: list) -> None:
     """STF 2.2: the Player's land airbases, at most two: those the order named (when none of them
-    is barred), else every one of its side's when they are two or fewer, else a pair the Player
-    chooses; then the Forces phase (STF 1.7)."""
+    is barred), else every one of its side's when they are two or fewer, else the Player chooses
+    (offered: every pair, every single one, and none); then the Forces phase (STF 1.7)."""
     f = stack[-1]
     allowed = allowed_airbases(ctx.state, "Player")
     named = f.get("named")
@@ -349,7 +349,8 @@ def player_airbases(ctx: Ctx, stack: list) -> None:
     elif len(allowed) <= PLAYER_AIRBASES:
         chosen = allowed
     else:
-        f["choices"] = [list(pair) for pair in combinations(allowed, PLAYER_AIRBASES)]
+        # every answer _chosen_airbases takes, up to the order: the pairs, then one, then none
+        f["choices"] = [list(c) for n in range(PLAYER_AIRBASES, -1, -1) for c in combinations(allowed, n)]
         barred = ctx.state["campaign"].get("airbase_barred")
         note = f" ({barred['airbase']} is barred: {barred['text']}, STF 1.11)" if barred and barred["seat"] == "Player" else ""
         ctx.ask(stack, "Player", "airbases", "STF 2.2",

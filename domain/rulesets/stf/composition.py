@@ -186,9 +186,9 @@ def nation_of(state: dict, group: dict) -> str | None:
 # ---- rolls on the GameSystem's tables ------------------------------------------------------------
 def roll_table(ctx: Ctx, table: tables.Table, *, purpose: str, column: Any = None,
                modifiers: list | tuple = (), seat: str = "system", units: list | tuple = (),
-               rule: str | None = None) -> tables.Reading:
+               rule: Any = None) -> tables.Reading:
     """Roll ``table``'s dice through ``ctx`` and read it; the roll records the reading (``rule``:
-    the rule the roll is made for, by default the table's)."""
+    the rule the roll is made for, by default the table's; or a function of the rolled values)."""
     expr = dicemod.parse(table.dice)
     mods = [dict(m) for m in modifiers]
     made = ctx.roll(expr.count, expr.sides, seat=seat, purpose=purpose, rule=rule or table.rule or None, units=units,

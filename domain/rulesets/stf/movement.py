@@ -7,8 +7,9 @@ STF 6.2   The GameSystem then places 6 task forces (TF1-TF6) and 5 subrons (SR1-
           on the Starting Megahex Table (data/starting.json) for its nation; 6.5 a d6 for the outer
           hex; 6.6 task forces EMCON side up, subrons Deep; then turn 1 begins.
 STF 6.3/4 Each turn after the first (step ``reinforcements``, Random Events phase), a third (round up)
-          of the GameSystem's task forces and of its subrons off the map (false contacts included)
-          come back by the same table; STF 1.9 stops all of it once the commitment is reached.
+          of all the GameSystem's task forces and subrons off the map together, drawn at random,
+          come back by the same table; a false contact only in the turn after its removal (6.3);
+          STF 1.9 stops all of it once the commitment is reached.
 STF 7     The Player's ``move`` (adjacent sea hexes, at most the slowest unit's speed, once a turn a
           group); the GameSystem's steps ``group_modes`` (7.3), ``system_movement`` (7.1-7.11, 5.2,
           12.5/12.9 retirement) and ``proximity_reveals`` (8.14, 8.15).
@@ -298,25 +299,43 @@ def place_system_group(ctx: Ctx, m: str, gid: str, kind_: str, rule: str) -> Non
 
 @STEPS.step("reinforcements")
 def reinforcements(ctx: Ctx, stack: list) -> None:
-    """STF 6.3, 6.4: each turn after the first, a third (round up) of the GameSystem's task forces
-    off the map and a third of its subrons off the map come on (false contacts removed before this
-    turn included, 6.3), lowest numbers first."""
+    """STF 6.3, 6.4: each turn after the first, "one third of all task forces and subrons which are
+    currently off the map (round fractions up)": one count over both kinds together, the counters
+    drawn at random (8.10's cup: a die of as many faces as counters left, no die when all are
+    taken). A false contact may come back only in the turn after its removal (6.3: "removed in the
+    preceding turn"); one not drawn then is marked ``redeployable: False`` and stays off for good."""
     stack.pop()
     state = ctx.state
     if state["turn"] <= 1 or commitment_reached(state):
         return
     m = map_name(state)
-    for kind_ in ("tf", "subron"):
-        off = sorted((g for g in state["groups"].values() if g["owner"] == "system" and g["kind"] == kind_
-                      and g.get("status") in OFF_MAP and not g.get("units")), key=_id_order)
-        for g in off[:math.ceil(len(off) / 3)]:
-            if commitment_reached(ctx.state):
-                return
-            rule = "STF 6.3" if g.get("status") == "false contact" else "STF 6.4"
-            place_system_group(ctx, m, g["id"], kind_, rule)
-            if ctx.state["campaign"].get("system_retiring") is not None:  # STF 12.5: all its units retire
-                from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
-                retirement.retire(ctx, g["id"], "STF 12.5", "the GameSystem retires: every unit, this one too")
+    off = sorted((g for g in state["groups"].values() if g["owner"] == "system" and g.get("status") in OFF_MAP
+                  and not g.get("units") and g.get("redeployable", True)), key=_id_order)
+    cup, drawn = [g["id"] for g in off], []
+    wanted = math.ceil(len(cup) / 3)
+    while len(drawn) < wanted:
+        if len(cup) <= wanted - len(drawn):  # no choice left: every counter still in the cup comes
+            drawn += cup
+            break
+        r = ctx.roll(1, len(cup), seat="system", rule="STF 6.4",
+                     purpose=f"STF 6.4: counter {len(drawn) + 1} of {wanted} drawn at random from the "
+                             f"{len(cup)} off the map", target={"counters": list(cup)},
+                     outcome=lambda v, c=list(cup): c[v[0] - 1])
+        drawn.append(cup.pop(r.values[0] - 1))
+    for gid in cup:
+        if state["groups"][gid].get("status") == "false contact":
+            ctx.emit(GroupChanged, group=gid, changes={"redeployable": False}, rule="STF 6.3",
+                     why=f"STF 6.3: {gid} was not redeployed in the turn after its removal as a false contact: "
+                         "only a counter removed in the preceding turn can be redeployed")
+    for gid in drawn:
+        if commitment_reached(ctx.state):
+            return
+        g = ctx.state["groups"][gid]
+        rule = "STF 6.3" if g.get("status") == "false contact" else "STF 6.4"
+        place_system_group(ctx, m, gid, g["kind"], rule)
+        if ctx.state["campaign"].get("system_retiring") is not None:  # STF 12.5: all its units retire
+            from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
+            retirement.retire(ctx, gid, "STF 12.5", "the GameSystem retires: every unit, this one too")
 
 
 # ---- STF 7: the Player's movement ----------------------------------------------------------------

@@ -96,8 +96,10 @@ def search(ctx: Ctx, order: dict) -> None:
     chit = group.get("chit")
     mods = [{"value": CHIT_MODIFIERS[chit], "reason": f"the target has a{'n' if chit == 'Enemy' else ''} {chit} chit"}] \
         if chit in CHIT_MODIFIERS else []
-    reading = roll_table(ctx, ladder(value), seat="Player", modifiers=mods, units=[gid],
-                         purpose=f"search {gid} against the declared Search Value {value} (STF 8.3-8.7)")
+    table = ladder(value)
+    reading = roll_table(ctx, table, seat="Player", modifiers=mods, units=[gid],
+                         purpose=f"search {gid} against the declared Search Value {value} (STF 8.3-8.7)",
+                         rule=lambda v: LEVEL_RULE[tables.read(table, sum(v), None, mods).result])
     RESULTS[reading.result](ctx, gid)
 
 

@@ -98,16 +98,19 @@ class Ctx:
             self.dice.close_epoch()  # the aggregate opens the next epoch right after it
         self.hooks.after(self, cls, fields)
 
-    def roll(self, count: int, sides: int, *, seat: str, purpose: str, rule: str | None,
+    def roll(self, count: int, sides: int, *, seat: str, purpose: str, rule: "str | None | Callable[[list[int]], str]",
              units: list | tuple = (), replaces: int | None = None, notation: str | None = None,
              target: Any = None, outcome: Any = None):
         """Roll ``count`` dice of ``sides`` faces (``notation`` defaults to "2d10", "d6"...).
 
         ``target`` (a dict: what the roll is compared with or read on) and ``outcome`` (a
         string: what it means) are recorded with the roll; either may be a function of the
-        rolled values, for a result that depends on the dice."""
-        made = self.dice.roll(count, sides, seat=seat, purpose=purpose, rule=rule, units=list(units),
-                              replaces=replaces, notation=notation or dice_notation(count, sides))
+        rolled values, for a result that depends on the dice. So may ``rule``: a roll read on a
+        ladder whose rungs are rules of their own (STF 8.3-8.7) names the rung it read."""
+        made = self.dice.roll(count, sides, seat=seat, purpose=purpose, rule=None if callable(rule) else rule,
+                              units=list(units), replaces=replaces, notation=notation or dice_notation(count, sides))
+        if callable(rule):
+            made.rule = rule(made.values)
         if callable(target):
             target = target(made.values)
         if callable(outcome):

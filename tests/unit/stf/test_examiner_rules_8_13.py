@@ -34,7 +34,7 @@ def test_stf_8_7_a_rear_admiral_chit_of_an_air_attack_needs_no_false_contact_nor
     st = search_state(system_group("TF1", chit="Rear Admiral", size="large"), pool=pool_of("Soviet", PC=11))
     out, after = play(st, {"kind": "search", "group": "TF1", "search_value": 9}, FixedDice(5, 1))
     rolls = rolls_of(out)
-    assert [r.rule for r in rolls] == ["STF 8.3-8.7", "STF 8.7"]  # the search, then the composition only
+    assert [r.rule for r in rolls] == ["STF 8.7", "STF 8.7"]  # the search, then the composition only
     assert rolls[1].target["column"] == "Rear Admiral TF" and rolls[1].outcome == "11PC"
     assert after["groups"]["TF1"]["intel"] == "precise" and len(after["groups"]["TF1"]["units"]) == 11
 

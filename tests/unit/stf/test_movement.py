@@ -294,10 +294,16 @@ def off_map_state(turn=2) -> dict:
 
 
 def test_stf_6_4_a_third_rounded_up_of_those_off_the_map_come_on():
-    out, st2 = run_step(off_map_state(), "reinforcements", FixedDice(default=2))
+    """6.4: "one third of all task forces and subrons which are currently off the map (round
+    fractions up)": 4 task forces and 1 subron off the map (not the sunk one), 5 in all: 2 come,
+    drawn at random (a d5, then a d4 over the counters left)."""
+    dice = FixedDice(default=2)
+    out, st2 = run_step(off_map_state(), "reinforcements", dice)
     placed = [p["group"]["id"] for p in events_of(out, "GroupPlaced")]
-    assert placed == ["TF1", "TF2", "SR1"]  # 4 task forces off the map: 2; 1 subron: 1; not the sunk one
-    assert all(maps.megahex_number(M, st2["groups"][g]["hex"]) == 64 for g in ("TF1", "TF2"))  # d10 2: Soviet TF 64
+    assert placed == ["TF2", "TF3"]  # d5 2 of TF1-TF4, SR1: TF2; d4 2 of TF1, TF3, TF4, SR1: TF3
+    draws = [r for r in dice.rolls if r.rule == "STF 6.4" and "drawn at random" in r.purpose]
+    assert [(r.notation, r.outcome) for r in draws] == [("d5", "TF2"), ("d4", "TF3")]
+    assert all(maps.megahex_number(M, st2["groups"][g]["hex"]) == 64 for g in ("TF2", "TF3"))  # d10 2: Soviet TF 64
     assert events_of(out, "GroupPlaced")[0]["rule"] == "STF 6.4"
 
 
@@ -307,7 +313,7 @@ def test_stf_6_4_nothing_comes_on_in_the_first_turn():
 
 
 def test_stf_6_3_a_false_contact_removed_is_redeployed_as_a_new_contact():
-    out, st2 = run_step(off_map_state(), "reinforcements", FixedDice(default=3))
+    out, st2 = run_step(off_map_state(), "reinforcements", FixedDice(5, 1, default=3))  # d5 5: SR1, d4 1: TF1
     sr1 = [p for p in events_of(out, "GroupPlaced") if p["group"]["id"] == "SR1"][0]
     assert sr1["rule"] == "STF 6.3"
     g = st2["groups"]["SR1"]

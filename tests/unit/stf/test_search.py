@@ -179,7 +179,7 @@ def test_stf_8_6_accurate_even_removes_a_false_contact():
 
 def test_stf_8_6_accurate_on_a_tracked_chit_rolls_the_size_only():
     out, _ = play(search_state(system_group("TF1", chit="Tracked", intel="good")), order(sv=5), FixedDice(5, 4))
-    assert [r.rule for r in rolls_of(out)] == ["STF 8.3-8.7", "STF 8.6"]
+    assert [r.rule for r in rolls_of(out)] == ["STF 8.6", "STF 8.6"]  # the search read 8.6 (Accurate), then the size
     assert changes(out)[0] == {"size": "medium", "chit": "Commodore"}
 
 
@@ -241,7 +241,7 @@ def test_stf_8_7_precise_determines_the_size_then_the_composition():
     st = search_state(system_group("TF1", chit="Tracked", intel="good"), pool=pool_of("Soviet", PC=3))
     out, after = play(st, order(sv=9), FixedDice(5, 2, 1))  # 5-2=3: 6 less; size 2 small; row 1: 3PC, all 3 left
     rolls = rolls_of(out)
-    assert [r.rule for r in rolls] == ["STF 8.3-8.7", "STF 8.6", "STF 8.7"]
+    assert [r.rule for r in rolls] == ["STF 8.7", "STF 8.6", "STF 8.7"]
     assert rolls[2].outcome == "3PC" and rolls[2].target["column"] == "Captain TF"
     assert [list(e["units"]) for e in events_of(out, "UnitsAssigned")] == [["sov-pc-1"], ["sov-pc-2"], ["sov-pc-3"]]
     tf = after["groups"]["TF1"]
@@ -276,7 +276,7 @@ def test_stf_8_8_in_the_caribbean_all_forces_are_us_without_a_roll():
                       pool=pool_of("US", FF=3), player_side="Soviet", system_side=None, map="caribbean")
     out, after = play(st, order(sv=9), FixedDice(1, 1, 1, 1))
     assert after["campaign"]["system_side"] == "US"
-    assert [r.rule for r in rolls_of(out)][:2] == ["STF 8.3-8.7", "STF 8.7"]
+    assert [r.rule for r in rolls_of(out)][:2] == ["STF 8.7", "STF 8.7"]
 
 
 def test_stf_8_8_only_the_first_precise_report_rolls():
