@@ -1417,3 +1417,27 @@ def test_fs_9_6_an_emergency_rebasing_dagger_may_be_intercepted_a_pucara_never(c
     st = state_of(client, game)
     assert st["units"]["dagger_1"]["location"] == "argentina" and st["units"]["pucara_2"]["location"] == "port_stanley"
     assert st["ops_log"]["AR"] == ["pass", 22, 2]
+
+
+def test_fs_10_2_an_answer_sent_again_for_an_answered_decision_is_refused_not_taken_for_the_next(client, monkeypatch):
+    """docs/rulesets.md, Pending decisions: each decision's id is unique in the game. Two UK operations
+    in one phase (FS 11.3 1-1) each ask the AR's defensive fire; the AR's answer to the first, sent
+    again while the second waits, is refused under the waiting decision's rule, as an unknown id is."""
+    def two_ops(state):
+        state["phase_ops"] = {"allowed": 2, "done": 0, "free": 0}
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, two_ops, at("drummond", "sa4"))
+    dice_come_up(monkeypatch, default=6)  # every shot misses: Drummond is there for the second strike
+    strike = {"kind": "operation", "op": 14, "area": "sa4", "units": ["glamorgan"], "fire": "auto"}
+    accepted(client, game, "UK", strike)
+    first = state_of(client, game)["pending"][0]
+    assert first["kind"] == "defensive_fire" and legal(client, game, "AR")[0]["decision"] == first["id"]
+    late = {"kind": "decide", "decision": first["id"], "choice": {"fire": "auto"}}
+    accepted(client, game, "AR", late)
+    accepted(client, game, "UK", strike)
+    second = state_of(client, game)["pending"][0]
+    assert second["kind"] == "defensive_fire" and second["id"] != first["id"]
+    before = version(client, game)
+    problem = refused(client, game, "AR", late, second["rule"])
+    assert problem.get("field", "decision") == "decision", problem
+    assert version(client, game) == before
+    accepted(client, game, "AR", {**late, "decision": legal(client, game, "AR")[0]["decision"]})

@@ -15,7 +15,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.hooks import d6, simultaneous, step
+from domain.rulesets.falklands.hooks import ask, d6, simultaneous, step
 from domain.rulesets.toolkit.engine import Ctx, need
 
 FACTOR = {"ship": "surface", "submarine": "sub", "aircraft": "air", "ground": "ground"}
@@ -228,7 +228,7 @@ def battle(ctx: Ctx, stack: list) -> None:
                                           [t for ts in options.values() for t in ts], "FS 10.2")
             b["stage"] = "roll"
         else:
-            ctx.ask(stack, defender, "defensive_fire", "FS 10.2",
+            ask(ctx, stack, defender, "defensive_fire", "FS 10.2",
                     f"{defender}: assign the defensive fire of your units ({b['rule']} in {DATA.areas[b['area']]['name']})",
                     {"fire": options, "auto": True})
     elif stage == "roll":
@@ -281,7 +281,7 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
     frame["leader_asked"] = True
     options = [{"die": i, "side": s["side"], "value": s["value"], "unit": s.get("unit"), "at": s.get("at"),
                 "hit_number": s.get("hit_number")} for i, s in enumerate(shots)]
-    ctx.ask(stack, holder, "leadership", event,
+    ask(ctx, stack, holder, "leadership", event,
             f"{holder}: play your Decisive Leader marker to have one of these dice rolled again?",
             {"reroll": options, "keep": True})
     return False

@@ -15,7 +15,7 @@ from domain.rulesets.falklands.combat import (
     after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, sf_bonus, stranded_aircraft,
 )
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.hooks import d6, step
+from domain.rulesets.falklands.hooks import ask, d6, step
 from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, interception_frame, name
 from domain.rulesets.toolkit.engine import Ctx, need
 
@@ -38,7 +38,7 @@ def intercept(ctx: Ctx, stack: list) -> None:
     reach = {c: [u for u in f.get("reach", {}).get(c, aircraft) if u in aircraft] for c in carriers}  # by route
     if "answer" not in f:
         options = reach
-        ctx.ask(stack, UK, "interception", "FS 7.1 Op #11",
+        ask(ctx, stack, UK, "interception", "FS 7.1 Op #11",
                 f"UK: intercept the AR aircraft flying to {DATA.areas[f['area']]['name']} with your carriers?",
                 {"fire": options, "shots": {c: 4 if ctx.state.get("rendezvous") else 3 for c in carriers},
                  "pass": True})
@@ -167,7 +167,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
     options = {u: [a for a in (*DATA.airbases, S.ARGENTINA) if a == S.ARGENTINA or
                    (S.controlled_by(ctx.state, a) == AR and S.may_base(ctx.state, u, a))] for u in stranded}
     if "answer" not in f:
-        ctx.ask(stack, AR, "emergency_rebase", "FS 9.6",
+        ask(ctx, stack, AR, "emergency_rebase", "FS 9.6",
                 "AR: your aircraft must rebase at once; choose a base for each (Argentina is always possible)",
                 {"destinations": options})
         return

@@ -5,11 +5,12 @@ a d6 against a hit number.
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from typing import Any, Iterator
 
 from domain import events as ev
-from domain.rulesets.falklands.state import TRACK, fold
+from domain.rulesets.falklands.state import PHASES, TRACK, fold
 from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps
 
 STEPS = Steps("falklands")
@@ -73,3 +74,35 @@ def d6(ctx: Ctx, seat: str, purpose: str, rule: str, units: list, hit_number: in
     return ctx.roll(1, 6, seat=seat, purpose=purpose, rule=rule, units=units, replaces=replaces,
                     target={"hit_number": hit_number, "modifiers": modifiers or []},
                     outcome=lambda values: "hit" if values[0] <= hit_number else "miss")
+
+
+# ---- asking a seat: a decision id unique in the game --------------------------------------------
+KEYED = re.compile(r"^[a-z_]+-(\d+\.\d+\.\d+)-(\d+)$")  # <kind>-<position>-<n>
+
+
+def position(state: dict) -> str:
+    """Where in the game an order is given: ``<turn>.<phase>.<operations>``, the phase by its
+    number (0 the set-up, 1 UK Operations ... 5 Random Event) and the operations begun so far in
+    the game (each operation or pass order begins one, FS 5.3)."""
+    phase = PHASES.index(state["phase"]) + 1 if state["phase"] in PHASES else 0
+    return f"{state['turn']}.{phase}.{sum(len(ops) for ops in state['ops_log'].values())}"
+
+
+def ask(ctx: Ctx, stack: list, seat: str, kind: str, rule: str, prompt: str, options: Any) -> None:
+    """Ask ``seat`` (``Ctx.ask``) under an id unique in the game, ``<kind>-<position>-<n>``: the
+    position the order that began this chain of decisions was given in, and n counts the
+    decisions asked since (the chain goes on through each answer's order: ``resume``). No two
+    orders that begin a chain are given in one position (an operation or pass begins an operation;
+    the submarines order ends its phase), so an answer naming an earlier decision never answers a
+    later one of the same kind. A replay reads each decision from its DecisionPending."""
+    chain, n = ctx.state.get("fs_chain") or position(ctx.before), ctx.state.get("fs_asked", 0) + 1
+    ctx.state = {**ctx.state, "fs_chain": chain, "fs_asked": n}
+    ctx.ask(stack, seat, kind, rule, prompt, options, key=f"{chain}-{n}")
+
+
+def resume(ctx: Ctx, decision_id: str) -> None:
+    """An answer's order goes on with the chain of the decision it answers, read from its id (one
+    asked before decisions had keys, ``<kind>-1``, has none: the answer's order begins a chain)."""
+    keyed = KEYED.match(decision_id)
+    if keyed:
+        ctx.state = {**ctx.state, "fs_chain": keyed.group(1), "fs_asked": int(keyed.group(2))}

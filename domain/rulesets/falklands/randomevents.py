@@ -12,7 +12,7 @@ from domain.rulesets.falklands.combat import (
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.flow import end_of_game
-from domain.rulesets.falklands.hooks import d6, step
+from domain.rulesets.falklands.hooks import ask, d6, step
 from domain.rulesets.falklands.ops import exocet_frames
 from domain.rulesets.toolkit.engine import Ctx, ids, need
 
@@ -87,7 +87,7 @@ def peru_step(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     if "answer" not in f:
-        ctx.ask(stack, AR, "peru_replacement", "FS 11.3 6-3",
+        ask(ctx, stack, AR, "peru_replacement", "FS 11.3 6-3",
                 "AR: choose the eliminated aircraft that is replaced (it appears in Argentina)", {"unit": lost})
         return
     choice = f["answer"]
@@ -119,7 +119,7 @@ def exocet_now(ctx: Ctx, stack: list) -> None:
                  detail={"status": "held"})
         return
     if "answer" not in f:
-        ctx.ask(stack, AR, "exocet", "FS 11.3 6-4", "AR: choose the UK surface vessel the land-launched Exocet strikes",
+        ask(ctx, stack, AR, "exocet", "FS 11.3 6-4", "AR: choose the UK surface vessel the land-launched Exocet strikes",
                 {"target": targets})
         return
     choice = f["answer"]
@@ -158,7 +158,7 @@ def sf_compromised_step(ctx: Ctx, stack: list) -> None:
             return  # "no effect"
         chooser = S.other(affected)
         if "answer" not in f:
-            ctx.ask(stack, chooser, "sf_compromised", "FS 11.3 2-4",
+            ask(ctx, stack, chooser, "sf_compromised", "FS 11.3 2-4",
                     f"{chooser}: choose the {affected} SF unit that is removed", {"unit": candidates})
             return
         choice = stack.pop().get("answer")
@@ -246,7 +246,7 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     if "answer" not in f:
-        ctx.ask(stack, side, "free_attack", rule,
+        ask(ctx, stack, side, "free_attack", rule,
                 f"{side}: attack now, free of any operation ({rule}): choose the area, the units flown in and their fire",
                 {"areas": options})
         return

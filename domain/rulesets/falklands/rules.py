@@ -29,7 +29,7 @@ from domain.rulesets.falklands.choices import (
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.hooks import new_ctx
+from domain.rulesets.falklands.hooks import new_ctx, resume
 from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
 from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run
 
@@ -251,6 +251,7 @@ class Falklands(Ruleset):
                                                                     or isinstance(choice["fire"], list)):
             raise InvalidOrder("'fire' is a list of {unit, at}, or \"auto\"", rule=d["rule"], field="choice")
         stack = json_copy(d["context"]["stack"])
+        resume(ctx, d["id"])  # its decisions' ids count on from the one answered
         answer(stack, choice if choice is not None else {})
         ctx.emit(ev.DecisionResolved, decision_id=d["id"], seat=seat, choice=choice)
         run(ctx, stack)

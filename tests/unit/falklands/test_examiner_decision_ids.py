@@ -1,0 +1,75 @@
+"""Pending decisions (docs/rulesets.md): each decision's id is unique in the game, so an answer
+names the one decision it answers. An answer sent for an earlier decision (late, or sent again)
+is refused under the waiting decision's rule, never taken for a later decision of the same kind."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from domain.errors import InvalidOrder
+from tests.unit.falklands.helpers import (
+    AR, UK, FixedDice, R, answer, empty, fire, op, pending, place, play, set_phase,
+)
+
+
+def strike(st: dict) -> dict:
+    """An AR air strike on a UK ship that can fire back: a defensive_fire decision (FS 10.2)."""
+    out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))),
+                   FixedDice(default=6))
+    assert pending(st)["kind"] == "defensive_fire"
+    return st
+
+
+def two_strikes() -> tuple[dict, dict, dict]:
+    """The position, the first defensive_fire decision (answered), the second (waiting)."""
+    st = empty("AR Operations")
+    place(st, "glamorgan", "falklands")
+    place(st, "a4_1", "port_stanley")
+    st = strike(st)
+    first = pending(st)
+    out, st = answer(st, UK, {"fire": "auto"}, FixedDice(default=6))
+    assert not pending(st)
+    set_phase(st, "AR Operations", turn=2)  # the next AR phase: the same strike again
+    st = strike(st)
+    return st, first, pending(st)
+
+
+def test_fs_10_2_decisions_of_one_kind_in_two_operations_have_ids_of_their_own():
+    st, first, second = two_strikes()
+    assert first["kind"] == second["kind"] == "defensive_fire"
+    assert first["id"] != second["id"]
+    assert first["id"].startswith("defensive_fire-") and second["id"].startswith("defensive_fire-")
+
+
+def test_fs_10_2_an_answer_naming_an_answered_decision_is_refused_not_taken_for_the_waiting_one():
+    """A late or resent answer to the first defensive fire names the first decision's id: it is
+    refused under the waiting decision's rule (FS 10.2), as an unknown id is, and nothing is recorded."""
+    st, first, second = two_strikes()
+    before = copy.deepcopy(st)
+    with pytest.raises(InvalidOrder) as err:
+        R.decide(copy.deepcopy(st), UK, {"kind": "decide", "decision": first["id"], "choice": {"fire": "auto"}},
+                 FixedDice(default=6))
+    assert err.value.rule == second["rule"] == "FS 10.2" and err.value.field == "decision"
+    assert second["id"] in str(err.value)
+    assert st == before
+    out, after = play(st, UK, {"kind": "decide", "decision": second["id"], "choice": {"fire": "auto"}}, FixedDice(default=6))
+    assert not pending(after)
+
+
+def test_fs_7_1_op_11_a_decision_asked_in_an_answers_order_goes_on_counting():
+    """Interception (FS 7.1 Op #11) is asked by the operation's order, the defensive fire after it
+    by the interception answer's order: one chain, ids counted on, never starting again."""
+    st = empty("AR Operations")
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
+    place(st, "a4_1", "port_stanley")
+    out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))))
+    intercept = pending(st)
+    assert intercept["kind"] == "interception"
+    out, st = answer(st, UK, {"fire": []}, FixedDice(default=6))  # the UK lets them pass
+    defend = pending(st)
+    assert defend["kind"] == "defensive_fire"
+    chain, n = intercept["id"].removeprefix("interception-").rsplit("-", 1)
+    assert defend["id"] == f"defensive_fire-{chain}-{int(n) + 1}"
