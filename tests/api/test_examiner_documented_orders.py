@@ -20,6 +20,7 @@ import pytest
 from domain.rulesets import find_ruleset
 from domain.rulesets.falklands import play as fplay
 from domain.rulesets.positions import Position
+from domain.rulesets.stf import combat as stf_combat
 from domain.rulesets.stf import play as splay
 from tests.api.conftest import ApiGame, bearer, start_game
 
@@ -796,6 +797,11 @@ def stf_combat_position(client, monkeypatch, edit, phase="Combat", campaign=None
     return start_game(client, {"ruleset": "stf", "position": "examiner"})
 
 
+def player_has_ssm(state) -> bool:
+    return any(stf_combat.ssm_left(u) for g in state["groups"].values() if g.get("owner") == "Player"
+               and stf_combat.in_play(g) for u in stf_combat.units_of(state, g["id"]))
+
+
 def _system_tf(state) -> str:
     return next(g for g, x in sorted(state["groups"].items()) if x.get("owner") == "system" and x["kind"] == "tf"
                 and x.get("hex") and x.get("status") == "on map")
@@ -811,7 +817,7 @@ def test_stf_11_1_the_documented_ssm_order_at_accurate_precise_and_unknown_targe
     def edit(state):
         tf = chosen["tf"] = _system_tf(state)
         state["groups"][tf].update(intel="accurate", chit="Commodore", size="medium")
-    game = stf_combat_position(client, monkeypatch, edit)
+    game = stf_combat_position(client, monkeypatch, edit, wanted=player_has_ssm)  # a hit is a missile (11.1)
     tf = chosen["tf"]
     events = accepted(client, sandbox(client, game, "Player"), "Player", {"kind": "ssm", "target": tf, "hits": 0,
                                                                            "spent": {}})
@@ -846,7 +852,8 @@ def test_stf_11_1_the_documented_report_sinks_a_unit_and_scores_its_vp(client, m
     def edit(state):
         tf = chosen["tf"] = _system_tf(state)
         state["groups"][tf].update(intel="accurate", chit="Commodore", size="medium")
-    game = stf_combat_position(client, monkeypatch, edit)
+    # a campaign whose Player still has an SSM aboard: an ssm order's hit is a missile that hit (STF 11.1)
+    game = stf_combat_position(client, monkeypatch, edit, wanted=player_has_ssm)
     tf = chosen["tf"]
     accepted(client, game, "Player", {"kind": "ssm", "target": tf, "hits": 1, "spent": {}})
     st = state_of(client, game, "Player")
