@@ -76,6 +76,7 @@ def test_the_game_page_takes_a_vacation_and_gives_more_time_signed(server, open_
         tab.ready()
         tab.page.fill("#j-handle", seat.lower())
         tab.page.click("#join button[type=submit]")
+        tab.page.wait_for_selector("#seatbar:not([hidden])")  # joined: the clock runs once both are in
         tabs[seat] = tab.page
     status, _, game = http_json("GET", f"{server}/api/v1/games/{game_id}", headers={
         "Authorization": f"Bearer {made['admin_token']}"})
