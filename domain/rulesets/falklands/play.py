@@ -194,7 +194,7 @@ def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8
         if seat == "UK" and order.get("op") in (14, 18, 20) and rng.random() < 0.2:
             order["with_op_10"] = True
         yield order
-    yield order_for(rules.pass_template(seat), state, seat, rng)
+    yield order_for(rules.pass_template(state, seat), state, seat, rng)
 
 
 def random_order(state: dict, seat: str, rng: random.Random, rules=None) -> dict:

@@ -84,6 +84,13 @@ def _op_number(value: Any):
     return value
 
 
+def free_operation(state: dict, seat: str) -> bool:
+    """FS 11.3 1-1: two for the price of one. The first of the two UK operations is free, so with
+    one operation left the UK still conducts both before the game ends (FS 5.3)."""
+    po = state["phase_ops"]
+    return seat == UK and po.get("free", 0) > 0 and po["done"] == 0
+
+
 class Falklands(Ruleset):
     name = "falklands"
     title = "Falklands Showdown: The 1982 Anglo-Argentine War"
@@ -157,7 +164,7 @@ class Falklands(Ruleset):
                 template = self.operation_template(state, seat, op)
                 if template is not None:
                     orders.append(template)
-        orders.append(self.pass_template(seat))
+        orders.append(self.pass_template(state, seat))
         return orders
 
     def orders_outside_operations(self, state: dict, seat: str) -> list[dict] | None:
@@ -201,9 +208,13 @@ class Falklands(Ruleset):
                 "choices": choices, "fields": template_fields(op, choices, seat)}
 
     @staticmethod
-    def pass_template(seat: str) -> dict:
-        return {"kind": "pass", "rule": "FS 5.3",
-                "note": "no operation this phase" + (" (it still spends a UK operation)" if seat == UK else "")}
+    def pass_template(state: dict, seat: str) -> dict:
+        """A pass (FS 5.3). It spends a UK operation, except the free first of two under 1-1."""
+        note = "no operation this phase"
+        if seat == UK:
+            note += " (free: the first of 1-1's two operations)" if free_operation(state, seat) \
+                else " (it still spends a UK operation)"
+        return {"kind": "pass", "rule": "FS 5.3", "note": note}
 
     @staticmethod
     def _sub_destinations(state: dict, uid: str) -> list[str]:
@@ -273,10 +284,7 @@ class Falklands(Ruleset):
     def _operation(self, ctx: Ctx, seat: str, order: dict) -> None:
         phase = ctx.state["phase"]
         need(phase == f"{seat} Operations", self.sequence_rule, f"operations are chosen in your Operations Phase, not the {phase} phase")
-        po = ctx.state["phase_ops"]
-        # FS 11.3 1-1: two for the price of one; the first is free, so with one operation left the
-        # UK still conducts both before the game ends (FS 5.3).
-        free = seat == UK and po.get("free", 0) > 0 and po["done"] == 0
+        free = free_operation(ctx.state, seat)
         if order.get("kind") == "pass":
             ctx.emit(fe.OperationBegun, side=seat, op="pass", title="no operation", rule="FS 5.3", free=free)
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])

@@ -36,7 +36,7 @@ def test_legal_orders_are_the_operation_templates_offered_and_a_pass(positions):
             continue
         in_operations += 1
         templates = [t for op in play.OPERATIONS if (t := rules.operation_template(state, seat, op))]
-        assert offer == [*templates, rules.pass_template(seat)]
+        assert offer == [*templates, rules.pass_template(state, seat)]
         assert all(t["op"] not in (10, 11) for t in templates)
     assert in_operations > 10
 
