@@ -19,7 +19,9 @@ STF 11.3  Gunnery only with as many ships or more with the heaviest guns either 
           fire at the unscreened ship of highest VP, invasion freighters before CG, same-value
           ties by a die; rounds go on while the condition holds (step ``gunnery``).
 STF 11.4  Defending against a Player invasion in the objective megahex or a megahex next to it:
-          gunnery and torpedo rounds as long as the base game allows.
+          gunnery and torpedo rounds as long as the base game allows; against a Player task
+          force with an invasion freighter in the objective megahex, four rounds of gunnery
+          (STF 7.11's Last Ditch Defence, ``last_ditch_engagement``).
 STF 11.5  Subs placed in the entry areas by die, one sub to an area (step ``torpedo``).
 STF 11.6  A sub with one floatation point left attacks the highest value ship adjacent to it;
           the others first move next to the highest value ship.
@@ -54,7 +56,7 @@ SCHEMA = {
                        "short_range_hexes": int, "long_range_hexes": int},
     "ssm": {"rule": str, "cv_wave": int, "wave": int, "per_ship": int, "complement_share": list,
             "target_order": list, "unlisted_after": dict, "entry_sector_die": int},
-    "gunnery": {"rule": str, "levels": list},
+    "gunnery": {"rule": str, "levels": list, "last_ditch_rounds": int},
     "subs": {"rule": str, "entry_areas": int, "one_per_area": bool, "attack_at_floatation": int},
     "placement": {"rule": str, "rings": list, "first_location": str, "direction": str, "rank_above": dict},
     "retirement": {"rule": str, "limit_percent": int, "squadron_points": int, "attack_kinds": list,
@@ -787,6 +789,17 @@ def defends_objective(state: dict, gid: str) -> bool:
     return maps.megahex_distance(name, maps.megahex_hexes(name, target)[0], where) <= 1
 
 
+def last_ditch_engagement(state: dict, pid: str) -> bool:
+    """STF 7.11: the Player invading, his task force ``pid`` holds an invasion freighter and has
+    entered the objective megahex: the GameSystem engages it "with SSM, 4 rounds of gunnery, and
+    torpedo combat" (the rounds are ``gunnery.last_ditch_rounds``; 11.4's "as many rounds as
+    possible" elsewhere near the objective)."""
+    from domain.rulesets.stf import movement  # imported late, as retirement does
+    group = state["groups"].get(pid)
+    return (state["campaign"].get("invader") == "Player" and group is not None and group.get("hex") is not None
+            and group["hex"] in movement.objective_hexes(state) and movement.has_invasion_freighter(state, group))
+
+
 @STEPS.step("gunnery")
 def gunnery(ctx: Ctx, stack: list) -> None:
     """STF 11.3 (11.4): one round of gunnery at a time, the results reported before the next."""
@@ -799,6 +812,13 @@ def gunnery(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     state, pid = ctx.state, f["target"]
+    rounds = C["gunnery"]["last_ditch_rounds"]
+    if f["round"] >= rounds and last_ditch_engagement(state, pid):
+        ctx.emit(SystemActs, what="gunnery", detail={"group": gid, "target_group": pid, "round": f["round"] + 1,
+                                                      "fire": False}, rule="STF 7.11",
+                 why=f"Last Ditch Defence: its {rounds} rounds of gunnery are fought")
+        stack.pop()
+        return
     mine, theirs = units_of(state, gid, ships=True), units_of(state, pid, ships=True)
     last_ditch = defends_objective(state, gid)
     level, a, b = gun_counts(mine, theirs)

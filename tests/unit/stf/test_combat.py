@@ -438,3 +438,39 @@ def test_stf_11_1_a_hit_on_an_accurate_group_of_unknown_composition_draws_it_the
     assert g["intel"] == "precise" and g["units"]
     assert sum(st["units"][u].get("hits", 0) for u in g["units"]) == 2
     assert acts(out, "hits placed")[0]["detail"]["unplaced"] == 0
+
+
+def test_stf_7_11_last_ditch_defence_fights_four_rounds_of_gunnery_then_ceases():
+    """STF 7.11: a GameSystem group engages a Player task force with an invasion freighter that has
+    entered the objective megahex "with SSM, 4 rounds of gunnery, and torpedo combat"; the fifth
+    round is not fought (11.4's "as many rounds as possible" holds next to the objective)."""
+    player = {"iowa": ship("BB", 10, nation="US", gun="A"), "fr": ship("FR", 5, nation="US", role="invasion", invasion=True)}
+    system = {"s1": ship("CG", 5, gun="C"), "s2": ship("DD", 4, gun="C")}
+    st = combat_state(invader="Player", invasion_target=30, mission="US Inv")
+    add_group(st, "P1", "Player", CENTRE, player)
+    add_group(st, "TF1", "system", CENTRE, system)
+    assert combat.last_ditch_engagement(st, "P1")
+    out, st = run_step(st, "surface_combat", NoDice())
+    for n in (1, 2, 3, 4):
+        g = acts(out, "gunnery")[0]
+        assert g["detail"]["fire"] is True and g["detail"]["round"] == n
+        out, st = results(st)
+    g = acts(out, "gunnery")[0]
+    assert g["rule"] == "STF 7.11" and g["detail"]["fire"] is False and "4 rounds" in g["why"]
+    assert all(p["rule"] != "STF 11.4" or "gunnery" not in p["prompt"] for p in st["pending"])
+
+
+def test_stf_11_4_next_to_the_objective_gunnery_goes_on_past_four_rounds():
+    """STF 11.4 alone (the Player's task force next to the objective megahex, not in it): as many
+    rounds as possible, so a fifth round is fought."""
+    player = {"iowa": ship("BB", 10, nation="US", gun="A"), "fr": ship("FR", 5, nation="US", role="invasion", invasion=True)}
+    system = {"s1": ship("CG", 5, gun="C"), "s2": ship("DD", 4, gun="C")}
+    st = combat_state(invader="Player", invasion_target=30, mission="US Inv")
+    add_group(st, "P1", "Player", "1210", player)
+    add_group(st, "TF1", "system", "1210", system)
+    assert not combat.last_ditch_engagement(st, "P1")
+    out, st = run_step(st, "surface_combat", NoDice())
+    for _ in range(4):
+        out, st = results(st)
+    g = acts(out, "gunnery")[0]
+    assert g["rule"] == "STF 11.4" and g["detail"]["fire"] is True and g["detail"]["round"] == 5
