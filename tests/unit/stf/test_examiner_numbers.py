@@ -190,3 +190,58 @@ def test_stf_1_14_21_points_or_more_rear_admiral_11_or_more_commodore_less_than_
     from domain.rulesets.stf import forces
     assert forces.leader_for(points) == leader
 
+
+
+# ---- STF 5.2, 7.1, 7.2: the GameSystem's hexes a turn, with and without a command control loss -----
+@pytest.mark.parametrize("kind, intel, classes, speed, normal, under_ccl", [
+    ("subron", "unknown", ["SS"], 1, 2, 1),      # 7.1/7.2: less than Precise moves 2; 5.2: one hex
+    ("subron", "accurate", ["SS"], 1, 2, 1),
+    ("subron", "precise", ["SSN"], 3, 2, 1),     # 7.1: Precisely identified SSNs move 2
+    ("subron", "precise", ["SS"], 1, 1, 0),      # 7.1: a Precise conventional sub moves 1; 5.2: it may not move
+    ("tf", "precise", ["DD", "FF"], 3, 3, 1),    # 5.2: "limited to only one hex of movement"
+    ("tf", "precise", ["DD", "FF"], 2, 2, 1),
+    ("tf", "precise", ["DD", "FF"], 1, 1, 0),    # 5.2: "Task forces ... which can only move at a speed of 1 hex may not move"
+])
+def test_stf_5_2_and_7_1_one_hex_under_a_command_control_loss_and_none_at_speed_1(kind, intel, classes, speed,
+                                                                                 normal, under_ccl):
+    from tests.unit.stf.test_movement import add, ship as move_ship, state
+    st = state()
+    add(st, "G1", "system", kind, "1506", [move_ship(f"u{i}", cls, speed) for i, cls in enumerate(classes)],
+        intel=intel)
+    assert movement.system_speed(st, st["groups"]["G1"])[0] == normal
+    st["campaign"]["system_ccl_turn"] = st["turn"]
+    assert movement.system_speed(st, st["groups"]["G1"])[0] == under_ccl
+    st["campaign"]["system_ccl_turn"] = st["turn"] - 1  # last turn's loss: this turn moves as usual
+    assert movement.system_speed(st, st["groups"]["G1"])[0] == normal
+
+
+# ---- STF 11.2: 4 per ship, half the complement rounded down, waves of 6 (the last one short) -------
+def _ssm_battle(player: dict, system: dict) -> dict:
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", player)
+    add_group(st, "TF1", "system", "0101", system)
+    return st
+
+
+@pytest.mark.parametrize("ssm, fired", [(7, 3), (9, 4), (1, 0), (2, 1), (24, 12), (26, 12)])
+def test_stf_11_2_up_to_half_its_complement_rounded_down_and_never_more_than_4_per_ship(ssm, fired):
+    """11.2: "it will fire 4 SSMs per player ship (up to half its complement)": against the text's
+    1 DD and 2 FF (12 missiles) a group carrying an odd number fires half of it rounded down (7: 3),
+    and a large complement still fires only 4 per ship (26: 12)."""
+    player = {"dd": ship("DD", 4, nation="US"), "ff1": ship("FF", 3, nation="US"), "ff2": ship("FF", 3, nation="US")}
+    out, _ = run_step(_ssm_battle(player, {"s1": ship("CG", 5, ssm=ssm, ssm_loads=1)}), "surface_combat",
+                      FixedDice(default=1))
+    waves = acts(out, "SSM wave")
+    assert sum(w["detail"]["missiles"] for w in waves[:1]) + (waves[0]["detail"]["left_in_salvo"] if waves else 0) == fired
+
+
+def test_stf_11_2_sixteen_missiles_at_four_ships_go_in_waves_of_6_6_and_4():
+    """11.2: "4 SSMs per player ship ... in waves of 6 missiles": 4 ships, 16 missiles: 6, 6, then
+    the 4 left (the text's example stops at two full waves)."""
+    from tests.unit.stf.helpers import answer_waves
+    player = {f"ff{i}": ship("FF", 3, nation="US") for i in range(1, 5)}
+    system = {"cg1": ship("CG", 8, ssm=12, ssm_loads=2), "cg2": ship("CG", 5, ssm=12, ssm_loads=2)}
+    out, st = run_step(_ssm_battle(player, system), "surface_combat", FixedDice(default=1))
+    more, _ = answer_waves(st, FixedDice(default=1))
+    sizes = [w["detail"]["missiles"] for w in acts(out + more, "SSM wave")]
+    assert sizes == [6, 6, 4]
