@@ -196,7 +196,7 @@ class Freeform(Ruleset):
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         kind = order.get("kind")
         if kind not in KINDS:
-            raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", field="kind")
+            raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", rule=self.sequence_rule, field="kind")
         return getattr(self, "_" + kind)(state, seat, order, dice)
 
     def _note(self, state: dict, seat: str, order: dict, dice: Any) -> list:

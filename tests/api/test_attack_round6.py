@@ -1,0 +1,53 @@
+"""The sixth attack round on the newer API features (time control, webhooks and a seat's choices,
+annotations, sealed orders and rolls, signatures, take-backs): requests a careless client or an
+attacker could send, each answered as the service promises (docs/api.md). SQLite only: what these
+tests check is the API's answer, not the store."""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+
+import pytest
+
+from domain import sealed
+from tests.api.conftest import make_game
+from workers import webhook_target
+
+
+def url(game, tail=""):
+    return f"/api/v1/games/{game.game_id}{tail}"
+
+
+@pytest.fixture
+def hooks_example(monkeypatch):
+    """hooks.example resolves to a public address (never connected to), without asking DNS."""
+    real = webhook_target.resolve
+    monkeypatch.setattr(webhook_target, "resolve", lambda host, port: (
+        [ipaddress.ip_address("93.184.216.34")] if host == "hooks.example" else real(host, port)))
+
+
+# ------------------------------------------------------------- every refusal names its rule ----
+def test_an_order_of_a_kind_freeform_does_not_know_is_refused_naming_the_rule(sqlite_client):
+    game = make_game(sqlite_client)
+    r = game.order(sqlite_client, "Blue", {"kind": "bogus"}, "o-1")
+    assert r.status_code == 422 and r.json["code"] == "invalid_order", r.json
+    assert r.json["rule"] == "FF 2" and r.json["field"] == "kind", r.json
+
+
+def test_a_revealed_sealed_order_of_an_unknown_kind_is_recorded_refused_naming_the_rule(sqlite_client):
+    """A SealedOrderRefused is in the log for good: its rule must not be null."""
+    c = sqlite_client
+    game = make_game(c, sealed_orders=True)
+    orders = {"Blue": [{"kind": "bogus"}, {"kind": 5}], "Red": []}
+    salts = {seat: secrets.token_hex(16) for seat in orders}
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
+                   headers=game.seats[seat])
+        assert r.status_code == 201, r.json
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
+        assert r.status_code == 201, r.json
+    refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
+    assert [d["index"] for d in refused] == [0, 1], r.json
+    assert all(d["rule"] == "FF 2" for d in refused), refused
