@@ -11,7 +11,7 @@ import secrets
 import pytest
 
 from domain import sealed
-from tests.api.conftest import make_game
+from tests.api.conftest import make_game, start_game
 from workers import webhook_target
 
 
@@ -51,3 +51,19 @@ def test_a_revealed_sealed_order_of_an_unknown_kind_is_recorded_refused_naming_t
     refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
     assert [d["index"] for d in refused] == [0, 1], r.json
     assert all(d["rule"] == "FF 2" for d in refused), refused
+
+
+# ---------------------------------------------------------------- a token of another game ----
+@pytest.mark.parametrize("role", ["seat", "admin"])
+def test_another_games_valid_token_annotating_a_public_game_is_403_not_401(sqlite_client, role):
+    """401 says "this token is not valid" (and counts as token guessing, api/limits.py); the token is
+    valid, for another game: 403, as docs/api.md "Who may do what" says."""
+    c = sqlite_client
+    game = start_game(c, {"ruleset": "freeform", "public": True, "options": {"sides": ["Blue", "Red"]}})
+    other = make_game(c)
+    token = other.seats["Blue"] if role == "seat" else other.admin
+    r = c.post(url(game, "/annotations"), json={"about_seq": 1, "text": "not my game"},
+               headers={**token, "Idempotency-Key": "note-1"})
+    assert r.status_code == 403 and r.json["code"] == "forbidden" and "another game" in r.json["detail"], r.json
+    assert c.post(url(game, "/annotations"), json={"about_seq": 1, "text": "x"},
+                  headers={"Idempotency-Key": "note-2"}).status_code == 401  # no token at all: still 401
