@@ -67,3 +67,30 @@ def test_another_games_valid_token_annotating_a_public_game_is_403_not_401(sqlit
     assert r.status_code == 403 and r.json["code"] == "forbidden" and "another game" in r.json["detail"], r.json
     assert c.post(url(game, "/annotations"), json={"about_seq": 1, "text": "x"},
                   headers={"Idempotency-Key": "note-2"}).status_code == 401  # no token at all: still 401
+
+
+# -------------------------------------------------------------- a seat's notification choices ----
+def test_putting_back_the_settings_read_keeps_the_seat_webhooks_secret(sqlite_client, hooks_example):
+    """A client that reads its settings, changes one field and puts them all back sends its
+    webhook_url again, unchanged: that is no new URL, and its secret must not be replaced (the
+    receiver verifies with the one it has)."""
+    c = sqlite_client
+    game = make_game(c)
+    settings = url(game, "/notifications")
+    red = game.seats["Red"]
+    r = c.put(settings, json={"channels": ["webhook"], "webhook_url": "https://hooks.example/red"}, headers=red)
+    assert r.status_code == 200 and r.json["webhook_secret"].startswith("whsec_"), r.json
+    secret = r.json["webhook_secret"]
+    from api.notify_settings import store
+
+    with c.application.app_context():
+        assert store().seat_webhook(game.game_id, "Red")["secret"] == secret
+    got = c.get(settings, headers=red).json
+    body = {k: got[k] for k in ("events", "channels", "digest", "webhook_url", "webhook_format")}
+    r = c.put(settings, json={**body, "digest": True}, headers=red)
+    assert r.status_code == 200 and r.json["digest"] is True and r.json["webhook_secret"] is None, r.json
+    with c.application.app_context():
+        assert store().seat_webhook(game.game_id, "Red")["secret"] == secret
+    # A new URL still gets a new secret, returned once.
+    r = c.put(settings, json={"webhook_url": "https://hooks.example/red-2"}, headers=red)
+    assert r.status_code == 200 and r.json["webhook_secret"] not in (None, secret), r.json
