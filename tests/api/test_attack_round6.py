@@ -94,3 +94,77 @@ def test_putting_back_the_settings_read_keeps_the_seat_webhooks_secret(sqlite_cl
     # A new URL still gets a new secret, returned once.
     r = c.put(settings, json={"webhook_url": "https://hooks.example/red-2"}, headers=red)
     assert r.status_code == 200 and r.json["webhook_secret"] not in (None, secret), r.json
+
+
+# ------------------------------------------------------------------- replays of old requests ----
+def test_the_last_reveal_of_a_round_sent_again_is_its_first_answer_replayed(sqlite_client):
+    """The last reveal carries the round out and opens the next: a client whose answer was lost
+    sends it again, and gets the reveal's line back (200, Idempotent-Replayed), as docs/api.md
+    promises of a reveal sent again; it got 422 "has not sealed its orders for round 2". A
+    different reveal is still refused, and nothing new is recorded."""
+    c = sqlite_client
+    game = make_game(c, sealed_orders=True)
+    orders = {"Blue": [{"kind": "note", "text": "blue"}], "Red": [{"kind": "note", "text": "red"}]}
+    salts = {seat: secrets.token_hex(16) for seat in orders}
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
+                   headers=game.seats[seat])
+        assert r.status_code == 201, r.json
+    first = {}
+    for seat, mine in orders.items():
+        first[seat] = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]},
+                             headers=game.seats[seat])
+        assert first[seat].status_code == 201, first[seat].json
+    version = first["Red"].json["version"]
+    assert any(line["type"] == "SealedRoundOpened" for line in first["Red"].json["events"])  # round 2 is open
+    for seat, mine in orders.items():
+        again = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]},
+                       headers=game.seats[seat])
+        assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.json
+        assert again.json["events"][0] == first[seat].json["events"][0], again.json
+    other = c.post(url(game, "/sealed/reveal"), json={"orders": [], "salt": salts["Red"]}, headers=game.seats["Red"])
+    assert other.status_code == 422 and other.json["code"] == "rule_violation" and other.json["rule"] == "FF 8"
+    assert c.get(url(game), headers=game.admin).json["version"] == version  # nothing recorded
+
+
+def test_orders_and_salt_sealed_again_in_the_next_round_are_revealed_there_not_replayed(sqlite_client):
+    """The replay of a closed round's reveal must not swallow the next round's reveal of the same
+    orders under the same salt (a client that reuses its salt): that one is recorded."""
+    c = sqlite_client
+    game = make_game(c, sealed_orders=True)
+    orders = {"Blue": [{"kind": "note", "text": "again"}], "Red": []}
+    salts = {seat: secrets.token_hex(16) for seat in orders}
+    for round_no in (1, 2):
+        for seat, mine in orders.items():
+            r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, round_no, mine,
+                                                                                    salts[seat])},
+                       headers=game.seats[seat])
+            assert r.status_code == 201, r.json
+        for seat, mine in orders.items():
+            r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
+            assert r.status_code == 201 and r.json["events"][0]["data"]["round"] == round_no, r.json
+
+
+def test_a_keyed_seats_reveal_sent_again_after_its_round_is_checked_as_signed_then_replayed(sqlite_client):
+    from domain import signatures
+    from tests.api.test_signatures import keyed_game
+
+    c = sqlite_client
+    game, key, head = keyed_game(c, sealed_orders=True)
+    gid, salt, orders = game.game_id, "5a" * 16, [{"kind": "note", "text": "blue"}]
+    commitment = sealed.commitment(gid, "Blue", 1, orders, salt)
+    signed_seal = {"Warlog-Head": head, "Warlog-Signature": signatures.sign_seal(key, gid, "Blue", 1, commitment, head)}
+    assert c.post(url(game, "/sealed"), json={"commitment": commitment},
+                  headers={**game.seats["Blue"], **signed_seal}).status_code == 201
+    assert c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(gid, "Red", 1, [], salt)},
+                  headers=game.seats["Red"]).status_code == 201
+    signed_reveal = {"Warlog-Head": head,
+                     "Warlog-Signature": signatures.sign_reveal(key, gid, "Blue", 1, orders, salt, head)}
+    body = {"orders": orders, "salt": salt}
+    assert c.post(url(game, "/sealed/reveal"), json=body, headers={**game.seats["Blue"], **signed_reveal}).status_code == 201
+    assert c.post(url(game, "/sealed/reveal"), json={"orders": [], "salt": salt},
+                  headers=game.seats["Red"]).status_code == 201  # the round is carried out; round 2 opens
+    unsigned = c.post(url(game, "/sealed/reveal"), json=body, headers=game.seats["Blue"])
+    assert unsigned.status_code == 422 and unsigned.json["code"] == "signature_required", unsigned.json
+    again = c.post(url(game, "/sealed/reveal"), json=body, headers={**game.seats["Blue"], **signed_reveal})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.json
