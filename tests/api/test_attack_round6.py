@@ -168,3 +168,52 @@ def test_a_keyed_seats_reveal_sent_again_after_its_round_is_checked_as_signed_th
     assert unsigned.status_code == 422 and unsigned.json["code"] == "signature_required", unsigned.json
     again = c.post(url(game, "/sealed/reveal"), json=body, headers={**game.seats["Blue"], **signed_reveal})
     assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.json
+
+
+# ----------------------------------------------------------------- concurrent duplicates ----
+
+
+def test_the_loser_of_two_identical_annotations_racing_gets_the_winners_result_not_a_409(sqlite_config):
+    """As for orders (docs/api.md, Idempotency): the annotation was recorded, under its id, by the
+    request that won; the one that lost gets that result as a replay, not 409 'nothing was recorded'."""
+    from api.app import migrate
+    from domain.service import Warlog
+    from tests.conftest import new_freeform_game
+
+    migrate(sqlite_config)
+    here, elsewhere = Warlog(sqlite_config), Warlog(sqlite_config)
+    try:
+        gid = new_freeform_game(here)
+        here.annotate(gid, "seat", "Blue", "warm-up", 1, "loads the game into this process's cache", False)
+        won = elsewhere.annotate(gid, "seat", "Red", "note-1", 2, "the same annotation, sent twice", True)
+        here._catch_up = lambda cached: None  # the other process recorded between this one's read and save
+        lost = here.annotate(gid, "seat", "Red", "note-1", 2, "the same annotation, sent twice", True)
+        assert lost.replayed and lost.events == won.events and lost.version == won.version
+        assert [line["data"].get("annotation_id") for line in here.lines(gid)].count("note-1") == 1
+    finally:
+        here.close()
+        elsewhere.close()
+
+
+def test_the_loser_of_two_identical_seals_racing_gets_the_winners_line_not_a_409(sqlite_config):
+    from api.app import migrate
+    from domain.service import Warlog
+    from tests.conftest import new_freeform_game
+
+    migrate(sqlite_config)
+    here, elsewhere = Warlog(sqlite_config), Warlog(sqlite_config)
+    try:
+        gid = new_freeform_game(here, sealed_orders=True)
+        here.seal(gid, "Blue", sealed.commitment(gid, "Blue", 1, [], "5a" * 16))  # this process's cache holds the game
+        commitment = sealed.commitment(gid, "Red", 1, [], "6b" * 16)
+        won = elsewhere.seal(gid, "Red", commitment)
+        here._catch_up = lambda cached: None  # the other process recorded between this one's read and save
+        lost = here.seal(gid, "Red", commitment)
+        assert lost.replayed and lost.events == won.events[:1], lost
+        here._catch_up = lambda cached: None
+        with pytest.raises(Exception) as refused:  # another commitment lost the race: a plain conflict
+            here.seal(gid, "Red", sealed.commitment(gid, "Red", 1, [{"kind": "advance"}], "6b" * 16))
+        assert type(refused.value).__name__ in ("Conflict", "RuleViolation"), refused.value
+    finally:
+        here.close()
+        elsewhere.close()
