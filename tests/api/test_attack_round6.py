@@ -217,3 +217,40 @@ def test_the_loser_of_two_identical_seals_racing_gets_the_winners_line_not_a_409
     finally:
         here.close()
         elsewhere.close()
+
+
+# ------------------------------------------------------------------------ hidden information ----
+def test_a_sealed_note_meant_private_with_a_bad_flag_is_refused_and_stays_hidden_from_the_other_seat(sqlite_client):
+    """``"private": "yes"`` is refused (FF 7) as an ordinary order, recording nothing; revealed in a
+    sealed round it cannot be refused before it is recorded (the reveal must match the commitment),
+    and its text was in every reader's copy of the reveal and of the refusal. Now both are hidden
+    from the other seat as a private note's are, and its copy still verifies."""
+    from domain.verify import verify_text
+
+    c = sqlite_client
+    game = make_game(c, sealed_orders=True)
+    orders = {"Blue": [{"kind": "note", "text": "BLUE-SECRET-PLAN", "private": "yes"}], "Red": []}
+    salts = {seat: secrets.token_hex(16) for seat in orders}
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
+                   headers=game.seats[seat])
+        assert r.status_code == 201, r.json
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
+        assert r.status_code == 201, r.json
+    refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
+    assert refused and refused[0]["rule"] == "FF 7", r.json
+    for reader, sees in ((game.seats["Red"], False), ({}, False), (game.admin, False), (game.seats["Blue"], True)):
+        for path in ("/events", "/export", "/history", "/frames"):
+            got = c.get(url(game, path), headers=reader)
+            if reader == {}:
+                assert got.status_code == 404  # a private game
+                continue
+            assert got.status_code == 200, got.json
+            if sees and path in ("/events", "/export"):  # the history and the frames never quote a reveal
+                assert "BLUE-SECRET-PLAN" in got.get_data(as_text=True)
+            elif not sees:
+                assert "BLUE-SECRET-PLAN" not in got.get_data(as_text=True), path
+    export = c.get(url(game, "/export"), headers=game.seats["Red"]).get_data(as_text=True).splitlines()
+    report, _ = verify_text(export)
+    assert report.ok, report.summary()
