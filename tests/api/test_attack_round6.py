@@ -254,3 +254,25 @@ def test_a_sealed_note_meant_private_with_a_bad_flag_is_refused_and_stays_hidden
     export = c.get(url(game, "/export"), headers=game.seats["Red"]).get_data(as_text=True).splitlines()
     report, _ = verify_text(export)
     assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("order", [
+    {"kind": "roll", "dice": "1d6", "purpose": "SECRET-PURPOSE", "private": True},
+    {"kind": "vp", "side": "Blue", "delta": 1, "reason": "SECRET-REASON", "private": True},
+    {"kind": "end", "winner": "Blue", "reason": "SECRET-REASON", "private": True},
+    {"kind": "advance", "private": "yes"},
+])
+def test_private_on_an_order_that_is_not_a_note_is_refused_naming_ff_7(sqlite_client, order):
+    """Only a note is private (FF 7). A private roll, VP change or end was accepted with its order
+    concealed, as if private, while its outcome (the roll's purpose, the reason) went to every reader:
+    the privacy asked for was silently not given. Now it is refused, recording nothing."""
+    c = sqlite_client
+    game = make_game(c)
+    before = c.get(url(game), headers=game.admin).json["version"]
+    r = game.order(c, "Blue", order, "o-1")
+    assert r.status_code == 422 and r.json["code"] == "invalid_order", r.json
+    assert r.json["rule"] == "FF 7" and r.json["field"] == "private", r.json
+    assert c.get(url(game), headers=game.admin).json["version"] == before
+    assert "SECRET" not in c.get(url(game, "/events"), headers=game.seats["Red"]).get_data(as_text=True)
+    public = {k: v for k, v in order.items() if k != "private"}
+    assert game.order(c, "Blue", {**public, "private": False}, "o-2").status_code == 201  # false: as without it

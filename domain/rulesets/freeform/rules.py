@@ -222,6 +222,10 @@ class Freeform(Ruleset):
         kind = order.get("kind")
         if kind not in KINDS:
             raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", rule=self.sequence_rule, field="kind")
+        if kind != "note" and _meant_private(order):  # its outcome would be public all the same
+            hint = "; a roll hidden until the end is \"sealed\": true (FF 9)" if kind == "roll" else ""
+            raise InvalidOrder(f"only a note is private; a {kind} and what it records are public{hint}",
+                               rule="FF 7", field="private")
         return getattr(self, "_" + kind)(state, seat, order, dice)
 
     def _note(self, state: dict, seat: str, order: dict, dice: Any) -> list:
