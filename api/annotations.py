@@ -19,7 +19,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 from marshmallow import Schema, ValidationError, fields, validate
 
-from api.auth import ADMIN, SEAT, SPECTATOR, UMPIRE, access, caller_for
+from api.auth import ADMIN, SEAT, SPECTATOR, UMPIRE, access, bearer_token, caller_for
 from api.games import MAX_ORDER_ID, _etag, _signed_by_seat, load, result_body, service
 from api.jsonbody import BAD_KEY
 from api.problems import ApiProblem
@@ -101,6 +101,8 @@ def _author() -> tuple:
     if caller.role == ADMIN:
         raise ApiProblem("forbidden", "the admin token does not annotate: issue a spectator token "
                                       "(POST .../spectator-tokens) and annotate with it once the game has ended")
+    if bearer_token():  # a valid token (caller_for refused any other) of another game: 403, not 401
+        raise ApiProblem("forbidden", "this token is for another game")
     raise ApiProblem("unauthorized", "annotating needs a token: a seat's, the umpire's, or a spectator token "
                                      "the game's admin issued", _CHALLENGE)
 

@@ -184,7 +184,10 @@ def put_notifications(game_id: str):
     secret = body["webhook_secret"]
     if "webhook_url" in body and body["webhook_url"] is not None:
         _check_target(body["webhook_url"], field="webhook_url")
-        if secret is None:
+        # Only a new URL gets a new secret: the same one sent again (settings read and put back)
+        # keeps the secret its receiver verifies with, unless that is no Standard Webhooks secret.
+        kept = store().seat_webhook(caller.game_id, caller.seat) if body["webhook_url"] == old.webhook_url else None
+        if secret is None and (kept is None or notify.secret_problem(kept["secret"])):
             secret = generated = notify.new_secret()
     if email:
         access().set_contact(caller.game_id, caller.seat, email, on)

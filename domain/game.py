@@ -342,6 +342,9 @@ class Game(Aggregate):
     # seq}}, "revealed": {seat: {orders, salt, seq}}}) and the number of the last round opened.
     sealed: dict | None = None
     sealed_rounds: int = 0
+    # The reveals of the last round carried out ({seat: {round, orders, salt, seq}}), so that one
+    # sent again once its round is over is answered as a replay; a class default, for older snapshots.
+    closed_reveals: dict | None = None
     # The seats' registered public keys ({seat: base64url}), replaced, never changed in place (a
     # class default, for snapshots taken before seats had keys).
     seat_keys: dict | None = None
@@ -669,7 +672,13 @@ class Game(Aggregate):
     def reveal(self, seat: str, orders: Any, salt: Any, seed_for: SeedFor, signed: Signed | None = None) -> int | None:
         """``seat`` reveals its sealed orders and salt; checked against its commitment. The last
         reveal of the round carries every revealed order out, in the ruleset's order. The same
-        reveal again records nothing and returns the seq of the first. ``signed`` as for ``submit``."""
+        reveal again records nothing and returns the seq of the first, also once its round is over
+        (the last round's). ``signed`` as for ``submit``."""
+        past = (self.closed_reveals or {}).get(seat)
+        if past is not None and past["orders"] == orders and past["salt"] == salt and not self._sealed_now(seat, orders, salt):
+            self._check_sealed_signature(seat, signatures.REVEAL, signed, lambda head: signatures.reveal_message(
+                str(self.id), seat, past["round"], orders, salt, head))
+            return past["seq"]
         round_ = self._check_sealed_seat(seat)
         rule = round_["rule"]
         if seat not in round_["commitments"]:
@@ -702,6 +711,13 @@ class Game(Aggregate):
         if all(s in self.sealed["revealed"] for s in round_["seats"]):
             self._carry_out_sealed(seed_for)
         return None
+
+    def _sealed_now(self, seat: str, orders: list, salt: str) -> bool:
+        """Whether ``orders`` and ``salt`` are what ``seat`` committed to in the round open now (a
+        client that sealed the same orders with the same salt again reveals them, not the last round's)."""
+        held = (self.sealed or {}).get("commitments", {}).get(seat)
+        return held is not None and held["commitment"] == sealing.commitment(
+            str(self.id), seat, self.sealed["round"], orders, salt)
 
     def _check_sealed_seat(self, seat: str) -> dict:
         """The open round, once ``seat`` may seal or reveal in it."""
@@ -1520,6 +1536,8 @@ class Game(Aggregate):
         self.sealed = {**self.sealed, "revealed": shown}
 
     def _on_SealedOrdersCarriedOut(self, e: ev.SealedOrdersCarriedOut) -> None:
+        self.closed_reveals = {seat: {**shown, "round": self.sealed["round"]}
+                               for seat, shown in self.sealed["revealed"].items()}
         self.sealed = None
 
     def _on_GameEnded(self, e: ev.GameEnded) -> None:

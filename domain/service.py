@@ -444,7 +444,13 @@ class Warlog(Application):
 
         try:
             return self._with_game(game_id, attempt)
-        except IntegrityError:
+        except IntegrityError:  # another process recorded first: the winner's result if it was this annotation
+            winner = self.get_game(game_id)
+            if annotation_id in (winner.annotations or {}):
+                seen = winner.annotate(role, author, annotation_id, about_seq, text, private,
+                                       self._signed(winner, signature, head))
+                if seen is not None:
+                    return self._replay(winner, None, *seen)
             raise Conflict("another command was recorded first; reload and try again") from None
 
     # Time control (domain/clock.py): the server's clock, ``self.now``, is passed in.
@@ -532,7 +538,14 @@ class Warlog(Application):
 
         try:
             return self._with_game(game_id, attempt)
-        except IntegrityError:
+        except IntegrityError:  # another process recorded first: the winner's line if it was this same seal or reveal
+            winner = self.get_game(game_id)
+            try:
+                seen = command(winner)  # on a copy read for this answer alone, never saved
+            except WarlogError:
+                seen = None
+            if seen is not None:
+                return self._replay(winner, None, seen, seen)
             raise Conflict("another command was recorded first; reload and try again") from None
 
     def _in_log(self, game: Game, hash_: str) -> bool:

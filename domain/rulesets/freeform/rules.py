@@ -28,6 +28,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from domain import chain
 from domain import dice as dicemod
 from domain import events as ev
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
@@ -75,14 +76,38 @@ def _private(order: object) -> bool:
     return isinstance(order, dict) and order.get("private") is True
 
 
+def _meant_private(order: object) -> bool:
+    """An order that asks to be private with any value but false: ``"private": "yes"`` is refused
+    (FF 7), but revealed in a sealed round (FF 8) it is recorded before it is refused, and is then
+    hidden as a private note is, erring on the hidden side."""
+    return isinstance(order, dict) and order.get("private", False) is not False
+
+
+def _concealed(data: dict, field: str) -> bool:
+    """Whether ``field`` was concealed when its line was recorded (a format-2 game)."""
+    salts = data.get(chain.CONCEALED)
+    return isinstance(salts, dict) and field in salts
+
+
 # FF 7: a private note is seen by its author (and umpires) only; the others see that its seat gave
 # an order, not what it says, nor (revealed in a round of sealed orders, FF 8) the salt that opens
-# its round's commitment, nor why it was refused.
+# its round's commitment, nor why it was refused. A revealed or refused order meant private (above)
+# is concealed when recorded and hidden where it was; a line recorded before that stays as it was
+# (hiding it now would not unsay it, and would stop its copies verifying).
 SECRETS = Secrets(
     Private("OrderAccepted", ORDER_FIELDS, when=lambda d: _private(d["order"])),
     Private("OrderRevealed", ("orders", "salt"),
-            when=lambda d: isinstance(d["orders"], list) and any(_private(o) for o in d["orders"])),
-    Private("SealedOrderRefused", ("order", "reason"), when=lambda d: _private(d["order"])),
+            when=lambda d: isinstance(d["orders"], list) and any(
+                _private(o) or (_meant_private(o) and _concealed(d, "orders")) for o in d["orders"])),
+    Private("SealedOrderRefused", ("order", "reason"),
+            when=lambda d: _private(d["order"]) or (_meant_private(d["order"]) and _concealed(d, "order"))),
+)
+# What is concealed when recorded: as SECRETS, and every order meant private.
+RECORDED_SECRETS = Secrets(
+    Private("OrderAccepted", ORDER_FIELDS, when=lambda d: _private(d["order"])),
+    Private("OrderRevealed", ("orders", "salt"),
+            when=lambda d: isinstance(d["orders"], list) and any(_meant_private(o) for o in d["orders"])),
+    Private("SealedOrderRefused", ("order", "reason"), when=lambda d: _meant_private(d["order"])),
 )
 
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
@@ -196,7 +221,11 @@ class Freeform(Ruleset):
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         kind = order.get("kind")
         if kind not in KINDS:
-            raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", field="kind")
+            raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", rule=self.sequence_rule, field="kind")
+        if kind != "note" and _meant_private(order):  # its outcome would be public all the same
+            hint = "; a roll hidden until the end is \"sealed\": true (FF 9)" if kind == "roll" else ""
+            raise InvalidOrder(f"only a note is private; a {kind} and what it records are public{hint}",
+                               rule="FF 7", field="private")
         return getattr(self, "_" + kind)(state, seat, order, dice)
 
     def _note(self, state: dict, seat: str, order: dict, dice: Any) -> list:
@@ -216,7 +245,7 @@ class Freeform(Ruleset):
 
     # ------------------------------------------------------------------------- hidden ------
     def concealable(self, event_type: str, data: dict) -> tuple[str, ...]:
-        return SECRETS.concealable(event_type, data)
+        return RECORDED_SECRETS.concealable(event_type, data)
 
     def hidden_fields(self, event_type: str, data: dict, viewer: str | None) -> set[str]:
         return SECRETS.hidden_fields(event_type, data, viewer)
