@@ -6,7 +6,7 @@ the behaviour). tests/unit/test_examiner_values.py holds the earlier round's che
 
 from __future__ import annotations
 
-from domain.rulesets.stf import combat, composition
+from domain.rulesets.stf import combat, composition, forces
 from domain.rulesets.stf import rules as stf_rules
 from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, initial, play, rolls_of, run_step, ship
 
@@ -53,3 +53,35 @@ def test_stf_11_5_how_many_sub_entry_areas_the_display_has_is_provisional_and_re
     assert [r.dice[0]["sides"] for r in placing] == [4, 4, 4]
     (placed,) = [e for e in events_of(out, "SystemActs") if e["what"] == "sub placement"]
     assert placed["detail"]["areas"] == {"k1": 4, "k2": 3}
+
+
+def test_stf_1_11_the_players_free_invasion_freighters_are_counted_by_composition_json(monkeypatch):
+    """STF 1.11: the invading side "adds 8 freighters 'for free'". The text gives the 8, which
+    data/composition.json's invasion_freighters carries (unmarked) for the GameSystem's invasion;
+    the Player's own free freighters read the same entry (forces.py had its own 8)."""
+    from tests.unit.stf.test_forces import US_A, drawn, forces_state, small_pool
+    spec = stf_rules.DATA.read("composition.json")["invasion_freighters"]
+    assert spec["count"] == 8 and spec["vp_at_target"] == 3
+    assert not any(f == "composition.json" and e == "invasion_freighters" for f, e, _ in stf_guessed())
+    monkeypatch.setattr(composition, "FREIGHTERS", {**composition.FREIGHTERS, "count": 3})
+    st = drawn(forces_state(points=21, invader="Player", pool=small_pool()), US_A)
+    out, _ = play(st, {"kind": "buy", "units": ["us-ff-1", "us-ff-2", "us-ff-3"]})
+    free = events_of(out, "UnitsAssigned")[1]["units"]
+    assert sorted(u for u, x in free.items() if x["invasion"]) == ["us-fr-i1", "us-fr-i2", "us-fr-i3"]
+
+
+def test_stf_1_12_which_nations_carriers_bring_a_fast_resupply_ship_is_read_from_composition_json(monkeypatch):
+    """STF 1.12: "for the US only, one freighter". data/composition.json's fast_resupply names the
+    nations (["US"], the text's); the Player's free freighters and the escort check read it, as the
+    GameSystem's resupply does (forces.py compared with its own "US")."""
+    from tests.unit.stf.test_forces import US_A, drawn, forces_state, small_pool
+    assert stf_rules.DATA.read("composition.json")["fast_resupply"]["nations"] == ["US"]
+    monkeypatch.setattr(composition, "COMPOSITION", {**composition.COMPOSITION, "fast_resupply": {
+        **composition.COMPOSITION["fast_resupply"], "nations": []}})
+    st = drawn(forces_state(points=21, pool=small_pool()), US_A)
+    out, after = play(st, {"kind": "buy", "units": ["us-ff-1", "us-ff-2", "us-ff-3"]})
+    assert len(events_of(out, "UnitsAssigned")) == 1  # the purchase, no free freighter after it
+    assert after["campaign"]["player_purchase"]["freighters"] == []
+    _, after = play(after, {"kind": "form_groups", "groups": [
+        {"kind": "tf", "units": ["us-cv-a", "us-ff-1", "us-ff-2", "us-ff-3"]}]})
+    assert forces.escort_shortfall(after, "P1") is None  # no fast resupply ship owed
