@@ -85,3 +85,31 @@ def test_stf_1_12_which_nations_carriers_bring_a_fast_resupply_ship_is_read_from
     _, after = play(after, {"kind": "form_groups", "groups": [
         {"kind": "tf", "units": ["us-cv-a", "us-ff-1", "us-ff-2", "us-ff-3"]}]})
     assert forces.escort_shortfall(after, "P1") is None  # no fast resupply ship owed
+
+
+def test_stf_8_8_a_maps_fixed_enemy_nation_is_read_from_campaign_json(monkeypatch):
+    """STF 8.8: "If playing in the Caribbean, all forces are automatically US". data/campaign.json
+    carries it (maps.caribbean.soviet_player_enemy "US", the text's, unmarked; the other maps None:
+    rolled 1-2 NATO, 3-6 US); the first Precise report reads it there (search code compared the map
+    name with "caribbean" and fixed "US" itself). A map given a fixed enemy rolls no nationality."""
+    from tests.unit.stf.helpers import pool_of, search_state, system_group
+    maps = stf_rules.DATA.read("campaign.json")["maps"]
+    assert {m: v["soviet_player_enemy"] for m, v in maps.items()} == {
+        "caribbean": "US", "giuk": None, "mediterranean": None}
+    assert not any(f == "campaign.json" and e.startswith("maps") for f, e, _ in stf_guessed())
+    monkeypatch.setattr(composition, "FIXED_ENEMY", {**composition.FIXED_ENEMY, "giuk": "US"})
+    st = search_state(system_group("TF1", chit="Captain", size="small", intel="accurate"),
+                      pool=pool_of("US", FF=3), player_side="Soviet", system_side=None, map="giuk")
+    out, after = play(st, {"kind": "search", "group": "TF1", "search_value": 9}, FixedDice(1, 1, 1, 1))
+    assert after["campaign"]["system_side"] == "US"
+    assert "STF 8.8" not in [r.rule for r in rolls_of(out)]
+
+
+def test_stf_10_8_a_maps_fixed_strike_nation_is_read_from_campaign_json(monkeypatch):
+    """STF 10.8: "(Exception: If playing in the Caribbean, all forces are US)": the strike's nation
+    reads data/campaign.json's soviet_player_enemy too (air code had its own "caribbean" and "US")."""
+    from tests.unit.stf.test_air import soviet_player_state
+    monkeypatch.setattr(composition, "FIXED_ENEMY", {**composition.FIXED_ENEMY, "giuk": "US"})
+    out, after = run_step(soviet_player_state("giuk"), "air_attacks", FixedDice(1, 1))
+    assert after["campaign"]["system_side"] == "US"
+    assert [r.rule for r in rolls_of(out)] == ["STF 10.3", "STF 10.15"]
