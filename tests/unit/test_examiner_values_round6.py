@@ -15,6 +15,60 @@ def stf_guessed() -> set[tuple]:
     return {(g.file, g.entry, g.field) for g in stf_rules.DATA.provisional()}
 
 
+# ---- Falklands --------------------------------------------------------------------------------------
+def _markers(**starts: int) -> dict:
+    """units.json's markers with the ``start`` of some changed (a correction's stand-in)."""
+    from domain.rulesets.falklands.data import DATA
+    return {**DATA.markers, **{m: {**DATA.markers[m], "start": v} for m, v in starts.items()}}
+
+
+def test_fs_3_5_the_vp_marker_starts_in_the_box_units_json_gives(monkeypatch):
+    """FS 3.5: "Place the victory point (VP) marker (positive side up) in the \"8\" box of the VP
+    Track." units.json's markers carry the 8 (the text's, not provisional, checked by the loader);
+    the initial state reads it (state.py had its own 8)."""
+    from domain.rulesets.falklands import state as S
+    from domain.rulesets.falklands.data import DATA
+    assert DATA.markers["vp"]["start"] == 8 and not any(g.startswith("markers") for g in DATA.provisional())
+    assert S.initial(30)["vp"][S.TRACK] == 8
+    monkeypatch.setattr(DATA, "markers", _markers(vp=10))
+    assert S.initial(30)["vp"][S.TRACK] == 10
+
+
+def test_fs_3_5_the_uk_operations_marker_starts_in_the_box_units_json_gives(monkeypatch):
+    """FS 3.5: "Place the UK Operations Remaining marker in the \"30\" box on that track": the
+    default count, and the most a game may be given, are units.json's marker start (rules.py had
+    its own 30)."""
+    import pytest
+
+    from domain.errors import InvalidSetup
+    from domain.rulesets.falklands.data import DATA
+    from domain.rulesets.falklands.rules import Falklands as FalklandsRules
+    assert DATA.markers["uk_operations"]["start"] == 30
+    assert FalklandsRules().setup(None, {}).options["uk_operations"] == 30
+    monkeypatch.setattr(DATA, "markers", _markers(uk_operations=25))
+    assert FalklandsRules().setup(None, {}).options["uk_operations"] == 25
+    with pytest.raises(InvalidSetup, match="from 1 to 25"):
+        FalklandsRules().setup(None, {"uk_operations": 26})
+
+
+def test_fs_10_5_the_stealth_aircraft_leaves_after_the_markers_count_of_attacks(monkeypatch):
+    """FS 10.5: "this aircraft unit may never make more than five attacks during an entire game,
+    after which it's simply removed. Keep a record ... using the marker provided." units.json's AR
+    Stealth Missions Remaining marker starts at 5 (the board's track reads it); the removal reads it
+    too (combat.py compared with its own 5)."""
+    from domain.rulesets.falklands import state as S
+    from domain.rulesets.falklands.data import DATA
+    from tests.unit.falklands.helpers import AR, UK, answer, op, play as fs_play
+    from tests.unit.falklands.test_rules_combat import SEA, fire, stealth_strike
+    assert DATA.markers["stealth_missions"]["start"] == 5
+    monkeypatch.setattr(DATA, "markers", _markers(stealth_missions=3))
+    st = stealth_strike(monkeypatch, attacks_made=2)
+    _, st = fs_play(st, AR, op(18, area=SEA, aircraft=["super_etendard"], fire=fire(("super_etendard", "glamorgan"))))
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(6, default=6))
+    assert [e["unit"] for e in events_of(out, "UnitWithdrawn")] == ["super_etendard"]
+    assert not S.alive(after, "super_etendard")
+
+
 # ---- Solitaire Task Force ---------------------------------------------------------------------------
 def test_stf_1_10_the_campaigns_submarine_share_is_read_from_composition_json(monkeypatch):
     """STF 1.10: "at least one-third (round down) of its commitment limit on submarines". The text
