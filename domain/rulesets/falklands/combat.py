@@ -326,8 +326,12 @@ def _apply_hits(ctx: Ctx, b: dict) -> None:
             if conv and sf and not any(S.alive(ctx.state, u) for u in conv):
                 for u in sf:
                     eliminate(ctx, u, "FS 10.8", b)
-    if T.STEALTH_UNIT in b["attackers"] and ctx.state["stealth_attacks"] >= 5 and S.alive(ctx.state, T.STEALTH_UNIT):
-        ctx.emit(ev.UnitWithdrawn, unit=T.STEALTH_UNIT, reason="five stealth attacks made", rule="FS 10.5")
+    # FS 10.5: "never more than five attacks during an entire game, after which it's simply removed"
+    # (the AR Stealth Missions Remaining marker's start, units.json)
+    most = DATA.markers["stealth_missions"]["start"]
+    if T.STEALTH_UNIT in b["attackers"] and ctx.state["stealth_attacks"] >= most and S.alive(ctx.state, T.STEALTH_UNIT):
+        ctx.emit(ev.UnitWithdrawn, unit=T.STEALTH_UNIT, reason="five stealth attacks made" if most == 5
+                 else f"{most} stealth attacks made", rule="FS 10.5")
     after_ground_change(ctx)
 
 

@@ -109,7 +109,8 @@ class Falklands(Ruleset):
         if unknown:
             raise InvalidSetup(f"unknown falklands options: {', '.join(sorted(unknown))} "
                                "(known: uk_operations, bids)")
-        count = options.get("uk_operations", 30)
+        most = DATA.markers["uk_operations"]["start"]  # FS 3.5: the marker "in the \"30\" box" (units.json markers)
+        count = options.get("uk_operations", most)
         bids = options.get("bids")
         if bids is not None:
             if (not isinstance(bids, list) or len(bids) != 2
@@ -118,8 +119,8 @@ class Falklands(Ruleset):
             if "uk_operations" in options and options["uk_operations"] != min(bids):
                 raise InvalidSetup("FS 4.7: the lower bid is the UK operation count; give bids or uk_operations")
             count = min(bids)
-        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 30:
-            raise InvalidSetup("FS 4.7 / 3.5: 'uk_operations' is a whole number from 1 to 30 (default 30)")
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= most:
+            raise InvalidSetup(f"FS 4.7 / 3.5: 'uk_operations' is a whole number from 1 to {most} (default {most})")
         opts = {"uk_operations": count, **({"bids": bids} if bids is not None else {})}
         return Setup(seats=[UK, AR], state=S.initial(count), scenario=scenario or "standard", options=opts)
 

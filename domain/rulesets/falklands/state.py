@@ -38,7 +38,7 @@ def initial(uk_operations: int) -> dict:
     state = core.base_state([UK, AR], PHASES, vp_sides=[TRACK])
     state["phase"] = SETUP_PHASE
     state["active"] = [UK]
-    state["vp"] = {TRACK: 8}  # FS 3.5
+    state["vp"] = {TRACK: DATA.markers["vp"]["start"]}  # FS 3.5: the VP marker "in the \"8\" box" (units.json markers)
     units = {}
     for uid, u in DATA.units.items():
         setup = u.get("setup")

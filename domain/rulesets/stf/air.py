@@ -394,8 +394,9 @@ def fix_nation(ctx: Ctx) -> str:
     nation = system_nation(state)
     if nation:
         return nation
-    if map_name(state) == "caribbean":
-        nation, why = "US", "the Caribbean's GameSystem is all US"
+    fixed = composition.FIXED_ENEMY.get(map_name(state))
+    if fixed:  # data/campaign.json's soviet_player_enemy: the Caribbean's "all forces are US"
+        nation, why = fixed, f"the {composition.MAP_TITLES[map_name(state)]}'s GameSystem is all {fixed}"
     else:
         made, reading = roll_on(ctx.dice, TABLES["strike nationality"], seat="system",
                                 purpose="the nation of the GameSystem's first air strike (1-2 NATO, 3-6 US)")

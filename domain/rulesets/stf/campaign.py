@@ -18,7 +18,8 @@ STF 1.5   One 2D6 read across the Commitment Limit Table for both limits: ``comm
 STF 1.6   In the Caribbean the US limit is 5 more and the Soviet limit 5 less: the Player's X when
           the Player is that side, else the GameSystem's; ``commitment`` = {"Player": {"points": X,
           "carriers": Y}, "system": Z, "system_submarines": Z // 3} (the share STF 1.10 keeps for
-          submarines, read by search.py).
+          submarines, "one-third (round down)": composition.sub_share, from data/composition.json's
+          submarine_share, the one copy of that value; read by search.py).
 STF 1.11  The invading side rolls 1D6 on the Invasion Target Megahex Table, in the column of the
           map and the invader's nationality: ``invasion_target`` (a megahex number; None in a battle).
           A footnote (* Neskaupstadur, ** Suda Bay) bars that airbase to the invader:
@@ -45,6 +46,7 @@ from typing import Any
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
+from domain.rulesets.stf.composition import sub_share
 from domain.rulesets.stf.events import CampaignFixed
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.data import DataError, check_fields, freeze
@@ -242,7 +244,7 @@ def campaign(ctx: Ctx, order: dict) -> None:
     adjust = m["commitment_adjustment"]
     system_limit = across.result + adjust.get(nation(ctx.state, "system"), 0)
     fix("commitment", {"Player": {"points": points + adjust.get(side, 0), "carriers": carriers},
-                       "system": system_limit, "system_submarines": system_limit // 3},
+                       "system": system_limit, "system_submarines": sub_share(system_limit)},
         "STF 1.6" if adjust else "STF 1.5")
 
     # STF 1.11: the invader's target megahex, and the airbase a footnote bars to it.

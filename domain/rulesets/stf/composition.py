@@ -56,6 +56,11 @@ CLASSES = COMPOSITION["class_order"]
 SUB_CLASSES = tuple(CLASSES["subs"])
 SHARE = COMPOSITION["submarine_share"]
 FREIGHTERS = COMPOSITION["invasion_freighters"]
+# STF 8.8, 10.8: "If playing in the Caribbean, all forces are automatically US": the map's fixed
+# GameSystem nation against a Soviet Player, data/campaign.json's soviet_player_enemy (None: rolled)
+_MAPS = DATA.read("campaign.json")["maps"]
+FIXED_ENEMY = {m: v["soviet_player_enemy"] for m, v in _MAPS.items()}
+MAP_TITLES = {m: v["name"] for m, v in _MAPS.items()}
 _LINE = re.compile(r"(\d+)([A-Z]+)(\*?)")
 
 
@@ -217,8 +222,8 @@ def fix_nationality(ctx: Ctx) -> str:
         side = "Soviet"
         ctx.emit(CampaignFixed, key="system_side", value=side, rule="STF 1.7")
         return side
-    if campaign.get("map") == "caribbean":
-        side = "US"
+    if FIXED_ENEMY.get(campaign.get("map")):
+        side = FIXED_ENEMY[campaign["map"]]
     else:
         side = roll_table(ctx, SEARCH_TABLES["nationality"],
                           purpose="the enemy's nation at the first Precise report (STF 8.8)").result

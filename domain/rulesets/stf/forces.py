@@ -24,6 +24,7 @@ from typing import Any
 
 from domain.errors import InvalidOrder
 from domain.events import PhaseAdvanced
+from domain.rulesets.stf import composition
 from domain.rulesets.stf.events import CampaignFixed, GroupPlaced, PoolSet, UnitsAssigned
 from domain.rulesets.stf.rules import DATA, kind
 from domain.rulesets.toolkit.data import DataError, Dataset, check_choice, check_fields, freeze, thaw
@@ -197,7 +198,7 @@ def escort_shortfall(state: dict, group_id: str) -> str | None:
     if escorts < need_escorts:
         return (f"{len(carriers)} carrier(s) need {need_escorts} ASW ships of frigate level or higher, "
                 f"the task force has {escorts}")
-    us = sum(1 for u in carriers if u.get("nation") == "US")
+    us = sum(1 for u in carriers if u.get("nation") in composition.COMPOSITION["fast_resupply"]["nations"])
     resupply = sum(1 for u in units if u.get("class") == "FR" and u.get("role") == "fast resupply")
     if resupply < us:
         return f"{us} US carrier(s) need {us} fast resupply freighter(s), the task force has {resupply}"
@@ -215,7 +216,6 @@ _CLASS_ORDER = DATA.read("composition.json")["class_order"]["surface"]
 ESCORT_CLASSES = tuple(c for c in _CLASS_ORDER[:_CLASS_ORDER.index("FF") + 1] if c != "CV")
 ESCORTS_PER_CARRIER = 3           # STF 1.12
 SOSUS_MAX, SOSUS_PER_POINT = 6, 2  # STF 1.8
-INVASION_FREIGHTERS = 8           # STF 1.11
 LEADERS = ((21, "Rear Admiral"), (11, "Commodore"), (0, "Captain"))  # STF 1.14
 LEADER_RANK = {"Captain": 0, "Commodore": 1, "Rear Admiral": 2}
 UPGRADE_CLASSES = ("DD", "FF")    # STF 13.7
@@ -439,9 +439,11 @@ def _free_freighters(state: dict, nation: str) -> dict:
     pool = state["pool"]
     carriers = [state["units"][u] for u in _campaign(state).get("player_carriers", [])]
     out: dict = {}
-    us = sum(1 for u in carriers if u.get("nation") == "US")
-    for role, count in (("fast resupply", us),
-                        ("invasion", INVASION_FREIGHTERS if _campaign(state).get("invader") == "Player" else 0)):
+    # data/composition.json's fast_resupply (1.12: "for the US only") and invasion_freighters (1.11:
+    # "adds 8 freighters 'for free'"), the copies the GameSystem's side reads too
+    us = sum(1 for u in carriers if u.get("nation") in composition.COMPOSITION["fast_resupply"]["nations"])
+    invasion = composition.FREIGHTERS["count"] if _campaign(state).get("invader") == "Player" else 0
+    for role, count in (("fast resupply", us), ("invasion", invasion)):
         cands = [c for c, u in pool.items() if u["class"] == "FR" and u["nation"] == nation and u["role"] == role]
         need(len(cands) >= count, "STF 1.12" if role == "fast resupply" else "STF 1.11",
              f"the countermix has {len(cands)} {nation} {role} freighters, {count} are needed")

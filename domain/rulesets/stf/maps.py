@@ -18,12 +18,26 @@ from functools import lru_cache
 from pathlib import Path
 
 from domain.errors import InvalidOrder
+from domain.rulesets.stf.rules import DATA
 from domain.rulesets.toolkit.data import read_json
 from domain.rulesets.toolkit.hexes import Grid, HexMap, NotOnMap, load_map
 
 DATA_DIR = Path(__file__).parent / "data"
 MAP_NAMES = ("caribbean", "giuk", "mediterranean")
 EDGES = ("north", "south", "east", "west")
+
+
+def _list_guesses() -> None:
+    """Every map file is Task Force's, not the text's: its provisional fields (the grid and the
+    terrain of each map; map_places.json whole) are listed with the ruleset's other guesses."""
+    for name in MAP_NAMES:
+        raw = read_json(DATA_DIR, f"map_{name}.json")
+        for field in raw["provisional"]:
+            DATA.guess(f"map_{name}.json", "(file)", field, raw["source"])
+    DATA.guess("map_places.json", "(file)", None, read_json(DATA_DIR, "map_places.json")["provisional"])
+
+
+_list_guesses()
 
 
 class UnknownPlace(KeyError):

@@ -39,9 +39,12 @@ from domain.rulesets.toolkit.engine import Ctx
 
 STARTING = tbl.load_tables(DATA, "starting.json")
 MOVE = DATA.read("movement.json")
+for _field in MOVE["provisional"]:  # unknown_tf_speed: not in the text (data/README.md), listed with the guesses
+    DATA.guess("movement.json", "(file)", _field, MOVE["source"])
 BANDS = {b["distance"]: b for b in MOVE["cv_bands"]["bands"]}
 INVASION_FREIGHTERS = DATA.read("composition.json")["invasion_freighters"]  # STF 1.11
 
+# STF 6.2: "At the start of the game, the GameSystem has 6 task forces and 5 subrons"
 SYSTEM_TFS = [f"TF{i}" for i in range(1, 7)]
 SYSTEM_SUBRONS = [f"SR{i}" for i in range(1, 6)]
 SHIP_CLASSES = ("CV", "BB", "CG", "CL", "DD", "FF", "PC", "FR")
