@@ -596,3 +596,13 @@ def test_loader_rejects_a_file_that_is_not_json(copy_dir):
     (copy_dir / "events.json").write_text("{ not json")
     with pytest.raises(ValueError, match=r"events\.json: line 1 column 3: not valid JSON"):
         load(copy_dir)
+
+
+def test_fs_2_6_a_ground_units_type_is_provisional_unless_the_text_gives_it():
+    """FS 2.6 lists the ground-unit types, not which unit is which. The text types five units:
+    the three armored ones (FS 10.10: "the UK B&R and the AR 10th and 181st"), "the SBS special
+    forces unit" (FS 6.2(1)) and Op #2's "SF Anf"; every other ground unit's type is a guess."""
+    given = {"armd_10", "armd_181", "b_r", "sbs", "sf_anf"}
+    for uid, unit in DATA.units.items():
+        if unit["class"] == "ground":
+            assert ("type" in unit["provisional"]) == (uid not in given), uid
