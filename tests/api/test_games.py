@@ -120,7 +120,7 @@ def test_if_match_with_a_stale_version_is_412_and_records_nothing(client):
     ({"kind": "vp", "side": "Blue", "delta": 0, "reason": "x"}, 422, "invalid_order", "FF 4"),
     ({"kind": "roll", "dice": "3x6", "purpose": "x"}, 422, "invalid_order", "FF 3"),
     ({"kind": "roll", "dice": "d6", "purpose": "x", "replaces": 1}, 422, "rule_violation", "FF 3"),
-    ({"kind": "teleport"}, 422, "invalid_order", None),
+    ({"kind": "teleport"}, 422, "invalid_order", "FF 2"),
     ({"purpose": "no kind"}, 422, "invalid_request", None),
 ])
 def test_a_rejected_order_says_which_rule_it_breaks(client, order, status, code, rule):
