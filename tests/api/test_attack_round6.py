@@ -35,11 +35,9 @@ def test_an_order_of_a_kind_freeform_does_not_know_is_refused_naming_the_rule(sq
     assert r.json["rule"] == "FF 2" and r.json["field"] == "kind", r.json
 
 
-def test_a_revealed_sealed_order_of_an_unknown_kind_is_recorded_refused_naming_the_rule(sqlite_client):
-    """A SealedOrderRefused is in the log for good: its rule must not be null."""
-    c = sqlite_client
-    game = make_game(c, sealed_orders=True)
-    orders = {"Blue": [{"kind": "bogus"}, {"kind": 5}], "Red": []}
+def seal_and_reveal(c, game, orders: dict):
+    """Round 1 of sealed orders: each seat seals ``orders[seat]``, then each reveals them; the last
+    reveal's answer (it carries the round out)."""
     salts = {seat: secrets.token_hex(16) for seat in orders}
     for seat, mine in orders.items():
         r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
@@ -48,6 +46,15 @@ def test_a_revealed_sealed_order_of_an_unknown_kind_is_recorded_refused_naming_t
     for seat, mine in orders.items():
         r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
         assert r.status_code == 201, r.json
+    return r
+
+
+def test_a_revealed_sealed_order_of_an_unknown_kind_is_recorded_refused_naming_the_rule(sqlite_client):
+    """A SealedOrderRefused is in the log for good: its rule must not be null."""
+    c = sqlite_client
+    game = make_game(c, sealed_orders=True)
+    orders = {"Blue": [{"kind": "bogus"}, {"kind": 5}], "Red": []}
+    r = seal_and_reveal(c, game, orders)
     refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
     assert [d["index"] for d in refused] == [0, 1], r.json
     assert all(d["rule"] == "FF 2" for d in refused), refused
@@ -230,14 +237,7 @@ def test_a_sealed_note_meant_private_with_a_bad_flag_is_refused_and_stays_hidden
     c = sqlite_client
     game = make_game(c, sealed_orders=True)
     orders = {"Blue": [{"kind": "note", "text": "BLUE-SECRET-PLAN", "private": "yes"}], "Red": []}
-    salts = {seat: secrets.token_hex(16) for seat in orders}
-    for seat, mine in orders.items():
-        r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
-                   headers=game.seats[seat])
-        assert r.status_code == 201, r.json
-    for seat, mine in orders.items():
-        r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
-        assert r.status_code == 201, r.json
+    r = seal_and_reveal(c, game, orders)
     refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
     assert refused and refused[0]["rule"] == "FF 7", r.json
     for reader, sees in ((game.seats["Red"], False), ({}, False), (game.admin, False), (game.seats["Blue"], True)):
