@@ -78,6 +78,30 @@ def check(state: dict, before: dict, events: list, n: int) -> None:
     for area in DATA.land_areas:
         if len(sides.get(area, ())) == 1:
             assert state["control"][area] == next(iter(sides[area])), (n, area)
+    # FS 6.2(1)(2): cargo within each ship's capacity (UK steps, AR units; one SF rides any
+    # surface ship; only Onyx of the submarines carries, the SBS), the B&R only on an armor carrier
+    for ship in {u["aboard"] for uid, u in units.items() if S.alive(state, uid) and u["aboard"]}:
+        load = S.cargo(state, ship)
+        sinfo = DATA.units[ship]
+        if sinfo["class"] == "submarine":
+            assert sinfo.get("carries_sbs") and len(load) == 1, (n, ship, load)
+            continue
+        others = [c for c in load if DATA.units[c]["type"] != "sf"]
+        if others:
+            size = sum(units[c]["steps"] for c in load) if sinfo["side"] == "UK" else len(load)
+            assert size <= sinfo.get("capacity", 0), (n, ship, load)
+        else:
+            assert len(load) <= max(1, sinfo.get("capacity", 0)), (n, ship, load)
+        for c in load:
+            if DATA.units[c].get("armor"):
+                assert sinfo.get("carries_armor"), (n, ship, c)
+    # FS 10.5: the stealth unit makes at most five attacks; once-a-game operations (7.1 Op #4, #7, #9)
+    assert state["stealth_attacks"] <= 5, n
+    for op in (4, 7, 9):
+        assert state["ops_log"]["UK"].count(op) <= 1, (n, op)
+    assert len(state["op2_done"]) == len(set(state["op2_done"])) <= 3, n
+    # FS 7.1 / 11.3 1-1, 5-6: at most two operations in one Operations Phase
+    assert state["phase_ops"]["done"] <= state["phase_ops"]["allowed"] <= 2, (n, state["phase_ops"])
     # FS 5.2: the phase's side acts
     if not state["pending"] and not ended:
         side = S.PHASE_SIDE.get(state["phase"])
