@@ -108,6 +108,15 @@ def check(state: dict, before: dict, events: list, n: int) -> None:
         assert state["active"] == ([side] if side else []), (n, state["phase"], state["active"])
 
 
+def territory(g: Game, n: int) -> None:
+    """FS 4.4(5) with 3.5: the track is 8 plus every award, and the territorial awards stand at
+    minus the worth of each VP area the UK controls now (4 for Port Stanley, 1 for the others)."""
+    scored = [e for e in g.pending_events if type(e).__name__ == "VPScored"]
+    assert g.state["vp"][S.TRACK] == 8 + sum(e.delta for e in scored), n
+    held = sum(d["vp"] for a, d in DATA.areas.items() if d.get("vp") and g.state["control"].get(a) == "UK")
+    assert sum(e.delta for e in scored if e.rule == "FS 4.4(5)") == -held, n
+
+
 def play_checked(n: int) -> Game:
     rng = random.Random(10_000 + n)
     g = Game.create("falklands", options={"uk_operations": rng.choice([30, 12, 6, 3])},
@@ -126,6 +135,7 @@ def play_checked(n: int) -> Game:
                 continue
             k += 1
             check(g.state, before, g.pending_events[mark:], n)
+            territory(g, n)
             break
         assert k < 5000
     return g
