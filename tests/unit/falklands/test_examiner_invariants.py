@@ -102,6 +102,14 @@ def check(state: dict, before: dict, events: list, n: int) -> None:
     assert len(state["op2_done"]) == len(set(state["op2_done"])) <= 3, n
     # FS 7.1 / 11.3 1-1, 5-6: at most two operations in one Operations Phase
     assert state["phase_ops"]["done"] <= state["phase_ops"]["allowed"] <= 2, (n, state["phase_ops"])
+    # FS 5.2 / 5.3: phases in order, a new turn starts with the UK Operations Phase; one order
+    # spends at most one UK operation (an operation, a pass, or 5-3 Severe Weather)
+    if before["phase"] in S.PHASES and state["phase"] in S.PHASES:
+        if state["turn"] == before["turn"]:
+            assert S.PHASES.index(state["phase"]) >= S.PHASES.index(before["phase"]), (n, before["phase"], state["phase"])
+        else:
+            assert state["turn"] == before["turn"] + 1 and state["phase"] == S.PHASES[0], (n, state["turn"])
+    assert 0 <= before["uk_operations_left"] - state["uk_operations_left"] <= 1, n
     # FS 5.2: the phase's side acts
     if not state["pending"] and not ended:
         side = S.PHASE_SIDE.get(state["phase"])
