@@ -1,0 +1,60 @@
+"""Falklands Showdown, examiner-style: the numbers of FS 8.0-10.11 at their edges - exactly at a
+limit, one over, a modifier at the clamp (audit/fsnum2)."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands.combat import hit_number
+
+from .helpers import AR, UK, empty, events_of, fire, op, place, play, with_factor
+
+A4S = ["a4_1", "a4_2", "a4_3", "a4_4"]
+
+
+def test_fs_9_4_all_four_a4s_may_refuel_in_one_operation_the_limit_itself():
+    """FS 9.4 "up to four Argentina-based A-4 units may be designated as using aerial refueling":
+    four is within "up to four" - all four refuelled fly to the Falkland Islands Sea Area together."""
+    st = empty("AR Operations")
+    for u in A4S:
+        place(st, u, S.ARGENTINA)
+    place(st, "yarmouth", "falklands")
+    out, _ = play(st, AR, op(18, area="falklands", aircraft=A4S, refuel=A4S,
+                             fire=fire(*((u, "yarmouth") for u in A4S))))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == A4S
+
+
+def _ground_battle(area: str, attacker: str) -> dict:
+    return {"area": area, "attacker": attacker, "kind": "ground", "mods": {}}
+
+
+def test_fs_10_3_two_reductions_on_a_printed_two_stop_at_one(monkeypatch):
+    """FS 10.3 "no printed hit number of one or more may ever be reduced to zero": a UK infantry
+    unit printed 2 attacking armor in Port Stanley (10.7 entrenchments -1, 10.10 armor -1, together
+    -2) fires at 1, not 0; at the AR infantry there, only the -1: also 1."""
+    with_factor(monkeypatch, "2_para", ground=2)
+    b = _ground_battle("port_stanley", UK)
+    value, mods = hit_number({}, b, "2_para", "armd_10", UK)
+    assert value == 1 and sorted(m["value"] for m in mods) == [-1, -1]
+    value, mods = hit_number({}, b, "2_para", "ri_12", UK)
+    assert value == 1 and [m["value"] for m in mods] == [-1]
+
+
+def test_fs_10_3_a_printed_five_with_the_sf_bonus_stays_five_not_six(monkeypatch):
+    """FS 10.3 "no hit number of one through five may ever be modified into a six", and FS 10.8's +1
+    is "cumulative with all other applicable modifiers": a printed 5 with the SF bonus fires at 5;
+    a printed 4 with it at 5 (the bonus counts up to the ceiling)."""
+    b = {**_ground_battle("san_carlos", UK), "sf_bonus": UK}
+    with_factor(monkeypatch, "2_para", ground=5)
+    assert hit_number({}, b, "2_para", "ri_12", UK)[0] == 5
+    with_factor(monkeypatch, "2_para", ground=4)
+    assert hit_number({}, b, "2_para", "ri_12", UK)[0] == 5
+
+
+def test_fs_10_6_mountains_are_for_attackers_a_defender_in_the_mountains_fires_at_its_printed_number(monkeypatch):
+    """FS 10.6 "This doesn't apply to units making defensive fires": the AR defending Mount Kent
+    fires at its printed 3 while the UK attacking there fires at 2."""
+    with_factor(monkeypatch, "2_para", ground=3)
+    with_factor(monkeypatch, "ri_12", ground=3)
+    b = _ground_battle("mount_kent", UK)
+    assert hit_number({}, b, "2_para", "ri_12", UK)[0] == 2
+    assert hit_number({}, b, "ri_12", "2_para", AR) == (3, [])
