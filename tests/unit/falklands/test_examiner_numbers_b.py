@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.combat import hit_number
 
-from .helpers import AR, UK, empty, events_of, fire, op, place, play, with_factor
+from .helpers import AR, UK, FixedDice, answer, empty, events_of, fire, names, op, place, play, rolls_of, with_factor
 
 A4S = ["a4_1", "a4_2", "a4_3", "a4_4"]
 
@@ -58,3 +58,21 @@ def test_fs_10_6_mountains_are_for_attackers_a_defender_in_the_mountains_fires_a
     b = _ground_battle("mount_kent", UK)
     assert hit_number({}, b, "2_para", "ri_12", UK)[0] == 2
     assert hit_number({}, b, "ri_12", "2_para", AR) == (3, [])
+
+
+def test_fs_10_8_an_air_attack_on_ground_units_is_no_mixed_ground_fight_no_sf_plus_one_no_shared_fate():
+    """FS 10.8 "If you make a ground attack or defense with a force containing SF units and other
+    ground units ... all your other ground units in that fight have their hit numbers increased by
+    one". Kept reading (docs/rulesets.md, open): an Op #19 air-to-ground attack is no ground attack
+    or defense - the UK infantry firing back at the Pucara beside an SAS team fires at its printed 1,
+    and the SAS, not in that battle, outlive the infantry's elimination (never targets, 7.1 Op #19)."""
+    st = empty("AR Operations")
+    place(st, "2_para", "san_carlos", steps=1)
+    place(st, "sas_g", "san_carlos")
+    place(st, "pucara_1", "port_stanley")
+    out, st2 = play(st, AR, op(19, area="san_carlos", aircraft=["pucara_1"], fire=fire(("pucara_1", "2_para"))))
+    out, st3 = answer(st2, UK, {"fire": fire(("2_para", "pucara_1"))}, FixedDice(1, 6))
+    assert [(r.units, r.target["hit_number"]) for r in rolls_of(out)] == [(["pucara_1", "2_para"], 3),
+                                                                          (["2_para", "pucara_1"], 1)]
+    assert "UnitEliminated" in names(out)
+    assert not S.alive(st3, "2_para") and S.alive(st3, "sas_g")
