@@ -3,6 +3,7 @@ limit, one over, a modifier at the clamp (audit/fsnum2)."""
 
 from __future__ import annotations
 
+from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.combat import hit_number
 
@@ -76,3 +77,17 @@ def test_fs_10_8_an_air_attack_on_ground_units_is_no_mixed_ground_fight_no_sf_pl
                                                                           (["2_para", "pucara_1"], 1)]
     assert "UnitEliminated" in names(out)
     assert not S.alive(st3, "2_para") and S.alive(st3, "sas_g")
+
+
+def test_fs_10_9_with_one_carrier_sunk_there_is_no_rendezvous_the_other_keeps_three_shots():
+    """FS 10.9 "which is defined as all three ships being in the same sea area at the end of any UK
+    operation": with Hermes sunk, Invincible and the Conveyor together are two ships, not three -
+    no rendezvous, the Conveyor stays in play and Invincible still fires three times."""
+    st = empty()
+    place(st, "invincible", "sa4")
+    place(st, "atlantic_conveyor", "sa3")
+    st["units"]["hermes"].update(eliminated=True)
+    out, after = play(st, UK, op(20, units=["atlantic_conveyor"], destination="sa4"))
+    assert S.where(after, "atlantic_conveyor") == "sa4" and S.where(after, "invincible") == "sa4"
+    assert not events_of(out, "UnitWithdrawn") and after["rendezvous"] is False
+    assert combat.shots_allowed(after, "invincible", []) == 3
