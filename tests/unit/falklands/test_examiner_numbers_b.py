@@ -7,7 +7,7 @@ from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.combat import hit_number
 
-from .helpers import AR, UK, FixedDice, answer, empty, events_of, fire, names, op, place, play, rolls_of, with_factor
+from .helpers import AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, place, play, rolls_of, with_factor
 
 A4S = ["a4_1", "a4_2", "a4_3", "a4_4"]
 
@@ -91,3 +91,20 @@ def test_fs_10_9_with_one_carrier_sunk_there_is_no_rendezvous_the_other_keeps_th
     assert S.where(after, "atlantic_conveyor") == "sa4" and S.where(after, "invincible") == "sa4"
     assert not events_of(out, "UnitWithdrawn") and after["rendezvous"] is False
     assert combat.shots_allowed(after, "invincible", []) == 3
+
+
+def test_fs_10_8_op_25_in_port_stanley_no_entrenchment_minus_one_and_a_hit_uk_sf_team_is_gone(monkeypatch):
+    """FS 10.8 Op #25: "nor do mountain or entrenchment die roll modifiers apply" - the entrenched
+    Port Stanley too: the UK SF fire at their printed 3 there, not 2; and FS 10.2 "Other than SF
+    units, all UK units contain two steps": the UK team hit once is eliminated, no Hit marker."""
+    st = empty()
+    for u in ("sas_d", "cdo_602", "ri_4"):
+        place(st, u, "port_stanley")
+    control(st, AR, "port_stanley")
+    with_factor(monkeypatch, "sas_d", ground=3)
+    with_factor(monkeypatch, "cdo_602", ground=3)
+    out, st = play(st, UK, op(25, area="port_stanley", fire=fire(("sas_d", "cdo_602"))))
+    out, after = answer(st, AR, {"fire": fire(("cdo_602", "sas_d"))}, FixedDice(6, 3))
+    assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}] * 2
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["sas_d"]
+    assert not S.alive(after, "sas_d") and S.alive(after, "cdo_602")
