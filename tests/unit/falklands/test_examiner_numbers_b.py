@@ -108,3 +108,17 @@ def test_fs_10_8_op_25_in_port_stanley_no_entrenchment_minus_one_and_a_hit_uk_sf
     assert [r.target for r in rolls_of(out)] == [{"hit_number": 3, "modifiers": []}] * 2
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["sas_d"]
     assert not S.alive(after, "sas_d") and S.alive(after, "cdo_602")
+
+
+def test_fs_10_5_op_13_carrier_shots_at_the_stealth_aircraft_on_the_ground_in_port_stanley_each_at_one():
+    """FS 10.5 "whenever it's fired at by any UK units of any kind, the 'to hit' numbers of those
+    firing UK units is reduced to '1'" - on the ground too (Op #13), after 10.7's entrenchment -1
+    (3 - 1 = 2, then to 1) and for each of 10.9's three shots; the Dagger beside it is hit on 2."""
+    st = empty()
+    place(st, "hermes", "falklands")
+    place(st, "super_etendard", "port_stanley")
+    place(st, "dagger_1", "port_stanley")
+    shots3 = fire(("hermes", "super_etendard"), ("hermes", "super_etendard"), ("hermes", "dagger_1"))
+    out, _ = play(st, UK, op(13, carriers=["hermes"], airbase="port_stanley", fire=shots3), FixedDice(6, 6, 6))
+    got = [(r.units[1], r.target["hit_number"]) for r in rolls_of(out)]
+    assert got == [("super_etendard", 1), ("super_etendard", 1), ("dagger_1", 2)]
