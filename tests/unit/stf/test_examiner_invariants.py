@@ -1,0 +1,72 @@
+"""Invariants of the STF text checked over many randomly played campaigns (the random Player of
+domain/rulesets/stf/play.py, seeded as in tests/unit/stf/test_play.py): each campaign's log is
+folded again event by event and, after every event, what the text forbids is checked.
+
+- STF 6.2: the GameSystem never has more than 6 task forces and 5 subrons on the map (6.3 and
+  6.4 redeploy counters, they add none).
+- STF 11.2, 11.3, 11.6: a sunk unit is never un-sunk; a sunk group never comes back on the map,
+  never moves and is never changed again.
+- STF 8, 10-12: a GameSystem group's identification level changes only by an event naming a rule
+  of STF 8, 10, 11 or 12.
+- STF 6.7: a phase never advances while a question is pending.
+- STF 12.4: after the end, every order is refused, naming an STF rule.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from domain.errors import InvalidOrder, RuleViolation
+from tests.unit.stf.test_play import play_one, seed_for
+
+CAMPAIGNS = int(os.environ.get("STF_INVARIANT_GAMES", "100"))
+INTEL_RULES = ("STF 8.", "STF 10.", "STF 11.", "STF 12.")
+
+
+def on_map(state: dict, kind: str) -> int:
+    return sum(1 for g in state["groups"].values()
+               if g["owner"] == "system" and g["kind"] == kind and g.get("status") == "on map")
+
+
+def check_event(n: int, before: dict | None, e, after: dict) -> None:
+    name = type(e).__name__
+    where = (n, after.get("turn"), after.get("phase"), name, getattr(e, "rule", None))
+    if "groups" in after:
+        assert on_map(after, "tf") <= 6, where
+        assert on_map(after, "subron") <= 5, where
+    if before is None or "groups" not in before:
+        return
+    for uid, u in before.get("units", {}).items():
+        if u.get("sunk"):
+            assert after["units"].get(uid, {}).get("sunk"), ("a sunk unit was un-sunk", uid, where)
+    sunk = {gid for gid, g in before["groups"].items() if g.get("status") == "sunk"}
+    if name in ("GroupMoved", "GroupChanged", "GroupPlaced"):
+        gid = e.group if isinstance(e.group, str) else e.group.get("id")
+        assert gid not in sunk, ("a sunk group acts", gid, where)
+    for gid in sunk:
+        assert after["groups"][gid].get("status") == "sunk", ("a sunk group came back", gid, where)
+    if name == "GroupChanged" and "intel" in e.changes:
+        if before["groups"][e.group].get("intel") != e.changes["intel"]:
+            assert e.rule.startswith(INTEL_RULES), ("intel changed by", e.rule, where)
+    if name == "PhaseAdvanced":
+        assert not before.get("pending"), ("a phase advanced with a question pending",
+                                           before.get("pending"), where)
+
+
+def test_stf_invariants_hold_after_every_event_of_many_random_campaigns():
+    for n in range(CAMPAIGNS):
+        g, _ = play_one(n)
+        state = None
+        for e in g.pending_events:
+            after = g.rules.evolve(state, e)
+            if state is not None:
+                check_event(n, state, e, after)
+            state = after
+        assert state == g.state, n
+        # STF 12.4: the campaign is over; any order is refused, naming an STF rule.
+        for k, order in enumerate(({"kind": "end_phase"}, {"kind": "move", "group": "P1", "path": []})):
+            with pytest.raises((RuleViolation, InvalidOrder)) as no:
+                g.submit("Player", f"after-end-{k}", order, seed_for)
+            assert "STF " in str(no.value), (n, order, str(no.value))
