@@ -9,6 +9,11 @@ folded again event by event and, after every event, what the text forbids is che
 - STF 8, 10-12: a GameSystem group's identification level changes only by an event naming a rule
   of STF 8, 10, 11 or 12.
 - STF 6.7: a phase never advances while a question is pending.
+- STF 6.6: a GameSystem task force is placed EMCON side up, a subron in Deep mode.
+- STF 6, 8: a group is on the map exactly when it has a hex; intelligence and chits take only the
+  text's values (unknown, approximate, good, accurate, precise; Enemy, Tracked, Captain,
+  Commodore, Rear Admiral).
+- STF 11: a sunk unit is never changed again nor assigned to a group.
 - STF 12.4: after the end, every order is refused, naming an STF rule.
 """
 
@@ -23,6 +28,8 @@ from tests.unit.stf.test_play import play_one, seed_for
 
 CAMPAIGNS = int(os.environ.get("STF_INVARIANT_GAMES", "100"))
 INTEL_RULES = ("STF 8.", "STF 10.", "STF 11.", "STF 12.")
+INTEL = {None, "unknown", "approximate", "good", "accurate", "precise"}
+CHITS = {None, "Enemy", "Tracked", "Captain", "Commodore", "Rear Admiral"}
 
 
 def on_map(state: dict, kind: str) -> int:
@@ -36,8 +43,21 @@ def check_event(n: int, before: dict | None, e, after: dict) -> None:
     if "groups" in after:
         assert on_map(after, "tf") <= 6, where
         assert on_map(after, "subron") <= 5, where
+        for gid, g in after["groups"].items():
+            assert (g.get("status") == "on map") == (g.get("hex") is not None), ("hex and status", gid, g, where)
+            assert g.get("intel") in INTEL and g.get("chit") in CHITS, ("intel or chit", gid, g, where)
+    if name == "GroupPlaced" and e.group.get("owner") == "system" and e.group.get("hex") is not None:
+        if e.group["kind"] == "tf":
+            assert e.group.get("emcon") is True, ("STF 6.6 EMCON", e.group, where)
+        else:
+            assert e.group.get("mode") == "deep", ("STF 6.6 Deep", e.group, where)
     if before is None or "groups" not in before:
         return
+    dead = {uid for uid, u in before.get("units", {}).items() if u.get("sunk")}
+    if name == "UnitChanged":
+        assert e.unit not in dead, ("a sunk unit changed", e.unit, e.changes, where)
+    if name == "UnitsAssigned":
+        assert not dead & set(e.units), ("a sunk unit assigned", dead & set(e.units), where)
     for uid, u in before.get("units", {}).items():
         if u.get("sunk"):
             assert after["units"].get(uid, {}).get("sunk"), ("a sunk unit was un-sunk", uid, where)
