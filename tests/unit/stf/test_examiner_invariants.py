@@ -14,6 +14,9 @@ folded again event by event and, after every event, what the text forbids is che
   text's values (unknown, approximate, good, accurate, precise; Enemy, Tracked, Captain,
   Commodore, Rear Admiral).
 - STF 11: a sunk unit is never changed again nor assigned to a group.
+- STF 1.9: once the commitment is reached, no GameSystem counter is placed on the map, and when
+  the order that reached it is done none is left on the map at Good or lower ("immediately
+  removed"; a group degraded later by 8.11 stays: docs/rulesets.md, STF 8's Readings).
 - STF 12.4: after the end, every order is refused, naming an STF rule.
 """
 
@@ -26,7 +29,7 @@ import pytest
 from domain.errors import InvalidOrder, RuleViolation
 from tests.unit.stf.test_play import play_one, seed_for
 
-CAMPAIGNS = int(os.environ.get("STF_INVARIANT_GAMES", "100"))
+CAMPAIGNS = int(os.environ.get("STF_INVARIANT_GAMES", "80"))
 INTEL_RULES = ("STF 8.", "STF 10.", "STF 11.", "STF 12.")
 INTEL = {None, "unknown", "approximate", "good", "accurate", "precise"}
 CHITS = {None, "Enemy", "Tracked", "Captain", "Commodore", "Rear Admiral"}
@@ -37,7 +40,7 @@ def on_map(state: dict, kind: str) -> int:
                if g["owner"] == "system" and g["kind"] == kind and g.get("status") == "on map")
 
 
-def check_event(n: int, before: dict | None, e, after: dict) -> None:
+def check_event(n: int, before: dict | None, e, after: dict, reached: dict) -> None:
     name = type(e).__name__
     where = (n, after.get("turn"), after.get("phase"), name, getattr(e, "rule", None))
     if "groups" in after:
@@ -53,6 +56,15 @@ def check_event(n: int, before: dict | None, e, after: dict) -> None:
             assert e.group.get("mode") == "deep", ("STF 6.6 Deep", e.group, where)
     if before is None or "groups" not in before:
         return
+    if before.get("campaign", {}).get("commitment_reached"):
+        if name == "GroupPlaced" and e.group.get("owner") == "system":
+            assert e.group.get("hex") is None, ("STF 1.9: placed after the commitment", e.group, where)
+        if name == "OrderAccepted" and not reached.get("at_last_order"):
+            low = [gid for gid, g in before["groups"].items() if g["owner"] == "system"
+                   and g.get("status") == "on map" and g.get("intel") in ("unknown", "approximate", "good")]
+            assert not low, ("STF 1.9: on the map at Good or lower after the commitment", low, where)
+    if name == "OrderAccepted":
+        reached["at_last_order"] = bool(before.get("campaign", {}).get("commitment_reached"))
     dead = {uid for uid, u in before.get("units", {}).items() if u.get("sunk")}
     if name == "UnitChanged":
         assert e.unit not in dead, ("a sunk unit changed", e.unit, e.changes, where)
@@ -78,11 +90,11 @@ def check_event(n: int, before: dict | None, e, after: dict) -> None:
 def test_stf_invariants_hold_after_every_event_of_many_random_campaigns():
     for n in range(CAMPAIGNS):
         g, _ = play_one(n)
-        state = None
+        state, reached = None, {}
         for e in g.pending_events:
             after = g.rules.evolve(state, e)
             if state is not None:
-                check_event(n, state, e, after)
+                check_event(n, state, e, after, reached)
             state = after
         assert state == g.state, n
         # STF 12.4: the campaign is over; any order is refused, naming an STF rule.
