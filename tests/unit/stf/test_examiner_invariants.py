@@ -7,7 +7,8 @@ folded again event by event and, after every event, what the text forbids is che
 - STF 11.2, 11.3, 11.6: a sunk unit is never un-sunk; a sunk group never comes back on the map,
   never moves and is never changed again.
 - STF 8, 10-12: a GameSystem group's identification level changes only by an event naming a rule
-  of STF 8, 10, 11 or 12.
+  of STF 8, 10, 11 or 12, and falls only by STF 8.11, one level at a time, in the Terminal
+  phase, never from Precise, never for a subron (6.3's redeployed counter starts afresh).
 - STF 6.7: a phase never advances while a question is pending.
 - STF 6.6: a GameSystem task force is placed EMCON side up, a subron in Deep mode.
 - STF 6, 8: a group is on the map exactly when it has a hex; intelligence and chits take only the
@@ -31,6 +32,7 @@ from tests.unit.stf.test_play import play_one, seed_for
 
 CAMPAIGNS = int(os.environ.get("STF_INVARIANT_GAMES", "80"))
 INTEL_RULES = ("STF 8.", "STF 10.", "STF 11.", "STF 12.")
+LEVELS = ["unknown", "approximate", "good", "accurate", "precise"]
 INTEL = {None, "unknown", "approximate", "good", "accurate", "precise"}
 CHITS = {None, "Enemy", "Tracked", "Captain", "Commodore", "Rear Admiral"}
 
@@ -82,6 +84,11 @@ def check_event(n: int, before: dict | None, e, after: dict, reached: dict) -> N
     if name == "GroupChanged" and "intel" in e.changes:
         if before["groups"][e.group].get("intel") != e.changes["intel"]:
             assert e.rule.startswith(INTEL_RULES), ("intel changed by", e.rule, where)
+            old, new = before["groups"][e.group].get("intel"), e.changes["intel"]
+            if old in LEVELS and new in LEVELS and LEVELS.index(new) < LEVELS.index(old):
+                assert e.rule == "STF 8.11" and LEVELS.index(new) == LEVELS.index(old) - 1, ("intel fell", old, new, where)
+                assert old != "precise" and before["groups"][e.group]["kind"] == "tf", ("8.11", old, where)
+                assert before.get("phase") == "Terminal", ("8.11 outside the Terminal phase", where)
     if name == "PhaseAdvanced":
         assert not before.get("pending"), ("a phase advanced with a question pending",
                                            before.get("pending"), where)
