@@ -14,7 +14,7 @@ folded again event by event and, after every event, what the text forbids is che
 - STF 6, 8: a group is on the map exactly when it has a hex; intelligence and chits take only the
   text's values (unknown, approximate, good, accurate, precise; Enemy, Tracked, Captain,
   Commodore, Rear Admiral).
-- STF 11: a sunk unit is never changed again nor assigned to a group.
+- STF 11: a sunk unit is never changed again, assigned to a group nor flown on a strike (10).
 - STF 1.9: once the commitment is reached, no GameSystem counter is placed on the map, and when
   the order that reached it is done none is left on the map at Good or lower ("immediately
   removed"; a group degraded later by 8.11 stays: docs/rulesets.md, STF 8's Readings).
@@ -70,13 +70,15 @@ def check_event(n: int, before: dict | None, e, after: dict, reached: dict) -> N
     dead = {uid for uid, u in before.get("units", {}).items() if u.get("sunk")}
     if name == "UnitChanged":
         assert e.unit not in dead, ("a sunk unit changed", e.unit, e.changes, where)
+    if name == "StrikeFlown":
+        assert not dead & set(e.squadrons), ("a sunk squadron flies", dead & set(e.squadrons), where)
     if name == "UnitsAssigned":
         assert not dead & set(e.units), ("a sunk unit assigned", dead & set(e.units), where)
     for uid, u in before.get("units", {}).items():
         if u.get("sunk"):
             assert after["units"].get(uid, {}).get("sunk"), ("a sunk unit was un-sunk", uid, where)
     sunk = {gid for gid, g in before["groups"].items() if g.get("status") == "sunk"}
-    if name in ("GroupMoved", "GroupChanged", "GroupPlaced"):
+    if name in ("GroupMoved", "GroupChanged", "GroupPlaced", "StrikeFlown"):
         gid = e.group if isinstance(e.group, str) else e.group.get("id")
         assert gid not in sunk, ("a sunk group acts", gid, where)
     for gid in sunk:
