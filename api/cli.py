@@ -601,7 +601,8 @@ def _event_line(line: dict) -> str:
 def _print_result(result: dict, what: str = "") -> None:
     """A command's recorded events, then the version and chain head to compare with the others."""
     if result.get("replayed"):
-        say(f"(replayed: order {result.get('order_id')} was recorded before; nothing new was recorded)")
+        recorded = f"order {result['order_id']}" if result.get("order_id") else "this command, under its key,"
+        say(f"(replayed: {recorded} was recorded before; nothing new was recorded)")
     elif what:
         say(what)
     for line in result.get("events") or []:
@@ -1401,8 +1402,8 @@ def cmd_vacation(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "seat")
-    result = client.take_vacation(game_id, args.days, **_sign_command(session, client, game_id, "vacation",
-                                                                      {"days": args.days}))
+    result = client.take_vacation(game_id, args.days, command_id=args.key,
+                                  **_sign_command(session, client, game_id, "vacation", {"days": args.days}))
     _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"vacation of {args.days} day(s) recorded"))
 
@@ -1412,8 +1413,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "seat")
-    result = client.grant_extension(game_id, args.days, **_sign_command(session, client, game_id, "extension",
-                                                                        {"days": args.days}))
+    result = client.grant_extension(game_id, args.days, command_id=args.key,
+                                    **_sign_command(session, client, game_id, "extension", {"days": args.days}))
     _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"{args.days} more day(s) given"))
 
@@ -2188,12 +2189,16 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     p.add_argument("days", type=int, help="whole days, within your allowance left")
     _add_access(p)
+    p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one); sending the same "
+                                 "again after a lost answer records it once")
     p.set_defaults(func=cmd_vacation)
 
     p = sub.add_parser("extend", help="give the seats to move more days (a game with a time control)")
     p.add_argument("game_id")
     p.add_argument("days", type=int, help="whole days more")
     _add_access(p)
+    p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one); sending the same "
+                                 "again after a lost answer records it once")
     p.set_defaults(func=cmd_extend)
 
     p = sub.add_parser("claim-win", help="claim the win: the seats to move let their deadline pass")

@@ -386,14 +386,18 @@ class WarlogClient:
         """PUT the seat's notification settings: the fields given change, the others stay."""
         return self._json("PUT", f"/games/{_quote(game_id)}/notifications", body=settings)
 
-    def take_vacation(self, game_id: str, days: int, *, signature: str | None = None, head: str | None = None) -> dict:
-        return self._json("POST", f"/games/{_quote(game_id)}/vacation", body={"days": days},
-                          headers=_signed_headers(signature, head))
+    def take_vacation(self, game_id: str, days: int, *, signature: str | None = None, head: str | None = None,
+                      command_id: str | None = None) -> dict:
+        """Announce a vacation. ``command_id`` is its Idempotency-Key (default: a fresh uuid4), so
+        a retry after a lost answer records it once."""
+        headers = {"Idempotency-Key": command_id or str(uuid.uuid4()), **_signed_headers(signature, head)}
+        return self._json("POST", f"/games/{_quote(game_id)}/vacation", body={"days": days}, headers=headers)
 
     def grant_extension(self, game_id: str, days: int, *, signature: str | None = None,
-                        head: str | None = None) -> dict:
-        return self._json("POST", f"/games/{_quote(game_id)}/extension", body={"days": days},
-                          headers=_signed_headers(signature, head))
+                        head: str | None = None, command_id: str | None = None) -> dict:
+        """Give the seats to move more days; ``command_id`` as ``take_vacation``'s."""
+        headers = {"Idempotency-Key": command_id or str(uuid.uuid4()), **_signed_headers(signature, head)}
+        return self._json("POST", f"/games/{_quote(game_id)}/extension", body={"days": days}, headers=headers)
 
     def claim_win(self, game_id: str, *, signature: str | None = None, head: str | None = None) -> dict:
         return self._json("POST", f"/games/{_quote(game_id)}/claim-win", headers=_signed_headers(signature, head))

@@ -500,11 +500,11 @@ def take_vacation(game_id: str):
     """The seat announces days of vacation (domain/clock.py TC 3)."""
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
+    command_id = _optional_key()
     body = load(schemas.Vacation)
-    result = service().take_vacation(caller.game_id, caller.seat, body["days"], signature=signature, head=head)
-    response = jsonify(result_body(caller, result))
-    response.status_code = 201
-    return response
+    result = service().take_vacation(caller.game_id, caller.seat, body["days"], signature=signature, head=head,
+                                      command_id=command_id)
+    return _keyed_response(caller, result)
 
 
 @bp.post("/games/<game_id>/extension")
@@ -512,10 +512,31 @@ def grant_extension(game_id: str):
     """A seat not to move gives the seats to move more days (domain/clock.py TC 5)."""
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
+    command_id = _optional_key()
     body = load(schemas.Extension)
-    result = service().grant_extension(caller.game_id, caller.seat, body["days"], signature=signature, head=head)
+    result = service().grant_extension(caller.game_id, caller.seat, body["days"], signature=signature, head=head,
+                                       command_id=command_id)
+    return _keyed_response(caller, result)
+
+
+def _optional_key() -> str | None:
+    """The Idempotency-Key a vacation or extension may carry: sent again with it, it is recorded once."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > MAX_ORDER_ID or BAD_KEY.search(key):
+        raise ApiProblem("idempotency_key_required", f"an Idempotency-Key, when sent, is 1-{MAX_ORDER_ID} "
+                                                     "characters with no control characters")
+    return key
+
+
+def _keyed_response(caller: Caller, result: CommandResult):
+    """201 with what was recorded; 200 with Idempotent-Replayed when the key's first result is replayed."""
     response = jsonify(result_body(caller, result))
-    response.status_code = 201
+    response.status_code = 200 if result.replayed else 201
+    if result.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
     return response
 
 

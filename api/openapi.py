@@ -121,6 +121,13 @@ PARAMETERS: dict[str, dict] = {
                        "The same key with the "
                        "same body returns the first result (200, Idempotent-Replayed: true) and records "
                        "nothing; with another body it is 422 idempotency_conflict."},
+    "CommandKey": {
+        "name": "Idempotency-Key", "in": "header", "required": False,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+        "description": "Optional, chosen by the client (1-200 characters, no control characters): the same "
+                       "key with the same command returns the first result (200, Idempotent-Replayed: true) "
+                       "and records nothing, so a retry after a lost answer is safe; with another command it "
+                       "is 422 idempotency_conflict. Without it, each request is recorded."},
     "IfMatch": {
         "name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
         "description": "The game version the client saw, as in the ETag (\"12\"; 1 to 15 digits). When the "
@@ -532,7 +539,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: _RESULT},
         problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED, "bad_request")),
     ("post", "/api/v1/games/{game_id}/vacation"): Op(
-        "Announce a vacation", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        "Announce a vacation", SEAT, tag="orders", params=(*_GAME, "CommandKey", "WarlogSignature", "WarlogHead"),
         body=schemas.Vacation,
         description="In a game with a time control, the seat announces whole days of vacation, from now (or "
                     "from the end of the vacation it is on), within its allowance (`vacation_days`): recorded "
@@ -540,17 +547,23 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "days (DeadlineExtended); one set during the vacation runs from its end. Refused past the "
                     "allowance, after the seat's deadline has passed, or without a time control (422 "
                     "rule_violation, rule \"time\")." + _signs("vacation"),
-        replies={201: Reply("the vacation was recorded", schemas.CommandResult)},
-        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
+        replies={201: Reply("the vacation was recorded", schemas.CommandResult),
+                 200: Reply("this Idempotency-Key was recorded before with the same vacation: its first "
+                            "result, nothing new recorded", schemas.CommandResult, headers=("IdempotentReplayed",))},
+        problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
+                  "idempotency_conflict", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/extension"): Op(
-        "Give the seats to move more time", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
+        "Give the seats to move more time", SEAT, tag="orders", params=(*_GAME, "CommandKey", "WarlogSignature", "WarlogHead"),
         body=schemas.Extension,
         description="In a game with a time control, a seat that is not to move gives the seats to move whole "
                     "days more: ExtensionGranted, then DeadlineExtended (from their deadline, or from now once "
                     "it has passed, which lifts the flag: no claim then). Refused from a seat to move, or "
                     "with no deadline running (422 rule_violation, rule \"time\")." + _signs("extension"),
-        replies={201: Reply("the extension was recorded", schemas.CommandResult)},
-        problems=(*WRITE, *BODY, "invalid_order", "rule_violation", "version_conflict", *_SIGNED)),
+        replies={201: Reply("the extension was recorded", schemas.CommandResult),
+                 200: Reply("this Idempotency-Key was recorded before with the same extension: its first "
+                            "result, nothing new recorded", schemas.CommandResult, headers=("IdempotentReplayed",))},
+        problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
+                  "idempotency_conflict", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/claim-win"): Op(
         "Claim the win on time", SEAT, tag="orders", params=(*_GAME, "WarlogSignature", "WarlogHead"),
         description="Once the seats to move let their deadline pass (by the server's clock), another seat "

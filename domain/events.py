@@ -735,11 +735,18 @@ class DeadlineExtended(GameEvent):
 
 
 class ExtensionGranted(GameEvent):
-    """``seat``, not to move, gives the seats to move ``days`` more days (the DeadlineExtended follows)."""
+    """``seat``, not to move, gives the seats to move ``days`` more days (the DeadlineExtended follows).
+    ``command_id``: the Idempotency-Key it was sent with, or None (and left out of the data)."""
+
+    ADDED_FIELDS: ClassVar[dict] = {**GameEvent.ADDED_FIELDS, "command_id": None}
 
     seat: str
     days: int
     rule: str
+    command_id: str | None
+
+
+added_fields(ExtensionGranted)
 
 
 class DeadlineReminder(GameEvent):
@@ -753,7 +760,9 @@ class DeadlineReminder(GameEvent):
 
 class VacationTaken(GameEvent):
     """``seat`` announced ``days`` days of vacation, from ``start`` to ``until``; it has used ``used``
-    days of its allowance in all."""
+    days of its allowance in all. ``command_id``: as ExtensionGranted's."""
+
+    ADDED_FIELDS: ClassVar[dict] = {**GameEvent.ADDED_FIELDS, "command_id": None}
 
     seat: str
     days: int
@@ -761,6 +770,10 @@ class VacationTaken(GameEvent):
     until: str
     used: int
     rule: str
+    command_id: str | None
+
+
+added_fields(VacationTaken)
 
 
 class TimedOut(GameEvent):

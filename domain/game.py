@@ -79,6 +79,11 @@ def _order_digest(seat: str, order: dict, salt: str) -> str:
     return chain.digest({"seat": seat, "order": order, "salt": salt})
 
 
+def _time_command_digest(seat: str, kind: str, fields: dict) -> str:
+    """What a vacation's or extension's Idempotency-Key is bound to: the seat, the command and its fields."""
+    return chain.digest({"seat": seat, "kind": kind, **fields})
+
+
 SEALED_ID_PREFIX = "sealed:"  # the ids of revealed sealed orders (domain/sealed.py order_id)
 
 
@@ -329,6 +334,10 @@ class Game(Aggregate):
     # signatures'), replaced, never changed in place (class defaults, for older snapshots).
     annotations: dict | None = None
     annotation_lines: tuple | list = ()
+    # The vacations and extensions sent with an Idempotency-Key: {key: {digest, seq, last}}, the
+    # seqs of the first and last lines each recorded, so that one sent again is answered with its
+    # first result; replaced, never changed in place (a class default, for older snapshots).
+    time_commands: dict | None = None
     # The signatures of the keyed seats' other commands but annotations (CommandSigned), so that
     # none is recorded twice; replaced, never changed in place. Set by GameCreated too, so a
     # snapshot without it was taken before signatures were kept: Warlog._load folds such a game
@@ -818,10 +827,11 @@ class Game(Aggregate):
                                "and head (docs/dice.md, \"Signed orders and heads\")")
         return head, signature
 
-    def _check_command_signature(self, seat: str, kind: str, fields: dict,
-                                 signed: Signed | None) -> tuple[str, str] | None:
+    def _check_command_signature(self, seat: str, kind: str, fields: dict, signed: Signed | None,
+                                 resend: bool = False) -> tuple[str, str] | None:
         """(head, signature) of a keyed seat's other command (``kind``, its ``fields`` as they will be
-        recorded), checked; None in a format-1 game, whose commands stay unsigned as they always were."""
+        recorded), checked; None in a format-1 game, whose commands stay unsigned as they always were.
+        ``resend``: the command's key is in the log already, so its signature may be too."""
         if self.format < 2:
             return None
         checked = self._checked(seat, signed, f"{kind.replace('_', ' ')} command, "
@@ -829,9 +839,11 @@ class Game(Aggregate):
                                 lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
         # A signature binds a command to a head, and a head stays a line of the log: the same
         # signature again (a take-back accepted, a standing order set: kept and sent again for a
-        # later request, or after its cancel) is refused. An annotation's resend returns its
-        # first result by its id before anything is recorded, so it is not refused here.
-        if checked is not None and kind not in signatures.ANNOTATIONS and checked[1] in self.command_signatures:
+        # later request, or after its cancel) is refused. An annotation's resend, or a keyed
+        # command's, returns its first result by its id before anything is recorded, so it is not
+        # refused here.
+        if checked is not None and not resend and kind not in signatures.ANNOTATIONS \
+                and checked[1] in self.command_signatures:
             raise SignatureReused(f"this signature of seat {seat}'s {kind.replace('_', ' ')} command is already in "
                                   "the log: a signed command is recorded once; sign the command again over the "
                                   "current head (docs/dice.md, \"Signed orders and heads\")")
@@ -1142,9 +1154,34 @@ class Game(Aggregate):
             raise RuleViolation(self.rules.end_rule or clocks.RULE, "the game has ended")
         return self.clock
 
-    def take_vacation(self, seat: str, days: Any, now: datetime, signed: Signed | None = None) -> None:
+    def _time_command_seen(self, seat: str, kind: str, fields: dict, signed: Signed | None,
+                           command_id: str | None) -> tuple[int, int] | None:
+        """The (first, last) seqs that a vacation or extension sent before with ``command_id`` (its
+        Idempotency-Key) recorded, when this is the same command again; None for a new key. The
+        same key with another command is refused. A keyed seat's resend is checked as signed."""
+        if command_id is None:
+            return None
+        if not isinstance(command_id, str) or not command_id or len(command_id) > MAX_ANNOTATION_ID \
+                or not command_id.isprintable():
+            raise InvalidOrder(f"an Idempotency-Key is 1 to {MAX_ANNOTATION_ID} printable characters",
+                               rule=clocks.RULE, field="Idempotency-Key")
+        known = (self.time_commands or {}).get(command_id)
+        if known is None:
+            return None
+        self._check_seat(seat)
+        self._check_command_signature(seat, kind, fields, signed, resend=True)
+        if known["digest"] != _time_command_digest(seat, kind, fields):
+            raise IdempotencyConflict(f"Idempotency-Key {command_id!r} was used for another command")
+        return known["seq"], known["last"]
+
+    def take_vacation(self, seat: str, days: Any, now: datetime, signed: Signed | None = None,
+                      command_id: str | None = None) -> tuple[int, int] | None:
         """TC 3: ``seat`` announces ``days`` days of vacation from now (or from the end of one it
-        is on), within its allowance; a deadline of the seat running moves on by as many days."""
+        is on), within its allowance; a deadline of the seat running moves on by as many days.
+        Sent again with the same ``command_id``: nothing recorded, its first (first, last) seqs."""
+        seen = self._time_command_seen(seat, signatures.VACATION, {"days": days}, signed, command_id)
+        if seen is not None:
+            return seen
         clock = self._check_time_seat(seat)
         left = clocks.vacation_left(clock, seat)
         if isinstance(days, bool) or not isinstance(days, int) or days < 1:
@@ -1160,17 +1197,23 @@ class Game(Aggregate):
         until = start + timedelta(days=days)
         used = clock["vacations"].get(seat, {}).get("used", 0) + days
         self.trigger_event(ev.VacationTaken, seat=seat, days=days, start=clocks.stamp(start),
-                           until=clocks.stamp(until), used=used, rule=clocks.RULE)
+                           until=clocks.stamp(until), used=used, rule=clocks.RULE, command_id=command_id)
         self._record_command_signature(seat, signatures.VACATION, signature)
         if seat in clock["seats"] and clock["deadline"] is not None:
             later = clocks.parse(clock["deadline"]) + timedelta(days=days)
             self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),
                                reason=f"{seat} is on vacation for {days} day{'s' if days > 1 else ''}",
                                rule=clocks.RULE)
+        return None
 
-    def grant_extension(self, seat: str, days: Any, now: datetime, signed: Signed | None = None) -> None:
+    def grant_extension(self, seat: str, days: Any, now: datetime, signed: Signed | None = None,
+                        command_id: str | None = None) -> tuple[int, int] | None:
         """TC 5: ``seat``, not to move, gives the seats to move ``days`` more days, from their
-        deadline or, once it has passed, from now (which lifts the flag)."""
+        deadline or, once it has passed, from now (which lifts the flag). Sent again with the same
+        ``command_id``: nothing recorded, its first (first, last) seqs."""
+        seen = self._time_command_seen(seat, signatures.EXTENSION, {"days": days}, signed, command_id)
+        if seen is not None:
+            return seen
         clock = self._check_time_seat(seat)
         if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= clocks.MAX_DAYS:
             raise InvalidOrder(f"an extension is a whole number of days from 1 to {clocks.MAX_DAYS}",
@@ -1181,10 +1224,11 @@ class Game(Aggregate):
             raise RuleViolation(clocks.RULE, f"{seat} is to move itself: another seat gives it more time")
         signature = self._check_command_signature(seat, signatures.EXTENSION, {"days": days}, signed)
         later = max(clocks.parse(clock["deadline"]), now) + timedelta(days=days)
-        self.trigger_event(ev.ExtensionGranted, seat=seat, days=days, rule=clocks.RULE)
+        self.trigger_event(ev.ExtensionGranted, seat=seat, days=days, rule=clocks.RULE, command_id=command_id)
         self._record_command_signature(seat, signatures.EXTENSION, signature)
         self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),
                            reason=f"{seat} gave {days} more day{'s' if days > 1 else ''}", rule=clocks.RULE)
+        return None
 
     def claim_win(self, seat: str, now: datetime, seed_for: SeedFor, signed: Signed | None = None) -> None:
         """TC 4: ``seat`` claims the win because the seats to move let their deadline pass (with
@@ -1508,7 +1552,29 @@ class Game(Aggregate):
                                                                           "about_seq": e.about_seq, "digest": digest}}
         self.annotation_lines = (*self.annotation_lines, seq)
 
+    def _on_VacationTaken(self, e: ev.VacationTaken) -> None:
+        self._keep_time_command(e.command_id, e.seat, signatures.VACATION, {"days": e.days}, e.originator_version)
+
+    def _on_ExtensionGranted(self, e: ev.ExtensionGranted) -> None:
+        self._keep_time_command(e.command_id, e.seat, signatures.EXTENSION, {"days": e.days}, e.originator_version)
+
+    def _keep_time_command(self, command_id: str | None, seat: str, kind: str, fields: dict, seq: int) -> None:
+        if command_id is not None:
+            entry = {"digest": _time_command_digest(seat, kind, fields), "seq": seq, "last": seq}
+            self.time_commands = {**(self.time_commands or {}), command_id: entry}
+
+    def _extend_time_command(self, seq: int) -> None:
+        """A line a vacation or extension records right after its own (its signature, the
+        DeadlineExtended) is part of its result."""
+        self.time_commands = {k: ({**v, "last": seq} if v["last"] == seq - 1 else v)
+                              for k, v in (self.time_commands or {}).items()} or None
+
+    def _on_DeadlineExtended(self, e: ev.DeadlineExtended) -> None:
+        self._extend_time_command(e.originator_version)  # only a vacation or an extension records one
+
     def _on_CommandSigned(self, e: ev.CommandSigned) -> None:
+        if e.kind in (signatures.VACATION, signatures.EXTENSION):
+            self._extend_time_command(e.originator_version)
         if e.kind not in signatures.ANNOTATIONS:
             self.command_signatures = [*self.command_signatures, e.signature]
         else:  # the line after its annotation's

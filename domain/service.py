@@ -434,34 +434,24 @@ class Warlog(Application):
                  text: str, private: bool = False, signature: str | None = None,
                  head: str | None = None) -> CommandResult:
         """Record an annotation (``Game.annotate``); the same annotation id again returns its first result."""
-        def attempt(cached: CachedGame) -> CommandResult:
-            game = cached.game
-            seen = game.annotate(role, author, annotation_id, about_seq, text, private,
-                                 self._signed(game, signature, head))
-            if seen is not None:
-                return self._replay(game, None, *seen)
-            return self._save(cached)
-
-        try:
-            return self._with_game(game_id, attempt)
-        except IntegrityError:  # another process recorded first: the winner's result if it was this annotation
-            winner = self.get_game(game_id)
-            if annotation_id in (winner.annotations or {}):
-                seen = winner.annotate(role, author, annotation_id, about_seq, text, private,
-                                       self._signed(winner, signature, head))
-                if seen is not None:
-                    return self._replay(winner, None, *seen)
-            raise Conflict("another command was recorded first; reload and try again") from None
+        return self._keyed_command(
+            game_id, lambda g: annotation_id in (g.annotations or {}),
+            lambda g: g.annotate(role, author, annotation_id, about_seq, text, private,
+                                 self._signed(g, signature, head)))
 
     # Time control (domain/clock.py): the server's clock, ``self.now``, is passed in.
+    # A vacation or extension sent with an Idempotency-Key (``command_id``) is recorded once.
     def take_vacation(self, game_id: str | UUID, seat: str, days: int, signature: str | None = None,
-                      head: str | None = None) -> CommandResult:
-        return self._command(game_id, lambda g: g.take_vacation(seat, days, self.now(), self._signed(g, signature, head)))
+                      head: str | None = None, command_id: str | None = None) -> CommandResult:
+        return self._keyed_command(
+            game_id, lambda g: command_id is not None and command_id in (g.time_commands or {}),
+            lambda g: g.take_vacation(seat, days, self.now(), self._signed(g, signature, head), command_id))
 
     def grant_extension(self, game_id: str | UUID, seat: str, days: int, signature: str | None = None,
-                        head: str | None = None) -> CommandResult:
-        return self._command(game_id, lambda g: g.grant_extension(seat, days, self.now(),
-                                                                  self._signed(g, signature, head)))
+                        head: str | None = None, command_id: str | None = None) -> CommandResult:
+        return self._keyed_command(
+            game_id, lambda g: command_id is not None and command_id in (g.time_commands or {}),
+            lambda g: g.grant_extension(seat, days, self.now(), self._signed(g, signature, head), command_id))
 
     def claim_win(self, game_id: str | UUID, seat: str, signature: str | None = None,
                   head: str | None = None) -> CommandResult:
@@ -693,6 +683,25 @@ class Warlog(Application):
         try:
             return self._with_game(game_id, attempt)
         except IntegrityError:
+            raise Conflict("another command was recorded first; reload and try again") from None
+
+    def _keyed_command(self, game_id: str | UUID, known, command) -> CommandResult:
+        """Run a command that a client's key makes idempotent (an annotation, a vacation, an
+        extension): ``command(game)`` records it, or returns the (first, last) seqs the same key
+        recorded before, which are answered again. A process that loses the race to record the
+        same key (``known(winner)``) answers with the winner's result."""
+        def attempt(cached: CachedGame) -> CommandResult:
+            seen = command(cached.game)
+            return self._replay(cached.game, None, *seen) if seen is not None else self._save(cached)
+
+        try:
+            return self._with_game(game_id, attempt)
+        except IntegrityError:
+            winner = self.get_game(game_id)
+            if known(winner):
+                seen = command(winner)
+                if seen is not None:
+                    return self._replay(winner, None, *seen)
             raise Conflict("another command was recorded first; reload and try again") from None
 
     def _save(self, cached: CachedGame, order_id: str | None = None) -> CommandResult:

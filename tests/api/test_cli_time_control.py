@@ -29,9 +29,12 @@ def test_a_game_with_a_time_control_from_new_to_a_claim_on_time(server, alice, b
     assert code == 0, err
     assert "to move: White, 2 d 19 h left (by 2026-11-04T12:00:00+00:00)" in out, out
 
-    code, out, err = alice("vacation", game_id, "1")
+    code, out, err = alice("vacation", game_id, "1", "--key", "away-1")
     assert code == 0 and "vacation of 1 day(s) recorded" in out, err
     assert "White is on vacation for 1 day" in out and "moves to 2026-11-05T12:00:00+00:00" in out, out
+    code, again, err = alice("vacation", game_id, "1", "--key", "away-1")  # its answer lost: sent again
+    assert code == 0 and "(replayed: this command, under its key, was recorded before" in again, err
+    assert again.splitlines()[1:] == out.splitlines()[1:], (out, again)
     code, out, err = alice("vacation", game_id, "2")
     assert code == 1 and "1 of its 2 vacation days left" in err, err
 

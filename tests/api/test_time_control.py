@@ -153,3 +153,93 @@ def test_a_signed_extension_from_the_seat_not_to_move_moves_the_deadline_and_ver
     assert summary(client, game)["clock"]["deadline"] == "2026-11-04T12:00:00+00:00"
     report, _ = verify_text(export_text(client, game, game.seats["White"]))
     assert report.ok and report.command_signatures_verified == 1, report.summary()
+
+
+# ------------------------------------------------- a vacation or extension sent again (Idempotency) ----
+def test_a_vacation_sent_again_with_its_key_is_recorded_once_and_its_first_answer_replayed(client, clock, tmp_path):
+    """docs/api.md, Idempotency: without a key, {"days": 2} sent twice would spend four days."""
+    game, _ = turns_game(client, {"days": 2, "vacation_days": 5})
+    url = f"/api/v1/games/{game.game_id}/vacation"
+    first = client.post(url, json={"days": 2}, headers={**game.seats["White"], "Idempotency-Key": "away-1"})
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers, first.json
+    assert first.json["events"][0]["data"]["command_id"] == "away-1"
+    clock.at = T0 + timedelta(hours=1)  # the answer was lost; the client sends it again later
+    again = client.post(url, json={"days": 2}, headers={**game.seats["White"], "Idempotency-Key": "away-1"})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.json
+    assert again.json["events"] == first.json["events"] and again.json["version"] == first.json["version"]
+    found = summary(client, game)
+    assert found["version"] == first.json["version"]
+    assert found["clock"]["vacations"]["White"]["used"] == 2 and found["clock"]["deadline"] == "2026-11-05T12:00:00+00:00"
+    other = client.post(url, json={"days": 1}, headers={**game.seats["White"], "Idempotency-Key": "away-1"})
+    assert other.status_code == 422 and other.json["code"] == "idempotency_conflict", other.json
+    by_black = client.post(url, json={"days": 2}, headers={**game.seats["Black"], "Idempotency-Key": "away-1"})
+    assert by_black.status_code == 422 and by_black.json["code"] == "idempotency_conflict", by_black.json
+    # Another key is another vacation; none at all is too, and records no command_id.
+    assert client.post(url, json={"days": 1}, headers={**game.seats["White"], "Idempotency-Key": "away-2"}
+                       ).status_code == 201
+    bare = client.post(url, json={"days": 1}, headers=game.seats["White"])
+    assert bare.status_code == 201 and "command_id" not in bare.json["events"][0]["data"], bare.json
+    assert summary(client, game)["clock"]["vacations"]["White"]["used"] == 4
+    for bad in ("", " ", "a" * 201, "tab\there"):
+        r = client.post(url, json={"days": 1}, headers={**game.seats["White"], "Idempotency-Key": bad})
+        assert r.status_code == 400 and r.json["code"] == "idempotency_key_required", (bad, r.json)
+    assert summary(client, game)["clock"]["vacations"]["White"]["used"] == 4
+    assert "failed" not in export_verifies(client, game.game_id, game.admin, tmp_path / "g.jsonl")
+
+
+def test_a_signed_extension_sent_again_with_its_key_is_replayed_not_refused_as_a_reused_signature(client, clock,
+                                                                                                  tmp_path):
+    game, key = turns_game(client, {"days": 2}, keyed=True)
+    url = f"/api/v1/games/{game.game_id}/extension"
+
+    def extension(days, head, command_key="more-1", signer=key):
+        return client.post(url, json={"days": days}, headers={
+            **game.seats["Black"], "Idempotency-Key": command_key, "Warlog-Head": head,
+            "Warlog-Signature": signatures.sign_command(signer, game.game_id, "extension", "Black", {"days": days},
+                                                        head)})
+
+    head = summary(client, game)["chain_head"]
+    first = extension(1, head)
+    assert first.status_code == 201, first.json
+    assert [line["type"] for line in first.json["events"]] == ["ExtensionGranted", "CommandSigned", "DeadlineExtended"]
+    same = extension(1, head)  # the very request again: its signature is in the log, its key too
+    assert same.status_code == 200 and same.json["events"] == first.json["events"], same.json
+    resigned = extension(1, first.json["chain_head"])  # signed again over the head the game is at now
+    assert resigned.status_code == 200 and resigned.json["events"] == first.json["events"], resigned.json
+    forged = extension(1, head, signer=signatures.new_private_key())
+    assert forged.status_code == 422 and forged.json["code"] == "bad_signature", forged.json
+    assert summary(client, game)["clock"]["deadline"] == "2026-11-04T12:00:00+00:00"
+    # Without the key, the same signed request is refused: its signature is in the log.
+    r = client.post(url, json={"days": 1}, headers={**game.seats["Black"], "Warlog-Head": head,
+                                                    "Warlog-Signature": signatures.sign_command(
+                                                        key, game.game_id, "extension", "Black", {"days": 1}, head)})
+    assert r.status_code == 422 and r.json["code"] == "signature_reused", r.json
+    report, _ = verify_text(export_text(client, game, game.seats["White"]))
+    assert report.ok and report.command_signatures_verified == 1, report.summary()
+
+
+def test_a_vacations_key_is_known_to_another_process_and_the_loser_of_a_race_gets_the_winners_result(sqlite_config):
+    """A process that did not record the vacation (its own cache, a fresh load) answers its key too."""
+    from api.app import migrate
+    from domain.service import Warlog
+
+    migrate(sqlite_config)
+    here, elsewhere = Warlog(sqlite_config), Warlog(sqlite_config)
+    try:
+        gid = here.create_game("freeform", options={"sides": ["Blue", "Red"], "phases": ["Move"]},
+                               time_control={"days": 3, "vacation_days": 6, "on_timeout": "pass"}).game_id
+        for i, side in enumerate(("Blue", "Red")):
+            here.join(gid, side, f"player{i}")
+        won = elsewhere.take_vacation(gid, "Blue", 2, command_id="v-1")
+        here._catch_up = lambda cached: None  # the other process recorded between this one's read and save
+        lost = here.take_vacation(gid, "Blue", 2, command_id="v-1")
+        assert lost.replayed and lost.events == won.events and lost.version == won.version, lost
+        fresh = Warlog(sqlite_config)
+        try:
+            assert fresh.take_vacation(gid, "Blue", 2, command_id="v-1").events == won.events
+            assert fresh.get_game(gid).clock["vacations"]["Blue"]["used"] == 2
+        finally:
+            fresh.close()
+    finally:
+        here.close()
+        elsewhere.close()
