@@ -94,21 +94,23 @@ def _concealed(data: dict, field: str) -> bool:
 # its round's commitment, nor why it was refused. A revealed or refused order meant private (above)
 # is concealed when recorded and hidden where it was; a line recorded before that stays as it was
 # (hiding it now would not unsay it, and would stop its copies verifying).
-SECRETS = Secrets(
-    Private("OrderAccepted", ORDER_FIELDS, when=lambda d: _private(d["order"])),
-    Private("OrderRevealed", ("orders", "salt"),
-            when=lambda d: isinstance(d["orders"], list) and any(
-                _private(o) or (_meant_private(o) and _concealed(d, "orders")) for o in d["orders"])),
-    Private("SealedOrderRefused", ("order", "reason"),
-            when=lambda d: _private(d["order"]) or (_meant_private(d["order"]) and _concealed(d, "order"))),
-)
-# What is concealed when recorded: as SECRETS, and every order meant private.
-RECORDED_SECRETS = Secrets(
-    Private("OrderAccepted", ORDER_FIELDS, when=lambda d: _private(d["order"])),
-    Private("OrderRevealed", ("orders", "salt"),
-            when=lambda d: isinstance(d["orders"], list) and any(_meant_private(o) for o in d["orders"])),
-    Private("SealedOrderRefused", ("order", "reason"), when=lambda d: _meant_private(d["order"])),
-)
+def _secrets(recording: bool) -> Secrets:
+    """The table of FF 7's secrets: read (``recording`` False: what a viewer may not see) or
+    recording (what is concealed when the line is recorded). They differ in one clause: an order
+    meant private but not a private note is concealed when recorded, and hidden only where it was."""
+    def hidden(order: object, data: dict, field: str) -> bool:
+        return _private(order) or (_meant_private(order) and (recording or _concealed(data, field)))
+
+    return Secrets(
+        Private("OrderAccepted", ORDER_FIELDS, when=lambda d: _private(d["order"])),
+        Private("OrderRevealed", ("orders", "salt"),
+                when=lambda d: isinstance(d["orders"], list) and any(hidden(o, d, "orders") for o in d["orders"])),
+        Private("SealedOrderRefused", ("order", "reason"), when=lambda d: hidden(d["order"], d, "order")),
+    )
+
+
+SECRETS = _secrets(recording=False)
+RECORDED_SECRETS = _secrets(recording=True)
 
 COMPARE = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 
