@@ -569,8 +569,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Once the seats to move let their deadline pass (by the server's clock), another seat "
                     "claims the win: TimedOut (unless the sweep recorded it already), WinClaimed and GameEnded "
                     "(level \"timeout\"). Refused before the deadline, by a seat to move, once the late seat "
-                    "has moved, and where on_timeout is \"pass\" and the pass was given (422 rule_violation, "
-                    "rule \"time\"). No body." + _signs("claim_win"),
+                    "has moved, and where on_timeout is \"pass\" and the server can give the late seat's pass "
+                    "(422 rule_violation, rule \"time\"). No body." + _signs("claim_win"),
         replies={200: _RESULT},
         problems=(*WRITE, "rule_violation", "version_conflict", "integrity_failure", *_SIGNED, "bad_request")),
     ("put", "/api/v1/games/{game_id}/standing-orders/{policy_id}"): Op(

@@ -1244,7 +1244,10 @@ class Game(Aggregate):
         signature = self._check_command_signature(seat, signatures.CLAIM_WIN, {}, signed)
         self._time_out(now, seed_for)
         if not self.clock["timed_out"]:
-            raise RuleViolation(clocks.RULE, "the late seat's pass was given (on_timeout 'pass'): the game goes on")
+            # on_timeout "pass" and the rules accept the late seat's pass now: the server gives it
+            # (its sweep records it), so there is nothing to claim. This refusal records nothing.
+            raise RuleViolation(clocks.RULE, "on_timeout is 'pass': the server gives the late seat's pass, at "
+                                             "its next sweep of the clock, and the game goes on; no win is claimed")
         late, deadline = list(self.clock["seats"]), self.clock["deadline"]
         self.trigger_event(ev.WinClaimed, seat=seat, against=late, deadline=deadline, rule=clocks.RULE)
         self._record_command_signature(seat, signatures.CLAIM_WIN, signature)

@@ -317,3 +317,28 @@ def test_something_is_due_exactly_when_next_due_is_at_or_before_now(case):
     assert due == (found is not None and found <= clocks.stamp(now))
     assert due == (found is not None and clocks.parse(found) <= now)
     assert sweep_due({"clock": clock}, now) == due
+
+
+class TurnsWithPass(Turns):
+    """As toy_turns, and TT 3: a late seat's pass is a move."""
+
+    name = "toy_turns_pass"
+    pass_rule = "TT 3"
+
+    def timeout_pass(self, state, seat):
+        return {"kind": "move"}
+
+
+register(TurnsWithPass())
+
+
+def test_tc4_with_pass_a_claim_is_refused_saying_the_server_gives_the_pass_and_records_nothing():
+    game = started("toy_turns_pass", on_timeout="pass")
+    seq = game.version
+    with pytest.raises(RuleViolation, match="the server gives the late seat's pass, at its next sweep") as refused:
+        game.claim_win("Black", T0 + timedelta(days=3, seconds=1), seed_for)
+    assert refused.value.rule == clocks.RULE
+    game = started("toy_turns_pass", on_timeout="pass")  # the refused claim's events are never saved
+    game.sweep(T0 + timedelta(days=3, seconds=2), seed_for)
+    assert types(game, seq)[:2] == ["TimedOut", "OrderAccepted"] and not game.is_ended
+    assert game.state["active"] == ["Black"]
