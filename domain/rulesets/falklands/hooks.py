@@ -77,15 +77,17 @@ def d6(ctx: Ctx, seat: str, purpose: str, rule: str, units: list, hit_number: in
 
 
 # ---- asking a seat: a decision id unique in the game --------------------------------------------
-KEYED = re.compile(r"^[a-z_]+-(\d+\.\d+\.\d+)-(\d+)$")  # <kind>-<position>-<n>
+KEYED = re.compile(r"^[a-z_]+-(\d+\.\d+\.\d+(?:\.\d+)?)-(\d+)$")  # <kind>-<position>-<n>
 
 
 def position(state: dict) -> str:
     """Where in the game an order is given: ``<turn>.<phase>.<operations>``, the phase by its
     number (0 the set-up, 1 UK Operations ... 5 Random Event) and the operations begun so far in
-    the game (each operation or pass order begins one, FS 5.3)."""
+    the game (each operation or pass order begins one, FS 5.3); after a take-back, ``.<k>`` for
+    the k take-backs accepted so far, since a take-back returns to a position already played."""
     phase = PHASES.index(state["phase"]) + 1 if state["phase"] in PHASES else 0
-    return f"{state['turn']}.{phase}.{sum(len(ops) for ops in state['ops_log'].values())}"
+    taken_back = f".{state['take_backs']}" if state.get("take_backs") else ""
+    return f"{state['turn']}.{phase}.{sum(len(ops) for ops in state['ops_log'].values())}{taken_back}"
 
 
 def ask(ctx: Ctx, stack: list, seat: str, kind: str, rule: str, prompt: str, options: Any) -> None:

@@ -177,6 +177,13 @@ def _rolled(s, d, seq):
             "last_roll": {"seq": seq, "seat": d["seat"], "epoch": d["epoch"]}}
 
 
+def _taken_back(s, d, seq):
+    """The position before the order taken back, and how many take-backs the game has had, which
+    that position does not hold: a decision asked again from it gets an id of its own (hooks.position)."""
+    restored = _generic("TakeBackAccepted")(s, d, seq)
+    return {**restored, "take_backs": s.get("take_backs", 0) + 1}
+
+
 def _generic(name: str) -> Callable:
     def apply(s, d, seq):
         return core.FOLD[name](s, SimpleNamespace(**d, originator_version=seq))
@@ -191,8 +198,8 @@ FOLD: dict[str, Callable[[dict, dict, Any], dict]] = {
     "OperationCompleted": _op_completed, "BattleBegun": _battle, "EffectGained": _effect,
     "EffectSpent": _effect_spent, "OrderAccepted": _order, "DiceRolled": _rolled,
     **{n: _generic(n) for n in ("GameCreated", "MarkerGained", "MarkerPlayed", "DecisionPending",
-                                "DecisionResolved", "TakeBackAccepted", "GameEnded")},
-    "MarkerPlayed": _marker_played,
+                                "DecisionResolved", "GameEnded")},
+    "MarkerPlayed": _marker_played, "TakeBackAccepted": _taken_back,
 }
 
 

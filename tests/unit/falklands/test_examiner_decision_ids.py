@@ -73,3 +73,30 @@ def test_fs_7_1_op_11_a_decision_asked_in_an_answers_order_goes_on_counting():
     assert defend["kind"] == "defensive_fire"
     chain, n = intercept["id"].removeprefix("interception-").rsplit("-", 1)
     assert defend["id"] == f"defensive_fire-{chain}-{int(n) + 1}"
+
+
+def test_fs_5_1_a_decision_asked_again_after_a_take_back_has_an_id_of_its_own():
+    """A take-back (FS 5.1) returns to a position already played: the same strike ordered again
+    asks its defensive fire under a new id, so an answer sent for the decision taken back is
+    refused, not taken for the one asked now."""
+    from domain.rulesets.falklands import state as S
+
+    st = empty("AR Operations")
+    place(st, "glamorgan", "falklands")
+    place(st, "a4_1", "port_stanley")
+    before = copy.deepcopy(st)
+    first = pending(strike(st))
+    back = S.fold(strike(st), "TakeBackAccepted", {"seat": AR, "order_id": "ar-1", "restored": before,
+                                                   "superseded_from": 2, "superseded_to": 9, "superseded_rolls": [],
+                                                   "rule": "FS 5.1"}, 10)
+    assert not pending(back) and back["take_backs"] == 1
+    again = strike(back)
+    second = pending(again)
+    assert second["kind"] == first["kind"] == "defensive_fire" and second["id"] != first["id"]
+    with pytest.raises(InvalidOrder) as err:
+        R.decide(copy.deepcopy(again), UK, {"kind": "decide", "decision": first["id"], "choice": {"fire": "auto"}},
+                 FixedDice(default=6))
+    assert err.value.rule == "FS 10.2" and err.value.field == "decision"
+    out, after = play(again, UK, {"kind": "decide", "decision": second["id"], "choice": {"fire": "auto"}},
+                      FixedDice(default=6))
+    assert not pending(after)
