@@ -111,23 +111,23 @@ def query(name: str, type_: str, description: str, **schema: Any) -> dict:
             "description": description}
 
 
+_IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header",
+                    "schema": {"type": "string", "minLength": 1, "maxLength": 200}}
+
 PARAMETERS: dict[str, dict] = {
     "GameId": {**_path_param("game_id", "the game's UUID; a malformed or unknown id is 404 game_not_found"),
                "schema": {"type": "string", "format": "uuid"}},
-    "IdempotencyKey": {
-        "name": "Idempotency-Key", "in": "header", "required": True,
-        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-        "description": "The order id, chosen by the client (1-200 characters, no control characters). "
-                       "The same key with the "
-                       "same body returns the first result (200, Idempotent-Replayed: true) and records "
-                       "nothing; with another body it is 422 idempotency_conflict."},
-    "CommandKey": {
-        "name": "Idempotency-Key", "in": "header", "required": False,
-        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-        "description": "Optional, chosen by the client (1-200 characters, no control characters): the same "
-                       "key with the same command returns the first result (200, Idempotent-Replayed: true) "
-                       "and records nothing, so a retry after a lost answer is safe; with another command it "
-                       "is 422 idempotency_conflict. Without it, each request is recorded."},
+    "IdempotencyKey": {**_IDEMPOTENCY_KEY, "required": True,
+                       "description": "The order id, chosen by the client (1-200 characters, no control "
+                                      "characters). The same key with the same body returns the first result "
+                                      "(200, Idempotent-Replayed: true) and records nothing; with another body "
+                                      "it is 422 idempotency_conflict."},
+    "CommandKey": {**_IDEMPOTENCY_KEY, "required": False,
+                   "description": "Optional, chosen by the client (1-200 characters, no control characters): "
+                                  "the same key with the same command returns the first result (200, "
+                                  "Idempotent-Replayed: true) and records nothing, so a retry after a lost "
+                                  "answer is safe; with another command it is 422 idempotency_conflict. "
+                                  "Without it, each request is recorded."},
     "IfMatch": {
         "name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
         "description": "The game version the client saw, as in the ETag (\"12\"; 1 to 15 digits). When the "
