@@ -570,10 +570,18 @@
     $("claim").hidden = moving || !clock.timed_out || clock.control.on_timeout !== "claim";
   }
 
+  // A vacation's or extension's Idempotency-Key, kept until its answer comes: a second click meanwhile
+  // (a double click) sends the same command under the same key, and the server records it once.
+  var timeKeys = {};
+
   async function timeCommand(path, kind, body, done) {
-    var mine = W.keys.seat(gameId);
+    var mine = W.keys.seat(gameId), slot = kind + " " + JSON.stringify(body || {});
+    var key = kind === "claim_win" ? null : (timeKeys[slot] = timeKeys[slot] || W.newId());
+    var headers = await commandHeaders(mine, kind, body || {});
+    if (key) headers["Idempotency-Key"] = key;
     var res = await W.api("/api/v1/games/" + gameId + path, { method: "POST", body: body, token: mine.token,
-                                                            headers: await commandHeaders(mine, kind, body || {}) });
+                                                            headers: headers });
+    if (key && timeKeys[slot] === key) delete timeKeys[slot];
     keepSignedHead(res);
     W.status(res.ok ? done : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
     refresh();

@@ -39,7 +39,7 @@ def timed_exports(tmp_path_factory):
         def signed(kind, fields):
             return {"signature": signatures.sign_command(key, gid, kind, "Black", fields, head), "head": head}
 
-        head = app.take_vacation(gid, "Black", 2, **signed("vacation", {"days": 2})).chain_head
+        head = app.take_vacation(gid, "Black", 2, command_id="away-1", **signed("vacation", {"days": 2})).chain_head
         head = app.grant_extension(gid, "Black", 1, **signed("extension", {"days": 1})).chain_head
         at["now"] = T0 + timedelta(days=4)
         app.claim_win(gid, "Black", **signed("claim_win", {}))
@@ -70,6 +70,7 @@ def test_the_time_control_lines_verify_alike_in_python_and_in_the_browser(page, 
     assert got["summary"] == want.summary()
     if name == "claimed":
         assert want.command_signatures_verified == 3 and {"VacationTaken", "ExtensionGranted", "WinClaimed"} <= types
+        assert any('"command_id":"away-1"' in t for t in text)  # a vacation's Idempotency-Key is in its line
 
 
 def test_an_altered_vacation_fails_alike_in_python_and_in_the_browser(page, timed_exports):  # noqa: F811
