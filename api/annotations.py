@@ -20,8 +20,7 @@ from flask import Blueprint, jsonify, request
 from marshmallow import Schema, ValidationError, fields, validate
 
 from api.auth import ADMIN, SEAT, SPECTATOR, UMPIRE, access, bearer_token, caller_for
-from api.games import MAX_ORDER_ID, _etag, _signed_by_seat, load, result_body, service
-from api.jsonbody import BAD_KEY
+from api.games import _signed_by_seat, idempotency_key, load, recorded_response, service
 from api.problems import ApiProblem
 from api.schemas import dump, one_line, shared
 from domain.access import id_of_token
@@ -110,19 +109,12 @@ def _author() -> tuple:
 @bp.post("/games/<game_id>/annotations")
 def annotate(game_id: str):
     caller, role, author = _author()
-    annotation_id = request.headers.get("Idempotency-Key", "").strip()
-    if not annotation_id or len(annotation_id) > MAX_ORDER_ID or BAD_KEY.search(annotation_id):
-        raise ApiProblem("idempotency_key_required", f"send a client-chosen annotation id (1-{MAX_ORDER_ID} "
-                                                     "characters, no control characters) as Idempotency-Key")
+    annotation_id = idempotency_key("annotation id")
     signature, head = _signed_by_seat()
     body = load(AnnotationBody)
     result = service().annotate(caller.game_id, role, author, annotation_id, body["about_seq"], body["text"],
                                 body["private"], signature=signature, head=head)
-    response = jsonify(result_body(caller, result))
-    response.status_code = 200 if result.replayed else 201
-    if result.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return _etag(response, result.version)
+    return recorded_response(caller, result)
 
 
 @bp.post("/games/<game_id>/spectator-tokens")

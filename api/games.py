@@ -394,20 +394,13 @@ _VERSION = re.compile("[0-9]{1,15}")
 @bp.post("/games/<game_id>/orders")
 def submit_order(game_id: str):
     caller = caller_for(game_id, need=SEAT)
-    order_id = request.headers.get("Idempotency-Key", "").strip()
-    if not order_id or len(order_id) > MAX_ORDER_ID or BAD_KEY.search(order_id):
-        raise ApiProblem("idempotency_key_required", f"send a client-chosen order id (1-{MAX_ORDER_ID} "
-                                                     "characters, no control characters) as Idempotency-Key")
+    order_id = idempotency_key("order id")
     expected = _if_match()
     signature, head = _signed_by_seat()
     order = load(schemas.Order)
     result = service().submit_order(caller.game_id, caller.seat, order_id, order, expected_version=expected,
                                     signature=signature, head=head)
-    response = jsonify(result_body(caller, result))
-    response.status_code = 200 if result.replayed else 201
-    if result.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return _etag(response, result.version)
+    return recorded_response(caller, result)
 
 
 @bp.post("/games/<game_id>/sealed")
@@ -416,7 +409,7 @@ def seal_orders(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
     body = load(schemas.SealedCommit)
-    return _sealed_response(caller, service().seal(caller.game_id, caller.seat, body["commitment"],
+    return recorded_response(caller, service().seal(caller.game_id, caller.seat, body["commitment"],
                                                    signature=signature, head=head))
 
 
@@ -426,12 +419,14 @@ def reveal_orders(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
     body = load(schemas.SealedReveal)
-    return _sealed_response(caller, service().reveal(caller.game_id, caller.seat, body["orders"], body["salt"],
+    return recorded_response(caller, service().reveal(caller.game_id, caller.seat, body["orders"], body["salt"],
                                                      signature=signature, head=head))
 
 
-def _sealed_response(caller: Caller, result):
-    """201 with what was recorded; the same commitment or reveal again: 200, its first line."""
+def recorded_response(caller: Caller, result: CommandResult):
+    """201 with what a write recorded; sent again under its key (an order, an annotation, a
+    vacation or extension) or again as it was (a commitment, a reveal): 200, Idempotent-Replayed,
+    its first result."""
     response = jsonify(result_body(caller, result))
     response.status_code = 200 if result.replayed else 201
     if result.replayed:
@@ -500,11 +495,11 @@ def take_vacation(game_id: str):
     """The seat announces days of vacation (domain/clock.py TC 3)."""
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
-    command_id = _optional_key()
+    command_id = idempotency_key()
     body = load(schemas.Vacation)
     result = service().take_vacation(caller.game_id, caller.seat, body["days"], signature=signature, head=head,
                                       command_id=command_id)
-    return _keyed_response(caller, result)
+    return recorded_response(caller, result)
 
 
 @bp.post("/games/<game_id>/extension")
@@ -512,32 +507,26 @@ def grant_extension(game_id: str):
     """A seat not to move gives the seats to move more days (domain/clock.py TC 5)."""
     caller = caller_for(game_id, need=SEAT)
     signature, head = _signed_by_seat()
-    command_id = _optional_key()
+    command_id = idempotency_key()
     body = load(schemas.Extension)
     result = service().grant_extension(caller.game_id, caller.seat, body["days"], signature=signature, head=head,
                                        command_id=command_id)
-    return _keyed_response(caller, result)
+    return recorded_response(caller, result)
 
 
-def _optional_key() -> str | None:
-    """The Idempotency-Key a vacation or extension may carry: sent again with it, it is recorded once."""
+def idempotency_key(what: str | None = None) -> str | None:
+    """The request's Idempotency-Key: required when ``what`` names what it is (an order id, an
+    annotation id); otherwise optional (a vacation's, an extension's), None when not sent."""
     key = request.headers.get("Idempotency-Key")
-    if key is None:
+    if key is None and what is None:
         return None
-    key = key.strip()
+    key = (key or "").strip()
     if not key or len(key) > MAX_ORDER_ID or BAD_KEY.search(key):
-        raise ApiProblem("idempotency_key_required", f"an Idempotency-Key, when sent, is 1-{MAX_ORDER_ID} "
-                                                     "characters with no control characters")
+        raise ApiProblem("idempotency_key_required",
+                         f"send a client-chosen {what} (1-{MAX_ORDER_ID} characters, no control characters) as "
+                         "Idempotency-Key" if what else
+                         f"an Idempotency-Key, when sent, is 1-{MAX_ORDER_ID} characters with no control characters")
     return key
-
-
-def _keyed_response(caller: Caller, result: CommandResult):
-    """201 with what was recorded; 200 with Idempotent-Replayed when the key's first result is replayed."""
-    response = jsonify(result_body(caller, result))
-    response.status_code = 200 if result.replayed else 201
-    if result.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return response
 
 
 @bp.post("/games/<game_id>/claim-win")

@@ -547,9 +547,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "days (DeadlineExtended); one set during the vacation runs from its end. Refused past the "
                     "allowance, after the seat's deadline has passed, or without a time control (422 "
                     "rule_violation, rule \"time\")." + _signs("vacation"),
-        replies={201: Reply("the vacation was recorded", schemas.CommandResult),
+        replies={201: Reply("the vacation was recorded", schemas.CommandResult, headers=("ETag",)),
                  200: Reply("this Idempotency-Key was recorded before with the same vacation: its first "
-                            "result, nothing new recorded", schemas.CommandResult, headers=("IdempotentReplayed",))},
+                            "result, nothing new recorded", schemas.CommandResult,
+                            headers=("ETag", "IdempotentReplayed"))},
         problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
                   "idempotency_conflict", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/extension"): Op(
@@ -559,9 +560,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "days more: ExtensionGranted, then DeadlineExtended (from their deadline, or from now once "
                     "it has passed, which lifts the flag: no claim then). Refused from a seat to move, or "
                     "with no deadline running (422 rule_violation, rule \"time\")." + _signs("extension"),
-        replies={201: Reply("the extension was recorded", schemas.CommandResult),
+        replies={201: Reply("the extension was recorded", schemas.CommandResult, headers=("ETag",)),
                  200: Reply("this Idempotency-Key was recorded before with the same extension: its first "
-                            "result, nothing new recorded", schemas.CommandResult, headers=("IdempotentReplayed",))},
+                            "result, nothing new recorded", schemas.CommandResult,
+                            headers=("ETag", "IdempotentReplayed"))},
         problems=(*WRITE, *BODY, "idempotency_key_required", "invalid_order", "rule_violation",
                   "idempotency_conflict", "version_conflict", *_SIGNED)),
     ("post", "/api/v1/games/{game_id}/claim-win"): Op(

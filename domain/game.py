@@ -79,6 +79,11 @@ def _order_digest(seat: str, order: dict, salt: str) -> str:
     return chain.digest({"seat": seat, "order": order, "salt": salt})
 
 
+def _is_client_id(value: Any) -> bool:
+    """An id a client chose (an annotation's, an Idempotency-Key): 1 to MAX_ANNOTATION_ID printable characters."""
+    return isinstance(value, str) and 0 < len(value) <= MAX_ANNOTATION_ID and value.isprintable()
+
+
 def _time_command_digest(seat: str, kind: str, fields: dict) -> str:
     """What a vacation's or extension's Idempotency-Key is bound to: the seat, the command and its fields."""
     return chain.digest({"seat": seat, "kind": kind, **fields})
@@ -991,8 +996,7 @@ class Game(Aggregate):
                                    "private ones", rule=ANNOTATION_RULE, field="private")
             if not isinstance(author, str) or not author.strip():
                 raise InvalidOrder("a spectator annotates under the name its token was given", rule=ANNOTATION_RULE)
-        if not isinstance(annotation_id, str) or not annotation_id or len(annotation_id) > MAX_ANNOTATION_ID \
-                or not annotation_id.isprintable():
+        if not _is_client_id(annotation_id):
             raise InvalidOrder(f"an annotation id is 1 to {MAX_ANNOTATION_ID} printable characters",
                                rule=ANNOTATION_RULE, field="annotation_id")
         if isinstance(about_seq, bool) or not isinstance(about_seq, int) or not 1 <= about_seq <= self.version:
@@ -1161,8 +1165,7 @@ class Game(Aggregate):
         same key with another command is refused. A keyed seat's resend is checked as signed."""
         if command_id is None:
             return None
-        if not isinstance(command_id, str) or not command_id or len(command_id) > MAX_ANNOTATION_ID \
-                or not command_id.isprintable():
+        if not _is_client_id(command_id):
             raise InvalidOrder(f"an Idempotency-Key is 1 to {MAX_ANNOTATION_ID} printable characters",
                                rule=clocks.RULE, field="Idempotency-Key")
         known = (self.time_commands or {}).get(command_id)
