@@ -1431,8 +1431,8 @@ def cmd_vacation(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "seat")
-    result = client.take_vacation(game_id, args.days, command_id=args.key,
-                                  **_sign_command(session, client, game_id, "vacation", {"days": args.days}))
+    signed = _sign_command(session, client, game_id, "vacation", {"days": args.days})
+    result = _keyed(args, "vacation", lambda key: client.take_vacation(game_id, args.days, command_id=key, **signed))
     _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"vacation of {args.days} day(s) recorded"))
 
@@ -1442,10 +1442,23 @@ def cmd_extend(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "seat")
-    result = client.grant_extension(game_id, args.days, command_id=args.key,
-                                    **_sign_command(session, client, game_id, "extension", {"days": args.days}))
+    signed = _sign_command(session, client, game_id, "extension", {"days": args.days})
+    result = _keyed(args, "extension", lambda key: client.grant_extension(game_id, args.days, command_id=key, **signed))
     _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"{args.days} more day(s) given"))
+
+
+def _keyed(args: argparse.Namespace, what: str, send):
+    """Send a command under its Idempotency-Key (--key, else a fresh one); when no answer comes,
+    say the key, so the same command sent again with it is recorded at most once."""
+    from api.client import ConnectionFailed
+
+    key = args.key or str(uuid.uuid4())
+    try:
+        return send(key)
+    except ConnectionFailed as exc:
+        raise ConnectionFailed(f"{exc}; the {what} may or may not be recorded: send it again with --key {key}, "
+                               "which records it at most once") from None
 
 
 def cmd_claim_win(args: argparse.Namespace) -> int:
@@ -2218,16 +2231,16 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     p.add_argument("days", type=int, help="whole days, within your allowance left")
     _add_access(p)
-    p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one); sending the same "
-                                 "again after a lost answer records it once")
+    p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one, shown when no answer comes); "
+                                 "the same command sent again under it is recorded once")
     p.set_defaults(func=cmd_vacation)
 
     p = sub.add_parser("extend", help="give the seats to move more days (a game with a time control)")
     p.add_argument("game_id")
     p.add_argument("days", type=int, help="whole days more")
     _add_access(p)
-    p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one); sending the same "
-                                 "again after a lost answer records it once")
+    p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one, shown when no answer comes); "
+                                 "the same command sent again under it is recorded once")
     p.set_defaults(func=cmd_extend)
 
     p = sub.add_parser("claim-win", help="claim the win: the seats to move let their deadline pass")

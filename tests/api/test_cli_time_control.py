@@ -4,6 +4,8 @@ against a live server whose clock the test moves."""
 
 from __future__ import annotations
 
+import json
+import time
 from datetime import datetime, timedelta, timezone
 
 from tests.api.test_client import alice, bob, clean_env, server  # noqa: F401  (fixtures)
@@ -56,3 +58,37 @@ def test_a_game_with_a_time_control_from_new_to_a_claim_on_time(server, alice, b
     assert "Black claims the win on time against White" in out and "Black signed its claim win" in out, out
     code, out, err = bob("new", "toy_turns", "--per", "turn", "--server", server.url)
     assert code == 2 and "--days" in err
+
+
+def test_a_vacation_whose_answer_is_lost_names_its_key_and_sent_again_with_it_is_recorded_once(server, alice, bob):
+    """Without --key the CLI made a key nobody saw: a vacation whose answer did not come could
+    only be sent again as a new one, spending its days twice."""
+    import time
+
+    service = server.app.app.extensions["warlog"]
+    code, out, err = alice("new", "toy_turns", "--days", "3", "--vacation-days", "4", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invites = alice.saved()["games"][game_id]["invites"]
+    assert alice("join", game_id, invites["White"], "--handle", "alice")[0] == 0
+    assert bob("join", game_id, invites["Black"], "--handle", "bob", "--server", server.url)[0] == 0
+
+    recorded = service.take_vacation
+
+    def slow(*a, **kw):  # recorded, then the answer comes too late for the CLI
+        done = recorded(*a, **kw)
+        time.sleep(1.5)
+        return done
+
+    service.take_vacation = slow
+    try:
+        code, out, err = alice("vacation", game_id, "2", "--timeout", "0.5")
+    finally:
+        service.take_vacation = recorded
+    assert code != 0 and "the vacation may or may not be recorded: send it again with --key " in err, err
+    key = err.split("--key ")[1].split()[0].rstrip(",")
+    code, out, err = alice("vacation", game_id, "2", "--key", key)
+    assert code == 0 and "(replayed: this command, under its key, was recorded before" in out, err
+    code, out, err = alice("show", game_id, "--json")
+    assert code == 0, err
+    assert json.loads(out)["clock"]["vacations"]["White"]["used"] == 2
