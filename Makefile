@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	@touch $(STAMP)
 
-# web (gunicorn), an rq worker, the webhooks' worker, the projector and, without REDIS_URL, an embedded Redis (workers/stack.py)
+# web (gunicorn), an rq worker, the webhooks' worker, the dispatcher, the projector and, without REDIS_URL, an embedded Redis (workers/stack.py)
 run: $(STAMP)
 	$(BIN)/python -m workers.stack
 
