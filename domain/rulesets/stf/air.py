@@ -79,6 +79,11 @@ from domain.rulesets.toolkit.tables import load_tables, roll_on
 FILE = "air.json"
 AIR = DATA.read(FILE)
 TABLES = load_tables(DATA, FILE)
+
+
+def _rows_said(table) -> str:
+    """A one-column table's rows as a purpose says them: "1-2 NATO, 3-6 US" (STF 10.8)."""
+    return ", ".join(f"{lo}-{hi} {results[0]}" if lo != hi else f"{lo} {results[0]}" for lo, hi, results in table.rows)
 LBNA = AIR["lbna"]
 CRAFT = AIR["aircraft"]
 HARPOON = AIR["harpoon_asm"]
@@ -399,7 +404,7 @@ def fix_nation(ctx: Ctx) -> str:
         nation, why = fixed, f"the {composition.MAP_TITLES[map_name(state)]}'s GameSystem is all {fixed}"
     else:
         made, reading = roll_on(ctx.dice, TABLES["strike nationality"], seat="system",
-                                purpose="the nation of the GameSystem's first air strike (1-2 NATO, 3-6 US)")
+                                purpose=f"the nation of the GameSystem's first air strike ({_rows_said(TABLES['strike nationality'])})")
         _record_roll(ctx, made)
         nation, why = reading.result, f"rolled {reading.roll}: {reading.result}"
     ctx.emit(CampaignFixed, key="system_side", value=nation, rule="STF 10.8")

@@ -110,7 +110,7 @@ def text_conflict(c: dict) -> str | None:
     if cls == "DD" and c["value"] != 4:
         return "a DD costs 4 deployment points (STF 8.9)"
     if cls in SUBS and c["speed"] != SUB_SPEED[cls]:
-        return "an SSN moves 2 hexes a turn, a conventional sub 1 (STF 7.1)"
+        return f"an SSN moves {SUB_SPEED['SSN']} hexes a turn, a conventional sub {SUB_SPEED['SS']} (STF 7.1)"
     return None
 
 

@@ -639,11 +639,14 @@ def system_speed(state: dict, group: dict) -> tuple[int, str]:
     5.2 under a GameSystem command control loss."""
     if group["kind"] == "subron":
         if group.get("intel") != "precise":
-            speed, why = MOVE["subron_speed"]["less than precise"], "a subron less than Precise moves 2 (STF 7.1, 7.2)"
+            speed = MOVE["subron_speed"]["less than precise"]
+            why = f"a subron less than Precise moves {speed} (STF 7.1, 7.2)"
         elif any(u.get("class") == "SS" for u in units_of(state, group)):
-            speed, why = MOVE["subron_speed"]["precise with a conventional sub"], "a Precise conventional sub moves 1 (STF 7.1)"
+            speed = MOVE["subron_speed"]["precise with a conventional sub"]
+            why = f"a Precise conventional sub moves {speed} (STF 7.1)"
         else:
-            speed, why = MOVE["subron_speed"]["precise with an SSN only"], "Precise SSNs move 2 (STF 7.1)"
+            speed = MOVE["subron_speed"]["precise with an SSN only"]
+            why = f"Precise SSNs move {speed} (STF 7.1)"
     else:
         known = group_speed(state, group)
         speed = known if known is not None else MOVE["unknown_tf_speed"]
