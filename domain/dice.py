@@ -69,38 +69,25 @@ def _draw(seed: bytes, game_id: str, epoch: int, entropy: str, nonce: int, sides
         i += 1
 
 
-# HMAC's inner and outer pads as byte translation tables, as the standard library's hmac builds them.
-_IPAD = bytes(b ^ 0x36 for b in range(256))
-_OPAD = bytes(b ^ 0x5C for b in range(256))
-_BLOCK = 64  # SHA-256's block size in bytes
 _FIRST_8_BYTES = struct.Struct(">Q").unpack_from  # the first 8 bytes as a big-endian unsigned int
 
 
 class EpochDice:
     """The faces of one epoch's dice, for checking many of them: the same derivation as ``face``
-    (scheme 1) or, given the roll's input, as ``face2`` (scheme 2).
-
-    HMAC-SHA256 (RFC 2104) is written out so that what every die of the epoch shares is hashed
-    once here: the padded key, and the message prefix ``game_id|epoch|client_entropy|`` (a 36-character
-    UUID and 25 characters of client entropy fill a whole SHA-256 block). A die then hashes
-    only the rest of the prefix, ``input|`` (scheme 2), ``nonce|i`` and the outer block.
-    tests/unit/test_dice.py checks it against ``face``, ``face2`` and the vectors.
+    (scheme 1) or, given the roll's input, as ``face2`` (scheme 2), with the HMAC of the message
+    prefix every die of the epoch shares, ``game_id|epoch|client_entropy|``, made once and copied
+    for each die (``hmac.HMAC.copy``). tests/unit/test_dice.py checks it against ``face``,
+    ``face2`` and the vectors.
     """
 
     def __init__(self, seed: bytes, game_id: str, epoch: int, entropy: str):
-        key = hashlib.sha256(seed).digest() if len(seed) > _BLOCK else seed
-        key = key.ljust(_BLOCK, b"\0")
-        self._inner = hashlib.sha256(key.translate(_IPAD))
-        self._outer = hashlib.sha256(key.translate(_OPAD))
-        self._inner.update(f"{game_id}|{epoch}|{entropy}|".encode())
+        self._prefix = hmac.new(seed, f"{game_id}|{epoch}|{entropy}|".encode(), hashlib.sha256)
 
     def hmac(self, rest: bytes) -> bytes:
         """HMAC-SHA256 under the epoch seed of the prefix followed by ``rest``."""
-        inner = self._inner.copy()
-        inner.update(rest)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.digest()
+        mac = self._prefix.copy()
+        mac.update(rest)
+        return mac.digest()
 
     def face(self, nonce: int, sides: int, input: str | None = None) -> int:
         """The face (1..sides) of die ``nonce``: ``face(seed, game_id, epoch, entropy, nonce, sides)``;
@@ -108,16 +95,11 @@ class EpochDice:
         if not 2 <= sides <= _TWO_64:
             raise ValueError(f"a die has between 2 and 2**64 sides, not {sides}")
         limit = _TWO_64 - (_TWO_64 % sides)
-        inner, outer = self._inner, self._outer
         as_int = type(nonce) is int  # b"%d" writes what an f-string writes for an int, not for a bool
         lead = b"" if input is None else f"{input}|".encode()
         i = 0
         while True:
-            h = inner.copy()
-            h.update(lead + (b"%d|%d" % (nonce, i) if as_int else f"{nonce}|{i}".encode()))
-            o = outer.copy()
-            o.update(h.digest())
-            x, = _FIRST_8_BYTES(o.digest())
+            x, = _FIRST_8_BYTES(self.hmac(lead + (b"%d|%d" % (nonce, i) if as_int else f"{nonce}|{i}".encode())))
             if x < limit:
                 return x % sides + 1
             i += 1
