@@ -1040,9 +1040,11 @@ def _fields_of_template(order: dict) -> dict:
 
 
 def _label(value, names: dict) -> str:
+    """A choice as ``--set FIELD=VALUE`` reads it back: a name with its id, else JSON (a
+    draw's winner is ``null``, not a word the order would refuse)."""
     if isinstance(value, str):
         return f"{names[value]} ({value})" if value in names else value
-    return "none" if value is None else _compact(value)
+    return _compact(value)
 
 
 def _field_text(spec, names: dict) -> str:

@@ -32,7 +32,7 @@ def test_freeform_legal_prints_fields_and_command_lines_that_record_each_kind(se
     game_id = started_game(server, alice, bob, vp_track=True)
     code, out, err = alice("legal", game_id)
     assert code == 0, err
-    assert "  dice: NdS | dS | d66" in out and "  winner: one of Blue | Red | none" in out
+    assert "  dice: NdS | dS | d66" in out and "  winner: one of Blue | Red | null" in out
     assert f"warlog take-back {game_id}" in out and f"warlog concede {game_id}" in out
     lines = {argv[2]: argv for argv in commands(out, game_id)}
     assert set(lines) == {"note", "roll", "vp", "advance", "end"}
@@ -125,3 +125,17 @@ def test_falklands_state_lists_units_by_area_and_the_log_speaks_names(server, al
     # Numbered by seq, after the joins with their keys, the epoch, the order and its signature.
     assert code == 0 and re.search(r"\n +#\d+ Spartan moved to Falkland Islands Sea Area\n", out), out
     assert "spartan" not in out and "falklands (standard)" in out
+
+
+def test_legal_prints_a_draws_winner_as_null_which_set_takes_back_ff5(server, alice, bob):
+    """FF 5: the winner of an end is a side or null (a draw); legal prints the choice as the
+    JSON that ``--set winner=...`` reads, so the printed word can be pasted back."""
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "  winner: one of Blue | Red | null" in out, out
+    printed = out.split("  winner: one of ")[1].splitlines()[0].split(" | ")[-1]
+    code, out, err = alice("order", game_id, "end", "--set", f"winner={printed}", "--set", "reason=mutual exhaustion")
+    assert code == 0, err
+    code, out, err = alice("show", game_id)
+    assert "ended: a draw" in out, out
