@@ -910,12 +910,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     def human(g: dict) -> None:
         say(_summary_line(g))
         if g.get("vp"):
-            say("VP: " + ", ".join(f"{k} {v}" for k, v in g["vp"].items()))
+            say(_vp_text(g["vp"]))
         if g.get("ended"):
             say("ended: " + _ended_text(g["ended"]))
         say(f"chain head {g.get('chain_head')}")
 
     return _emit(args, body, human)
+
+
+def _vp_text(vp: dict) -> str:
+    """"VP: Blue 2, Red 0" for a ruleset with VP per side; "VP: 8" for one with a single track
+    named "VP" (Falklands' signed track, FS 4.1), whose key says nothing more."""
+    if list(vp) == ["VP"]:
+        return f"VP: {vp['VP']}"
+    return "VP: " + ", ".join(f"{k} {v}" for k, v in vp.items())
 
 
 def _ended_text(ended: dict) -> str:
@@ -1718,7 +1726,7 @@ def cmd_state(args: argparse.Namespace) -> int:
         say(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
               f"to move: {', '.join(b.get('whose_move') or []) or 'nobody'}")
         if state.get("vp"):
-            say("VP: " + ", ".join(f"{k} {v}" for k, v in state["vp"].items()))
+            say(_vp_text(state["vp"]))
         ended = b.get("ended") or state.get("ended")
         if ended:
             say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
