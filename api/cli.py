@@ -1793,12 +1793,15 @@ def cmd_history(args: argparse.Namespace) -> int:
             say(f"Turn {turn.get('turn')}")
             for phase in turn.get("phases") or []:
                 say(f"  {phase.get('phase')}")
+                heading = None
                 for op in phase.get("operations") or []:
                     who = op.get("seat") or "the game"
+                    if who != heading:  # one heading for a run of one seat's commands
+                        say(f"    {who}")
+                        heading = who
                     order = f" (order {op['order_id']})" if op.get("order_id") else ""
-                    say(f"    {who}{order}")
-                    for line in op.get("lines") or []:
-                        say("      " + _event_line(line))
+                    for i, line in enumerate(op.get("lines") or []):
+                        say("      " + _event_line(line) + (order if i == 0 else ""))
                         for note in line.get("annotations") or []:
                             say("        " + _annotation_line(note))
 

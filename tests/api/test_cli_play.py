@@ -152,3 +152,29 @@ def test_show_and_state_print_falklands_one_vp_track_as_its_number_fs41(server, 
         assert code == 0, err
         assert f"\nVP: {vp['VP']}\n" in out, out
         assert "VP: VP" not in out
+
+
+
+def _ordered_and_taken_back(server, alice, bob) -> str:
+    """Blue rolls, notes and rolls again, asks to take the last roll back, and Red accepts."""
+    game_id = started_game(server, alice, bob)
+    for argv in (["roll", "--set", "dice=2d6", "--set", "purpose=barrage"], ["note", "--set", "text=dig in"],
+                 ["roll", "--set", "dice=1d6", "--set", "purpose=assault"]):
+        assert alice("order", game_id, *argv)[0] == 0
+    assert alice("take-back", game_id, "--reason", "wrong unit")[0] == 0
+    assert bob("answer-take-back", game_id, "--accept")[0] == 0
+    return game_id
+
+
+def test_history_heads_a_run_of_one_seats_commands_once(server, alice, bob):
+    """Back-to-back commands of one seat (joined, keyed; three orders and a take-back) sit under
+    one heading; each order keeps its id, after its first line."""
+    game_id = _ordered_and_taken_back(server, alice, bob)
+    code, out, err = alice("history", game_id)
+    assert code == 0, err
+    headings = [line.strip() for line in out.splitlines() if line.startswith("    ") and not line.startswith("      ")]
+    assert headings == ["the game", "Blue", "Red", "Blue", "Red"], out
+    orders = alice.json("history", game_id)["turns"][0]["phases"][0]["operations"]
+    for op in (o for o in orders if o["order_id"]):
+        assert f"#{op['lines'][0]['seq']} " in out and f"(order {op['order_id']})" in out, out
+
