@@ -1801,7 +1801,8 @@ def cmd_history(args: argparse.Namespace) -> int:
                         heading = who
                     order = f" (order {op['order_id']})" if op.get("order_id") else ""
                     for i, line in enumerate(op.get("lines") or []):
-                        say("      " + _event_line(line) + (order if i == 0 else ""))
+                        gone = " [superseded]" if line.get("superseded") else ""  # as dice marks a roll
+                        say("      " + _event_line(line) + (order if i == 0 else "") + gone)
                         for note in line.get("annotations") or []:
                             say("        " + _annotation_line(note))
 

@@ -178,3 +178,15 @@ def test_history_heads_a_run_of_one_seats_commands_once(server, alice, bob):
     for op in (o for o in orders if o["order_id"]):
         assert f"#{op['lines'][0]['seq']} " in out and f"(order {op['order_id']})" in out, out
 
+
+def test_history_marks_what_a_take_back_replaced_as_dice_does(server, alice, bob):
+    """The events of a taken-back order are marked [superseded], as ``dice`` marks its roll
+    (both from TakeBackAccepted's span); the orders before it are not."""
+    game_id = _ordered_and_taken_back(server, alice, bob)
+    code, out, err = alice("history", game_id)
+    assert code == 0, err
+    marked = [line for line in out.splitlines() if line.endswith(" [superseded]")]
+    assert any("Blue orders roll: assault" in line for line in marked), out
+    assert not any("barrage" in line or "dig in" in line for line in marked), out
+    code, dice_out, err = alice("dice", game_id)
+    assert "assault" in next(line for line in dice_out.splitlines() if "superseded" in line)
