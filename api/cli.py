@@ -221,8 +221,8 @@ def cmd_heads(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Verify a stored log; a failure is recorded and stops the game until an operator accepts
     it (``--accept-damage REASON``, docs/operations.md)."""
-    service = _local_store()[0]
-    game_id = _saved_game_id(args.game_id)
+    service, where = _local_store()
+    game_id = _stored_game_id(service, where, args.game_id)
     report = service.check_integrity(game_id)
     for line in report.summary().splitlines():
         say(line)
@@ -470,6 +470,37 @@ def _saved_game_id(given: str) -> str:
     return session.game_id(given, ask_server=False)
 
 
+STORED_PREFIX = 8  # hex digits of a stored game's id an operator command needs, at least
+
+
+def _stored_game_id(service, where: str, given: str) -> str:
+    """An operator command's game id: a whole id, the start of one saved in the client config
+    (``_saved_game_id``), or the start (``STORED_PREFIX`` hex digits or more) of one game id of
+    this machine's store."""
+    game_id = _saved_game_id(given)
+    try:
+        return str(uuid.UUID(game_id))
+    except ValueError:
+        pass
+    from domain.errors import GameNotFound
+
+    if len(given.replace("-", "")) < STORED_PREFIX:
+        raise UsageError(f"{given!r} is not a game id: give the whole id, or its first {STORED_PREFIX} hex digits "
+                         "or more")
+    matches = service.game_ids_starting(given)
+    if len(matches) > 1:
+        raise _ambiguous(given, matches, whole=True)
+    if not matches:
+        raise GameNotFound(f"no game id in {where} starts with {given!r}")
+    return matches[0]
+
+
+def _ambiguous(given: str, matches: list[str], *, whole: bool = False) -> UsageError:
+    """The error for a start of an id that several games share, naming them (``whole``: in full)."""
+    named = ", ".join(m if whole else m[:13] + "…" for m in matches)
+    return UsageError(f"{given!r} starts {len(matches)} game ids ({named}); give more of it")
+
+
 def _server_from_env_or_option(args: argparse.Namespace) -> str | None:
     return getattr(args, "server", None) or os.environ.get("WARLOG_SERVER") or None
 
@@ -503,8 +534,7 @@ class Session:
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise UsageError(f"{given!r} starts {len(matches)} game ids ({', '.join(m[:13] + '…' for m in matches)}); "
-                             "give more of it")
+            raise _ambiguous(given, matches)
         if not ask_server:
             return given  # a local command: the store says "no game" and where it looked
         listed = f" or listed by {_server_from_env_or_option(self.args) or self.config['server']}" \
@@ -2410,7 +2440,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_heads)
 
     p = sub.add_parser("check", help="verify a stored game's log in place, as an export would be")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help="the game's id, or its start (8 hex digits or more) as this machine's store "
+                                   "or the client config has it")
     p.add_argument("--accept-damage", metavar="REASON",
                    help="record the operator's decision to play on from the damaged stored log as it is")
     p.set_defaults(func=cmd_check)
