@@ -2022,7 +2022,9 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
     g.add_argument("--token", metavar="TOKEN", help="a bearer token (seat, umpire or admin)")
     if seat_choice:
         g.add_argument("--as", dest="as_seat", metavar="SEAT",
-                       help="use the saved token of this seat (several seats of one game on one machine)")
+                       help="use the saved token and signing key of this seat (several seats of one game on "
+                            "one machine); without --as: the seat this machine last joined the game as "
+                            "(--token or WARLOG_TOKEN, when given, is the token sent)")
     g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="print the raw JSON response (for scripts)")
@@ -2030,13 +2032,15 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 
 CLIENT_EPILOG = f"""\
-Client commands (new, sandbox, join, games, show, legal, order, seal, reveal, state, history, dice, watch,
-take-back, answer-take-back, concede, client-seed, standing, annotate, spectator-token, spectator-tokens,
-spectator-revoke, umpire-token, umpire-propose, umpire-answer, umpire-tokens, umpire-revoke, webhook,
-replay, stats, and export with a server) talk to a warlog server: --server or WARLOG_SERVER, else the
-server saved with the game or in the config file.
+Client commands (new, sandbox, kinds, join, games, show, legal, order, seal, reveal, state, history, dice,
+watch, take-back, answer-take-back, concede, vacation, extend, claim-win, client-seed, standing, notify,
+annotate, spectator-token, spectator-tokens, spectator-revoke, umpire-token, umpire-propose,
+umpire-answer, umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a
+warlog server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
-(WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
+(WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600): the token of
+the seat given with --as, else of the seat this machine last joined the game as (a read with no seat
+saved uses the umpire's, else the admin token).
 
 export: with --server or WARLOG_SERVER it downloads the game from that server; otherwise (or with
 --local) it reads this machine's store, as the other server-side commands do.
@@ -2101,7 +2105,11 @@ def add_client_commands(sub) -> None:
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_join)
 
-    p = sub.add_parser("games", help="list public games and the game of your token")
+    p = sub.add_parser("games", help="list public games and the game of your token",
+                       description="List the server's public games, the game of --token / WARLOG_TOKEN when "
+                                   "one is given, and the games saved in the config file for this server "
+                                   "(private ones too, read with their saved tokens), one summary line each; "
+                                   "the options filter all of them. Sandboxes are listed only with --sandbox.")
     p.add_argument("--status", choices=["waiting", "active", "ended"])
     p.add_argument("--ruleset")
     p.add_argument("--player", help="a player's handle")
@@ -2130,7 +2138,7 @@ def add_client_commands(sub) -> None:
                     "config until an order is accepted under it, so a refused or lost order's next attempt "
                     "has the same id and so the same dice; the same id again records nothing new.")
     p.add_argument("game_id")
-    p.add_argument("kind", nargs="?", help="roll, note, vp, advance, end, or a ruleset's own kind")
+    p.add_argument("kind", nargs="?", help="roll, show, note, vp, advance, end, or a ruleset's own kind")
     p.add_argument("words", nargs="*", help="the kind's arguments (see above)")
     p.add_argument("--purpose", help="what a roll is for")
     p.add_argument("--target", metavar="CMP", help="a roll's target, e.g. '>=8'")

@@ -190,3 +190,49 @@ def test_history_marks_what_a_take_back_replaced_as_dice_does(server, alice, bob
     assert not any("barrage" in line or "dig in" in line for line in marked), out
     code, dice_out, err = alice("dice", game_id)
     assert "assault" in next(line for line in dice_out.splitlines() if "superseded" in line)
+
+
+def _help(capsys, *argv: str) -> str:
+    import pytest
+
+    from api.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    return " ".join(capsys.readouterr().out.split())  # argparse wraps lines at the terminal's width
+
+
+def test_the_top_level_help_names_every_client_command(capsys):
+    """``warlog --help``'s list of the client commands names each one the parser has."""
+    from api.cli import build_parser
+
+    text = _help(capsys)
+    listed = text.split("Client commands (")[1].split(") talk to")[0]
+    client = [name for name, p in build_parser()._subparsers._group_actions[0].choices.items()
+              if p.get_default("client")]
+    assert client and [name for name in client if name not in re.split(r",\s*|\s+", listed)] == []
+
+
+def test_games_help_says_what_it_lists(capsys):
+    text = _help(capsys, "games")
+    assert "public games" in text and "--token" in text and "saved in the config file" in text
+    assert "sandboxes" in text
+
+
+def test_the_seat_a_command_uses_without_as_is_the_one_last_joined_here(capsys):
+    """Without --as a command uses the seat this machine last joined the game as (Session.token:
+    the config's "token"; the signing key of its "seat"); --token / WARLOG_TOKEN come before."""
+    for command in ("order", "legal", "take-back", "concede"):
+        text = _help(capsys, command, "GAME")
+        assert "without --as: the seat this machine last joined the game as" in text, (command, text)
+
+
+def test_the_readmes_show_seq_shows_the_sealed_roll_of_that_seq_ff9(server, alice, bob):
+    """README: ``warlog order GAME_ID show SEQ``, SEQ the # of the sealed roll in its order's answer."""
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("order", game_id, "roll", "2d6", "--purpose", "scouting", "--sealed")
+    assert code == 0, err
+    seq = re.search(r"#(\d+) Sealed: Blue rolled 2d6 for scouting", out).group(1)
+    code, out, err = alice("order", game_id, "show", seq)
+    assert code == 0 and f"Blue shows sealed roll #{seq}" in out, err
