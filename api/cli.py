@@ -1829,12 +1829,15 @@ def cmd_history(args: argparse.Namespace) -> int:
                     if who != heading:  # one heading for a run of one seat's commands
                         say(f"    {who}")
                         heading = who
-                    order = f" (order {op['order_id']})" if op.get("order_id") else ""
-                    for i, line in enumerate(op.get("lines") or []):
+                    indent = "      "
+                    if op.get("order_id"):  # each order of the run under its id
+                        say(f"{indent}order {op['order_id']}")
+                        indent += "  "
+                    for line in op.get("lines") or []:
                         gone = " [superseded]" if line.get("superseded") else ""  # as dice marks a roll
-                        say("      " + _event_line(line) + (order if i == 0 else "") + gone)
+                        say(indent + _event_line(line) + gone)
                         for note in line.get("annotations") or []:
-                            say("        " + _annotation_line(note))
+                            say(indent + "  " + _annotation_line(note))
 
     return _emit(args, body, human)
 

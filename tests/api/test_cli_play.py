@@ -168,7 +168,7 @@ def _ordered_and_taken_back(server, alice, bob) -> str:
 
 def test_history_heads_a_run_of_one_seats_commands_once(server, alice, bob):
     """Back-to-back commands of one seat (joined, keyed; three orders and a take-back) sit under
-    one heading; each order keeps its id, after its first line."""
+    one heading; each order's lines under its id."""
     game_id = _ordered_and_taken_back(server, alice, bob)
     code, out, err = alice("history", game_id)
     assert code == 0, err
@@ -176,7 +176,7 @@ def test_history_heads_a_run_of_one_seats_commands_once(server, alice, bob):
     assert headings == ["the game", "Blue", "Red", "Blue", "Red"], out
     orders = alice.json("history", game_id)["turns"][0]["phases"][0]["operations"]
     for op in (o for o in orders if o["order_id"]):
-        assert f"#{op['lines'][0]['seq']} " in out and f"(order {op['order_id']})" in out, out
+        assert f"\n      order {op['order_id']}\n        #{op['lines'][0]['seq']} " in out, out
 
 
 def test_history_marks_what_a_take_back_replaced_as_dice_does(server, alice, bob):
