@@ -221,8 +221,8 @@ def cmd_heads(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Verify a stored log; a failure is recorded and stops the game until an operator accepts
     it (``--accept-damage REASON``, docs/operations.md)."""
-    service = _local_store()[0]
-    game_id = _saved_game_id(args.game_id)
+    service, where = _local_store()
+    game_id = _stored_game_id(service, where, args.game_id)
     report = service.check_integrity(game_id)
     for line in report.summary().splitlines():
         say(line)
@@ -470,6 +470,37 @@ def _saved_game_id(given: str) -> str:
     return session.game_id(given, ask_server=False)
 
 
+STORED_PREFIX = 8  # hex digits of a stored game's id an operator command needs, at least
+
+
+def _stored_game_id(service, where: str, given: str) -> str:
+    """An operator command's game id: a whole id, the start of one saved in the client config
+    (``_saved_game_id``), or the start (``STORED_PREFIX`` hex digits or more) of one game id of
+    this machine's store."""
+    game_id = _saved_game_id(given)
+    try:
+        return str(uuid.UUID(game_id))
+    except ValueError:
+        pass
+    from domain.errors import GameNotFound
+
+    if len(given.replace("-", "")) < STORED_PREFIX:
+        raise UsageError(f"{given!r} is not a game id: give the whole id, or its first {STORED_PREFIX} hex digits "
+                         "or more")
+    matches = service.game_ids_starting(given)
+    if len(matches) > 1:
+        raise _ambiguous(given, matches, whole=True)
+    if not matches:
+        raise GameNotFound(f"no game id in {where} starts with {given!r}")
+    return matches[0]
+
+
+def _ambiguous(given: str, matches: list[str], *, whole: bool = False) -> UsageError:
+    """The error for a start of an id that several games share, naming them (``whole``: in full)."""
+    named = ", ".join(m if whole else m[:13] + "…" for m in matches)
+    return UsageError(f"{given!r} starts {len(matches)} game ids ({named}); give more of it")
+
+
 def _server_from_env_or_option(args: argparse.Namespace) -> str | None:
     return getattr(args, "server", None) or os.environ.get("WARLOG_SERVER") or None
 
@@ -503,8 +534,7 @@ class Session:
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            raise UsageError(f"{given!r} starts {len(matches)} game ids ({', '.join(m[:13] + '…' for m in matches)}); "
-                             "give more of it")
+            raise _ambiguous(given, matches)
         if not ask_server:
             return given  # a local command: the store says "no game" and where it looked
         listed = f" or listed by {_server_from_env_or_option(self.args) or self.config['server']}" \
@@ -910,12 +940,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     def human(g: dict) -> None:
         say(_summary_line(g))
         if g.get("vp"):
-            say("VP: " + ", ".join(f"{k} {v}" for k, v in g["vp"].items()))
+            say(_vp_text(g["vp"]))
         if g.get("ended"):
             say("ended: " + _ended_text(g["ended"]))
         say(f"chain head {g.get('chain_head')}")
 
     return _emit(args, body, human)
+
+
+def _vp_text(vp: dict) -> str:
+    """"VP: Blue 2, Red 0" for a ruleset with VP per side; "VP: 8" for one with a single track
+    named "VP" (Falklands' signed track, FS 4.1), whose key says nothing more."""
+    if list(vp) == ["VP"]:
+        return f"VP: {vp['VP']}"
+    return "VP: " + ", ".join(f"{k} {v}" for k, v in vp.items())
 
 
 def _ended_text(ended: dict) -> str:
@@ -1040,9 +1078,11 @@ def _fields_of_template(order: dict) -> dict:
 
 
 def _label(value, names: dict) -> str:
+    """A choice as ``--set FIELD=VALUE`` reads it back: a name with its id, else JSON (a
+    draw's winner is ``null``, not a word the order would refuse)."""
     if isinstance(value, str):
         return f"{names[value]} ({value})" if value in names else value
-    return "none" if value is None else _compact(value)
+    return _compact(value)
 
 
 def _field_text(spec, names: dict) -> str:
@@ -1729,7 +1769,7 @@ def cmd_state(args: argparse.Namespace) -> int:
         say(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
               f"to move: {', '.join(b.get('whose_move') or []) or 'nobody'}")
         if state.get("vp"):
-            say("VP: " + ", ".join(f"{k} {v}" for k, v in state["vp"].items()))
+            say(_vp_text(state["vp"]))
         ended = b.get("ended") or state.get("ended")
         if ended:
             say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))
@@ -1796,14 +1836,21 @@ def cmd_history(args: argparse.Namespace) -> int:
             say(f"Turn {turn.get('turn')}")
             for phase in turn.get("phases") or []:
                 say(f"  {phase.get('phase')}")
+                heading = None
                 for op in phase.get("operations") or []:
                     who = op.get("seat") or "the game"
-                    order = f" (order {op['order_id']})" if op.get("order_id") else ""
-                    say(f"    {who}{order}")
+                    if who != heading:  # one heading for a run of one seat's commands
+                        say(f"    {who}")
+                        heading = who
+                    indent = "      "
+                    if op.get("order_id"):  # each order of the run under its id
+                        say(f"{indent}order {op['order_id']}")
+                        indent += "  "
                     for line in op.get("lines") or []:
-                        say("      " + _event_line(line))
+                        gone = " [superseded]" if line.get("superseded") else ""  # as dice marks a roll
+                        say(indent + _event_line(line) + gone)
                         for note in line.get("annotations") or []:
-                            say("        " + _annotation_line(note))
+                            say(indent + "  " + _annotation_line(note))
 
     return _emit(args, body, human)
 
@@ -1991,7 +2038,9 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
     g.add_argument("--token", metavar="TOKEN", help="a bearer token (seat, umpire or admin)")
     if seat_choice:
         g.add_argument("--as", dest="as_seat", metavar="SEAT",
-                       help="use the saved token of this seat (several seats of one game on one machine)")
+                       help="use the saved token and signing key of this seat (several seats of one game on "
+                            "one machine); without --as: the seat this machine last joined the game as "
+                            "(--token or WARLOG_TOKEN, when given, is the token sent)")
     g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="print the raw JSON response (for scripts)")
@@ -1999,13 +2048,15 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 
 
 CLIENT_EPILOG = f"""\
-Client commands (new, sandbox, join, games, show, legal, order, seal, reveal, state, history, dice, watch,
-take-back, answer-take-back, concede, client-seed, standing, annotate, spectator-token, spectator-tokens,
-spectator-revoke, umpire-token, umpire-propose, umpire-answer, umpire-tokens, umpire-revoke, webhook,
-replay, stats, and export with a server) talk to a warlog server: --server or WARLOG_SERVER, else the
-server saved with the game or in the config file.
+Client commands (new, sandbox, kinds, join, games, show, legal, order, seal, reveal, state, history, dice,
+watch, take-back, answer-take-back, concede, vacation, extend, claim-win, client-seed, standing, notify,
+annotate, spectator-token, spectator-tokens, spectator-revoke, umpire-token, umpire-propose,
+umpire-answer, umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a
+warlog server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file
-(WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600).
+(WARLOG_CLIENT_CONFIG, default {DEFAULT_CONFIG}, written with mode 0600): the token of
+the seat given with --as, else of the seat this machine last joined the game as (a read with no seat
+saved uses the umpire's, else the admin token).
 
 export: with --server or WARLOG_SERVER it downloads the game from that server; otherwise (or with
 --local) it reads this machine's store, as the other server-side commands do.
@@ -2070,7 +2121,11 @@ def add_client_commands(sub) -> None:
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_join)
 
-    p = sub.add_parser("games", help="list public games and the game of your token")
+    p = sub.add_parser("games", help="list public games and the game of your token",
+                       description="List the server's public games, the game of --token / WARLOG_TOKEN when "
+                                   "one is given, and the games saved in the config file for this server "
+                                   "(private ones too, read with their saved tokens), one summary line each; "
+                                   "the options filter all of them. Sandboxes are listed only with --sandbox.")
     p.add_argument("--status", choices=["waiting", "active", "ended"])
     p.add_argument("--ruleset")
     p.add_argument("--player", help="a player's handle")
@@ -2099,7 +2154,7 @@ def add_client_commands(sub) -> None:
                     "config until an order is accepted under it, so a refused or lost order's next attempt "
                     "has the same id and so the same dice; the same id again records nothing new.")
     p.add_argument("game_id")
-    p.add_argument("kind", nargs="?", help="roll, note, vp, advance, end, or a ruleset's own kind")
+    p.add_argument("kind", nargs="?", help="roll, show, note, vp, advance, end, or a ruleset's own kind")
     p.add_argument("words", nargs="*", help="the kind's arguments (see above)")
     p.add_argument("--purpose", help="what a roll is for")
     p.add_argument("--target", metavar="CMP", help="a roll's target, e.g. '>=8'")
@@ -2409,7 +2464,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_heads)
 
     p = sub.add_parser("check", help="verify a stored game's log in place, as an export would be")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help="the game's id, or its start (8 hex digits or more) as this machine's store "
+                                   "or the client config has it")
     p.add_argument("--accept-damage", metavar="REASON",
                    help="record the operator's decision to play on from the damaged stored log as it is")
     p.set_defaults(func=cmd_check)

@@ -169,9 +169,11 @@ def created(create, public: bool):
     seats = find_ruleset(created_line["ruleset"]).human_seats(created_line["seats"])
     sandbox = next((line["data"] for line in result.events if line["type"] == "SandboxForked"), None)
     admin, invites = access().register_game(result.game_id, public, seats)
-    response = jsonify(schemas.dump(schemas.Created, {
-        "game_id": result.game_id, "seats": seats, "invites": invites,
-        "admin_token": admin, "version": result.version, "chain_head": result.chain_head, "sandbox": sandbox}))
+    body = {"game_id": result.game_id, "seats": seats, "invites": invites, "admin_token": admin,
+            "version": result.version, "chain_head": result.chain_head}
+    if sandbox is not None:  # a new game carries no sandbox mark (docs/api.md)
+        body["sandbox"] = sandbox
+    response = jsonify(schemas.dump(schemas.Created, body))
     response.status_code = 201
     response.headers["Location"] = url_for("games.get_game", game_id=result.game_id)
     return response

@@ -677,7 +677,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games/{game_id}/history"): Op(
         "The game's history in words", ANY, tag="reads", params=_GAME,
         description="The events the caller may see, grouped by turn, phase and operation (what one "
-                    "command recorded), each line with its readable `text`.",
+                    "command recorded), each line with its readable `text`; the lines of a taken-back order "
+                    "are marked `superseded`, as the dice audit marks its rolls.",
         replies={200: Reply("the history", reads.HistoryBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "invalid_request")),
     ("get", "/api/v1/games/{game_id}/dice"): Op(

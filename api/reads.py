@@ -225,6 +225,8 @@ class HistoryLine(Schema):
     seq = fields.Integer()
     type = fields.String()
     text = fields.String()
+    superseded = fields.Boolean(metadata={"description": "the event is part of an order taken back (a "
+                                "TakeBackAccepted's superseded_from..superseded_to), as the dice audit marks its rolls"})
     annotations = fields.List(fields.Nested(Annotation), metadata={
         "description": "the annotations on this event the caller may read, oldest first (docs/api.md, Annotations)"})
 

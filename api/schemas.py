@@ -173,16 +173,18 @@ class CommandResult(Schema):
 
 
 class Created(Schema):
+    """Keys are sent in this order (api/jsonbody.py does not sort them): docs/api.md's example."""
+
     game_id = fields.String()
     seats = fields.List(fields.String())
-    invites = fields.Dict(keys=fields.String(), values=fields.String(),
-                          metadata={"description": "one invite code per seat, shown once"})
     admin_token = fields.String(metadata={"description": "shown once; proposes an umpire and, once the "
                                                          "seats agree, issues its tokens"})
+    invites = fields.Dict(keys=fields.String(), values=fields.String(),
+                          metadata={"description": "one invite code per seat, shown once"})
     version = fields.Integer()
     chain_head = fields.String()
-    sandbox = fields.Dict(allow_none=True, metadata={
-        "description": "a sandbox's mark: {source, at, at_hash, by}; null for a new game"})
+    sandbox = fields.Dict(metadata={
+        "description": "a sandbox's mark: {source, at, at_hash, by}; absent for a new game"})
 
 
 class Joined(Schema):

@@ -29,7 +29,7 @@ from domain.errors import (Conflict, DamagedLog, GameNotFound, IntegrityFailure,
                            WarlogError)
 from domain.events import GameCreated, event_class, fields_from_data
 from domain.game import Game, new_game_id
-from domain.storage import SeedStore, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
+from domain.storage import SeedStore, SqlTables, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
 
 
 @contextmanager
@@ -291,6 +291,21 @@ class Warlog(Application):
             for line in page:
                 yield verifying.dumps(line)
             after = page[-1]["seq"]
+
+    def game_ids_starting(self, prefix: str) -> list[str]:
+        """The ids of the stored games that start with ``prefix`` (hex digits, dashes as in an id
+        or not), read from the event store: the games whose first event is stored, in id order.
+        The prefix is an id range, so the events table's primary key finds them."""
+        digits = prefix.replace("-", "").lower()
+        if not digits or len(digits) > 32 or any(ch not in "0123456789abcdef" for ch in digits):
+            return []
+        low, high = UUID(digits.ljust(32, "0")), UUID(digits.ljust(32, "f"))
+        bounds = (low.hex, high.hex) if self.config.kind == "sqlite" else (low, high)  # as each stores an id
+        table = SqlTables.for_service(self)
+        rows = table._run(f"SELECT originator_id FROM {{t}}{self.recorder.events_table_name} "
+                          "WHERE originator_id >= ? AND originator_id <= ? AND originator_version = 1 "
+                          "ORDER BY originator_id", bounds, fetch="all")
+        return [str(UUID(str(r["originator_id"]))) for r in rows]
 
     def check_integrity(self, game_id: str | UUID) -> verifying.Report:
         """Verify the stored log of a game as an umpire would verify its export.

@@ -492,11 +492,14 @@ def _visible(rules: Any, game_id: str, items: list[dict], viewer: str | None,
 
 def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, game_id: str = "") -> list[dict]:
     """Turns → phases → operations → lines, each line's text described after filtering. Turns
-    and phases are listed in the order they first appear."""
+    and phases are listed in the order they first appear. A line inside a taken-back order is
+    marked ``superseded``, read from its TakeBackAccepted as the VP track and the dice audit are."""
     turns: dict[Any, dict[Any, list[dict]]] = {}
     built: dict[int, dict] = {}
     shown: dict[int, dict] = {}  # seq -> its history line, where annotations on it are put
-    for item, line in _visible(rules, game_id, view["items"], viewer):
+    visible = _visible(rules, game_id, view["items"], viewer)
+    gone = _taken_back(line for _, line in visible)
+    for item, line in visible:
         if is_annotation(line):
             _annotate(shown, line)
             continue
@@ -507,10 +510,24 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
                                       "lines": []}
             turns.setdefault(meta["turn"], {}).setdefault(meta["phase"], []).append(op)
         entry = shown[item["seq"]] = {"seq": item["seq"], "type": item["type"], "text": describe(line, rules),
-                                      "annotations": []}
+                                      "superseded": item["seq"] in gone, "annotations": []}
         op["lines"].append(entry)
     return [{"turn": turn, "phases": [{"phase": phase, "operations": ops} for phase, ops in phases.items()]}
             for turn, phases in turns.items()]
+
+
+def _taken_back(lines: Iterable[dict]) -> set[int]:
+    """The seqs every TakeBackAccepted supersedes: its span (as the VP track marks) and its rolls
+    (as the dice audit marks; they lie in the span)."""
+    gone: set[int] = set()
+    for line in lines:
+        if line["type"] == "TakeBackAccepted":
+            d = data_of(line)
+            span = _superseded_range(d)
+            if span is not None:
+                gone.update(range(span[0], span[1] + 1))
+            gone.update(_superseded_rolls(d))
+    return gone
 
 
 ANNOTATION = "AnnotationAdded"

@@ -32,7 +32,7 @@ def test_freeform_legal_prints_fields_and_command_lines_that_record_each_kind(se
     game_id = started_game(server, alice, bob, vp_track=True)
     code, out, err = alice("legal", game_id)
     assert code == 0, err
-    assert "  dice: NdS | dS | d66" in out and "  winner: one of Blue | Red | none" in out
+    assert "  dice: NdS | dS | d66" in out and "  winner: one of Blue | Red | null" in out
     assert f"warlog take-back {game_id}" in out and f"warlog concede {game_id}" in out
     lines = {argv[2]: argv for argv in commands(out, game_id)}
     assert set(lines) == {"note", "roll", "vp", "advance", "end"}
@@ -125,3 +125,114 @@ def test_falklands_state_lists_units_by_area_and_the_log_speaks_names(server, al
     # Numbered by seq, after the joins with their keys, the epoch, the order and its signature.
     assert code == 0 and re.search(r"\n +#\d+ Spartan moved to Falkland Islands Sea Area\n", out), out
     assert "spartan" not in out and "falklands (standard)" in out
+
+
+def test_legal_prints_a_draws_winner_as_null_which_set_takes_back_ff5(server, alice, bob):
+    """FF 5: the winner of an end is a side or null (a draw); legal prints the choice as the
+    JSON that ``--set winner=...`` reads, so the printed word can be pasted back."""
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "  winner: one of Blue | Red | null" in out, out
+    printed = out.split("  winner: one of ")[1].splitlines()[0].split(" | ")[-1]
+    code, out, err = alice("order", game_id, "end", "--set", f"winner={printed}", "--set", "reason=mutual exhaustion")
+    assert code == 0, err
+    code, out, err = alice("show", game_id)
+    assert "ended: a draw" in out, out
+
+
+def test_show_and_state_print_falklands_one_vp_track_as_its_number_fs41(server, alice, bob):
+    """FS 4.1: Falklands keeps one signed VP track (key "VP"); show and state print its value
+    ("VP: 8"), not the key before it ("VP: VP 8"), while freeform's per-side VP keep their sides."""
+    game_id = falklands_game(server, alice, bob)
+    vp = alice.json("show", game_id)["vp"]
+    assert list(vp) == ["VP"], vp
+    for command in ("show", "state"):
+        code, out, err = alice(command, game_id)
+        assert code == 0, err
+        assert f"\nVP: {vp['VP']}\n" in out, out
+        assert "VP: VP" not in out
+
+
+
+def _ordered_and_taken_back(server, alice, bob) -> str:
+    """Blue rolls, notes and rolls again, asks to take the last roll back, and Red accepts."""
+    game_id = started_game(server, alice, bob)
+    for argv in (["roll", "--set", "dice=2d6", "--set", "purpose=barrage"], ["note", "--set", "text=dig in"],
+                 ["roll", "--set", "dice=1d6", "--set", "purpose=assault"]):
+        assert alice("order", game_id, *argv)[0] == 0
+    assert alice("take-back", game_id, "--reason", "wrong unit")[0] == 0
+    assert bob("answer-take-back", game_id, "--accept")[0] == 0
+    return game_id
+
+
+def test_history_heads_a_run_of_one_seats_commands_once(server, alice, bob):
+    """Back-to-back commands of one seat (joined, keyed; three orders and a take-back) sit under
+    one heading; each order's lines under its id."""
+    game_id = _ordered_and_taken_back(server, alice, bob)
+    code, out, err = alice("history", game_id)
+    assert code == 0, err
+    headings = [line.strip() for line in out.splitlines() if line.startswith("    ") and not line.startswith("      ")]
+    assert headings == ["the game", "Blue", "Red", "Blue", "Red"], out
+    orders = alice.json("history", game_id)["turns"][0]["phases"][0]["operations"]
+    for op in (o for o in orders if o["order_id"]):
+        assert f"\n      order {op['order_id']}\n        #{op['lines'][0]['seq']} " in out, out
+
+
+def test_history_marks_what_a_take_back_replaced_as_dice_does(server, alice, bob):
+    """The events of a taken-back order are marked [superseded], as ``dice`` marks its roll
+    (both from TakeBackAccepted's span); the orders before it are not."""
+    game_id = _ordered_and_taken_back(server, alice, bob)
+    code, out, err = alice("history", game_id)
+    assert code == 0, err
+    marked = [line for line in out.splitlines() if line.endswith(" [superseded]")]
+    assert any("Blue orders roll: assault" in line for line in marked), out
+    assert not any("barrage" in line or "dig in" in line for line in marked), out
+    code, dice_out, err = alice("dice", game_id)
+    assert "assault" in next(line for line in dice_out.splitlines() if "superseded" in line)
+
+
+def _help(capsys, *argv: str) -> str:
+    import pytest
+
+    from api.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    return " ".join(capsys.readouterr().out.split())  # argparse wraps lines at the terminal's width
+
+
+def test_the_top_level_help_names_every_client_command(capsys):
+    """``warlog --help``'s list of the client commands names each one the parser has."""
+    from api.cli import build_parser
+
+    text = _help(capsys)
+    listed = text.split("Client commands (")[1].split(") talk to")[0]
+    client = [name for name, p in build_parser()._subparsers._group_actions[0].choices.items()
+              if p.get_default("client")]
+    assert client and [name for name in client if name not in re.split(r",\s*|\s+", listed)] == []
+
+
+def test_games_help_says_what_it_lists(capsys):
+    text = _help(capsys, "games")
+    assert "public games" in text and "--token" in text and "saved in the config file" in text
+    assert "sandboxes" in text
+
+
+def test_the_seat_a_command_uses_without_as_is_the_one_last_joined_here(capsys):
+    """Without --as a command uses the seat this machine last joined the game as (Session.token:
+    the config's "token"; the signing key of its "seat"); --token / WARLOG_TOKEN come before."""
+    for command in ("order", "legal", "take-back", "concede"):
+        text = _help(capsys, command, "GAME")
+        assert "without --as: the seat this machine last joined the game as" in text, (command, text)
+
+
+def test_the_readmes_show_seq_shows_the_sealed_roll_of_that_seq_ff9(server, alice, bob):
+    """README: ``warlog order GAME_ID show SEQ``, SEQ the # of the sealed roll in its order's answer."""
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("order", game_id, "roll", "2d6", "--purpose", "scouting", "--sealed")
+    assert code == 0, err
+    seq = re.search(r"#(\d+) Sealed: Blue rolled 2d6 for scouting", out).group(1)
+    code, out, err = alice("order", game_id, "show", seq)
+    assert code == 0 and f"Blue shows sealed roll #{seq}" in out, err

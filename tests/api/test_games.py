@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -29,6 +30,15 @@ def test_create_returns_id_invites_per_seat_and_an_admin_token(client):
     assert r.headers["Location"].endswith(f"/api/v1/games/{body['game_id']}")
     for secret in [body["admin_token"], *body["invites"].values()]:
         assert len(secret) >= 4 + 43  # prefix + 256 bits in url-safe base64
+
+
+def test_create_answers_in_the_documented_order_with_no_sandbox_key_for_a_new_game(client):
+    """docs/api.md's getting-started answer: the admin token before the invites (keys are sent in
+    the order the schema gives them, api/jsonbody.py), and no ``sandbox`` mark unless forked."""
+    r = client.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert r.status_code == 201
+    assert list(json.loads(r.get_data(as_text=True))) == ["game_id", "seats", "admin_token", "invites", "version",
+                                                         "chain_head"]
 
 
 def test_tokens_are_stored_hashed_never_in_clear(client, api_service):

@@ -229,7 +229,8 @@ def test_history_groups_lines_by_turn_phase_and_operation(client, api_service):
     ])]
     every = [ln for t in body["turns"] for p in t["phases"] for o in p["operations"] for ln in o["lines"]]
     assert [ln["seq"] for ln in every] == [line["seq"] for line in lines]  # each line once, in order
-    assert all(set(ln) == {"seq", "type", "text", "annotations"} and ln["text"] and ln["annotations"] == [] for ln in every)
+    assert all(set(ln) == {"seq", "type", "text", "annotations", "superseded"} and ln["text"] and ln["annotations"] == []
+               and ln["superseded"] is False for ln in every)
     ops = [o for t in body["turns"] for p in t["phases"] for o in p["operations"]]
     assert all(o["first_seq"] == o["lines"][0]["seq"] for o in ops)
     assert "Artillery barrage" in ops[3]["lines"][1]["text"]
@@ -338,6 +339,24 @@ def test_a_taken_back_roll_is_superseded_in_the_dice_audit_and_still_verified(cl
     order(client, game, "Red", {"kind": "advance"}, "a4")  # turn 3: epoch 1 revealed
     body = ok(client.get(url(game, "dice?purpose=assault"), headers=game.seats["Red"]))
     assert [(r["superseded"], r["status"]) for r in body["rolls"]] == [(True, "verified"), (False, "verified")]
+
+
+def test_history_marks_the_events_of_a_taken_back_order_superseded_as_the_dice_audit_does(client, api_service):
+    """The taken-back order's events (TakeBackAccepted's superseded_from..superseded_to, its rolls
+    among them) are marked in the history, as its rolls are in the dice audit; nothing else is."""
+    game = played(client)
+    order(client, game, "Blue", {"kind": "roll", "dice": "2d6", "purpose": "assault"}, "r3")
+    assert client.post(url(game, "take-backs"), json={"reason": "wrong unit"}, headers=game.seats["Blue"]).status_code == 201
+    assert client.post(url(game, "take-backs/answer"), json={"accept": True}, headers=game.seats["Red"]).status_code == 200
+    order(client, game, "Blue", {"kind": "roll", "dice": "2d6", "purpose": "assault"}, "r4")
+    taken = export_lines(api_service, game)
+    accepted = taken[seq_of(taken, "TakeBackAccepted") - 1]["data"]
+    gone = set(range(accepted["superseded_from"], accepted["superseded_to"] + 1))
+    body = ok(client.get(url(game, "history"), headers=game.seats["Red"]))
+    every = [ln for t in body["turns"] for p in t["phases"] for o in p["operations"] for ln in o["lines"]]
+    assert {ln["seq"] for ln in every if ln["superseded"]} == gone
+    rolls = ok(client.get(url(game, "dice"), headers=game.seats["Red"]))["rolls"]
+    assert {r["seq"] for r in rolls if r["superseded"]} == set(accepted["superseded_rolls"]) <= gone
 
 
 # ---------------------------------------------------------------------------------- events --

@@ -83,6 +83,41 @@ def test_check_verifies_a_stored_game_and_an_unknown_game_is_a_clear_error(playe
     assert garbage.returncode == 1 and "no game" in garbage.stderr
 
 
+def test_check_takes_a_unique_prefix_of_a_stored_game_id(played, tmp_path, monkeypatch):
+    """The operator gives what other commands take: the start (8 hex digits or more) of a game id,
+    found among the games of the local store; an unknown or too short prefix is a clear error."""
+    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(tmp_path / "nobody.json"))  # no saved game helps
+    data, game_id = played
+    checked = warlog("check", game_id[:8], data_dir=data)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith("OK") and game_id in checked.stdout
+    assert warlog("check", game_id[:13].upper(), data_dir=data).returncode == 0
+    other = format((int(game_id[:8], 16) + 1) % 16**8, "08x")
+    unknown = warlog("check", other, data_dir=data)
+    assert unknown.returncode == 1 and "no game id in sqlite:" in unknown.stderr, unknown.stderr
+    assert str(data) in unknown.stderr and f"starts with '{other}'" in unknown.stderr
+    short = warlog("check", game_id[:7], data_dir=data)
+    assert short.returncode == 2 and "8 hex digits" in short.stderr
+
+
+def test_check_names_the_stored_games_an_ambiguous_prefix_starts(tmp_path, monkeypatch):
+    import uuid
+
+    import domain.service
+
+    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(tmp_path / "nobody.json"))
+    data = tmp_path / "a"
+    assert warlog("migrate", data_dir=data).returncode == 0
+    ids = iter([uuid.UUID("abcdef01-0000-4000-8000-000000000001"), uuid.UUID("abcdef01-1000-4000-8000-000000000002")])
+    monkeypatch.setattr(domain.service, "new_game_id", lambda: next(ids))
+    app = Warlog(config_from_env({"WARLOG_DATA_DIR": str(data)}))
+    first, second = new_freeform_game(app), new_freeform_game(app)
+    app.close()
+    ambiguous = warlog("check", "abcdef01", data_dir=data)
+    assert ambiguous.returncode == 2 and first in ambiguous.stderr and second in ambiguous.stderr, ambiguous.stderr
+    assert warlog("check", "abcdef01-1", data_dir=data).returncode == 0  # more of it: one game
+
+
 def test_check_stops_a_damaged_game_and_accept_damage_records_the_operators_decision(played):
     from domain.errors import DamagedLog
     from tests.integration.rawstore import RawStore
