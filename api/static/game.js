@@ -880,8 +880,11 @@
     shown.forEach(function (x) {
       var here = "Turn " + x.turn + " · " + (x.phase || "");
       if (here !== where) { where = here; list.appendChild(W.el("li", { class: "group", text: here })); }
-      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type },
-                            x.line.text, answeredBy(x.line), noteButton(x.line.seq), W.notes(x.line.annotations)));
+      // A line of an order taken back stays in the log, struck through, as the dice panel shows its rolls.
+      list.appendChild(W.el("li", { "data-seq": x.line.seq, value: x.line.seq, "data-type": x.line.type,
+                                    class: x.line.superseded ? "superseded" : null },
+                            x.line.text, x.line.superseded ? W.el("span", { class: "hint", text: " (taken back)" }) : null,
+                            answeredBy(x.line), noteButton(x.line.seq), W.notes(x.line.annotations)));
       count++;
     });
     list.scrollTop = list.scrollHeight;

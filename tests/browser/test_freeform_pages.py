@@ -110,6 +110,9 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
     page.wait_for_selector("#takeback-box", state="hidden")
     caught_up(page)
     red.page.wait_for_selector("#log li:has-text('held the ridge')")
+    # the taken-back VP line stays in both logs, struck through and said taken back
+    for seat_page in (page, red.page):
+        seat_page.wait_for_selector("#log li.superseded:has-text('held the ridge'):has-text('(taken back)')")
     shoot(page, shots / "freeform-game-blue.png")
     shoot(red.page, shots / "freeform-game-red-phone.png")
     no_horizontal_scroll(red.page)
