@@ -290,6 +290,21 @@ class UsageError(Exception):
     """A client command cannot run as given (no server, no token, a bad argument): exit 2."""
 
 
+def _poll_seconds(name: str, default: float, command: str) -> float:
+    """A poll interval from the environment, read before the process waits for anything: a value
+    that is not a number of seconds above 0 stops ``warlog COMMAND`` at once, naming it."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0:  # NaN too
+        raise SystemExit(f"warlog {command}: {name} must be a number of seconds above 0, not {raw!r}")
+    return value
+
+
 def cmd_projector(args: argparse.Namespace) -> int:
     """Keep every read model current: catch up, sleep WARLOG_PROJECTOR_POLL_SECONDS, repeat;
     SIGTERM or SIGINT stops it between batches."""
@@ -299,11 +314,12 @@ def cmd_projector(args: argparse.Namespace) -> int:
     from projections.runner import Projections, Projector
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    poll = _poll_seconds("WARLOG_PROJECTOR_POLL_SECONDS", 0.5, "projector")
     service = _service_when_up()
     from api.app import wait_for_schema
 
     wait_for_schema(service)
-    projector = Projector(Projections(service), float(os.environ.get("WARLOG_PROJECTOR_POLL_SECONDS", "0.5") or 0.5))
+    projector = Projector(Projections(service), poll)
     signal.signal(signal.SIGTERM, projector.stop)
     signal.signal(signal.SIGINT, projector.stop)
     try:
@@ -371,6 +387,7 @@ def cmd_dispatcher(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     replays, digest_hour, every = _worker_settings("dispatcher")
+    poll = _poll_seconds("WARLOG_DISPATCH_POLL_SECONDS", 1.0, "dispatcher")
     conn = notify_jobs.redis_connection()
     service = _service_when_up()
     from api.app import wait_for_schema
@@ -396,7 +413,7 @@ def cmd_dispatcher(args: argparse.Namespace) -> int:
     if sweeping is not None:
         sweeping.start()
     try:
-        dispatcher.run(float(os.environ.get("WARLOG_DISPATCH_POLL_SECONDS", "1") or 1))
+        dispatcher.run(poll)
     finally:
         stop()
         if sweeping is not None:

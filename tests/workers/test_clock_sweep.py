@@ -267,3 +267,23 @@ def test_a_worker_with_a_malformed_sweep_interval_stops_at_once_naming_it(tmp_pa
     assert done.returncode == 1, done.stderr[-2000:]
     assert "WARLOG_CLOCK_SWEEP_SECONDS must be a number of seconds, not 'soon'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command,name", [("dispatcher", "WARLOG_DISPATCH_POLL_SECONDS"),
+                                          ("projector", "WARLOG_PROJECTOR_POLL_SECONDS")])
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "nan"])
+def test_a_malformed_poll_interval_stops_the_process_at_once_naming_it(tmp_path, command, name, value):
+    """docs/configuration.md: read before the process waits for the schema (none is ever made
+    here); it waited, then ended with a traceback from float() or polled without a pause."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, name: value, "WARLOG_DATA_DIR": str(tmp_path), "REDIS_URL": "redis://127.0.0.1:1/0"}
+    env.pop("WARLOG_DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "api.cli", command], cwd=Path(__file__).resolve().parents[2],
+                          env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert f"warlog {command}: {name} must be a number of seconds above 0, not '{value}'" in done.stderr
+    assert "Traceback" not in done.stderr
