@@ -293,15 +293,15 @@ class UsageError(Exception):
 def _poll_seconds(name: str, default: float, command: str) -> float:
     """A poll interval from the environment, read before the process waits for anything: a value
     that is not a number of seconds above 0 stops ``warlog COMMAND`` at once, naming it."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
+    from domain.storage import seconds_from_env
+
     try:
-        value = float(raw)
+        value = seconds_from_env(name, default)
     except ValueError:
         value = float("nan")
     if not value > 0:  # NaN too
-        raise SystemExit(f"warlog {command}: {name} must be a number of seconds above 0, not {raw!r}")
+        raise SystemExit(f"warlog {command}: {name} must be a number of seconds above 0, "
+                         f"not {os.environ[name].strip()!r}")
     return value
 
 

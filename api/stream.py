@@ -55,6 +55,7 @@ from api.games import lines_for, service
 from api.problems import ApiProblem
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import Warlog
+from domain.storage import seconds_from_env
 from domain.visibility import Walk
 
 log = logging.getLogger("warlog.api.stream")
@@ -67,13 +68,7 @@ PAGE = 200  # events per query; a long backlog is sent page by page
 
 
 def _number(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    value = seconds_from_env(name, default)
     return value if value > 0 else default
 
 

@@ -195,6 +195,18 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
                        lock_timeout=lock_timeout)
 
 
+def seconds_from_env(name: str, default: float, environ: Mapping[str, str] | None = None) -> float:
+    """A number of seconds from the environment: ``default`` when unset or empty, ValueError
+    naming the variable when it is not a number. Each setting applies its own bound."""
+    raw = (os.environ if environ is None else environ).get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+
+
 def data_dir_from_env(environ: Mapping[str, str] | None = None) -> Path:
     """WARLOG_DATA_DIR (default ``var``) as an absolute path: resolved once, against the working
     directory of the process that reads the environment, so no later use reads it differently

@@ -15,14 +15,13 @@ It runs as a thread of ``warlog worker``, beside the dispatcher.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from datetime import datetime
 from typing import Any
 
 from domain import clock as clocks
 from domain.errors import Conflict, DamagedLog, GameNotFound
-from domain.storage import OutageLog
+from domain.storage import OutageLog, seconds_from_env
 from projections.runner import Projections
 
 log = logging.getLogger("warlog.clock")
@@ -32,13 +31,7 @@ DEFAULT_SECONDS = 60.0
 
 def sweep_seconds(environ: dict | None = None) -> float:
     """``WARLOG_CLOCK_SWEEP_SECONDS``: seconds between sweeps; 0 turns the sweep off."""
-    raw = (os.environ if environ is None else environ).get("WARLOG_CLOCK_SWEEP_SECONDS", "").strip()
-    if not raw:
-        return DEFAULT_SECONDS
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"WARLOG_CLOCK_SWEEP_SECONDS must be a number of seconds, not {raw!r}") from None
+    value = seconds_from_env("WARLOG_CLOCK_SWEEP_SECONDS", DEFAULT_SECONDS, environ)
     if value < 0:
         raise ValueError("WARLOG_CLOCK_SWEEP_SECONDS must be 0 (off) or more")
     return value
