@@ -77,7 +77,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _local_store():
+def _local_store(hint: str = "to read a server's game give --server URL"):
     """(the service, where its store is) for a command that reads this machine's store; a store
     that holds nothing yet (no file, no tables) is said to be so, naming where it was looked for."""
     from api.app import schema_ready
@@ -87,7 +87,7 @@ def _local_store():
     config = config_from_env()
     where = config.describe()
     empty = GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
-                         "nothing has been stored there; to read a server's game give --server URL")
+                         f"nothing has been stored there; {hint}")
     if config.kind == "sqlite" and not os.path.exists(config.sqlite_path):
         raise empty
     service = _service()
@@ -238,6 +238,96 @@ def cmd_check(args: argparse.Namespace) -> int:
         say(f"DAMAGED: the game takes no orders until an operator acts (first line {damage.open[0].seq}); "
             f"warlog check {game_id} --accept-damage REASON plays on from the stored log")
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Is every process that follows the log doing its work? The log's head, where the projector
+    and the dispatcher are in it (a follower whose first unread event waits longer than
+    --stalled-after is stalled: not running, or failing), and rq's queues and workers. Exit 1
+    when a follower is stalled, Redis does not answer or a queue has no worker (workers/status.py)."""
+    from datetime import datetime, timezone
+
+    from workers import notify_jobs, status
+    from workers.queue import redis_url
+
+    if not args.stalled_after > 0:
+        raise SystemExit("warlog status: --stalled-after must be a number of seconds above 0")
+    service, where = _local_store("no service has stored anything there yet")
+    try:
+        head, followers = status.followers(service, datetime.now(timezone.utc), args.stalled_after)
+    finally:
+        service.close()
+    needed = [os.environ.get("WARLOG_QUEUE", "").strip() or "warlog", notify_jobs.queue_name()]
+    url = redis_url()
+    if not os.environ.get("REDIS_URL", "").strip():  # `make run` beside: its embedded Redis
+        from domain.storage import data_dir_from_env
+        from workers.stack import running_url
+
+        url = running_url(data_dir_from_env(os.environ)) or url
+    shown = _without_password(url)
+    try:
+        from redis import Redis
+
+        conn = Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)  # a status answers, not hangs
+        found = status.Status(where, head, followers, status.queues(conn, shown, needed, [notify_jobs.webhook_queue_name()]))
+    except ValueError as exc:  # a REDIS_URL redis-py cannot read
+        found = status.Status(where, head, followers, status.Queues(shown, False, error=str(exc)))
+    if args.json_out:
+        _print_json(found.as_dict())
+        return EXIT_OK if found.ok else EXIT_FAILED
+    say(f"store: {where}, {head} events in the log")
+    for f in followers:
+        if not f.behind:
+            say(f"{f.name}: at {f.position}, caught up")
+            continue
+        line = f"{f.name}: at {f.position}, {f.behind} behind"
+        if f.waiting_seconds is not None:
+            line += f"; the first of them was recorded {_duration(f.waiting_seconds)} ago"
+        say(line)
+        if f.stalled:
+            say(f"  STALLED: nothing has read the log for it since; is `{f.command}` running? "
+                "(if it is, its log says why it fails)")
+    q = found.queues
+    if not q.answered:
+        say(f"redis ({q.url}): does not answer ({q.error})")
+    else:
+        say(f"redis ({q.url}):")
+        for queue in q.queues:
+            say(f"  queue {queue.name}: {queue.queued} waiting, {queue.failed} failed, "
+                f"{queue.workers} worker{'' if queue.workers == 1 else 's'}"
+                + ("" if queue.served else f"; NO WORKER: start `{_worker_command(queue.name, needed)}`"))
+        for w in q.workers:
+            say(f"  worker {w['name']} on {', '.join(w['queues'])}: {w['state']}")
+    say("ok" if found.ok else "NOT OK")
+    return EXIT_OK if found.ok else EXIT_FAILED
+
+
+def _worker_command(queue: str, needed: list[str]) -> str:
+    return "warlog worker" if queue in needed else "warlog worker --webhooks"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _without_password(url: str) -> str:
+    """``url`` with any password in it replaced by ***: a status is pasted into tickets."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.username or ""
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+    except ValueError:
+        return "(REDIS_URL, unreadable)"
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -2503,6 +2593,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dispatcher", help="follow the log: notifications, replays of ended games, the clock sweep "
                                           "(a Procfile process); SIGTERM stops it")
     p.set_defaults(func=cmd_dispatcher)
+
+    p = sub.add_parser("status", help="is every process doing its work? the log's head, the projector's and the "
+                                      "dispatcher's place in it, rq's queues and workers (exit 1 when not)")
+    p.add_argument("--stalled-after", type=float, default=60.0, metavar="SECONDS",
+                   help="a follower whose first unread event is older than this is stalled (default 60)")
+    p.add_argument("--json", dest="json_out", action="store_true", help="print the status as JSON")
+    p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("rebuild-projections", help="drop the read models and fold them again from the log")
     p.add_argument("--game", metavar="ID", help="rebuild this game only")

