@@ -868,9 +868,9 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
     def human(body: dict) -> None:
         say(f"game {game_id} ({what}{ruleset}, {'public' if args.public else 'private'})")
         say(f"seats: {', '.join(body.get('seats') or [])}")
+        say(f"admin token: {body.get('admin_token')}")  # the answer's order (docs/api.md)
         for seat, code in (body.get("invites") or {}).items():
             say(f"invite for {seat}: {code}")
-        say(f"admin token: {body.get('admin_token')}")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
         say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
             f"--server {client.base_url.removesuffix('/api/v1')}")

@@ -285,6 +285,7 @@ def test_a_short_freeform_game_from_creation_to_end_through_the_cli_and_raw_http
     srv.secrets.update([admin, *invites.values()])
     assert set(invites) == {"Blue", "Red"}
     assert f"invite for Blue: {invites['Blue']}" in out and f"admin token: {admin}" in out
+    assert out.index("admin token:") < out.index("invite for Blue:")  # as the API's answer has them
     assert "seats: Blue, Red" in out and re.search(r"^version \d+, chain head [0-9a-f]{64}$", out, re.M), out
     assert stat.S_IMODE(srv.config_path("creator").stat().st_mode) == 0o600
 
