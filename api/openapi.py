@@ -752,7 +752,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
             frames={"type": "array", "items": _obj(
                 "", seq="integer", type="string", text="string", turn={}, phase={}, operation="integer",
                 marks={"type": "array", "items": {"type": "string", "enum": ["operation", "phase", "turn"]}},
-                state="integer", vp="object", whose_move="array", redacted="boolean",
+                state="integer", vp="object", whose_move="array", redacted="boolean", superseded="boolean",
                 dice=_obj("present on a roll", purpose={}, target={}, outcome={},
                           status={"type": "string", "enum": ["verified", "failed", "unrevealed"]}))},
             vp_chart={"type": ["string", "null"]}), headers=("ETag",))},

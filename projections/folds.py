@@ -498,7 +498,7 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
     built: dict[int, dict] = {}
     shown: dict[int, dict] = {}  # seq -> its history line, where annotations on it are put
     visible = _visible(rules, game_id, view["items"], viewer)
-    gone = _taken_back(line for _, line in visible)
+    gone = taken_back(line for _, line in visible)
     for item, line in visible:
         if is_annotation(line):
             _annotate(shown, line)
@@ -516,7 +516,7 @@ def render_history(view: dict, rules: Any = None, viewer: str | None = UMPIRE, g
             for turn, phases in turns.items()]
 
 
-def _taken_back(lines: Iterable[dict]) -> set[int]:
+def taken_back(lines: Iterable[dict]) -> set[int]:
     """The seqs every TakeBackAccepted supersedes: its span (as the VP track marks) and its rolls
     (as the dice audit marks; they lie in the span)."""
     gone: set[int] = set()

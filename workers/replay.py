@@ -52,6 +52,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
     shown = {line["seq"]: line for line in filter_lines(rules, lines, viewer)}
     rolls, _ = folds.render_dice(folds.fold("dice", lines), rules, viewer, game_id)
     dice_by_seq = {r["seq"]: r for r in rolls}
+    gone = folds.taken_back(shown.values())  # lines a take-back replaced, marked as the dice are
     map_view, vp_view = folds.map_empty(), folds.vp_empty()
     out: list[dict] = []
     by_seq: dict[int, dict] = {}  # seq -> its frame, where annotations on it are put
@@ -92,7 +93,8 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
         totals, _ = folds.render_vp(vp_view, rules, viewer, game_id)
         frame = {"seq": line["seq"], "type": line["type"], "text": describe(seen, rules), "turn": turn, "phase": phase,
                  "operation": operation, "marks": marks, "state": len(states) - 1, "vp": totals,
-                 "whose_move": map_view["whose_move"], "redacted": not fully_shown(seen)}
+                 "whose_move": map_view["whose_move"], "redacted": not fully_shown(seen),
+                 "superseded": line["seq"] in gone}
         roll = dice_by_seq.get(line["seq"])
         if roll is not None:
             frame["dice"] = {"seat": roll["seat"], "purpose": roll["purpose"], "notation": (seen.get("data") or {}).get("notation"),

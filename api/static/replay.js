@@ -237,9 +237,11 @@
         op = opStart[n];
         ops.appendChild(W.el("li", { class: "op" }, W.el("ol", { class: "lines" })));
       }
-      var row = W.el("li", { "data-i": n, "data-seq": f.seq, value: f.seq, class: f.dice ? "has-dice" : null },
-        W.el("button", { type: "button", class: "linkish", text: f.text || f.type, tabindex: "-1",
-                         onclick: function () { play(false); go(n); } }), W.notes(f.annotations));
+      var kinds = [f.dice ? "has-dice" : "", f.superseded ? "superseded" : ""].join(" ").trim();
+      var row = W.el("li", { "data-i": n, "data-seq": f.seq, value: f.seq, class: kinds || null },
+        W.el("button", { type: "button", class: "linkish", tabindex: "-1", onclick: function () { play(false); go(n); } },
+             f.text || f.type, f.superseded ? W.el("span", { class: "hint", text: " (taken back)" }) : null),
+        W.notes(f.annotations));
       ops.lastChild.firstChild.appendChild(row);
       rows.push(row);
     });

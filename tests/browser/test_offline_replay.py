@@ -259,3 +259,26 @@ def test_a_served_replay_runs_sandboxed_away_from_the_pages_tokens(falklands, op
     denied = page.evaluate("() => { try { localStorage.length; return false; } catch (e) { return true; } }")
     assert denied
     assert tab.errors == []
+
+
+def test_an_offline_replay_strikes_through_the_lines_of_an_order_taken_back(sqlite_config, tmp_path, open_tab):
+    from tests.workers.test_replay import taken_back_game
+
+    app = make_app(sqlite_config)
+    try:
+        _, lines = taken_back_game(app)
+    finally:
+        app.close()
+    made = replay.frames(lines, None)
+    path = tmp_path / "taken-back.html"
+    path.write_text(replay.replay_html(made), encoding="utf-8")
+    tab, _ = open_file(open_tab, path)
+    page = tab.page
+    struck = page.locator("#history li.superseded")
+    assert [int(s) for s in struck.evaluate_all("rows => rows.map(r => r.dataset.seq)")] == [
+        f["seq"] for f in made["frames"] if f["superseded"]]
+    assert all(text.endswith("(taken back)") for text in struck.all_text_contents())
+    assert "shells the ridge" in " ".join(struck.all_text_contents())
+    assert "shells the wood" not in " ".join(struck.all_text_contents())
+    assert page.locator("#history li[data-seq]:not(.superseded):has-text('(taken back)')").count() == 0
+    assert tab.errors == []

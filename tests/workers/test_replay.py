@@ -399,3 +399,32 @@ def test_building_a_replay_needs_the_games_first_line(falklands):
     lines, _, _ = falklands
     with pytest.raises(ValueError, match="GameCreated"):
         replay.frames(lines[1:], None)
+
+
+def taken_back_game(app) -> tuple[str, list[dict]]:
+    """A freeform game in which Red's roll is taken back and played again: its id and its log."""
+    gid = app.create_game("freeform", options={"sides": ["Blue", "Red"], "phases": ["Move", "Fight"]}).game_id
+    app.join(gid, "Blue", "b", "x")
+    app.join(gid, "Red", "r", "y")
+    app.submit_order(gid, "Blue", "o1", {"kind": "note", "text": "Blue digs in"})
+    app.submit_order(gid, "Red", "o2", {"kind": "roll", "dice": "2d6", "purpose": "shells the ridge"})
+    app.request_take_back(gid, "Red", "wrong target")
+    app.answer_take_back(gid, "Blue", True)
+    app.submit_order(gid, "Red", "o3", {"kind": "roll", "dice": "2d6", "purpose": "shells the wood"})
+    return gid, app.lines(gid)
+
+
+def test_the_lines_of_an_order_taken_back_are_marked_superseded_as_its_dice_are(sqlite_config):
+    app = make_app(sqlite_config)
+    try:
+        _, lines = taken_back_game(app)
+    finally:
+        app.close()
+    frames = replay.frames(lines, None)["frames"]
+    accepted = next(line for line in lines if line["type"] == "TakeBackAccepted")["data"]
+    span = range(accepted["superseded_from"], accepted["superseded_to"] + 1)
+    assert len(span) >= 2  # the order and its roll
+    assert [f["seq"] for f in frames if f["superseded"]] == list(span)
+    first_roll, second_roll = [f for f in frames if f["type"] == "DiceRolled"]
+    assert first_roll["superseded"] and first_roll["dice"]["superseded"]
+    assert not second_roll["superseded"] and not second_roll["dice"]["superseded"]
