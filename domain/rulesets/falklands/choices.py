@@ -197,7 +197,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
     if op == 22:
         origins = {}
         for a in DATA.land_areas:
-            if S.controlled_by(state, a) == side:
+            if S.controlled_by(state, a) == side and not S.contested(state, a):  # ops.op_22, FS 3.6
                 movers = [u for u in _ground_at(state, side, a) if DATA.units[u]["type"] in ("infantry", "sf")]
                 if movers:
                     origins[a] = movers

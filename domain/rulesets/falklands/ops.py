@@ -695,7 +695,11 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(DATA.units[u]["type"] in ("infantry", "sf"), rule(22), f"{name(u)} is not infantry or SF")
         need(ctx.state["units"][u]["location"] == origin, rule(22), f"{name(u)} is not in {area_name(origin)}")
-    need(S.controlled_by(ctx.state, origin) == side, rule(22), f"{area_name(origin)} is not friendly-controlled")
+    # "from one friendly controlled land area ... to any other friendly controlled or contested
+    # land area": a contested area is controlled by neither side (FS 3.6), whoever held it last
+    need(S.controlled_by(ctx.state, origin) == side and not S.contested(ctx.state, origin), rule(22),
+         f"{area_name(origin)} is not friendly-controlled"
+         f"{' (it is contested)' if S.contested(ctx.state, origin) else ''}")
     need(S.controlled_by(ctx.state, dest) == side or S.contested(ctx.state, dest), rule(22),
          f"{area_name(dest)} is neither friendly-controlled nor contested")
     attack = flag(order, "attack", rule(22))
