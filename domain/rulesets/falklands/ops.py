@@ -629,7 +629,11 @@ def op_16(ctx: Ctx, side: str, order: dict) -> list:
 def op_17(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 17, kinds=("land",))
     enemy = S.other(side)
-    need(S.controlled_by(ctx.state, area) == enemy, rule(17), f"{area_name(area)} is not enemy-controlled")
+    # "into any enemy controlled land area": a contested area is controlled by neither side (FS 3.6),
+    # whoever held it last; Op #16 lands there and Op #15 fights there
+    need(S.controlled_by(ctx.state, area) == enemy and not S.contested(ctx.state, area), rule(17),
+         f"{area_name(area)} is not enemy-controlled"
+         f"{' (it is contested: Op #16 lands there)' if S.contested(ctx.state, area) else ''}")
     assault = T.UK_ASSAULT_SHIPS if side == UK else (T.AR_ASSAULT_SHIP,)
     present = [s for s in assault if S.alive(ctx.state, s) and S.where(ctx.state, s) == S.TACTICAL]
     need(present, rule(17), "an assault ship must be in the Falkland Islands Sea Area")
