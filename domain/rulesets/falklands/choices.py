@@ -163,7 +163,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         ships = (T.UK_ASSAULT_SHIPS if side == UK else (T.AR_ASSAULT_SHIP,))
         present = [s for s in ships if S.alive(state, s) and S.where(state, s) == S.TACTICAL]
         wave = [u for u in _aboard_in(state, side, S.TACTICAL) if state["units"][u]["aboard"] in present]
-        areas = [a for a in DATA.land_areas if S.controlled_by(state, a) == enemy]
+        areas = [a for a in DATA.land_areas  # ops.op_17: not a contested area (FS 3.6)
+                 if S.controlled_by(state, a) == enemy and not S.contested(state, a)]
         if not wave or not areas:
             return None
         return {"area": areas, "wave": wave, "bombard": S.units_in(state, S.TACTICAL, side=side, classes=["ship"]),
@@ -197,7 +198,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
     if op == 22:
         origins = {}
         for a in DATA.land_areas:
-            if S.controlled_by(state, a) == side:
+            if S.controlled_by(state, a) == side and not S.contested(state, a):  # ops.op_22, FS 3.6
                 movers = [u for u in _ground_at(state, side, a) if DATA.units[u]["type"] in ("infantry", "sf")]
                 if movers:
                     origins[a] = movers

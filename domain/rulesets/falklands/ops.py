@@ -629,7 +629,11 @@ def op_16(ctx: Ctx, side: str, order: dict) -> list:
 def op_17(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 17, kinds=("land",))
     enemy = S.other(side)
-    need(S.controlled_by(ctx.state, area) == enemy, rule(17), f"{area_name(area)} is not enemy-controlled")
+    # "into any enemy controlled land area": a contested area is controlled by neither side (FS 3.6),
+    # whoever held it last; Op #16 lands there and Op #15 fights there
+    need(S.controlled_by(ctx.state, area) == enemy and not S.contested(ctx.state, area), rule(17),
+         f"{area_name(area)} is not enemy-controlled"
+         f"{' (it is contested: Op #16 lands there)' if S.contested(ctx.state, area) else ''}")
     assault = T.UK_ASSAULT_SHIPS if side == UK else (T.AR_ASSAULT_SHIP,)
     present = [s for s in assault if S.alive(ctx.state, s) and S.where(ctx.state, s) == S.TACTICAL]
     need(present, rule(17), "an assault ship must be in the Falkland Islands Sea Area")
@@ -695,7 +699,11 @@ def op_22(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(DATA.units[u]["type"] in ("infantry", "sf"), rule(22), f"{name(u)} is not infantry or SF")
         need(ctx.state["units"][u]["location"] == origin, rule(22), f"{name(u)} is not in {area_name(origin)}")
-    need(S.controlled_by(ctx.state, origin) == side, rule(22), f"{area_name(origin)} is not friendly-controlled")
+    # "from one friendly controlled land area ... to any other friendly controlled or contested
+    # land area": a contested area is controlled by neither side (FS 3.6), whoever held it last
+    need(S.controlled_by(ctx.state, origin) == side and not S.contested(ctx.state, origin), rule(22),
+         f"{area_name(origin)} is not friendly-controlled"
+         f"{' (it is contested)' if S.contested(ctx.state, origin) else ''}")
     need(S.controlled_by(ctx.state, dest) == side or S.contested(ctx.state, dest), rule(22),
          f"{area_name(dest)} is neither friendly-controlled nor contested")
     attack = flag(order, "attack", rule(22))

@@ -290,7 +290,9 @@ def test_op_17_no_more_than_two_units_from_cabo_san_antonio(monkeypatch):
 
 def test_op_17_only_the_landed_units_fight(monkeypatch):
     st = assault(monkeypatch)
-    place(st, "3_para", FLAT)  # already ashore: contested, still AR-controlled
+    # afloat beside the assault ship, not landed from it (an area with UK units already ashore is
+    # contested, not enemy controlled: no assault goes there, FS 3.6)
+    aboard(monkeypatch, st, "canberra", "3_para")
     aboard(monkeypatch, st, "fearless", "2_para")
     assert refused(st, UK, op(17, area=FLAT, wave=["2_para"],
                               fire=fire(("3_para", "ri_12")))).rule == "FS 10.2"
