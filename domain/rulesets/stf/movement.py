@@ -769,6 +769,19 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     kept = "".join(f"; keeping {k.least}+ hexes from Player {'BB task forces' if k.rule == 'STF 7.10' else 'subrons'} ({k.rule})"
                    for k in keeps)
 
+    # STF 7.11: Last Ditch Defence, before any other movement rule ("will ignore all other movement
+    # rules"): 12.5's retirement and 1.12's withdrawal too, for a group that can still attack
+    if invader == "Player" and has_offensive_firepower(state, group):
+        objective = set(objective_hexes(state))
+        landed = [g for g in player_tfs if g["hex"] in objective and has_invasion_freighter(state, g)]
+        if landed:
+            near = _nearest_groups(m, here, landed)
+            path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed)
+            _emit_move(ctx, gid, path, "STF 7.11", f"Last Ditch Defence: {_names(near)} with invasion freighters "
+                                                   f"entered the objective megahex; {gid} makes for it at full "
+                                                   f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
+            return
+
     # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
     if group.get("retiring"):
         targets, what = base_targets(state)
@@ -780,18 +793,6 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
             from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
             retirement.arrive(ctx, gid)  # STF 12.9, and 12.7's carrier leaving its escorts in play
         return
-
-    # STF 7.11: Last Ditch Defence
-    if invader == "Player" and has_offensive_firepower(state, group):
-        objective = set(objective_hexes(state))
-        landed = [g for g in player_tfs if g["hex"] in objective and has_invasion_freighter(state, g)]
-        if landed:
-            near = _nearest_groups(m, here, landed)
-            path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed)
-            _emit_move(ctx, gid, path, "STF 7.11", f"Last Ditch Defence: {_names(near)} with invasion freighters "
-                                                   f"entered the objective megahex; {gid} makes for it at full "
-                                                   f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
-            return
 
     # STF 1.12: a carrier that cannot meet its escort requirement withdraws toward the nearest
     # friendly base (its air operations go on); known only once the task force is Precise

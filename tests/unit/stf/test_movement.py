@@ -582,6 +582,20 @@ def test_stf_7_11_last_ditch_defence_goes_for_the_invasion_force_in_the_objectiv
     assert last_hex(st2, "TF1") == "1804"  # into the BB task force's hex: 7.10 is ignored
 
 
+
+def test_stf_7_11_last_ditch_defence_turns_a_retiring_group_that_can_attack_back_at_the_invasion():
+    """7.11: "will ignore all other movement rules", 12.5's retirement among them."""
+    st = state(invader="Player", target=43)
+    player_tf(st, "P1", "1804", extra=[ship("fr1", "FR", invasion=True)])  # in the objective megahex
+    add(st, "TF1", "system", "tf", "1806", retiring=True)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 7.11" and "P1" in moves(out)[0]["why"]
+    assert d(last_hex(st2, "TF1"), "1804") < d("1806", "1804")
+    assert st2["groups"]["TF1"]["retiring"] is True  # it retires again once nothing lands there
+    st["groups"]["P1"]["hex"] = "2410"  # out of the objective megahex: 12.5 holds
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert moves(out)[0]["rule"] == "STF 12.5"
+
 # ---- STF 12.5, 12.9: retiring ---------------------------------------------------------------------------
 def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map_there():
     st = battle(p1="1506")
