@@ -307,8 +307,13 @@ def _apply_hits(ctx: Ctx, b: dict) -> None:
             continue
         target = s["at"]
         if target in destroyed and s["unit"] in T.UK_CARRIERS:
-            target = next((t for t in carrier_targets[s["unit"]] if t not in destroyed
+            # The shot goes on to the carrier's next listed target, never a submarine (10.9: once
+            # per battle at submarines, and that shot is listed), and hits it only on a die within
+            # the hit number against it (10.2; 10.5: the stealth aircraft's is one).
+            target = next((t for t in carrier_targets[s["unit"]] if t not in destroyed and S.kind(t) != "submarine"
                            and can_fire_at(ctx.state, b, s["unit"], t)), None)
+            if target is not None and s["value"] > hit_number(ctx.state, b, s["unit"], target, s["side"])[0]:
+                continue
         if target is None or target in destroyed or not S.alive(ctx.state, target):
             continue
         steps[target] = steps.get(target, ctx.state["units"][target]["steps"]) - 1
