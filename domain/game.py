@@ -1094,7 +1094,7 @@ class Game(Aggregate):
         self.trigger_event(ev.Conceded, seat=seat)
         self._record_command_signature(seat, signatures.CONCEDE, signature)
         self.trigger_event(ev.GameEnded, winner=winner, level="concession",
-                           reason=f"{seat} conceded", rule=self.rules.end_rule or None)
+                           reason=f"{seat} conceded", rule=self.rules.concede_rule or self.rules.end_rule or None)
         self._close_epoch(seed_for, reopen=False)
 
     # ------------------------------------------------------------------------ time control --

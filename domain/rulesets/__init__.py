@@ -98,6 +98,7 @@ class Ruleset:
     # the game defines no pass, and a time control of it can only let the opponent claim the win.
     pass_rule: str | None = None
     end_rule = ""
+    concede_rule = ""  # the rule a concession ends the game under; "" : end_rule
 
     def setup(self, scenario: str | None, options: dict) -> Setup:
         raise NotImplementedError

@@ -98,6 +98,7 @@ class Falklands(Ruleset):
     sequence_rule = "FS 5.2"
     take_back_rule = "FS 5.1"
     end_rule = "FS 4"
+    concede_rule = "FS 4.3"  # Surrender
     text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
 
     def rule_numbers(self, text: str) -> list[str]:

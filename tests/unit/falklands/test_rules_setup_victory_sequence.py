@@ -592,7 +592,7 @@ def test_fs_4_3_surrender_the_concession_hands_the_war_to_the_opponent(seat, win
     g.concede(seat, seed_for)
     assert g.is_ended
     ended = [e for e in g.collect_events() if type(e).__name__ == "GameEnded"][-1]
-    assert (ended.winner, ended.level, ended.rule) == (winner, "concession", "FS 4")
+    assert (ended.winner, ended.level, ended.rule) == (winner, "concession", "FS 4.3")
     with pytest.raises(RuleViolation) as err:
         g.concede(winner, seed_for)
     assert err.value.rule == "FS 4"
