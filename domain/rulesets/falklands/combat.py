@@ -325,7 +325,8 @@ def _apply_hits(ctx: Ctx, b: dict) -> None:
     # FS 10.8: SF in a mixed fight share the fate of their side's last conventional ground unit.
     if b["kind"] in ("ground", "assault"):
         for side in ("UK", "AR"):
-            mine = [u for u in {*b["attackers"], *b["defenders"]} if ctx.state["units"][u]["side"] == side]
+            # in the battle's own order (a set's order changes between processes): the same events everywhere
+            mine = [u for u in dict.fromkeys([*b["attackers"], *b["defenders"]]) if ctx.state["units"][u]["side"] == side]
             conv = [u for u in mine if DATA.units[u]["type"] != "sf" and S.kind(u) == "ground"]
             sf = [u for u in mine if DATA.units[u]["type"] == "sf" and S.alive(ctx.state, u)]
             if conv and sf and not any(S.alive(ctx.state, u) for u in conv):

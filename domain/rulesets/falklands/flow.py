@@ -183,7 +183,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
                 and len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) >= DATA.airbases[a])
         need(a in options[u], T.BASING_RULES.get(a, "FS 6.2") if full else "FS 9.6",
              f"{name(u)} cannot rebase to {a}" + (f" (it bases at most {DATA.airbases[a]} AR aircraft)" if full else ""))
-    for a in set(chosen.values()) - {S.ARGENTINA}:
+    for a in dict.fromkeys(d for d in chosen.values() if d != S.ARGENTINA):  # in the order given: one refusal everywhere
         going = [u for u, d in chosen.items() if d == a]
         need(len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) + len(going) <= DATA.airbases[a],
              T.BASING_RULES.get(a, "FS 6.2"), f"{DATA.areas[a]['name']} bases at most {DATA.airbases[a]} AR aircraft")

@@ -43,3 +43,36 @@ def test_fs_10_9_a_carriers_hit_passed_on_from_a_destroyed_target_never_falls_on
     out, st3 = answer(st2, "AR", {"fire": "auto"}, FixedDice(1, 6, 2, 6, 6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond"]
     assert S.alive(st3, "santa_fe")
+
+
+# ------------------------------------------------------------------------------- FS 10.8 ---
+_SF_FATE = """
+import pytest
+from tests.unit.falklands.test_rules_combat import FLAT, ground_fight, place, play, answer, op, fire, UK, AR, FixedDice
+from tests.unit.falklands.helpers import events_of
+mp = pytest.MonkeyPatch()
+st = ground_fight(mp, FLAT, uk=("2_para", "sas_d", "sas_g", "sbs"), ar=("ri_12",), factor=3)
+place(st, "2_para", FLAT, steps=1)
+out, st = play(st, UK, op(15, area=FLAT, units=["2_para", "sas_d", "sas_g", "sbs"], fire=fire(("2_para", "ri_12"))))
+out, _ = answer(st, AR, {"fire": fire(("ri_12", "2_para"))}, FixedDice(6, 1))
+print([e["unit"] for e in events_of(out, "UnitEliminated") if e["rule"] == "FS 10.8"])
+"""
+
+
+def test_fs_10_8_sf_sharing_a_fate_fall_in_the_battles_order_in_every_process():
+    """Three UK SF share the fate of 2 Para: their eliminations come in the order the battle lists
+    them, whatever the process's string hashing (a set's order once decided it, so two processes
+    could record one battle's events in different orders)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    seen = set()
+    for seed in range(8):
+        done = subprocess.run([sys.executable, "-c", _SF_FATE], cwd=root, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen.add(done.stdout.strip().splitlines()[-1])
+    assert seen == {"['sas_d', 'sas_g', 'sbs']"}
