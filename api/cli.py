@@ -2531,9 +2531,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="create the schema and serve the web app with gunicorn")
-    p.add_argument("--host", default=os.environ.get("WARLOG_HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    p.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")))
+    # Empty is unset, as in api/gunicorn_conf.py; a malformed PORT or WEB_CONCURRENCY is a usage
+    # error of `warlog serve` (argparse applies `type` to a string default), not of every command.
+    p.add_argument("--host", default=os.environ.get("WARLOG_HOST", "").strip() or "127.0.0.1")
+    p.add_argument("--port", type=int, default=os.environ.get("PORT", "").strip() or "8000")
+    p.add_argument("--workers", type=int, default=os.environ.get("WEB_CONCURRENCY", "").strip() or "2")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("migrate", help="create the event store and seed tables (once, before workers start)")
