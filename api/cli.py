@@ -424,12 +424,14 @@ def _worker_settings(command: str) -> tuple[bool, int, float]:
     every process, so a malformed value stops each of them at once (before it waits for the
     database or touches Redis), not each delivery or game's end later. Returns replay-on-end, the
     digest hour and the clock sweep's interval."""
-    from workers import jobs, notify_jobs
+    from workers import jobs, notify, notify_jobs, queue
     from workers.clock import sweep_seconds
     from workers.webhook_target import Allow
 
     try:
         Allow.from_env()
+        queue.job_timeout(), queue.retry_policy(), jobs.artifact_limits()
+        notify.retry_intervals(), notify.SmtpSettings.from_env(), notify_jobs.webhook_timeout()
         return jobs.replay_on_end(), notify_jobs.digest_hour(), sweep_seconds()
     except ValueError as exc:
         raise SystemExit(f"warlog {command}: {exc}") from None
