@@ -66,3 +66,17 @@ def test_gunicorns_settings_name_a_value_that_is_not_a_whole_number(monkeypatch,
     monkeypatch.setenv(name, "many")
     with pytest.raises(ValueError, match=f"{name} must be a whole number, at least 1, not 'many'"):
         runpy.run_path(str(ROOT / "api" / "gunicorn_conf.py"))
+
+
+@pytest.mark.parametrize(("name", "zero"), [("WARLOG_TRUSTED_PROXIES", " (0: X-Forwarded-For is not trusted)"),
+                                            ("WARLOG_GAMES_WINDOW_SECONDS", ""),
+                                            ("WARLOG_GAMES_PER_ADDRESS", " (0: no limit)"),
+                                            ("WARLOG_STATISTICS_JOBS", " (0: no limit)")])
+def test_a_malformed_count_is_refused_saying_what_0_means_for_it(monkeypatch, name, zero):
+    """0 proxies is not "no limit" (docs/configuration.md): each refusal says what 0 is for that setting."""
+    from api.app import create_app
+
+    monkeypatch.setenv(name, "many")
+    with pytest.raises(SystemExit) as refused:
+        create_app({"TESTING": True})
+    assert str(refused.value) == f"warlog: {name} must be a whole number{zero}, not 'many'"
