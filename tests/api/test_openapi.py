@@ -538,3 +538,11 @@ def test_a_status_docs_api_md_gives_a_problem_code_is_its_status():
     assert not [(status, code) for status, code in named if PROBLEMS[code][0] != status]
     unknown = {code for _, code in pairs if code not in PROBLEMS}
     assert not unknown, f"docs/api.md names a status with codes no problem has: {unknown}"
+
+
+def test_every_page_route_is_in_docs_pages_md():
+    """The routes exempt from the table (api/pages.PAGE_ROUTES) have their row in docs/pages.md."""
+    from api.pages import PAGE_ROUTES
+
+    rows = set(re.findall(r"^\| [^|]+ \| `([^`]+)` \|", (ROOT / "docs" / "pages.md").read_text(encoding="utf-8"), re.M))
+    assert not [route for route in PAGE_ROUTES if openapi._template(route) not in {openapi._template(r) for r in rows}]
