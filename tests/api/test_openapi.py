@@ -528,16 +528,17 @@ def test_every_route_the_docs_name_is_in_the_table():
     assert seen > 90 and not wrong, wrong
 
 
-def test_a_status_docs_api_md_gives_a_problem_code_is_its_status():
-    """"409 `damaged_log`" or "`damaged_log` (409)": the status api/problems.PROBLEMS answers it with."""
-    text = API_MD.read_text(encoding="utf-8")
+def test_a_status_the_docs_give_a_problem_code_is_its_status():
+    """"409 `damaged_log`" or "`damaged_log` (409)", in docs/api.md or any other doc: the status
+    api/problems.PROBLEMS answers it with."""
+    text = "\n".join(doc.read_text(encoding="utf-8") for doc in DOCS)
     pairs = [(int(s), c) for s, c in re.findall(r"\b(\d{3}) `([a-z_]+)`", text)]
     pairs += [(int(s), c) for c, s in re.findall(r"`([a-z_]+)` \((\d{3})\)", text)]
     named = [(status, code) for status, code in pairs if code in PROBLEMS]
     assert len(named) > 40
     assert not [(status, code) for status, code in named if PROBLEMS[code][0] != status]
     unknown = {code for _, code in pairs if code not in PROBLEMS}
-    assert not unknown, f"docs/api.md names a status with codes no problem has: {unknown}"
+    assert not unknown, f"the docs name a status with codes no problem has: {unknown}"
 
 
 def test_every_page_route_is_in_docs_pages_md():
