@@ -159,6 +159,17 @@ def max_umpire_tokens(given: object = None) -> int:
     return value
 
 
+def read_settings() -> None:
+    """The settings the web process reads later, when a stream opens or a job is queued: read once
+    at start too, so that a malformed one stops the app naming it (ValueError), not those requests
+    with a 500."""
+    from api import stream
+    from workers import queue
+
+    stream.StreamSettings.from_env(), stream.budget_limit()
+    queue.job_timeout(), queue.retry_policy()
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY)  # a bigger body is 413, read or not (api/jsonbody.py)
@@ -173,6 +184,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         raise SystemExit(f"warlog: {exc}") from None
     try:  # the limits, read once; a malformed value stops the app at start, not each request with a 500
         limits.read_settings(app.config)
+        read_settings()
     except ValueError as exc:
         raise SystemExit(f"warlog: {exc}") from None
     service = app.config.get("WARLOG_SERVICE") or Warlog()

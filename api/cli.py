@@ -424,12 +424,14 @@ def _worker_settings(command: str) -> tuple[bool, int, float]:
     every process, so a malformed value stops each of them at once (before it waits for the
     database or touches Redis), not each delivery or game's end later. Returns replay-on-end, the
     digest hour and the clock sweep's interval."""
-    from workers import jobs, notify_jobs
+    from workers import jobs, notify, notify_jobs, queue
     from workers.clock import sweep_seconds
     from workers.webhook_target import Allow
 
     try:
         Allow.from_env()
+        queue.job_timeout(), queue.retry_policy(), jobs.artifact_limits()
+        notify.retry_intervals(), notify.SmtpSettings.from_env(), notify_jobs.webhook_timeout()
         return jobs.replay_on_end(), notify_jobs.digest_hour(), sweep_seconds()
     except ValueError as exc:
         raise SystemExit(f"warlog {command}: {exc}") from None
@@ -2531,9 +2533,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("serve", help="create the schema and serve the web app with gunicorn")
-    p.add_argument("--host", default=os.environ.get("WARLOG_HOST", "127.0.0.1"))
-    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    p.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "2")))
+    # Empty is unset, as in api/gunicorn_conf.py; a malformed PORT or WEB_CONCURRENCY is a usage
+    # error of `warlog serve` (argparse applies `type` to a string default), not of every command.
+    p.add_argument("--host", default=os.environ.get("WARLOG_HOST", "").strip() or "127.0.0.1")
+    p.add_argument("--port", type=int, default=os.environ.get("PORT", "").strip() or "8000")
+    p.add_argument("--workers", type=int, default=os.environ.get("WEB_CONCURRENCY", "").strip() or "2")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("migrate", help="create the event store and seed tables (once, before workers start)")

@@ -26,10 +26,9 @@ def _positive(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    value = int(raw)
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return value
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{name} must be a whole number, at least 1, not {raw!r}")
+    return int(raw)
 
 
 _host = os.environ.get("WARLOG_HOST", "").strip() or "0.0.0.0"

@@ -56,13 +56,18 @@ WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 CREATIONS = {"games.create_game", "games.fork_sandbox"}
 
 
+ZERO = {"WARLOG_GAMES_PER_ADDRESS": "0: no limit", "WARLOG_STATISTICS_JOBS": "0: no limit",
+        "WARLOG_TRUSTED_PROXIES": "0: X-Forwarded-For is not trusted"}  # what 0 means, for the refusal
+
+
 def _setting(name: str, default: int, environ: Mapping[str, str] | None = None) -> int:
     environ = os.environ if environ is None else environ
     raw = (environ.get(name) or "").strip()
     if not raw:
         return default
     if not raw.isdigit():
-        raise ValueError(f"{name} must be a whole number (0: no limit), not {raw!r}")
+        zero = f" ({ZERO[name]})" if name in ZERO else ""
+        raise ValueError(f"{name} must be a whole number{zero}, not {raw!r}")
     return int(raw)
 
 

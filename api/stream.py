@@ -55,7 +55,7 @@ from api.games import lines_for, service
 from api.problems import ApiProblem
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import Warlog
-from domain.storage import seconds_from_env
+from domain.storage import seconds_from_env, whole_from_env
 from domain.visibility import Walk
 
 log = logging.getLogger("warlog.api.stream")
@@ -129,8 +129,7 @@ class Slot:
 
 
 def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    return int(raw) if raw else default
+    return whole_from_env(name, default)
 
 
 def budget_limit(concurrency: int | None = None, reserve: int | None = None) -> int:

@@ -183,7 +183,7 @@ def postgres_dsn(pg: Mapping[str, str]) -> str:
 
 def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
     environ = os.environ if environ is None else environ
-    interval = int(environ.get("WARLOG_SNAPSHOT_INTERVAL", "100") or 100)
+    interval = whole_from_env("WARLOG_SNAPSHOT_INTERVAL", 100, environ)  # 0: no snapshots
     lock_timeout = _lock_timeout(environ.get("WARLOG_LOCK_TIMEOUT", "").strip())
     url = environ.get("WARLOG_DATABASE_URL", "").strip()
     if url:
@@ -205,6 +205,29 @@ def seconds_from_env(name: str, default: float, environ: Mapping[str, str] | Non
         return float(raw)
     except ValueError:
         raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+
+
+def whole_from_env(name: str, default: int, environ: Mapping[str, str] | None = None, minimum: int = 0) -> int:
+    """A whole number from the environment: ``default`` when unset or empty, ValueError naming the
+    variable when it is not a whole number of at least ``minimum``."""
+    raw = ((os.environ if environ is None else environ).get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < minimum:
+        at_least = f", at least {minimum}" if minimum else ""
+        raise ValueError(f"{name} must be a whole number{at_least}, not {raw!r}")
+    return int(raw)
+
+
+def whole_list_from_env(name: str, default: str, environ: Mapping[str, str] | None = None) -> list[int]:
+    """Comma-separated whole numbers (seconds between retries) from the environment, ``default``
+    when unset; ValueError naming the variable when one is not a whole number."""
+    raw = (os.environ if environ is None else environ).get(name)
+    raw = default if raw is None else raw
+    items = [item.strip() for item in raw.split(",") if item.strip()]
+    if not all(item.isdigit() for item in items):
+        raise ValueError(f"{name} must be whole numbers of seconds separated by commas, not {raw!r}")
+    return [int(item) for item in items]
 
 
 def data_dir_from_env(environ: Mapping[str, str] | None = None) -> Path:

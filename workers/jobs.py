@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from domain.rulesets import UMPIRE, find_ruleset
 from domain.service import Warlog
-from domain.storage import config_from_env, data_dir_from_env, private_dir
+from domain.storage import config_from_env, data_dir_from_env, private_dir, whole_from_env
 from domain.visibility import filter_lines
 from workers import replay as replaying
 from workers import stats as statistics
@@ -82,11 +82,14 @@ def artifact_limits(environ: Mapping[str, str] | None = None) -> tuple[float, in
     """(the most seconds an artifact is kept, the most files kept): WARLOG_ARTIFACT_MAX_AGE_DAYS
     (default 7, as long as rq keeps a finished job) and WARLOG_ARTIFACT_MAX_FILES (default 2000)."""
     environ = os.environ if environ is None else environ
-    days = float((environ.get("WARLOG_ARTIFACT_MAX_AGE_DAYS") or "").strip() or 7)
-    files = int((environ.get("WARLOG_ARTIFACT_MAX_FILES") or "").strip() or 2000)
-    if days <= 0 or files < 1:
-        raise ValueError("WARLOG_ARTIFACT_MAX_AGE_DAYS must be above 0 and WARLOG_ARTIFACT_MAX_FILES at least 1")
-    return days * 86400, files
+    raw = (environ.get("WARLOG_ARTIFACT_MAX_AGE_DAYS") or "").strip()
+    try:
+        days = float(raw or 7)
+    except ValueError:
+        days = float("nan")
+    if not days > 0:  # NaN too
+        raise ValueError(f"WARLOG_ARTIFACT_MAX_AGE_DAYS must be a number of days above 0, not {raw!r}")
+    return days * 86400, whole_from_env("WARLOG_ARTIFACT_MAX_FILES", 2000, environ, minimum=1)
 
 
 def prune_artifacts(directory: str | Path, max_age: float, max_files: int, now: float | None = None) -> list[str]:

@@ -46,6 +46,7 @@ from typing import Mapping
 from standardwebhooks import Webhook
 
 from domain.events import COMMAND_TYPES
+from domain.storage import seconds_from_env, whole_from_env, whole_list_from_env
 from domain.visibility import filter_lines
 from projections.narrate import describe
 from workers import webhook_target
@@ -401,11 +402,14 @@ class SmtpSettings:
         if not host:
             return None
         use_ssl = _flag(env.get("WARLOG_SMTP_SSL"))
-        return cls(host=host, port=int(env.get("WARLOG_SMTP_PORT") or (465 if use_ssl else 25)),
+        timeout = seconds_from_env("WARLOG_SMTP_TIMEOUT", 10.0, env)
+        if not timeout > 0:
+            raise ValueError(f"WARLOG_SMTP_TIMEOUT must be a number of seconds above 0, not {timeout}")
+        return cls(host=host, port=whole_from_env("WARLOG_SMTP_PORT", 465 if use_ssl else 25, env, minimum=1),
                    user=env.get("WARLOG_SMTP_USER") or None, password=env.get("WARLOG_SMTP_PASSWORD") or None,
                    starttls=_flag(env.get("WARLOG_SMTP_STARTTLS")), ssl=use_ssl,
                    sender=env.get("WARLOG_SMTP_FROM") or "warlog@localhost",
-                   timeout=float(env.get("WARLOG_SMTP_TIMEOUT") or 10))
+                   timeout=timeout)
 
 
 def _flag(value: str | None) -> bool:
@@ -476,6 +480,7 @@ def post_webhook(url: str, secret: str, body: bytes, *, delivery: str, timeout: 
 def retry_intervals(env: Mapping[str, str] | None = None) -> list[int]:
     """Seconds between attempts (WARLOG_NOTIFY_RETRY_INTERVALS, comma-separated)."""
     env = os.environ if env is None else env
-    raw = (env.get("WARLOG_NOTIFY_RETRY_INTERVALS") or "30,120,600,1800").strip()
-    return [int(x) for x in raw.split(",") if x.strip()]
+    if not (env.get("WARLOG_NOTIFY_RETRY_INTERVALS") or "").strip():
+        return [30, 120, 600, 1800]
+    return whole_list_from_env("WARLOG_NOTIFY_RETRY_INTERVALS", "", env)
 

@@ -38,6 +38,16 @@ def public_url() -> str:
     return os.environ.get("WARLOG_PUBLIC_URL", "").strip() or f"http://127.0.0.1:{os.environ.get('PORT') or 8000}"
 
 
+def webhook_timeout(env: dict | None = None) -> float:
+    """WARLOG_WEBHOOK_TIMEOUT: seconds for each network step of a webhook POST (default 5)."""
+    from domain.storage import seconds_from_env
+
+    value = seconds_from_env("WARLOG_WEBHOOK_TIMEOUT", 5.0, env)
+    if not value > 0:
+        raise ValueError(f"WARLOG_WEBHOOK_TIMEOUT must be a number of seconds above 0, not {value}")
+    return value
+
+
 def digest_hour(env: dict | None = None) -> int:
     """WARLOG_DIGEST_HOUR: when the daily digests go out (0-23, UTC; default 7)."""
     raw = ((os.environ if env is None else env).get("WARLOG_DIGEST_HOUR") or "").strip()
@@ -93,6 +103,6 @@ def deliver(game_id: str, seq: int, channel: str, seat: str) -> str:
     service = Warlog()
     try:
         return run(service, game_id, seq, channel, seat, smtp=SmtpSettings.from_env(), public_url=public_url(),
-                   webhook_timeout=float(os.environ.get("WARLOG_WEBHOOK_TIMEOUT") or 5))
+                   webhook_timeout=webhook_timeout())
     finally:
         service.close()

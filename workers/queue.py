@@ -26,6 +26,8 @@ from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus, get_current_job
 
+from domain.storage import whole_from_env, whole_list_from_env
+
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_QUEUE = "warlog"
 KEEP = 7 * 24 * 3600  # results and failures are kept a week
@@ -52,14 +54,13 @@ def get_queue(conn: Redis | None = None, name: str | None = None) -> Queue:
 
 def job_timeout(environ: Mapping[str, str] | None = None) -> int:
     environ = os.environ if environ is None else environ
-    return int(environ.get("WARLOG_JOB_TIMEOUT") or 600)
+    return whole_from_env("WARLOG_JOB_TIMEOUT", 600, environ, minimum=1)
 
 
 def retry_policy(environ: Mapping[str, str] | None = None) -> Retry:
     environ = os.environ if environ is None else environ
-    retries = int(environ.get("WARLOG_JOB_RETRIES") or 3)
-    raw = environ.get("WARLOG_JOB_RETRY_INTERVALS")
-    intervals = [int(x) for x in (raw if raw is not None else "5,30,120").split(",") if x.strip()] or [0]
+    retries = whole_from_env("WARLOG_JOB_RETRIES", 3, environ)
+    intervals = whole_list_from_env("WARLOG_JOB_RETRY_INTERVALS", "5,30,120", environ) or [0]
     return Retry(max=retries, interval=intervals)
 
 

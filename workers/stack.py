@@ -224,8 +224,8 @@ class Stack:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workers.stack", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--host", default=os.environ.get("WARLOG_HOST") or "127.0.0.1")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
+    parser.add_argument("--host", default=os.environ.get("WARLOG_HOST", "").strip() or "127.0.0.1")
+    parser.add_argument("--port", type=int, default=os.environ.get("PORT", "").strip() or "8000")
     parser.add_argument("--stop-timeout", type=float, default=15.0)
     args = parser.parse_args(argv)
     stack = Stack(args.host, args.port, args.stop_timeout)

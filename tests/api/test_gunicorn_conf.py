@@ -55,6 +55,6 @@ def test_on_sqlite_a_worker_outlives_its_waits_for_another_process_lock(monkeypa
 
 
 def test_a_connection_limit_below_one_is_refused(monkeypatch):
-    with pytest.raises(ValueError, match="WARLOG_CONNECTIONS must be at least 1"):
+    with pytest.raises(ValueError, match="WARLOG_CONNECTIONS must be a whole number, at least 1"):
         settings(monkeypatch, WARLOG_DATABASE_URL="postgresql://x/y", WARLOG_CONNECTIONS="0")
 

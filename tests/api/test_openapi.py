@@ -487,3 +487,63 @@ def test_docs_api_md_walk_through_uses_the_tested_requests():
     for name in ("create", "join", "order"):
         assert json.dumps(openapi.EXAMPLES[name]) in text, name
     assert "64 KiB" in text and "Idempotent-Replayed: true" in text
+
+
+# ------------------------------------------------------------------ routes the docs name ----
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# What the docs write in a path where the route has a parameter.
+PLACEHOLDERS = r"\b(GAME_ID|GAME|ID|SEQ|TOKEN_ID|JOB_ID|freeform|falklands|stf|chess)\b"
+
+
+def test_every_row_of_the_table_is_a_route_the_app_serves(app):
+    """docs/api.md's endpoint table is made from api/openapi.OPERATIONS: a row no blueprint
+    serves would document a route that does not exist."""
+    served = openapi.served(app)
+    assert not [(m, p) for m, p in openapi.OPERATIONS if (m, openapi._template(p)) not in served]
+
+
+def test_every_route_the_docs_name_is_in_the_table():
+    """A `METHOD /api/v1/...` (or a bare path, or one written `…/tail`) in README.md or docs/*.md
+    is an operation of api/openapi.OPERATIONS or a page (api/pages.PAGE_ROUTES)."""
+    from api.pages import PAGE_ROUTES
+
+    operations = {(m, openapi._template(p)) for m, p in openapi.OPERATIONS}
+    paths = {t for _, t in operations} | {openapi._template(p) for p in PAGE_ROUTES}
+    wrong, seen = [], 0
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for m in re.finditer(r"\b(?:(GET|POST|PUT|DELETE) )?(/api/v1/[\w{}<>/.:-]*|…/[\w{}<>/-]+)", text):
+            method, path = m.group(1), m.group(2).rstrip(".:/")
+            template = openapi._template(re.sub(PLACEHOLDERS, "{x}", path))
+            seen += 1
+            if template.startswith("…"):
+                tail = template[1:]
+                found = any(t.endswith(tail) and (method is None or (method.lower(), t) in operations) for t in paths)
+            elif method:
+                found = (method.lower(), template) in operations
+            else:  # a path named in prose: a route, or the start of some
+                found = template in paths or any(t.startswith(template + "/") for t in paths)
+            if not found:
+                wrong.append((doc.name, m.group(0)))
+    assert seen > 90 and not wrong, wrong
+
+
+def test_a_status_the_docs_give_a_problem_code_is_its_status():
+    """"409 `damaged_log`" or "`damaged_log` (409)", in docs/api.md or any other doc: the status
+    api/problems.PROBLEMS answers it with."""
+    text = "\n".join(doc.read_text(encoding="utf-8") for doc in DOCS)
+    pairs = [(int(s), c) for s, c in re.findall(r"\b(\d{3}) `([a-z_]+)`", text)]
+    pairs += [(int(s), c) for c, s in re.findall(r"`([a-z_]+)` \((\d{3})\)", text)]
+    named = [(status, code) for status, code in pairs if code in PROBLEMS]
+    assert len(named) > 40
+    assert not [(status, code) for status, code in named if PROBLEMS[code][0] != status]
+    unknown = {code for _, code in pairs if code not in PROBLEMS}
+    assert not unknown, f"the docs name a status with codes no problem has: {unknown}"
+
+
+def test_every_page_route_is_in_docs_pages_md():
+    """The routes exempt from the table (api/pages.PAGE_ROUTES) have their row in docs/pages.md."""
+    from api.pages import PAGE_ROUTES
+
+    rows = set(re.findall(r"^\| [^|]+ \| `([^`]+)` \|", (ROOT / "docs" / "pages.md").read_text(encoding="utf-8"), re.M))
+    assert not [route for route in PAGE_ROUTES if openapi._template(route) not in {openapi._template(r) for r in rows}]
