@@ -517,7 +517,7 @@ class WarlogClient:
         read_timeout = read_timeout or max(self.timeout, 60.0)  # heartbeats come every 15 s
         end_version: int | None = None  # once GameEnded is seen: the game's final version
         try:
-            if stop_on_end and last_id is not None and last_id.isdigit():
+            if stop_on_end and last_id is not None and last_id.isascii() and last_id.isdigit():
                 final = self._final_version(game_id)
                 if final is not None and int(last_id) >= final:
                     return  # nothing will ever come after this id
@@ -660,7 +660,7 @@ def _parse_sse(lines: Any) -> Iterator[StreamEvent | int]:
             if "\0" not in value:
                 event_id = value
         elif name == "retry":
-            if value.isdigit():
+            if value.isascii() and value.isdigit():
                 yield int(value)
 
 

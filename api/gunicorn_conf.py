@@ -26,7 +26,7 @@ def _positive(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < 1:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
         raise ValueError(f"{name} must be a whole number, at least 1, not {raw!r}")
     return int(raw)
 

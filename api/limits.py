@@ -65,7 +65,7 @@ def _setting(name: str, default: int, environ: Mapping[str, str] | None = None) 
     raw = (environ.get(name) or "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         zero = f" ({ZERO[name]})" if name in ZERO else ""
         raise ValueError(f"{name} must be a whole number{zero}, not {raw!r}")
     return int(raw)

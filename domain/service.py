@@ -188,7 +188,7 @@ def game_cache_bytes(default: int, environ: dict | None = None) -> int:
     raw = (os.environ if environ is None else environ).get("WARLOG_GAME_CACHE_BYTES", "").strip()
     if not raw:
         return default
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise ValueError(f"WARLOG_GAME_CACHE_BYTES must be a whole number of bytes, not {raw!r}")
     return int(raw)
 

@@ -213,7 +213,7 @@ def whole_from_env(name: str, default: int, environ: Mapping[str, str] | None = 
     raw = ((os.environ if environ is None else environ).get(name) or "").strip()
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < minimum:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < minimum:  # int() refuses "²", which isdigit takes
         at_least = f", at least {minimum}" if minimum else ""
         raise ValueError(f"{name} must be a whole number{at_least}, not {raw!r}")
     return int(raw)
@@ -225,7 +225,7 @@ def whole_list_from_env(name: str, default: str, environ: Mapping[str, str] | No
     raw = (os.environ if environ is None else environ).get(name)
     raw = default if raw is None else raw
     items = [item.strip() for item in raw.split(",") if item.strip()]
-    if not all(item.isdigit() for item in items):
+    if not all(item.isascii() and item.isdigit() for item in items):
         raise ValueError(f"{name} must be whole numbers of seconds separated by commas, not {raw!r}")
     return [int(item) for item in items]
 
@@ -266,7 +266,7 @@ def private_database(database: Path) -> None:
 def _lock_timeout(raw: str) -> int | None:
     if not raw:
         return None
-    if not raw.isdigit() or int(raw) < 1:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
         raise ValueError(f"WARLOG_LOCK_TIMEOUT must be a whole number of seconds, at least 1, not {raw!r}")
     return int(raw)
 

@@ -51,7 +51,7 @@ def webhook_timeout(env: dict | None = None) -> float:
 def digest_hour(env: dict | None = None) -> int:
     """WARLOG_DIGEST_HOUR: when the daily digests go out (0-23, UTC; default 7)."""
     raw = ((os.environ if env is None else env).get("WARLOG_DIGEST_HOUR") or "").strip()
-    hour = int(raw) if raw.isdigit() else (7 if not raw else -1)
+    hour = int(raw) if raw.isascii() and raw.isdigit() else (7 if not raw else -1)
     if not 0 <= hour <= 23:
         raise ValueError(f"WARLOG_DIGEST_HOUR is an hour of the day, 0 to 23 (UTC), not {raw!r}")
     return hour

@@ -98,7 +98,7 @@ def _split_port(entry: str) -> tuple[str, int | None]:
 
 
 def _port(entry: str, text: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 65536:
         raise ValueError(f"{ALLOW_ENV}: {entry!r} has no valid port")
     return int(text)
 

@@ -80,3 +80,17 @@ def test_a_malformed_count_is_refused_saying_what_0_means_for_it(monkeypatch, na
     with pytest.raises(SystemExit) as refused:
         create_app({"TESTING": True})
     assert str(refused.value) == f"warlog: {name} must be a whole number{zero}, not 'many'"
+
+
+@pytest.mark.parametrize("name,read", [
+    ("WARLOG_SNAPSHOT_INTERVAL", lambda: config_from_env()),
+    ("WARLOG_LOCK_TIMEOUT", lambda: config_from_env()),
+    ("WARLOG_GAME_CACHE_BYTES", lambda: __import__("domain.service", fromlist=["x"]).game_cache_bytes(1)),
+    ("WARLOG_DIGEST_HOUR", lambda: __import__("workers.notify_jobs", fromlist=["x"]).digest_hour()),
+    ("WARLOG_JOB_RETRY_INTERVALS", lambda: __import__("workers.queue", fromlist=["x"]).retry_policy()),
+])
+@pytest.mark.parametrize("value", ["²", "٣"])  # digits to str.isdigit, not to int()
+def test_a_number_in_other_digits_is_refused_naming_the_setting(monkeypatch, name, read, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=name):
+        read()
