@@ -308,7 +308,7 @@ class Freeform(Ruleset):
         if not isinstance(target, dict):
             raise InvalidOrder("'target' is an object {compare, value, modifiers}", rule="FF 3", field="target")
         compare = target.get("compare", ">=")
-        if compare not in COMPARE:
+        if not isinstance(compare, str) or compare not in COMPARE:  # a list or an object is not hashable
             raise InvalidOrder(f"'target.compare' is one of {' '.join(COMPARE)}", rule="FF 3", field="target")
         value = _int(target.get("value"), "target.value", "FF 3", MAX_TARGET)
         modifiers = target.get("modifiers", [])

@@ -1,0 +1,53 @@
+"""The seventh attack round: requests a careless client or an attacker could send that the earlier
+rounds missed, each answered as the service promises (docs/api.md): a clear 4xx naming the rule,
+never a 5xx, nothing lost. SQLite only: what these tests check is the API's answer, not the store."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from domain import sealed
+from tests.api.conftest import make_game
+
+
+def url(game, tail=""):
+    return f"/api/v1/games/{game.game_id}{tail}"
+
+
+# ------------------------------------------------------------- a roll's target of odd JSON ----
+@pytest.mark.parametrize("compare", [[], {}, [">="], {">=": 1}])
+def test_a_roll_target_compare_not_a_string_is_refused_naming_ff_3_not_a_500(sqlite_client, compare):
+    """FF 3: "optionally against a target"; a target's compare is one of >= > <= < ==. A list or an
+    object there is malformed (422 naming FF 3), not a server error (it was 500: unhashable type)."""
+    c = sqlite_client
+    game = make_game(c)
+    order = {"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": compare, "value": 8}}
+    r = game.order(c, "Blue", order, "roll-1")
+    assert r.status_code == 422 and r.json["code"] == "invalid_order", r.get_data(as_text=True)
+    assert r.json["rule"] == "FF 3" and r.json["field"] == "target", r.json
+    assert c.get(url(game, "/events?after=0&limit=500"), headers=game.admin).json["events"][-1]["type"] != "DiceRolled"
+
+
+def test_a_sealed_roll_target_compare_not_a_string_is_recorded_refused_and_the_round_goes_on(sqlite_client):
+    """FF 8: "an order the rules refuse then is recorded as refused and the rest go on". A sealed
+    order whose target's compare is a list must not make every reveal a 500 (the round could then
+    never be carried out): it is recorded refused naming FF 3, and the seat's next order runs."""
+    c = sqlite_client
+    game = make_game(c, sealed_orders=True)
+    orders = {"Blue": [{"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": [], "value": 8}},
+                       {"kind": "note", "text": "after the bad roll"}],
+              "Red": []}
+    salts = {seat: secrets.token_hex(16) for seat in orders}
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
+                   headers=game.seats[seat])
+        assert r.status_code == 201, r.json
+    for seat, mine in orders.items():
+        r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
+        assert r.status_code == 201, r.get_data(as_text=True)
+    types = [line["type"] for line in r.json["events"]]
+    refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
+    assert [(d["index"], d["rule"]) for d in refused] == [(0, "FF 3")], r.json
+    assert "SealedRoundOpened" in types, types  # the round was carried out, the next one opened
