@@ -51,3 +51,17 @@ def test_a_sealed_roll_target_compare_not_a_string_is_recorded_refused_and_the_r
     refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
     assert [(d["index"], d["rule"]) for d in refused] == [(0, "FF 3")], r.json
     assert "SealedRoundOpened" in types, types  # the round was carried out, the next one opened
+
+
+# ------------------------------------------------------- a freeform turn of repeated phases ----
+def test_a_freeform_game_whose_phases_repeat_a_name_is_refused_naming_ff_2(sqlite_client):
+    """FF 2: "'advance' moves to the next phase, and after the last phase to the next turn". With a
+    phase name given twice (["Move", "Fight", "Move"]) the game finds its place by name: advancing
+    from the last "Move" went back to "Fight", and the turn (and with it the dice epoch) never
+    ended. Phase names must differ, as side names must (FF 1)."""
+    c = sqlite_client
+    r = c.post("/api/v1/games", json={"ruleset": "freeform", "options": {"sides": ["Blue", "Red"],
+                                                                         "phases": ["Move", "Fight", "Move"]}})
+    assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
+    assert r.json["detail"].startswith("FF 2") and "differ" in r.json["detail"], r.json
+
