@@ -166,9 +166,17 @@ def _say_what_the_export_is(output: str, hidden: dict[str, int], game_id: str) -
         say(f"nothing in it is redacted: 'warlog verify {output}' checks it offline", file=sys.stderr)
 
 
+def _not_utf8(path: str) -> UsageError:
+    """A file given as an export that is not text (a binary file given by mistake)."""
+    return UsageError(f"{path} is not UTF-8 text: an export is JSON Lines in UTF-8, as 'warlog export' writes it")
+
+
 def cmd_import(args: argparse.Namespace) -> int:
-    with open(args.file, encoding="utf-8") as fh:
-        game_id = _service().import_lines(fh)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            game_id = _service().import_lines(fh)
+    except UnicodeDecodeError:
+        raise _not_utf8(args.file) from None
     say(f"imported game {game_id}")
     return EXIT_OK
 
@@ -176,8 +184,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from domain.verify import verify_head, verify_text
 
-    with open(args.file, encoding="utf-8") as fh:
-        report, _ = verify_text(fh)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            report, _ = verify_text(fh)
+    except UnicodeDecodeError:
+        raise _not_utf8(args.file) from None
     if args.head is not None:
         head = _kept_head(args.head)
         verify_head(report, head, args.server_key or report.server_key)
@@ -197,7 +208,7 @@ def _kept_head(given: str) -> dict:
         try:
             with open(given, encoding="utf-8") as fh:
                 text = fh.read()
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:  # a binary file is not readable as a head either
             raise UsageError(f"--head {given!r} is neither a signed head's JSON nor a readable file: {exc}") from None
     try:
         head = json.loads(text)

@@ -65,3 +65,50 @@ def test_a_freeform_game_whose_phases_repeat_a_name_is_refused_naming_ff_2(sqlit
     assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
     assert r.json["detail"].startswith("FF 2") and "differ" in r.json["detail"], r.json
 
+
+
+# ------------------------------------------------------------------ warlog verify and import ----
+@pytest.mark.parametrize("command", ["verify", "import"])
+def test_a_file_that_is_not_utf8_text_is_named_so_by_verify_and_import_without_a_traceback(
+        command, tmp_path, monkeypatch, capsys):
+    """README: "warlog verify game.jsonl ... non-zero on failure"; "warlog import game.jsonl refuses a
+    file that does not verify". A file that is not UTF-8 text (a binary file given by mistake) ended
+    both in a UnicodeDecodeError traceback."""
+    from api.cli import main
+
+    monkeypatch.setenv("WARLOG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b'{"game_id": "\xb2\xff"}\n')
+    code = main([command, str(path)])
+    err = capsys.readouterr().err
+    assert code != 0, err
+    assert f"warlog {command}: " in err and "not UTF-8 text" in err and str(path) in err, err
+
+
+def test_an_empty_file_does_not_verify(tmp_path, capsys):
+    """README: "warlog verify game.jsonl  # chain + every revealed die, offline; non-zero on failure".
+    Every game's log starts with its GameCreated line, so a file without a single event is no
+    export (truncated, or the wrong file): verify said "OK game None: 0 events" and exited 0, where
+    import refuses the same file ("the file holds no events")."""
+    from api.cli import main
+
+    for name, text in [("empty.jsonl", ""), ("header-only.jsonl", '{"warlog_export": {"version": 2}}\n')]:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        code = main(["verify", str(path)])
+        out = capsys.readouterr().out
+        assert code == 1 and out.startswith("FAILED") and "holds no events" in out, (name, out)
+
+
+def test_a_head_file_that_is_not_utf8_text_is_named_so_by_verify_without_a_traceback(tmp_path, capsys):
+    """README: "warlog verify --head" takes a signed head kept, as JSON or a file holding one; a
+    binary file given there ended in a UnicodeDecodeError traceback."""
+    from api.cli import main
+
+    export, head = tmp_path / "game.jsonl", tmp_path / "head.bin"
+    export.write_text("", encoding="utf-8")
+    head.write_bytes(b"\xb2\xff\x00")
+    code = main(["verify", str(export), "--head", str(head)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--head" in err and "neither a signed head's JSON nor a readable file" in err, err
