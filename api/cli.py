@@ -2578,8 +2578,11 @@ def _problem_text(exc) -> str:
         detail = detail[len(exc.rule) + 2:]
     errors = exc.body.get("errors") if isinstance(exc.body, dict) else None
     if isinstance(errors, dict) and errors:
-        detail += " (" + "; ".join(f"{field}: {' '.join(map(str, msgs)) if isinstance(msgs, list) else msgs}"
-                                   for field, msgs in errors.items()) + ")"
+        said = {field: " ".join(map(str, msgs)) if isinstance(msgs, list) else str(msgs)
+                for field, msgs in errors.items()}
+        said = {field: text for field, text in said.items() if text not in detail}  # the detail may say it already
+        if said:
+            detail += " (" + "; ".join(f"{field}: {text}" for field, text in said.items()) + ")"
     return f"{detail} [{exc.rule}]" if exc.rule else detail
 
 

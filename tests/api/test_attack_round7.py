@@ -112,3 +112,19 @@ def test_a_head_file_that_is_not_utf8_text_is_named_so_by_verify_without_a_trace
     code = main(["verify", str(export), "--head", str(head)])
     err = capsys.readouterr().err
     assert code == 2 and "--head" in err and "neither a signed head's JSON nor a readable file" in err, err
+
+
+def test_the_cli_prints_a_field_error_once_when_the_detail_already_says_it(capsys):
+    """README, exit status: "1 the server refused, printed as warlog <command>: <detail> [<rule>]".
+    'warlog webhook GAME URL' with a host that does not resolve printed the reason twice: "webhook
+    host x does not resolve (...) (url: webhook host x does not resolve (...))". A field's error the
+    detail does not say is still added."""
+    from api.cli import _problem_text
+    from api.client import ProblemError
+
+    said = "webhook host discord.invalid does not resolve"
+    once = ProblemError(422, "invalid_request", said, body={"errors": {"url": [said]}})
+    assert _problem_text(once) == said
+    more = ProblemError(422, "invalid_request", "invalid fields: days",
+                        body={"errors": {"days": ["Must be greater than or equal to 1."]}})
+    assert _problem_text(more) == "invalid fields: days (days: Must be greater than or equal to 1.)"
