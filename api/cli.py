@@ -58,8 +58,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK  # not reached
 
 
+def _file_to_write(output: str | None) -> str | None:
+    """``-o``: the name of a file to write; a folder there is said before any work is done (the
+    file is written beside its final name and renamed, which a folder would refuse only at the end)."""
+    if output and os.path.isdir(output):
+        raise UsageError(f"-o {output} is a folder: give a file's name, e.g. -o {os.path.join(output, 'NAME')}")
+    return output
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """From a server when --server or WARLOG_SERVER is given (and not --local), else the local store."""
+    _file_to_write(args.output)
     if not args.local and _server_from_env_or_option(args):
         return _export_from_server(args)
     from domain.errors import GameNotFound
@@ -1976,6 +1985,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | None, ext: str) -> int:
     import time
 
+    _file_to_write(args.output)
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "read")

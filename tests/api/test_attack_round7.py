@@ -128,3 +128,18 @@ def test_the_cli_prints_a_field_error_once_when_the_detail_already_says_it(capsy
     more = ProblemError(422, "invalid_request", "invalid fields: days",
                         body={"errors": {"days": ["Must be greater than or equal to 1."]}})
     assert _problem_text(more) == "invalid fields: days (days: Must be greater than or equal to 1.)"
+
+
+@pytest.mark.parametrize("command", ["export", "replay", "stats"])
+def test_an_output_that_is_a_folder_is_said_before_any_work(command, tmp_path, capsys):
+    """README: "warlog export GAME_ID --server URL -o game.jsonl", "warlog replay GAME_ID [-o
+    replay.html]", "warlog stats GAME_ID [-o stats.json]". A folder given as -o was found only after
+    the download (or the job's wait), as "[Errno 21] Is a directory: '/.export-x.jsonl' -> '/tmp'",
+    naming a file in the folder above that the user never asked for. It is said first, and no
+    server is asked (this one does not answer)."""
+    from api.cli import main
+
+    game_id = "0cc7e92b-f324-4172-a805-5134851ef386"
+    code = main([command, game_id, "-o", str(tmp_path), "--server", "http://127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"warlog {command}: -o {tmp_path} is a folder: give a file's name" in err, err
