@@ -143,3 +143,26 @@ def test_an_output_that_is_a_folder_is_said_before_any_work(command, tmp_path, c
     code = main([command, game_id, "-o", str(tmp_path), "--server", "http://127.0.0.1:1"])
     err = capsys.readouterr().err
     assert code == 2 and f"warlog {command}: -o {tmp_path} is a folder: give a file's name" in err, err
+
+
+# ------------------------------------------------------- a control character in a query string ----
+@pytest.mark.parametrize("query", ["player=a%00b", "ruleset=%00", "turn_of=%00", "player=%1b[2J"])
+def test_a_games_list_filter_holding_a_control_character_is_refused_naming_it_not_a_500(client, query):
+    """docs/api.md: "No request a client can make gets a 5xx but a 503". A NUL in ?player=,
+    ?ruleset= or ?turn_of= reached the games index's SQL, and PostgreSQL refuses NUL in text: 500.
+    A query value is text like a body's, which never holds a control character (api/jsonbody.py):
+    422 invalid_request naming the parameter, on every store."""
+    make_game(client, public=True)
+    r = client.get(f"/api/v1/games?{query}")
+    assert r.status_code == 422 and r.json["code"] == "invalid_request", r.get_data(as_text=True)
+    assert query.split("=")[0] in r.json["errors"], r.json
+
+
+def test_revoking_spectator_tokens_by_a_name_holding_a_control_character_is_refused_not_a_500(client):
+    """DELETE .../spectator-tokens?name=NAME (docs/api.md, "Spectators"): a NUL in the name reached
+    the token store's SQL: 500 on PostgreSQL. A spectator's name never holds one (its body at
+    creation is refused so), so no token can be named so: 422 invalid_request naming `name`."""
+    game = make_game(client)
+    r = client.delete(url(game, "/spectator-tokens?name=Sam%00"), headers=game.admin)
+    assert r.status_code == 422 and r.json["code"] == "invalid_request" and "name" in r.json["errors"], \
+        r.get_data(as_text=True)
