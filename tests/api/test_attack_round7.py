@@ -166,3 +166,30 @@ def test_revoking_spectator_tokens_by_a_name_holding_a_control_character_is_refu
     r = client.delete(url(game, "/spectator-tokens?name=Sam%00"), headers=game.admin)
     assert r.status_code == 422 and r.json["code"] == "invalid_request" and "name" in r.json["errors"], \
         r.get_data(as_text=True)
+
+
+# ----------------------------------------------------------- the CLI's server URL and token ----
+@pytest.mark.parametrize("server", ["http://[::1", "http://127.0.0.1:8000/é", "http://exa mple.org", "http://a\tb"])
+def test_a_server_url_that_cannot_be_sent_is_named_by_the_cli_without_a_traceback(server, capsys):
+    """README, exit status: "2 a usage error or a server that cannot be reached". A server URL
+    with an unclosed IPv6 bracket (ValueError) or a character outside printable ASCII
+    (UnicodeEncodeError) ended in a traceback."""
+    from api.cli import main
+
+    code = main(["show", "0cc7e92b-f324-4172-a805-5134851ef386", "--server", server, "--token", "wls_x"])
+    err = capsys.readouterr().err
+    assert code == 2 and "warlog show: not an http(s) server URL" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("token", ["wls_abc\n", "wls_a\r\nX-Evil: 1", "wls_€", "wls_a b"])
+def test_a_token_that_cannot_be_sent_is_named_by_the_cli_without_a_traceback_nor_itself(token, capsys):
+    """README: "--token, else WARLOG_TOKEN": a token pasted with its line break (a file's "\\r\\n"),
+    or holding a character outside printable ASCII, ended in "ValueError: Invalid header value
+    b'Bearer wls_...'" or a UnicodeEncodeError: a traceback printing the token. It is refused as a
+    usage error that does not print it, before anything is sent."""
+    from api.cli import main
+
+    code = main(["show", "0cc7e92b-f324-4172-a805-5134851ef386", "--server", "http://127.0.0.1:1", "--token", token])
+    err = capsys.readouterr().err
+    assert code == 2 and "warlog show: the token" in err and "Traceback" not in err, err
+    assert token.strip() not in err, err  # never the token itself (api/client.py)
