@@ -2070,6 +2070,21 @@ class _Progress:
             self.last = None
 
 
+MOST_SECONDS = 86400.0  # a request's timeout or a job's wait of more than a day is a typo
+
+
+def _seconds(text: str) -> float:
+    """``--timeout`` and ``--wait``: a number of seconds from 0 to a day (NaN, a negative or an
+    infinite time reached the socket, or never ended a wait)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= MOST_SECONDS:  # NaN too
+        raise argparse.ArgumentTypeError(f"a number of seconds from 0 to {MOST_SECONDS:g}, not {text!r}")
+    return value
+
+
 def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_flag: bool = True) -> None:
     g = p.add_argument_group("server and token (else WARLOG_SERVER / WARLOG_TOKEN, else the config file)")
     g.add_argument("--server", metavar="URL", help="the warlog server, e.g. http://127.0.0.1:8000")
@@ -2079,7 +2094,7 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
                        help="use the saved token and signing key of this seat (several seats of one game on "
                             "one machine); without --as: the seat this machine last joined the game as "
                             "(--token or WARLOG_TOKEN, when given, is the token sent)")
-    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
+    g.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS", help="per request (default 30)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="print the raw JSON response (for scripts)")
     p.set_defaults(client=True)
@@ -2388,7 +2403,7 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     p.add_argument("-o", "--output", help="file to write (default: replay-GAME-vVERSION.html)")
     p.add_argument("--format", choices=["html", "json"], default="html", help="html (the page) or json (the frames)")
-    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    p.add_argument("--wait", type=_seconds, default=600.0, metavar="SECONDS", help="give up waiting after this long")
     _add_access(p, json_flag=False)
     p.set_defaults(func=cmd_replay)
 
@@ -2398,7 +2413,7 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     p.add_argument("-o", "--output", help="file to write (default: stats-GAME-vVERSION.json)")
     p.add_argument("--chart", choices=["faces", "vp"], help="an SVG chart instead of the JSON")
-    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    p.add_argument("--wait", type=_seconds, default=600.0, metavar="SECONDS", help="give up waiting after this long")
     _add_access(p, json_flag=False)
     p.set_defaults(func=cmd_stats)
 

@@ -84,6 +84,8 @@ class StreamEvent:
 # What a server URL or a token may hold: printable ASCII without spaces (a header value and a
 # request line are sent as ASCII or Latin-1, and a control character would end the header).
 _SENDABLE = re.compile(r"[\x21-\x7e]+")
+# What another header's value (an Idempotency-Key) may hold: what http.client can send in one line.
+_HEADER_TEXT = re.compile(r"[\x20-\x7e\xa0-\xff]+")
 
 
 def api_base(server: str) -> str:
@@ -168,6 +170,10 @@ class WarlogClient:
             hdrs["Content-Type"] = "application/json"
         if self.token:
             hdrs["Authorization"] = f"Bearer {self.token}"
+        for name, value in (headers or {}).items():  # an Idempotency-Key given by hand (--order-id, --key)
+            if not _HEADER_TEXT.fullmatch(value):
+                raise ClientError(f"the {name} header cannot carry {value!r}: 1 or more characters, no line break "
+                                  "nor control character, nothing outside Latin-1")
         hdrs.update(headers or {})
         url = self._url(path, query)
         request = urllib.request.Request(url, data=data, headers=hdrs, method=method)

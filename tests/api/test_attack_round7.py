@@ -193,3 +193,42 @@ def test_a_token_that_cannot_be_sent_is_named_by_the_cli_without_a_traceback_nor
     err = capsys.readouterr().err
     assert code == 2 and "warlog show: the token" in err and "Traceback" not in err, err
     assert token.strip() not in err, err  # never the token itself (api/client.py)
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "1e308"])
+def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error_not_a_traceback(value, capsys):
+    """Every server command's --timeout SECONDS "per request (default 30)": a negative, NaN or
+    infinite value reached the socket ("ValueError: Timeout value out of range", "OverflowError:
+    timestamp out of range"): a traceback. argparse refuses it, naming the option."""
+    from api.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["show", "0cc7e92b-f324-4172-a805-5134851ef386", "--server", "http://127.0.0.1:1", "--timeout", value])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--timeout" in err and "seconds" in err, err
+
+
+def test_a_replay_wait_that_is_nan_is_a_usage_error(capsys):
+    """`warlog replay --wait SECONDS`: "give up waiting after this long"; NaN compares false with
+    every time waited, so the command would never give up. argparse refuses it."""
+    from api.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", "0cc7e92b-f324-4172-a805-5134851ef386", "--server", "http://127.0.0.1:1", "--wait", "nan"])
+    assert exit_.value.code == 2 and "--wait" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["order", "GAME", "note", "hi", "--order-id", "x\ny"],
+                                  ["order", "GAME", "note", "hi", "--order-id", "é€"],
+                                  ["annotate", "GAME", "1", "hi", "--annotation-id", "a\r\nb"],
+                                  ["vacation", "GAME", "1", "--key", "a\nb"]])
+def test_an_idempotency_key_that_cannot_be_sent_is_a_usage_error_not_a_traceback(argv, capsys):
+    """docs/api.md: an Idempotency-Key is "1 to 200 characters without control characters". One
+    given with --order-id, --annotation-id or --key holding a line break, or a character a header
+    cannot carry, ended in "ValueError: Invalid header value" or a UnicodeEncodeError traceback."""
+    from api.cli import main
+
+    argv = [a.replace("GAME", "0cc7e92b-f324-4172-a805-5134851ef386") for a in argv]
+    code = main([*argv, "--server", "http://127.0.0.1:1", "--token", "wls_x"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Idempotency-Key" in err and "Traceback" not in err, err
