@@ -474,6 +474,10 @@ def load_config(path: str | None = None) -> dict:
     if not isinstance(config, dict) or not isinstance(config.get("games", {}), dict):
         raise UsageError(f"{path} is not a warlog client config (an object with \"games\")")
     config.setdefault("games", {})
+    for game_id, entry in config["games"].items():  # a file edited by hand: said here, not as a traceback
+        if not isinstance(entry, dict) or not isinstance(entry.get("server", ""), str):
+            raise UsageError(f"{path}: game {game_id} is not a saved game (an object whose \"server\" is a URL); "
+                             "fix or remove it")
     return config
 
 

@@ -232,3 +232,24 @@ def test_an_idempotency_key_that_cannot_be_sent_is_a_usage_error_not_a_traceback
     code = main([*argv, "--server", "http://127.0.0.1:1", "--token", "wls_x"])
     err = capsys.readouterr().err
     assert code == 2 and "Idempotency-Key" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("entry", [[], 5, {"server": 5}])
+def test_a_client_config_holding_a_game_that_is_not_a_saved_game_is_named_without_a_traceback(
+        entry, tmp_path, monkeypatch, capsys):
+    """README: the config file ~/.config/warlog/client.json (WARLOG_CLIENT_CONFIG). One edited by
+    hand so that a game's entry is not an object, or its server not text, ended in "AttributeError:
+    'list' object has no attribute 'get'" (or 'int' ... 'strip'). It is named, with the game."""
+    import json as json_
+
+    from api.cli import main
+
+    game_id = "0cc7e92b-f324-4172-a805-5134851ef386"
+    config = tmp_path / "client.json"
+    config.write_text(json_.dumps({"games": {game_id: entry}}), encoding="utf-8")
+    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(config))
+    monkeypatch.delenv("WARLOG_SERVER", raising=False)
+    monkeypatch.delenv("WARLOG_TOKEN", raising=False)
+    code = main(["show", game_id])
+    err = capsys.readouterr().err
+    assert code == 2 and f"game {game_id} is not a saved game" in err and "Traceback" not in err, err
