@@ -253,3 +253,18 @@ def test_a_client_config_holding_a_game_that_is_not_a_saved_game_is_named_withou
     code = main(["show", game_id])
     err = capsys.readouterr().err
     assert code == 2 and f"game {game_id} is not a saved game" in err and "Traceback" not in err, err
+
+
+# --------------------------------------------------------------- a scenario the ruleset lacks ----
+@pytest.mark.parametrize("body", [{"ruleset": "falklands", "scenario": "standrad"},
+                                  {"ruleset": "falklands", "scenario": "x", "position": "midgame"},
+                                  {"ruleset": "proving", "scenario": "mustre"}])
+def test_a_scenario_the_ruleset_does_not_have_is_refused_at_creation(sqlite_client, body):
+    """docs/api.md: bad input gets a clear error. Falklands Showdown has one scenario and the proving
+    ground two (standard, muster); a name neither has (a typo) was taken without a word, the game
+    played the standard one and its log recorded the typo as its scenario. Solitaire Task Force
+    already refused it ("has one scenario, 'standard', not ..."); so do these now, naming theirs."""
+    r = sqlite_client.post("/api/v1/games", json=body)
+    assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
+    assert repr(body["scenario"]) in r.json["detail"] and "'standard'" in r.json["detail"], r.json
+
