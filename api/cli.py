@@ -811,9 +811,10 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
         say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
             "which takes the seat's saved invite)")
 
-    _emit(args, created, human)
+    # Saved before anything is printed, so an output that goes away early loses no token or invite.
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=ruleset,
                          admin_token=created.get("admin_token"), invites=created.get("invites") or {})
+    _emit(args, created, human)
     if path and not args.json:
         say(f"saved the invite codes and the admin token to {path}")
     return EXIT_OK if path else EXIT_USAGE
@@ -845,7 +846,7 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
         return session.remember(game_id, **fields)
     except OSError as exc:
         say(f"warlog {session.args.command}: could not save to {session.path}: {exc}; "
-              "keep the codes and tokens printed above", file=sys.stderr)
+              "keep the codes and tokens printed here", file=sys.stderr)
         return None
 
 
@@ -872,14 +873,18 @@ def cmd_join(args: argparse.Namespace) -> int:
         if args.as_seat and args.as_seat != seat:
             say(f"note: the invite was for {seat}, not {args.as_seat}; its token is saved as {seat}'s")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        if path is None:  # not saved: the token is shown nowhere else
+            say(f"the {seat} token (keep it, give it with --token): {token}")
 
-    _emit(args, joined, human)
+    # Saved before anything is printed: the token is shown nowhere else, so an output that goes
+    # away early (warlog join ... | head -1) must not take it with it.
     invites = session.entry(game_id).get("invites") or {}
     if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
     path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token}, signed_head=joined.get("signed_head"),
                          keys={seat: signatures.private_key_text(key)} if key is not None else None)
+    _emit(args, joined, human)
     if path and not args.json:
         say(f"saved the {seat} token to {path}")
     return EXIT_OK if path else EXIT_USAGE

@@ -10,6 +10,7 @@ import pytest
 
 from domain import sealed
 from tests.api.conftest import make_game
+from tests.api.test_client import alice, clean_env, server  # noqa: F401  (fixtures: a live server, a player)
 
 
 def url(game, tail=""):
@@ -268,3 +269,50 @@ def test_a_scenario_the_ruleset_does_not_have_is_refused_at_creation(sqlite_clie
     assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
     assert repr(body["scenario"]) in r.json["detail"] and "'standard'" in r.json["detail"], r.json
 
+
+
+# ---------------------------------------------------------- an output that goes away early ----
+class ClosedPipe:
+    """Standard output whose reader has gone (``warlog join ... | head -1``): every write fails."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_new_and_join_save_the_tokens_before_printing_so_a_closed_output_loses_none(server, alice, monkeypatch):
+    """README: "new and join save the server, the invite codes, the admin token and your seat's
+    token there". They printed first and saved after, so with an output whose reader stopped
+    early (warlog join ... | head -1) the command ended at the first line: the game was created,
+    the invite used, and the admin token or the seat's token (never printed by join) was lost for
+    good. They are saved first now."""
+    from api.cli import main
+
+    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(alice.config))
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["new", "freeform", "--option", "sides=Blue,Red", "--server", server.url]) != 0
+    (game_id, saved), = alice.saved()["games"].items()
+    assert saved["admin_token"].startswith("wla_") and set(saved["invites"]) == {"Blue", "Red"}, saved
+    assert main(["join", game_id, "--as", "Blue", "--handle", "alice"]) != 0
+    assert alice.saved()["games"][game_id]["seats"]["Blue"].startswith("wls_")
+
+
+def test_a_join_whose_token_cannot_be_saved_prints_it(server, alice, monkeypatch, capsys):
+    """'warlog join' could not save (a full disk): it said "keep the codes and tokens printed
+    above", but join prints no token, so the seat's token was lost. It is printed."""
+    from api import cli
+
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    game_id = out.split()[1]
+    invite = alice.saved()["games"][game_id]["invites"]["Blue"]
+
+    def disk_full(self, game_id, **fields):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli.Session, "remember", disk_full)
+    code = cli.main(["join", game_id, invite, "--handle", "alice", "--server", server.url])
+    out, err = capsys.readouterr()
+    assert code == 2 and "could not save" in err, err
+    assert "the Blue token (keep it, give it with --token): wls_" in out, out
