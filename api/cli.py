@@ -58,8 +58,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK  # not reached
 
 
+def _file_to_write(output: str | None) -> str | None:
+    """``-o``: the name of a file to write; a folder there is said before any work is done (the
+    file is written beside its final name and renamed, which a folder would refuse only at the end)."""
+    if output and os.path.isdir(output):
+        raise UsageError(f"-o {output} is a folder: give a file's name, e.g. -o {os.path.join(output, 'NAME')}")
+    return output
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """From a server when --server or WARLOG_SERVER is given (and not --local), else the local store."""
+    _file_to_write(args.output)
     if not args.local and _server_from_env_or_option(args):
         return _export_from_server(args)
     from domain.errors import GameNotFound
@@ -166,9 +175,17 @@ def _say_what_the_export_is(output: str, hidden: dict[str, int], game_id: str) -
         say(f"nothing in it is redacted: 'warlog verify {output}' checks it offline", file=sys.stderr)
 
 
+def _not_utf8(path: str) -> UsageError:
+    """A file given as an export that is not text (a binary file given by mistake)."""
+    return UsageError(f"{path} is not UTF-8 text: an export is JSON Lines in UTF-8, as 'warlog export' writes it")
+
+
 def cmd_import(args: argparse.Namespace) -> int:
-    with open(args.file, encoding="utf-8") as fh:
-        game_id = _service().import_lines(fh)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            game_id = _service().import_lines(fh)
+    except UnicodeDecodeError:
+        raise _not_utf8(args.file) from None
     say(f"imported game {game_id}")
     return EXIT_OK
 
@@ -176,8 +193,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from domain.verify import verify_head, verify_text
 
-    with open(args.file, encoding="utf-8") as fh:
-        report, _ = verify_text(fh)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            report, _ = verify_text(fh)
+    except UnicodeDecodeError:
+        raise _not_utf8(args.file) from None
     if args.head is not None:
         head = _kept_head(args.head)
         verify_head(report, head, args.server_key or report.server_key)
@@ -197,7 +217,7 @@ def _kept_head(given: str) -> dict:
         try:
             with open(given, encoding="utf-8") as fh:
                 text = fh.read()
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:  # a binary file is not readable as a head either
             raise UsageError(f"--head {given!r} is neither a signed head's JSON nor a readable file: {exc}") from None
     try:
         head = json.loads(text)
@@ -546,6 +566,10 @@ def load_config(path: str | None = None) -> dict:
     if not isinstance(config, dict) or not isinstance(config.get("games", {}), dict):
         raise UsageError(f"{path} is not a warlog client config (an object with \"games\")")
     config.setdefault("games", {})
+    for game_id, entry in config["games"].items():  # a file edited by hand: said here, not as a traceback
+        if not isinstance(entry, dict) or not isinstance(entry.get("server", ""), str):
+            raise UsageError(f"{path}: game {game_id} is not a saved game (an object whose \"server\" is a URL); "
+                             "fix or remove it")
     return config
 
 
@@ -879,9 +903,10 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
         say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
             "which takes the seat's saved invite)")
 
-    _emit(args, created, human)
+    # Saved before anything is printed, so an output that goes away early loses no token or invite.
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=ruleset,
                          admin_token=created.get("admin_token"), invites=created.get("invites") or {})
+    _emit(args, created, human)
     if path and not args.json:
         say(f"saved the invite codes and the admin token to {path}")
     return EXIT_OK if path else EXIT_USAGE
@@ -913,7 +938,7 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
         return session.remember(game_id, **fields)
     except OSError as exc:
         say(f"warlog {session.args.command}: could not save to {session.path}: {exc}; "
-              "keep the codes and tokens printed above", file=sys.stderr)
+              "keep the codes and tokens printed here", file=sys.stderr)
         return None
 
 
@@ -940,14 +965,18 @@ def cmd_join(args: argparse.Namespace) -> int:
         if args.as_seat and args.as_seat != seat:
             say(f"note: the invite was for {seat}, not {args.as_seat}; its token is saved as {seat}'s")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        if path is None:  # not saved: the token is shown nowhere else
+            say(f"the {seat} token (keep it, give it with --token): {token}")
 
-    _emit(args, joined, human)
+    # Saved before anything is printed: the token is shown nowhere else, so an output that goes
+    # away early (warlog join ... | head -1) must not take it with it.
     invites = session.entry(game_id).get("invites") or {}
     if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
     path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token}, signed_head=joined.get("signed_head"),
                          keys={seat: signatures.private_key_text(key)} if key is not None else None)
+    _emit(args, joined, human)
     if path and not args.json:
         say(f"saved the {seat} token to {path}")
     return EXIT_OK if path else EXIT_USAGE
@@ -2057,6 +2086,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | None, ext: str) -> int:
     import time
 
+    _file_to_write(args.output)
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "read")
@@ -2141,6 +2171,21 @@ class _Progress:
             self.last = None
 
 
+MOST_SECONDS = 86400.0  # a request's timeout or a job's wait of more than a day is a typo
+
+
+def _seconds(text: str) -> float:
+    """``--timeout`` and ``--wait``: a number of seconds from 0 to a day (NaN, a negative or an
+    infinite time reached the socket, or never ended a wait)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= MOST_SECONDS:  # NaN too
+        raise argparse.ArgumentTypeError(f"a number of seconds from 0 to {MOST_SECONDS:g}, not {text!r}")
+    return value
+
+
 def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_flag: bool = True) -> None:
     g = p.add_argument_group("server and token (else WARLOG_SERVER / WARLOG_TOKEN, else the config file)")
     g.add_argument("--server", metavar="URL", help="the warlog server, e.g. http://127.0.0.1:8000")
@@ -2150,7 +2195,7 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
                        help="use the saved token and signing key of this seat (several seats of one game on "
                             "one machine); without --as: the seat this machine last joined the game as "
                             "(--token or WARLOG_TOKEN, when given, is the token sent)")
-    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default 30)")
+    g.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS", help="per request (default 30)")
     if json_flag:
         p.add_argument("--json", action="store_true", help="print the raw JSON response (for scripts)")
     p.set_defaults(client=True)
@@ -2459,7 +2504,7 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     p.add_argument("-o", "--output", help="file to write (default: replay-GAME-vVERSION.html)")
     p.add_argument("--format", choices=["html", "json"], default="html", help="html (the page) or json (the frames)")
-    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    p.add_argument("--wait", type=_seconds, default=600.0, metavar="SECONDS", help="give up waiting after this long")
     _add_access(p, json_flag=False)
     p.set_defaults(func=cmd_replay)
 
@@ -2469,7 +2514,7 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id")
     p.add_argument("-o", "--output", help="file to write (default: stats-GAME-vVERSION.json)")
     p.add_argument("--chart", choices=["faces", "vp"], help="an SVG chart instead of the JSON")
-    p.add_argument("--wait", type=float, default=600.0, metavar="SECONDS", help="give up waiting after this long")
+    p.add_argument("--wait", type=_seconds, default=600.0, metavar="SECONDS", help="give up waiting after this long")
     _add_access(p, json_flag=False)
     p.set_defaults(func=cmd_stats)
 
@@ -2668,8 +2713,11 @@ def _problem_text(exc) -> str:
         detail = detail[len(exc.rule) + 2:]
     errors = exc.body.get("errors") if isinstance(exc.body, dict) else None
     if isinstance(errors, dict) and errors:
-        detail += " (" + "; ".join(f"{field}: {' '.join(map(str, msgs)) if isinstance(msgs, list) else msgs}"
-                                   for field, msgs in errors.items()) + ")"
+        said = {field: " ".join(map(str, msgs)) if isinstance(msgs, list) else str(msgs)
+                for field, msgs in errors.items()}
+        said = {field: text for field, text in said.items() if text not in detail}  # the detail may say it already
+        if said:
+            detail += " (" + "; ".join(f"{field}: {text}" for field, text in said.items()) + ")"
     return f"{detail} [{exc.rule}]" if exc.rule else detail
 
 

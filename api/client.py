@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import socket
 import time
 import urllib.error
@@ -80,12 +81,26 @@ class StreamEvent:
         return self.raw
 
 
+# What a server URL or a token may hold: printable ASCII without spaces (a header value and a
+# request line are sent as ASCII or Latin-1, and a control character would end the header).
+_SENDABLE = re.compile(r"[\x21-\x7e]+")
+# What another header's value (an Idempotency-Key) may hold: what http.client can send in one line.
+_HEADER_TEXT = re.compile(r"[\x20-\x7e\xa0-\xff]+")
+
+
 def api_base(server: str) -> str:
     """``http://host:port`` or ``http://host:port/api/v1`` (a scheme is optional) -> the API base."""
     server = server.strip()
     if "://" not in server:
         server = "http://" + server
-    parts = urllib.parse.urlsplit(server)
+    if not _SENDABLE.fullmatch(server):  # a request line is ASCII; a space or a control would split it
+        raise ClientError(f"not an http(s) server URL: {server!r} (printable ASCII, no spaces: "
+                          "percent-encode the rest, e.g. a host name in its xn-- form)")
+    try:
+        parts = urllib.parse.urlsplit(server)
+        _ = parts.port  # a port that is not a number, or out of range, raises here, not at a request
+    except ValueError as exc:  # an unclosed IPv6 bracket, a port out of range
+        raise ClientError(f"not an http(s) server URL: {server!r} ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ClientError(f"not an http(s) server URL: {server!r}")
     path = parts.path.rstrip("/")
@@ -121,6 +136,9 @@ class WarlogClient:
     def __init__(self, base_url: str, token: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                  on_damaged: Callable[[str], None] | None = None):
         self.base_url = api_base(base_url)
+        if token and not _SENDABLE.fullmatch(token):  # never the token itself in the message
+            raise ClientError("the token holds a space, a line break or a character outside printable ASCII, "
+                              "which no warlog token has: copy it again (--token, WARLOG_TOKEN or the config file)")
         self.token = token
         self.timeout = timeout
         # Called with the line of a read's Warlog-Damaged header (a game whose stored log fails
@@ -152,6 +170,10 @@ class WarlogClient:
             hdrs["Content-Type"] = "application/json"
         if self.token:
             hdrs["Authorization"] = f"Bearer {self.token}"
+        for name, value in (headers or {}).items():  # an Idempotency-Key given by hand (--order-id, --key)
+            if not _HEADER_TEXT.fullmatch(value):
+                raise ClientError(f"the {name} header cannot carry {value!r}: 1 or more characters, no line break "
+                                  "nor control character, nothing outside Latin-1")
         hdrs.update(headers or {})
         url = self._url(path, query)
         request = urllib.request.Request(url, data=data, headers=hdrs, method=method)

@@ -9,6 +9,8 @@ import functools
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
+from api.jsonbody import BAD_KEY
+
 
 @functools.cache
 def shared(cls: type[Schema]) -> Schema:
@@ -23,9 +25,13 @@ def dump(cls: type[Schema], obj: object) -> object:
 
 
 def one_line(value: str) -> None:
-    """A name, code or seed: no tab or newline (the door, api/jsonbody.py, refuses other controls)."""
+    """A name, code or seed: no tab or newline, nor any control character. The door
+    (api/jsonbody.py) refuses the others in a body; a query string's values are checked here, as
+    they reach the store's SQL (PostgreSQL refuses a NUL in text)."""
     if "\t" in value or "\n" in value:
         raise ValidationError("one line of text: no tab or newline")
+    if BAD_KEY.search(value):
+        raise ValidationError("text holding a control character, a bidirectional override or an unpaired surrogate")
 
 
 class TimeControl(Schema):
@@ -296,9 +302,9 @@ class GameList(Schema):
 
 class GameFilters(Schema):
     status = fields.String(validate=validate.OneOf(["waiting", "active", "ended"]))
-    ruleset = fields.String()
-    player = fields.String(metadata={"description": "a player's handle"})
-    turn_of = fields.String(metadata={"description": "games where it is this handle's move"})
+    ruleset = fields.String(validate=one_line)
+    player = fields.String(validate=one_line, metadata={"description": "a player's handle"})
+    turn_of = fields.String(validate=one_line, metadata={"description": "games where it is this handle's move"})
     sandbox = fields.Boolean(load_default=False,
                              metadata={"description": "true: sandboxes are listed too (they are left out by default)"})
 

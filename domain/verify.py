@@ -860,6 +860,8 @@ def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
         key = header.get("server_key")
         report.server_key = key if isinstance(key, str) else None
     lines = parse_lines(text_lines, report)
+    if not lines:  # every game's log starts with its GameCreated: this is no export (truncated, the wrong file)
+        report.fail(1, "the file holds no events: an export starts with the game's GameCreated line")
     verify(lines, report)
     version = header.get("version") if header is not None else None
     if version is not None and not (type(version) is int and version == report.format):  # true is no version

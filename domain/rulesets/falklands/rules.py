@@ -106,6 +106,8 @@ class Falklands(Ruleset):
 
     # ------------------------------------------------------------------------------ setup --
     def setup(self, scenario: str | None, options: dict) -> Setup:
+        if scenario not in (None, "standard"):  # a typo must not be recorded as the game's scenario
+            raise InvalidSetup(f"Falklands Showdown has one scenario, 'standard', not {scenario!r}")
         unknown = set(options) - {"uk_operations", "bids"}
         if unknown:
             raise InvalidSetup(f"unknown falklands options: {', '.join(sorted(unknown))} "
@@ -123,7 +125,7 @@ class Falklands(Ruleset):
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= most:
             raise InvalidSetup(f"FS 4.7 / 3.5: 'uk_operations' is a whole number from 1 to {most} (default {most})")
         opts = {"uk_operations": count, **({"bids": bids} if bids is not None else {})}
-        return Setup(seats=[UK, AR], state=S.initial(count), scenario=scenario or "standard", options=opts)
+        return Setup(seats=[UK, AR], state=S.initial(count), scenario="standard", options=opts)
 
     def check_position(self, state: dict) -> None:
         """A named position (data/positions/): the generic checks, then every unit of the order of

@@ -1,9 +1,9 @@
 """The freeform ruleset's rules.
 
 FF 1  Sides: 1 to 8 named sides, one seat each.
-FF 2  Sequence: turns made of 1 to 30 named phases; any seat may act at any time; "advance" moves
-      to the next phase, and after the last phase to the next turn (which closes the dice epoch).
-      It is also the pass a time control gives for a seat that lets its deadline pass.
+FF 2  Sequence: turns made of 1 to 30 named phases, no name twice; any seat may act at any time;
+      "advance" moves to the next phase, and after the last phase to the next turn (which closes the
+      dice epoch). It is also the pass a time control gives for a seat that lets its deadline pass.
       With ``last_turn`` set (at most 9999), advancing past it is refused: end the game instead.
 FF 3  Dice: a seat rolls NdS, dS or d66 (two ordered d6) with a stated purpose, optionally
       against a target; a re-roll names the roll it replaces, which must be the last roll.
@@ -167,6 +167,8 @@ class Freeform(Ruleset):
         if not isinstance(phases, list) or not 1 <= len(phases) <= MAX_PHASES or not all(map(_name, phases)):
             raise InvalidSetup(f"FF 2: 'phases' is a list of 1 to {MAX_PHASES} phase names of at most {MAX_NAME} "
                                "printable characters on one line")
+        if len(set(phases)) != len(phases):  # a phase is found by its name when the game advances
+            raise InvalidSetup("FF 2: phase names must differ")
         last_turn = options.get("last_turn")
         if last_turn is not None and (isinstance(last_turn, bool) or not isinstance(last_turn, int)
                                       or not 1 <= last_turn <= MAX_LAST_TURN):
@@ -308,7 +310,7 @@ class Freeform(Ruleset):
         if not isinstance(target, dict):
             raise InvalidOrder("'target' is an object {compare, value, modifiers}", rule="FF 3", field="target")
         compare = target.get("compare", ">=")
-        if compare not in COMPARE:
+        if not isinstance(compare, str) or compare not in COMPARE:  # a list or an object is not hashable
             raise InvalidOrder(f"'target.compare' is one of {' '.join(COMPARE)}", rule="FF 3", field="target")
         value = _int(target.get("value"), "target.value", "FF 3", MAX_TARGET)
         modifiers = target.get("modifiers", [])

@@ -68,6 +68,9 @@ class Proving(Ruleset):
     def setup(self, scenario: str | None, options: dict) -> Setup:
         if options:
             raise InvalidSetup(f"the proving ground takes no options, not {', '.join(sorted(options))}")
+        if scenario not in (None, "standard", *SCENARIOS):  # a typo must not be recorded as the scenario
+            raise InvalidSetup(f"the proving ground's scenarios are 'standard' and "
+                               f"{', '.join(repr(name) for name in SCENARIOS)}, not {scenario!r}")
         state = core.base_state(SIDES, PHASES)
         if scenario in SCENARIOS:
             state = SCENARIOS[scenario].start({**state, "scenario": scenario})
