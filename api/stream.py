@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import random
 import select
 import socket

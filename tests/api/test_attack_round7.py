@@ -4,12 +4,11 @@ never a 5xx, nothing lost. SQLite only: what these tests check is the API's answ
 
 from __future__ import annotations
 
-import secrets
 
 import pytest
 
-from domain import sealed
 from tests.api.conftest import make_game
+from tests.api.test_attack_round6 import seal_and_reveal
 from tests.api.test_client import alice, clean_env, server  # noqa: F401  (fixtures: a live server, a player)
 
 
@@ -40,14 +39,7 @@ def test_a_sealed_roll_target_compare_not_a_string_is_recorded_refused_and_the_r
     orders = {"Blue": [{"kind": "roll", "dice": "2d6", "purpose": "fire", "target": {"compare": [], "value": 8}},
                        {"kind": "note", "text": "after the bad roll"}],
               "Red": []}
-    salts = {seat: secrets.token_hex(16) for seat in orders}
-    for seat, mine in orders.items():
-        r = c.post(url(game, "/sealed"), json={"commitment": sealed.commitment(game.game_id, seat, 1, mine, salts[seat])},
-                   headers=game.seats[seat])
-        assert r.status_code == 201, r.json
-    for seat, mine in orders.items():
-        r = c.post(url(game, "/sealed/reveal"), json={"orders": mine, "salt": salts[seat]}, headers=game.seats[seat])
-        assert r.status_code == 201, r.get_data(as_text=True)
+    r = seal_and_reveal(c, game, orders)
     types = [line["type"] for line in r.json["events"]]
     refused = [line["data"] for line in r.json["events"] if line["type"] == "SealedOrderRefused"]
     assert [(d["index"], d["rule"]) for d in refused] == [(0, "FF 3")], r.json
