@@ -305,8 +305,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             line += f"; the first of them was recorded {_duration(f.waiting_seconds)} ago"
         say(line)
         if f.stalled:
-            say(f"  STALLED: nothing has read the log for it since; is `{f.command}` running? "
+            say(f"  STALLED: it did not move in {status.PAUSE:.0f} s; is `{f.command}` running? "
                 "(if it is, its log says why it fails)")
+        elif f.moving:
+            say("  catching up: it moved while we looked")
     q = found.queues
     if not q.answered:
         say(f"redis ({q.url}): does not answer ({q.error})")

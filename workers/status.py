@@ -4,8 +4,9 @@ The projector and the dispatcher each keep their place in the event log (the las
 id they have read). A follower behind the log's head is normal for a moment; one whose first
 unread event was recorded longer ago than ``stalled_after`` seconds is not: nothing is reading
 the log for it, so either the process is not running (an older Procfile has no dispatcher line)
-or it keeps failing (its log says why). Read from the store alone, so the check needs no
-heartbeat: a process that runs and reads is the only thing that moves a position.
+or it keeps failing (its log says why). Such a follower is looked at again a few seconds later:
+one whose position moved is catching up a backlog, not stalled. Read from the store alone, so the
+check needs no heartbeat: a process that runs and reads is the only thing that moves a position.
 
 The rq side is read from Redis with rq's public API: each queue's waiting and failed jobs and the
 workers listening on it. The jobs queue (replays, statistics; mails too unless WARLOG_NOTIFY_QUEUE
@@ -15,11 +16,13 @@ queue only when a delivery waits in it.
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 STALLED_AFTER = 60.0  # seconds: a follower polls every second or so
+PAUSE = 3.0  # seconds between two looks at a follower that seems stalled: longer than its poll
 
 
 @dataclass
@@ -31,6 +34,7 @@ class Follower:
     waiting_since: str | None = None  # when the first of them was recorded (ISO 8601, UTC)
     waiting_seconds: float | None = None
     stalled: bool = False
+    moving: bool = False  # behind that long, but its position moved while we looked: catching up
 
 
 @dataclass
@@ -71,25 +75,35 @@ class Status:
         return {**asdict(self), "ok": self.ok}
 
 
-def followers(service: Any, now: datetime, stalled_after: float = STALLED_AFTER) -> tuple[int, list[Follower]]:
-    """The log's head and where the projector and the dispatcher are in it."""
+def followers(service: Any, now: datetime, stalled_after: float = STALLED_AFTER,
+              pause: Callable[[], None] = lambda: time.sleep(PAUSE)) -> tuple[int, list[Follower]]:
+    """The log's head and where the projector and the dispatcher are in it. A follower whose first
+    unread event is older than ``stalled_after`` is looked at again after ``pause``: one whose
+    position moved meanwhile is catching up (``moving``: a backlog after a restart), not stalled."""
     from projections.runner import TRACKED
     from projections.store import ProjectionStore
     from workers.dispatch import NotifyStore
 
+    projector, dispatcher = ProjectionStore.for_service(service), NotifyStore.for_service(service)
+    places = {"projector": ("warlog projector", lambda: projector.position(TRACKED)),
+              "dispatcher": ("warlog dispatcher", dispatcher.position)}
     head = service.recorder.max_notification_id() or 0
-    places = (("projector", "warlog projector", ProjectionStore.for_service(service).position(TRACKED)),
-              ("dispatcher", "warlog dispatcher", NotifyStore.for_service(service).position()))
     found = []
-    for name, command, position in places:
-        follower = Follower(name, command, position, max(0, head - position))
+    for name, (command, position) in places.items():
+        at = position()
+        follower = Follower(name, command, at, max(0, head - at))
         if follower.behind:
-            since = _recorded_at(service, position + 1)
+            since = _recorded_at(service, at + 1)
             if since is not None:
                 follower.waiting_since = since.isoformat()
                 follower.waiting_seconds = max(0.0, (now - since).total_seconds())
                 follower.stalled = follower.waiting_seconds > stalled_after
         found.append(follower)
+    if any(f.stalled for f in found):
+        pause()
+        for f in found:
+            if f.stalled and places[f.name][1]() > f.position:
+                f.stalled, f.moving = False, True
     return head, found
 
 
@@ -98,7 +112,10 @@ def _recorded_at(service: Any, notification_id: int) -> datetime | None:
     notifications = service.recorder.select_notifications(notification_id, 1)
     if not notifications:
         return None
-    stamp = service.mapper.to_domain_event(notifications[0]).timestamp
+    try:
+        stamp = service.mapper.to_domain_event(notifications[0]).timestamp
+    except Exception:  # a stored row that does not decode (damage): its time is unknown, not a crash
+        return None
     return stamp if stamp.tzinfo else stamp.replace(tzinfo=timezone.utc)
 
 

@@ -26,6 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 REDIS = "redis://127.0.0.1:6379/0"
 
 
+def STILL() -> None:
+    """The pause between two looks, in which nothing runs."""
+
+
 def _redis() -> redis.Redis:
     conn = redis.Redis.from_url(REDIS, socket_connect_timeout=1)
     try:
@@ -40,7 +44,7 @@ def test_a_follower_nothing_moves_is_stalled_and_one_that_read_the_log_is_caught
     head = app.recorder.max_notification_id()
     now = datetime.now(timezone.utc)
 
-    got_head, found = status.followers(app, now + timedelta(seconds=61))
+    got_head, found = status.followers(app, now + timedelta(seconds=61), pause=STILL)
     assert got_head == head
     assert [(f.name, f.command, f.behind, f.stalled) for f in found] == [
         ("projector", "warlog projector", head, True), ("dispatcher", "warlog dispatcher", head, True)]
@@ -48,15 +52,27 @@ def test_a_follower_nothing_moves_is_stalled_and_one_that_read_the_log_is_caught
     assert abs((first - now).total_seconds()) < 30  # the first unread event's time, not the newest's
 
     # a minute is the default bound: the same log seen 10 s after is only behind
-    assert [f.stalled for f in status.followers(app, now + timedelta(seconds=10))[1]] == [False, False]
+    assert [f.stalled for f in status.followers(app, now + timedelta(seconds=10), pause=STILL)[1]] == [False, False]
 
     Projections(app).catch_up()
-    _, found = status.followers(app, now + timedelta(seconds=61))
+    _, found = status.followers(app, now + timedelta(seconds=61), pause=STILL)
     assert [(f.name, f.behind, f.stalled) for f in found] == [("projector", 0, False), ("dispatcher", head, True)]
 
     Dispatcher(app, enqueue=lambda row: None).run_batch()
-    _, found = status.followers(app, now + timedelta(hours=1))
+    _, found = status.followers(app, now + timedelta(hours=1), pause=STILL)
     assert [(f.position, f.behind, f.stalled) for f in found] == [(head, 0, False), (head, 0, False)]
+
+
+def test_a_follower_that_moves_while_looked_at_is_catching_up_not_stalled(app):
+    for _ in range(3):
+        new_freeform_game(app)
+    head = app.recorder.max_notification_id()
+    later = datetime.now(timezone.utc) + timedelta(minutes=5)
+    # the projector reads a few events during the pause, as one catching up a backlog does
+    _, found = status.followers(app, later, pause=lambda: Projections(app).run_batch(limit=2))
+    projector, dispatcher = found
+    assert (projector.stalled, projector.moving, projector.position, projector.behind) == (False, True, 0, head)
+    assert (dispatcher.stalled, dispatcher.moving) == (True, False)
 
 
 def test_a_jobs_queue_without_a_worker_is_not_served_and_an_empty_webhooks_queue_need_not_be():
