@@ -408,13 +408,9 @@ def _poll_seconds(name: str, default: float, command: str) -> float:
     from domain.storage import seconds_from_env
 
     try:
-        value = seconds_from_env(name, default)
-    except ValueError:
-        value = float("nan")
-    if not value > 0:  # NaN too
-        raise SystemExit(f"warlog {command}: {name} must be a number of seconds above 0, "
-                         f"not {os.environ[name].strip()!r}")
-    return value
+        return seconds_from_env(name, default, above_zero=True)
+    except ValueError as exc:
+        raise SystemExit(f"warlog {command}: {exc}") from None
 
 
 def cmd_projector(args: argparse.Namespace) -> int:

@@ -195,16 +195,23 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
                        lock_timeout=lock_timeout)
 
 
-def seconds_from_env(name: str, default: float, environ: Mapping[str, str] | None = None) -> float:
+def seconds_from_env(name: str, default: float, environ: Mapping[str, str] | None = None, *,
+                     above_zero: bool = False) -> float:
     """A number of seconds from the environment: ``default`` when unset or empty, ValueError
-    naming the variable when it is not a number. Each setting applies its own bound."""
+    naming the variable when it is not a number (with ``above_zero``, not one above 0: a timeout
+    or a poll interval; NaN too). Other bounds are the setting's own."""
     raw = (os.environ if environ is None else environ).get(name, "").strip()
     if not raw:
         return default
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+        value = None
+    if above_zero and not (value is not None and value > 0):
+        raise ValueError(f"{name} must be a number of seconds above 0, not {raw!r}")
+    if value is None:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}")
+    return value
 
 
 def whole_from_env(name: str, default: int, environ: Mapping[str, str] | None = None, minimum: int = 0) -> int:

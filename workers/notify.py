@@ -402,9 +402,7 @@ class SmtpSettings:
         if not host:
             return None
         use_ssl = _flag(env.get("WARLOG_SMTP_SSL"))
-        timeout = seconds_from_env("WARLOG_SMTP_TIMEOUT", 10.0, env)
-        if not timeout > 0:
-            raise ValueError(f"WARLOG_SMTP_TIMEOUT must be a number of seconds above 0, not {timeout}")
+        timeout = seconds_from_env("WARLOG_SMTP_TIMEOUT", 10.0, env, above_zero=True)
         return cls(host=host, port=whole_from_env("WARLOG_SMTP_PORT", 465 if use_ssl else 25, env, minimum=1),
                    user=env.get("WARLOG_SMTP_USER") or None, password=env.get("WARLOG_SMTP_PASSWORD") or None,
                    starttls=_flag(env.get("WARLOG_SMTP_STARTTLS")), ssl=use_ssl,

@@ -42,10 +42,7 @@ def webhook_timeout(env: dict | None = None) -> float:
     """WARLOG_WEBHOOK_TIMEOUT: seconds for each network step of a webhook POST (default 5)."""
     from domain.storage import seconds_from_env
 
-    value = seconds_from_env("WARLOG_WEBHOOK_TIMEOUT", 5.0, env)
-    if not value > 0:
-        raise ValueError(f"WARLOG_WEBHOOK_TIMEOUT must be a number of seconds above 0, not {value}")
-    return value
+    return seconds_from_env("WARLOG_WEBHOOK_TIMEOUT", 5.0, env, above_zero=True)
 
 
 def digest_hour(env: dict | None = None) -> int:
