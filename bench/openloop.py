@@ -9,6 +9,11 @@ for it. warlog: 200 games over 32 kept-alive connections (bench/orders.py's set-
 follows each game's state as its umpire, as in the orders benchmark); boardgame.io 0.50.2: the
 game of the peers benchmark, 200 matches, its own client (bench/peers/bgio/driver.js open).
 Server CPU per move as in the peers benchmark, at this rate.
+
+Beside the served rows, the same Falklands orders through warlog's Flask app one at a time, with
+no socket and no server (``python -m bench.inprocess --falklands``, 200 games, in a fresh
+process): a floor under the served p99, and its orders by the lines they recorded (a Falklands
+order records one line per step it resolves, from none when refused to dozens at a turn's end).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench import peer, sources
+from bench import inprocess, peer, sources
 from bench.http import Connection
 from bench.orders import API, Game, Load, _cpu_seconds, _profile, _workers
 from bench.peers import ROLLS
@@ -144,6 +149,7 @@ def run(kinds: list[str], quick: bool) -> Result:
     found = {"freeform": ROLLS}
     found.update({s.ruleset: s for s in sources.available(["falklands"], result.notes)})
     rows = []
+    by_lines: list[list] = []  # the Falklands orders with no web server, by lines recorded
     for kind in kinds:
         if kind == "postgres" and (why := postgres_missing()):
             result.note(f"PostgreSQL skipped: {why}")
@@ -169,8 +175,23 @@ def run(kinds: list[str], quick: bool) -> Result:
             elif got["p99_ms"] is not None:
                 result.figures.append(Figure(f"p99 at {RATE}/s, warlog {name} on {LABEL[kind]} (no peer)",
                                              got["p99_ms"], "ms"))
+        if "falklands" in found:
+            alone = inprocess.measure(kind, 300 if quick else 3000, falklands=True)
+            rows.append([f"warlog falklands, {LABEL[kind]}: one at a time, no web server", "random legal orders",
+                         alone["orders"], fmt(alone["p50_ms"]), fmt(alone["p99_ms"]), "-", "-", "-"])
+            by_lines.extend([LABEL[kind], b["lines"], b["orders"], fmt(b["median_ms"])] for b in alone["by_lines"])
+            print(f"  warlog falklands on {LABEL[kind]}, no web server: p50 {fmt(alone['p50_ms'])} ms, "
+                  f"p99 {fmt(alone['p99_ms'])} ms", flush=True)
+            if theirs is not None:
+                result.figures.append(Figure(
+                    f"p99 of Falklands orders on {LABEL[kind]} with no web server ÷ peer's p99 at {RATE}/s",
+                    alone["p99_ms"], "ms", theirs["p99_ms"], "ms", f"{peer.NAME} on {peer.STORAGE[kind]}",
+                    alone["p99_ms"] / theirs["p99_ms"]))
     result.tables.append((["server", "orders or moves", "answered in the window", "p50 ms", "p99 ms", "server CPU ms/move",
                            "statuses", "sends skipped (every game waiting)"], rows))
+    if by_lines:
+        result.tables.append((["store", "lines the Falklands order recorded", "orders", "median ms, no web server"],
+                              by_lines))
     result.notes.append(f"{RATE} sends/s at fixed spacing, warm-up {warmup:g} s, window {duration:g} s, "
                         f"{games} games/matches; warlog over {connections} connections")
     return result

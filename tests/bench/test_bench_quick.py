@@ -126,6 +126,12 @@ def test_an_open_loop_sends_a_hundred_a_second_whatever_the_answers(against_the_
             _sane(answered, p50, p99, cpu)
             assert 0.5 * sent <= int(answered) <= sent, rows[name]  # a shared machine may lag a little
             assert "201: " in statuses and "500" not in statuses, statuses
+        # The same Falklands orders with no web server: a floor under the served p99.
+        name, what, timed, p50, p99, *_ = rows[f"warlog falklands, {store}: one at a time, no web server"]
+        assert int(timed) == 300 and 0 < _number(p50) <= _number(p99) < 10_000, rows[name]
+        by_lines = [cells for cells in _table(against_the_peer, "2. Open loop") if cells[0] == store]
+        assert [cells[1] for cells in by_lines] == ["0–5", "6–10", "11–20", "21 or more"], by_lines
+        assert sum(int(cells[2]) for cells in by_lines) == 300, by_lines
     if why := _peer_missing(against_the_peer):
         pytest.skip(why)
     for storage in ("FlatFile", "bgio-postgres"):
