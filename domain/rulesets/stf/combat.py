@@ -47,7 +47,8 @@ FILE = "combat.json"
 SUBS = ("SSN", "SS")
 RESULTS_RULE = "STF 11.1"
 STANDS_FOR = "Task Force's combat procedure (SSM, gunnery, torpedo and air combat results), not in the text"
-REPORT_FIELDS = ("sunk", "hits", "squadrons_destroyed", "airbase_hits", "flight_deck_inoperable", "spent")
+REPORT_FIELDS = ("sunk", "hits", "squadrons_destroyed", "squadron_damage", "airbase_hits", "flight_deck_inoperable",
+                 "spent")
 
 
 # ---- data/combat.json ----------------------------------------------------------------------------
@@ -247,6 +248,26 @@ def _ground_squadron(state: dict, name: str, base: str) -> tuple[str, str | None
     return base, name
 
 
+def _squadron_damage(state: dict, name: Any, n: int) -> int:
+    """STF 13.11's permanent damage: ``n`` more points on squadron ``name`` (as air.squadrons names
+    it: a carrier's "<carrier>:<kind>", the GameSystem airbase's "<airbase>:M1"), checked; returns
+    ``n``. Damage that leaves it no strength is refused: that squadron is destroyed (STF 12.3)."""
+    owner = name.partition(":")[0] if isinstance(name, str) else None
+    if owner in air.airbases(state) and owner not in state["units"]:
+        _ground_squadron(state, name, owner)
+    elif owner is not None:
+        _unit_in_play(state, owner, "squadron_damage")
+    flying = {s["id"]: s for s in air.squadrons(state, owner)} if owner is not None else {}
+    if name not in flying:
+        raise RuleViolation("STF 13.11", f"{name!r} is no squadron left in play "
+                                         f"({', '.join(flying) or 'none'} on {owner}): name it as '<carrier>:<kind>'")
+    sq = flying[name]
+    if n >= sq["left"]:
+        raise RuleViolation("STF 12.3", f"{name} has {sq['left']} strength left: {n} points of damage destroy it; "
+                                        "name it in squadrons_destroyed")
+    return n
+
+
 def check_report(state: dict, payload: Any) -> dict:
     """The report, checked: every unit named is in play (else refused naming STF 11.1)."""
     if not isinstance(payload, dict):
@@ -272,6 +293,9 @@ def check_report(state: dict, payload: Any) -> dict:
         named.append((uid, kind_))
     out["squadrons_destroyed"] = [kind_ if uid not in state["units"] else f"{uid}:{kind_}" if kind_ else uid
                                   for uid, kind_ in named]
+    out["squadron_damage"] = {}
+    for name, n in _map(payload, "squadron_damage").items():
+        out["squadron_damage"][name] = _squadron_damage(state, name, _count(n, "squadron_damage"))
     out["flight_deck_inoperable"] = []
     for uid in _unit_list(payload, "flight_deck_inoperable"):
         if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
@@ -329,6 +353,17 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
             ctx.emit(UnitChanged, unit=uid, changes={"air_lost": lost}, rule="STF 12.3", why=why)
         else:
             ctx.emit(UnitChanged, unit=uid, changes={"destroyed": True}, rule="STF 12.3", why=why)
+    for name, n in report.get("squadron_damage", {}).items():  # damage adds up (permanent)
+        owner = name.partition(":")[0]
+        if owner in ctx.state["units"]:
+            had = ctx.state["units"][owner].get("air_damage") or {}
+            total = {**had, name: had.get(name, 0) + n}
+            ctx.emit(UnitChanged, unit=owner, changes={"air_damage": total}, rule="STF 13.11", why=why)
+        else:  # the GameSystem airbase's ground aviation squadron
+            had = air.airbases(ctx.state)[owner].get("air_damage") or {}
+            total = {**had, name: had.get(name, 0) + n}
+            ctx.emit(air.AirbaseChanged, name=owner, changes={"owner": "system", "air_damage": total},
+                     rule="STF 13.11", why=why + f": {name} damaged")
     for uid in report["flight_deck_inoperable"]:
         ctx.emit(UnitChanged, unit=uid, changes={"flight_deck_inoperable": True}, rule="STF 12.7", why=why)
     for uid in report["sunk"]:
@@ -352,7 +387,8 @@ def sink(ctx: Ctx, uid: str, why: str, rule: str = RESULTS_RULE) -> None:
 
 
 REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is not in the text): "
-               "'sunk', 'squadrons_destroyed' ('<carrier>:<kind>'), 'hits' {unit: n}, 'airbase_hits' {name: n}, "
+               "'sunk', 'squadrons_destroyed' ('<carrier>:<kind>'), 'squadron_damage' {squadron: points of "
+               "permanent damage}, 'hits' {unit: n}, 'airbase_hits' {name: n}, "
                "'flight_deck_inoperable', 'spent' {unit: {ssm, torpedoes}}")
 
 

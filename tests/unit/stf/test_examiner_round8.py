@@ -1,0 +1,70 @@
+"""Examiner round 8: scenarios written from the STF v1.2 text, rule by rule, on the rules the
+earlier rounds named least (10.11, 10.12, 10.16, 11.5, 11.6, 7.2, 13.10, 8.13, 12.2, 12.3 ...)
+and on two rules meeting in one decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.errors import RuleViolation
+from domain.rulesets.stf import air
+from tests.unit.stf.helpers import FixedDice, events_of, play, run_step
+from tests.unit.stf.test_air import precise_cv_state, strikes
+
+
+# ---- STF 13.11 / 10.10 / 10.11: a squadron's permanent damage, reported ----------------------------
+def test_stf_13_11_damage_reported_on_a_gamesystem_a6_costs_it_a_harpoon_wave_at_its_next_strike():
+    """13.11: "Subtract 1 wave for each point of permanent damage on the air units." The damage is
+    the base game's result, so the Player reports it (``squadron_damage``, as he reports squadrons
+    destroyed); the GameSystem's A-6 that took 1 point then fires 2 waves of 8 Harpoons, not 3."""
+    st = precise_cv_state(H=4, L=3)
+    st["campaign"]["system_side"] = "US"
+    st["units"]["kiev"]["aircraft"] = {"H": "A-6 Intruder", "L": "F-14 Tomcat"}
+    st["groups"]["P1"].update(hex="1705", units=["p2"])  # a SAG 2 megahexes off: an ASM attack (10.14)
+    out, st = play(st, {"kind": "report", "squadron_damage": {"kiev:H": 1}})
+    change = [e for e in events_of(out, "UnitChanged") if e["unit"] == "kiev"][0]
+    assert change["changes"] == {"air_damage": {"kiev:H": 1}} and change["rule"] == "STF 13.11"
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert [h["waves"] for h in strikes(out)[0]["detail"]["harpoons"]] == [2]
+
+
+def test_stf_10_11_after_a_reported_damage_the_undamaged_m_strikes_and_the_damaged_one_escorts():
+    """10.11: "if the choice is between two identical units with different damage levels, the
+    stronger must be the strike and the weaker the escort." Two M squadrons of 3; the Player
+    reports 2 points of damage on the first; Soviet column, row 3: 1 strike, 1 escort."""
+    st = precise_cv_state(M=[3, 3])
+    _, st = play(st, {"kind": "report", "squadron_damage": {"kiev:M1": 2}})
+    out, _ = run_step(st, "air_attacks", FixedDice(3, 1))
+    d = strikes(out)[0]["detail"]
+    assert (d["strike"], d["escort"]) == (["kiev:M2"], ["kiev:M1"])
+    assert air.cap(st, "TF1")["strength"] == 2  # 10.2: half of (1 + 3) left, round up
+
+
+def test_stf_13_11_damage_adds_up_and_damage_that_leaves_nothing_is_a_squadron_destroyed():
+    """Permanent damage adds up over reports; damage that would leave a squadron no strength is
+    refused: a squadron with nothing left is destroyed (12.3 counts it, 12.7 looks for it), so the
+    Player names it in ``squadrons_destroyed``. A squadron the carrier does not have is refused."""
+    st = precise_cv_state(H=4, L=3)
+    _, st = play(st, {"kind": "report", "squadron_damage": {"kiev:H": 1}})
+    _, st = play(st, {"kind": "report", "squadron_damage": {"kiev:H": 2}})
+    assert st["units"]["kiev"]["air_damage"] == {"kiev:H": 3}
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "report", "squadron_damage": {"kiev:H": 1}})
+    assert e.value.rule == "STF 12.3" and "squadrons_destroyed" in str(e.value)
+    with pytest.raises(RuleViolation):
+        play(st, {"kind": "report", "squadron_damage": {"kiev:M": 1}})
+
+
+def test_stf_13_11_damage_on_the_gamesystem_airbases_ground_squadron_lowers_its_cap():
+    """The GameSystem airbase's ground aviation squadrons (2.1; M of 2, provisional) take damage as
+    a carrier's do: 1 point on Latakia:M1 leaves 1 + 2 = 3 strength, a CAP of 2 (10.2, round up),
+    where it was 2 of 4 before. The Player's own airbases' squadrons are the base game's: refused."""
+    from tests.unit.stf.helpers import combat_state
+    st = combat_state("Combat", map="mediterranean", system_airbase="Latakia", player_airbases=["Malta"],
+                      ground_aviation={"Player": 1, "system": 2})
+    assert air.cap(st, "Latakia")["strength"] == 2
+    out, st2 = play(st, {"kind": "report", "squadron_damage": {"Latakia:M1": 1}})
+    assert st2["airbases"]["Latakia"]["air_damage"] == {"Latakia:M1": 1}
+    assert air.cap(st2, "Latakia")["strength"] == 2 and air.cap(st2, "Latakia")["of"] == 3
+    with pytest.raises(RuleViolation, match="not the GameSystem's airbase"):
+        play(st, {"kind": "report", "squadron_damage": {"Malta:M1": 1}})
