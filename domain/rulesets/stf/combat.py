@@ -203,7 +203,8 @@ def squadron_count(u: dict, kind_: str) -> int:
 
 def squadrons_lost(u: dict, kind_: str) -> int:
     """How many of a carrier's ``kind_`` squadrons are destroyed (its ``air_lost`` names each once)."""
-    return min(list(u.get("air_lost") or []).count(kind_), squadron_count(u, kind_))
+    lost = [e for e in (u.get("air_lost") or []) if e.rstrip("0123456789") == kind_]
+    return min(len(lost), squadron_count(u, kind_))
 
 
 def attack_squadrons(u: dict) -> list[str]:
@@ -212,8 +213,9 @@ def attack_squadrons(u: dict) -> list[str]:
 
 
 def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
-    """A squadron named ``"<carrier>:<kind>"`` (a carrier's squadron of that kind) or by the unit
-    id of a squadron unit: (unit id, kind or None)."""
+    """A squadron named ``"<carrier>:<kind>"`` (a carrier's squadron of that kind; ``<kind><n>``
+    one of several, as air.squadrons names them) or by the unit id of a squadron unit: (unit id,
+    what its ``air_lost`` records: the kind, or the numbered name of one of several; or None)."""
     if not isinstance(name, str):
         raise InvalidOrder("'squadrons_destroyed' names squadrons as '<carrier id>:<kind>' or unit ids",
                            rule=RESULTS_RULE, field="squadrons_destroyed")
@@ -226,12 +228,16 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
             raise RuleViolation(RESULTS_RULE, f"{uid} is a ship, not a squadron: name a carrier's squadron "
                                               "as '<carrier id>:<kind>'")
         return uid, None
-    kind_ = kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
+    label, kind_ = kind_, kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
     count = squadron_count(u, kind_)
     if count <= 0:
         raise RuleViolation(RESULTS_RULE, f"{uid} carries no {kind_} squadron")
     if squadrons_lost(u, kind_) >= count:
         raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
+    if label != kind_ and count > 1:  # one of several, by name: that one (STF 13.3's two AV8s)
+        if name not in [sid for sid, _, _ in air.carrier_squadrons(u, uid)]:
+            raise RuleViolation(RESULTS_RULE, f"{name} is already destroyed")
+        return uid, label
     return uid, kind_
 
 
@@ -287,9 +293,11 @@ def check_report(state: dict, payload: Any) -> dict:
         if uid not in state["units"]:  # a ground aviation squadron of the GameSystem's airbase
             named.append((uid, kind_))
             continue
-        if kind_ and named.count((uid, kind_)) + squadrons_lost(state["units"][uid], kind_) >= \
-                squadron_count(state["units"][uid], kind_):
-            raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {kind_} squadron to lose")
+        typ = kind_.rstrip("0123456789") if kind_ else None  # "M2" is one of the M squadrons
+        earlier = sum(1 for u2, k in named if u2 == uid and k and k.rstrip("0123456789") == typ)
+        u = state["units"][uid]
+        if typ and ((uid, kind_) in named or earlier + squadrons_lost(u, typ) >= squadron_count(u, typ)):
+            raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {typ} squadron to lose")
         named.append((uid, kind_))
     out["squadrons_destroyed"] = [kind_ if uid not in state["units"] else f"{uid}:{kind_}" if kind_ else uid
                                   for uid, kind_ in named]

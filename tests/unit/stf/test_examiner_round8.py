@@ -9,7 +9,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.rulesets.stf import air
 from tests.unit.stf.helpers import FixedDice, events_of, play, run_step
-from tests.unit.stf.test_air import precise_cv_state, strikes
+from tests.unit.stf.test_air import cv, precise_cv_state, strikes
 
 
 # ---- STF 13.11 / 10.10 / 10.11: a squadron's permanent damage, reported ----------------------------
@@ -68,3 +68,70 @@ def test_stf_13_11_damage_on_the_gamesystem_airbases_ground_squadron_lowers_its_
     assert air.cap(st2, "Latakia")["strength"] == 2 and air.cap(st2, "Latakia")["of"] == 3
     with pytest.raises(RuleViolation, match="not the GameSystem's airbase"):
         play(st, {"kind": "report", "squadron_damage": {"Malta:M1": 1}})
+
+
+# ---- STF 7.1, 7.2 with 5.2: subron speeds, and a command control loss ---------------------------
+from tests.unit.stf import test_movement as mv  # noqa: E402
+
+
+def subron_scene(intel: str, cls: str, ccl: bool = False) -> dict:
+    st = mv.state()
+    mv.player_tf(st, "P1", "1405")
+    units = [] if intel != "precise" else [mv.ship("s1", cls, 1 if cls == "SS" else 2, ssm=0, torpedoes=3, gun=None)]
+    mv.add(st, "SR1", "system", "subron", "2005", units, intel=intel)
+    if ccl:
+        st["campaign"]["system_ccl_turn"] = st["turn"]
+    return st
+
+
+@pytest.mark.parametrize("intel, cls, ccl, hexes", [
+    ("good", None, False, 2),        # 7.1/7.2: less than Precise, 2 hexes whatever it holds
+    ("precise", "SSN", False, 2),    # 7.1: Precise SSNs, 2
+    ("precise", "SS", False, 1),     # 7.1: Precise conventional subs, 1
+    ("good", None, True, 1),         # 5.2: one hex of movement
+    ("precise", "SS", True, 0),      # 5.2: "conventional subs which can only move at a speed of 1 hex may not move"
+    ("precise", "SSN", True, 1),
+])
+def test_stf_7_2_and_5_2_a_gamesystem_subrons_hexes_by_its_intelligence_its_subs_and_a_command_control_loss(
+        intel, cls, ccl, hexes):
+    """7.1 "Precisely identified SSNs and all subrons which are less than Precisely identified may
+    move two hexes per turn. All Precisely identified conventional subs move at one hex per turn";
+    7.2 "subrons at less than Precise will continue to move at 2 hexes per turn"; 5.2 under a
+    GameSystem command control loss one hex, and none for a speed-1 group. SR1 makes for P1 (7.5)."""
+    out, after = run_step(subron_scene(intel, cls, ccl), "system_movement", FixedDice(default=1))
+    assert mv.d("2005", after["groups"]["SR1"]["hex"]) == hexes
+    if hexes == 0:
+        held = [e for e in events_of(out, "GroupChanged") if e["group"] == "SR1" and e["rule"] == "STF 5.2"]
+        assert held and "may not move" in held[0]["why"]
+
+
+# ---- STF 13.3 with 12.3: which of the Invincible's two AV8 squadrons was destroyed -------------------
+def invincible_state() -> dict:
+    """A Precise NATO GameSystem task force with the Invincible: 13.3's two AV8 squadrons of 2."""
+    from tests.unit.stf.test_air import add, built, ship
+    st = built(player="Soviet")
+    st["campaign"]["system_side"] = "NATO"
+    inv = {"id": "inv", "class": "CV", "nation": "NATO", "name": "Invincible", "air": {"M": 4}, "extra_av8": True}
+    add(st, "TF1", "system", "2305", [inv, ship("s1", "DD")], intel="precise", chit="Rear Admiral")
+    add(st, "P1", "Player", "0605", [cv("kiev"), ship("p2", "FF")])
+    return st
+
+
+def test_stf_13_3_the_av8_squadron_named_destroyed_is_the_one_gone_and_the_other_keeps_its_own_record():
+    """13.3 gives the Invincible a second AV8 squadron "of the same strength"; the report names the
+    one destroyed (air.py's "inv:M1", "inv:M2"). The squadron left is the other one, with its own
+    damage and sorties: M1, damaged 1 point and flown on a strike this turn, is destroyed; M2 is
+    left whole and rested (CAP 1 of 2, 10.2), not an "inv:M1" that inherits M1's damage and sortie."""
+    st = invincible_state()
+    st["sorties"] = {"inv:M1": st["turn"]}
+    _, st = play(st, {"kind": "report", "squadron_damage": {"inv:M1": 1}})
+    _, st = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1"]})
+    left = air.squadrons(st, "inv")
+    assert [(s["id"], s["damage"], s["left"]) for s in left] == [("inv:M2", 0, 2)]
+    assert air.cap(st, "TF1")["strength"] == 1
+    from domain.rulesets.stf import retirement
+    assert retirement.squadrons_destroyed(st) == 1
+    with pytest.raises(RuleViolation):
+        play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1"]})  # gone already
+    _, st = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M2"]})
+    assert air.squadrons(st, "inv") == [] and retirement.squadrons_destroyed(st) == 2
