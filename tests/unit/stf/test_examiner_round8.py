@@ -135,3 +135,31 @@ def test_stf_13_3_the_av8_squadron_named_destroyed_is_the_one_gone_and_the_other
         play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1"]})  # gone already
     _, st = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M2"]})
     assert air.squadrons(st, "inv") == [] and retirement.squadrons_destroyed(st) == 2
+
+
+# ---- STF 8.7 with 8.14, 8.15 and 11.1: when a subron made Precise goes Shallow ----------------------
+def test_stf_8_15_a_subron_revealed_in_a_player_subrons_hex_stays_deep_until_the_next_group_mode_phase():
+    """8.7 places "a Precise sub in Shallow" on a Precise search report; 8.14's NOTE keeps a subron
+    revealed by proximity Deep "until the following Group Mode Phase, when it will move to Shallow
+    for the rest of the game". 8.15's reveal (a Player subron's hex) is the same kind of reveal, so
+    it follows 8.14's note (docs, Readings): Deep now, Shallow at the next Group Mode phase (8.14)."""
+    st = mv.state()
+    mv.player_tf(st, "P1", "1506")
+    mv.add(st, "P2", "Player", "subron", "2210", [mv.ship("ssn", "SSN", 2)])
+    mv.add(st, "SR1", "system", "subron", "2210")
+    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    assert st2["groups"]["SR1"]["intel"] == "precise" and st2["groups"]["SR1"]["mode"] == "deep"
+    out, st3 = run_step({**st2, "turn": st2["turn"] + 1, "phase": "Group Mode"}, "group_modes")
+    change = [e for e in events_of(out, "GroupChanged") if e["group"] == "SR1"][0]
+    assert change["changes"] == {"mode": "shallow"} and change["rule"] == "STF 8.14"
+
+
+def test_stf_8_7_a_subron_found_precise_by_search_goes_shallow_at_once():
+    """8.7's own case: a Precise search result on a subron with a chit (no false-contact roll):
+    "Place a Precise sub in Shallow", at once, by 8.7."""
+    from tests.unit.stf.helpers import pool_of, search_state, system_group
+    st = search_state(system_group("SR1", "subron", chit="Tracked", intel="good", size="small"),
+                      pool=pool_of("Soviet", SS=3, SSN=2))
+    out, after = play(st, {"kind": "search", "group": "SR1", "search_value": 9}, FixedDice(1, default=1))
+    assert after["groups"]["SR1"]["intel"] == "precise" and after["groups"]["SR1"]["mode"] == "shallow"
+    assert [e["rule"] for e in events_of(out, "GroupChanged") if e["changes"].get("mode")] == ["STF 8.7"]
