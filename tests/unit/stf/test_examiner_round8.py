@@ -8,8 +8,8 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.rulesets.stf import air
-from tests.unit.stf.helpers import FixedDice, events_of, play, run_step
-from tests.unit.stf.test_air import cv, precise_cv_state, strikes
+from tests.unit.stf.helpers import FixedDice, events_of, play, rolls_of, run_step
+from tests.unit.stf.test_air import add, cv, precise_cv_state, strikes
 
 
 # ---- STF 13.11 / 10.10 / 10.11: a squadron's permanent damage, reported ----------------------------
@@ -163,3 +163,44 @@ def test_stf_8_7_a_subron_found_precise_by_search_goes_shallow_at_once():
     out, after = play(st, {"kind": "search", "group": "SR1", "search_value": 9}, FixedDice(1, default=1))
     assert after["groups"]["SR1"]["intel"] == "precise" and after["groups"]["SR1"]["mode"] == "shallow"
     assert [e["rule"] for e in events_of(out, "GroupChanged") if e["changes"].get("mode")] == ["STF 8.7"]
+
+
+# ---- STF 10.5 with 8.12 and 1.9: a strike's Rear Admiral chit fills the commitment ------------------
+def test_stf_1_9_the_estimate_of_10_5s_rear_admiral_chit_reaching_the_commitment_removes_the_unknown_contacts():
+    """10.5: odd, then 6, "place a Rear Admiral chit on the task force" (Accurate, large: 8.12 adds
+    30 for a Soviet one). The GameSystem's commitment 45 (1.10: 30 surface + 15 subs) already counts
+    15 of subs, so the total reaches 45: 1.9, "all counters which are at 'Good' or lower level of
+    intelligence are immediately removed from play": TF2 (unknown) goes before it is considered for
+    a strike of its own (no 10.5 roll for it), TF1 (now Accurate) stays and strikes."""
+    from tests.unit.stf.test_air import unknown_state
+    st = unknown_state()
+    add(st, "TF2", "system", "2306")
+    st["campaign"]["commitment"] = {"Player": {"points": 21, "carriers": 1}, "system": 45}
+    st["deployment"] = {"total": 15, "groups": {"SR4": {"part": "subs", "points": 15}}}
+    out, after = run_step(st, "air_attacks", FixedDice(3, 6, 1, 4))
+    assert after["deployment"]["total"] == 45 and after["campaign"]["commitment_reached"] is True
+    removed = events_of(out, "GroupRemoved")
+    assert [(e["group"], e["rule"]) for e in removed] == [("TF2", "STF 1.9")]
+    assert after["groups"]["TF1"]["intel"] == "accurate" and strikes(out)[0]["detail"]["group"] == "TF1"
+    assert [r.rule for r in rolls_of(out)] == ["STF 10.5", "STF 10.5", "STF 10.3", "STF 10.15"]
+
+
+# ---- STF 10.3/10.4 with 9.4 and 9.5: a closed Player airbase is no target until repaired ----------
+def test_stf_10_4_an_airbase_with_3_hits_is_passed_over_for_the_sag_and_is_the_target_again_once_repaired():
+    """10.3 "6 megahexes of an active player airbase"; 9.4 "If an airbase suffers 3 hits it cannot
+    launch aircraft"; 10.4 "airbases next and SAGs last"; 9.5 "Airbases repair 1 hit per turn if they
+    are not attacked that turn". With 3 hits Neskaupstadur is not active: the strike goes to the SAG.
+    A turn with no attack repairs it to 2 hits: next turn it is active again, and first (10.4)."""
+    from tests.unit.stf.test_air import built, ship
+    st = built()
+    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["airbases"] = {"Neskaupstadur": {"owner": "Player", "hits": 3, "attacked": 2}}
+    add(st, "TF1", "system", "2305", [cv("kiev")], intel="precise")
+    add(st, "P1", "Player", "1705", [ship("p1", "DD")])  # a SAG 2 megahexes off
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert strikes(out)[0]["detail"]["target"] == "P1"
+    out, st = run_step(st, "airbase_repair")
+    assert st["airbases"]["Neskaupstadur"]["hits"] == 2 and events_of(out, "AirbaseChanged")[0]["rule"] == "STF 9.5"
+    st = {**st, "turn": st["turn"] + 1}
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert (strikes(out)[0]["detail"]["target"], strikes(out)[0]["detail"]["target_kind"]) == ("Neskaupstadur", "airbase")
