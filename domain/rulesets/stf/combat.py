@@ -235,6 +235,8 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
     if squadrons_lost(u, kind_) >= count:
         raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
     if label != kind_ and count > 1:  # one of several, by name: that one (STF 13.3's two AV8s)
+        if name not in [sid for sid, _, _ in air.carrier_squadrons({**u, "air_lost": []}, uid)]:
+            raise RuleViolation(RESULTS_RULE, f"{uid} has no squadron {name}")
         if name not in [sid for sid, _, _ in air.carrier_squadrons(u, uid)]:
             raise RuleViolation(RESULTS_RULE, f"{name} is already destroyed")
         return uid, label
