@@ -131,8 +131,10 @@ def test_stf_13_3_the_av8_squadron_named_destroyed_is_the_one_gone_and_the_other
     assert air.cap(st, "TF1")["strength"] == 1
     from domain.rulesets.stf import retirement
     assert retirement.squadrons_destroyed(st) == 1
-    with pytest.raises(RuleViolation):
-        play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1"]})  # gone already
+    with pytest.raises(RuleViolation, match="already destroyed"):
+        play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1"]})
+    with pytest.raises(RuleViolation, match="no squadron inv:M3"):
+        play(st, {"kind": "report", "squadrons_destroyed": ["inv:M3"]})
     _, st = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M2"]})
     assert air.squadrons(st, "inv") == [] and retirement.squadrons_destroyed(st) == 2
 
