@@ -206,3 +206,19 @@ def test_stf_10_4_an_airbase_with_3_hits_is_passed_over_for_the_sag_and_is_the_t
     st = {**st, "turn": st["turn"] + 1}
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
     assert (strikes(out)[0]["detail"]["target"], strikes(out)[0]["detail"]["target_kind"]) == ("Neskaupstadur", "airbase")
+
+
+# ---- STF 1.9 with 12.4: a GameSystem ship sunk stays in the deployment total ---------------------
+def test_stf_1_9_a_gamesystem_ship_sunk_stays_counted_in_the_deployment_total():
+    """1.9 counts "the value of GameSystem ships/subs in play" against the commitment; 8.12 and 8.13
+    call it the "deployment point total". A ship the Player sinks was deployed: the total keeps it
+    (docs, Readings), so sinking GameSystem ships never lets more counters come on the map (6.4)."""
+    from tests.unit.stf.helpers import add_group, combat_state
+    from tests.unit.stf.helpers import ship as unit
+    st = combat_state("Combat", commitment=45)
+    add_group(st, "TF1", "system", "1610", {"udaloy": unit("DD", 4), "krivak": unit("FF", 3)})
+    add_group(st, "P1", "Player", "1212", {"p_dd": unit("DD", 4, nation="US")})
+    st["deployment"] = {"total": 7, "groups": {"TF1": {"part": "surface", "points": 7}}}
+    out, after = play(st, {"kind": "report", "sunk": ["udaloy"]})
+    assert after["units"]["udaloy"]["sunk"] and after["vp"]["Player"] == 4
+    assert after["deployment"] == st["deployment"] and events_of(out, "DeploymentChanged") == []
