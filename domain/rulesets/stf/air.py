@@ -226,17 +226,8 @@ def squadrons(state: dict, owner: str) -> list[dict]:
         unit = state["units"][owner]
         if unit.get("sunk") or unit.get("flight_deck_inoperable"):
             return []
-        air, damage = unit.get("air") or {}, unit.get("air_damage") or {}
-        lost = list(unit.get("air_lost") or [])
-        found = []
-        for typ in sorted(air):
-            strengths = air[typ] if isinstance(air[typ], list) else [air[typ]]
-            if unit.get("extra_av8") and typ == AV8_KIND and len(strengths) == 1 and strengths[0]:
-                strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]  # STF 13.3's two AV8s
-            strengths = [n for n in strengths if n]
-            keep = max(0, len(strengths) - lost.count(typ))
-            for n, strength in enumerate(strengths[:keep], start=1):
-                found.append((f"{owner}:{typ}" if len(strengths) == 1 else f"{owner}:{typ}{n}", typ, strength))
+        damage = unit.get("air_damage") or {}
+        found = carrier_squadrons(unit, owner)
     else:
         count = (state["campaign"].get("ground_aviation") or {}).get("system", 0)
         damage = airbases(state).get(owner, {}).get("air_damage") or {}
@@ -249,6 +240,27 @@ def squadrons(state: dict, owner: str) -> list[dict]:
         if left > 0:
             out.append({"id": sid, "type": typ, "strength": strength, "damage": damage.get(sid, 0), "left": left})
     return out
+
+
+def carrier_squadrons(unit: dict, owner: str) -> list[tuple[str, str, int]]:
+    """(id, type, strength) of each squadron of carrier ``unit`` (id ``owner``) not destroyed, its
+    flight deck and sinking aside. An ``air_lost`` entry that is a type ("M") takes that type's last
+    squadron; one that names a squadron ("M1", as the report gave it) takes that one (STF 13.3's
+    two AV8s: the other keeps its own name, damage and sorties)."""
+    air, lost = unit.get("air") or {}, list(unit.get("air_lost") or [])
+    found = []
+    for typ in sorted(air):
+        strengths = air[typ] if isinstance(air[typ], list) else [air[typ]]
+        if unit.get("extra_av8") and typ == AV8_KIND and len(strengths) == 1 and strengths[0]:
+            strengths = [strengths[0] // 2, strengths[0] - strengths[0] // 2]  # STF 13.3's two AV8s
+        strengths = [n for n in strengths if n]
+        kept = [(f"{owner}:{typ}" if len(strengths) == 1 else f"{owner}:{typ}{n}", strength)
+                for n, strength in enumerate(strengths, start=1)]
+        named = {f"{owner}:{e}" for e in lost if e != typ and e.rstrip("0123456789") == typ}
+        kept = [k for k in kept if k[0] not in named]
+        kept = kept[:max(0, len(kept) - lost.count(typ))]
+        found += [(sid, typ, strength) for sid, strength in kept]
+    return found
 
 
 def group_squadrons(state: dict, origin: str) -> list[dict]:

@@ -47,7 +47,8 @@ FILE = "combat.json"
 SUBS = ("SSN", "SS")
 RESULTS_RULE = "STF 11.1"
 STANDS_FOR = "Task Force's combat procedure (SSM, gunnery, torpedo and air combat results), not in the text"
-REPORT_FIELDS = ("sunk", "hits", "squadrons_destroyed", "airbase_hits", "flight_deck_inoperable", "spent")
+REPORT_FIELDS = ("sunk", "hits", "squadrons_destroyed", "squadron_damage", "airbase_hits", "flight_deck_inoperable",
+                 "spent")
 
 
 # ---- data/combat.json ----------------------------------------------------------------------------
@@ -202,7 +203,8 @@ def squadron_count(u: dict, kind_: str) -> int:
 
 def squadrons_lost(u: dict, kind_: str) -> int:
     """How many of a carrier's ``kind_`` squadrons are destroyed (its ``air_lost`` names each once)."""
-    return min(list(u.get("air_lost") or []).count(kind_), squadron_count(u, kind_))
+    lost = [e for e in (u.get("air_lost") or []) if e.rstrip("0123456789") == kind_]
+    return min(len(lost), squadron_count(u, kind_))
 
 
 def attack_squadrons(u: dict) -> list[str]:
@@ -211,8 +213,9 @@ def attack_squadrons(u: dict) -> list[str]:
 
 
 def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
-    """A squadron named ``"<carrier>:<kind>"`` (a carrier's squadron of that kind) or by the unit
-    id of a squadron unit: (unit id, kind or None)."""
+    """A squadron named ``"<carrier>:<kind>"`` (a carrier's squadron of that kind; ``<kind><n>``
+    one of several, as air.squadrons names them) or by the unit id of a squadron unit: (unit id,
+    what its ``air_lost`` records: the kind, or the numbered name of one of several; or None)."""
     if not isinstance(name, str):
         raise InvalidOrder("'squadrons_destroyed' names squadrons as '<carrier id>:<kind>' or unit ids",
                            rule=RESULTS_RULE, field="squadrons_destroyed")
@@ -225,12 +228,18 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
             raise RuleViolation(RESULTS_RULE, f"{uid} is a ship, not a squadron: name a carrier's squadron "
                                               "as '<carrier id>:<kind>'")
         return uid, None
-    kind_ = kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
+    label, kind_ = kind_, kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
     count = squadron_count(u, kind_)
     if count <= 0:
         raise RuleViolation(RESULTS_RULE, f"{uid} carries no {kind_} squadron")
     if squadrons_lost(u, kind_) >= count:
         raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
+    if label != kind_ and count > 1:  # one of several, by name: that one (STF 13.3's two AV8s)
+        if name not in [sid for sid, _, _ in air.carrier_squadrons({**u, "air_lost": []}, uid)]:
+            raise RuleViolation(RESULTS_RULE, f"{uid} has no squadron {name}")
+        if name not in [sid for sid, _, _ in air.carrier_squadrons(u, uid)]:
+            raise RuleViolation(RESULTS_RULE, f"{name} is already destroyed")
+        return uid, label
     return uid, kind_
 
 
@@ -245,6 +254,26 @@ def _ground_squadron(state: dict, name: str, base: str) -> tuple[str, str | None
         raise RuleViolation(RESULTS_RULE, f"{base} has no squadron {name} left "
                                           f"({', '.join(flying) or 'none'})")
     return base, name
+
+
+def _squadron_damage(state: dict, name: Any, n: int) -> int:
+    """STF 13.11's permanent damage: ``n`` more points on squadron ``name`` (as air.squadrons names
+    it: a carrier's "<carrier>:<kind>", the GameSystem airbase's "<airbase>:M1"), checked; returns
+    ``n``. Damage that leaves it no strength is refused: that squadron is destroyed (STF 12.3)."""
+    owner = name.partition(":")[0] if isinstance(name, str) else None
+    if owner in air.airbases(state) and owner not in state["units"]:
+        _ground_squadron(state, name, owner)
+    elif owner is not None:
+        _unit_in_play(state, owner, "squadron_damage")
+    flying = {s["id"]: s for s in air.squadrons(state, owner)} if owner is not None else {}
+    if name not in flying:
+        raise RuleViolation("STF 13.11", f"{name!r} is no squadron left in play "
+                                         f"({', '.join(flying) or 'none'} on {owner}): name it as '<carrier>:<kind>'")
+    sq = flying[name]
+    if n >= sq["left"]:
+        raise RuleViolation("STF 12.3", f"{name} has {sq['left']} strength left: {n} points of damage destroy it; "
+                                        "name it in squadrons_destroyed")
+    return n
 
 
 def check_report(state: dict, payload: Any) -> dict:
@@ -266,12 +295,17 @@ def check_report(state: dict, payload: Any) -> dict:
         if uid not in state["units"]:  # a ground aviation squadron of the GameSystem's airbase
             named.append((uid, kind_))
             continue
-        if kind_ and named.count((uid, kind_)) + squadrons_lost(state["units"][uid], kind_) >= \
-                squadron_count(state["units"][uid], kind_):
-            raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {kind_} squadron to lose")
+        typ = kind_.rstrip("0123456789") if kind_ else None  # "M2" is one of the M squadrons
+        earlier = sum(1 for u2, k in named if u2 == uid and k and k.rstrip("0123456789") == typ)
+        u = state["units"][uid]
+        if typ and ((uid, kind_) in named or earlier + squadrons_lost(u, typ) >= squadron_count(u, typ)):
+            raise RuleViolation(RESULTS_RULE, f"{uid} carries no other {typ} squadron to lose")
         named.append((uid, kind_))
     out["squadrons_destroyed"] = [kind_ if uid not in state["units"] else f"{uid}:{kind_}" if kind_ else uid
                                   for uid, kind_ in named]
+    out["squadron_damage"] = {}
+    for name, n in _map(payload, "squadron_damage").items():
+        out["squadron_damage"][name] = _squadron_damage(state, name, _count(n, "squadron_damage"))
     out["flight_deck_inoperable"] = []
     for uid in _unit_list(payload, "flight_deck_inoperable"):
         if _unit_in_play(state, uid, "flight_deck_inoperable").get("class") != "CV":
@@ -329,6 +363,17 @@ def apply_report(ctx: Ctx, report: dict, *, decision: str | None = None, why: st
             ctx.emit(UnitChanged, unit=uid, changes={"air_lost": lost}, rule="STF 12.3", why=why)
         else:
             ctx.emit(UnitChanged, unit=uid, changes={"destroyed": True}, rule="STF 12.3", why=why)
+    for name, n in report.get("squadron_damage", {}).items():  # damage adds up (permanent)
+        owner = name.partition(":")[0]
+        if owner in ctx.state["units"]:
+            had = ctx.state["units"][owner].get("air_damage") or {}
+            total = {**had, name: had.get(name, 0) + n}
+            ctx.emit(UnitChanged, unit=owner, changes={"air_damage": total}, rule="STF 13.11", why=why)
+        else:  # the GameSystem airbase's ground aviation squadron
+            had = air.airbases(ctx.state)[owner].get("air_damage") or {}
+            total = {**had, name: had.get(name, 0) + n}
+            ctx.emit(air.AirbaseChanged, name=owner, changes={"owner": "system", "air_damage": total},
+                     rule="STF 13.11", why=why + f": {name} damaged")
     for uid in report["flight_deck_inoperable"]:
         ctx.emit(UnitChanged, unit=uid, changes={"flight_deck_inoperable": True}, rule="STF 12.7", why=why)
     for uid in report["sunk"]:
@@ -352,7 +397,8 @@ def sink(ctx: Ctx, uid: str, why: str, rule: str = RESULTS_RULE) -> None:
 
 
 REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is not in the text): "
-               "'sunk', 'squadrons_destroyed' ('<carrier>:<kind>'), 'hits' {unit: n}, 'airbase_hits' {name: n}, "
+               "'sunk', 'squadrons_destroyed' ('<carrier>:<kind>'), 'squadron_damage' {squadron: points of "
+               "permanent damage}, 'hits' {unit: n}, 'airbase_hits' {name: n}, "
                "'flight_deck_inoperable', 'spent' {unit: {ssm, torpedoes}}")
 
 

@@ -252,7 +252,7 @@ def test_stf_13_3_both_of_the_invincibles_av8_squadrons_can_be_reported_destroye
     with pytest.raises(RuleViolation, match="already destroyed"):
         play(st3, {"kind": "report", "squadrons_destroyed": ["inv:M"]})
     _, both = play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1", "inv:M2"]})  # air.py's names
-    assert both["units"]["inv"]["air_lost"] == ["M", "M"]
+    assert both["units"]["inv"]["air_lost"] == ["M1", "M2"]  # each by its name (which one is gone)
     with pytest.raises(RuleViolation, match="no other M squadron"):
         play(st, {"kind": "report", "squadrons_destroyed": ["inv:M1", "inv:M2", "inv:M"]})
 
