@@ -1,0 +1,41 @@
+"""Eighth examiner round: scenarios written from the text of FS 4, 8, 9.6, 11 and the rules they
+meet in one order, on small positions built with the helpers. Each test that names a fix fails on
+the code before it."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+from tests.unit.falklands.helpers import AR, UK, answer, control, names, op, pending, place, play, uk
+
+
+# ------------------------------------------------------------------------ FS 9.6 with 3.6 ---
+def test_fs_9_6_a_contested_base_the_uk_held_last_is_an_emergency_destination():
+    """FS 9.6: "move the rebasing to another friendly controlled or contested base area". Goose
+    Green went over to the UK, then AR infantry came back: it is contested (3.6: "controlled ... or
+    they may be 'contested'"), whoever held it last. The UK lands on Pebble Island; its Pucara may
+    rebase to Goose Green, and stays there while AR ground units contest it (6.3). When the last of
+    them falls, the area is the UK's alone and the Pucara must rebase again."""
+    st = uk()
+    control(st, UK, "goose_green")
+    place(st, "2_para", "goose_green")
+    place(st, "ri_25", "goose_green")
+    assert S.contested(st, "goose_green") and S.controlled_by(st, "goose_green") == UK
+    place(st, "fearless", "falklands")
+    place(st, "3_para", aboard="fearless")
+    place(st, "pucara_2", "pebble_island")
+    out, st = play(st, UK, op(16, units=["3_para"], area="pebble_island"))
+    d = pending(st)
+    assert (d["kind"], d["rule"]) == ("emergency_rebase", "FS 9.6")
+    assert "goose_green" in d["options"]["destinations"]["pucara_2"]
+    out, st = answer(st, AR, {"destinations": {"pucara_2": "goose_green"}})
+    assert S.where(st, "pucara_2") == "goose_green" and pending(st) is None
+    assert "OperationCompleted" in names(out)
+    # the AR infantry falls: Goose Green is the UK's alone, and the Pucara must go
+    st["units"]["ri_25"].update(location=None, in_play=False, eliminated=True)
+    place(st, "3_para", "goose_green")
+    st["phase"], st["active"] = "UK Operations", [UK]
+    st["phase_ops"] = S.phase_allowance(st, "UK Operations")
+    out, st = play(st, UK, {"kind": "pass"})
+    d = pending(st)
+    assert d is not None and d["kind"] == "emergency_rebase" and list(d["options"]["destinations"]) == ["pucara_2"]
+    assert AR == d["seat"]
