@@ -357,7 +357,8 @@ def template_fields(op, choices: dict, side: str) -> dict:
             fields["second_wave"] = _many(c["second_wave"], True, "1-10 steps, if a first-wave unit survives")
     elif op in (18, 19):
         areas = c["area"]
-        fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
+        fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True,
+                                                         "aircraft from one land area"),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
         if not uk:
             fields["refuel"] = _many(c.get("refuel", []), True, "up to four Argentina-based A-4s (FS 9.4)")

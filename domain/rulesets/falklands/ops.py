@@ -486,9 +486,18 @@ def refuelled(ctx: Ctx, order: dict, op, aircraft: list[str]) -> list[str]:
     return refuel
 
 
+def one_base(ctx: Ctx, op, aircraft: list[str]) -> None:
+    """Op #18/#19 "move a force of friendly aircraft from a land area": one force from one area
+    (FS 9.9); carriers join from elsewhere, as the operation says, other aircraft do not."""
+    bases = list(dict.fromkeys(S.where(ctx.state, u) for u in aircraft))
+    need(len(bases) <= 1, rule(op), "the aircraft fly from one land area (FS 9.9), not from "
+                                    f"{' and '.join(area_name(b) for b in bases)}")
+
+
 def op_18(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 18, kinds=("sea", "box"))
     aircraft, carriers, _ = air_units(ctx, side, order, 18, area)
+    one_base(ctx, 18, aircraft)
     need(aircraft or carriers, rule(18), "name the aircraft and/or carriers that attack")
     staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
@@ -515,6 +524,7 @@ def waiver(ctx: Ctx, side: str, order: dict, area: str) -> str | None:
 def op_19(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 19, kinds=("land",))
     aircraft, carriers, _ = air_units(ctx, side, order, 19, area)
+    one_base(ctx, 19, aircraft)
     need(aircraft or carriers, rule(19), "name the aircraft and/or carriers that attack")
     staff_work(ctx, side, area, carriers)
     targets = _targets(ctx, area, S.other(side), ("ground",), no_sf=True)

@@ -5,7 +5,9 @@ the code before it."""
 from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
-from tests.unit.falklands.helpers import AR, UK, answer, control, names, op, pending, place, play, uk
+from tests.unit.falklands.helpers import (
+    AR, UK, FixedDice, answer, ar, broken, control, fire, names, op, pending, place, play, uk,
+)
 
 
 # ------------------------------------------------------------------------ FS 9.6 with 3.6 ---
@@ -39,3 +41,27 @@ def test_fs_9_6_a_contested_base_the_uk_held_last_is_an_emergency_destination():
     d = pending(st)
     assert d is not None and d["kind"] == "emergency_rebase" and list(d["options"]["destinations"]) == ["pucara_2"]
     assert AR == d["seat"]
+
+
+# ------------------------------------------------------------------ FS 7.1 Op #18, #19 with 9.9 ---
+def test_fs_7_1_op_18_and_19_a_force_of_aircraft_from_one_land_area():
+    """Op #18 "move a force of friendly aircraft from a land area to any one in-range sea area";
+    Op #19 the same to a land area. FS 9.9: a force moves "from an area", and only "certain
+    operations allow friendly units starting ... in areas other than the one from which your ...
+    force is originating to join": Op #18/#19 let carriers join, Op #15 and #20 "any in-range"
+    planes; these two do not. A Dagger from Argentina and one from Port Stanley together are
+    refused naming the operation; a Dagger and a Pucara from Port Stanley fly."""
+    st = ar()
+    place(st, "glamorgan", "falklands")
+    place(st, "2_para", "san_carlos")
+    place(st, "dagger_1", S.ARGENTINA)
+    place(st, "dagger_2", "port_stanley")
+    place(st, "pucara_1", "port_stanley")
+    for number, area, target in ((18, "falklands", "glamorgan"), (19, "san_carlos", "2_para")):
+        two_bases = op(number, area=area, aircraft=["dagger_1", "dagger_2"],
+                       fire=fire(("dagger_1", target), ("dagger_2", target)))
+        r = broken(st, AR, two_bases, f"FS 7.1 Op #{number}")
+        assert "one land area" in str(r)
+        out, after = play(st, AR, op(number, area=area, aircraft=["dagger_2", "pucara_1"],
+                                     fire=fire(("dagger_2", target), ("pucara_1", target))), FixedDice(default=6))
+        assert names(out)[0] == "OperationBegun"
