@@ -380,7 +380,7 @@ def template_fields(op, choices: dict, side: str) -> dict:
                       attack={"type": "boolean", "optional": True, "description": "true to attack there"},
                       support=_many(units, True, "units already there"), fire=FIRE)
     elif op == 23:
-        fields["loads"] = {"type": "json", "description": '{"unit": "ship", …}'}
+        fields["loads"] = {"type": "json", "description": '{"unit": "ship", …}: units of one land area'}
     elif op == 25:
         fields.update(area=c["area"], fire=FIRE)
     elif op == "exocet":

@@ -745,6 +745,9 @@ def op_23(ctx: Ctx, side: str, order: dict) -> list:
         else:
             need(here["location"] in DATA.land_areas and ship_at == S.TACTICAL, rule(23),
                  f"{name(u)} loads from a land area onto a ship in the Falkland Islands Sea Area")
+    # "load ground units from a land area": one area's units, as Op #18's "from a land area" (FS 9.9)
+    areas = list(dict.fromkeys(ctx.state["units"][u]["location"] for u in loads))
+    need(len(areas) == 1, rule(23), f"the units load from one land area, not from {' and '.join(area_name(a) for a in areas)}")
     check_loads(loads_after(ctx.state, side, loads), rule(23), ctx.state)
     for u, ship in loads.items():
         ctx.emit(ev.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))

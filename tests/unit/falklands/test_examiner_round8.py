@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, ar, broken, control, fire, names, op, pending, place, play, uk,
+    AR, UK, FixedDice, answer, ar, broken, control, events_of, fire, names, op, pending, place, play, uk,
 )
 
 
@@ -65,3 +65,21 @@ def test_fs_7_1_op_18_and_19_a_force_of_aircraft_from_one_land_area():
         out, after = play(st, AR, op(number, area=area, aircraft=["dagger_2", "pucara_1"],
                                      fire=fire(("dagger_2", target), ("pucara_1", target))), FixedDice(default=6))
         assert names(out)[0] == "OperationBegun"
+
+
+def test_fs_7_1_op_23_loads_the_units_of_one_land_area():
+    """Op #23 "You may load ground units from a land area onto naval vessels in the Falkland
+    Islands Sea Area or (AR player only) in the Argentine mainland": the units of one area, as
+    Op #18's "a force ... from a land area" (FS 9.9). An AR load in Argentina and in the Falklands
+    in one operation is refused naming the operation; each alone is accepted."""
+    st = ar()
+    place(st, "drummond", "falklands")
+    place(st, "cabo_san_antonio", S.ARGENTINA)
+    place(st, "cdo_601", "port_stanley")
+    place(st, "ri_12", S.ARGENTINA)
+    both = op(23, loads={"cdo_601": "drummond", "ri_12": "cabo_san_antonio"})
+    r = broken(st, AR, both, "FS 7.1 Op #23")
+    assert "one land area" in str(r)
+    for loads in ({"cdo_601": "drummond"}, {"ri_12": "cabo_san_antonio"}):
+        out, after = play(st, AR, op(23, loads=loads))
+        assert [(e["unit"], e["ship"]) for e in events_of(out, "UnitEmbarked")] == list(loads.items())
