@@ -571,6 +571,10 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     staff_work(ctx, side, dest, carriers)
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
+    # naval combat: your vessels moved into the final area or "already in the contested sea area";
+    # aircraft and carriers next door "may also be involved", never the whole attack (Op #18 is that)
+    need(force, rule(20), f"no ship or submarine of yours moves into or is in {area_name(dest)}: aircraft "
+                          "and carriers in adjacent sea areas only join a naval attack")
     b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
                     aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order, dest))
     return intercepted(ctx.state, aircraft, dest, 20, b)

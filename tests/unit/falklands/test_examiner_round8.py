@@ -83,3 +83,28 @@ def test_fs_7_1_op_23_loads_the_units_of_one_land_area():
     for loads in ({"cdo_601": "drummond"}, {"ri_12": "cabo_san_antonio"}):
         out, after = play(st, AR, op(23, loads=loads))
         assert [(e["unit"], e["ship"]) for e in events_of(out, "UnitEmbarked")] == list(loads.items())
+
+
+# ------------------------------------------------------------------------------- Op #20 ---
+def test_fs_7_1_op_20_an_attack_needs_your_vessels_in_the_final_area_not_carriers_or_aircraft_alone():
+    """Op #20 "Conduct Naval Movement and/or Combat": your ships and submarines attack "in the final
+    sea area into which you're moving your force", or "already in the contested sea area"; "in-range
+    land-based aircraft, and/or carriers in adjacent sea areas, may also be involved". Hermes in Sea
+    Area 7 alone against the AR submarine in Sea Area 6 (where no UK vessel is: not contested), or
+    AR aircraft alone against Glamorgan, is no naval combat: refused naming Op #20. With Spartan
+    moving in, Hermes joins."""
+    st = uk()
+    place(st, "hermes", "sa7")
+    place(st, "san_luis", "sa6")
+    place(st, "spartan", "sa4")
+    alone = op(20, destination="sa6", attack=True, carriers=["hermes"], fire=fire(("hermes", "san_luis")))
+    r = broken(st, UK, alone, "FS 7.1 Op #20")
+    assert "Sea Area 6" in str(r)
+    out, after = play(st, UK, op(20, units=["spartan"], destination="sa6", attack=True, carriers=["hermes"],
+                                 fire=fire(("spartan", "san_luis"), ("hermes", "san_luis"))), FixedDice(default=6))
+    assert [e["attackers"] for e in events_of(out, "BattleBegun")] == [["spartan", "hermes"]]
+    st = ar()
+    place(st, "glamorgan", "sa6")
+    place(st, "dagger_1", "port_stanley")
+    broken(st, AR, op(20, destination="sa6", attack=True, aircraft=["dagger_1"], fire=fire(("dagger_1", "glamorgan"))),
+           "FS 7.1 Op #20")
