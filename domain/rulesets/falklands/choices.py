@@ -275,6 +275,16 @@ def under_poor_logistics(state: dict, side: str, op, c: dict | None) -> dict | N
     return {**c, "moves_only": True}
 
 
+def under_panache(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 5-6: the second of two air operations (rules._operation refuses another) is Op #18
+    or #19 flown by aircraft alone, the 25 de Mayo being a ship (ops.air_only)."""
+    if (side != AR or c is None or op not in (18, 19) or "ar_air_panache" not in state["effects"][AR]
+            or state["phase_ops"]["done"] < 1):
+        return c
+    areas = {a: {**v, "carriers": []} for a, v in c["area"].items() if v["aircraft"]}
+    return {**c, "area": areas} if areas else None
+
+
 TARGET_OF_OPPORTUNITY_OPS = (14, 18, 20)  # FS 11.3 3-2/3-3: an AR attack on ships
 
 

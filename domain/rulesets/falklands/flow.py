@@ -242,7 +242,8 @@ def after_op(ctx: Ctx, stack: list) -> None:
         end_of_game(ctx)
         return
     po = ctx.state["phase_ops"]
-    solo = side == AR and "ar_air_panache" in ctx.state["effects"][AR] and op not in AIR_ONLY  # FS 11.3 5-6
+    # FS 11.3 5-6: "air_only" is False for an Op #18/#19 the 25 de Mayo flies (rules._operation)
+    solo = side == AR and "ar_air_panache" in ctx.state["effects"][AR] and not f.get("air_only", op in AIR_ONLY)
     if po["done"] >= po["allowed"] or solo:
         end_phase(ctx, stack)
 

@@ -36,6 +36,12 @@ MOVES = {1, 3, 4, 6, 12, 16, 17, 18, 19, 22, 23}
 AIR_ONLY = {1, 3, 18, 19}  # FS 11.3 5-6: ops involving only aircraft
 
 
+def air_only(op, order: dict) -> bool:
+    """FS 11.3 5-6 "ops involving only the moving and/or fighting of aircraft": Op #18/#19 with the
+    25 de Mayo involve a ship (as for 4-6, which leaves the carrier free to strike)."""
+    return op in AIR_ONLY and not (op in (18, 19) and order.get("carriers"))
+
+
 def rule(op) -> str:
     return f"FS 7.1 Op #{op}" if op != "exocet" else "FS 11.3 6-4"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, ar, broken, control, events_of, fire, names, op, pending, place, play, uk,
+    AR, UK, FixedDice, R, answer, ar, broken, control, events_of, fire, names, op, pending, place, play, set_phase, uk,
 )
 
 
@@ -108,3 +108,39 @@ def test_fs_7_1_op_20_an_attack_needs_your_vessels_in_the_final_area_not_carrier
     place(st, "dagger_1", "port_stanley")
     broken(st, AR, op(20, destination="sa6", attack=True, aircraft=["dagger_1"], fire=fire(("dagger_1", "glamorgan"))),
            "FS 7.1 Op #20")
+
+
+# ----------------------------------------------------------------------- FS 11.3 5-6 with 4-6 ---
+def _panache():
+    st = ar()
+    st["effects"][AR]["ar_air_panache"] = {"event": "5-6"}
+    set_phase(st, "AR Operations")
+    place(st, "25_de_mayo", "sa6")
+    place(st, "glamorgan", "sa7")
+    place(st, "dagger_1", "port_stanley")
+    place(st, "dagger_2", "port_stanley")
+    return st
+
+
+def test_fs_11_3_5_6_an_air_to_sea_strike_by_the_25_de_mayo_is_no_air_only_operation():
+    """5-6: "two ops instead of one ..., provided they're both ops involving only the moving and/or
+    fighting of aircraft"; the 25 de Mayo is a ship, not an aircraft unit (4-6 leaves it free to
+    strike, docs/rulesets.md). An Op #18 it flies is the phase's only operation, as any other kind;
+    as the second of two it is refused naming 5-6 and not offered; two aircraft strikes are two."""
+    st = _panache()
+    out, after = play(st, AR, op(18, area="sa7", carriers=["25_de_mayo"], fire=fire(("25_de_mayo", "glamorgan"))),
+                      FixedDice(default=6))
+    assert after["phase"] == "UK Submarine"
+    out, st = play(st, AR, op(18, area="sa7", aircraft=["dagger_1"], fire=fire(("dagger_1", "glamorgan"))),
+                   FixedDice(default=6))
+    out, st = answer(st, UK, {"fire": "auto"}, FixedDice(default=6))  # Glamorgan fires back, misses
+    assert st["phase"] == "AR Operations" and pending(st) is None
+    r = broken(st, AR, op(18, area="sa7", aircraft=["dagger_2"], carriers=["25_de_mayo"],
+                          fire=fire(("dagger_2", "glamorgan"), ("25_de_mayo", "glamorgan"))), "FS 11.3 5-6")
+    assert "25 de Mayo" in str(r)
+    template = R.operation_template(st, AR, 18)
+    assert all(v["carriers"] == [] for v in template["choices"]["area"].values())
+    out, st = play(st, AR, op(18, area="sa7", aircraft=["dagger_2"], fire=fire(("dagger_2", "glamorgan"))),
+                   FixedDice(default=6))
+    out, st = answer(st, UK, {"fire": "auto"}, FixedDice(default=6))
+    assert st["phase"] == "UK Submarine"
