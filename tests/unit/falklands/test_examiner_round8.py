@@ -1,6 +1,6 @@
-"""Eighth examiner round: scenarios written from the text of FS 4, 8, 9.6, 11 and the rules they
-meet in one order, on small positions built with the helpers. Each test that names a fix fails on
-the code before it."""
+"""Eighth examiner round: scenarios written from the text where two rules meet in one order (FS 9.6
+with 3.6; Op #18, #19, #23 with 9.9; Op #20's naval combat; 11.3 5-6 with 4-6's reading), on small
+positions built with the helpers. Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
