@@ -275,6 +275,16 @@ def under_poor_logistics(state: dict, side: str, op, c: dict | None) -> dict | N
     return {**c, "moves_only": True}
 
 
+def under_panache(state: dict, side: str, op, c: dict | None) -> dict | None:
+    """FS 11.3 5-6: the second of two air operations (rules._operation refuses another) is Op #18
+    or #19 flown by aircraft alone, the 25 de Mayo being a ship (ops.air_only)."""
+    if (side != AR or c is None or op not in (18, 19) or "ar_air_panache" not in state["effects"][AR]
+            or state["phase_ops"]["done"] < 1):
+        return c
+    areas = {a: {**v, "carriers": []} for a, v in c["area"].items() if v["aircraft"]}
+    return {**c, "area": areas} if areas else None
+
+
 TARGET_OF_OPPORTUNITY_OPS = (14, 18, 20)  # FS 11.3 3-2/3-3: an AR attack on ships
 
 
@@ -357,7 +367,8 @@ def template_fields(op, choices: dict, side: str) -> dict:
             fields["second_wave"] = _many(c["second_wave"], True, "1-10 steps, if a first-wave unit survives")
     elif op in (18, 19):
         areas = c["area"]
-        fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True),
+        fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True,
+                                                         "aircraft from one land area"),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
         if not uk:
             fields["refuel"] = _many(c.get("refuel", []), True, "up to four Argentina-based A-4s (FS 9.4)")
@@ -379,7 +390,7 @@ def template_fields(op, choices: dict, side: str) -> dict:
                       attack={"type": "boolean", "optional": True, "description": "true to attack there"},
                       support=_many(units, True, "units already there"), fire=FIRE)
     elif op == 23:
-        fields["loads"] = {"type": "json", "description": '{"unit": "ship", …}'}
+        fields["loads"] = {"type": "json", "description": '{"unit": "ship", …}: units of one land area'}
     elif op == 25:
         fields.update(area=c["area"], fire=FIRE)
     elif op == "exocet":

@@ -403,6 +403,8 @@ def after_ground_change(ctx: Ctx) -> None:
 
 
 def stranded_aircraft(state: dict) -> list[str]:
-    """AR aircraft on a base the UK now controls (FS 6.3, 9.6)."""
+    """AR aircraft on a base the UK now controls (FS 6.3, 9.6): not a contested one, whoever held it
+    last (an emergency rebasing may go there, 9.6; AR ground units are still there)."""
     return [u for u in S.units_in_any(state, side="AR", classes=["aircraft"])
-            if S.where(state, u) in DATA.land_areas and S.controlled_by(state, S.where(state, u)) == "UK"]
+            if S.where(state, u) in DATA.land_areas and S.controlled_by(state, S.where(state, u)) == "UK"
+            and not S.contested(state, S.where(state, u))]

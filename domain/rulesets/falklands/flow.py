@@ -164,8 +164,9 @@ def rebase(ctx: Ctx, stack: list) -> None:
     if not stranded:
         stack.pop()
         return
+    # "to another friendly controlled or contested base area": contested whoever held it last (FS 3.6)
     options = {u: [a for a in (*DATA.airbases, S.ARGENTINA) if a == S.ARGENTINA or
-                   (S.controlled_by(ctx.state, a) == AR and S.may_base(ctx.state, u, a))] for u in stranded}
+                   S.may_base(ctx.state, u, a, contested_ok=True)] for u in stranded}
     if "answer" not in f:
         ask(ctx, stack, AR, "emergency_rebase", "FS 9.6",
                 "AR: your aircraft must rebase at once; choose a base for each (Argentina is always possible)",
@@ -179,7 +180,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
         need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")
     chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
     for u, a in chosen.items():
-        full = (a in DATA.airbases and S.controlled_by(ctx.state, a) == AR
+        full = (a in DATA.airbases and (S.controlled_by(ctx.state, a) == AR or S.contested(ctx.state, a))
                 and len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) >= DATA.airbases[a])
         need(a in options[u], T.BASING_RULES.get(a, "FS 6.2") if full else "FS 9.6",
              f"{name(u)} cannot rebase to {a}" + (f" (it bases at most {DATA.airbases[a]} AR aircraft)" if full else ""))
@@ -241,7 +242,8 @@ def after_op(ctx: Ctx, stack: list) -> None:
         end_of_game(ctx)
         return
     po = ctx.state["phase_ops"]
-    solo = side == AR and "ar_air_panache" in ctx.state["effects"][AR] and op not in AIR_ONLY  # FS 11.3 5-6
+    # FS 11.3 5-6: "air_only" is False for an Op #18/#19 the 25 de Mayo flies (rules._operation)
+    solo = side == AR and "ar_air_panache" in ctx.state["effects"][AR] and not f.get("air_only", op in AIR_ONLY)
     if po["done"] >= po["allowed"] or solo:
         end_phase(ctx, stack)
 

@@ -36,6 +36,12 @@ MOVES = {1, 3, 4, 6, 12, 16, 17, 18, 19, 22, 23}
 AIR_ONLY = {1, 3, 18, 19}  # FS 11.3 5-6: ops involving only aircraft
 
 
+def air_only(op, order: dict) -> bool:
+    """FS 11.3 5-6 "ops involving only the moving and/or fighting of aircraft": Op #18/#19 with the
+    25 de Mayo involve a ship (as for 4-6, which leaves the carrier free to strike)."""
+    return op in AIR_ONLY and not (op in (18, 19) and order.get("carriers"))
+
+
 def rule(op) -> str:
     return f"FS 7.1 Op #{op}" if op != "exocet" else "FS 11.3 6-4"
 
@@ -486,9 +492,18 @@ def refuelled(ctx: Ctx, order: dict, op, aircraft: list[str]) -> list[str]:
     return refuel
 
 
+def one_base(ctx: Ctx, op, aircraft: list[str]) -> None:
+    """Op #18/#19 "move a force of friendly aircraft from a land area": one force from one area
+    (FS 9.9); carriers join from elsewhere, as the operation says, other aircraft do not."""
+    bases = list(dict.fromkeys(S.where(ctx.state, u) for u in aircraft))
+    need(len(bases) <= 1, rule(op), "the aircraft fly from one land area (FS 9.9), not from "
+                                    f"{' and '.join(area_name(b) for b in bases)}")
+
+
 def op_18(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 18, kinds=("sea", "box"))
     aircraft, carriers, _ = air_units(ctx, side, order, 18, area)
+    one_base(ctx, 18, aircraft)
     need(aircraft or carriers, rule(18), "name the aircraft and/or carriers that attack")
     staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
@@ -515,6 +530,7 @@ def waiver(ctx: Ctx, side: str, order: dict, area: str) -> str | None:
 def op_19(ctx: Ctx, side: str, order: dict) -> list:
     area = area_of(order, "area", 19, kinds=("land",))
     aircraft, carriers, _ = air_units(ctx, side, order, 19, area)
+    one_base(ctx, 19, aircraft)
     need(aircraft or carriers, rule(19), "name the aircraft and/or carriers that attack")
     staff_work(ctx, side, area, carriers)
     targets = _targets(ctx, area, S.other(side), ("ground",), no_sf=True)
@@ -561,6 +577,10 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     staff_work(ctx, side, dest, carriers)
     tez = tez_expansion(ctx, side, order, 20)
     force = whole_force(ctx, side, dest, ("ship", "submarine"), [*units, *support])
+    # naval combat: your vessels moved into the final area or "already in the contested sea area";
+    # aircraft and carriers next door "may also be involved", never the whole attack (Op #18 is that)
+    need(force, rule(20), f"no ship or submarine of yours moves into or is in {area_name(dest)}: aircraft "
+                          "and carriers in adjacent sea areas only join a naval attack")
     b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
                     aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order, dest))
     return intercepted(ctx.state, aircraft, dest, 20, b)
@@ -735,6 +755,9 @@ def op_23(ctx: Ctx, side: str, order: dict) -> list:
         else:
             need(here["location"] in DATA.land_areas and ship_at == S.TACTICAL, rule(23),
                  f"{name(u)} loads from a land area onto a ship in the Falkland Islands Sea Area")
+    # "load ground units from a land area": one area's units, as Op #18's "from a land area" (FS 9.9)
+    areas = list(dict.fromkeys(ctx.state["units"][u]["location"] for u in loads))
+    need(len(areas) == 1, rule(23), f"the units load from one land area, not from {' and '.join(area_name(a) for a in areas)}")
     check_loads(loads_after(ctx.state, side, loads), rule(23), ctx.state)
     for u, ship in loads.items():
         ctx.emit(ev.UnitEmbarked, unit=u, ship=ship, origin=ctx.state["units"][u]["location"], rule=rule(23))

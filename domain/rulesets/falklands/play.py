@@ -85,7 +85,9 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
     elif op in (18, 19):
         area = _pick(rng, c["area"])
         a = c["area"][area]
-        o.update(area=area, aircraft=_some(rng, a["aircraft"], 4) if a["aircraft"] else [],
+        base = _pick(rng, sorted({S.where(state, u) for u in a["aircraft"]})) if a["aircraft"] else None
+        flight = [u for u in a["aircraft"] if S.where(state, u) == base]  # one land area (Op #18/#19)
+        o.update(area=area, aircraft=_some(rng, flight, 4) if flight else [],
                  carriers=a["carriers"] if not a["aircraft"] or rng.random() < 0.5 else [], fire="auto")
         o["refuel"] = [u for u in o["aircraft"] if DATA.units[u].get("range") == "a4"
                        and S.where(state, u) == S.ARGENTINA][:4]

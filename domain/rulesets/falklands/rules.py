@@ -24,13 +24,13 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import (
-    decision_fields, field_names, op_choices, template_fields, under_poor_logistics, under_staff_work,
-    with_target_of_opportunity,
+    decision_fields, field_names, op_choices, template_fields, under_panache, under_poor_logistics,
+    under_staff_work, with_target_of_opportunity,
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import new_ctx, resume
-from domain.rulesets.falklands.ops import OPS, TITLES, restriction, rule
+from domain.rulesets.falklands.ops import AIR_ONLY, OPS, TITLES, air_only, restriction, rule
 from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run
 
 UK, AR = S.UK, S.AR
@@ -205,6 +205,7 @@ class Falklands(Ruleset):
             return None
         choices = under_staff_work(state, seat, op, op_choices(state, seat, op))  # FS 11.3 1-6
         choices = under_poor_logistics(state, seat, op, choices)  # FS 11.3 5-1
+        choices = under_panache(state, seat, op, choices)  # FS 11.3 5-6
         choices = with_target_of_opportunity(state, seat, op, choices)  # FS 11.3 3-2
         if choices is None:
             return None
@@ -307,12 +308,18 @@ class Falklands(Ruleset):
         # Falklands airbase: its own rule says Argentina is none)
         if seat == UK and S.ARGENTINA in [order.get(k) for k in ("area", "origin", "destination")]:
             raise RuleViolation("FS 9.7", f"no UK movement or combat may ever take place in Argentina ({rule(op)})")
+        if (seat == AR and "ar_air_panache" in ctx.state["effects"][AR] and ctx.state["phase_ops"]["done"] >= 1
+                and not air_only(op, order)):  # restriction() knows the op, not that the 25 de Mayo flies it
+            raise RuleViolation("FS 11.3 5-6", f"both operations of this phase must involve only aircraft: the "
+                                               f"25 de Mayo is a ship ({rule(op)})")
         if seat == AR and order.get("attack") is True and "poor_ar_logistics" in ctx.state["effects"][AR]:
             raise RuleViolation("FS 11.3 5-1", f"no AR attack of any kind this Operations Phase ({rule(op)})")
         ctx.emit(fe.OperationBegun, side=seat, op=op, title=TITLES[op], rule=rule(op), free=free)
         frames = OPS[op](ctx, seat, order)
         ground_attack = op in (22, 24) and order.get("attack") is True
         stack = [{"step": "after_op", "side": seat, "op": op, "free": free, "ground_attack": ground_attack}]
+        if op in AIR_ONLY and not air_only(op, order):  # FS 11.3 5-6: the 25 de Mayo flies it
+            stack[0]["air_only"] = False
         stack.extend(reversed(frames))
         run(ctx, stack)
 

@@ -401,8 +401,9 @@ def aircraft_in_range(state: dict, area: str, refuelled: bool = False) -> list[s
             if where(state, u) in (*DATA.land_areas, ARGENTINA) and aircraft_reach(state, u, area, refuelled)]
 
 
-def may_base(state: dict, uid: str, area: str, arriving: Iterable[str] = ()) -> bool:
-    """FS 6.2(3)(4), 6.3, Op #9: can this AR aircraft base in ``area`` with ``arriving`` also coming?"""
+def may_base(state: dict, uid: str, area: str, arriving: Iterable[str] = (), *, contested_ok: bool = False) -> bool:
+    """FS 6.2(3)(4), 6.3, Op #9: can this AR aircraft base in ``area`` with ``arriving`` also coming?
+    ``contested_ok``: a contested area qualifies whoever held it last (FS 9.6's destinations)."""
     if area == ARGENTINA:
         return True  # FS 9.7: infinite
     cap = DATA.airbases.get(area, 0)
@@ -410,7 +411,7 @@ def may_base(state: dict, uid: str, area: str, arriving: Iterable[str] = ()) -> 
         return False
     if "black_buck" in state["effects"][UK] and DATA.units[uid]["type"] != "Puc":
         return False
-    if controlled_by(state, area) != AR:
+    if controlled_by(state, area) != AR and not (contested_ok and contested(state, area)):
         return False
     present = [u for u in units_in(state, area, side=AR, classes=["aircraft"]) if u != uid]
     extra = [u for u in arriving if u != uid and u not in present]

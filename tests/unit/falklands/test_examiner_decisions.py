@@ -25,7 +25,7 @@ def _interception():
     place(st, "glamorgan", "falklands")
     place(st, "a4_1", "port_stanley")
     place(st, PUCARA, "port_stanley")
-    place(st, STEALTH, S.ARGENTINA)
+    place(st, STEALTH, "port_stanley")  # Op #18: one force from one land area
     out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1", PUCARA, STEALTH], carriers=[], fire="auto"),
                    FixedDice(default=6))
     d = pending(st)

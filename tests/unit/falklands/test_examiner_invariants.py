@@ -71,8 +71,8 @@ def check(state: dict, before: dict, events: list, n: int) -> None:
         for uid in S.units_in_any(state, side="AR", classes=["aircraft"]):
             at = S.where(state, uid)
             assert at == S.ARGENTINA or at in DATA.airbases, (n, uid, at)
-            if at in DATA.airbases:  # FS 6.3 / 9.6: never left on a base the UK controls
-                assert state["control"][at] != "UK", (n, uid, at)
+            if at in DATA.airbases:  # FS 6.3 / 9.6: never left on a base the UK controls (a contested one may be used)
+                assert state["control"][at] != "UK" or S.contested(state, at), (n, uid, at)
     # FS 3.6: an area only one side has ground units in is that side's
     sides = S.ground_sides_everywhere(state)
     for area in DATA.land_areas:
