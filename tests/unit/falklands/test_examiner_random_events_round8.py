@@ -124,18 +124,48 @@ def test_fs_11_3_2_5_an_ar_submarine_sunk_outside_the_tez_scores_for_the_ar():
     assert after["vp"][S.TRACK] == vp + 1
 
 
+# -------------------------------------------------------------------------------------- 3-2 ---
+def test_fs_11_3_3_2_the_unprotected_ship_not_engaged_still_fires_defensively():
+    """FS 11.3 3-2 "without having to also engage unprotected targets in that same area ... the
+    targeted ship makes normal defensive fire", with 10.2 (no unit withheld from a battle in its
+    area): Glamorgan, not attacked, is in the battle and fires back too (docs/rulesets.md)."""
+    st = empty()
+    place(st, SHIP_IN_TEZ, "sa6")
+    place(st, "hermes", SEA)
+    place(st, "glamorgan", SEA)
+    place(st, "drummond", SEA)
+    out, st = draw(st, 3, 3)
+    st = phase(st, "AR Operations")
+    out, st = play(st, AR, op(14, area=SEA, units=["drummond"], fire=[{"unit": "drummond", "at": "hermes"}],
+                              target_of_opportunity="hermes"))
+    d = pending(st)
+    assert (d["kind"], d["seat"]) == ("defensive_fire", UK)
+    assert d["options"]["fire"] == {"hermes": ["drummond"], "glamorgan": ["drummond"]}
+    out, after = answer(st, UK, {"fire": [{"unit": "hermes", "at": "drummond"}, {"unit": "glamorgan", "at": "drummond"}]},
+                        FixedDice(6, 6, 6))
+    assert [r.units for r in rolls_of(out)] == [["drummond", "hermes"], ["hermes", "drummond"],
+                                                ["glamorgan", "drummond"]]
+    assert after["units"]["glamorgan"]["steps"] == 2  # not engaged: the AR fired at Hermes alone
+
+
 # -------------------------------------------------------------------------------------- 3-4 ---
 def test_fs_11_3_3_4_every_uk_boat_there_fires_at_the_one_protected_target_and_no_die_answers():
     """FS 11.3 3-4 "any one AR surface vessel, protected or not": the 25 de Mayo beside an
-    unprotected destroyer (10.4 waived); both UK submarines there fire at it, and "The AR player
-    may not respond to this attack with any defensive die rolls"."""
+    unprotected destroyer (10.4 waived); both UK submarines there fire at it (a UK surface ship
+    there takes no part: a "Sub Attack"), and "The AR player may not respond to this attack with
+    any defensive die rolls"."""
     st = empty()
     place(st, SHIP_IN_TEZ, SEA)
     place(st, "spartan", OUTSIDE)
     place(st, "splendid", OUTSIDE)
     place(st, "25_de_mayo", OUTSIDE)
     place(st, "drummond", OUTSIDE)
+    place(st, "glamorgan", OUTSIDE)  # a surface ship there: the event is a submarine attack
     out, st = draw(st, 3, 4)
+    assert pending(st)["options"]["areas"][OUTSIDE]["units"] == ["spartan", "splendid"]
+    assert refused(st, UK, {"kind": "decide", "decision": pending(st)["id"],
+                            "choice": {"area": OUTSIDE, "target": "25_de_mayo", "units": ["glamorgan"]}}
+                   ).rule == "FS 11.3 3-4"
     out, after = answer(st, UK, {"area": OUTSIDE, "target": "25_de_mayo"}, FixedDice(6, 6))
     shots = rolls_of(out)
     assert [(r.seat, r.units) for r in shots] == [(UK, ["spartan", "25_de_mayo"]), (UK, ["splendid", "25_de_mayo"])]
