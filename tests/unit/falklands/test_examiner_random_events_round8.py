@@ -4,11 +4,15 @@ modules do not check. Positions are small and synthetic (helpers.py); dice are f
 
 from __future__ import annotations
 
+import pytest
+
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 
+from projections.narrate import describe
+
 from .helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, refused, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, refused, rolls_of,
 )
 from .test_rules_random_events import draw, drawn, phase
 
@@ -172,6 +176,24 @@ def test_fs_11_3_3_4_every_uk_boat_there_fires_at_the_one_protected_target_and_n
     assert all(r.rule == "FS 11.3 3-4" for r in shots)
     assert "DecisionPending" not in names(out) and pending(after) is None
     assert S.alive(after, "25_de_mayo") and after["turn"] == st["turn"] + 1
+
+
+# -------------------------------------------------------------------------------- 4-1, 4-3 ---
+@pytest.mark.parametrize("ar_die, rival", [(2, AR), (3, UK)])
+def test_fs_11_3_4_1_the_rivals_marker_taken_away_reads_taken_not_played(ar_die, rival):
+    """FS 11.3 4-1/4-3 "the effect is to take that marker away ...; however, both markers are then
+    out of play": the log says the marker was taken away under the event rolled, not that its
+    holder played it (he rolled nothing again)."""
+    st = empty()
+    marker = f"{rival.lower()}_decisive_leader"
+    st["markers"][rival] = [marker]
+    out, st = draw(st, 4, ar_die)
+    out, after = answer(st, rival, {"reroll": None})  # the holder keeps the event's dice
+    (taken,) = [(cls, data) for cls, data in (o for o in out if isinstance(o, tuple)) if cls.__name__ == "MarkerPlayed"]
+    line = describe({"type": "MarkerPlayed", "data": taken[1]}, R)
+    assert "taken away" in line and "plays" not in line and f"FS 11.3 4-{ar_die}" in line
+    assert after["markers"] == {UK: [], AR: []}
+    assert not rolls_of(out)
 
 
 # -------------------------------------------------------------------------------------- 5-1 ---
