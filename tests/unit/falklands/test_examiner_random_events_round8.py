@@ -56,6 +56,25 @@ def test_fs_11_3_1_6_op_10_rides_on_an_attack_in_place_outside_the_tez():
     assert S.where(after, "glamorgan") == OUTSIDE
 
 
+def test_fs_11_3_1_6_a_repair_and_a_regroup_move_nothing_and_stand():
+    """FS 11.3 1-6 forbids movement only: Op #5 repairs a vessel already in the South Georgia box
+    ("its move there can't be part of this same operation") and Op #8 regroups a unit where it
+    is; both are offered and made."""
+    st = empty()
+    place(st, SHIP_IN_TEZ, SEA)
+    place(st, "glamorgan", S.SOUTH_GEORGIA, steps=1)
+    place(st, "2_para", FLAT, steps=1)
+    control(st, UK, FLAT, S.SOUTH_GEORGIA)
+    st["ops_log"][UK].append(4)
+    st["effects"][UK]["poor_uk_staff_work"] = {"rule": "FS 11.3 1-6"}
+    offered = {o.get("op") for o in R.legal_orders(st, UK)}
+    assert {5, 8} <= offered and not {6, 16, 22, 23} & offered
+    out, after = play(st, UK, op(5, unit="glamorgan"))
+    assert after["units"]["glamorgan"]["steps"] == 2 and S.where(after, "glamorgan") == S.SOUTH_GEORGIA
+    out, after = play(st, UK, op(8, unit="2_para"))
+    assert after["units"]["2_para"]["steps"] == 2 and S.where(after, "2_para") == FLAT
+
+
 # -------------------------------------------------------------------------------------- 2-4 ---
 def test_fs_11_3_2_4_an_sf_team_alone_in_an_enemy_held_area_contests_it_and_may_be_chosen():
     """FS 11.3 2-4 "any one enemy SF unit located in any contested land area", with 10.8: "The
