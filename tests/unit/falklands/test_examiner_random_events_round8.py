@@ -75,6 +75,30 @@ def test_fs_11_3_1_6_a_repair_and_a_regroup_move_nothing_and_stand():
     assert after["units"]["2_para"]["steps"] == 2 and S.where(after, "2_para") == FLAT
 
 
+# ------------------------------------------------------------------------------- 2-1 with 4-1 ---
+def test_fs_11_3_2_1_with_4_4_2_a_marker_held_through_the_free_attack_stops_no_vp():
+    """FS 4.4(2) "these VP aren't scored during the operation when random event 4-1/4-2/4-3 is in
+    effect"; FS 11.3 2-1 "This attack doesn't count as using up a UK operation" (docs/rulesets.md:
+    a free attack is no operation). The UK holds its marker through the attack and never plays
+    it: Drummond sunk outside the TEZ scores 4.4(2)'s +1, as it does when the marker is played
+    there (test_examiner_timing)."""
+    st = empty()
+    place(st, SHIP_IN_TEZ, SEA)
+    place(st, "glamorgan", OUTSIDE)
+    place(st, "drummond", OUTSIDE)
+    st["markers"][UK] = ["uk_decisive_leader"]
+    vp = st["vp"][S.TRACK]
+    out, st = draw(st, 2, 1)
+    out, st = answer(st, UK, {"reroll": None})  # the event dice are kept: 2-1
+    face = DATA.units["glamorgan"]["factors"]["surface"]
+    out, st = answer(st, UK, {"area": OUTSIDE, "fire": [{"unit": "glamorgan", "at": "drummond"}]})
+    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(face, 6))  # Glamorgan hits, Drummond misses
+    out, after = answer(st, UK, {"reroll": None})  # held, never played
+    assert not S.alive(after, "drummond") and after["markers"][UK] == ["uk_decisive_leader"]
+    assert [e["delta"] for e in events_of(out, "VPScored") if e["rule"] == "FS 4.4(2)"] == [1]
+    assert after["vp"][S.TRACK] == vp + 1
+
+
 # -------------------------------------------------------------------------------------- 2-4 ---
 def test_fs_11_3_2_4_an_sf_team_alone_in_an_enemy_held_area_contests_it_and_may_be_chosen():
     """FS 11.3 2-4 "any one enemy SF unit located in any contested land area", with 10.8: "The
