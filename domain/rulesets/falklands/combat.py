@@ -374,12 +374,12 @@ def sinking_vp(ctx: Ctx, uid: str, area: str | None, battle: dict) -> None:
 def leadership_in_effect(state: dict) -> bool:
     """FS 4.4(2) "when random event 4-1/4-2/4-3 is in effect": a Decisive Leader marker is held
     (4-1: taken "as a reminder this event is activated"), or one was played earlier in this
-    operation, in any of its battles (docs/rulesets.md). A marker played in the Random Event Phase
-    (on the event dice, or in a free attack, which "doesn't count as" an operation, 11.3 2-1) is
-    played in no operation: once played it is held no more, and it stops no VP there."""
+    operation, in any of its battles (docs/rulesets.md). Only "during the operation": a free
+    attack of the Random Event Phase "doesn't count as" an operation (11.3 2-1), so no marker,
+    held or played, stops its VP."""
     held = any(LEADER_MARKER[s] in state["markers"].get(s, []) for s in LEADER_MARKER)
     in_operation = state.get("phase") in ("UK Operations", "AR Operations")
-    return held or (in_operation and bool(state.get("leader_played_in_op")))
+    return in_operation and (held or bool(state.get("leader_played_in_op")))
 
 
 def after_ground_change(ctx: Ctx) -> None:

@@ -55,7 +55,18 @@ def _order(d: dict) -> str | None:
     return f"{d['seat']} orders operation: {_op(order['op'])}"
 
 
+def _marker_played(d: dict) -> str | None:
+    """FS 11.3 4-1/4-3: the rival's event takes a held marker away (not played): "both markers are
+    then out of play". A marker played for a re-roll reads as the generic line."""
+    rival_event = ("FS 11.3 4-1", "FS 11.3 4-2") if d.get("side") == "AR" else ("FS 11.3 4-3",)
+    if d.get("rule") not in rival_event:
+        return None
+    return (f"{d['marker']} marker taken away from {d['side']}: both Decisive Leader markers are out of play "
+            f"({d['rule']})")
+
+
 LINES: dict[str, Callable[[dict], str | None]] = {
+    "MarkerPlayed": _marker_played,
     "DiceRolled": _hit_number,
     "OrderAccepted": _order,
     "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
