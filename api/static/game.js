@@ -867,6 +867,8 @@
     }
   }
 
+  var LOG_LINES = 150;  // the log shows the last lines only; the replay shows every one
+
   function renderLog(history) {
     var list = W.clear($("log")), count = 0, lines = [];
     (history.turns || []).forEach(function (t) {
@@ -876,7 +878,11 @@
         });
       });
     });
-    var shown = lines.slice(-150), where = null;
+    var shown = lines.slice(-LOG_LINES), where = null, left = lines.length - shown.length;
+    if (left > 0) {  // a long game: say what is left out, and where it is
+      list.appendChild(W.el("li", { class: "earlier hint" }, left + " earlier lines are not shown here: ",
+        W.el("a", { href: "/games/" + gameId + "/replay#seq=" + shown[0].line.seq, text: "the replay has them all" }), "."));
+    }
     shown.forEach(function (x) {
       var here = "Turn " + x.turn + " · " + (x.phase || "");
       if (here !== where) { where = here; list.appendChild(W.el("li", { class: "group", text: here })); }

@@ -1,0 +1,48 @@
+"""Round eight of the pages: a player's and an umpire's first evening with them, in Chromium. Each
+test is a problem found there: what the page did, checked against what docs/pages.md says."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.browser.helpers import freeform_game, open_with_keys
+from tests.e2e.server import http_json
+
+pytestmark = pytest.mark.slow
+
+
+def _order(server: str, game_id: str, token: str, order: dict) -> dict:
+    status, _, body = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", order,
+                                {"Authorization": f"Bearer {token}", "Idempotency-Key": str(uuid.uuid4())})
+    assert status == 201, body
+    return body
+
+
+def _history_lines(server: str, game_id: str, token: str) -> list[dict]:
+    status, _, history = http_json("GET", f"{server}/api/v1/games/{game_id}/history",
+                                   headers={"Authorization": f"Bearer {token}"})
+    assert status == 200, history
+    return [line for t in history["turns"] for p in t["phases"] for op in p["operations"] for line in op["lines"]]
+
+
+def test_a_long_log_says_which_lines_it_leaves_out_and_where_they_are(server, open_tab):
+    """The game page's log shows the last 150 lines; a longer game's page said nothing of the
+    ones before, so the log seemed to begin mid-game. It now says how many are left out and links
+    to the replay, which has them all."""
+    game_id, _, tokens = freeform_game(server)
+    while len(lines := _history_lines(server, game_id, tokens["Blue"])) <= 160:
+        _order(server, game_id, tokens["Blue"], {"kind": "note", "text": f"line {len(lines)}"})
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    assert page.locator("#log li[data-seq]").count() == 150
+    earlier = page.locator("#log li.earlier")
+    assert earlier.count() == 1, page.text_content("#log")[:300]
+    left_out = len(lines) - 150
+    assert f"{left_out} earlier lines" in earlier.text_content()
+    link = earlier.locator("a")
+    first_shown = lines[left_out]["seq"]
+    assert link.get_attribute("href") == f"/games/{game_id}/replay#seq={first_shown}"
+    assert page.locator("#log li[data-seq]").first.get_attribute("data-seq") == str(first_shown)
+    assert not tab.errors
