@@ -46,3 +46,29 @@ def test_a_long_log_says_which_lines_it_leaves_out_and_where_they_are(server, op
     assert link.get_attribute("href") == f"/games/{game_id}/replay#seq={first_shown}"
     assert page.locator("#log li[data-seq]").first.get_attribute("data-seq") == str(first_shown)
     assert not tab.errors
+
+
+def test_the_replay_page_tells_a_spectator_before_the_end_that_it_annotates_after(server, open_tab):
+    """docs/pages.md, "Annotations": a spectator writes once the game has ended, "the page says so
+    before". The game page did; the replay page showed a spectator its form with no word of it, so
+    the first the spectator learnt was the refusal of what it had written."""
+    game_id, admin, tokens = freeform_game(server)
+    status, _, spectator = http_json("POST", f"{server}/api/v1/games/{game_id}/spectator-tokens", {"name": "Sam"},
+                                     {"Authorization": f"Bearer {admin}"})
+    assert status == 201, spectator
+    sam = open_tab()
+    sam.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', "
+                                f"JSON.stringify({{seats: {{}}, spectator: '{spectator['token']}'}}))")
+    sam.goto(f"{server}/games/{game_id}/replay")
+    page = sam.page
+    assert page.is_visible("#annotate")
+    assert page.text_content("#an-hint") == "Spectators annotate once the game has ended."
+    assert page.is_hidden("#an-private-box")
+
+    _order(server, game_id, tokens["Blue"], {"kind": "end", "winner": "Blue", "reason": "turn 6 completed"})
+    sam.goto(f"{server}/games/{game_id}/replay")
+    assert page.text_content("#an-hint") == ""
+    page.fill("#an-text", "Well played")
+    page.click("#annotate button[type=submit]")
+    page.wait_for_selector("#status.ok")
+    assert not sam.errors
