@@ -453,7 +453,7 @@
                                 String(result.chain_head || "").slice(0, 16) + "…" }));
     var list = W.el("ul", { class: "plain result-lines" });
     (result.events || []).forEach(function (line) {
-      var item = W.el("li", { "data-type": line.type, text: line.text || line.type }, answeredBy(line));
+      var item = W.el("li", { "data-type": line.type, "data-seq": line.seq, text: line.text || line.type }, answeredBy(line));
       if (line.type === "DiceRolled") item.appendChild(W.dice(W.rollOfLine(line)));
       if (line.type === "SealedDiceRolled") item.appendChild(W.dice(W.rollOfLine(line, "sealed")));
       list.appendChild(item);
@@ -950,10 +950,33 @@
     list.scrollTop = list.scrollHeight;
   }
 
-  function renderBoard() {
+  /** The seqs of the lines a take-back replaced (the history's ``superseded``). */
+  function takenBack(history) {
+    var seqs = {};
+    (history.turns || []).forEach(function (t) {
+      (t.phases || []).forEach(function (p) {
+        (p.operations || []).forEach(function (op) {
+          (op.lines || []).forEach(function (line) { if (line.superseded) seqs[line.seq] = true; });
+        });
+      });
+    });
+    return seqs;
+  }
+
+  /** The result's lines of an order taken back since: struck and marked, as the log marks them. */
+  function markResult(taken) {
+    Array.prototype.forEach.call($("result").querySelectorAll("li[data-seq]"), function (item) {
+      if (!taken[item.dataset.seq] || item.classList.contains("superseded")) return;
+      item.classList.add("superseded");
+      item.insertBefore(W.el("span", { class: "hint", text: " (taken back)" }), item.childNodes[1] || null);
+    });
+  }
+
+  function renderBoard(taken) {
     var highlight = { moved: {}, hit: [] };
     ((lastResult && lastResult.events) || []).forEach(function (line) {
       var d = line.data || {};
+      if (taken[line.seq]) return;  // an order taken back moved and hit nothing
       if (line.type === "UnitMoved" && d.unit) highlight.moved[d.unit] = d.origin || null;
       if (line.type === "GroupMoved" && d.group && !(d.group in highlight.moved)) highlight.moved[d.group] = null;
       if ((line.type === "UnitHit" || line.type === "UnitEliminated") && d.unit) highlight.hit.push(d.unit);
@@ -1044,7 +1067,9 @@
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
     renderSealed();
-    renderBoard();
+    var taken = got[1].ok ? takenBack(got[1].body) : {};
+    markResult(taken);
+    renderBoard(taken);
     if (got[1].ok) renderLog(got[1].body);
     renderAnnotate();
     if (!follow && !summary.ended) startFollowing(token, summary.version);

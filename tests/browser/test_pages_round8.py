@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tests.browser.helpers import freeform_game, open_with_keys
+from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -72,3 +72,32 @@ def test_the_replay_page_tells_a_spectator_before_the_end_that_it_annotates_afte
     page.click("#annotate button[type=submit]")
     page.wait_for_selector("#status.ok")
     assert not sam.errors
+
+
+def test_an_order_taken_back_is_marked_so_in_the_result_it_left_on_the_page(server, open_tab):
+    """docs/pages.md, "Live updates": after a take-back the log strikes the lines of the order taken
+    back and marks them "(taken back)", as the dice panel marks its rolls. The result panel of the
+    player who sent it went on showing that order, its dice and the moves it highlights on the map,
+    as if it stood."""
+    game_id, _, tokens = freeform_game(server)
+    blue = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = blue.page
+    pick_order(page, "roll")
+    page.fill("#f-dice", "2d6")
+    page.fill("#f-purpose", "3 Bde fires at the bridge")
+    send(page, "DiceRolled")
+    caught_up(page)
+    assert page.locator("#result li.superseded").count() == 0
+    page.click("#takeback")
+    page.wait_for_selector("#takeback-box:not([hidden])")
+    status, _, answer = http_json("POST", f"{server}/api/v1/games/{game_id}/take-backs/answer", {"accept": True},
+                                  {"Authorization": f"Bearer {tokens['Red']}"})
+    assert status == 200, answer
+    page.wait_for_selector("#result li[data-type=DiceRolled].superseded")
+    rolled = page.locator("#result li[data-type=DiceRolled]")
+    assert "(taken back)" in rolled.text_content()
+    taken = {line["seq"] for line in _history_lines(server, game_id, tokens["Blue"]) if line.get("superseded")}
+    marked = {int(s) for s in page.eval_on_selector_all("#result li.superseded", "els => els.map(e => e.dataset.seq)")}
+    shown = {int(s) for s in page.eval_on_selector_all("#result li[data-seq]", "els => els.map(e => e.dataset.seq)")}
+    assert marked == shown & taken and marked
+    assert not blue.errors
