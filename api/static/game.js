@@ -1025,6 +1025,14 @@
         ". It takes no orders until an operator acts.";
   }
 
+  /** The token this browser reads with is refused (401): which one, and what to do about it. */
+  function refusedToken(res) {
+    var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
+    var which = mine ? "seat token of " + mine.seat : keys.umpire ? "umpire token" : keys.spectator ? "spectator token" : "admin token";
+    return "The " + which + " this browser keeps for this game is refused (" + W.problem(res) + "): it was revoked, or is not " +
+      "this server's. “Forget this token” to read the game without it, or paste another.";
+  }
+
   async function load() {
     var token = W.keys.reader(gameId), mine = W.keys.seat(gameId), base = "/api/v1/games/" + gameId;
     renderSeats();
@@ -1034,7 +1042,7 @@
       $("title").textContent = "Game " + W.short(gameId);
       $("summary").textContent = s.status === 404
         ? "No such game here, or it is private: join with your invite code or paste a token."
-        : W.problem(s);
+        : s.status === 401 && token ? refusedToken(s) : W.problem(s);
       return;
     }
     summary = s.body;
@@ -1083,6 +1091,7 @@
       clearTimeout(soon);
       soon = setTimeout(refresh, 150);  // one reload for a burst of events (an order records several)
     }, function (what) {
+      if (what === "refused") refresh();  // the token was revoked meanwhile, say: the reload says why
       var badge = $("live");
       badge.textContent = what === "live" ? "live" : what === "waiting" ? "reconnecting…" : what === "ended" ? "ended" : "offline";
       badge.className = "badge " + what;

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send
+from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send, started_game
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -101,3 +101,33 @@ def test_an_order_taken_back_is_marked_so_in_the_result_it_left_on_the_page(serv
     shown = {int(s) for s in page.eval_on_selector_all("#result li[data-seq]", "els => els.map(e => e.dataset.seq)")}
     assert marked == shown & taken and marked
     assert not blue.errors
+
+
+def test_an_umpire_whose_role_ends_is_told_so_on_the_open_page_and_after_a_reload(server, open_tab):
+    """An umpire's token revoked (the admin ended the role) while the umpire's page was open: the
+    page went on as if live (its stream kept sending), and a reload showed only "this token is not
+    valid" over an empty page. The open page now learns it at the next event, and says which token
+    this browser keeps is refused and what to do: forget it, or paste another."""
+    game_id, admin, tokens = started_game(server, {"ruleset": "freeform", "umpire": "Ann", "public": True,
+                                                   "options": {"sides": ["Blue", "Red"]}})
+    status, _, issued = http_json("POST", f"{server}/api/v1/games/{game_id}/umpire-tokens", {},
+                                  {"Authorization": f"Bearer {admin}"})
+    assert status == 201, issued
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {}, "umpire": issued["token"]})
+    page = tab.page
+    page.wait_for_selector("#live.live")
+    status, _, _ = http_json("DELETE", f"{server}/api/v1/games/{game_id}/umpire", None,
+                             {"Authorization": f"Bearer {admin}"})
+    assert status == 200
+    _order(server, game_id, tokens["Blue"], {"kind": "note", "text": "after the umpire"})
+    refused = "The umpire token this browser keeps for this game is refused"
+    page.wait_for_selector(f"#summary:has-text('{refused}')")
+    assert "Forget this token" in page.text_content("#summary")
+    assert page.is_visible("#forget") and page.is_visible("#access")
+    assert page.locator("#log li:has-text('after the umpire')").count() == 0
+    tab.goto(f"{server}/games/{game_id}")
+    assert refused in page.text_content("#summary")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#forget")
+    page.wait_for_selector("#log li:has-text('after the umpire')")  # a public game: read without a token
+    assert not tab.errors
