@@ -1149,7 +1149,9 @@
 
   function init() {
     var m = /invite=([^&]+)/.exec(location.hash);
-    if (m) $("j-invite").value = decodeURIComponent(m[1]);
+    if (m) {  // a code a mailer mangled ("…%") is kept as it came: the join's refusal says what is wrong
+      try { $("j-invite").value = decodeURIComponent(m[1]); } catch (e) { $("j-invite").value = m[1]; }
+    }
     $("join").addEventListener("submit", join);
     $("paste").addEventListener("submit", paste);
     $("order").addEventListener("submit", send);

@@ -131,3 +131,23 @@ def test_an_umpire_whose_role_ends_is_told_so_on_the_open_page_and_after_a_reloa
     page.click("#forget")
     page.wait_for_selector("#log li:has-text('after the umpire')")  # a public game: read without a token
     assert not tab.errors
+
+
+def test_an_invite_link_whose_code_a_mailer_mangled_still_opens_the_game_page(server, open_tab):
+    """An invite link cut short by a mail client (its code ending in a lone '%') made the game page's
+    first line throw (decodeURIComponent), so the page wired nothing and read nothing: no summary, no
+    join form that worked. The page now opens, keeps the code as it came, and the join's refusal
+    says what is wrong with it."""
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform", "public": True,
+                                                                    "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Red'][:12]}%")
+    page = tab.page
+    assert "Waiting for every seat to join" in page.text_content("#turn")
+    assert page.input_value("#j-invite") == created["invites"]["Red"][:12] + "%"
+    page.fill("#j-handle", "bob")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#status.error")
+    assert page.text_content("#status").startswith("Not joined: ")
+    assert not tab.errors
