@@ -1133,7 +1133,9 @@
       if (!res.ok) { W.status("This token does not hold a seat of this game: " + W.problem(res), "error"); return; }
       W.keys.update(gameId, function (k) { k.seats[res.body.seat] = token; k.active = res.body.seat; });
     } else if (/^wl[uav]_/.test(token)) {
-      var check = await W.api("/api/v1/games/" + gameId, { token: token });
+      // A public game reads with any game's token: an admin token is checked where only this
+      // game's admin may read (its spectator tokens), so another game's is not kept as this one's.
+      var check = await W.api("/api/v1/games/" + gameId + (/^wla_/.test(token) ? "/spectator-tokens" : ""), { token: token });
       if (!check.ok) { W.status("This token does not open this game: " + W.problem(check), "error"); return; }
       var role = { wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
       W.keys.update(gameId, function (k) { k[role] = token; });

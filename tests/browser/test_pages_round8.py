@@ -151,3 +151,22 @@ def test_an_invite_link_whose_code_a_mailer_mangled_still_opens_the_game_page(se
     page.wait_for_selector("#status.error")
     assert page.text_content("#status").startswith("Not joined: ")
     assert not tab.errors
+
+
+def test_another_games_admin_token_pasted_on_a_public_games_page_is_refused(server, open_tab):
+    """A public game reads with any valid token, another game's included (docs/api.md: it reads as a
+    spectator), so the paste form's check (read the summary with it) kept another game's admin token:
+    the page then showed this game's "Game webhook" and "Spectators" panels to a browser that is not
+    its admin, each action refused. The admin token is now checked with a read only this game's
+    admin may make, and refused naming why."""
+    public_id, _, _ = started_game(server, {"ruleset": "freeform", "public": True, "options": {"sides": ["Blue", "Red"]}})
+    _, other_admin, _ = freeform_game(server)
+    tab = open_tab().goto(f"{server}/games/{public_id}")
+    page = tab.page
+    page.fill("#p-token", other_admin)
+    page.click("#paste button[type=submit]")
+    page.wait_for_selector("#status.error")
+    assert "this token is for another game" in page.text_content("#status")
+    assert page.evaluate(f"localStorage.getItem('warlog:game:{public_id}')") is None
+    assert page.is_hidden("#hook-box") and page.is_hidden("#spec-box")
+    assert page.input_value("#p-token") == other_admin  # left to correct, not taken
