@@ -989,7 +989,11 @@
   function renderSeats() {
     var keys = W.keys.load(gameId), seats = Object.keys(keys.seats);
     var has = seats.length || keys.umpire || keys.spectator || keys.admin;
-    $("access").hidden = !!seats.length;
+    // An invite link opened where a seat is held already takes another seat (hot seat): its form shows.
+    $("access").hidden = !!seats.length && !inviteWaiting;
+    $("access-note").textContent = seats.length
+      ? "This browser plays " + seats.join(", ") + " here; the invite code in the address takes another seat of this game."
+      : "This browser holds no seat token for this game.";
     $("seatbar").hidden = !has;
     var select = W.clear($("seat")), mine = W.keys.seat(gameId);
     seats.forEach(function (s) { select.appendChild(W.el("option", { value: s, text: s, selected: mine && mine.seat === s })); });
@@ -1104,6 +1108,8 @@
   }
 
   // ----------------------------------------------------------------------------- access ----
+  var inviteWaiting = false;  // the address holds an invite code not used yet
+
   async function join(e) {
     e.preventDefault();
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
@@ -1119,6 +1125,7 @@
       k.signed_head = res.body.signed_head;
     });
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
+    inviteWaiting = false;
     W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser" +
              (key ? ", with the key that signs your orders." : "."), "ok");
     restartFollowing();
@@ -1149,11 +1156,19 @@
     await refresh();
   }
 
-  function init() {
+  /** An invite code in the address (#invite=…) into the join form; whether there was one. */
+  function takeInvite() {
     var m = /invite=([^&]+)/.exec(location.hash);
-    if (m) {  // a code a mailer mangled ("…%") is kept as it came: the join's refusal says what is wrong
-      try { $("j-invite").value = decodeURIComponent(m[1]); } catch (e) { $("j-invite").value = m[1]; }
-    }
+    if (!m) return false;
+    inviteWaiting = true;
+    // a code a mailer mangled ("…%") is kept as it came: the join's refusal says what is wrong
+    try { $("j-invite").value = decodeURIComponent(m[1]); } catch (e) { $("j-invite").value = m[1]; }
+    return true;
+  }
+
+  function init() {
+    takeInvite();
+    window.addEventListener("hashchange", function () { if (takeInvite()) renderSeats(); });
     $("join").addEventListener("submit", join);
     $("paste").addEventListener("submit", paste);
     $("order").addEventListener("submit", send);

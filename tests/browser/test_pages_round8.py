@@ -170,3 +170,37 @@ def test_another_games_admin_token_pasted_on_a_public_games_page_is_refused(serv
     assert page.evaluate(f"localStorage.getItem('warlog:game:{public_id}')") is None
     assert page.is_hidden("#hook-box") and page.is_hidden("#spec-box")
     assert page.input_value("#p-token") == other_admin  # left to correct, not taken
+
+
+def test_a_second_seats_invite_link_opened_in_a_browser_holding_a_seat_offers_its_join(server, open_tab):
+    """docs/pages.md: a browser may hold several seats of one game (a hot-seat game), and an invite
+    link fills its code into the game page's join form. Opened in a browser that held a seat
+    already, the link did nothing: the join form was hidden as soon as one seat was held."""
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
+                                                                    "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
+    page = tab.page
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#seatbar:not([hidden])")
+    page.wait_for_selector("#access", state="hidden")  # one seat held, no invite in the address
+
+    # The link opened in another tab of this browser (a page load), then in this one (the address's
+    # fragment changed: no load).
+    other = tab.context.new_page()
+    other.goto(f"{server}/games/{game_id}#invite={created['invites']['Red']}")
+    other.wait_for_selector("body[data-ready=true]", state="attached")
+    assert other.is_visible("#access") and other.input_value("#j-invite") == created["invites"]["Red"]
+    other.close()
+    tab.goto(f"{server}/games/{game_id}#invite={created['invites']['Red']}")
+    assert page.is_visible("#access")
+    assert page.input_value("#j-invite") == created["invites"]["Red"]
+    assert "Blue" in page.text_content("#access-note")
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#turn:has-text('Your move, Red')")
+    assert page.eval_on_selector_all("#seat option", "os => os.map(o => o.value)") == ["Blue", "Red"]
+    assert page.is_hidden("#access")
+    assert not tab.errors
