@@ -706,23 +706,10 @@
     $("hook-box").hidden = !W.keys.load(gameId).admin;
   }
 
-  /** A refusal in one sentence, naming each field the problem lists (e.g. "url: … is private"). */
-  function fieldProblem(res) {
-    var errors = res.body && typeof res.body === "object" && res.body.errors;
-    if (!errors || typeof errors !== "object") return W.problem(res);
-    var fields = Object.keys(errors), said = false;
-    var parts = fields.map(function (field) {
-      var messages = [].concat(errors[field]).map(function (m) { return typeof m === "string" ? m : JSON.stringify(m); });
-      said = said || messages.indexOf(res.body.detail) >= 0;
-      return field + ": " + messages.join(" ");
-    });
-    return (said ? "" : W.problem(res) + " — ") + parts.join("; ");  // the detail once, not twice
-  }
-
   async function putHook(body, done) {
     var res = await W.api("/api/v1/games/" + gameId + "/webhook",
                           { method: "PUT", body: body, token: W.keys.load(gameId).admin });
-    if (!res.ok) { W.status("Webhook not saved: " + fieldProblem(res), "error"); return false; }
+    if (!res.ok) { W.status("Webhook not saved: " + W.problem(res), "error"); return false; }
     $("h-secret").value = "";
     $("h-shown").hidden = !res.body.secret;
     $("h-shown").textContent = res.body.secret
@@ -793,7 +780,7 @@
     // the name as typed: the server trims it and says what is wrong with it (name: …)
     var res = await W.api(spectatorPath(), { method: "POST", body: { name: $("sp-name").value },
                                              token: W.keys.load(gameId).admin });
-    if (!res.ok) { W.status("Spectator token not issued: " + fieldProblem(res), "error"); return; }
+    if (!res.ok) { W.status("Spectator token not issued: " + W.problem(res), "error"); return; }
     $("sp-name").value = "";
     shownTokenId = res.body.token_id;
     $("sp-shown-note").textContent = "The spectator token of " + res.body.name + " (id " + res.body.token_id +

@@ -204,3 +204,34 @@ def test_a_second_seats_invite_link_opened_in_a_browser_holding_a_seat_offers_it
     assert page.eval_on_selector_all("#seat option", "os => os.map(o => o.value)") == ["Blue", "Red"]
     assert page.is_hidden("#access")
     assert not tab.errors
+
+
+def test_a_request_refused_field_by_field_says_what_is_wrong_with_each_field(server, open_tab):
+    """A request the schema refuses (422 invalid_request) names its fields in its detail ("invalid
+    fields: days") and says what is wrong with each in its `errors`. The pages showed the detail
+    only (the Time panel, the notifications, the lobby's time control): the player learnt which
+    field, not why. Every page's status line now says each field's reason."""
+    game_id, _, tokens = started_game(server, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]},
+                                               "time_control": {"days": 3, "vacation_days": 5}})
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    page.wait_for_selector("#time-box:not([hidden])")
+    page.fill("#time-days", "100")
+    page.click("#vacation")
+    page.wait_for_selector("#status.error")
+    assert "days: Must be greater than or equal to 1 and less than or equal to 60." in page.text_content("#status")
+
+    page.fill("#n-email", "not an address")
+    page.click("#n-save")
+    page.wait_for_selector("#status.error:has-text('Notifications not saved')")
+    assert "email: Not a valid email address." in page.text_content("#status")
+
+    lobby = open_tab().goto(f"{server}/")
+    lobby.page.fill("#c-days", "3")
+    lobby.page.fill("#c-vacation", "61")
+    lobby.page.evaluate("document.getElementById('create').noValidate = true")  # as a browser without the check
+    lobby.page.click("#create button[type=submit]")
+    lobby.page.wait_for_selector("#status.error")
+    assert ("time_control.vacation_days: Must be greater than or equal to 0 and less than or equal to 60."
+            in lobby.page.text_content("#status"))
+    assert not tab.errors and not lobby.errors
