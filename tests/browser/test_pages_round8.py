@@ -235,3 +235,27 @@ def test_a_request_refused_field_by_field_says_what_is_wrong_with_each_field(ser
     assert ("time_control.vacation_days: Must be greater than or equal to 0 and less than or equal to 60."
             in lobby.page.text_content("#status"))
     assert not tab.errors and not lobby.errors
+
+
+def test_the_lobby_names_a_kept_game_it_cannot_read_instead_of_dropping_it(server, open_tab):
+    """The lobby lists the games this browser holds a token for. A game whose kept token the server
+    now refuses (a spectator token revoked) vanished from it without a word, so the player could not
+    tell a revoked token from a game gone. The lobby now names it, with the server's reason and a link
+    to its page (which says what to do)."""
+    game_id, admin, _ = freeform_game(server)
+    status, _, spectator = http_json("POST", f"{server}/api/v1/games/{game_id}/spectator-tokens", {"name": "Sam"},
+                                     {"Authorization": f"Bearer {admin}"})
+    assert status == 201, spectator
+    status, _, _ = http_json("DELETE", f"{server}/api/v1/games/{game_id}/spectator-tokens/{spectator['token_id']}",
+                             None, {"Authorization": f"Bearer {admin}"})
+    assert status == 200
+    tab = open_tab()
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', "
+                                f"JSON.stringify({{seats: {{}}, spectator: '{spectator['token']}'}}))")
+    page = tab.goto(f"{server}/").page
+    assert page.locator(f'#games tr[data-game="{game_id}"]').count() == 0
+    unread = page.locator(f'#games-unread li[data-game="{game_id}"]')
+    assert unread.count() == 1
+    assert "this token is not valid" in unread.text_content()
+    assert unread.locator("a").get_attribute("href") == f"/games/{game_id}"
+    assert not tab.errors
