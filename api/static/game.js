@@ -296,7 +296,7 @@
     if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
     if (res.ok) showResult(res.body, null);
     W.status(res.ok ? "Sealed " + draft.orders.length + " order(s) for round " + round.round + "; reveal them once every seat has sealed."
-                    : "Not sealed: " + W.problem(res), res.ok ? "ok" : "error");
+                    : "Not sealed: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
   }
 
@@ -309,8 +309,18 @@
     var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token, headers: headers });
     if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
     if (res.ok) { keepSealed(mine.seat, null); showResult(res.body, null); }
-    W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
+  }
+
+  /** A seat's command refused, in words; a refusal for want of a signature where this browser holds
+   * no key for the seat (its token pasted here) says where the seat's key is. */
+  function refusal(res, mine) {
+    var text = W.problem(res);
+    if (!res.body || res.body.code !== "signature_required" || !mine) return text;
+    if ((W.keys.load(gameId).signing || {})[mine.seat]) return text;
+    return mine.seat + " signs its orders with the key kept in the browser that joined the seat, and this browser " +
+      "holds none: give them from that browser (here its token reads only). " + text;
   }
 
   function signedHeaders(signature, head) {
@@ -440,7 +450,7 @@
       await refresh();
       return;
     }
-    W.status("Refused: " + W.problem(res), "error");  // the id is kept for the next attempt
+    W.status("Refused: " + refusal(res, mine), "error");  // the id is kept for the next attempt
   }
 
   function showResult(result, order) {
@@ -481,7 +491,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/take-backs",
                           { method: "POST", body: { reason: "" }, token: mine.token, headers: headers });
     keepSignedHead(res);
-    W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -491,7 +501,7 @@
                           { method: "POST", body: { accept: accept }, token: mine.token,
                             headers: await commandHeaders(mine, "take_back_answer", { accept: !!accept }) });
     keepSignedHead(res);
-    W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -501,7 +511,7 @@
     var headers = await commandHeaders(mine, "concede", {});
     var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token, headers: headers });
     keepSignedHead(res);
-    W.status(res.ok ? "You conceded." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "You conceded." : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -583,7 +593,7 @@
                                                             headers: headers });
     if (key && timeKeys[slot] === key) delete timeKeys[slot];
     keepSignedHead(res);
-    W.status(res.ok ? done : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? done : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -636,7 +646,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
                           { method: "PUT", body: { decision_kind: kind, policy: policy }, token: mine.token, headers: headers });
     keepSignedHead(res);
-    if (!res.ok) { W.status("Standing order refused: " + W.problem(res), "error"); return; }
+    if (!res.ok) { W.status("Standing order refused: " + refusal(res, mine), "error"); return; }
     W.status("Standing order " + id + " set.", "ok");
     await refresh();
   }
@@ -647,7 +657,7 @@
                           { method: "DELETE", token: mine.token,
                             headers: await commandHeaders(mine, "standing_order_cancel", { policy_id: id }) });
     keepSignedHead(res);
-    W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
   }
 

@@ -259,3 +259,36 @@ def test_the_lobby_names_a_kept_game_it_cannot_read_instead_of_dropping_it(serve
     assert "this token is not valid" in unread.text_content()
     assert unread.locator("a").get_attribute("href") == f"/games/{game_id}"
     assert not tab.errors
+
+
+def test_a_seat_token_pasted_where_its_key_is_not_says_where_to_order_from(server, open_tab):
+    """docs/pages.md: a seat joined with a key can order only from where its key is; its token
+    pasted into another browser reads, and its orders are refused signature_required. That browser
+    showed the server's detail only (the headers a signed order carries), which tells a player on
+    their second device nothing they can do. The page now says why and where to order from."""
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
+                                                                    "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    laptop = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
+    laptop.page.fill("#j-handle", "alice")
+    laptop.page.click("#join button[type=submit]")
+    laptop.page.wait_for_selector("#seatbar:not([hidden])")
+    kept = laptop.page.evaluate(f"JSON.parse(localStorage.getItem('warlog:game:{game_id}'))")
+    assert kept["signing"]["Blue"]  # joined with a key here
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                             {"invite_code": created["invites"]["Red"], "handle": "bob"})
+    assert status == 201
+
+    phone = open_tab(375, 740).goto(f"{server}/games/{game_id}")
+    phone.page.fill("#p-token", kept["seats"]["Blue"])
+    phone.page.click("#paste button[type=submit]")
+    phone.page.wait_for_selector("#orders-box:not([hidden])")
+    pick_order(phone.page, "note")
+    phone.page.fill("#f-text", "from my phone")
+    phone.page.click("#send")
+    phone.page.wait_for_selector("#status.error")
+    said = phone.page.text_content("#status")
+    assert "the browser that joined the seat" in said and "this browser holds none" in said, said
+    assert "registered a public key" in said  # the server's own detail stays
+    assert not phone.errors
