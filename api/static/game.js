@@ -534,7 +534,12 @@
     } else if (mine && s.whose_move.indexOf(mine.seat) >= 0) {
       text = "Your move, " + mine.seat + "."; cls += " yours";
     } else {
-      text = "Waiting for " + (s.whose_move.join(" or ") || "nobody") + (mine ? "…" : ".") ; cls += " waiting";
+      // A sealed-orders round waits for every seat it names (FF 8), not for any one of them.
+      var round = sealedRound();
+      text = round ? "Waiting for " + (s.whose_move.join(" and ") || "nobody") + " to " +
+                     (round.must_commit.length ? "seal" : "reveal") + " their orders (" + round.rule + ")."
+        : "Waiting for " + (s.whose_move.join(" or ") || "nobody") + (mine ? "…" : ".");
+      cls += " waiting";
     }
     turn.textContent = text;
     turn.className = cls;

@@ -292,3 +292,22 @@ def test_a_seat_token_pasted_where_its_key_is_not_says_where_to_order_from(serve
     assert "the browser that joined the seat" in said and "this browser holds none" in said, said
     assert "registered a public key" in said  # the server's own detail stays
     assert not phone.errors
+
+
+def test_a_sealed_round_waits_for_every_seat_it_names_and_the_page_says_and(server, open_tab):
+    """FF 8: "every round each side seals its orders". While a round is open the whose-move line
+    of a page that is not a seat to act read "Waiting for Blue or Red.", as if either would do;
+    the round waits for both. It now reads "Waiting for Blue and Red to seal their orders (FF 8).",
+    then who must reveal."""
+    game_id, _, tokens = started_game(server, {"ruleset": "freeform", "public": True,
+                                               "options": {"sides": ["Blue", "Red"], "sealed_orders": True}})
+    tab = open_tab().goto(f"{server}/games/{game_id}")
+    page = tab.page
+    assert page.text_content("#turn") == "Waiting for Blue and Red to seal their orders (FF 8)."
+    for seat in ("Blue", "Red"):
+        status, _, body = http_json("POST", f"{server}/api/v1/games/{game_id}/sealed", {"commitment": "ab" * 32},
+                                    {"Authorization": f"Bearer {tokens[seat]}"})
+        assert status == 201, body
+    page.wait_for_selector("#turn:has-text('to reveal')")
+    assert page.text_content("#turn") == "Waiting for Blue and Red to reveal their orders (FF 8)."
+    assert not tab.errors
