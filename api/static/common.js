@@ -170,7 +170,7 @@
 
   // ---------------------------------------------------------------------------- tokens ----
   /* Per game: {seats: {seat: token}, active: seat, admin, umpire, invites: {seat: code},
-   * signing: {seat: private JWK}}. */
+   * signing: {seat: private JWK}, joined_with: [the invite codes this browser joined with]}. */
   var PREFIX = "warlog:game:";
 
   W.keys = {
@@ -210,6 +210,13 @@
     reader: function (gameId) {
       var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
       return (mine && mine.token) || keys.umpire || keys.spectator || keys.admin || null;
+    },
+    /** Whether this browser holds the seat an invite code gave: it joined with it, or created the
+     * game (its invites) and holds that seat. */
+    joinedWith: function (gameId, code) {
+      var keys = W.keys.load(gameId), invites = keys.invites || {};
+      return (keys.joined_with || []).indexOf(code) >= 0 ||
+        Object.keys(invites).some(function (seat) { return invites[seat] === code && keys.seats[seat]; });
     },
     /** Who this browser annotates as (docs/api.md, "Annotations"): {role, token, seat} of the seat
      * played, else the umpire, else a spectator token; null when it holds none of them. */

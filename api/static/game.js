@@ -1125,6 +1125,7 @@
       k.active = res.body.seat;
       if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
       k.signed_head = res.body.signed_head;
+      k.joined_with = (k.joined_with || []).concat([body.invite_code]);
     });
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
     inviteWaiting = false;
@@ -1162,9 +1163,15 @@
   function takeInvite() {
     var m = /invite=([^&]+)/.exec(location.hash);
     if (!m) return false;
-    inviteWaiting = true;
+    var code = m[1];
     // a code a mailer mangled ("…%") is kept as it came: the join's refusal says what is wrong
-    try { $("j-invite").value = decodeURIComponent(m[1]); } catch (e) { $("j-invite").value = m[1]; }
+    try { code = decodeURIComponent(code); } catch (e) { /* as it came */ }
+    if (W.keys.joinedWith(gameId, code)) {  // the link of a seat this browser holds (a bookmark): nothing to join
+      history.replaceState(null, "", location.pathname);
+      return false;
+    }
+    inviteWaiting = true;
+    $("j-invite").value = code;
     return true;
   }
 

@@ -206,6 +206,7 @@
       k.active = res.body.seat;
       if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
       k.signed_head = res.body.signed_head;
+      k.joined_with = (k.joined_with || []).concat([body.invite_code]);
     });
     W.status("Joined as " + res.body.seat + (key ? " (your orders are signed with a key kept in this browser)" : "") + ".", "ok");
     location.href = "/games/" + res.body.game_id;

@@ -186,6 +186,12 @@ def test_a_second_seats_invite_link_opened_in_a_browser_holding_a_seat_offers_it
     page.click("#join button[type=submit]")
     page.wait_for_selector("#seatbar:not([hidden])")
     page.wait_for_selector("#access", state="hidden")  # one seat held, no invite in the address
+    # The link of the seat held, opened again (a bookmark, the mail): nothing to join.
+    again = tab.context.new_page()
+    again.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
+    again.wait_for_selector("body[data-ready=true]", state="attached")
+    assert again.is_hidden("#access") and "#invite=" not in again.evaluate("location.href")
+    again.close()
 
     # The link opened in another tab of this browser (a page load), then in this one (the address's
     # fragment changed: no load).
