@@ -20,8 +20,10 @@ for ``WARLOG_STREAM_HEARTBEAT_SECONDS`` (15) so proxies keep the connection, and
 by polling the store every ``WARLOG_STREAM_POLL_SECONDS`` (0.5): one query for events after the
 last seq sent. It ends cleanly after ``WARLOG_STREAM_MAX_SECONDS`` (300, minus up to 10 % so
 that streams opened together do not all reconnect together), when the server stops, or when the
-client has gone; the client reconnects with ``Last-Event-ID``. Access is decided once, when the
-stream opens, by ``caller_for`` like any other read.
+client has gone; the client reconnects with ``Last-Event-ID``. Access is decided when the stream
+opens, by ``caller_for`` like any other read; the token is looked at again before each batch of
+events is sent, so a token revoked meanwhile (an umpire's, a spectator's) ends the stream before
+it sends anything more, and the reconnection is refused (401).
 
 Each stream holds one of its worker's connections for its whole life (gevent workers,
 api/gunicorn_conf.py). So that streams can never take every connection, a worker process serves
@@ -49,7 +51,7 @@ from typing import Callable, Iterator
 
 from flask import Blueprint, Response, request
 
-from api.auth import Caller, caller_for
+from api.auth import Caller, access, bearer_token, caller_for
 from api.games import lines_for, service
 from api.problems import ApiProblem
 from domain.rulesets import Ruleset, find_ruleset
@@ -171,6 +173,7 @@ def configure(concurrency: int | None = None, should_stop: Callable[[], bool] | 
 @bp.get("/games/<game_id>/events/stream")
 def stream(game_id: str):
     caller = caller_for(game_id)
+    token, tokens = bearer_token(), access()
     warlog = service()
     first = warlog.lines(caller.game_id, after=0, limit=1)  # GameNotFound (404) when none
     rules = find_ruleset(first[0]["data"]["ruleset"])
@@ -181,8 +184,9 @@ def stream(game_id: str):
                          f"this server process already serves {budget().limit} event streams",
                          {"Retry-After": RETRY_AFTER})
     try:
+        still_valid = (lambda: tokens.grant(token) is not None) if token else (lambda: True)
         events = _events(warlog, rules, caller, after, StreamSettings.from_env(),
-                         request.environ.get("gunicorn.socket"), slot)
+                         request.environ.get("gunicorn.socket"), slot, still_valid)
         response = Response(events, mimetype="text/event-stream")
     except BaseException:
         slot.release()
@@ -219,8 +223,9 @@ def _event(line: dict) -> str:
 
 
 def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings: StreamSettings,
-            sock: socket.socket | None, slot: Slot) -> Iterator[bytes]:
-    """Runs after the view has returned: uses no request or app context, only what it was given."""
+            sock: socket.socket | None, slot: Slot, still_valid: Callable[[], bool] = lambda: True) -> Iterator[bytes]:
+    """Runs after the view has returned: uses no request or app context, only what it was given.
+    ``still_valid`` says whether the caller's token is still accepted (not revoked since)."""
     started = time.monotonic()
     ends = started + settings.max_life * random.uniform(0.9, 1.0)
     last = after
@@ -241,6 +246,8 @@ def _events(warlog: Warlog, rules: Ruleset, caller: Caller, after: int, settings
                 last = page[-1]["seq"]  # hidden events too: they are never asked for again
                 shown = lines_for(caller, rules, page, walk, revealed)
                 if shown:
+                    if not still_valid():
+                        return  # revoked since the stream opened: not one event more
                     yield "".join(_event(line) for line in shown).encode()
                     quiet_since = time.monotonic()
                 if len(page) == PAGE:

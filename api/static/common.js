@@ -79,14 +79,31 @@
     });
   };
 
-  /** A problem answer as one sentence: its detail and, for a refused order, the rule it names. */
+  /** A problem answer as one sentence: its detail and, for a refused order, the rule it names;
+   * for a request refused field by field (its ``errors``), what is wrong with each field
+   * ("days: Must be …"; a nested one by its path, "time_control.days: …"), the detail once. */
   W.problem = function (result) {
     var body = result && result.body;
     if (body && typeof body === "object" && body.detail) {
-      return body.detail + (body.rule && body.detail.indexOf(body.rule) < 0 ? " [" + body.rule + "]" : "");
+      var rule = body.rule && body.detail.indexOf(body.rule) < 0 ? " [" + body.rule + "]" : "";
+      var fields = fieldErrors(body.errors, ""), said = fields.some(function (f) { return f[1].indexOf(body.detail) >= 0; });
+      if (!fields.length) return body.detail + rule;
+      return (said ? "" : body.detail + rule + " — ") + fields.map(function (f) { return f[0] + ": " + f[1].join(" "); }).join("; ");
     }
     return "the server answered " + (result ? result.status : "nothing");
   };
+
+  /** [[path, [messages]]] of a problem's ``errors`` ({field: [message] or {field: …}}). */
+  function fieldErrors(errors, prefix) {
+    if (!errors || typeof errors !== "object" || Array.isArray(errors)) return [];
+    var out = [];
+    Object.keys(errors).forEach(function (field) {
+      var value = errors[field], path = prefix + field;
+      if (value && typeof value === "object" && !Array.isArray(value)) out = out.concat(fieldErrors(value, path + "."));
+      else out.push([path, [].concat(value).map(function (m) { return typeof m === "string" ? m : JSON.stringify(m); })]);
+    });
+    return out;
+  }
 
   W.uuid = function () {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -153,7 +170,7 @@
 
   // ---------------------------------------------------------------------------- tokens ----
   /* Per game: {seats: {seat: token}, active: seat, admin, umpire, invites: {seat: code},
-   * signing: {seat: private JWK}}. */
+   * signing: {seat: private JWK}, joined_with: [the invite codes this browser joined with]}. */
   var PREFIX = "warlog:game:";
 
   W.keys = {
@@ -193,6 +210,13 @@
     reader: function (gameId) {
       var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
       return (mine && mine.token) || keys.umpire || keys.spectator || keys.admin || null;
+    },
+    /** Whether this browser holds the seat an invite code gave: it joined with it, or created the
+     * game (its invites) and holds that seat. */
+    joinedWith: function (gameId, code) {
+      var keys = W.keys.load(gameId), invites = keys.invites || {};
+      return (keys.joined_with || []).indexOf(code) >= 0 ||
+        Object.keys(invites).some(function (seat) { return invites[seat] === code && keys.seats[seat]; });
     },
     /** Who this browser annotates as (docs/api.md, "Annotations"): {role, token, seat} of the seat
      * played, else the umpire, else a spectator token; null when it holds none of them. */

@@ -296,7 +296,7 @@
     if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
     if (res.ok) showResult(res.body, null);
     W.status(res.ok ? "Sealed " + draft.orders.length + " order(s) for round " + round.round + "; reveal them once every seat has sealed."
-                    : "Not sealed: " + W.problem(res), res.ok ? "ok" : "error");
+                    : "Not sealed: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
   }
 
@@ -309,8 +309,18 @@
     var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token, headers: headers });
     if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
     if (res.ok) { keepSealed(mine.seat, null); showResult(res.body, null); }
-    W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
+  }
+
+  /** A seat's command refused, in words; a refusal for want of a signature where this browser holds
+   * no key for the seat (its token pasted here) says where the seat's key is. */
+  function refusal(res, mine) {
+    var text = W.problem(res);
+    if (!res.body || res.body.code !== "signature_required" || !mine) return text;
+    if ((W.keys.load(gameId).signing || {})[mine.seat]) return text;
+    return mine.seat + " signs its orders with the key kept in the browser that joined the seat, and this browser " +
+      "holds none: give them from that browser (here its token reads only). " + text;
   }
 
   function signedHeaders(signature, head) {
@@ -440,7 +450,7 @@
       await refresh();
       return;
     }
-    W.status("Refused: " + W.problem(res), "error");  // the id is kept for the next attempt
+    W.status("Refused: " + refusal(res, mine), "error");  // the id is kept for the next attempt
   }
 
   function showResult(result, order) {
@@ -453,7 +463,7 @@
                                 String(result.chain_head || "").slice(0, 16) + "…" }));
     var list = W.el("ul", { class: "plain result-lines" });
     (result.events || []).forEach(function (line) {
-      var item = W.el("li", { "data-type": line.type, text: line.text || line.type }, answeredBy(line));
+      var item = W.el("li", { "data-type": line.type, "data-seq": line.seq, text: line.text || line.type }, answeredBy(line));
       if (line.type === "DiceRolled") item.appendChild(W.dice(W.rollOfLine(line)));
       if (line.type === "SealedDiceRolled") item.appendChild(W.dice(W.rollOfLine(line, "sealed")));
       list.appendChild(item);
@@ -481,7 +491,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/take-backs",
                           { method: "POST", body: { reason: "" }, token: mine.token, headers: headers });
     keepSignedHead(res);
-    W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -491,7 +501,7 @@
                           { method: "POST", body: { accept: accept }, token: mine.token,
                             headers: await commandHeaders(mine, "take_back_answer", { accept: !!accept }) });
     keepSignedHead(res);
-    W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -501,7 +511,7 @@
     var headers = await commandHeaders(mine, "concede", {});
     var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token, headers: headers });
     keepSignedHead(res);
-    W.status(res.ok ? "You conceded." : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "You conceded." : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -524,7 +534,12 @@
     } else if (mine && s.whose_move.indexOf(mine.seat) >= 0) {
       text = "Your move, " + mine.seat + "."; cls += " yours";
     } else {
-      text = "Waiting for " + (s.whose_move.join(" or ") || "nobody") + (mine ? "…" : ".") ; cls += " waiting";
+      // A sealed-orders round waits for every seat it names (FF 8), not for any one of them.
+      var round = sealedRound();
+      text = round ? "Waiting for " + (s.whose_move.join(" and ") || "nobody") + " to " +
+                     (round.must_commit.length ? "seal" : "reveal") + " their orders (" + round.rule + ")."
+        : "Waiting for " + (s.whose_move.join(" or ") || "nobody") + (mine ? "…" : ".");
+      cls += " waiting";
     }
     turn.textContent = text;
     turn.className = cls;
@@ -583,7 +598,7 @@
                                                             headers: headers });
     if (key && timeKeys[slot] === key) delete timeKeys[slot];
     keepSignedHead(res);
-    W.status(res.ok ? done : "Refused: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? done : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
 
@@ -636,7 +651,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
                           { method: "PUT", body: { decision_kind: kind, policy: policy }, token: mine.token, headers: headers });
     keepSignedHead(res);
-    if (!res.ok) { W.status("Standing order refused: " + W.problem(res), "error"); return; }
+    if (!res.ok) { W.status("Standing order refused: " + refusal(res, mine), "error"); return; }
     W.status("Standing order " + id + " set.", "ok");
     await refresh();
   }
@@ -647,7 +662,7 @@
                           { method: "DELETE", token: mine.token,
                             headers: await commandHeaders(mine, "standing_order_cancel", { policy_id: id }) });
     keepSignedHead(res);
-    W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + W.problem(res), res.ok ? "ok" : "error");
+    W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
   }
 
@@ -706,23 +721,10 @@
     $("hook-box").hidden = !W.keys.load(gameId).admin;
   }
 
-  /** A refusal in one sentence, naming each field the problem lists (e.g. "url: … is private"). */
-  function fieldProblem(res) {
-    var errors = res.body && typeof res.body === "object" && res.body.errors;
-    if (!errors || typeof errors !== "object") return W.problem(res);
-    var fields = Object.keys(errors), said = false;
-    var parts = fields.map(function (field) {
-      var messages = [].concat(errors[field]).map(function (m) { return typeof m === "string" ? m : JSON.stringify(m); });
-      said = said || messages.indexOf(res.body.detail) >= 0;
-      return field + ": " + messages.join(" ");
-    });
-    return (said ? "" : W.problem(res) + " — ") + parts.join("; ");  // the detail once, not twice
-  }
-
   async function putHook(body, done) {
     var res = await W.api("/api/v1/games/" + gameId + "/webhook",
                           { method: "PUT", body: body, token: W.keys.load(gameId).admin });
-    if (!res.ok) { W.status("Webhook not saved: " + fieldProblem(res), "error"); return false; }
+    if (!res.ok) { W.status("Webhook not saved: " + W.problem(res), "error"); return false; }
     $("h-secret").value = "";
     $("h-shown").hidden = !res.body.secret;
     $("h-shown").textContent = res.body.secret
@@ -793,7 +795,7 @@
     // the name as typed: the server trims it and says what is wrong with it (name: …)
     var res = await W.api(spectatorPath(), { method: "POST", body: { name: $("sp-name").value },
                                              token: W.keys.load(gameId).admin });
-    if (!res.ok) { W.status("Spectator token not issued: " + fieldProblem(res), "error"); return; }
+    if (!res.ok) { W.status("Spectator token not issued: " + W.problem(res), "error"); return; }
     $("sp-name").value = "";
     shownTokenId = res.body.token_id;
     $("sp-shown-note").textContent = "The spectator token of " + res.body.name + " (id " + res.body.token_id +
@@ -867,6 +869,8 @@
     }
   }
 
+  var LOG_LINES = 150;  // the log shows the last lines only; the replay shows every one
+
   function renderLog(history) {
     var list = W.clear($("log")), count = 0, lines = [];
     (history.turns || []).forEach(function (t) {
@@ -876,7 +880,11 @@
         });
       });
     });
-    var shown = lines.slice(-150), where = null;
+    var shown = lines.slice(-LOG_LINES), where = null, left = lines.length - shown.length;
+    if (left > 0) {  // a long game: say what is left out, and where it is
+      list.appendChild(W.el("li", { class: "earlier hint" }, left + " earlier lines are not shown here: ",
+        W.el("a", { href: "/games/" + gameId + "/replay#seq=" + shown[0].line.seq, text: "the replay has them all" }), "."));
+    }
     shown.forEach(function (x) {
       var here = "Turn " + x.turn + " · " + (x.phase || "");
       if (here !== where) { where = here; list.appendChild(W.el("li", { class: "group", text: here })); }
@@ -944,10 +952,33 @@
     list.scrollTop = list.scrollHeight;
   }
 
-  function renderBoard() {
+  /** The seqs of the lines a take-back replaced (the history's ``superseded``). */
+  function takenBack(history) {
+    var seqs = {};
+    (history.turns || []).forEach(function (t) {
+      (t.phases || []).forEach(function (p) {
+        (p.operations || []).forEach(function (op) {
+          (op.lines || []).forEach(function (line) { if (line.superseded) seqs[line.seq] = true; });
+        });
+      });
+    });
+    return seqs;
+  }
+
+  /** The result's lines of an order taken back since: struck and marked, as the log marks them. */
+  function markResult(taken) {
+    Array.prototype.forEach.call($("result").querySelectorAll("li[data-seq]"), function (item) {
+      if (!taken[item.dataset.seq] || item.classList.contains("superseded")) return;
+      item.classList.add("superseded");
+      item.insertBefore(W.el("span", { class: "hint", text: " (taken back)" }), item.childNodes[1] || null);
+    });
+  }
+
+  function renderBoard(taken) {
     var highlight = { moved: {}, hit: [] };
     ((lastResult && lastResult.events) || []).forEach(function (line) {
       var d = line.data || {};
+      if (taken[line.seq]) return;  // an order taken back moved and hit nothing
       if (line.type === "UnitMoved" && d.unit) highlight.moved[d.unit] = d.origin || null;
       if (line.type === "GroupMoved" && d.group && !(d.group in highlight.moved)) highlight.moved[d.group] = null;
       if ((line.type === "UnitHit" || line.type === "UnitEliminated") && d.unit) highlight.hit.push(d.unit);
@@ -960,7 +991,11 @@
   function renderSeats() {
     var keys = W.keys.load(gameId), seats = Object.keys(keys.seats);
     var has = seats.length || keys.umpire || keys.spectator || keys.admin;
-    $("access").hidden = !!seats.length;
+    // An invite link opened where a seat is held already takes another seat (hot seat): its form shows.
+    $("access").hidden = !!seats.length && !inviteWaiting;
+    $("access-note").textContent = seats.length
+      ? "This browser plays " + seats.join(", ") + " here; the invite code in the address takes another seat of this game."
+      : "This browser holds no seat token for this game.";
     $("seatbar").hidden = !has;
     var select = W.clear($("seat")), mine = W.keys.seat(gameId);
     seats.forEach(function (s) { select.appendChild(W.el("option", { value: s, text: s, selected: mine && mine.seat === s })); });
@@ -996,6 +1031,14 @@
         ". It takes no orders until an operator acts.";
   }
 
+  /** The token this browser reads with is refused (401): which one, and what to do about it. */
+  function refusedToken(res) {
+    var keys = W.keys.load(gameId), mine = W.keys.seat(gameId);
+    var which = mine ? "seat token of " + mine.seat : keys.umpire ? "umpire token" : keys.spectator ? "spectator token" : "admin token";
+    return "The " + which + " this browser keeps for this game is refused (" + W.problem(res) + "): it was revoked, or is not " +
+      "this server's. “Forget this token” to read the game without it, or paste another.";
+  }
+
   async function load() {
     var token = W.keys.reader(gameId), mine = W.keys.seat(gameId), base = "/api/v1/games/" + gameId;
     renderSeats();
@@ -1005,7 +1048,7 @@
       $("title").textContent = "Game " + W.short(gameId);
       $("summary").textContent = s.status === 404
         ? "No such game here, or it is private: join with your invite code or paste a token."
-        : W.problem(s);
+        : s.status === 401 && token ? refusedToken(s) : W.problem(s);
       return;
     }
     summary = s.body;
@@ -1038,7 +1081,9 @@
     renderTakeBacks(got[2].ok ? got[2].body.requests : []);
     renderOrders();
     renderSealed();
-    renderBoard();
+    var taken = got[1].ok ? takenBack(got[1].body) : {};
+    markResult(taken);
+    renderBoard(taken);
     if (got[1].ok) renderLog(got[1].body);
     renderAnnotate();
     if (!follow && !summary.ended) startFollowing(token, summary.version);
@@ -1052,6 +1097,7 @@
       clearTimeout(soon);
       soon = setTimeout(refresh, 150);  // one reload for a burst of events (an order records several)
     }, function (what) {
+      if (what === "refused") refresh();  // the token was revoked meanwhile, say: the reload says why
       var badge = $("live");
       badge.textContent = what === "live" ? "live" : what === "waiting" ? "reconnecting…" : what === "ended" ? "ended" : "offline";
       badge.className = "badge " + what;
@@ -1064,6 +1110,8 @@
   }
 
   // ----------------------------------------------------------------------------- access ----
+  var inviteWaiting = false;  // the address holds an invite code not used yet
+
   async function join(e) {
     e.preventDefault();
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
@@ -1077,8 +1125,10 @@
       k.active = res.body.seat;
       if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
       k.signed_head = res.body.signed_head;
+      k.joined_with = (k.joined_with || []).concat([body.invite_code]);
     });
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
+    inviteWaiting = false;
     W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser" +
              (key ? ", with the key that signs your orders." : "."), "ok");
     restartFollowing();
@@ -1093,7 +1143,9 @@
       if (!res.ok) { W.status("This token does not hold a seat of this game: " + W.problem(res), "error"); return; }
       W.keys.update(gameId, function (k) { k.seats[res.body.seat] = token; k.active = res.body.seat; });
     } else if (/^wl[uav]_/.test(token)) {
-      var check = await W.api("/api/v1/games/" + gameId, { token: token });
+      // A public game reads with any game's token: an admin token is checked where only this
+      // game's admin may read (its spectator tokens), so another game's is not kept as this one's.
+      var check = await W.api("/api/v1/games/" + gameId + (/^wla_/.test(token) ? "/spectator-tokens" : ""), { token: token });
       if (!check.ok) { W.status("This token does not open this game: " + W.problem(check), "error"); return; }
       var role = { wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
       W.keys.update(gameId, function (k) { k[role] = token; });
@@ -1107,9 +1159,25 @@
     await refresh();
   }
 
-  function init() {
+  /** An invite code in the address (#invite=…) into the join form; whether there was one. */
+  function takeInvite() {
     var m = /invite=([^&]+)/.exec(location.hash);
-    if (m) $("j-invite").value = decodeURIComponent(m[1]);
+    if (!m) return false;
+    var code = m[1];
+    // a code a mailer mangled ("…%") is kept as it came: the join's refusal says what is wrong
+    try { code = decodeURIComponent(code); } catch (e) { /* as it came */ }
+    if (W.keys.joinedWith(gameId, code)) {  // the link of a seat this browser holds (a bookmark): nothing to join
+      history.replaceState(null, "", location.pathname);
+      return false;
+    }
+    inviteWaiting = true;
+    $("j-invite").value = code;
+    return true;
+  }
+
+  function init() {
+    takeInvite();
+    window.addEventListener("hashchange", function () { if (takeInvite()) renderSeats(); });
     $("join").addEventListener("submit", join);
     $("paste").addEventListener("submit", paste);
     $("order").addEventListener("submit", send);

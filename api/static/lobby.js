@@ -29,8 +29,13 @@
     var answers = await Promise.all(own.map(function (gid) {
       return W.api("/api/v1/games/" + gid, { token: W.keys.reader(gid) });
     }));
+    var unread = W.clear(document.querySelector("#games-unread ul"));
     answers.forEach(function (res, k) {
-      if (!res.ok) return;
+      if (!res.ok) {  // a token revoked, a game gone: said, not dropped without a word
+        unread.appendChild(W.el("li", { "data-game": own[k] },
+          W.el("a", { href: "/games/" + own[k], title: own[k], text: W.short(own[k]) }), ": " + W.problem(res)));
+        return;
+      }
       mine[own[k]] = true;
       if (matches(res.body, f)) games[own[k]] = res.body;
     });
@@ -39,6 +44,7 @@
     var body = W.clear(document.querySelector("#games tbody"));
     rows.forEach(function (g) { body.appendChild(row(g, mine[g.game_id])); });
     $("games-empty").hidden = rows.length > 0;
+    $("games-unread").hidden = !unread.firstChild;
     document.body.dataset.games = String(rows.length);
   }
 
@@ -200,6 +206,7 @@
       k.active = res.body.seat;
       if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
       k.signed_head = res.body.signed_head;
+      k.joined_with = (k.joined_with || []).concat([body.invite_code]);
     });
     W.status("Joined as " + res.body.seat + (key ? " (your orders are signed with a key kept in this browser)" : "") + ".", "ok");
     location.href = "/games/" + res.body.game_id;

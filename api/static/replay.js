@@ -344,11 +344,15 @@
      the event shown (docs/pages.md); the note is put beside it at once, as the history shows it. */
   var noteId = null;  // kept until recorded, so a retry is the same annotation
 
-  function showAnnotate() {
+  function showAnnotate(frames) {
     var writer = W.keys.writer(gameId), form = document.getElementById("annotate");
     if (!form) return;
     form.hidden = !writer;
-    if (writer) $("an-private-box").hidden = writer.role === "spectator";
+    if (!writer) return;
+    $("an-private-box").hidden = writer.role === "spectator";
+    // A spectator writes once the game has ended: said before it writes, as the game page says it.
+    var ended = frames.some(function (f) { return f.type === "GameEnded"; });
+    $("an-hint").textContent = writer.role === "spectator" && !ended ? "Spectators annotate once the game has ended." : "";
   }
 
   /** A keyed seat's signature headers of its annotation, over the last head this browser saw. */
@@ -461,7 +465,7 @@
     $("fork-box").hidden = false;
     $("fork").addEventListener("click", fork);
     $("annotate").addEventListener("submit", annotate);
-    showAnnotate();
+    showAnnotate(got.replay.frames || []);
     begin(got);
   });
 })();
