@@ -68,7 +68,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
     enemy = S.other(side)
     if op == 1:
         units = [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["ground"])]
-        ok = units and S.controlled_by(state, T.PORT_STANLEY) == AR
+        ok = units and (S.controlled_by(state, T.PORT_STANLEY) == AR or S.contested(state, T.PORT_STANLEY))
         return {"units": units, "most": 2} if ok else None
     if op == 2:
         left = [u for u in T.OP2_UNITS if u not in state["op2_done"]]

@@ -167,7 +167,10 @@ def op_1(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(S.where(ctx.state, u) == S.ARGENTINA and not ctx.state["units"][u]["aboard"], rule(1),
              f"{name(u)} is not in Argentina")
-    need(S.controlled_by(ctx.state, T.PORT_STANLEY) == AR, rule(1), "Port Stanley is not AR-held")
+    # No control condition in Op #1: only a Port Stanley the UK holds alone is no AR airfield (FS 6.3);
+    # a contested one takes the airlift whoever held it last, as it takes emergency rebasing (9.6).
+    need(S.controlled_by(ctx.state, T.PORT_STANLEY) == AR or S.contested(ctx.state, T.PORT_STANLEY), rule(1),
+         "Port Stanley is held by the UK: its airfield is no AR base (FS 6.3)")
     for u in units:
         ctx.emit(ev.UnitMoved, unit=u, origin=S.ARGENTINA, destination=T.PORT_STANLEY, rule=rule(1))
     return []
