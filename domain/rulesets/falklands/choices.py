@@ -8,6 +8,7 @@ from collections import defaultdict
 from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
+from domain.rulesets.falklands.combat import FACTOR
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.ops import check_loads, loads_after, regroup_fits
 
@@ -28,6 +29,11 @@ def _air(state, side, area):
     aircraft = S.aircraft_in_range(state, area, refuelled=True) if side == AR and not grounded else []
     carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)]
     return aircraft, carriers
+
+
+def _able(aircraft, targets):
+    """FS 10.2: the aircraft that can fire at one of the targets (ops.able_to_fire)."""
+    return [u for u in aircraft if any(DATA.units[u]["factors"][FACTOR[S.kind(t)]] > 0 for t in targets)]
 
 
 def _may_load(state, side, u, ships) -> bool:
@@ -59,6 +65,7 @@ def _air_strikes(state, side, areas, targets_at) -> dict | None:
         targets = targets_at(a)
         if targets:
             aircraft, carriers = _air(state, side, a)
+            aircraft = _able(aircraft, targets)
             if aircraft or carriers:
                 found[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
     return {"area": found, "refuel": _refuel(state, side, found)} if found else None
@@ -68,7 +75,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
     enemy = S.other(side)
     if op == 1:
         units = [u for u in S.units_in(state, S.ARGENTINA, side=AR, classes=["ground"])]
-        ok = units and S.controlled_by(state, T.PORT_STANLEY) == AR
+        ok = units and (S.controlled_by(state, T.PORT_STANLEY) == AR or S.contested(state, T.PORT_STANLEY))
         return {"units": units, "most": 2} if ok else None
     if op == 2:
         left = [u for u in T.OP2_UNITS if u not in state["op2_done"]]
@@ -151,7 +158,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                 targets = [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"]
                 if mine and targets:
                     aircraft, carriers = _air(state, side, a)
-                    areas[a] = {"units": mine, "targets": targets, "aircraft": aircraft,
+                    areas[a] = {"units": mine, "targets": targets, "aircraft": _able(aircraft, targets),
                                 "carriers": carriers if side == AR else []}
         return {"area": areas, "refuel": _refuel(state, side, areas)} if areas else None
     if op == 16:

@@ -11,7 +11,7 @@ from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
-from domain.rulesets.falklands.combat import battle_frame, check_fire, eliminate, sf_bonus
+from domain.rulesets.falklands.combat import battle_frame, can_fire_at, check_fire, eliminate, sf_bonus
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.toolkit.engine import Ctx, flag, ids, need, text
 
@@ -167,7 +167,10 @@ def op_1(ctx: Ctx, side: str, order: dict) -> list:
     for u in units:
         need(S.where(ctx.state, u) == S.ARGENTINA and not ctx.state["units"][u]["aboard"], rule(1),
              f"{name(u)} is not in Argentina")
-    need(S.controlled_by(ctx.state, T.PORT_STANLEY) == AR, rule(1), "Port Stanley is not AR-held")
+    # No control condition in Op #1: only a Port Stanley the UK holds alone is no AR airfield (FS 6.3);
+    # a contested one takes the airlift whoever held it last, as it takes emergency rebasing (9.6).
+    need(S.controlled_by(ctx.state, T.PORT_STANLEY) == AR or S.contested(ctx.state, T.PORT_STANLEY), rule(1),
+         "Port Stanley is held by the UK: its airfield is no AR base (FS 6.3)")
     for u in units:
         ctx.emit(ev.UnitMoved, unit=u, origin=S.ARGENTINA, destination=T.PORT_STANLEY, rule=rule(1))
     return []
@@ -425,6 +428,15 @@ def op_13(ctx: Ctx, side: str, order: dict) -> list:
     return [b]
 
 
+def able_to_fire(ctx: Ctx, b: dict, aircraft, targets: list[str]) -> None:
+    """FS 10.2 "Units participate in combat ... by 'firing'", and a unit without the factor for a
+    type of target "may not fire at that type": an aircraft flown into an attack that can fire at
+    none of its targets (the stealth aircraft's anti-ground 0 in Op #19) may not join it."""
+    for u in aircraft:
+        need(any(can_fire_at(ctx.state, b, u, t) for t in targets), "FS 10.2",
+             f"{name(u)} cannot fire at any target in {area_name(b['area'])}: it may not join this attack")
+
+
 def _sea_battle(ctx, side, order, op, area, units, classes, kind, extra_air=(), carriers_from=(), **kw):
     enemy = S.other(side)
     targets = _targets(ctx, area, enemy, classes)
@@ -432,6 +444,7 @@ def _sea_battle(ctx, side, order, op, area, units, classes, kind, extra_air=(), 
     attackers = [*units, *extra_air, *carriers_from]
     exposed = [u for u in attackers if S.where(ctx.state, u) == area or S.kind(u) == "aircraft"]
     b = battle_frame(area, side, kind, rule(op), attackers, targets, [], exposed=exposed, **kw)
+    able_to_fire(ctx, b, extra_air, targets)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), attackers, targets, rule(op))
     need(b["fire"], rule(op), "an attack needs at least one shot ('fire')")
     return b
@@ -537,6 +550,7 @@ def op_19(ctx: Ctx, side: str, order: dict) -> list:
     need(targets, rule(19), f"no enemy ground units that may be attacked from the air in {area_name(area)} (FS 7.1 Op #19: never SF)")
     attackers = [*aircraft, *carriers]
     b = battle_frame(area, side, "air_ground", rule(19), attackers, targets, [], exposed=list(aircraft))
+    able_to_fire(ctx, b, aircraft, targets)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), attackers, targets, rule(19))
     need(b["fire"], rule(19), "an attack needs at least one shot ('fire')")
     return intercepted(ctx.state, aircraft, area, 19, b)
@@ -609,6 +623,7 @@ def ground_battle(ctx, side, op, area, ground, aircraft=(), carriers=(), mods=No
     attackers = [*ground, *aircraft, *carriers]
     b = battle_frame(area, side, kind, rule(op), attackers, defenders, [], mods=mods or {},
                      exposed=[*ground, *aircraft], sf_bonus=sf_bonus([*ground, *defenders]))
+    able_to_fire(ctx, b, aircraft, targets)
     b["fire"] = check_fire(ctx.state, b, side, fire, attackers, targets, rule(op))
     need(b["fire"], rule(op), "an attack needs at least one shot ('fire')")
     return b
