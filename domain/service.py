@@ -27,7 +27,7 @@ from domain import verify as verifying
 from domain.damage import Damage, DamageRecords
 from domain.errors import (Conflict, DamagedLog, GameNotFound, IntegrityFailure, InvalidFork, StaleVersion,
                            WarlogError)
-from domain.events import GameCreated, event_class, fields_from_data
+from domain.events import GameCreated, event_class, fields_from_data, misfit_field
 from domain.game import Game, new_game_id
 from domain.storage import SeedStore, SqlTables, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
 
@@ -593,8 +593,11 @@ class Warlog(Application):
             found = storable.problem(line["data"], "data")
             if found:  # a value no reader could take back from the log (domain/storable.py)
                 raise IntegrityFailure(f"{found}; it cannot be stored", seq=n)
+            misfit = misfit_field(cls, line["data"])
+            if misfit:  # a value of another type than the event's field: the readers would fail on it
+                raise IntegrityFailure(f"{line['type']}'s {misfit}", seq=n)
             kwargs = dict(fields_from_data(cls, line["data"]), originator_id=game_id, originator_version=line["seq"],
-                          timestamp=datetime.fromisoformat(line["timestamp"]),
+                          timestamp=_line_time(line["timestamp"], n),
                           prev_hash=line["prev_hash"], hash=line["hash"])
             if cls is GameCreated:
                 kwargs["originator_topic"] = get_topic(Game)
@@ -748,3 +751,16 @@ class Warlog(Application):
         lines = self.lines(game.id, after=first - 1, limit=last - first + 1)
         return CommandResult(game_id=str(game.id), ruleset=game.ruleset, events=lines, version=last,
                              chain_head=lines[-1]["hash"], replayed=True, order_id=order_id)
+
+
+def _line_time(value: Any, n: int) -> datetime:
+    """The timestamp of line ``n`` of a file being imported: ISO 8601 with its UTC offset, as an
+    export writes it (a time without one could not be compared with the clock's)."""
+    try:
+        when = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise IntegrityFailure(f"timestamp {value!r} is not an ISO 8601 time with its UTC offset "
+                               "(e.g. 2026-11-29T06:52:07.230759+00:00)", seq=n)
+    return when
