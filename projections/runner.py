@@ -170,7 +170,8 @@ class Projections:
             return view
         lines, events = self._stored(gid, view["version"], seq - view["version"])
         marks: list[dict] = []
-        view = self._fold_views({"map": view}, lines, events, ("map",), marks)["map"]
+        with self.service.folding(gid):
+            view = self._fold_views({"map": view}, lines, events, ("map",), marks)["map"]
         if marks:
             self._keep_for_next_read(gid, f"map checkpoints up to seq {seq}",
                                      lambda c: self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks]))
@@ -260,7 +261,8 @@ class Projections:
             if kept and chunk_of(reach) < start:
                 older = self.store.load_chunks(gid, name, chunk_of(reach), start)
                 views = {**views, name: widen(name, view, older)}
-        return self._fold_views(views, lines, events, names, marks)
+        with self.service.folding(gid):
+            return self._fold_views(views, lines, events, names, marks)
 
     def _fold_views(self, views: dict[str, dict], lines: list[dict], events: list[Any], names: Iterable[str],
                     marks: list[dict] | None) -> dict[str, dict]:
