@@ -181,9 +181,11 @@ def _not_utf8(path: str) -> UsageError:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from projections.runner import check_foldable
+
     try:
         with open(args.file, encoding="utf-8") as fh:
-            game_id = _service().import_lines(fh)
+            game_id = _service().import_lines(fh, check=check_foldable)
     except UnicodeDecodeError:
         raise _not_utf8(args.file) from None
     say(f"imported game {game_id}")

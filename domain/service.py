@@ -582,8 +582,11 @@ class Warlog(Application):
             end = start
         return False
 
-    def import_lines(self, text_lines: Iterable[str]) -> str:
-        """Store a verified export as a game; refuses a file that does not verify, naming the line."""
+    def import_lines(self, text_lines: Iterable[str],
+                     check: Callable[[list[dict], list[Any]], None] | None = None) -> str:
+        """Store a verified export as a game; refuses a file that does not verify, naming the line.
+        ``check(lines, events)``, called before anything is stored, may refuse it too (the read
+        models' fold: projections.runner.check_foldable, which this layer cannot import)."""
         report, lines = verifying.verify_text(text_lines)
         if not report.ok:
             n, message = report.failures[0]
@@ -601,6 +604,7 @@ class Warlog(Application):
         if next(iter(self.events.get(game_id, limit=1)), None) is not None:
             raise Conflict(f"game {game_id} already exists here")
         ruleset = lines[0]["data"].get("ruleset") if lines[0]["type"] == "GameCreated" else None
+        ruleset = ruleset if isinstance(ruleset, str) else None  # another type is refused as GameCreated's
         events = []
         for n, line in enumerate(lines, start=1):
             cls = event_class(line["type"], ruleset)  # the game's ruleset's own events first
@@ -627,6 +631,8 @@ class Warlog(Application):
                 folded = event.mutate(folded)
             except Exception as exc:  # a ruleset that cannot fold the file names the line
                 raise IntegrityFailure(f"{type(event).__name__} cannot be applied: {exc!r}", seq=n) from None
+        if check is not None:
+            check(lines, events)
         try:
             self.save(*events)
         except IntegrityError:

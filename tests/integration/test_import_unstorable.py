@@ -121,3 +121,47 @@ def test_import_refuses_a_timestamp_that_is_not_an_iso_time_with_its_offset_with
     result = warlog("import", str(out), data_dir=tmp_path / "c")
     assert result.returncode == 1 and "line 3" in result.stderr and "UTC offset" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("setup_field, value", [("pending", "0" * 64), ("pending", [1])], ids=["text", "list-of-number"])
+def test_import_refuses_a_file_the_read_models_cannot_fold_naming_the_line(exported, tmp_path, setup_field, value):
+    """README: 'warlog import' refuses a file that does not verify, naming the line. A file that
+    verifies and that the aggregate folds, but whose set-up the readers cannot take (pending
+    decisions that are text), was stored: every read of the game answered 500, the games list too,
+    and the projector failed on every batch holding it, so no game's views moved on. The import
+    now folds the read models and shows them as the reads do before it stores anything."""
+    from projections.runner import check_foldable
+
+    game_id, lines = exported
+    lines[0]["data"]["setup"][setup_field] = value
+    text = rechained(lines)
+    assert verify_text(text)[0].ok
+
+    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
+    try:
+        with pytest.raises(IntegrityFailure) as refused:
+            other.import_lines(text, check=check_foldable)
+        assert refused.value.seq == 3 and "views" in refused.value.message, refused.value.message  # once joined
+        with pytest.raises(GameNotFound):
+            other.lines(game_id)
+    finally:
+        other.close()
+
+    out = tmp_path / "game.jsonl"
+    out.write_text("\n".join(text) + "\n")
+    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
+    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    assert result.returncode == 1 and "line 3" in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_import_refuses_a_ruleset_that_is_not_text_without_a_traceback(exported, tmp_path):
+    """A GameCreated whose ruleset is an object made the event lookup fail (unhashable dict):
+    'warlog import' ended in a TypeError traceback."""
+    _, lines = exported
+    lines[0]["data"]["ruleset"] = {"name": "freeform"}
+    out = tmp_path / "game.jsonl"
+    out.write_text("\n".join(rechained(lines)) + "\n")
+    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
+    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    assert result.returncode == 1 and "line 1" in result.stderr and "ruleset is an object" in result.stderr, \
+        result.stderr
