@@ -629,8 +629,13 @@ class Warlog(Application):
         for n, event in enumerate(events, start=1):
             try:
                 folded = event.mutate(folded)
+                moving = folded.whose_move()
             except Exception as exc:  # a ruleset that cannot fold the file names the line
                 raise IntegrityFailure(f"{type(event).__name__} cannot be applied: {exc!r}", seq=n) from None
+            if not isinstance(moving, list) or not all(isinstance(s, str) and s in folded.seats for s in moving):
+                # the workers ask every game whose move it is (turn mails): a set-up of other values breaks them
+                raise IntegrityFailure(f"{type(event).__name__} leaves {moving!r} to move, not seats of the game",
+                                       seq=n)
         if check is not None:
             check(lines, events)
         try:
