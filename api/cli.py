@@ -181,9 +181,11 @@ def _not_utf8(path: str) -> UsageError:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from projections.runner import check_foldable
+
     try:
         with open(args.file, encoding="utf-8") as fh:
-            game_id = _service().import_lines(fh)
+            game_id = _service().import_lines(fh, check=check_foldable)
     except UnicodeDecodeError:
         raise _not_utf8(args.file) from None
     say(f"imported game {game_id}")
@@ -2108,8 +2110,10 @@ def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | No
             hinted = True
         if waited > args.wait:
             progress.close()
+            worker = ("; a worker must run ('warlog worker', or 'make run')"
+                      if status.get("status") == "queued" and not hinted else "")
             raise UsageError(f"the {what} job is still {status.get('status')} after {args.wait:g} s "
-                             f"(job {job['job_id']}); run the command again later: it finds the same job")
+                             f"(job {job['job_id']}){worker}; run the command again later: it finds the same job")
         time.sleep(JOB_POLL_SECONDS)
     progress.close()
     folder = os.path.dirname(os.path.abspath(output))

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator
 API_PREFIX = "/api/v1"
 DEFAULT_TIMEOUT = 30.0
 USER_AGENT = "warlog-client/1"
+LIST_ANSWERS = {("GET", "/rulesets")}  # the one answer of the API that is a JSON array; every other is an object
 
 
 class ClientError(Exception):
@@ -230,10 +231,15 @@ class WarlogClient:
         if not raw:
             return status, resp_headers, None
         try:
-            return status, resp_headers, json.loads(raw.decode("utf-8"))
+            decoded = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise ConnectionFailed(f"{self.base_url}{path} did not answer with JSON "
                                    f"(HTTP {status}, {resp_headers.get('Content-Type', 'no content type')})") from None
+        if not isinstance(decoded, list if (method, path) in LIST_ANSWERS else dict):
+            # another service's JSON (a proxy, the wrong URL): said, as an answer that is no JSON is
+            raise ConnectionFailed(f"{self.base_url}{path} answered with JSON that is not a warlog answer "
+                                   f"(HTTP {status}, {type(decoded).__name__}): is {self.base_url} a warlog server?")
+        return status, resp_headers, decoded
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return self.request(method, path, **kwargs)[2]

@@ -72,7 +72,8 @@ def current_views(game_id: str, names: tuple[str, ...]) -> dict[str, dict]:
     what is stored."""
     if damage_of(game_id):
         lines = service().lines(game_id)
-        return {name: folds.fold(name, lines) for name in names}
+        with service().folding(game_id):
+            return {name: folds.fold(name, lines) for name in names}
     with service().naming_damage(game_id):  # a row the projections cannot fold: found now
         return projections().current(game_id, names)
 

@@ -146,7 +146,8 @@ def game_frames(game_id: str):
     key = (caller.game_id, version, caller.viewer)
     body = _frames.get(key)
     if body is None:
-        body = json.dumps(frames_body(lines, caller.viewer), separators=(",", ":")).encode()
+        with service().folding(caller.game_id):
+            body = json.dumps(frames_body(lines, caller.viewer), separators=(",", ":")).encode()
         _frames.put(key, body)
     response = Response(body, mimetype="application/json")
     response.headers["ETag"] = f'"{version}"'

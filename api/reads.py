@@ -401,7 +401,9 @@ def _map_at(game_id: str, seq: int) -> dict:
     """The map view right after ``seq``: from the projections' checkpoints, or folded from the
     stored log for a game with recorded damage (``current_views``)."""
     if damage_of(game_id):
-        return folds.fold("map", service().lines(game_id, limit=seq))
+        lines = service().lines(game_id, limit=seq)
+        with service().folding(game_id):
+            return folds.fold("map", lines)
     return projections().map_at(game_id, seq)
 
 

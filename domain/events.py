@@ -14,6 +14,8 @@ what an export line's ``type`` holds and its hash covers: an event class is neve
 
 from __future__ import annotations
 
+import types
+import typing
 from typing import Any, ClassVar
 
 from eventsourcing.domain import Aggregate
@@ -74,6 +76,34 @@ def register_moved(cls: type, *old_modules: str) -> type:
     for module in old_modules:
         register_topic(f"{module}:{cls.__name__}", cls)
     return cls
+
+
+_JSON_TYPES = {str: "text", int: "a whole number", float: "a number", bool: "true or false", dict: "an object",
+               list: "a list", type(None): "null"}
+
+
+def misfit_field(cls: type, data: dict) -> str | None:
+    """The first field of ``data`` whose JSON type is not the one its event class declares
+    (``handle`` a list where the class says text), named with what it should be; None when all
+    fit. A line read from a file is checked so before it is stored: every reader of the log (the
+    projections' tables, the summaries) takes a field's declared type for granted."""
+    hints = typing.get_type_hints(cls)
+    for name, value in data.items():
+        allowed = _allowed_types(hints.get(name, Any))
+        if allowed is None or type(value) in allowed or (float in allowed and type(value) is int):
+            continue
+        wanted = " or ".join(_JSON_TYPES[t] for t in allowed)
+        return f"{name} is {_JSON_TYPES.get(type(value), type(value).__name__)}, not {wanted}"
+    return None
+
+
+def _allowed_types(hint: Any) -> tuple[type, ...] | None:
+    """The JSON types a field of type ``hint`` may hold (``str | None``: text or null), or None
+    for any (``Any``, ``object``, a type that is no JSON type)."""
+    parts = typing.get_args(hint) if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union \
+        else (hint,)
+    allowed = tuple(typing.get_origin(part) or part for part in parts)
+    return allowed if all(part in _JSON_TYPES for part in allowed) else None
 
 
 def event_data(event: Any) -> dict:

@@ -19,7 +19,8 @@ import sys
 import threading
 from typing import Any, Callable, Iterable, TextIO
 
-from domain.errors import DamagedLog, GameNotFound
+from domain.errors import DamagedLog, GameNotFound, IntegrityFailure
+from domain.rulesets import UMPIRE, find_ruleset
 from domain.service import decoding, parse_game_id
 from domain.storage import OutageLog, store_not_answering
 from domain.verify import to_line
@@ -170,7 +171,8 @@ class Projections:
             return view
         lines, events = self._stored(gid, view["version"], seq - view["version"])
         marks: list[dict] = []
-        view = self._fold_views({"map": view}, lines, events, ("map",), marks)["map"]
+        with self.service.folding(gid):
+            view = self._fold_views({"map": view}, lines, events, ("map",), marks)["map"]
         if marks:
             self._keep_for_next_read(gid, f"map checkpoints up to seq {seq}",
                                      lambda c: self.store.write_many(c, checkpoints=[(gid, mark) for mark in marks]))
@@ -260,7 +262,8 @@ class Projections:
             if kept and chunk_of(reach) < start:
                 older = self.store.load_chunks(gid, name, chunk_of(reach), start)
                 views = {**views, name: widen(name, view, older)}
-        return self._fold_views(views, lines, events, names, marks)
+        with self.service.folding(gid):
+            return self._fold_views(views, lines, events, names, marks)
 
     def _fold_views(self, views: dict[str, dict], lines: list[dict], events: list[Any], names: Iterable[str],
                     marks: list[dict] | None) -> dict[str, dict]:
@@ -315,6 +318,61 @@ class Batch:
 
 
 # ================================================================================ the loop ====
+def check_foldable(lines: list[dict], events: list[Any]) -> None:
+    """Fold a game's lines (a file being imported, with their events) as the projector folds them
+    and show the views to the umpire, each seat and a spectator as the reads do: where they fail,
+    an IntegrityFailure naming the first line they fail at. A file that verifies but that the
+    readers cannot take (a set-up whose pending decisions are text) is so refused before it is
+    stored, instead of answering 500 to every read and stalling the projector on every batch."""
+    views = {name: folds.FOLDS[name][0]() for name in NAMES}
+    for line, event in zip(lines, events):
+        try:
+            views = {name: folds.map_apply(view, line, event) if name == "map" else folds.FOLDS[name][1](view, line)
+                     for name, view in views.items()}
+        except Exception as exc:
+            raise IntegrityFailure(f"{line['type']} cannot be folded into the game's views: {exc!r}",
+                                   seq=line["seq"]) from None
+    if _shown(lines, views) is None:
+        return
+    low, high = 1, len(lines)  # the first prefix of the file whose views cannot be shown
+    while low < high:
+        mid = (low + high) // 2
+        if _shown(lines[:mid], _folded(lines[:mid], events[:mid])) is None:
+            low = mid + 1
+        else:
+            high = mid
+    raise IntegrityFailure(f"{lines[low - 1]['type']} leaves views the reads cannot show: "
+                           f"{_shown(lines, views)!r}", seq=lines[low - 1]["seq"])
+
+
+def _folded(lines: list[dict], events: list[Any]) -> dict[str, dict]:
+    return {name: folds.fold(name, lines) for name in NAMES if name != "map"} | {
+        "map": _fold_map(lines, events)}
+
+
+def _fold_map(lines: list[dict], events: list[Any]) -> dict:
+    view = folds.map_empty()
+    for line, event in zip(lines, events):
+        view = folds.map_apply(view, line, event)
+    return view
+
+
+def _shown(lines: list[dict], views: dict[str, dict]) -> Exception | None:
+    """What showing ``views`` to each reader raises (state, history, VP track, dice audit), or None."""
+    created = lines[0]["data"]
+    game_id = lines[0]["game_id"]
+    try:
+        rules = find_ruleset(created["ruleset"])
+        for viewer in (UMPIRE, None, *created.get("seats", ())):
+            folds.render_state(views["map"], viewer)
+            folds.render_history(views["history"], rules, viewer, game_id)
+            folds.render_vp(views["vp"], rules, viewer, game_id)
+            folds.render_dice(views["dice"], rules, viewer, game_id)
+    except Exception as exc:
+        return exc
+    return None
+
+
 class Projector:
     """``warlog projector``: catch up, sleep, repeat; stops cleanly between batches."""
 

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from domain import clock as clocks
-from domain.errors import Conflict, DamagedLog, GameNotFound
+from domain.errors import Conflict, GameNotFound, IntegrityFailure
 from domain.storage import OutageLog, seconds_from_env
 from projections.runner import Projections
 
@@ -67,7 +67,7 @@ class ClockSweep:
                     recorded.append(gid)
             except Conflict:
                 log.info("game %s: another command was recorded first; the next sweep looks again", gid)
-            except (DamagedLog, GameNotFound) as exc:
+            except (IntegrityFailure, GameNotFound) as exc:  # a damaged log, a seed that does not match
                 log.error("game %s: not swept (%s)", gid, exc)
         return recorded
 

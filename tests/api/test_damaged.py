@@ -105,3 +105,33 @@ def test_no_flag_on_an_intact_game_nor_for_a_caller_not_let_in(client, store_con
     assert game.order(client, "Red", {"kind": "note", "text": "x"}, "x").status_code == 409
     stranger = client.get(f"/api/v1/games/{game.game_id}/dice")
     assert stranger.status_code in (401, 404) and "Warlog-Damaged" not in stranger.headers
+
+
+def test_a_row_holding_another_events_fields_is_a_damaged_log_to_every_read_not_a_500(client, api_service,
+                                                                                    store_config):
+    """docs/api.md: a 409 damaged_log is answered to "a read that cannot fold the stored log". A
+    row edited to hold another event's fields under its own type (a SeatJoined holding the next
+    line's DiceEpochOpened) still decodes, and the folds failed on it: the summary, the state, the
+    VP track, the history, the dice audit and the frames answered 500, the games list answered 500
+    to every caller it would have listed the game to, and the projector, whose batch held it,
+    failed on every batch, so no game's views moved on."""
+    from projections.runner import Projections
+
+    game = make_game(client, public=True, phases=["Move", "Fight"])
+    for n, (seat, order) in enumerate(ORDERS):
+        assert game.order(client, seat, order, f"o{n}").status_code == 201
+    other = make_game(client, public=True)
+    with RawStore(store_config) as raw:
+        assert [line["type"] for line in export_lines(client, game, game.seats["Blue"])][4:6] == [
+            "SeatJoined", "DiceEpochOpened"]
+        raw.set_state(game.game_id, 5, raw.state(game.game_id, 6))
+
+    assert Projections(api_service).catch_up() > 0  # the projector goes past it; the other game's views move on
+    assert client.get(f"/api/v1/games/{other.game_id}/state").status_code == 200
+    base = f"/api/v1/games/{game.game_id}"
+    for path in ("", "/state", "/state?at=3", "/vp", "/history", "/dice", "/frames"):
+        r = client.get(base + path, headers=game.seats["Blue"])
+        assert r.status_code == 409 and r.json["code"] == "damaged_log" and r.json["line"] == 5, (path, r.data[:300])
+    listed = client.get("/api/v1/games")
+    assert listed.status_code == 200, listed.data[:300]
+    assert other.game_id in {g["game_id"] for g in listed.json["games"]}

@@ -75,3 +75,114 @@ def test_import_refuses_a_line_holding_an_unstorable_value_naming_it(exported, t
     assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
     result = warlog("import", str(out), data_dir=tmp_path / "c")
     assert result.returncode == 1 and f"line {seq}" in result.stderr and "cannot be stored" in result.stderr
+
+
+def _line_of(lines: list[dict], type_: str) -> dict:
+    return next(line for line in lines if line["type"] == type_)
+
+
+@pytest.mark.parametrize("type_, field, value, says", [
+    ("SeatJoined", "handle", ["blue"], "SeatJoined's handle is a list, not text"),
+    ("OrderAccepted", "order", None, "OrderAccepted's order is null, not an object"),
+    ("VPScored", "delta", "1", "VPScored's delta is text, not a whole number"),
+], ids=["handle-list", "order-null", "delta-text"])
+def test_import_refuses_a_field_not_of_its_events_type_naming_it(exported, tmp_path, type_, field, value, says):
+    """A file whose chain verifies and whose rules fold, but whose field is not of the type its
+    event declares (a handle that is a list), was stored: the projector then failed on every batch
+    holding it (an SQL parameter of type list), so no game's views moved on, and the game's summary
+    and the games list answered 500. Refused now, naming the line and the field."""
+    game_id, lines = exported
+    line = _line_of(lines, type_)
+    line["data"][field] = value
+    text = rechained(lines)
+    assert verify_text(text)[0].ok  # the chain holds: only the type is wrong
+
+    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
+    try:
+        with pytest.raises(IntegrityFailure) as refused:
+            other.import_lines(text)
+        assert refused.value.seq == line["seq"] and says in refused.value.message, refused.value.message
+        with pytest.raises(GameNotFound):
+            other.lines(game_id)
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("timestamp", ["yesterday", 5, "2026-11-29T06:52:07"], ids=["words", "number", "no-offset"])
+def test_import_refuses_a_timestamp_that_is_not_an_iso_time_with_its_offset_without_a_traceback(
+        exported, tmp_path, timestamp):
+    """A line's timestamp that is not ISO 8601 made 'warlog import' end in a ValueError or
+    TypeError traceback; one without its UTC offset was stored as a time no clock compares with."""
+    _, lines = exported
+    lines[2]["timestamp"] = timestamp
+    out = tmp_path / "game.jsonl"
+    out.write_text("\n".join(rechained(lines)) + "\n")
+    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
+    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    assert result.returncode == 1 and "line 3" in result.stderr and "UTC offset" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("setup_field, value", [("phase", ["Turn"]), ("turn", {})], ids=["phase-list", "turn-object"])
+def test_import_refuses_a_file_the_read_models_cannot_fold_naming_the_line(exported, tmp_path, setup_field, value):
+    """README: 'warlog import' refuses a file that does not verify, naming the line. A file that
+    verifies and that the aggregate folds, but whose set-up the readers cannot take (a phase that is
+    a list), was stored, and the history of the game could not be shown (a 500 to its reads). The
+    import now folds the read models and shows them as the reads do before it stores anything."""
+    from projections.runner import check_foldable
+
+    game_id, lines = exported
+    lines[0]["data"]["setup"][setup_field] = value
+    text = rechained(lines)
+    assert verify_text(text)[0].ok
+
+    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
+    try:
+        with pytest.raises(IntegrityFailure) as refused:
+            other.import_lines(text, check=check_foldable)
+        assert refused.value.seq == 1 and "views" in refused.value.message, refused.value.message
+        with pytest.raises(GameNotFound):
+            other.lines(game_id)
+    finally:
+        other.close()
+
+    out = tmp_path / "game.jsonl"
+    out.write_text("\n".join(text) + "\n")
+    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
+    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    assert result.returncode == 1 and "line 1" in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_import_refuses_a_ruleset_that_is_not_text_without_a_traceback(exported, tmp_path):
+    """A GameCreated whose ruleset is an object made the event lookup fail (unhashable dict):
+    'warlog import' ended in a TypeError traceback."""
+    _, lines = exported
+    lines[0]["data"]["ruleset"] = {"name": "freeform"}
+    out = tmp_path / "game.jsonl"
+    out.write_text("\n".join(rechained(lines)) + "\n")
+    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
+    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    assert result.returncode == 1 and "line 1" in result.stderr and "ruleset is an object" in result.stderr, \
+        result.stderr
+
+
+def test_import_refuses_a_set_up_that_leaves_no_seat_to_move_naming_the_line(exported, tmp_path):
+    """A file whose set-up names a side as an object ({"name": "Blue"}) verified, folded and was
+    shown; but the dispatcher asks each game whose move it is for its turn mails, got the object
+    and failed on every batch holding the game (unhashable dict), so no game's mails went out.
+    Refused now: every line must leave seats of the game to move."""
+    game_id, lines = exported
+    lines[0]["data"]["setup"]["sides"][0] = {"name": "Blue"}
+    text = rechained(lines)
+    assert verify_text(text)[0].ok
+
+    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
+    try:
+        with pytest.raises(IntegrityFailure) as refused:
+            other.import_lines(text)
+        assert "to move, not seats of the game" in refused.value.message and refused.value.seq is not None, \
+            refused.value.message
+        with pytest.raises(GameNotFound):
+            other.lines(game_id)
+    finally:
+        other.close()

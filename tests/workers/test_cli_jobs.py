@@ -126,3 +126,13 @@ def test_a_job_the_worker_gave_up_on_exits_1_with_its_one_line_error(live, capsy
     assert code == 1
     assert "warlog replay: the replay job failed: DamagedLog: line 3: " in err
     assert not (tmp_path / "r.html").exists() and "Traceback" not in err
+
+
+def test_a_wait_shorter_than_the_worker_hint_still_says_a_worker_must_run(live, capsys, tmp_path):
+    """README: 'show its progress ... until a worker ('warlog worker', or 'make run') has made it'.
+    With --wait below the 10 s after which the hint is shown, a job nobody took ended in 'run the
+    command again later' alone: a new user who started only 'warlog serve' was not told why."""
+    game_id = played(live, capsys)
+    code, out, err = run(capsys, "replay", game_id, "--wait", "1", "-o", tmp_path / "r.html")
+    assert code == 2
+    assert "still queued after 1 s" in err and "a worker must run ('warlog worker', or 'make run')" in err, err

@@ -287,3 +287,28 @@ def test_a_malformed_poll_interval_stops_the_process_at_once_naming_it(tmp_path,
     assert done.returncode == 1, done.stderr[-2000:]
     assert f"warlog {command}: {name} must be a number of seconds above 0, not '{value}'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_game_the_sweep_cannot_continue_is_logged_and_the_other_games_are_swept(timed, tmp_path):
+    """An imported game (docs/dice.md: it "can be read and verified, but not continued") whose
+    deadline passed with on_timeout "pass": its pass needs a dice seed this server does not hold,
+    and the IntegrityFailure ended every sweep, so no other game's reminders and timeouts were
+    recorded. It is logged and left; the other games are swept."""
+    from domain.storage import config_from_env
+
+    app, clock, gid = timed
+    elsewhere = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "elsewhere")}), create_tables=True)
+    elsewhere.now = lambda: T0
+    imported = elsewhere.create_game("freeform", options={"sides": ["Blue", "Red"]},
+                                     time_control={"days": 1, "on_timeout": "pass"}).game_id
+    for seat in ("Blue", "Red"):
+        elsewhere.join(imported, seat, seat.lower())
+    text = list(elsewhere.export(imported, header=True))
+    elsewhere.close()
+    app.import_lines(text)
+    Projections(app).catch_up()
+
+    clock.at = T0 + timedelta(days=3, hours=1)  # both deadlines passed
+    assert ClockSweep(app).sweep() == [gid]
+    assert "TimedOut" in lines_of(app, gid, 0)
+    assert len(app.lines(imported)) == len(text) - 1  # nothing recorded on the imported game
