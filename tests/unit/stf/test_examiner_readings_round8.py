@@ -4,9 +4,13 @@ Player's enemy is known, 1.12's freighter) pinned as the text's words settle the
 
 from __future__ import annotations
 
+import pytest
+
+from domain.errors import RuleViolation
 from domain.rulesets.stf import forces
-from tests.unit.stf.helpers import FixedDice, events_of, play, pool_of, search_state, system_group, ship
+from tests.unit.stf.helpers import R, FixedDice, events_of, play, pool_of, run_step, search_state, ship, system_group
 from tests.unit.stf.test_composition import BIG, _drawn, accurate, reveal
+from tests.unit.stf.test_movement import add, battle, player_tf
 from tests.unit.stf.test_search import order
 
 
@@ -57,3 +61,23 @@ def test_stf_1_12_a_us_carrier_whose_fast_resupply_ship_is_sunk_breaks_the_requi
     st["units"]["fr"]["sunk"] = False
     st["units"]["ff0"]["sunk"] = True  # the freighter does not stand in for a frigate
     assert "ASW ships" in forces.escort_shortfall(st, "TF1")
+
+
+# ---- STF 8.14: "the player task force loses one action" -------------------------------------------
+def test_stf_8_14_the_action_is_lost_by_the_player_task_force_the_contact_came_within_two_hexes_of():
+    """8.14: "moves within two hexes of player task force ... but the player task force loses one
+    action in the following turn" (8.15, by a Player subron: "the player loses one action"). TF1
+    comes within two hexes of P1; P2 is far off. Next turn P1 has lost its action (the server's one
+    action of a group a turn is its move): P1's move is refused naming STF 8.14, P2 still moves."""
+    st = battle(p1="1506")
+    player_tf(st, "P2", "1510", 4)
+    add(st, "TF1", "system", "tf", "1706")
+    _, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    st2["turn"] += 1
+    with pytest.raises(RuleViolation) as e:
+        play(st2, {"kind": "move", "group": "P1", "path": ["1606"]})
+    assert e.value.rule == "STF 8.14" and "P1" in str(e.value)
+    _, st3 = play(st2, {"kind": "move", "group": "P2", "path": ["1610"]})
+    assert st3["groups"]["P2"]["hex"] == "1610"
+    assert {o["group"] for o in R.legal_orders(st2, "Player") if o["kind"] == "move"} == {"P2"}
+    assert st2["campaign"]["actions_lost"]["groups"] == {"P1": 1}
