@@ -153,9 +153,23 @@ def commitment_reached(state: dict) -> bool:
 
 
 def actions_lost(state: dict) -> int:
-    """STF 8.14, 8.15: actions the Player loses this turn (recorded the turn before)."""
+    """STF 8.15 (and 8.14 in a record naming no task force): actions the Player as a whole loses
+    this turn (recorded the turn before); those 8.14 charged to a task force are not counted."""
     lost = state["campaign"].get("actions_lost") or {}
-    return lost.get("count", 0) if lost.get("turn") == state["turn"] else 0
+    return lost.get("count", 0) - sum(tf_actions_lost(state).values()) if lost.get("turn") == state["turn"] else 0
+
+
+def tf_actions_lost(state: dict) -> dict[str, int]:
+    """STF 8.14: "the player task force loses one action": each Player task force's lost actions
+    this turn. The server's one action of a group a turn is its move, so such a group may not move."""
+    lost = state["campaign"].get("actions_lost") or {}
+    return dict(lost.get("groups") or {}) if lost.get("turn") == state["turn"] else {}
+
+
+def _moves_left(state: dict) -> bool:
+    """Whether the Player may move another group this turn, after the lost actions (8.14, 8.15)."""
+    free = [g for g in player_groups(state) if g["id"] not in tf_actions_lost(state)]
+    return sum(1 for g in free if g.get("moved") == state["turn"]) < len(free) - actions_lost(state)
 
 
 # ---- STF 6: deployment ---------------------------------------------------------------------------
@@ -382,10 +396,11 @@ def _withdrawal(state: dict, group: dict, first: str, dist: dict, steps: int) ->
 def _withdrawal_duty(state: dict) -> tuple[str, str] | None:
     """The Movement phase ends only once every Player task force that must withdraw has (STF 1.12),
     unless the actions lost to revealed contacts (STF 8.14, 8.15) leave no move to make."""
-    groups = player_groups(state)
-    if sum(1 for g in groups if g.get("moved") == state["turn"]) >= len(groups) - actions_lost(state):
+    if not _moves_left(state):
         return None
     for g in sorted(player_groups(state, "tf"), key=_id_order):
+        if g["id"] in tf_actions_lost(state):
+            continue
         found = must_withdraw(state, g)
         if found and found[2]:
             return "STF 1.12", (f"{g['id']} must withdraw toward the nearest friendly base before the "
@@ -401,12 +416,11 @@ def _move_templates(state: dict) -> list[dict]:
     m = state["campaign"].get("map")
     if m not in maps.MAP_NAMES:
         return []
-    groups = player_groups(state)
-    if sum(1 for g in groups if g.get("moved") == state["turn"]) >= len(groups) - actions_lost(state):
+    if not _moves_left(state):
         return []
     out = []
-    for g in sorted(groups, key=_id_order):
-        if g.get("moved") == state["turn"] or not group_speed(state, g):
+    for g in sorted(player_groups(state), key=_id_order):
+        if g.get("moved") == state["turn"] or not group_speed(state, g) or g["id"] in tf_actions_lost(state):
             continue
         withdraw = must_withdraw(state, g)
         if withdraw:  # STF 1.12: only the withdrawal, at full speed, each hex nearer a base
@@ -432,16 +446,23 @@ def move(ctx: Ctx, order: dict) -> None:
         raise RuleViolation("STF 7.1", f"{gid} is not on the map")
     if group.get("moved") == state["turn"]:
         raise RuleViolation("STF 7.1", f"{gid} has moved this turn already")
+    own = tf_actions_lost(state).get(gid)
+    if own:
+        raise RuleViolation("STF 8.14", f"{gid} lost {own} action(s) this turn to contacts revealed within two "
+                                        f"hexes of it: it may not move")
     lost = actions_lost(state)
     if lost:
-        moved = sum(1 for g in player_groups(state) if g.get("moved") == state["turn"])
-        may = max(0, len(player_groups(state)) - lost)
+        free = [g for g in player_groups(state) if g["id"] not in tf_actions_lost(state)]
+        moved = sum(1 for g in free if g.get("moved") == state["turn"])
+        may = max(0, len(free) - lost)
         if moved >= may:
-            by_rule = lost_by_rule(state["campaign"]["actions_lost"])
+            by_rule = dict(lost_by_rule(state["campaign"]["actions_lost"]))
+            by_rule["STF 8.14"] = by_rule.get("STF 8.14", 0) - sum(tf_actions_lost(state).values())
+            by_rule = {r: n for r, n in by_rule.items() if n > 0}
             why = ", ".join(f"{n} by {r}" for r, n in sorted(by_rule.items()))
             raise RuleViolation(lost_rule(by_rule), f"the Player lost {lost} action(s) this turn to contacts "
                                                     f"revealed close by ({why}): {may} of "
-                                                    f"{len(player_groups(state))} groups may move, and {moved} have")
+                                                    f"{len(free)} groups may move, and {moved} have")
     path = order.get("path")
     if not isinstance(path, list) or not path:
         raise InvalidOrder("'path' is a list of the hexes entered, in order", rule="STF 7.1", field="path")
@@ -723,7 +744,7 @@ def system_movement(ctx: Ctx, stack: list) -> None:
     hex is revealed there (STF 8.14, 8.15)."""
     stack.pop()
     m = map_name(ctx.state)
-    lost: list[str] = []
+    lost: list[tuple[str, str | None]] = []
     for g in system_groups(ctx.state):
         group = ctx.state["groups"][g["id"]]
         if not on_map(group):
@@ -738,8 +759,8 @@ def system_movement(ctx: Ctx, stack: list) -> None:
         if path and on_map(group) and group.get("intel") != "precise":
             found = _proximity(ctx.state, m, group, path)
             if found:
-                reveal(ctx, g["id"], *found)
-                lost.append(found[0])
+                reveal(ctx, g["id"], found[0], found[1])
+                lost.append((found[0], found[2]))
     lose_actions(ctx, lost)
 
 
@@ -972,34 +993,44 @@ def reveal(ctx: Ctx, gid: str, rule: str, why: str) -> None:
         ctx.emit(GroupChanged, group=gid, changes={"intel": "precise"}, rule=rule, why=why)
 
 
-def _proximity(state: dict, m: str, group: dict, hexes: list[str]) -> tuple[str, str] | None:
-    """(rule, why) of the first of ``hexes`` that reveals ``group``: within two hexes of a Player
-    task force (STF 8.14), or a Player subron's hex (8.15); None if none does."""
+def _proximity(state: dict, m: str, group: dict, hexes: list[str]) -> tuple[str, str, str | None] | None:
+    """(rule, why, Player task force) of the first of ``hexes`` that reveals ``group``: within two
+    hexes of a Player task force (STF 8.14: the nearest, then the first by number, loses the
+    action), or a Player subron's hex (8.15: the Player loses it, no task force); None if none does."""
     tfs, subs = player_groups(state, "tf"), player_groups(state, "subron")
     reach = MOVE["reveal_within_of_player_tf"]
     for h in hexes:
         close = [t for t in tfs if maps.distance(m, h, t["hex"]) <= reach]
         if close:
-            return "STF 8.14", f"{group['id']} moved within {reach} hexes of {_names(close)} (at {h}): Precisely known"
+            charged = min(close, key=lambda t: (maps.distance(m, h, t["hex"]), _id_order(t)))["id"]
+            return ("STF 8.14", f"{group['id']} moved within {reach} hexes of {_names(close)} (at {h}): Precisely "
+                                f"known; {charged} loses an action next turn", charged)
         same = [x for x in subs if x["hex"] == h]
         if same:
-            return "STF 8.15", f"{group['id']} entered the hex of the Player subron {_names(same)} ({h}): Precisely known"
+            return ("STF 8.15", f"{group['id']} entered the hex of the Player subron {_names(same)} ({h}): "
+                                f"Precisely known", None)
     return None
 
 
-def lose_actions(ctx: Ctx, rules: list[str]) -> None:
-    """STF 8.14, 8.15: the Player loses one more action in the following turn for each reveal,
-    ``rules`` naming the rule of each (``rules`` in the record counts them by rule)."""
-    if not rules:
+def lose_actions(ctx: Ctx, lost: list[tuple[str, str | None]]) -> None:
+    """STF 8.14, 8.15: one more action lost in the following turn for each reveal, ``lost`` giving
+    its rule and the Player task force that loses it (8.14), or None (8.15: the Player's). The
+    record counts them by rule (``rules``) and by task force (``groups``, when any)."""
+    if not lost:
         return
     turn_ = ctx.state["turn"] + 1
     prior = ctx.state["campaign"].get("actions_lost") or {}
-    by_rule = dict(lost_by_rule(prior)) if prior.get("turn") == turn_ else {}
-    for r in rules:
+    same = prior.get("turn") == turn_
+    by_rule = dict(lost_by_rule(prior)) if same else {}
+    groups = dict(prior.get("groups") or {}) if same else {}
+    for r, gid in lost:
         by_rule[r] = by_rule.get(r, 0) + 1
-    ctx.emit(CampaignFixed, key="actions_lost",
-             value={"turn": turn_, "count": sum(by_rule.values()), "rules": dict(sorted(by_rule.items()))},
-             rule=lost_rule(by_rule))
+        if gid:
+            groups[gid] = groups.get(gid, 0) + 1
+    value = {"turn": turn_, "count": sum(by_rule.values()), "rules": dict(sorted(by_rule.items()))}
+    if groups:
+        value["groups"] = dict(sorted(groups.items()))
+    ctx.emit(CampaignFixed, key="actions_lost", value=value, rule=lost_rule(by_rule))
 
 
 def lost_by_rule(record: dict) -> dict[str, int]:
@@ -1021,12 +1052,12 @@ def proximity_reveals(ctx: Ctx, stack: list) -> None:
     (whoever closed the distance), and the Player loses one action next turn for each."""
     stack.pop()
     m = map_name(ctx.state)
-    lost: list[str] = []
+    lost: list[tuple[str, str | None]] = []
     for g in system_groups(ctx.state):
         if g.get("intel") == "precise":
             continue
         found = _proximity(ctx.state, m, g, [g["hex"]])
         if found:
-            reveal(ctx, g["id"], *found)
-            lost.append(found[0])
+            reveal(ctx, g["id"], found[0], found[1])
+            lost.append((found[0], found[2]))
     lose_actions(ctx, lost)

@@ -81,7 +81,7 @@ def test_stf_8_14_a_subron_revealed_by_proximity_stays_deep_this_turn_goes_shall
     Phase, when it will move to Shallow for the rest of the game." Turn 2: SR1 closes within two
     hexes of P1 in the Movement phase and is revealed then (its size and composition rolled then,
     not before); it stays Deep through turn 2; turn 3's Group Mode phase puts it in Shallow; in turn
-    3 the Player moves one of his two groups, in turn 4 both again."""
+    3 P1, the task force SR1 came close to, may not move (P2 may), in turn 4 both move again."""
     st = combat_state("Movement", commitment=45)
     add_group(st, "P1", "Player", "1405", {"p1": ship("DD", 4, nation="US")})
     add_group(st, "P2", "Player", "1410", {"p2": ship("DD", 4, nation="US")})
@@ -93,7 +93,7 @@ def test_stf_8_14_a_subron_revealed_by_proximity_stays_deep_this_turn_goes_shall
     assert "STF 8.6" in rules and "STF 8.7" in rules  # size and composition, now
     sr1 = st["groups"]["SR1"]
     assert (sr1["intel"], sr1["mode"]) == ("precise", "deep")
-    assert st["campaign"]["actions_lost"] == {"turn": 3, "count": 1, "rules": {"STF 8.14": 1}}
+    assert st["campaign"]["actions_lost"] == {"turn": 3, "count": 1, "rules": {"STF 8.14": 1}, "groups": {"P1": 1}}
     while (st["turn"], st["phase"]) != (3, "Group Mode"):
         out, st = finish(st, dice)
         assert st["groups"]["SR1"]["mode"] == "deep"

@@ -643,7 +643,8 @@ def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_prec
     assert revealed == ["TF1", "SR1"]
     assert all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged") if e["changes"].get("intel"))
     assert [g for g in ("TF1", "SR1", "TF2") if st2["groups"][g]["intel"] == "precise"] == ["TF1", "SR1"]
-    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2, "rules": {"STF 8.14": 2}}
+    assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 2, "rules": {"STF 8.14": 2},
+                                               "groups": {"P1": 2}}  # "the player task force loses one action"
     assert st2["groups"]["SR1"]["mode"] == "deep"  # Deep until the next Group Mode Phase
 
 
