@@ -75,6 +75,11 @@ def can_fire_at(state: dict, battle: dict, shooter: str, target: str) -> bool:
     return True
 
 
+def fires_at_any(state: dict, battle: dict, shooter: str, targets: list[str]) -> bool:
+    """FS 10.2: can ``shooter`` fire at one of ``targets`` in this battle (is it a participant)?"""
+    return any(can_fire_at(state, battle, shooter, t) for t in targets)
+
+
 def shots_owed(state: dict, battle: dict, shooter: str, targets: list[str]) -> int:
     """FS 10.2: no unit may be withheld from a battle in its area; a unit able to fire at a target
     here fires at least once (a carrier "may fire three times", FS 10.9: its extra shots are its own)."""
