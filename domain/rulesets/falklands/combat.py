@@ -181,9 +181,11 @@ def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str]
 
 
 def defense_options(state: dict, battle: dict) -> dict:
-    """What each defending unit may fire at (a pending decision's options)."""
-    return {u: [t for t in battle["attackers"] if S.alive(state, t) and can_fire_at(state, battle, u, t)
-                and t in battle.get("exposed", battle["attackers"])]
+    """What each defending unit may fire at (a pending decision's options): FS 10.2 "each of your
+    firing units may be fired at", so an attacker that can fire at none of the defenders is not."""
+    firing = [t for t in battle["attackers"] if S.alive(state, t) and t in battle.get("exposed", battle["attackers"])
+              and fires_at_any(state, battle, t, battle["defenders"])]
+    return {u: [t for t in firing if can_fire_at(state, battle, u, t)]
             for u in battle["defenders"] if S.alive(state, u)}
 
 

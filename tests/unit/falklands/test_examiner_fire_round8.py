@@ -10,7 +10,7 @@ from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK_INFANTRY, FixedDice, R, answer, ar, empty, op, pending, place, play,
+    AR, UK, UK_INFANTRY, FixedDice, R, answer, ar, empty, op, pending, place, play,
 )
 from tests.unit.falklands.test_rules_random_events import draw, drawn
 
@@ -73,3 +73,34 @@ def test_fs_10_2_every_aircraft_offered_for_an_attack_is_accepted_and_no_other(n
         assert accepted == (u in offer["aircraft"]), u
         seen.add(accepted)
     assert seen == {True, False} if number != 18 else seen == {True}
+
+
+# --------------------------------------------------------------------- FS 10.2 return fire ---
+def test_fs_10_2_a_uk_transport_that_cannot_fire_in_a_2_1_attack_is_not_fired_at():
+    """10.2 "Units participate in combat ... by 'firing'" and "each of your firing units may be
+    fired at": the Norland (no combat factors) in the attacked sea area is no firing unit, so the AR
+    ships' return fire may not take it; the destroyer that fires may be."""
+    st = empty()
+    place(st, "glamorgan", SEA)
+    place(st, "norland", SEA)
+    place(st, "drummond", SEA)
+    assert not any(DATA.units["norland"]["factors"].values())
+    out, st = draw(st, 2, 1)
+    assert drawn(out) == "2-1"
+    _, st = answer(st, UK, {"area": SEA, "units": ["glamorgan"], "fire": "auto"}, FixedDice(default=6))
+    d = pending(st)
+    assert d["kind"] == "defensive_fire" and d["seat"] == AR
+    assert "glamorgan" in d["options"]["fire"]["drummond"] and "norland" not in d["options"]["fire"]["drummond"]
+
+
+def test_fs_10_2_a_uk_transport_that_cannot_fire_in_an_op_14_is_not_fired_at():
+    """The same in Op #14: the whole force in the sea area joins (no unit withheld), but the Norland
+    fires at nothing, so it is no firing unit the AR's return fire may take."""
+    st = empty()
+    place(st, "glamorgan", SEA)
+    place(st, "norland", SEA)
+    place(st, "drummond", SEA)
+    _, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire="auto"), FixedDice(default=6))
+    d = pending(st)
+    assert d["kind"] == "defensive_fire" and d["seat"] == AR
+    assert "glamorgan" in d["options"]["fire"]["drummond"] and "norland" not in d["options"]["fire"]["drummond"]
