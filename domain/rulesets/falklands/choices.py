@@ -8,9 +8,9 @@ from collections import defaultdict
 from domain.errors import RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
-from domain.rulesets.falklands.combat import FACTOR
+from domain.rulesets.falklands.combat import fires_at_any
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.ops import check_loads, loads_after, regroup_fits
+from domain.rulesets.falklands.ops import AIR_ATTACK_KIND, check_loads, loads_after, regroup_fits
 
 UK, AR = S.UK, S.AR
 
@@ -31,9 +31,10 @@ def _air(state, side, area):
     return aircraft, carriers
 
 
-def _able(aircraft, targets):
-    """FS 10.2: the aircraft that can fire at one of the targets (ops.able_to_fire)."""
-    return [u for u in aircraft if any(DATA.units[u]["factors"][FACTOR[S.kind(t)]] > 0 for t in targets)]
+def _able(state, op, aircraft, targets):
+    """FS 10.2: the aircraft that can fire at one of the targets, the test ops.able_to_fire applies."""
+    battle = {"kind": AIR_ATTACK_KIND[op]}
+    return [u for u in aircraft if fires_at_any(state, battle, u, targets)]
 
 
 def _may_load(state, side, u, ships) -> bool:
@@ -57,7 +58,7 @@ def _refuel(state, side, areas: dict | None = None) -> list:
     return a4s if areas is None else [u for u in a4s if any(u in v["aircraft"] for v in areas.values())]
 
 
-def _air_strikes(state, side, areas, targets_at) -> dict | None:
+def _air_strikes(state, side, op, areas, targets_at) -> dict | None:
     """Op #18 and #19: each area holding a target (``targets_at``) that the side's aircraft or
     carriers reach, with who can strike it; None when there is none."""
     found = {}
@@ -65,7 +66,7 @@ def _air_strikes(state, side, areas, targets_at) -> dict | None:
         targets = targets_at(a)
         if targets:
             aircraft, carriers = _air(state, side, a)
-            aircraft = _able(aircraft, targets)
+            aircraft = _able(state, op, aircraft, targets)
             if aircraft or carriers:
                 found[a] = {"aircraft": aircraft, "carriers": carriers, "targets": targets}
     return {"area": found, "refuel": _refuel(state, side, found)} if found else None
@@ -158,7 +159,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                 targets = [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"]
                 if mine and targets:
                     aircraft, carriers = _air(state, side, a)
-                    areas[a] = {"units": mine, "targets": targets, "aircraft": _able(aircraft, targets),
+                    areas[a] = {"units": mine, "targets": targets, "aircraft": _able(state, 15, aircraft, targets),
                                 "carriers": carriers if side == AR else []}
         return {"area": areas, "refuel": _refuel(state, side, areas)} if areas else None
     if op == 16:
@@ -178,10 +179,10 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                 "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave
                                 and DATA.units[state["units"][u]["aboard"]]["type"] in ("A", "T")] if side == UK else []}
     if op == 18:
-        return _air_strikes(state, side, (*DATA.sea_areas, S.SOUTH_GEORGIA),
+        return _air_strikes(state, side, 18, (*DATA.sea_areas, S.SOUTH_GEORGIA),
                             lambda a: S.units_in(state, a, side=enemy, classes=["ship"]))
     if op == 19:
-        return _air_strikes(state, side, DATA.land_areas,
+        return _air_strikes(state, side, 19, DATA.land_areas,
                             lambda a: [u for u in _ground_at(state, enemy, a) if DATA.units[u]["type"] != "sf"])
     if op == 20:
         at: dict = {}

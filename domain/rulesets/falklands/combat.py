@@ -75,6 +75,11 @@ def can_fire_at(state: dict, battle: dict, shooter: str, target: str) -> bool:
     return True
 
 
+def fires_at_any(state: dict, battle: dict, shooter: str, targets: list[str]) -> bool:
+    """FS 10.2: can ``shooter`` fire at one of ``targets`` in this battle (is it a participant)?"""
+    return any(can_fire_at(state, battle, shooter, t) for t in targets)
+
+
 def shots_owed(state: dict, battle: dict, shooter: str, targets: list[str]) -> int:
     """FS 10.2: no unit may be withheld from a battle in its area; a unit able to fire at a target
     here fires at least once (a carrier "may fire three times", FS 10.9: its extra shots are its own)."""
@@ -176,9 +181,11 @@ def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str]
 
 
 def defense_options(state: dict, battle: dict) -> dict:
-    """What each defending unit may fire at (a pending decision's options)."""
-    return {u: [t for t in battle["attackers"] if S.alive(state, t) and can_fire_at(state, battle, u, t)
-                and t in battle.get("exposed", battle["attackers"])]
+    """What each defending unit may fire at (a pending decision's options): FS 10.2 "each of your
+    firing units may be fired at", so an attacker that can fire at none of the defenders is not."""
+    firing = [t for t in battle["attackers"] if S.alive(state, t) and t in battle.get("exposed", battle["attackers"])
+              and fires_at_any(state, battle, t, battle["defenders"])]
+    return {u: [t for t in firing if can_fire_at(state, battle, u, t)]
             for u in battle["defenders"] if S.alive(state, u)}
 
 

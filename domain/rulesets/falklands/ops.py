@@ -11,7 +11,7 @@ from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
-from domain.rulesets.falklands.combat import battle_frame, can_fire_at, check_fire, eliminate, sf_bonus
+from domain.rulesets.falklands.combat import battle_frame, check_fire, eliminate, fires_at_any, sf_bonus
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.toolkit.engine import Ctx, flag, ids, need, text
 
@@ -428,12 +428,16 @@ def op_13(ctx: Ctx, side: str, order: dict) -> list:
     return [b]
 
 
+# the battle kind of each attack aircraft may be flown into: what they may fire at (combat.can_fire_at)
+AIR_ATTACK_KIND = {15: "ground", 18: "air_sea", 19: "air_ground", 20: "naval"}
+
+
 def able_to_fire(ctx: Ctx, b: dict, aircraft, targets: list[str]) -> None:
     """FS 10.2 "Units participate in combat ... by 'firing'", and a unit without the factor for a
     type of target "may not fire at that type": an aircraft flown into an attack that can fire at
     none of its targets (the stealth aircraft's anti-ground 0 in Op #19) may not join it."""
     for u in aircraft:
-        need(any(can_fire_at(ctx.state, b, u, t) for t in targets), "FS 10.2",
+        need(fires_at_any(ctx.state, b, u, targets), "FS 10.2",
              f"{name(u)} cannot fire at any target in {area_name(b['area'])}: it may not join this attack")
 
 
@@ -520,7 +524,7 @@ def op_18(ctx: Ctx, side: str, order: dict) -> list:
     need(aircraft or carriers, rule(18), "name the aircraft and/or carriers that attack")
     staff_work(ctx, side, area, carriers)
     tez = tez_expansion(ctx, side, order, 18)
-    b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), "air_sea", aircraft, carriers, tez_expanded=tez,
+    b = _sea_battle(ctx, side, order, 18, area, [], ("ship",), AIR_ATTACK_KIND[18], aircraft, carriers, tez_expanded=tez,
                     protected_waiver=waiver(ctx, side, order, area))
     return intercepted(ctx.state, aircraft, area, 18, b)
 
@@ -549,7 +553,7 @@ def op_19(ctx: Ctx, side: str, order: dict) -> list:
     targets = _targets(ctx, area, S.other(side), ("ground",), no_sf=True)
     need(targets, rule(19), f"no enemy ground units that may be attacked from the air in {area_name(area)} (FS 7.1 Op #19: never SF)")
     attackers = [*aircraft, *carriers]
-    b = battle_frame(area, side, "air_ground", rule(19), attackers, targets, [], exposed=list(aircraft))
+    b = battle_frame(area, side, AIR_ATTACK_KIND[19], rule(19), attackers, targets, [], exposed=list(aircraft))
     able_to_fire(ctx, b, aircraft, targets)
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), attackers, targets, rule(19))
     need(b["fire"], rule(19), "an attack needs at least one shot ('fire')")
@@ -595,7 +599,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     # aircraft and carriers next door "may also be involved", never the whole attack (Op #18 is that)
     need(force, rule(20), f"no ship or submarine of yours moves into or is in {area_name(dest)}: aircraft "
                           "and carriers in adjacent sea areas only join a naval attack")
-    b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), "naval",
+    b = _sea_battle(ctx, side, order, 20, dest, force, ("ship", "submarine"), AIR_ATTACK_KIND[20],
                     aircraft, carriers, tez_expanded=tez, protected_waiver=waiver(ctx, side, order, dest))
     return intercepted(ctx.state, aircraft, dest, 20, b)
 
@@ -642,7 +646,7 @@ def op_15(ctx: Ctx, side: str, order: dict) -> list:
     if side == UK:
         need(not unit_ids(order, "carriers", 15), rule(15), "only the AR carrier may join a ground attack")
     aircraft, carriers, _ = air_units(ctx, side, order, 15, area)
-    return [ground_battle(ctx, side, 15, area, ground, aircraft, carriers, fire=fire_of(order))]
+    return [ground_battle(ctx, side, 15, area, ground, aircraft, carriers, kind=AIR_ATTACK_KIND[15], fire=fire_of(order))]
 
 
 def op_16(ctx: Ctx, side: str, order: dict) -> list:

@@ -8,12 +8,12 @@ from domain import events as ev
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.combat import (
-    LEADER_MARKER, after_ground_change, auto_fire, battle_frame, can_fire_at, check_fire, eliminate, leader_step,
+    LEADER_MARKER, after_ground_change, auto_fire, battle_frame, can_fire_at, check_fire, eliminate, fires_at_any, leader_step,
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.flow import end_of_game
 from domain.rulesets.falklands.hooks import ask, d6, step
-from domain.rulesets.falklands.ops import exocet_frames
+from domain.rulesets.falklands.ops import able_to_fire, exocet_frames
 from domain.rulesets.toolkit.engine import Ctx, ids, need
 
 UK, AR = S.UK, S.AR
@@ -217,18 +217,22 @@ def _free_attack_options(state: dict, side: str, kind: str) -> dict:
         carriers = [c for c in S.carriers(state, side) if S.in_carrier_range(state, c, area)
                     and (kind == "surface" or S.where(state, c) == area)]
         aircraft = []
-        if side == AR:
-            aircraft = S.aircraft_in_range(state, area)
+        if side == AR:  # FS 10.2: only the aircraft that can fire at one of the targets (ops.able_to_fire)
+            aircraft = [u for u in S.aircraft_in_range(state, area) if fires_at_any(state, _frame(kind), u, targets)]
         units = [u for u in mine if u not in carriers]
         if _can_attack([*units, *carriers, *aircraft], targets, kind):
             out[area] = {"units": units, "carriers": carriers, "aircraft": aircraft, "targets": targets}
     return out
 
 
+def _frame(kind: str) -> dict:
+    """The battle kind a free attack is fought as (its ``battle_frame`` in ``free_attack``)."""
+    return {"kind": "surprise" if kind == "surprise" else "naval"}
+
+
 def _can_attack(attackers: list[str], targets: list[str], kind: str) -> bool:
     """Circumstances permitting (FS 11.2): some unit could fire at some target there."""
-    battle = {"kind": "surprise" if kind == "surprise" else "naval"}
-    return any(can_fire_at({}, battle, u, t) for u in attackers for t in targets)
+    return any(fires_at_any({}, _frame(kind), u, targets) for u in attackers)
 
 
 def _must_join(state: dict, area: str, opt: dict) -> list[str]:
@@ -263,8 +267,9 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         need(u in opt["units"], rule, f"{u} may not take part")
     for u in carriers:
         need(u in opt.get("carriers", []), rule, f"{u} may not take part")
-    for u in aircraft:
-        need(u in opt.get("aircraft", []), rule, f"{u} may not take part")
+    in_range = S.aircraft_in_range(ctx.state, area) if side == AR else []
+    for u in aircraft:  # one unable to fire at the targets is refused below, under FS 10.2
+        need(u in in_range, rule, f"{u} may not take part")
     named = [*units, *carriers, *aircraft]
     attackers = [*named, *[u for u in _must_join(ctx.state, area, opt) if u not in named]]
     need(attackers, rule, "name the attacking units")
@@ -281,7 +286,8 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         b["fire"] = check_fire(ctx.state, b, side, fire, attackers, [target], rule)
     else:
         exposed = [u for u in attackers if S.where(ctx.state, u) == area or S.kind(u) == "aircraft"]
-        b = battle_frame(area, side, "naval", rule, attackers, opt["targets"], [], exposed=exposed)
+        b = battle_frame(area, side, _frame(kind)["kind"], rule, attackers, opt["targets"], [], exposed=exposed)
+        able_to_fire(ctx, b, aircraft, opt["targets"])
         fire = choice.get("fire", "auto")
         if fire == "auto":
             fire = auto_fire(ctx.state, b, attackers, opt["targets"], side)
