@@ -85,7 +85,8 @@ INTRO = [
     "shared: the load averages below say how quiet it was. Three tools beside them:",
     "`python -m bench.longgame` (the projector on one long game), `python -m bench.instructions`",
     "(instructions an order, counted by valgrind on a replayed script of orders) and",
-    "`python -m bench.inprocess` (an order's CPU with no web server, which section 3 also reports).",
+    "`python -m bench.inprocess` (an order's CPU with no web server, which section 3 also reports;",
+    "`--falklands`: Falklands orders' latency with no web server, which section 2 also reports).",
 ]
 
 
