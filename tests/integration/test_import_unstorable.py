@@ -28,6 +28,28 @@ def rechained(lines: list[dict]) -> list[str]:
     return out
 
 
+def refused_here(tmp_path, text: list[str], game_id: str, check=None) -> IntegrityFailure:
+    """Import ``text`` into a fresh store: the IntegrityFailure that refuses it, once it is seen
+    that nothing of the game was stored."""
+    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
+    try:
+        with pytest.raises(IntegrityFailure) as refused:
+            other.import_lines(text, check=check)
+        with pytest.raises(GameNotFound):
+            other.lines(game_id)
+    finally:
+        other.close()
+    return refused.value
+
+
+def imported_by_the_command(tmp_path, text: list[str]):
+    """``warlog import`` of ``text`` written to a file, into a fresh, migrated store: the process."""
+    out = tmp_path / "game.jsonl"
+    out.write_text("\n".join(text) + "\n")
+    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
+    return warlog("import", str(out), data_dir=tmp_path / "c")
+
+
 @pytest.fixture
 def exported(tmp_path, monkeypatch):
     """A format-1 game's export: RFC 8785 (format 2) has no encoding at all for these values."""
@@ -59,21 +81,11 @@ def test_import_refuses_a_line_holding_an_unstorable_value_naming_it(exported, t
     report, _ = verify_text(text)
     assert report.ok  # the chain holds: only the value is wrong
 
-    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
-    try:
-        with pytest.raises(IntegrityFailure) as refused:
-            other.import_lines(text)
-        assert refused.value.seq == seq and "cannot be stored" in refused.value.message
-        with pytest.raises(GameNotFound):
-            other.lines(game_id)
-    finally:
-        other.close()
+    refused = refused_here(tmp_path, text, game_id)
+    assert refused.seq == seq and "cannot be stored" in refused.message
 
     # The command says it too, naming the line.
-    out = tmp_path / "game.jsonl"
-    out.write_text("\n".join(text) + "\n")
-    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
-    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    result = imported_by_the_command(tmp_path, text)
     assert result.returncode == 1 and f"line {seq}" in result.stderr and "cannot be stored" in result.stderr
 
 
@@ -97,15 +109,8 @@ def test_import_refuses_a_field_not_of_its_events_type_naming_it(exported, tmp_p
     text = rechained(lines)
     assert verify_text(text)[0].ok  # the chain holds: only the type is wrong
 
-    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
-    try:
-        with pytest.raises(IntegrityFailure) as refused:
-            other.import_lines(text)
-        assert refused.value.seq == line["seq"] and says in refused.value.message, refused.value.message
-        with pytest.raises(GameNotFound):
-            other.lines(game_id)
-    finally:
-        other.close()
+    refused = refused_here(tmp_path, text, game_id)
+    assert refused.seq == line["seq"] and says in refused.message, refused.message
 
 
 @pytest.mark.parametrize("timestamp", ["yesterday", 5, "2026-11-29T06:52:07"], ids=["words", "number", "no-offset"])
@@ -115,10 +120,7 @@ def test_import_refuses_a_timestamp_that_is_not_an_iso_time_with_its_offset_with
     TypeError traceback; one without its UTC offset was stored as a time no clock compares with."""
     _, lines = exported
     lines[2]["timestamp"] = timestamp
-    out = tmp_path / "game.jsonl"
-    out.write_text("\n".join(rechained(lines)) + "\n")
-    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
-    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    result = imported_by_the_command(tmp_path, rechained(lines))
     assert result.returncode == 1 and "line 3" in result.stderr and "UTC offset" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
 
@@ -136,20 +138,10 @@ def test_import_refuses_a_file_the_read_models_cannot_fold_naming_the_line(expor
     text = rechained(lines)
     assert verify_text(text)[0].ok
 
-    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
-    try:
-        with pytest.raises(IntegrityFailure) as refused:
-            other.import_lines(text, check=check_foldable)
-        assert refused.value.seq == 1 and "views" in refused.value.message, refused.value.message
-        with pytest.raises(GameNotFound):
-            other.lines(game_id)
-    finally:
-        other.close()
+    refused = refused_here(tmp_path, text, game_id, check=check_foldable)
+    assert refused.seq == 1 and "views" in refused.message, refused.message
 
-    out = tmp_path / "game.jsonl"
-    out.write_text("\n".join(text) + "\n")
-    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
-    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    result = imported_by_the_command(tmp_path, text)
     assert result.returncode == 1 and "line 1" in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
@@ -158,10 +150,7 @@ def test_import_refuses_a_ruleset_that_is_not_text_without_a_traceback(exported,
     'warlog import' ended in a TypeError traceback."""
     _, lines = exported
     lines[0]["data"]["ruleset"] = {"name": "freeform"}
-    out = tmp_path / "game.jsonl"
-    out.write_text("\n".join(rechained(lines)) + "\n")
-    assert warlog("migrate", data_dir=tmp_path / "c").returncode == 0
-    result = warlog("import", str(out), data_dir=tmp_path / "c")
+    result = imported_by_the_command(tmp_path, rechained(lines))
     assert result.returncode == 1 and "line 1" in result.stderr and "ruleset is an object" in result.stderr, \
         result.stderr
 
@@ -176,13 +165,5 @@ def test_import_refuses_a_set_up_that_leaves_no_seat_to_move_naming_the_line(exp
     text = rechained(lines)
     assert verify_text(text)[0].ok
 
-    other = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "b")}), create_tables=True)
-    try:
-        with pytest.raises(IntegrityFailure) as refused:
-            other.import_lines(text)
-        assert "to move, not seats of the game" in refused.value.message and refused.value.seq is not None, \
-            refused.value.message
-        with pytest.raises(GameNotFound):
-            other.lines(game_id)
-    finally:
-        other.close()
+    refused = refused_here(tmp_path, text, game_id)
+    assert "to move, not seats of the game" in refused.message and refused.seq is not None, refused.message
