@@ -95,6 +95,13 @@ def has_invasion_freighter(state: dict, group: dict) -> bool:
     return any(is_invasion_freighter(u) for u in units_of(state, group))
 
 
+def on_the_invasion(state: dict, group: dict) -> bool:
+    """A GameSystem task force on its side's invasion (STF 7.4): the GameSystem invades and the task
+    force is not "known to contain no invasion freighters" (7.5: Precise without one)."""
+    known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+    return state["campaign"].get("invader") == "system" and group["kind"] == "tf" and not known_empty
+
+
 def is_cv_group(state: dict, group: dict) -> bool:
     """A CV task force: a carrier among its known units, or one set aside for it (``cv``, STF 10.8)."""
     return group["kind"] == "tf" and (has_class(state, group, "CV") or bool(group.get("cv")))
@@ -837,15 +844,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         near = _nearest_groups(m, here, player_tfs)
         d = maps.distance(m, here, near[0]["hex"])
         if d <= MOVE["cv_bands"]["applies_within"]:
-            if _cv_band(ctx, m, group, near, d, speed, speed_why, keeps, kept, invader == "system"):
+            # the invasion column is 7.4's case, a task force on the invasion; one known to carry no
+            # invasion freighter is 7.5's, the battle's
+            if _cv_band(ctx, m, group, near, d, speed, speed_why, keeps, kept, on_the_invasion(state, group)):
                 return
 
     # STF 7.4: an invading task force makes for the target megahex (but 7.5 for one known to
     # carry no invasion freighter)
-    if invader == "system" and group["kind"] == "tf":
-        known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+    if on_the_invasion(state, group):
         objective = objective_hexes(state)
-        if objective and not known_empty:
+        if objective:
             path = path_toward(ctx, m, gid, here, objective, speed, keeps=keeps)
             _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
                                                   f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain.rulesets.stf import retirement
+from domain.rulesets.stf import maps, movement, retirement
 from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, run_step, ship
+from tests.unit.stf.test_movement import cv_tf, player_tf, state
+from tests.unit.stf.test_movement import ship as move_ship
+
+M = "giuk"
 
 
 def acts(out: list, what: str) -> list[dict]:
@@ -40,3 +44,51 @@ def test_stf_12_6_the_original_commitment_is_the_1_5_tables_not_the_caribbean_ad
     out, _ = run_step(st, "retirement", FixedDice(5))
     (check,) = acts(out, "retirement check")
     assert check["rule"] == rule and check["detail"]["retire"] is (rule == "STF 12.6")
+
+
+# ---- STF 7.8: the invasion column is for a CV task force on the invasion -------------------------------
+def _invading_cv(distance: int, freighters: bool) -> dict:
+    """The GameSystem invades (target megahex 64, to the east); P1, four DDs, at 1506; TF1, a
+    Precise CV task force ``distance`` hexes east of it, with or without invasion freighters."""
+    st = state(invader="system", target=64)
+    player_tf(st, "P1", "1506")
+    cv_tf(st, "TF1", f"{15 + distance:02d}06")
+    if freighters:
+        fr = move_ship("TF1-fr", "FR", invasion=True)
+        st["units"]["TF1-fr"] = {**fr, "group": "TF1"}
+        st["groups"]["TF1"]["units"].append("TF1-fr")
+    return st
+
+
+def test_stf_7_8_a_cv_task_force_known_to_carry_no_invasion_freighters_uses_the_battle_column():
+    """7.8's columns are 7.4's and 7.5's cases: "(battle)" toward the nearest player task force,
+    "(invasion)" toward the objective. 7.5 puts "a task force in an invasion scenario which is known
+    to contain no invasion freighters" with the battle's task forces. TF1, Precise without a
+    freighter, 7 hexes from P1: "move 2 hexes towards nearest player taskforce (battle)", not
+    toward the objective."""
+    st = _invading_cv(7, freighters=False)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    move = events_of(out, "GroupMoved")[0]
+    assert move["rule"] == "STF 7.8" and "(battle)" in move["why"]
+    assert maps.distance(M, st2["groups"]["TF1"]["hex"], "1506") == 5
+
+
+def test_stf_7_8_the_cv_task_force_carrying_the_invasion_freighters_uses_the_invasion_column():
+    """The same carrier with an invasion freighter is on the invasion (7.4): "move 2 hexes towards
+    ... objective hex (invasion)"."""
+    st = _invading_cv(7, freighters=True)
+    objective = maps.sea_hexes_of(M, 64)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    move = events_of(out, "GroupMoved")[0]
+    assert move["rule"] == "STF 7.8" and "(invasion)" in move["why"]
+    assert movement.nearest(M, st2["groups"]["TF1"]["hex"], objective) == movement.nearest(M, "2206", objective) - 2
+
+
+def test_stf_7_8_a_cv_task_force_not_yet_precise_in_the_gamesystems_invasion_uses_the_invasion_column():
+    """A carrier task force not Precisely known (its CV set aside by 10.8 for an air strike) is not
+    "known to contain no invasion freighters": the invasion column."""
+    st = _invading_cv(7, freighters=False)
+    st["groups"]["TF1"].update(intel="accurate", units=["TF1-cv"])
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    move = events_of(out, "GroupMoved")[0]
+    assert move["rule"] == "STF 7.8" and "(invasion)" in move["why"]

@@ -510,6 +510,9 @@ def cv_at(distance: int, bb=False, invader=None, target=None):
     st = state(invader=invader, target=target)
     player_tf(st, "P1", "1506", cls="BB" if bb else "DD")
     cv_tf(st, "TF1", f"{15 + distance:02d}06")
+    if invader == "system":  # the invading CV carries the invasion freighters (STF 1.11, 7.4)
+        st["units"]["TF1-fr"] = {**ship("TF1-fr", "FR", ssm=0, gun=None, invasion=True), "group": "TF1"}
+        st["groups"]["TF1"]["units"].append("TF1-fr")
     return st
 
 
