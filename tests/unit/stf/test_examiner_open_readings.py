@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.rulesets.stf import maps, movement, retirement
-from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, run_step, ship
+from tests.unit.stf.helpers import FixedDice, add_group, answer_waves, combat_state, events_of, run_step, ship
 from tests.unit.stf.test_movement import cv_tf, player_tf, state
 from tests.unit.stf.test_movement import ship as move_ship
 
@@ -92,3 +92,33 @@ def test_stf_7_8_a_cv_task_force_not_yet_precise_in_the_gamesystems_invasion_use
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     move = events_of(out, "GroupMoved")[0]
     assert move["rule"] == "STF 7.8" and "(invasion)" in move["why"]
+
+
+# ---- STF 11.2: "up to half its complement" -----------------------------------------------------------
+def test_stf_11_2_half_its_complement_is_half_its_full_load_not_half_of_what_is_left():
+    """11.2: "it will fire 4 SSMs per player ship (up to half its complement)". 13.7 calls the
+    "(x 2)" of a ship its "SSM complement" (and 13.8 speaks of "original loads"): the complement is
+    the group's full load, which firing does not shrink. Two Nanuchkas, 6 SSM each (x1): a
+    complement of 12, half 6. The first fired its 6 in an earlier combat; the second's 6 are ready:
+    against 1 DD and 2 FF (12 missiles at 4 a ship) all 6 fire (half of the 6 left would be 3)."""
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", {"dd": ship("DD", 4, nation="US"), "ff1": ship("FF", 3, nation="US"),
+                                            "ff2": ship("FF", 3, nation="US")})
+    add_group(st, "TF1", "system", "0101", {"n1": {**ship("PC", 2, ssm=6, ssm_loads=1), "ssm_left": 0},
+                                             "n2": ship("PC", 2, ssm=6, ssm_loads=1)})
+    out, st2 = run_step(st, "surface_combat", FixedDice(default=1))
+    more, _ = answer_waves(st2, FixedDice(default=1))
+    assert sum(w["detail"]["missiles"] for w in acts(out + more, "SSM wave")) == 6
+
+
+def test_stf_11_2_a_sunk_ships_missiles_are_no_longer_its_complement():
+    """"Its complement" is the group's: a ship sunk takes its load out of it. Of two Nanuchkas one
+    is sunk: the complement is the survivor's 6, half 3."""
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", {"dd": ship("DD", 4, nation="US"), "ff1": ship("FF", 3, nation="US"),
+                                            "ff2": ship("FF", 3, nation="US")})
+    add_group(st, "TF1", "system", "0101", {"n1": {**ship("PC", 2, ssm=6, ssm_loads=1), "sunk": True},
+                                             "n2": ship("PC", 2, ssm=6, ssm_loads=1)})
+    out, st2 = run_step(st, "surface_combat", FixedDice(default=1))
+    more, _ = answer_waves(st2, FixedDice(default=1))
+    assert sum(w["detail"]["missiles"] for w in acts(out + more, "SSM wave")) == 3
