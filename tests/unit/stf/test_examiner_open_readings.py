@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from domain.rulesets.stf import maps, movement, retirement
-from tests.unit.stf.helpers import FixedDice, add_group, answer_waves, combat_state, events_of, run_step, ship
+from tests.unit.stf.helpers import (FixedDice, add_group, answer_waves, combat_state, events_of, play, run_step,
+                                    search_state, ship, system_group)
 from tests.unit.stf.test_movement import cv_tf, player_tf, state
 from tests.unit.stf.test_movement import ship as move_ship
 
@@ -122,3 +123,41 @@ def test_stf_11_2_a_sunk_ships_missiles_are_no_longer_its_complement():
     out, st2 = run_step(st, "surface_combat", FixedDice(default=1))
     more, _ = answer_waves(st2, FixedDice(default=1))
     assert sum(w["detail"]["missiles"] for w in acts(out + more, "SSM wave")) == 3
+
+
+# ---- STF 8.12: "each time" ------------------------------------------------------------------------------
+def test_stf_8_12_each_time_a_task_force_increases_to_accurate_the_total_increases_again():
+    """8.12: "Each time a task force increases to Accurate, the deployment point total increases by
+    10 if small; 20 if medium ...". TF1 was Accurate and medium (20 counted), degraded by 8.11 to
+    Good; searched Accurate again and rolled small, the total increases by 10 (to 30): it never
+    falls on an increase to Accurate, and the second time counts as the first did."""
+    st = search_state(system_group("TF1", intel="good", chit="Tracked"))
+    st["deployment"] = {"total": 20, "groups": {"TF1": {"part": "surface", "points": 20}}}
+    out, after = play(st, {"kind": "search", "group": "TF1", "search_value": 5}, FixedDice(5, 1))  # 5-2=3: Accurate; small
+    (dep,) = events_of(out, "DeploymentChanged")
+    assert (dep["delta"], dep["points"], dep["rule"]) == (10, 30, "STF 8.12")
+    assert after["deployment"]["total"] == 30 and after["groups"]["TF1"]["intel"] == "accurate"
+
+
+def test_stf_8_12_precise_readjusts_every_increment_to_the_exact_cost():
+    """8.12: "If it subsequently reaches Precise, readjust the deployment point total based on the
+    exact deployment point cost": a task force that counted two increments (20, then 10) counts its
+    exact cost alone once Precise."""
+    from tests.unit.stf.helpers import pool_of
+    st = search_state(system_group("TF1", intel="accurate", chit="Captain", size="small"), pool=pool_of("Soviet", PC=3))
+    st["deployment"] = {"total": 30, "groups": {"TF1": {"part": "surface", "points": 30}}}
+    out, after = play(st, {"kind": "search", "group": "TF1", "search_value": 5}, FixedDice(4, 1, 1, 1))  # 3PC: 6
+    dep = events_of(out, "DeploymentChanged")[-1]
+    assert (dep["points"], dep["delta"], dep["total"]) == (6, -24, 6)
+
+
+def test_stf_8_12_a_degraded_task_forces_rear_admiral_chit_from_10_5_adds_its_estimate_again():
+    """The other way to Accurate, 10.5's Rear Admiral chit, is an increase to Accurate too: a
+    task force degraded from Accurate (20 counted) to Good gets the chit from its air strike and
+    the total increases by 30 (large, Soviet)."""
+    from tests.unit.stf.test_air import unknown_state
+    st = unknown_state(chit="Tracked", intel="good")
+    st["deployment"] = {"total": 20, "groups": {"TF1": {"part": "surface", "points": 20}}}
+    out, _ = run_step(st, "air_attacks", FixedDice(1, 6, default=1))
+    dep = [e for e in events_of(out, "DeploymentChanged") if e["group"] == "TF1"]
+    assert dep and (dep[0]["delta"], dep[0]["points"]) == (30, 50)
