@@ -11,8 +11,9 @@ STF 6.3/4 Each turn after the first (step ``reinforcements``, Random Events phas
           come back by the same table; a false contact only in the turn after its removal (6.3);
           STF 1.9 stops all of it once the commitment is reached.
 STF 7     The Player's ``move`` (adjacent sea hexes, at most the slowest unit's speed, once a turn a
-          group); the GameSystem's steps ``group_modes`` (7.3), ``system_movement`` (7.1-7.11, 5.2,
-          12.5/12.9 retirement) and ``proximity_reveals`` (8.14, 8.15).
+          group); the GameSystem's steps ``group_modes`` (7.3) and ``system_movement`` (7.1-7.11,
+          5.2, 12.5/12.9 retirement; 8.14, 8.15: a group less than Precise that moves within two
+          hexes of a Player task force, or into a Player subron's hex, is revealed there).
 
 Every GameSystem path is chosen deterministically from the state: water distance (breadth-first
 over sea hexes) to the target, then hex distance; a die (one of as many faces as there are equally
@@ -1051,21 +1052,3 @@ def lost_rule(by_rule: dict[str, int]) -> str:
     """The rule that names lost actions: STF 8.15 when a Player subron's hex cost them all, else
     STF 8.14 (a contact within two hexes of a Player task force cost some)."""
     return "STF 8.15" if by_rule and set(by_rule) == {"STF 8.15"} else "STF 8.14"
-
-
-@STEPS.step("proximity_reveals")
-def proximity_reveals(ctx: Ctx, stack: list) -> None:
-    """STF 8.14, 8.15 after the GameSystem's movement: a GameSystem group less than Precise that
-    stands within two hexes of a Player task force, or in a Player subron's hex, becomes Precise
-    (whoever closed the distance), and the Player loses one action next turn for each."""
-    stack.pop()
-    m = map_name(ctx.state)
-    lost: list[tuple[str, str | None]] = []
-    for g in system_groups(ctx.state):
-        if g.get("intel") == "precise":
-            continue
-        found = _proximity(ctx.state, m, g, [g["hex"]])
-        if found:
-            reveal(ctx, g["id"], found[0], found[1])
-            lost.append((found[0], found[2]))
-    lose_actions(ctx, lost)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from domain.rulesets.stf import maps, movement, retirement
+from domain.rulesets.stf.rules import SEQUENCE
 from tests.unit.stf.helpers import (FixedDice, add_group, answer_waves, combat_state, events_of, play, run_step,
                                     search_state, ship, system_group)
-from tests.unit.stf.test_movement import cv_tf, player_tf, state
+from tests.unit.stf.test_movement import add, battle, cv_tf, player_tf, state
 from tests.unit.stf.test_movement import ship as move_ship
 
 M = "giuk"
@@ -161,3 +162,40 @@ def test_stf_8_12_a_degraded_task_forces_rear_admiral_chit_from_10_5_adds_its_es
     out, _ = run_step(st, "air_attacks", FixedDice(1, 6, default=1))
     dep = [e for e in events_of(out, "DeploymentChanged") if e["group"] == "TF1"]
     assert dep and (dep[0]["delta"], dep[0]["points"]) == (30, 50)
+
+
+# ---- STF 8.14: the Player closes the distance ----------------------------------------------------------
+def test_stf_8_14_a_contact_the_player_moved_beside_is_not_revealed_and_costs_no_action():
+    """8.14: "If a less than Precise GameSystem task force(s) or subron(s) moves within two hexes of
+    player task force, each ... becomes Precisely known, but the player task force loses one action
+    in the following turn for each task force or subron revealed in this manner." The condition is
+    the GameSystem group's move. P1 moved into TF1's hex (the Player goes first, 6.7); TF1, unknown,
+    stays where it is (it is already in P1's hex, 7.5): it did not move within two hexes, so it is
+    not revealed and P1 loses nothing. The Player evaluates it by searching (8.2)."""
+    st = battle(p1="1706")
+    add(st, "TF1", "system", "tf", "1706")
+    for step in next(p["system"] for p in SEQUENCE["turn"] if p["phase"] == "Movement"):
+        _, st = run_step(st, step, FixedDice(default=1))  # the Movement phase's GameSystem steps
+    assert st["groups"]["TF1"]["intel"] == "unknown"
+    assert not st["campaign"].get("actions_lost")
+
+
+def test_stf_8_14_a_contact_that_moves_on_from_within_two_hexes_is_revealed_by_its_move():
+    """The Player closed to two hexes; TF1 then moves toward P1 (7.5): it "moves within two hexes
+    of player task force", so it is revealed and P1 loses an action."""
+    st = battle(p1="1506")
+    add(st, "TF1", "system", "tf", "1706")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert st2["groups"]["TF1"]["intel"] == "precise"
+    assert st2["campaign"]["actions_lost"]["groups"] == {"P1": 1}
+
+
+def test_stf_8_15_a_contact_the_player_subron_moved_onto_is_not_revealed():
+    """8.15: "If a less than Precise GameSystem task force(s) or subron(s) enters the same hex as a
+    player subron": the GameSystem group enters. P2, the Player's subron, moved onto SR1, which
+    then moves toward P1: it leaves the hex, having entered none with a Player subron in it."""
+    st = battle(p1="1506")
+    add(st, "P2", "Player", "subron", "2210", [move_ship("ssn", "SSN", 2)])
+    add(st, "SR1", "system", "subron", "2210")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    assert st2["groups"]["SR1"]["intel"] == "unknown" and not st2["campaign"].get("actions_lost")
