@@ -678,7 +678,10 @@ def ssm_first_move(ctx: Ctx, stack: list) -> None:
     if g is None or not in_play(g):
         return
     from domain.rulesets.stf import movement  # imported late, as retirement does
-    movement.move_system_group(ctx, g)
+    # a move like the Movement phase's: freighters reaching the target score (1.11), a contact
+    # coming within two hexes is revealed (8.14, 8.15)
+    found = movement.move_along(ctx, g)
+    movement.lose_actions(ctx, [found] if found else [])
 
 
 def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str) -> None:

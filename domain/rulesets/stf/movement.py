@@ -751,25 +751,36 @@ def system_movement(ctx: Ctx, stack: list) -> None:
     than Precise that passes within two hexes of a Player task force or through a Player subron's
     hex is revealed there (STF 8.14, 8.15)."""
     stack.pop()
-    m = map_name(ctx.state)
     lost: list[tuple[str, str | None]] = []
     for g in system_groups(ctx.state):
         group = ctx.state["groups"][g["id"]]
         if not on_map(group):
             continue
-        before = len(ctx.out)
-        move_system_group(ctx, group)
-        group = ctx.state["groups"][g["id"]]
-        path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
-                and o[1]["group"] == g["id"] for h in o[1]["path"]]
-        if path and on_map(group):
-            invasion_arrivals(ctx, g["id"], path)
-        if path and on_map(group) and group.get("intel") != "precise":
-            found = _proximity(ctx.state, m, group, path)
-            if found:
-                reveal(ctx, g["id"], found[0], found[1])
-                lost.append((found[0], found[2]))
+        found = move_along(ctx, group)
+        if found:
+            lost.append(found)
     lose_actions(ctx, lost)
+
+
+def move_along(ctx: Ctx, group: dict) -> tuple[str, str | None] | None:
+    """Move GameSystem group ``group`` (STF 7) and apply what its path does wherever it moves (the
+    Movement phase, or 7.8's move after the SSM salvo): its invasion freighters reaching the target
+    (1.11), and its reveal where it first comes within two hexes of a Player task force or into a
+    Player subron's hex (8.14, 8.15). The reveal's (rule, Player task force) for ``lose_actions``."""
+    gid = group["id"]
+    before = len(ctx.out)
+    move_system_group(ctx, group)
+    group = ctx.state["groups"][gid]
+    path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
+            and o[1]["group"] == gid for h in o[1]["path"]]
+    if path and on_map(group):
+        invasion_arrivals(ctx, gid, path)
+    if path and on_map(group) and group.get("intel") != "precise":
+        found = _proximity(ctx.state, map_name(ctx.state), group, path)
+        if found:
+            reveal(ctx, gid, found[0], found[1])
+            return found[0], found[2]
+    return None
 
 
 def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:

@@ -1,5 +1,7 @@
 """STF readings the last rounds left open, each decided from the words of the v1.2 text
-(../shared/rules/003_74ca0e4e298164eb.txt) and pinned here."""
+(../shared/rules/003_74ca0e4e298164eb.txt) and pinned here: 12.6's "original commitment", 7.8's
+invasion column, 11.2's "half its complement", 8.12's "each time", 8.14/8.15 when the Player closes
+the distance; and 7.8's move after the SSM salvo, which 1.11 and 8.14 apply to as to any move."""
 
 from __future__ import annotations
 
@@ -199,3 +201,38 @@ def test_stf_8_15_a_contact_the_player_subron_moved_onto_is_not_revealed():
     add(st, "SR1", "system", "subron", "2210")
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
     assert st2["groups"]["SR1"]["intel"] == "unknown" and not st2["campaign"].get("actions_lost")
+
+
+# ---- STF 7.8 with 1.11 and 8.14: the move after the SSM salvo is a move like the others ---------------
+def test_stf_1_11_an_invading_cv_that_reaches_the_target_after_its_ssm_salvo_scores_its_freighters():
+    """7.8, 2 or fewer hexes from a BB: "conduct any SSM attacks, then ... move as many hexes as
+    possible towards the objective Megahex (invasion)". The carrier with the invasion freighter
+    holds in the Movement phase, fires in the Combat phase, then enters megahex 43, the target:
+    1.11, "receives 3VP for each freighter that makes it to the target Megahex"."""
+    from tests.unit.stf.test_examiner_exceptions import _invading_cv_beside_a_bb
+    st = _invading_cv_beside_a_bb(2, 43)
+    _, st = run_step(st, "system_movement", FixedDice(default=1))
+    assert st["groups"]["TF1"]["ssm_first"] == st["turn"]
+    out, st = run_step({**st, "phase": "Combat"}, "surface_combat", FixedDice(default=1))
+    more, st = answer_waves(st, FixedDice(default=1))
+    path = [h for e in events_of(out + more, "GroupMoved") if e["group"] == "TF1" for h in e["path"]]
+    assert set(path) & set(maps.sea_hexes_of(M, 43))
+    assert [(e["side"], e["delta"], e["rule"]) for e in events_of(out + more, "VPScored")] == [("system", 3, "STF 1.11")]
+
+
+def test_stf_8_14_a_contact_moving_off_after_its_ssm_salvo_is_revealed_within_two_hexes():
+    """A carrier task force less than Precise (its CV set aside by 10.8), one hex from the Player's
+    BB task force that came beside it: 7.8, it holds, fires its SSMs, then moves away; its first hex
+    is two hexes from P1, so it "moves within two hexes of player task force" (8.14): revealed,
+    and P1 loses an action next turn."""
+    st = state()
+    add(st, "P1", "Player", "tf", "1506", [move_ship("bb", "BB"), move_ship("p1"), move_ship("p2"), move_ship("p3")])
+    cv_tf(st, "TF1", "1606")
+    st["groups"]["TF1"].update(intel="accurate", chit="Rear Admiral", size="large", units=["TF1-cv"])
+    _, st = run_step(st, "system_movement", FixedDice(default=1))
+    assert st["groups"]["TF1"]["ssm_first"] == st["turn"] and st["groups"]["TF1"]["intel"] == "accurate"
+    out, st = run_step({**st, "phase": "Combat"}, "surface_combat", FixedDice(default=1))
+    more, st = answer_waves(st, FixedDice(default=1))
+    assert [e for e in events_of(out + more, "GroupMoved") if e["group"] == "TF1"]
+    assert st["groups"]["TF1"]["intel"] == "precise"
+    assert st["campaign"]["actions_lost"]["groups"] == {"P1": 1}
