@@ -570,9 +570,9 @@ def _consider(ctx: Ctx, origin: str) -> None:
     if is_tf and rule == "STF 10.5":
         g = ctx.state["groups"][origin]
         points = composition.estimate(ctx.state, g)
-        composition.set_points(ctx, origin, points, "STF 8.12",
-                               f"STF 8.12: {origin} is Accurate (STF 10.5's Rear Admiral chit), a large task force: "
-                               f"it counts {points} points")
+        composition.add_estimate(ctx, origin, "STF 8.12",
+                                 f"STF 8.12: {origin} increases to Accurate (STF 10.5's Rear Admiral chit), a large "
+                                 f"task force: the total increases by {points}")
     if is_tf and not carriers(ctx.state, origin):
         if not set_aside_carrier(ctx, origin, nation):
             ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.8",

@@ -104,7 +104,13 @@ def in_play(group: dict) -> bool:
 
 def ssm_left(u: dict) -> int:
     """Missiles a unit still carries: its loads (``ssm`` a load, ``ssm_loads`` loads) less those spent."""
-    return u.get("ssm_left", u.get("ssm", 0) * max(u.get("ssm_loads", 1), 0))
+    return u.get("ssm_left", ssm_complement(u))
+
+
+def ssm_complement(u: dict) -> int:
+    """A unit's SSM complement: its full load, ``ssm`` a load times its (x n) loads (13.7 calls the
+    "(x 2)" the "SSM complement"); firing does not shrink it."""
+    return u.get("ssm", 0) * max(u.get("ssm_loads", 1), 0)
 
 
 def ssm_ready(u: dict) -> int:
@@ -672,7 +678,10 @@ def ssm_first_move(ctx: Ctx, stack: list) -> None:
     if g is None or not in_play(g):
         return
     from domain.rulesets.stf import movement  # imported late, as retirement does
-    movement.move_system_group(ctx, g)
+    # a move like the Movement phase's: freighters reaching the target score (1.11), a contact
+    # coming within two hexes is revealed (8.14, 8.15)
+    found = movement.move_along(ctx, g)
+    movement.lose_actions(ctx, [found] if found else [])
 
 
 def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str) -> None:
@@ -768,7 +777,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
         cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
         if cvs:  # another CV in the task force: still the CV
             f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
-        else:  # the CV is destroyed: 4 per ship, up to half the complement it still carries
+        else:  # the CV is destroyed: 4 per ship, up to half its complement
             _ships_mode(state, f, pid)
     ships = units_of(state, pid, ships=True)
     if f["left"] <= 0 or not ships:
@@ -801,12 +810,12 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
 
 
 def _ships_mode(state: dict, f: dict, pid: str) -> None:
-    """4 SSMs per Player ship, up to half the group's SSM complement (every load it still carries:
-    13.7 calls the (x2) the "SSM complement"), and no more than it has ready in this salvo."""
+    """4 SSMs per Player ship, up to half the group's SSM complement (the full loads of its units
+    in play, not what they have left), and no more than it has ready in this salvo."""
     s = C["ssm"]
     num, den = s["complement_share"]
     ships = units_of(state, pid, ships=True)
-    complement = sum(ssm_left(u) for u in units_of(state, f["group"]))
+    complement = sum(ssm_complement(u) for u in units_of(state, f["group"]))
     f["mode"] = "ships"
     f["aim"] = None
     f["left"] = min(s["per_ship"] * len(ships), floor(complement * num / den), f["left"])

@@ -10,7 +10,7 @@ STF 8.9   A class the countermix cannot supply: the next lower class at the repl
           cost, else the next higher at its own; a subron is all SSN or all SS.
 STF 8.10  Each unit drawn at random: one die among the class's remaining counters.
 STF 10.8  A CV set aside for a task force's air strike fills a CV of its composition (``set_aside``).
-STF 8.12, 8.13  The deployment total: an Accurate estimate per group, readjusted to the exact
+STF 8.12, 8.13  The deployment total: an estimate each time a group increases to Accurate, readjusted to the exact
           cost at Precise (``DeploymentChanged``).
 STF 1.10  One third of the commitment (round down) is kept for submarines: surface points above
           the rest are ignored.
@@ -132,6 +132,15 @@ def set_points(ctx: Ctx, gid: str, points: int, rule: str, why: str) -> None:
     new = total_of(state, groups)
     ctx.emit(DeploymentChanged, group=gid, part=part, points=points, total=new, delta=new - old, rule=rule, why=why)
     check_commitment(ctx)
+
+
+def add_estimate(ctx: Ctx, gid: str, rule: str, why: str) -> int:
+    """STF 8.12, 8.13: "Each time" group ``gid`` increases to Accurate the total increases by its
+    estimate, on top of any it counted before (a task force degraded by 8.11 and Accurate again
+    counts a second one; Precise readjusts them all to the exact cost). The points added."""
+    points = estimate(ctx.state, ctx.state["groups"][gid])
+    set_points(ctx, gid, contribution(ctx.state, gid) + points, rule, why)
+    return points
 
 
 def check_commitment(ctx: Ctx) -> None:

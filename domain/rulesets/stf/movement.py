@@ -11,8 +11,9 @@ STF 6.3/4 Each turn after the first (step ``reinforcements``, Random Events phas
           come back by the same table; a false contact only in the turn after its removal (6.3);
           STF 1.9 stops all of it once the commitment is reached.
 STF 7     The Player's ``move`` (adjacent sea hexes, at most the slowest unit's speed, once a turn a
-          group); the GameSystem's steps ``group_modes`` (7.3), ``system_movement`` (7.1-7.11, 5.2,
-          12.5/12.9 retirement) and ``proximity_reveals`` (8.14, 8.15).
+          group); the GameSystem's steps ``group_modes`` (7.3) and ``system_movement`` (7.1-7.11,
+          5.2, 12.5/12.9 retirement; 8.14, 8.15: a group less than Precise that moves within two
+          hexes of a Player task force, or into a Player subron's hex, is revealed there).
 
 Every GameSystem path is chosen deterministically from the state: water distance (breadth-first
 over sea hexes) to the target, then hex distance; a die (one of as many faces as there are equally
@@ -93,6 +94,13 @@ def is_invasion_freighter(unit: dict) -> bool:
 
 def has_invasion_freighter(state: dict, group: dict) -> bool:
     return any(is_invasion_freighter(u) for u in units_of(state, group))
+
+
+def on_the_invasion(state: dict, group: dict) -> bool:
+    """A GameSystem task force on its side's invasion (STF 7.4): the GameSystem invades and the task
+    force is not "known to contain no invasion freighters" (7.5: Precise without one)."""
+    known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+    return state["campaign"].get("invader") == "system" and group["kind"] == "tf" and not known_empty
 
 
 def is_cv_group(state: dict, group: dict) -> bool:
@@ -743,25 +751,36 @@ def system_movement(ctx: Ctx, stack: list) -> None:
     than Precise that passes within two hexes of a Player task force or through a Player subron's
     hex is revealed there (STF 8.14, 8.15)."""
     stack.pop()
-    m = map_name(ctx.state)
     lost: list[tuple[str, str | None]] = []
     for g in system_groups(ctx.state):
         group = ctx.state["groups"][g["id"]]
         if not on_map(group):
             continue
-        before = len(ctx.out)
-        move_system_group(ctx, group)
-        group = ctx.state["groups"][g["id"]]
-        path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
-                and o[1]["group"] == g["id"] for h in o[1]["path"]]
-        if path and on_map(group):
-            invasion_arrivals(ctx, g["id"], path)
-        if path and on_map(group) and group.get("intel") != "precise":
-            found = _proximity(ctx.state, m, group, path)
-            if found:
-                reveal(ctx, g["id"], found[0], found[1])
-                lost.append((found[0], found[2]))
+        found = move_along(ctx, group)
+        if found:
+            lost.append(found)
     lose_actions(ctx, lost)
+
+
+def move_along(ctx: Ctx, group: dict) -> tuple[str, str | None] | None:
+    """Move GameSystem group ``group`` (STF 7) and apply what its path does wherever it moves (the
+    Movement phase, or 7.8's move after the SSM salvo): its invasion freighters reaching the target
+    (1.11), and its reveal where it first comes within two hexes of a Player task force or into a
+    Player subron's hex (8.14, 8.15). The reveal's (rule, Player task force) for ``lose_actions``."""
+    gid = group["id"]
+    before = len(ctx.out)
+    move_system_group(ctx, group)
+    group = ctx.state["groups"][gid]
+    path = [h for o in ctx.out[before:] if isinstance(o, tuple) and o[0] is GroupMoved
+            and o[1]["group"] == gid for h in o[1]["path"]]
+    if path and on_map(group):
+        invasion_arrivals(ctx, gid, path)
+    if path and on_map(group) and group.get("intel") != "precise":
+        found = _proximity(ctx.state, map_name(ctx.state), group, path)
+        if found:
+            reveal(ctx, gid, found[0], found[1])
+            return found[0], found[2]
+    return None
 
 
 def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:
@@ -837,15 +856,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         near = _nearest_groups(m, here, player_tfs)
         d = maps.distance(m, here, near[0]["hex"])
         if d <= MOVE["cv_bands"]["applies_within"]:
-            if _cv_band(ctx, m, group, near, d, speed, speed_why, keeps, kept, invader == "system"):
+            # the invasion column is 7.4's case, a task force on the invasion; one known to carry no
+            # invasion freighter is 7.5's, the battle's
+            if _cv_band(ctx, m, group, near, d, speed, speed_why, keeps, kept, on_the_invasion(state, group)):
                 return
 
     # STF 7.4: an invading task force makes for the target megahex (but 7.5 for one known to
     # carry no invasion freighter)
-    if invader == "system" and group["kind"] == "tf":
-        known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+    if on_the_invasion(state, group):
         objective = objective_hexes(state)
-        if objective and not known_empty:
+        if objective:
             path = path_toward(ctx, m, gid, here, objective, speed, keeps=keeps)
             _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
                                                   f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")
@@ -1043,21 +1063,3 @@ def lost_rule(by_rule: dict[str, int]) -> str:
     """The rule that names lost actions: STF 8.15 when a Player subron's hex cost them all, else
     STF 8.14 (a contact within two hexes of a Player task force cost some)."""
     return "STF 8.15" if by_rule and set(by_rule) == {"STF 8.15"} else "STF 8.14"
-
-
-@STEPS.step("proximity_reveals")
-def proximity_reveals(ctx: Ctx, stack: list) -> None:
-    """STF 8.14, 8.15 after the GameSystem's movement: a GameSystem group less than Precise that
-    stands within two hexes of a Player task force, or in a Player subron's hex, becomes Precise
-    (whoever closed the distance), and the Player loses one action next turn for each."""
-    stack.pop()
-    m = map_name(ctx.state)
-    lost: list[tuple[str, str | None]] = []
-    for g in system_groups(ctx.state):
-        if g.get("intel") == "precise":
-            continue
-        found = _proximity(ctx.state, m, g, [g["hex"]])
-        if found:
-            reveal(ctx, g["id"], found[0], found[1])
-            lost.append((found[0], found[2]))
-    lose_actions(ctx, lost)

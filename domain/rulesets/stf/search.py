@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from domain.errors import InvalidOrder
 from domain.rulesets.stf import composition
-from domain.rulesets.stf.composition import (LEVELS, SEARCH, SEARCH_TABLES, estimate, reveal, roll_size,
-                                             roll_table, set_points, sorted_ids)
+from domain.rulesets.stf.composition import (LEVELS, SEARCH, SEARCH_TABLES, add_estimate, estimate, reveal,
+                                             roll_size, roll_table, sorted_ids)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupRemoved
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit import declared, tables
@@ -158,8 +158,8 @@ def _accurate(ctx: Ctx, gid: str) -> None:
     group = ctx.state["groups"][gid]
     points = estimate(ctx.state, group)
     rule = "STF 8.13" if group["kind"] == "subron" else "STF 8.12"
-    set_points(ctx, gid, points, rule, f"{rule}: {gid} is Accurate, a {group['size']} "
-               f"{'subron' if group['kind'] == 'subron' else 'task force'}: it counts {points} points")
+    add_estimate(ctx, gid, rule, f"{rule}: {gid} increases to Accurate, a {group['size']} "
+                 f"{'subron' if group['kind'] == 'subron' else 'task force'}: the total increases by {points}")
 
 
 def _precise(ctx: Ctx, gid: str) -> None:

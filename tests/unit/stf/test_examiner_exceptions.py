@@ -11,7 +11,7 @@ from domain.errors import RuleViolation
 from domain.rulesets.stf import forces, maps, movement
 from tests.unit.stf.helpers import FixedDice, NoDice, answer_waves, at_phase, events_of, play, rolls_of, run_step
 from tests.unit.stf.test_air import SYS, add, built, player_strike_state, precise_cv_state, ship, strikes
-from tests.unit.stf.test_examiner_movement_13 import cv_tf, d, moves, sag, state
+from tests.unit.stf.test_examiner_movement_13 import add_freighter, cv_tf, d, moves, sag, state
 from tests.unit.stf.test_movement import add as move_add
 from tests.unit.stf.test_movement import player_tf
 from tests.unit.stf.test_movement import ship as move_ship
@@ -46,7 +46,7 @@ def _invading_cv_beside_a_bb(distance: int, target: int) -> dict:
     st = state(invader="system", target=target)
     move_add(st, "P1", "Player", "tf", "1506", [move_ship("bb", "BB"), move_ship("p1"), move_ship("p2"), move_ship("p3")])
     cv_tf(st, "TF1", f"{15 + distance:02d}06")
-    return st
+    return add_freighter(st, "TF1")  # on the invasion (STF 7.4), not known to carry no freighter (7.5)
 
 
 @pytest.mark.parametrize("target", [45, 30])

@@ -179,9 +179,19 @@ def test_stf_7_7_a_defending_surface_action_group_moves_into_the_invasion_forces
 
 # ---- STF 7.8 in an invasion -------------------------------------------------------------------------
 def cv_at(distance: int, target: int) -> dict:
+    """The GameSystem invading: TF1, the CV task force with the invasion freighter (on the invasion,
+    STF 7.4; one known to carry none moves by 7.5's battle column), ``distance`` hexes from P1."""
     st = state(invader="system", target=target)
     player_tf(st, "P1", "1506")
     cv_tf(st, "TF1", f"{15 + distance:02d}06")
+    add_freighter(st, "TF1")
+    return st
+
+
+def add_freighter(st: dict, gid: str) -> dict:
+    """An invasion freighter (STF 1.11) in group ``gid``, with no weapons of its own."""
+    st["units"][f"{gid}-fr"] = {**ship(f"{gid}-fr", "FR", ssm=0, gun=None, invasion=True), "group": gid}
+    st["groups"][gid]["units"].append(f"{gid}-fr")
     return st
 
 

@@ -71,8 +71,8 @@ def test_stf_8_14_the_action_is_lost_by_the_player_task_force_the_contact_came_w
     action of a group a turn is its move): P1's move is refused naming STF 8.14, P2 still moves."""
     st = battle(p1="1506")
     player_tf(st, "P2", "1510", 4)
-    add(st, "TF1", "system", "tf", "1706")
-    _, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    add(st, "TF1", "system", "tf", "1906")
+    _, st2 = run_step(st, "system_movement", FixedDice(default=1))  # TF1 moves to 1706, two hexes from P1
     st2["turn"] += 1
     with pytest.raises(RuleViolation) as e:
         play(st2, {"kind": "move", "group": "P1", "path": ["1606"]})

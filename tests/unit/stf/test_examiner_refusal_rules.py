@@ -7,7 +7,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.rulesets.stf import air, maps
-from tests.unit.stf.helpers import FixedDice, at_phase, initial, play, run_step, search_state, system_group
+from tests.unit.stf.helpers import FixedDice, at_phase, events_of, initial, play, run_step, search_state, system_group
 
 
 def test_stf_8_2_a_contact_not_yet_on_the_board_is_refused_under_8_2():
@@ -38,13 +38,16 @@ def test_stf_8_15_an_action_lost_to_a_player_subrons_hex_is_refused_under_8_15_n
     st = at_phase(initial(), "Movement", turn=2)
     st["campaign"].update({"map": "giuk", "player_side": "US", "system_side": "Soviet", "invader": None,
                            "mission": "Battle", "invasion_target": None})
-    _groups(st, ("P1", "Player", "tf", "1506"), ("P2", "Player", "subron", "2210"), ("SR1", "system", "subron", "2210"))
-    _, st = run_step(st, "proximity_reveals", FixedDice(default=1))
+    _groups(st, ("P1", "Player", "tf", "1506"), ("SR1", "system", "subron", "2210"))
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    end = events_of(free, "GroupMoved")[0]["path"][-1]
+    _groups(st, ("P2", "Player", "subron", end))  # SR1 enters P2's hex
+    _, st = run_step(st, "system_movement", FixedDice(default=1))
     assert st["campaign"]["actions_lost"]["count"] == 1
     st = at_phase(st, "Movement", turn=3)
     _, st = play(st, {"kind": "move", "group": "P1", "path": ["1606"]})
     with pytest.raises(RuleViolation) as e:
-        play(st, {"kind": "move", "group": "P2", "path": ["2310"]})
+        play(st, {"kind": "move", "group": "P2", "path": [maps.sea_neighbours("giuk", end)[0]]})
     assert e.value.rule == "STF 8.15" and "1 by STF 8.15" in e.value.detail
 
 

@@ -147,9 +147,10 @@ def test_stf_8_15_a_subron_revealed_in_a_player_subrons_hex_stays_deep_until_the
     it follows 8.14's note (docs, Readings): Deep now, Shallow at the next Group Mode phase (8.14)."""
     st = mv.state()
     mv.player_tf(st, "P1", "1506")
-    mv.add(st, "P2", "Player", "subron", "2210", [mv.ship("ssn", "SSN", 2)])
     mv.add(st, "SR1", "system", "subron", "2210")
-    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    mv.add(st, "P2", "Player", "subron", events_of(free, "GroupMoved")[0]["path"][-1], [mv.ship("ssn", "SSN", 2)])
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))  # SR1 enters P2's hex
     assert st2["groups"]["SR1"]["intel"] == "precise" and st2["groups"]["SR1"]["mode"] == "deep"
     out, st3 = run_step({**st2, "turn": st2["turn"] + 1, "phase": "Group Mode"}, "group_modes")
     change = [e for e in events_of(out, "GroupChanged") if e["group"] == "SR1"][0]

@@ -510,6 +510,9 @@ def cv_at(distance: int, bb=False, invader=None, target=None):
     st = state(invader=invader, target=target)
     player_tf(st, "P1", "1506", cls="BB" if bb else "DD")
     cv_tf(st, "TF1", f"{15 + distance:02d}06")
+    if invader == "system":  # the invading CV carries the invasion freighters (STF 1.11, 7.4)
+        st["units"]["TF1-fr"] = {**ship("TF1-fr", "FR", ssm=0, gun=None, invasion=True), "group": "TF1"}
+        st["groups"]["TF1"]["units"].append("TF1-fr")
     return st
 
 
@@ -632,13 +635,13 @@ def test_stf_12_5_the_bases_are_read_from_the_campaigns_file_as_places_and_megah
 
 
 # ---- STF 8.14, 8.15: proximity reveals -------------------------------------------------------------------
-def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_precise_and_costs_an_action():
+def test_stf_8_14_a_contact_moving_within_two_hexes_of_a_player_task_force_becomes_precise_and_costs_an_action():
     st = battle(p1="1506")
-    add(st, "TF1", "system", "tf", "1706")
-    add(st, "SR1", "system", "subron", "1606")
-    add(st, "TF2", "system", "tf", "1806")  # three hexes: not revealed
-    add(st, "TF3", "system", "tf", "1607", intel="precise")
-    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))  # dice for the composition, if drawn
+    add(st, "TF1", "system", "tf", "1806")      # moves 2 toward P1: 1706 is within two hexes
+    add(st, "SR1", "system", "subron", "1906")  # moves 2 toward P1: 1706 too
+    add(st, "TF2", "system", "tf", "2306")      # moves 2 and ends 6 hexes off: not revealed
+    add(st, "TF3", "system", "tf", "2207", intel="precise")
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))  # dice for the composition, if drawn
     revealed = [e["group"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
     assert revealed == ["TF1", "SR1"]
     assert all(e["rule"] == "STF 8.14" for e in events_of(out, "GroupChanged") if e["changes"].get("intel"))
@@ -648,11 +651,13 @@ def test_stf_8_14_a_contact_within_two_hexes_of_a_player_task_force_becomes_prec
     assert st2["groups"]["SR1"]["mode"] == "deep"  # Deep until the next Group Mode Phase
 
 
-def test_stf_8_15_a_contact_entering_a_player_subrons_hex_becomes_precise():
+def test_stf_8_15_a_contact_ending_its_move_in_a_player_subrons_hex_becomes_precise():
     st = battle(p1="1506")
-    add(st, "P2", "Player", "subron", "2210", [ship("ssn", "SSN", 2)])
     add(st, "SR1", "system", "subron", "2210")
-    out, st2 = run_step(st, "proximity_reveals", FixedDice(default=1))
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    path = moves(free)[0]["path"]
+    add(st, "P2", "Player", "subron", path[-1], [ship("ssn", "SSN", 2)])  # the hex it ends in
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
     assert [e["rule"] for e in events_of(out, "GroupChanged") if e["changes"].get("intel")] == ["STF 8.15"]
     assert st2["groups"]["SR1"]["intel"] == "precise" and st2["campaign"]["actions_lost"]["count"] == 1
 
@@ -668,8 +673,8 @@ def test_stf_8_15_a_contact_passing_through_a_player_subrons_hex_is_revealed_the
     revealed = [e for e in events_of(out, "GroupChanged") if e["changes"].get("intel") == "precise"]
     assert revealed[0]["rule"] == "STF 8.15" and f"({path[0]})" in revealed[0]["why"]
     assert st2["campaign"]["actions_lost"] == {"turn": st["turn"] + 1, "count": 1, "rules": {"STF 8.15": 1}}
-    out, st3 = run_step(st2, "proximity_reveals", FixedDice(default=1))  # already Precise: not again
-    assert out == [] and st3["campaign"]["actions_lost"]["count"] == 1
+    out, st3 = run_step(st2, "system_movement", FixedDice(default=1))  # already Precise: not again
+    assert not events_of(out, "CampaignFixed") and st3["campaign"]["actions_lost"]["count"] == 1
 
 
 def test_movement_data_file_marks_its_guess():

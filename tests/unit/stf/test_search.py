@@ -330,13 +330,6 @@ def test_stf_8_11_the_step_runs_in_the_terminal_phase():
     assert "intelligence_degradation" in terminal["system"]
 
 
-def test_stf_8_6_a_degraded_group_accurate_again_is_re_estimated_not_added_twice():
-    st = search_state(system_group("TF1", intel="good", chit="Tracked"))
-    st["deployment"] = {"total": 20, "groups": {"TF1": {"part": "surface", "points": 20}}}
-    out, after = play(st, order(sv=5), FixedDice(5, 1))  # accurate again: now small
-    assert events_of(out, "DeploymentChanged")[0]["delta"] == -10 and after["deployment"]["total"] == 10
-
-
 def test_stf_8_3_no_dice_on_a_refused_search():
     with pytest.raises(RuleViolation):
         play(search_state(system_group("TF1")), order("P1"), NoDice())
