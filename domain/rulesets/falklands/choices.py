@@ -434,6 +434,8 @@ def decision_fields(decision: dict) -> dict:
         answers = [{"fire": "auto"}]
     elif kind == "interception":
         answers = [{"fire": "auto"}, {"fire": []}]
+    elif kind == "carrier_shot":
+        answers = [{"at": t} for t in opts["at"]]
     elif kind == "leadership":
         answers = [{"reroll": None}] + [{"reroll": o["die"]} for o in opts["reroll"]]
     elif kind == "emergency_rebase":

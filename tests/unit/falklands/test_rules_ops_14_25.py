@@ -470,7 +470,7 @@ def test_op_19_never_hits_special_forces(monkeypatch):
     place(st, "ri_12", FLAT)
     assert refused(st, UK, op(19, area=FLAT, carriers=["hermes"],
                               fire=fire(("hermes", "cdo_601")))).rule == "FS 10.8"
-    out, after = play(st, UK, op(19, area=FLAT, carriers=["hermes"], fire=fire(("hermes", "ri_12"))), FixedDice(1))
+    out, after = play(st, UK, op(19, area=FLAT, carriers=["hermes"], fire=fire(("hermes", "ri_12"))), FixedDice(1, 6, 6))
     assert events_of(out, "BattleBegun")[0]["defenders"] == ["ri_12"]  # the SF are not in the battle
     assert "DecisionPending" not in names(out)  # a carrier fighting from the sea is out of the defenders' reach
     assert not S.alive(after, "ri_12") and S.alive(after, "cdo_601") and S.contested(after, FLAT) is False
