@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import RuleViolation
+from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
     with_factor,
 )
 
@@ -633,6 +633,35 @@ def test_fs_10_9_a_defending_carrier_aims_its_later_shots_after_the_attackers_di
     d = pending(st)
     assert (d["kind"], d["seat"]) == ("carrier_shot", UK) and d["options"]["standing"] == ["granville", "guerrico"]
     assert len(d["options"]["dice"]) == 4
+
+
+def test_fs_10_9_the_carrier_shot_is_offered_to_the_uk_alone_with_every_target_it_may_fire_at(monkeypatch):
+    st = near_strike(monkeypatch)
+    out, st = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
+                   FixedDice(6))
+    d = pending(st)
+    (offer,) = R.legal_orders(st, UK)
+    assert offer["kind"] == "decide" and offer["decision_kind"] == "carrier_shot"
+    assert offer["fields"]["choice"] == [{"at": t} for t in d["options"]["at"]]
+    assert sorted(d["options"]["at"]) == ["drummond", "granville", "guerrico"]  # overkill is allowed (10.2)
+    assert R.legal_orders(st, AR) == []
+    with pytest.raises(InvalidOrder):
+        answer(st, UK, {}, FixedDice(default=6))  # an answer gives its target
+
+
+def test_fs_10_9_a_shot_at_a_target_already_down_is_the_uks_choice_only_while_a_leader_marker_is_held(monkeypatch):
+    # One ship left standing: without a Decisive Leader marker the second shot goes to it unasked;
+    # with one held, a re-roll (11.3 4-1/4-3) may undo the first hit, so the UK chooses.
+    st = near_strike(monkeypatch, targets=("drummond", "granville"))
+    order = op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond")))
+    out, after = play(st, UK, order, FixedDice(1, 6, 6))
+    assert [s[2] for s in shots(out)] == ["drummond", "granville", "granville"] and not pending(after)
+    st["markers"][AR] = ["ar_decisive_leader"]
+    out, st = play(st, UK, order, FixedDice(1))
+    d = pending(st)
+    assert d["kind"] == "carrier_shot" and d["options"]["standing"] == ["granville"]
+    out, st = answer(st, UK, {"at": "drummond"}, FixedDice(6))
+    assert shots(out)[0][:3] == (UK, "hermes", "drummond")
 
 
 def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):
