@@ -319,7 +319,8 @@ def with_target_of_opportunity(state: dict, side: str, op, c: dict | None) -> di
 # object {choices, multiple, optional, type, description}). The choices above say what is
 # possible; these say how to ask for it.
 FIRE = {"type": "json", "optional": True,
-        "description": 'leave empty for automatic fire, or a list of {"unit": …, "at": …} (FS 10.2)'}
+        "description": 'leave empty for automatic fire, or a list of {"unit": …, "at": …} (FS 10.2); a UK '
+                       "carrier's shots not listed are aimed as it fires them (FS 10.9)"}
 OP10 = {"type": "boolean", "optional": True, "description": "true to tack Op #10 (TEZ expanded) onto this attack"}
 
 
