@@ -625,6 +625,36 @@ def test_fs_10_2_defensive_fire_is_asked_of_the_defender_alone(client, monkeypat
     assert not state_of(client, game)["pending"]
 
 
+def test_fs_10_9_a_carriers_later_shots_are_aimed_by_the_uk_as_they_are_fired(client, monkeypatch):
+    """10.9 "each time a British carrier fires ... they may fire three times ... they need not assign
+    each shot beforehand. All shots would have to be taken, though, at enemy units in the same battle
+    area": Hermes strikes Port Stanley's airfield (Op #13) with one shot assigned; it downs the
+    Pucara, and the UK alone is asked to aim each of the two others, knowing the dice so far."""
+    dice_come_up(monkeypatch, 1, 6, default=1)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, at("hermes", "falklands"),
+                   at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
+                                  "fire": [{"unit": "hermes", "at": "pucara_1"}]})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"], p["rule"]) == ("carrier_shot", "UK", "FS 10.9"), p
+    assert sorted(p["options"]["standing"]) == ["dagger_1", "dagger_2"] and p["options"]["shot"] == 2
+    assert legal(client, game, "AR") == []
+    offer = legal(client, game, "UK")[0]
+    assert sorted(c["at"] for c in offer["fields"]["choice"]) == sorted(p["options"]["at"])
+    for choice, rule in (({"at": "ri_3"}, "FS 10.9"), ({}, "FS 10.9"), ({"at": 5}, "FS 10.9"),
+                         ({"target": "dagger_1"}, "FS 10.9")):
+        refused(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": choice}, rule)
+    accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"at": "dagger_2"}})
+    p = state_of(client, game)["pending"][0]
+    assert p["kind"] == "carrier_shot" and p["options"]["shot"] == 3
+    accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"at": "dagger_1"}})
+    st = state_of(client, game)
+    assert not st["pending"]
+    assert [st["units"][u]["eliminated"] for u in ("pucara_1", "dagger_1", "dagger_2")] == [True, True, False]
+    shots = [r["units"] for r in dice(client, game) if r["rule"] == "FS 7.1 Op #13"]
+    assert shots == [["hermes", "pucara_1"], ["hermes", "dagger_2"], ["hermes", "dagger_1"]]
+
+
 def test_fs_7_1_op_11_interception_of_a_rebase_is_offered_to_the_uk(client, monkeypatch):
     """Op #11 "provided only that the AR action currently underway is 3 ... If the movement of those AR
     aircraft takes them into or adjacent to one or more sea areas containing UK aircraft carriers ...

@@ -86,6 +86,7 @@ def answer(decision: dict) -> dict:
     choice: dict = {
         "defensive_fire": {"fire": "auto"},
         "interception": {"fire": "auto"},
+        "carrier_shot": decision["fields"]["choice"][0],  # FS 10.9: the first target offered
         "leadership": {"reroll": None},
         "free_attack": decision["fields"]["choice"][0],  # FS 11.2: made, never declined
         "emergency_rebase": {"destinations": {u: "argentina" for u in opts.get("destinations", {})}},

@@ -191,11 +191,18 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                 at.setdefault(S.where(state, u), []).append(u)
         dests = [*DATA.sea_areas, *([S.SOUTH_GEORGIA]), *([S.ARGENTINA] if side == AR else [])]
         # Op #20: "in-range land-based aircraft, and/or carriers in adjacent sea areas, may also be
-        # involved in the attack" (ops.air_units checks the range to the destination chosen)
+        # involved in the attack": by destination (``aircraft_at``), those in range of it (FS 9.4,
+        # refuelled A-4s included) that can fire at a vessel there (FS 10.2, ops.able_to_fire)
         grounded = "ar_air_mechanical" in state["effects"][AR]
+        aircraft_at = {}
+        for d in (dests if side == AR and not grounded else []):
+            vessels = S.units_in(state, d, side=enemy, classes=["ship", "submarine"])
+            able = _able(state, 20, S.aircraft_in_range(state, d, refuelled=True), vessels) if vessels else []
+            if able:
+                aircraft_at[d] = able
         aircraft = [u for u in S.units_in_any(state, side=AR, classes=["aircraft"])
-                    if S.where(state, u) in (*DATA.land_areas, S.ARGENTINA)] if side == AR and not grounded else []
-        return {"units": at, "destination": dests, "aircraft": aircraft,
+                    if any(u in v for v in aircraft_at.values())]
+        return {"units": at, "destination": dests, "aircraft": aircraft, "aircraft_at": aircraft_at,
                 "carriers": [c for c in S.carriers(state, side) if S.where(state, c) != S.ARGENTINA],
                 "refuel": _refuel(state, side)} if at else None
     if op == 21:
@@ -275,7 +282,7 @@ def under_poor_logistics(state: dict, side: str, op, c: dict | None) -> dict | N
     if side != AR or c is None or "poor_ar_logistics" not in state["effects"][AR] or op not in (20, 22, 24):
         return c
     if op == 20:
-        return {**c, "aircraft": [], "carriers": [], "refuel": [], "moves_only": True}
+        return {**c, "aircraft": [], "aircraft_at": {}, "carriers": [], "refuel": [], "moves_only": True}
     if op == 24:
         origins = {a: {**v, "destination": [d for d in v["destination"] if d != a]} for a, v in c["origin"].items()}
         origins = {a: v for a, v in origins.items() if v["destination"]}
@@ -312,7 +319,8 @@ def with_target_of_opportunity(state: dict, side: str, op, c: dict | None) -> di
 # object {choices, multiple, optional, type, description}). The choices above say what is
 # possible; these say how to ask for it.
 FIRE = {"type": "json", "optional": True,
-        "description": 'leave empty for automatic fire, or a list of {"unit": …, "at": …} (FS 10.2)'}
+        "description": 'leave empty for automatic fire, or a list of {"unit": …, "at": …} (FS 10.2); a UK '
+                       "carrier's shots not listed are aimed as it fires them (FS 10.9)"}
 OP10 = {"type": "boolean", "optional": True, "description": "true to tack Op #10 (TEZ expanded) onto this attack"}
 
 
@@ -386,7 +394,8 @@ def template_fields(op, choices: dict, side: str) -> dict:
                       support=_many(_flat(c["units"]), True, "vessels already there"), fire=FIRE,
                       carriers=_many(c["carriers"], True, "carriers in or next to the destination, to join the attack"))
         if not uk:
-            fields.update(aircraft=_many(c["aircraft"], True, "in-range land-based aircraft, to join the attack"),
+            fields.update(aircraft=_many(c["aircraft"], True, "in-range land-based aircraft, to join the attack "
+                                                              "(by destination: the choices' aircraft_at)"),
                           refuel=_many(c["refuel"], True, "up to four Argentina-based A-4s (FS 9.4)"))
     elif op == 21:
         fields.update(units=_many(c["units"]), area=c["area"], fire=FIRE)
@@ -434,6 +443,8 @@ def decision_fields(decision: dict) -> dict:
         answers = [{"fire": "auto"}]
     elif kind == "interception":
         answers = [{"fire": "auto"}, {"fire": []}]
+    elif kind == "carrier_shot":
+        answers = [{"at": t} for t in opts["at"]]
     elif kind == "leadership":
         answers = [{"reroll": None}] + [{"reroll": o["die"]} for o in opts["reroll"]]
     elif kind == "emergency_rebase":

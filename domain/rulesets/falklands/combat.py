@@ -2,8 +2,10 @@
 (VP for sinkings, FS 4.4; control of land areas, FS 3.6, 4.4(5); emergency rebasing, FS 9.6).
 
 A battle is a frame. Its stages: ``begin`` -> ``defense`` (the defender assigns his fire: a
-pending decision) -> ``roll`` (every die of both sides, the attacker's first) -> ``leader`` (a
-Decisive Leadership marker may re-roll one die: a pending decision of its holder) -> ``apply``.
+pending decision) -> ``roll``/``fire`` (every die of both sides, the attacker's first; a UK
+carrier's shot not assigned beforehand is aimed as it is fired, FS 10.9: a pending decision of the
+UK where the choice is his) -> ``leader`` (a Decisive Leadership marker may re-roll one die: a
+pending decision of its holder) -> ``apply``.
 """
 
 from __future__ import annotations
@@ -152,7 +154,11 @@ def check_protected(state: dict, battle: dict, side: str, fire: list[dict], targ
 
 
 def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str], side: str) -> list[dict]:
-    """The default assignment: every shooter at the first target it may hit, spread round the targets."""
+    """The default assignment: every shooter at the first target it may hit, spread round the targets.
+    The battle notes that ``side`` left its fire to the server, which then also aims the carriers'
+    shots that are aimed as they are fired (FS 10.9, ``aim_carrier_shot``)."""
+    if battle.get("shots_as_fired") and side not in battle.setdefault("auto_sides", []):
+        battle["auto_sides"].append(side)
     fire: list[dict] = []
     alive_targets = [t for t in targets if S.alive(state, t)]
     i = 0
@@ -200,7 +206,10 @@ def battle_frame(area: str, attacker: str, kind: str, rule: str, attackers: list
                  fire: list[dict], *, return_fire: bool = True, **extra: Any) -> dict:
     return {"step": "battle", "stage": "begin", "area": area, "attacker": attacker, "kind": kind,
             "rule": rule, "attackers": list(attackers), "defenders": list(defenders), "fire": fire,
-            "return_fire": return_fire, "defense": None, **extra}
+            "return_fire": return_fire, "defense": None, **extra,
+            # FS 10.9: a UK carrier's shots are aimed as it fires them (fire_shots); a battle recorded
+            # before has not this key and fires as it did then
+            **({"shots_as_fired": True} if any(u in T.UK_CARRIERS for u in [*attackers, *defenders]) else {})}
 
 
 @step("battle")
@@ -240,22 +249,140 @@ def battle(ctx: Ctx, stack: list) -> None:
                     {"fire": options, "auto": True})
     elif stage == "roll":
         b["shots"] = []
-        for side, fire in ((b["attacker"], b["fire"]), (S.other(b["attacker"]), b["defense"] or [])):
-            for f in fire:
-                hn, mods = hit_number(ctx.state, b, f["unit"], f["at"], side)
-                name, tname = DATA.units[f["unit"]]["name"], DATA.units[f["at"]]["name"]
-                index = len(ctx.state["order_rolls"])
-                r = d6(ctx, side, f"{name} fires at {tname}", b["rule"], [f["unit"], f["at"]], hn, mods)
-                b["shots"].append({"side": side, "unit": f["unit"], "at": f["at"], "hit_number": hn,
-                                   "value": r.values[0], "index": index})
-        b["stage"] = "leader"
-        b["leader_asked"] = False
+        b["to_fire"] = shot_queue(ctx.state, b)
+        b["stage"] = "fire"
+    elif stage == "fire":
+        if fire_shots(ctx, stack, b):
+            b["stage"] = "leader"
+            b["leader_asked"] = False
     elif stage == "leader":
         if leader_step(ctx, stack, b, b["shots"], b["rule"]):
             b["stage"] = "apply"
     elif stage == "apply":
         stack.pop()
         apply_hits(ctx, b)
+
+
+# ------------------------------------------------------------------ the shots, as fired ---
+def shot_queue(state: dict, b: dict) -> list[dict]:
+    """The battle's shots in the order they are fired: the attacker's, then the defender's (FS 10.2),
+    each side's as assigned; then, FS 10.9, each firing UK carrier's further shots up to its three
+    (four), not assigned beforehand (``at`` None: "All shots would have to be taken"). A battle
+    recorded before ``shots_as_fired`` fires its listed shots only, as it did then."""
+    queue: list[dict] = []
+    for side, fire in ((b["attacker"], b["fire"]), (S.other(b["attacker"]), b["defense"] or [])):
+        queue += [{"side": side, "unit": f["unit"], "at": f["at"]} for f in fire]
+        if b.get("shots_as_fired"):
+            for c in dict.fromkeys(f["unit"] for f in fire if f["unit"] in T.UK_CARRIERS):
+                left = shots_allowed(state, c, []) - sum(1 for f in fire if f["unit"] == c)
+                queue += [{"side": side, "unit": c, "at": None} for _ in range(left)]
+    return queue
+
+
+def fire_shots(ctx: Ctx, stack: list, b: dict) -> bool:
+    """Roll the queued shots in turn; False while a carrier's shot waits for the UK's aim."""
+    while b["to_fire"]:
+        shot = b["to_fire"][0]
+        side, unit, at = shot["side"], shot["unit"], shot["at"]
+        if b.get("shots_as_fired") and unit in T.UK_CARRIERS and (at is None or at in destroyed_by_dice(ctx.state, b)):
+            # FS 10.9 "they need not assign each shot beforehand": a shot left unassigned, or assigned
+            # to a target the dice already rolled have destroyed, is aimed now, knowing those dice.
+            at = aim_carrier_shot(ctx, stack, b, side, unit)
+            if at is WAIT:
+                return False
+            if at is None:  # nothing left it may fire at
+                b["to_fire"].pop(0)
+                continue
+        hn, mods = hit_number(ctx.state, b, unit, at, side)
+        name, tname = DATA.units[unit]["name"], DATA.units[at]["name"]
+        index = len(ctx.state["order_rolls"])
+        r = d6(ctx, side, f"{name} fires at {tname}", b["rule"], [unit, at], hn, mods)
+        b["shots"].append({"side": side, "unit": unit, "at": at, "hit_number": hn, "value": r.values[0],
+                           "index": index})
+        b["to_fire"].pop(0)
+    del b["to_fire"]
+    return True
+
+
+WAIT = "wait"  # aim_carrier_shot asked the UK; the battle goes on with the answer
+
+
+def destroyed_by_dice(state: dict, b: dict) -> set[str]:
+    """The units the dice rolled so far in this battle destroy once the hits take effect (FS 10.2)."""
+    left: dict[str, int] = {}
+    for s in b["shots"]:
+        if s["value"] <= s["hit_number"]:
+            left[s["at"]] = left.get(s["at"], state["units"][s["at"]]["steps"]) - 1
+    return {t for t, n in left.items() if n <= 0}
+
+
+def _side_targets(state: dict, b: dict, side: str, unit: str | None = None) -> list[str]:
+    """What ``side`` fires at in this battle (``unit``'s, where an interception's carrier watches
+    the routes of only some of the aircraft, FS 7.1 Op #11)."""
+    if side == b["attacker"]:
+        return list(b.get("reach", {}).get(unit, b["defenders"]))
+    options = defense_options(state, b) if b["return_fire"] else {}
+    if unit is not None:
+        return list(options.get(unit, []))
+    return sorted({t for ts in options.values() for t in ts})
+
+
+def carrier_shot_refusal(state: dict, b: dict, side: str, carrier: str, at: Any) -> RuleViolation | None:
+    """Why ``carrier`` may not fire its next shot at ``at`` (None: it may). FS 10.9 "All shots would
+    have to be taken, though, at enemy units in the same battle area", once at submarines; 10.2
+    the factor; 10.4 a protected target only with every unprotected ship attacked."""
+    if not isinstance(at, str) or at not in _side_targets(state, b, side, carrier):
+        what = DATA.units[at]["name"] if isinstance(at, str) and at in DATA.units else repr(at)
+        why = "FS 7.1 Op #11" if b["kind"] == "interception" and at in b["defenders"] else "FS 10.9"
+        return RuleViolation(why, f"{what} is not a target {DATA.units[carrier]['name']} may fire at in this battle")
+    if not can_fire_at(state, b, carrier, at):
+        return RuleViolation("FS 10.8" if DATA.units[at]["type"] == "sf" else "FS 10.2",
+                             f"{DATA.units[carrier]['name']} cannot fire at {DATA.units[at]['name']}")
+    if S.kind(at) == "submarine" and any(s["unit"] == carrier and S.kind(s["at"]) == "submarine" for s in b["shots"]):
+        return RuleViolation("FS 10.9", f"{DATA.units[carrier]['name']} fires at most once at submarines")
+    aimed = [{"at": s["at"]} for s in b["shots"] if s["side"] == side]
+    aimed += [{"at": q["at"]} for q in b["to_fire"][1:] if q["side"] == side and q["at"] is not None]
+    try:
+        check_protected(state, b, side, [*aimed, {"at": at}], b["defenders"] if side == b["attacker"]
+                        else _side_targets(state, b, side))
+    except RuleViolation as e:
+        return e
+    return None
+
+
+def aim_carrier_shot(ctx: Ctx, stack: list, b: dict, side: str, carrier: str) -> str | None:
+    """FS 10.9: the target of a carrier's shot aimed as it is fired: the UK's answer to a
+    ``carrier_shot`` decision where the choice can matter (two targets still standing, or two
+    targets while a Decisive Leader marker could have a die rolled again, 11.3 4-1/4-3); else, or
+    when the UK left his fire to the server ("auto"), a target still standing, unprotected first,
+    the least fired at. None when it may fire at nothing; WAIT when the UK is asked."""
+    targets = _side_targets(ctx.state, b, side, carrier)
+    options = [t for t in targets if carrier_shot_refusal(ctx.state, b, side, carrier, t) is None]
+    if "answer" in b:
+        choice = b.pop("answer")
+        at = choice.get("at") if isinstance(choice, dict) else None
+        refusal = carrier_shot_refusal(ctx.state, b, side, carrier, at)
+        if refusal is not None:
+            raise refusal
+        return at
+    destroyed = destroyed_by_dice(ctx.state, b)
+    standing = [t for t in options if t not in destroyed]
+    reroll = any(LEADER_MARKER[x] in ctx.state["markers"].get(x, []) for x in LEADER_MARKER)
+    matters = len(standing) > 1 or (reroll and len(options) > 1)
+    if not matters or side in b.get("auto_sides", []):
+        pool = standing or options
+        pool = [t for t in pool if not DATA.units[t].get("protected")] or pool
+        fired = [s["at"] for s in b["shots"] if s["side"] == side]
+        return min(pool, key=fired.count) if pool else None
+    n = sum(1 for s in b["shots"] if s["unit"] == carrier) + 1
+    most = shots_allowed(ctx.state, carrier, [])
+    ask(ctx, stack, side, "carrier_shot", "FS 10.9",
+        f"{side}: aim {DATA.units[carrier]['name']}'s shot {n} of {most} ({b['rule']} in "
+        f"{DATA.areas[b['area']]['name']}); the dice so far are known, the hits take effect together",
+        {"carrier": carrier, "shot": n, "of": most, "at": options, "standing": standing,
+         "dice": [{"unit": s["unit"], "at": s["at"], "hit_number": s["hit_number"], "value": s["value"]}
+                  for s in b["shots"]]})
+    return WAIT
 
 
 def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
@@ -296,7 +423,8 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
 
 def apply_hits(ctx: Ctx, b: dict) -> None:
     """Every hit takes a step, in the order fired; hits on a unit already destroyed are wasted
-    (FS 10.2), except that a carrier's later shots go on to its next listed target (FS 10.9).
+    (FS 10.2; a UK carrier aims its shots as it fires them, FS 10.9, ``fire_shots``; in a battle
+    recorded before that, its later hits go on to its next listed target, as they did then).
     The hits take effect at one instant (10.2): sudden death (4.5) is judged on the VP of all of
     them, and of the control they change, not after the first side's shots (hooks.simultaneous)."""
     with simultaneous(ctx):
@@ -313,7 +441,7 @@ def _apply_hits(ctx: Ctx, b: dict) -> None:
         if s["value"] > s["hit_number"]:
             continue
         target = s["at"]
-        if target in destroyed and s["unit"] in T.UK_CARRIERS:
+        if target in destroyed and s["unit"] in T.UK_CARRIERS and not b.get("shots_as_fired"):
             # The shot goes on to the carrier's next listed target, never a submarine (10.9: once
             # per battle at submarines, and that shot is listed), and hits it only on a die within
             # the hit number against it (10.2; 10.5: the stealth aircraft's is one).

@@ -137,6 +137,8 @@ def decision_choice(template: dict, rng: random.Random) -> dict:
         return {"fire": "auto"}
     if kind == "interception":
         return {"fire": "auto"} if rng.random() < 0.7 else {"fire": []}
+    if kind == "carrier_shot":
+        return {"at": rng.choice(opts["at"])}
     if kind == "leadership":
         return {"reroll": rng.randrange(len(opts["reroll"]))} if rng.random() < 0.5 else {"reroll": None}
     if kind == "emergency_rebase":

@@ -64,15 +64,15 @@ ORDER_FIELDS = {"setup": {"submarines"}, "pass": set(), "submarines": {"moves"},
 KIND_RULES = {"setup": "FS 3.3", "pass": "FS 5.3", "submarines": "FS 8.1", "decide": "FS 5.2"}
 WORDS = {"kind", "title", "rule", "note"}
 # The fields of each decision's answer (docs/rulesets.md, "Pending decisions").
-CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadership": {"reroll"},
+CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "carrier_shot": {"at"}, "leadership": {"reroll"},
                  "emergency_rebase": {"destinations"}, "free_attack": {"area", "units", "carriers", "aircraft", "fire",
                                                                       "target"},
                  "sf_compromised": {"unit"}, "peru_replacement": {"unit"}, "exocet": {"target"}}
 
 # The fields an answer must give: a defensive fire or an interception its "fire" ({"fire": []} lets
 # an interception pass), a leader its "reroll" (null keeps the dice), an emergency rebasing its
-# "destinations"; an empty answer is refused, not read as "auto", "pass" or "keep".
-REQUIRED_CHOICE = {"defensive_fire": {"fire"}, "interception": {"fire"}, "leadership": {"reroll"},
+# "destinations", a carrier's shot its "at"; an empty answer is refused, not read as "auto", "pass" or "keep".
+REQUIRED_CHOICE = {"defensive_fire": {"fire"}, "interception": {"fire"}, "carrier_shot": {"at"}, "leadership": {"reroll"},
                    "emergency_rebase": {"destinations"}}
 
 

@@ -116,20 +116,31 @@ def test_fs_10_9_the_interception_example_played_through(monkeypatch):
                fire=fire(("dagger_1", "hermes"), ("dagger_2", "hermes"), ("mirage_3", "invincible")))
     out, st = play(st, AR, order)
     assert pending(st)["kind"] == "interception" and "BattleBegun" not in names(out)
-    six = fire(("hermes", "dagger_2"), ("hermes", "dagger_2"), ("hermes", "dagger_1"),
-               ("invincible", "mirage_3"), ("invincible", "mirage_3"), ("invincible", "dagger_1"))
-    out, st = answer(st, UK, {"fire": six}, FixedDice(2, 6, 6, 6, 6, 6))  # one hit: Dagger 2
-    assert [s[0] for s in shots(out)] == [UK] * 6 and {s[3] for s in shots(out)} == {3}
+    # Each carrier's first shot assigned; the others aimed as they are fired, the dice before them
+    # known ("they need not assign each shot beforehand"): two planes still standing, the UK is asked.
+    out, st = answer(st, UK, {"fire": fire(("hermes", "dagger_2"), ("invincible", "mirage_3"))},
+                     FixedDice(2, 6))  # one hit: Dagger 2
+    rolled = shots(out)
+    for carrier, at in (("hermes", "dagger_1"), ("hermes", "mirage_3"), ("invincible", "dagger_1"),
+                        ("invincible", "mirage_3")):
+        d = pending(st)
+        assert (d["kind"], d["seat"], d["options"]["carrier"]) == ("carrier_shot", UK, carrier)
+        assert d["options"]["standing"] == ["dagger_1", "mirage_3"]  # Dagger 2 is down
+        out, st = answer(st, UK, {"at": at}, FixedDice(6))
+        rolled += shots(out)
+    assert [s[0] for s in rolled] == [UK] * 6 and {s[3] for s in rolled} == {3}
+    assert [s[1] for s in rolled].count("hermes") == 3 == [s[1] for s in rolled].count("invincible")
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["dagger_2"]
     # The survivors press on: the second battle, the carriers answering with three shots each.
     d = pending(st)
     assert d["kind"] == "defensive_fire" and d["seat"] == UK
     assert events_of(out, "BattleBegun")[-1]["attackers"] == ["dagger_1", "mirage_3"]
-    back = fire(("hermes", "dagger_1"), ("hermes", "dagger_1"), ("hermes", "mirage_3"),
-                ("invincible", "mirage_3"), ("invincible", "dagger_1"), ("invincible", "mirage_3"))
-    # Dagger 1 hits Hermes, the Mirage misses; Hermes' first shot downs Dagger 1, Invincible's
-    # third the Mirage - both have fired already, and Dagger 1's hit stands.
-    out, st = answer(st, UK, {"fire": back}, FixedDice(1, 6, 2, 6, 6, 6, 6, 3))
+    back = fire(("hermes", "dagger_1"), ("hermes", "mirage_3"), ("hermes", "mirage_3"),
+                ("invincible", "mirage_3"), ("invincible", "mirage_3"), ("invincible", "dagger_1"))
+    # Dagger 1 hits Hermes, the Mirage misses; Invincible's second shot downs the Mirage, its
+    # third Dagger 1 - both have fired already, and Dagger 1's hit stands. (All six assigned
+    # beforehand, none at a plane already down: no carrier_shot is asked.)
+    out, st = answer(st, UK, {"fire": back}, FixedDice(1, 6, 6, 6, 6, 6, 3, 2))
     assert [s[:2] for s in shots(out)] == [(AR, "dagger_1"), (AR, "mirage_3")] + [(UK, c) for c, _ in
                                                                                   [(f["unit"], 0) for f in back]]
     assert [s[3] for s in shots(out)] == [3, 3] + [3] * 6
@@ -153,13 +164,13 @@ def test_fs_7_1_op_11_the_ar_carrier_attacks_even_when_every_plane_is_intercepte
                fire=fire(("dagger_1", "glamorgan"), ("25_de_mayo", "glamorgan")))
     out, st = play(st, AR, order)
     assert pending(st)["options"]["fire"] == {"hermes": ["dagger_1"]}
-    out, st = answer(st, UK, {"fire": fire(("hermes", "dagger_1"))}, FixedDice(1, 1))
+    out, st = answer(st, UK, {"fire": fire(("hermes", "dagger_1"))}, FixedDice(1, 6, 6, 1))  # Hermes fires 3 (10.9)
     kinds = [e["kind"] for e in events_of(out, "BattleBegun")]
     assert kinds == ["interception", "air_sea"]
     assert events_of(out, "BattleBegun")[1]["attackers"] == ["25_de_mayo"]
-    assert shots(out)[1][:2] == (AR, "25_de_mayo")
+    assert shots(out)[3][:2] == (AR, "25_de_mayo")
     assert [e["unit"] for e in events_of(out, "UnitHit")] == ["glamorgan"]
-    assert not st["pending"] and len(rolls_of(out)) == 2
+    assert not st["pending"] and len(rolls_of(out)) == 4
 
 
 # ------------------------------------------------------------------------------- FS 10.2 ---

@@ -11,11 +11,11 @@ from .helpers import UK, FixedDice, answer, empty, events_of, fire, op, pending,
 
 # ------------------------------------------------------------------------------- FS 10.9 ---
 def test_fs_10_5_a_carriers_hit_passed_on_from_a_destroyed_target_is_judged_at_the_stealth_hit_number():
-    """FS 10.9: the carriers "need not assign each shot beforehand" (a hit on a target an earlier
-    shot destroyed passes to the carrier's next listed target, docs/rulesets.md); FS 10.5: fired at
-    by any UK unit the stealth aircraft is hit on a one only. Hermes fires at the Pucara, the
-    Super Etendard and the Pucara again: the Pucara falls to the first die, the second misses, the
-    third (a 2) would hit a Pucara, but passed on to the Super Etendard it is a miss."""
+    """FS 10.9: the carriers "need not assign each shot beforehand" (a shot listed at a target the
+    dice before it destroyed is aimed as it is fired, docs/rulesets.md); FS 10.5: fired at by any UK
+    unit the stealth aircraft is hit on a one only. Hermes fires at the Pucara, the Super Etendard
+    and the Pucara again: the Pucara falls to the first die, the second misses, the third (a 2)
+    would hit a Pucara, but aimed at the Super Etendard, the one still standing, it is a miss."""
     st = empty()
     place(st, "hermes", "falklands")
     place(st, "pucara_3", "pebble_island")

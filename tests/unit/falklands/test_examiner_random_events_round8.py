@@ -189,9 +189,9 @@ def test_fs_11_3_3_2_the_unprotected_ship_not_engaged_still_fires_defensively():
     assert (d["kind"], d["seat"]) == ("defensive_fire", UK)
     assert d["options"]["fire"] == {"hermes": ["drummond"], "glamorgan": ["drummond"]}
     out, after = answer(st, UK, {"fire": [{"unit": "hermes", "at": "drummond"}, {"unit": "glamorgan", "at": "drummond"}]},
-                        FixedDice(6, 6, 6))
+                        FixedDice(6, 6, 6, 6, 6))
     assert [r.units for r in rolls_of(out)] == [["drummond", "hermes"], ["hermes", "drummond"],
-                                                ["glamorgan", "drummond"]]
+                                                ["glamorgan", "drummond"]] + [["hermes", "drummond"]] * 2  # FS 10.9
     assert after["units"]["glamorgan"]["steps"] == 2  # not engaged: the AR fired at Hermes alone
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import RuleViolation
+from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
     with_factor,
 )
 
@@ -76,10 +76,11 @@ def test_fs_10_1_carriers_project_their_factors_into_an_adjacent_area_only(monke
     st = sea_fight(monkeypatch, uk=(), ar=("drummond",), area="falklands")
     place(st, "hermes", near)
     out, _ = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
-                  FixedDice(6))
+                  FixedDice(6, 6, 6))
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"]
-    # A carrier fighting from the next area is not exposed to the defenders' fire (none to assign).
-    assert "DecisionPending" not in names(out) and len(rolls_of(out)) == 1
+    # A carrier fighting from the next area is not exposed to the defenders' fire (none to assign);
+    # it takes its three shots (FS 10.9), the two not listed at the one target there.
+    assert "DecisionPending" not in names(out) and len(rolls_of(out)) == 3
     place(st, "hermes", far)
     assert refused(st, UK, op(18, area="falklands", carriers=["hermes"],
                               fire=fire(("hermes", "drummond")))).rule == "FS 9.3"
@@ -518,14 +519,169 @@ def test_fs_10_9_carrier_shots_defending_too(monkeypatch):
     assert [s[0] for s in shots(out)] == [AR, AR, UK, UK, UK]
 
 
-def test_fs_10_9_a_carriers_later_hits_go_to_its_next_target_not_to_waste(monkeypatch):
-    # FS 10.9: the carriers "need not assign each shot beforehand": a hit after its target sank
-    # goes on to another of the targets it fired at (engine interpretation of that sentence).
+def near_strike(monkeypatch, targets=("drummond", "granville", "guerrico")):
+    """Hermes next door to AR ships in the Falkland Islands Sea Area (FS 9.3): its Op #18 strike
+    draws no return fire (FS 10.1), so the only dice are its own."""
+    st = carrier_strike(monkeypatch, targets=())
+    for t in targets:
+        place(st, t, "falklands")
+        with_factor(monkeypatch, t, surface=3)
+    place(st, "hermes", sorted(DATA.sea_adjacent("falklands"))[0])
+    return st
+
+
+def test_fs_10_9_every_shot_of_a_carrier_is_taken_those_not_assigned_as_it_fires(monkeypatch):
+    # FS 10.9 "they may fire three times ... they need not assign each shot beforehand. All shots
+    # would have to be taken": one shot listed, three rolled (the example: "three per carrier").
+    st = near_strike(monkeypatch, targets=("drummond",))
+    out, _ = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
+                  FixedDice(6, 6, 6))
+    assert [s[:3] for s in shots(out)] == [(UK, "hermes", "drummond")] * 3 and not pending(_)
+
+
+def test_fs_10_9_the_uk_aims_a_carriers_later_shot_knowing_the_dice_before_it(monkeypatch):
+    # FS 10.9 "they need not assign each shot beforehand": with two targets still standing after the
+    # first die, the UK chooses the second shot's target then (a pending decision), and the third's
+    # after the second die.
+    st = near_strike(monkeypatch)
+    out, st = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
+                   FixedDice(1))
+    assert shots(out) == [(UK, "hermes", "drummond", 3, 1, "hit")]
+    d = pending(st)
+    assert (d["kind"], d["seat"], d["rule"]) == ("carrier_shot", UK, "FS 10.9")
+    assert d["options"]["carrier"] == "hermes" and (d["options"]["shot"], d["options"]["of"]) == (2, 3)
+    assert d["options"]["standing"] == ["granville", "guerrico"]  # Drummond is down (its hit takes effect later)
+    assert d["options"]["dice"] == [{"unit": "hermes", "at": "drummond", "hit_number": 3, "value": 1}]
+    assert not events_of(out, "UnitEliminated")  # FS 10.2: no hit takes effect before the last die
+    out, st = answer(st, UK, {"at": "guerrico"}, FixedDice(5))
+    assert shots(out) == [(UK, "hermes", "guerrico", 3, 5, "miss")]
+    assert pending(st)["kind"] == "carrier_shot" and pending(st)["options"]["shot"] == 3
+    out, st = answer(st, UK, {"at": "granville"}, FixedDice(2))
+    assert shots(out) == [(UK, "hermes", "granville", 3, 2, "hit")]
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond", "granville"]
+    assert not st["pending"] and S.alive(st, "guerrico")
+
+
+def test_fs_10_9_a_carriers_shot_aimed_as_fired_is_rolled_at_its_own_targets_hit_number(monkeypatch):
+    # FS 10.9 with 10.5: Hermes lists the Super Etendard twice and a Pucara. The first die downs the
+    # Super Etendard; the second shot is not thrown at it (FS 10.2's overkill) but aimed at the one
+    # target still standing, the Pucara, and its die (a 2) judged at the Pucara's hit number - a
+    # hit, where at the stealth aircraft's (one) it would have missed.
+    st = empty()
+    place(st, "hermes", "falklands")
+    base = "pebble_island"  # an airbase with neither mountains nor entrenchments (FS 10.6, 10.7)
+    place(st, "pucara_3", base)
+    place(st, T.STEALTH_UNIT, base)
+    with_factor(monkeypatch, "hermes", air=3)
+    order = op(13, carriers=["hermes"], airbase=base,
+               fire=fire(("hermes", T.STEALTH_UNIT), ("hermes", T.STEALTH_UNIT), ("hermes", "pucara_3")))
+    out, after = play(st, UK, order, FixedDice(1, 2, 6))
+    assert [s[:5] for s in shots(out)][:2] == [(UK, "hermes", T.STEALTH_UNIT, 1, 1), (UK, "hermes", "pucara_3", 3, 2)]
+    assert sorted(e["unit"] for e in events_of(out, "UnitEliminated")) == sorted([T.STEALTH_UNIT, "pucara_3"])
+    assert not pending(after)
+
+
+def test_fs_10_9_auto_fire_aims_a_carriers_later_shots_at_targets_still_standing(monkeypatch):
+    # "auto": the server aims the shots the UK left to it, as they are fired: never at a ship the
+    # dice before have already sunk while another stands, and without asking.
+    st = near_strike(monkeypatch, targets=("drummond", "granville"))
+    out, st = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire="auto"), FixedDice(1, 6, 6))
+    assert shots(out)[0][2] == "drummond" and [s[2] for s in shots(out)[1:]] == ["granville", "granville"]
+    assert not st["pending"]
+
+
+def test_fs_10_9_a_carriers_shot_aimed_as_fired_keeps_10_4_10_9_and_the_battle_area(monkeypatch):
+    # "All shots would have to be taken, though, at enemy units in the same battle area"; once at
+    # submarines (10.9); a protected ship only with every unprotected one attacked (10.4).
+    st = near_strike(monkeypatch, targets=("drummond", "granville", "25_de_mayo"))
+    out, st = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
+                   FixedDice(6))
+    d = pending(st)
+    assert sorted(d["options"]["at"]) == ["drummond", "granville"]  # 10.4: Granville not yet attacked
+    for wrong, rule in (("25_de_mayo", "FS 10.4"), ("hermes", "FS 10.9"), ("sheffield", "FS 10.9")):
+        with pytest.raises(RuleViolation) as e:
+            answer(st, UK, {"at": wrong}, FixedDice(default=6))
+        assert e.value.rule == rule, wrong
+    out, st = answer(st, UK, {"at": "granville"}, FixedDice(6))
+    assert sorted(pending(st)["options"]["at"]) == ["25_de_mayo", "drummond", "granville"]  # now 10.4 allows it
+    out, st = answer(st, UK, {"at": "25_de_mayo"}, FixedDice(6))
+    assert shots(out) == [(UK, "hermes", "25_de_mayo", 3, 6, "miss")] and not st["pending"]
+
+
+def test_fs_10_9_a_carrier_aiming_as_it_fires_may_not_fire_at_a_submarine_twice(monkeypatch):
+    st = carrier_strike(monkeypatch, targets=("drummond", "granville", "salta"))
+    out, st = play(st, UK, op(20, units=["hermes"], destination=SEA, attack=True, fire=fire(("hermes", "salta"))))
+    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(6))
+    assert [s[:3] for s in shots(out)] == [(UK, "hermes", "salta")]
+    d = pending(st)
+    assert d["kind"] == "carrier_shot" and sorted(d["options"]["at"]) == ["drummond", "granville"]
+    with pytest.raises(RuleViolation) as e:
+        answer(st, UK, {"at": "salta"}, FixedDice(default=6))
+    assert e.value.rule == "FS 10.9"
+
+
+def test_fs_10_9_a_defending_carrier_aims_its_later_shots_after_the_attackers_dice(monkeypatch):
+    # "offensively or defensively": the AR's dice are rolled first (FS 10.2), then the UK's assigned
+    # shot; the carrier's second shot is asked with all of them known.
+    st = carrier_strike(monkeypatch, targets=("drummond", "granville", "guerrico"))
+    st["phase"], st["active"] = "AR Operations", [AR]
+    out, st = play(st, AR, op(14, area=SEA, units=["drummond", "granville", "guerrico"],
+                              fire=fire(("drummond", "hermes"), ("granville", "hermes"), ("guerrico", "hermes"))))
+    out, st = answer(st, UK, {"fire": fire(("hermes", "drummond"))}, FixedDice(6, 6, 6, 1))
+    assert [s[:3] for s in shots(out)] == [(AR, u, "hermes") for u in ("drummond", "granville", "guerrico")] + [
+        (UK, "hermes", "drummond")]
+    d = pending(st)
+    assert (d["kind"], d["seat"]) == ("carrier_shot", UK) and d["options"]["standing"] == ["granville", "guerrico"]
+    assert len(d["options"]["dice"]) == 4
+
+
+def test_fs_10_9_the_carrier_shot_is_offered_to_the_uk_alone_with_every_target_it_may_fire_at(monkeypatch):
+    st = near_strike(monkeypatch)
+    out, st = play(st, UK, op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond"))),
+                   FixedDice(6))
+    d = pending(st)
+    (offer,) = R.legal_orders(st, UK)
+    assert offer["kind"] == "decide" and offer["decision_kind"] == "carrier_shot"
+    assert offer["fields"]["choice"] == [{"at": t} for t in d["options"]["at"]]
+    assert sorted(d["options"]["at"]) == ["drummond", "granville", "guerrico"]  # overkill is allowed (10.2)
+    assert R.legal_orders(st, AR) == []
+    with pytest.raises(InvalidOrder):
+        answer(st, UK, {}, FixedDice(default=6))  # an answer gives its target
+
+
+def test_fs_10_9_a_shot_at_a_target_already_down_is_the_uks_choice_only_while_a_leader_marker_is_held(monkeypatch):
+    # One ship left standing: without a Decisive Leader marker the second shot goes to it unasked;
+    # with one held, a re-roll (11.3 4-1/4-3) may undo the first hit, so the UK chooses.
+    st = near_strike(monkeypatch, targets=("drummond", "granville"))
+    order = op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond")))
+    out, after = play(st, UK, order, FixedDice(1, 6, 6))
+    assert [s[2] for s in shots(out)] == ["drummond", "granville", "granville"] and not pending(after)
+    st["markers"][AR] = ["ar_decisive_leader"]
+    out, st = play(st, UK, order, FixedDice(1))
+    d = pending(st)
+    assert d["kind"] == "carrier_shot" and d["options"]["standing"] == ["granville"]
+    out, st = answer(st, UK, {"at": "drummond"}, FixedDice(6))
+    assert shots(out)[0][:3] == (UK, "hermes", "drummond")
+
+
+def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):
+    # Event sourcing: a battle waiting in a recorded DecisionPending before this reading (its frame
+    # without "shots_as_fired") fires its listed shots only, and a carrier's hit on a target already
+    # destroyed passes to its next listed one, as the code of then did.
     st = carrier_strike(monkeypatch, targets=("drummond", "granville"))
-    out, st = play(st, UK, op(18, area=SEA, carriers=["hermes"],
-                              fire=fire(("hermes", "drummond"), ("hermes", "drummond"), ("hermes", "granville"))))
+    out, st = play(st, UK, op(18, area=SEA, carriers=["hermes"], fire=fire(("hermes", "drummond"), ("hermes", "drummond"),
+                                                                          ("hermes", "granville"))))
+    for frame in pending(st)["context"]["stack"]:
+        frame.pop("shots_as_fired", None)
     out, after = answer(st, AR, {"fire": "auto"}, FixedDice(1, 1, 6, default=6))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond", "granville"]
+    assert [s[2] for s in shots(out) if s[0] == UK] == ["drummond", "drummond", "granville"]
+    out, st = play(carrier_strike(monkeypatch, targets=("drummond",)), UK,
+                   op(18, area=SEA, carriers=["hermes"], fire=fire(("hermes", "drummond"))))
+    for frame in pending(st)["context"]["stack"]:
+        frame.pop("shots_as_fired", None)
+    out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(6, 6))
+    assert [s[:2] for s in shots(out)] == [(UK, "hermes"), (AR, "drummond")]  # one listed, one fired
 
 
 def test_fs_10_9_a_carrier_fires_once_at_submarines(monkeypatch):

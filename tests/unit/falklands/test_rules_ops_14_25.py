@@ -6,7 +6,7 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play, refused,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play, refused,
     rolls_of, with_factor,
 )
 
@@ -470,7 +470,7 @@ def test_op_19_never_hits_special_forces(monkeypatch):
     place(st, "ri_12", FLAT)
     assert refused(st, UK, op(19, area=FLAT, carriers=["hermes"],
                               fire=fire(("hermes", "cdo_601")))).rule == "FS 10.8"
-    out, after = play(st, UK, op(19, area=FLAT, carriers=["hermes"], fire=fire(("hermes", "ri_12"))), FixedDice(1))
+    out, after = play(st, UK, op(19, area=FLAT, carriers=["hermes"], fire=fire(("hermes", "ri_12"))), FixedDice(1, 6, 6))
     assert events_of(out, "BattleBegun")[0]["defenders"] == ["ri_12"]  # the SF are not in the battle
     assert "DecisionPending" not in names(out)  # a carrier fighting from the sea is out of the defenders' reach
     assert not S.alive(after, "ri_12") and S.alive(after, "cdo_601") and S.contested(after, FLAT) is False
@@ -838,3 +838,21 @@ def test_op_25_sf_fire_only_at_sf(monkeypatch):
     for u in ("sas_d", "cdo_601", "ri_12"):
         place(st, u, FLAT)
     assert refused(st, UK, op(25, area=FLAT, fire=fire(("sas_d", "ri_12")))).rule == "FS 10.2"
+
+
+def test_op_20_offers_the_aircraft_that_may_join_an_attack_by_destination(monkeypatch):
+    # Op #20 "in-range land-based aircraft ... may also be involved in the attack" with FS 9.4 (the
+    # A-4's reach, aerial refuelling) and 10.2 (a unit that cannot fire at a type of target may not
+    # fire at it: no aircraft has an anti-submarine factor): the template offers them by destination.
+    st = empty(AR_PHASE)
+    place(st, "drummond", "sa1")  # an AR force to move
+    place(st, "glamorgan", "sa6")  # in reach of A-4s and Daggers from Argentina
+    place(st, "broadsword", "sa4")  # beyond the range line (FS 9.4)
+    place(st, "conqueror", "sa2")  # a submarine alone: no aircraft can fire at it
+    place(st, "coventry", "falklands")  # A-4s only with aerial refuelling
+    for u in ("a4_1", "dagger_1"):
+        place(st, u, S.ARGENTINA)
+        with_factor(monkeypatch, u, surface=3, sub=0)
+    c = R.operation_template(st, AR, 20)["choices"]
+    assert c["aircraft_at"] == {"sa6": ["a4_1", "dagger_1"], "falklands": ["a4_1", "dagger_1"]}
+    assert sorted(c["aircraft"]) == ["a4_1", "dagger_1"] and c["refuel"] == ["a4_1"]

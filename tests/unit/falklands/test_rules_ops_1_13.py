@@ -619,7 +619,7 @@ def test_fs_7_1_op_11_intercepts_only_eligible_planes_before_the_ar_attack_goes_
     assert d["options"]["fire"] == {"hermes": [DAGGERS[0]]}
     assert "BattleBegun" not in names(out)  # the AR attack waits
     hit = DATA.units["hermes"]["factors"]["air"]
-    out, st3 = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit))
+    out, st3 = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit, 6, 6))  # FS 10.9: three
     battles = events_of(out, "BattleBegun")
     assert battles[0]["kind"] == "interception" and battles[0]["attackers"] == ["hermes"]
     assert battles[0]["defenders"] == [DAGGERS[0]]
@@ -635,7 +635,7 @@ def test_fs_7_1_op_11_when_every_plane_falls_the_ar_attack_does_not_happen():
     order, _ = _ar_air_sea(st, [DAGGERS[0]])
     out, st2 = play(st, AR, order)
     hit = DATA.units["hermes"]["factors"]["air"]
-    out, st3 = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit))
+    out, st3 = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit, 6, 6))  # FS 10.9: three
     assert [e["kind"] for e in events_of(out, "BattleBegun")] == ["interception"]
     assert events_of(out, "OperationCompleted")[0]["side"] == AR and not st3["pending"]
 
@@ -729,9 +729,11 @@ def test_fs_7_1_op_11_the_interception_is_fought_on_the_route_not_in_the_entrenc
     control(st, AR, base)
     out, st2 = play(st, AR, op(3, aircraft=[DAGGERS[0]], origin=S.ARGENTINA, destination=base))
     assert pending(st2)["kind"] == "interception"
-    out, _ = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(6))
-    (roll,) = [o for o in out if not isinstance(o, tuple)]
-    assert roll.target == {"hit_number": DATA.units["hermes"]["factors"]["air"], "modifiers": []}
+    out, _ = answer(st2, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(6, 6, 6))
+    rolls = [o for o in out if not isinstance(o, tuple)]  # FS 10.9: three shots, all at the one Dagger
+    assert len(rolls) == 3
+    for roll in rolls:
+        assert roll.target == {"hit_number": DATA.units["hermes"]["factors"]["air"], "modifiers": []}
 
 
 # ========================================================================= Op #12 cross-deck ===
@@ -775,7 +777,7 @@ def test_fs_7_1_op_13_carriers_strike_aircraft_on_the_ground_with_their_anti_air
     place(st, PUCARAS[0], "pebble_island")
     shots = [{"unit": "hermes", "at": DAGGERS[0]}, {"unit": "invincible", "at": PUCARAS[0]}]
     out, st2 = play(st, UK, op(13, carriers=["hermes", "invincible"], airbase="pebble_island", fire=shots),
-                    FixedDice(1, 1))
+                    FixedDice(1, 1, default=6))  # then the carriers' other shots (FS 10.9)
     assert "DecisionPending" not in names(out)  # no AR return fire
     (battle,) = events_of(out, "BattleBegun")
     assert (battle["kind"], battle["area"], battle["attackers"]) == ("airbase", "pebble_island", ["hermes", "invincible"])

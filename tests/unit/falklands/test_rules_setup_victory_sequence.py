@@ -391,7 +391,7 @@ def test_fs_4_4_2_a_marker_played_in_an_interception_stops_the_vp_for_the_whole_
     out, st = play(st, AR, op(20, units=["drummond"], destination="sa1", attack=True, aircraft=["dagger_1"],
                               fire=[{"unit": "drummond", "at": "glamorgan"}, {"unit": "dagger_1", "at": "glamorgan"}]))
     assert st["pending"][0]["kind"] == "interception"
-    out, st = answer(st, UK, {"fire": [{"unit": "hermes", "at": "dagger_1"}]}, FixedDice(1))
+    out, st = answer(st, UK, {"fire": [{"unit": "hermes", "at": "dagger_1"}]}, FixedDice(1, 6, 6))  # FS 10.9: three
     assert st["pending"][0]["kind"] == "leadership"
     out, st = answer(st, AR, {"reroll": 0}, FixedDice(6))  # the marker is played: Dagger 1 flies on
     assert "MarkerPlayed" in names(out) and st["markers"][AR] == []

@@ -428,7 +428,7 @@ def test_fs_9_3_carriers_strike_one_sea_area_away_and_land_areas_lie_in_the_falk
         place(st, "hermes", at)
         place(st, PUCARAS[0], "goose_green")
         out, _ = play(st, UK, op(13, carriers=["hermes"], airbase="goose_green",
-                                 fire=[{"unit": "hermes", "at": PUCARAS[0]}]), FixedDice(6))
+                                 fire=[{"unit": "hermes", "at": PUCARAS[0]}]), FixedDice(6, 6, 6))
         assert events_of(out, "BattleBegun")[0]["attackers"] == ["hermes"], at
     for at in [a for a in DATA.sea_areas if a != "falklands" and a not in DATA.sea_adjacent("falklands")]:
         st = uk()
@@ -444,7 +444,7 @@ def test_fs_9_3_carrier_range_at_sea():
     place(st, AR_DESTROYERS[0], "sa1")
     place(st, AR_DESTROYERS[1], "sa4")
     out, st2 = play(st, UK, op(18, area="sa1", carriers=["hermes"], fire=[{"unit": "hermes", "at": AR_DESTROYERS[0]}]),
-                    FixedDice(6))
+                    FixedDice(6, 6, 6))
     assert events_of(out, "BattleBegun")[0]["area"] == "sa1"
     assert rejected(st, UK, op(18, area="sa4", carriers=["hermes"],
                                fire=[{"unit": "hermes", "at": AR_DESTROYERS[1]}])) == "FS 9.3"
@@ -560,7 +560,7 @@ def test_fs_9_6_rebasing_aircraft_other_than_pucaras_may_be_intercepted():
     assert (d["seat"], d["kind"], d["rule"]) == (UK, "interception", "FS 7.1 Op #11")
     assert d["options"]["fire"] == {"hermes": [DAGGERS[0]]}  # never the Pucara
     hit = DATA.units["hermes"]["factors"]["air"]
-    out, st4 = answer(st3, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit))
+    out, st4 = answer(st3, UK, {"fire": [{"unit": "hermes", "at": DAGGERS[0]}]}, FixedDice(hit, 6, 6))  # FS 10.9: three
     assert events_of(out, "BattleBegun")[0]["kind"] == "interception"
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == [DAGGERS[0]]
     assert [e["unit"] for e in events_of(out, "UnitMoved")] == [PUCARAS[0]]  # the survivor goes on
