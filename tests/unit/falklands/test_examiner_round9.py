@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
 from tests.unit.falklands.helpers import (
-    AR, FixedDice, answer, broken, empty, events_of, pending, place, play, rolls_of, set_phase,
+    AR, UK, FixedDice, R, answer, broken, control, empty, events_of, fire, op, pending, place, play, rolls_of,
+    set_phase, uk,
 )
 
 
@@ -33,3 +34,47 @@ def test_fs_11_3_6_6_the_surprise_attack_is_the_submarines_alone_an_aircraft_nam
     out, st = answer(st, AR, {"area": "sa6", "units": ["san_luis"], "target": "glamorgan"}, FixedDice(6))
     (b,) = events_of(out, "BattleBegun")
     assert b["attackers"] == ["san_luis"] and [r.seat for r in rolls_of(out)] == [AR]
+
+
+# ------------------------------------------------------------------- FS 10.2 with Op #24, 9.6 ---
+def test_fs_10_2_aircraft_based_where_a_ground_battle_is_fought_neither_fire_nor_are_targets():
+    """Reading (docs/rulesets.md): Op #24 attacks "the enemy ground units" of the area moved into;
+    AR aircraft on the ground there are no part of that battle (Op #13 and #21 are the operations
+    that strike aircraft on the ground, and Op #13 says "There is no AR return fire"), so the
+    Pucara at Goose Green is neither offered as a target nor fires back, although 10.2 forbids
+    withholding units "from participating in a battle going on within its area". When the battle
+    leaves the UK alone in Goose Green, the Pucara must rebase at once (FS 9.6)."""
+    st = uk()
+    control(st, UK, "san_carlos")
+    place(st, "2_para", "san_carlos")
+    place(st, "ri_12", "goose_green")
+    place(st, "pucara_2", "goose_green")
+    out, st = play(st, UK, op(24, units=["2_para"], origin="san_carlos", destination="goose_green",
+                              attack=True, fire=fire(("2_para", "ri_12"))))
+    begun = events_of(out, "BattleBegun")
+    assert [(b["attackers"], b["defenders"]) for b in begun] == [(["2_para"], ["ri_12"])]
+    d = pending(st)
+    assert d["kind"] == "defensive_fire" and d["options"]["fire"] == {"ri_12": ["2_para"]}
+    # 2 Para hits (4, -1 for the entrenchments of Goose Green, FS 10.7: a 1 hits); the AR misses
+    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(1, 6))
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["ri_12"]
+    assert S.controlled_by(st, "goose_green") == UK and S.alive(st, "pucara_2")
+    d = pending(st)
+    assert (d["kind"], d["rule"], list(d["options"]["destinations"])) == ("emergency_rebase", "FS 9.6", ["pucara_2"])
+
+
+# ------------------------------------------------------------------------------ FS 7.1 Op #7 ---
+def test_fs_7_1_op_7_the_sbs_aboard_onyx_may_raid_from_any_sea_area():
+    """Reading (docs/rulesets.md): Op #7's SF unit "may be located aboard any ship or in any friendly
+    controlled and uncontested land area at the time ... (it doesn't actually move)". Onyx is the
+    one vessel that may carry the SBS (6.2(1)); the raid counts it as a ship, and, since the unit
+    does not move, from any sea area (here Sea Area 4, outside the TEZ). The Pucara is removed; a
+    six on the die after it would have eliminated the SBS."""
+    st = uk()
+    place(st, "onyx", "sa4")
+    place(st, "sbs", aboard="onyx")
+    place(st, "pucara_1", "port_stanley")
+    assert "sbs" in R.operation_template(st, UK, 7)["choices"]["sf"]
+    out, st = play(st, UK, op(7, sf="sbs", target="pucara_1"), FixedDice(5))
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["pucara_1"]
+    assert S.alive(st, "sbs") and st["units"]["sbs"]["aboard"] == "onyx"
