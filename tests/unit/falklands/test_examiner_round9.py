@@ -78,3 +78,34 @@ def test_fs_7_1_op_7_the_sbs_aboard_onyx_may_raid_from_any_sea_area():
     out, st = play(st, UK, op(7, sf="sbs", target="pucara_1"), FixedDice(5))
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["pucara_1"]
     assert S.alive(st, "sbs") and st["units"]["sbs"]["aboard"] == "onyx"
+
+
+def test_fs_7_1_op_16_the_sbs_lands_from_onyx_as_from_any_ship():
+    """Reading (docs/rulesets.md, with Op #7's): Op #16 disembarks "the friendly ground units being
+    transported by your ships within the Falkland Islands Sea Area"; the SBS rides Onyx (6.2(1)),
+    so it lands from Onyx there (here into Lafonia, empty: FS 3.6, the UK's at once)."""
+    st = uk()
+    place(st, "onyx", S.TACTICAL)
+    place(st, "sbs", aboard="onyx")
+    assert R.operation_template(st, UK, 16)["choices"]["units"] == ["sbs"]
+    out, st = play(st, UK, op(16, units=["sbs"], area="lafonia"))
+    assert [(e["unit"], e["ship"], e["area"]) for e in events_of(out, "UnitDisembarked")] == [("sbs", "onyx", "lafonia")]
+    assert S.controlled_by(st, "lafonia") == UK
+
+
+# ----------------------------------------------------------------------- FS 11.3 4-6, Op #1 ---
+def test_fs_11_3_4_6_the_strategic_airlift_moves_ground_units_and_is_not_grounded():
+    """Reading (docs/rulesets.md): 4-6 "The AR player may not move or fight any aircraft units
+    during his next Operations Phase". Op #1 moves "up to two ground units from Argentina to Port
+    Stanley airfield", no aircraft unit (5-6 has to say "(Op #1 is allowed)" to count it among the
+    ops "involving only the moving and/or fighting of aircraft"): it is offered and made under
+    4-6, while Op #3 is refused."""
+    st = set_phase(empty(), "AR Operations")
+    st["effects"][AR]["ar_air_mechanical"] = {"event": "4-6"}
+    place(st, "ri_3", S.ARGENTINA)
+    place(st, "ri_4", "port_stanley")
+    place(st, "dagger_1", S.ARGENTINA)
+    assert R.operation_template(st, AR, 1)["choices"]["units"] == ["ri_3"]
+    assert R.operation_template(st, AR, 3) is None
+    out, st = play(st, AR, op(1, units=["ri_3"]))
+    assert [(e["unit"], e["destination"]) for e in events_of(out, "UnitMoved")] == [("ri_3", "port_stanley")]
