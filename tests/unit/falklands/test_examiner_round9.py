@@ -109,3 +109,24 @@ def test_fs_11_3_4_6_the_strategic_airlift_moves_ground_units_and_is_not_grounde
     assert R.operation_template(st, AR, 3) is None
     out, st = play(st, AR, op(1, units=["ri_3"]))
     assert [(e["unit"], e["destination"]) for e in events_of(out, "UnitMoved")] == [("ri_3", "port_stanley")]
+
+
+# ----------------------------------------------------------------- FS 10.2 with Op #21, #17 ---
+def test_fs_10_2_only_the_ships_named_for_a_bombardment_fire_into_the_land_area():
+    """Reading (docs/rulesets.md, 10.2): Op #21 uses "a force of friendly surface ships already
+    within the Falkland Islands Sea Area", Op #17's ships "may conduct a naval bombardment of the
+    landing area": the battle is in the land area, and the other UK ships in the sea area are not
+    withheld from it (10.2) but no part of it. Glamorgan bombards San Carlos alone, Broadsword
+    beside it does not fire; in Op #17 no bombardment is fired when none is named."""
+    st = uk()
+    place(st, "glamorgan", S.TACTICAL)
+    place(st, "broadsword", S.TACTICAL)
+    place(st, "ri_3", "san_carlos")
+    out, _ = play(st, UK, op(21, area="san_carlos", units=["glamorgan"], fire="auto"), FixedDice(6))
+    (b,) = events_of(out, "BattleBegun")
+    assert b["attackers"] == ["glamorgan"] and [r.units[0] for r in rolls_of(out)] == ["glamorgan"]
+    place(st, "fearless", S.TACTICAL)
+    place(st, "40_cdo", aboard="fearless")
+    out, _ = play(st, UK, op(17, area="san_carlos", wave=["40_cdo"], fire="auto"), FixedDice(6))
+    (b,) = events_of(out, "BattleBegun")
+    assert (b["kind"], b["attackers"]) == ("assault", ["40_cdo"])
