@@ -30,7 +30,7 @@ def test_fs_11_3_6_6_the_surprise_attack_is_the_submarines_alone_an_aircraft_nam
     assert d["options"]["areas"] == {"sa6": {"units": ["san_luis"], "targets": ["glamorgan"]}}
     order = {"kind": "decide", "decision": d["id"],
              "choice": {"area": "sa6", "units": ["san_luis"], "aircraft": ["dagger_1"], "target": "glamorgan"}}
-    broken(st, AR, order, "FS 11.3 6-6")
+    assert "submarines' alone" in str(broken(st, AR, order, "FS 11.3 6-6"))
     out, st = answer(st, AR, {"area": "sa6", "units": ["san_luis"], "target": "glamorgan"}, FixedDice(6))
     (b,) = events_of(out, "BattleBegun")
     assert b["attackers"] == ["san_luis"] and [r.seat for r in rolls_of(out)] == [AR]
