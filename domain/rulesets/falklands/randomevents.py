@@ -267,9 +267,11 @@ def free_attack(ctx: Ctx, stack: list) -> None:
         need(u in opt["units"], rule, f"{u} may not take part")
     for u in carriers:
         need(u in opt.get("carriers", []), rule, f"{u} may not take part")
-    in_range = S.aircraft_in_range(ctx.state, area) if side == AR else []
+    # 6-6 is the submarines' attack (as 3-4): only 4-4 and 6-5 fly aircraft in ("In-range aircraft")
+    in_range = S.aircraft_in_range(ctx.state, area) if side == AR and kind != "surprise" else []
     for u in aircraft:  # one unable to fire at the targets is refused below, under FS 10.2
-        need(u in in_range, rule, f"{u} may not take part")
+        need(u in in_range, rule, f"{u} may not take part" + (": a surprise attack is the submarines' alone"
+                                                               if kind == "surprise" else ""))
     named = [*units, *carriers, *aircraft]
     attackers = [*named, *[u for u in _must_join(ctx.state, area, opt) if u not in named]]
     need(attackers, rule, "name the attacking units")
