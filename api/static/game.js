@@ -1138,23 +1138,27 @@
   async function paste(e) {
     e.preventDefault();
     var token = $("p-token").value.trim();
-    if (/^wls_/.test(token)) {
-      var res = await W.api("/api/v1/games/" + gameId + "/legal-orders", { token: token });
-      if (!res.ok) { W.status("This token does not hold a seat of this game: " + W.problem(res), "error"); return; }
-      W.keys.update(gameId, function (k) { k.seats[res.body.seat] = token; k.active = res.body.seat; });
-    } else if (/^wl[uav]_/.test(token)) {
-      // A public game reads with any game's token: an admin token is checked where only this
-      // game's admin may read (its spectator tokens), so another game's is not kept as this one's.
-      var check = await W.api("/api/v1/games/" + gameId + (/^wla_/.test(token) ? "/spectator-tokens" : ""), { token: token });
-      if (!check.ok) { W.status("This token does not open this game: " + W.problem(check), "error"); return; }
-      var role = { wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
-      W.keys.update(gameId, function (k) { k[role] = token; });
-    } else {
+    var role = { wls_: "seat", wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
+    if (!role) {
       W.status("A token starts with wls_ (seat), wlu_ (umpire), wlv_ (spectator) or wla_ (admin).", "error");
       return;
     }
+    // A public game reads with any game's token, so a read cannot tell another game's from this
+    // one's: …/me answers the token's role in this game, or refuses it (docs/api.md).
+    var me = await W.api("/api/v1/games/" + gameId + "/me", { token: token });
+    if (!me.ok) {
+      W.status("This token is not kept: " + (me.status === 403 ? "it is a token of another game, not this one (" + W.problem(me) + ")."
+        : me.status === 401 ? "the server does not know it, or it was revoked (" + W.problem(me) + ")."
+        : me.status === 404 ? "it does not open this game (" + W.problem(me) + ")." : W.problem(me)), "error");
+      return;
+    }
+    role = me.body.role;  // the server's word, not the prefix's
+    W.keys.update(gameId, function (k) {
+      if (role === "seat") { k.seats[me.body.seat] = token; k.active = me.body.seat; } else k[role] = token;
+    });
     $("p-token").value = "";
-    W.status("Token kept in this browser.", "ok");
+    W.status("Token kept in this browser. You are " + (role === "seat" ? "the seat " + me.body.seat
+             : role === "spectator" ? "the spectator " + me.body.name : "the " + role) + " here.", "ok");
     restartFollowing();
     await refresh();
   }
