@@ -178,12 +178,25 @@
     $("raw-order").value = JSON.stringify(fixed);
   }
 
+  /** A template's name in the order list: its label or title, else its kind; a kind offered more
+   * than once without either (STF 1.1's eight campaigns) adds the values it sends, so each reads
+   * apart ("campaign: map giuk, side US"). */
+  function kindLabel(t, all) {
+    if (t.label || t.title) return t.label || t.title;
+    var twins = all.filter(function (o) { return o.kind === t.kind && !o.label && !o.title; });
+    if (twins.length < 2) return t.kind;
+    var values = Object.keys(t).filter(function (k) {
+      return WORDS.indexOf(k) < 0 && k !== "fields" && t[k] !== null && typeof t[k] !== "object";
+    }).map(function (k) { return k.replace(/_/g, " ") + " " + W.Board.nameOf(board, t[k]); });
+    return t.kind + (values.length ? ": " + values.join(", ") : "");
+  }
+
   function renderOrders() {
     var box = $("orders-box"), mine = W.keys.seat(gameId);
     box.hidden = !mine;
     if (!mine) return;
     var keep = document.querySelector("input[name=kind]:checked");
-    keep = keep ? keep.dataset.kind : null;
+    keep = keep ? keep.dataset.label : null;
     legal = legal || { orders: [] };
     var orders = (legal.orders || []).filter(function (t) { return t.kind !== "__json__"; });
     var all = orders.concat(orders.length ? [{ kind: "__json__", label: "other (JSON)", fields: {} }] : []);
@@ -198,13 +211,15 @@
                                     "Nothing to order now: wait for your move." }));
     }
     var checked = false;
-    if (keep && !all.some(function (t) { return t.kind === keep; })) keep = null;  // gone: the first one
+    var labels = all.map(function (t) { return kindLabel(t, all); });
+    if (keep && labels.indexOf(keep) < 0) keep = null;  // gone: the first one
     all.forEach(function (t, k) {
-      var on = keep ? t.kind === keep : k === 0;
+      var on = keep ? labels[k] === keep : k === 0;
       if (on && !checked) checked = true; else on = false;
       kinds.appendChild(W.el("label", { class: "kind" },
-        W.el("input", { type: "radio", name: "kind", value: k, checked: on, "data-kind": t.kind + (t.op !== undefined ? ":" + t.op : ""), onchange: showFields }),
-        " " + (t.label || (t.title ? t.title : t.kind)) + (t.rule ? " " : ""),
+        W.el("input", { type: "radio", name: "kind", value: k, checked: on, "data-kind": t.kind + (t.op !== undefined ? ":" + t.op : ""),
+                        "data-label": labels[k], onchange: showFields }),
+        " " + labels[k] + (t.rule ? " " : ""),
         t.rule ? W.el("span", { class: "rule", text: "(" + t.rule + ")" }) : null));
     });
     $("send").disabled = !orders.length;

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import started_game
+from tests.browser.helpers import open_with_keys, send, started_game
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -49,3 +49,48 @@ def test_another_games_umpire_or_spectator_token_pasted_on_a_public_games_page_i
     kept = page.evaluate(f"JSON.parse(localStorage.getItem('warlog:game:{public_id}'))")
     assert kept["spectator"] == mine
     assert not tab.errors
+
+
+def _stf_game(server: str) -> tuple[str, str]:
+    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "stf"})
+    assert status == 201, made
+    status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
+                                  {"invite_code": made["invites"]["Player"], "handle": "nimitz"})
+    assert status == 201, joined
+    return made["game_id"], joined["token"]
+
+
+def test_the_eight_campaigns_of_stf_1_1_read_apart_in_the_order_form(server, open_tab):
+    """STF 1.1: the Player chooses the campaign's map and side; legal-orders offers eight
+    `campaign` templates with no fields, title or label. The form listed them as eight radio buttons
+    all reading "campaign", each with "No fields: just send it.", so a player could not tell which
+    map and side he was choosing. Each now adds the values it sends."""
+    game_id, token = _stf_game(server)
+    status, _, legal = http_json("GET", f"{server}/api/v1/games/{game_id}/legal-orders",
+                                 headers={"Authorization": f"Bearer {token}"})
+    assert status == 200 and [t["kind"] for t in legal["orders"]].count("campaign") > 1, legal
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Player": token}, "active": "Player"})
+    page = tab.page
+    labels = page.eval_on_selector_all("#kinds label.kind", "els => els.map(e => e.textContent.trim())")
+    offered = [t for t in legal["orders"] if t["kind"] == "campaign"]
+    assert labels[:len(offered)] == [f"campaign: map {t['map']}, side {t['side']}" for t in offered]
+    assert len(set(labels)) == len(labels)
+    # The one picked is the one sent.
+    giuk_soviet = next(k for k, t in enumerate(offered) if t["map"] == "giuk" and t["side"] == "Soviet")
+    page.locator("#kinds input[name=kind]").nth(giuk_soviet).check()
+    send(page, "OrderAccepted")
+    assert "map giuk" in page.text_content("#result") and "Soviet" in page.text_content("#result")
+    assert not tab.errors
+
+
+def test_an_stf_game_before_its_campaign_says_its_map_comes_with_the_theatre(server, open_tab):
+    """STF 1.1: the campaign's map is fixed by its first order. Before it the game page said "This
+    game has no map: its story is in the log and the dice", which is untrue of STF; it now says the
+    map is drawn once the theatre is chosen, naming the three."""
+    game_id, token = _stf_game(server)
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Player": token}, "active": "Player"})
+    text = tab.page.text_content("#board .no-map")
+    assert "drawn once the game's theatre is chosen" in text and "giuk" in text, text
+    assert "has no map" not in text
+    assert not tab.errors
+
