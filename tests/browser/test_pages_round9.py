@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import open_with_keys, send, started_game
+from tests.browser.helpers import open_with_keys, pick_order, send, started_game
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -94,3 +94,18 @@ def test_an_stf_game_before_its_campaign_says_its_map_comes_with_the_theatre(ser
     assert "has no map" not in text
     assert not tab.errors
 
+
+def test_red_advances_into_the_hex_typed_in_the_form_pg_5_1(server, open_tab):
+    """PG 5.1: Red orders ``advance`` into a hex it names. The template gave the hex as a fixed
+    value, "<a hex, e.g. K5>", so the form offered no field, said "No fields: just send it." and the
+    order sent that placeholder, refused (PG 5.1: a hex is a column letter…). The hex is now a
+    field of the template, typed in the form."""
+    game_id, _, tokens = started_game(server, {"ruleset": "proving"})
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Red": tokens["Red"]}, "active": "Red"})
+    page = tab.page
+    pick_order(page, "advance")
+    assert "just send it" not in page.text_content("#fields")
+    page.fill("#f-hex", "J4")
+    send(page, "OrderAccepted")
+    assert "J4" in page.text_content("#result")
+    assert not tab.errors
