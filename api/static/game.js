@@ -869,9 +869,20 @@
     });
   }
 
+  var takeBacksShown = {};  // seq of the requests this page showed waiting
+
   function renderTakeBacks(requests) {
     var mine = W.keys.seat(gameId), waiting = (requests || []).filter(function (r) { return r.answer === null; });
     var box = $("takeback-box"), buttons = W.clear($("takeback-buttons"));
+    // The seat that asked learns the answer where it was told it waits (the status line), not only in the log.
+    (requests || []).forEach(function (r) {
+      if (r.answer === null || !takeBacksShown[r.seq]) return;
+      delete takeBacksShown[r.seq];
+      if (!mine || mine.seat !== r.seat) return;
+      W.status(r.answered_by + " " + r.answer + " your take-back: " +
+               (r.answer === "accepted" ? "the order is taken back." : "the order stands."), r.answer === "accepted" ? "ok" : "");
+    });
+    waiting.forEach(function (r) { takeBacksShown[r.seq] = true; });
     box.hidden = !waiting.length;
     if (!waiting.length) return;
     var r = waiting[waiting.length - 1];

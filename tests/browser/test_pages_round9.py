@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import open_with_keys, pick_order, send, started_game
+from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, started_game
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -108,4 +108,29 @@ def test_red_advances_into_the_hex_typed_in_the_form_pg_5_1(server, open_tab):
     page.fill("#f-hex", "J4")
     send(page, "OrderAccepted")
     assert "J4" in page.text_content("#result")
+    assert not tab.errors
+
+
+@pytest.mark.parametrize("accept, said", [(False, "Red declined your take-back: the order stands."),
+                                          (True, "Red accepted your take-back: the order is taken back.")])
+def test_the_seat_that_asked_for_a_take_back_is_told_the_answer_ff_6(server, open_tab, accept, said):
+    """FF 6: the opponent accepts or declines a take-back. The page of the seat that asked said
+    "Take-back asked for; the opponent answers." and went on saying it after the answer came: the
+    box closed and only a log line told what happened, so a declined take-back looked still waiting
+    (or gone unanswered). The status line now says the answer."""
+    game_id, _, tokens = freeform_game(server)
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    pick_order(page, "roll")
+    page.fill("#f-dice", "2d6")
+    page.fill("#f-purpose", "3 Bde fires at the bridge")
+    send(page, "DiceRolled")
+    page.click("#takeback")
+    page.wait_for_selector("#takeback-box:not([hidden])")
+    assert "Take-back asked for" in page.text_content("#status")
+    status, _, answer = http_json("POST", f"{server}/api/v1/games/{game_id}/take-backs/answer", {"accept": accept},
+                                  {"Authorization": f"Bearer {tokens['Red']}"})
+    assert status == 200, answer
+    page.wait_for_selector("#takeback-box[hidden]", state="attached")
+    page.wait_for_function("t => document.getElementById('status').textContent === t", arg=said)
     assert not tab.errors
