@@ -460,7 +460,8 @@
       W.status("Refused: " + W.problem(res) + " The log holds no order under this id: it is kept.", "error");
       return;
     }
-    if (res.status === 412 || res.status === 409) {  // nothing recorded: the id is kept for the next attempt
+    var code = res.body && res.body.code;  // a lost race; any other 409 (damaged_log) is refused below, saying why
+    if (code === "stale_version" || code === "version_conflict") {  // nothing recorded: the id is kept for the next attempt
       W.status("The game moved on before your order arrived; nothing was recorded. Look again and resend.", "error");
       await refresh();
       return;

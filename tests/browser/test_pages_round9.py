@@ -134,3 +134,20 @@ def test_the_seat_that_asked_for_a_take_back_is_told_the_answer_ff_6(server, ope
     page.wait_for_selector("#takeback-box[hidden]", state="attached")
     page.wait_for_function("t => document.getElementById('status').textContent === t", arg=said)
     assert not tab.errors
+
+
+def test_an_order_sent_on_an_old_version_is_told_the_game_moved_on(server, open_tab):
+    """The other side of the damaged-log refusal (test_damaged_page.py): a 412 stale_version is a
+    lost race, and the page still says so and reloads."""
+    game_id, _, tokens = freeform_game(server)
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    page.route("**/events/stream*", lambda route: route.abort())  # no reload: the page keeps its old version
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "note", "text": "meanwhile"},
+                             {"Authorization": f"Bearer {tokens['Red']}", "Idempotency-Key": "red-1"})
+    assert status == 201
+    pick_order(page, "note")
+    page.fill("#f-text", "too late")
+    page.click("#send")
+    page.wait_for_selector("#status.error")
+    assert "The game moved on before your order arrived" in page.text_content("#status")
