@@ -1010,7 +1010,8 @@
       if (line.type === "GroupMoved" && d.group && !(d.group in highlight.moved)) highlight.moved[d.group] = null;
       if ((line.type === "UnitHit" || line.type === "UnitEliminated") && d.unit) highlight.hit.push(d.unit);
     });
-    W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight });
+    W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight,
+      noMap: boardOf === summary.ruleset ? null : "The map could not be read (see above); the page reads it again at the next reload." });
     W.clear($("vp")).appendChild(W.vpTable((state && state.state && state.state.vp) || {}));
     $("state").textContent = JSON.stringify(state ? state.state : null, null, 1);
   }
@@ -1079,11 +1080,13 @@
       return;
     }
     summary = s.body;
+    var unread = [];  // the reads that failed: said in the status line, never shown as an empty game
     if (boardOf !== summary.ruleset) {
       var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(summary.ruleset));
       board = rs.ok ? rs.body.board : null;
       ruleTitle = rs.ok ? rs.body.title : summary.ruleset;
-      boardOf = summary.ruleset;
+      if (rs.ok) boardOf = summary.ruleset;  // a failed read is tried again at the next reload
+      else unread.push(["the map", rs]);
     }
     summary.ruleset_title = ruleTitle;
     var requests = [base + "/state", base + "/history", base + "/take-backs"].map(function (path) {
@@ -1092,10 +1095,15 @@
     if (mine) requests.push(W.api(base + "/legal-orders", { token: mine.token }),
                             W.api(base + "/standing-orders", { token: mine.token }));
     var got = await Promise.all(requests);
+    ["the state", "the log", "the take-backs"].forEach(function (what, k) { if (!got[k].ok) unread.push([what, got[k]]); });
     standing = mine && got[4] && got[4].ok ? got[4].body : null;
     state = got[0].ok ? got[0].body : null;
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
+    if (unread.length) {
+      W.status("Not read: " + unread.map(function (u) { return u[0] + " (" + W.problem(u[1]) + ")"; }).join("; ") +
+               ". What is shown of them may be out of date; the page reads them again at the next event or reload.", "error");
+    }
     renderSummary();
     renderTime();
     renderDamaged();

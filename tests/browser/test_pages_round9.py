@@ -3,6 +3,8 @@ found there: what the page did, checked against what docs/pages.md says."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, started_game
@@ -151,3 +153,33 @@ def test_an_order_sent_on_an_old_version_is_told_the_game_moved_on(server, open_
     page.click("#send")
     page.wait_for_selector("#status.error")
     assert "The game moved on before your order arrived" in page.text_content("#status")
+
+
+def test_a_read_the_network_loses_is_said_not_shown_as_a_game_without_a_map(server, open_tab):
+    """A game page whose ruleset read failed (the network) drew "This game has no map: its story is
+    in the log and the dice" for a Falklands game, and kept that board for good (it never read the
+    ruleset again); a failed read of the log or the state left them empty without a word. Each
+    failed read is now named in the status line, the map panel says it could not be read, and the
+    next reload reads the ruleset again."""
+    game_id, _, tokens = started_game(server, {"ruleset": "falklands"})
+    tab = open_tab()
+    page = tab.page
+    keys = json.dumps(json.dumps({"seats": {"UK": tokens["UK"]}, "active": "UK"}))
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {keys})")
+    page.route("**/api/v1/rulesets/falklands", lambda route: route.abort())
+    page.route("**/history", lambda route: route.abort())
+    page.goto(f"{server}/games/{game_id}")
+    page.wait_for_selector("body[data-ready=true]", state="attached")
+    said = page.text_content("#status")
+    assert "Not read: the map" in said and "the log" in said and "cannot be reached" in said, said
+    assert "has no map" not in page.text_content("#board")
+    assert "could not be read" in page.text_content("#board")
+    page.unroute("**/api/v1/rulesets/falklands")
+    page.unroute("**/history")
+    page.evaluate("Warlog.status('')")
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa7"}},
+                             {"Authorization": f"Bearer {tokens['UK']}", "Idempotency-Key": "uk-1"})
+    assert status == 201
+    page.wait_for_selector("#board svg.map")  # the stream's reload read the ruleset again
+    page.wait_for_selector("#log li[data-seq]")
+    assert page.text_content("#status") == ""
