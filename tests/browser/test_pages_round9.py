@@ -183,3 +183,23 @@ def test_a_read_the_network_loses_is_said_not_shown_as_a_game_without_a_map(serv
     page.wait_for_selector("#board svg.map")  # the stream's reload read the ruleset again
     page.wait_for_selector("#log li[data-seq]")
     assert page.text_content("#status") == ""
+
+
+def test_the_lobby_and_the_replay_say_when_the_rulesets_cannot_be_read(server, open_tab):
+    """The lobby's list of rulesets fell back to Freeform alone when the read failed, without a
+    word, so a player looking for Falklands Showdown found none; the live replay whose ruleset read
+    failed said "This game has no map" of a Falklands game. Both now say what was not read."""
+    tab = open_tab()
+    page = tab.page
+    page.route("**/api/v1/rulesets", lambda route: route.abort())
+    tab.goto(f"{server}/")
+    assert page.eval_on_selector_all("#c-ruleset option", "els => els.map(e => e.value)") == ["freeform"]
+    said = page.text_content("#status")
+    assert said.startswith("Rulesets: the server cannot be reached") and "Only Freeform is offered" in said, said
+
+    game_id, _, _ = started_game(server, {"ruleset": "falklands", "public": True})
+    page.route("**/api/v1/rulesets/falklands", lambda route: route.abort())
+    tab.goto(f"{server}/games/{game_id}/replay")
+    assert "has no map" not in page.text_content("#board")
+    assert "The map could not be read" in page.text_content("#board")
+    assert "The map could not be read" in page.text_content("#status")
