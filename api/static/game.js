@@ -8,7 +8,7 @@
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
   var pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
-    shownOrders = null, standing = null;
+    shownOrders = null, standing = null, takeBackRule;
 
   // ----------------------------------------------------------------------- order fields ----
   /* A legal-order template is {kind, rule, fields: {name: spec}}; a spec is a list of choices,
@@ -563,8 +563,10 @@
       turn.appendChild(W.el("span", { class: "time-left" + (s.clock.timed_out ? " late" : ""), id: "time-left",
                                       text: " " + W.timeLeft(s.clock) + " (deadline " + s.clock.deadline + ")" }));
     }
-    // an ended game takes neither a take-back nor a concession (the server refuses both)
-    $("takeback").hidden = $("concede").hidden = !!s.ended;
+    // an ended game takes neither a take-back nor a concession (the server refuses both), and a
+    // game whose rules name no take-back never takes one (STF, the proving ground)
+    $("concede").hidden = !!s.ended;
+    $("takeback").hidden = !!s.ended || takeBackRule === null;
   }
 
   // Where the game started: a named position, or the game and event a sandbox was forked from.
@@ -1085,6 +1087,7 @@
       var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(summary.ruleset));
       board = rs.ok ? rs.body.board : null;
       ruleTitle = rs.ok ? rs.body.title : summary.ruleset;
+      takeBackRule = rs.ok ? rs.body.take_back_rule : undefined;  // null: the game allows no take-backs
       if (rs.ok) boardOf = summary.ruleset;  // a failed read is tried again at the next reload
       else unread.push(["the map", rs]);
     }

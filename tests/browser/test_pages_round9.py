@@ -203,3 +203,19 @@ def test_the_lobby_and_the_replay_say_when_the_rulesets_cannot_be_read(server, o
     assert "has no map" not in page.text_content("#board")
     assert "The map could not be read" in page.text_content("#board")
     assert "The map could not be read" in page.text_content("#status")
+
+
+def test_a_game_whose_rules_name_no_take_back_offers_none(server, open_tab):
+    """STF names no take-back (its ruleset's take_back_rule is None): the game page offered "Ask to
+    take back my last order" all the same, and a click was refused ("STF: this game allows no
+    take-backs"). The ruleset read now gives take_back_rule, and the page offers the button only
+    where a rule allows it (FF 6 in freeform)."""
+    game_id, token = _stf_game(server)
+    status, _, rules = http_json("GET", f"{server}/api/v1/rulesets/stf")
+    assert status == 200 and rules["take_back_rule"] is None
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Player": token}, "active": "Player"})
+    assert tab.page.is_visible("#orders-box") and tab.page.is_hidden("#takeback")
+    free_id, _, tokens = freeform_game(server)
+    free = open_with_keys(open_tab, server, free_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    assert free.page.is_visible("#takeback")
+    assert not tab.errors and not free.errors
