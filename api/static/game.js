@@ -694,7 +694,13 @@
     if (!mine || notifyFor === mine.seat + " " + mine.token) return;
     notifyFor = mine.seat + " " + mine.token;
     var res = await W.api("/api/v1/games/" + gameId + "/notifications", { token: mine.token });
-    if (res.ok) showNotify(res.body);
+    // Unread, the form holds the page's defaults, not the seat's choices: saving them would
+    // overwrite what the seat chose, so it waits for a read that works (the next reload).
+    $("n-save").disabled = !res.ok;
+    if (res.ok) { showNotify(res.body); return; }
+    notifyFor = null;
+    W.status("Notifications not read: " + W.problem(res) + ". They cannot be saved until they are; the page reads " +
+             "them again at the next event or reload.", "error");
   }
 
   function checked(id) {

@@ -219,3 +219,33 @@ def test_a_game_whose_rules_name_no_take_back_offers_none(server, open_tab):
     free = open_with_keys(open_tab, server, free_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
     assert free.page.is_visible("#takeback")
     assert not tab.errors and not free.errors
+
+
+def test_notifications_not_read_cannot_be_saved_over_the_seats_choices(server, open_tab):
+    """docs/pages.md, "Notifications": the panel is read once per seat held. When that read failed
+    (the network) the form kept the page's defaults, said nothing and was never read again, and
+    "Save notifications" wrote those defaults over the seat's choices (its mail notices turned off,
+    its digest lost). The failure is now said, the form cannot be saved until it is read, and the
+    next reload reads it."""
+    game_id, _, tokens = freeform_game(server)
+    auth = {"Authorization": f"Bearer {tokens['Blue']}"}
+    chosen = {"email": "blue@example.org", "notify": True, "digest": True, "events": ["your_move"], "channels": ["email"]}
+    status, _, saved = http_json("PUT", f"{server}/api/v1/games/{game_id}/notifications", chosen, auth)
+    assert status == 200, saved
+    tab = open_tab()
+    page = tab.page
+    keys = json.dumps(json.dumps({"seats": {"Blue": tokens["Blue"]}, "active": "Blue"}))
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {keys})")
+    page.route("**/notifications", lambda route: route.abort() if route.request.method == "GET" else route.continue_())
+    tab.goto(f"{server}/games/{game_id}")
+    assert "Notifications not read" in page.text_content("#status")
+    assert page.is_disabled("#n-save")
+    page.unroute("**/notifications")
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "note", "text": "next event"},
+                             {"Authorization": f"Bearer {tokens['Red']}", "Idempotency-Key": "red-1"})
+    assert status == 201
+    page.wait_for_function("() => document.getElementById('n-email').value === 'blue@example.org'")
+    assert page.is_enabled("#n-save") and page.is_checked("#n-on") and page.is_checked("#n-digest")
+    status, _, now = http_json("GET", f"{server}/api/v1/games/{game_id}/notifications", headers=auth)
+    assert status == 200 and (now["notify"], now["digest"], now["email"]) == (True, True, "blue@example.org")
+    assert [e for e in tab.errors if "ERR_FAILED" not in e] == []  # but the read made to fail
