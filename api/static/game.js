@@ -1079,6 +1079,13 @@
     var token = W.keys.reader(gameId), mine = W.keys.seat(gameId), base = "/api/v1/games/" + gameId;
     renderSeats();
     var s = await W.api(base, { token: token });
+    if (!s.ok && summary && s.status !== 404 && s.status !== 401) {
+      // a reload the network (or the server) lost: the page read before stays, said to be old;
+      // the join and paste forms would not help, and this browser's token is not in question
+      W.status("Not read: the game (" + W.problem(s) + "). What is shown may be out of date; the page reads it " +
+               "again at the next event or reload.", "error");
+      return;
+    }
     if (!s.ok) {
       $("access").hidden = false;
       $("title").textContent = "Game " + W.short(gameId);

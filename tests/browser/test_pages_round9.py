@@ -249,3 +249,24 @@ def test_notifications_not_read_cannot_be_saved_over_the_seats_choices(server, o
     status, _, now = http_json("GET", f"{server}/api/v1/games/{game_id}/notifications", headers=auth)
     assert status == 200 and (now["notify"], now["digest"], now["email"]) == (True, True, "blue@example.org")
     assert [e for e in tab.errors if "ERR_FAILED" not in e] == []  # but the read made to fail
+
+
+def test_a_reload_the_network_loses_keeps_the_page_and_says_so(server, open_tab):
+    """A seat's page whose reload (after an event) could not read the summary replaced the game's
+    summary with the network error and opened "Take your seat" (join with an invite code, paste a
+    token) as if this browser held no seat, though its token was never in question. The page read
+    before now stays, the status line saying it could not be read again."""
+    game_id, _, tokens = freeform_game(server)
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    page.wait_for_selector("#live.live")
+    before = page.text_content("#summary")
+    assert before.startswith("Turn 1") and page.is_hidden("#access")
+    page.route(f"**/api/v1/games/{game_id}", lambda route: route.abort())
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "note", "text": "meanwhile"},
+                             {"Authorization": f"Bearer {tokens['Red']}", "Idempotency-Key": "red-1"})
+    assert status == 201
+    page.wait_for_selector("#status.error")
+    assert page.text_content("#status").startswith("Not read: the game (the server cannot be reached")
+    assert page.text_content("#summary") == before and page.is_hidden("#access")
+    assert page.is_visible("#orders-box")
