@@ -1111,7 +1111,9 @@
     if (mine) requests.push(W.api(base + "/legal-orders", { token: mine.token }),
                             W.api(base + "/standing-orders", { token: mine.token }));
     var got = await Promise.all(requests);
-    ["the state", "the log", "the take-backs"].forEach(function (what, k) { if (!got[k].ok) unread.push([what, got[k]]); });
+    ["the state", "the log", "the take-backs", null, "the standing orders"].forEach(function (what, k) {
+      if (what && got[k] && !got[k].ok) unread.push([what, got[k]]);
+    });
     standing = mine && got[4] && got[4].ok ? got[4].body : null;
     state = got[0].ok ? got[0].body : null;
     legal = mine && got[3] && got[3].ok ? got[3].body : null;

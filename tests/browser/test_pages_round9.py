@@ -270,3 +270,18 @@ def test_a_reload_the_network_loses_keeps_the_page_and_says_so(server, open_tab)
     assert page.text_content("#status").startswith("Not read: the game (the server cannot be reached")
     assert page.text_content("#summary") == before and page.is_hidden("#access")
     assert page.is_visible("#orders-box")
+
+
+def test_standing_orders_not_read_are_said_not_hidden_pg_5_4(server, open_tab):
+    """PG 5.4: Blue leaves standing orders. When the page's read of them failed, the panel was
+    hidden without a word, as if the ruleset took none and Blue held none. The failed read is named
+    in the status line with the others'."""
+    game_id, _, tokens = started_game(server, {"ruleset": "proving"})
+    tab = open_tab()
+    page = tab.page
+    keys = json.dumps(json.dumps({"seats": {"Blue": tokens["Blue"]}, "active": "Blue"}))
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {keys})")
+    page.route("**/standing-orders", lambda route: route.abort())
+    tab.goto(f"{server}/games/{game_id}")
+    said = page.text_content("#status")
+    assert "Not read: the standing orders (the server cannot be reached" in said, said
