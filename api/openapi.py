@@ -361,8 +361,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="What the bearer token is in this game: `admin`, `seat` (with its `seat`), `umpire` or "
                     "`spectator` (with its `name`). A public game reads with any game's token, as a "
                     "spectator, so a client given a token checks it here before keeping it: another game's "
-                    "token is 403 forbidden (on a private game 404, as every read), a revoked or unknown one "
-                    "401, no token 401. Nothing is recorded.",
+                    "token is 403 forbidden, a revoked or unknown one 401, no token 401; on a private game "
+                    "another game's token and no token are 404, as on every read. Nothing is recorded.",
         replies={200: Reply("the token's role", schemas.Me)},
         problems=AUTH_WRITE),
     # ---- seats

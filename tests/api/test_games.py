@@ -263,6 +263,7 @@ def test_me_answers_a_tokens_role_in_its_own_game_and_refuses_another_games(clie
     problem(client.get(me, headers=bearer("wlu_forged")), 401, "unauthorized")
     # On a private game another game's token learns nothing, as on every read.
     problem(client.get(f"/api/v1/games/{other.game_id}/me", headers=game.admin), 404, "game_not_found")
+    problem(client.get(f"/api/v1/games/{other.game_id}/me"), 404, "game_not_found")
 
 
 def test_only_the_admin_issues_umpire_tokens(client):
