@@ -80,8 +80,23 @@ def caller_for(game_id: str, need: str | None = None) -> Caller:
     return Caller(gid, SPECTATOR)
 
 
+def own_caller(game_id: str) -> Caller:
+    """The caller whose token is of ``game_id``, any role: 401 without a token or with one that is
+    not valid, 403 with another game's (a public game's; a private one is 404, as everywhere)."""
+    caller = caller_for(game_id)
+    token = bearer_token()
+    if token is None:
+        raise ApiProblem("unauthorized", "send a token of this game to learn its role in it", _CHALLENGE)
+    grant = access().grant(token)
+    if grant is None:  # revoked between the two reads
+        raise ApiProblem("unauthorized", "this token is not valid", _CHALLENGE)
+    if grant.game_id != caller.game_id:
+        raise ApiProblem("forbidden", "this token is for another game")
+    return caller
+
+
 def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
 
-__all__ = ["ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "bearer_token", "access"]
+__all__ = ["ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token", "access"]

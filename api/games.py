@@ -13,7 +13,7 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 
 from api import schemas
 from domain.access import id_of_token
-from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for
+from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
 from domain import clock as clocks
@@ -225,6 +225,15 @@ def get_game(game_id: str):
     view = current_views(caller.game_id, ("map",))["map"]
     body = summary(view, bool(access().is_public(caller.game_id)), caller, damaged_body(damage_of(caller.game_id)))
     return _etag(jsonify(body), view["version"])
+
+
+@bp.get("/games/<game_id>/me")
+def get_me(game_id: str):
+    """The bearer token's role (and seat) in this game: a client checks a token it is given before
+    keeping it, since a public game reads with any game's token."""
+    caller = own_caller(game_id)
+    return jsonify(schemas.dump(schemas.Me, {"game_id": caller.game_id, "role": caller.role,
+                                             "seat": caller.seat, "name": caller.name}))
 
 
 # ---------------------------------------------------------------------------------- seats ----

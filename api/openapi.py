@@ -43,6 +43,7 @@ HTML = "text/html"
 NONE, ANY, SEAT, ADMIN = "none", "any token", "seat", "admin"
 WRITER = "seat, umpire or spectator"  # who may annotate
 SEAT_OR_UMPIRE = "seat or umpire"  # who may read standing orders
+OWN = "a token of this game"  # who may ask its role in the game
 AUTH_TEXT = {
     NONE: "No token: the endpoint does not look at Authorization.",
     ANY: "Optional. A token of this game of any role (admin, seat, umpire) reads what that role "
@@ -53,9 +54,11 @@ AUTH_TEXT = {
             "(wlv_…) the admin issued; not the admin token, nor no token.",
     SEAT_OR_UMPIRE: "A seat token of this game (its own seat's) or the umpire's token (wlu_…, every seat's); "
                     "not the admin token, nor a spectator.",
+    OWN: "A token of this game, any role (wla_, wls_, wlu_, wlv_); not another game's, nor no token.",
 }
 _SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}], ADMIN: [{"bearerAuth": []}],
-             WRITER: [{"bearerAuth": []}], SEAT_OR_UMPIRE: [{"bearerAuth": []}]}
+             WRITER: [{"bearerAuth": []}], SEAT_OR_UMPIRE: [{"bearerAuth": []}],
+             OWN: [{"bearerAuth": []}]}
 
 # Problem codes shared by many rows of the table. store_unavailable (503) and internal_error (500)
 # are added to every operation.
@@ -289,8 +292,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "optionally `words` (the fields `warlog order` takes as words after the kind), `head` (a "
                     "legal order's first line, formatted with its template) and `when` (the template values "
                     "the entry is for). `positions` are the named positions a game can start from (`position` "
-                    "in POST /api/v1/games). An unknown name is 404.",
+                    "in POST /api/v1/games). `take_back_rule` is the rule that lets a seat ask to take back its "
+                    "last order (FF 6, FS 5.1), null in a game that allows none. An unknown name is 404.",
         replies={200: Reply("the ruleset", _obj("", name="string", title="string",
+                                               take_back_rule={"type": ["string", "null"],
+                                                               "description": "null: no take-backs in this game"},
                                                board={"type": ["object", "null"],
                                                       "description": "maps, areas, borders, units; null: no map"},
                                                order_kinds={"type": "array", "items": _ORDER_KIND},
@@ -350,6 +356,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Seats, whose move, turn, phase, VP, version and chain head, as the caller may see them.",
         replies={200: Reply("the summary", schemas.Summary, headers=("ETag", "WarlogDamaged"))},
         problems=READ),
+    ("get", "/api/v1/games/{game_id}/me"): Op(
+        "The token's role in this game", OWN, params=_GAME,
+        description="What the bearer token is in this game: `admin`, `seat` (with its `seat`), `umpire` or "
+                    "`spectator` (with its `name`). A public game reads with any game's token, as a "
+                    "spectator, so a client given a token checks it here before keeping it: another game's "
+                    "token is 403 forbidden, a revoked or unknown one 401, no token 401; on a private game "
+                    "another game's token and no token are 404, as on every read. Nothing is recorded.",
+        replies={200: Reply("the token's role", schemas.Me)},
+        problems=AUTH_WRITE),
     # ---- seats
     ("post", "/api/v1/games/{game_id}/join"): Op(
         "Join a seat with an invite code", NONE, tag="seats", params=_GAME, body=schemas.Join,

@@ -93,7 +93,8 @@ def ruleset(name: str):
     rules = _ruleset_or_404(name)
     positions = [{"name": p.name, "title": p.title, "note": p.note} for p in rules.positions().values()]
     return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(),
-                    "order_kinds": rules.order_kinds(), "positions": positions})
+                    "order_kinds": rules.order_kinds(), "positions": positions,
+                    "take_back_rule": rules.take_back_rule})
 
 
 @bp.get("/api/v1/rulesets/<name>/rules")

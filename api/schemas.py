@@ -309,6 +309,14 @@ class GameFilters(Schema):
                              metadata={"description": "true: sandboxes are listed too (they are left out by default)"})
 
 
+class Me(Schema):
+    game_id = fields.String()
+    role = fields.String(validate=validate.OneOf(["admin", "seat", "umpire", "spectator"]),
+                         metadata={"description": "what the token is in this game"})
+    seat = fields.String(allow_none=True, metadata={"description": "a seat token's seat; null for the other roles"})
+    name = fields.String(allow_none=True, metadata={"description": "a spectator token's name; null for the other roles"})
+
+
 class LegalOrders(Schema):
     game_id = fields.String()
     seat = fields.String()

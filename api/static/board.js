@@ -752,7 +752,7 @@
     if (!board || !board.theatres) return { board: board, state: state };
     var name = (board.theatre || []).reduce(function (o, k) { return o && typeof o === "object" ? o[k] : undefined; }, state);
     var chosen = typeof name === "string" ? board.theatres[name] : null;
-    if (!chosen) return { board: null, state: state };
+    if (!chosen) return { board: null, state: state, theatres: Object.keys(board.theatres) };
     if (board.pieces !== "groups") return { board: chosen, state: state };
     var drawn = theatres && theatres.get(chosen);
     if (!drawn) {
@@ -783,8 +783,11 @@
     state = picked.state;
     if (board && board.grid) return drawGridBoard(container, board, state, opts);
     if (!board || !board.areas || !Object.keys(board.areas).length) {
+      // A board of theatres before one is chosen (STF 1.1) has a map, not drawn yet.
       container.appendChild(W.el("p", { class: "hint no-map",
-        text: opts.noMap || "This game has no map: its story is in the log and the dice." }));
+        text: picked.theatres ? "No map yet: it is drawn once the game's theatre is chosen (" +
+                                picked.theatres.join(", ") + ")."
+          : opts.noMap || "This game has no map: its story is in the log and the dice." }));
       return { maps: 0, areas: 0, counters: 0 };
     }
     state = Object.assign({}, state, { units: state.units || {} });

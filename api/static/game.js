@@ -8,7 +8,7 @@
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
   var pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
-    shownOrders = null, standing = null;
+    shownOrders = null, standing = null, takeBackRule;
 
   // ----------------------------------------------------------------------- order fields ----
   /* A legal-order template is {kind, rule, fields: {name: spec}}; a spec is a list of choices,
@@ -178,12 +178,25 @@
     $("raw-order").value = JSON.stringify(fixed);
   }
 
+  /** A template's name in the order list: its label or title, else its kind; a kind offered more
+   * than once without either (STF 1.1's eight campaigns) adds the values it sends, so each reads
+   * apart ("campaign: map giuk, side US"). */
+  function kindLabel(t, all) {
+    if (t.label || t.title) return t.label || t.title;
+    var twins = all.filter(function (o) { return o.kind === t.kind && !o.label && !o.title; });
+    if (twins.length < 2) return t.kind;
+    var values = Object.keys(t).filter(function (k) {
+      return WORDS.indexOf(k) < 0 && k !== "fields" && t[k] !== null && typeof t[k] !== "object";
+    }).map(function (k) { return k.replace(/_/g, " ") + " " + W.Board.nameOf(board, t[k]); });
+    return t.kind + (values.length ? ": " + values.join(", ") : "");
+  }
+
   function renderOrders() {
     var box = $("orders-box"), mine = W.keys.seat(gameId);
     box.hidden = !mine;
     if (!mine) return;
     var keep = document.querySelector("input[name=kind]:checked");
-    keep = keep ? keep.dataset.kind : null;
+    keep = keep ? keep.dataset.label : null;
     legal = legal || { orders: [] };
     var orders = (legal.orders || []).filter(function (t) { return t.kind !== "__json__"; });
     var all = orders.concat(orders.length ? [{ kind: "__json__", label: "other (JSON)", fields: {} }] : []);
@@ -198,13 +211,15 @@
                                     "Nothing to order now: wait for your move." }));
     }
     var checked = false;
-    if (keep && !all.some(function (t) { return t.kind === keep; })) keep = null;  // gone: the first one
+    var labels = all.map(function (t) { return kindLabel(t, all); });
+    if (keep && labels.indexOf(keep) < 0) keep = null;  // gone: the first one
     all.forEach(function (t, k) {
-      var on = keep ? t.kind === keep : k === 0;
+      var on = keep ? labels[k] === keep : k === 0;
       if (on && !checked) checked = true; else on = false;
       kinds.appendChild(W.el("label", { class: "kind" },
-        W.el("input", { type: "radio", name: "kind", value: k, checked: on, "data-kind": t.kind + (t.op !== undefined ? ":" + t.op : ""), onchange: showFields }),
-        " " + (t.label || (t.title ? t.title : t.kind)) + (t.rule ? " " : ""),
+        W.el("input", { type: "radio", name: "kind", value: k, checked: on, "data-kind": t.kind + (t.op !== undefined ? ":" + t.op : ""),
+                        "data-label": labels[k], onchange: showFields }),
+        " " + labels[k] + (t.rule ? " " : ""),
         t.rule ? W.el("span", { class: "rule", text: "(" + t.rule + ")" }) : null));
     });
     $("send").disabled = !orders.length;
@@ -445,7 +460,8 @@
       W.status("Refused: " + W.problem(res) + " The log holds no order under this id: it is kept.", "error");
       return;
     }
-    if (res.status === 412 || res.status === 409) {  // nothing recorded: the id is kept for the next attempt
+    var code = res.body && res.body.code;  // a lost race; any other 409 (damaged_log) is refused below, saying why
+    if (code === "stale_version" || code === "version_conflict") {  // nothing recorded: the id is kept for the next attempt
       W.status("The game moved on before your order arrived; nothing was recorded. Look again and resend.", "error");
       await refresh();
       return;
@@ -547,8 +563,10 @@
       turn.appendChild(W.el("span", { class: "time-left" + (s.clock.timed_out ? " late" : ""), id: "time-left",
                                       text: " " + W.timeLeft(s.clock) + " (deadline " + s.clock.deadline + ")" }));
     }
-    // an ended game takes neither a take-back nor a concession (the server refuses both)
-    $("takeback").hidden = $("concede").hidden = !!s.ended;
+    // an ended game takes neither a take-back nor a concession (the server refuses both), and a
+    // game whose rules name no take-back never takes one (STF, the proving ground)
+    $("concede").hidden = !!s.ended;
+    $("takeback").hidden = !!s.ended || takeBackRule === null;
   }
 
   // Where the game started: a named position, or the game and event a sandbox was forked from.
@@ -676,7 +694,13 @@
     if (!mine || notifyFor === mine.seat + " " + mine.token) return;
     notifyFor = mine.seat + " " + mine.token;
     var res = await W.api("/api/v1/games/" + gameId + "/notifications", { token: mine.token });
-    if (res.ok) showNotify(res.body);
+    // Unread, the form holds the page's defaults, not the seat's choices: saving them would
+    // overwrite what the seat chose, so it waits for a read that works (the next reload).
+    $("n-save").disabled = !res.ok;
+    if (res.ok) { showNotify(res.body); return; }
+    notifyFor = null;
+    W.status("Notifications not read: " + W.problem(res) + ". They cannot be saved until they are; the page reads " +
+             "them again at the next event or reload.", "error");
   }
 
   function checked(id) {
@@ -854,9 +878,20 @@
     });
   }
 
+  var takeBacksShown = {};  // seq of the requests this page showed waiting
+
   function renderTakeBacks(requests) {
     var mine = W.keys.seat(gameId), waiting = (requests || []).filter(function (r) { return r.answer === null; });
     var box = $("takeback-box"), buttons = W.clear($("takeback-buttons"));
+    // The seat that asked learns the answer where it was told it waits (the status line), not only in the log.
+    (requests || []).forEach(function (r) {
+      if (r.answer === null || !takeBacksShown[r.seq]) return;
+      delete takeBacksShown[r.seq];
+      if (!mine || mine.seat !== r.seat) return;
+      W.status(r.answered_by + " " + r.answer + " your take-back: " +
+               (r.answer === "accepted" ? "the order is taken back." : "the order stands."), r.answer === "accepted" ? "ok" : "");
+    });
+    waiting.forEach(function (r) { takeBacksShown[r.seq] = true; });
     box.hidden = !waiting.length;
     if (!waiting.length) return;
     var r = waiting[waiting.length - 1];
@@ -983,7 +1018,8 @@
       if (line.type === "GroupMoved" && d.group && !(d.group in highlight.moved)) highlight.moved[d.group] = null;
       if ((line.type === "UnitHit" || line.type === "UnitEliminated") && d.unit) highlight.hit.push(d.unit);
     });
-    W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight });
+    W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight,
+      noMap: boardOf === summary.ruleset ? null : "The map could not be read (see above); the page reads it again at the next reload." });
     W.clear($("vp")).appendChild(W.vpTable((state && state.state && state.state.vp) || {}));
     $("state").textContent = JSON.stringify(state ? state.state : null, null, 1);
   }
@@ -1043,6 +1079,13 @@
     var token = W.keys.reader(gameId), mine = W.keys.seat(gameId), base = "/api/v1/games/" + gameId;
     renderSeats();
     var s = await W.api(base, { token: token });
+    if (!s.ok && summary && s.status !== 404 && s.status !== 401) {
+      // a reload the network (or the server) lost: the page read before stays, said to be old;
+      // the join and paste forms would not help, and this browser's token is not in question
+      W.status("Not read: the game (" + W.problem(s) + "). What is shown may be out of date; the page reads it " +
+               "again at the next event or reload.", "error");
+      return;
+    }
     if (!s.ok) {
       $("access").hidden = false;
       $("title").textContent = "Game " + W.short(gameId);
@@ -1052,11 +1095,14 @@
       return;
     }
     summary = s.body;
+    var unread = [];  // the reads that failed: said in the status line, never shown as an empty game
     if (boardOf !== summary.ruleset) {
       var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(summary.ruleset));
       board = rs.ok ? rs.body.board : null;
       ruleTitle = rs.ok ? rs.body.title : summary.ruleset;
-      boardOf = summary.ruleset;
+      takeBackRule = rs.ok ? rs.body.take_back_rule : undefined;  // null: the game allows no take-backs
+      if (rs.ok) boardOf = summary.ruleset;  // a failed read is tried again at the next reload
+      else unread.push(["the map", rs]);
     }
     summary.ruleset_title = ruleTitle;
     var requests = [base + "/state", base + "/history", base + "/take-backs"].map(function (path) {
@@ -1065,10 +1111,17 @@
     if (mine) requests.push(W.api(base + "/legal-orders", { token: mine.token }),
                             W.api(base + "/standing-orders", { token: mine.token }));
     var got = await Promise.all(requests);
+    ["the state", "the log", "the take-backs", null, "the standing orders"].forEach(function (what, k) {
+      if (what && got[k] && !got[k].ok) unread.push([what, got[k]]);
+    });
     standing = mine && got[4] && got[4].ok ? got[4].body : null;
     state = got[0].ok ? got[0].body : null;
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
+    if (unread.length) {
+      W.status("Not read: " + unread.map(function (u) { return u[0] + " (" + W.problem(u[1]) + ")"; }).join("; ") +
+               ". What is shown of them may be out of date; the page reads them again at the next event or reload.", "error");
+    }
     renderSummary();
     renderTime();
     renderDamaged();
@@ -1138,23 +1191,27 @@
   async function paste(e) {
     e.preventDefault();
     var token = $("p-token").value.trim();
-    if (/^wls_/.test(token)) {
-      var res = await W.api("/api/v1/games/" + gameId + "/legal-orders", { token: token });
-      if (!res.ok) { W.status("This token does not hold a seat of this game: " + W.problem(res), "error"); return; }
-      W.keys.update(gameId, function (k) { k.seats[res.body.seat] = token; k.active = res.body.seat; });
-    } else if (/^wl[uav]_/.test(token)) {
-      // A public game reads with any game's token: an admin token is checked where only this
-      // game's admin may read (its spectator tokens), so another game's is not kept as this one's.
-      var check = await W.api("/api/v1/games/" + gameId + (/^wla_/.test(token) ? "/spectator-tokens" : ""), { token: token });
-      if (!check.ok) { W.status("This token does not open this game: " + W.problem(check), "error"); return; }
-      var role = { wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
-      W.keys.update(gameId, function (k) { k[role] = token; });
-    } else {
+    var role = { wls_: "seat", wlu_: "umpire", wla_: "admin", wlv_: "spectator" }[token.slice(0, 4)];
+    if (!role) {
       W.status("A token starts with wls_ (seat), wlu_ (umpire), wlv_ (spectator) or wla_ (admin).", "error");
       return;
     }
+    // A public game reads with any game's token, so a read cannot tell another game's from this
+    // one's: …/me answers the token's role in this game, or refuses it (docs/api.md).
+    var me = await W.api("/api/v1/games/" + gameId + "/me", { token: token });
+    if (!me.ok) {
+      W.status("This token is not kept: " + (me.status === 403 ? "it is a token of another game, not this one (" + W.problem(me) + ")."
+        : me.status === 401 ? "the server does not know it, or it was revoked (" + W.problem(me) + ")."
+        : me.status === 404 ? "it does not open this game (" + W.problem(me) + ")." : W.problem(me)), "error");
+      return;
+    }
+    role = me.body.role;  // the server's word, not the prefix's
+    W.keys.update(gameId, function (k) {
+      if (role === "seat") { k.seats[me.body.seat] = token; k.active = me.body.seat; } else k[role] = token;
+    });
     $("p-token").value = "";
-    W.status("Token kept in this browser.", "ok");
+    W.status("Token kept in this browser. You are " + (role === "seat" ? "the seat " + me.body.seat
+             : role === "spectator" ? "the spectator " + me.body.name : "the " + role) + " here.", "ok");
     restartFollowing();
     await refresh();
   }

@@ -101,6 +101,7 @@
   async function loadRulesets() {
     var res = await W.api("/api/v1/rulesets");
     var list = res.ok ? res.body : [{ name: "freeform", title: "Freeform" }];
+    if (!res.ok) W.status("Rulesets: " + W.problem(res) + ". Only Freeform is offered until the page is reloaded.", "error");
     list.forEach(function (r) {
       $("f-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name }));
       $("c-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name, selected: r.name === "freeform" }));

@@ -16,6 +16,7 @@
   var gameId = document.body.dataset.gameId;
   var R = null, F = [], S = [], board = null, at = 0, timer = null;
   var opStart = [], opEnds = [], turnStarts = [], rows = [], live = false;
+  var noMap = null;  // why the map is not drawn when the ruleset's board could not be read
 
   /** The states from `state_deltas` (workers/replay.py): the first in full, then each one's change.
    * Keys are defined, not assigned, so a key such as "__proto__" (a freeform side's name) stays data. */
@@ -140,7 +141,7 @@
 
     // the map, with what this operation moved or hit so far
     var before = S[F[opStart[at]].state] || {};
-    W.Board.draw($("board"), board, state, { highlight: W.Board.changes(before, state) });
+    W.Board.draw($("board"), board, state, { highlight: W.Board.changes(before, state), noMap: noMap });
     showState();
 
     // VP: the chart's cursor and the totals
@@ -415,6 +416,7 @@
     if (res.body.ruleset) {
       var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(res.body.ruleset));
       drawing = rs.ok ? rs.body.board : null;
+      if (!rs.ok) noMap = "The map could not be read (" + W.problem(rs) + "): reload the page to try again.";
     }
     return { replay: res.body, board: drawing };
   }
@@ -453,7 +455,7 @@
     var start = fromHash();
     if (start !== null) go(start, "hash");
     else { start = fromQuery(); go(start === null ? 0 : start); }
-    W.status("");
+    W.status(noMap || "", noMap ? "error" : undefined);
     document.body.dataset.ready = "true";
   }
 

@@ -240,6 +240,32 @@ def test_umpires_see_everything_and_change_nothing(client):
         assert "change nothing" in problem(r, 403, "forbidden")["detail"]
 
 
+def test_me_answers_a_tokens_role_in_its_own_game_and_refuses_another_games(client):
+    """docs/api.md "Who may do what": a public game reads with any game's token, so a client asks
+    ``…/me`` whether a token it was given is this game's, and as what."""
+    game = make_game(client, public=True)
+    spectator = client.post(f"/api/v1/games/{game.game_id}/spectator-tokens", json={"name": "Sam"},
+                            headers=game.admin).json["token"]
+    me = f"/api/v1/games/{game.game_id}/me"
+    answers = {name: client.get(me, headers=headers).json for name, headers in
+               [("admin", game.admin), ("Red", game.seats["Red"]), ("umpire", umpire(client, game)),
+                ("spectator", bearer(spectator))]}
+    assert {k: (v["role"], v["seat"], v["name"]) for k, v in answers.items()} == {
+        "admin": ("admin", None, None), "Red": ("seat", "Red", None), "umpire": ("umpire", None, None),
+        "spectator": ("spectator", None, "Sam")}
+    assert all(v["game_id"] == game.game_id for v in answers.values())
+    other = make_game(client)
+    other_spectator = client.post(f"/api/v1/games/{other.game_id}/spectator-tokens", json={"name": "Kim"},
+                                  headers=other.admin).json["token"]
+    for headers in (other.admin, other.seats["Blue"], umpire(client, other), bearer(other_spectator)):
+        assert problem(client.get(me, headers=headers), 403, "forbidden")["detail"] == "this token is for another game"
+    problem(client.get(me), 401, "unauthorized")
+    problem(client.get(me, headers=bearer("wlu_forged")), 401, "unauthorized")
+    # On a private game another game's token learns nothing, as on every read.
+    problem(client.get(f"/api/v1/games/{other.game_id}/me", headers=game.admin), 404, "game_not_found")
+    problem(client.get(f"/api/v1/games/{other.game_id}/me"), 404, "game_not_found")
+
+
 def test_only_the_admin_issues_umpire_tokens(client):
     game = make_game(client)
     r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.seats["Blue"])

@@ -224,6 +224,10 @@ def test_the_write_side_answers_only_as_documented(client, check):
     check("get", "/api/v1/games", headers={"Authorization": "Bearer wls_nonsense"})
     check("get", base, headers=red)
     check("get", base)  # private: 404 without a token
+    check("get", f"{base}/me", headers=red)
+    check("get", f"{base}/me", headers={"Authorization": "Bearer wls_nonsense"})
+    public = make_game(client, public=True)
+    check("get", f"/api/v1/games/{public.game_id}/me", headers=red)  # another game's token: 403
     check("get", "/api/v1/games/not-a-uuid", headers=red)
     check("post", "/api/v1/games", json={"ruleset": "chess"})
     check("post", "/api/v1/games", json={"ruleset": "freeform", "options": {"sides": []}})

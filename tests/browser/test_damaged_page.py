@@ -9,6 +9,7 @@ import pytest
 
 from domain.service import Warlog
 from domain.storage import config_from_env
+from tests.browser.helpers import open_with_keys, pick_order, send
 from tests.e2e.server import http_json, live_server
 from tests.integration.rawstore import RawStore
 from tests.integration.test_tamper import change_die_value
@@ -55,4 +56,37 @@ def test_the_game_page_warns_of_a_damaged_log(damaged_server, open_tab):
         assert "agreed by both players" in tab.page.text_content("#damaged")
     finally:
         service.close()
+    assert not tab.errors, tab.errors
+
+
+def test_an_order_refused_for_a_damaged_log_says_so_not_that_the_game_moved_on(damaged_server, open_tab):
+    """docs/api.md, "Damaged logs": a game whose stored log fails verification takes no orders (409
+    damaged_log). A page opened before the damage was found sent its order and read the 409 as a
+    lost race: "The game moved on before your order arrived … Look again and resend", so the player
+    resent into the same refusal. Only a version conflict is a lost race; this refusal says why."""
+    server, config = damaged_server
+    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201
+    gid, tokens = made["game_id"], {}
+    for seat, code in made["invites"].items():
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{gid}/join", {"invite_code": code, "handle": seat.lower()})
+        tokens[seat] = joined["token"]
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{gid}/orders", {"kind": "roll", "dice": "2d6", "purpose": "fire"},
+                             {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": "r1"})
+    assert status == 201
+    tab = open_with_keys(open_tab, server, gid, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    service = Warlog(config)
+    try:
+        with RawStore(config) as raw:
+            k = change_die_value(raw, gid, [json.loads(line) for line in service.export(gid)])
+        assert not service.check_integrity(gid).ok  # recorded: the game takes no orders
+    finally:
+        service.close()
+    pick_order(page, "note")
+    page.fill("#f-text", "after the damage")
+    send(page)
+    page.wait_for_selector("#status.error")
+    said = page.text_content("#status")
+    assert "moved on" not in said and f"line {k}" in said and "fails verification" in said, said
     assert not tab.errors, tab.errors

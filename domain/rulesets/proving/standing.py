@@ -44,7 +44,7 @@ def _pending(state: dict) -> dict | None:
 def _advance_template(state: dict, seat: str) -> dict | None:
     if seat != "Red" or _pending(state):
         return None
-    return {"kind": "advance", "rule": "PG 5.1", "hex": "<a hex, e.g. K5>"}
+    return {"kind": "advance", "rule": "PG 5.1", "fields": {"hex": "hex name, e.g. K5"}}  # the player names it: a field, not a fixed value
 
 
 @kind("advance", _advance_template)
