@@ -17,8 +17,9 @@ STF 7     The Player's ``move`` (adjacent sea hexes, at most the slowest unit's 
 
 Every GameSystem path is chosen deterministically from the state: water distance (breadth-first
 over sea hexes) to the target, then hex distance; a die (one of as many faces as there are equally
-good hexes) only for a true tie (STF 7.5). Each move is a ``GroupMoved`` whose ``why`` names the rule
-and the target.
+good hexes) only for a true tie (STF 7.5); 7.8's invading carrier 3 hexes from a BB takes the end
+nearest its target that is 4 hexes off (``path_ending_off``). Each move is a ``GroupMoved`` whose
+``why`` names the rule and the target.
 """
 
 from __future__ import annotations
@@ -639,6 +640,38 @@ def path_away(ctx: Ctx, m: str, gid: str, start: str, away, steps: int, *, edge:
     return path
 
 
+def path_ending_off(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, ends, keeps=()) -> list[str]:
+    """Up to ``steps`` hexes to the hex nearest the ``targets`` by water whose distance ``ends`` (Keeps)
+    allow, each step one ``keeps`` allow (STF 7.8's "as many hexes as possible towards objective
+    hex, but no closer than 4 hexes to player BB task force": where the move ends). Of equally near
+    ends, the fewest hexes moved; each step to the neighbour nearest by water of those still on
+    such a path, a choice left rolled for (STF 7.5). None when no hex in reach ends where ``ends`` allow."""
+    water = water_distances(m, list(targets))
+
+    def steps_from(here: str) -> list[str]:
+        return [n for n in _sea_neighbours(m, here) if all(k.allows(m, here, n) for k in keeps)]
+
+    @lru_cache(maxsize=None)
+    def best(here: str, left: int):
+        """(water distance, hexes moved) of the best end within ``left`` steps of ``here``, or None."""
+        found = [(water.get(here, 10**6), 0)] if all(nearest(m, here, k.hexes) >= k.least for k in ends) else []
+        if left:
+            found += [(b[0], b[1] + 1) for b in (best(n, left - 1) for n in steps_from(here)) if b]
+        return min(found, default=None)
+
+    goal = best(start, steps)
+    if goal is None:
+        return []
+    path, here, left = [], start, goal[1]
+    while left:
+        options = [n for n in steps_from(here) if best(n, left - 1) == (goal[0], left - 1)]
+        near = min(water.get(n, 10**6) for n in options)
+        here = _choose(ctx, gid, [n for n in options if water.get(n, 10**6) == near], "toward its target")
+        path.append(here)
+        left -= 1
+    return path
+
+
 def halfway_hex(m: str, a: str, b: str) -> str:
     """The hex half way along the line from a to b (the midpoint's cube coordinates rounded, a half
     to the even whole number, the coordinate farthest from its rounding recomputed from the other
@@ -936,23 +969,34 @@ def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int
         path = path_away(ctx, m, gid, here, tf_hexes, steps, edge=edge, keeps=keeps)
         text = f"moves {'1 hex' if action.get('hexes') == 1 else 'as far as it can'} away" + (f" toward its own ({edge}) map edge" if edge else "")
     else:
-        extra = list(keeps)
+        extra, ends = list(keeps), []
         if action.get("keep_from_tf"):
             extra.append(Keep([g["hex"] for g in player_groups(state, "tf")], action["keep_from_tf"], "STF 7.8"))
         if action.get("keep_from_bb"):
-            extra.append(Keep([g["hex"] for g in near if has_class(state, g, "BB")], action["keep_from_bb"], "STF 7.8"))
+            # 3 hexes off, inside the 4: never closer than it is on the way, the move ending 4 or more
+            # off, as near the objective as it can (docs/rulesets.md, Readings: "7.8's 3 hexes from a BB")
+            ends = [Keep([g["hex"] for g in near if has_class(state, g, "BB")], action["keep_from_bb"], "STF 7.8")]
+            extra += ends
         if action["target"] == "objective":
             if not objective:
                 return False
-            path = path_toward(ctx, m, gid, here, objective, steps, keeps=extra)
             text = f"moves toward the objective megahex {state['campaign'].get('invasion_target')}"
+            if ends:
+                path = path_ending_off(ctx, m, gid, here, objective, steps, ends=ends, keeps=extra)
+                water = water_distances(m, objective)
+                if path and water.get(path[-1], 10**6) >= water.get(here, 10**6):
+                    text = (f"no hex nearer the objective megahex {state['campaign'].get('invasion_target')} in "
+                            f"its reach ends {action['keep_from_bb']} or more hexes from the BB task force: it moves "
+                            f"out to the one nearest the objective")
+            else:
+                path = path_toward(ctx, m, gid, here, objective, steps, keeps=extra)
         else:
             path = path_toward(ctx, m, gid, here, tf_hexes, steps, stop_at=action.get("stop_at", 0), keeps=extra)
             text = "moves toward it" + (f" to {action['stop_at']} hex" if action.get("stop_at") else "")
         if action.get("keep_from_tf"):
             text += f", no closer than {action['keep_from_tf']} hexes to a Player task force"
         if action.get("keep_from_bb"):
-            text += f", no closer than {action['keep_from_bb']} hexes to the BB task force"
+            text += f", ending no closer than {action['keep_from_bb']} hexes to the BB task force"
     if action.get("combat"):
         text += f" ({action['combat']})"
     if path:

@@ -64,6 +64,47 @@ def test_stf_7_8_an_invading_cv_3_hexes_from_a_bb_goes_for_the_objective_no_clos
     assert movement.nearest("giuk", end, objective) == movement.nearest("giuk", "1806", objective) - 3
 
 
+def _best_end_4_off_the_bb(start: str, bb: str, objective: list[str], speed: int) -> tuple[int, int]:
+    """(water distance to the objective, hexes moved) of the best end of every path of at most
+    ``speed`` sea hexes from ``start`` that never steps closer to ``bb`` than it is while inside 4
+    hexes of it (nor beside it, 7.10) and ends 4 or more hexes from it: all paths, enumerated."""
+    water = movement.water_distances("giuk", objective)
+    found, paths = [], [[start]]
+    while paths:
+        p = paths.pop()
+        if len(p) > 1 and d(p[-1], bb) >= 4:
+            found.append((water[p[-1]], len(p) - 1))
+        if len(p) <= speed:
+            paths += [p + [n] for n in maps.sea_neighbours("giuk", p[-1])
+                      if d(n, bb) >= 2 and (d(n, bb) >= 4 or d(n, bb) >= d(p[-1], bb))]
+    return min(found)
+
+
+@pytest.mark.parametrize("target", [25, 37, 43, 27, 1])
+def test_stf_7_8_an_invading_cv_3_hexes_from_a_bb_ends_its_move_no_closer_than_4_hexes(target):
+    """7.8, 3 hexes: "move as many hexes as possible towards objective hex, but no closer than 4 hexes
+    to player BB task force (invasion)": where the move ends. TF1 is 3 hexes from P1's BB: it never
+    steps closer on the way and ends 4 or more off, at the hex nearest the objective by water any such
+    path of its speed reaches (the fewest hexes moved of those); toward 25, 37 and 43 it gets nearer,
+    toward 27 and 1 (behind the BB) none that near is nearer, so it moves out to 4 at the best one
+    rather than staying 3 hexes off (before: it ran along the 3-hex ring or stayed there)."""
+    st = _invading_cv_beside_a_bb(3, target)
+    objective = maps.sea_hexes_of("giuk", target)
+    water = movement.water_distances("giuk", objective)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    move = moves(out)[0]
+    end = st2["groups"]["TF1"]["hex"]
+    assert move["rule"] == "STF 7.8" and move["path"][-1] == end
+    hexes = ["1806"] + move["path"]
+    assert all(d(b, "1506") >= min(4, d(a, "1506")) for a, b in zip(hexes, hexes[1:]))
+    assert d(end, "1506") >= 4
+    assert (water[end], len(move["path"])) == _best_end_4_off_the_bb("1806", "1506", objective, 3)
+    if target in (25, 37, 43):
+        assert water[end] < water["1806"]
+    else:
+        assert water[end] >= water["1806"] and "moves out to the one nearest the objective" in move["why"]
+
+
 def test_stf_7_8_an_invading_cv_2_hexes_from_a_bb_fires_its_ssms_then_goes_for_the_objective():
     """7.8, 2 or fewer hexes: "If a BB is in a player task force conduct any SSM attacks, then either
     move as many hexes away from the BB task force as possible ... (battle) or move as many hexes as
