@@ -64,8 +64,9 @@ class CreateGame(Schema):
     public = fields.Boolean(load_default=False,
                             metadata={"description": "public games can be read by anyone, without a token"})
     umpire = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=80),
-                           metadata={"description": "names the game's umpire from the start: recorded in the log "
-                                                    "right after the creation, so every seat joins knowing it"})
+                           metadata={"description": "names the game's umpire from the start (1 to 80 printable "
+                                                    "characters on one line): recorded in the log right after "
+                                                    "the creation, so every seat joins knowing it"})
     position = fields.String(load_default=None, allow_none=True, validate=[validate.Length(min=1, max=40), one_line],
                              metadata={"description": "start from this named position of the ruleset "
                                                       "(GET /rulesets/{name}) instead of its standard set-up; "
@@ -207,7 +208,8 @@ class Joined(Schema):
 
 class UmpireProposal(Schema):
     umpire = fields.String(required=True, validate=validate.Length(min=1, max=80),
-                           metadata={"description": "who is proposed: a name the seats will recognise"})
+                           metadata={"description": "who is proposed: a name the seats will recognise, 1 to 80 printable "
+                                                    "characters on one line"})
 
 
 class UmpireAnswer(Schema):

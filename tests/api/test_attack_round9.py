@@ -49,3 +49,49 @@ def test_every_field_freeform_lists_for_a_kind_is_taken(sqlite_client, order):
     game = make_game(c)
     r = game.order(c, "Blue", order, "o-1")
     assert r.status_code == 201, r.json
+
+
+# ------------------------------------------------- names are printable text on one line ----
+# A handle and a side's name are printable characters on one line; an umpire's name and a
+# spectator's were taken with a newline, a tab, a line separator or an invisible mark in them.
+NOT_ONE_LINE = ["Ann\nSmith", "Ann\tSmith", "Ann\u2028Smith", "\u200fAnn", "Ann\u200b"]
+
+
+@pytest.mark.parametrize("name", NOT_ONE_LINE)
+def test_an_umpire_named_at_creation_by_what_is_not_one_printable_line_is_refused(sqlite_client, name):
+    r = sqlite_client.post("/api/v1/games", json={"ruleset": "freeform", "umpire": name})
+    assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
+    assert "printable characters on one line" in r.json["detail"], r.json
+
+
+@pytest.mark.parametrize("name", NOT_ONE_LINE)
+def test_an_umpire_proposed_by_what_is_not_one_printable_line_is_refused_naming_the_rule(sqlite_client, name):
+    c = sqlite_client
+    game = make_game(c)
+    before = c.get(url(game), headers=game.admin).json["version"]
+    r = c.post(url(game, "/umpire"), json={"umpire": name}, headers=game.admin)
+    assert r.status_code == 422 and (r.json["rule"], r.json["field"]) == ("umpire", "umpire"), r.json
+    assert c.get(url(game), headers=game.admin).json["version"] == before
+
+
+@pytest.mark.parametrize("name", NOT_ONE_LINE)
+def test_a_sandbox_whose_umpire_is_not_one_printable_line_is_refused(sqlite_client, name):
+    c = sqlite_client
+    game = make_game(c, public=True)
+    r = c.post(url(game, "/sandbox"), json={"at": 3, "umpire": name}, headers=game.seats["Blue"])
+    assert r.status_code == 422 and r.json["code"] == "invalid_setup", r.json
+
+
+@pytest.mark.parametrize("name", NOT_ONE_LINE)
+def test_a_spectator_named_by_what_is_not_one_printable_line_is_refused(sqlite_client, name):
+    c = sqlite_client
+    game = make_game(c)
+    r = c.post(url(game, "/spectator-tokens"), json={"name": name}, headers=game.admin)
+    assert r.status_code == 422 and r.json["code"] == "invalid_request" and "name" in r.json["errors"], r.json
+    assert c.get(url(game, "/spectator-tokens"), headers=game.admin).json["tokens"] == []
+
+
+def test_an_umpire_and_a_spectator_named_in_any_script_are_taken(sqlite_client):
+    c = sqlite_client
+    game = make_game(c, umpire_named="Ана Шмидт, 審判")
+    assert c.post(url(game, "/spectator-tokens"), json={"name": "Sam O'Neil (زائر)"}, headers=game.admin).status_code == 201
