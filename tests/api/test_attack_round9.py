@@ -95,3 +95,26 @@ def test_an_umpire_and_a_spectator_named_in_any_script_are_taken(sqlite_client):
     c = sqlite_client
     game = make_game(c, umpire_named="Ана Шмидт, 審判")
     assert c.post(url(game, "/spectator-tokens"), json={"name": "Sam O'Neil (زائر)"}, headers=game.admin).status_code == 201
+
+
+# --------------------------------------------------------- warlog import, before migrate ----
+def test_an_import_into_a_store_whose_tables_were_never_made_says_to_migrate_without_a_traceback(
+        sqlite_client, tmp_path, monkeypatch, capsys):
+    """README: "warlog migrate  # create the tables once", then "warlog import game.jsonl". A new
+    operator who imports first (a fresh WARLOG_DATA_DIR) got eventsourcing's "no such table:
+    stored_events" traceback; after 'warlog migrate' the same file imports."""
+    from api.cli import main
+
+    game = make_game(sqlite_client)
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(sqlite_client.get(url(game, "/export"), headers=game.seats["Blue"]).data)
+    monkeypatch.setenv("WARLOG_DATA_DIR", str(tmp_path / "fresh"))
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    code = main(["import", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("warlog import: no warlog tables at sqlite:"), err
+    assert "'warlog migrate'" in err and "Traceback" not in err, err
+    assert main(["migrate"]) == 0
+    capsys.readouterr()
+    assert main(["import", str(path)]) == 0
+    assert capsys.readouterr().out == f"imported game {game.game_id}\n"
