@@ -34,6 +34,16 @@ def one_line(value: str) -> None:
         raise ValidationError("text holding a control character, a bidirectional override or an unpaired surrogate")
 
 
+class QueryWhole(fields.Integer):
+    """A whole number in a query string (a seq, a turn, a limit, a version): ASCII digits only, as
+    the event stream and the replays read theirs; int() would also take "٣", "+1", " 1" or "1_0"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 16):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class TimeControl(Schema):
     """A game's time control (domain/clock.py, TC 1-5); recorded in the log at creation."""
 

@@ -118,3 +118,26 @@ def test_an_import_into_a_store_whose_tables_were_never_made_says_to_migrate_wit
     capsys.readouterr()
     assert main(["import", str(path)]) == 0
     assert capsys.readouterr().out == f"imported game {game.game_id}\n"
+
+
+# ------------------------------------------------- query numbers are ASCII digits ----
+@pytest.mark.parametrize("query", ["events?after=%D9%A3", "events?after=%EF%BC%91", "events?limit=1_0",
+                                   "events?after=%2B1", "events?after=%201", "state?at=%EF%BC%91",
+                                   "state?at=0_1", "state?turn=%D9%A1", "dice?turn=%2B1", "statistics?version=%D9%A3"])
+def test_a_query_number_that_is_not_ascii_digits_is_refused_as_the_stream_refuses_it(sqlite_client, query):
+    """docs/api.md: a seq, a turn, a limit is a whole number. /events?after=٣ was read as 3 (and
+    limit=1_0 as 10, after=+1 as 1) where /events/stream refuses the same 'after' with 400."""
+    c = sqlite_client
+    game = make_game(c)
+    r = c.get(url(game, f"/{query}"), headers=game.seats["Blue"])
+    assert r.status_code == 422 and r.json["code"] == "invalid_request", r.get_data(as_text=True)
+    assert query.split("?")[1].split("=")[0] in r.json["errors"], r.json
+    assert c.get(url(game, "/events/stream?after=%D9%A3"), headers=game.seats["Blue"]).status_code == 400
+
+
+def test_a_query_number_in_ascii_digits_is_taken(sqlite_client):
+    c = sqlite_client
+    game = make_game(c)
+    r = c.get(url(game, "/events?after=3&limit=2"), headers=game.seats["Blue"])
+    assert r.status_code == 200 and [e["seq"] for e in r.json["events"]] == [4, 5], r.json
+    assert c.get(url(game, "/state?at=007"), headers=game.seats["Blue"]).json["version"] == 7
