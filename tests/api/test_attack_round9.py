@@ -141,3 +141,64 @@ def test_a_query_number_in_ascii_digits_is_taken(sqlite_client):
     r = c.get(url(game, "/events?after=3&limit=2"), headers=game.seats["Blue"])
     assert r.status_code == 200 and [e["seq"] for e in r.json["events"]] == [4, 5], r.json
     assert c.get(url(game, "/state?at=007"), headers=game.seats["Blue"]).json["version"] == 7
+
+
+# ------------------------------------------- a seat's key must be one only its holder signs for ----
+SMALL_ORDER_KEYS = [  # Ed25519 points of order 1, 2, 4 and 8, as unpadded base64url
+    "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAIA", "7P_______________________________________38",
+    "JuiVj8KyJ7BFw_SJ8u-Y8NXfrAXTxjM5sTgCiG1T_AU", "xxdqcD1N2E-6PAt2DRBnDyogU_osOczGTsf9d5KsA3o"]
+
+
+def forged_with_a_small_order_key(config) -> list[str]:
+    """tests/tampers.py's signed game with the identity point in place of Blue's key and every
+    signature of Blue's forged as R = identity, S = 0 (which verifies for that key and any
+    message), the chain and the heads signed over rewritten as a forger would: the file's lines."""
+    from domain import chain, signatures
+    from domain.service import Warlog
+    from domain.verify import dumps
+    from tests.tampers import signed_game
+
+    app = Warlog(config, create_tables=True)
+    try:
+        export = signed_game(app)
+    finally:
+        app.close()
+    lines, forged, renamed = export.lines(), signatures.b64url(bytes([1]) + bytes(63)), {}
+    for n, line in enumerate(lines):
+        if line["type"] == "SeatKeyRegistered":
+            line["data"]["public_key"] = SMALL_ORDER_KEYS[0]
+        if line["type"] in ("OrderSigned", "CommandSigned") and line["data"]["seat"] == "Blue":
+            line["data"]["signature"] = forged
+            line["data"]["head"] = renamed.get(line["data"]["head"], line["data"]["head"])
+        line["prev_hash"] = lines[n - 1]["hash"] if n else line["prev_hash"]
+        old, line["hash"] = line["hash"], chain.line_hash(line)
+        renamed[old] = line["hash"]
+    return [*export.header, *(dumps(line) for line in lines)]
+
+
+def test_an_export_whose_seat_key_is_of_small_order_does_not_verify_though_every_signature_checks(sqlite_config):
+    """docs/dice.md: "the server, which does not hold the seat's private key, cannot write one the
+    seat did not sign". With a key of small order it can: the forged file verified "OK ... 2 signed
+    order(s) verified; 1 signed command(s) verified"."""
+    from domain.verify import verify_text
+
+    text = forged_with_a_small_order_key(sqlite_config)
+    report, lines = verify_text(text)
+    assert not report.ok, report.summary()
+    failure = report.failures[0]
+    assert "small order" in failure[1] and lines[failure[0] - 1]["type"] == "SeatKeyRegistered", report.failures
+
+
+@pytest.mark.parametrize("key", SMALL_ORDER_KEYS)
+def test_a_seat_key_of_small_order_is_refused_at_the_join_and_the_seat_stays_free(sqlite_client, key):
+    c = sqlite_client
+    game = make_game(c, join=False)
+    r = c.post(url(game, "/join"), json={"invite_code": game.invites["Blue"], "handle": "alice", "public_key": key})
+    assert r.status_code == 422 and r.json["field"] == "public_key" and "small order" in r.json["detail"], r.json
+    seats = c.get(url(game), headers=game.admin).json["seats"]
+    assert not any(s["joined"] for s in seats), seats
+    from domain import signatures
+    good = signatures.public_key_of(signatures.new_private_key())
+    r = c.post(url(game, "/join"), json={"invite_code": game.invites["Blue"], "handle": "alice", "public_key": good})
+    assert r.status_code == 201, r.json
