@@ -190,6 +190,7 @@ def _not_utf8(path: str) -> UsageError:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from domain.errors import WarlogError
     from projections.runner import check_foldable
 
     service = _service()
@@ -198,6 +199,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             game_id = service.import_lines(fh, check=check_foldable)
     except UnicodeDecodeError:
         raise _not_utf8(args.file) from None
+    except WarlogError:
+        raise  # the file refused (it does not verify, its game is stored already): said as it is
     except Exception:
         _no_tables(service)  # a store 'warlog migrate' never made is named, not met as a database traceback
         raise

@@ -202,3 +202,19 @@ def test_a_seat_key_of_small_order_is_refused_at_the_join_and_the_seat_stays_fre
     good = signatures.public_key_of(signatures.new_private_key())
     r = c.post(url(game, "/join"), json={"invite_code": game.invites["Blue"], "handle": "alice", "public_key": good})
     assert r.status_code == 201, r.json
+
+
+def test_an_import_of_a_file_that_does_not_verify_into_a_store_without_tables_names_the_file(
+        sqlite_client, tmp_path, monkeypatch, capsys):
+    """The file's own refusal comes first: the tables are named only when the store fails."""
+    from api.cli import main
+
+    game = make_game(sqlite_client)
+    lines = sqlite_client.get(url(game, "/export"), headers=game.seats["Blue"]).get_data(as_text=True).splitlines()
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(lines[:2] + lines[3:]) + "\n")  # an event left out
+    monkeypatch.setenv("WARLOG_DATA_DIR", str(tmp_path / "fresh"))
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    code = main(["import", str(path)])
+    err = capsys.readouterr().err
+    assert code == 1 and "line 2" in err and "migrate" not in err, err
