@@ -1,6 +1,8 @@
 """The ninth attack round: what a client could make the server record that it should not (a field
-no order has, a name that is not one line), answered as the service promises (docs/api.md,
-docs/rulesets.md). SQLite only: what these tests check is the API's answer, not the store."""
+no order has, a name that is not one line, a seat key anyone can sign for), query numbers that are
+not digits, and 'warlog import' before 'warlog migrate'; each answered as the service promises
+(docs/api.md, docs/rulesets.md, docs/dice.md). SQLite only: what these tests check is the API's
+answer, not the store."""
 
 from __future__ import annotations
 
