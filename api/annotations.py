@@ -42,13 +42,18 @@ class AnnotationBody(Schema):
 
 
 def _not_blank(value: str) -> None:
+    """A spectator's name is printable text on one line, as a handle is: not only spaces, no line
+    separator, no invisible format character (its annotations carry it into the log)."""
     if not value.strip():
         raise ValidationError("a name is not only spaces")
+    if not value.isprintable():
+        raise ValidationError("a name is printable characters on one line (no separator or format character)")
 
 
 class SpectatorTokenBody(Schema):
     name = fields.String(required=True, validate=[validate.Length(min=1, max=80), one_line, _not_blank],
-                         metadata={"description": "the spectator's name, which its annotations carry"})
+                         metadata={"description": "the spectator's name, which its annotations carry: 1 to 80 "
+                                                 "printable characters on one line"})
 
 
 class SpectatorToken(Schema):

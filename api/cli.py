@@ -24,6 +24,15 @@ def _service():
     return Warlog()
 
 
+def _no_tables(service) -> None:
+    """Raise a usage error naming ``service``'s store when its tables were never made."""
+    from api.app import schema_ready
+
+    if not schema_ready(service):
+        raise UsageError(f"no warlog tables at {service.config.describe()} (WARLOG_DATA_DIR, default ./var, "
+                         "or WARLOG_DATABASE_URL): create them once with 'warlog migrate'") from None
+
+
 def _service_when_up():
     """The service of a long-running process (web, projector, worker), made once its database
     answers (``api.app.wait_for_database``)."""
@@ -181,13 +190,20 @@ def _not_utf8(path: str) -> UsageError:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from domain.errors import WarlogError
     from projections.runner import check_foldable
 
+    service = _service()
     try:
         with open(args.file, encoding="utf-8") as fh:
-            game_id = _service().import_lines(fh, check=check_foldable)
+            game_id = service.import_lines(fh, check=check_foldable)
     except UnicodeDecodeError:
         raise _not_utf8(args.file) from None
+    except WarlogError:
+        raise  # the file refused (it does not verify, its game is stored already): said as it is
+    except Exception:
+        _no_tables(service)  # a store 'warlog migrate' never made is named, not met as a database traceback
+        raise
     say(f"imported game {game_id}")
     return EXIT_OK
 

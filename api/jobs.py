@@ -27,7 +27,7 @@ from redis.exceptions import RedisError
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
 from api.problems import ApiProblem
-from api.schemas import shared
+from api.schemas import QueryWhole, shared
 from domain.rulesets import find_ruleset
 from workers import jobs as work
 from workers import queue as rqueue
@@ -120,7 +120,7 @@ class FormatQuery(Schema):
 
 
 class StatsQuery(Schema):
-    version = fields.Integer(strict=False, validate=validate.Range(min=1, max=2**53),
+    version = QueryWhole(validate=validate.Range(min=1, max=2**53),
                              metadata={"description": "the version made at (default: the latest made)"})
     chart = fields.String(validate=validate.OneOf(["faces", "vp"]),
                           metadata={"description": "an SVG chart instead of the JSON: faces or vp"})

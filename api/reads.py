@@ -28,7 +28,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from api.auth import UMPIRE, caller_for
 from api.games import current_views, damage_of, lines_for, projections, server_key, service
 from api.problems import ApiProblem
-from api.schemas import Line, dump, shared
+from api.schemas import Line, QueryWhole, dump, shared
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import parse_game_id
@@ -144,7 +144,7 @@ class _Query(Schema):
 
 
 def _int(minimum: int, maximum: int = MAX_INT, **kwargs: Any) -> fields.Integer:
-    return fields.Integer(strict=False, validate=validate.Range(min=minimum, max=maximum), **kwargs)
+    return QueryWhole(validate=validate.Range(min=minimum, max=maximum), **kwargs)
 
 
 class StateQuery(_Query):

@@ -34,6 +34,16 @@ def one_line(value: str) -> None:
         raise ValidationError("text holding a control character, a bidirectional override or an unpaired surrogate")
 
 
+class QueryWhole(fields.Integer):
+    """A whole number in a query string (a seq, a turn, a limit, a version): ASCII digits only, as
+    the event stream and the replays read theirs; int() would also take "٣", "+1", " 1" or "1_0"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 16):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class TimeControl(Schema):
     """A game's time control (domain/clock.py, TC 1-5); recorded in the log at creation."""
 
@@ -64,8 +74,9 @@ class CreateGame(Schema):
     public = fields.Boolean(load_default=False,
                             metadata={"description": "public games can be read by anyone, without a token"})
     umpire = fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=80),
-                           metadata={"description": "names the game's umpire from the start: recorded in the log "
-                                                    "right after the creation, so every seat joins knowing it"})
+                           metadata={"description": "names the game's umpire from the start (1 to 80 printable "
+                                                    "characters on one line): recorded in the log right after "
+                                                    "the creation, so every seat joins knowing it"})
     position = fields.String(load_default=None, allow_none=True, validate=[validate.Length(min=1, max=40), one_line],
                              metadata={"description": "start from this named position of the ruleset "
                                                       "(GET /rulesets/{name}) instead of its standard set-up; "
@@ -207,7 +218,8 @@ class Joined(Schema):
 
 class UmpireProposal(Schema):
     umpire = fields.String(required=True, validate=validate.Length(min=1, max=80),
-                           metadata={"description": "who is proposed: a name the seats will recognise"})
+                           metadata={"description": "who is proposed: a name the seats will recognise, 1 to 80 printable "
+                                                    "characters on one line"})
 
 
 class UmpireAnswer(Schema):

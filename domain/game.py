@@ -106,9 +106,10 @@ def sealed_status(round_: dict | None) -> dict | None:
 
 
 def _umpire_name(value: Any, error: type) -> str:
-    """An umpire is named by text of 1 to 80 characters (how the seats know who reads it all)."""
-    if not isinstance(value, str) or not value.strip() or len(value) > 80:
-        raise error("an umpire is named by 1 to 80 characters of text")
+    """An umpire is named by 1 to 80 printable characters on one line, as a handle is (how the
+    seats know who reads it all): no newline, tab, line separator or invisible format character."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 80 or not value.isprintable():
+        raise error("an umpire is named by 1 to 80 printable characters on one line")
     return value.strip()
 
 

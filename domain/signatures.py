@@ -44,6 +44,17 @@ def from_b64url(text: Any, size: int) -> bytes | None:
     return raw if len(raw) == size and b64url(raw) == text else None
 
 
+# The encodings of the Ed25519 points of small order (1, 2, 4, 8), the sign bit cleared: y = 0, 1,
+# the two y of order 8, p - 1, and p, p + 1 (0 and 1 written past p), as libsodium refuses them. For
+# such a key a signature with S = 0 and R of small order verifies for most messages (the identity:
+# for every one), so it would prove nothing: anyone could sign for the seat.
+_SMALL_ORDER = frozenset(bytes.fromhex(h) for h in (
+    "00" * 32, "01" + "00" * 31,
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+    "ec" + "ff" * 30 + "7f", "ed" + "ff" * 30 + "7f", "ee" + "ff" * 30 + "7f"))
+
+
 def public_key_problem(text: Any) -> str | None:
     """Why ``text`` is not a seat's public key, or None when it is one."""
     raw = from_b64url(text, PUBLIC_KEY_BYTES)
@@ -53,6 +64,8 @@ def public_key_problem(text: Any) -> str | None:
         Ed25519PublicKey.from_public_bytes(raw)
     except ValueError:
         return "this is not an Ed25519 public key"
+    if raw[:31] + bytes([raw[31] & 0x7F]) in _SMALL_ORDER:
+        return "this Ed25519 key is a point of small order, for which anyone can make a signature that verifies"
     return None
 
 

@@ -104,7 +104,7 @@ def signed_game(app) -> Export:
     app.join(game_id, "Blue", "blue", client_seed="b", public_key=signatures.public_key_of(key))
     head = joined = app.join(game_id, "Red", "red", client_seed="r").chain_head
     orders = [("o-1", {"kind": "roll", "dice": "2d6", "purpose": "barrage"}),
-              ("o-2", {"kind": "note", "text": "signed, « é »", "n": 1.5})]
+              ("o-2", {"kind": "note", "text": "signed, « é »", "fields": {"n": 1.5}})]
     for order_id, order in orders:
         result = app.submit_order(game_id, "Blue", order_id, order, head=head,
                                   signature=signatures.sign_order(key, game_id, order_id, order, head))

@@ -282,9 +282,10 @@ def test_a_seat_acts_only_for_itself_and_only_in_its_own_game(client):
     r = client.post(f"/api/v1/games/{public.game_id}/orders", json=ROLL,
                     headers={**other.seats["Blue"], "Idempotency-Key": "x"})
     problem(r, 403, "forbidden")
-    # The seat is taken from the token, never from the body.
+    # The seat is taken from the token, never from the body: a "seat" is no field of a roll (FF 3).
     r = game.order(client, "Blue", {**ROLL, "seat": "Red"}, "spoof")
-    assert r.status_code == 201 and r.json["events"][1]["data"]["seat"] == "Blue"
+    problem(r, 422, "invalid_order")
+    assert (r.json["rule"], r.json["field"]) == ("FF 3", "seat"), r.json
 
 
 def test_the_list_filters_by_status_ruleset_player_and_whose_turn(client):

@@ -483,3 +483,15 @@ def test_a_signed_command_recorded_twice_fails_in_the_browser_as_in_warlog_verif
     got = browser_verify(page, text)
     assert got["summary"] == want.summary()
     assert (got["ok"], comparable(got["failures"])) == (False, comparable(want.failures))
+
+
+# ------------------------------------------------------------------- weak seat keys ----
+def test_a_seat_key_of_small_order_fails_in_the_browser_as_in_warlog_verify(page, tmp_path):
+    """For a key of small order anyone can sign (tests/api/test_attack_round9.py): a file whose
+    every signature of such a key checks must fail at the key, in both verifiers alike."""
+    from tests.api.test_attack_round9 import forged_with_a_small_order_key
+
+    text = forged_with_a_small_order_key(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "data")}))
+    want, got = python_verify(text, None), browser_verify(page, text)
+    assert not want.ok and "small order" in want.failures[0][1], want.summary()
+    assert (got["ok"], comparable(got["failures"])) == (want.ok, comparable(want.failures)), got["summary"]

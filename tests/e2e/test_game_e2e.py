@@ -753,12 +753,11 @@ def test_a_seat_cannot_act_for_or_read_the_hidden_information_of_the_other_seat(
     game.order("Blue", {"kind": "roll", "dice": "1d6", "purpose": "scouting"})
     secret, note_seq = game.private_note("Blue")
 
-    # The seat comes from the token: a "seat" field in the body is not obeyed.
-    result = game.order("Red", {"kind": "note", "text": "orders for Blue's guns", "seat": "Blue"})
-    accepted = result["events"][0]
-    assert accepted["data"]["seat"] == "Red" and accepted["text"].startswith("Red orders note")
-    result = game.order("Red", {"kind": "roll", "dice": "1d6", "purpose": "Blue's morale", "seat": "Blue"})
-    assert result["events"][1]["data"]["seat"] == "Red"
+    # The seat comes from the token: a "seat" field in the body is no field of any order (FF 2, FF 3).
+    refused = game.order("Red", {"kind": "note", "text": "orders for Blue's guns", "seat": "Blue"}, expect=422)
+    assert (refused["rule"], refused["field"]) == ("FF 2", "seat"), refused
+    refused = game.order("Red", {"kind": "roll", "dice": "1d6", "purpose": "Blue's morale", "seat": "Blue"}, expect=422)
+    assert (refused["rule"], refused["field"]) == ("FF 3", "seat"), refused
     # On Red's machine the CLI holds Red's token only: there is no Blue token to pick.
     srv.config_path("red-5").parent.mkdir(parents=True, exist_ok=True)
     srv.config_path("red-5").write_text(json.dumps({"server": srv.url, "games": {

@@ -121,12 +121,14 @@ def test_a_seat_acts_only_as_itself_whatever_it_names(server):
     game.order("Blue", ROLL, "blue-1")
     as_blue = "?seat=Blue&as=Blue"
 
-    order = http.call("POST", game.path("/orders" + as_blue), {**ROLL, "seat": "Blue", "side": "Blue"}, token=red,
-                      headers={"Idempotency-Key": "red-1"})
+    # A body naming a seat is refused: a roll has no field "seat" (FF 3), nor "side".
+    named = http.call("POST", game.path("/orders"), {**ROLL, "seat": "Blue", "side": "Blue"}, token=red,
+                      headers={"Idempotency-Key": "red-0"})
+    assert named.status == 422 and named.body["field"] == "seat", named.raw
+    order = http.call("POST", game.path("/orders" + as_blue), ROLL, token=red, headers={"Idempotency-Key": "red-1"})
     assert order.status == 201 and {e["data"]["seat"] for e in order.body["events"]} == {"Red"}
     # Red's order id is Red's: Blue sending it is refused, not a replay of Red's result.
-    replay = http.call("POST", game.path("/orders"), {**ROLL, "seat": "Blue", "side": "Blue"}, token=blue,
-                       headers={"Idempotency-Key": "red-1"})
+    replay = http.call("POST", game.path("/orders"), ROLL, token=blue, headers={"Idempotency-Key": "red-1"})
     assert replay.status == 422 and replay.body["code"] == "idempotency_conflict", replay.raw
 
     seed = http.call("PUT", game.path("/client-seed" + as_blue), {"client_seed": "mine"}, token=red)

@@ -79,6 +79,14 @@ export const PUBLIC_KEY_BYTES = 32;
 export const SIGNATURE_BYTES = 64;
 
 /** Why ``text`` is not a seat's public key, or null (domain/signatures.py ``public_key_problem``). */
+/* The Ed25519 points of small order, the sign bit cleared (domain/signatures.py's _SMALL_ORDER):
+ * for such a key anyone can make a signature that verifies. */
+const SMALL_ORDER = new Set([
+  "00".repeat(32), "01" + "00".repeat(31),
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+  "ec" + "ff".repeat(30) + "7f", "ed" + "ff".repeat(30) + "7f", "ee" + "ff".repeat(30) + "7f"]);
+
 export async function publicKeyProblem(text) {
   const raw = fromBase64Url(text, PUBLIC_KEY_BYTES);
   if (raw === null) return "a public key is the 32 raw bytes of an Ed25519 key as unpadded base64url (43 characters)";
@@ -86,6 +94,11 @@ export async function publicKeyProblem(text) {
     await subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
   } catch (e) {
     return "this is not an Ed25519 public key";
+  }
+  const cleared = Uint8Array.from(raw);
+  cleared[31] &= 0x7f;
+  if (SMALL_ORDER.has(hex(cleared))) {
+    return "this Ed25519 key is a point of small order, for which anyone can make a signature that verifies";
   }
   return null;
 }

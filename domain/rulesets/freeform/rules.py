@@ -71,6 +71,11 @@ ORDER_KINDS = (
      "words": ["winner"]},
 )
 
+# The fields each kind takes, as listed above, and the rule that names them; "private" (FF 7) is
+# taken by every kind (false on any but a note).
+FIELDS = {k["kind"]: set(k["fields"]) for k in ORDER_KINDS}
+RULE_OF = {k["kind"]: k["rule"] for k in ORDER_KINDS}
+
 
 def _private(order: object) -> bool:
     return isinstance(order, dict) and order.get("private") is True
@@ -226,6 +231,10 @@ class Freeform(Ruleset):
         kind = order.get("kind")
         if kind not in KINDS:
             raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", rule=self.sequence_rule, field="kind")
+        unknown = sorted(set(order) - FIELDS[kind] - {"kind", "private"})
+        if unknown:  # never recorded in silence: a misspelt "private" would show a hidden note (FF 7)
+            raise InvalidOrder(f"'{unknown[0]}' is not a field of {kind} (its fields: "
+                               f"{', '.join(sorted(FIELDS[kind])) or 'none'})", rule=RULE_OF[kind], field=unknown[0])
         if kind != "note" and _meant_private(order):  # its outcome would be public all the same
             hint = "; a roll hidden until the end is \"sealed\": true (FF 9)" if kind == "roll" else ""
             raise InvalidOrder(f"only a note is private; a {kind} and what it records are public{hint}",
