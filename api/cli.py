@@ -2603,7 +2603,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_access(p, json_flag=False)
     p.set_defaults(func=cmd_export, client=False)
 
-    p = sub.add_parser("import", help="store an exported game; refuses a file that does not verify")
+    p = sub.add_parser("import", help="store an exported game, as a record (read and verified, not continued: "
+                                      "its clock does not run here); refuses a file that does not verify")
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
 
