@@ -106,6 +106,19 @@ class AnswerText(_Scalar, str):
     def __getitem__(self, index: Any):
         return str.__getitem__(self, index) if isinstance(index, (int, slice)) else self._wrong()
 
+    def __iter__(self):  # a text read as a list: each character says whose it is if read as an object
+        for char in str.__iter__(self):
+            yield _marked(AnswerText(char), self.request, self.path)
+
+
+class AnswerKey(AnswerText):
+    """A field's name, met where a list is promised (an object iterated): says so when read."""
+
+    def _wrong(self, *_: Any) -> Any:
+        raise UnexpectedAnswer(self.request, f"{self.path or 'the answer'!r} is an object, not a list")
+
+    get = items = keys = values = _wrong
+
 
 class AnswerNumber(_Scalar, int):
     __iter__ = __len__ = __getitem__ = _Scalar._wrong
@@ -125,15 +138,19 @@ def answer_of(value: Any, request: str, path: str = "") -> Any:
     They are the same JSON values (dict, list, str, int, float subclasses); true, false and null
     stay as they are."""
     if isinstance(value, dict):
-        return Answer({k: answer_of(v, request, _field_path(path, k)) for k, v in value.items()}, request, path)
+        return Answer({_marked(AnswerKey(k), request, path): answer_of(v, request, _field_path(path, k))
+                       for k, v in value.items()}, request, path)
     if isinstance(value, list):
         return AnswerList([answer_of(v, request, f"{path or 'answer'}[{i}]") for i, v in enumerate(value)],
                           request, path)
     for kind, wrapper in _SCALARS:
         if isinstance(value, kind) and not isinstance(value, bool):
-            made = wrapper(value)
-            made.request, made.path = request, path
-            return made
+            return _marked(wrapper(value), request, path)
+    return value
+
+
+def _marked(value: _Scalar, request: str, path: str) -> Any:
+    value.request, value.path = request, path
     return value
 
 
