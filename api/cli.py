@@ -905,7 +905,9 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
 def _created(args: argparse.Namespace, session: Session, client, created: dict, ruleset: str,
              what: str = "") -> int:
     """Print a new game's seats, invites and admin token, and save them in the config file."""
-    game_id = created["game_id"]
+    from api.client import promised
+
+    game_id = promised(created, "game_id")
 
     def human(body: dict) -> None:
         say(f"game {game_id} ({what}{ruleset}, {'public' if args.public else 'private'})")
@@ -921,7 +923,7 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
 
     # Saved before anything is printed, so an output that goes away early loses no token or invite.
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=ruleset,
-                         admin_token=created.get("admin_token"), invites=created.get("invites") or {})
+                         admin_token=promised(created, "admin_token"), invites=promised(created, "invites", dict))
     _emit(args, created, human)
     if path and not args.json:
         say(f"saved the invite codes and the admin token to {path}")
@@ -974,10 +976,12 @@ def cmd_join(args: argparse.Namespace) -> int:
     joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
                          client_seed=args.client_seed,
                          public_key=signatures.public_key_of(key) if key is not None else None)
-    seat, token = joined["seat"], joined["token"]
+    from api.client import promised
+
+    seat, token, joined_id = promised(joined, "seat"), promised(joined, "token"), promised(joined, "game_id")
 
     def human(body: dict) -> None:
-        say(f"joined game {body['game_id']} as {seat} ({args.handle})")
+        say(f"joined game {joined_id} as {seat} ({args.handle})")
         if args.as_seat and args.as_seat != seat:
             say(f"note: the invite was for {seat}, not {args.as_seat}; its token is saved as {seat}'s")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
@@ -989,7 +993,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     invites = session.entry(game_id).get("invites") or {}
     if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
-    path = _save_or_warn(session, joined["game_id"], server=client.base_url, seat=seat, token=token,
+    path = _save_or_warn(session, joined_id, server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token}, signed_head=joined.get("signed_head"),
                          keys={seat: signatures.private_key_text(key)} if key is not None else None)
     _emit(args, joined, human)
@@ -2102,24 +2106,27 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | None, ext: str) -> int:
     import time
 
+    from api.client import promised
+
     _file_to_write(args.output)
     session = Session(args)
     game_id = session.game_id(args.game_id)
     client = session.client(game_id, "read")
     job = ask(client, game_id)
+    job_id = promised(job, "job_id")
     output = args.output or f"{what}-{game_id[:8]}-v{job.get('version')}.{ext}"
     progress = _Progress(f"{what} of game {game_id} at version {job.get('version')} ({job.get('audience')} view)")
     started = time.monotonic()
     hinted = False
     while True:
-        status = client.job(job["job_id"])
+        status = client.job(job_id)
         progress.show(status)
         if status.get("status") == "finished":
             break
         if status.get("status") in ("failed", "stopped", "canceled"):
             progress.close()
             raise JobFailed(f"the {what} job {status['status']}: {status.get('error') or 'no reason given'} "
-                            f"(job {job['job_id']})")
+                            f"(job {job_id})")
         waited = time.monotonic() - started
         if status.get("status") == "queued" and waited > WORKER_HINT_SECONDS and not hinted:
             progress.note(f"still queued after {waited:.0f} s: a worker must run ('warlog worker', or 'make run')")
@@ -2129,7 +2136,7 @@ def _job_and_download(args: argparse.Namespace, what: str, ask, query: dict | No
             worker = ("; a worker must run ('warlog worker', or 'make run')"
                       if status.get("status") == "queued" and not hinted else "")
             raise UsageError(f"the {what} job is still {status.get('status')} after {args.wait:g} s "
-                             f"(job {job['job_id']}){worker}; run the command again later: it finds the same job")
+                             f"(job {job_id}){worker}; run the command again later: it finds the same job")
         time.sleep(JOB_POLL_SECONDS)
     progress.close()
     folder = os.path.dirname(os.path.abspath(output))
@@ -2234,7 +2241,7 @@ export: with --server or WARLOG_SERVER it downloads the game from that server; o
 --local) it reads this machine's store, as the other server-side commands do.
 
 Exit status: 0 done, 1 the server refused (the message names the rule), 2 usage or connection
-error."""
+error, or an answer not of the shape the API promises (the message names the request and the field)."""
 
 
 def add_client_commands(sub) -> None:
@@ -2619,7 +2626,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_access(p, json_flag=False)
     p.set_defaults(func=cmd_export, client=False)
 
-    p = sub.add_parser("import", help="store an exported game; refuses a file that does not verify")
+    p = sub.add_parser("import", help="store an exported game, as a record (read and verified, not continued: "
+                                      "its clock does not run here); refuses a file that does not verify")
     p.add_argument("file")
     p.set_defaults(func=cmd_import)
 
@@ -2711,6 +2719,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except (ClientError, UsageError) as exc:
         say(f"warlog {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (TypeError, AttributeError) as exc:
+        if not getattr(args, "client", False):
+            raise
+        # A value of an answer read as the type the API promises, which it is not: true, false or
+        # null, which answer_of cannot mark (it names the field of the other shapes, above).
+        say(f"warlog {args.command}: the server's answer was not what the API promises: a value of another "
+            f"type than the API gives ({type(exc).__name__}: {exc})", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if not getattr(args, "client", False):

@@ -5,8 +5,10 @@
     for event in client.stream(game_id):
         print(event.data["text"])
 
-Every method returns the decoded JSON body. A problem response (RFC 9457, any 4xx or 5xx) raises
-:class:`ProblemError` with the problem's ``code``, ``detail`` and ``rule``; a server that cannot be
+Every method returns the decoded JSON body, whose objects, lists, texts and numbers are the
+plain types' subclasses (``answer_of``): a field missing, or read as another shape than it has,
+raises :class:`UnexpectedAnswer` naming the request and the field. A problem response (RFC 9457,
+any 4xx or 5xx) raises :class:`ProblemError` with the problem's ``code``, ``detail`` and ``rule``; a server that cannot be
 reached, or that answers with something that is not HTTP, raises :class:`ConnectionFailed`.
 Tokens are sent as ``Authorization: Bearer`` and never appear in an error message.
 """
@@ -37,6 +39,143 @@ class ClientError(Exception):
 
 class ConnectionFailed(ClientError):
     """The server could not be reached, or did not answer with HTTP."""
+
+
+class UnexpectedAnswer(ClientError, KeyError):
+    """The server answered with JSON, but not of the shape the API promises: a field missing, a
+    list where an object is promised. A KeyError too, so a reader that falls back on a missing
+    field still does."""
+
+    def __init__(self, request: str, what: str):
+        super().__init__(f"the server's answer to {request} was not what the API promises: {what}")
+
+    def __str__(self) -> str:  # not KeyError's quoted repr
+        return str(self.args[0])
+
+
+class Answer(dict):
+    """A JSON object of an answer: a field it lacks raises UnexpectedAnswer naming it."""
+
+    def __init__(self, items: Any, request: str, path: str):
+        super().__init__(items)
+        self.request, self.path = request, path
+
+    def __missing__(self, key: Any):
+        raise UnexpectedAnswer(self.request, f"no field {_field_path(self.path, key)!r}")
+
+
+class AnswerList(list):
+    """A JSON array of an answer: read as an object, or past its end, it raises UnexpectedAnswer."""
+
+    def __init__(self, items: Any, request: str, path: str):
+        super().__init__(items)
+        self.request, self.path = request, path
+
+    def __getitem__(self, index: Any):
+        if isinstance(index, slice):
+            return super().__getitem__(index)
+        if not isinstance(index, int):
+            raise self._not_an_object(index)
+        try:
+            return super().__getitem__(index)
+        except IndexError:
+            raise UnexpectedAnswer(self.request, f"no item {self.path or 'answer'}[{index}]") from None
+
+    def get(self, key: Any, default: Any = None):
+        raise self._not_an_object(key)
+
+    def _not_an_object(self, key: Any) -> UnexpectedAnswer:
+        return UnexpectedAnswer(self.request, f"{self.path or 'the answer'} is a list, not an object with a "
+                                              f"field {key!r}")
+
+
+class _Scalar:
+    """A text or number of an answer, read as an object or a list: UnexpectedAnswer naming it."""
+
+    request: str
+    path: str
+
+    def _wrong(self, *_: Any) -> Any:
+        raise UnexpectedAnswer(self.request, f"{self.path or 'the answer'!r} is {_json_type(type(self))}, "
+                                             "not an object or a list")
+
+    get = items = keys = values = _wrong
+
+
+class AnswerText(_Scalar, str):
+    def __getitem__(self, index: Any):
+        return str.__getitem__(self, index) if isinstance(index, (int, slice)) else self._wrong()
+
+    def __iter__(self):  # a text read as a list: each character says whose it is if read as an object
+        for char in str.__iter__(self):
+            yield _marked(AnswerText(char), self.request, self.path)
+
+
+class AnswerKey(AnswerText):
+    """A field's name, met where a list is promised (an object iterated): says so when read."""
+
+    def _wrong(self, *_: Any) -> Any:
+        raise UnexpectedAnswer(self.request, f"{self.path or 'the answer'!r} is an object, not a list")
+
+    get = items = keys = values = _wrong
+
+
+class AnswerNumber(_Scalar, int):
+    __iter__ = __len__ = __getitem__ = _Scalar._wrong
+
+
+class AnswerFloat(_Scalar, float):
+    __iter__ = __len__ = __getitem__ = _Scalar._wrong
+
+
+_SCALARS = ((str, AnswerText), (int, AnswerNumber), (float, AnswerFloat))
+
+
+def answer_of(value: Any, request: str, path: str = "") -> Any:
+    """A decoded JSON answer whose values say which field of the answer to ``request`` (e.g.
+    "GET /api/v1/games/…") is missing or of another shape when the CLI reads them: a field an
+    object lacks, a list or a text read as an object, a number read as a list (UnexpectedAnswer).
+    They are the same JSON values (dict, list, str, int, float subclasses); true, false and null
+    stay as they are."""
+    if isinstance(value, dict):
+        return Answer({_marked(AnswerKey(k), request, path): answer_of(v, request, _field_path(path, k))
+                       for k, v in value.items()}, request, path)
+    if isinstance(value, list):
+        return AnswerList([answer_of(v, request, f"{path or 'answer'}[{i}]") for i, v in enumerate(value)],
+                          request, path)
+    for kind, wrapper in _SCALARS:
+        if isinstance(value, kind) and not isinstance(value, bool):
+            return _marked(wrapper(value), request, path)
+    return value
+
+
+def _marked(value: _Scalar, request: str, path: str) -> Any:
+    value.request, value.path = request, path
+    return value
+
+
+def promised(answer: Any, name: str, kind: type = str) -> Any:
+    """``answer[name]``, which the API promises is a ``kind`` (str, int, list or dict): another
+    type raises UnexpectedAnswer naming the field, as a missing field does. For the values the
+    CLI keeps or sends back (ids, tokens), where a wrong type would be saved or fail later."""
+    value = answer[name]
+    if isinstance(value, kind) and not (kind is not bool and isinstance(value, bool)):
+        return value
+    where = _field_path(getattr(answer, "path", ""), name)
+    raise UnexpectedAnswer(getattr(answer, "request", "a request"),
+                           f"{where!r} is {_json_type(type(value))}, not {_json_type(kind)}")
+
+
+_JSON_TYPES = ((bool, "true or false"), (dict, "an object"), (list, "a list"), (str, "a text"),
+               ((int, float), "a number"), (type(None), "null"))
+
+
+def _json_type(kind: type) -> str:
+    return next((name for base, name in _JSON_TYPES if issubclass(kind, base)), kind.__name__)
+
+
+def _field_path(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
 
 
 class ProblemError(ClientError):
@@ -239,7 +378,7 @@ class WarlogClient:
             # another service's JSON (a proxy, the wrong URL): said, as an answer that is no JSON is
             raise ConnectionFailed(f"{self.base_url}{path} answered with JSON that is not a warlog answer "
                                    f"(HTTP {status}, {type(decoded).__name__}): is {self.base_url} a warlog server?")
-        return status, resp_headers, decoded
+        return status, resp_headers, answer_of(decoded, f"{method} {API_PREFIX}{path}")
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
         return self.request(method, path, **kwargs)[2]

@@ -1110,6 +1110,18 @@ class Game(Aggregate):
             self.trigger_event(ev.DeadlineSet, seats=seats, deadline=clocks.next_deadline(self.clock, seats, now),
                                rule=clocks.RULE)
 
+    def dice_held(self, held: Callable[[int], bytes | None]) -> bool:
+        """Whether this server holds the seed committed for the game's open dice epoch (or, none
+        open yet, the one committed ahead): ``held(epoch)`` reads a seed without drawing one. A
+        game imported from a file holds none here: it is a record, not continued (docs/dice.md)."""
+        epoch, commitment = self.dice["epoch"], self.dice["commitment"]
+        if commitment is None and self.open_committed:
+            epoch, commitment = self.open_committed.get("epoch"), self.open_committed.get("commitment")
+        if commitment is None:
+            return True  # nothing committed yet: nothing that another server could hold
+        seed = held(epoch)
+        return seed is not None and dice.commitment(seed) == commitment
+
     def sweep(self, now: datetime, seed_for: SeedFor) -> None:
         """What the server's clock sees at ``now``: a reminder due (TC 2) or a deadline passed
         (TC 4) is recorded; nothing when neither."""

@@ -491,8 +491,13 @@ class Warlog(Application):
 
     def sweep_game(self, game_id: str | UUID) -> CommandResult | None:
         """Record what the server's clock sees in the game now (a reminder due, a deadline passed:
-        ``Game.sweep``); None when nothing is due."""
+        ``Game.sweep``); None when nothing is due. An imported game's clock does not run here:
+        its deadlines were set where it was played, and nobody can act on it here (its dice
+        seeds are not held here: ``Game.dice_held``), so nothing is recorded on it."""
         def attempt(cached: CachedGame) -> CommandResult | None:
+            gid = str(cached.game.id)
+            if not cached.game.dice_held(lambda epoch: self.seeds.held(gid, epoch)):
+                return None
             cached.game.sweep(self.now(), self._seed_for(cached.game))
             return self._save(cached) if cached.game.pending_events else None
 

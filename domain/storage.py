@@ -396,6 +396,28 @@ class SeedStore:
                 self._cache.popitem(last=False)
         return got[epoch]
 
+    def held(self, game_id: str, epoch: int) -> bytes | None:
+        """The seed of ``epoch`` of ``game_id`` if this store holds one, else None; unlike
+        ``seed_for`` it never draws one (an imported game's seeds are held where it was played)."""
+        with self._lock:
+            seed = self._cache.get((game_id, epoch))
+        if seed is not None:
+            return seed
+        return (self._held_postgres if self._kind == "postgres" else self._held_sqlite)(game_id, epoch)
+
+    def _held_sqlite(self, game_id: str, epoch: int) -> bytes | None:
+        with self._datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT seed FROM {self._table} WHERE game_id = ? AND epoch = ?", (game_id, epoch))
+            row = c.fetchone()
+        return bytes(row["seed"]) if row else None
+
+    @retry_store
+    def _held_postgres(self, game_id: str, epoch: int) -> bytes | None:
+        with self._datastore.get_connection() as conn:
+            row = conn.execute(f"SELECT seed FROM {self._table} WHERE game_id = %s AND epoch = %s",
+                               (game_id, epoch)).fetchone()
+        return bytes(row["seed"]) if row else None
+
     def _sqlite(self, game_id: str, epochs: list[int], fresh: list[bytes]) -> dict[int, bytes]:
         with self._datastore.transaction(commit=True) as c:
             c.executemany(f"INSERT INTO {self._table} (game_id, epoch, seed) VALUES (?, ?, ?) "

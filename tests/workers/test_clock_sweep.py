@@ -312,3 +312,33 @@ def test_a_game_the_sweep_cannot_continue_is_logged_and_the_other_games_are_swep
     assert ClockSweep(app).sweep() == [gid]
     assert "TimedOut" in lines_of(app, gid, 0)
     assert len(app.lines(imported)) == len(text) - 1  # nothing recorded on the imported game
+
+
+@pytest.mark.parametrize("days_after", [1, 400], ids=["a day late", "a year late"])
+def test_tc_4_an_imported_games_clock_does_not_run_here_no_reminder_no_timeout(timed, tmp_path, days_after):
+    """docs/operations.md, "The clock sweep": an imported game is a record (docs/dice.md: it "can be
+    read and verified, but not continued": this server holds none of its dice seeds, and nobody
+    holds a token of it here). Its deadline, set where it was played, is long past by this server's
+    clock; with on_timeout "claim" the sweep recorded a TimedOut nobody incurred, and a reminder
+    before it. Now nothing is recorded on it, however late, while the games played here are swept."""
+    from domain.storage import config_from_env
+
+    app, clock, gid = timed
+    elsewhere = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "elsewhere")}), create_tables=True)
+    elsewhere.now = lambda: T0 - timedelta(days=10)
+    imported = elsewhere.create_game("toy_turns", time_control={"days": 3, "reminders": [24],
+                                                                "on_timeout": "claim"}).game_id
+    for seat in ("White", "Black"):
+        elsewhere.join(imported, seat, seat.lower())
+    text = list(elsewhere.export(imported, header=True))
+    elsewhere.close()
+    assert '"DeadlineSet"' in text[-1]  # White's deadline runs: set elsewhere, 7 days before T0 + 3 days
+    app.import_lines(text)
+    Projections(app).catch_up()
+
+    clock.at = T0 + timedelta(days=3 + days_after)  # every deadline passed, the local game's too
+    sweep = ClockSweep(app)
+    assert sweep.sweep() == [gid] and sweep.sweep() == []
+    assert app.sweep_game(imported) is None
+    assert len(app.lines(imported)) == len(text) - 1  # nothing recorded on the imported game
+    assert lines_of(app, gid, 0)[-1] == "TimedOut"  # the game played here timed out as before

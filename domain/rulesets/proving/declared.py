@@ -48,7 +48,8 @@ def _search_template(state: dict, seat: str) -> dict | None:
                                         "description": f"declared: {SEARCH.stands_for}"}}}
 
 
-@kind("search", _search_template)
+@kind("search", _search_template, rule="PG 3",
+      fields={"search_value": "the search value declared, a whole number from 1 to 10"})
 def search(state: dict, seat: str, order: dict, dice: Any) -> list:
     """PG 3: declare the search value (1-10, from a rule book not in the texts); the server rolls d10 at or under it."""
     owed_first(state, seat)
@@ -69,7 +70,7 @@ def _chart_template(state: dict, seat: str) -> dict | None:
             "fields": {}}
 
 
-@kind("chart", _chart_template)
+@kind("chart", _chart_template, rule="PG 3")
 def chart(state: dict, seat: str, order: dict, dice: Any) -> list:
     """PG 3: the server rolls 2d6 on the map's chart; the seat then declares what it says (0-3)."""
     owed_first(state, seat)
@@ -89,7 +90,8 @@ def _declare_template(state: dict, seat: str) -> dict | None:
                                  "description": f"declared: {CHART.stands_for}"}}}
 
 
-@kind("declare", _declare_template)
+@kind("declare", _declare_template, rule="PG 3",
+      fields={"decision": "the id of the declaration owed", "value": "what the chart says, 0 to 3"})
 def declare_answer(state: dict, seat: str, order: dict, dice: Any) -> list:
     """PG 3: answer a pending "declare" decision with the value the chart gives."""
     owed = pending_declaration(state, seat)

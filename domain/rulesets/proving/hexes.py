@@ -46,7 +46,7 @@ def _template(state: dict, seat: str) -> dict:
             "fields": {"from": "hex name, e.g. L8", "to": "hex name, e.g. L12"}}
 
 
-@kind("sight", _template)
+@kind("sight", _template, rule=RULE, fields={"from": "hex name, e.g. L8", "to": "hex name, e.g. L12"})
 def sight(state: dict, seat: str, order: dict, dice: Any) -> list:
     """PG 6: refused when the line from ``from`` to ``to`` is blocked; a d10 along a clear one."""
     start, end = _hex(order, "from"), _hex(order, "to")

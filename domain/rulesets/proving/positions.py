@@ -28,7 +28,7 @@ FACE_DOWN = "face-down"
 MAX_MARKER = 40
 
 
-@kind("roll_score", lambda state, seat: {"kind": "roll_score", "rule": "PG 7.2"})
+@kind("roll_score", lambda state, seat: {"kind": "roll_score", "rule": "PG 7.2"}, rule="PG 7.2")
 def roll_score(state: dict, seat: str, order: dict, dice: Any) -> list:
     roll = dice.roll(1, 6, seat=seat, purpose=f"{seat} scores a die", rule="PG 7.2")
     face = roll.values[0]
@@ -37,7 +37,8 @@ def roll_score(state: dict, seat: str, order: dict, dice: Any) -> list:
 
 
 @kind("take_marker", lambda state, seat: {"kind": "take_marker", "rule": "PG 7.3",
-                                          "fields": {"marker": {"type": "text", "max": MAX_MARKER}}})
+                                          "fields": {"marker": {"type": "text", "max": MAX_MARKER}}},
+      rule="PG 7.3", fields={"marker": f"the marker's name, 1 to {MAX_MARKER} printable characters"})
 def take_marker(state: dict, seat: str, order: dict, dice: Any) -> list:
     name = order.get("marker")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_MARKER or not name.isprintable():
@@ -46,7 +47,7 @@ def take_marker(state: dict, seat: str, order: dict, dice: Any) -> list:
     return [(ev.MarkerGained, {"side": seat, "marker": name.strip(), "rule": "PG 7.3"})]
 
 
-@kind("turn_end", lambda state, seat: {"kind": "turn_end", "rule": "PG 7.4"})
+@kind("turn_end", lambda state, seat: {"kind": "turn_end", "rule": "PG 7.4"}, rule="PG 7.4")
 def turn_end(state: dict, seat: str, order: dict, dice: Any) -> list:
     return [(ev.TurnAdvanced, {"turn": state["turn"] + 1, "phase": state["phases"][0], "rule": "PG 7.4"})]
 

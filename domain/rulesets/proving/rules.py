@@ -7,17 +7,30 @@ PG 2-7  One mechanism of the toolkit each; see the module that registers the ord
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.rulesets import Policy, Ruleset, Setup, core
+from domain.rulesets.toolkit.engine import known_fields
 from domain.rulesets.toolkit.hidden import Secrets
 
 SIDES = ["Red", "Blue"]
 PHASES = ["Play"]
+# A template's words for readers, which may come back with an order (as text: known_fields).
+WORDS = ("kind", "title", "rule", "prompt")
 
-# kind -> (handler(state, seat, order, dice) -> [outcome], template(state, seat) -> dict | None)
-KINDS: dict[str, tuple[Callable[..., list], Callable[[dict, str], dict | None]]] = {}
+
+class Kind(NamedTuple):
+    """An order kind: ``handler(state, seat, order, dice) -> [outcome]``, the template
+    ``legal_orders`` offers (``template(state, seat) -> dict | None``), the rule a refusal of its
+    fields names and its fields ({name: one line}); any other field is refused (PG 1)."""
+    handler: Callable[..., list]
+    template: Callable[[dict, str], dict | None]
+    rule: str
+    fields: dict
+
+
+KINDS: dict[str, Kind] = {}
 
 
 # The order kinds that answer a pending decision: while one waits, nothing else is ordered (PG 1).
@@ -47,12 +60,13 @@ SECRETS = Secrets()
 FOLDS: list[Callable[[dict, Any], dict]] = []
 
 
-def kind(name: str, template: Callable[[dict, str], dict | None]):
-    """Register the handler of order kind ``name`` and the template ``legal_orders`` offers."""
+def kind(name: str, template: Callable[[dict, str], dict | None], *, rule: str, fields: dict | None = None):
+    """Register the handler of order kind ``name``, the template ``legal_orders`` offers, its rule
+    and its fields."""
     def register(fn):
         if name in KINDS:
             raise ValueError(f"proving: order kind {name!r} is registered twice")
-        KINDS[name] = (fn, template)
+        KINDS[name] = Kind(fn, template, rule, dict(fields or {}))
         return fn
     return register
 
@@ -80,17 +94,17 @@ class Proving(Ruleset):
         if state.get("ended") or seat not in self.actors(state):
             return []
         if state.get("pending"):  # a decision waits: its answer is the only order (PG 1)
-            return [t for name in ANSWERS if name in KINDS and (t := KINDS[name][1](state, seat)) is not None]
-        return [t for _, template in KINDS.values()
-                if (t := template(state, seat)) is not None and self._allowed(state, seat, t)]
+            return [t for name in ANSWERS if name in KINDS and (t := KINDS[name].template(state, seat)) is not None]
+        return [t for k in KINDS.values()
+                if (t := k.template(state, seat)) is not None and self._allowed(state, seat, t)]
 
     def order_kinds(self) -> list[dict]:
         """Each registered kind, its help the first line of its handler's docstring ("PG n: …")."""
         out = []
-        for name, (fn, _) in KINDS.items():
-            line = (fn.__doc__ or name).strip().splitlines()[0]
-            rule, _, text = line.partition(": ")
-            out.append({"kind": name, "rule": rule if text else self.prefix, "help": text or line, "fields": {}})
+        for name, k in KINDS.items():
+            line = (k.handler.__doc__ or name).strip().splitlines()[0]
+            _, _, text = line.partition(": ")
+            out.append({"kind": name, "rule": k.rule, "help": text or line, "fields": dict(k.fields)})
         return out
 
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
@@ -102,10 +116,12 @@ class Proving(Ruleset):
             d = state["pending"][0]
             raise RuleViolation(d.get("rule") or self.sequence_rule,
                                 f"answer the pending decision first: {d.get('prompt', d['kind'])}")
+        # "elit" for "elite" is refused naming it, not dropped in silence
+        known_fields(order, list(entry.fields), entry.rule, f"'{order['kind']}'", WORDS)
         scenario = SCENARIOS.get(state.get("scenario"))
         if scenario is not None:
             scenario.check(state, seat, order)
-        return entry[0](state, seat, order, dice)
+        return entry.handler(state, seat, order, dice)
 
     def opening(self, state: dict, dice: Any) -> list:
         scenario = SCENARIOS.get(state.get("scenario"))

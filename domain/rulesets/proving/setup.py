@@ -66,7 +66,7 @@ def _muster_template(state: dict, seat: str) -> dict | None:
     return {"kind": "muster", "rule": "PG 4.2"}
 
 
-@kind("muster", _muster_template)
+@kind("muster", _muster_template, rule="PG 4.2")
 def muster(state: dict, seat: str, order: dict, dice: Any) -> list:
     if state.get("scenario") != SCENARIO or state["phase"] != SETUP_PHASE:
         raise RuleViolation("PG 4.2", "mustering is done in the set-up of the muster scenario")

@@ -47,7 +47,7 @@ def _advance_template(state: dict, seat: str) -> dict | None:
     return {"kind": "advance", "rule": "PG 5.1", "fields": {"hex": "hex name, e.g. K5"}}  # the player names it: a field, not a fixed value
 
 
-@kind("advance", _advance_template)
+@kind("advance", _advance_template, rule="PG 5.1", fields={"hex": "the hex entered, e.g. K5"})
 def advance(state: dict, seat: str, order: dict, dice: Any) -> list:
     if seat != "Red":
         raise RuleViolation("PG 5.1", "only Red advances")
@@ -72,7 +72,8 @@ def _decide_template(state: dict, seat: str) -> dict | None:
             "prompt": d["prompt"], "options": d["options"]}
 
 
-@kind("decide", _decide_template)
+@kind("decide", _decide_template, rule="PG 5.2",
+      fields={"decision": "the id of the decision waiting", "choice": "\"fire\" or \"hold\""})
 def decide(state: dict, seat: str, order: dict, dice: Any) -> list:
     d = _pending(state)
     if d is None or d["kind"] != DECISION:
@@ -100,9 +101,13 @@ def check_policy(state: dict, seat: str, policy: Any) -> dict:
     """PG 5.4: ``{"fire": "always" | "never", "ask_at": [hexes]}``, as recorded."""
     if seat != "Blue":
         raise RuleViolation("PG 5.4", "only Blue is asked to fire at Red's advance")
-    if not isinstance(policy, dict) or set(policy) - {"fire", "ask_at"}:
+    if not isinstance(policy, dict):
         raise InvalidOrder("a policy is {\"fire\": \"always\" or \"never\", \"ask_at\": [hexes]}",
                            rule="PG 5.4", field="policy")
+    unknown = sorted(set(policy) - {"fire", "ask_at"})
+    if unknown:  # "ask" for "ask_at" is refused naming it, not taken for a policy without it
+        raise InvalidOrder(f"'{unknown[0]}' is not a field of a policy (its fields: fire, ask_at)",
+                           rule="PG 5.4", field=f"policy.{unknown[0]}")
     if policy.get("fire") not in ("always", "never"):
         raise InvalidOrder("'fire' is \"always\" or \"never\"", rule="PG 5.4", field="policy.fire")
     ask_at = policy.get("ask_at", [])

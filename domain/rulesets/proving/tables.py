@@ -40,7 +40,8 @@ def _template(state: dict, seat: str) -> dict | None:
                        "elite": {"type": "boolean", "optional": True}}}
 
 
-@kind("fire", _template)
+@kind("fire", _template, rule="PG 2", fields={"odds": "a column of the PG 2 combat results table",
+                                              "cover": "true: -1 (optional)", "elite": "true: +1 (optional)"})
 def fire(state: dict, seat: str, order: dict, dice: Any) -> list:
     """PG 2: fire on the combat results table in an odds column; 2d6, −1 cover, +1 elite."""
     if state.get("pending"):

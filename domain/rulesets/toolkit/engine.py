@@ -171,11 +171,16 @@ def need(cond: bool, rule: str, message: str) -> None:
 def known_fields(order: dict, fields, rule: str, what: str, words=("kind", "title", "rule")) -> None:
     """Refuse a field the order's kind does not have, naming it: a misspelt optional field would
     otherwise be dropped in silence. ``fields`` in the order the message lists them; ``words``: a
-    template's words for readers, which may come back with the order."""
+    template's words for readers, which may come back with the order, as text only (they are
+    recorded with the order: a number or an object there is no word of a template)."""
     unknown = sorted(set(order) - set(fields) - set(words))
     if unknown:
         raise InvalidOrder(f"'{unknown[0]}' is not a field of {what} (its fields: {', '.join(fields) or 'none'})",
                            rule=rule, field=unknown[0])
+    for word in sorted(set(words) - set(fields) - {"kind"}):
+        if word in order and not isinstance(order[word], str):
+            raise InvalidOrder(f"'{word}' is text (a template's word for readers)",
+                               rule=rule, field=word)
 
 
 def ids(order: dict, key: str, rule: str, *, required: bool = False, most: int | None = None) -> list[str]:
