@@ -2726,7 +2726,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A value of an answer read as the type the API promises, which it is not: true, false or
         # null, which answer_of cannot mark (it names the field of the other shapes, above).
         say(f"warlog {args.command}: the server's answer was not what the API promises: a value of another "
-            f"type than the API gives ({type(exc).__name__}: {exc})", file=sys.stderr)
+            f"type than the API gives ({type(exc).__name__}: {exc}; if the answer is as the API says, this is a "
+            f"bug of the warlog command: please report it)", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if not getattr(args, "client", False):
