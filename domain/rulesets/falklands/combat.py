@@ -338,10 +338,13 @@ def carrier_shot_refusal(state: dict, b: dict, side: str, carrier: str, at: Any)
     if not can_fire_at(state, b, carrier, at):
         return RuleViolation("FS 10.8" if DATA.units[at]["type"] == "sf" else "FS 10.2",
                              f"{DATA.units[carrier]['name']} cannot fire at {DATA.units[at]['name']}")
-    if S.kind(at) == "submarine" and any(s["unit"] == carrier and S.kind(s["at"]) == "submarine" for s in b["shots"]):
+    # its one shot at submarines may be fired already or still listed for later (shot_queue)
+    listed = [q for q in b["to_fire"][1:] if q["at"] is not None]
+    if S.kind(at) == "submarine" and any(s["unit"] == carrier and S.kind(s["at"]) == "submarine"
+                                         for s in [*b["shots"], *listed]):
         return RuleViolation("FS 10.9", f"{DATA.units[carrier]['name']} fires at most once at submarines")
     aimed = [{"at": s["at"]} for s in b["shots"] if s["side"] == side]
-    aimed += [{"at": q["at"]} for q in b["to_fire"][1:] if q["side"] == side and q["at"] is not None]
+    aimed += [{"at": q["at"]} for q in listed if q["side"] == side]
     try:
         check_protected(state, b, side, [*aimed, {"at": at}], b["defenders"] if side == b["attacker"]
                         else _side_targets(state, b, side))

@@ -620,6 +620,22 @@ def test_fs_10_9_a_carrier_aiming_as_it_fires_may_not_fire_at_a_submarine_twice(
     assert e.value.rule == "FS 10.9"
 
 
+def test_fs_10_9_a_shot_re_aimed_after_its_target_sank_keeps_the_carriers_one_submarine_shot_listed(monkeypatch):
+    # FS 10.9 "When firing at submarines, neither carrier ever fires more than once per battle":
+    # Hermes lists Drummond, then Salta. Invincible's die sinks Drummond first, so Hermes' first
+    # shot is aimed anew - not at Salta, which its later listed shot fires at: one die at Salta.
+    st = carrier_strike(monkeypatch, targets=("drummond", "salta"))
+    place(st, "invincible", SEA)
+    with_factor(monkeypatch, "invincible", surface=3, sub=3)
+    order = op(20, units=["hermes", "invincible"], destination=SEA, attack=True,
+               fire=fire(("invincible", "drummond"), ("hermes", "drummond"), ("hermes", "salta")))
+    out, st = play(st, UK, order)
+    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
+    hermes = [s[2] for s in shots(out) if s[1] == "hermes"]
+    assert len(hermes) == 3 and hermes.count("salta") == 1, hermes
+    assert [s[2] for s in shots(out) if s[1] == "invincible"].count("salta") <= 1
+
+
 def test_fs_10_9_a_defending_carrier_aims_its_later_shots_after_the_attackers_dice(monkeypatch):
     # "offensively or defensively": the AR's dice are rolled first (FS 10.2), then the UK's assigned
     # shot; the carrier's second shot is asked with all of them known.
