@@ -12,7 +12,7 @@ from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
     AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
-    with_factor,
+    set_phase, with_factor,
 )
 
 # Areas picked by their printed features (mountains are provisional; entrenchments are FS 10.7's).
@@ -698,6 +698,40 @@ def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_
         frame.pop("shots_as_fired", None)
     out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(6, 6))
     assert [s[:2] for s in shots(out)] == [(UK, "hermes"), (AR, "drummond")]  # one listed, one fired
+
+
+def test_fs_10_9_an_interception_or_free_attack_asked_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):
+    # Event sourcing: an Op #11 interception or a free attack (11.3 2-1) waiting in a DecisionPending
+    # recorded before this reading begins its battle only when answered; that battle fires the
+    # shots the answer lists, as the code of then did (one die for one shot listed). Asked today,
+    # the carrier takes all three (FS 10.9).
+    st = empty("AR Operations")
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
+    place(st, "a4_1", "port_stanley")
+    out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))))
+    assert pending(st)["kind"] == "interception"
+    one = {"fire": fire(("hermes", "a4_1"))}
+    out, _ = answer(st, UK, one, FixedDice(default=6))
+    assert [s[:2] for s in shots(out)] == [(UK, "hermes")] * 3
+    for frame in pending(st)["context"]["stack"]:
+        frame.pop("shots_as_fired", None)
+    out, _ = answer(st, UK, one, FixedDice(default=6))
+    assert [s[:2] for s in shots(out) if s[1] == "hermes"] == [(UK, "hermes")]
+
+    for recorded_before in (False, True):
+        st = carrier_strike(monkeypatch, targets=("drummond",))
+        place(st, "glamorgan", SEA)
+        set_phase(st, "AR Submarine")
+        out, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 1))  # 11.3 2-1
+        assert pending(st)["kind"] == "free_attack"
+        if recorded_before:
+            for frame in pending(st)["context"]["stack"]:
+                frame.pop("shots_as_fired", None)
+        out, st = answer(st, UK, {"area": SEA, "units": ["glamorgan"], "carriers": ["hermes"],
+                                  "fire": fire(("hermes", "drummond"), ("glamorgan", "drummond"))})
+        out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(default=6))
+        assert len([s for s in shots(out) if s[1] == "hermes"]) == (1 if recorded_before else 3)
 
 
 def test_fs_10_9_a_carrier_fires_once_at_submarines(monkeypatch):
