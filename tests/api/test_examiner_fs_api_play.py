@@ -655,6 +655,36 @@ def test_fs_10_9_a_carriers_later_shots_are_aimed_by_the_uk_as_they_are_fired(cl
     assert shots == [["hermes", "pucara_1"], ["hermes", "dagger_2"], ["hermes", "dagger_1"]]
 
 
+def test_fs_11_3_4_3_a_re_roll_after_carrier_shots_aimed_as_fired_names_the_die_it_replaces(client, monkeypatch):
+    """11.3 4-3 with 10.9: the AR holds a Decisive Leader marker, so the UK aims each of Hermes's
+    later shots (``carrier_shot``), each answer an order of its own. The AR then has the first die,
+    rolled two orders before, rolled again: the re-roll names that die's seq (docs/rulesets.md:
+    "a new Roll with replaces = the seq of the roll it replaces"), not the seq of the die at the
+    same place in the last order."""
+    dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
+
+    def ar_leader(state):
+        state["markers"]["AR"] = ["ar_decisive_leader"]
+
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
+                   at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
+                                  "fire": [{"unit": "hermes", "at": "pucara_1"}]})
+    for target in ("dagger_2", "dagger_1"):
+        p = state_of(client, game)["pending"][0]
+        assert p["kind"] == "carrier_shot", p
+        accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"at": target}})
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("leadership", "AR") and p["options"]["reroll"][0]["at"] == "pucara_1"
+    accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": 0}})
+    rolls = dice(client, game)
+    first = next(r for r in rolls if r["units"] == ["hermes", "pucara_1"] and not r.get("replaces"))
+    (again,) = [r for r in rolls if r.get("replaces")]
+    assert again["replaces"] == first["seq"], (again, first)
+    st = state_of(client, game)
+    assert [st["units"][u]["eliminated"] for u in ("pucara_1", "dagger_1", "dagger_2")] == [False, True, False]
+
+
 def test_fs_7_1_op_11_interception_of_a_rebase_is_offered_to_the_uk(client, monkeypatch):
     """Op #11 "provided only that the AR action currently underway is 3 ... If the movement of those AR
     aircraft takes them into or adjacent to one or more sea areas containing UK aircraft carriers ...

@@ -200,3 +200,48 @@ def test_a_pending_decision_is_shown_in_names_and_answered_from_the_form(server,
     page.wait_for_selector("#kinds input[data-kind=submarines]:checked")  # the next order offered, ready
     shoot(page, shots / "falklands-decision-answered.png")
     assert not uk.errors, uk.errors
+
+
+def test_fs_10_9_a_carriers_shot_aimed_as_fired_is_asked_and_answered_on_the_page(server, open_tab, shots):
+    """FS 10.9 "they need not assign each shot beforehand": Hermes strikes Port Stanley (Op #19) with
+    one shot listed; the UK's page shows the carrier_shot decision in the game's names, answers it
+    from the form, and the replay's history tells the aim and its die."""
+    game_id, _, tokens = started_game(server, {"ruleset": "falklands", "position": "opening"})
+
+    def order(seat: str, body: dict) -> dict:
+        status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", body,
+                                      {"Authorization": f"Bearer {tokens[seat]}", "Idempotency-Key": str(uuid.uuid4())})
+        assert status == 201, result
+        return result
+
+    # 1-1 is in effect in the first turn (FS 5.4): the carriers sail in, then strike (six targets there,
+    # so whatever the first die, two still stand and the UK aims the second shot)
+    order("UK", {"kind": "operation", "op": 20, "units": ["hermes", "invincible"], "destination": "falklands"})
+    order("UK", {"kind": "operation", "op": 19, "area": "port_stanley", "carriers": ["hermes"],
+                 "fire": [{"unit": "hermes", "at": "ri_3"}]})
+    board = http_json("GET", f"{server}/api/v1/rulesets/falklands")[2]["board"]
+    ri_3, ri_6 = board["units"]["ri_3"]["name"], board["units"]["ri_6"]["name"]
+
+    uk = open_tab()
+    keys = {"seats": {"UK": tokens["UK"]}, "active": "UK"}
+    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
+    page = uk.goto(f"{server}/games/{game_id}").page
+    page.wait_for_selector("#pending-box:not([hidden])")
+    pending = page.text_content("#pending")
+    assert "aim Hermes's shot 2 of 3" in pending and "(FS 10.9)" in pending, pending
+    assert f"at: {ri_3}, {ri_6}" in pending and "standing: " in pending and "ri_3" not in pending, pending
+    pick_order(page, "decide")
+    offered = page.locator("#fields select[name=choice] option").all_text_contents()
+    assert f"at: {ri_6}" in offered and len(offered) == 6, offered
+    page.select_option("#fields select[name=choice]", label=f"at: {ri_6}")
+    send(page, "DiceRolled")
+    assert f"Hermes fires at {ri_6}" in page.text_content("#result")
+    caught_up(page)
+    page.wait_for_selector("#pending:has-text('shot 3 of 3')")
+    shoot(page, shots / "falklands-carrier-shot.png")
+
+    replay = uk.goto(f"{server}/games/{game_id}/replay").page
+    replay.keyboard.press("End")
+    history = replay.text_content("#history")
+    assert f"UK decided: at: {ri_6}" in history and f"Hermes fires at {ri_6}" in history, history
+    assert not uk.errors, uk.errors

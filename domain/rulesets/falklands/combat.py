@@ -338,10 +338,13 @@ def carrier_shot_refusal(state: dict, b: dict, side: str, carrier: str, at: Any)
     if not can_fire_at(state, b, carrier, at):
         return RuleViolation("FS 10.8" if DATA.units[at]["type"] == "sf" else "FS 10.2",
                              f"{DATA.units[carrier]['name']} cannot fire at {DATA.units[at]['name']}")
-    if S.kind(at) == "submarine" and any(s["unit"] == carrier and S.kind(s["at"]) == "submarine" for s in b["shots"]):
+    # its one shot at submarines may be fired already or still listed for later (shot_queue)
+    listed = [q for q in b["to_fire"][1:] if q["at"] is not None]
+    if S.kind(at) == "submarine" and any(s["unit"] == carrier and S.kind(s["at"]) == "submarine"
+                                         for s in [*b["shots"], *listed]):
         return RuleViolation("FS 10.9", f"{DATA.units[carrier]['name']} fires at most once at submarines")
     aimed = [{"at": s["at"]} for s in b["shots"] if s["side"] == side]
-    aimed += [{"at": q["at"]} for q in b["to_fire"][1:] if q["side"] == side and q["at"] is not None]
+    aimed += [{"at": q["at"]} for q in listed if q["side"] == side]
     try:
         check_protected(state, b, side, [*aimed, {"at": at}], b["defenders"] if side == b["attacker"]
                         else _side_targets(state, b, side))
@@ -359,6 +362,7 @@ def aim_carrier_shot(ctx: Ctx, stack: list, b: dict, side: str, carrier: str) ->
     targets = _side_targets(ctx.state, b, side, carrier)
     options = [t for t in targets if carrier_shot_refusal(ctx.state, b, side, carrier, t) is None]
     if "answer" in b:
+        note_seqs(ctx, b)
         choice = b.pop("answer")
         at = choice.get("at") if isinstance(choice, dict) else None
         refusal = carrier_shot_refusal(ctx.state, b, side, carrier, at)
@@ -385,6 +389,16 @@ def aim_carrier_shot(ctx: Ctx, stack: list, b: dict, side: str, carrier: str) ->
     return WAIT
 
 
+def note_seqs(ctx: Ctx, b: dict) -> None:
+    """A battle going on in a new order (a ``carrier_shot`` answered) notes the seq of each die the
+    order before rolled: a shot's ``index`` counts the rolls of its own order only, and a re-roll
+    (11.3 4-1/4-3) names the seq of the die it replaces (``leader_step``)."""
+    earlier = ctx.before.get("order_rolls", [])
+    for s in b["shots"]:
+        if "seq" not in s and s.get("index") is not None:
+            s["seq"] = earlier[s["index"]]["seq"] if s["index"] < len(earlier) else None
+
+
 def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
     """FS 11.3 4-1/4-2/4-3: the holder of a Decisive Leader marker may have one die rolled again.
     Returns True when the frame may go on."""
@@ -402,7 +416,10 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
                                rule=event, field="choice")
         shot = shots[pick]
         earlier = ctx.before.get("order_rolls", [])  # with seqs: the rolls of the order that asked
-        seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
+        if "seq" in shot:  # rolled before a carrier_shot answer (note_seqs)
+            seq = shot["seq"]
+        else:
+            seq = earlier[shot["index"]]["seq"] if shot.get("index") is not None and shot["index"] < len(earlier) else None
         ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule=event)
         hn = shot.get("hit_number")
         r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),

@@ -37,6 +37,8 @@ def intercept(ctx: Ctx, stack: list) -> None:
     b = battle_frame(f["area"], UK, "interception", "FS 7.1 Op #11", carriers, aircraft, [], return_fire=False)
     reach = {c: [u for u in f.get("reach", {}).get(c, aircraft) if u in aircraft] for c in carriers}  # by route
     b["reach"] = reach  # a carrier's shots aimed as fired go to the aircraft it watches (FS 10.9)
+    if not f.get("shots_as_fired"):  # asked before FS 10.9's shots were aimed as fired: as it was then
+        b.pop("shots_as_fired", None)
     if "answer" not in f:
         options = reach
         ask(ctx, stack, UK, "interception", "FS 7.1 Op #11",

@@ -885,7 +885,9 @@ def interception_frame(state: dict, aircraft: list[str], area: str, op,
         return None
     carriers = [c for c in S.carriers(state, UK) if c in reach]
     eligible = [u for u in eligible if any(u in us for us in reach.values())]
-    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op, "reach": reach}
+    # shots_as_fired: its battle's carrier shots are aimed as fired (FS 10.9, combat.battle_frame)
+    return {"step": "intercept", "aircraft": eligible, "carriers": carriers, "area": area, "op": op, "reach": reach,
+            "shots_as_fired": True}
 
 
 def intercepted(state: dict, aircraft: list[str], area: str, op, *then: dict) -> list:

@@ -183,7 +183,9 @@ def _free(key: str):
     side, kind, rule = FREE[key]
 
     def apply(ctx: Ctx, stack: list, entry: dict) -> None:
-        stack.append({"step": "free_attack", "side": side, "kind": kind, "rule": f"FS 11.3 {entry['event']}"})
+        # shots_as_fired: its battle's carrier shots are aimed as fired (FS 10.9, combat.battle_frame)
+        stack.append({"step": "free_attack", "side": side, "kind": kind, "rule": f"FS 11.3 {entry['event']}",
+                      "shots_as_fired": True})
     EFFECTS[key] = apply
 
 
@@ -295,4 +297,7 @@ def free_attack(ctx: Ctx, stack: list) -> None:
             fire = auto_fire(ctx.state, b, attackers, opt["targets"], side)
         b["fire"] = check_fire(ctx.state, b, side, fire, attackers, opt["targets"], rule)
     need(b["fire"], rule, "an attack needs at least one shot: choose units that can fire")
+    if not f.get("shots_as_fired"):  # asked before FS 10.9's shots were aimed as fired: as it was then
+        b.pop("shots_as_fired", None)
+        b.pop("auto_sides", None)
     stack.append(b)

@@ -12,7 +12,7 @@ from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
     AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
-    with_factor,
+    set_phase, with_factor,
 )
 
 # Areas picked by their printed features (mountains are provisional; entrenchments are FS 10.7's).
@@ -620,6 +620,22 @@ def test_fs_10_9_a_carrier_aiming_as_it_fires_may_not_fire_at_a_submarine_twice(
     assert e.value.rule == "FS 10.9"
 
 
+def test_fs_10_9_a_shot_re_aimed_after_its_target_sank_keeps_the_carriers_one_submarine_shot_listed(monkeypatch):
+    # FS 10.9 "When firing at submarines, neither carrier ever fires more than once per battle":
+    # Hermes lists Drummond, then Salta. Invincible's die sinks Drummond first, so Hermes' first
+    # shot is aimed anew - not at Salta, which its later listed shot fires at: one die at Salta.
+    st = carrier_strike(monkeypatch, targets=("drummond", "salta"))
+    place(st, "invincible", SEA)
+    with_factor(monkeypatch, "invincible", surface=3, sub=3)
+    order = op(20, units=["hermes", "invincible"], destination=SEA, attack=True,
+               fire=fire(("invincible", "drummond"), ("hermes", "drummond"), ("hermes", "salta")))
+    out, st = play(st, UK, order)
+    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
+    hermes = [s[2] for s in shots(out) if s[1] == "hermes"]
+    assert len(hermes) == 3 and hermes.count("salta") == 1, hermes
+    assert [s[2] for s in shots(out) if s[1] == "invincible"].count("salta") <= 1
+
+
 def test_fs_10_9_a_defending_carrier_aims_its_later_shots_after_the_attackers_dice(monkeypatch):
     # "offensively or defensively": the AR's dice are rolled first (FS 10.2), then the UK's assigned
     # shot; the carrier's second shot is asked with all of them known.
@@ -682,6 +698,40 @@ def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_
         frame.pop("shots_as_fired", None)
     out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(6, 6))
     assert [s[:2] for s in shots(out)] == [(UK, "hermes"), (AR, "drummond")]  # one listed, one fired
+
+
+def test_fs_10_9_an_interception_or_free_attack_asked_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):
+    # Event sourcing: an Op #11 interception or a free attack (11.3 2-1) waiting in a DecisionPending
+    # recorded before this reading begins its battle only when answered; that battle fires the
+    # shots the answer lists, as the code of then did (one die for one shot listed). Asked today,
+    # the carrier takes all three (FS 10.9).
+    st = empty("AR Operations")
+    place(st, "hermes", "falklands")
+    place(st, "glamorgan", "falklands")
+    place(st, "a4_1", "port_stanley")
+    out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))))
+    assert pending(st)["kind"] == "interception"
+    one = {"fire": fire(("hermes", "a4_1"))}
+    out, _ = answer(st, UK, one, FixedDice(default=6))
+    assert [s[:2] for s in shots(out)] == [(UK, "hermes")] * 3
+    for frame in pending(st)["context"]["stack"]:
+        frame.pop("shots_as_fired", None)
+    out, _ = answer(st, UK, one, FixedDice(default=6))
+    assert [s[:2] for s in shots(out) if s[1] == "hermes"] == [(UK, "hermes")]
+
+    for recorded_before in (False, True):
+        st = carrier_strike(monkeypatch, targets=("drummond",))
+        place(st, "glamorgan", SEA)
+        set_phase(st, "AR Submarine")
+        out, st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(2, 1))  # 11.3 2-1
+        assert pending(st)["kind"] == "free_attack"
+        if recorded_before:
+            for frame in pending(st)["context"]["stack"]:
+                frame.pop("shots_as_fired", None)
+        out, st = answer(st, UK, {"area": SEA, "units": ["glamorgan"], "carriers": ["hermes"],
+                                  "fire": fire(("hermes", "drummond"), ("glamorgan", "drummond"))})
+        out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(default=6))
+        assert len([s for s in shots(out) if s[1] == "hermes"]) == (1 if recorded_before else 3)
 
 
 def test_fs_10_9_a_carrier_fires_once_at_submarines(monkeypatch):
