@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from dataclasses import dataclass, field
 
 import pytest
@@ -51,6 +52,21 @@ class ApiGame:
     def order(self, client, seat, order, key, **headers):
         return client.post(f"/api/v1/games/{self.game_id}/orders", json=order,
                            headers={**self.seats[seat], "Idempotency-Key": key, **headers})
+
+    def send(self, client, seat, order):
+        """An order under a fresh Idempotency-Key; whatever it is, never a 5xx."""
+        r = self.order(client, seat, order, uuid.uuid4().hex)
+        assert r.status_code < 500, r.json
+        return r
+
+    def refused(self, client, seat, order) -> dict:
+        """The problem of an order refused as malformed (422 invalid_order)."""
+        r = self.send(client, seat, order)
+        assert r.status_code == 422 and r.json["code"] == "invalid_order", (order, r.json)
+        return r.json
+
+    def version(self, client, seat) -> int:
+        return client.get(f"/api/v1/games/{self.game_id}", headers=self.seats[seat]).json["version"]
 
 
 def bearer(token: str) -> dict:

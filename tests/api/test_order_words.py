@@ -5,13 +5,10 @@ wrong type is (docs/rulesets.md)."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from tests.api.conftest import start_game
 
-_keys = itertools.count()
 NOT_TEXT = [7, ["a", "b"], {"a": 1}, True]
 
 
@@ -20,27 +17,11 @@ def client(sqlite_client):
     return sqlite_client
 
 
-def send(client, game, seat, order):
-    r = game.order(client, seat, order, f"w{next(_keys)}")
-    assert r.status_code < 500, r.json
-    return r
-
-
-def refused(client, game, seat, order) -> dict:
-    r = send(client, game, seat, order)
-    assert r.status_code == 422 and r.json["code"] == "invalid_order", (order, r.json)
-    return r.json
-
-
-def version(client, game, seat) -> int:
-    return client.get(f"/api/v1/games/{game.game_id}", headers=game.seats[seat]).json["version"]
-
-
 @pytest.fixture
 def falklands(client):
     """A Falklands game past the UK set-up: the UK Operations phase of turn 1."""
     game = start_game(client, {"ruleset": "falklands"})
-    r = send(client, game, "UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa7"}})
+    r = game.send(client, "UK", {"kind": "setup", "submarines": {"spartan": "sa6", "splendid": "sa7"}})
     assert r.status_code == 201, r.json
     return game
 
@@ -49,29 +30,29 @@ def falklands(client):
 @pytest.mark.parametrize("word", ["note", "title", "rule"])
 def test_fs_5_3_a_pass_with_a_note_title_or_rule_that_is_not_text_is_refused_naming_it(client, falklands, word,
                                                                                       value):
-    before = version(client, falklands, "UK")
-    problem = refused(client, falklands, "UK", {"kind": "pass", word: value})
+    before = falklands.version(client, "UK")
+    problem = falklands.refused(client, "UK", {"kind": "pass", word: value})
     assert (problem["field"], problem["rule"]) == (word, "FS 5.3"), problem
     assert f"'{word}'" in problem["detail"] and "text" in problem["detail"], problem
-    assert version(client, falklands, "UK") == before  # nothing recorded
+    assert falklands.version(client, "UK") == before  # nothing recorded
 
 
 def test_fs_5_3_a_pass_sent_back_as_offered_with_its_note_is_accepted(client, falklands):
     offered = client.get(f"/api/v1/games/{falklands.game_id}/legal-orders", headers=falklands.seats["UK"]).json
     [template] = [o for o in offered["orders"] if o["kind"] == "pass"]
     assert isinstance(template["note"], str)
-    assert send(client, falklands, "UK", template).status_code == 201
+    assert falklands.send(client, "UK", template).status_code == 201
 
 
 def test_fs_7_1_an_operation_with_a_title_that_is_not_text_is_refused_naming_its_rule(client, falklands):
-    problem = refused(client, falklands, "UK", {"kind": "operation", "op": 20, "title": 20})
+    problem = falklands.refused(client, "UK", {"kind": "operation", "op": 20, "title": 20})
     assert (problem["field"], problem["rule"]) == ("title", "FS 7.1 Op #20"), problem
 
 
 def test_stf_1_1_a_campaign_order_with_a_title_that_is_not_text_is_refused_naming_stf_1_1(client):
     game = start_game(client, {"ruleset": "stf"})
     for value in NOT_TEXT:
-        problem = refused(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "US", "title": value})
+        problem = game.refused(client, "Player", {"kind": "campaign", "map": "giuk", "side": "US", "title": value})
         assert (problem["field"], problem["rule"]) == ("title", "STF 1.1"), problem
-    assert send(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "US",
+    assert game.send(client, "Player", {"kind": "campaign", "map": "giuk", "side": "US",
                                          "title": "the GIUK gap", "rule": "STF 1.1"}).status_code == 201

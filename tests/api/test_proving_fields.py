@@ -4,34 +4,14 @@ silence. A template's words for readers (`title`, `rule`, `prompt`) may come bac
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from tests.api.conftest import proving_game
-
-_keys = itertools.count()
 
 
 @pytest.fixture
 def client(sqlite_client):
     return sqlite_client
-
-
-def send(client, game, seat, order):
-    r = game.order(client, seat, order, f"p{next(_keys)}")
-    assert r.status_code < 500, r.json
-    return r
-
-
-def refused(client, game, seat, order) -> dict:
-    r = send(client, game, seat, order)
-    assert r.status_code == 422 and r.json["code"] == "invalid_order", (order, r.json)
-    return r.json
-
-
-def version(client, game, seat) -> int:
-    return client.get(f"/api/v1/games/{game.game_id}", headers=game.seats[seat]).json["version"]
 
 
 @pytest.mark.parametrize("order,field,rule", [
@@ -48,37 +28,37 @@ def version(client, game, seat) -> int:
 def test_pg_an_order_with_a_field_its_kind_does_not_have_is_refused_naming_it_and_the_rule(client, order, field,
                                                                                            rule):
     game = proving_game(client)
-    before = version(client, game, "Red")
-    problem = refused(client, game, "Red", order)
+    before = game.version(client, "Red")
+    problem = game.refused(client, "Red", order)
     assert (problem["field"], problem["rule"]) == (field, rule), problem
     assert f"'{field}'" in problem["detail"], problem
-    assert version(client, game, "Red") == before
+    assert game.version(client, "Red") == before
 
 
 def test_pg_4_2_a_muster_with_a_field_it_does_not_have_is_refused_naming_it(client):
     game = proving_game(client, "muster")
-    problem = refused(client, game, "Red", {"kind": "muster", "companies": 4})
+    problem = game.refused(client, "Red", {"kind": "muster", "companies": 4})
     assert (problem["field"], problem["rule"]) == ("companies", "PG 4.2"), problem
 
 
 def test_pg_5_2_3_an_answer_with_a_field_it_does_not_have_is_refused_naming_it(client):
     game = proving_game(client)
-    assert send(client, game, "Red", {"kind": "advance", "hex": "K5"}).status_code == 201
-    problem = refused(client, game, "Blue", {"kind": "decide", "decision": "opportunity_fire-K5", "choice": "fire",
+    assert game.send(client, "Red", {"kind": "advance", "hex": "K5"}).status_code == 201
+    problem = game.refused(client, "Blue", {"kind": "decide", "decision": "opportunity_fire-K5", "choice": "fire",
                                              "chioce": "hold"})
     assert (problem["field"], problem["rule"]) == ("chioce", "PG 5.2"), problem
     game = proving_game(client)
-    assert send(client, game, "Red", {"kind": "chart"}).status_code == 201
+    assert game.send(client, "Red", {"kind": "chart"}).status_code == 201
     owed = client.get(f"/api/v1/games/{game.game_id}/legal-orders", headers=game.seats["Red"]).json["orders"][0]
-    problem = refused(client, game, "Red", {"kind": "declare", "decision": owed["decision"], "value": 1, "vlaue": 2})
+    problem = game.refused(client, "Red", {"kind": "declare", "decision": owed["decision"], "value": 1, "vlaue": 2})
     assert (problem["field"], problem["rule"]) == ("vlaue", "PG 3"), problem
 
 
 def test_pg_a_templates_words_for_readers_may_come_back_as_text(client):
     game = proving_game(client)
     order = {"kind": "fire", "odds": "1:1", "title": "fire", "rule": "PG 2", "prompt": "fire on the table"}
-    assert send(client, game, "Red", order).status_code == 201
-    problem = refused(client, game, "Red", {**order, "prompt": ["fire"]})
+    assert game.send(client, "Red", order).status_code == 201
+    problem = game.refused(client, "Red", {**order, "prompt": ["fire"]})
     assert (problem["field"], problem["rule"]) == ("prompt", "PG 2"), problem
 
 
