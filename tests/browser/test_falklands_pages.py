@@ -35,6 +35,16 @@ def _needs_falklands():
         pytest.skip(reason)
 
 
+def uk_page_with_a_decision(server, open_tab, game_id: str, token: str):
+    """A tab holding the UK's seat, on the game page, once its pending decision is shown."""
+    uk = open_tab()
+    keys = {"seats": {"UK": token}, "active": "UK"}
+    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
+    page = uk.goto(f"{server}/games/{game_id}").page
+    page.wait_for_selector("#pending-box:not([hidden])")
+    return uk, page
+
+
 def test_a_falklands_game_on_the_map(server, open_tab, shots):
     board = http_json("GET", f"{server}/api/v1/rulesets/falklands")[2]["board"]
 
@@ -182,11 +192,7 @@ def test_a_pending_decision_is_shown_in_names_and_answered_from_the_form(server,
     # the 25 de Mayo sails into Sea Area 6 and attacks Spartan: the UK assigns its defensive fire
     order("AR", {"kind": "operation", "op": 20, "units": ["25_de_mayo"], "destination": "sa6", "attack": True})
 
-    uk = open_tab()
-    keys = {"seats": {"UK": tokens["UK"]}, "active": "UK"}
-    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
-    page = uk.goto(f"{server}/games/{game_id}").page
-    page.wait_for_selector("#pending-box:not([hidden])")
+    uk, page = uk_page_with_a_decision(server, open_tab, game_id, tokens["UK"])
     pending = page.text_content("#pending")
     assert "Sea Area 6" in pending and "fire: Spartan: 25 de Mayo; auto: yes" in pending, pending
     pick_order(page, "decide")
@@ -222,11 +228,7 @@ def test_fs_10_9_a_carriers_shot_aimed_as_fired_is_asked_and_answered_on_the_pag
     board = http_json("GET", f"{server}/api/v1/rulesets/falklands")[2]["board"]
     ri_3, ri_6 = board["units"]["ri_3"]["name"], board["units"]["ri_6"]["name"]
 
-    uk = open_tab()
-    keys = {"seats": {"UK": tokens["UK"]}, "active": "UK"}
-    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
-    page = uk.goto(f"{server}/games/{game_id}").page
-    page.wait_for_selector("#pending-box:not([hidden])")
+    uk, page = uk_page_with_a_decision(server, open_tab, game_id, tokens["UK"])
     pending = page.text_content("#pending")
     assert "aim Hermes's shot 2 of 3" in pending and "(FS 10.9)" in pending, pending
     assert f"at: {ri_3}, {ri_6}" in pending and "standing: " in pending and "ri_3" not in pending, pending
