@@ -1,0 +1,70 @@
+"""Small things users hit on the pages, each checked in Chromium against docs/pages.md and docs/api.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.server import http_json
+
+pytestmark = pytest.mark.slow
+
+
+def _lose_the_first_join_answer(page) -> list[dict]:
+    """Route the join so that its first answer is lost after the server recorded it (the request
+    goes through, the browser sees a network failure); later joins pass. Returns what was sent."""
+    sent = []
+
+    def handle(route):
+        sent.append({"key": route.request.headers.get("idempotency-key"), "body": route.request.post_data})
+        if len(sent) == 1:
+            route.fetch()  # recorded by the server...
+            route.abort("connectionreset")  # ...its answer never reaches the page
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/games/*/join", handle)
+    return sent
+
+
+def _token_works(server: str, game_id: str, token: str) -> bool:
+    status, _, _ = http_json("GET", f"{server}/api/v1/games/{game_id}/me",
+                             headers={"Authorization": f"Bearer {token}"})
+    return status == 200
+
+
+def test_game_page_join_whose_answer_was_lost_sends_the_same_join_again_and_holds_the_seat(server, open_tab):
+    """docs/api.md, "Idempotency": a join sent again under its Idempotency-Key after a lost answer
+    gets the seat a fresh token. The page sent no key, so a lost answer used the invite for nothing."""
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
+                                                                    "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
+    page = tab.page
+    sent = _lose_the_first_join_answer(page)
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#status.ok")
+    assert page.text_content("#status").startswith("You hold the seat Blue")
+    assert len(sent) == 2 and sent[0]["key"] and sent[0] == sent[1]  # the same join, under the same key
+    keys = page.evaluate(f"JSON.parse(localStorage.getItem('warlog:game:{game_id}'))")
+    assert _token_works(server, game_id, keys["seats"]["Blue"])
+    assert page.evaluate("localStorage.getItem('warlog:pending-joins')") == "{}"  # answered: nothing kept
+
+
+def test_lobby_join_whose_answer_was_lost_sends_the_same_join_again_and_holds_the_seat(server, open_tab):
+    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
+                                                                    "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, created
+    game_id = created["game_id"]
+    tab = open_tab().goto(f"{server}/")
+    page = tab.page
+    sent = _lose_the_first_join_answer(page)
+    page.fill("#j-game", game_id)
+    page.fill("#j-invite", created["invites"]["Red"])
+    page.fill("#j-handle", "bob")
+    page.click("#join button[type=submit]")
+    page.wait_for_url(f"**/games/{game_id}")
+    assert len(sent) == 2 and sent[0]["key"] and sent[0] == sent[1]
+    keys = page.evaluate(f"JSON.parse(localStorage.getItem('warlog:game:{game_id}'))")
+    assert _token_works(server, game_id, keys["seats"]["Red"])
