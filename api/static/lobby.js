@@ -65,8 +65,11 @@
       W.el("td", { text: seats }),
       W.el("td", { text: vp || "—" }),
       W.el("td", { class: "actions" },
-        W.el("a", { href: "/games/" + g.game_id, text: seat ? "Play" : "Watch",
-                    "aria-label": (seat ? "Play" : "Watch") + " game " + W.short(g.game_id) }), " ",
+        // An ended game is not played any more: say so (its page shows how it ended) beside its replay.
+        g.ended ? W.el("a", { href: "/games/" + g.game_id, text: "Game over", class: "over",
+                              "aria-label": "Game " + W.short(g.game_id) + " is over: see how it ended" })
+          : W.el("a", { href: "/games/" + g.game_id, text: seat ? "Play" : "Watch",
+                        "aria-label": (seat ? "Play" : "Watch") + " game " + W.short(g.game_id) }), " ",
         W.el("a", { href: "/games/" + g.game_id + "/replay", text: "Replay",
                     "aria-label": "Replay game " + W.short(g.game_id) })));
   }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.e2e.server import http_json
@@ -68,3 +70,22 @@ def test_lobby_join_whose_answer_was_lost_sends_the_same_join_again_and_holds_th
     assert len(sent) == 2 and sent[0]["key"] and sent[0] == sent[1]
     keys = page.evaluate(f"JSON.parse(localStorage.getItem('warlog:game:{game_id}'))")
     assert _token_works(server, game_id, keys["seats"]["Red"])
+
+
+def test_lobby_offers_an_ended_game_as_over_with_its_replay_not_play(server, open_tab):
+    """docs/pages.md, "Lobby": a game that has ended is no longer played. The row of a seat this
+    browser holds said "Play" all the same."""
+    from tests.browser.helpers import freeform_game
+
+    game_id, _, tokens = freeform_game(server)
+    status, _, body = http_json("POST", f"{server}/api/v1/games/{game_id}/concede", {},
+                                headers={"Authorization": f"Bearer {tokens['Red']}"})
+    assert status == 200, body
+    tab = open_tab()
+    keys = {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"}
+    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
+    page = tab.goto(f"{server}/").page
+    actions = page.locator(f"tr[data-game='{game_id}'] td.actions")
+    assert actions.locator("a").all_text_contents() == ["Game over", "Replay"]
+    assert actions.locator(f"a[href='/games/{game_id}/replay']").text_content() == "Replay"
+    assert not tab.errors
