@@ -1106,6 +1106,8 @@ def _time_left(clock: dict | None) -> str:
         return ""
     if clock.get("timed_out"):
         return f", deadline {clock['deadline']} passed"
+    if clock.get("running") is False:  # an imported game: its clock does not run on this server
+        return f", deadline {clock['deadline']} (imported: its clock does not run here)"
     return f", {time_left_text(clock.get('seconds_left') or 0)} left (by {clock['deadline']})"
 
 

@@ -131,7 +131,15 @@ def summary(view: dict, public: bool, caller: Caller | None = None, damaged: dic
         "vp": state.get("vp", {}), "version": view["version"], "chain_head": view["chain_head"],
         "last_activity": view["last_activity"], "ended": view["ended"], "damaged": damaged,
         "position": view.get("position"), "sandbox": view.get("sandbox"),
-        "clock": clocks.status(view.get("clock"), service().now())})
+        "clock": clock_status(view)})
+
+
+def clock_status(view: dict) -> dict | None:
+    """The summary's ``clock``. Only a deadline this server's clock could count is asked whether it
+    runs here (an imported game's does not: its deadline was set where it was played)."""
+    clock = view.get("clock")
+    counting = clock is not None and clock["deadline"] is not None and not clock["timed_out"]
+    return clocks.status(clock, service().now(), not counting or service().clock_runs_here(view["game_id"]))
 
 
 def _etag(response, version: int):

@@ -51,6 +51,7 @@
   W.timeLeft = function (clock) {
     if (!clock || !clock.deadline) return "";
     if (clock.timed_out) return "time is up";
+    if (clock.running === false) return "imported: its clock does not run here";  // no seconds_left
     var s = clock.seconds_left, days = Math.floor(s / 86400), hours = Math.floor(s % 86400 / 3600),
         minutes = Math.floor(s % 3600 / 60);
     return (days ? days + " d " + hours + " h" : hours ? hours + " h " + minutes + " min" : minutes + " min") + " left";
