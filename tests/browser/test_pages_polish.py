@@ -89,3 +89,40 @@ def test_lobby_offers_an_ended_game_as_over_with_its_replay_not_play(server, ope
     assert actions.locator("a").all_text_contents() == ["Game over", "Replay"]
     assert actions.locator(f"a[href='/games/{game_id}/replay']").text_content() == "Replay"
     assert not tab.errors
+
+
+def test_a_log_lines_note_button_fits_its_line_so_the_log_scrolled_to_its_end_does_not_cut_it(server, open_tab):
+    """docs/pages.md, "Annotations": each log line has a "Note" button. It took every button's
+    touch-size height (2.5rem), twice the line's text, so a log a little longer than its box,
+    scrolled to its end as the page opens it, showed the first line's button cut off at the top.
+    It is now an inline button of the line's height (an inline target, WCAG 2.5.8's exception)."""
+    import uuid
+
+    from tests.browser.helpers import freeform_game, open_with_keys
+
+    game_id, _, tokens = freeform_game(server)
+    for n in range(2):  # nine lines: a little more than the log's box holds at this width
+        status, _, body = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "note", "text": f"n{n}"},
+                                    {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": str(uuid.uuid4())})
+        assert status == 201, body
+    tab = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = tab.page
+    page.wait_for_selector("#log li[data-seq='9'] .note-on")
+    # Each line is one line of text tall, its button within it.
+    fits = page.evaluate("""() => [...document.querySelectorAll('#log li[data-seq]')].map(li => {
+        const text = document.createRange(); text.selectNodeContents(li.firstChild);
+        const t = text.getBoundingClientRect(), l = li.getBoundingClientRect();
+        const b = li.querySelector('.note-on').getBoundingClientRect();
+        return (l.height <= 1.5 * t.height && b.top >= l.top && b.bottom <= l.bottom) || [t.height, l.height, b.top - l.top];
+    })""")
+    assert fits == [True] * 9, fits
+    cut = page.evaluate("""() => {
+        const log = document.getElementById('log').getBoundingClientRect();
+        return [...document.querySelectorAll('#log .note-on')].filter(b => {
+            const r = b.getBoundingClientRect(), text = document.createRange();
+            text.selectNodeContents(b.parentElement.firstChild);
+            return r.top < log.top && text.getBoundingClientRect().top >= log.top;  // its line shown whole, it not
+        }).length;
+    }""")
+    assert cut == 0
+    assert not tab.errors
