@@ -65,3 +65,29 @@ def test_join_key_of_another_seats_invite_does_not_open_this_one(client):
     assert _join(client, game, red, key="k").status_code == 201  # a key is the joiner's, per invite
     problem(_join(client, game, {"invite_code": game.invites["Blue"], "handle": "bob"}, key="k"),
             422, "idempotency_conflict")
+
+
+def test_a_store_made_before_join_keys_gains_their_columns_and_keeps_its_used_invites(api_service):
+    """The invites table of an older store has no join key columns: creating the tables adds them,
+    and an invite it used stays used (no key kept: a second join is 409 invite_used)."""
+    from domain.access import AccessStore, JOIN_COLUMNS
+
+    store = AccessStore.for_service(api_service)
+    with store._db.transaction(commit=True) as c:
+        c.execute(store.sql("DROP TABLE {t}warlog_invites"))
+        c.execute(store.sql("CREATE TABLE {t}warlog_invites (invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, "
+                            "seat TEXT NOT NULL, used_at TEXT)"))
+        c.execute(store.sql("INSERT INTO {t}warlog_invites VALUES (?, ?, ?, ?)"),
+                  (store_hash("wli_old"), "g-1", "Blue", "2026-11-01T00:00:00+00:00"))
+    store.create_tables()
+    with store._db.transaction(commit=False) as c:
+        assert all(store.has_column(c, "warlog_invites", column) for column, _ in JOIN_COLUMNS)
+    invite = store.invite("g-1", "wli_old")
+    assert invite["used_at"] and invite["join_key_hash"] is None
+    assert store.same_join(invite, "any-key", "{}") is None
+
+
+def store_hash(secret: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(secret.encode()).hexdigest()
