@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -972,11 +973,28 @@ def cmd_join(args: argparse.Namespace) -> int:
     notify = None if args.notify is None else args.notify
     from domain import signatures
 
-    key = None if args.no_key else signatures.new_private_key()  # signs every order of the seat
-    joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
-                         client_seed=args.client_seed,
-                         public_key=signatures.public_key_of(key) if key is not None else None)
-    from api.client import promised
+    from api.client import ConnectionFailed, promised
+
+    # The join's Idempotency-Key and the seat's signing key are kept before the join is sent: when
+    # its answer is lost, the same 'warlog join' run again sends them again and gets a fresh token.
+    pending_joins = session.entry(game_id).get("pending_joins") or {}
+    invite_id = hashlib.sha256(invite.encode()).hexdigest()[:16]  # names the invite, never shows it
+    pending = pending_joins.get(invite_id) or {}
+    if pending.get("no_key") != bool(args.no_key):
+        pending = {}
+    if not pending:
+        key = None if args.no_key else signatures.new_private_key()  # signs every order of the seat
+        pending = {"join_key": str(uuid.uuid4()), "no_key": bool(args.no_key),
+                   "signing_key": signatures.private_key_text(key) if key is not None else None}
+        _save_or_warn(session, game_id, pending_joins={invite_id: pending})
+    key = None if pending["signing_key"] is None else signatures.private_key_from_text(pending["signing_key"])
+    try:
+        joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
+                             client_seed=args.client_seed, join_key=pending["join_key"],
+                             public_key=signatures.public_key_of(key) if key is not None else None)
+    except ConnectionFailed as exc:
+        raise ConnectionFailed(f"{exc}; the join may or may not be recorded: run the same 'warlog join' again, "
+                               "which sends the same join key and gets the seat a fresh token") from None
 
     seat, token, joined_id = promised(joined, "seat"), promised(joined, "token"), promised(joined, "game_id")
 
@@ -993,6 +1011,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     invites = session.entry(game_id).get("invites") or {}
     if invites.get(seat) == invite:
         del invites[seat]  # used: an invite code admits one player once
+    (session.entry(game_id).get("pending_joins") or {}).pop(invite_id, None)  # answered: nothing to send again
     path = _save_or_warn(session, joined_id, server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token}, signed_head=joined.get("signed_head"),
                          keys={seat: signatures.private_key_text(key)} if key is not None else None)
@@ -1087,6 +1106,8 @@ def _time_left(clock: dict | None) -> str:
         return ""
     if clock.get("timed_out"):
         return f", deadline {clock['deadline']} passed"
+    if clock.get("running") is False:  # an imported game: its clock does not run on this server
+        return f", deadline {clock['deadline']} (imported: its clock does not run here)"
     return f", {time_left_text(clock.get('seconds_left') or 0)} left (by {clock['deadline']})"
 
 
@@ -2284,7 +2305,11 @@ def add_client_commands(sub) -> None:
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_kinds)
 
-    p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token")
+    p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token",
+                       description="Take a seat with an invite code and save the seat's token. The join "
+                                   "goes with an Idempotency-Key kept here until its answer arrives: when "
+                                   "the answer is lost, run the same command again to get the seat a "
+                                   "fresh token (the lost one is revoked).")
     p.add_argument("game_id")
     p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
     p.add_argument("--handle", required=True, help="your name in the game")

@@ -427,7 +427,10 @@ class WarlogClient:
         return self._json("GET", f"/games/{_quote(game_id)}")
 
     def join(self, game_id: str, invite_code: str, handle: str, *, email: str | None = None,
-             notify: bool | None = None, client_seed: str | None = None, public_key: str | None = None) -> dict:
+             notify: bool | None = None, client_seed: str | None = None, public_key: str | None = None,
+             join_key: str | None = None) -> dict:
+        """Join a seat. ``join_key`` is the join's Idempotency-Key (default: a fresh uuid4): the same
+        join sent again with it after a lost answer gets the seat a fresh token (docs/api.md)."""
         body: dict[str, Any] = {"invite_code": invite_code, "handle": handle}
         if public_key is not None:
             body["public_key"] = public_key
@@ -437,7 +440,8 @@ class WarlogClient:
             body["notify"] = notify
         if client_seed is not None:
             body["client_seed"] = client_seed
-        return self._json("POST", f"/games/{_quote(game_id)}/join", body=body)
+        return self._json("POST", f"/games/{_quote(game_id)}/join", body=body,
+                          headers={"Idempotency-Key": join_key or str(uuid.uuid4())})
 
     def umpire_token(self, game_id: str) -> dict:
         """Needs the game's admin token, and an umpire the game's log appoints."""

@@ -5,6 +5,7 @@ Each view: load the request with a schema, one service call, dump the result.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Iterable
@@ -130,7 +131,15 @@ def summary(view: dict, public: bool, caller: Caller | None = None, damaged: dic
         "vp": state.get("vp", {}), "version": view["version"], "chain_head": view["chain_head"],
         "last_activity": view["last_activity"], "ended": view["ended"], "damaged": damaged,
         "position": view.get("position"), "sandbox": view.get("sandbox"),
-        "clock": clocks.status(view.get("clock"), service().now())})
+        "clock": clock_status(view)})
+
+
+def clock_status(view: dict) -> dict | None:
+    """The summary's ``clock``. Only a deadline this server's clock could count is asked whether it
+    runs here (an imported game's does not: its deadline was set where it was played)."""
+    clock = view.get("clock")
+    counting = clock is not None and clock["deadline"] is not None and not clock["timed_out"]
+    return clocks.status(clock, service().now(), not counting or service().clock_runs_here(view["game_id"]))
 
 
 def _etag(response, version: int):
@@ -239,29 +248,55 @@ def get_me(game_id: str):
 # ---------------------------------------------------------------------------------- seats ----
 @bp.post("/games/<game_id>/join")
 def join(game_id: str):
+    """Join a seat with its invite code, once. Sent with an Idempotency-Key, the same join sent
+    again (its answer lost) answers 200 with a fresh token for the seat and revokes the lost one."""
     body = load(schemas.Join)
-    caller = caller_for_invite(game_id, body["invite_code"])
+    key = idempotency_key()
+    sent = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    caller, invite = caller_for_invite(game_id, body["invite_code"])
     seat = caller.seat
-    if not access().use_invite(caller.game_id, body["invite_code"]):
-        raise ApiProblem("invite_used", f"the invite code for {seat} has been used")
+    if invite["used_at"] is not None:
+        return joined_again(caller, invite, key, sent)
+    if not access().use_invite(caller.game_id, body["invite_code"], key, sent):
+        return joined_again(caller, access().invite(caller.game_id, body["invite_code"]), key, sent)
     try:
         result = service().join(caller.game_id, seat, body["handle"], body["client_seed"], body["public_key"])
     except Exception:
         access().release_invite(caller.game_id, body["invite_code"])
         raise
     token = access().issue_token(caller.game_id, SEAT, seat)
+    if key is not None:
+        access().joined_at(caller.game_id, body["invite_code"], result.version, result.chain_head)
     access().set_contact(caller.game_id, seat, body["email"], body["notify"])
-    appointed = service().umpire(caller.game_id)  # the joiner learns of an umpire named at creation
-    response = jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": seat, "token": token,
-                                              "version": result.version, "chain_head": result.chain_head,
-                                              "signed_head": signed_head(caller.game_id, result.version,
-                                                                         result.chain_head),
-                                              "umpire": appointed["name"] if appointed else None}))
+    response = joined_response(caller, token, result.version, result.chain_head)
     response.status_code = 201
     return response
 
 
-def caller_for_invite(game_id: str, code: str) -> Caller:
+def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
+    """A join with an invite already used: its first answer again, with a fresh token, when it is
+    the same join under the same Idempotency-Key; else 409 ``invite_used`` (422 for its key with
+    another body). Only who holds both the invite code and the key can take the seat's token."""
+    match = None if key is None else access().same_join(invite, key, sent)
+    if match is None or invite["join_version"] is None:  # no key kept, another key, or not recorded yet
+        raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used")
+    if match == "other_body":
+        raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
+    token = access().reissue_seat_token(caller.game_id, caller.seat)
+    response = joined_response(caller, token, invite["join_version"], invite["join_head"])
+    response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def joined_response(caller: Caller, token: str, version: int, chain_head: str):
+    appointed = service().umpire(caller.game_id)  # the joiner learns of an umpire named at creation
+    return jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": caller.seat, "token": token,
+                                                 "version": version, "chain_head": chain_head,
+                                                 "signed_head": signed_head(caller.game_id, version, chain_head),
+                                                 "umpire": appointed["name"] if appointed else None}))
+
+
+def caller_for_invite(game_id: str, code: str) -> tuple[Caller, dict]:
     """An invite code is the credential for joining: unknown code and unknown game look alike."""
     from domain.service import parse_game_id
 
@@ -269,10 +304,7 @@ def caller_for_invite(game_id: str, code: str) -> Caller:
     found = access().invite(gid, code)
     if found is None:
         raise ApiProblem("game_not_found", f"no game {game_id} with this invite code")
-    seat, used_at = found
-    if used_at is not None:
-        raise ApiProblem("invite_used", f"the invite code for {seat} has been used")
-    return Caller(gid, SEAT, seat)
+    return Caller(gid, SEAT, found["seat"]), found
 
 
 # -------------------------------------------------------------------------------- umpire ----

@@ -131,6 +131,12 @@ PARAMETERS: dict[str, dict] = {
                                   "Idempotent-Replayed: true) and records nothing, so a retry after a lost "
                                   "answer is safe; with another command it is 422 idempotency_conflict. "
                                   "Without it, each request is recorded."},
+    "JoinKey": {**_IDEMPOTENCY_KEY, "required": False,
+                "description": "Optional, chosen by the joiner (1-200 characters, no control characters) and "
+                               "kept secret like the invite code: the same join sent again with it after its "
+                               "answer was lost answers 200 with a fresh token for the seat and revokes the "
+                               "first one; with another body it is 422 idempotency_conflict. An invite used "
+                               "without a key, or sent again without it or with another, is 409 invite_used."},
     "IfMatch": {
         "name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
         "description": "The game version the client saw, as in the ETag (\"12\"; 1 to 15 digits). When the "
@@ -367,14 +373,20 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         problems=AUTH_WRITE),
     # ---- seats
     ("post", "/api/v1/games/{game_id}/join"): Op(
-        "Join a seat with an invite code", NONE, tag="seats", params=_GAME, body=schemas.Join,
+        "Join a seat with an invite code", NONE, tag="seats", params=(*_GAME, "JoinKey"), body=schemas.Join,
         description="The invite code is the credential: it names the seat and works once. The answer holds "
                     "the seat's token, shown once, and the umpire appointed, if any. The game starts (dice epoch 0 opens) when the last seat joins. "
                     "An unknown invite code is 404, like an unknown game. With `public_key` (Ed25519, unpadded "
                     "base64url of 32 bytes) every later order of the seat must be signed (POST .../orders); "
-                    "a malformed key is 422 invalid_order and the invite stays unused.",
-        replies={201: Reply("the seat is taken", schemas.Joined)},
-        problems=(*BODY, "game_not_found", "invite_used", "invalid_order", "rule_violation",
+                    "a malformed key is 422 invalid_order and the invite stays unused. Sent with an "
+                    "Idempotency-Key, the same join sent again with that key (its answer lost) answers 200 with "
+                    "a fresh token for the seat and revokes the token of the first answer.",
+        replies={201: Reply("the seat is taken", schemas.Joined),
+                 200: Reply("this join was made before under this Idempotency-Key, with the same body: its "
+                            "first answer with a fresh seat token (the first one is revoked), nothing new "
+                            "recorded", schemas.Joined, headers=("IdempotentReplayed",))},
+        problems=(*BODY, "game_not_found", "invite_used", "idempotency_key_required", "idempotency_conflict",
+                  "invalid_order", "rule_violation",
                   "version_conflict", *LOADS)),
     ("post", "/api/v1/games/{game_id}/umpire"): Op(
         "Propose an umpire", ADMIN, tag="umpire", params=_GAME, body=schemas.UmpireProposal,

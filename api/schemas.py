@@ -268,7 +268,10 @@ class Clock(Schema):
     deadline = fields.String(allow_none=True, metadata={"description": "ISO 8601 UTC; null before the start "
                                                                         "and after the end"})
     seconds_left = fields.Integer(allow_none=True, metadata={"description": "by the server's clock, now"})
-    timed_out = fields.Boolean(metadata={"description": "the deadline has passed"})
+    timed_out = fields.Boolean(metadata={"description": "the deadline has passed (of a clock that does not run "
+                                                        "here: as the log records it)"})
+    running = fields.Boolean(metadata={"description": "false for a game imported from a file: its clock does not "
+                                                      "run on this server, so seconds_left is null"})
     vacations = fields.Dict(metadata={"description": "{seat: {used, until, left}} of the seats that took vacation"})
 
 

@@ -23,6 +23,10 @@ ADMIN, SEAT, UMPIRE, SPECTATOR = "admin", "seat", "umpire", "spectator"
 TOKEN_PREFIX = {ADMIN: "wla_", SEAT: "wls_", UMPIRE: "wlu_", SPECTATOR: "wlv_"}
 INVITE_PREFIX = "wli_"
 TOKEN_ID_LENGTH = 16  # hex digits of a token's SHA-256 that name it in a listing: never the secret
+# What a join sent under an Idempotency-Key leaves on its invite (hashes, and where it recorded), so
+# that the same join sent again after its answer was lost gets the seat a fresh token.
+JOIN_COLUMNS = (("join_key_hash", "TEXT"), ("join_body_hash", "TEXT"), ("join_version", "INTEGER"),
+                ("join_head", "TEXT"))
 
 
 def _hash(secret: str) -> str:
@@ -54,7 +58,8 @@ class AccessStore(SqlTables):
         "warlog_tokens": "token_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, role TEXT NOT NULL, "
                          "seat TEXT, created_at TEXT NOT NULL, revoked_at TEXT",
         "warlog_invites": "invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
-                          "used_at TEXT",
+                          "used_at TEXT, join_key_hash TEXT, join_body_hash TEXT, join_version INTEGER, "
+                          "join_head TEXT",
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
@@ -68,6 +73,10 @@ class AccessStore(SqlTables):
         if not self.has_column(c, "warlog_tokens", "revoked_at"):
             c.execute(f"ALTER TABLE {self._prefix}warlog_tokens ADD COLUMN revoked_at TEXT")
             c.execute(self.sql("UPDATE {t}warlog_tokens SET revoked_at = ? WHERE role = ?"), (_now(), UMPIRE))
+        # A store made before a join could be retried keeps no join key: its used invites stay used.
+        for column, kind in JOIN_COLUMNS:
+            if not self.has_column(c, "warlog_invites", column):
+                c.execute(f"ALTER TABLE {self._prefix}warlog_invites ADD COLUMN {column} {kind}")
 
     # ------------------------------------------------------------------------- creation ----
     def register_game(self, game_id: str, public: bool, seats: list[str]) -> tuple[str, dict[str, str]]:
@@ -157,21 +166,51 @@ class AccessStore(SqlTables):
         rows = self._run("SELECT game_id FROM {t}warlog_game_access WHERE public = 1", fetch="all")
         return {r["game_id"] for r in rows}
 
-    def invite(self, game_id: str, code: str) -> tuple[str, str | None] | None:
-        """(seat, used_at) of an invite code of this game, or None."""
-        row = self._run("SELECT seat, used_at FROM {t}warlog_invites WHERE invite_hash = ? AND game_id = ?",
+    def invite(self, game_id: str, code: str) -> dict | None:
+        """An invite code of this game: its seat, ``used_at`` and what the join that used it
+        left (``join_key_hash``, ``join_body_hash``, ``join_version``, ``join_head``); None if unknown."""
+        row = self._run("SELECT seat, used_at, join_key_hash, join_body_hash, join_version, join_head "
+                        "FROM {t}warlog_invites WHERE invite_hash = ? AND game_id = ?",
                         (_hash(code), game_id), fetch="one")
-        return (row["seat"], row["used_at"]) if row else None
+        return dict(row) if row else None
 
-    def use_invite(self, game_id: str, code: str) -> bool:
-        """Mark an invite used; False when another request used it first."""
-        return self._run("UPDATE {t}warlog_invites SET used_at = ? WHERE invite_hash = ? AND game_id = ? "
-                         "AND used_at IS NULL", (_now(), _hash(code), game_id)) == 1
+    def use_invite(self, game_id: str, code: str, join_key: str | None = None, join_body: str | None = None) -> bool:
+        """Mark an invite used, keeping the hashes of the join's Idempotency-Key and body when it
+        had a key; False when another request used it first."""
+        key_hash = None if join_key is None else _hash(join_key)
+        body_hash = None if join_key is None or join_body is None else _hash(join_body)
+        return self._run("UPDATE {t}warlog_invites SET used_at = ?, join_key_hash = ?, join_body_hash = ? "
+                         "WHERE invite_hash = ? AND game_id = ? AND used_at IS NULL",
+                         (_now(), key_hash, body_hash, _hash(code), game_id)) == 1
+
+    def joined_at(self, game_id: str, code: str, version: int, chain_head: str) -> None:
+        """Keep where the join of an invite recorded, for the answer to the same join sent again."""
+        self._run("UPDATE {t}warlog_invites SET join_version = ?, join_head = ? WHERE invite_hash = ? AND game_id = ?",
+                  (version, chain_head, _hash(code), game_id))
 
     def release_invite(self, game_id: str, code: str) -> None:
         """Undo use_invite when the join it was for did not record."""
-        self._run("UPDATE {t}warlog_invites SET used_at = NULL WHERE invite_hash = ? AND game_id = ?",
-                  (_hash(code), game_id))
+        self._run("UPDATE {t}warlog_invites SET used_at = NULL, join_key_hash = NULL, join_body_hash = NULL "
+                  "WHERE invite_hash = ? AND game_id = ?", (_hash(code), game_id))
+
+    @staticmethod
+    def same_join(invite: dict, join_key: str, join_body: str) -> str | None:
+        """Whether a join sent again matches the one that used ``invite``: "same", "other_body"
+        (its key with another body), or None (no key kept, or another key)."""
+        if invite["join_key_hash"] is None or not secrets.compare_digest(invite["join_key_hash"], _hash(join_key)):
+            return None
+        return "same" if invite["join_body_hash"] == _hash(join_body) else "other_body"
+
+    def reissue_seat_token(self, game_id: str, seat: str) -> str:
+        """Revoke the seat's live tokens and issue it a new one, in one transaction: the join
+        sent again under its key gets the seat's token again, and the lost one stops working."""
+        token, now, p = new_secret(TOKEN_PREFIX[SEAT]), _now(), self._p
+        with self._db.transaction(commit=True) as c:
+            c.execute(f"UPDATE {self._prefix}warlog_tokens SET revoked_at = {p} WHERE game_id = {p} AND role = {p} "
+                      f"AND seat = {p} AND revoked_at IS NULL", (now, game_id, SEAT, seat))
+            c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
+        return token
 
     def set_contact(self, game_id: str, seat: str, email: str | None, notify: bool = True) -> None:
         self._run("DELETE FROM {t}warlog_contacts WHERE game_id = ? AND seat = ?", (game_id, seat))

@@ -177,15 +177,17 @@ def next_due(clock: dict | None) -> str | None:
     return stamp(deadline - timedelta(hours=max(unsent)) if unsent else deadline)
 
 
-def status(clock: dict | None, now: datetime) -> dict | None:
+def status(clock: dict | None, now: datetime, running: bool = True) -> dict | None:
     """What anyone may read of a game's clock: its control, who is to move by when, how many
-    seconds are left, whether the deadline has passed, and each seat's vacation."""
+    seconds are left, whether the deadline has passed, and each seat's vacation. A clock that does
+    not run here (``running`` False: an imported game) is shown as its log left it: no seconds
+    counted by this server's clock, timed out only where the log records it."""
     if clock is None:
         return None
     deadline = clock["deadline"]
-    left = None if deadline is None else max(0, int((parse(deadline) - now).total_seconds()))
+    left = None if deadline is None or not running else max(0, int((parse(deadline) - now).total_seconds()))
     return {"control": clock["control"], "seats": clock["seats"], "deadline": deadline, "seconds_left": left,
-            "timed_out": bool(clock["timed_out"] or (deadline is not None and left == 0)),
+            "running": running, "timed_out": bool(clock["timed_out"] or (left is not None and left == 0)),
             "vacations": {seat: {"used": v["used"], "until": v["until"],
                                  "left": clock["control"]["vacation_days"] - v["used"]}
                           for seat, v in clock["vacations"].items()}}

@@ -506,6 +506,12 @@ class Warlog(Application):
         except IntegrityError:
             raise Conflict("another command was recorded first; the next sweep looks again") from None
 
+    def clock_runs_here(self, game_id: str | UUID) -> bool:
+        """Whether the game's clock runs on this server: False for a game imported from a file,
+        whose committed dice seed this server does not hold (``Game.dice_held``; ``sweep_game``)."""
+        return self._with_game(game_id, lambda cached: cached.game.dice_held(
+            lambda epoch: self.seeds.held(str(cached.game.id), epoch)))
+
     def umpire(self, game_id: str | UUID) -> dict | None:
         """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""
         return self.get_game(game_id).umpire

@@ -51,6 +51,7 @@
   W.timeLeft = function (clock) {
     if (!clock || !clock.deadline) return "";
     if (clock.timed_out) return "time is up";
+    if (clock.running === false) return "imported: its clock does not run here";  // no seconds_left
     var s = clock.seconds_left, days = Math.floor(s / 86400), hours = Math.floor(s % 86400 / 3600),
         minutes = Math.floor(s % 3600 / 60);
     return (days ? days + " d " + hours + " h" : hours ? hours + " h " + minutes + " min" : minutes + " min") + " left";
@@ -227,6 +228,52 @@
       if (keys.spectator) return { role: "spectator", token: keys.spectator };
       return null;
     },
+  };
+
+  // ----------------------------------------------------------------------------- joins ----
+  /* A join goes with an Idempotency-Key kept here, with the seat's signing key, until its answer
+   * arrives (docs/api.md, "Idempotency"): when the answer is lost, the same join sent again (at
+   * once, or from the form later) gets the seat a fresh token instead of 409 invite_used. */
+  var PENDING_JOINS = "warlog:pending-joins";
+
+  function pendingJoins() {
+    var found = null;
+    try { found = JSON.parse(localStorage.getItem(PENDING_JOINS) || "null"); } catch (e) { found = null; }
+    return found && typeof found === "object" ? found : {};
+  }
+
+  function keepPendingJoin(code, pending) {
+    var all = pendingJoins();
+    if (pending) all[code] = pending; else delete all[code];
+    localStorage.setItem(PENDING_JOINS, JSON.stringify(all));
+  }
+
+  /** Join a seat: resolves to {res, signing} (the API answer, and whether a signing key was
+   * registered); on success the token and key are kept for the game the answer names. */
+  W.join = async function (gameId, body) {
+    var code = body.invite_code, pending = pendingJoins()[code];
+    if (!pending) {
+      var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
+      pending = { join_key: W.uuid(), jwk: key ? key.jwk : null, public_key: key ? key.public_key : null };
+      keepPendingJoin(code, pending);
+    }
+    if (pending.public_key) body.public_key = pending.public_key;
+    var send = function () {
+      return W.api("/api/v1/games/" + encodeURIComponent(gameId) + "/join",
+                   { method: "POST", body: body, headers: { "Idempotency-Key": pending.join_key } });
+    };
+    var res = await send();
+    if (res.status === 0) res = await send();  // the answer lost on the way: the same join again
+    if (!res.ok) return { res: res, signing: !!pending.jwk };
+    W.keys.update(res.body.game_id, function (k) {
+      k.seats[res.body.seat] = res.body.token;
+      k.active = res.body.seat;
+      if (pending.jwk) { k.signing = k.signing || {}; k.signing[res.body.seat] = pending.jwk; }
+      k.signed_head = res.body.signed_head;
+      k.joined_with = (k.joined_with || []).concat([code]);
+    });
+    keepPendingJoin(code, null);
+    return { res: res, signing: !!pending.jwk };
   };
 
   /** The annotations on one event (history line or replay frame), as a list; null when none. */

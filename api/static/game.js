@@ -1169,17 +1169,8 @@
     e.preventDefault();
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
     if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
-    var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
-    if (key) body.public_key = key.public_key;
-    var res = await W.api("/api/v1/games/" + gameId + "/join", { method: "POST", body: body });
+    var joined = await W.join(gameId, body), res = joined.res, key = joined.signing;
     if (!res.ok) { W.status("Not joined: " + W.problem(res), "error"); return; }
-    W.keys.update(gameId, function (k) {
-      k.seats[res.body.seat] = res.body.token;
-      k.active = res.body.seat;
-      if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
-      k.signed_head = res.body.signed_head;
-      k.joined_with = (k.joined_with || []).concat([body.invite_code]);
-    });
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
     inviteWaiting = false;
     W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser" +

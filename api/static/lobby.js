@@ -65,8 +65,11 @@
       W.el("td", { text: seats }),
       W.el("td", { text: vp || "—" }),
       W.el("td", { class: "actions" },
-        W.el("a", { href: "/games/" + g.game_id, text: seat ? "Play" : "Watch",
-                    "aria-label": (seat ? "Play" : "Watch") + " game " + W.short(g.game_id) }), " ",
+        // An ended game is not played any more: say so (its page shows how it ended) beside its replay.
+        g.ended ? W.el("a", { href: "/games/" + g.game_id, text: "Game over", class: "over",
+                              "aria-label": "Game " + W.short(g.game_id) + " is over: see how it ended" })
+          : W.el("a", { href: "/games/" + g.game_id, text: seat ? "Play" : "Watch",
+                        "aria-label": (seat ? "Play" : "Watch") + " game " + W.short(g.game_id) }), " ",
         W.el("a", { href: "/games/" + g.game_id + "/replay", text: "Replay",
                     "aria-label": "Replay game " + W.short(g.game_id) })));
   }
@@ -198,17 +201,8 @@
     var gid = $("j-game").value.trim();
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
     if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
-    var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
-    if (key) body.public_key = key.public_key;
-    var res = await W.api("/api/v1/games/" + encodeURIComponent(gid) + "/join", { method: "POST", body: body });
+    var joined = await W.join(gid, body), res = joined.res, key = joined.signing;
     if (!res.ok) { W.status("Not joined: " + W.problem(res), "error"); return; }
-    W.keys.update(res.body.game_id, function (k) {
-      k.seats[res.body.seat] = res.body.token;
-      k.active = res.body.seat;
-      if (key) { k.signing = k.signing || {}; k.signing[res.body.seat] = key.jwk; }
-      k.signed_head = res.body.signed_head;
-      k.joined_with = (k.joined_with || []).concat([body.invite_code]);
-    });
     W.status("Joined as " + res.body.seat + (key ? " (your orders are signed with a key kept in this browser)" : "") + ".", "ok");
     location.href = "/games/" + res.body.game_id;
   }

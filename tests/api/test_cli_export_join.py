@@ -123,3 +123,29 @@ def test_a_local_export_where_nothing_was_ever_stored_says_so_without_a_tracebac
     assert "--server URL" in err and not (tmp_path / "game.jsonl").exists()
     code, out, err = alice("check", "00000000-0000-4000-8000-000000000000")
     assert code == 1 and "no warlog store at" in err
+
+
+def test_join_run_again_after_its_answer_was_lost_gets_the_seat_a_token_that_signs(server, alice, bob, monkeypatch):
+    """A join whose answer is lost used the invite: the same 'warlog join' run again sends the same
+    Idempotency-Key and signing key, and gets the seat a fresh token (docs/api.md, "Idempotency")."""
+    from api import client as client_module
+
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    game_id = out.split()[1]
+    invite = alice.saved()["games"][game_id]["invites"]["Red"]
+    real_json = client_module.WarlogClient._json
+
+    def answer_lost(self, method, path, **kwargs):
+        real_json(self, method, path, **kwargs)  # recorded by the server...
+        raise client_module.ConnectionFailed(f"{self.base_url} stopped answering")  # ...its answer never came
+
+    monkeypatch.setattr(client_module.WarlogClient, "_json", answer_lost)
+    code, out, err = bob("join", game_id, invite, "--handle", "bob", "--server", server.url)
+    assert code != 0 and "run the same 'warlog join' again" in err, err
+    monkeypatch.setattr(client_module.WarlogClient, "_json", real_json)
+    code, out, err = bob("join", game_id, invite, "--handle", "bob", "--server", server.url)
+    assert code == 0 and "as Red (bob)" in out, err
+    assert bob.saved()["games"][game_id].get("pending_joins") == {}  # answered: nothing kept to send again
+    assert alice("join", game_id, "--as", "Blue", "--handle", "ann")[0] == 0
+    code, out, err = bob("order", game_id, "note", "--set", "text=hello")  # signed with the kept key
+    assert code == 0, err

@@ -243,3 +243,34 @@ def test_a_vacations_key_is_known_to_another_process_and_the_loser_of_a_race_get
     finally:
         here.close()
         elsewhere.close()
+
+
+def test_tc_4_an_imported_games_summary_does_not_show_it_timed_out_by_this_servers_clock(client, clock, api_service,
+                                                                                         tmp_path):
+    """docs/operations.md, "The clock sweep": an imported game's clock does not run here (its dice
+    seeds are not held here: ``Game.dice_held``). Its deadline, set where it was played, is long
+    past by this server's clock, and the summary said ``timed_out: true`` with 0 seconds left, a
+    timeout this server never records. It now shows the clock as the log left it, not running."""
+    from api.auth import access
+    from domain.service import Warlog
+    from domain.storage import config_from_env
+
+    elsewhere = Warlog(config_from_env({"WARLOG_DATA_DIR": str(tmp_path / "elsewhere")}), create_tables=True)
+    elsewhere.now = lambda: T0 - timedelta(days=10)
+    gid = elsewhere.create_game("toy_turns", time_control={"days": 3, "on_timeout": "claim"}).game_id
+    for seat in ("White", "Black"):
+        elsewhere.join(gid, seat, seat.lower())
+    text = list(elsewhere.export(gid, header=True))
+    elsewhere.close()
+    api_service.import_lines(text)
+    with client.application.app_context():
+        access().register_game(str(gid), True, [])  # readable here, as a public record
+    r = client.get(f"/api/v1/games/{gid}")
+    assert r.status_code == 200, r.json
+    found = r.json["clock"]
+    assert found["deadline"] == "2026-10-25T12:00:00+00:00"  # White's, set where it was played
+    assert found["timed_out"] is False and found["seconds_left"] is None and found["running"] is False
+    assert len(api_service.lines(gid)) == len(text) - 1  # the read recorded nothing
+    game, _ = turns_game(client, {"days": 3})  # a game played here: its clock runs
+    played = summary(client, game)["clock"]
+    assert played["running"] is True and played["seconds_left"] == 3 * 86400

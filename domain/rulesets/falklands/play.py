@@ -11,6 +11,7 @@ import random
 from typing import Iterator
 
 from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.rules import OP_NUMBERS as OPERATIONS
 
@@ -134,9 +135,13 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
 def decision_choice(template: dict, rng: random.Random) -> dict:
     kind, opts = template["decision_kind"], template["options"]
     if kind == "defensive_fire":
-        return {"fire": "auto"}
+        listed = one_shot_each(opts["fire"], rng) if rng.random() < 0.5 else None
+        return {"fire": listed or "auto"}
     if kind == "interception":
-        return {"fire": "auto"} if rng.random() < 0.7 else {"fire": []}
+        if rng.random() >= 0.7:
+            return {"fire": []}
+        listed = one_shot_each(opts["fire"], rng) if rng.random() < 0.5 else None
+        return {"fire": listed or "auto"}
     if kind == "carrier_shot":
         return {"at": rng.choice(opts["at"])}
     if kind == "leadership":
@@ -160,6 +165,30 @@ def decision_choice(template: dict, rng: random.Random) -> dict:
     return {}
 
 
+def one_shot_each(fire: dict, rng: random.Random) -> list[dict] | None:
+    """Fire listed by hand where a UK carrier fires: one shot per unit, at a target it may fire at
+    (no Pucara or stealth aircraft, FS 7.1 Op #11; no protected target, FS 10.4). A carrier's other
+    shots are then aimed as they are fired, each a ``carrier_shot`` decision (FS 10.9), which
+    "auto" never asks. None where no carrier fires, or a unit has no such target."""
+    if not any(u in T.UK_CARRIERS for u in fire):
+        return None
+    listed = []
+    for unit, targets in fire.items():
+        fair = [t for t in targets if DATA.units[t]["type"] != "Puc" and not DATA.units[t].get("stealth")
+                and not DATA.units[t].get("protected")]
+        if not fair:
+            return None
+        listed.append({"unit": unit, "at": rng.choice(fair)})
+    return listed
+
+
+def fallback(template: dict) -> dict | None:
+    """The answer to try when a decision's fire listed by hand is refused: the server's ("auto")."""
+    if template["kind"] == "decide" and template["decision_kind"] in ("defensive_fire", "interception"):
+        return {"kind": "decide", "decision": template["decision"], "choice": {"fire": "auto"}}
+    return None
+
+
 # Ground actions are rarer in the offer than moves; weigh them up so random games reach them.
 WEIGHT = {15: 6, 16: 4, 17: 6, 24: 4, 25: 6, 8: 4, 5: 4, 7: 2, 23: 2}
 
@@ -176,7 +205,10 @@ def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8
     outside = rules.orders_outside_operations(state, seat)
     if outside is not None:  # a decision, the set-up, submarines, or nothing
         for t in outside:
-            yield order_for(t, state, seat, rng)
+            order = order_for(t, state, seat, rng)
+            yield order
+            if isinstance(order.get("choice", {}).get("fire"), list) and order["choice"]["fire"]:
+                yield fallback(t)  # the listed fire refused (a rule the offer does not capture)
         return
     pool = list(OPERATIONS)  # operation_template says which are offered (never Op #10 or #11)
     known: dict = {}

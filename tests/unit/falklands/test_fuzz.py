@@ -43,6 +43,8 @@ def play_one(n: int) -> tuple[Game, int, collections.Counter]:
                 assert refused.rule, f"a refusal without a rule: {refused}"
                 continue
             seen[order.get("op", order["kind"])] += 1
+            if order["kind"] == "decide":  # by the decision's kind: its id is "<kind>-<position>-<n>"
+                seen[order["decision"].split("-")[0]] += 1
             accepted += 1
             break
         else:
@@ -90,3 +92,13 @@ def test_random_games_never_crash_never_stall_and_end_with_a_winner():
     assert total >= 2000, total
     # Random play reaches most operations; the rule tests cover each one on purpose.
     assert len([k for k in ops if isinstance(k, int)]) >= 15, ops
+
+
+def test_fs_10_9_random_play_reaches_the_carrier_shot_decision():
+    """FS 10.9: a carrier's shots left unassigned are aimed as they are fired, the UK asked each
+    time (``carrier_shot``). Only fire listed by hand leaves them unassigned ("auto" lets the server
+    aim them), so a fuzzer that always answered "auto" never reached the decision."""
+    asked: collections.Counter = collections.Counter()
+    for n in range(20):
+        asked.update(play_one(n)[2])
+    assert asked["carrier_shot"] >= 1, asked

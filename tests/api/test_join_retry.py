@@ -1,0 +1,93 @@
+"""A join whose answer was lost: sent again under its Idempotency-Key, the same join gets the seat
+a fresh token and revokes the lost one; nobody without both the invite code and the key gets it."""
+
+from __future__ import annotations
+
+from tests.api.conftest import bearer, make_game
+from tests.api.test_games import problem
+
+ROLL = {"kind": "roll", "dice": "1d6", "purpose": "test"}
+
+
+def _join(client, game, body, key=None):
+    headers = {"Idempotency-Key": key} if key else {}
+    return client.post(f"/api/v1/games/{game.game_id}/join", json=body, headers=headers)
+
+
+def test_join_sent_again_under_its_key_gets_a_fresh_token_and_revokes_the_lost_one(client):
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann", "client_seed": "s1"}
+    first = _join(client, game, body, key="join-1")
+    assert first.status_code == 201
+    lost = first.json["token"]  # the answer that never reached the player
+    again = _join(client, game, body, key="join-1")
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+    token = again.json["token"]
+    assert token != lost and again.json["seat"] == "Blue"
+    assert {k: again.json[k] for k in ("version", "chain_head", "signed_head")} == \
+           {k: first.json[k] for k in ("version", "chain_head", "signed_head")}
+    me = client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(token))
+    assert me.status_code == 200 and me.json["seat"] == "Blue"
+    assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(lost)).status_code == 401
+    events = client.get(f"/api/v1/games/{game.game_id}/events", headers=bearer(token)).json
+    assert str(events).count("SeatJoined") == 1  # recorded once
+
+
+def test_join_sent_again_without_its_key_or_with_another_is_invite_used(client):
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann"}
+    assert _join(client, game, body, key="join-1").status_code == 201
+    problem(_join(client, game, body), 409, "invite_used")
+    problem(_join(client, game, body, key="join-2"), 409, "invite_used")
+
+
+def test_a_join_without_a_key_cannot_be_taken_again_with_one(client):
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann"}
+    assert _join(client, game, body).status_code == 201
+    problem(_join(client, game, body, key="join-1"), 409, "invite_used")
+
+
+def test_join_key_sent_again_with_another_body_is_an_idempotency_conflict(client):
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann"}
+    first = _join(client, game, body, key="join-1")
+    assert first.status_code == 201
+    problem(_join(client, game, {**body, "handle": "eve"}, key="join-1"), 422, "idempotency_conflict")
+    me = client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(first.json["token"]))
+    assert me.status_code == 200  # the seat's token was not touched
+
+
+def test_join_key_of_another_seats_invite_does_not_open_this_one(client):
+    game = make_game(client, join=False)
+    assert _join(client, game, {"invite_code": game.invites["Blue"], "handle": "ann"}, key="k").status_code == 201
+    red = {"invite_code": game.invites["Red"], "handle": "bob"}
+    assert _join(client, game, red, key="k").status_code == 201  # a key is the joiner's, per invite
+    problem(_join(client, game, {"invite_code": game.invites["Blue"], "handle": "bob"}, key="k"),
+            422, "idempotency_conflict")
+
+
+def test_a_store_made_before_join_keys_gains_their_columns_and_keeps_its_used_invites(api_service):
+    """The invites table of an older store has no join key columns: creating the tables adds them,
+    and an invite it used stays used (no key kept: a second join is 409 invite_used)."""
+    from domain.access import AccessStore, JOIN_COLUMNS
+
+    store = AccessStore.for_service(api_service)
+    with store._db.transaction(commit=True) as c:
+        c.execute(store.sql("DROP TABLE {t}warlog_invites"))
+        c.execute(store.sql("CREATE TABLE {t}warlog_invites (invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, "
+                            "seat TEXT NOT NULL, used_at TEXT)"))
+        c.execute(store.sql("INSERT INTO {t}warlog_invites VALUES (?, ?, ?, ?)"),
+                  (store_hash("wli_old"), "g-1", "Blue", "2026-11-01T00:00:00+00:00"))
+    store.create_tables()
+    with store._db.transaction(commit=False) as c:
+        assert all(store.has_column(c, "warlog_invites", column) for column, _ in JOIN_COLUMNS)
+    invite = store.invite("g-1", "wli_old")
+    assert invite["used_at"] and invite["join_key_hash"] is None
+    assert store.same_join(invite, "any-key", "{}") is None
+
+
+def store_hash(secret: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(secret.encode()).hexdigest()
