@@ -620,6 +620,7 @@ class _Dice:
         self.last_opened: int | None = None  # the epoch whose DiceEpochOpened came last
         # scheme 2
         self.committed: dict[int, tuple[int, str]] = {}  # epoch -> (line, commitment)
+        self.late: set[int] = set()  # epochs whose commitment was reported as after an input
         self.seeds: dict[str, str] = {}  # every seat of GameCreated but system -> its client seed now
         # ids of the orders accepted and commitments of the orders sealed since the last opening (None: concealed)
         self.orders: list[str | None] = []
@@ -673,10 +674,15 @@ class _Dice:
             report.fail(n, f"the commitment to the seed of dice epoch {number} comes after the epoch "
                            "opened: the server could have chosen the seed knowing what it is mixed with")
         elif self.first_input is not None and self.last_opened == (number - 1 if number else None):
-            at, what = self.first_input
-            report.fail(n, f"the commitment to the seed of dice epoch {number} comes after line {at} "
-                           f"({what}), an input mixed with that seed: the server could have chosen the "
-                           "seed knowing it")
+            self._late(number, n, report)
+
+    def _late(self, number: int, n: int, report: Report) -> None:
+        """The commitment to epoch ``number``'s seed, on line ``n``, follows an input of its client entropy."""
+        self.late.add(number)
+        at, what = self.first_input
+        report.fail(n, f"the commitment to the seed of dice epoch {number} comes after line {at} "
+                       f"({what}), an input mixed with that seed: the server could have chosen the "
+                       "seed knowing it")
 
     # -- the epochs ----------------------------------------------------------------------------
     def _DiceEpochOpened(self, data: dict, n: int, game_id: str, report: Report) -> None:
@@ -703,6 +709,11 @@ class _Dice:
         elif data["commitment"] != committed[1]:
             report.fail(n, f"dice epoch {number} opens with commitment {data['commitment']}, not the one "
                            f"committed on line {committed[0]} ({committed[1]})")
+        # A commitment to an epoch numbered past the next one escapes the check at its line: the
+        # inputs it must precede are those since the last opening, whatever the epochs' numbers.
+        if (committed is not None and number not in self.late and self.first_input is not None
+                and committed[0] > self.first_input[0]):
+            self._late(number, committed[0], report)
         if None in self.orders:
             return  # an order id concealed in this copy: the client entropy cannot be recomputed here
         want = dice.client_entropy_v2(self.orders, self.seeds)
