@@ -319,6 +319,9 @@ class _SealedDice:
         number = data["epoch"]
         if number != open_epoch or number not in epochs:
             report.fail(n, f"sealed roll in dice epoch {number}, which is not open")
+        elif not _whole(number):
+            report.fail(n, f"sealed roll in dice epoch {number}, which is not written as a whole number (a JSON "
+                           "integer): the faces are derived from its text, so its spelling would choose them")
         faces = data["dice"]
         if not isinstance(faces, list):  # hidden in this copy: how many nonces it took is not known
             report.sealed_rolls_unopened += 1
@@ -380,6 +383,9 @@ class _SealedDice:
             for die in faces:
                 if entropy is None or not 2 <= die["sides"] <= _TWO_64:
                     continue  # already reported at the roll
+                if not _whole(die["nonce"], die["sides"]):
+                    report.fail(at, _NOT_WHOLE.format(word="sealed die", nonce=die["nonce"], sides=die["sides"]))
+                    continue
                 want = dice.face2(seed, game_id, number, entropy, input_, die["nonce"], die["sides"])
                 if want != die["value"]:
                     report.fail(at, f"sealed die nonce {die['nonce']} shows {die['value']} but the revealed "
@@ -752,7 +758,10 @@ class _Dice:
             report.fail(n, f"dice epoch {number} revealed but not open")
             return
         seed = bytes.fromhex(data["seed"])
-        if dice.commitment(seed) != epoch["commitment"]:
+        if not _whole(number):
+            report.fail(n, f"dice epoch {number} is not written as a whole number (a JSON integer): the faces "
+                           "are derived from its text, so its spelling would choose them")
+        elif dice.commitment(seed) != epoch["commitment"]:
             report.fail(n, f"the seed of dice epoch {number} does not match its commitment")
         else:
             self._check_faces(dice.EpochDice(seed, game_id, number, epoch["entropy"]), epoch, report)
@@ -771,12 +780,27 @@ class _Dice:
                 sides = die["sides"]
                 if not 2 <= sides <= _TWO_64:
                     continue  # already reported at the roll
+                if not _whole(die["nonce"], sides):
+                    report.fail(roll_line, _NOT_WHOLE.format(word="die", nonce=die["nonce"], sides=sides))
+                    continue
                 want = derive(die["nonce"], sides, input)
                 if want != die["value"]:
                     report.fail(roll_line, f"die nonce {die['nonce']} shows {die['value']} but "
                                            f"the revealed seed gives {want}")
             report.rolls_verified += 1
             report.dice_verified += len(faces)
+
+
+# The numbers a face is derived from are written into its message as text, the sides used as an
+# integer (docs/dice.md, section 2): 3 and 3.0 (or true for 1) are equal to == and to RFC 8785,
+# but give other faces.
+_NOT_WHOLE = ("{word} nonce {nonce} of a d{sides} is not written as whole numbers (JSON integers): another "
+              "spelling of the same numbers gives another face, so the spelling would choose it")
+
+
+def _whole(*numbers: Any) -> bool:
+    """Whether each of ``numbers`` is an integer as JSON writes one (not 3.0, not true)."""
+    return all(type(number) is int for number in numbers)
 
 
 def _concealed_here(data: dict, name: str) -> bool:

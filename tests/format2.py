@@ -287,6 +287,67 @@ def commitment_recorded_after_every_input_for_an_epoch_numbered_past_the_next(x)
     return text_of(x, rechain(lines)), j + 2, "was recorded after line"  # reported at the commitment
 
 
+def _faces_of(lines: list[dict], epoch, nonce=lambda nonce: nonce, sides=lambda sides: sides) -> list[dict]:
+    """Each die of open epoch 1 made again as the spec derives it with ``epoch``, its nonce written
+    as ``nonce(nonce)`` and its sides as ``sides(sides)`` (the same value to RFC 8785: 3.0 is 3)."""
+    entropy, last_order = lines[index(lines, "DiceEpochOpened", epoch=1)]["data"]["client_entropy"], ""
+    for one in lines:
+        if one["type"] == "OrderAccepted":
+            last_order = one["data"]["order_id"]
+        elif one["type"] == "DiceRolled" and one["data"]["epoch"] == 1:
+            for die in one["data"]["dice"]:
+                die["nonce"], die["sides"] = nonce(die["nonce"]), sides(die["sides"])
+                die["value"] = int(dice.EpochDice(seed_for(1), one["game_id"], epoch, entropy).face(
+                    die["nonce"], die["sides"], last_order))
+    return lines
+
+
+def _other_faces(x, lines: list[dict]) -> bool:
+    """Whether the dice of epoch 1 differ from the faces the export holds (the spelling chose them)."""
+    return [one["data"]["dice"] for one in lines if one["type"] == "DiceRolled"] != [
+        one["data"]["dice"] for one in lines_of(x) if one["type"] == "DiceRolled"]
+
+
+def _first_roll_of_epoch_1(lines: list[dict]) -> int:
+    return next(n for n, one in enumerate(lines, start=1) if one["type"] == "DiceRolled" and one["data"]["epoch"] == 1)
+
+
+@case("f2_full")
+def die_nonces_written_as_floats_for_faces_of_the_servers_choice(x):
+    lines = _faces_of(lines_of(x), 1, nonce=float)  # "…|3.0|0" is another message than "…|3|0"
+    assert _other_faces(x, lines)
+    return text_of(x, rechain(lines)), _first_roll_of_epoch_1(lines), "not written as whole numbers"
+
+
+@case("f2_full")
+def die_sides_written_as_floats_for_faces_of_the_servers_choice(x):
+    lines = _faces_of(lines_of(x), 1, sides=float)  # 2**64 % 6.0 is float arithmetic: other faces
+    return text_of(x, rechain(lines)), _first_roll_of_epoch_1(lines), "not written as whole numbers"
+
+
+@case("f2_full")
+def epoch_revealed_as_a_float_for_faces_of_the_servers_choice(x):
+    lines = _faces_of(lines_of(x), 1.0)
+    assert _other_faces(x, lines)
+    lines[index(lines, "DiceEpochRevealed", epoch=1)]["data"]["epoch"] = 1.0
+    return (text_of(x, rechain(lines)), index(lines, "DiceEpochRevealed", epoch=1) + 1,
+            "is not written as a whole number")
+
+
+@case("f2_full")
+def sealed_roll_in_an_epoch_written_as_a_float_for_faces_of_the_servers_choice(x):
+    lines = lines_of(x)
+    i = index(lines, "SealedDiceRolled")
+    roll = lines[i]["data"]
+    entropy = lines[index(lines, "DiceEpochOpened", epoch=0)]["data"]["client_entropy"]
+    roll["epoch"] = 0.0  # "…|0.0|…" is another message than "…|0|…"
+    for die in roll["dice"]:
+        die["value"] = dice.EpochDice(SEALED_SEED, lines[i]["game_id"], 0.0, entropy).face(die["nonce"], die["sides"], "b-2")
+    roll["outcome"] = "success" if roll["dice"][0]["value"] >= 4 else "failure"
+    assert roll["dice"] != lines_of(x)[i]["data"]["dice"]
+    return text_of(x, rechain(lines)), i + 1, "which is not written as a whole number"
+
+
 @case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)

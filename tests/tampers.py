@@ -275,6 +275,15 @@ def altered_die_rechained(x):
 
 
 @case("dice")
+def die_nonce_written_as_a_float_rechained(x):
+    lines = x.lines()
+    i = at(lines, "DiceRolled", 1)  # Red's d10, revealed with epoch 0
+    die = lines[i]["data"]["dice"][0]
+    die["nonce"] = float(die["nonce"])  # the same number to ==, another text in the die's message
+    return text_of(x, rechain(lines)), i + 1, f"die nonce {die['nonce']} of a d10 is not written as whole numbers"
+
+
+@case("dice")
 def altered_seed_rechained(x):
     lines = x.lines()
     i = at(lines, "DiceEpochRevealed")

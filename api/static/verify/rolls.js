@@ -151,7 +151,10 @@ export class Dice {
       return;
     }
     const seed = seedBytes(get(data, "seed"));
-    if (!pyEq(await commitment(seed), epoch.commitment)) {
+    if (!whole(number)) {
+      this.failAll(epoch.rolls, `dice epoch ${pyStr(number)} is not written as a whole number (a JSON integer): the faces ` +
+        "are derived from its text, so its spelling would choose them", n);
+    } else if (!pyEq(await commitment(seed), epoch.commitment)) {
       this.failAll(epoch.rolls, `the seed of dice epoch ${pyStr(number)} does not match its commitment`, n);
     } else {
       const dice = await EpochDice.of(seed);
@@ -187,6 +190,10 @@ export class Dice {
     if (!pyEq(number, this.open) || !this.epochs.has(hashKey(number))) {
       this.fail(n, `sealed roll in dice epoch ${pyStr(number)}, which is not open`);
       return;
+    }
+    if (!whole(number)) {
+      this.fail(n, `sealed roll in dice epoch ${pyStr(number)}, which is not written as a whole number (a JSON ` +
+        "integer): the faces are derived from its text, so its spelling would choose them");
     }
     if (!this.sealed.committed) this.fail(n, "a sealed roll, but no commitment to the sealed stream's seed was recorded before it");
     const roll = made.roll = this.shown(n, line, data, number, "sealed");
@@ -310,14 +317,21 @@ export class Dice {
     const report = this.report;
     const wanted = await Promise.all(rolls.map(({ dice: faces, roll }) => Promise.all(Array.from(iterate(faces), (die) => {
       const sides = get(die, "sides");
-      return 2n <= num(sides) && num(sides) <= TWO_64 ? dice.face(prefixOf(roll), get(die, "nonce"), sides) : null;
+      if (!(2n <= num(sides) && num(sides) <= TWO_64)) return null;
+      return whole(get(die, "nonce"), sides) ? dice.face(prefixOf(roll), get(die, "nonce"), sides) : NOT_WHOLE;
     }))));
     rolls.forEach(({ n, dice: faces, roll }, r) => {
       Array.from(iterate(faces)).forEach((die, k) => {
         const want = wanted[r][k];
         if (want === null) return;  // not a die: reported at the roll
         const shown = roll.dice[k];
-        if (!pyEq(want, die.value)) {
+        if (want === NOT_WHOLE) {
+          const why = `${word} ${pyStr(die.nonce)} of a d${pyStr(die.sides)} is not written as whole numbers (JSON ` +
+            "integers): another spelling of the same numbers gives another face, so the spelling would choose it";
+          report.fail(n, why);
+          shown.problems.push(why);
+          shown.status = "failed: " + shown.problems.join("; ");
+        } else if (!pyEq(want, die.value)) {
           const why = `${word} ${pyStr(die.nonce)} shows ${pyStr(die.value)} but ${source} gives ${pyStr(want)}`;
           report.fail(n, why);
           shown.problems.push(why);
@@ -357,6 +371,15 @@ const STEPS = {
   SealedRollShown: Dice.prototype.sealedShown,
   SealedDiceRevealed: Dice.prototype.sealedRevealed,
 };
+
+// The numbers a face is derived from are written into its message as text, the sides used as an
+// integer (docs/dice.md, section 2): 3 and 3.0 (or true for 1) are equal to == and to RFC 8785,
+// but give other faces. JSON's integers are read as BigInts (json.js), anything else is not one.
+const NOT_WHOLE = Symbol("not whole");
+
+function whole(...numbers) {
+  return numbers.every((number) => typeof number === "bigint");
+}
 
 /** What Python's ``for x in value`` goes through: a list's items, a dict's keys, a string's characters. */
 function iterate(value) {
