@@ -411,6 +411,7 @@ class _Signed:
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
+        self.previous: tuple = (None, None)  # the type and data of the line before
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
         self.waiting: tuple[int, str, dict, str, bool] | None = None
@@ -420,12 +421,14 @@ class _Signed:
         if self.waiting is not None and type_ != _SIGNED_BY[self.waiting[1]]:
             self._unsigned(report)
         unknown_order, self.unknown_order = self.unknown_order, False
+        previous, self.previous = self.previous, (type_, data)
         if n == 1 and type_ == "GameCreated" and isinstance(data, dict):
             self.fmt = data.get("format", 1)  # as verify reads it
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
                 report.fail(n, f"seat {data['seat']}'s key: {found}")
+            self._registered(data["seat"], previous, n, report)
             self.keys[data["seat"]] = data["public_key"]
         elif type_ == "OrderAccepted" and (_withheld(line, "seat") or _withheld(line, "order_id")):
             self.unknown_order = True  # whether its seat signs, this copy cannot tell
@@ -445,6 +448,16 @@ class _Signed:
             self._sealed_signed(data, n, report, _withheld(line, "signature"))
         elif type_ == "CommandSigned":
             self._command_signed(data, n, report, _withheld(line, "signature"))
+
+    def _registered(self, seat: Any, previous: tuple, n: int, report: Report) -> None:
+        """A seat's key is registered once, right after its SeatJoined (docs/dice.md, "Seats' keys"):
+        a key the server registered later, or a second one, would let it sign as the seat."""
+        if seat in self.keys:
+            report.fail(n, f"seat {seat}'s key is registered a second time: a key is registered once, with "
+                           "the join, and never changed")
+        elif not (previous[0] == "SeatJoined" and isinstance(previous[1], dict) and previous[1].get("seat") == seat):
+            report.fail(n, f"seat {seat}'s key is not registered right after its SeatJoined: a key is registered "
+                           "once, with the join")
 
     def _unsigned(self, report: Report) -> None:
         n, type_, data, _, _ = self.waiting

@@ -402,6 +402,51 @@ def signed_order_altered_rechained(x):
     return text_of(x, rechain(lines, i)), i + 1, "is not seat Blue's of order 'o-1' as recorded here"
 
 
+def _server_signs_for_red(x, lines: list[dict], i: int, key) -> list[dict]:
+    """The server's forgery from line ``i`` on: Red's order r-1 and (format 2) its concession signed
+    with ``key`` over the head of the line before ``i``, as if Red held it."""
+    game_id, head = lines[0]["game_id"], lines[i - 1]["hash"]
+    like = lines[at(lines, "OrderSigned")]
+    j = at(lines, "OrderAccepted", order_id="r-1")
+    signed = {"order_id": "r-1", "seat": "Red", "head": head,
+              "signature": signatures.sign_order(key, game_id, "r-1", lines[j]["data"]["order"], head)}
+    lines.insert(j + 1, {**copy.deepcopy(like), "data": signed})
+    if format_of(lines) == 2:  # a keyed seat's concession is signed too
+        k = at(lines, "Conceded")
+        command = copy.deepcopy(lines[at(lines, "CommandSigned")])
+        command["data"] = {**command["data"], "kind": "concede", "seat": "Red", "head": head,
+                           "signature": signatures.sign_command(key, game_id, "concede", "Red", {}, head)}
+        lines.insert(k + 1, command)
+    return lines
+
+
+@case("signed")
+def key_registered_for_a_seat_long_after_its_join(x):
+    lines = x.lines()
+    forger = signatures.new_private_key()  # the server's: Red registered no key
+    i = at(lines, "OrderAccepted", order_id="r-1")
+    lines.insert(i, {**copy.deepcopy(lines[at(lines, "SeatKeyRegistered")]),
+                     "data": {"seat": "Red", "public_key": signatures.public_key_of(forger)}})
+    lines = _server_signs_for_red(x, lines, i + 1, forger)
+    return text_of(x, rechain(lines)), i + 1, "Red's key is not registered right after its SeatJoined"
+
+
+@case("signed")
+def key_registered_a_second_time_for_a_seat(x):
+    lines = x.lines()
+    game_id, forger = lines[0]["game_id"], signatures.new_private_key()
+    j = at(lines, "OrderAccepted", order_id="o-2")  # the server's key for Blue, before Blue's second order
+    lines.insert(j, {**copy.deepcopy(lines[at(lines, "SeatKeyRegistered")]),
+                     "data": {"seat": "Blue", "public_key": signatures.public_key_of(forger)}})
+    signed = lines[j + 2]["data"]
+    signed["signature"] = signatures.sign_order(forger, game_id, "o-2", lines[j + 1]["data"]["order"], signed["head"])
+    if format_of(lines) == 2:  # Blue's signed change of client seed, signed again by the server
+        command = lines[at(lines, "CommandSigned", seat="Blue")]["data"]
+        command["signature"] = signatures.sign_command(forger, game_id, "client_seed", "Blue", {"client_seed": "b-2"},
+                                                       command["head"])
+    return text_of(x, rechain(lines)), j + 1, "Blue's key is registered a second time"
+
+
 @case("signed")
 def signature_dropped_rechained(x):
     lines = x.lines()

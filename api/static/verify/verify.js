@@ -400,14 +400,31 @@ class Signed {
     this.seen = new Set();  // hashes of the lines before the current one
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
+    this.previous = { type: null, data: null };  // the line before
+  }
+
+  /** A seat's key is registered once, right after its SeatJoined (docs/dice.md, "Seats' keys"):
+   * a key the server registered later, or a second one, would let it sign as the seat. */
+  registered(seat, previous, n) {
+    if (this.keys.has(hashKey(seat))) {
+      this.report.fail(n, `seat ${pyStr(seat)}'s key is registered a second time: a key is registered once, with ` +
+        "the join, and never changed");
+    } else if (!(previous.type === "SeatJoined" && isObject(previous.data) && "seat" in previous.data &&
+                 pyEq(previous.data.seat, seat))) {
+      this.report.fail(n, `seat ${pyStr(seat)}'s key is not registered right after its SeatJoined: a key is registered ` +
+        "once, with the join");
+    }
   }
 
   async step(line, n) {
     const type = line.type, data = line.data;
     if (this.waiting !== null && type !== SIGNED_BY[this.waiting.type]) this.unsigned();
+    const previous = this.previous;
+    this.previous = { type, data };
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
+      this.registered(get(data, "seat"), previous, n);
       this.keys.set(hashKey(get(data, "seat")), data.public_key);
     } else if (type === "OrderAccepted") {
       const seat = get(data, "seat");
