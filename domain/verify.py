@@ -50,6 +50,9 @@ class Report:
     rolls_verified: int = 0
     dice_verified: int = 0
     rolls_unrevealed: int = 0
+    # format 2: rolls, and client entropies, derived from an order id this copy holds as a commitment
+    rolls_unchecked: int = 0
+    entropies_unchecked: int = 0
     reveals_verified: int = 0  # sealed-orders reveals checked against their commitments
     # The sealed dice stream (docs/dice.md, "Sealed rolls"): rolls whose every die was checked
     # against the revealed sealed seed, rolls shown but not yet checkable (the seed is revealed when
@@ -82,6 +85,9 @@ class Report:
                 f"({self.dice_verified} dice) verified; {self.epochs_unrevealed} epoch(s) not yet "
                 f"revealed holding {self.rolls_unrevealed} roll(s); {self.signatures_verified} "
                 f"signed order(s) verified")
+        if self.rolls_unchecked or self.entropies_unchecked:
+            head += (f"; NOT CHECKED in this copy: {self.rolls_unchecked} roll(s) and {self.entropies_unchecked} "
+                     "client entropy(ies) derived from an order id it holds as a commitment (the full export checks them)")
         if self.reveals_verified:
             head += f"; {self.reveals_verified} sealed-orders reveal(s) verified against their commitments"
         if self.fields_opened or self.fields_concealed:
@@ -733,8 +739,9 @@ class _Dice:
         if (committed is not None and number not in self.late and self.first_input is not None
                 and committed[0] > self.first_input[0]):
             self._late(number, committed[0], report)
-        if None in self.orders:
-            return  # an order id concealed in this copy: the client entropy cannot be recomputed here
+        if None in self.orders:  # an order id concealed in this copy: the client entropy cannot be recomputed here
+            report.entropies_unchecked += 1
+            return
         want = dice.client_entropy_v2(self.orders, self.seeds)
         if data["client_entropy"] != want:
             report.fail(n, f"the client entropy of dice epoch {number} is not the hash of the "
@@ -788,6 +795,7 @@ class _Dice:
         derive = derived.face
         for roll_line, faces, input in epoch["rolls"]:
             if self.scheme2 and input is None:
+                report.rolls_unchecked += 1
                 continue
             for die in faces:
                 sides = die["sides"]

@@ -443,3 +443,17 @@ def relinked(lines: list[dict]) -> list[dict]:
         one["seq"], one["prev_hash"] = n, prev
         one["hash"] = prev = chain.line_hash(one, 2)
     return lines
+
+
+def order_id_concealed(x: Export) -> tuple[list[str], int]:
+    """The full export with order r-3's id held as a commitment (no copy of a game whose ruleset
+    shows every order is so made) and the die of Red's roll under it changed: the text, and the
+    line of that roll. A server may write it so; the verifiers cannot check that roll."""
+    lines = lines_of(x)
+    i = index(lines, "OrderAccepted", order_id="r-3")
+    data = lines[i]["data"]
+    data["order_id"], data["concealed"] = chain.field_commitment("order_id", salt("order_id"), "r-3"), {"order_id": None}
+    die = lines[i + 1]["data"]["dice"][0]
+    die["value"] = die["value"] % 6 + 1
+    return text_of(x, rechain(lines)), i + 2
+

@@ -19,6 +19,7 @@ import { EpochDice, commitment, prefix1, prefix2 } from "./dice.js";
 
 const TWO_64 = 2n ** 64n;
 export const NOT_REVEALED = "not yet revealed";
+const UNCHECKED = "not checked in this copy: the order id it derives from is held as a commitment";
 export const NOT_OPENED = "sealed, not opened in this copy";
 const SYSTEM = "system";
 
@@ -40,6 +41,7 @@ export class Dice {
     this.orders = [];  // order ids accepted since the last epoch opened
     this.firstInput = null;  // the line of the first of those inputs (an order, a join, a seed)
     this.lastOrder = "";  // a roll's input: the id of the last order accepted before it
+    this.lastOrderHidden = false;  // that id is held as a commitment in this copy
     this.sealed = { committed: null, next: 0n, rolls: [], revealed: false, notOpened: 0,
                     made: new Map() };  // hashKey(seq) -> {n, data, roll, shown} of each sealed roll
   }
@@ -69,13 +71,15 @@ export class Dice {
       this.input(n);
     } else if (type === "OrderAccepted") {
       if ("order_id" in data) {
-        this.orders.push(data.order_id);
+        // an id this copy holds as a commitment: what is derived from it is not checked here
+        this.lastOrderHidden = hidden(data, "order_id");
+        this.orders.push(this.lastOrderHidden ? null : data.order_id);
         this.lastOrder = data.order_id;
       }
       this.input(n);
     } else if (type === "OrderSealed") {
       // a sealed round's orders get the server's ids: the seats' commitments are their input
-      if ("commitment" in data) this.orders.push(data.commitment);
+      if ("commitment" in data) this.orders.push(hidden(data, "commitment") ? null : data.commitment);
       this.input(n);
     }
   }
@@ -119,7 +123,9 @@ export class Dice {
     const seeds = Object.create(null);
     for (const [seat, seed] of this.seeds) seeds[seat] = seed;
     const made = Object.assign(Object.create(null), { orders: this.orders, seeds });
-    if (!pyEq(await sha256Hex(bytesOf(jcs(made))), epoch.entropy)) {
+    if (this.orders.includes(null)) {  // an order id concealed in this copy: the entropy cannot be recomputed here
+      this.report.entropiesUnchecked += 1;
+    } else if (!pyEq(await sha256Hex(bytesOf(jcs(made))), epoch.entropy)) {
       this.fail(n, `the client entropy of dice epoch ${e} is not the hash of the orders and client seeds recorded before it`);
     }
     this.orders = [];
@@ -275,7 +281,8 @@ export class Dice {
   /** The roll as the pages show it, each die with its verdict. */
   shown(n, line, data, epoch, stream) {
     const roll = { seq: line.seq, epoch, stream, seat: data.seat, purpose: data.purpose, dice: [],
-                   input: this.format2 ? this.lastOrder : null };
+                   input: this.format2 ? this.lastOrder : null,
+                   unchecked: this.format2 && stream === "open" && this.lastOrderHidden };
     this.report.dice.set(n, roll);
     return roll;
   }
@@ -315,12 +322,17 @@ export class Dice {
   /** Every die of revealed rolls against the face its seed gives (computed at once, reported in order). */
   async faces(rolls, dice, prefixOf, word, source) {
     const report = this.report;
-    const wanted = await Promise.all(rolls.map(({ dice: faces, roll }) => Promise.all(Array.from(iterate(faces), (die) => {
+    const wanted = await Promise.all(rolls.map(({ dice: faces, roll }) => roll.unchecked ? [] : Promise.all(Array.from(iterate(faces), (die) => {
       const sides = get(die, "sides");
       if (!(2n <= num(sides) && num(sides) <= TWO_64)) return null;
       return whole(get(die, "nonce"), sides) ? dice.face(prefixOf(roll), get(die, "nonce"), sides) : NOT_WHOLE;
     }))));
     rolls.forEach(({ n, dice: faces, roll }, r) => {
+      if (roll.unchecked) {  // its input is concealed in this copy
+        report.rollsUnchecked += 1;
+        for (const die of roll.dice) if (!die.problems.length) die.status = UNCHECKED;
+        return;
+      }
       Array.from(iterate(faces)).forEach((die, k) => {
         const want = wanted[r][k];
         if (want === null) return;  // not a die: reported at the roll

@@ -35,6 +35,9 @@ export class Report {
     this.rollsVerified = 0;
     this.diceVerified = 0;
     this.rollsUnrevealed = 0;
+    // format 2: rolls, and client entropies, derived from an order id this copy holds as a commitment
+    this.rollsUnchecked = 0;
+    this.entropiesUnchecked = 0;
     this.revealsVerified = 0;
     this.signaturesVerified = 0;
     this.sealedSignaturesVerified = 0;  // signed seals and reveals of sealed orders (format 2)
@@ -71,6 +74,10 @@ export class Report {
       `${this.epochsRevealed} dice epochs revealed, ${this.rollsVerified} rolls (${this.diceVerified} dice) ` +
       `verified; ${this.epochsUnrevealed} epoch(s) not yet revealed holding ${this.rollsUnrevealed} roll(s); ` +
       `${this.signaturesVerified} signed order(s) verified`;
+    if (this.rollsUnchecked || this.entropiesUnchecked) {
+      head += `; NOT CHECKED in this copy: ${this.rollsUnchecked} roll(s) and ${this.entropiesUnchecked} ` +
+        "client entropy(ies) derived from an order id it holds as a commitment (the full export checks them)";
+    }
     if (this.revealsVerified) head += `; ${this.revealsVerified} sealed-orders reveal(s) verified against their commitments`;
     if (this.sealedSignaturesVerified) head += `; ${this.sealedSignaturesVerified} signed seal(s) and reveal(s) verified`;
     if (this.commandSignaturesVerified) head += `; ${this.commandSignaturesVerified} signed command(s) verified`;
