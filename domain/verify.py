@@ -418,6 +418,7 @@ class _Signed:
         self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
         self.previous: tuple = (None, None)  # the type and data of the line before
+        self.accepted: dict[str, int] = {}  # each order id accepted: its line
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
         self.waiting: tuple[int, str, dict, str, bool] | None = None
@@ -428,6 +429,9 @@ class _Signed:
             self._unsigned(report)
         unknown_order, self.unknown_order = self.unknown_order, False
         previous, self.previous = self.previous, (type_, data)
+        if type_ == "OrderAccepted" and isinstance(data, dict) and isinstance(data.get("order_id"), str) \
+                and "order_id" not in chain.withheld(data):
+            self._once(data["order_id"], n, report)
         if n == 1 and type_ == "GameCreated" and isinstance(data, dict):
             self.fmt = data.get("format", 1)  # as verify reads it
         if type_ == "SeatKeyRegistered":
@@ -454,6 +458,14 @@ class _Signed:
             self._sealed_signed(data, n, report, _withheld(line, "signature"))
         elif type_ == "CommandSigned":
             self._command_signed(data, n, report, _withheld(line, "signature"))
+
+    def _once(self, order_id: str, n: int, report: Report) -> None:
+        """An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
+        OrderAccepted under it would carry out the seat's order, and its signature, again."""
+        first = self.accepted.setdefault(order_id, n)
+        if first != n:
+            report.fail(n, f"order {order_id!r} was accepted before, on line {first}: an order is recorded once, "
+                           "so this repeats it (a signed order replayed)")
 
     def _registered(self, seat: Any, previous: tuple, n: int, report: Report) -> None:
         """A seat's key is registered once, right after its SeatJoined (docs/dice.md, "Seats' keys"):

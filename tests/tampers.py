@@ -448,6 +448,14 @@ def key_registered_a_second_time_for_a_seat(x):
 
 
 @case("signed")
+def signed_order_replayed(x):
+    lines = x.lines()
+    i = at(lines, "OrderAccepted", order_id="o-2")  # Blue's signed note, recorded a second time
+    lines[i + 2:i + 2] = copy.deepcopy(lines[i:i + 2])
+    return text_of(x, rechain(lines)), i + 3, "order 'o-2' was accepted before, on line"
+
+
+@case("signed")
 def signature_dropped_rechained(x):
     lines = x.lines()
     i = at(lines, "OrderAccepted", order_id="o-2")

@@ -408,6 +408,19 @@ class Signed {
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
     this.previous = { type: null, data: null };  // the line before
+    this.accepted = new Map();  // each order id accepted: its line
+  }
+
+  /** An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
+   * OrderAccepted under it would carry out the seat's order, and its signature, again. */
+  once(orderId, n) {
+    const first = this.accepted.get(orderId);
+    if (first === undefined) {
+      this.accepted.set(orderId, n);
+    } else {
+      this.report.fail(n, `order ${pyRepr(orderId)} was accepted before, on line ${first}: an order is recorded once, ` +
+        "so this repeats it (a signed order replayed)");
+    }
   }
 
   /** A seat's key is registered once, right after its SeatJoined (docs/dice.md, "Seats' keys"):
@@ -428,6 +441,9 @@ class Signed {
     if (this.waiting !== null && type !== SIGNED_BY[this.waiting.type]) this.unsigned();
     const previous = this.previous;
     this.previous = { type, data };
+    if (type === "OrderAccepted" && isObject(data) && typeof data.order_id === "string" && !hidden(data, "order_id")) {
+      this.once(data.order_id, n);
+    }
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
