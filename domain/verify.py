@@ -144,6 +144,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     signed = _Signed()
     sealed_dice = _SealedDice()
     fmt = 1
+    ended: int | None = None  # the line of the game's GameEnded
     for n, line in enumerate(lines, start=1):
         report.hashes.append(line.get("hash") if isinstance(line, dict) else None)
         if line is None:
@@ -183,6 +184,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         signed.seen.add(line["hash"])
         prev = line["hash"]
         type_ = line["type"]
+        if type_ == "GameEnded" and ended is None:
+            ended = n
         if type_ in _SEALED_DICE_EVENTS:
             try:
                 sealed_dice.step(line, n, rolled.epochs, rolled.open_epoch, report)
@@ -199,6 +202,9 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, f"malformed {type_} data: {exc!r}")
     signed.finish(report)
     sealed_dice.finish(report)
+    if ended is not None and rolled.open_epoch is not None:  # a server keeping the seed of the last epoch
+        report.fail(ended, f"the game ended here, but dice epoch {rolled.open_epoch} was never revealed: its seed "
+                           "is revealed right after GameEnded (docs/dice.md section 1), and no die of it can be checked")
     report.chain_head = prev
     for number, epoch in rolled.epochs.items():
         if not epoch["revealed"]:

@@ -291,6 +291,15 @@ def altered_seed_rechained(x):
     return text_of(x, rechain(lines)), i + 1, "the seed of dice epoch 0 does not match its commitment"
 
 
+@case("signed")
+def last_epoch_never_revealed_rechained(x):
+    lines = x.lines()
+    ended = at(lines, "GameEnded")
+    assert lines[ended + 1]["type"] == "DiceEpochRevealed"
+    del lines[ended + 1]  # the server keeps the seed of the game's last epoch (Red conceded)
+    return text_of(x, rechain(lines)), ended + 1, "the game ended here, but dice epoch 0 was never revealed"
+
+
 @case("dice")
 def altered_entropy_rechained(x):
     lines = x.lines()

@@ -198,6 +198,7 @@ export async function verify(lines, report = new Report()) {
   const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
+  let ended = null;  // the line of the game's GameEnded
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
     let line = lines[i];
@@ -237,12 +238,17 @@ export async function verify(lines, report = new Report()) {
     }
     signed.seen.add(hashKey(line.hash));
     prev = line.hash;
+    if (line.type === "GameEnded" && ended === null) ended = n;
     if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
     // an OrderSealed's commitment is also its seat's input to the next client entropy
     if (!SEALED_EVENTS.includes(line.type) || line.type === "OrderSealed") await dice.step(line, n);
   }
   signed.finish();
   dice.finish();
+  if (ended !== null && dice.open !== null) {  // a server keeping the seed of the last epoch
+    report.fail(ended, `the game ended here, but dice epoch ${pyStr(dice.open)} was never revealed: its seed ` +
+      "is revealed right after GameEnded (docs/dice.md section 1), and no die of it can be checked");
+  }
   report.chainHead = prev;
   return report;
 }
