@@ -205,6 +205,9 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     if ended is not None and rolled.open_epoch is not None:  # a server keeping the seed of the last epoch
         report.fail(ended, f"the game ended here, but dice epoch {rolled.open_epoch} was never revealed: its seed "
                            "is revealed right after GameEnded (docs/dice.md section 1), and no die of it can be checked")
+    if ended is not None and sealed_dice.made and not sealed_dice.revealed:
+        report.fail(ended, "the game ended here, but the sealed dice were never revealed: their seed is revealed "
+                           "right after the last epoch's (docs/dice.md, \"Sealed rolls\"), and no sealed die can be checked")
     report.chain_head = prev
     for number, epoch in rolled.epochs.items():
         if not epoch["revealed"]:

@@ -349,6 +349,13 @@ def sealed_roll_in_an_epoch_written_as_a_float_for_faces_of_the_servers_choice(x
 
 
 @case("f2_full")
+def sealed_dice_never_revealed_at_the_end(x):
+    lines = lines_of(x)
+    del lines[index(lines, "SealedDiceRevealed")]  # the server keeps the sealed seed
+    return text_of(x, rechain(lines)), index(lines, "GameEnded") + 1, "the sealed dice were never revealed"
+
+
+@case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)
     del lines[index(lines, "DiceCommitted", stream="open", epoch=1)]

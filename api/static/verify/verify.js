@@ -249,6 +249,10 @@ export async function verify(lines, report = new Report()) {
     report.fail(ended, `the game ended here, but dice epoch ${pyStr(dice.open)} was never revealed: its seed ` +
       "is revealed right after GameEnded (docs/dice.md section 1), and no die of it can be checked");
   }
+  if (ended !== null && dice.sealed.made.size && !dice.sealed.revealed) {
+    report.fail(ended, "the game ended here, but the sealed dice were never revealed: their seed is revealed " +
+      "right after the last epoch's (docs/dice.md, \"Sealed rolls\"), and no sealed die can be checked");
+  }
   report.chainHead = prev;
   return report;
 }
