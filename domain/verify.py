@@ -519,6 +519,7 @@ class _Signed:
             return
         at, _, order, order_hash, order_redacted = taken
         if redacted or order_redacted:
+            _signature_hidden_alone(data, order_redacted, n, report)
             return  # a seat's copy: the order or its signature is hidden (its seat and id may be too)
         if data["order_id"] != order["order_id"] or data["seat"] != order["seat"]:
             report.fail(n, f"OrderSigned names order {data['order_id']!r} of {data['seat']}, not the "
@@ -543,8 +544,9 @@ class _Signed:
             report.fail(n, f"SealedOrdersSigned names the {data['kind']} of {data['seat']} for round "
                            f"{data['round']}, not the {kind} of {done['seat']} for round {done['round']} on line {at}")
             return
-        if redacted or done_redacted:
-            return  # a seat's copy: the reveal or its signature is hidden, and reported as redacted
+        if redacted or done_redacted:  # a seat's copy: the reveal or its signature is hidden, and reported as redacted
+            _signature_hidden_alone(data, done_redacted, n, report)
+            return
         self._check_head(data["head"], done_hash, kind, n, report)
         game_id = report.game_id or ""
         if kind == signatures.SEAL:
@@ -569,8 +571,9 @@ class _Signed:
             report.fail(n, f"CommandSigned names the {data['kind']} command of {data['seat']}, not the "
                            f"{kind} command ({done_type}) of {seat} on line {at}")
             return
-        if redacted or done_redacted:
-            return  # a seat's copy: the command (another seat's standing order) or its signature is hidden
+        if redacted or done_redacted:  # a seat's copy: the command (another seat's standing order) or its signature is hidden
+            _signature_hidden_alone(data, done_redacted, n, report)
+            return
         self._check_head(data["head"], done_hash, f"{kind} command", n, report)
         if kind not in signatures.ANNOTATIONS and isinstance(data["signature"], str):
             first = self.command_signatures.setdefault(data["signature"], n)
@@ -590,6 +593,14 @@ class _Signed:
     def finish(self, report: Report) -> None:
         if self.waiting is not None:
             self._unsigned(report)
+
+
+def _signature_hidden_alone(data: dict, signed_hidden: bool, n: int, report: Report) -> None:
+    """A signature is concealed only with what it signs (domain/visibility.py): one held as a
+    commitment beside a shown order, seal or command would let a forged one pass unchecked."""
+    if chain.CONCEALED in data and "signature" in chain.withheld(data) and not signed_hidden:
+        report.fail(n, "the signature on this line is held as a commitment, but what it signs is shown: a "
+                       "signature is concealed only with what it signs, so this one would go unchecked")
 
 
 _SEALED_KINDS = {"OrderSealed": signatures.SEAL, "OrderRevealed": signatures.REVEAL}  # the signed kind of each

@@ -356,6 +356,16 @@ def sealed_dice_never_revealed_at_the_end(x):
 
 
 @case("f2_full")
+def signature_held_as_a_commitment_beside_a_forged_order(x):
+    lines = lines_of(x)
+    i = index(lines, "OrderAccepted", order_id="b-4")  # Blue's last: no signature of Blue's is over a line after it
+    lines[i]["data"]["order"] = {**lines[i]["data"]["order"], "purpose": "a purpose Blue never gave"}
+    signed = lines[i + 1]["data"]  # no signature of Blue's could match: the server shows none
+    signed["signature"], signed["concealed"] = hashlib.sha256(b"no signature").hexdigest(), {"signature": None}
+    return text_of(x, relinked(lines)), i + 2, "held as a commitment, but what it signs is shown"
+
+
+@case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)
     del lines[index(lines, "DiceCommitted", stream="open", epoch=1)]

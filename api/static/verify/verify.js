@@ -525,6 +525,16 @@ class Signed {
     return taken;
   }
 
+  /** A signature is concealed only with what it signs (domain/visibility.py): one held as a
+   * commitment beside a shown order, seal or command would let a forged one pass unchecked. */
+  hiddenAlone(data, signedHidden, n) {
+    if (!(isObject(data) && hidden(data, "signature") && !signedHidden)) return null;
+    const why = "the signature on this line is held as a commitment, but what it signs is shown: a " +
+      "signature is concealed only with what it signs, so this one would go unchecked";
+    this.report.fail(n, why);
+    return "failed: " + why;
+  }
+
   /** Why ``head`` is not the hash of a line before the signed one, or null. */
   headProblem(head, signedHash, what) {
     if (!this.seen.has(hashKey(head)) || pyEq(head, signedHash)) {
@@ -539,7 +549,7 @@ class Signed {
     if (taken === null) return;
     const { n: at, data: order, hash: orderHash, redacted: orderRedacted, shown } = taken;
     if (redacted || orderRedacted) {
-      shown.status = "hidden in this copy: its signature cannot be checked here";
+      shown.status = this.hiddenAlone(data, orderRedacted, n) || "hidden in this copy: its signature cannot be checked here";
       return;
     }
     if (!pyEq(get(data, "order_id"), get(order, "order_id")) || !pyEq(get(data, "seat"), get(order, "seat"))) {
@@ -585,7 +595,7 @@ class Signed {
       return;
     }
     if (redacted || doneRedacted) {
-      shown.status = "hidden in this copy: its signature cannot be checked here";
+      shown.status = this.hiddenAlone(data, doneRedacted, n) || "hidden in this copy: its signature cannot be checked here";
       return;
     }
     const problems = [];
@@ -625,7 +635,7 @@ class Signed {
       return;
     }
     if (redacted || doneRedacted) {
-      shown.status = "hidden in this copy: its signature cannot be checked here";
+      shown.status = this.hiddenAlone(data, doneRedacted, n) || "hidden in this copy: its signature cannot be checked here";
       return;
     }
     const problems = [];
