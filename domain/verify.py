@@ -188,7 +188,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             ended = n
         if type_ in _SEALED_DICE_EVENTS:
             try:
-                sealed_dice.step(line, n, rolled.epochs, rolled.open_epoch, report)
+                sealed_dice.step(line, n, rolled.epochs, rolled.open_epoch, report, rolled.any_input)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 report.fail(n, f"malformed {type_} data: {exc!r}")
         if type_ in _SEALED_EVENTS:
@@ -300,7 +300,8 @@ class _SealedDice:
         self.rolls: list[tuple[int, list, int, str]] = []  # (line, dice, epoch, input) shown in this copy
         self.made: dict[int, dict] = {}  # seq -> {line, data, epoch, input, shown} of each sealed roll
 
-    def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
+    def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report,
+             first_input: int | None = None) -> None:
         type_, data = line["type"], line["data"]
         if type_ == "OrderAccepted":
             if "order_id" in data:  # a line without one is reported by the dice checks (format 2)
@@ -312,6 +313,9 @@ class _SealedDice:
                 report.fail(n, "the sealed dice are committed twice")
             elif data["epoch"] != 0:
                 report.fail(n, f"the sealed dice are committed as epoch {data['epoch']}, not 0 (one seed per game)")
+            elif first_input is not None:  # committed when the game is created, before any seat joins
+                report.fail(n, f"the sealed dice are committed after line {first_input}, an input mixed with their "
+                               "seed: the server could have chosen the seed knowing it")
             self.commitment = data["commitment"]
         elif type_ == "SealedDiceRolled":
             self.made[line["seq"]] = {"line": n, "data": data, "epoch": data["epoch"], "input": self.input,
@@ -682,6 +686,7 @@ class _Dice:
         # ids of the orders accepted and commitments of the orders sealed since the last opening (None: concealed)
         self.orders: list[str | None] = []
         self.first_input: tuple[int, str] | None = None  # (line, type) of the first input since then
+        self.any_input: int | None = None  # the line of the file's first input (a join, a seed, an order)
         self.input: str | None = ""  # the roll input: the latest accepted order's id (None: concealed)
 
     def step(self, type_: str, data: dict, n: int, game_id: str, report: Report) -> None:
@@ -704,12 +709,14 @@ class _Dice:
         if data["seat"] in self.seeds:
             self.seeds[data["seat"]] = data["client_seed"]
         self.first_input = self.first_input or (n, type_)
+        self.any_input = self.any_input or n
 
     def _OrderAccepted(self, data: dict, n: int, report: Report) -> None:
         order_id = None if _concealed_here(data, "order_id") else data["order_id"]
         self.orders.append(order_id)
         self.input = order_id
         self.first_input = self.first_input or (n, "OrderAccepted")
+        self.any_input = self.any_input or n
 
     def _OrderSealed(self, data: dict, n: int, report: Report) -> None:
         # A sealed round's orders get server-made ids (sealed:R:S:I): its commitments, chosen by the
@@ -717,6 +724,7 @@ class _Dice:
         if "commitment" in data:  # a line without one is reported by the sealed-orders checks
             self.orders.append(None if _concealed_here(data, "commitment") else data["commitment"])
         self.first_input = self.first_input or (n, "OrderSealed")
+        self.any_input = self.any_input or n
 
     def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:
         if data["stream"] != "open":

@@ -366,6 +366,15 @@ def signature_held_as_a_commitment_beside_a_forged_order(x):
 
 
 @case("f2_full")
+def sealed_dice_committed_once_the_first_sealed_rolls_input_was_known(x):
+    lines = lines_of(x)
+    moved = lines.pop(index(lines, "DiceCommitted", stream="sealed"))
+    i = index(lines, "SealedDiceRolled")
+    lines.insert(i, moved)  # after every join and order before the roll: the seed could be ground
+    return text_of(x, rechain(lines)), i + 1, "the sealed dice are committed after line"
+
+
+@case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)
     del lines[index(lines, "DiceCommitted", stream="open", epoch=1)]

@@ -40,6 +40,7 @@ export class Dice {
     this.seeds = new Map();  // human seat -> its client seed as recorded
     this.orders = [];  // order ids accepted since the last epoch opened
     this.firstInput = null;  // the line of the first of those inputs (an order, a join, a seed)
+    this.anyInput = null;  // the line of the file's first input (a join, a seed, an order)
     this.lastOrder = "";  // a roll's input: the id of the last order accepted before it
     this.lastOrderHidden = false;  // that id is held as a commitment in this copy
     this.sealed = { committed: null, next: 0n, rolls: [], revealed: false, notOpened: 0,
@@ -86,6 +87,7 @@ export class Dice {
 
   input(n) {
     if (this.firstInput === null) this.firstInput = n;
+    if (this.anyInput === null) this.anyInput = n;
   }
 
   fail(n, why) {
@@ -182,8 +184,15 @@ export class Dice {
       else if (this.epochs.has(key)) this.fail(n, `dice epoch ${pyStr(number)} committed to after it opened`);
       else this.committed.set(key, { n, commitment: made });
     } else if (stream === "sealed") {
-      if (this.sealed.committed) this.fail(n, "the sealed stream committed to twice");
-      else this.sealed.committed = { n, commitment: made };
+      if (this.sealed.committed) {
+        this.fail(n, "the sealed stream committed to twice");
+      } else {
+        if (this.anyInput !== null) {  // committed when the game is created, before any seat joins
+          this.fail(n, `the sealed dice are committed after line ${this.anyInput}, an input mixed with their ` +
+            "seed: the server could have chosen the seed knowing it");
+        }
+        this.sealed.committed = { n, commitment: made };
+      }
     } else {
       this.fail(n, `a commitment to the dice stream ${pyRepr(stream)}, which is neither "open" nor "sealed"`);
     }
