@@ -141,6 +141,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     prev = chain.GENESIS
     rolled = _Dice()
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
+    revealed: set[tuple] = set()  # (seat, round) of each OrderRevealed
     signed = _Signed()
     sealed_dice = _SealedDice()
     fmt = 1
@@ -192,7 +193,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 report.fail(n, f"malformed {type_} data: {exc!r}")
         if type_ in _SEALED_EVENTS:
-            _sealed_step(line, n, commitments, report)
+            _sealed_step(line, n, commitments, report, revealed)
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up
             continue
         data = line["data"] if isinstance(line["data"], dict) else {}
@@ -254,7 +255,7 @@ def _withheld(line: dict, name: str) -> bool:
 _SEALED_EVENTS = ("OrderSealed", "OrderRevealed")
 
 
-def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
+def _sealed_step(line: dict, n: int, commitments: dict, report: Report, revealed: set) -> None:
     """A sealed-orders commitment is noted; a reveal must hash to it (docs/dice.md, "Sealed
     orders"). A reveal redacted for this copy (a private order hidden) cannot be checked here."""
     data = line["data"] if isinstance(line["data"], dict) else {}
@@ -268,6 +269,10 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
         if key not in commitments:
             report.fail(n, f"{key[0]} revealed orders for round {key[1]} without a commitment before them")
             return
+        if key in revealed:  # a seat reveals once a round (Game.reveal_sealed): a replay carries it out again
+            report.fail(n, f"{key[0]} revealed its orders for round {key[1]} twice")
+            return
+        revealed.add(key)
         if _withheld(line, "orders") or _withheld(line, "salt"):
             return
         if sealed.commitment(line["game_id"], key[0], key[1], data["orders"], data["salt"]) != commitments[key]:

@@ -611,6 +611,16 @@ def sealed_commitment_dropped_rechained(x):
 
 
 @case("sealed")
+def sealed_reveal_replayed_rechained(x):
+    lines = x.lines()
+    i = at(lines, "OrderRevealed", seat="Blue")
+    signed = lines[i + 1]["type"] == "SealedOrdersSigned"  # format 2: with its signature, still over a line before
+    j = len(lines) - 2  # replayed near the end, before the game's last lines
+    lines[j:j] = copy.deepcopy(lines[i:i + (2 if signed else 1)])
+    return text_of(x, rechain(lines)), j + 1, "Blue revealed its orders for round 1 twice"
+
+
+@case("sealed")
 def sealed_twice_rechained(x):
     lines = x.lines()
     i = at(lines, "OrderSealed", seat="Red")

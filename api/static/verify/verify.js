@@ -196,6 +196,7 @@ export async function verify(lines, report = new Report()) {
   const hashes = await Promise.all(lines.map((line) => (line && known ? lineHash(line, fmt).catch((e) => e) : null)));
   let prev = GENESIS;
   const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
+  const revealed = new Set();  // (seat, round) of each OrderRevealed
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
   let ended = null;  // the line of the game's GameEnded
@@ -239,7 +240,7 @@ export async function verify(lines, report = new Report()) {
     signed.seen.add(hashKey(line.hash));
     prev = line.hash;
     if (line.type === "GameEnded" && ended === null) ended = n;
-    if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
+    if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report, revealed);
     // an OrderSealed's commitment is also its seat's input to the next client entropy
     if (!SEALED_EVENTS.includes(line.type) || line.type === "OrderSealed") await dice.step(line, n);
   }
@@ -297,7 +298,7 @@ export async function sealedCommitment(gameId, seat, round, orders, salt) {
   return sha256Hex(bytesOf(canonical(body)));
 }
 
-async function sealedStep(line, n, commitments, report) {
+async function sealedStep(line, n, commitments, report, revealed) {
   const data = isObject(line.data) ? line.data : Object.create(null);
   try {
     const seat = get(data, "seat"), round = get(data, "round");
@@ -314,6 +315,12 @@ async function sealedStep(line, n, commitments, report) {
       report.fail(n, shown.status.slice(8));
       return;
     }
+    if (revealed.has(key)) {  // a seat reveals once a round (Game.reveal_sealed): a replay carries it out again
+      shown.status = `failed: ${pyStr(seat)} revealed its orders for round ${pyStr(round)} twice`;
+      report.fail(n, shown.status.slice(8));
+      return;
+    }
+    revealed.add(key);
     if (line.redacted === true || hidden(data, "orders") || hidden(data, "salt")) {
       shown.status = "hidden in this copy: cannot be checked here";
       return;
