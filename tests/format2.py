@@ -374,6 +374,43 @@ def sealed_dice_committed_once_the_first_sealed_rolls_input_was_known(x):
     return text_of(x, rechain(lines)), i + 1, "the sealed dice are committed after line"
 
 
+def rederive(lines: list[dict], seeds: dict[str, str]) -> list[dict]:
+    """Each client entropy and die made again as the spec derives them, the client seeds taken
+    from ``seeds`` and every SeatJoined or ClientSeedChanged after (whatever its seat)."""
+    orders: list[str] = []
+    entropy: dict = {}
+    last_order, open_epoch = "", None
+    for one in lines:
+        data = one["data"]
+        if one["type"] in ("SeatJoined", "ClientSeedChanged"):
+            seeds[data["seat"]] = data["client_seed"]
+        elif one["type"] == "OrderAccepted":
+            orders.append(data["order_id"])
+            last_order = data["order_id"]
+        elif one["type"] == "DiceEpochOpened":
+            open_epoch = data["epoch"]
+            data["client_entropy"] = entropy[open_epoch] = dice.client_entropy_v2(orders, seeds)
+            orders = []
+        elif one["type"] in ("DiceRolled", "SealedDiceRolled"):
+            key = seed_for(data["epoch"]) if one["type"] == "DiceRolled" else SEALED_SEED
+            for die in data["dice"]:
+                die["value"] = dice.face2(key, one["game_id"], data["epoch"], entropy[data["epoch"]], last_order,
+                                          die["nonce"], die["sides"])
+            if one["type"] == "SealedDiceRolled":
+                data["outcome"] = "success" if data["dice"][0]["value"] >= 4 else "failure"
+    return lines
+
+
+@case("f2_full")
+def client_seed_of_a_seat_the_game_does_not_have(x):
+    lines = lines_of(x)
+    i = index(lines, "SeatJoined", seat="Red")
+    # The server's own "Green", a seat of no GameCreated: its client seed, chosen after the commitment, is no input
+    lines.insert(i + 1, line("SeatJoined", {"seat": "Green", "handle": "green", "client_seed": "ground"}, lines[i]))
+    lines = rederive(lines, {"Blue": "", "Red": ""})
+    return text_of(x, rechain(lines)), index(lines, "DiceEpochOpened", epoch=0) + 1, "the client entropy of dice epoch 0"
+
+
 @case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)

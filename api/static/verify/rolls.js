@@ -68,7 +68,8 @@ export class Dice {
     if (type === "GameCreated" && n === 1 && Array.isArray(data.seats)) {
       for (const seat of data.seats) if (typeof seat === "string" && seat !== SYSTEM) this.seeds.set(seat, "");
     } else if ((type === "SeatJoined" || type === "ClientSeedChanged") && typeof data.seat === "string") {
-      if (data.seat !== SYSTEM) this.seeds.set(data.seat, data.client_seed === undefined ? null : data.client_seed);
+      // only the seats of GameCreated bring a client seed (docs/dice.md section 1), as in domain/verify.py
+      if (this.seeds.has(data.seat)) this.seeds.set(data.seat, data.client_seed === undefined ? null : data.client_seed);
       this.input(n);
     } else if (type === "OrderAccepted") {
       if ("order_id" in data) {
