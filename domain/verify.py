@@ -169,6 +169,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, f"belongs to game {line['game_id']}, not {report.game_id}")
         for message in _link_problems(line, n, prev):
             report.fail(n, message)
+        if (line["type"] == "GameCreated") != (n == 1):  # replayed, a second one would make the game anew
+            report.fail(n, _NOT_FIRST if n == 1 else "a second GameCreated: a game is created once, on line 1")
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
         opened = _concealment(line, n, report) if fmt == 2 else (0, 0)
@@ -215,6 +217,9 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.epochs_unrevealed += 1
             report.rolls_unrevealed += len(epoch["rolls"])
     return report
+
+
+_NOT_FIRST = "the first event is not the game's GameCreated: a game is created once, on line 1"
 
 
 def _concealment(line: dict, n: int, report: Report) -> tuple[int, int]:

@@ -412,6 +412,14 @@ def client_seed_of_a_seat_the_game_does_not_have(x):
 
 
 @case("f2_full")
+def game_created_again_further_down(x):
+    lines = lines_of(x)
+    i = index(lines, "Conceded")
+    lines.insert(i, copy.deepcopy(lines[0]))  # replayed on import, it would make the game anew from here
+    return text_of(x, rechain(lines)), i + 1, "a game is created once, on line 1"
+
+
+@case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)
     del lines[index(lines, "DiceCommitted", stream="open", epoch=1)]

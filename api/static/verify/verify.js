@@ -223,6 +223,10 @@ export async function verify(lines, report = new Report()) {
     else if (!pyEq(line.game_id, report.gameId)) report.fail(n, `belongs to game ${pyStr(line.game_id)}, not ${pyStr(report.gameId)}`);
     if (!pyEq(line.seq, n)) report.fail(n, `seq ${pyStr(line.seq)} where ${n} was expected (an event was deleted, inserted or moved)`);
     if (!pyEq(line.prev_hash, prev)) report.fail(n, "prev_hash does not match the hash of the line before (chain broken)");
+    if ((line.type === "GameCreated") !== (n === 1)) {  // replayed, a second one would make the game anew
+      report.fail(n, n === 1 ? "the first event is not the game's GameCreated: a game is created once, on line 1"
+        : "a second GameCreated: a game is created once, on line 1");
+    }
     if (oddKeys) {
       const extra = keys.filter((k) => !LINE_KEYS.includes(k)).sort(byCodePoint);
       report.fail(n, `unexpected keys ${extra.join(", ")}`);
