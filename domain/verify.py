@@ -50,6 +50,9 @@ class Report:
     rolls_verified: int = 0
     dice_verified: int = 0
     rolls_unrevealed: int = 0
+    # format 2: rolls, and client entropies, derived from an order id this copy holds as a commitment
+    rolls_unchecked: int = 0
+    entropies_unchecked: int = 0
     reveals_verified: int = 0  # sealed-orders reveals checked against their commitments
     # The sealed dice stream (docs/dice.md, "Sealed rolls"): rolls whose every die was checked
     # against the revealed sealed seed, rolls shown but not yet checkable (the seed is revealed when
@@ -82,6 +85,9 @@ class Report:
                 f"({self.dice_verified} dice) verified; {self.epochs_unrevealed} epoch(s) not yet "
                 f"revealed holding {self.rolls_unrevealed} roll(s); {self.signatures_verified} "
                 f"signed order(s) verified")
+        if self.rolls_unchecked or self.entropies_unchecked:
+            head += (f"; NOT CHECKED in this copy: {self.rolls_unchecked} roll(s) and {self.entropies_unchecked} "
+                     "client entropy(ies) derived from an order id it holds as a commitment (the full export checks them)")
         if self.reveals_verified:
             head += f"; {self.reveals_verified} sealed-orders reveal(s) verified against their commitments"
         if self.fields_opened or self.fields_concealed:
@@ -135,9 +141,11 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     prev = chain.GENESIS
     rolled = _Dice()
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
+    revealed: set[tuple] = set()  # (seat, round) of each OrderRevealed
     signed = _Signed()
     sealed_dice = _SealedDice()
     fmt = 1
+    ended: int | None = None  # the line of the game's GameEnded
     for n, line in enumerate(lines, start=1):
         report.hashes.append(line.get("hash") if isinstance(line, dict) else None)
         if line is None:
@@ -161,6 +169,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, f"belongs to game {line['game_id']}, not {report.game_id}")
         for message in _link_problems(line, n, prev):
             report.fail(n, message)
+        if (line["type"] == "GameCreated") != (n == 1):  # replayed, a second one would make the game anew
+            report.fail(n, _NOT_FIRST if n == 1 else "a second GameCreated: a game is created once, on line 1")
         if odd_keys:
             report.fail(n, f"unexpected keys {', '.join(sorted(set(line) - _LINE_KEY_SET))}")
         opened = _concealment(line, n, report) if fmt == 2 else (0, 0)
@@ -177,13 +187,15 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
         signed.seen.add(line["hash"])
         prev = line["hash"]
         type_ = line["type"]
+        if type_ == "GameEnded" and ended is None:
+            ended = n
         if type_ in _SEALED_DICE_EVENTS:
             try:
-                sealed_dice.step(line, n, rolled.epochs, rolled.open_epoch, report)
+                sealed_dice.step(line, n, rolled.epochs, rolled.open_epoch, report, rolled.any_input)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 report.fail(n, f"malformed {type_} data: {exc!r}")
         if type_ in _SEALED_EVENTS:
-            _sealed_step(line, n, commitments, report)
+            _sealed_step(line, n, commitments, report, revealed)
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up
             continue
         data = line["data"] if isinstance(line["data"], dict) else {}
@@ -193,12 +205,21 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
             report.fail(n, f"malformed {type_} data: {exc!r}")
     signed.finish(report)
     sealed_dice.finish(report)
+    if ended is not None and rolled.open_epoch is not None:  # a server keeping the seed of the last epoch
+        report.fail(ended, f"the game ended here, but dice epoch {rolled.open_epoch} was never revealed: its seed "
+                           "is revealed right after GameEnded (docs/dice.md section 1), and no die of it can be checked")
+    if ended is not None and sealed_dice.made and not sealed_dice.revealed:
+        report.fail(ended, "the game ended here, but the sealed dice were never revealed: their seed is revealed "
+                           "right after the last epoch's (docs/dice.md, \"Sealed rolls\"), and no sealed die can be checked")
     report.chain_head = prev
     for number, epoch in rolled.epochs.items():
         if not epoch["revealed"]:
             report.epochs_unrevealed += 1
             report.rolls_unrevealed += len(epoch["rolls"])
     return report
+
+
+_NOT_FIRST = "the first event is not the game's GameCreated: a game is created once, on line 1"
 
 
 def _concealment(line: dict, n: int, report: Report) -> tuple[int, int]:
@@ -239,7 +260,7 @@ def _withheld(line: dict, name: str) -> bool:
 _SEALED_EVENTS = ("OrderSealed", "OrderRevealed")
 
 
-def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
+def _sealed_step(line: dict, n: int, commitments: dict, report: Report, revealed: set) -> None:
     """A sealed-orders commitment is noted; a reveal must hash to it (docs/dice.md, "Sealed
     orders"). A reveal redacted for this copy (a private order hidden) cannot be checked here."""
     data = line["data"] if isinstance(line["data"], dict) else {}
@@ -253,6 +274,10 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report) -> None:
         if key not in commitments:
             report.fail(n, f"{key[0]} revealed orders for round {key[1]} without a commitment before them")
             return
+        if key in revealed:  # a seat reveals once a round (Game.reveal_sealed): a replay carries it out again
+            report.fail(n, f"{key[0]} revealed its orders for round {key[1]} twice")
+            return
+        revealed.add(key)
         if _withheld(line, "orders") or _withheld(line, "salt"):
             return
         if sealed.commitment(line["game_id"], key[0], key[1], data["orders"], data["salt"]) != commitments[key]:
@@ -285,7 +310,8 @@ class _SealedDice:
         self.rolls: list[tuple[int, list, int, str]] = []  # (line, dice, epoch, input) shown in this copy
         self.made: dict[int, dict] = {}  # seq -> {line, data, epoch, input, shown} of each sealed roll
 
-    def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report) -> None:
+    def step(self, line: dict, n: int, epochs: dict, open_epoch: int | None, report: Report,
+             first_input: int | None = None) -> None:
         type_, data = line["type"], line["data"]
         if type_ == "OrderAccepted":
             if "order_id" in data:  # a line without one is reported by the dice checks (format 2)
@@ -297,6 +323,9 @@ class _SealedDice:
                 report.fail(n, "the sealed dice are committed twice")
             elif data["epoch"] != 0:
                 report.fail(n, f"the sealed dice are committed as epoch {data['epoch']}, not 0 (one seed per game)")
+            elif first_input is not None:  # committed when the game is created, before any seat joins
+                report.fail(n, f"the sealed dice are committed after line {first_input}, an input mixed with their "
+                               "seed: the server could have chosen the seed knowing it")
             self.commitment = data["commitment"]
         elif type_ == "SealedDiceRolled":
             self.made[line["seq"]] = {"line": n, "data": data, "epoch": data["epoch"], "input": self.input,
@@ -319,6 +348,9 @@ class _SealedDice:
         number = data["epoch"]
         if number != open_epoch or number not in epochs:
             report.fail(n, f"sealed roll in dice epoch {number}, which is not open")
+        elif not _whole(number):
+            report.fail(n, f"sealed roll in dice epoch {number}, which is not written as a whole number (a JSON "
+                           "integer): the faces are derived from its text, so its spelling would choose them")
         faces = data["dice"]
         if not isinstance(faces, list):  # hidden in this copy: how many nonces it took is not known
             report.sealed_rolls_unopened += 1
@@ -380,6 +412,9 @@ class _SealedDice:
             for die in faces:
                 if entropy is None or not 2 <= die["sides"] <= _TWO_64:
                     continue  # already reported at the roll
+                if not _whole(die["nonce"], die["sides"]):
+                    report.fail(at, _NOT_WHOLE.format(word="sealed die", nonce=die["nonce"], sides=die["sides"]))
+                    continue
                 want = dice.face2(seed, game_id, number, entropy, input_, die["nonce"], die["sides"])
                 if want != die["value"]:
                     report.fail(at, f"sealed die nonce {die['nonce']} shows {die['value']} but the revealed "
@@ -405,6 +440,8 @@ class _Signed:
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
+        self.previous: tuple = (None, None)  # the type and data of the line before
+        self.accepted: dict[str, int] = {}  # each order id accepted: its line
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
         self.waiting: tuple[int, str, dict, str, bool] | None = None
@@ -414,12 +451,17 @@ class _Signed:
         if self.waiting is not None and type_ != _SIGNED_BY[self.waiting[1]]:
             self._unsigned(report)
         unknown_order, self.unknown_order = self.unknown_order, False
+        previous, self.previous = self.previous, (type_, data)
+        if type_ == "OrderAccepted" and isinstance(data, dict) and isinstance(data.get("order_id"), str) \
+                and "order_id" not in chain.withheld(data):
+            self._once(data["order_id"], n, report)
         if n == 1 and type_ == "GameCreated" and isinstance(data, dict):
             self.fmt = data.get("format", 1)  # as verify reads it
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
                 report.fail(n, f"seat {data['seat']}'s key: {found}")
+            self._registered(data["seat"], previous, n, report)
             self.keys[data["seat"]] = data["public_key"]
         elif type_ == "OrderAccepted" and (_withheld(line, "seat") or _withheld(line, "order_id")):
             self.unknown_order = True  # whether its seat signs, this copy cannot tell
@@ -439,6 +481,24 @@ class _Signed:
             self._sealed_signed(data, n, report, _withheld(line, "signature"))
         elif type_ == "CommandSigned":
             self._command_signed(data, n, report, _withheld(line, "signature"))
+
+    def _once(self, order_id: str, n: int, report: Report) -> None:
+        """An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
+        OrderAccepted under it would carry out the seat's order, and its signature, again."""
+        first = self.accepted.setdefault(order_id, n)
+        if first != n:
+            report.fail(n, f"order {order_id!r} was accepted before, on line {first}: an order is recorded once, "
+                           "so this repeats it (a signed order replayed)")
+
+    def _registered(self, seat: Any, previous: tuple, n: int, report: Report) -> None:
+        """A seat's key is registered once, right after its SeatJoined (docs/dice.md, "Seats' keys"):
+        a key the server registered later, or a second one, would let it sign as the seat."""
+        if seat in self.keys:
+            report.fail(n, f"seat {seat}'s key is registered a second time: a key is registered once, with "
+                           "the join, and never changed")
+        elif not (previous[0] == "SeatJoined" and isinstance(previous[1], dict) and previous[1].get("seat") == seat):
+            report.fail(n, f"seat {seat}'s key is not registered right after its SeatJoined: a key is registered "
+                           "once, with the join")
 
     def _unsigned(self, report: Report) -> None:
         n, type_, data, _, _ = self.waiting
@@ -473,6 +533,7 @@ class _Signed:
             return
         at, _, order, order_hash, order_redacted = taken
         if redacted or order_redacted:
+            _signature_hidden_alone(data, order_redacted, n, report)
             return  # a seat's copy: the order or its signature is hidden (its seat and id may be too)
         if data["order_id"] != order["order_id"] or data["seat"] != order["seat"]:
             report.fail(n, f"OrderSigned names order {data['order_id']!r} of {data['seat']}, not the "
@@ -497,8 +558,9 @@ class _Signed:
             report.fail(n, f"SealedOrdersSigned names the {data['kind']} of {data['seat']} for round "
                            f"{data['round']}, not the {kind} of {done['seat']} for round {done['round']} on line {at}")
             return
-        if redacted or done_redacted:
-            return  # a seat's copy: the reveal or its signature is hidden, and reported as redacted
+        if redacted or done_redacted:  # a seat's copy: the reveal or its signature is hidden, and reported as redacted
+            _signature_hidden_alone(data, done_redacted, n, report)
+            return
         self._check_head(data["head"], done_hash, kind, n, report)
         game_id = report.game_id or ""
         if kind == signatures.SEAL:
@@ -523,8 +585,9 @@ class _Signed:
             report.fail(n, f"CommandSigned names the {data['kind']} command of {data['seat']}, not the "
                            f"{kind} command ({done_type}) of {seat} on line {at}")
             return
-        if redacted or done_redacted:
-            return  # a seat's copy: the command (another seat's standing order) or its signature is hidden
+        if redacted or done_redacted:  # a seat's copy: the command (another seat's standing order) or its signature is hidden
+            _signature_hidden_alone(data, done_redacted, n, report)
+            return
         self._check_head(data["head"], done_hash, f"{kind} command", n, report)
         if kind not in signatures.ANNOTATIONS and isinstance(data["signature"], str):
             first = self.command_signatures.setdefault(data["signature"], n)
@@ -544,6 +607,14 @@ class _Signed:
     def finish(self, report: Report) -> None:
         if self.waiting is not None:
             self._unsigned(report)
+
+
+def _signature_hidden_alone(data: dict, signed_hidden: bool, n: int, report: Report) -> None:
+    """A signature is concealed only with what it signs (domain/visibility.py): one held as a
+    commitment beside a shown order, seal or command would let a forged one pass unchecked."""
+    if chain.CONCEALED in data and "signature" in chain.withheld(data) and not signed_hidden:
+        report.fail(n, "the signature on this line is held as a commitment, but what it signs is shown: a "
+                       "signature is concealed only with what it signs, so this one would go unchecked")
 
 
 _SEALED_KINDS = {"OrderSealed": signatures.SEAL, "OrderRevealed": signatures.REVEAL}  # the signed kind of each
@@ -620,10 +691,12 @@ class _Dice:
         self.last_opened: int | None = None  # the epoch whose DiceEpochOpened came last
         # scheme 2
         self.committed: dict[int, tuple[int, str]] = {}  # epoch -> (line, commitment)
+        self.late: set[int] = set()  # epochs whose commitment was reported as after an input
         self.seeds: dict[str, str] = {}  # every seat of GameCreated but system -> its client seed now
         # ids of the orders accepted and commitments of the orders sealed since the last opening (None: concealed)
         self.orders: list[str | None] = []
         self.first_input: tuple[int, str] | None = None  # (line, type) of the first input since then
+        self.any_input: int | None = None  # the line of the file's first input (a join, a seed, an order)
         self.input: str | None = ""  # the roll input: the latest accepted order's id (None: concealed)
 
     def step(self, type_: str, data: dict, n: int, game_id: str, report: Report) -> None:
@@ -646,12 +719,14 @@ class _Dice:
         if data["seat"] in self.seeds:
             self.seeds[data["seat"]] = data["client_seed"]
         self.first_input = self.first_input or (n, type_)
+        self.any_input = self.any_input or n
 
     def _OrderAccepted(self, data: dict, n: int, report: Report) -> None:
         order_id = None if _concealed_here(data, "order_id") else data["order_id"]
         self.orders.append(order_id)
         self.input = order_id
         self.first_input = self.first_input or (n, "OrderAccepted")
+        self.any_input = self.any_input or n
 
     def _OrderSealed(self, data: dict, n: int, report: Report) -> None:
         # A sealed round's orders get server-made ids (sealed:R:S:I): its commitments, chosen by the
@@ -659,6 +734,7 @@ class _Dice:
         if "commitment" in data:  # a line without one is reported by the sealed-orders checks
             self.orders.append(None if _concealed_here(data, "commitment") else data["commitment"])
         self.first_input = self.first_input or (n, "OrderSealed")
+        self.any_input = self.any_input or n
 
     def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:
         if data["stream"] != "open":
@@ -673,10 +749,15 @@ class _Dice:
             report.fail(n, f"the commitment to the seed of dice epoch {number} comes after the epoch "
                            "opened: the server could have chosen the seed knowing what it is mixed with")
         elif self.first_input is not None and self.last_opened == (number - 1 if number else None):
-            at, what = self.first_input
-            report.fail(n, f"the commitment to the seed of dice epoch {number} comes after line {at} "
-                           f"({what}), an input mixed with that seed: the server could have chosen the "
-                           "seed knowing it")
+            self._late(number, n, report)
+
+    def _late(self, number: int, n: int, report: Report) -> None:
+        """The commitment to epoch ``number``'s seed, on line ``n``, follows an input of its client entropy."""
+        self.late.add(number)
+        at, what = self.first_input
+        report.fail(n, f"the commitment to the seed of dice epoch {number} comes after line {at} "
+                       f"({what}), an input mixed with that seed: the server could have chosen the "
+                       "seed knowing it")
 
     # -- the epochs ----------------------------------------------------------------------------
     def _DiceEpochOpened(self, data: dict, n: int, game_id: str, report: Report) -> None:
@@ -703,8 +784,14 @@ class _Dice:
         elif data["commitment"] != committed[1]:
             report.fail(n, f"dice epoch {number} opens with commitment {data['commitment']}, not the one "
                            f"committed on line {committed[0]} ({committed[1]})")
-        if None in self.orders:
-            return  # an order id concealed in this copy: the client entropy cannot be recomputed here
+        # A commitment to an epoch numbered past the next one escapes the check at its line: the
+        # inputs it must precede are those since the last opening, whatever the epochs' numbers.
+        if (committed is not None and number not in self.late and self.first_input is not None
+                and committed[0] > self.first_input[0]):
+            self._late(number, committed[0], report)
+        if None in self.orders:  # an order id concealed in this copy: the client entropy cannot be recomputed here
+            report.entropies_unchecked += 1
+            return
         want = dice.client_entropy_v2(self.orders, self.seeds)
         if data["client_entropy"] != want:
             report.fail(n, f"the client entropy of dice epoch {number} is not the hash of the "
@@ -741,7 +828,10 @@ class _Dice:
             report.fail(n, f"dice epoch {number} revealed but not open")
             return
         seed = bytes.fromhex(data["seed"])
-        if dice.commitment(seed) != epoch["commitment"]:
+        if not _whole(number):
+            report.fail(n, f"dice epoch {number} is not written as a whole number (a JSON integer): the faces "
+                           "are derived from its text, so its spelling would choose them")
+        elif dice.commitment(seed) != epoch["commitment"]:
             report.fail(n, f"the seed of dice epoch {number} does not match its commitment")
         else:
             self._check_faces(dice.EpochDice(seed, game_id, number, epoch["entropy"]), epoch, report)
@@ -755,17 +845,33 @@ class _Dice:
         derive = derived.face
         for roll_line, faces, input in epoch["rolls"]:
             if self.scheme2 and input is None:
+                report.rolls_unchecked += 1
                 continue
             for die in faces:
                 sides = die["sides"]
                 if not 2 <= sides <= _TWO_64:
                     continue  # already reported at the roll
+                if not _whole(die["nonce"], sides):
+                    report.fail(roll_line, _NOT_WHOLE.format(word="die", nonce=die["nonce"], sides=sides))
+                    continue
                 want = derive(die["nonce"], sides, input)
                 if want != die["value"]:
                     report.fail(roll_line, f"die nonce {die['nonce']} shows {die['value']} but "
                                            f"the revealed seed gives {want}")
             report.rolls_verified += 1
             report.dice_verified += len(faces)
+
+
+# The numbers a face is derived from are written into its message as text, the sides used as an
+# integer (docs/dice.md, section 2): 3 and 3.0 (or true for 1) are equal to == and to RFC 8785,
+# but give other faces.
+_NOT_WHOLE = ("{word} nonce {nonce} of a d{sides} is not written as whole numbers (JSON integers): another "
+              "spelling of the same numbers gives another face, so the spelling would choose it")
+
+
+def _whole(*numbers: Any) -> bool:
+    """Whether each of ``numbers`` is an integer as JSON writes one (not 3.0, not true)."""
+    return all(type(number) is int for number in numbers)
 
 
 def _concealed_here(data: dict, name: str) -> bool:

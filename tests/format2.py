@@ -266,6 +266,160 @@ def commitment_recorded_after_an_input(x):
 
 
 @case("f2_full")
+def commitment_recorded_after_every_input_for_an_epoch_numbered_past_the_next(x):
+    lines = lines_of(x)
+    # The server skips epoch 1 (committed before its inputs) and opens "epoch 7" instead, whose
+    # seed it committed to only once every order of the epoch before was known.
+    for one in lines:
+        if one["type"] in ("DiceEpochOpened", "DiceRolled", "DiceEpochRevealed") and one["data"]["epoch"] == 1:
+            one["data"]["epoch"] = 7
+    i = index(lines, "DiceEpochOpened", epoch=7)
+    entropy, last_order = lines[i]["data"]["client_entropy"], ""
+    for one in lines[i:]:
+        if one["type"] == "OrderAccepted":
+            last_order = one["data"]["order_id"]
+        elif one["type"] == "DiceRolled":
+            for die in one["data"]["dice"]:
+                die["value"] = dice.face2(seed_for(1), one["game_id"], 7, entropy, last_order, die["nonce"], die["sides"])
+    j = index(lines, "TurnAdvanced")
+    lines.insert(j + 1, line("DiceCommitted", {"stream": "open", "epoch": 7, "commitment": dice.commitment(seed_for(1))},
+                             lines[j]))
+    return text_of(x, rechain(lines)), j + 2, "was recorded after line"  # reported at the commitment
+
+
+def _faces_of(lines: list[dict], epoch, nonce=lambda nonce: nonce, sides=lambda sides: sides) -> list[dict]:
+    """Each die of open epoch 1 made again as the spec derives it with ``epoch``, its nonce written
+    as ``nonce(nonce)`` and its sides as ``sides(sides)`` (the same value to RFC 8785: 3.0 is 3)."""
+    entropy, last_order = lines[index(lines, "DiceEpochOpened", epoch=1)]["data"]["client_entropy"], ""
+    for one in lines:
+        if one["type"] == "OrderAccepted":
+            last_order = one["data"]["order_id"]
+        elif one["type"] == "DiceRolled" and one["data"]["epoch"] == 1:
+            for die in one["data"]["dice"]:
+                die["nonce"], die["sides"] = nonce(die["nonce"]), sides(die["sides"])
+                die["value"] = int(dice.EpochDice(seed_for(1), one["game_id"], epoch, entropy).face(
+                    die["nonce"], die["sides"], last_order))
+    return lines
+
+
+def _other_faces(x, lines: list[dict]) -> bool:
+    """Whether the dice of epoch 1 differ from the faces the export holds (the spelling chose them)."""
+    return [one["data"]["dice"] for one in lines if one["type"] == "DiceRolled"] != [
+        one["data"]["dice"] for one in lines_of(x) if one["type"] == "DiceRolled"]
+
+
+def _first_roll_of_epoch_1(lines: list[dict]) -> int:
+    return next(n for n, one in enumerate(lines, start=1) if one["type"] == "DiceRolled" and one["data"]["epoch"] == 1)
+
+
+@case("f2_full")
+def die_nonces_written_as_floats_for_faces_of_the_servers_choice(x):
+    lines = _faces_of(lines_of(x), 1, nonce=float)  # "…|3.0|0" is another message than "…|3|0"
+    assert _other_faces(x, lines)
+    return text_of(x, rechain(lines)), _first_roll_of_epoch_1(lines), "not written as whole numbers"
+
+
+@case("f2_full")
+def die_sides_written_as_floats_for_faces_of_the_servers_choice(x):
+    lines = _faces_of(lines_of(x), 1, sides=float)  # 2**64 % 6.0 is float arithmetic: other faces
+    return text_of(x, rechain(lines)), _first_roll_of_epoch_1(lines), "not written as whole numbers"
+
+
+@case("f2_full")
+def epoch_revealed_as_a_float_for_faces_of_the_servers_choice(x):
+    lines = _faces_of(lines_of(x), 1.0)
+    assert _other_faces(x, lines)
+    lines[index(lines, "DiceEpochRevealed", epoch=1)]["data"]["epoch"] = 1.0
+    return (text_of(x, rechain(lines)), index(lines, "DiceEpochRevealed", epoch=1) + 1,
+            "is not written as a whole number")
+
+
+@case("f2_full")
+def sealed_roll_in_an_epoch_written_as_a_float_for_faces_of_the_servers_choice(x):
+    lines = lines_of(x)
+    i = index(lines, "SealedDiceRolled")
+    roll = lines[i]["data"]
+    entropy = lines[index(lines, "DiceEpochOpened", epoch=0)]["data"]["client_entropy"]
+    roll["epoch"] = 0.0  # "…|0.0|…" is another message than "…|0|…"
+    for die in roll["dice"]:
+        die["value"] = dice.EpochDice(SEALED_SEED, lines[i]["game_id"], 0.0, entropy).face(die["nonce"], die["sides"], "b-2")
+    roll["outcome"] = "success" if roll["dice"][0]["value"] >= 4 else "failure"
+    assert roll["dice"] != lines_of(x)[i]["data"]["dice"]
+    return text_of(x, rechain(lines)), i + 1, "which is not written as a whole number"
+
+
+@case("f2_full")
+def sealed_dice_never_revealed_at_the_end(x):
+    lines = lines_of(x)
+    del lines[index(lines, "SealedDiceRevealed")]  # the server keeps the sealed seed
+    return text_of(x, rechain(lines)), index(lines, "GameEnded") + 1, "the sealed dice were never revealed"
+
+
+@case("f2_full")
+def signature_held_as_a_commitment_beside_a_forged_order(x):
+    lines = lines_of(x)
+    i = index(lines, "OrderAccepted", order_id="b-4")  # Blue's last: no signature of Blue's is over a line after it
+    lines[i]["data"]["order"] = {**lines[i]["data"]["order"], "purpose": "a purpose Blue never gave"}
+    signed = lines[i + 1]["data"]  # no signature of Blue's could match: the server shows none
+    signed["signature"], signed["concealed"] = hashlib.sha256(b"no signature").hexdigest(), {"signature": None}
+    return text_of(x, relinked(lines)), i + 2, "held as a commitment, but what it signs is shown"
+
+
+@case("f2_full")
+def sealed_dice_committed_once_the_first_sealed_rolls_input_was_known(x):
+    lines = lines_of(x)
+    moved = lines.pop(index(lines, "DiceCommitted", stream="sealed"))
+    i = index(lines, "SealedDiceRolled")
+    lines.insert(i, moved)  # after every join and order before the roll: the seed could be ground
+    return text_of(x, rechain(lines)), i + 1, "the sealed dice are committed after line"
+
+
+def rederive(lines: list[dict], seeds: dict[str, str]) -> list[dict]:
+    """Each client entropy and die made again as the spec derives them, the client seeds taken
+    from ``seeds`` and every SeatJoined or ClientSeedChanged after (whatever its seat)."""
+    orders: list[str] = []
+    entropy: dict = {}
+    last_order, open_epoch = "", None
+    for one in lines:
+        data = one["data"]
+        if one["type"] in ("SeatJoined", "ClientSeedChanged"):
+            seeds[data["seat"]] = data["client_seed"]
+        elif one["type"] == "OrderAccepted":
+            orders.append(data["order_id"])
+            last_order = data["order_id"]
+        elif one["type"] == "DiceEpochOpened":
+            open_epoch = data["epoch"]
+            data["client_entropy"] = entropy[open_epoch] = dice.client_entropy_v2(orders, seeds)
+            orders = []
+        elif one["type"] in ("DiceRolled", "SealedDiceRolled"):
+            key = seed_for(data["epoch"]) if one["type"] == "DiceRolled" else SEALED_SEED
+            for die in data["dice"]:
+                die["value"] = dice.face2(key, one["game_id"], data["epoch"], entropy[data["epoch"]], last_order,
+                                          die["nonce"], die["sides"])
+            if one["type"] == "SealedDiceRolled":
+                data["outcome"] = "success" if data["dice"][0]["value"] >= 4 else "failure"
+    return lines
+
+
+@case("f2_full")
+def client_seed_of_a_seat_the_game_does_not_have(x):
+    lines = lines_of(x)
+    i = index(lines, "SeatJoined", seat="Red")
+    # The server's own "Green", a seat of no GameCreated: its client seed, chosen after the commitment, is no input
+    lines.insert(i + 1, line("SeatJoined", {"seat": "Green", "handle": "green", "client_seed": "ground"}, lines[i]))
+    lines = rederive(lines, {"Blue": "", "Red": ""})
+    return text_of(x, rechain(lines)), index(lines, "DiceEpochOpened", epoch=0) + 1, "the client entropy of dice epoch 0"
+
+
+@case("f2_full")
+def game_created_again_further_down(x):
+    lines = lines_of(x)
+    i = index(lines, "Conceded")
+    lines.insert(i, copy.deepcopy(lines[0]))  # replayed on import, it would make the game anew from here
+    return text_of(x, rechain(lines)), i + 1, "a game is created once, on line 1"
+
+
+@case("f2_full")
 def commitment_missing(x):
     lines = lines_of(x)
     del lines[index(lines, "DiceCommitted", stream="open", epoch=1)]
@@ -360,3 +514,17 @@ def relinked(lines: list[dict]) -> list[dict]:
         one["seq"], one["prev_hash"] = n, prev
         one["hash"] = prev = chain.line_hash(one, 2)
     return lines
+
+
+def order_id_concealed(x: Export) -> tuple[list[str], int]:
+    """The full export with order r-3's id held as a commitment (no copy of a game whose ruleset
+    shows every order is so made) and the die of Red's roll under it changed: the text, and the
+    line of that roll. A server may write it so; the verifiers cannot check that roll."""
+    lines = lines_of(x)
+    i = index(lines, "OrderAccepted", order_id="r-3")
+    data = lines[i]["data"]
+    data["order_id"], data["concealed"] = chain.field_commitment("order_id", salt("order_id"), "r-3"), {"order_id": None}
+    die = lines[i + 1]["data"]["dice"][0]
+    die["value"] = die["value"] % 6 + 1
+    return text_of(x, rechain(lines)), i + 2
+

@@ -275,11 +275,29 @@ def altered_die_rechained(x):
 
 
 @case("dice")
+def die_nonce_written_as_a_float_rechained(x):
+    lines = x.lines()
+    i = at(lines, "DiceRolled", 1)  # Red's d10, revealed with epoch 0
+    die = lines[i]["data"]["dice"][0]
+    die["nonce"] = float(die["nonce"])  # the same number to ==, another text in the die's message
+    return text_of(x, rechain(lines)), i + 1, f"die nonce {die['nonce']} of a d10 is not written as whole numbers"
+
+
+@case("dice")
 def altered_seed_rechained(x):
     lines = x.lines()
     i = at(lines, "DiceEpochRevealed")
     lines[i]["data"]["seed"] = secrets.token_hex(32)
     return text_of(x, rechain(lines)), i + 1, "the seed of dice epoch 0 does not match its commitment"
+
+
+@case("signed")
+def last_epoch_never_revealed_rechained(x):
+    lines = x.lines()
+    ended = at(lines, "GameEnded")
+    assert lines[ended + 1]["type"] == "DiceEpochRevealed"
+    del lines[ended + 1]  # the server keeps the seed of the game's last epoch (Red conceded)
+    return text_of(x, rechain(lines)), ended + 1, "the game ended here, but dice epoch 0 was never revealed"
 
 
 @case("dice")
@@ -391,6 +409,59 @@ def signed_order_altered_rechained(x):
     i = at(lines, "OrderAccepted", order_id="o-1")
     lines[i]["data"]["order"]["purpose"] = "a purpose Blue never gave"
     return text_of(x, rechain(lines, i)), i + 1, "is not seat Blue's of order 'o-1' as recorded here"
+
+
+def _server_signs_for_red(x, lines: list[dict], i: int, key) -> list[dict]:
+    """The server's forgery from line ``i`` on: Red's order r-1 and (format 2) its concession signed
+    with ``key`` over the head of the line before ``i``, as if Red held it."""
+    game_id, head = lines[0]["game_id"], lines[i - 1]["hash"]
+    like = lines[at(lines, "OrderSigned")]
+    j = at(lines, "OrderAccepted", order_id="r-1")
+    signed = {"order_id": "r-1", "seat": "Red", "head": head,
+              "signature": signatures.sign_order(key, game_id, "r-1", lines[j]["data"]["order"], head)}
+    lines.insert(j + 1, {**copy.deepcopy(like), "data": signed})
+    if format_of(lines) == 2:  # a keyed seat's concession is signed too
+        k = at(lines, "Conceded")
+        command = copy.deepcopy(lines[at(lines, "CommandSigned")])
+        command["data"] = {**command["data"], "kind": "concede", "seat": "Red", "head": head,
+                           "signature": signatures.sign_command(key, game_id, "concede", "Red", {}, head)}
+        lines.insert(k + 1, command)
+    return lines
+
+
+@case("signed")
+def key_registered_for_a_seat_long_after_its_join(x):
+    lines = x.lines()
+    forger = signatures.new_private_key()  # the server's: Red registered no key
+    i = at(lines, "OrderAccepted", order_id="r-1")
+    lines.insert(i, {**copy.deepcopy(lines[at(lines, "SeatKeyRegistered")]),
+                     "data": {"seat": "Red", "public_key": signatures.public_key_of(forger)}})
+    lines = _server_signs_for_red(x, lines, i + 1, forger)
+    return text_of(x, rechain(lines)), i + 1, "Red's key is not registered right after its SeatJoined"
+
+
+@case("signed")
+def key_registered_a_second_time_for_a_seat(x):
+    lines = x.lines()
+    game_id, forger = lines[0]["game_id"], signatures.new_private_key()
+    j = at(lines, "OrderAccepted", order_id="o-2")  # the server's key for Blue, before Blue's second order
+    lines.insert(j, {**copy.deepcopy(lines[at(lines, "SeatKeyRegistered")]),
+                     "data": {"seat": "Blue", "public_key": signatures.public_key_of(forger)}})
+    signed = lines[j + 2]["data"]
+    signed["signature"] = signatures.sign_order(forger, game_id, "o-2", lines[j + 1]["data"]["order"], signed["head"])
+    if format_of(lines) == 2:  # Blue's signed change of client seed, signed again by the server
+        command = lines[at(lines, "CommandSigned", seat="Blue")]["data"]
+        command["signature"] = signatures.sign_command(forger, game_id, "client_seed", "Blue", {"client_seed": "b-2"},
+                                                       command["head"])
+    return text_of(x, rechain(lines)), j + 1, "Blue's key is registered a second time"
+
+
+@case("signed")
+def signed_order_replayed(x):
+    lines = x.lines()
+    i = at(lines, "OrderAccepted", order_id="o-2")  # Blue's signed note, recorded a second time
+    lines[i + 2:i + 2] = copy.deepcopy(lines[i:i + 2])
+    return text_of(x, rechain(lines)), i + 3, "order 'o-2' was accepted before, on line"
 
 
 @case("signed")
@@ -537,6 +608,16 @@ def sealed_commitment_dropped_rechained(x):
     del lines[i:i + (2 if lines[i + 1]["type"] == "SealedOrdersSigned" else 1)]  # with its signature, if signed
     i = at(lines, "OrderRevealed", seat="Blue")
     return text_of(x, rechain(lines)), i + 1, "Blue revealed orders for round 1 without a commitment before them"
+
+
+@case("sealed")
+def sealed_reveal_replayed_rechained(x):
+    lines = x.lines()
+    i = at(lines, "OrderRevealed", seat="Blue")
+    signed = lines[i + 1]["type"] == "SealedOrdersSigned"  # format 2: with its signature, still over a line before
+    j = len(lines) - 2  # replayed near the end, before the game's last lines
+    lines[j:j] = copy.deepcopy(lines[i:i + (2 if signed else 1)])
+    return text_of(x, rechain(lines)), j + 1, "Blue revealed its orders for round 1 twice"
 
 
 @case("sealed")

@@ -93,3 +93,14 @@ def test_the_format2_exports_of_the_spec_verify_and_each_tampered_copy_fails_at_
         case = build(made[export])
         report = python_verify(case.text, None)
         assert not report.ok and report.failures[0][0] == case.line, (name, report.summary())
+
+
+def test_format2_rolls_under_an_order_id_held_as_a_commitment_are_said_not_checked():
+    """docs/dice.md section 6: what derives from an order id a copy holds as a commitment is left
+    unchecked there, not failed; the summary says so rather than 'OK' with those rolls dropped
+    from the count (a server can write a 'full' export so, with any face under it)."""
+    text, _ = format2.order_id_concealed(format2.exports()["f2_full"])
+    report = python_verify(text, None)
+    assert report.ok, report.summary()
+    assert "NOT CHECKED in this copy: 1 roll(s) and 0 client entropy(ies)" in report.summary()
+

@@ -19,6 +19,7 @@ import { EpochDice, commitment, prefix1, prefix2 } from "./dice.js";
 
 const TWO_64 = 2n ** 64n;
 export const NOT_REVEALED = "not yet revealed";
+const UNCHECKED = "not checked in this copy: the order id it derives from is held as a commitment";
 export const NOT_OPENED = "sealed, not opened in this copy";
 const SYSTEM = "system";
 
@@ -39,7 +40,9 @@ export class Dice {
     this.seeds = new Map();  // human seat -> its client seed as recorded
     this.orders = [];  // order ids accepted since the last epoch opened
     this.firstInput = null;  // the line of the first of those inputs (an order, a join, a seed)
+    this.anyInput = null;  // the line of the file's first input (a join, a seed, an order)
     this.lastOrder = "";  // a roll's input: the id of the last order accepted before it
+    this.lastOrderHidden = false;  // that id is held as a commitment in this copy
     this.sealed = { committed: null, next: 0n, rolls: [], revealed: false, notOpened: 0,
                     made: new Map() };  // hashKey(seq) -> {n, data, roll, shown} of each sealed roll
   }
@@ -65,23 +68,27 @@ export class Dice {
     if (type === "GameCreated" && n === 1 && Array.isArray(data.seats)) {
       for (const seat of data.seats) if (typeof seat === "string" && seat !== SYSTEM) this.seeds.set(seat, "");
     } else if ((type === "SeatJoined" || type === "ClientSeedChanged") && typeof data.seat === "string") {
-      if (data.seat !== SYSTEM) this.seeds.set(data.seat, data.client_seed === undefined ? null : data.client_seed);
+      // only the seats of GameCreated bring a client seed (docs/dice.md section 1), as in domain/verify.py
+      if (this.seeds.has(data.seat)) this.seeds.set(data.seat, data.client_seed === undefined ? null : data.client_seed);
       this.input(n);
     } else if (type === "OrderAccepted") {
       if ("order_id" in data) {
-        this.orders.push(data.order_id);
+        // an id this copy holds as a commitment: what is derived from it is not checked here
+        this.lastOrderHidden = hidden(data, "order_id");
+        this.orders.push(this.lastOrderHidden ? null : data.order_id);
         this.lastOrder = data.order_id;
       }
       this.input(n);
     } else if (type === "OrderSealed") {
       // a sealed round's orders get the server's ids: the seats' commitments are their input
-      if ("commitment" in data) this.orders.push(data.commitment);
+      if ("commitment" in data) this.orders.push(hidden(data, "commitment") ? null : data.commitment);
       this.input(n);
     }
   }
 
   input(n) {
     if (this.firstInput === null) this.firstInput = n;
+    if (this.anyInput === null) this.anyInput = n;
   }
 
   fail(n, why) {
@@ -119,7 +126,9 @@ export class Dice {
     const seeds = Object.create(null);
     for (const [seat, seed] of this.seeds) seeds[seat] = seed;
     const made = Object.assign(Object.create(null), { orders: this.orders, seeds });
-    if (!pyEq(await sha256Hex(bytesOf(jcs(made))), epoch.entropy)) {
+    if (this.orders.includes(null)) {  // an order id concealed in this copy: the entropy cannot be recomputed here
+      this.report.entropiesUnchecked += 1;
+    } else if (!pyEq(await sha256Hex(bytesOf(jcs(made))), epoch.entropy)) {
       this.fail(n, `the client entropy of dice epoch ${e} is not the hash of the orders and client seeds recorded before it`);
     }
     this.orders = [];
@@ -151,7 +160,10 @@ export class Dice {
       return;
     }
     const seed = seedBytes(get(data, "seed"));
-    if (!pyEq(await commitment(seed), epoch.commitment)) {
+    if (!whole(number)) {
+      this.failAll(epoch.rolls, `dice epoch ${pyStr(number)} is not written as a whole number (a JSON integer): the faces ` +
+        "are derived from its text, so its spelling would choose them", n);
+    } else if (!pyEq(await commitment(seed), epoch.commitment)) {
       this.failAll(epoch.rolls, `the seed of dice epoch ${pyStr(number)} does not match its commitment`, n);
     } else {
       const dice = await EpochDice.of(seed);
@@ -173,8 +185,15 @@ export class Dice {
       else if (this.epochs.has(key)) this.fail(n, `dice epoch ${pyStr(number)} committed to after it opened`);
       else this.committed.set(key, { n, commitment: made });
     } else if (stream === "sealed") {
-      if (this.sealed.committed) this.fail(n, "the sealed stream committed to twice");
-      else this.sealed.committed = { n, commitment: made };
+      if (this.sealed.committed) {
+        this.fail(n, "the sealed stream committed to twice");
+      } else {
+        if (this.anyInput !== null) {  // committed when the game is created, before any seat joins
+          this.fail(n, `the sealed dice are committed after line ${this.anyInput}, an input mixed with their ` +
+            "seed: the server could have chosen the seed knowing it");
+        }
+        this.sealed.committed = { n, commitment: made };
+      }
     } else {
       this.fail(n, `a commitment to the dice stream ${pyRepr(stream)}, which is neither "open" nor "sealed"`);
     }
@@ -187,6 +206,10 @@ export class Dice {
     if (!pyEq(number, this.open) || !this.epochs.has(hashKey(number))) {
       this.fail(n, `sealed roll in dice epoch ${pyStr(number)}, which is not open`);
       return;
+    }
+    if (!whole(number)) {
+      this.fail(n, `sealed roll in dice epoch ${pyStr(number)}, which is not written as a whole number (a JSON ` +
+        "integer): the faces are derived from its text, so its spelling would choose them");
     }
     if (!this.sealed.committed) this.fail(n, "a sealed roll, but no commitment to the sealed stream's seed was recorded before it");
     const roll = made.roll = this.shown(n, line, data, number, "sealed");
@@ -268,7 +291,8 @@ export class Dice {
   /** The roll as the pages show it, each die with its verdict. */
   shown(n, line, data, epoch, stream) {
     const roll = { seq: line.seq, epoch, stream, seat: data.seat, purpose: data.purpose, dice: [],
-                   input: this.format2 ? this.lastOrder : null };
+                   input: this.format2 ? this.lastOrder : null,
+                   unchecked: this.format2 && stream === "open" && this.lastOrderHidden };
     this.report.dice.set(n, roll);
     return roll;
   }
@@ -308,16 +332,28 @@ export class Dice {
   /** Every die of revealed rolls against the face its seed gives (computed at once, reported in order). */
   async faces(rolls, dice, prefixOf, word, source) {
     const report = this.report;
-    const wanted = await Promise.all(rolls.map(({ dice: faces, roll }) => Promise.all(Array.from(iterate(faces), (die) => {
+    const wanted = await Promise.all(rolls.map(({ dice: faces, roll }) => roll.unchecked ? [] : Promise.all(Array.from(iterate(faces), (die) => {
       const sides = get(die, "sides");
-      return 2n <= num(sides) && num(sides) <= TWO_64 ? dice.face(prefixOf(roll), get(die, "nonce"), sides) : null;
+      if (!(2n <= num(sides) && num(sides) <= TWO_64)) return null;
+      return whole(get(die, "nonce"), sides) ? dice.face(prefixOf(roll), get(die, "nonce"), sides) : NOT_WHOLE;
     }))));
     rolls.forEach(({ n, dice: faces, roll }, r) => {
+      if (roll.unchecked) {  // its input is concealed in this copy
+        report.rollsUnchecked += 1;
+        for (const die of roll.dice) if (!die.problems.length) die.status = UNCHECKED;
+        return;
+      }
       Array.from(iterate(faces)).forEach((die, k) => {
         const want = wanted[r][k];
         if (want === null) return;  // not a die: reported at the roll
         const shown = roll.dice[k];
-        if (!pyEq(want, die.value)) {
+        if (want === NOT_WHOLE) {
+          const why = `${word} ${pyStr(die.nonce)} of a d${pyStr(die.sides)} is not written as whole numbers (JSON ` +
+            "integers): another spelling of the same numbers gives another face, so the spelling would choose it";
+          report.fail(n, why);
+          shown.problems.push(why);
+          shown.status = "failed: " + shown.problems.join("; ");
+        } else if (!pyEq(want, die.value)) {
           const why = `${word} ${pyStr(die.nonce)} shows ${pyStr(die.value)} but ${source} gives ${pyStr(want)}`;
           report.fail(n, why);
           shown.problems.push(why);
@@ -357,6 +393,15 @@ const STEPS = {
   SealedRollShown: Dice.prototype.sealedShown,
   SealedDiceRevealed: Dice.prototype.sealedRevealed,
 };
+
+// The numbers a face is derived from are written into its message as text, the sides used as an
+// integer (docs/dice.md, section 2): 3 and 3.0 (or true for 1) are equal to == and to RFC 8785,
+// but give other faces. JSON's integers are read as BigInts (json.js), anything else is not one.
+const NOT_WHOLE = Symbol("not whole");
+
+function whole(...numbers) {
+  return numbers.every((number) => typeof number === "bigint");
+}
 
 /** What Python's ``for x in value`` goes through: a list's items, a dict's keys, a string's characters. */
 function iterate(value) {

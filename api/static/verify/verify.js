@@ -35,6 +35,9 @@ export class Report {
     this.rollsVerified = 0;
     this.diceVerified = 0;
     this.rollsUnrevealed = 0;
+    // format 2: rolls, and client entropies, derived from an order id this copy holds as a commitment
+    this.rollsUnchecked = 0;
+    this.entropiesUnchecked = 0;
     this.revealsVerified = 0;
     this.signaturesVerified = 0;
     this.sealedSignaturesVerified = 0;  // signed seals and reveals of sealed orders (format 2)
@@ -71,6 +74,10 @@ export class Report {
       `${this.epochsRevealed} dice epochs revealed, ${this.rollsVerified} rolls (${this.diceVerified} dice) ` +
       `verified; ${this.epochsUnrevealed} epoch(s) not yet revealed holding ${this.rollsUnrevealed} roll(s); ` +
       `${this.signaturesVerified} signed order(s) verified`;
+    if (this.rollsUnchecked || this.entropiesUnchecked) {
+      head += `; NOT CHECKED in this copy: ${this.rollsUnchecked} roll(s) and ${this.entropiesUnchecked} ` +
+        "client entropy(ies) derived from an order id it holds as a commitment (the full export checks them)";
+    }
     if (this.revealsVerified) head += `; ${this.revealsVerified} sealed-orders reveal(s) verified against their commitments`;
     if (this.sealedSignaturesVerified) head += `; ${this.sealedSignaturesVerified} signed seal(s) and reveal(s) verified`;
     if (this.commandSignaturesVerified) head += `; ${this.commandSignaturesVerified} signed command(s) verified`;
@@ -189,8 +196,10 @@ export async function verify(lines, report = new Report()) {
   const hashes = await Promise.all(lines.map((line) => (line && known ? lineHash(line, fmt).catch((e) => e) : null)));
   let prev = GENESIS;
   const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
+  const revealed = new Set();  // (seat, round) of each OrderRevealed
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
+  let ended = null;  // the line of the game's GameEnded
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
     let line = lines[i];
@@ -214,6 +223,10 @@ export async function verify(lines, report = new Report()) {
     else if (!pyEq(line.game_id, report.gameId)) report.fail(n, `belongs to game ${pyStr(line.game_id)}, not ${pyStr(report.gameId)}`);
     if (!pyEq(line.seq, n)) report.fail(n, `seq ${pyStr(line.seq)} where ${n} was expected (an event was deleted, inserted or moved)`);
     if (!pyEq(line.prev_hash, prev)) report.fail(n, "prev_hash does not match the hash of the line before (chain broken)");
+    if ((line.type === "GameCreated") !== (n === 1)) {  // replayed, a second one would make the game anew
+      report.fail(n, n === 1 ? "the first event is not the game's GameCreated: a game is created once, on line 1"
+        : "a second GameCreated: a game is created once, on line 1");
+    }
     if (oddKeys) {
       const extra = keys.filter((k) => !LINE_KEYS.includes(k)).sort(byCodePoint);
       report.fail(n, `unexpected keys ${extra.join(", ")}`);
@@ -230,12 +243,21 @@ export async function verify(lines, report = new Report()) {
     }
     signed.seen.add(hashKey(line.hash));
     prev = line.hash;
-    if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report);
+    if (line.type === "GameEnded" && ended === null) ended = n;
+    if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report, revealed);
     // an OrderSealed's commitment is also its seat's input to the next client entropy
     if (!SEALED_EVENTS.includes(line.type) || line.type === "OrderSealed") await dice.step(line, n);
   }
   signed.finish();
   dice.finish();
+  if (ended !== null && dice.open !== null) {  // a server keeping the seed of the last epoch
+    report.fail(ended, `the game ended here, but dice epoch ${pyStr(dice.open)} was never revealed: its seed ` +
+      "is revealed right after GameEnded (docs/dice.md section 1), and no die of it can be checked");
+  }
+  if (ended !== null && dice.sealed.made.size && !dice.sealed.revealed) {
+    report.fail(ended, "the game ended here, but the sealed dice were never revealed: their seed is revealed " +
+      "right after the last epoch's (docs/dice.md, \"Sealed rolls\"), and no sealed die can be checked");
+  }
   report.chainHead = prev;
   return report;
 }
@@ -280,7 +302,7 @@ export async function sealedCommitment(gameId, seat, round, orders, salt) {
   return sha256Hex(bytesOf(canonical(body)));
 }
 
-async function sealedStep(line, n, commitments, report) {
+async function sealedStep(line, n, commitments, report, revealed) {
   const data = isObject(line.data) ? line.data : Object.create(null);
   try {
     const seat = get(data, "seat"), round = get(data, "round");
@@ -297,6 +319,12 @@ async function sealedStep(line, n, commitments, report) {
       report.fail(n, shown.status.slice(8));
       return;
     }
+    if (revealed.has(key)) {  // a seat reveals once a round (Game.reveal_sealed): a replay carries it out again
+      shown.status = `failed: ${pyStr(seat)} revealed its orders for round ${pyStr(round)} twice`;
+      report.fail(n, shown.status.slice(8));
+      return;
+    }
+    revealed.add(key);
     if (line.redacted === true || hidden(data, "orders") || hidden(data, "salt")) {
       shown.status = "hidden in this copy: cannot be checked here";
       return;
@@ -400,14 +428,47 @@ class Signed {
     this.seen = new Set();  // hashes of the lines before the current one
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
+    this.previous = { type: null, data: null };  // the line before
+    this.accepted = new Map();  // each order id accepted: its line
+  }
+
+  /** An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
+   * OrderAccepted under it would carry out the seat's order, and its signature, again. */
+  once(orderId, n) {
+    const first = this.accepted.get(orderId);
+    if (first === undefined) {
+      this.accepted.set(orderId, n);
+    } else {
+      this.report.fail(n, `order ${pyRepr(orderId)} was accepted before, on line ${first}: an order is recorded once, ` +
+        "so this repeats it (a signed order replayed)");
+    }
+  }
+
+  /** A seat's key is registered once, right after its SeatJoined (docs/dice.md, "Seats' keys"):
+   * a key the server registered later, or a second one, would let it sign as the seat. */
+  registered(seat, previous, n) {
+    if (this.keys.has(hashKey(seat))) {
+      this.report.fail(n, `seat ${pyStr(seat)}'s key is registered a second time: a key is registered once, with ` +
+        "the join, and never changed");
+    } else if (!(previous.type === "SeatJoined" && isObject(previous.data) && "seat" in previous.data &&
+                 pyEq(previous.data.seat, seat))) {
+      this.report.fail(n, `seat ${pyStr(seat)}'s key is not registered right after its SeatJoined: a key is registered ` +
+        "once, with the join");
+    }
   }
 
   async step(line, n) {
     const type = line.type, data = line.data;
     if (this.waiting !== null && type !== SIGNED_BY[this.waiting.type]) this.unsigned();
+    const previous = this.previous;
+    this.previous = { type, data };
+    if (type === "OrderAccepted" && isObject(data) && typeof data.order_id === "string" && !hidden(data, "order_id")) {
+      this.once(data.order_id, n);
+    }
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
+      this.registered(get(data, "seat"), previous, n);
       this.keys.set(hashKey(get(data, "seat")), data.public_key);
     } else if (type === "OrderAccepted") {
       const seat = get(data, "seat");
@@ -475,6 +536,16 @@ class Signed {
     return taken;
   }
 
+  /** A signature is concealed only with what it signs (domain/visibility.py): one held as a
+   * commitment beside a shown order, seal or command would let a forged one pass unchecked. */
+  hiddenAlone(data, signedHidden, n) {
+    if (!(isObject(data) && hidden(data, "signature") && !signedHidden)) return null;
+    const why = "the signature on this line is held as a commitment, but what it signs is shown: a " +
+      "signature is concealed only with what it signs, so this one would go unchecked";
+    this.report.fail(n, why);
+    return "failed: " + why;
+  }
+
   /** Why ``head`` is not the hash of a line before the signed one, or null. */
   headProblem(head, signedHash, what) {
     if (!this.seen.has(hashKey(head)) || pyEq(head, signedHash)) {
@@ -489,7 +560,7 @@ class Signed {
     if (taken === null) return;
     const { n: at, data: order, hash: orderHash, redacted: orderRedacted, shown } = taken;
     if (redacted || orderRedacted) {
-      shown.status = "hidden in this copy: its signature cannot be checked here";
+      shown.status = this.hiddenAlone(data, orderRedacted, n) || "hidden in this copy: its signature cannot be checked here";
       return;
     }
     if (!pyEq(get(data, "order_id"), get(order, "order_id")) || !pyEq(get(data, "seat"), get(order, "seat"))) {
@@ -535,7 +606,7 @@ class Signed {
       return;
     }
     if (redacted || doneRedacted) {
-      shown.status = "hidden in this copy: its signature cannot be checked here";
+      shown.status = this.hiddenAlone(data, doneRedacted, n) || "hidden in this copy: its signature cannot be checked here";
       return;
     }
     const problems = [];
@@ -575,7 +646,7 @@ class Signed {
       return;
     }
     if (redacted || doneRedacted) {
-      shown.status = "hidden in this copy: its signature cannot be checked here";
+      shown.status = this.hiddenAlone(data, doneRedacted, n) || "hidden in this copy: its signature cannot be checked here";
       return;
     }
     const problems = [];
