@@ -507,10 +507,12 @@ class Warlog(Application):
             raise Conflict("another command was recorded first; the next sweep looks again") from None
 
     def clock_runs_here(self, game_id: str | UUID) -> bool:
-        """Whether the game's clock runs on this server: False for a game imported from a file,
-        whose committed dice seed this server does not hold (``Game.dice_held``; ``sweep_game``)."""
-        return self._with_game(game_id, lambda cached: cached.game.dice_held(
-            lambda epoch: self.seeds.held(str(cached.game.id), epoch)))
+        """Whether the game's clock runs on this server: False for a game imported from a file.
+        A game whose clock counts has opened its first dice epoch, and a game played here holds
+        that epoch's seed (drawn when it was committed); an imported game's seeds are held where it
+        was played (``sweep_game`` asks the same of the open epoch). One look-up in the seed
+        table, not a load of the game: summaries of many games ask it."""
+        return self.seeds.held(str(parse_game_id(game_id)), 0) is not None
 
     def umpire(self, game_id: str | UUID) -> dict | None:
         """The umpire appointed now, as the stored log says ({"name", "appointed"}), or None."""
