@@ -89,7 +89,7 @@ def test_the_offline_file_checks_its_log_and_shows_each_die_and_order(exports, t
     assert requests == [path.as_uri()] and tab.errors == []
 
 
-def test_a_step_that_does_not_show_the_checked_log_is_failed_not_marked_verified(exports, tmp_path, open_tab):
+def test_a_step_that_does_not_show_the_checked_log_is_failed_not_marked_verified(exports, tmp_path, open_tab, shots):
     """The steps are the server's frames, the verdicts the browser's check of the export: a frame
     whose die, type or seq is not the log's (the log itself intact) is failed at that step and said
     under the title, not shown beside "verified" as if checked."""
@@ -115,6 +115,7 @@ def test_a_step_that_does_not_show_the_checked_log_is_failed_not_marked_verified
         f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:])) + f", log line {roll['seq']} has d{sides[0]}={real}" + \
         "".join(f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:]))
     assert page.get_attribute("#checked > .checked", "data-status").startswith("failed")
+    shoot(page, shots / "verify-offline-doctored-frames.png")
     step_to(page, made, note["seq"])
     assert step_verdicts(page)[0] == f"this step: failed: shown as OrderRejected, log line {note['seq']} is OrderAccepted"
     assert requests == [path.as_uri()] and tab.errors == []
