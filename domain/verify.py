@@ -107,9 +107,32 @@ class Report:
         return "\n".join(lines)
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names a key twice (docs/dice.md, section 6)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"the key {key!r} is written twice in one object: a reader that takes the first value "
+                         "(json.loads takes the last) would read another line than the one checked")
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict:
+    """json.loads's object_pairs_hook: a dict, or DuplicateKey when a key comes twice."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return out
+
+
+def loads(raw: str) -> Any:
+    """A line's JSON as json.loads reads it, refusing an object that names a key twice."""
+    return json.loads(raw, object_pairs_hook=_unique)
+
+
 def parse_lines(text_lines: Iterable[str], report: Report) -> list[dict | None]:
-    """JSON-decode export lines; a line that is not a JSON object is a failure naming it and
-    stays in the list as None, so later failures keep the file's line numbers."""
+    """JSON-decode export lines; a line that is not a JSON object, or names a key twice, is a
+    failure naming it and stays in the list as None, so later failures keep the file's line numbers."""
     parsed = []
     for n, raw in enumerate(text_lines, start=1):
         if not raw.strip():
@@ -118,7 +141,11 @@ def parse_lines(text_lines: Iterable[str], report: Report) -> list[dict | None]:
             parsed.append(None)
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads(raw)
+        except DuplicateKey as exc:
+            report.fail(n, str(exc))
+            parsed.append(None)
+            continue
         except json.JSONDecodeError as exc:
             report.fail(n, f"not JSON: {exc}")
             parsed.append(None)
@@ -944,13 +971,24 @@ def export_version(fmt: int) -> int | None:
     return 2 if fmt == 2 else None
 
 
-def _header(raw: str) -> dict | None:
-    """The header of an export's first line, or None when the line is an event (a file without one)."""
+def _header(raw: str, report: Report) -> dict | None:
+    """The header of an export's first line, or None when the line is an event (a file without one).
+    A header that names a key twice fails at line 1 and gives nothing (no server key)."""
+    twice = None
     try:
-        obj = json.loads(raw)
+        obj = loads(raw)
+    except DuplicateKey as exc:
+        twice = exc
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
     except (ValueError, RecursionError):
         return None
     if isinstance(obj, dict) and set(obj) == {HEADER_KEY} and isinstance(obj[HEADER_KEY], dict):
+        if twice is not None:
+            report.fail(1, str(twice))
+            return {}
         return obj[HEADER_KEY]
     return None
 
@@ -960,7 +998,7 @@ def verify_text(text_lines: Iterable[str]) -> tuple[Report, list[dict]]:
     report its server key, and its version (when it names one) must be the game's format."""
     report = Report()
     text_lines = list(text_lines)
-    header = _header(text_lines[0]) if text_lines else None
+    header = _header(text_lines[0], report) if text_lines else None
     if header is not None:
         text_lines = text_lines[1:]
         key = header.get("server_key")

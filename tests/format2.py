@@ -374,6 +374,14 @@ def sealed_dice_committed_once_the_first_sealed_rolls_input_was_known(x):
     return text_of(x, rechain(lines)), i + 1, "the sealed dice are committed after line"
 
 
+@case("f2_full")
+def sealed_dice_committed_as_another_epoch(x):
+    lines = lines_of(x)
+    i = index(lines, "DiceCommitted", stream="sealed")
+    lines[i]["data"]["epoch"] = 1  # one seed per game, committed as epoch 0 (docs/dice.md, "Sealed rolls")
+    return text_of(x, rechain(lines)), i + 1, "the sealed dice are committed as epoch 1, not 0"
+
+
 def rederive(lines: list[dict], seeds: dict[str, str]) -> list[dict]:
     """Each client entropy and die made again as the spec derives them, the client seeds taken
     from ``seeds`` and every SeatJoined or ClientSeedChanged after (whatever its seat)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -401,6 +402,33 @@ def not_an_object(x):
     text = list(x.text)
     text[1] = "[1, 2]"
     return text, 2, "not a JSON object"
+
+
+@case("dice")
+def key_written_twice_with_a_forged_value_first(x):
+    text, lines = list(x.text), x.lines()
+    i = at(lines, "DiceRolled", 1)  # Red's d10; its hash is over the last value, the real one
+    forged = lines[i]["data"]["dice"][0]["value"] % 10 + 1
+    text[i + len(x.header)] = re.sub(r'"dice": ?\[\{', lambda m: f'{m[0]}"value":{forged},', text[i + len(x.header)],
+                                     count=1)
+    return text, i + 1, "the key 'value' is written twice in one object"
+
+
+@case("dice")
+def line_key_written_twice(x):
+    text = list(x.text)
+    i = at(x.lines(), "OrderAccepted", 1)
+    text[i + len(x.header)] = '{"type": "OrderRejected", ' + text[i + len(x.header)][1:]
+    return text, i + 1, "the key 'type' is written twice in one object"
+
+
+@case("signed")
+def header_key_written_twice(x):
+    text = list(x.text)
+    other = signatures.public_key_of(signatures.new_private_key())
+    # a reader taking the first server key would check the signatures against another key
+    text[0] = re.sub(r'^\{"warlog_export": ?\{', lambda m: f'{m[0]}"server_key":"{other}",', text[0])
+    return text, 1, "the key 'server_key' is written twice in one object"
 
 
 @case("signed")

@@ -195,18 +195,53 @@
       }));
   }
 
-  /** The current line's verdicts: its place in the chain, an order's signature, a sealed reveal,
-   * a seal's or reveal's signature, and the dice of a roll the frames do not show as dice (a sealed roll). */
+  /** How a step (a frame: the server's reading) differs from the log line of its seq that this
+   * browser checked: its type, its dice (sides and faces); null when it does not. Its text, map
+   * and VP are not checked: the page says they are the server's reading. */
+  function differs(frame) {
+    var v = verdictOf(frame.seq), line = "log line " + frame.seq;
+    if (!v || v.line === undefined) return "the checked log has no " + line;
+    if (frame.type !== v.type) return "shown as " + frame.type + ", " + line + " is " + v.type;
+    if (!frame.dice || frame.redacted) return null;
+    if (!v.dice) return "shows dice, " + line + " has none";
+    if (v.dice.some(function (d) { return d.value === "?"; })) return null;  // a sealed roll this copy cannot open
+    var faces = frame.dice.faces || [], sides = frame.dice.sides || [];
+    var shown = faces.map(function (f, k) { return "d" + sides[k] + "=" + f; }).join(" ");
+    var logged = v.dice.map(function (d) { return "d" + d.sides + "=" + d.value; }).join(" ");
+    return shown === logged ? null : "shows dice " + shown + ", " + line + " has " + logged;
+  }
+
+  /** The current line's verdicts: its place in the chain, whether the step shows that line, an
+   * order's signature, a sealed reveal, a seal's or reveal's signature, and the dice of a roll the
+   * frames do not show as dice (a sealed roll). */
   function showChecked(frame) {
     var box = $("checked"), v = verdictOf(frame.seq);
     W.clear(box);
-    box.hidden = !v;
+    box.hidden = !W.verification;
+    if (!W.verification) return;
+    var off = differs(frame);
+    if (off) box.appendChild(verdict("this step", "failed: " + off));
     if (!v) return;
-    if (v.line) box.appendChild(verdict("chain", v.line));
+    if (v.line) box.appendChild(verdict("log line " + frame.seq, v.line));
     if (v.order) box.appendChild(verdict("order", v.order));
     if (v.reveal) box.appendChild(verdict("sealed orders", v.reveal));
     if (v.signature) box.appendChild(verdict("signature", v.signature));
     if (v.dice && !frame.dice) box.appendChild(checkedDice(frame.seq));
+    box.appendChild(W.el("span", { class: "hint", text: "The step's text, map and VP are the server's reading of this line." }));
+  }
+
+  /** Once the log is checked and the frames are here: the steps that differ from it, said under the title. */
+  function checkFrames() {
+    if (!W.verification || !F.length) return;
+    var off = F.filter(function (f) { return differs(f) !== null; });
+    var brief = $("verify-steps");
+    if (!brief) return;
+    brief.hidden = !off.length;
+    W.clear(brief);
+    if (off.length) {
+      W.add(brief, [off.length + " step(s) of this replay do not show the checked log (first: ",
+                    W.el("a", { href: "#seq=" + off[0].seq, text: "seq " + off[0].seq }), "): " + differs(off[0]) + "."]);
+    }
   }
 
   function play(on) {
@@ -451,7 +486,8 @@
     }
     buildHistory();
     wire();
-    document.addEventListener("warlog:verified", function () { go(at, "hash"); });
+    document.addEventListener("warlog:verified", function () { checkFrames(); go(at, "hash"); });
+    checkFrames();
     var start = fromHash();
     if (start !== null) go(start, "hash");
     else { start = fromQuery(); go(start === null ? 0 : start); }

@@ -221,6 +221,32 @@ def test_the_reader_refuses_what_pythons_json_refuses(page):
     assert refused == [python_refuses(t) for t in texts]
 
 
+
+def test_a_key_written_twice_is_refused_naming_the_key_warlog_verify_names(page):
+    """docs/dice.md section 6: both verifiers refuse an object naming a key twice, at any depth;
+    the key named is the one domain/verify.loads names (objects are checked as they close, so an
+    inner object's first), and a text broken after the repeat is not JSON in both."""
+    from domain.verify import DuplicateKey, loads
+    texts = ['{"a": 1, "a": 2}', '{"a": 1, "a": 2, "c": {"d": 1, "d": 2}}', '{"x": [{"k": 1, "j": 0, "k": 1}]}',
+             '{"b": 1, "a": 1, "a": 2, "b": 2}', '{"a": 1, "a": 2', '{"a": 1, "b": 2}', '[{"": 1, "": 1}]']
+    got = page.evaluate("""async (texts) => {
+        const j = await import('/static/verify/json.js');
+        return texts.map((t) => { try { j.parse(t, {unique: true}); return "read"; }
+                                  catch (e) { return e instanceof j.DuplicateKey ? "twice " + e.key : "not JSON"; } }); }""",
+                        texts)
+
+    def python(text: str) -> str:
+        try:
+            loads(text)
+        except DuplicateKey as exc:
+            return "twice " + exc.key
+        except ValueError:
+            return "not JSON"
+        return "read"
+
+    assert got == [python(t) for t in texts]
+    assert got[1] == "twice d" and got[4] == "not JSON"
+
 # ------------------------------------------------------------------------ real exports ----
 @pytest.mark.parametrize("name", ["dice", "signed", "sealed", "seat_copy"])
 def test_a_real_format1_export_gets_the_same_report_in_the_browser(page, exports, name):

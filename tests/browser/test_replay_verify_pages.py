@@ -56,6 +56,11 @@ def die_verdicts(page) -> list[str]:
     return page.eval_on_selector_all("#dice .roll.current + .checked-dice .checked", "els => els.map(e => e.dataset.status)")
 
 
+def step_verdicts(page) -> list[str]:
+    """The current step's verdicts (its line, its order, ...), each as the page writes it."""
+    return page.eval_on_selector_all("#checked > .checked", "els => els.map(e => e.textContent)")
+
+
 def test_the_offline_file_checks_its_log_and_shows_each_die_and_order(exports, tmp_path, open_tab, shots):
     x = exports["dice"]
     lines = x.lines()
@@ -74,11 +79,45 @@ def test_the_offline_file_checks_its_log_and_shows_each_die_and_order(exports, t
         step_to(page, made, line["seq"])
         want_die = "verified" if line["data"]["epoch"] in revealed else "not yet revealed"
         assert die_verdicts(page) == [want_die] * len(line["data"]["dice"]), line["seq"]
-        assert page.text_content("#checked") == "chain: verified"
+        assert step_verdicts(page) == [f"log line {line['seq']}: verified"]
     order = next(line for line in lines if line["type"] == "OrderAccepted")
     step_to(page, made, order["seq"])
-    assert page.text_content("#checked") == "chain: verifiedorder: not signed: its seat registered no key"
+    assert step_verdicts(page) == [f"log line {order['seq']}: verified", "order: not signed: its seat registered no key"]
+    assert page.text_content("#checked .hint") == "The step's text, map and VP are the server's reading of this line."
+    assert page.is_hidden("#verify-steps")
     shoot(page, shots / "verify-offline-dice.png")
+    assert requests == [path.as_uri()] and tab.errors == []
+
+
+def test_a_step_that_does_not_show_the_checked_log_is_failed_not_marked_verified(exports, tmp_path, open_tab, shots):
+    """The steps are the server's frames, the verdicts the browser's check of the export: a frame
+    whose die, type or seq is not the log's (the log itself intact) is failed at that step and said
+    under the title, not shown beside "verified" as if checked."""
+    x = exports["dice"]
+    lines = x.lines()
+    made = replay.frames(lines, "umpire")
+    roll = next(f for f in made["frames"] if f.get("dice"))
+    real = roll["dice"]["faces"][0]
+    roll["dice"]["faces"][0] = real % roll["dice"]["sides"][0] + 1  # the server narrates another face
+    note = next(f for f in made["frames"] if f["type"] == "OrderAccepted")
+    note["type"] = "OrderRejected"
+    path = tmp_path / "doctored.html"
+    path.write_text(replay.replay_html(made, log=replay.seen_log(lines, "umpire")), encoding="utf-8")
+    tab, requests = opened(open_tab, path)
+    page = tab.page
+    assert page.get_attribute("#verify", "data-state") == "verified"  # the log is intact ...
+    first = min(roll["seq"], note["seq"])
+    assert page.text_content("#verify-steps").startswith(f"2 step(s) of this replay do not show the checked log (first: seq {first})")
+    step_to(page, made, roll["seq"])  # ... the steps shown from the frames are not
+    got = step_verdicts(page)
+    sides = roll["dice"]["sides"]
+    assert got[0] == f"this step: failed: shows dice d{sides[0]}={roll['dice']['faces'][0]}" + "".join(
+        f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:])) + f", log line {roll['seq']} has d{sides[0]}={real}" + \
+        "".join(f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:]))
+    assert page.get_attribute("#checked > .checked", "data-status").startswith("failed")
+    shoot(page, shots / "verify-offline-doctored-frames.png")
+    step_to(page, made, note["seq"])
+    assert step_verdicts(page)[0] == f"this step: failed: shown as OrderRejected, log line {note['seq']} is OrderAccepted"
     assert requests == [path.as_uri()] and tab.errors == []
 
 
@@ -113,6 +152,7 @@ def test_a_seats_offline_file_says_that_only_its_hidden_lines_fail(exports, tmp_
     tab, requests = opened(open_tab, path)
     assert tab.page.get_attribute("#verify", "data-state") == "failed"
     assert tab.page.is_visible("#verify-redacted")
+    assert tab.page.is_hidden("#verify-steps")  # a redacted line is still the line its step shows
     assert requests == [path.as_uri()] and tab.errors == []
 
 
@@ -158,6 +198,7 @@ def test_the_offline_file_of_a_format2_game_shows_its_sealed_roll_and_concealed_
     roll = next(one for one in lines if one["type"] == "DiceRolled")
     step_to(page, made, roll["seq"])
     assert die_verdicts(page) == ["verified"] * len(roll["data"]["dice"])
+    assert page.is_hidden("#verify-steps")  # every step shows its line of the log
     shoot(page, shots / "verify-offline-format2.png")
     assert requests == [path.as_uri()] and tab.errors == []
 
@@ -235,10 +276,52 @@ def test_the_live_replay_page_checks_the_callers_export_and_the_kept_head(server
     roll = page.eval_on_selector_all("#history li.has-dice", "els => els.map(e => +e.dataset.seq)")[0]
     page.locator(f'#history li[data-seq="{roll}"] button').click()
     assert len(die_verdicts(page)) == 2 and (not complete or die_verdicts(page) == ["verified", "verified"])
+    assert page.is_hidden("#verify-steps")  # Blue's frames are Blue's export, step by step
     shoot(page, shots / "verify-live.png")
     # A head the server never signed: the page says so.
     page.click("#verify-head-box summary")
     page.fill("#verify-head", json.dumps({**kept, "seq": kept["seq"] - 1}))
     page.click("#verify-head-check")
     page.wait_for_selector("#verify-head-result.failed")
+    assert tab.errors == []
+
+
+def test_the_live_page_fails_a_step_whose_frame_is_not_the_verified_export(server, open_tab):
+    """The live page's steps come from GET …/frames, its verdicts from the export it checked: a
+    frames answer that narrates another face than the export's is failed at that step."""
+    status, _, created = http_json("POST", f"{server}/api/v1/games",
+                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201
+    game_id = created["game_id"]
+    _, _, blue = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                           {"invite_code": created["invites"]["Blue"], "handle": "alice"})
+    http_json("POST", f"{server}/api/v1/games/{game_id}/join", {"invite_code": created["invites"]["Red"], "handle": "bob"})
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/orders",
+                             {"kind": "roll", "dice": "d6", "purpose": "barrage"},
+                             headers={"Authorization": f"Bearer {blue['token']}", "Idempotency-Key": "o-1"})
+    assert status == 201
+    doctored: list[int] = []
+
+    def other_face(route):
+        answer = route.fetch()
+        body = answer.json()
+        frame = next(f for f in body["frames"] if f.get("dice"))
+        frame["dice"]["faces"][0] = frame["dice"]["faces"][0] % 6 + 1
+        doctored.append(frame["seq"])
+        route.fulfill(response=answer, body=json.dumps(body))
+
+    tab = open_tab()
+    page = tab.page
+    page.goto(f"{server}/")
+    page.evaluate("([id, token]) => Warlog.keys.update(id, k => { k.seats = {Blue: token}; k.active = 'Blue'; })",
+                  [game_id, blue["token"]])
+    page.route(f"{server}/api/v1/games/{game_id}/frames*", other_face)
+    tab.goto(f"{server}/games/{game_id}/replay")
+    page.wait_for_selector("#verify:not([data-state=checking])")
+    page.wait_for_selector("#verify-steps:not([hidden])")
+    assert doctored and page.text_content("#verify-steps").startswith(
+        f"1 step(s) of this replay do not show the checked log (first: seq {doctored[0]})")
+    page.locator(f'#history li[data-seq="{doctored[0]}"] button').click()
+    got = step_verdicts(page)
+    assert got[0].startswith("this step: failed: shows dice d6=") and f", log line {doctored[0]} has d6=" in got[0]
     assert tab.errors == []

@@ -1,6 +1,7 @@
 """``warlog import`` of a file whose chain verifies but whose line holds a value no reader can
-take back (NaN, an infinity, a whole number beyond ±(2**53 − 1)): refused, naming the line, and
-nothing is stored (domain/storable.py)."""
+take back (NaN, an infinity, a whole number beyond ±(2**53 − 1)), or whose line names a key twice
+(read otherwise by another reader): refused, naming the line, and nothing is stored
+(domain/storable.py, domain/verify.py)."""
 
 from __future__ import annotations
 
@@ -167,3 +168,17 @@ def test_import_refuses_a_set_up_that_leaves_no_seat_to_move_naming_the_line(exp
 
     refused = refused_here(tmp_path, text, game_id)
     assert "to move, not seats of the game" in refused.message and refused.seq is not None, refused.message
+
+
+def test_import_refuses_a_line_that_names_a_key_twice(exported, tmp_path):
+    """json.loads keeps a repeated key's last value, which the hash covers; a reader keeping the
+    first would see an order of another purpose than the one verified and stored (docs/dice.md, 6)."""
+    game_id, lines = exported
+    text = rechained(lines)
+    text[4] = text[4].replace('"order":{', '"order":{"kind":"vp",', 1)  # o1's note, a VP order to a first-key reader
+    assert text[4] != rechained(lines)[4]
+    refused = refused_here(tmp_path, text, game_id)
+    assert refused.seq == 5 and "the key 'kind' is written twice in one object" in refused.message, refused.message
+
+    result = imported_by_the_command(tmp_path, text)
+    assert result.returncode == 1 and "line 5" in result.stderr and "written twice" in result.stderr, result.stderr

@@ -4,11 +4,17 @@
  * JSON.parse would lose what the hash covers: 5.0 and 5 both become the number 5, and an integer
  * above 2**53 is rounded. Here an integer (no fraction, no exponent) is a BigInt, any other number
  * a double (what Python's float() makes of the same text); objects have no prototype, so any key
- * ("__proto__" included) is plain data, and a repeated key keeps its last value, as in Python.
+ * ("__proto__" included) is plain data, and a repeated key keeps its last value, as in Python
+ * (or, with ``{unique: true}``, as the verifiers read a line, is a DuplicateKey).
  * NaN, Infinity and -Infinity are read, as Python reads them.
  */
 
 export class JsonError extends Error {}
+
+/** An object naming ``key`` twice, in a text read with ``{unique: true}``. */
+export class DuplicateKey extends Error {
+  constructor(key) { super("a key written twice"); this.key = key; }
+}
 
 /** Python refuses to read an integer of more than 4300 digits (sys.int_info.default_max_str_digits). */
 export const MAX_INT_DIGITS = 4300;
@@ -19,8 +25,9 @@ const ESCAPES = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
-/** The value of one JSON text (leading and trailing whitespace allowed), or a JsonError. */
-export function parse(text) {
+/** The value of one JSON text (leading and trailing whitespace allowed), or a JsonError;
+ * ``unique``: an object naming a key twice is a DuplicateKey (domain/verify.py's loads). */
+export function parse(text, { unique = false } = {}) {
   let at = 0;
   const fail = (why) => { throw new JsonError(`${why} at char ${at}`); };
   const skip = () => { while (at < text.length && WS.has(text[at])) at++; };
@@ -41,6 +48,7 @@ export function parse(text) {
 
   function object(depth) {
     const out = Object.create(null);
+    let twice = null;  // the first key written twice
     at++;
     skip();
     if (text[at] === "}") { at++; return out; }
@@ -51,10 +59,16 @@ export function parse(text) {
       skip();
       if (text[at] !== ":") fail("Expecting ':' delimiter");
       at++;
-      out[key] = value(depth + 1);
+      const v = value(depth + 1);
+      if (unique && twice === null && key in out) twice = key;
+      out[key] = v;
       skip();
       if (text[at] === ",") { at++; continue; }
-      if (text[at] === "}") { at++; return out; }
+      if (text[at] === "}") {  // refused once the object closes, as Python's object_pairs_hook sees it
+        at++;
+        if (twice !== null) throw new DuplicateKey(twice);
+        return out;
+      }
       fail("Expecting ',' delimiter");
     }
   }

@@ -59,7 +59,7 @@ function verdicts(report) {
     if (!bySeq.has(key)) bySeq.set(key, {});
     return bySeq.get(key);
   };
-  for (const [, line] of report.lines) at(line.seq).line = line.hash;
+  for (const [, line] of report.lines) Object.assign(at(line.seq), { line: line.hash, type: line.type });
   for (const [, roll] of report.dice) {
     at(roll.seq).dice = roll.hidden
       ? [{ nonce: "?", sides: "?", value: "?", status: NOT_OPENED }]  // a sealed roll this copy holds as a commitment

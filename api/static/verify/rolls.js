@@ -188,7 +188,9 @@ export class Dice {
       if (this.sealed.committed) {
         this.fail(n, "the sealed stream committed to twice");
       } else {
-        if (this.anyInput !== null) {  // committed when the game is created, before any seat joins
+        if (!pyEq(number, 0n)) {  // one seed per game, as domain/verify.py (0 as Python compares it)
+          this.fail(n, `the sealed dice are committed as epoch ${pyStr(number)}, not 0 (one seed per game)`);
+        } else if (this.anyInput !== null) {  // committed when the game is created, before any seat joins
           this.fail(n, `the sealed dice are committed after line ${this.anyInput}, an input mixed with their ` +
             "seed: the server could have chosen the seed knowing it");
         }

@@ -14,7 +14,7 @@
  * sealed-orders reveals against their commitments, concealed fields (format 2), and a kept head.
  */
 
-import { JsonError, isObject, parse } from "./json.js";
+import { DuplicateKey, JsonError, isObject, parse } from "./json.js";
 import { EncodeError, PyError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr } from "./canonical.js";
 import { CONCEALED, GENESIS, canonical, isFormat1, lineHash } from "./chain.js";
 import { bytesOf, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
@@ -130,8 +130,9 @@ function parseLines(raws, report) {
     if (PY_SPACE.test(raw)) { report.fail(n, "empty line"); return null; }
     let obj;
     try {
-      obj = parse(raw);
+      obj = parse(raw, { unique: true });
     } catch (e) {
+      if (e instanceof DuplicateKey) { report.fail(n, twice(e.key)); return null; }
       if (!(e instanceof JsonError) && !(e instanceof RangeError)) throw e;
       if (e instanceof RangeError || e.message === "nested too deep") report.fail(n, "not JSON this reader can take: nested too deep");
       else if (e.message.startsWith("a number of more")) report.fail(n, "not JSON this reader can take: a number of more than 4300 digits");
@@ -143,11 +144,27 @@ function parseLines(raws, report) {
   });
 }
 
-function header(raw) {
-  let obj;
-  try { obj = parse(raw); } catch (e) { return null; }
+/** domain/verify.py's DuplicateKey, in its words. */
+function twice(key) {
+  return `the key ${pyRepr(key)} is written twice in one object: a reader that takes the first value ` +
+    "(json.loads takes the last) would read another line than the one checked";
+}
+
+/** The header of the first line, or null (an event); one naming a key twice fails at line 1 and
+ * gives nothing (no server key), as in domain/verify.py. */
+function header(raw, report) {
+  let obj, dup = null;
+  try {
+    obj = parse(raw, { unique: true });
+  } catch (e) {
+    if (!(e instanceof DuplicateKey)) return null;
+    dup = e.key;
+    try { obj = parse(raw); } catch (e2) { return null; }
+  }
   const keys = isObject(obj) ? Object.keys(obj) : [];
-  return keys.length === 1 && keys[0] === HEADER_KEY && isObject(obj[HEADER_KEY]) ? obj[HEADER_KEY] : null;
+  if (!(keys.length === 1 && keys[0] === HEADER_KEY && isObject(obj[HEADER_KEY]))) return null;
+  if (dup !== null) { report.fail(1, twice(dup)); return Object.create(null); }
+  return obj[HEADER_KEY];
 }
 
 /** Verify an export's text; a header line first (not an event, not numbered) gives the server key.
@@ -156,7 +173,7 @@ function header(raw) {
 export async function verifyText(text, options = {}) {
   const report = new Report();
   let raws = textLines(text);
-  const found = raws.length ? header(raws[0]) : null;
+  const found = raws.length ? header(raws[0], report) : null;
   if (found !== null) {
     raws = raws.slice(1);
     report.serverKey = typeof found.server_key === "string" ? found.server_key : null;
