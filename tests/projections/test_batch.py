@@ -190,7 +190,7 @@ def test_a_legacy_non_finite_number_is_stored_as_strict_json(app, odd, monkeypat
     monkeypatch.setattr(game_module, "FORMAT", 1)  # such logs are format 1: RFC 8785 has no NaN at all
     gid, other = new_freeform_game(app), new_freeform_game(app)
     monkeypatch.setattr(storable, "problem", lambda value, where="value": None)
-    app.submit_order(gid, "Blue", "a", {"kind": "note", "text": "x", **odd})
+    app.submit_order(gid, "Blue", "a", {"kind": "note", "text": "x", "fields": odd})
     for n in range(3):  # later batches go on from views that hold it
         app.submit_order(gid, "Blue", f"c{n}", ROLL)
         app.submit_order(other, "Blue", f"c{n}", ROLL)
