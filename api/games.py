@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
 from flask import Blueprint, current_app, g, jsonify, request, url_for
@@ -34,6 +35,7 @@ bp = Blueprint("games", __name__, url_prefix="/api/v1")
 log = logging.getLogger("warlog.api")
 
 MAX_ORDER_ID = 200
+JOIN_RETRY_WINDOW = timedelta(hours=1)  # how long a join's answer may be asked for again (docs/api.md)
 
 
 def service() -> Warlog:
@@ -280,6 +282,12 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
     match = None if key is None else access().same_join(invite, key, sent)
     if match is None or invite["join_version"] is None:  # no key kept, another key, or not recorded yet
         raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used")
+    if datetime.now(timezone.utc) - datetime.fromisoformat(invite["used_at"]) > JOIN_RETRY_WINDOW:
+        # A lost answer is sent again within minutes; later, a key that leaked with its invite
+        # (the game's creator knows every invite code) must not take a playing seat's token.
+        minutes = int(JOIN_RETRY_WINDOW.total_seconds() // 60)
+        raise ApiProblem("invite_used", f"the invite code for {caller.seat} was used more than {minutes} minutes "
+                         f"ago: a join is sent again under its key within {minutes} minutes of it")
     if match == "other_body":
         raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
     token = access().reissue_seat_token(caller.game_id, caller.seat)

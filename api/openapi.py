@@ -135,8 +135,9 @@ PARAMETERS: dict[str, dict] = {
                 "description": "Optional, chosen by the joiner (1-200 characters, no control characters) and "
                                "kept secret like the invite code: the same join sent again with it after its "
                                "answer was lost answers 200 with a fresh token for the seat and revokes the "
-                               "first one; with another body it is 422 idempotency_conflict. An invite used "
-                               "without a key, or sent again without it or with another, is 409 invite_used."},
+                               "first one, within 60 minutes of the join; with another body it is 422 "
+                               "idempotency_conflict. An invite used without a key, or sent again without it, "
+                               "with another, or later than that, is 409 invite_used."},
     "IfMatch": {
         "name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
         "description": "The game version the client saw, as in the ETag (\"12\"; 1 to 15 digits). When the "

@@ -3,6 +3,8 @@ a fresh token and revokes the lost one; nobody without both the invite code and 
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 from tests.api.conftest import bearer, make_game
 from tests.api.test_games import problem
 
@@ -91,3 +93,18 @@ def store_hash(secret: str) -> str:
     import hashlib
 
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def test_join_sent_again_more_than_an_hour_later_is_invite_used(client):
+    """The retry is for an answer lost on the way: an hour after the join, the same invite code and
+    key (which the game's creator, knowing every invite, might have learnt) take no token."""
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann", "client_seed": "s1"}
+    first = _join(client, game, body, key="join-1")
+    assert first.status_code == 201
+    access = client.application.extensions["warlog_access"]
+    access._run("UPDATE {t}warlog_invites SET used_at = ? WHERE game_id = ? AND seat = ?",
+                ((datetime.now(timezone.utc) - timedelta(hours=2)).isoformat(), game.game_id, "Blue"))
+    assert "within 60 minutes" in problem(_join(client, game, body, key="join-1"), 409, "invite_used")["detail"]
+    token = first.json["token"]  # the player's token still works
+    assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(token)).status_code == 200
