@@ -5,7 +5,6 @@ and highlights the move of the current step."""
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 
@@ -14,7 +13,7 @@ import pytest
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
 from tests.browser.helpers import (caught_up, counters_out_of_place, hash_seq, labels_missing, no_horizontal_scroll,
-                                   on_map, pick_order, send, shoot, started_game)
+                                   on_map, open_with_keys, pick_order, send, shoot, started_game)
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -37,10 +36,8 @@ def _needs_falklands():
 
 def uk_page_with_a_decision(server, open_tab, game_id: str, token: str):
     """A tab holding the UK's seat, on the game page, once its pending decision is shown."""
-    uk = open_tab()
-    keys = {"seats": {"UK": token}, "active": "UK"}
-    uk.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
-    page = uk.goto(f"{server}/games/{game_id}").page
+    uk = open_with_keys(open_tab, server, game_id, {"seats": {"UK": token}, "active": "UK"})
+    page = uk.page
     page.wait_for_selector("#pending-box:not([hidden])")
     return uk, page
 
