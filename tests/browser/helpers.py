@@ -153,9 +153,14 @@ def freeform_game(server: str) -> tuple[str, str, dict]:
     return started_game(server, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
 
 
-def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):
-    """The game's page in a new tab whose browser already keeps ``keys`` for the game, as the pages
-    keep them in localStorage."""
+def tab_with_keys(open_tab, game_id: str, keys: dict, width: int = 1280):
+    """A new tab whose browser already keeps ``keys`` for the game, as the pages keep them in
+    localStorage; not yet on a page (a test may route its requests first)."""
     tab = open_tab(width)
     tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {json.dumps(json.dumps(keys))})")
-    return tab.goto(f"{server}/games/{game_id}")
+    return tab
+
+
+def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):
+    """The game's page in a new tab whose browser already keeps ``keys`` for the game."""
+    return tab_with_keys(open_tab, game_id, keys, width).goto(f"{server}/games/{game_id}")

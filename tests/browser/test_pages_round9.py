@@ -3,11 +3,9 @@ found there: what the page did, checked against what docs/pages.md says."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, started_game
+from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, started_game, tab_with_keys
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -162,10 +160,8 @@ def test_a_read_the_network_loses_is_said_not_shown_as_a_game_without_a_map(serv
     failed read is now named in the status line, the map panel says it could not be read, and the
     next reload reads the ruleset again."""
     game_id, _, tokens = started_game(server, {"ruleset": "falklands"})
-    tab = open_tab()
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"UK": tokens["UK"]}, "active": "UK"})
     page = tab.page
-    keys = json.dumps(json.dumps({"seats": {"UK": tokens["UK"]}, "active": "UK"}))
-    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {keys})")
     page.route("**/api/v1/rulesets/falklands", lambda route: route.abort())
     page.route("**/history", lambda route: route.abort())
     page.goto(f"{server}/games/{game_id}")
@@ -232,10 +228,8 @@ def test_notifications_not_read_cannot_be_saved_over_the_seats_choices(server, o
     chosen = {"email": "blue@example.org", "notify": True, "digest": True, "events": ["your_move"], "channels": ["email"]}
     status, _, saved = http_json("PUT", f"{server}/api/v1/games/{game_id}/notifications", chosen, auth)
     assert status == 200, saved
-    tab = open_tab()
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
     page = tab.page
-    keys = json.dumps(json.dumps({"seats": {"Blue": tokens["Blue"]}, "active": "Blue"}))
-    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {keys})")
     page.route("**/notifications", lambda route: route.abort() if route.request.method == "GET" else route.continue_())
     tab.goto(f"{server}/games/{game_id}")
     assert "Notifications not read" in page.text_content("#status")
@@ -277,10 +271,8 @@ def test_standing_orders_not_read_are_said_not_hidden_pg_5_4(server, open_tab):
     hidden without a word, as if the ruleset took none and Blue held none. The failed read is named
     in the status line with the others'."""
     game_id, _, tokens = started_game(server, {"ruleset": "proving"})
-    tab = open_tab()
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
     page = tab.page
-    keys = json.dumps(json.dumps({"seats": {"Blue": tokens["Blue"]}, "active": "Blue"}))
-    tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', {keys})")
     page.route("**/standing-orders", lambda route: route.abort())
     tab.goto(f"{server}/games/{game_id}")
     said = page.text_content("#status")
