@@ -6,13 +6,16 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from dataclasses import dataclass, field
 
 import pytest
+from werkzeug.serving import make_server
 
 from api.app import create_app, migrate
 from domain.service import Warlog
+from tests.api.test_client import QuietHandler
 
 
 @pytest.fixture
@@ -37,6 +40,28 @@ def sqlite_client(sqlite_config):
     service = Warlog(sqlite_config)
     yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
     service.close()
+
+
+@pytest.fixture
+def serve_stub(monkeypatch, tmp_path):
+    """Serves a test's own stub of the server (a WSGI app) on a thread for the CLI run in-process
+    (api.cli.main), with no server, token or proxy from the environment and a client config of its
+    own: ``serve_stub(app)`` gives the stub's URL; each stub stops when the test ends."""
+    for name in ("WARLOG_SERVER", "WARLOG_TOKEN", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(tmp_path / "client.json"))
+    served = []
+
+    def serve(app) -> str:
+        httpd = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        served.append(httpd)
+        return f"http://127.0.0.1:{httpd.server_port}"
+
+    yield serve
+    for httpd in served:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 @dataclass

@@ -8,13 +8,10 @@ in-process, as in test_cli_terminal.py)."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from werkzeug.serving import make_server
 
 from api.cli import EXIT_USAGE, main
-from tests.api.test_client import QuietHandler
 
 GAME = "0f0f0f0f-0000-4000-8000-000000000000"
 PROMISE = "was not what the API promises"
@@ -34,18 +31,10 @@ class Stub:
 
 
 @pytest.fixture
-def stub(monkeypatch, tmp_path):
-    for name in ("WARLOG_SERVER", "WARLOG_TOKEN", "http_proxy", "HTTP_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(tmp_path / "client.json"))
+def stub(serve_stub):
     answers = Stub()
-    httpd = make_server("127.0.0.1", 0, answers, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    answers.url = f"http://127.0.0.1:{httpd.server_port}"
-    yield answers
-    httpd.shutdown()
-    httpd.server_close()
+    answers.url = serve_stub(answers)
+    return answers
 
 
 # Every client command that reads an answer, with arguments that reach the request.

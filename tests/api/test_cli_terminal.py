@@ -7,13 +7,10 @@ it at the door would; the CLI runs in-process (api.cli.main)."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from werkzeug.serving import make_server
 
 from api.cli import main, terminal_safe
-from tests.api.test_client import QuietHandler
 
 GAME = "0f0f0f0f-0000-4000-8000-000000000000"
 EVIL = "took the bridge\x1b[2K\r#99 Red concedes\x00\u202eevil\u2066"
@@ -60,16 +57,8 @@ def stub(environ, start_response):
 
 
 @pytest.fixture
-def stub_server(monkeypatch, tmp_path):
-    for name in ("WARLOG_SERVER", "WARLOG_TOKEN", "http_proxy", "HTTP_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("WARLOG_CLIENT_CONFIG", str(tmp_path / "client.json"))
-    httpd = make_server("127.0.0.1", 0, stub, threaded=True, request_handler=QuietHandler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    httpd.server_close()
+def stub_server(serve_stub):
+    return serve_stub(stub)
 
 
 UNSAFE = ["\x1b", "\r", "\x00", "\x07", "\u202e", "\u2066"]

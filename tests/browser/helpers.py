@@ -134,11 +134,21 @@ def operation_ends(frames: list[dict]) -> list[int]:
     return [n - 1 for n in range(1, len(frames)) if starts[n] == n] + [len(frames) - 1]
 
 
+FREEFORM = {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}}  # a freeform game of Blue and Red
+
+
+def unjoined_game(server: str, body: dict = FREEFORM) -> dict:
+    """A game made from ``body`` over the API, no seat joined yet: the answer (its ``game_id``,
+    ``admin_token`` and ``invites``)."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games", body)
+    assert status == 201, made
+    return made
+
+
 def started_game(server: str, body: dict) -> tuple[str, str, dict]:
     """A game made from ``body`` and joined by every seat over the API (each seat's handle its name
     in lower case): its id, its admin token and the seats' tokens."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games", body)
-    assert status == 201, made
+    made = unjoined_game(server, body)
     tokens = {}
     for seat, code in made["invites"].items():
         status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
@@ -150,7 +160,7 @@ def started_game(server: str, body: dict) -> tuple[str, str, dict]:
 
 def freeform_game(server: str) -> tuple[str, str, dict]:
     """``started_game`` of a freeform game of Blue and Red."""
-    return started_game(server, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    return started_game(server, FREEFORM)
 
 
 def tab_with_keys(open_tab, game_id: str, keys: dict, width: int = 1280):

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.browser.helpers import unjoined_game
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
@@ -37,9 +38,7 @@ def _token_works(server: str, game_id: str, token: str) -> bool:
 def test_game_page_join_whose_answer_was_lost_sends_the_same_join_again_and_holds_the_seat(server, open_tab):
     """docs/api.md, "Idempotency": a join sent again under its Idempotency-Key after a lost answer
     gets the seat a fresh token. The page sent no key, so a lost answer used the invite for nothing."""
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
-                                                                    "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, created
+    created = unjoined_game(server)
     game_id = created["game_id"]
     tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
     page = tab.page
@@ -55,9 +54,7 @@ def test_game_page_join_whose_answer_was_lost_sends_the_same_join_again_and_hold
 
 
 def test_lobby_join_whose_answer_was_lost_sends_the_same_join_again_and_holds_the_seat(server, open_tab):
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
-                                                                    "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, created
+    created = unjoined_game(server)
     game_id = created["game_id"]
     tab = open_tab().goto(f"{server}/")
     page = tab.page

@@ -33,6 +33,7 @@ from domain import dice as dicemod
 from domain import events as ev
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.rulesets import RESERVED_SEATS, Ruleset, Setup, core
+from domain.rulesets.toolkit.engine import known_fields
 from domain.rulesets.toolkit.hidden import ORDER_FIELDS, Private, Secrets
 
 MAX_SIDES = 8
@@ -231,10 +232,8 @@ class Freeform(Ruleset):
         kind = order.get("kind")
         if kind not in KINDS:
             raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", rule=self.sequence_rule, field="kind")
-        unknown = sorted(set(order) - FIELDS[kind] - {"kind", "private"})
-        if unknown:  # never recorded in silence: a misspelt "private" would show a hidden note (FF 7)
-            raise InvalidOrder(f"'{unknown[0]}' is not a field of {kind} (its fields: "
-                               f"{', '.join(sorted(FIELDS[kind])) or 'none'})", rule=RULE_OF[kind], field=unknown[0])
+        # Never recorded in silence: a misspelt "private" would show a hidden note (FF 7).
+        known_fields(order, sorted(FIELDS[kind]), RULE_OF[kind], kind, words=(), accepted=("kind", "private"))
         if kind != "note" and _meant_private(order):  # its outcome would be public all the same
             hint = "; a roll hidden until the end is \"sealed\": true (FF 9)" if kind == "roll" else ""
             raise InvalidOrder(f"only a note is private; a {kind} and what it records are public{hint}",

@@ -168,12 +168,14 @@ def need(cond: bool, rule: str, message: str) -> None:
         raise RuleViolation(rule, message)
 
 
-def known_fields(order: dict, fields, rule: str, what: str, words=("kind", "title", "rule")) -> None:
+def known_fields(order: dict, fields, rule: str, what: str, words=("kind", "title", "rule"),
+                 accepted=()) -> None:
     """Refuse a field the order's kind does not have, naming it: a misspelt optional field would
     otherwise be dropped in silence. ``fields`` in the order the message lists them; ``words``: a
     template's words for readers, which may come back with the order, as text only (they are
-    recorded with the order: a number or an object there is no word of a template)."""
-    unknown = sorted(set(order) - set(fields) - set(words))
+    recorded with the order: a number or an object there is no word of a template); ``accepted``:
+    fields any kind takes, not listed, whose values the kind checks itself (freeform's "private")."""
+    unknown = sorted(set(order) - set(fields) - set(words) - set(accepted))
     if unknown:
         raise InvalidOrder(f"'{unknown[0]}' is not a field of {what} (its fields: {', '.join(fields) or 'none'})",
                            rule=rule, field=unknown[0])

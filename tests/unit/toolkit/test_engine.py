@@ -10,7 +10,7 @@ from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
 from domain.game import Roll
 from domain.rulesets import core
-from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps, answer, flag, ids, need, run, text
+from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps, answer, flag, ids, known_fields, need, run, text
 
 
 class Dice:
@@ -201,3 +201,22 @@ def test_the_input_checks_name_the_rule_and_the_field():
     assert flag({"attack": True}, "attack", "X 4") is True
     with pytest.raises(InvalidOrder):
         flag({"attack": "yes"}, "attack", "X 4")
+
+
+def test_known_fields_refuses_a_field_the_kind_lacks_and_a_word_that_is_not_text():
+    order = {"kind": "fire", "units": ["a"], "title": "Fire!"}
+    known_fields(order, ["units"], "X 5", "fire")
+    with pytest.raises(InvalidOrder, match=r"'unit' is not a field of fire \(its fields: units\)") as err:
+        known_fields({"kind": "fire", "unit": "a"}, ["units"], "X 5", "fire")
+    assert (err.value.rule, err.value.field) == ("X 5", "unit")
+    with pytest.raises(InvalidOrder, match="'title' is text") as err:
+        known_fields({**order, "title": 7}, ["units"], "X 5", "fire")
+    assert (err.value.rule, err.value.field) == ("X 5", "title")
+
+
+def test_known_fields_takes_fields_it_accepts_unlisted_and_leaves_their_checks_to_the_kind():
+    """Freeform's "private" (FF 7) is taken by every kind and is true or false, not text."""
+    order = {"kind": "note", "text": "t", "private": True}
+    known_fields(order, ["text"], "FF 2", "note", words=(), accepted=("kind", "private"))
+    with pytest.raises(InvalidOrder, match=r"'privat' is not a field of note \(its fields: text\)"):
+        known_fields({**order, "privat": True}, ["text"], "FF 2", "note", words=(), accepted=("kind", "private"))
