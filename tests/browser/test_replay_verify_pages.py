@@ -61,6 +61,15 @@ def step_verdicts(page) -> list[str]:
     return page.eval_on_selector_all("#checked > .checked", "els => els.map(e => e.textContent)")
 
 
+def verified_badges(page) -> list[str]:
+    """Whatever says "verified" at the current step: its verdicts, its roll's badge (the frames'
+    status) and the verdicts of that roll's dice."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#checked .checked, #dice .roll.current, #dice .roll.current .verif, #dice .roll.current + .checked-dice .checked'))
+        .filter(e => e.dataset.status === 'verified' || e.textContent === 'verified')
+        .map(e => e.className + ': ' + e.textContent)""")
+
+
 def test_the_offline_file_checks_its_log_and_shows_each_die_and_order(exports, tmp_path, open_tab, shots):
     x = exports["dice"]
     lines = x.lines()
@@ -115,9 +124,18 @@ def test_a_step_that_does_not_show_the_checked_log_is_failed_not_marked_verified
         f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:])) + f", log line {roll['seq']} has d{sides[0]}={real}" + \
         "".join(f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:]))
     assert page.get_attribute("#checked > .checked", "data-status").startswith("failed")
+    # The frames call this roll verified (its epoch is revealed): beside a step that is not the
+    # checked log's line, no badge says so.
+    assert roll["dice"]["status"] == "verified"
+    assert verified_badges(page) == []
+    assert page.get_attribute("#dice .roll.current", "data-status") == "failed"
+    assert page.text_content("#dice .roll.current .verif") == "failed"
     shoot(page, shots / "verify-offline-doctored-frames.png")
     step_to(page, made, note["seq"])
     assert step_verdicts(page)[0] == f"this step: failed: shown as OrderRejected, log line {note['seq']} is OrderAccepted"
+    assert verified_badges(page) == []
+    step_to(page, made, next(f["seq"] for f in made["frames"] if f.get("dice") and f is not roll))
+    assert verified_badges(page)  # a step that is the log's line keeps its verdicts
     assert requests == [path.as_uri()] and tab.errors == []
 
 
@@ -324,4 +342,5 @@ def test_the_live_page_fails_a_step_whose_frame_is_not_the_verified_export(serve
     page.locator(f'#history li[data-seq="{doctored[0]}"] button').click()
     got = step_verdicts(page)
     assert got[0].startswith("this step: failed: shows dice d6=") and f", log line {doctored[0]} has d6=" in got[0]
+    assert verified_badges(page) == []
     assert tab.errors == []
