@@ -247,6 +247,7 @@
   /** Once the log is checked and the frames are here: the steps that differ from it, said under the title. */
   function checkFrames() {
     if (!W.verification || !F.length) return;
+    if (!W.verification.covers(F[F.length - 1].seq)) return;  // the log is read again: "warlog:verified" comes again
     var off = F.filter(function (f) { return differs(f) !== null; });
     var brief = $("verify-steps");
     if (!brief) return;

@@ -14,7 +14,7 @@ import pytest
 from domain import signatures
 from domain.verify import header_line
 from tests import format2, tampers
-from tests.browser.helpers import hash_seq, no_horizontal_scroll, shoot
+from tests.browser.helpers import freeform_game, hash_seq, no_horizontal_scroll, shoot, tab_with_keys
 from tests.e2e.server import http_json
 from tests.unit.test_tampering import python_verify
 from workers import replay
@@ -343,4 +343,70 @@ def test_the_live_page_fails_a_step_whose_frame_is_not_the_verified_export(serve
     got = step_verdicts(page)
     assert got[0].startswith("this step: failed: shows dice d6=") and f", log line {doctored[0]} has d6=" in got[0]
     assert verified_badges(page) == []
+    assert tab.errors == []
+
+
+def _replay_with_a_move_between_its_reads(server, open_tab, stale_reads: int):
+    """The live replay of a game whose log this page reads (GET …/export) before Blue's second
+    roll lands and whose frames it reads after: the first ``stale_reads`` export reads answer the
+    log as it was before the roll, the later ones as it is. Returns the tab, the version before the
+    roll, the version after it and the export reads made."""
+    game_id, _, tokens = freeform_game(server)
+    blue = {"Authorization": f"Bearer {tokens['Blue']}"}
+
+    def roll(key: str) -> int:
+        status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders",
+                                      {"kind": "roll", "dice": "d6", "purpose": "barrage"},
+                                      headers={**blue, "Idempotency-Key": key})
+        assert status == 201, result
+        return result["version"]
+
+    before = roll("o-1")
+    status, _, stale = http_json("GET", f"{server}/api/v1/games/{game_id}/export", headers=blue)
+    assert status == 200
+    after = roll("o-2")  # the move lands: the frames read below has it, the stale log read not
+    reads: list[int] = []
+
+    def export(route):
+        reads.append(len(reads) + 1)
+        if len(reads) > stale_reads:
+            route.continue_()
+            return
+        answer = route.fetch()
+        route.fulfill(response=answer, body=stale)
+
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    tab.page.route(f"{server}/api/v1/games/{game_id}/export*", export)
+    tab.goto(f"{server}/games/{game_id}/replay")
+    return tab, before, after, reads
+
+
+def test_a_move_landing_between_the_live_pages_two_reads_fails_no_step(server, open_tab):
+    """The live page reads its steps (GET …/frames) and the log it checks (GET …/export) apart: a
+    move landing between the two reads gave frames newer than the log checked, and the newest
+    steps, those of the move, were failed ("the checked log has no log line N") on an honest
+    server. The page now reads the log again when its steps outrun it, after both answers came, so
+    the log read covers them."""
+    tab, before, after, reads = _replay_with_a_move_between_its_reads(server, open_tab, stale_reads=1)
+    page = tab.page
+    page.wait_for_selector(f"#verify[data-state=verified] #verify-summary:text-matches('^Verified: {after} events')")
+    assert reads == [1, 2] and before < after
+    assert page.is_hidden("#verify-steps")
+    page.keyboard.press("End")
+    assert step_verdicts(page)[0] == f"log line {after}: verified"
+    assert tab.errors == []
+
+
+def test_a_live_log_that_still_lacks_the_steps_when_read_again_fails_them(server, open_tab):
+    """The log is read again once: a server whose export still lacks the steps its frames show is
+    failed at those steps, as before."""
+    tab, before, after, reads = _replay_with_a_move_between_its_reads(server, open_tab, stale_reads=2)
+    page = tab.page
+    page.wait_for_selector("#verify-steps:not([hidden])")
+    assert reads == [1, 2]
+    assert page.text_content("#verify-steps").startswith(
+        f"{after - before} step(s) of this replay do not show the checked log (first: seq {before + 1}): "
+        f"the checked log has no log line {before + 1}")
+    page.keyboard.press("End")
+    assert step_verdicts(page) == [f"this step: failed: the checked log has no log line {after}"]
     assert tab.errors == []
