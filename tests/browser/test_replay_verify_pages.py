@@ -346,25 +346,26 @@ def test_the_live_page_fails_a_step_whose_frame_is_not_the_verified_export(serve
     assert tab.errors == []
 
 
+def _roll(server, game_id: str, token: str, key: str) -> dict:
+    """A seat rolls a d6 over the API (Idempotency-Key ``key``): the command's result."""
+    status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders",
+                                  {"kind": "roll", "dice": "d6", "purpose": "barrage"},
+                                  headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key})
+    assert status == 201, result
+    return result
+
+
 def _replay_with_a_move_between_its_reads(server, open_tab, stale_reads: int):
     """The live replay of a game whose log this page reads (GET …/export) before Blue's second
     roll lands and whose frames it reads after: the first ``stale_reads`` export reads answer the
     log as it was before the roll, the later ones as it is. Returns the tab, the version before the
     roll, the version after it and the export reads made."""
     game_id, _, tokens = freeform_game(server)
-    blue = {"Authorization": f"Bearer {tokens['Blue']}"}
-
-    def roll(key: str) -> int:
-        status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders",
-                                      {"kind": "roll", "dice": "d6", "purpose": "barrage"},
-                                      headers={**blue, "Idempotency-Key": key})
-        assert status == 201, result
-        return result["version"]
-
-    before = roll("o-1")
-    status, _, stale = http_json("GET", f"{server}/api/v1/games/{game_id}/export", headers=blue)
+    before = _roll(server, game_id, tokens["Blue"], "o-1")["version"]
+    status, _, stale = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                 headers={"Authorization": f"Bearer {tokens['Blue']}"})
     assert status == 200
-    after = roll("o-2")  # the move lands: the frames read below has it, the stale log read not
+    after = _roll(server, game_id, tokens["Blue"], "o-2")["version"]  # the move lands: the frames read below has it, the stale log read not
     reads: list[int] = []
 
     def export(route):
@@ -409,4 +410,34 @@ def test_a_live_log_that_still_lacks_the_steps_when_read_again_fails_them(server
         f"the checked log has no log line {before + 1}")
     page.keyboard.press("End")
     assert step_verdicts(page) == [f"this step: failed: the checked log has no log line {after}"]
+    assert tab.errors == []
+
+
+def test_a_head_kept_while_the_live_log_is_read_is_not_held_against_that_log(server, open_tab):
+    """The live page read the signed head this browser keeps after the export's answer came: a move
+    made meanwhile in another tab (the game page keeps its new head) gave a head newer than the log
+    read, and an honest log failed "the log was cut short". The head is now read before the log."""
+    game_id, _, tokens = freeform_game(server)
+    first = _roll(server, game_id, tokens["Blue"], "o-1")["signed_head"]
+    status, _, frames = http_json("GET", f"{server}/api/v1/games/{game_id}/frames",
+                                  headers={"Authorization": f"Bearer {tokens['Blue']}"})
+    assert status == 200
+    later: list[dict] = []
+
+    def export(route):
+        answer = route.fetch()  # the log as it is now; then Blue rolls on the game page of another tab
+        later.append(_roll(server, game_id, tokens["Blue"], "o-2")["signed_head"])
+        page.evaluate("([id, head]) => Warlog.keys.update(id, k => { k.signed_head = head; })", [game_id, later[0]])
+        route.fulfill(response=answer)
+
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue", "signed_head": first})
+    page = tab.page
+    page.route(f"{server}/api/v1/games/{game_id}/frames*",  # the steps as read before that roll too
+               lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(frames)))
+    page.route(f"{server}/api/v1/games/{game_id}/export*", export)
+    tab.goto(f"{server}/games/{game_id}/replay")
+    page.wait_for_selector("#verify:not([data-state=checking])")
+    assert later and later[0]["seq"] > first["seq"]
+    assert page.get_attribute("#verify", "data-state") == "verified", page.text_content("#verify-report")
+    assert json.loads(page.input_value("#verify-head")) == first
     assert tab.errors == []

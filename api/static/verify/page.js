@@ -43,11 +43,13 @@ async function theLog() {
   }
   const gameId = document.body.dataset.gameId;
   const token = W.keys ? W.keys.reader(gameId) : null;
+  // The head is read before the log: one kept later (a move made in another tab meanwhile) could be
+  // newer than the log read, and would fail an honest log as cut short.
+  let kept = null;
+  try { kept = W.keys ? (W.keys.load(gameId) || {}).signed_head || null : null; } catch (e) { kept = null; }
   const response = await fetch(`/api/v1/games/${encodeURIComponent(gameId)}/export`, {
     headers: token ? { Authorization: "Bearer " + token } : {}, cache: "no-store" });
   if (!response.ok) throw new Error(`the server answered ${response.status} to the export`);
-  let kept = null;
-  try { kept = W.keys ? (W.keys.load(gameId) || {}).signed_head || null : null; } catch (e) { kept = null; }
   return { text: await response.text(), serverKey: response.headers.get("Warlog-Server-Key"), kept, live: true };
 }
 
