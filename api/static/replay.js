@@ -126,7 +126,7 @@
     var dice = $("dice");
     W.clear(dice);
     for (var k = opStart[at]; k <= at; k++) {
-      if (F[k].dice) dice.append.apply(dice, shownRoll(F[k], k === at));
+      if (F[k].dice) shownRoll(F[k], k === at).forEach(function (node) { dice.appendChild(node); });
     }
     showChecked(f);
     W.clear($("notes"));
