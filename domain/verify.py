@@ -683,7 +683,17 @@ def _command_seat(type_: str, data: dict) -> str | None:
 def verify_head(report: Report, head: Any, server_key: str | None) -> None:
     """Check a verified file against a signed head kept by a player: the head is signed by the
     server key (the file's, unless one is given), and the file's line ``seq`` has its hash, so a
-    file cut short or rewritten since the head was handed out fails here."""
+    file cut short or rewritten since the head was handed out fails here. ``head``: its JSON text,
+    read as ``loads`` reads a line (a head naming a key twice fails), or a value already read."""
+    if isinstance(head, str):
+        try:
+            head = loads(head)
+        except DuplicateKey as exc:
+            report.fail(0, f"kept head: {exc}")
+            return
+        except (ValueError, RecursionError) as exc:
+            report.fail(0, f"kept head: not JSON ({exc})")
+            return
     if server_key is None:
         report.fail(0, "the file names no server key (no header line) and none was given: the head cannot be checked")
         return

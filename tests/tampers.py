@@ -56,14 +56,15 @@ class Export:
 @dataclass
 class Tampered:
     """A tampered copy of ``export``: the file's lines, the kept head it is checked against (None:
-    none), the line the verifier must name first and a part of its reason."""
+    none; text: the head's JSON as a player gives it to `warlog verify --head`), the line the
+    verifier must name first and a part of its reason."""
 
     name: str
     export: str
     text: list[str]
     line: int
     why: str
-    head: dict | None = None
+    head: dict | str | None = None
     server_key: str | None = None
 
 
@@ -600,6 +601,15 @@ def kept_head_of_another_game(x):
     other = signatures.sign_head(x.secret["server"], "another-game", x.head["seq"], x.head["hash"])
     return Tampered("kept_head_of_another_game", "signed", list(x.text), 0, "the kept head is of game another-game",
                     head=other)
+
+
+@case("signed")
+def kept_head_naming_a_key_twice(x):
+    # Read as json.loads reads it (the last value), the head is the one the server signed; a reader
+    # taking the first value reads a head the server never signed.
+    text = '{"hash":"' + "b" * 64 + '",' + json.dumps(x.head)[1:]
+    return Tampered("kept_head_naming_a_key_twice", "signed", list(x.text), 0,
+                    "kept head: the key 'hash' is written twice in one object", head=text)
 
 
 @case("signed")

@@ -126,11 +126,7 @@
     var dice = $("dice");
     W.clear(dice);
     for (var k = opStart[at]; k <= at; k++) {
-      if (F[k].dice) {
-        dice.appendChild(W.dice(Object.assign({}, F[k].dice), k === at));
-        var each = checkedDice(F[k].seq);
-        if (each) dice.appendChild(each);
-      }
+      if (F[k].dice) shownRoll(F[k], k === at).forEach(function (node) { dice.appendChild(node); });
     }
     showChecked(f);
     W.clear($("notes"));
@@ -197,8 +193,9 @@
 
   /** How a step (a frame: the server's reading) differs from the log line of its seq that this
    * browser checked: its type, its dice (sides and faces); null when it does not. Its text, map
-   * and VP are not checked: the page says they are the server's reading. */
+   * and VP are not checked: the page says they are the server's reading. Null too until the log is checked. */
   function differs(frame) {
+    if (!W.verification) return null;
     var v = verdictOf(frame.seq), line = "log line " + frame.seq;
     if (!v || v.line === undefined) return "the checked log has no " + line;
     if (frame.type !== v.type) return "shown as " + frame.type + ", " + line + " is " + v.type;
@@ -211,28 +208,46 @@
     return shown === logged ? null : "shows dice " + shown + ", " + line + " has " + logged;
   }
 
+  /** A frame's roll as the dice panel shows it, with each die's verdict from the checked log. A
+   * step that is not the checked log's line (``differs``) shows neither the frames' own status of
+   * its roll ("verified" is the server's word) nor the log's verdicts, which are of other dice:
+   * its roll is marked failed, with why. */
+  function shownRoll(frame, current) {
+    var off = differs(frame);
+    var node = W.dice(Object.assign({}, frame.dice, off ? { status: "failed" } : {}), current);
+    node.setAttribute("data-seq", frame.seq);
+    if (off) node.querySelector(".verif").title = "this step: failed: " + off;
+    var each = off ? null : checkedDice(frame.seq);
+    return each ? [node, each] : [node];
+  }
+
   /** The current line's verdicts: its place in the chain, whether the step shows that line, an
    * order's signature, a sealed reveal, a seal's or reveal's signature, and the dice of a roll the
-   * frames do not show as dice (a sealed roll). */
+   * frames do not show as dice (a sealed roll). A step that is not the log's line shows only its
+   * failure and the line's own failures: a "verified" of the line is not said beside another step. */
   function showChecked(frame) {
     var box = $("checked"), v = verdictOf(frame.seq);
     W.clear(box);
     box.hidden = !W.verification;
     if (!W.verification) return;
     var off = differs(frame);
-    if (off) box.appendChild(verdict("this step", "failed: " + off));
+    var add = function (label, status) {
+      if (status && !(off && W.verification.kind(status) === "ok")) box.appendChild(verdict(label, status));
+    };
+    if (off) add("this step", "failed: " + off);
     if (!v) return;
-    if (v.line) box.appendChild(verdict("log line " + frame.seq, v.line));
-    if (v.order) box.appendChild(verdict("order", v.order));
-    if (v.reveal) box.appendChild(verdict("sealed orders", v.reveal));
-    if (v.signature) box.appendChild(verdict("signature", v.signature));
-    if (v.dice && !frame.dice) box.appendChild(checkedDice(frame.seq));
+    add("log line " + frame.seq, v.line);
+    add("order", v.order);
+    add("sealed orders", v.reveal);
+    add("signature", v.signature);
+    if (v.dice && !frame.dice && !off) box.appendChild(checkedDice(frame.seq));
     box.appendChild(W.el("span", { class: "hint", text: "The step's text, map and VP are the server's reading of this line." }));
   }
 
   /** Once the log is checked and the frames are here: the steps that differ from it, said under the title. */
   function checkFrames() {
     if (!W.verification || !F.length) return;
+    if (!W.verification.covers(F[F.length - 1].seq)) return;  // the log is read again: "warlog:verified" comes again
     var off = F.filter(function (f) { return differs(f) !== null; });
     var brief = $("verify-steps");
     if (!brief) return;

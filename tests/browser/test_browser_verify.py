@@ -62,12 +62,13 @@ def page(browser):
     assert errors == []
 
 
-def browser_verify(page, text: list[str], head: dict | None = None, server_key: str | None = None) -> dict:
-    """The browser's report on a file of these lines (and a kept head), as plain data."""
+def browser_verify(page, text: list[str], head: dict | str | None = None, server_key: str | None = None) -> dict:
+    """The browser's report on a file of these lines (and a kept head, or its JSON text), as plain data."""
     return page.evaluate("""async ([text, head, serverKey]) => {
         const m = await import('/static/verify/verify.js');
         const r = await m.verifyText(text, {head: head, serverKey: serverKey});
-        return r.toJSON(); }""", ["\n".join(text) + "\n", json.dumps(head) if head else None, server_key])
+        return r.toJSON(); }""", ["\n".join(text) + "\n", head if isinstance(head, str) else json.dumps(head) if head else None,
+                                     server_key])
 
 
 def comparable(failures) -> list[tuple[int, str]]:

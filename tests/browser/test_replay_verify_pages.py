@@ -14,7 +14,7 @@ import pytest
 from domain import signatures
 from domain.verify import header_line
 from tests import format2, tampers
-from tests.browser.helpers import hash_seq, no_horizontal_scroll, shoot
+from tests.browser.helpers import freeform_game, hash_seq, no_horizontal_scroll, shoot, tab_with_keys
 from tests.e2e.server import http_json
 from tests.unit.test_tampering import python_verify
 from workers import replay
@@ -59,6 +59,15 @@ def die_verdicts(page) -> list[str]:
 def step_verdicts(page) -> list[str]:
     """The current step's verdicts (its line, its order, ...), each as the page writes it."""
     return page.eval_on_selector_all("#checked > .checked", "els => els.map(e => e.textContent)")
+
+
+def verified_badges(page) -> list[str]:
+    """Whatever says "verified" at the current step: its verdicts, its roll's badge (the frames'
+    status) and the verdicts of that roll's dice."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#checked .checked, #dice .roll.current, #dice .roll.current .verif, #dice .roll.current + .checked-dice .checked'))
+        .filter(e => e.dataset.status === 'verified' || e.textContent === 'verified')
+        .map(e => e.className + ': ' + e.textContent)""")
 
 
 def test_the_offline_file_checks_its_log_and_shows_each_die_and_order(exports, tmp_path, open_tab, shots):
@@ -115,9 +124,18 @@ def test_a_step_that_does_not_show_the_checked_log_is_failed_not_marked_verified
         f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:])) + f", log line {roll['seq']} has d{sides[0]}={real}" + \
         "".join(f" d{s}={f}" for s, f in zip(sides[1:], roll["dice"]["faces"][1:]))
     assert page.get_attribute("#checked > .checked", "data-status").startswith("failed")
+    # The frames call this roll verified (its epoch is revealed): beside a step that is not the
+    # checked log's line, no badge says so.
+    assert roll["dice"]["status"] == "verified"
+    assert verified_badges(page) == []
+    assert page.get_attribute("#dice .roll.current", "data-status") == "failed"
+    assert page.text_content("#dice .roll.current .verif") == "failed"
     shoot(page, shots / "verify-offline-doctored-frames.png")
     step_to(page, made, note["seq"])
     assert step_verdicts(page)[0] == f"this step: failed: shown as OrderRejected, log line {note['seq']} is OrderAccepted"
+    assert verified_badges(page) == []
+    step_to(page, made, next(f["seq"] for f in made["frames"] if f.get("dice") and f is not roll))
+    assert verified_badges(page)  # a step that is the log's line keeps its verdicts
     assert requests == [path.as_uri()] and tab.errors == []
 
 
@@ -324,4 +342,102 @@ def test_the_live_page_fails_a_step_whose_frame_is_not_the_verified_export(serve
     page.locator(f'#history li[data-seq="{doctored[0]}"] button').click()
     got = step_verdicts(page)
     assert got[0].startswith("this step: failed: shows dice d6=") and f", log line {doctored[0]} has d6=" in got[0]
+    assert verified_badges(page) == []
+    assert tab.errors == []
+
+
+def _roll(server, game_id: str, token: str, key: str) -> dict:
+    """A seat rolls a d6 over the API (Idempotency-Key ``key``): the command's result."""
+    status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders",
+                                  {"kind": "roll", "dice": "d6", "purpose": "barrage"},
+                                  headers={"Authorization": f"Bearer {token}", "Idempotency-Key": key})
+    assert status == 201, result
+    return result
+
+
+def _replay_with_a_move_between_its_reads(server, open_tab, stale_reads: int):
+    """The live replay of a game whose log this page reads (GET …/export) before Blue's second
+    roll lands and whose frames it reads after: the first ``stale_reads`` export reads answer the
+    log as it was before the roll, the later ones as it is. Returns the tab, the version before the
+    roll, the version after it and the export reads made."""
+    game_id, _, tokens = freeform_game(server)
+    before = _roll(server, game_id, tokens["Blue"], "o-1")["version"]
+    status, _, stale = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                 headers={"Authorization": f"Bearer {tokens['Blue']}"})
+    assert status == 200
+    after = _roll(server, game_id, tokens["Blue"], "o-2")["version"]  # the move lands: the frames read below has it, the stale log read not
+    reads: list[int] = []
+
+    def export(route):
+        reads.append(len(reads) + 1)
+        if len(reads) > stale_reads:
+            route.continue_()
+            return
+        answer = route.fetch()
+        route.fulfill(response=answer, body=stale)
+
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    tab.page.route(f"{server}/api/v1/games/{game_id}/export*", export)
+    tab.goto(f"{server}/games/{game_id}/replay")
+    return tab, before, after, reads
+
+
+def test_a_move_landing_between_the_live_pages_two_reads_fails_no_step(server, open_tab):
+    """The live page reads its steps (GET …/frames) and the log it checks (GET …/export) apart: a
+    move landing between the two reads gave frames newer than the log checked, and the newest
+    steps, those of the move, were failed ("the checked log has no log line N") on an honest
+    server. The page now reads the log again when its steps outrun it, after both answers came, so
+    the log read covers them."""
+    tab, before, after, reads = _replay_with_a_move_between_its_reads(server, open_tab, stale_reads=1)
+    page = tab.page
+    page.wait_for_selector(f"#verify[data-state=verified] #verify-summary:text-matches('^Verified: {after} events')")
+    assert reads == [1, 2] and before < after
+    assert page.is_hidden("#verify-steps")
+    page.keyboard.press("End")
+    assert step_verdicts(page)[0] == f"log line {after}: verified"
+    assert tab.errors == []
+
+
+def test_a_live_log_that_still_lacks_the_steps_when_read_again_fails_them(server, open_tab):
+    """The log is read again once: a server whose export still lacks the steps its frames show is
+    failed at those steps, as before."""
+    tab, before, after, reads = _replay_with_a_move_between_its_reads(server, open_tab, stale_reads=2)
+    page = tab.page
+    page.wait_for_selector("#verify-steps:not([hidden])")
+    assert reads == [1, 2]
+    assert page.text_content("#verify-steps").startswith(
+        f"{after - before} step(s) of this replay do not show the checked log (first: seq {before + 1}): "
+        f"the checked log has no log line {before + 1}")
+    page.keyboard.press("End")
+    assert step_verdicts(page) == [f"this step: failed: the checked log has no log line {after}"]
+    assert tab.errors == []
+
+
+def test_a_head_kept_while_the_live_log_is_read_is_not_held_against_that_log(server, open_tab):
+    """The live page read the signed head this browser keeps after the export's answer came: a move
+    made meanwhile in another tab (the game page keeps its new head) gave a head newer than the log
+    read, and an honest log failed "the log was cut short". The head is now read before the log."""
+    game_id, _, tokens = freeform_game(server)
+    first = _roll(server, game_id, tokens["Blue"], "o-1")["signed_head"]
+    status, _, frames = http_json("GET", f"{server}/api/v1/games/{game_id}/frames",
+                                  headers={"Authorization": f"Bearer {tokens['Blue']}"})
+    assert status == 200
+    later: list[dict] = []
+
+    def export(route):
+        answer = route.fetch()  # the log as it is now; then Blue rolls on the game page of another tab
+        later.append(_roll(server, game_id, tokens["Blue"], "o-2")["signed_head"])
+        page.evaluate("([id, head]) => Warlog.keys.update(id, k => { k.signed_head = head; })", [game_id, later[0]])
+        route.fulfill(response=answer)
+
+    tab = tab_with_keys(open_tab, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue", "signed_head": first})
+    page = tab.page
+    page.route(f"{server}/api/v1/games/{game_id}/frames*",  # the steps as read before that roll too
+               lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(frames)))
+    page.route(f"{server}/api/v1/games/{game_id}/export*", export)
+    tab.goto(f"{server}/games/{game_id}/replay")
+    page.wait_for_selector("#verify:not([data-state=checking])")
+    assert later and later[0]["seq"] > first["seq"]
+    assert page.get_attribute("#verify", "data-state") == "verified", page.text_content("#verify-report")
+    assert json.loads(page.input_value("#verify-head")) == first
     assert tab.errors == []

@@ -337,3 +337,27 @@ def test_a_reveals_signature_is_hidden_with_the_orders_it_reveals_and_a_seals_is
         # A page of the log that begins with the reveal's signature, without its reveal, shows it the same.
         page = filter_lines(rules, lines[at - 1:], viewer)
         assert page[0]["data"]["signature"] == signed[1]["data"]["signature"]
+
+
+def test_warlog_verify_fails_a_kept_head_file_naming_a_key_twice(sqlite_app, tmp_path, capsys):
+    """docs/dice.md section 6: verify reads every line refusing a key written twice, and so a kept
+    head: `warlog verify --head` read the head with json.loads (the last value), so a head whose
+    other reader takes the first value, a head the server never signed, verified OK."""
+    from api.cli import main
+    from domain.verify import header_line
+
+    gid, _, _ = keyed(sqlite_app)
+    server = signatures.new_private_key()
+    export = tmp_path / "game.jsonl"
+    export.write_text("\n".join([header_line(signatures.public_key_of(server))] + list(sqlite_app.export(gid))) + "\n",
+                      encoding="utf-8")
+    report, _ = verify_text(export.read_text(encoding="utf-8").splitlines())
+    kept = json.dumps(signatures.sign_head(server, gid, 2, report.hashes[1]))
+    head = tmp_path / "head.json"
+    head.write_text(kept, encoding="utf-8")
+    assert main(["verify", str(export), "--head", str(head)]) == 0
+    capsys.readouterr()
+    head.write_text('{"seq":1,' + kept[1:], encoding="utf-8")
+    assert main(["verify", str(export), "--head", str(head)]) == 1
+    out = capsys.readouterr().out
+    assert "line 0: kept head: the key 'seq' is written twice in one object" in out, out

@@ -30,7 +30,7 @@ def format1():
     return tampers.format1_exports()
 
 
-def python_verify(text: list[str], head: dict | None, server_key: str | None = None):
+def python_verify(text: list[str], head: dict | str | None, server_key: str | None = None):
     """What `warlog verify FILE [--head HEAD] [--server-key KEY]` does (api/cli.py, cmd_verify)."""
     report, _ = verify_text(text)
     if head is not None:

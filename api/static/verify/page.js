@@ -39,16 +39,18 @@ async function theLog() {
   if (embedded) {
     const data = JSON.parse(embedded.textContent);
     if (typeof data.text !== "string") throw new Error("this file carries no log to check");
-    return { text: data.text, serverKey: data.server_key || null, kept: null };
+    return { text: data.text, serverKey: data.server_key || null, kept: null, live: false };
   }
   const gameId = document.body.dataset.gameId;
   const token = W.keys ? W.keys.reader(gameId) : null;
+  // The head is read before the log: one kept later (a move made in another tab meanwhile) could be
+  // newer than the log read, and would fail an honest log as cut short.
+  let kept = null;
+  try { kept = W.keys ? (W.keys.load(gameId) || {}).signed_head || null : null; } catch (e) { kept = null; }
   const response = await fetch(`/api/v1/games/${encodeURIComponent(gameId)}/export`, {
     headers: token ? { Authorization: "Bearer " + token } : {}, cache: "no-store" });
   if (!response.ok) throw new Error(`the server answered ${response.status} to the export`);
-  let kept = null;
-  try { kept = W.keys ? (W.keys.load(gameId) || {}).signed_head || null : null; } catch (e) { kept = null; }
-  return { text: await response.text(), serverKey: response.headers.get("Warlog-Server-Key"), kept };
+  return { text: await response.text(), serverKey: response.headers.get("Warlog-Server-Key"), kept, live: true };
 }
 
 /** What the viewer asks of one step: the verdicts of the line of this seq. */
@@ -136,6 +138,51 @@ async function checkHead(report, serverKey) {
     : "failed: " + probe.failures.map(([n, why]) => (n ? `line ${n}: ` : "") + why).join("; ");
 }
 
+let checked = null;  // the last log checked: {report, serverKey}
+let readAgain = false;  // the live log is read again once, when the replay's steps outrun it
+
+/** Read the log, check it, show the report and hand its verdicts to the viewer (Warlog.verification,
+ * then the document event "warlog:verified"). */
+async function checkLog() {
+  let base;
+  try {
+    base = await theLog();
+  } catch (e) {
+    $("verify-summary").textContent = `Not checked: ${e.message}.`;
+    $("verify").dataset.state = "unavailable";
+    return;
+  }
+  // A signed head this browser kept while playing (the game page keeps the last one) is checked too.
+  const report = await verifyText(base.text, base.kept ? { head: JSON.stringify(base.kept), serverKey: base.serverKey } : {});
+  if (base.serverKey) $("verify-server-key").value = base.serverKey;
+  show(report);
+  if (base.kept) $("verify-head").value = JSON.stringify(base.kept);
+  checked = { report, serverKey: base.serverKey };
+  W.verification = { report, at: verdicts(report), kind, covers: (seq) => covers(base.live, report, seq) };
+  document.dispatchEvent(new CustomEvent("warlog:verified"));
+}
+
+/** Whether the log checked holds line ``seq``, the newest step the replay shows. The live page
+ * reads its steps (GET …/frames) and its log apart, so a move landing between the two reads gives
+ * steps newer than the log checked: the log is then read and checked once more (false: the viewer
+ * hears "warlog:verified" again). That read begins once both answers came, so on an honest server
+ * it holds every step shown; a step it still lacks is failed. */
+function covers(live, report, seq) {
+  if (!live || readAgain || seq <= report.hashes.length) return true;
+  readAgain = true;
+  W.verification = null;  // nothing is said of a step until the log read again is checked
+  $("verify").dataset.state = "checking";
+  $("verify-summary").textContent = "Checking again: the replay shows steps newer than the log read first.";
+  checkLog().catch(stopped);
+  return false;
+}
+
+function stopped(e) {
+  const summary = $("verify-summary");
+  if (summary) summary.textContent = `Not checked: the check stopped (${e.message}).`;
+  if ($("verify")) $("verify").dataset.state = "error";
+}
+
 async function main() {
   const box = $("verify");
   if (!box) return;
@@ -145,27 +192,9 @@ async function main() {
     box.dataset.state = "unavailable";
     return;
   }
-  let base;
-  try {
-    base = await theLog();
-  } catch (e) {
-    $("verify-summary").textContent = `Not checked: ${e.message}.`;
-    box.dataset.state = "unavailable";
-    return;
-  }
-  // A signed head this browser kept while playing (the game page keeps the last one) is checked too.
-  const report = await verifyText(base.text, base.kept ? { head: JSON.stringify(base.kept), serverKey: base.serverKey } : {});
-  if (base.serverKey) $("verify-server-key").value = base.serverKey;
-  show(report);
-  if (base.kept) $("verify-head").value = JSON.stringify(base.kept);
-  $("verify-head-check").addEventListener("click", () => { checkHead(report, base.serverKey); });
+  $("verify-head-check").addEventListener("click", () => { if (checked) checkHead(checked.report, checked.serverKey); });
   $("verify-brief-link").addEventListener("click", () => { $("verify-h").scrollIntoView(); $("verify-h").focus(); });
-  W.verification = { report, at: verdicts(report), kind };
-  document.dispatchEvent(new CustomEvent("warlog:verified"));
+  await checkLog();
 }
 
-main().catch((e) => {
-  const summary = $("verify-summary");
-  if (summary) summary.textContent = `Not checked: the check stopped (${e.message}).`;
-  if ($("verify")) $("verify").dataset.state = "error";
-});
+main().catch(stopped);

@@ -725,10 +725,15 @@ export async function signedHeadProblem(head, serverKey) {
 
 /** Check a verified file against a kept signed head: signed by the server key, and the file's line
  * ``seq`` has its hash, so a file cut short or rewritten since the head was handed out fails here.
- * ``head``: JSON text or a value read by json.js. */
+ * ``head``: JSON text, read as a line is (a head naming a key twice fails), or a value read by json.js. */
 export async function verifyHead(report, head, serverKey) {
   if (typeof head === "string") {
-    try { head = parse(head); } catch (e) { report.fail(0, `kept head: not JSON (${e.message})`); return; }
+    try {
+      head = parse(head, { unique: true });
+    } catch (e) {
+      report.fail(0, e instanceof DuplicateKey ? `kept head: ${twice(e.key)}` : `kept head: not JSON (${e.message})`);
+      return;
+    }
   }
   if (!serverKey) {
     report.fail(0, "the file names no server key (no header line) and none was given: the head cannot be checked");
