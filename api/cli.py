@@ -994,8 +994,9 @@ def cmd_join(args: argparse.Namespace) -> int:
                              client_seed=args.client_seed, join_key=pending["join_key"],
                              public_key=signatures.public_key_of(key) if key is not None else None)
     except ConnectionFailed as exc:
-        raise ConnectionFailed(f"{exc}; the join may or may not be recorded: run the same 'warlog join' again, "
-                               "which sends the same join key and gets the seat a fresh token") from None
+        raise ConnectionFailed(f"{exc}; the join may or may not be recorded: run the same 'warlog join' again "
+                               "within 60 minutes of the join, which sends the same join key and gets the seat "
+                               "a fresh token") from None
 
     seat, token, joined_id = promised(joined, "seat"), promised(joined, "token"), promised(joined, "game_id")
 
@@ -2309,8 +2310,9 @@ def add_client_commands(sub) -> None:
     p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token",
                        description="Take a seat with an invite code and save the seat's token. The join "
                                    "goes with an Idempotency-Key kept here until its answer arrives: when "
-                                   "the answer is lost, run the same command again to get the seat a "
-                                   "fresh token (the lost one is revoked).")
+                                   "the answer is lost, run the same command again, within 60 minutes of "
+                                   "the join, to get the seat a fresh token (the lost one is revoked); "
+                                   "later the server refuses it (409 invite_used).")
     p.add_argument("game_id")
     p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
     p.add_argument("--handle", required=True, help="your name in the game")

@@ -203,9 +203,18 @@ class AccessStore(SqlTables):
 
     def reissue_seat_token(self, game_id: str, seat: str) -> str:
         """Revoke the seat's live tokens and issue it a new one, in one transaction: the join
-        sent again under its key gets the seat's token again, and the lost one stops working."""
+        sent again under its key gets the seat's token again, and the lost one stops working.
+
+        Retries of one join may race (in several web workers): the database serializes them, so
+        each revokes the token the one before it issued and exactly one stays live. SQLite writes
+        one transaction at a time (the UPDATE, first, waits for the write lock before it reads);
+        PostgreSQL's UPDATE would see only the tokens committed when it began, so each retry
+        first locks the seat's invite row, waiting there for any other retry to commit."""
         token, now, p = new_secret(TOKEN_PREFIX[SEAT]), _now(), self._p
         with self._db.transaction(commit=True) as c:
+            if self.kind == "postgres":
+                c.execute(f"SELECT 1 FROM {self._prefix}warlog_invites WHERE game_id = %s AND seat = %s FOR UPDATE",
+                          (game_id, seat))
             c.execute(f"UPDATE {self._prefix}warlog_tokens SET revoked_at = {p} WHERE game_id = {p} AND role = {p} "
                       f"AND seat = {p} AND revoked_at IS NULL", (now, game_id, SEAT, seat))
             c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "

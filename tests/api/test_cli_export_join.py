@@ -149,3 +149,19 @@ def test_join_run_again_after_its_answer_was_lost_gets_the_seat_a_token_that_sig
     assert alice("join", game_id, "--as", "Blue", "--handle", "ann")[0] == 0
     code, out, err = bob("order", game_id, "note", "--set", "text=hello")  # signed with the kept key
     assert code == 0, err
+
+
+def test_join_help_and_its_docs_say_a_join_is_run_again_within_the_retry_window(capsys):
+    """A join's answer is asked for again only within JOIN_RETRY_WINDOW of the join (api/games.py):
+    `warlog join --help`, the README's line on a lost answer and docs/api.md say how long."""
+    from pathlib import Path
+
+    from api.games import JOIN_RETRY_WINDOW
+    from tests.api.test_cli_play import _help
+
+    within = f"within {int(JOIN_RETRY_WINDOW.total_seconds() // 60)} minutes of the join"
+    assert within in _help(capsys, "join")
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert within in next(line for line in readme.splitlines() if "a join whose answer was lost" in line)
+    assert within in " ".join((root / "docs" / "api.md").read_text(encoding="utf-8").split())

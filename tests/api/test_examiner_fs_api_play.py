@@ -55,6 +55,10 @@ def held(area, side):
     return lambda state: state["control"].update({area: side})
 
 
+def ar_leader(state):
+    state["markers"]["AR"] = ["ar_decisive_leader"]
+
+
 def version(client, game) -> int:
     return client.get(f"/api/v1/games/{game.game_id}", headers=game.admin).json["version"]
 
@@ -662,10 +666,6 @@ def test_fs_11_3_4_3_a_re_roll_after_carrier_shots_aimed_as_fired_names_the_die_
     "a new Roll with replaces = the seq of the roll it replaces"), not the seq of the die at the
     same place in the last order."""
     dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
-
-    def ar_leader(state):
-        state["markers"]["AR"] = ["ar_decisive_leader"]
-
     game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
                    at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
     accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
@@ -708,6 +708,40 @@ def test_fs_7_1_op_11_interception_of_a_rebase_is_offered_to_the_uk(client, monk
     accepted(client, game, "AR", {"kind": "operation", "op": 3, "aircraft": ["pucara_2"], "origin": "argentina",
                                   "destination": "goose_green"})
     assert not state_of(client, game)["pending"]  # a Pucara is never intercepted
+
+
+def take_back(client, game, seat: str, other: str) -> None:
+    url = f"/api/v1/games/{game.game_id}/take-backs"
+    assert client.post(url, json={"reason": "misclick"}, headers=game.seats[seat]).status_code == 201
+    assert client.post(f"{url}/answer", json={"accept": True}, headers=game.seats[other]).status_code == 200
+
+
+def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_one_asked_again(client, monkeypatch):
+    """Hermes's last aimed shot (FS 10.9) leaves the AR a leadership decision (FS 11.3 4-3). The UK
+    takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
+    first leadership decision is refused, naming it as taken back and the decision now waiting."""
+    dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
+    game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
+                   at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
+    accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
+                                  "fire": [{"unit": "hermes", "at": "pucara_1"}]})
+    shot = state_of(client, game)["pending"][0]
+    accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_2"}})
+    shot = state_of(client, game)["pending"][0]
+    accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_1"}})
+    first = state_of(client, game)["pending"][0]
+    assert (first["kind"], first["seat"]) == ("leadership", "AR"), first
+    take_back(client, game, "UK", "AR")
+    assert state_of(client, game)["pending"][0]["id"] == shot["id"]  # the shot is to be aimed again
+    accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_1"}})
+    again = state_of(client, game)["pending"][0]
+    assert (again["kind"], again["seat"]) == ("leadership", "AR") and again["id"] != first["id"]
+    stale = refused(client, game, "AR", {"kind": "decide", "decision": first["id"], "choice": {"reroll": 0}},
+                    again["rule"])
+    assert stale["code"] == "invalid_order" and stale["field"] == "decision", stale
+    assert f"{first['id']!r} was taken back (FS 5.1)" in stale["detail"], stale
+    assert repr(again["id"]) in stale["detail"], stale
+    accepted(client, game, "AR", {"kind": "decide", "decision": again["id"], "choice": {"reroll": 0}})
 
 
 # --- FS 11.3: random events over HTTP --------------------------------------------------------

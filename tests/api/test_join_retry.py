@@ -4,6 +4,7 @@ a fresh token and revokes the lost one; nobody without both the invite code and 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 from tests.api.conftest import bearer, make_game
 from tests.api.test_games import problem
@@ -108,3 +109,43 @@ def test_join_sent_again_more_than_an_hour_later_is_invite_used(client):
     assert "within 60 minutes" in problem(_join(client, game, body, key="join-1"), 409, "invite_used")["detail"]
     token = first.json["token"]  # the player's token still works
     assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(token)).status_code == 200
+
+
+RACE_ROUNDS = 6
+
+
+def join_again_at_once(config, game_id, body, key, worker, barrier, results):
+    """In a process of its own, as in a web worker: each round, the same join sent again under its
+    key at the same moment as in the other processes; then the first process counts the live tokens
+    of the seat."""
+    from api.app import create_app
+    from domain.access import SEAT, AccessStore
+    from tests.integration.test_concurrency import _report
+
+    def rounds(app):
+        client = create_app({"WARLOG_SERVICE": app, "TESTING": True, "WARLOG_RATE_LIMITS": False}).test_client()
+        live = []
+        for _ in range(RACE_ROUNDS):
+            barrier.wait()
+            again = _join(client, SimpleNamespace(game_id=game_id), body, key=key)
+            assert again.status_code == 200, again.json
+            barrier.wait()  # every retry of the round answered before its tokens are counted
+            if worker == 0:
+                tokens = AccessStore.for_service(app)._tokens(game_id, SEAT)
+                live.append(sum(1 for t in tokens if t["name"] == "Blue" and t["revoked_at"] is None))
+            barrier.wait()
+        return {"live": live}
+
+    _report(config, barrier, results, worker, rounds)
+
+
+def test_retries_of_one_join_racing_in_several_processes_leave_one_live_token(client, store_config):
+    """Retries of one join sent at once to several web workers: however they interleave, exactly
+    one token of the seat stays live (the store serializes them; no process lock could)."""
+    from tests.integration.test_concurrency import run_processes
+
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann", "client_seed": "s1"}
+    assert _join(client, game, body, key="join-1").status_code == 201
+    reports = run_processes(join_again_at_once, store_config, game.game_id, body, "join-1")
+    assert reports[0]["live"] == [1] * RACE_ROUNDS

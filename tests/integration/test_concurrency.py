@@ -127,13 +127,14 @@ def submit_the_same_order(config, game_id, worker, barrier, results):
 
 
 # ----------------------------------------------------------------------------- the harness --
-def run_processes(target, config, game_id) -> list[dict]:
-    """Start PROCESSES spawned processes on ``target``; their reports, by worker. Fails the test
-    if any process errs, hangs or dies, or if all of them take longer than DEADLINE."""
+def run_processes(target, config, *args) -> list[dict]:
+    """Start PROCESSES spawned processes on ``target(config, *args, worker, barrier, results)``
+    (``args``: a game id, say); their reports, by worker. Fails the test if any process errs, hangs
+    or dies, or if all of them take longer than DEADLINE."""
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(PROCESSES, timeout=DEADLINE / 2)
     results = ctx.Queue()
-    procs = [ctx.Process(target=target, args=(config, game_id, w, barrier, results), daemon=True)
+    procs = [ctx.Process(target=target, args=(config, *args, w, barrier, results), daemon=True)
              for w in range(PROCESSES)]
     deadline = time.monotonic() + DEADLINE
     reports: list[dict] = []

@@ -77,7 +77,7 @@ def d6(ctx: Ctx, seat: str, purpose: str, rule: str, units: list, hit_number: in
 
 
 # ---- asking a seat: a decision id unique in the game --------------------------------------------
-KEYED = re.compile(r"^[a-z_]+-(\d+\.\d+\.\d+(?:\.\d+)?)-(\d+)$")  # <kind>-<position>-<n>
+KEYED = re.compile(r"^[a-z_]+-(\d+\.\d+\.\d+(?:\.\d+)?)-(\d+)(?:\.\d+)?$")  # <kind>-<position>-<n>[.<k>]
 
 
 def position(state: dict) -> str:
@@ -96,10 +96,20 @@ def ask(ctx: Ctx, stack: list, seat: str, kind: str, rule: str, prompt: str, opt
     decisions asked since (the chain goes on through each answer's order: ``resume``). No two
     orders that begin a chain are given in one position (an operation or pass begins an operation;
     the submarines order ends its phase), so an answer naming an earlier decision never answers a
-    later one of the same kind. A replay reads each decision from its DecisionPending."""
+    later one of the same kind. A chain begun before a take-back goes on after it when the order
+    taken back was an answer: the n-th decision asked again then ends ``.<k>``, the take-backs
+    so far, as the one taken back did not. A replay reads each decision from its DecisionPending."""
     chain, n = ctx.state.get("fs_chain") or position(ctx.before), ctx.state.get("fs_asked", 0) + 1
     ctx.state = {**ctx.state, "fs_chain": chain, "fs_asked": n}
-    ctx.ask(stack, seat, kind, rule, prompt, options, key=f"{chain}-{n}")
+    taken_back = ctx.state.get("take_backs", 0)
+    since = f".{taken_back}" if taken_back != take_backs_before(chain) else ""
+    ctx.ask(stack, seat, kind, rule, prompt, options, key=f"{chain}-{n}{since}")
+
+
+def take_backs_before(chain: str) -> int:
+    """How many take-backs the game had when the order that began ``chain`` was given (``position``)."""
+    parts = chain.split(".")
+    return int(parts[3]) if len(parts) == 4 else 0
 
 
 def resume(ctx: Ctx, decision_id: str) -> None:

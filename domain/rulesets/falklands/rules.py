@@ -247,10 +247,15 @@ class Falklands(Ruleset):
 
     def _decide(self, ctx: Ctx, seat: str, order: dict) -> None:
         pending = ctx.state["pending"]
-        need(bool(pending), self.sequence_rule, "no decision is waiting")
+        named = order.get("decision")
+        # An answer sent before a take-back, for a decision the order taken back had asked: say so,
+        # since a decision asked again in its place has another id (hooks.ask).
+        taken_back = (f"decision {named!r} was taken back ({self.take_back_rule}) with the order that asked it; "
+                      if isinstance(named, str) and named in ctx.state.get("taken_back_decisions", ()) else "")
+        need(bool(pending), self.sequence_rule, f"{taken_back}no decision is waiting")
         d = pending[0]
-        if order.get("decision") != d["id"]:
-            raise InvalidOrder(f"the decision waiting is {d['id']!r}", rule=d["rule"], field="decision")
+        if named != d["id"]:
+            raise InvalidOrder(f"{taken_back}the decision waiting is {d['id']!r}", rule=d["rule"], field="decision")
         choice = order.get("choice", {})
         if choice is not None and not isinstance(choice, dict):  # a word ("x") is no answer's default
             raise InvalidOrder("'choice' is a JSON object", rule=d["rule"], field="choice")

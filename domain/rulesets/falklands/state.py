@@ -178,10 +178,14 @@ def _rolled(s, d, seq):
 
 
 def _taken_back(s, d, seq):
-    """The position before the order taken back, and how many take-backs the game has had, which
-    that position does not hold: a decision asked again from it gets an id of its own (hooks.position)."""
+    """The position before the order taken back, and what that position does not hold: how many
+    take-backs the game has had (a decision asked again from it gets an id of its own:
+    hooks.position, hooks.ask), and the decisions the order taken back had asked, which are
+    waiting no more (an answer naming one is refused saying so: rules._decide)."""
     restored = _generic("TakeBackAccepted")(s, d, seq)
-    return {**restored, "take_backs": s.get("take_backs", 0) + 1}
+    still = {p["id"] for p in restored["pending"]}
+    taken = [*s.get("taken_back_decisions", []), *(p["id"] for p in s["pending"] if p["id"] not in still)]
+    return {**restored, "take_backs": s.get("take_backs", 0) + 1, **({"taken_back_decisions": taken} if taken else {})}
 
 
 def _generic(name: str) -> Callable:

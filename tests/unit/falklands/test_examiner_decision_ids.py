@@ -58,16 +58,22 @@ def test_fs_10_2_an_answer_naming_an_answered_decision_is_refused_not_taken_for_
     assert not pending(after)
 
 
-def test_fs_7_1_op_11_a_decision_asked_in_an_answers_order_goes_on_counting():
-    """Interception (FS 7.1 Op #11) is asked by the operation's order, the defensive fire after it
-    by the interception answer's order: one chain, ids counted on, never starting again."""
+def intercepted_strike() -> dict:
+    """An AR air strike near Hermes on a UK ship that can fire back: first an interception (FS 7.1 Op #11)."""
     st = empty("AR Operations")
     place(st, "hermes", "falklands")
     place(st, "glamorgan", "falklands")
     place(st, "a4_1", "port_stanley")
     out, st = play(st, AR, op(18, area="falklands", aircraft=["a4_1"], fire=fire(("a4_1", "glamorgan"))))
+    assert pending(st)["kind"] == "interception"
+    return st
+
+
+def test_fs_7_1_op_11_a_decision_asked_in_an_answers_order_goes_on_counting():
+    """Interception (FS 7.1 Op #11) is asked by the operation's order, the defensive fire after it
+    by the interception answer's order: one chain, ids counted on, never starting again."""
+    st = intercepted_strike()
     intercept = pending(st)
-    assert intercept["kind"] == "interception"
     out, st = answer(st, UK, {"fire": []}, FixedDice(default=6))  # the UK lets them pass
     defend = pending(st)
     assert defend["kind"] == "defensive_fire"
@@ -97,6 +103,34 @@ def test_fs_5_1_a_decision_asked_again_after_a_take_back_has_an_id_of_its_own():
         R.decide(copy.deepcopy(again), UK, {"kind": "decide", "decision": first["id"], "choice": {"fire": "auto"}},
                  FixedDice(default=6))
     assert err.value.rule == "FS 10.2" and err.value.field == "decision"
+    out, after = play(again, UK, {"kind": "decide", "decision": second["id"], "choice": {"fire": "auto"}},
+                      FixedDice(default=6))
+    assert not pending(after)
+
+
+def test_fs_5_1_a_decision_asked_again_by_an_answer_after_a_take_back_has_an_id_of_its_own():
+    """The answer to an interception (FS 7.1 Op #11) asks the defensive fire; that answer is taken
+    back (FS 5.1) and given again, which goes on with the interception's chain: the defensive fire
+    it asks has an id of its own, and an answer naming the one taken back is refused saying so."""
+    from domain.rulesets.falklands import state as S
+
+    st = intercepted_strike()
+    intercept = pending(st)
+    before = copy.deepcopy(st)
+    out, st = answer(st, UK, {"fire": []}, FixedDice(default=6))
+    first = pending(st)
+    back = S.fold(st, "TakeBackAccepted", {"seat": UK, "order_id": "uk-1", "restored": before,
+                                           "superseded_from": 2, "superseded_to": 9, "superseded_rolls": [],
+                                           "rule": "FS 5.1"}, 10)
+    assert pending(back)["id"] == intercept["id"] and back["taken_back_decisions"] == [first["id"]]
+    out, again = answer(back, UK, {"fire": []}, FixedDice(default=6))
+    second = pending(again)
+    assert second["kind"] == first["kind"] == "defensive_fire" and second["id"] == f"{first['id']}.1"
+    with pytest.raises(InvalidOrder) as err:
+        R.decide(copy.deepcopy(again), UK, {"kind": "decide", "decision": first["id"], "choice": {"fire": "auto"}},
+                 FixedDice(default=6))
+    assert err.value.rule == "FS 10.2" and err.value.field == "decision"
+    assert f"{first['id']!r} was taken back (FS 5.1)" in str(err.value) and repr(second["id"]) in str(err.value)
     out, after = play(again, UK, {"kind": "decide", "decision": second["id"], "choice": {"fire": "auto"}},
                       FixedDice(default=6))
     assert not pending(after)
