@@ -199,3 +199,48 @@ def test_fs_7_1_op_18_19_aircraft_strike_and_stay_at_the_base_they_flew_from():
     out, st2 = play(st, AR, op(19, area="san_carlos", aircraft=["pucara_2"], fire=fire(("pucara_2", "2_para"))))
     out, st2 = answer(st2, UK, {"fire": "auto"}, FixedDice(6, 6))
     assert not events_of(out, "UnitMoved") and S.where(st2, "pucara_2") == "goose_green"
+
+
+# ------------------------------------------------------------- FS 9.6 refusals, Op #9, 3.7 ---
+def _dagger_stranded_on_pebble_island(black_buck: bool) -> dict:
+    """A Dagger and a Pucara on Pebble Island, which an SF team landed alone (Op #16) has just taken:
+    both must rebase at once (FS 9.6); Goose Green is the AR's, with room for two."""
+    st = uk()
+    place(st, "glamorgan", "falklands")
+    place(st, "sas_d", aboard="glamorgan")
+    place(st, "pucara_3", "pebble_island")
+    place(st, "dagger_1", "pebble_island")
+    if black_buck:
+        st["effects"][UK]["black_buck"] = {}
+    out, st = play(st, UK, op(16, units=["sas_d"], area="pebble_island"))
+    assert pending(st)["kind"] == "emergency_rebase"
+    return st
+
+
+def _rebase(st: dict, destinations: dict) -> dict:
+    return {"kind": "decide", "decision": pending(st)["id"], "choice": {"destinations": destinations}}
+
+
+def test_fs_7_1_op_9_an_emergency_rebasing_of_a_dagger_to_a_falklands_base_after_black_buck_names_op_9():
+    """Op #9 "once chosen, the only AR aircraft that may thereafter base anywhere in the Falklands are
+    Pucaras"; 9.6 "Normal basing restrictions must be met". After Black Buck a Dagger's emergency
+    rebasing to Goose Green breaks Op #9, as the same move by Op #3 does (refused there naming
+    FS 7.1 Op #9): the refusal names it and says why, in the area's name, as Op #3's does. It named
+    FS 9.6 ("Dagger 1 cannot rebase to goose_green"). The Pucara may go there."""
+    st = _dagger_stranded_on_pebble_island(black_buck=True)
+    err = broken(st, AR, _rebase(st, {"dagger_1": "goose_green", "pucara_3": "goose_green"}), "FS 7.1 Op #9")
+    assert "Goose Green" in str(err) and "Pucara" in str(err)
+    out, st = play(st, AR, _rebase(st, {"dagger_1": S.ARGENTINA, "pucara_3": "goose_green"}))
+    assert (S.where(st, "dagger_1"), S.where(st, "pucara_3")) == (S.ARGENTINA, "goose_green")
+
+
+def test_fs_3_7_an_emergency_rebasing_into_the_south_georgia_box_names_3_7_as_op_3_does():
+    """3.7 "no AR units may be moved into or out of that box except submarines" (9.5: aircraft "may
+    not enter the South Georgia Holding Box"). An emergency rebasing there is refused naming FS 3.7,
+    as Op #3's rebasing there is (docs/rulesets.md: an AR unit other than a submarine "moved, rebased
+    ... or flown into the South Georgia box names FS 3.7"); it named FS 9.6. A rebasing to a land
+    area with no airbase still names FS 9.6 ("another friendly controlled or contested base area")."""
+    st = _dagger_stranded_on_pebble_island(black_buck=False)
+    broken(st, AR, _rebase(st, {"dagger_1": S.SOUTH_GEORGIA}), "FS 3.7")
+    err = broken(st, AR, _rebase(st, {"dagger_1": "teal_inlet"}), "FS 9.6")
+    assert "Teal Inlet" in str(err)
