@@ -7,7 +7,7 @@ Every step is a frame handler registered with ``@step`` (hooks.py) on the toolki
 from __future__ import annotations
 
 from domain import events as ev
-from domain.errors import InvalidOrder
+from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
@@ -183,10 +183,8 @@ def rebase(ctx: Ctx, stack: list) -> None:
         need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")
     chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
     for u, a in chosen.items():
-        full = (a in DATA.airbases and (S.controlled_by(ctx.state, a) == AR or S.contested(ctx.state, a))
-                and len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) >= DATA.airbases[a])
-        need(a in options[u], T.BASING_RULES.get(a, "FS 6.2") if full else "FS 9.6",
-             f"{name(u)} cannot rebase to {a}" + (f" (it bases at most {DATA.airbases[a]} AR aircraft)" if full else ""))
+        if a not in options[u]:
+            raise RuleViolation(*rebase_refusal(ctx.state, u, a))
     for a in dict.fromkeys(d for d in chosen.values() if d != S.ARGENTINA):  # in the order given: one refusal everywhere
         going = [u for u, d in chosen.items() if d == a]
         need(len(S.units_in(ctx.state, a, side=AR, classes=["aircraft"])) + len(going) <= DATA.airbases[a],
@@ -198,6 +196,22 @@ def rebase(ctx: Ctx, stack: list) -> None:
     stack.extend(reversed(moves))
     if flights:
         stack.append(flights)
+
+
+def rebase_refusal(state: dict, u: str, a: str) -> tuple[str, str]:
+    """Why aircraft ``u`` may not make its emergency rebasing to ``a``: the rule it breaks, named as
+    Op #3's refusal names it for the same move (FS 3.7 the box; after Black Buck Op #9; a full base
+    6.2(3)(4)), else 9.6's own "another friendly controlled or contested base area or ... Argentina"."""
+    where = DATA.areas[a]["name"] if a in DATA.areas else repr(a)
+    if a == S.SOUTH_GEORGIA:
+        return "FS 3.7", f"{name(u)} cannot rebase to {where}: no AR unit but submarines may be moved into it"
+    if a not in DATA.airbases or not (S.controlled_by(state, a) == AR or S.contested(state, a)):
+        return "FS 9.6", (f"{name(u)} cannot rebase to {where}: it goes to another friendly controlled or contested "
+                          "base area, or to Argentina")
+    if "black_buck" in state["effects"][UK] and DATA.units[u]["type"] != "Puc":
+        return "FS 7.1 Op #9", f"{name(u)} cannot rebase to {where}: after Black Buck only Pucaras base in the Falklands"
+    return (T.BASING_RULES.get(a, "FS 6.2"),
+            f"{name(u)} cannot rebase to {where} (it bases at most {DATA.airbases[a]} AR aircraft)")
 
 
 # ----------------------------------------------------------------------- after an operation ---
