@@ -762,6 +762,19 @@ def base_targets(state: dict) -> tuple[list[str], str]:
     return [h for h in _sea(m) if maps.edge_distance(m, h, edge) == 0], f"its own ({edge}) map edge"
 
 
+def retirement_targets(state: dict, group: dict) -> tuple[list[str], str]:
+    """STF 12.5: where a retiring group sails: the base its retirement chose (``destination``:
+    retirement.py took the nearest by sea, equally near ones settled by the Player's groups and a
+    die) while that base is still one of the nearest; else the nearest (``base_targets``)."""
+    targets, what = base_targets(state)
+    dest = group.get("destination")
+    if dest in targets:
+        from_here = water_distances(map_name(state), [group["hex"]])
+        if from_here.get(dest, 10**6) == min(from_here.get(t, 10**6) for t in targets):
+            return [dest], f"its base {dest}, the nearest"
+    return targets, what
+
+
 def objective_hexes(state: dict) -> list[str]:
     target = state["campaign"].get("invasion_target")
     return maps.sea_hexes_of(map_name(state), target) if target is not None else []
@@ -857,12 +870,12 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
 
     # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
     if group.get("retiring"):
-        targets, what = base_targets(state)
+        targets, what = retirement_targets(state, group)
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
         _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
                                                f"groups as it can; {speed_why}{kept}")
         end = path[-1] if path else here
-        if end in targets:
+        if end in base_targets(state)[0]:
             from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
             retirement.arrive(ctx, gid)  # STF 12.9, and 12.7's carrier leaving its escorts in play
         return
