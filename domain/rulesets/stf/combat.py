@@ -137,10 +137,13 @@ def distance(state: dict, a: str, b: str) -> int:
 
 
 # ---- dice for true ties --------------------------------------------------------------------------
-def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str) -> list[dict]:
+def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str, most: int | None = None) -> list[dict]:
     """``items`` by ``key`` (highest first); among items of the same key, the order is drawn by
-    dice (a d<k> picks the next of k tied items): the text's 'resolve at random'."""
+    dice (a d<k> picks the next of k tied items): the text's 'resolve at random'. ``most``: only
+    the first ``most`` places are wanted (one pick: 1), so no die is rolled past them; the rest
+    follow unordered among themselves (a die whose outcome nothing uses is not rolled)."""
     items = sorted(items, key=key, reverse=True)
+    most = len(items) if most is None else most
     out: list[dict] = []
     i = 0
     while i < len(items):
@@ -148,7 +151,7 @@ def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str) -> li
         while j < len(items) and key(items[j]) == key(items[i]):
             j += 1
         tied = items[i:j]
-        while len(tied) > 1:
+        while len(tied) > 1 and len(out) < most:
             names = [t["id"] for t in tied]
             r = ctx.roll(1, len(tied), seat="system", purpose=f"{purpose}: which of {', '.join(names)} (a tie)",
                          rule=rule, target={"tied": names}, outcome=lambda v, n=names: n[v[0] - 1])
@@ -572,7 +575,7 @@ def _has_cv(state: dict, gid: str) -> bool:
 def _pick_group(ctx: Ctx, gid: str, candidates: list[tuple[int, str]], rule: str, purpose: str) -> str:
     """The nearest of ``candidates`` ((distance, group)); then the most VP; then a die."""
     items = [{"id": p, "key": (-d, _value(ctx.state, p))} for d, p in candidates]
-    return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose)[0]["id"]
+    return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose, most=1)[0]["id"]
 
 
 def _near(state: dict, gid: str) -> list[tuple[int, str]]:
@@ -770,13 +773,15 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
         cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
         if cvs:
             f["mode"] = "cv"
-            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
+            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target",
+                                most=1)[0]["id"]
         else:
             _ships_mode(state, f, pid)
     if f["mode"] == "cv" and not alive(state["units"][f["aim"]]):
         cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
         if cvs:  # another CV in the task force: still the CV
-            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
+            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target",
+                                most=1)[0]["id"]
         else:  # the CV is destroyed: 4 per ship, up to half its complement
             _ships_mode(state, f, pid)
     ships = units_of(state, pid, ships=True)
@@ -789,7 +794,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
             u.get("class") in order for u in ships) else None
         pool = [u for u in ships if best is not None and u.get("class") == order[best]] or ships
         f["aim"] = order_by(ctx, pool, lambda u: u.get("vp", 0), rule=rule,
-                            purpose=f"{gid}'s SSM target among {pool[0].get('class')}")[0]["id"]
+                            purpose=f"{gid}'s SSM target among {pool[0].get('class')}", most=1)[0]["id"]
     size = min(s["cv_wave"] if f["mode"] == "cv" else s["wave"], f["left"])
     f["wave"] += 1
     sector = ctx.roll(1, s["entry_sector_die"], seat="system", purpose=f"{gid}'s SSM wave {f['wave']}: entry sector",

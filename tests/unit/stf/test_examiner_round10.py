@@ -6,7 +6,8 @@ a built position, the GameSystem's step, and what the text says it does."""
 from __future__ import annotations
 
 from domain.rulesets.stf import maps, movement
-from tests.unit.stf.helpers import FixedDice, events_of, run_step
+from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, rolls_of, run_step
+from tests.unit.stf.helpers import ship as cship
 from tests.unit.stf.test_movement import add, player_tf, ship, state
 
 M = "giuk"
@@ -40,3 +41,41 @@ def test_stf_12_5_a_retiring_group_sails_for_the_base_its_retirement_chose_betwe
             to_other = movement.water_distances(M, [other])[end]
             assert to_chosen < to_other, (chosen, step_dice, end)
             assert events_of(out, "GroupMoved")[0]["rule"] == "STF 12.5"
+
+
+# ---- ties settled by a die: one die for one choice --------------------------------------------------
+def _rolls(out: list) -> list[dict]:
+    return [r.fields() for r in rolls_of(out)]
+
+
+def test_stf_11_2_one_die_picks_the_ssm_target_among_equal_ships_and_its_outcome_is_the_ship_aimed_at():
+    """11.2: "it will fire 4 SSMs per player ship ... targeting Freighters, BB, CG, DD, FF and PC in
+    that order"; among ships of one class and value the choice is settled by a die (11.3: "resolve
+    the choice of same-value ship targets at random"). A task force of four FF (3 VP each): the
+    wave is aimed at one of them, chosen by one d4, and that die's outcome names the frigate the
+    wave is aimed at. Before, the tie was put in a full order (a d4, then a d3, then a d2) of which
+    only the first was used: two recorded rolls named frigates no missile was aimed at."""
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", {f"ff{i}": cship("FF", 3, nation="US") for i in range(4)})
+    add_group(st, "TF1", "system", "0101", {"cg": cship("CG", 5, ssm=6, ssm_loads=2)})
+    out, _ = run_step(st, "surface_combat", FixedDice(3, 1, 1, 1))
+    picks = [r for r in _rolls(out) if "SSM target" in r["purpose"]]
+    wave = [e for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"][0]["detail"]
+    assert [r["notation"] for r in picks] == ["d4"] and picks[0]["rule"] == "STF 11.2"
+    assert picks[0]["outcome"] == wave["target"] == "ff2"
+
+
+def test_stf_12_7_the_carriers_three_frigates_among_five_equal_ones_take_three_dice_not_four():
+    """12.7: "It will take with it the three best frigates ... determined in order of highest ASW
+    rating, then highest AA rating, then the lowest SSM rating"; five frigates alike are a choice
+    settled by dice: a d5, a d4 and a d3 pick the three, and no die is rolled between the two left
+    behind (before, a d2 ordered them, an outcome nothing used)."""
+    st = combat_state("Terminal", commitment=45)
+    add_group(st, "P1", "Player", "0105", {"p1": cship("DD", 4, nation="US")})
+    add_group(st, "TF1", "system", "2305", {"kv": cship("CV", 10, flight_deck_inoperable=True,
+                                                        air={"L": 2, "M": 2, "H": 2}),
+                                            **{f"f{i}": cship("FF", 2, asw=2, aa=1) for i in range(5)}})
+    out, st = run_step(st, "retirement", FixedDice(1, 1, 1, 1, 1))
+    picks = [r for r in _rolls(out) if "escorts" in r["purpose"]]
+    assert [r["notation"] for r in picks] == ["d5", "d4", "d3"]
+    assert sorted(st["groups"]["TF2"]["units"]) == ["f0", "f1", "f2", "kv"]
