@@ -928,12 +928,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         objective = objective_hexes(state)
         if carriers and objective and is_cv_group(state, group):
             centre = maps.place_hex(m, int(state["campaign"]["invasion_target"]))
-            closest = _nearest_groups(m, centre, carriers)
-            mid = halfway_hex(m, centre, closest[0]["hex"])
-            path = path_toward(ctx, m, gid, here, [mid], speed, keeps=keeps)
+            # equally close invasion forces are one choice (as 7.5's equally near task forces):
+            # the nearest of their half way hexes, not the first task force of the list
+            closest = sorted(_nearest_groups(m, centre, carriers), key=_id_order)
+            mids = sorted({halfway_hex(m, centre, g["hex"]) for g in closest})
+            path = path_toward(ctx, m, gid, here, mids, speed, keeps=keeps)
+            where = mids[0] if len(mids) == 1 else f"the nearer of {', '.join(mids)}"
             _emit_move(ctx, gid, path, "STF 7.7", f"{gid}, a CV task force defending against the invasion, makes "
-                                                  f"for {mid}, half way between the target megahex and "
-                                                  f"{closest[0]['id']} (the invasion force nearest it); {speed_why}{kept}")
+                                                  f"for {where}, half way between the target megahex and "
+                                                  f"{_names(closest)} (the invasion force nearest it"
+                                                  f"{'; equally near' if len(closest) > 1 else ''}); {speed_why}{kept}")
             return
         if carriers:
             near = _nearest_groups(m, here, carriers)

@@ -79,3 +79,31 @@ def test_stf_12_7_the_carriers_three_frigates_among_five_equal_ones_take_three_d
     picks = [r for r in _rolls(out) if "escorts" in r["purpose"]]
     assert [r["notation"] for r in picks] == ["d5", "d4", "d3"]
     assert sorted(st["groups"]["TF2"]["units"]) == ["f0", "f1", "f2", "kv"]
+
+
+# ---- STF 7.7: two invasion forces equally close to the target ---------------------------------------
+def test_stf_7_7_two_invasion_forces_equally_close_to_the_target_are_one_choice_not_the_first_formed():
+    """7.7: "A GameSystem CV task force defending against an invasion will move toward a hex half
+    way between (a) the target Megahex and (b) the player task force closest to the target Megahex
+    that contains at least one invasion freighter". Megahex 43's centre is 1804; invasion forces
+    at 2204 and 1404 are both four hexes from it (half way: 2004 and 1604). The carrier at 0212,
+    more than 7 hexes from both (7.8 does not apply), makes for 1604, the nearer of the two half
+    way hexes by water (15 against 18), whichever task force was formed first (as 7.5 counts equally near task forces as
+    one target). Before, it took the half way hex of the first task force in the game's list of
+    groups (P1), an order no rule gives: formed the other way round it went the other way."""
+    from tests.unit.stf.test_movement import cv_tf
+    ends = set()
+    for east, west in (("P1", "P2"), ("P2", "P1")):
+        st = state(invader="Player", target=43)
+        assert maps.place_hex(M, 43) == "1804"
+        for gid, where in sorted(((east, "2204"), (west, "1404"))):
+            player_tf(st, gid, where, extra=[ship(f"{gid}-fr", "FR", invasion=True)])
+        cv_tf(st, "TF1", "0212")
+        out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+        moved = events_of(out, "GroupMoved")[0]
+        assert moved["rule"] == "STF 7.7" and "1604, 2004" in moved["why"]
+        end = st2["groups"]["TF1"]["hex"]
+        water = movement.water_distances(M, ["1604"])
+        assert (water["0212"], water[end]) == (15, 12), (east, end)
+        ends.add(end)
+    assert len(ends) == 1
