@@ -107,3 +107,30 @@ def test_stf_7_7_two_invasion_forces_equally_close_to_the_target_are_one_choice_
         assert (water["0212"], water[end]) == (15, 12), (east, end)
         ends.add(end)
     assert len(ends) == 1
+
+
+# ---- STF 12.7, 12.8: whose carriers and subrons "must retire" ----------------------------------------
+def test_stf_12_7_and_12_8_are_the_gamesystems_a_players_carrier_without_aircraft_and_empty_subron_sail_on():
+    """12.1: "real Admirals generally do not [fight to the last man]. To mimic this, we use a
+    retirement limit and retirement index" - chapter 12 is the GameSystem's doctrine, as its
+    mechanical choices show (12.7: "The three best frigates are determined in order of highest ASW
+    rating, then highest AA rating, then the lowest SSM rating"). Read so: 12.7's carrier "with no
+    combat aircraft left, or with an inoperable flight deck" and 12.8's subron "with no SSMs or
+    torpedos left" retire when they are the GameSystem's; the Player's are his to handle. His
+    carrier with every squadron lost and an inoperable deck, and his subron with nothing left,
+    are left as they are by the Terminal phase's retirement step, while the GameSystem's alike
+    retire."""
+    st = combat_state("Terminal", commitment=45)
+    air_ = {"L": 2, "M": 2, "H": 2, "EW": 0, "AEW": 0}
+    add_group(st, "P1", "Player", "0105", {"nimitz": cship("CV", 20, nation="US", air=air_, flight_deck_inoperable=True,
+                                                           air_lost=["L", "M", "H"]),
+                                           **{f"pf{i}": cship("FF", 3, nation="US", asw=2) for i in range(3)}})
+    add_group(st, "P2", "Player", "0107", {"ps": cship("SSN", 5, nation="US", ssm=0, torpedoes=0)}, kind="subron")
+    add_group(st, "TF1", "system", "2305", {"kv": cship("CV", 10, air=air_, flight_deck_inoperable=True),
+                                            **{f"f{i}": cship("FF", 2, asw=3 - i) for i in range(4)}})
+    add_group(st, "SR1", "system", "2307", {"ss": cship("SS", 3, ssm=0, torpedoes=0)}, kind="subron")
+    out, after = run_step(st, "retirement", FixedDice(default=1))
+    retired = {e["group"] for e in events_of(out, "GroupChanged") if e["changes"].get("retiring")}
+    assert retired == {"TF2", "SR1"}  # the GameSystem's carrier (with its frigates, as TF2) and subron
+    assert not after["groups"]["P1"].get("retiring") and not after["groups"]["P2"].get("retiring")
+    assert after["groups"]["P1"]["units"] == st["groups"]["P1"]["units"]
