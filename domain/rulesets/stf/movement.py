@@ -99,8 +99,12 @@ def has_invasion_freighter(state: dict, group: dict) -> bool:
 
 def on_the_invasion(state: dict, group: dict) -> bool:
     """A GameSystem task force on its side's invasion (STF 7.4): the GameSystem invades and the task
-    force is not "known to contain no invasion freighters" (7.5: Precise without one)."""
-    known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+    force is not "known to contain no invasion freighters" (7.5): Precise without one, or any task
+    force but the one the freighters joined once they have (1.11: "the freighters are in the task
+    force of the first revealed CV": all of them, ``campaign["invasion_freighters"]``)."""
+    holder = state["campaign"].get("invasion_freighters")
+    known_empty = (group.get("intel") == "precise" and not has_invasion_freighter(state, group)) or (
+        holder is not None and holder != group["id"])
     return state["campaign"].get("invader") == "system" and group["kind"] == "tf" and not known_empty
 
 

@@ -134,3 +134,33 @@ def test_stf_12_7_and_12_8_are_the_gamesystems_a_players_carrier_without_aircraf
     assert retired == {"TF2", "SR1"}  # the GameSystem's carrier (with its frigates, as TF2) and subron
     assert not after["groups"]["P1"].get("retiring") and not after["groups"]["P2"].get("retiring")
     assert after["groups"]["P1"]["units"] == st["groups"]["P1"]["units"]
+
+
+# ---- STF 7.4, 7.5 with 1.11: where the invasion freighters are is known once they are placed ---------
+def test_stf_7_5_once_the_invasion_freighters_are_with_a_revealed_task_force_every_other_hunts_the_player():
+    """1.11: "If the GameSystem is conducting the invasion, the freighters are in the task force of
+    the first revealed CV"; 7.5: "a task force in an invasion scenario which is known to contain no
+    invasion freighters ... move[s] at maximum speed towards the nearest player task force of four
+    or more ships"; 7.4: the others make for the target megahex. TF1 was revealed with the carrier
+    and its eight freighters (``campaign["invasion_freighters"]`` names it): all of them are
+    there, so TF2, still an unknown contact, is known to contain none and hunts the Player's task
+    force at 1512 by 7.5. Before, only a Precise task force without a freighter counted as known
+    to carry none, so every contact not yet searched kept sailing for the target megahex for the
+    rest of the game, even after TF1's freighters were all sunk. Before TF1 is revealed, no task
+    force is known to carry none: TF2 sails for the target (7.4)."""
+    st = state(invader="system", target=43)
+    player_tf(st, "P1", "1512")
+    add(st, "TF1", "system", "tf", "1001", [ship("cv", "CV", air={"H": 2}), ship("fr1", "FR", speed=2, invasion=True),
+                                            *(ship(f"e{i}", "FF", asw=2) for i in range(3))], intel="precise")
+    add(st, "TF2", "system", "tf", "2304")
+    objective = maps.sea_hexes_of(M, 43)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))  # the freighters not placed yet
+    tf2 = [e for e in events_of(out, "GroupMoved") if e["group"] == "TF2"][0]
+    assert tf2["rule"] == "STF 7.4"
+    assert movement.nearest(M, st2["groups"]["TF2"]["hex"], objective) == movement.nearest(M, "2304", objective) - 2
+    st["campaign"]["invasion_freighters"] = "TF1"  # as composition.freighters records it (STF 1.11)
+    out, st2 = run_step(st, "system_movement", FixedDice(default=1))
+    tf1, tf2 = ([e for e in events_of(out, "GroupMoved") if e["group"] == g][0] for g in ("TF1", "TF2"))
+    assert tf1["rule"] == "STF 7.4"  # the task force with the freighters still invades
+    assert tf2["rule"] == "STF 7.5" and "P1" in tf2["why"]
+    assert maps.distance(M, st2["groups"]["TF2"]["hex"], "1512") == maps.distance(M, "2304", "1512") - 2
