@@ -18,8 +18,9 @@ STF 11.2  The GameSystem's SSMs: every one it can, in waves of 10 at a Player CV
 STF 11.3  Gunnery only with as many ships or more with the heaviest guns either side has; all
           fire at the unscreened ship of highest VP, invasion freighters before CG, same-value
           ties by a die; rounds go on while the condition holds (step ``gunnery``).
-STF 11.4  Defending against a Player invasion in the objective megahex or a megahex next to it:
-          gunnery and torpedo rounds as long as the base game allows; against a Player task
+STF 11.4  A task force defending against a Player invasion in the objective megahex or a megahex
+          next to it: gunnery and torpedo rounds as long as the base game allows (a subron's
+          torpedo attack stays one a Combat phase: 11.4 names a task force); against a Player task
           force with an invasion freighter in the objective megahex, four rounds of gunnery
           (STF 7.11's Last Ditch Defence, ``last_ditch_engagement``).
 STF 11.5  Subs placed in the entry areas by die, one sub to an area (step ``torpedo``).
@@ -911,8 +912,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
 
 @STEPS.step("torpedo")
 def torpedo(ctx: Ctx, stack: list) -> None:
-    """STF 11.5, 11.6 (11.4): the subs' entry areas, each sub's attack; one attack, or rounds as long
-    as the base game allows when defending the objective."""
+    """STF 11.5, 11.6 (11.4): the subs' entry areas, each sub's attack; one attack, or, for a task
+    force defending the objective (11.4), rounds as long as the base game allows."""
     f = stack[-1]
     gid, pid = f["group"], f["target"]
     if f.get("ended"):
@@ -922,7 +923,9 @@ def torpedo(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     state, pid = ctx.state, f["target"]
-    last_ditch = defends_objective(state, gid)
+    # STF 11.4 names "the GameSystem task force" (where the text means a subron too it says "task
+    # force or subron"): a subron's torpedo attack is one a Combat phase, near the objective too
+    last_ditch = defends_objective(state, gid) and state["groups"][gid].get("kind", "tf") == "tf"
     subs = [u for u in units_of(state, gid, ships=False) if torpedoes_left(u)]
     ships = units_of(state, pid, ships=True)
     if not subs or not ships or (f["round"] and not last_ditch):

@@ -6,7 +6,7 @@ a built position, the GameSystem's step, and what the text says it does."""
 from __future__ import annotations
 
 from domain.rulesets.stf import maps, movement
-from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, rolls_of, run_step
+from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, play, rolls_of, run_step
 from tests.unit.stf.helpers import ship as cship
 from tests.unit.stf.test_movement import add, player_tf, ship, state
 
@@ -164,3 +164,28 @@ def test_stf_7_5_once_the_invasion_freighters_are_with_a_revealed_task_force_eve
     assert tf1["rule"] == "STF 7.4"  # the task force with the freighters still invades
     assert tf2["rule"] == "STF 7.5" and "P1" in tf2["why"]
     assert maps.distance(M, st2["groups"]["TF2"]["hex"], "1512") == maps.distance(M, "2304", "1512") - 2
+
+
+# ---- STF 11.4: "the GameSystem task force" ----------------------------------------------------------
+def test_stf_11_4_a_subron_defending_the_objective_makes_one_torpedo_attack_a_phase_as_anywhere_else():
+    """11.4: "If the GameSystem task force is defending against a player invasion, and is in the
+    objective Megahex or adjacent to it, it will ignore Rule 11.3 and continue with as many rounds
+    of gunnery and torpedo combat as possible." The text names a task force; where it means a
+    subron too it says so ("a GameSystem task force or subron", 7.6, 7.11, 11.2; "task
+    force/subron", 11.1). A subron in megahex 30 (the objective of the Player's invasion), in the
+    hex of a Player task force with an invasion freighter, makes its torpedo attack (11.5, 11.6)
+    once in the Combat phase, as it does anywhere: its subs each fire one load. Before, 11.4 was
+    applied to it and the server asked for attack after attack until every torpedo was gone."""
+    from tests.unit.stf.test_combat import CENTRE
+    st = combat_state(invader="Player", invasion_target=30, mission="US Inv")
+    add_group(st, "P1", "Player", CENTRE, {"dd": cship("DD", 4, nation="US"),
+                                           "fr": cship("FR", 5, nation="US", role="invasion")})
+    add_group(st, "SR1", "system", CENTRE, {"k1": cship("SS", 3, torpedoes=3), "k2": cship("SS", 3, torpedoes=3)},
+              kind="subron")
+    out, st = run_step(st, "surface_combat", FixedDice(1, 2, 1, 1))
+    assert [e["detail"]["round"] for e in events_of(out, "SystemActs") if e["what"] == "torpedo attack"] == [1]
+    d = st["pending"][0]
+    out, st = play(st, {"kind": "decide", "decision": d["id"], "choice": {"sunk": None}}, FixedDice(1, 1, 1))
+    assert [e for e in events_of(out, "SystemActs") if e["what"] == "torpedo attack"] == []
+    assert not st.get("pending")
+    assert {st["units"][u]["torpedoes_left"] for u in ("k1", "k2")} == {2}
