@@ -189,3 +189,22 @@ def test_stf_11_4_a_subron_defending_the_objective_makes_one_torpedo_attack_a_ph
     assert [e for e in events_of(out, "SystemActs") if e["what"] == "torpedo attack"] == []
     assert not st.get("pending")
     assert {st["units"][u]["torpedoes_left"] for u in ("k1", "k2")} == {2}
+
+
+# ---- what a refusal names -----------------------------------------------------------------------------
+def test_stf_10_1_a_strike_on_a_task_force_from_a_task_force_without_a_carrier_names_10_1_not_9_2():
+    """9.2: "CV air units, but not air units from other land bases, can attack land air bases" is
+    about strikes on airbases; the Player's air strike on a GameSystem task force is 10.1's order.
+    A strike on TF1 ordered from P2, a task force with no carrier, is refused naming STF 10.1 (the
+    same strike on the airbase Latakia still names 9.2). Before, both named 9.2, a rule about
+    airbases, for a strike on ships."""
+    import pytest
+    from domain.errors import RuleViolation
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state()
+    with pytest.raises(RuleViolation) as err:
+        play(st, {"kind": "air_strike", "from": "P2", "target": "TF1"})
+    assert err.value.rule == "STF 10.1" and "P2" in str(err.value)
+    with pytest.raises(RuleViolation) as err:
+        play(st, {"kind": "air_strike", "from": "P2", "target": "Latakia"})
+    assert err.value.rule == "STF 9.2"
