@@ -904,7 +904,9 @@ def air_strike(ctx: Ctx, order: dict) -> None:
                                                      "aa_rings": list(BASE["aa_rings"])}})
         rule = "STF 9.7"
     else:
-        _need(okind == "group" and bool(carriers(state, origin)) or okind == "airbase", "STF 9.2",
+        # a strike on an airbase is 9.2's ("CV air units ... can attack land air bases"); on ships, 10.1's
+        _need(okind == "group" and bool(carriers(state, origin)) or okind == "airbase",
+              "STF 9.2" if tkind == "airbase" else "STF 10.1",
               f"{origin} has no carrier: a task force's air strike flies from a CV")
         if tkind == "airbase":
             _need(okind == "group", "STF 9.2", "only CV air units may attack land airbases, not aircraft of an airbase")

@@ -18,8 +18,9 @@ STF 11.2  The GameSystem's SSMs: every one it can, in waves of 10 at a Player CV
 STF 11.3  Gunnery only with as many ships or more with the heaviest guns either side has; all
           fire at the unscreened ship of highest VP, invasion freighters before CG, same-value
           ties by a die; rounds go on while the condition holds (step ``gunnery``).
-STF 11.4  Defending against a Player invasion in the objective megahex or a megahex next to it:
-          gunnery and torpedo rounds as long as the base game allows; against a Player task
+STF 11.4  A task force defending against a Player invasion in the objective megahex or a megahex
+          next to it: gunnery and torpedo rounds as long as the base game allows (a subron's
+          torpedo attack stays one a Combat phase: 11.4 names a task force); against a Player task
           force with an invasion freighter in the objective megahex, four rounds of gunnery
           (STF 7.11's Last Ditch Defence, ``last_ditch_engagement``).
 STF 11.5  Subs placed in the entry areas by die, one sub to an area (step ``torpedo``).
@@ -137,10 +138,13 @@ def distance(state: dict, a: str, b: str) -> int:
 
 
 # ---- dice for true ties --------------------------------------------------------------------------
-def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str) -> list[dict]:
+def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str, most: int | None = None) -> list[dict]:
     """``items`` by ``key`` (highest first); among items of the same key, the order is drawn by
-    dice (a d<k> picks the next of k tied items): the text's 'resolve at random'."""
+    dice (a d<k> picks the next of k tied items): the text's 'resolve at random'. ``most``: only
+    the first ``most`` places are wanted (one pick: 1), so no die is rolled past them; the rest
+    follow unordered among themselves (a die whose outcome nothing uses is not rolled)."""
     items = sorted(items, key=key, reverse=True)
+    most = len(items) if most is None else most
     out: list[dict] = []
     i = 0
     while i < len(items):
@@ -148,7 +152,7 @@ def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str) -> li
         while j < len(items) and key(items[j]) == key(items[i]):
             j += 1
         tied = items[i:j]
-        while len(tied) > 1:
+        while len(tied) > 1 and len(out) < most:
             names = [t["id"] for t in tied]
             r = ctx.roll(1, len(tied), seat="system", purpose=f"{purpose}: which of {', '.join(names)} (a tie)",
                          rule=rule, target={"tied": names}, outcome=lambda v, n=names: n[v[0] - 1])
@@ -572,7 +576,7 @@ def _has_cv(state: dict, gid: str) -> bool:
 def _pick_group(ctx: Ctx, gid: str, candidates: list[tuple[int, str]], rule: str, purpose: str) -> str:
     """The nearest of ``candidates`` ((distance, group)); then the most VP; then a die."""
     items = [{"id": p, "key": (-d, _value(ctx.state, p))} for d, p in candidates]
-    return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose)[0]["id"]
+    return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose, most=1)[0]["id"]
 
 
 def _near(state: dict, gid: str) -> list[tuple[int, str]]:
@@ -770,13 +774,15 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
         cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
         if cvs:
             f["mode"] = "cv"
-            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
+            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target",
+                                most=1)[0]["id"]
         else:
             _ships_mode(state, f, pid)
     if f["mode"] == "cv" and not alive(state["units"][f["aim"]]):
         cvs = [u for u in units_of(state, pid, ships=True) if u.get("class") == "CV"]
         if cvs:  # another CV in the task force: still the CV
-            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target")[0]["id"]
+            f["aim"] = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule=rule, purpose=f"{gid}'s CV target",
+                                most=1)[0]["id"]
         else:  # the CV is destroyed: 4 per ship, up to half its complement
             _ships_mode(state, f, pid)
     ships = units_of(state, pid, ships=True)
@@ -789,7 +795,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
             u.get("class") in order for u in ships) else None
         pool = [u for u in ships if best is not None and u.get("class") == order[best]] or ships
         f["aim"] = order_by(ctx, pool, lambda u: u.get("vp", 0), rule=rule,
-                            purpose=f"{gid}'s SSM target among {pool[0].get('class')}")[0]["id"]
+                            purpose=f"{gid}'s SSM target among {pool[0].get('class')}", most=1)[0]["id"]
     size = min(s["cv_wave"] if f["mode"] == "cv" else s["wave"], f["left"])
     f["wave"] += 1
     sector = ctx.roll(1, s["entry_sector_die"], seat="system", purpose=f"{gid}'s SSM wave {f['wave']}: entry sector",
@@ -906,8 +912,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
 
 @STEPS.step("torpedo")
 def torpedo(ctx: Ctx, stack: list) -> None:
-    """STF 11.5, 11.6 (11.4): the subs' entry areas, each sub's attack; one attack, or rounds as long
-    as the base game allows when defending the objective."""
+    """STF 11.5, 11.6 (11.4): the subs' entry areas, each sub's attack; one attack, or, for a task
+    force defending the objective (11.4), rounds as long as the base game allows."""
     f = stack[-1]
     gid, pid = f["group"], f["target"]
     if f.get("ended"):
@@ -917,7 +923,9 @@ def torpedo(ctx: Ctx, stack: list) -> None:
         stack.pop()
         return
     state, pid = ctx.state, f["target"]
-    last_ditch = defends_objective(state, gid)
+    # STF 11.4 names "the GameSystem task force" (where the text means a subron too it says "task
+    # force or subron"): a subron's torpedo attack is one a Combat phase, near the objective too
+    last_ditch = defends_objective(state, gid) and state["groups"][gid].get("kind", "tf") == "tf"
     subs = [u for u in units_of(state, gid, ships=False) if torpedoes_left(u)]
     ships = units_of(state, pid, ships=True)
     if not subs or not ships or (f["round"] and not last_ditch):

@@ -99,8 +99,12 @@ def has_invasion_freighter(state: dict, group: dict) -> bool:
 
 def on_the_invasion(state: dict, group: dict) -> bool:
     """A GameSystem task force on its side's invasion (STF 7.4): the GameSystem invades and the task
-    force is not "known to contain no invasion freighters" (7.5: Precise without one)."""
-    known_empty = group.get("intel") == "precise" and not has_invasion_freighter(state, group)
+    force is not "known to contain no invasion freighters" (7.5): Precise without one, or any task
+    force but the one the freighters joined once they have (1.11: "the freighters are in the task
+    force of the first revealed CV": all of them, ``campaign["invasion_freighters"]``)."""
+    holder = state["campaign"].get("invasion_freighters")
+    known_empty = (group.get("intel") == "precise" and not has_invasion_freighter(state, group)) or (
+        holder is not None and holder != group["id"])
     return state["campaign"].get("invader") == "system" and group["kind"] == "tf" and not known_empty
 
 
@@ -762,6 +766,19 @@ def base_targets(state: dict) -> tuple[list[str], str]:
     return [h for h in _sea(m) if maps.edge_distance(m, h, edge) == 0], f"its own ({edge}) map edge"
 
 
+def retirement_targets(state: dict, group: dict) -> tuple[list[str], str]:
+    """STF 12.5: where a retiring group sails: the base its retirement chose (``destination``:
+    retirement.py took the nearest by sea, equally near ones settled by the Player's groups and a
+    die) while that base is still one of the nearest; else the nearest (``base_targets``)."""
+    targets, what = base_targets(state)
+    dest = group.get("destination")
+    if dest in targets:
+        from_here = water_distances(map_name(state), [group["hex"]])
+        if from_here.get(dest, 10**6) == min(from_here.get(t, 10**6) for t in targets):
+            return [dest], f"its base {dest}, the nearest"
+    return targets, what
+
+
 def objective_hexes(state: dict) -> list[str]:
     target = state["campaign"].get("invasion_target")
     return maps.sea_hexes_of(map_name(state), target) if target is not None else []
@@ -857,12 +874,12 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
 
     # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
     if group.get("retiring"):
-        targets, what = base_targets(state)
+        targets, what = retirement_targets(state, group)
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
         _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
                                                f"groups as it can; {speed_why}{kept}")
         end = path[-1] if path else here
-        if end in targets:
+        if end in base_targets(state)[0]:
             from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
             retirement.arrive(ctx, gid)  # STF 12.9, and 12.7's carrier leaving its escorts in play
         return
@@ -915,12 +932,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         objective = objective_hexes(state)
         if carriers and objective and is_cv_group(state, group):
             centre = maps.place_hex(m, int(state["campaign"]["invasion_target"]))
-            closest = _nearest_groups(m, centre, carriers)
-            mid = halfway_hex(m, centre, closest[0]["hex"])
-            path = path_toward(ctx, m, gid, here, [mid], speed, keeps=keeps)
+            # equally close invasion forces are one choice (as 7.5's equally near task forces):
+            # the nearest of their half way hexes, not the first task force of the list
+            closest = sorted(_nearest_groups(m, centre, carriers), key=_id_order)
+            mids = sorted({halfway_hex(m, centre, g["hex"]) for g in closest})
+            path = path_toward(ctx, m, gid, here, mids, speed, keeps=keeps)
+            where = mids[0] if len(mids) == 1 else f"the nearer of {', '.join(mids)}"
             _emit_move(ctx, gid, path, "STF 7.7", f"{gid}, a CV task force defending against the invasion, makes "
-                                                  f"for {mid}, half way between the target megahex and "
-                                                  f"{closest[0]['id']} (the invasion force nearest it); {speed_why}{kept}")
+                                                  f"for {where}, half way between the target megahex and "
+                                                  f"{_names(closest)} (the invasion force nearest it"
+                                                  f"{'; equally near' if len(closest) > 1 else ''}); {speed_why}{kept}")
             return
         if carriers:
             near = _nearest_groups(m, here, carriers)

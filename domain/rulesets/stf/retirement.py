@@ -152,7 +152,7 @@ def destination(ctx: Ctx, gid: str) -> str | None:
             items.append({"id": next(h for k, h in scored if k == key), "key": key})
     if not items:
         return None
-    return order_by(ctx, items, lambda i: i["key"], rule="STF 12.5", purpose=f"{gid}'s base")[0]["id"]
+    return order_by(ctx, items, lambda i: i["key"], rule="STF 12.5", purpose=f"{gid}'s base", most=1)[0]["id"]
 
 
 def retire(ctx: Ctx, gid: str, rule: str, why: str, **extra: Any) -> None:
@@ -250,7 +250,7 @@ def escorts(ctx: Ctx, gid: str, cv: str) -> list[str]:
             break
         pool = order_by(ctx, [u for u in ships if u.get("class") == cls],
                         lambda u: (u.get("asw", 0), u.get("aa", 0), -u.get("ssm", 0)),
-                        rule="STF 12.7", purpose=f"{cv}'s best {cls} escorts")
+                        rule="STF 12.7", purpose=f"{cv}'s best {cls} escorts", most=need)
         chosen += [u["id"] for u in pool[:need]]
     if ctx.state["units"][cv].get("nation") == "US":
         chosen += [u["id"] for u in ships if u.get("role") == "fast resupply"][:1]
