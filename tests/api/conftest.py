@@ -15,7 +15,7 @@ from werkzeug.serving import make_server
 
 from api.app import create_app, migrate
 from domain.service import Warlog
-from tests.api.test_client import QuietHandler
+from tests.api.serving import QuietHandler
 
 
 @pytest.fixture
