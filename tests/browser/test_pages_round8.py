@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send, started_game
-from tests.e2e.server import http_json
+from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send
+from tests.e2e.server import http_json, started_game
 
 pytestmark = pytest.mark.slow
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, started_game, tab_with_keys
-from tests.e2e.server import http_json
+from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, tab_with_keys
+from tests.e2e.server import http_json, started_game
 
 pytestmark = pytest.mark.slow
 
