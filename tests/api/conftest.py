@@ -15,31 +15,43 @@ from werkzeug.serving import make_server
 
 from api.app import create_app, migrate
 from domain.service import Warlog
-from tests.api.test_client import QuietHandler
+from tests.api.serving import QuietHandler
 
 
-@pytest.fixture
-def api_service(store_config):
-    migrate(store_config)
-    service = Warlog(store_config)
+def app_on(service: Warlog, **config):
+    """The Flask app on ``service`` in testing mode, with ``config`` on top."""
+    return create_app({"WARLOG_SERVICE": service, "TESTING": True, **config})
+
+
+def _service(config):
+    """A fixture's service on a migrated store, closed when the fixture ends."""
+    migrate(config)
+    service = Warlog(config)
     yield service
     service.close()
 
 
 @pytest.fixture
-def client(api_service):
-    app = create_app({"WARLOG_SERVICE": api_service, "TESTING": True})
-    return app.test_client()
+def api_service(store_config):
+    yield from _service(store_config)
 
 
 @pytest.fixture
-def sqlite_client(sqlite_config):
+def sqlite_service(sqlite_config):
+    """``api_service`` on SQLite alone."""
+    yield from _service(sqlite_config)
+
+
+@pytest.fixture
+def client(api_service):
+    return app_on(api_service).test_client()
+
+
+@pytest.fixture
+def sqlite_client(sqlite_service):
     """A test client on SQLite alone, for tests of the rules over HTTP, where the store is not what
     they test (``client`` runs on every store)."""
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
-    service.close()
+    return app_on(sqlite_service).test_client()
 
 
 @pytest.fixture

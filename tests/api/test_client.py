@@ -15,18 +15,14 @@ import threading
 import time
 
 import pytest
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.serving import BaseWSGIServer, make_server
 
 from api.app import create_app, migrate
 from api.cli import main
 from api.client import ConnectionFailed, ProblemError, StreamEvent, WarlogClient, _parse_sse, api_base
 from bench.server import free_port
 from domain.service import Warlog
-
-
-class QuietHandler(WSGIRequestHandler):
-    def log(self, *args, **kwargs):  # no request log on the captured stderr
-        pass
+from tests.api.serving import QuietHandler
 
 
 def live_server(app) -> BaseWSGIServer:

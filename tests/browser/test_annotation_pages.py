@@ -9,15 +9,13 @@ from __future__ import annotations
 import pytest
 
 from domain.verify import verify_text
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_and_then_a_spectator_annotate_on_the_game_and_replay_pages(server, open_tab, shots):
-    status, _, created = http_json("POST", f"{server}/api/v1/games",
-                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
+    created = unjoined_game(server)
     game_id, admin = created["game_id"], {"Authorization": f"Bearer {created['admin_token']}"}
     status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
                                {"invite_code": created["invites"]["Red"], "handle": "bob"})

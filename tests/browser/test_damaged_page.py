@@ -9,8 +9,8 @@ import pytest
 
 from domain.service import Warlog
 from domain.storage import config_from_env
-from tests.browser.helpers import open_with_keys, pick_order, send
-from tests.e2e.server import http_json, live_server
+from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send
+from tests.e2e.server import FREEFORM, http_json, live_server, started_game
 from tests.integration.rawstore import RawStore
 from tests.integration.test_tamper import change_die_value
 
@@ -24,14 +24,7 @@ def damaged_server(tmp_path_factory, browser):
 
 def test_the_game_page_warns_of_a_damaged_log(damaged_server, open_tab):
     server, config = damaged_server
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "public": True, "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
-    gid, tokens = made["game_id"], {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{gid}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        tokens[seat] = joined["token"]
+    gid, _, tokens = started_game(server, {**FREEFORM, "public": True})
     status, _, _ = http_json("POST", f"{server}/api/v1/games/{gid}/orders",
                              {"kind": "roll", "dice": "2d6", "purpose": "fire"},
                              {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": "r1"})
@@ -65,12 +58,7 @@ def test_an_order_refused_for_a_damaged_log_says_so_not_that_the_game_moved_on(d
     lost race: "The game moved on before your order arrived … Look again and resend", so the player
     resent into the same refusal. Only a version conflict is a lost race; this refusal says why."""
     server, config = damaged_server
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
-    gid, tokens = made["game_id"], {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{gid}/join", {"invite_code": code, "handle": seat.lower()})
-        tokens[seat] = joined["token"]
+    gid, _, tokens = freeform_game(server)
     status, _, _ = http_json("POST", f"{server}/api/v1/games/{gid}/orders", {"kind": "roll", "dice": "2d6", "purpose": "fire"},
                              {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": "r1"})
     assert status == 201

@@ -13,8 +13,8 @@ import pytest
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
 from tests.browser.helpers import (caught_up, counters_out_of_place, hash_seq, labels_missing, no_horizontal_scroll,
-                                   on_map, open_with_keys, pick_order, send, shoot, started_game)
-from tests.e2e.server import http_json
+                                   on_map, open_with_keys, pick_order, send, shoot)
+from tests.e2e.server import http_json, started_game
 
 pytestmark = pytest.mark.slow
 

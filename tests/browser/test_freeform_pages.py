@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser.helpers import (caught_up, hash_seq, labels_missing, no_horizontal_scroll, operation_ends, pick_order,
                                    send, shoot)
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, started_game, unjoined_game
 
 pytestmark = pytest.mark.slow
 
@@ -193,9 +193,7 @@ def test_a_freeform_game_from_the_lobby_to_the_replay(server, open_tab, shots):
 
 
 def test_a_private_game_is_not_shown_without_its_token(server, open_tab):
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["A", "B"]}})
-    assert status == 201
+    made = unjoined_game(server, {"ruleset": "freeform", "options": {"sides": ["A", "B"]}})
     tab = open_tab()
     tab.page.goto(f"{server}/games/{made['game_id']}/replay")
     tab.page.wait_for_selector("#status.error")
@@ -209,9 +207,7 @@ def test_a_private_game_is_not_shown_without_its_token(server, open_tab):
 
 def test_the_lobby_fits_a_phone_and_filters_by_status(server, open_tab, shots):
     for n in range(2):
-        status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                    {"ruleset": "freeform", "public": True, "options": {"sides": ["A", "B"]}})
-        assert status == 201
+        made = unjoined_game(server, {"ruleset": "freeform", "public": True, "options": {"sides": ["A", "B"]}})
     tab = open_tab(375, 740).goto(f"{server}/")
     page = tab.page
     assert page.locator(f'#games tr[data-game="{made["game_id"]}"]').count() == 1
@@ -227,15 +223,7 @@ def test_the_lobby_fits_a_phone_and_filters_by_status(server, open_tab, shots):
 
 def test_take_back_and_concede_are_not_offered_after_the_end(server, open_tab):
     """Issue 29, item 16: an ended game offers neither button (the server refuses both, FF 5/6)."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["A", "B"]}, "public": True})
-    assert status == 201
-    game_id, tokens = made["game_id"], {}
-    for seat in ("A", "B"):
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
+    game_id, _, tokens = started_game(server, {"ruleset": "freeform", "options": {"sides": ["A", "B"]}, "public": True})
     tab = open_tab()
     tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', "
                                 f"{json.dumps(json.dumps({'seats': {'A': tokens['A']}, 'active': 'A'}))})")

@@ -16,7 +16,8 @@ from domain.game import Game
 from domain.rulesets import find_ruleset
 from domain.rulesets.toolkit.hexes import Grid
 from domain.verify import to_line
-from tests.browser.helpers import pick_order, send, shoot, started_game
+from tests.browser.helpers import pick_order, send, shoot
+from tests.e2e.server import started_game
 from tests.workers.test_replay import seed_for
 from workers import replay
 

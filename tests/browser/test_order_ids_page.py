@@ -7,15 +7,13 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.helpers import caught_up, pick_order, send
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_refused_order_s_next_attempt_has_its_id_and_a_new_id_follows_acceptance(server, open_tab):
-    status, _, created = http_json("POST", f"{server}/api/v1/games",
-                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
+    created = unjoined_game(server)
     game_id = created["game_id"]
     status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
                                {"invite_code": created["invites"]["Red"], "handle": "bob"})

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from tests.browser.helpers import unjoined_game
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
 

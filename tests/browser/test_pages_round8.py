@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send, started_game
-from tests.e2e.server import http_json
+from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send
+from tests.e2e.server import FREEFORM, http_json, started_game, unjoined_game
 
 pytestmark = pytest.mark.slow
 
@@ -138,9 +138,7 @@ def test_an_invite_link_whose_code_a_mailer_mangled_still_opens_the_game_page(se
     first line throw (decodeURIComponent), so the page wired nothing and read nothing: no summary, no
     join form that worked. The page now opens, keeps the code as it came, and the join's refusal
     says what is wrong with it."""
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform", "public": True,
-                                                                    "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, created
+    created = unjoined_game(server, {**FREEFORM, "public": True})
     game_id = created["game_id"]
     tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Red'][:12]}%")
     page = tab.page
@@ -176,9 +174,7 @@ def test_a_second_seats_invite_link_opened_in_a_browser_holding_a_seat_offers_it
     """docs/pages.md: a browser may hold several seats of one game (a hot-seat game), and an invite
     link fills its code into the game page's join form. Opened in a browser that held a seat
     already, the link did nothing: the join form was hidden as soon as one seat was held."""
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
-                                                                    "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, created
+    created = unjoined_game(server)
     game_id = created["game_id"]
     tab = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
     page = tab.page
@@ -272,9 +268,7 @@ def test_a_seat_token_pasted_where_its_key_is_not_says_where_to_order_from(serve
     pasted into another browser reads, and its orders are refused signature_required. That browser
     showed the server's detail only (the headers a signed order carries), which tells a player on
     their second device nothing they can do. The page now says why and where to order from."""
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {"ruleset": "freeform",
-                                                                    "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, created
+    created = unjoined_game(server)
     game_id = created["game_id"]
     laptop = open_tab().goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
     laptop.page.fill("#j-handle", "alice")

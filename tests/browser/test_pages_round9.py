@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, started_game, tab_with_keys
-from tests.e2e.server import http_json
+from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, tab_with_keys
+from tests.e2e.server import http_json, started_game
 
 pytestmark = pytest.mark.slow
 
@@ -52,12 +52,9 @@ def test_another_games_umpire_or_spectator_token_pasted_on_a_public_games_page_i
 
 
 def _stf_game(server: str) -> tuple[str, str]:
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "stf"})
-    assert status == 201, made
-    status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                  {"invite_code": made["invites"]["Player"], "handle": "nimitz"})
-    assert status == 201, joined
-    return made["game_id"], joined["token"]
+    """An STF game its Player has joined: its id and the Player's token."""
+    game_id, _, tokens = started_game(server, {"ruleset": "stf"})
+    return game_id, tokens["Player"]
 
 
 def test_the_eight_campaigns_of_stf_1_1_read_apart_in_the_order_form(server, open_tab):

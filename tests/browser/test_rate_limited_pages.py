@@ -10,8 +10,7 @@ import uuid
 
 import pytest
 
-from tests.browser.helpers import started_game
-from tests.e2e.server import http_json, live_server
+from tests.e2e.server import http_json, live_server, started_game
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.browser.helpers import hash_seq
+from tests.browser.helpers import freeform_game, hash_seq
 from tests.e2e.server import http_json
 from workers import notify
 
@@ -17,15 +17,7 @@ pytestmark = pytest.mark.slow
 
 def _played(server) -> tuple[str, dict, list[dict]]:
     """A private freeform game where Red acted, then Blue did; Red's export lines."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games",
-                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, made
-    game_id, tokens = made["game_id"], {}
-    for seat in ("Blue", "Red"):
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                                      {"invite_code": made["invites"][seat], "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
+    game_id, _, tokens = freeform_game(server)
     orders = [("Red", {"kind": "note", "text": "Red digs in at the ford"}),
               ("Red", {"kind": "roll", "dice": "2d6", "purpose": "Red shells the bridge"}),
               ("Blue", {"kind": "note", "text": "Blue crosses upstream"}),

@@ -15,7 +15,7 @@ from domain import signatures
 from domain.verify import header_line
 from tests import format2, tampers
 from tests.browser.helpers import freeform_game, hash_seq, no_horizontal_scroll, shoot, tab_with_keys
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 from tests.unit.test_tampering import python_verify
 from workers import replay
 
@@ -242,9 +242,7 @@ def test_a_served_offline_file_checks_its_log_in_its_sandbox(exports, tmp_path, 
 
 
 def test_the_live_replay_page_checks_the_callers_export_and_the_kept_head(server, open_tab, shots):
-    status, _, created = http_json("POST", f"{server}/api/v1/games",
-                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
+    created = unjoined_game(server)
     game_id = created["game_id"]
     key = signatures.new_private_key()
     _, _, blue = http_json("POST", f"{server}/api/v1/games/{game_id}/join", {
@@ -307,9 +305,7 @@ def test_the_live_replay_page_checks_the_callers_export_and_the_kept_head(server
 def test_the_live_page_fails_a_step_whose_frame_is_not_the_verified_export(server, open_tab):
     """The live page's steps come from GET …/frames, its verdicts from the export it checked: a
     frames answer that narrates another face than the export's is failed at that step."""
-    status, _, created = http_json("POST", f"{server}/api/v1/games",
-                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
+    created = unjoined_game(server)
     game_id = created["game_id"]
     _, _, blue = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
                            {"invite_code": created["invites"]["Blue"], "handle": "alice"})

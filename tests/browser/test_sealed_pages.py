@@ -9,15 +9,13 @@ import pytest
 
 from domain.verify import header_line, verify_text
 from tests.browser.helpers import pick_order, shoot
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
 
 
 def test_two_seats_seal_and_reveal_on_the_game_page(server, open_tab, shots):
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {
-        "ruleset": "freeform", "options": {"sides": ["Blue", "Red"], "sealed_orders": True}})
-    assert status == 201, created
+    created = unjoined_game(server, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"], "sealed_orders": True}})
     game_id = created["game_id"]
     tabs = {}
     for seat in ("Blue", "Red"):
@@ -82,9 +80,7 @@ def test_two_seats_seal_and_reveal_on_the_game_page(server, open_tab, shots):
 def test_a_seat_rolls_sealed_and_shows_the_roll_on_the_game_page(server, open_tab, shots):
     """FF 9 on the page: Blue's sealed roll reads as hidden on Red's page until Blue shows it with
     the "show" order (its form built from the legal orders like any other)."""
-    status, _, created = http_json("POST", f"{server}/api/v1/games", {
-        "ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201, created
+    created = unjoined_game(server)
     game_id = created["game_id"]
     tabs = {}
     for seat in ("Blue", "Red"):

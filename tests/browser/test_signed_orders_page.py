@@ -8,15 +8,13 @@ import pytest
 
 from domain.verify import header_line, verify_text
 from tests.browser.helpers import pick_order, send
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_them(server, open_tab):
-    status, _, created = http_json("POST", f"{server}/api/v1/games",
-                                   {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
-    assert status == 201
+    created = unjoined_game(server)
     game_id = created["game_id"]
     status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
                                {"invite_code": created["invites"]["Red"], "handle": "bob"})

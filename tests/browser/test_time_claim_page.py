@@ -14,8 +14,8 @@ import pytest
 
 from domain.service import Warlog
 from domain.storage import config_from_env
-from tests.browser.helpers import open_with_keys, shoot, started_game
-from tests.e2e.server import http_json, live_server
+from tests.browser.helpers import open_with_keys, shoot
+from tests.e2e.server import http_json, live_server, started_game
 
 pytestmark = pytest.mark.slow
 

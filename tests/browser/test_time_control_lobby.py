@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.browser.helpers import shoot
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
 
@@ -66,9 +66,7 @@ def test_the_lobby_creates_a_timed_game_and_shows_whose_move_and_the_time_left(s
 
 
 def test_the_game_page_takes_a_vacation_and_gives_more_time_signed(server, open_tab, shots):
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {
-        "ruleset": "falklands", "time_control": {"days": 2, "vacation_days": 3}})
-    assert status == 201, made
+    made = unjoined_game(server, {"ruleset": "falklands", "time_control": {"days": 2, "vacation_days": 3}})
     game_id, tabs = made["game_id"], {}
     for seat, code in made["invites"].items():
         tab = open_tab()

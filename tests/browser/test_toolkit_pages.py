@@ -15,7 +15,7 @@ import pytest
 from domain.game import Game
 from domain.verify import to_line
 from tests.browser.helpers import caught_up, no_horizontal_scroll, shoot
-from tests.e2e.server import http_json
+from tests.e2e.server import http_json, started_game
 from tests.workers.test_replay import seed_for
 from workers import replay
 
@@ -24,19 +24,6 @@ pytestmark = pytest.mark.slow
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
-
-
-def proving_game(server: str, **body) -> tuple[str, dict, str]:
-    """A proving-ground game with both seats joined: (game id, {seat: token}, admin token)."""
-    status, _, made = http_json("POST", f"{server}/api/v1/games", {"ruleset": "proving", **body})
-    assert status == 201, made
-    tokens = {}
-    for seat, code in made["invites"].items():
-        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
-                                      {"invite_code": code, "handle": seat.lower()})
-        assert status == 201, joined
-        tokens[seat] = joined["token"]
-    return made["game_id"], tokens, made["admin_token"]
 
 
 def order(server: str, game_id: str, token: str, body: dict, key: str) -> list[dict]:
@@ -92,7 +79,7 @@ def test_the_lobby_creates_a_game_from_a_named_position_and_lists_sandboxes_only
 
 
 def test_the_replay_forks_a_sandbox_between_orders_only_and_shows_the_apis_refusals(server, open_tab, shots):
-    game_id, tokens, _ = proving_game(server, position="midgame", public=True)
+    game_id, _, tokens = started_game(server, {"ruleset": "proving", "position": "midgame", "public": True})
     rolled = order(server, game_id, tokens["Red"], {"kind": "roll_score"}, "r1")  # OrderAccepted, DiceRolled, VPScored
     inside, last = rolled[0]["seq"], rolled[-1]["seq"]
     red = open_tab()
@@ -150,7 +137,7 @@ def test_the_replay_forks_a_sandbox_between_orders_only_and_shows_the_apis_refus
 def test_only_the_live_replay_offers_a_fork(server, open_tab, tmp_path):
     """A spectator of a public game may fork it: the live replay offers the button; the replay job's
     offline file asks nothing of a server, so its button stays hidden."""
-    game_id, tokens, _ = proving_game(server, public=True)
+    game_id, _, tokens = started_game(server, {"ruleset": "proving", "public": True})
     order(server, game_id, tokens["Red"], {"kind": "roll_score"}, "r1")
     tab = open_tab()
     page = tab.goto(f"{server}/games/{game_id}/replay").page
@@ -169,7 +156,7 @@ def test_only_the_live_replay_offers_a_fork(server, open_tab, tmp_path):
 
 
 def test_the_standing_orders_panel_sets_refuses_uses_and_cancels_a_standing_order(server, open_tab, shots):
-    game_id, tokens, _ = proving_game(server)
+    game_id, _, tokens = started_game(server, {"ruleset": "proving"})
     blue = open_tab(375, 900)
     holding(blue, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
     page = blue.goto(f"{server}/games/{game_id}").page

@@ -15,6 +15,9 @@ for both commands (a value of ``None`` removes one); pass ``WARLOG_DATABASE_URL`
 PostgreSQL instead. However the block ends, the server's whole process group (arbiter and
 workers) gets SIGTERM, then SIGKILL if it has not gone within ``stop_timeout`` seconds.
 
+``unjoined_game`` and ``started_game`` make a game on such a server over the API (the browser tests
+and the end-to-end ones alike), ``started_game`` with every seat joined.
+
 Every server is registered with the seed recorder (tests/reliability/seeds.py) and every body
 ``http_json`` receives is recorded, so the session can check that no response held a seed that
 was still unrevealed.
@@ -81,3 +84,27 @@ def http_json(method: str, url: str, body: Any = None, headers: dict | None = No
         return status, hdrs, json.loads(text) if text else None
     except ValueError:
         return status, hdrs, text
+
+
+FREEFORM = {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}}  # a freeform game of Blue and Red
+
+
+def unjoined_game(server: str, body: dict = FREEFORM) -> dict:
+    """A game made from ``body`` over the API, no seat joined yet: the answer (its ``game_id``,
+    ``admin_token`` and ``invites``)."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games", body)
+    assert status == 201, made
+    return made
+
+
+def started_game(server: str, body: dict) -> tuple[str, str, dict]:
+    """A game made from ``body`` and joined by every seat over the API (each seat's handle its name
+    in lower case): its id, its admin token and the seats' tokens."""
+    made = unjoined_game(server, body)
+    tokens = {}
+    for seat, code in made["invites"].items():
+        status, _, joined = http_json("POST", f"{server}/api/v1/games/{made['game_id']}/join",
+                                      {"invite_code": code, "handle": seat.lower()})
+        assert status == 201, joined
+        tokens[seat] = joined["token"]
+    return made["game_id"], made["admin_token"], tokens

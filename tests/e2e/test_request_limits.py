@@ -8,21 +8,14 @@ import json
 
 import pytest
 
-from tests.e2e.server import http_json, live_server
+from tests.e2e.server import http_json, live_server, started_game
 
 
 @pytest.fixture(scope="module")
 def game(tmp_path_factory):
     with live_server(tmp_path_factory.mktemp("limits") / "server", WEB_CONCURRENCY="1") as url:
-        status, _, created = http_json("POST", f"{url}/api/v1/games", {"ruleset": "freeform"})
-        assert status == 201, created
-        tokens = {}
-        for seat, code in created["invites"].items():
-            status, _, joined = http_json("POST", f"{url}/api/v1/games/{created['game_id']}/join",
-                                          {"invite_code": code, "handle": seat.lower()})
-            assert status == 201, joined
-            tokens[seat] = joined["token"]
-        yield url, created["game_id"], tokens
+        game_id, _, tokens = started_game(url, {"ruleset": "freeform"})
+        yield url, game_id, tokens
 
 
 def chunked(url, path: str, token: str, body: bytes, key: str) -> tuple[int, dict]:
