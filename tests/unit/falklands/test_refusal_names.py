@@ -35,10 +35,13 @@ def decision(st: dict, choice) -> dict:
     return {"kind": "decide", "decision": pending(st)["id"], "choice": choice}
 
 
-def draw(st: dict, *faces: int):
-    """End the AR Submarine Phase so the Random Event Phase rolls ``faces`` (UK die first, FS 11.2)."""
+def drawn(st: dict, kind: str, *faces: int) -> tuple[dict, str]:
+    """End the AR Submarine Phase so the Random Event Phase rolls ``faces`` (UK die first, FS 11.2):
+    the position where the event asks its ``kind`` of decision, and the seat it asks."""
     set_phase(st, "AR Submarine")
-    return play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(*faces))[1]
+    st = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(*faces))[1]
+    assert pending(st)["kind"] == kind
+    return st, pending(st)["seat"]
 
 
 # ------------------------------------------------------------------------------- positions ---
@@ -78,9 +81,7 @@ def peru():
     st = empty()
     st["units"][DAGGERS[0]].update(eliminated=True, in_play=True, steps=0)
     place(st, DAGGERS[1], S.ARGENTINA)
-    st = draw(st, 6, 3)
-    assert pending(st)["kind"] == "peru_replacement"
-    return st, AR
+    return drawn(st, "peru_replacement", 6, 3)
 
 
 def compromised():
@@ -90,9 +91,7 @@ def compromised():
     place(st, "sas_g", "lafonia")  # alone: not compromised
     control(st, UK, "lafonia")
     control(st, AR, "goose_green")
-    st = draw(st, 2, 4, 1)  # 1-3: the UK's team; the AR chooses
-    assert pending(st)["kind"] == "sf_compromised"
-    return st, AR
+    return drawn(st, "sf_compromised", 2, 4, 1)  # 1-3: the UK's team; the AR chooses
 
 
 def free_attack():
@@ -101,9 +100,7 @@ def free_attack():
     place(st, "glamorgan", "sa7")
     place(st, "drummond", "sa7")
     place(st, "hermes", "sa6")
-    st = draw(st, 2, 1)
-    assert pending(st)["kind"] == "free_attack"
-    return st, UK
+    return drawn(st, "free_attack", 2, 1)
 
 
 # (position, order or answer, the rule named, the field of an invalid order)
