@@ -116,13 +116,13 @@ def check_fire(state: dict, battle: dict, side: str, fire: Any, shooters: list[s
     subs: dict[str, int] = {}
     for f in fire:
         u, t = f["unit"], f["at"]
-        need(u in shooters, "FS 10.2", f"{DATA.units.get(u, {}).get('name', u)} is not firing in this battle")
+        need(u in shooters, "FS 10.2", f"{DATA.unit_name(u)} is not firing in this battle")
         # FS 10.8: outside Op #25 SF neither fire nor are fired at; say so rather than 10.2.
         why = "FS 10.8" if battle["kind"] != "sf" and any(
             DATA.units.get(x, {}).get("type") == "sf" for x in (u, t)) else "FS 10.2"
         if rule == "FS 7.1 Op #14" and DATA.units.get(t, {}).get("class") == "submarine":
             why = rule  # Op #14: "attack enemy surface vessels (but not enemy submarines)"
-        need(t in targets, why, f"{DATA.units.get(t, {}).get('name', t)} is not a target in this battle")
+        need(t in targets, why, f"{DATA.unit_name(t)} is not a target in this battle")
         need(can_fire_at(state, battle, u, t), why,
              f"{DATA.units[u]['name']} cannot fire at {DATA.units[t]['name']}")
         counts[u] = counts.get(u, 0) + 1
@@ -332,9 +332,9 @@ def carrier_shot_refusal(state: dict, b: dict, side: str, carrier: str, at: Any)
     have to be taken, though, at enemy units in the same battle area", once at submarines; 10.2
     the factor; 10.4 a protected target only with every unprotected ship attacked."""
     if not isinstance(at, str) or at not in _side_targets(state, b, side, carrier):
-        what = DATA.units[at]["name"] if isinstance(at, str) and at in DATA.units else repr(at)
         why = "FS 7.1 Op #11" if b["kind"] == "interception" and at in b["defenders"] else "FS 10.9"
-        return RuleViolation(why, f"{what} is not a target {DATA.units[carrier]['name']} may fire at in this battle")
+        return RuleViolation(why, f"{DATA.unit_name(at)} is not a target {DATA.unit_name(carrier)} may fire at in this "
+                                  "battle")
     if not can_fire_at(state, b, carrier, at):
         return RuleViolation("FS 10.8" if DATA.units[at]["type"] == "sf" else "FS 10.2",
                              f"{DATA.units[carrier]['name']} cannot fire at {DATA.units[at]['name']}")

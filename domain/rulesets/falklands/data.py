@@ -412,6 +412,16 @@ class FalklandsData:
         """The land areas sharing a land border with ``area`` (FS 7.1 Op #24, 9.2); empty if none."""
         return self._land.get(area, frozenset())
 
+    def unit_name(self, uid: object) -> str:
+        """A unit as the rules text names it ("Glamorgan", not 'glamorgan'): what a refusal says; a
+        value that names no unit is quoted as given."""
+        return self.units[uid]["name"] if isinstance(uid, str) and uid in self.units else repr(uid)
+
+    def area_name(self, aid: object) -> str:
+        """An area as the rules text names it ("Sea Area 6", not 'sa6'); a value that names no area
+        is quoted as given."""
+        return self.areas[aid]["name"] if isinstance(aid, str) and aid in self.areas else repr(aid)
+
     def board(self) -> dict:
         """What a page needs to draw the maps and the counters; plain JSON types, a fresh copy."""
         area_keys = ("name", "kind", "map", "polygon", "label_xy", "tez", "vp", "airbase",

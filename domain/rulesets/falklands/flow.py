@@ -16,7 +16,7 @@ from domain.rulesets.falklands.combat import (
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import ask, d6, step
-from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, interception_frame, name
+from domain.rulesets.falklands.ops import AIR_ONLY, GROUND_ACTION, area_name, interception_frame, name
 from domain.rulesets.toolkit.engine import Ctx, need
 
 UK, AR = S.UK, S.AR
@@ -57,12 +57,12 @@ def intercept(ctx: Ctx, stack: list) -> None:
         if not isinstance(shot, dict) or not isinstance(shot.get("unit"), str) or not isinstance(shot.get("at"), str):
             continue  # check_fire says what a shot is
         u, t = shot.get("unit"), shot.get("at")
-        need(u in carriers, "FS 7.1 Op #11", f"{u} cannot intercept: only UK aircraft "
+        need(u in carriers, "FS 7.1 Op #11", f"{name(u)} cannot intercept: only UK aircraft "
                                              "carriers on or next to the flight's route (or in range of the Tactical Map) do")
         need(t not in DATA.units or (DATA.units[t]["type"] != "Puc" and not DATA.units[t].get("stealth")),
-             "FS 7.1 Op #11", f"{name(t) if t in DATA.units else t}: Pucara and stealth aircraft may never be "
+             "FS 7.1 Op #11", f"{name(t)}: Pucara and stealth aircraft may never be "
                               "intercepted (FS 7.1 Op #11, FS 10.5)")
-        need(t in aircraft, "FS 7.1 Op #11", f"{name(t) if t in DATA.units else t} is not an AR aircraft of this flight")
+        need(t in aircraft, "FS 7.1 Op #11", f"{name(t)} is not an AR aircraft of this flight")
     b["fire"] = check_fire(ctx.state, b, UK, fire, carriers, aircraft, "FS 7.1 Op #11", every=False)  # Op #11: "may"
     for shot in b["fire"]:
         need(shot["at"] in reach[shot["unit"]], "FS 7.1 Op #11",
@@ -180,7 +180,7 @@ def rebase(ctx: Ctx, stack: list) -> None:
     if not isinstance(dest, dict) or not all(isinstance(a, str) for a in dest.values()):
         raise InvalidOrder("'destinations' maps aircraft to bases", rule="FS 9.6", field="choice")
     for u in dest:
-        need(u in stranded, "FS 9.6", f"{name(u) if u in DATA.units else u} is not an AR aircraft that must rebase now")
+        need(u in stranded, "FS 9.6", f"{name(u)} is not an AR aircraft that must rebase now")
     chosen = {u: dest.get(u, S.ARGENTINA) for u in stranded}
     for u, a in chosen.items():
         if a not in options[u]:
@@ -202,7 +202,7 @@ def rebase_refusal(state: dict, u: str, a: str) -> tuple[str, str]:
     """Why aircraft ``u`` may not make its emergency rebasing to ``a``: the rule it breaks, named as
     Op #3's refusal names it for the same move (FS 3.7 the box; after Black Buck Op #9; a full base
     6.2(3)(4)), else 9.6's own "another friendly controlled or contested base area or ... Argentina"."""
-    where = DATA.areas[a]["name"] if a in DATA.areas else repr(a)
+    where = area_name(a)
     if a == S.SOUTH_GEORGIA:
         return "FS 3.7", f"{name(u)} cannot rebase to {where}: no AR unit but submarines may be moved into it"
     if a not in DATA.airbases or not (S.controlled_by(state, a) == AR or S.contested(state, a)):

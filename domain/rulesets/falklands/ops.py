@@ -46,12 +46,7 @@ def rule(op) -> str:
     return f"FS 7.1 Op #{op}" if op != "exocet" else "FS 11.3 6-4"
 
 
-def name(uid: str) -> str:
-    return DATA.units[uid]["name"]
-
-
-def area_name(area: str) -> str:
-    return DATA.areas[area]["name"]
+name, area_name = DATA.unit_name, DATA.area_name  # refusals say names, as the rules text does
 
 
 def unit_ids(order: dict, key: str, op, *, required: bool = False, most: int | None = None) -> list[str]:
@@ -178,7 +173,7 @@ def op_1(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_2(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(2))
-    need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(T.OP2_UNITS)}")
+    need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(map(name, T.OP2_UNITS))}")
     need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
     ctx.emit(ev.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
     ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule=rule(2))
@@ -256,11 +251,12 @@ def op_6(ctx: Ctx, side: str, order: dict) -> list:
     entry = order.get("entry")
     entry = {} if entry is None else entry  # all via Sea Area 4; 0, "" or [] is no map of ships
     if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
-        raise InvalidOrder("'entry' maps ship ids to sa4 or south_georgia", rule=rule(6), field="entry")
+        raise InvalidOrder(f"'entry' maps ship ids to the ids of {area_name('sa4')} or the "
+                           f"{area_name(S.SOUTH_GEORGIA)}", rule=rule(6), field="entry")
     units = T.group_units(group)
     vessels = [u for u in units if S.kind(u) in ("ship", "submarine")]
     for ship, where in entry.items():
-        need(ship in vessels, rule(6), f"{ship} is not a vessel of group {group}, the lowest not yet entered")
+        need(ship in vessels, rule(6), f"{name(ship)} is not a vessel of group {group}, the lowest not yet entered")
         need(where in ("sa4", S.SOUTH_GEORGIA), rule(6), "a group enters via Sea Area 4 or a UK-held South Georgia")
         if where == S.SOUTH_GEORGIA:
             need(S.controlled_by(ctx.state, S.SOUTH_GEORGIA) == UK, rule(6), "South Georgia is not UK-held")

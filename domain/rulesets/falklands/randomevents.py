@@ -13,7 +13,7 @@ from domain.rulesets.falklands.combat import (
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.flow import end_of_game
 from domain.rulesets.falklands.hooks import ask, d6, step
-from domain.rulesets.falklands.ops import able_to_fire, exocet_frames
+from domain.rulesets.falklands.ops import able_to_fire, area_name, exocet_frames, name
 from domain.rulesets.toolkit.engine import Ctx, ids, need
 
 UK, AR = S.UK, S.AR
@@ -93,7 +93,8 @@ def peru_step(ctx: Ctx, stack: list) -> None:
     choice = f["answer"]
     u = choice.get("unit") if isinstance(choice, dict) else None
     # FS 11.2: no activated event may be declined; the AR chooses which aircraft, not whether.
-    need(u in lost, "FS 11.3 6-3", f"{u} is not an eliminated non-stealth AR aircraft (FS 11.2: the event may not be declined)")
+    need(u in lost, "FS 11.3 6-3",
+         f"{name(u)} is not an eliminated non-stealth AR aircraft (FS 11.2: the event may not be declined)")
     stack.pop()
     ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule="FS 11.3 6-3")
 
@@ -163,7 +164,7 @@ def sf_compromised_step(ctx: Ctx, stack: list) -> None:
             return
         choice = stack.pop().get("answer")
         u = choice.get("unit") if isinstance(choice, dict) else None
-        need(u in candidates, "FS 11.3 2-4", f"choose one of {', '.join(candidates)}")
+        need(u in candidates, "FS 11.3 2-4", f"choose one of {', '.join(map(name, candidates))}")
         eliminate(ctx, u, "FS 11.3 2-4")
         after_ground_change(ctx)
 
@@ -259,20 +260,21 @@ def free_attack(ctx: Ctx, stack: list) -> None:
     # FS 11.2: "no activated event may be declined": the player chooses how to attack, not whether.
     choice = f["answer"]
     area = choice.get("area") if isinstance(choice, dict) else None
-    need(isinstance(area, str) and area in options, rule, f"choose one of {', '.join(options)} to attack (FS 11.2: the event may not be declined)")
+    need(isinstance(area, str) and area in options, rule,
+         f"choose one of {', '.join(map(area_name, options))} to attack (FS 11.2: the event may not be declined)")
     stack.pop()
     opt = options[area]
     units = ids(choice, "units", rule)
     carriers = ids(choice, "carriers", rule)
     aircraft = ids(choice, "aircraft", rule)
     for u in units:
-        need(u in opt["units"], rule, f"{u} may not take part")
+        need(u in opt["units"], rule, f"{name(u)} may not take part")
     for u in carriers:
-        need(u in opt.get("carriers", []), rule, f"{u} may not take part")
+        need(u in opt.get("carriers", []), rule, f"{name(u)} may not take part")
     # 6-6 is the submarines' attack (as 3-4): only 4-4 and 6-5 fly aircraft in ("In-range aircraft")
     in_range = S.aircraft_in_range(ctx.state, area) if side == AR and kind != "surprise" else []
     for u in aircraft:  # one unable to fire at the targets is refused below, under FS 10.2
-        need(u in in_range, rule, f"{u} may not take part" + (": a surprise attack is the submarines' alone"
+        need(u in in_range, rule, f"{name(u)} may not take part" + (": a surprise attack is the submarines' alone"
                                                                if kind == "surprise" else ""))
     named = [*units, *carriers, *aircraft]
     attackers = [*named, *[u for u in _must_join(ctx.state, area, opt) if u not in named]]

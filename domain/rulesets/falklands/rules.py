@@ -30,7 +30,7 @@ from domain.rulesets.falklands.choices import (
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import new_ctx, resume
-from domain.rulesets.falklands.ops import AIR_ONLY, OPS, TITLES, air_only, restriction, rule
+from domain.rulesets.falklands.ops import AIR_ONLY, OPS, TITLES, air_only, area_name, name, restriction, rule
 from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run
 
 UK, AR = S.UK, S.AR
@@ -283,10 +283,11 @@ class Falklands(Ruleset):
         placing = order.get("submarines")
         if (not isinstance(placing, dict) or set(placing) != set(subs)
                 or not all(isinstance(area, str) for area in placing.values())):
-            raise InvalidOrder(f"'submarines' places {', '.join(subs)} in TEZ sea areas", rule="FS 3.3", field="submarines")
+            raise InvalidOrder(f"'submarines' places {', '.join(map(name, subs))} in TEZ sea areas", rule="FS 3.3",
+                               field="submarines")
         for u, area in placing.items():
-            need(area in DATA.tez, "FS 3.3", f"{DATA.units[u]['name']} is placed in one of the TEZ sea areas "
-                                            f"({', '.join(sorted(DATA.tez))})")
+            need(area in DATA.tez, "FS 3.3", f"{name(u)} is placed in one of the TEZ sea areas "
+                                            f"({', '.join(sorted(map(area_name, DATA.tez)))})")
         for u in subs:
             ctx.emit(ev.UnitMoved, unit=u, origin=None, destination=placing[u], rule="FS 3.3")
         ctx.emit(ev.PhaseAdvanced, turn=1, phase=S.PHASES[0], rule="FS 5.2")
@@ -337,9 +338,10 @@ class Falklands(Ruleset):
             raise InvalidOrder("'moves' maps submarine ids to sea areas", rule="FS 8.1", field="moves")
         for u, area in moves.items():
             need(u in DATA.units and DATA.units[u]["side"] == seat and DATA.units[u]["class"] == "submarine"
-                 and S.alive(ctx.state, u) and S.where(ctx.state, u) is not None, "FS 8.1", f"{u} is not one of your submarines in play")
+                 and S.alive(ctx.state, u) and S.where(ctx.state, u) is not None, "FS 8.1",
+                 f"{name(u)} is not one of your submarines in play")
             need(area in self._sub_destinations(ctx.state, u), "FS 9.1" if area != S.ARGENTINA else "FS 9.7",
-                 f"{DATA.units[u]['name']} cannot move to {area}")
+                 f"{name(u)} cannot move to {area_name(area)}")
         for u, area in moves.items():
             ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=area, rule="FS 8.1")
         stack: list = []
