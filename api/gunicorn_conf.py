@@ -19,6 +19,7 @@ Command-line options still override these (``warlog serve`` passes --bind and --
 
 from __future__ import annotations
 
+import logging
 import os
 
 
@@ -55,12 +56,29 @@ loglevel = "info"
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
 
 
+class ClientTimedOut(logging.Filter):
+    """Gunicorn logs a write to a client that gave up after WARLOG_CLIENT_TIMEOUT (api/app.py
+    ClientTimeout) as a socket error with its traceback: it is a client that took nothing of its
+    answer, said in one line, so that such clients cannot fill the log with tracebacks."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, TimeoutError) and record.getMessage() == "Socket error processing request.":
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "a client took nothing of its answer within WARLOG_CLIENT_TIMEOUT seconds: connection closed",
+                (), None, None)
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 def post_worker_init(worker) -> None:
     """Tell the stream module how many connections this worker serves at once and how to see
-    that it is stopping, so open streams end instead of holding it up."""
+    that it is stopping, so open streams end instead of holding it up; say a client that timed
+    out in one line."""
     from api import stream
 
     stream.configure(concurrency=worker.cfg.worker_connections, should_stop=lambda: not worker.alive)
+    worker.log.error_log.addFilter(ClientTimedOut())
 
 
 def worker_exit(server, worker) -> None:

@@ -62,7 +62,7 @@ _SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}]
 
 # Problem codes shared by many rows of the table. store_unavailable (503) and internal_error (500)
 # are added to every operation.
-BODY = ("bad_request", "unsupported_media_type", "payload_too_large", "invalid_request")
+BODY = ("bad_request", "request_timeout", "unsupported_media_type", "payload_too_large", "invalid_request")
 AUTH_READ = ("unauthorized", "game_not_found")
 AUTH_WRITE = ("unauthorized", "forbidden", "game_not_found")
 LOADS = ("damaged_log",)  # the operation loads the game's log, which may have been changed outside warlog
@@ -867,7 +867,8 @@ INFO = (
     "against the game's rules, rolls every die from committed-then-revealed seeds and records "
     "everything in a hash-chained log. Errors are RFC 9457 problems (`application/problem+json`) "
     "with a stable `code`. Request bodies are UTF-8 JSON of at most 64 KiB, with or without "
-    "Content-Length (more is 413 payload_too_large); NaN and Infinity are not JSON (400 bad_request). "
+    "Content-Length (more is 413 payload_too_large), all of it within WARLOG_CLIENT_TIMEOUT seconds (30; else 408 "
+    "request_timeout); NaN and Infinity are not JSON (400 bad_request). "
     "Beyond these limits a body is 422 invalid_request, `errors` naming where: arrays and objects nested "
     "at most 16 deep, at most 200 members each and 2,000 values in all; whole numbers within "
     "±9007199254740991 (2**53 − 1) and finite numbers only; texts of at most 4,000 characters and keys "

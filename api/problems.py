@@ -32,6 +32,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "not_found": (404, "Not found"),
     "game_not_found": (404, "No such game"),
     "method_not_allowed": (405, "Method not allowed"),
+    "request_timeout": (408, "The request body did not arrive in time"),
     "version_conflict": (409, "The game changed; nothing was recorded"),
     "invite_used": (409, "This invite code has been used"),
     "umpire_token_limit": (409, "This game has as many live umpire tokens as it may have"),
