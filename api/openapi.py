@@ -792,9 +792,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "event with operation, phase and turn boundaries (JSON) and one self-contained HTML page "
                     "that steps through it offline. Umpires get the full log, everyone else the public view. "
                     "The job id is derived from game, version and audience: asking again returns the same job, "
-                    "and once made the same artifact. Watch it at `status_url`.",
+                    "and once made the same artifact. Watch it at `status_url`. At most WARLOG_GAME_JOBS (4) "
+                    "replay and statistics jobs of one game are queued or running at once: beyond, 503 "
+                    "game_jobs_busy with Retry-After.",
         replies={202: Reply("the job", _JOB_ACCEPTED)},
-        problems=(*READ, "queue_unavailable")),
+        problems=(*READ, "queue_unavailable", "game_jobs_busy")),
     ("get", "/api/v1/games/{game_id}/replays/{version}"): Op(
         "Download a replay", ANY, tag="jobs",
         params=(*_GAME, _path_param("version", "the version it was made at, or `latest`"), FORMAT_QUERY),
@@ -807,9 +809,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Make the game's statistics", ANY, tag="jobs", params=_GAME, body_required=False,
         description="Queues a job: dice faces per seat and die size against uniform (chi-square p-value), the "
                     "luck index per seat (successes against the exact expectation of each target rolled "
-                    "against), the VP timeline; JSON plus two SVG charts. Idempotent like the replay.",
+                    "against), the VP timeline; JSON plus two SVG charts. Idempotent like the replay, and "
+                    "counted with it against WARLOG_GAME_JOBS.",
         replies={202: Reply("the job", _JOB_ACCEPTED)},
-        problems=(*READ, "queue_unavailable")),
+        problems=(*READ, "queue_unavailable", "game_jobs_busy")),
     ("get", "/api/v1/games/{game_id}/statistics"): Op(
         "Download the game's statistics", ANY, tag="jobs", params=(*_GAME, STATS_QUERY, CHART_QUERY),
         description="The statistics made at `version` (default: the latest made) as JSON, or with `chart=faces` "

@@ -60,6 +60,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, "Too many event streams opened from this address; retry shortly"),
     "stream_capacity": (503, "Too many open event streams; retry shortly"),
     "statistics_busy": (503, "Statistics across games are already being made; retry shortly"),
+    "game_jobs_busy": (503, "This game's replays and statistics are already being made; retry shortly"),
     "queue_unavailable": (503, "The job queue does not answer; retry shortly"),
     "store_unavailable": (503, "The game store is busy or does not answer; retry shortly"),
     "damaged_log": (409, "The stored log of this game fails verification; it takes no orders until an operator acts"),

@@ -110,6 +110,7 @@ def _code_defaults() -> dict[str, object]:
         "WARLOG_ARTIFACT_MAX_AGE_DAYS": jobs.artifact_limits()[0] / 86400,  # in seconds
         "WARLOG_ARTIFACT_MAX_FILES": jobs.artifact_limits()[1],
         "WARLOG_STATISTICS_JOBS": limits.statistics_jobs(),
+        "WARLOG_GAME_JOBS": limits.game_jobs(),
         "WARLOG_REPLAY_ON_END": int(jobs.replay_on_end()),
         "WARLOG_DIGEST_HOUR": notify_jobs.digest_hour(),
         "WARLOG_CLOCK_SWEEP_SECONDS": sweep_seconds(),
