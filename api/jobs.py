@@ -239,7 +239,7 @@ def get_cross_statistics():
 def get_job(job_id: str):
     """A job's status: queued, started, scheduled (waiting to be retried), finished, failed, …"""
     try:
-        found = rqueue.fetch(job_id, redis()) if job_id.startswith("warlog-") else None
+        found = rqueue.fetch(job_id, redis()) if rqueue.is_ours(job_id) else None
         if found is None:
             raise ApiProblem("not_found", f"no job {job_id} (unknown, or expired after a week)")
         shown = rqueue.status_of(found)
