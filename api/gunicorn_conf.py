@@ -22,6 +22,8 @@ from __future__ import annotations
 import logging
 import os
 
+from gunicorn.glogging import Logger
+
 
 def _positive(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
@@ -54,6 +56,20 @@ loglevel = "info"
 # The path without its query string (%(U)s), never a request header (Authorization holds a
 # bearer token), the Referer or Basic auth's user.
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
+
+
+class AccessLog(Logger):
+    """gunicorn's logger, each text of an access line escaped (``api.problems.loggable``): the path
+    is logged decoded, and '%0A' in it wrote a line of the client's choosing into the log."""
+
+    def atoms(self, resp, req, environ, request_time):
+        from api.problems import loggable  # in a worker, where the app is loaded
+
+        found = super().atoms(resp, req, environ, request_time)
+        return {name: loggable(value) if isinstance(value, str) else value for name, value in found.items()}
+
+
+logger_class = AccessLog
 
 
 class ClientTimedOut(logging.Filter):

@@ -1,8 +1,11 @@
-"""The tenth attack round: what the nine before missed. A job id no job can have. (The connections that stall after their
+"""The tenth attack round: what the nine before missed. A job id no job can have, and a request
+path that writes lines of its own into the server's log. (The connections that stall after their
 head are tests/reliability/test_slow_clients.py's; the cap on a game's jobs is
 tests/workers/test_jobs_api.py's.)"""
 
 from __future__ import annotations
+
+import logging
 
 import pytest
 
@@ -14,3 +17,21 @@ def test_a_job_id_no_job_can_have_is_404_not_a_500(sqlite_client, job_id):
     GET /api/v1/jobs/warlog-a.b was a 500 for anyone, no token needed."""
     r = sqlite_client.get(f"/api/v1/jobs/{job_id}")
     assert r.status_code == 404 and r.json["code"] == "not_found", r.get_data(as_text=True)
+
+
+# ---------------------------------------------- a request's path writes no line of the log ----
+def test_a_path_holding_a_line_break_is_one_line_of_the_log(sqlite_client, caplog, monkeypatch):
+    """The path is decoded before it is logged: '%0A' in it was a line break in the log, so anyone
+    could write lines of their choosing there (a forged order, a forged warning)."""
+    from api import pages
+
+    def fail(name):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(pages, "find_ruleset", fail)  # a view that fails: its path is logged with the error
+    with caplog.at_level(logging.ERROR, logger="warlog.api"):
+        r = sqlite_client.get("/api/v1/rulesets/x%0A2026-11-29 WARNING forged line%0D%1B[2K")
+    assert r.status_code == 500 and r.json["code"] == "internal_error"
+    logged = [record.getMessage() for record in caplog.records if record.name == "warlog.api"]
+    assert logged and all("\n" not in m and "\r" not in m and "\x1b" not in m for m in logged), logged
+    assert any("/api/v1/rulesets/x\\n2026-11-29 WARNING forged line\\r\\x1b[2K" in m for m in logged), logged

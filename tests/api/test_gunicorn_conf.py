@@ -91,3 +91,24 @@ def test_a_client_that_took_nothing_of_its_answer_is_one_line_of_the_log_not_a_t
     assert (timed_out.levelno, timed_out.exc_info) == (logging.INFO, None), timed_out.__dict__
     assert "took nothing of its answer within WARLOG_CLIENT_TIMEOUT" in timed_out.getMessage()
     assert other.levelno == logging.ERROR and other.exc_info is not None  # any other socket error as before
+
+
+def test_a_path_holding_a_line_break_is_one_line_of_the_access_log(monkeypatch):
+    """gunicorn logs the decoded path (%(U)s): '%0A' in it wrote a line of the client's choosing
+    into the access log, e.g. a forged order from another address."""
+    from datetime import timedelta
+
+    from gunicorn.config import Config
+
+    conf = settings(monkeypatch)
+    cfg = Config()
+    cfg.set("access_log_format", conf["access_log_format"])
+    logger = conf["logger_class"](cfg)
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/x", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "10.0.0.9",
+               "PATH_INFO": '/api/v1/games/x\n10.0.0.1 [29/Nov/2026] "POST /api/v1/games/g/orders HTTP/1.1" 201\x1b[2K',
+               "HTTP_USER_AGENT": "agent\u2028two"}
+    response = SimpleNamespace(status="404 NOT FOUND", sent=12, headers=[])
+    atoms = logger.atoms(response, SimpleNamespace(headers=[]), environ, timedelta(milliseconds=3))
+    line = conf["access_log_format"] % atoms
+    assert "\n" not in line and "\x1b" not in line and "\u2028" not in line, line
+    assert '/api/v1/games/x\\n10.0.0.1 [29/Nov/2026] "POST' in line and "\\x1b[2K" in line and "agent\\u2028two" in line
