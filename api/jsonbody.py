@@ -18,6 +18,7 @@ from typing import Any
 
 import gevent
 from flask import current_app, request
+from gunicorn.http.errors import ParseException
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -92,6 +93,8 @@ def read_body() -> Any:
         # before the connection serves another request; else it closes the connection.
         raise ApiProblem("request_timeout", f"the request body had not all arrived after {seconds} s "
                          "(WARLOG_CLIENT_TIMEOUT); send the request again") from None
+    except ParseException as exc:  # gunicorn reads a chunked body as the app asks for it
+        raise ApiProblem("bad_request", f"the body's chunked transfer coding is malformed ({exc})") from None
     return parse(data)
 
 
