@@ -11,12 +11,14 @@ docs/api.md lists the limits.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 from typing import Any
 
 import gevent
+from gevent import monkey
 from flask import current_app, request
 from gunicorn.http.errors import ParseException
 from flask.json.provider import DefaultJSONProvider
@@ -78,9 +80,9 @@ def read_body() -> Any:
     try:
         # Gunicorn times a request's head (keepalive), not its body: a client that sends its head
         # and then part of a body, or nothing, would hold its connection of the worker for good.
-        # One deadline for the whole body (a reader that waits per read is held by a trickle);
-        # the gevent workers honour it, a server without gevent never reaches it.
-        with gevent.Timeout(seconds, _Late):
+        # One deadline for the whole body (a reader that waits per read is held by a trickle),
+        # kept by gevent's hub under the gevent workers; a server without gevent has none to keep.
+        with gevent.Timeout(seconds, _Late) if monkey.is_module_patched("socket") else contextlib.nullcontext():
             data = request.get_data(cache=True)
             limit = request.max_content_length
             if request.content_length is None and limit is not None and len(data) >= limit:
