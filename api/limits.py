@@ -6,7 +6,8 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
 ``off`` turns one off, ``WARLOG_RATE_LIMITS=off`` all of them (benchmarks and load tests do).
 
 - **Failed authentications** (``WARLOG_LIMIT_AUTH_FAILURES``, 60/minute per address): requests
-  answered 401 (a token that is not valid) or, for a join, 404 (an unknown invite code). Only
+  answered 401 (a token that is not valid) or, for a join, 404 (an unknown invite code) or 409
+  with an Idempotency-Key (not the key the invite was used with: a guess at the seat). Only
   failures count; once over, every request of that address that carries a token to the games' or
   jobs' routes, or joins, is 429 until the window lets it through: token and invite guessing.
 - **Game creation** (``WARLOG_GAMES_PER_ADDRESS`` games, 20, within ``WARLOG_GAMES_WINDOW_SECONDS``,
@@ -143,7 +144,13 @@ def _with_token() -> bool:
 
 
 def _failed(response: Response) -> bool:
-    return response.status_code == 401 or (request.endpoint == "games.join" and response.status_code == 404)
+    """A token that is not valid, an unknown invite code, or a join's Idempotency-Key that is not
+    the one the invite was used with (409 invite_used sent with a key): within an hour of a join
+    the code and the key take the seat's token again, and the game's creator holds every code."""
+    if response.status_code == 401:
+        return True
+    return request.endpoint == "games.join" and (
+        response.status_code == 404 or (response.status_code == 409 and "Idempotency-Key" in request.headers))
 
 
 RATE_LIMITS = (
