@@ -6,6 +6,7 @@ import logging
 import os
 
 from flask import Flask, jsonify
+from werkzeug.wsgi import ClosingIterator
 
 from api import limits, problems
 from domain.access import AccessStore
@@ -21,7 +22,7 @@ from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
-from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering
+from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering, whole_from_env
 
 
 # Sent with every response; a view that sets one of them keeps its own (the pages' CSP in
@@ -159,6 +160,35 @@ def max_umpire_tokens(given: object = None) -> int:
     return value
 
 
+def client_timeout(environ: dict | None = None) -> int:
+    """``WARLOG_CLIENT_TIMEOUT``: the seconds a client has to send a request's whole body, and to
+    take each part of an answer (30); a whole number, at least 1, or the server does not start."""
+    return whole_from_env("WARLOG_CLIENT_TIMEOUT", 30, environ, minimum=1)
+
+
+class ClientTimeout:
+    """WSGI middleware: while the app answers a request, a wait on the client's socket (a read of
+    the body, a write of the answer) gives up after ``seconds``. Gunicorn's gevent workers time
+    only a request's head (keepalive): a client that sent its head and then took nothing of a
+    large answer (an export) held its connection of the worker for good. Back to no timeout once
+    the answer is written, for gunicorn's own wait for the next request on the connection. On a
+    server that is not gunicorn (no ``gunicorn.socket``) it does nothing."""
+
+    def __init__(self, app, seconds: int):
+        self.app, self.seconds = app, seconds
+
+    def __call__(self, environ: dict, start_response):
+        sock = environ.get("gunicorn.socket")
+        if sock is None:
+            return self.app(environ, start_response)
+        sock.settimeout(self.seconds)
+        try:
+            return ClosingIterator(self.app(environ, start_response), lambda: sock.settimeout(None))
+        except BaseException:
+            sock.settimeout(None)
+            raise
+
+
 def read_settings() -> None:
     """The settings the web process reads later, when a stream opens or a job is queued: read once
     at start too, so that a malformed one stops the app naming it (ValueError), not those requests
@@ -185,8 +215,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     try:  # the limits, read once; a malformed value stops the app at start, not each request with a 500
         limits.read_settings(app.config)
         read_settings()
+        app.config.setdefault("WARLOG_CLIENT_TIMEOUT", client_timeout())
     except ValueError as exc:
         raise SystemExit(f"warlog: {exc}") from None
+    app.wsgi_app = ClientTimeout(app.wsgi_app, app.config["WARLOG_CLIENT_TIMEOUT"])
     service = app.config.get("WARLOG_SERVICE") or Warlog()
     app.extensions["warlog"] = service
     app.extensions["warlog_access"] = AccessStore.for_service(service)

@@ -19,7 +19,10 @@ Command-line options still override these (``warlog serve`` passes --bind and --
 
 from __future__ import annotations
 
+import logging
 import os
+
+from gunicorn.glogging import Logger
 
 
 def _positive(name: str, default: int) -> int:
@@ -55,12 +58,43 @@ loglevel = "info"
 access_log_format = '%(h)s %(t)s "%(m)s %(U)s %(H)s" %(s)s %(b)s %(M)sms "%(a)s"'
 
 
+class AccessLog(Logger):
+    """gunicorn's logger, each text of an access line escaped (``api.problems.loggable``): the path
+    is logged decoded, and '%0A' in it wrote a line of the client's choosing into the log."""
+
+    def atoms(self, resp, req, environ, request_time):
+        from api.problems import loggable  # in a worker, where the app is loaded
+
+        found = super().atoms(resp, req, environ, request_time)
+        return {name: loggable(value) if isinstance(value, str) else value for name, value in found.items()}
+
+
+logger_class = AccessLog
+
+
+class ClientTimedOut(logging.Filter):
+    """Gunicorn logs a write to a client that gave up after WARLOG_CLIENT_TIMEOUT (api/app.py
+    ClientTimeout) as a socket error with its traceback: it is a client that took nothing of its
+    answer, said in one line, so that such clients cannot fill the log with tracebacks."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, TimeoutError) and record.getMessage() == "Socket error processing request.":
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "a client took nothing of its answer within WARLOG_CLIENT_TIMEOUT seconds: connection closed",
+                (), None, None)
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
 def post_worker_init(worker) -> None:
     """Tell the stream module how many connections this worker serves at once and how to see
-    that it is stopping, so open streams end instead of holding it up."""
+    that it is stopping, so open streams end instead of holding it up; say a client that timed
+    out in one line."""
     from api import stream
 
     stream.configure(concurrency=worker.cfg.worker_connections, should_stop=lambda: not worker.alive)
+    worker.log.error_log.addFilter(ClientTimedOut())
 
 
 def worker_exit(server, worker) -> None:

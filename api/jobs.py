@@ -75,11 +75,22 @@ def _enqueue(func, jid: str, *args, meta: dict, artifact: Path):
     return found
 
 
-def _across_jobs_waiting() -> set[str]:
-    """The ids of the cross-game statistics jobs queued, running or waiting for a retry."""
+def _jobs_waiting(*starts: str) -> set[str]:
+    """The ids of the jobs queued, running or waiting for a retry whose ids start with one of ``starts``."""
     q = queue()
-    ids = [*q.get_job_ids(), *q.started_job_registry.get_job_ids(), *q.scheduled_job_registry.get_job_ids()]
-    return {jid for jid in ids if jid.startswith(rqueue.job_id("across", ""))}
+    try:
+        ids = [*q.get_job_ids(), *q.started_job_registry.get_job_ids(), *q.scheduled_job_registry.get_job_ids()]
+    except RedisError as exc:
+        raise _unavailable(exc) from None
+    return {jid for jid in ids if jid.startswith(starts)}
+
+
+def _at_most(jid: str, waiting: set[str], cap: int, code: str, what: str, setting: str) -> None:
+    """Refuse a new job ``jid`` (503 ``code``) while ``cap`` jobs like it are waiting; 0: no cap.
+    The same job asked for again is never refused: it is found, not queued."""
+    if cap and jid not in waiting and len(waiting) >= cap:
+        raise ApiProblem(code, f"{len(waiting)} jobs of {what} are queued or running ({setting}: {cap}); "
+                         "ask again once one has finished", {"Retry-After": "30"})
 
 
 def _accepted(jid: str, result_url: str, **extra):
@@ -133,6 +144,9 @@ class RulesetQuery(Schema):
                              metadata={"description": "true: count sandboxes too (they are left out by default)"})
 
 
+GAME_JOBS = ("replay", "stats")  # the kinds of job of one game, counted together against WARLOG_GAME_JOBS
+
+
 # ================================================================================= replays ====
 @bp.post("/games/<game_id>/replays")
 def post_replay(game_id: str):
@@ -166,6 +180,11 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
     version = service().get_game(caller.game_id).version
     audience = _audience(caller)
     jid = rqueue.job_id(prefix, caller.game_id, f"v{version}", audience)
+    # Each version is a job, and a seat moves the version on at will: bounded per game, so that one
+    # client's game cannot fill the queue ahead of every other game's jobs (and the mails).
+    _at_most(jid, _jobs_waiting(*(rqueue.job_id(kind, caller.game_id, "") for kind in GAME_JOBS)),
+             current_app.config["WARLOG_GAME_JOBS"], "game_jobs_busy", "this game's replays and statistics",
+             "WARLOG_GAME_JOBS")
     _enqueue(func, jid, caller.game_id, version, audience, str(artifacts()),
              meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience},
              artifact=work.artifact_path(artifacts(), prefix, caller.game_id, version, audience,
@@ -196,15 +215,8 @@ def post_cross_statistics():
     key = hashlib.sha256(("\n".join(ids) + f"\n{head}").encode()).hexdigest()[:20]
     name = work.across_name(ruleset, sandboxes)
     jid = rqueue.job_id("across", name, key)
-    cap = current_app.config["WARLOG_STATISTICS_JOBS"]  # 0: no cap
-    try:
-        waiting = _across_jobs_waiting()
-    except RedisError as exc:
-        raise _unavailable(exc) from None
-    if cap and jid not in waiting and len(waiting) >= cap:
-        raise ApiProblem("statistics_busy", f"{len(waiting)} jobs of statistics across games are queued or "
-                         f"running (WARLOG_STATISTICS_JOBS: {cap}); ask again once one has finished",
-                         {"Retry-After": "30"})
+    _at_most(jid, _jobs_waiting(rqueue.job_id("across", "")), current_app.config["WARLOG_STATISTICS_JOBS"],
+             "statistics_busy", "statistics across games", "WARLOG_STATISTICS_JOBS")
     _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()), sandboxes,
              meta={"kind": "statistics_across", "ruleset": ruleset, "sandbox": sandboxes, "games": len(ids)},
              artifact=artifacts() / f"across-{name}-{key}.json")
@@ -227,7 +239,7 @@ def get_cross_statistics():
 def get_job(job_id: str):
     """A job's status: queued, started, scheduled (waiting to be retried), finished, failed, …"""
     try:
-        found = rqueue.fetch(job_id, redis()) if job_id.startswith("warlog-") else None
+        found = rqueue.fetch(job_id, redis()) if rqueue.is_ours(job_id) else None
         if found is None:
             raise ApiProblem("not_found", f"no job {job_id} (unknown, or expired after a week)")
         shown = rqueue.status_of(found)

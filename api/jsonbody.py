@@ -4,18 +4,23 @@
 ``MAX_BODY`` bytes (with or without Content-Length), UTF-8 JSON, and within the limits below, so
 that nothing a reader cannot take back reaches the service. A body that is not JSON is 400
 ``bad_request`` (NaN and Infinity are not JSON); a body too large is 413 ``payload_too_large``;
-JSON beyond a limit is 422 ``invalid_request``, its ``errors`` naming where. docs/api.md lists
-the limits.
+JSON beyond a limit is 422 ``invalid_request``, its ``errors`` naming where; a body that has not
+all arrived within ``WARLOG_CLIENT_TIMEOUT`` seconds of the first read is 408 ``request_timeout``.
+docs/api.md lists the limits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 from typing import Any
 
-from flask import request
+import gevent
+from gevent import monkey
+from flask import current_app, request
+from gunicorn.http.errors import ParseException
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -65,15 +70,33 @@ def _constant(text: str) -> Any:
 _DECODER = json.JSONDecoder(parse_int=_whole, parse_float=_real, parse_constant=_constant)
 
 
+class _Late(Exception):
+    """The request body had not all arrived by its deadline."""
+
+
 def read_body() -> Any:
     """The request's JSON body, within every limit of the module docstring; ``ApiProblem`` if not."""
-    data = request.get_data(cache=True)
-    limit = request.max_content_length
-    if request.content_length is None and limit is not None and len(data) >= limit:
-        # Without Content-Length (a chunked body) werkzeug stops reading at the limit without
-        # saying more was sent: one byte more on the input means the body was too large.
-        if request.environ["wsgi.input"].read(1):
-            raise RequestEntityTooLarge(f"a request body is at most {limit} bytes")
+    seconds = current_app.config["WARLOG_CLIENT_TIMEOUT"]
+    try:
+        # Gunicorn times a request's head (keepalive), not its body: a client that sends its head
+        # and then part of a body, or nothing, would hold its connection of the worker for good.
+        # One deadline for the whole body (a reader that waits per read is held by a trickle),
+        # kept by gevent's hub under the gevent workers; a server without gevent has none to keep.
+        with gevent.Timeout(seconds, _Late) if monkey.is_module_patched("socket") else contextlib.nullcontext():
+            data = request.get_data(cache=True)
+            limit = request.max_content_length
+            if request.content_length is None and limit is not None and len(data) >= limit:
+                # Without Content-Length (a chunked body) werkzeug stops reading at the limit without
+                # saying more was sent: one byte more on the input means the body was too large.
+                if request.environ["wsgi.input"].read(1):
+                    raise RequestEntityTooLarge(f"a request body is at most {limit} bytes")
+    except (_Late, TimeoutError):  # TimeoutError: one read waited as long (api/app.py ClientTimeout)
+        # What is left of the body gunicorn reads within keepalive, as it reads a request's head,
+        # before the connection serves another request; else it closes the connection.
+        raise ApiProblem("request_timeout", f"the request body had not all arrived after {seconds} s "
+                         "(WARLOG_CLIENT_TIMEOUT); send the request again") from None
+    except ParseException as exc:  # gunicorn reads a chunked body as the app asks for it
+        raise ApiProblem("bad_request", f"the body's chunked transfer coding is malformed ({exc})") from None
     return parse(data)
 
 

@@ -6,7 +6,8 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
 ``off`` turns one off, ``WARLOG_RATE_LIMITS=off`` all of them (benchmarks and load tests do).
 
 - **Failed authentications** (``WARLOG_LIMIT_AUTH_FAILURES``, 60/minute per address): requests
-  answered 401 (a token that is not valid) or, for a join, 404 (an unknown invite code). Only
+  answered 401 (a token that is not valid) or, for a join, 404 (an unknown invite code) or 409
+  with an Idempotency-Key (not the key the invite was used with: a guess at the seat). Only
   failures count; once over, every request of that address that carries a token to the games' or
   jobs' routes, or joins, is 429 until the window lets it through: token and invite guessing.
 - **Game creation** (``WARLOG_GAMES_PER_ADDRESS`` games, 20, within ``WARLOG_GAMES_WINDOW_SECONDS``,
@@ -17,6 +18,8 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
 - **Stream openings** (``WARLOG_LIMIT_STREAMS``, 60/minute per address): event streams opened.
 - **Cross-game statistics**: at most ``WARLOG_STATISTICS_JOBS`` (default 2) such jobs queued or
   running at once (api/jobs.py), beyond: 503 ``statistics_busy`` with ``Retry-After``.
+- **One game's replays and statistics**: at most ``WARLOG_GAME_JOBS`` (default 4) jobs of one game
+  queued or running at once (api/jobs.py), beyond: 503 ``game_jobs_busy`` with ``Retry-After``.
 
 Counts are kept in the app's Redis (``REDIS_URL``, the embedded one under ``make run``;
 ``WARLOG_RATE_LIMIT_STORAGE`` names another store, e.g. ``memory://``), so every web process counts
@@ -57,6 +60,7 @@ CREATIONS = {"games.create_game", "games.fork_sandbox"}
 
 
 ZERO = {"WARLOG_GAMES_PER_ADDRESS": "0: no limit", "WARLOG_STATISTICS_JOBS": "0: no limit",
+        "WARLOG_GAME_JOBS": "0: no limit",
         "WARLOG_TRUSTED_PROXIES": "0: X-Forwarded-For is not trusted"}  # what 0 means, for the refusal
 
 
@@ -81,6 +85,10 @@ def games_window(environ: Mapping[str, str] | None = None) -> int:
 
 def statistics_jobs(environ: Mapping[str, str] | None = None) -> int:
     return _setting("WARLOG_STATISTICS_JOBS", 2, environ)
+
+
+def game_jobs(environ: Mapping[str, str] | None = None) -> int:
+    return _setting("WARLOG_GAME_JOBS", 4, environ)
 
 
 def rate_limit(name: str, default: str, environ: Mapping[str, str] | None = None) -> str:
@@ -136,7 +144,13 @@ def _with_token() -> bool:
 
 
 def _failed(response: Response) -> bool:
-    return response.status_code == 401 or (request.endpoint == "games.join" and response.status_code == 404)
+    """A token that is not valid, an unknown invite code, or a join's Idempotency-Key that is not
+    the one the invite was used with (409 invite_used sent with a key): within an hour of a join
+    the code and the key take the seat's token again, and the game's creator holds every code."""
+    if response.status_code == 401:
+        return True
+    return request.endpoint == "games.join" and (
+        response.status_code == 404 or (response.status_code == 409 and "Idempotency-Key" in request.headers))
 
 
 RATE_LIMITS = (
@@ -164,6 +178,7 @@ def read_settings(config: dict) -> None:
     config.setdefault("WARLOG_GAMES_PER_ADDRESS", games_per_address())
     config.setdefault("WARLOG_GAMES_WINDOW_SECONDS", games_window())
     config.setdefault("WARLOG_STATISTICS_JOBS", statistics_jobs())
+    config.setdefault("WARLOG_GAME_JOBS", game_jobs())
     for limit in RATE_LIMITS:
         if limit.default is not None:
             config.setdefault(limit.setting, rate_limit(limit.setting, limit.default))

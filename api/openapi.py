@@ -62,7 +62,7 @@ _SECURITY = {NONE: [], ANY: [{}, {"bearerAuth": []}], SEAT: [{"bearerAuth": []}]
 
 # Problem codes shared by many rows of the table. store_unavailable (503) and internal_error (500)
 # are added to every operation.
-BODY = ("bad_request", "unsupported_media_type", "payload_too_large", "invalid_request")
+BODY = ("bad_request", "request_timeout", "unsupported_media_type", "payload_too_large", "invalid_request")
 AUTH_READ = ("unauthorized", "game_not_found")
 AUTH_WRITE = ("unauthorized", "forbidden", "game_not_found")
 LOADS = ("damaged_log",)  # the operation loads the game's log, which may have been changed outside warlog
@@ -792,9 +792,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "event with operation, phase and turn boundaries (JSON) and one self-contained HTML page "
                     "that steps through it offline. Umpires get the full log, everyone else the public view. "
                     "The job id is derived from game, version and audience: asking again returns the same job, "
-                    "and once made the same artifact. Watch it at `status_url`.",
+                    "and once made the same artifact. Watch it at `status_url`. At most WARLOG_GAME_JOBS (4) "
+                    "replay and statistics jobs of one game are queued or running at once: beyond, 503 "
+                    "game_jobs_busy with Retry-After.",
         replies={202: Reply("the job", _JOB_ACCEPTED)},
-        problems=(*READ, "queue_unavailable")),
+        problems=(*READ, "queue_unavailable", "game_jobs_busy")),
     ("get", "/api/v1/games/{game_id}/replays/{version}"): Op(
         "Download a replay", ANY, tag="jobs",
         params=(*_GAME, _path_param("version", "the version it was made at, or `latest`"), FORMAT_QUERY),
@@ -807,9 +809,10 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Make the game's statistics", ANY, tag="jobs", params=_GAME, body_required=False,
         description="Queues a job: dice faces per seat and die size against uniform (chi-square p-value), the "
                     "luck index per seat (successes against the exact expectation of each target rolled "
-                    "against), the VP timeline; JSON plus two SVG charts. Idempotent like the replay.",
+                    "against), the VP timeline; JSON plus two SVG charts. Idempotent like the replay, and "
+                    "counted with it against WARLOG_GAME_JOBS.",
         replies={202: Reply("the job", _JOB_ACCEPTED)},
-        problems=(*READ, "queue_unavailable")),
+        problems=(*READ, "queue_unavailable", "game_jobs_busy")),
     ("get", "/api/v1/games/{game_id}/statistics"): Op(
         "Download the game's statistics", ANY, tag="jobs", params=(*_GAME, STATS_QUERY, CHART_QUERY),
         description="The statistics made at `version` (default: the latest made) as JSON, or with `chart=faces` "
@@ -867,7 +870,8 @@ INFO = (
     "against the game's rules, rolls every die from committed-then-revealed seeds and records "
     "everything in a hash-chained log. Errors are RFC 9457 problems (`application/problem+json`) "
     "with a stable `code`. Request bodies are UTF-8 JSON of at most 64 KiB, with or without "
-    "Content-Length (more is 413 payload_too_large); NaN and Infinity are not JSON (400 bad_request). "
+    "Content-Length (more is 413 payload_too_large), all of it within WARLOG_CLIENT_TIMEOUT seconds (30; else 408 "
+    "request_timeout); NaN and Infinity are not JSON (400 bad_request). "
     "Beyond these limits a body is 422 invalid_request, `errors` naming where: arrays and objects nested "
     "at most 16 deep, at most 200 members each and 2,000 values in all; whole numbers within "
     "±9007199254740991 (2**53 − 1) and finite numbers only; texts of at most 4,000 characters and keys "

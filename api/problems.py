@@ -8,6 +8,7 @@ can cause is a 5xx.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from eventsourcing.persistence import InterfaceError, OperationalError
@@ -32,6 +33,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "not_found": (404, "Not found"),
     "game_not_found": (404, "No such game"),
     "method_not_allowed": (405, "Method not allowed"),
+    "request_timeout": (408, "The request body did not arrive in time"),
     "version_conflict": (409, "The game changed; nothing was recorded"),
     "invite_used": (409, "This invite code has been used"),
     "umpire_token_limit": (409, "This game has as many live umpire tokens as it may have"),
@@ -59,11 +61,24 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_streams": (429, "Too many event streams opened from this address; retry shortly"),
     "stream_capacity": (503, "Too many open event streams; retry shortly"),
     "statistics_busy": (503, "Statistics across games are already being made; retry shortly"),
+    "game_jobs_busy": (503, "This game's replays and statistics are already being made; retry shortly"),
     "queue_unavailable": (503, "The job queue does not answer; retry shortly"),
     "store_unavailable": (503, "The game store is busy or does not answer; retry shortly"),
     "damaged_log": (409, "The stored log of this game fails verification; it takes no orders until an operator acts"),
     "internal_error": (500, "Internal server error"),
 }
+
+
+# What a log line never holds as it is: line breaks (\r, \n, U+2028/9) would start a line of the
+# client's choosing, the other controls (a terminal's escape) and the bidirectional overrides would
+# rewrite what a reader sees; the backslash too, so that a "\n" the client wrote stays told apart.
+_UNLOGGABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\\]")
+
+
+def loggable(text: str) -> str:
+    """``text`` (a request's path, a header) for one line of a log: what it may not hold as it is,
+    backslash-escaped as Python writes it (``\n``, ``\x1b``, ``\u2028``, ``\\``)."""
+    return _UNLOGGABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class ApiProblem(Exception):
@@ -139,5 +154,5 @@ def register(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
         # A server bug: logged with its traceback, never the request's headers (tokens).
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        log.exception("unhandled error on %s %s", request.method, loggable(request.path))
         return problem("internal_error", "the server failed; the error was logged")

@@ -1238,8 +1238,12 @@ class Game(Aggregate):
             raise RuleViolation(clocks.RULE, "no deadline is running")
         if seat in clock["seats"]:
             raise RuleViolation(clocks.RULE, f"{seat} is to move itself: another seat gives it more time")
+        try:  # extensions add up without a bound: some 48,700 of 60 days reach the last day there is
+            later = max(clocks.parse(clock["deadline"]), now) + timedelta(days=days)
+        except OverflowError:
+            raise RuleViolation(clocks.RULE, f"{days} more day{'s' if days > 1 else ''} would take the deadline "
+                                             f"({clock['deadline']}) past the year 9999") from None
         signature = self._check_command_signature(seat, signatures.EXTENSION, {"days": days}, signed)
-        later = max(clocks.parse(clock["deadline"]), now) + timedelta(days=days)
         self.trigger_event(ev.ExtensionGranted, seat=seat, days=days, rule=clocks.RULE, command_id=command_id)
         self._record_command_signature(seat, signatures.EXTENSION, signature)
         self.trigger_event(ev.DeadlineExtended, seats=clock["seats"], deadline=clocks.stamp(later),

@@ -100,6 +100,15 @@ def enqueue_once(q: Queue, func: Callable | str, jid: str, *args: Any, meta: dic
         return job, True
 
 
+_OURS = re.compile("warlog-[A-Za-z0-9_-]+")  # what job_id makes, within rq's alphabet
+
+
+def is_ours(jid: str) -> bool:
+    """Whether ``jid`` is an id ``job_id`` could have made: any other text is no job of ours, and
+    one outside rq's alphabet (``warlog-a.b``) is refused by rq with a ValueError."""
+    return _OURS.fullmatch(jid) is not None
+
+
 def fetch(jid: str, conn: Redis) -> Job | None:
     try:
         return Job.fetch(jid, connection=conn)

@@ -101,6 +101,23 @@ def test_unknown_invite_codes_count_as_failures(app_with):
                        environ_base={"REMOTE_ADDR": OTHER}).status_code == 201
 
 
+def test_join_keys_guessed_for_a_used_invite_count_as_failures(app_with):
+    """Within an hour of a join, its invite code and Idempotency-Key take the seat's token again
+    (docs/api.md, Idempotency). The game's creator holds every invite code, so the key is the only
+    secret; a wrong one (409 invite_used) counted for nothing, and a key chosen by hand ('join-1')
+    could be guessed at any rate."""
+    client = app_with(WARLOG_LIMIT_AUTH_FAILURES="2 per 60 second").test_client()
+    game = make_game(client, join=False)
+    join = f"/api/v1/games/{game.game_id}/join"
+    body = {"invite_code": game.invites["Blue"], "handle": "ann"}
+    assert client.post(join, json=body, headers={"Idempotency-Key": "join-7f3a"},
+                       environ_base={"REMOTE_ADDR": OTHER}).status_code == 201  # Ann joins, from her address
+    assert [client.post(join, json=body, headers={"Idempotency-Key": f"join-{n}"}).status_code
+            for n in range(2)] == [409, 409]
+    refused(client.post(join, json=body, headers={"Idempotency-Key": "join-7f3a"}),
+            "too_many_failures", "WARLOG_LIMIT_AUTH_FAILURES", 60)
+
+
 # ---------------------------------------------------------------------------- game creation ----
 def test_game_creation_is_counted_per_address_in_redis(app_with, redis_url, prefix):  # noqa: F811
     app = app_with(WARLOG_GAMES_PER_ADDRESS=2, WARLOG_GAMES_WINDOW_SECONDS=2)

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from domain import clock as clocks
 from domain import signatures
 from domain.verify import verify_text
 from tests.api.conftest import ApiGame, bearer, export_verifies, start_game
@@ -274,3 +275,18 @@ def test_tc_4_an_imported_games_summary_does_not_show_it_timed_out_by_this_serve
     game, _ = turns_game(client, {"days": 3})  # a game played here: its clock runs
     played = summary(client, game)["clock"]
     assert played["running"] is True and played["seconds_left"] == 3 * 86400
+
+
+def test_tc_5_an_extension_past_the_last_day_a_deadline_can_have_is_refused_not_a_500(client, clock):
+    """Extensions add up without a bound (each from the deadline, 60 days at most): some 48,700 of
+    them, which the seat not to move may give, bring a deadline to the year 9999, and the next one
+    raised OverflowError (500). The server's clock is moved there instead of giving them all."""
+    clock.at = datetime(9999, 10, 1, tzinfo=timezone.utc)
+    game, _ = turns_game(client, {"days": 60})
+    before = summary(client, game)
+    r = client.post(f"/api/v1/games/{game.game_id}/extension", json={"days": 60}, headers=game.seats["Black"])
+    assert r.status_code == 422 and r.json["code"] == "rule_violation", r.get_data(as_text=True)
+    assert r.json["rule"] == clocks.RULE and "9999" in r.json["detail"], r.json
+    assert summary(client, game)["version"] == before["version"]  # nothing recorded
+    r = client.post(f"/api/v1/games/{game.game_id}/extension", json={"days": 1}, headers=game.seats["Black"])
+    assert r.status_code == 201, r.json  # a day still fits

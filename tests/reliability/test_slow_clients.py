@@ -11,6 +11,7 @@ finish their headers. Loopback only; every socket has a timeout and is closed at
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import time
 import uuid
@@ -92,3 +93,89 @@ def test_300_half_open_connections_and_open_streams_do_not_stop_health_checks_or
                 with contextlib.suppress(Exception):
                     s.close()
 
+
+
+# ---------------------------------------------- a body that never comes, an answer never read ----
+# The request head is bounded by ``keepalive`` (above); a body is read, and an answer written, once
+# the app runs, which gunicorn does not time. Without a bound of their own, a connection that sent
+# its head and then stopped (or took no answer) held its connection of the worker for good: a few
+# thousand of them, anonymous, stopped the server. WARLOG_CLIENT_TIMEOUT bounds both.
+CLIENT_TIMEOUT = 2  # seconds, for these tests (the default is 30)
+STALLED_BODY = (b"POST /api/v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 100\r\n\r\n{\"ruleset\"")  # 10 bytes of the 100 promised, then nothing
+
+
+def stalled(url: str, count: int, head: bytes, rcvbuf: int | None = None) -> list[socket.socket]:
+    u = urlsplit(url)
+    opened = []
+    for _ in range(count):
+        s = socket.socket()
+        if rcvbuf is not None:  # a reader that takes nothing: the answer fills its window at once
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        s.settimeout(5)
+        s.connect((u.hostname, u.port))
+        s.sendall(head)
+        opened.append(s)
+    return opened
+
+
+def read_all(s: socket.socket, within: float) -> bytes:
+    """Everything the server sends until it closes the connection, within ``within`` seconds."""
+    s.settimeout(within)
+    got = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := s.recv(65536):
+            got += chunk
+    return got
+
+
+@pytest.mark.slow
+def test_a_body_that_stops_coming_is_answered_408_and_its_connection_closed(tmp_path):
+    with live_server(tmp_path, WEB_CONCURRENCY="1", WARLOG_CLIENT_TIMEOUT=str(CLIENT_TIMEOUT)) as url:
+        s, = stalled(url, 1, STALLED_BODY)
+        try:
+            started = time.monotonic()
+            answer = read_all(s, CLIENT_TIMEOUT + 8)  # a socket.timeout here: the server still waits
+            took = time.monotonic() - started
+        finally:
+            s.close()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408"), answer[:300]
+        assert json.loads(body)["code"] == "request_timeout", body
+        assert CLIENT_TIMEOUT - 0.5 <= took <= CLIENT_TIMEOUT + 5, took
+        assert b'"ruleset"' not in body  # nothing of what was sent is echoed
+
+
+def big_public_game(url: str) -> Game:
+    """A public game whose export is about 5 MB, more than the kernel buffers of a connection on
+    this machine hold (net.ipv4.tcp_wmem's 4 MB): 160 notes of 4,000 four-byte characters."""
+    game = Game(url)
+    for n in range(160):
+        status, body, _ = game.note("Blue" if n % 2 else "Red", "\N{SMILING FACE WITH OPEN MOUTH}" * 4000)
+        assert status == 201, body
+    return game
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["body never sent", "export never read"])
+def test_connections_that_stall_after_their_head_do_not_hold_the_worker_for_good(tmp_path, how):
+    """One worker of 20 connections; 30 stall after their head, more than it holds. They are let
+    go after WARLOG_CLIENT_TIMEOUT, and /healthz answers again (it never did before)."""
+    with live_server(tmp_path, WEB_CONCURRENCY="1", WARLOG_CONNECTIONS="20", WARLOG_RATE_LIMITS="off",
+                     WARLOG_CLIENT_TIMEOUT=str(CLIENT_TIMEOUT)) as url:
+        if how == "body never sent":
+            slow = stalled(url, 30, STALLED_BODY)
+        else:  # a reader that takes none of an answer larger than the buffers between them
+            game = big_public_game(url)
+            slow = stalled(url, 30, f"GET /api/v1/games/{game.id}/export HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                           .encode(), rcvbuf=1024)
+        try:
+            deadline = time.monotonic() + CLIENT_TIMEOUT + 15
+            answered = None
+            while answered is None and time.monotonic() < deadline:
+                with contextlib.suppress(OSError):
+                    answered = http_json("GET", f"{url}/healthz", timeout=2)[0]
+            assert answered == 200, f"/healthz did not answer while 30 connections stall ({how})"
+        finally:
+            for s in slow:
+                s.close()

@@ -75,7 +75,7 @@ def _clean(monkeypatch, tmp_path):
 def _code_defaults() -> dict[str, object]:
     """What each setting is when it is unset, asked of the code that reads it."""
     from api import limits
-    from api.app import max_umpire_tokens
+    from api.app import client_timeout, max_umpire_tokens
     from api.cli import build_parser
     from api.stream import StreamSettings, budget_limit
     from domain.service import Warlog, game_cache_bytes
@@ -100,6 +100,7 @@ def _code_defaults() -> dict[str, object]:
         "WARLOG_STREAM_HEARTBEAT_SECONDS": stream.heartbeat,
         "WARLOG_STREAM_MAX_SECONDS": stream.max_life,
         "WARLOG_MAX_UMPIRE_TOKENS": max_umpire_tokens(),
+        "WARLOG_CLIENT_TIMEOUT": client_timeout(),
         "REDIS_URL": queue.redis_url(),
         "WARLOG_QUEUE": queue.queue_name(),
         "WARLOG_JOB_TIMEOUT": queue.job_timeout(),
@@ -109,6 +110,7 @@ def _code_defaults() -> dict[str, object]:
         "WARLOG_ARTIFACT_MAX_AGE_DAYS": jobs.artifact_limits()[0] / 86400,  # in seconds
         "WARLOG_ARTIFACT_MAX_FILES": jobs.artifact_limits()[1],
         "WARLOG_STATISTICS_JOBS": limits.statistics_jobs(),
+        "WARLOG_GAME_JOBS": limits.game_jobs(),
         "WARLOG_REPLAY_ON_END": int(jobs.replay_on_end()),
         "WARLOG_DIGEST_HOUR": notify_jobs.digest_hour(),
         "WARLOG_CLOCK_SWEEP_SECONDS": sweep_seconds(),

@@ -71,7 +71,8 @@ def test_gunicorns_settings_name_a_value_that_is_not_a_whole_number(monkeypatch,
 @pytest.mark.parametrize(("name", "zero"), [("WARLOG_TRUSTED_PROXIES", " (0: X-Forwarded-For is not trusted)"),
                                             ("WARLOG_GAMES_WINDOW_SECONDS", ""),
                                             ("WARLOG_GAMES_PER_ADDRESS", " (0: no limit)"),
-                                            ("WARLOG_STATISTICS_JOBS", " (0: no limit)")])
+                                            ("WARLOG_STATISTICS_JOBS", " (0: no limit)"),
+                                            ("WARLOG_GAME_JOBS", " (0: no limit)")])
 def test_a_malformed_count_is_refused_saying_what_0_means_for_it(monkeypatch, name, zero):
     """0 proxies is not "no limit" (docs/configuration.md): each refusal says what 0 is for that setting."""
     from api.app import create_app

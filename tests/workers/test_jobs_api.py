@@ -259,6 +259,28 @@ def test_statistics_across_games_are_made_by_at_most_so_many_jobs_at_once(setup,
     assert _post(client, rq_env, "/api/v1/statistics?ruleset=freeform")["job_id"] != first["job_id"]
 
 
+def test_replays_and_statistics_of_one_game_are_made_by_at_most_so_many_jobs_at_once(setup):
+    """Each version of a game is a job of its own, and a seat moves the version on at will (an
+    annotation, or a spectator token's once the game has ended: 120 writes a minute per token):
+    one client queued a replay or statistics job of a large game for each, ahead of every other
+    game's jobs and of the mails on the same queue. WARLOG_GAME_JOBS bounds a game's jobs."""
+    client, rq_env, data_dir, _ = setup
+    client.application.config["WARLOG_GAME_JOBS"] = 2  # read at start (api/app.py)
+    game, other = _game(client), _game(client)
+    replays, statistics = (f"/api/v1/games/{game.game_id}/{what}" for what in ("replays", "statistics"))
+    first = _post(client, rq_env, replays, headers=game.seats["Blue"])
+    assert _post(client, rq_env, statistics, headers=game.seats["Blue"])["job_id"] != first["job_id"]
+    assert _post(client, rq_env, replays)["job_id"] == first["job_id"]  # the same version again: its job
+    assert game.order(client, "Blue", ROLL, "one more").status_code == 201  # a new version: a new job
+    for url in (replays, statistics):
+        refused = client.post(url, headers=game.seats["Red"])
+        assert refused.status_code == 503 and refused.json["code"] == "game_jobs_busy", refused.json
+        assert refused.headers["Retry-After"] == "30" and "WARLOG_GAME_JOBS" in refused.json["detail"]
+    _post(client, rq_env, f"/api/v1/games/{other.game_id}/replays")  # another game's are its own
+    rq_env.work(data_dir)
+    assert _post(client, rq_env, replays)["job_id"] != first["job_id"]  # made: room for the next
+
+
 def test_old_artifacts_are_pruned_and_one_asked_for_again_is_made_again(setup, monkeypatch):
     client, rq_env, data_dir, artifacts = setup
     game = _game(client)
