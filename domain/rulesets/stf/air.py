@@ -51,7 +51,8 @@ STF 10.10  The best units for each job: H to strike, L to escort, M to fill; les
 STF 10.11  Strike squadrons are filled before escorts; the stronger of two alike strikes.
 STF 10.12  A US strike takes an EW squadron; US and NATO keep their AEW on CAP.
 STF 10.13  A task force does not strike on consecutive turns unless Precise with two CVs.
-STF 10.14  Its aircraft attack CVs with diffusion bombs, else ASMs at freighters, BB, CG, DD, FF, PC.
+STF 10.14  Its aircraft attack CVs with diffusion bombs, else ASMs at freighters, BB, CG, DD, FF, PC;
+           within a class (and among CVs) the highest VP first, equal ships in order by dice (11.2).
 STF 10.15  The strike enters by a sector rolled 1D6 and departs by the opposite one.
 STF 10.16  Two strike squadrons enter and depart by the same sectors.
 STF 13.10  Badger and Backfire values (data/air.json "aircraft").
@@ -485,19 +486,27 @@ def package(state: dict, origin: str, strike: int, escort: int, nation: str) -> 
             "short": {"strike": strike - len(strikers), "escort": escort - len(escorts)}}
 
 
-def attack_plan(state: dict, target: dict) -> dict:
-    """STF 10.14 (a task force) or 9.3, 9.6 (an airbase): how the strike attacks."""
+def attack_plan(ctx: Ctx, origin: str, target: dict) -> dict:
+    """STF 10.14 (a task force) or 9.3, 9.6 (an airbase): how the strike attacks. The ships in the
+    order they are attacked: the CVs, else the class order; within it the highest VP first and
+    equal ships put in order by dice, as 11.2 aims its missiles in the same order (11.3: "resolve
+    the choice of same-value ship targets at random")."""
+    from domain.rulesets.stf.combat import order_by  # imported late: combat imports this module
     if target["kind"] == "airbase":
         return {"attack": BASE["attack"], "to_hit": BASE["to_hit"], "airbase_ring": BASE["ring"],
                 "airbase_aa": BASE["aa"], "aa_rings": list(BASE["aa_rings"]), "rule": "STF 9.3, 9.6"}
-    ships = afloat(state, target["id"])
-    cvs = [u["id"] for u in ships if u.get("class") == "CV"]
+    ships = afloat(ctx.state, target["id"])
+    cvs = [u for u in ships if u.get("class") == "CV"]
     if cvs:
-        return {"attack": "diffusion bombs", "targets": cvs, "rule": "STF 10.14"}
+        ranked = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule="STF 10.14",
+                          purpose=f"{origin}'s air strike: the CV attacked first among equal values")
+        return {"attack": "diffusion bombs", "targets": [u["id"] for u in ranked], "rule": "STF 10.14"}
     order = list(DOCTRINE["asm_targets"])
     for cls, after in DOCTRINE.get("asm_unlisted_after", {}).items():  # a CL, which the text does not name
         order.insert(order.index(after) + 1, cls)
-    ranked = sorted((u for u in ships if u.get("class") in order), key=lambda u: (order.index(u["class"]), u["id"]))
+    ranked = order_by(ctx, [u for u in ships if u.get("class") in order],
+                      lambda u: (-order.index(u["class"]), u.get("vp", 0)), rule="STF 10.14",
+                      purpose=f"{origin}'s air strike: the ASM target order among equal ships")
     return {"attack": "ASM", "targets": [u["id"] for u in ranked], "target_order": list(order), "rule": "STF 10.14"}
 
 
@@ -604,7 +613,7 @@ def _consider(ctx: Ctx, origin: str) -> None:
     detail = {"group": origin, "target": target["id"], "target_kind": target["kind"], "megahexes": target["megahexes"],
               "nation": nation, "table": reading.result, **{k: pack[k] for k in ("strike", "escort", "ew")},
               "short": pack["short"], "entry_sector": enter, "exit_sector": depart,
-              "cap": cap(ctx.state, origin), "plan": attack_plan(ctx.state, target)}
+              "cap": cap(ctx.state, origin), "plan": attack_plan(ctx, origin, target)}
     harpoons = harpoon_squadrons(ctx.state, origin, pack["strike"]) if detail["plan"]["attack"] == "ASM" else []
     if harpoons:
         detail["harpoons"] = harpoons
