@@ -574,7 +574,6 @@ def _consider(ctx: Ctx, origin: str) -> None:
             return
     else:
         rule, why = "STF 9.1", "the GameSystem's airbase, never hidden, has a target in range"
-    target = choose_target(ctx, origin, found)
     nation = fix_nation(ctx)
     if is_tf and rule == "STF 10.5":
         g = ctx.state["groups"][origin]
@@ -584,16 +583,19 @@ def _consider(ctx: Ctx, origin: str) -> None:
                                  f"task force: the total increases by {points}")
     if is_tf and not carriers(ctx.state, origin):
         if not set_aside_carrier(ctx, origin, nation):
-            ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.8",
-                     why=f"{why}, but the {nation} pool has no CV left to fly it")
+            ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "targets": [t["id"] for t in found]},
+                     rule="STF 10.8", why=f"{why}, but the {nation} pool has no CV left to fly it")
             return
     if is_tf and not air_known(ctx.state["groups"][origin]):
         ctx.emit(GroupChanged, group=origin, changes={"air_known": True}, rule="STF 10.7",
                  why="it launched an air strike: its air strength is revealed")
     if not package(ctx.state, origin, 1, 0, nation)["strike"]:
-        ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.11",
-                 why=f"{why}, but no strike squadron is ready (none left, refuelling, or its deck inoperable)")
+        ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "targets": [t["id"] for t in found]},
+                 rule="STF 10.11", why=f"{why}, but no strike squadron is ready (none left, refuelling, or its deck "
+                                       f"inoperable)")
         return
+    # the target only once the strike can fly: a die for a tie (10.4) decides nothing otherwise
+    target = choose_target(ctx, origin, found)
     column = nation if nation in TABLES["air attack"].columns else "US"
     made, reading = roll_on(ctx.dice, TABLES["air attack"], seat="system", column=column,
                             purpose=f"{origin}'s air strike on {target['id']}: the Air Attack Table ({column})")

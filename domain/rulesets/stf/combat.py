@@ -884,8 +884,6 @@ def gunnery(ctx: Ctx, stack: list) -> None:
     last_ditch = defends_objective(state, gid)
     level, a, b = gun_counts(mine, theirs)
     rule = "STF 11.4" if last_ditch else "STF 11.3"
-    if f["round"] == 0:
-        place(ctx, gid)
     fire = bool(theirs) and (any(u.get("gun") for u in mine) if last_ditch else level is not None and a >= b)
     if not fire:
         why = ("no target left" if not theirs else f"{gid} has no guns" if last_ditch else
@@ -896,6 +894,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                  rule=rule, why=("it ceases gunnery: " if f["round"] else "") + why)
         stack.pop()
         return
+    if f["round"] == 0:  # placed only when it fires: a die for a tie (11.7) decides nothing otherwise
+        place(ctx, gid)
     f["round"] += 1
     targets = order_by(ctx, theirs, gunnery_key(theirs), rule="STF 11.3",
                        purpose=f"{gid}'s gunnery target among equal values")

@@ -6,7 +6,8 @@ a built position, the GameSystem's step or the Player's order, and what the text
 from __future__ import annotations
 
 from tests.unit.stf import test_air as A
-from tests.unit.stf.helpers import FixedDice, events_of, rolls_of, run_step
+from tests.unit.stf.helpers import FixedDice, NoDice, add_group, combat_state, events_of, rolls_of, run_step
+from tests.unit.stf.helpers import ship as cship
 
 
 def _acts(out: list, what: str) -> list[dict]:
@@ -53,3 +54,39 @@ def test_stf_10_14_several_carriers_are_attacked_highest_vp_first_not_in_the_gro
     plan = _acts(out, "air strike")[0]["detail"]["plan"]
     assert plan["attack"] == "diffusion bombs" and plan["targets"] == ["ike", "nimitz"]
 
+
+# ---- a recorded die decides something --------------------------------------------------------------
+def test_stf_10_4_no_die_for_the_target_of_a_strike_that_has_no_squadron_ready():
+    """10.4 "If there is a choice" of targets (two Player CV task forces equally far) a die settles
+    it; but the Kiev's flight deck is inoperable (12.7): no squadron can fly, so no strike, and
+    nothing needs a target. Before, the d2 for the target was rolled and recorded before the
+    step found no squadron ready: a die whose outcome decided nothing."""
+    st = A.precise_cv_state()
+    A.add(st, "P2", "Player", "0604", [A.cv("ike", "US"), A.ship("p3", "FF")])
+    assert A.far(A.SYS, "0604") == A.far(A.SYS, "0605") == 6
+    out, _ = run_step(st, "air_attacks", FixedDice(2, 1, 1))  # it flies: the tie is a d2
+    assert [r.notation for r in rolls_of(out) if r.rule == "STF 10.4"] == ["d2"]
+    assert _acts(out, "air strike")[0]["detail"]["target"] == "P2"
+    st["units"]["kiev"]["flight_deck_inoperable"] = True
+    out, _ = run_step(st, "air_attacks", NoDice())
+    assert rolls_of(out) == []
+    none = _acts(out, "no air strike")[0]
+    assert none["rule"] == "STF 10.11" and none["detail"]["targets"] == ["P1", "P2"]
+
+
+def test_stf_11_3_a_task_force_that_will_not_fire_its_guns_places_no_ships_and_rolls_no_die():
+    """11.7: "When called to place its ships on the tactical display" - the gunnery step placed the
+    GameSystem's ships (a die between its two equal frigates) before finding that it would not
+    fire (11.3: one B-gun ship against the Player's two): a die that decided nothing. It now
+    places them only when it fires; the Player can still call for a placement (order
+    ``placement``)."""
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", {"pa": cship("DD", 4, gun="B"), "pb": cship("DD", 4, gun="B")})
+    add_group(st, "TF1", "system", "0101", {"f1": cship("FF", 2, gun="B"), "f2": cship("FF", 2)})
+    out, _ = run_step(st, "gunnery", NoDice(), group="TF1", target="P1", round=0)
+    assert rolls_of(out) == [] and _acts(out, "placement") == []
+    assert _acts(out, "gunnery")[0]["detail"]["fire"] is False
+    st["units"]["f2"]["gun"] = "B"  # two against two: it fires, and places its ships first
+    out, _ = run_step(st, "gunnery", FixedDice(2, 1), group="TF1", target="P1", round=0)
+    assert _acts(out, "placement")[0]["detail"]["ships"][0]["unit"] == "f2"
+    assert _acts(out, "gunnery")[0]["detail"]["fire"] is True
