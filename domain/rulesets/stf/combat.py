@@ -630,12 +630,16 @@ def engagements(ctx: Ctx) -> list[dict]:
             # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
             frames.append({"step": "ssm_first_move", "group": gid})
             continue
-        target = close_target(ctx, gid)
+        guns = bool(units_of(state, gid, ships=True)) and g.get("kind", "tf") == "tf"
+        torpedoes = any(torpedoes_left(u) for u in units_of(state, gid, ships=False))
+        # the close combat target only for a group with guns or torpedoes to fight with: its die
+        # (a tie) decides nothing otherwise
+        target = close_target(ctx, gid) if guns or torpedoes else None
         if target is None:
             continue
-        if units_of(state, gid, ships=True) and g.get("kind", "tf") == "tf":
+        if guns:
             frames.append({"step": "gunnery", "group": gid, "target": target, "round": 0})
-        if any(torpedoes_left(u) for u in units_of(state, gid, ships=False)):
+        if torpedoes:
             frames.append({"step": "torpedo", "group": gid, "target": target, "round": 0})
     return frames
 

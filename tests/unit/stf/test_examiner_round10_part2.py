@@ -90,3 +90,20 @@ def test_stf_11_3_a_task_force_that_will_not_fire_its_guns_places_no_ships_and_r
     out, _ = run_step(st, "gunnery", FixedDice(2, 1), group="TF1", target="P1", round=0)
     assert _acts(out, "placement")[0]["detail"]["ships"][0]["unit"] == "f2"
     assert _acts(out, "gunnery")[0]["detail"]["fire"] is True
+
+
+def test_stf_11_3_no_die_for_the_close_combat_target_of_a_subron_with_no_torpedoes_left():
+    """A subron whose torpedoes are all fired (its SSMs still aboard, 12.8 does not retire it) in
+    the hex of two equal Player task forces fights neither with guns (a subron has no surface
+    ships) nor with torpedoes: the die between the two (the close combat target, 11.3) decided
+    nothing. It is rolled only for a group that has guns or torpedoes to fight with."""
+    st = combat_state()
+    for gid in ("P1", "P2"):
+        add_group(st, gid, "Player", "0101", {f"{gid}-dd": cship("DD", 4)})
+    add_group(st, "SR1", "system", "0505", {"ss": cship("SS", 3, torpedoes=3, torpedoes_left=0)}, kind="subron")
+    st["groups"]["SR1"]["hex"] = "0101"
+    out, _ = run_step(st, "surface_combat", NoDice())
+    assert rolls_of(out) == []
+    st["units"]["ss"]["torpedoes_left"] = 1  # a torpedo left: the target is a die, and it attacks
+    out, _ = run_step(st, "surface_combat", FixedDice(default=1))
+    assert [r.rule for r in rolls_of(out)][:1] == ["STF 11.3"] and _acts(out, "torpedo attack")
