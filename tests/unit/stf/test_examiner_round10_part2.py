@@ -107,3 +107,45 @@ def test_stf_11_3_no_die_for_the_close_combat_target_of_a_subron_with_no_torpedo
     st["units"]["ss"]["torpedoes_left"] = 1  # a torpedo left: the target is a die, and it attacks
     out, _ = run_step(st, "surface_combat", FixedDice(default=1))
     assert [r.rule for r in rolls_of(out)][:1] == ["STF 11.3"] and _acts(out, "torpedo attack")
+
+
+# ---- STF 1.12: "must withdraw ... however it may continue to conduct air operations" ---------------
+def _short_of_escorts(escorts: int) -> dict:
+    st = combat_state()
+    add_group(st, "P1", "Player", "0101", {"pd": cship("DD", 4, gun="C")})
+    add_group(st, "TF1", "system", "0101",
+              {"kv": cship("CV", 10, ssm=2, ssm_loads=2, air={"L": 2, "M": 2, "H": 2}),
+               **{f"f{i}": cship("FF", 2, asw=2, gun="C", ssm=2) for i in range(escorts)}})
+    return st
+
+
+def test_stf_1_12_a_gamesystem_carrier_short_of_escorts_withdraws_and_engages_in_no_surface_combat():
+    """1.12: a carrier that cannot meet its escort requirement "and its remaining escorts must
+    withdraw as quickly as possible toward the nearest friendly 'Base', however it may continue to
+    conduct air operations". 7.6 sets withdrawing against engaging ("will attempt to engage in
+    battle, unless it possesses no offensive firepower, in which case it will attempt to
+    withdraw"), and 1.12's "however" keeps only air operations: a withdrawing task force fires no
+    SSM, gunnery or torpedoes of its own. The Kiev with two frigates in the Player's hex: no
+    combat, recorded under STF 1.12; with three it fires. Before, it fought as any other."""
+    out, st = run_step(_short_of_escorts(2), "surface_combat", FixedDice(default=1))
+    assert _acts(out, "SSM wave") == [] and _acts(out, "gunnery") == [] and not st.get("pending")
+    none = _acts(out, "no surface combat")[0]
+    assert none["rule"] == "STF 1.12" and none["detail"] == {"group": "TF1", "in_range": ["P1"]}
+    out, _ = run_step(_short_of_escorts(3), "surface_combat", FixedDice(default=1))
+    assert _acts(out, "SSM wave") and _acts(out, "no surface combat") == []
+
+
+def test_stf_1_12_a_withdrawing_task_force_still_makes_7_11s_last_ditch_defence():
+    """7.11: any GameSystem task force that can attack a Player task force with an invasion
+    freighter in the objective megahex "will ignore all other movement rules" (1.12's withdrawal
+    among them) "and engage that task force with SSM, 4 rounds of gunnery, and torpedo combat"."""
+    from domain.rulesets.stf import maps
+    st = _short_of_escorts(2)
+    where = maps.megahex_hexes("giuk", 43)[0]
+    st["campaign"].update(invader="Player", mission="US Inv", invasion_target=43)
+    for gid in ("P1", "TF1"):
+        st["groups"][gid]["hex"] = where
+    st["units"]["fr"] = {**cship("FR", 5, invasion=True, role="invasion"), "id": "fr", "group": "P1"}
+    st["groups"]["P1"]["units"].append("fr")
+    out, _ = run_step(st, "surface_combat", FixedDice(default=1))
+    assert _acts(out, "SSM wave") and _acts(out, "no surface combat") == []
