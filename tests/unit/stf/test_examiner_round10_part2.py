@@ -6,7 +6,8 @@ a built position, the GameSystem's step or the Player's order, and what the text
 from __future__ import annotations
 
 from tests.unit.stf import test_air as A
-from tests.unit.stf.helpers import FixedDice, NoDice, add_group, combat_state, events_of, rolls_of, run_step
+from tests.unit.stf.helpers import (FixedDice, NoDice, add_group, combat_state, events_of, play, rolls_of, run_step,
+                                    search_state, system_group)
 from tests.unit.stf.helpers import ship as cship
 
 
@@ -149,3 +150,30 @@ def test_stf_1_12_a_withdrawing_task_force_still_makes_7_11s_last_ditch_defence(
     st["groups"]["P1"]["units"].append("fr")
     out, _ = run_step(st, "surface_combat", FixedDice(default=1))
     assert _acts(out, "SSM wave") and _acts(out, "no surface combat") == []
+
+
+# ---- STF 8.12: a false contact counts nothing ------------------------------------------------------
+def test_stf_8_12_a_degraded_contact_that_proves_false_takes_its_accurate_estimate_out_of_the_total():
+    """8.12: "Each time a task force increases to Accurate, the deployment point total increases by
+    ... If it subsequently reaches Precise, readjust the deployment point total based on the exact
+    deployment point cost". TF1 was Accurate, medium (20 in the total), then degraded by 8.11 to
+    no chit; a search (Approximate, 8.4: "If there is no chit, then roll 1D6. If the result is
+    Even then the taskforce/subron is a false contact and remove it from play") proves it false.
+    Its exact cost is nothing - it has no ships - so it counts 0, as Precise readjusts a group to
+    what it costs; 1.9's total is "the value of GameSystem ships/subs in play", and a counter
+    redeployed by 6.3 starts again from 0. Before, its 20 stayed in the total for good."""
+    st = search_state(system_group("TF1"), system_group("TF2", intel="accurate", chit="Captain", size="small"))
+    st["deployment"] = {"total": 30, "groups": {"TF1": {"part": "surface", "points": 20},
+                                                "TF2": {"part": "surface", "points": 10}}}
+    out, after = play(st, {"kind": "search", "group": "TF1", "search_value": 5}, FixedDice(5, 4))
+    assert events_of(out, "GroupRemoved")[0]["status"] == "false contact"
+    d = events_of(out, "DeploymentChanged")
+    assert [(e["group"], e["points"], e["delta"], e["total"], e["rule"]) for e in d] == [
+        ("TF1", 0, -20, 10, "STF 8.12")]
+    assert after["deployment"] == {"total": 10, "groups": {"TF1": {"part": "surface", "points": 0},
+                                                           "TF2": {"part": "surface", "points": 10}}}
+    # a contact that never counted anything changes nothing: no event
+    st["deployment"]["groups"].pop("TF1")
+    st["deployment"]["total"] = 10
+    out, _ = play(st, {"kind": "search", "group": "TF1", "search_value": 5}, FixedDice(5, 4))
+    assert events_of(out, "DeploymentChanged") == []
