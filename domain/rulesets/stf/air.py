@@ -677,12 +677,14 @@ def lbna_strike(ctx: Ctx, stack: list) -> None:
     left = lbna_left(state)
     if not any(left.values()):
         return
-    made, reading = roll_on(ctx.dice, TABLES["lbna unit"], seat="system",
-                            purpose="the GameSystem's land-based naval aviation this turn (1-3 Backfire, 4-6 Badger)")
-    _record_roll(ctx, made)
-    unit = reading.result
-    if not left[unit]:
-        unit = next(t for t, n in left.items() if n)  # all of that type are spent: the other flies
+    types = [t for t, n in left.items() if n]
+    if len(types) == 1:
+        unit = types[0]  # the other type all spent: this one flies whatever a die showed, so none is rolled
+    else:
+        made, reading = roll_on(ctx.dice, TABLES["lbna unit"], seat="system",
+                                purpose="the GameSystem's land-based naval aviation this turn (1-3 Backfire, 4-6 Badger)")
+        _record_roll(ctx, made)
+        unit = reading.result
     found = len(state.get("lbna", {}).get("located", []))
     drm = max(LBNA["drm_most"], LBNA["drm_per_precise"] * found)
     mods = [{"value": drm, "reason": f"{found} US/NATO task force(s) Precisely identified (STF 2.6.5)"}] if drm else []

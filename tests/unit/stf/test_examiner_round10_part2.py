@@ -177,3 +177,20 @@ def test_stf_8_12_a_degraded_contact_that_proves_false_takes_its_accurate_estima
     st["deployment"]["total"] = 10
     out, _ = play(st, {"kind": "search", "group": "TF1", "search_value": 5}, FixedDice(5, 4))
     assert events_of(out, "DeploymentChanged") == []
+
+
+def test_stf_2_6_3_no_die_for_the_lbna_unit_when_only_one_type_is_left():
+    """2.6.3: "roll 1d6 each turn, in the Strike Segment. On 1-3, it is a Backfire, on 4-6 it is a
+    Badger"; 2.6: "These 12 units may only be used once each per scenario". With the six
+    Backfires used, whatever the die shows a Badger flies (the type rolled being spent, the other
+    flies): the die decides nothing, so none is rolled; the 2.6.4 die (does it locate?) is."""
+    st = A.built()
+    A.add(st, "P1", "Player", "2205", [A.ship("p1", "DD")])
+    st["lbna"] = {"used": {"backfire": 6, "badger": 2}}
+    out, after = run_step(st, "lbna_strike", FixedDice(1))
+    assert [r.rule for r in rolls_of(out)] == ["STF 2.6.4"]
+    assert after["lbna"]["used"] == {"backfire": 6, "badger": 3}
+    assert _acts(out, "LBNA missile attack")[0]["detail"]["unit"] == "badger"
+    st["lbna"] = {"used": {"backfire": 5, "badger": 2}}  # both types left: the 2.6.3 die, then 2.6.4's
+    out, _ = run_step(st, "lbna_strike", FixedDice(1, 1))
+    assert [r.rule for r in rolls_of(out)] == ["STF 2.6.3", "STF 2.6.4"]
