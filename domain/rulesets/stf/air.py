@@ -41,7 +41,8 @@ STF 10.4   Its target: CVs first, airbases next, SAGs last (then the nearest; a 
 STF 10.5   No chit, Enemy or Tracked: 1D6 odd then 1D6 6 places a Rear Admiral chit and goes to the
            Air Attack Table; the chit is the Accurate level of a large task force (1.13, 8.6), which
            8.12 counts in the deployment total.
-STF 10.6   A Rear Admiral chit with no revealed air strength: 1D6 odd goes to the table.
+STF 10.6   A Rear Admiral chit with no revealed air strength: 1D6 odd goes to the table (no die when
+           10.8 could draw it no carrier: none of its nation left in the pool).
 STF 10.7   Precise with a CV, or Accurate with a revealed air strength: the table.
 STF 10.8   Before any Precise report the strike's nation is 1d6 (1-2 NATO, 3-6 US; the Caribbean
            US), and a CV of that nation is drawn at random from the pool and set aside for the
@@ -378,6 +379,10 @@ def launches(ctx: Ctx, gid: str) -> tuple[bool, str, str]:
     if chit == "Rear Admiral":
         if air_known(g):
             return True, "STF 10.7", "a Rear Admiral with a revealed air strength"
+        nation = system_nation(state)
+        if not carriers(state, gid) and nation and not pool_carriers(state, nation):
+            # 10.8 would find it no carrier: odd or even it flies nothing, so 10.6's die decides nothing
+            return False, "STF 10.8", f"a Rear Admiral with no revealed air strength, but no {nation} CV is left to fly it"
         if _odd(ctx, gid, "STF 10.6", "a Rear Admiral with no revealed air strength strikes on odd"):
             return True, "STF 10.6", "a Rear Admiral with no revealed air strength rolled odd"
         return False, "STF 10.6", "a Rear Admiral with no revealed air strength rolled even"
@@ -426,12 +431,17 @@ def fix_nation(ctx: Ctx) -> str:
     return nation
 
 
+def pool_carriers(state: dict, nation: str) -> list[str]:
+    """STF 10.8: the CVs of ``nation`` left in the pool, a carrier can be drawn from."""
+    return sorted(c for c, v in state["pool"].items() if v.get("class") == "CV" and v.get("nation") == nation)
+
+
 def set_aside_carrier(ctx: Ctx, gid: str, nation: str) -> bool:
     """STF 10.8: a CV of ``nation`` drawn at random from the pool, set aside for task force ``gid``
     (joined to it, ``set_aside``, costing nothing yet: its Precise composition readjusts the
     points, STF 8.12). False when the pool has none."""
     pool = ctx.state["pool"]
-    cvs = sorted(c for c, v in pool.items() if v.get("class") == "CV" and v.get("nation") == nation)
+    cvs = pool_carriers(ctx.state, nation)
     if not cvs:
         return False
     if len(cvs) == 1:

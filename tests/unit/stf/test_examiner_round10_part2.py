@@ -194,3 +194,18 @@ def test_stf_2_6_3_no_die_for_the_lbna_unit_when_only_one_type_is_left():
     st["lbna"] = {"used": {"backfire": 5, "badger": 2}}  # both types left: the 2.6.3 die, then 2.6.4's
     out, _ = run_step(st, "lbna_strike", FixedDice(1, 1))
     assert [r.rule for r in rolls_of(out)] == ["STF 2.6.3", "STF 2.6.4"]
+
+
+def test_stf_10_6_no_die_for_a_rear_admiral_that_has_no_carrier_to_fly_a_strike():
+    """10.6: "If there is a Rear Admiral chit on a task force with no revealed air strength, roll
+    1D6. If odd, then go to the Air Attack Table"; 10.8 draws its carrier from the pool ("randomly
+    draw a CV from that nation's pool of CV units"). With no Soviet CV left in the pool, odd or
+    even it flies nothing: the die decides nothing and is not rolled. With a CV left it is."""
+    st = A.unknown_state(chit="Rear Admiral", intel="accurate")
+    pool = dict(st["pool"])
+    st["pool"] = {}
+    out, _ = run_step(st, "air_attacks", NoDice())
+    assert rolls_of(out) == [] and A.strikes(out) == []
+    st["pool"] = pool
+    out, _ = run_step(st, "air_attacks", FixedDice(5, 2, 1))
+    assert [r.rule for r in rolls_of(out)][:1] == ["STF 10.6"] and A.strikes(out)[0]["rule"] == "STF 10.6"
