@@ -16,8 +16,9 @@ def _acts(out: list, what: str) -> list[dict]:
 
 
 # ---- STF 10.14: "ASM attacks against Freighters, BB, CG, DD, FF and PC, in that order" -------------
-def _sag_strike(units: dict, dice) -> dict:
-    """A Precise Kiev task force strikes a Player surface action group 2 megahexes off: the plan."""
+def _sag_strike(units: dict, dice) -> list:
+    """A Precise Kiev task force strikes a Player surface action group 2 megahexes off (``units``
+    its ships): what the step emits."""
     st = A.precise_cv_state()
     st["groups"]["P1"].update(hex="1705", units=list(units))
     for uid, fields in units.items():
