@@ -41,7 +41,8 @@ STF 10.4   Its target: CVs first, airbases next, SAGs last (then the nearest; a 
 STF 10.5   No chit, Enemy or Tracked: 1D6 odd then 1D6 6 places a Rear Admiral chit and goes to the
            Air Attack Table; the chit is the Accurate level of a large task force (1.13, 8.6), which
            8.12 counts in the deployment total.
-STF 10.6   A Rear Admiral chit with no revealed air strength: 1D6 odd goes to the table.
+STF 10.6   A Rear Admiral chit with no revealed air strength: 1D6 odd goes to the table (no die when
+           10.8 could draw it no carrier: none of its nation left in the pool).
 STF 10.7   Precise with a CV, or Accurate with a revealed air strength: the table.
 STF 10.8   Before any Precise report the strike's nation is 1d6 (1-2 NATO, 3-6 US; the Caribbean
            US), and a CV of that nation is drawn at random from the pool and set aside for the
@@ -51,7 +52,8 @@ STF 10.10  The best units for each job: H to strike, L to escort, M to fill; les
 STF 10.11  Strike squadrons are filled before escorts; the stronger of two alike strikes.
 STF 10.12  A US strike takes an EW squadron; US and NATO keep their AEW on CAP.
 STF 10.13  A task force does not strike on consecutive turns unless Precise with two CVs.
-STF 10.14  Its aircraft attack CVs with diffusion bombs, else ASMs at freighters, BB, CG, DD, FF, PC.
+STF 10.14  Its aircraft attack CVs with diffusion bombs, else ASMs at freighters, BB, CG, DD, FF, PC;
+           within a class (and among CVs) the highest VP first, equal ships in order by dice (11.2).
 STF 10.15  The strike enters by a sector rolled 1D6 and departs by the opposite one.
 STF 10.16  Two strike squadrons enter and depart by the same sectors.
 STF 13.10  Badger and Backfire values (data/air.json "aircraft").
@@ -377,6 +379,10 @@ def launches(ctx: Ctx, gid: str) -> tuple[bool, str, str]:
     if chit == "Rear Admiral":
         if air_known(g):
             return True, "STF 10.7", "a Rear Admiral with a revealed air strength"
+        nation = system_nation(state)
+        if not carriers(state, gid) and nation and not pool_carriers(state, nation):
+            # 10.8 would find it no carrier: odd or even it flies nothing, so 10.6's die decides nothing
+            return False, "STF 10.8", f"a Rear Admiral with no revealed air strength, but no {nation} CV is left to fly it"
         if _odd(ctx, gid, "STF 10.6", "a Rear Admiral with no revealed air strength strikes on odd"):
             return True, "STF 10.6", "a Rear Admiral with no revealed air strength rolled odd"
         return False, "STF 10.6", "a Rear Admiral with no revealed air strength rolled even"
@@ -425,12 +431,17 @@ def fix_nation(ctx: Ctx) -> str:
     return nation
 
 
+def pool_carriers(state: dict, nation: str) -> list[str]:
+    """STF 10.8: the CVs of ``nation`` left in the pool, a carrier can be drawn from."""
+    return sorted(c for c, v in state["pool"].items() if v.get("class") == "CV" and v.get("nation") == nation)
+
+
 def set_aside_carrier(ctx: Ctx, gid: str, nation: str) -> bool:
     """STF 10.8: a CV of ``nation`` drawn at random from the pool, set aside for task force ``gid``
     (joined to it, ``set_aside``, costing nothing yet: its Precise composition readjusts the
     points, STF 8.12). False when the pool has none."""
     pool = ctx.state["pool"]
-    cvs = sorted(c for c, v in pool.items() if v.get("class") == "CV" and v.get("nation") == nation)
+    cvs = pool_carriers(ctx.state, nation)
     if not cvs:
         return False
     if len(cvs) == 1:
@@ -485,19 +496,27 @@ def package(state: dict, origin: str, strike: int, escort: int, nation: str) -> 
             "short": {"strike": strike - len(strikers), "escort": escort - len(escorts)}}
 
 
-def attack_plan(state: dict, target: dict) -> dict:
-    """STF 10.14 (a task force) or 9.3, 9.6 (an airbase): how the strike attacks."""
+def attack_plan(ctx: Ctx, origin: str, target: dict) -> dict:
+    """STF 10.14 (a task force) or 9.3, 9.6 (an airbase): how the strike attacks. The ships in the
+    order they are attacked: the CVs, else the class order; within it the highest VP first and
+    equal ships put in order by dice, as 11.2 aims its missiles in the same order (11.3: "resolve
+    the choice of same-value ship targets at random")."""
+    from domain.rulesets.stf.combat import order_by  # imported late: combat imports this module
     if target["kind"] == "airbase":
         return {"attack": BASE["attack"], "to_hit": BASE["to_hit"], "airbase_ring": BASE["ring"],
                 "airbase_aa": BASE["aa"], "aa_rings": list(BASE["aa_rings"]), "rule": "STF 9.3, 9.6"}
-    ships = afloat(state, target["id"])
-    cvs = [u["id"] for u in ships if u.get("class") == "CV"]
+    ships = afloat(ctx.state, target["id"])
+    cvs = [u for u in ships if u.get("class") == "CV"]
     if cvs:
-        return {"attack": "diffusion bombs", "targets": cvs, "rule": "STF 10.14"}
+        ranked = order_by(ctx, cvs, lambda u: u.get("vp", 0), rule="STF 10.14",
+                          purpose=f"{origin}'s air strike: the CV attacked first among equal values")
+        return {"attack": "diffusion bombs", "targets": [u["id"] for u in ranked], "rule": "STF 10.14"}
     order = list(DOCTRINE["asm_targets"])
     for cls, after in DOCTRINE.get("asm_unlisted_after", {}).items():  # a CL, which the text does not name
         order.insert(order.index(after) + 1, cls)
-    ranked = sorted((u for u in ships if u.get("class") in order), key=lambda u: (order.index(u["class"]), u["id"]))
+    ranked = order_by(ctx, [u for u in ships if u.get("class") in order],
+                      lambda u: (-order.index(u["class"]), u.get("vp", 0)), rule="STF 10.14",
+                      purpose=f"{origin}'s air strike: the ASM target order among equal ships")
     return {"attack": "ASM", "targets": [u["id"] for u in ranked], "target_order": list(order), "rule": "STF 10.14"}
 
 
@@ -565,7 +584,6 @@ def _consider(ctx: Ctx, origin: str) -> None:
             return
     else:
         rule, why = "STF 9.1", "the GameSystem's airbase, never hidden, has a target in range"
-    target = choose_target(ctx, origin, found)
     nation = fix_nation(ctx)
     if is_tf and rule == "STF 10.5":
         g = ctx.state["groups"][origin]
@@ -575,16 +593,19 @@ def _consider(ctx: Ctx, origin: str) -> None:
                                  f"task force: the total increases by {points}")
     if is_tf and not carriers(ctx.state, origin):
         if not set_aside_carrier(ctx, origin, nation):
-            ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.8",
-                     why=f"{why}, but the {nation} pool has no CV left to fly it")
+            ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "targets": [t["id"] for t in found]},
+                     rule="STF 10.8", why=f"{why}, but the {nation} pool has no CV left to fly it")
             return
     if is_tf and not air_known(ctx.state["groups"][origin]):
         ctx.emit(GroupChanged, group=origin, changes={"air_known": True}, rule="STF 10.7",
                  why="it launched an air strike: its air strength is revealed")
     if not package(ctx.state, origin, 1, 0, nation)["strike"]:
-        ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"]}, rule="STF 10.11",
-                 why=f"{why}, but no strike squadron is ready (none left, refuelling, or its deck inoperable)")
+        ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "targets": [t["id"] for t in found]},
+                 rule="STF 10.11", why=f"{why}, but no strike squadron is ready (none left, refuelling, or its deck "
+                                       f"inoperable)")
         return
+    # the target only once the strike can fly: a die for a tie (10.4) decides nothing otherwise
+    target = choose_target(ctx, origin, found)
     column = nation if nation in TABLES["air attack"].columns else "US"
     made, reading = roll_on(ctx.dice, TABLES["air attack"], seat="system", column=column,
                             purpose=f"{origin}'s air strike on {target['id']}: the Air Attack Table ({column})")
@@ -604,7 +625,7 @@ def _consider(ctx: Ctx, origin: str) -> None:
     detail = {"group": origin, "target": target["id"], "target_kind": target["kind"], "megahexes": target["megahexes"],
               "nation": nation, "table": reading.result, **{k: pack[k] for k in ("strike", "escort", "ew")},
               "short": pack["short"], "entry_sector": enter, "exit_sector": depart,
-              "cap": cap(ctx.state, origin), "plan": attack_plan(ctx.state, target)}
+              "cap": cap(ctx.state, origin), "plan": attack_plan(ctx, origin, target)}
     harpoons = harpoon_squadrons(ctx.state, origin, pack["strike"]) if detail["plan"]["attack"] == "ASM" else []
     if harpoons:
         detail["harpoons"] = harpoons
@@ -666,12 +687,14 @@ def lbna_strike(ctx: Ctx, stack: list) -> None:
     left = lbna_left(state)
     if not any(left.values()):
         return
-    made, reading = roll_on(ctx.dice, TABLES["lbna unit"], seat="system",
-                            purpose="the GameSystem's land-based naval aviation this turn (1-3 Backfire, 4-6 Badger)")
-    _record_roll(ctx, made)
-    unit = reading.result
-    if not left[unit]:
-        unit = next(t for t, n in left.items() if n)  # all of that type are spent: the other flies
+    types = [t for t, n in left.items() if n]
+    if len(types) == 1:
+        unit = types[0]  # the other type all spent: this one flies whatever a die showed, so none is rolled
+    else:
+        made, reading = roll_on(ctx.dice, TABLES["lbna unit"], seat="system",
+                                purpose="the GameSystem's land-based naval aviation this turn (1-3 Backfire, 4-6 Badger)")
+        _record_roll(ctx, made)
+        unit = reading.result
     found = len(state.get("lbna", {}).get("located", []))
     drm = max(LBNA["drm_most"], LBNA["drm_per_precise"] * found)
     mods = [{"value": drm, "reason": f"{found} US/NATO task force(s) Precisely identified (STF 2.6.5)"}] if drm else []

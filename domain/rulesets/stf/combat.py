@@ -7,6 +7,9 @@ What STF decides the server decides, and records as ``SystemActs`` for the Playe
 where a decision needs what only the base game knows (screening, adjacency on the tactical
 display) the decision is an ordered list the Player applies (the first unscreened ship of it).
 
+STF 1.12  A GameSystem task force withdrawing (its carriers short of escorts) engages in no SSM,
+          gunnery or torpedo combat ("however it may continue to conduct air operations"), but
+          for 7.11's Last Ditch Defence (``_near``; ``SystemActs`` "no surface combat").
 STF 11.1  Long-range SSMs only at Accurate or Precise targets (``ssm`` order); an Accurate
           target's one-off AA 3, jamming 3 and close defence 4 (data/combat.json); a hit makes it
           Precise and its hits fall at random (a die per hit). The GameSystem fires long-range
@@ -579,7 +582,7 @@ def _pick_group(ctx: Ctx, gid: str, candidates: list[tuple[int, str]], rule: str
     return order_by(ctx, items, lambda i: i["key"], rule=rule, purpose=purpose, most=1)[0]["id"]
 
 
-def _near(state: dict, gid: str) -> list[tuple[int, str]]:
+def _players(state: dict, gid: str) -> list[tuple[int, str]]:
     """(distance, group) of each Player task force with ships in play, from GameSystem group ``gid``."""
     g = state["groups"][gid]
     players = [pid for pid, p in state["groups"].items()
@@ -589,12 +592,46 @@ def _near(state: dict, gid: str) -> list[tuple[int, str]]:
     return [(d, pid) for d, pid in near if d is not None]
 
 
+def _near(state: dict, gid: str) -> list[tuple[int, str]]:
+    """The Player task forces (``_players``) GameSystem group ``gid`` may engage: every one, but a
+    task force withdrawing by STF 1.12 engages none, except those STF 7.11's Last Ditch Defence
+    sends it to ("will ignore all other movement rules ... and engage that task force")."""
+    near = _players(state, gid)
+    if forces.system_withdrawal(state, gid):
+        near = [(d, pid) for d, pid in near if last_ditch_engagement(state, pid)]
+    return near
+
+
+def _withdraws_from(ctx: Ctx, gid: str) -> None:
+    """STF 1.12: a GameSystem task force withdrawing with Player task forces in its reach records
+    that it engages them in no surface combat (its air operations go on)."""
+    state = ctx.state
+    short = forces.system_withdrawal(state, gid)
+    if not short:
+        return
+    if sum(ssm_ready(u) for u in units_of(state, gid)):
+        reach = ssm_reach(state["groups"][gid])
+    elif units_of(state, gid, ships=True) or any(torpedoes_left(u) for u in units_of(state, gid, ships=False)):
+        reach = 0
+    else:
+        return
+    spared = sorted(pid for d, pid in _players(state, gid) if d <= reach and not last_ditch_engagement(state, pid))
+    if spared:
+        ctx.emit(SystemActs, what="no surface combat", detail={"group": gid, "in_range": spared}, rule="STF 1.12",
+                 why=f"{gid}: {short}: it withdraws toward the nearest friendly base and engages in no SSM, "
+                     f"gunnery or torpedo combat (\"however it may continue to conduct air operations\")")
+
+
+def ssm_reach(group: dict) -> int:
+    """STF 11.1: the hexes a GameSystem group's SSMs reach, long range only when it is Precise."""
+    lr = C["long_range_ssm"]
+    return lr["long_range_hexes"] if group.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
+
+
 def ssm_target(ctx: Ctx, gid: str) -> tuple[str, int] | None:
     """STF 11.2: the Player task force ``gid`` fires its SSMs at (a CV task force in range first,
     then the nearest, the most VP, a die) and how far it is; None when none is in range."""
-    lr = C["long_range_ssm"]
-    g = ctx.state["groups"][gid]
-    reach = lr["long_range_hexes"] if g.get("intel") == lr["system_fires_only_when"] else lr["short_range_hexes"]
+    reach = ssm_reach(ctx.state["groups"][gid])
     in_range = [(d, pid) for d, pid in _near(ctx.state, gid) if d <= reach]
     if not in_range:
         return None
@@ -621,6 +658,7 @@ def engagements(ctx: Ctx) -> list[dict]:
     for gid, g in sorted(state["groups"].items()):
         if g.get("owner") != "system" or not in_play(g) or not units_of(state, gid):
             continue
+        _withdraws_from(ctx, gid)
         if sum(ssm_ready(u) for u in units_of(state, gid)):
             found = ssm_target(ctx, gid)
             if found:
@@ -630,12 +668,16 @@ def engagements(ctx: Ctx) -> list[dict]:
             # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
             frames.append({"step": "ssm_first_move", "group": gid})
             continue
-        target = close_target(ctx, gid)
+        guns = bool(units_of(state, gid, ships=True)) and g.get("kind", "tf") == "tf"
+        torpedoes = any(torpedoes_left(u) for u in units_of(state, gid, ships=False))
+        # the close combat target only for a group with guns or torpedoes to fight with: its die
+        # (a tie) decides nothing otherwise
+        target = close_target(ctx, gid) if guns or torpedoes else None
         if target is None:
             continue
-        if units_of(state, gid, ships=True) and g.get("kind", "tf") == "tf":
+        if guns:
             frames.append({"step": "gunnery", "group": gid, "target": target, "round": 0})
-        if any(torpedoes_left(u) for u in units_of(state, gid, ships=False)):
+        if torpedoes:
             frames.append({"step": "torpedo", "group": gid, "target": target, "round": 0})
     return frames
 
@@ -884,8 +926,6 @@ def gunnery(ctx: Ctx, stack: list) -> None:
     last_ditch = defends_objective(state, gid)
     level, a, b = gun_counts(mine, theirs)
     rule = "STF 11.4" if last_ditch else "STF 11.3"
-    if f["round"] == 0:
-        place(ctx, gid)
     fire = bool(theirs) and (any(u.get("gun") for u in mine) if last_ditch else level is not None and a >= b)
     if not fire:
         why = ("no target left" if not theirs else f"{gid} has no guns" if last_ditch else
@@ -896,6 +936,8 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                  rule=rule, why=("it ceases gunnery: " if f["round"] else "") + why)
         stack.pop()
         return
+    if f["round"] == 0:  # placed only when it fires: a die for a tie (11.7) decides nothing otherwise
+        place(ctx, gid)
     f["round"] += 1
     targets = order_by(ctx, theirs, gunnery_key(theirs), rule="STF 11.3",
                        purpose=f"{gid}'s gunnery target among equal values")

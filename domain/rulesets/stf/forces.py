@@ -205,6 +205,18 @@ def escort_shortfall(state: dict, group_id: str) -> str | None:
     return None
 
 
+def system_withdrawal(state: dict, group_id: str) -> str | None:
+    """STF 1.12 for the GameSystem: why its task force ``group_id`` must withdraw (its carriers
+    short of escorts, ``escort_shortfall``), known only once the task force is Precise (before, its
+    known units may be only a carrier set aside by 10.8); None when it need not. It withdraws
+    toward its nearest base (movement) and engages in no surface combat (combat): "however it may
+    continue to conduct air operations"."""
+    group = state["groups"][group_id]
+    if group.get("owner") != "system" or group.get("kind", "tf") != "tf" or group.get("intel") != "precise":
+        return None
+    return escort_shortfall(state, group_id)
+
+
 def leader_for(points: int) -> str:
     """STF 1.14: the highest leader a task force of ``points`` may have."""
     return next(name for least, name in LEADERS if points >= least)

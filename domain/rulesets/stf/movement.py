@@ -886,7 +886,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
 
     # STF 1.12: a carrier that cannot meet its escort requirement withdraws toward the nearest
     # friendly base (its air operations go on); known only once the task force is Precise
-    short = forces.escort_shortfall(state, gid) if group.get("intel") == "precise" else None
+    short = forces.system_withdrawal(state, gid)
     if short:
         targets, what = base_targets(state)
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)

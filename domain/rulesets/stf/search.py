@@ -12,7 +12,8 @@ STF 8.8   The nation of a Soviet Player's enemy, at the first Precise report (co
 STF 8.11  ``intelligence_degradation`` (Terminal phase): 1d6 per identified GameSystem task force,
           on a 1 one level down; never a Precise one, nor an Accurate one with a known air strength.
 STF 8.12, 8.13  The deployment total rises when a group becomes Accurate, and is readjusted at
-          Precise (``composition.DeploymentChanged``).
+          Precise (``composition.DeploymentChanged``); a group that proves a false contact after
+          8.11 took its chit away counts 0 (it has no ships).
 STF 2.6.5 ``campaign["precise_reports"]``: the Player's Precise search reports of GameSystem task
           forces (recorded; the GameSystem's LBNA modifier counts the Player's task forces it
           found instead, air.py).
@@ -110,6 +111,11 @@ def _false_contact(ctx: Ctx, gid: str, rule: str) -> bool:
     if reading.result == "false contact":
         ctx.emit(GroupRemoved, group=gid, status="false contact", rule=rule,
                  why=f"{rule}: an even roll ({reading.modified}): a false contact, removed from play")
+        counted = composition.contribution(ctx.state, gid)
+        if counted:  # an Accurate estimate kept through 8.11's degradation: a false contact costs nothing
+            part = "STF 8.13" if ctx.state["groups"][gid]["kind"] == "subron" else "STF 8.12"
+            composition.set_points(ctx, gid, 0, part, f"{part}: {gid} proved a false contact: the {counted} points "
+                                                      f"it counted as Accurate leave the total (it has no ships)")
         return True
     return False
 

@@ -551,7 +551,7 @@ def test_stf_2_6_lbna_is_giuk_and_mediterranean_only_six_of_each_used_once():
     st = built()
     add(st, "P1", "Player", "2205", [ship("p1", "DD")])
     st["lbna"] = {"used": {"backfire": 6, "badger": 5}}
-    out, after = run_step(st, "lbna_strike", FixedDice(2, 6))  # a Backfire is rolled: all spent, a Badger flies
+    out, after = run_step(st, "lbna_strike", FixedDice(6))  # Backfires all spent: a Badger flies, no 2.6.3 die
     assert after["lbna"]["used"] == {"backfire": 6, "badger": 6}
     out, _ = run_step(after, "lbna_strike", NoDice())
     assert out == []
