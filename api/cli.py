@@ -101,18 +101,21 @@ def _local_store(hint: str = "to read a server's game give --server URL"):
     that holds nothing yet (no file, no tables) is said to be so, naming where it was looked for."""
     from api.app import schema_ready
     from domain.errors import GameNotFound
-    from domain.storage import config_from_env
+    from domain.storage import SQLITE_FILE, config_from_env, data_dir_from_env
 
-    config = config_from_env()
-    where = config.describe()
-    empty = GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
-                         f"nothing has been stored there; {hint}")
-    if config.kind == "sqlite" and not os.path.exists(config.sqlite_path):
-        raise empty
+    def empty(where: str) -> GameNotFound:
+        return GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
+                            f"nothing has been stored there; {hint}")
+
+    if not os.environ.get("WARLOG_DATABASE_URL", "").strip():
+        database = data_dir_from_env() / SQLITE_FILE
+        if not database.exists():  # asked before config_from_env, which makes the folder and the file
+            raise empty(f"sqlite:{database}")
+    where = config_from_env().describe()
     service = _service()
     if not schema_ready(service):
         service.close()
-        raise empty
+        raise empty(where)
     return service, where
 
 
@@ -291,7 +294,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     if not args.stalled_after > 0:
         raise SystemExit("warlog status: --stalled-after must be a number of seconds above 0")
-    service, where = _local_store("no service has stored anything there yet")
+    service, where = _local_store("no service has stored anything there yet: "
+                                  "run it where the service runs, or with its WARLOG_DATA_DIR or WARLOG_DATABASE_URL")
     try:
         head, followers = status.followers(service, datetime.now(timezone.utc), args.stalled_after)
     finally:

@@ -123,6 +123,8 @@ def test_a_local_export_where_nothing_was_ever_stored_says_so_without_a_tracebac
     assert "--server URL" in err and not (tmp_path / "game.jsonl").exists()
     code, out, err = alice("check", "00000000-0000-4000-8000-000000000000")
     assert code == 1 and "no warlog store at" in err
+    # looking is not making: the folder holds no ./var afterwards, so the message stays true
+    assert not (tmp_path / "var").exists(), sorted(p.name for p in (tmp_path / "var").iterdir())
 
 
 def test_join_run_again_after_its_answer_was_lost_gets_the_seat_a_token_that_signs(server, alice, bob, monkeypatch):
