@@ -213,5 +213,15 @@
   $("c-position").addEventListener("change", positionNote);
   $("create").addEventListener("submit", create);
   $("join").addEventListener("submit", join);
+  // The invite link the creator sends (/games/ID#invite=CODE), pasted into either field of the join
+  // form, is taken apart into the game id and the invite code.
+  ["j-game", "j-invite"].forEach(function (id) {
+    $(id).addEventListener("input", function () {
+      var m = /\/games\/([0-9a-fA-F-]{36})\/?(?:#invite=([^&\s]+))?/.exec($(id).value);
+      if (!m) return;
+      $("j-game").value = m[1];
+      if (m[2] || id === "j-invite") $("j-invite").value = m[2] || "";  // a code is URL-safe as it is
+    });
+  });
   loadRulesets().then(loadGames).then(function () { document.body.dataset.ready = "true"; });
 })();

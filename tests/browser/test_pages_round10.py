@@ -35,3 +35,23 @@ def test_an_ended_games_page_offers_no_join(server, open_tab):
     assert visitor.is_visible("#paste") and visitor.is_hidden("#join")
     assert "has ended" in visitor.text_content("#access-note")
     assert "Take your seat" not in visitor.text_content("#access")
+
+
+@pytest.mark.parametrize("field", ["#j-game", "#j-invite"])
+def test_an_invite_link_pasted_into_the_lobbys_join_form_fills_both_fields(server, open_tab, field):
+    """The creator sends each player an invite link (/games/ID#invite=CODE). Pasted into the lobby's
+    "Game id" it was sent as the id ("Not joined: The requested URL was not found on the server…");
+    pasted into "Invite code" the form stopped at the empty game id. Either field now takes the link
+    apart into the game id and the invite code, and the join goes through."""
+    status, _, made = http_json("POST", f"{server}/api/v1/games",
+                                {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    assert status == 201, made
+    link = f"{server}/games/{made['game_id']}#invite={made['invites']['Red']}"
+    page = open_tab().goto(f"{server}/").page
+    page.fill(field, link)
+    assert page.input_value("#j-game") == made["game_id"]
+    assert page.input_value("#j-invite") == made["invites"]["Red"]
+    page.fill("#j-handle", "bob")
+    page.click("#join button[type=submit]")
+    page.wait_for_url(f"{server}/games/{made['game_id']}")
+    page.wait_for_selector("#seat option[value=Red]", state="attached")
