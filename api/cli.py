@@ -967,7 +967,24 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
         return None
 
 
+# The invite link the lobby gives (docs/pages.md): SERVER/games/GAME_ID#invite=CODE.
+INVITE_LINK = re.compile(r"^(https?://[^\s#?]+?)/games/([0-9a-fA-F-]{36})/?#invite=([^&\s]+)$")
+
+
+def _from_invite_link(args: argparse.Namespace) -> None:
+    """A join given the invite link (as the game id, or as the invite) takes the game id, the code
+    and, unless --server names one, the server from it."""
+    for given in (args.game_id, args.invite):
+        link = INVITE_LINK.match(given or "")
+        if link:
+            args.server = args.server or link.group(1)
+            args.game_id = link.group(2)
+            args.invite = link.group(3)
+            return
+
+
 def cmd_join(args: argparse.Namespace) -> int:
+    _from_invite_link(args)
     session = Session(args)
     game_id = session.game_id(args.game_id)
     invite = args.invite or _saved_invite(session, game_id, args.as_seat)
@@ -2316,7 +2333,8 @@ def add_client_commands(sub) -> None:
                                    "goes with an Idempotency-Key kept here until its answer arrives: when "
                                    "the answer is lost, run the same command again to get the seat a "
                                    "fresh token (the lost one is revoked).")
-    p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("game_id", help=GAME_ID_HELP + "; or the invite link the lobby gives "
+                                                  "(SERVER/games/GAME_ID#invite=CODE: the server, game and code)")
     p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
     p.add_argument("--handle", required=True, help="your name in the game")
     p.add_argument("--as", dest="as_seat", metavar="SEAT",

@@ -151,3 +151,18 @@ def test_join_run_again_after_its_answer_was_lost_gets_the_seat_a_token_that_sig
     assert alice("join", game_id, "--as", "Blue", "--handle", "ann")[0] == 0
     code, out, err = bob("order", game_id, "note", "--set", "text=hello")  # signed with the kept key
     assert code == 0, err
+
+
+def test_join_takes_the_invite_link_the_lobby_gives(server, alice, bob):
+    """The lobby's creator sends each player an invite link, /games/ID#invite=CODE; 'warlog join LINK'
+    said the link "is not a game id" (and as the invite, "Length must be between 1 and 100"). The link
+    names the server, the game and the code: join takes all three from it."""
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invite = alice.saved()["games"][game_id]["invites"]["Red"]
+    code, out, err = bob("join", f"{server.url}/games/{game_id}#invite={invite}", "--handle", "bob")
+    assert code == 0, err
+    assert f"joined game {game_id} as Red (bob)" in out
+    code, out, err = bob("show", game_id[:8])  # the server was saved with the game
+    assert code == 0 and "Red=bob" in out, err
