@@ -916,6 +916,8 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
 
     game_id = promised(created, "game_id")
 
+    base = client.base_url.removesuffix('/api/v1')
+
     def human(body: dict) -> None:
         say(f"game {game_id} ({what}{ruleset}, {'public' if args.public else 'private'})")
         say(f"seats: {', '.join(body.get('seats') or [])}")
@@ -924,9 +926,13 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
             say(f"invite for {seat}: {code}")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
         say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
-            f"--server {client.base_url.removesuffix('/api/v1')}")
+            f"--server {base}")
         say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
             "which takes the seat's saved invite)")
+        say("or send each player their seat's invite link, which a browser opens to join (and "
+            "'warlog join LINK --handle NAME' takes too):")
+        for seat, code in (body.get("invites") or {}).items():
+            say(f"  {seat}: {base}/games/{game_id}#invite={code}")
 
     # Saved before anything is printed, so an output that goes away early loses no token or invite.
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=ruleset,

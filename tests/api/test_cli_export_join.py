@@ -166,3 +166,18 @@ def test_join_takes_the_invite_link_the_lobby_gives(server, alice, bob):
     assert f"joined game {game_id} as Red (bob)" in out
     code, out, err = bob("show", game_id[:8])  # the server was saved with the game
     assert code == 0 and "Red=bob" in out, err
+
+
+def test_new_prints_each_seats_invite_link_for_a_player_in_a_browser(server, alice, bob):
+    """A game made with 'warlog new' printed invite codes and a 'warlog join' line only: a player
+    who plays in a browser had to find the lobby's join form and copy two values into it. 'new' now
+    prints each seat's invite link too, which opens the game page's join form (and which 'warlog
+    join' takes as well)."""
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invite = alice.saved()["games"][game_id]["invites"]["Red"]
+    link = f"{server.url}/games/{game_id}#invite={invite}"
+    assert f"  Red: {link}" in out.splitlines(), out
+    code, out, err = bob("join", link, "--handle", "bob")
+    assert code == 0 and "as Red (bob)" in out, err
