@@ -55,3 +55,37 @@ def test_an_invite_link_pasted_into_the_lobbys_join_form_fills_both_fields(serve
     page.click("#join button[type=submit]")
     page.wait_for_url(f"{server}/games/{made['game_id']}")
     page.wait_for_selector("#seat option[value=Red]", state="attached")
+
+
+def test_the_live_replay_saves_the_log_it_checked_for_warlog_verify(server, open_tab, tmp_path):
+    """The brief of a PBEM game ends with "export it, verify it with warlog verify": a player in a
+    browser had no way to get the export (it needs the seat's token, so no plain link gives it). The
+    live replay, which reads the caller's export to check it, now saves that very log as a file;
+    the file verifies offline as `warlog verify` reads it, and is the API's export byte for byte."""
+    from tests.unit.test_tampering import python_verify
+
+    game_id, _, tokens = started_game(server, {"ruleset": "freeform", "options": {"sides": ["Blue", "Red"]}})
+    for n, order in enumerate([{"kind": "roll", "dice": "2d6", "purpose": "barrage"},
+                               {"kind": "end", "winner": "Blue", "reason": "done"}]):
+        status, _, result = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", order,
+                                      {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": f"o-{n}"})
+        assert status == 201, result
+    status, _, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                    headers={"Authorization": f"Bearer {tokens['Blue']}"})
+    assert status == 200
+
+    tab = open_tab()
+    page = tab.page
+    page.goto(f"{server}/")
+    page.evaluate("([id, token]) => Warlog.keys.update(id, k => { k.seats = {Blue: token}; k.active = 'Blue'; })",
+                  [game_id, tokens["Blue"]])
+    tab.goto(f"{server}/games/{game_id}/replay")
+    page.wait_for_selector("#verify[data-state=verified]")
+    with page.expect_download() as saving:
+        page.click("#verify-save")
+    saved = tmp_path / saving.value.suggested_filename
+    saving.value.save_as(saved)
+    assert saving.value.suggested_filename == f"game-{game_id[:8]}.jsonl"
+    assert saved.read_text(encoding="utf-8") == exported
+    assert python_verify(saved.read_text(encoding="utf-8").splitlines(), None).ok
+    assert tab.errors == []

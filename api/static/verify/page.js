@@ -48,7 +48,24 @@ async function theLog() {
   if (!response.ok) throw new Error(`the server answered ${response.status} to the export`);
   let kept = null;
   try { kept = W.keys ? (W.keys.load(gameId) || {}).signed_head || null : null; } catch (e) { kept = null; }
-  return { text: await response.text(), serverKey: response.headers.get("Warlog-Server-Key"), kept };
+  return { text: await response.text(), serverKey: response.headers.get("Warlog-Server-Key"), kept, fromServer: true };
+}
+
+/** The live page's export, saved as the file `warlog export` writes: a format-1 export, which has no
+ * header line, gets the one naming the server key (docs/dice.md section 5), as the CLI adds it. */
+function offerSave(base) {
+  const gameId = document.body.dataset.gameId;
+  const header = base.serverKey && !base.text.startsWith('{"warlog_export"')
+    ? JSON.stringify({ warlog_export: { server_key: base.serverKey } }) + "\n" : "";
+  $("verify-save").addEventListener("click", () => {
+    const url = URL.createObjectURL(new Blob([header + base.text], { type: "application/x-ndjson" }));
+    const link = el("a", { href: url, download: `game-${gameId.slice(0, 8)}.jsonl` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  $("verify-save-box").hidden = false;
 }
 
 /** What the viewer asks of one step: the verdicts of the line of this seq. */
@@ -159,6 +176,7 @@ async function main() {
   show(report);
   if (base.kept) $("verify-head").value = JSON.stringify(base.kept);
   $("verify-head-check").addEventListener("click", () => { checkHead(report, base.serverKey); });
+  if (base.fromServer) offerSave(base);
   $("verify-brief-link").addEventListener("click", () => { $("verify-h").scrollIntoView(); $("verify-h").focus(); });
   W.verification = { report, at: verdicts(report), kind };
   document.dispatchEvent(new CustomEvent("warlog:verified"));
