@@ -2656,10 +2656,27 @@ class _JsonOption(argparse.Action):
             namespace.order_json = values
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """A subcommand whose words may come on either side of its options, as a player writes them
+    (`order GAME --as Red roll 2d6`): argparse alone gives the optional words their (empty) values
+    at the first word and then refuses the others as unrecognized."""
+
+    _mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._mixing:  # parse_known_intermixed_args parses with this method, twice
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="warlog", description="Warlog: verifiable PBEM game logs.",
                                      epilog=CLIENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Intermixed)
 
     p = sub.add_parser("serve", help="create the schema and serve the web app with gunicorn")
     # Empty is unset, as in api/gunicorn_conf.py; a malformed PORT or WEB_CONCURRENCY is a usage
