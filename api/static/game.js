@@ -568,6 +568,17 @@
     $("concede").hidden = !!s.ended;
     $("takeback").hidden = !!s.ended || takeBackRule === null;
     renderAccess();
+    renderOpenInvites();
+  }
+
+  // The lobby shows the invite links once, when the game is made; the creator's browser keeps the
+  // codes, so while a seat is open its link is here to send.
+  function renderOpenInvites() {
+    var invites = W.keys.load(gameId).invites || {}, s = summary;
+    var open = s.ended ? [] : s.seats.filter(function (x) { return !x.joined && invites[x.seat]; });
+    var list = W.clear($("open-invite-list"));
+    open.forEach(function (x) { list.appendChild(W.inviteItem(gameId, x.seat, invites[x.seat])); });
+    $("open-invites").hidden = !open.length;
   }
 
   // An ended game takes no join (the server refuses it): a browser that reads it with a token needs

@@ -181,17 +181,16 @@
     $("created-admin").textContent = made.admin_token;
     var list = W.clear($("invites"));
     made.seats.forEach(function (seat) {
-      var code = made.invites[seat], link = location.origin + "/games/" + made.game_id + "#invite=" + encodeURIComponent(code);
-      list.appendChild(W.el("li", { class: "invite", "data-seat": seat },
-        W.el("strong", { text: seat + ": " }),
-        W.el("a", { href: link, class: "invite-link", text: link }), " ",
-        W.el("button", { type: "button", class: "quiet", text: "Join as " + seat + " here",
-                         onclick: function () {
-                           $("j-game").value = made.game_id;
-                           $("j-invite").value = code;
-                           $("j-handle").focus();
-                           W.status("Invite code for " + seat + " filled in: give your handle and join.");
-                         } })));
+      var code = made.invites[seat], item = W.inviteItem(made.game_id, seat, code);
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(W.el("button", { type: "button", class: "quiet", text: "Join as " + seat + " here",
+                                        onclick: function () {
+                                          $("j-game").value = made.game_id;
+                                          $("j-invite").value = code;
+                                          $("j-handle").focus();
+                                          W.status("Invite code for " + seat + " filled in: give your handle and join.");
+                                        } }));
+      list.appendChild(item);
     });
     box.focus();
   }

@@ -89,3 +89,31 @@ def test_the_live_replay_saves_the_log_it_checked_for_warlog_verify(server, open
     assert saved.read_text(encoding="utf-8") == exported
     assert python_verify(saved.read_text(encoding="utf-8").splitlines(), None).ok
     assert tab.errors == []
+
+
+def test_the_creators_game_page_shows_the_invite_links_of_the_seats_still_open(server, open_tab):
+    """The lobby shows the invite links once, when the game is made; its creator who then joined
+    ("Join as Blue here") landed on the game page saying "Waiting for every seat to join: Red." with
+    no way to Red's link (the browser keeps the codes, the page never showed them). The page now
+    lists the link of each seat still open whose code this browser keeps, and drops it once taken."""
+    tab = open_tab().goto(f"{server}/")
+    page = tab.page
+    page.select_option("#c-ruleset", "freeform")
+    page.click("#create button[type=submit]")
+    page.wait_for_selector("#created:not([hidden])")
+    game_id = page.text_content("#created-link").strip()
+    red_link = page.get_attribute("#invites li:has-text('Red') a", "href")
+    page.click("#created button:has-text('Join as Blue here')")
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#turn:has-text('Waiting for every seat to join: Red')")
+    page.wait_for_selector("#open-invites:not([hidden])")
+    assert page.get_attribute("#open-invites a", "href") == red_link
+    assert "Blue" not in page.text_content("#open-invites")
+
+    other = open_tab().goto(red_link).page
+    other.fill("#j-handle", "bob")
+    other.click("#join button[type=submit]")
+    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    page.wait_for_selector("#open-invites", state="hidden")
+    assert other.is_hidden("#open-invites")  # the player's own browser keeps no codes
