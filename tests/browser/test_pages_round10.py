@@ -103,6 +103,7 @@ def test_the_creators_game_page_shows_the_invite_links_of_the_seats_still_open(s
     page.wait_for_selector("#created:not([hidden])")
     game_id = page.text_content("#created-link").strip()
     red_link = page.get_attribute("#invites li:has-text('Red') a", "href")
+    assert red_link.startswith(f"{server}/games/{game_id}#invite=wli_")
     page.click("#created button:has-text('Join as Blue here')")
     page.fill("#j-handle", "alice")
     page.click("#join button[type=submit]")
