@@ -1182,17 +1182,47 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if summary.get("ended"):
             say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
             return
+        sealing = _sealed_round_of(client, game_id, b.get("seat"))
+        if sealing and b.get("seat") in (sealing.get("revealed") or []):
+            waiting = ", ".join(sealing.get("must_reveal") or []) or "nobody"
+            say(f"{b.get('seat')} has revealed its orders for round {sealing.get('round')} (to reveal: {waiting}); "
+                f"or concede: warlog concede {game_id}")
+            return
+        if sealing and b.get("seat") in (sealing.get("committed") or []):
+            waiting = ", ".join(sealing.get("must_commit") or []) or "nobody"
+            say(f"{b.get('seat')} has sealed its orders for round {sealing.get('round')}: 'warlog reveal {game_id}' "
+                f"once every seat has sealed (to seal: {waiting}); or concede: warlog concede {game_id}")
+            return
         if not orders:
             moving = ", ".join(summary.get("whose_move") or []) or "nobody"
             say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
             return
+        if sealing:  # FF 8: orders are sealed together, then revealed; take-backs wait for the round's end
+            say(f"sealed-orders round {sealing.get('round')} is open ({sealing.get('rule')}): seal your orders "
+                f"together, 'warlog seal {game_id} ORDER…' (each a JSON object as below; --none for none), "
+                f"then 'warlog reveal {game_id}' once every seat has sealed")
         for o in orders:
-            for line in legal_order_lines(o, game_id, names, kinds):
+            for line in legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing)):
                 say(line)
+        if sealing:
+            say(f"or concede: warlog concede {game_id}")
+            return
         say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
             f"or concede: warlog concede {game_id}")
 
     return _emit(args, body, human)
+
+
+def _sealed_round_of(client, game_id: str, seat: str | None) -> dict | None:
+    """The open sealed-orders round (FF 8, ``sealed`` of the state) when it names ``seat``; None
+    when there is none, or it cannot be read (the orders are then shown as at any other time)."""
+    from api.client import ClientError
+
+    try:
+        sealed = (client.state(game_id) or {}).get("sealed")
+    except (ClientError, AttributeError):
+        return None
+    return sealed if isinstance(sealed, dict) and seat in (sealed.get("seats") or []) else None
 
 
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
@@ -1247,9 +1277,10 @@ def _head(order: dict, kinds: list) -> str:
     return head + rule
 
 
-def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None = None) -> list[str]:
+def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None = None, *,
+                      sealed: bool = False) -> list[str]:
     """One legal order: its head (from the ruleset's order kinds), each field with its choices,
-    and a ready-to-edit command."""
+    and a ready-to-edit command ('warlog seal' with the order as JSON in a sealed-orders round)."""
     kind = str(order.get("kind"))
     head = _head(order, kinds or [])
     extra = order.get("prompt") or order.get("note")
@@ -1257,11 +1288,14 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():
         lines.append(f"  {name}: {_field_text(spec, names)}")
-    words = [f"warlog order {game_id} {shlex.quote(kind)}"]
+    words, whole = [f"warlog order {game_id} {shlex.quote(kind)}"], {"kind": kind}
     for name, spec in fields.items():
         value = _field_example(name, spec)
         if value is not _LEAVE_OUT:
             words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
+            whole[name] = value
+    if sealed:
+        words = [f"warlog seal {game_id}", shlex.quote(json.dumps(whole, ensure_ascii=False))]
     lines.append("  " + " ".join(words))
     return lines
 
