@@ -63,7 +63,9 @@ def caller_for(game_id: str, need: str | None = None) -> Caller:
         raise ApiProblem("unauthorized", "this token is not valid", _CHALLENGE)
     mine = grant is not None and grant.game_id == gid
     if not mine and not access().is_public(gid):
-        raise ApiProblem("game_not_found", f"no game {game_id}")
+        # the same words for an unknown game and a private one: they tell the two apart no more
+        why = "the token sent is not one of its own" if token else "no token was sent"
+        raise ApiProblem("game_not_found", f"no game {game_id}, or it is private and {why}")
     if need is not None:
         if grant is None:
             raise ApiProblem("unauthorized", f"this needs {_a(need)} token for the game", _CHALLENGE)

@@ -101,18 +101,21 @@ def _local_store(hint: str = "to read a server's game give --server URL"):
     that holds nothing yet (no file, no tables) is said to be so, naming where it was looked for."""
     from api.app import schema_ready
     from domain.errors import GameNotFound
-    from domain.storage import config_from_env
+    from domain.storage import SQLITE_FILE, config_from_env, data_dir_from_env
 
-    config = config_from_env()
-    where = config.describe()
-    empty = GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
-                         f"nothing has been stored there; {hint}")
-    if config.kind == "sqlite" and not os.path.exists(config.sqlite_path):
-        raise empty
+    def empty(where: str) -> GameNotFound:
+        return GameNotFound(f"no warlog store at {where} (WARLOG_DATA_DIR, default ./var, or WARLOG_DATABASE_URL): "
+                            f"nothing has been stored there; {hint}")
+
+    if not os.environ.get("WARLOG_DATABASE_URL", "").strip():
+        database = data_dir_from_env() / SQLITE_FILE
+        if not database.exists():  # asked before config_from_env, which makes the folder and the file
+            raise empty(f"sqlite:{database}")
+    where = config_from_env().describe()
     service = _service()
     if not schema_ready(service):
         service.close()
-        raise empty
+        raise empty(where)
     return service, where
 
 
@@ -292,7 +295,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     if not args.stalled_after > 0:
         raise SystemExit("warlog status: --stalled-after must be a number of seconds above 0")
-    service, where = _local_store("no service has stored anything there yet")
+    service, where = _local_store("no service has stored anything there yet: "
+                                  "run it where the service runs, or with its WARLOG_DATA_DIR or WARLOG_DATABASE_URL")
     try:
         head, followers = status.followers(service, datetime.now(timezone.utc), args.stalled_after)
     finally:
@@ -621,6 +625,8 @@ def _saved_game_id(given: str) -> str:
     return session.game_id(given, ask_server=False)
 
 
+GAME_ID_HELP = ("the game's id, or the start of one (4 characters or more) saved in the config file "
+                "or listed to you by the server")
 STORED_PREFIX = 8  # hex digits of a stored game's id an operator command needs, at least
 
 
@@ -911,6 +917,8 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
 
     game_id = promised(created, "game_id")
 
+    base = client.base_url.removesuffix('/api/v1')
+
     def human(body: dict) -> None:
         say(f"game {game_id} ({what}{ruleset}, {'public' if args.public else 'private'})")
         say(f"seats: {', '.join(body.get('seats') or [])}")
@@ -919,9 +927,13 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
             say(f"invite for {seat}: {code}")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
         say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
-            f"--server {client.base_url.removesuffix('/api/v1')}")
+            f"--server {base}")
         say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
             "which takes the seat's saved invite)")
+        say("or send each player their seat's invite link, which a browser opens to join (and "
+            "'warlog join LINK --handle NAME' takes too):")
+        for seat, code in (body.get("invites") or {}).items():
+            say(f"  {seat}: {base}/games/{game_id}#invite={code}")
 
     # Saved before anything is printed, so an output that goes away early loses no token or invite.
     path = _save_or_warn(session, game_id, server=client.base_url, ruleset=ruleset,
@@ -962,7 +974,24 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
         return None
 
 
+# The invite link the lobby gives (docs/pages.md): SERVER/games/GAME_ID#invite=CODE.
+INVITE_LINK = re.compile(r"^(https?://[^\s#?]+?)/games/([0-9a-fA-F-]{36})/?#invite=([^&\s]+)$")
+
+
+def _from_invite_link(args: argparse.Namespace) -> None:
+    """A join given the invite link (as the game id, or as the invite) takes the game id, the code
+    and, unless --server names one, the server from it."""
+    for given in (args.game_id, args.invite):
+        link = INVITE_LINK.match(given or "")
+        if link:
+            args.server = args.server or link.group(1)
+            args.game_id = link.group(2)
+            args.invite = link.group(3)
+            return
+
+
 def cmd_join(args: argparse.Namespace) -> int:
+    _from_invite_link(args)
     session = Session(args)
     game_id = session.game_id(args.game_id)
     invite = args.invite or _saved_invite(session, game_id, args.as_seat)
@@ -1155,17 +1184,47 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if summary.get("ended"):
             say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
             return
+        sealing = _sealed_round_of(client, game_id, b.get("seat"))
+        if sealing and b.get("seat") in (sealing.get("revealed") or []):
+            waiting = ", ".join(sealing.get("must_reveal") or []) or "nobody"
+            say(f"{b.get('seat')} has revealed its orders for round {sealing.get('round')} (to reveal: {waiting}); "
+                f"or concede: warlog concede {game_id}")
+            return
+        if sealing and b.get("seat") in (sealing.get("committed") or []):
+            waiting = ", ".join(sealing.get("must_commit") or []) or "nobody"
+            say(f"{b.get('seat')} has sealed its orders for round {sealing.get('round')}: 'warlog reveal {game_id}' "
+                f"once every seat has sealed (to seal: {waiting}); or concede: warlog concede {game_id}")
+            return
         if not orders:
             moving = ", ".join(summary.get("whose_move") or []) or "nobody"
             say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
             return
+        if sealing:  # FF 8: orders are sealed together, then revealed; take-backs wait for the round's end
+            say(f"sealed-orders round {sealing.get('round')} is open ({sealing.get('rule')}): seal your orders "
+                f"together, 'warlog seal {game_id} ORDER…' (each a JSON object as below; --none for none), "
+                f"then 'warlog reveal {game_id}' once every seat has sealed")
         for o in orders:
-            for line in legal_order_lines(o, game_id, names, kinds):
+            for line in legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing)):
                 say(line)
+        if sealing:
+            say(f"or concede: warlog concede {game_id}")
+            return
         say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
             f"or concede: warlog concede {game_id}")
 
     return _emit(args, body, human)
+
+
+def _sealed_round_of(client, game_id: str, seat: str | None) -> dict | None:
+    """The open sealed-orders round (FF 8, ``sealed`` of the state) when it names ``seat``; None
+    when there is none, or it cannot be read (the orders are then shown as at any other time)."""
+    from api.client import ClientError
+
+    try:
+        sealed = (client.state(game_id) or {}).get("sealed")
+    except (ClientError, AttributeError):
+        return None
+    return sealed if isinstance(sealed, dict) and seat in (sealed.get("seats") or []) else None
 
 
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
@@ -1220,9 +1279,10 @@ def _head(order: dict, kinds: list) -> str:
     return head + rule
 
 
-def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None = None) -> list[str]:
+def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None = None, *,
+                      sealed: bool = False) -> list[str]:
     """One legal order: its head (from the ruleset's order kinds), each field with its choices,
-    and a ready-to-edit command."""
+    and a ready-to-edit command ('warlog seal' with the order as JSON in a sealed-orders round)."""
     kind = str(order.get("kind"))
     head = _head(order, kinds or [])
     extra = order.get("prompt") or order.get("note")
@@ -1230,11 +1290,14 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():
         lines.append(f"  {name}: {_field_text(spec, names)}")
-    words = [f"warlog order {game_id} {shlex.quote(kind)}"]
+    words, whole = [f"warlog order {game_id} {shlex.quote(kind)}"], {"kind": kind}
     for name, spec in fields.items():
         value = _field_example(name, spec)
         if value is not _LEAVE_OUT:
             words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
+            whole[name] = value
+    if sealed:
+        words = [f"warlog seal {game_id}", shlex.quote(json.dumps(whole, ensure_ascii=False))]
     lines.append("  " + " ".join(words))
     return lines
 
@@ -2295,7 +2358,7 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("sandbox", help="fork a sandbox of a game from its state right after event --at "
                                        "(its own seats and dice); prints and saves its invites and admin token")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("--at", type=int, required=True, metavar="SEQ", help="the event the sandbox starts right after")
     p.add_argument("--public", action="store_true", help="anyone may read the sandbox without a token")
     p.add_argument("--umpire", metavar="NAME", help="name the sandbox's umpire from the start")
@@ -2310,10 +2373,11 @@ def add_client_commands(sub) -> None:
     p = sub.add_parser("join", help="take a seat with an invite code; saves the seat's token",
                        description="Take a seat with an invite code and save the seat's token. The join "
                                    "goes with an Idempotency-Key kept here until its answer arrives: when "
-                                   "the answer is lost, run the same command again, within 60 minutes of "
-                                   "the join, to get the seat a fresh token (the lost one is revoked); "
-                                   "later the server refuses it (409 invite_used).")
-    p.add_argument("game_id")
+                                    "the answer is lost, run the same command again, within 60 minutes of "
+                                    "the join, to get the seat a fresh token (the lost one is revoked); "
+                                    "later the server refuses it (409 invite_used).")
+    p.add_argument("game_id", help=GAME_ID_HELP + "; or the invite link the lobby gives "
+                                                  "(SERVER/games/GAME_ID#invite=CODE: the server, game and code)")
     p.add_argument("invite", nargs="?", help="the invite code (wli_…); or --as SEAT for an invite saved here")
     p.add_argument("--handle", required=True, help="your name in the game")
     p.add_argument("--as", dest="as_seat", metavar="SEAT",
@@ -2333,8 +2397,9 @@ def add_client_commands(sub) -> None:
                                    "one is given, and the games saved in the config file for this server "
                                    "(private ones too, read with their saved tokens), one summary line each; "
                                    "the options filter all of them. Sandboxes are listed only with --sandbox.")
-    p.add_argument("--status", choices=["waiting", "active", "ended"])
-    p.add_argument("--ruleset")
+    p.add_argument("--status", choices=["waiting", "active", "ended"],
+                   help="only games waiting for seats, under way, or ended")
+    p.add_argument("--ruleset", help="only games of this ruleset, e.g. falklands")
     p.add_argument("--player", help="a player's handle")
     p.add_argument("--turn-of", help="games where it is this handle's move")
     p.add_argument("--sandbox", action="store_true", help="list sandboxes too (left out by default)")
@@ -2342,12 +2407,12 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_games)
 
     p = sub.add_parser("show", help="a game's summary: status, seats, whose move, VP, chain head")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("legal", help="the orders your seat may give now")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_legal)
 
@@ -2360,7 +2425,7 @@ def add_client_commands(sub) -> None:
                     "is the seat's pending one unless --order-id is given: a fresh uuid4, kept in the client "
                     "config until an order is accepted under it, so a refused or lost order's next attempt "
                     "has the same id and so the same dice; the same id again records nothing new.")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("kind", nargs="?", help="roll, show, note, vp, advance, end, or a ruleset's own kind")
     p.add_argument("words", nargs="*", help="the kind's arguments (see above)")
     p.add_argument("--purpose", help="what a roll is for")
@@ -2394,7 +2459,7 @@ def add_client_commands(sub) -> None:
                     "commitment, SHA-256 of {game, seat, round, orders, salt}, is sent, signed with the seat's "
                     "key when the config keeps one. Sealing the same orders again sends the same commitment; "
                     "other orders for the same round are refused.")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("orders", nargs="*", metavar="ORDER", help="an order as a JSON object, e.g. "
                                                                 "'{\"kind\": \"roll\", \"dice\": \"2d6\", "
                                                                 "\"purpose\": \"fire\"}'")
@@ -2405,12 +2470,12 @@ def add_client_commands(sub) -> None:
     p = sub.add_parser("reveal", help="reveal the orders you sealed for the open round, once every seat has sealed",
                        description="Reveal the orders and salt 'warlog seal' kept (signed with the seat's key when "
                                    "the config keeps one); forgotten from the config once recorded.")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_reveal)
 
     p = sub.add_parser("state", help="the game's state now, or as it was (--at SEQ, --turn N [--phase P])")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("--at", type=int, metavar="SEQ", help="the state right after event SEQ")
     p.add_argument("--turn", type=int, help="the state at the start of this turn")
     p.add_argument("--phase", help="with --turn: the start of this phase")
@@ -2418,20 +2483,20 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_state)
 
     p = sub.add_parser("history", help="the game turn by turn, phase by phase, order by order")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("dice", help="every roll with its purpose and outcome")
-    p.add_argument("game_id")
-    p.add_argument("--seat")
-    p.add_argument("--turn", type=int)
+    p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("--seat", help="only this seat's rolls")
+    p.add_argument("--turn", type=int, help="only the rolls of this game turn")
     p.add_argument("--purpose", help="rolls whose purpose contains this text")
     _add_access(p)
     p.set_defaults(func=cmd_dice)
 
     p = sub.add_parser("watch", help="follow the game live, one line per event, until it ends (Ctrl-C stops)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("--from", dest="from_seq", type=int, metavar="SEQ", help="start after this event")
     p.add_argument("--new", action="store_true", help="only events recorded from now on")
     p.add_argument("--count", type=int, metavar="N", help="stop after N events")
@@ -2439,28 +2504,29 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("take-back", help="ask to take back your last order")
-    p.add_argument("game_id")
-    p.add_argument("--reason", default="")
+    p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("--reason", default="", help="why, for the opponent who answers (e.g. misclick)")
     _add_access(p)
     p.set_defaults(func=cmd_take_back)
 
     p = sub.add_parser("answer-take-back", help="accept or decline the opponent's take-back request")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     choice = p.add_mutually_exclusive_group(required=True)
-    choice.add_argument("--accept", dest="accept", action="store_true")
-    choice.add_argument("--decline", dest="accept", action="store_false")
+    choice.add_argument("--accept", dest="accept", action="store_true",
+                        help="the opponent's last order is taken back")
+    choice.add_argument("--decline", dest="accept", action="store_false", help="the order stands")
     _add_access(p)
     p.set_defaults(func=cmd_answer_take_back)
 
     p = sub.add_parser("concede", help="concede the game")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_concede)
 
     p = sub.add_parser("annotate", help="comment on an event of the log (public, or --private: you and the umpire)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("seq", type=int, help="the seq of the event (warlog history lists them)")
-    p.add_argument("text")
+    p.add_argument("text", help="the comment")
     p.add_argument("--private", action="store_true", help="only your seat and the umpire read it")
     p.add_argument("--annotation-id", help="the annotation's id (Idempotency-Key; default: a fresh one): "
                                            "sending it again records nothing")
@@ -2469,28 +2535,28 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("spectator-token", help="(admin) issue a named spectator token: it reads the game, "
                                                "and annotates it once it has ended")
-    p.add_argument("game_id")
-    p.add_argument("name")
+    p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("name", help="the spectator's name (revoke every token of a name with spectator-revoke --name)")
     p.add_argument("--keep", action="store_true", help="save it in this machine's config for this game")
     _add_access(p)
     p.set_defaults(func=cmd_spectator_token)
 
     p = sub.add_parser("spectator-tokens", help="list the game's spectator tokens (needs the admin token)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_spectator_tokens)
 
     p = sub.add_parser("spectator-revoke", help="revoke one spectator token, or every one of a name (--name; "
                                                 "needs the admin token): it stops working at once; its "
                                                 "annotations stay in the log")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("token_id", nargs="?", help="the token's id, from 'warlog spectator-tokens'")
     p.add_argument("--name", help="every token issued under this name")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_spectator_revoke)
 
     p = sub.add_parser("vacation", help="announce days of vacation (a game with a time control)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("days", type=int, help="whole days, within your allowance left")
     _add_access(p)
     p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one, shown when no answer comes); "
@@ -2498,7 +2564,7 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_vacation)
 
     p = sub.add_parser("extend", help="give the seats to move more days (a game with a time control)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("days", type=int, help="whole days more")
     _add_access(p)
     p.add_argument("--key", help="the command's Idempotency-Key (default: a fresh one, shown when no answer comes); "
@@ -2506,19 +2572,19 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_extend)
 
     p = sub.add_parser("claim-win", help="claim the win: the seats to move let their deadline pass")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_claim_win)
 
     p = sub.add_parser("client-seed", help="change your client seed (mixed into the dice from the next epoch)")
-    p.add_argument("game_id")
-    p.add_argument("client_seed")
+    p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("client_seed", help="any text of yours (docs/dice.md)")
     _add_access(p)
     p.set_defaults(func=cmd_client_seed)
 
     p = sub.add_parser("standing", help="your seat's standing orders: list, --set ID --kind KIND --policy JSON, "
                                         "or --cancel ID")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     action = p.add_mutually_exclusive_group()
     action.add_argument("--set", metavar="ID", help="set (or replace) the standing order named ID")
     action.add_argument("--cancel", metavar="ID", help="cancel the standing order named ID")
@@ -2529,7 +2595,7 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_standing)
 
     p = sub.add_parser("notify", help="your seat's notifications: show them, or change the ones given")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("--email", help="where mails go; never shown to others")
     onoff = p.add_mutually_exclusive_group()
     onoff.add_argument("--on", dest="notify", action="store_true", default=None, help="mails on")
@@ -2554,7 +2620,7 @@ def add_client_commands(sub) -> None:
                        description="Queue the replay job on the server (POST .../replays), show its progress "
                                    "until a worker has made it, and download it. The replay shows what a "
                                    "spectator may see, or everything with an umpire token (docs/workers.md).")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("-o", "--output", help="file to write (default: replay-GAME-vVERSION.html)")
     p.add_argument("--format", choices=["html", "json"], default="html", help="html (the page) or json (the frames)")
     p.add_argument("--wait", type=_seconds, default=600.0, metavar="SECONDS", help="give up waiting after this long")
@@ -2564,7 +2630,7 @@ def add_client_commands(sub) -> None:
     p = sub.add_parser("stats", help="make and download the game's statistics (JSON, or --chart faces|vp as SVG)",
                        description="Queue the statistics job (POST .../statistics), show its progress until a "
                                    "worker has made it, and download it: die faces, luck per seat, the VP track.")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("-o", "--output", help="file to write (default: stats-GAME-vVERSION.json)")
     p.add_argument("--chart", choices=["faces", "vp"], help="an SVG chart instead of the JSON")
     p.add_argument("--wait", type=_seconds, default=600.0, metavar="SECONDS", help="give up waiting after this long")
@@ -2573,27 +2639,29 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("umpire-token", help="issue an umpire token (needs the admin token, and an umpire the "
                                             "seats agreed to); saves it")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_umpire_token)
 
     p = sub.add_parser("umpire-propose", help="propose an umpire (needs the admin token); every seat then answers")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("name", help="who the umpire is, as the seats will know them")
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_umpire_propose)
 
     p = sub.add_parser("umpire-answer", help="accept or decline the proposed umpire, for your seat")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     choice = p.add_mutually_exclusive_group(required=True)
-    choice.add_argument("--accept", dest="accept", action="store_true")
-    choice.add_argument("--decline", dest="accept", action="store_false")
+    choice.add_argument("--accept", dest="accept", action="store_true",
+                        help="your seat accepts the proposed umpire, who sees everything once every seat has")
+    choice.add_argument("--decline", dest="accept", action="store_false",
+                        help="your seat declines the proposed umpire")
     _add_access(p)
     p.set_defaults(func=cmd_umpire_answer)
 
     p = sub.add_parser("webhook", help="set or remove the game's webhook (needs the admin token); deliveries "
                                        "are signed as Standard Webhooks says")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("url", nargs="?", help="the receiver's http(s) URL")
     p.add_argument("--format", help="the body: warlog (its JSON, the default), discord or slack (a chat "
                                     "message naming the game, the seats to move and the game's page)")
@@ -2604,12 +2672,12 @@ def add_client_commands(sub) -> None:
     p.set_defaults(func=cmd_webhook)
 
     p = sub.add_parser("umpire-tokens", help="list the game's umpire tokens (needs the admin token)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p, seat_choice=False)
     p.set_defaults(func=cmd_umpire_tokens)
 
     p = sub.add_parser("umpire-revoke", help="revoke one umpire token, or end the umpire's role (--role)")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("token_id", nargs="?", help="the token's id, from 'warlog umpire-tokens'")
     p.add_argument("--role", action="store_true", help="end the role: recorded in the log, every token revoked")
     _add_access(p, seat_choice=False)
@@ -2625,17 +2693,37 @@ class _JsonOption(argparse.Action):
             namespace.order_json = values
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """A subcommand whose words may come on either side of its options, as a player writes them
+    (`order GAME --as Red roll 2d6`): argparse alone gives the optional words their (empty) values
+    at the first word and then refuses the others as unrecognized."""
+
+    _mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._mixing:  # parse_known_intermixed_args parses with this method, twice
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._mixing = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="warlog", description="Warlog: verifiable PBEM game logs.",
                                      epilog=CLIENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Intermixed)
 
     p = sub.add_parser("serve", help="create the schema and serve the web app with gunicorn")
     # Empty is unset, as in api/gunicorn_conf.py; a malformed PORT or WEB_CONCURRENCY is a usage
     # error of `warlog serve` (argparse applies `type` to a string default), not of every command.
-    p.add_argument("--host", default=os.environ.get("WARLOG_HOST", "").strip() or "127.0.0.1")
-    p.add_argument("--port", type=int, default=os.environ.get("PORT", "").strip() or "8000")
-    p.add_argument("--workers", type=int, default=os.environ.get("WEB_CONCURRENCY", "").strip() or "2")
+    p.add_argument("--host", default=os.environ.get("WARLOG_HOST", "").strip() or "127.0.0.1",
+                   help="the address to listen on (default WARLOG_HOST, else 127.0.0.1)")
+    p.add_argument("--port", type=int, default=os.environ.get("PORT", "").strip() or "8000",
+                   help="the port (default PORT, else 8000)")
+    p.add_argument("--workers", type=int, default=os.environ.get("WEB_CONCURRENCY", "").strip() or "2",
+                   help="gunicorn worker processes (default WEB_CONCURRENCY, else 2)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("migrate", help="create the event store and seed tables (once, before workers start)")
@@ -2648,7 +2736,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "otherwise, or with --local, it is read from this machine's store "
                                    "(WARLOG_DATA_DIR / WARLOG_DATABASE_URL). A server saved in the client "
                                    "config file alone does not switch export to the server.")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.add_argument("--local", action="store_true", help="read the local store even when WARLOG_SERVER is set")
     _add_access(p, json_flag=False)
@@ -2656,12 +2744,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="store an exported game, as a record (read and verified, not continued: "
                                       "its clock does not run here); refuses a file that does not verify")
-    p.add_argument("file")
+    p.add_argument("file", help="an umpire's export (JSON Lines, as 'warlog export' writes it with an umpire token)")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("verify", help="check an export offline: the hash chain, every revealed die and "
                                       "every signed order; with --head, against a signed head kept")
-    p.add_argument("file")
+    p.add_argument("file", help="an export (JSON Lines, as 'warlog export' writes it)")
     p.add_argument("--head", metavar="SIGNED_HEAD",
                    help="a signed head the server handed out (JSON text or a file; 'warlog heads GAME'): its "
                         "signature by the server key and the file's line at its seq must match")
@@ -2670,7 +2758,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("heads", help="print the last signed head kept for a game (for 'verify --head')")
-    p.add_argument("game_id")
+    p.add_argument("game_id", help="the game's id, or its start (4 characters or more) as the config file has it")
     p.set_defaults(func=cmd_heads)
 
     p = sub.add_parser("check", help="verify a stored game's log in place, as an export would be")

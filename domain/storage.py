@@ -25,6 +25,7 @@ from eventsourcing.utils import retry
 from domain.dice import SEED_BYTES
 
 DEFAULT_DATA_DIR = "var"
+SQLITE_FILE = "warlog.sqlite3"  # in the data folder
 SEEDS_TABLE = "warlog_dice_seeds"
 
 
@@ -189,7 +190,7 @@ def config_from_env(environ: Mapping[str, str] | None = None) -> StoreConfig:
     if url:
         return StoreConfig(kind="postgres", postgres=postgres_env(url), snapshot_interval=interval,
                            lock_timeout=lock_timeout)
-    database = private_dir(data_dir_from_env(environ)) / "warlog.sqlite3"
+    database = private_dir(data_dir_from_env(environ)) / SQLITE_FILE
     private_database(database)
     return StoreConfig(kind="sqlite", sqlite_path=str(database), snapshot_interval=interval,
                        lock_timeout=lock_timeout)

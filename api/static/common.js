@@ -47,6 +47,14 @@
 
   W.short = function (gameId) { return String(gameId || "").slice(0, 8); };
 
+  /** A seat's invite link, /games/{id}#invite=CODE (the code rides in the fragment, which browsers do
+   * not send), as a list item naming the seat. */
+  W.inviteItem = function (gameId, seat, code) {
+    var link = location.origin + "/games/" + gameId + "#invite=" + encodeURIComponent(code);
+    return W.el("li", { class: "invite", "data-seat": seat },
+      W.el("strong", { text: seat + ": " }), W.el("a", { href: link, class: "invite-link", text: link }));
+  };
+
   /** A time control's clock (a summary's `clock`) in words: "1 d 23 h left", "time is up", or "". */
   W.timeLeft = function (clock) {
     if (!clock || !clock.deadline) return "";

@@ -567,6 +567,30 @@
     // game whose rules name no take-back never takes one (STF, the proving ground)
     $("concede").hidden = !!s.ended;
     $("takeback").hidden = !!s.ended || takeBackRule === null;
+    renderAccess();
+    renderOpenInvites();
+  }
+
+  // The lobby shows the invite links once, when the game is made; the creator's browser keeps the
+  // codes, so while a seat is open its link is here to send.
+  function renderOpenInvites() {
+    var invites = W.keys.load(gameId).invites || {}, s = summary;
+    var open = s.ended ? [] : s.seats.filter(function (x) { return !x.joined && invites[x.seat]; });
+    var list = W.clear($("open-invite-list"));
+    open.forEach(function (x) { list.appendChild(W.inviteItem(gameId, x.seat, invites[x.seat])); });
+    $("open-invites").hidden = !open.length;
+  }
+
+  // An ended game takes no join (the server refuses it): a browser that reads it with a token needs
+  // no access box, and a visitor is offered only the paste form, saying why.
+  function renderAccess() {
+    var keys = W.keys.load(gameId), over = !!(summary && summary.ended);
+    $("join").hidden = over;
+    $("access-h").textContent = over ? "Read it with a token" : "Take your seat";
+    if (!over) return;
+    if (Object.keys(keys.seats).length || keys.umpire || keys.spectator || keys.admin) $("access").hidden = true;
+    else $("access-note").textContent = "The game has ended: no seat can be joined. A seat's, the umpire's or a " +
+      "spectator's token shows what it may see.";
   }
 
   // Where the game started: a named position, or the game and event a sandbox was forked from.
@@ -1038,6 +1062,7 @@
     if (!seats.length) select.appendChild(W.el("option", { value: "", text: keys.umpire ? "umpire (reads, annotates)"
       : keys.spectator ? "spectator (reads, annotates after the end)" : "admin (reads only)" }));
     select.disabled = seats.length < 2;
+    renderAccess();
   }
 
   // ---------------------------------------------------------------------------- loading ----

@@ -181,17 +181,16 @@
     $("created-admin").textContent = made.admin_token;
     var list = W.clear($("invites"));
     made.seats.forEach(function (seat) {
-      var code = made.invites[seat], link = location.origin + "/games/" + made.game_id + "#invite=" + encodeURIComponent(code);
-      list.appendChild(W.el("li", { class: "invite", "data-seat": seat },
-        W.el("strong", { text: seat + ": " }),
-        W.el("a", { href: link, class: "invite-link", text: link }), " ",
-        W.el("button", { type: "button", class: "quiet", text: "Join as " + seat + " here",
-                         onclick: function () {
-                           $("j-game").value = made.game_id;
-                           $("j-invite").value = code;
-                           $("j-handle").focus();
-                           W.status("Invite code for " + seat + " filled in: give your handle and join.");
-                         } })));
+      var code = made.invites[seat], item = W.inviteItem(made.game_id, seat, code);
+      item.appendChild(document.createTextNode(" "));
+      item.appendChild(W.el("button", { type: "button", class: "quiet", text: "Join as " + seat + " here",
+                                        onclick: function () {
+                                          $("j-game").value = made.game_id;
+                                          $("j-invite").value = code;
+                                          $("j-handle").focus();
+                                          W.status("Invite code for " + seat + " filled in: give your handle and join.");
+                                        } }));
+      list.appendChild(item);
     });
     box.focus();
   }
@@ -213,5 +212,15 @@
   $("c-position").addEventListener("change", positionNote);
   $("create").addEventListener("submit", create);
   $("join").addEventListener("submit", join);
+  // The invite link the creator sends (/games/ID#invite=CODE), pasted into either field of the join
+  // form, is taken apart into the game id and the invite code.
+  ["j-game", "j-invite"].forEach(function (id) {
+    $(id).addEventListener("input", function () {
+      var m = /\/games\/([0-9a-fA-F-]{36})\/?(?:#invite=([^&\s]+))?/.exec($(id).value);
+      if (!m) return;
+      $("j-game").value = m[1];
+      if (m[2] || id === "j-invite") $("j-invite").value = m[2] || "";  // a code is URL-safe as it is
+    });
+  });
   loadRulesets().then(loadGames).then(function () { document.body.dataset.ready = "true"; });
 })();

@@ -380,11 +380,7 @@
     $("forked-link").textContent = made.game_id;
     $("forked-at").textContent = String(seq);
     var list = W.clear($("forked-invites"));
-    made.seats.forEach(function (seat) {
-      var link = location.origin + "/games/" + made.game_id + "#invite=" + encodeURIComponent(made.invites[seat]);
-      list.appendChild(W.el("li", { class: "invite", "data-seat": seat },
-        W.el("strong", { text: seat + ": " }), W.el("a", { href: link, class: "invite-link", text: link })));
-    });
+    made.seats.forEach(function (seat) { list.appendChild(W.inviteItem(made.game_id, seat, made.invites[seat])); });
     $("forked").hidden = false;
     $("forked").focus();
     W.status("Sandbox " + W.short(made.game_id) + " created from event " + seq + ".", "ok");

@@ -137,3 +137,13 @@ def test_a_documented_default_is_the_parsers(monkeypatch, command, option, said)
     assert said in TEXT, said
     value = re.search(r"(?:else |default )([\d.]+)\)?$", said.rstrip(")")).group(1)
     assert str(_default(command, option)).removesuffix(".0") == value
+
+
+@pytest.mark.parametrize("command", sorted(_subcommands()))
+def test_every_argument_says_what_it_is_in_its_help(command):
+    """`warlog COMMAND --help` explains each argument: a bare `game_id`, `--seat` or `--accept` left a
+    new user guessing (that the start of an id will do; whose take-back `--accept` answers)."""
+    bare = [action.option_strings[-1] if action.option_strings else action.dest
+            for action in _subcommands()[command]._actions
+            if action.help in (None, "") and not isinstance(action, argparse._HelpAction)]
+    assert bare == [], f"warlog {command}: no help for {bare}"

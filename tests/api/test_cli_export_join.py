@@ -123,6 +123,8 @@ def test_a_local_export_where_nothing_was_ever_stored_says_so_without_a_tracebac
     assert "--server URL" in err and not (tmp_path / "game.jsonl").exists()
     code, out, err = alice("check", "00000000-0000-4000-8000-000000000000")
     assert code == 1 and "no warlog store at" in err
+    # looking is not making: the folder holds no ./var afterwards, so the message stays true
+    assert not (tmp_path / "var").exists(), sorted(p.name for p in (tmp_path / "var").iterdir())
 
 
 def test_join_run_again_after_its_answer_was_lost_gets_the_seat_a_token_that_signs(server, alice, bob, monkeypatch):
@@ -165,3 +167,33 @@ def test_join_help_and_its_docs_say_a_join_is_run_again_within_the_retry_window(
     readme = (root / "README.md").read_text(encoding="utf-8")
     assert within in next(line for line in readme.splitlines() if "a join whose answer was lost" in line)
     assert within in " ".join((root / "docs" / "api.md").read_text(encoding="utf-8").split())
+
+
+def test_join_takes_the_invite_link_the_lobby_gives(server, alice, bob):
+    """The lobby's creator sends each player an invite link, /games/ID#invite=CODE; 'warlog join LINK'
+    said the link "is not a game id" (and as the invite, "Length must be between 1 and 100"). The link
+    names the server, the game and the code: join takes all three from it."""
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invite = alice.saved()["games"][game_id]["invites"]["Red"]
+    code, out, err = bob("join", f"{server.url}/games/{game_id}#invite={invite}", "--handle", "bob")
+    assert code == 0, err
+    assert f"joined game {game_id} as Red (bob)" in out
+    code, out, err = bob("show", game_id[:8])  # the server was saved with the game
+    assert code == 0 and "Red=bob" in out, err
+
+
+def test_new_prints_each_seats_invite_link_for_a_player_in_a_browser(server, alice, bob):
+    """A game made with 'warlog new' printed invite codes and a 'warlog join' line only: a player
+    who plays in a browser had to find the lobby's join form and copy two values into it. 'new' now
+    prints each seat's invite link too, which opens the game page's join form (and which 'warlog
+    join' takes as well)."""
+    code, out, err = alice("new", "freeform", "--option", "sides=Blue,Red", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    invite = alice.saved()["games"][game_id]["invites"]["Red"]
+    link = f"{server.url}/games/{game_id}#invite={invite}"
+    assert f"  Red: {link}" in out.splitlines(), out
+    code, out, err = bob("join", link, "--handle", "bob")
+    assert code == 0 and "as Red (bob)" in out, err

@@ -9,6 +9,8 @@ import json
 import re
 import shlex
 
+import pytest
+
 from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 
 
@@ -193,8 +195,6 @@ def test_history_marks_what_a_take_back_replaced_as_dice_does(server, alice, bob
 
 
 def _help(capsys, *argv: str) -> str:
-    import pytest
-
     from api.cli import main
 
     capsys.readouterr()
@@ -236,3 +236,24 @@ def test_the_readmes_show_seq_shows_the_sealed_roll_of_that_seq_ff9(server, alic
     seq = re.search(r"#(\d+) Sealed: Blue rolled 2d6 for scouting", out).group(1)
     code, out, err = alice("order", game_id, "show", seq)
     assert code == 0 and f"Blue shows sealed roll #{seq}" in out, err
+
+
+@pytest.mark.parametrize("argv, want", [
+    (["order", "GAME", "--as", "Blue", "roll", "2d6", "--purpose", "fire"],
+     {"game_id": "GAME", "kind": "roll", "words": ["2d6"], "as_seat": "Blue", "purpose": "fire"}),
+    (["order", "GAME", "--purpose", "fire", "roll", "2d6"], {"kind": "roll", "words": ["2d6"], "purpose": "fire"}),
+    (["order", "GAME", "--as", "Blue", "vp", "Blue", "-2", "--reason", "lost"],
+     {"kind": "vp", "words": ["Blue", "-2"], "reason": "lost"}),
+    (["join", "GAME", "--handle", "bob", "wli_code"], {"game_id": "GAME", "invite": "wli_code", "handle": "bob"}),
+    (["seal", "GAME", "--as", "Blue", '{"kind": "advance"}'], {"orders": ['{"kind": "advance"}'], "as_seat": "Blue"}),
+    (["webhook", "GAME", "--format", "discord", "https://example.org/hook"],
+     {"url": "https://example.org/hook", "format": "discord"}),
+])
+def test_options_may_stand_between_a_commands_words(argv, want):
+    """README: "later commands pick the seat's token (and signing key) with --as SEAT". Written where
+    a player writes it, `warlog order GAME --as Blue roll 2d6` stopped with "unrecognized arguments:
+    roll 2d6": argparse had given the optional words their empty values at GAME already."""
+    from api.cli import build_parser
+
+    args = vars(build_parser().parse_args(argv))
+    assert {key: args.get(key) for key in want} == want

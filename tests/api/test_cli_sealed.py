@@ -88,3 +88,24 @@ def test_seal_outside_a_sealed_round_says_so(server, alice, bob):
     game_id = started_game(server, alice, bob)
     code, out, err = alice("seal", game_id, FIRE)
     assert code == 2 and "no sealed-orders round open" in err
+
+
+def test_legal_in_a_sealed_round_says_to_seal_and_gives_each_order_as_seal_takes_it(server, alice, bob):
+    """FF 8: in a sealed-orders round 'warlog legal' printed each order as a 'warlog order' line and
+    offered a take-back, both of which the server refuses then ("orders are sealed and revealed (POST
+    .../sealed), not given one by one"). It now says the round is open, gives each order as the JSON
+    'warlog seal' takes, and once the seat has sealed, that it reveals when every seat has."""
+    game_id = started_game(server, alice, bob, sealed_orders=True)
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert f"sealed-orders round 1 is open (FF 8): seal your orders together, 'warlog seal {game_id} ORDER…'" in out
+    assert f"warlog order {game_id}" not in out and "take-back" not in out
+    line = next(x for x in out.splitlines() if x.strip().startswith(f"warlog seal {game_id} ") and '"advance"' in x)
+    assert json.loads(line.split(f"warlog seal {game_id} ", 1)[1].strip("'")) == {"kind": "advance"}
+    assert alice("seal", game_id, json.dumps({"kind": "advance"}))[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert code == 0 and f"Blue has sealed its orders for round 1: 'warlog reveal {game_id}' once every seat " \
+                         "has sealed (to seal: Red)" in out, out
+    assert bob("seal", game_id, "--none")[0] == 0 and alice("reveal", game_id)[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert code == 0 and "Blue has revealed its orders for round 1 (to reveal: Red)" in out, out

@@ -362,3 +362,17 @@ def test_a_seat_token_grants_its_seat_and_a_forged_one_nothing(client):
     assert game.order(client, "Blue", ROLL, "k1").status_code == 201
     r = client.post(f"/api/v1/games/{game.game_id}/umpire-tokens", headers=game.seats["Blue"])
     problem(r, 403, "forbidden")
+
+
+def test_a_games_404_says_it_may_be_private_and_why_the_caller_cannot_read_it(client):
+    """A player who reads a private game without its token (another config file, a forgotten
+    --token) was told "no game ID", as of a game that does not exist. The answer now says it may be
+    private and what the request lacked; it is the same for an unknown game, so it tells them apart
+    no more than before."""
+    game = make_game(client)
+    other = make_game(client, public=True)
+    unknown = "00000000-0000-4000-8000-000000000000"
+    for headers, why in [({}, "no token was sent"), (other.seats["Blue"], "the token sent is not one of its own")]:
+        details = {problem(client.get(f"/api/v1/games/{gid}", headers=headers), 404, "game_not_found")["detail"]
+                   .replace(gid, "ID") for gid in (game.game_id, unknown)}
+        assert details == {f"no game ID, or it is private and {why}"}

@@ -134,3 +134,6 @@ def test_the_command_on_an_empty_store_says_so(tmp_path):
     done = _status(tmp_path)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "no warlog store at" in done.stderr and "no service has stored anything there yet" in done.stderr
+    # what to do: the service's folder, or its settings; and the folder asked about is not made
+    assert "run it where the service runs, or with its WARLOG_DATA_DIR or WARLOG_DATABASE_URL" in done.stderr
+    assert not (tmp_path / "data").exists()

@@ -53,6 +53,29 @@ async function theLog() {
   return { text: await response.text(), serverKey: response.headers.get("Warlog-Server-Key"), kept, live: true };
 }
 
+let saved = null;  // the live log last checked: what "Save this log" saves
+
+/** The live page's export, saved as the file `warlog export` writes: a format-1 export, which has no
+ * header line, gets the one naming the server key (docs/dice.md section 5), as the CLI adds it. The
+ * log read again (``covers``) replaces the one offered before. */
+function offerSave(base) {
+  const first = saved === null;
+  saved = base;
+  if (!first) return;
+  $("verify-save").addEventListener("click", () => {
+    const gameId = document.body.dataset.gameId;
+    const header = saved.serverKey && !saved.text.startsWith('{"warlog_export"')
+      ? JSON.stringify({ warlog_export: { server_key: saved.serverKey } }) + "\n" : "";
+    const url = URL.createObjectURL(new Blob([header + saved.text], { type: "application/x-ndjson" }));
+    const link = el("a", { href: url, download: `game-${gameId.slice(0, 8)}.jsonl` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  $("verify-save-box").hidden = false;
+}
+
 /** What the viewer asks of one step: the verdicts of the line of this seq. */
 function verdicts(report) {
   const bySeq = new Map();
@@ -158,6 +181,7 @@ async function checkLog() {
   show(report);
   if (base.kept) $("verify-head").value = JSON.stringify(base.kept);
   checked = { report, serverKey: base.serverKey };
+  if (base.live) offerSave(base);
   W.verification = { report, at: verdicts(report), kind, covers: (seq) => covers(base.live, report, seq) };
   document.dispatchEvent(new CustomEvent("warlog:verified"));
 }

@@ -91,6 +91,21 @@ def free_operation(state: dict, seat: str) -> bool:
     return seat == UK and po.get("free", 0) > 0 and po["done"] == 0
 
 
+
+def _setup_wrong(subs: list[str], placing: Any) -> str | None:
+    """What a set-up's 'submarines' leaves out or gets wrong (FS 3.3), in the game's names; None when
+    it maps each submarine set up in the TEZ, and only those, to an area id."""
+    if not isinstance(placing, dict):
+        return "is an object {submarine: sea area}"
+    if set(placing) - set(subs):
+        return (f"places only {', '.join(name(u) for u in subs)}; "
+                f"not {', '.join(sorted(map(str, set(placing) - set(subs))))}")
+    if set(subs) - set(placing):
+        return f"gives no TEZ sea area for {', '.join(name(u) for u in subs if u not in placing)}"
+    odd = [name(u) for u in subs if not isinstance(placing[u], str)]
+    return f"gives {', '.join(odd)} no sea area id" if odd else None
+
+
 class Falklands(Ruleset):
     name = "falklands"
     title = "Falklands Showdown: The 1982 Anglo-Argentine War"
@@ -281,10 +296,11 @@ class Falklands(Ruleset):
         need(ctx.state["phase"] == S.SETUP_PHASE, "FS 3.3", "set-up is over")
         subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
         placing = order.get("submarines")
-        if (not isinstance(placing, dict) or set(placing) != set(subs)
-                or not all(isinstance(area, str) for area in placing.values())):
-            raise InvalidOrder(f"'submarines' places {', '.join(map(name, subs))} in TEZ sea areas", rule="FS 3.3",
-                               field="submarines")
+        wrong = _setup_wrong(subs, placing)
+        if wrong:
+            raise InvalidOrder(f"'submarines' {wrong}: each of {', '.join(map(name, subs))} is placed in "
+                               f"one of the TEZ sea areas ({', '.join(sorted(map(area_name, DATA.tez)))})",
+                               rule="FS 3.3", field="submarines")
         for u, area in placing.items():
             need(area in DATA.tez, "FS 3.3", f"{name(u)} is placed in one of the TEZ sea areas "
                                             f"({', '.join(sorted(map(area_name, DATA.tez)))})")

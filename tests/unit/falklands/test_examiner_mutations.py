@@ -523,6 +523,21 @@ def test_fs_3_3_a_submarine_placed_in_no_sea_area_is_refused_not_a_crash(area):
     assert refusal(st, UK, {"kind": "setup", "submarines": {"spartan": area, "splendid": "sa7"}}).rule == "FS 3.3"
 
 
+@pytest.mark.parametrize("placing, says", [
+    ({"spartan": "sa6"}, "gives no TEZ sea area for Splendid"),  # the game page's "—" left for one
+    ({}, "gives no TEZ sea area for Spartan, Splendid"),
+    ({"spartan": "sa6", "splendid": "sa7", "hermes": "sa6"}, "places only Spartan, Splendid; not hermes"),
+    ({"spartan": ["sa6"], "splendid": "sa7"}, "gives Spartan no sea area id"),
+])
+def test_fs_3_3_a_set_up_refused_says_which_submarine_it_leaves_out_or_gets_wrong(placing, says):
+    """FS 3.3 "The two UK submarines, Spartan and Splendid, are placed in any one or two of the
+    three sea areas within the TEZ": a set-up that leaves one out was refused with "'submarines'
+    places spartan, splendid in TEZ sea areas", which reads as what the order did, not what it lacks."""
+    e = refusal(initial(), UK, {"kind": "setup", "submarines": placing})
+    assert e.rule == "FS 3.3" and says in str(e), str(e)
+    assert "one of the TEZ sea areas (falklands, sa6, sa7)" in str(e), str(e)
+
+
 @pytest.mark.parametrize("moves", [[], 0, ""])
 def test_fs_8_1_moves_that_are_no_map_of_submarines_are_refused_not_read_as_none(moves):
     """FS 8.1: the phase's order maps submarines to sea areas; [], 0 or "" was read as "move none"."""
