@@ -379,7 +379,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "the seat's token, shown once, and the umpire appointed, if any. The game starts (dice epoch 0 opens) when the last seat joins. "
                     "An unknown invite code is 404, like an unknown game. With `public_key` (Ed25519, unpadded "
                     "base64url of 32 bytes) every later order of the seat must be signed (POST .../orders); "
-                    "a malformed key is 422 invalid_order and the invite stays unused. Sent with an "
+                    "a malformed key, or one another seat of the game registered, is 422 invalid_order and the "
+                    "invite stays unused. Sent with an "
                     "Idempotency-Key, the same join sent again with that key (its answer lost) answers 200 with "
                     "a fresh token for the seat and revokes the token of the first answer.",
         replies={201: Reply("the seat is taken", schemas.Joined),

@@ -569,6 +569,15 @@ class Game(Aggregate):
         """A seat's standing orders, in the order they were set."""
         return [{"policy_id": pid, **entry} for pid, entry in self._standing().get(seat, {}).items()]
 
+    def _key_taken(self, public_key: str) -> str | None:
+        """Why ``public_key`` cannot be a new seat's: another seat of this game registered it
+        (docs/dice.md, "Seats' keys"); None when no seat did."""
+        other = next((seat for seat, key in (self.seat_keys or {}).items() if key == public_key), None)
+        if other is None:
+            return None
+        return (f"seat {other} of this game already registered this public key: an order's signature does not "
+                "name its seat, so two seats' signed orders could not be told apart; make a key for this seat")
+
     # ----------------------------------------------------------------------------- commands --
     def join(self, seat: str, handle: str, client_seed: str, seed_for: SeedFor,
              public_key: str | None = None) -> None:
@@ -586,7 +595,7 @@ class Game(Aggregate):
                                field="handle")
         client_seed = _client_seed(client_seed)
         if public_key is not None:
-            found = signatures.public_key_problem(public_key)
+            found = signatures.public_key_problem(public_key) or self._key_taken(public_key)
             if found:
                 raise InvalidOrder(found, field="public_key")
         self.trigger_event(ev.SeatJoined, seat=seat, handle=handle.strip(), client_seed=client_seed)

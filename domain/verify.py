@@ -464,6 +464,7 @@ class _Signed:
 
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
+        self.key_seats: dict[str, tuple[Any, int]] = {}  # each key registered: the first seat to register it, its line
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
@@ -489,6 +490,7 @@ class _Signed:
             if found:
                 report.fail(n, f"seat {data['seat']}'s key: {found}")
             self._registered(data["seat"], previous, n, report)
+            self._shared(data["seat"], data["public_key"], n, report)
             self.keys[data["seat"]] = data["public_key"]
         elif type_ == "OrderAccepted" and (_withheld(line, "seat") or _withheld(line, "order_id")):
             self.unknown_order = True  # whether its seat signs, this copy cannot tell
@@ -526,6 +528,16 @@ class _Signed:
         elif not (previous[0] == "SeatJoined" and isinstance(previous[1], dict) and previous[1].get("seat") == seat):
             report.fail(n, f"seat {seat}'s key is not registered right after its SeatJoined: a key is registered "
                            "once, with the join")
+
+    def _shared(self, seat: Any, key: Any, n: int, report: Report) -> None:
+        """No two seats register one key (docs/dice.md, "Seats' keys"): an order's signed bytes do
+        not name its seat, so one seat's signed order could be recorded as the other's and verify."""
+        if not isinstance(key, str):
+            return
+        first = self.key_seats.setdefault(key, (seat, n))
+        if first[0] != seat:
+            report.fail(n, f"seat {seat}'s key is the key seat {first[0]} registered on line {first[1]}: an order's "
+                           "signature does not name its seat, so the two seats' signed orders cannot be told apart")
 
     def _unsigned(self, report: Report) -> None:
         n, type_, data, _, _ = self.waiting

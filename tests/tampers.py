@@ -536,6 +536,30 @@ def key_swapped_rechained(x):
     return text_of(x, rechain(lines, i)), first + 1, "is not seat Blue's of order 'o-1'"
 
 
+@case("signed")
+def one_key_for_two_seats_order_moved(x):
+    """Red registered Blue's public key at its join (a public key is public), and the server records
+    Blue's signed note as Red's: an order's signed bytes do not name its seat, so Blue's signature
+    verifies as Red's. The file is cut after it, as a game still being played is exported. Blue
+    signs over heads that include Red's join (format 1's file keeps no key of Blue's to sign with)."""
+    if "key" not in x.secret:
+        return None
+    lines = x.lines()
+    game_id, blue = lines[0]["game_id"], lines[at(lines, "SeatKeyRegistered", seat="Blue")]
+    i = at(lines, "SeatJoined", seat="Red") + 1
+    lines.insert(i, {**copy.deepcopy(blue), "data": {"seat": "Red", "public_key": blue["data"]["public_key"]}})
+    j = at(lines, "OrderAccepted", order_id="o-2")
+    lines = lines[:j + 2]
+    lines[j]["data"]["seat"] = lines[j + 1]["data"]["seat"] = "Red"
+    for k in (at(lines, "OrderSigned", order_id="o-1"), j + 1):  # Blue signs each over the line before its order
+        rechain(lines)
+        signed = lines[k]["data"]
+        signed["head"] = lines[k - 2]["hash"]
+        signed["signature"] = signatures.sign_order(x.secret["key"], game_id, signed["order_id"],
+                                                    lines[k - 1]["data"]["order"], signed["head"])
+    return text_of(x, rechain(lines)), i + 1, "seat Red's key is the key seat Blue registered on line"
+
+
 def signed_commands(lines: list[dict]) -> bool:
     """Whether Blue's client-seed change is signed (format 2; the format-1 file's is not)."""
     return any(line["type"] == "CommandSigned" for line in lines)

@@ -151,6 +151,23 @@ def test_a_bad_public_key_is_refused_at_join_and_the_invite_stays_usable(client)
     assert signatures.signed_head_problem(j.json["signed_head"], client.get("/api/v1/server-key").json["public_key"]) is None
 
 
+def test_a_key_another_seat_registered_is_refused_at_join_and_the_invite_stays_usable(client):
+    """docs/dice.md, "Seats' keys": an order's signed bytes do not name its seat, so with one key for
+    two seats the server could record one seat's signed order as the other's."""
+    game, key, _ = keyed_game(client, sides=["Blue", "Red", "Green"])
+    blues = signatures.public_key_of(key)
+    before = versions(client, game)
+    j = client.post(f"/api/v1/games/{game.game_id}/join", json={
+        "invite_code": game.invites["Green"], "handle": "green", "public_key": blues})
+    assert j.status_code == 422 and j.json["field"] == "public_key", j.json
+    assert "seat Blue" in j.json["detail"] and "could not be told apart" in j.json["detail"], j.json
+    assert versions(client, game) == before  # nothing recorded
+    own = signatures.public_key_of(signatures.new_private_key())
+    j = client.post(f"/api/v1/games/{game.game_id}/join", json={
+        "invite_code": game.invites["Green"], "handle": "green", "public_key": own})
+    assert j.status_code == 201, j.json
+
+
 def test_the_signature_of_an_order_hidden_from_a_seat_is_hidden_with_it(client):
     game, key, head = keyed_game(client)
     secret = {"kind": "note", "text": "the reserve waits behind the hill", "private": True}

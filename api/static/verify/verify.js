@@ -442,6 +442,7 @@ class Signed {
   constructor(report) {
     this.report = report;
     this.keys = new Map();  // seat -> public key
+    this.keySeats = new Map();  // each key registered -> {seat, n}: the first seat to register it, its line
     this.seen = new Set();  // hashes of the lines before the current one
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
@@ -474,6 +475,19 @@ class Signed {
     }
   }
 
+  /** No two seats register one key (docs/dice.md, "Seats' keys"): an order's signed bytes do not
+   * name its seat, so one seat's signed order could be recorded as the other's and verify. */
+  shared(seat, key, n) {
+    if (typeof key !== "string") return;
+    const first = this.keySeats.get(key);
+    if (first === undefined) {
+      this.keySeats.set(key, { seat, n });
+    } else if (!pyEq(first.seat, seat)) {
+      this.report.fail(n, `seat ${pyStr(seat)}'s key is the key seat ${pyStr(first.seat)} registered on line ` +
+        `${first.n}: an order's signature does not name its seat, so the two seats' signed orders cannot be told apart`);
+    }
+  }
+
   async step(line, n) {
     const type = line.type, data = line.data;
     if (this.waiting !== null && type !== SIGNED_BY[this.waiting.type]) this.unsigned();
@@ -486,6 +500,7 @@ class Signed {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
       this.registered(get(data, "seat"), previous, n);
+      this.shared(get(data, "seat"), get(data, "public_key"), n);
       this.keys.set(hashKey(get(data, "seat")), data.public_key);
     } else if (type === "OrderAccepted") {
       const seat = get(data, "seat");
