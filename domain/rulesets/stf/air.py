@@ -76,7 +76,8 @@ from domain.rulesets.stf import composition
 from domain.rulesets.stf.forces import AV8_KIND
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.engine import Ctx, known_fields
-from domain.rulesets.toolkit.tables import load_tables, roll_on
+from domain.rulesets.toolkit.data import DataError
+from domain.rulesets.toolkit.tables import Table, load_tables, roll_on
 
 FILE = "air.json"
 AIR = DATA.read(FILE)
@@ -538,9 +539,32 @@ def harpoon_squadrons(state: dict, origin: str, strike: list[str]) -> list[dict]
     return out
 
 
+COUNTS = re.compile(r"(\d+) strike, (\d+) escort")
+
+
 def parse_counts(result: str) -> tuple[int, int]:
-    m = re.fullmatch(r"(\d+) strike, (\d+) escort", result)
+    """An Air Attack Table result, "<n> strike, <m> escort", as (n, m) (``check_air_attack`` has
+    checked every result at load)."""
+    m = COUNTS.fullmatch(result)
     return int(m.group(1)), int(m.group(2))
+
+
+def check_air_attack(table: Table) -> Table:
+    """The Air Attack Table as the strike step reads it: every result "<n> strike, <m> escort" with
+    n at least 1, as every cell the text prints ("1 Strike" or more). So a task force found to have
+    a strike squadron ready before the die (STF 10.11) flies it, whatever the die shows."""
+    results = [r for _, _, row in table.rows for r in row]
+    if isinstance(table.off_table, dict):
+        results.append(table.off_table.get("result"))
+    for result in results:
+        m = COUNTS.fullmatch(result) if isinstance(result, str) else None
+        if m is None or int(m.group(1)) < 1:
+            raise DataError(FILE, f"tables.{table.name}", f"{result!r}: each result is '<n> strike, <m> escort' "
+                                                          "with at least 1 strike, as the text's table prints (STF 10.3)")
+    return table
+
+
+check_air_attack(TABLES["air attack"])
 
 
 # ---- the GameSystem's step: air attacks ----------------------------------------------------------
@@ -611,11 +635,7 @@ def _consider(ctx: Ctx, origin: str) -> None:
                             purpose=f"{origin}'s air strike on {target['id']}: the Air Attack Table ({column})")
     _record_roll(ctx, made)
     strike, escort = parse_counts(reading.result)
-    pack = package(ctx.state, origin, strike, escort, nation)
-    if not pack["strike"]:
-        ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "target": target["id"], "table": reading.result},
-                 rule="STF 10.11", why=f"{why}; the table calls {reading.result} but no strike squadron is ready")
-        return
+    pack = package(ctx.state, origin, strike, escort, nation)  # 1 strike or more (check_air_attack): the one ready flies
     made, sectors = roll_on(ctx.dice, TABLES["strike sectors"], seat="system",
                             purpose=f"{origin}'s air strike: the entry sector (it departs by the opposite one)")
     _record_roll(ctx, made)

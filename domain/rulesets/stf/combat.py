@@ -43,6 +43,7 @@ from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import air, composition, forces, maps
 from domain.rulesets.stf.events import GroupChanged, GroupRemoved, SystemActs, UnitChanged
+from domain.rulesets.stf.forces import alive
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.data import check_fields, freeze
 from domain.rulesets.toolkit.engine import Ctx, need
@@ -84,10 +85,6 @@ C = load()
 
 
 # ---- reading the state ---------------------------------------------------------------------------
-def alive(unit: dict) -> bool:
-    return not unit.get("sunk") and not unit.get("retired") and not unit.get("destroyed")
-
-
 def units_of(state: dict, gid: str, *, ships: bool | None = None) -> list[dict]:
     """The units of group ``gid`` still in play, in the group's order (``ships``: only surface
     ships, or only subs)."""

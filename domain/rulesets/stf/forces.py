@@ -178,18 +178,26 @@ def vp(unit: dict) -> int:
     return CLASS_VP.get(unit.get("ship_class"), int(unit.get("vp", 0)))
 
 
+def alive(unit: dict) -> bool:
+    """A unit still in its group: not sunk (STF 12.4), not a squadron reported destroyed (12.3), not
+    retired off the map at a base (12.9). The one test of it: combat, retirement and 1.12 read this."""
+    return not unit.get("sunk") and not unit.get("retired") and not unit.get("destroyed")
+
+
 def is_escort(unit: dict) -> bool:
-    """STF 1.12: a ship of frigate level or higher with ASW capability."""
-    return unit.get("class") in ESCORT_CLASSES and unit.get("asw", 0) > 0 and not unit.get("sunk")
+    """STF 1.12: a ship of frigate level or higher with ASW capability (a counter's class and
+    rating; whether a unit is still in its group is ``alive``'s question)."""
+    return unit.get("class") in ESCORT_CLASSES and unit.get("asw", 0) > 0
 
 
 def escort_shortfall(state: dict, group_id: str) -> str | None:
     """Why the carriers of task force ``group_id`` break STF 1.12 (None when they do not, or it
     has no carrier): at least three ASW ships of frigate level or higher per carrier and, US only,
-    a fast resupply freighter per carrier. A task force that breaks it must withdraw toward the
-    nearest friendly base (movement and retirement read this)."""
+    a fast resupply freighter per carrier. Only units still in the group count (``alive``: what
+    combat counts too; sunk, destroyed or retired units accompany nothing). A task force that
+    breaks it must withdraw toward the nearest friendly base (movement and retirement read this)."""
     units = [state["units"][u] for u in state["groups"][group_id]["units"] if u in state["units"]]
-    units = [u for u in units if not u.get("sunk")]
+    units = [u for u in units if alive(u)]
     carriers = [u for u in units if u.get("class") == "CV"]
     if not carriers:
         return None

@@ -24,9 +24,10 @@ import re
 from typing import Any
 
 from domain.rulesets.stf import air, campaign, maps
-from domain.rulesets.stf.combat import (C, alive, attack_squadrons, distance, order_by, squadron_count,
-                                        squadrons_lost, ssm_left, torpedoes_left, units_of, in_play)
+from domain.rulesets.stf.combat import (C, attack_squadrons, distance, order_by, squadron_count, squadrons_lost,
+                                        ssm_left, torpedoes_left, units_of, in_play)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupPlaced, GroupRemoved, SystemActs, UnitChanged
+from domain.rulesets.stf.forces import alive
 from domain.rulesets.stf.rules import STEPS
 from domain.rulesets.toolkit.engine import Ctx
 

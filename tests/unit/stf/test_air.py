@@ -11,7 +11,8 @@ import pytest
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import air, maps
 from domain.rulesets.toolkit.engine import Ctx
-from domain.rulesets.toolkit.tables import read
+from domain.rulesets.toolkit.data import DataError, Dataset
+from domain.rulesets.toolkit.tables import load_tables, read
 from domain.rulesets.stf import rules as stf_rules
 from tests.unit.stf.helpers import (R, FixedDice, NoDice, at_phase, events_of, fold_all, initial, names, play,
                                     pool_of, rolls_of, run_step)
@@ -83,6 +84,21 @@ def test_stf_table_air_attack_table_row_by_row(die):
     assert table.dice == "1d6" or table.dice == "d6"
     for column, expected in zip(("US", "NATO", "Soviet"), AIR_ATTACK_TEXT[die]):
         assert air.parse_counts(read(table, die, column).result) == expected, (die, column)
+
+
+@pytest.mark.parametrize("bad", ["0 strike, 2 escort", "two strike"])
+def test_stf_table_air_attack_a_correction_sending_no_strike_squadron_is_refused(tmp_path, bad):
+    """Every cell of the Air Attack Table sends "1 Strike" or more, and the strike step relies on it:
+    it finds a strike squadron ready before the die (10.11's "no air strike" otherwise), so the
+    table's package always flies that squadron. A correction of air.json that would send none, or
+    that the step cannot read, is refused when the file is loaded, not met in the middle of a turn."""
+    doc = json.loads(DATA.read_text())
+    (entry,) = [t for t in doc["tables"] if t["name"] == "air attack"]
+    entry["rows"][0]["results"][1] = bad
+    (tmp_path / "air.json").write_text(json.dumps(doc))
+    with pytest.raises(DataError, match=r"air\.json: tables\.air attack: .*at least 1 strike"):
+        air.check_air_attack(load_tables(Dataset(tmp_path), "air.json")["air attack"])
+    assert air.check_air_attack(air.TABLES["air attack"]) is air.TABLES["air attack"]
 
 
 def test_stf_13_10_badger_and_backfire_values_are_the_texts():

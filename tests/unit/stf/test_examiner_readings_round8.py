@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import RuleViolation
-from domain.rulesets.stf import forces
+from domain.rulesets.stf import combat, forces
 from tests.unit.stf.helpers import R, FixedDice, events_of, play, pool_of, run_step, search_state, ship, system_group
 from tests.unit.stf.test_composition import BIG, _drawn, accurate, reveal
 from tests.unit.stf.test_movement import add, battle, player_tf
@@ -61,6 +61,24 @@ def test_stf_1_12_a_us_carrier_whose_fast_resupply_ship_is_sunk_breaks_the_requi
     st["units"]["fr"]["sunk"] = False
     st["units"]["ff0"]["sunk"] = True  # the freighter does not stand in for a frigate
     assert "ASW ships" in forces.escort_shortfall(st, "TF1")
+
+
+@pytest.mark.parametrize("gone", ["sunk", "retired", "destroyed"])
+def test_stf_1_12_an_escort_out_of_play_no_longer_accompanies_the_carrier(gone):
+    """1.12: a carrier "must always be accompanied by at least three ships of frigate level". A
+    frigate sunk (12.4), retired off the map at a base (12.9: "removed from the map") or reported
+    destroyed (12.3) accompanies nothing: combat no longer counts it in the group, and 1.12 must
+    not either. Before, 1.12 left out only the sunk, so a carrier whose third frigate had retired
+    still met the requirement while combat fought with two."""
+    st = search_state(system_group("TF1", intel="precise"))
+    units = {"cv": ship("CV", 10), **{f"ff{i}": ship("FF", 3, asw=2) for i in range(3)}}
+    st["units"] = {uid: {**u, "id": uid, "group": "TF1", "hits": 0, "sunk": False} for uid, u in units.items()}
+    st["groups"]["TF1"]["units"] = list(units)
+    assert forces.escort_shortfall(st, "TF1") is None
+    st["units"]["ff0"][gone] = True
+    assert [u["id"] for u in combat.units_of(st, "TF1")] == ["cv", "ff1", "ff2"]
+    assert "the task force has 2" in forces.escort_shortfall(st, "TF1")
+    assert forces.system_withdrawal(st, "TF1")
 
 
 # ---- STF 8.14: "the player task force loses one action" -------------------------------------------
