@@ -73,7 +73,7 @@ from domain.rulesets.stf.events import FOLD, GroupChanged, SystemActs, UnitsAssi
 from domain.events import GameEvent
 from domain.rulesets.core import json_copy
 from domain.rulesets.stf import composition
-from domain.rulesets.stf.forces import AV8_KIND
+from domain.rulesets.stf.forces import AV8_KIND, alive
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.engine import Ctx, known_fields
 from domain.rulesets.toolkit.data import DataError
@@ -199,9 +199,9 @@ def airbase_hex(state: dict, name: str) -> str:
 
 
 def afloat(state: dict, gid: str) -> list[dict]:
-    """The units of group ``gid`` not sunk."""
+    """The units of group ``gid`` still in it (``forces.alive``)."""
     units = state["units"]
-    return [units[u] for u in state["groups"][gid]["units"] if u in units and not units[u].get("sunk")]
+    return [units[u] for u in state["groups"][gid]["units"] if u in units and alive(units[u])]
 
 
 def carriers(state: dict, gid: str) -> list[dict]:

@@ -75,8 +75,8 @@ def system_side(state: dict) -> str:
 
 
 def units_of(state: dict, group: dict) -> list[dict]:
-    return [state["units"][u] for u in group.get("units", []) if u in state["units"]
-            and not state["units"][u].get("sunk")]
+    """The units of ``group`` still in it (``forces.alive``)."""
+    return [state["units"][u] for u in group.get("units", []) if u in state["units"] and forces.alive(state["units"][u])]
 
 
 def ships_of(state: dict, group: dict) -> list[dict]:
