@@ -355,8 +355,12 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games"): Op(
         "List games", ANY, params=(schemas.GameFilters,),
         description="Public games, plus the game of the caller's token, most recent activity first; "
-                    "sandboxes only with `sandbox=true`. An unknown query parameter is 422 invalid_request.",
-        replies={200: Reply("the games", schemas.GameList)},
+                    "sandboxes only with `sandbox=true`. In pages of `limit` games (100 unless given, at most "
+                    "500): `next_after` (and the Link header, rel=next) is the cursor to pass as `after` for "
+                    "the next page, null on the last; a cursor this list did not give is 422. A game whose "
+                    "activity moves it up between two pages is not listed again. An unknown query parameter "
+                    "is 422 invalid_request.",
+        replies={200: Reply("a page of the games", schemas.GameList, headers=("Link",))},
         problems=("unauthorized", "invalid_request", *LOADS)),
     ("get", "/api/v1/games/{game_id}"): Op(
         "A game's summary", ANY, params=_GAME,
