@@ -684,7 +684,7 @@ class Session:
             from api.client import ClientError
 
             try:
-                listed = self.client(None, need="read").list_games().get("games") or []
+                listed = self.client(None, need="read").all_games().get("games") or []
             except ClientError:
                 listed = []
             matches = sorted({g["game_id"] for g in listed if str(g.get("game_id", "")).startswith(given.lower())})
@@ -1070,8 +1070,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     client = session.client(None, need=None)
     if getattr(args, "token", None) or os.environ.get("WARLOG_TOKEN"):
         client = client.with_token(session.token(None, "read"))
-    body = client.list_games(status=args.status, ruleset=args.ruleset, player=args.player, turn_of=args.turn_of,
-                             sandbox=args.sandbox)
+    body = client.all_games(status=args.status, ruleset=args.ruleset, player=args.player, turn_of=args.turn_of,
+                            sandbox=args.sandbox)
     body["games"] = (body.get("games") or []) + _saved_games(session, client, body.get("games") or [], args)
 
     def human(body: dict) -> None:

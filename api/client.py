@@ -414,10 +414,27 @@ class WarlogClient:
         return self._json("POST", f"/games/{_quote(game_id)}/sandbox", body=body)
 
     def list_games(self, *, status: str | None = None, ruleset: str | None = None,
-                   player: str | None = None, turn_of: str | None = None, sandbox: bool = False) -> dict:
+                   player: str | None = None, turn_of: str | None = None, sandbox: bool = False,
+                   after: str | None = None, limit: int | None = None) -> dict:
+        """One page of the list: {games, next_after} (``all_games`` follows every page)."""
         return self._json("GET", "/games", query={"status": status, "ruleset": ruleset,
                                                   "player": player, "turn_of": turn_of,
-                                                  "sandbox": "true" if sandbox else None})
+                                                  "sandbox": "true" if sandbox else None,
+                                                  "after": after, "limit": limit})
+
+    def all_games(self, **filters: Any) -> dict:
+        """Every page of the list, as one: {games, next_after: None}."""
+        games: list[dict] = []
+        after, seen = None, set()
+        while True:
+            page = self.list_games(**filters, after=after)
+            if not isinstance(page, dict) or not isinstance(page.get("games"), list):
+                return page  # not what the API promises: the caller says so
+            games += page["games"]
+            after = page.get("next_after")
+            if not isinstance(after, str) or not after or after in seen:  # the end, or a server going round
+                return {**page, "games": games, "next_after": None}
+            seen.add(after)
 
     def server_key(self) -> dict:
         """The server's public key, which signs the heads it hands back: {algorithm, public_key}."""

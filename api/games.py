@@ -5,6 +5,7 @@ Each view: load the request with a schema, one service call, dump the result.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -12,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
 from flask import Blueprint, current_app, g, jsonify, request, url_for
+from marshmallow import ValidationError
 
 from api import schemas
 from domain.access import id_of_token
@@ -194,8 +196,11 @@ def created(create, public: bool):
 @bp.get("/games")
 def list_games():
     """Public games, and the game of the caller's token; filtered by the query. Sandboxes are
-    left out unless ``?sandbox=true``."""
+    left out unless ``?sandbox=true``. Newest activity first, ``limit`` a page; ``next_after``
+    (and the Link header) the cursor of the next page: the last game listed, by its activity and
+    id, so a game that moves up between pages is not listed twice."""
     filters = schemas.shared(schemas.GameFilters).load(request.args)
+    after = _from_cursor(filters["after"]) if "after" in filters else None
     ids = set(access().public_game_ids())
     caller_game = None
     from api.auth import bearer_token
@@ -214,20 +219,46 @@ def list_games():
     rows = projections().store.query_index(sorted(ids - left_out), status=filters.get("status"),
                                            ruleset=filters.get("ruleset"), player=filters.get("player"),
                                            turn_of=filters.get("turn_of"))
-    views = projections().store.load([r["game_id"] for r in rows], ("map",))
-    damaged = service().damage.first_open(r["game_id"] for r in rows)
-    games = []
-    for row in rows:
-        view = views[row["game_id"]].get("map")
-        if view is None or (view.get("sandbox") and not filters["sandbox"]):
-            continue  # sandboxes are listed only when asked (?sandbox=true)
-        caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
-        line = damaged.get(row["game_id"])
-        games.append(summary(view, access().is_public(row["game_id"]) or False, caller,
-                             {"line": line, "accepted": False, "accepted_at": None, "reason": None}
-                             if line is not None else None))
-    games.sort(key=lambda g: g["last_activity"], reverse=True)
-    return jsonify(schemas.dump(schemas.GameList, {"games": games}))
+    if after is not None:
+        rows = [r for r in rows if (r["last_activity"] or "") < after[0]
+                or ((r["last_activity"] or "") == after[0] and r["game_id"] > after[1])]
+    limit, listed = filters["limit"], []  # (index row, summary); one more than a page tells of the next
+    while rows and len(listed) <= limit:
+        chunk, rows = rows[:limit + 1 - len(listed)], rows[limit + 1 - len(listed):]
+        views = projections().store.load([r["game_id"] for r in chunk], ("map",))
+        damaged = service().damage.first_open(r["game_id"] for r in chunk)
+        for row in chunk:
+            view = views[row["game_id"]].get("map")
+            if view is None or (view.get("sandbox") and not filters["sandbox"]):
+                continue  # sandboxes are listed only when asked (?sandbox=true)
+            caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
+            line = damaged.get(row["game_id"])
+            listed.append((row, summary(view, access().is_public(row["game_id"]) or False, caller,
+                                        {"line": line, "accepted": False, "accepted_at": None, "reason": None}
+                                        if line is not None else None)))
+    next_after = _cursor(listed[limit - 1][0]) if len(listed) > limit else None
+    games = [game for _, game in listed[:limit]]
+    response = jsonify(schemas.dump(schemas.GameList, {"games": games, "next_after": next_after}))
+    if next_after is not None:
+        query = {k: v for k, v in request.args.items() if k != "after"}
+        response.headers["Link"] = f'<{url_for("games.list_games", **query, after=next_after)}>; rel="next"'
+    return response
+
+
+def _cursor(row: dict) -> str:
+    """The cursor after an index row: its activity and id, as opaque text."""
+    raw = json.dumps([row["last_activity"] or "", row["game_id"]], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _from_cursor(text: str) -> tuple[str, str]:
+    try:
+        found = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except ValueError:  # not base64, not UTF-8 or not JSON
+        found = None
+    if not (isinstance(found, list) and len(found) == 2 and all(isinstance(v, str) for v in found)):
+        raise ValidationError({"after": ["not a cursor of this list: give the next_after of the page before"]})
+    return found[0], found[1]
 
 
 @bp.get("/games/<game_id>")

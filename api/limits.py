@@ -16,6 +16,11 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
   that carries a token (orders, seals, reveals, take-backs, concessions, standing orders,
   settings, jobs), whatever its outcome: order floods.
 - **Stream openings** (``WARLOG_LIMIT_STREAMS``, 60/minute per address): event streams opened.
+- **Whole-log reads** (``WARLOG_LIMIT_READS``, 30/minute per address): the reads that go through a
+  game's whole stored log at each request, whatever their answer (``WHOLE_LOG_READS``: integrity,
+  replay frames, history, dice, take-backs, export, and the state at the start of a turn). Each
+  costs a web worker a share of a second or more on a long game; a few a second from one address
+  would keep a small server busy. The game page reads two of them per event it is told of.
 - **Cross-game statistics**: at most ``WARLOG_STATISTICS_JOBS`` (default 2) such jobs queued or
   running at once (api/jobs.py), beyond: 503 ``statistics_busy`` with ``Retry-After``.
 - **One game's replays and statistics**: at most ``WARLOG_GAME_JOBS`` (default 4) jobs of one game
@@ -129,7 +134,12 @@ class RateLimit:
     counts: Callable[[Response], bool] | None = None  # None: every request it applies to
 
 
-TOKEN_PATHS = ("/api/v1/games", "/api/v1/jobs")  # the API's routes that read a token
+TOKEN_PATHS = ("/api/v1/games", "/api/v1/jobs")
+# endpoint -> the end of its path (api/openapi.py documents their 429 by it): the reads that go
+# through a game's whole log at each request; the state only with ?turn= (``_whole_log_read``).
+WHOLE_LOG_READS = {"reads.integrity": "/integrity", "pages.game_frames": "/frames", "reads.get_history": "/history",
+                   "reads.get_dice": "/dice", "reads.get_take_backs": "/take-backs", "reads.export": "/export",
+                   "reads.state": "/state"}  # the API's routes that read a token
 STREAM_PATH = "/events/stream"
 
 
@@ -153,6 +163,12 @@ def _failed(response: Response) -> bool:
         response.status_code == 404 or (response.status_code == 409 and "Idempotency-Key" in request.headers))
 
 
+def _whole_log_read() -> bool:
+    if request.endpoint == "reads.state":
+        return "turn" in request.args  # the state now, or after a seq, comes from the projections
+    return request.method == "GET" and request.endpoint in WHOLE_LOG_READS
+
+
 RATE_LIMITS = (
     RateLimit("auth", "WARLOG_LIMIT_AUTH_FAILURES", "60/minute", "address",
               lambda: _with_token() or request.endpoint == "games.join", _failed),
@@ -162,6 +178,7 @@ RATE_LIMITS = (
               lambda: request.method in WRITES and _with_token()),
     RateLimit("streams", "WARLOG_LIMIT_STREAMS", "60/minute", "address",
               lambda: request.endpoint == "stream.stream"),
+    RateLimit("reads", "WARLOG_LIMIT_READS", "30/minute", "address", _whole_log_read),
 )
 
 # scope -> (problem code, what was counted: "{n}" the limit's amount)
@@ -169,7 +186,9 @@ PROBLEM = {"auth": ("too_many_failures", "this address has had {n} requests refu
                                          "or an unknown invite code"),
            "games": ("too_many_games", "this address has created {n} games"),
            "orders": ("too_many_orders", "this token has sent {n} orders or other writes"),
-           "streams": ("too_many_streams", "this address has opened {n} event streams")}
+           "streams": ("too_many_streams", "this address has opened {n} event streams"),
+           "reads": ("too_many_reads", "this address has made {n} reads that go through a game's whole log "
+                                       "(integrity, frames, history, dice, take-backs, export, state at a turn)")}
 
 
 def read_settings(config: dict) -> None:

@@ -355,8 +355,12 @@ OPERATIONS: dict[tuple[str, str], Op] = {
     ("get", "/api/v1/games"): Op(
         "List games", ANY, params=(schemas.GameFilters,),
         description="Public games, plus the game of the caller's token, most recent activity first; "
-                    "sandboxes only with `sandbox=true`. An unknown query parameter is 422 invalid_request.",
-        replies={200: Reply("the games", schemas.GameList)},
+                    "sandboxes only with `sandbox=true`. In pages of `limit` games (100 unless given, at most "
+                    "500): `next_after` (and the Link header, rel=next) is the cursor to pass as `after` for "
+                    "the next page, null on the last; a cursor this list did not give is 422. A game whose "
+                    "activity moves it up between two pages is not listed again. An unknown query parameter "
+                    "is 422 invalid_request.",
+        replies={200: Reply("a page of the games", schemas.GameList, headers=("Link",))},
         problems=("unauthorized", "invalid_request", *LOADS)),
     ("get", "/api/v1/games/{game_id}"): Op(
         "A game's summary", ANY, params=_GAME,
@@ -694,7 +698,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "`turn` (and optionally `phase`), or nothing for the current state; `at` past the last "
                     "event, `at` with `turn`, or `phase` without `turn` is 422, a turn or phase not reached "
                     "yet is 404 not_found. `version` is the version of the state shown; the ETag is the "
-                    "game's current version.",
+                    "game's current version. Only a read with `turn` counts against the whole-log reads' "
+                    "rate limit (429 too_many_reads).",
         replies={200: Reply("the state", reads.StateBody, headers=("ETag", "WarlogDamaged"))},
         problems=(*READ, "not_found", "invalid_request")),
     ("get", "/api/v1/games/{game_id}/vp"): Op(
@@ -882,7 +887,9 @@ INFO = (
     "Rate limits the server's operator sets (docs/configuration.md) answer 429 with Retry-After: requests "
     "refused for a token that is not valid or an unknown invite code, per address (too_many_failures); "
     "games created, per address (too_many_games); orders and other writes, per token (too_many_orders); "
-    "event streams opened, per address (too_many_streams). Their defaults are far above what a player does.")
+    "event streams opened, per address (too_many_streams); reads that go through a game's whole log "
+    "(integrity, frames, history, dice, take-backs, export, the state at a turn), per address (too_many_reads). "
+    "Their defaults are far above what a player does.")
 
 
 # The getting-started requests of /api/docs and docs/api.md; a test sends them.
@@ -973,6 +980,9 @@ def _rate_limited(method: str, path: str) -> tuple[str, ...]:
             codes.append("too_many_orders")
     if path.endswith(limits.STREAM_PATH):
         codes.append("too_many_streams")
+    if method.upper() == "GET" and path.startswith("/api/v1/games/{game_id}/") and path.endswith(
+            tuple(limits.WHOLE_LOG_READS.values())):
+        codes.append("too_many_reads")  # the state: only with ?turn= (its description says so)
     return tuple(codes)
 
 

@@ -13,7 +13,8 @@ JSON:
 - ``GET /api/v1/games/<game_id>/frames``: the replay frames as the caller may see them, made by
   ``workers.replay.frames`` (the pure function the replay job uses) from the whole log, with the
   VP chart of ``workers.replay.vp_chart``; kept per (game, version, viewer) in a small
-  in-process cache, and gzipped when the client accepts it.
+  in-process cache (a hit reads the game's version, not its log), and gzipped when the client
+  accepts it.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections import OrderedDict
 from flask import Blueprint, Response, abort, jsonify, render_template, request
 
 from api.auth import caller_for
-from api.games import service
+from api.games import damage_of, projections, service
 from api.problems import ApiProblem
 from api.reads import NoQuery, query
 from domain.errors import UnknownRuleset
@@ -142,14 +143,16 @@ def frames_body(lines: list[dict], viewer: str | None) -> dict:
 def game_frames(game_id: str):
     caller = caller_for(game_id)
     query(NoQuery)
-    lines = service().lines(caller.game_id)
-    version = lines[-1]["seq"]
-    key = (caller.game_id, version, caller.viewer)
-    body = _frames.get(key)
+    # The game's version is one row: a replay made already is served without reading the log. A
+    # game with recorded damage is read whole each time, so the read names its damage as before.
+    version = None if damage_of(caller.game_id) else projections().current_version(caller.game_id)
+    body = _frames.get((caller.game_id, version, caller.viewer)) if version is not None else None
     if body is None:
+        lines = service().lines(caller.game_id)
+        version = lines[-1]["seq"]  # a write since the version above: the replay is of this one
         with service().folding(caller.game_id):
             body = json.dumps(frames_body(lines, caller.viewer), separators=(",", ":")).encode()
-        _frames.put(key, body)
+        _frames.put((caller.game_id, version, caller.viewer), body)
     response = Response(body, mimetype="application/json")
     response.headers["ETag"] = f'"{version}"'
     response.headers["Vary"] = "Authorization, Accept-Encoding"

@@ -59,6 +59,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_failures": (429, "Too many requests with a token that is not valid or an unknown invite code from this address; retry later"),
     "too_many_orders": (429, "Too many orders and other writes with this token; retry shortly"),
     "too_many_streams": (429, "Too many event streams opened from this address; retry shortly"),
+    "too_many_reads": (429, "Too many reads of whole game logs from this address; retry shortly"),
     "stream_capacity": (503, "Too many open event streams; retry shortly"),
     "statistics_busy": (503, "Statistics across games are already being made; retry shortly"),
     "game_jobs_busy": (503, "This game's replays and statistics are already being made; retry shortly"),

@@ -311,11 +311,22 @@ class Extension(Schema):
                           metadata={"description": "whole days more for the seats to move"})
 
 
+GAMES_PAGE_DEFAULT, GAMES_PAGE_MAX = 100, 500
+
+
 class GameList(Schema):
     games = fields.List(fields.Nested(Summary))
+    next_after = fields.String(allow_none=True, metadata={
+        "description": "the cursor to pass as `after` for the next page (also in the Link header, rel=next); "
+                       "null on the last page"})
 
 
 class GameFilters(Schema):
+    limit = QueryWhole(validate=validate.Range(min=1, max=GAMES_PAGE_MAX), load_default=GAMES_PAGE_DEFAULT,
+                       metadata={"description": f"games per page ({GAMES_PAGE_DEFAULT} unless given, "
+                                                f"at most {GAMES_PAGE_MAX})"})
+    after = fields.String(validate=validate.Length(min=1, max=400), metadata={
+        "description": "the `next_after` of the page before: this page lists the games after it"})
     status = fields.String(validate=validate.OneOf(["waiting", "active", "ended"]))
     ruleset = fields.String(validate=one_line)
     player = fields.String(validate=one_line, metadata={"description": "a player's handle"})

@@ -58,6 +58,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
     by_seq: dict[int, dict] = {}  # seq -> its frame, where annotations on it are put
     states: list[dict] = []
     last_state_json = None
+    vp_shown = (None, None, None)  # (track, initial, totals): totals change only with the VP view's track
     prev_turn = prev_phase = None
     operation = 0
     total = len(lines)
@@ -90,7 +91,9 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
         if out and (phase != prev_phase or turn != prev_turn):
             marks.append("phase")
         prev_turn, prev_phase = turn, phase
-        totals, _ = folds.render_vp(vp_view, rules, viewer, game_id)
+        if vp_shown[0] is not vp_view["track"] or vp_shown[1] is not vp_view["initial"]:
+            vp_shown = (vp_view["track"], vp_view["initial"], folds.render_vp(vp_view, rules, viewer, game_id)[0])
+        totals = vp_shown[2]
         frame = {"seq": line["seq"], "type": line["type"], "text": describe(seen, rules), "turn": turn, "phase": phase,
                  "operation": operation, "marks": marks, "state": len(states) - 1, "vp": totals,
                  "whose_move": map_view["whose_move"], "redacted": not fully_shown(seen),

@@ -17,14 +17,27 @@
     return true;
   }
 
-  async function loadGames() {
+  // The list comes in pages (docs/api.md): the pages read so far and the cursor of the next one.
+  var listedSoFar = [], nextAfter = null;
+
+  function moreGames() { return loadGames(true); }
+
+  async function loadGames(more) {
+    more = more === true && nextAfter !== null;  // an event or a promise's value is no "more"
     var f = filters(), params = new URLSearchParams();
     Object.keys(f).forEach(function (k) { if (f[k]) params.set(k, f[k]); });
+    if (more) params.set("after", nextAfter);
     var query = params.toString();
     var listed = await W.api("/api/v1/games" + (query ? "?" + query : ""));
     var games = {}, mine = {};
-    if (listed.ok) listed.body.games.forEach(function (g) { games[g.game_id] = g; });
-    else W.status("Games: " + W.problem(listed), "error");
+    if (listed.ok) {
+      listedSoFar = (more ? listedSoFar : []).concat(listed.body.games);
+      nextAfter = listed.body.next_after || null;
+    } else {
+      W.status("Games: " + W.problem(listed), "error");
+      if (!more) { listedSoFar = []; nextAfter = null; }
+    }
+    listedSoFar.forEach(function (g) { games[g.game_id] = g; });
     var own = W.keys.games();
     var answers = await Promise.all(own.map(function (gid) {
       return W.api("/api/v1/games/" + gid, { token: W.keys.reader(gid) });
@@ -44,6 +57,7 @@
     var body = W.clear(document.querySelector("#games tbody"));
     rows.forEach(function (g) { body.appendChild(row(g, mine[g.game_id])); });
     $("games-empty").hidden = rows.length > 0;
+    $("games-more").hidden = nextAfter === null;  // more games than this page: the button reads the next
     $("games-unread").hidden = !unread.firstChild;
     document.body.dataset.games = String(rows.length);
   }
@@ -207,6 +221,7 @@
   }
 
   $("filters").addEventListener("submit", function (e) { e.preventDefault(); loadGames(); });
+  $("games-more").addEventListener("click", moreGames);
   ["f-ruleset", "f-status", "f-sandbox"].forEach(function (id) { $(id).addEventListener("change", loadGames); });
   $("c-ruleset").addEventListener("change", rulesetChosen);
   $("c-position").addEventListener("change", positionNote);

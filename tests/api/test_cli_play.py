@@ -257,3 +257,30 @@ def test_options_may_stand_between_a_commands_words(argv, want):
 
     args = vars(build_parser().parse_args(argv))
     assert {key: args.get(key) for key in want} == want
+
+
+def test_games_follows_every_page_of_the_list(serve_stub, capsys):
+    """`warlog games` lists every game, not the first page's: it sends each next_after back as
+    after until the list says there is no more (docs/api.md, "Lists that grow come in pages")."""
+    from urllib.parse import parse_qs
+
+    from api.cli import main
+
+    def game(n: int) -> dict:
+        return {"game_id": f"0f0f0f0f-0000-4000-8000-00000000000{n}", "ruleset": "freeform", "status": "active",
+                "seats": [], "whose_move": [], "version": n}
+
+    pages = {None: ([game(1), game(2)], "c2"), "c2": ([game(3)], "c3"), "c3": ([game(4)], None)}
+    asked = []
+
+    def stub(environ, start_response):
+        after = parse_qs(environ["QUERY_STRING"]).get("after", [None])[0]
+        asked.append(after)
+        games, nxt = pages[after]
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [json.dumps({"games": games, "next_after": nxt}).encode()]
+
+    assert main(["games", "--server", serve_stub(stub), "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert asked == [None, "c2", "c3"]
+    assert [g["version"] for g in listed["games"]] == [1, 2, 3, 4] and listed["next_after"] is None

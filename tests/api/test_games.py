@@ -303,6 +303,39 @@ def test_the_list_filters_by_status_ruleset_player_and_whose_turn(client):
     problem(client.get("/api/v1/games?status=sleeping"), 422, "invalid_request")
 
 
+def test_the_list_comes_in_pages_newest_activity_first_each_game_once(client):
+    games = [make_game(client, public=True) for _ in range(5)]
+    sandbox = client.post(f"/api/v1/games/{games[0].game_id}/sandbox", json={"at": 1, "public": True},
+                          headers=games[0].admin)
+    assert sandbox.status_code == 201, sandbox.json
+    whole = client.get("/api/v1/games").json
+    assert whole["next_after"] is None and len(whole["games"]) == 5
+    pages, url = [], "/api/v1/games?limit=2"
+    while url:
+        r = client.get(url)
+        assert r.status_code == 200, r.json
+        pages.append([g["game_id"] for g in r.json["games"]])
+        nxt = r.json["next_after"]
+        assert ("Link" in r.headers) == (nxt is not None)
+        url = r.headers["Link"].split(">")[0].lstrip("<") if nxt else None
+        assert url is None or f"after={nxt}" in url and "limit=2" in url
+    assert [len(p) for p in pages] == [2, 2, 1]  # sandboxes left out, the pages still full
+    assert [gid for p in pages for gid in p] == [g["game_id"] for g in whole["games"]]
+    # A game that moves up between two pages is not listed again on the next.
+    first = client.get("/api/v1/games?limit=2").json
+    moved = next(g for g in games if g.game_id == whole["games"][-1]["game_id"])
+    assert moved.order(client, "Blue", ROLL, "moves-up").status_code == 201
+    rest = client.get(f"/api/v1/games?limit=10&after={first['next_after']}").json["games"]
+    assert moved.game_id not in [g["game_id"] for g in rest] and len(rest) == 2
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=501", "limit=x", "after=", "after=bm90LWpzb24",
+                                   "after=%E2%98%83", "after=WyJhIl0"])
+def test_a_page_of_the_list_out_of_bounds_or_a_cursor_it_did_not_give_is_422(client, query):
+    body = problem(client.get(f"/api/v1/games?{query}"), 422, "invalid_request")
+    assert query.split("=")[0] in str(body), body
+
+
 def test_unknown_routes_and_methods_are_problems_too(client):
     problem(client.get("/api/v1/nowhere"), 404, "not_found")
     r = client.delete("/api/v1/games")

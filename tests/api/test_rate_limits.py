@@ -172,6 +172,29 @@ def test_stream_openings_are_counted_per_address_and_recover(app_with):
     assert open_stream(client, game).status_code == 200
 
 
+# --------------------------------------------------------------------------- whole-log reads ----
+WHOLE_LOG = ("/integrity", "/frames", "/history", "/dice", "/take-backs", "/export", "/state?turn=1")
+
+
+@pytest.mark.parametrize("path", WHOLE_LOG)
+def test_reads_of_a_whole_log_are_counted_per_address_and_recover(app_with, path):
+    """An anonymous reader of a public game cannot keep the web workers busy folding its log."""
+    client = app_with(WARLOG_LIMIT_READS="2 per 2 second").test_client()
+    game = make_game(client, public=True)
+    url = f"/api/v1/games/{game.game_id}{path}"
+    assert [client.get(url).status_code for _ in range(2)] == [200, 200]
+    wait = refused(client.get(url), "too_many_reads", "WARLOG_LIMIT_READS", 2)
+    other = WHOLE_LOG[(WHOLE_LOG.index(path) + 1) % len(WHOLE_LOG)]  # one count for all of them
+    assert client.get(f"/api/v1/games/{game.game_id}{other}").status_code == 429
+    assert client.get(url, headers=game.seats["Blue"]).status_code == 429  # a token is no way round it
+    assert client.get(url, environ_base={"REMOTE_ADDR": OTHER}).status_code == 200
+    # Reads served from the projections or a page of the log are not counted.
+    for cheap in ("", "/state", "/state?at=1", "/vp", "/events"):
+        assert client.get(f"/api/v1/games/{game.game_id}{cheap}").status_code == 200, cheap
+    time.sleep(wait + 0.1)
+    assert client.get(url).status_code == 200
+
+
 # ------------------------------------------------------------------------- off and storage ----
 @pytest.mark.parametrize("off", [{"WARLOG_LIMIT_ORDERS": "off"}, {"WARLOG_RATE_LIMITS": False}])
 def test_a_limit_turned_off_is_never_met(app_with, off):

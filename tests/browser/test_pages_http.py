@@ -180,6 +180,21 @@ def test_frames_follow_the_game_and_are_gzipped_when_asked(client):
     assert client.get(f"{base}?x=1").status_code == 422
 
 
+def test_frames_made_already_are_served_without_reading_the_whole_log(client, monkeypatch):
+    game = make_game(client, public=True)
+    base = f"/api/v1/games/{game.game_id}/frames"
+    first = client.get(base)
+    service = client.application.extensions["warlog"]
+    read = []
+    lines = service.lines
+    monkeypatch.setattr(service, "lines", lambda *a, **k: read.append(k) or lines(*a, **k))
+    again = client.get(base)
+    assert again.get_data() == first.get_data() and again.headers["ETag"] == first.headers["ETag"]
+    assert [k for k in read if k.get("limit") is None] == []  # the cache was asked with the version alone
+    game.order(client, "Blue", {"kind": "roll", "dice": "d6", "purpose": "p"}, "o1")
+    assert len(client.get(base).json["frames"]) == len(first.json["frames"]) + 2  # the order and its roll
+
+
 # ------------------------------------------------------------- skip, or fail in CI ----
 def test_without_a_browser_the_browser_tests_skip_or_fail_when_required(monkeypatch):
     monkeypatch.setattr(browser_conftest, "chromium_path", lambda: None)

@@ -714,7 +714,7 @@ def test_every_error_class_over_real_http(srv):
     # - integrity_failure, damaged_log: need a store changed outside warlog;
     # - stream_capacity, queue_unavailable, store_unavailable (503), internal_error (500): the
     #   server's, not the client's (store_unavailable: tests/reliability/test_store_busy.py);
-    # - too_many_games, too_many_failures, too_many_orders, too_many_streams, statistics_busy,
+    # - too_many_games, too_many_failures, too_many_orders, too_many_streams, too_many_reads, statistics_busy,
     #   game_jobs_busy: test servers set no rate limits, and this one has no job queue
     #   (tests/api/test_rate_limits.py, tests/e2e/test_rate_limits_live.py, tests/workers/test_jobs_api.py);
     # - request_timeout: a body that stops coming for WARLOG_CLIENT_TIMEOUT seconds
@@ -722,7 +722,7 @@ def test_every_error_class_over_real_http(srv):
     # - fork_hidden: a freeform state hides nothing from a seat (tests/api/test_proving_sandbox.py).
     unreachable = {"not_your_move", "unknown_seat", "integrity_failure", "damaged_log", "stream_capacity",
                    "queue_unavailable", "store_unavailable", "internal_error", "too_many_games", "too_many_failures",
-                   "too_many_orders", "too_many_streams", "statistics_busy", "game_jobs_busy", "request_timeout",
+                   "too_many_orders", "too_many_streams", "too_many_reads", "statistics_busy", "game_jobs_busy", "request_timeout",
                    "fork_hidden"}
     assert set(covered) == set(DOCUMENTED) - unreachable
     assert [s for s in srv.seen if s[2] >= 500] == []

@@ -430,3 +430,21 @@ def test_the_lines_of_an_order_taken_back_are_marked_superseded_as_its_dice_are(
     first_roll, second_roll = [f for f in frames if f["type"] == "DiceRolled"]
     assert first_roll["superseded"] and first_roll["dice"]["superseded"]
     assert not second_roll["superseded"] and not second_roll["dice"]["superseded"]
+
+
+def test_the_vp_track_is_filtered_once_per_change_not_once_per_frame(game, monkeypatch):
+    """A frame's VP totals are those of the VP track up to its event for the viewer; the track is
+    filtered again only when it changes (a public replay of 6,000 events filtered the whole track
+    at every frame: seconds of a web worker for an anonymous GET /frames)."""
+    from projections import folds
+
+    rules = find_ruleset(game[0]["data"]["ruleset"])
+    expected = {line["seq"]: folds.render_vp(folds.fold("vp", game[:n]), rules, None, line["game_id"])[0]
+                for n, line in enumerate(game, start=1)}
+    calls = []
+    render_vp = folds.render_vp
+    monkeypatch.setattr(folds, "render_vp", lambda *a, **k: calls.append(1) or render_vp(*a, **k))
+    made = replay.frames(game, None)
+    assert made["frames"] and all(f["vp"] == expected[f["seq"]] for f in made["frames"])
+    changes = sum(1 for line in game if line["type"] in ("GameCreated", "VPScored", "TakeBackAccepted"))
+    assert len(calls) <= changes < len(made["frames"])
