@@ -16,7 +16,7 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
   that carries a token (orders, seals, reveals, take-backs, concessions, standing orders,
   settings, jobs), whatever its outcome: order floods.
 - **Stream openings** (``WARLOG_LIMIT_STREAMS``, 60/minute per address): event streams opened.
-- **Whole-log reads** (``WARLOG_LIMIT_READS``, 30/minute per address): the reads that go through a
+- **Whole-log reads** (``WARLOG_LIMIT_READS``, 60/minute per address): the reads that go through a
   game's whole stored log at each request, whatever their answer (``WHOLE_LOG_READS``: integrity,
   replay frames, history, dice, take-backs, export, and the state at the start of a turn). Each
   costs a web worker a share of a second or more on a long game; a few a second from one address
@@ -178,7 +178,7 @@ RATE_LIMITS = (
               lambda: request.method in WRITES and _with_token()),
     RateLimit("streams", "WARLOG_LIMIT_STREAMS", "60/minute", "address",
               lambda: request.endpoint == "stream.stream"),
-    RateLimit("reads", "WARLOG_LIMIT_READS", "30/minute", "address", _whole_log_read),
+    RateLimit("reads", "WARLOG_LIMIT_READS", "60/minute", "address", _whole_log_read),
 )
 
 # scope -> (problem code, what was counted: "{n}" the limit's amount)
