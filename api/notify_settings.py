@@ -32,10 +32,10 @@ from flask import Blueprint, current_app, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from api.auth import ADMIN, SEAT, access, caller_for
-from domain.access import CONFIRM_PREFIX, TooManyConfirmations
 from api.games import load
 from api.problems import ApiProblem
 from api.schemas import dump
+from domain.access import CONFIRM_PREFIX, TooManyConfirmations
 from workers import notify, webhook_target
 from workers.notify import CHANNELS, CHOICES, Prefs
 from workers.dispatch import NotifyStore

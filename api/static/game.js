@@ -715,6 +715,7 @@
     $("n-confirm").textContent = !n.email || n.email_confirmed ? "" :
       (n.confirmation_mail ? "A confirmation mail is on its way to this address. " : "This address is not confirmed. ") +
       "No turn mail goes to it until the link in that mail is followed; saving sends another.";
+    $("n-on").checked = !!n.notify;
     $("n-digest").checked = !!n.digest;
     $("n-webhook").value = n.webhook_url || "";
     $("n-format").value = n.webhook_format || "warlog";
