@@ -1034,6 +1034,8 @@ def cmd_join(args: argparse.Namespace) -> int:
         if args.as_seat and args.as_seat != seat:
             say(f"note: the invite was for {seat}, not {args.as_seat}; its token is saved as {seat}'s")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
+        if body.get("confirmation_mail"):
+            say(f"a confirmation mail went to {args.email}: turn mails start once its link is followed")
         if path is None:  # not saved: the token is shown nowhere else
             say(f"the {seat} token (keep it, give it with --token): {token}")
 
@@ -1826,6 +1828,9 @@ def cmd_notify(args: argparse.Namespace) -> int:
     def show(r: dict) -> None:
         say(f"{r['seat']}: " + (f"mail to {r['email']}" if r["email"] else "no address") +
             ("" if r["notify"] else " (mails off)"))
+        if r["email"] and not r.get("email_confirmed", True):
+            say("  not confirmed: no turn mail goes to it until the link in its confirmation mail is followed" +
+                ("; one is on its way" if r.get("confirmation_mail") else "; give --email again for another"))
         say(f"  events: {', '.join(r['events']) or 'none'}")
         say(f"  channels: {', '.join(r['channels']) or 'none'}" + ("; a daily digest instead of each mail"
                                                                    if r["digest"] else ""))
@@ -2382,7 +2387,8 @@ def add_client_commands(sub) -> None:
     p.add_argument("--handle", required=True, help="your name in the game")
     p.add_argument("--as", dest="as_seat", metavar="SEAT",
                    help="the seat to take with its invite saved by 'new' on this machine (several seats here)")
-    p.add_argument("--email", help="for turn notifications; never shown to others")
+    p.add_argument("--email", help="for turn notifications, once confirmed by the link of the mail sent to it; "
+                                   "never shown to others")
     p.add_argument("--no-notify", dest="notify", action="store_false", default=None,
                    help="no e-mail notifications")
     p.add_argument("--no-key", action="store_true",
@@ -2596,7 +2602,8 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("notify", help="your seat's notifications: show them, or change the ones given")
     p.add_argument("game_id", help=GAME_ID_HELP)
-    p.add_argument("--email", help="where mails go; never shown to others")
+    p.add_argument("--email", help="where mails go, once confirmed by the link of the mail sent to it (given "
+                                   "again: another such mail); never shown to others")
     onoff = p.add_mutually_exclusive_group()
     onoff.add_argument("--on", dest="notify", action="store_true", default=None, help="mails on")
     onoff.add_argument("--off", dest="notify", action="store_false", help="no mails")

@@ -301,7 +301,10 @@ def join(game_id: str):
     if key is not None:
         access().joined_at(caller.game_id, body["invite_code"], result.version, result.chain_head)
     access().set_contact(caller.game_id, seat, body["email"], body["notify"])
-    response = joined_response(caller, token, result.version, result.chain_head)
+    # The address gets no turn mail until its owner confirms it; the join has recorded, so beyond
+    # the limits of confirmation mails it is not refused: no mail, and the answer says so.
+    response = joined_response(caller, token, result.version, result.chain_head,
+                               access().ask_confirmation(caller.game_id, seat, body["email"]))
     response.status_code = 201
     return response
 
@@ -327,12 +330,13 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
     return response
 
 
-def joined_response(caller: Caller, token: str, version: int, chain_head: str):
+def joined_response(caller: Caller, token: str, version: int, chain_head: str, asked: bool = False):
     appointed = service().umpire(caller.game_id)  # the joiner learns of an umpire named at creation
     return jsonify(schemas.dump(schemas.Joined, {"game_id": caller.game_id, "seat": caller.seat, "token": token,
                                                  "version": version, "chain_head": chain_head,
                                                  "signed_head": signed_head(caller.game_id, version, chain_head),
-                                                 "umpire": appointed["name"] if appointed else None}))
+                                                 "umpire": appointed["name"] if appointed else None,
+                                                 "confirmation_mail": asked}))
 
 
 def caller_for_invite(game_id: str, code: str) -> tuple[Caller, dict]:

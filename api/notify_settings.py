@@ -6,7 +6,15 @@
   digest, no webhook, which would get warlog's JSON). ``webhook_format`` takes the game webhook's
   formats.
   A seat webhook without a secret gets one generated, returned once.
+  An address gets no turn mail until its owner confirms it: a new address (or one not confirmed,
+  given again) is sent one confirmation mail whose link opens ``/confirm-email`` (api/pages); at
+  most ``CONFIRM_PER_ADDRESS`` such mails per address and ``CONFIRM_PER_GAME`` per game a day
+  (domain/access), beyond which a new address is 429 ``too_many_confirmations`` and the PUT
+  changes nothing (the seat's address given again is kept, with no mail).
 - ``GET /api/v1/games/{id}/notifications`` (the seat's token): the seat's settings, no secret.
+- ``POST /api/v1/email-confirmations`` (no token: the code is the proof): ``{"code": ...}``, the
+  single-use secret of a confirmation mail; 200 once, then 409 ``confirmation_used``; 410
+  ``confirmation_expired`` after ``CONFIRM_TTL``; 404 for a code never issued.
 - ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ..., "format"?: ...}``;
   deliveries are signed as Standard Webhooks says; without a secret one is generated and returned
   once. ``format``: "warlog" (its JSON, the default), "discord" or "slack" (a chat message).
@@ -27,6 +35,7 @@ from api.auth import ADMIN, SEAT, access, caller_for
 from api.games import load
 from api.problems import ApiProblem
 from api.schemas import dump
+from domain.access import CONFIRM_PREFIX, TooManyConfirmations
 from workers import notify, webhook_target
 from workers.notify import CHANNELS, CHOICES, Prefs
 from workers.dispatch import NotifyStore
@@ -91,6 +100,12 @@ class NotificationSettingsOut(Schema):
     game_id = fields.String()
     seat = fields.String()
     email = fields.String(allow_none=True, metadata={"description": "the seat's address (only the seat sees it)"})
+    email_confirmed = fields.Boolean(metadata={"description": "whether the address's owner followed the link of "
+                                                              "its confirmation mail; until then it gets no turn "
+                                                              "mail, only that one mail"})
+    confirmation_mail = fields.Boolean(metadata={"description": "true when this request asked for a confirmation "
+                                                                "mail to the address (a new address, or one not "
+                                                                "confirmed given again)"})
     notify = fields.Boolean()
     events = fields.List(fields.String())
     channels = fields.List(fields.String())
@@ -146,10 +161,58 @@ def store() -> NotifyStore:
     return found
 
 
-def _settings(game_id: str, seat: str, contact: dict | None, prefs: Prefs, secret: str | None = None) -> dict:
+class EmailConfirmation(Schema):
+    code = fields.String(required=True, validate=validate.Length(min=len(CONFIRM_PREFIX) + 1, max=100),
+                         metadata={"description": "the code of the confirmation mail's link (`wlc_...`)"})
+
+
+class EmailConfirmed(Schema):
+    game_id = fields.String()
+    seat = fields.String()
+    confirmed = fields.Boolean(metadata={"description": "true: the seat's turn mails go to this address now"})
+
+
+# What a confirmation code that confirms nothing answers: (problem code, detail).
+NOT_CONFIRMED = {
+    "unknown": ("not_found", "no confirmation mail was sent with this code"),
+    "used": ("confirmation_used", "this confirmation link was used already: the address is confirmed"),
+    "expired": ("confirmation_expired", "this confirmation link has expired; give the address again for a new one"),
+}
+
+
+def confirm_code(code: str) -> dict:
+    """Use a confirmation code once (AccessStore.confirm): the game and seat it confirmed an
+    address for, or an ApiProblem naming why not."""
+    outcome, found = access().confirm(code)
+    if outcome != "confirmed":
+        problem, detail = NOT_CONFIRMED[outcome]
+        raise ApiProblem(problem, detail)
+    return {"game_id": found["game_id"], "seat": found["seat"], "confirmed": True}
+
+
+def needs_confirmation(game_id: str, seat: str, email: str | None) -> bool:
+    """Whether a confirmation mail is to be asked for ``email`` given in a PUT: not when the seat
+    confirmed it already, nor beyond the limits (domain/access) for the seat's own address given
+    again (a settings form saved); beyond them, a new address is 429 ``too_many_confirmations``,
+    before anything is stored."""
+    if not email or access().is_confirmed(game_id, seat, email):
+        return False
+    try:
+        access().confirmation_limits(game_id, email)
+    except TooManyConfirmations as exc:
+        if (access().contacts(game_id).get(seat) or {}).get("email") == email:
+            return False
+        raise ApiProblem("too_many_confirmations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
+    return True
+
+
+def _settings(game_id: str, seat: str, contact: dict | None, prefs: Prefs, secret: str | None = None,
+              asked: bool = False) -> dict:
     email = (contact or {}).get("email")
     return dump(NotificationSettingsOut, {
-        "game_id": game_id, "seat": seat, "email": email, "notify": bool(email) and (contact or {}).get("notify", True),
+        "game_id": game_id, "seat": seat, "email": email,
+        "email_confirmed": bool(email) and (contact or {}).get("confirmed", False), "confirmation_mail": asked,
+        "notify": bool(email) and (contact or {}).get("notify", True),
         "events": [c for c in CHOICES if c in prefs.events],
         "channels": [c for c in CHANNELS if c in prefs.channels], "digest": prefs.digest,
         "webhook_url": prefs.webhook_url, "webhook_format": prefs.webhook_format, "webhook_secret": secret})
@@ -189,12 +252,21 @@ def put_notifications(game_id: str):
         kept = store().seat_webhook(caller.game_id, caller.seat) if body["webhook_url"] == old.webhook_url else None
         if secret is None and (kept is None or notify.secret_problem(kept["secret"])):
             secret = generated = notify.new_secret()
+    # Before anything is stored: a 429 changes nothing. The request follows the address stored,
+    # which its mail job checks.
+    confirm = needs_confirmation(caller.game_id, caller.seat, body["email"])
     if email:
         access().set_contact(caller.game_id, caller.seat, email, on)
+    asked = confirm and access().ask_confirmation(caller.game_id, caller.seat, email)
     if any(k in body for k in ("events", "channels", "digest", "webhook_url", "webhook_format")) or secret:
         store().set_prefs(caller.game_id, caller.seat, prefs, secret)
-    contact = {"email": email, "notify": on} if email else None
-    return jsonify(_settings(caller.game_id, caller.seat, contact, prefs, generated))
+    return jsonify(_settings(caller.game_id, caller.seat, access().contacts(caller.game_id).get(caller.seat), prefs,
+                             generated, asked))
+
+
+@bp.post("/email-confirmations")
+def post_email_confirmation():
+    return jsonify(dump(EmailConfirmed, confirm_code(load(EmailConfirmation)["code"])))
 
 
 def _check_target(url: str, field: str = "url") -> None:

@@ -30,6 +30,7 @@ from marshmallow import Schema, fields, validate
 
 from api import annotations, limits, notify_settings, reads, schemas, standing
 from api.problems import PROBLEM_JSON, PROBLEMS
+from domain.access import CONFIRM_PER_ADDRESS, CONFIRM_PER_GAME, CONFIRM_TTL, CONFIRM_WINDOW, whole_hours
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
 
@@ -386,7 +387,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "a malformed key, or one another seat of the game registered, is 422 invalid_order and the "
                     "invite stays unused. Sent with an "
                     "Idempotency-Key, the same join sent again with that key (its answer lost) answers 200 with "
-                    "a fresh token for the seat and revokes the token of the first answer.",
+                    "a fresh token for the seat and revokes the token of the first answer. An `email` gets one "
+                    "confirmation mail and no turn mail until its link is followed (`confirmation_mail`; see "
+                    "PUT .../notifications).",
         replies={201: Reply("the seat is taken", schemas.Joined),
                  200: Reply("this join was made before under this Idempotency-Key, with the same body: its "
                             "first answer with a fresh seat token (the first one is revoked), nothing new "
@@ -471,9 +474,24 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "`{\"content\": ...}` or `slack` `{\"text\": ...}`, with what this seat may see; another "
                     "value is 422 naming the field and the formats. `channels` holding `webhook` without a "
                     "URL, or `notify: true` without any address, is 422. None of it is shown to anyone else "
-                    "or enters the log.",
+                    "or enters the log. An address gets no turn mail until its owner confirms it: a new "
+                    "`email` (or one not confirmed, given again) is sent one confirmation mail, whose link "
+                    f"(single use, valid {whole_hours(CONFIRM_TTL)} hours) opens `/confirm-email`; "
+                    "`email_confirmed` says whether it was followed. At most "
+                    f"{CONFIRM_PER_ADDRESS} confirmation mails go to one address and {CONFIRM_PER_GAME} to one "
+                    f"game's addresses in {whole_hours(CONFIRM_WINDOW)} hours; beyond, a new address is 429 "
+                    "`too_many_confirmations` with `Retry-After` and nothing is changed (the seat's own address "
+                    "given again is kept, with no mail: `confirmation_mail` false).",
         replies={200: Reply("the seat's settings now", notify_settings.NotificationSettingsOut)},
-        problems=(*AUTH_WRITE, *BODY)),
+        problems=(*AUTH_WRITE, *BODY, "too_many_confirmations")),
+    ("post", "/api/v1/email-confirmations"): Op(
+        "Confirm an address for turn mails", NONE, tag="seats", body=notify_settings.EmailConfirmation,
+        description="The code of a confirmation mail's link (`wlc_...`) is the proof that whoever reads the "
+                    "address asked for the mails; the page `/confirm-email` sends it here with one press of a "
+                    f"button. It works once, within {whole_hours(CONFIRM_TTL)} hours of the mail; then the "
+                    "seat's turn mails go to the address it was sent to.",
+        replies={200: Reply("the address is confirmed for the seat", notify_settings.EmailConfirmed)},
+        problems=(*BODY, "not_found", "confirmation_used", "confirmation_expired")),
     ("put", "/api/v1/games/{game_id}/webhook"): Op(
         "Set or remove the game's webhook", ADMIN, tag="seats", params=_GAME, body=notify_settings.Webhook,
         description="When a seat's turn begins the server POSTs to the URL, in the webhook's `format`: "

@@ -28,8 +28,10 @@ from flask import Blueprint, Response, abort, jsonify, render_template, request
 
 from api.auth import caller_for
 from api.games import damage_of, projections, service
-from api.problems import ApiProblem
+from api.problems import PROBLEMS, ApiProblem
+from api.notify_settings import NOT_CONFIRMED, confirm_code
 from api.reads import NoQuery, query
+from domain.access import CONFIRM_PREFIX
 from domain.errors import UnknownRuleset
 from domain.rulesets import find_ruleset
 from domain.rulesets.toolkit import coverage
@@ -40,7 +42,7 @@ bp = Blueprint("pages", __name__, template_folder="templates")
 
 # HTML routes outside /api: exempt from the OpenAPI table (tests/api/test_openapi.py checks that
 # every other route is documented there). Static files are served by Flask's own /static route.
-PAGE_ROUTES = frozenset({"/", "/games/<game_id>", "/games/<game_id>/replay"})
+PAGE_ROUTES = frozenset({"/", "/games/<game_id>", "/games/<game_id>/replay", "/confirm-email"})
 
 # The pages load scripts, styles and data from this server only, and nothing runs inline.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -66,6 +68,24 @@ def _game_id(raw: str) -> str:
 
 
 # ------------------------------------------------------------------------------------ pages ----
+@bp.get("/confirm-email")
+def confirm_email_page():
+    """The link of a confirmation mail: a button, so that a mail scanner opening the link confirms nothing."""
+    code = request.args.get("code", "")
+    if not code.startswith(CONFIRM_PREFIX) or len(code) > 100:
+        return _page("confirm_email.html", page="confirm", outcome="bad", detail=NOT_CONFIRMED["unknown"][1]), 404
+    return _page("confirm_email.html", page="confirm", outcome="ask", code=code)
+
+
+@bp.post("/confirm-email")
+def confirm_email_post():
+    try:
+        found = confirm_code(request.form.get("code", "")[:100])
+    except ApiProblem as exc:
+        return _page("confirm_email.html", page="confirm", outcome="refused", detail=exc.detail), PROBLEMS[exc.code][0]
+    return _page("confirm_email.html", page="confirm", outcome="confirmed", **found)
+
+
 @bp.get("/")
 def lobby():
     return _page("lobby.html", page="lobby")

@@ -214,6 +214,10 @@ class Joined(Schema):
     umpire = fields.String(allow_none=True, metadata={
         "description": "the umpire appointed (who reads hidden information), or null; a seat that does not "
                        "agree ends the role with POST .../umpire/answer {\"accept\": false}"})
+    confirmation_mail = fields.Boolean(metadata={
+        "description": "true: a confirmation mail went to the email given; the seat's turn mails wait until its "
+                       "link is followed. false with an email: too many were asked for (PUT .../notifications "
+                       "with the email later asks again)"})
 
 
 class UmpireProposal(Schema):

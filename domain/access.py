@@ -5,14 +5,22 @@ personal data, and the event log is exported whole. Tokens and invite codes are 
 (256 bits), shown once, and stored only as their SHA-256. An umpire or spectator token can be
 revoked: its row is marked, never deleted; whether an umpire may exist at all is the game's log's
 to say (``Game.umpire``), not this table's.
+
+A seat's address gets no turn mail until its owner confirms it (``contacts()[seat]["confirmed"]``):
+whoever holds a seat token may type any address, so an address hears nothing but one confirmation
+mail (a link with a single-use secret that expires after ``CONFIRM_TTL``) until the link is
+followed. Each request is a row of ``warlog_email_confirmations``, marked when it is sent and
+when it is confirmed, never deleted; at most ``CONFIRM_PER_ADDRESS`` requests per address and
+``CONFIRM_PER_GAME`` per game within ``CONFIRM_WINDOW`` (``request_confirmation``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from domain.storage import SqlTables
@@ -27,6 +35,22 @@ TOKEN_ID_LENGTH = 16  # hex digits of a token's SHA-256 that name it in a listin
 # that the same join sent again after its answer was lost gets the seat a fresh token.
 JOIN_COLUMNS = (("join_key_hash", "TEXT"), ("join_body_hash", "TEXT"), ("join_version", "INTEGER"),
                 ("join_head", "TEXT"))
+
+
+CONFIRM_PREFIX = "wlc_"
+CONFIRM_TTL = timedelta(hours=48)  # a confirmation link works this long after its mail is made
+CONFIRM_WINDOW = timedelta(hours=24)  # the rate limits count the confirmation mails asked for within this
+CONFIRM_PER_ADDRESS = 3  # confirmation mails to one address (over every game) within CONFIRM_WINDOW
+CONFIRM_PER_GAME = 10  # confirmation mails for one game's seats within CONFIRM_WINDOW
+CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was left by a dead worker
+
+
+class TooManyConfirmations(Exception):
+    """A confirmation mail asked for beyond a rate limit; ``retry_after`` in whole seconds."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 def _hash(secret: str) -> str:
@@ -63,6 +87,13 @@ class AccessStore(SqlTables):
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
+        # One row per confirmation mail asked for: the address as typed and lowercased (the rate
+        # limit's key), when the dispatcher queued its mail, when a mail job took it, the secret's
+        # SHA-256 once the mail is made, when it was sent and when it was confirmed.
+        "warlog_email_confirmations": "request_id TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                                      "email TEXT NOT NULL, address TEXT NOT NULL, requested_at TEXT NOT NULL, "
+                                      "secret_hash TEXT, expires_at TEXT, queued_at TEXT, claimed_at TEXT, sent_at TEXT, "
+                                      "confirmed_at TEXT",
     }
 
     def _create(self, c: Any) -> None:
@@ -228,10 +259,114 @@ class AccessStore(SqlTables):
                       (game_id, seat, email, 1 if notify else 0))
 
     def contacts(self, game_id: str) -> dict[str, dict]:
-        rows = self._run("SELECT seat, email, notify FROM {t}warlog_contacts WHERE game_id = ?",
+        """{seat: {email, notify, confirmed}}: ``confirmed`` when the seat's owner followed a
+        confirmation link for this very address (and seat); only then does it get turn mails."""
+        rows = self._run("SELECT c.seat, c.email, c.notify, EXISTS (SELECT 1 FROM {t}warlog_email_confirmations f "
+                         "WHERE f.game_id = c.game_id AND f.seat = c.seat AND f.email = c.email "
+                         "AND f.confirmed_at IS NOT NULL) AS confirmed FROM {t}warlog_contacts c WHERE c.game_id = ?",
                          (game_id,), fetch="all")
-        return {r["seat"]: {"email": r["email"], "notify": bool(r["notify"])} for r in rows}
+        return {r["seat"]: {"email": r["email"], "notify": bool(r["notify"]), "confirmed": bool(r["confirmed"])}
+                for r in rows}
+
+    # ------------------------------------------------------------- address confirmation ----
+    def is_confirmed(self, game_id: str, seat: str, email: str) -> bool:
+        """Whether the seat's owner confirmed ``email`` (as typed) for this seat."""
+        return self._run("SELECT 1 FROM {t}warlog_email_confirmations WHERE game_id = ? AND seat = ? AND email = ? "
+                         "AND confirmed_at IS NOT NULL", (game_id, seat, email), fetch="one") is not None
+
+    def confirmation_limits(self, game_id: str, email: str, now: datetime | None = None) -> None:
+        """Raise TooManyConfirmations when a confirmation mail to ``email`` for the game would pass
+        CONFIRM_PER_ADDRESS requests to the address or CONFIRM_PER_GAME for the game within CONFIRM_WINDOW."""
+        now = now or datetime.now(timezone.utc)
+        since = (now - CONFIRM_WINDOW).isoformat()
+        for column, key, cap, what in (("address", email.strip().lower(), CONFIRM_PER_ADDRESS, "this address"),
+                                       ("game_id", game_id, CONFIRM_PER_GAME, "this game's seats")):
+            row = self._run(f"SELECT COUNT(*) AS n, MIN(requested_at) AS first FROM {{t}}warlog_email_confirmations "
+                            f"WHERE {column} = ? AND requested_at > ?", (key, since), fetch="one")
+            if row["n"] >= cap:
+                wait = datetime.fromisoformat(row["first"]) + CONFIRM_WINDOW - now
+                raise TooManyConfirmations(
+                    f"{cap} confirmation mails were asked for {what} within {whole_hours(CONFIRM_WINDOW)} hours; "
+                    f"ask again later", max(1, int(wait.total_seconds()) + 1))
+
+    def request_confirmation(self, game_id: str, seat: str, email: str, now: datetime | None = None) -> str:
+        """Ask for one confirmation mail to ``email``, the seat's address (set it first: the mail
+        job sends only to the seat's address of the moment); returns the request's id (the mail
+        job's argument, not a secret). Raises TooManyConfirmations beyond the limits
+        (``confirmation_limits``)."""
+        now = now or datetime.now(timezone.utc)
+        self.confirmation_limits(game_id, email, now)
+        request_id = uuid.uuid4().hex
+        self._run("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, requested_at) "
+                  "VALUES (?, ?, ?, ?, ?, ?)", (request_id, game_id, seat, email, email.strip().lower(), now.isoformat()))
+        return request_id
+
+    def ask_confirmation(self, game_id: str, seat: str, email: str | None) -> bool:
+        """``request_confirmation`` for the seat's address, already stored; True when asked for,
+        False without an address or beyond the limits."""
+        if not email:
+            return False
+        try:
+            self.request_confirmation(game_id, seat, email)
+        except TooManyConfirmations:
+            return False
+        return True
+
+    def confirmations_to_queue(self, limit: int = 100) -> list[dict]:
+        """The confirmation mails asked for and not handed to the mail queue yet (the dispatcher's outbox)."""
+        return self._run("SELECT request_id, game_id FROM {t}warlog_email_confirmations WHERE queued_at IS NULL "
+                         "AND confirmed_at IS NULL ORDER BY requested_at LIMIT ?", (limit,), fetch="all")
+
+    def confirmation_queued(self, request_id: str) -> None:
+        self._run("UPDATE {t}warlog_email_confirmations SET queued_at = ? WHERE request_id = ?", (_now(), request_id))
+
+    def confirmation_to_send(self, request_id: str, now: datetime | None = None) -> tuple[dict, str] | None:
+        """Claim the request's mail for sending: (the request, a fresh secret), the secret's hash kept
+        with a new expiry. None when it is unknown, sent or confirmed already, being sent by another
+        job (for less than CONFIRM_CLAIM), or the seat's address is no longer this one. A retry
+        after a failed send makes a new secret: the link of a mail that failed never works."""
+        now = now or datetime.now(timezone.utc)
+        row = self._run("SELECT request_id, game_id, seat, email FROM {t}warlog_email_confirmations "
+                        "WHERE request_id = ?", (request_id,), fetch="one")
+        if row is None or (self.contacts(row["game_id"]).get(row["seat"]) or {}).get("email") != row["email"]:
+            return None
+        secret = new_secret(CONFIRM_PREFIX)
+        claimed = self._run("UPDATE {t}warlog_email_confirmations SET secret_hash = ?, expires_at = ?, claimed_at = ? "
+                            "WHERE request_id = ? AND sent_at IS NULL AND confirmed_at IS NULL "
+                            "AND (claimed_at IS NULL OR claimed_at < ?)",
+                            (_hash(secret), (now + CONFIRM_TTL).isoformat(), now.isoformat(), request_id,
+                             (now - CONFIRM_CLAIM).isoformat()))
+        return (dict(row), secret) if claimed == 1 else None
+
+    def confirmation_sent(self, request_id: str, sent: bool = True) -> None:
+        """Mark the request's mail sent, or (``sent`` False: the send failed) release its claim for a retry."""
+        if sent:
+            self._run("UPDATE {t}warlog_email_confirmations SET sent_at = ? WHERE request_id = ?", (_now(), request_id))
+        else:
+            self._run("UPDATE {t}warlog_email_confirmations SET claimed_at = NULL, secret_hash = NULL "
+                      "WHERE request_id = ? AND sent_at IS NULL", (request_id,))
+
+    def confirm(self, secret: str, now: datetime | None = None) -> tuple[str, dict | None]:
+        """Use a confirmation secret once: ("confirmed", the request), or ("unknown" | "used" |
+        "expired", the request or None) when it does not confirm anything."""
+        now = now or datetime.now(timezone.utc)
+        row = self._run("SELECT request_id, game_id, seat, email, expires_at, confirmed_at "
+                        "FROM {t}warlog_email_confirmations WHERE secret_hash = ?", (_hash(secret),), fetch="one")
+        if row is None:
+            return "unknown", None
+        found = {k: row[k] for k in ("game_id", "seat", "email")}
+        if row["confirmed_at"] is not None:
+            return "used", found
+        if datetime.fromisoformat(row["expires_at"]) <= now:
+            return "expired", found
+        done = self._run("UPDATE {t}warlog_email_confirmations SET confirmed_at = ? WHERE request_id = ? "
+                         "AND confirmed_at IS NULL", (now.isoformat(), row["request_id"]))
+        return ("confirmed" if done == 1 else "used"), found
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
+
+
+def whole_hours(span: timedelta) -> int:
+    return int(span.total_seconds() // 3600)

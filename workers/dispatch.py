@@ -24,6 +24,10 @@ name, in the format the seat chose), or, for a seat that asked for a digest, an 
 until the day's digest sweep (``Dispatcher.sweep_digests``) makes one ``digest`` delivery per
 seat per day.
 
+Mails go only to addresses their owners confirmed (``_mailable``; domain/access), which the
+delivery job checks again. The confirmation mails asked for are in the outbox too: ``flush``
+hands them to rq as rows of channel ``confirm`` (workers/notify_jobs.send_confirmation).
+
 It runs as a thread of ``warlog worker`` (every worker may run one; they do not conflict).
 """
 
@@ -37,7 +41,7 @@ from typing import Any, Callable
 
 import redis
 
-from domain.access import AccessStore
+from domain.access import CONFIRM_TTL, AccessStore, whole_hours
 from domain.errors import DamagedLog, GameNotFound
 from domain.storage import OutageLog, SqlTables, rowcount, store_not_answering
 from domain.rulesets import find_ruleset
@@ -46,6 +50,7 @@ from workers import notify
 log = logging.getLogger("warlog.notify")
 
 EMAIL, WEBHOOK, DIGEST = "email", "webhook", "digest"
+CONFIRM = "confirm"  # an outbox row of a confirmation mail: {"channel": CONFIRM, "request_id", "game_id"}
 NEW, QUEUED, SENDING, SENT, FAILED, SKIPPED = "new", "queued", "sending", "sent", "failed", "skipped"
 STALE_CLAIM = timedelta(minutes=10)  # a 'sending' row older than this was left by a dead worker
 
@@ -322,7 +327,7 @@ class Dispatcher:
                     if not prefs.wants(reason):
                         continue
                     contact = contacts.get(seat)
-                    if "email" in prefs.channels and contact and contact["notify"] and contact["email"]:
+                    if "email" in prefs.channels and _mailable(contact):
                         if prefs.digest:
                             items.append((seat, command.last, reason, command.lines[-1]["timestamp"]))
                         else:
@@ -341,10 +346,18 @@ class Dispatcher:
         return made
 
     def flush(self) -> int:
-        """Hand the outbox's rows to rq (a stale claim among them again); returns how many. An idle
-        poll only reads."""
+        """Hand the outbox's rows to rq (a stale claim among them again), and the confirmation mails
+        asked for (when mail is on); returns how many. An idle poll only reads."""
         now = self.clock()
         sent = 0
+        while self.email_enabled:
+            asked = self.access.confirmations_to_queue()
+            if not asked:
+                break
+            for row in asked:
+                self.enqueue({"channel": CONFIRM, **row})
+                self.access.confirmation_queued(row["request_id"])
+                sent += 1
         while True:
             rows = self.store.outbox(now)
             if not rows:
@@ -369,6 +382,11 @@ class Dispatcher:
             except Exception as exc:  # a store or Redis briefly away must not end the worker
                 outage.failed(exc, poll_seconds)
             self.stopping.wait(poll_seconds)
+
+
+def _mailable(contact: dict | None) -> bool:
+    """A seat's contact that gets turn mails: an address its owner confirmed, notify on."""
+    return bool(contact and contact["notify"] and contact["email"] and contact["confirmed"])
 
 
 def _not_answering(exc: BaseException) -> str | None:
@@ -405,6 +423,31 @@ def deliver(service: Any, game_id: str, seq: int, channel: str, seat: str, *, sm
     return outcome
 
 
+def deliver_confirmation(access: AccessStore, request_id: str, *, smtp: notify.SmtpSettings | None,
+                         public_url: str) -> str:
+    """Send the confirmation mail of one request (AccessStore.request_confirmation); the secret
+    is made here, so it travels only in the mail, never through Redis. Raises MailFailed so rq
+    retries, each attempt with a new secret."""
+    if smtp is None:
+        return "skipped: WARLOG_SMTP_HOST is not set"
+    found = access.confirmation_to_send(request_id)
+    if found is None:
+        return "skipped: sent or confirmed already, being sent, or the seat's address changed"
+    request, secret = found
+    domain = smtp.sender.rpartition("@")[2] or "warlog"
+    msg = notify.confirmation_email(request["email"], smtp.sender, notify.confirmation_link(public_url, secret),
+                                    whole_hours(CONFIRM_TTL),
+                                    message_id=f"<warlog.confirm.{request_id}@{domain}>")
+    try:
+        notify.send_email(smtp, msg)
+    except (OSError, smtplib.SMTPException) as exc:
+        access.confirmation_sent(request_id, sent=False)  # the retry claims it again (a job killed mid-send: CONFIRM_CLAIM)
+        code = getattr(exc, "smtp_code", None)  # as in _send: never the address
+        raise MailFailed(f"SMTP {type(exc).__name__}" + (f" {code}" if code else "")) from None
+    access.confirmation_sent(request_id)
+    return "sent"
+
+
 def _error_text(exc: Exception) -> str:
     # The class and message only: smtplib and urllib messages hold no password or secret.
     return f"{type(exc).__name__}: {exc}"[:500]
@@ -435,6 +478,8 @@ def _send(service, store, access, game_id, seq, channel, seat, smtp, public_url,
         contact = access.contacts(game_id).get(seat)
         if not contact or not contact["notify"] or not contact["email"] or "email" not in chosen:
             return "skipped: the seat opted out"
+        if not contact["confirmed"]:  # the address changed after the row was made, to one not confirmed
+            return "skipped: the seat's address is not confirmed"
         if smtp is None:
             return "skipped: WARLOG_SMTP_HOST is not set"
     else:

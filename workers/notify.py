@@ -23,6 +23,9 @@ text), the dice among them, the chain head after the command, a link to the game
 that opens the replay at the seat's last order (``replay_link``), so the reader steps through what
 happened since.
 
+A seat's address is mailed only once its owner confirmed it (domain/access; until then it gets
+nothing but ``confirmation_email``, which holds no text the seats typed).
+
 Each seat chooses (``Prefs``, kept beside the log by workers/dispatch.NotifyStore, never in it):
 which reasons notify it, by mail, by its own webhook (in one of the ``FORMATS``) or both, and a
 daily digest instead of one mail per event. Without a choice a seat is mailed for every reason, as before the choices existed.
@@ -292,6 +295,30 @@ def build_email(summary: Summary, to: str, sender: str, handle: str | None = Non
     msg["X-Warlog-Game"] = summary.game_id
     msg["X-Warlog-Seq"] = str(summary.seq)
     msg.set_content(text)
+    return msg
+
+
+def confirmation_link(public_url: str, secret: str) -> str:
+    """The page that confirms an address (api/pages.confirm_email_page): it asks for one press of a
+    button, so a mail scanner that opens links confirms nothing."""
+    return f"{public_url.rstrip('/')}/confirm-email?code={secret}"
+
+
+def confirmation_email(to: str, sender: str, link: str, hours: int, message_id: str | None = None) -> EmailMessage:
+    """The one mail an address gets before it is confirmed. Nothing in it was typed by whoever
+    gave the address (no game name, seat, handle or note): only warlog's words and the link."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = "[warlog] Confirm this address for turn notifications"
+    if message_id:
+        msg["Message-ID"] = message_id
+    msg.set_content("\n".join([
+        "Hello,", "",
+        "Someone asked a warlog server to send turn notifications of a game to this address.",
+        f"If it was you, open this link within {hours} hours and press Confirm:", "", f"  {link}", "",
+        "If it was not you, ignore this mail: this address gets no other mail from warlog",
+        "unless the link is followed.", ""]))
     return msg
 
 

@@ -72,7 +72,7 @@ def enqueuer(connection: Any = None, queue: str | None = None, intervals: list[i
     mails on ``queue``, webhooks on ``webhook_queue`` with their shorter time limit."""
     from rq import Queue, Retry
 
-    from workers.dispatch import WEBHOOK
+    from workers.dispatch import CONFIRM, WEBHOOK
     from workers.notify import retry_intervals
 
     connection = connection or redis_connection()
@@ -82,6 +82,11 @@ def enqueuer(connection: Any = None, queue: str | None = None, intervals: list[i
 
     def enqueue(row: dict) -> None:
         retry = Retry(max=len(intervals), interval=intervals) if intervals else None
+        if row["channel"] == CONFIRM:
+            mails.enqueue(send_confirmation, row["request_id"], job_id=confirmation_job_id(row["request_id"]),
+                          retry=retry, job_timeout=JOB_TIMEOUT, result_ttl=86400, failure_ttl=7 * 86400,
+                          description=f"confirmation mail {row['request_id']}")
+            return
         webhook = row["channel"] == WEBHOOK
         (hooks if webhook else mails).enqueue(
             deliver, row["game_id"], int(row["seq"]), row["channel"], row["seat"], job_id=job_id(row), retry=retry,
@@ -101,5 +106,24 @@ def deliver(game_id: str, seq: int, channel: str, seat: str) -> str:
     try:
         return run(service, game_id, seq, channel, seat, smtp=SmtpSettings.from_env(), public_url=public_url(),
                    webhook_timeout=webhook_timeout())
+    finally:
+        service.close()
+
+
+def confirmation_job_id(request_id: str) -> str:
+    return f"notify-confirm-{request_id}"
+
+
+def send_confirmation(request_id: str) -> str:
+    """The job: the confirmation mail of one request (workers/dispatch.deliver_confirmation)."""
+    from domain.access import AccessStore
+    from domain.service import Warlog
+    from workers.dispatch import deliver_confirmation
+    from workers.notify import SmtpSettings
+
+    service = Warlog()
+    try:
+        return deliver_confirmation(AccessStore.for_service(service), request_id, smtp=SmtpSettings.from_env(),
+                                    public_url=public_url())
     finally:
         service.close()

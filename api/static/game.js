@@ -734,6 +734,11 @@
 
   function showNotify(n) {
     $("n-email").value = n.email || "";
+    // No turn mail goes to an address until its owner follows the link of its confirmation mail.
+    $("n-confirm").hidden = !n.email || n.email_confirmed;
+    $("n-confirm").textContent = !n.email || n.email_confirmed ? "" :
+      (n.confirmation_mail ? "A confirmation mail is on its way to this address. " : "This address is not confirmed. ") +
+      "No turn mail goes to it until the link in that mail is followed; saving sends another.";
     $("n-on").checked = !!n.notify;
     $("n-digest").checked = !!n.digest;
     $("n-webhook").value = n.webhook_url || "";
@@ -1199,7 +1204,9 @@
     if (/invite=/.test(location.hash)) history.replaceState(null, "", location.pathname);
     inviteWaiting = false;
     W.status("You hold the seat " + res.body.seat + ". The token is kept in this browser" +
-             (key ? ", with the key that signs your orders." : "."), "ok");
+             (key ? ", with the key that signs your orders." : ".") +
+             (res.body.confirmation_mail ? " Turn mails start once you follow the link of the mail sent to your address." : ""),
+             "ok");
     restartFollowing();
     await refresh();
   }

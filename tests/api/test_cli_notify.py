@@ -32,6 +32,9 @@ def test_a_seat_changes_its_choices_and_reads_them_back(server, alice, bob, hook
                          "--channels", "email,webhook", "--digest", "--webhook", "https://hooks.example/bob")
     assert code == 0, err
     assert "Red: mail to bob@example.org" in out and "events: your_move, game_over" in out
+    # an address gets no turn mail until its owner follows the link of its confirmation mail
+    assert "not confirmed: no turn mail goes to it until the link in its confirmation mail is followed; " \
+           "one is on its way" in out
     assert "channels: email, webhook; a daily digest instead of each mail" in out
     secret = out.split("webhook secret (shown once): ")[1].split()[0]
     service = Warlog(server.config)

@@ -72,6 +72,9 @@ def test_a_seat_saves_its_notification_choices_on_the_game_page(hook_server, ope
     assert stored["channels"] == ["email", "webhook"] and stored["webhook_url"] == "http://127.0.0.1:9/red-hook"
     assert stored["webhook_secret"] is None  # never read back
     assert stored["webhook_format"] == "discord"
+    # the address gets no turn mail until its owner follows the link of the mail sent to it
+    assert stored["email_confirmed"] is False
+    assert "A confirmation mail is on its way" in page.text_content("#n-confirm") and page.is_visible("#n-confirm")
     assert not labels_missing(page)
     shoot(page, shots / "game-notifications.png")
 
@@ -81,12 +84,13 @@ def test_a_seat_saves_its_notification_choices_on_the_game_page(hook_server, ope
     assert _ticked(page, "n-events") == ["decision", "take_back", "game_over"] and page.is_checked("#n-digest")
     assert page.input_value("#n-webhook") == "http://127.0.0.1:9/red-hook" and not page.is_visible("#n-secret")
     assert page.input_value("#n-format") == "discord"
+    assert "This address is not confirmed" in page.text_content("#n-confirm")
 
     # Blue, on a phone, sees its own settings, none of Red's
     blue = _open_as(open_tab, server, game_id, "Blue", tokens["Blue"], width=375)
     blue.page.wait_for_selector("#notify-box:not([hidden])")
     assert blue.page.input_value("#n-email") == "" and blue.page.input_value("#n-webhook") == ""
-    assert blue.page.input_value("#n-format") == "warlog"
+    assert blue.page.input_value("#n-format") == "warlog" and blue.page.locator("#n-confirm").is_hidden()
     assert "red@example.org" not in blue.page.content() and "red-hook" not in blue.page.content()
     no_horizontal_scroll(blue.page)
     assert not red.errors and not blue.errors, (red.errors, blue.errors)

@@ -17,6 +17,14 @@ from standardwebhooks import Webhook, WebhookVerificationError
 from bench.server import free_port  # noqa: F401 (the notification tests take it from here)
 
 
+def confirm_address(access, game_id: str, seat: str, email: str, notify: bool = True) -> None:
+    """Give the seat an address and confirm it as its owner does: the request, the secret its mail
+    carries, the link followed (domain/access)."""
+    access.set_contact(game_id, seat, email, notify)
+    _, secret = access.confirmation_to_send(access.request_confirmation(game_id, seat, email))
+    assert access.confirm(secret)[0] == "confirmed"
+
+
 class Mailbox:
     def __init__(self) -> None:
         self.messages: list[Message] = []

@@ -12,7 +12,7 @@ from domain.access import AccessStore
 from domain.clock import stamp as clocks_stamp
 from domain.service import Warlog
 from tests.unit.test_time_control import Turns  # noqa: F401  (registers toy_turns)
-from tests.workers.notify_helpers import smtp_server
+from tests.workers.notify_helpers import confirm_address, smtp_server
 from projections.runner import Projections
 from workers import notify
 from workers.clock import ClockSweep, due, sweep_seconds
@@ -40,7 +40,7 @@ def timed(app):
     access = AccessStore.for_service(app)
     for seat in ("White", "Black"):
         app.join(gid, seat, seat.lower())
-        access.set_contact(gid, seat, f"{seat.lower()}@example.org")
+        confirm_address(access, gid, seat, f"{seat.lower()}@example.org")
     Projections(app).catch_up()  # the projector's work: the games index the sweep reads
     return app, clock, gid
 

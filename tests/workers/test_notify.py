@@ -19,7 +19,7 @@ from api.app import migrate
 from domain.rulesets import find_ruleset
 from domain.service import Warlog
 from tests.conftest import new_freeform_game
-from tests.workers.notify_helpers import smtp_server, webhook_receiver
+from tests.workers.notify_helpers import confirm_address, smtp_server, webhook_receiver
 from workers import notify, webhook_target
 from workers.dispatch import EMAIL, FAILED, SENT, STALE_CLAIM, WEBHOOK, Dispatcher, NotifyStore, deliver
 
@@ -239,8 +239,8 @@ def mail():
 
 def _started_game(h: Harness) -> str:
     gid = new_freeform_game(h.app)
-    h.access.set_contact(gid, "Blue", "blue@example.org")
-    h.access.set_contact(gid, "Red", "red@example.org")
+    confirm_address(h.access, gid, "Blue", "blue@example.org")
+    confirm_address(h.access, gid, "Red", "red@example.org")
     return gid
 
 
@@ -393,13 +393,14 @@ def test_the_settings_endpoints(client, hooks_example):
     assert r.status_code == 422  # no address yet
     r = c.put(f"{url}/notifications", json={"email": "red@example.org", "notify": True}, headers=game.seats["Red"])
     assert r.status_code == 200 and r.json == {"game_id": game.game_id, "seat": "Red", "email": "red@example.org",
+                                               "email_confirmed": False, "confirmation_mail": True,
                                                "notify": True, "events": list(notify.CHOICES),
                                                "channels": ["email"], "digest": False, "webhook_url": None,
                                                "webhook_format": "warlog", "webhook_secret": None}
     r = c.put(f"{url}/notifications", json={"notify": False}, headers=game.seats["Red"])
     assert r.json["notify"] is False and r.json["email"] == "red@example.org"
     assert AccessStore.for_service(service).contacts(game.game_id)["Red"] == {"email": "red@example.org",
-                                                                              "notify": False}
+                                                                              "notify": False, "confirmed": False}
     assert c.put(f"{url}/notifications", json={"notify": False}, headers=game.admin).status_code == 403
     assert c.put(f"{url}/notifications", json={"notify": False}).status_code == 404  # private game
 

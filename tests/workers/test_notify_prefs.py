@@ -16,7 +16,7 @@ from domain.access import AccessStore
 from domain.rulesets import find_ruleset
 from domain.service import Warlog
 from tests.conftest import new_freeform_game
-from tests.workers.notify_helpers import smtp_server, webhook_receiver
+from tests.workers.notify_helpers import confirm_address, smtp_server, webhook_receiver
 from tests.workers.test_notify import PUBLIC, SECRET_TEXT, Harness, hooks_example, line  # noqa: F401 (fixture)
 from workers import notify
 from workers.dispatch import DIGEST, EMAIL, SENT, WEBHOOK, NotifyStore, digest_boundary
@@ -68,8 +68,8 @@ def mail():
 
 def _game(h: Harness) -> str:
     gid = new_freeform_game(h.app)
-    h.access.set_contact(gid, "Blue", "blue@example.org")
-    h.access.set_contact(gid, "Red", "red@example.org")
+    confirm_address(h.access, gid, "Blue", "blue@example.org")
+    confirm_address(h.access, gid, "Red", "red@example.org")
     h.dispatch()
     return gid
 

@@ -20,7 +20,7 @@ from api.app import migrate
 from domain.service import Warlog
 from domain.storage import config_from_env
 from tests.conftest import new_freeform_game
-from tests.workers.notify_helpers import smtp_server, webhook_receiver
+from tests.workers.notify_helpers import confirm_address, smtp_server, webhook_receiver
 from workers import notify, notify_jobs
 from workers import queue as rqueue
 from workers.dispatch import Dispatcher, NotifyStore
@@ -87,8 +87,8 @@ def test_a_real_worker_mails_once_and_retries_the_webhook(tmp_path, redis_url, q
                                                           webhook_queue=queue.name))
         dispatcher.run_batch()  # the start: nobody has an address or a webhook yet
         access = AccessStore.for_service(app)
-        access.set_contact(gid, "Blue", "blue@example.org")
-        access.set_contact(gid, "Red", "red@example.org")
+        confirm_address(access, gid, "Blue", "blue@example.org")
+        confirm_address(access, gid, "Red", "red@example.org")
         secret = "whsec_" + "r" * 40
         with smtp_server() as (box, port), webhook_receiver(secret, statuses=[503]) as (receiver, url):
             NotifyStore.for_service(app).set_webhook(gid, url, secret)
