@@ -8,7 +8,7 @@
   A seat webhook without a secret gets one generated, returned once.
   An address gets no turn mail until its owner confirms it: a new address (or one not confirmed,
   given again) is sent one confirmation mail whose link opens ``/confirm-email`` (api/pages); at
-  most ``CONFIRM_PER_ADDRESS`` such mails per address and ``CONFIRM_PER_GAME`` per game a day
+  most ``CONFIRM_PER_ADDRESS`` such mails per address and ``CONFIRM_PER_SEAT`` per seat a day
   (domain/access), beyond which a new address is 429 ``too_many_confirmations`` and the PUT
   changes nothing (the seat's address given again is kept, with no mail).
 - ``GET /api/v1/games/{id}/notifications`` (the seat's token): the seat's settings, no secret.
@@ -198,7 +198,7 @@ def needs_confirmation(game_id: str, seat: str, email: str | None) -> bool:
     if not email or access().is_confirmed(game_id, seat, email):
         return False
     try:
-        access().confirmation_limits(game_id, email)
+        access().confirmation_limits(game_id, seat, email)
     except TooManyConfirmations as exc:
         if (access().contacts(game_id).get(seat) or {}).get("email") == email:
             return False

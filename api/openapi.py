@@ -30,7 +30,7 @@ from marshmallow import Schema, fields, validate
 
 from api import annotations, limits, notify_settings, reads, schemas, standing
 from api.problems import PROBLEM_JSON, PROBLEMS
-from domain.access import CONFIRM_PER_ADDRESS, CONFIRM_PER_GAME, CONFIRM_TTL, CONFIRM_WINDOW, whole_hours
+from domain.access import CONFIRM_PER_ADDRESS, CONFIRM_PER_SEAT, CONFIRM_TTL, CONFIRM_WINDOW, whole_hours
 
 bp = Blueprint("openapi", __name__, template_folder="templates")
 
@@ -478,8 +478,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "`email` (or one not confirmed, given again) is sent one confirmation mail, whose link "
                     f"(single use, valid {whole_hours(CONFIRM_TTL)} hours) opens `/confirm-email`; "
                     "`email_confirmed` says whether it was followed. At most "
-                    f"{CONFIRM_PER_ADDRESS} confirmation mails go to one address and {CONFIRM_PER_GAME} to one "
-                    f"game's addresses in {whole_hours(CONFIRM_WINDOW)} hours; beyond, a new address is 429 "
+                    f"{CONFIRM_PER_ADDRESS} confirmation mails go to one address and {CONFIRM_PER_SEAT} to one "
+                    f"seat's addresses in {whole_hours(CONFIRM_WINDOW)} hours; beyond, a new address is 429 "
                     "`too_many_confirmations` with `Retry-After` and nothing is changed (the seat's own address "
                     "given again is kept, with no mail: `confirmation_mail` false).",
         replies={200: Reply("the seat's settings now", notify_settings.NotificationSettingsOut)},

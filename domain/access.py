@@ -11,7 +11,7 @@ whoever holds a seat token may type any address, so an address hears nothing but
 mail (a link with a single-use secret that expires after ``CONFIRM_TTL``) until the link is
 followed. Each request is a row of ``warlog_email_confirmations``, marked when it is sent and
 when it is confirmed, never deleted; at most ``CONFIRM_PER_ADDRESS`` requests per address and
-``CONFIRM_PER_GAME`` per game within ``CONFIRM_WINDOW`` (``request_confirmation``).
+``CONFIRM_PER_SEAT`` per seat within ``CONFIRM_WINDOW`` (``request_confirmation``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ CONFIRM_PREFIX = "wlc_"
 CONFIRM_TTL = timedelta(hours=48)  # a confirmation link works this long after its mail is made
 CONFIRM_WINDOW = timedelta(hours=24)  # the rate limits count the confirmation mails asked for within this
 CONFIRM_PER_ADDRESS = 3  # confirmation mails to one address (over every game) within CONFIRM_WINDOW
-CONFIRM_PER_GAME = 10  # confirmation mails for one game's seats within CONFIRM_WINDOW
+CONFIRM_PER_SEAT = 3  # confirmation mails for one seat of a game within CONFIRM_WINDOW: none uses up another's
 CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was left by a dead worker
 
 
@@ -274,15 +274,16 @@ class AccessStore(SqlTables):
         return self._run("SELECT 1 FROM {t}warlog_email_confirmations WHERE game_id = ? AND seat = ? AND email = ? "
                          "AND confirmed_at IS NOT NULL", (game_id, seat, email), fetch="one") is not None
 
-    def confirmation_limits(self, game_id: str, email: str, now: datetime | None = None) -> None:
+    def confirmation_limits(self, game_id: str, seat: str, email: str, now: datetime | None = None) -> None:
         """Raise TooManyConfirmations when a confirmation mail to ``email`` for the game would pass
-        CONFIRM_PER_ADDRESS requests to the address or CONFIRM_PER_GAME for the game within CONFIRM_WINDOW."""
+        CONFIRM_PER_ADDRESS requests to the address or CONFIRM_PER_SEAT for the seat within CONFIRM_WINDOW.
+        Counted per seat, not per game: one seat (an opponent) cannot use up the mails of another."""
         now = now or datetime.now(timezone.utc)
         since = (now - CONFIRM_WINDOW).isoformat()
-        for column, key, cap, what in (("address", email.strip().lower(), CONFIRM_PER_ADDRESS, "this address"),
-                                       ("game_id", game_id, CONFIRM_PER_GAME, "this game's seats")):
+        for where, keys, cap, what in (("address = ?", (email.strip().lower(),), CONFIRM_PER_ADDRESS, "this address"),
+                                       ("game_id = ? AND seat = ?", (game_id, seat), CONFIRM_PER_SEAT, "this seat")):
             row = self._run(f"SELECT COUNT(*) AS n, MIN(requested_at) AS first FROM {{t}}warlog_email_confirmations "
-                            f"WHERE {column} = ? AND requested_at > ?", (key, since), fetch="one")
+                            f"WHERE {where} AND requested_at > ?", (*keys, since), fetch="one")
             if row["n"] >= cap:
                 wait = datetime.fromisoformat(row["first"]) + CONFIRM_WINDOW - now
                 raise TooManyConfirmations(
@@ -295,7 +296,7 @@ class AccessStore(SqlTables):
         job's argument, not a secret). Raises TooManyConfirmations beyond the limits
         (``confirmation_limits``)."""
         now = now or datetime.now(timezone.utc)
-        self.confirmation_limits(game_id, email, now)
+        self.confirmation_limits(game_id, seat, email, now)
         request_id = uuid.uuid4().hex
         self._run("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, requested_at) "
                   "VALUES (?, ?, ?, ?, ?, ?)", (request_id, game_id, seat, email, email.strip().lower(), now.isoformat()))
