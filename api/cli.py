@@ -835,14 +835,13 @@ def _emit(args: argparse.Namespace, body, human) -> int:
 
 
 def _value(raw: str):
-    """An option value: JSON when it parses (numbers, true, lists), a comma list, else text."""
+    """An option value: JSON when it parses (numbers, true, lists), else a comma list, as
+    ``new --help`` says: one name without a comma is a list of one (``sides=Blue``, FF 1)."""
     try:
         return json.loads(raw)
     except ValueError:
         pass
-    if "," in raw:
-        return [part.strip() for part in raw.split(",") if part.strip()]
-    return raw
+    return [part.strip() for part in raw.split(",") if part.strip()]
 
 
 def _pairs(items: list[str] | None, what: str, *, split_commas: bool = True) -> dict:
