@@ -298,3 +298,17 @@ def test_an_options_value_not_json_is_a_comma_list_even_of_one_name_ff1(raw, wan
     args = build_parser().parse_args(["new", "freeform", "--option", raw])
     key = raw.partition("=")[0]
     assert _pairs(args.option, "--option") == {key: want}
+
+
+@pytest.mark.parametrize("command, optional", [("order", "words"), ("seal", "ORDER")])
+def test_a_command_without_its_words_names_only_what_is_required(command, optional, capsys):
+    """`warlog order` with nothing after it said "the following arguments are required: game_id,
+    words": a `*` positional counts as required once options may stand between the words
+    (_Intermixed), though none need be given."""
+    from api.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command])
+    err = capsys.readouterr().err
+    assert "the following arguments are required: game_id\n" in err, err
+    assert optional not in err.splitlines()[-1]
