@@ -835,14 +835,13 @@ def _emit(args: argparse.Namespace, body, human) -> int:
 
 
 def _value(raw: str):
-    """An option value: JSON when it parses (numbers, true, lists), a comma list, else text."""
+    """An option value: JSON when it parses (numbers, true, lists), else a comma list, as
+    ``new --help`` says: one name without a comma is a list of one (``sides=Blue``, FF 1)."""
     try:
         return json.loads(raw)
     except ValueError:
         pass
-    if "," in raw:
-        return [part.strip() for part in raw.split(",") if part.strip()]
-    return raw
+    return [part.strip() for part in raw.split(",") if part.strip()]
 
 
 def _pairs(items: list[str] | None, what: str, *, split_commas: bool = True) -> dict:
@@ -2433,7 +2432,9 @@ def add_client_commands(sub) -> None:
                     "has the same id and so the same dice; the same id again records nothing new.")
     p.add_argument("game_id", help=GAME_ID_HELP)
     p.add_argument("kind", nargs="?", help="roll, show, note, vp, advance, end, or a ruleset's own kind")
-    p.add_argument("words", nargs="*", help="the kind's arguments (see above)")
+    # default=[]: a '*' positional without a default counts as required, and parsed intermixed
+    # (_Intermixed) a missing game id was reported as "required: game_id, words"
+    p.add_argument("words", nargs="*", default=[], help="the kind's arguments (see above)")
     p.add_argument("--purpose", help="what a roll is for")
     p.add_argument("--target", metavar="CMP", help="a roll's target, e.g. '>=8'")
     p.add_argument("--modifier", action="append", metavar="'+1 REASON'", help="a target modifier (repeatable)")
@@ -2466,7 +2467,7 @@ def add_client_commands(sub) -> None:
                     "key when the config keeps one. Sealing the same orders again sends the same commitment; "
                     "other orders for the same round are refused.")
     p.add_argument("game_id", help=GAME_ID_HELP)
-    p.add_argument("orders", nargs="*", metavar="ORDER", help="an order as a JSON object, e.g. "
+    p.add_argument("orders", nargs="*", default=[], metavar="ORDER", help="an order as a JSON object, e.g. "
                                                                 "'{\"kind\": \"roll\", \"dice\": \"2d6\", "
                                                                 "\"purpose\": \"fire\"}'")
     p.add_argument("--none", action="store_true", help="seal no orders this round")

@@ -8,7 +8,7 @@
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
   var pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
-    shownOrders = null, standing = null, takeBackRule;
+    shownOrders = null, standing = null, takeBackRule, takeBackable = false;
 
   // ----------------------------------------------------------------------- order fields ----
   /* A legal-order template is {kind, rule, fields: {name: spec}}; a spec is a list of choices,
@@ -566,7 +566,9 @@
     // an ended game takes neither a take-back nor a concession (the server refuses both), and a
     // game whose rules name no take-back never takes one (STF, the proving ground)
     $("concede").hidden = !!s.ended;
-    $("takeback").hidden = !!s.ended || takeBackRule === null;
+    // and a seat asks to take back only its own last order, while no request waits (FF 6: the
+    // server refuses the rest)
+    $("takeback").hidden = !!s.ended || takeBackRule === null || !takeBackable;
     renderAccess();
     renderOpenInvites();
   }
@@ -933,6 +935,22 @@
     }
   }
 
+  /** The seat whose order is the last one standing (Game.last_order), from the history: none
+   *  before the first order or after a take-back was accepted. */
+  function lastOrderSeat(history) {
+    var ops = [];
+    (history.turns || []).forEach(function (t) {
+      (t.phases || []).forEach(function (p) { ops.push.apply(ops, p.operations || []); });
+    });
+    ops.sort(function (a, b) { return a.first_seq - b.first_seq; });
+    var seat = null;
+    ops.forEach(function (op) {
+      if (op.order_id) seat = op.seat;
+      else if ((op.lines || []).some(function (line) { return line.type === "TakeBackAccepted"; })) seat = null;
+    });
+    return seat;
+  }
+
   var LOG_LINES = 150;  // the log shows the last lines only; the replay shows every one
 
   function renderLog(history) {
@@ -1148,6 +1166,9 @@
     state = got[0].ok ? got[0].body : null;
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
+    var takeBacks = got[2].ok ? got[2].body.requests : [];
+    takeBackable = !!(mine && got[1].ok && lastOrderSeat(got[1].body) === mine.seat &&
+                      !takeBacks.some(function (r) { return r.answer === null; }));
     if (unread.length) {
       W.status("Not read: " + unread.map(function (u) { return u[0] + " (" + W.problem(u[1]) + ")"; }).join("; ") +
                ". What is shown of them may be out of date; the page reads them again at the next event or reload.", "error");
@@ -1161,7 +1182,7 @@
     await loadNotify(mine);
     renderHook();
     await loadSpectators();
-    renderTakeBacks(got[2].ok ? got[2].body.requests : []);
+    renderTakeBacks(takeBacks);
     renderOrders();
     renderSealed();
     var taken = got[1].ok ? takenBack(got[1].body) : {};

@@ -284,3 +284,31 @@ def test_games_follows_every_page_of_the_list(serve_stub, capsys):
     listed = json.loads(capsys.readouterr().out)
     assert asked == [None, "c2", "c3"]
     assert [g["version"] for g in listed["games"]] == [1, 2, 3, 4] and listed["next_after"] is None
+
+
+@pytest.mark.parametrize("raw, want", [("sides=Blue", ["Blue"]), ("sides=Blue,Red", ["Blue", "Red"]),
+                                       ("phases=Move", ["Move"]), ("last_turn=6", 6),
+                                       ("sides=[\"Blue\"]", ["Blue"]), ("vp_track=false", False)])
+def test_an_options_value_not_json_is_a_comma_list_even_of_one_name_ff1(raw, want):
+    """`warlog new --help`: "VALUE is read as JSON when it parses, as a comma list otherwise".
+    `--option sides=Blue` was sent as the text "Blue", and FF 1 refused it ("a list of 1 to 8
+    names") with nothing to say that the one name had not been read as a list."""
+    from api.cli import build_parser, _pairs
+
+    args = build_parser().parse_args(["new", "freeform", "--option", raw])
+    key = raw.partition("=")[0]
+    assert _pairs(args.option, "--option") == {key: want}
+
+
+@pytest.mark.parametrize("command, optional", [("order", "words"), ("seal", "ORDER")])
+def test_a_command_without_its_words_names_only_what_is_required(command, optional, capsys):
+    """`warlog order` with nothing after it said "the following arguments are required: game_id,
+    words": a `*` positional counts as required once options may stand between the words
+    (_Intermixed), though none need be given."""
+    from api.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command])
+    err = capsys.readouterr().err
+    assert "the following arguments are required: game_id\n" in err, err
+    assert optional not in err.splitlines()[-1]

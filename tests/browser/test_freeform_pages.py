@@ -227,6 +227,9 @@ def test_take_back_and_concede_are_not_offered_after_the_end(server, open_tab):
     tab = open_tab()
     tab.context.add_init_script(f"localStorage.setItem('warlog:game:{game_id}', "
                                 f"{json.dumps(json.dumps({'seats': {'A': tokens['A']}, 'active': 'A'}))})")
+    status, _, noted = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "note", "text": "first"},
+                                 headers={"Authorization": "Bearer " + tokens["A"], "Idempotency-Key": "note-1"})
+    assert status == 201, noted  # an order of A's to take back (FF 6)
     tab.goto(f"{server}/games/{game_id}")
     tab.page.wait_for_selector("#turn:has-text('Your move, A')")
     assert tab.page.is_visible("#takeback") and tab.page.is_visible("#concede")

@@ -101,6 +101,13 @@ def test_static_files_are_served(client):
         assert client.get(f"/static/{name}").status_code == 200, name
 
 
+def test_the_icon_a_browser_asks_for_is_served(client):
+    """Every page load asked for /favicon.ico and got a 404, a console error in the browser."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.mimetype == "image/svg+xml"
+    assert response.get_data(as_text=True).startswith("<svg")
+
+
 # ------------------------------------------------------------------------- the ruleset read ----
 def test_a_ruleset_read_gives_its_board_or_null(client):
     r = client.get("/api/v1/rulesets/freeform")

@@ -118,3 +118,16 @@ def test_the_creators_game_page_shows_the_invite_links_of_the_seats_still_open(s
     page.wait_for_selector("#turn:has-text('Your move, Blue')")
     page.wait_for_selector("#open-invites", state="hidden")
     assert other.is_hidden("#open-invites")  # the player's own browser keeps no codes
+
+
+def test_no_page_load_logs_a_missing_icon(server, open_tab):
+    """Chromium asks every site for /favicon.ico; its 404 was logged on each page load ("Failed to
+    load resource: … 404"), an error Tab lets pass as one of the 4xx a page asks for on purpose."""
+    tab = open_tab()
+    missing = []
+    tab.page.on("console", lambda m: missing.append(m.text) if m.type == "error"
+                and "favicon" in (m.location or {}).get("url", "") else None)
+    for path in ("/", "/api/docs"):
+        tab.page.goto(server + path)
+        tab.page.wait_for_timeout(1500)  # the icon is asked for after the load
+    assert missing == [] and not tab.errors, (missing, tab.errors)

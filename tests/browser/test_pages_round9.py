@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send, tab_with_keys
+from tests.browser.helpers import caught_up, freeform_game, open_with_keys, pick_order, send, tab_with_keys
 from tests.e2e.server import http_json, started_game
 
 pytestmark = pytest.mark.slow
@@ -209,9 +209,47 @@ def test_a_game_whose_rules_name_no_take_back_offers_none(server, open_tab):
     tab = open_with_keys(open_tab, server, game_id, {"seats": {"Player": token}, "active": "Player"})
     assert tab.page.is_visible("#orders-box") and tab.page.is_hidden("#takeback")
     free_id, _, tokens = freeform_game(server)
+    _note(server, free_id, tokens["Blue"], "n-1")
     free = open_with_keys(open_tab, server, free_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
-    assert free.page.is_visible("#takeback")
+    free.page.wait_for_selector("#takeback", state="visible")
     assert not tab.errors and not free.errors
+
+
+def _note(server: str, game_id: str, token: str, key: str) -> None:
+    status, _, body = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "note", "text": "here"},
+                                {"Authorization": f"Bearer {token}", "Idempotency-Key": key})
+    assert status == 201, body
+
+
+def test_take_back_is_offered_only_for_the_seats_own_last_order(server, open_tab):
+    """FF 6: a player may take back only his own last order. The game page offered "Ask to take
+    back my last order" before the seat had given any order (and after the opponent's, or after
+    its own was taken back), and a click was refused; it is offered only while the last order
+    standing is the seat's own and no request waits."""
+    game_id, _, tokens = freeform_game(server)
+    blue = open_with_keys(open_tab, server, game_id, {"seats": {"Blue": tokens["Blue"]}, "active": "Blue"})
+    page = blue.page
+    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    assert page.is_hidden("#takeback")  # no order given yet
+    _note(server, game_id, tokens["Blue"], "n-1")
+    page.wait_for_selector("#takeback", state="visible")
+    page.click("#takeback")
+    page.wait_for_selector("#takeback-box:not([hidden])")
+    assert page.is_hidden("#takeback")  # a request waits for its answer
+    status, _, answer = http_json("POST", f"{server}/api/v1/games/{game_id}/take-backs/answer", {"accept": True},
+                                  {"Authorization": f"Bearer {tokens['Red']}"})
+    assert status == 200, answer
+    page.wait_for_selector("#takeback-box[hidden]", state="attached")
+    caught_up(page)
+    assert page.is_hidden("#takeback")  # the order was taken back: nothing of Blue's stands
+    _note(server, game_id, tokens["Blue"], "n-2")
+    page.wait_for_selector("#takeback", state="visible")
+    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/orders", {"kind": "advance"},
+                             {"Authorization": f"Bearer {tokens['Blue']}", "Idempotency-Key": "adv-1"})
+    assert status == 201
+    _note(server, game_id, tokens["Red"], "n-3")
+    page.wait_for_selector("#takeback", state="hidden")  # the last order is Red's
+    assert not blue.errors, blue.errors
 
 
 def test_notifications_not_read_cannot_be_saved_over_the_seats_choices(server, open_tab):

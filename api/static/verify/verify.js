@@ -443,6 +443,7 @@ class Signed {
     this.report = report;
     this.keys = new Map();  // seat -> public key
     this.keySeats = new Map();  // each key registered -> {seat, n}: the first seat to register it, its line
+    this.keyShared = [];  // [{seat, why: "line N: why"}] for each seat whose key another seat registered too
     this.seen = new Set();  // hashes of the lines before the current one
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
@@ -483,8 +484,10 @@ class Signed {
     if (first === undefined) {
       this.keySeats.set(key, { seat, n });
     } else if (!pyEq(first.seat, seat)) {
-      this.report.fail(n, `seat ${pyStr(seat)}'s key is the key seat ${pyStr(first.seat)} registered on line ` +
-        `${first.n}: an order's signature does not name its seat, so the two seats' signed orders cannot be told apart`);
+      const why = `seat ${pyStr(seat)}'s key is the key seat ${pyStr(first.seat)} registered on line ` +
+        `${first.n}: an order's signature does not name its seat, so the two seats' signed orders cannot be told apart`;
+      this.report.fail(n, why);
+      for (const holder of [first.seat, seat]) this.keyShared.push({ seat: holder, why: `line ${n}: ${why}` });
     }
   }
 
@@ -717,6 +720,12 @@ class Signed {
 
   finish() {
     if (this.waiting !== null) this.unsigned();
+    // A signature valid under a key two seats registered does not say which of them gave the order:
+    // the file fails at the key's line (as `warlog verify` says), and so does each such order's verdict.
+    for (const shown of this.report.orders.values()) {
+      const shared = this.keyShared.find((s) => pyEq(s.seat, shown.seat));
+      if (shared && shown.status === "verified") shown.status = "failed: " + shared.why;
+    }
   }
 }
 
