@@ -53,6 +53,14 @@ class TooManyConfirmations(Exception):
         self.retry_after = retry_after
 
 
+def address_key(email: str) -> str:
+    """What the per-address limit counts an address as: lowercased, without a '+tag' on its local
+    part (victim+1@, victim+2@ reach one mailbox at most providers: counted apart, one inbox could
+    be sent a confirmation mail from every seat an attacker made)."""
+    local, at, domain = email.strip().lower().rpartition("@")
+    return (local.split("+", 1)[0] or local) + at + domain if at else email.strip().lower()
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -87,7 +95,7 @@ class AccessStore(SqlTables):
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
-        # One row per confirmation mail asked for: the address as typed and lowercased (the rate
+        # One row per confirmation mail asked for: the address as typed and as counted (address_key: the rate
         # limit's key), when the dispatcher queued its mail, when a mail job took it, the secret's
         # SHA-256 once the mail is made, when it was sent and when it was confirmed.
         "warlog_email_confirmations": "request_id TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
@@ -285,7 +293,7 @@ class AccessStore(SqlTables):
         """confirmation_limits on the transaction ``c``; ``mine``: requests of the caller's own already
         inserted there, not counted against the limits."""
         since = (now - CONFIRM_WINDOW).isoformat()
-        for where, keys, cap, what in (("address = ?", (email.strip().lower(),), CONFIRM_PER_ADDRESS, "this address"),
+        for where, keys, cap, what in (("address = ?", (address_key(email),), CONFIRM_PER_ADDRESS, "this address"),
                                        ("game_id = ? AND seat = ?", (game_id, seat), CONFIRM_PER_SEAT, "this seat")):
             c.execute(self.sql(f"SELECT COUNT(*) AS n, MIN(requested_at) AS first FROM {{t}}warlog_email_confirmations "
                                f"WHERE {where} AND requested_at > ?"), (*keys, since))
@@ -315,7 +323,7 @@ class AccessStore(SqlTables):
                 c.execute(f"LOCK TABLE {self._prefix}warlog_email_confirmations IN SHARE ROW EXCLUSIVE MODE")
             c.execute(self.sql("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, "
                                "requested_at) VALUES (?, ?, ?, ?, ?, ?)"),
-                      (request_id, game_id, seat, email, email.strip().lower(), now.isoformat()))
+                      (request_id, game_id, seat, email, address_key(email), now.isoformat()))
             self._check_limits(c, game_id, seat, email, now, mine=1)
         return request_id
 
