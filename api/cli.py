@@ -1010,8 +1010,11 @@ def _join_server(session: Session, game_id: str, link_server: str | None) -> Non
         raise UsageError(f"game {game_id} is saved in {session.path} as on {saved}, and this join would go to "
                          f"{server}: its answer would send the game's saved tokens there. Join on {saved} "
                          f"(warlog join {game_id} INVITE --server {saved}, or --as SEAT for an invite saved here)")
+    if link_server and api_base(server) != api_base(link_server):
+        say(f"joining on {server} (--server), not {link_server}, the link's server", file=sys.stderr)
+        return
     default = os.environ.get("WARLOG_SERVER") or session.config.get("server")
-    if link_server and server == link_server and default and api_base(default) != api_base(server):
+    if link_server and default and api_base(default) != api_base(server):
         say(f"joining on {server}, the link's server, not {default}, the one configured", file=sys.stderr)
 
 

@@ -92,3 +92,13 @@ def test_a_link_to_the_server_a_game_is_saved_for_joins_however_the_server_is_wr
                            "--handle", "alice")
     assert code == 0 and "as Blue (alice)" in out, err
     assert "not" not in err, err
+
+
+def test_a_link_joined_on_another_server_given_by_option_says_so(server, alice, bob, serve_stub):
+    """--server wins over the link's server: the player is told the link named another."""
+    elsewhere = serve_stub(_hostile([]))
+    game_id, saved = _new_game(alice, server)
+    code, out, err = bob("join", f"{elsewhere}/games/{game_id}#invite={saved['invites']['Red']}",
+                         "--handle", "bob", "--server", server.url)
+    assert code == 0, err
+    assert f"joining on {server.url} (--server), not {elsewhere}, the link's server" in err, err
