@@ -14,6 +14,7 @@ import signal
 import sys
 import tempfile
 import uuid
+import urllib.parse
 from typing import Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -977,20 +978,47 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
 INVITE_LINK = re.compile(r"^(https?://[^\s#?]+?)/games/([0-9a-fA-F-]{36})/?#invite=([^&\s]+)$")
 
 
-def _from_invite_link(args: argparse.Namespace) -> None:
+def _from_invite_link(args: argparse.Namespace) -> str | None:
     """A join given the invite link (as the game id, or as the invite) takes the game id, the code
-    and, unless --server names one, the server from it."""
+    and, unless --server names one, the server from it; returns the link's server. A link whose
+    host follows 'user@' is refused: it reads as the name before the '@' and goes to the one after."""
     for given in (args.game_id, args.invite):
         link = INVITE_LINK.match(given or "")
         if link:
-            args.server = args.server or link.group(1)
+            server = link.group(1)
+            if "@" in urllib.parse.urlsplit(server).netloc:
+                raise UsageError(f"the link's server {server} names its host after a 'user@' part, so it goes to "
+                                 f"{urllib.parse.urlsplit(server).hostname}, not to the name before the '@': no warlog "
+                                 "link has one; ask whoever sent it for the link the lobby or 'warlog new' gave")
+            args.server = args.server or server
             args.game_id = link.group(2)
             args.invite = link.group(3)
-            return
+            return server
+    return None
+
+
+def _join_server(session: Session, game_id: str, link_server: str | None) -> None:
+    """Refuse a join to a server other than the one the game is saved for here: its answer would
+    save the new server for the game, and the game's saved tokens (an admin's, a seat's) would go to
+    it from then on. Say when a link sends the join to a server other than the one configured."""
+    from api.client import api_base
+
+    server = session.server(game_id)
+    saved = session.entry(game_id).get("server")
+    if saved and api_base(saved) != api_base(server):
+        raise UsageError(f"game {game_id} is saved in {session.path} as on {saved}, and this join would go to "
+                         f"{server}: its answer would send the game's saved tokens there. Join on {saved} "
+                         f"(warlog join {game_id} INVITE --server {saved}, or --as SEAT for an invite saved here)")
+    if link_server and api_base(server) != api_base(link_server):
+        say(f"joining on {server} (--server), not {link_server}, the link's server", file=sys.stderr)
+        return
+    default = os.environ.get("WARLOG_SERVER") or session.config.get("server")
+    if link_server and default and api_base(default) != api_base(server):
+        say(f"joining on {server}, the link's server, not {default}, the one configured", file=sys.stderr)
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    _from_invite_link(args)
+    link_server = _from_invite_link(args)
     session = Session(args)
     game_id = session.game_id(args.game_id)
     invite = args.invite or _saved_invite(session, game_id, args.as_seat)
@@ -999,10 +1027,11 @@ def cmd_join(args: argparse.Namespace) -> int:
     except UsageError:
         raise UsageError(f"no server for game {game_id} here: give the server the game is on, "
                          "--server URL (whoever created the game knows it; 'warlog new' printed it)") from None
+    _join_server(session, game_id, link_server)
     notify = None if args.notify is None else args.notify
     from domain import signatures
 
-    from api.client import ConnectionFailed, promised
+    from api.client import ConnectionFailed, UnexpectedAnswer, promised
 
     # The join's Idempotency-Key and the seat's signing key are kept before the join is sent: when
     # its answer is lost, the same 'warlog join' run again sends them again and gets a fresh token.
@@ -1027,6 +1056,9 @@ def cmd_join(args: argparse.Namespace) -> int:
                                "a fresh token") from None
 
     seat, token, joined_id = promised(joined, "seat"), promised(joined, "token"), promised(joined, "game_id")
+    if joined_id != game_id:  # saved, the answer would point that game (maybe one saved here) at this server
+        raise UnexpectedAnswer(f"POST /games/{game_id}/join", f"it joined another game, {joined_id}, than the one "
+                                                             f"asked; nothing was saved")
 
     def human(body: dict) -> None:
         say(f"joined game {joined_id} as {seat} ({args.handle})")

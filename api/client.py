@@ -423,7 +423,10 @@ class WarlogClient:
                                                   "after": after, "limit": limit})
 
     def all_games(self, **filters: Any) -> dict:
-        """Every page of the list, as one: {games, next_after: None}."""
+        """Every page of the list, as one: {games, next_after: None}. A game not listed yet whose
+        activity moves it ahead of the cursor while the pages are read is on none of the pages
+        after: the first page is read again once there were several, and a game it holds that was
+        not listed goes first (the most recent activity)."""
         games: list[dict] = []
         after, seen = None, set()
         while True:
@@ -433,8 +436,14 @@ class WarlogClient:
             games += page["games"]
             after = page.get("next_after")
             if not isinstance(after, str) or not after or after in seen:  # the end, or a server going round
-                return {**page, "games": games, "next_after": None}
+                break
             seen.add(after)
+        if seen:
+            first = self.list_games(**filters)
+            listed = {g.get("game_id") for g in games if isinstance(g, dict)}
+            if isinstance(first, dict) and isinstance(first.get("games"), list):
+                games = [g for g in first["games"] if isinstance(g, dict) and g.get("game_id") not in listed] + games
+        return {**page, "games": games, "next_after": None}
 
     def server_key(self) -> dict:
         """The server's public key, which signs the heads it hands back: {algorithm, public_key}."""

@@ -1,6 +1,7 @@
 """JSON at the door: request bodies read within bounds, and the app's JSON provider.
 
-``read_body`` reads every request body the API takes (``games.load``), in one place: at most
+``read_body`` reads every request body the API takes (``games.load``), in one place (``body_bytes``,
+which the page's one form reads through too): at most
 ``MAX_BODY`` bytes (with or without Content-Length), UTF-8 JSON, and within the limits below, so
 that nothing a reader cannot take back reaches the service. A body that is not JSON is 400
 ``bad_request`` (NaN and Infinity are not JSON); a body too large is 413 ``payload_too_large``;
@@ -76,6 +77,12 @@ class _Late(Exception):
 
 def read_body() -> Any:
     """The request's JSON body, within every limit of the module docstring; ``ApiProblem`` if not."""
+    return parse(body_bytes())
+
+
+def body_bytes() -> bytes:
+    """The request's body, whole, within MAX_BODY and WARLOG_CLIENT_TIMEOUT; ``ApiProblem`` if not.
+    Kept (werkzeug's cache), so that a form parsed after it (api/pages) reads it from here."""
     seconds = current_app.config["WARLOG_CLIENT_TIMEOUT"]
     try:
         # Gunicorn times a request's head (keepalive), not its body: a client that sends its head
@@ -97,7 +104,7 @@ def read_body() -> Any:
                          "(WARLOG_CLIENT_TIMEOUT); send the request again") from None
     except ParseException as exc:  # gunicorn reads a chunked body as the app asks for it
         raise ApiProblem("bad_request", f"the body's chunked transfer coding is malformed ({exc})") from None
-    return parse(data)
+    return data
 
 
 def parse(data: bytes) -> Any:

@@ -17,7 +17,7 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
   settings, jobs), whatever its outcome: order floods.
 - **Stream openings** (``WARLOG_LIMIT_STREAMS``, 60/minute per address): event streams opened.
 - **Whole-log reads** (``WARLOG_LIMIT_READS``, 60/minute per address): the reads that go through a
-  game's whole stored log at each request, whatever their answer (``WHOLE_LOG_READS``: integrity,
+  game's whole stored log at each request, GET or HEAD, whatever their answer (``WHOLE_LOG_READS``: integrity,
   replay frames, history, dice, take-backs, export, and the state at the start of a turn). Each
   costs a web worker a share of a second or more on a long game; a few a second from one address
   would keep a small server busy. The game page reads two of them per event it is told of.
@@ -166,7 +166,8 @@ def _failed(response: Response) -> bool:
 def _whole_log_read() -> bool:
     if request.endpoint == "reads.state":
         return "turn" in request.args  # the state now, or after a seq, comes from the projections
-    return request.method == "GET" and request.endpoint in WHOLE_LOG_READS
+    # HEAD too: Flask answers it with the GET's view, the whole read, and throws the body away.
+    return request.method in ("GET", "HEAD") and request.endpoint in WHOLE_LOG_READS
 
 
 RATE_LIMITS = (

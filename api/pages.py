@@ -29,6 +29,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 from api.auth import caller_for
 from api.games import damage_of, projections, service
 from api.problems import PROBLEMS, ApiProblem
+from api.jsonbody import body_bytes
 from api.notify_settings import NOT_CONFIRMED, confirm_code
 from api.reads import NoQuery, query
 from domain.access import CONFIRM_PREFIX
@@ -80,6 +81,7 @@ def confirm_email_page():
 @bp.post("/confirm-email")
 def confirm_email_post():
     try:
+        body_bytes()  # the form is read within the body's limits and deadline, as a JSON body is
         found = confirm_code(request.form.get("code", "")[:100])
     except ApiProblem as exc:
         return _page("confirm_email.html", page="confirm", outcome="refused", detail=exc.detail), PROBLEMS[exc.code][0]

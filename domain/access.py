@@ -53,6 +53,14 @@ class TooManyConfirmations(Exception):
         self.retry_after = retry_after
 
 
+def address_key(email: str) -> str:
+    """What the per-address limit counts an address as: lowercased, without a '+tag' on its local
+    part (victim+1@, victim+2@ reach one mailbox at most providers: counted apart, one inbox could
+    be sent a confirmation mail from every seat an attacker made)."""
+    local, at, domain = email.strip().lower().rpartition("@")
+    return (local.split("+", 1)[0] or local) + at + domain if at else email.strip().lower()
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -87,7 +95,7 @@ class AccessStore(SqlTables):
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
-        # One row per confirmation mail asked for: the address as typed and lowercased (the rate
+        # One row per confirmation mail asked for: the address as typed and as counted (address_key: the rate
         # limit's key), when the dispatcher queued its mail, when a mail job took it, the secret's
         # SHA-256 once the mail is made, when it was sent and when it was confirmed.
         "warlog_email_confirmations": "request_id TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
@@ -278,13 +286,19 @@ class AccessStore(SqlTables):
         """Raise TooManyConfirmations when a confirmation mail to ``email`` for the game would pass
         CONFIRM_PER_ADDRESS requests to the address or CONFIRM_PER_SEAT for the seat within CONFIRM_WINDOW.
         Counted per seat, not per game: one seat (an opponent) cannot use up the mails of another."""
-        now = now or datetime.now(timezone.utc)
+        with self._db.transaction(commit=False) as c:
+            self._check_limits(c, game_id, seat, email, now or datetime.now(timezone.utc))
+
+    def _check_limits(self, c: Any, game_id: str, seat: str, email: str, now: datetime, mine: int = 0) -> None:
+        """confirmation_limits on the transaction ``c``; ``mine``: requests of the caller's own already
+        inserted there, not counted against the limits."""
         since = (now - CONFIRM_WINDOW).isoformat()
-        for where, keys, cap, what in (("address = ?", (email.strip().lower(),), CONFIRM_PER_ADDRESS, "this address"),
+        for where, keys, cap, what in (("address = ?", (address_key(email),), CONFIRM_PER_ADDRESS, "this address"),
                                        ("game_id = ? AND seat = ?", (game_id, seat), CONFIRM_PER_SEAT, "this seat")):
-            row = self._run(f"SELECT COUNT(*) AS n, MIN(requested_at) AS first FROM {{t}}warlog_email_confirmations "
-                            f"WHERE {where} AND requested_at > ?", (*keys, since), fetch="one")
-            if row["n"] >= cap:
+            c.execute(self.sql(f"SELECT COUNT(*) AS n, MIN(requested_at) AS first FROM {{t}}warlog_email_confirmations "
+                               f"WHERE {where} AND requested_at > ?"), (*keys, since))
+            row = c.fetchone()
+            if row["n"] - mine >= cap:
                 wait = datetime.fromisoformat(row["first"]) + CONFIRM_WINDOW - now
                 raise TooManyConfirmations(
                     f"{cap} confirmation mails were asked for {what} within {whole_hours(CONFIRM_WINDOW)} hours; "
@@ -294,12 +308,23 @@ class AccessStore(SqlTables):
         """Ask for one confirmation mail to ``email``, the seat's address (set it first: the mail
         job sends only to the seat's address of the moment); returns the request's id (the mail
         job's argument, not a secret). Raises TooManyConfirmations beyond the limits
-        (``confirmation_limits``)."""
+        (``confirmation_limits``), and asks for nothing then.
+
+        The count and the insert are one transaction that requests take one at a time: counted
+        apart, a burst of requests (a seat token holder's PUTs, in several web workers) all passed
+        the count before any inserted, and one address got fifteen mails of its three. SQLite
+        orders them by its write lock, which the insert takes first (the count then sees every
+        request committed before, and a refusal rolls the insert back); PostgreSQL by a lock on the
+        table that only other writers of it wait for (reads of ``contacts`` do not)."""
         now = now or datetime.now(timezone.utc)
-        self.confirmation_limits(game_id, seat, email, now)
         request_id = uuid.uuid4().hex
-        self._run("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, requested_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?)", (request_id, game_id, seat, email, email.strip().lower(), now.isoformat()))
+        with self._db.transaction(commit=True) as c:
+            if self.kind == "postgres":
+                c.execute(f"LOCK TABLE {self._prefix}warlog_email_confirmations IN SHARE ROW EXCLUSIVE MODE")
+            c.execute(self.sql("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, "
+                               "requested_at) VALUES (?, ?, ?, ?, ?, ?)"),
+                      (request_id, game_id, seat, email, address_key(email), now.isoformat()))
+            self._check_limits(c, game_id, seat, email, now, mine=1)
         return request_id
 
     def ask_confirmation(self, game_id: str, seat: str, email: str | None) -> bool:

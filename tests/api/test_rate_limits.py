@@ -267,3 +267,16 @@ def test_the_embedded_redis_counts_and_when_it_stops_answering_no_request_fails(
     assert client.get(f"/api/v1/games/{game.game_id}", headers=bearer("guess")).status_code == 401
     assert [open_stream(client, game).status_code for _ in range(3)] == [200, 200, 429]  # counted in memory now
     assert "falling back to in-memory storage" in caplog.text
+
+
+@pytest.mark.parametrize("path", WHOLE_LOG)
+def test_a_HEAD_of_a_whole_log_read_is_counted_as_its_GET(app_with, path):
+    """Flask answers HEAD with the GET's view, its whole log read and the body thrown away: HEADs
+    counted for nothing read a log as often as they were sent (a real server: 70 a minute at 10)."""
+    client = app_with(WARLOG_LIMIT_READS="2 per 60 second").test_client()
+    game = make_game(client, public=True)
+    url = f"/api/v1/games/{game.game_id}{path}"
+    assert [client.head(url).status_code for _ in range(2)] == [200, 200]
+    head = client.head(url)
+    assert head.status_code == 429 and 1 <= int(head.headers["Retry-After"]) <= 60
+    refused(client.get(url), "too_many_reads", "WARLOG_LIMIT_READS", 60)  # one count for HEAD and GET

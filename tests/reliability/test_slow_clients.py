@@ -179,3 +179,32 @@ def test_connections_that_stall_after_their_head_do_not_hold_the_worker_for_good
         finally:
             for s in slow:
                 s.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path, kind, first", [
+    ("/confirm-email", "application/x-www-form-urlencoded", b"code=wlc_"),  # the page's form
+    ("/api/v1/email-confirmations", "application/json", b'{"code": "wlc_'),
+])
+def test_a_body_that_trickles_in_is_answered_408_at_its_deadline(tmp_path, path, kind, first):
+    """A byte a second, each read within WARLOG_CLIENT_TIMEOUT: the page's form (no token needed) was
+    read by werkzeug without the body's deadline, so a trickle held its connection of the worker
+    as long as the 64 KiB a body may have lasted (a day at a byte a second)."""
+    with live_server(tmp_path, WEB_CONCURRENCY="1", WARLOG_CLIENT_TIMEOUT=str(CLIENT_TIMEOUT)) as url:
+        s, = stalled(url, 1, f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {kind}\r\n"
+                             f"Content-Length: 1000\r\n\r\n".encode() + first)
+        started, answer = time.monotonic(), b""
+        try:
+            s.settimeout(0.05)
+            while not answer and time.monotonic() - started < CLIENT_TIMEOUT + 8:
+                with contextlib.suppress(TimeoutError):
+                    answer = s.recv(65536)
+                    break
+                with contextlib.suppress(OSError):
+                    s.sendall(b"c")
+                time.sleep(CLIENT_TIMEOUT / 2)
+            took = time.monotonic() - started
+        finally:
+            s.close()
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:300]
+        assert took <= CLIENT_TIMEOUT + 3, took

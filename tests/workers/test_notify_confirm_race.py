@@ -1,0 +1,61 @@
+"""The confirmation mail limits hold under concurrent requests: counted and inserted as one step,
+so requests racing past the count together cannot each add their mail (a seat token holder
+sending a burst of PUTs to mail one victim address more often than CONFIRM_PER_ADDRESS allows)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from domain.access import CONFIRM_PER_ADDRESS, CONFIRM_PER_SEAT, AccessStore, TooManyConfirmations
+
+RACERS = 16
+
+
+def _race(asks) -> int:
+    """Run every ``ask`` at once (a barrier lets them go together); how many were not refused."""
+    barrier, granted, lock = threading.Barrier(len(asks)), [], threading.Lock()
+
+    def run(ask):
+        barrier.wait()
+        try:
+            ask()
+        except TooManyConfirmations:
+            return
+        with lock:
+            granted.append(1)
+
+    threads = [threading.Thread(target=run, args=(ask,)) for ask in asks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return len(granted)
+
+
+def test_racing_requests_to_one_address_send_no_more_than_its_limit(app):
+    access = AccessStore.for_service(app)
+    asks = [lambda i=i: access.request_confirmation(f"game-{i}", "Red", "victim@example.org")
+            for i in range(RACERS)]
+    assert _race(asks) == CONFIRM_PER_ADDRESS
+    assert len(access.confirmations_to_queue()) == CONFIRM_PER_ADDRESS
+
+
+def test_racing_requests_of_one_seat_ask_no_more_than_its_limit(app):
+    access = AccessStore.for_service(app)
+    asks = [lambda i=i: access.request_confirmation("game-1", "Red", f"r{i}@example.org") for i in range(RACERS)]
+    assert _race(asks) == CONFIRM_PER_SEAT
+    assert len(access.confirmations_to_queue()) == CONFIRM_PER_SEAT
+
+
+def test_the_address_limit_counts_plus_tagged_variants_of_an_address_as_one(app):
+    """victim+1@, victim+2@, … reach one mailbox at most providers: counted apart, a creator of
+    games (20 an hour per client address, a seat token each) mailed one inbox without bound."""
+    access = AccessStore.for_service(app)
+    for i in range(CONFIRM_PER_ADDRESS):
+        access.request_confirmation(f"game-{i}", "Red", f"Victim+{i}@Example.org")
+    for other in ("victim+x@example.org", "victim@example.org", "VICTIM+@EXAMPLE.ORG"):
+        with pytest.raises(TooManyConfirmations, match="this address"):
+            access.request_confirmation("game-x", "Red", other)
+    access.request_confirmation("game-y", "Red", "victim2@example.org")  # another address is its own
