@@ -708,6 +708,15 @@ def test_every_error_class_over_real_http(srv):
                                           {"orders": [{**fire[0], "dice": "3d6"}], "salt": salt},
                                           token=plotted.tokens["Blue"]))
 
+    # 429: a seat asks for more confirmation mails than it may (domain/access.py CONFIRM_PER_SEAT)
+    from domain.access import CONFIRM_PER_SEAT
+
+    for n in range(CONFIRM_PER_SEAT):
+        asked = srv.call("PUT", game.path("/notifications"), {"email": f"blue{n}@example.org"}, token=blue)
+        assert asked.status == 200 and asked.body["confirmation_mail"] is True, asked.raw
+    check("too_many_confirmations", srv.call("PUT", game.path("/notifications"), {"email": "blue@example.org"},
+                                             token=blue))
+
     # Every code a client can cause over HTTP, except the ones that cannot be:
     # - not_your_move: unreachable with freeform (above);
     # - unknown_seat: seats come from tokens and invite codes, never from the request (docs/api.md);
@@ -719,11 +728,13 @@ def test_every_error_class_over_real_http(srv):
     #   (tests/api/test_rate_limits.py, tests/e2e/test_rate_limits_live.py, tests/workers/test_jobs_api.py);
     # - request_timeout: a body that stops coming for WARLOG_CLIENT_TIMEOUT seconds
     #   (tests/reliability/test_slow_clients.py);
-    # - fork_hidden: a freeform state hides nothing from a seat (tests/api/test_proving_sandbox.py).
+    # - fork_hidden: a freeform state hides nothing from a seat (tests/api/test_proving_sandbox.py);
+    # - confirmation_used, confirmation_expired: a confirmation code is made by the mail job, and
+    #   this server has no job queue (tests/workers/test_notify_confirm.py).
     unreachable = {"not_your_move", "unknown_seat", "integrity_failure", "damaged_log", "stream_capacity",
                    "queue_unavailable", "store_unavailable", "internal_error", "too_many_games", "too_many_failures",
                    "too_many_orders", "too_many_streams", "too_many_reads", "statistics_busy", "game_jobs_busy", "request_timeout",
-                   "fork_hidden"}
+                   "fork_hidden", "confirmation_used", "confirmation_expired"}
     assert set(covered) == set(DOCUMENTED) - unreachable
     assert [s for s in srv.seen if s[2] >= 500] == []
 

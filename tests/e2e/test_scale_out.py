@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -113,6 +114,22 @@ def test_two_web_servers_and_two_workers_on_one_postgres_and_one_redis(tmp_path)
                     "email": f"{seat.lower()}@example.org"})
                 assert status == 201, joined
                 tokens[seat] = {"Authorization": f"Bearer {joined['token']}"}
+
+            # Each address gets its confirmation mail first, and turn mails once its link is followed
+            # (docs/api.md, "Confirming an address"): followed here on the other web server.
+            def confirmation(address):
+                sent = [m for m in box.to(address) if m["Subject"].startswith("[warlog] Confirm")]
+                return re.search(r"confirm-email\?code=(\S+)", sent[0].get_payload(decode=True).decode()) if sent else None
+
+            deadline = time.monotonic() + 45
+            while not all(confirmation(f"{s}@example.org") for s in ("blue", "red")) and time.monotonic() < deadline:
+                assert all(p.poll() is None for p in procs), what_happened(tmp_path, db_url, gid, box)
+                time.sleep(0.2)
+            for seat in ("blue", "red"):
+                found = confirmation(f"{seat}@example.org")
+                assert found, what_happened(tmp_path, db_url, gid, box)
+                status, _, confirmed = http_json("POST", f"{web2}/api/v1/email-confirmations", {"code": found[1]})
+                assert status == 200, confirmed
 
             def order(web, seat, body):
                 status, _, result = http_json("POST", f"{web}/api/v1/games/{gid}/orders", body,
