@@ -1,0 +1,49 @@
+"""Examiner round 11, STF rules 9-13: the air war, combat, retirement and the tables they use.
+
+Each test is a scenario written from the v1.2 text (../shared/rules/003_74ca0e4e298164eb.txt):
+a built position, the GameSystem's step or the Player's order, and what the text says."""
+
+from __future__ import annotations
+
+from domain.rulesets.stf import maps, retirement
+from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, names, run_step
+from tests.unit.stf.helpers import ship as cship
+
+
+def _acts(out: list, what: str) -> list[dict]:
+    return [e for e in events_of(out, "SystemActs") if e["what"] == what]
+
+
+# ---- STF 12.9-12.12: a megahex base is reached on entering the megahex ------------------------------
+def _retiring(phase: str, hex_: str) -> dict:
+    """A Soviet GameSystem (G-I-UK Gap, bases Megahex 63 or 64: STF 12.11) whose destroyer task force
+    TF1 retires toward Megahex 63's centre (2313), the Player far off."""
+    st = combat_state(phase)
+    add_group(st, "P1", "Player", "0505", {"pd": cship("DD", 4, nation="US")})
+    add_group(st, "TF1", "system", hex_, {"d": cship("DD", 4, speed=2)}, retiring=True, destination="2313")
+    return st
+
+
+def test_stf_12_9_a_retiring_group_in_an_outer_hex_of_its_megahex_base_has_reached_its_base():
+    """12.11: "Soviet: Megahex 63 or 64"; 12.9: "On reaching the 'Base' hex, retiring units are
+    removed from the map". The base is the megahex, so a group in any of its hexes has reached it
+    (the text says "hex" for a megahex where it means one: 7.8's "objective hex", as 1.11 scores a
+    freighter anywhere in the target megahex). TF1 retiring in 2212, an outer hex of Megahex 63,
+    leaves the map in the Terminal phase. Before, only the megahex's centre was the base."""
+    assert maps.megahex_number("giuk", "2212") == 63 and maps.place_hex("giuk", 63) == "2313"
+    out, after = run_step(_retiring("Terminal", "2212"), "retirement", FixedDice(default=6))
+    removed = events_of(out, "GroupRemoved")
+    assert removed == [{"group": "TF1", "status": "retired", "rule": "STF 12.9",
+                        "why": "TF1 reached the base 2212: removed, not destroyed (no VP)"}]
+    assert after["groups"]["TF1"]["status"] == "retired" and after["units"]["d"]["retired"] is True
+    assert retirement.net_vp(after) == 0
+
+
+def test_stf_12_9_a_retiring_group_entering_its_megahex_base_stops_there_and_leaves_the_map():
+    """The same in the Movement phase: TF1 two hexes west of Megahex 63 moves 2112, 2212 and is in
+    the base megahex: it leaves the map there, without sailing on to the centre a turn later."""
+    out, after = run_step(_retiring("Movement", "2012"), "system_movement", FixedDice(default=1))
+    moved = events_of(out, "GroupMoved")[0]
+    assert moved["path"] == ["2112", "2212"] and moved["rule"] == "STF 12.5"
+    assert names(out)[-1] == "GroupRemoved" and after["groups"]["TF1"]["status"] == "retired"
+
