@@ -938,6 +938,9 @@ def air_strike(ctx: Ctx, order: dict) -> None:
     detail: dict = {"from": origin, "target": target}
     struck_unseen = False  # an Accurate task force whose ships are not drawn yet
     if tomahawk:
+        if order.get("asm") not in (None, []):  # refused, not dropped: Harpoons fly with an air strike
+            raise InvalidOrder("a Tomahawk attack fires no Harpoons: 'asm' (the A-6 Intruder and Buccaneer "
+                               "waves) belongs to an air strike", rule="STF 13.11", field="asm")
         _need(tkind == "airbase", "STF 9.7", "the Tomahawk attack of STF 9.7 is on a land airbase "
                                              "(at ships, Tomahawks are SSM combat)")
         _need(okind == "group", "STF 9.7", "Tomahawks are fired by ships of a task force")

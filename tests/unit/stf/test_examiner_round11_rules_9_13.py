@@ -5,8 +5,11 @@ a built position, the GameSystem's step or the Player's order, and what the text
 
 from __future__ import annotations
 
+import pytest
+
+from domain.errors import InvalidOrder
 from domain.rulesets.stf import maps, retirement
-from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, names, run_step
+from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, names, play, run_step
 from tests.unit.stf.helpers import ship as cship
 
 
@@ -47,3 +50,22 @@ def test_stf_12_9_a_retiring_group_entering_its_megahex_base_stops_there_and_lea
     assert moved["path"] == ["2112", "2212"] and moved["rule"] == "STF 12.5"
     assert names(out)[-1] == "GroupRemoved" and after["groups"]["TF1"]["status"] == "retired"
 
+
+# ---- STF 9.7, 13.11: a Tomahawk attack fires no Harpoons ---------------------------------------------
+@pytest.mark.parametrize("asm", [[{"aircraft": "A-6 Intruder", "damage": 0}], "junk", [{"junk": 1}]])
+def test_stf_9_7_a_tomahawk_attack_with_harpoons_is_refused_not_recorded_without_them(asm):
+    """9.7: "Tomahawk missiles can be used to attack land air bases"; 13.11's Harpoons are fired by
+    A-6 Intruder and Buccaneer squadrons in an air strike (and never at an airbase, 9.6). A
+    Tomahawk attack with an ``asm`` list (or a malformed one) was accepted and recorded with the
+    list dropped without a word: it is refused naming STF 13.11, and nothing is recorded."""
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state()
+    st["units"]["nimitz"]["aircraft"] = {"L": "F-14 Tomcat", "H": "A-6 Intruder"}
+    order = {"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}
+    out, _ = play(st, order)  # without Harpoons it is the Tomahawk attack of 9.7
+    assert [e[1]["what"] for e in out if e[0].__name__ == "PlayerAirAction"] == ["Tomahawk attack"]
+    with pytest.raises(InvalidOrder) as no:
+        play(st, {**order, "asm": asm})
+    assert no.value.rule == "STF 13.11" and no.value.field == "asm"
+    out, _ = play(st, {**order, "asm": []})  # no Harpoons at all: the same attack
+    assert [e[1]["what"] for e in out if e[0].__name__ == "PlayerAirAction"] == ["Tomahawk attack"]
