@@ -887,9 +887,15 @@ def _harpoon_squadrons(state: dict, cvs: list[dict], aircraft: str) -> int:
                if aircraft in str((cv.get("aircraft") or {}).get(s["type"]) or ""))
 
 
+def carries_tomahawks(u: dict) -> bool:
+    """STF 9.7 with 13.9: the unit's counter names Tomahawk among its SSMs (data/countermix.json's
+    ``ssm_type``, provisional; its loader refuses one on a FF)."""
+    return u.get("class") in SURFACE and u.get("class") != "FF" and "tomahawk" in str(u.get("ssm_type") or "").lower()
+
+
 def may_fire_tomahawks(state: dict, gid: str) -> bool:
-    """STF 9.7 with 13.9: the group has a surface ship afloat that may carry Tomahawks (never an FF)."""
-    return any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, gid))
+    """STF 9.7: the group has a ship afloat that carries Tomahawks."""
+    return any(carries_tomahawks(u) for u in afloat(state, gid))
 
 
 def _strike_templates(state: dict) -> list[dict]:
@@ -944,8 +950,9 @@ def air_strike(ctx: Ctx, order: dict) -> None:
         _need(tkind == "airbase", "STF 9.7", "the Tomahawk attack of STF 9.7 is on a land airbase "
                                              "(at ships, Tomahawks are SSM combat)")
         _need(okind == "group", "STF 9.7", "Tomahawks are fired by ships of a task force")
-        _need(may_fire_tomahawks(state, origin), "STF 13.9",
-              f"{origin} has no ship that may carry Tomahawks (never an FF: STF 13.9)")
+        only_ff = all(u.get("class") == "FF" for u in afloat(state, origin) if u.get("class") in SURFACE)
+        _need(may_fire_tomahawks(state, origin), "STF 13.9" if only_ff else "STF 9.7",
+              f"{origin} has no ship whose counter carries Tomahawks (its SSMs; never an FF: STF 13.9)")
         detail.update({"weapon": "Tomahawk", "plan": {"airbase_ring": BASE["ring"], "airbase_aa": BASE["aa"],
                                                      "aa_rings": list(BASE["aa_rings"])}})
         rule = "STF 9.7"

@@ -374,7 +374,7 @@ def player_strike_state(intel: str = "accurate") -> dict:
     st["campaign"].update(system_airbase="Latakia", player_airbases=["Famagusta"])
     assert maps.place_hex("mediterranean", "Latakia") == LATAKIA
     add(st, "P1", "Player", "4014", [cv("nimitz", "US"), ship("p2", "FF")])
-    add(st, "P2", "Player", "4711", [ship("p3", "FF"), ship("p4", "DD", gun="B")])
+    add(st, "P2", "Player", "4711", [ship("p3", "FF"), ship("p4", "DD", gun="B", ssm_type="Harpoon and Tomahawk")])
     add(st, "TF1", "system", "4410", [cv("kiev", L=3, M=2)], intel=intel, chit="Rear Admiral")
     return st
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import InvalidOrder
+from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import maps, retirement
 from tests.unit.stf.helpers import FixedDice, add_group, combat_state, events_of, names, play, run_step
 from tests.unit.stf.helpers import ship as cship
@@ -69,3 +69,46 @@ def test_stf_9_7_a_tomahawk_attack_with_harpoons_is_refused_not_recorded_without
     assert no.value.rule == "STF 13.11" and no.value.field == "asm"
     out, _ = play(st, {**order, "asm": []})  # no Harpoons at all: the same attack
     assert [e[1]["what"] for e in out if e[0].__name__ == "PlayerAirAction"] == ["Tomahawk attack"]
+
+
+# ---- STF 9.7, 13.9: Tomahawks are fired by the ships whose counters carry them ------------------------
+def _tomahawk_state(*counters: str) -> dict:
+    """The Mediterranean, the GameSystem's airbase Latakia: Player task force P2 of the countermix's
+    ``counters`` (units made as the forces part makes them, STF 13.1-13.6), with a frigate."""
+    from domain.rulesets.stf.forces import unit_from_counter
+    from tests.unit.stf.test_air import player_strike_state
+    st = player_strike_state()
+    st["groups"]["P2"]["units"] = ["p3"]
+    for cid in counters:
+        st["units"][cid] = {**unit_from_counter(st, cid, cid), "group": "P2"}
+        st["groups"]["P2"]["units"].append(cid)
+    return st
+
+
+@pytest.mark.parametrize("counters, fires", [
+    (["us-bb-iowa"], True),             # "Tomahawk and Harpoon"
+    (["us-cg-virginia"], True),         # "Harpoon and Tomahawk"
+    (["us-dd-spruance"], False),        # Harpoon only
+    (["us-fr-sacramento"], False),      # a fast resupply ship: no SSM at all
+    (["us-cg-ticonderoga", "us-fr-mars"], False),
+])
+def test_stf_9_7_only_a_ship_whose_counter_carries_tomahawks_fires_them_at_an_airbase(counters, fires):
+    """9.7: "Tomahawk missiles can be used to attack land air bases"; 13.9: "Tomahawk missiles are
+    not available to any FF units". Which ships carry them the counters say (data/countermix.json's
+    ``ssm_type``, whose loader already refuses a Tomahawk on a FF): an Iowa or a Virginia fires
+    them, a Spruance with Harpoons or a fast resupply ship does not, and the Tomahawk attack is
+    neither offered nor accepted (refused naming STF 9.7). Before, any surface ship but a FF fired
+    them: a freighter, a carrier, a NATO destroyer with Exocets."""
+    from tests.unit.stf.helpers import R
+    st = _tomahawk_state(*counters)
+    order = {"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}
+    offered = [o for o in R.legal_orders(st, "Player") if o.get("tomahawk") and o["from"] == "P2"]
+    if fires:
+        assert offered == [order]
+        out, _ = play(st, order)
+        assert [e[1]["what"] for e in out if e[0].__name__ == "PlayerAirAction"] == ["Tomahawk attack"]
+        return
+    assert offered == []
+    with pytest.raises(RuleViolation) as no:
+        play(st, order)
+    assert no.value.rule == "STF 9.7" and "Tomahawk" in str(no.value)
