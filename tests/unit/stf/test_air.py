@@ -508,7 +508,7 @@ def test_stf_9_5_an_airbase_not_attacked_this_turn_repairs_one_hit():
 
 
 def test_stf_9_7_tomahawks_may_attack_an_airbase_but_not_from_frigates():
-    st = player_strike_state()
+    st = at_phase(player_strike_state(), "Combat", turn=3)  # SSM combat: the Combat phase
     out, after = play(st, {"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True})
     rec = events_of(out, "PlayerAirAction")[0]
     assert (rec["what"], rec["rule"]) == ("Tomahawk attack", "STF 9.7")

@@ -58,8 +58,9 @@ def test_stf_9_7_a_tomahawk_attack_with_harpoons_is_refused_not_recorded_without
     A-6 Intruder and Buccaneer squadrons in an air strike (and never at an airbase, 9.6). A
     Tomahawk attack with an ``asm`` list (or a malformed one) was accepted and recorded with the
     list dropped without a word: it is refused naming STF 13.11, and nothing is recorded."""
+    from tests.unit.stf.helpers import at_phase
     from tests.unit.stf.test_air import player_strike_state
-    st = player_strike_state()
+    st = at_phase(player_strike_state(), "Combat", turn=3)
     st["units"]["nimitz"]["aircraft"] = {"L": "F-14 Tomcat", "H": "A-6 Intruder"}
     order = {"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}
     out, _ = play(st, order)  # without Harpoons it is the Tomahawk attack of 9.7
@@ -76,8 +77,9 @@ def _tomahawk_state(*counters: str) -> dict:
     """The Mediterranean, the GameSystem's airbase Latakia: Player task force P2 of the countermix's
     ``counters`` (units made as the forces part makes them, STF 13.1-13.6), with a frigate."""
     from domain.rulesets.stf.forces import unit_from_counter
+    from tests.unit.stf.helpers import at_phase
     from tests.unit.stf.test_air import player_strike_state
-    st = player_strike_state()
+    st = at_phase(player_strike_state(), "Combat", turn=3)  # Tomahawks are SSM combat: the Combat phase
     st["groups"]["P2"]["units"] = ["p3"]
     for cid in counters:
         st["units"][cid] = {**unit_from_counter(st, cid, cid), "group": "P2"}
@@ -112,3 +114,31 @@ def test_stf_9_7_only_a_ship_whose_counter_carries_tomahawks_fires_them_at_an_ai
     with pytest.raises(RuleViolation) as no:
         play(st, order)
     assert no.value.rule == "STF 9.7" and "Tomahawk" in str(no.value)
+
+
+# ---- STF 9.7, 13.11: Tomahawks are SSM combat, fired in the Combat phase ------------------------------
+def test_stf_9_7_tomahawks_at_an_airbase_are_fired_in_the_combat_phase_not_the_strike_phase():
+    """9.7: "Tomahawk missiles can be used to attack land air bases": they are SSMs, and SSM combat
+    is fought in the Combat phase (the ``ssm`` order of 11.1, as 9.8's bombardment): 13.11 says so
+    by its exception, the A-6's Harpoons "treated exactly as SSM combat, but in the Strike
+    Segment". So the Tomahawk attack is offered and accepted in the Combat phase, and in the Strike
+    phase it is refused naming STF 9.7 (an air strike is still the Strike phase's only). Before,
+    it was a Strike phase order only, refused in the Combat phase."""
+    from tests.unit.stf.helpers import R, at_phase
+    combat = _tomahawk_state("us-bb-iowa")
+    strike = at_phase(combat, "Strike", turn=combat["turn"])
+    order = {"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}
+    assert order in R.legal_orders(combat, "Player")
+    out, after = play(combat, order)
+    assert [e[1]["what"] for e in out if e[0].__name__ == "PlayerAirAction"] == ["Tomahawk attack"]
+    assert after["airbases"]["Latakia"]["attacked"] == combat["turn"]  # 9.5: no repair this turn
+    assert not [o for o in R.legal_orders(strike, "Player") if o.get("tomahawk")]
+    with pytest.raises(RuleViolation) as no:
+        play(strike, order)
+    assert no.value.rule == "STF 9.7" and "Combat phase" in str(no.value)
+    # the carrier's air strike stays the Strike phase's
+    cv_strike = {"kind": "air_strike", "from": "P1", "target": "Latakia"}
+    assert cv_strike in R.legal_orders(strike, "Player") and cv_strike not in R.legal_orders(combat, "Player")
+    with pytest.raises(RuleViolation) as no:
+        play(combat, cv_strike)
+    assert no.value.rule == "STF 10.1" and "Strike phase" in str(no.value)
