@@ -314,7 +314,8 @@ def air_known(group: dict) -> bool:
 
 # ---- STF 10.3, 10.4: who is in range of what -----------------------------------------------------
 def player_targets(state: dict) -> list[dict]:
-    """The Player's possible targets: CV task forces, active airbases (STF 9.4) and SAGs."""
+    """The Player's possible targets: CV task forces, active airbases (10.3: one that can launch
+    aircraft, ``player_airbase_flies``: not 3 hits, 9.4, and squadrons, 2.1) and SAGs."""
     out = []
     for gid in sorted(state["groups"], key=_order):
         g = state["groups"][gid]
@@ -322,7 +323,7 @@ def player_targets(state: dict) -> list[dict]:
             continue
         out.append({"id": gid, "kind": "CV" if carriers(state, gid) else "SAG", "hex": g["hex"]})
     for name, rec in sorted(airbases(state).items()):
-        if rec.get("owner") == "Player" and airbase_active(state, name):
+        if rec.get("owner") == "Player" and player_airbase_flies(state, name):
             out.append({"id": name, "kind": "airbase", "hex": airbase_hex(state, name)})
     return out
 

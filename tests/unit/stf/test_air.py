@@ -166,7 +166,7 @@ def test_stf_10_3_a_surface_action_group_is_in_range_within_2_megahexes_only():
 
 def test_stf_10_3_an_active_player_airbase_within_6_megahexes_is_a_target():
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
     assert far(SYS, maps.place_hex("giuk", "Neskaupstadur")) <= 6
     out, after = run_step(st, "air_attacks", FixedDice(1, 1))
@@ -177,7 +177,7 @@ def test_stf_10_3_an_active_player_airbase_within_6_megahexes_is_a_target():
 
 def test_stf_10_4_carriers_first_then_airbases_then_surface_action_groups():
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
     add(st, "P1", "Player", "1705", [ship("p1", "DD")])              # a SAG, 2 megahexes
     add(st, "P2", "Player", "0605", [cv("nimitz", "US")])            # a CV, 6 megahexes

@@ -142,3 +142,22 @@ def test_stf_9_7_tomahawks_at_an_airbase_are_fired_in_the_combat_phase_not_the_s
     with pytest.raises(RuleViolation) as no:
         play(combat, cv_strike)
     assert no.value.rule == "STF 10.1" and "Strike phase" in str(no.value)
+
+
+# ---- STF 10.3 with 2.1: an airbase from which nothing flies is no active airbase ----------------------
+@pytest.mark.parametrize("squadrons, struck", [(0, False), (1, True)])
+def test_stf_10_3_a_player_airbase_with_no_ground_aviation_squadron_is_no_active_airbase(squadrons, struck):
+    """10.3: GameSystem task forces "within ... 6 megahexes of an active player airbase"; 2.1: the
+    Ground Aviation Table gives "the number of squadrons available for ground aviation" (the G-I-UK
+    Gap's US column: 0 on a 1). With 0 the Player's airbase launches nothing (his strike from it is
+    refused, STF 2.1), as one with 3 hits (9.4, read as not active): it is no active airbase, and a
+    Kiev with nothing else in range flies no strike at Neskaupstadur; with 1 squadron it does.
+    Before, an airbase with no aircraft to launch was struck as an active one."""
+    from tests.unit.stf.test_air import SYS, add, built, cv, strikes
+    st = built()
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": squadrons, "system": 0})
+    add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
+    assert maps.megahex_distance("giuk", SYS, maps.place_hex("giuk", "Neskaupstadur")) <= 6
+    out, after = run_step(st, "air_attacks", FixedDice(1, 1))
+    assert [s["detail"]["target"] for s in strikes(out)] == (["Neskaupstadur"] if struck else [])
+    assert ("Neskaupstadur" in after.get("airbases", {})) is struck  # 9.5: attacked this turn

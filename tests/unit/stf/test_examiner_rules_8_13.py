@@ -46,7 +46,8 @@ def test_stf_9_6_the_gamesystems_strike_on_a_player_airbase_is_ordinary_bombing_
     is '5'." 9.3: the airbase in ring 1 with AA 3 in rings 1-3. 13.11's Harpoons are ASM attacks: a
     US GameSystem's A-6 striking an airbase bombs it."""
     st = built()
-    st["campaign"].update(player_airbases=["Neskaupstadur"], system_side="US")
+    st["campaign"].update(player_airbases=["Neskaupstadur"], system_side="US",
+                          ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("nimitz", "US", H=4, L=3)], intel="precise")
     st["units"]["nimitz"]["aircraft"] = {"H": "A-6 Intruder", "L": "F-14 Tomcat"}
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
@@ -91,7 +92,7 @@ def test_stf_10_3_a_player_airbase_with_3_hits_is_no_active_airbase_and_draws_no
     """10.3: GameSystem task forces "within ... 6 megahexes of an active player airbase"; 9.4: with
     3 hits it cannot launch aircraft (not active). With nothing else in range, no strike is flown."""
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
     st["airbases"] = {"Neskaupstadur": {"owner": "Player", "hits": 3}}
     out, _ = run_step(st, "air_attacks", NoDice())
