@@ -314,7 +314,8 @@ def air_known(group: dict) -> bool:
 
 # ---- STF 10.3, 10.4: who is in range of what -----------------------------------------------------
 def player_targets(state: dict) -> list[dict]:
-    """The Player's possible targets: CV task forces, active airbases (STF 9.4) and SAGs."""
+    """The Player's possible targets: CV task forces, active airbases (10.3: one that can launch
+    aircraft, ``player_airbase_flies``: not 3 hits, 9.4, and squadrons, 2.1) and SAGs."""
     out = []
     for gid in sorted(state["groups"], key=_order):
         g = state["groups"][gid]
@@ -322,7 +323,7 @@ def player_targets(state: dict) -> list[dict]:
             continue
         out.append({"id": gid, "kind": "CV" if carriers(state, gid) else "SAG", "hex": g["hex"]})
     for name, rec in sorted(airbases(state).items()):
-        if rec.get("owner") == "Player" and airbase_active(state, name):
+        if rec.get("owner") == "Player" and player_airbase_flies(state, name):
             out.append({"id": name, "kind": "airbase", "hex": airbase_hex(state, name)})
     return out
 
@@ -887,14 +888,27 @@ def _harpoon_squadrons(state: dict, cvs: list[dict], aircraft: str) -> int:
                if aircraft in str((cv.get("aircraft") or {}).get(s["type"]) or ""))
 
 
+def carries_tomahawks(u: dict) -> bool:
+    """STF 9.7 with 13.9: the unit's counter names Tomahawk among its SSMs (data/countermix.json's
+    ``ssm_type``, provisional; its loader refuses one on a FF)."""
+    return u.get("class") in SURFACE and u.get("class") != "FF" and "tomahawk" in str(u.get("ssm_type") or "").lower()
+
+
 def may_fire_tomahawks(state: dict, gid: str) -> bool:
-    """STF 9.7 with 13.9: the group has a surface ship afloat that may carry Tomahawks (never an FF)."""
-    return any(u.get("class") in SURFACE and u.get("class") != "FF" for u in afloat(state, gid))
+    """STF 9.7: the group has a ship afloat that carries Tomahawks."""
+    return any(carries_tomahawks(u) for u in afloat(state, gid))
+
+
+# STF 9.7, 13.11: an air strike is the Strike phase's; Tomahawks are SSM combat, the Combat phase's
+# (13.11's Harpoons are "treated exactly as SSM combat, but in the Strike Segment": the exception)
+STRIKE_PHASE, TOMAHAWK_PHASE = "Strike", "Combat"
 
 
 def _strike_templates(state: dict) -> list[dict]:
     if not state["campaign"].get("map"):
         return []
+    if state["phase"] == TOMAHAWK_PHASE:
+        return _tomahawk_templates(state)
     out = []
     origins = [g for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v) and carriers(state, g)]
     origins += [n for n, b in sorted(airbases(state).items()) if b.get("owner") == "Player" and player_airbase_flies(state, n)]
@@ -909,19 +923,23 @@ def _strike_templates(state: dict) -> list[dict]:
                 flown = [str(a) for cv in carriers(state, o) for a in (cv.get("aircraft") or {}).values() if a]
                 out += [{"kind": "air_strike", "from": o, "target": t, "asm": [{"aircraft": a, "damage": 0}]}
                         for a in HARPOON["aircraft"] if any(a in f for f in flown)]
-    # STF 9.7: Tomahawks at a land airbase, from a task force with a ship that may carry them (13.9)
-    out += [{"kind": "air_strike", "from": g, "target": n, "tomahawk": True}
-            for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v)
-            and may_fire_tomahawks(state, g)
-            for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
     return out
 
 
-@kind("air_strike", rule="STF 10.1", phases=("Strike",), templates=_strike_templates,
-      help="a Player air strike (or Tomahawks, 9.7) on a GameSystem group (Accurate or Precise, 10.1) or airbase "
-           "(from a CV only, 9.2); the base game resolves it and 'report' gives its results",
+def _tomahawk_templates(state: dict) -> list[dict]:
+    """STF 9.7: Tomahawks at a land airbase, from a task force with a ship that carries them (13.9)."""
+    return [{"kind": "air_strike", "from": g, "target": n, "tomahawk": True}
+            for g, v in sorted(state["groups"].items()) if v["owner"] == "Player" and on_map(v)
+            and may_fire_tomahawks(state, g)
+            for n, b in sorted(airbases(state).items()) if b.get("owner") == "system"]
+
+
+@kind("air_strike", rule="STF 10.1", phases=(STRIKE_PHASE, TOMAHAWK_PHASE), templates=_strike_templates,
+      help="a Player air strike (Strike phase) on a GameSystem group (Accurate or Precise, 10.1) or airbase (from a "
+           "CV only, 9.2), or Tomahawks at an airbase (Combat phase, 9.7); the base game resolves it and 'report' "
+           "gives its results",
       fields={"from": "the Player's CV task force or airbase", "target": "a GameSystem group or airbase",
-              "tomahawk": "optional: true: Tomahawk missiles at an airbase (STF 9.7)",
+              "tomahawk": "optional: true: Tomahawk missiles at an airbase (STF 9.7), in the Combat phase",
               "asm": "optional: [{aircraft: 'A-6 Intruder'|'Buccaneer', damage}] firing Harpoons (STF 13.11)"})
 def air_strike(ctx: Ctx, order: dict) -> None:
     state = ctx.state
@@ -931,6 +949,14 @@ def air_strike(ctx: Ctx, order: dict) -> None:
     tomahawk = order.get("tomahawk", False)
     if not isinstance(tomahawk, bool):
         raise InvalidOrder("'tomahawk' is true or false", rule="STF 9.7", field="tomahawk")
+    if tomahawk:
+        _need(state["phase"] == TOMAHAWK_PHASE, "STF 9.7",
+              f"Tomahawks are SSM combat, fired in the {TOMAHAWK_PHASE} phase, not in the {state['phase']} phase "
+              f"(only 13.11's Harpoons are SSM combat in the Strike segment)")
+    else:
+        _need(state["phase"] == STRIKE_PHASE, "STF 10.1",
+              f"an air strike is flown in the {STRIKE_PHASE} phase, not in the {state['phase']} phase "
+              f"(in the {TOMAHAWK_PHASE} phase only Tomahawks, STF 9.7)")
     # Tomahawks are no aircraft: an airbase's 3 hits (STF 9.4) are not why one fires none (9.7)
     okind, _ = (_group_or_airbase(state, origin, "Player", "STF 10.1") if tomahawk
                 else _player_origin(state, origin, "STF 10.1"))
@@ -938,11 +964,15 @@ def air_strike(ctx: Ctx, order: dict) -> None:
     detail: dict = {"from": origin, "target": target}
     struck_unseen = False  # an Accurate task force whose ships are not drawn yet
     if tomahawk:
+        if order.get("asm") not in (None, []):  # refused, not dropped: Harpoons fly with an air strike
+            raise InvalidOrder("a Tomahawk attack fires no Harpoons: 'asm' (the A-6 Intruder and Buccaneer "
+                               "waves) belongs to an air strike", rule="STF 13.11", field="asm")
         _need(tkind == "airbase", "STF 9.7", "the Tomahawk attack of STF 9.7 is on a land airbase "
                                              "(at ships, Tomahawks are SSM combat)")
         _need(okind == "group", "STF 9.7", "Tomahawks are fired by ships of a task force")
-        _need(may_fire_tomahawks(state, origin), "STF 13.9",
-              f"{origin} has no ship that may carry Tomahawks (never an FF: STF 13.9)")
+        only_ff = all(u.get("class") == "FF" for u in afloat(state, origin) if u.get("class") in SURFACE)
+        _need(may_fire_tomahawks(state, origin), "STF 13.9" if only_ff else "STF 9.7",
+              f"{origin} has no ship whose counter carries Tomahawks (its SSMs; never an FF: STF 13.9)")
         detail.update({"weapon": "Tomahawk", "plan": {"airbase_ring": BASE["ring"], "airbase_aa": BASE["aa"],
                                                      "aa_rings": list(BASE["aa_rings"])}})
         rule = "STF 9.7"

@@ -7,8 +7,8 @@ and the places of STF 2.3-2.5 and 12.10-12.12 with the sides' map edges in ``dat
 Hexes are named CCRR ("1207"); megahexes by the numbers the text uses ("Mhex 19", "Megahex 117").
 
 Other modules import: ``grid``, ``megahex_hexes``, ``megahex_number``, ``distance``,
-``megahex_distance``, ``place_hex``, ``is_shallow`` (and ``is_land``, ``is_sea``, ``sea_neighbours``,
-``megahex_is_shallow``, ``side_edge``, ``edge_distance``, ``board``).
+``megahex_distance``, ``place_hex``, ``place_hexes``, ``is_shallow`` (and ``is_land``, ``is_sea``,
+``sea_neighbours``, ``megahex_is_shallow``, ``side_edge``, ``edge_distance``, ``board``).
 """
 
 from __future__ import annotations
@@ -165,6 +165,21 @@ def place_hex(map_name: str, place) -> str:
     except NotOnMap:
         raise UnknownPlace(f"the {map_name} map has no megahex {number}") from None
     return sea[0] if sea else megahex_hexes(map_name, number)[0]
+
+
+def place_hexes(map_name: str, place) -> list[str]:
+    """Every hex that is the base ``place`` (STF 12.9-12.12): a megahex base's sea hexes, centre
+    first (the text names the megahex as the base, as 1.11 scores a freighter in any hex of the
+    target megahex); a named place's one hex."""
+    if (isinstance(place, int) and not isinstance(place, bool)) or _MEGAHEX.match(str(place)):
+        number = place if isinstance(place, int) else int(_MEGAHEX.match(str(place)).group(1))
+        try:
+            sea = sea_hexes_of(map_name, number)
+        except NotOnMap:
+            raise UnknownPlace(f"the {map_name} map has no megahex {number}") from None
+        if sea:
+            return sea
+    return [place_hex(map_name, place)]
 
 
 def places(map_name: str) -> dict:

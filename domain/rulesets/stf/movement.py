@@ -750,7 +750,7 @@ def bases_in(raw: dict, m: str, side: str) -> list[str]:
         if isinstance(item, dict):
             item = item.get("place") if "place" in item else item.get("megahex")
         try:
-            out.append(maps.place_hex(m, item))
+            out += [h for h in maps.place_hexes(m, item) if h not in out]  # a megahex base: each of its hexes
         except (maps.UnknownPlace, KeyError, ValueError, TypeError):
             continue
     return out

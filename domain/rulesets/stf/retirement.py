@@ -15,7 +15,8 @@ STF 12.7  A carrier with no combat aircraft left or an inoperable flight deck re
 STF 12.8  A subron with no SSMs or torpedoes left retires.
 STF 12.9  At its base a retiring group leaves the map (``GroupRemoved`` "retired": no VP).
 STF 12.10-12.12  The bases of each map (data/bases.json, the campaign part's): a retiring group's
-          ``destination`` is the nearest of its side's; movement.py moves it there.
+          ``destination`` is the nearest of its side's (a megahex base: any of its hexes);
+          movement.py moves it there.
 """
 
 from __future__ import annotations
@@ -103,13 +104,13 @@ def base_entries(state: dict, side: str | None) -> list[dict]:
 
 
 def bases(state: dict, side: str | None) -> list[list[str]]:
-    """Each base of ``side`` as its hexes: the hex ``maps.place_hex`` gives it (a named base's hex; a
-    megahex base's centre, or its first sea hex), the hex movement.py steers a retiring group to."""
+    """Each base of ``side`` as its hexes (``maps.place_hexes``): a named base's hex; every sea hex
+    of a megahex base, which a retiring group reaches on entering the megahex (STF 12.9)."""
     map_name = state["campaign"].get("map")
     out: list[list[str]] = []
     for entry in base_entries(state, side):
         place = entry["megahex"] if entry.get("megahex") is not None else entry["place"]
-        out.append([maps.place_hex(map_name, place)])
+        out.append(maps.place_hexes(map_name, place))
     return out
 
 

@@ -166,7 +166,7 @@ def test_stf_10_3_a_surface_action_group_is_in_range_within_2_megahexes_only():
 
 def test_stf_10_3_an_active_player_airbase_within_6_megahexes_is_a_target():
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
     assert far(SYS, maps.place_hex("giuk", "Neskaupstadur")) <= 6
     out, after = run_step(st, "air_attacks", FixedDice(1, 1))
@@ -177,7 +177,7 @@ def test_stf_10_3_an_active_player_airbase_within_6_megahexes_is_a_target():
 
 def test_stf_10_4_carriers_first_then_airbases_then_surface_action_groups():
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
     add(st, "P1", "Player", "1705", [ship("p1", "DD")])              # a SAG, 2 megahexes
     add(st, "P2", "Player", "0605", [cv("nimitz", "US")])            # a CV, 6 megahexes
@@ -374,7 +374,7 @@ def player_strike_state(intel: str = "accurate") -> dict:
     st["campaign"].update(system_airbase="Latakia", player_airbases=["Famagusta"])
     assert maps.place_hex("mediterranean", "Latakia") == LATAKIA
     add(st, "P1", "Player", "4014", [cv("nimitz", "US"), ship("p2", "FF")])
-    add(st, "P2", "Player", "4711", [ship("p3", "FF"), ship("p4", "DD", gun="B")])
+    add(st, "P2", "Player", "4711", [ship("p3", "FF"), ship("p4", "DD", gun="B", ssm_type="Harpoon and Tomahawk")])
     add(st, "TF1", "system", "4410", [cv("kiev", L=3, M=2)], intel=intel, chit="Rear Admiral")
     return st
 
@@ -508,7 +508,7 @@ def test_stf_9_5_an_airbase_not_attacked_this_turn_repairs_one_hit():
 
 
 def test_stf_9_7_tomahawks_may_attack_an_airbase_but_not_from_frigates():
-    st = player_strike_state()
+    st = at_phase(player_strike_state(), "Combat", turn=3)  # SSM combat: the Combat phase
     out, after = play(st, {"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True})
     rec = events_of(out, "PlayerAirAction")[0]
     assert (rec["what"], rec["rule"]) == ("Tomahawk attack", "STF 9.7")

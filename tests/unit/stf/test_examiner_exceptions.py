@@ -187,7 +187,7 @@ def test_stf_7_11_last_ditch_defence_enters_the_hex_of_an_invasion_force_holding
 
 # ---- STF 9.5: "if they are not attacked that turn" ------------------------------------------------------
 @pytest.mark.parametrize("order, phase", [
-    ({"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}, "Strike"),  # 9.7
+    ({"kind": "air_strike", "from": "P2", "target": "Latakia", "tomahawk": True}, "Combat"),  # 9.7
     ({"kind": "air_strike", "from": "P1", "target": "Latakia"}, "Strike"),                     # 9.2, 9.6
     ({"kind": "bombard", "from": "P2", "target": "Latakia"}, "Combat"),                        # 9.8
 ])

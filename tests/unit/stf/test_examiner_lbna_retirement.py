@@ -108,7 +108,7 @@ def test_stf_12_7_a_carrier_retires_over_turns_with_its_three_best_frigates_and_
     tf2 = st["groups"]["TF2"]
     assert sorted(tf2["units"]) == ["f1", "f2", "f3", "kv"] and tf2["retiring"] is True
     dest, start = tf2["destination"], tf2["hex"]
-    assert [dest] in retirement.bases(st, "Soviet")
+    assert any(dest in base for base in retirement.bases(st, "Soviet"))
     seen = []
     while "kv" in st["groups"]["TF2"]["units"]:
         assert st["turn"] < 8

@@ -50,8 +50,9 @@ def _offered(st: dict, **match) -> list[dict]:
 def test_stf_9_7_a_tomahawk_attack_on_the_gamesystems_airbase_is_offered_and_accepted():
     """STF 9.7: "Tomahawk missiles can be used to attack land air bases" (the order took
     "tomahawk": true; the offer never held one, and only from a carrier's task force)."""
+    from tests.unit.stf.helpers import at_phase
     from tests.unit.stf.test_air import player_strike_state
-    st = player_strike_state()
+    st = at_phase(player_strike_state(), "Combat", turn=3)  # SSM combat: the Combat phase (round 11)
     offered = _offered(st, tomahawk=True)
     assert {(o["from"], o["target"]) for o in offered} >= {("P2", "Latakia")}
     for o in offered:

@@ -92,7 +92,7 @@ def test_stf_9_8_an_airbase_bombards_nothing_whatever_its_hits():
 def test_stf_9_7_tomahawks_from_an_airbase_are_refused_for_9_7_not_for_its_hits():
     """STF 9.7 "Tomahawk missiles can be used to attack land air bases" (fired by ships, 13.9):
     Tomahawks from an airbase are refused under 9.7; 9.4's 3 hits ground aircraft, not missiles."""
-    st = _struck_airbase_state("Strike")
+    st = _struck_airbase_state("Combat")  # Tomahawks are SSM combat: the Combat phase (round 11)
     with pytest.raises(RuleViolation) as e:
         play(st, {"kind": "air_strike", "from": "Famagusta", "target": "Latakia", "tomahawk": True})
     assert e.value.rule == "STF 9.7" and "fired by ships" in e.value.detail

@@ -196,7 +196,7 @@ def test_stf_10_4_an_airbase_with_3_hits_is_passed_over_for_the_sag_and_is_the_t
     A turn with no attack repairs it to 2 hits: next turn it is active again, and first (10.4)."""
     from tests.unit.stf.test_air import built, ship
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     st["airbases"] = {"Neskaupstadur": {"owner": "Player", "hits": 3, "attacked": 2}}
     add(st, "TF1", "system", "2305", [cv("kiev")], intel="precise")
     add(st, "P1", "Player", "1705", [ship("p1", "DD")])  # a SAG 2 megahexes off

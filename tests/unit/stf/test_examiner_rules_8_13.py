@@ -46,7 +46,8 @@ def test_stf_9_6_the_gamesystems_strike_on_a_player_airbase_is_ordinary_bombing_
     is '5'." 9.3: the airbase in ring 1 with AA 3 in rings 1-3. 13.11's Harpoons are ASM attacks: a
     US GameSystem's A-6 striking an airbase bombs it."""
     st = built()
-    st["campaign"].update(player_airbases=["Neskaupstadur"], system_side="US")
+    st["campaign"].update(player_airbases=["Neskaupstadur"], system_side="US",
+                          ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("nimitz", "US", H=4, L=3)], intel="precise")
     st["units"]["nimitz"]["aircraft"] = {"H": "A-6 Intruder", "L": "F-14 Tomcat"}
     out, _ = run_step(st, "air_attacks", FixedDice(1, 1))
@@ -91,7 +92,7 @@ def test_stf_10_3_a_player_airbase_with_3_hits_is_no_active_airbase_and_draws_no
     """10.3: GameSystem task forces "within ... 6 megahexes of an active player airbase"; 9.4: with
     3 hits it cannot launch aircraft (not active). With nothing else in range, no strike is flown."""
     st = built()
-    st["campaign"]["player_airbases"] = ["Neskaupstadur"]
+    st["campaign"].update(player_airbases=["Neskaupstadur"], ground_aviation={"Player": 1, "system": 0})
     add(st, "TF1", "system", SYS, [cv("kiev")], intel="precise")
     st["airbases"] = {"Neskaupstadur": {"owner": "Player", "hits": 3}}
     out, _ = run_step(st, "air_attacks", NoDice())
@@ -223,14 +224,14 @@ def test_stf_12_7_two_us_carriers_retiring_together_each_take_a_fast_supply_ship
 def test_stf_12_5_of_two_hexes_toward_its_base_a_retiring_group_takes_the_one_farther_from_the_player():
     """12.5: retiring units go "towards their nearest 'Base' hex. If there is a choice of hexes to
     move into, they will keep as far away from player's task forces and subrons as possible." On
-    the G-I-UK map a group at 0808 (15 sea hexes from its base) comes one hex nearer by 0908 or
-    0909; a Player subron at 0910 is next to 0909 and two hexes from 0908: it moves into 0908."""
+    the G-I-UK map a group at 0808 (14 sea hexes from its base megahexes) comes one hex nearer by
+    0908 or 0909; a Player subron at 0910 is next to 0909 and two hexes from 0908: it moves into 0908."""
     from domain.rulesets.stf import movement
     from tests.unit.stf.test_movement import add as mv_add, ship as mv_ship, state as mv_state
     st = mv_state()
     targets, _ = movement.base_targets(st)
     water = movement.water_distances("giuk", targets)
-    assert water["0808"] == 15 and water["0908"] == water["0909"] == 14  # both come one hex nearer
+    assert water["0808"] == 14 and water["0908"] == water["0909"] == 13  # both come one hex nearer
     assert maps.distance("giuk", "0909", "0910") == 1 and maps.distance("giuk", "0908", "0910") == 2
     mv_add(st, "P2", "Player", "subron", "0910", [mv_ship("ssn", "SSN")])
     mv_add(st, "TF1", "system", "tf", "0808", [mv_ship("t1", "DD", speed=1)], intel="precise", retiring=True)
@@ -263,6 +264,7 @@ def test_stf_12_8_each_subron_with_nothing_left_to_fire_retires_the_others_stay(
     add_group(st, "SR2", "system", "1811", {"foxtrot": ship("SS", 3, torpedoes=0, ssm=0)}, kind="subron")
     add_group(st, "SR3", "system", "1812", {"tango": ship("SS", 3, torpedoes=0, ssm=0)}, kind="subron")
     add_group(st, "SR4", "system", "1813", {"kilo": ship("SS", 3, torpedoes=1, ssm=0)}, kind="subron")
-    out, after = run_step(st, "retirement", NoDice())
+    # SR3 is as near Megahex 63 as 64 (2213, 2214): a die between the two bases
+    out, after = run_step(st, "retirement", FixedDice(default=1))
     assert [(e["group"], e["rule"]) for e in events_of(out, "GroupChanged")] == [("SR2", "STF 12.8"), ("SR3", "STF 12.8")]
     assert not after["groups"]["SR4"]["retiring"] and not after["groups"]["SR1"]["retiring"]

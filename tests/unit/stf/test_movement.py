@@ -603,7 +603,7 @@ def test_stf_7_11_last_ditch_defence_turns_a_retiring_group_that_can_attack_back
 def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map_there():
     st = battle(p1="1506")
     targets, _ = movement.base_targets(st)
-    start = next(n for n in maps.sea_neighbours(M, targets[0]) if n not in targets)
+    start = next(n for t in targets for n in maps.sea_neighbours(M, t) if n not in targets)  # next to a base
     add(st, "TF1", "system", "tf", start, retiring=True)
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
     assert moves(out)[0]["rule"] == "STF 12.5"
@@ -615,7 +615,7 @@ def test_stf_12_5_a_retiring_group_makes_for_its_nearest_base_and_leaves_the_map
 def test_stf_12_7_a_retiring_carrier_moved_onto_its_base_leaves_its_escorts_in_play_as_a_sag():
     st = battle(p1="1506")
     targets, _ = movement.base_targets(st)
-    start = next(n for n in maps.sea_neighbours(M, targets[0]) if n not in targets)
+    start = next(n for t in targets for n in maps.sea_neighbours(M, t) if n not in targets)  # next to a base
     cv_tf(st, "TF1", start)
     st["groups"]["TF1"].update(retiring=True, carrier_retiring="TF1-cv")
     out, st2 = run_step(st, "system_movement", FixedDice(default=1))
@@ -629,9 +629,12 @@ def test_stf_12_7_a_retiring_carrier_moved_onto_its_base_leaves_its_escorts_in_p
 def test_stf_12_5_the_bases_are_read_from_the_campaigns_file_as_places_and_megahexes():
     raw = {"maps": {"giuk": {"retirement_bases": {"US": [{"megahex": 1}, {"place": "Sumburgh"}],
                                                   "Soviet": [{"megahex": 63}, {"megahex": 64}]}}}}
-    assert movement.bases_in(raw, "giuk", "Soviet") == [maps.place_hex(M, 63), maps.place_hex(M, 64)]
-    assert movement.bases_in(raw, "giuk", "NATO") == [maps.place_hex(M, 1), maps.place_hex(M, "Sumburgh")]
-    assert movement.bases_in({"giuk": {"bases": {"Soviet": ["Megahex 63", "Atlantis"]}}}, "giuk", "Soviet") == ["2313"]
+    # a megahex base is each of its sea hexes, centre first (STF 12.9: reached on entering the megahex)
+    assert movement.bases_in(raw, "giuk", "Soviet") == maps.sea_hexes_of(M, 63) + maps.sea_hexes_of(M, 64)
+    assert movement.bases_in(raw, "giuk", "NATO") == maps.sea_hexes_of(M, 1) + [maps.place_hex(M, "Sumburgh")]
+    assert movement.bases_in({"giuk": {"bases": {"Soviet": ["Megahex 63", "Atlantis"]}}}, "giuk",
+                             "Soviet") == maps.sea_hexes_of(M, 63)
+    assert maps.sea_hexes_of(M, 63)[0] == "2313"
 
 
 # ---- STF 8.14, 8.15: proximity reveals -------------------------------------------------------------------

@@ -11,7 +11,7 @@ from domain.rulesets.stf.rules import HOOKS
 from domain.rulesets.toolkit.engine import Ctx
 from tests.unit.stf.helpers import FixedDice, NoDice, add_group, combat_state, events_of, play, run_step, ship
 
-SOVIET_BASE_HEXES = {maps.place_hex("giuk", 63), maps.place_hex("giuk", 64)}  # STF 12.11: Megahex 63 or 64
+SOVIET_BASE_HEXES = {*maps.sea_hexes_of("giuk", 63), *maps.sea_hexes_of("giuk", 64)}  # STF 12.11: Megahex 63 or 64
 
 
 def acts(out: list, what: str) -> list[dict]:
@@ -219,8 +219,9 @@ def test_stf_12_10_to_12_12_a_retiring_groups_destination_is_one_of_its_sides_ba
     st = combat_state("Terminal", map=map_name, system_side=side, player_side="US" if side == "Soviet" else "Soviet")
     hexes = retirement.base_hexes(st, side)
     expected = set()
-    for b in bases:  # a megahex base is the hex movement steers to: its centre (or first sea hex)
-        expected.add(maps.place_hex(map_name, int(b.split()[1]) if b.startswith("Megahex") else b))
+    for b in bases:  # a megahex base is each of its sea hexes (STF 12.9: reached on entering it)
+        expected |= set(maps.sea_hexes_of(map_name, int(b.split()[1])) if b.startswith("Megahex")
+                        else [maps.place_hex(map_name, b)])
     assert set(hexes) == expected
     # a group anywhere on the map heads for the nearest of them
     numbers = maps.megahex_numbers(map_name)
