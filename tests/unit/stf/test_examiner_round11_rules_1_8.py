@@ -5,8 +5,9 @@ where the server's answer and the text's differed (or the text's answer was not 
 from __future__ import annotations
 
 from domain.rulesets.stf import forces
-from tests.unit.stf.helpers import play
+from tests.unit.stf.helpers import FixedDice, events_of, play, pool_of, rolls_of, run_step
 from tests.unit.stf.test_forces import forces_state, refused
+from tests.unit.stf.test_movement import add, battle
 
 
 def counters(nation: str, cls: str) -> list[str]:
@@ -36,3 +37,50 @@ def test_stf_1_14_an_ssm_upgrade_point_counts_in_the_task_forces_points_for_its_
     _, after = play(st, order)
     assert (after["groups"]["P1"]["points"], after["groups"]["P1"]["leader"]) == (21, "Rear Admiral")
     assert (after["groups"]["P2"]["points"], after["groups"]["P2"]["leader"]) == (7, "Captain")
+
+
+# ---- STF 8.14, 8.15 with 8.7: "becomes Precisely known" is a Precise report, false contacts too -------
+def _approach(dice, **tf1):
+    """TF1, unknown unless ``tf1`` says otherwise, moves from 1706 toward P1 (four DDs at 1506),
+    coming within two hexes of it (8.14): the Movement phase's GameSystem step."""
+    st = battle(p1="1506")
+    add(st, "TF1", "system", "tf", "1706", **tf1)
+    st["pool"] = pool_of("Soviet", FF=6, DD=6)
+    return run_step(st, "system_movement", dice)
+
+
+def test_stf_8_14_an_unknown_contact_that_closes_may_prove_a_false_contact_and_is_removed():
+    """8.1: "numerous contacts, some of which are valid and some of which are not"; 8.14: a contact
+    that "moves within two hexes of player task force ... becomes Precisely known"; 8.7, the
+    Precise report: "If the target has no chit on it then roll 1D6. If the result is even then the
+    taskforce/subron is a false contact and is removed play; if it is odd then it is a hostile
+    contact and the exact composition of the force becomes known." TF1 has no chit: the 1D6 is
+    rolled (rule STF 8.14, the GameSystem's die); a 2, a false contact, removed from play with
+    no size nor composition rolled, and P1 still loses the action the approach cost it ("for each
+    task force or subron revealed in this manner"). Before, every contact that closed was made a
+    real force without the roll, so a false contact turned hostile by coming near."""
+    out, st = _approach(FixedDice(1, 2, default=1))  # 7.5's d2 between two equally good hexes, then 8.7's 1D6
+    false = [r for r in rolls_of(out) if r.rule == "STF 8.14"]
+    assert [(r.notation, r.seat, r.outcome) for r in false] == [("d6", "system", "false contact")]
+    assert [e["status"] for e in events_of(out, "GroupRemoved")] == ["false contact"]
+    assert st["groups"]["TF1"]["status"] == "false contact" and st["groups"]["TF1"]["hex"] is None
+    assert not events_of(out, "UnitsAssigned") and not [r for r in rolls_of(out) if r.rule in ("STF 8.6", "STF 8.7")]
+    assert st["campaign"]["actions_lost"]["groups"] == {"P1": 1}
+
+
+def test_stf_8_14_an_unknown_contact_that_closes_on_an_odd_roll_is_hostile_and_precise():
+    """The same approach, the 1D6 odd (3): a hostile contact, its size (8.6) and composition
+    (8.7) rolled, Precise."""
+    out, st = _approach(FixedDice(1, 3, default=1))
+    assert [r.outcome for r in rolls_of(out) if r.rule == "STF 8.14"][:1] == ["hostile"]
+    assert st["groups"]["TF1"]["intel"] == "precise" and st["groups"]["TF1"]["units"]
+    assert not events_of(out, "GroupRemoved")
+
+
+def test_stf_8_14_a_contact_with_a_chit_is_hostile_already_and_rolls_no_false_contact_die():
+    """8.7 rolls the false-contact die only for a target with no chit: TF1 with an Enemy chit (8.4
+    found it hostile) is revealed with no such die."""
+    out, st = _approach(FixedDice(default=1), intel="approximate", chit="Enemy")
+    assert not [r for r in rolls_of(out) if r.rule == "STF 8.14" and r.notation == "d6"
+                and "false" in r.purpose]
+    assert st["groups"]["TF1"]["intel"] == "precise"
