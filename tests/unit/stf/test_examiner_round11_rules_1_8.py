@@ -84,3 +84,20 @@ def test_stf_8_14_a_contact_with_a_chit_is_hostile_already_and_rolls_no_false_co
     assert not [r for r in rolls_of(out) if r.rule == "STF 8.14" and r.notation == "d6"
                 and "false" in r.purpose]
     assert st["groups"]["TF1"]["intel"] == "precise"
+
+
+def test_stf_8_15_an_unknown_subron_entering_a_player_subrons_hex_may_prove_a_false_contact():
+    """8.15: "enters the same hex as a player subron, the GameSystem task force or subron becomes
+    Precisely known, but the player loses one action": the same Precise report. SR1, no chit,
+    ends its move in P2's hex; the 1D6 (rule STF 8.15) even: a false contact, removed from play;
+    the Player still loses the action."""
+    st = battle(p1="1506")
+    add(st, "SR1", "system", "subron", "2210")
+    free, _ = run_step(st, "system_movement", FixedDice(default=1))
+    ties = [1 for r in rolls_of(free) if r.rule == "STF 7.5"]  # its choices of hexes, taken again below
+    add(st, "P2", "Player", "subron", events_of(free, "GroupMoved")[0]["path"][-1],
+        [{"id": "ssn", "counter": "ssn", "class": "SSN", "speed": 2, "ssm": 0, "torpedoes": 4}])
+    out, st2 = run_step(st, "system_movement", FixedDice(*ties, 4, default=1))
+    assert [(r.rule, r.outcome) for r in rolls_of(out) if r.rule != "STF 7.5"] == [("STF 8.15", "false contact")]
+    assert st2["groups"]["SR1"]["status"] == "false contact"
+    assert st2["campaign"]["actions_lost"]["rules"] == {"STF 8.15": 1}
