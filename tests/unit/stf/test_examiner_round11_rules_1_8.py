@@ -20,8 +20,8 @@ def test_stf_1_14_an_ssm_upgrade_point_counts_in_the_task_forces_points_for_its_
     "Each task force of 21 points or more may have a Rear Admiral; 11 points or more a Commodore".
     Two CGs (12) and two DDs (8) are 20 points of ships; with one DD upgraded the task force cost
     21 commitment points: a Rear Admiral. Two frigates (6) and an upgrade: 7, a Captain, and a
-    Commodore is refused naming 7 points. Before, the task force counted its counters' values only (20 and 10), so the
-    Rear Admiral was refused under STF 1.14 for a task force of 21."""
+    Commodore is refused naming 7 points. Before, the task force counted its counters' values only
+    (20), so the Rear Admiral was refused under STF 1.14 for a task force of 21."""
     st = forces_state(points=40, carriers=0)
     cgs, dds = counters("US", "CG")[:2], [c for c in counters("US", "DD") if forces.COUNTERS[c]["ssm_loads"] == 1][:2]
     ffs = counters("US", "FF")[:2]
