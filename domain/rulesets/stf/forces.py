@@ -11,8 +11,8 @@ STF 1.8   A US Player may buy up to 6 SOSUS units at 1 point for each 2.
 STF 1.12  Each carrier has at least three ASW ships of frigate level or higher and, US only, one
           free fast resupply freighter (no invasion VP); an invader's 8 free freighters (1.11).
 STF 1.13  The GameSystem's leaders only mark size (search.py's chits): nothing to do here.
-STF 1.14  The Player's leaders by the points of each task force: 21+ Rear Admiral, 11+ Commodore,
-          else Captain.
+STF 1.14  The Player's leaders by the points of each task force (the commitment points spent on
+          it, 13.7's upgrade points too): 21+ Rear Admiral, 11+ Commodore, else Captain.
 STF 13.1-13.9  Values and loads of the units (``unit_from_counter``: Iowa 10 VP, Kirov 8 VP, the
           Invincible's second AV8 squadron, (x2) SSM on CV and CG, (x4)/(x3) torpedoes on subs),
           the Player's (x2) SSM upgrades of DD and FF (never PC), no Tomahawk on a FF (data check).
@@ -173,6 +173,12 @@ def value(unit: dict) -> int:
     return int(unit.get("value", 0))
 
 
+def cost(unit: dict) -> int:
+    """The commitment points the Player spent on ``unit``: its value and, for a DD or FF whose SSM
+    went to (x2), the point that cost (STF 13.7); a task force's points for its leader (1.14)."""
+    return value(unit) + (SSM_UPGRADE_COST if unit.get("ssm_upgraded") else 0)
+
+
 def vp(unit: dict) -> int:
     """The VP the unit is worth when sunk (STF 13.1: Iowa 10, Kirov 8; STF 11.8: CG, freighter 5)."""
     return CLASS_VP.get(unit.get("ship_class"), int(unit.get("vp", 0)))
@@ -239,6 +245,7 @@ SOSUS_MAX, SOSUS_PER_POINT = 6, 2  # STF 1.8
 LEADERS = ((21, "Rear Admiral"), (11, "Commodore"), (0, "Captain"))  # STF 1.14
 LEADER_RANK = {"Captain": 0, "Commodore": 1, "Rear Admiral": 2}
 UPGRADE_CLASSES = ("DD", "FF")    # STF 13.7
+SSM_UPGRADE_COST = 1              # STF 13.7: "at the cost of one commitment point per ship"
 
 
 # ---- the Forces phase -----------------------------------------------------------------------------
@@ -331,7 +338,7 @@ def _count(order: dict, key: str, rule: str) -> int:
 
 def purchase_cost(pool: dict, units: list[str], sosus: int, upgrades: list[str]) -> int:
     """STF 1.5, 1.8, 13.7: the points a purchase spends."""
-    return (sum(value(pool[c]) for c in units) + -(-sosus // SOSUS_PER_POINT) + len(upgrades))
+    return (sum(value(pool[c]) for c in units) + -(-sosus // SOSUS_PER_POINT) + SSM_UPGRADE_COST * len(upgrades))
 
 
 def _buy_templates(state: dict) -> list[dict]:
@@ -557,7 +564,7 @@ def _form(ctx: Ctx, order: dict) -> None:
             need(all(u["class"] in SUBS for u in units), "STF 6.1", "a subron holds submarines only")
         else:
             need(not any(u["class"] in SUBS for u in units), "STF 6.1", "submarines form subrons, not task forces")
-        points = sum(value(u) for u in units)
+        points = sum(cost(u) for u in units)  # STF 1.14: the points spent on it, 13.7's upgrades too
         leader = None
         if gkind == "tf":
             best = leader_for(points)

@@ -13,7 +13,8 @@ STF 6.3/4 Each turn after the first (step ``reinforcements``, Random Events phas
 STF 7     The Player's ``move`` (adjacent sea hexes, at most the slowest unit's speed, once a turn a
           group); the GameSystem's steps ``group_modes`` (7.3) and ``system_movement`` (7.1-7.11,
           5.2, 12.5/12.9 retirement; 8.14, 8.15: a group less than Precise that moves within two
-          hexes of a Player task force, or into a Player subron's hex, is revealed there).
+          hexes of a Player task force, or into a Player subron's hex, is revealed there as by a
+          Precise report, 8.7: with no chit, an even 1D6 proves it a false contact).
 
 Every GameSystem path is chosen deterministically from the state: water distance (breadth-first
 over sea hexes) to the target, then hex distance; a die (one of as many faces as there are equally
@@ -1065,8 +1066,13 @@ def group_modes(ctx: Ctx, stack: list) -> None:
 
 # ---- STF 8.14, 8.15: proximity reveals -----------------------------------------------------------
 def reveal(ctx: Ctx, gid: str, rule: str, why: str) -> None:
-    """Make ``gid`` Precise: the search helper's ``composition.reveal`` (its size, nation and exact
-    composition, STF 8.6-8.8, 8.12, 8.13) when it is there, else the intelligence level alone."""
+    """Make ``gid`` Precisely known as 8.7's Precise report does: a contact with no chit rolls the
+    false-contact 1D6 first (even: removed from play; ``rule`` 8.14 or 8.15 names it), a hostile one
+    gets the search helper's ``composition.reveal`` (its size, nation and exact composition, STF
+    8.6-8.8, 8.12, 8.13) when it is there, else the intelligence level alone."""
+    from domain.rulesets.stf import search  # imported late: search reaches movement through composition
+    if ctx.state["groups"][gid].get("chit") is None and search.false_contact(ctx, gid, rule):
+        return
     try:
         composition = importlib.import_module("domain.rulesets.stf.composition")
     except ImportError:

@@ -104,8 +104,9 @@ def search(ctx: Ctx, order: dict) -> None:
     RESULTS[reading.result](ctx, gid)
 
 
-def _false_contact(ctx: Ctx, gid: str, rule: str) -> bool:
-    """1d6 (the GameSystem's): even, a false contact removed from play (True); odd, hostile."""
+def false_contact(ctx: Ctx, gid: str, rule: str) -> bool:
+    """1d6 (the GameSystem's): even, a false contact removed from play (True); odd, hostile. The
+    roll of 8.4-8.7 for a target with no chit, and of 8.14/8.15's reveal (movement.py)."""
     reading = roll_table(ctx, SEARCH_TABLES["false contact"], units=[gid], rule=rule,
                          purpose=f"{gid}: a false or a hostile contact ({rule})")
     if reading.result == "false contact":
@@ -126,7 +127,7 @@ def _unknown(ctx: Ctx, gid: str) -> None:
 
 def _approximate(ctx: Ctx, gid: str) -> None:
     """STF 8.4: with any chit, no effect; else 1d6, even false contact, odd an Enemy chit."""
-    if ctx.state["groups"][gid].get("chit") or _false_contact(ctx, gid, "STF 8.4"):
+    if ctx.state["groups"][gid].get("chit") or false_contact(ctx, gid, "STF 8.4"):
         return
     ctx.emit(GroupChanged, group=gid, changes={"chit": "Enemy", "intel": "approximate"}, rule="STF 8.4",
              why="STF 8.4: an odd roll, a hostile contact: an Enemy chit")
@@ -138,7 +139,7 @@ def _good(ctx: Ctx, gid: str) -> None:
     chit = ctx.state["groups"][gid].get("chit")
     if chit and chit != "Enemy":
         return
-    if chit is None and _false_contact(ctx, gid, "STF 8.5"):
+    if chit is None and false_contact(ctx, gid, "STF 8.5"):
         return
     why = "an odd roll, a hostile contact" if chit is None else "a hostile contact already (its Enemy chit)"
     ctx.emit(GroupChanged, group=gid, changes={"chit": "Tracked", "intel": "good"}, rule="STF 8.5",
@@ -150,7 +151,7 @@ def _accurate(ctx: Ctx, gid: str) -> None:
     size rolled (a leader chit); a group becoming Accurate raises the deployment total (8.12, 8.13)."""
     group = ctx.state["groups"][gid]
     chit = group.get("chit")
-    if chit is None and _false_contact(ctx, gid, "STF 8.6"):
+    if chit is None and false_contact(ctx, gid, "STF 8.6"):
         return
     if chit not in composition.SIZE_OF_LEADER:
         roll_size(ctx, gid, "STF 8.6")
@@ -176,7 +177,7 @@ def _precise(ctx: Ctx, gid: str) -> None:
     group = ctx.state["groups"][gid]
     if group.get("intel") == "precise":
         return
-    if group.get("chit") is None and _false_contact(ctx, gid, "STF 8.7"):
+    if group.get("chit") is None and false_contact(ctx, gid, "STF 8.7"):
         return
     reveal(ctx, gid, rule="STF 8.7", why=f"the Player's search reports {gid} Precise")
     if group["kind"] == "subron":
