@@ -1,0 +1,169 @@
+"""Eleventh examiner round: scenarios written from the text for combinations earlier rounds touched
+least: sudden death at the instant a VP is scored inside an operation or a random event, the VP of
+control that changes when units leave an area, the last operation with decisions still owed, and
+the stealth aircraft's fifth attack made outside an operation. Small positions (helpers.py), fixed
+dice, driven through the ruleset's public ``decide``."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+
+from .helpers import (
+    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of, uk,
+)
+from .test_rules_random_events import draw
+
+
+def vp_events(out) -> list[tuple[int, str]]:
+    return [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")]
+
+
+# ------------------------------------------------------------------------ FS 4.4(5), 4.5 ---
+def test_fs_4_5_a_march_into_an_empty_vp_area_reaching_minus_5_ends_play_before_the_tez_point():
+    """FS 4.4: "VP are instantly scored"; 4.5: "If the VP tally ever reaches -5, play stops
+    immediately". No UK surface ship is in the TEZ, so the AR would score 4.4(1)'s point "every time
+    a UK operation is completed", but the Op #24 march into empty Fox Bay (FS 3.6: the UK alone
+    there) scores -1 first: at -4 the track reaches -5 and the UK wins before the operation is
+    completed: no 4.4(1) point, no OperationCompleted, no operation spent."""
+    st = empty()
+    place(st, "2_para", "port_howard")
+    control(st, UK, "port_howard")
+    st["vp"][S.TRACK] = -4
+    left = st["uk_operations_left"]
+    out, after = play(st, UK, op(24, origin="port_howard", destination="fox_bay", units=["2_para"]))
+    assert vp_events(out) == [(-1, "FS 4.4(5)")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (UK, "FS 4.5")
+    assert names(out)[-1] == "GameEnded" and not events_of(out, "OperationCompleted")
+    assert after["vp"][S.TRACK] == -5 and after["uk_operations_left"] == left
+
+
+def test_fs_4_5_at_plus_19_the_uk_point_for_a_vp_area_comes_before_the_ar_tez_point_no_sudden_death():
+    """The same march at +19: Fox Bay's -1 is scored the instant the UK is alone there (4.4(5)),
+    the AR's 4.4(1) point when the operation is completed, after it. The track goes 18, then 19,
+    and never reaches +20: play goes on (scored the other way round it would end at +20)."""
+    st = empty()
+    place(st, "2_para", "port_howard")
+    control(st, UK, "port_howard")
+    st["vp"][S.TRACK] = 19
+    out, after = play(st, UK, op(24, origin="port_howard", destination="fox_bay", units=["2_para"]))
+    assert vp_events(out) == [(-1, "FS 4.4(5)"), (1, "FS 4.4(1)")]
+    assert [e["total"] for e in events_of(out, "VPScored")] == [18, 19]
+    assert not events_of(out, "GameEnded") and not after.get("ended")
+    assert after["phase"] == "AR Operations"
+
+
+# ------------------------------------------------------------------ FS 3.6, 4.4(5), Op #23 ---
+def test_fs_3_6_an_ar_op_23_loading_the_last_ar_unit_out_of_a_contested_vp_area_hands_it_to_the_uk():
+    """Op #23 loads "ground units from a land area", a contested one too; FS 3.6: "A contested ...
+    land area comes under your control the instant your side is the only one to have one or more
+    ground units in it". The AR loads its last infantry out of contested Goose Green onto Cabo San
+    Antonio: Goose Green is the UK's at once, one VP to the UK (4.4(5))."""
+    st = empty("AR Operations")
+    place(st, "cabo_san_antonio", "falklands")
+    place(st, "2_para", "goose_green")
+    place(st, "ri_12", "goose_green")
+    control(st, AR, "goose_green")
+    vp = st["vp"][S.TRACK]
+    out, after = play(st, AR, op(23, loads={"ri_12": "cabo_san_antonio"}))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("goose_green", UK)]
+    assert vp_events(out) == [(-1, "FS 4.4(5)")] and after["vp"][S.TRACK] == vp - 1
+
+
+def test_fs_4_4_5_a_uk_op_23_loading_its_last_unit_out_of_a_contested_vp_area_is_an_ar_recapture():
+    """FS 4.4(5): "If the AR player manages to recapture any VP area, he immediately adds back the
+    corresponding number": the UK held Goose Green and loads its last unit out of it while AR
+    infantry is there (Op #23); the AR is alone there (3.6) and adds the point back."""
+    st = uk()
+    place(st, "canberra", "falklands")
+    place(st, "2_para", "goose_green")
+    place(st, "ri_12", "goose_green")
+    control(st, UK, "goose_green")
+    vp = st["vp"][S.TRACK]
+    out, after = play(st, UK, op(23, loads={"2_para": "canberra"}))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("goose_green", AR)]
+    assert vp_events(out) == [(1, "FS 4.4(5)")] and after["vp"][S.TRACK] == vp + 1
+
+
+# ----------------------------------------------------------------------- FS 4.5, 11.3 ---
+def test_fs_4_5_and_11_3_2_4_the_compromised_sf_was_port_stanleys_last_ar_unit_the_uk_wins_at_minus_5():
+    """FS 11.3 2-4 (a four: the AR side is affected, the UK chooses) removes the AR commando
+    contesting Port Stanley beside 2 Para (10.8: SF alone contest an area); FS 3.6 hands Port
+    Stanley to the UK and 4.4(5) scores -4: from -1 the track reaches -5, and FS 4.5 ends the game
+    at once, in the Random Event Phase: no next turn."""
+    st = empty()
+    place(st, "cdo_601", "port_stanley")
+    place(st, "2_para", "port_stanley")
+    control(st, AR, "port_stanley")
+    st["vp"][S.TRACK] = -1
+    out, st = draw(st, 2, 4, 4)
+    assert (pending(st)["kind"], pending(st)["seat"]) == ("sf_compromised", UK)
+    out, after = answer(st, UK, {"unit": "cdo_601"})
+    assert vp_events(out) == [(-4, "FS 4.4(5)")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (UK, "FS 4.5")
+    assert not events_of(out, "TurnAdvanced") and after["turn"] == 1
+
+
+def test_fs_4_5_and_11_3_6_6_a_surprise_sinking_of_hermes_at_plus_18_ends_the_game_in_the_event_phase():
+    """FS 11.3 6-6 with 4.4(4): Hermes is two VP to the AR "whenever and wherever" sunk; at +18
+    the surprise sinking reaches +20 and FS 4.5 stops play there, before the next turn begins."""
+    st = uk()
+    place(st, "salta", "sa6")
+    place(st, "hermes", "sa6", steps=1)
+    st["vp"][S.TRACK] = 18
+    out, st = draw(st, 6, 6)
+    out, after = answer(st, AR, {"area": "sa6", "target": "hermes", "units": ["salta"]}, FixedDice(1))
+    assert vp_events(out) == [(2, "FS 4.4(4)")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (AR, "FS 4.5")
+    assert not events_of(out, "TurnAdvanced") and after["turn"] == 1
+
+
+# ---------------------------------------------------------------------- FS 5.3, 9.6, Op #11 ---
+def test_fs_5_3_the_last_operation_takes_port_stanley_the_stranded_dagger_rebases_and_is_intercepted_first():
+    """FS 5.3: play stops "When that last UK operation is completed"; 9.6: AR aircraft alone with UK
+    ground units rebase "immediately", "subject to interception". The UK's last operation marches
+    2 Para into Port Stanley, where only a Dagger stands: the AR rebases it and the UK may
+    intercept it (Hermes in the Falkland Islands Sea Area) before the operation is completed; then
+    the game ends on FS 4.6 (Port Stanley held, -1 VP: a UK win)."""
+    st = uk()
+    st["uk_operations_left"] = 1
+    st["vp"][S.TRACK] = 3
+    place(st, "2_para", "mount_kent")
+    control(st, UK, "mount_kent")
+    place(st, "dagger_1", "port_stanley")
+    place(st, "hermes", "falklands")
+    out, st = play(st, UK, op(24, origin="mount_kent", destination="port_stanley", units=["2_para"]))
+    assert vp_events(out) == [(-4, "FS 4.4(5)")] and not events_of(out, "GameEnded")
+    assert (pending(st)["kind"], pending(st)["seat"]) == ("emergency_rebase", AR)
+    out, st = answer(st, AR, {"destinations": {"dagger_1": "argentina"}})
+    assert (pending(st)["kind"], pending(st)["seat"]) == ("interception", UK) and not st.get("ended")
+    out, after = answer(st, UK, {"fire": "auto"}, FixedDice(6, 6, 6))
+    assert [r.units for r in rolls_of(out)] == [["hermes", "dagger_1"]] * 3
+    assert S.where(after, "dagger_1") == S.ARGENTINA
+    assert names(out)[-2:] == ["OperationCompleted", "GameEnded"]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (UK, "FS 4.6") and after["uk_operations_left"] == 0
+
+
+# ------------------------------------------------------------------------ FS 10.5, 11.3 4-4 ---
+def test_fs_10_5_the_fifth_stealth_attack_made_in_a_4_4_free_attack_counts_and_removes_it():
+    """FS 10.5: the Super Etendard "may never make more than five attacks during an entire game,
+    after which it's simply removed"; 4-4's free attack is no operation but is an attack. With four
+    attacks made, it flies into a 4-4 attack on Glamorgan in Sea Area 6 (in range from Argentina,
+    9.4): that is its fifth, and it is removed after the battle."""
+    st = uk()
+    place(st, "glamorgan", "sa6")
+    place(st, "drummond", "sa6")
+    place(st, "super_etendard", "argentina")
+    st["stealth_attacks"] = 4
+    out, st = draw(st, 4, 4)
+    assert pending(st)["kind"] == "free_attack" and "super_etendard" in pending(st)["options"]["areas"]["sa6"]["aircraft"]
+    out, st = answer(st, AR, {"area": "sa6", "units": ["drummond"], "aircraft": ["super_etendard"],
+                              "fire": [{"unit": "drummond", "at": "glamorgan"},
+                                       {"unit": "super_etendard", "at": "glamorgan"}]}, FixedDice(default=6))
+    while pending(st):
+        out, st = answer(st, pending(st)["seat"], {"fire": "auto"}, FixedDice(default=6))
+    assert st["stealth_attacks"] == 5 and not S.alive(st, "super_etendard")
+    assert [e["rule"] for e in events_of(out, "UnitWithdrawn")] == ["FS 10.5"]
