@@ -804,7 +804,12 @@ def op_24(ctx: Ctx, side: str, order: dict) -> list:
     for u in support:
         need(ctx.state["units"][u]["location"] == dest and u not in units, rule(24), f"{name(u)} is not already in {area_name(dest)}")
     force = whole_force(ctx, side, dest, ("ground",), [*units, *support])
-    return [ground_battle(ctx, side, 24, dest, force, fire=fire_of(order))]
+    battle = ground_battle(ctx, side, 24, dest, force, fire=fire_of(order))
+    if origin == dest:
+        return [battle]
+    # The area left behind changes hands "the instant" one side is alone there (FS 3.6), its VP
+    # "instantly" (4.4, 4.5) and its stranded aircraft rebase "immediately" (9.6): before the attack.
+    return [{"step": "ground_settle"}, {"step": "rebase"}, battle]
 
 
 def op_25(ctx: Ctx, side: str, order: dict) -> list:

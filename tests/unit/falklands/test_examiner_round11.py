@@ -6,6 +6,8 @@ dice, driven through the ruleset's public ``decide``."""
 
 from __future__ import annotations
 
+import pytest
+
 from domain.rulesets.falklands import state as S
 
 from .helpers import (
@@ -54,35 +56,27 @@ def test_fs_4_5_at_plus_19_the_uk_point_for_a_vp_area_comes_before_the_ar_tez_po
 
 
 # ------------------------------------------------------------------ FS 3.6, 4.4(5), Op #23 ---
-def test_fs_3_6_an_ar_op_23_loading_the_last_ar_unit_out_of_a_contested_vp_area_hands_it_to_the_uk():
+@pytest.mark.parametrize("side, unit, ship, gains, delta", [
+    (AR, "ri_12", "cabo_san_antonio", UK, -1),   # the UK takes Goose Green
+    (UK, "2_para", "canberra", AR, +1),          # the AR recaptures it
+])
+def test_fs_3_6_and_4_4_5_an_op_23_loading_the_last_unit_out_of_a_contested_vp_area_hands_it_over(
+        side, unit, ship, gains, delta):
     """Op #23 loads "ground units from a land area", a contested one too; FS 3.6: "A contested ...
     land area comes under your control the instant your side is the only one to have one or more
-    ground units in it". The AR loads its last infantry out of contested Goose Green onto Cabo San
-    Antonio: Goose Green is the UK's at once, one VP to the UK (4.4(5))."""
-    st = empty("AR Operations")
-    place(st, "cabo_san_antonio", "falklands")
+    ground units in it"; 4.4(5): the UK scores Goose Green's VP when it takes it, and "If the AR
+    player manages to recapture any VP area, he immediately adds back the corresponding number".
+    The side holding contested Goose Green loads its last unit there onto its ship in the Falkland
+    Islands Sea Area: the other side holds Goose Green at once, and its point is scored."""
+    st = uk() if side == UK else empty("AR Operations")
+    place(st, ship, "falklands")
     place(st, "2_para", "goose_green")
     place(st, "ri_12", "goose_green")
-    control(st, AR, "goose_green")
+    control(st, side, "goose_green")
     vp = st["vp"][S.TRACK]
-    out, after = play(st, AR, op(23, loads={"ri_12": "cabo_san_antonio"}))
-    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("goose_green", UK)]
-    assert vp_events(out) == [(-1, "FS 4.4(5)")] and after["vp"][S.TRACK] == vp - 1
-
-
-def test_fs_4_4_5_a_uk_op_23_loading_its_last_unit_out_of_a_contested_vp_area_is_an_ar_recapture():
-    """FS 4.4(5): "If the AR player manages to recapture any VP area, he immediately adds back the
-    corresponding number": the UK held Goose Green and loads its last unit out of it while AR
-    infantry is there (Op #23); the AR is alone there (3.6) and adds the point back."""
-    st = uk()
-    place(st, "canberra", "falklands")
-    place(st, "2_para", "goose_green")
-    place(st, "ri_12", "goose_green")
-    control(st, UK, "goose_green")
-    vp = st["vp"][S.TRACK]
-    out, after = play(st, UK, op(23, loads={"2_para": "canberra"}))
-    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("goose_green", AR)]
-    assert vp_events(out) == [(1, "FS 4.4(5)")] and after["vp"][S.TRACK] == vp + 1
+    out, after = play(st, side, op(23, loads={unit: ship}))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("goose_green", gains)]
+    assert vp_events(out) == [(delta, "FS 4.4(5)")] and after["vp"][S.TRACK] == vp + delta
 
 
 # ----------------------------------------------------------------------- FS 4.5, 11.3 ---
@@ -167,3 +161,79 @@ def test_fs_10_5_the_fifth_stealth_attack_made_in_a_4_4_free_attack_counts_and_r
         out, st = answer(st, pending(st)["seat"], {"fire": "auto"}, FixedDice(default=6))
     assert st["stealth_attacks"] == 5 and not S.alive(st, "super_etendard")
     assert [e["rule"] for e in events_of(out, "UnitWithdrawn")] == ["FS 10.5"]
+
+
+# ---------------------------------------------------------------- FS 3.6, 4.5, 7.1 Op #24 ---
+def _west_falkland(st, mover_side: str) -> dict:
+    """Port Howard and Fox Bay (FS 4.4(5): one VP each; they adjoin, map.json) both contested: the
+    mover's side holds Port Howard, the other side Fox Bay."""
+    other = S.other(mover_side)
+    mover, stayer = ("2_para", "ri_5") if mover_side == UK else ("ri_5", "2_para")
+    place(st, mover, "port_howard")
+    place(st, stayer, "port_howard")
+    place(st, "3_para", "fox_bay")
+    place(st, "ri_8", "fox_bay")
+    control(st, mover_side, "port_howard")
+    control(st, other, "fox_bay")
+    return st
+
+
+def test_fs_3_6_and_4_5_an_op_24_march_out_of_a_vp_area_hands_it_over_at_once_before_the_attack():
+    """FS 7.1 Op #24: the force moves into the adjoining area, and enemy ground units there "may be
+    attacked as part of this same op". FS 3.6: an area "comes under your control the instant your
+    side is the only one to have one or more ground units in it"; 4.4: "VP are instantly scored";
+    4.5: "If the VP tally ever reaches +20, play stops immediately". At +19 the UK marches its last
+    unit out of contested Port Howard to attack Fox Bay: the instant it leaves, the AR holds Port
+    Howard again (+1, 4.4(5)), the track reaches +20 and the AR wins; the attack is never made (no
+    battle, no die; taken after the attack, Fox Bay's -1 would have netted +19 and play gone on)."""
+    st = _west_falkland(uk(), UK)
+    st["vp"][S.TRACK] = 19
+    out, after = play(st, UK, op(24, origin="port_howard", destination="fox_bay", units=["2_para"], attack=True,
+                                 fire="auto"), FixedDice(1, 1, default=6))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("port_howard", AR)]
+    assert vp_events(out) == [(1, "FS 4.4(5)")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (AR, "FS 4.5")
+    assert not events_of(out, "BattleBegun") and not rolls_of(out) and pending(after) is None
+
+
+def test_fs_3_6_and_4_5_an_ar_op_24_march_out_of_a_vp_area_at_minus_4_ends_the_game_for_the_uk_at_once():
+    """The same for the AR at -4: its last infantry leaves contested Port Howard to attack Fox Bay;
+    the UK is alone in Port Howard that instant (-1, 4.4(5)), the track reaches -5 and the UK wins
+    (FS 4.5) before any defensive fire is asked or die rolled."""
+    st = _west_falkland(empty("AR Operations"), AR)
+    st["vp"][S.TRACK] = -4
+    out, after = play(st, AR, op(24, origin="port_howard", destination="fox_bay", units=["ri_5"], attack=True,
+                                 fire="auto"), FixedDice(default=1))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("port_howard", UK)]
+    assert vp_events(out) == [(-1, "FS 4.4(5)")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (UK, "FS 4.5")
+    assert not events_of(out, "BattleBegun") and not rolls_of(out) and pending(after) is None
+
+
+def test_fs_9_6_aircraft_left_alone_by_an_op_24_march_out_rebase_before_the_attack_is_fought():
+    """FS 9.6: when AR aircraft are the only AR units in an area the UK has ground units in,
+    "emergency rebasing must take place immediately". The AR marches its last infantry out of
+    contested Goose Green, where a Pucara is based, to attack Fitzroy (Op #24): Goose Green is the
+    UK's that instant (-1, 4.4(5)) and the Pucara rebases then, before the attack in Fitzroy is
+    fought (its defensive fire is asked after)."""
+    st = empty("AR Operations")
+    place(st, "ri_12", "goose_green")
+    place(st, "3_para", "goose_green")
+    place(st, "pucara_2", "goose_green")
+    place(st, "2_para", "fitzroy")
+    place(st, "ri_4", "fitzroy")
+    control(st, AR, "goose_green")
+    control(st, UK, "fitzroy")
+    vp = st["vp"][S.TRACK]
+    out, st = play(st, AR, op(24, origin="goose_green", destination="fitzroy", units=["ri_12"], attack=True,
+                              fire="auto"))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [("goose_green", UK)]
+    assert vp_events(out) == [(-1, "FS 4.4(5)")] and st["vp"][S.TRACK] == vp - 1
+    assert not events_of(out, "BattleBegun")
+    assert (pending(st)["kind"], pending(st)["seat"]) == ("emergency_rebase", AR)
+    out, st = answer(st, AR, {"destinations": {"pucara_2": "port_stanley"}})
+    assert [(e["unit"], e["destination"]) for e in events_of(out, "UnitMoved")] == [("pucara_2", "port_stanley")]
+    assert [e["area"] for e in events_of(out, "BattleBegun")] == ["fitzroy"]
+    assert (pending(st)["kind"], pending(st)["seat"]) == ("defensive_fire", UK)
