@@ -4,9 +4,14 @@ the attack is made (tests/unit/falklands/test_examiner_round11.py has the unit s
 
 from __future__ import annotations
 
-from tests.api.test_examiner_fs_api_play import (  # noqa: F401 (client: the fixture)
-    accepted, at, client, game_at, held, legal, state_of, uk_to_move, vp_track,
-)
+import pytest
+
+from tests.api.test_examiner_fs_api_play import accepted, at, game_at, held, legal, state_of, uk_to_move, vp_track
+
+
+@pytest.fixture
+def client(sqlite_client):
+    return sqlite_client
 
 
 def _west_falkland_contested(state):
