@@ -230,9 +230,11 @@ def op_4(ctx: Ctx, side: str, order: dict) -> list:
     for u in [*ships, sub]:
         if S.where(ctx.state, u) != S.SOUTH_GEORGIA:
             ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=S.SOUTH_GEORGIA, rule=rule(4))
+    # "thereby automatically gaining control of it": the box is the UK's as the force enters, and
+    # the AR submarines there are then eliminated (their 4.4(3) VP may end the game, FS 4.5)
+    ctx.emit(ev.ControlChanged, area=S.SOUTH_GEORGIA, side=UK, previous=AR, rule=rule(4))
     for u in S.units_in(ctx.state, S.SOUTH_GEORGIA, side=AR, classes=["submarine"]):
         eliminate(ctx, u, rule(4))
-    ctx.emit(ev.ControlChanged, area=S.SOUTH_GEORGIA, side=UK, previous=AR, rule=rule(4))
     return []
 
 

@@ -237,3 +237,25 @@ def test_fs_9_6_aircraft_left_alone_by_an_op_24_march_out_rebase_before_the_atta
     assert [(e["unit"], e["destination"]) for e in events_of(out, "UnitMoved")] == [("pucara_2", "port_stanley")]
     assert [e["area"] for e in events_of(out, "BattleBegun")] == ["fitzroy"]
     assert (pending(st)["kind"], pending(st)["seat"]) == ("defensive_fire", UK)
+
+
+# -------------------------------------------------------------------- FS 7.1 Op #4, 4.5 ---
+def test_fs_7_1_op_4_the_box_is_the_uks_as_the_force_enters_though_santa_fe_sunk_there_ends_the_game():
+    """Op #4: the UK "moves a force ... into the South George Holding Box, thereby automatically
+    gaining control of it. Any AR submarine(s) there at the time of this operation are
+    automatically eliminated"; 4.4(3) scores Santa Fe sunk in the box for the UK, and at -4 that is
+    -5: the UK wins at once (4.5), holding the box it entered (control comes with the move)."""
+    st = uk()
+    for ship in ("hermes", "glamorgan", "arrow"):
+        place(st, ship, "sa4")
+    place(st, "onyx", "sa5")
+    place(st, "sbs", aboard="onyx")
+    place(st, "sas_d", aboard="hermes")
+    place(st, "santa_fe", S.SOUTH_GEORGIA)
+    st["vp"][S.TRACK] = -4
+    out, after = play(st, UK, op(4, ships=["hermes", "glamorgan", "arrow"], submarine="onyx", sf=["sbs", "sas_d"]))
+    assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [(S.SOUTH_GEORGIA, UK)]
+    assert vp_events(out) == [(-1, "FS 4.4(3)")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"]) == (UK, "FS 4.5")
+    assert S.controlled_by(after, S.SOUTH_GEORGIA) == UK and not S.alive(after, "santa_fe")
