@@ -259,3 +259,26 @@ def test_fs_7_1_op_4_the_box_is_the_uks_as_the_force_enters_though_santa_fe_sunk
     (ended,) = events_of(out, "GameEnded")
     assert (ended["winner"], ended["rule"]) == (UK, "FS 4.5")
     assert S.controlled_by(after, S.SOUTH_GEORGIA) == UK and not S.alive(after, "santa_fe")
+
+
+@pytest.mark.parametrize("origin, destination", [("port_howard", "fox_bay"), ("fox_bay", "port_howard")])
+def test_fs_3_6_and_4_5_one_march_that_gives_up_one_vp_area_and_takes_another_is_judged_on_the_net(
+        origin, destination):
+    """Reading (docs/rulesets.md): FS 3.6 "comes under your control the instant your side is the only
+    one". At +19 the UK marches its last unit out of contested Port Howard into empty, AR-held Fox
+    Bay (Op #24, no attack), or the mirror image: the instant it moves, the area left is the AR's
+    (+1) and the area entered the UK's (-1), together, as a battle's hits take effect together (FS
+    10.2 with 4.5): the track nets +19 and play goes on, whichever way the march goes (before, the
+    order the map file lists the two areas in decided it: Port Howard's +1 first ended the game)."""
+    st = uk()
+    place(st, "2_para", origin)
+    place(st, "ri_5", origin)
+    control(st, UK, origin)
+    control(st, AR, destination)
+    st["vp"][S.TRACK] = 19
+    out, after = play(st, UK, op(24, origin=origin, destination=destination, units=["2_para"]))
+    assert sorted((e["area"], e["side"]) for e in events_of(out, "ControlChanged")) == \
+        sorted([(origin, AR), (destination, UK)])
+    assert sorted(vp_events(out)) == [(-1, "FS 4.4(5)"), (1, "FS 4.4(5)")]
+    assert not events_of(out, "GameEnded") and after["vp"][S.TRACK] == 19
+    assert after["phase"] == "AR Operations"
