@@ -11,7 +11,7 @@ import pytest
 from domain.rulesets.falklands import state as S
 
 from .helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of, uk,
+    AR, UK, FixedDice, answer, control, empty, events_of, names, op, op_4_force, pending, place, play, rolls_of, uk,
 )
 from .test_rules_random_events import draw
 
@@ -246,14 +246,9 @@ def test_fs_7_1_op_4_the_box_is_the_uks_as_the_force_enters_though_santa_fe_sunk
     automatically eliminated"; 4.4(3) scores Santa Fe sunk in the box for the UK, and at -4 that is
     -5: the UK wins at once (4.5), holding the box it entered (control comes with the move)."""
     st = uk()
-    for ship in ("hermes", "glamorgan", "arrow"):
-        place(st, ship, "sa4")
-    place(st, "onyx", "sa5")
-    place(st, "sbs", aboard="onyx")
-    place(st, "sas_d", aboard="hermes")
-    place(st, "santa_fe", S.SOUTH_GEORGIA)
+    order = op_4_force(st)
     st["vp"][S.TRACK] = -4
-    out, after = play(st, UK, op(4, ships=["hermes", "glamorgan", "arrow"], submarine="onyx", sf=["sbs", "sas_d"]))
+    out, after = play(st, UK, order)
     assert [(e["area"], e["side"]) for e in events_of(out, "ControlChanged")] == [(S.SOUTH_GEORGIA, UK)]
     assert vp_events(out) == [(-1, "FS 4.4(3)")]
     (ended,) = events_of(out, "GameEnded")
