@@ -536,7 +536,14 @@ def leadership_in_effect(state: dict) -> bool:
 
 def after_ground_change(ctx: Ctx) -> None:
     """FS 3.6 / 4.4(5): a land area held by one side alone is that side's; VP follow; AR aircraft in
-    an area the UK now holds must rebase (FS 6.3, 9.6)."""
+    an area the UK now holds must rebase (FS 6.3, 9.6). The areas one change hands over change at
+    one instant ("the instant your side is the only one"): sudden death (4.5) is judged on their
+    net, whatever order the map lists them in (hooks.simultaneous)."""
+    with simultaneous(ctx):
+        _hand_over(ctx)
+
+
+def _hand_over(ctx: Ctx) -> None:
     everywhere = S.ground_sides_everywhere(ctx.state)  # what follows moves no unit
     for area in DATA.land_areas:
         sides = everywhere.get(area, set())

@@ -230,9 +230,11 @@ def op_4(ctx: Ctx, side: str, order: dict) -> list:
     for u in [*ships, sub]:
         if S.where(ctx.state, u) != S.SOUTH_GEORGIA:
             ctx.emit(ev.UnitMoved, unit=u, origin=S.where(ctx.state, u), destination=S.SOUTH_GEORGIA, rule=rule(4))
+    # "thereby automatically gaining control of it": the box is the UK's as the force enters, and
+    # the AR submarines there are then eliminated (their 4.4(3) VP may end the game, FS 4.5)
+    ctx.emit(ev.ControlChanged, area=S.SOUTH_GEORGIA, side=UK, previous=AR, rule=rule(4))
     for u in S.units_in(ctx.state, S.SOUTH_GEORGIA, side=AR, classes=["submarine"]):
         eliminate(ctx, u, rule(4))
-    ctx.emit(ev.ControlChanged, area=S.SOUTH_GEORGIA, side=UK, previous=AR, rule=rule(4))
     return []
 
 
@@ -804,7 +806,12 @@ def op_24(ctx: Ctx, side: str, order: dict) -> list:
     for u in support:
         need(ctx.state["units"][u]["location"] == dest and u not in units, rule(24), f"{name(u)} is not already in {area_name(dest)}")
     force = whole_force(ctx, side, dest, ("ground",), [*units, *support])
-    return [ground_battle(ctx, side, 24, dest, force, fire=fire_of(order))]
+    battle = ground_battle(ctx, side, 24, dest, force, fire=fire_of(order))
+    if origin == dest:
+        return [battle]
+    # The area left behind changes hands "the instant" one side is alone there (FS 3.6), its VP
+    # "instantly" (4.4, 4.5) and its stranded aircraft rebase "immediately" (9.6): before the attack.
+    return [{"step": "ground_settle"}, {"step": "rebase"}, battle]
 
 
 def op_25(ctx: Ctx, side: str, order: dict) -> list:

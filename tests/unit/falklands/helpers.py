@@ -268,3 +268,16 @@ def broken(st: dict, seat: str, order: dict, rule: str, dice=None) -> RuleViolat
 
 def fire(*pairs) -> list[dict]:
     return [{"unit": u, "at": t} for u, t in pairs]
+
+
+def op_4_force(st: dict) -> dict:
+    """Op #4's force placed (FS 7.1 Op #4: three surface vessels, a submarine, two SF): Hermes with
+    SAS D aboard, Glamorgan and Arrow in Sea Area 4, Onyx with the SBS aboard in Sea Area 5, and
+    Santa Fe in the South Georgia box; returns the Op #4 order that sends them."""
+    for ship in ("hermes", "glamorgan", "arrow"):
+        place(st, ship, "sa4")
+    place(st, "onyx", "sa5")
+    place(st, "sbs", aboard="onyx")
+    place(st, "sas_d", aboard="hermes")
+    place(st, "santa_fe", S.SOUTH_GEORGIA)
+    return op(4, ships=["hermes", "glamorgan", "arrow"], submarine="onyx", sf=["sbs", "sas_d"])

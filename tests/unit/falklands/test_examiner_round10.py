@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, answer, broken, control, empty, events_of, fire, op, pending, place, play, rolls_of,
-    set_phase, uk,
+    AR, UK, FixedDice, answer, broken, control, empty, events_of, fire, op, op_4_force, pending, place, play,
+    rolls_of, set_phase, uk,
 )
 
 
@@ -111,13 +111,8 @@ def test_fs_7_1_op_4_onyx_with_the_sbs_aboard_is_the_forces_submarine_and_one_of
     SBS aboard and Hermes with SAS D aboard make the force with two destroyers: the box is the UK's,
     Santa Fe there is eliminated and scores for the UK (4.4(3)), both SF stay aboard."""
     st = uk()
-    for ship in ("hermes", "glamorgan", "arrow"):
-        place(st, ship, "sa4")
-    place(st, "onyx", "sa5")
-    place(st, "sbs", aboard="onyx")
-    place(st, "sas_d", aboard="hermes")
-    place(st, "santa_fe", S.SOUTH_GEORGIA)
-    out, st = play(st, UK, op(4, ships=["hermes", "glamorgan", "arrow"], submarine="onyx", sf=["sbs", "sas_d"]))
+    order = op_4_force(st)
+    out, st = play(st, UK, order)
     assert S.controlled_by(st, S.SOUTH_GEORGIA) == UK
     assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["santa_fe"]
     assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")][0] == (-1, "FS 4.4(3)")
