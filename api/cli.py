@@ -1087,10 +1087,12 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 def _saved_invite(session: Session, game_id: str, seat: str | None) -> str:
     """``join GAME --as SEAT``: the invite of SEAT that 'new' saved on this machine."""
-    if not seat:
-        raise UsageError("give the invite code: warlog join GAME INVITE --handle NAME "
-                         "(or --as SEAT for a seat whose invite 'new' saved here)")
     invites = session.entry(game_id).get("invites") or {}
+    if not seat:
+        saved = " | ".join(f"--as {s}" for s in invites)
+        raise UsageError("give the invite code: warlog join GAME INVITE --handle NAME "
+                         + (f"(or, for a seat whose invite 'new' saved here: {saved})" if saved
+                            else "(or --as SEAT for a seat whose invite 'new' saved here)"))
     if seat not in invites:
         saved = ", ".join(invites) or "none"
         raise UsageError(f"no saved invite for seat {seat} of game {game_id} in {session.path} "
@@ -1212,10 +1214,20 @@ def cmd_legal(args: argparse.Namespace) -> int:
     body = client.legal_orders(game_id)
 
     def human(b: dict) -> None:
-        summary, names, kinds = _game_names_and_kinds(client, game_id)
+        summary, names, kinds, take_backs = _game_names_and_kinds(client, game_id)
         orders = b.get("orders") or []
         if summary.get("ended"):
             say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
+            return
+        asked = _waiting_take_back(client, game_id)
+        if asked and asked.get("seat") == b.get("seat"):
+            moving = ", ".join(summary.get("whose_move") or []) or "the opponent"
+            say(f"{asked.get('seat')} waits for {moving}'s answer to its take-back; or concede: warlog concede {game_id}")
+            return
+        if asked:  # the game waits for this seat's answer before any order (docs/api.md, "Take-backs")
+            reason = f": {asked['reason']}" if asked.get("reason") else ""
+            say(f"{asked.get('seat')} asks to take back its last order{reason}")
+            say(f"  warlog answer-take-back {game_id} --accept   (or --decline)")
             return
         sealing = _sealed_round_of(client, game_id, b.get("seat"))
         if sealing and b.get("seat") in (sealing.get("revealed") or []):
@@ -1242,8 +1254,11 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if sealing:
             say(f"or concede: warlog concede {game_id}")
             return
-        say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
-            f"or concede: warlog concede {game_id}")
+        if take_backs:
+            say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
+                f"or concede: warlog concede {game_id}")
+        else:
+            say(f"or concede: warlog concede {game_id}")
 
     return _emit(args, body, human)
 
@@ -1263,20 +1278,21 @@ def _sealed_round_of(client, game_id: str, seat: str | None) -> dict | None:
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
     """The game's summary and {id: name} of its pieces (its ruleset's board: units and areas),
     so that output speaks the game's names; ({}, {}) when they cannot be read."""
-    summary, names, _ = _game_names_and_kinds(client, game_id)
+    summary, names, _, _ = _game_names_and_kinds(client, game_id)
     return summary, names
 
 
-def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list]:
-    """The game's summary, {id: name} of its pieces (its ruleset's board: units and areas) and its
-    ruleset's order kinds (GET /rulesets/<name>); empty ones when they cannot be read."""
+def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list, bool]:
+    """The game's summary, {id: name} of its pieces (its ruleset's board: units and areas), its
+    ruleset's order kinds (GET /rulesets/<name>; empty ones when they cannot be read) and whether
+    it allows take-backs (its ``take_back_rule`` is not null; assumed so when it cannot be read)."""
     from api.client import ClientError
 
     try:
         summary = client.game(game_id)
         ruleset = client.ruleset(summary["ruleset"]) if summary.get("ruleset") else {}
     except (ClientError, KeyError, AttributeError):
-        return {}, {}, []
+        return {}, {}, [], True
     board = ruleset.get("board") if isinstance(ruleset, dict) else None
     kinds = ruleset.get("order_kinds") if isinstance(ruleset, dict) else None
     names = {}
@@ -1285,7 +1301,21 @@ def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list]:
             for pid, piece in (board.get(what) or {}).items():
                 if isinstance(piece, dict) and isinstance(piece.get("name"), str):
                     names[pid] = piece["name"]
-    return summary, names, kinds if isinstance(kinds, list) else []
+    take_backs = not isinstance(ruleset, dict) or ruleset.get("take_back_rule", "") is not None
+    return summary, names, kinds if isinstance(kinds, list) else [], take_backs
+
+
+def _waiting_take_back(client, game_id: str) -> dict | None:
+    """The take-back request no seat has answered yet (GET …/take-backs), or None (also when the
+    requests cannot be read: ``legal`` then says what it would say without them)."""
+    from api.client import ClientError
+
+    try:
+        requests = (client.take_backs(game_id) or {}).get("requests") or []
+    except (ClientError, AttributeError):
+        return None
+    waiting = [r for r in requests if isinstance(r, dict) and r.get("answer") is None]
+    return waiting[-1] if waiting else None
 
 
 def order_kind_for(template: dict, kinds: list) -> dict | None:

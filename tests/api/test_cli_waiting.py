@@ -1,0 +1,49 @@
+"""What ``legal`` and ``join`` tell a new player who has nothing to order or nothing to join with
+(the new user's round 11): a seat asked to take an order back is told how to answer it, the seat
+that asked that it waits for the answer, a game without take-backs offers none, and a join
+without an invite names the seats whose invites are saved here. Against a live server (the
+fixtures of test_client)."""
+
+from __future__ import annotations
+
+from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
+
+
+def test_legal_tells_the_seat_asked_for_a_take_back_how_to_answer_it_and_the_asker_that_it_waits(server, alice, bob):
+    game_id = started_game(server, alice, bob)
+    assert alice("order", game_id, "note", "--set", "text=dig in")[0] == 0
+    assert alice("take-back", game_id, "--reason", "wrong ridge")[0] == 0
+
+    code, out, err = bob("legal", game_id)
+    assert code == 0, err
+    assert "Blue asks to take back its last order: wrong ridge" in out, out
+    assert f"warlog answer-take-back {game_id} --accept" in out and "--decline" in out, out
+    assert "no legal order" not in out, out
+
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "waits for Red's answer to its take-back" in out, out
+
+    assert bob("answer-take-back", game_id, "--decline")[0] == 0
+    code, out, err = bob("legal", game_id)  # answered: nothing waits for Red any more
+    assert code == 0 and "answer-take-back" not in out, out
+
+
+def test_legal_offers_no_take_back_in_a_game_that_allows_none(server, alice):
+    code, out, err = alice("new", "stf", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "campaign" in out and f"warlog concede {game_id}" in out
+    assert "take-back" not in out and "take back" not in out, out  # STF has no take-backs (docs/rulesets.md)
+
+
+def test_join_without_an_invite_names_the_seats_saved_here(server, alice):
+    code, out, err = alice("new", "stf", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    code, out, err = alice("join", game_id, "--handle", "carol")
+    assert code == 2
+    assert "--as Player" in err, err
