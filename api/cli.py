@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import hashlib
 import json
 import os
@@ -2780,9 +2781,24 @@ class _Intermixed(argparse.ArgumentParser):
             self._mixing = False
 
 
+class _Warlog(argparse.ArgumentParser):
+    """The top parser: a mistyped command is answered in one line naming the command meant, not
+    with the usage of every command and the list of all of them."""
+
+    def error(self, message: str):
+        typed = re.match(r"argument command: invalid choice: '(.*?)'", message)
+        if typed is None:
+            super().error(message)
+        word = typed.group(1)
+        commands = next(a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction))
+        meant = difflib.get_close_matches(word.replace("_", "-"), list(commands), n=1)
+        hint = f"; did you mean '{meant[0]}'?" if meant else ""
+        self.exit(EXIT_USAGE, f"warlog: no command '{word}'{hint} ('warlog --help' lists them)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="warlog", description="Warlog: verifiable PBEM game logs.",
-                                     epilog=CLIENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Warlog(prog="warlog", description="Warlog: verifiable PBEM game logs.",
+                     epilog=CLIENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Intermixed)
 
     p = sub.add_parser("serve", help="create the schema and serve the web app with gunicorn")

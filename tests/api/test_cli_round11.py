@@ -1,11 +1,14 @@
-"""What ``legal`` and ``join`` tell a new player who has nothing to order or nothing to join with
-(the new user's round 11): a seat asked to take an order back is told how to answer it, the seat
-that asked that it waits for the answer, a game without take-backs offers none, and a join
-without an invite names the seats whose invites are saved here. Against a live server (the
-fixtures of test_client)."""
+"""The command line as a new player met it (the new user's round 11): a seat asked to take an
+order back is told by ``legal`` how to answer it, the seat that asked that it waits for the
+answer, a game without take-backs offers none, a join without an invite names the seats whose
+invites are saved here, and a mistyped command is answered with the command meant. Against a
+live server (the fixtures of test_client) where one is needed."""
 
 from __future__ import annotations
 
+import pytest
+
+from api import cli
 from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 
 
@@ -47,3 +50,21 @@ def test_join_without_an_invite_names_the_seats_saved_here(server, alice):
     code, out, err = alice("join", game_id, "--handle", "carol")
     assert code == 2
     assert "--as Player" in err, err
+
+
+@pytest.mark.parametrize("typed, meant", [("ordr", "order"), ("take_back", "take-back"), ("leagl", "legal")])
+def test_a_mistyped_command_names_the_command_meant_in_one_line(capsys, typed, meant):
+    """argparse answered 'warlog ordr' with the usage of every command and the list of all 47, in
+    four long lines; the player looked for the one meant. One line now names it."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main([typed, "2886fa44"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"warlog: no command '{typed}'; did you mean '{meant}'? ('warlog --help' lists them)\n", err
+
+
+def test_a_command_like_none_is_told_where_the_list_is(capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["xyzzy"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == "warlog: no command 'xyzzy' ('warlog --help' lists them)\n"
