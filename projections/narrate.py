@@ -79,7 +79,8 @@ def _tabled(target: dict, faces: str) -> str:
     mods = "".join(f" {_signed(m['value'])} {m['reason']}" for m in target.get("modifiers") or [])
     column = f", column {target['column']}" if target.get("column") is not None else ""
     modified = f" = {target['modified']}" if mods else ""
-    return f": {faces}{mods}{modified} on the {target['table']} table{column}, row {target['row']}"
+    table = target["table"] if "table" in str(target["table"]).casefold() else f"{target['table']} table"
+    return f": {faces}{mods}{modified} on the {table}{column}, row {target['row']}"
 
 
 def _signed(value: int) -> str:
