@@ -1405,7 +1405,9 @@ def _field_text(spec, names: dict) -> str:
             f"{_label(key, names)}: one of {' | '.join(_label(v, names) for v in choices)}"
             for key, choices in spec["each"].items()) if spec["each"] else "JSON {}: nothing to choose"
     parts = []
-    if spec.get("choices") is not None:
+    if spec.get("choices") == []:  # nothing to choose now: a list would read "a list of any of ;"
+        parts.append("none now")
+    elif spec.get("choices") is not None:
         listed = ", ".join(_label(v, names) for v in spec["choices"])
         parts.append(("a list of any of " if spec.get("multiple") else "one of ") + listed)
     elif spec.get("type") == "boolean":
@@ -1420,12 +1422,14 @@ def _field_text(spec, names: dict) -> str:
 
 
 def _field_example(name: str, spec):
-    """A value for the command line: the first choice of a required field, or a placeholder."""
+    """A value for the command line: the first choice of a required field, or a placeholder; an
+    optional field only with the ``example`` its template gives (one of several optional fields of
+    which the order needs one)."""
     if isinstance(spec, list):
         return spec[0] if spec else _LEAVE_OUT
     if isinstance(spec, str):
         return _LEAVE_OUT if "optional" in spec else name.upper()
-    if not isinstance(spec, dict) or spec.get("optional"):
+    if not isinstance(spec, dict) or (spec.get("optional") and "example" not in spec):
         return _LEAVE_OUT
     if "each" in spec:
         return {key: choices[0] for key, choices in spec["each"].items() if choices}
