@@ -1372,15 +1372,16 @@ _TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision
 
 def _fields_of_template(order: dict) -> dict:
     """The fields of a template without ``fields``, read as the game page reads it
-    (docs/pages.md): a scalar is sent as it is; ``{id: [choices]}`` (Falklands set-up and
-    submarine moves) is one choice per id, sent as ``{id: choice}``."""
+    (docs/pages.md): ``{id: [choices]}`` (Falklands set-up and submarine moves) is one choice per
+    id, sent as ``{id: choice}``; any other value, a list or an object too, is sent as it is (STF's
+    templates are whole orders: a purchase, its task forces, a path)."""
     out: dict = {}
     for key, value in order.items():
         if key in _TEMPLATE_KEYS:
             continue
-        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+        if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
             out[key] = {"each": value}
-        elif not isinstance(value, (dict, list)):
+        else:
             out[key] = [value]
     return out
 

@@ -91,3 +91,26 @@ def test_fs_7_1_op_18_the_command_line_legal_prints_records_the_attack(server, a
     code, out, err = bob(*line)
     assert code == 0, (line, err)
     assert "Air-to-Sea Attack" in out
+
+
+def test_stf_the_command_lines_legal_prints_send_the_whole_order_offered(server, alice):
+    """STF's legal orders are whole orders (a purchase, its task forces, a path). ``legal`` left out
+    every value that is a list or an object, so STF 1.5's purchase printed 'buy --set sosus=0',
+    which the server refused ("1 carrier(s) need 3 ASW ships of frigate level or higher; the
+    purchase has 0"), and never said which units it offered. Each line now sends the order as
+    offered, and prints its values."""
+    from tests.api.test_cli_play import commands
+
+    code, out, err = alice("new", "stf", "--server", server.url)
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0
+    for kind in ("campaign", "draw_carriers", "buy", "form_groups"):
+        code, out, err = alice("legal", game_id)
+        lines = [argv for argv in commands(out, game_id) if argv[2] == kind]
+        if kind == "draw_carriers" and not lines:
+            continue  # a commitment without carriers draws none (STF 1.7)
+        assert lines, (kind, out)
+        if kind == "buy":
+            assert "  units: [" in out, out
+        code, said, err = alice(*lines[0])
+        assert code == 0, (kind, lines[0], err)
