@@ -127,8 +127,9 @@
 
   /* A template without "fields": its scalar values are sent as they are (op, decision); a key
    * holding {id: [choices]} becomes one select per id, sent as {id: choice}; anything else is
-   * shown as help beside a JSON editor of the order. */
+   * shown as help beside a JSON editor of the order as offered. */
   var WORDS = ["kind", "rule", "title", "prompt", "note", "label", "description", "decision_kind"];
+  var OFFERS = ["options", "choices"];  // what a template offers to choose from, never sent
 
   function isChoiceMap(v) {
     return v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length &&
@@ -176,7 +177,12 @@
       W.el("label", { "for": "raw-order", text: "The order as JSON" }),
       W.el("textarea", { id: "raw-order", rows: 4, spellcheck: "false", "aria-describedby": "raw-hint" })));
     box.appendChild(W.el("span", { id: "raw-hint", class: "hint", text: "Add the fields this operation needs (docs/rulesets.md)." }));
-    $("raw-order").value = JSON.stringify(fixed);
+    // A list or object the template gives is a value of the order offered (STF's templates are whole
+    // orders: a purchase, its task forces, a path), sent as it is unless the player changes it;
+    // what it offers to choose from (options, choices, {id: [choices]}) is not.
+    var offered = Object.assign({}, fixed);
+    other.forEach(function (key) { if (OFFERS.indexOf(key) < 0) offered[key] = template[key]; });
+    $("raw-order").value = JSON.stringify(offered);
   }
 
   /** A template's name in the order list: its label or title, else its kind; a kind offered more

@@ -3,6 +3,8 @@ what the page did, checked against what docs/pages.md says."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.browser.helpers import freeform_game, open_with_keys, pick_order, send
@@ -32,3 +34,26 @@ def test_the_seat_asked_for_a_take_back_is_told_to_answer_it_not_to_wait_for_its
     assert "wait for your move" not in hint and "Nothing to order until the take-back is answered" in hint, hint
     blue.page.wait_for_selector("#turn:has-text('Waiting for Red to answer your take-back')")
     assert not blue.errors and not red.errors
+
+
+def test_stf_1_5_the_purchase_offered_is_in_the_order_the_page_sends(server, open_tab):
+    """STF's legal orders are whole orders. The page pre-filled its JSON editor with their scalar
+    values only, so STF 1.5's purchase went as {"kind": "buy", "sosus": 0}, which the server
+    refused (STF 1.12: the carriers' escorts not bought): the units offered were only "Choices
+    offered" beside it. The editor now holds the order as offered, every value of it."""
+    from tests.browser.test_stf_pages import new_game
+
+    game = new_game(server)
+    assert game.order({"kind": "campaign", "map": "giuk", "side": "US"})[0] == 201
+    offered = [o["kind"] for o in game.get("/legal-orders")["orders"]]
+    if "draw_carriers" in offered:
+        assert game.order({"kind": "draw_carriers"})[0] == 201
+    buy = next(o for o in game.get("/legal-orders")["orders"] if o["kind"] == "buy")
+    tab = open_with_keys(open_tab, server, game.game_id,
+                         {"seats": {"Player": game.auth["Authorization"].split()[1]}, "active": "Player"})
+    page = tab.page
+    page.wait_for_selector('#kinds input[data-kind="buy"]')
+    page.locator('#kinds input[data-kind="buy"]').first.check()
+    assert json.loads(page.input_value("#raw-order")) == buy
+    send(page, "OrderAccepted")
+    assert not tab.errors
