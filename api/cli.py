@@ -2188,6 +2188,9 @@ def cmd_dice(args: argparse.Namespace) -> int:
             say("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
         for r in rolls:
             say(_roll_line(r))
+        if any(r.get("status") == "unrevealed" for r in rolls):
+            say("unrevealed: its dice epoch's seed is revealed at the end of the turn; then this and "
+                "'warlog verify' check each die against it (docs/dice.md)")
 
     return _emit(args, body, human)
 

@@ -114,3 +114,14 @@ def test_stf_the_command_lines_legal_prints_send_the_whole_order_offered(server,
             assert "  units: [" in out, out
         code, said, err = alice(*lines[0])
         assert code == 0, (kind, lines[0], err)
+
+
+def test_dice_says_what_unrevealed_means(server, alice, bob):
+    """'warlog dice' marked a roll of the turn "[unrevealed]" and said no more; no doc uses the
+    word. It now says when the roll is checked."""
+    game_id = started_game(server, alice, bob)
+    assert alice("order", game_id, "roll", "2d6", "--purpose", "barrage")[0] == 0
+    code, out, err = alice("dice", game_id)
+    assert code == 0, err
+    assert "[unrevealed]" in out
+    assert "unrevealed: its dice epoch's seed is revealed at the end of the turn" in out, out
