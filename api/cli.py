@@ -1220,6 +1220,11 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if summary.get("ended"):
             say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
             return
+        if summary.get("status") == "waiting":  # as an order would be refused now [seats]
+            seats = summary.get("seats") or []
+            open_ = ", ".join(str(x.get("seat")) for x in seats if isinstance(x, dict) and not x.get("joined"))
+            say(f"the game starts when every seat has joined: waiting for {open_ or 'a seat'}")
+            return
         asked = _waiting_take_back(client, game_id)
         if asked and asked.get("seat") == b.get("seat"):
             moving = ", ".join(summary.get("whose_move") or []) or "the opponent"

@@ -125,3 +125,15 @@ def test_dice_says_what_unrevealed_means(server, alice, bob):
     assert code == 0, err
     assert "[unrevealed]" in out
     assert "unrevealed: its dice epoch's seed is revealed at the end of the turn" in out, out
+
+
+def test_legal_before_every_seat_joined_says_whom_the_game_waits_for(server, alice):
+    """A seat that joined first read "UK has no legal order now (to move: nobody)"; the order it
+    then tried was refused "the game starts when every seat has joined; waiting for AR". legal
+    says so first."""
+    code, out, err = alice("new", "falklands", "--server", server.url)
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "UK", "--handle", "erin")[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert out == "the game starts when every seat has joined: waiting for AR\n", out
