@@ -1230,7 +1230,7 @@ def cmd_legal(args: argparse.Namespace) -> int:
             moving = ", ".join(summary.get("whose_move") or []) or "the opponent"
             say(f"{asked.get('seat')} waits for {moving}'s answer to its take-back; or concede: warlog concede {game_id}")
             return
-        if asked:  # the game waits for this seat's answer before any order (FF 6; whose_move names it)
+        if asked:  # the game takes no order until this seat answers (Game.whose_move names it meanwhile)
             reason = f": {asked['reason']}" if asked.get("reason") else ""
             say(f"{asked.get('seat')} asks to take back its last order{reason}")
             say(f"  warlog answer-take-back {game_id} --accept   (or --decline)")
