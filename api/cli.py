@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import hashlib
 import json
 import os
@@ -1087,10 +1088,12 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 def _saved_invite(session: Session, game_id: str, seat: str | None) -> str:
     """``join GAME --as SEAT``: the invite of SEAT that 'new' saved on this machine."""
-    if not seat:
-        raise UsageError("give the invite code: warlog join GAME INVITE --handle NAME "
-                         "(or --as SEAT for a seat whose invite 'new' saved here)")
     invites = session.entry(game_id).get("invites") or {}
+    if not seat:
+        saved = " | ".join(f"--as {s}" for s in invites)
+        raise UsageError("give the invite code: warlog join GAME INVITE --handle NAME "
+                         + (f"(or, for a seat whose invite 'new' saved here: {saved})" if saved
+                            else "(or --as SEAT for a seat whose invite 'new' saved here)"))
     if seat not in invites:
         saved = ", ".join(invites) or "none"
         raise UsageError(f"no saved invite for seat {seat} of game {game_id} in {session.path} "
@@ -1212,10 +1215,25 @@ def cmd_legal(args: argparse.Namespace) -> int:
     body = client.legal_orders(game_id)
 
     def human(b: dict) -> None:
-        summary, names, kinds = _game_names_and_kinds(client, game_id)
+        summary, names, kinds, take_backs = _game_names_and_kinds(client, game_id)
         orders = b.get("orders") or []
         if summary.get("ended"):
             say(f"the game has ended: {_ended_text(summary['ended'])}; nothing more can be ordered")
+            return
+        if summary.get("status") == "waiting":  # as an order would be refused now [seats]
+            seats = summary.get("seats") or []
+            open_ = ", ".join(str(x.get("seat")) for x in seats if isinstance(x, dict) and not x.get("joined"))
+            say(f"the game starts when every seat has joined: waiting for {open_ or 'a seat'}")
+            return
+        asked = _waiting_take_back(client, game_id)
+        if asked and asked.get("seat") == b.get("seat"):
+            moving = ", ".join(summary.get("whose_move") or []) or "the opponent"
+            say(f"{asked.get('seat')} waits for {moving}'s answer to its take-back; or concede: warlog concede {game_id}")
+            return
+        if asked:  # the game takes no order until this seat answers (Game.whose_move names it meanwhile)
+            reason = f": {asked['reason']}" if asked.get("reason") else ""
+            say(f"{asked.get('seat')} asks to take back its last order{reason}")
+            say(f"  warlog answer-take-back {game_id} --accept   (or --decline)")
             return
         sealing = _sealed_round_of(client, game_id, b.get("seat"))
         if sealing and b.get("seat") in (sealing.get("revealed") or []):
@@ -1242,8 +1260,11 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if sealing:
             say(f"or concede: warlog concede {game_id}")
             return
-        say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
-            f"or concede: warlog concede {game_id}")
+        if take_backs:
+            say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
+                f"or concede: warlog concede {game_id}")
+        else:
+            say(f"or concede: warlog concede {game_id}")
 
     return _emit(args, body, human)
 
@@ -1263,20 +1284,21 @@ def _sealed_round_of(client, game_id: str, seat: str | None) -> dict | None:
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
     """The game's summary and {id: name} of its pieces (its ruleset's board: units and areas),
     so that output speaks the game's names; ({}, {}) when they cannot be read."""
-    summary, names, _ = _game_names_and_kinds(client, game_id)
+    summary, names, _, _ = _game_names_and_kinds(client, game_id)
     return summary, names
 
 
-def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list]:
-    """The game's summary, {id: name} of its pieces (its ruleset's board: units and areas) and its
-    ruleset's order kinds (GET /rulesets/<name>); empty ones when they cannot be read."""
+def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list, bool]:
+    """The game's summary, {id: name} of its pieces (its ruleset's board: units and areas), its
+    ruleset's order kinds (GET /rulesets/<name>; empty ones when they cannot be read) and whether
+    it allows take-backs (its ``take_back_rule`` is not null; assumed so when it cannot be read)."""
     from api.client import ClientError
 
     try:
         summary = client.game(game_id)
         ruleset = client.ruleset(summary["ruleset"]) if summary.get("ruleset") else {}
     except (ClientError, KeyError, AttributeError):
-        return {}, {}, []
+        return {}, {}, [], True
     board = ruleset.get("board") if isinstance(ruleset, dict) else None
     kinds = ruleset.get("order_kinds") if isinstance(ruleset, dict) else None
     names = {}
@@ -1285,7 +1307,21 @@ def _game_names_and_kinds(client, game_id: str) -> tuple[dict, dict, list]:
             for pid, piece in (board.get(what) or {}).items():
                 if isinstance(piece, dict) and isinstance(piece.get("name"), str):
                     names[pid] = piece["name"]
-    return summary, names, kinds if isinstance(kinds, list) else []
+    take_backs = not isinstance(ruleset, dict) or ruleset.get("take_back_rule", "") is not None
+    return summary, names, kinds if isinstance(kinds, list) else [], take_backs
+
+
+def _waiting_take_back(client, game_id: str) -> dict | None:
+    """The take-back request no seat has answered yet (GET …/take-backs), or None (also when the
+    requests cannot be read: ``legal`` then says what it would say without them)."""
+    from api.client import ClientError
+
+    try:
+        requests = (client.take_backs(game_id) or {}).get("requests") or []
+    except (ClientError, AttributeError):
+        return None
+    waiting = [r for r in requests if isinstance(r, dict) and r.get("answer") is None]
+    return waiting[-1] if waiting else None
 
 
 def order_kind_for(template: dict, kinds: list) -> dict | None:
@@ -1341,15 +1377,16 @@ _TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision
 
 def _fields_of_template(order: dict) -> dict:
     """The fields of a template without ``fields``, read as the game page reads it
-    (docs/pages.md): a scalar is sent as it is; ``{id: [choices]}`` (Falklands set-up and
-    submarine moves) is one choice per id, sent as ``{id: choice}``."""
+    (docs/pages.md): ``{id: [choices]}`` (Falklands set-up and submarine moves) is one choice per
+    id, sent as ``{id: choice}``; any other value, a list or an object too, is sent as it is (STF's
+    templates are whole orders: a purchase, its task forces, a path)."""
     out: dict = {}
     for key, value in order.items():
         if key in _TEMPLATE_KEYS:
             continue
-        if isinstance(value, dict) and all(isinstance(v, list) for v in value.values()):
+        if isinstance(value, dict) and value and all(isinstance(v, list) for v in value.values()):
             out[key] = {"each": value}
-        elif not isinstance(value, (dict, list)):
+        else:
             out[key] = [value]
     return out
 
@@ -1374,7 +1411,9 @@ def _field_text(spec, names: dict) -> str:
             f"{_label(key, names)}: one of {' | '.join(_label(v, names) for v in choices)}"
             for key, choices in spec["each"].items()) if spec["each"] else "JSON {}: nothing to choose"
     parts = []
-    if spec.get("choices") is not None:
+    if spec.get("choices") == []:  # nothing to choose now: a list would read "a list of any of ;"
+        parts.append("none now")
+    elif spec.get("choices") is not None:
         listed = ", ".join(_label(v, names) for v in spec["choices"])
         parts.append(("a list of any of " if spec.get("multiple") else "one of ") + listed)
     elif spec.get("type") == "boolean":
@@ -1389,12 +1428,14 @@ def _field_text(spec, names: dict) -> str:
 
 
 def _field_example(name: str, spec):
-    """A value for the command line: the first choice of a required field, or a placeholder."""
+    """A value for the command line: the first choice of a required field, or a placeholder; an
+    optional field only with the ``example`` its template gives (one of several optional fields of
+    which the order needs one)."""
     if isinstance(spec, list):
         return spec[0] if spec else _LEAVE_OUT
     if isinstance(spec, str):
         return _LEAVE_OUT if "optional" in spec else name.upper()
-    if not isinstance(spec, dict) or spec.get("optional"):
+    if not isinstance(spec, dict) or (spec.get("optional") and "example" not in spec):
         return _LEAVE_OUT
     if "each" in spec:
         return {key: choices[0] for key, choices in spec["each"].items() if choices}
@@ -2152,6 +2193,9 @@ def cmd_dice(args: argparse.Namespace) -> int:
             say("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
         for r in rolls:
             say(_roll_line(r))
+        if any(r.get("status") == "unrevealed" for r in rolls):
+            say("unrevealed: its dice epoch's seed is revealed at the end of the turn; then this and "
+                "'warlog verify' check each die against it (docs/dice.md)")
 
     return _emit(args, body, human)
 
@@ -2750,9 +2794,24 @@ class _Intermixed(argparse.ArgumentParser):
             self._mixing = False
 
 
+class _Warlog(argparse.ArgumentParser):
+    """The top parser: a mistyped command is answered in one line naming the command meant, not
+    with the usage of every command and the list of all of them."""
+
+    def error(self, message: str):
+        typed = re.match(r"argument command: invalid choice: '(.*?)'", message)
+        if typed is None:
+            super().error(message)
+        word = typed.group(1)
+        commands = next(a.choices for a in self._actions if isinstance(a, argparse._SubParsersAction))
+        meant = difflib.get_close_matches(word.replace("_", "-"), list(commands), n=1)
+        hint = f"; did you mean '{meant[0]}'?" if meant else ""
+        self.exit(EXIT_USAGE, f"warlog: no command '{word}'{hint} ('warlog --help' lists them)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="warlog", description="Warlog: verifiable PBEM game logs.",
-                                     epilog=CLIENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Warlog(prog="warlog", description="Warlog: verifiable PBEM game logs.",
+                     epilog=CLIENT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Intermixed)
 
     p = sub.add_parser("serve", help="create the schema and serve the web app with gunicorn")

@@ -199,7 +199,9 @@ def parse_game_id(game_id: str | UUID) -> UUID:
     try:
         return UUID(str(game_id))
     except ValueError:
-        raise GameNotFound(f"no game {game_id!r}") from None
+        # A game id cut short (the page's title shows its first 8 characters) is said to be one.
+        raise GameNotFound(f"no game {game_id!r}: a game id is its 36 characters, as in the game's link "
+                           f"(/games/ID)") from None
 
 
 class Warlog(Application):

@@ -8,6 +8,7 @@ say the rest. Dice lines show every die with purpose, target and outcome. Ids of
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from domain.visibility import shown_data
@@ -79,7 +80,8 @@ def _tabled(target: dict, faces: str) -> str:
     mods = "".join(f" {_signed(m['value'])} {m['reason']}" for m in target.get("modifiers") or [])
     column = f", column {target['column']}" if target.get("column") is not None else ""
     modified = f" = {target['modified']}" if mods else ""
-    return f": {faces}{mods}{modified} on the {target['table']} table{column}, row {target['row']}"
+    table = target["table"] if re.search(r"\btable\b", str(target["table"]), re.I) else f"{target['table']} table"
+    return f": {faces}{mods}{modified} on the {table}{column}, row {target['row']}"
 
 
 def _signed(value: int) -> str:

@@ -8,7 +8,8 @@
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
   var pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
-    shownOrders = null, standing = null, takeBackRule, takeBackable = false;
+    shownOrders = null, standing = null, takeBackRule, takeBackable = false,
+    askedTakeBack = null;  // the take-back request waiting for an answer (FF 6), or null
 
   // ----------------------------------------------------------------------- order fields ----
   /* A legal-order template is {kind, rule, fields: {name: spec}}; a spec is a list of choices,
@@ -126,8 +127,9 @@
 
   /* A template without "fields": its scalar values are sent as they are (op, decision); a key
    * holding {id: [choices]} becomes one select per id, sent as {id: choice}; anything else is
-   * shown as help beside a JSON editor of the order. */
+   * shown as help beside a JSON editor of the order as offered. */
   var WORDS = ["kind", "rule", "title", "prompt", "note", "label", "description", "decision_kind"];
+  var OFFERS = ["options", "choices"];  // what a template offers to choose from, never sent
 
   function isChoiceMap(v) {
     return v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length &&
@@ -175,7 +177,12 @@
       W.el("label", { "for": "raw-order", text: "The order as JSON" }),
       W.el("textarea", { id: "raw-order", rows: 4, spellcheck: "false", "aria-describedby": "raw-hint" })));
     box.appendChild(W.el("span", { id: "raw-hint", class: "hint", text: "Add the fields this operation needs (docs/rulesets.md)." }));
-    $("raw-order").value = JSON.stringify(fixed);
+    // A list or object the template gives is a value of the order offered (STF's templates are whole
+    // orders: a purchase, its task forces, a path), sent as it is unless the player changes it;
+    // what it offers to choose from (options, choices, {id: [choices]}) is not.
+    var offered = Object.assign({}, fixed);
+    other.forEach(function (key) { if (OFFERS.indexOf(key) < 0) offered[key] = template[key]; });
+    $("raw-order").value = JSON.stringify(offered);
   }
 
   /** A template's name in the order list: its label or title, else its kind; a kind offered more
@@ -201,13 +208,14 @@
     var orders = (legal.orders || []).filter(function (t) { return t.kind !== "__json__"; });
     var all = orders.concat(orders.length ? [{ kind: "__json__", label: "other (JSON)", fields: {} }] : []);
     legal.orders = all;
-    var signature = JSON.stringify(orders) + (summary && summary.ended ? "ended" : "");
+    var signature = JSON.stringify(orders) + (summary && summary.ended ? "ended" : "") + (askedTakeBack ? "asked" : "");
     if (signature === shownOrders) return;  // unchanged: keep what the player is typing
     shownOrders = signature;
     var kinds = $("kinds");
     Array.prototype.slice.call(kinds.querySelectorAll("label, p")).forEach(function (n) { n.remove(); });
     if (!orders.length) {
       kinds.appendChild(W.el("p", { class: "hint", text: summary && summary.ended ? "The game has ended." :
+                                    askedTakeBack ? "Nothing to order until the take-back is answered." :
                                     "Nothing to order now: wait for your move." }));
     }
     var checked = false;
@@ -548,7 +556,12 @@
       text = "Waiting for every seat to join: " + s.seats.filter(function (x) { return !x.joined; })
         .map(function (x) { return x.seat; }).join(", ") + ".";
     } else if (mine && s.whose_move.indexOf(mine.seat) >= 0) {
-      text = "Your move, " + mine.seat + "."; cls += " yours";
+      // While a take-back waits, the move of the seats named is its answer, in the Take-back panel.
+      text = "Your move, " + mine.seat + (askedTakeBack ? ": answer " + askedTakeBack.seat + "'s take-back (below)." : ".");
+      cls += " yours";
+    } else if (mine && askedTakeBack && askedTakeBack.seat === mine.seat) {
+      text = "Waiting for " + (s.whose_move.join(" or ") || "nobody") + " to answer your take-back…";
+      cls += " waiting";
     } else {
       // A sealed-orders round waits for every seat it names (FF 8), not for any one of them.
       var round = sealedRound();
@@ -1167,6 +1180,7 @@
     legal = mine && got[3] && got[3].ok ? got[3].body : null;
     if (mine && got[3] && !got[3].ok) W.status("Legal orders: " + W.problem(got[3]), "error");
     var takeBacks = got[2].ok ? got[2].body.requests : [];
+    askedTakeBack = takeBacks.filter(function (r) { return r.answer === null; }).pop() || null;
     takeBackable = !!(mine && got[1].ok && lastOrderSeat(got[1].body) === mine.seat &&
                       !takeBacks.some(function (r) { return r.answer === null; }));
     if (unread.length) {

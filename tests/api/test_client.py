@@ -222,8 +222,9 @@ def test_a_freeform_game_from_new_to_the_end(server, alice, bob, tmp_path):
     # dice, filtered, with purpose and outcome
     code, out, err = bob("dice", game_id, "--seat", "Blue")
     assert code == 0, err
-    lines = out.strip().splitlines()
+    lines = [line for line in out.splitlines() if line.startswith("#")]  # one a roll, then what unrevealed means
     assert len(lines) == 2 and "3 Bde fires at the bridge" in lines[0] and "barrage" in lines[1]
+    assert out.splitlines()[-1].startswith("unrevealed: ")
     assert "success" in lines[0] or "failure" in lines[0]
     assert "[unrevealed]" in lines[0]
     assert [r["purpose"] for r in bob.json("dice", game_id, "--purpose", "RANDOM")["rolls"]] == ["random event"]

@@ -69,6 +69,17 @@ def test_join_with_a_wrong_invite_looks_like_an_unknown_game(client):
     problem(r, 404, "game_not_found")
 
 
+def test_a_game_id_cut_short_is_told_the_whole_id_is_needed(client):
+    """The game page's title shows a game's first 8 characters ("game 2886fa44"); typed into the
+    lobby's join form (the new user's round 11) that read "no game '2886fa44'", as for a game that
+    does not exist. A malformed id is still no game, and the answer says what a game id is."""
+    game = make_game(client, join=False)
+    short = game.game_id[:8]
+    r = client.post(f"/api/v1/games/{short}/join", json={"invite_code": game.invites["Blue"], "handle": "ann"})
+    assert "36 characters" in problem(r, 404, "game_not_found")["detail"]
+    assert "36 characters" in problem(client.get(f"/api/v1/games/{short}"), 404, "game_not_found")["detail"]
+
+
 def test_join_schema_errors_are_422_per_field(client):
     game = make_game(client, join=False)
     r = client.post(f"/api/v1/games/{game.game_id}/join",

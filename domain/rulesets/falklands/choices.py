@@ -341,6 +341,16 @@ def _many(items, optional: bool = False, description: str = "") -> dict:
     return {"choices": sorted(set(items)), "multiple": True, "optional": optional, "description": description}
 
 
+def _attackers_example(fields: dict, first_area: dict) -> None:
+    """Op #18 and #19 attack with aircraft and/or carriers, at least one, so both fields are
+    optional: the first aircraft (else carrier) of the first area is the example a command line
+    fills in (``warlog legal``), which the operation then takes."""
+    for key in ("aircraft", "carriers"):
+        if first_area.get(key):
+            fields[key]["example"] = _flat(first_area[key])[:1]
+            return
+
+
 def template_fields(op, choices: dict, side: str) -> dict:
     c = choices
     fields: dict = {"op": [op]}
@@ -386,6 +396,7 @@ def template_fields(op, choices: dict, side: str) -> dict:
         fields.update(area=sorted(areas), aircraft=_many(_flat({a: v["aircraft"] for a, v in areas.items()}), True,
                                                          "aircraft from one land area"),
                       carriers=_many(_flat({a: v["carriers"] for a, v in areas.items()}), True), fire=FIRE)
+        _attackers_example(fields, areas[min(areas)] if areas else {})
         if not uk:
             fields["refuel"] = _many(c.get("refuel", []), True, "up to four Argentina-based A-4s (FS 9.4)")
     elif op == 20:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from domain.rulesets.falklands.data import DATA
+
+EFFECT_NAMES = DATA.effect_names()  # {id: {name, rule}}, as the map's "In effect" panel names them
+
 
 def _op(op) -> str:
     return "the land-launched Exocet" if op == "exocet" else f"Op #{op}"
@@ -72,6 +76,7 @@ LINES: dict[str, Callable[[dict], str | None]] = {
     "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
                                  f"{d['side']} conducts {_op(d['op'])}: {d['title']}")
                                 + (" (free: two for the price of one)" if d.get("free") else "") + f" ({d['rule']})",
+    "EffectSpent": lambda d: f"{d['side']}: {EFFECT_NAMES.get(d['effect'], {}).get('name', d['effect'])} ends ({d['rule']})",
     "OperationCompleted": lambda d: (f"{d['side']} operation done" if d["op"] != "weather" else "Severe weather spends a UK operation")
                                     + f"; UK operations remaining: {d['uk_operations_left']}",
 }
