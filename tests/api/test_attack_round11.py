@@ -1,5 +1,6 @@
 """The eleventh attack round: what the ten before missed. A webhook URL with an unclosed IPv6
-bracket, and an invite link with one given to 'warlog join'."""
+bracket, and an invite link with one given to 'warlog join'; a server (a link's, or one that is not
+warlog) that answers without end to the CLI."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import uuid
 
 import pytest
 
+from api import client
+from api.cli import main
 from tests.api.conftest import make_game
 from tests.api.test_client import bob  # noqa: F401  (fixture)
 
@@ -31,3 +34,46 @@ def test_an_invite_link_with_an_unclosed_ipv6_bracket_is_a_usage_error_not_a_tra
     code, out, err = bob("join", f"{server}/games/{uuid.uuid4()}#invite=wli_x", "--handle", "bob")
     assert code == 2 and "Traceback" not in err and server in err, err
     assert not bob.config.exists()
+
+
+# ------------------------------------------ a server that answers without end to the CLI ----
+GAME = "11111111-2222-3333-4444-555555555555"
+
+
+def endless(status: str, content_type: str, first: bytes, chunk: bytes):
+    """A stub server answering every request with ``first`` and then ``chunk`` for ever."""
+
+    def app(environ, start_response):
+        start_response(status, [("Content-Type", content_type)])
+
+        def body():
+            yield first
+            while True:
+                yield chunk
+
+        return body()
+
+    return app
+
+
+@pytest.mark.parametrize("argv, stub", [
+    (["show", GAME], endless("200 OK", "application/json", b'{"game_id": "', b"x" * 65536)),
+    (["show", GAME], endless("404 Not Found", "application/problem+json", b'{"detail": "', b"x" * 65536)),
+    (["watch", GAME], endless("200 OK", "text/event-stream", b"data: ", b"x" * 65536)),
+    (["watch", GAME], endless("200 OK", "text/event-stream", b"", b"data: x\n" * 8192)),
+    (["export", GAME, "-o", "{tmp}/game.jsonl"], endless("200 OK", "application/x-ndjson", b"{", b"x" * 65536)),
+], ids=["json", "problem", "event-line", "event-lines", "export-line"])
+def test_a_server_answering_without_end_is_read_only_so_far(serve_stub, tmp_path, monkeypatch, capsys, argv, stub):
+    """README: the CLI plays against the server a link names, which may be anyone's. Its answer was
+    read whole (an export line, a stream's event: up to its end), so a server that sends for ever
+    filled the player's memory until the machine gave out. Past a bound far above any warlog answer
+    the CLI stops reading and says so (here the bounds are made small, to be reached at once)."""
+    monkeypatch.setattr(client, "MAX_ANSWER", 200_000)
+    monkeypatch.setattr(client, "MAX_LINE", 200_000)
+    monkeypatch.setattr(client, "MAX_PROBLEM", 200_000)
+    url = serve_stub(stub)
+    code = main([a.format(tmp=tmp_path) for a in argv] + ["--server", url, "--token", "wls_x"])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err, err
+    if argv[0] == "show" and "404" not in err:
+        assert "answered more than" in err, err
