@@ -1,6 +1,7 @@
 """The eleventh attack round: what the ten before missed. A webhook URL with an unclosed IPv6
 bracket, and an invite link with one given to 'warlog join'; a server (a link's, or one that is not
-warlog) that answers without end to the CLI."""
+warlog) that answers without end to the CLI; the VP track, read without limit though it goes
+through every VP change of the game at each request."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 from api import client
 from api.cli import main
 from tests.api.conftest import make_game
+from tests.api.test_rate_limits import app_with, prefix, refused  # noqa: F401  (fixtures)
+from tests.workers.conftest import redis_url  # noqa: F401  (fixture)
 from tests.api.test_client import bob  # noqa: F401  (fixture)
 
 
@@ -77,3 +80,18 @@ def test_a_server_answering_without_end_is_read_only_so_far(serve_stub, tmp_path
     assert code != 0 and "Traceback" not in err, err
     if argv[0] == "show" and "404" not in err:
         assert "answered more than" in err, err
+
+
+# --------------------------------------------------- the VP track is a read of the whole game ----
+def test_the_vp_track_is_counted_with_the_reads_that_go_through_a_whole_game(app_with):  # noqa: F811
+    """GET .../vp renders every VP change of the game at each request, as .../dice renders every
+    roll: on a public game of 2,256 VP changes a live server took 0.25-0.35 s for each anonymous
+    read of it (0.02 s for the dice audit, which is limited), and nothing limited it, so a few
+    readers a second kept a two-worker server busy. It counts against WARLOG_LIMIT_READS now."""
+    client = app_with(WARLOG_LIMIT_READS="2 per 60 second").test_client()
+    game = make_game(client, public=True)
+    vp = f"/api/v1/games/{game.game_id}/vp"
+    assert [client.get(vp).status_code for _ in range(2)] == [200, 200]
+    refused(client.get(vp), "too_many_reads", "WARLOG_LIMIT_READS", 60)
+    assert client.get(f"/api/v1/games/{game.game_id}/dice").status_code == 429  # one count for them all
+    assert client.get(f"/api/v1/games/{game.game_id}").status_code == 200  # the summary is not counted
