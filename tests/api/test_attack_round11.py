@@ -1,7 +1,8 @@
 """The eleventh attack round: what the ten before missed. A webhook URL with an unclosed IPv6
 bracket, and an invite link with one given to 'warlog join'; a server (a link's, or one that is not
 warlog) that answers without end to the CLI; the VP track, read without limit though it goes
-through every VP change of the game at each request."""
+through every VP change of the game at each request; confirmation mails to one Gmail inbox under
+its dotted spellings."""
 
 from __future__ import annotations
 
@@ -95,3 +96,24 @@ def test_the_vp_track_is_counted_with_the_reads_that_go_through_a_whole_game(app
     refused(client.get(vp), "too_many_reads", "WARLOG_LIMIT_READS", 60)
     assert client.get(f"/api/v1/games/{game.game_id}/dice").status_code == 429  # one count for them all
     assert client.get(f"/api/v1/games/{game.game_id}").status_code == 200  # the summary is not counted
+
+
+# ------------------------------------------- one Gmail inbox is one address, dots or none ----
+def test_the_confirmation_mails_to_one_gmail_inbox_are_counted_as_one_address(sqlite_client):
+    """Gmail delivers j.smith@, jsmith@ and js.m.ith@gmail.com, and googlemail.com, to one inbox:
+    the per-address limit (3 confirmation mails a day, docs/operations.md) counted each spelling
+    apart, so whoever creates games (a seat token each) mailed a Gmail user 3 times per dotted
+    spelling, 2**(n-1) of them for a local part of n letters."""
+    c = sqlite_client
+    spellings = ["j.smith@gmail.com", "js.mith@gmail.com", "jsmith@GoogleMail.com", "j.s.m.i.t.h@gmail.com"]
+    answers = []
+    for email in spellings:
+        game = make_game(c)
+        r = c.put(f"/api/v1/games/{game.game_id}/notifications", json={"email": email}, headers=game.seats["Red"])
+        answers.append((r.status_code, r.json.get("code")))
+    assert answers[:3] == [(200, None)] * 3, answers
+    assert answers[3] == (429, "too_many_confirmations"), answers
+    game = make_game(c)  # another inbox is its own, and dots count elsewhere
+    for email in ("j.smith@example.org", "jsmith2@gmail.com"):
+        r = c.put(f"/api/v1/games/{game.game_id}/notifications", json={"email": email}, headers=game.seats["Blue"])
+        assert r.status_code == 200, r.json
