@@ -2,7 +2,8 @@
 bracket, and an invite link with one given to 'warlog join'; a server (a link's, or one that is not
 warlog) that answers without end to the CLI; the VP track, read without limit though it goes
 through every VP change of the game at each request; confirmation mails to one Gmail inbox under
-its dotted spellings; the games list, which asked the store whether each game listed is public."""
+its dotted spellings; the games list, which asked the store whether each game listed is public; one game's webhook at a
+slow receiver, which held every other game's webhooks behind its deliveries."""
 
 from __future__ import annotations
 
@@ -138,3 +139,39 @@ def test_the_games_list_asks_the_store_once_which_games_are_public_not_once_a_ga
     private = make_game(sqlite_client)  # a token's own private game is listed, and said private
     r = sqlite_client.get("/api/v1/games?limit=500", headers=private.seats["Blue"])
     assert {g["game_id"]: g["public"] for g in r.json["games"]}[private.game_id] is False
+
+
+# ------------------------------------------- one webhook's deliveries go out one at a time ----
+def test_a_webhooks_deliveries_are_queued_one_at_a_time_so_a_slow_one_holds_up_only_its_own(sqlite_app):
+    """Every hand-over queued a delivery at once, and one worker sends them in turn, each up to 30 s
+    at a receiver that answers a byte every 4 s. On a live server 20 orders of one game (0.7 s, a
+    webhook of the game's and one of each seat's at such a receiver) queued 40 deliveries, and
+    another game's webhook, to a receiver that answers at once, was still not delivered 3 minutes
+    later: behind them and their retries (120 orders a minute a token may send: hours). Now a
+    webhook has one delivery queued, being sent or waiting for a retry at a time; the next waits in
+    the outbox, and the others' go out between them."""
+    from tests.conftest import new_freeform_game
+    from tests.workers.test_notify import Harness
+    from workers.dispatch import FAILED, SENT, WEBHOOK
+
+    h = Harness(sqlite_app, None)
+    slow, other = new_freeform_game(h.app), new_freeform_game(h.app)
+    h.dispatch()
+    for gid in (slow, other):
+        h.store.set_webhook(gid, f"https://hooks.example/{gid}", "whsec_" + "k" * 40)
+    for _ in range(5):
+        for seat in ("Blue", "Red"):
+            h.order(slow, seat, {"kind": "advance"})
+    h.order(other, "Blue", {"kind": "advance"})
+    queued = [(r["game_id"], r["seq"]) for r in h.dispatch() if r["channel"] == WEBHOOK]
+    assert [gid for gid, _ in queued].count(slow) == 1, queued  # not ten ahead of the other game's
+    assert [gid for gid, _ in queued].count(other) == 1, queued
+    first = next(seq for gid, seq in queued if gid == slow)
+    assert h.dispatch() == []  # the rest wait while the first is queued
+    h.store.claim(slow, first, WEBHOOK, "")
+    h.store.finish(slow, first, WEBHOOK, "", FAILED, "WebhookFailed: timed out")  # its retry is to come
+    assert h.dispatch() == []
+    h.store.claim(slow, first, WEBHOOK, "")
+    h.store.finish(slow, first, WEBHOOK, "", SENT)  # the retry got through: the next goes
+    [row] = h.dispatch()
+    assert (row["game_id"], row["channel"]) == (slow, WEBHOOK) and row["seq"] > first
