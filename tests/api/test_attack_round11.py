@@ -142,19 +142,19 @@ def test_the_games_list_asks_the_store_once_which_games_are_public_not_once_a_ga
 
 
 # ------------------------------------------- one webhook's deliveries go out one at a time ----
-def test_a_webhooks_deliveries_are_queued_one_at_a_time_so_a_slow_one_holds_up_only_its_own(sqlite_app):
+def test_a_webhooks_deliveries_are_queued_one_at_a_time_so_a_slow_one_holds_up_only_its_own(app):
     """Every hand-over queued a delivery at once, and one worker sends them in turn, each up to 30 s
     at a receiver that answers a byte every 4 s. On a live server 20 orders of one game (0.7 s, a
     webhook of the game's and one of each seat's at such a receiver) queued 40 deliveries, and
     another game's webhook, to a receiver that answers at once, was still not delivered 3 minutes
     later: behind them and their retries (120 orders a minute a token may send: hours). Now a
     webhook has one delivery queued, being sent or waiting for a retry at a time; the next waits in
-    the outbox, and the others' go out between them."""
+    the outbox, and the others' go out between them. On both stores: the outbox is SQL of its own."""
     from tests.conftest import new_freeform_game
     from tests.workers.test_notify import Harness
     from workers.dispatch import FAILED, SENT, WEBHOOK
 
-    h = Harness(sqlite_app, None)
+    h = Harness(app, None)
     slow, other = new_freeform_game(h.app), new_freeform_game(h.app)
     h.dispatch()
     for gid in (slow, other):
