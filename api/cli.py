@@ -987,9 +987,14 @@ def _from_invite_link(args: argparse.Namespace) -> str | None:
         link = INVITE_LINK.match(given or "")
         if link:
             server = link.group(1)
-            if "@" in urllib.parse.urlsplit(server).netloc:
+            try:
+                where = urllib.parse.urlsplit(server)
+            except ValueError as exc:  # an unclosed IPv6 bracket: "http://[::1/games/…"
+                raise UsageError(f"the link's server {server} is not a URL ({exc}); ask whoever sent it for "
+                                 "the link the lobby or 'warlog new' gave") from None
+            if "@" in where.netloc:
                 raise UsageError(f"the link's server {server} names its host after a 'user@' part, so it goes to "
-                                 f"{urllib.parse.urlsplit(server).hostname}, not to the name before the '@': no warlog "
+                                 f"{where.hostname}, not to the name before the '@': no warlog "
                                  "link has one; ask whoever sent it for the link the lobby or 'warlog new' gave")
             args.server = args.server or server
             args.game_id = link.group(2)

@@ -268,6 +268,11 @@ STORE_RETRIES = 3  # a 503 store_unavailable, tried again after Retry-After (War
 # the client waits, up to STORE_RETRIES times, when that is at most this many seconds, and
 # otherwise raises at once (a game creation refused for the next hour).
 RATE_LIMIT_WAIT = 30.0
+# What the client reads of one answer at most: a server (a link's, or one that is not warlog) that
+# sends without end would otherwise fill this machine's memory. Far above any warlog answer.
+MAX_ANSWER = 64 * 2**20  # a JSON answer
+MAX_LINE = 16 * 2**20  # a line of an export, an event of the live stream
+MAX_PROBLEM = 2**16  # the body of a refusal
 
 
 class WarlogClient:
@@ -358,11 +363,14 @@ class WarlogClient:
                  headers: dict | None = None) -> tuple[int, dict, Any]:
         with self._open(method, path, body=body, query=query, headers=headers) as response:
             try:
-                raw = response.read()
+                raw = response.read(MAX_ANSWER + 1)
             except (socket.timeout, TimeoutError):
                 raise ConnectionFailed(f"{self.base_url} stopped answering") from None
             except (http.client.HTTPException, OSError) as exc:
                 raise ConnectionFailed(f"the connection to {self.base_url} broke: {exc}") from None
+            if len(raw) > MAX_ANSWER:
+                raise ConnectionFailed(f"{self.base_url}{path} answered more than {MAX_ANSWER // 2**20} MiB: "
+                                       f"no warlog answer is that large; is {self.base_url} a warlog server?")
             status, resp_headers = response.status, dict(response.headers.items())
             damaged = response.headers.get("Warlog-Damaged")
         if damaged and self.on_damaged is not None:
@@ -678,7 +686,7 @@ class WarlogClient:
             server_key = response.headers.get("Warlog-Server-Key")
             first = True
             try:
-                for raw in response:
+                for raw in _lines(response, f"{self.base_url} sent an export line"):
                     line = raw.decode("utf-8").rstrip("\r\n")
                     if first and server_key and not line.startswith('{"warlog_export"'):
                         # A format-1 game's export has no header line: the key that signs this
@@ -744,7 +752,7 @@ class WarlogClient:
                     continue
                 with response:
                     try:
-                        for item in _parse_sse(response):
+                        for item in _parse_sse(_lines(response, f"{self.base_url} sent an event")):
                             if isinstance(item, int):  # a retry: field, in milliseconds
                                 delay = item / 1000.0
                                 continue
@@ -793,7 +801,7 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 def _read_safely(exc: urllib.error.HTTPError) -> bytes:
     try:
-        return exc.read()
+        return exc.read(MAX_PROBLEM)  # a longer one is no problem of warlog's: its status is said
     except Exception:  # a broken error body still gives a status
         return b""
 
@@ -823,12 +831,22 @@ def _retry_after(value: Any, default: float) -> float:
         return default
 
 
+def _lines(response: Any, what: str) -> Iterator[bytes]:
+    """The byte lines of ``response``, each at most ``MAX_LINE`` bytes: ConnectionFailed (naming
+    ``what`` was too long) for a longer one, which no warlog server sends."""
+    while raw := response.readline(MAX_LINE + 1):
+        if len(raw) > MAX_LINE:
+            raise ConnectionFailed(f"{what} of more than {MAX_LINE // 2**20} MiB: no warlog server sends one")
+        yield raw
+
+
 def _parse_sse(lines: Any) -> Iterator[StreamEvent | int]:
     """Server-sent events from an iterable of byte lines (the WHATWG event-stream format).
 
     Yields a StreamEvent per dispatched event and an int (milliseconds) per ``retry:`` field;
     comments (heartbeats) are skipped, an event without data is not dispatched."""
     data: list[str] = []
+    size = 0  # of the data lines of the event being read, each at most MAX_LINE: so is the whole
     event = ""
     event_id: str | None = None
     for raw in lines:
@@ -842,7 +860,7 @@ def _parse_sse(lines: Any) -> Iterator[StreamEvent | int]:
                 except ValueError:
                     decoded = text
                 yield StreamEvent(event_id, event or "message", decoded, text)
-            data, event = [], ""
+            data, event, size = [], "", 0
             continue
         if line.startswith(":"):
             continue
@@ -850,6 +868,10 @@ def _parse_sse(lines: Any) -> Iterator[StreamEvent | int]:
         if sep and value.startswith(" "):
             value = value[1:]
         if name == "data":
+            size += len(value) + 1
+            if size > MAX_LINE:
+                raise ConnectionFailed(f"the event stream sent an event of more than {MAX_LINE // 2**20} MiB: "
+                                       "no warlog server sends one")
             data.append(value)
         elif name == "event":
             event = value

@@ -201,7 +201,8 @@ def list_games():
     id, so a game that moves up between pages is not listed twice."""
     filters = schemas.shared(schemas.GameFilters).load(request.args)
     after = _from_cursor(filters["after"]) if "after" in filters else None
-    ids = set(access().public_game_ids())
+    public = set(access().public_game_ids())  # asked once: each game listed is public or the token's
+    ids = set(public)
     caller_game = None
     from api.auth import bearer_token
     token = bearer_token()
@@ -233,7 +234,7 @@ def list_games():
                 continue  # sandboxes are listed only when asked (?sandbox=true)
             caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
             line = damaged.get(row["game_id"])
-            listed.append((row, summary(view, access().is_public(row["game_id"]) or False, caller,
+            listed.append((row, summary(view, row["game_id"] in public, caller,
                                         {"line": line, "accepted": False, "accepted_at": None, "reason": None}
                                         if line is not None else None)))
     next_after = _cursor(listed[limit - 1][0]) if len(listed) > limit else None

@@ -18,7 +18,7 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
 - **Stream openings** (``WARLOG_LIMIT_STREAMS``, 60/minute per address): event streams opened.
 - **Whole-log reads** (``WARLOG_LIMIT_READS``, 60/minute per address): the reads that go through a
   game's whole stored log at each request, GET or HEAD, whatever their answer (``WHOLE_LOG_READS``: integrity,
-  replay frames, history, dice, take-backs, export, and the state at the start of a turn). Each
+  replay frames, history, dice, VP track, take-backs, export, and the state at the start of a turn). Each
   costs a web worker a share of a second or more on a long game; a few a second from one address
   would keep a small server busy. The game page reads two of them per event it is told of.
 - **Cross-game statistics**: at most ``WARLOG_STATISTICS_JOBS`` (default 2) such jobs queued or
@@ -138,8 +138,8 @@ TOKEN_PATHS = ("/api/v1/games", "/api/v1/jobs")
 # endpoint -> the end of its path (api/openapi.py documents their 429 by it): the reads that go
 # through a game's whole log at each request; the state only with ?turn= (``_whole_log_read``).
 WHOLE_LOG_READS = {"reads.integrity": "/integrity", "pages.game_frames": "/frames", "reads.get_history": "/history",
-                   "reads.get_dice": "/dice", "reads.get_take_backs": "/take-backs", "reads.export": "/export",
-                   "reads.state": "/state"}  # the API's routes that read a token
+                   "reads.get_dice": "/dice", "reads.vp": "/vp", "reads.get_take_backs": "/take-backs",
+                   "reads.export": "/export", "reads.state": "/state"}  # the API's routes that read a token
 STREAM_PATH = "/events/stream"
 
 
@@ -189,7 +189,8 @@ PROBLEM = {"auth": ("too_many_failures", "this address has had {n} requests refu
            "orders": ("too_many_orders", "this token has sent {n} orders or other writes"),
            "streams": ("too_many_streams", "this address has opened {n} event streams"),
            "reads": ("too_many_reads", "this address has made {n} reads that go through a game's whole log "
-                                       "(integrity, frames, history, dice, take-backs, export, state at a turn)")}
+                                       "(integrity, frames, history, dice, VP track, take-backs, export, "
+                                       "state at a turn)")}
 
 
 def read_settings(config: dict) -> None:

@@ -57,7 +57,10 @@ FORMAT_TEXT = ("'warlog' (warlog's JSON), 'discord' ({\"content\": ...}) or 'sla
 def _http_url(value) -> None:
     if value is None:
         return
-    parsed = urlparse(value)
+    try:
+        parsed = urlparse(value)
+    except ValueError:  # an unclosed IPv6 bracket: "http://[::1"
+        raise ValidationError("an http:// or https:// URL") from None
     if parsed.scheme not in ("http", "https") or not parsed.netloc or any(c.isspace() for c in value):
         raise ValidationError("an http:// or https:// URL")
 

@@ -906,7 +906,8 @@ INFO = (
     "refused for a token that is not valid or an unknown invite code, per address (too_many_failures); "
     "games created, per address (too_many_games); orders and other writes, per token (too_many_orders); "
     "event streams opened, per address (too_many_streams); reads that go through a game's whole log "
-    "(integrity, frames, history, dice, take-backs, export, the state at a turn), per address (too_many_reads). "
+    "(integrity, frames, history, dice, VP track, take-backs, export, the state at a turn), per address "
+    "(too_many_reads). "
     "Their defaults are far above what a player does.")
 
 

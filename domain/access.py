@@ -53,12 +53,22 @@ class TooManyConfirmations(Exception):
         self.retry_after = retry_after
 
 
+# Gmail ignores the dots of a local part, and googlemail.com is gmail.com: one inbox, many spellings.
+DOTLESS_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+
+
 def address_key(email: str) -> str:
     """What the per-address limit counts an address as: lowercased, without a '+tag' on its local
     part (victim+1@, victim+2@ reach one mailbox at most providers: counted apart, one inbox could
-    be sent a confirmation mail from every seat an attacker made)."""
+    be sent a confirmation mail from every seat an attacker made), and for Gmail without the local
+    part's dots (j.smith@ is jsmith@gmail.com)."""
     local, at, domain = email.strip().lower().rpartition("@")
-    return (local.split("+", 1)[0] or local) + at + domain if at else email.strip().lower()
+    if not at:
+        return email.strip().lower()
+    local = local.split("+", 1)[0] or local
+    if domain in DOTLESS_DOMAINS:
+        local, domain = local.replace(".", "") or local, DOTLESS_DOMAINS[domain]
+    return local + at + domain
 
 
 def _hash(secret: str) -> str:

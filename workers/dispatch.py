@@ -224,16 +224,30 @@ class NotifyStore(SqlTables):
     _STALE = "(status = 'sending' AND claimed_at < ?)"
     # What the outbox holds: the new rows and the stale claims.
     _OUTBOX = f"(status = 'new' OR {_STALE})"
+    # A webhook's delivery waits while an earlier one of the same webhook (the game's, or a seat's)
+    # is new, queued or being sent (for less than STALE_CLAIM), or failed with a retry to come (for
+    # less than the longest retry interval and STALE_CLAIM): one worker sends every webhook in turn,
+    # and a receiver that answers slowly held all of them up behind each of its deliveries.
+    _HELD = ("d.channel = 'webhook' AND EXISTS (SELECT 1 FROM {t}warlog_notify_deliveries o WHERE "
+             "o.game_id = d.game_id AND o.channel = d.channel AND o.seat = d.seat AND o.seq < d.seq AND "
+             "(o.status = 'new' OR (o.status IN ('queued', 'sending') AND o.claimed_at >= ?) "
+             "OR (o.status = 'failed' AND o.attempts <= ? AND o.claimed_at >= ?)))")
 
-    def outbox(self, now: datetime, limit: int = 100) -> list[dict]:
-        return self._run("SELECT game_id, seq, channel, seat FROM {t}warlog_notify_deliveries WHERE "
-                         f"{self._OUTBOX} ORDER BY game_id, seq LIMIT ?", ((now - STALE_CLAIM).isoformat(), limit),
-                         fetch="all")
+    def outbox(self, now: datetime, limit: int = 100, retry_intervals: list[int] | None = None) -> list[dict]:
+        """The rows to hand to rq now, a webhook's one at a time (``_HELD``); ``retry_intervals``
+        the notifications' (notify.retry_intervals)."""
+        retries = notify.retry_intervals() if retry_intervals is None else retry_intervals
+        stale = (now - STALE_CLAIM).isoformat()
+        retrying = (now - STALE_CLAIM - timedelta(seconds=max(retries, default=0))).isoformat()
+        return self._run("SELECT d.game_id, d.seq, d.channel, d.seat FROM {t}warlog_notify_deliveries d WHERE "
+                         f"{self._OUTBOX} AND NOT ({self._HELD}) ORDER BY d.game_id, d.seq LIMIT ?",
+                         (stale, stale, len(retries), retrying, limit), fetch="all")
 
     def mark_queued(self, d: dict, now: datetime) -> None:
-        self._run("UPDATE {t}warlog_notify_deliveries SET status = 'queued' WHERE game_id = ? AND seq = ? "
-                  f"AND channel = ? AND seat = ? AND {self._OUTBOX}",
-                  (d["game_id"], d["seq"], d["channel"], d["seat"], (now - STALE_CLAIM).isoformat()))
+        """The row is in rq's queue since ``now`` (its ``claimed_at`` until a worker claims it)."""
+        self._run("UPDATE {t}warlog_notify_deliveries SET status = 'queued', claimed_at = ? WHERE game_id = ? "
+                  f"AND seq = ? AND channel = ? AND seat = ? AND {self._OUTBOX}",
+                  (now.isoformat(), d["game_id"], d["seq"], d["channel"], d["seat"], (now - STALE_CLAIM).isoformat()))
 
     def delivery(self, game_id: str, seq: int, channel: str, seat: str) -> dict | None:
         return self._run("SELECT * FROM {t}warlog_notify_deliveries WHERE game_id = ? AND seq = ? AND channel = ? "
