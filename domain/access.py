@@ -45,6 +45,10 @@ CONFIRM_PER_SEAT = 3  # confirmation mails for one seat of a game within CONFIRM
 CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was left by a dead worker
 
 
+# Gmail's domains, each with the one address_key counts it as: Gmail ignores dots in a local part.
+GMAIL_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+
+
 class TooManyConfirmations(Exception):
     """A confirmation mail asked for beyond a rate limit; ``retry_after`` in whole seconds."""
 
@@ -56,9 +60,15 @@ class TooManyConfirmations(Exception):
 def address_key(email: str) -> str:
     """What the per-address limit counts an address as: lowercased, without a '+tag' on its local
     part (victim+1@, victim+2@ reach one mailbox at most providers: counted apart, one inbox could
-    be sent a confirmation mail from every seat an attacker made)."""
+    be sent a confirmation mail from every seat an attacker made). Gmail also ignores the dots of
+    a local part and takes googlemail.com as gmail.com, so those two fold them (GMAIL_DOMAINS)."""
     local, at, domain = email.strip().lower().rpartition("@")
-    return (local.split("+", 1)[0] or local) + at + domain if at else email.strip().lower()
+    if not at:
+        return email.strip().lower()
+    local = local.split("+", 1)[0] or local
+    if domain in GMAIL_DOMAINS:
+        local, domain = local.replace(".", "") or local, GMAIL_DOMAINS[domain]
+    return local + at + domain
 
 
 def _hash(secret: str) -> str:

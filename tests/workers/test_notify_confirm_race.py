@@ -59,3 +59,18 @@ def test_the_address_limit_counts_plus_tagged_variants_of_an_address_as_one(app)
         with pytest.raises(TooManyConfirmations, match="this address"):
             access.request_confirmation("game-x", "Red", other)
     access.request_confirmation("game-y", "Red", "victim2@example.org")  # another address is its own
+
+
+def test_the_address_limit_counts_gmail_dotted_and_googlemail_variants_of_an_address_as_one(app):
+    """Gmail ignores dots in the local part and googlemail.com is gmail.com: v.ictim@gmail.com,
+    vic.tim@googlemail.com and victim@gmail.com reach one inbox, and count as one address. Other
+    domains keep their dots (first.last@example.org is not firstlast@)."""
+    access = AccessStore.for_service(app)
+    for i, variant in enumerate(("v.ictim@gmail.com", "Vic.Tim+{i}@googlemail.com", "victim.@GMail.com")):
+        access.request_confirmation(f"game-{i}", "Red", variant.format(i=i))
+    for other in ("victim@gmail.com", "v.i.c.t.i.m@googlemail.com"):
+        with pytest.raises(TooManyConfirmations, match="this address"):
+            access.request_confirmation("game-x", "Red", other)
+    for i in range(CONFIRM_PER_ADDRESS):
+        access.request_confirmation(f"game-d{i}", "Red", f"first.last+{i}@example.org")
+    access.request_confirmation("game-y", "Red", "firstlast@example.org")  # dots count elsewhere
