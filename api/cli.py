@@ -974,22 +974,18 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
         return None
 
 
-# The invite link the lobby gives (docs/pages.md): SERVER/games/GAME_ID#invite=CODE.
-INVITE_LINK = re.compile(r"^(https?://[^\s#?]+?)/games/([0-9a-fA-F-]{36})/?#invite=([^&\s]+)$")
-
-
 def _from_invite_link(args: argparse.Namespace) -> str | None:
     """A join given the invite link (as the game id, or as the invite) takes the game id, the code
     and, unless --server names one, the server from it; returns the link's server. A link whose
     host follows 'user@' is refused: it reads as the name before the '@' and goes to the one after."""
+    from api.client import INVITE_LINK, LINK_WITH_USER
+
     for given in (args.game_id, args.invite):
         link = INVITE_LINK.match(given or "")
         if link:
             server = link.group(1)
             if "@" in urllib.parse.urlsplit(server).netloc:
-                raise UsageError(f"the link's server {server} names its host after a 'user@' part, so it goes to "
-                                 f"{urllib.parse.urlsplit(server).hostname}, not to the name before the '@': no warlog "
-                                 "link has one; ask whoever sent it for the link the lobby or 'warlog new' gave")
+                raise UsageError(LINK_WITH_USER.format(server=server, host=urllib.parse.urlsplit(server).hostname))
             args.server = args.server or server
             args.game_id = link.group(2)
             args.invite = link.group(3)
