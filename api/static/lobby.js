@@ -33,6 +33,13 @@
     if (listed.ok) {
       listedSoFar = (more ? listedSoFar : []).concat(listed.body.games);
       nextAfter = listed.body.next_after || null;
+      // A game not listed yet that moved ahead of the cursor since (new activity) is on no later
+      // page: the first page is read again, as `warlog games` does, and its games win (newer).
+      if (more) {
+        params.delete("after");
+        var again = await W.api("/api/v1/games?" + params.toString());
+        if (again.ok) listedSoFar = listedSoFar.concat(again.body.games);
+      }
     } else {
       W.status("Games: " + W.problem(listed), "error");
       if (!more) { listedSoFar = []; nextAfter = null; }

@@ -327,6 +327,9 @@ def test_the_list_comes_in_pages_newest_activity_first_each_game_once(client):
     assert moved.order(client, "Blue", ROLL, "moves-up").status_code == 201
     rest = client.get(f"/api/v1/games?limit=10&after={first['next_after']}").json["games"]
     assert moved.game_id not in [g["game_id"] for g in rest] and len(rest) == 2
+    # Not listed before it moved, it is on no later page; the first page read again leads with it,
+    # which is where `warlog games` and the lobby's "More games" find it (docs/api.md).
+    assert client.get("/api/v1/games?limit=2").json["games"][0]["game_id"] == moved.game_id
 
 
 @pytest.mark.parametrize("query", ["limit=0", "limit=501", "limit=x", "after=", "after=bm90LWpzb24",
