@@ -716,16 +716,23 @@ def take_back(client, game, seat: str, other: str) -> None:
     assert client.post(f"{url}/answer", json={"accept": True}, headers=game.seats[other]).status_code == 200
 
 
-def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_one_asked_again(client, monkeypatch):
-    """Hermes's last aimed shot (FS 10.9) leaves the AR a leadership decision (FS 11.3 4-3). The UK
-    takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
-    first leadership decision is refused, naming it as taken back and the decision now waiting."""
+def hermes_aims(client, monkeypatch):
+    """Hermes's aircraft strike Port Stanley (FS 7.1 Op #13) with two Daggers there: the game and
+    the UK's first carrier shot to aim (FS 10.9), the AR's leader ready to re-roll (FS 11.3 4-3)."""
     dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
     game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
                    at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
     accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
                                   "fire": [{"unit": "hermes", "at": "pucara_1"}]})
     shot = state_of(client, game)["pending"][0]
+    return game, shot
+
+
+def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_one_asked_again(client, monkeypatch):
+    """Hermes's last aimed shot (FS 10.9) leaves the AR a leadership decision (FS 11.3 4-3). The UK
+    takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
+    first leadership decision is refused, naming it as taken back and the decision now waiting."""
+    game, shot = hermes_aims(client, monkeypatch)
     accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_2"}})
     shot = state_of(client, game)["pending"][0]
     accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_1"}})
@@ -752,12 +759,7 @@ def test_fs_5_1_a_duplicate_of_the_answer_taken_back_sent_before_the_take_back_i
     shot asked again (201), the very answer the UK had taken back. The shot asked again now has an
     id of its own, so the duplicate is refused saying its decision was taken back, and an answer to
     the new id is taken."""
-    dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
-    game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
-                   at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
-    accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
-                                  "fire": [{"unit": "hermes", "at": "pucara_1"}]})
-    shot = state_of(client, game)["pending"][0]
+    game, shot = hermes_aims(client, monkeypatch)
     aim = {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_2"}}
     accepted(client, game, "UK", aim)
     take_back(client, game, "UK", "AR")
