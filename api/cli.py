@@ -975,14 +975,12 @@ def _save_or_warn(session: Session, game_id: str, **fields) -> str | None:
         return None
 
 
-# The invite link the lobby gives (docs/pages.md): SERVER/games/GAME_ID#invite=CODE.
-INVITE_LINK = re.compile(r"^(https?://[^\s#?]+?)/games/([0-9a-fA-F-]{36})/?#invite=([^&\s]+)$")
-
-
 def _from_invite_link(args: argparse.Namespace) -> str | None:
     """A join given the invite link (as the game id, or as the invite) takes the game id, the code
     and, unless --server names one, the server from it; returns the link's server. A link whose
     host follows 'user@' is refused: it reads as the name before the '@' and goes to the one after."""
+    from api.client import INVITE_LINK, LINK_WITH_USER
+
     for given in (args.game_id, args.invite):
         link = INVITE_LINK.match(given or "")
         if link:
@@ -993,9 +991,7 @@ def _from_invite_link(args: argparse.Namespace) -> str | None:
                 raise UsageError(f"the link's server {server} is not a URL ({exc}); ask whoever sent it for "
                                  "the link the lobby or 'warlog new' gave") from None
             if "@" in where.netloc:
-                raise UsageError(f"the link's server {server} names its host after a 'user@' part, so it goes to "
-                                 f"{where.hostname}, not to the name before the '@': no warlog "
-                                 "link has one; ask whoever sent it for the link the lobby or 'warlog new' gave")
+                raise UsageError(LINK_WITH_USER.format(server=server, host=where.hostname))
             args.server = args.server or server
             args.game_id = link.group(2)
             args.invite = link.group(3)

@@ -228,6 +228,18 @@ _SENDABLE = re.compile(r"[\x21-\x7e]+")
 _HEADER_TEXT = re.compile(r"[\x20-\x7e\xa0-\xff]+")
 
 
+# The invite link the lobby gives (docs/pages.md): SERVER/games/GAME_ID#invite=CODE.
+INVITE_LINK = re.compile(r"^(https?://[^\s#?]+?)/games/([0-9a-fA-F-]{36})/?#invite=([^&\s]+)$")
+# Why an invite link is not joined as it is, in the words of `warlog join` and of the lobby's join
+# form (api/templates/pages/lobby.html): a host after 'user@' ({server}: the link's, {host}: the one
+# it goes to), and, on the lobby, another server's link ({here}: the lobby's own server).
+LINK_WITH_USER = ("the link's server {server} names its host after a 'user@' part, so it goes to {host}, not to the "
+                  "name before the '@': no warlog link has one; ask whoever sent it for the link the lobby or "
+                  "'warlog new' gave")
+LINK_ELSEWHERE = ("the link's server {server} is not this one ({here}): the game and its invite are there; open the "
+                  "link to join on it")
+
+
 def api_base(server: str) -> str:
     """``http://host:port`` or ``http://host:port/api/v1`` (a scheme is optional) -> the API base."""
     server = server.strip()

@@ -301,11 +301,10 @@ def join(game_id: str):
     token = access().issue_token(caller.game_id, SEAT, seat)
     if key is not None:
         access().joined_at(caller.game_id, body["invite_code"], result.version, result.chain_head)
-    access().set_contact(caller.game_id, seat, body["email"], body["notify"])
     # The address gets no turn mail until its owner confirms it; the join has recorded, so beyond
     # the limits of confirmation mails it is not refused: no mail, and the answer says so.
-    response = joined_response(caller, token, result.version, result.chain_head,
-                               access().ask_confirmation(caller.game_id, seat, body["email"]))
+    asked = access().save_contact(caller.game_id, seat, body["email"], body["notify"])
+    response = joined_response(caller, token, result.version, result.chain_head, asked)
     response.status_code = 201
     return response
 

@@ -76,21 +76,35 @@ def _enqueue(func, jid: str, *args, meta: dict, artifact: Path):
 
 
 def _jobs_waiting(*starts: str) -> set[str]:
-    """The ids of the jobs queued, running or waiting for a retry whose ids start with one of ``starts``."""
+    """The ids of the jobs queued, taken by a worker, running or waiting for a retry whose ids
+    start with one of ``starts`` (read in the order a job goes, so none moving on is missed)."""
     q = queue()
     try:
-        ids = [*q.get_job_ids(), *q.started_job_registry.get_job_ids(), *q.scheduled_job_registry.get_job_ids()]
+        ids = [*q.get_job_ids(), *q.intermediate_queue.get_job_ids(), *q.started_job_registry.get_job_ids(),
+               *q.scheduled_job_registry.get_job_ids()]
     except RedisError as exc:
         raise _unavailable(exc) from None
     return {jid for jid in ids if jid.startswith(starts)}
 
 
-def _at_most(jid: str, waiting: set[str], cap: int, code: str, what: str, setting: str) -> None:
-    """Refuse a new job ``jid`` (503 ``code``) while ``cap`` jobs like it are waiting; 0: no cap.
-    The same job asked for again is never refused: it is found, not queued."""
-    if cap and jid not in waiting and len(waiting) >= cap:
-        raise ApiProblem(code, f"{len(waiting)} jobs of {what} are queued or running ({setting}: {cap}); "
-                         "ask again once one has finished", {"Retry-After": "30"})
+def _enqueue_within(cap: int, starts: tuple[str, ...], refusal: tuple[str, str, str], func, jid: str, *args,
+                    meta: dict, artifact: Path):
+    """``_enqueue`` unless ``cap`` jobs whose ids start with one of ``starts`` are waiting (0: no
+    cap): 503 ``refusal`` (code, what, setting). The same job asked for again is never refused: it
+    is found, not queued. The count and the enqueue are one step under a Redis lock of ``starts``:
+    counted apart, a burst in several web workers counted the same jobs and each queued its own."""
+    if not cap:
+        return _enqueue(func, jid, *args, meta=meta, artifact=artifact)
+    try:
+        with redis().lock("warlog:jobs-cap:" + "|".join(starts), timeout=10, blocking_timeout=10):
+            waiting = _jobs_waiting(*starts)
+            if jid not in waiting and len(waiting) >= cap:
+                code, what, setting = refusal
+                raise ApiProblem(code, f"{len(waiting)} jobs of {what} are queued or running ({setting}: {cap}); "
+                                 "ask again once one has finished", {"Retry-After": "30"})
+            return _enqueue(func, jid, *args, meta=meta, artifact=artifact)
+    except RedisError as exc:  # Redis gone, or the lock not had in time (redis-py's LockError is one)
+        raise _unavailable(exc) from None
 
 
 def _accepted(jid: str, result_url: str, **extra):
@@ -182,13 +196,13 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
     jid = rqueue.job_id(prefix, caller.game_id, f"v{version}", audience)
     # Each version is a job, and a seat moves the version on at will: bounded per game, so that one
     # client's game cannot fill the queue ahead of every other game's jobs (and the mails).
-    _at_most(jid, _jobs_waiting(*(rqueue.job_id(kind, caller.game_id, "") for kind in GAME_JOBS)),
-             current_app.config["WARLOG_GAME_JOBS"], "game_jobs_busy", "this game's replays and statistics",
-             "WARLOG_GAME_JOBS")
-    _enqueue(func, jid, caller.game_id, version, audience, str(artifacts()),
-             meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience},
-             artifact=work.artifact_path(artifacts(), prefix, caller.game_id, version, audience,
-                                         "html" if prefix == "replay" else "json"))
+    _enqueue_within(current_app.config["WARLOG_GAME_JOBS"],
+                    tuple(rqueue.job_id(kind, caller.game_id, "") for kind in GAME_JOBS),
+                    ("game_jobs_busy", "this game's replays and statistics", "WARLOG_GAME_JOBS"),
+                    func, jid, caller.game_id, version, audience, str(artifacts()),
+                    meta={"kind": kind, "game_id": caller.game_id, "version": version, "audience": audience},
+                    artifact=work.artifact_path(artifacts(), prefix, caller.game_id, version, audience,
+                                                "html" if prefix == "replay" else "json"))
     return _accepted(jid, url_for(endpoint, game_id=caller.game_id, version=version),
                      version=version, audience=audience)
 
@@ -215,11 +229,11 @@ def post_cross_statistics():
     key = hashlib.sha256(("\n".join(ids) + f"\n{head}").encode()).hexdigest()[:20]
     name = work.across_name(ruleset, sandboxes)
     jid = rqueue.job_id("across", name, key)
-    _at_most(jid, _jobs_waiting(rqueue.job_id("across", "")), current_app.config["WARLOG_STATISTICS_JOBS"],
-             "statistics_busy", "statistics across games", "WARLOG_STATISTICS_JOBS")
-    _enqueue(work.statistics_across, jid, ruleset, ids, key, str(artifacts()), sandboxes,
-             meta={"kind": "statistics_across", "ruleset": ruleset, "sandbox": sandboxes, "games": len(ids)},
-             artifact=artifacts() / f"across-{name}-{key}.json")
+    _enqueue_within(current_app.config["WARLOG_STATISTICS_JOBS"], (rqueue.job_id("across", ""),),
+                    ("statistics_busy", "statistics across games", "WARLOG_STATISTICS_JOBS"),
+                    work.statistics_across, jid, ruleset, ids, key, str(artifacts()), sandboxes,
+                    meta={"kind": "statistics_across", "ruleset": ruleset, "sandbox": sandboxes, "games": len(ids)},
+                    artifact=artifacts() / f"across-{name}-{key}.json")
     asked = {"sandbox": "true"} if sandboxes else {}
     return _accepted(jid, url_for("jobs.get_cross_statistics", ruleset=ruleset, **asked), ruleset=ruleset, games=len(ids))
 

@@ -193,22 +193,6 @@ def confirm_code(code: str) -> dict:
     return {"game_id": found["game_id"], "seat": found["seat"], "confirmed": True}
 
 
-def needs_confirmation(game_id: str, seat: str, email: str | None) -> bool:
-    """Whether a confirmation mail is to be asked for ``email`` given in a PUT: not when the seat
-    confirmed it already, nor beyond the limits (domain/access) for the seat's own address given
-    again (a settings form saved); beyond them, a new address is 429 ``too_many_confirmations``,
-    before anything is stored."""
-    if not email or access().is_confirmed(game_id, seat, email):
-        return False
-    try:
-        access().confirmation_limits(game_id, seat, email)
-    except TooManyConfirmations as exc:
-        if (access().contacts(game_id).get(seat) or {}).get("email") == email:
-            return False
-        raise ApiProblem("too_many_confirmations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
-    return True
-
-
 def _settings(game_id: str, seat: str, contact: dict | None, prefs: Prefs, secret: str | None = None,
               asked: bool = False) -> dict:
     email = (contact or {}).get("email")
@@ -255,12 +239,16 @@ def put_notifications(game_id: str):
         kept = store().seat_webhook(caller.game_id, caller.seat) if body["webhook_url"] == old.webhook_url else None
         if secret is None and (kept is None or notify.secret_problem(kept["secret"])):
             secret = generated = notify.new_secret()
-    # Before anything is stored: a 429 changes nothing. The request follows the address stored,
-    # which its mail job checks.
-    confirm = needs_confirmation(caller.game_id, caller.seat, body["email"])
+    # Before anything else is stored: a 429 changes nothing. A new address given asks for its
+    # confirmation mail, in the one step that stores it (AccessStore.save_contact); beyond the limits
+    # the seat's own address given again (a settings form saved) keeps the rest, without a mail.
+    asked = False
     if email:
-        access().set_contact(caller.game_id, caller.seat, email, on)
-    asked = confirm and access().ask_confirmation(caller.game_id, caller.seat, email)
+        try:
+            asked = access().save_contact(caller.game_id, caller.seat, email, on, ask=bool(body["email"]),
+                                          refuse_new=True)
+        except TooManyConfirmations as exc:
+            raise ApiProblem("too_many_confirmations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
     if any(k in body for k in ("events", "channels", "digest", "webhook_url", "webhook_format")) or secret:
         store().set_prefs(caller.game_id, caller.seat, prefs, secret)
     return jsonify(_settings(caller.game_id, caller.seat, access().contacts(caller.game_id).get(caller.seat), prefs,

@@ -27,6 +27,7 @@ from collections import OrderedDict
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
 from api.auth import caller_for
+from api.client import LINK_ELSEWHERE, LINK_WITH_USER
 from api.games import damage_of, projections, service
 from api.problems import PROBLEMS, ApiProblem
 from api.jsonbody import body_bytes
@@ -90,7 +91,8 @@ def confirm_email_post():
 
 @bp.get("/")
 def lobby():
-    return _page("lobby.html", page="lobby")
+    # Why a pasted invite link is not joined here, in the words of `warlog join` (api/client.py).
+    return _page("lobby.html", page="lobby", link_elsewhere=LINK_ELSEWHERE, link_with_user=LINK_WITH_USER)
 
 
 @bp.get("/games/<game_id>")

@@ -11,7 +11,8 @@ whoever holds a seat token may type any address, so an address hears nothing but
 mail (a link with a single-use secret that expires after ``CONFIRM_TTL``) until the link is
 followed. Each request is a row of ``warlog_email_confirmations``, marked when it is sent and
 when it is confirmed, never deleted; at most ``CONFIRM_PER_ADDRESS`` requests per address and
-``CONFIRM_PER_SEAT`` per seat within ``CONFIRM_WINDOW`` (``request_confirmation``).
+``CONFIRM_PER_SEAT`` per seat within ``CONFIRM_WINDOW`` (``request_confirmation``), checked in
+the one transaction that stores a seat's address (``save_contact``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ CONFIRM_PER_SEAT = 3  # confirmation mails for one seat of a game within CONFIRM
 CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was left by a dead worker
 
 
+# Gmail's domains, each with the one address_key counts it as: Gmail ignores dots in a local part.
 class TooManyConfirmations(Exception):
     """A confirmation mail asked for beyond a rate limit; ``retry_after`` in whole seconds."""
 
@@ -271,10 +273,38 @@ class AccessStore(SqlTables):
         return token
 
     def set_contact(self, game_id: str, seat: str, email: str | None, notify: bool = True) -> None:
-        self._run("DELETE FROM {t}warlog_contacts WHERE game_id = ? AND seat = ?", (game_id, seat))
-        if email:
-            self._run("INSERT INTO {t}warlog_contacts (game_id, seat, email, notify) VALUES (?, ?, ?, ?)",
-                      (game_id, seat, email, 1 if notify else 0))
+        """Store the seat's address (or none), asking for no confirmation mail."""
+        self.save_contact(game_id, seat, email, notify, ask=False)
+
+    def save_contact(self, game_id: str, seat: str, email: str | None, notify: bool = True, *, ask: bool = True,
+                     refuse_new: bool = False, now: datetime | None = None) -> bool:
+        """Store the seat's address and, with ``ask``, ask for its confirmation mail unless the seat
+        confirmed it already (``request_confirmation``); True when a mail was asked for. Beyond
+        the limits the address is stored without a mail, or with ``refuse_new``, when it is not the
+        seat's stored one, TooManyConfirmations is raised and nothing is stored.
+
+        One transaction, taken one at a time as ``request_confirmation``'s: checked apart from the
+        store, PUTs racing past the check were all stored, those beyond the limits without a mail."""
+        now = now or datetime.now(timezone.utc)
+        asked = False
+        with self._db.transaction(commit=True) as c:
+            self._take_turn(c)
+            c.execute(self.sql("SELECT email FROM {t}warlog_contacts WHERE game_id = ? AND seat = ?"), (game_id, seat))
+            before = (c.fetchone() or {"email": None})["email"]
+            if email and ask and not self._confirmed(c, game_id, seat, email):
+                try:
+                    self._check_limits(c, game_id, seat, email, now)
+                except TooManyConfirmations:
+                    if refuse_new and email != before:
+                        raise
+                else:
+                    self._insert_request(c, game_id, seat, email, now)
+                    asked = True
+            c.execute(self.sql("DELETE FROM {t}warlog_contacts WHERE game_id = ? AND seat = ?"), (game_id, seat))
+            if email:
+                c.execute(self.sql("INSERT INTO {t}warlog_contacts (game_id, seat, email, notify) VALUES (?, ?, ?, ?)"),
+                          (game_id, seat, email, 1 if notify else 0))
+        return asked
 
     def contacts(self, game_id: str) -> dict[str, dict]:
         """{seat: {email, notify, confirmed}}: ``confirmed`` when the seat's owner followed a
@@ -289,64 +319,63 @@ class AccessStore(SqlTables):
     # ------------------------------------------------------------- address confirmation ----
     def is_confirmed(self, game_id: str, seat: str, email: str) -> bool:
         """Whether the seat's owner confirmed ``email`` (as typed) for this seat."""
-        return self._run("SELECT 1 FROM {t}warlog_email_confirmations WHERE game_id = ? AND seat = ? AND email = ? "
-                         "AND confirmed_at IS NOT NULL", (game_id, seat, email), fetch="one") is not None
-
-    def confirmation_limits(self, game_id: str, seat: str, email: str, now: datetime | None = None) -> None:
-        """Raise TooManyConfirmations when a confirmation mail to ``email`` for the game would pass
-        CONFIRM_PER_ADDRESS requests to the address or CONFIRM_PER_SEAT for the seat within CONFIRM_WINDOW.
-        Counted per seat, not per game: one seat (an opponent) cannot use up the mails of another."""
         with self._db.transaction(commit=False) as c:
-            self._check_limits(c, game_id, seat, email, now or datetime.now(timezone.utc))
+            return self._confirmed(c, game_id, seat, email)
 
-    def _check_limits(self, c: Any, game_id: str, seat: str, email: str, now: datetime, mine: int = 0) -> None:
-        """confirmation_limits on the transaction ``c``; ``mine``: requests of the caller's own already
-        inserted there, not counted against the limits."""
+    def _confirmed(self, c: Any, game_id: str, seat: str, email: str) -> bool:
+        c.execute(self.sql("SELECT 1 FROM {t}warlog_email_confirmations WHERE game_id = ? AND seat = ? AND email = ? "
+                           "AND confirmed_at IS NOT NULL"), (game_id, seat, email))
+        return c.fetchone() is not None
+
+    def _take_turn(self, c: Any) -> None:
+        """Make the transaction ``c`` wait for every other one that asks for confirmation mails or
+        stores an address, so that what it counts is not changed under it until it commits.
+        SQLite: its write lock, taken by a first write (one changing nothing); PostgreSQL: a lock
+        on the table that only other writers of it wait for (reads of ``contacts`` do not)."""
+        if self.kind == "postgres":
+            c.execute(f"LOCK TABLE {self._prefix}warlog_email_confirmations IN SHARE ROW EXCLUSIVE MODE")
+        else:
+            c.execute(f"UPDATE {self._prefix}warlog_email_confirmations SET request_id = request_id WHERE 0")
+
+    def _check_limits(self, c: Any, game_id: str, seat: str, email: str, now: datetime) -> None:
+        """Raise TooManyConfirmations when a confirmation mail to ``email`` for the game would pass
+        CONFIRM_PER_ADDRESS requests to the address or CONFIRM_PER_SEAT for the seat within CONFIRM_WINDOW,
+        counted on the transaction ``c``. Counted per seat, not per game: one seat (an opponent)
+        cannot use up the mails of another."""
         since = (now - CONFIRM_WINDOW).isoformat()
         for where, keys, cap, what in (("address = ?", (address_key(email),), CONFIRM_PER_ADDRESS, "this address"),
                                        ("game_id = ? AND seat = ?", (game_id, seat), CONFIRM_PER_SEAT, "this seat")):
             c.execute(self.sql(f"SELECT COUNT(*) AS n, MIN(requested_at) AS first FROM {{t}}warlog_email_confirmations "
                                f"WHERE {where} AND requested_at > ?"), (*keys, since))
             row = c.fetchone()
-            if row["n"] - mine >= cap:
+            if row["n"] >= cap:
                 wait = datetime.fromisoformat(row["first"]) + CONFIRM_WINDOW - now
                 raise TooManyConfirmations(
                     f"{cap} confirmation mails were asked for {what} within {whole_hours(CONFIRM_WINDOW)} hours; "
                     f"ask again later", max(1, int(wait.total_seconds()) + 1))
 
+    def _insert_request(self, c: Any, game_id: str, seat: str, email: str, now: datetime) -> str:
+        request_id = uuid.uuid4().hex
+        c.execute(self.sql("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, "
+                           "requested_at) VALUES (?, ?, ?, ?, ?, ?)"),
+                  (request_id, game_id, seat, email, address_key(email), now.isoformat()))
+        return request_id
+
     def request_confirmation(self, game_id: str, seat: str, email: str, now: datetime | None = None) -> str:
         """Ask for one confirmation mail to ``email``, the seat's address (set it first: the mail
         job sends only to the seat's address of the moment); returns the request's id (the mail
         job's argument, not a secret). Raises TooManyConfirmations beyond the limits
-        (``confirmation_limits``), and asks for nothing then.
+        (``_check_limits``), and asks for nothing then.
 
-        The count and the insert are one transaction that requests take one at a time: counted
-        apart, a burst of requests (a seat token holder's PUTs, in several web workers) all passed
-        the count before any inserted, and one address got fifteen mails of its three. SQLite
-        orders them by its write lock, which the insert takes first (the count then sees every
-        request committed before, and a refusal rolls the insert back); PostgreSQL by a lock on the
-        table that only other writers of it wait for (reads of ``contacts`` do not)."""
+        The count and the insert are one transaction that requests take one at a time
+        (``_take_turn``): counted apart, a burst of requests (a seat token holder's PUTs, in several
+        web workers) all passed the count before any inserted, and one address got fifteen mails
+        of its three."""
         now = now or datetime.now(timezone.utc)
-        request_id = uuid.uuid4().hex
         with self._db.transaction(commit=True) as c:
-            if self.kind == "postgres":
-                c.execute(f"LOCK TABLE {self._prefix}warlog_email_confirmations IN SHARE ROW EXCLUSIVE MODE")
-            c.execute(self.sql("INSERT INTO {t}warlog_email_confirmations (request_id, game_id, seat, email, address, "
-                               "requested_at) VALUES (?, ?, ?, ?, ?, ?)"),
-                      (request_id, game_id, seat, email, address_key(email), now.isoformat()))
-            self._check_limits(c, game_id, seat, email, now, mine=1)
-        return request_id
-
-    def ask_confirmation(self, game_id: str, seat: str, email: str | None) -> bool:
-        """``request_confirmation`` for the seat's address, already stored; True when asked for,
-        False without an address or beyond the limits."""
-        if not email:
-            return False
-        try:
-            self.request_confirmation(game_id, seat, email)
-        except TooManyConfirmations:
-            return False
-        return True
+            self._take_turn(c)
+            self._check_limits(c, game_id, seat, email, now)
+            return self._insert_request(c, game_id, seat, email, now)
 
     def confirmations_to_queue(self, limit: int = 100) -> list[dict]:
         """The confirmation mails asked for and not handed to the mail queue yet (the dispatcher's outbox)."""

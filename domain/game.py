@@ -1090,7 +1090,8 @@ class Game(Aggregate):
             self.trigger_event(
                 ev.TakeBackAccepted, seat=seat, order_id=last["order_id"],
                 superseded_from=last["first"], superseded_to=last["last"],
-                superseded_rolls=list(last["rolls"]), restored=last["state_before"], rule=rule)
+                superseded_rolls=list(last["rolls"]),
+                restored=self.rules.restore(last["state_before"], self.state), rule=rule)
         self._record_command_signature(seat, signatures.TAKE_BACK_ANSWER, signature)
 
     def concede(self, seat: str, seed_for: SeedFor, signed: Signed | None = None) -> None:

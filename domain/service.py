@@ -309,6 +309,14 @@ class Warlog(Application):
                           "ORDER BY originator_id", bounds, fetch="all")
         return [str(UUID(str(r["originator_id"]))) for r in rows]
 
+    def games_changed_after(self, notification_id: int) -> set[str]:
+        """The ids of the games with an event stored after ``notification_id`` (the event store's
+        own order: SQLite's rowid, PostgreSQL's notification_id, both its key), in one query."""
+        column = "rowid" if self.config.kind == "sqlite" else "notification_id"
+        rows = SqlTables.for_service(self)._run(f"SELECT DISTINCT originator_id FROM {{t}}{self.recorder.events_table_name} "
+                                                f"WHERE {column} > ?", (notification_id,), fetch="all")
+        return {str(UUID(str(r["originator_id"]))) for r in rows}
+
     def check_integrity(self, game_id: str | UUID) -> verifying.Report:
         """Verify the stored log of a game as an umpire would verify its export.
 

@@ -180,11 +180,15 @@ class Projections:
 
     def ensure_current(self, game_ids: Iterable[str]) -> set[str]:
         """Catch up every game of ``game_ids`` that is behind; returns the ids left out because
-        their log is damaged. Cheap when the projector is current (one query)."""
-        damaged = set()
-        if self.position() >= self.head():
+        their log is damaged. Cheap when the projector is current (one query); behind, only the
+        games with events after its position are looked at (one query finds them): looking at
+        each, a list of every public game cost a query or two per game at every read."""
+        damaged: set[str] = set()
+        position = self.position()
+        if position >= self.head():
             return damaged
-        for gid in game_ids:
+        changed = self.service.games_changed_after(position)
+        for gid in (g for g in game_ids if g in changed):
             try:
                 self.current(gid, ("map",))
             except (DamagedLog, GameNotFound):

@@ -33,6 +33,13 @@
     if (listed.ok) {
       listedSoFar = (more ? listedSoFar : []).concat(listed.body.games);
       nextAfter = listed.body.next_after || null;
+      // A game not listed yet that moved ahead of the cursor since (new activity) is on no later
+      // page: the first page is read again, as `warlog games` does, and its games win (newer).
+      if (more) {
+        params.delete("after");
+        var again = await W.api("/api/v1/games?" + params.toString());
+        if (again.ok) listedSoFar = listedSoFar.concat(again.body.games);
+      }
     } else {
       W.status("Games: " + W.problem(listed), "error");
       if (!more) { listedSoFar = []; nextAfter = null; }
@@ -209,9 +216,25 @@
     box.focus();
   }
 
+  // Why the invite link pasted last is not joined here (another server's, or one with a 'user@'),
+  // in the words of `warlog join` (the form's data-link-* attributes); null for a link of this server.
+  var linkRefused = null;
+
+  /** The refusal of an invite link given as ``text``, or null when it is this server's (or no URL). */
+  function refusedLink(text) {
+    var url;
+    try { url = new URL(text.trim()); } catch (err) { return null; }
+    if (!/^https?:$/.test(url.protocol)) return null;
+    var words = $("join").dataset, server = text.trim().split(/\/games\//)[0];
+    if (url.username || url.password) return words.linkWithUser.replace("{server}", server).replace("{host}", url.hostname);
+    if (url.origin !== location.origin) return words.linkElsewhere.replace("{server}", url.origin).replace("{here}", location.origin);
+    return null;
+  }
+
   async function join(e) {
     e.preventDefault();
     var gid = $("j-game").value.trim();
+    if (linkRefused && linkRefused.game === gid) { W.status("Not joined: " + linkRefused.why, "error"); return; }
     var body = { invite_code: $("j-invite").value.trim(), handle: $("j-handle").value.trim() };
     if ($("j-email").value.trim()) body.email = $("j-email").value.trim();
     var joined = await W.join(gid, body), res = joined.res, key = joined.signing;
@@ -233,6 +256,9 @@
     $(id).addEventListener("input", function () {
       var m = /\/games\/([0-9a-fA-F-]{36})\/?(?:#invite=([^&\s]+))?/.exec($(id).value);
       if (!m) return;
+      var why = refusedLink($(id).value);
+      linkRefused = why ? { game: m[1], why: why } : null;
+      if (why) W.status(why, "error");
       $("j-game").value = m[1];
       if (m[2] || id === "j-invite") $("j-invite").value = m[2] || "";  // a code is URL-safe as it is
     });

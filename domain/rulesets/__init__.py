@@ -205,6 +205,11 @@ class Ruleset:
         line from its template (e.g. "operation Op #{op}")."""
         return []
 
+    def restore(self, before: dict, now: dict) -> dict:
+        """The state a take-back returns to, recorded in its TakeBackAccepted: ``before``, the state
+        before the order taken back, as it was (``now``: the state the take-back leaves)."""
+        return before
+
     def concession_winner(self, state: dict, seat: str) -> str | None:
         others = [s for s in state.get("sides", []) if s != seat]
         return others[0] if len(others) == 1 else None

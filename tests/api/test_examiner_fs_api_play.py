@@ -716,24 +716,32 @@ def take_back(client, game, seat: str, other: str) -> None:
     assert client.post(f"{url}/answer", json={"accept": True}, headers=game.seats[other]).status_code == 200
 
 
-def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_one_asked_again(client, monkeypatch):
-    """Hermes's last aimed shot (FS 10.9) leaves the AR a leadership decision (FS 11.3 4-3). The UK
-    takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
-    first leadership decision is refused, naming it as taken back and the decision now waiting."""
+def hermes_aims(client, monkeypatch):
+    """Hermes's aircraft strike Port Stanley (FS 7.1 Op #13) with two Daggers there: the game and
+    the UK's first carrier shot to aim (FS 10.9), the AR's leader ready to re-roll (FS 11.3 4-3)."""
     dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
     game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
                    at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
     accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
                                   "fire": [{"unit": "hermes", "at": "pucara_1"}]})
     shot = state_of(client, game)["pending"][0]
+    return game, shot
+
+
+def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_one_asked_again(client, monkeypatch):
+    """Hermes's last aimed shot (FS 10.9) leaves the AR a leadership decision (FS 11.3 4-3). The UK
+    takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
+    first leadership decision is refused, naming it as taken back and the decision now waiting."""
+    game, shot = hermes_aims(client, monkeypatch)
     accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_2"}})
     shot = state_of(client, game)["pending"][0]
     accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_1"}})
     first = state_of(client, game)["pending"][0]
     assert (first["kind"], first["seat"]) == ("leadership", "AR"), first
     take_back(client, game, "UK", "AR")
-    assert state_of(client, game)["pending"][0]["id"] == shot["id"]  # the shot is to be aimed again
-    accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_1"}})
+    aimed = state_of(client, game)["pending"][0]  # the shot is to be aimed again, under an id of its own
+    assert aimed["kind"] == shot["kind"] and aimed["id"] != shot["id"], aimed
+    accepted(client, game, "UK", {"kind": "decide", "decision": aimed["id"], "choice": {"at": "dagger_1"}})
     again = state_of(client, game)["pending"][0]
     assert (again["kind"], again["seat"]) == ("leadership", "AR") and again["id"] != first["id"]
     stale = refused(client, game, "AR", {"kind": "decide", "decision": first["id"], "choice": {"reroll": 0}},
@@ -742,6 +750,25 @@ def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_
     assert f"{first['id']!r} was taken back (FS 5.1)" in stale["detail"], stale
     assert repr(again["id"]) in stale["detail"], stale
     accepted(client, game, "AR", {"kind": "decide", "decision": again["id"], "choice": {"reroll": 0}})
+
+
+def test_fs_5_1_a_duplicate_of_the_answer_taken_back_sent_before_the_take_back_is_refused(client, monkeypatch):
+    """The UK aims Hermes's shot (FS 10.9) and its client sends the answer twice (a second key: a
+    double click, a resend after a lost answer); the first is recorded and taken back (FS 5.1).
+    The duplicate, arriving after the take-back without If-Match, was taken as the answer to the
+    shot asked again (201), the very answer the UK had taken back. The shot asked again now has an
+    id of its own, so the duplicate is refused saying its decision was taken back, and an answer to
+    the new id is taken."""
+    game, shot = hermes_aims(client, monkeypatch)
+    aim = {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_2"}}
+    accepted(client, game, "UK", aim)
+    take_back(client, game, "UK", "AR")
+    again = state_of(client, game)["pending"][0]
+    assert (again["kind"], again["seat"]) == (shot["kind"], "UK") and again["id"] != shot["id"], again
+    stale = refused(client, game, "UK", aim, again["rule"])
+    assert stale["code"] == "invalid_order" and stale["field"] == "decision", stale
+    assert f"{shot['id']!r} was taken back (FS 5.1)" in stale["detail"] and repr(again["id"]) in stale["detail"], stale
+    accepted(client, game, "UK", {**aim, "decision": again["id"], "choice": {"at": "dagger_1"}})
 
 
 # --- FS 11.3: random events over HTTP --------------------------------------------------------

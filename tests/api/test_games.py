@@ -338,6 +338,29 @@ def test_the_list_comes_in_pages_newest_activity_first_each_game_once(client):
     assert moved.order(client, "Blue", ROLL, "moves-up").status_code == 201
     rest = client.get(f"/api/v1/games?limit=10&after={first['next_after']}").json["games"]
     assert moved.game_id not in [g["game_id"] for g in rest] and len(rest) == 2
+    # Not listed before it moved, it is on no later page; the first page read again leads with it,
+    # which is where `warlog games` and the lobby's "More games" find it (docs/api.md).
+    assert client.get("/api/v1/games?limit=2").json["games"][0]["game_id"] == moved.game_id
+
+
+def test_the_list_catches_up_only_the_games_the_projector_has_not_reached(api_service, monkeypatch):
+    """With the projector one event behind, a read of the list looked at every public game's views
+    (a query or two each: half a second a page with 1,000 games, docs/benchmarks.md); only the
+    games with events after the projector's position are behind, and one query finds them."""
+    from projections.runner import Projections
+    from tests.api.conftest import app_on
+
+    client = app_on(api_service).test_client()
+    games = [make_game(client, public=True) for _ in range(5)]
+    Projections(api_service).catch_up()
+    moved = games[2]
+    assert moved.order(client, "Blue", ROLL, "after-the-projector").status_code == 201
+    looked, current = [], Projections.current
+    monkeypatch.setattr(Projections, "current", lambda self, gid, *names: looked.append(gid) or current(self, gid, *names))
+    listed = client.get("/api/v1/games").json["games"]
+    assert looked == [moved.game_id]
+    assert listed[0]["game_id"] == moved.game_id and listed[0]["version"] == moved.version(client, "Blue")
+    assert {g["game_id"] for g in listed} == {g.game_id for g in games}
 
 
 @pytest.mark.parametrize("query", ["limit=0", "limit=501", "limit=x", "after=", "after=bm90LWpzb24",

@@ -14,6 +14,7 @@ import pytest
 from domain.errors import InvalidOrder, RuleViolation
 from domain.game import Game
 from domain.rulesets.falklands import play as falklands_play
+from domain.rulesets.falklands.hooks import asked_again
 
 from bench.sources import freeform_order
 
@@ -60,10 +61,14 @@ def play_holding_states(ruleset: str, options: dict, rng: random.Random, orders:
             game.answer_take_back(other, True)
             # the take-back restored the state before the order (Falklands counts its take-backs
             # besides, and keeps the ids of the decisions they took back, so that a decision asked
-            # again gets an id of its own and an answer to one taken back is refused saying so:
-            # docs/rulesets.md)
+            # again, or waiting again, gets an id of its own and an answer to one taken back is
+            # refused saying so: docs/rulesets.md)
             counted = ("take_backs", "taken_back_decisions")
             restored = {k: v for k, v in game.state.items() if k not in counted}
+            if ruleset == "falklands" and before.get("pending"):
+                k = game.state["take_backs"]
+                before["pending"] = [{**p, "id": asked_again(p["id"], k)} for p in before["pending"]]
+                assert {p["id"] for p in before["pending"]}.isdisjoint(game.state["taken_back_decisions"])
             assert restored == {k: v for k, v in before.items() if k not in counted}
             assert game.state.get("take_backs", 0) == (before.get("take_backs", 0) + 1 if ruleset == "falklands" else 0)
             take_backs += 1

@@ -212,7 +212,9 @@ def test_a_sweep_reads_the_views_of_the_games_with_something_due_only(app, monke
     recorded = sweep.sweep()
     due = [games[1]] + [gid for i, gid in enumerate(games) if i % 3 == 0 and i != 3]
     assert sorted(recorded) == sorted(due)
-    assert set(counted.loaded) == set(due) and sorted(counted.caught_up) == sorted(due)
+    # The projector is behind by games[2]'s move alone: no due game has an event after its
+    # position, so none is caught up (projections.runner.ensure_current), each is read as it is.
+    assert set(counted.loaded) == set(due) and counted.caught_up == []
     assert lines_of(app, games[1], start[games[1]]) == ["TimedOut"]
     assert all(lines_of(app, gid, start[gid]) == ["DeadlineReminder"] for gid in due[1:])
     assert all(lines_of(app, gid, start[gid]) == [] for gid in games if gid not in due)

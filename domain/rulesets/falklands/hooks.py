@@ -106,6 +106,13 @@ def ask(ctx: Ctx, stack: list, seat: str, kind: str, rule: str, prompt: str, opt
     ctx.ask(stack, seat, kind, rule, prompt, options, key=f"{chain}-{n}{since}")
 
 
+def asked_again(decision_id: str, take_backs: int) -> str:
+    """The id of a decision waiting again once the answer it had is taken back, the game's
+    ``take_backs``-th: its own with ``.<take_backs>`` after its count (in place of an earlier
+    take-back's), so an answer sent for it before the take-back is not taken for it after."""
+    return re.sub(r"(-\d+)(?:\.\d+)?$", rf"\g<1>.{take_backs}", decision_id, count=1)
+
+
 def take_backs_before(chain: str) -> int:
     """How many take-backs the game had when the order that began ``chain`` was given (``position``)."""
     parts = chain.split(".")

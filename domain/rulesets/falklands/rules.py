@@ -29,7 +29,7 @@ from domain.rulesets.falklands.choices import (
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
-from domain.rulesets.falklands.hooks import new_ctx, resume
+from domain.rulesets.falklands.hooks import asked_again, new_ctx, resume
 from domain.rulesets.falklands.ops import AIR_ONLY, OPS, TITLES, air_only, area_name, name, restriction, rule
 from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run
 
@@ -259,6 +259,18 @@ class Falklands(Ruleset):
             known_fields(order, sorted(ORDER_FIELDS[kind]), KIND_RULES[kind], kind, WORDS)
         handler(ctx, seat, order)
         return ctx.out
+
+    def restore(self, before: dict, now: dict) -> dict:
+        """FS 5.1: the decisions waiting again after a take-back of their answer get ids of their own
+        (hooks.asked_again), and the ids they had join those taken back: an answer sent before the
+        take-back (a duplicate of the one taken back, under another key) is refused saying so, not
+        taken for the decision asked again. Games recorded before kept the ids in their events."""
+        if not before.get("pending"):
+            return before
+        k = now.get("take_backs", 0) + 1
+        withdrawn = [p["id"] for p in before["pending"]]
+        return {**before, "pending": [{**p, "id": asked_again(p["id"], k)} for p in before["pending"]],
+                "taken_back_decisions": [*now.get("taken_back_decisions", []), *withdrawn]}
 
     def _decide(self, ctx: Ctx, seat: str, order: dict) -> None:
         pending = ctx.state["pending"]

@@ -185,6 +185,8 @@ def _taken_back(s, d, seq):
     restored = _generic("TakeBackAccepted")(s, d, seq)
     still = {p["id"] for p in restored["pending"]}
     taken = [*s.get("taken_back_decisions", []), *(p["id"] for p in s["pending"] if p["id"] not in still)]
+    # Those the restored position names itself (rules.restore: a decision asked again under a new id).
+    taken += [i for i in restored.get("taken_back_decisions", []) if i not in taken]
     return {**restored, "take_backs": s.get("take_backs", 0) + 1, **({"taken_back_decisions": taken} if taken else {})}
 
 
