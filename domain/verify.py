@@ -465,6 +465,8 @@ class _Signed:
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
         self.key_seats: dict[str, tuple[Any, int]] = {}  # each key registered: the first seat to register it, its line
+        self.key_shared: set = set()  # each seat whose key another seat registered too
+        self.verified_orders: list = []  # the seat of each order whose signature verified
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
@@ -538,6 +540,7 @@ class _Signed:
         if first[0] != seat:
             report.fail(n, f"seat {seat}'s key is the key seat {first[0]} registered on line {first[1]}: an order's "
                            "signature does not name its seat, so the two seats' signed orders cannot be told apart")
+            self.key_shared.update((first[0], seat))
 
     def _unsigned(self, report: Report) -> None:
         n, type_, data, _, _ = self.waiting
@@ -586,6 +589,7 @@ class _Signed:
                             f"{order['order_id']!r} as recorded here (the order or its signature was altered)")
         else:
             report.signatures_verified += 1
+            self.verified_orders.append(order["seat"])
 
     def _sealed_signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
         taken = self._take("SealedOrdersSigned", n, report)
@@ -646,6 +650,9 @@ class _Signed:
     def finish(self, report: Report) -> None:
         if self.waiting is not None:
             self._unsigned(report)
+        # An order signed under a key two seats registered is not verified as either's (its signature
+        # cannot say which gave it), whichever of the two keys came first.
+        report.signatures_verified -= sum(seat in self.key_shared for seat in self.verified_orders)
 
 
 def _signature_hidden_alone(data: dict, signed_hidden: bool, n: int, report: Report) -> None:

@@ -317,6 +317,8 @@ def test_the_orders_of_two_seats_sharing_a_key_are_not_shown_verified(page, requ
     assert set(statuses) == {"o-1", "o-2"}
     for status in statuses.values():
         assert status.startswith(f"failed: line {case.line}: seat Red's key is the key seat Blue registered"), statuses
+    # nor counted: the summary said "2 signed order(s) verified" of these two orders
+    assert "; 0 signed order(s) verified" in got["summary"], got["summary"]
 
 
 # ----------------------------------------------------------------------- tampered files ----

@@ -444,6 +444,7 @@ class Signed {
     this.keys = new Map();  // seat -> public key
     this.keySeats = new Map();  // each key registered -> {seat, n}: the first seat to register it, its line
     this.keyShared = [];  // [{seat, why: "line N: why"}] for each seat whose key another seat registered too
+    this.countedOrders = new Set();  // the verdict of each order counted in signaturesVerified
     this.seen = new Set();  // hashes of the lines before the current one
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
@@ -621,6 +622,7 @@ class Signed {
       report.fail(at, why);
     } else {
       report.signaturesVerified += 1;
+      this.countedOrders.add(shown);
     }
     shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
   }
@@ -721,10 +723,13 @@ class Signed {
   finish() {
     if (this.waiting !== null) this.unsigned();
     // A signature valid under a key two seats registered does not say which of them gave the order:
-    // the file fails at the key's line (as `warlog verify` says), and so does each such order's verdict.
+    // the file fails at the key's line (as `warlog verify` says), and so does each such order's verdict,
+    // which the summary's count leaves out.
     for (const shown of this.report.orders.values()) {
       const shared = this.keyShared.find((s) => pyEq(s.seat, shown.seat));
-      if (shared && shown.status === "verified") shown.status = "failed: " + shared.why;
+      if (!shared) continue;
+      if (shown.status === "verified") shown.status = "failed: " + shared.why;
+      if (this.countedOrders.has(shown)) this.report.signaturesVerified -= 1;
     }
   }
 }
