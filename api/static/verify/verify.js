@@ -23,6 +23,7 @@ import { Dice, hidden } from "./rolls.js";
 export const LINE_KEYS = ["game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash"];
 export const HEADER_KEY = "warlog_export";
 const SEALED_EVENTS = ["OrderSealed", "OrderRevealed"];
+const SEAT_LINES = ["OrderAccepted", "OrderSealed", "OrderRevealed"];  // a seat's orders: each names a seat of the game
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export class Report {
@@ -213,7 +214,7 @@ export async function verify(lines, report = new Report()) {
   const hashes = await Promise.all(lines.map((line) => (line && known ? lineHash(line, fmt).catch((e) => e) : null)));
   let prev = GENESIS;
   const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
-  const revealed = new Set();  // (seat, round) of each OrderRevealed
+  const revealed = new Map();  // (seat, round) of each OrderRevealed -> {seat, round, n, orders (null: hidden here)}
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
   let ended = null;  // the line of the game's GameEnded
@@ -262,6 +263,7 @@ export async function verify(lines, report = new Report()) {
     prev = line.hash;
     if (line.type === "GameEnded" && ended === null) ended = n;
     if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report, revealed);
+    else if (line.type === "OrderAccepted") carriedOut(line, n, revealed, report);
     // an OrderSealed's commitment is also its seat's input to the next client entropy
     if (!SEALED_EVENTS.includes(line.type) || line.type === "OrderSealed") await dice.step(line, n);
   }
@@ -341,8 +343,9 @@ async function sealedStep(line, n, commitments, report, revealed) {
       report.fail(n, shown.status.slice(8));
       return;
     }
-    revealed.add(key);
-    if (line.redacted === true || hidden(data, "orders") || hidden(data, "salt")) {
+    const hiddenHere = line.redacted === true || hidden(data, "orders") || hidden(data, "salt");
+    revealed.set(key, { seat, round, n, orders: hiddenHere ? null : get(data, "orders") });
+    if (hiddenHere) {
       shown.status = "hidden in this copy: cannot be checked here";
       return;
     }
@@ -357,6 +360,40 @@ async function sealedStep(line, n, commitments, report, revealed) {
   } catch (e) {
     report.fail(n, malformed(line.type, e));
   }
+}
+
+const SEALED_PREFIX = "sealed:";  // the ids of revealed sealed orders (docs/dice.md section 8)
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** An order carried out under a sealed id (`sealed:ROUND:SEAT:INDEX`) is order INDEX of SEAT's reveal
+ * for ROUND before it, as that seat's: the reveal is what the seat signed, and its orders are carried
+ * out unsigned one by one, so the server could otherwise carry out another order, or one never revealed. */
+function carriedOut(line, n, revealed, report) {
+  const data = line.data;
+  if (!isObject(data) || line.redacted === true || hidden(data, "order_id")) return;
+  const orderId = "order_id" in data ? data.order_id : null;
+  if (typeof orderId !== "string" || !orderId.startsWith(SEALED_PREFIX)) return;
+  for (const { seat, round, n: at, orders } of revealed.values()) {
+    const prefix = `${SEALED_PREFIX}${pyStr(round)}:${pyStr(seat)}:`;
+    if (!(orderId.startsWith(prefix) && INDEX.test(orderId.slice(prefix.length)))) continue;
+    const index = Number(orderId.slice(prefix.length));
+    if (orders === null || hidden(data, "order") || hidden(data, "seat")) return;  // hidden in this copy
+    if (!Array.isArray(orders) || index >= orders.length) break;
+    if (!pyEq(get(data, "seat"), seat) || !pyEq(get(data, "order"), orders[index])) {
+      failCarried(report, n, `order ${pyRepr(orderId)} is not order ${index} of the orders ${pyStr(seat)} revealed for ` +
+        `round ${pyStr(round)} on line ${at}, as ${pyStr(seat)}'s: the reveal binds the orders carried out under it`);
+    }
+    return;
+  }
+  failCarried(report, n, `order ${pyRepr(orderId)} carries out no order revealed before it: a sealed order's id names a ` +
+    "seat's reveal of a round and an order of it");
+}
+
+/** The failure of an order carried out under a sealed id, and its verdict on the page. */
+function failCarried(report, n, why) {
+  report.fail(n, why);
+  const shown = report.orders.get(n);
+  if (shown) shown.status = "failed: " + why;
 }
 
 // ---------------------------------------------------------------------------- signatures ----
@@ -427,6 +464,19 @@ function commandKind(type, data) {
   return COMMANDS[type][0];
 }
 
+/** A name as Python's backslashreplace writes it in ASCII: \xHH, \uHHHH or \UHHHHHHHH past 0x7f. */
+function asciiEscaped(s) {
+  let out = "";
+  for (const ch of s) {
+    const c = ch.codePointAt(0);
+    if (c < 0x80) out += ch;
+    else if (c < 0x100) out += "\\x" + c.toString(16).padStart(2, "0");
+    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
+    else out += "\\U" + c.toString(16).padStart(8, "0");
+  }
+  return out;
+}
+
 /** The seat whose command a COMMANDS line records (an UmpireRevoked's `by`; the admin's is none). */
 function commandSeat(type, data) {
   const name = type === "UmpireRevoked" ? "by" : "seat";
@@ -450,6 +500,23 @@ class Signed {
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
     this.previous = { type: null, data: null };  // the line before
     this.accepted = new Map();  // each order id accepted: its line
+    this.seats = null;  // GameCreated's seats (null: not a list of names)
+  }
+
+  /** An order, seal, reveal or command names a seat of the game (GameCreated's `seats`): one under
+   * another name ("Blue" with a zero-width space, shown as Blue) has no key, so the server could
+   * write it unsigned and have it read as a keyed seat's. */
+  seatOfGame(line, type, data, n) {
+    if (this.seats === null || !isObject(data) || !("seat" in data) || line.redacted === true || hidden(data, "seat")) return;
+    if (!SEAT_LINES.includes(type) && !(Object.hasOwn(COMMANDS, type) && type !== "UmpireRevoked" && type !== "AnnotationAdded")) {
+      return;  // an UmpireRevoked's `by` may be the admin, an annotation's author a spectator or the umpire
+    }
+    const seat = data.seat;
+    if (!(typeof seat === "string" && this.seats.includes(seat))) {
+      const shown = typeof seat === "string" ? asciiEscaped(seat) : pyStr(seat);
+      this.report.fail(n, `this ${type} names seat '${shown}', which is not a seat of this game (GameCreated's ` +
+        `seats are ${this.seats.join(", ")}): a seat's orders and commands are recorded under its name`);
+    }
   }
 
   /** An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
@@ -500,6 +567,11 @@ class Signed {
     if (type === "OrderAccepted" && isObject(data) && typeof data.order_id === "string" && !hidden(data, "order_id")) {
       this.once(data.order_id, n);
     }
+    if (n === 1 && type === "GameCreated" && isObject(data)) {
+      const seats = "seats" in data ? data.seats : null;
+      this.seats = Array.isArray(seats) && seats.every((s) => typeof s === "string") ? seats : null;
+    }
+    this.seatOfGame(line, type, data, n);
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
