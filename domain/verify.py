@@ -351,6 +351,7 @@ def _carried_out(line: dict, n: int, revealed: dict, report: Report) -> None:
 
 
 _SEALED_PREFIX = "sealed:"  # the ids of revealed sealed orders (domain/sealed.py order_id)
+_TIMEOUT_PREFIX = "timeout:"  # the ids of the passes the server gives at a timeout (domain/clock.py)
 _SEALED_DICE_EVENTS = ("OrderAccepted", "DiceCommitted", "SealedDiceRolled", "SealedRollShown", "SealedDiceRevealed")
 
 
@@ -510,6 +511,7 @@ class _Signed:
         self.accepted: dict[str, int] = {}  # each order id accepted: its line
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
         self.seats: list[str] | None = None  # GameCreated's seats (None: not a list of names)
+        self.passes = False  # the game's time control gives a pass at a timeout (TimeControlSet on_timeout "pass")
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
         self.waiting: tuple[int, str, dict, str, bool] | None = None
 
@@ -527,6 +529,11 @@ class _Signed:
             seats = data.get("seats")
             self.seats = seats if isinstance(seats, list) and all(isinstance(s, str) for s in seats) else None
         self._seat_of_game(line, type_, data, n, report)
+        if type_ == "TimeControlSet" and isinstance(data, dict):
+            self.passes = data.get("on_timeout") == "pass"
+        if type_ == "OrderAccepted" and isinstance(data, dict) and str(data.get("order_id")).startswith(_TIMEOUT_PREFIX) \
+                and not (_withheld(line, "order_id") or _withheld(line, "seat")):
+            self._timeout_pass(data, previous, n, report)
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
@@ -557,7 +564,8 @@ class _Signed:
         """An order, seal, reveal or command names a seat of the game (GameCreated's ``seats``): one
         under another name ("Blue" with a zero-width space, shown as Blue) has no key, so the server
         could write it unsigned and have it read as a keyed seat's."""
-        if self.seats is None or not isinstance(data, dict) or "seat" not in data or _withheld(line, "seat"):
+        if self.seats is None or not isinstance(type_, str) or not isinstance(data, dict) or "seat" not in data \
+                or _withheld(line, "seat"):
             return
         if type_ not in _SEAT_LINES and not (type_ in _COMMANDS and type_ not in ("UmpireRevoked", "AnnotationAdded")):
             return  # an UmpireRevoked's ``by`` may be the admin, an annotation's author a spectator or the umpire
@@ -567,6 +575,18 @@ class _Signed:
             shown = seat.encode("ascii", "backslashreplace").decode("ascii") if isinstance(seat, str) else str(seat)
             report.fail(n, f"this {type_} names seat '{shown}', which is not a seat of this game (GameCreated's "
                            f"seats are {', '.join(self.seats)}): a seat's orders and commands are recorded under its name")
+
+    def _timeout_pass(self, data: dict, previous: tuple, n: int, report: Report) -> None:
+        """An order under a ``timeout:`` id is the server's pass for a late seat (domain/clock.py TC 4),
+        unsigned: it follows at once a TimedOut naming that seat, in a game whose time control passes;
+        anywhere else it would be an order of a keyed seat that no signature binds."""
+        before_type, before = previous
+        if not (self.passes and before_type == "TimedOut" and isinstance(before, dict)
+                and before.get("on_timeout") == "pass" and isinstance(before.get("seats"), list)
+                and data.get("seat") in before["seats"]):
+            report.fail(n, f"order {data.get('order_id')!r} is recorded as the server's pass for seat {data.get('seat')} "
+                           "at a timeout, but it does not follow at once a TimedOut of that seat in a game whose time "
+                           "control passes (TimeControlSet on_timeout 'pass'): no signature binds it")
 
     def _once(self, order_id: str, n: int, report: Report) -> None:
         """An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
@@ -849,6 +869,8 @@ class _Dice:
         self.any_input = self.any_input or n
 
     def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:
+        if data["stream"] not in ("open", "sealed"):  # as the browser's verifier fails it
+            report.fail(n, f"a commitment to the dice stream {data['stream']!r}, which is neither \"open\" nor \"sealed\"")
         if data["stream"] != "open":
             return
         number = data["epoch"]

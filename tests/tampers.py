@@ -604,6 +604,19 @@ def sealed_order_never_revealed_rechained(x):
     return text_of(x, rechain(lines)), i + 2, "'sealed:1:Blue:2' carries out no order revealed before it"
 
 
+@case("signed")
+def order_of_a_keyed_seat_as_a_timeout_pass_rechained(x):
+    """After the kept head, the server records an order as Blue's under a "timeout:" id, the ids of the
+    passes it gives a late seat (TC 4), which are unsigned: in a game with no time control, with no
+    TimedOut before it, any order of a keyed seat could be written so."""
+    lines = x.lines()
+    i = at(lines, "Conceded")
+    forged = copy.deepcopy(lines[at(lines, "OrderAccepted", seat="Red")])
+    forged["data"].update(order_id=f"timeout:{i + 1}", seat="Blue", order={"kind": "note", "text": "Blue offers a draw"})
+    lines.insert(i, forged)
+    return text_of(x, rechain(lines)), i + 1, "is recorded as the server's pass for seat Blue at a timeout"
+
+
 def signed_commands(lines: list[dict]) -> bool:
     """Whether Blue's client-seed change is signed (format 2; the format-1 file's is not)."""
     return any(line["type"] == "CommandSigned" for line in lines)

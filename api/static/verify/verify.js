@@ -15,7 +15,7 @@
  */
 
 import { DuplicateKey, JsonError, isObject, parse } from "./json.js";
-import { EncodeError, PyError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr } from "./canonical.js";
+import { EncodeError, PyError, PyTypeError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr, pyType } from "./canonical.js";
 import { CONCEALED, GENESIS, canonical, isFormat1, lineHash } from "./chain.js";
 import { bytesOf, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
 import { Dice, hidden } from "./rolls.js";
@@ -379,7 +379,7 @@ function carriedOut(line, n, revealed, report) {
     const index = Number(orderId.slice(prefix.length));
     if (orders === null || hidden(data, "order") || hidden(data, "seat")) return;  // hidden in this copy
     if (!Array.isArray(orders) || index >= orders.length) break;
-    if (!pyEq(get(data, "seat"), seat) || !pyEq(get(data, "order"), orders[index])) {
+    if (!pyEq(field(data, "seat"), seat) || !pyEq(field(data, "order"), orders[index])) {
       failCarried(report, n, `order ${pyRepr(orderId)} is not order ${index} of the orders ${pyStr(seat)} revealed for ` +
         `round ${pyStr(round)} on line ${at}, as ${pyStr(seat)}'s: the reveal binds the orders carried out under it`);
     }
@@ -464,6 +464,18 @@ function commandKind(type, data) {
   return COMMANDS[type][0];
 }
 
+/** Whether a line's type is one of COMMANDS, as Python's `type in _COMMANDS` asks it: a type that is
+ * a list or an object cannot be looked up (unhashable), and the line is malformed. */
+function isCommand(type) {
+  if (type !== null && typeof type === "object") throw new PyTypeError(`unhashable type: '${pyType(type)}'`);
+  return typeof type === "string" && Object.hasOwn(COMMANDS, type);
+}
+
+/** ``data[key]`` as Python's ``data.get(key)`` reads it: null when ``data`` is no object or lacks it. */
+function field(data, key) {
+  return isObject(data) && key in data ? data[key] : null;
+}
+
 /** A name as Python's backslashreplace writes it in ASCII: \xHH, \uHHHH or \UHHHHHHHH past 0x7f. */
 function asciiEscaped(s) {
   let out = "";
@@ -501,13 +513,15 @@ class Signed {
     this.previous = { type: null, data: null };  // the line before
     this.accepted = new Map();  // each order id accepted: its line
     this.seats = null;  // GameCreated's seats (null: not a list of names)
+    this.passes = false;  // the game's time control gives a pass at a timeout (TimeControlSet on_timeout "pass")
   }
 
   /** An order, seal, reveal or command names a seat of the game (GameCreated's `seats`): one under
    * another name ("Blue" with a zero-width space, shown as Blue) has no key, so the server could
    * write it unsigned and have it read as a keyed seat's. */
   seatOfGame(line, type, data, n) {
-    if (this.seats === null || !isObject(data) || !("seat" in data) || line.redacted === true || hidden(data, "seat")) return;
+    if (this.seats === null || typeof type !== "string" || !isObject(data) || !("seat" in data) || line.redacted === true ||
+        hidden(data, "seat")) return;
     if (!SEAT_LINES.includes(type) && !(Object.hasOwn(COMMANDS, type) && type !== "UmpireRevoked" && type !== "AnnotationAdded")) {
       return;  // an UmpireRevoked's `by` may be the admin, an annotation's author a spectator or the umpire
     }
@@ -516,6 +530,19 @@ class Signed {
       const shown = typeof seat === "string" ? asciiEscaped(seat) : pyStr(seat);
       this.report.fail(n, `this ${type} names seat '${shown}', which is not a seat of this game (GameCreated's ` +
         `seats are ${this.seats.join(", ")}): a seat's orders and commands are recorded under its name`);
+    }
+  }
+
+  /** An order under a `timeout:` id is the server's pass for a late seat (TC 4), unsigned: it follows
+   * at once a TimedOut naming that seat, in a game whose time control passes; anywhere else it would
+   * be an order of a keyed seat that no signature binds. */
+  timeoutPass(data, previous, n) {
+    const before = previous.data, seats = field(before, "seats"), seat = field(data, "seat");
+    if (!(this.passes && previous.type === "TimedOut" && pyEq(field(before, "on_timeout"), "pass") &&
+          Array.isArray(seats) && seats.some((s) => pyEq(s, seat)))) {
+      this.report.fail(n, `order ${pyRepr(field(data, "order_id"))} is recorded as the server's pass for seat ` +
+        `${pyStr(seat)} at a timeout, but it does not follow at once a TimedOut of that seat in a game ` +
+        "whose time control passes (TimeControlSet on_timeout 'pass'): no signature binds it");
     }
   }
 
@@ -572,6 +599,11 @@ class Signed {
       this.seats = Array.isArray(seats) && seats.every((s) => typeof s === "string") ? seats : null;
     }
     this.seatOfGame(line, type, data, n);
+    if (type === "TimeControlSet" && isObject(data)) this.passes = pyEq(field(data, "on_timeout"), "pass");
+    if (type === "OrderAccepted" && isObject(data) && pyStr(field(data, "order_id")).startsWith("timeout:") &&
+        !(line.redacted === true || hidden(data, "order_id") || hidden(data, "seat"))) {
+      this.timeoutPass(data, previous, n);
+    }
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
@@ -601,7 +633,7 @@ class Signed {
       this.report.sealedSignatures.set(n, shown);
       const redacted = line.redacted === true || (type === "OrderRevealed" && (hidden(data, "orders") || hidden(data, "salt")));
       this.waiting = { n, type, data, hash: line.hash, redacted, shown };
-    } else if (Object.hasOwn(COMMANDS, type) && !isFormat1(this.report.format) &&
+    } else if (isCommand(type) && !isFormat1(this.report.format) &&
                this.keys.has(hashKey(commandSeat(type, data)))) {
       const kind = commandKind(type, data), names = COMMANDS[type][1];
       const shown = { seq: line.seq, kind, seat: commandSeat(type, data), status: "failed: not followed by its signature" };
