@@ -150,3 +150,15 @@ def tab_with_keys(open_tab, game_id: str, keys: dict, width: int = 1280):
 def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):
     """The game's page in a new tab whose browser already keeps ``keys`` for the game."""
     return tab_with_keys(open_tab, game_id, keys, width).goto(f"{server}/games/{game_id}")
+
+
+def join_blue(tab, server: str, created: dict):
+    """``created``'s game page in ``tab``, where Blue joins with its invite as alice (the browser
+    makes and keeps its signing key) until it is Blue's move; the tab's page."""
+    page = tab.page
+    page.goto(f"{server}/games/{created['game_id']}#invite={created['invites']['Blue']}")
+    tab.ready()
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    return page

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from domain.verify import header_line, verify_text
-from tests.browser.helpers import pick_order, send
+from tests.browser.helpers import join_blue, pick_order, send
 from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
@@ -24,11 +24,7 @@ def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_t
 
     blue = open_tab()
     page = blue.page
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    join_blue(blue, server, created)
     kept = page.evaluate(f"() => Warlog.keys.load('{game_id}')")
     assert kept["signing"]["Blue"]["crv"] == "Ed25519" and "d" in kept["signing"]["Blue"]  # the private JWK
 
@@ -68,11 +64,7 @@ def test_an_answer_holding_an_older_head_does_not_replace_the_head_the_page_kept
     assert status == 201
     blue = open_tab()
     page = blue.page
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    join_blue(blue, server, created)
     kept = lambda: page.evaluate(f"() => Warlog.keys.load('{game_id}').signed_head")  # noqa: E731
     joined = kept()
     pick_order(page, "note")
