@@ -512,6 +512,7 @@ class _Signed:
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
         self.seats: list[str] | None = None  # GameCreated's seats (None: not a list of names)
         self.passes = False  # the game's time control gives a pass at a timeout (TimeControlSet on_timeout "pass")
+        self.joined: dict[str, int] = {}  # each seat joined: its SeatJoined's line
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
         self.waiting: tuple[int, str, dict, str, bool] | None = None
 
@@ -534,6 +535,12 @@ class _Signed:
         if type_ == "OrderAccepted" and isinstance(data, dict) and str(data.get("order_id")).startswith(_TIMEOUT_PREFIX) \
                 and not (_withheld(line, "order_id") or _withheld(line, "seat")):
             self._timeout_pass(data, previous, n, report)
+        if type_ == "SeatJoined" and isinstance(data, dict) and isinstance(data.get("seat"), str) \
+                and not _withheld(line, "seat"):
+            first = self.joined.setdefault(data["seat"], n)
+            if first != n:  # Game.join: "already taken"
+                report.fail(n, f"seat {data['seat']} joined before, on line {first}: a seat joins once (a second "
+                               "join would set its client seed unsigned, which only its ClientSeedChanged may change)")
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:

@@ -617,6 +617,19 @@ def order_of_a_keyed_seat_as_a_timeout_pass_rechained(x):
     return text_of(x, rechain(lines)), i + 1, "is recorded as the server's pass for seat Blue at a timeout"
 
 
+@case("signed")
+def keyed_seat_joined_again_with_a_chosen_seed_rechained(x):
+    """Blue's client seed can change only by its ClientSeedChanged, which Blue signs; a second
+    SeatJoined of Blue, unsigned, set it all the same (and with it the next epoch's client entropy,
+    which a server trying seed after seed could so choose). Added after every line Blue signed."""
+    lines = x.lines()
+    i = at(lines, "Conceded")
+    forged = copy.deepcopy(lines[at(lines, "SeatJoined", seat="Blue")])
+    forged["data"]["client_seed"] = "chosen by the server"
+    lines.insert(i, forged)
+    return text_of(x, rechain(lines)), i + 1, "seat Blue joined before, on line"
+
+
 def signed_commands(lines: list[dict]) -> bool:
     """Whether Blue's client-seed change is signed (format 2; the format-1 file's is not)."""
     return any(line["type"] == "CommandSigned" for line in lines)

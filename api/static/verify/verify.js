@@ -514,6 +514,7 @@ class Signed {
     this.accepted = new Map();  // each order id accepted: its line
     this.seats = null;  // GameCreated's seats (null: not a list of names)
     this.passes = false;  // the game's time control gives a pass at a timeout (TimeControlSet on_timeout "pass")
+    this.joined = new Map();  // each seat joined: its SeatJoined's line
   }
 
   /** An order, seal, reveal or command names a seat of the game (GameCreated's `seats`): one under
@@ -603,6 +604,16 @@ class Signed {
     if (type === "OrderAccepted" && isObject(data) && pyStr(field(data, "order_id")).startsWith("timeout:") &&
         !(line.redacted === true || hidden(data, "order_id") || hidden(data, "seat"))) {
       this.timeoutPass(data, previous, n);
+    }
+    if (type === "SeatJoined" && isObject(data) && typeof field(data, "seat") === "string" &&
+        !(line.redacted === true || hidden(data, "seat"))) {
+      const first = this.joined.get(data.seat);
+      if (first === undefined) {
+        this.joined.set(data.seat, n);
+      } else {  // Game.join: "already taken"
+        this.report.fail(n, `seat ${data.seat} joined before, on line ${first}: a seat joins once (a second ` +
+          "join would set its client seed unsigned, which only its ClientSeedChanged may change)");
+      }
     }
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
