@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.e2e.server import FREEFORM, started_game
+from tests.e2e.server import FREEFORM, http_json, started_game, unjoined_game
 
 
 def shoot(page, path: Path) -> None:
@@ -162,3 +162,13 @@ def join_blue(tab, server: str, created: dict):
     page.click("#join button[type=submit]")
     page.wait_for_selector("#turn:has-text('Your move, Blue')")
     return page
+
+
+def red_joined(server: str) -> tuple[dict, dict]:
+    """A new freeform game of Blue and Red (``unjoined_game``) whose Red bob joined over the API:
+    the game as created and Red's join answer."""
+    created = unjoined_game(server)
+    status, _, red = http_json("POST", f"{server}/api/v1/games/{created['game_id']}/join",
+                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
+    assert status == 201, red
+    return created, red

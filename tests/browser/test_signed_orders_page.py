@@ -9,18 +9,15 @@ import json
 import pytest
 
 from domain.verify import header_line, verify_text
-from tests.browser.helpers import join_blue, pick_order, send
-from tests.e2e.server import http_json, unjoined_game
+from tests.browser.helpers import join_blue, pick_order, red_joined, send
+from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_them(server, open_tab):
-    created = unjoined_game(server)
+    created, red = red_joined(server)
     game_id = created["game_id"]
-    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
 
     blue = open_tab()
     page = blue.page
@@ -57,11 +54,8 @@ def test_an_answer_holding_an_older_head_does_not_replace_the_head_the_page_kept
     earlier line): the game page kept it in place of the head of its first order, and the replay
     page then checked a log cut after the join, which drops both orders, against it: "verified".
     The page keeps only an answer's own head (its version and chain head), and never an older one."""
-    created = unjoined_game(server)
+    created, _ = red_joined(server)
     game_id = created["game_id"]
-    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                             {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
     blue = open_tab()
     page = blue.page
     join_blue(blue, server, created)
