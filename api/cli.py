@@ -1079,7 +1079,8 @@ def cmd_join(args: argparse.Namespace) -> int:
         del invites[seat]  # used: an invite code admits one player once
     (session.entry(game_id).get("pending_joins") or {}).pop(invite_id, None)  # answered: nothing to send again
     path = _save_or_warn(session, joined_id, server=client.base_url, seat=seat, token=token,
-                         handle=args.handle, seats={seat: token}, signed_head=joined.get("signed_head"),
+                         handle=args.handle, seats={seat: token},
+                         signed_head=_head_to_keep(session, joined_id, joined, replayed=True),
                          keys={seat: signatures.private_key_text(key)} if key is not None else None)
     _emit(args, joined, human)
     if path and not args.json:
@@ -1586,8 +1587,7 @@ def cmd_order(args: argparse.Namespace) -> int:
                            "so the next order is given a new id")
         raise
     _forget_pending_order_id(session, game_id, seat, order_id)
-    if result.get("signed_head"):
-        _save_or_warn(session, game_id, signed_head=result["signed_head"])
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"order {order_id} recorded:"))
 
 
@@ -1661,8 +1661,7 @@ def cmd_seal(args: argparse.Namespace) -> int:
     signature, head = _sign_sealed(session, client, game_id, seat, lambda key, head: signatures.sign_seal(
         key, game_id, seat, round_["round"], commitment, head))
     result = client.seal(game_id, commitment, signature=signature, head=head)
-    if result.get("signed_head"):
-        _save_or_warn(session, game_id, signed_head=result["signed_head"])
+    _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(
         r, f"{seat} sealed {len(orders)} order(s) for round {round_['round']}; the orders and salt are kept in "
            f"{session.path} until 'warlog reveal {game_id}':"))
@@ -1683,8 +1682,7 @@ def cmd_reveal(args: argparse.Namespace) -> int:
     signature, head = _sign_sealed(session, client, game_id, seat, lambda key, head: signatures.sign_reveal(
         key, game_id, seat, round_["round"], kept["orders"], kept["salt"], head))
     result = client.reveal(game_id, kept["orders"], kept["salt"], signature=signature, head=head)
-    if result.get("signed_head"):
-        _save_or_warn(session, game_id, signed_head=result["signed_head"])
+    _keep_signed_head(session, game_id, result)
     config = load_config(session.path)  # the orders are in the log now: the salt is no secret to keep
     (config["games"].get(game_id, {}).get("sealed") or {}).pop(seat, None)
     save_config(config, session.path)
@@ -1743,10 +1741,51 @@ def _sign_command(session: Session, client, game_id: str, kind: str, fields: dic
                                                  head), "head": head}
 
 
-def _keep_signed_head(session: Session, game_id: str, result: dict) -> None:
-    """Keep the signed head a signed command's answer holds, as orders, seals and reveals do."""
-    if isinstance(result, dict) and result.get("signed_head"):
-        _save_or_warn(session, game_id, signed_head=result["signed_head"])
+def _keep_signed_head(session: Session, game_id: str, result: dict, replayed: bool | None = None) -> None:
+    """Keep the signed head a command's (or a join's) answer holds, when _head_to_keep takes it."""
+    head = _head_to_keep(session, game_id, result, replayed)
+    if head is not None:
+        _save_or_warn(session, game_id, signed_head=head)
+
+
+def _integer(value) -> bool:
+    """A JSON integer as the client reads one (an int, or the client's int wrapper; not 5.0, not true)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _head_to_keep(session: Session, game_id: str, result: dict, replayed: bool | None = None) -> dict | None:
+    """The answer's signed head, when it is the answer's own and newer than the one kept; else None,
+    said on stderr (docs/dice.md, "Signed heads"). A kept head proves the log went at least that far:
+    one the server put in an answer for an earlier line, or for another version or game, would let a
+    log cut or rewritten after it verify against it. ``replayed``: the answer is a retry's first result
+    (default: the answer's ``replayed``), whose head may be older than the one kept, and is then not kept."""
+    from domain import signatures
+
+    head = result.get("signed_head") if isinstance(result, dict) else None
+    if head is None:
+        return None
+    kept = session.entry(game_id).get("signed_head")
+    kept_seq = kept.get("seq") if isinstance(kept, dict) and _integer(kept.get("seq")) else None
+    replayed = result.get("replayed") is True if replayed is None else replayed
+    if not isinstance(head, dict) or set(head) != {"game", "seq", "hash", "signature"}:
+        why = "a signed head that is not an object with exactly game, seq, hash and signature"
+    elif head["game"] != game_id:
+        why = f"a signed head of game {head['game']!r}"
+    elif not _integer(head["seq"]) or not signatures.is_hash(head["hash"]) or not isinstance(head["signature"], str):
+        why = "a signed head whose seq is not a JSON integer, or its hash not 64 lowercase hex, or its signature not text"
+    elif head["seq"] != result.get("version") or head["hash"] != result.get("chain_head"):
+        why = (f"a signed head of line {head['seq']!r}, not of the answer's version {result.get('version')!r} "
+               "and chain head")
+    elif kept_seq is not None and (head["seq"] < kept_seq or (head["seq"] == kept_seq and not replayed)):
+        if replayed:
+            return None  # a retry's first result: the head kept is newer
+        why = f"a signed head of line {head['seq']}, no newer than the one kept (line {kept_seq}), for a write it recorded"
+    else:
+        return head
+    where = f"line {kept_seq}" if kept_seq is not None else "none"
+    say(f"warlog {session.args.command}: the server's answer holds {why}: not kept (the head kept is {where}; "
+        f"'warlog heads {game_id}')", file=sys.stderr)
+    return None
 
 
 def _seen_head(session: Session, client, game_id: str) -> str:

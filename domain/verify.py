@@ -6,6 +6,7 @@ Works from export lines alone (docs/dice.md), so an umpire can check a game with
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -168,7 +169,7 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
     prev = chain.GENESIS
     rolled = _Dice()
     commitments: dict[tuple, str] = {}  # (seat, round) -> the commitment an OrderSealed recorded
-    revealed: set[tuple] = set()  # (seat, round) of each OrderRevealed
+    revealed: dict[tuple, tuple] = {}  # (seat, round) of each OrderRevealed -> (its line, its orders; None: hidden here)
     signed = _Signed()
     sealed_dice = _SealedDice()
     fmt = 1
@@ -223,6 +224,8 @@ def verify(lines: list[dict], report: Report | None = None) -> Report:
                 report.fail(n, f"malformed {type_} data: {exc!r}")
         if type_ in _SEALED_EVENTS:
             _sealed_step(line, n, commitments, report, revealed)
+        elif type_ == "OrderAccepted":
+            _carried_out(line, n, revealed, report)
         if type_ not in _DICE_EVENTS:  # a tuple: compared with ==, so any JSON value may be looked up
             continue
         data = line["data"] if isinstance(line["data"], dict) else {}
@@ -287,7 +290,7 @@ def _withheld(line: dict, name: str) -> bool:
 _SEALED_EVENTS = ("OrderSealed", "OrderRevealed")
 
 
-def _sealed_step(line: dict, n: int, commitments: dict, report: Report, revealed: set) -> None:
+def _sealed_step(line: dict, n: int, commitments: dict, report: Report, revealed: dict) -> None:
     """A sealed-orders commitment is noted; a reveal must hash to it (docs/dice.md, "Sealed
     orders"). A reveal redacted for this copy (a private order hidden) cannot be checked here."""
     data = line["data"] if isinstance(line["data"], dict) else {}
@@ -304,8 +307,9 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report, revealed
         if key in revealed:  # a seat reveals once a round (Game.reveal_sealed): a replay carries it out again
             report.fail(n, f"{key[0]} revealed its orders for round {key[1]} twice")
             return
-        revealed.add(key)
-        if _withheld(line, "orders") or _withheld(line, "salt"):
+        hidden = _withheld(line, "orders") or _withheld(line, "salt")
+        revealed[key] = (n, None if hidden else data["orders"])
+        if hidden:
             return
         if sealed.commitment(line["game_id"], key[0], key[1], data["orders"], data["salt"]) != commitments[key]:
             report.fail(n, f"the orders {key[0]} revealed for round {key[1]} do not match its commitment")
@@ -315,6 +319,39 @@ def _sealed_step(line: dict, n: int, commitments: dict, report: Report, revealed
         report.fail(n, f"malformed {line['type']} data: {exc!r}")
 
 
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+def _carried_out(line: dict, n: int, revealed: dict, report: Report) -> None:
+    """An order carried out under a sealed id (``sealed:ROUND:SEAT:INDEX``, docs/dice.md section 8)
+    is order INDEX of SEAT's reveal for ROUND before it, as that seat's: the reveal is what the seat
+    signed, and its orders are carried out unsigned one by one, so the server could otherwise carry
+    out another order than the one revealed, or one never revealed."""
+    data = line["data"]
+    if not isinstance(data, dict) or _withheld(line, "order_id"):
+        return
+    order_id = data.get("order_id")
+    if not isinstance(order_id, str) or not order_id.startswith(_SEALED_PREFIX):
+        return
+    for (seat, round_no), (at, orders) in revealed.items():
+        prefix = f"{_SEALED_PREFIX}{round_no}:{seat}:"
+        if not (order_id.startswith(prefix) and _INDEX.fullmatch(order_id[len(prefix):])):
+            continue
+        index = int(order_id[len(prefix):])
+        if orders is None or _withheld(line, "order") or _withheld(line, "seat"):
+            return  # hidden in this copy: not checked here
+        if not isinstance(orders, list) or index >= len(orders):
+            break
+        if data.get("seat") != seat or data.get("order") != orders[index]:
+            report.fail(n, f"order {order_id!r} is not order {index} of the orders {seat} revealed for round "
+                           f"{round_no} on line {at}, as {seat}'s: the reveal binds the orders carried out under it")
+        return
+    report.fail(n, f"order {order_id!r} carries out no order revealed before it: a sealed order's id names a "
+                   "seat's reveal of a round and an order of it")
+
+
+_SEALED_PREFIX = "sealed:"  # the ids of revealed sealed orders (domain/sealed.py order_id)
+_TIMEOUT_PREFIX = "timeout:"  # the ids of the passes the server gives at a timeout (domain/clock.py)
 _SEALED_DICE_EVENTS = ("OrderAccepted", "DiceCommitted", "SealedDiceRolled", "SealedRollShown", "SealedDiceRevealed")
 
 
@@ -465,12 +502,17 @@ class _Signed:
     def __init__(self) -> None:
         self.keys: dict[str, str] = {}
         self.key_seats: dict[str, tuple[Any, int]] = {}  # each key registered: the first seat to register it, its line
+        self.key_shared: set = set()  # each seat whose key another seat registered too
+        self.verified_orders: list = []  # the seat of each order whose signature verified
         self.seen: set[str] = set()  # hashes of the lines before the current one
         self.command_signatures: dict[str, int] = {}  # each CommandSigned's signature (but annotations'): its line
         self.unknown_order = False  # the line before is an order whose seat or id this copy does not show
         self.previous: tuple = (None, None)  # the type and data of the line before
         self.accepted: dict[str, int] = {}  # each order id accepted: its line
         self.fmt: Any = 1  # the game's format, from line 1 (format 1 leaves seals and reveals unsigned)
+        self.seats: list[str] | None = None  # GameCreated's seats (None: not a list of names)
+        self.passes = False  # the game's time control gives a pass at a timeout (TimeControlSet on_timeout "pass")
+        self.joined: dict[str, int] = {}  # each seat joined: its SeatJoined's line
         # (line, type, data of the line to be signed, its hash, redacted) of the line waiting for its signature
         self.waiting: tuple[int, str, dict, str, bool] | None = None
 
@@ -485,6 +527,20 @@ class _Signed:
             self._once(data["order_id"], n, report)
         if n == 1 and type_ == "GameCreated" and isinstance(data, dict):
             self.fmt = data.get("format", 1)  # as verify reads it
+            seats = data.get("seats")
+            self.seats = seats if isinstance(seats, list) and all(isinstance(s, str) for s in seats) else None
+        self._seat_of_game(line, type_, data, n, report)
+        if type_ == "TimeControlSet" and isinstance(data, dict):
+            self.passes = data.get("on_timeout") == "pass"
+        if type_ == "OrderAccepted" and isinstance(data, dict) and str(data.get("order_id")).startswith(_TIMEOUT_PREFIX) \
+                and not (_withheld(line, "order_id") or _withheld(line, "seat")):
+            self._timeout_pass(data, previous, n, report)
+        if type_ == "SeatJoined" and isinstance(data, dict) and isinstance(data.get("seat"), str) \
+                and not _withheld(line, "seat"):
+            first = self.joined.setdefault(data["seat"], n)
+            if first != n:  # Game.join: "already taken"
+                report.fail(n, f"seat {data['seat']} joined before, on line {first}: a seat joins once (a second "
+                               "join would set its client seed unsigned, which only its ClientSeedChanged may change)")
         if type_ == "SeatKeyRegistered":
             found = signatures.public_key_problem(data["public_key"])
             if found:
@@ -510,6 +566,34 @@ class _Signed:
             self._sealed_signed(data, n, report, _withheld(line, "signature"))
         elif type_ == "CommandSigned":
             self._command_signed(data, n, report, _withheld(line, "signature"))
+
+    def _seat_of_game(self, line: dict, type_: str, data: Any, n: int, report: Report) -> None:
+        """An order, seal, reveal or command names a seat of the game (GameCreated's ``seats``): one
+        under another name ("Blue" with a zero-width space, shown as Blue) has no key, so the server
+        could write it unsigned and have it read as a keyed seat's."""
+        if self.seats is None or not isinstance(type_, str) or not isinstance(data, dict) or "seat" not in data \
+                or _withheld(line, "seat"):
+            return
+        if type_ not in _SEAT_LINES and not (type_ in _COMMANDS and type_ not in ("UmpireRevoked", "AnnotationAdded")):
+            return  # an UmpireRevoked's ``by`` may be the admin, an annotation's author a spectator or the umpire
+        seat = data["seat"]
+        if not (isinstance(seat, str) and seat in self.seats):
+            # not ASCII written as Python escapes it, so that a look-alike shows what it is
+            shown = seat.encode("ascii", "backslashreplace").decode("ascii") if isinstance(seat, str) else str(seat)
+            report.fail(n, f"this {type_} names seat '{shown}', which is not a seat of this game (GameCreated's "
+                           f"seats are {', '.join(self.seats)}): a seat's orders and commands are recorded under its name")
+
+    def _timeout_pass(self, data: dict, previous: tuple, n: int, report: Report) -> None:
+        """An order under a ``timeout:`` id is the server's pass for a late seat (domain/clock.py TC 4),
+        unsigned: it follows at once a TimedOut naming that seat, in a game whose time control passes;
+        anywhere else it would be an order of a keyed seat that no signature binds."""
+        before_type, before = previous
+        if not (self.passes and before_type == "TimedOut" and isinstance(before, dict)
+                and before.get("on_timeout") == "pass" and isinstance(before.get("seats"), list)
+                and data.get("seat") in before["seats"]):
+            report.fail(n, f"order {data.get('order_id')!r} is recorded as the server's pass for seat {data.get('seat')} "
+                           "at a timeout, but it does not follow at once a TimedOut of that seat in a game whose time "
+                           "control passes (TimeControlSet on_timeout 'pass'): no signature binds it")
 
     def _once(self, order_id: str, n: int, report: Report) -> None:
         """An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
@@ -538,6 +622,7 @@ class _Signed:
         if first[0] != seat:
             report.fail(n, f"seat {seat}'s key is the key seat {first[0]} registered on line {first[1]}: an order's "
                            "signature does not name its seat, so the two seats' signed orders cannot be told apart")
+            self.key_shared.update((first[0], seat))
 
     def _unsigned(self, report: Report) -> None:
         n, type_, data, _, _ = self.waiting
@@ -586,6 +671,7 @@ class _Signed:
                             f"{order['order_id']!r} as recorded here (the order or its signature was altered)")
         else:
             report.signatures_verified += 1
+            self.verified_orders.append(order["seat"])
 
     def _sealed_signed(self, data: dict, n: int, report: Report, redacted: bool) -> None:
         taken = self._take("SealedOrdersSigned", n, report)
@@ -646,6 +732,9 @@ class _Signed:
     def finish(self, report: Report) -> None:
         if self.waiting is not None:
             self._unsigned(report)
+        # An order signed under a key two seats registered is not verified as either's (its signature
+        # cannot say which gave it), whichever of the two keys came first.
+        report.signatures_verified -= sum(seat in self.key_shared for seat in self.verified_orders)
 
 
 def _signature_hidden_alone(data: dict, signed_hidden: bool, n: int, report: Report) -> None:
@@ -656,6 +745,7 @@ def _signature_hidden_alone(data: dict, signed_hidden: bool, n: int, report: Rep
                        "signature is concealed only with what it signs, so this one would go unchecked")
 
 
+_SEAT_LINES = ("OrderAccepted", "OrderSealed", "OrderRevealed")  # a seat's orders: each names a seat of the game
 _SEALED_KINDS = {"OrderSealed": signatures.SEAL, "OrderRevealed": signatures.REVEAL}  # the signed kind of each
 # A keyed seat's other commands (format 2): each line's signed kind and the fields of the line it
 # signs (an answer's ``accept`` is its event type); the line is followed by its CommandSigned.
@@ -786,6 +876,8 @@ class _Dice:
         self.any_input = self.any_input or n
 
     def _DiceCommitted(self, data: dict, n: int, report: Report) -> None:
+        if data["stream"] not in ("open", "sealed"):  # as the browser's verifier fails it
+            report.fail(n, f"a commitment to the dice stream {data['stream']!r}, which is neither \"open\" nor \"sealed\"")
         if data["stream"] != "open":
             return
         number = data["epoch"]

@@ -560,6 +560,76 @@ def one_key_for_two_seats_order_moved(x):
     return text_of(x, rechain(lines)), i + 1, "seat Red's key is the key seat Blue registered on line"
 
 
+@case("signed")
+def order_of_a_seat_the_game_lacks_rechained(x):
+    """After the kept head (which covers no line after it), the server records an order under the name
+    "Blue" with a zero-width space after it, shown as Blue: no seat of the game has that name, so none
+    has a key to sign with, and the unsigned order verified as if a seat without a key had given it."""
+    lines = x.lines()
+    i = at(lines, "Conceded")
+    forged = copy.deepcopy(lines[at(lines, "OrderAccepted", seat="Red")])
+    forged["data"].update(order_id="x-1", seat="Blue\u200b", order={"kind": "note", "text": "Blue offers a draw"})
+    lines.insert(i, forged)
+    return text_of(x, rechain(lines)), i + 1, "names seat 'Blue\\u200b', which is not a seat of this game"
+
+
+@case("sealed")
+def sealed_order_carried_out_changed_rechained(x):
+    """The server carries out another order than the one Blue revealed (and signed): a note "retreat"
+    under the id of Blue's revealed note "hold". The reveal verified against its commitment and its
+    signature, and the order carried out under its id was never held against it."""
+    lines = x.lines()
+    i = at(lines, "OrderAccepted", order_id="sealed:1:Blue:1")
+    lines[i]["data"]["order"] = {"kind": "note", "text": "retreat"}
+    return text_of(x, rechain(lines)), i + 1, "is not order 1 of the orders Blue revealed for round 1"
+
+
+@case("sealed")
+def sealed_order_moved_to_another_seat_rechained(x):
+    """Red's revealed roll carried out as Blue's, under its own id."""
+    lines = x.lines()
+    i = at(lines, "OrderAccepted", order_id="sealed:1:Red:0")
+    lines[i]["data"]["seat"] = "Blue"
+    return text_of(x, rechain(lines)), i + 1, "is not order 0 of the orders Red revealed for round 1"
+
+
+@case("sealed")
+def sealed_order_never_revealed_rechained(x):
+    """An order carried out as Blue's third sealed order of round 1, though Blue revealed two."""
+    lines = x.lines()
+    i = at(lines, "OrderAccepted", order_id="sealed:1:Blue:1")
+    forged = copy.deepcopy(lines[i])
+    forged["data"].update(order_id="sealed:1:Blue:2", order={"kind": "note", "text": "surrender the ford"})
+    lines.insert(i + 1, forged)
+    return text_of(x, rechain(lines)), i + 2, "'sealed:1:Blue:2' carries out no order revealed before it"
+
+
+@case("signed")
+def order_of_a_keyed_seat_as_a_timeout_pass_rechained(x):
+    """After the kept head, the server records an order as Blue's under a "timeout:" id, the ids of the
+    passes it gives a late seat (TC 4), which are unsigned: in a game with no time control, with no
+    TimedOut before it, any order of a keyed seat could be written so."""
+    lines = x.lines()
+    i = at(lines, "Conceded")
+    forged = copy.deepcopy(lines[at(lines, "OrderAccepted", seat="Red")])
+    forged["data"].update(order_id=f"timeout:{i + 1}", seat="Blue", order={"kind": "note", "text": "Blue offers a draw"})
+    lines.insert(i, forged)
+    return text_of(x, rechain(lines)), i + 1, "is recorded as the server's pass for seat Blue at a timeout"
+
+
+@case("signed")
+def keyed_seat_joined_again_with_a_chosen_seed_rechained(x):
+    """Blue's client seed can change only by its ClientSeedChanged, which Blue signs; a second
+    SeatJoined of Blue, unsigned, set it all the same (and with it the next epoch's client entropy,
+    which a server trying seed after seed could so choose). Added after every line Blue signed."""
+    lines = x.lines()
+    i = at(lines, "Conceded")
+    forged = copy.deepcopy(lines[at(lines, "SeatJoined", seat="Blue")])
+    forged["data"]["client_seed"] = "chosen by the server"
+    lines.insert(i, forged)
+    return text_of(x, rechain(lines)), i + 1, "seat Blue joined before, on line"
+
+
 def signed_commands(lines: list[dict]) -> bool:
     """Whether Blue's client-seed change is signed (format 2; the format-1 file's is not)."""
     return any(line["type"] == "CommandSigned" for line in lines)

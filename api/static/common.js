@@ -227,6 +227,39 @@
       return (keys.joined_with || []).indexOf(code) >= 0 ||
         Object.keys(invites).some(function (seat) { return invites[seat] === code && keys.seats[seat]; });
     },
+    /** Keep the signed head of a command's (or a join's) answer ``body`` (docs/dice.md, "Signed
+     * heads"), when it is the answer's own (this game; its seq the answer's version, a safe integer;
+     * its hash the answer's chain head) and newer than the one kept: a head the server put in an
+     * answer for an earlier line, or another version or game, would let a log cut or rewritten after
+     * it verify against it. ``replayed``: a retry's first result (default: the answer's ``replayed``),
+     * whose older head is left unkept. Returns why the head was not kept, or null. */
+    keepHead: function (gameId, body, replayed) {
+      var head = body && body.signed_head;
+      if (!head) return null;
+      var kept = W.keys.load(gameId).signed_head;
+      var keptSeq = kept && Number.isSafeInteger(kept.seq) ? kept.seq : null, why = null;
+      if (replayed === undefined) replayed = body.replayed === true;
+      if (typeof head !== "object" || Array.isArray(head) || Object.keys(head).sort().join(",") !== "game,hash,seq,signature") {
+        why = "a signed head that is not an object with exactly game, seq, hash and signature";
+      } else if (head.game !== gameId) {
+        why = "a signed head of game " + String(head.game);
+      } else if (!Number.isSafeInteger(head.seq) || typeof head.hash !== "string" || !/^[0-9a-f]{64}$/.test(head.hash) ||
+                 typeof head.signature !== "string") {
+        why = "a signed head whose seq is not an integer, or its hash not 64 lowercase hex, or its signature not text";
+      } else if (head.seq !== body.version || head.hash !== body.chain_head) {
+        why = "a signed head of line " + head.seq + ", not of the answer's version " + body.version + " and chain head";
+      } else if (keptSeq !== null && (head.seq < keptSeq || (head.seq === keptSeq && !replayed))) {
+        if (replayed) return null;  // a retry's first result: the head kept is newer
+        why = "a signed head of line " + head.seq + ", no newer than the one kept (line " + keptSeq + "), for a write it recorded";
+      }
+      if (why) {
+        why = "the server's answer holds " + why + ": not kept (the head kept is " + (keptSeq === null ? "none" : "line " + keptSeq) + ")";
+        if (window.console) console.warn("warlog: " + why);
+        return why;
+      }
+      W.keys.update(gameId, function (k) { k.signed_head = head; });
+      return null;
+    },
     /** Who this browser annotates as (docs/api.md, "Annotations"): {role, token, seat} of the seat
      * played, else the umpire, else a spectator token; null when it holds none of them. */
     writer: function (gameId) {
@@ -277,9 +310,9 @@
       k.seats[res.body.seat] = res.body.token;
       k.active = res.body.seat;
       if (pending.jwk) { k.signing = k.signing || {}; k.signing[res.body.seat] = pending.jwk; }
-      k.signed_head = res.body.signed_head;
       k.joined_with = (k.joined_with || []).concat([code]);
     });
+    W.keys.keepHead(res.body.game_id, res.body, true);
     keepPendingJoin(code, null);
     return { res: res, signing: !!pending.jwk };
   };

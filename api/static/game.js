@@ -316,7 +316,7 @@
     var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
     var headers = jwk ? signedHeaders(await W.signing.signSeal(jwk, gameId, mine.seat, round.round, draft.commitment, head), head) : {};
     var res = await W.api("/api/v1/games/" + gameId + "/sealed", { method: "POST", body: { commitment: draft.commitment }, token: mine.token, headers: headers });
-    if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+    keepSignedHead(res);
     if (res.ok) showResult(res.body, null);
     W.status(res.ok ? "Sealed " + draft.orders.length + " order(s) for round " + round.round + "; reveal them once every seat has sealed."
                     : "Not sealed: " + refusal(res, mine), res.ok ? "ok" : "error");
@@ -330,7 +330,7 @@
     var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
     var headers = jwk ? signedHeaders(await W.signing.signReveal(jwk, gameId, mine.seat, round.round, draft.orders, draft.salt, head), head) : {};
     var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token, headers: headers });
-    if (res.ok && res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+    keepSignedHead(res);
     if (res.ok) { keepSealed(mine.seat, null); showResult(res.body, null); }
     W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
@@ -440,7 +440,7 @@
                           { method: "POST", body: order, token: mine.token, headers: headers });
     if (res.ok) {
       spendOrderId(mine.seat, orderId);
-      if (res.body.signed_head) W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+      keepSignedHead(res);
       showResult(res.body, order);
       W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
       try {
@@ -505,8 +505,7 @@
 
   /** Keep the signed head a command's answer holds, as orders, seals and reveals do. */
   function keepSignedHead(res) {
-    if (!res.ok || !res.body || !res.body.signed_head) return;
-    W.keys.update(gameId, function (k) { k.signed_head = res.body.signed_head; });
+    if (res.ok && res.body) W.keys.keepHead(gameId, res.body);
   }
 
   async function takeBack() {

@@ -110,7 +110,9 @@ def test_two_seats_seal_reveal_in_either_order_and_the_orders_are_carried_out_in
         line["prev_hash"] = prev
         line["hash"] = prev = chain.line_hash(line)
     report, _ = verify_text([json.dumps(line) for line in lines])
-    assert report.failures == [(at + 1, "the orders Red revealed for round 1 do not match its commitment")]
+    # and the order carried out, the one Red committed to, is not the forged reveal's (docs/dice.md section 8)
+    assert report.failures[0] == (at + 1, "the orders Red revealed for round 1 do not match its commitment")
+    assert [why.split(" is not ")[0] for _, why in report.failures[1:]] == ["order 'sealed:1:Red:1'"]
 
 
 def test_sealed_requests_are_refused_with_a_clear_problem(client):

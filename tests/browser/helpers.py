@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.e2e.server import FREEFORM, started_game
+from tests.e2e.server import FREEFORM, http_json, started_game, unjoined_game
 
 
 def shoot(page, path: Path) -> None:
@@ -150,3 +150,25 @@ def tab_with_keys(open_tab, game_id: str, keys: dict, width: int = 1280):
 def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):
     """The game's page in a new tab whose browser already keeps ``keys`` for the game."""
     return tab_with_keys(open_tab, game_id, keys, width).goto(f"{server}/games/{game_id}")
+
+
+def join_blue(tab, server: str, created: dict):
+    """``created``'s game page in ``tab``, where Blue joins with its invite as alice (the browser
+    makes and keeps its signing key) until it is Blue's move; the tab's page."""
+    page = tab.page
+    page.goto(f"{server}/games/{created['game_id']}#invite={created['invites']['Blue']}")
+    tab.ready()
+    page.fill("#j-handle", "alice")
+    page.click("#join button[type=submit]")
+    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    return page
+
+
+def red_joined(server: str) -> tuple[dict, dict]:
+    """A new freeform game of Blue and Red (``unjoined_game``) whose Red bob joined over the API:
+    the game as created and Red's join answer."""
+    created = unjoined_game(server)
+    status, _, red = http_json("POST", f"{server}/api/v1/games/{created['game_id']}/join",
+                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
+    assert status == 201, red
+    return created, red

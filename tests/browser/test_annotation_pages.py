@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from domain.verify import verify_text
+from tests.browser.helpers import join_blue
 from tests.e2e.server import http_json, unjoined_game
 
 pytestmark = pytest.mark.slow
@@ -24,11 +25,7 @@ def test_a_seat_and_then_a_spectator_annotate_on_the_game_and_replay_pages(serve
 
     blue = open_tab()
     page = blue.page
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    join_blue(blue, server, created)
     page.wait_for_selector("#annotate:not([hidden])")
     page.click("#log li[data-seq='1'] .note-on")  # picks event 1 in the form
     assert page.input_value("#an-seq") == "1"

@@ -6,29 +6,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import caught_up, pick_order, send
-from tests.e2e.server import http_json, unjoined_game
+from tests.browser.helpers import caught_up, join_blue, pick_order, red_joined, send
+from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_refused_order_s_next_attempt_has_its_id_and_a_new_id_follows_acceptance(server, open_tab):
-    created = unjoined_game(server)
+    created, red = red_joined(server)
     game_id = created["game_id"]
-    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
 
     blue = open_tab()
     page = blue.page
     sent: list[str] = []  # the Idempotency-Key of every order the page sends
     page.on("request", lambda r: sent.append(r.headers["idempotency-key"])
             if r.method == "POST" and r.url.endswith("/orders") else None)
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    join_blue(blue, server, created)
 
     pick_order(page, "roll")
     page.fill("#f-dice", "2x6")  # refused: not a dice expression (FF 3)

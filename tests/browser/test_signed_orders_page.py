@@ -4,29 +4,24 @@ and the export proves them."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from domain.verify import header_line, verify_text
-from tests.browser.helpers import pick_order, send
-from tests.e2e.server import http_json, unjoined_game
+from tests.browser.helpers import join_blue, pick_order, red_joined, send
+from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_them(server, open_tab):
-    created = unjoined_game(server)
+    created, red = red_joined(server)
     game_id = created["game_id"]
-    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
 
     blue = open_tab()
     page = blue.page
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    join_blue(blue, server, created)
     kept = page.evaluate(f"() => Warlog.keys.load('{game_id}')")
     assert kept["signing"]["Blue"]["crv"] == "Ed25519" and "d" in kept["signing"]["Blue"]  # the private JWK
 
@@ -51,3 +46,52 @@ def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_t
     assert [(line["data"]["seat"], line["data"]["kind"]) for line in lines if line["type"] == "CommandSigned"] == [
         ("Blue", "take_back"), ("Blue", "concede")]
     assert [line["type"] for line in lines].count("SeatKeyRegistered") == 1
+
+
+def test_an_answer_holding_an_older_head_does_not_replace_the_head_the_page_kept(server, open_tab):
+    """docs/dice.md, "Signed heads": the head a page keeps proves the log went at least so far. The
+    server answered Blue's second order with the signed head of Blue's join (a real head, of an
+    earlier line): the game page kept it in place of the head of its first order, and the replay
+    page then checked a log cut after the join, which drops both orders, against it: "verified".
+    The page keeps only an answer's own head (its version and chain head), and never an older one."""
+    created, _ = red_joined(server)
+    game_id = created["game_id"]
+    blue = open_tab()
+    page = blue.page
+    join_blue(blue, server, created)
+    kept = lambda: page.evaluate(f"() => Warlog.keys.load('{game_id}').signed_head")  # noqa: E731
+    joined = kept()
+    pick_order(page, "note")
+    page.fill("#f-text", "first")
+    send(page, "OrderSigned")
+    first = kept()
+    assert first["seq"] > joined["seq"]
+
+    def older_head(route):
+        answer = route.fetch()
+        body = answer.json()
+        if isinstance(body, dict) and "signed_head" in body:
+            body["signed_head"] = joined
+        route.fulfill(response=answer, body=json.dumps(body))
+
+    page.route(f"{server}/api/v1/games/{game_id}/orders", older_head)
+    pick_order(page, "note")
+    page.fill("#f-text", "second")
+    send(page, "OrderSigned")
+    assert kept() == first
+
+    token = page.evaluate("id => Warlog.keys.reader(id)", game_id)
+    status, _, exported = http_json("GET", f"{server}/api/v1/games/{game_id}/export",
+                                    headers={"Authorization": f"Bearer {token}"})
+    assert status == 200
+    cut = "\n".join(exported.splitlines()[:1 + joined["seq"]]) + "\n"  # the header line, then the log to the join
+
+    def cut_log(route):
+        answer = route.fetch()
+        route.fulfill(response=answer, body=cut)
+
+    page.route(f"{server}/api/v1/games/{game_id}/export", cut_log)
+    page.goto(f"{server}/games/{game_id}/replay")
+    page.wait_for_selector("#verify:not([data-state=checking])")
+    failures = page.eval_on_selector_all("#verify-failures li", "els => els.map(e => e.textContent)")
+    assert any(f"line {first['seq']}" in why and "cut short" in why for why in failures), failures

@@ -196,7 +196,12 @@ def test_verify_names_the_line_of_a_reveal_that_does_not_match_its_commitment_ev
         line["hash"] = chain.line_hash(line)
         prev = line["hash"]
     report = verify(lines)
-    assert report.failures == [(at + 1, "the orders Blue revealed for round 1 do not match its commitment")]
+    # and the order carried out, the one Blue committed to, is not the forged reveal's (docs/dice.md section 8)
+    carried = next(i for i, line in enumerate(lines) if line["data"].get("order_id") == "sealed:1:Blue:0")
+    assert report.failures == [(at + 1, "the orders Blue revealed for round 1 do not match its commitment"),
+                               (carried + 1, f"order 'sealed:1:Blue:0' is not order 0 of the orders Blue revealed for "
+                                             f"round 1 on line {at + 1}, as Blue's: the reveal binds the orders carried "
+                                             "out under it")]
 
 
 def test_the_log_replays_to_the_same_round_and_the_map_view_shows_what_the_aggregate_does():

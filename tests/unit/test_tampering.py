@@ -104,3 +104,14 @@ def test_format2_rolls_under_an_order_id_held_as_a_commitment_are_said_not_check
     assert report.ok, report.summary()
     assert "NOT CHECKED in this copy: 1 roll(s) and 0 client entropy(ies)" in report.summary()
 
+
+
+def test_orders_signed_under_a_key_two_seats_share_are_not_counted_verified(exports_now):
+    """docs/dice.md, "Seats' keys": with one key for two seats an order's signature cannot say which
+    seat gave it. The file failed at the key line, but the summary still said "2 signed order(s)
+    verified" of Blue's two orders (one recorded as Red's): a count no reader can trust."""
+    case = next(build(exports_now["signed"]) for name, _, build in tampers.CASES
+                if name == "one_key_for_two_seats_order_moved")
+    report = python_verify(case.text, case.head, case.server_key)
+    assert not report.ok and report.signatures_verified == 0, report.summary()
+    assert "; 0 signed order(s) verified" in report.summary()

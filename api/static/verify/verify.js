@@ -15,7 +15,7 @@
  */
 
 import { DuplicateKey, JsonError, isObject, parse } from "./json.js";
-import { EncodeError, PyError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr } from "./canonical.js";
+import { EncodeError, PyError, PyTypeError, byCodePoint, get, hashKey, pyEq, pyRepr, pyStr, pyType } from "./canonical.js";
 import { CONCEALED, GENESIS, canonical, isFormat1, lineHash } from "./chain.js";
 import { bytesOf, publicKeyProblem, sha256Hex, signatureValid } from "./crypto.js";
 import { Dice, hidden } from "./rolls.js";
@@ -23,6 +23,7 @@ import { Dice, hidden } from "./rolls.js";
 export const LINE_KEYS = ["game_id", "seq", "type", "timestamp", "data", "prev_hash", "hash"];
 export const HEADER_KEY = "warlog_export";
 const SEALED_EVENTS = ["OrderSealed", "OrderRevealed"];
+const SEAT_LINES = ["OrderAccepted", "OrderSealed", "OrderRevealed"];  // a seat's orders: each names a seat of the game
 const HEX64 = /^[0-9a-f]{64}$/;
 
 export class Report {
@@ -213,7 +214,7 @@ export async function verify(lines, report = new Report()) {
   const hashes = await Promise.all(lines.map((line) => (line && known ? lineHash(line, fmt).catch((e) => e) : null)));
   let prev = GENESIS;
   const commitments = new Map();  // sealed orders: (seat, round) -> the commitment
-  const revealed = new Set();  // (seat, round) of each OrderRevealed
+  const revealed = new Map();  // (seat, round) of each OrderRevealed -> {seat, round, n, orders (null: hidden here)}
   const dice = new Dice(report, known && !isFormat1(fmt));
   const signed = new Signed(report);
   let ended = null;  // the line of the game's GameEnded
@@ -262,6 +263,7 @@ export async function verify(lines, report = new Report()) {
     prev = line.hash;
     if (line.type === "GameEnded" && ended === null) ended = n;
     if (SEALED_EVENTS.includes(line.type)) await sealedStep(line, n, commitments, report, revealed);
+    else if (line.type === "OrderAccepted") carriedOut(line, n, revealed, report);
     // an OrderSealed's commitment is also its seat's input to the next client entropy
     if (!SEALED_EVENTS.includes(line.type) || line.type === "OrderSealed") await dice.step(line, n);
   }
@@ -341,8 +343,9 @@ async function sealedStep(line, n, commitments, report, revealed) {
       report.fail(n, shown.status.slice(8));
       return;
     }
-    revealed.add(key);
-    if (line.redacted === true || hidden(data, "orders") || hidden(data, "salt")) {
+    const hiddenHere = line.redacted === true || hidden(data, "orders") || hidden(data, "salt");
+    revealed.set(key, { seat, round, n, orders: hiddenHere ? null : get(data, "orders") });
+    if (hiddenHere) {
       shown.status = "hidden in this copy: cannot be checked here";
       return;
     }
@@ -357,6 +360,40 @@ async function sealedStep(line, n, commitments, report, revealed) {
   } catch (e) {
     report.fail(n, malformed(line.type, e));
   }
+}
+
+const SEALED_PREFIX = "sealed:";  // the ids of revealed sealed orders (docs/dice.md section 8)
+const INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** An order carried out under a sealed id (`sealed:ROUND:SEAT:INDEX`) is order INDEX of SEAT's reveal
+ * for ROUND before it, as that seat's: the reveal is what the seat signed, and its orders are carried
+ * out unsigned one by one, so the server could otherwise carry out another order, or one never revealed. */
+function carriedOut(line, n, revealed, report) {
+  const data = line.data;
+  if (!isObject(data) || line.redacted === true || hidden(data, "order_id")) return;
+  const orderId = "order_id" in data ? data.order_id : null;
+  if (typeof orderId !== "string" || !orderId.startsWith(SEALED_PREFIX)) return;
+  for (const { seat, round, n: at, orders } of revealed.values()) {
+    const prefix = `${SEALED_PREFIX}${pyStr(round)}:${pyStr(seat)}:`;
+    if (!(orderId.startsWith(prefix) && INDEX.test(orderId.slice(prefix.length)))) continue;
+    const index = Number(orderId.slice(prefix.length));
+    if (orders === null || hidden(data, "order") || hidden(data, "seat")) return;  // hidden in this copy
+    if (!Array.isArray(orders) || index >= orders.length) break;
+    if (!pyEq(field(data, "seat"), seat) || !pyEq(field(data, "order"), orders[index])) {
+      failCarried(report, n, `order ${pyRepr(orderId)} is not order ${index} of the orders ${pyStr(seat)} revealed for ` +
+        `round ${pyStr(round)} on line ${at}, as ${pyStr(seat)}'s: the reveal binds the orders carried out under it`);
+    }
+    return;
+  }
+  failCarried(report, n, `order ${pyRepr(orderId)} carries out no order revealed before it: a sealed order's id names a ` +
+    "seat's reveal of a round and an order of it");
+}
+
+/** The failure of an order carried out under a sealed id, and its verdict on the page. */
+function failCarried(report, n, why) {
+  report.fail(n, why);
+  const shown = report.orders.get(n);
+  if (shown) shown.status = "failed: " + why;
 }
 
 // ---------------------------------------------------------------------------- signatures ----
@@ -427,6 +464,31 @@ function commandKind(type, data) {
   return COMMANDS[type][0];
 }
 
+/** Whether a line's type is one of COMMANDS, as Python's `type in _COMMANDS` asks it: a type that is
+ * a list or an object cannot be looked up (unhashable), and the line is malformed. */
+function isCommand(type) {
+  if (type !== null && typeof type === "object") throw new PyTypeError(`unhashable type: '${pyType(type)}'`);
+  return typeof type === "string" && Object.hasOwn(COMMANDS, type);
+}
+
+/** ``data[key]`` as Python's ``data.get(key)`` reads it: null when ``data`` is no object or lacks it. */
+function field(data, key) {
+  return isObject(data) && key in data ? data[key] : null;
+}
+
+/** A name as Python's backslashreplace writes it in ASCII: \xHH, \uHHHH or \UHHHHHHHH past 0x7f. */
+function asciiEscaped(s) {
+  let out = "";
+  for (const ch of s) {
+    const c = ch.codePointAt(0);
+    if (c < 0x80) out += ch;
+    else if (c < 0x100) out += "\\x" + c.toString(16).padStart(2, "0");
+    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
+    else out += "\\U" + c.toString(16).padStart(8, "0");
+  }
+  return out;
+}
+
 /** The seat whose command a COMMANDS line records (an UmpireRevoked's `by`; the admin's is none). */
 function commandSeat(type, data) {
   const name = type === "UmpireRevoked" ? "by" : "seat";
@@ -444,11 +506,45 @@ class Signed {
     this.keys = new Map();  // seat -> public key
     this.keySeats = new Map();  // each key registered -> {seat, n}: the first seat to register it, its line
     this.keyShared = [];  // [{seat, why: "line N: why"}] for each seat whose key another seat registered too
+    this.countedOrders = new Set();  // the verdict of each order counted in signaturesVerified
     this.seen = new Set();  // hashes of the lines before the current one
     this.commandSignatures = new Map();  // each CommandSigned's signature (but annotations'): its line
     this.waiting = null;  // {n, type, data, hash, redacted, shown}
     this.previous = { type: null, data: null };  // the line before
     this.accepted = new Map();  // each order id accepted: its line
+    this.seats = null;  // GameCreated's seats (null: not a list of names)
+    this.passes = false;  // the game's time control gives a pass at a timeout (TimeControlSet on_timeout "pass")
+    this.joined = new Map();  // each seat joined: its SeatJoined's line
+  }
+
+  /** An order, seal, reveal or command names a seat of the game (GameCreated's `seats`): one under
+   * another name ("Blue" with a zero-width space, shown as Blue) has no key, so the server could
+   * write it unsigned and have it read as a keyed seat's. */
+  seatOfGame(line, type, data, n) {
+    if (this.seats === null || typeof type !== "string" || !isObject(data) || !("seat" in data) || line.redacted === true ||
+        hidden(data, "seat")) return;
+    if (!SEAT_LINES.includes(type) && !(Object.hasOwn(COMMANDS, type) && type !== "UmpireRevoked" && type !== "AnnotationAdded")) {
+      return;  // an UmpireRevoked's `by` may be the admin, an annotation's author a spectator or the umpire
+    }
+    const seat = data.seat;
+    if (!(typeof seat === "string" && this.seats.includes(seat))) {
+      const shown = typeof seat === "string" ? asciiEscaped(seat) : pyStr(seat);
+      this.report.fail(n, `this ${type} names seat '${shown}', which is not a seat of this game (GameCreated's ` +
+        `seats are ${this.seats.join(", ")}): a seat's orders and commands are recorded under its name`);
+    }
+  }
+
+  /** An order under a `timeout:` id is the server's pass for a late seat (TC 4), unsigned: it follows
+   * at once a TimedOut naming that seat, in a game whose time control passes; anywhere else it would
+   * be an order of a keyed seat that no signature binds. */
+  timeoutPass(data, previous, n) {
+    const before = previous.data, seats = field(before, "seats"), seat = field(data, "seat");
+    if (!(this.passes && previous.type === "TimedOut" && pyEq(field(before, "on_timeout"), "pass") &&
+          Array.isArray(seats) && seats.some((s) => pyEq(s, seat)))) {
+      this.report.fail(n, `order ${pyRepr(field(data, "order_id"))} is recorded as the server's pass for seat ` +
+        `${pyStr(seat)} at a timeout, but it does not follow at once a TimedOut of that seat in a game ` +
+        "whose time control passes (TimeControlSet on_timeout 'pass'): no signature binds it");
+    }
   }
 
   /** An order id is accepted once (it is the order's idempotency key, docs/api.md): a second
@@ -499,6 +595,26 @@ class Signed {
     if (type === "OrderAccepted" && isObject(data) && typeof data.order_id === "string" && !hidden(data, "order_id")) {
       this.once(data.order_id, n);
     }
+    if (n === 1 && type === "GameCreated" && isObject(data)) {
+      const seats = "seats" in data ? data.seats : null;
+      this.seats = Array.isArray(seats) && seats.every((s) => typeof s === "string") ? seats : null;
+    }
+    this.seatOfGame(line, type, data, n);
+    if (type === "TimeControlSet" && isObject(data)) this.passes = pyEq(field(data, "on_timeout"), "pass");
+    if (type === "OrderAccepted" && isObject(data) && pyStr(field(data, "order_id")).startsWith("timeout:") &&
+        !(line.redacted === true || hidden(data, "order_id") || hidden(data, "seat"))) {
+      this.timeoutPass(data, previous, n);
+    }
+    if (type === "SeatJoined" && isObject(data) && typeof field(data, "seat") === "string" &&
+        !(line.redacted === true || hidden(data, "seat"))) {
+      const first = this.joined.get(data.seat);
+      if (first === undefined) {
+        this.joined.set(data.seat, n);
+      } else {  // Game.join: "already taken"
+        this.report.fail(n, `seat ${data.seat} joined before, on line ${first}: a seat joins once (a second ` +
+          "join would set its client seed unsigned, which only its ClientSeedChanged may change)");
+      }
+    }
     if (type === "SeatKeyRegistered") {
       const found = await publicKeyProblem(get(data, "public_key"));
       if (found) this.report.fail(n, `seat ${pyStr(get(data, "seat"))}'s key: ${found}`);
@@ -528,7 +644,7 @@ class Signed {
       this.report.sealedSignatures.set(n, shown);
       const redacted = line.redacted === true || (type === "OrderRevealed" && (hidden(data, "orders") || hidden(data, "salt")));
       this.waiting = { n, type, data, hash: line.hash, redacted, shown };
-    } else if (Object.hasOwn(COMMANDS, type) && !isFormat1(this.report.format) &&
+    } else if (isCommand(type) && !isFormat1(this.report.format) &&
                this.keys.has(hashKey(commandSeat(type, data)))) {
       const kind = commandKind(type, data), names = COMMANDS[type][1];
       const shown = { seq: line.seq, kind, seat: commandSeat(type, data), status: "failed: not followed by its signature" };
@@ -621,6 +737,7 @@ class Signed {
       report.fail(at, why);
     } else {
       report.signaturesVerified += 1;
+      this.countedOrders.add(shown);
     }
     shown.status = problems.length ? "failed: " + problems.join("; ") : "verified";
   }
@@ -721,10 +838,13 @@ class Signed {
   finish() {
     if (this.waiting !== null) this.unsigned();
     // A signature valid under a key two seats registered does not say which of them gave the order:
-    // the file fails at the key's line (as `warlog verify` says), and so does each such order's verdict.
+    // the file fails at the key's line (as `warlog verify` says), and so does each such order's verdict,
+    // which the summary's count leaves out.
     for (const shown of this.report.orders.values()) {
       const shared = this.keyShared.find((s) => pyEq(s.seat, shown.seat));
-      if (shared && shown.status === "verified") shown.status = "failed: " + shared.why;
+      if (!shared) continue;
+      if (shown.status === "verified") shown.status = "failed: " + shared.why;
+      if (this.countedOrders.has(shown)) this.report.signaturesVerified -= 1;
     }
   }
 }
