@@ -546,3 +546,20 @@ def test_every_page_route_is_in_docs_pages_md():
 
     rows = set(re.findall(r"^\| [^|]+ \| `([^`]+)` \|", (ROOT / "docs" / "pages.md").read_text(encoding="utf-8"), re.M))
     assert not [route for route in PAGE_ROUTES if openapi._template(route) not in {openapi._template(r) for r in rows}]
+
+
+def test_a_method_and_path_the_docs_give_outside_api_v1_is_served_so(app):
+    """`GET /healthz`, `POST /confirm-email`: a route the app serves with that method. A shorthand
+    such as `GET /games/{id}` for the API's summary would name the game page instead; write the
+    /api/v1 path (checked above). Fenced blocks (a webhook receiver's request) are examples."""
+    served = openapi.served(app)
+    wrong = []
+    for doc in DOCS:
+        text = re.sub(r"^```.*?^```", "", doc.read_text(encoding="utf-8"), flags=re.S | re.M)
+        for method, path in re.findall(r"\b(GET|POST|PUT|DELETE) (/[\w{}<>/.:?=&-]*)", text):
+            path = path.split("?", 1)[0].rstrip(".:/") or "/"
+            if not path.startswith("/api/v1/"):
+                template = openapi._template(re.sub(PLACEHOLDERS, "{x}", path))
+                if (method.lower(), template) not in served:
+                    wrong.append((doc.name, f"{method} {path}"))
+    assert not wrong, wrong
