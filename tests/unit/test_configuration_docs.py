@@ -112,6 +112,7 @@ def _code_defaults() -> dict[str, object]:
     return {
         "WARLOG_DATA_DIR": data_dir_from_env().name,
         "WARLOG_SNAPSHOT_INTERVAL": config_from_env().snapshot_interval,
+        "WARLOG_LOCK_TIMEOUT": int(config_from_env().eventsourcing_env(create_table=False)["SQLITE_LOCK_TIMEOUT"]),
         "WARLOG_GAME_CACHE_BYTES": game_cache_bytes(Warlog.GAME_CACHE_BYTES),
         "WARLOG_HOST": serve.get_default("host"),
         "PORT": serve.get_default("port"),
@@ -169,6 +170,15 @@ def test_each_documented_default_is_the_codes(monkeypatch, tmp_path, doc):
              if (name in documented or (doc == "configuration.md" and name not in SMTP))
              and not _same(documented.get(name), value)}
     assert not wrong, f"docs/{doc}'s default, the code's: {wrong}"
+
+
+def test_the_lock_timeout_on_postgresql_in_configuration_md_is_the_codes():
+    from domain.storage import postgres_env
+
+    row = next(line for line in CONFIGURATION_MD.read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `WARLOG_LOCK_TIMEOUT`"))
+    code = postgres_env("postgresql://u@h:5432/d")["POSTGRES_LOCK_TIMEOUT"]
+    assert f"`{code}` on PostgreSQL" in row, (code, row)
 
 
 def test_the_smtp_defaults_in_configuration_md_are_the_codes():
