@@ -62,3 +62,15 @@ def test_every_rule_number_leads_to_its_code(ruleset):
 def test_the_finder_reads_a_range_and_not_a_longer_number():
     assert _named("8.2", "FS 8.1-8.3: submarines") and not _named("8.2", "FS 8.21") and not _named("6.1", "event 6-1")
     assert not _named("10.1", "FS 10.11") and _named("10.11", "(FS 10.11)") and not _named("2.4", "STF 12.4")
+
+
+def test_the_falklands_code_table_is_one_table_of_its_modules():
+    """docs/rulesets.md, Falklands Showdown, "Code": a row per module of the package, and only
+    those, in one table (a blank line ends a Markdown table: the rows after it show as text)."""
+    text = (RULESETS.parents[1] / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    section = text.split("## Falklands Showdown", 1)[1].split("### Code", 1)[1].split("\n### ", 1)[0]
+    table = re.search(r"^\| module \| does \|\n\|---\|---\|\n((?:\|.*\n)+)", section, re.M).group(1)
+    rows = re.findall(r"^\| `([\w.]+)` \|", table, re.M)
+    modules = sorted(p.name for p in (RULESETS / "falklands").glob("*.py") if p.name != "__init__.py")
+    assert len(rows) == len(re.findall(r"^\| `", section, re.M)), "a row outside the table"
+    assert sorted(rows) == modules
