@@ -27,12 +27,25 @@ def test_every_file_the_page_names_exists():
     assert len(files) > 20 and not missing, missing
 
 
-def test_every_module_function_the_page_names_exists():
-    """`api/games.load`, `projections/folds.py` aside: a dotted name under a folder of the code."""
-    dotted = [n for n in NAMED if re.fullmatch(r"(api|domain|projections|workers)/[\w/]+\.\w+", n) and not n.endswith(".py")]
-    missing = [n for n in dotted if not hasattr(importlib.import_module(n.rsplit(".", 1)[0].replace("/", ".")),
-                                                n.rsplit(".", 1)[1])]
-    assert len(dotted) > 3 and not missing, missing
+def _attribute(dotted: str) -> bool:
+    """``api/games.load``, ``api.problems.loggable``, ``projections.runner.Projections.run_batch``."""
+    module, _, attr = dotted.replace("/", ".").rpartition(".")
+    try:
+        return hasattr(importlib.import_module(module), attr)
+    except ImportError:
+        outer, _, cls = module.rpartition(".")
+        return hasattr(getattr(importlib.import_module(outer), cls, None), attr)
+
+
+def test_every_module_function_the_docs_name_exists():
+    """`api/games.load`, `api.problems.loggable`: a dotted name under a folder of the code, in
+    README.md or any of docs/ (file names aside)."""
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    dotted = [(doc.name, name) for doc in docs for name in re.findall(
+        r"`((?:api|domain|projections|workers|bench)[./][\w./]+\.[A-Za-z_]\w*)(?:\([^`]*\))?`", doc.read_text(encoding="utf-8"))
+        if not re.search(r"\.(py|json|md|html|js|css|txt|svg)$", name)]
+    missing = [(doc, name) for doc, name in dotted if not _attribute(name)]
+    assert len(dotted) > 30 and not missing, missing
 
 
 def test_every_class_method_the_page_names_is_defined():
