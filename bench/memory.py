@@ -2,7 +2,7 @@
 
 gunicorn as in production (api/gunicorn_conf.py, 2 workers) on the corpus store (bench/corpus.py:
 10,000 complete public games), measured at three points: just started; after reading every game
-once (``GET /games/{id}``, which also brings the game's read models up to date); after commands in
+once (``GET /api/v1/games/{id}``, which also brings the game's read models up to date); after commands in
 1,000 further games (each created, joined by both seats and given orders, which fills the
 worker's game cache). The baseline: the same server on an empty store, after the same kinds of
 requests in the new games alone. The figure is the larger worker's resident set.

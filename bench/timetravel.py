@@ -4,7 +4,7 @@ fold from seq 1.
 The game is built in-process (bench/games.py) on SQLite and projected (``Projections.catch_up``,
 a map checkpoint every 100 events, the default). "At seq k" is ``Projections.map_at(id, k)`` —
 the nearest map checkpoint at or before k plus the map fold of the events after it, what
-``GET /games/{id}/state?at=k`` does before filtering the state for the viewer; the baseline is
+``GET /api/v1/games/{id}/state?at=k`` does before filtering the state for the viewer; the baseline is
 the aggregate folded from seq 1 (a repository without snapshots), at the same seqs. The former
 way, the aggregate from its nearest snapshot (one every 100 events) plus the events after it
 (``Warlog.get_game(id, version=k)``), is timed too, at the same seqs.

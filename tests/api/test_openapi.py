@@ -546,3 +546,48 @@ def test_every_page_route_is_in_docs_pages_md():
 
     rows = set(re.findall(r"^\| [^|]+ \| `([^`]+)` \|", (ROOT / "docs" / "pages.md").read_text(encoding="utf-8"), re.M))
     assert not [route for route in PAGE_ROUTES if openapi._template(route) not in {openapi._template(r) for r in rows}]
+
+
+def test_a_method_and_path_the_docs_give_outside_api_v1_is_served_so(app):
+    """`GET /healthz`, `POST /confirm-email`: a route the app serves with that method. A shorthand
+    such as `GET /games/{id}` for the API's summary would name the game page instead; write the
+    /api/v1 path (checked above). Fenced blocks (a webhook receiver's request) are examples."""
+    served = openapi.served(app)
+    wrong = []
+    for doc in DOCS:
+        text = re.sub(r"^```.*?^```", "", doc.read_text(encoding="utf-8"), flags=re.S | re.M)
+        for method, path in re.findall(r"\b(GET|POST|PUT|DELETE) (/[\w{}<>/.:?=&-]*)", text):
+            path = path.split("?", 1)[0].rstrip(".:/") or "/"
+            if not path.startswith("/api/v1/"):
+                template = openapi._template(re.sub(PLACEHOLDERS, "{x}", path))
+                if (method.lower(), template) not in served:
+                    wrong.append((doc.name, f"{method} {path}"))
+    assert not wrong, wrong
+
+
+def test_the_routes_outside_api_v1_are_the_ones_api_md_lists(app):
+    """docs/api.md: "Everything is under /api/v1, except …": each route the app serves elsewhere."""
+    text = re.sub(r"\s+", " ", API_MD.read_text(encoding="utf-8"))
+    except_ = re.search(r"Everything is under `/api/v1`, except (.*?)\)\.", text).group(1)
+    named = {openapi._template(p.rstrip("/") or "/") for p in re.findall(r"`(?:GET )?(/[^`]*)`", except_)}
+    outside = {openapi._template(rule.rule) for rule in app.url_map.iter_rules() if not rule.rule.startswith("/api/v1/")}
+    static = openapi._template(app.static_url_path + "/<path:filename>")
+    assert not sorted(outside - named - {static}) and "`/static/` files" in except_, outside - named
+
+
+def test_the_bounds_api_md_gives_are_the_codes():
+    """The table of JSON limits, the body's and an order's size, the sealed orders' count."""
+    from api import jsonbody
+    from domain.game import MAX_ORDER_BYTES
+    from domain.sealed import MAX_SEALED_ORDERS
+
+    text = API_MD.read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^  \| ([^|]+?) \| ([^|]+?) \|$", text, re.M))
+    assert rows["arrays and objects nested in one another"] == f"{jsonbody.MAX_DEPTH} levels"
+    assert rows["members of one object, items of one array"] == f"{jsonbody.MAX_MEMBERS:,}"
+    assert rows["values in the whole body"] == f"{jsonbody.MAX_VALUES:,}"
+    assert rows["characters of one string"] == f"{jsonbody.MAX_STRING:,}"
+    assert rows["characters of one object key"] == f"{jsonbody.MAX_KEY:,}"
+    assert f"of at most **{jsonbody.MAX_BODY // 1024} KiB**" in text
+    assert f"An order is at most\n  {MAX_ORDER_BYTES // 1024} KiB of JSON" in text
+    assert f"(more than {MAX_SEALED_ORDERS}, or not objects of at most {MAX_ORDER_BYTES // 1024} KiB)" in text

@@ -11,6 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGURATION_MD = ROOT / "docs" / "configuration.md"
 CODE = ("api", "domain", "workers", "projections")
+BENCH = ("bench",)  # python -m bench, make bench: their own settings are in the page's "Benchmarks" table
 
 # Names spelled like settings that are keys of the Flask config only (a test's create_app config).
 NOT_SETTINGS = {"WARLOG_SERVICE", "WARLOG_REDIS"}
@@ -32,15 +33,17 @@ def _read_in(*folders: str) -> set[str]:
 
 def _documented() -> dict[str, str]:
     """Each name docs/configuration.md gives as `NAME`, with the section it is in ("" before the
-    first table, "test" in the test-only table)."""
+    first table, "test" in the test-only table, "bench" in the benchmarks' table)."""
     found: dict[str, str] = {}
     section = ""
     for line in CONFIGURATION_MD.read_text(encoding="utf-8").splitlines():
         if line.startswith("Test-only"):
             section = "test"
+        elif line.startswith("Benchmarks"):
+            section = "bench"
         elif line.startswith("## "):
             section = ""
-        for name in re.findall(r"`((?:WARLOG_|REDIS_URL|PORT|WEB_CONCURRENCY)[A-Z0-9_]*)`", line):
+        for name in re.findall(r"`((?:WARLOG_|BENCH_|REDIS_URL|PORT|WEB_CONCURRENCY)[A-Z0-9_]*)`", line):
             found.setdefault(name, section)
     return found
 
@@ -51,12 +54,31 @@ def test_every_setting_the_code_reads_is_in_configuration_md():
     assert not missing, f"read by the code, not in docs/configuration.md: {missing}"
 
 
+def test_every_setting_the_benchmarks_read_is_in_configuration_md():
+    """bench/ reads the server's settings (documented above) and its own (the "Benchmarks" table)."""
+    missing = sorted(_read_in(*BENCH) - NOT_SETTINGS - set(_documented()))
+    assert not missing, f"read by bench/, not in docs/configuration.md: {missing}"
+
+
 def test_every_setting_configuration_md_lists_is_read_by_the_code():
     documented = _documented()
-    served = {name for name, section in documented.items() if section != "test"}
+    served = {name for name, section in documented.items() if section not in ("test", "bench")}
     tests_only = {name for name, section in documented.items() if section == "test"}
+    bench_only = {name for name, section in documented.items() if section == "bench"}
     assert not sorted(served - _read_in(*CODE)), "documented, read by no code"
     assert not sorted(tests_only - _read_in("tests")), "documented as test-only, read by no test"
+    make = set(re.findall(r"\$\((\w+)\)", (ROOT / "Makefile").read_text(encoding="utf-8")))  # make bench's BENCH_ARGS
+    assert not sorted(bench_only - _read_in(*BENCH) - make), "documented for the benchmarks, read by no benchmark"
+
+
+def test_the_benchmarks_defaults_in_configuration_md_are_the_codes():
+    """Read where they are used: the literal beside the name in bench/."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "bench").rglob("*.py"))
+    rows = {name: line for line in CONFIGURATION_MD.read_text(encoding="utf-8").splitlines()
+            for name in re.findall(r"^\| `(\w+)` \|", line)}
+    for name in ("WARLOG_BENCH_POSTGRES_URL", "BENCH_PYSPY"):
+        code = re.findall(rf"environ\.get\(\"{name}\", \"([^\"]+)\"\)", text)
+        assert name in rows and len(code) == 1 and rows[name].split(" | ")[1] == f"`{code[0]}`", (name, code)
 
 
 def _defaults(doc: Path = CONFIGURATION_MD) -> dict[str, str]:
@@ -90,6 +112,7 @@ def _code_defaults() -> dict[str, object]:
     return {
         "WARLOG_DATA_DIR": data_dir_from_env().name,
         "WARLOG_SNAPSHOT_INTERVAL": config_from_env().snapshot_interval,
+        "WARLOG_LOCK_TIMEOUT": int(config_from_env().eventsourcing_env(create_table=False)["SQLITE_LOCK_TIMEOUT"]),
         "WARLOG_GAME_CACHE_BYTES": game_cache_bytes(Warlog.GAME_CACHE_BYTES),
         "WARLOG_HOST": serve.get_default("host"),
         "PORT": serve.get_default("port"),
@@ -147,6 +170,15 @@ def test_each_documented_default_is_the_codes(monkeypatch, tmp_path, doc):
              if (name in documented or (doc == "configuration.md" and name not in SMTP))
              and not _same(documented.get(name), value)}
     assert not wrong, f"docs/{doc}'s default, the code's: {wrong}"
+
+
+def test_the_lock_timeout_on_postgresql_in_configuration_md_is_the_codes():
+    from domain.storage import postgres_env
+
+    row = next(line for line in CONFIGURATION_MD.read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `WARLOG_LOCK_TIMEOUT`"))
+    code = postgres_env("postgresql://u@h:5432/d")["POSTGRES_LOCK_TIMEOUT"]
+    assert f"`{code}` on PostgreSQL" in row, (code, row)
 
 
 def test_the_smtp_defaults_in_configuration_md_are_the_codes():

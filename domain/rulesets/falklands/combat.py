@@ -468,6 +468,8 @@ def _apply_hits(ctx: Ctx, b: dict) -> None:
                 continue
         if target is None or target in destroyed or not S.alive(ctx.state, target):
             continue
+        # FS 10.11: a hit takes a step; an AR unit (one step) is eliminated, a two-step UK unit
+        # carries the hit (its marker) until a second hit eliminates it.
         steps[target] = steps.get(target, ctx.state["units"][target]["steps"]) - 1
         if steps[target] <= 0:
             destroyed.add(target)

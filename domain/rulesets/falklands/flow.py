@@ -297,7 +297,7 @@ def end_phase(ctx: Ctx, stack: list) -> None:
         ctx.emit(ev.TurnAdvanced, turn=ctx.state["turn"] + 1, phase=S.PHASES[0], rule="FS 5.2")
         return
     ctx.emit(ev.PhaseAdvanced, turn=ctx.state["turn"], phase=nxt, rule="FS 5.2")
-    if nxt == "Random Event":
+    if nxt == "Random Event":  # FS 11.1: every turn has its Random Events Phase, then ends
         stack.append({"step": "end_turn"})
         stack.append({"step": "random_event", "stage": "roll"})
 

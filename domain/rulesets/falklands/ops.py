@@ -58,6 +58,8 @@ def unit_ids(order: dict, key: str, op, *, required: bool = False, most: int | N
 
 
 def area_of(order: dict, key: str, op, *, kinds: tuple = ()) -> str:
+    """The area ``order[key]`` names, one of the map's (FS 9.8: so no move takes a unit off the map;
+    the South Georgia box and Argentina are areas of it)."""
     a = text(order, key, rule(op))
     if a not in DATA.areas:
         raise InvalidOrder(f"no area {a!r} on the map", rule=rule(op), field=key)
@@ -177,7 +179,7 @@ def op_2(ctx: Ctx, side: str, order: dict) -> list:
     need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
     ctx.emit(ev.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
     ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule=rule(2))
-    ctx.vp(S.TRACK, -1, f"AR mobilized {name(u)}", rule(2))
+    ctx.vp(S.TRACK, -1, f"AR mobilized {name(u)}", rule(2))  # FS 4.4(6): a negative VP (the UK's) each time
     return []
 
 
@@ -192,6 +194,7 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
     if origin != S.ARGENTINA:
         need(origin in DATA.land_areas and S.controlled_by(ctx.state, origin) == AR or S.contested(ctx.state, origin),
              rule(3), f"{area_name(origin)} is neither friendly nor contested")
+    # FS 3.7, 6.4: the AR may have only submarines in the South Georgia box (the UK stacks anything there)
     need(dest != S.SOUTH_GEORGIA, "FS 3.7", "no AR units but submarines may be moved into the South Georgia "
                                             "Holding Box")
     need(dest == S.ARGENTINA or (dest in DATA.land_areas and S.controlled_by(ctx.state, dest) == AR
@@ -562,7 +565,7 @@ def op_20(ctx: Ctx, side: str, order: dict) -> list:
     units = unit_ids(order, "units", 20)
     dest = area_of(order, "destination", 20, kinds=("sea", "box", "mainland"))
     support = unit_ids(order, "support", 20)
-    attack = flag(order, "attack", rule(20))
+    attack = flag(order, "attack", rule(20))  # FS 10.1: combat is voluntary; without it the force only moves
     mine(ctx, units + support, side, 20, ("ship", "submarine"))
     origins = {S.where(ctx.state, u) for u in units}
     need(len(origins) <= 1, "FS 9.9", "a force moves from one area")

@@ -7,7 +7,8 @@ ones its coverage manifest (coverage.json) must account for:
 - the 36 results of the random events list, ``FS 11.3 1-1`` to ``FS 11.3 6-6`` (a heading like
   "5-6 & 6-1 & 6-2:" names three results of one event).
 
-These are the names that errors, events and tests already use.
+These are the names that errors, events and tests already use. A rule's code, from its number:
+docs/rulesets.md, Falklands Showdown, "Find a rule's code".
 """
 
 from __future__ import annotations

@@ -115,6 +115,7 @@ class Falklands(Ruleset):
     end_rule = "FS 4"
     concede_rule = "FS 4.3"  # Surrender
     text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
+    # FS 6.6 No Fog of War: no ``view`` of its own, so every seat sees the whole state (Ruleset.view).
 
     def rule_numbers(self, text: str) -> list[str]:
         return rulebook.rule_numbers(text)
@@ -358,6 +359,9 @@ class Falklands(Ruleset):
         run(ctx, stack)
 
     def _submarines(self, ctx: Ctx, seat: str, order: dict) -> None:
+        """FS 8.1-8.3: the side's submarines move in its Submarine Phase and attack nothing (8.2: the
+        order has no field for it); they may move and fight again in an Operations Phase, at the
+        cost of an operation there (8.3)."""
         phase = ctx.state["phase"]
         need(phase == f"{seat} Submarine", "FS 8.1", f"submarines move in your Submarine Phase, not the {phase} phase")
         moves = order.get("moves")

@@ -37,7 +37,7 @@ def other(side: str) -> str:
 def initial(uk_operations: int) -> dict:
     state = core.base_state([UK, AR], PHASES, vp_sides=[TRACK])
     state["phase"] = SETUP_PHASE
-    state["active"] = [UK]
+    state["active"] = [UK]  # FS 3.1: the AR sets up first (printed, placed below); then the UK places (3.3)
     state["vp"] = {TRACK: DATA.markers["vp"]["start"]}  # FS 3.5: the VP marker "in the \"8\" box" (units.json markers)
     units = {}
     for uid, u in DATA.units.items():
@@ -376,7 +376,7 @@ def carriers(state: dict, side: str) -> list[str]:
 
 
 def in_carrier_range(state: dict, carrier: str, area: str) -> bool:
-    """A carrier strikes its own sea area or an adjacent one (FS 9.3); land areas lie in the
+    """A carrier strikes its own sea area or an adjacent one (FS 9.3, 10.1); land areas lie in the
     Falkland Islands Sea Area. The South Georgia box is no sea area (FS 3.7): no strike goes into
     it or out of it, though it borders Sea Area 5 for ships' movement (FS 9.1)."""
     at = where(state, carrier)
@@ -409,6 +409,8 @@ def aircraft_in_range(state: dict, area: str, refuelled: bool = False) -> list[s
 
 def may_base(state: dict, uid: str, area: str, arriving: Iterable[str] = (), *, contested_ok: bool = False) -> bool:
     """FS 6.2(3)(4), 6.3, Op #9: can this AR aircraft base in ``area`` with ``arriving`` also coming?
+    (FS 6.1: airbases and ships' holds are the only stacking limits; vessels in a sea area and land
+    units in a land area have none, so nothing checks them.)
     ``contested_ok``: a contested area qualifies whoever held it last (FS 9.6's destinations)."""
     if area == ARGENTINA:
         return True  # FS 9.7: infinite

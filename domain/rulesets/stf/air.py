@@ -56,7 +56,7 @@ STF 10.14  Its aircraft attack CVs with diffusion bombs, else ASMs at freighters
            within a class (and among CVs) the highest VP first, equal ships in order by dice (11.2).
 STF 10.15  The strike enters by a sector rolled 1D6 and departs by the opposite one.
 STF 10.16  Two strike squadrons enter and depart by the same sectors.
-STF 13.10  Badger and Backfire values (data/air.json "aircraft").
+STF 13.10  The Badger and Backfire Table: their values (data/air.json "aircraft").
 STF 13.11  A-6 Intruder and Buccaneer ASM attacks: 3 waves of 8 Harpoons as SSM combat in the Strike
            segment after CAP, 1 wave fewer per point of permanent damage (the ``asm`` part of
            ``air_strike``).

@@ -5,6 +5,8 @@ ones its coverage manifest (coverage.json) must account for:
   13.12, 2.6.1 to 2.6.5); a chapter's ``N.0`` heading is a title, not a rule;
 - every table of the text, as ``STF table: <name>`` (TABLES): the tables inside rules 1.2, 1.5,
   2.1, 3.1, 4.1 and 13.10, and the six printed after the rules.
+
+A rule's code, from its number: docs/rulesets.md, Solitaire Task Force, "Find a rule's code".
 """
 
 from __future__ import annotations
