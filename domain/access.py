@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from domain.storage import SqlTables
+from domain.storage import SqlTables, rowcount
 
 ADMIN, SEAT, UMPIRE, SPECTATOR = "admin", "seat", "umpire", "spectator"
 # A spectator token is a named reader the admin invites (docs/api.md, "Annotations"): it reads what
@@ -112,6 +112,10 @@ class AccessStore(SqlTables):
                                       "email TEXT NOT NULL, address TEXT NOT NULL, requested_at TEXT NOT NULL, "
                                       "secret_hash TEXT, expires_at TEXT, queued_at TEXT, claimed_at TEXT, sent_at TEXT, "
                                       "confirmed_at TEXT",
+        # One row per seat token its seat replaced (rotate_seat_token): whose and when, the hashes of
+        # the token replaced and of its successor, and of the request's Idempotency-Key; never a token.
+        "warlog_token_rotations": "old_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                                  "new_hash TEXT NOT NULL, key_hash TEXT NOT NULL, rotated_at TEXT NOT NULL",
     }
 
     def _create(self, c: Any) -> None:
@@ -269,6 +273,44 @@ class AccessStore(SqlTables):
             c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                       f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
         return token
+
+    def rotate_seat_token(self, game_id: str, seat: str, old_token: str, new_token: str, key: str) -> bool:
+        """Revoke the seat's live token ``old_token`` and make ``new_token`` its token, in one
+        transaction, recorded in ``warlog_token_rotations``; False (nothing written) when
+        ``old_token`` is no longer live. Rotations of one token that race are ordered by the
+        database: the UPDATE of its row waits for the other's commit, then finds it revoked."""
+        now, p, t = _now(), self._p, self._prefix
+        with self._db.transaction(commit=True) as c:
+            c.execute(f"UPDATE {t}warlog_tokens SET revoked_at = {p} WHERE token_hash = {p} AND game_id = {p} "
+                      f"AND role = {p} AND seat = {p} AND revoked_at IS NULL", (now, _hash(old_token), game_id, SEAT, seat))
+            if rowcount(c) != 1:
+                return False
+            c.execute(f"INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(new_token), game_id, SEAT, seat, now))
+            c.execute(f"INSERT INTO {t}warlog_token_rotations (old_hash, game_id, seat, new_hash, key_hash, rotated_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p}, {p})",
+                      (_hash(old_token), game_id, seat, _hash(new_token), _hash(key), now))
+        return True
+
+    def rotation(self, game_id: str, old_token: str, key: str) -> dict | None:
+        """The rotation that replaced ``old_token`` under the Idempotency-Key ``key`` (its seat,
+        ``rotated_at`` and whether its successor is still ``live``); None for another key or none."""
+        row = self._run("SELECT r.seat, r.key_hash, r.new_hash, r.rotated_at, k.revoked_at "
+                        "FROM {t}warlog_token_rotations r JOIN {t}warlog_tokens k ON k.token_hash = r.new_hash "
+                        "WHERE r.old_hash = ? AND r.game_id = ?", (_hash(old_token), game_id), fetch="one")
+        if row is None or not secrets.compare_digest(row["key_hash"], _hash(key)):
+            return None
+        return {"seat": row["seat"], "rotated_at": row["rotated_at"], "new_hash": row["new_hash"],
+                "live": row["revoked_at"] is None}
+
+    def seat_token_rotations(self, game_id: str) -> list[dict]:
+        """Every rotation of the game's seat tokens, oldest first: the seat and when; never a token."""
+        return self._run("SELECT seat, rotated_at FROM {t}warlog_token_rotations WHERE game_id = ? "
+                         "ORDER BY rotated_at", (game_id,), fetch="all")
+
+    @staticmethod
+    def is_token(token: str, token_hash: str) -> bool:
+        return secrets.compare_digest(_hash(token), token_hash)
 
     def set_contact(self, game_id: str, seat: str, email: str | None, notify: bool = True) -> None:
         self._run("DELETE FROM {t}warlog_contacts WHERE game_id = ? AND seat = ?", (game_id, seat))
