@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from api import schemas
-from domain.access import id_of_token
+from domain.access import TooManyRotations, id_of_token
 from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
@@ -352,7 +352,11 @@ def rotate_seat_token(game_id: str):
     caller = before[0] if before else caller_for(game_id, need=SEAT)
     service().check_seat_token_request(caller.game_id, caller.seat, key, signature=signature, head=head)
     new = server_key().seat_token_after(caller.game_id, caller.seat, token, key)
-    if before is None and not access().rotate_seat_token(caller.game_id, caller.seat, token, new, key):
+    try:
+        rotated = before is None and access().rotate_seat_token(caller.game_id, caller.seat, token, new, key)
+    except TooManyRotations as exc:
+        raise ApiProblem("too_many_rotations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
+    if before is None and not rotated:
         before = _rotated_before(game_id, token, key)  # replaced meanwhile: by this same request sent twice?
         if before is None:
             raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)

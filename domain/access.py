@@ -45,12 +45,26 @@ CONFIRM_PER_SEAT = 3  # confirmation mails for one seat of a game within CONFIRM
 CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was left by a dead worker
 
 
-class TooManyConfirmations(Exception):
-    """A confirmation mail asked for beyond a rate limit; ``retry_after`` in whole seconds."""
+# A seat's token replaced (rotate_seat_token) at most this often within ROTATION_WINDOW: the write limit
+# counts per token, and each new token has a budget of its own, so a chain of them is bounded here.
+ROTATIONS_PER_SEAT = 10
+ROTATION_WINDOW = timedelta(hours=24)
+
+
+class TooMany(Exception):
+    """A request beyond a limit this store counts; ``retry_after`` in whole seconds."""
 
     def __init__(self, message: str, retry_after: int):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class TooManyConfirmations(TooMany):
+    """A confirmation mail asked for beyond a rate limit."""
+
+
+class TooManyRotations(TooMany):
+    """A seat's token replaced beyond ROTATIONS_PER_SEAT within ROTATION_WINDOW."""
 
 
 # Gmail ignores the dots of a local part, and googlemail.com is gmail.com: one inbox, many spellings.
@@ -278,9 +292,20 @@ class AccessStore(SqlTables):
         """Revoke the seat's live token ``old_token`` and make ``new_token`` its token, in one
         transaction, recorded in ``warlog_token_rotations``; False (nothing written) when
         ``old_token`` is no longer live. Rotations of one token that race are ordered by the
-        database: the UPDATE of its row waits for the other's commit, then finds it revoked."""
+        database: the UPDATE of its row waits for the other's commit, then finds it revoked.
+        Raises TooManyRotations past ROTATIONS_PER_SEAT within ROTATION_WINDOW (each rotation needs
+        the seat's live token, so one seat's rotations come one after another)."""
         now, p, t = _now(), self._p, self._prefix
+        since = (datetime.now(timezone.utc) - ROTATION_WINDOW).isoformat()
         with self._db.transaction(commit=True) as c:
+            c.execute(f"SELECT COUNT(*) AS n, MIN(rotated_at) AS first FROM {t}warlog_token_rotations "
+                      f"WHERE game_id = {p} AND seat = {p} AND rotated_at > {p}", (game_id, seat, since))
+            row = c.fetchone()
+            if row["n"] >= ROTATIONS_PER_SEAT:
+                wait = datetime.fromisoformat(row["first"]) + ROTATION_WINDOW - datetime.now(timezone.utc)
+                raise TooManyRotations(f"seat {seat} has replaced its token {ROTATIONS_PER_SEAT} times within "
+                                       f"{whole_hours(ROTATION_WINDOW)} hours; try again later",
+                                       max(1, int(wait.total_seconds()) + 1))
             c.execute(f"UPDATE {t}warlog_tokens SET revoked_at = {p} WHERE token_hash = {p} AND game_id = {p} "
                       f"AND role = {p} AND seat = {p} AND revoked_at IS NULL", (now, _hash(old_token), game_id, SEAT, seat))
             if rowcount(c) != 1:

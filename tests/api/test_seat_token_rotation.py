@@ -104,3 +104,22 @@ def test_a_keyed_seats_unsigned_request_is_refused_and_its_token_kept(client):
     assert again.status_code == 200 and again.json["token"] == r.json["token"]
     # Red registered no key: it needs no signature.
     assert rotate(client, game.game_id, game.seats["Red"]).status_code == 201
+
+
+def test_a_chain_of_rotations_is_bounded_per_seat_since_each_new_token_has_its_own_write_limit(api_service,
+                                                                                                 monkeypatch):
+    import domain.access
+
+    monkeypatch.setattr(domain.access, "ROTATIONS_PER_SEAT", 3, raising=False)
+    client = app_on(api_service).test_client()
+    game = make_game(client)
+    headers = game.seats["Blue"]
+    for n in range(3):
+        r = rotate(client, game.game_id, headers, key=f"k-{n}")
+        assert r.status_code == 201, r.json
+        headers = bearer(r.json["token"])
+    r = rotate(client, game.game_id, headers, key="k-3")
+    assert r.status_code == 429 and r.json["code"] == "too_many_rotations", r.json
+    assert int(r.headers["Retry-After"]) > 0
+    assert me(client, game.game_id, token_of(headers)).status_code == 200  # refused: the token is kept
+    assert rotate(client, game.game_id, game.seats["Red"]).status_code == 201  # another seat's are its own
