@@ -123,3 +123,26 @@ def test_a_chain_of_rotations_is_bounded_per_seat_since_each_new_token_has_its_o
     assert int(r.headers["Retry-After"]) > 0
     assert me(client, game.game_id, token_of(headers)).status_code == 200  # refused: the token is kept
     assert rotate(client, game.game_id, game.seats["Red"]).status_code == 201  # another seat's are its own
+
+
+def test_rotations_of_one_token_that_race_leave_exactly_one_live_token(api_service):
+    import threading
+    import uuid
+
+    store = AccessStore.for_service(api_service)
+    game_id = str(uuid.uuid4())  # the store's rows alone: no game is needed
+    old = store.issue_token(game_id, "seat", "Blue")
+    barrier, won = threading.Barrier(6), []
+
+    def rotate_once(n: int) -> None:
+        barrier.wait()
+        won.append(store.rotate_seat_token(game_id, "Blue", old, f"wls_new-{n}", f"key-{n}"))
+
+    threads = [threading.Thread(target=rotate_once, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(won) == [False] * 5 + [True]
+    assert live_seat_tokens(api_service, game_id, "Blue") == 1
+    assert len(store.seat_token_rotations(game_id)) == 1
