@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.e2e.server import FREEFORM, started_game
+from tests.e2e.server import FREEFORM, http_json, started_game, unjoined_game
 
 
 def shoot(page, path: Path) -> None:
@@ -150,3 +150,20 @@ def tab_with_keys(open_tab, game_id: str, keys: dict, width: int = 1280):
 def open_with_keys(open_tab, server: str, game_id: str, keys: dict, width: int = 1280):
     """The game's page in a new tab whose browser already keeps ``keys`` for the game."""
     return tab_with_keys(open_tab, game_id, keys, width).goto(f"{server}/games/{game_id}")
+
+
+def blue_joined_in_the_browser(server: str, open_tab):
+    """A freeform game whose Red joined over the API and whose Blue joined from the game page (its
+    invite link; the browser makes Blue's key): (the creation's answer, Red's join answer, Blue's tab)."""
+    created = unjoined_game(server)
+    game_id = created["game_id"]
+    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
+                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
+    assert status == 201
+    blue = open_tab()
+    blue.page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
+    blue.ready()
+    blue.page.fill("#j-handle", "alice")
+    blue.page.click("#join button[type=submit]")
+    blue.page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    return created, red, blue

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.server import http_json, unjoined_game
+from tests.browser.helpers import blue_joined_in_the_browser
+from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
@@ -17,18 +18,8 @@ def _status(server, game_id, token) -> int:
 
 
 def test_a_seat_replaces_its_token_from_the_game_page_and_the_page_keeps_the_new_one(server, open_tab):
-    created = unjoined_game(server)
-    game_id = created["game_id"]
-    status, _, _ = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                             {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
-    blue = open_tab()
-    page = blue.page
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    created, _, blue = blue_joined_in_the_browser(server, open_tab)
+    game_id, page = created["game_id"], blue.page
     old = page.evaluate(f"() => Warlog.keys.load('{game_id}').seats.Blue")
 
     page.once("dialog", lambda dialog: dialog.accept())

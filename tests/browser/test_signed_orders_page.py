@@ -7,26 +7,15 @@ from __future__ import annotations
 import pytest
 
 from domain.verify import header_line, verify_text
-from tests.browser.helpers import pick_order, send
-from tests.e2e.server import http_json, unjoined_game
+from tests.browser.helpers import blue_joined_in_the_browser, pick_order, send
+from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_them(server, open_tab):
-    created = unjoined_game(server)
-    game_id = created["game_id"]
-    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
-
-    blue = open_tab()
-    page = blue.page
-    page.goto(f"{server}/games/{game_id}#invite={created['invites']['Blue']}")
-    blue.ready()
-    page.fill("#j-handle", "alice")
-    page.click("#join button[type=submit]")
-    page.wait_for_selector("#turn:has-text('Your move, Blue')")
+    created, red, blue = blue_joined_in_the_browser(server, open_tab)
+    game_id, page = created["game_id"], blue.page
     kept = page.evaluate(f"() => Warlog.keys.load('{game_id}')")
     assert kept["signing"]["Blue"]["crv"] == "Ed25519" and "d" in kept["signing"]["Blue"]  # the private JWK
 
