@@ -146,3 +146,26 @@ def test_rotations_of_one_token_that_race_leave_exactly_one_live_token(api_servi
     assert sorted(won) == [False] * 5 + [True]
     assert live_seat_tokens(api_service, game_id, "Blue") == 1
     assert len(store.seat_token_rotations(game_id)) == 1
+
+
+def test_a_replaced_tokens_open_stream_ends_before_sending_another_event(api_service, monkeypatch):
+    """A thief's stream, opened with the token before its seat replaced it, reads no more."""
+    import time
+
+    monkeypatch.setenv("WARLOG_STREAM_MAX_SECONDS", "5")
+    monkeypatch.setenv("WARLOG_STREAM_POLL_SECONDS", "0.1")
+    client = app_on(api_service).test_client()
+    game = make_game(client)
+    url = f"/api/v1/games/{game.game_id}/events/stream"
+    response = client.get(url, headers=game.seats["Blue"], buffered=False)
+    chunks = iter(response.response)
+    assert b"retry:" in next(chunks) and b"event: GameCreated" in next(chunks)
+    new = rotate(client, game.game_id, game.seats["Blue"]).json["token"]
+    r = game.order(client, "Red", {"kind": "note", "text": "AFTER-ROTATION"}, "after")
+    assert r.status_code == 201, r.json
+    started = time.monotonic()
+    rest = b"".join(chunks).decode()
+    assert "AFTER-ROTATION" not in rest and "event:" not in rest and time.monotonic() - started < 3
+    fresh = client.get(url, headers=bearer(new), buffered=False)
+    assert fresh.status_code == 200
+    fresh.close()
