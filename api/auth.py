@@ -4,7 +4,8 @@
   is 404 either way, so nobody learns that a private game exists;
 - a spectator token (issued by the admin, with a name): a spectator of this game, public or
   private, known by that name (it annotates under it once the game has ended);
-- a token that is not a token at all, or a revoked umpire or spectator token: 401;
+- a token that is not a token at all, a revoked umpire or spectator token, or a seat token its seat
+  replaced (POST .../seat-token): 401;
 - a valid token for this game without the needed role (an umpire ordering, a seat issuing umpire
   tokens): 403.
 """

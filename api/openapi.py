@@ -161,7 +161,8 @@ PARAMETERS: dict[str, dict] = {
                        "\"standing_order_cancel\" (policy_id), \"client_seed\" (client_seed), \"umpire_answer\" "
                        "(accept), \"annotation\" or, for a private one, \"private_annotation\" (annotation_id, "
                        "about_seq, text), \"vacation\" (days), \"extension\" (days), \"claim_win\" (no fields), "
-                       "each recorded as CommandSigned right after the command's line "
+                       "each recorded as CommandSigned right after the command's line, and in every format "
+                       "\"seat_token\" (request_id: the Idempotency-Key) for a new seat token, never recorded "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {

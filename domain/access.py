@@ -2,9 +2,11 @@
 
 Kept beside the event store, never in it: tokens and invite codes are secrets and e-mails are
 personal data, and the event log is exported whole. Tokens and invite codes are random
-(256 bits), shown once, and stored only as their SHA-256. An umpire or spectator token can be
-revoked: its row is marked, never deleted; whether an umpire may exist at all is the game's log's
-to say (``Game.umpire``), not this table's.
+(256 bits; a seat's replacing token is the SHA-256 of the server key's signature, as unguessable),
+shown once, and stored only as their SHA-256. An umpire or spectator token can be revoked, and a
+seat replaces its own (``rotate_seat_token``, a row of ``warlog_token_rotations`` each time): a
+revoked row is marked, never deleted; whether an umpire may exist at all is the game's log's to
+say (``Game.umpire``), not this table's.
 
 A seat's address gets no turn mail until its owner confirms it (``contacts()[seat]["confirmed"]``):
 whoever holds a seat token may type any address, so an address hears nothing but one confirmation
