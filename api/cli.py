@@ -1791,7 +1791,7 @@ def cmd_concede(args: argparse.Namespace) -> int:
 
 def cmd_seat_token(args: argparse.Namespace) -> int:
     """Replace the seat's token (a leaked one; docs/api.md, "A seat's token replaced") and save the new one."""
-    from api.client import promised
+    from api.client import ConnectionFailed, promised
     from domain.access import id_of_token
 
     session = Session(args)
@@ -1802,8 +1802,12 @@ def cmd_seat_token(args: argparse.Namespace) -> int:
     pending = session.entry(game_id).get("pending_rotations") or {}
     request_id = pending.get(id_of_token(old)) or str(uuid.uuid4())
     _save_or_warn(session, game_id, pending_rotations={id_of_token(old): request_id})
-    result = client.rotate_seat_token(game_id, request_id,
-                                      **_sign_command(session, client, game_id, "seat_token", {"request_id": request_id}))
+    try:
+        result = client.rotate_seat_token(game_id, request_id, **_sign_command(session, client, game_id, "seat_token",
+                                                                               {"request_id": request_id}))
+    except ConnectionFailed as exc:
+        raise ConnectionFailed(f"{exc}; the token may or may not be replaced: run the same 'warlog seat-token' again "
+                               "within 60 minutes, which sends the same request and gets the same new token") from None
     seat, token = promised(result, "seat"), promised(result, "token")
     entry = session.entry(game_id)
     (entry.get("pending_rotations") or {}).pop(id_of_token(old), None)  # answered: nothing to send again
