@@ -19,7 +19,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 from marshmallow import Schema, ValidationError, fields, validate
 
-from api.auth import ADMIN, SEAT, SPECTATOR, UMPIRE, access, bearer_token, caller_for
+from api.auth import ADMIN, CHALLENGE, SEAT, SPECTATOR, UMPIRE, access, bearer_token, caller_for
 from api.games import _signed_by_seat, idempotency_key, load, recorded_response, service
 from api.problems import ApiProblem
 from api.schemas import dump, one_line, shared
@@ -27,8 +27,6 @@ from domain.access import id_of_token
 from domain.game import MAX_ANNOTATION
 
 bp = Blueprint("annotations", __name__, url_prefix="/api/v1")
-
-_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="warlog"'}
 
 
 class AnnotationBody(Schema):
@@ -108,7 +106,7 @@ def _author() -> tuple:
     if bearer_token():  # a valid token (caller_for refused any other) of another game: 403, not 401
         raise ApiProblem("forbidden", "this token is for another game")
     raise ApiProblem("unauthorized", "annotating needs a token: a seat's, the umpire's, or a spectator token "
-                                     "the game's admin issued", _CHALLENGE)
+                                     "the game's admin issued", CHALLENGE)
 
 
 @bp.post("/games/<game_id>/annotations")

@@ -4,7 +4,8 @@
   is 404 either way, so nobody learns that a private game exists;
 - a spectator token (issued by the admin, with a name): a spectator of this game, public or
   private, known by that name (it annotates under it once the game has ended);
-- a token that is not a token at all, or a revoked umpire or spectator token: 401;
+- a token that is not a token at all, a revoked umpire or spectator token, or a seat token its seat
+  replaced (POST .../seat-token): 401;
 - a valid token for this game without the needed role (an umpire ordering, a seat issuing umpire
   tokens): 403.
 """
@@ -20,7 +21,7 @@ from api.problems import ApiProblem
 from domain.rulesets import UMPIRE as UMPIRE_VIEWER
 from domain.service import parse_game_id
 
-_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="warlog"'}
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="warlog"'}
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def bearer_token() -> str | None:
         return None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'", _CHALLENGE)
+        raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'", CHALLENGE)
     return token.strip()
 
 
@@ -60,7 +61,7 @@ def caller_for(game_id: str, need: str | None = None) -> Caller:
     token = bearer_token()
     grant = access().grant(token) if token else None
     if token and grant is None:
-        raise ApiProblem("unauthorized", "this token is not valid", _CHALLENGE)
+        raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
     mine = grant is not None and grant.game_id == gid
     if not mine and not access().is_public(gid):
         # the same words for an unknown game and a private one: they tell the two apart no more
@@ -68,7 +69,7 @@ def caller_for(game_id: str, need: str | None = None) -> Caller:
         raise ApiProblem("game_not_found", f"no game {game_id}, or it is private and {why}")
     if need is not None:
         if grant is None:
-            raise ApiProblem("unauthorized", f"this needs {_a(need)} token for the game", _CHALLENGE)
+            raise ApiProblem("unauthorized", f"this needs {_a(need)} token for the game", CHALLENGE)
         if not mine:
             raise ApiProblem("forbidden", "this token is for another game")
         if grant.role != need:
@@ -88,10 +89,10 @@ def own_caller(game_id: str) -> Caller:
     caller = caller_for(game_id)
     token = bearer_token()
     if token is None:
-        raise ApiProblem("unauthorized", "send a token of this game to learn its role in it", _CHALLENGE)
+        raise ApiProblem("unauthorized", "send a token of this game to learn its role in it", CHALLENGE)
     grant = access().grant(token)
     if grant is None:  # revoked between the two reads
-        raise ApiProblem("unauthorized", "this token is not valid", _CHALLENGE)
+        raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
     if grant.game_id != caller.game_id:
         raise ApiProblem("forbidden", "this token is for another game")
     return caller
@@ -101,4 +102,4 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
 
-__all__ = ["ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token", "access"]
+__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token", "access"]

@@ -1824,6 +1824,41 @@ def cmd_concede(args: argparse.Namespace) -> int:
     return _emit(args, result, lambda r: _print_result(r, "conceded"))
 
 
+def cmd_seat_token(args: argparse.Namespace) -> int:
+    """Replace the seat's token (a leaked one; docs/api.md, "A seat's token replaced") and save the new one."""
+    from api.client import ConnectionFailed, promised
+    from domain.access import id_of_token
+
+    session = Session(args)
+    game_id = session.game_id(args.game_id)
+    client = session.client(game_id, "seat")
+    old = client.token
+    # The request's key is kept before it is sent: run again after a lost answer, it gets the same token.
+    pending = session.entry(game_id).get("pending_rotations") or {}
+    request_id = pending.get(id_of_token(old)) or str(uuid.uuid4())
+    _save_or_warn(session, game_id, pending_rotations={id_of_token(old): request_id})
+    try:
+        result = client.rotate_seat_token(game_id, request_id, **_sign_command(session, client, game_id, "seat_token",
+                                                                               {"request_id": request_id}))
+    except ConnectionFailed as exc:
+        raise ConnectionFailed(f"{exc}; the token may or may not be replaced: run the same 'warlog seat-token' again "
+                               "within 60 minutes, which sends the same request and gets the same new token") from None
+    seat, token = promised(result, "seat"), promised(result, "token")
+    entry = session.entry(game_id)
+    (entry.get("pending_rotations") or {}).pop(id_of_token(old), None)  # answered: nothing to send again
+    saved = {"seats": {seat: token}}
+    if entry.get("token") in (None, old):
+        saved["token"] = token
+    path = _save_or_warn(session, game_id, **saved)
+
+    def human(body: dict) -> None:
+        say(f"replaced the {seat} token of game {game_id}: the old one no longer works")
+        say(f"saved the new token to {path}" if path else f"the new {seat} token (keep it): {token}")
+
+    _emit(args, result, human)
+    return EXIT_OK if path else EXIT_USAGE
+
+
 def cmd_vacation(args: argparse.Namespace) -> int:
     """Announce days of vacation (a game with a time control; docs/api.md, "Time control")."""
     session = Session(args)
@@ -2645,6 +2680,12 @@ def add_client_commands(sub) -> None:
     p.add_argument("game_id", help=GAME_ID_HELP)
     _add_access(p)
     p.set_defaults(func=cmd_concede)
+
+    p = sub.add_parser("seat-token", help="replace your seat's token (one that leaked): the old one stops "
+                                          "working, the new one is saved here")
+    p.add_argument("game_id", help=GAME_ID_HELP)
+    _add_access(p)
+    p.set_defaults(func=cmd_seat_token)
 
     p = sub.add_parser("annotate", help="comment on an event of the log (public, or --private: you and the umpire)")
     p.add_argument("game_id", help=GAME_ID_HELP)

@@ -489,6 +489,13 @@ class WarlogClient:
         return self._json("POST", f"/games/{_quote(game_id)}/join", body=body,
                           headers={"Idempotency-Key": join_key or str(uuid.uuid4())})
 
+    def rotate_seat_token(self, game_id: str, request_id: str, *, signature: str | None = None,
+                          head: str | None = None) -> dict:
+        """Replace this client's seat token (it is revoked): ``request_id`` is the Idempotency-Key;
+        the same request sent again with it after a lost answer gets the same new token."""
+        return self._json("POST", f"/games/{_quote(game_id)}/seat-token",
+                          headers={"Idempotency-Key": request_id, **_signed_headers(signature, head)})
+
     def umpire_token(self, game_id: str) -> dict:
         """Needs the game's admin token, and an umpire the game's log appoints."""
         return self._json("POST", f"/games/{_quote(game_id)}/umpire-tokens")

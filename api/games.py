@@ -16,8 +16,8 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from api import schemas
-from domain.access import id_of_token
-from api.auth import ADMIN, SEAT, UMPIRE, Caller, access, caller_for, own_caller
+from domain.access import TooManyRotations, id_of_token
+from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
 from domain import clock as clocks
@@ -337,6 +337,50 @@ def joined_response(caller: Caller, token: str, version: int, chain_head: str, a
                                                  "signed_head": signed_head(caller.game_id, version, chain_head),
                                                  "umpire": appointed["name"] if appointed else None,
                                                  "confirmation_mail": asked}))
+
+
+@bp.post("/games/<game_id>/seat-token")
+def rotate_seat_token(game_id: str):
+    """Replace the seat's own token (a leaked one): a new token, and the one sent revoked, at once.
+    Sent again under its Idempotency-Key with the token it replaced (its answer lost): the same new
+    token, while that is live and within JOIN_RETRY_WINDOW; never a second one."""
+    key = idempotency_key("request id")
+    signature, head = _signed_by_seat()
+    token = bearer_token()
+    before = _rotated_before(game_id, token, key)
+    caller = before[0] if before else caller_for(game_id, need=SEAT)
+    service().check_seat_token_request(caller.game_id, caller.seat, key, signature=signature, head=head)
+    new = server_key().seat_token_after(caller.game_id, caller.seat, token, key)
+    try:
+        rotated = before is None and access().rotate_seat_token(caller.game_id, caller.seat, token, new, key)
+    except TooManyRotations as exc:
+        raise ApiProblem("too_many_rotations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
+    if before is None and not rotated:
+        before = _rotated_before(game_id, token, key)  # replaced meanwhile: by this same request sent twice?
+        if before is None:
+            raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
+    if before is not None and not access().is_token(new, before[1]):  # the server's key changed since
+        raise ApiProblem("unauthorized", "this token was replaced, and its successor cannot be made again", CHALLENGE)
+    response = jsonify(schemas.dump(schemas.SeatToken, {"game_id": caller.game_id, "seat": caller.seat, "token": new}))
+    response.status_code = 201 if before is None else 200
+    if before is not None:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _rotated_before(game_id: str, token: str | None, key: str) -> tuple[Caller, str] | None:
+    """(the seat, its new token's hash) when ``token`` is no longer live because a request under
+    ``key`` replaced it within JOIN_RETRY_WINDOW, and that request's token is still live; else None."""
+    from domain.service import parse_game_id
+
+    if token is None or access().grant(token) is not None:
+        return None
+    gid = str(parse_game_id(game_id))
+    found = access().rotation(gid, token, key)
+    if found is None or not found["live"] or \
+            datetime.now(timezone.utc) - datetime.fromisoformat(found["rotated_at"]) > JOIN_RETRY_WINDOW:
+        return None
+    return Caller(gid, SEAT, found["seat"]), found["new_hash"]
 
 
 def caller_for_invite(game_id: str, code: str) -> tuple[Caller, dict]:

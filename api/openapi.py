@@ -132,6 +132,10 @@ PARAMETERS: dict[str, dict] = {
                                   "Idempotent-Replayed: true) and records nothing, so a retry after a lost "
                                   "answer is safe; with another command it is 422 idempotency_conflict. "
                                   "Without it, each request is recorded."},
+    "RotationKey": {**_IDEMPOTENCY_KEY, "required": True,
+                    "description": "Chosen by the client (1-200 characters, no control characters), kept until "
+                                   "the answer arrives: sent again with the replaced token (its answer lost), "
+                                   "the same new token comes back (200, Idempotent-Replayed: true)."},
     "JoinKey": {**_IDEMPOTENCY_KEY, "required": False,
                 "description": "Optional, chosen by the joiner (1-200 characters, no control characters) and "
                                "kept secret like the invite code: the same join sent again with it after its "
@@ -157,7 +161,8 @@ PARAMETERS: dict[str, dict] = {
                        "\"standing_order_cancel\" (policy_id), \"client_seed\" (client_seed), \"umpire_answer\" "
                        "(accept), \"annotation\" or, for a private one, \"private_annotation\" (annotation_id, "
                        "about_seq, text), \"vacation\" (days), \"extension\" (days), \"claim_win\" (no fields), "
-                       "each recorded as CommandSigned right after the command's line "
+                       "each recorded as CommandSigned right after the command's line, and in every format "
+                       "\"seat_token\" (request_id: the Idempotency-Key) for a new seat token, never recorded "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -397,6 +402,23 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         problems=(*BODY, "game_not_found", "invite_used", "idempotency_key_required", "idempotency_conflict",
                   "invalid_order", "rule_violation",
                   "version_conflict", *LOADS)),
+    ("post", "/api/v1/games/{game_id}/seat-token"): Op(
+        "Replace the seat's token", SEAT, tag="seats", params=(*_GAME, "RotationKey", "WarlogSignature",
+                                                              "WarlogHead"),
+        description="For a seat token that leaked: a new token for the seat, and the token sent revoked (401 from "
+                    "now on, in every server process), in one transaction. Recorded beside the log (the seat and "
+                    "when; never a token), not in it. No body. A seat that registered a public key signs the "
+                    "request in every format (Warlog-Signature over Warlog-Head, kind \"seat_token\", field "
+                    "request_id: the Idempotency-Key), so a thief holding the token alone cannot take the seat. "
+                    "Sent again (its answer lost) with the replaced token under the same Idempotency-Key, within "
+                    "60 minutes and while the new token is live: the same new token, 200; never a second one. "
+                    "At most 10 a seat within 24 hours (each new token has a write limit of its own): beyond, "
+                    "429 too_many_rotations with Retry-After.",
+        replies={201: Reply("the seat's new token, shown once", schemas.SeatToken),
+                 200: Reply("this token was replaced under this Idempotency-Key: the same new token again",
+                            schemas.SeatToken, headers=("IdempotentReplayed",))},
+        problems=(*WRITE, "idempotency_key_required", "signature_required", "bad_signature", "unknown_head",
+                  "bad_request", "too_many_rotations")),
     ("post", "/api/v1/games/{game_id}/umpire"): Op(
         "Propose an umpire", ADMIN, tag="umpire", params=_GAME, body=schemas.UmpireProposal,
         description="An umpire reads everything, hidden information included, so it is a role the seats agree "

@@ -60,6 +60,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_games": (429, "Too many games created from this address; retry later"),
     "too_many_failures": (429, "Too many requests with a token that is not valid or an unknown invite code from this address; retry later"),
     "too_many_confirmations": (429, "Too many confirmation mails asked for this address or seat; retry later"),
+    "too_many_rotations": (429, "This seat has replaced its token too often; retry later"),
     "too_many_orders": (429, "Too many orders and other writes with this token; retry shortly"),
     "too_many_streams": (429, "Too many event streams opened from this address; retry shortly"),
     "too_many_reads": (429, "Too many reads of whole game logs from this address; retry shortly"),

@@ -339,6 +339,13 @@ class GameFilters(Schema):
                              metadata={"description": "true: sandboxes are listed too (they are left out by default)"})
 
 
+class SeatToken(Schema):
+    game_id = fields.String()
+    seat = fields.String()
+    token = fields.String(metadata={"description": "the seat's new bearer token, shown once; the one sent now "
+                                                   "answers 401"})
+
+
 class Me(Schema):
     game_id = fields.String()
     role = fields.String(validate=validate.OneOf(["admin", "seat", "umpire", "spectator"]),

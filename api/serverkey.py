@@ -7,12 +7,15 @@ database, or in ``WARLOG_DATA_DIR`` on PostgreSQL), created 0600 on first start:
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domain import signatures
+from domain.access import SEAT, TOKEN_PREFIX
+from domain.chain import canonical
 from domain.storage import StoreConfig, data_dir_from_env, private_dir
 
 KEY_FILE_NAME = "server-key"
@@ -63,3 +66,11 @@ class ServerKey:
 
     def sign_head(self, game_id: str, seq: int, hash_: str) -> dict:
         return signatures.sign_head(self.key, game_id, seq, hash_)
+
+    def seat_token_after(self, game_id: str, seat: str, old_token: str, request_id: str) -> str:
+        """The token that replaces a seat's ``old_token`` under the request's Idempotency-Key: made
+        from this key's signature of them (Ed25519 signs deterministically), so the request sent
+        again after a lost answer gets the same token back, and nobody without the key can make it."""
+        message = canonical({"purpose": "seat token", "game": game_id, "seat": seat, "request_id": request_id,
+                             "replaces": hashlib.sha256(old_token.encode()).hexdigest()})
+        return TOKEN_PREFIX[SEAT] + signatures.b64url(hashlib.sha256(self.key.sign(message)).digest())

@@ -22,8 +22,8 @@ last seq sent. It ends cleanly after ``WARLOG_STREAM_MAX_SECONDS`` (300, minus u
 that streams opened together do not all reconnect together), when the server stops, or when the
 client has gone; the client reconnects with ``Last-Event-ID``. Access is decided when the stream
 opens, by ``caller_for`` like any other read; the token is looked at again before each batch of
-events is sent, so a token revoked meanwhile (an umpire's, a spectator's) ends the stream before
-it sends anything more, and the reconnection is refused (401).
+events is sent, so a token revoked meanwhile (an umpire's, a spectator's, a seat's it replaced)
+ends the stream before it sends anything more, and the reconnection is refused (401).
 
 Each stream holds one of its worker's connections for its whole life (gevent workers,
 api/gunicorn_conf.py). So that streams can never take every connection, a worker process serves

@@ -2,9 +2,11 @@
 
 Kept beside the event store, never in it: tokens and invite codes are secrets and e-mails are
 personal data, and the event log is exported whole. Tokens and invite codes are random
-(256 bits), shown once, and stored only as their SHA-256. An umpire or spectator token can be
-revoked: its row is marked, never deleted; whether an umpire may exist at all is the game's log's
-to say (``Game.umpire``), not this table's.
+(256 bits; a seat's replacing token is the SHA-256 of the server key's signature, as unguessable),
+shown once, and stored only as their SHA-256. An umpire or spectator token can be revoked, and a
+seat replaces its own (``rotate_seat_token``, a row of ``warlog_token_rotations`` each time): a
+revoked row is marked, never deleted; whether an umpire may exist at all is the game's log's to
+say (``Game.umpire``), not this table's.
 
 A seat's address gets no turn mail until its owner confirms it (``contacts()[seat]["confirmed"]``):
 whoever holds a seat token may type any address, so an address hears nothing but one confirmation
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from domain.storage import SqlTables
+from domain.storage import SqlTables, rowcount
 
 ADMIN, SEAT, UMPIRE, SPECTATOR = "admin", "seat", "umpire", "spectator"
 # A spectator token is a named reader the admin invites (docs/api.md, "Annotations"): it reads what
@@ -46,13 +48,26 @@ CONFIRM_PER_SEAT = 3  # confirmation mails for one seat of a game within CONFIRM
 CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was left by a dead worker
 
 
-# Gmail's domains, each with the one address_key counts it as: Gmail ignores dots in a local part.
-class TooManyConfirmations(Exception):
-    """A confirmation mail asked for beyond a rate limit; ``retry_after`` in whole seconds."""
+# A seat's token replaced (rotate_seat_token) at most this often within ROTATION_WINDOW: the write limit
+# counts per token, and each new token has a budget of its own, so a chain of them is bounded here.
+ROTATIONS_PER_SEAT = 10
+ROTATION_WINDOW = timedelta(hours=24)
+
+
+class TooMany(Exception):
+    """A request beyond a limit this store counts; ``retry_after`` in whole seconds."""
 
     def __init__(self, message: str, retry_after: int):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class TooManyConfirmations(TooMany):
+    """A confirmation mail asked for beyond a rate limit."""
+
+
+class TooManyRotations(TooMany):
+    """A seat's token replaced beyond ROTATIONS_PER_SEAT within ROTATION_WINDOW."""
 
 
 # Gmail ignores the dots of a local part, and googlemail.com is gmail.com: one inbox, many spellings.
@@ -114,6 +129,10 @@ class AccessStore(SqlTables):
                                       "email TEXT NOT NULL, address TEXT NOT NULL, requested_at TEXT NOT NULL, "
                                       "secret_hash TEXT, expires_at TEXT, queued_at TEXT, claimed_at TEXT, sent_at TEXT, "
                                       "confirmed_at TEXT",
+        # One row per seat token its seat replaced (rotate_seat_token): whose and when, the hashes of
+        # the token replaced and of its successor, and of the request's Idempotency-Key; never a token.
+        "warlog_token_rotations": "old_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                                  "new_hash TEXT NOT NULL, key_hash TEXT NOT NULL, rotated_at TEXT NOT NULL",
     }
 
     def _create(self, c: Any) -> None:
@@ -271,6 +290,55 @@ class AccessStore(SqlTables):
             c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                       f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
         return token
+
+    def rotate_seat_token(self, game_id: str, seat: str, old_token: str, new_token: str, key: str) -> bool:
+        """Revoke the seat's live token ``old_token`` and make ``new_token`` its token, in one
+        transaction, recorded in ``warlog_token_rotations``; False (nothing written) when
+        ``old_token`` is no longer live. Rotations of one token that race are ordered by the
+        database: the UPDATE of its row waits for the other's commit, then finds it revoked.
+        Raises TooManyRotations past ROTATIONS_PER_SEAT within ROTATION_WINDOW (each rotation needs
+        the seat's live token, so one seat's rotations come one after another)."""
+        now, p, t = _now(), self._p, self._prefix
+        since = (datetime.now(timezone.utc) - ROTATION_WINDOW).isoformat()
+        with self._db.transaction(commit=True) as c:
+            c.execute(f"SELECT COUNT(*) AS n, MIN(rotated_at) AS first FROM {t}warlog_token_rotations "
+                      f"WHERE game_id = {p} AND seat = {p} AND rotated_at > {p}", (game_id, seat, since))
+            row = c.fetchone()
+            if row["n"] >= ROTATIONS_PER_SEAT:
+                wait = datetime.fromisoformat(row["first"]) + ROTATION_WINDOW - datetime.now(timezone.utc)
+                raise TooManyRotations(f"seat {seat} has replaced its token {ROTATIONS_PER_SEAT} times within "
+                                       f"{whole_hours(ROTATION_WINDOW)} hours; try again later",
+                                       max(1, int(wait.total_seconds()) + 1))
+            c.execute(f"UPDATE {t}warlog_tokens SET revoked_at = {p} WHERE token_hash = {p} AND game_id = {p} "
+                      f"AND role = {p} AND seat = {p} AND revoked_at IS NULL", (now, _hash(old_token), game_id, SEAT, seat))
+            if rowcount(c) != 1:
+                return False
+            c.execute(f"INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(new_token), game_id, SEAT, seat, now))
+            c.execute(f"INSERT INTO {t}warlog_token_rotations (old_hash, game_id, seat, new_hash, key_hash, rotated_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p}, {p})",
+                      (_hash(old_token), game_id, seat, _hash(new_token), _hash(key), now))
+        return True
+
+    def rotation(self, game_id: str, old_token: str, key: str) -> dict | None:
+        """The rotation that replaced ``old_token`` under the Idempotency-Key ``key`` (its seat,
+        ``rotated_at`` and whether its successor is still ``live``); None for another key or none."""
+        row = self._run("SELECT r.seat, r.key_hash, r.new_hash, r.rotated_at, k.revoked_at "
+                        "FROM {t}warlog_token_rotations r JOIN {t}warlog_tokens k ON k.token_hash = r.new_hash "
+                        "WHERE r.old_hash = ? AND r.game_id = ?", (_hash(old_token), game_id), fetch="one")
+        if row is None or not secrets.compare_digest(row["key_hash"], _hash(key)):
+            return None
+        return {"seat": row["seat"], "rotated_at": row["rotated_at"], "new_hash": row["new_hash"],
+                "live": row["revoked_at"] is None}
+
+    def seat_token_rotations(self, game_id: str) -> list[dict]:
+        """Every rotation of the game's seat tokens, oldest first: the seat and when; never a token."""
+        return self._run("SELECT seat, rotated_at FROM {t}warlog_token_rotations WHERE game_id = ? "
+                         "ORDER BY rotated_at", (game_id,), fetch="all")
+
+    @staticmethod
+    def is_token(token: str, token_hash: str) -> bool:
+        return secrets.compare_digest(_hash(token), token_hash)
 
     def set_contact(self, game_id: str, seat: str, email: str | None, notify: bool = True) -> None:
         """Store the seat's address (or none), asking for no confirmation mail."""

@@ -110,12 +110,15 @@ ANNOTATION, PRIVATE_ANNOTATION = "annotation", "private_annotation"
 # "a signed command is recorded once" (game.Game and verify check the other kinds).
 ANNOTATIONS = (ANNOTATION, PRIVATE_ANNOTATION)
 VACATION, EXTENSION, CLAIM_WIN = "vacation", "extension", "claim_win"  # time control (domain/clock.py)
+# A seat's request for a new token (docs/api.md, "A seat's token replaced"): checked, never recorded
+# in the log, so no CommandSigned ever names it; its request id is the request's Idempotency-Key.
+SEAT_TOKEN = "seat_token"
 COMMAND_FIELDS = {
     CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),
     STANDING_ORDER: ("policy_id", "decision_kind", "policy"), STANDING_ORDER_CANCEL: ("policy_id",),
     CLIENT_SEED: ("client_seed",), UMPIRE_ANSWER: ("accept",),
     ANNOTATION: ("annotation_id", "about_seq", "text"), PRIVATE_ANNOTATION: ("annotation_id", "about_seq", "text"),
-    VACATION: ("days",), EXTENSION: ("days",), CLAIM_WIN: (),
+    VACATION: ("days",), EXTENSION: ("days",), CLAIM_WIN: (), SEAT_TOKEN: ("request_id",),
 }
 
 

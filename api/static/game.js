@@ -538,6 +538,30 @@
     refresh();
   }
 
+  /** Replace the seat's token (a leaked one; docs/api.md, "A seat's token replaced") and keep the new
+   * one. The request's key is kept, with the token it replaces, before it is sent: pressed again
+   * after a lost answer, the same request gets the same token back. */
+  async function replaceToken() {
+    var mine = W.keys.seat(gameId);
+    if (!mine || !window.confirm("Replace the " + mine.seat + " token? The old one stops working, wherever " +
+                                 "it is kept (another browser, the command line).")) return;
+    var pending = W.keys.update(gameId, function (k) {
+      var kept = (k.replacing || {})[mine.seat];
+      k.replacing = k.replacing || {};
+      if (!kept || kept.token !== mine.token) k.replacing[mine.seat] = { token: mine.token, key: W.newId() };
+    }).replacing[mine.seat];
+    var headers = Object.assign({ "Idempotency-Key": pending.key },
+                                await commandHeaders(mine, "seat_token", { request_id: pending.key }));
+    var res = await W.api("/api/v1/games/" + gameId + "/seat-token", { method: "POST", token: mine.token, headers: headers });
+    if (res.ok && res.body && res.body.seat === mine.seat && res.body.token) {
+      W.keys.update(gameId, function (k) { k.seats[mine.seat] = res.body.token; delete k.replacing[mine.seat]; });
+    }
+    W.status(res.ok ? "Your " + mine.seat + " token was replaced; the old one no longer works. This browser keeps the new one."
+             : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
+    restartFollowing();
+    refresh();
+  }
+
   // -------------------------------------------------------------------------- rendering ----
   function renderSummary() {
     var s = summary, mine = W.keys.seat(gameId);
@@ -1092,6 +1116,7 @@
       ? "This browser plays " + seats.join(", ") + " here; the invite code in the address takes another seat of this game."
       : "This browser holds no seat token for this game.";
     $("seatbar").hidden = !has;
+    $("replace-token").hidden = !seats.length;
     var select = W.clear($("seat")), mine = W.keys.seat(gameId);
     seats.forEach(function (s) { select.appendChild(W.el("option", { value: s, text: s, selected: mine && mine.seat === s })); });
     if (!seats.length) select.appendChild(W.el("option", { value: "", text: keys.umpire ? "umpire (reads, annotates)"
@@ -1324,6 +1349,7 @@
       restartFollowing();
       refresh();
     });
+    $("replace-token").addEventListener("click", replaceToken);
     $("forget").addEventListener("click", function () {
       if (!window.confirm("Forget the tokens of this game in this browser? Without them you cannot play this seat here.")) return;
       W.keys.forget(gameId);

@@ -172,3 +172,12 @@ def red_joined(server: str) -> tuple[dict, dict]:
                                {"invite_code": created["invites"]["Red"], "handle": "bob"})
     assert status == 201, red
     return created, red
+
+
+def blue_joined_in_the_browser(server: str, open_tab):
+    """A freeform game whose Red joined over the API (``red_joined``) and whose Blue joined from
+    the game page in a new tab (``join_blue``): (the creation's answer, Red's join answer, Blue's tab)."""
+    created, red = red_joined(server)
+    blue = open_tab()
+    join_blue(blue, server, created)
+    return created, red, blue

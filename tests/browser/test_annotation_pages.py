@@ -9,23 +9,17 @@ from __future__ import annotations
 import pytest
 
 from domain.verify import verify_text
-from tests.browser.helpers import join_blue
-from tests.e2e.server import http_json, unjoined_game
+from tests.browser.helpers import blue_joined_in_the_browser
+from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_and_then_a_spectator_annotate_on_the_game_and_replay_pages(server, open_tab, shots):
-    created = unjoined_game(server)
+    created, red, blue = blue_joined_in_the_browser(server, open_tab)
     game_id, admin = created["game_id"], {"Authorization": f"Bearer {created['admin_token']}"}
-    status, _, red = http_json("POST", f"{server}/api/v1/games/{game_id}/join",
-                               {"invite_code": created["invites"]["Red"], "handle": "bob"})
-    assert status == 201
     red_auth = {"Authorization": f"Bearer {red['token']}"}
-
-    blue = open_tab()
     page = blue.page
-    join_blue(blue, server, created)
     page.wait_for_selector("#annotate:not([hidden])")
     page.click("#log li[data-seq='1'] .note-on")  # picks event 1 in the form
     assert page.input_value("#an-seq") == "1"

@@ -9,19 +9,15 @@ import json
 import pytest
 
 from domain.verify import header_line, verify_text
-from tests.browser.helpers import join_blue, pick_order, red_joined, send
+from tests.browser.helpers import blue_joined_in_the_browser, join_blue, pick_order, red_joined, send
 from tests.e2e.server import http_json
 
 pytestmark = pytest.mark.slow
 
 
 def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_them(server, open_tab):
-    created, red = red_joined(server)
-    game_id = created["game_id"]
-
-    blue = open_tab()
-    page = blue.page
-    join_blue(blue, server, created)
+    created, red, blue = blue_joined_in_the_browser(server, open_tab)
+    game_id, page = created["game_id"], blue.page
     kept = page.evaluate(f"() => Warlog.keys.load('{game_id}')")
     assert kept["signing"]["Blue"]["crv"] == "Ed25519" and "d" in kept["signing"]["Blue"]  # the private JWK
 
