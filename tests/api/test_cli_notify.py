@@ -4,6 +4,9 @@ against a live server (the fixtures of test_client); another seat's choices stay
 from __future__ import annotations
 
 import ipaddress
+import json
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -77,10 +80,6 @@ def test_a_seat_chooses_its_webhooks_format_from_the_command_line(server, alice,
 
 def test_a_keyed_seats_settings_are_signed_with_its_key(server, alice, bob):
     """bob's Red registered a key: his token alone cannot change its settings, `warlog notify` can."""
-    import json
-    import urllib.error
-    import urllib.request
-
     game_id = started_game(server, alice, bob)
     token = bob.saved()["games"][game_id]["token"]
     request = urllib.request.Request(f"{server.url}/api/v1/games/{game_id}/notifications", method="PUT",
