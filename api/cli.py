@@ -1970,7 +1970,9 @@ def cmd_notify(args: argparse.Namespace) -> int:
         body["webhook_secret"] = args.webhook_secret
     if args.webhook_format is not None:
         body["webhook_format"] = _webhook_format(args.webhook_format, "--webhook-format")
-    result = client.set_notifications(game_id, body) if body else client.notifications(game_id)
+    result = client.set_notifications(game_id, body, **_sign_command(session, client, game_id, "notifications",
+                                                                     {"settings": body})) \
+        if body else client.notifications(game_id)
 
     def show(r: dict) -> None:
         say(f"{r['seat']}: " + (f"mail to {r['email']}" if r["email"] else "no address") +

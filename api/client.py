@@ -606,9 +606,12 @@ class WarlogClient:
     def notifications(self, game_id: str) -> dict:
         return self._json("GET", f"/games/{_quote(game_id)}/notifications")
 
-    def set_notifications(self, game_id: str, settings: dict) -> dict:
-        """PUT the seat's notification settings: the fields given change, the others stay."""
-        return self._json("PUT", f"/games/{_quote(game_id)}/notifications", body=settings)
+    def set_notifications(self, game_id: str, settings: dict, *, signature: str | None = None,
+                          head: str | None = None) -> dict:
+        """PUT the seat's notification settings: the fields given change, the others stay. A keyed
+        seat signs them (kind "notifications", ``settings`` the body)."""
+        return self._json("PUT", f"/games/{_quote(game_id)}/notifications", body=settings,
+                          headers=_signed_headers(signature, head))
 
     def take_vacation(self, game_id: str, days: int, *, signature: str | None = None, head: str | None = None,
                       command_id: str | None = None) -> dict:

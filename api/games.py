@@ -20,7 +20,7 @@ from domain.access import TooManyRotations, id_of_token
 from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
-from domain import clock as clocks
+from domain import clock as clocks, signatures
 from domain.damage import Damage
 from domain.errors import Conflict, RuleViolation
 from domain.game import UMPIRE_RULE
@@ -349,7 +349,8 @@ def rotate_seat_token(game_id: str):
     token = bearer_token()
     before = _rotated_before(game_id, token, key)
     caller = before[0] if before else caller_for(game_id, need=SEAT)
-    service().check_seat_token_request(caller.game_id, caller.seat, key, signature=signature, head=head)
+    service().check_seat_request(caller.game_id, caller.seat, signatures.SEAT_TOKEN, {"request_id": key},
+                                 signature=signature, head=head)
     new = server_key().seat_token_after(caller.game_id, caller.seat, token, key)
     try:
         rotated = before is None and access().rotate_seat_token(caller.game_id, caller.seat, token, new, key)

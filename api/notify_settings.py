@@ -5,7 +5,8 @@
   own seat; a field left out keeps what was set before (the defaults: every reason, by mail, no
   digest, no webhook, which would get warlog's JSON). ``webhook_format`` takes the game webhook's
   formats.
-  A seat webhook without a secret gets one generated, returned once.
+  A seat webhook without a secret gets one generated, returned once. A seat that registered a key
+  signs the body (Warlog-Signature, Warlog-Head; kind "notifications"), else 422 and nothing changes.
   An address gets no turn mail until its owner confirms it: a new address (or one not confirmed,
   given again) is sent one confirmation mail whose link opens ``/confirm-email`` (api/pages); at
   most ``CONFIRM_PER_ADDRESS`` such mails per address and ``CONFIRM_PER_SEAT`` per seat a day
@@ -32,9 +33,11 @@ from flask import Blueprint, current_app, jsonify
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from api.auth import ADMIN, SEAT, access, caller_for
-from api.games import load
+from api.games import _signed_by_seat, load, service
+from api.jsonbody import read_body
 from api.problems import ApiProblem
 from api.schemas import dump
+from domain import signatures
 from domain.access import CONFIRM_PREFIX, TooManyConfirmations
 from workers import notify, webhook_target
 from workers.notify import CHANNELS, CHOICES, Prefs
@@ -215,7 +218,12 @@ def get_notifications(game_id: str):
 @bp.put("/games/<game_id>/notifications")
 def put_notifications(game_id: str):
     caller = caller_for(game_id, need=SEAT)
+    signature, head = _signed_by_seat()
     body = load(NotificationSettings)
+    # A keyed seat signs its settings, the body as sent: a stolen token alone cannot silence its
+    # mails or webhook (kind "notifications", docs/dice.md, "Signed orders and heads").
+    service().check_seat_request(caller.game_id, caller.seat, signatures.NOTIFICATIONS, {"settings": read_body()},
+                                 signature=signature, head=head)
     before = access().contacts(caller.game_id).get(caller.seat) or {}
     email = body["email"] or before.get("email")
     on = body.get("notify", before.get("notify", True))

@@ -162,7 +162,8 @@ PARAMETERS: dict[str, dict] = {
                        "(accept), \"annotation\" or, for a private one, \"private_annotation\" (annotation_id, "
                        "about_seq, text), \"vacation\" (days), \"extension\" (days), \"claim_win\" (no fields), "
                        "each recorded as CommandSigned right after the command's line, and in every format "
-                       "\"seat_token\" (request_id: the Idempotency-Key) for a new seat token, never recorded "
+                       "\"seat_token\" (request_id: the Idempotency-Key) for a new seat token and "
+                       "\"notifications\" (settings: the PUT .../notifications body as sent), never recorded "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
     "WarlogHead": {
@@ -481,8 +482,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("the seat's settings", notify_settings.NotificationSettingsOut)},
         problems=AUTH_WRITE),
     ("put", "/api/v1/games/{game_id}/notifications"): Op(
-        "The seat's notifications: address, opt-out, reasons, channels, digest", SEAT, tag="seats",
-        params=_GAME, body=notify_settings.NotificationSettings,
+        "The seat's notifications: address, opt-out, reasons, channels, digest, its webhook (signed by a keyed seat)",
+        SEAT, tag="seats",
+        params=(*_GAME, "WarlogSignature", "WarlogHead"), body=notify_settings.NotificationSettings,
         description="For the caller's own seat. A mail goes out when the seat's turn begins (or a decision "
                     "waits for it, a take-back asks it, the game ends): what the others did, as this seat may "
                     "see it, the dice, the chain head, a link to the game and a link that opens the replay at "
@@ -503,9 +505,12 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     f"{CONFIRM_PER_ADDRESS} confirmation mails go to one address and {CONFIRM_PER_SEAT} to one "
                     f"seat's addresses in {whole_hours(CONFIRM_WINDOW)} hours; beyond, a new address is 429 "
                     "`too_many_confirmations` with `Retry-After` and nothing is changed (the seat's own address "
-                    "given again is kept, with no mail: `confirmation_mail` false).",
+                    "given again is kept, with no mail: `confirmation_mail` false). A seat that registered a "
+                    "public key signs the body in every format (Warlog-Signature over Warlog-Head, kind "
+                    "\"notifications\", field settings: the body as sent), so its token alone cannot silence "
+                    "it; unsigned or wrongly signed, 422 and nothing is changed.",
         replies={200: Reply("the seat's settings now", notify_settings.NotificationSettingsOut)},
-        problems=(*AUTH_WRITE, *BODY, "too_many_confirmations")),
+        problems=(*AUTH_WRITE, *BODY, "too_many_confirmations", *_SIGNED[:3])),
     ("post", "/api/v1/email-confirmations"): Op(
         "Confirm an address for turn mails", NONE, tag="seats", body=notify_settings.EmailConfirmation,
         description="The code of a confirmation mail's link (`wlc_...`) is the proof that whoever reads the "

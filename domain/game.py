@@ -864,13 +864,12 @@ class Game(Aggregate):
                                   "current head (docs/dice.md, \"Signed orders and heads\")")
         return checked
 
-    def check_seat_token_request(self, seat: str, request_id: str, signed: Signed | None) -> None:
-        """A keyed seat's request for a new token carries its signature, as its commands do (kind
-        "seat_token", ``request_id`` its Idempotency-Key), in every format: the request records
-        nothing in the log, so no recorded game changes. A seat without a key needs none."""
-        self._checked(seat, signed, "seat token command, request_id",
-                      lambda head: signatures.command_message(str(self.id), signatures.SEAT_TOKEN, seat,
-                                                              {"request_id": request_id}, head))
+    def check_seat_request(self, seat: str, kind: str, fields: dict, signed: Signed | None) -> None:
+        """A keyed seat's request that records nothing in the log (a new token, kind "seat_token"; its
+        notification settings, kind "notifications") carries its signature, as its commands do, in
+        every format: no recorded game changes. A seat without a key needs none."""
+        self._checked(seat, signed, f"{kind.replace('_', ' ')} command, {', '.join(signatures.COMMAND_FIELDS[kind])}",
+                      lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
 
     def _record_command_signature(self, seat: str, kind: str, signature: tuple[str, str] | None) -> None:
         """The command's signature, right after the command's line (docs/dice.md, "Signed orders and heads")."""

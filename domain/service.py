@@ -569,11 +569,12 @@ class Warlog(Application):
         return self._sealed(game_id, lambda game: game.reveal(seat, orders, salt, self._seed_for(game),
                                                               self._signed(game, signature, head)))
 
-    def check_seat_token_request(self, game_id: str | UUID, seat: str, request_id: str,
-                                 signature: str | None = None, head: str | None = None) -> None:
-        """Refuse a keyed seat's request for a new token that its key did not sign (nothing recorded)."""
+    def check_seat_request(self, game_id: str | UUID, seat: str, kind: str, fields: dict,
+                           signature: str | None = None, head: str | None = None) -> None:
+        """Refuse a keyed seat's request that records nothing in the log (a new token, its notification
+        settings: ``kind`` and its ``fields``, domain/signatures.py) that its key did not sign."""
         game = self.get_game(game_id)
-        game.check_seat_token_request(seat, request_id, self._signed(game, signature, head))
+        game.check_seat_request(seat, kind, fields, self._signed(game, signature, head))
 
     def _signed(self, game: Game, signature: str | None, head: str | None) -> tuple:
         """What a keyed seat sent with a command, for the game to check (domain/game.py ``Signed``)."""

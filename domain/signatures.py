@@ -113,12 +113,16 @@ VACATION, EXTENSION, CLAIM_WIN = "vacation", "extension", "claim_win"  # time co
 # A seat's request for a new token (docs/api.md, "A seat's token replaced"): checked, never recorded
 # in the log, so no CommandSigned ever names it; its request id is the request's Idempotency-Key.
 SEAT_TOKEN = "seat_token"
+# A seat's own notification and webhook settings written (docs/api.md, "Notifications"): checked,
+# never recorded, as SEAT_TOKEN; ``settings`` is the PUT's JSON body as sent.
+NOTIFICATIONS = "notifications"
 COMMAND_FIELDS = {
     CONCEDE: (), TAKE_BACK: ("reason",), TAKE_BACK_ANSWER: ("accept",),
     STANDING_ORDER: ("policy_id", "decision_kind", "policy"), STANDING_ORDER_CANCEL: ("policy_id",),
     CLIENT_SEED: ("client_seed",), UMPIRE_ANSWER: ("accept",),
     ANNOTATION: ("annotation_id", "about_seq", "text"), PRIVATE_ANNOTATION: ("annotation_id", "about_seq", "text"),
     VACATION: ("days",), EXTENSION: ("days",), CLAIM_WIN: (), SEAT_TOKEN: ("request_id",),
+    NOTIFICATIONS: ("settings",),
 }
 
 

@@ -799,8 +799,11 @@
     if ($("n-email").value.trim()) body.email = $("n-email").value.trim();
     var hook = $("n-webhook").value.trim() || null;
     if (hook !== notifyHook) body.webhook_url = hook;
-    var res = await W.api("/api/v1/games/" + gameId + "/notifications", { method: "PUT", body: body, token: mine.token });
-    if (!res.ok) { W.status("Notifications not saved: " + W.problem(res), "error"); return; }
+    // A keyed seat signs its settings (kind "notifications"): its token alone cannot change them.
+    var headers = await commandHeaders(mine, "notifications", { settings: body });
+    var res = await W.api("/api/v1/games/" + gameId + "/notifications",
+                          { method: "PUT", body: body, token: mine.token, headers: headers });
+    if (!res.ok) { W.status("Notifications not saved: " + refusal(res, mine), "error"); return; }
     showNotify(res.body);
     W.status("Notifications saved.", "ok");
   }

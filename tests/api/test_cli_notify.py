@@ -4,6 +4,9 @@ against a live server (the fixtures of test_client); another seat's choices stay
 from __future__ import annotations
 
 import ipaddress
+import json
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -73,3 +76,19 @@ def test_a_seat_chooses_its_webhooks_format_from_the_command_line(server, alice,
     code, out, err = bob("notify", game_id, "--webhook-format", "teams")
     assert code == 2 and "--webhook-format is one of warlog, discord, slack" in err
     assert bob.json("notify", game_id)["webhook_format"] == "discord"
+
+
+def test_a_keyed_seats_settings_are_signed_with_its_key(server, alice, bob):
+    """bob's Red registered a key: his token alone cannot change its settings, `warlog notify` can."""
+    game_id = started_game(server, alice, bob)
+    token = bob.saved()["games"][game_id]["token"]
+    request = urllib.request.Request(f"{server.url}/api/v1/games/{game_id}/notifications", method="PUT",
+                                     data=json.dumps({"events": []}).encode(),
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(request)
+        raise AssertionError("an unsigned PUT of a keyed seat's settings was accepted")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 422 and json.loads(exc.read())["code"] == "signature_required"
+    settings = bob.json("notify", game_id, "--events", "game_over")
+    assert settings["events"] == ["game_over"]
