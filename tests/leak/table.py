@@ -65,12 +65,12 @@ class Table:
             url, secret = seat_webhook
             choose = random.Random(self.game_id)
             self.hooked_seat, self.digest_seat = choose.choice(self.seats), choose.choice(self.seats)
-            w = client.put(f"{API}/games/{self.game_id}/notifications", headers=self.headers[self.hooked_seat],
-                           json={"channels": ["email", "webhook"], "webhook_url": url, "webhook_secret": secret})
-            assert w.status_code == 200, w.json
-            w = client.put(f"{API}/games/{self.game_id}/notifications", headers=self.headers[self.digest_seat],
-                           json={"digest": True})
-            assert w.status_code == 200, w.json
+            for seat, settings in ((self.hooked_seat, {"channels": ["email", "webhook"], "webhook_url": url,
+                                                        "webhook_secret": secret}),
+                                   (self.digest_seat, {"digest": True})):
+                w = client.put(f"{API}/games/{self.game_id}/notifications", json=settings,
+                               headers={**self.headers[seat], **self._command_signed(seat, "PUT", "/notifications", settings)})
+                assert w.status_code == 200, w.json
         self.readers = [*(Reader(s, s, self.headers[s]) for s in self.seats), Reader("spectator", None, {}),
                         Reader("admin", None, self.admin)]
 
@@ -132,8 +132,8 @@ class Table:
         return r
 
     def _command_signed(self, seat: str, method: str, tail: str, body: Any) -> dict:
-        """The headers of a keyed seat's other command (format 2; docs/dice.md, "Signed orders and
-        heads"), signed over the last head it saw; none for another request or a seat without a key."""
+        """The headers of a keyed seat's other command (format 2, and its notification settings in
+        every format; docs/dice.md, "Signed orders and heads"), signed over the last head it saw; none for another request or a seat without a key."""
         body = body if isinstance(body, dict) else {}
         if tail == "/take-backs" and method == "POST":
             kind, fields = "take_back", {"reason": body.get("reason") or ""}
@@ -144,6 +144,8 @@ class Table:
         elif tail.startswith("/standing-orders/") and method == "PUT":
             kind, fields = "standing_order", {"policy_id": tail.split("/", 2)[2], "decision_kind": body.get(
                 "decision_kind"), "policy": body.get("policy")}
+        elif tail == "/notifications" and method == "PUT":
+            kind, fields = "notifications", {"settings": body}
         elif tail.startswith("/standing-orders/") and method == "DELETE":
             kind, fields = "standing_order_cancel", {"policy_id": tail.split("/", 2)[2]}
         else:
