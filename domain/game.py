@@ -833,8 +833,9 @@ class Game(Aggregate):
         signature, head, in_log = signed or (None, None, None)
         if signature is None or head is None:
             raise SignatureRequired(f"seat {seat} registered a public key: each of its orders, seals, "
-                                    "reveals and (format 2) other commands carries a signature and the head "
-                                    "it was signed over (Warlog-Signature, Warlog-Head)")
+                                    "reveals, (format 2) other commands, token replacements and notification "
+                                    "settings carries a signature and the head it was signed over "
+                                    "(Warlog-Signature, Warlog-Head)")
         if not signatures.is_hash(head) or in_log is None or not in_log(head):
             raise UnknownHead(f"head {str(head)[:80]!r} is not the hash of any line of this game's log")
         if not signatures.signature_valid(key, signature, message(head)):
