@@ -3,7 +3,10 @@ games list's catch-up, one delivery at a time per webhook, GAME_JOBS under a loc
 
 from __future__ import annotations
 
+from domain import signatures
 from tests.api.conftest import app_on, bearer, make_game
+from tests.api.test_cli_kept_heads import _relaying
+from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 from tests.api.test_seat_token_rotation import live_seat_tokens, me, rotate
 
 
@@ -31,3 +34,36 @@ def test_a_join_sent_again_after_its_seat_replaced_its_token_takes_nothing_back(
     red = _join(client, game, "Red", "red-key")
     assert red.status_code == 201
     assert _join(client, game, "Red", "red-key").status_code == 200
+
+
+def test_a_head_not_signed_by_the_server_key_does_not_replace_the_one_kept(server, alice, bob, serve_stub, tmp_path):
+    # A hostile server answered alice's order with its own line's head (game, seq and hash right)
+    # under a signature of another key: the CLI kept it in place of her genuinely signed head, so
+    # she held no proof a third party checks, and `verify --head` failed on her own head, not the log.
+    game_id = started_game(server, alice, bob)
+    assert alice("order", game_id, "note", "--set", "text=first")[0] == 0
+    first = alice.saved()["games"][game_id]["signed_head"]
+    forger = signatures.new_private_key()
+
+    def forged(head: dict) -> dict:
+        return {**head, "signature": signatures.sign(forger, signatures.head_message(head["game"], head["seq"],
+                                                                                       head["hash"]))}
+
+    hostile = serve_stub(_relaying(server.url, {"head": forged}))
+    code, out, err = alice("order", game_id, "note", "--set", "text=second", "--server", hostile)
+    assert code == 0, err
+    assert "not the server key's" in err, err
+    assert alice.saved()["games"][game_id]["signed_head"] == first
+    # The key was pinned when her first head was kept: a hostile server serving another key changes nothing.
+    assert alice.saved()["games"][game_id]["server_key"] == server_key_of(server)
+    # Through the honest server, the next head is kept as before.
+    assert alice("order", game_id, "note", "--set", "text=third")[0] == 0
+    assert alice.saved()["games"][game_id]["signed_head"]["seq"] > first["seq"]
+
+
+def server_key_of(server) -> str:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(server.url + "/api/v1/server-key") as got:
+        return json.load(got)["public_key"]
