@@ -67,3 +67,23 @@ def server_key_of(server) -> str:
 
     with urllib.request.urlopen(server.url + "/api/v1/server-key") as got:
         return json.load(got)["public_key"]
+
+
+def test_a_stream_s_retry_field_is_bounded_as_retry_after_is(serve_stub, monkeypatch):
+    # A server (a link's, or not warlog) sending "retry: 10^30" made the client sleep for ever
+    # before reconnecting, or crash with OverflowError (time_t): Retry-After was capped, this was not.
+    import api.client as client_module
+    from api.client import ConnectionFailed, WarlogClient
+
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/event-stream")])
+        return [b"retry: " + b"9" * 30 + b"\n\n"]
+
+    slept: list[float] = []
+    monkeypatch.setattr(client_module.time, "sleep", slept.append)
+    client = WarlogClient(serve_stub(app), None, timeout=5)
+    try:
+        list(client.stream("00000000-0000-4000-8000-000000000000", stop_on_end=False, max_failures=2))
+    except ConnectionFailed:
+        pass
+    assert slept and max(slept) <= client_module.MAX_WAIT, slept
