@@ -87,3 +87,56 @@ def test_a_stream_s_retry_field_is_bounded_as_retry_after_is(serve_stub, monkeyp
     except ConnectionFailed:
         pass
     assert slept and max(slept) <= client_module.MAX_WAIT, slept
+
+
+def test_rotations_of_one_token_racing_leave_one_live_token(api_service):
+    # Held: eight rotations of one token at once, half under one key and half under their own,
+    # in as many web processes: one new token, the same key's others replay it, the rest are 401.
+    import threading
+
+    game = make_game(app_on(api_service).test_client())
+    answers: list = []
+
+    def send(i: int) -> None:
+        client = app_on(api_service).test_client()
+        r = rotate(client, game.game_id, game.seats["Blue"], key="same" if i % 2 else f"own-{i}")
+        answers.append((i % 2, r.status_code, (r.json or {}).get("token")))
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(status in (200, 201, 401) for _, status, _ in answers), answers
+    made = {token for _, status, token in answers if status == 201}
+    assert len(made) == 1 and live_seat_tokens(api_service, game.game_id, "Blue") == 1, answers
+    assert all(token in made for _, status, token in answers if status == 200), answers
+
+
+def test_a_join_sent_again_racing_a_rotation_leaves_one_live_token(api_service):
+    # The join's replay revokes every live token of the seat and the rotation one: at once, either
+    # wins and the other is refused; never two live tokens for the seat.
+    import threading
+
+    for round_ in range(4):
+        client = app_on(api_service).test_client()
+        game = make_game(client, join=False)
+        old = _join(client, game, "Blue", f"join-{round_}").json["token"]
+        answers: dict = {}
+        go = threading.Barrier(2)
+
+        def replay() -> None:
+            go.wait()
+            answers["join"] = _join(app_on(api_service).test_client(), game, "Blue", f"join-{round_}").status_code
+
+        def rotation() -> None:
+            go.wait()
+            answers["rotate"] = rotate(app_on(api_service).test_client(), game.game_id, bearer(old)).status_code
+
+        threads = [threading.Thread(target=replay), threading.Thread(target=rotation)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert live_seat_tokens(api_service, game.game_id, "Blue") == 1, answers
+        assert sorted(answers.values()) in ([200, 401], [201, 409]), answers
