@@ -1854,7 +1854,7 @@ def cmd_concede(args: argparse.Namespace) -> int:
 
 def cmd_seat_token(args: argparse.Namespace) -> int:
     """Replace the seat's token (a leaked one; docs/api.md, "A seat's token replaced") and save the new one."""
-    from api.client import ConnectionFailed, promised
+    from api.client import ConnectionFailed, UnexpectedAnswer, promised
     from domain.access import id_of_token
 
     session = Session(args)
@@ -1873,6 +1873,13 @@ def cmd_seat_token(args: argparse.Namespace) -> int:
                                "within 60 minutes, which sends the same request and gets the same new token") from None
     seat, token = promised(result, "seat"), promised(result, "token")
     entry = session.entry(game_id)
+    # The seats this token is saved for: the answer must name one, or the new token, saved under
+    # the seat it names, would take the place of another seat's (its only copy).
+    held = [s for s, t in (entry.get("seats") or {}).items() if t == old]
+    if promised(result, "game_id") != game_id or (held and seat not in held):
+        raise UnexpectedAnswer(f"POST /games/{game_id}/seat-token", f"it replaced the token of seat {seat!r} of game "
+                               f"{result.get('game_id')!r}, not of {' or '.join(held) or 'the seat'} of {game_id}; "
+                               f"nothing was saved; the new token (keep it): {token}")
     (entry.get("pending_rotations") or {}).pop(id_of_token(old), None)  # answered: nothing to send again
     saved = {"seats": {seat: token}}
     if entry.get("token") in (None, old):

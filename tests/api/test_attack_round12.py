@@ -140,3 +140,34 @@ def test_a_join_sent_again_racing_a_rotation_leaves_one_live_token(api_service):
             t.join()
         assert live_seat_tokens(api_service, game.game_id, "Blue") == 1, answers
         assert sorted(answers.values()) in ([200, 401], [201, 409]), answers
+
+
+def test_seat_token_saves_nothing_under_a_seat_the_token_was_not_for(server, alice, bob, serve_stub):
+    # A server (hostile, or not warlog) answering alice's Blue rotation with "seat": "Red" had the CLI
+    # save the new token as her Red token, the only copy of it lost, and Blue's kept revoked.
+    import json as json_
+
+    game_id = started_game(server, alice, bob)
+    config = alice.saved()
+    red = bob.saved()["games"][game_id]["token"]
+    config["games"][game_id]["seats"]["Red"] = red  # alice plays both seats from this machine
+    alice.config.write_text(json_.dumps(config))
+    relay = _relaying(server.url, {})
+
+    def app(environ, start_response):
+        got: dict = {}
+        body = b"".join(relay(environ, lambda status, headers: got.update(status=status, headers=headers)))
+        if environ["PATH_INFO"].endswith("/seat-token"):
+            body = json_.dumps({**json_.loads(body), "seat": "Red"}).encode()
+            got["headers"] = [(k, v) for k, v in got["headers"] if k.lower() != "content-length"] + \
+                [("Content-Length", str(len(body)))]
+        start_response(got["status"], got["headers"])
+        return [body]
+
+    hostile = serve_stub(app)
+    code, out, err = alice("seat-token", game_id, "--server", hostile)
+    assert code != 0 and "Red" in err and "Blue" in err, out + err
+    entry = alice.saved()["games"][game_id]
+    assert entry["seats"]["Red"] == red
+    new = [w for w in err.split() if w.startswith("wls_")]
+    assert new and new[0] != entry["seats"]["Blue"], err  # the new token is shown, not lost
