@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api.client import LINK_ELSEWHERE
-from tests.browser.test_pages_round11 import _joins
+from tests.browser.test_pages_round11 import _joins, refused_and_not_sent
 from tests.e2e.server import unjoined_game
 
 pytestmark = pytest.mark.slow
@@ -21,12 +21,7 @@ def test_an_invite_link_to_another_server_without_its_scheme_is_refused_in_the_l
     page, sent = tab.page, _joins(tab.page)
     page.fill("#j-invite", link)
     said = LINK_ELSEWHERE.format(server="warlog.elsewhere.example", here=server)
-    page.wait_for_function("t => document.getElementById('status').textContent.includes(t)", arg=said)
-    page.fill("#j-handle", "bob")
-    page.click("#join button[type=submit]")
-    page.wait_for_function("t => document.getElementById('status').textContent.startsWith('Not joined: ' + t)",
-                           arg=said)
-    assert sent == [] and page.url == f"{server}/"
+    refused_and_not_sent(page, sent, server, said)
     # This server's own link without its scheme joins here.
     page.fill("#j-invite", f"{server.split('://', 1)[1]}/games/{made['game_id']}#invite={made['invites']['Red']}")
     page.click("#join button[type=submit]")
