@@ -1080,7 +1080,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     (session.entry(game_id).get("pending_joins") or {}).pop(invite_id, None)  # answered: nothing to send again
     path = _save_or_warn(session, joined_id, server=client.base_url, seat=seat, token=token,
                          handle=args.handle, seats={seat: token},
-                         signed_head=_head_to_keep(session, joined_id, joined, replayed=True),
+                         signed_head=_head_to_keep(session, joined_id, joined, replayed=True, server=client.base_url),
                          keys={seat: signatures.private_key_text(key)} if key is not None else None)
     _emit(args, joined, human)
     if path and not args.json:
@@ -1748,17 +1748,43 @@ def _keep_signed_head(session: Session, game_id: str, result: dict, replayed: bo
         _save_or_warn(session, game_id, signed_head=head)
 
 
+def _unsigned_head(session: Session, game_id: str, head: dict, server: str | None) -> str | None:
+    """Why ``head`` is not signed by the game's server key, or None. The key is pinned in the game's
+    entry when its first head is kept (GET /server-key): a hostile server answering later with a head
+    under another key would have replaced a head a third party checks by one nobody can."""
+    from api.client import ClientError, WarlogClient
+    from domain import signatures
+
+    key = session.entry(game_id).get("server_key")
+    if not isinstance(key, str):
+        try:
+            key = WarlogClient(server or session.server(game_id), None,
+                               timeout=getattr(session.args, "timeout", None) or 30.0).server_key().get("public_key")
+        except (ClientError, AttributeError) as exc:
+            return f"a signed head whose server key could not be read ({exc})"
+        if not isinstance(key, str):
+            return "a signed head whose server key could not be read (GET /server-key named none)"
+        _save_or_warn(session, game_id, server_key=key)
+    if not signatures.signature_valid(key, head["signature"], signatures.head_message(head["game"], int(head["seq"]),
+                                                                                      head["hash"])):
+        return f"a signed head whose signature is not the server key's (the key pinned for the game: {key})"
+    return None
+
+
 def _integer(value) -> bool:
     """A JSON integer as the client reads one (an int, or the client's int wrapper; not 5.0, not true)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _head_to_keep(session: Session, game_id: str, result: dict, replayed: bool | None = None) -> dict | None:
+def _head_to_keep(session: Session, game_id: str, result: dict, replayed: bool | None = None,
+                  server: str | None = None) -> dict | None:
     """The answer's signed head, when it is the answer's own and newer than the one kept; else None,
     said on stderr (docs/dice.md, "Signed heads"). A kept head proves the log went at least that far:
     one the server put in an answer for an earlier line, or for another version or game, would let a
     log cut or rewritten after it verify against it. ``replayed``: the answer is a retry's first result
-    (default: the answer's ``replayed``), whose head may be older than the one kept, and is then not kept."""
+    (default: the answer's ``replayed``), whose head may be older than the one kept, and is then not kept.
+    Its signature is checked against the server key pinned for the game (_unsigned_head; ``server``:
+    the server to ask for it when none is pinned yet, by default the game's)."""
     from domain import signatures
 
     head = result.get("signed_head") if isinstance(result, dict) else None
@@ -1781,7 +1807,9 @@ def _head_to_keep(session: Session, game_id: str, result: dict, replayed: bool |
             return None  # a retry's first result: the head kept is newer
         why = f"a signed head of line {head['seq']}, no newer than the one kept (line {kept_seq}), for a write it recorded"
     else:
-        return head
+        why = _unsigned_head(session, game_id, head, server)
+        if why is None:
+            return head
     where = f"line {kept_seq}" if kept_seq is not None else "none"
     say(f"warlog {session.args.command}: the server's answer holds {why}: not kept (the head kept is {where}; "
         f"'warlog heads {game_id}')", file=sys.stderr)
@@ -1826,7 +1854,7 @@ def cmd_concede(args: argparse.Namespace) -> int:
 
 def cmd_seat_token(args: argparse.Namespace) -> int:
     """Replace the seat's token (a leaked one; docs/api.md, "A seat's token replaced") and save the new one."""
-    from api.client import ConnectionFailed, promised
+    from api.client import ConnectionFailed, UnexpectedAnswer, promised
     from domain.access import id_of_token
 
     session = Session(args)
@@ -1845,6 +1873,13 @@ def cmd_seat_token(args: argparse.Namespace) -> int:
                                "within 60 minutes, which sends the same request and gets the same new token") from None
     seat, token = promised(result, "seat"), promised(result, "token")
     entry = session.entry(game_id)
+    # The seats this token is saved for: the answer must name one, or the new token, saved under
+    # the seat it names, would take the place of another seat's (its only copy).
+    held = [s for s, t in (entry.get("seats") or {}).items() if t == old]
+    if promised(result, "game_id") != game_id or (held and seat not in held):
+        raise UnexpectedAnswer(f"POST /games/{game_id}/seat-token", f"it replaced the token of seat {seat!r} of game "
+                               f"{result.get('game_id')!r}, not of {' or '.join(held) or 'the seat'} of {game_id}; "
+                               f"nothing was saved; the new token (keep it): {token}")
     (entry.get("pending_rotations") or {}).pop(id_of_token(old), None)  # answered: nothing to send again
     saved = {"seats": {seat: token}}
     if entry.get("token") in (None, old):

@@ -280,6 +280,9 @@ STORE_RETRIES = 3  # a 503 store_unavailable, tried again after Retry-After (War
 # the client waits, up to STORE_RETRIES times, when that is at most this many seconds, and
 # otherwise raises at once (a game creation refused for the next hour).
 RATE_LIMIT_WAIT = 30.0
+# The longest a server's word makes the client wait before asking again (Retry-After, an event
+# stream's retry: field): a larger value (a server that is not warlog) is read as this.
+MAX_WAIT = 60.0
 # What the client reads of one answer at most: a server (a link's, or one that is not warlog) that
 # sends without end would otherwise fill this machine's memory. Far above any warlog answer.
 MAX_ANSWER = 64 * 2**20  # a JSON answer
@@ -776,7 +779,7 @@ class WarlogClient:
                     try:
                         for item in _parse_sse(_lines(response, f"{self.base_url} sent an event")):
                             if isinstance(item, int):  # a retry: field, in milliseconds
-                                delay = item / 1000.0
+                                delay = min(item / 1000.0, MAX_WAIT)
                                 continue
                             failures = 0
                             got_any = True
@@ -848,7 +851,7 @@ def _problem(status: int, reason: str, headers: Any, raw: bytes) -> ProblemError
 
 def _retry_after(value: Any, default: float) -> float:
     try:
-        return max(0.0, min(float(value), 60.0))
+        return max(0.0, min(float(value), MAX_WAIT))
     except (TypeError, ValueError):
         return default
 

@@ -324,7 +324,10 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
                          f"ago: a join is sent again under its key within {minutes} minutes of it")
     if match == "other_body":
         raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
-    token = access().reissue_seat_token(caller.game_id, caller.seat)
+    token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
+    if token is None:  # the seat had this join's answer: its token leaked with the join, maybe
+        raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used, and the seat has "
+                         "replaced its token since: a join is not sent again once its token is replaced")
     response = joined_response(caller, token, invite["join_version"], invite["join_head"])
     response.headers["Idempotent-Replayed"] = "true"
     return response

@@ -54,6 +54,10 @@ ROTATIONS_PER_SEAT = 10
 ROTATION_WINDOW = timedelta(hours=24)
 
 
+class _Replaced(Exception):
+    """Inside reissue_seat_token: the seat replaced its token since its join (rolls the transaction back)."""
+
+
 class TooMany(Exception):
     """A request beyond a limit this store counts; ``retry_after`` in whole seconds."""
 
@@ -271,24 +275,35 @@ class AccessStore(SqlTables):
             return None
         return "same" if invite["join_body_hash"] == _hash(join_body) else "other_body"
 
-    def reissue_seat_token(self, game_id: str, seat: str) -> str:
+    def reissue_seat_token(self, game_id: str, seat: str, joined_at: str) -> str | None:
         """Revoke the seat's live tokens and issue it a new one, in one transaction: the join
         sent again under its key gets the seat's token again, and the lost one stops working.
+        None (nothing written) when the seat replaced its token since ``joined_at``: it had its
+        join's answer, and a join that leaked with the replaced token must not take the seat back.
 
         Retries of one join may race (in several web workers): the database serializes them, so
         each revokes the token the one before it issued and exactly one stays live. SQLite writes
         one transaction at a time (the UPDATE, first, waits for the write lock before it reads);
         PostgreSQL's UPDATE would see only the tokens committed when it began, so each retry
-        first locks the seat's invite row, waiting there for any other retry to commit."""
+        first locks the seat's invite row, waiting there for any other retry to commit. A rotation
+        racing it is ordered by the live token's row: the rotations are read after the UPDATE
+        (which waited for a rotation holding that row), or the rotation finds its token revoked."""
         token, now, p = new_secret(TOKEN_PREFIX[SEAT]), _now(), self._p
-        with self._db.transaction(commit=True) as c:
-            if self.kind == "postgres":
-                c.execute(f"SELECT 1 FROM {self._prefix}warlog_invites WHERE game_id = %s AND seat = %s FOR UPDATE",
-                          (game_id, seat))
-            c.execute(f"UPDATE {self._prefix}warlog_tokens SET revoked_at = {p} WHERE game_id = {p} AND role = {p} "
-                      f"AND seat = {p} AND revoked_at IS NULL", (now, game_id, SEAT, seat))
-            c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
-                      f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
+        try:
+            with self._db.transaction(commit=True) as c:
+                if self.kind == "postgres":
+                    c.execute(f"SELECT 1 FROM {self._prefix}warlog_invites WHERE game_id = %s AND seat = %s FOR UPDATE",
+                              (game_id, seat))
+                c.execute(f"UPDATE {self._prefix}warlog_tokens SET revoked_at = {p} WHERE game_id = {p} AND role = {p} "
+                          f"AND seat = {p} AND revoked_at IS NULL", (now, game_id, SEAT, seat))
+                c.execute(f"SELECT COUNT(*) AS n FROM {self._prefix}warlog_token_rotations WHERE game_id = {p} "
+                          f"AND seat = {p} AND rotated_at >= {p}", (game_id, seat, joined_at))
+                if c.fetchone()["n"]:
+                    raise _Replaced
+                c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                          f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
+        except _Replaced:  # raised inside the transaction, so that its UPDATE is rolled back
+            return None
         return token
 
     def rotate_seat_token(self, game_id: str, seat: str, old_token: str, new_token: str, key: str) -> bool:

@@ -222,12 +222,17 @@
 
   /** The refusal of an invite link given as ``text``, or null when it is this server's (or no URL). */
   function refusedLink(text) {
-    var url;
-    try { url = new URL(text.trim()); } catch (err) { return null; }
+    var url, server = text.trim().split(/\/games\//)[0];
+    // A link that lost its scheme (pasted from a chat) names its server all the same: read as http.
+    var given = /^[a-z][a-z0-9+.-]*:\/\//i.test(server) || !server ? text.trim() : "http://" + text.trim();
+    try { url = new URL(given); } catch (err) { return null; }
     if (!/^https?:$/.test(url.protocol)) return null;
-    var words = $("join").dataset, server = text.trim().split(/\/games\//)[0];
+    var words = $("join").dataset;
     if (url.username || url.password) return words.linkWithUser.replace("{server}", server).replace("{host}", url.hostname);
-    if (url.origin !== location.origin) return words.linkElsewhere.replace("{server}", url.origin).replace("{here}", location.origin);
+    var schemeless = given !== text.trim();
+    if (schemeless ? url.host !== location.host : url.origin !== location.origin) {
+      return words.linkElsewhere.replace("{server}", schemeless ? server : url.origin).replace("{here}", location.origin);
+    }
     return null;
   }
 

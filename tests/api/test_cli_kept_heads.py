@@ -13,7 +13,7 @@ from tests.api.test_client import alice, bob, clean_env, server, started_game  #
 
 def _relaying(to: str, answer: dict):
     """A server that relays each request to ``to`` and gives its answer back, with ``answer["head"]``
-    (when set) in place of the signed head an answer holds, and the fields of ``answer["fields"]`` over
+    (when set; a callable is given the answer's own head) in place of the signed head an answer holds, and the fields of ``answer["fields"]`` over
     the answer's own."""
     target = urllib.parse.urlsplit(to)
 
@@ -35,7 +35,8 @@ def _relaying(to: str, answer: dict):
         except ValueError:
             parsed = None
         if isinstance(parsed, dict) and "signed_head" in parsed and answer.get("head"):
-            parsed = {**parsed, "signed_head": answer["head"], **answer.get("fields", {})}
+            head = answer["head"](parsed["signed_head"]) if callable(answer["head"]) else answer["head"]
+            parsed = {**parsed, "signed_head": head, **answer.get("fields", {})}
             data = json.dumps(parsed).encode()
         kept = [(k, v) for k, v in got.getheaders() if k.lower() not in ("content-length", "transfer-encoding",
                                                                          "connection", "server", "date")]

@@ -69,6 +69,16 @@ def _joins(page) -> list[str]:
     return sent
 
 
+def refused_and_not_sent(page, sent: list[str], server: str, said: str) -> None:
+    """The lobby says ``said`` of the link pasted, and again, as "Not joined", when the form is sent; no join goes."""
+    page.wait_for_function("t => document.getElementById('status').textContent.includes(t)", arg=said)
+    page.fill("#j-handle", "bob")
+    page.click("#join button[type=submit]")
+    page.wait_for_function("t => document.getElementById('status').textContent.startsWith('Not joined: ' + t)",
+                           arg=said)
+    assert sent == [] and page.url == f"{server}/"
+
+
 @pytest.mark.parametrize("field", ["#j-game", "#j-invite"])
 def test_an_invite_link_to_another_server_pasted_in_the_lobby_says_so_and_sends_no_join(server, open_tab, field):
     """An invite link of another warlog server, pasted into the lobby's join form, was taken apart
@@ -81,12 +91,7 @@ def test_an_invite_link_to_another_server_pasted_in_the_lobby_says_so_and_sends_
     page, sent = tab.page, _joins(tab.page)
     page.fill(field, link)
     said = LINK_ELSEWHERE.format(server=elsewhere, here=server)
-    page.wait_for_function("t => document.getElementById('status').textContent.includes(t)", arg=said)
-    page.fill("#j-handle", "bob")
-    page.click("#join button[type=submit]")
-    page.wait_for_function("t => document.getElementById('status').textContent.startsWith('Not joined: ' + t)",
-                           arg=said)
-    assert sent == [] and page.url == f"{server}/"
+    refused_and_not_sent(page, sent, server, said)
     # The same game id and code by a link of this server join here.
     page.fill(field, f"{server}/games/{made['game_id']}#invite={made['invites']['Red']}")
     page.click("#join button[type=submit]")
