@@ -12,7 +12,8 @@ import pytest
 
 from domain.rulesets.falklands import play
 from tests.unit.falklands import test_fuzz
-from tests.unit.falklands.helpers import AR, DAGGERS, PUCARAS, R, UK, UK_INFANTRY, op, pending, place, uk
+from tests.unit.falklands.helpers import AR, DAGGERS, PUCARAS, R, UK, UK_INFANTRY, pending, place, uk
+from tests.unit.falklands.helpers import op as operation
 from tests.unit.falklands.helpers import play as play_order
 
 
@@ -101,7 +102,7 @@ def test_fs_9_6_the_random_answer_to_an_emergency_rebasing_never_fills_a_base_tw
     place(st, PUCARAS[0], "goose_green")
     place(st, DAGGERS[0], "goose_green")
     place(st, DAGGERS[1], "pebble_island")
-    _, st = play_order(st, UK, op(24, units=[UK_INFANTRY[0]], origin="san_carlos", destination="goose_green"))
+    _, st = play_order(st, UK, operation(24, units=[UK_INFANTRY[0]], origin="san_carlos", destination="goose_green"))
     assert pending(st)["kind"] == "emergency_rebase"
     to_pebble = 0
     for seed in range(40):
