@@ -79,7 +79,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         ok = units and (S.controlled_by(state, T.PORT_STANLEY) == AR or S.contested(state, T.PORT_STANLEY))
         return {"units": units, "most": 2} if ok else None
     if op == 2:
-        left = [u for u in T.OP2_UNITS if u not in state["op2_done"]]
+        left = [u for u in T.OP2_UNITS if u not in state["op2_done"] and S.out_of_play(state, u)]
         return {"unit": left} if left else None
     if op == 3:
         at: dict = {}

@@ -177,6 +177,7 @@ def op_2(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(2))
     need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(map(name, T.OP2_UNITS))}")
     need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
+    need(S.out_of_play(ctx.state, u), rule(2), f"{name(u)} is not out of play: it is not a unit to mobilize")
     ctx.emit(ev.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
     ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule=rule(2))
     ctx.vp(S.TRACK, -1, f"AR mobilized {name(u)}", rule(2))  # FS 4.4(6): a negative VP (the UK's) each time

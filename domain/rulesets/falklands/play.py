@@ -38,7 +38,7 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
     if kind == "pass":
         return {"kind": "pass"}
     if kind == "decide":
-        return {"kind": "decide", "decision": template["decision"], "choice": decision_choice(template, rng)}
+        return {"kind": "decide", "decision": template["decision"], "choice": decision_choice(template, state, rng)}
     op, c = template["op"], template["choices"]
     o: dict = {"kind": "operation", "op": op}
     if op == 1:
@@ -132,7 +132,7 @@ def order_for(template: dict, state: dict, seat: str, rng: random.Random) -> dic
     return o
 
 
-def decision_choice(template: dict, rng: random.Random) -> dict:
+def decision_choice(template: dict, state: dict, rng: random.Random) -> dict:
     kind, opts = template["decision_kind"], template["options"]
     if kind == "defensive_fire":
         listed = one_shot_each(opts["fire"], rng) if rng.random() < 0.5 else None
@@ -147,7 +147,7 @@ def decision_choice(template: dict, rng: random.Random) -> dict:
     if kind == "leadership":
         return {"reroll": rng.randrange(len(opts["reroll"]))} if rng.random() < 0.5 else {"reroll": None}
     if kind == "emergency_rebase":
-        return {"destinations": {u: rng.choice(d) for u, d in opts["destinations"].items()}}
+        return {"destinations": rebase_destinations(state, opts["destinations"], rng)}
     if kind == "free_attack":
         area = rng.choice(list(opts["areas"]))
         a = opts["areas"][area]
@@ -163,6 +163,18 @@ def decision_choice(template: dict, rng: random.Random) -> dict:
     if kind == "sf_compromised":
         return {"unit": rng.choice(opts["unit"])}
     return {}
+
+
+def rebase_destinations(state: dict, destinations: dict, rng: random.Random) -> dict:
+    """FS 9.6: a base for each aircraft, at random among those with room left for it, counting the
+    aircraft already sent there (6.2(3)(4): a random pick each could fill a base twice, and the
+    answer would be refused); Argentina, whose capacity is infinite (9.7), when none has room."""
+    chosen: dict = {}
+    for u, bases in destinations.items():
+        room = [a for a in bases
+                if S.may_base(state, u, a, [v for v, b in chosen.items() if b == a], contested_ok=True)]
+        chosen[u] = rng.choice(room or [S.ARGENTINA])
+    return chosen
 
 
 def one_shot_each(fire: dict, rng: random.Random) -> list[dict] | None:

@@ -235,6 +235,12 @@ def alive(state: dict, uid: str) -> bool:
     return bool(u) and u["in_play"] and not u["eliminated"] and not u.get("withdrawn")
 
 
+def out_of_play(state: dict, uid: str) -> bool:
+    """Never brought into play (nor withdrawn from it): a unit an operation may bring in (FS 7.1 Op #2)."""
+    u = state["units"][uid]
+    return not u["in_play"] and not u.get("withdrawn")
+
+
 def where(state: dict, uid: str) -> str | None:
     """The area a unit is in; a carried unit is where its ship is (FS 6.5)."""
     u = state["units"][uid]

@@ -73,7 +73,7 @@ from domain.rulesets.stf.events import FOLD, GroupChanged, SystemActs, UnitsAssi
 from domain.events import GameEvent
 from domain.rulesets.core import json_copy
 from domain.rulesets.stf import composition
-from domain.rulesets.stf.forces import AV8_KIND, alive
+from domain.rulesets.stf.forces import AV8_KIND, alive, by_number
 from domain.rulesets.stf.rules import DATA, STEPS, kind
 from domain.rulesets.toolkit.engine import Ctx, known_fields
 from domain.rulesets.toolkit.data import DataError
@@ -317,8 +317,7 @@ def player_targets(state: dict) -> list[dict]:
     """The Player's possible targets: CV task forces, active airbases (10.3: one that can launch
     aircraft, ``player_airbase_flies``: not 3 hits, 9.4, and squadrons, 2.1) and SAGs."""
     out = []
-    for gid in sorted(state["groups"], key=_order):
-        g = state["groups"][gid]
+    for gid, g in by_number(state["groups"]):
         if g["owner"] != "Player" or g.get("kind") != "tf" or not on_map(g) or not afloat(state, gid):
             continue
         out.append({"id": gid, "kind": "CV" if carriers(state, gid) else "SAG", "hex": g["hex"]})
@@ -326,11 +325,6 @@ def player_targets(state: dict) -> list[dict]:
         if rec.get("owner") == "Player" and player_airbase_flies(state, name):
             out.append({"id": name, "kind": "airbase", "hex": airbase_hex(state, name)})
     return out
-
-
-def _order(gid: str) -> tuple:
-    m = re.match(r"([A-Za-z]*)(\d*)", gid)
-    return (m.group(1), int(m.group(2) or 0), gid)
 
 
 def in_range(state: dict, origin_hex: str, targets: list[dict], *, airbases_too: bool) -> list[dict]:
@@ -576,9 +570,8 @@ def air_attacks(ctx: Ctx, stack: list) -> None:
     state = ctx.state
     if not state["campaign"].get("map"):
         return
-    origins = [g for g in sorted(state["groups"], key=_order)
-               if state["groups"][g]["owner"] == "system" and state["groups"][g].get("kind") == "tf"
-               and on_map(state["groups"][g])]
+    origins = [g for g, v in by_number(state["groups"])
+               if v["owner"] == "system" and v.get("kind") == "tf" and on_map(v)]
     base = state["campaign"].get("system_airbase")
     if base:
         origins.append(base)
@@ -750,9 +743,8 @@ def edge_distance(state: dict, hex_name: str) -> int:
 
 def closest_to_soviet_edge(ctx: Ctx) -> str | None:
     state = ctx.state
-    tfs = [(edge_distance(state, state["groups"][g]["hex"]), g) for g in sorted(state["groups"], key=_order)
-           if state["groups"][g]["owner"] == "Player" and state["groups"][g].get("kind") == "tf"
-           and on_map(state["groups"][g]) and afloat(state, g)]
+    tfs = [(edge_distance(state, v["hex"]), g) for g, v in by_number(state["groups"])
+           if v["owner"] == "Player" and v.get("kind") == "tf" and on_map(v) and afloat(state, g)]
     if not tfs:
         return None
     best = min(d for d, _ in tfs)
@@ -1092,7 +1084,7 @@ def _patrol_templates(state: dict) -> list[dict]:
                 out.append({"kind": "lbna_patrol", "unit": u, "megahex": m})
                 # STF 2.6.2: the unit may also fire at a single task force in that megahex
                 out += [{"kind": "lbna_patrol", "unit": u, "megahex": m, "target": g}
-                        for g, v in sorted(state["groups"].items(), key=lambda kv: _order(kv[0]))
+                        for g, v in by_number(state["groups"])
                         if v["owner"] == "system" and on_map(v) and v.get("kind") == "tf"
                         and maps.megahex_number(name, v["hex"]) == m]
     return out
@@ -1119,7 +1111,7 @@ def lbna_patrol(ctx: Ctx, order: dict) -> None:
     maps, name = _maps(), map_name(state)
     if megahex not in maps.megahex_numbers(name):
         raise InvalidOrder(f"the {name} map has no megahex {megahex}", rule="STF 2.6.1", field="megahex")
-    there = [g for g, v in sorted(state["groups"].items(), key=lambda kv: _order(kv[0]))
+    there = [g for g, v in by_number(state["groups"])
              if v["owner"] == "system" and on_map(v) and str(maps.megahex_number(name, v["hex"])) == str(megahex)]
     target = order.get("target")
     c = CRAFT[unit]

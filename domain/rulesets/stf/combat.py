@@ -652,7 +652,7 @@ def engagements(ctx: Ctx) -> list[dict]:
     state = ctx.state
     lr = C["long_range_ssm"]
     frames: list[dict] = []
-    for gid, g in sorted(state["groups"].items()):
+    for gid, g in forces.by_number(state["groups"]):  # the order they move and fly in
         if g.get("owner") != "system" or not in_play(g) or not units_of(state, gid):
             continue
         _withdraws_from(ctx, gid)

@@ -184,6 +184,20 @@ def vp(unit: dict) -> int:
     return CLASS_VP.get(unit.get("ship_class"), int(unit.get("vp", 0)))
 
 
+def group_order(group: dict) -> tuple:
+    """The one order of groups, for moving, flying and fighting in turn: task forces before subrons,
+    each by its number (TF1, TF2, ..., TF10, SR1, ...; the Player's P1, P2, ..., P10), not the text
+    order of their ids (which puts SR1 before TF1 and TF10 before TF2)."""
+    gid = group["id"]
+    digits = "".join(ch for ch in gid if ch.isdigit())
+    return (0 if group.get("kind", "tf") == "tf" else 1, gid.rstrip("0123456789"), int(digits) if digits else 0)
+
+
+def by_number(groups: dict) -> list[tuple[str, dict]]:
+    """``state["groups"]``'s (id, group) pairs in ``group_order``."""
+    return sorted(groups.items(), key=lambda kv: group_order(kv[1]))
+
+
 def alive(unit: dict) -> bool:
     """A unit still in its group: not sunk (STF 12.4), not a squadron reported destroyed (12.3), not
     retired off the map at a base (12.9). The one test of it: combat, retirement and 1.12 read this."""

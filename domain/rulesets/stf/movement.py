@@ -146,14 +146,7 @@ def player_groups(state: dict, kind_: str | None = None) -> list[dict]:
 
 
 def system_groups(state: dict) -> list[dict]:
-    return sorted((g for g in state["groups"].values() if g["owner"] == "system" and on_map(g)), key=_id_order)
-
-
-def _id_order(g: dict):
-    """Task forces before subrons, each by its number (TF1, TF2, ..., SR1, ...)."""
-    gid = g["id"]
-    digits = "".join(ch for ch in gid if ch.isdigit())
-    return (0 if g["kind"] == "tf" else 1, gid.rstrip("0123456789"), int(digits) if digits else 0)
+    return sorted((g for g in state["groups"].values() if g["owner"] == "system" and on_map(g)), key=forces.group_order)
 
 
 def commitment_reached(state: dict) -> bool:
@@ -218,7 +211,7 @@ def _deploy_templates(state: dict) -> list[dict]:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
     out = []
-    for g in sorted(_unplaced(state), key=_id_order):
+    for g in sorted(_unplaced(state), key=forces.group_order):
         for number in starting_megahexes(m, nation, _column(g)):
             out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
@@ -341,7 +334,7 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
         return
     m = map_name(state)
     off = sorted((g for g in state["groups"].values() if g["owner"] == "system" and g.get("status") in OFF_MAP
-                  and not g.get("units") and g.get("redeployable", True)), key=_id_order)
+                  and not g.get("units") and g.get("redeployable", True)), key=forces.group_order)
     cup, drawn = [g["id"] for g in off], []
     wanted = math.ceil(len(cup) / 3)
     while len(drawn) < wanted:
@@ -412,7 +405,7 @@ def _withdrawal_duty(state: dict) -> tuple[str, str] | None:
     unless the actions lost to revealed contacts (STF 8.14, 8.15) leave no move to make."""
     if not _moves_left(state):
         return None
-    for g in sorted(player_groups(state, "tf"), key=_id_order):
+    for g in sorted(player_groups(state, "tf"), key=forces.group_order):
         if g["id"] in tf_actions_lost(state):
             continue
         found = must_withdraw(state, g)
@@ -433,7 +426,7 @@ def _move_templates(state: dict) -> list[dict]:
     if not _moves_left(state):
         return []
     out = []
-    for g in sorted(player_groups(state), key=_id_order):
+    for g in sorted(player_groups(state), key=forces.group_order):
         if g.get("moved") == state["turn"] or not group_speed(state, g) or g["id"] in tf_actions_lost(state):
             continue
         withdraw = must_withdraw(state, g)
@@ -935,7 +928,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
             centre = maps.place_hex(m, int(state["campaign"]["invasion_target"]))
             # equally close invasion forces are one choice (as 7.5's equally near task forces):
             # the nearest of their half way hexes, not the first task force of the list
-            closest = sorted(_nearest_groups(m, centre, carriers), key=_id_order)
+            closest = sorted(_nearest_groups(m, centre, carriers), key=forces.group_order)
             mids = sorted({halfway_hex(m, centre, g["hex"]) for g in closest})
             path = path_toward(ctx, m, gid, here, mids, speed, keeps=keeps)
             where = mids[0] if len(mids) == 1 else f"the nearer of {', '.join(mids)}"
@@ -1093,7 +1086,7 @@ def _proximity(state: dict, m: str, group: dict, hexes: list[str]) -> tuple[str,
     for h in hexes:
         close = [t for t in tfs if maps.distance(m, h, t["hex"]) <= reach]
         if close:
-            charged = min(close, key=lambda t: (maps.distance(m, h, t["hex"]), _id_order(t)))["id"]
+            charged = min(close, key=lambda t: (maps.distance(m, h, t["hex"]), forces.group_order(t)))["id"]
             return ("STF 8.14", f"{group['id']} moved within {reach} hexes of {_names(close)} (at {h}): Precisely "
                                 f"known; {charged} loses an action next turn", charged)
         same = [x for x in subs if x["hex"] == h]

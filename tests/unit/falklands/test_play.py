@@ -12,6 +12,9 @@ import pytest
 
 from domain.rulesets.falklands import play
 from tests.unit.falklands import test_fuzz
+from tests.unit.falklands.helpers import AR, DAGGERS, PUCARAS, R, UK, UK_INFANTRY, pending, place, uk
+from tests.unit.falklands.helpers import op as operation
+from tests.unit.falklands.helpers import play as play_order
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +89,27 @@ def test_fs_9_4_the_random_player_designates_for_refuelling_only_a4s_that_fly_in
             assert set(order["refuel"]) <= set(order["aircraft"]), order
             checked += 1
     assert checked >= 20, checked
+
+
+def test_fs_9_6_the_random_answer_to_an_emergency_rebasing_never_fills_a_base_twice():
+    """FS 9.6 with 6.2(4): a Pucara and a Dagger must leave Goose Green, and Pebble Island has one
+    place left. Each aircraft's base drawn on its own sent both there for some seeds: the answer
+    was refused (FS 6.2(4)), and with no other candidate the random game stalled. Drawn among the
+    bases with room left, counting the aircraft already sent, every seed's answer is accepted."""
+    st = uk()
+    place(st, "hermes", "sa4")  # no carrier in range: no interception
+    place(st, UK_INFANTRY[0], "san_carlos")
+    place(st, PUCARAS[0], "goose_green")
+    place(st, DAGGERS[0], "goose_green")
+    place(st, DAGGERS[1], "pebble_island")
+    _, st = play_order(st, UK, operation(24, units=[UK_INFANTRY[0]], origin="san_carlos", destination="goose_green"))
+    assert pending(st)["kind"] == "emergency_rebase"
+    to_pebble = 0
+    for seed in range(40):
+        (order,) = list(play.candidates(R, st, AR, random.Random(seed)))  # the only candidate
+        sent = list(order["choice"]["destinations"].values())
+        to_pebble += "pebble_island" in sent
+        assert sent.count("pebble_island") <= 1, seed
+        _, after = play_order(st, AR, order)
+        assert pending(after) is None or pending(after)["kind"] != "emergency_rebase"
+    assert to_pebble  # the base with one place left is still drawn

@@ -121,6 +121,24 @@ def test_fs_7_1_op_2_only_the_three_named_units():
     assert rejected(st, AR, op(2, unit=AR_INFANTRY[0])).rule == "FS 7.1 Op #2"
 
 
+@pytest.mark.parametrize("where", ["port_stanley", "eliminated"])
+def test_fs_7_1_op_2_brings_in_only_a_unit_out_of_play(where):
+    """Op #2 "activates" a unit and places it in Argentina: one already in play (here by a
+    hand-edited position: the game marks each it brings in, so play alone never reaches this),
+    or eliminated there, is refused naming Op #2 and not offered, and no VP is scored for it."""
+    st = ar()
+    unit, other = T.OP2_UNITS[0], T.OP2_UNITS[1]
+    place(st, unit, "port_stanley")
+    if where == "eliminated":
+        st["units"][unit]["eliminated"] = True
+    err = rejected(st, AR, op(2, unit=unit))
+    assert err.rule == "FS 7.1 Op #2" and "out of play" in err.detail
+    (offer,) = [o for o in R.legal_orders(st, AR) if o.get("op") == 2]
+    assert offer["choices"]["unit"] == [u for u in T.OP2_UNITS if u != unit]
+    out, after = play(st, AR, op(2, unit=other))
+    assert S.where(after, other) == S.ARGENTINA
+
+
 # ============================================================================== Op #3 rebase ===
 def test_fs_7_1_op_3_rebases_any_number_between_friendly_bases():
     st = ar()

@@ -3,13 +3,16 @@ with chosen dice. Each test is named after the rule it checks."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.stf import combat
+from domain.rulesets.stf import rules as stf_rules
 from domain.rulesets.stf.rules import DATA
+from domain.rulesets.toolkit.engine import Ctx
 from tests.unit.stf.helpers import (FixedDice, NoDice, add_group, combat_state, events_of, names, pending, play,
                                     rolls_of, run_step, ship)
 
@@ -476,3 +479,17 @@ def test_stf_11_4_next_to_the_objective_gunnery_goes_on_past_four_rounds():
         out, st = results(st)
     g = acts(out, "gunnery")[0]
     assert g["rule"] == "STF 11.4" and g["detail"]["fire"] is True and g["detail"]["round"] == 5
+
+
+def test_stf_11_the_system_groups_fight_in_the_order_they_move_task_forces_then_subrons_by_number():
+    """STF 11: each GameSystem group in range fights in turn, in the one order the GameSystem's
+    groups move and fly in (task forces before subrons, each by its number): TF2 before TF10 and
+    both before SR1, not the text order of their ids (SR1, TF10, TF2)."""
+    st = combat_state()
+    add_group(st, "P1", "Player", HEX, {"dd": ship("DD", 4, nation="US", gun="C")})
+    add_group(st, "SR1", "system", HEX, {"k1": ship("SS", 3, torpedoes=3)}, kind="subron")
+    add_group(st, "TF10", "system", HEX, {"t10": ship("DD", 4, gun="C")})
+    add_group(st, "TF2", "system", HEX, {"t2": ship("DD", 4, gun="C")})
+    ctx = Ctx(copy.deepcopy(st), NoDice(), stf_rules.HOOKS)
+    frames = combat.engagements(ctx)
+    assert [(f["group"], f["step"]) for f in frames] == [("TF2", "gunnery"), ("TF10", "gunnery"), ("SR1", "torpedo")]
