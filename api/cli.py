@@ -2507,7 +2507,7 @@ def _add_access(p: argparse.ArgumentParser, *, seat_choice: bool = True, json_fl
 CLIENT_EPILOG = f"""\
 Client commands (new, sandbox, kinds, join, games, show, legal, order, seal, reveal, state, history, dice,
 watch, take-back, answer-take-back, concede, vacation, extend, claim-win, client-seed, standing, notify,
-annotate, spectator-token, spectator-tokens, spectator-revoke, umpire-token, umpire-propose,
+annotate, seat-token, spectator-token, spectator-tokens, spectator-revoke, umpire-token, umpire-propose,
 umpire-answer, umpire-tokens, umpire-revoke, webhook, replay, stats, and export with a server) talk to a
 warlog server: --server or WARLOG_SERVER, else the server saved with the game or in the config file.
 The token is --token or WARLOG_TOKEN, else the one saved by 'new'/'join' in the config file

@@ -717,6 +717,19 @@ def test_every_error_class_over_real_http(srv):
     check("too_many_confirmations", srv.call("PUT", game.path("/notifications"), {"email": "blue@example.org"},
                                              token=blue))
 
+    # 429: a seat replaces its token more often than it may (domain/access.py ROTATIONS_PER_SEAT); each
+    # replacement's answer is the token the next one is sent with.
+    from domain.access import ROTATIONS_PER_SEAT
+
+    replaced = Game(srv)
+    token = replaced.tokens["Red"]
+    for n in range(ROTATIONS_PER_SEAT):
+        made = srv.call("POST", replaced.path("/seat-token"), token=token, headers={"Idempotency-Key": f"rotate-{n}"})
+        assert made.status == 201, made.raw
+        token = made.body["token"]
+    check("too_many_rotations", srv.call("POST", replaced.path("/seat-token"), token=token,
+                                         headers={"Idempotency-Key": "rotate-once-more"}))
+
     # Every code a client can cause over HTTP, except the ones that cannot be:
     # - not_your_move: unreachable with freeform (above);
     # - unknown_seat: seats come from tokens and invite codes, never from the request (docs/api.md);
