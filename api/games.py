@@ -204,7 +204,6 @@ def list_games():
     public = set(access().public_game_ids())  # asked once: each game listed is public or the token's
     ids = set(public)
     caller_game = None
-    from api.auth import bearer_token
     token = bearer_token()
     if token:
         grant = access().grant(token)
