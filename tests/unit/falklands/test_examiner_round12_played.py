@@ -1,0 +1,34 @@
+"""Twelfth examiner round: what an umpire finds reading whole played games' logs (seeded random
+games of play.py, narrated turn by turn), each reproduced here in a small position (helpers.py),
+fixed dice, driven through the ruleset's public ``decide``."""
+
+from __future__ import annotations
+
+from domain.rulesets.falklands import state as S
+
+from .helpers import AR, UK, FixedDice, answer, control, op, pending, place, play, rolls_of, uk
+
+
+# ------------------------------------------------------------ FS 11.3 4-1/4-3 with 10.6, 10.7 ---
+def test_fs_11_3_4_1_a_battle_die_rolled_again_keeps_its_shot_and_its_modifiers():
+    """FS 11.3 4-1: the marker makes "the rolling player ... roll that die again": the same shot,
+    at the same hit number for the same reasons (FS 10.7: "UK units attacking in those areas do so
+    with their hit numbers reduced by one"). In played games the re-rolled battle die was recorded
+    as "re-roll (...): die" with no modifiers, so the log read "Glamorgan, 3rd Infantry Regiment:
+    needed ≤ 1" for a printed 2 with nothing to say why; the first die of the same shot said
+    "printed 2, -1 AR entrenchments". The re-roll names the shot and carries its modifiers."""
+    st = uk()
+    place(st, "glamorgan", S.TACTICAL)
+    place(st, "ri_3", "port_stanley")
+    control(st, AR, "port_stanley")
+    st["markers"][UK] = ["uk_decisive_leader"]
+    out, st = play(st, UK, op(21, units=["glamorgan"], area="port_stanley", fire="auto"), FixedDice(6))
+    assert pending(st)["kind"] == "leadership"
+    (first,) = rolls_of(out)
+    out, st = answer(st, UK, {"reroll": 0}, FixedDice(1))
+    (again,) = rolls_of(out)
+    assert first.target["hit_number"] == again.target["hit_number"] == 1
+    assert again.target["modifiers"] == first.target["modifiers"] == [
+        {"value": -1, "reason": "AR entrenchments (FS 10.7)"}]
+    assert again.purpose == "re-roll (UK decisive leadership): Glamorgan fires at 3rd Infantry Regiment"
+    assert st["units"]["ri_3"]["eliminated"]
