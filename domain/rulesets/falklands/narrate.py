@@ -69,7 +69,18 @@ def _marker_played(d: dict) -> str | None:
             f"({d['rule']})")
 
 
+def _battle(d: dict) -> str | None:
+    """An Op #11 interception is fought on the flight's route, not in the area it is bound for
+    (whose mountains and entrenchments do not apply, FS 10.6, 10.7): its line says so. Other
+    battles read as the generic line."""
+    if d.get("kind") != "interception":
+        return None
+    return (f"Interception of the flight to {d['area']}: {d['attacker']} fires with {', '.join(d['attackers'])} "
+            f"at {', '.join(d['defenders'])}, on its way ({d['rule']})")
+
+
 LINES: dict[str, Callable[[dict], str | None]] = {
+    "BattleBegun": _battle,
     "MarkerPlayed": _marker_played,
     "DiceRolled": _hit_number,
     "OrderAccepted": _order,

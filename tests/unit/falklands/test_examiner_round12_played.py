@@ -32,3 +32,31 @@ def test_fs_11_3_4_1_a_battle_die_rolled_again_keeps_its_shot_and_its_modifiers(
         {"value": -1, "reason": "AR entrenchments (FS 10.7)"}]
     assert again.purpose == "re-roll (UK decisive leadership): Glamorgan fires at 3rd Infantry Regiment"
     assert st["units"]["ri_3"]["eliminated"]
+
+
+# ------------------------------------------------------------------- FS 7.1 Op #11, 10.7 ---
+def test_fs_7_1_op_11_the_log_tells_an_interception_from_a_battle_in_the_area_the_flight_is_bound_for():
+    """Op #11: the carriers "interrupt the AR operation in order to make an attack on those AR
+    aircraft", fought on the flight's route (the 10.9 example halts the planes "in that sea area
+    next to the Falklands Sea Area"), so Goose Green's entrenchments (10.7: "UK units attacking in
+    those areas") do not cut the carriers' hit numbers. Played games' logs read "Battle in Goose
+    Green: UK attacks with Hermes against Dagger 1 (FS 7.1 Op #11)" and then "needed ≤ 3" with no
+    entrenchment: read as written, a battle in Goose Green missing its -1. The line says it is the
+    interception of the flight bound there."""
+    from projections.narrate import describe
+
+    from .helpers import R, events_of, fire
+
+    st = uk("AR Operations")
+    place(st, "hermes", S.TACTICAL)
+    place(st, "dagger_1", S.ARGENTINA)
+    control(st, AR, "goose_green")
+    out, st = play(st, AR, op(3, origin=S.ARGENTINA, destination="goose_green", aircraft=["dagger_1"]))
+    assert pending(st)["kind"] == "interception"
+    out, st = answer(st, UK, {"fire": fire(("hermes", "dagger_1"))}, FixedDice(6, 6, 6))
+    (battle,) = events_of(out, "BattleBegun")
+    assert (battle["area"], battle["kind"]) == ("goose_green", "interception")
+    assert {r.target["hit_number"] for r in rolls_of(out)} == {3}  # the printed anti-air 3, no 10.7
+    line = describe({"type": "BattleBegun", "data": battle}, R)
+    assert line == ("Interception of the flight to Goose Green: UK fires with Hermes at Dagger 1, on its way "
+                    "(FS 7.1 Op #11)")
