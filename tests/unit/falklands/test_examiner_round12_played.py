@@ -60,3 +60,39 @@ def test_fs_7_1_op_11_the_log_tells_an_interception_from_a_battle_in_the_area_th
     line = describe({"type": "BattleBegun", "data": battle}, R)
     assert line == ("Interception of the flight to Goose Green: UK fires with Hermes at Dagger 1, on its way "
                     "(FS 7.1 Op #11)")
+
+
+# ---------------------------------------------------------------- FS 7.1 Op #21, #17, 10.2 ---
+def test_fs_10_2_a_ship_that_cannot_fire_at_the_area_is_no_part_of_a_bombardment():
+    """Op #21 uses "a force of friendly surface ships ... to attack enemy ground units and/or
+    land-based aircraft"; 10.2: "Units participate in combat ... by 'firing'", and "If a unit
+    doesn't posses the ability to engage a certain type of target, it may not fire at that type".
+    Played games' logs read "Battle in Fox Bay: UK attacks with Ardent, Canberra" for a
+    bombardment in which Canberra (anti-ground 0, nothing else there) fired nothing, and the offer
+    listed Stromness (every factor 0) for Op #21. As an aircraft that can fire at none of an
+    attack's targets may not join it (ops.able_to_fire), such a ship is refused, FS 10.2, and not
+    offered; Canberra's anti-air 1 still bombards AR aircraft on the ground."""
+    from .helpers import R, broken
+
+    st = uk()
+    for ship in ("ardent", "canberra", "stromness", "fearless"):
+        place(st, ship, S.TACTICAL)
+    place(st, "40_cdo", aboard="fearless")
+    place(st, "ri_8", "fox_bay")
+    control(st, AR, "fox_bay")
+    offer = R.operation_template(st, UK, 21)["choices"]["units"]
+    assert "stromness" not in offer and "canberra" not in offer and "ardent" in offer
+    for bad in ("canberra", "stromness"):
+        e = broken(st, UK, op(21, units=["ardent", bad], area="fox_bay", fire="auto"), "FS 10.2")
+        assert "may not join" in str(e)
+        broken(st, UK, op(17, area="fox_bay", wave=["40_cdo"], bombard=["ardent", bad]), "FS 10.2")
+    out, _ = play(st, UK, op(21, units=["ardent"], area="fox_bay", fire="auto"), FixedDice(6))
+    from .helpers import events_of
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["ardent"]
+    # AR aircraft on the ground there: Canberra's anti-air factor bombards them.
+    place(st, "pucara_1", "goose_green")
+    place(st, "ri_12", "goose_green")
+    control(st, AR, "goose_green")
+    assert "canberra" in R.operation_template(st, UK, 21)["choices"]["units"]
+    out, _ = play(st, UK, op(21, units=["canberra"], area="goose_green", fire="auto"), FixedDice(6))
+    assert events_of(out, "BattleBegun")[0]["attackers"] == ["canberra"]
