@@ -175,7 +175,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                  if S.controlled_by(state, a) == enemy and not S.contested(state, a)]
         if not wave or not areas:
             return None
-        return {"area": areas, "wave": wave, "bombard": S.units_in(state, S.TACTICAL, side=side, classes=["ship"]),
+        return {"area": areas, "wave": wave, "bombard": _bombarding(state, side, enemy, areas),
                 "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave
                                 and DATA.units[state["units"][u]["aboard"]]["type"] in ("A", "T")] if side == UK else []}
     if op == 18:

@@ -96,3 +96,18 @@ def test_fs_10_2_a_ship_that_cannot_fire_at_the_area_is_no_part_of_a_bombardment
     assert "canberra" in R.operation_template(st, UK, 21)["choices"]["units"]
     out, _ = play(st, UK, op(21, units=["canberra"], area="goose_green", fire="auto"), FixedDice(6))
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["canberra"]
+
+
+def test_fs_10_2_op_17_offers_for_its_bombardment_only_ships_that_can_fire_into_an_assault_area():
+    """The same reading for Op #17's offer: "Friendly ships in that same sea area may conduct a
+    naval bombardment of the landing area": Stromness (every factor 0) is not offered; Ardent is."""
+    from .helpers import R
+
+    st = uk()
+    for ship in ("ardent", "stromness", "fearless"):
+        place(st, ship, S.TACTICAL)
+    place(st, "40_cdo", aboard="fearless")
+    place(st, "ri_8", "fox_bay")
+    control(st, AR, "fox_bay")
+    offer = R.operation_template(st, UK, 17)["choices"]["bombard"]
+    assert "ardent" in offer and "fearless" in offer and "stromness" not in offer
