@@ -79,8 +79,21 @@ def _battle(d: dict) -> str | None:
             f"at {', '.join(d['defenders'])}, on its way ({d['rule']})")
 
 
+def _effect_gained(d: dict) -> str | None:
+    """FS 11.3 4-5: the count of the UK operations left for a landing or ground attack, so the log
+    shows when the two VP fall due (one count per 4-5 rolled, FS 11.2). Others: the generic line."""
+    detail = d.get("detail") or {}
+    if d.get("effect") != "political_pressure" or "ops_left" not in detail:
+        return None
+    counts = [detail["ops_left"], *detail.get("later", [])]
+    left = " and ".join(f"{n} UK operation{'s' if n != 1 else ''}" for n in counts)
+    return (f"{d['side']}: {d['title']}: an amphibious landing or ground attack within the next {left}, "
+            f"or +2 VP to the AR ({d['rule']})")
+
+
 LINES: dict[str, Callable[[dict], str | None]] = {
     "BattleBegun": _battle,
+    "EffectGained": _effect_gained,
     "MarkerPlayed": _marker_played,
     "DiceRolled": _hit_number,
     "OrderAccepted": _order,

@@ -111,3 +111,26 @@ def test_fs_10_2_op_17_offers_for_its_bombardment_only_ships_that_can_fire_into_
     control(st, AR, "fox_bay")
     offer = R.operation_template(st, UK, 17)["choices"]["bombard"]
     assert "ardent" in offer and "fearless" in offer and "stromness" not in offer
+
+
+# ------------------------------------------------------------------------------ FS 11.3 4-5 ---
+def test_fs_11_3_4_5_the_log_counts_the_operations_left_before_the_two_vp():
+    """4-5: "The UK player must conduct an amphibious landing and/or ground attack sometime within
+    his next three operations or the AR player is awarded two VP at the end of that third UK
+    operation." Played games' logs repeated "UK: UK political pressure (FS 11.3 4-5)" after each
+    UK operation, never saying how many were left: the reader could not check that the +2 came at
+    the end of the third. Each line now says it (both counts when 4-5 was rolled twice)."""
+    from projections.narrate import describe
+
+    from .helpers import R, events_of
+    from .test_rules_random_events import draw
+
+    out, st = draw(uk("AR Operations"), 4, 5)
+    lines = [describe({"type": "EffectGained", "data": e}, R) for e in events_of(out, "EffectGained")]
+    assert lines == ["UK: UK Political Pressure for a Decision: an amphibious landing or ground attack within "
+                     "the next 3 UK operations, or +2 VP to the AR (FS 11.3 4-5)"]
+    assert st["phase"] == "UK Operations"
+    out, st = play(st, UK, {"kind": "pass"})
+    (gained,) = events_of(out, "EffectGained")
+    assert describe({"type": "EffectGained", "data": gained}, R).endswith(
+        "within the next 2 UK operations, or +2 VP to the AR (FS 11.3 4-5)")
