@@ -5,8 +5,12 @@ fixed dice, driven through the ruleset's public ``decide``."""
 from __future__ import annotations
 
 from domain.rulesets.falklands import state as S
+from projections.narrate import describe
 
-from .helpers import AR, UK, FixedDice, answer, control, op, pending, place, play, rolls_of, uk
+from .helpers import (
+    AR, UK, FixedDice, R, answer, broken, control, events_of, fire, op, pending, place, play, rolls_of, uk,
+)
+from .test_rules_random_events import draw
 
 
 # ------------------------------------------------------------ FS 11.3 4-1/4-3 with 10.6, 10.7 ---
@@ -43,10 +47,6 @@ def test_fs_7_1_op_11_the_log_tells_an_interception_from_a_battle_in_the_area_th
     Green: UK attacks with Hermes against Dagger 1 (FS 7.1 Op #11)" and then "needed ≤ 3" with no
     entrenchment: read as written, a battle in Goose Green missing its -1. The line says it is the
     interception of the flight bound there."""
-    from projections.narrate import describe
-
-    from .helpers import R, events_of, fire
-
     st = uk("AR Operations")
     place(st, "hermes", S.TACTICAL)
     place(st, "dagger_1", S.ARGENTINA)
@@ -72,8 +72,6 @@ def test_fs_10_2_a_ship_that_cannot_fire_at_the_area_is_no_part_of_a_bombardment
     listed Stromness (every factor 0) for Op #21. As an aircraft that can fire at none of an
     attack's targets may not join it (ops.able_to_fire), such a ship is refused, FS 10.2, and not
     offered; Canberra's anti-air 1 still bombards AR aircraft on the ground."""
-    from .helpers import R, broken
-
     st = uk()
     for ship in ("ardent", "canberra", "stromness", "fearless"):
         place(st, ship, S.TACTICAL)
@@ -87,7 +85,6 @@ def test_fs_10_2_a_ship_that_cannot_fire_at_the_area_is_no_part_of_a_bombardment
         assert "may not join" in str(e)
         broken(st, UK, op(17, area="fox_bay", wave=["40_cdo"], bombard=["ardent", bad]), "FS 10.2")
     out, _ = play(st, UK, op(21, units=["ardent"], area="fox_bay", fire="auto"), FixedDice(6))
-    from .helpers import events_of
     assert events_of(out, "BattleBegun")[0]["attackers"] == ["ardent"]
     # AR aircraft on the ground there: Canberra's anti-air factor bombards them.
     place(st, "pucara_1", "goose_green")
@@ -101,8 +98,6 @@ def test_fs_10_2_a_ship_that_cannot_fire_at_the_area_is_no_part_of_a_bombardment
 def test_fs_10_2_op_17_offers_for_its_bombardment_only_ships_that_can_fire_into_an_assault_area():
     """The same reading for Op #17's offer: "Friendly ships in that same sea area may conduct a
     naval bombardment of the landing area": Stromness (every factor 0) is not offered; Ardent is."""
-    from .helpers import R
-
     st = uk()
     for ship in ("ardent", "stromness", "fearless"):
         place(st, ship, S.TACTICAL)
@@ -120,11 +115,6 @@ def test_fs_11_3_4_5_the_log_counts_the_operations_left_before_the_two_vp():
     operation." Played games' logs repeated "UK: UK political pressure (FS 11.3 4-5)" after each
     UK operation, never saying how many were left: the reader could not check that the +2 came at
     the end of the third. Each line now says it (both counts when 4-5 was rolled twice)."""
-    from projections.narrate import describe
-
-    from .helpers import R, events_of
-    from .test_rules_random_events import draw
-
     out, st = draw(uk("AR Operations"), 4, 5)
     lines = [describe({"type": "EffectGained", "data": e}, R) for e in events_of(out, "EffectGained")]
     assert lines == ["UK: UK Political Pressure for a Decision: an amphibious landing or ground attack within "
