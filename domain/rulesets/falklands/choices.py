@@ -175,7 +175,7 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                  if S.controlled_by(state, a) == enemy and not S.contested(state, a)]
         if not wave or not areas:
             return None
-        return {"area": areas, "wave": wave, "bombard": S.units_in(state, S.TACTICAL, side=side, classes=["ship"]),
+        return {"area": areas, "wave": wave, "bombard": _bombarding(state, side, enemy, areas),
                 "second_wave": [u for u in _aboard_in(state, side, S.TACTICAL) if u not in wave
                                 and DATA.units[state["units"][u]["aboard"]]["type"] in ("A", "T")] if side == UK else []}
     if op == 18:
@@ -206,9 +206,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                 "carriers": [c for c in S.carriers(state, side) if S.where(state, c) != S.ARGENTINA],
                 "refuel": _refuel(state, side)} if at else None
     if op == 21:
-        ships = S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
-        areas = [a for a in DATA.land_areas
-                 if [u for u in S.units_in(state, a, side=enemy, classes=["ground", "aircraft"]) if DATA.units[u]["type"] != "sf"]]
+        areas = [a for a in DATA.land_areas if _bombarded(state, enemy, a)]
+        ships = _bombarding(state, side, enemy, areas)
         return {"units": ships, "area": areas} if ships and areas else None
     if op == 22:
         origins = {}
@@ -265,7 +264,8 @@ def under_staff_work(state: dict, side: str, op, c: dict | None) -> dict | None:
         return {**c, "origin": origins} if origins else None
     if op == 21:
         areas = [a for a in c["area"] if S.contested(state, a)]
-        return {**c, "area": areas} if areas else None
+        ships = _bombarding(state, side, S.other(side), areas)
+        return {**c, "units": ships, "area": areas} if areas and ships else None
     key = "airbase" if op == 13 else "area"
     found = {}
     for a, v in c[key].items():
@@ -474,3 +474,16 @@ def decision_fields(decision: dict) -> dict:
     else:
         answers = [{}]
     return {"decision": [decision["id"]], "choice": answers}
+
+
+def _bombarded(state: dict, enemy: str, area: str) -> list[str]:
+    """What a bombardment of ``area`` may hit (Op #21): enemy ground units and aircraft, never SF (10.8)."""
+    return [u for u in S.units_in(state, area, side=enemy, classes=["ground", "aircraft"]) if DATA.units[u]["type"] != "sf"]
+
+
+def _bombarding(state: dict, side: str, enemy: str, areas: list[str]) -> list[str]:
+    """FS 10.2: the ships in the Falkland Islands Sea Area that can fire at something in one of
+    ``areas`` (ops.able_to_fire: a ship that can fire at nothing there joins no bombardment)."""
+    battle = {"kind": "bombard"}
+    return [u for u in S.units_in(state, S.TACTICAL, side=side, classes=["ship"])
+            if any(fires_at_any(state, battle, u, _bombarded(state, enemy, a)) for a in areas)]

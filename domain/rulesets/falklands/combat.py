@@ -297,8 +297,9 @@ def fire_shots(ctx: Ctx, stack: list, b: dict) -> bool:
         name, tname = DATA.units[unit]["name"], DATA.units[at]["name"]
         index = len(ctx.state["order_rolls"])
         r = d6(ctx, side, f"{name} fires at {tname}", b["rule"], [unit, at], hn, mods)
+        # the shot's purpose and modifiers: a re-roll of its die (11.3 4-1/4-3) is the same shot
         b["shots"].append({"side": side, "unit": unit, "at": at, "hit_number": hn, "value": r.values[0],
-                           "index": index})
+                           "index": index, "purpose": f"{name} fires at {tname}", "modifiers": mods})
         b["to_fire"].pop(0)
     del b["to_fire"]
     return True
@@ -424,7 +425,7 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
         hn = shot.get("hit_number")
         r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
                event, [u for u in (shot.get("unit"), shot.get("at")) if u],
-               hn, None, replaces=seq)
+               hn, shot.get("modifiers"), replaces=seq)
         shot["value"] = r.values[0]
         return True
     if frame.get("leader_asked"):

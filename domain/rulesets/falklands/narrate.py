@@ -69,7 +69,31 @@ def _marker_played(d: dict) -> str | None:
             f"({d['rule']})")
 
 
+def _battle(d: dict) -> str | None:
+    """An Op #11 interception is fought on the flight's route, not in the area it is bound for
+    (whose mountains and entrenchments do not apply, FS 10.6, 10.7): its line says so. Other
+    battles read as the generic line."""
+    if d.get("kind") != "interception":
+        return None
+    return (f"Interception of the flight to {d['area']}: {d['attacker']} fires with {', '.join(d['attackers'])} "
+            f"at {', '.join(d['defenders'])}, on its way ({d['rule']})")
+
+
+def _effect_gained(d: dict) -> str | None:
+    """FS 11.3 4-5: the count of the UK operations left for a landing or ground attack, so the log
+    shows when the two VP fall due (one count per 4-5 rolled, FS 11.2). Others: the generic line."""
+    detail = d.get("detail") or {}
+    if d.get("effect") != "political_pressure" or "ops_left" not in detail:
+        return None
+    counts = [detail["ops_left"], *detail.get("later", [])]
+    left = " and ".join(f"{n} UK operation{'s' if n != 1 else ''}" for n in counts)
+    return (f"{d['side']}: {d['title']}: an amphibious landing or ground attack within the next {left}, "
+            f"or +2 VP to the AR ({d['rule']})")
+
+
 LINES: dict[str, Callable[[dict], str | None]] = {
+    "BattleBegun": _battle,
+    "EffectGained": _effect_gained,
     "MarkerPlayed": _marker_played,
     "DiceRolled": _hit_number,
     "OrderAccepted": _order,

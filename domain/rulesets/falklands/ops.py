@@ -437,7 +437,8 @@ AIR_ATTACK_KIND = {15: "ground", 18: "air_sea", 19: "air_ground", 20: "naval"}
 def able_to_fire(ctx: Ctx, b: dict, aircraft, targets: list[str]) -> None:
     """FS 10.2 "Units participate in combat ... by 'firing'", and a unit without the factor for a
     type of target "may not fire at that type": an aircraft flown into an attack that can fire at
-    none of its targets (the stealth aircraft's anti-ground 0 in Op #19) may not join it."""
+    none of its targets (the stealth aircraft's anti-ground 0 in Op #19), or a ship named for a
+    bombardment (Op #17, #21) that can fire at nothing there, may not join it."""
     for u in aircraft:
         need(fires_at_any(ctx.state, b, u, targets), "FS 10.2",
              f"{name(u)} cannot fire at any target in {area_name(b['area'])}: it may not join this attack")
@@ -616,6 +617,7 @@ def op_21(ctx: Ctx, side: str, order: dict) -> list:
     need(targets, rule(21), f"no enemy ground units or aircraft to bombard in {area_name(area)} (never SF)")
     staff_work(ctx, side, area, units)
     b = battle_frame(area, side, "bombard", rule(21), units, targets, [], return_fire=False)
+    able_to_fire(ctx, b, units, targets)  # FS 10.2: a ship that can fire at nothing there is no part of it
     b["fire"] = check_fire(ctx.state, b, side, fire_of(order), units, targets, rule(21))
     need(b["fire"], rule(21), "a bombardment needs at least one shot ('fire')")
     return [b]
@@ -721,6 +723,8 @@ def op_17(ctx: Ctx, side: str, order: dict) -> list:
     if bombard:  # its shots are checked even with nothing there to hit ("AUTO" or 0 is no fire)
         targets = _targets(ctx, area, enemy, ("ground", "aircraft"), no_sf=True)
         b = battle_frame(area, side, "bombard", rule(17), bombard, targets, [], return_fire=False)
+        if targets:  # FS 10.2, as in Op #21: a ship that can fire at nothing there is no part of it
+            able_to_fire(ctx, b, bombard, targets)
         b["fire"] = check_fire(ctx.state, b, side, "auto" if bombard_fire is None else bombard_fire, bombard,
                                targets, rule(17))
         if b["fire"]:
