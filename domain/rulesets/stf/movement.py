@@ -378,7 +378,8 @@ def player_bases(state: dict) -> list[str]:
 def must_withdraw(state: dict, group: dict) -> tuple[str, dict, int] | None:
     """STF 1.12 for the Player: a task force whose carriers lack their escorts must withdraw as
     quickly as possible toward the nearest friendly base: (why, water distances to the bases,
-    hexes it must move this turn), or None (no shortfall, no base, or there already)."""
+    hexes it must move this turn: 0 once at a base, where it stays, as the GameSystem's does), or
+    None (no shortfall, no base reachable by sea)."""
     if group["kind"] != "tf" or group.get("moved") == state["turn"]:
         return None
     short = forces.escort_shortfall(state, group["id"])
@@ -387,7 +388,7 @@ def must_withdraw(state: dict, group: dict) -> tuple[str, dict, int] | None:
         return None
     dist = water_distances(map_name(state), targets)
     left = dist.get(group["hex"])
-    if not left:
+    if left is None:
         return None
     return short, dist, min(group_speed(state, group) or 0, left)
 
@@ -490,6 +491,9 @@ def move(ctx: Ctx, order: dict) -> None:
     if withdraw:
         short, dist, steps = withdraw
         here = group["hex"]
+        if dist[here] == 0:
+            raise RuleViolation("STF 1.12", f"{gid} has withdrawn to the friendly base {here} ({short}): it stays "
+                                            f"there, its air operations go on")
         nearer = all(dist.get(h) == dist[here] - k for k, h in enumerate(path, start=1))
         if not nearer or len(path) != steps:
             raise RuleViolation("STF 1.12", f"{gid} must withdraw as quickly as possible toward the nearest "
