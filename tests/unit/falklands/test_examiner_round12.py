@@ -48,3 +48,26 @@ def test_fs_10_8_an_all_sf_force_contests_the_area_it_marches_into_and_takes_not
     assert not events_of(out, "ControlChanged") and not events_of(out, "BattleBegun")
     assert S.contested(after, "mount_kent") and after["control"]["mount_kent"] == AR
     assert after["vp"][S.TRACK] == vp
+
+
+# ------------------------------------------------------------------- FS 4.6, 5.3, 4.4(1), 4-5 ---
+def test_fs_4_6_the_vp_scored_at_the_end_of_the_last_uk_operation_count_in_the_reckoning():
+    """FS 4.4(1): the AR's point is scored "every time a UK operation is completed and, at that
+    instant, there are no UK surface ships in ... the TEZ"; 11.3 4-5: two VP "at the end of that
+    third UK operation"; 4.6: "When the UK player has completed his last operation ... If the VP
+    tally is in positive numbers, the AR player has won". At -2, with no UK surface ship in the TEZ,
+    the UK holding Port Stanley and its last operation the third since 4-5, the UK passes: -2 +1
+    +2 = +1 when the game is reckoned, so the AR wins the competitive game (reckoned before those
+    points, the UK would have won at -2)."""
+    st = empty()
+    place(st, "2_para", "port_stanley")
+    control(st, UK, "port_stanley")
+    st["vp"][S.TRACK] = -2
+    st["uk_operations_left"] = 1
+    st["political_pressure"] = {"ops_left": 1}
+    st["effects"][UK]["political_pressure"] = {"ops_left": 1}
+    out, after = play(st, UK, {"kind": "pass"})
+    assert [(e["delta"], e["rule"]) for e in events_of(out, "VPScored")] == [(1, "FS 4.4(1)"), (2, "FS 11.3 4-5")]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"], after["vp"][S.TRACK]) == (AR, "FS 4.6", 1)
+    assert names(out)[-1] == "GameEnded"
