@@ -9,7 +9,7 @@ import pytest
 
 from domain.rulesets.falklands import state as S
 
-from .helpers import AR, UK, FixedDice, broken, control, empty, events_of, names, op, place, play, uk
+from .helpers import AR, UK, broken, control, empty, events_of, names, op, place, play, uk
 
 
 # --------------------------------------------------------------------------------- FS 10.8 ---
