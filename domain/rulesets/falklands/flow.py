@@ -112,6 +112,9 @@ def assault(ctx: Ctx, stack: list) -> None:
             ctx.emit(ev.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule="FS 7.1 Op #17")
         f["wave"] = wave
         f["stage"] = "fight"
+        # FS 3.6: a wave landing where no enemy ground unit stands takes the area "the instant" it
+        # is ashore, its VP then (4.4), and 4.5 may stop play before the second wave lands
+        after_ground_change(ctx)
         enemy = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"])]
         targets = [u for u in enemy if DATA.units[u]["type"] != "sf"]
         shooters = [u for u in wave if DATA.units[u]["type"] != "sf"]

@@ -71,3 +71,44 @@ def test_fs_4_6_the_vp_scored_at_the_end_of_the_last_uk_operation_count_in_the_r
     (ended,) = events_of(out, "GameEnded")
     assert (ended["winner"], ended["rule"], after["vp"][S.TRACK]) == (AR, "FS 4.6", 1)
     assert names(out)[-1] == "GameEnded"
+
+
+# ------------------------------------------------------------------ FS 3.6, 4.5, 7.1 Op #17 ---
+def test_fs_4_5_an_assault_wave_landing_unopposed_takes_port_stanley_at_once_and_play_stops_before_the_second_wave():
+    """Op #17: "The assault may be into any enemy controlled land area"; FS 3.6: an enemy
+    controlled area "comes under your control the instant your side is the only one to have one
+    or more ground units in it"; 4.4: VP "are instantly scored"; 4.5: at -5 "play stops
+    immediately". At -1 the first wave lands in empty, AR-held Port Stanley: the UK holds it the
+    instant the wave is ashore, scores -4 and wins, and the second wave named in the order never
+    lands. (Before, the unopposed first wave's hand-over waited until the second wave had landed:
+    it came ashore into a game already won; a first wave that fought for the area already stopped
+    play before the second wave.)"""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "canberra", "falklands")
+    place(st, "2_para", aboard="fearless")
+    place(st, "42_cdo", aboard="canberra")
+    st["vp"][S.TRACK] = -1
+    out, after = play(st, UK, op(17, area="port_stanley", wave=["2_para"], second_wave=["42_cdo"]))
+    assert names(out) == ["OperationBegun", "UnitDisembarked", "ControlChanged", "VPScored", "GameEnded"]
+    assert [e["unit"] for e in events_of(out, "UnitDisembarked")] == ["2_para"]
+    (ended,) = events_of(out, "GameEnded")
+    assert (ended["winner"], ended["rule"], after["vp"][S.TRACK]) == (UK, "FS 4.5", -5)
+    assert after["units"]["42_cdo"]["aboard"] == "canberra"
+
+
+def test_fs_3_6_an_unopposed_assault_wave_takes_the_area_before_the_second_wave_lands():
+    """The same landing short of sudden death (at +8): the area is the UK's, and its VP scored,
+    the instant the first wave is ashore, before the second wave lands (FS 3.6, 4.4); both waves
+    end ashore and the track is at +4."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "canberra", "falklands")
+    place(st, "2_para", aboard="fearless")
+    place(st, "42_cdo", aboard="canberra")
+    out, after = play(st, UK, op(17, area="port_stanley", wave=["2_para"], second_wave=["42_cdo"]))
+    kinds = names(out)
+    assert kinds[:5] == ["OperationBegun", "UnitDisembarked", "ControlChanged", "VPScored", "UnitDisembarked"]
+    assert [e["unit"] for e in events_of(out, "UnitDisembarked")] == ["2_para", "42_cdo"]
+    assert after["control"]["port_stanley"] == UK and after["vp"][S.TRACK] == 4
+    assert {after["units"][u]["location"] for u in ("2_para", "42_cdo")} == {"port_stanley"}
