@@ -128,6 +128,12 @@ def assault(ctx: Ctx, stack: list) -> None:
                 b["fire"] = [s for s in f["fire"] if s["unit"] in wave and s["at"] in targets]
             stack.append(b)
     elif f["stage"] == "fight":
+        # FS 9.6: AR aircraft the first wave left alone on a base the UK now holds rebase
+        # "immediately", before the second wave lands (as before an Op #24 march's attack)
+        if stranded_aircraft(ctx.state) and not f.get("rebased"):
+            f["rebased"] = True
+            stack.append({"step": "rebase"})
+            return
         stack.pop()
         survivors = [u for u in f["wave"] if S.alive(ctx.state, u)]
         if survivors and f["second"]:

@@ -9,7 +9,7 @@ import pytest
 
 from domain.rulesets.falklands import state as S
 
-from .helpers import AR, UK, broken, control, empty, events_of, names, op, place, play, uk
+from .helpers import AR, UK, answer, broken, control, empty, events_of, names, op, pending, place, play, uk
 
 
 # --------------------------------------------------------------------------------- FS 10.8 ---
@@ -112,3 +112,25 @@ def test_fs_3_6_an_unopposed_assault_wave_takes_the_area_before_the_second_wave_
     assert [e["unit"] for e in events_of(out, "UnitDisembarked")] == ["2_para", "42_cdo"]
     assert after["control"]["port_stanley"] == UK and after["vp"][S.TRACK] == 4
     assert {after["units"][u]["location"] for u in ("2_para", "42_cdo")} == {"port_stanley"}
+
+
+def test_fs_9_6_aircraft_left_alone_by_an_unopposed_assault_wave_rebase_before_the_second_wave_lands():
+    """FS 9.6: where the only AR units are aircraft and the UK has ground units there, "'emergency
+    rebasing' must take place immediately" (6.3: the base is used "until the instant the area goes
+    over to UK control"). The first wave lands in Goose Green, where only a Pucara stands: the UK
+    holds it at once (-1, 4.4(5)) and the AR is asked to rebase the Pucara before the second wave
+    lands, as an Op #24 march's stranded aircraft rebase before its attack."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "canberra", "falklands")
+    place(st, "2_para", aboard="fearless")
+    place(st, "42_cdo", aboard="canberra")
+    place(st, "pucara_1", "goose_green")
+    out, after = play(st, UK, op(17, area="goose_green", wave=["2_para"], second_wave=["42_cdo"]))
+    assert names(out) == ["OperationBegun", "UnitDisembarked", "ControlChanged", "VPScored", "DecisionPending"]
+    assert pending(after)["kind"] == "emergency_rebase"
+    assert after["units"]["42_cdo"]["aboard"] == "canberra"
+    out, after = answer(after, AR, {"destinations": {"pucara_1": "argentina"}})
+    assert [e["unit"] for e in events_of(out, "UnitMoved")] == ["pucara_1"]
+    assert names(out).index("UnitMoved") < names(out).index("UnitDisembarked")
+    assert after["units"]["42_cdo"]["location"] == "goose_green" and after["phase"] == "AR Operations"
