@@ -9,7 +9,7 @@ import pytest
 
 from domain.rulesets.falklands import state as S
 
-from .helpers import AR, UK, answer, broken, control, empty, events_of, names, op, pending, place, play, uk
+from .helpers import AR, UK, FixedDice, answer, broken, control, empty, events_of, names, op, pending, place, play, uk
 
 
 # --------------------------------------------------------------------------------- FS 10.8 ---
@@ -134,3 +134,26 @@ def test_fs_9_6_aircraft_left_alone_by_an_unopposed_assault_wave_rebase_before_t
     assert [e["unit"] for e in events_of(out, "UnitMoved")] == ["pucara_1"]
     assert names(out).index("UnitMoved") < names(out).index("UnitDisembarked")
     assert after["units"]["42_cdo"]["location"] == "goose_green" and after["phase"] == "AR Operations"
+
+
+def test_fs_9_6_aircraft_left_alone_when_the_first_wave_wins_the_area_rebase_before_the_second_wave():
+    """The same when the first wave fights for Goose Green (Op #17: its hit number one less, 10.7
+    one less again) and destroys the 12th Regiment: the UK holds the area the instant the hits
+    take effect, and the Pucara based there rebases (9.6 "immediately") before the second wave
+    lands."""
+    st = uk()
+    place(st, "fearless", "falklands")
+    place(st, "canberra", "falklands")
+    place(st, "2_para", aboard="fearless")
+    place(st, "42_cdo", aboard="canberra")
+    place(st, "ri_12", "goose_green")
+    place(st, "pucara_1", "goose_green")
+    out, after = play(st, UK, op(17, area="goose_green", wave=["2_para"], second_wave=["42_cdo"]))
+    assert pending(after)["kind"] == "defensive_fire"
+    out, after = answer(after, AR, {"fire": "auto"}, FixedDice(1, 6))  # 2 Para's die, then the 12th's
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["ri_12"]
+    assert names(out)[-3:] == ["ControlChanged", "VPScored", "DecisionPending"]
+    assert pending(after)["kind"] == "emergency_rebase" and after["units"]["42_cdo"]["aboard"] == "canberra"
+    out, after = answer(after, AR, {"destinations": {"pucara_1": "argentina"}})
+    assert names(out).index("UnitMoved") < names(out).index("UnitDisembarked")
+    assert after["units"]["42_cdo"]["location"] == "goose_green"
