@@ -112,6 +112,9 @@ def assault(ctx: Ctx, stack: list) -> None:
             ctx.emit(ev.UnitDisembarked, unit=u, ship=ctx.state["units"][u]["aboard"], area=area, rule="FS 7.1 Op #17")
         f["wave"] = wave
         f["stage"] = "fight"
+        # FS 3.6: a wave landing where no enemy ground unit stands takes the area "the instant" it
+        # is ashore, its VP then (4.4), and 4.5 may stop play before the second wave lands
+        after_ground_change(ctx)
         enemy = [u for u in S.units_in(ctx.state, area, side=S.other(side), classes=["ground"])]
         targets = [u for u in enemy if DATA.units[u]["type"] != "sf"]
         shooters = [u for u in wave if DATA.units[u]["type"] != "sf"]
@@ -125,6 +128,12 @@ def assault(ctx: Ctx, stack: list) -> None:
                 b["fire"] = [s for s in f["fire"] if s["unit"] in wave and s["at"] in targets]
             stack.append(b)
     elif f["stage"] == "fight":
+        # FS 9.6: AR aircraft the first wave left alone on a base the UK now holds rebase
+        # "immediately", before the second wave lands (as before an Op #24 march's attack)
+        if stranded_aircraft(ctx.state) and not f.get("rebased"):
+            f["rebased"] = True
+            stack.append({"step": "rebase"})
+            return
         stack.pop()
         survivors = [u for u in f["wave"] if S.alive(ctx.state, u)]
         if survivors and f["second"]:

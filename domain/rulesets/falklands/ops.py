@@ -627,7 +627,9 @@ def ground_battle(ctx, side, op, area, ground, aircraft=(), carriers=(), mods=No
     enemy = S.other(side)
     defenders = S.units_in(ctx.state, area, side=enemy, classes=["ground"])
     targets = [u for u in defenders if DATA.units[u]["type"] != "sf"]
-    need(targets, rule(op), f"no enemy ground units to attack in {area_name(area)}")
+    # FS 10.8: an enemy SF team alone contests the area, but SF fall only to Op #25, Op #7 or 2-4
+    need(targets, rule(op), f"no enemy ground units to attack in {area_name(area)}" + (
+        " but SF, which only SF fight (Op #25; FS 10.8)" if defenders else ""))
     attackers = [*ground, *aircraft, *carriers]
     b = battle_frame(area, side, kind, rule(op), attackers, defenders, [], mods=mods or {},
                      exposed=[*ground, *aircraft], sf_bonus=sf_bonus([*ground, *defenders]))
