@@ -54,6 +54,7 @@ from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 from limits.storage import storage_from_string
 
+from api.auth import token_in
 from api.problems import problem
 from workers import queue as rqueue
 
@@ -240,7 +241,10 @@ class Keys:
         return self._hash(str(ip))
 
     def token(self) -> str:
-        return self._hash("token " + request.headers.get("Authorization", ""))
+        # The token as the server reads it, not the header as sent: 'bearer X' and 'Bearer   X'
+        # are one token, with one count. A header that names no token is counted as sent.
+        header = request.headers.get("Authorization", "")
+        return self._hash("token " + (token_in(header) or "header " + header))
 
 
 # ---------------------------------------------------------------------------------- storage ----

@@ -152,6 +152,20 @@ def test_orders_are_counted_per_token_and_recover(app_with):
     assert game.order(client, "Blue", ROLL, "o5").status_code == 201
 
 
+def test_one_token_spelled_otherwise_is_counted_as_one(app_with):
+    """The server takes 'bearer', 'BEARER' and any spaces before the token as the same token; the
+    writes limit counted the Authorization header as sent, so each spelling had a budget of its
+    own and one token wrote without limit."""
+    client = app_with(WARLOG_LIMIT_ORDERS="3 per 60 second").test_client()
+    game = make_game(client)
+    token = game.seats["Blue"]["Authorization"].partition(" ")[2]
+    spellings = [f"Bearer {token}", f"bearer {token}", f"BEARER  {token}", f"Bearer {' ' * 7}{token}"]
+    assert [game.order(client, "Blue", ROLL, f"o{n}", Authorization=header).status_code
+            for n, header in enumerate(spellings[:3])] == [201, 201, 201]
+    refused(game.order(client, "Blue", ROLL, "o9", Authorization=spellings[3]), "too_many_orders",
+            "WARLOG_LIMIT_ORDERS", 60)
+
+
 # ------------------------------------------------------------------------- stream openings ----
 def open_stream(client, game, headers=None, **kwargs):
     response = client.get(f"/api/v1/games/{game.game_id}/events/stream", headers={**game.seats["Blue"], **(headers or {})},
