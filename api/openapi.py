@@ -356,7 +356,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "invalid_fork, saying why and where it can start). The sandbox has its own seats, invites, "
                     "admin token and dice (new seeds), and SandboxForked in its log names the source game, the "
                     "event and that event's hash. It counts against WARLOG_GAMES_PER_ADDRESS like a new game, and "
-                    "is left out of GET /api/v1/games and of statistics across games unless asked.",
+                    "every fork asked for, whatever its answer, against the whole-log reads' rate limit "
+                    "(429 too_many_reads); a sandbox is left out of GET /api/v1/games and of statistics across games unless asked.",
         replies={201: Reply("the sandbox was created", schemas.Created, headers=("Location",))},
         problems=(*READ, *BODY, "fork_hidden", "invalid_fork", "invalid_setup", "too_many_games")),
     ("get", "/api/v1/games"): Op(
@@ -933,7 +934,7 @@ INFO = (
     "refused for a token that is not valid or an unknown invite code, per address (too_many_failures); "
     "games created, per address (too_many_games); orders and other writes, per token (too_many_orders); "
     "event streams opened, per address (too_many_streams); reads that go through a game's whole log "
-    "(integrity, frames, history, dice, VP track, take-backs, export, the state at a turn), per address "
+    "(integrity, frames, history, dice, VP track, take-backs, export, the state at a turn) and forks, per address "
     "(too_many_reads). "
     "Their defaults are far above what a player does.")
 
@@ -1029,6 +1030,8 @@ def _rate_limited(method: str, path: str) -> tuple[str, ...]:
     if method.upper() == "GET" and path.startswith("/api/v1/games/{game_id}/") and path.endswith(
             tuple(limits.WHOLE_LOG_READS.values())):
         codes.append("too_many_reads")  # the state: only with ?turn= (its description says so)
+    if method.upper() == "POST" and path.endswith(tuple(limits.FOLDING_WRITES.values())):
+        codes.append("too_many_reads")  # a fork folds the source's log up to its event
     return tuple(codes)
 
 

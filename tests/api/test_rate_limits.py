@@ -294,3 +294,16 @@ def test_a_HEAD_of_a_whole_log_read_is_counted_as_its_GET(app_with, path):
     head = client.head(url)
     assert head.status_code == 429 and 1 <= int(head.headers["Retry-After"]) <= 60
     refused(client.get(url), "too_many_reads", "WARLOG_LIMIT_READS", 60)  # one count for HEAD and GET
+
+
+def test_forks_are_counted_as_whole_log_reads(app_with):
+    """A fork folds the source's log up to ``at``, then may refuse (403 fork_hidden, 422 an ended
+    game): only a sandbox made (201) was counted, so anyone, without a token, folded a public
+    game's log as often as he asked and was never held back."""
+    from tests.api.test_proving_sandbox import fork, played
+
+    client = app_with(WARLOG_LIMIT_READS="2 per 60 second").test_client()
+    game = played(client)
+    marker = game.spans["b1"][1]  # the state holds Blue's face-down marker: hidden from spectators
+    assert [fork(client, game, marker, {}).status_code for _ in range(2)] == [403, 403]
+    refused(fork(client, game, marker, {}), "too_many_reads", "WARLOG_LIMIT_READS", 60)
