@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from api import schemas
-from domain.access import TooManyRotations, id_of_token
+from domain.access import RotationKeyUsed, TooManyRotations, id_of_token
 from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
@@ -358,6 +358,8 @@ def rotate_seat_token(game_id: str):
         rotated = before is None and access().rotate_seat_token(caller.game_id, caller.seat, token, new, key)
     except TooManyRotations as exc:
         raise ApiProblem("too_many_rotations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
+    except RotationKeyUsed as exc:
+        raise ApiProblem("idempotency_conflict", str(exc)) from None
     if before is None and not rotated:
         before = _rotated_before(game_id, token, key)  # replaced meanwhile: by this same request sent twice?
         if before is None:

@@ -414,13 +414,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "request_id: the Idempotency-Key), so a thief holding the token alone cannot take the seat. "
                     "Sent again (its answer lost) with the replaced token under the same Idempotency-Key, within "
                     "60 minutes and while the new token is live: the same new token, 200; never a second one. "
+                    "A key that replaced one of the seat's tokens replaces no other (422 idempotency_conflict): "
+                    "a captured signed request replaces nothing but its own token. "
                     "At most 10 a seat within 24 hours (each new token has a write limit of its own): beyond, "
                     "429 too_many_rotations with Retry-After.",
         replies={201: Reply("the seat's new token, shown once", schemas.SeatToken),
                  200: Reply("this token was replaced under this Idempotency-Key: the same new token again",
                             schemas.SeatToken, headers=("IdempotentReplayed",))},
         problems=(*WRITE, "idempotency_key_required", "signature_required", "bad_signature", "unknown_head",
-                  "bad_request", "too_many_rotations")),
+                  "bad_request", "too_many_rotations", "idempotency_conflict")),
     ("post", "/api/v1/games/{game_id}/umpire"): Op(
         "Propose an umpire", ADMIN, tag="umpire", params=_GAME, body=schemas.UmpireProposal,
         description="An umpire reads everything, hidden information included, so it is a role the seats agree "

@@ -74,6 +74,10 @@ class TooManyRotations(TooMany):
     """A seat's token replaced beyond ROTATIONS_PER_SEAT within ROTATION_WINDOW."""
 
 
+class RotationKeyUsed(Exception):
+    """A replacement of a seat's token under an Idempotency-Key that replaced another of its tokens."""
+
+
 # Gmail ignores the dots of a local part, and googlemail.com is gmail.com: one inbox, many spellings.
 DOTLESS_DOMAINS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
 
@@ -312,7 +316,9 @@ class AccessStore(SqlTables):
         ``old_token`` is no longer live. Rotations of one token that race are ordered by the
         database: the UPDATE of its row waits for the other's commit, then finds it revoked.
         Raises TooManyRotations past ROTATIONS_PER_SEAT within ROTATION_WINDOW (each rotation needs
-        the seat's live token, so one seat's rotations come one after another)."""
+        the seat's live token, so one seat's rotations come one after another), and RotationKeyUsed
+        when ``key`` replaced another token of the seat: a keyed seat's signature names the request
+        by its key alone, so a captured signed request would replace every later token."""
         now, p, t = _now(), self._p, self._prefix
         since = (datetime.now(timezone.utc) - ROTATION_WINDOW).isoformat()
         with self._db.transaction(commit=True) as c:
@@ -328,6 +334,12 @@ class AccessStore(SqlTables):
                       f"AND role = {p} AND seat = {p} AND revoked_at IS NULL", (now, _hash(old_token), game_id, SEAT, seat))
             if rowcount(c) != 1:
                 return False
+            # Read once the token's row is held: the same request sent twice finds its token revoked above.
+            c.execute(f"SELECT 1 FROM {t}warlog_token_rotations WHERE game_id = {p} AND seat = {p} AND key_hash = {p}",
+                      (game_id, seat, _hash(key)))
+            if c.fetchone() is not None:
+                raise RotationKeyUsed(f"this Idempotency-Key replaced another token of seat {seat}: a replacement "
+                                      "is a new request, under a key of its own")
             c.execute(f"INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                       f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(new_token), game_id, SEAT, seat, now))
             c.execute(f"INSERT INTO {t}warlog_token_rotations (old_hash, game_id, seat, new_hash, key_hash, rotated_at) "
