@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from api import schemas
-from domain.access import RotationKeyUsed, TooManyRotations, id_of_token
+from domain.access import JoinReplayed, RotationKeyUsed, TooManyRotations, id_of_token
 from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
@@ -323,7 +323,10 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
                          f"ago: a join is sent again under its key within {minutes} minutes of it")
     if match == "other_body":
         raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
-    token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
+    try:
+        token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
+    except JoinReplayed as exc:
+        raise ApiProblem("invite_used", str(exc)) from None
     if token is None:  # the seat had this join's answer: its token leaked with the join, maybe
         raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used, and the seat has "
                          "replaced its token since: a join is not sent again once its token is replaced")

@@ -37,7 +37,7 @@ TOKEN_ID_LENGTH = 16  # hex digits of a token's SHA-256 that name it in a listin
 # What a join sent under an Idempotency-Key leaves on its invite (hashes, and where it recorded), so
 # that the same join sent again after its answer was lost gets the seat a fresh token.
 JOIN_COLUMNS = (("join_key_hash", "TEXT"), ("join_body_hash", "TEXT"), ("join_version", "INTEGER"),
-                ("join_head", "TEXT"))
+                ("join_head", "TEXT"), ("join_replays", "INTEGER"))
 
 
 CONFIRM_PREFIX = "wlc_"
@@ -52,10 +52,17 @@ CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was 
 # counts per token, and each new token has a budget of its own, so a chain of them is bounded here.
 ROTATIONS_PER_SEAT = 10
 ROTATION_WINDOW = timedelta(hours=24)
+# A join sent again (reissue_seat_token) at most this often: each gives the seat a fresh token, with a
+# write limit of its own, as a rotation does. A lost answer is sent again once or twice, not more.
+JOIN_REPLAYS = 10
 
 
 class _Replaced(Exception):
     """Inside reissue_seat_token: the seat replaced its token since its join (rolls the transaction back)."""
+
+
+class JoinReplayed(Exception):
+    """A join sent again beyond JOIN_REPLAYS: reissue_seat_token issued nothing."""
 
 
 class TooMany(Exception):
@@ -126,7 +133,7 @@ class AccessStore(SqlTables):
                          "seat TEXT, created_at TEXT NOT NULL, revoked_at TEXT",
         "warlog_invites": "invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
                           "used_at TEXT, join_key_hash TEXT, join_body_hash TEXT, join_version INTEGER, "
-                          "join_head TEXT",
+                          "join_head TEXT, join_replays INTEGER",
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
@@ -284,6 +291,7 @@ class AccessStore(SqlTables):
         sent again under its key gets the seat's token again, and the lost one stops working.
         None (nothing written) when the seat replaced its token since ``joined_at``: it had its
         join's answer, and a join that leaked with the replaced token must not take the seat back.
+        Raises JoinReplayed (nothing written) once the join was sent again JOIN_REPLAYS times.
 
         Retries of one join may race (in several web workers): the database serializes them, so
         each revokes the token the one before it issued and exactly one stays live. SQLite writes
@@ -304,6 +312,12 @@ class AccessStore(SqlTables):
                           f"AND seat = {p} AND rotated_at >= {p}", (game_id, seat, joined_at))
                 if c.fetchone()["n"]:
                     raise _Replaced
+                c.execute(f"UPDATE {self._prefix}warlog_invites SET join_replays = COALESCE(join_replays, 0) + 1 "
+                          f"WHERE game_id = {p} AND seat = {p} AND used_at = {p} AND COALESCE(join_replays, 0) < {p}",
+                          (game_id, seat, joined_at, JOIN_REPLAYS))
+                if rowcount(c) != 1:
+                    raise JoinReplayed(f"the join of seat {seat} was sent again {JOIN_REPLAYS} times already: its "
+                                       "last answer's token is the seat's")
                 c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                           f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
         except _Replaced:  # raised inside the transaction, so that its UPDATE is rolled back
