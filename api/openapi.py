@@ -394,7 +394,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "a malformed key, or one another seat of the game registered, is 422 invalid_order and the "
                     "invite stays unused. Sent with an "
                     "Idempotency-Key, the same join sent again with that key (its answer lost) answers 200 with "
-                    "a fresh token for the seat and revokes the token of the first answer. An `email` gets one "
+                    "a fresh token for the seat and revokes the token of the first answer; within 60 minutes of the "
+                    "join, at most 10 times, and not once the seat has replaced its token (else 409 invite_used). "
+                    "An `email` gets one "
                     "confirmation mail and no turn mail until its link is followed (`confirmation_mail`; see "
                     "PUT .../notifications).",
         replies={201: Reply("the seat is taken", schemas.Joined),
