@@ -218,7 +218,7 @@ def list_games():
         log.error("game %s left out of the list: its stored log is damaged", gid)
     rows = projections().store.query_index(sorted(ids - left_out), status=filters.get("status"),
                                            ruleset=filters.get("ruleset"), player=filters.get("player"),
-                                           turn_of=filters.get("turn_of"))
+                                           turn_of=filters.get("turn_of"), sandboxes=filters["sandbox"])
     if after is not None:
         rows = [r for r in rows if (r["last_activity"] or "") < after[0]
                 or ((r["last_activity"] or "") == after[0] and r["game_id"] > after[1])]
@@ -230,7 +230,8 @@ def list_games():
         for row in chunk:
             view = views[row["game_id"]].get("map")
             if view is None or (view.get("sandbox") and not filters["sandbox"]):
-                continue  # sandboxes are listed only when asked (?sandbox=true)
+                continue  # sandboxes are listed only when asked (?sandbox=true); an index row of
+                # before the index knew sandboxes is one only its view tells
             caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
             line = damaged.get(row["game_id"])
             listed.append((row, summary(view, row["game_id"] in public, caller,
