@@ -112,4 +112,5 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
 
-__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token", "token_in", "access"]
+__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token",
+           "token_in", "access"]

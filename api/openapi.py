@@ -357,7 +357,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "admin token and dice (new seeds), and SandboxForked in its log names the source game, the "
                     "event and that event's hash. It counts against WARLOG_GAMES_PER_ADDRESS like a new game, and "
                     "every fork asked for, whatever its answer, against the whole-log reads' rate limit "
-                    "(429 too_many_reads); a sandbox is left out of GET /api/v1/games and of statistics across games unless asked.",
+                    "(429 too_many_reads); a sandbox is left out of GET /api/v1/games and of statistics across "
+                    "games unless asked.",
         replies={201: Reply("the sandbox was created", schemas.Created, headers=("Location",))},
         problems=(*READ, *BODY, "fork_hidden", "invalid_fork", "invalid_setup", "too_many_games")),
     ("get", "/api/v1/games"): Op(

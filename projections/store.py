@@ -422,7 +422,8 @@ class ProjectionStore(SqlTables):
 
     def _write_index(self, c: Any, index: list[dict]) -> None:
         c.executemany(self.sql(f"INSERT INTO {{t}}{INDEX} AS i (game_id, ruleset, scenario, status, version, "
-                               "chain_head, last_activity, ended, next_due, sandbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                               "chain_head, last_activity, ended, next_due, sandbox) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                                "ON CONFLICT (game_id) DO UPDATE SET ruleset = excluded.ruleset, "
                                "scenario = excluded.scenario, status = excluded.status, version = excluded.version, "
                                "chain_head = excluded.chain_head, last_activity = excluded.last_activity, "

@@ -460,7 +460,8 @@ def test_the_list_reads_no_sandbox_view_unless_sandboxes_are_asked_for(client, m
         made.append(r.json["game_id"])
     Projections(client.application.extensions["warlog"]).catch_up()  # the list catches up none of them
     read, load = [], ProjectionStore.load
-    monkeypatch.setattr(ProjectionStore, "load", lambda self, ids, *a, **k: read.extend(ids) or load(self, ids, *a, **k))
+    monkeypatch.setattr(ProjectionStore, "load",
+                        lambda self, ids, *a, **k: read.extend(ids) or load(self, ids, *a, **k))
     listed = client.get("/api/v1/games").json["games"]
     assert [g["game_id"] for g in listed] == [game.game_id]
     assert not set(read) & set(made)
