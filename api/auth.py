@@ -45,14 +45,24 @@ def access() -> AccessStore:
     return current_app.extensions["warlog_access"]
 
 
+def token_in(header: str) -> str | None:
+    """The token of an Authorization header as the server reads it ('bearer' in any case, spaces
+    around the token ignored); None when the header is not 'Bearer <token>'. The writes limit
+    counts per token by it (api/limits.py): one token has one count however it is spelled."""
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
 def bearer_token() -> str | None:
     header = request.headers.get("Authorization")
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = token_in(header)
+    if token is None:
         raise ApiProblem("unauthorized", "use 'Authorization: Bearer <token>'", CHALLENGE)
-    return token.strip()
+    return token
 
 
 def caller_for(game_id: str, need: str | None = None) -> Caller:
@@ -102,4 +112,5 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
 
-__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token", "access"]
+__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token",
+           "token_in", "access"]

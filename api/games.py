@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from api import schemas
-from domain.access import TooManyRotations, id_of_token
+from domain.access import JoinReplayed, RotationKeyUsed, TooManyRotations, id_of_token
 from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
@@ -218,7 +218,7 @@ def list_games():
         log.error("game %s left out of the list: its stored log is damaged", gid)
     rows = projections().store.query_index(sorted(ids - left_out), status=filters.get("status"),
                                            ruleset=filters.get("ruleset"), player=filters.get("player"),
-                                           turn_of=filters.get("turn_of"))
+                                           turn_of=filters.get("turn_of"), sandboxes=filters["sandbox"])
     if after is not None:
         rows = [r for r in rows if (r["last_activity"] or "") < after[0]
                 or ((r["last_activity"] or "") == after[0] and r["game_id"] > after[1])]
@@ -230,7 +230,8 @@ def list_games():
         for row in chunk:
             view = views[row["game_id"]].get("map")
             if view is None or (view.get("sandbox") and not filters["sandbox"]):
-                continue  # sandboxes are listed only when asked (?sandbox=true)
+                continue  # sandboxes are listed only when asked (?sandbox=true); an index row of
+                # before the index knew sandboxes is one only its view tells
             caller = caller_for(row["game_id"]) if row["game_id"] == caller_game else None
             line = damaged.get(row["game_id"])
             listed.append((row, summary(view, row["game_id"] in public, caller,
@@ -323,7 +324,10 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
                          f"ago: a join is sent again under its key within {minutes} minutes of it")
     if match == "other_body":
         raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
-    token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
+    try:
+        token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
+    except JoinReplayed as exc:
+        raise ApiProblem("invite_used", str(exc)) from None
     if token is None:  # the seat had this join's answer: its token leaked with the join, maybe
         raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used, and the seat has "
                          "replaced its token since: a join is not sent again once its token is replaced")
@@ -358,6 +362,8 @@ def rotate_seat_token(game_id: str):
         rotated = before is None and access().rotate_seat_token(caller.game_id, caller.seat, token, new, key)
     except TooManyRotations as exc:
         raise ApiProblem("too_many_rotations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
+    except RotationKeyUsed as exc:
+        raise ApiProblem("idempotency_conflict", str(exc)) from None
     if before is None and not rotated:
         before = _rotated_before(game_id, token, key)  # replaced meanwhile: by this same request sent twice?
         if before is None:

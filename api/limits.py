@@ -20,7 +20,8 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
   game's whole stored log at each request, GET or HEAD, whatever their answer (``WHOLE_LOG_READS``: integrity,
   replay frames, history, dice, VP track, take-backs, export, and the state at the start of a turn). Each
   costs a web worker a share of a second or more on a long game; a few a second from one address
-  would keep a small server busy. The game page reads two of them per event it is told of.
+  would keep a small server busy. A fork (``FOLDING_WRITES``) folds the log up to its event
+  before it may refuse, and counts too. The game page reads two of them per event it is told of.
 - **Cross-game statistics**: at most ``WARLOG_STATISTICS_JOBS`` (default 2) such jobs queued or
   running at once (api/jobs.py), beyond: 503 ``statistics_busy`` with ``Retry-After``.
 - **One game's replays and statistics**: at most ``WARLOG_GAME_JOBS`` (default 4) jobs of one game
@@ -54,6 +55,7 @@ from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 from limits.storage import storage_from_string
 
+from api.auth import token_in
 from api.problems import problem
 from workers import queue as rqueue
 
@@ -140,6 +142,9 @@ TOKEN_PATHS = ("/api/v1/games", "/api/v1/jobs")
 WHOLE_LOG_READS = {"reads.integrity": "/integrity", "pages.game_frames": "/frames", "reads.get_history": "/history",
                    "reads.get_dice": "/dice", "reads.vp": "/vp", "reads.get_take_backs": "/take-backs",
                    "reads.export": "/export", "reads.state": "/state"}  # the API's routes that read a token
+# A fork folds the source's log up to ``at`` before it may refuse (fork_hidden, an ended game): a
+# POST counted as such a read, whatever its answer (a sandbox made counts as a game created too).
+FOLDING_WRITES = {"games.fork_sandbox": "/sandbox"}
 STREAM_PATH = "/events/stream"
 
 
@@ -166,6 +171,8 @@ def _failed(response: Response) -> bool:
 def _whole_log_read() -> bool:
     if request.endpoint == "reads.state":
         return "turn" in request.args  # the state now, or after a seq, comes from the projections
+    if request.endpoint in FOLDING_WRITES:
+        return True
     # HEAD too: Flask answers it with the GET's view, the whole read, and throws the body away.
     return request.method in ("GET", "HEAD") and request.endpoint in WHOLE_LOG_READS
 
@@ -240,7 +247,10 @@ class Keys:
         return self._hash(str(ip))
 
     def token(self) -> str:
-        return self._hash("token " + request.headers.get("Authorization", ""))
+        # The token as the server reads it, not the header as sent: 'bearer X' and 'Bearer   X'
+        # are one token, with one count. A header that names no token is counted as sent.
+        header = request.headers.get("Authorization", "")
+        return self._hash("token " + (token_in(header) or "header " + header))
 
 
 # ---------------------------------------------------------------------------------- storage ----

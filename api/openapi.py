@@ -356,7 +356,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "invalid_fork, saying why and where it can start). The sandbox has its own seats, invites, "
                     "admin token and dice (new seeds), and SandboxForked in its log names the source game, the "
                     "event and that event's hash. It counts against WARLOG_GAMES_PER_ADDRESS like a new game, and "
-                    "is left out of GET /api/v1/games and of statistics across games unless asked.",
+                    "every fork asked for, whatever its answer, against the whole-log reads' rate limit "
+                    "(429 too_many_reads); a sandbox is left out of GET /api/v1/games and of statistics across "
+                    "games unless asked.",
         replies={201: Reply("the sandbox was created", schemas.Created, headers=("Location",))},
         problems=(*READ, *BODY, "fork_hidden", "invalid_fork", "invalid_setup", "too_many_games")),
     ("get", "/api/v1/games"): Op(
@@ -393,7 +395,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "a malformed key, or one another seat of the game registered, is 422 invalid_order and the "
                     "invite stays unused. Sent with an "
                     "Idempotency-Key, the same join sent again with that key (its answer lost) answers 200 with "
-                    "a fresh token for the seat and revokes the token of the first answer. An `email` gets one "
+                    "a fresh token for the seat and revokes the token of the first answer; within 60 minutes of the "
+                    "join, at most 10 times, and not once the seat has replaced its token (else 409 invite_used). "
+                    "An `email` gets one "
                     "confirmation mail and no turn mail until its link is followed (`confirmation_mail`; see "
                     "PUT .../notifications).",
         replies={201: Reply("the seat is taken", schemas.Joined),
@@ -413,13 +417,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "request_id: the Idempotency-Key), so a thief holding the token alone cannot take the seat. "
                     "Sent again (its answer lost) with the replaced token under the same Idempotency-Key, within "
                     "60 minutes and while the new token is live: the same new token, 200; never a second one. "
+                    "A key that replaced one of the seat's tokens replaces no other (422 idempotency_conflict): "
+                    "a captured signed request replaces nothing but its own token. "
                     "At most 10 a seat within 24 hours (each new token has a write limit of its own): beyond, "
                     "429 too_many_rotations with Retry-After.",
         replies={201: Reply("the seat's new token, shown once", schemas.SeatToken),
                  200: Reply("this token was replaced under this Idempotency-Key: the same new token again",
                             schemas.SeatToken, headers=("IdempotentReplayed",))},
         problems=(*WRITE, "idempotency_key_required", "signature_required", "bad_signature", "unknown_head",
-                  "bad_request", "too_many_rotations")),
+                  "bad_request", "too_many_rotations", "idempotency_conflict")),
     ("post", "/api/v1/games/{game_id}/umpire"): Op(
         "Propose an umpire", ADMIN, tag="umpire", params=_GAME, body=schemas.UmpireProposal,
         description="An umpire reads everything, hidden information included, so it is a role the seats agree "
@@ -933,7 +939,7 @@ INFO = (
     "refused for a token that is not valid or an unknown invite code, per address (too_many_failures); "
     "games created, per address (too_many_games); orders and other writes, per token (too_many_orders); "
     "event streams opened, per address (too_many_streams); reads that go through a game's whole log "
-    "(integrity, frames, history, dice, VP track, take-backs, export, the state at a turn), per address "
+    "(integrity, frames, history, dice, VP track, take-backs, export, the state at a turn) and forks, per address "
     "(too_many_reads). "
     "Their defaults are far above what a player does.")
 
@@ -1029,6 +1035,8 @@ def _rate_limited(method: str, path: str) -> tuple[str, ...]:
     if method.upper() == "GET" and path.startswith("/api/v1/games/{game_id}/") and path.endswith(
             tuple(limits.WHOLE_LOG_READS.values())):
         codes.append("too_many_reads")  # the state: only with ?turn= (its description says so)
+    if method.upper() == "POST" and path.endswith(tuple(limits.FOLDING_WRITES.values())):
+        codes.append("too_many_reads")  # a fork folds the source's log up to its event
     return tuple(codes)
 
 

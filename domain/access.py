@@ -37,7 +37,7 @@ TOKEN_ID_LENGTH = 16  # hex digits of a token's SHA-256 that name it in a listin
 # What a join sent under an Idempotency-Key leaves on its invite (hashes, and where it recorded), so
 # that the same join sent again after its answer was lost gets the seat a fresh token.
 JOIN_COLUMNS = (("join_key_hash", "TEXT"), ("join_body_hash", "TEXT"), ("join_version", "INTEGER"),
-                ("join_head", "TEXT"))
+                ("join_head", "TEXT"), ("join_replays", "INTEGER"))
 
 
 CONFIRM_PREFIX = "wlc_"
@@ -52,10 +52,17 @@ CONFIRM_CLAIM = timedelta(minutes=10)  # a mail job's claim older than this was 
 # counts per token, and each new token has a budget of its own, so a chain of them is bounded here.
 ROTATIONS_PER_SEAT = 10
 ROTATION_WINDOW = timedelta(hours=24)
+# A join sent again (reissue_seat_token) at most this often: each gives the seat a fresh token, with a
+# write limit of its own, as a rotation does. A lost answer is sent again once or twice, not more.
+JOIN_REPLAYS = 10
 
 
 class _Replaced(Exception):
     """Inside reissue_seat_token: the seat replaced its token since its join (rolls the transaction back)."""
+
+
+class JoinReplayed(Exception):
+    """A join sent again beyond JOIN_REPLAYS: reissue_seat_token issued nothing."""
 
 
 class TooMany(Exception):
@@ -72,6 +79,10 @@ class TooManyConfirmations(TooMany):
 
 class TooManyRotations(TooMany):
     """A seat's token replaced beyond ROTATIONS_PER_SEAT within ROTATION_WINDOW."""
+
+
+class RotationKeyUsed(Exception):
+    """A replacement of a seat's token under an Idempotency-Key that replaced another of its tokens."""
 
 
 # Gmail ignores the dots of a local part, and googlemail.com is gmail.com: one inbox, many spellings.
@@ -122,7 +133,7 @@ class AccessStore(SqlTables):
                          "seat TEXT, created_at TEXT NOT NULL, revoked_at TEXT",
         "warlog_invites": "invite_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
                           "used_at TEXT, join_key_hash TEXT, join_body_hash TEXT, join_version INTEGER, "
-                          "join_head TEXT",
+                          "join_head TEXT, join_replays INTEGER",
         "warlog_game_access": "game_id TEXT PRIMARY KEY, public INTEGER NOT NULL, created_at TEXT NOT NULL",
         "warlog_contacts": "game_id TEXT NOT NULL, seat TEXT NOT NULL, email TEXT NOT NULL, "
                            "notify INTEGER NOT NULL, PRIMARY KEY (game_id, seat)",
@@ -280,6 +291,7 @@ class AccessStore(SqlTables):
         sent again under its key gets the seat's token again, and the lost one stops working.
         None (nothing written) when the seat replaced its token since ``joined_at``: it had its
         join's answer, and a join that leaked with the replaced token must not take the seat back.
+        Raises JoinReplayed (nothing written) once the join was sent again JOIN_REPLAYS times.
 
         Retries of one join may race (in several web workers): the database serializes them, so
         each revokes the token the one before it issued and exactly one stays live. SQLite writes
@@ -300,6 +312,12 @@ class AccessStore(SqlTables):
                           f"AND seat = {p} AND rotated_at >= {p}", (game_id, seat, joined_at))
                 if c.fetchone()["n"]:
                     raise _Replaced
+                c.execute(f"UPDATE {self._prefix}warlog_invites SET join_replays = COALESCE(join_replays, 0) + 1 "
+                          f"WHERE game_id = {p} AND seat = {p} AND used_at = {p} AND COALESCE(join_replays, 0) < {p}",
+                          (game_id, seat, joined_at, JOIN_REPLAYS))
+                if rowcount(c) != 1:
+                    raise JoinReplayed(f"the join of seat {seat} was sent again {JOIN_REPLAYS} times already: its "
+                                       "last answer's token is the seat's")
                 c.execute(f"INSERT INTO {self._prefix}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                           f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, SEAT, seat, now))
         except _Replaced:  # raised inside the transaction, so that its UPDATE is rolled back
@@ -312,7 +330,9 @@ class AccessStore(SqlTables):
         ``old_token`` is no longer live. Rotations of one token that race are ordered by the
         database: the UPDATE of its row waits for the other's commit, then finds it revoked.
         Raises TooManyRotations past ROTATIONS_PER_SEAT within ROTATION_WINDOW (each rotation needs
-        the seat's live token, so one seat's rotations come one after another)."""
+        the seat's live token, so one seat's rotations come one after another), and RotationKeyUsed
+        when ``key`` replaced another token of the seat: a keyed seat's signature names the request
+        by its key alone, so a captured signed request would replace every later token."""
         now, p, t = _now(), self._p, self._prefix
         since = (datetime.now(timezone.utc) - ROTATION_WINDOW).isoformat()
         with self._db.transaction(commit=True) as c:
@@ -328,6 +348,12 @@ class AccessStore(SqlTables):
                       f"AND role = {p} AND seat = {p} AND revoked_at IS NULL", (now, _hash(old_token), game_id, SEAT, seat))
             if rowcount(c) != 1:
                 return False
+            # Read once the token's row is held: the same request sent twice finds its token revoked above.
+            c.execute(f"SELECT 1 FROM {t}warlog_token_rotations WHERE game_id = {p} AND seat = {p} AND key_hash = {p}",
+                      (game_id, seat, _hash(key)))
+            if c.fetchone() is not None:
+                raise RotationKeyUsed(f"this Idempotency-Key replaced another token of seat {seat}: a replacement "
+                                      "is a new request, under a key of its own")
             c.execute(f"INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                       f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(new_token), game_id, SEAT, seat, now))
             c.execute(f"INSERT INTO {t}warlog_token_rotations (old_hash, game_id, seat, new_hash, key_hash, rotated_at) "

@@ -452,12 +452,13 @@ def whose_move(view: dict) -> list[str]:
 
 
 def index_row(view: dict) -> dict:
-    """The games index: the columns the game list filters and sorts on, and when the clock next
-    has something due (the clock sweep's filter), from the map view."""
+    """The games index: the columns the game list filters and sorts on (a sandbox is left out
+    unless asked for), and when the clock next has something due (the clock sweep's filter),
+    from the map view."""
     return {"game_id": view["game_id"], "ruleset": view["ruleset"], "scenario": view["scenario"],
             "status": status(view), "version": view["version"], "chain_head": view["chain_head"],
             "last_activity": view["last_activity"], "ended": view["ended"],
-            "next_due": clocks.next_due(view.get("clock")),
+            "next_due": clocks.next_due(view.get("clock")), "sandbox": view.get("sandbox") is not None,
             "seats": [{"seat": s, "handle": view["seats"][s] or None, "to_move": s in view["whose_move"]}
                       for s in human_seats(view)]}
 

@@ -63,7 +63,7 @@ TABLES = {
     VIEWS: "projection TEXT NOT NULL, game_id TEXT NOT NULL, version BIGINT NOT NULL, body {body}, "
            "PRIMARY KEY (projection, game_id)",
     INDEX: "game_id TEXT PRIMARY KEY, ruleset TEXT NOT NULL, scenario TEXT, status TEXT NOT NULL, "
-           "version BIGINT NOT NULL, chain_head TEXT, last_activity TEXT, ended TEXT, next_due TEXT",
+           "version BIGINT NOT NULL, chain_head TEXT, last_activity TEXT, ended TEXT, next_due TEXT, sandbox INTEGER",
     INDEX_SEATS: "game_id TEXT NOT NULL, seat TEXT NOT NULL, handle TEXT, to_move INTEGER NOT NULL, "
                  "PRIMARY KEY (game_id, seat)",
     TRACKING: "name TEXT PRIMARY KEY, position BIGINT NOT NULL",
@@ -210,6 +210,10 @@ class ProjectionStore(SqlTables):
             added = not self.has_column(c, INDEX, "next_due")
             if added:
                 c.execute(f"ALTER TABLE {self._prefix}{INDEX} ADD COLUMN next_due TEXT")
+            # An index made before ``sandbox``: its rows say NULL (not known) until the projector
+            # writes them again; the games list reads such a row's view to tell (api/games.py).
+            if not self.has_column(c, INDEX, "sandbox"):
+                c.execute(f"ALTER TABLE {self._prefix}{INDEX} ADD COLUMN sandbox INTEGER")
             for statement in INDEXES:
                 c.execute(self.sql(statement))
             if added:
@@ -318,8 +322,9 @@ class ProjectionStore(SqlTables):
             return [load_body(r["body"]) for r in c.fetchall()]
 
     def query_index(self, game_ids: Iterable[str], *, status: str | None = None, ruleset: str | None = None,
-                    player: str | None = None, turn_of: str | None = None) -> list[dict]:
-        """Index rows of ``game_ids`` that match the filters, newest activity first (in SQL)."""
+                    player: str | None = None, turn_of: str | None = None, sandboxes: bool = True) -> list[dict]:
+        """Index rows of ``game_ids`` that match the filters, newest activity first (in SQL);
+        ``sandboxes`` False leaves out the rows known to be sandboxes (``sandbox`` NULL: not known)."""
         game_ids = list(game_ids)
         rows: list[dict] = []
         for chunk in _chunks(game_ids, 500):
@@ -339,6 +344,8 @@ class ProjectionStore(SqlTables):
                 where.append(f"EXISTS (SELECT 1 FROM {self._prefix}{INDEX_SEATS} s WHERE s.game_id = i.game_id "
                              f"AND s.handle = {self._p} AND s.to_move = 1)")
                 params.append(turn_of)
+            if not sandboxes:
+                where.append("(i.sandbox IS NULL OR i.sandbox = 0)")
             with self._db.transaction(commit=False) as c:
                 c.execute(f"SELECT i.* FROM {self._prefix}{INDEX} i WHERE {' AND '.join(where)}", tuple(params))
                 rows.extend(dict(r) for r in c.fetchall())
@@ -415,14 +422,16 @@ class ProjectionStore(SqlTables):
 
     def _write_index(self, c: Any, index: list[dict]) -> None:
         c.executemany(self.sql(f"INSERT INTO {{t}}{INDEX} AS i (game_id, ruleset, scenario, status, version, "
-                               "chain_head, last_activity, ended, next_due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                               "chain_head, last_activity, ended, next_due, sandbox) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                                "ON CONFLICT (game_id) DO UPDATE SET ruleset = excluded.ruleset, "
                                "scenario = excluded.scenario, status = excluded.status, version = excluded.version, "
                                "chain_head = excluded.chain_head, last_activity = excluded.last_activity, "
-                               "ended = excluded.ended, next_due = excluded.next_due "
+                               "ended = excluded.ended, next_due = excluded.next_due, sandbox = excluded.sandbox "
                                "WHERE i.version < excluded.version"),
                       [(r["game_id"], r["ruleset"], r["scenario"], r["status"], r["version"], r["chain_head"],
-                        r["last_activity"], dump_text(r["ended"]), r["next_due"]) for r in index])
+                        r["last_activity"], dump_text(r["ended"]), r["next_due"], 1 if r["sandbox"] else 0)
+                       for r in index])
         at = f"EXISTS (SELECT 1 FROM {{t}}{INDEX} i WHERE i.game_id = ? AND i.version = ?)"
         c.executemany(self.sql(f"DELETE FROM {{t}}{INDEX_SEATS} WHERE game_id = ? AND {at}"),
                       [(r["game_id"], r["game_id"], r["version"]) for r in index])

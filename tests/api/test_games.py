@@ -443,3 +443,45 @@ def test_a_games_404_says_it_may_be_private_and_why_the_caller_cannot_read_it(cl
         details = {problem(client.get(f"/api/v1/games/{gid}", headers=headers), 404, "game_not_found")["detail"]
                    .replace(gid, "ID") for gid in (game.game_id, unknown)}
         assert details == {f"no game ID, or it is private and {why}"}
+
+
+def test_the_list_reads_no_sandbox_view_unless_sandboxes_are_asked_for(client, monkeypatch):
+    """Sandboxes were left out only once each game's map view was read: anyone making public
+    sandboxes (20 an hour) and keeping them busy made every read of the list, the lobby's, read
+    all their views before the games it shows. The index knows a sandbox: none is read."""
+    from projections.runner import Projections
+    from projections.store import ProjectionStore
+
+    game = make_game(client, public=True)
+    made = []
+    for n in range(3):
+        r = client.post(f"/api/v1/games/{game.game_id}/sandbox", json={"at": 3, "public": True})
+        assert r.status_code == 201, r.json
+        made.append(r.json["game_id"])
+    Projections(client.application.extensions["warlog"]).catch_up()  # the list catches up none of them
+    read, load = [], ProjectionStore.load
+    monkeypatch.setattr(ProjectionStore, "load",
+                        lambda self, ids, *a, **k: read.extend(ids) or load(self, ids, *a, **k))
+    listed = client.get("/api/v1/games").json["games"]
+    assert [g["game_id"] for g in listed] == [game.game_id]
+    assert not set(read) & set(made)
+    listed = client.get("/api/v1/games?sandbox=true").json["games"]
+    assert {g["game_id"] for g in listed} == {game.game_id, *made}
+
+
+def test_an_index_made_before_it_knew_sandboxes_still_lists_none_unless_asked(client):
+    """A store whose games index has no ``sandbox`` column gains it empty (not known): such a row's
+    view still tells the list a sandbox, until the projector writes the row again."""
+    from projections.runner import Projections
+
+    game = make_game(client, public=True)
+    r = client.post(f"/api/v1/games/{game.game_id}/sandbox", json={"at": 3, "public": True})
+    assert r.status_code == 201, r.json
+    projections = Projections(client.application.extensions["warlog"])
+    projections.catch_up()
+    store = projections.store
+    store._run("ALTER TABLE {t}warlog_games_index DROP COLUMN sandbox")
+    store.create_tables()
+    assert {row["sandbox"] for row in store.query_index([game.game_id, r.json["game_id"]])} == {None}
+    assert [g["game_id"] for g in client.get("/api/v1/games").json["games"]] == [game.game_id]
+    assert len(client.get("/api/v1/games?sandbox=true").json["games"]) == 2

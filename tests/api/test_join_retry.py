@@ -133,6 +133,9 @@ def join_again_at_once(config, game_id, body, key, worker, barrier, results):
             if worker == 0:
                 tokens = AccessStore.for_service(app)._tokens(game_id, SEAT)
                 live.append(sum(1 for t in tokens if t["name"] == "Blue" and t["revoked_at"] is None))
+                # The rounds send it again more often than a join is (JOIN_REPLAYS): counted afresh.
+                AccessStore.for_service(app)._run("UPDATE {t}warlog_invites SET join_replays = 0 WHERE game_id = ?",
+                                                  (game_id,))
             barrier.wait()
         return {"live": live}
 
@@ -149,3 +152,21 @@ def test_retries_of_one_join_racing_in_several_processes_leave_one_live_token(cl
     assert _join(client, game, body, key="join-1").status_code == 201
     reports = run_processes(join_again_at_once, store_config, game.game_id, body, "join-1")
     assert reports[0]["live"] == [1] * RACE_ROUNDS
+
+
+def test_a_join_is_sent_again_a_bounded_number_of_times(client, monkeypatch):
+    """Each join sent again issues the seat a fresh token, with a write limit (too_many_orders) of
+    its own: sent again without end within the hour, one seat ordered without limit, as a chain of
+    token replacements did before it was bounded (too_many_rotations)."""
+    import domain.access
+
+    monkeypatch.setattr(domain.access, "JOIN_REPLAYS", 2)
+    game = make_game(client, join=False)
+    body = {"invite_code": game.invites["Blue"], "handle": "ann"}
+    assert _join(client, game, body, key="join-1").status_code == 201
+    tokens = [_join(client, game, body, key="join-1") for _ in range(2)]
+    assert [r.status_code for r in tokens] == [200, 200]
+    detail = problem(_join(client, game, body, key="join-1"), 409, "invite_used")["detail"]
+    assert "sent again 2 times" in detail
+    # Refused, it revoked nothing: the last token the seat was given works.
+    assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(tokens[-1].json["token"])).status_code == 200

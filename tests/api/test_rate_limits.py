@@ -152,6 +152,20 @@ def test_orders_are_counted_per_token_and_recover(app_with):
     assert game.order(client, "Blue", ROLL, "o5").status_code == 201
 
 
+def test_one_token_spelled_otherwise_is_counted_as_one(app_with):
+    """The server takes 'bearer', 'BEARER' and any spaces before the token as the same token; the
+    writes limit counted the Authorization header as sent, so each spelling had a budget of its
+    own and one token wrote without limit."""
+    client = app_with(WARLOG_LIMIT_ORDERS="3 per 60 second").test_client()
+    game = make_game(client)
+    token = game.seats["Blue"]["Authorization"].partition(" ")[2]
+    spellings = [f"Bearer {token}", f"bearer {token}", f"BEARER  {token}", f"Bearer {' ' * 7}{token}"]
+    assert [game.order(client, "Blue", ROLL, f"o{n}", Authorization=header).status_code
+            for n, header in enumerate(spellings[:3])] == [201, 201, 201]
+    refused(game.order(client, "Blue", ROLL, "o9", Authorization=spellings[3]), "too_many_orders",
+            "WARLOG_LIMIT_ORDERS", 60)
+
+
 # ------------------------------------------------------------------------- stream openings ----
 def open_stream(client, game, headers=None, **kwargs):
     response = client.get(f"/api/v1/games/{game.game_id}/events/stream", headers={**game.seats["Blue"], **(headers or {})},
@@ -280,3 +294,16 @@ def test_a_HEAD_of_a_whole_log_read_is_counted_as_its_GET(app_with, path):
     head = client.head(url)
     assert head.status_code == 429 and 1 <= int(head.headers["Retry-After"]) <= 60
     refused(client.get(url), "too_many_reads", "WARLOG_LIMIT_READS", 60)  # one count for HEAD and GET
+
+
+def test_forks_are_counted_as_whole_log_reads(app_with):
+    """A fork folds the source's log up to ``at``, then may refuse (403 fork_hidden, 422 an ended
+    game): only a sandbox made (201) was counted, so anyone, without a token, folded a public
+    game's log as often as he asked and was never held back."""
+    from tests.api.test_proving_sandbox import fork, played
+
+    client = app_with(WARLOG_LIMIT_READS="2 per 60 second").test_client()
+    game = played(client)
+    marker = game.spans["b1"][1]  # the state holds Blue's face-down marker: hidden from spectators
+    assert [fork(client, game, marker, {}).status_code for _ in range(2)] == [403, 403]
+    refused(fork(client, game, marker, {}), "too_many_reads", "WARLOG_LIMIT_READS", 60)

@@ -169,3 +169,25 @@ def test_a_replaced_tokens_open_stream_ends_before_sending_another_event(api_ser
     fresh = client.get(url, headers=bearer(new), buffered=False)
     assert fresh.status_code == 200
     fresh.close()
+
+
+def test_a_keyed_seats_signed_request_replaces_no_later_token(client):
+    """The signature names the request by its Idempotency-Key, not the token it replaces: a captured
+    signed request (its answer, the new token, got back by its replay) replaced that new token too,
+    and the next, each time locking the owner out without the seat's key."""
+    game, key, head = keyed_game(client)
+    signed = {"Warlog-Signature": signatures.sign_command(key, game.game_id, signatures.SEAT_TOKEN, "Blue",
+                                                          {"request_id": "rotate-1"}, head), "Warlog-Head": head}
+    owner = rotate(client, game.game_id, game.seats["Blue"], **signed)
+    assert owner.status_code == 201, owner.json
+    # The thief holds the signed request as sent: its replay gives him the new token, and the same
+    # signed request sent with that token is refused; the token stays the owner's.
+    replay = rotate(client, game.game_id, game.seats["Blue"], **signed)
+    assert replay.status_code == 200 and replay.json["token"] == owner.json["token"]
+    r = rotate(client, game.game_id, bearer(owner.json["token"]), **signed)
+    assert r.status_code == 422 and r.json["code"] == "idempotency_conflict", r.json
+    assert me(client, game.game_id, owner.json["token"]).status_code == 200
+    # The owner replaces it under a key of a new request, signed.
+    fresh = {"Warlog-Signature": signatures.sign_command(key, game.game_id, signatures.SEAT_TOKEN, "Blue",
+                                                         {"request_id": "rotate-2"}, head), "Warlog-Head": head}
+    assert rotate(client, game.game_id, bearer(owner.json["token"]), key="rotate-2", **fresh).status_code == 201
