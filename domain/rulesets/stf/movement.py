@@ -339,7 +339,7 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
     wanted = math.ceil(len(cup) / 3)
     while len(drawn) < wanted:
         if len(cup) <= wanted - len(drawn):  # no choice left: every counter still in the cup comes
-            drawn += cup
+            drawn, cup = drawn + cup, []  # none is left over for 6.3 to keep off the map
             break
         r = ctx.roll(1, len(cup), seat="system", rule="STF 6.4",
                      purpose=f"STF 6.4: counter {len(drawn) + 1} of {wanted} drawn at random from the "
