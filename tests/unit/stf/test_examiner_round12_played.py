@@ -18,3 +18,28 @@ def test_stf_6_3_the_only_false_contact_off_the_map_comes_back_and_is_not_marked
     assert [e for e in events_of(out, "GroupChanged") if "redeployable" in e["changes"]] == []
     assert [r.rule for r in rolls_of(out)] == ["STF 6.3", "STF 6.5"]  # the megahex and outer hex only
     assert after["groups"]["TF5"]["status"] == "on map" and after["groups"]["TF5"].get("redeployable", True)
+
+
+# ---- STF 2.6.1: a patrol "against any Megahex": every megahex with a contact is offered ------------------
+def test_stf_2_6_1_every_megahex_holding_a_gamesystem_group_is_offered_for_the_lbna_patrol():
+    """Seen in a G-I-UK Gap campaign (Soviet Player invading): the offer held patrols over the three
+    lowest-numbered megahexes with contacts only (9, 10, 12), never megahex 53 or 61, where the
+    contacts closing on the Player's task forces were. 2.6.1: "a maximum of one Backfire or one
+    Badger patrol per turn against any Megahex": each megahex holding a GameSystem group is offered,
+    with 2.6.2's missiles at each task force there, and each offered patrol is taken."""
+    from domain.rulesets.stf import maps
+    from tests.unit.stf.helpers import R, play
+    from tests.unit.stf.test_air import add, built, ship
+
+    st = built(player="Soviet", phase="Patrol")
+    st["campaign"]["system_side"] = "US"
+    for gid, hex_ in (("TF1", "0303"), ("TF2", "0510"), ("TF3", "0614"), ("TF4", "2008")):
+        add(st, gid, "system", hex_, [ship(f"dd{gid}", "DD")], intel="precise", chit="Captain")
+    add(st, "SR1", "system", "2207", kind="subron")
+    wanted = {maps.megahex_number("giuk", h) for h in ("0303", "0510", "0614", "2008", "2207")}
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "lbna_patrol"]
+    assert {o["megahex"] for o in offered} == wanted == {1, 12, 14, 53, 61}
+    assert {(o["megahex"], o["target"]) for o in offered if o["unit"] == "badger" and o.get("target")} == {
+        (1, "TF1"), (12, "TF2"), (14, "TF3"), (53, "TF4")}
+    for o in (o for o in offered if o["megahex"] in (53, 61)):
+        play(st, {k: v for k, v in o.items() if k not in ("title", "rule")}, FixedDice(default=1))  # taken
