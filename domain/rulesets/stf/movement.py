@@ -206,7 +206,8 @@ def _unplaced_sosus(state: dict) -> list[str]:
 
 
 def _deploy_templates(state: dict) -> list[dict]:
-    """Each unplaced group in each megahex of its column (at the centre), then one SOSUS placement."""
+    """Each unplaced group in each megahex of its column (at the centre), then the next SOSUS unit in
+    each megahex with shallow water (STF 1.8: "any Megahex which contains Shallow water")."""
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
@@ -215,7 +216,7 @@ def _deploy_templates(state: dict) -> list[dict]:
         for number in starting_megahexes(m, nation, _column(g)):
             out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
-    out += [{"kind": "deploy", "sosus": uid, "megahex": shallow[0]} for uid in _unplaced_sosus(state)[:1]]
+    out += [{"kind": "deploy", "sosus": uid, "megahex": n} for uid in _unplaced_sosus(state)[:1] for n in shallow]
     return out
 
 

@@ -43,3 +43,26 @@ def test_stf_2_6_1_every_megahex_holding_a_gamesystem_group_is_offered_for_the_l
         (1, "TF1"), (12, "TF2"), (14, "TF3"), (53, "TF4")}
     for o in (o for o in offered if o["megahex"] in (53, 61)):
         play(st, {k: v for k, v in o.items() if k not in ("title", "rule")}, FixedDice(default=1))  # taken
+
+
+# ---- STF 1.8: SOSUS "in any Megahex which contains Shallow water" is offered there -----------------------
+def test_stf_1_8_a_sosus_unit_is_offered_in_every_megahex_with_shallow_water():
+    """Seen in a Mediterranean campaign (US Player, two SOSUS bought): the offer placed SOSUS in one
+    megahex only, the map's first with shallow water (3), so both went there; 1.8 lets the Player
+    "deploy them in any Megahex which contains Shallow water". The next SOSUS unit is offered in
+    each such megahex (and in no deep-water one), and each offered placement is taken."""
+    from domain.rulesets.stf import maps
+    from tests.unit.stf.helpers import R, play
+    from tests.unit.stf.test_movement import deployment_state
+
+    st = deployment_state()
+    for uid in ("SOSUS1", "SOSUS2"):
+        st["units"][uid] = {"id": uid, "class": "SOSUS", "nation": "US", "counter": None, "megahex": None}
+    m = st["campaign"]["map"]
+    shallow = {n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)}
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "deploy" and "sosus" in o]
+    assert {o["sosus"] for o in offered} == {"SOSUS1"}  # one unit at a time, as before
+    assert {o["megahex"] for o in offered} == shallow and len(shallow) > 1
+    for o in offered[:: max(1, len(offered) // 5)]:
+        _, after = play(st, o, FixedDice(default=1))
+        assert after["units"]["SOSUS1"]["megahex"] == o["megahex"]
