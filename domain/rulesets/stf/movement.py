@@ -419,8 +419,24 @@ def _withdrawal_duty(state: dict) -> tuple[str, str] | None:
 turn.PHASE_DUTIES.setdefault("Movement", []).append(_withdrawal_duty)
 
 
+def _reachable_paths(m: str, start: str, speed: int) -> list[list[str]]:
+    """STF 7.1: a path to each sea hex within ``speed`` steps of ``start`` by water, the first
+    shortest one found (neighbours in the map's order), nearest hexes first."""
+    paths, frontier = {start: []}, [start]
+    for _ in range(speed):
+        nxt = []
+        for h in frontier:
+            for n in _sea_neighbours(m, h):
+                if n not in paths:
+                    paths[n] = paths[h] + [n]
+                    nxt.append(n)
+        frontier = nxt
+    return [p for h, p in paths.items() if p]
+
+
 def _move_templates(state: dict) -> list[dict]:
-    """A one-hex move into each sea neighbour of each group that may still move this turn."""
+    """A move to each sea hex each group that may still move this turn reaches at its speed (STF
+    7.1: "at most its slowest unit's speed"; one-hex moves alone held a group to one hex a turn)."""
     m = state["campaign"].get("map")
     if m not in maps.MAP_NAMES:
         return []
@@ -436,7 +452,8 @@ def _move_templates(state: dict) -> list[dict]:
             out += [{"kind": "move", "group": g["id"], "path": _withdrawal(state, g, n, dist, steps)}
                     for n in maps.sea_neighbours(m, g["hex"]) if dist.get(n) == dist[g["hex"]] - 1]
         else:
-            out += [{"kind": "move", "group": g["id"], "path": [n]} for n in maps.sea_neighbours(m, g["hex"])]
+            out += [{"kind": "move", "group": g["id"], "path": p}
+                    for p in _reachable_paths(m, g["hex"], group_speed(state, g))]
     return out
 
 

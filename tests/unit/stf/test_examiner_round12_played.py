@@ -66,3 +66,28 @@ def test_stf_1_8_a_sosus_unit_is_offered_in_every_megahex_with_shallow_water():
     for o in offered[:: max(1, len(offered) // 5)]:
         _, after = play(st, o, FixedDice(default=1))
         assert after["units"]["SOSUS1"]["megahex"] == o["megahex"]
+
+
+# ---- STF 7.1: a move at the group's speed is offered, not only one hex ----------------------------------
+def test_stf_7_1_moves_of_up_to_the_groups_speed_are_offered_and_taken():
+    """Read in every played campaign: the Player's groups moved one hex a turn while the GameSystem's
+    moved two or three, because the offer held one-hex moves only and a group moves once a turn
+    (its `moved`). 7.1 moves a group "at most its slowest unit's speed": the offer holds a path to
+    each sea hex within that many steps by water (a speed-3 group on open sea: 36 hexes), each
+    path of adjacent sea hexes and each taken."""
+    from domain.rulesets.stf import maps
+    from tests.unit.stf.helpers import R, play
+    from tests.unit.stf.test_movement import M, add, ship, state
+
+    st = state()
+    add(st, "P1", "Player", "tf", "1811", [ship("dd1", speed=3), ship("ff1", speed=3)])
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move" and o["group"] == "P1"]
+    ends = {o["path"][-1] for o in offered}
+    within = {h for h in maps.grid(M).names() if maps.is_sea(M, h) and 1 <= maps.distance(M, "1811", h) <= 3}
+    assert max(len(o["path"]) for o in offered) == 3
+    assert ends <= within and len(ends) == len(offered)
+    if all(maps.is_sea(M, h) for h in within):  # open sea all round: every hex within 3 is reached
+        assert ends == within
+    for o in offered[::7]:
+        _, after = play(st, o)
+        assert after["groups"]["P1"]["hex"] == o["path"][-1]
