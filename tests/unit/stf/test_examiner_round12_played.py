@@ -3,8 +3,12 @@ domain/rulesets/stf/play.py, fixed seeds) as an umpire reads a log, each pinned 
 
 from __future__ import annotations
 
-from tests.unit.stf.helpers import FixedDice, events_of, rolls_of, run_step
+from domain.rulesets.stf import maps
+from tests.unit.stf.helpers import R, FixedDice, events_of, play, rolls_of, run_step
+from tests.unit.stf.test_air import add as add_air
+from tests.unit.stf.test_air import built, ship as air_ship
 from tests.unit.stf.test_examiner_stf_doubts import off_map, placed
+from tests.unit.stf.test_movement import M, add, deployment_state, ship, state
 
 
 # ---- STF 6.3, 6.4: the one false contact off the map comes back, and is not marked as kept off ----------
@@ -27,15 +31,12 @@ def test_stf_2_6_1_every_megahex_holding_a_gamesystem_group_is_offered_for_the_l
     contacts closing on the Player's task forces were. 2.6.1: "a maximum of one Backfire or one
     Badger patrol per turn against any Megahex": each megahex holding a GameSystem group is offered,
     with 2.6.2's missiles at each task force there, and each offered patrol is taken."""
-    from domain.rulesets.stf import maps
-    from tests.unit.stf.helpers import R, play
-    from tests.unit.stf.test_air import add, built, ship
 
     st = built(player="Soviet", phase="Patrol")
     st["campaign"]["system_side"] = "US"
     for gid, hex_ in (("TF1", "0303"), ("TF2", "0510"), ("TF3", "0614"), ("TF4", "2008")):
-        add(st, gid, "system", hex_, [ship(f"dd{gid}", "DD")], intel="precise", chit="Captain")
-    add(st, "SR1", "system", "2207", kind="subron")
+        add_air(st, gid, "system", hex_, [air_ship(f"dd{gid}", "DD")], intel="precise", chit="Captain")
+    add_air(st, "SR1", "system", "2207", kind="subron")
     wanted = {maps.megahex_number("giuk", h) for h in ("0303", "0510", "0614", "2008", "2207")}
     offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "lbna_patrol"]
     assert {o["megahex"] for o in offered} == wanted == {1, 12, 14, 53, 61}
@@ -51,9 +52,6 @@ def test_stf_1_8_a_sosus_unit_is_offered_in_every_megahex_with_shallow_water():
     megahex only, the map's first with shallow water (3), so both went there; 1.8 lets the Player
     "deploy them in any Megahex which contains Shallow water". The next SOSUS unit is offered in
     each such megahex (and in no deep-water one), and each offered placement is taken."""
-    from domain.rulesets.stf import maps
-    from tests.unit.stf.helpers import R, play
-    from tests.unit.stf.test_movement import deployment_state
 
     st = deployment_state()
     for uid in ("SOSUS1", "SOSUS2"):
@@ -75,9 +73,6 @@ def test_stf_7_1_moves_of_up_to_the_groups_speed_are_offered_and_taken():
     (its `moved`). 7.1 moves a group "at most its slowest unit's speed": the offer holds a path to
     each sea hex within that many steps by water (a speed-3 group on open sea: 36 hexes), each
     path of adjacent sea hexes and each taken."""
-    from domain.rulesets.stf import maps
-    from tests.unit.stf.helpers import R, play
-    from tests.unit.stf.test_movement import M, add, ship, state
 
     st = state()
     add(st, "P1", "Player", "tf", "1811", [ship("dd1", speed=3), ship("ff1", speed=3)])
