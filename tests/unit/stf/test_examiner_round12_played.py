@@ -86,3 +86,23 @@ def test_stf_7_1_moves_of_up_to_the_groups_speed_are_offered_and_taken():
     for o in offered[::7]:
         _, after = play(st, o)
         assert after["groups"]["P1"]["hex"] == o["path"][-1]
+
+
+# ---- STF 11.7 with 8.7: placing an Accurate task force draws its ships first -----------------------------
+def test_stf_11_7_placing_an_accurate_task_force_holding_only_its_set_aside_cv_draws_its_ships():
+    """Seen in a G-I-UK Gap campaign: TF3, an Accurate Rear Admiral task force known only by the
+    Saratoga set aside for its strike (10.8), was placed on the tactical display as that one
+    carrier in the centre ring. 11.7 places "its ships": as the Player's air strike (and an
+    SSM hit, 11.1) on such a force draws its composition by 8.7's procedure before it is fought,
+    so does a placement (Soviet Rear Admiral with a revealed air strength, +4: a 1 reads row 5,
+    1CV 1CG 1DD 3FF); the Kiev set aside is its CV, and every ship is placed."""
+    from tests.unit.stf.test_examiner_campaigns import accurate_tf_with_its_set_aside_cv
+
+    st = accurate_tf_with_its_set_aside_cv()
+    st["phase"] = "Strike"
+    out, after = play(st, {"kind": "placement", "group": "TF1"}, FixedDice(1, default=1))
+    g = after["groups"]["TF1"]
+    assert g["intel"] == "precise"
+    assert sorted(after["units"][u]["class"] for u in g["units"]) == ["CG", "CV", "DD", "FF", "FF", "FF"]
+    placed_ships = [s["unit"] for e in events_of(out, "SystemActs") if e["what"] == "placement" for s in e["detail"]["ships"]]
+    assert sorted(placed_ships) == sorted(g["units"]) and placed_ships[0] == "sov-cv-kiev"
