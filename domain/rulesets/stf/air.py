@@ -1076,7 +1076,9 @@ def _patrol_templates(state: dict) -> list[dict]:
     maps, name = _maps(), map_name(state)
     seen = sorted({maps.megahex_number(name, g["hex"]) for g in state["groups"].values()
                    if g["owner"] == "system" and on_map(g)} - {None})
-    megahexes = seen[:3] or maps.megahex_numbers(name)[:1]
+    # STF 2.6.1 "against any Megahex": every megahex holding a GameSystem group (the three lowest
+    # numbers alone left out the contacts nearest the Player); with none, the first megahex
+    megahexes = seen or maps.megahex_numbers(name)[:1]
     out = []
     for u, n in lbna_left(state).items():
         if n:

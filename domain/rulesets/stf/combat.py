@@ -561,6 +561,10 @@ def placement(ctx: Ctx, order: dict) -> None:
     if g is None or g.get("owner") != "system" or not in_play(g):
         raise InvalidOrder("'group' is a GameSystem group on the map", rule="STF 11.7", field="group")
     need(bool(units_of(ctx.state, gid, ships=True)), "STF 11.7", f"{gid} has no ships known to place")
+    if not air.composition_drawn(ctx.state, gid):
+        # only the CV set aside for its strike (10.8) is known: its ships are drawn first, by 8.7's
+        # procedure, as for the Player's air strike on it (11.7) and an SSM hit (11.1)
+        composition.reveal(ctx, gid, rule="STF 11.7", why=f"{gid}'s ships are placed on the tactical display")
     place(ctx, gid)
 
 

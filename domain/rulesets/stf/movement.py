@@ -206,7 +206,8 @@ def _unplaced_sosus(state: dict) -> list[str]:
 
 
 def _deploy_templates(state: dict) -> list[dict]:
-    """Each unplaced group in each megahex of its column (at the centre), then one SOSUS placement."""
+    """Each unplaced group in each megahex of its column (at the centre), then the next SOSUS unit in
+    each megahex with shallow water (STF 1.8: "any Megahex which contains Shallow water")."""
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
@@ -215,7 +216,7 @@ def _deploy_templates(state: dict) -> list[dict]:
         for number in starting_megahexes(m, nation, _column(g)):
             out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
-    out += [{"kind": "deploy", "sosus": uid, "megahex": shallow[0]} for uid in _unplaced_sosus(state)[:1]]
+    out += [{"kind": "deploy", "sosus": uid, "megahex": n} for uid in _unplaced_sosus(state)[:1] for n in shallow]
     return out
 
 
@@ -339,7 +340,7 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
     wanted = math.ceil(len(cup) / 3)
     while len(drawn) < wanted:
         if len(cup) <= wanted - len(drawn):  # no choice left: every counter still in the cup comes
-            drawn += cup
+            drawn, cup = drawn + cup, []  # none is left over for 6.3 to keep off the map
             break
         r = ctx.roll(1, len(cup), seat="system", rule="STF 6.4",
                      purpose=f"STF 6.4: counter {len(drawn) + 1} of {wanted} drawn at random from the "
@@ -419,8 +420,24 @@ def _withdrawal_duty(state: dict) -> tuple[str, str] | None:
 turn.PHASE_DUTIES.setdefault("Movement", []).append(_withdrawal_duty)
 
 
+def _reachable_paths(m: str, start: str, speed: int) -> list[list[str]]:
+    """STF 7.1: a path to each sea hex within ``speed`` steps of ``start`` by water, the first
+    shortest one found (neighbours in the map's order), nearest hexes first."""
+    paths, frontier = {start: []}, [start]
+    for _ in range(speed):
+        nxt = []
+        for h in frontier:
+            for n in _sea_neighbours(m, h):
+                if n not in paths:
+                    paths[n] = paths[h] + [n]
+                    nxt.append(n)
+        frontier = nxt
+    return [p for h, p in paths.items() if p]
+
+
 def _move_templates(state: dict) -> list[dict]:
-    """A one-hex move into each sea neighbour of each group that may still move this turn."""
+    """A move to each sea hex each group that may still move this turn reaches at its speed (STF
+    7.1: "at most its slowest unit's speed"; one-hex moves alone held a group to one hex a turn)."""
     m = state["campaign"].get("map")
     if m not in maps.MAP_NAMES:
         return []
@@ -436,7 +453,8 @@ def _move_templates(state: dict) -> list[dict]:
             out += [{"kind": "move", "group": g["id"], "path": _withdrawal(state, g, n, dist, steps)}
                     for n in maps.sea_neighbours(m, g["hex"]) if dist.get(n) == dist[g["hex"]] - 1]
         else:
-            out += [{"kind": "move", "group": g["id"], "path": [n]} for n in maps.sea_neighbours(m, g["hex"])]
+            out += [{"kind": "move", "group": g["id"], "path": p}
+                    for p in _reachable_paths(m, g["hex"], group_speed(state, g))]
     return out
 
 

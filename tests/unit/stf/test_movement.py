@@ -849,7 +849,9 @@ def test_stf_1_12_the_movement_phase_does_not_end_before_the_short_carrier_has_w
 def test_stf_1_12_a_carrier_with_its_three_escorts_moves_freely():
     st = short_carrier(state(), escorts=3)
     offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "move"]
-    assert len(offered) == len(maps.sea_neighbours(M, "1506")) and all(len(o["path"]) == 1 for o in offered)
+    # every sea neighbour, and beyond up to its speed (not only the withdrawal's hexes)
+    assert {tuple(o["path"]) for o in offered if len(o["path"]) == 1} == {(n,) for n in maps.sea_neighbours(M, "1506")}
+    assert max(len(o["path"]) for o in offered) == movement.group_speed(st, st["groups"]["P1"])
     assert [o for o in R.legal_orders(st, "Player") if o["kind"] == "end_phase"]
 
 
