@@ -37,7 +37,8 @@ def test_stf_1_12_the_players_carrier_short_of_escorts_that_has_reached_its_base
     assert [o for o in R.legal_orders(st, "Player") if o["kind"] == "end_phase"]
     # with its three escorts the same task force moves freely from its base
     free = short_carrier(state(), hex_=base, escorts=3)
-    assert len(_moves_of(free, "P1")) == len(maps.sea_neighbours(M, base))
+    one_hex = [m["path"][0] for m in _moves_of(free, "P1") if len(m["path"]) == 1]
+    assert sorted(one_hex) == sorted(maps.sea_neighbours(M, base))
     play(free, {"kind": "move", "group": "P1", "path": [out_of_base]})
 
 
