@@ -1248,9 +1248,14 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"{b.get('seat')} has sealed its orders for round {sealing.get('round')}: 'warlog reveal {game_id}' "
                 f"once every seat has sealed (to seal: {waiting}); or concede: warlog concede {game_id}")
             return
+        # the server says whether this seat has an order to take back now (an older one does not:
+        # then the ruleset's take_back_rule decides, as before)
+        take_back = take_backs and b.get("take_back", True) is not False
+        ask = f"ask to take back your last order: warlog take-back {game_id} --reason TEXT"
         if not orders:
             moving = ", ".join(summary.get("whose_move") or []) or "nobody"
-            say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
+            say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})"
+                + (f"; or {ask}" if take_back and b.get("take_back") else ""))
             return
         if sealing:  # FF 8: orders are sealed together, then revealed; take-backs wait for the round's end
             say(f"sealed-orders round {sealing.get('round')} is open ({sealing.get('rule')}): seal your orders "
@@ -1262,9 +1267,8 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if sealing:
             say(f"or concede: warlog concede {game_id}")
             return
-        if take_backs:
-            say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
-                f"or concede: warlog concede {game_id}")
+        if take_back:
+            say(f"or {ask}; or concede: warlog concede {game_id}")
         else:
             say(f"or concede: warlog concede {game_id}")
 

@@ -592,7 +592,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                   "version_conflict", "integrity_failure", "signature_required", "bad_signature", "unknown_head")),
     ("get", "/api/v1/games/{game_id}/legal-orders"): Op(
         "What this seat may order now", SEAT, tag="orders", params=_GAME,
-        description="Order templates from the ruleset, enough for a client to offer only legal choices.",
+        description="Order templates from the ruleset, enough for a client to offer only legal choices; "
+                    "`take_back`: whether the seat may ask now to take back its last order (its own order is "
+                    "the last one given, no request waits, the game allows take-backs and has not ended).",
         replies={200: Reply("the templates", schemas.LegalOrders, headers=("ETag",))},
         problems=WRITE),
     ("post", "/api/v1/games/{game_id}/take-backs"): Op(

@@ -1,0 +1,50 @@
+"""The command line as a new player met it (the new user's round 12): ``legal`` offers a take-back
+only when the seat has an order to take back, and offers it too when the seat has nothing to
+order. Against a live server (the fixtures of test_client)."""
+
+from __future__ import annotations
+
+from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
+from tests.api.test_cli_play import falklands_game
+
+
+def test_fs_5_1_legal_offers_a_take_back_only_to_the_seat_whose_order_is_the_last(server, alice, bob):
+    """FS 5.1: a player takes back only his own last order. The first 'warlog legal' of a game
+    offered the take-back ("or ask to take back your last order: warlog take-back …") to a seat that
+    had ordered nothing, and the server refused it as printed ("a player may take back only his own
+    last order"); after the UK's order, the AR was offered it too."""
+    game_id = falklands_game(server, alice, bob)
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "setup" in out and f"warlog concede {game_id}" in out, out
+    assert "take-back" not in out and "take back" not in out, out  # nothing ordered yet
+    assert alice.json("legal", game_id)["take_back"] is False
+
+    assert alice("order", game_id, "setup", "--set",
+                 'submarines={"spartan": "sa6", "splendid": "falklands"}')[0] == 0
+    code, out, err = alice("legal", game_id)  # the UK's first operation; the set-up is its last order
+    assert code == 0, err
+    assert f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT" in out, out
+    assert alice.json("legal", game_id)["take_back"] is True
+
+    code, out, err = bob("legal", game_id)  # the AR ordered nothing: no take-back for it
+    assert code == 0, err
+    assert "AR has no legal order now (to move: UK)" in out and "take-back" not in out, out
+    assert bob.json("legal", game_id)["take_back"] is False
+
+
+def test_fs_5_1_legal_offers_the_take_back_to_a_seat_with_nothing_to_order(server, alice, bob):
+    """After his order a player may still take it back while the opponent is to move (FS 5.1:
+    before anything else is ordered); 'legal' said only "has no legal order now" and hid it."""
+    game_id = falklands_game(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set",
+                 'submarines={"spartan": "sa6", "splendid": "falklands"}')[0] == 0
+    for _ in range(4):  # the UK passes until the AR moves (1-1 is in effect at the start: FS 5.4)
+        if "AR" in alice.json("show", game_id)["whose_move"]:
+            break
+        assert alice("order", game_id, "pass")[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "UK has no legal order now (to move: AR)" in out, out
+    assert f"ask to take back your last order: warlog take-back {game_id} --reason TEXT" in out, out
+    assert alice("take-back", game_id, "--reason", "meant to move")[0] == 0  # as offered
