@@ -1188,7 +1188,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     def human(g: dict) -> None:
         say(_summary_line(g))
         if g.get("vp"):
-            say(_vp_text(g["vp"]))
+            say(_vp_text(g["vp"], _vp_note(session.client(game_id, "read"), g.get("ruleset"))))
         if g.get("ended"):
             say("ended: " + _ended_text(g["ended"]))
         say(f"chain head {g.get('chain_head')}")
@@ -1196,12 +1196,24 @@ def cmd_show(args: argparse.Namespace) -> int:
     return _emit(args, body, human)
 
 
-def _vp_text(vp: dict) -> str:
-    """"VP: Blue 2, Red 0" for a ruleset with VP per side; "VP: 8" for one with a single track
-    named "VP" (Falklands' signed track, FS 4.1), whose key says nothing more."""
+def _vp_text(vp: dict, note: str | None = None) -> str:
+    """"VP: Blue 2, Red 0" for a ruleset with VP per side; "VP: 8 (NOTE)" for one with a single
+    track named "VP" (Falklands' signed track, FS 4.1), whose key says nothing more: its ruleset's
+    ``vp_note`` says which side the numbers favour."""
     if list(vp) == ["VP"]:
-        return f"VP: {vp['VP']}"
+        return f"VP: {vp['VP']}" + (f" ({note})" if note else "")
     return "VP: " + ", ".join(f"{k} {v}" for k, v in vp.items())
+
+
+def _vp_note(client, ruleset: str | None) -> str | None:
+    """The ruleset's ``vp_note`` (GET /rulesets/<name>), or None when it has none or cannot be read."""
+    from api.client import ClientError
+
+    try:
+        note = (client.ruleset(ruleset) or {}).get("vp_note") if ruleset else None
+    except (ClientError, AttributeError):
+        return None
+    return note if isinstance(note, str) else None
 
 
 def _ended_text(ended: dict) -> str:
@@ -2197,7 +2209,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     body = client.state(game_id, at=args.at, turn=args.turn, phase=args.phase)
 
     def human(b: dict) -> None:
-        names = _game_and_names(client, game_id)[1]
+        summary, names = _game_and_names(client, game_id)
         state = b.get("state") or {}
         at = f" (right after event #{args.at})" if args.at is not None else ""
         if args.turn is not None:
@@ -2206,7 +2218,7 @@ def cmd_state(args: argparse.Namespace) -> int:
         say(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
               f"to move: {', '.join(b.get('whose_move') or []) or 'nobody'}")
         if state.get("vp"):
-            say(_vp_text(state["vp"]))
+            say(_vp_text(state["vp"], _vp_note(client, summary.get("ruleset"))))
         ended = b.get("ended") or state.get("ended")
         if ended:
             say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))

@@ -48,3 +48,23 @@ def test_fs_5_1_legal_offers_the_take_back_to_a_seat_with_nothing_to_order(serve
     assert "UK has no legal order now (to move: AR)" in out, out
     assert f"ask to take back your last order: warlog take-back {game_id} --reason TEXT" in out, out
     assert alice("take-back", game_id, "--reason", "meant to move")[0] == 0  # as offered
+
+
+def test_fs_4_1_show_says_which_side_the_signed_vp_favours(server, alice, bob):
+    """FS 4.1: one signed VP track, the AR's VP positive and the UK's negative; FS 4.6: zero or
+    less wins the competitive game for the UK. 'warlog show' printed "VP: 8", and a new player
+    could not tell whether 8 was good for him."""
+    game_id = falklands_game(server, alice, bob)
+    code, out, err = bob("show", game_id)
+    assert code == 0, err
+    assert "VP: 8 (positive favours the AR, zero or negative the UK: FS 4.1, 4.6)" in out, out
+    assert bob.json("show", game_id)["vp"] == {"VP": 8}  # the summary itself is as it was
+    code, out, err = bob("state", game_id)
+    assert code == 0 and "VP: 8 (positive favours the AR" in out, out
+
+
+def test_show_adds_no_note_to_vp_per_side(server, alice, bob):
+    game_id = started_game(server, alice, bob, vp_track=True)
+    code, out, err = alice("show", game_id)
+    assert code == 0, err
+    assert "VP: Blue 0, Red 0\n" in out, out

@@ -114,6 +114,7 @@ class Falklands(Ruleset):
     take_back_rule = "FS 5.1"
     end_rule = "FS 4"
     concede_rule = "FS 4.3"  # Surrender
+    vp_note = "positive favours the AR, zero or negative the UK: FS 4.1, 4.6"  # one signed track
     text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
     # FS 6.6 No Fog of War: no ``view`` of its own, so every seat sees the whole state (Ruleset.view).
 
