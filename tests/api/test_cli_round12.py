@@ -68,3 +68,38 @@ def test_show_adds_no_note_to_vp_per_side(server, alice, bob):
     code, out, err = alice("show", game_id)
     assert code == 0, err
     assert "VP: Blue 0, Red 0\n" in out, out
+
+
+def stf_game_after_its_campaign(server, alice) -> str:
+    code, out, err = alice("new", "stf", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0
+    assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
+    return game_id
+
+
+def test_stf_1_the_dice_and_the_state_of_turn_0_are_read_as_they_are_printed(server, alice):
+    """STF's campaign (STF 1.1-4.1) is turn 0: 'warlog dice' printed its rolls "(turn 0, epoch 0)",
+    and 'warlog dice --turn 0' and 'warlog state --turn 0' were refused ("turn: Must be greater
+    than or equal to 1")."""
+    game_id = stf_game_after_its_campaign(server, alice)
+    code, out, err = alice("dice", game_id, "--turn", "0")
+    assert code == 0, err
+    assert "for the mission" in out and "(turn 0, epoch 0)" in out, out
+    code, out, err = alice("state", game_id, "--turn", "0")
+    assert code == 0, err
+    assert "turn 0, Campaign phase" in out, out
+
+
+def test_dice_for_a_seat_the_game_has_not_names_its_seats(server, alice):
+    """'warlog dice --seat GameSystem' (the name the narration uses) or '--seat player' answered
+    "no dice rolled that match", as if the seat had rolled nothing; the server now refuses a seat
+    the game has not, naming those it has."""
+    game_id = stf_game_after_its_campaign(server, alice)
+    for typed in ("GameSystem", "player"):
+        code, out, err = alice("dice", game_id, "--seat", typed)
+        assert code == 1, out
+        assert f"no seat {typed!r} in this game: its seats are Player, system" in err, err
+    code, out, err = alice("dice", game_id, "--seat", "system")
+    assert code == 0 and "for the mission" in out, err
