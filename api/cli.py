@@ -1378,8 +1378,10 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     for name, spec in fields.items():
         lines.append(f"  {name}: {_field_text(spec, names)}")
     words, whole = [f"warlog order {game_id} {shlex.quote(kind)}"], {"kind": kind}
+    example = order.get("example") if isinstance(order.get("example"), dict) else {}
     for name, spec in fields.items():
-        value = _field_example(name, spec)
+        # the template's whole example order first (its fields agree: Falklands' Op #3, #22, #24)
+        value = example[name] if name in example else _field_example(name, spec)
         if value is not _LEAVE_OUT:
             words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
             whole[name] = value
@@ -1390,7 +1392,8 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
 
 
 _LEAVE_OUT = object()
-_TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision_kind", "options", "choices", "fields"})
+_TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision_kind", "options", "choices", "fields",
+                            "example"})
 
 
 def _fields_of_template(order: dict) -> dict:
@@ -1457,10 +1460,10 @@ def _field_example(name: str, spec):
         return _LEAVE_OUT
     if "each" in spec:
         return {key: choices[0] for key, choices in spec["each"].items() if choices}
+    if "example" in spec:  # before the first choice of all: the example is of the first area (Op #18)
+        return spec["example"]
     if spec.get("choices"):
         return spec["choices"][:1] if spec.get("multiple") else spec["choices"][0]
-    if "example" in spec:
-        return spec["example"]
     return name.upper()
 
 

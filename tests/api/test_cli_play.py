@@ -147,14 +147,15 @@ def test_legal_prints_a_draws_winner_as_null_which_set_takes_back_ff5(server, al
 
 def test_show_and_state_print_falklands_one_vp_track_as_its_number_fs41(server, alice, bob):
     """FS 4.1: Falklands keeps one signed VP track (key "VP"); show and state print its value
-    ("VP: 8"), not the key before it ("VP: VP 8"), while freeform's per-side VP keep their sides."""
+    ("VP: 8", then which side they favour: test_cli_round12), not the key before it ("VP: VP 8"),
+    while freeform's per-side VP keep their sides."""
     game_id = falklands_game(server, alice, bob)
     vp = alice.json("show", game_id)["vp"]
     assert list(vp) == ["VP"], vp
     for command in ("show", "state"):
         code, out, err = alice(command, game_id)
         assert code == 0, err
-        assert f"\nVP: {vp['VP']}\n" in out, out
+        assert f"\nVP: {vp['VP']} (positive favours the AR" in out, out
         assert "VP: VP" not in out
 
 

@@ -103,3 +103,34 @@ def test_dice_for_a_seat_the_game_has_not_names_its_seats(server, alice):
         assert f"no seat {typed!r} in this game: its seats are Player, system" in err, err
     code, out, err = alice("dice", game_id, "--seat", "system")
     assert code == 0 and "for the mission" in out, err
+
+
+def test_fs_7_1_every_command_line_legal_prints_for_the_ar_is_recorded_as_printed(server, alice, bob):
+    """FS 7.1 Op #22 and Op #24 move units from one area. 'warlog legal' printed the first origin
+    with the first unit of all and the first destination of all ('--set origin=fox_bay --set
+    units=["armd_10"] --set destination=fitzroy'), and the server refused it as printed ("10th
+    Armored Reconnaissance Squadron is not in Fox Bay"). Every line the AR is offered at its first
+    operation is now sent as printed, and taken back."""
+    from tests.api.test_cli_play import commands
+
+    game_id = falklands_game(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set",
+                 'submarines={"spartan": "sa6", "splendid": "falklands"}')[0] == 0
+
+    def each_line_as_printed(player, opponent, must: set) -> None:
+        code, out, err = player("legal", game_id)
+        lines = [argv for argv in commands(out, game_id) if argv[2] == "operation"
+                 and not any(a.partition("=")[2].isupper() for a in argv)]  # a placeholder (MOVES) is to edit
+        assert must <= {a for argv in lines for a in argv}, out
+        for argv in lines:
+            code, said, err = player(*argv)
+            assert code == 0, (argv, err)
+            assert player("take-back", game_id, "--reason", "only trying")[0] == 0
+            assert opponent("answer-take-back", game_id, "--accept")[0] == 0
+
+    each_line_as_printed(alice, bob, {"op=20"})
+    for _ in range(4):  # the UK passes until the AR moves (1-1 is in effect at the start: FS 5.4)
+        if "AR" in alice.json("show", game_id)["whose_move"]:
+            break
+        assert alice("order", game_id, "pass")[0] == 0
+    each_line_as_printed(bob, alice, {"op=3", "op=20", "op=22", "op=24"})

@@ -24,7 +24,7 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import (
-    decision_fields, field_names, op_choices, template_fields, under_panache, under_poor_logistics,
+    decision_fields, field_names, op_choices, template_example, template_fields, under_panache, under_poor_logistics,
     under_staff_work, with_target_of_opportunity,
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
@@ -226,8 +226,10 @@ class Falklands(Ruleset):
         choices = with_target_of_opportunity(state, seat, op, choices)  # FS 11.3 3-2
         if choices is None:
             return None
-        return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
-                "choices": choices, "fields": template_fields(op, choices, seat)}
+        template = {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
+                    "choices": choices, "fields": template_fields(op, choices, seat)}
+        example = template_example(state, seat, op, choices)  # a whole order for a command line
+        return {**template, "example": example} if example else template
 
     @staticmethod
     def pass_template(state: dict, seat: str) -> dict:
