@@ -1357,8 +1357,9 @@ def _head(order: dict, kinds: list) -> str:
     """A legal order's first line: the ruleset's ``head`` for its kind, formatted with the
     template (e.g. "operation Op #20: Naval Movement"), else the kind; then its rule."""
     kind = str(order.get("kind"))
-    rule = f" ({order['rule']})" if order.get("rule") else ""
     entry = order_kind_for(order, kinds) or {}
+    rule = order.get("rule") or entry.get("rule")  # a template without one (STF's): its kind's
+    rule = f" ({rule})" if rule else ""
     try:
         head = str(entry["head"]).format_map(order) if entry.get("head") else kind
     except (KeyError, ValueError, IndexError, AttributeError):
@@ -1372,7 +1373,9 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     and a ready-to-edit command ('warlog seal' with the order as JSON in a sealed-orders round)."""
     kind = str(order.get("kind"))
     head = _head(order, kinds or [])
-    extra = order.get("prompt") or order.get("note")
+    entry = order_kind_for(order, kinds or []) or {}
+    # what the order does: the template's words, else its kind's help when no head of its own says it
+    extra = order.get("prompt") or order.get("note") or (None if entry.get("head") else entry.get("help"))
     lines = [head + (f" — {extra}" if extra else "")]
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():

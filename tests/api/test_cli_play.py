@@ -66,7 +66,7 @@ def test_falklands_legal_offers_every_kind_with_names_and_its_command_line_recor
     game_id = falklands_game(server, alice, bob)
     code, out, err = alice("legal", game_id)
     assert code == 0, err
-    assert out.startswith("setup (FS 3.3)\n  submarines: JSON {id: choice}: Spartan (spartan): one of ")
+    assert out.startswith("setup (FS 3.3) — the UK places Spartan and Splendid in the TEZ\n  submarines: JSON {id: choice}: Spartan (spartan): one of ")
     (setup,) = commands(out, game_id)
     assert setup[:3] == ["order", game_id, "setup"]
     kinds = [_run(alice, setup)]

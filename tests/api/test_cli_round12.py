@@ -134,3 +134,19 @@ def test_fs_7_1_every_command_line_legal_prints_for_the_ar_is_recorded_as_printe
             break
         assert alice("order", game_id, "pass")[0] == 0
     each_line_as_printed(bob, alice, {"op=3", "op=20", "op=22", "op=24"})
+
+
+def test_stf_legal_names_each_order_s_rule_and_says_what_it_does(server, alice):
+    """STF's templates of draw_carriers, buy, deploy, report… carry no rule: 'warlog legal' headed
+    them with the bare kind ("report", then "sunk: []"), and a new player could not tell what a
+    report was. The head now takes the rule and the one-line help of the ruleset's order kinds
+    ('warlog kinds stf' has them), as every refusal names its rule."""
+    code, out, err = alice("new", "stf", "--server", server.url)
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    assert "\ncampaign (STF 1.1) — generate the campaign: the map (or random: 1D3) and your side" in "\n" + out, out
+    assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert out.startswith("draw_carriers (STF 1.7) — draw your commitment's carriers at random"), out
