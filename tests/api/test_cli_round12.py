@@ -150,3 +150,27 @@ def test_stf_legal_names_each_order_s_rule_and_says_what_it_does(server, alice):
     assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
     code, out, err = alice("legal", game_id)
     assert out.startswith("draw_carriers (STF 1.7) — draw your commitment's carriers at random"), out
+
+
+def test_fs_8_1_a_side_that_moves_no_submarine_is_told_how(server, alice, bob):
+    """FS 8.1: in its Submarine Movement Phase a side may move none of its submarines. 'legal'
+    offered only "submarines — move your submarines" with every boat to Sea Area 1, and 'pass' was
+    refused with "operations are chosen in your Operations Phase, not the UK Submarine phase",
+    which does not say how to move none."""
+    game_id = falklands_game(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set",
+                 'submarines={"spartan": "sa6", "splendid": "falklands"}')[0] == 0
+    for _ in range(6):  # both sides pass their Operations Phases until the UK Submarine phase
+        summary = alice.json("show", game_id)
+        if summary["phase"] == "UK Submarine":
+            break
+        assert (alice if "UK" in summary["whose_move"] else bob)("order", game_id, "pass")[0] == 0
+    code, out, err = alice("legal", game_id)
+    assert out.startswith("submarines (FS 8.1) — move none, one, some or all of your submarines"), out
+    code, out, err = alice("order", game_id, "pass")
+    assert code == 1
+    assert ("no pass in your Submarine Phase: to move no submarine, order 'submarines' with no moves "
+            "[FS 8.1]") in err, err
+    code, out, err = alice("order", game_id, "submarines")
+    assert code == 0, err
+    assert "moved" not in out and alice.json("show", game_id)["phase"] == "AR Submarine", out

@@ -51,7 +51,8 @@ ORDER_KINDS = (
      "help": "conduct one of the 25 operations; its fields are the operation's choices (warlog legal)",
      "fields": {"op": "the operation's number, 1-25; the other fields are its choices, as warlog legal lists them"}},
     {"kind": "pass", "rule": "FS 5.3", "help": "conduct no operation (a UK pass still spends one)", "fields": {}},
-    {"kind": "submarines", "rule": "FS 8.1", "help": "move your submarines",
+    {"kind": "submarines", "rule": "FS 8.1",
+     "help": "move none, one, some or all of your submarines: 'moves' names those that move (none: no moves)",
      "fields": {"moves": "{submarine: sea area}"}},
     {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
      "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
@@ -326,6 +327,8 @@ class Falklands(Ruleset):
 
     def _operation(self, ctx: Ctx, seat: str, order: dict) -> None:
         phase = ctx.state["phase"]
+        need(not (order.get("kind") == "pass" and phase == f"{seat} Submarine"), "FS 8.1",
+             "no pass in your Submarine Phase: to move no submarine, order 'submarines' with no moves")
         need(phase == f"{seat} Operations", self.sequence_rule, f"operations are chosen in your Operations Phase, not the {phase} phase")
         free = free_operation(ctx.state, seat)
         if order.get("kind") == "pass":
