@@ -30,6 +30,14 @@ def falklands_game(server, alice, bob) -> str:
     return game_id
 
 
+def uk_passes_until_the_ar_moves(alice, game_id: str) -> None:
+    """The UK (alice) passes until the AR is to move (1-1 is in effect at the start: FS 5.4)."""
+    for _ in range(4):
+        if "AR" in alice.json("show", game_id)["whose_move"]:
+            return
+        assert alice("order", game_id, "pass")[0] == 0
+
+
 def test_freeform_legal_prints_fields_and_command_lines_that_record_each_kind(server, alice, bob):
     game_id = started_game(server, alice, bob, vp_track=True)
     code, out, err = alice("legal", game_id)

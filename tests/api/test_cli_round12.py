@@ -5,7 +5,7 @@ order. Against a live server (the fixtures of test_client)."""
 from __future__ import annotations
 
 from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
-from tests.api.test_cli_play import falklands_game
+from tests.api.test_cli_play import falklands_game, uk_passes_until_the_ar_moves
 
 
 def test_fs_5_1_legal_offers_a_take_back_only_to_the_seat_whose_order_is_the_last(server, alice, bob):
@@ -39,10 +39,7 @@ def test_fs_5_1_legal_offers_the_take_back_to_a_seat_with_nothing_to_order(serve
     game_id = falklands_game(server, alice, bob)
     assert alice("order", game_id, "setup", "--set",
                  'submarines={"spartan": "sa6", "splendid": "falklands"}')[0] == 0
-    for _ in range(4):  # the UK passes until the AR moves (1-1 is in effect at the start: FS 5.4)
-        if "AR" in alice.json("show", game_id)["whose_move"]:
-            break
-        assert alice("order", game_id, "pass")[0] == 0
+    uk_passes_until_the_ar_moves(alice, game_id)
     code, out, err = alice("legal", game_id)
     assert code == 0, err
     assert "UK has no legal order now (to move: AR)" in out, out
@@ -129,10 +126,7 @@ def test_fs_7_1_every_command_line_legal_prints_for_the_ar_is_recorded_as_printe
             assert opponent("answer-take-back", game_id, "--accept")[0] == 0
 
     each_line_as_printed(alice, bob, {"op=20"})
-    for _ in range(4):  # the UK passes until the AR moves (1-1 is in effect at the start: FS 5.4)
-        if "AR" in alice.json("show", game_id)["whose_move"]:
-            break
-        assert alice("order", game_id, "pass")[0] == 0
+    uk_passes_until_the_ar_moves(alice, game_id)
     each_line_as_printed(bob, alice, {"op=3", "op=20", "op=22", "op=24"})
 
 
@@ -148,8 +142,9 @@ def test_stf_legal_names_each_order_s_rule_and_says_what_it_does(server, alice):
     assert code == 0, err
     assert "\ncampaign (STF 1.1) — generate the campaign: the map (or random: 1D3) and your side" in "\n" + out, out
     assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
-    code, out, err = alice("legal", game_id)
-    assert out.startswith("draw_carriers (STF 1.7) — draw your commitment's carriers at random"), out
+    code, out, err = alice("legal", game_id)  # a commitment without carriers draws none (STF 1.7): buy
+    assert out.startswith(("draw_carriers (STF 1.7) — draw your commitment's carriers at random",
+                           "buy (STF 1.5) — buy the rest of your force within the commitment limit")), out
 
 
 def test_fs_8_1_a_side_that_moves_no_submarine_is_told_how(server, alice, bob):
