@@ -927,12 +927,19 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
         for seat, code in (body.get("invites") or {}).items():
             say(f"invite for {seat}: {code}")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
-        say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
-            f"--server {base}")
-        say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
-            "which takes the seat's saved invite)")
-        say("or send each player their seat's invite link, which a browser opens to join (and "
-            "'warlog join LINK --handle NAME' takes too):")
+        invites = list(body.get("invites") or {})
+        if len(invites) == 1:  # a solitaire game (STF): its player most likely ran 'new' here
+            say(f"one seat, {invites[0]}: take it here with: warlog join {game_id} --as {invites[0]} --handle NAME "
+                f"(this machine saved its invite); from another machine: warlog join {game_id} INVITE "
+                f"--handle NAME --server {base}")
+            say("or open its invite link in a browser (or give it to 'warlog join LINK --handle NAME'):")
+        else:
+            say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
+                f"--server {base}")
+            say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
+                "which takes the seat's saved invite)")
+            say("or send each player their seat's invite link, which a browser opens to join (and "
+                "'warlog join LINK --handle NAME' takes too):")
         for seat, code in (body.get("invites") or {}).items():
             say(f"  {seat}: {base}/games/{game_id}#invite={code}")
 

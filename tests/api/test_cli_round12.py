@@ -169,3 +169,21 @@ def test_fs_8_1_a_side_that_moves_no_submarine_is_told_how(server, alice, bob):
     code, out, err = alice("order", game_id, "submarines")
     assert code == 0, err
     assert "moved" not in out and alice.json("show", game_id)["phase"] == "AR Submarine", out
+
+
+def test_new_tells_the_one_player_of_a_solitaire_game_how_to_take_its_seat(server, alice):
+    """STF has one seat. 'warlog new stf' said "each player joins from their own machine with:
+    warlog join GAME INVITE …", and the player who ran it, on the machine that saved the invite,
+    tried 'warlog join GAME --handle NAME', which is refused for want of the invite."""
+    code, out, err = alice("new", "stf", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    assert f"one seat, Player: take it here with: warlog join {game_id} --as Player --handle NAME" in out, out
+    assert "each player" not in out, out
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0  # as printed
+
+
+def test_new_still_tells_each_player_of_a_two_seat_game_to_join_from_their_machine(server, alice):
+    code, out, err = alice("new", "falklands", "--server", server.url)
+    assert code == 0, err
+    assert "each player joins from their own machine with: warlog join" in out, out
