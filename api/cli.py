@@ -927,12 +927,19 @@ def _created(args: argparse.Namespace, session: Session, client, created: dict, 
         for seat, code in (body.get("invites") or {}).items():
             say(f"invite for {seat}: {code}")
         say(f"version {body.get('version')}, chain head {body.get('chain_head')}")
-        say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
-            f"--server {base}")
-        say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
-            "which takes the seat's saved invite)")
-        say("or send each player their seat's invite link, which a browser opens to join (and "
-            "'warlog join LINK --handle NAME' takes too):")
+        invites = list(body.get("invites") or {})
+        if len(invites) == 1:  # a solitaire game (STF): its player most likely ran 'new' here
+            say(f"one seat, {invites[0]}: take it here with: warlog join {game_id} --as {invites[0]} --handle NAME "
+                f"(this machine saved its invite); from another machine: warlog join {game_id} INVITE "
+                f"--handle NAME --server {base}")
+            say("or open its invite link in a browser (or give it to 'warlog join LINK --handle NAME'):")
+        else:
+            say(f"each player joins from their own machine with: warlog join {game_id} INVITE --handle NAME "
+                f"--server {base}")
+            say(f"(several seats on this machine: warlog join {game_id} --as SEAT --handle NAME, "
+                "which takes the seat's saved invite)")
+            say("or send each player their seat's invite link, which a browser opens to join (and "
+                "'warlog join LINK --handle NAME' takes too):")
         for seat, code in (body.get("invites") or {}).items():
             say(f"  {seat}: {base}/games/{game_id}#invite={code}")
 
@@ -1188,7 +1195,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     def human(g: dict) -> None:
         say(_summary_line(g))
         if g.get("vp"):
-            say(_vp_text(g["vp"]))
+            say(_vp_text(g["vp"], _vp_note(session.client(game_id, "read"), g.get("ruleset"))))
         if g.get("ended"):
             say("ended: " + _ended_text(g["ended"]))
         say(f"chain head {g.get('chain_head')}")
@@ -1196,12 +1203,24 @@ def cmd_show(args: argparse.Namespace) -> int:
     return _emit(args, body, human)
 
 
-def _vp_text(vp: dict) -> str:
-    """"VP: Blue 2, Red 0" for a ruleset with VP per side; "VP: 8" for one with a single track
-    named "VP" (Falklands' signed track, FS 4.1), whose key says nothing more."""
+def _vp_text(vp: dict, note: str | None = None) -> str:
+    """"VP: Blue 2, Red 0" for a ruleset with VP per side; "VP: 8 (NOTE)" for one with a single
+    track named "VP" (Falklands' signed track, FS 4.1), whose key says nothing more: its ruleset's
+    ``vp_note`` says which side the numbers favour."""
     if list(vp) == ["VP"]:
-        return f"VP: {vp['VP']}"
+        return f"VP: {vp['VP']}" + (f" ({note})" if note else "")
     return "VP: " + ", ".join(f"{k} {v}" for k, v in vp.items())
+
+
+def _vp_note(client, ruleset: str | None) -> str | None:
+    """The ruleset's ``vp_note`` (GET /rulesets/<name>), or None when it has none or cannot be read."""
+    from api.client import ClientError
+
+    try:
+        note = (client.ruleset(ruleset) or {}).get("vp_note") if ruleset else None
+    except (ClientError, AttributeError):
+        return None
+    return note if isinstance(note, str) else None
 
 
 def _ended_text(ended: dict) -> str:
@@ -1248,9 +1267,14 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"{b.get('seat')} has sealed its orders for round {sealing.get('round')}: 'warlog reveal {game_id}' "
                 f"once every seat has sealed (to seal: {waiting}); or concede: warlog concede {game_id}")
             return
+        # the server says whether this seat has an order to take back now (an older one does not:
+        # then the ruleset's take_back_rule decides, as before)
+        take_back = take_backs and b.get("take_back", True) is not False
+        ask = f"ask to take back your last order: warlog take-back {game_id} --reason TEXT"
         if not orders:
             moving = ", ".join(summary.get("whose_move") or []) or "nobody"
-            say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})")
+            say(f"{b.get('seat', 'this seat')} has no legal order now (to move: {moving})"
+                + (f"; or {ask}" if take_back and b.get("take_back") else ""))
             return
         if sealing:  # FF 8: orders are sealed together, then revealed; take-backs wait for the round's end
             say(f"sealed-orders round {sealing.get('round')} is open ({sealing.get('rule')}): seal your orders "
@@ -1262,9 +1286,8 @@ def cmd_legal(args: argparse.Namespace) -> int:
         if sealing:
             say(f"or concede: warlog concede {game_id}")
             return
-        if take_backs:
-            say(f"or ask to take back your last order: warlog take-back {game_id} --reason TEXT; "
-                f"or concede: warlog concede {game_id}")
+        if take_back:
+            say(f"or {ask}; or concede: warlog concede {game_id}")
         else:
             say(f"or concede: warlog concede {game_id}")
 
@@ -1341,8 +1364,9 @@ def _head(order: dict, kinds: list) -> str:
     """A legal order's first line: the ruleset's ``head`` for its kind, formatted with the
     template (e.g. "operation Op #20: Naval Movement"), else the kind; then its rule."""
     kind = str(order.get("kind"))
-    rule = f" ({order['rule']})" if order.get("rule") else ""
     entry = order_kind_for(order, kinds) or {}
+    rule = order.get("rule") or entry.get("rule")  # a template without one (STF's): its kind's
+    rule = f" ({rule})" if rule else ""
     try:
         head = str(entry["head"]).format_map(order) if entry.get("head") else kind
     except (KeyError, ValueError, IndexError, AttributeError):
@@ -1356,14 +1380,18 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     and a ready-to-edit command ('warlog seal' with the order as JSON in a sealed-orders round)."""
     kind = str(order.get("kind"))
     head = _head(order, kinds or [])
-    extra = order.get("prompt") or order.get("note")
+    entry = order_kind_for(order, kinds or []) or {}
+    # what the order does: the template's words, else its kind's help when no head of its own says it
+    extra = order.get("prompt") or order.get("note") or (None if entry.get("head") else entry.get("help"))
     lines = [head + (f" — {extra}" if extra else "")]
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():
         lines.append(f"  {name}: {_field_text(spec, names)}")
     words, whole = [f"warlog order {game_id} {shlex.quote(kind)}"], {"kind": kind}
+    example = order.get("example") if isinstance(order.get("example"), dict) else {}
     for name, spec in fields.items():
-        value = _field_example(name, spec)
+        # the template's whole example order first (its fields agree: Falklands' Op #3, #22, #24)
+        value = example[name] if name in example else _field_example(name, spec)
         if value is not _LEAVE_OUT:
             words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
             whole[name] = value
@@ -1374,7 +1402,8 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
 
 
 _LEAVE_OUT = object()
-_TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision_kind", "options", "choices", "fields"})
+_TEMPLATE_KEYS = frozenset({"kind", "rule", "title", "prompt", "note", "decision_kind", "options", "choices", "fields",
+                            "example"})
 
 
 def _fields_of_template(order: dict) -> dict:
@@ -1441,10 +1470,10 @@ def _field_example(name: str, spec):
         return _LEAVE_OUT
     if "each" in spec:
         return {key: choices[0] for key, choices in spec["each"].items() if choices}
+    if "example" in spec:  # before the first choice of all: the example is of the first area (Op #18)
+        return spec["example"]
     if spec.get("choices"):
         return spec["choices"][:1] if spec.get("multiple") else spec["choices"][0]
-    if "example" in spec:
-        return spec["example"]
     return name.upper()
 
 
@@ -2193,7 +2222,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     body = client.state(game_id, at=args.at, turn=args.turn, phase=args.phase)
 
     def human(b: dict) -> None:
-        names = _game_and_names(client, game_id)[1]
+        summary, names = _game_and_names(client, game_id)
         state = b.get("state") or {}
         at = f" (right after event #{args.at})" if args.at is not None else ""
         if args.turn is not None:
@@ -2202,7 +2231,7 @@ def cmd_state(args: argparse.Namespace) -> int:
         say(f"turn {b.get('turn', state.get('turn'))}, {b.get('phase', state.get('phase'))} phase; "
               f"to move: {', '.join(b.get('whose_move') or []) or 'nobody'}")
         if state.get("vp"):
-            say(_vp_text(state["vp"]))
+            say(_vp_text(state["vp"], _vp_note(client, summary.get("ruleset"))))
         ended = b.get("ended") or state.get("ended")
         if ended:
             say("ended: " + (_ended_text(ended) if isinstance(ended, dict) else str(ended)))

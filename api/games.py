@@ -597,7 +597,7 @@ def legal_orders(game_id: str):
     caller = caller_for(game_id, need=SEAT)
     game = service().get_game(caller.game_id)
     body = {"game_id": caller.game_id, "seat": caller.seat, "version": game.version,
-            "orders": game.legal_orders(caller.seat)}
+            "orders": game.legal_orders(caller.seat), "take_back": game.may_take_back(caller.seat)}
     return _etag(jsonify(schemas.dump(schemas.LegalOrders, body)), game.version)
 
 

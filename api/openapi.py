@@ -307,10 +307,15 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "legal order's first line, formatted with its template) and `when` (the template values "
                     "the entry is for). `positions` are the named positions a game can start from (`position` "
                     "in POST /api/v1/games). `take_back_rule` is the rule that lets a seat ask to take back its "
-                    "last order (FF 6, FS 5.1), null in a game that allows none. An unknown name is 404.",
+                    "last order (FF 6, FS 5.1), null in a game that allows none. `vp_note` says what the VP "
+                    "numbers mean where the track's name does not (Falklands Showdown's one signed track), "
+                    "else null. An unknown name is 404.",
         replies={200: Reply("the ruleset", _obj("", name="string", title="string",
                                                take_back_rule={"type": ["string", "null"],
                                                                "description": "null: no take-backs in this game"},
+                                               vp_note={"type": ["string", "null"],
+                                                        "description": "what the VP numbers mean; null: "
+                                                                       "the sides' names say it"},
                                                board={"type": ["object", "null"],
                                                       "description": "maps, areas, borders, units; null: no map"},
                                                order_kinds={"type": "array", "items": _ORDER_KIND},
@@ -598,7 +603,9 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                   "version_conflict", "integrity_failure", "signature_required", "bad_signature", "unknown_head")),
     ("get", "/api/v1/games/{game_id}/legal-orders"): Op(
         "What this seat may order now", SEAT, tag="orders", params=_GAME,
-        description="Order templates from the ruleset, enough for a client to offer only legal choices.",
+        description="Order templates from the ruleset, enough for a client to offer only legal choices; "
+                    "`take_back`: whether the seat may ask now to take back its last order (its own order is "
+                    "the last one given, no request waits, the game allows take-backs and has not ended).",
         replies={200: Reply("the templates", schemas.LegalOrders, headers=("ETag",))},
         problems=WRITE),
     ("post", "/api/v1/games/{game_id}/take-backs"): Op(

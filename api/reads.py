@@ -149,7 +149,7 @@ def _int(minimum: int, maximum: int = MAX_INT, **kwargs: Any) -> fields.Integer:
 
 class StateQuery(_Query):
     at = _int(1, metadata={"description": "the state right after event seq AT"})
-    turn = _int(1, metadata={"description": "the state at the start of this turn"})
+    turn = _int(0, metadata={"description": "the state at the start of this turn (STF's campaign is turn 0)"})
     phase = fields.String(validate=validate.Length(min=1, max=200),
                           metadata={"description": "with turn: the start of this phase (case-insensitive)"})
 
@@ -162,8 +162,9 @@ class StateQuery(_Query):
 
 
 class DiceQuery(_Query):
-    seat = fields.String(validate=validate.Length(min=1, max=200))
-    turn = _int(1)
+    seat = fields.String(validate=validate.Length(min=1, max=200),
+                         metadata={"description": "a seat of the game, or system (the server's rolls)"})
+    turn = _int(0)
     purpose = fields.String(validate=validate.Length(max=4000),
                             metadata={"description": "case-insensitive substring of the purpose"})
 
@@ -438,8 +439,13 @@ def get_dice(game_id: str):
     filter the rolls, never the epochs."""
     caller = caller_for(game_id)
     params = query(DiceQuery)
-    rules, view, version = _views(caller.game_id, "dice")
+    views = current_views(caller.game_id, ("map", "dice"))
+    rules, view = find_ruleset(views["map"]["ruleset"]), views["dice"]
+    version = view["version"]
     rolls, epochs = folds.render_dice(view, rules, caller.viewer, caller.game_id)
+    seats = [*views["map"]["seats"], *sorted({r["seat"] for r in rolls} - set(views["map"]["seats"]))]
+    if params.get("seat") is not None and params["seat"] not in seats:  # a typo must not read as "no rolls"
+        raise ValidationError({"seat": [f"no seat {params['seat']!r} in this game: its seats are {', '.join(seats)}"]})
     sealed = folds.render_sealed(view)
     purpose = params.get("purpose", "").casefold()
     rolls = [r for r in rolls

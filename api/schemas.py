@@ -359,3 +359,7 @@ class LegalOrders(Schema):
     seat = fields.String()
     version = fields.Integer()
     orders = fields.List(fields.Dict())
+    take_back = fields.Boolean(metadata={"description": "whether this seat may ask now to take back its last "
+                                                        "order (POST …/take-backs): false before its first order, "
+                                                        "once another order followed, while a request waits, or "
+                                                        "in a game without take-backs"})

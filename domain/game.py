@@ -1052,23 +1052,36 @@ class Game(Aggregate):
         self._check_outcomes(outcomes, roller)
         self._record(outcomes, seed_for)
 
-    def request_take_back(self, seat: str, reason: str = "", signed: Signed | None = None) -> None:
-        rule = self._take_back_rule()
-        self._check_seat(seat)
+    def may_take_back(self, seat: str) -> bool:
+        """Whether ``seat`` may ask now to take back its last order (what ``legal`` offers)."""
+        rule = self.rules.take_back_rule
+        return rule is not None and seat in self.human_seats() and self._take_back_refused(seat, rule) is None
+
+    def _take_back_refused(self, seat: str, rule: str) -> RuleViolation | None:
+        """Why ``seat`` may not ask now to take back its last order, or None when it may."""
         if self.sealed is not None and not self.is_ended:
-            raise RuleViolation(self.sealed["rule"], "no take-backs while a sealed-orders round is open: "
-                                                     "the other seats sealed their orders against this position")
+            return RuleViolation(self.sealed["rule"], "no take-backs while a sealed-orders round is open: "
+                                                      "the other seats sealed their orders against this position")
         last = self.last_order
         if self.is_ended:
             # The ending closed the last dice epoch and settled the result: nothing to go back to.
-            raise RuleViolation(rule, "the game has ended; nothing can be taken back")
+            return RuleViolation(rule, "the game has ended; nothing can be taken back")
         if self.take_back is not None:
-            raise RuleViolation(rule, "a take-back request is already waiting for an answer")
+            return RuleViolation(rule, "a take-back request is already waiting for an answer")
         if last is None or last["seat"] != seat:
-            raise RuleViolation(rule, "a player may take back only his own last order, "
-                                      "before anything else has been ordered")
+            return RuleViolation(rule, "a player may take back only his own last order, "
+                                       "before anything else has been ordered")
         if not [s for s in self.human_seats() if s != seat]:
-            raise RuleViolation(rule, "a take-back needs an opponent to accept it")
+            return RuleViolation(rule, "a take-back needs an opponent to accept it")
+        return None
+
+    def request_take_back(self, seat: str, reason: str = "", signed: Signed | None = None) -> None:
+        rule = self._take_back_rule()
+        self._check_seat(seat)
+        refused = self._take_back_refused(seat, rule)
+        if refused is not None:
+            raise refused
+        last = self.last_order
         reason = reason or ""
         if not isinstance(reason, str) or len(reason) > MAX_REASON:
             raise InvalidOrder(f"a take-back's reason is text of at most {MAX_REASON} characters",

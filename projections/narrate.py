@@ -34,8 +34,13 @@ def _dice(d: dict) -> str:
         if "result" in target and "compare" in target:
             text += f" — {target['result']}{' (' + mods.strip() + ')' if mods else ''} {target['compare']} {target['value']}"
         else:
-            text += " vs " + ", ".join(f"{k} {v}" for k, v in target.items() if k != "modifiers") + mods
+            text += " vs " + ", ".join(f"{k} {_words(v)}" for k, v in target.items() if k != "modifiers") + mods
     return text + _outcome_and_rule(d)
+
+
+def _words(value) -> str:
+    """A target's value as words: a list's items joined (STF 1.7's carriers), not a Python list."""
+    return ", ".join(str(x) for x in value) if isinstance(value, list) else str(value)
 
 
 def _sealed_dice(d: dict) -> str:

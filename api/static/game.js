@@ -8,7 +8,7 @@
   var gameId = document.body.dataset.gameId;
   var summary = null, state = null, legal = null, board, boardOf = null, follow = null;
   var pendingSignature = null, lastResult = null, refreshing = null, again = false, ruleTitle = null,
-    shownOrders = null, standing = null, takeBackRule, takeBackable = false,
+    shownOrders = null, standing = null, takeBackRule, takeBackable = false, vpNote = null,
     askedTakeBack = null;  // the take-back request waiting for an answer (FF 6), or null
 
   // ----------------------------------------------------------------------- order fields ----
@@ -1107,6 +1107,7 @@
     W.Board.draw($("board"), board, state ? state.state : {}, { highlight: highlight,
       noMap: boardOf === summary.ruleset ? null : "The map could not be read (see above); the page reads it again at the next reload." });
     W.clear($("vp")).appendChild(W.vpTable((state && state.state && state.state.vp) || {}));
+    if (vpNote) $("vp").appendChild(W.el("p", { class: "hint", id: "vp-note", text: "VP: " + vpNote }));
     $("state").textContent = JSON.stringify(state ? state.state : null, null, 1);
   }
 
@@ -1189,6 +1190,7 @@
       board = rs.ok ? rs.body.board : null;
       ruleTitle = rs.ok ? rs.body.title : summary.ruleset;
       takeBackRule = rs.ok ? rs.body.take_back_rule : undefined;  // null: the game allows no take-backs
+      vpNote = rs.ok ? rs.body.vp_note || null : null;  // what the VP numbers mean (FS 4.1's signed track)
       if (rs.ok) boardOf = summary.ruleset;  // a failed read is tried again at the next reload
       else unread.push(["the map", rs]);
     }

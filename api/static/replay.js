@@ -149,6 +149,7 @@
       cursor.setAttribute("x2", x.toFixed(1));
     }
     W.clear($("vp")).appendChild(W.vpTable(f.vp, "Victory points at this step"));
+    if (R.vp_note) $("vp").appendChild(W.el("p", { class: "hint", id: "vp-note", text: "VP: " + R.vp_note }));
 
     // the history, in step
     rows.forEach(function (row, k) {

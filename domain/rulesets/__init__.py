@@ -99,6 +99,7 @@ class Ruleset:
     pass_rule: str | None = None
     end_rule = ""
     concede_rule = ""  # the rule a concession ends the game under; "" : end_rule
+    vp_note: str | None = None  # what the VP numbers mean, when the track's name does not say it
 
     def setup(self, scenario: str | None, options: dict) -> Setup:
         raise NotImplementedError

@@ -30,12 +30,20 @@ def falklands_game(server, alice, bob) -> str:
     return game_id
 
 
+def uk_passes_until_the_ar_moves(alice, game_id: str) -> None:
+    """The UK (alice) passes until the AR is to move (1-1 is in effect at the start: FS 5.4)."""
+    for _ in range(4):
+        if "AR" in alice.json("show", game_id)["whose_move"]:
+            return
+        assert alice("order", game_id, "pass")[0] == 0
+
+
 def test_freeform_legal_prints_fields_and_command_lines_that_record_each_kind(server, alice, bob):
     game_id = started_game(server, alice, bob, vp_track=True)
     code, out, err = alice("legal", game_id)
     assert code == 0, err
     assert "  dice: NdS | dS | d66" in out and "  winner: one of Blue | Red | null" in out
-    assert f"warlog take-back {game_id}" in out and f"warlog concede {game_id}" in out
+    assert "take-back" not in out and f"warlog concede {game_id}" in out  # no order of Blue's to take back yet
     lines = {argv[2]: argv for argv in commands(out, game_id)}
     assert set(lines) == {"note", "roll", "vp", "advance", "end"}
     assert lines["roll"] == ["order", game_id, "roll", "--set", "dice=DICE", "--set", "purpose=PURPOSE"]
@@ -45,6 +53,8 @@ def test_freeform_legal_prints_fields_and_command_lines_that_record_each_kind(se
         code, out, err = alice(*argv)
         assert code == 0, (kind, err)
         assert "recorded" in out
+        if kind == "note":  # now Blue's last order: it may ask to take it back (FF 6)
+            assert f"warlog take-back {game_id}" in alice("legal", game_id)[1]
     code, out, err = alice("legal", game_id)  # after the end: no order, no take-back, no concession
     assert code == 0 and out.startswith("the game has ended: Blue wins")
     assert "take-back" not in out and "concede" not in out
@@ -64,7 +74,7 @@ def test_falklands_legal_offers_every_kind_with_names_and_its_command_line_recor
     game_id = falklands_game(server, alice, bob)
     code, out, err = alice("legal", game_id)
     assert code == 0, err
-    assert out.startswith("setup (FS 3.3)\n  submarines: JSON {id: choice}: Spartan (spartan): one of ")
+    assert out.startswith("setup (FS 3.3) — the UK places Spartan and Splendid in the TEZ\n  submarines: JSON {id: choice}: Spartan (spartan): one of ")
     (setup,) = commands(out, game_id)
     assert setup[:3] == ["order", game_id, "setup"]
     kinds = [_run(alice, setup)]
@@ -145,14 +155,15 @@ def test_legal_prints_a_draws_winner_as_null_which_set_takes_back_ff5(server, al
 
 def test_show_and_state_print_falklands_one_vp_track_as_its_number_fs41(server, alice, bob):
     """FS 4.1: Falklands keeps one signed VP track (key "VP"); show and state print its value
-    ("VP: 8"), not the key before it ("VP: VP 8"), while freeform's per-side VP keep their sides."""
+    ("VP: 8", then which side they favour: test_cli_round12), not the key before it ("VP: VP 8"),
+    while freeform's per-side VP keep their sides."""
     game_id = falklands_game(server, alice, bob)
     vp = alice.json("show", game_id)["vp"]
     assert list(vp) == ["VP"], vp
     for command in ("show", "state"):
         code, out, err = alice(command, game_id)
         assert code == 0, err
-        assert f"\nVP: {vp['VP']}\n" in out, out
+        assert f"\nVP: {vp['VP']} (positive favours the AR" in out, out
         assert "VP: VP" not in out
 
 

@@ -75,15 +75,12 @@ def test_fs_7_1_op_18_the_command_line_legal_prints_records_the_attack(server, a
     so the AR's ready-to-edit line was 'operation --set op=18 --set area=sa4', which the server
     refused ("name the aircraft and/or carriers that attack"), and the carriers it could not name
     read "a list of any of ; optional". The line now names the first aircraft of the first area."""
-    from tests.api.test_cli_play import commands, falklands_game
+    from tests.api.test_cli_play import commands, falklands_game, uk_passes_until_the_ar_moves
 
     game_id = falklands_game(server, alice, bob)
     code, out, err = alice("legal", game_id)
     assert alice(*commands(out, game_id)[0])[0] == 0  # the set-up as printed
-    for _ in range(4):  # the UK passes until the AR moves (1-1 is in effect at the start: FS 5.4)
-        if "AR" in alice.json("show", game_id)["whose_move"]:
-            break
-        assert alice("order", game_id, "pass")[0] == 0
+    uk_passes_until_the_ar_moves(alice, game_id)
     code, out, err = bob("legal", game_id)
     assert code == 0, err
     assert "a list of any of ;" not in out and "carriers: none now" in out, out

@@ -157,7 +157,7 @@ def test_state_at_the_start_of_a_turn_skips_an_advance_that_was_taken_back(clien
 
 @pytest.mark.parametrize("query, field", [
     ("at=0", "at"), ("at=-3", "at"), ("at=abc", "at"), ("at=2.5", "at"), ("at=", "at"), ("at=1e3", "at"),
-    ("at=99999", "at"), ("at=99999999999999999999999999", "at"), ("turn=0", "turn"), ("turn=x", "turn"),
+    ("at=99999", "at"), ("at=99999999999999999999999999", "at"), ("turn=-1", "turn"), ("turn=x", "turn"),
     ("at=3&turn=1", "at"), ("phase=Move", "phase"), ("turn=1&phase=", "phase"), ("seq=3", "seq"),
 ])
 def test_state_bad_query_is_422_naming_the_field(client, query, field):
@@ -319,9 +319,12 @@ def test_dice_filters_by_seat_turn_and_purpose(client):
     assert purposes("turn=2") == ["Counter-barrage"]
     assert purposes("purpose=BARRAGE") == ["Artillery barrage", "Counter-barrage"]
     assert purposes("purpose=barrage&seat=Blue&turn=1") == ["Artillery barrage"]
-    assert purposes("seat=Green") == []
-    body = ok(client.get(url(game, "dice?seat=Green"), headers=game.seats["Red"]))
+    assert purposes("turn=3") == []
+    body = ok(client.get(url(game, "dice?turn=3"), headers=game.seats["Red"]))
     assert len(body["epochs"]) == 2  # filters select rolls, never epochs
+    # a seat the game has not is no filter that matches nothing: it is refused, naming the seats
+    body = problem(client.get(url(game, "dice?seat=Green"), headers=game.seats["Red"]), 422, "invalid_request")
+    assert body["errors"] == {"seat": ["no seat 'Green' in this game: its seats are Blue, Red"]}
 
 
 def test_a_taken_back_roll_is_superseded_in_the_dice_audit_and_still_verified(client, api_service):

@@ -92,3 +92,14 @@ def test_a_declared_result_says_who_declared_what_and_what_it_stands_for():
     declared = line("ResultDeclared", seat="Player", rule="STF 7", stands_for="Task Force 14.2",
                     what="search value", value=6, decision=None)
     assert describe(declared) == "Player declared the search value: 6 (STF 7; it stands for Task Force 14.2)"
+
+
+def test_a_roll_against_a_list_reads_as_words_not_a_python_list():
+    """STF 1.7's carrier draw rolls one die against the carriers left; its line read "5 vs carriers
+    ['Clemenceau', 'Foch', …]: America", a Python list in the player's log (round 12)."""
+    drawn = line("DiceRolled", seat="Player", rule="STF 1.7", notation="d3", dice=[{"sides": 3, "value": 2}],
+                 purpose="STF 1.7: the Player draws carrier 1 of 1 at random from the 3 US carriers",
+                 target={"carriers": ["Midway", "Nimitz", "Saratoga"]}, outcome="Nimitz")
+    text = describe(drawn, find_ruleset("stf"))
+    assert "2 vs carriers Midway, Nimitz, Saratoga: Nimitz (STF 1.7)" in text, text
+    assert "[" not in text and "'" not in text, text

@@ -435,6 +435,51 @@ def template_fields(op, choices: dict, side: str) -> dict:
     return fields
 
 
+def template_example(state: dict, side: str, op, choices: dict) -> dict | None:
+    """Op #3, #20, #22 and #24 move units from one area: one whole order the operation takes, for
+    a command line (``warlog legal``): the first origin, its first unit and a destination that unit
+    reaches (where it may only attack in place, FS 11.3 1-6 and 5-1, an attack there). The fields
+    alone offer every origin's units and destinations, so their first choices could name a unit
+    not at the first origin, a destination out of its reach, or no unit at all (Op #20's units are
+    optional: an attack in place needs none)."""
+    c = choices
+    if op == 3:
+        for origin in sorted(c["aircraft"]):
+            for u in c["aircraft"][origin]:
+                refuel = u in c["refuel"]  # FS 9.4: an Argentina-based A-4, refuelled
+                for dest in c["destinations"]:
+                    if dest != origin and S.may_base(state, u, dest) and S.aircraft_reach(state, u, dest, refuel):
+                        return {"origin": origin, "aircraft": [u], "destination": dest,
+                                **({"refuel": [u]} if refuel and dest != S.ARGENTINA else {})}
+        return None
+    if op == 20:
+        origin = min(c["units"]) if c["units"] else None
+        unit = c["units"][origin][0] if origin and c["units"][origin] else None
+        if unit is None:
+            return None
+        dests = [d for d in c["destination"] if d != origin and not (d == S.ARGENTINA and side == UK)
+                 and not (d == S.SOUTH_GEORGIA and side == AR and S.kind(unit) != "submarine")]
+        if side == UK and "poor_uk_staff_work" in state["effects"][UK]:
+            dests = []  # FS 11.3 1-6: no UK sea movement; an attack in place
+        if dests:
+            return {"units": [unit], "destination": dests[0]}
+        return {"units": [unit], "destination": origin, "attack": True} if origin in c["destination"] else None
+    if op in (22, 24):
+        origin = min(c["origin"]) if c["origin"] else None
+        if origin is None:
+            return None
+        at = c["origin"][origin]
+        units = at if isinstance(at, list) else at["units"]
+        reach = c["destination"] if op == 22 else at["destination"]
+        dests = [d for d in reach if d != origin]
+        if not units:
+            return None
+        if dests:
+            return {"origin": origin, "units": units[:1], "destination": dests[0]}
+        return {"origin": origin, "units": units[:1], "destination": origin, "attack": True} if origin in reach else None
+    return None
+
+
 def field_names(op) -> set[str]:
     """Every field an order of operation ``op`` may carry: what its template declares for either
     side, whatever the choices are now; ``with_op_10`` (FS 7.1 Op #10 says where it rides) and

@@ -24,7 +24,7 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import (
-    decision_fields, field_names, op_choices, template_fields, under_panache, under_poor_logistics,
+    decision_fields, field_names, op_choices, template_example, template_fields, under_panache, under_poor_logistics,
     under_staff_work, with_target_of_opportunity,
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
@@ -51,7 +51,8 @@ ORDER_KINDS = (
      "help": "conduct one of the 25 operations; its fields are the operation's choices (warlog legal)",
      "fields": {"op": "the operation's number, 1-25; the other fields are its choices, as warlog legal lists them"}},
     {"kind": "pass", "rule": "FS 5.3", "help": "conduct no operation (a UK pass still spends one)", "fields": {}},
-    {"kind": "submarines", "rule": "FS 8.1", "help": "move your submarines",
+    {"kind": "submarines", "rule": "FS 8.1",
+     "help": "move none, one, some or all of your submarines: 'moves' names those that move (none: no moves)",
      "fields": {"moves": "{submarine: sea area}"}},
     {"kind": "decide", "rule": "FS 5.2", "help": "answer the decision the game waits for",
      "fields": {"decision": "its id", "choice": "the answer (warlog legal shows its fields)"}},
@@ -114,6 +115,7 @@ class Falklands(Ruleset):
     take_back_rule = "FS 5.1"
     end_rule = "FS 4"
     concede_rule = "FS 4.3"  # Surrender
+    vp_note = "positive favours the AR, zero or negative the UK: FS 4.1, 4.6"  # one signed track
     text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
     # FS 6.6 No Fog of War: no ``view`` of its own, so every seat sees the whole state (Ruleset.view).
 
@@ -225,8 +227,10 @@ class Falklands(Ruleset):
         choices = with_target_of_opportunity(state, seat, op, choices)  # FS 11.3 3-2
         if choices is None:
             return None
-        return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
-                "choices": choices, "fields": template_fields(op, choices, seat)}
+        template = {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
+                    "choices": choices, "fields": template_fields(op, choices, seat)}
+        example = template_example(state, seat, op, choices)  # a whole order for a command line
+        return {**template, "example": example} if example else template
 
     @staticmethod
     def pass_template(state: dict, seat: str) -> dict:
@@ -323,6 +327,8 @@ class Falklands(Ruleset):
 
     def _operation(self, ctx: Ctx, seat: str, order: dict) -> None:
         phase = ctx.state["phase"]
+        need(not (order.get("kind") == "pass" and phase == f"{seat} Submarine"), "FS 8.1",
+             "no pass in your Submarine Phase: to move no submarine, order 'submarines' with no moves")
         need(phase == f"{seat} Operations", self.sequence_rule, f"operations are chosen in your Operations Phase, not the {phase} phase")
         free = free_operation(ctx.state, seat)
         if order.get("kind") == "pass":
