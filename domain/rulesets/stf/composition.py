@@ -15,7 +15,9 @@ STF 8.12, 8.13  The deployment total: an estimate each time a group increases to
 STF 1.10  One third of the commitment (round down) is kept for submarines: surface points above
           the rest are ignored.
 STF 1.9   Once the total reaches the commitment, no further counters deploy
-          (``campaign["commitment_reached"]``) and every group at Good or lower leaves play.
+          (``campaign["commitment_reached"]``) and every group at Good or lower leaves play; once
+          the surface points reach 1.10's share (1.11's "surface commitment limit"), the same for
+          task forces (``campaign["surface_limit_reached"]``, rule STF 1.10).
 STF 1.11  An invading GameSystem's 8 freighters join the first revealed CV task force (the
           tables' * footnote: or the starred task force revealed while no CV group is Precise).
 
@@ -145,28 +147,44 @@ def add_estimate(ctx: Ctx, gid: str, rule: str, why: str) -> int:
 
 def check_commitment(ctx: Ctx) -> None:
     """STF 1.9: once the total reaches the commitment, no further task force or subron counters
-    deploy and every counter at Good or lower leaves play. STF 1.11: an invasion whose freighters
-    found no revealed CV by the time the surface share is reached does not take place."""
+    deploy and every counter at Good or lower leaves play. STF 1.10 with 1.11 (a reading): once the
+    surface points reach the surface share, "the surface commitment limit", 1.9 applies to the
+    surface part: no further task force counters deploy (``surface_limit_reached``) and every task
+    force at Good or lower leaves play. STF 1.11: an invasion whose freighters found no revealed CV
+    by the time the surface share is reached does not take place."""
     state = ctx.state
     limit = commitment(state)
     if limit is None:
         return
     campaign = state["campaign"]
     surface, _ = _parts((state.get("deployment") or {}).get("groups") or {})
+    share = limit - sub_share(limit)
     if (campaign.get("invader") == "system" and not campaign.get("invasion_freighters")
-            and surface >= limit - sub_share(limit)):
+            and surface >= share):
         ctx.emit(CampaignFixed, key="invader", value=None, rule="STF 1.11")
         ctx.emit(CampaignFixed, key="invasion_cancelled", value=True, rule="STF 1.11")
     total = state["deployment"].get("total", 0)
+    if surface >= share and not campaign.get("surface_limit_reached") and not campaign.get("commitment_reached"):
+        ctx.emit(CampaignFixed, key="surface_limit_reached", value=True, rule="STF 1.10")
+        if total < limit:  # the whole commitment reached at once: 1.9's removal below takes them all
+            _remove_low(ctx, "tf", "STF 1.10",
+                        f"the GameSystem's surface points {surface} have reached its surface commitment limit "
+                        f"{share} (STF 1.10, 1.11), so STF 1.9 applies to task forces")
     if campaign.get("commitment_reached") or total < limit:
         return
     ctx.emit(CampaignFixed, key="commitment_reached", value=True, rule="STF 1.9")
-    for gid in sorted_ids(state["groups"]):
-        g = state["groups"][gid]
-        if g["owner"] == "system" and g.get("status", "on map") == "on map" and _level(g) <= LEVELS.index("good"):
-            ctx.emit(GroupRemoved, group=gid, status="off map", rule="STF 1.9",
-                     why=f"the GameSystem's deployment total {total} has reached its commitment {limit}: "
-                         f"a counter at {g.get('intel') or 'unknown'} (Good or lower) is removed from play")
+    _remove_low(ctx, None, "STF 1.9", f"the GameSystem's deployment total {total} has reached its commitment {limit}")
+
+
+def _remove_low(ctx: Ctx, kind: str | None, rule: str, why: str) -> None:
+    """STF 1.9's removal: every GameSystem counter (of ``kind``, or any) on the map at Good or lower."""
+    groups = ctx.state["groups"]
+    for gid in sorted_ids(groups):
+        g = groups[gid]
+        if (g["owner"] == "system" and kind in (None, g["kind"]) and g.get("status", "on map") == "on map"
+                and _level(g) <= LEVELS.index("good")):
+            ctx.emit(GroupRemoved, group=gid, status="off map", rule=rule,
+                     why=f"{why}: a counter at {g.get('intel') or 'unknown'} (Good or lower) is removed from play")
 
 
 def _level(group: dict) -> int:

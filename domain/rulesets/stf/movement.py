@@ -159,6 +159,15 @@ def commitment_reached(state: dict) -> bool:
     return isinstance(limit, (int, float)) and state.get("deployment", {}).get("total", 0) >= limit
 
 
+def may_deploy(state: dict, kind_: str) -> bool:
+    """Whether a GameSystem counter of ``kind_`` ("tf" or "subron") may still be deployed: not once
+    the commitment is reached (STF 1.9), and a task force not once the surface points reach the
+    surface commitment limit (STF 1.10, 1.11: ``campaign["surface_limit_reached"]``, as recorded)."""
+    if commitment_reached(state):
+        return False
+    return kind_ != "tf" or not state["campaign"].get("surface_limit_reached")
+
+
 def actions_lost(state: dict) -> int:
     """STF 8.15 (and 8.14 in a record naming no task force): actions the Player as a whole loses
     this turn (recorded the turn before); those 8.14 charged to a task force are not counted."""
@@ -290,9 +299,9 @@ def system_deployment(ctx: Ctx) -> None:
     """STF 6.2: the GameSystem's 6 task forces and 5 subrons, then turn 1."""
     m = map_name(ctx.state)
     for gid in SYSTEM_TFS + SYSTEM_SUBRONS:
-        if commitment_reached(ctx.state):
-            break
-        place_system_group(ctx, m, gid, "tf" if gid.startswith("TF") else "subron", "STF 6.2")
+        kind_ = "tf" if gid.startswith("TF") else "subron"
+        if may_deploy(ctx.state, kind_):
+            place_system_group(ctx, m, gid, kind_, "STF 6.2")
     turn.start_turn_one(ctx)
 
 
@@ -328,14 +337,17 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
     currently off the map (round fractions up)": one count over both kinds together, the counters
     drawn at random (8.10's cup: a die of as many faces as counters left, no die when all are
     taken). A false contact may come back only in the turn after its removal (6.3: "removed in the
-    preceding turn"); one not drawn then is marked ``redeployable: False`` and stays off for good."""
+    preceding turn"); one not drawn then is marked ``redeployable: False`` and stays off for good.
+    Only counters that may still deploy are in the cup: no task force once the surface commitment
+    limit is reached (STF 1.10, 1.11), nothing once the commitment is (STF 1.9)."""
     stack.pop()
     state = ctx.state
     if state["turn"] <= 1 or commitment_reached(state):
         return
     m = map_name(state)
     off = sorted((g for g in state["groups"].values() if g["owner"] == "system" and g.get("status") in OFF_MAP
-                  and not g.get("units") and g.get("redeployable", True)), key=forces.group_order)
+                  and not g.get("units") and g.get("redeployable", True) and may_deploy(state, g["kind"])),
+                 key=forces.group_order)
     cup, drawn = [g["id"] for g in off], []
     wanted = math.ceil(len(cup) / 3)
     while len(drawn) < wanted:
@@ -353,9 +365,9 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
                      why=f"STF 6.3: {gid} was not redeployed in the turn after its removal as a false contact: "
                          "only a counter removed in the preceding turn can be redeployed")
     for gid in drawn:
-        if commitment_reached(ctx.state):
-            return
         g = ctx.state["groups"][gid]
+        if not may_deploy(ctx.state, g["kind"]):
+            continue
         rule = "STF 6.3" if g.get("status") == "false contact" else "STF 6.4"
         place_system_group(ctx, m, gid, g["kind"], rule)
         if ctx.state["campaign"].get("system_retiring") is not None:  # STF 12.5: all its units retire

@@ -218,6 +218,9 @@ class Examiner:
             self.escorts_of_a_retiring_cv(st, f)
         if gr["owner"] == "system" and st["campaign"].get("commitment_reached") and f["rule"] != "STF 12.7":
             self.fail("1.9", f"{gr['id']} placed after the commitment is reached")
+        if (gr["owner"] == "system" and gr.get("kind") == "tf" and st["campaign"].get("surface_limit_reached")
+                and f["rule"] != "STF 12.7"):
+            self.fail("1.10", f"{gr['id']} placed after the surface commitment limit is reached")
 
     def on_GroupChanged(self, st: dict, f: dict) -> None:
         gr, ch = st["groups"][f["group"]], f["changes"]

@@ -18,6 +18,9 @@ folded again event by event and, after every event, what the text forbids is che
 - STF 1.9: once the commitment is reached, no GameSystem counter is placed on the map, and when
   the order that reached it is done none is left on the map at Good or lower ("immediately
   removed"; a group degraded later by 8.11 stays: docs/rulesets.md, STF 8's Readings).
+- STF 1.10 (with 1.9, 1.11): once the surface commitment limit is reached, no GameSystem task
+  force is placed on the map, and when the order that reached it is done none is left on the map
+  at Good or lower.
 - STF 12.4: after the end, every order is refused, naming an STF rule.
 """
 
@@ -65,8 +68,17 @@ def check_event(n: int, before: dict | None, e, after: dict, reached: dict) -> N
             low = [gid for gid, g in before["groups"].items() if g["owner"] == "system"
                    and g.get("status") == "on map" and g.get("intel") in ("unknown", "approximate", "good")]
             assert not low, ("STF 1.9: on the map at Good or lower after the commitment", low, where)
+    if before.get("campaign", {}).get("surface_limit_reached"):
+        if name == "GroupPlaced" and e.group.get("owner") == "system" and e.group.get("kind") == "tf" \
+                and e.rule != "STF 12.7":
+            assert e.group.get("hex") is None, ("STF 1.10: a task force placed after the surface limit", e.group, where)
+        if name == "OrderAccepted" and not reached.get("surface_at_last_order"):
+            low = [gid for gid, g in before["groups"].items() if g["owner"] == "system" and g["kind"] == "tf"
+                   and g.get("status") == "on map" and g.get("intel") in ("unknown", "approximate", "good")]
+            assert not low, ("STF 1.10: a task force at Good or lower after the surface limit", low, where)
     if name == "OrderAccepted":
         reached["at_last_order"] = bool(before.get("campaign", {}).get("commitment_reached"))
+        reached["surface_at_last_order"] = bool(before.get("campaign", {}).get("surface_limit_reached"))
     dead = {uid for uid, u in before.get("units", {}).items() if u.get("sunk")}
     if name == "UnitChanged":
         assert e.unit not in dead, ("a sunk unit changed", e.unit, e.changes, where)
