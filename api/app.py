@@ -22,7 +22,7 @@ from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
-from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering, whole_from_env
+from domain.storage import StoreConfig, config_from_env, error_line, migration_lock, store_not_answering, whole_from_env
 
 
 # Sent with every response; a view that sets one of them keeps its own (the pages' CSP in
@@ -43,14 +43,15 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     from workers.dispatch import NotifyStore
 
     config = config or config_from_env()
-    Warlog.migrate(config)
-    service = Warlog(config)
-    try:
-        AccessStore.for_service(service).create_tables()
-        ProjectionStore.for_service(service).create_tables()
-        NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
-    finally:
-        service.close()
+    with migration_lock(config):  # one migrating process at a time
+        Warlog.migrate(config)
+        service = Warlog(config)
+        try:
+            AccessStore.for_service(service).create_tables()
+            ProjectionStore.for_service(service).create_tables()
+            NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
+        finally:
+            service.close()
     return config
 
 

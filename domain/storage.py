@@ -85,6 +85,26 @@ def writer_lock(config: StoreConfig) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def migration_lock(config: StoreConfig) -> Iterator[None]:
+    """Held around a whole migration, so that processes migrating one store at once (two
+    ``warlog serve`` started together) take turns: each looks for a column and adds it if
+    missing, and two doing so at once failed ("column ... already exists" and "tuple concurrently
+    updated" on PostgreSQL, "database is locked" on SQLite). SQLite: the writer's lock file;
+    PostgreSQL: an advisory lock named after the schema, on a connection of its own."""
+    if config.kind == "sqlite":
+        with writer_lock(config):
+            yield
+        return
+    import psycopg
+
+    pg = config.postgres or {}
+    with psycopg.connect(postgres_dsn(pg), autocommit=True,
+                         connect_timeout=int(pg.get("POSTGRES_CONNECT_TIMEOUT") or 5)) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"warlog migrate {pg.get('POSTGRES_SCHEMA', '')}",))
+        yield  # the lock ends with the connection
+
+
 # A PostgreSQL statement whose connection was lost is tried again, as eventsourcing's recorders do.
 retry_store = retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
 
