@@ -10,6 +10,7 @@ from werkzeug.wsgi import ClosingIterator
 
 from api import limits, problems
 from domain.access import AccessStore
+from domain.damage import DamageRecords
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider
@@ -55,9 +56,10 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     return config
 
 
-def schema_ready(service: Warlog) -> bool:
-    """True once migrate() has run to its end: its last step writes the dispatcher's start row.
-    A store that does not answer raises (``store_not_answering``): that is not a missing schema."""
+def schema_made(service: Warlog) -> bool:
+    """True once a migrate() has run to its end, of this release or an older one: its last step
+    writes the dispatcher's start row. A store that does not answer raises
+    (``store_not_answering``): that is not a missing schema."""
     from workers.dispatch import NotifyStore
 
     try:
@@ -67,6 +69,17 @@ def schema_ready(service: Warlog) -> bool:
         if store_not_answering(exc):
             raise
         return False
+
+
+def schema_ready(service: Warlog) -> bool:
+    """True once migrate() of this release has run to its end: the schema is made and has every
+    column this release's tables name (a store an older release made gains them at migrate)."""
+    from projections.store import ProjectionStore
+    from workers.dispatch import NotifyStore
+
+    return schema_made(service) and not any(
+        store.for_service(service).missing_columns()
+        for store in (AccessStore, ProjectionStore, NotifyStore, DamageRecords))
 
 
 def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float = 1.0) -> None:
@@ -135,7 +148,7 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
         try:
             if schema_ready(service):
                 return
-            what, waiting, fix = "schema", "the schema (created by 'warlog migrate' or 'warlog serve')", \
+            what, waiting, fix = "schema", "the schema (created, or upgraded, by 'warlog migrate' or 'warlog serve')", \
                 "run 'warlog migrate'"
         except Exception as exc:  # store_not_answering: the database is down or unreachable
             what, fix = "database", "check that it runs and WARLOG_DATABASE_URL"

@@ -332,12 +332,23 @@ class SqlTables:
 
     def has_column(self, c: Any, table: str, column: str) -> bool:
         """Whether ``table`` has ``column`` (a table made before it was added has not)."""
+        return column in self.columns(c, table)
+
+    def columns(self, c: Any, table: str) -> set[str]:
+        """The columns ``table`` has in the store (none when it is missing)."""
         if self.kind == "sqlite":
             c.execute(f"PRAGMA table_info({self._prefix}{table})")
-            return column in {row["name"] for row in c.fetchall()}
-        c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
-                  "AND table_name = %s AND column_name = %s", (self._prefix[:-1] or None, table, column))
-        return c.fetchone() is not None
+            return {row["name"] for row in c.fetchall()}
+        c.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                  "COALESCE(%s, current_schema()) AND table_name = %s", (self._prefix[:-1] or None, table))
+        return {row["column_name"] for row in c.fetchall()}
+
+    def missing_columns(self) -> list[str]:
+        """``table.column`` of each column of ``TABLES`` the store lacks: a table an older release
+        made, not yet upgraded by ``warlog migrate`` (a missing table lacks all of its columns)."""
+        with self._db.transaction(commit=False) as c:
+            return [f"{table}.{column}" for table, definition in self.TABLES.items()
+                    for column in sorted(set(column_names(definition)) - self.columns(c, table))]
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
         """One statement in its own transaction: a row (``fetch="one"``), rows as dicts
@@ -358,6 +369,18 @@ class SqlTables:
         if fetch == "all":
             return [dict(r) for r in c.fetchall()]
         return rowcount(c)
+
+
+def column_names(definition: str) -> list[str]:
+    """The columns a table's definition (``TABLES``) names, not its constraints."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(definition + ","):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(definition[start:i].split())
+            start = i + 1
+    return [words[0] for words in parts if words and words[0].upper() not in ("PRIMARY", "UNIQUE", "FOREIGN",
+                                                                                "CHECK", "CONSTRAINT")]
 
 
 def rowcount(cursor: Any) -> int:

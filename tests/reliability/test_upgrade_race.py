@@ -73,3 +73,19 @@ def test_processes_that_migrate_an_old_store_at_once_all_start(store_config):
             assert app.check_integrity(game_id).ok
         finally:
             app.close()
+
+
+def test_the_followers_wait_for_an_old_store_to_be_upgraded(store_config):
+    """The projector and the dispatcher wait for the schema (wait_for_schema) and never migrate:
+    on a store an older release made, the schema was there, so the new projector went on at once
+    and failed every poll ("table i has no column named sandbox") until a web process migrated."""
+    from api.app import schema_ready
+
+    _old_store(store_config)
+    app = Warlog(store_config)
+    try:
+        assert not schema_ready(app)
+        migrate(store_config)
+        assert schema_ready(app)
+    finally:
+        app.close()
