@@ -10,6 +10,7 @@ from werkzeug.wsgi import ClosingIterator
 
 from api import limits, problems
 from domain.access import AccessStore
+from domain.damage import DamageRecords
 from api.games import bp as games_bp
 from api.jobs import bp as jobs_bp
 from api.jsonbody import MAX_BODY, JSONProvider
@@ -22,7 +23,7 @@ from api.reads import bp as reads_bp
 from api.stream import bp as stream_bp
 from domain.rulesets import find_ruleset, ruleset_names
 from domain.service import Warlog
-from domain.storage import StoreConfig, config_from_env, error_line, store_not_answering, whole_from_env
+from domain.storage import StoreConfig, config_from_env, error_line, migration_lock, store_not_answering, whole_from_env
 
 
 # Sent with every response; a view that sets one of them keeps its own (the pages' CSP in
@@ -43,20 +44,22 @@ def migrate(config: StoreConfig | None = None) -> StoreConfig:
     from workers.dispatch import NotifyStore
 
     config = config or config_from_env()
-    Warlog.migrate(config)
-    service = Warlog(config)
-    try:
-        AccessStore.for_service(service).create_tables()
-        ProjectionStore.for_service(service).create_tables()
-        NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
-    finally:
-        service.close()
+    with migration_lock(config):  # one migrating process at a time
+        Warlog.migrate(config)
+        service = Warlog(config)
+        try:
+            AccessStore.for_service(service).create_tables()
+            ProjectionStore.for_service(service).create_tables()
+            NotifyStore.for_service(service).create_tables(service.recorder.max_notification_id() or 0)
+        finally:
+            service.close()
     return config
 
 
-def schema_ready(service: Warlog) -> bool:
-    """True once migrate() has run to its end: its last step writes the dispatcher's start row.
-    A store that does not answer raises (``store_not_answering``): that is not a missing schema."""
+def schema_made(service: Warlog) -> bool:
+    """True once a migrate() has run to its end, of this release or an older one: its last step
+    writes the dispatcher's start row. A store that does not answer raises
+    (``store_not_answering``): that is not a missing schema."""
     from workers.dispatch import NotifyStore
 
     try:
@@ -66,6 +69,17 @@ def schema_ready(service: Warlog) -> bool:
         if store_not_answering(exc):
             raise
         return False
+
+
+def schema_ready(service: Warlog) -> bool:
+    """True once migrate() of this release has run to its end: the schema is made and has every
+    column this release's tables name (a store an older release made gains them at migrate)."""
+    from projections.store import ProjectionStore
+    from workers.dispatch import NotifyStore
+
+    return schema_made(service) and not any(
+        store.for_service(service).missing_columns()
+        for store in (AccessStore, ProjectionStore, NotifyStore, DamageRecords))
 
 
 def wait_for_database(config: StoreConfig, timeout: float = 120.0, poll: float = 1.0) -> None:
@@ -134,7 +148,7 @@ def wait_for_schema(service: Warlog, timeout: float = 120.0, poll: float = 0.5) 
         try:
             if schema_ready(service):
                 return
-            what, waiting, fix = "schema", "the schema (created by 'warlog migrate' or 'warlog serve')", \
+            what, waiting, fix = "schema", "the schema (created, or upgraded, by 'warlog migrate' or 'warlog serve')", \
                 "run 'warlog migrate'"
         except Exception as exc:  # store_not_answering: the database is down or unreachable
             what, fix = "database", "check that it runs and WARLOG_DATABASE_URL"

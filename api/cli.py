@@ -29,9 +29,9 @@ def _service():
 
 def _no_tables(service) -> None:
     """Raise a usage error naming ``service``'s store when its tables were never made."""
-    from api.app import schema_ready
+    from api.app import schema_made
 
-    if not schema_ready(service):
+    if not schema_made(service):
         raise UsageError(f"no warlog tables at {service.config.describe()} (WARLOG_DATA_DIR, default ./var, "
                          "or WARLOG_DATABASE_URL): create them once with 'warlog migrate'") from None
 
@@ -101,7 +101,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _local_store(hint: str = "to read a server's game give --server URL"):
     """(the service, where its store is) for a command that reads this machine's store; a store
     that holds nothing yet (no file, no tables) is said to be so, naming where it was looked for."""
-    from api.app import schema_ready
+    from api.app import schema_made
     from domain.errors import GameNotFound
     from domain.storage import SQLITE_FILE, config_from_env, data_dir_from_env
 
@@ -115,7 +115,7 @@ def _local_store(hint: str = "to read a server's game give --server URL"):
             raise empty(f"sqlite:{database}")
     where = config_from_env().describe()
     service = _service()
-    if not schema_ready(service):
+    if not schema_made(service):
         service.close()
         raise empty(where)
     return service, where

@@ -85,6 +85,26 @@ def writer_lock(config: StoreConfig) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@contextlib.contextmanager
+def migration_lock(config: StoreConfig) -> Iterator[None]:
+    """Held around a whole migration, so that processes migrating one store at once (two
+    ``warlog serve`` started together) take turns: each looks for a column and adds it if
+    missing, and two doing so at once failed ("column ... already exists" and "tuple concurrently
+    updated" on PostgreSQL, "database is locked" on SQLite). SQLite: the writer's lock file;
+    PostgreSQL: an advisory lock named after the schema, on a connection of its own."""
+    if config.kind == "sqlite":
+        with writer_lock(config):
+            yield
+        return
+    import psycopg
+
+    pg = config.postgres or {}
+    with psycopg.connect(postgres_dsn(pg), autocommit=True,
+                         connect_timeout=int(pg.get("POSTGRES_CONNECT_TIMEOUT") or 5)) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"warlog migrate {pg.get('POSTGRES_SCHEMA', '')}",))
+        yield  # the lock ends with the connection
+
+
 # A PostgreSQL statement whose connection was lost is tried again, as eventsourcing's recorders do.
 retry_store = retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
 
@@ -312,12 +332,23 @@ class SqlTables:
 
     def has_column(self, c: Any, table: str, column: str) -> bool:
         """Whether ``table`` has ``column`` (a table made before it was added has not)."""
+        return column in self.columns(c, table)
+
+    def columns(self, c: Any, table: str) -> set[str]:
+        """The columns ``table`` has in the store (none when it is missing)."""
         if self.kind == "sqlite":
             c.execute(f"PRAGMA table_info({self._prefix}{table})")
-            return column in {row["name"] for row in c.fetchall()}
-        c.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = COALESCE(%s, current_schema()) "
-                  "AND table_name = %s AND column_name = %s", (self._prefix[:-1] or None, table, column))
-        return c.fetchone() is not None
+            return {row["name"] for row in c.fetchall()}
+        c.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                  "COALESCE(%s, current_schema()) AND table_name = %s", (self._prefix[:-1] or None, table))
+        return {row["column_name"] for row in c.fetchall()}
+
+    def missing_columns(self) -> list[str]:
+        """``table.column`` of each column of ``TABLES`` the store lacks: a table an older release
+        made, not yet upgraded by ``warlog migrate`` (a missing table lacks all of its columns)."""
+        with self._db.transaction(commit=False) as c:
+            return [f"{table}.{column}" for table, definition in self.TABLES.items()
+                    for column in sorted(set(column_names(definition)) - self.columns(c, table))]
 
     def _run(self, sql: str, params: tuple = (), *, fetch: str | None = None) -> Any:
         """One statement in its own transaction: a row (``fetch="one"``), rows as dicts
@@ -338,6 +369,18 @@ class SqlTables:
         if fetch == "all":
             return [dict(r) for r in c.fetchall()]
         return rowcount(c)
+
+
+def column_names(definition: str) -> list[str]:
+    """The columns a table's definition (``TABLES``) names, not its constraints."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(definition + ","):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(definition[start:i].split())
+            start = i + 1
+    return [words[0] for words in parts if words and words[0].upper() not in ("PRIMARY", "UNIQUE", "FOREIGN",
+                                                                                "CHECK", "CONSTRAINT")]
 
 
 def rowcount(cursor: Any) -> int:

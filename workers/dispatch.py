@@ -220,8 +220,10 @@ class NotifyStore(SqlTables):
     # ---------------------------------------------------------------------------- deliveries --
     # A row claimed more than STALE_CLAIM before (the parameter) and never finished: its worker died
     # mid-send (a job timeout, a restart, the OOM killer), and rq's retries of that job, finding the
-    # row still claimed, had stopped. It may be claimed again, and the outbox holds it again.
-    _STALE = "(status = 'sending' AND claimed_at < ?)"
+    # row still claimed, had stopped; or handed to rq as long ago and never taken, its job lost with
+    # Redis (restarted without its data, or another one). It may be claimed again, and the outbox
+    # holds it again: a job of it still in rq finds it sent, and sends nothing (claim).
+    _STALE = "(status IN ('queued', 'sending') AND claimed_at < ?)"
     # What the outbox holds: the new rows and the stale claims.
     _OUTBOX = f"(status = 'new' OR {_STALE})"
     # A webhook's delivery waits while an earlier one of the same webhook (the game's, or a seat's)

@@ -25,6 +25,7 @@ import argparse
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -144,7 +145,19 @@ class Stack:
             "projector": [py, "-m", "api.cli", "projector"],
         }
 
+    def port_free(self) -> None:
+        """Stop at once when another server holds the port: it would answer the /healthz this
+        stack waits for while its own gunicorn retries the bind, and the stack said it ran."""
+        with socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+            try:
+                probe.bind((self.host, self.port))
+            except OSError as exc:
+                raise SystemExit(f"warlog: {self.host}:{self.port} is in use ({exc.strerror}): another server? "
+                                 "give another PORT (or --port)") from None
+
     def prepare(self) -> None:
+        self.port_free()
         env = self.env
         env.setdefault("PYTHONUNBUFFERED", "1")
         env["WARLOG_HOST"], env["PORT"] = self.host, str(self.port)

@@ -169,3 +169,35 @@ def test_with_redis_url_the_stack_uses_that_redis_and_starts_none(tmp_path):
     assert code == 0
     children = [int(pid) for pid in re.findall(r"\[stack\] \w+ started \(pid (\d+)\)", log_path.read_text())]
     assert len(children) == 5 and all(_group_gone(pid) for pid in children)
+
+
+def test_a_port_another_server_holds_stops_the_stack_before_it_says_it_runs(tmp_path):
+    """Another server on PORT answered the stack's /healthz while its own gunicorn retried the
+    bind: it said 'warlog is running at ...', then stopped when gunicorn gave up."""
+    import http.server
+    import threading
+
+    class Healthy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.HTTPServer(("127.0.0.1", 0), Healthy)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    port = other.server_address[1]
+    env = {**os.environ, "WARLOG_DATA_DIR": str(tmp_path / "data"), "PORT": str(port), "WEB_CONCURRENCY": "1",
+           "PYTHONUNBUFFERED": "1", "REDIS_URL": "redis://127.0.0.1:1/0"}  # never reached
+    for key in ("WARLOG_DATABASE_URL", "WARLOG_HOST"):
+        env.pop(key, None)
+    try:
+        done = subprocess.run([sys.executable, "-m", "workers.stack"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=60)
+    finally:
+        other.shutdown()
+    out = done.stdout + done.stderr
+    assert done.returncode != 0 and "warlog is running" not in out, out[-4000:]
+    assert f"127.0.0.1:{port} is in use" in out and "started (pid" not in out, out[-4000:]

@@ -532,10 +532,26 @@ def test_a_mail_whose_worker_died_mid_send_goes_out_once_its_claim_is_stale(sqli
     assert h.deliver(row) == "already sending" and h.dispatch() == []
     late = datetime.now(timezone.utc) + STALE_CLAIM + timedelta(minutes=1)
     h.dispatcher.clock = lambda: late
-    assert h.dispatch() == [row]  # handed to rq again
+    assert row in h.dispatch()  # handed to rq again (with the start's rows, queued and never taken here)
     assert h.store.delivery(gid, row["seq"], EMAIL, "Red")["status"] == "queued"
     assert h.deliver(row) == "sent" and len(box.to("red@example.org")) == 1
     assert h.dispatch() == [] and h.deliver(row) == "already sent"
+
+
+def test_a_mail_whose_job_was_lost_with_redis_goes_out_once_its_queueing_is_stale(sqlite_app, mail):
+    """Redis restarted without its data (or replaced) loses the jobs waiting in it: a row handed to
+    rq ('queued') whose job is gone was never handed again, and its mail never went."""
+    box, smtp = mail
+    h = Harness(sqlite_app, smtp)
+    gid = _started_game(h)
+    start = h.dispatch()
+    row = h.hand_over(gid, "Blue")  # queued; then Redis is lost, and the jobs with it
+    assert h.dispatch() == []  # fresh: rq may still hold them
+    late = datetime.now(timezone.utc) + STALE_CLAIM + timedelta(minutes=1)
+    h.dispatcher.clock = lambda: late
+    assert sorted(h.dispatch(), key=str) == sorted([*start, row], key=str)  # handed to rq again
+    assert h.deliver(row) == "sent" and len(box.to("red@example.org")) == 1
+    assert h.deliver(row) == "already sent"  # the first job, had it been there after all, sends nothing
 
 
 def test_the_end_of_the_game_is_mailed_to_the_others(sqlite_app, mail):
