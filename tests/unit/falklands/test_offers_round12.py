@@ -16,7 +16,7 @@ from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import play
 from tests.unit.falklands import test_fuzz
 from tests.unit.falklands.helpers import (
-    AR, UK, FixedDice, R, fresh, op, place, play as play_order, set_phase,
+    AR, AR_DESTROYERS, UK, UK_INFANTRY, FixedDice, R, fresh, op, op_4_force, place, remove,
 )
 
 GAMES = 12
@@ -102,3 +102,58 @@ def test_every_operation_the_random_player_has_taken_was_offered(positions):
             if refusal(state, seat, order) is None:
                 wrong.append((state["turn"], state["phase"], seat, order))
     assert not wrong, wrong[:10]
+
+
+# ------------------------------------------------------------------- the discrepancies ---
+def _uk_and_ar_ships_in_sa4() -> dict:
+    st = fresh()
+    place(st, AR_DESTROYERS[0], "sa4")
+    return st
+
+
+def test_fs_7_1_op_10_is_not_offered_once_used():
+    """FS 7.1 Op #10 "This TEZ expansion may be chosen only once per game": the UK's attacks on
+    ships (Op #14, #18, #20) offered 'with_op_10' after its one use, and an order that took the
+    offer was refused (FS 7.1 Op #10: only once per game)."""
+    st = _uk_and_ar_ships_in_sa4()
+    assert "with_op_10" in R.operation_template(st, UK, 14)["fields"]  # before its use: offered
+    st["op10_used"] = True
+    t = R.operation_template(st, UK, 14)
+    assert "with_op_10" not in t["fields"]
+    why = refusal(st, UK, {**_order(t), "with_op_10": True})
+    assert why is not None and why.rule == "FS 7.1 Op #10"
+
+
+def test_fs_6_5_op_12_is_not_offered_when_no_unit_may_change_ships():
+    """FS 7.1 Op #12 "as long as load limits are observed", FS 6.5: a ground unit other than SF
+    goes to sea only in an "A" or "T" ship. Infantry aboard Canberra with warships alone in its
+    sea area has no other ship to go to: Op #12 was offered all the same (its cargo listed), and
+    every cross-decking the random player built from it was refused."""
+    st = fresh()
+    remove(st, "sas_d")
+    place(st, "canberra", "sa4")
+    place(st, UK_INFANTRY[0], aboard="canberra")
+    for ship in ("hermes", "invincible"):
+        assert refusal(st, UK, op(12, moves={UK_INFANTRY[0]: ship})).rule == "FS 6.5"
+    assert R.operation_template(st, UK, 12) is None
+    assert 12 not in {t.get("op") for t in R.legal_orders(st, UK)}
+    place(st, "norland", "sa4")  # a transport with room: now it may
+    t = R.operation_template(st, UK, 12)
+    assert t["example"] == {"moves": {UK_INFANTRY[0]: "norland"}}
+    assert refusal(st, UK, _order(t)) is None
+
+
+def test_fs_7_1_op_4_example_sends_the_submarine_that_carries_the_sbs():
+    """FS 7.1 Op #4: three surface vessels, a submarine and two SF units, the SF aboard the force.
+    With the SBS in Onyx, a force with another submarine leaves the SBS behind and is refused; the
+    offer listed every submarine and gave no whole order, so the random player's pick of one was
+    refused. The example sends Onyx, and is taken."""
+    st = fresh()
+    st["units"] = copy.deepcopy(st["units"])
+    expected = op_4_force(st)
+    t = R.operation_template(st, UK, 4)
+    assert "spartan" in t["choices"]["submarine"]
+    assert refusal(st, UK, {**expected, "submarine": "spartan"}).rule == "FS 7.1 Op #4"
+    assert t["example"]["submarine"] == "onyx"
+    assert sorted(t["example"]["sf"]) == ["sas_d", "sbs"]
+    assert refusal(st, UK, _order(t)) is None
