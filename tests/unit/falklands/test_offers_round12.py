@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import copy
 import random
+from itertools import islice
 
 import pytest
 
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import play
+from domain.rulesets.falklands import state as S
+from domain.rulesets.falklands.choices import example_candidates, op_choices, template_fields
 from tests.unit.falklands import test_fuzz
 from tests.unit.falklands.helpers import (
     AR, AR_DESTROYERS, UK, UK_INFANTRY, FixedDice, R, fresh, op, op_4_force, place, remove,
@@ -76,31 +79,69 @@ def test_every_answer_a_decision_offers_is_taken(positions):
     assert not wrong, wrong[:10]
 
 
-def test_every_operation_the_random_player_has_taken_was_offered(positions):
-    """An order of an operation not offered that the server takes is an offer that leaves out
-    something the side may do (the random player draws from the offer, so its orders here are
-    each operation's, rebuilt from the templates of all the operations)."""
-    wrong = []
-    rng = random.Random(12)
-    for state, seat in positions[::3]:
-        if R.orders_outside_operations(state, seat) is not None:
+OPS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, "exocet")
+
+
+def _taken_but_not_offered(state: dict, seat: str, rng: random.Random) -> list:
+    """Orders the server takes of an operation ``legal_orders`` does not offer: the random player's
+    order built from the operation's bare choices (before 1-6, 5-1, 5-6, 3-2 narrow them) and the
+    whole orders the offer would try for it."""
+    offered = {t.get("op") for t in R.legal_orders(state, seat)}
+    found = []
+    for o in OPS:
+        if o in offered:
             continue
-        offered = {t.get("op") for t in R.legal_orders(state, seat)}
-        for o in (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, "exocet"):
-            if o in offered:
-                continue
-            # the operation's choices as they would be without the restriction and the filters
-            from domain.rulesets.falklands.choices import op_choices, template_fields
-            c = op_choices(state, seat, o)
-            if c is None:
-                continue
-            t = {"kind": "operation", "op": o, "choices": c, "fields": template_fields(o, c, seat)}
-            try:
-                order = play.order_for(t, state, seat, rng)
-            except (KeyError, IndexError, TypeError):
-                continue
-            if refusal(state, seat, order) is None:
-                wrong.append((state["turn"], state["phase"], seat, order))
+        c = op_choices(state, seat, o)
+        if c is None:
+            continue
+        t = {"kind": "operation", "op": o, "choices": c, "fields": template_fields(o, c, seat)}
+        orders = [play.order_for(t, state, seat, rng)]
+        orders += [{"kind": "operation", "op": o, **e} for e in islice(example_candidates(state, seat, o, c), 20)]
+        found += [(state["turn"], state["phase"], seat, order) for order in orders
+                  if refusal(state, seat, order) is None]
+    return found
+
+
+def test_every_operation_the_server_takes_is_offered(positions):
+    """An order of an operation not offered that the server takes is an offer that leaves out
+    something the side may do."""
+    rng = random.Random(12)
+    wrong = []
+    for state, seat in positions[::2]:
+        if R.orders_outside_operations(state, seat) is None:
+            wrong += _taken_but_not_offered(state, seat, rng)
+    assert not wrong, wrong[:10]
+
+
+# FS 11.3's events that last an Operations Phase (randomevents), and 6-4's held Exocet (FS 7.1 is
+# read with each: what it forbids is not offered, what it leaves is, and its examples are taken)
+EVENTS = {UK: ("uk_operational_superiority", "poor_uk_staff_work"),
+          AR: ("ar_target_of_opportunity", "ar_air_mechanical", "poor_ar_logistics", "ar_air_panache", "exocet")}
+
+
+def _under(state: dict, seat: str, event: str, done: int = 0) -> dict:
+    st = copy.deepcopy(state)
+    if event == "exocet":
+        st["exocet"] = "held"
+    else:
+        st["effects"][seat][event] = {"rule": "FS 11.3"}
+        st["phase_ops"] = {**S.phase_allowance(st, st["phase"]), "done": done}
+    return st
+
+
+@pytest.mark.parametrize("seat", [UK, AR])
+def test_under_each_random_event_what_is_offered_is_taken_and_what_is_taken_is_offered(positions, seat):
+    rng = random.Random(6)
+    wrong = []
+    ops_positions = [(st, s) for st, s in positions if s == seat and R.orders_outside_operations(st, s) is None]
+    for state, _ in ops_positions[::4]:
+        for event in EVENTS[seat]:
+            for done in ((0, 1) if event == "ar_air_panache" else (0,)):
+                st = _under(state, seat, event, done)
+                for t in R.legal_orders(st, seat):
+                    if t["kind"] == "operation" and refusal(st, seat, _order(t)) is not None:
+                        wrong.append((event, t["op"], t["example"], str(refusal(st, seat, _order(t)))))
+                wrong += [(event, *x) for x in _taken_but_not_offered(st, seat, rng)]
     assert not wrong, wrong[:10]
 
 
