@@ -198,3 +198,20 @@ def test_fs_7_1_op_4_example_sends_the_submarine_that_carries_the_sbs():
     assert t["example"]["submarine"] == "onyx"
     assert sorted(t["example"]["sf"]) == ["sas_d", "sbs"]
     assert refusal(st, UK, _order(t)) is None
+
+
+def test_fs_7_1_the_command_line_sends_the_example_as_it_is():
+    """Op #18/#19's optional 'aircraft' field carries a value of its own (the first area's first
+    aircraft) for a template without a whole order; 'warlog legal' added it to the example, so an
+    example that strikes with the 25 de Mayo alone (FS 11.3 5-6's second operation, or another area)
+    was printed with an aircraft the server then refused."""
+    from api.cli import legal_order_lines
+
+    template = {"kind": "operation", "op": 18, "title": "Air-to-Sea Attack", "rule": "FS 7.1 Op #18",
+                "fields": {"op": [18], "area": ["sa4", "sa5"],
+                           "aircraft": {"choices": ["daggers_1"], "multiple": True, "optional": True,
+                                        "example": ["daggers_1"]},
+                           "carriers": {"choices": ["25_de_mayo"], "multiple": True, "optional": True}},
+                "example": {"area": "sa5", "carriers": ["25_de_mayo"], "fire": "auto"}}
+    line = legal_order_lines(template, "g", {})[-1]
+    assert "op=18" in line and "area=sa5" in line and "carriers=" in line and "fire=auto" in line and "aircraft=" not in line, line
