@@ -215,3 +215,14 @@ def test_fs_7_1_the_command_line_sends_the_example_as_it_is():
                 "example": {"area": "sa5", "carriers": ["25_de_mayo"], "fire": "auto"}}
     line = legal_order_lines(template, "g", {})[-1]
     assert "op=18" in line and "area=sa5" in line and "carriers=" in line and "fire=auto" in line and "aircraft=" not in line, line
+
+
+def test_fs_7_1_op_12_a_cross_decking_that_moves_no_unit_is_refused():
+    """FS 7.1 Op #12 "switch around ground units from naval vessels to other naval vessels": the
+    server took {"moves": {"sas_d": "hermes"}} with SAS D already aboard Hermes, an operation spent
+    on nothing, which the offer (rightly) never offered; the property test found it taken."""
+    st = fresh()
+    assert st["units"]["sas_d"]["aboard"] == "hermes"
+    why = refusal(st, UK, op(12, moves={"sas_d": "hermes"}))
+    assert why is not None and why.rule == "FS 7.1 Op #12", why
+    assert refusal(st, UK, op(12, moves={"sas_d": "invincible"})) is None
