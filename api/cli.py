@@ -1388,10 +1388,13 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     for name, spec in fields.items():
         lines.append(f"  {name}: {_field_text(spec, names)}")
     words, whole = [f"warlog order {game_id} {shlex.quote(kind)}"], {"kind": kind}
-    example = order.get("example") if isinstance(order.get("example"), dict) else {}
-    for name, spec in fields.items():
-        # the template's whole example order first (its fields agree: Falklands' Op #3, #22, #24)
-        value = example[name] if name in example else _field_example(name, spec)
+    example = order.get("example") if isinstance(order.get("example"), dict) else None
+    # the template's example is a whole order (Falklands): sent as it is, with the fields that have
+    # one value (its "op"), no other added to it
+    for name, spec in {**fields, **{k: None for k in example or {} if k not in fields}}.items():
+        fixed = isinstance(spec, list) and len(spec) == 1
+        value = _field_example(name, spec) if example is None or (fixed and name not in example) \
+            else example.get(name, _LEAVE_OUT)
         if value is not _LEAVE_OUT:
             words.append("--set " + shlex.quote(f"{name}={_set_value(value)}"))
             whole[name] = value

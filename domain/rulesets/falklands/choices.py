@@ -435,13 +435,12 @@ def template_fields(op, choices: dict, side: str) -> dict:
     return fields
 
 
-def template_example(state: dict, side: str, op, choices: dict) -> dict | None:
-    """Op #3, #20, #22 and #24 move units from one area: one whole order the operation takes, for
-    a command line (``warlog legal``): the first origin, its first unit and a destination that unit
-    reaches (where it may only attack in place, FS 11.3 1-6 and 5-1, an attack there). The fields
-    alone offer every origin's units and destinations, so their first choices could name a unit
-    not at the first origin, a destination out of its reach, or no unit at all (Op #20's units are
-    optional: an attack in place needs none)."""
+def _first_example(state: dict, side: str, op, choices: dict) -> dict | None:
+    """Op #3, #20, #22 and #24 move units from one area: the first origin, its first unit and a
+    destination that unit reaches (where it may only attack in place, FS 11.3 1-6 and 5-1, an
+    attack there). The fields alone offer every origin's units and destinations, so their first
+    choices could name a unit not at the first origin, a destination out of its reach, or no unit
+    at all (Op #20's units are optional: an attack in place needs none)."""
     c = choices
     if op == 3:
         for origin in sorted(c["aircraft"]):
@@ -478,6 +477,121 @@ def template_example(state: dict, side: str, op, choices: dict) -> dict | None:
             return {"origin": origin, "units": units[:1], "destination": dests[0]}
         return {"origin": origin, "units": units[:1], "destination": origin, "attack": True} if origin in reach else None
     return None
+
+
+def _a4_refuel(state: dict, aircraft: list) -> dict:
+    """FS 9.4: the Argentina-based A-4s of a flight, designated for aerial refuelling (four at most)."""
+    a4s = [u for u in aircraft if DATA.units[u].get("range") == "a4" and S.where(state, u) == S.ARGENTINA][:4]
+    return {"refuel": a4s} if a4s else {}
+
+
+def example_candidates(state: dict, side: str, op, choices: dict):
+    """Whole orders (their fields but ``op``) for operation ``op`` built from its choices, the
+    likeliest first; ``rules.operation_template`` keeps the first the operation takes as the
+    template's ``example`` (the choices alone leave out capacities, ranges and stacking)."""
+    c = choices
+    first = _first_example(state, side, op, c)
+    if first is not None:
+        yield first
+    auto = {"fire": "auto"}
+    if op == 1:
+        for u in c["units"]:
+            yield {"units": [u]}
+    elif op in (2, 5, 8):
+        for u in c["unit"]:
+            yield {"unit": u}
+    elif op == 3:
+        for origin, aircraft in sorted(c["aircraft"].items()):
+            for u in aircraft:
+                for dest in c["destinations"]:
+                    if dest != origin:
+                        yield {"origin": origin, "aircraft": [u], "destination": dest,
+                               **(_a4_refuel(state, [u]) if dest != S.ARGENTINA else {})}
+    elif op == 4:
+        # FS 7.1 Op #4: three surface vessels, a submarine and two SF units aboard the force's vessels
+        for i, a in enumerate(c["sf"]):
+            for b in c["sf"][i + 1:]:
+                carriers = list(dict.fromkeys(state["units"][u]["aboard"] for u in (a, b)))
+                for sub in c["submarine"]:
+                    ships = [s for s in carriers if s in c["ships"]]
+                    if any(s not in c["ships"] and s != sub for s in carriers):
+                        continue
+                    ships += [s for s in c["ships"] if s not in ships][:3 - len(ships)]
+                    if len(ships) == 3:
+                        yield {"ships": ships, "submarine": sub, "sf": [a, b]}
+    elif op == 6:
+        yield {}
+    elif op == 7:
+        for sf in c["sf"]:
+            for t in c["target"]:
+                yield {"sf": sf, "target": t}
+    elif op == 9:
+        yield {}
+    elif op == 12:
+        for u in c["units"]:
+            here, old = S.where(state, u), state["units"][u]["aboard"]
+            for ship in S.units_in(state, here, side=side, classes=["ship", "submarine"]):
+                if ship != old:
+                    yield {"moves": {u: ship}}
+    elif op == 13:
+        for base, v in sorted(c["airbase"].items()):
+            yield {"airbase": base, "carriers": v["carriers"], **auto}
+            for carrier in v["carriers"]:
+                yield {"airbase": base, "carriers": [carrier], **auto}
+    elif op == 14:
+        for area, v in sorted(c["area"].items()):
+            yield {"area": area, "units": v["units"], **auto}
+    elif op == 15:
+        for area, v in sorted(c["area"].items()):
+            yield {"area": area, "units": v["units"], **auto}
+    elif op == 16:
+        for area in c["area"]:
+            for u in c["units"]:
+                yield {"units": [u], "area": area}
+    elif op == 17:
+        for area in c["area"]:
+            for u in c["wave"]:
+                yield {"area": area, "wave": [u], **auto}
+    elif op in (18, 19):
+        for area, v in sorted(c["area"].items()):
+            for base in dict.fromkeys(S.where(state, u) for u in v["aircraft"]):
+                for u in [u for u in v["aircraft"] if S.where(state, u) == base]:
+                    yield {"area": area, "aircraft": [u], **_a4_refuel(state, [u]), **auto}
+            for carrier in v["carriers"]:
+                yield {"area": area, "carriers": [carrier], **auto}
+    elif op == 20:
+        for origin, units in sorted(c["units"].items()):
+            for u in units:
+                for dest in c["destination"]:
+                    if dest != origin:
+                        yield {"units": [u], "destination": dest}
+                if not c.get("moves_only"):
+                    yield {"units": [u], "destination": origin, "attack": True, **auto}
+    elif op == 21:
+        for area in c["area"]:
+            for ship in c["units"]:
+                yield {"units": [ship], "area": area, **auto}
+    elif op in (22, 24):
+        for origin, at in sorted(c["origin"].items()):
+            units = at if isinstance(at, list) else at["units"]
+            reach = c["destination"] if op == 22 else at["destination"]
+            for u in units:
+                for dest in reach:
+                    if dest != origin:
+                        yield {"origin": origin, "units": [u], "destination": dest}
+                    elif not c.get("moves_only"):
+                        yield {"origin": origin, "units": [u], "destination": dest, "attack": True, **auto}
+    elif op == 23:
+        for u in c["units"]:
+            sea = S.ARGENTINA if S.where(state, u) == S.ARGENTINA else S.TACTICAL
+            for ship in S.units_in(state, sea, side=side, classes=["ship", "submarine"]):
+                yield {"loads": {u: ship}}
+    elif op == 25:
+        for area in c["area"]:
+            yield {"area": area, **auto}
+    elif op == "exocet":
+        for t in c["target"]:
+            yield {"target": t}
 
 
 def field_names(op) -> set[str]:

@@ -343,6 +343,9 @@ def op_12(ctx: Ctx, side: str, order: dict) -> list:
         # "in the same sea area": the South Georgia box "is neither a sea nor a land area" (FS 3.7)
         need(S.where(ctx.state, ship) != S.SOUTH_GEORGIA, rule(12),
              "no cross-decking in the South Georgia Holding Box: it is not a sea area (FS 3.7)")
+    # "switch around ground units ... to other naval vessels": an operation that moves no unit is none
+    need(any(ctx.state["units"][u]["aboard"] != ship for u, ship in moves.items()), rule(12),
+         "no unit changes ship: name another vessel in the same sea area")
     check_loads(loads_after(ctx.state, UK, moves), rule(12), ctx.state)
     for u, ship in moves.items():
         if ctx.state["units"][u]["aboard"] != ship:

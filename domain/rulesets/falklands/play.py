@@ -239,7 +239,7 @@ def candidates(rules, state: dict, seat: str, rng: random.Random, tries: int = 8
         if template is None:
             break
         order = order_for(template, state, seat, rng)
-        if seat == "UK" and order.get("op") in (14, 18, 20) and rng.random() < 0.2:
+        if "with_op_10" in template["fields"] and rng.random() < 0.2:  # FS 7.1 Op #10: while unused
             order["with_op_10"] = True
         yield order
     yield order_for(rules.pass_template(state, seat), state, seat, rng)

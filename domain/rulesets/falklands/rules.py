@@ -11,6 +11,7 @@ Orders (docs/rulesets.md gives every field):
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from domain import events as ev
@@ -24,8 +25,8 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import narrate
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.choices import (
-    decision_fields, field_names, op_choices, template_example, template_fields, under_panache, under_poor_logistics,
-    under_staff_work, with_target_of_opportunity,
+    decision_fields, example_candidates, field_names, op_choices, template_fields, under_panache,
+    under_poor_logistics, under_staff_work, with_target_of_opportunity,
 )
 from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
@@ -75,6 +76,35 @@ CHOICE_FIELDS = {"defensive_fire": {"fire"}, "interception": {"fire"}, "carrier_
 # "destinations", a carrier's shot its "at"; an empty answer is refused, not read as "auto", "pass" or "keep".
 REQUIRED_CHOICE = {"defensive_fire": {"fire"}, "interception": {"fire"}, "carrier_shot": {"at"}, "leadership": {"reroll"},
                    "emergency_rebase": {"destinations"}}
+
+
+EXAMPLE_TRIES = 60  # candidate orders tried per operation offered (choices.example_candidates)
+
+
+class _Checked(Exception):
+    """An order under trial got as far as rolling a die: every check before it passed."""
+
+
+class _TrialDice:
+    """Dice for trying an order on a copy of the state: the first roll ends the trial."""
+
+    def roll(self, *args: Any, **kwargs: Any):
+        raise _Checked
+
+    def close_epoch(self) -> None:
+        pass
+
+
+def _takes(state: dict, seat: str, order: dict) -> bool:
+    """Does the server take ``order`` from ``seat`` now (FS 7.1)? Tried on a copy of the state,
+    up to its first roll."""
+    try:
+        Falklands().decide(json_copy(state), seat, order, _TrialDice())
+    except _Checked:
+        return True
+    except (InvalidOrder, RuleViolation):
+        return False
+    return True
 
 
 def _op_number(value: Any):
@@ -227,10 +257,19 @@ class Falklands(Ruleset):
         choices = with_target_of_opportunity(state, seat, op, choices)  # FS 11.3 3-2
         if choices is None:
             return None
-        template = {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
-                    "choices": choices, "fields": template_fields(op, choices, seat)}
-        example = template_example(state, seat, op, choices)  # a whole order for a command line
-        return {**template, "example": example} if example else template
+        # FS 7.1 Op #10 "may be chosen only once per game": not offered again once used
+        fields = template_fields(op, choices, seat)
+        if state.get("op10_used"):
+            fields.pop("with_op_10", None)
+        # a whole order the operation takes (for a command line): the first of its candidates the
+        # operation's own checks accept; with none, the side cannot conduct it now (capacities,
+        # ranges, stacking the choices leave out) and it is not offered
+        example = next((e for e in islice(example_candidates(state, seat, op, choices), EXAMPLE_TRIES)
+                        if _takes(state, seat, {"kind": "operation", "op": op, **e})), None)
+        if example is None:
+            return None
+        return {"kind": "operation", "op": op, "title": TITLES[op], "rule": rule(op),
+                "choices": choices, "fields": fields, "example": example}
 
     @staticmethod
     def pass_template(state: dict, seat: str) -> dict:
