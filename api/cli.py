@@ -1256,7 +1256,8 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"{asked.get('seat')} asks to take back its last order{reason}")
             say(f"  warlog answer-take-back {game_id} --accept   (or --decline)")
             return
-        sealing = _sealed_round_of(client, game_id, b.get("seat"))
+        read = _state_body(client, game_id)
+        sealing = _sealed_round_of(client, game_id, b.get("seat"), read)
         if sealing and b.get("seat") in (sealing.get("revealed") or []):
             waiting = ", ".join(sealing.get("must_reveal") or []) or "nobody"
             say(f"{b.get('seat')} has revealed its orders for round {sealing.get('round')} (to reveal: {waiting}); "
@@ -1280,6 +1281,10 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"sealed-orders round {sealing.get('round')} is open ({sealing.get('rule')}): seal your orders "
                 f"together, 'warlog seal {game_id} ORDER…' (each a JSON object as below; --none for none), "
                 f"then 'warlog reveal {game_id}' once every seat has sealed")
+        for d in ((read or {}).get("state") or {}).get("pending") or []:
+            # the question the answers below answer, when they do not say it (STF's name only its id)
+            if isinstance(d, dict) and d.get("seat") == b.get("seat") and not any(o.get("prompt") for o in orders):
+                say(f"{d.get('seat')} must answer: {_pending_text(d)}")
         for o in orders:
             for line in legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing)):
                 say(line)
@@ -1294,16 +1299,29 @@ def cmd_legal(args: argparse.Namespace) -> int:
     return _emit(args, body, human)
 
 
-def _sealed_round_of(client, game_id: str, seat: str | None) -> dict | None:
-    """The open sealed-orders round (FF 8, ``sealed`` of the state) when it names ``seat``; None
-    when there is none, or it cannot be read (the orders are then shown as at any other time)."""
+def _state_body(client, game_id: str) -> dict | None:
+    """GET …/state's answer, or None when it cannot be read (``legal`` then says what it can)."""
     from api.client import ClientError
 
     try:
-        sealed = (client.state(game_id) or {}).get("sealed")
+        body = client.state(game_id)
     except (ClientError, AttributeError):
         return None
+    return body if isinstance(body, dict) else None
+
+
+def _sealed_round_of(client, game_id: str, seat: str | None, body: dict | None = None) -> dict | None:
+    """The open sealed-orders round (FF 8, ``sealed`` of the state) when it names ``seat``; None
+    when there is none, or it cannot be read (the orders are then shown as at any other time)."""
+    body = body if body is not None else _state_body(client, game_id)
+    sealed = (body or {}).get("sealed")
     return sealed if isinstance(sealed, dict) and seat in (sealed.get("seats") or []) else None
+
+
+def _pending_text(d: dict) -> str:
+    """A pending decision's question and rule, the rule once (a prompt may end with it already)."""
+    prompt, rule = str(d.get("prompt") or d.get("kind")), d.get("rule")
+    return prompt if not rule or prompt.endswith(f"({rule})") else f"{prompt} ({rule})"
 
 
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
@@ -2251,8 +2269,7 @@ def cmd_state(args: argparse.Namespace) -> int:
                 f"{'to seal' if round_['must_commit'] else 'to reveal'}: {', '.join(waiting)}")
         for d in state.get("pending") or []:
             if isinstance(d, dict):
-                say(f"waiting for {d.get('seat')}: {d.get('prompt') or d.get('kind')} ({d.get('rule')}; "
-                    f"its answers: warlog legal {game_id})")
+                say(f"waiting for {d.get('seat')}: {_pending_text(d)}; its answers: warlog legal {game_id}")
         shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
