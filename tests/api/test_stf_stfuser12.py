@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_examiner_documented_orders import (_player_cv_tf, _system_tf, legal, refused,
+from tests.api.test_examiner_documented_orders import (_player_cv_tf, _system_tf, accepted, legal, refused,
                                                        stf_combat_position)
+from tests.api.test_examiner_stf_api import _lines
 
 HARPOON_AIRCRAFT = ("A-6 Intruder", "Buccaneer")
 
@@ -43,3 +44,36 @@ def test_stf_13_11_no_harpoon_strike_is_offered_from_carriers_whose_a6s_are_lost
     problem = refused(client, game, "Player", {"kind": "air_strike", "from": cv, "target": tf,
                                                "asm": [{"aircraft": "A-6 Intruder", "damage": 0}]})
     assert problem["rule"] == "STF 13.11", problem
+
+
+def test_stf_11_7_the_history_tells_the_whole_placement_the_player_sets_up(client, monkeypatch):
+    """STF 11.7: the Player calls on the GameSystem to place a group's ships on the tactical display
+    and sets them up as it says. The history cut the placement's line at 160 characters ("ships
+    unit sov-pc-zyb, ring 1, position 1, unit sov-pc-groza, ring 2, position 1, unit sov-pc-r-14,
+    ri…"), so a player reading it could not place the rest; a gunnery round's targets and its
+    instruction were cut the same way. What the Player carries out at the table is told whole."""
+    chosen = {}
+
+    def edit(state):
+        tf = chosen["tf"] = _system_tf(state)
+        ships = [uid for uid, u in sorted(state["pool"].items())
+                 if u.get("nation") == "Soviet" and u.get("class") in ("DD", "FF")][:9]
+        for uid in ships:  # a large force, as the Precise Composition Table gives one
+            state["units"][uid] = {**state["pool"].pop(uid), "id": uid, "counter": uid, "group": tf, "hits": 0,
+                                   "sunk": False}
+        state["groups"][tf].update(intel="precise", chit="Rear Admiral", size="large", units=ships)
+        chosen["ships"] = ships
+    game = stf_combat_position(client, monkeypatch, edit, phase="Combat",
+                               campaign={"kind": "campaign", "map": "giuk", "side": "US"})
+    tf = chosen["tf"]
+    accepted(client, game, "Player", {"kind": "placement", "group": tf})
+    history = client.get(f"/api/v1/games/{game.game_id}/history", headers=game.seats["Player"]).json
+    lines = [li["text"] for li in _lines(history) if li["type"] == "SystemActs" and "placement" in li["text"]]
+    assert lines, history
+    line = lines[-1]
+    assert "…" not in line and "more" not in line, line
+    told = line.split(" (STF 11.7)")[0]
+    assert told.count(", ring ") == len(chosen["ships"]), line  # every ship's spot, the ninth's too
+    assert all(uid in told for uid in chosen["ships"]), line
+    assert line.endswith("(STF 11.7): highest value in the centre ring, then from the top left of each next ring "
+                         "clockwise, every second location on ring 4; freighters above CG (STF 11.8)"), line
