@@ -1400,7 +1400,8 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     head = _head(order, kinds or [])
     entry = order_kind_for(order, kinds or []) or {}
     # what the order does: the template's words, else its kind's help when no head of its own says it
-    extra = order.get("prompt") or order.get("note") or (None if entry.get("head") else entry.get("help"))
+    extra = order.get("prompt") or order.get("note") or (None if entry.get("head") or not entry else
+                                                         order.get("title") or entry.get("help"))
     lines = [head + (f" — {extra}" if extra else "")]
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():

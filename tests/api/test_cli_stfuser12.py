@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.api.test_client import alice, clean_env, server  # noqa: F401  (fixtures)
+from tests.api.test_stf_stfuser12 import to_place
 
 
 def stf_game_to_turn_1(server, alice) -> str:
@@ -42,3 +43,32 @@ def test_stf_5_1_legal_says_what_the_pending_decision_asks(server, alice):
     assert code == 0, err
     assert ("waiting for Player: Turn 1: declare the random event Task Force's Random Events Table gives "
             f"(STF 5.1); its answers: warlog legal {game_id}") in out, out
+
+
+def test_stf_6_1_legal_says_which_deploy_ends_the_deployment(server, alice):
+    """STF 6.1: the deploy that places the last group (or SOSUS unit) ends the deployment: the
+    GameSystem deploys (6.2) and turn 1 begins. 'warlog legal' offered that deploy as every other,
+    beside 'deploy_done', and a player placing his last SOSUS unit found his deployment over
+    before he had looked at it again. The last one now says so; before it, none does."""
+    code, out, err = alice("new", "stf", "--server", server.url)
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0
+    assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
+    while alice.json("show", game_id)["phase"] != "Deployment":
+        first = alice.json("legal", game_id)["orders"][0]
+        assert alice("order", game_id, "--json", json.dumps(first))[0] == 0
+    ends = "the last to place: it ends your deployment (the GameSystem deploys, STF 6.2, and turn 1 begins)"
+    while True:
+        deploys = [o for o in alice.json("legal", game_id)["orders"] if o["kind"] == "deploy"]
+        code, out, err = alice("legal", game_id)
+        assert code == 0, err
+        if to_place(alice.json("state", game_id)["state"]) > 1:
+            assert ends not in out, out
+            assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0
+            continue
+        assert f"deploy (STF 6.1) — deploy {deploys[0].get('group') or deploys[0].get('sosus')} in megahex " \
+               f"{deploys[0]['megahex']}, {ends}\n" in out, out
+        assert f"  warlog order {game_id} deploy " in out and "title" not in out, out  # the words are not sent
+        break
+    assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0  # taken with its title
+    assert alice.json("show", game_id)["turn"] == 1

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from domain.rulesets.stf import play as splay
 from tests.api.test_examiner_documented_orders import (_player_cv_tf, _system_tf, accepted, legal, refused,
-                                                       stf_combat_position)
+                                                       state_of, stf_combat_position, stf_game)
 from tests.api.test_examiner_stf_api import _lines
 
 HARPOON_AIRCRAFT = ("A-6 Intruder", "Buccaneer")
@@ -58,6 +59,7 @@ def test_stf_11_7_the_history_tells_the_whole_placement_the_player_sets_up(clien
         tf = chosen["tf"] = _system_tf(state)
         ships = [uid for uid, u in sorted(state["pool"].items())
                  if u.get("nation") == "Soviet" and u.get("class") in ("DD", "FF")][:9]
+        assert len(ships) == 9, (sorted(state["pool"])[:20], state["campaign"])
         for uid in ships:  # a large force, as the Precise Composition Table gives one
             state["units"][uid] = {**state["pool"].pop(uid), "id": uid, "counter": uid, "group": tf, "hits": 0,
                                    "sunk": False}
@@ -77,3 +79,30 @@ def test_stf_11_7_the_history_tells_the_whole_placement_the_player_sets_up(clien
     assert all(uid in told for uid in chosen["ships"]), line
     assert line.endswith("(STF 11.7): highest value in the centre ring, then from the top left of each next ring "
                          "clockwise, every second location on ring 4; freighters above CG (STF 11.8)"), line
+
+
+def to_place(state: dict) -> int:
+    """The Player's groups and SOSUS units not yet placed (the offer holds the next SOSUS unit only)."""
+    return (sum(1 for g in state["groups"].values() if g["owner"] == "Player" and g.get("hex") is None)
+            + sum(1 for u in state["units"].values() if u.get("class") == "SOSUS" and u.get("megahex") is None))
+
+
+def test_stf_6_1_the_deploy_that_ends_the_deployment_is_titled_so(client):
+    """STF 6.1: the deploy placing the last group or SOSUS unit ends the deployment (6.2, turn 1).
+    legal-orders offered it untitled, as every other deploy; it now carries a title saying so (the
+    game page's radio, 'warlog legal''s line), and the order sent with it is taken."""
+    game = stf_game(client)
+    accepted(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "US"})
+    while state_of(client, game, "Player")["phase"] != "Deployment":
+        accepted(client, game, "Player", splay.order_of(legal(client, game, "Player")[0]))
+    while True:
+        deploys = [o for o in legal(client, game, "Player") if o["kind"] == "deploy"]
+        if to_place(state_of(client, game, "Player")) > 1:
+            assert not [o for o in deploys if "title" in o], deploys
+            accepted(client, game, "Player", splay.order_of(deploys[0]))
+            continue
+        assert deploys and all("it ends your deployment" in o["title"] for o in deploys), deploys
+        break
+    accepted(client, game, "Player", deploys[-1])  # with its title: a word for readers, taken
+    st = state_of(client, game, "Player")
+    assert (st["turn"], st["phase"]) == (1, "Random Events"), (st["turn"], st["phase"])
