@@ -2274,9 +2274,29 @@ def cmd_state(args: argparse.Namespace) -> int:
         shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
+                counters = _counter_lines(value)
+                if counters:  # STF's pool: what 'buy' takes, one counter a line, not one JSON line
+                    say(f"{key} ({len(counters)}):")
+                    for line in counters:
+                        say(line)
+                    continue
                 say(f"{key}: {value if isinstance(value, str) else _compact(value)}")
 
     return _emit(args, body, human)
+
+
+def _counter_lines(value) -> list[str] | None:
+    """A state's set of counters ({id: {name, class, value, …}}, STF's pool) one a line, its id
+    first (as orders name it): "  us-bb-iowa: BB Iowa (US), value 10, VP 10"; None for anything else."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(c, dict) and "name" in c and "class" in c for c in value.values()):
+        return None
+    out = []
+    for cid, c in value.items():
+        facts = [f"{k if k != 'vp' else 'VP'} {c[k]}" for k in ("value", "vp", "speed") if c.get(k) is not None]
+        nation = f" ({c['nation']})" if c.get("nation") else ""
+        out.append(f"  {cid}: {c['class']} {c['name']}{nation}" + (f", {', '.join(facts)}" if facts else ""))
+    return out
 
 
 def unit_lines(units: dict, names: dict) -> list[str]:

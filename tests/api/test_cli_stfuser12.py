@@ -72,3 +72,23 @@ def test_stf_6_1_legal_says_which_deploy_ends_the_deployment(server, alice):
         break
     assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0  # taken with its title
     assert alice.json("show", game_id)["turn"] == 1
+
+
+def test_stf_1_5_state_lists_the_pool_buy_takes_one_counter_a_line(server, alice):
+    """STF 1.4, 1.5, 1.7: after drawing his carriers the Player buys the rest of his force from the
+    pool by counter id, within his commitment points. 'warlog state' printed the pool as one JSON
+    line of some 60,000 characters, and a player could not read what he might buy or what it cost.
+    It is listed one counter a line: its id as 'buy' takes it, class, name, nation, value, VP."""
+    code, out, err = alice("new", "stf", "--server", server.url)
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "carol")[0] == 0
+    assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
+    first = alice.json("legal", game_id)["orders"][0]  # draw_carriers (or, with none to draw, a buy)
+    assert alice("order", game_id, "--json", json.dumps(first))[0] == 0  # the pool is set (STF 1.7)
+    pool = alice.json("state", game_id)["state"]["pool"]
+    assert "us-bb-new-jersey" in pool  # never in the first offered buy (frigates)
+    code, out, err = alice("state", game_id)
+    assert code == 0, err
+    assert f"pool ({len(pool)}):\n" in out and "pool: {" not in out, out[:2000]
+    assert "\n  us-bb-new-jersey: BB New Jersey (US), value 10, VP 10, speed 3\n" in out, out[:2000]
+    assert max(len(line) for line in out.split("\n")) < 2000, "a line of the state is thousands of characters long"
