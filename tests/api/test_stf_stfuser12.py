@@ -106,3 +106,20 @@ def test_stf_6_1_the_deploy_that_ends_the_deployment_is_titled_so(client):
     accepted(client, game, "Player", deploys[-1])  # with its title: a word for readers, taken
     st = state_of(client, game, "Player")
     assert (st["turn"], st["phase"]) == (1, "Random Events"), (st["turn"], st["phase"])
+
+
+def test_stf_12_2_12_3_the_state_claims_no_retirement_limit_and_index_it_does_not_keep(client):
+    """STF 12.2, 12.3: the retirement limit is half the 1.5 commitment, the index the net VP sunk
+    plus 2 a squadron. The state read held "retirement": {"limit": null, "index": 0} from the first
+    event to the last, never updated (retirement.py computes both when the Terminal phase needs
+    them): a player reading 'warlog state' after sinking half the GameSystem's fleet was told the
+    limit was unknown and the index 0. The state no longer claims what it does not keep."""
+    from domain.rulesets.stf import retirement
+
+    game = stf_game(client)
+    accepted(client, game, "Player", {"kind": "campaign", "map": "giuk", "side": "US"})
+    st = state_of(client, game, "Player")
+    assert retirement.limit(st) == st["campaign"]["commitment_table"]["system"] / 2
+    told = st.get("retirement") or {}
+    assert told.get("limit", retirement.limit(st)) == retirement.limit(st), told
+    assert told.get("index", retirement.index(st)) == retirement.index(st), told
