@@ -57,8 +57,8 @@ def test_stf_11_7_the_history_tells_the_whole_placement_the_player_sets_up(clien
 
     def edit(state):
         tf = chosen["tf"] = _system_tf(state)
-        ships = [uid for uid, u in sorted(state["pool"].items())
-                 if u.get("nation") == "Soviet" and u.get("class") in ("DD", "FF")][:9]
+        ships = [uid for uid, u in sorted(state["pool"].items())  # those the GameSystem has not drawn
+                 if u.get("nation") == "Soviet" and u.get("class") in ("CG", "CL", "DD", "FF", "PC")][:9]
         assert len(ships) == 9, (sorted(state["pool"])[:20], state["campaign"])
         for uid in ships:  # a large force, as the Precise Composition Table gives one
             state["units"][uid] = {**state["pool"].pop(uid), "id": uid, "counter": uid, "group": tf, "hits": 0,
