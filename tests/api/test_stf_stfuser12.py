@@ -123,3 +123,19 @@ def test_stf_12_2_12_3_the_state_claims_no_retirement_limit_and_index_it_does_no
     told = st.get("retirement") or {}
     assert told.get("limit", retirement.limit(st)) == retirement.limit(st), told
     assert told.get("index", retirement.index(st)) == retirement.index(st), told
+
+
+def test_stf_11_2_the_combat_question_says_what_its_answers_mean(client):
+    """STF 11.2-11.6: each wave, gunnery round and torpedo attack asks which unit the base game's
+    result sank; its answers are {"sunk": <unit>}, {"sunk": null} and {"ended": true}. The question
+    said only "which unit did it sink?", and a player choosing among the answers could not tell
+    what {"ended": true} did (docs/rulesets.md alone said it: the base game ended the combat). The
+    question now says, before its rule."""
+    from tests.api.test_examiner_stf_api import _combat_question
+
+    game, st = _combat_question(client)
+    prompt = st["pending"][0]["prompt"]
+    assert prompt.endswith('which unit did it sink? ({"sunk": null}: none; {"ended": true}: the base game ended '
+                           'the combat) (STF 11.2)'), prompt
+    offer = legal(client, game, "Player")
+    assert {"sunk": None} in [o["choice"] for o in offer] and {"ended": True} in [o["choice"] for o in offer], offer
