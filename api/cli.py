@@ -1256,7 +1256,8 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"{asked.get('seat')} asks to take back its last order{reason}")
             say(f"  warlog answer-take-back {game_id} --accept   (or --decline)")
             return
-        sealing = _sealed_round_of(client, game_id, b.get("seat"))
+        read = _state_body(client, game_id)
+        sealing = _sealed_round_of(client, game_id, b.get("seat"), read)
         if sealing and b.get("seat") in (sealing.get("revealed") or []):
             waiting = ", ".join(sealing.get("must_reveal") or []) or "nobody"
             say(f"{b.get('seat')} has revealed its orders for round {sealing.get('round')} (to reveal: {waiting}); "
@@ -1280,6 +1281,10 @@ def cmd_legal(args: argparse.Namespace) -> int:
             say(f"sealed-orders round {sealing.get('round')} is open ({sealing.get('rule')}): seal your orders "
                 f"together, 'warlog seal {game_id} ORDER…' (each a JSON object as below; --none for none), "
                 f"then 'warlog reveal {game_id}' once every seat has sealed")
+        for d in ((read or {}).get("state") or {}).get("pending") or []:
+            # the question the answers below answer, when they do not say it (STF's name only its id)
+            if isinstance(d, dict) and d.get("seat") == b.get("seat") and not any(o.get("prompt") for o in orders):
+                say(f"{d.get('seat')} must answer: {_pending_text(d)}")
         for o in orders:
             for line in legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing)):
                 say(line)
@@ -1294,16 +1299,29 @@ def cmd_legal(args: argparse.Namespace) -> int:
     return _emit(args, body, human)
 
 
-def _sealed_round_of(client, game_id: str, seat: str | None) -> dict | None:
-    """The open sealed-orders round (FF 8, ``sealed`` of the state) when it names ``seat``; None
-    when there is none, or it cannot be read (the orders are then shown as at any other time)."""
+def _state_body(client, game_id: str) -> dict | None:
+    """GET …/state's answer, or None when it cannot be read (``legal`` then says what it can)."""
     from api.client import ClientError
 
     try:
-        sealed = (client.state(game_id) or {}).get("sealed")
+        body = client.state(game_id)
     except (ClientError, AttributeError):
         return None
+    return body if isinstance(body, dict) else None
+
+
+def _sealed_round_of(client, game_id: str, seat: str | None, body: dict | None = None) -> dict | None:
+    """The open sealed-orders round (FF 8, ``sealed`` of the state) when it names ``seat``; None
+    when there is none, or it cannot be read (the orders are then shown as at any other time)."""
+    body = body if body is not None else _state_body(client, game_id)
+    sealed = (body or {}).get("sealed")
     return sealed if isinstance(sealed, dict) and seat in (sealed.get("seats") or []) else None
+
+
+def _pending_text(d: dict) -> str:
+    """A pending decision's question and rule, the rule once (a prompt may end with it already)."""
+    prompt, rule = str(d.get("prompt") or d.get("kind")), d.get("rule")
+    return prompt if not rule or prompt.endswith(f"({rule})") else f"{prompt} ({rule})"
 
 
 def _game_and_names(client, game_id: str) -> tuple[dict, dict]:
@@ -1382,7 +1400,8 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
     head = _head(order, kinds or [])
     entry = order_kind_for(order, kinds or []) or {}
     # what the order does: the template's words, else its kind's help when no head of its own says it
-    extra = order.get("prompt") or order.get("note") or (None if entry.get("head") else entry.get("help"))
+    extra = order.get("prompt") or order.get("note") or (None if entry.get("head") or not entry else
+                                                         order.get("title") or entry.get("help"))
     lines = [head + (f" — {extra}" if extra else "")]
     fields = order["fields"] if isinstance(order.get("fields"), dict) else _fields_of_template(order)
     for name, spec in fields.items():
@@ -2254,14 +2273,33 @@ def cmd_state(args: argparse.Namespace) -> int:
                 f"{'to seal' if round_['must_commit'] else 'to reveal'}: {', '.join(waiting)}")
         for d in state.get("pending") or []:
             if isinstance(d, dict):
-                say(f"waiting for {d.get('seat')}: {d.get('prompt') or d.get('kind')} ({d.get('rule')}; "
-                    f"its answers: warlog legal {game_id})")
+                say(f"waiting for {d.get('seat')}: {_pending_text(d)}; its answers: warlog legal {game_id}")
         shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
+                counters = _counter_lines(value)
+                if counters:  # STF's pool: what 'buy' takes, one counter a line, not one JSON line
+                    say(f"{key} ({len(counters)}):")
+                    for line in counters:
+                        say(line)
+                    continue
                 say(f"{key}: {value if isinstance(value, str) else _compact(value)}")
 
     return _emit(args, body, human)
+
+
+def _counter_lines(value) -> list[str] | None:
+    """A state's set of counters ({id: {name, class, value, …}}, STF's pool) one a line, its id
+    first (as orders name it): "  us-bb-iowa: BB Iowa (US), value 10, VP 10"; None for anything else."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(c, dict) and "name" in c and "class" in c for c in value.values()):
+        return None
+    out = []
+    for cid, c in value.items():
+        facts = [f"{k if k != 'vp' else 'VP'} {c[k]}" for k in ("value", "vp", "speed") if c.get(k) is not None]
+        nation = f" ({c['nation']})" if c.get("nation") else ""
+        out.append(f"  {cid}: {c['class']} {c['name']}{nation}" + (f", {', '.join(facts)}" if facts else ""))
+    return out
 
 
 def unit_lines(units: dict, names: dict) -> list[str]:

@@ -912,9 +912,9 @@ def _strike_templates(state: dict) -> list[dict]:
             if t in state["groups"] or o in state["groups"]:
                 out.append({"kind": "air_strike", "from": o, "target": t})
             if o in state["groups"] and t in state["groups"]:  # STF 13.11: its A-6s or Buccaneers fire Harpoons
-                flown = [str(a) for cv in carriers(state, o) for a in (cv.get("aircraft") or {}).values() if a]
+                cvs = carriers(state, o)  # while a squadron of them is left (one lost is not offered, as refused)
                 out += [{"kind": "air_strike", "from": o, "target": t, "asm": [{"aircraft": a, "damage": 0}]}
-                        for a in HARPOON["aircraft"] if any(a in f for f in flown)]
+                        for a in HARPOON["aircraft"] if _harpoon_squadrons(state, cvs, a)]
     return out
 
 

@@ -770,8 +770,10 @@ def results(ctx: Ctx, stack: list) -> None:
     # was kept have none: the count of this order, as then)
     key = f"{f['key']}-{len(f['sunk']) + 1}" if "key" in f else None
     f["decision"] = f"combat-{key if key is not None else ctx.state.get('decisions', 0) + 1}"
-    prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink? ({f['rule']})" if not f["sunk"]
-              else f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink? ({f['rule']})")
+    answers = '{"sunk": null}: none; {"ended": true}: the base game ended the combat'  # what the choices mean
+    prompt = (f"{f['prompt']}: resolve it with the base game; which unit did it sink? ({answers}) ({f['rule']})"
+              if not f["sunk"] else
+              f"{f['prompt']}: {', '.join(f['sunk'])} sunk; which other unit did it sink? ({answers}) ({f['rule']})")
     ctx.ask(stack, "Player", "combat", f["rule"], prompt,
             {"choices": [{"sunk": None}, *({"sunk": u} for u in live), {"ended": True}], "stands_for": STANDS_FOR},
             key=key)

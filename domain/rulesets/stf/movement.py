@@ -226,6 +226,10 @@ def _deploy_templates(state: dict) -> list[dict]:
             out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
     out += [{"kind": "deploy", "sosus": uid, "megahex": n} for uid in _unplaced_sosus(state)[:1] for n in shallow]
+    if len(_unplaced(state)) + len(_unplaced_sosus(state)) == 1:  # the last: it ends the deployment (deploy)
+        out = [{**o, "title": f"deploy {o.get('group') or o.get('sosus')} in megahex {o['megahex']}, the last to place: "
+                              "it ends your deployment (the GameSystem deploys, STF 6.2, and turn 1 begins)"}
+               for o in out]
     return out
 
 

@@ -18,20 +18,24 @@ from domain import events as ev
 SEATS = {"Player": "the Player", "system": "the GameSystem"}
 LONGEST = 8  # a list longer than this is cut: "a, b, ... and 5 more"
 LONGEST_DETAIL = 160  # a SystemActs detail longer than this is cut (the event keeps it whole)
+# ... but not what the Player carries out at the table from the line: every ship's spot, every target
+TOLD_WHOLE = frozenset({"placement", "sub placement", "gunnery", "SSM wave", "torpedo attack"})
 KINDS = {"tf": "task force", "subron": "subron"}
 
 
-def _text(value: Any) -> str:
-    """A value in words: lists joined, dicts as "key value", None as "none"."""
+def _text(value: Any, whole: bool = False) -> str:
+    """A value in words: lists joined (cut after LONGEST unless ``whole``), dicts as "key value",
+    None as "none"."""
     if value is None:
         return "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
-        shown = ", ".join(_text(v) for v in value[:LONGEST]) or "none"
-        return shown + (f" and {len(value) - LONGEST} more" if len(value) > LONGEST else "")
+        shown = value if whole else value[:LONGEST]
+        return (", ".join(_text(v, whole) for v in shown) or "none") + \
+            (f" and {len(value) - len(shown)} more" if len(value) > len(shown) else "")
     if isinstance(value, dict):
-        return ", ".join(f"{_words(k)} {_text(v)}" for k, v in value.items()) or "none"
+        return ", ".join(f"{_words(k)} {_text(v, whole)}" for k, v in value.items()) or "none"
     return str(value)
 
 
@@ -157,8 +161,9 @@ def _acts(d: dict) -> str:
     detail = d.get("detail")
     text = f"GameSystem: {d.get('what', 'acts')}"
     if detail:
-        told = _text(detail)
-        text += f" — {told if len(told) <= LONGEST_DETAIL else told[:LONGEST_DETAIL - 1] + '…'}"
+        whole = d.get("what") in TOLD_WHOLE
+        told = _text(detail, whole)
+        text += f" — {told if whole or len(told) <= LONGEST_DETAIL else told[:LONGEST_DETAIL - 1] + '…'}"
     return text + _tail(d)
 
 

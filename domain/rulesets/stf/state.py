@@ -12,9 +12,12 @@
 - ``units``: {id: a ship, sub or squadron, with ``group``} (the core's dict);
   ``pool``: {counter: {...}} the countermix counters not yet drawn (STF 8.10);
 - ``deployment``: the GameSystem's deployment point total against its commitment (STF 1.9,
-  8.12, 8.13); ``airbases``: {name: {owner, hits}}; ``retirement``: STF 12's limit and index;
-  ``lbna``: STF 2.6's Badger and Backfire units; ``actions_lost``: STF 8.14, 8.15;
+  8.12, 8.13); ``airbases``: {name: {owner, hits}}; ``lbna``: STF 2.6's Badger and Backfire units; ``actions_lost``: STF 8.14, 8.15;
   ``strikes``: {group: the turn of its last air strike} (STF 10.13).
+
+STF 12's retirement limit and index are not kept: retirement.py computes them from the commitment
+and the losses when the Terminal phase needs them (a ``retirement`` key here, ``{"limit": null,
+"index": 0}`` and never updated, told a reader of the state the limit was unknown and nothing lost).
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ def initial(set_up_phases: list[str], turn_phases: list[str]) -> dict:
         "pool": {},
         "deployment": {"total": 0},
         "airbases": {},
-        "retirement": {"limit": None, "index": 0, "retiring": False},
         "lbna": {},
         "actions_lost": 0,
         "strikes": {},
