@@ -262,7 +262,9 @@ def after_op(ctx: Ctx, stack: list) -> None:
     if "tez_expanded" in ctx.state["effects"][UK]:
         ctx.emit(ev.EffectSpent, side=UK, effect="tez_expanded", rule="FS 7.1 Op #10")
     if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
-        ctx.emit(ev.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule="FS 11.3 3-2")
+        # FS 11.3 "3-2 & 3-3": the end names the result that was rolled
+        rolled = (ctx.state["effects"][AR]["ar_target_of_opportunity"] or {}).get("event", "3-2")
+        ctx.emit(ev.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule=f"FS 11.3 {rolled}")
     ctx.emit(fe.OperationCompleted, side=side, op=op, uk_operations_left=left, rule="FS 5.3")
     if side == UK and left <= 0:
         end_of_game(ctx)
