@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.falklands.helpers import AR, FixedDice, empty, events_of, play, set_phase
+from tests.unit.falklands.helpers import AR, FixedDice, empty, events_of, place, play, set_phase
 
 
 @pytest.mark.parametrize("result", ["3-2", "3-3"])
@@ -24,3 +24,28 @@ def test_fs_11_3_the_target_of_opportunity_ends_under_the_result_rolled(result):
     (spent,) = [e for e in events_of(out, "EffectSpent") if e["effect"] == "ar_target_of_opportunity"]
     assert spent["rule"] == f"FS 11.3 {result}"
     assert "ar_target_of_opportunity" not in st["effects"][AR]
+
+
+@pytest.mark.parametrize("status", ["held", "used"])
+def test_fs_11_3_6_4_rolled_again_the_log_says_no_event(status):
+    """FS 11.3 6-4 "This event may happen only once per game; treat it as 'no event' if rolled
+    again." Two games played this round (one random, one with a UK pushing ashore) rolled 6-4 a
+    second time, and the log read "Random event
+    6-4: Land-Launched Exocet Available" with nothing after it: an umpire reading it would hand the
+    AR a second Exocet. The line now says the result is no event; nothing else happens."""
+    st = empty()
+    place(st, "hermes", "falklands")
+    st["exocet"] = status
+    set_phase(st, "AR Submarine")
+    out, after = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(6, 4))
+    (e,) = events_of(out, "RandomEventDrawn")
+    assert e["result"] == "6-4" and "no event" in e["title"] and "once per game" in e["title"]
+    assert after["exocet"] == status and after["pending"] == [] and not events_of(out, "EffectGained")
+
+
+def test_fs_11_3_6_4_rolled_the_first_time_reads_as_printed():
+    st = empty()
+    set_phase(st, "AR Submarine")
+    out, after = play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(6, 4))
+    (e,) = events_of(out, "RandomEventDrawn")
+    assert e["title"] == "Land-Launched Exocet Available" and after["exocet"] == "held"
