@@ -262,7 +262,9 @@ def after_op(ctx: Ctx, stack: list) -> None:
     if "tez_expanded" in ctx.state["effects"][UK]:
         ctx.emit(ev.EffectSpent, side=UK, effect="tez_expanded", rule="FS 7.1 Op #10")
     if side == AR and "ar_target_of_opportunity" in ctx.state["effects"][AR]:
-        ctx.emit(ev.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule="FS 11.3 3-2")
+        # FS 11.3 "3-2 & 3-3": the end names the result that was rolled
+        rolled = (ctx.state["effects"][AR]["ar_target_of_opportunity"] or {}).get("event", "3-2")
+        ctx.emit(ev.EffectSpent, side=AR, effect="ar_target_of_opportunity", rule=f"FS 11.3 {rolled}")
     ctx.emit(fe.OperationCompleted, side=side, op=op, uk_operations_left=left, rule="FS 5.3")
     if side == UK and left <= 0:
         end_of_game(ctx)
@@ -337,7 +339,10 @@ def random_event(ctx: Ctx, stack: list) -> None:
             stack.pop()
             key = f"{f['shots'][0]['value']}{f['shots'][1]['value']}"
             entry = DATA.events[key]
-            ctx.emit(ev.RandomEventDrawn, table="FS 11.3", result=entry["event"], title=entry["title"],
+            from domain.rulesets.falklands.randomevents import EFFECTS, no_event
+            # the log says when a result rolled again is no event (6-4), not only that it was rolled
+            spent = ": no event, it may happen only once per game" if no_event(ctx.state, entry) else ""
+            title = entry["title"] + spent
+            ctx.emit(ev.RandomEventDrawn, table="FS 11.3", result=entry["event"], title=title,
                      rule=f"FS 11.3 {entry['event']}", roll=None)
-            from domain.rulesets.falklands.randomevents import EFFECTS
             EFFECTS[entry["effect"]](ctx, stack, entry)

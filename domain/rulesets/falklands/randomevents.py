@@ -99,10 +99,15 @@ def peru_step(ctx: Ctx, stack: list) -> None:
     ctx.emit(ev.UnitEntered, unit=u, area=S.ARGENTINA, aboard=None, rule="FS 11.3 6-3")
 
 
+def no_event(state: dict, entry: dict) -> bool:
+    """FS 11.3 6-4 "This event may happen only once per game; treat it as 'no event' if rolled again"."""
+    return entry["effect"] == "land_exocet" and state.get("exocet") is not None
+
+
 @effect("land_exocet")
 def land_exocet(ctx: Ctx, stack: list, entry: dict) -> None:
-    if ctx.state.get("exocet") is not None:
-        return  # once per game: "no event" if rolled again
+    if no_event(ctx.state, entry):
+        return
     stack.append({"step": "exocet_now"})
 
 

@@ -87,6 +87,16 @@ ISSUE_32 = {
 # 835) then attacks nothing: no battle begins.
 NOT_ASKED = {828: "free_attack"}
 NO_BATTLE = {835}
+# FS 11.3 "3-2 & 3-3": the end of the target of opportunity names the result rolled (round 12b);
+# where the game rolled 3-3 it recorded the end under "FS 11.3 3-2". Only that rule's text differs.
+TARGET_SPENT = ("EffectSpent", {"side": "AR", "effect": "ar_target_of_opportunity"})
+
+
+def as_recorded_3_2(made: list, state: dict) -> list:
+    rolled = (state["effects"]["AR"].get("ar_target_of_opportunity") or {}).get("event")
+    now = (TARGET_SPENT[0], {**TARGET_SPENT[1], "rule": f"FS 11.3 {rolled}"})
+    before = (TARGET_SPENT[0], {**TARGET_SPENT[1], "rule": "FS 11.3 3-2"})
+    return [before if o == now else o for o in made]
 
 
 def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_events():
@@ -156,6 +166,7 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
                 asked_ids.add(new_id)
         made, following = [without_id(o) for o in made], [without_id(o) for o in following]
         made = [without_as_fired(o) for o in made]
+        made = as_recorded_3_2(made, state)
         # Compared as a multiset: an export sorts an order's keys, and outcomes follow the order
         # of e.g. a submarine order's moves. Each roll's faces are fed in order and recorded
         # with its purpose, so a die given to another roll still shows.
