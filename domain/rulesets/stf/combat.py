@@ -979,9 +979,12 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     f["round"] += 1
     if f["round"] == 1:
         place_subs(ctx, gid, subs)
-    targets = [t["id"] for t in order_by(ctx, ships, placement_key, rule="STF 11.6",
-                                         purpose=f"{gid}'s torpedo target among equal values")]
     at = C["subs"]["attack_at_floatation"]
+    # a sub attacking at once reads the whole order (the highest value ship next to it); the others
+    # all make for the first, so no die orders the ships behind it
+    whole = any(floatation_left(u) is not None and floatation_left(u) <= at for u in subs)
+    targets = [t["id"] for t in order_by(ctx, ships, placement_key, rule="STF 11.6", most=None if whole else 1,
+                                         purpose=f"{gid}'s torpedo target among equal values")]
     attacks = []
     for u in subs:
         left = floatation_left(u)
