@@ -412,7 +412,7 @@ REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is 
                "'flight_deck_inoperable', 'spent' {unit: {ssm, torpedoes}}")
 
 
-@kind("report", rule=RESULTS_RULE, help=REPORT_HELP, phases=("Strike", "Combat"),
+@kind("report", rule=RESULTS_RULE, help=REPORT_HELP, phases=("Strike", "Combat", "Terminal"),
       templates=lambda state: [{"kind": "report", "sunk": []}],
       fields={f: "optional, see help" for f in REPORT_FIELDS})
 def report(ctx: Ctx, order: dict) -> None:
