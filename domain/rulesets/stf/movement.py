@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from domain import dice as dicemod
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.stf import forces, maps, turn
+from domain.rulesets.stf import composition, forces, maps, turn
 from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
                                         UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
@@ -162,10 +162,11 @@ def commitment_reached(state: dict) -> bool:
 def may_deploy(state: dict, kind_: str) -> bool:
     """Whether a GameSystem counter of ``kind_`` ("tf" or "subron") may still be deployed: not once
     the commitment is reached (STF 1.9), and a task force not once the surface points reach the
-    surface commitment limit (STF 1.10, 1.11: ``campaign["surface_limit_reached"]``, as recorded)."""
+    surface commitment limit (STF 1.10, 1.11: ``composition.surface_limit_reached``, recorded or
+    read off the total)."""
     if commitment_reached(state):
         return False
-    return kind_ != "tf" or not state["campaign"].get("surface_limit_reached")
+    return kind_ != "tf" or not composition.surface_limit_reached(state)
 
 
 def actions_lost(state: dict) -> int:
@@ -343,8 +344,12 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
     taken). A false contact may come back only in the turn after its removal (6.3: "removed in the
     preceding turn"); one not drawn then is marked ``redeployable: False`` and stays off for good.
     Only counters that may still deploy are in the cup: no task force once the surface commitment
-    limit is reached (STF 1.10, 1.11), nothing once the commitment is (STF 1.9)."""
+    limit is reached (STF 1.10, 1.11), nothing once the commitment is (STF 1.9). A limit the total
+    reached with nothing recorded (a game recorded before the flag was) is recorded first, with
+    1.9's immediate removal: "once" it is reached no further counter deploys."""
     stack.pop()
+    if ctx.state["turn"] > 1 and ctx.state.get("deployment"):
+        composition.check_commitment(ctx)
     state = ctx.state
     if state["turn"] <= 1 or commitment_reached(state):
         return

@@ -36,3 +36,33 @@ def test_stf_11_1_the_terminal_phase_offers_and_takes_the_report_of_results_not_
     out, after = play(st, {"kind": "report", "flight_deck_inoperable": ["kiev"], "sunk": ["krivak"]})
     assert after["units"]["kiev"]["flight_deck_inoperable"] and after["units"]["krivak"]["sunk"]
     assert after["vp"]["Player"] == 3
+
+
+# ---- STF 1.9 with 1.10, 1.11: a total that already fills the surface share ---------------------------
+def test_stf_1_10_a_game_whose_surface_points_already_fill_the_share_stops_task_forces_at_its_next_reinforcements():
+    """A game recorded before the surface limit was flagged (commit 7f2fb48) holds a total whose
+    surface points fill 1.10's share with no ``surface_limit_reached``: the flag came only with the
+    next change of the total, so until then 6.4 kept deploying task forces. 1.9's "once ... no further
+    task force ... can be deployed ... immediately removed": the next reinforcements record the flag
+    first (its removal of task forces at Good or lower with it), then deploy subrons only. The
+    recorded events fold as they were; only the new step's outcomes differ."""
+    from tests.unit.stf.helpers import run_step, search_state, system_group
+    from domain.rulesets.stf import movement
+    st = search_state(system_group("TF1", intel="good", chit="Tracked"),
+                      system_group("TF2", intel="precise", size="small", chit="Captain"),
+                      system_group("TF7", hex=None, status="off map"),
+                      system_group("SR3", "subron", hex=None, status="off map"), phase="Random Events")
+    st["turn"] = 2
+    # commitment 45: the surface share is 30; 32 surface points counted, no flag (as recorded before)
+    st["deployment"] = {"total": 30, "groups": {"TF2": {"part": "surface", "points": 32}}}
+    assert not st["campaign"].get("surface_limit_reached")
+    assert not movement.may_deploy(st, "tf"), "the limit is read off the total, not only off the flag"
+    out, after = run_step(st, "reinforcements", FixedDice(4, 2))  # SR3: the Starting Megahex d10, the d6
+    fixed = [e for e in events_of(out, "CampaignFixed") if e["key"] == "surface_limit_reached"]
+    assert [(e["value"], e["rule"]) for e in fixed] == [(True, "STF 1.10")]
+    assert [(e["group"], e["rule"]) for e in events_of(out, "GroupRemoved")] == [("TF1", "STF 1.10")]
+    assert [p["group"]["id"] for p in events_of(out, "GroupPlaced")] == ["SR3"]
+    assert after["groups"]["TF7"]["hex"] is None
+    # a game whose flag is recorded gets nothing new from the catch-up
+    out2, _ = run_step(after, "reinforcements", FixedDice(4, 2))
+    assert not events_of(out2, "CampaignFixed") and not events_of(out2, "GroupRemoved")
