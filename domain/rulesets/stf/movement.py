@@ -216,19 +216,21 @@ def _unplaced_sosus(state: dict) -> list[str]:
 
 
 def _deploy_templates(state: dict) -> list[dict]:
-    """Each unplaced group in each megahex of its column (at the centre), then the next SOSUS unit in
-    each megahex with shallow water (STF 1.8: "any Megahex which contains Shallow water")."""
+    """Each unplaced group in each megahex of its column, at each of its sea hexes (the centre first:
+    6.1's order takes any of them), then the next SOSUS unit in each megahex with shallow water
+    (STF 1.8: "any Megahex which contains Shallow water")."""
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
     out = []
     for g in sorted(_unplaced(state), key=forces.group_order):
         for number in starting_megahexes(m, nation, _column(g)):
-            out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
+            out += [{"kind": "deploy", "group": g["id"], "megahex": number, "hex": h} for h in maps.sea_hexes_of(m, number)]
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
     out += [{"kind": "deploy", "sosus": uid, "megahex": n} for uid in _unplaced_sosus(state)[:1] for n in shallow]
     if len(_unplaced(state)) + len(_unplaced_sosus(state)) == 1:  # the last: it ends the deployment (deploy)
-        out = [{**o, "title": f"deploy {o.get('group') or o.get('sosus')} in megahex {o['megahex']}, the last to place: "
+        out = [{**o, "title": f"deploy {o.get('group') or o.get('sosus')} in megahex {o['megahex']}"
+                              f"{', hex ' + o['hex'] if 'hex' in o else ''}, the last to place: "
                               "it ends your deployment (the GameSystem deploys, STF 6.2, and turn 1 begins)"}
                for o in out]
     return out

@@ -66,3 +66,22 @@ def test_stf_1_10_a_game_whose_surface_points_already_fill_the_share_stops_task_
     # a game whose flag is recorded gets nothing new from the catch-up
     out2, _ = run_step(after, "reinforcements", FixedDice(4, 2))
     assert not events_of(out2, "CampaignFixed") and not events_of(out2, "GroupRemoved")
+
+
+# ---- STF 6.1: a group's deploy offer -------------------------------------------------------------------
+def test_stf_6_1_a_group_is_offered_every_sea_hex_of_each_megahex_of_its_column():
+    """6.1 "may be placed in ANY of the relevant Megahexes", and the order takes any sea hex of the
+    megahex (its ``hex``): the offer gave the centre only, so a Player choosing from the offer (the
+    game page, ``warlog legal``) could not place a group on an outer hex. Every sea hex is offered,
+    the centre first, and each is taken."""
+    from domain.rulesets.stf import maps, movement
+    from tests.unit.stf.test_movement import deployment_state
+    st = deployment_state()
+    offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "deploy" and o.get("group") == "P1"]
+    for number in movement.starting_megahexes("giuk", "US", "TF"):
+        hexes = [o["hex"] for o in offered if o["megahex"] == number]
+        assert hexes == maps.sea_hexes_of("giuk", number), number
+    assert any(len(maps.sea_hexes_of("giuk", n)) > 1 for n in movement.starting_megahexes("giuk", "US", "TF"))
+    outer = next(o for o in offered if o["hex"] != maps.sea_hexes_of("giuk", o["megahex"])[0])
+    _, after = play(st, outer, FixedDice(default=1))
+    assert after["groups"]["P1"]["hex"] == outer["hex"]
