@@ -731,12 +731,14 @@ def ssm_first_move(ctx: Ctx, stack: list) -> None:
     movement.lose_actions(ctx, [found] if found else [])
 
 
-def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str) -> None:
+def ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str, *,
+                alone: bool = False) -> None:
     """Push the ``results`` step: the Player answers, one unit at a time, which of ``candidates``
     the base game sank in what was just fought. ``key`` names what was fought (the group, the
-    wave or round), so that with the turn each question's id is unique in the game."""
+    wave or round), so that with the turn each question's id is unique in the game. ``alone``: no
+    step below waits to hear that the base game ended the combat (2.6.4's LBNA attack)."""
     stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": [],
-                  "key": f"{ctx.state['turn']}-{key}"})
+                  "key": f"{ctx.state['turn']}-{key}", **({"alone": True} if alone else {})})
 
 
 @STEPS.step("results")
@@ -749,7 +751,8 @@ def results(ctx: Ctx, stack: list) -> None:
         a, decision = f.pop("answer"), f.pop("decision", None)
         if a == {"ended": True}:
             stack.pop()
-            stack[-1]["ended"] = True
+            if not f.get("alone"):
+                stack[-1]["ended"] = True
             return
         if not isinstance(a, dict) or set(a) != {"sunk"}:
             raise InvalidOrder("the answer is {\"sunk\": unit}, {\"sunk\": null} or {\"ended\": true}",
@@ -856,7 +859,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
                      "entry_sector": sector, "fired_by": taken, "long_range": f.get("long_range", False),
                      "left_in_salvo": f["left"]},
              rule=rule, why=why + "; entry sector by 1D6 (rule 16.24 ignored)")
-    _ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
+    ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
                  [f["aim"]], f"{gid}-{pid}-ssm{f['wave']}")  # every missile of a wave is aimed at one ship: only it can sink
 
 
@@ -951,7 +954,7 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                      "ships": a, "player_ships": b, "targets": [t["id"] for t in targets],
                      "instruction": "all guns fire at the first unscreened ship of 'targets'"},
              rule=rule, why=why + "; the unscreened ship of highest VP, invasion freighters before CG")
-    _ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
+    ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
                  [t["id"] for t in targets] + [u["id"] for u in mine], f"{gid}-{pid}-gunnery{f['round']}")
 
 
@@ -1003,7 +1006,7 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     for u in subs:  # each sub that attacks fires one of its (x n) torpedo loads
         ctx.emit(UnitChanged, unit=u["id"], changes={"torpedoes_left": torpedoes_left(u) - 1}, rule="STF 11.6",
                  why="a torpedo attack fires one of its torpedo loads")
-    _ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
+    ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
                  targets + [u["id"] for u in subs], f"{gid}-{pid}-torpedo{f['round']}")
 
 

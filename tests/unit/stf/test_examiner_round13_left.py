@@ -85,3 +85,50 @@ def test_stf_6_1_a_group_is_offered_every_sea_hex_of_each_megahex_of_its_column(
     outer = next(o for o in offered if o["hex"] != maps.sea_hexes_of("giuk", o["megahex"])[0])
     _, after = play(st, outer, FixedDice(default=1))
     assert after["groups"]["P1"]["hex"] == outer["hex"]
+
+
+# ---- STF 2.6.4: the LBNA's SSM attack asks for its result ---------------------------------------------
+def test_stf_2_6_4_the_lbna_ssm_attack_asks_which_ship_it_sank_as_the_gamesystems_ssm_waves_do():
+    """2.6.4 "will conduct a SSM attack, resolved normally": the Player resolves it with the base
+    game, and what it sank decides the rest of the turn (12.3-12.6's index, 11.2's targets in the
+    Combat phase). The step recorded the attack and asked nothing, so its result waited for an
+    unasked ``report``; it now asks, as each SSM wave of 11.2 does: a ``combat`` decision of rule
+    STF 2.6.4 whose choices are the located task force's ships, one at a time, then none."""
+    from tests.unit.stf.helpers import pending, run_step
+    from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
+    st = built()
+    add_air(st, "P2", "Player", "2005", [air_ship("p2", "DD", vp=4), air_ship("p3", "FF", vp=3)])
+    out, after = run_step(st, "lbna_strike", FixedDice(1, 1))  # a Backfire, located
+    assert [e["what"] for e in events_of(out, "SystemActs")] == ["LBNA missile attack"]
+    d = pending(after)
+    assert d is not None and d["kind"] == "combat" and d["rule"] == "STF 2.6.4", d
+    assert {"sunk": "p2"} in d["options"]["choices"] and {"sunk": "p3"} in d["options"]["choices"]
+    assert "Backfire" in d["prompt"] and "P2" in d["prompt"]
+    out, after = play(after, {"kind": "decide", "decision": d["id"], "choice": {"sunk": "p3"}})
+    assert after["units"]["p3"]["sunk"] and after["vp"]["system"] == 3
+    assert [e["rule"] for e in events_of(out, "ResultDeclared")] == ["STF 2.6.4"]
+    d2 = pending(after)
+    assert d2 is not None and d2["id"] != d["id"] and {"sunk": "p3"} not in d2["options"]["choices"]
+    _, after = play(after, {"kind": "decide", "decision": d2["id"], "choice": {"sunk": None}})
+    assert not after.get("pending")
+    # a unit that fails to locate asks nothing
+    _, none = run_step(st, "lbna_strike", FixedDice(1, 2))
+    assert not none.get("pending")
+
+
+def test_stf_2_6_4_the_base_game_ending_the_lbna_attack_leaves_the_gamesystems_air_attacks_to_follow():
+    """``{"ended": true}`` ends the LBNA attack's questions and tells no other step: the Strike
+    phase's air attacks (10.3) still run after it."""
+    from tests.unit.stf.helpers import pending, run_step
+    from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
+    from domain.rulesets.toolkit.engine import Ctx, run
+    st = built()
+    add_air(st, "P2", "Player", "2005", [air_ship("p2", "DD", vp=4)])
+    ctx = Ctx(copy.deepcopy(st), FixedDice(1, 1), stf_rules.HOOKS)
+    run(ctx, [{"step": "air_attacks"}, {"step": "lbna_strike"}])
+    d = pending(ctx.state)
+    assert d["rule"] == "STF 2.6.4"
+    stack = d["context"]["stack"]
+    assert [f["step"] for f in stack] == ["air_attacks", "results"]
+    _, after = play(ctx.state, {"kind": "decide", "decision": d["id"], "choice": {"ended": True}})
+    assert not after.get("pending")
