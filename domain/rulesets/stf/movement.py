@@ -624,23 +624,24 @@ class Keep:
         return d >= self.least or d > now or (not self.absolute and d == now)
 
 
-def _choose(ctx: Ctx, gid: str, options: list[str], why: str) -> str:
-    """One of equally good hexes: a die of as many faces as there are options (STF 7.5)."""
+def _choose(ctx: Ctx, gid: str, options: list[str], why: str, rule: str = "STF 7.5") -> str:
+    """One of equally good hexes: a die of as many faces as there are options (STF 7.5; ``rule``
+    names the rule whose move rolls it, 12.5's retirement its own)."""
     if len(options) == 1:
         return options[0]
     made = ctx.roll(1, len(options), seat="system", purpose=f"{gid}: a choice of hexes {', '.join(options)} ({why})",
-                    rule="STF 7.5", outcome=lambda v: options[v[0] - 1])
+                    rule=rule, outcome=lambda v: options[v[0] - 1])
     return options[made.values[0] - 1]
 
 
 def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, stop_at: int = 0,
-                keeps=(), away_from=()) -> list[str]:
+                keeps=(), away_from=(), rule: str = "STF 7.5", why: str = "toward its target") -> list[str]:
     """Up to ``steps`` hexes toward the nearest of ``targets``: each step to the sea neighbour
     nearest by water, only if it comes nearer by water; of equally near ones, with ``away_from``,
     the farthest from those hexes (STF 12.5: "If there is a choice of hexes to move into, they will
     keep as far away from player's task forces and subrons as possible"); a choice left is rolled
-    for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"); stops
-    ``stop_at`` hexes from the targets."""
+    for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"; the die
+    named ``rule`` and ``why``: a retiring group's is 12.5's); stops ``stop_at`` hexes from the targets."""
     targets = list(targets)
     if not targets:
         return []
@@ -658,7 +659,7 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
         def key(n):
             return (water[n], -nearest(m, n, away_from) if away_from else 0)
         best = min(key(n) for n in options)
-        here = _choose(ctx, gid, [n for n in options if key(n) == best], "toward its target")
+        here = _choose(ctx, gid, [n for n in options if key(n) == best], why, rule)
         path.append(here)
     return path
 
@@ -914,7 +915,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
     if group.get("retiring"):
         targets, what = retirement_targets(state, group)
-        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
+                           rule="STF 12.5", why="retiring: as near its base, as far from the Player's groups")
         _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
                                                f"groups as it can; {speed_why}{kept}")
         end = path[-1] if path else here

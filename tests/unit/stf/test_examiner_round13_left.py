@@ -132,3 +132,20 @@ def test_stf_2_6_4_the_base_game_ending_the_lbna_attack_leaves_the_gamesystems_a
     assert [f["step"] for f in stack] == ["air_attacks", "results"]
     _, after = play(ctx.state, {"kind": "decide", "decision": d["id"], "choice": {"ended": True}})
     assert not after.get("pending")
+
+
+# ---- STF 12.5: the retiring group's die for a choice of hexes ---------------------------------------
+def test_stf_12_5_a_retiring_groups_die_for_equally_good_hexes_names_12_5_not_7_5():
+    """12.5: "If there is a choice of hexes to move into, they will keep as far away from player's
+    task forces and subrons as possible"; hexes still equal after that are a die's, which the
+    retiring move rolls under its own rule (it was labelled 7.5, the approach's). Recorded rolls
+    keep their stored rule; only new rolls name 12.5."""
+    from tests.unit.stf.helpers import rolls_of, run_step
+    from tests.unit.stf.test_movement import add as add_mv, battle
+    st = battle(p1="1506")
+    add_mv(st, "TF1", "system", "tf", "0708", retiring=True)  # 0807 and 0808: as near its base, as far from P1
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    rolls = rolls_of(out)
+    assert rolls and [r.rule for r in rolls] == ["STF 12.5"]
+    assert "retiring" in rolls[0].purpose and "0807, 0808" in rolls[0].purpose
+    assert [e["rule"] for e in events_of(out, "GroupMoved")] == ["STF 12.5"]
