@@ -912,6 +912,12 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
                                                    f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
             return
 
+    # STF 7.9: a CV task force closer than 3 hexes to a Player subron "will try to move so as to be
+    # no closer than 3 hexes": it steps away until 3 off (7.10 still kept), before its other rules,
+    # whose every step toward their target would otherwise be barred and leave it where it is
+    if is_cv_group(state, group) and _escape_subrons(ctx, m, group, players, speed, speed_why, keeps):
+        return
+
     # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
     if group.get("retiring"):
         targets, what = retirement_targets(state, group)
@@ -998,6 +1004,31 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     what = "the nearest Player task force of four or more ships" if big else "the nearest Player task force (none has four ships)"
     path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
     _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}")
+
+
+def _escape_subrons(ctx: Ctx, m: str, group: dict, players: list[dict], speed: int, speed_why: str,
+                    keeps: list) -> bool:
+    """STF 7.9 for a CV task force already closer than 3 hexes to a Player subron: a move away from
+    the nearest subrons, as many hexes as bring it 3 off (no more than its speed), keeping 7.10;
+    False when it is not that close or no step takes it farther (its other rules then move it,
+    never closer)."""
+    gid, here = group["id"], group["hex"]
+    subs = [g["hex"] for g in players if g["kind"] == "subron"]
+    least = MOVE["cv_keeps_from_player_subron"]
+    now = nearest(m, here, subs)
+    if now >= least:
+        return False
+    others = [k for k in keeps if k.rule != "STF 7.9"]
+    path = path_away(ctx, m, gid, here, subs, min(speed, least - now), keeps=others)
+    if not path:
+        return False
+    near = sorted(g["id"] for g in players if g["kind"] == "subron" and maps.distance(m, here, g["hex"]) == now)
+    end = nearest(m, path[-1], subs)
+    kept = "".join(f"; keeping {k.least}+ hexes from Player BB task forces ({k.rule})" for k in others)
+    _emit_move(ctx, gid, path, "STF 7.9",
+               f"{gid}, a CV task force {now} hex{'es' if now != 1 else ''} from the Player subron "
+               f"{', '.join(near)}, tries to be no closer than {least}: it moves away to {end}; {speed_why}{kept}")
+    return True
 
 
 def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int, speed_why: str,

@@ -149,3 +149,27 @@ def test_stf_12_5_a_retiring_groups_die_for_equally_good_hexes_names_12_5_not_7_
     assert rolls and [r.rule for r in rolls] == ["STF 12.5"]
     assert "retiring" in rolls[0].purpose and "0807, 0808" in rolls[0].purpose
     assert [e["rule"] for e in events_of(out, "GroupMoved")] == ["STF 12.5"]
+
+
+# ---- STF 7.9: a carrier task force closer than 3 hexes to a Player subron -----------------------------
+def test_stf_7_9_a_cv_task_force_closer_than_3_hexes_to_a_player_subron_moves_away_to_3():
+    """7.9 "will try to move so as to be no closer than 3 hexes from a player subron". A carrier 2
+    hexes from the Player's subron, which lies toward the Player task force it makes for (7.5),
+    held still: every step toward P1 came closer to the subron, and nothing moved it out. It now
+    moves away until 3 hexes off (``GroupMoved`` rule STF 7.9). At 3 hexes it may hold still: the
+    rule is kept (no closer than 3), and its other rules move it only nearer their target."""
+    from tests.unit.stf.helpers import run_step
+    from tests.unit.stf.test_movement import add as add_mv, cv_tf, d, player_tf, ship as mv_ship, state
+    st = state()
+    player_tf(st, "P1", "1206")
+    add_mv(st, "P2", "Player", "subron", "2006", [mv_ship("ssn", "SSN", 2)])
+    cv_tf(st, "TF1", "2206")
+    assert d("2206", "2006") == 2
+    out, after = run_step(st, "system_movement", FixedDice(default=1))
+    moved = [e for e in events_of(out, "GroupMoved") if e["group"] == "TF1"]
+    assert [e["rule"] for e in moved] == ["STF 7.9"] and "P2" in moved[0]["why"]
+    assert d(after["groups"]["TF1"]["hex"], "2006") == 3
+    # 3 hexes off with the subron between it and P1: no closer, so it stays
+    st["groups"]["P2"]["hex"] = "1906"
+    out, after = run_step(st, "system_movement", FixedDice(default=1))
+    assert after["groups"]["TF1"]["hex"] == "2206" and not events_of(out, "GroupMoved")
