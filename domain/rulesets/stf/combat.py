@@ -693,7 +693,8 @@ def _still_targets(ctx: Ctx, f: dict, begun: bool) -> bool:
     if begun:
         return p is not None and in_play(p)
     if p is not None and in_play(p) and units_of(state, f["target"], ships=True):
-        return True
+        if not (f["step"] == "ssm_salvo" and _cv_lost_to_another(state, f)):
+            return True
     if f["step"] == "ssm_salvo":
         found = ssm_target(ctx, f["group"])
         if found is None:
@@ -705,6 +706,15 @@ def _still_targets(ctx: Ctx, f: dict, begun: bool) -> bool:
         return False
     f["target"] = target
     return True
+
+
+def _cv_lost_to_another(state: dict, f: dict) -> bool:
+    """STF 11.2 for a salvo not yet begun: its target holds no CV now (sunk by an earlier group's
+    fire) while another Player CV task force is in range, which "the CV as its target" then is."""
+    if _has_cv(state, f["target"]):
+        return False
+    reach = ssm_reach(state["groups"][f["group"]])
+    return any(d <= reach and _has_cv(state, pid) for d, pid in _near(state, f["group"]))
 
 
 @STEPS.step("surface_combat")

@@ -173,3 +173,49 @@ def test_stf_7_9_a_cv_task_force_closer_than_3_hexes_to_a_player_subron_moves_aw
     st["groups"]["P2"]["hex"] = "1906"
     out, after = run_step(st, "system_movement", FixedDice(default=1))
     assert after["groups"]["TF1"]["hex"] == "2206" and not events_of(out, "GroupMoved")
+
+
+# ---- STF 11.2: after the target carrier sinks ----------------------------------------------------------
+def _two_carrier_groups() -> dict:
+    st = combat_state()
+    add_group(st, "P1", "Player", HEX, {"nimitz": ship("CV", 20, nation="US"), "ff1": ship("FF", 3, nation="US")})
+    add_group(st, "P2", "Player", "0102", {"vinson": ship("CV", 20, nation="US"), "dd2": ship("DD", 4, nation="US")})
+    add_group(st, "TF1", "system", HEX, {"k1": ship("CG", 8, ssm=10, ssm_loads=1)})
+    add_group(st, "TF2", "system", HEX, {"k2": ship("CG", 8, ssm=10, ssm_loads=1)})
+    return st
+
+
+def _answer(st: dict, choice: dict, dice=None):
+    from tests.unit.stf.helpers import pending
+    d = pending(st)
+    assert d is not None and choice in d["options"]["choices"], (d, choice)
+    return play(st, {"kind": "decide", "decision": d["id"], "choice": choice}, dice or NoDice())
+
+
+def _waves(out: list) -> list[dict]:
+    return [e["detail"] for e in events_of(out, "SystemActs") if e["what"] == "SSM wave"]
+
+
+def test_stf_11_2_once_its_target_carrier_is_sunk_the_next_group_fires_at_a_player_cv_still_in_range():
+    """11.2 "If the friendly player has a CV task force in range, a GameSystem task force ... will
+    fire every SSM it can ... with the CV as its target": TF1's wave sinks P1's carrier; TF2, whose
+    salvo had not begun, still has P2's carrier in range, so it fires at it, in waves of 10, not 4
+    per ship at P1's escort (its target was chosen before the carrier sank)."""
+    from tests.unit.stf.helpers import run_step
+    out, st = run_step(_two_carrier_groups(), "surface_combat", FixedDice(1))
+    assert [(w["group"], w["target_group"], w["target"], w["missiles"]) for w in _waves(out)] == [("TF1", "P1", "nimitz", 10)]
+    out, st = _answer(st, {"sunk": "nimitz"}, FixedDice(2))
+    assert [(w["group"], w["target_group"], w["target"], w["missiles"]) for w in _waves(out)] == [("TF2", "P2", "vinson", 10)]
+
+
+def test_stf_11_2_a_group_whose_own_target_carrier_sinks_goes_on_at_that_task_force_four_per_ship():
+    """The reading kept (docs): "If the CV is destroyed ... it will fire 4 SSMs per player ship" is
+    the rest of the same salvo, at the same task force's ships, even with another Player carrier in
+    range; the next group's salvo chooses afresh (above)."""
+    from tests.unit.stf.helpers import run_step
+    st = _two_carrier_groups()
+    st["units"]["k1"].update(ssm=20)
+    del st["groups"]["TF2"]
+    out, st = run_step(st, "surface_combat", FixedDice(1))
+    out, st = _answer(st, {"sunk": "nimitz"}, FixedDice(2))
+    assert [(w["group"], w["target_group"], w["target"], w["missiles"]) for w in _waves(out)] == [("TF1", "P1", "ff1", 4)]
