@@ -660,7 +660,10 @@ def engagements(ctx: Ctx) -> list[dict]:
         if g.get("owner") != "system" or not in_play(g) or not units_of(state, gid):
             continue
         _withdraws_from(ctx, gid)
-        if sum(ssm_ready(u) for u in units_of(state, gid)):
+        # STF 10.8: a carrier set aside for its air strike is no composition yet: until its ships
+        # are drawn the GameSystem has no units of it to fight with (as a contact with none)
+        drawn = air.composition_drawn(state, gid)
+        if drawn and sum(ssm_ready(u) for u in units_of(state, gid)):
             found = ssm_target(ctx, gid)
             if found:
                 frames.append({"step": "ssm_salvo", "group": gid, "target": found[0],
@@ -668,6 +671,8 @@ def engagements(ctx: Ctx) -> list[dict]:
         if g.get("ssm_first") == state["turn"]:
             # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
             frames.append({"step": "ssm_first_move", "group": gid})
+            continue
+        if not drawn:
             continue
         guns = bool(units_of(state, gid, ships=True)) and g.get("kind", "tf") == "tf"
         torpedoes = any(torpedoes_left(u) for u in units_of(state, gid, ships=False))

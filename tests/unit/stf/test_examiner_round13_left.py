@@ -219,3 +219,22 @@ def test_stf_11_2_a_group_whose_own_target_carrier_sinks_goes_on_at_that_task_fo
     out, st = run_step(st, "surface_combat", FixedDice(1))
     out, st = _answer(st, {"sunk": "nimitz"}, FixedDice(2))
     assert [(w["group"], w["target_group"], w["target"], w["missiles"]) for w in _waves(out)] == [("TF1", "P1", "ff1", 4)]
+
+
+# ---- STF 10.8 with 11: a carrier set aside for an air strike does not fight alone -----------------------
+def test_stf_10_8_a_task_force_known_only_by_its_set_aside_carrier_fights_no_surface_combat():
+    """10.8 sets a CV aside "as the CV for the attacking (but not as yet Precisely identified) task
+    force": no composition yet (its ships are drawn at Precise, 8.7, the CV filling one of its CVs).
+    A contact whose ships are not known has no units to fight with (the 8.14 reading); the carrier
+    set aside fired the task force's SSMs and would fight its gunnery alone, as if it were the whole
+    force. It now fights no surface combat until the ships are drawn; drawn, it fights."""
+    from tests.unit.stf.helpers import run_step
+    st = combat_state()
+    add_group(st, "P1", "Player", HEX, {"dd": ship("DD", 4, nation="US", gun="B"), "ff": ship("FF", 3, nation="US")})
+    add_group(st, "TF1", "system", HEX, {"kiev": ship("CV", 15, ssm=4, ssm_loads=2, gun="B", set_aside=True)},
+              intel="accurate", chit="Rear Admiral", size="large")
+    out, after = run_step(st, "surface_combat", FixedDice(default=1))
+    assert not events_of(out, "SystemActs") and not after.get("pending")
+    st["units"]["kiev"]["set_aside"] = False  # its composition drawn (8.7): the CV is one of its ships
+    out, _ = run_step(st, "surface_combat", FixedDice(default=1))
+    assert [e["what"] for e in events_of(out, "SystemActs")][:1] == ["SSM wave"]
