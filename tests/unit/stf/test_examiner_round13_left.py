@@ -238,3 +238,24 @@ def test_stf_10_8_a_task_force_known_only_by_its_set_aside_carrier_fights_no_sur
     st["units"]["kiev"]["set_aside"] = False  # its composition drawn (8.7): the CV is one of its ships
     out, _ = run_step(st, "surface_combat", FixedDice(default=1))
     assert [e["what"] for e in events_of(out, "SystemActs")][:1] == ["SSM wave"]
+
+
+# ---- STF 1.9 "once": a task force degraded to Good after the limit stays --------------------------------
+def test_stf_1_9_an_accurate_task_force_degraded_to_good_after_the_surface_limit_stays_in_play():
+    """1.9: "Once the value ... has increased to ... the commitment level, no further task force or
+    subron counters can be deployed and all counters which are at 'Good' or lower ... are
+    immediately removed from play": one removal, at that moment. An Accurate task force kept then
+    (its estimate counted, 8.12) that 8.11 degrades to Good later is a force in the total, not a
+    contact of the kind removed: it stays, through the degradation and the next reinforcements
+    (whose catch-up of the limit finds it recorded and removes nothing). The reading is kept."""
+    from tests.unit.stf.helpers import run_step, search_state, system_group
+    st = search_state(system_group("TF1", intel="accurate", chit="Commodore", size="medium"),
+                      phase="Terminal", surface_limit_reached=True)
+    st["deployment"] = {"total": 30, "groups": {"TF1": {"part": "surface", "points": 32}}}
+    out, after = run_step(st, "intelligence_degradation", FixedDice(1))
+    assert after["groups"]["TF1"]["intel"] == "good" and after["groups"]["TF1"]["status"] == "on map"
+    assert not events_of(out, "GroupRemoved")
+    after = copy.deepcopy(after)
+    after["turn"], after["phase"] = 2, "Random Events"
+    out, again = run_step(after, "reinforcements", FixedDice(default=1))
+    assert not events_of(out, "GroupRemoved") and again["groups"]["TF1"]["status"] == "on map"
