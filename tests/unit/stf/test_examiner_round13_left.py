@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import copy
 
+from domain.rulesets.stf import maps, movement
 from domain.rulesets.stf import rules as stf_rules
 from domain.rulesets.toolkit.engine import Ctx, run
-from tests.unit.stf.helpers import (R, FixedDice, NoDice, add_group, combat_state, events_of, play, ship)
+from tests.unit.stf.helpers import (R, FixedDice, NoDice, add_group, combat_state, events_of, pending, play, rolls_of,
+                                    run_step, search_state, ship, system_group)
+from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
+from tests.unit.stf.test_movement import add as add_mv, battle, cv_tf, d, deployment_state, player_tf, state
+from tests.unit.stf.test_movement import ship as mv_ship
 
 HEX = "0101"
 
@@ -46,8 +51,6 @@ def test_stf_1_10_a_game_whose_surface_points_already_fill_the_share_stops_task_
     task force ... can be deployed ... immediately removed": the next reinforcements record the flag
     first (its removal of task forces at Good or lower with it), then deploy subrons only. The
     recorded events fold as they were; only the new step's outcomes differ."""
-    from tests.unit.stf.helpers import run_step, search_state, system_group
-    from domain.rulesets.stf import movement
     st = search_state(system_group("TF1", intel="good", chit="Tracked"),
                       system_group("TF2", intel="precise", size="small", chit="Captain"),
                       system_group("TF7", hex=None, status="off map"),
@@ -74,8 +77,6 @@ def test_stf_6_1_a_group_is_offered_every_sea_hex_of_each_megahex_of_its_column(
     megahex (its ``hex``): the offer gave the centre only, so a Player choosing from the offer (the
     game page, ``warlog legal``) could not place a group on an outer hex. Every sea hex is offered,
     the centre first, and each is taken."""
-    from domain.rulesets.stf import maps, movement
-    from tests.unit.stf.test_movement import deployment_state
     st = deployment_state()
     offered = [o for o in R.legal_orders(st, "Player") if o["kind"] == "deploy" and o.get("group") == "P1"]
     for number in movement.starting_megahexes("giuk", "US", "TF"):
@@ -94,8 +95,6 @@ def test_stf_2_6_4_the_lbna_ssm_attack_asks_which_ship_it_sank_as_the_gamesystem
     Combat phase). The step recorded the attack and asked nothing, so its result waited for an
     unasked ``report``; it now asks, as each SSM wave of 11.2 does: a ``combat`` decision of rule
     STF 2.6.4 whose choices are the located task force's ships, one at a time, then none."""
-    from tests.unit.stf.helpers import pending, run_step
-    from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
     st = built()
     add_air(st, "P2", "Player", "2005", [air_ship("p2", "DD", vp=4), air_ship("p3", "FF", vp=3)])
     out, after = run_step(st, "lbna_strike", FixedDice(1, 1))  # a Backfire, located
@@ -119,9 +118,6 @@ def test_stf_2_6_4_the_lbna_ssm_attack_asks_which_ship_it_sank_as_the_gamesystem
 def test_stf_2_6_4_the_base_game_ending_the_lbna_attack_leaves_the_gamesystems_air_attacks_to_follow():
     """``{"ended": true}`` ends the LBNA attack's questions and tells no other step: the Strike
     phase's air attacks (10.3) still run after it."""
-    from tests.unit.stf.helpers import pending, run_step
-    from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
-    from domain.rulesets.toolkit.engine import Ctx, run
     st = built()
     add_air(st, "P2", "Player", "2005", [air_ship("p2", "DD", vp=4)])
     ctx = Ctx(copy.deepcopy(st), FixedDice(1, 1), stf_rules.HOOKS)
@@ -140,8 +136,6 @@ def test_stf_12_5_a_retiring_groups_die_for_equally_good_hexes_names_12_5_not_7_
     task forces and subrons as possible"; hexes still equal after that are a die's, which the
     retiring move rolls under its own rule (it was labelled 7.5, the approach's). Recorded rolls
     keep their stored rule; only new rolls name 12.5."""
-    from tests.unit.stf.helpers import rolls_of, run_step
-    from tests.unit.stf.test_movement import add as add_mv, battle
     st = battle(p1="1506")
     add_mv(st, "TF1", "system", "tf", "0708", retiring=True)  # 0807 and 0808: as near its base, as far from P1
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
@@ -158,8 +152,6 @@ def test_stf_7_9_a_cv_task_force_closer_than_3_hexes_to_a_player_subron_moves_aw
     held still: every step toward P1 came closer to the subron, and nothing moved it out. It now
     moves away until 3 hexes off (``GroupMoved`` rule STF 7.9). At 3 hexes it may hold still: the
     rule is kept (no closer than 3), and its other rules move it only nearer their target."""
-    from tests.unit.stf.helpers import run_step
-    from tests.unit.stf.test_movement import add as add_mv, cv_tf, d, player_tf, ship as mv_ship, state
     st = state()
     player_tf(st, "P1", "1206")
     add_mv(st, "P2", "Player", "subron", "2006", [mv_ship("ssn", "SSN", 2)])
@@ -186,7 +178,6 @@ def _two_carrier_groups() -> dict:
 
 
 def _answer(st: dict, choice: dict, dice=None):
-    from tests.unit.stf.helpers import pending
     d = pending(st)
     assert d is not None and choice in d["options"]["choices"], (d, choice)
     return play(st, {"kind": "decide", "decision": d["id"], "choice": choice}, dice or NoDice())
@@ -201,7 +192,6 @@ def test_stf_11_2_once_its_target_carrier_is_sunk_the_next_group_fires_at_a_play
     fire every SSM it can ... with the CV as its target": TF1's wave sinks P1's carrier; TF2, whose
     salvo had not begun, still has P2's carrier in range, so it fires at it, in waves of 10, not 4
     per ship at P1's escort (its target was chosen before the carrier sank)."""
-    from tests.unit.stf.helpers import run_step
     out, st = run_step(_two_carrier_groups(), "surface_combat", FixedDice(1))
     assert [(w["group"], w["target_group"], w["target"], w["missiles"]) for w in _waves(out)] == [("TF1", "P1", "nimitz", 10)]
     out, st = _answer(st, {"sunk": "nimitz"}, FixedDice(2))
@@ -212,7 +202,6 @@ def test_stf_11_2_a_group_whose_own_target_carrier_sinks_goes_on_at_that_task_fo
     """The reading kept (docs): "If the CV is destroyed ... it will fire 4 SSMs per player ship" is
     the rest of the same salvo, at the same task force's ships, even with another Player carrier in
     range; the next group's salvo chooses afresh (above)."""
-    from tests.unit.stf.helpers import run_step
     st = _two_carrier_groups()
     st["units"]["k1"].update(ssm=20)
     del st["groups"]["TF2"]
@@ -228,7 +217,6 @@ def test_stf_10_8_a_task_force_known_only_by_its_set_aside_carrier_fights_no_sur
     A contact whose ships are not known has no units to fight with (the 8.14 reading); the carrier
     set aside fired the task force's SSMs and would fight its gunnery alone, as if it were the whole
     force. It now fights no surface combat until the ships are drawn; drawn, it fights."""
-    from tests.unit.stf.helpers import run_step
     st = combat_state()
     add_group(st, "P1", "Player", HEX, {"dd": ship("DD", 4, nation="US", gun="B"), "ff": ship("FF", 3, nation="US")})
     add_group(st, "TF1", "system", HEX, {"kiev": ship("CV", 15, ssm=4, ssm_loads=2, gun="B", set_aside=True)},
@@ -248,7 +236,6 @@ def test_stf_1_9_an_accurate_task_force_degraded_to_good_after_the_surface_limit
     (its estimate counted, 8.12) that 8.11 degrades to Good later is a force in the total, not a
     contact of the kind removed: it stays, through the degradation and the next reinforcements
     (whose catch-up of the limit finds it recorded and removes nothing). The reading is kept."""
-    from tests.unit.stf.helpers import run_step, search_state, system_group
     st = search_state(system_group("TF1", intel="accurate", chit="Commodore", size="medium"),
                       phase="Terminal", surface_limit_reached=True)
     st["deployment"] = {"total": 30, "groups": {"TF1": {"part": "surface", "points": 32}}}
