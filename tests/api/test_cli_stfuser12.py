@@ -67,7 +67,7 @@ def test_stf_6_1_legal_says_which_deploy_ends_the_deployment(server, alice):
             assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0
             continue
         assert f"deploy (STF 6.1) — deploy {deploys[0].get('group') or deploys[0].get('sosus')} in megahex " \
-               f"{deploys[0]['megahex']}, {ends}\n" in out, out
+               f"{deploys[0]['megahex']}{', hex ' + deploys[0]['hex'] if 'hex' in deploys[0] else ''}, {ends}\n" in out, out
         assert f"  warlog order {game_id} deploy " in out and "title" not in out, out  # the words are not sent
         break
     assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0  # taken with its title

@@ -14,8 +14,9 @@ STF 2.6.2  Its ASM waves (13.10) at one task force of that megahex lose 1 per 4 
 STF 2.6.3  The GameSystem's Soviet LBNA (step ``lbna_strike``, Strike phase): 1d6 on the "lbna unit"
            table: 1-3 a Backfire, 4-6 a Badger.
 STF 2.6.4  Then 1d6 on the "lbna search" table: 1 locates the Player task force closest to the Soviet
-           map edge and attacks it with SSMs (``SystemActs`` "LBNA missile attack"); else the unit
-           is removed. Used either way.
+           map edge and attacks it with SSMs (``SystemActs`` "LBNA missile attack"), whose result
+           the Player is asked (a ``combat`` decision: which ship it sank); else the unit is
+           removed. Used either way.
 STF 2.6.5  Each Precise identification of a US/NATO task force is -1 on that roll, at most -3.
 STF 9.1    Land based aviation is never hidden: airbases may be struck without a search report.
 STF 9.2    Only CV air units may attack land airbases (a Player air strike on an airbase comes from
@@ -732,6 +733,13 @@ def lbna_strike(ctx: Ctx, stack: list) -> None:
              why=f"the {c['name']} located {target}, the Player task force closest to the Soviet map edge, "
                  f"and attacks it with SSMs, resolved normally")
     located(ctx, target, f"the {c['name']} located it")
+    # "resolved normally": the base game resolves it, and the Player is asked what it sank, as for
+    # each SSM wave of the GameSystem's (STF 11.2)
+    from domain.rulesets.stf import combat  # imported late: combat imports this module
+    combat.ask_results(ctx, stack, "STF 2.6.4",
+                       f"the {c['name']}'s SSM attack on {target} ({c['waves']} waves of {c['missiles_per_wave']} "
+                       f"{c['ssm']})", [u["id"] for u in combat.units_of(ctx.state, target, ships=True)],
+                       f"lbna-{target}", alone=True)
 
 
 def edge_distance(state: dict, hex_name: str) -> int:

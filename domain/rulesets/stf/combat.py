@@ -412,7 +412,7 @@ REPORT_HELP = ("the base game's results (STF amends Task Force, whose combat is 
                "'flight_deck_inoperable', 'spent' {unit: {ssm, torpedoes}}")
 
 
-@kind("report", rule=RESULTS_RULE, help=REPORT_HELP, phases=("Strike", "Combat"),
+@kind("report", rule=RESULTS_RULE, help=REPORT_HELP, phases=("Strike", "Combat", "Terminal"),
       templates=lambda state: [{"kind": "report", "sunk": []}],
       fields={f: "optional, see help" for f in REPORT_FIELDS})
 def report(ctx: Ctx, order: dict) -> None:
@@ -660,7 +660,10 @@ def engagements(ctx: Ctx) -> list[dict]:
         if g.get("owner") != "system" or not in_play(g) or not units_of(state, gid):
             continue
         _withdraws_from(ctx, gid)
-        if sum(ssm_ready(u) for u in units_of(state, gid)):
+        # STF 10.8: a carrier set aside for its air strike is no composition yet: until its ships
+        # are drawn the GameSystem has no units of it to fight with (as a contact with none)
+        drawn = air.composition_drawn(state, gid)
+        if drawn and sum(ssm_ready(u) for u in units_of(state, gid)):
             found = ssm_target(ctx, gid)
             if found:
                 frames.append({"step": "ssm_salvo", "group": gid, "target": found[0],
@@ -668,6 +671,8 @@ def engagements(ctx: Ctx) -> list[dict]:
         if g.get("ssm_first") == state["turn"]:
             # STF 7.8, a BB two hexes or fewer away: "conduct any SSM attacks, then" move, no gunnery
             frames.append({"step": "ssm_first_move", "group": gid})
+            continue
+        if not drawn:
             continue
         guns = bool(units_of(state, gid, ships=True)) and g.get("kind", "tf") == "tf"
         torpedoes = any(torpedoes_left(u) for u in units_of(state, gid, ships=False))
@@ -693,7 +698,8 @@ def _still_targets(ctx: Ctx, f: dict, begun: bool) -> bool:
     if begun:
         return p is not None and in_play(p)
     if p is not None and in_play(p) and units_of(state, f["target"], ships=True):
-        return True
+        if not (f["step"] == "ssm_salvo" and _cv_lost_to_another(state, f)):
+            return True
     if f["step"] == "ssm_salvo":
         found = ssm_target(ctx, f["group"])
         if found is None:
@@ -705,6 +711,15 @@ def _still_targets(ctx: Ctx, f: dict, begun: bool) -> bool:
         return False
     f["target"] = target
     return True
+
+
+def _cv_lost_to_another(state: dict, f: dict) -> bool:
+    """STF 11.2 for a salvo not yet begun: its target holds no CV now (sunk by an earlier group's
+    fire) while another Player CV task force is in range, which "the CV as its target" then is."""
+    if _has_cv(state, f["target"]):
+        return False
+    reach = ssm_reach(state["groups"][f["group"]])
+    return any(d <= reach and _has_cv(state, pid) for d, pid in _near(state, f["group"]))
 
 
 @STEPS.step("surface_combat")
@@ -731,12 +746,14 @@ def ssm_first_move(ctx: Ctx, stack: list) -> None:
     movement.lose_actions(ctx, [found] if found else [])
 
 
-def _ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str) -> None:
+def ask_results(ctx: Ctx, stack: list, rule: str, prompt: str, candidates: list[str], key: str, *,
+                alone: bool = False) -> None:
     """Push the ``results`` step: the Player answers, one unit at a time, which of ``candidates``
     the base game sank in what was just fought. ``key`` names what was fought (the group, the
-    wave or round), so that with the turn each question's id is unique in the game."""
+    wave or round), so that with the turn each question's id is unique in the game. ``alone``: no
+    step below waits to hear that the base game ended the combat (2.6.4's LBNA attack)."""
     stack.append({"step": "results", "rule": rule, "prompt": prompt, "candidates": list(candidates), "sunk": [],
-                  "key": f"{ctx.state['turn']}-{key}"})
+                  "key": f"{ctx.state['turn']}-{key}", **({"alone": True} if alone else {})})
 
 
 @STEPS.step("results")
@@ -749,7 +766,8 @@ def results(ctx: Ctx, stack: list) -> None:
         a, decision = f.pop("answer"), f.pop("decision", None)
         if a == {"ended": True}:
             stack.pop()
-            stack[-1]["ended"] = True
+            if not f.get("alone"):
+                stack[-1]["ended"] = True
             return
         if not isinstance(a, dict) or set(a) != {"sunk"}:
             raise InvalidOrder("the answer is {\"sunk\": unit}, {\"sunk\": null} or {\"ended\": true}",
@@ -856,7 +874,7 @@ def ssm_salvo(ctx: Ctx, stack: list) -> None:
                      "entry_sector": sector, "fired_by": taken, "long_range": f.get("long_range", False),
                      "left_in_salvo": f["left"]},
              rule=rule, why=why + "; entry sector by 1D6 (rule 16.24 ignored)")
-    _ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
+    ask_results(ctx, stack, rule, f"{gid}'s SSM wave {f['wave']}: {size} missiles at {f['aim']} from sector {sector}",
                  [f["aim"]], f"{gid}-{pid}-ssm{f['wave']}")  # every missile of a wave is aimed at one ship: only it can sink
 
 
@@ -951,7 +969,7 @@ def gunnery(ctx: Ctx, stack: list) -> None:
                      "ships": a, "player_ships": b, "targets": [t["id"] for t in targets],
                      "instruction": "all guns fire at the first unscreened ship of 'targets'"},
              rule=rule, why=why + "; the unscreened ship of highest VP, invasion freighters before CG")
-    _ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
+    ask_results(ctx, stack, rule, f"{gid}'s gunnery round {f['round']} with {pid}",
                  [t["id"] for t in targets] + [u["id"] for u in mine], f"{gid}-{pid}-gunnery{f['round']}")
 
 
@@ -1003,7 +1021,7 @@ def torpedo(ctx: Ctx, stack: list) -> None:
     for u in subs:  # each sub that attacks fires one of its (x n) torpedo loads
         ctx.emit(UnitChanged, unit=u["id"], changes={"torpedoes_left": torpedoes_left(u) - 1}, rule="STF 11.6",
                  why="a torpedo attack fires one of its torpedo loads")
-    _ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
+    ask_results(ctx, stack, "STF 11.6", f"{gid}'s torpedo attack {f['round']} on {pid}",
                  targets + [u["id"] for u in subs], f"{gid}-{pid}-torpedo{f['round']}")
 
 

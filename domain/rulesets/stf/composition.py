@@ -145,6 +145,21 @@ def add_estimate(ctx: Ctx, gid: str, rule: str, why: str) -> int:
     return points
 
 
+def surface_limit_reached(state: dict) -> bool:
+    """STF 1.10, 1.11: whether the surface commitment limit is reached: recorded
+    (``campaign["surface_limit_reached"]``), or read off the total, whose surface points may fill
+    the share with no flag in a game recorded before the flag was (the next ``check_commitment``
+    records it)."""
+    campaign = state.get("campaign") or {}
+    if campaign.get("surface_limit_reached"):
+        return True
+    limit = commitment(state)
+    if not isinstance(limit, int):
+        return False
+    surface, _ = _parts((state.get("deployment") or {}).get("groups") or {})
+    return surface >= limit - sub_share(limit)
+
+
 def check_commitment(ctx: Ctx) -> None:
     """STF 1.9: once the total reaches the commitment, no further task force or subron counters
     deploy and every counter at Good or lower leaves play. STF 1.10 with 1.11 (a reading): once the

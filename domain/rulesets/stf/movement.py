@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from domain import dice as dicemod
 from domain.errors import InvalidOrder, RuleViolation
-from domain.rulesets.stf import forces, maps, turn
+from domain.rulesets.stf import composition, forces, maps, turn
 from domain.rulesets.stf.events import (CampaignFixed, GroupChanged, GroupMoved, GroupPlaced,
                                         UnitChanged)
 from domain.rulesets.stf.rules import DATA, STEPS, kind
@@ -162,10 +162,11 @@ def commitment_reached(state: dict) -> bool:
 def may_deploy(state: dict, kind_: str) -> bool:
     """Whether a GameSystem counter of ``kind_`` ("tf" or "subron") may still be deployed: not once
     the commitment is reached (STF 1.9), and a task force not once the surface points reach the
-    surface commitment limit (STF 1.10, 1.11: ``campaign["surface_limit_reached"]``, as recorded)."""
+    surface commitment limit (STF 1.10, 1.11: ``composition.surface_limit_reached``, recorded or
+    read off the total)."""
     if commitment_reached(state):
         return False
-    return kind_ != "tf" or not state["campaign"].get("surface_limit_reached")
+    return kind_ != "tf" or not composition.surface_limit_reached(state)
 
 
 def actions_lost(state: dict) -> int:
@@ -215,19 +216,21 @@ def _unplaced_sosus(state: dict) -> list[str]:
 
 
 def _deploy_templates(state: dict) -> list[dict]:
-    """Each unplaced group in each megahex of its column (at the centre), then the next SOSUS unit in
-    each megahex with shallow water (STF 1.8: "any Megahex which contains Shallow water")."""
+    """Each unplaced group in each megahex of its column, at each of its sea hexes (the centre first:
+    6.1's order takes any of them), then the next SOSUS unit in each megahex with shallow water
+    (STF 1.8: "any Megahex which contains Shallow water")."""
     if state["campaign"].get("map") not in maps.MAP_NAMES:
         return []
     m, nation = state["campaign"]["map"], state["campaign"].get("player_side")
     out = []
     for g in sorted(_unplaced(state), key=forces.group_order):
         for number in starting_megahexes(m, nation, _column(g)):
-            out.append({"kind": "deploy", "group": g["id"], "megahex": number, "hex": maps.sea_hexes_of(m, number)[0]})
+            out += [{"kind": "deploy", "group": g["id"], "megahex": number, "hex": h} for h in maps.sea_hexes_of(m, number)]
     shallow = [n for n in maps.megahex_numbers(m) if maps.megahex_is_shallow(m, n)]
     out += [{"kind": "deploy", "sosus": uid, "megahex": n} for uid in _unplaced_sosus(state)[:1] for n in shallow]
     if len(_unplaced(state)) + len(_unplaced_sosus(state)) == 1:  # the last: it ends the deployment (deploy)
-        out = [{**o, "title": f"deploy {o.get('group') or o.get('sosus')} in megahex {o['megahex']}, the last to place: "
+        out = [{**o, "title": f"deploy {o.get('group') or o.get('sosus')} in megahex {o['megahex']}"
+                              f"{', hex ' + o['hex'] if 'hex' in o else ''}, the last to place: "
                               "it ends your deployment (the GameSystem deploys, STF 6.2, and turn 1 begins)"}
                for o in out]
     return out
@@ -343,8 +346,12 @@ def reinforcements(ctx: Ctx, stack: list) -> None:
     taken). A false contact may come back only in the turn after its removal (6.3: "removed in the
     preceding turn"); one not drawn then is marked ``redeployable: False`` and stays off for good.
     Only counters that may still deploy are in the cup: no task force once the surface commitment
-    limit is reached (STF 1.10, 1.11), nothing once the commitment is (STF 1.9)."""
+    limit is reached (STF 1.10, 1.11), nothing once the commitment is (STF 1.9). A limit the total
+    reached with nothing recorded (a game recorded before the flag was) is recorded first, with
+    1.9's immediate removal: "once" it is reached no further counter deploys."""
     stack.pop()
+    if ctx.state["turn"] > 1 and ctx.state.get("deployment"):
+        composition.check_commitment(ctx)
     state = ctx.state
     if state["turn"] <= 1 or commitment_reached(state):
         return
@@ -617,23 +624,24 @@ class Keep:
         return d >= self.least or d > now or (not self.absolute and d == now)
 
 
-def _choose(ctx: Ctx, gid: str, options: list[str], why: str) -> str:
-    """One of equally good hexes: a die of as many faces as there are options (STF 7.5)."""
+def _choose(ctx: Ctx, gid: str, options: list[str], why: str, rule: str = "STF 7.5") -> str:
+    """One of equally good hexes: a die of as many faces as there are options (STF 7.5; ``rule``
+    names the rule whose move rolls it, 12.5's retirement its own)."""
     if len(options) == 1:
         return options[0]
     made = ctx.roll(1, len(options), seat="system", purpose=f"{gid}: a choice of hexes {', '.join(options)} ({why})",
-                    rule="STF 7.5", outcome=lambda v: options[v[0] - 1])
+                    rule=rule, outcome=lambda v: options[v[0] - 1])
     return options[made.values[0] - 1]
 
 
 def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, stop_at: int = 0,
-                keeps=(), away_from=()) -> list[str]:
+                keeps=(), away_from=(), rule: str = "STF 7.5", why: str = "toward its target") -> list[str]:
     """Up to ``steps`` hexes toward the nearest of ``targets``: each step to the sea neighbour
     nearest by water, only if it comes nearer by water; of equally near ones, with ``away_from``,
     the farthest from those hexes (STF 12.5: "If there is a choice of hexes to move into, they will
     keep as far away from player's task forces and subrons as possible"); a choice left is rolled
-    for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"); stops
-    ``stop_at`` hexes from the targets."""
+    for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"; the die
+    named ``rule`` and ``why``: a retiring group's is 12.5's); stops ``stop_at`` hexes from the targets."""
     targets = list(targets)
     if not targets:
         return []
@@ -651,7 +659,7 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
         def key(n):
             return (water[n], -nearest(m, n, away_from) if away_from else 0)
         best = min(key(n) for n in options)
-        here = _choose(ctx, gid, [n for n in options if key(n) == best], "toward its target")
+        here = _choose(ctx, gid, [n for n in options if key(n) == best], why, rule)
         path.append(here)
     return path
 
@@ -904,10 +912,17 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
                                                    f"speed to engage with SSM, 4 rounds of gunnery and torpedoes; {speed_why}")
             return
 
+    # STF 7.9: a CV task force closer than 3 hexes to a Player subron "will try to move so as to be
+    # no closer than 3 hexes": it steps away until 3 off (7.10 still kept), before its other rules,
+    # whose every step toward their target would otherwise be barred and leave it where it is
+    if is_cv_group(state, group) and _escape_subrons(ctx, m, group, players, speed, speed_why, keeps):
+        return
+
     # STF 12.5, 12.9: retiring groups make for their nearest base and leave the map there
     if group.get("retiring"):
         targets, what = retirement_targets(state, group)
-        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
+                           rule="STF 12.5", why="retiring: as near its base, as far from the Player's groups")
         _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
                                                f"groups as it can; {speed_why}{kept}")
         end = path[-1] if path else here
@@ -989,6 +1004,31 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     what = "the nearest Player task force of four or more ships" if big else "the nearest Player task force (none has four ships)"
     path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
     _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}")
+
+
+def _escape_subrons(ctx: Ctx, m: str, group: dict, players: list[dict], speed: int, speed_why: str,
+                    keeps: list) -> bool:
+    """STF 7.9 for a CV task force already closer than 3 hexes to a Player subron: a move away from
+    the nearest subrons, as many hexes as bring it 3 off (no more than its speed), keeping 7.10;
+    False when it is not that close or no step takes it farther (its other rules then move it,
+    never closer)."""
+    gid, here = group["id"], group["hex"]
+    subs = [g["hex"] for g in players if g["kind"] == "subron"]
+    least = MOVE["cv_keeps_from_player_subron"]
+    now = nearest(m, here, subs)
+    if now >= least:
+        return False
+    others = [k for k in keeps if k.rule != "STF 7.9"]
+    path = path_away(ctx, m, gid, here, subs, min(speed, least - now), keeps=others)
+    if not path:
+        return False
+    near = sorted(g["id"] for g in players if g["kind"] == "subron" and maps.distance(m, here, g["hex"]) == now)
+    end = nearest(m, path[-1], subs)
+    kept = "".join(f"; keeping {k.least}+ hexes from Player BB task forces ({k.rule})" for k in others)
+    _emit_move(ctx, gid, path, "STF 7.9",
+               f"{gid}, a CV task force {now} hex{'es' if now != 1 else ''} from the Player subron "
+               f"{', '.join(near)}, tries to be no closer than {least}: it moves away to {end}; {speed_why}{kept}")
+    return True
 
 
 def _cv_band(ctx: Ctx, m: str, group: dict, near: list[dict], d: int, speed: int, speed_why: str,
