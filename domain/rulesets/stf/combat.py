@@ -630,22 +630,35 @@ def ssm_reach(group: dict) -> int:
 
 
 def ssm_target(ctx: Ctx, gid: str) -> tuple[str, int] | None:
-    """STF 11.2: the Player task force ``gid`` fires its SSMs at (a CV task force in range first,
-    then the nearest, the most VP, a die) and how far it is; None when none is in range."""
+    """STF 11.2: the Player task force ``gid`` fires its SSMs at (a landed invasion force in range
+    first, 7.11; then a CV task force, the nearest, the most VP, a die) and how far it is; None
+    when none is in range."""
     reach = ssm_reach(ctx.state["groups"][gid])
     in_range = [(d, pid) for d, pid in _near(ctx.state, gid) if d <= reach]
     if not in_range:
         return None
-    cvs = [(d, pid) for d, pid in in_range if _has_cv(ctx.state, pid)]
-    target = _pick_group(ctx, gid, cvs or in_range, "STF 11.2", f"{gid}'s SSM target")
+    landed = _landed(ctx.state, in_range)
+    cvs = [(d, pid) for d, pid in (landed or in_range) if _has_cv(ctx.state, pid)]
+    target = _pick_group(ctx, gid, cvs or landed or in_range, "STF 7.11" if landed else "STF 11.2",
+                         f"{gid}'s SSM target")
     return target, next(d for d, p in in_range if p == target)
 
 
+def _landed(state: dict, candidates: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """STF 7.11: of ``candidates``, the Player task forces with an invasion freighter in the
+    objective megahex, which a group that can attack them engages ("and engage that task force
+    with SSM, 4 rounds of gunnery, and torpedo combat"), before any other in its reach: a CV task
+    force (11.2) or one of more VP (11.3) beside them is not its target while one is there."""
+    return [(d, pid) for d, pid in candidates if last_ditch_engagement(state, pid)]
+
+
 def close_target(ctx: Ctx, gid: str) -> str | None:
-    """STF 11.3: the Player task force in ``gid``'s hex it fights with guns and torpedoes (the most
-    VP, a die); None when none is there."""
+    """STF 11.3: the Player task force in ``gid``'s hex it fights with guns and torpedoes (a landed
+    invasion force first, 7.11; the most VP, a die); None when none is there."""
     same = [(d, pid) for d, pid in _near(ctx.state, gid) if d == 0]
-    return _pick_group(ctx, gid, same, "STF 11.3", f"{gid}'s close combat target") if same else None
+    landed = _landed(ctx.state, same)
+    return _pick_group(ctx, gid, landed or same, "STF 7.11" if landed else "STF 11.3",
+                       f"{gid}'s close combat target") if same else None
 
 
 def engagements(ctx: Ctx) -> list[dict]:
