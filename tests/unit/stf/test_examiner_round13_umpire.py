@@ -56,3 +56,33 @@ def test_stf_11_2_away_from_a_landing_the_cv_task_force_in_range_is_still_the_ss
     add_group(st, "TF1", "system", "0506", {"s1": ship("CG", 5, ssm=6, ssm_loads=1)})
     out, _ = run_step(st, "surface_combat", FixedDice(default=1))
     assert acts(out, "SSM wave")[0]["detail"]["target_group"] == "P2"
+
+
+# ---- STF 12.7: a carrier known only as the CV set aside for its strikes (10.8) -------------------------
+def _set_aside_carrier_lost_its_aircraft() -> dict:
+    """Turn 2's Terminal phase: TF1, Accurate (a Rear Admiral, large), known only by the Kiev drawn
+    and set aside for its strikes (STF 10.8), whose M squadron the Player's CAP destroyed; the pool
+    holds one CG, one DD and three FF, so its Precise composition (row 5 with the +4 of its revealed
+    air strength: 1CV 1CG 1DD 3FF) needs no draw."""
+    from tests.unit.stf.helpers import pool_of
+    st = combat_state("Terminal", commitment=52)
+    st["pool"] = pool_of("Soviet", CG=1, DD=1, FF=3)
+    add_group(st, "P1", "Player", "0105", {"p1": ship("DD", 4, nation="US")})
+    add_group(st, "TF1", "system", "1610",
+              {"kiev": ship("CV", 15, air={"L": 0, "M": 3, "H": 0}, set_aside=True, air_lost=["M"])},
+              intel="accurate", chit="Rear Admiral", size="large", air_known=True)
+    return st
+
+
+def test_stf_12_7_a_set_aside_carrier_without_aircraft_takes_three_frigates_and_the_rest_of_its_task_force_goes_on():
+    """12.7: "A CV with no combat aircraft left ... must retire. It will take with it the three best
+    frigates ... the escort force may continue in the game as a SAG." TF1's ships are drawn (8.7's
+    procedure, as for its placement, 11.7, or an air strike on it, 10.1) so that the Kiev leaves
+    with its three frigates as a new task force and the CG and DD go on. (Before, the whole task
+    force, its ships never drawn, retired behind the Kiev and left the map with it at the base.)"""
+    out, st = run_step(_set_aside_carrier_lost_its_aircraft(), "retirement", FixedDice(default=1))
+    tf1, tf2 = st["groups"]["TF1"], st["groups"]["TF2"]
+    assert tf1["intel"] == "precise" and not tf1.get("retiring")
+    assert sorted(st["units"][u]["class"] for u in tf1["units"]) == ["CG", "DD"]
+    assert tf2["retiring"] is True and tf2["carrier_retiring"] == "kiev"
+    assert sorted(st["units"][u]["class"] for u in tf2["units"]) == ["CV", "FF", "FF", "FF"]
