@@ -141,9 +141,12 @@ def distance(state: dict, a: str, b: str) -> int:
 def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str, most: int | None = None) -> list[dict]:
     """``items`` by ``key`` (highest first); among items of the same key, the order is drawn by
     dice (a d<k> picks the next of k tied items): the text's 'resolve at random'. ``most``: only
-    the first ``most`` places are wanted (one pick: 1), so no die is rolled past them; the rest
-    follow unordered among themselves (a die whose outcome nothing uses is not rolled)."""
+    which items take the first ``most`` places is wanted (one pick: 1; 12.7's three escorts: 3),
+    so no die is rolled past them, nor for tied items that all take wanted places (three equal
+    frigates for three places); those follow unordered among themselves (a die whose outcome
+    nothing uses is not rolled). Without ``most`` the whole order is wanted."""
     items = sorted(items, key=key, reverse=True)
+    whole = most is None
     most = len(items) if most is None else most
     out: list[dict] = []
     i = 0
@@ -152,7 +155,7 @@ def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str, most:
         while j < len(items) and key(items[j]) == key(items[i]):
             j += 1
         tied = items[i:j]
-        while len(tied) > 1 and len(out) < most:
+        while len(tied) > 1 and len(out) < most and (whole or len(out) + len(tied) > most):
             names = [t["id"] for t in tied]
             r = ctx.roll(1, len(tied), seat="system", purpose=f"{purpose}: which of {', '.join(names)} (a tie)",
                          rule=rule, target={"tied": names}, outcome=lambda v, n=names: n[v[0] - 1])

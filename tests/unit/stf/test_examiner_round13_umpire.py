@@ -86,3 +86,20 @@ def test_stf_12_7_a_set_aside_carrier_without_aircraft_takes_three_frigates_and_
     assert sorted(st["units"][u]["class"] for u in tf1["units"]) == ["CG", "DD"]
     assert tf2["retiring"] is True and tf2["carrier_retiring"] == "kiev"
     assert sorted(st["units"][u]["class"] for u in tf2["units"]) == ["CV", "FF", "FF", "FF"]
+
+
+def test_stf_12_7_three_equal_frigates_for_three_places_are_taken_without_a_die():
+    """12.7's three best frigates: "determined in order of highest ASW rating, then highest AA
+    rating, then the lowest SSM rating", equal ones by a die. Three equal frigates for the three
+    places are all taken: no die is rolled (before, a d3 and a d2 ordered them, and nothing used
+    the order). Four equal frigates for three places: one d4, a d3 and a d2 still pick them."""
+    from tests.unit.stf.helpers import rolls_of
+    for n, dice in ((3, []), (4, [4, 3, 2])):
+        st = combat_state("Terminal", commitment=52)
+        add_group(st, "P1", "Player", "0105", {"p1": ship("DD", 4, nation="US")})
+        add_group(st, "TF1", "system", "1610", {"kv": ship("CV", 10, flight_deck_inoperable=True, air={"M": 2}),
+                                                "cg": ship("CG", 5),
+                                                **{f"f{i}": ship("FF", 2, asw=1) for i in range(n)}})
+        out, after = run_step(st, "retirement", FixedDice(default=1))
+        assert [r.notation for r in rolls_of(out) if r.rule == "STF 12.7"] == [f"d{k}" for k in dice]
+        assert len([u for u in after["groups"]["TF2"]["units"] if u.startswith("f")]) == 3
