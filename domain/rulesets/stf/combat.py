@@ -141,9 +141,12 @@ def distance(state: dict, a: str, b: str) -> int:
 def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str, most: int | None = None) -> list[dict]:
     """``items`` by ``key`` (highest first); among items of the same key, the order is drawn by
     dice (a d<k> picks the next of k tied items): the text's 'resolve at random'. ``most``: only
-    the first ``most`` places are wanted (one pick: 1), so no die is rolled past them; the rest
-    follow unordered among themselves (a die whose outcome nothing uses is not rolled)."""
+    which items take the first ``most`` places is wanted (one pick: 1; 12.7's three escorts: 3),
+    so no die is rolled past them, nor for tied items that all take wanted places (three equal
+    frigates for three places); those follow unordered among themselves (a die whose outcome
+    nothing uses is not rolled). Without ``most`` the whole order is wanted."""
     items = sorted(items, key=key, reverse=True)
+    whole = most is None
     most = len(items) if most is None else most
     out: list[dict] = []
     i = 0
@@ -152,7 +155,7 @@ def order_by(ctx: Ctx, items: list[dict], key, *, rule: str, purpose: str, most:
         while j < len(items) and key(items[j]) == key(items[i]):
             j += 1
         tied = items[i:j]
-        while len(tied) > 1 and len(out) < most:
+        while len(tied) > 1 and len(out) < most and (whole or len(out) + len(tied) > most):
             names = [t["id"] for t in tied]
             r = ctx.roll(1, len(tied), seat="system", purpose=f"{purpose}: which of {', '.join(names)} (a tie)",
                          rule=rule, target={"tied": names}, outcome=lambda v, n=names: n[v[0] - 1])
@@ -630,22 +633,35 @@ def ssm_reach(group: dict) -> int:
 
 
 def ssm_target(ctx: Ctx, gid: str) -> tuple[str, int] | None:
-    """STF 11.2: the Player task force ``gid`` fires its SSMs at (a CV task force in range first,
-    then the nearest, the most VP, a die) and how far it is; None when none is in range."""
+    """STF 11.2: the Player task force ``gid`` fires its SSMs at (a landed invasion force in range
+    first, 7.11; then a CV task force, the nearest, the most VP, a die) and how far it is; None
+    when none is in range."""
     reach = ssm_reach(ctx.state["groups"][gid])
     in_range = [(d, pid) for d, pid in _near(ctx.state, gid) if d <= reach]
     if not in_range:
         return None
-    cvs = [(d, pid) for d, pid in in_range if _has_cv(ctx.state, pid)]
-    target = _pick_group(ctx, gid, cvs or in_range, "STF 11.2", f"{gid}'s SSM target")
+    landed = _landed(ctx.state, in_range)
+    cvs = [(d, pid) for d, pid in (landed or in_range) if _has_cv(ctx.state, pid)]
+    target = _pick_group(ctx, gid, cvs or landed or in_range, "STF 7.11" if landed else "STF 11.2",
+                         f"{gid}'s SSM target")
     return target, next(d for d, p in in_range if p == target)
 
 
+def _landed(state: dict, candidates: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """STF 7.11: of ``candidates``, the Player task forces with an invasion freighter in the
+    objective megahex, which a group that can attack them engages ("and engage that task force
+    with SSM, 4 rounds of gunnery, and torpedo combat"), before any other in its reach: a CV task
+    force (11.2) or one of more VP (11.3) beside them is not its target while one is there."""
+    return [(d, pid) for d, pid in candidates if last_ditch_engagement(state, pid)]
+
+
 def close_target(ctx: Ctx, gid: str) -> str | None:
-    """STF 11.3: the Player task force in ``gid``'s hex it fights with guns and torpedoes (the most
-    VP, a die); None when none is there."""
+    """STF 11.3: the Player task force in ``gid``'s hex it fights with guns and torpedoes (a landed
+    invasion force first, 7.11; the most VP, a die); None when none is there."""
     same = [(d, pid) for d, pid in _near(ctx.state, gid) if d == 0]
-    return _pick_group(ctx, gid, same, "STF 11.3", f"{gid}'s close combat target") if same else None
+    landed = _landed(ctx.state, same)
+    return _pick_group(ctx, gid, landed or same, "STF 7.11" if landed else "STF 11.3",
+                       f"{gid}'s close combat target") if same else None
 
 
 def engagements(ctx: Ctx) -> list[dict]:

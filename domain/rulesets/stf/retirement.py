@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domain.rulesets.stf import air, campaign, maps
+from domain.rulesets.stf import air, campaign, composition, maps
 from domain.rulesets.stf.combat import (C, attack_squadrons, distance, order_by, squadron_count, squadrons_lost,
                                         ssm_left, torpedoes_left, units_of, in_play)
 from domain.rulesets.stf.events import CampaignFixed, GroupChanged, GroupPlaced, GroupRemoved, SystemActs, UnitChanged
@@ -283,6 +283,14 @@ def _retire_a_carrier(ctx: Ctx, gid: str) -> bool:
         no_air = bool(kinds) and all(squadrons_lost(cv, k) >= squadron_count(cv, k) for k in kinds)
         if not (no_air or cv.get("flight_deck_inoperable")):
             continue
+        if not air.composition_drawn(ctx.state, gid) and g.get("intel") != "precise":
+            # only the CV set aside for its strikes (10.8) is known: the three best frigates it takes
+            # are chosen from the task force's ships, so they are drawn first, by 8.7's procedure
+            # (as for its placement, 11.7, an air strike on it, 10.1, or an SSM hit, 11.1); the rest
+            # of the task force goes on
+            composition.reveal(ctx, gid, rule="STF 12.7", why=f"{cv['id']} must retire with the three best "
+                                                              f"frigates of {gid}: its ships are drawn")
+            return True  # looked at again with its ships known
         why = (f"{cv['id']} has " + ("no combat aircraft left" if no_air else "an inoperable flight deck")
                + ": it retires with its three best frigates")
         party = [cv["id"], *escorts(ctx, gid, cv["id"])]
