@@ -19,7 +19,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, Callable
 
-from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
+from flask import Blueprint, Response, current_app, jsonify, send_file, url_for
 from marshmallow import Schema, fields, validate
 from redis import Redis
 from redis.exceptions import RedisError
@@ -27,7 +27,7 @@ from redis.exceptions import RedisError
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
 from api.problems import ApiProblem
-from api.schemas import QueryWhole, shared
+from api.schemas import QueryWhole, query_args
 from domain.rulesets import find_ruleset
 from workers import jobs as work
 from workers import queue as rqueue
@@ -172,7 +172,7 @@ def post_replay(game_id: str):
 def get_replay(game_id: str, version: str):
     """The replay made at ``version`` (or ``latest``): ``?format=html`` (default) or ``json``."""
     caller = caller_for(game_id)
-    fmt = shared(FormatQuery).load(request.args)["format"]
+    fmt = query_args(FormatQuery)["format"]
     # ASCII digits, few enough: int() refuses "²" (which isdigit takes) and 4,300 digits and more.
     if version != "latest" and not (version.isascii() and version.isdigit() and len(version) <= 16
                                     and 0 < int(version) < 2**53):
@@ -210,7 +210,7 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
 @bp.get("/games/<game_id>/statistics")
 def get_statistics(game_id: str):
     caller = caller_for(game_id)
-    params = shared(StatsQuery).load(request.args)
+    params = query_args(StatsQuery)
     chart = params.get("chart")
     ext = f"{chart}.svg" if chart else "json"
     made, path = _pick("stats", caller.game_id, params.get("version"), _audience(caller), ext)
@@ -221,7 +221,7 @@ def get_statistics(game_id: str):
 def post_cross_statistics():
     """Statistics across every public game of a ruleset, as a spectator sees them; sandboxes
     only with ``?sandbox=true``."""
-    params = shared(RulesetQuery).load(request.args)
+    params = query_args(RulesetQuery)
     ruleset, sandboxes = params["ruleset"], params["sandbox"]
     find_ruleset(ruleset)  # unknown_ruleset before anything is queued
     ids = sorted(access().public_game_ids())
@@ -240,7 +240,7 @@ def post_cross_statistics():
 
 @bp.get("/statistics")
 def get_cross_statistics():
-    params = shared(RulesetQuery).load(request.args)
+    params = query_args(RulesetQuery)
     ruleset = params["ruleset"]
     path = artifacts() / f"across-{work.across_name(ruleset, params['sandbox'])}-latest.json"
     if "/" in ruleset or not path.exists():
