@@ -162,6 +162,11 @@ class AccessStore(SqlTables):
         # the token replaced and of its successor, and of the request's Idempotency-Key; never a token.
         "warlog_token_rotations": "old_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
                                   "new_hash TEXT NOT NULL, key_hash TEXT NOT NULL, rotated_at TEXT NOT NULL",
+        # One row per signature of a keyed seat's request that the log does not record (its notification
+        # settings): the SHA-256 of the signature, whose and when. A signed command is recorded once by
+        # the log; such a request is accepted once by this table (use_signature).
+        "warlog_used_signatures": "signature_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                                  "kind TEXT NOT NULL, used_at TEXT NOT NULL",
     }
 
     def _create(self, c: Any) -> None:
@@ -228,6 +233,18 @@ class AccessStore(SqlTables):
             c.execute(f"INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                       f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, role, name, _now()))
         return token
+
+    def use_signature(self, game_id: str, seat: str, kind: str, signature: str) -> bool:
+        """Mark a keyed seat's signature of a request of ``kind`` used; False when it was used
+        before (a replay: the same request, captured and sent again). One INSERT: of two at once,
+        one wins."""
+        return self._run("INSERT INTO {t}warlog_used_signatures (signature_hash, game_id, seat, kind, used_at) "
+                         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (signature_hash) DO NOTHING",
+                         (_hash(signature), game_id, seat, kind, _now())) == 1
+
+    def release_signature(self, signature: str) -> None:
+        """Undo use_signature when the request it was for changed nothing (a 429): it may be sent again."""
+        self._run("DELETE FROM {t}warlog_used_signatures WHERE signature_hash = ?", (_hash(signature),))
 
     # --------------------------------------------------------------------------- lookups ---
     def grant(self, token: str) -> Grant | None:

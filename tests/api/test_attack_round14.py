@@ -119,3 +119,43 @@ def test_umpire_and_spectator_tokens_issued_are_capped_per_game_revoked_ones_too
         assert "3 umpire and spectator tokens" in refused_.json["detail"]
     assert client.get(f"/api/v1/games/{game.game_id}/state",
                       headers={"Authorization": f"Bearer {umpire.json['token']}"}).status_code == 200
+
+
+# ------------------------------------------------ a captured signed settings body is not replayed ----
+def test_a_keyed_seats_signed_settings_are_used_once_a_replay_is_refused(client):
+    """A keyed seat signs its settings over a head, and a head stays a line of the log: whoever
+    captured one signed PUT (a proxy's log, the stolen token's owner) sent it again after the seat
+    changed its mind, and silenced the seat's mails at will. A settings signature is used once now,
+    as a signed command is recorded once: 422 signature_reused, nothing changes."""
+    from tests.api.test_signed_notifications import put, settings, signed
+    from tests.api.test_signatures import keyed_game
+
+    game, key, head = keyed_game(client)
+    silence = {"notify": False, "events": ["game_over"]}
+    captured = signed(game, key, silence, head)
+    assert put(client, game, "Blue", silence, **captured).status_code == 200
+    loud = {"events": ["your_move", "game_over"]}
+    assert put(client, game, "Blue", loud, **signed(game, key, loud, head)).status_code == 200
+    r = put(client, game, "Blue", silence, **captured)  # the attacker's replay
+    assert r.status_code == 422 and r.json["code"] == "signature_reused", r.json
+    assert settings(client, game, "Blue")["events"] == ["your_move", "game_over"]
+    # The same settings signed again over the same head are the same signature (Ed25519 is
+    # deterministic): a nonce in the body makes it a new one.
+    assert put(client, game, "Blue", silence, **signed(game, key, silence, head)).json["code"] == "signature_reused"
+    again = {**silence, "nonce": "2026-11-30 once more"}
+    assert put(client, game, "Blue", again, **signed(game, key, again, head)).status_code == 200
+    assert settings(client, game, "Blue")["events"] == ["game_over"]
+
+
+def test_a_refused_settings_write_does_not_use_its_signature_up(client):
+    """A PUT refused before anything is stored (here: channels webhook without a webhook_url) may be
+    corrected and signed again, and the same signed body sent again once the cause is gone is not
+    a replay of a write that happened."""
+    from tests.api.test_signed_notifications import put, signed
+    from tests.api.test_signatures import keyed_game
+
+    game, key, head = keyed_game(client)
+    body = {"channels": ["webhook"]}
+    headers = signed(game, key, body, head)
+    assert put(client, game, "Blue", body, **headers).json["code"] == "invalid_request"
+    assert put(client, game, "Blue", body, **headers).json["code"] == "invalid_request"  # not signature_reused
