@@ -21,8 +21,9 @@
 - ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ..., "format"?: ...}``;
   deliveries are signed as Standard Webhooks says; without a secret one is generated and returned
   once. ``format``: "warlog" (its JSON, the default), "discord" or "slack" (a chat message).
-  ``{"url": null}`` removes the webhook. A URL whose host resolves to an internal address is
-  refused with 422 naming why (workers/webhook_target).
+  ``{"url": null}`` removes the webhook. A URL whose host is written as an internal address (or is
+  a localhost name) is refused with 422 naming why; a name is not resolved here, but at each
+  delivery, which refuses an internal address (workers/webhook_target).
 
 Addresses and secrets never go into the event log (it is exported whole) and are never logged.
 """
@@ -135,8 +136,10 @@ class Webhook(Schema):
     url = fields.String(required=True, allow_none=True, validate=validate.Length(max=2000),
                         metadata={"description": "http(s) URL that receives a signed JSON POST when a seat's "
                                                  "turn begins; null removes the webhook. Refused when its host "
-                                                 "resolves to a loopback, private, link-local, multicast or "
-                                                 "reserved address (unless WARLOG_WEBHOOK_ALLOW lists it)"})
+                                                 "is written as a loopback, private, link-local, multicast or "
+                                                 "reserved address, or is a localhost name (unless "
+                                                 "WARLOG_WEBHOOK_ALLOW lists it); a name is resolved and "
+                                                 "checked at each delivery"})
     secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
                            metadata={"description": "a Standard Webhooks secret: 'whsec_' and the base64 of 24 "
                                                     "to 64 bytes; omitted: the server makes one and returns it "
@@ -287,9 +290,11 @@ def post_email_confirmation():
 
 
 def _check_target(url: str, field: str = "url") -> None:
-    """Refuse, before storing it, a URL the worker would refuse to POST to (workers/webhook_target)."""
+    """Refuse, before storing it, a URL the worker would refuse to POST to, as far as that is known
+    without asking DNS (workers/webhook_target.check_written): a slow resolver must not hold the
+    request. A name is resolved at each delivery, which refuses an internal address."""
     try:
-        webhook_target.check(url, own=public_url())
+        webhook_target.check_written(url, own=public_url())
     except webhook_target.Refused as exc:
         raise ApiProblem("invalid_request", str(exc), errors={field: [str(exc)]}) from None
 

@@ -541,10 +541,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "v1,<base64 HMAC-SHA256 of id.timestamp.body>`; receivers verify with the "
                     "`standardwebhooks` library, `Webhook(secret).verify(body, headers)` (docs/api.md). "
                     "`secret`: `whsec_` and the base64 of 24 to 64 bytes; without it one is generated and "
-                    "returned once. `{\"url\": null}` removes the webhook. A URL whose host "
-                    "resolves to a loopback, private, link-local, multicast or reserved address is 422 "
-                    "invalid_request naming why, unless the operator's WARLOG_WEBHOOK_ALLOW lists it; each "
-                    "delivery checks again. Redirects are not followed. Failed deliveries "
+                    "returned once. `{\"url\": null}` removes the webhook. A URL whose host is written as "
+                    "a loopback, private, link-local, multicast or reserved address, or is a localhost name, "
+                    "is 422 invalid_request naming why, unless the operator's WARLOG_WEBHOOK_ALLOW lists it; "
+                    "a host name is not resolved in the request: each delivery resolves it and refuses an "
+                    "internal address (a failed delivery, its reason recorded). Redirects are not followed. Failed deliveries "
                     "are retried with backoff, then kept as failed jobs.",
         replies={200: Reply("the webhook now", notify_settings.WebhookOut)},
         problems=(*AUTH_WRITE, *BODY)),
