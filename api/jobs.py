@@ -16,13 +16,14 @@ spectator sees them.
 from __future__ import annotations
 
 import hashlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, send_file, url_for
 from marshmallow import Schema, fields, validate
 from redis import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, LockNotOwnedError, RedisError
 
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
@@ -87,6 +88,28 @@ def _jobs_waiting(*starts: str) -> set[str]:
     return {jid for jid in ids if jid.startswith(starts)}
 
 
+CAP_LOCK_SECONDS = 10  # the jobs cap's lock expires after this, so that a web worker that died never holds it
+
+
+@contextmanager
+def _cap_lock(name: str) -> Iterator[None]:
+    """Hold the Redis lock ``name`` (waiting CAP_LOCK_SECONDS at most: LockError, a RedisError). A lock
+    that expired before its release (a Redis slow enough to outlast it) is logged, not raised: the
+    job was queued, or refused, by then, and a 503 would say neither; the count it guarded may have
+    let one job more in."""
+    lock = redis().lock(name, timeout=CAP_LOCK_SECONDS, blocking_timeout=CAP_LOCK_SECONDS)
+    if not lock.acquire():
+        raise LockError(f"the lock {name} was not had within {CAP_LOCK_SECONDS} s")
+    try:
+        yield
+    finally:
+        try:
+            lock.release()
+        except LockNotOwnedError:
+            current_app.logger.warning("the jobs cap's lock %s expired before it was released (after %s s)",
+                                       name, CAP_LOCK_SECONDS)
+
+
 def _enqueue_within(cap: int, starts: tuple[str, ...], refusal: tuple[str, str, str], func, jid: str, *args,
                     meta: dict, artifact: Path):
     """``_enqueue`` unless ``cap`` jobs whose ids start with one of ``starts`` are waiting (0: no
@@ -96,7 +119,7 @@ def _enqueue_within(cap: int, starts: tuple[str, ...], refusal: tuple[str, str, 
     if not cap:
         return _enqueue(func, jid, *args, meta=meta, artifact=artifact)
     try:
-        with redis().lock("warlog:jobs-cap:" + "|".join(starts), timeout=10, blocking_timeout=10):
+        with _cap_lock("warlog:jobs-cap:" + "|".join(starts)):
             waiting = _jobs_waiting(*starts)
             if jid not in waiting and len(waiting) >= cap:
                 code, what, setting = refusal
