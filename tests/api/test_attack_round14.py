@@ -159,3 +159,20 @@ def test_a_refused_settings_write_does_not_use_its_signature_up(client):
     headers = signed(game, key, body, head)
     assert put(client, game, "Blue", body, **headers).json["code"] == "invalid_request"
     assert put(client, game, "Blue", body, **headers).json["code"] == "invalid_request"  # not signature_reused
+
+
+def test_a_settings_write_refused_429_leaves_its_signature_unused(client):
+    """Beyond the confirmation mails' limits a PUT changes nothing (429 too_many_confirmations): the
+    same signed PUT sent once the wait is over must not be taken for a replay."""
+    from domain.access import CONFIRM_PER_SEAT
+    from tests.api.test_signed_notifications import put, signed
+    from tests.api.test_signatures import keyed_game
+
+    game, key, head = keyed_game(client)
+    for n in range(CONFIRM_PER_SEAT):
+        body = {"email": f"blue{n}@example.org"}
+        assert put(client, game, "Blue", body, **signed(game, key, body, head)).status_code == 200
+    body = {"email": "blue-late@example.org"}
+    headers = signed(game, key, body, head)
+    assert put(client, game, "Blue", body, **headers).json["code"] == "too_many_confirmations"
+    assert put(client, game, "Blue", body, **headers).json["code"] == "too_many_confirmations"  # not signature_reused
