@@ -176,3 +176,34 @@ def test_a_settings_write_refused_429_leaves_its_signature_unused(client):
     headers = signed(game, key, body, head)
     assert put(client, game, "Blue", body, **headers).json["code"] == "too_many_confirmations"
     assert put(client, game, "Blue", body, **headers).json["code"] == "too_many_confirmations"  # not signature_reused
+
+
+def test_spectator_tokens_issued_at_once_never_pass_the_cap(api_service, monkeypatch):
+    """Counted and issued in one transaction holding the game's access row: issues that race
+    (several web workers) are counted one after another, never all against the same count."""
+    import threading
+
+    from domain import access as access_module
+    from domain.access import SPECTATOR, AccessStore, TokenLimit
+
+    monkeypatch.setattr(access_module, "SPECTATOR_TOKENS_PER_GAME", 3)
+    store = AccessStore.for_service(api_service)
+    game_id = "a14a14a1-0000-4000-8000-000000000001"
+    store.register_game(game_id, False, ["Blue"])
+    start, outcomes = threading.Barrier(8), []
+
+    def issue(n: int) -> None:
+        start.wait()
+        try:
+            store.issue_capped_token(game_id, SPECTATOR, f"Sam {n}")
+            outcomes.append("issued")
+        except TokenLimit as exc:
+            outcomes.append(exc.code)
+
+    threads = [threading.Thread(target=issue, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["issued"] * 3 + ["spectator_token_limit"] * 5
+    assert len(store.spectator_tokens(game_id)) == 3
