@@ -20,9 +20,9 @@ from flask import Blueprint, jsonify, request
 from marshmallow import Schema, ValidationError, fields, validate
 
 from api.auth import ADMIN, CHALLENGE, SEAT, SPECTATOR, UMPIRE, access, bearer_token, caller_for
-from api.games import _signed_by_seat, idempotency_key, load, recorded_response, service
+from api.games import _signed_by_seat, idempotency_key, issue_capped, load, recorded_response, service
 from api.problems import ApiProblem
-from api.schemas import dump, one_line, shared
+from api.schemas import dump, one_line, query_args
 from domain.access import id_of_token
 from domain.game import MAX_ANNOTATION
 
@@ -124,7 +124,7 @@ def annotate(game_id: str):
 def spectator_token(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
     body = load(SpectatorTokenBody)
-    token = access().issue_token(caller.game_id, SPECTATOR, body["name"].strip())
+    token = issue_capped(caller.game_id, SPECTATOR, body["name"].strip())
     response = jsonify(dump(SpectatorToken, {"game_id": caller.game_id, "token": token, "token_id": id_of_token(token),
                                              "name": body["name"].strip()}))
     response.status_code = 201
@@ -151,7 +151,7 @@ def revoke_spectator_token(game_id: str, token_id: str):
 @bp.delete("/games/<game_id>/spectator-tokens")
 def revoke_spectator_name(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
-    name = shared(SpectatorName).load(request.args)["name"].strip()
+    name = query_args(SpectatorName)["name"].strip()
     revoked = access().revoke_spectator_tokens(caller.game_id, name=name)
     found = [t for t in access().spectator_tokens(caller.game_id) if t["name"] == name]
     if not found:

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shlex
 import signal
 import sys
@@ -2056,6 +2057,8 @@ def cmd_notify(args: argparse.Namespace) -> int:
         body["webhook_secret"] = args.webhook_secret
     if args.webhook_format is not None:
         body["webhook_format"] = _webhook_format(args.webhook_format, "--webhook-format")
+    if body:  # a keyed seat's signature of its settings is used once: the same settings again need a new one
+        body["nonce"] = secrets.token_hex(8)
     result = client.set_notifications(game_id, body, **_sign_command(session, client, game_id, "notifications",
                                                                      {"settings": body})) \
         if body else client.notifications(game_id)

@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, g, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from api import schemas
-from domain.access import JoinReplayed, RotationKeyUsed, TooManyRotations, id_of_token
+from domain.access import JoinReplayed, RotationKeyUsed, TokenLimit, TooManyRotations, id_of_token
 from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
@@ -199,7 +199,7 @@ def list_games():
     left out unless ``?sandbox=true``. Newest activity first, ``limit`` a page; ``next_after``
     (and the Link header) the cursor of the next page: the last game listed, by its activity and
     id, so a game that moves up between pages is not listed twice."""
-    filters = schemas.shared(schemas.GameFilters).load(request.args)
+    filters = schemas.query_args(schemas.GameFilters)
     after = _from_cursor(filters["after"]) if "after" in filters else None
     public = set(access().public_game_ids())  # asked once: each game listed is public or the token's
     ids = set(public)
@@ -468,20 +468,24 @@ def ending_the_role(game_id: str, command):
 def umpire_token(game_id: str):
     caller = caller_for(game_id, need=ADMIN)
     umpire = appointed_umpire(caller.game_id)
-    limit = max_umpire_tokens()
-    if access().live_umpire_tokens(caller.game_id) >= limit:
-        raise ApiProblem("umpire_token_limit", f"this game has {limit} live umpire tokens, the most it may have; "
-                                               "revoke one (DELETE .../umpire-tokens/{token_id}) first")
-    token = access().issue_token(caller.game_id, UMPIRE)
+    token = issue_capped(caller.game_id, UMPIRE, live_cap=max_umpire_tokens())
     token_id = id_of_token(token)
-    # Checked again once issued: another token issued, or the role ended, meanwhile wins.
-    if access().live_umpire_tokens(caller.game_id) > limit or service().umpire(caller.game_id) != umpire:
+    # Checked again once issued: the role ended meanwhile wins.
+    if service().umpire(caller.game_id) != umpire:
         access().revoke_umpire_tokens(caller.game_id, token_id)
-        raise Conflict("the umpire's role or tokens changed meanwhile; nothing was issued, try again")
+        raise Conflict("the umpire's role changed meanwhile; nothing was issued, try again")
     response = jsonify(schemas.dump(schemas.UmpireToken, {"game_id": caller.game_id, "token": token,
                                                           "token_id": token_id, "umpire": umpire["name"]}))
     response.status_code = 201
     return response
+
+
+def issue_capped(game_id: str, role: str, name: str | None = None, live_cap: int | None = None) -> str:
+    """An umpire or spectator token within its game's caps (AccessStore.issue_capped_token); 409 naming the cap."""
+    try:
+        return access().issue_capped_token(game_id, role, name, live_cap)
+    except TokenLimit as exc:
+        raise ApiProblem(exc.code, str(exc)) from None
 
 
 @bp.get("/games/<game_id>/umpire-tokens")

@@ -16,18 +16,19 @@ spectator sees them.
 from __future__ import annotations
 
 import hashlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from flask import Blueprint, Response, current_app, jsonify, request, send_file, url_for
+from flask import Blueprint, Response, current_app, jsonify, send_file, url_for
 from marshmallow import Schema, fields, validate
 from redis import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, LockNotOwnedError, RedisError
 
 from api.auth import UMPIRE, access, caller_for
 from api.games import service
 from api.problems import ApiProblem
-from api.schemas import QueryWhole, shared
+from api.schemas import QueryWhole, query_args
 from domain.rulesets import find_ruleset
 from workers import jobs as work
 from workers import queue as rqueue
@@ -87,6 +88,28 @@ def _jobs_waiting(*starts: str) -> set[str]:
     return {jid for jid in ids if jid.startswith(starts)}
 
 
+CAP_LOCK_SECONDS = 10  # the jobs cap's lock expires after this, so that a web worker that died never holds it
+
+
+@contextmanager
+def _cap_lock(name: str) -> Iterator[None]:
+    """Hold the Redis lock ``name`` (waiting CAP_LOCK_SECONDS at most: LockError, a RedisError). A lock
+    that expired before its release (a Redis slow enough to outlast it) is logged, not raised: the
+    job was queued, or refused, by then, and a 503 would say neither; the count it guarded may have
+    let one job more in."""
+    lock = redis().lock(name, timeout=CAP_LOCK_SECONDS, blocking_timeout=CAP_LOCK_SECONDS)
+    if not lock.acquire():
+        raise LockError(f"the lock {name} was not had within {CAP_LOCK_SECONDS} s")
+    try:
+        yield
+    finally:
+        try:
+            lock.release()
+        except LockNotOwnedError:
+            current_app.logger.warning("the jobs cap's lock %s expired before it was released (after %s s)",
+                                       name, CAP_LOCK_SECONDS)
+
+
 def _enqueue_within(cap: int, starts: tuple[str, ...], refusal: tuple[str, str, str], func, jid: str, *args,
                     meta: dict, artifact: Path):
     """``_enqueue`` unless ``cap`` jobs whose ids start with one of ``starts`` are waiting (0: no
@@ -96,7 +119,7 @@ def _enqueue_within(cap: int, starts: tuple[str, ...], refusal: tuple[str, str, 
     if not cap:
         return _enqueue(func, jid, *args, meta=meta, artifact=artifact)
     try:
-        with redis().lock("warlog:jobs-cap:" + "|".join(starts), timeout=10, blocking_timeout=10):
+        with _cap_lock("warlog:jobs-cap:" + "|".join(starts)):
             waiting = _jobs_waiting(*starts)
             if jid not in waiting and len(waiting) >= cap:
                 code, what, setting = refusal
@@ -172,7 +195,7 @@ def post_replay(game_id: str):
 def get_replay(game_id: str, version: str):
     """The replay made at ``version`` (or ``latest``): ``?format=html`` (default) or ``json``."""
     caller = caller_for(game_id)
-    fmt = shared(FormatQuery).load(request.args)["format"]
+    fmt = query_args(FormatQuery)["format"]
     # ASCII digits, few enough: int() refuses "²" (which isdigit takes) and 4,300 digits and more.
     if version != "latest" and not (version.isascii() and version.isdigit() and len(version) <= 16
                                     and 0 < int(version) < 2**53):
@@ -210,7 +233,7 @@ def _game_job(game_id: str, prefix: str, kind: str, func: Callable[..., Any], en
 @bp.get("/games/<game_id>/statistics")
 def get_statistics(game_id: str):
     caller = caller_for(game_id)
-    params = shared(StatsQuery).load(request.args)
+    params = query_args(StatsQuery)
     chart = params.get("chart")
     ext = f"{chart}.svg" if chart else "json"
     made, path = _pick("stats", caller.game_id, params.get("version"), _audience(caller), ext)
@@ -221,7 +244,7 @@ def get_statistics(game_id: str):
 def post_cross_statistics():
     """Statistics across every public game of a ruleset, as a spectator sees them; sandboxes
     only with ``?sandbox=true``."""
-    params = shared(RulesetQuery).load(request.args)
+    params = query_args(RulesetQuery)
     ruleset, sandboxes = params["ruleset"], params["sandbox"]
     find_ruleset(ruleset)  # unknown_ruleset before anything is queued
     ids = sorted(access().public_game_ids())
@@ -240,7 +263,7 @@ def post_cross_statistics():
 
 @bp.get("/statistics")
 def get_cross_statistics():
-    params = shared(RulesetQuery).load(request.args)
+    params = query_args(RulesetQuery)
     ruleset = params["ruleset"]
     path = artifacts() / f"across-{work.across_name(ruleset, params['sandbox'])}-latest.json"
     if "/" in ruleset or not path.exists():

@@ -22,6 +22,9 @@ a flask-limiter string ("60/minute", "20 per hour; 200 per day"), read once at s
   costs a web worker a share of a second or more on a long game; a few a second from one address
   would keep a small server busy. A fork (``FOLDING_WRITES``) folds the log up to its event
   before it may refuse, and counts too. The game page reads two of them per event it is told of.
+- **Games lists** (``WARLOG_LIMIT_LISTS``, 120/minute per address): ``GET /api/v1/games`` (and its
+  HEAD), with a token or without, whatever its answer. Each reads the games index and first catches
+  up every public game's projections; the lobby reads one or two per load.
 - **Cross-game statistics**: at most ``WARLOG_STATISTICS_JOBS`` (default 2) such jobs queued or
   running at once (api/jobs.py), beyond: 503 ``statistics_busy`` with ``Retry-After``.
 - **One game's replays and statistics**: at most ``WARLOG_GAME_JOBS`` (default 4) jobs of one game
@@ -146,6 +149,7 @@ WHOLE_LOG_READS = {"reads.integrity": "/integrity", "pages.game_frames": "/frame
 # POST counted as such a read, whatever its answer (a sandbox made counts as a game created too).
 FOLDING_WRITES = {"games.fork_sandbox": "/sandbox"}
 STREAM_PATH = "/events/stream"
+LIST_PATH = "/api/v1/games"  # GET: the games list (``_games_list``; api/openapi.py documents its 429 by it)
 
 
 def reads_token(path: str) -> bool:
@@ -177,6 +181,10 @@ def _whole_log_read() -> bool:
     return request.method in ("GET", "HEAD") and request.endpoint in WHOLE_LOG_READS
 
 
+def _games_list() -> bool:
+    return request.method in ("GET", "HEAD") and request.endpoint == "games.list_games"
+
+
 RATE_LIMITS = (
     RateLimit("auth", "WARLOG_LIMIT_AUTH_FAILURES", "60/minute", "address",
               lambda: _with_token() or request.endpoint == "games.join", _failed),
@@ -187,6 +195,7 @@ RATE_LIMITS = (
     RateLimit("streams", "WARLOG_LIMIT_STREAMS", "60/minute", "address",
               lambda: request.endpoint == "stream.stream"),
     RateLimit("reads", "WARLOG_LIMIT_READS", "60/minute", "address", _whole_log_read),
+    RateLimit("lists", "WARLOG_LIMIT_LISTS", "120/minute", "address", _games_list),
 )
 
 # scope -> (problem code, what was counted: "{n}" the limit's amount)
@@ -197,7 +206,8 @@ PROBLEM = {"auth": ("too_many_failures", "this address has had {n} requests refu
            "streams": ("too_many_streams", "this address has opened {n} event streams"),
            "reads": ("too_many_reads", "this address has made {n} reads that go through a game's whole log "
                                        "(integrity, frames, history, dice, VP track, take-backs, export, "
-                                       "state at a turn)")}
+                                       "state at a turn)"),
+           "lists": ("too_many_lists", "this address has read the games list {n} times")}
 
 
 def read_settings(config: dict) -> None:

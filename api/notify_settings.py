@@ -6,7 +6,9 @@
   digest, no webhook, which would get warlog's JSON). ``webhook_format`` takes the game webhook's
   formats.
   A seat webhook without a secret gets one generated, returned once. A seat that registered a key
-  signs the body (Warlog-Signature, Warlog-Head; kind "notifications"), else 422 and nothing changes.
+  signs the body (Warlog-Signature, Warlog-Head; kind "notifications"), else 422 and nothing changes;
+  each signature is used once (``AccessStore.use_signature``: a captured PUT sent again is 422
+  ``signature_reused``), and ``"nonce"`` lets the same settings be signed again over the same head.
   An address gets no turn mail until its owner confirms it: a new address (or one not confirmed,
   given again) is sent one confirmation mail whose link opens ``/confirm-email`` (api/pages); at
   most ``CONFIRM_PER_ADDRESS`` such mails per address and ``CONFIRM_PER_SEAT`` per seat a day
@@ -19,8 +21,9 @@
 - ``PUT /api/v1/games/{id}/webhook`` (the admin token): ``{"url": ..., "secret"?: ..., "format"?: ...}``;
   deliveries are signed as Standard Webhooks says; without a secret one is generated and returned
   once. ``format``: "warlog" (its JSON, the default), "discord" or "slack" (a chat message).
-  ``{"url": null}`` removes the webhook. A URL whose host resolves to an internal address is
-  refused with 422 naming why (workers/webhook_target).
+  ``{"url": null}`` removes the webhook. A URL whose host is written as an internal address (or is
+  a localhost name) is refused with 422 naming why; a name is not resolved here, but at each
+  delivery, which refuses an internal address (workers/webhook_target).
 
 Addresses and secrets never go into the event log (it is exported whole) and are never logged.
 """
@@ -39,6 +42,7 @@ from api.problems import ApiProblem
 from api.schemas import dump
 from domain import signatures
 from domain.access import CONFIRM_PREFIX, TooManyConfirmations
+from domain.errors import SignatureReused
 from workers import notify, webhook_target
 from workers.notify import CHANNELS, CHOICES, Prefs
 from workers.dispatch import NotifyStore
@@ -94,6 +98,11 @@ class NotificationSettings(Schema):
     webhook_format = format_field(metadata={"description": "the body the seat's webhook gets, as the game "
                                                            "webhook's `format`: " + FORMAT_TEXT + "; omitted "
                                                            "keeps the one chosen before (at first: 'warlog')"})
+    nonce = fields.String(validate=validate.Length(min=1, max=100),
+                          metadata={"description": "any text, a new one at each write, stored nowhere: a keyed "
+                                                   "seat's signature of its settings is used once (422 "
+                                                   "signature_reused again), and a nonce lets it sign the same "
+                                                   "settings again over the same head"})
 
     @validates("webhook_secret")
     def _secret(self, value, **kwargs):
@@ -127,8 +136,10 @@ class Webhook(Schema):
     url = fields.String(required=True, allow_none=True, validate=validate.Length(max=2000),
                         metadata={"description": "http(s) URL that receives a signed JSON POST when a seat's "
                                                  "turn begins; null removes the webhook. Refused when its host "
-                                                 "resolves to a loopback, private, link-local, multicast or "
-                                                 "reserved address (unless WARLOG_WEBHOOK_ALLOW lists it)"})
+                                                 "is written as a loopback, private, link-local, multicast or "
+                                                 "reserved address, or is a localhost name (unless "
+                                                 "WARLOG_WEBHOOK_ALLOW lists it); a name is resolved and "
+                                                 "checked at each delivery"})
     secret = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=200),
                            metadata={"description": "a Standard Webhooks secret: 'whsec_' and the base64 of 24 "
                                                     "to 64 bytes; omitted: the server makes one and returns it "
@@ -222,8 +233,8 @@ def put_notifications(game_id: str):
     body = load(NotificationSettings)
     # A keyed seat signs its settings, the body as sent: a stolen token alone cannot silence its
     # mails or webhook (kind "notifications", docs/dice.md, "Signed orders and heads").
-    service().check_seat_request(caller.game_id, caller.seat, signatures.NOTIFICATIONS, {"settings": read_body()},
-                                 signature=signature, head=head)
+    checked = service().check_seat_request(caller.game_id, caller.seat, signatures.NOTIFICATIONS,
+                                           {"settings": read_body()}, signature=signature, head=head)
     before = access().contacts(caller.game_id).get(caller.seat) or {}
     email = body["email"] or before.get("email")
     on = body.get("notify", before.get("notify", True))
@@ -247,15 +258,25 @@ def put_notifications(game_id: str):
         kept = store().seat_webhook(caller.game_id, caller.seat) if body["webhook_url"] == old.webhook_url else None
         if secret is None and (kept is None or notify.secret_problem(kept["secret"])):
             secret = generated = notify.new_secret()
-    # Before anything else is stored: a 429 changes nothing. A new address given asks for its
-    # confirmation mail, in the one step that stores it (AccessStore.save_contact); beyond the limits
-    # the seat's own address given again (a settings form saved) keeps the rest, without a mail.
+    # A keyed seat's signature is used once, before anything is stored: a PUT captured and sent
+    # again (after the seat changed its settings) is refused, as a signed command is recorded once.
+    if checked is not None and not access().use_signature(caller.game_id, caller.seat, signatures.NOTIFICATIONS,
+                                                          checked[1]):
+        raise SignatureReused(f"this signature of seat {caller.seat}'s notification settings was used already: "
+                              "each write is signed anew (add a new 'nonce' to sign the same settings again "
+                              "over the same head; docs/api.md, \"Notifications\")")
+    # Before anything else is stored: a 429 changes nothing (and leaves the signature unused). A new
+    # address given asks for its confirmation mail, in the one step that stores it
+    # (AccessStore.save_contact); beyond the limits the seat's own address given again (a settings
+    # form saved) keeps the rest, without a mail.
     asked = False
     if email:
         try:
             asked = access().save_contact(caller.game_id, caller.seat, email, on, ask=bool(body["email"]),
                                           refuse_new=True)
         except TooManyConfirmations as exc:
+            if checked is not None:
+                access().release_signature(checked[1])
             raise ApiProblem("too_many_confirmations", str(exc), {"Retry-After": str(exc.retry_after)}) from None
     if any(k in body for k in ("events", "channels", "digest", "webhook_url", "webhook_format")) or secret:
         store().set_prefs(caller.game_id, caller.seat, prefs, secret)
@@ -269,9 +290,11 @@ def post_email_confirmation():
 
 
 def _check_target(url: str, field: str = "url") -> None:
-    """Refuse, before storing it, a URL the worker would refuse to POST to (workers/webhook_target)."""
+    """Refuse, before storing it, a URL the worker would refuse to POST to, as far as that is known
+    without asking DNS (workers/webhook_target.check_written): a slow resolver must not hold the
+    request. A name is resolved at each delivery, which refuses an internal address."""
     try:
-        webhook_target.check(url, own=public_url())
+        webhook_target.check_written(url, own=public_url())
     except webhook_target.Refused as exc:
         raise ApiProblem("invalid_request", str(exc), errors={field: [str(exc)]}) from None
 

@@ -461,10 +461,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         description="Only while the game's log appoints an umpire (else rule_violation, rule `umpire`): the "
                     "admin receives the token and hands it to the umpire the seats agreed to. It reads "
                     "everything of the game, hidden information included, and changes nothing. At most "
-                    "WARLOG_MAX_UMPIRE_TOKENS (default 3) live at once: 409 umpire_token_limit beyond. No "
-                    "request body.",
+                    "WARLOG_MAX_UMPIRE_TOKENS (default 3) live at once: 409 umpire_token_limit beyond; at "
+                    "most 200 umpire and spectator tokens issued in all, revoked ones counted: 409 "
+                    "tokens_issued_limit beyond. No request body.",
         replies={201: Reply("a new umpire token, shown once", schemas.UmpireToken)},
-        problems=(*WRITE, "rule_violation", "umpire_token_limit", "version_conflict")),
+        problems=(*WRITE, "rule_violation", "umpire_token_limit", "tokens_issued_limit", "version_conflict")),
     ("get", "/api/v1/games/{game_id}/umpire-tokens"): Op(
         "List the umpire tokens", ADMIN, tag="umpire", params=_GAME,
         description="Every umpire token ever issued for the game, live and revoked, with when it was made and "
@@ -540,10 +541,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "v1,<base64 HMAC-SHA256 of id.timestamp.body>`; receivers verify with the "
                     "`standardwebhooks` library, `Webhook(secret).verify(body, headers)` (docs/api.md). "
                     "`secret`: `whsec_` and the base64 of 24 to 64 bytes; without it one is generated and "
-                    "returned once. `{\"url\": null}` removes the webhook. A URL whose host "
-                    "resolves to a loopback, private, link-local, multicast or reserved address is 422 "
-                    "invalid_request naming why, unless the operator's WARLOG_WEBHOOK_ALLOW lists it; each "
-                    "delivery checks again. Redirects are not followed. Failed deliveries "
+                    "returned once. `{\"url\": null}` removes the webhook. A URL whose host is written as "
+                    "a loopback, private, link-local, multicast or reserved address, or is a localhost name, "
+                    "is 422 invalid_request naming why, unless the operator's WARLOG_WEBHOOK_ALLOW lists it; "
+                    "a host name is not resolved in the request: each delivery resolves it and refuses an "
+                    "internal address (a failed delivery, its reason recorded). Redirects are not followed. Failed deliveries "
                     "are retried with backoff, then kept as failed jobs.",
         replies={200: Reply("the webhook now", notify_settings.WebhookOut)},
         problems=(*AUTH_WRITE, *BODY)),
@@ -723,9 +725,12 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         "Issue a spectator token", ADMIN, tag="umpire", params=_GAME, body=annotations.SpectatorTokenBody,
         description="A named spectator token (wlv_…): it reads the game as a spectator does (public "
                     "information only), a private game too, and once the game has ended annotates under its "
-                    "name. It is kept beside the log, not in it; the name is recorded with each annotation.",
+                    "name. It is kept beside the log, not in it; the name is recorded with each annotation. "
+                    "At most 50 live at once (409 spectator_token_limit beyond), and 200 umpire and spectator "
+                    "tokens issued in all, revoked ones counted (409 tokens_issued_limit beyond); those "
+                    "issued keep working.",
         replies={201: Reply("a new spectator token, shown once", annotations.SpectatorToken)},
-        problems=(*AUTH_WRITE, *BODY)),
+        problems=(*AUTH_WRITE, *BODY, "spectator_token_limit", "tokens_issued_limit")),
     ("get", "/api/v1/games/{game_id}/spectator-tokens"): Op(
         "List the spectator tokens", ADMIN, tag="umpire", params=_GAME,
         description="Every spectator token ever issued for the game, live and revoked, oldest first: its name, "
@@ -827,7 +832,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "Last-Event-ID. Too many open streams is 503 stream_capacity with Retry-After. Tokens go "
                     "in the Authorization header (read it with fetch; EventSource cannot send headers).",
         replies={200: Reply("the event stream", SSE_EVENT, media=SSE)},
-        problems=(*READ, "bad_request", "stream_capacity")),
+        problems=(*READ, "bad_request", "invalid_request", "stream_capacity")),
     ("get", "/api/v1/games/{game_id}/frames"): Op(
         "The replay frames, made now", ANY, tag="reads", params=_GAME,
         description="The replay the replay viewer steps through, made on request from the whole log by the "
@@ -947,7 +952,9 @@ INFO = (
     "games created, per address (too_many_games); orders and other writes, per token (too_many_orders); "
     "event streams opened, per address (too_many_streams); reads that go through a game's whole log "
     "(integrity, frames, history, dice, VP track, take-backs, export, the state at a turn) and forks, per address "
-    "(too_many_reads). "
+    "(too_many_reads); reads of the games list, per address (too_many_lists). "
+    "Every query parameter is given at most once: one given twice (`?at=1&at=2`) is 422 invalid_request "
+    "naming it. "
     "Their defaults are far above what a player does.")
 
 
@@ -1044,6 +1051,8 @@ def _rate_limited(method: str, path: str) -> tuple[str, ...]:
         codes.append("too_many_reads")  # the state: only with ?turn= (its description says so)
     if method.upper() == "POST" and path.endswith(tuple(limits.FOLDING_WRITES.values())):
         codes.append("too_many_reads")  # a fork folds the source's log up to its event
+    if method.upper() == "GET" and path == limits.LIST_PATH:
+        codes.append("too_many_lists")
     return tuple(codes)
 
 

@@ -28,7 +28,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from api.auth import UMPIRE, caller_for
 from api.games import current_views, damage_of, lines_for, projections, server_key, service
 from api.problems import ApiProblem
-from api.schemas import Line, QueryWhole, dump, shared
+from api.schemas import Line, QueryWhole, dump, query_args
 from domain import verify as verifying
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import parse_game_id
@@ -179,7 +179,7 @@ class NoQuery(_Query):
 
 
 def query(schema: type[Schema]) -> dict:
-    return shared(schema).load(request.args)
+    return query_args(schema)
 
 
 # ================================================================================ responses ====

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 
+from flask import request
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
+from werkzeug.datastructures import MultiDict
 
 from api.jsonbody import BAD_KEY
 
@@ -17,6 +19,23 @@ def shared(cls: type[Schema]) -> Schema:
     """The one instance of a schema class that every request uses (a load or dump keeps no state
     on it)."""
     return cls()
+
+
+def refuse_repeated(args: MultiDict) -> None:
+    """Every query parameter of the API is single-valued: one given more than once (``?at=1&at=2``)
+    is a 422 naming it, never its first value read quietly (a proxy or a client that adds a
+    parameter of its own would read another state than the one it asked for)."""
+    repeated = {name: [f"given more than once ({len(values)} times): a query parameter is given once"]
+                for name, values in args.lists() if len(values) > 1}
+    if repeated:
+        raise ValidationError(repeated)
+
+
+def query_args(cls: type[Schema]) -> dict:
+    """The request's query string loaded by ``cls``: the one place every route reads its query
+    parameters (a parameter given more than once is refused, ``refuse_repeated``)."""
+    refuse_repeated(request.args)
+    return shared(cls).load(request.args)
 
 
 def dump(cls: type[Schema], obj: object) -> object:

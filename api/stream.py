@@ -54,6 +54,7 @@ from flask import Blueprint, Response, request
 from api.auth import Caller, access, bearer_token, caller_for
 from api.games import lines_for, service
 from api.problems import ApiProblem
+from api.schemas import refuse_repeated
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import Warlog
 from domain.storage import seconds_from_env, whole_from_env
@@ -201,6 +202,7 @@ def stream(game_id: str):
 
 
 def _start_after(warlog: Warlog, caller: Caller) -> int:
+    refuse_repeated(request.args)  # ?after=0&after=latest: a 422, as every read's repeated parameter
     raw = request.headers.get("Last-Event-ID")
     source = "Last-Event-ID"
     if raw is None or not raw.strip():

@@ -55,6 +55,12 @@ ROTATION_WINDOW = timedelta(hours=24)
 # A join sent again (reissue_seat_token) at most this often: each gives the seat a fresh token, with a
 # write limit of its own, as a rotation does. A lost answer is sent again once or twice, not more.
 JOIN_REPLAYS = 10
+# The admin issues umpire and spectator tokens at will (anyone may create a game), and a revoked
+# token's row stays: caps per game bound the table and every listing of it. Live spectator tokens at
+# most (live umpire tokens: WARLOG_MAX_UMPIRE_TOKENS, api/app.py), and umpire and spectator tokens
+# ever issued, revoked ones counted. The tokens issued before a cap was reached keep working.
+SPECTATOR_TOKENS_PER_GAME = 50
+TOKENS_ISSUED_PER_GAME = 200
 
 
 class _Replaced(Exception):
@@ -79,6 +85,14 @@ class TooManyConfirmations(TooMany):
 
 class TooManyRotations(TooMany):
     """A seat's token replaced beyond ROTATIONS_PER_SEAT within ROTATION_WINDOW."""
+
+
+class TokenLimit(Exception):
+    """An umpire or spectator token beyond a cap of its game; ``code`` the problem's (api/problems.py)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
 
 
 class RotationKeyUsed(Exception):
@@ -148,6 +162,11 @@ class AccessStore(SqlTables):
         # the token replaced and of its successor, and of the request's Idempotency-Key; never a token.
         "warlog_token_rotations": "old_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
                                   "new_hash TEXT NOT NULL, key_hash TEXT NOT NULL, rotated_at TEXT NOT NULL",
+        # One row per signature of a keyed seat's request that the log does not record (its notification
+        # settings): the SHA-256 of the signature, whose and when. A signed command is recorded once by
+        # the log; such a request is accepted once by this table (use_signature).
+        "warlog_used_signatures": "signature_hash TEXT PRIMARY KEY, game_id TEXT NOT NULL, seat TEXT NOT NULL, "
+                                  "kind TEXT NOT NULL, used_at TEXT NOT NULL",
     }
 
     def _create(self, c: Any) -> None:
@@ -186,6 +205,46 @@ class AccessStore(SqlTables):
         self._run("INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
                   "VALUES (?, ?, ?, ?, ?)", (_hash(token), game_id, role, seat, _now()))
         return token
+
+    def issue_capped_token(self, game_id: str, role: str, name: str | None = None, live_cap: int | None = None) -> str:
+        """A new umpire or spectator token (``name``: a spectator's), unless the game has issued
+        TOKENS_ISSUED_PER_GAME of them (revoked ones counted) or has ``live_cap`` live tokens of
+        ``role`` (a spectator's default: SPECTATOR_TOKENS_PER_GAME); then TokenLimit, nothing written.
+        Counted and written in one transaction that holds the game's access row, so issues that race
+        (several web workers) are counted one after another."""
+        if live_cap is None:
+            live_cap = SPECTATOR_TOKENS_PER_GAME if role == SPECTATOR else None
+        token, p, t = new_secret(TOKEN_PREFIX[role]), self._p, self._prefix
+        with self._db.transaction(commit=True) as c:
+            # PostgreSQL: the row's lock; SQLite: its write lock, taken by a first write that changes nothing.
+            c.execute(f"SELECT 1 FROM {t}warlog_game_access WHERE game_id = {p} FOR UPDATE" if self.kind == "postgres"
+                      else f"UPDATE {t}warlog_game_access SET public = public WHERE game_id = {p}", (game_id,))
+            c.execute(f"SELECT COUNT(*) AS issued, SUM(CASE WHEN role = {p} AND revoked_at IS NULL THEN 1 ELSE 0 END) "
+                      f"AS live FROM {t}warlog_tokens WHERE game_id = {p} AND role IN ({p}, {p})",
+                      (role, game_id, UMPIRE, SPECTATOR))
+            row = c.fetchone()
+            if row["issued"] >= TOKENS_ISSUED_PER_GAME:
+                raise TokenLimit("tokens_issued_limit", f"this game has been issued {TOKENS_ISSUED_PER_GAME} umpire "
+                                 "and spectator tokens, revoked ones counted, the most one game may have; "
+                                 "give a token already issued, or create another game")
+            if live_cap is not None and (row["live"] or 0) >= live_cap:
+                raise TokenLimit(f"{role}_token_limit", f"this game has {live_cap} live {role} tokens, the most it "
+                                 f"may have; revoke one (DELETE .../{role}-tokens/{{token_id}}) first")
+            c.execute(f"INSERT INTO {t}warlog_tokens (token_hash, game_id, role, seat, created_at) "
+                      f"VALUES ({p}, {p}, {p}, {p}, {p})", (_hash(token), game_id, role, name, _now()))
+        return token
+
+    def use_signature(self, game_id: str, seat: str, kind: str, signature: str) -> bool:
+        """Mark a keyed seat's signature of a request of ``kind`` used; False when it was used
+        before (a replay: the same request, captured and sent again). One INSERT: of two at once,
+        one wins."""
+        return self._run("INSERT INTO {t}warlog_used_signatures (signature_hash, game_id, seat, kind, used_at) "
+                         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (signature_hash) DO NOTHING",
+                         (_hash(signature), game_id, seat, kind, _now())) == 1
+
+    def release_signature(self, signature: str) -> None:
+        """Undo use_signature when the request it was for changed nothing (a 429): it may be sent again."""
+        self._run("DELETE FROM {t}warlog_used_signatures WHERE signature_hash = ?", (_hash(signature),))
 
     # --------------------------------------------------------------------------- lookups ---
     def grant(self, token: str) -> Grant | None:

@@ -865,11 +865,12 @@ class Game(Aggregate):
                                   "current head (docs/dice.md, \"Signed orders and heads\")")
         return checked
 
-    def check_seat_request(self, seat: str, kind: str, fields: dict, signed: Signed | None) -> None:
+    def check_seat_request(self, seat: str, kind: str, fields: dict, signed: Signed | None) -> tuple[str, str] | None:
         """A keyed seat's request that records nothing in the log (a new token, kind "seat_token"; its
         notification settings, kind "notifications") carries its signature, as its commands do, in
-        every format: no recorded game changes. A seat without a key needs none."""
-        self._checked(seat, signed, f"{kind.replace('_', ' ')} command, {', '.join(signatures.COMMAND_FIELDS[kind])}",
+        every format: no recorded game changes. A seat without a key needs none. Returns (head,
+        signature) checked, None for a seat without a key."""
+        return self._checked(seat, signed, f"{kind.replace('_', ' ')} command, {', '.join(signatures.COMMAND_FIELDS[kind])}",
                       lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
 
     def _record_command_signature(self, seat: str, kind: str, signature: tuple[str, str] | None) -> None:

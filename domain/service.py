@@ -570,11 +570,12 @@ class Warlog(Application):
                                                               self._signed(game, signature, head)))
 
     def check_seat_request(self, game_id: str | UUID, seat: str, kind: str, fields: dict,
-                           signature: str | None = None, head: str | None = None) -> None:
+                           signature: str | None = None, head: str | None = None) -> tuple[str, str] | None:
         """Refuse a keyed seat's request that records nothing in the log (a new token, its notification
-        settings: ``kind`` and its ``fields``, domain/signatures.py) that its key did not sign."""
+        settings: ``kind`` and its ``fields``, domain/signatures.py) that its key did not sign; returns
+        (head, signature) checked, None for a seat without a key."""
         game = self.get_game(game_id)
-        game.check_seat_request(seat, kind, fields, self._signed(game, signature, head))
+        return game.check_seat_request(seat, kind, fields, self._signed(game, signature, head))
 
     def _signed(self, game: Game, signature: str | None, head: str | None) -> tuple:
         """What a keyed seat sent with a command, for the game to check (domain/game.py ``Signed``)."""

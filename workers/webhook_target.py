@@ -5,9 +5,12 @@ the worker send signed requests wherever it points. ``check`` resolves the URL's
 forms such as ``2130706433`` and ``0x7f000001`` included) and refuses it when any address it
 resolves to is unspecified, loopback, link-local, multicast, private, reserved or otherwise not
 global (an IPv4 address inside an IPv6 one, ``::ffff:127.0.0.1`` or 6to4, is judged by the IPv4
-address), or when it names warlog's own API. The API checks a URL when it is set; the worker checks
-it again before every delivery and then connects to the address it checked (``Target.address``),
-so a name that resolves elsewhere meanwhile (DNS rebinding) changes nothing.
+address), or when it names warlog's own API. The API checks a URL when it is set without asking DNS
+(``check_written``: a resolver that answers slowly would hold the request): its form, warlog's own
+API, and a host that is an address (or a localhost name, RFC 6761); the worker checks it in full
+(``check``) before every delivery and then connects to the address it checked (``Target.address``),
+so a name that resolves elsewhere meanwhile (DNS rebinding) changes nothing, and a name that
+resolves to an internal address is a failed delivery, its reason recorded.
 
 ``WARLOG_WEBHOOK_ALLOW`` is the operator's allow-list for trusted internal receivers: entries
 separated by commas or spaces, each an address or network (``127.0.0.1``, ``10.0.0.0/8``, ``::1``)
@@ -118,35 +121,71 @@ def why_not_public(address: Address) -> str | None:
     return None if address.is_global else "not a public address"
 
 
-def resolve(host: str, port: int) -> list[Address]:
-    """The addresses ``host`` stands for: a literal, a numeric IPv4 form the C library reads
-    (``2130706433``, ``0x7f000001``, ``127.1``), else the name's addresses (getaddrinfo)."""
+def written_address(host: str) -> Address | None:
+    """The address ``host`` is written as: a literal, or a numeric IPv4 form the C library reads
+    (``2130706433``, ``0x7f000001``, ``127.1``); None for a name."""
     try:
-        return [ipaddress.ip_address(host)]
+        return ipaddress.ip_address(host)
     except ValueError:
         pass
     try:
-        return [ipaddress.IPv4Address(socket.inet_aton(host))]
+        return ipaddress.IPv4Address(socket.inet_aton(host))
     except OSError:
-        pass
+        return None
+
+
+def resolve(host: str, port: int) -> list[Address]:
+    """The addresses ``host`` stands for: the address it is written as, else the name's addresses
+    (getaddrinfo)."""
+    written = written_address(host)
+    if written is not None:
+        return [written]
     found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in found))
+
+
+def check_written(url: str, allow: Allow | None = None, own: str | None = None) -> None:
+    """What can be refused in ``url`` without asking DNS (the API, when a webhook is set): its form,
+    warlog's own API, a host written as an internal address, and a localhost name (RFC 6761: the
+    loopback, whatever a resolver says). A name is resolved and judged at each delivery (``check``)."""
+    allow = Allow.from_env() if allow is None else allow
+    where, scheme, host, port = _place(url, own)
+    if allow.trusts_name(host, port):
+        return
+    if host.rstrip(".") == "localhost" or host.rstrip(".").endswith(".localhost"):
+        raise Refused(f"webhook target {host} is a loopback name; refused (operator allow-list: {ALLOW_ENV})")
+    written = written_address(host)
+    if written is not None:
+        _judge(host, port, [written], allow, own)
+
+
+def _place(url: str, own: str | None):
+    """(the split URL, scheme, host, port) of a webhook URL that is not warlog's own API by name."""
+    where = _parse(url)
+    scheme, host, port = where.scheme.lower(), where.hostname, where.port or SCHEMES[where.scheme.lower()]
+    if own and _same_place(host, port, own):
+        raise Refused(f"webhook target {host}:{port} is warlog's own API (WARLOG_PUBLIC_URL); refused")
+    return where, scheme, host, port
 
 
 def check(url: str, allow: Allow | None = None, own: str | None = None) -> Target:
     """The target of ``url`` once every address its host resolves to is allowed; raises
     Refused naming the rule otherwise. ``own`` is warlog's public URL, never a webhook."""
     allow = Allow.from_env() if allow is None else allow
-    where = _parse(url)
-    scheme, host, port = where.scheme.lower(), where.hostname, where.port or SCHEMES[where.scheme.lower()]
-    if own and _same_place(host, port, own):
-        raise Refused(f"webhook target {host}:{port} is warlog's own API (WARLOG_PUBLIC_URL); refused")
+    where, scheme, host, port = _place(url, own)
     try:
         addresses = resolve(host, port)
     except (OSError, UnicodeError) as exc:
         raise Refused(f"webhook host {host} does not resolve ({exc})") from None
     if not addresses:
         raise Refused(f"webhook host {host} does not resolve")
+    _judge(host, port, addresses, allow, own)
+    path = (where.path or "/") + (f"?{where.query}" if where.query else "")
+    return Target(scheme, host, port, path, str(addresses[0]), where.netloc)
+
+
+def _judge(host: str, port: int, addresses: list[Address], allow: Allow, own: str | None) -> None:
+    """Refuse ``host`` when one of its ``addresses`` is internal and not allowed, or is warlog's own API."""
     if not allow.trusts_name(host, port):
         for address in addresses:
             reason = why_not_public(address)
@@ -155,8 +194,6 @@ def check(url: str, allow: Allow | None = None, own: str | None = None) -> Targe
                               f"refused (operator allow-list: {ALLOW_ENV})")
     if own and any(a.is_loopback and port == _port_of(own) for a in addresses):
         raise Refused(f"webhook target {host}:{port} is warlog's own API (WARLOG_PUBLIC_URL); refused")
-    path = (where.path or "/") + (f"?{where.query}" if where.query else "")
-    return Target(scheme, host, port, path, str(addresses[0]), where.netloc)
 
 
 def _shown(host: str, address: Address) -> str:

@@ -800,6 +800,8 @@
     var hook = $("n-webhook").value.trim() || null;
     if (hook !== notifyHook) body.webhook_url = hook;
     // A keyed seat signs its settings (kind "notifications"): its token alone cannot change them.
+    // Each signature is used once; the nonce lets the same settings be saved again over the same head.
+    body.nonce = Array.from(crypto.getRandomValues(new Uint8Array(8)), function (b) { return b.toString(16).padStart(2, "0"); }).join("");
     var headers = await commandHeaders(mine, "notifications", { settings: body });
     var res = await W.api("/api/v1/games/" + gameId + "/notifications",
                           { method: "PUT", body: body, token: mine.token, headers: headers });

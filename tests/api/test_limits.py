@@ -69,7 +69,7 @@ def test_a_cap_of_zero_is_no_cap(limited):
 @pytest.mark.parametrize("name", ["WARLOG_GAMES_PER_ADDRESS", "WARLOG_GAMES_WINDOW_SECONDS", "WARLOG_STATISTICS_JOBS",
                                   "WARLOG_GAME_JOBS",
                                   "WARLOG_LIMIT_AUTH_FAILURES", "WARLOG_LIMIT_ORDERS", "WARLOG_LIMIT_STREAMS",
-                                  "WARLOG_LIMIT_READS", "WARLOG_RATE_LIMITS", "WARLOG_TRUSTED_PROXIES", "WARLOG_CLIENT_TIMEOUT"])
+                                  "WARLOG_LIMIT_READS", "WARLOG_LIMIT_LISTS", "WARLOG_RATE_LIMITS", "WARLOG_TRUSTED_PROXIES", "WARLOG_CLIENT_TIMEOUT"])
 def test_a_malformed_limit_stops_the_app_at_start_naming_it(name, monkeypatch, sqlite_config):
     """Read once at start: not a 500 at every request that needs it."""
     from api.app import create_app

@@ -302,3 +302,39 @@ def test_old_artifacts_are_pruned_and_one_asked_for_again_is_made_again(setup, m
     monkeypatch.delenv("WARLOG_ARTIFACT_MAX_FILES")
     rq_env.work(data_dir)
     assert client.get(job["result_url"]).status_code == 200
+
+
+@pytest.mark.parametrize("cap, expected", [(4, (202, None)), (1, (503, "game_jobs_busy"))])
+def test_the_game_jobs_lock_expiring_mid_enqueue_is_no_503(setup, monkeypatch, caplog, cap, expected):
+    """The count and the enqueue of WARLOG_GAME_JOBS hold a Redis lock that expires (so a web worker
+    that dies never holds it for good). A Redis slow enough to outlast it made the release raise
+    LockNotOwnedError once the job was queued: a 503 queue_unavailable for a job that was queued, and
+    the refusal game_jobs_busy turned into the same 503. The lock lost is logged now, and the answer
+    is the one the request earned."""
+    import api.jobs
+
+    client, rq_env, _, _ = setup
+    client.application.config["WARLOG_GAME_JOBS"] = cap
+    game = _game(client)
+    if cap == 1:  # the cap is met by another job of the game
+        _post(client, rq_env, f"/api/v1/games/{game.game_id}/statistics")
+    with client.application.app_context():
+        conn = api.jobs.redis()  # the app's Redis connection, kept for every request
+    lock = conn.lock
+    monkeypatch.setattr(conn, "lock", lambda name, **kw: lock(name, **{**kw, "timeout": 0.2}))
+    enqueue, waiting = api.jobs._enqueue, api.jobs._jobs_waiting
+
+    def slow(real):
+        def run(*args, **kwargs):
+            time.sleep(0.4)  # the lock has expired meanwhile
+            return real(*args, **kwargs)
+        return run
+
+    monkeypatch.setattr(api.jobs, "_enqueue", slow(enqueue))
+    monkeypatch.setattr(api.jobs, "_jobs_waiting", slow(waiting))
+    r = client.post(f"/api/v1/games/{game.game_id}/replays")
+    assert (r.status_code, (r.json or {}).get("code")) == expected, r.get_data(as_text=True)
+    if r.status_code == 202:
+        rq_env.job_ids.append(r.json["job_id"])
+        assert client.get(r.json["status_url"]).json["status"] in ("queued", "started", "finished")
+    assert "expired before" in caplog.text
