@@ -102,6 +102,7 @@ class Problem(Schema):
     current_version = fields.Integer(metadata={"description": "version_conflict, stale_version: the "
                                                               "game's version now"})
     line = fields.Integer(metadata={"description": "integrity_failure: the first bad line of the log"})
+    seat = fields.String(metadata={"description": "invite_used: the seat the invite code is for"})
 
 
 # ------------------------------------------------------------------------ building blocks ----
