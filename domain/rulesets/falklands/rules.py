@@ -146,6 +146,7 @@ class Falklands(Ruleset):
     end_rule = "FS 4"
     concede_rule = "FS 4.3"  # Surrender
     vp_note = "positive favours the AR, zero or negative the UK: FS 4.1, 4.6"  # one signed track
+    unit_of_play = "operation"  # FS 7.1: each player carries out operations
     text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
     # FS 6.6 No Fog of War: no ``view`` of its own, so every seat sees the whole state (Ruleset.view).
 

@@ -81,6 +81,7 @@ class SolitaireTaskForce(Ruleset):
     title = "Solitaire Task Force v1.2: one player against the GameSystem"
     prefix = PREFIX
     sequence_rule = "STF 6.7"
+    unit_of_play = "action"  # STF 8.14, 8.15: what a Player's task force loses is an action (a reading)
     take_back_rule = None  # the rules name no take-backs
     end_rule = "STF 12.4"
     text_file = rulebook.TEXT_FILE
