@@ -5,7 +5,6 @@ invite this machine had used itself. Against a live server (the fixtures of test
 
 from __future__ import annotations
 
-import json
 import shlex
 
 from tests.api.test_client import Player, alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
