@@ -271,6 +271,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @app.get("/api/v1/rulesets")
     def rulesets():
-        return jsonify([{"name": n, "title": find_ruleset(n).title} for n in ruleset_names()])
+        return jsonify([{"name": n, "title": find_ruleset(n).title, "vp_note": find_ruleset(n).vp_note}
+                        for n in ruleset_names()])
 
     return app

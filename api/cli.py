@@ -1041,7 +1041,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     notify = None if args.notify is None else args.notify
     from domain import signatures
 
-    from api.client import ConnectionFailed, UnexpectedAnswer, promised
+    from api.client import ConnectionFailed, ProblemError, UnexpectedAnswer, promised
 
     # The join's Idempotency-Key and the seat's signing key are kept before the join is sent: when
     # its answer is lost, the same 'warlog join' run again sends them again and gets a fresh token.
@@ -1064,6 +1064,11 @@ def cmd_join(args: argparse.Namespace) -> int:
         raise ConnectionFailed(f"{exc}; the join may or may not be recorded: run the same 'warlog join' again "
                                "within 60 minutes of the join, which sends the same join key and gets the seat "
                                "a fresh token") from None
+    except ProblemError as exc:
+        held = _already_held(session, game_id, exc.body.get("seat")) if exc.code == "invite_used" else None
+        if held:  # this machine joined that seat already: nothing to join, only to play
+            raise ProblemError(exc.status, exc.code, f"{exc.detail}; {held}", exc.rule, exc.body, exc.headers) from None
+        raise
 
     seat, token, joined_id = promised(joined, "seat"), promised(joined, "token"), promised(joined, "game_id")
     if joined_id != game_id:  # saved, the answer would point that game (maybe one saved here) at this server
@@ -1096,6 +1101,16 @@ def cmd_join(args: argparse.Namespace) -> int:
     return EXIT_OK if path else EXIT_USAGE
 
 
+def _already_held(session: Session, game_id: str, seat) -> str | None:
+    """What to do when this machine already holds ``seat``'s token for the game (a join of it
+    again: its invite is used), or None when it does not."""
+    if not isinstance(seat, str) or not (session.entry(game_id).get("seats") or {}).get(seat):
+        return None
+    return (f"you already hold {seat} in this game: its token is saved in {session.path}, so there is "
+            f"nothing to join; play it: warlog legal {game_id} --as {seat} (a token that leaked: "
+            f"warlog seat-token {game_id} --as {seat})")
+
+
 def _saved_invite(session: Session, game_id: str, seat: str | None) -> str:
     """``join GAME --as SEAT``: the invite of SEAT that 'new' saved on this machine."""
     invites = session.entry(game_id).get("invites") or {}
@@ -1105,6 +1120,9 @@ def _saved_invite(session: Session, game_id: str, seat: str | None) -> str:
                          + (f"(or, for a seat whose invite 'new' saved here: {saved})" if saved
                             else "(or --as SEAT for a seat whose invite 'new' saved here)"))
     if seat not in invites:
+        held = _already_held(session, game_id, seat)
+        if held:
+            raise UsageError(f"no saved invite for seat {seat} of game {game_id}: it was used; {held}")
         saved = ", ".join(invites) or "none"
         raise UsageError(f"no saved invite for seat {seat} of game {game_id} in {session.path} "
                          f"(saved: {saved}); give the invite code")
@@ -1286,9 +1304,9 @@ def cmd_legal(args: argparse.Namespace) -> int:
             # the question the answers below answer, when they do not say it (STF's name only its id)
             if isinstance(d, dict) and d.get("seat") == b.get("seat") and not any(o.get("prompt") for o in orders):
                 say(f"{d.get('seat')} must answer: {_pending_text(d)}")
-        for o in orders:
-            for line in legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing)):
-                say(line)
+        for line in _grouped_by_heading([legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing))
+                                         for o in orders]):
+            say(line)
         if sealing:
             say(f"or concede: warlog concede {game_id}")
             return
@@ -1422,6 +1440,16 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
         words = [f"warlog seal {game_id}", shlex.quote(json.dumps(whole, ensure_ascii=False))]
     lines.append("  " + " ".join(words))
     return lines
+
+
+def _grouped_by_heading(blocks: list[list[str]]) -> list[str]:
+    """Legal orders' lines with each heading once (STF's deploy offers one template a megahex,
+    all under one long heading): the heading, then each of its templates' fields and command
+    line, in the order the headings first come."""
+    grouped: dict[str, list[list[str]]] = {}
+    for heading, *rest in blocks:
+        grouped.setdefault(heading, []).append(rest)
+    return [line for heading, bodies in grouped.items() for line in [heading, *(x for body in bodies for x in body)]]
 
 
 _LEAVE_OUT = object()
@@ -2082,12 +2110,27 @@ def cmd_notify(args: argparse.Namespace) -> int:
 def cmd_umpire_token(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
-    body = session.client(game_id, "admin").umpire_token(game_id)
-    _emit(args, body, lambda b: say(f"umpire token for game {b.get('game_id')}: {b.get('token')}"))
+    client = session.client(game_id, "admin")
+    body = client.umpire_token(game_id)
+    _emit(args, body, lambda b: _umpire_token_text(b, client.base_url.removesuffix("/api/v1")))
     path = _save_or_warn(session, game_id, umpire_token=body.get("token"))
     if path and not args.json:
-        say(f"saved it to {path}")
+        say(f"saved it to {path} too: this machine reads the game as the umpire "
+            f"('warlog umpire-revoke {game_id} {body.get('token_id')}' ends the token)")
     return EXIT_OK if path else EXIT_USAGE
+
+
+def _umpire_token_text(b: dict, server: str) -> None:
+    """The umpire's token, and what the admin does with it: hand it on, and how the umpire uses it
+    (the CLI with --token, or the game page's paste form)."""
+    game_id, token = b.get("game_id"), b.get("token")
+    umpire = f"the umpire, {b['umpire']}," if b.get("umpire") else "the umpire"
+    say(f"umpire token for game {game_id}: {token}")
+    say(f"give it to {umpire} privately: it reads every hidden value of the game (and annotates); "
+        "no seat should see it")
+    say(f"the umpire uses it from their own machine: warlog state {game_id} --server {server} --token {token}")
+    say("  (history, dice, export, replay, watch and annotate take it the same way, or WARLOG_TOKEN), or opens "
+        f"{server}/games/{game_id} and pastes it under 'Or paste a token'")
 
 
 def cmd_spectator_token(args: argparse.Namespace) -> int:

@@ -315,22 +315,22 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
     another body). Only who holds both the invite code and the key can take the seat's token."""
     match = None if key is None else access().same_join(invite, key, sent)
     if match is None or invite["join_version"] is None:  # no key kept, another key, or not recorded yet
-        raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used")
+        raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used", seat=caller.seat)
     if datetime.now(timezone.utc) - datetime.fromisoformat(invite["used_at"]) > JOIN_RETRY_WINDOW:
         # A lost answer is sent again within minutes; later, a key that leaked with its invite
         # (the game's creator knows every invite code) must not take a playing seat's token.
         minutes = int(JOIN_RETRY_WINDOW.total_seconds() // 60)
         raise ApiProblem("invite_used", f"the invite code for {caller.seat} was used more than {minutes} minutes "
-                         f"ago: a join is sent again under its key within {minutes} minutes of it")
+                         f"ago: a join is sent again under its key within {minutes} minutes of it", seat=caller.seat)
     if match == "other_body":
         raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
     try:
         token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
     except JoinReplayed as exc:
-        raise ApiProblem("invite_used", str(exc)) from None
+        raise ApiProblem("invite_used", str(exc), seat=caller.seat) from None
     if token is None:  # the seat had this join's answer: its token leaked with the join, maybe
         raise ApiProblem("invite_used", f"the invite code for {caller.seat} has been used, and the seat has "
-                         "replaced its token since: a join is not sent again once its token is replaced")
+                         "replaced its token since: a join is not sent again once its token is replaced", seat=caller.seat)
     response = joined_response(caller, token, invite["join_version"], invite["join_head"])
     response.headers["Idempotent-Replayed"] = "true"
     return response

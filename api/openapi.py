@@ -102,6 +102,7 @@ class Problem(Schema):
     current_version = fields.Integer(metadata={"description": "version_conflict, stale_version: the "
                                                               "game's version now"})
     line = fields.Integer(metadata={"description": "integrity_failure: the first bad line of the log"})
+    seat = fields.String(metadata={"description": "invite_used: the seat the invite code is for"})
 
 
 # ------------------------------------------------------------------------ building blocks ----
@@ -293,9 +294,11 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         replies={200: Reply("the key", schemas.ServerKey)}),
     ("get", "/api/v1/rulesets"): Op(
         "List the rulesets", NONE, tag="service",
-        description="The games this server can referee; `name` is what `POST /api/v1/games` takes.",
+        description="The games this server can referee; `name` is what `POST /api/v1/games` takes, "
+                    "`vp_note` what its VP numbers mean where the sides' names do not say it (as in "
+                    "GET /api/v1/rulesets/{name}; the lobby's VP column shows it), else null.",
         replies={200: Reply("every ruleset", {"type": "array", "items": _obj(
-            "", name="string", title="string")})}),
+            "", name="string", title="string", vp_note={"type": ["string", "null"]})})}),
     ("get", "/api/v1/rulesets/{name}"): Op(
         "A ruleset and its board", NONE, tag="service",
         params=(_path_param("name", "the ruleset's name, as in GET /api/v1/rulesets"),),
@@ -309,13 +312,18 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "in POST /api/v1/games). `take_back_rule` is the rule that lets a seat ask to take back its "
                     "last order (FF 6, FS 5.1), null in a game that allows none. `vp_note` says what the VP "
                     "numbers mean where the track's name does not (Falklands Showdown's one signed track), "
-                    "else null. An unknown name is 404.",
+                    "else null. `unit_of_play` is the game's word for what one command records, the replay "
+                    "viewer's step between event and phase: `operation` (FS 7.1), `action` (STF), else `order`. "
+                    "An unknown name is 404.",
         replies={200: Reply("the ruleset", _obj("", name="string", title="string",
                                                take_back_rule={"type": ["string", "null"],
                                                                "description": "null: no take-backs in this game"},
                                                vp_note={"type": ["string", "null"],
                                                         "description": "what the VP numbers mean; null: "
                                                                        "the sides' names say it"},
+                                               unit_of_play={"type": "string",
+                                                             "description": "what one command records, in the "
+                                                                            "game's word (operation, action, order)"},
                                                board={"type": ["object", "null"],
                                                       "description": "maps, areas, borders, units; null: no map"},
                                                order_kinds={"type": "array", "items": _ORDER_KIND},

@@ -128,7 +128,8 @@ def ruleset(name: str):
     positions = [{"name": p.name, "title": p.title, "note": p.note} for p in rules.positions().values()]
     return jsonify({"name": rules.name, "title": rules.title, "board": rules.board(),
                     "order_kinds": rules.order_kinds(), "positions": positions,
-                    "take_back_rule": rules.take_back_rule, "vp_note": rules.vp_note})
+                    "take_back_rule": rules.take_back_rule, "vp_note": rules.vp_note,
+                    "unit_of_play": rules.unit_of_play})
 
 
 @bp.get("/api/v1/rulesets/<name>/rules")

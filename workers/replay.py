@@ -109,6 +109,7 @@ def frames(lines: list[dict], viewer: str | None = "umpire", progress: Progress 
         by_seq[line["seq"]] = frame
     created = lines[0]["data"]
     return {"game_id": game_id, "ruleset": created.get("ruleset"), "title": rules.title, "vp_note": rules.vp_note,
+            "unit_of_play": rules.unit_of_play,
             "scenario": created.get("scenario"), "version": lines[-1]["seq"],
             "viewer": "umpire" if viewer == "umpire" else ("public" if viewer is None else viewer),
             "states": states, "frames": out}

@@ -166,7 +166,7 @@
     var g = svg("g", { "class": cls, "data-unit": id, "data-steps": steps, "data-side": info.side || "",
                        transform: "translate(" + x.toFixed(2) + " " + y.toFixed(2) + ")" });
     var text = unitText(board, state, id);
-    if (passengers.length) text += "; carrying " + passengers.map(function (p) { return unitName(board, p); }).join(", ");
+    if (passengers.length) text += "; " + aboardWord(board).word + " " + passengers.map(function (p) { return unitName(board, p); }).join(", ");
     g.appendChild(title(text));
     var outline = flags.moved ? "#c2185b" : flags.hit ? "#ff6f00" : "#111";
     g.appendChild(svg("rect", { "class": "face", width: cw.toFixed(2), height: ch.toFixed(2), rx: (cw * 0.08).toFixed(2),
@@ -494,6 +494,18 @@
     return root;
   }
 
+  /** How units that ride with another are said: ships carrying units, or (a board of groups) a
+   * group's own units: its text's word and the legend's meaning of the counter's +N. */
+  function aboardWord(board) {
+    return board.aboard || { word: "carrying", legend: "units aboard" };
+  }
+
+  /** The "Units by …" section, or null when no unit is anywhere (a theatre's map before any force is bought). */
+  function unitSection(board, state, place, title) {
+    var list = unitList(board, state, place);
+    return list.firstChild ? W.el("details", { class: "units" }, W.el("summary", { text: title }), list) : null;
+  }
+
   function unitList(board, state, place) {
     var list = W.el("ul", { class: "unit-list" });
     var areas = Object.keys(place.byArea).sort(function (a, b) {
@@ -502,7 +514,7 @@
     function names(ids) {
       return ids.map(function (u) {
         var aboard = place.aboard[u] || [];
-        return unitText(board, state, u) + (aboard.length ? " (carrying " + aboard.map(function (p) {
+        return unitText(board, state, u) + (aboard.length ? " (" + aboardWord(board).word + " " + aboard.map(function (p) {
           return unitName(board, p); }).join(", ") + ")" : "");
       }).join("; ");
     }
@@ -730,9 +742,9 @@
                                                   (styles[kind].blocks ? " (blocks line of sight)" : "") + "  "));
     });
     container.appendChild(terrain);
-    container.appendChild(legendOf(colour, " · H = Hit marker · +N = units aboard"));
-    container.appendChild(W.el("details", { class: "units" }, W.el("summary", { text: "Units by hex" }),
-                                unitList(board, state, place)));
+    container.appendChild(legendOf(colour, " · H = Hit marker · +N = " + aboardWord(board).legend));
+    var units = unitSection(board, state, place, "Units by hex");
+    if (units) container.appendChild(units);
     return { maps: 1, areas: 0, hexes: grid.list.length, counters: tally.counters };
   }
 
@@ -769,7 +781,20 @@
       // A GameSystem contact says what the Player knows of it: its chit and intelligence (STF 8.3-8.7).
       if (g.intel) info[id].type = (g.chit ? g.chit + " chit, " : "no chit, ") + g.intel;
     });
+    // Each unit of the state (STF's ships, subs and squadrons, each naming its `group`) rides with
+    // its group: listed under the group's hex (the counter's +N), else not on the map (none formed
+    // yet, or off it); a sunk one eliminated.
+    var ships = state.units || {};
+    Object.keys(ships).forEach(function (uid) {
+      var u = ships[uid];
+      if (!u || typeof u !== "object" || units[uid]) return;
+      var g = groups[u.group] || {};
+      units[uid] = u.sunk ? { eliminated: true } : g.hex ? { aboard: u.group } : {};
+      info[uid] = { name: [u["class"], u.name || uid].filter(Boolean).join(" "), side: g.owner,
+                    type: u.hits ? u.hits + (u.hits === 1 ? " hit" : " hits") : undefined };
+    });
     drawn.units = info;
+    drawn.aboard = { word: "with", legend: "units in the group" };
     return { board: drawn, state: Object.assign({}, state, { units: units }) };
   }
 
@@ -801,9 +826,10 @@
       container.appendChild(figure);
       count += tally.counters;  // drawn, not only placed
     });
-    container.appendChild(legendOf(colour, " · ★ VP · ✈ airbase · ▲ mountains · ▣ entrenched · H = Hit marker · +N = units aboard"));
-    container.appendChild(W.el("details", { class: "units" }, W.el("summary", { text: "Units by area" }),
-                                unitList(board, state, place)));
+    container.appendChild(legendOf(colour, " · ★ VP · ✈ airbase · ▲ mountains · ▣ entrenched · H = Hit marker · +N = " +
+                                   aboardWord(board).legend));
+    var units = unitSection(board, state, place, "Units by area");
+    if (units) container.appendChild(units);
     return { maps: Object.keys(all).length, areas: Object.keys(board.areas).length, counters: count };
   }
 

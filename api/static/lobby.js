@@ -45,6 +45,7 @@
       if (!more) { listedSoFar = []; nextAfter = null; }
     }
     listedSoFar.forEach(function (g) { games[g.game_id] = g; });
+    var noted = {};
     var own = W.keys.games();
     var answers = await Promise.all(own.map(function (gid) {
       return W.api("/api/v1/games/" + gid, { token: W.keys.reader(gid) });
@@ -62,11 +63,32 @@
     var rows = Object.keys(games).map(function (k) { return games[k]; });
     rows.sort(function (a, b) { return String(b.last_activity).localeCompare(String(a.last_activity)); });
     var body = W.clear(document.querySelector("#games tbody"));
-    rows.forEach(function (g) { body.appendChild(row(g, mine[g.game_id])); });
+    rows.forEach(function (g) {
+      body.appendChild(row(g, mine[g.game_id]));
+      if (vpNotes[g.ruleset] && Object.keys(g.vp || {}).length) noted[g.ruleset] = vpNotes[g.ruleset];
+    });
+    showVpNotes(noted);
     $("games-empty").hidden = rows.length > 0;
     $("games-more").hidden = nextAfter === null;  // more games than this page: the button reads the next
     $("games-unread").hidden = !unread.firstChild;
     document.body.dataset.games = String(rows.length);
+  }
+
+  // What the VP numbers of a ruleset mean where the sides' names do not say it (GET /api/v1/rulesets:
+  // vp_note; Falklands Showdown's one signed track), marked in the VP column and said under the table.
+  var vpNotes = {};
+
+  function showVpNotes(noted) {
+    var box = W.clear($("games-vp-notes"));
+    Object.keys(noted).sort().forEach(function (name) {
+      box.appendChild(W.el("li", { "data-ruleset": name }, "* VP in " + name + ": " + noted[name]));
+    });
+    box.hidden = !box.firstChild;
+  }
+
+  function vpCell(g, vp) {
+    var note = vp && vpNotes[g.ruleset];
+    return W.el("td", null, vp || "—", note ? W.el("sup", { class: "vp-mark", title: note, text: "*" }) : null);
   }
 
   function row(g, mine) {
@@ -84,7 +106,7 @@
       W.el("td", { text: g.turn === null ? "–" : g.turn + (g.phase ? " · " + g.phase : "") }),
       toMove(g),
       W.el("td", { text: seats }),
-      W.el("td", { text: vp || "—" }),
+      vpCell(g, vp),
       W.el("td", { class: "actions" },
         // An ended game is not played any more: say so (its page shows how it ended) beside its replay.
         g.ended ? W.el("a", { href: "/games/" + g.game_id, text: "Game over", class: "over",
@@ -127,6 +149,7 @@
     var list = res.ok ? res.body : [{ name: "freeform", title: "Freeform" }];
     if (!res.ok) W.status("Rulesets: " + W.problem(res) + ". Only Freeform is offered until the page is reloaded.", "error");
     list.forEach(function (r) {
+      if (r.vp_note) vpNotes[r.name] = r.vp_note;
       $("f-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name }));
       $("c-ruleset").appendChild(W.el("option", { value: r.name, text: r.title || r.name, selected: r.name === "freeform" }));
     });

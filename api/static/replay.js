@@ -17,6 +17,7 @@
   var R = null, F = [], S = [], board = null, at = 0, timer = null;
   var opStart = [], opEnds = [], turnStarts = [], rows = [], live = false;
   var noMap = null;  // why the map is not drawn when the ruleset's board could not be read
+  var unitOfPlay = "order";  // the ruleset's word for an operation step (GET /api/v1/rulesets/{name}: unit_of_play)
 
   /** The states from `state_deltas` (workers/replay.py): the first in full, then each one's change.
    * Keys are defined, not assigned, so a key such as "__proto__" (a freeform side's name) stays data. */
@@ -100,7 +101,7 @@
     var op = 0;
     opEnds.forEach(function (end) { if (end < n) op++; });
     return "Turn " + (f.turn === null || f.turn === undefined ? "–" : f.turn) +
-      " · " + (f.phase || "no phase") + " · operation " + (op + 1) +
+      " · " + (f.phase || "no phase") + " · " + unitOfPlay + " " + (op + 1) +
       (f.whose_move && f.whose_move.length ? " · to move: " + f.whose_move.join(", ") : "");
   }
 
@@ -119,7 +120,9 @@
     $("where").textContent = where(f, at);
     W.clear($("line"));
     W.add($("line"), [f.text || f.type, f.redacted ? W.el("span", { class: "hint", text: " (hidden details)" }) : null]);
-    f.marks.forEach(function (m) { $("line").appendChild(W.el("span", { class: "mark", text: "new " + m })); });
+    f.marks.forEach(function (m) {  // a new operation in the game's own word
+      $("line").appendChild(W.el("span", { class: "mark", text: "new " + (m === "operation" ? unitOfPlay : m) }));
+    });
     if ($("turn-select").value !== String(f.turn)) $("turn-select").value = String(f.turn);
 
     // the dice of the current operation up to here, the current event's marked
@@ -131,7 +134,7 @@
     showChecked(f);
     W.clear($("notes"));
     W.add($("notes"), W.notes(f.annotations));
-    if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this operation so far." }));
+    if (!dice.firstChild) dice.appendChild(W.el("p", { class: "hint", text: "No dice in this " + unitOfPlay + " so far." }));
 
     showFork();
 
@@ -365,7 +368,7 @@
     $("fork").disabled = !ok;
     $("fork-hint").textContent = ok
       ? "Forks a sandbox: a new game from the state right after this event (seq " + F[at].seq + "), to play on from here."
-      : "This event is inside an order's outcome: a sandbox starts between orders (step to the operation's last event).";
+      : "This event is inside an order's outcome: a sandbox starts between orders (step to the " + unitOfPlay + "'s last event).";
   }
 
   // POST /api/v1/games/{id}/sandbox at the event shown, as the viewer this browser reads with.
@@ -463,9 +466,21 @@
     if (res.body.ruleset) {
       var rs = await W.api("/api/v1/rulesets/" + encodeURIComponent(res.body.ruleset));
       drawing = rs.ok ? rs.body.board : null;
+      if (rs.ok && rs.body.unit_of_play) res.body.unit_of_play = rs.body.unit_of_play;  // the ruleset's own word
       if (!rs.ok) noMap = "The map could not be read (" + W.problem(rs) + "): reload the page to try again.";
     }
     return { replay: res.body, board: drawing };
+  }
+
+  /** The operation step's buttons and words in the game's own unit of play: a Falklands
+   * operation, an STF action, an order (the ruleset's `unit_of_play`; the offline file's frames carry it). */
+  function stepWords(word) {
+    unitOfPlay = typeof word === "string" && word ? word : "order";
+    $("prev-op").textContent = "‹ " + unitOfPlay;
+    $("next-op").textContent = unitOfPlay + " ›";
+    $("prev-op").title = "Previous " + unitOfPlay + " (Shift+←)";
+    $("next-op").title = "Next " + unitOfPlay + " (Shift+→)";
+    $("op-keys").textContent = unitOfPlay;
   }
 
   function begin(got) {
@@ -475,6 +490,7 @@
     $("title").textContent = "Replay: " + String(R.title).split(":")[0];
     $("summary").textContent = "Game " + gameId + " · " + F.length + " events · version " + R.version +
       " · " + R.viewer + " view";
+    stepWords(R.unit_of_play);
     opStart = operationStarts();
     opStart.forEach(function (start, n) { if (n > 0 && start === n) opEnds.push(n - 1); });
     if (F.length) opEnds.push(F.length - 1);

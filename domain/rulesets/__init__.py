@@ -100,6 +100,9 @@ class Ruleset:
     end_rule = ""
     concede_rule = ""  # the rule a concession ends the game under; "" : end_rule
     vp_note: str | None = None  # what the VP numbers mean, when the track's name does not say it
+    # The game's own word for what one command records (the replay's step between event and phase):
+    # a Falklands operation (FS 7.1), an STF action (STF 8.14); an order where the game names none.
+    unit_of_play = "order"
 
     def setup(self, scenario: str | None, options: dict) -> Setup:
         raise NotImplementedError

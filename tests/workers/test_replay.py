@@ -253,7 +253,8 @@ def test_the_page_steps_through_the_game(game, tmp_path):
         assert shown["line"].startswith(f["text"]) and shown["current"] == [f["seq"]]
         assert shown["hash"] == f"#seq={f['seq']}"
         assert shown["pos"] == f"Event {n + 1} of {len(frames)} · seq {f['seq']}"
-        assert shown["marks"] == ["new " + m for m in f["marks"]]
+        # the operation mark in the game's own word (a freeform order; docs/pages.md, "Steps")
+        assert shown["marks"] == ["new " + (made["unit_of_play"] if m == "operation" else m) for m in f["marks"]]
         # the dice of the current operation so far: a freeform roll is its own operation's last line
         op_dice = [g["dice"]["faces"] for g in frames[starts[n]:n + 1] if "dice" in g]
         assert shown["dice"] == len(op_dice) and shown["faces"] == [str(v) for faces in op_dice for v in faces]

@@ -32,7 +32,7 @@ from domain.rulesets.falklands.combat import LEADER_MARKER
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import asked_again, new_ctx, resume
 from domain.rulesets.falklands.ops import AIR_ONLY, OPS, TITLES, air_only, area_name, name, restriction, rule
-from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run
+from domain.rulesets.toolkit.engine import Ctx, answer, known_fields, need, run, unknown_kind
 
 UK, AR = S.UK, S.AR
 OP_NUMBERS = [*range(1, 26), "exocet"]
@@ -146,6 +146,7 @@ class Falklands(Ruleset):
     end_rule = "FS 4"
     concede_rule = "FS 4.3"  # Surrender
     vp_note = "positive favours the AR, zero or negative the UK: FS 4.1, 4.6"  # one signed track
+    unit_of_play = "operation"  # FS 7.1: each player carries out operations
     text_file = rulebook.TEXT_FILE  # its rule numbers: falklands/rulebook.py
     # FS 6.6 No Fog of War: no ``view`` of its own, so every seat sees the whole state (Ruleset.view).
 
@@ -297,8 +298,7 @@ class Falklands(Ruleset):
         handler = {"decide": self._decide, "setup": self._setup, "operation": self._operation,
                    "pass": self._operation, "submarines": self._submarines}.get(kind) if isinstance(kind, str) else None
         if handler is None:
-            raise InvalidOrder("'kind' is one of operation, pass, submarines, decide, setup", rule=self.sequence_rule,
-                               field="kind")
+            raise unknown_kind(kind, ["operation", "pass", "submarines", "decide", "setup"], self.sequence_rule)
         if kind != "operation":
             known_fields(order, sorted(ORDER_FIELDS[kind]), KIND_RULES[kind], kind, WORDS)
         handler(ctx, seat, order)

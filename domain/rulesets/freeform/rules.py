@@ -33,7 +33,7 @@ from domain import dice as dicemod
 from domain import events as ev
 from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
 from domain.rulesets import RESERVED_SEATS, Ruleset, Setup, core
-from domain.rulesets.toolkit.engine import known_fields
+from domain.rulesets.toolkit.engine import known_fields, unknown_kind
 from domain.rulesets.toolkit.hidden import ORDER_FIELDS, Private, Secrets
 
 MAX_SIDES = 8
@@ -231,7 +231,7 @@ class Freeform(Ruleset):
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         kind = order.get("kind")
         if kind not in KINDS:
-            raise InvalidOrder(f"'kind' must be one of {', '.join(KINDS)}", rule=self.sequence_rule, field="kind")
+            raise unknown_kind(kind, KINDS, self.sequence_rule, listed="must be one of")
         # Never recorded in silence: a misspelt "private" would show a hidden note (FF 7).
         known_fields(order, sorted(FIELDS[kind]), RULE_OF[kind], kind, words=(), accepted=("kind", "private"))
         if kind != "note" and _meant_private(order):  # its outcome would be public all the same

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
+from domain.errors import InvalidSetup, RuleViolation
 from domain.rulesets import Policy, Ruleset, Setup, core
-from domain.rulesets.toolkit.engine import known_fields
+from domain.rulesets.toolkit.engine import known_fields, unknown_kind
 from domain.rulesets.toolkit.hidden import Secrets
 
 SIDES = ["Red", "Blue"]
@@ -110,8 +110,7 @@ class Proving(Ruleset):
     def decide(self, state: dict, seat: str, order: dict, dice: Any) -> list:
         entry = KINDS.get(order.get("kind"))
         if entry is None:
-            raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS)) or 'nothing yet'}",
-                               rule=self.sequence_rule, field="kind")
+            raise unknown_kind(order.get("kind"), sorted(KINDS), self.sequence_rule)
         if state.get("pending") and order.get("kind") not in ANSWERS:
             d = state["pending"][0]
             raise RuleViolation(d.get("rule") or self.sequence_rule,

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from domain.errors import InvalidOrder, InvalidSetup, RuleViolation
+from domain.errors import InvalidSetup, RuleViolation
 from domain.rulesets import Ruleset, Setup, core
 from domain.rulesets.stf import rulebook
 from domain.rulesets.stf.events import FOLD
 from domain.rulesets.stf.state import initial
 from domain.rulesets.toolkit.data import Dataset
-from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps, known_fields
+from domain.rulesets.toolkit.engine import Ctx, Hooks, Steps, known_fields, unknown_kind
 
 PREFIX = "STF"
 DATA = Dataset(__file__.rsplit("/", 1)[0] + "/data")
@@ -81,6 +81,7 @@ class SolitaireTaskForce(Ruleset):
     title = "Solitaire Task Force v1.2: one player against the GameSystem"
     prefix = PREFIX
     sequence_rule = "STF 6.7"
+    unit_of_play = "action"  # STF 8.14, 8.15: what a Player's task force loses is an action (a reading)
     take_back_rule = None  # the rules name no take-backs
     end_rule = "STF 12.4"
     text_file = rulebook.TEXT_FILE
@@ -114,8 +115,7 @@ class SolitaireTaskForce(Ruleset):
                                                     "are outcomes of the Player's")
         k = KINDS.get(order.get("kind"))
         if k is None:
-            raise InvalidOrder(f"'kind' is one of {', '.join(sorted(KINDS))}", rule=self.sequence_rule,
-                               field="kind")
+            raise unknown_kind(order.get("kind"), sorted(KINDS), self.sequence_rule)
         # "airbase" for "airbases" is refused, not dropped; `title` and `rule` may come back with a
         # template (docs/rulesets.md, Templates)
         known_fields(order, list(k.fields), k.rule, f"'{k.name}'")

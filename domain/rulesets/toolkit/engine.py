@@ -13,6 +13,7 @@ name their steps alike.
 
 from __future__ import annotations
 
+import difflib
 from types import SimpleNamespace
 from typing import Any, Callable
 
@@ -166,6 +167,17 @@ def need(cond: bool, rule: str, message: str) -> None:
     """Refuse an illegal order naming the rule it breaks."""
     if not cond:
         raise RuleViolation(rule, message)
+
+
+def unknown_kind(kind: Any, kinds, rule: str, listed: str = "is one of") -> InvalidOrder:
+    """The refusal of an order of a kind the ruleset does not take, naming its rule and its kinds;
+    a mistyped kind ("campain") gets the nearest one: "did you mean 'campaign'?" (difflib)."""
+    kinds = list(kinds)
+    message = f"'kind' {listed} {', '.join(kinds) or 'nothing yet'}"
+    meant = difflib.get_close_matches(kind, kinds, n=1) if isinstance(kind, str) and kind else []
+    if meant:
+        message += f"; {kind!r} is not one: did you mean {meant[0]!r}?"
+    return InvalidOrder(message, rule=rule, field="kind")
 
 
 def known_fields(order: dict, fields, rule: str, what: str, words=("kind", "title", "rule"),
