@@ -7,7 +7,7 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    UK, UK_INFANTRY, FixedDice, R, control, op, place, play, refused, uk,
+    UK, UK_INFANTRY, FixedDice, R, control, events_of, op, place, play, refused, uk,
 )
 
 
@@ -70,3 +70,22 @@ def test_fs_7_1_op_22_offers_no_destination_that_is_the_only_origin():
     assert refused(st, UK, op(22, units=["sbs"], origin="port_howard", destination="port_howard")).rule == "FS 7.1 Op #22"
     place(st, UK_INFANTRY[0], "san_carlos")
     assert sorted(R.operation_template(st, UK, 22)["choices"]["destination"]) == ["port_howard", "san_carlos"]
+
+
+def test_fs_7_1_op_4_the_force_gathers_from_several_sea_areas():
+    """FS 7.1 Op #4 "a force consisting of any three surface vessels, a submarine and two special
+    forces units" (a reading, docs/rulesets.md): the force is named by kind, not by area, so the
+    submarine set up in the TEZ (FS 3.3) joins the surface ships of Sea Area 4, each moving to the
+    box from where it is; Op #20's force moves from one area (FS 9.9)."""
+    st = uk()
+    for ship in ("hermes", "glamorgan", "arrow"):
+        place(st, ship, "sa4")
+    place(st, "sas_d", aboard="hermes")
+    place(st, "sas_g", aboard="glamorgan")
+    place(st, "spartan", "sa6")
+    out, st2 = play(st, UK, op(4, ships=["hermes", "glamorgan", "arrow"], submarine="spartan", sf=["sas_d", "sas_g"]))
+    assert [(e["unit"], e["origin"], e["destination"]) for e in events_of(out, "UnitMoved")] == [
+        ("hermes", "sa4", S.SOUTH_GEORGIA), ("glamorgan", "sa4", S.SOUTH_GEORGIA), ("arrow", "sa4", S.SOUTH_GEORGIA),
+        ("spartan", "sa6", S.SOUTH_GEORGIA)]
+    assert st2["control"][S.SOUTH_GEORGIA] == UK
+    assert refused(st, UK, op(20, units=["glamorgan", "spartan"], destination="sa5")).rule == "FS 9.9"
