@@ -7,7 +7,7 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    UK, UK_INFANTRY, FixedDice, R, control, events_of, op, place, play, refused, uk,
+    AR, UK, UK_INFANTRY, FixedDice, R, control, events_of, op, place, play, refused, set_phase, uk,
 )
 
 
@@ -89,3 +89,21 @@ def test_fs_7_1_op_4_the_force_gathers_from_several_sea_areas():
         ("spartan", "sa6", S.SOUTH_GEORGIA)]
     assert st2["control"][S.SOUTH_GEORGIA] == UK
     assert refused(st, UK, op(20, units=["glamorgan", "spartan"], destination="sa5")).rule == "FS 9.9"
+
+
+def test_fs_9_7_a_submarine_in_port_named_for_argentina_is_refused_as_no_move_not_under_9_7():
+    """FS 8.1 "move none, one, some, or all or your submarines", 9.1 "move them to the sea area you
+    want as your destination": a boat named with the area it is already in makes no move, refused
+    under FS 9.1 (test_refusal_names). For an AR submarine in port the refusal named FS 9.7,
+    "Santa Fe cannot move to Argentina", though 9.7 lets AR vessels be "in port" there; it now
+    names 9.1 and says the boat is already there, at sea as in port."""
+    st = set_phase(uk(), "AR Submarine")
+    place(st, "santa_fe", S.ARGENTINA)
+    place(st, "san_luis", "sa1")
+    for boat, area in (("santa_fe", S.ARGENTINA), ("san_luis", "sa1")):
+        err = refused(st, AR, {"kind": "submarines", "moves": {boat: area}})
+        assert err.rule == "FS 9.1" and "already in" in str(err), err
+    play(st, AR, {"kind": "submarines", "moves": {"santa_fe": "sa1", "san_luis": S.ARGENTINA}}, FixedDice(default=1))
+    st = set_phase(uk(), "UK Submarine")
+    place(st, "spartan", "sa6")
+    assert refused(st, UK, {"kind": "submarines", "moves": {"spartan": S.ARGENTINA}}).rule == "FS 9.7"
