@@ -107,3 +107,19 @@ def test_fs_9_7_a_submarine_in_port_named_for_argentina_is_refused_as_no_move_no
     st = set_phase(uk(), "UK Submarine")
     place(st, "spartan", "sa6")
     assert refused(st, UK, {"kind": "submarines", "moves": {"spartan": S.ARGENTINA}}).rule == "FS 9.7"
+
+
+def test_fs_8_3_a_boat_moved_in_its_submarine_phase_moves_and_fights_again_for_an_operation():
+    """FS 8.3: "submarine moves made during these phases in no way inhibit those same boats from
+    moving and/or fighting in the regular Operations Phases", and there they "do count as using up
+    operations" (8.1: the phase's moves use none)."""
+    st = set_phase(uk(), "UK Submarine")
+    place(st, "spartan", "sa6")
+    place(st, "belgrano", "sa2")
+    left = st["uk_operations_left"]
+    _, st = play(st, UK, {"kind": "submarines", "moves": {"spartan": "sa3"}}, FixedDice(default=6))
+    assert S.where(st, "spartan") == "sa3" and st["uk_operations_left"] == left
+    set_phase(st, "UK Operations", turn=st["turn"] + 1)
+    out, st = play(st, UK, op(20, units=["spartan"], destination="sa2", attack=True, fire="auto"), FixedDice(default=1))
+    assert S.where(st, "spartan") == "sa2" and not S.alive(st, "belgrano")
+    assert st["uk_operations_left"] == left - 1
