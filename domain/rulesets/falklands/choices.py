@@ -49,6 +49,21 @@ def _may_load(state, side, u, ships) -> bool:
     return False
 
 
+def _may_switch(state, u) -> bool:
+    """FS 7.1 Op #12 with FS 6.2, 6.5: is there another UK vessel in ``u``'s sea area that may carry
+    it (an A or T ship, the B&R's Elk, Fearless or Intrepid, a warship or Onyx for SF)? Its room is
+    not asked: "load limits are observed" after all the switches, so a unit may move in a swap."""
+    ship = state["units"][u]["aboard"]
+    others = [s for s in S.units_in(state, S.where(state, ship), side=UK, classes=["ship", "submarine"]) if s != ship]
+    for other in others:
+        try:
+            check_loads({u: other}, "FS 6.2", state)
+        except RuleViolation:
+            continue
+        return True
+    return False
+
+
 def _refuel(state, side, areas: dict | None = None) -> list:
     """FS 9.4: the Argentina-based A-4s that may be designated as using aerial refuelling; given
     ``areas`` (each with its ``aircraft``), those among the aircraft of one of them."""
@@ -133,7 +148,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
         return {}
     if op == 12:
         cargo = [u for u in S.units_in_any(state, side=UK, classes=["ground"]) if state["units"][u]["aboard"]
-                 and S.where(state, state["units"][u]["aboard"]) != S.SOUTH_GEORGIA]  # FS 3.7: no sea area
+                 and S.where(state, state["units"][u]["aboard"]) != S.SOUTH_GEORGIA  # FS 3.7: no sea area
+                 and _may_switch(state, u)]
         return {"units": cargo, "ships": "a UK vessel in the same sea area"} if cargo else None
     if op == 13:
         bases = {}
@@ -217,7 +233,8 @@ def op_choices(state: dict, side: str, op) -> dict | None:
                 if movers:
                     origins[a] = movers
         dests = [a for a in DATA.land_areas if S.controlled_by(state, a) == side or S.contested(state, a)]
-        return {"origin": origins, "destination": dests, "most": 2 if side == UK else 1} if origins and len(dests) > 1 else None
+        dests = [a for a in dests if any(o != a for o in origins)]  # "to any other" area: not the only origin
+        return {"origin": origins, "destination": dests, "most": 2 if side == UK else 1} if origins and dests else None
     if op == 23:
         # a unit with a vessel of its side that may take it aboard (FS 6.2, 6.5: the checks of
         # ops.op_23), Onyx included (FS 6.2(1): it carries the SBS)
@@ -533,6 +550,11 @@ def example_candidates(state: dict, side: str, op, choices: dict):
             for ship in S.units_in(state, here, side=side, classes=["ship", "submarine"]):
                 if ship != old:
                     yield {"moves": {u: ship}}
+            # load limits are observed after all the switches: between full ships, a swap
+            for v in c["units"]:
+                other = state["units"][v]["aboard"]
+                if other != old and S.where(state, v) == here:
+                    yield {"moves": {u: other, v: old}}
     elif op == 13:
         for base, v in sorted(c["airbase"].items()):
             yield {"airbase": base, "carriers": v["carriers"], **auto}

@@ -417,6 +417,10 @@ class Falklands(Ruleset):
             need(u in DATA.units and DATA.units[u]["side"] == seat and DATA.units[u]["class"] == "submarine"
                  and S.alive(ctx.state, u) and S.where(ctx.state, u) is not None, "FS 8.1",
                  f"{name(u)} is not one of your submarines in play")
+            # naming a boat with its own area moves it nowhere (FS 9.1, as test_refusal_names has it;
+            # Op #20 says "the force is already there"), in port too: 9.7 lets AR vessels be there
+            need(area != S.where(ctx.state, u), "FS 9.1",
+                 f"{name(u)} is already in {area_name(area)}: name only the submarines that move")
             need(area in self._sub_destinations(ctx.state, u), "FS 9.1" if area != S.ARGENTINA else "FS 9.7",
                  f"{name(u)} cannot move to {area_name(area)}")
         for u, area in moves.items():
