@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import AR, FixedDice, op, pending, play
-from .test_rules_random_events import SEA, opportunity
+from domain.rulesets.falklands import state as S
+
+from .helpers import AR, UK, FixedDice, R, control, empty, op, pending, place, play
+from .test_rules_random_events import SEA, draw, opportunity, phase
 
 
 def _battle(st):
@@ -30,3 +32,23 @@ def test_fs_11_3_3_2_the_target_of_opportunity_named_with_automatic_fire_is_the_
     out, after = play(st, AR, order, FixedDice(default=6))
     assert _battle(after)["fire"] == [{"unit": order.get("aircraft", order.get("units", order.get("support")))[0],
                                        "at": "hermes"}]
+
+
+def test_fs_11_3_3_2_a_protected_ship_in_the_south_georgia_box_is_offered_as_the_target_of_opportunity():
+    """FS 11.3 3-2 "any one protected UK surface vessel ... in that same area" with FS 3.7: AR
+    submarines in the box fight the UK ships there (Op #14), and the order naming Canberra there
+    as the target of opportunity is accepted; the offer names it too (before, only ships in sea
+    areas were offered: the template lacked a choice the order accepted)."""
+    st = empty()
+    for u, at in (("santa_fe", S.SOUTH_GEORGIA), ("canberra", S.SOUTH_GEORGIA), ("broadsword", S.SOUTH_GEORGIA)):
+        place(st, u, at)
+    control(st, UK, S.SOUTH_GEORGIA)
+    out, st = draw(st, 3, 2)
+    st = phase(st, "AR Operations")
+    template = R.operation_template(st, AR, 14)
+    assert S.SOUTH_GEORGIA in template["choices"]["area"]
+    assert template["fields"]["target_of_opportunity"]["choices"] == ["canberra"]
+    out, after = play(st, AR, op(14, area=S.SOUTH_GEORGIA, units=["santa_fe"],
+                                 target_of_opportunity=template["fields"]["target_of_opportunity"]["choices"][0]),
+                      FixedDice(default=6))
+    assert _battle(after)["fire"] == [{"unit": "santa_fe", "at": "canberra"}]
