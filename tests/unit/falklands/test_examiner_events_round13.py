@@ -52,3 +52,27 @@ def test_fs_11_3_3_2_a_protected_ship_in_the_south_georgia_box_is_offered_as_the
                                  target_of_opportunity=template["fields"]["target_of_opportunity"]["choices"][0]),
                       FixedDice(default=6))
     assert _battle(after)["fire"] == [{"unit": "santa_fe", "at": "canberra"}]
+
+
+# ------------------------------------------------------------------------------ 2-1 .. 2-3 ---
+def test_fs_11_3_2_1_a_uk_carrier_in_the_next_sea_area_may_join_the_attack_with_its_three_shots():
+    """FS 11.3 2-1 names no carriers; 2-5 ("Carriers may only participate if they're in the same
+    area as the attacked submarines") says that elsewhere they may join from range: read with
+    9.3 and 10.9, Hermes next door is offered, joins by choice (not exposed to return fire, as in
+    Op #18/#20) and fires three times; the attack is also made without it (docs/rulesets.md)."""
+    st = empty()
+    place(st, "spartan", "falklands")
+    place(st, "drummond", "falklands")
+    place(st, "granville", "falklands")
+    place(st, "hermes", "sa7")
+    out, st = draw(st, 2, 1)
+    opt = pending(st)["options"]["areas"]["falklands"]
+    assert (opt["units"], opt["carriers"]) == (["spartan"], ["hermes"])
+    out, with_hermes = play(st, UK, {"kind": "decide", "decision": pending(st)["id"],
+                                     "choice": {"area": "falklands", "carriers": ["hermes"], "fire": "auto"}})
+    b = _battle(with_hermes)
+    assert sorted(b["attackers"]) == ["hermes", "spartan"] and b["exposed"] == ["spartan"]
+    assert [s["unit"] for s in b["fire"]].count("hermes") == 3
+    out, alone = play(st, UK, {"kind": "decide", "decision": pending(st)["id"],
+                               "choice": {"area": "falklands", "fire": "auto"}})
+    assert _battle(alone)["attackers"] == ["spartan"]
