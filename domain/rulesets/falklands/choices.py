@@ -326,8 +326,9 @@ def with_target_of_opportunity(state: dict, side: str, op, c: dict | None) -> di
     if side != AR or c is None or "ar_target_of_opportunity" not in state["effects"][AR] \
             or op not in TARGET_OF_OPPORTUNITY_OPS:
         return c
+    # the South Georgia box too: AR submarines there fight ships there (Op #14, #20; FS 3.7)
     protected = [u for u in S.units_in_any(state, side=UK, classes=["ship"])
-                 if DATA.units[u].get("protected") and S.where(state, u) in DATA.sea_areas]
+                 if DATA.units[u].get("protected") and S.where(state, u) in (*DATA.sea_areas, S.SOUTH_GEORGIA)]
     return {**c, "target_of_opportunity": protected} if protected else c
 
 

@@ -161,9 +161,16 @@ def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str]
         battle["auto_sides"].append(side)
     fire: list[dict] = []
     alive_targets = [t for t in targets if S.alive(state, t)]
+    # FS 11.3 3-2/3-3: the protected ship named as the target of opportunity is the one the AR
+    # "may choose to attack ... without having to also engage unprotected targets": a shooter
+    # that can fire at it does (before, the server's fire went to the unprotected ships only)
+    chosen = battle.get("protected_waiver") if side == battle.get("attacker") else None
     i = 0
     for u in shooters:
         options = [t for t in alive_targets if can_fire_at(state, battle, u, t)]
+        if chosen in options:
+            fire.append({"unit": u, "at": chosen})
+            continue
         options = [t for t in options if not DATA.units[t].get("protected")] or options
         if not options:
             continue
