@@ -624,9 +624,12 @@ class Keep:
         return d >= self.least or d > now or (not self.absolute and d == now)
 
 
+WITHDRAWING = "withdrawing: as near its base, as far from the Player's groups"
+
+
 def _choose(ctx: Ctx, gid: str, options: list[str], why: str, rule: str = "STF 7.5") -> str:
     """One of equally good hexes: a die of as many faces as there are options (STF 7.5; ``rule``
-    names the rule whose move rolls it, 12.5's retirement its own)."""
+    names the rule whose move rolls it: 12.5's retirement, 1.12's and 7.6's withdrawals their own)."""
     if len(options) == 1:
         return options[0]
     made = ctx.roll(1, len(options), seat="system", purpose=f"{gid}: a choice of hexes {', '.join(options)} ({why})",
@@ -641,7 +644,7 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
     the farthest from those hexes (STF 12.5: "If there is a choice of hexes to move into, they will
     keep as far away from player's task forces and subrons as possible"); a choice left is rolled
     for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"; the die
-    named ``rule`` and ``why``: a retiring group's is 12.5's); stops ``stop_at`` hexes from the targets."""
+    named ``rule`` and ``why``: a retiring group's is 12.5's, a withdrawing one's 1.12's or 7.6's); stops ``stop_at`` hexes from the targets."""
     targets = list(targets)
     if not targets:
         return []
@@ -936,7 +939,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     short = forces.system_withdrawal(state, gid)
     if short:
         targets, what = base_targets(state)
-        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
+                           rule="STF 1.12", why=WITHDRAWING)
         _emit_move(ctx, gid, path, "STF 1.12", f"{gid}: {short}: it withdraws toward {what} as quickly as "
                                                f"possible; {speed_why}{kept}")
         return
@@ -944,7 +948,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     # STF 7.6: no offensive firepower: withdraw toward the nearest friendly base
     if not has_offensive_firepower(state, group):
         targets, what = base_targets(state)
-        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
+                           rule="STF 7.6", why=WITHDRAWING)
         _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; {speed_why}{kept}")
         return
 

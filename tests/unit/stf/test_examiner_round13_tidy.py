@@ -6,8 +6,11 @@ readings chosen."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.unit.stf.helpers import FixedDice, events_of, rolls_of, run_step
 from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
+from tests.unit.stf.test_movement import add as add_mv, battle, cv_tf, ship as mv_ship
 
 
 # ---- STF 2.6.4: the LBNA search die with no Player task force to find --------------------------------
@@ -32,3 +35,24 @@ def test_stf_2_6_4_no_search_die_when_no_player_task_force_is_on_the_map_the_uni
     out, after = run_step(st, "lbna_strike", FixedDice(4, 1))
     assert [r.rule for r in rolls_of(out)] == ["STF 2.6.3", "STF 2.6.4"]
     assert [e["detail"]["target"] for e in events_of(out, "SystemActs") if e["what"] == "LBNA missile attack"] == ["P3"]
+
+
+# ---- STF 1.12 and 7.6: the withdrawing group's die for a choice of hexes -------------------------------
+@pytest.mark.parametrize("rule", ["STF 1.12", "STF 7.6"])
+def test_stf_1_12_and_7_6_a_withdrawing_groups_die_for_equally_good_hexes_names_its_own_rule(rule):
+    """1.12: a carrier short of its escorts "must withdraw as quickly as possible toward the nearest
+    friendly 'Base'"; 7.6: a group with no offensive firepower "will attempt to withdraw towards the
+    nearest friendly base". Of hexes as near the base by water and as far from the Player's groups,
+    the die is the withdrawing move's, rolled under its own rule as 12.5's retirement is (it was
+    labelled 7.5, the approach's). Recorded rolls keep their stored rule; only new rolls name it."""
+    st = battle(p1="1506")
+    if rule == "STF 1.12":
+        cv_tf(st, "TF1", "2008")
+        st["units"]["TF1-1"]["sunk"] = True  # two ASW escorts left for one carrier
+    else:
+        add_mv(st, "TF1", "system", "tf", "2008", [mv_ship("t1", "DD", ssm=0, gun=None)], intel="precise")
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    rolls = rolls_of(out)
+    assert rolls and {r.rule for r in rolls} == {rule}
+    assert "withdrawing" in rolls[0].purpose and "2109, 2009" in rolls[0].purpose
+    assert [e["rule"] for e in events_of(out, "GroupMoved")] == [rule]
