@@ -613,10 +613,11 @@ class Keep:
     unless already closer (then never closer than it is). ``rule`` names the rule. An ``absolute``
     keep has no such leeway (STF 7.10: "will never enter a hex or adjacent hex of a player task
     force containing a BB"): a group the Player came beside may only step farther off, never into
-    another hex as close, so one in the BB's own hex can still get out."""
+    another hex as close, so one in the BB's own hex can still get out. ``what`` names the groups
+    kept from, for the record of a group the keep holds where it is."""
 
-    def __init__(self, hexes, least: int, rule: str, absolute: bool = False):
-        self.hexes, self.least, self.rule, self.absolute = list(hexes), least, rule, absolute
+    def __init__(self, hexes, least: int, rule: str, absolute: bool = False, what: str = ""):
+        self.hexes, self.least, self.rule, self.absolute, self.what = list(hexes), least, rule, absolute, what
 
     def allows(self, m: str, here: str, there: str) -> bool:
         d = nearest(m, there, self.hexes)
@@ -876,9 +877,30 @@ def move_along(ctx: Ctx, group: dict) -> tuple[str, str | None] | None:
     return None
 
 
-def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:
+def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str, *, toward=(), keeps=()) -> None:
+    """The move by ``rule``; with no path, a group that stays because every step nearer ``toward``
+    would break one of ``keeps`` (STF 7.9, 7.10) records why, as a group 7.8 or 5.2 holds does."""
     if path:
         ctx.emit(GroupMoved, group=gid, path=path, rule=rule, why=why)
+        return
+    here = ctx.state["groups"][gid]["hex"]
+    barred = _barred_by(map_name(ctx.state), here, list(toward), keeps)
+    if barred:
+        ctx.emit(GroupChanged, group=gid, changes={}, rule=barred[0].rule,
+                 why=f"{gid} stays at {here}: every hex that would take it nearer its target ({rule}) comes closer to "
+                     + " and ".join(f"{k.what} than {k.rule} lets it (no closer than {k.least} hexes)" for k in barred))
+
+
+def _barred_by(m: str, here: str, targets: list[str], keeps) -> list:
+    """The ``keeps`` that bar a move from ``here``: those breaking a step nearer ``targets`` by
+    water, when every such step breaks one; [] when a step is free or none comes nearer."""
+    if not targets or not keeps:
+        return []
+    water = water_distances(m, targets)
+    nearer = [n for n in _sea_neighbours(m, here) if water.get(n, 10**6) < water.get(here, 10**6)]
+    if not nearer or any(all(k.allows(m, here, n) for k in keeps) for n in nearer):
+        return []
+    return [k for k in keeps if not all(k.allows(m, here, n) for n in nearer)]
 
 
 def move_system_group(ctx: Ctx, group: dict) -> None:
@@ -891,14 +913,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     players = player_groups(state)
     player_tfs = [g for g in players if g["kind"] == "tf"]
     invader = state["campaign"].get("invader")
-    bb_hexes = [g["hex"] for g in player_tfs if has_class(state, g, "BB")]
+    bbs = [g for g in player_tfs if has_class(state, g, "BB")]
     keeps = []
-    if group["kind"] == "tf" and bb_hexes:
-        keeps.append(Keep(bb_hexes, MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10", absolute=True))
+    if group["kind"] == "tf" and bbs:
+        keeps.append(Keep([g["hex"] for g in bbs], MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10",
+                          absolute=True, what=f"the Player BB task force {_names(bbs)}"))
     if is_cv_group(state, group):
-        subs = [g["hex"] for g in players if g["kind"] == "subron"]
+        subs = [g for g in players if g["kind"] == "subron"]
         if subs:
-            keeps.append(Keep(subs, MOVE["cv_keeps_from_player_subron"], "STF 7.9"))
+            keeps.append(Keep([g["hex"] for g in subs], MOVE["cv_keeps_from_player_subron"], "STF 7.9",
+                              what=f"the Player subron {_names(subs)}"))
     kept = "".join(f"; keeping {k.least}+ hexes from Player {'BB task forces' if k.rule == 'STF 7.10' else 'subrons'} ({k.rule})"
                    for k in keeps)
 
@@ -927,7 +951,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
                            rule="STF 12.5", why="retiring: as near its base, as far from the Player's groups")
         _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
-                                               f"groups as it can; {speed_why}{kept}")
+                                               f"groups as it can; {speed_why}{kept}", toward=targets, keeps=keeps)
         end = path[-1] if path else here
         if end in base_targets(state)[0]:
             from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
@@ -942,7 +966,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
                            rule="STF 1.12", why=WITHDRAWING)
         _emit_move(ctx, gid, path, "STF 1.12", f"{gid}: {short}: it withdraws toward {what} as quickly as "
-                                               f"possible; {speed_why}{kept}")
+                                               f"possible; {speed_why}{kept}", toward=targets, keeps=keeps)
         return
 
     # STF 7.6: no offensive firepower: withdraw toward the nearest friendly base
@@ -950,7 +974,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         targets, what = base_targets(state)
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
                            rule="STF 7.6", why=WITHDRAWING)
-        _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; {speed_why}{kept}")
+        _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; "
+                                              f"{speed_why}{kept}", toward=targets, keeps=keeps)
         return
 
     # STF 7.8: a CV task force close to a Player task force
@@ -970,7 +995,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         if objective:
             path = path_toward(ctx, m, gid, here, objective, speed, keeps=keeps)
             _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
-                                                  f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")
+                                                  f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}",
+                       toward=objective, keeps=keeps)
             return
 
     # the rules below steer by the Player's task forces: with none on the map (only subrons, or all
@@ -993,22 +1019,26 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
             _emit_move(ctx, gid, path, "STF 7.7", f"{gid}, a CV task force defending against the invasion, makes "
                                                   f"for {where}, half way between the target megahex and "
                                                   f"{_names(closest)} (the invasion force nearest it"
-                                                  f"{'; equally near' if len(closest) > 1 else ''}); {speed_why}{kept}")
+                                                  f"{'; equally near' if len(closest) > 1 else ''}); {speed_why}{kept}",
+                       toward=mids, keeps=keeps)
             return
         if carriers:
             near = _nearest_groups(m, here, carriers)
-            path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
+            toward = [g["hex"] for g in near]
+            path = path_toward(ctx, m, gid, here, toward, speed, keeps=keeps)
             _emit_move(ctx, gid, path, "STF 7.7", f"{gid} defends against the invasion: toward {_names(near)}, the "
                                                   f"nearest Player task force with an invasion freighter, to engage; "
-                                                  f"{speed_why}{kept}")
+                                                  f"{speed_why}{kept}", toward=toward, keeps=keeps)
             return
 
     # STF 7.5: toward the nearest Player task force of four or more ships (else the nearest)
     big = [g for g in player_tfs if len(ships_of(state, g)) >= 4]
     near = _nearest_groups(m, here, big or player_tfs)
     what = "the nearest Player task force of four or more ships" if big else "the nearest Player task force (none has four ships)"
-    path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
-    _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}")
+    toward = [g["hex"] for g in near]
+    path = path_toward(ctx, m, gid, here, toward, speed, keeps=keeps)
+    _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}",
+               toward=toward, keeps=keeps)
 
 
 def _escape_subrons(ctx: Ctx, m: str, group: dict, players: list[dict], speed: int, speed_why: str,
