@@ -446,16 +446,12 @@ turn.PHASE_DUTIES.setdefault("Movement", []).append(_withdrawal_duty)
 def _reachable_paths(m: str, start: str, speed: int) -> list[list[str]]:
     """STF 7.1: a path to each sea hex within ``speed`` steps of ``start`` by water, the first
     shortest one found (neighbours in the map's order), nearest hexes first."""
-    paths, frontier = {start: []}, [start]
-    for _ in range(speed):
-        nxt = []
-        for h in frontier:
-            for n in _sea_neighbours(m, h):
-                if n not in paths:
-                    paths[n] = paths[h] + [n]
-                    nxt.append(n)
-        frontier = nxt
-    return [p for h, p in paths.items() if p]
+    came_from: dict = {}
+    paths: dict = {start: []}
+    for h in _sea_walk(m, {start: 0}, most=speed, came_from=came_from):
+        if h != start:
+            paths[h] = paths[came_from[h]] + [h]
+    return [p for p in paths.values() if p]
 
 
 def _move_templates(state: dict) -> list[dict]:
@@ -468,7 +464,8 @@ def _move_templates(state: dict) -> list[dict]:
         return []
     out = []
     for g in sorted(player_groups(state), key=forces.group_order):
-        if g.get("moved") == state["turn"] or not group_speed(state, g) or g["id"] in tf_actions_lost(state):
+        speed = group_speed(state, g)
+        if g.get("moved") == state["turn"] or not speed or g["id"] in tf_actions_lost(state):
             continue
         withdraw = must_withdraw(state, g)
         if withdraw:  # STF 1.12: only the withdrawal, at full speed, each hex nearer a base
@@ -477,7 +474,7 @@ def _move_templates(state: dict) -> list[dict]:
                     for n in maps.sea_neighbours(m, g["hex"]) if dist.get(n) == dist[g["hex"]] - 1]
         else:
             out += [{"kind": "move", "group": g["id"], "path": p}
-                    for p in _reachable_paths(m, g["hex"], group_speed(state, g))]
+                    for p in _reachable_paths(m, g["hex"], speed)]
     return out
 
 
@@ -580,28 +577,34 @@ def _sea_neighbours(m: str, h: str) -> tuple:
     return tuple(maps.sea_neighbours(m, h))
 
 
-def water_distances(m: str, targets) -> dict:
-    """Breadth-first steps over sea hexes from the nearest of ``targets`` (a land target counts
-    from its sea neighbours)."""
-    dist: dict = {}
-    queue: deque = deque()
-    for t in targets:
-        if maps.is_sea(m, t):
-            dist[t] = 0
-            queue.append(t)
-    for t in targets:
-        if not maps.is_sea(m, t):
-            for n in _sea_neighbours(m, t):
-                if n not in dist:
-                    dist[n] = 1
-                    queue.append(n)
+def _sea_walk(m: str, starts: dict, *, most: int | None = None, came_from: dict | None = None) -> dict:
+    """Breadth-first over sea hexes from ``starts`` ({hex: steps}, in order of steps): the steps to
+    each hex reached (at most ``most``), in the order reached (neighbours in the map's order);
+    ``came_from`` is filled with the hex each was first reached from."""
+    dist = dict(starts)
+    queue = deque(starts)
     while queue:
         h = queue.popleft()
+        if most is not None and dist[h] >= most:
+            continue
         for n in _sea_neighbours(m, h):
             if n not in dist:
                 dist[n] = dist[h] + 1
+                if came_from is not None:
+                    came_from[n] = h
                 queue.append(n)
     return dist
+
+
+def water_distances(m: str, targets) -> dict:
+    """Breadth-first steps over sea hexes from the nearest of ``targets`` (a land target counts
+    from its sea neighbours)."""
+    starts = {t: 0 for t in targets if maps.is_sea(m, t)}
+    for t in targets:
+        if not maps.is_sea(m, t):
+            for n in _sea_neighbours(m, t):
+                starts.setdefault(n, 1)
+    return _sea_walk(m, starts)
 
 
 def nearest(m: str, here: str, hexes) -> int:
