@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.stf.helpers import FixedDice, events_of, rolls_of, run_step
+from domain.rulesets.stf import combat
+from tests.unit.stf.helpers import (FixedDice, add_group, answer_waves, combat_state, events_of, rolls_of, run_step,
+                                    ship)
+from tests.unit.stf.test_combat import acts
 from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
 from tests.unit.stf.test_movement import add as add_mv, battle, cv_tf, d, player_tf, ship as mv_ship, state
 
@@ -79,3 +82,35 @@ def test_stf_7_9_a_cv_task_force_held_3_hexes_from_a_player_subron_records_why_i
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     assert [e["rule"] for e in events_of(out, "GroupMoved") if e["group"] == "TF1"] == ["STF 7.5"]
     assert not [e for e in events_of(out, "GroupChanged") if e["group"] == "TF1" and e["rule"] == "STF 7.9"]
+
+
+# ---- STF 7.7 against 7.11: whom a group defending against the invasion fires at ------------------------
+def test_stf_7_7_engaging_the_invasion_force_names_where_the_group_goes_not_its_target_11_2_keeps_the_cv_first():
+    """7.7: "surface action groups and subrons defending against an invasion will move toward the
+    nearest player task force containing an invasion freighter and attempt to engage it in battle"
+    ("Similar to STF rule 7.5", a movement rule). Read: 7.7 says where the group goes; what it fires
+    at is section 11's, so 11.2's "If the friendly player has a CV task force in range ... with the
+    CV as its target" holds, and 11.3's guns go at the task force in its hex. 7.11 differs: it
+    "will ignore all other movement rules" and names the combat, "engage that task force with SSM,
+    4 rounds of gunnery, and torpedo combat", so a landed invasion force is the target first.
+    TF1 has closed on P1 (invasion freighter, outside the objective megahex) as 7.7 sends it; P2,
+    a CV task force, is one hex off: the SSMs fly at P2's carrier, the guns at P1. Once P1 (and TF1
+    with it) is in the objective megahex, 7.11 sends the SSMs at P1."""
+    st = combat_state(invader="Player", invasion_target=30, mission="US Inv")
+    add_group(st, "P1", "Player", "0505", {"dd": ship("DD", 4, nation="US", gun="C"),
+                                           "fr": ship("FR", 5, nation="US", role="invasion", invasion=True)})
+    add_group(st, "P2", "Player", "0506", {"cv": ship("CV", 25, nation="US", air={"L": 2}),
+                                           "ff": ship("FF", 3, nation="US")})
+    add_group(st, "TF1", "system", "0505", {"s1": ship("CG", 5, ssm=6, ssm_loads=1, gun="C"), "s2": ship("DD", 4, gun="C")})
+    assert not combat.last_ditch_engagement(st, "P1")
+    out, after = run_step(st, "surface_combat", FixedDice(default=1))
+    assert [(w["rule"], w["detail"]["target_group"], w["detail"]["target"]) for w in acts(out, "SSM wave")] == \
+        [("STF 11.2", "P2", "cv")]
+    out, _ = answer_waves(after, FixedDice(default=1))
+    assert {(g["rule"], g["detail"]["target_group"]) for g in acts(out, "gunnery")} == {("STF 11.3", "P1")}
+    # in the objective megahex (CENTRE 1212 of megahex 30), 7.11's Last Ditch Defence: P1 first
+    st["groups"]["P1"]["hex"] = st["groups"]["TF1"]["hex"] = "1212"
+    st["groups"]["P2"]["hex"] = "1211"
+    assert combat.last_ditch_engagement(st, "P1")
+    out, _ = run_step(st, "surface_combat", FixedDice(default=1))
+    assert acts(out, "SSM wave")[0]["detail"]["target_group"] == "P1"
