@@ -13,7 +13,8 @@ from tests.unit.stf.helpers import (FixedDice, add_group, answer_waves, combat_s
                                     ship)
 from tests.unit.stf.test_combat import acts
 from tests.unit.stf.test_air import add as add_air, built, ship as air_ship
-from tests.unit.stf.test_movement import add as add_mv, battle, cv_tf, d, player_tf, ship as mv_ship, state
+from tests.unit.stf.test_examiner_round12 import withdrawing_tf
+from tests.unit.stf.test_movement import battle
 
 
 # ---- STF 2.6.4: the LBNA search die with no Player task force to find --------------------------------
@@ -48,40 +49,12 @@ def test_stf_1_12_and_7_6_a_withdrawing_groups_die_for_equally_good_hexes_names_
     nearest friendly base". Of hexes as near the base by water and as far from the Player's groups,
     the die is the withdrawing move's, rolled under its own rule as 12.5's retirement is (it was
     labelled 7.5, the approach's). Recorded rolls keep their stored rule; only new rolls name it."""
-    st = battle(p1="1506")
-    if rule == "STF 1.12":
-        cv_tf(st, "TF1", "2008")
-        st["units"]["TF1-1"]["sunk"] = True  # two ASW escorts left for one carrier
-    else:
-        add_mv(st, "TF1", "system", "tf", "2008", [mv_ship("t1", "DD", ssm=0, gun=None)], intel="precise")
+    st = withdrawing_tf(battle(p1="1506"), rule, "2008")
     out, _ = run_step(st, "system_movement", FixedDice(default=1))
     rolls = rolls_of(out)
     assert rolls and {r.rule for r in rolls} == {rule}
     assert "withdrawing" in rolls[0].purpose and "2109, 2009" in rolls[0].purpose
     assert [e["rule"] for e in events_of(out, "GroupMoved")] == [rule]
-
-
-# ---- STF 7.9: a carrier task force held 3 hexes from a Player subron ----------------------------------
-def test_stf_7_9_a_cv_task_force_held_3_hexes_from_a_player_subron_records_why_it_stays():
-    """7.9: "A GameSystem CV task force will try to move so as to be no closer than 3 hexes from a
-    player subron". TF1, 3 hexes from the subron P2 that lies toward P1 (7.5's target), has no step
-    nearer P1 that keeps the 3 hexes: it stays, and the history says so under 7.9 (a ``GroupChanged``
-    with no change, as a group 7.8 or 5.2 holds records; before, nothing was recorded). With the
-    subron out of the way it moves by 7.5 and no such record is made."""
-    st = state()
-    player_tf(st, "P1", "1206")
-    add_mv(st, "P2", "Player", "subron", "1906", [mv_ship("ssn", "SSN", 2)])
-    cv_tf(st, "TF1", "2206")
-    assert d("2206", "1906") == 3
-    out, after = run_step(st, "system_movement", FixedDice(default=1))
-    assert after["groups"]["TF1"]["hex"] == "2206" and not events_of(out, "GroupMoved")
-    held = [e for e in events_of(out, "GroupChanged") if e["group"] == "TF1"]
-    assert [(e["rule"], e["changes"]) for e in held] == [("STF 7.9", {})]
-    assert "P2" in held[0]["why"] and "STF 7.5" in held[0]["why"] and "3 hexes" in held[0]["why"]
-    st["groups"]["P2"]["hex"] = "2210"  # off the way to P1
-    out, _ = run_step(st, "system_movement", FixedDice(default=1))
-    assert [e["rule"] for e in events_of(out, "GroupMoved") if e["group"] == "TF1"] == ["STF 7.5"]
-    assert not [e for e in events_of(out, "GroupChanged") if e["group"] == "TF1" and e["rule"] == "STF 7.9"]
 
 
 # ---- STF 7.7 against 7.11: whom a group defending against the invasion fires at ------------------------
