@@ -16,7 +16,8 @@ STF 2.6.3  The GameSystem's Soviet LBNA (step ``lbna_strike``, Strike phase): 1d
 STF 2.6.4  Then 1d6 on the "lbna search" table: 1 locates the Player task force closest to the Soviet
            map edge and attacks it with SSMs (``SystemActs`` "LBNA missile attack"), whose result
            the Player is asked (a ``combat`` decision: which ship it sank); else the unit is
-           removed. Used either way.
+           removed. Used either way. With no Player task force on the map no search die is
+           rolled (either face removes the unit).
 STF 2.6.5  Each Precise identification of a US/NATO task force is -1 on that roll, at most -3.
 STF 9.1    Land based aviation is never hidden: airbases may be struck without a search report.
 STF 9.2    Only CV air units may attack land airbases (a Player air strike on an airbase comes from
@@ -710,6 +711,12 @@ def lbna_strike(ctx: Ctx, stack: list) -> None:
                                 purpose="the GameSystem's land-based naval aviation this turn (1-3 Backfire, 4-6 Badger)")
         _record_roll(ctx, made)
         unit = reading.result
+    tfs = locatable(state)
+    if not tfs:
+        # either face of the search die removes the unit: it decides nothing, so none is rolled
+        _use(ctx, unit, "STF 2.6.4", f"the {CRAFT[unit]['name']} has no Player task force on the map to locate: "
+                                     f"it fails to locate one and is removed from the game")
+        return
     found = len(state.get("lbna", {}).get("located", []))
     drm = max(LBNA["drm_most"], LBNA["drm_per_precise"] * found)
     mods = [{"value": drm, "reason": f"{found} US/NATO task force(s) Precisely identified (STF 2.6.5)"}] if drm else []
@@ -719,10 +726,7 @@ def lbna_strike(ctx: Ctx, stack: list) -> None:
     if search.result != "locates":
         _use(ctx, unit, "STF 2.6.4", f"the {CRAFT[unit]['name']} found no Player task force: removed from the game")
         return
-    target = closest_to_soviet_edge(ctx)
-    if target is None:
-        _use(ctx, unit, "STF 2.6.4", f"the {CRAFT[unit]['name']} found no Player task force on the map: removed")
-        return
+    target = closest_to_soviet_edge(ctx, tfs)
     _use(ctx, unit, "STF 2.6", f"the {CRAFT[unit]['name']} is used (once only)")
     c = CRAFT[unit]
     ctx.emit(SystemActs, what="LBNA missile attack",
@@ -749,12 +753,16 @@ def edge_distance(state: dict, hex_name: str) -> int:
     return maps.edge_distance(name, hex_name, maps.side_edge(name, "Soviet"))
 
 
-def closest_to_soviet_edge(ctx: Ctx) -> str | None:
-    state = ctx.state
-    tfs = [(edge_distance(state, v["hex"]), g) for g, v in by_number(state["groups"])
-           if v["owner"] == "Player" and v.get("kind") == "tf" and on_map(v) and afloat(state, g)]
-    if not tfs:
-        return None
+def locatable(state: dict) -> list[tuple[int, str]]:
+    """STF 2.6.4: (distance from the Soviet map edge, task force) of each Player task force on the
+    map with a ship afloat, the ones the LBNA may locate."""
+    return [(edge_distance(state, v["hex"]), g) for g, v in by_number(state["groups"])
+            if v["owner"] == "Player" and v.get("kind") == "tf" and on_map(v) and afloat(state, g)]
+
+
+def closest_to_soviet_edge(ctx: Ctx, tfs: list[tuple[int, str]]) -> str:
+    """STF 2.6.4: of ``tfs`` (``locatable``), the task force closest to the Soviet map edge (a die
+    between equally close ones)."""
     best = min(d for d, _ in tfs)
     tied = [g for d, g in tfs if d == best]
     if len(tied) == 1:

@@ -446,16 +446,12 @@ turn.PHASE_DUTIES.setdefault("Movement", []).append(_withdrawal_duty)
 def _reachable_paths(m: str, start: str, speed: int) -> list[list[str]]:
     """STF 7.1: a path to each sea hex within ``speed`` steps of ``start`` by water, the first
     shortest one found (neighbours in the map's order), nearest hexes first."""
-    paths, frontier = {start: []}, [start]
-    for _ in range(speed):
-        nxt = []
-        for h in frontier:
-            for n in _sea_neighbours(m, h):
-                if n not in paths:
-                    paths[n] = paths[h] + [n]
-                    nxt.append(n)
-        frontier = nxt
-    return [p for h, p in paths.items() if p]
+    came_from: dict = {}
+    paths: dict = {start: []}
+    for h in _sea_walk(m, {start: 0}, most=speed, came_from=came_from):
+        if h != start:
+            paths[h] = paths[came_from[h]] + [h]
+    return [p for p in paths.values() if p]
 
 
 def _move_templates(state: dict) -> list[dict]:
@@ -468,7 +464,8 @@ def _move_templates(state: dict) -> list[dict]:
         return []
     out = []
     for g in sorted(player_groups(state), key=forces.group_order):
-        if g.get("moved") == state["turn"] or not group_speed(state, g) or g["id"] in tf_actions_lost(state):
+        speed = group_speed(state, g)
+        if g.get("moved") == state["turn"] or not speed or g["id"] in tf_actions_lost(state):
             continue
         withdraw = must_withdraw(state, g)
         if withdraw:  # STF 1.12: only the withdrawal, at full speed, each hex nearer a base
@@ -477,7 +474,7 @@ def _move_templates(state: dict) -> list[dict]:
                     for n in maps.sea_neighbours(m, g["hex"]) if dist.get(n) == dist[g["hex"]] - 1]
         else:
             out += [{"kind": "move", "group": g["id"], "path": p}
-                    for p in _reachable_paths(m, g["hex"], group_speed(state, g))]
+                    for p in _reachable_paths(m, g["hex"], speed)]
     return out
 
 
@@ -580,28 +577,34 @@ def _sea_neighbours(m: str, h: str) -> tuple:
     return tuple(maps.sea_neighbours(m, h))
 
 
-def water_distances(m: str, targets) -> dict:
-    """Breadth-first steps over sea hexes from the nearest of ``targets`` (a land target counts
-    from its sea neighbours)."""
-    dist: dict = {}
-    queue: deque = deque()
-    for t in targets:
-        if maps.is_sea(m, t):
-            dist[t] = 0
-            queue.append(t)
-    for t in targets:
-        if not maps.is_sea(m, t):
-            for n in _sea_neighbours(m, t):
-                if n not in dist:
-                    dist[n] = 1
-                    queue.append(n)
+def _sea_walk(m: str, starts: dict, *, most: int | None = None, came_from: dict | None = None) -> dict:
+    """Breadth-first over sea hexes from ``starts`` ({hex: steps}, in order of steps): the steps to
+    each hex reached (at most ``most``), in the order reached (neighbours in the map's order);
+    ``came_from`` is filled with the hex each was first reached from."""
+    dist = dict(starts)
+    queue = deque(starts)
     while queue:
         h = queue.popleft()
+        if most is not None and dist[h] >= most:
+            continue
         for n in _sea_neighbours(m, h):
             if n not in dist:
                 dist[n] = dist[h] + 1
+                if came_from is not None:
+                    came_from[n] = h
                 queue.append(n)
     return dist
+
+
+def water_distances(m: str, targets) -> dict:
+    """Breadth-first steps over sea hexes from the nearest of ``targets`` (a land target counts
+    from its sea neighbours)."""
+    starts = {t: 0 for t in targets if maps.is_sea(m, t)}
+    for t in targets:
+        if not maps.is_sea(m, t):
+            for n in _sea_neighbours(m, t):
+                starts.setdefault(n, 1)
+    return _sea_walk(m, starts)
 
 
 def nearest(m: str, here: str, hexes) -> int:
@@ -613,10 +616,11 @@ class Keep:
     unless already closer (then never closer than it is). ``rule`` names the rule. An ``absolute``
     keep has no such leeway (STF 7.10: "will never enter a hex or adjacent hex of a player task
     force containing a BB"): a group the Player came beside may only step farther off, never into
-    another hex as close, so one in the BB's own hex can still get out."""
+    another hex as close, so one in the BB's own hex can still get out. ``what`` names the groups
+    kept from, for the record of a group the keep holds where it is."""
 
-    def __init__(self, hexes, least: int, rule: str, absolute: bool = False):
-        self.hexes, self.least, self.rule, self.absolute = list(hexes), least, rule, absolute
+    def __init__(self, hexes, least: int, rule: str, absolute: bool = False, what: str = ""):
+        self.hexes, self.least, self.rule, self.absolute, self.what = list(hexes), least, rule, absolute, what
 
     def allows(self, m: str, here: str, there: str) -> bool:
         d = nearest(m, there, self.hexes)
@@ -624,9 +628,12 @@ class Keep:
         return d >= self.least or d > now or (not self.absolute and d == now)
 
 
+WITHDRAWING = "withdrawing: as near its base, as far from the Player's groups"
+
+
 def _choose(ctx: Ctx, gid: str, options: list[str], why: str, rule: str = "STF 7.5") -> str:
     """One of equally good hexes: a die of as many faces as there are options (STF 7.5; ``rule``
-    names the rule whose move rolls it, 12.5's retirement its own)."""
+    names the rule whose move rolls it: 12.5's retirement, 1.12's and 7.6's withdrawals their own)."""
     if len(options) == 1:
         return options[0]
     made = ctx.roll(1, len(options), seat="system", purpose=f"{gid}: a choice of hexes {', '.join(options)} ({why})",
@@ -641,7 +648,7 @@ def path_toward(ctx: Ctx, m: str, gid: str, start: str, targets, steps: int, *, 
     the farthest from those hexes (STF 12.5: "If there is a choice of hexes to move into, they will
     keep as far away from player's task forces and subrons as possible"); a choice left is rolled
     for (STF 7.5: "If there is a choice of hexes, resolve movement via random die roll"; the die
-    named ``rule`` and ``why``: a retiring group's is 12.5's); stops ``stop_at`` hexes from the targets."""
+    named ``rule`` and ``why``: a retiring group's is 12.5's, a withdrawing one's 1.12's or 7.6's); stops ``stop_at`` hexes from the targets."""
     targets = list(targets)
     if not targets:
         return []
@@ -873,9 +880,30 @@ def move_along(ctx: Ctx, group: dict) -> tuple[str, str | None] | None:
     return None
 
 
-def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str) -> None:
+def _emit_move(ctx: Ctx, gid: str, path: list[str], rule: str, why: str, *, toward=(), keeps=()) -> None:
+    """The move by ``rule``; with no path, a group that stays because every step nearer ``toward``
+    would break one of ``keeps`` (STF 7.9, 7.10) records why, as a group 7.8 or 5.2 holds does."""
     if path:
         ctx.emit(GroupMoved, group=gid, path=path, rule=rule, why=why)
+        return
+    here = ctx.state["groups"][gid]["hex"]
+    barred = _barred_by(map_name(ctx.state), here, list(toward), keeps)
+    if barred:
+        ctx.emit(GroupChanged, group=gid, changes={}, rule=barred[0].rule,
+                 why=f"{gid} stays at {here}: every hex that would take it nearer its target ({rule}) comes closer to "
+                     + " and ".join(f"{k.what} than {k.rule} lets it (no closer than {k.least} hexes)" for k in barred))
+
+
+def _barred_by(m: str, here: str, targets: list[str], keeps) -> list:
+    """The ``keeps`` that bar a move from ``here``: those breaking a step nearer ``targets`` by
+    water, when every such step breaks one; [] when a step is free or none comes nearer."""
+    if not targets or not keeps:
+        return []
+    water = water_distances(m, targets)
+    nearer = [n for n in _sea_neighbours(m, here) if water.get(n, 10**6) < water.get(here, 10**6)]
+    if not nearer or any(all(k.allows(m, here, n) for k in keeps) for n in nearer):
+        return []
+    return [k for k in keeps if not all(k.allows(m, here, n) for n in nearer)]
 
 
 def move_system_group(ctx: Ctx, group: dict) -> None:
@@ -888,14 +916,16 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     players = player_groups(state)
     player_tfs = [g for g in players if g["kind"] == "tf"]
     invader = state["campaign"].get("invader")
-    bb_hexes = [g["hex"] for g in player_tfs if has_class(state, g, "BB")]
+    bbs = [g for g in player_tfs if has_class(state, g, "BB")]
     keeps = []
-    if group["kind"] == "tf" and bb_hexes:
-        keeps.append(Keep(bb_hexes, MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10", absolute=True))
+    if group["kind"] == "tf" and bbs:
+        keeps.append(Keep([g["hex"] for g in bbs], MOVE["never_within_of_player_bb_tf"] + 1, "STF 7.10",
+                          absolute=True, what=f"the Player BB task force {_names(bbs)}"))
     if is_cv_group(state, group):
-        subs = [g["hex"] for g in players if g["kind"] == "subron"]
+        subs = [g for g in players if g["kind"] == "subron"]
         if subs:
-            keeps.append(Keep(subs, MOVE["cv_keeps_from_player_subron"], "STF 7.9"))
+            keeps.append(Keep([g["hex"] for g in subs], MOVE["cv_keeps_from_player_subron"], "STF 7.9",
+                              what=f"the Player subron {_names(subs)}"))
     kept = "".join(f"; keeping {k.least}+ hexes from Player {'BB task forces' if k.rule == 'STF 7.10' else 'subrons'} ({k.rule})"
                    for k in keeps)
 
@@ -924,7 +954,7 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
                            rule="STF 12.5", why="retiring: as near its base, as far from the Player's groups")
         _emit_move(ctx, gid, path, "STF 12.5", f"{gid} retires toward {what}, keeping as far from the Player's "
-                                               f"groups as it can; {speed_why}{kept}")
+                                               f"groups as it can; {speed_why}{kept}", toward=targets, keeps=keeps)
         end = path[-1] if path else here
         if end in base_targets(state)[0]:
             from domain.rulesets.stf import retirement  # imported late: it imports this package's combat
@@ -936,16 +966,19 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
     short = forces.system_withdrawal(state, gid)
     if short:
         targets, what = base_targets(state)
-        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
+                           rule="STF 1.12", why=WITHDRAWING)
         _emit_move(ctx, gid, path, "STF 1.12", f"{gid}: {short}: it withdraws toward {what} as quickly as "
-                                               f"possible; {speed_why}{kept}")
+                                               f"possible; {speed_why}{kept}", toward=targets, keeps=keeps)
         return
 
     # STF 7.6: no offensive firepower: withdraw toward the nearest friendly base
     if not has_offensive_firepower(state, group):
         targets, what = base_targets(state)
-        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps)
-        _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; {speed_why}{kept}")
+        path = path_toward(ctx, m, gid, here, targets, speed, away_from=[g["hex"] for g in players], keeps=keeps,
+                           rule="STF 7.6", why=WITHDRAWING)
+        _emit_move(ctx, gid, path, "STF 7.6", f"{gid} has no offensive firepower and withdraws toward {what}; "
+                                              f"{speed_why}{kept}", toward=targets, keeps=keeps)
         return
 
     # STF 7.8: a CV task force close to a Player task force
@@ -965,7 +998,8 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
         if objective:
             path = path_toward(ctx, m, gid, here, objective, speed, keeps=keeps)
             _emit_move(ctx, gid, path, "STF 7.4", f"{gid} invades: full speed toward the target megahex "
-                                                  f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}")
+                                                  f"{state['campaign'].get('invasion_target')}; {speed_why}{kept}",
+                       toward=objective, keeps=keeps)
             return
 
     # the rules below steer by the Player's task forces: with none on the map (only subrons, or all
@@ -988,22 +1022,26 @@ def move_system_group(ctx: Ctx, group: dict) -> None:
             _emit_move(ctx, gid, path, "STF 7.7", f"{gid}, a CV task force defending against the invasion, makes "
                                                   f"for {where}, half way between the target megahex and "
                                                   f"{_names(closest)} (the invasion force nearest it"
-                                                  f"{'; equally near' if len(closest) > 1 else ''}); {speed_why}{kept}")
+                                                  f"{'; equally near' if len(closest) > 1 else ''}); {speed_why}{kept}",
+                       toward=mids, keeps=keeps)
             return
         if carriers:
             near = _nearest_groups(m, here, carriers)
-            path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
+            toward = [g["hex"] for g in near]
+            path = path_toward(ctx, m, gid, here, toward, speed, keeps=keeps)
             _emit_move(ctx, gid, path, "STF 7.7", f"{gid} defends against the invasion: toward {_names(near)}, the "
                                                   f"nearest Player task force with an invasion freighter, to engage; "
-                                                  f"{speed_why}{kept}")
+                                                  f"{speed_why}{kept}", toward=toward, keeps=keeps)
             return
 
     # STF 7.5: toward the nearest Player task force of four or more ships (else the nearest)
     big = [g for g in player_tfs if len(ships_of(state, g)) >= 4]
     near = _nearest_groups(m, here, big or player_tfs)
     what = "the nearest Player task force of four or more ships" if big else "the nearest Player task force (none has four ships)"
-    path = path_toward(ctx, m, gid, here, [g["hex"] for g in near], speed, keeps=keeps)
-    _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}")
+    toward = [g["hex"] for g in near]
+    path = path_toward(ctx, m, gid, here, toward, speed, keeps=keeps)
+    _emit_move(ctx, gid, path, "STF 7.5", f"{gid} moves at full speed toward {_names(near)}, {what}; {speed_why}{kept}",
+               toward=toward, keeps=keeps)
 
 
 def _escape_subrons(ctx: Ctx, m: str, group: dict, players: list[dict], speed: int, speed_why: str,

@@ -17,6 +17,18 @@ def _moves_of(st: dict, gid: str) -> list[dict]:
     return [o for o in R.legal_orders(st, "Player") if o["kind"] == "move" and o["group"] == gid]
 
 
+def withdrawing_tf(st: dict, why: str, hex_: str) -> dict:
+    """GameSystem task force TF1 at ``hex_`` that must withdraw toward its base: by STF 1.12 (a
+    carrier with two ASW escorts left) or by STF 7.6 (no offensive firepower)."""
+    from tests.unit.stf.test_movement import add, cv_tf, ship
+    if why == "STF 1.12":
+        cv_tf(st, "TF1", hex_)
+        st["units"]["TF1-1"]["sunk"] = True  # two ASW escorts left for one carrier
+    else:
+        add(st, "TF1", "system", "tf", hex_, [ship("t1", "DD", ssm=0, gun=None)], intel="precise")
+    return st
+
+
 # ---- STF 1.12: a carrier short of its escorts withdraws to its base, and stays there -----------------
 @pytest.mark.parametrize("base", ["1615", "0303"])  # Sumburgh's hex; an outer hex of Megahex 1 (STF 12.11)
 def test_stf_1_12_the_players_carrier_short_of_escorts_that_has_reached_its_base_stays_there(base):
@@ -51,16 +63,12 @@ def test_stf_1_12_and_7_6_the_gamesystems_withdrawing_task_force_stays_at_its_ba
     Player task force four hexes off (7.8 would send a carrier one hex away; 7.5 would close), does
     not move and stays on the map."""
     from tests.unit.stf.helpers import FixedDice, events_of, run_step
-    from tests.unit.stf.test_movement import add, cv_tf, player_tf, ship
+    from tests.unit.stf.test_movement import player_tf
     st = state()
     assert "2212" in movement.bases(st) and maps.megahex_number(M, "2212") == 63
     player_tf(st, "P1", "1812")
     assert maps.distance(M, "1812", "2212") == 4
-    if why == "STF 1.12":
-        cv_tf(st, "TF1", "2212")
-        st["units"]["TF1-1"]["sunk"] = True  # two ASW escorts left for one carrier
-    else:
-        add(st, "TF1", "system", "tf", "2212", [ship("t1", "DD", ssm=0, gun=None)], intel="precise")
+    withdrawing_tf(st, why, "2212")
     out, after = run_step(st, "system_movement", FixedDice(default=1))
     assert [e for e in events_of(out, "GroupMoved") if e["group"] == "TF1"] == []
     assert after["groups"]["TF1"]["hex"] == "2212" and after["groups"]["TF1"]["status"] == "on map"

@@ -151,7 +151,10 @@ def test_stf_7_9_a_cv_task_force_closer_than_3_hexes_to_a_player_subron_moves_aw
     hexes from the Player's subron, which lies toward the Player task force it makes for (7.5),
     held still: every step toward P1 came closer to the subron, and nothing moved it out. It now
     moves away until 3 hexes off (``GroupMoved`` rule STF 7.9). At 3 hexes it may hold still: the
-    rule is kept (no closer than 3), and its other rules move it only nearer their target."""
+    rule is kept (no closer than 3), and its other rules move it only nearer their target; the
+    history says why it stays, under 7.9 (a ``GroupChanged`` with no change naming the subron and
+    the 7.5 move it gives up, as a group 7.8 or 5.2 holds records; before, nothing was recorded).
+    With the subron out of the way it moves by 7.5 and no such record is made."""
     st = state()
     player_tf(st, "P1", "1206")
     add_mv(st, "P2", "Player", "subron", "2006", [mv_ship("ssn", "SSN", 2)])
@@ -165,6 +168,13 @@ def test_stf_7_9_a_cv_task_force_closer_than_3_hexes_to_a_player_subron_moves_aw
     st["groups"]["P2"]["hex"] = "1906"
     out, after = run_step(st, "system_movement", FixedDice(default=1))
     assert after["groups"]["TF1"]["hex"] == "2206" and not events_of(out, "GroupMoved")
+    held = [e for e in events_of(out, "GroupChanged") if e["group"] == "TF1"]
+    assert [(e["rule"], e["changes"]) for e in held] == [("STF 7.9", {})]
+    assert "P2" in held[0]["why"] and "STF 7.5" in held[0]["why"] and "3 hexes" in held[0]["why"]
+    st["groups"]["P2"]["hex"] = "2210"  # off the way to P1
+    out, _ = run_step(st, "system_movement", FixedDice(default=1))
+    assert [e["rule"] for e in events_of(out, "GroupMoved") if e["group"] == "TF1"] == ["STF 7.5"]
+    assert not [e for e in events_of(out, "GroupChanged") if e["group"] == "TF1" and e["rule"] == "STF 7.9"]
 
 
 # ---- STF 11.2: after the target carrier sinks ----------------------------------------------------------
