@@ -12,7 +12,8 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.combat import (
-    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, sf_bonus, stranded_aircraft,
+    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, offer_reroll, sf_bonus,
+    stranded_aircraft,
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import ask, d6, step
@@ -310,7 +311,7 @@ def end_phase(ctx: Ctx, stack: list) -> None:
     ctx.emit(ev.PhaseAdvanced, turn=ctx.state["turn"], phase=nxt, rule="FS 5.2")
     if nxt == "Random Event":  # FS 11.1: every turn has its Random Events Phase, then ends
         stack.append({"step": "end_turn"})
-        stack.append({"step": "random_event", "stage": "roll"})
+        stack.append({"step": "random_event", "stage": "roll", "leader_each_die": True})
 
 
 @step("end_turn")
@@ -328,11 +329,16 @@ def random_event(ctx: Ctx, stack: list) -> None:
     """FS 11.2: the UK die is the first digit, the AR die the second."""
     f = stack[-1]
     if f["stage"] == "roll":
-        f["shots"] = []
-        for side in (UK, AR):
+        # each die may be rolled again right after it is rolled (FS 11.3 4-1/4-3, combat.offer_reroll):
+        # the AR die is rolled once the UK die stands
+        f.setdefault("shots", [])
+        while len(f["shots"]) < 2:
+            side = (UK, AR)[len(f["shots"])]
             i = len(ctx.state["order_rolls"])
             r = d6(ctx, side, f"random event, {side} die ({'first' if side == UK else 'second'} digit)", "FS 11.2", [])
             f["shots"].append({"side": side, "value": r.values[0], "index": i, "purpose": f"random event, {side} die"})
+            if offer_reroll(ctx, stack, f, "FS 11.2"):
+                return
         f["stage"] = "leader"
     elif f["stage"] == "leader":
         if leader_step(ctx, stack, f, f["shots"], "FS 11.2"):

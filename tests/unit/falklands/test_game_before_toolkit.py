@@ -58,7 +58,9 @@ def without_id(outcome: tuple[str, dict]) -> tuple[str, dict]:
 # FS 10.9 "they need not assign each shot beforehand": a battle with a UK carrier in it notes that
 # its shots are aimed as fired ("shots_as_fired") and which side left its fire to the server
 # ("auto_sides"); a battle recorded before has neither (combat.battle_frame).
-AS_FIRED_KEYS = ("shots_as_fired", "auto_sides")
+# FS 11.3 4-1/4-3 "after any die roll": a battle or event roll begun now offers each die to the holder
+# of a Decisive Leader marker as it is rolled ("leader_each_die"; combat.offer_reroll).
+AS_FIRED_KEYS = ("shots_as_fired", "auto_sides", "leader_each_die")
 
 
 def without_as_fired(outcome: tuple[str, dict]) -> tuple[str, dict]:
@@ -89,6 +91,10 @@ NOT_ASKED = {828: "free_attack"}
 NO_BATTLE = {835}
 # FS 11.3 "3-2 & 3-3": the end of the target of opportunity names the result rolled (round 12b);
 # where the game rolled 3-3 it recorded the end under "FS 11.3 3-2". Only that rule's text differs.
+# FS 11.3 4-1 "after any die roll": the UK held his Decisive Leader marker through two event rolls,
+# and was asked once both dice were rolled; decided again, he is asked after the UK die, which
+# comes up as recorded (the recorded answers then resume the recorded decisions as they were).
+EACH_DIE = {448, 478}
 TARGET_SPENT = ("EffectSpent", {"side": "AR", "effect": "ar_target_of_opportunity"})
 
 
@@ -150,6 +156,16 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
         if line["seq"] in NO_BATTLE:
             assert [o for o in following if o[0] == "BattleBegun"], f"order at seq {line['seq']}"
             assert not [o for o in made if o[0] == "BattleBegun"], f"order at seq {line['seq']}"
+            made, following, dice.rolled = [], [], []
+        if line["seq"] in EACH_DIE:
+            first_die = next(o for o in following if o[0] == "DiceRolled")
+            asked = [o for o in made if o[0] == "DecisionPending"]
+            assert [o for o in made if o[0] == "DiceRolled"] == [first_die], f"order at seq {line['seq']}"
+            assert len(asked) == 1 and asked[0][1]["decision"]["kind"] == "leadership", f"order at seq {line['seq']}"
+            assert [o["die"] for o in asked[0][1]["decision"]["options"]["reroll"]] == [0]
+            new_id = asked[0][1]["decision"]["id"]
+            assert KEYED.match(new_id) and new_id not in asked_ids, (line["seq"], new_id)
+            asked_ids.add(new_id)
             made, following, dice.rolled = [], [], []
         if changed and not changed.startswith("FS "):  # the decision asked differs, nothing else
             asked = [o for o in made if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == changed]

@@ -11,7 +11,7 @@ from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from tests.unit.falklands.helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, keep_dice, names, op, pending, place, play, rolls_of,
     set_phase, with_factor,
 )
 
@@ -665,9 +665,10 @@ def test_fs_10_9_the_carrier_shot_is_offered_to_the_uk_alone_with_every_target_i
         answer(st, UK, {}, FixedDice(default=6))  # an answer gives its target
 
 
-def test_fs_10_9_a_shot_at_a_target_already_down_is_the_uks_choice_only_while_a_leader_marker_is_held(monkeypatch):
-    # One ship left standing: without a Decisive Leader marker the second shot goes to it unasked;
-    # with one held, a re-roll (11.3 4-1/4-3) may undo the first hit, so the UK chooses.
+def test_fs_10_9_a_shot_at_a_target_already_down_is_not_asked_while_a_leader_marker_is_held(monkeypatch):
+    # One ship left standing: the second shot goes to it unasked. A Decisive Leader marker held, the
+    # first die is offered for a re-roll as it is rolled (11.3 4-1/4-3 "after any die roll"); kept,
+    # its hit stands, so the second shot still goes to the ship left standing, unasked.
     st = near_strike(monkeypatch, targets=("drummond", "granville"))
     order = op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond")))
     out, after = play(st, UK, order, FixedDice(1, 6, 6))
@@ -675,9 +676,9 @@ def test_fs_10_9_a_shot_at_a_target_already_down_is_the_uks_choice_only_while_a_
     st["markers"][AR] = ["ar_decisive_leader"]
     out, st = play(st, UK, order, FixedDice(1))
     d = pending(st)
-    assert d["kind"] == "carrier_shot" and d["options"]["standing"] == ["granville"]
-    out, st = answer(st, UK, {"at": "drummond"}, FixedDice(6))
-    assert shots(out)[0][:3] == (UK, "hermes", "drummond")
+    assert (d["kind"], d["seat"], [o["die"] for o in d["options"]["reroll"]]) == ("leadership", AR, [0])
+    out, st = keep_dice(st, AR, 6)
+    assert [s[2] for s in shots(out)] == ["granville"] and pending(st)["kind"] == "leadership"
 
 
 def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):
