@@ -10,6 +10,7 @@ from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
+from projections.narrate import describe
 from tests.unit.falklands.helpers import (
     AR, R, UK, FixedDice, answer, control, empty, events_of, keep_dice, names, op, pending, place, play, rolls_of,
     set_phase, with_factor,
@@ -201,6 +202,17 @@ def test_fs_10_3_a_printed_zero_is_never_changed(monkeypatch):
     value, mods = combat.hit_number(empty(), battle, "2_para", "ri_12", UK)
     assert value == 0 and [m["value"] for m in mods] == [1]
     assert combat.clamp(0, 3) == 0
+
+
+def test_fs_10_3_the_line_of_a_die_held_at_one_tells_the_printed_number_and_the_limit(monkeypatch):
+    """An umpire reading the log sees why the hit number is 1: the printed 1, the two modifiers,
+    and FS 10.3 holding their sum, -1, at 1 (the line named no printed number, as if the
+    modifiers alone gave it, and no limit). Told from the counter and the recorded die alone."""
+    st = ground_fight(monkeypatch, ENTRENCHED, uk=("2_para",), ar=("armd_10",), factor=1)
+    out, st = play(st, UK, op(15, area=ENTRENCHED, units=["2_para"], fire=fire(("2_para", "armd_10"))))
+    out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
+    text = describe({"game_id": "g", "seq": 1, "type": "DiceRolled", "data": rolls_of(out)[0].fields()}, R)
+    assert "needed ≤ 1 (printed 1, −1 " in text and ", sum −1 held at 1 (FS 10.3)): hit" in text, text
 
 
 def test_fs_10_3_a_printed_one_is_never_reduced_to_zero(monkeypatch):
