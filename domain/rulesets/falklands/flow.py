@@ -345,10 +345,11 @@ def random_event(ctx: Ctx, stack: list) -> None:
             stack.pop()
             key = f"{f['shots'][0]['value']}{f['shots'][1]['value']}"
             entry = DATA.events[key]
-            from domain.rulesets.falklands.randomevents import EFFECTS, no_event
-            # the log says when a result rolled again is no event (6-4), not only that it was rolled
-            spent = ": no event, it may happen only once per game" if no_event(ctx.state, entry) else ""
-            title = entry["title"] + spent
+            from domain.rulesets.falklands.randomevents import EFFECTS, no_effect
+            # the log says why a result does nothing (6-4 rolled again; a free attack with nothing
+            # to attack), not only that it was rolled
+            why = no_effect(ctx.state, entry)
+            title = entry["title"] + (f": {why}" if why else "")
             ctx.emit(ev.RandomEventDrawn, table="FS 11.3", result=entry["event"], title=title,
                      rule=f"FS 11.3 {entry['event']}", roll=None)
             EFFECTS[entry["effect"]](ctx, stack, entry)

@@ -9,6 +9,7 @@ import pytest
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
+from projections.narrate import describe
 from tests.unit.falklands.helpers import (
     AR, R, UK, FixedDice, answer, control, empty, events_of, fire, keep_dice, names, op, pending, place, play,
     refused, rolls_of, set_phase, with_factor,
@@ -72,7 +73,8 @@ def test_fs_11_2_every_result_reads_the_uk_die_first_then_the_ar_die(uk, ar):
     assert (first.seat, first.values, first.rule) == (UK, [uk], "FS 11.2")
     assert (second.seat, second.values, second.rule) == (AR, [ar], "FS 11.2")
     (e,) = events_of(out, "RandomEventDrawn")
-    assert e["result"] == f"{uk}-{ar}" and e["title"] == TEXT[e["result"]]
+    # the title; on an empty board a free attack's says it has nothing to attack (FS 11.2)
+    assert e["result"] == f"{uk}-{ar}" and e["title"].split(": no effect, ")[0] == TEXT[e["result"]]
     assert e["rule"] == f"FS 11.3 {uk}-{ar}"
 
 
@@ -210,6 +212,42 @@ def test_fs_11_3_2_1_to_2_3_a_free_uk_attack_on_ar_surface_ships_in_a_contested_
     assert [e["rule"] for e in events_of(out, "VPScored")] == ["FS 4.4(3)"]  # sunk in the TEZ
     assert not events_of(out, "OperationBegun") and after["uk_operations_left"] == left
     assert after["phase"] == "UK Operations" and after["turn"] == 2
+
+
+NOTHING = {  # the free attacks, what their line says when there is nothing to attack (FS 11.2)
+    (2, 1): "no AR surface ship in a contested sea area that UK units can attack",
+    (2, 5): "no AR submarine in a contested sea area that UK units can attack",
+    (3, 4): "no AR surface vessel in a sea area with UK submarines that can attack it",
+    (4, 4): "no UK surface ship in a contested sea area that AR units can attack",
+    (6, 5): "no UK submarine in a contested sea area that AR units can attack",
+    (6, 6): "no UK surface vessel in a sea area with AR submarines that can attack it",
+}
+
+
+@pytest.mark.parametrize("dice", sorted(NOTHING))
+def test_fs_11_2_a_free_attack_with_nothing_to_attack_says_why_it_has_no_effect(dice):
+    """"Circumstances otherwise permitting" (FS 11.2): a free attack with no target is no effect; the
+    log's line said only the event's title, so the reader could not tell why nothing followed."""
+    st = empty()
+    place(st, "glamorgan", SEA)  # a ship of each side, in two sea areas: nothing contested
+    place(st, "drummond", "sa4")
+    out, after = draw(st, *dice)
+    (e,) = events_of(out, "RandomEventDrawn")
+    title = DATA.events[f"{dice[0]}{dice[1]}"]["title"]
+    assert e["title"] == f"{title}: no effect, {NOTHING[dice]}"
+    line = describe({"game_id": "g", "seq": 1, "type": "RandomEventDrawn", "data": e}, R)
+    assert line == f"Random event {dice[0]}-{dice[1]}: {title}: no effect, {NOTHING[dice]}"
+    assert not pending(after) and after["turn"] == 2
+
+
+def test_fs_11_2_a_free_attack_with_a_target_reads_as_its_title_alone(monkeypatch):
+    st = empty()
+    for u in ("glamorgan", "drummond"):
+        place(st, u, SEA)
+        with_factor(monkeypatch, u, surface=3)
+    out, st = draw(st, 2, 1)
+    assert events_of(out, "RandomEventDrawn")[0]["title"] == DATA.events["21"]["title"]
+    assert pending(st)["kind"] == "free_attack"
 
 
 def test_fs_11_2_no_activated_event_may_be_declined_the_free_attack_is_made(monkeypatch):
