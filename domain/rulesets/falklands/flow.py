@@ -182,7 +182,8 @@ def rebase(ctx: Ctx, stack: list) -> None:
                    S.may_base(ctx.state, u, a, contested_ok=True)] for u in stranded}
     if "answer" not in f:
         ask(ctx, stack, AR, "emergency_rebase", "FS 9.6",
-                "AR: your aircraft must rebase at once; choose a base for each (Argentina is always possible)",
+                "AR: your aircraft must rebase at once (FS 9.6); choose a base for each: Argentina is always "
+                "possible, and an aircraft you name no base for goes there",
                 {"destinations": options})
         return
     choice = f.pop("answer")

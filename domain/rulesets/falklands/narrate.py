@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.combat import FACTOR, clamp
 from domain.rulesets.falklands.data import DATA
 
@@ -116,6 +117,19 @@ def _battle(d: dict) -> str | None:
             f"at {', '.join(d['defenders'])}, on its way ({d['rule']})")
 
 
+def _moved(d: dict) -> str | None:
+    """FS 9.6: an emergency rebasing says why the aircraft moved and why there: its base is in an
+    area where the UK's ground units now stand alone with it; Argentina is where one goes that the
+    AR named no other base for (an answer leaving it out sends it there). Other moves: the generic line."""
+    if d.get("rule") != "FS 9.6":
+        return None
+    why = (f"{d['unit']} makes an emergency rebasing from {d.get('origin') or 'its base'}, an area where UK ground "
+           f"units stand and no AR ground unit does, to {d['destination']}")
+    argentina = (S.ARGENTINA, DATA.areas[S.ARGENTINA]["name"])  # the name, or the id read without a ruleset
+    return why + (", the AR having named no other base for it" if d["destination"] in argentina else
+                  ", the base the AR named for it") + " (FS 9.6)"
+
+
 def _effect_gained(d: dict) -> str | None:
     """FS 11.3 4-5: the count of the UK operations left for a landing or ground attack, so the log
     shows when the two VP fall due (one count per 4-5 rolled, FS 11.2). Others: the generic line."""
@@ -132,6 +146,7 @@ LINES: dict[str, Callable[[dict], str | None]] = {
     "BattleBegun": _battle,
     "EffectGained": _effect_gained,
     "MarkerPlayed": _marker_played,
+    "UnitMoved": _moved,
     "DiceRolled": _hit_number,
     "OrderAccepted": _order,
     "OperationBegun": lambda d: (f"{d['side']}: no operation" if d["op"] == "pass" else
