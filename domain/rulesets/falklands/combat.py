@@ -156,13 +156,17 @@ def check_protected(state: dict, battle: dict, side: str, fire: list[dict], targ
 
 
 def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str], side: str) -> list[dict]:
-    """The default assignment: every shooter at the first target it may hit, spread round the targets.
+    """The default assignment: every shooter at the first target it may hit, spread round the targets,
+    passing over one already fired at more than another it may hit (FS 10.2 leaves the assignment
+    to the player: a default, no rule; where every shooter may hit the same targets it goes round
+    them in turn as it always did).
     The battle notes that ``side`` left its fire to the server, which then also aims the carriers'
     shots that are aimed as they are fired (FS 10.9, ``aim_carrier_shot``)."""
     if battle.get("shots_as_fired") and side not in battle.setdefault("auto_sides", []):
         battle["auto_sides"].append(side)
     fire: list[dict] = []
     alive_targets = [t for t in targets if S.alive(state, t)]
+    assigned: list[str] = []
     i = 0
     for u in shooters:
         options = [t for t in alive_targets if can_fire_at(state, battle, u, t)]
@@ -176,7 +180,9 @@ def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str]
             pool = non_sub if (sub_shot or not [t for t in options if S.kind(t) == "submarine"]) else options
             if not pool:
                 break
-            t = pool[i % len(pool)]
+            # round the targets in turn, passing over one already fired at more than another
+            t = min(pool, key=lambda x: (assigned.count(x), (pool.index(x) - i) % len(pool)))
+            assigned.append(t)
             i += 1
             if S.kind(t) == "submarine":
                 sub_shot = True

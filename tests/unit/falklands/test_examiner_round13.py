@@ -6,7 +6,9 @@ from __future__ import annotations
 from domain.rulesets.falklands import state as S
 from projections.narrate import describe
 
-from .helpers import AR, R, UK, FixedDice, answer, control, events_of, fire, op, pending, place, play, uk
+from .helpers import (
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, op, pending, place, play, rolls_of, uk, with_factor,
+)
 
 
 def moved_lines(out) -> list[str]:
@@ -41,3 +43,26 @@ def test_fs_9_6_an_aircraft_left_out_of_the_rebasing_answer_goes_to_argentina_an
         "IA 58 Pucara 2 makes an emergency rebasing from Goose Green, an area where UK ground units stand and "
         "no AR ground unit does, to Port Stanley, the base the AR named for it (FS 9.6)",
     ]
+
+
+def test_fs_10_2_auto_defensive_fire_spreads_its_shots_where_one_defender_has_fewer_targets(monkeypatch):
+    """10.2: "each of your participating units may fire ... at any one involved opposing unit ... you
+    may assign more than one of your units to attack the same enemy unit": the text leaves the
+    assignment to the player, and "auto" is the server's default for him. It went round the
+    targets with one count for all the shooters, so a defender able to fire at the first target
+    only put the next one back on it: all three UK ships fired at Dagger 1, none at Drummond. The
+    default now passes over a target fired at more than another (a default, no rule)."""
+    for u, air, surface in (("glamorgan", 2, 3), ("yarmouth", 2, 0), ("coventry", 2, 3)):
+        with_factor(monkeypatch, u, air=air, surface=surface, sub=0)
+    st = empty("AR Operations")
+    for u in ("glamorgan", "yarmouth", "coventry"):
+        place(st, u, "sa7")
+    place(st, "drummond", "sa6")
+    place(st, "dagger_1", "port_stanley")
+    out, st = play(st, AR, op(20, units=["drummond"], destination="sa7", attack=True, aircraft=["dagger_1"],
+                              fire=fire(("drummond", "glamorgan"), ("dagger_1", "glamorgan"))))
+    (battle,) = events_of(out, "BattleBegun")
+    assert battle["defenders"] == ["glamorgan", "yarmouth", "coventry"]  # Yarmouth fires at aircraft only
+    out, st = answer(st, UK, {"fire": "auto"}, FixedDice(default=6))
+    defense = [r.units for r in rolls_of(out) if r.seat == UK]
+    assert sorted(defense) == [["coventry", "drummond"], ["glamorgan", "dagger_1"], ["yarmouth", "dagger_1"]]
