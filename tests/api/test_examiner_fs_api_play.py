@@ -659,30 +659,42 @@ def test_fs_10_9_a_carriers_later_shots_are_aimed_by_the_uk_as_they_are_fired(cl
     assert shots == [["hermes", "pucara_1"], ["hermes", "dagger_2"], ["hermes", "dagger_1"]]
 
 
+def keep_die(client, game, seat="AR") -> dict:
+    """The holder of a Decisive Leader marker keeps the die just rolled (FS 11.3 4-1/4-3 "after any
+    die roll": each die is offered as it is rolled); returns the decision answered."""
+    p = state_of(client, game)["pending"][0]
+    assert (p["kind"], p["seat"]) == ("leadership", seat), p
+    accepted(client, game, seat, {"kind": "decide", "decision": p["id"], "choice": {"reroll": None}})
+    return p
+
+
 def test_fs_11_3_4_3_a_re_roll_after_carrier_shots_aimed_as_fired_names_the_die_it_replaces(client, monkeypatch):
-    """11.3 4-3 with 10.9: the AR holds a Decisive Leader marker, so the UK aims each of Hermes's
-    later shots (``carrier_shot``), each answer an order of its own. The AR then has the first die,
-    rolled two orders before, rolled again: the re-roll names that die's seq (docs/rulesets.md:
-    "a new Roll with replaces = the seq of the roll it replaces"), not the seq of the die at the
-    same place in the last order."""
+    """11.3 4-3 with 10.9: the AR holds a Decisive Leader marker and is offered each of Hermes's dice
+    as it is rolled; the UK aims Hermes's later shots (``carrier_shot``), each answer an order of its
+    own. The AR has the third die (a hit on Dagger 1, rolled by the order that aimed it) rolled
+    again: the re-roll names that die's seq (docs/rulesets.md: "a new Roll with replaces = the seq
+    of the roll it replaces")."""
     dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
     game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
                    at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
     accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
                                   "fire": [{"unit": "hermes", "at": "pucara_1"}]})
+    assert keep_die(client, game)["options"]["reroll"][0]["at"] == "pucara_1"
     for target in ("dagger_2", "dagger_1"):
         p = state_of(client, game)["pending"][0]
         assert p["kind"] == "carrier_shot", p
         accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"at": target}})
+        if target == "dagger_2":
+            keep_die(client, game)
     p = state_of(client, game)["pending"][0]
-    assert (p["kind"], p["seat"]) == ("leadership", "AR") and p["options"]["reroll"][0]["at"] == "pucara_1"
-    accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": 0}})
+    assert (p["kind"], p["seat"]) == ("leadership", "AR") and p["options"]["reroll"][0]["at"] == "dagger_1"
+    accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": 2}})
     rolls = dice(client, game)
-    first = next(r for r in rolls if r["units"] == ["hermes", "pucara_1"] and not r.get("replaces"))
+    first = next(r for r in rolls if r["units"] == ["hermes", "dagger_1"] and not r.get("replaces"))
     (again,) = [r for r in rolls if r.get("replaces")]
     assert again["replaces"] == first["seq"], (again, first)
     st = state_of(client, game)
-    assert [st["units"][u]["eliminated"] for u in ("pucara_1", "dagger_1", "dagger_2")] == [False, True, False]
+    assert [st["units"][u]["eliminated"] for u in ("pucara_1", "dagger_1", "dagger_2")] == [True, False, False]
 
 
 def test_fs_7_1_op_11_interception_of_a_rebase_is_offered_to_the_uk(client, monkeypatch):
@@ -724,18 +736,17 @@ def hermes_aims(client, monkeypatch):
                    at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
     accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",
                                   "fire": [{"unit": "hermes", "at": "pucara_1"}]})
+    keep_die(client, game)  # Hermes's first die, offered to the AR as it is rolled
     shot = state_of(client, game)["pending"][0]
     return game, shot
 
 
 def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_one_asked_again(client, monkeypatch):
-    """Hermes's last aimed shot (FS 10.9) leaves the AR a leadership decision (FS 11.3 4-3). The UK
-    takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
+    """Hermes's aimed shot (FS 10.9) leaves the AR a leadership decision on its die (FS 11.3 4-3). The
+    UK takes that shot back (FS 5.1) and aims it again, which asks the AR again: the AR's answer to the
     first leadership decision is refused, naming it as taken back and the decision now waiting."""
     game, shot = hermes_aims(client, monkeypatch)
     accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_2"}})
-    shot = state_of(client, game)["pending"][0]
-    accepted(client, game, "UK", {"kind": "decide", "decision": shot["id"], "choice": {"at": "dagger_1"}})
     first = state_of(client, game)["pending"][0]
     assert (first["kind"], first["seat"]) == ("leadership", "AR"), first
     take_back(client, game, "UK", "AR")
@@ -749,7 +760,8 @@ def test_fs_5_1_an_answer_to_a_decision_taken_back_is_refused_not_taken_for_the_
     assert stale["code"] == "invalid_order" and stale["field"] == "decision", stale
     assert f"{first['id']!r} was taken back (FS 5.1)" in stale["detail"], stale
     assert repr(again["id"]) in stale["detail"], stale
-    accepted(client, game, "AR", {"kind": "decide", "decision": again["id"], "choice": {"reroll": 0}})
+    accepted(client, game, "AR", {"kind": "decide", "decision": again["id"],
+                                  "choice": {"reroll": again["options"]["reroll"][0]["die"]}})
 
 
 def test_fs_5_1_a_duplicate_of_the_answer_taken_back_sent_before_the_take_back_is_refused(client, monkeypatch):
@@ -1294,9 +1306,10 @@ def test_fs_11_3_4_1_takes_the_ar_marker_away_and_both_are_out_of_play(client, m
                    *_event_position(lambda st: st["markers"].update(AR=[LEADER_MARKER["AR"]])))
     dice_come_up(monkeypatch, 4, 1)
     events = accepted(client, game, "AR", {"kind": "submarines", "moves": {}})
-    p = state_of(client, game)["pending"][0]  # "after any die roll ... he doesn't like": the event dice too
-    assert (p["kind"], p["seat"]) == ("leadership", "AR"), p
-    events += accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": None}})
+    for _ in range(2):  # "after any die roll ... he doesn't like": the event dice too, each as rolled
+        p = state_of(client, game)["pending"][0]
+        assert (p["kind"], p["seat"]) == ("leadership", "AR"), p
+        events += accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": None}})
     st = state_of(client, game)
     assert st["markers"] == {"UK": [], "AR": []}, (st["markers"], [e["text"] for e in events])
 
@@ -1378,7 +1391,7 @@ def test_fs_7_1_op_11_10_2_and_4_1_an_answer_without_its_field_or_with_junk_is_r
         assert problem["rule"] in ("FS 7.1 Op #11", "FS 10.9", "FS 10.2"), (bad, problem)
     accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"fire": "auto"}})
     seen = set()
-    for _ in range(8):
+    for _ in range(40):  # a leadership decision after each die (FS 11.3 4-1 "after any die roll")
         st = state_of(client, game)
         if not st["pending"]:
             break

@@ -45,11 +45,21 @@ def test_a_die_against_a_hit_number_says_rolled_needed_and_the_printed_number():
     assert plain.endswith(": rolled 5, needed ≤ 3: miss (FS 10.2)")
 
 
-def test_a_hit_number_held_at_its_limit_does_not_guess_the_printed_number():
-    """FS 10.2 keeps a modified number within 1 and the printed top: 5 +1 is still 5, so the
-    line cannot tell the printed number and does not make one up."""
-    text = describe(die(4, 5, [{"value": 1, "reason": "special forces support (FS 10.8)"}], "hit"), FS)
-    assert "needed ≤ 5 (+1 special forces support (FS 10.8))" in text and "printed" not in text
+def test_a_hit_number_held_at_its_limit_names_the_printed_number_and_fs_10_3():
+    """FS 10.3 keeps a modified number within 1 and 5: the modifiers alone cannot tell the printed
+    number, the counter does (the die names its shooter and target): 12th Infantry Regiment's
+    printed 2, −1 and −1, held at 1. Where the die names no such pair, the line does not make one up."""
+    mods = [{"value": -1, "reason": "attacking in mountains (FS 10.6)"}, {"value": -1, "reason": "firing at armor (FS 10.10)"}]
+    held = line("DiceRolled", seat="AR", purpose="12th Infantry Regiment fires at Blues and Royals", rule="FS 10.2",
+                units=["ri_12", "b_r"], notation="d6", dice=[{"sides": 6, "value": 1}],
+                target={"hit_number": 1, "modifiers": mods}, outcome="hit")
+    assert describe(held, FS).endswith(
+        ": rolled 1, needed ≤ 1 (printed 2, −1 attacking in mountains (FS 10.6), −1 firing at armor (FS 10.10), "
+        "sum 0 held at 1 (FS 10.3)): hit (FS 10.2)")
+    unnamed = {**held, "data": {**held["data"], "units": []}}
+    text = describe(unnamed, FS)
+    assert "needed ≤ 1 (−1 attacking in mountains (FS 10.6), −1 firing at armor (FS 10.10))" in text
+    assert "printed" not in text
 
 
 def test_a_decision_reads_as_an_answer_not_a_python_repr():

@@ -4,8 +4,10 @@
 A battle is a frame. Its stages: ``begin`` -> ``defense`` (the defender assigns his fire: a
 pending decision) -> ``roll``/``fire`` (every die of both sides, the attacker's first; a UK
 carrier's shot not assigned beforehand is aimed as it is fired, FS 10.9: a pending decision of the
-UK where the choice is his) -> ``leader`` (a Decisive Leadership marker may re-roll one die: a
-pending decision of its holder) -> ``apply``.
+UK where the choice is his; after each die, while a Decisive Leader marker is held, its holder
+may have that die rolled again, FS 11.3 4-1/4-3 "after any die roll": a pending decision of the
+holder, ``leader_die``) -> ``apply``. A battle recorded before ``leader_each_die`` offered the
+re-roll once, of any one of its dice, after all of them (``leader``), and goes on so.
 """
 
 from __future__ import annotations
@@ -154,7 +156,10 @@ def check_protected(state: dict, battle: dict, side: str, fire: list[dict], targ
 
 
 def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str], side: str) -> list[dict]:
-    """The default assignment: every shooter at the first target it may hit, spread round the targets.
+    """The default assignment: every shooter at the first target it may hit, spread round the targets,
+    passing over one already fired at more than another it may hit (FS 10.2 leaves the assignment
+    to the player: a default, no rule; where every shooter may hit the same targets it goes round
+    them in turn as it always did).
     The battle notes that ``side`` left its fire to the server, which then also aims the carriers'
     shots that are aimed as they are fired (FS 10.9, ``aim_carrier_shot``)."""
     if battle.get("shots_as_fired") and side not in battle.setdefault("auto_sides", []):
@@ -165,6 +170,7 @@ def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str]
     # "may choose to attack ... without having to also engage unprotected targets": a shooter
     # that can fire at it does (before, the server's fire went to the unprotected ships only)
     chosen = battle.get("protected_waiver") if side == battle.get("attacker") else None
+    assigned: list[str] = []
     i = 0
     for u in shooters:
         options = [t for t in alive_targets if can_fire_at(state, battle, u, t)]
@@ -181,7 +187,9 @@ def auto_fire(state: dict, battle: dict, shooters: list[str], targets: list[str]
             pool = non_sub if (sub_shot or not [t for t in options if S.kind(t) == "submarine"]) else options
             if not pool:
                 break
-            t = pool[i % len(pool)]
+            # round the targets in turn, passing over one already fired at more than another
+            t = min(pool, key=lambda x: (assigned.count(x), (pool.index(x) - i) % len(pool)))
+            assigned.append(t)
             i += 1
             if S.kind(t) == "submarine":
                 sub_shot = True
@@ -213,7 +221,7 @@ def battle_frame(area: str, attacker: str, kind: str, rule: str, attackers: list
                  fire: list[dict], *, return_fire: bool = True, **extra: Any) -> dict:
     return {"step": "battle", "stage": "begin", "area": area, "attacker": attacker, "kind": kind,
             "rule": rule, "attackers": list(attackers), "defenders": list(defenders), "fire": fire,
-            "return_fire": return_fire, "defense": None, **extra,
+            "return_fire": return_fire, "defense": None, "leader_each_die": True, **extra,
             # FS 10.9: a UK carrier's shots are aimed as it fires them (fire_shots); a battle recorded
             # before has not this key and fires as it did then
             **({"shots_as_fired": True} if any(u in T.UK_CARRIERS for u in [*attackers, *defenders]) else {})}
@@ -308,6 +316,8 @@ def fire_shots(ctx: Ctx, stack: list, b: dict) -> bool:
         b["shots"].append({"side": side, "unit": unit, "at": at, "hit_number": hn, "value": r.values[0],
                            "index": index, "purpose": f"{name} fires at {tname}", "modifiers": mods})
         b["to_fire"].pop(0)
+        if offer_reroll(ctx, stack, b, b["rule"]):
+            return False
     del b["to_fire"]
     return True
 
@@ -379,7 +389,9 @@ def aim_carrier_shot(ctx: Ctx, stack: list, b: dict, side: str, carrier: str) ->
         return at
     destroyed = destroyed_by_dice(ctx.state, b)
     standing = [t for t in options if t not in destroyed]
-    reroll = any(LEADER_MARKER[x] in ctx.state["markers"].get(x, []) for x in LEADER_MARKER)
+    # a die is re-rolled right after it is rolled (leader_die), or, in a battle recorded before, any
+    # one of them after all the dice (leader_step): then a shot aimed at a target the dice destroy may matter
+    reroll = leader_holder(ctx.state) is not None and not b.get("leader_each_die")
     matters = len(standing) > 1 or (reroll and len(options) > 1)
     if not matters or side in b.get("auto_sides", []):
         pool = standing or options
@@ -407,11 +419,64 @@ def note_seqs(ctx: Ctx, b: dict) -> None:
             s["seq"] = earlier[s["index"]]["seq"] if s["index"] < len(earlier) else None
 
 
+def leader_holder(state: dict) -> str | None:
+    """The side holding a Decisive Leader marker (FS 11.3 4-1/4-3: never both)."""
+    return next((s for s in ("UK", "AR") if LEADER_MARKER[s] in state["markers"].get(s, [])), None)
+
+
+def offer_reroll(ctx: Ctx, stack: list, frame: dict, rule: str) -> bool:
+    """FS 11.3 4-1/4-3: the holder "may play that marker after any die roll made by either player
+    that he doesn't like": right after each die of a frame that offers it so (``leader_each_die``),
+    knowing that die and those before it, not the dice after. True when a ``leader_die`` frame now
+    asks him (the caller stops; it goes on once he has answered)."""
+    if not frame.get("leader_each_die") or leader_holder(ctx.state) is None:
+        return False
+    stack.append({"step": "leader_die", "die": len(frame["shots"]) - 1, "rule": rule})
+    return True
+
+
+@step("leader_die")
+def leader_die(ctx: Ctx, stack: list) -> None:
+    """The holder's answer for the die just rolled (``offer_reroll``): null keeps it; its number
+    plays the marker and the rolling player rolls that die again (FS 11.3 4-1/4-3), the same shot."""
+    f, frame = stack[-1], stack[-2]
+    holder = leader_holder(ctx.state)
+    shot = frame["shots"][f["die"]]
+    if holder is None:
+        stack.pop()
+        return
+    event = "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3"  # the holder's own event
+    if "answer" not in f:
+        ask(ctx, stack, holder, "leadership", event,
+            f"{holder}: play your Decisive Leader marker to have this die rolled again? "
+            f"({shot.get('purpose', 'die')}: {shot['value']})",
+            {"reroll": [{"die": f["die"], "side": shot["side"], "value": shot["value"], "unit": shot.get("unit"),
+                         "at": shot.get("at"), "hit_number": shot.get("hit_number")}], "keep": True})
+        return
+    choice = f.pop("answer")
+    pick = choice.get("reroll") if isinstance(choice, dict) else None
+    if pick is not None and (isinstance(pick, bool) or pick != f["die"]):
+        raise InvalidOrder(f"'reroll' is {f['die']}, the die just rolled (FS 11.3: \"after any die roll\"), or null",
+                           rule=event, field="choice")
+    note_seqs(ctx, frame)  # the die was rolled by the order that asked: its seq is known now
+    stack.pop()
+    if pick is None:
+        return
+    ctx.emit(ev.MarkerPlayed, side=holder, marker=LEADER_MARKER[holder], rule=event)
+    index = len(ctx.state["order_rolls"])
+    r = d6(ctx, shot["side"], f"re-roll ({holder} decisive leadership): " + shot.get("purpose", "die"),
+           event, [u for u in (shot.get("unit"), shot.get("at")) if u],
+           shot.get("hit_number"), shot.get("modifiers"), replaces=shot.get("seq"))
+    shot.update(value=r.values[0], index=index)
+    shot.pop("seq", None)
+
+
 def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
     """FS 11.3 4-1/4-2/4-3: the holder of a Decisive Leader marker may have one die rolled again.
-    Returns True when the frame may go on."""
-    holder = next((s for s in ("UK", "AR") if LEADER_MARKER[s] in ctx.state["markers"].get(s, [])), None)
-    if holder is None or not shots:
+    Returns True when the frame may go on. A frame that offered each die as it was rolled
+    (``leader_each_die``, ``offer_reroll``) has nothing left to offer."""
+    holder = leader_holder(ctx.state)
+    if holder is None or not shots or frame.get("leader_each_die"):
         return True
     event = "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3"  # the holder's own event
     if "answer" in frame:

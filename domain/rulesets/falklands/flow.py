@@ -12,7 +12,8 @@ from domain.rulesets.falklands import events as fe
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.combat import (
-    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, sf_bonus, stranded_aircraft,
+    after_ground_change, auto_fire, battle_frame, check_fire, eliminate, leader_step, offer_reroll, sf_bonus,
+    stranded_aircraft,
 )
 from domain.rulesets.falklands.data import DATA
 from domain.rulesets.falklands.hooks import ask, d6, step
@@ -181,7 +182,8 @@ def rebase(ctx: Ctx, stack: list) -> None:
                    S.may_base(ctx.state, u, a, contested_ok=True)] for u in stranded}
     if "answer" not in f:
         ask(ctx, stack, AR, "emergency_rebase", "FS 9.6",
-                "AR: your aircraft must rebase at once; choose a base for each (Argentina is always possible)",
+                "AR: your aircraft must rebase at once (FS 9.6); choose a base for each: Argentina is always "
+                "possible, and an aircraft you name no base for goes there",
                 {"destinations": options})
         return
     choice = f.pop("answer")
@@ -310,7 +312,7 @@ def end_phase(ctx: Ctx, stack: list) -> None:
     ctx.emit(ev.PhaseAdvanced, turn=ctx.state["turn"], phase=nxt, rule="FS 5.2")
     if nxt == "Random Event":  # FS 11.1: every turn has its Random Events Phase, then ends
         stack.append({"step": "end_turn"})
-        stack.append({"step": "random_event", "stage": "roll"})
+        stack.append({"step": "random_event", "stage": "roll", "leader_each_die": True})
 
 
 @step("end_turn")
@@ -328,21 +330,27 @@ def random_event(ctx: Ctx, stack: list) -> None:
     """FS 11.2: the UK die is the first digit, the AR die the second."""
     f = stack[-1]
     if f["stage"] == "roll":
-        f["shots"] = []
-        for side in (UK, AR):
+        # each die may be rolled again right after it is rolled (FS 11.3 4-1/4-3, combat.offer_reroll):
+        # the AR die is rolled once the UK die stands
+        f.setdefault("shots", [])
+        while len(f["shots"]) < 2:
+            side = (UK, AR)[len(f["shots"])]
             i = len(ctx.state["order_rolls"])
             r = d6(ctx, side, f"random event, {side} die ({'first' if side == UK else 'second'} digit)", "FS 11.2", [])
             f["shots"].append({"side": side, "value": r.values[0], "index": i, "purpose": f"random event, {side} die"})
+            if offer_reroll(ctx, stack, f, "FS 11.2"):
+                return
         f["stage"] = "leader"
     elif f["stage"] == "leader":
         if leader_step(ctx, stack, f, f["shots"], "FS 11.2"):
             stack.pop()
             key = f"{f['shots'][0]['value']}{f['shots'][1]['value']}"
             entry = DATA.events[key]
-            from domain.rulesets.falklands.randomevents import EFFECTS, no_event
-            # the log says when a result rolled again is no event (6-4), not only that it was rolled
-            spent = ": no event, it may happen only once per game" if no_event(ctx.state, entry) else ""
-            title = entry["title"] + spent
+            from domain.rulesets.falklands.randomevents import EFFECTS, no_effect
+            # the log says why a result does nothing (6-4 rolled again; a free attack with nothing
+            # to attack), not only that it was rolled
+            why = no_effect(ctx.state, entry)
+            title = entry["title"] + (f": {why}" if why else "")
             ctx.emit(ev.RandomEventDrawn, table="FS 11.3", result=entry["event"], title=title,
                      rule=f"FS 11.3 {entry['event']}", roll=None)
             EFFECTS[entry["effect"]](ctx, stack, entry)

@@ -145,7 +145,7 @@ def decision_choice(template: dict, state: dict, rng: random.Random) -> dict:
     if kind == "carrier_shot":
         return {"at": rng.choice(opts["at"])}
     if kind == "leadership":
-        return {"reroll": rng.randrange(len(opts["reroll"]))} if rng.random() < 0.5 else {"reroll": None}
+        return {"reroll": rng.choice(opts["reroll"])["die"]} if rng.random() < 0.5 else {"reroll": None}
     if kind == "emergency_rebase":
         return {"destinations": rebase_destinations(state, opts["destinations"], rng)}
     if kind == "free_attack":

@@ -104,6 +104,27 @@ def no_event(state: dict, entry: dict) -> bool:
     return entry["effect"] == "land_exocet" and state.get("exocet") is not None
 
 
+# Why a free attack does nothing ("Circumstances otherwise permitting", FS 11.2): the words of
+# its line, by the attack's kind (free_attack_options).
+NOTHING_TO_ATTACK = {
+    "surface": "no effect, no {enemy} surface ship in a contested sea area that {side} units can attack",
+    "submarine": "no effect, no {enemy} submarine in a contested sea area that {side} units can attack",
+    "surprise": "no effect, no {enemy} surface vessel in a sea area with {side} submarines that can attack it",
+}
+
+
+def no_effect(state: dict, entry: dict) -> str | None:
+    """Why the event rolled does nothing, for its line in the log (None when it does something):
+    6-4 rolled again (``no_event``), or a free attack (2-1 ... 6-6) with nothing to attack."""
+    if no_event(state, entry):
+        return "no event, it may happen only once per game"
+    if entry["effect"] in FREE:
+        side, kind, _ = FREE[entry["effect"]]
+        if not free_attack_options(state, side, kind):
+            return NOTHING_TO_ATTACK[kind].format(side=side, enemy=S.other(side))
+    return None
+
+
 @effect("land_exocet")
 def land_exocet(ctx: Ctx, stack: list, entry: dict) -> None:
     if no_event(ctx.state, entry):

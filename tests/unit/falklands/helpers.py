@@ -132,6 +132,18 @@ def answer(state: dict, seat: str, choice: Any, dice: Any = None) -> tuple[list,
     return play(state, seat, {"kind": "decide", "decision": d["id"], "choice": choice}, dice)
 
 
+def keep_dice(state: dict, seat: str, *faces: int) -> tuple[list, dict]:
+    """FS 11.3 4-1/4-3: the holder of a Decisive Leader marker (``seat``) keeps the die just rolled,
+    once per face of ``faces``, each answer's order rolling the next die as that face (it is asked
+    again after it). Returns every outcome and the state after the last answer."""
+    outs: list = []
+    for face in faces:
+        assert pending(state)["kind"] == "leadership", pending(state)
+        out, state = answer(state, seat, {"reroll": None}, FixedDice(face))
+        outs += out
+    return outs, state
+
+
 def op(number: Any, **fields: Any) -> dict:
     return {"kind": "operation", "op": number, **fields}
 

@@ -10,7 +10,7 @@ import pytest
 from domain.rulesets.falklands import state as S
 
 from .helpers import (
-    AR, UK, FixedDice, answer, control, empty, events_of, pending, place, play, uk, with_factor,
+    AR, UK, FixedDice, answer, control, empty, events_of, keep_dice, pending, place, play, uk, with_factor,
 )
 from .test_rules_random_events import draw
 
@@ -50,13 +50,15 @@ def test_fs_11_3_4_3_both_markers_out_until_rolled_into_effect_again_for_one_or_
     marker again, and a 4-1 after that takes it away once more."""
     st = empty()
     st["markers"][AR] = ["ar_decisive_leader"]
-    out, st = draw(st, 4, 1)
-    out, st = answer(st, AR, {"reroll": None})  # the AR keeps the event dice
+    out, st = draw(st, 4)
+    out, st = keep_dice(st, AR, 1)  # the AR keeps the event dice, each as it is rolled
+    out, st = answer(st, AR, {"reroll": None})
     assert st["markers"] == {UK: [], AR: []}
     out, st = draw(st, 4, 3)
     assert events_of(out, "MarkerGained") == [{"side": AR, "marker": "ar_decisive_leader", "rule": "FS 11.3 4-3"}]
     assert st["markers"] == {UK: [], AR: ["ar_decisive_leader"]}
-    out, st = draw(st, 4, 2)
+    out, st = draw(st, 4)
+    out, st = keep_dice(st, AR, 2)
     out, st = answer(st, AR, {"reroll": None})
     assert st["markers"] == {UK: [], AR: []} and not events_of(out, "MarkerGained")
 

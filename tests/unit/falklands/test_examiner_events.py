@@ -12,8 +12,8 @@ from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
 
 from .helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play, refused,
-    rolls_of, with_factor,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, keep_dice, names, op, pending, place, play,
+    refused, rolls_of, with_factor,
 )
 from .test_rules_random_events import draw, drawn, phase
 
@@ -64,9 +64,10 @@ def test_fs_11_2_the_uk_holding_its_leader_marker_rolls_4_1_again_keeps_one_mark
     already: one marker, nothing taken from the AR (who has none)."""
     st = empty()
     st["markers"][UK] = ["uk_decisive_leader"]
-    out, st = draw(st, 4, 1)
-    # The holder may first have the dice rolled again (FS 11.3 4-1); he keeps them.
+    out, st = draw(st, 4)
+    # The holder may first have each die rolled again (FS 11.3 4-1); he keeps them.
     assert pending(st)["kind"] == "leadership"
+    out, st = keep_dice(st, UK, 1)
     out, st = answer(st, UK, {"reroll": None})
     assert drawn(out) == "4-1"
     assert st["markers"] == {UK: ["uk_decisive_leader"], AR: []}
@@ -604,9 +605,10 @@ def test_fs_11_3_4_3_the_ar_marker_re_rolls_the_sf_compromised_die():
     again": the UK's 2-4 die (5: the AR is affected) is rolled again by the UK (2: the UK is)."""
     st = compromised_both()
     st["markers"][AR] = ["ar_decisive_leader"]
-    out, st = draw(st, 2, 4)
+    out, st = draw(st, 2)
     d = pending(st)
-    assert (d["kind"], d["seat"]) == ("leadership", AR)  # first the event's own two dice
+    assert (d["kind"], d["seat"]) == ("leadership", AR)  # first the event's own two dice, each as rolled
+    out, st = keep_dice(st, AR, 4)
     out, st = answer(st, AR, {"reroll": None}, FixedDice(5))
     d = pending(st)
     assert (d["kind"], d["seat"], [o["value"] for o in d["options"]["reroll"]]) == ("leadership", AR, [5])
@@ -633,8 +635,9 @@ def test_fs_11_3_4_1_the_uk_marker_re_rolls_the_exocet_die():
     st = empty()
     place(st, "glamorgan", "falklands")
     st["markers"][UK] = ["uk_decisive_leader"]
-    out, st = draw(st, 6, 4)
-    out, st = answer(st, UK, {"reroll": None})  # keeps the event's dice
+    out, st = draw(st, 6)
+    out, st = keep_dice(st, UK, 4)  # keeps the event's dice
+    out, st = answer(st, UK, {"reroll": None})
     out, st = answer(st, AR, {"target": "glamorgan"}, FixedDice(1))
     d = pending(st)
     assert (d["kind"], d["seat"]) == ("leadership", UK) and not events_of(out, "UnitHit")

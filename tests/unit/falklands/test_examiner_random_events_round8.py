@@ -12,7 +12,8 @@ from domain.rulesets.falklands.data import DATA
 from projections.narrate import describe
 
 from .helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, refused, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, keep_dice, names, op, pending, place, play, refused,
+    rolls_of,
 )
 from .test_rules_random_events import draw, drawn, phase
 
@@ -88,12 +89,15 @@ def test_fs_11_3_2_1_with_4_4_2_a_marker_held_through_the_free_attack_stops_no_v
     place(st, "drummond", OUTSIDE)
     st["markers"][UK] = ["uk_decisive_leader"]
     vp = st["vp"][S.TRACK]
-    out, st = draw(st, 2, 1)
-    out, st = answer(st, UK, {"reroll": None})  # the event dice are kept: 2-1
+    out, st = draw(st, 2)
+    out, st = keep_dice(st, UK, 1)
+    out, st = answer(st, UK, {"reroll": None})  # the event dice are kept, each as rolled: 2-1
     face = DATA.units["glamorgan"]["factors"]["surface"]
     out, st = answer(st, UK, {"area": OUTSIDE, "fire": [{"unit": "glamorgan", "at": "drummond"}]})
-    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(face, 6))  # Glamorgan hits, Drummond misses
-    out, after = answer(st, UK, {"reroll": None})  # held, never played
+    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(face))  # Glamorgan hits
+    out, st = keep_dice(st, UK, 6)  # Drummond misses
+    o2, after = answer(st, UK, {"reroll": None})  # held, never played
+    out += o2
     assert not S.alive(after, "drummond") and after["markers"][UK] == ["uk_decisive_leader"]
     assert [e["delta"] for e in events_of(out, "VPScored") if e["rule"] == "FS 4.4(2)"] == [1]
     assert after["vp"][S.TRACK] == vp + 1
@@ -230,7 +234,8 @@ def test_fs_11_3_4_1_the_rivals_marker_taken_away_reads_taken_not_played(ar_die,
     st = empty()
     marker = f"{rival.lower()}_decisive_leader"
     st["markers"][rival] = [marker]
-    out, st = draw(st, 4, ar_die)
+    out, st = draw(st, 4)
+    out, st = keep_dice(st, rival, ar_die)
     out, after = answer(st, rival, {"reroll": None})  # the holder keeps the event's dice
     (taken,) = [(cls, data) for cls, data in (o for o in out if isinstance(o, tuple)) if cls.__name__ == "MarkerPlayed"]
     line = describe({"type": "MarkerPlayed", "data": taken[1]}, R)

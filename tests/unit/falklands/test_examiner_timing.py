@@ -12,7 +12,8 @@ from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 
 from .helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play, refused,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, keep_dice, names, op, pending, place, play,
+    refused,
     with_factor,
 )
 
@@ -284,9 +285,10 @@ def test_fs_4_4_2_a_marker_played_on_the_event_dice_does_not_last_into_the_free_
     doesn't count as using up a UK operation." The UK plays its Decisive Leader marker on the
     Random Event Phase's AR die (2-6 becomes 2-1) and so holds none; the free attack that follows
     is no operation and no marker is in effect: Drummond sunk in Sea Area 4 scores +1."""
-    out, st = to_the_event_dice(monkeypatch, FixedDice(2, 6))
+    out, st = to_the_event_dice(monkeypatch, FixedDice(2))
     assert pending(st)["kind"] == "leadership"
-    out, st = answer(st, UK, {"reroll": 1}, FixedDice(1))
+    out, st = keep_dice(st, UK, 6)  # the UK die kept, the AR die a 6...
+    out, st = answer(st, UK, {"reroll": 1}, FixedDice(1))  # ... rolled again at once
     assert "MarkerPlayed" in names(out) and st["markers"][UK] == []
     assert pending(st)["kind"] == "free_attack"
     start = vp(st)
@@ -367,12 +369,13 @@ def test_fs_11_3_4_1_the_marker_is_held_across_turns_until_played_once_then_gone
     place(st, "granville", OUTSIDE)
     out, st = whole_turn(st, event=(4, 1))
     assert st["markers"][UK] == ["uk_decisive_leader"]
-    out, st = whole_turn(st)  # turn 2: the event dice are offered for a re-roll, kept
+    out, st = whole_turn(st)  # turn 2: the event dice are offered for a re-roll, each as rolled, kept
     if pending(st):
         assert pending(st)["kind"] == "leadership"
+        more, st = keep_dice(st, UK, QUIET[1])
         more, st = answer(st, UK, {"reroll": None})
     assert st["turn"] == 3 and st["markers"][UK] == ["uk_decisive_leader"]
-    dice = FixedDice(6, 6, 6, 1)  # Glamorgan, Drummond and Granville miss; the re-roll hits
+    dice = FixedDice(6, 1, 6, 6)  # Glamorgan misses, its re-roll hits; Drummond and Granville miss
     out, st = play(st, UK, op(14, area=OUTSIDE, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))), dice)
     out, st = answer(st, AR, {"fire": "auto"}, dice)
     assert pending(st)["kind"] == "leadership"
@@ -452,12 +455,13 @@ def test_fs_4_4_2_a_marker_played_in_the_free_attack_itself_stops_no_vp_there(mo
     its marker through the event dice, then plays it in the free attack's battle to have its
     missed die rolled again: Drummond sinks in Sea Area 4 in no operation, with no marker held:
     +1 for the AR."""
-    out, st = to_the_event_dice(monkeypatch, FixedDice(2, 1))
-    out, st = answer(st, UK, {"reroll": None})  # the event dice are kept: 2-1
+    out, st = to_the_event_dice(monkeypatch, FixedDice(2))
+    out, st = keep_dice(st, UK, 1)
+    out, st = answer(st, UK, {"reroll": None})  # the event dice are kept, each as rolled: 2-1
     assert pending(st)["kind"] == "free_attack"
     start = vp(st)
     out, st = answer(st, UK, {"area": OUTSIDE, "units": ["glamorgan"], "fire": fire(("glamorgan", "drummond"))})
-    dice = FixedDice(6, 6, 1)  # Glamorgan misses, Drummond misses, the re-roll hits
+    dice = FixedDice(6, 1, 6)  # Glamorgan misses, the re-roll (asked at once) hits, Drummond misses
     out, st = answer(st, AR, {"fire": "auto"}, dice)
     assert pending(st)["kind"] == "leadership"
     out, st = answer(st, UK, {"reroll": 0}, dice)

@@ -58,7 +58,9 @@ def without_id(outcome: tuple[str, dict]) -> tuple[str, dict]:
 # FS 10.9 "they need not assign each shot beforehand": a battle with a UK carrier in it notes that
 # its shots are aimed as fired ("shots_as_fired") and which side left its fire to the server
 # ("auto_sides"); a battle recorded before has neither (combat.battle_frame).
-AS_FIRED_KEYS = ("shots_as_fired", "auto_sides")
+# FS 11.3 4-1/4-3 "after any die roll": a battle or event roll begun now offers each die to the holder
+# of a Decisive Leader marker as it is rolled ("leader_each_die"; combat.offer_reroll).
+AS_FIRED_KEYS = ("shots_as_fired", "auto_sides", "leader_each_die")
 
 
 def without_as_fired(outcome: tuple[str, dict]) -> tuple[str, dict]:
@@ -89,6 +91,10 @@ NOT_ASKED = {828: "free_attack"}
 NO_BATTLE = {835}
 # FS 11.3 "3-2 & 3-3": the end of the target of opportunity names the result rolled (round 12b);
 # where the game rolled 3-3 it recorded the end under "FS 11.3 3-2". Only that rule's text differs.
+# FS 11.3 4-1 "after any die roll": the UK held his Decisive Leader marker through two event rolls,
+# and was asked once both dice were rolled; decided again, he is asked after the UK die, which
+# comes up as recorded (the recorded answers then resume the recorded decisions as they were).
+EACH_DIE = {448, 478}
 TARGET_SPENT = ("EffectSpent", {"side": "AR", "effect": "ar_target_of_opportunity"})
 
 
@@ -99,6 +105,23 @@ def as_recorded_3_2(made: list, state: dict) -> list:
     return [before if o == now else o for o in made]
 
 
+# FS 11.2 "Circumstances otherwise permitting": a free attack (2-1 ... 6-6) rolled with nothing to
+# attack now says so in its line ("UK Surprise Sub Attack: no effect, no AR surface vessel ...");
+# the recorded game's line was the title alone. Only the title differs.
+NO_EFFECT = ": no effect, "
+
+
+def as_recorded_title(made: list, following: list) -> tuple[list, int]:
+    recorded = {o[1]["result"]: o[1]["title"] for o in following if o[0] == "RandomEventDrawn"}
+    out, told = [], 0
+    for o in made:
+        if o[0] == "RandomEventDrawn" and o[1]["result"] in recorded \
+                and o[1]["title"].startswith(recorded[o[1]["result"]] + NO_EFFECT):
+            o, told = (o[0], {**o[1], "title": recorded[o[1]["result"]]}), told + 1
+        out.append(o)
+    return out, told
+
+
 def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_events():
     rules = find_ruleset("falklands")
     lines = old_lines()
@@ -107,7 +130,7 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
     assert {"BattleBegun", "UnitEntered", "UnitEmbarked", "UnitDisembarked", "UnitRepaired", "EffectGained",
             "EffectSpent", "OperationBegun", "OperationCompleted", "DecisionPending", "VPScored"} <= types
 
-    state, orders, i, asked_ids = None, 0, 0, set()
+    state, orders, i, asked_ids, no_effect = None, 0, 0, set(), 0
     while i < len(lines):
         line = lines[i]
         if line["type"] == "GameCreated":
@@ -151,6 +174,16 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
             assert [o for o in following if o[0] == "BattleBegun"], f"order at seq {line['seq']}"
             assert not [o for o in made if o[0] == "BattleBegun"], f"order at seq {line['seq']}"
             made, following, dice.rolled = [], [], []
+        if line["seq"] in EACH_DIE:
+            first_die = next(o for o in following if o[0] == "DiceRolled")
+            asked = [o for o in made if o[0] == "DecisionPending"]
+            assert [o for o in made if o[0] == "DiceRolled"] == [first_die], f"order at seq {line['seq']}"
+            assert len(asked) == 1 and asked[0][1]["decision"]["kind"] == "leadership", f"order at seq {line['seq']}"
+            assert [o["die"] for o in asked[0][1]["decision"]["options"]["reroll"]] == [0]
+            new_id = asked[0][1]["decision"]["id"]
+            assert KEYED.match(new_id) and new_id not in asked_ids, (line["seq"], new_id)
+            asked_ids.add(new_id)
+            made, following, dice.rolled = [], [], []
         if changed and not changed.startswith("FS "):  # the decision asked differs, nothing else
             asked = [o for o in made if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == changed]
             recorded = [o for o in following if o[0] == "DecisionPending" and o[1]["decision"]["kind"] == changed]
@@ -167,6 +200,8 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
         made, following = [without_id(o) for o in made], [without_id(o) for o in following]
         made = [without_as_fired(o) for o in made]
         made = as_recorded_3_2(made, state)
+        made, told = as_recorded_title(made, following)
+        no_effect += told
         # Compared as a multiset: an export sorts an order's keys, and outcomes follow the order
         # of e.g. a submarine order's moves. Each roll's faces are fed in order and recorded
         # with its purpose, so a die given to another roll still shows.
@@ -176,4 +211,4 @@ def test_a_falklands_game_made_before_the_toolkit_is_decided_again_to_the_same_e
         for k in range(i, j):
             state = rules.evolve(state, to_event(lines[k], "falklands"))
         i = j
-    assert orders > 100 and len(asked_ids) > 5
+    assert orders > 100 and len(asked_ids) > 5 and no_effect > 0

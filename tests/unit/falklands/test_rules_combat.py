@@ -10,8 +10,9 @@ from domain.rulesets.falklands import combat
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
+from projections.narrate import describe
 from tests.unit.falklands.helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, keep_dice, names, op, pending, place, play, rolls_of,
     set_phase, with_factor,
 )
 
@@ -201,6 +202,17 @@ def test_fs_10_3_a_printed_zero_is_never_changed(monkeypatch):
     value, mods = combat.hit_number(empty(), battle, "2_para", "ri_12", UK)
     assert value == 0 and [m["value"] for m in mods] == [1]
     assert combat.clamp(0, 3) == 0
+
+
+def test_fs_10_3_the_line_of_a_die_held_at_one_tells_the_printed_number_and_the_limit(monkeypatch):
+    """An umpire reading the log sees why the hit number is 1: the printed 1, the two modifiers,
+    and FS 10.3 holding their sum, -1, at 1 (the line named no printed number, as if the
+    modifiers alone gave it, and no limit). Told from the counter and the recorded die alone."""
+    st = ground_fight(monkeypatch, ENTRENCHED, uk=("2_para",), ar=("armd_10",), factor=1)
+    out, st = play(st, UK, op(15, area=ENTRENCHED, units=["2_para"], fire=fire(("2_para", "armd_10"))))
+    out, _ = answer(st, AR, {"fire": "auto"}, FixedDice(1, default=6))
+    text = describe({"game_id": "g", "seq": 1, "type": "DiceRolled", "data": rolls_of(out)[0].fields()}, R)
+    assert "needed ≤ 1 (printed 1, −1 " in text and ", sum −1 held at 1 (FS 10.3)): hit" in text, text
 
 
 def test_fs_10_3_a_printed_one_is_never_reduced_to_zero(monkeypatch):
@@ -665,9 +677,10 @@ def test_fs_10_9_the_carrier_shot_is_offered_to_the_uk_alone_with_every_target_i
         answer(st, UK, {}, FixedDice(default=6))  # an answer gives its target
 
 
-def test_fs_10_9_a_shot_at_a_target_already_down_is_the_uks_choice_only_while_a_leader_marker_is_held(monkeypatch):
-    # One ship left standing: without a Decisive Leader marker the second shot goes to it unasked;
-    # with one held, a re-roll (11.3 4-1/4-3) may undo the first hit, so the UK chooses.
+def test_fs_10_9_a_shot_at_a_target_already_down_is_not_asked_while_a_leader_marker_is_held(monkeypatch):
+    # One ship left standing: the second shot goes to it unasked. A Decisive Leader marker held, the
+    # first die is offered for a re-roll as it is rolled (11.3 4-1/4-3 "after any die roll"); kept,
+    # its hit stands, so the second shot still goes to the ship left standing, unasked.
     st = near_strike(monkeypatch, targets=("drummond", "granville"))
     order = op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond")))
     out, after = play(st, UK, order, FixedDice(1, 6, 6))
@@ -675,9 +688,9 @@ def test_fs_10_9_a_shot_at_a_target_already_down_is_the_uks_choice_only_while_a_
     st["markers"][AR] = ["ar_decisive_leader"]
     out, st = play(st, UK, order, FixedDice(1))
     d = pending(st)
-    assert d["kind"] == "carrier_shot" and d["options"]["standing"] == ["granville"]
-    out, st = answer(st, UK, {"at": "drummond"}, FixedDice(6))
-    assert shots(out)[0][:3] == (UK, "hermes", "drummond")
+    assert (d["kind"], d["seat"], [o["die"] for o in d["options"]["reroll"]]) == ("leadership", AR, [0])
+    out, st = keep_dice(st, AR, 6)
+    assert [s[2] for s in shots(out)] == ["granville"] and pending(st)["kind"] == "leadership"
 
 
 def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):

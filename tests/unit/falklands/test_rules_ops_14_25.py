@@ -348,6 +348,21 @@ def test_op_17_no_second_wave_if_the_whole_first_wave_is_lost(monkeypatch):
     assert after["units"]["42_cdo"]["aboard"] == "canberra" and after["control"][FLAT] == AR
 
 
+def test_op_17_a_first_wave_of_sf_alone_fights_nothing_and_the_second_wave_lands(monkeypatch):
+    """A reading (docs/rulesets.md): Op #17 lands the second wave "provided at least one unit from the
+    first wave survives that combat". A first wave of SF alone (10.8: "an all-SF force") fires at
+    nothing and is fired at by nothing: SF shoot only in Op #25, and "may only be eliminated via SF
+    vs. SF combat in Op #25, or via OP #7, or via random event 2-4". No combat is fought, the team
+    is ashore contesting the area (10.8), and the second wave lands without a fight."""
+    st = second_wave_position(monkeypatch)
+    place(st, "2_para", aboard="canberra")  # the first wave is the SAS team alone
+    place(st, "sas_d", aboard="fearless")
+    out, after = play(st, UK, op(17, area=FLAT, wave=["sas_d"], second_wave=["42_cdo", "45_cdo"]))
+    assert not events_of(out, "BattleBegun") and not rolls_of(out) and not pending(after)
+    assert [e["unit"] for e in events_of(out, "UnitDisembarked")] == ["sas_d", "42_cdo", "45_cdo"]
+    assert S.alive(after, "ri_12") and S.contested(after, FLAT)
+
+
 def test_op_17_second_wave_is_one_to_ten_steps_aboard_transports_in_the_sea_area(monkeypatch):
     st = second_wave_position(monkeypatch)
     aboard(monkeypatch, st, "qe2", "2_sg", "1_wg", "1_7_gr")

@@ -9,8 +9,9 @@ import pytest
 from domain.errors import InvalidOrder, RuleViolation
 from domain.rulesets.falklands import state as S
 from domain.rulesets.falklands.data import DATA
+from projections.narrate import describe
 from tests.unit.falklands.helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, names, op, pending, place, play,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, fire, keep_dice, names, op, pending, place, play,
     refused, rolls_of, set_phase, with_factor,
 )
 
@@ -42,10 +43,11 @@ TEXT = {
 }
 
 
-def draw(st, uk, ar, *more, default=None):
-    """End the AR Submarine Phase so the Random Event Phase rolls ``uk`` then ``ar`` (FS 11.2)."""
+def draw(st, uk, *more, default=None):
+    """End the AR Submarine Phase so the Random Event Phase rolls ``uk`` then the AR die, the first
+    of ``more`` (FS 11.2; a Decisive Leader marker held, it is asked after the UK die alone)."""
     set_phase(st, "AR Submarine")
-    return play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(uk, ar, *more, default=default))
+    return play(st, AR, {"kind": "submarines", "moves": {}}, FixedDice(uk, *more, default=default))
 
 
 def drawn(out) -> str:
@@ -71,7 +73,8 @@ def test_fs_11_2_every_result_reads_the_uk_die_first_then_the_ar_die(uk, ar):
     assert (first.seat, first.values, first.rule) == (UK, [uk], "FS 11.2")
     assert (second.seat, second.values, second.rule) == (AR, [ar], "FS 11.2")
     (e,) = events_of(out, "RandomEventDrawn")
-    assert e["result"] == f"{uk}-{ar}" and e["title"] == TEXT[e["result"]]
+    # the title; on an empty board a free attack's says it has nothing to attack (FS 11.2)
+    assert e["result"] == f"{uk}-{ar}" and e["title"].split(": no effect, ")[0] == TEXT[e["result"]]
     assert e["rule"] == f"FS 11.3 {uk}-{ar}"
 
 
@@ -209,6 +212,42 @@ def test_fs_11_3_2_1_to_2_3_a_free_uk_attack_on_ar_surface_ships_in_a_contested_
     assert [e["rule"] for e in events_of(out, "VPScored")] == ["FS 4.4(3)"]  # sunk in the TEZ
     assert not events_of(out, "OperationBegun") and after["uk_operations_left"] == left
     assert after["phase"] == "UK Operations" and after["turn"] == 2
+
+
+NOTHING = {  # the free attacks, what their line says when there is nothing to attack (FS 11.2)
+    (2, 1): "no AR surface ship in a contested sea area that UK units can attack",
+    (2, 5): "no AR submarine in a contested sea area that UK units can attack",
+    (3, 4): "no AR surface vessel in a sea area with UK submarines that can attack it",
+    (4, 4): "no UK surface ship in a contested sea area that AR units can attack",
+    (6, 5): "no UK submarine in a contested sea area that AR units can attack",
+    (6, 6): "no UK surface vessel in a sea area with AR submarines that can attack it",
+}
+
+
+@pytest.mark.parametrize("dice", sorted(NOTHING))
+def test_fs_11_2_a_free_attack_with_nothing_to_attack_says_why_it_has_no_effect(dice):
+    """"Circumstances otherwise permitting" (FS 11.2): a free attack with no target is no effect; the
+    log's line said only the event's title, so the reader could not tell why nothing followed."""
+    st = empty()
+    place(st, "glamorgan", SEA)  # a ship of each side, in two sea areas: nothing contested
+    place(st, "drummond", "sa4")
+    out, after = draw(st, *dice)
+    (e,) = events_of(out, "RandomEventDrawn")
+    title = DATA.events[f"{dice[0]}{dice[1]}"]["title"]
+    assert e["title"] == f"{title}: no effect, {NOTHING[dice]}"
+    line = describe({"game_id": "g", "seq": 1, "type": "RandomEventDrawn", "data": e}, R)
+    assert line == f"Random event {dice[0]}-{dice[1]}: {title}: no effect, {NOTHING[dice]}"
+    assert not pending(after) and after["turn"] == 2
+
+
+def test_fs_11_2_a_free_attack_with_a_target_reads_as_its_title_alone(monkeypatch):
+    st = empty()
+    for u in ("glamorgan", "drummond"):
+        place(st, u, SEA)
+        with_factor(monkeypatch, u, surface=3)
+    out, st = draw(st, 2, 1)
+    assert events_of(out, "RandomEventDrawn")[0]["title"] == DATA.events["21"]["title"]
+    assert pending(st)["kind"] == "free_attack"
 
 
 def test_fs_11_2_no_activated_event_may_be_declined_the_free_attack_is_made(monkeypatch):
@@ -389,6 +428,7 @@ def test_fs_11_3_6_6_ar_surprise_submarine_attack_without_defensive_fire(monkeyp
 
 # --------------------------------------------------------------------------- 4-1 4-2 4-3 ---
 def battle_with_leader(monkeypatch, holder):
+    """Glamorgan fires at Drummond and Drummond back: Glamorgan's die, a 5, is rolled and waits."""
     st = empty()
     place(st, "glamorgan", SEA)
     place(st, "drummond", SEA)
@@ -396,7 +436,7 @@ def battle_with_leader(monkeypatch, holder):
         with_factor(monkeypatch, u, surface=3)
     st["markers"][holder] = [f"{holder.lower()}_decisive_leader"]
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5, 1))
+    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5))
     return out, st
 
 
@@ -408,13 +448,19 @@ def test_fs_11_3_4_1_4_2_4_3_decisive_leadership_marker_is_taken(ar, side):
     assert st["markers"][side] == [f"{side.lower()}_decisive_leader"]
 
 
-def test_fs_11_3_4_1_the_holder_may_have_any_die_rolled_again_a_pending_decision(monkeypatch):
+def test_fs_11_3_4_1_the_holder_may_have_a_die_rolled_again_right_after_it_is_rolled(monkeypatch):
+    """"He may play that marker after any die roll": each die is offered as it is rolled, knowing
+    it and the dice before it, not those after (the AR's die is not rolled yet)."""
     out, st = battle_with_leader(monkeypatch, UK)
     d = pending(st)
     assert (d["kind"], d["seat"], d["rule"]) == ("leadership", UK, "FS 11.3 4-1")
-    assert [(o["side"], o["value"]) for o in d["options"]["reroll"]] == [(UK, 5), (AR, 1)]
+    assert [(o["die"], o["side"], o["value"]) for o in d["options"]["reroll"]] == [(0, UK, 5)]
+    assert len(rolls_of(out)) == 1
+    out, st = answer(st, UK, {"reroll": None}, FixedDice(1))  # Glamorgan's 5 stands; the AR's die: 1
+    d = pending(st)
+    assert [(o["die"], o["side"], o["value"]) for o in d["options"]["reroll"]] == [(1, AR, 1)]
     assert not events_of(out, "UnitHit")  # no hit takes effect before the decision
-    ar_roll = rolls_of(out)[1]
+    (ar_roll,) = rolls_of(out)
     out2, after = answer(st, UK, {"reroll": 1}, FixedDice(6))  # the AR's die, which hit Glamorgan
     assert events_of(out2, "MarkerPlayed") == [{"side": UK, "marker": "uk_decisive_leader", "rule": "FS 11.3 4-1"}]
     (again,) = rolls_of(out2)
@@ -427,32 +473,70 @@ def test_fs_11_3_4_1_the_holder_may_have_any_die_rolled_again_a_pending_decision
 def test_fs_11_3_4_3_the_ar_holder_may_re_roll_too_and_may_keep_the_dice(monkeypatch):
     out, st = battle_with_leader(monkeypatch, AR)
     assert pending(st)["seat"] == AR and pending(st)["rule"] == "FS 11.3 4-3"
+    for wrong in (7, 1):  # no such die; the AR's die, not rolled yet
+        with pytest.raises(InvalidOrder) as e:
+            answer(st, AR, {"reroll": wrong})
+        assert e.value.rule == "FS 11.3 4-3"  # the AR's own event
+    out, st = keep_dice(st, AR, 1)
     out2, after = answer(st, AR, {"reroll": None})
     assert not rolls_of(out2) and events_of(out2, "UnitHit")[0]["unit"] == "glamorgan"
     assert after["markers"][AR] == ["ar_decisive_leader"]  # kept for another roll
-    with pytest.raises(InvalidOrder) as e:
-        answer(st, AR, {"reroll": 7})
-    assert e.value.rule == "FS 11.3 4-3"  # the AR's own event
+
+
+def test_fs_11_3_4_1_a_battle_recorded_before_each_die_was_offered_offers_one_re_roll_after_all_its_dice(monkeypatch):
+    """Event sourcing: a battle waiting in a recorded DecisionPending from before the re-roll was
+    offered die by die (its frame without "leader_each_die") rolls all its dice and then offers any
+    one of them, as the code of then did."""
+    st = empty()
+    place(st, "glamorgan", SEA)
+    place(st, "drummond", SEA)
+    for u in ("glamorgan", "drummond"):
+        with_factor(monkeypatch, u, surface=3)
+    st["markers"][UK] = ["uk_decisive_leader"]
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
+    for frame in pending(st)["context"]["stack"]:
+        frame.pop("leader_each_die", None)
+    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5, 1))
+    assert [(o["die"], o["value"]) for o in pending(st)["options"]["reroll"]] == [(0, 5), (1, 1)]
+    out, after = answer(st, UK, {"reroll": 0}, FixedDice(2))
+    assert rolls_of(out)[0].seat == UK and events_of(out, "UnitEliminated")[0]["unit"] == "drummond"
 
 
 def test_fs_11_3_4_1_the_marker_re_rolls_the_random_event_dice_too():
     st = empty()
     st["markers"][UK] = ["uk_decisive_leader"]
-    out, st = draw(st, 5, 3)  # severe weather...
+    out, st = draw(st, 5)  # severe weather...
     assert pending(st)["kind"] == "leadership" and not events_of(out, "RandomEventDrawn")
-    second = rolls_of(out)[1]
+    out, st = keep_dice(st, UK, 3)
+    second = rolls_of(out)[0]
     out2, after = answer(st, UK, {"reroll": 1}, FixedDice(1))  # ... the AR die again: 5-1
     assert rolls_of(out2)[0].replaces == seq_of(out, second)
     assert events_of(out2, "RandomEventDrawn")[0]["result"] == "5-1"
+
+
+def test_fs_11_3_4_1_the_uk_die_of_the_event_is_re_rolled_before_the_ar_die_is_rolled():
+    """"After any die roll": the UK die (the first digit) is offered alone; once re-rolled, the marker
+    is played and the AR die follows without another offer."""
+    st = empty()
+    st["markers"][AR] = ["ar_decisive_leader"]
+    out, st = draw(st, 1)  # UK Operational Superiority, were the AR die 1-5...
+    d = pending(st)
+    assert (d["seat"], [o["die"] for o in d["options"]["reroll"]]) == (AR, [0])
+    first = rolls_of(out)[0]
+    out2, after = answer(st, AR, {"reroll": 0}, FixedDice(5, 3))  # ... the UK die again, then the AR die
+    again, ar_die = rolls_of(out2)
+    assert again.replaces == seq_of(out, first) and again.seat == UK and ar_die.replaces is None
+    assert events_of(out2, "RandomEventDrawn")[0]["result"] == "5-3" and not pending(after)
 
 
 @pytest.mark.parametrize("ar, gaining, rival", [(1, UK, AR), (2, UK, AR), (3, AR, UK)])
 def test_fs_11_3_4_1_to_4_3_the_rivals_marker_is_taken_away_and_both_are_out(ar, gaining, rival):
     st = empty()
     st["markers"][rival] = [f"{rival.lower()}_decisive_leader"]
-    out, after = draw(st, 4, ar)
-    # The holder may first have the event's dice rolled again (he keeps them here).
+    out, after = draw(st, 4)
+    # The holder may first have each of the event's dice rolled again (he keeps them here).
     assert pending(after)["kind"] == "leadership" and pending(after)["seat"] == rival
+    out, after = keep_dice(after, rival, ar)
     out, after = answer(after, rival, {"reroll": None})
     assert events_of(out, "MarkerPlayed") == [{"side": rival, "marker": f"{rival.lower()}_decisive_leader",
                                                "rule": f"FS 11.3 4-{ar}"}]

@@ -337,18 +337,21 @@ def test_fs_4_4_2_belgrano_and_25_de_mayo_are_worth_two():
 
 def _sink_with_a_leader_reroll(area, reroll):
     """UK Op #14 at Drummond; the UK holds its Decisive Leader marker (FS 11.3 4-1) and may have
-    its missed die rolled again."""
+    its missed die rolled again, right after it is rolled (FS 11.3 "after any die roll")."""
     st = a_uk_ship_in_the_tez(empty())
     st["markers"][UK] = ["uk_decisive_leader"]
     shooter = "glamorgan"
     place(st, shooter, area)
     place(st, "drummond", area)
     face = DATA.units[shooter]["factors"]["surface"]
-    dice = FixedDice(6, 6, face)  # a miss, Drummond's miss, then (if re-rolled) a hit
+    dice = FixedDice(6, face, 6) if reroll else FixedDice(6, 6)  # a miss, (if re-rolled) a hit, Drummond's miss
     out, st = play(st, UK, op(14, area=area, units=[shooter], fire=[{"unit": shooter, "at": "drummond"}]), dice)
     o2, st = answer(st, AR, {"fire": "auto"}, dice)  # Drummond fires back (FS 10.2)
     assert st["pending"][0]["kind"] == "leadership"
     o3, st = answer(st, UK, {"reroll": 0 if reroll else None}, dice)
+    if not reroll:
+        o3b, st = answer(st, UK, {"reroll": None}, dice)  # Drummond's die kept too
+        o3 += o3b
     return out + o2 + o3, st
 
 
@@ -370,8 +373,9 @@ def test_fs_4_4_2_a_held_marker_is_in_effect_no_vp_though_not_played():
     dice = FixedDice(face, 6)  # Glamorgan hits, Drummond misses
     out, st = play(st, UK, op(14, area="sa1", units=["glamorgan"], fire="auto"), dice)
     o2, st = answer(st, AR, {"fire": "auto"}, dice)
-    o3, st = answer(st, UK, {"reroll": None}, dice)  # kept, never played
-    out = out + o2 + o3
+    o3, st = answer(st, UK, {"reroll": None}, dice)  # each die kept, the marker never played
+    o4, st = answer(st, UK, {"reroll": None}, dice)
+    out = out + o2 + o3 + o4
     assert "MarkerPlayed" not in names(out) and not S.alive(st, "drummond")
     assert st["markers"][UK] == ["uk_decisive_leader"] and _sink_vp(out) == []
 
@@ -391,9 +395,9 @@ def test_fs_4_4_2_a_marker_played_in_an_interception_stops_the_vp_for_the_whole_
     out, st = play(st, AR, op(20, units=["drummond"], destination="sa1", attack=True, aircraft=["dagger_1"],
                               fire=[{"unit": "drummond", "at": "glamorgan"}, {"unit": "dagger_1", "at": "glamorgan"}]))
     assert st["pending"][0]["kind"] == "interception"
-    out, st = answer(st, UK, {"fire": [{"unit": "hermes", "at": "dagger_1"}]}, FixedDice(1, 6, 6))  # FS 10.9: three
-    assert st["pending"][0]["kind"] == "leadership"
-    out, st = answer(st, AR, {"reroll": 0}, FixedDice(6))  # the marker is played: Dagger 1 flies on
+    out, st = answer(st, UK, {"fire": [{"unit": "hermes", "at": "dagger_1"}]}, FixedDice(1))  # FS 10.9: three
+    assert st["pending"][0]["kind"] == "leadership"  # Hermes's first die, a hit: the AR may have it rolled again
+    out, st = answer(st, AR, {"reroll": 0}, FixedDice(6, 6, 6))  # the marker is played: Dagger 1 flies on
     assert "MarkerPlayed" in names(out) and st["markers"][AR] == []
     out, st = answer(st, UK, {"fire": [{"unit": "glamorgan", "at": "drummond"}]}, FixedDice(6, 6, 1))
     assert not S.alive(st, "drummond") and S.where(st, "drummond") is None
