@@ -228,3 +228,33 @@ def test_every_table_of_a_migrated_store_is_copied(sqlite_config):
     with contextlib.closing(sqlite3.connect(sqlite_config.sqlite_path)) as conn:
         made = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert made - {"stored_events", "stored_snapshots"} == set(plain_tables())
+
+
+def test_copy_store_copies_a_postgresql_schema_into_another(postgres_config, tmp_path):
+    """The source may be PostgreSQL too (WARLOG_DATABASE_URL): its notification ids are kept."""
+    from tests.conftest import new_freeform_game
+
+    migrate(postgres_config)
+    service = Warlog(postgres_config)
+    game_id = new_freeform_game(service)
+    service.close()
+    pg = postgres_config.postgres
+    source_url = f"postgresql://{pg['POSTGRES_USER']}@{pg['POSTGRES_HOST']}:{pg['POSTGRES_PORT']}/" \
+                 f"{pg['POSTGRES_DBNAME']}?schema={pg['POSTGRES_SCHEMA']}"
+    with fresh_schema() as url:
+        env = {**os.environ, "WARLOG_DATABASE_URL": source_url, "WARLOG_DATA_DIR": str(tmp_path)}
+        done = subprocess.run([sys.executable, "-m", "api.cli", "copy-store", "--to", url], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        src, target = Warlog(postgres_config), Warlog(config_from_env({"WARLOG_DATABASE_URL": url}))
+        try:
+            assert list(target.export(game_id)) == list(src.export(game_id))
+            assert target.recorder.max_notification_id() == src.recorder.max_notification_id()
+            result = target.submit_order(game_id, "Blue", "pg-roll", ROLL)
+            assert "DiceRolled" in [line["type"] for line in result.events]
+        finally:
+            src.close()
+            target.close()
+        again = subprocess.run([sys.executable, "-m", "api.cli", "copy-store", "--to", source_url], env=env,
+                               capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and "the source store itself" in again.stderr, again.stderr
