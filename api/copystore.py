@@ -81,12 +81,16 @@ def _link(path: str) -> str | None:
 
 
 def target_rows(target: StoreConfig) -> dict[str, int]:
-    """The rows of every table of the target's schema (none when it has no table yet)."""
+    """The rows of every table of the target's schema (none when it has no table yet);
+    CopyRefused when the schema is missing (eventsourcing's tables are made in one, never it)."""
     import psycopg
 
     pg = target.postgres or {}
     with psycopg.connect(postgres_dsn(pg), connect_timeout=int(pg.get("POSTGRES_CONNECT_TIMEOUT") or 5)) as conn:
         schema = conn.execute("SELECT COALESCE(%s, current_schema())", (pg.get("POSTGRES_SCHEMA"),)).fetchone()[0]
+        if conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone() is None:
+            raise CopyRefused(f"the target's schema {schema} does not exist: make it (CREATE SCHEMA {schema}, "
+                              "as the user of the URL or for it), then copy")
         names = [row[0] for row in conn.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = %s AND table_type = 'BASE TABLE'",
             (schema,))]

@@ -258,3 +258,14 @@ def test_copy_store_copies_a_postgresql_schema_into_another(postgres_config, tmp
         again = subprocess.run([sys.executable, "-m", "api.cli", "copy-store", "--to", source_url], env=env,
                                capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "the source store itself" in again.stderr, again.stderr
+
+
+def test_copy_store_takes_a_target_migrated_alone_and_refuses_a_missing_schema(source):
+    config, *_ = source
+    with fresh_schema() as url:
+        migrate(config_from_env({"WARLOG_DATABASE_URL": url}))  # what 'warlog migrate' leaves: still empty
+        done = copy_store(os.path.dirname(config.sqlite_path), url)
+        assert done.returncode == 0, done.stdout + done.stderr
+    missing = copy_store(os.path.dirname(config.sqlite_path), url)  # dropped by now
+    assert missing.returncode == 2 and "does not exist" in missing.stderr and "CREATE SCHEMA" in missing.stderr, \
+        missing.stderr
