@@ -15,13 +15,12 @@ import pytest
 
 from api.app import migrate
 from api.copystore import plain_tables
-from domain import signatures
 from domain.service import Warlog
 from domain.storage import SQLITE_FILE, config_from_env
 from domain.verify import verify_text
 from projections.runner import Projections
 from tests.api.conftest import app_on, bearer, start_game
-from tests.api.test_falklands_game import answer, plan_ar, plan_uk
+from tests.api.test_falklands_game import orders_to_try
 from tests.api.test_signatures import keyed_game, signed
 from tests.conftest import fresh_schema
 from workers.dispatch import Dispatcher, NotifyStore
@@ -44,16 +43,7 @@ def play_falklands(client, game_id: str, seats: dict, orders: int) -> int:
         state = client.get(f"/api/v1/games/{game_id}/state", headers=seats["UK"]).json["state"]
         seat = state["pending"][0]["seat"] if state["pending"] else state["active"][0]
         legal = client.get(f"/api/v1/games/{game_id}/legal-orders", headers=seats[seat]).json["orders"]
-        first = legal[0]
-        if first["kind"] == "decide":
-            tries = [answer(first)]
-        elif first["kind"] == "setup":
-            tries = [{"kind": "setup", "submarines": {"spartan": "falklands", "splendid": "sa7"}}]
-        elif first["kind"] == "submarines":
-            tries = [{"kind": "submarines", "moves": {}}]
-        else:
-            offers = {o["op"]: o for o in legal if o["kind"] == "operation"}
-            tries = (plan_uk if seat == "UK" else plan_ar)(state, offers)
+        tries = orders_to_try(state, seat, legal)
         for t, order in enumerate(tries):
             r = client.post(f"/api/v1/games/{game_id}/orders", json=order,
                             headers={**seats[seat], "Idempotency-Key": f"{game_id}-{n}-{t}-{time.time()}"})
