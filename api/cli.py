@@ -307,6 +307,12 @@ def cmd_copy_store(args: argparse.Namespace) -> int:
         report = copy_store(service, target, lambda line: say(line, file=sys.stderr, flush=True))
     except CopyRefused as exc:
         raise UsageError(str(exc)) from None
+    except Exception as exc:  # the store or the target failed midway: said, with what to do, not a traceback
+        from domain.storage import error_line
+
+        say(f"warlog copy-store: the copy stopped ({error_line(exc)}); the source is as it was: drop the "
+            "target's schema (DROP SCHEMA NAME CASCADE), make it again and copy again", file=sys.stderr)
+        return EXIT_FAILED
     finally:
         service.close()
     say(f"{'table':<32} {'source':>10} {'target':>10}")

@@ -259,3 +259,20 @@ def test_copy_store_takes_a_target_migrated_alone_and_refuses_a_missing_schema(s
     missing = copy_store(os.path.dirname(config.sqlite_path), url)  # dropped by now
     assert missing.returncode == 2 and "does not exist" in missing.stderr and "CREATE SCHEMA" in missing.stderr, \
         missing.stderr
+
+
+def test_a_copy_that_stops_midway_says_what_to_do_not_a_traceback(source, monkeypatch, capsys):
+    from api import cli, copystore
+    from eventsourcing.persistence import OperationalError
+
+    def lost(*args):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    config, *_ = source
+    monkeypatch.setenv("WARLOG_DATA_DIR", os.path.dirname(config.sqlite_path))
+    monkeypatch.delenv("WARLOG_DATABASE_URL", raising=False)
+    monkeypatch.setattr(copystore, "_copy_snapshots", lost)
+    with fresh_schema() as url:
+        assert cli.main(["copy-store", "--to", url]) == 1
+    said = capsys.readouterr().err
+    assert "the copy stopped (OperationalError: server closed" in said and "DROP SCHEMA" in said, said
