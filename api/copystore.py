@@ -195,16 +195,28 @@ def _copy_table(source: Warlog, target: Warlog, table: str, columns: list[str], 
 
 
 def _rows(source: Warlog, table: str, columns: list[str]) -> Iterator[list[tuple]]:
-    """The rows of a source table in batches, read in one transaction."""
+    """The rows of a source table in batches, read in one transaction: SQLite's cursor steps
+    through them, a PostgreSQL source's on the server (a named cursor), so neither holds the
+    whole table in memory."""
     tables = SqlTables.for_service(source)
-    with source.recorder.datastore.transaction(commit=False) as c:
-        c.execute(tables.sql(f"SELECT {', '.join(columns)} FROM {{t}}{table}"))
-        cursor = getattr(c, "sqlite_cursor", c)  # eventsourcing wraps sqlite3's cursor, without fetchmany
-        while True:
-            rows = cursor.fetchmany(BATCH)
-            if not rows:
-                return
-            yield [tuple(row[column] for column in columns) for row in rows]
+    select = tables.sql(f"SELECT {', '.join(columns)} FROM {{t}}{table}")
+    if source.config.kind == "sqlite":
+        with source.recorder.datastore.transaction(commit=False) as c:
+            c.execute(select)
+            yield from _batches(c.sqlite_cursor, columns)  # eventsourcing's wrapper has no fetchmany
+        return
+    with source.recorder.datastore.get_connection() as conn, conn.transaction(), \
+            conn.cursor(name="warlog_copy_store") as c:
+        c.execute(select)
+        yield from _batches(c, columns)
+
+
+def _batches(cursor: Any, columns: list[str]) -> Iterator[list[tuple]]:
+    while True:
+        rows = cursor.fetchmany(BATCH)
+        if not rows:
+            return
+        yield [tuple(row[column] for column in columns) for row in rows]
 
 
 def _as_text(body: Any) -> Any:
