@@ -286,6 +286,48 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
+def cmd_copy_store(args: argparse.Namespace) -> int:
+    """Copy this machine's whole store into an empty PostgreSQL schema, its games still playable
+    there (api/copystore.py, docs/operations.md "Moving a store to PostgreSQL")."""
+    from api.copystore import CopyRefused, copy_store, where as named
+    from api.serverkey import key_path
+    from domain.errors import GameNotFound
+    from domain.storage import config_from_env
+
+    try:
+        target = config_from_env({"WARLOG_DATABASE_URL": args.to})
+    except ValueError as exc:  # not a postgresql:// URL, or a bad setting of the environment
+        raise UsageError(f"--to: {exc} (e.g. postgresql://USER@HOST/DB?schema=NAME)") from None
+    try:
+        service, where = _local_store("give the store to copy with WARLOG_DATA_DIR or WARLOG_DATABASE_URL")
+    except GameNotFound as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        say(f"copying {where} to {named(target)}", file=sys.stderr)
+        report = copy_store(service, target, lambda line: say(line, file=sys.stderr, flush=True))
+    except CopyRefused as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # the store or the target failed midway: said, with what to do, not a traceback
+        from domain.storage import error_line
+
+        say(f"warlog copy-store: the copy stopped ({error_line(exc)}); the source is as it was: drop the "
+            "target's schema (DROP SCHEMA NAME CASCADE), make it again and copy again", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        service.close()
+    say(f"{'table':<32} {'source':>10} {'target':>10}")
+    for table, source_rows, target_rows in report.counts:
+        mark = "" if source_rows == target_rows else "  DIFFERS"
+        say(f"{table:<32} {source_rows:>10} {target_rows:>10}{mark}")
+    say(f"games checked on the target: {report.games}, {len(report.damaged)} failing")
+    for game_id, failure in report.damaged:
+        say(f"  {game_id}: {failure}")
+    say(f"the server key stays at {key_path(None, service.config)}: run the services on the target with "
+        "WARLOG_DATABASE_URL set to it and the same WARLOG_DATA_DIR (or WARLOG_SERVER_KEY_FILE)")
+    say("OK" if report.ok else "NOT OK: the target differs from the source; drop its schema and copy again")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     """Is every process that follows the log doing its work? The log's head, where the projector
     and the dispatcher are in it (a follower whose first unread event waits longer than
@@ -3061,6 +3103,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("migrate", help="create the event store and seed tables (once, before workers start)")
     p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser("copy-store", help="copy the whole store (WARLOG_DATA_DIR or WARLOG_DATABASE_URL) into an "
+                                          "empty PostgreSQL schema, games still playable; every process stopped",
+                       description="Copy this machine's store (SQLite under WARLOG_DATA_DIR, or WARLOG_DATABASE_URL) "
+                                   "into an empty PostgreSQL schema: the events with their notification ids, the "
+                                   "snapshots, the seeds and every warlog table. The target is migrated first; "
+                                   "every game's chain is checked there, and each table's rows are counted on both "
+                                   "sides. Stop every warlog process first. The source is only read; the server "
+                                   "key file stays where it is (docs/operations.md).")
+    p.add_argument("--to", required=True, metavar="URL",
+                   help="the target: postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME], an empty schema")
+    p.set_defaults(func=cmd_copy_store)
 
     p = sub.add_parser("export", help="write a game as JSON Lines (docs/dice.md), from a server or the local store",
                        description="Write a game as JSON Lines (docs/dice.md). With --server URL or "

@@ -97,6 +97,20 @@ def answer(decision: dict) -> dict:
     return {"kind": "decide", "decision": decision["decision"], "choice": choice}
 
 
+def orders_to_try(state: dict, seat: str, legal: list[dict]) -> list[dict]:
+    """The orders ``seat`` tries next, in turn until one is accepted: an answer to the decision
+    first offered, the set-up, no submarine moves, else its side's plan among the operations offered."""
+    first = legal[0]
+    if first["kind"] == "decide":
+        return [answer(first)]
+    if first["kind"] == "setup":
+        return [{"kind": "setup", "submarines": {"spartan": "falklands", "splendid": "sa7"}}]
+    if first["kind"] == "submarines":
+        return [{"kind": "submarines", "moves": {}}]
+    offers = {o["op"]: o for o in legal if o["kind"] == "operation"}
+    return (plan_uk if seat == "UK" else plan_ar)(state, offers)
+
+
 def test_a_whole_falklands_game_over_http_to_a_declared_winner(client, tmp_path, store_config):
     created = client.post("/api/v1/games", json={"ruleset": "falklands", "options": {"bids": [24, 27]}})
     assert created.status_code == 201, created.json
@@ -121,16 +135,7 @@ def test_a_whole_falklands_game_over_http_to_a_declared_winner(client, tmp_path,
         assert legal, f"{seat} must have a legal order in {state['phase']}"
         other = "AR" if seat == "UK" else "UK"
         assert client.get(f"/api/v1/games/{game_id}/legal-orders", headers=seats[other]).json["orders"] == []
-        first = legal[0]
-        if first["kind"] == "decide":
-            tries = [answer(first)]
-        elif first["kind"] == "setup":
-            tries = [{"kind": "setup", "submarines": {"spartan": "falklands", "splendid": "sa7"}}]
-        elif first["kind"] == "submarines":
-            tries = [{"kind": "submarines", "moves": {}}]
-        else:
-            offers = {o["op"]: o for o in legal if o["kind"] == "operation"}
-            tries = (plan_uk if seat == "UK" else plan_ar)(state, offers)
+        tries = orders_to_try(state, seat, legal)
         for t, order in enumerate(tries):
             r = client.post(f"/api/v1/games/{game_id}/orders", json=order,
                             headers={**seats[seat], "Idempotency-Key": f"o{n}-{t}"})
