@@ -164,6 +164,14 @@
     signReveal: function (jwk, gameId, seat, round, orders, salt, head) {
       return signCanonical(jwk, { game: gameId, kind: "reveal", seat: seat, round: round, orders: orders, salt: salt, head: head });
     },
+    /** The seat's signature of its join sent again under the join's Idempotency-Key ``requestId``
+     * (docs/api.md, "Idempotency"): {game, kind: "join_again", request_id}, the game's id as the
+     * server writes it (lowercase, with hyphens). */
+    signJoinAgain: function (jwk, gameId, requestId) {
+      var hex = String(gameId).toLowerCase().replace(/[^0-9a-f]/g, ""), game = String(gameId);
+      if (hex.length === 32) game = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
+      return signCanonical(jwk, { game: game, kind: "join_again", request_id: requestId });
+    },
     /** The seat's signature of another command (format 2; docs/dice.md, "Signed orders and heads"):
      * {game, kind, seat, <the command's fields>, head}, e.g. kind "concede" with no fields. */
     signCommand: function (jwk, gameId, kind, seat, fields, head) {
@@ -347,18 +355,23 @@
    * registered); on success the token and key are kept for the game the answer names. */
   W.join = async function (gameId, body) {
     var code = body.invite_code, pending = pendingJoins()[code];
+    // Kept from an earlier try: that join may have been recorded, and this one is its replay, which
+    // a keyed seat signs (docs/api.md, "Idempotency"). A first send is not signed: leaked (a pasted
+    // log), it must not carry what takes the seat's token again.
+    var again = !!pending;
     if (!pending) {
       var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
       pending = { join_key: W.uuid(), jwk: key ? key.jwk : null, public_key: key ? key.public_key : null };
       keepPendingJoin(code, pending);
     }
     if (pending.public_key) body.public_key = pending.public_key;
-    var send = function () {
-      return W.api("/api/v1/games/" + encodeURIComponent(gameId) + "/join",
-                   { method: "POST", body: body, headers: { "Idempotency-Key": pending.join_key } });
+    var send = async function (signed) {
+      var headers = { "Idempotency-Key": pending.join_key };
+      if (signed && pending.jwk) headers["Warlog-Signature"] = await W.signing.signJoinAgain(pending.jwk, gameId, pending.join_key);
+      return W.api("/api/v1/games/" + encodeURIComponent(gameId) + "/join", { method: "POST", body: body, headers: headers });
     };
-    var res = await send();
-    if (res.status === 0) res = await send();  // the answer lost on the way: the same join again
+    var res = await send(again);
+    if (res.status === 0) res = await send(true);  // the answer lost on the way: the same join again
     if (!res.ok) return { res: res, signing: !!pending.jwk };
     W.keys.update(res.body.game_id, function (k) {
       k.seats[res.body.seat] = res.body.token;
