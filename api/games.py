@@ -17,7 +17,7 @@ from marshmallow import ValidationError
 
 from api import schemas
 from domain.access import JoinReplayed, RotationKeyUsed, TokenLimit, TooManyRotations, id_of_token
-from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
+from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, not_valid, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
 from domain import clock as clocks, signatures
@@ -208,7 +208,7 @@ def list_games():
     if token:
         grant = access().grant(token)
         if grant is None:
-            raise ApiProblem("unauthorized", "this token is not valid", {"WWW-Authenticate": 'Bearer realm="warlog"'})
+            raise not_valid(token)
         caller_game = grant.game_id
         ids.add(grant.game_id)
     # The games index answers the filters in SQL; a game the projector has not reached yet is
@@ -384,7 +384,7 @@ def rotate_seat_token(game_id: str):
     if before is None and not rotated:
         before = _rotated_before(game_id, token, key)  # replaced meanwhile: by this same request sent twice?
         if before is None:
-            raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
+            raise not_valid(token)
     if before is not None and not access().is_token(new, before[1]):  # the server's key changed since
         raise ApiProblem("unauthorized", "this token was replaced, and its successor cannot be made again", CHALLENGE)
     response = jsonify(schemas.dump(schemas.SeatToken, {"game_id": caller.game_id, "seat": caller.seat, "token": new}))

@@ -230,3 +230,21 @@ def test_a_seat_replaces_its_token_on_a_damaged_log_which_guards_orders_not_acce
         assert r.status_code == 409 and r.json["code"] == "damaged_log" and r.json["line"] == 5, r.json
     finally:
         fresh.close()
+
+
+def test_a_replaced_token_says_it_was_replaced_and_when_so_its_owner_learns_it_leaked(client):
+    """trust13, item 4: a thief who replaced an unkeyed seat's token first left its owner with a 401
+    "this token is not valid", as for a typo. The 401 of a seat token its seat replaced says so and
+    when, and what to do; any other token that is not valid is answered as before."""
+    game = make_game(client)
+    new = rotate(client, game.game_id, game.seats["Blue"]).json["token"]
+    rotated_at = AccessStore.for_service(client.application.extensions["warlog"]).seat_token_rotations(
+        game.game_id)[0]["rotated_at"]
+    for r in (me(client, game.game_id, token_of(game.seats["Blue"])),
+              game.order(client, "Blue", {"kind": "note", "text": "x"}, "o-old"),
+              client.get("/api/v1/games", headers=game.seats["Blue"])):
+        assert r.status_code == 401, r.json
+        assert f"replaced at {rotated_at}" in r.json["detail"] and "leaked" in r.json["detail"], r.json
+    r = me(client, game.game_id, "wls_" + "x" * 43)
+    assert r.status_code == 401 and r.json["detail"] == "this token is not valid"
+    assert me(client, game.game_id, new).status_code == 200
