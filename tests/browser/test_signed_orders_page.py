@@ -44,18 +44,24 @@ def test_a_seat_joined_in_the_browser_signs_its_orders_and_the_export_verifies_t
     assert [line["type"] for line in lines].count("SeatKeyRegistered") == 1
 
 
+def _blue_in_a_tab(server, open_tab):
+    """A game Red joined over HTTP and Blue in a tab: its id, Blue's page, and a reader of the game's
+    localStorage record on it."""
+    created, _ = red_joined(server)
+    game_id = created["game_id"]
+    blue = open_tab()
+    join_blue(blue, server, created)
+    return game_id, blue.page, lambda: blue.page.evaluate(f"() => Warlog.keys.load('{game_id}')")
+
+
 def test_an_answer_holding_an_older_head_does_not_replace_the_head_the_page_kept(server, open_tab):
     """docs/dice.md, "Signed heads": the head a page keeps proves the log went at least so far. The
     server answered Blue's second order with the signed head of Blue's join (a real head, of an
     earlier line): the game page kept it in place of the head of its first order, and the replay
     page then checked a log cut after the join, which drops both orders, against it: "verified".
     The page keeps only an answer's own head (its version and chain head), and never an older one."""
-    created, _ = red_joined(server)
-    game_id = created["game_id"]
-    blue = open_tab()
-    page = blue.page
-    join_blue(blue, server, created)
-    kept = lambda: page.evaluate(f"() => Warlog.keys.load('{game_id}').signed_head")  # noqa: E731
+    game_id, page, record = _blue_in_a_tab(server, open_tab)
+    kept = lambda: record()["signed_head"]  # noqa: E731
     joined = kept()
     pick_order(page, "note")
     page.fill("#f-text", "first")
@@ -99,12 +105,7 @@ def test_the_page_keeps_a_head_only_when_the_servers_signature_of_it_verifies(se
     garbled on the way) was kept and later shown as what the log continues. The page checks the
     signature with WebCrypto's Ed25519 against the server key it pins for the game, keeps only a head
     that verifies, and says on the page when one does not."""
-    created, _ = red_joined(server)
-    game_id = created["game_id"]
-    blue = open_tab()
-    page = blue.page
-    join_blue(blue, server, created)
-    kept = lambda: page.evaluate(f"() => Warlog.keys.load('{game_id}')")  # noqa: E731
+    game_id, page, kept = _blue_in_a_tab(server, open_tab)
     _, _, key = http_json("GET", f"{server}/api/v1/server-key")
     joined = kept()
     assert joined["signed_head"]["seq"] > 0  # the join's head, verified and kept
