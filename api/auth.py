@@ -65,13 +65,25 @@ def bearer_token() -> str | None:
     return token
 
 
+def not_valid(token: str) -> ApiProblem:
+    """The 401 for a token that is not valid. A seat token its seat replaced says when: its owner,
+    who did not replace it, learns that it leaked and that whoever replaced it holds the seat now
+    (docs/api.md, "A seat's token replaced"), instead of taking it for a glitch."""
+    when = access().replaced_at(token)
+    if when is None:
+        return ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
+    return ApiProblem("unauthorized", f"this token is not valid: it is a seat token replaced at {when} "
+                      "(POST .../seat-token). If you did not replace it, it leaked and whoever replaced it holds "
+                      "the seat: tell the game's admin and your opponents", CHALLENGE)
+
+
 def caller_for(game_id: str, need: str | None = None) -> Caller:
     """The caller's role in ``game_id``; ``need`` is None (read), SEAT or ADMIN."""
     gid = str(parse_game_id(game_id))  # a malformed id is a GameNotFound, like an unknown one
     token = bearer_token()
     grant = access().grant(token) if token else None
     if token and grant is None:
-        raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
+        raise not_valid(token)
     mine = grant is not None and grant.game_id == gid
     if not mine and not access().is_public(gid):
         # the same words for an unknown game and a private one: they tell the two apart no more
@@ -102,7 +114,7 @@ def own_caller(game_id: str) -> Caller:
         raise ApiProblem("unauthorized", "send a token of this game to learn its role in it", CHALLENGE)
     grant = access().grant(token)
     if grant is None:  # revoked between the two reads
-        raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
+        raise not_valid(token)
     if grant.game_id != caller.game_id:
         raise ApiProblem("forbidden", "this token is for another game")
     return caller
@@ -112,5 +124,5 @@ def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
 
-__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token",
+__all__ = ["CHALLENGE", "ADMIN", "SEAT", "UMPIRE", "SPECTATOR", "Caller", "caller_for", "own_caller", "bearer_token", "not_valid",
            "token_in", "access"]

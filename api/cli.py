@@ -1069,6 +1069,14 @@ def _join_server(session: Session, game_id: str, link_server: str | None) -> Non
         say(f"joining on {server}, the link's server, not {default}, the one configured", file=sys.stderr)
 
 
+def _canonical_id(game_id: str) -> str:
+    """A game id as the server writes it (lowercase, with hyphens), which a signature names."""
+    try:
+        return str(uuid.UUID(game_id))
+    except ValueError:
+        return game_id
+
+
 def cmd_join(args: argparse.Namespace) -> int:
     link_server = _from_invite_link(args)
     session = Session(args)
@@ -1092,6 +1100,10 @@ def cmd_join(args: argparse.Namespace) -> int:
     pending = pending_joins.get(invite_id) or {}
     if pending.get("no_key") != bool(args.no_key):
         pending = {}
+    # Kept from an earlier run: that join may have been recorded and this is its replay, which a keyed
+    # seat signs (docs/api.md, "Idempotency"); a first send is not signed, so that one leaked (a
+    # pasted log) does not carry what takes the seat's token again.
+    again = bool(pending)
     if not pending:
         key = None if args.no_key else signatures.new_private_key()  # signs every order of the seat
         pending = {"join_key": str(uuid.uuid4()), "no_key": bool(args.no_key),
@@ -1101,7 +1113,9 @@ def cmd_join(args: argparse.Namespace) -> int:
     try:
         joined = client.join(game_id, invite, args.handle, email=args.email, notify=notify,
                              client_seed=args.client_seed, join_key=pending["join_key"],
-                             public_key=signatures.public_key_of(key) if key is not None else None)
+                             public_key=signatures.public_key_of(key) if key is not None else None,
+                             signature=signatures.sign_join_again(key, _canonical_id(game_id), pending["join_key"])
+                             if again and key is not None else None)
     except ConnectionFailed as exc:
         raise ConnectionFailed(f"{exc}; the join may or may not be recorded: run the same 'warlog join' again "
                                "within 60 minutes of the join, which sends the same join key and gets the seat "

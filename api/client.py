@@ -477,9 +477,11 @@ class WarlogClient:
 
     def join(self, game_id: str, invite_code: str, handle: str, *, email: str | None = None,
              notify: bool | None = None, client_seed: str | None = None, public_key: str | None = None,
-             join_key: str | None = None) -> dict:
+             join_key: str | None = None, signature: str | None = None) -> dict:
         """Join a seat. ``join_key`` is the join's Idempotency-Key (default: a fresh uuid4): the same
-        join sent again with it after a lost answer gets the seat a fresh token (docs/api.md)."""
+        join sent again with it after a lost answer gets the seat a fresh token (docs/api.md); a join
+        that registered ``public_key`` is sent again with ``signature``, its key's
+        (``signatures.sign_join_again``)."""
         body: dict[str, Any] = {"invite_code": invite_code, "handle": handle}
         if public_key is not None:
             body["public_key"] = public_key
@@ -489,8 +491,10 @@ class WarlogClient:
             body["notify"] = notify
         if client_seed is not None:
             body["client_seed"] = client_seed
-        return self._json("POST", f"/games/{_quote(game_id)}/join", body=body,
-                          headers={"Idempotency-Key": join_key or str(uuid.uuid4())})
+        headers = {"Idempotency-Key": join_key or str(uuid.uuid4())}
+        if signature is not None:
+            headers["Warlog-Signature"] = signature
+        return self._json("POST", f"/games/{_quote(game_id)}/join", body=body, headers=headers)
 
     def rotate_seat_token(self, game_id: str, request_id: str, *, signature: str | None = None,
                           head: str | None = None) -> dict:

@@ -17,12 +17,12 @@ from marshmallow import ValidationError
 
 from api import schemas
 from domain.access import JoinReplayed, RotationKeyUsed, TokenLimit, TooManyRotations, id_of_token
-from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, own_caller
+from api.auth import ADMIN, CHALLENGE, SEAT, UMPIRE, Caller, access, bearer_token, caller_for, not_valid, own_caller
 from api.jsonbody import BAD_KEY, read_body
 from api.problems import ApiProblem
 from domain import clock as clocks, signatures
 from domain.damage import Damage
-from domain.errors import Conflict, RuleViolation
+from domain.errors import BadSignature, Conflict, RuleViolation, SignatureRequired
 from domain.game import UMPIRE_RULE
 from domain.rulesets import Ruleset, find_ruleset
 from domain.service import CommandResult, Warlog
@@ -208,7 +208,7 @@ def list_games():
     if token:
         grant = access().grant(token)
         if grant is None:
-            raise ApiProblem("unauthorized", "this token is not valid", {"WWW-Authenticate": 'Bearer realm="warlog"'})
+            raise not_valid(token)
         caller_game = grant.game_id
         ids.add(grant.game_id)
     # The games index answers the filters in SQL; a game the projector has not reached yet is
@@ -324,6 +324,7 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
                          f"ago: a join is sent again under its key within {minutes} minutes of it", seat=caller.seat)
     if match == "other_body":
         raise ApiProblem("idempotency_conflict", "this Idempotency-Key was used for a different join")
+    _join_signed_again(caller, json.loads(sent).get("public_key"), key)
     try:
         token = access().reissue_seat_token(caller.game_id, caller.seat, invite["used_at"])
     except JoinReplayed as exc:
@@ -334,6 +335,22 @@ def joined_again(caller: Caller, invite: dict, key: str | None, sent: str):
     response = joined_response(caller, token, invite["join_version"], invite["join_head"])
     response.headers["Idempotent-Replayed"] = "true"
     return response
+
+
+def _join_signed_again(caller: Caller, public_key: str | None, key: str) -> None:
+    """A join that registered a key is sent again signed by it (docs/api.md, "Idempotency"): its
+    first send carries no signature, so a join that leaked (a pasted log: its invite code and key)
+    no longer takes the seat's token from whoever holds the seat's key."""
+    if public_key is None:
+        return
+    signature = request.headers.get("Warlog-Signature")
+    if signature is None:
+        raise SignatureRequired(f"seat {caller.seat} registered a public key with this join: the join is sent "
+                                "again with Warlog-Signature, its key's signature of {\"game\", \"kind\": "
+                                "\"join_again\", \"request_id\": the join's Idempotency-Key} (docs/dice.md)")
+    if not signatures.signature_valid(public_key, signature, signatures.join_again_message(caller.game_id, key)):
+        raise BadSignature(f"the signature is not seat {caller.seat}'s key's signature of this game, join_again "
+                           "and the join's Idempotency-Key (docs/dice.md, \"Signed orders and heads\")")
 
 
 def joined_response(caller: Caller, token: str, version: int, chain_head: str, asked: bool = False):
@@ -367,7 +384,7 @@ def rotate_seat_token(game_id: str):
     if before is None and not rotated:
         before = _rotated_before(game_id, token, key)  # replaced meanwhile: by this same request sent twice?
         if before is None:
-            raise ApiProblem("unauthorized", "this token is not valid", CHALLENGE)
+            raise not_valid(token)
     if before is not None and not access().is_token(new, before[1]):  # the server's key changed since
         raise ApiProblem("unauthorized", "this token was replaced, and its successor cannot be made again", CHALLENGE)
     response = jsonify(schemas.dump(schemas.SeatToken, {"game_id": caller.game_id, "seat": caller.seat, "token": new}))

@@ -167,6 +167,14 @@ PARAMETERS: dict[str, dict] = {
                        "\"notifications\" (settings: the PUT .../notifications body as sent), never recorded "
                        "(docs/dice.md, \"Signed orders and heads\"). Missing: 422 signature_required; wrong: "
                        "422 bad_signature. Ignored for a seat without a key."},
+    "JoinSignature": {
+        "name": "Warlog-Signature", "in": "header", "required": False,
+        "schema": {"type": "string", "minLength": 86, "maxLength": 86},
+        "description": "Required of a join sent again under its Idempotency-Key when the join registered a "
+                       "public_key: that key's Ed25519 signature (unpadded base64url of 64 bytes) of the canonical "
+                       "JSON of {game, kind: \"join_again\", request_id: the Idempotency-Key}, no head (docs/dice.md, "
+                       "\"Signed orders and heads\"). Missing: 422 signature_required; wrong: 422 bad_signature; "
+                       "the seat's token stays live. Ignored on a first join and for a join without a key."},
     "WarlogHead": {
         "name": "Warlog-Head", "in": "header", "required": False,
         "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
@@ -400,7 +408,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
         problems=AUTH_WRITE),
     # ---- seats
     ("post", "/api/v1/games/{game_id}/join"): Op(
-        "Join a seat with an invite code", NONE, tag="seats", params=(*_GAME, "JoinKey"), body=schemas.Join,
+        "Join a seat with an invite code", NONE, tag="seats", params=(*_GAME, "JoinKey", "JoinSignature"),
+        body=schemas.Join,
         description="The invite code is the credential: it names the seat and works once. The answer holds "
                     "the seat's token, shown once, and the umpire appointed, if any. The game starts (dice epoch 0 opens) when the last seat joins. "
                     "An unknown invite code is 404, like an unknown game. With `public_key` (Ed25519, unpadded "
@@ -409,7 +418,8 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                     "invite stays unused. Sent with an "
                     "Idempotency-Key, the same join sent again with that key (its answer lost) answers 200 with "
                     "a fresh token for the seat and revokes the token of the first answer; within 60 minutes of the "
-                    "join, at most 10 times, and not once the seat has replaced its token (else 409 invite_used). "
+                    "join, at most 10 times, and not once the seat has replaced its token (else 409 invite_used); "
+                    "a join that registered a `public_key` is sent again signed by it (Warlog-Signature). "
                     "An `email` gets one "
                     "confirmation mail and no turn mail until its link is followed (`confirmation_mail`; see "
                     "PUT .../notifications).",
@@ -418,7 +428,7 @@ OPERATIONS: dict[tuple[str, str], Op] = {
                             "first answer with a fresh seat token (the first one is revoked), nothing new "
                             "recorded", schemas.Joined, headers=("IdempotentReplayed",))},
         problems=(*BODY, "game_not_found", "invite_used", "idempotency_key_required", "idempotency_conflict",
-                  "invalid_order", "rule_violation",
+                  "invalid_order", "rule_violation", "signature_required", "bad_signature",
                   "version_conflict", *LOADS)),
     ("post", "/api/v1/games/{game_id}/seat-token"): Op(
         "Replace the seat's token", SEAT, tag="seats", params=(*_GAME, "RotationKey", "WarlogSignature",

@@ -48,7 +48,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "invalid_order": (422, "The order is malformed"),
     "rule_violation": (422, "The rules do not allow this order now"),
     "not_your_move": (422, "It is not this seat's move"),
-    "signature_required": (422, "This seat registered a key: its orders, seals, reveals, other commands, token replacement and notification settings carry a signature and a head"),
+    "signature_required": (422, "This seat registered a key: its orders, seals, reveals, other commands, token replacement and notification settings carry a signature and a head, a join sent again a signature"),
     "bad_signature": (422, "The signature is not the seat's signature of this order, seal, reveal or command; nothing was recorded"),
     "unknown_head": (422, "The head it was signed over is not a line of this game's log"),
     "signature_reused": (422, "This signature is already in the log: a signed command is recorded once"),

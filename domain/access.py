@@ -431,6 +431,12 @@ class AccessStore(SqlTables):
         return {"seat": row["seat"], "rotated_at": row["rotated_at"], "new_hash": row["new_hash"],
                 "live": row["revoked_at"] is None}
 
+    def replaced_at(self, token: str) -> str | None:
+        """When ``token``, a seat token, was replaced by a rotation; None when it was not (or is no token)."""
+        row = self._run("SELECT rotated_at FROM {t}warlog_token_rotations WHERE old_hash = ?", (_hash(token),),
+                        fetch="one")
+        return None if row is None else row["rotated_at"]
+
     def seat_token_rotations(self, game_id: str) -> list[dict]:
         """Every rotation of the game's seat tokens, oldest first: the seat and when; never a token."""
         return self._run("SELECT seat, rotated_at FROM {t}warlog_token_rotations WHERE game_id = ? "

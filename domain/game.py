@@ -57,6 +57,35 @@ def new_game_id() -> UUID:
     return uuid4()
 
 
+def checked_signature(key: str | None, seat: str, signed: Signed | None, what: str,
+                      message: Callable[[str], bytes]) -> tuple[str, str] | None:
+    """(head, signature) of a command of the seat whose registered key is ``key``, checked against
+    ``message(head)``, the bytes its key signed; None for a seat without a key."""
+    if key is None:
+        return None
+    signature, head, in_log = signed or (None, None, None)
+    if signature is None or head is None:
+        raise SignatureRequired(f"seat {seat} registered a public key: each of its orders, seals, "
+                                "reveals, (format 2) other commands, token replacements and notification "
+                                "settings carries a signature and the head it was signed over "
+                                "(Warlog-Signature, Warlog-Head)")
+    if not signatures.is_hash(head) or in_log is None or not in_log(head):
+        raise UnknownHead(f"head {str(head)[:80]!r} is not the hash of any line of this game's log")
+    if not signatures.signature_valid(key, signature, message(head)):
+        raise BadSignature(f"the signature is not seat {seat}'s key's signature of this game, {what} "
+                           "and head (docs/dice.md, \"Signed orders and heads\")")
+    return head, signature
+
+
+def seat_request_checked(game_id: str, key: str | None, seat: str, kind: str, fields: dict,
+                         signed: Signed | None) -> tuple[str, str] | None:
+    """``Game.check_seat_request`` for the seat whose registered key is ``key`` (None: no key): also
+    asked of a game whose stored log no longer folds (``Warlog.check_seat_request``)."""
+    return checked_signature(key, seat, signed, f"{kind.replace('_', ' ')} command, "
+                                                f"{', '.join(signatures.COMMAND_FIELDS[kind])}",
+                             lambda head: signatures.command_message(game_id, kind, seat, fields, head))
+
+
 FORMAT = 2  # the format of a game created now (docs/dice.md: line hash, dice scheme, concealed fields)
 SEALED_SEED = -1  # the sealed dice stream's seed: epoch -1 of warlog_dice_seeds (docs/dice.md, "Sealed rolls")
 MAX_ORDER_BYTES = 16 * 1024  # an order's JSON (UTF-8): a note of 4,000 characters and then some
@@ -827,21 +856,7 @@ class Game(Aggregate):
                  message: Callable[[str], bytes]) -> tuple[str, str] | None:
         """(head, signature) of a keyed seat's command, checked against ``message(head)``, the bytes
         its key signed; None for a seat without a key."""
-        key = (self.seat_keys or {}).get(seat)
-        if key is None:
-            return None
-        signature, head, in_log = signed or (None, None, None)
-        if signature is None or head is None:
-            raise SignatureRequired(f"seat {seat} registered a public key: each of its orders, seals, "
-                                    "reveals, (format 2) other commands, token replacements and notification "
-                                    "settings carries a signature and the head it was signed over "
-                                    "(Warlog-Signature, Warlog-Head)")
-        if not signatures.is_hash(head) or in_log is None or not in_log(head):
-            raise UnknownHead(f"head {str(head)[:80]!r} is not the hash of any line of this game's log")
-        if not signatures.signature_valid(key, signature, message(head)):
-            raise BadSignature(f"the signature is not seat {seat}'s key's signature of this game, {what} "
-                               "and head (docs/dice.md, \"Signed orders and heads\")")
-        return head, signature
+        return checked_signature((self.seat_keys or {}).get(seat), seat, signed, what, message)
 
     def _check_command_signature(self, seat: str, kind: str, fields: dict, signed: Signed | None,
                                  resend: bool = False) -> tuple[str, str] | None:
@@ -870,8 +885,7 @@ class Game(Aggregate):
         notification settings, kind "notifications") carries its signature, as its commands do, in
         every format: no recorded game changes. A seat without a key needs none. Returns (head,
         signature) checked, None for a seat without a key."""
-        return self._checked(seat, signed, f"{kind.replace('_', ' ')} command, {', '.join(signatures.COMMAND_FIELDS[kind])}",
-                      lambda head: signatures.command_message(str(self.id), kind, seat, fields, head))
+        return seat_request_checked(str(self.id), (self.seat_keys or {}).get(seat), seat, kind, fields, signed)
 
     def _record_command_signature(self, seat: str, kind: str, signature: tuple[str, str] | None) -> None:
         """The command's signature, right after the command's line (docs/dice.md, "Signed orders and heads")."""

@@ -28,7 +28,7 @@ from domain.damage import Damage, DamageRecords
 from domain.errors import (Conflict, DamagedLog, GameNotFound, IntegrityFailure, InvalidFork, StaleVersion,
                            WarlogError)
 from domain.events import GameCreated, event_class, fields_from_data, misfit_field
-from domain.game import Game, new_game_id
+from domain.game import Game, new_game_id, seat_request_checked
 from domain.storage import SeedStore, SqlTables, StoreConfig, StoreWaitedOut, config_from_env, writer_lock
 
 
@@ -324,14 +324,7 @@ class Warlog(Application):
         reported at its seq like any other failure instead of stopping the check."""
         gid = parse_game_id(game_id)
         report = verifying.Report()
-        lines = []
-        for stored in self.recorder.select_events(gid):
-            try:
-                lines.append(verifying.to_line(self.mapper.to_domain_event(stored)))
-            except Exception as exc:  # whatever a hand-edited row makes the decoder raise
-                report.fail(stored.originator_version,
-                            f"stored event {stored.originator_version} cannot be decoded: {exc!r}")
-                lines.append(None)  # keeps later lines at their seq
+        lines = self._stored_lines(gid, report)
         if not lines:
             raise GameNotFound(f"no game {game_id}")
         verifying.verify(lines, report)
@@ -340,6 +333,19 @@ class Warlog(Application):
             self.damage.record(gid, report.failures)
             self.games.take(gid)  # this process's copy goes: the game's next command loads it from the store
         return report
+
+    def _stored_lines(self, gid: UUID, report: verifying.Report) -> list[dict | None]:
+        """The stored rows of a game as lines, read one by one: a row that no longer decodes (edited
+        by hand) is None, at its seq, and a failure of ``report``."""
+        lines: list[dict | None] = []
+        for stored in self.recorder.select_events(gid):
+            try:
+                lines.append(verifying.to_line(self.mapper.to_domain_event(stored)))
+            except Exception as exc:  # whatever a hand-edited row makes the decoder raise
+                report.fail(stored.originator_version,
+                            f"stored event {stored.originator_version} cannot be decoded: {exc!r}")
+                lines.append(None)  # keeps later lines at their seq
+        return lines
 
     def accept_damage(self, game_id: str | UUID, reason: str) -> Damage:
         """An operator's decision to play on from a damaged stored log as it is: every damaged
@@ -574,8 +580,33 @@ class Warlog(Application):
         """Refuse a keyed seat's request that records nothing in the log (a new token, its notification
         settings: ``kind`` and its ``fields``, domain/signatures.py) that its key did not sign; returns
         (head, signature) checked, None for a seat without a key."""
-        game = self.get_game(game_id)
+        try:
+            game = self.get_game(game_id)
+        except DamagedLog as exc:
+            # Such a request records nothing: the damage, which guards the log, does not stop it
+            # (docs/api.md, "Damaged logs"); the seat's key is read from the stored lines instead.
+            key, hashes = self._seat_key_in_stored(parse_game_id(game_id), seat, exc)
+            return seat_request_checked(str(parse_game_id(game_id)), key, seat, kind, fields,
+                                        (signature, head, hashes.__contains__))
         return game.check_seat_request(seat, kind, fields, self._signed(game, signature, head))
+
+    def _seat_key_in_stored(self, gid: UUID, seat: str, damaged: DamagedLog) -> tuple[str | None, set[str]]:
+        """The key ``seat`` registered, read from a stored log that no longer folds, and the hashes of
+        its lines that still decode. A key is registered on the line right after its seat's
+        SeatJoined (docs/dice.md, "Seats' keys"): where that line, or the SeatJoined, no longer
+        decodes or is missing, whether the seat has a key is unknown, and ``damaged`` is raised."""
+        lines = self._stored_lines(gid, verifying.Report())
+        by_seq = {line["seq"]: line for line in lines if line is not None}
+        joined = next((line["seq"] for line in by_seq.values() if line["type"] == "SeatJoined"
+                       and line["data"].get("seat") == seat), None)
+        if joined is not None and lines[-1] is not None and lines[-1]["seq"] == joined:
+            return None, {line["hash"] for line in by_seq.values()}  # the join is the last line: no key yet
+        after = by_seq.get(joined + 1) if joined is not None else None
+        if after is None:
+            raise damaged
+        key = after["data"].get("public_key") if after["type"] == "SeatKeyRegistered" \
+            and after["data"].get("seat") == seat else None
+        return key, {line["hash"] for line in by_seq.values()}
 
     def _signed(self, game: Game, signature: str | None, head: str | None) -> tuple:
         """What a keyed seat sent with a command, for the game to check (domain/game.py ``Signed``)."""

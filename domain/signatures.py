@@ -134,6 +134,19 @@ def command_message(game_id: str, kind: str, seat: str, fields: dict, head: str)
     return chain.canonical({"game": game_id, "kind": kind, "seat": seat, **fields, "head": head})
 
 
+# A keyed seat's join sent again under its Idempotency-Key (docs/api.md, "Idempotency"): checked,
+# never recorded. It signs no head (the joiner whose answer was lost holds no token to read one,
+# and a private game shows none without) and no seat (the invite names it; no two seats of a game
+# share a key), so its object's keys are no other's.
+JOIN_AGAIN = "join_again"
+
+
+def join_again_message(game_id: str, request_id: str) -> bytes:
+    """The bytes a keyed seat signs to send its join again: the canonical JSON of
+    ``{"game", "kind": "join_again", "request_id"}``, ``request_id`` the join's Idempotency-Key."""
+    return chain.canonical({"game": game_id, "kind": JOIN_AGAIN, "request_id": request_id})
+
+
 def head_message(game_id: str, seq: int, hash_: str) -> bytes:
     """The bytes the server signs for a chain head: the canonical JSON of ``{"game", "seq", "hash"}``."""
     return chain.canonical({"game": game_id, "seq": seq, "hash": hash_})
@@ -193,6 +206,10 @@ def sign_reveal(key: Ed25519PrivateKey, game_id: str, seat: str, round_no: int, 
 
 def sign_command(key: Ed25519PrivateKey, game_id: str, kind: str, seat: str, fields: dict, head: str) -> str:
     return sign(key, command_message(game_id, kind, seat, fields, head))
+
+
+def sign_join_again(key: Ed25519PrivateKey, game_id: str, request_id: str) -> str:
+    return sign(key, join_again_message(game_id, request_id))
 
 
 def sign_head(key: Ed25519PrivateKey, game_id: str, seq: int, hash_: str) -> dict:

@@ -164,6 +164,14 @@
     signReveal: function (jwk, gameId, seat, round, orders, salt, head) {
       return signCanonical(jwk, { game: gameId, kind: "reveal", seat: seat, round: round, orders: orders, salt: salt, head: head });
     },
+    /** The seat's signature of its join sent again under the join's Idempotency-Key ``requestId``
+     * (docs/api.md, "Idempotency"): {game, kind: "join_again", request_id}, the game's id as the
+     * server writes it (lowercase, with hyphens). */
+    signJoinAgain: function (jwk, gameId, requestId) {
+      var hex = String(gameId).toLowerCase().replace(/[^0-9a-f]/g, ""), game = String(gameId);
+      if (hex.length === 32) game = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join("-");
+      return signCanonical(jwk, { game: game, kind: "join_again", request_id: requestId });
+    },
     /** The seat's signature of another command (format 2; docs/dice.md, "Signed orders and heads"):
      * {game, kind, seat, <the command's fields>, head}, e.g. kind "concede" with no fields. */
     signCommand: function (jwk, gameId, kind, seat, fields, head) {
@@ -229,11 +237,15 @@
     },
     /** Keep the signed head of a command's (or a join's) answer ``body`` (docs/dice.md, "Signed
      * heads"), when it is the answer's own (this game; its seq the answer's version, a safe integer;
-     * its hash the answer's chain head) and newer than the one kept: a head the server put in an
-     * answer for an earlier line, or another version or game, would let a log cut or rewritten after
-     * it verify against it. ``replayed``: a retry's first result (default: the answer's ``replayed``),
-     * whose older head is left unkept. Returns why the head was not kept, or null. */
-    keepHead: function (gameId, body, replayed) {
+     * its hash the answer's chain head), newer than the one kept, and signed by the server's key:
+     * a head the server put in an answer for an earlier line, or another version or game, would let
+     * a log cut or rewritten after it verify against it, and one whose signature does not verify
+     * proves nothing to anyone the page shows it to. The key is pinned for the game when its first
+     * head is kept (GET /api/v1/server-key), as `warlog` pins it: a server answering later under
+     * another key is not believed. ``replayed``: a retry's first result (default: the answer's
+     * ``replayed``), whose older head is left unkept. Resolves to why the head was not kept (also
+     * shown on the page, #head-warning), or null. */
+    keepHead: async function (gameId, body, replayed) {
       var head = body && body.signed_head;
       if (!head) return null;
       var kept = W.keys.load(gameId).signed_head;
@@ -251,10 +263,13 @@
       } else if (keptSeq !== null && (head.seq < keptSeq || (head.seq === keptSeq && !replayed))) {
         if (replayed) return null;  // a retry's first result: the head kept is newer
         why = "a signed head of line " + head.seq + ", no newer than the one kept (line " + keptSeq + "), for a write it recorded";
+      } else {
+        why = await unsignedHead(gameId, head);
       }
       if (why) {
         why = "the server's answer holds " + why + ": not kept (the head kept is " + (keptSeq === null ? "none" : "line " + keptSeq) + ")";
         if (window.console) console.warn("warlog: " + why);
+        headWarning(why);
         return why;
       }
       W.keys.update(gameId, function (k) { k.signed_head = head; });
@@ -270,6 +285,53 @@
       return null;
     },
   };
+
+  /** The bytes of unpadded base64url text; null when it is not base64url. */
+  function fromBase64Url(text) {
+    if (typeof text !== "string" || !/^[A-Za-z0-9_-]*$/.test(text)) return null;
+    try {
+      var raw = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+      return Uint8Array.from(raw, function (c) { return c.charCodeAt(0); });
+    } catch (e) {
+      return null;
+    }
+  }
+
+  /** Why ``head`` is not signed by the game's server key, or null: the key is the one pinned for the
+   * game, else the server's (GET /api/v1/server-key), pinned now. WebCrypto's Ed25519 checks it. */
+  async function unsignedHead(gameId, head) {
+    var key = W.keys.load(gameId).server_key;
+    if (typeof key !== "string") {
+      var res = await W.api("/api/v1/server-key");
+      key = res.ok && res.body ? res.body.public_key : null;
+      if (typeof key !== "string") return "a signed head whose server key could not be read (GET /api/v1/server-key: " + W.problem(res) + ")";
+      W.keys.update(gameId, function (k) { k.server_key = key; });
+    }
+    var raw = fromBase64Url(key), signature = fromBase64Url(head.signature), good = false;
+    if (!raw || raw.length !== 32 || !signature || signature.length !== 64) {
+      return "a signed head whose signature or server key is not Ed25519's in base64url";
+    }
+    try {
+      var publicKey = await crypto.subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+      good = await crypto.subtle.verify({ name: "Ed25519" }, publicKey, signature, new TextEncoder().encode(
+        W.canonical({ game: head.game, seq: head.seq, hash: head.hash })));
+    } catch (e) {  // no WebCrypto Ed25519 here: an older browser, or a page not served over HTTPS or from localhost
+      return "a signed head this browser cannot check (no Ed25519 in its WebCrypto: " + e.name + ")";
+    }
+    return good ? null : "a signed head whose signature does not verify: it is not the server key's signature " +
+      "of this game, line and hash (the key pinned for this game: " + key + ")";
+  }
+
+  /** Say on the page, until it is reloaded, that a head was not kept and why. */
+  function headWarning(why) {
+    var box = W.$("head-warning");
+    if (!box) {
+      box = W.el("p", { id: "head-warning", class: "status error", role: "alert" });
+      var main = document.querySelector("main") || document.body;
+      main.insertBefore(box, main.firstChild);
+    }
+    box.textContent = "Warning: " + why + ".";
+  }
 
   // ----------------------------------------------------------------------------- joins ----
   /* A join goes with an Idempotency-Key kept here, with the seat's signing key, until its answer
@@ -293,18 +355,23 @@
    * registered); on success the token and key are kept for the game the answer names. */
   W.join = async function (gameId, body) {
     var code = body.invite_code, pending = pendingJoins()[code];
+    // Kept from an earlier try: that join may have been recorded, and this one is its replay, which
+    // a keyed seat signs (docs/api.md, "Idempotency"). A first send is not signed: leaked (a pasted
+    // log), it must not carry what takes the seat's token again.
+    var again = !!pending;
     if (!pending) {
       var key = await W.signing.newKey();  // signs this seat's orders; none where WebCrypto has no Ed25519
       pending = { join_key: W.uuid(), jwk: key ? key.jwk : null, public_key: key ? key.public_key : null };
       keepPendingJoin(code, pending);
     }
     if (pending.public_key) body.public_key = pending.public_key;
-    var send = function () {
-      return W.api("/api/v1/games/" + encodeURIComponent(gameId) + "/join",
-                   { method: "POST", body: body, headers: { "Idempotency-Key": pending.join_key } });
+    var send = async function (signed) {
+      var headers = { "Idempotency-Key": pending.join_key };
+      if (signed && pending.jwk) headers["Warlog-Signature"] = await W.signing.signJoinAgain(pending.jwk, gameId, pending.join_key);
+      return W.api("/api/v1/games/" + encodeURIComponent(gameId) + "/join", { method: "POST", body: body, headers: headers });
     };
-    var res = await send();
-    if (res.status === 0) res = await send();  // the answer lost on the way: the same join again
+    var res = await send(again);
+    if (res.status === 0) res = await send(true);  // the answer lost on the way: the same join again
     if (!res.ok) return { res: res, signing: !!pending.jwk };
     W.keys.update(res.body.game_id, function (k) {
       k.seats[res.body.seat] = res.body.token;
@@ -312,7 +379,7 @@
       if (pending.jwk) { k.signing = k.signing || {}; k.signing[res.body.seat] = pending.jwk; }
       k.joined_with = (k.joined_with || []).concat([code]);
     });
-    W.keys.keepHead(res.body.game_id, res.body, true);
+    await W.keys.keepHead(res.body.game_id, res.body, true);
     keepPendingJoin(code, null);
     return { res: res, signing: !!pending.jwk };
   };

@@ -316,7 +316,7 @@
     var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
     var headers = jwk ? signedHeaders(await W.signing.signSeal(jwk, gameId, mine.seat, round.round, draft.commitment, head), head) : {};
     var res = await W.api("/api/v1/games/" + gameId + "/sealed", { method: "POST", body: { commitment: draft.commitment }, token: mine.token, headers: headers });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     if (res.ok) showResult(res.body, null);
     W.status(res.ok ? "Sealed " + draft.orders.length + " order(s) for round " + round.round + "; reveal them once every seat has sealed."
                     : "Not sealed: " + refusal(res, mine), res.ok ? "ok" : "error");
@@ -330,7 +330,7 @@
     var jwk = (W.keys.load(gameId).signing || {})[mine.seat], head = summary.chain_head;
     var headers = jwk ? signedHeaders(await W.signing.signReveal(jwk, gameId, mine.seat, round.round, draft.orders, draft.salt, head), head) : {};
     var res = await W.api("/api/v1/games/" + gameId + "/sealed/reveal", { method: "POST", body: { orders: draft.orders, salt: draft.salt }, token: mine.token, headers: headers });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     if (res.ok) { keepSealed(mine.seat, null); showResult(res.body, null); }
     W.status(res.ok ? "Revealed your orders of round " + round.round + "." : "Not revealed: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
@@ -440,7 +440,7 @@
                           { method: "POST", body: order, token: mine.token, headers: headers });
     if (res.ok) {
       spendOrderId(mine.seat, orderId);
-      keepSignedHead(res);
+      await keepSignedHead(res);
       showResult(res.body, order);
       W.status("Recorded: version " + res.body.version + (res.body.replayed ? " (sent before: the first result)" : "") + ".", "ok");
       try {
@@ -503,9 +503,10 @@
     return jwk ? signedHeaders(await W.signing.signCommand(jwk, gameId, kind, mine.seat, fields, head), head) : {};
   }
 
-  /** Keep the signed head a command's answer holds, as orders, seals and reveals do. */
-  function keepSignedHead(res) {
-    if (res.ok && res.body) W.keys.keepHead(gameId, res.body);
+  /** Keep the signed head a command's answer holds, as orders, seals and reveals do, once its
+   * signature verifies (W.keys.keepHead). */
+  async function keepSignedHead(res) {
+    if (res.ok && res.body) await W.keys.keepHead(gameId, res.body);
   }
 
   async function takeBack() {
@@ -513,7 +514,7 @@
     var headers = await commandHeaders(mine, "take_back", { reason: "" });
     var res = await W.api("/api/v1/games/" + gameId + "/take-backs",
                           { method: "POST", body: { reason: "" }, token: mine.token, headers: headers });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     W.status(res.ok ? "Take-back asked for; the opponent answers." : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
@@ -523,7 +524,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/take-backs/answer",
                           { method: "POST", body: { accept: accept }, token: mine.token,
                             headers: await commandHeaders(mine, "take_back_answer", { accept: !!accept }) });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     W.status(res.ok ? (accept ? "Take-back accepted." : "Take-back declined.") : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
@@ -533,7 +534,7 @@
     if (!window.confirm("Concede the game as " + mine.seat + "? This cannot be undone.")) return;
     var headers = await commandHeaders(mine, "concede", {});
     var res = await W.api("/api/v1/games/" + gameId + "/concede", { method: "POST", token: mine.token, headers: headers });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     W.status(res.ok ? "You conceded." : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
@@ -677,7 +678,7 @@
     var res = await W.api("/api/v1/games/" + gameId + path, { method: "POST", body: body, token: mine.token,
                                                             headers: headers });
     if (key && timeKeys[slot] === key) delete timeKeys[slot];
-    keepSignedHead(res);
+    await keepSignedHead(res);
     W.status(res.ok ? done : "Refused: " + refusal(res, mine), res.ok ? "ok" : "error");
     refresh();
   }
@@ -730,7 +731,7 @@
     var headers = await commandHeaders(mine, "standing_order", { policy_id: id, decision_kind: kind, policy: policy });
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
                           { method: "PUT", body: { decision_kind: kind, policy: policy }, token: mine.token, headers: headers });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     if (!res.ok) { W.status("Standing order refused: " + refusal(res, mine), "error"); return; }
     W.status("Standing order " + id + " set.", "ok");
     await refresh();
@@ -741,7 +742,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/standing-orders/" + encodeURIComponent(id),
                           { method: "DELETE", token: mine.token,
                             headers: await commandHeaders(mine, "standing_order_cancel", { policy_id: id }) });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     W.status(res.ok ? "Standing order " + id + " cancelled." : "Not cancelled: " + refusal(res, mine), res.ok ? "ok" : "error");
     await refresh();
   }
@@ -1053,7 +1054,7 @@
     var res = await W.api("/api/v1/games/" + gameId + "/annotations",
                           { method: "POST", body: { about_seq: seq, text: text, private: priv }, token: writer.token,
                             headers: headers });
-    keepSignedHead(res);
+    await keepSignedHead(res);
     if (!res.ok) { W.status("Annotation refused: " + W.problem(res), "error"); return; }
     noteId = null;
     $("an-text").value = "";

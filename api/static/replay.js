@@ -431,7 +431,7 @@
                           { method: "POST", body: { about_seq: f.seq, text: text, private: priv }, token: writer.token,
                             headers: headers });
     if (!res.ok) { W.status("Annotation refused: " + W.problem(res), "error"); return; }
-    W.keys.keepHead(gameId, res.body);
+    await W.keys.keepHead(gameId, res.body);
     var d = res.body.events[0].data;
     (f.annotations = f.annotations || []).push({ annotation_id: d.annotation_id, seq: res.body.events[0].seq,
       author: d.author, role: d.role, private: d.private, text: d.text });

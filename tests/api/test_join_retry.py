@@ -170,3 +170,34 @@ def test_a_join_is_sent_again_a_bounded_number_of_times(client, monkeypatch):
     assert "sent again 2 times" in detail
     # Refused, it revoked nothing: the last token the seat was given works.
     assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(tokens[-1].json["token"])).status_code == 200
+
+
+def test_a_keyed_seats_join_is_sent_again_only_signed_by_its_key(client):
+    """docs/api.md, "Idempotency" (trust13, item 3): a join that leaked (its invite code and key, in a
+    pasted log) let a thief send it again within the hour and revoke the owner's token, though the
+    seat registered a key with that join. Its replay now carries the key's signature of
+    {game, kind: "join_again", request_id}; the first send carries none, so a leaked one takes
+    nothing. The honest retry after a lost answer, which kept the key, still gets a fresh token."""
+    from domain import signatures
+
+    game = make_game(client, join=False)
+    key = signatures.new_private_key()
+    body = {"invite_code": game.invites["Blue"], "handle": "ann", "public_key": signatures.public_key_of(key)}
+    first = _join(client, game, body, key="join-1")
+    assert first.status_code == 201, first.json
+    owner = first.json["token"]
+    stolen = _join(client, game, body, key="join-1")  # the leaked join, sent again as it was
+    assert problem(stolen, 422, "signature_required")
+    other = signatures.new_private_key()
+    forged = client.post(f"/api/v1/games/{game.game_id}/join", json=body, headers={
+        "Idempotency-Key": "join-1", "Warlog-Signature": signatures.sign_join_again(other, game.game_id, "join-1")})
+    assert problem(forged, 422, "bad_signature")
+    wrong_key = client.post(f"/api/v1/games/{game.game_id}/join", json=body, headers={
+        "Idempotency-Key": "join-1", "Warlog-Signature": signatures.sign_join_again(key, game.game_id, "join-2")})
+    assert problem(wrong_key, 422, "bad_signature")
+    assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(owner)).status_code == 200  # kept
+    again = client.post(f"/api/v1/games/{game.game_id}/join", json=body, headers={
+        "Idempotency-Key": "join-1", "Warlog-Signature": signatures.sign_join_again(key, game.game_id, "join-1")})
+    assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true", again.json
+    assert again.json["seat"] == "Blue" and again.json["token"] != owner
+    assert client.get(f"/api/v1/games/{game.game_id}/me", headers=bearer(owner)).status_code == 401

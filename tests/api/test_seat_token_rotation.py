@@ -191,3 +191,60 @@ def test_a_keyed_seats_signed_request_replaces_no_later_token(client):
     fresh = {"Warlog-Signature": signatures.sign_command(key, game.game_id, signatures.SEAT_TOKEN, "Blue",
                                                          {"request_id": "rotate-2"}, head), "Warlog-Head": head}
     assert rotate(client, game.game_id, bearer(owner.json["token"]), key="rotate-2", **fresh).status_code == 201
+
+
+def test_a_seat_replaces_its_token_on_a_damaged_log_which_guards_orders_not_access(client, store_config):
+    """docs/api.md, "Damaged logs": a replacement records nothing in the log. A process that loaded
+    the game after a row stopped decoding refused it (409 damaged_log), so a seat whose token leaked
+    could not take it back from the thief until an operator acted. The key is read from the stored
+    lines: a keyed seat still signs; where the line after a seat's join is unreadable, its key is
+    unknown and the request is refused as before."""
+    from domain.service import Warlog
+    from tests.integration.rawstore import RawStore
+
+    game, key, _ = keyed_game(client)
+    for n in range(3):
+        assert game.order(client, "Red", {"kind": "note", "text": "x"}, f"o{n}").status_code == 201
+    head = client.get(f"/api/v1/games/{game.game_id}", headers=game.seats["Red"]).json["chain_head"]
+    with RawStore(store_config) as raw:
+        raw.set_state(game.game_id, 9, b"not an event")  # an order's line, after both joins
+    fresh = Warlog(store_config)  # another process: it loads the game from the stored rows
+    try:
+        other = app_on(fresh).test_client()
+        r = game.order(other, "Red", {"kind": "note", "text": "after"}, "after")
+        assert r.status_code == 409 and r.json["code"] == "damaged_log" and r.json["line"] == 9
+        r = rotate(other, game.game_id, game.seats["Red"])
+        assert r.status_code == 201, r.json
+        assert me(other, game.game_id, r.json["token"]).json["seat"] == "Red"
+        assert rotate(other, game.game_id, game.seats["Blue"]).json["code"] == "signature_required"
+        signed = {"Warlog-Signature": signatures.sign_command(key, game.game_id, signatures.SEAT_TOKEN, "Blue",
+                                                              {"request_id": "rotate-1"}, head), "Warlog-Head": head}
+        r = rotate(other, game.game_id, game.seats["Blue"], **signed)
+        assert r.status_code == 201, r.json
+        assert me(other, game.game_id, token_of(game.seats["Blue"])).status_code == 401
+        with RawStore(store_config) as raw:
+            raw.set_state(game.game_id, 5, b"not an event")  # Blue's SeatKeyRegistered: its key is unknown now
+        signed = {"Warlog-Signature": signatures.sign_command(key, game.game_id, signatures.SEAT_TOKEN, "Blue",
+                                                              {"request_id": "rotate-2"}, head), "Warlog-Head": head}
+        r = rotate(other, game.game_id, bearer(r.json["token"]), key="rotate-2", **signed)
+        assert r.status_code == 409 and r.json["code"] == "damaged_log" and r.json["line"] == 5, r.json
+    finally:
+        fresh.close()
+
+
+def test_a_replaced_token_says_it_was_replaced_and_when_so_its_owner_learns_it_leaked(client):
+    """trust13, item 4: a thief who replaced an unkeyed seat's token first left its owner with a 401
+    "this token is not valid", as for a typo. The 401 of a seat token its seat replaced says so and
+    when, and what to do; any other token that is not valid is answered as before."""
+    game = make_game(client)
+    new = rotate(client, game.game_id, game.seats["Blue"]).json["token"]
+    rotated_at = AccessStore.for_service(client.application.extensions["warlog"]).seat_token_rotations(
+        game.game_id)[0]["rotated_at"]
+    for r in (me(client, game.game_id, token_of(game.seats["Blue"])),
+              game.order(client, "Blue", {"kind": "note", "text": "x"}, "o-old"),
+              client.get("/api/v1/games", headers=game.seats["Blue"])):
+        assert r.status_code == 401, r.json
+        assert f"replaced at {rotated_at}" in r.json["detail"] and "leaked" in r.json["detail"], r.json
+    r = me(client, game.game_id, "wls_" + "x" * 43)
+    assert r.status_code == 401 and r.json["detail"] == "this token is not valid"
+    assert me(client, game.game_id, new).status_code == 200

@@ -14,10 +14,11 @@ pytestmark = pytest.mark.slow
 def _lose_the_first_join_answer(page) -> list[dict]:
     """Route the join so that its first answer is lost after the server recorded it (the request
     goes through, the browser sees a network failure); later joins pass. Returns what was sent."""
-    sent = []
+    sent, signed = [], []
 
     def handle(route):
         sent.append({"key": route.request.headers.get("idempotency-key"), "body": route.request.post_data})
+        signed.append(route.request.headers.get("warlog-signature"))
         if len(sent) == 1:
             route.fetch()  # recorded by the server...
             route.abort("connectionreset")  # ...its answer never reaches the page
@@ -25,6 +26,7 @@ def _lose_the_first_join_answer(page) -> list[dict]:
             route.continue_()
 
     page.route("**/api/v1/games/*/join", handle)
+    page.join_signatures = signed  # the Warlog-Signature of each join sent, None where it had none
     return sent
 
 
@@ -47,6 +49,9 @@ def test_game_page_join_whose_answer_was_lost_sends_the_same_join_again_and_hold
     page.wait_for_selector("#status.ok")
     assert page.text_content("#status").startswith("You hold the seat Blue")
     assert len(sent) == 2 and sent[0]["key"] and sent[0] == sent[1]  # the same join, under the same key
+    # A keyed seat's join sent again is signed by its key (docs/api.md, "Idempotency"), its first send
+    # never: a join that leaked does not take the seat's token (trust13, item 3).
+    assert '"public_key"' in sent[0]["body"] and page.join_signatures[0] is None and page.join_signatures[1]
     keys = page.evaluate(f"JSON.parse(localStorage.getItem('warlog:game:{game_id}'))")
     assert _token_works(server, game_id, keys["seats"]["Blue"])
     assert page.evaluate("localStorage.getItem('warlog:pending-joins')") == "{}"  # answered: nothing kept
