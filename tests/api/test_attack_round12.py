@@ -97,8 +97,12 @@ def test_rotations_of_one_token_racing_leave_one_live_token(api_service):
     game = make_game(app_on(api_service).test_client())
     answers: list = []
 
+    # the apps are built here, one at a time: CPython 3.11 may fail compiling in two threads at
+    # once ("AST constructor recursion depth mismatch"); the race under test is the requests'
+    clients = [app_on(api_service).test_client() for _ in range(8)]
+
     def send(i: int) -> None:
-        client = app_on(api_service).test_client()
+        client = clients[i]
         r = rotate(client, game.game_id, game.seats["Blue"], key="same" if i % 2 else f"own-{i}")
         answers.append((i % 2, r.status_code, (r.json or {}).get("token")))
 
@@ -124,14 +128,15 @@ def test_a_join_sent_again_racing_a_rotation_leaves_one_live_token(api_service):
         old = _join(client, game, "Blue", f"join-{round_}").json["token"]
         answers: dict = {}
         go = threading.Barrier(2)
+        joining, rotating = app_on(api_service).test_client(), app_on(api_service).test_client()  # as above
 
         def replay() -> None:
             go.wait()
-            answers["join"] = _join(app_on(api_service).test_client(), game, "Blue", f"join-{round_}").status_code
+            answers["join"] = _join(joining, game, "Blue", f"join-{round_}").status_code
 
         def rotation() -> None:
             go.wait()
-            answers["rotate"] = rotate(app_on(api_service).test_client(), game.game_id, bearer(old)).status_code
+            answers["rotate"] = rotate(rotating, game.game_id, bearer(old)).status_code
 
         threads = [threading.Thread(target=replay), threading.Thread(target=rotation)]
         for t in threads:
