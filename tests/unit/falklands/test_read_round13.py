@@ -90,3 +90,21 @@ def test_fs_11_3_4_1_a_battle_waiting_on_the_leader_question_recorded_before_rou
     after = fold_all(state, out)
     assert "uk_decisive_leader" in after["markers"][UK] if die is None else not after["markers"][UK]
     assert play_to_the_end(after, random.Random(13 if die is None else die))["ended"]["winner"] in ("UK", "AR")
+
+
+def test_fs_11_3_4_1_the_one_die_of_a_raid_is_offered_as_this_die_with_its_face():
+    """A frame of one die (Op #7's withdrawal die, 6-4's Exocet, 2-4's die) offers it after it is
+    rolled as a battle's die is: the question asked "to have one of these dice rolled again?" of a
+    single die, and did not say which die or what it showed; it now reads as a battle die's does."""
+    from .helpers import empty, op, place, play
+
+    st = empty()
+    place(st, "sas_d", aboard="hermes")
+    place(st, "hermes", "sa4")
+    place(st, "pucara_1", "port_stanley")
+    st["markers"]["AR"] = ["ar_decisive_leader"]
+    out, after = play(st, UK, op(7, sf="sas_d", target="pucara_1"), FixedDice(5))
+    d = pending(after)
+    assert (d["kind"], d["seat"], [o["die"] for o in d["options"]["reroll"]]) == ("leadership", "AR", [0])
+    assert d["prompt"] == ("AR: play your Decisive Leader marker to have this die rolled again? "
+                           "(SF raid: 5)")
