@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 
 from domain.errors import InvalidOrder, RuleViolation
-from domain.game import Roll
 from domain.rulesets.falklands import play as random_play
 from projections.folds import to_event
 
-from .helpers import R, UK, FixedDice, events_of, fold_all, pending, rolls_of
+from .helpers import R, UK, FixedDice, empty, events_of, fold_all, op, pending, place, play, rolls_of
 
 EXPORT = Path(__file__).resolve().parents[2] / "data" / "falklands_leader_pending_round12.jsonl.gz"
 
@@ -96,8 +95,6 @@ def test_fs_11_3_4_1_the_one_die_of_a_raid_is_offered_as_this_die_with_its_face(
     """A frame of one die (Op #7's withdrawal die, 6-4's Exocet, 2-4's die) offers it after it is
     rolled as a battle's die is: the question asked "to have one of these dice rolled again?" of a
     single die, and did not say which die or what it showed; it now reads as a battle die's does."""
-    from .helpers import empty, op, place, play
-
     st = empty()
     place(st, "sas_d", aboard="hermes")
     place(st, "hermes", "sa4")
