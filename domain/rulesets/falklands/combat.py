@@ -447,9 +447,7 @@ def leader_die(ctx: Ctx, stack: list) -> None:
         return
     event = "FS 11.3 4-1" if holder == "UK" else "FS 11.3 4-3"  # the holder's own event
     if "answer" not in f:
-        ask(ctx, stack, holder, "leadership", event,
-            f"{holder}: play your Decisive Leader marker to have this die rolled again? "
-            f"({shot.get('purpose', 'die')}: {shot['value']})",
+        ask(ctx, stack, holder, "leadership", event, this_die_prompt(holder, shot),
             {"reroll": [{"die": f["die"], "side": shot["side"], "value": shot["value"], "unit": shot.get("unit"),
                          "at": shot.get("at"), "hit_number": shot.get("hit_number")}], "keep": True})
         return
@@ -469,6 +467,12 @@ def leader_die(ctx: Ctx, stack: list) -> None:
            shot.get("hit_number"), shot.get("modifiers"), replaces=shot.get("seq"))
     shot.update(value=r.values[0], index=index)
     shot.pop("seq", None)
+
+
+def this_die_prompt(holder: str, shot: dict) -> str:
+    """The question about one die, the one just rolled (FS 11.3 4-1/4-3 "after any die roll")."""
+    return (f"{holder}: play your Decisive Leader marker to have this die rolled again? "
+            f"({shot.get('purpose', 'die')}: {shot['value']})")
 
 
 def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
@@ -505,9 +509,10 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
     frame["leader_asked"] = True
     options = [{"die": i, "side": s["side"], "value": s["value"], "unit": s.get("unit"), "at": s.get("at"),
                 "hit_number": s.get("hit_number")} for i, s in enumerate(shots)]
-    ask(ctx, stack, holder, "leadership", event,
-            f"{holder}: play your Decisive Leader marker to have one of these dice rolled again?",
-            {"reroll": options, "keep": True})
+    # a frame of one die (Op #7's, 6-4's, 2-4's) asks about it as a battle asks about each of its dice
+    prompt = this_die_prompt(holder, shots[0]) if len(shots) == 1 else \
+        f"{holder}: play your Decisive Leader marker to have one of these dice rolled again?"
+    ask(ctx, stack, holder, "leadership", event, prompt, {"reroll": options, "keep": True})
     return False
 
 
