@@ -2364,6 +2364,9 @@ def unit_lines(units: dict, names: dict) -> list[str]:
             details.append(f"aboard {names.get(unit['aboard'], unit['aboard'])}")
         text = label + (f" ({', '.join(details)})" if details else "")
         where = unit.get("location")
+        ship = units.get(unit.get("aboard")) if unit.get("aboard") else None
+        if where is None and isinstance(ship, dict) and ship.get("in_play") is not False:
+            where = ship.get("location")  # cargo (FS 3.3's SAS aboard Hermes) is where its ship is
         if unit.get("eliminated") or where is None or unit.get("in_play") is False:
             out_of_play.append(label + (" (eliminated)" if unit.get("eliminated") else ""))
         else:

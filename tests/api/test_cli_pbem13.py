@@ -1,0 +1,56 @@
+"""Two players of Falklands Showdown by mail, each at their own terminal (round 13): what they
+tripped on, against a live server (the fixtures of test_client)."""
+
+from __future__ import annotations
+
+from tests.api.test_client import Player, alice, bob, clean_env, server  # noqa: F401  (fixtures)
+
+
+def falklands(server, alice, bob) -> str:
+    """alice creates a Falklands game and takes the UK; bob takes the AR from his own machine."""
+    code, out, err = alice("new", "falklands", "--server", server.url)
+    assert code == 0, err
+    game_id = out.split()[1]
+    ar_invite = next(line.split(": ")[1] for line in out.splitlines() if line.startswith("invite for AR: "))
+    assert alice("join", game_id, "--as", "UK", "--handle", "ursula")[0] == 0
+    assert bob("join", game_id, ar_invite, "--handle", "alberto", "--server", server.url)[0] == 0
+    return game_id
+
+
+def test_state_lists_the_sas_aboard_hermes_where_hermes_is_fs_3_3(server, alice, bob):
+    """FS 3.3: the UK's SAS starts "loaded onboard the Hermes". 'warlog state' listed it among the
+    units "not in play" (a unit aboard a ship has no area of its own), while 'legal' offered it for
+    Op #7. It is now listed with Hermes's area, "(UK, 1 step, aboard Hermes)"."""
+    game_id = falklands(server, alice, bob)
+    code, out, err = bob("state", game_id)
+    assert code == 0, err
+    sea_area_4 = next(line for line in out.splitlines() if line.startswith("  Sea Area 4: "))
+    assert "Hermes (UK, 2 steps)" in sea_area_4 and "22 SAS, D Squadron (UK, 1 step, aboard Hermes)" in sea_area_4, out
+    not_in_play = next(line for line in out.splitlines() if line.startswith("  not in play: "))
+    assert "22 SAS, D Squadron" not in not_in_play, out
+    assert "Conqueror" in not_in_play, out  # a reinforcement (FS 3.4) is still not in play
+
+
+def test_an_area_or_unit_typed_by_its_name_is_refused_with_the_id_to_type_fs_3_3_fs_7_1(server, alice, bob):
+    """A player types what the rules text and 'legal' print, "Sea Area 6" or "Hermes", where the
+    order takes the id. The refusal said "Spartan is placed in one of the TEZ sea areas (Falkland
+    Islands Sea Area, Sea Area 6, Sea Area 7)", naming as allowed the very words refused, and "no
+    area 'Falklands' on the map". It now gives the ids, and the one meant."""
+    game_id = falklands(server, alice, bob)
+    code, out, err = alice("order", game_id, "setup", "--set", 'submarines={"spartan": "Sea Area 6", "splendid": "sa7"}')
+    assert code == 1, out
+    assert ("Spartan is placed in one of the TEZ sea areas (Falkland Islands Sea Area ('falklands'), Sea Area 6 ('sa6'), "
+            "Sea Area 7 ('sa7')); type its id: 'sa6' (Sea Area 6) [FS 3.3]") in err, err
+    code, out, err = alice("order", game_id, "setup", "--set", 'submarines={"spartan": "sa5", "splendid": "sa7"}')
+    assert code == 1 and "type its id" not in err and "Sea Area 6 ('sa6')" in err, err  # sa5 is an id, not in the TEZ
+    assert alice("order", game_id, "setup", "--set", 'submarines={"spartan": "sa6", "splendid": "sa7"}')[0] == 0
+    code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["Hermes"]',
+                           "--set", "destination=falklands")
+    assert code == 1 and "no unit 'Hermes' in this game; type its id: 'hermes' (Hermes) [FS 7.1 Op #20]" in err, err
+    code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
+                           "--set", "destination=Falklands")
+    assert code == 1, out
+    assert "no area 'Falklands' on the map; type its id: 'falklands' (Falkland Islands Sea Area) [FS 7.1 Op #20]" in err
+    code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
+                           "--set", "destination=Narnia")
+    assert code == 1 and "no area 'Narnia' on the map [FS 7.1 Op #20]" in err, err
