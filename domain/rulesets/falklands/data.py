@@ -422,6 +422,19 @@ class FalklandsData:
         is quoted as given."""
         return self.areas[aid]["name"] if isinstance(aid, str) and aid in self.areas else repr(aid)
 
+    def meant(self, given: object, table: str = "units") -> str:
+        """What a refusal of an id that names no unit (``table="units"``) or area ("areas") adds: the
+        id a player meant, when they typed its name or its id in other letters ("Sea Area 6",
+        'Falklands', 'Hermes'): "; type its id: 'sa6' (Sea Area 6)"; else nothing."""
+        entries = getattr(self, table)
+        if not isinstance(given, str) or not given.strip() or given in entries:
+            return ""
+        wanted = " ".join(given.split()).casefold()
+        for eid, entry in entries.items():
+            if wanted in (eid.casefold(), str(entry.get("name", "")).casefold()):
+                return f"; type its id: {eid!r} ({entry['name']})"
+        return ""
+
     def board(self) -> dict:
         """What a page needs to draw the maps and the counters; plain JSON types, a fresh copy."""
         area_keys = ("name", "kind", "map", "polygon", "label_xy", "tez", "vp", "airbase",

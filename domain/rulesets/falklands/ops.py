@@ -53,7 +53,7 @@ def unit_ids(order: dict, key: str, op, *, required: bool = False, most: int | N
     got = ids(order, key, rule(op), required=required, most=most)
     for u in got:
         if u not in DATA.units:
-            raise InvalidOrder(f"no unit {u!r} in this game", rule=rule(op), field=key)
+            raise InvalidOrder(f"no unit {u!r} in this game{DATA.meant(u)}", rule=rule(op), field=key)
     return got
 
 
@@ -62,7 +62,7 @@ def area_of(order: dict, key: str, op, *, kinds: tuple = ()) -> str:
     the South Georgia box and Argentina are areas of it)."""
     a = text(order, key, rule(op))
     if a not in DATA.areas:
-        raise InvalidOrder(f"no area {a!r} on the map", rule=rule(op), field=key)
+        raise InvalidOrder(f"no area {a!r} on the map{DATA.meant(a, 'areas')}", rule=rule(op), field=key)
     if kinds and DATA.areas[a]["kind"] not in kinds:
         raise RuleViolation(rule(op), f"{area_name(a)} is not a {' or '.join(kinds)} area")
     return a
@@ -223,7 +223,7 @@ def op_4(ctx: Ctx, side: str, order: dict) -> list:
     sf = unit_ids(order, "sf", 4, required=True)
     need(len(ships) == 3, rule(4), "the force is three surface vessels, a submarine and two SF units")
     need(len(sf) == 2, rule(4), "the force is three surface vessels, a submarine and two SF units")
-    need(sub in DATA.units, rule(4), f"no unit {sub!r}")
+    need(sub in DATA.units, rule(4), f"no unit {sub!r}{DATA.meant(sub)}")
     mine(ctx, ships, UK, 4, ("ship",))
     mine(ctx, [sub], UK, 4, ("submarine",))
     mine(ctx, sf, UK, 4, ("ground",))
@@ -244,7 +244,7 @@ def op_4(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_5(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(5))
-    need(u in DATA.units, rule(5), f"no unit {u!r}")
+    need(u in DATA.units, rule(5), f"no unit {u!r}{DATA.meant(u)}")
     mine(ctx, [u], UK, 5, ("ship", "submarine"))
     need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(5), f"{name(u)} is not damaged")
     need(S.where(ctx.state, u) == S.SOUTH_GEORGIA, rule(5), f"{name(u)} is not in the South Georgia Holding Box")
@@ -281,7 +281,7 @@ def op_7(ctx: Ctx, side: str, order: dict) -> list:
     sf = text(order, "sf", rule(7))
     target = text(order, "target", rule(7))
     for uid in (sf, target):
-        need(uid in DATA.units, rule(7), f"there is no unit {uid!r}")
+        need(uid in DATA.units, rule(7), f"there is no unit {uid!r}{DATA.meant(uid)}")
     mine(ctx, [sf], UK, 7, ("ground",))
     need(DATA.units[sf]["type"] == "sf", rule(7), f"{name(sf)} is not a special forces unit")
     at = ctx.state["units"][sf]
@@ -295,7 +295,7 @@ def op_7(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_8(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(8))
-    need(u in DATA.units, rule(8), f"no unit {u!r}")
+    need(u in DATA.units, rule(8), f"no unit {u!r}{DATA.meant(u)}")
     mine(ctx, [u], UK, 8, ("ground",))
     need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(8), f"{name(u)} bears no Hit marker")
     here = ctx.state["units"][u]
@@ -359,7 +359,7 @@ def shipping(ctx: Ctx, order: dict, key: str, op, side: str) -> dict[str, str]:
     if not isinstance(value, dict) or not value or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise InvalidOrder(f"'{key}' maps ground unit ids to ship ids", rule=rule(op), field=key)
     for u, ship in value.items():
-        need(u in DATA.units, rule(op), f"there is no unit {u!r}")
+        need(u in DATA.units, rule(op), f"there is no unit {u!r}{DATA.meant(u)}")
         need(ship in DATA.units, rule(op), f"there is no ship {ship!r}")
         mine(ctx, [u], side, op, ("ground",))
         mine(ctx, [ship], side, op, ("ship", "submarine"))

@@ -353,13 +353,13 @@ class Falklands(Ruleset):
         subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
         placing = order.get("submarines")
         wrong = _setup_wrong(subs, placing)
+        tez = ", ".join(f"{area_name(a)} ({a!r})" for a in sorted(DATA.tez, key=area_name))  # the id to type, quoted
         if wrong:
             raise InvalidOrder(f"'submarines' {wrong}: each of {', '.join(map(name, subs))} is placed in "
-                               f"one of the TEZ sea areas ({', '.join(sorted(map(area_name, DATA.tez)))})",
-                               rule="FS 3.3", field="submarines")
+                               f"one of the TEZ sea areas ({tez})", rule="FS 3.3", field="submarines")
         for u, area in placing.items():
-            need(area in DATA.tez, "FS 3.3", f"{name(u)} is placed in one of the TEZ sea areas "
-                                            f"({', '.join(sorted(map(area_name, DATA.tez)))})")
+            need(area in DATA.tez, "FS 3.3", f"{name(u)} is placed in one of the TEZ sea areas ({tez})"
+                                            f"{DATA.meant(area, 'areas')}")
         for u in subs:
             ctx.emit(ev.UnitMoved, unit=u, origin=None, destination=placing[u], rule="FS 3.3")
         ctx.emit(ev.PhaseAdvanced, turn=1, phase=S.PHASES[0], rule="FS 5.2")
