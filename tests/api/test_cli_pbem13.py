@@ -54,3 +54,24 @@ def test_an_area_or_unit_typed_by_its_name_is_refused_with_the_id_to_type_fs_3_3
     code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
                            "--set", "destination=Narnia")
     assert code == 1 and "no area 'Narnia' on the map [FS 7.1 Op #20]" in err, err
+
+
+def test_an_a4_out_of_range_is_refused_with_the_refuel_field_to_name_fs_9_4(server, alice, bob):
+    """FS 9.4: "up to four Argentina-based A-4 units may be designated as using aerial refueling,
+    and they can thereby extend their range to include the Falkland Islands Sea Area". An air
+    strike on the fleet there with A-4s not named in 'refuel' was refused "A-4 Skyhawk 1 cannot
+    reach Falkland Islands Sea Area from Argentina": no word of what would let it. The refusal now
+    names the field; a Dagger (range line) or an A-4 already refuelled gets no such hint."""
+    game_id = falklands(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set", 'submarines={"spartan": "sa6", "splendid": "sa7"}')[0] == 0
+    assert alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes", "invincible"]',
+                 "--set", "destination=falklands")[0] == 0
+    assert alice("order", game_id, "pass")[0] == 0
+    code, out, err = bob("order", game_id, "operation", "--set", "op=18", "--set", "area=falklands",
+                         "--set", 'aircraft=["dagger_1", "a4_1"]')
+    assert code == 1, out
+    assert err.rstrip().endswith("A-4 Skyhawk 1 cannot reach Falkland Islands Sea Area from Argentina without "
+                                 "aerial refuelling: name it in 'refuel' too (up to four A-4s an operation) [FS 9.4]"), err
+    code, out, err = bob("order", game_id, "operation", "--set", "op=3", "--set", "origin=argentina",
+                         "--set", 'aircraft=["a4_2"]', "--set", "destination=port_stanley")
+    assert code == 1 and "name it in 'refuel' too" in err and "[FS 9.4]" in err, err

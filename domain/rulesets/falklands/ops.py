@@ -206,8 +206,7 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
     refuel = refuelled(ctx, order, 3, aircraft)
     for u in aircraft:
         need(S.aircraft_reach(ctx.state, u, dest, u in refuel), "FS 9.4",
-             f"{name(u)} cannot reach {area_name(dest)} from {area_name(origin)}"
-             f"{' without aerial refuelling' if DATA.units[u].get('range') == 'a4' else ''}")
+             f"{name(u)} cannot reach {area_name(dest)} from {area_name(origin)}{refuel_hint(ctx, u, dest, refuel)}")
     for u in aircraft:
         need(S.may_base(ctx.state, u, dest, aircraft), T.BASING_RULES.get(dest, "FS 6.2")
              if "black_buck" not in ctx.state["effects"][UK] or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
@@ -483,6 +482,14 @@ def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:
     return True
 
 
+def refuel_hint(ctx: Ctx, u: str, area: str, refuel: list[str]) -> str:
+    """What a refusal of an A-4 out of range adds when aerial refuelling would bring it there (FS 9.4:
+    "up to four Argentina-based A-4 units may be designated as using aerial refueling"): the field."""
+    if u in refuel or not S.aircraft_reach(ctx.state, u, area, True):
+        return ""
+    return " without aerial refuelling: name it in 'refuel' too (up to four A-4s an operation)"
+
+
 def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[list, list, list]:
     """Aircraft (AR, land-based, in range) and carriers (in range) committed to an attack."""
     aircraft = unit_ids(order, "aircraft", op)
@@ -496,7 +503,8 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
         need(S.where(ctx.state, u) in (*DATA.land_areas, S.ARGENTINA), rule(op), f"{name(u)} is not at a base")
         need(S.aircraft_reach(ctx.state, u, target_area, u in refuel),
              "FS 3.7" if target_area == S.SOUTH_GEORGIA else "FS 9.4",  # 3.7/9.5: never into the box
-             f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}")
+             f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}"
+             f"{refuel_hint(ctx, u, target_area, refuel)}")
     for c in carriers:
         need(c in T.CARRIERS[side], rule(op), f"{name(c)} is not {'an' if side == AR else 'a'} {side} aircraft carrier")
         mine(ctx, [c], side, op, ("ship",))
