@@ -75,3 +75,20 @@ def test_an_a4_out_of_range_is_refused_with_the_refuel_field_to_name_fs_9_4(serv
     code, out, err = bob("order", game_id, "operation", "--set", "op=3", "--set", "origin=argentina",
                          "--set", 'aircraft=["a4_2"]', "--set", "destination=port_stanley")
     assert code == 1 and "name it in 'refuel' too" in err and "[FS 9.4]" in err, err
+
+
+def test_a_field_op_1_has_not_is_refused_listing_its_fields_without_op_10s_fs_7_1_op_1(server, alice, bob):
+    """FS 7.1 Op #1 moves "up to two ground units from Argentina to Port Stanley airfield": an
+    AR player who added a destination was told "its fields: op, units, with_op_10", offering the
+    UK's Op #10 (a UK attack's rider) to the AR's airlift. The list now names Op #1's own fields;
+    'with_op_10' is still refused under Op #10 where it rides on nothing."""
+    game_id = falklands(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set", 'submarines={"spartan": "sa6", "splendid": "sa7"}')[0] == 0
+    assert alice("order", game_id, "pass")[0] == 0 and alice("order", game_id, "pass")[0] == 0
+    code, out, err = bob("order", game_id, "operation", "--set", "op=1", "--set", 'units=["ri_3"]',
+                         "--set", "destination=port_stanley")
+    assert code == 1, out
+    assert "'destination' is not a field of Op #1 (its fields: op, units) [FS 7.1 Op #1]" in err, err
+    code, out, err = bob("order", game_id, "operation", "--set", "op=1", "--set", 'units=["ri_3"]',
+                         "--set", "with_op_10=true")
+    assert code == 1 and err.rstrip().endswith("[FS 7.1 Op #10]"), err

@@ -375,8 +375,13 @@ class Falklands(Ruleset):
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])
             return
         op = _op_number(order.get("op"))
-        known_fields(order, sorted(field_names(op) | {"op"}), rule(op), f"Op #{op}" if op != "exocet" else "exocet",
-                     WORDS)
+        # with_op_10 is taken by any operation and refused below under Op #10 where it rides on none,
+        # so the list of fields names it only for the UK attacks it rides on
+        listed = field_names(op) | {"op"}
+        if not (seat == UK and op in (14, 18, 20)):
+            listed.discard("with_op_10")
+        known_fields(order, sorted(listed), rule(op), f"Op #{op}" if op != "exocet" else "exocet", WORDS,
+                     accepted=("with_op_10",))
         why = restriction(ctx.state, seat, op)
         if why:
             r, _, message = why.partition(": ")
