@@ -54,6 +54,15 @@ def test_an_area_or_unit_typed_by_its_name_is_refused_with_the_id_to_type_fs_3_3
     code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
                            "--set", "destination=Narnia")
     assert code == 1 and "no area 'Narnia' on the map [FS 7.1 Op #20]" in err, err
+    code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
+                           "--set", "destination=pebble")  # half a name: the one it starts
+    assert code == 1 and "no area 'pebble' on the map; did you mean 'pebble_island' (Pebble Island)?" in err, err
+    code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
+                           "--set", "destination=sa 6")  # a slip of the keys
+    assert code == 1 and "no area 'sa 6' on the map; did you mean 'sa6' (Sea Area 6)?" in err, err
+    code, out, err = alice("order", game_id, "operation", "--set", "op=20", "--set", 'units=["hermes"]',
+                           "--set", "destination=sa")  # starts seven areas and San Carlos: none is meant
+    assert code == 1 and err.rstrip().endswith("no area 'sa' on the map [FS 7.1 Op #20]"), err
 
 
 def test_an_a4_out_of_range_is_refused_with_the_refuel_field_to_name_fs_9_4(server, alice, bob):
@@ -92,3 +101,18 @@ def test_a_field_op_1_has_not_is_refused_listing_its_fields_without_op_10s_fs_7_
     code, out, err = bob("order", game_id, "operation", "--set", "op=1", "--set", 'units=["ri_3"]',
                          "--set", "with_op_10=true")
     assert code == 1 and err.rstrip().endswith("[FS 7.1 Op #10]"), err
+
+
+def test_op_2_refused_for_the_texts_abbreviation_gives_the_ids_fs_7_1_op_2(server, alice, bob):
+    """FS 7.1 Op #2: "one of the following units: 3M or 2 or SF Anf". An AR player who typed the
+    text's '3M' was told "the units to mobilize are 3rd Marine Battalion, 2nd Infantry Regiment,
+    Amphibious Commandos": names, where the order takes an id. The refusal now gives each id."""
+    game_id = falklands(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set", 'submarines={"spartan": "sa6", "splendid": "sa7"}')[0] == 0
+    assert alice("order", game_id, "pass")[0] == 0 and alice("order", game_id, "pass")[0] == 0
+    code, out, err = bob("order", game_id, "operation", "--set", "op=2", "--set", "unit=3M")
+    assert code == 1, out
+    assert ("the units to mobilize are 3rd Marine Battalion ('bim_3'), 2nd Infantry Regiment ('ri_2'), "
+            "Amphibious Commandos ('sf_anf') [FS 7.1 Op #2]") in err, err
+    code, out, err = bob("order", game_id, "operation", "--set", "op=2", "--set", "unit=Amphibious Commandos")
+    assert code == 1 and "type its id: 'sf_anf' (Amphibious Commandos) [FS 7.1 Op #2]" in err, err

@@ -175,7 +175,8 @@ def op_1(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_2(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(2))
-    need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(map(name, T.OP2_UNITS))}")
+    need(u in T.OP2_UNITS, rule(2), "the units to mobilize are "
+                                    f"{', '.join(f'{name(x)} ({x!r})' for x in T.OP2_UNITS)}{DATA.meant(u)}")
     need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
     need(S.out_of_play(ctx.state, u), rule(2), f"{name(u)} is not out of play: it is not a unit to mobilize")
     ctx.emit(ev.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
