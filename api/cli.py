@@ -2422,8 +2422,11 @@ def cmd_dice(args: argparse.Namespace) -> int:
         rolls = b.get("rolls") or []
         if not rolls:
             say("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
+        # a die rolled again (FS 11.3 4-1's leader, a 'replaces' re-roll) counts no more: say which
+        # roll replaced it, where the re-roll alone said "re-roll of #N"
+        again = {r["replaces"]: r.get("seq") for r in rolls if isinstance(r.get("replaces"), int)}
         for r in rolls:
-            say(_roll_line(r))
+            say(_roll_line(r, again.get(r.get("seq"))))
         if any(r.get("status") == "unrevealed" for r in rolls):
             say("unrevealed: its dice epoch's seed is revealed at the end of the turn; then this and "
                 "'warlog verify' check each die against it (docs/dice.md)")
@@ -2431,7 +2434,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
     return _emit(args, body, human)
 
 
-def _roll_line(r: dict) -> str:
+def _roll_line(r: dict, rolled_again: int | None = None) -> str:
     text = r.get("text")
     if not text:
         dice = r.get("dice")
@@ -2442,6 +2445,8 @@ def _roll_line(r: dict) -> str:
     flags = []
     if r.get("superseded"):
         flags.append("superseded")
+    if rolled_again is not None:
+        flags.append(f"rolled again: #{rolled_again} counts")
     if r.get("status"):
         flags.append(str(r["status"]))
     where = f"turn {r.get('turn')}, epoch {r.get('epoch')}"

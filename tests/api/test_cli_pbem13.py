@@ -3,7 +3,7 @@ tripped on, against a live server (the fixtures of test_client)."""
 
 from __future__ import annotations
 
-from tests.api.test_client import Player, alice, bob, clean_env, server  # noqa: F401  (fixtures)
+from tests.api.test_client import Player, alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 
 
 def falklands(server, alice, bob) -> str:
@@ -116,3 +116,22 @@ def test_op_2_refused_for_the_texts_abbreviation_gives_the_ids_fs_7_1_op_2(serve
             "Amphibious Commandos ('sf_anf') [FS 7.1 Op #2]") in err, err
     code, out, err = bob("order", game_id, "operation", "--set", "op=2", "--set", "unit=Amphibious Commandos")
     assert code == 1 and "type its id: 'sf_anf' (Amphibious Commandos) [FS 7.1 Op #2]" in err, err
+
+
+def test_dice_marks_a_roll_rolled_again_with_the_roll_that_counts_ff_3_fs_11_3_4_1(server, alice, bob):
+    """FS 11.3 4-1 "make/allow the rolling player to roll that die again" (and FF 3's re-roll): an
+    umpire reading 'warlog dice' saw the first die as it fell ("#268 … rolled 4, needed ≤ 5: hit")
+    with nothing on its line to say it no longer counts; only the re-roll, further down, said
+    "re-roll of #268". The replaced roll now says "[rolled again: #N counts, …]"."""
+    game_id = started_game(server, alice, bob)
+    code, out, err = alice("order", game_id, "roll", "2d6", "--purpose", "scouting")
+    assert code == 0, err
+    first = int(next(line for line in out.splitlines() if "rolled" in line).split()[0].lstrip("#"))
+    code, out, err = alice("order", game_id, "roll", "2d6", "--purpose", "scouting again", "--replaces", str(first))
+    assert code == 0, err
+    again = int(next(line for line in out.splitlines() if "rolled" in line).split()[0].lstrip("#"))
+    code, out, err = bob("dice", game_id)
+    assert code == 0, err
+    lines = {int(line.split()[0].lstrip("#")): line for line in out.splitlines() if line.startswith("#")}
+    assert f"[rolled again: #{again} counts, unrevealed]" in lines[first], out
+    assert "rolled again" not in lines[again], out
