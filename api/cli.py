@@ -2308,8 +2308,10 @@ def cmd_state(args: argparse.Namespace) -> int:
                 say(line)
         if isinstance(state.get("control"), dict) and state["control"]:
             held: dict = {}
+            both = contested_areas(state.get("units"))
             for area, side in state["control"].items():
-                held.setdefault(side or "nobody", []).append(names.get(area, area))
+                # FS 3.6: an area both sides stand in is contested, whoever held it last
+                held.setdefault("contested" if area in both else side or "nobody", []).append(names.get(area, area))
             say("control: " + "; ".join(f"{side} {', '.join(areas)}" for side, areas in held.items()))
         round_ = b.get("sealed")
         if round_:
@@ -2346,6 +2348,16 @@ def _counter_lines(value) -> list[str] | None:
         nation = f" ({c['nation']})" if c.get("nation") else ""
         out.append(f"  {cid}: {c['class']} {c['name']}{nation}" + (f", {', '.join(facts)}" if facts else ""))
     return out
+
+
+def contested_areas(units) -> set:
+    """The areas where units of more than one side stand (FS 3.6 "contested"), from a state's units."""
+    sides: dict = {}
+    for unit in (units or {}).values() if isinstance(units, dict) else ():
+        if isinstance(unit, dict) and unit.get("location") and not unit.get("eliminated") \
+                and unit.get("in_play") is not False:
+            sides.setdefault(unit["location"], set()).add(unit.get("side"))
+    return {area for area, present in sides.items() if len(present) > 1}
 
 
 def unit_lines(units: dict, names: dict) -> list[str]:

@@ -135,3 +135,30 @@ def test_dice_marks_a_roll_rolled_again_with_the_roll_that_counts_ff_3_fs_11_3_4
     lines = {int(line.split()[0].lstrip("#")): line for line in out.splitlines() if line.startswith("#")}
     assert f"[rolled again: #{again} counts, unrevealed]" in lines[first], out
     assert "rolled again" not in lines[again], out
+
+
+def test_state_says_an_area_both_sides_stand_in_is_contested_fs_3_6(server, alice, bob, monkeypatch):
+    """FS 3.6: "A land area is contested if both sides simultaneously have one or more ground
+    units in it." After the UK's Op #24 attack into Port Stanley left units of both sides there,
+    'warlog state' still printed "control: AR Port Stanley, …" (the game's control map keeps the
+    side that held it last). A land area both sides stand in is now listed as contested. The
+    position is the server's own, with the SAS put ashore in Port Stanley (reaching it takes dice)."""
+    from api.client import WarlogClient
+
+    game_id = falklands(server, alice, bob)
+    code, out, err = bob("state", game_id)
+    control = next(line for line in out.splitlines() if line.startswith("control: "))
+    assert control.startswith("control: AR Port Stanley, ") and "contested" not in control, out
+    real = WarlogClient.state
+
+    def sas_ashore(self, *args, **kwargs):
+        body = real(self, *args, **kwargs)
+        body["state"]["units"]["sas_d"].update(location="port_stanley", aboard=None)
+        return body
+
+    monkeypatch.setattr(WarlogClient, "state", sas_ashore)
+    code, out, err = bob("state", game_id)
+    assert code == 0, err
+    control = next(line for line in out.splitlines() if line.startswith("control: "))
+    assert control.startswith("control: contested Port Stanley; AR Mount Kent, "), out
+    assert "AR Port Stanley" not in control, out
