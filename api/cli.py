@@ -2394,8 +2394,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     body = session.client(game_id, "read").history(game_id)
+    if args.turn:  # the turns asked for, as the server gives them (a turn it has not: said so)
+        body = {**body, "turns": [t for t in body.get("turns") or [] if t.get("turn") in args.turn]}
 
     def human(b: dict) -> None:
+        if args.turn and not b["turns"]:
+            say(f"no turn {', '.join(map(str, args.turn))} in this game yet")
         for turn in b.get("turns") or []:
             say(f"Turn {turn.get('turn')}")
             for phase in turn.get("phases") or []:
@@ -2815,6 +2819,8 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("history", help="the game turn by turn, phase by phase, order by order")
     p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("--turn", type=int, action="append", metavar="N",
+                   help="only this game turn (repeat for several); a whole game runs to thousands of lines")
     _add_access(p)
     p.set_defaults(func=cmd_history)
 

@@ -162,3 +162,18 @@ def test_state_says_an_area_both_sides_stand_in_is_contested_fs_3_6(server, alic
     control = next(line for line in out.splitlines() if line.startswith("control: "))
     assert control.startswith("control: contested Port Stanley; AR Mount Kent, "), out
     assert "AR Port Stanley" not in control, out
+
+
+def test_history_reads_one_turn_of_a_long_game(server, alice, bob):
+    """A whole Falklands game printed by 'warlog history' ran to 1,515 lines (26 turns), with no
+    way to read the turn a mail is about. '--turn N' (repeatable) prints those turns alone; a turn
+    the game has not reached is said so."""
+    game_id = falklands(server, alice, bob)
+    assert alice("order", game_id, "setup", "--set", 'submarines={"spartan": "sa6", "splendid": "sa7"}')[0] == 0
+    code, out, err = bob("history", game_id, "--turn", "1")
+    assert code == 0, err
+    assert out.splitlines()[0] == "Turn 1" and "Spartan moved to Sea Area 6" in out, out
+    assert [line for line in out.splitlines() if line.startswith("Turn ")] == ["Turn 1"], out
+    code, out, err = bob("history", game_id, "--turn", "7")
+    assert code == 0 and out.strip() == "no turn 7 in this game yet", out
+    assert [t["turn"] for t in bob.json("history", game_id, "--turn", "1", "--turn", "7")["turns"]] == [1]
