@@ -3,7 +3,7 @@ tripped on, against a live server (the fixtures of test_client)."""
 
 from __future__ import annotations
 
-from tests.api.test_client import Player, alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
+from tests.api.test_client import alice, bob, clean_env, server, started_game  # noqa: F401  (fixtures)
 
 
 def falklands(server, alice, bob) -> str:
