@@ -2364,8 +2364,10 @@ def cmd_state(args: argparse.Namespace) -> int:
                 say(line)
         if isinstance(state.get("control"), dict) and state["control"]:
             held: dict = {}
+            both = contested_areas(state.get("units"))
             for area, side in state["control"].items():
-                held.setdefault(side or "nobody", []).append(names.get(area, area))
+                # FS 3.6: an area both sides stand in is contested, whoever held it last
+                held.setdefault("contested" if area in both else side or "nobody", []).append(names.get(area, area))
             say("control: " + "; ".join(f"{side} {', '.join(areas)}" for side, areas in held.items()))
         round_ = b.get("sealed")
         if round_:
@@ -2404,6 +2406,16 @@ def _counter_lines(value) -> list[str] | None:
     return out
 
 
+def contested_areas(units) -> set:
+    """The areas where units of more than one side stand (FS 3.6 "contested"), from a state's units."""
+    sides: dict = {}
+    for unit in (units or {}).values() if isinstance(units, dict) else ():
+        if isinstance(unit, dict) and unit.get("location") and not unit.get("eliminated") \
+                and unit.get("in_play") is not False:
+            sides.setdefault(unit["location"], set()).add(unit.get("side"))
+    return {area for area, present in sides.items() if len(present) > 1}
+
+
 def unit_lines(units: dict, names: dict) -> list[str]:
     """The units by where they are, one line an area (in the order the areas first appear), the
     units aboard a ship listed with it; then those out of play."""
@@ -2420,6 +2432,9 @@ def unit_lines(units: dict, names: dict) -> list[str]:
             details.append(f"aboard {names.get(unit['aboard'], unit['aboard'])}")
         text = label + (f" ({', '.join(details)})" if details else "")
         where = unit.get("location")
+        ship = units.get(unit.get("aboard")) if unit.get("aboard") else None
+        if where is None and isinstance(ship, dict) and ship.get("in_play") is not False:
+            where = ship.get("location")  # cargo (FS 3.3's SAS aboard Hermes) is where its ship is
         if unit.get("eliminated") or where is None or unit.get("in_play") is False:
             out_of_play.append(label + (" (eliminated)" if unit.get("eliminated") else ""))
         else:
@@ -2435,8 +2450,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     session = Session(args)
     game_id = session.game_id(args.game_id)
     body = session.client(game_id, "read").history(game_id)
+    if args.turn:  # the turns asked for, as the server gives them (a turn it has not: said so)
+        body = {**body, "turns": [t for t in body.get("turns") or [] if t.get("turn") in args.turn]}
 
     def human(b: dict) -> None:
+        if args.turn and not b["turns"]:
+            say(f"no turn {', '.join(map(str, args.turn))} in this game yet")
         for turn in b.get("turns") or []:
             say(f"Turn {turn.get('turn')}")
             for phase in turn.get("phases") or []:
@@ -2475,8 +2494,11 @@ def cmd_dice(args: argparse.Namespace) -> int:
         rolls = b.get("rolls") or []
         if not rolls:
             say("no dice rolled" + (" that match" if (args.seat or args.turn or args.purpose) else ""))
+        # a die rolled again (FS 11.3 4-1's leader, a 'replaces' re-roll) counts no more: say which
+        # roll replaced it, where the re-roll alone said "re-roll of #N"
+        again = {r["replaces"]: r.get("seq") for r in rolls if isinstance(r.get("replaces"), int)}
         for r in rolls:
-            say(_roll_line(r))
+            say(_roll_line(r, again.get(r.get("seq"))))
         if any(r.get("status") == "unrevealed" for r in rolls):
             say("unrevealed: its dice epoch's seed is revealed at the end of the turn; then this and "
                 "'warlog verify' check each die against it (docs/dice.md)")
@@ -2484,7 +2506,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
     return _emit(args, body, human)
 
 
-def _roll_line(r: dict) -> str:
+def _roll_line(r: dict, rolled_again: int | None = None) -> str:
     text = r.get("text")
     if not text:
         dice = r.get("dice")
@@ -2495,6 +2517,8 @@ def _roll_line(r: dict) -> str:
     flags = []
     if r.get("superseded"):
         flags.append("superseded")
+    if rolled_again is not None:
+        flags.append(f"rolled again: #{rolled_again} counts")
     if r.get("status"):
         flags.append(str(r["status"]))
     where = f"turn {r.get('turn')}, epoch {r.get('epoch')}"
@@ -2851,6 +2875,8 @@ def add_client_commands(sub) -> None:
 
     p = sub.add_parser("history", help="the game turn by turn, phase by phase, order by order")
     p.add_argument("game_id", help=GAME_ID_HELP)
+    p.add_argument("--turn", type=int, action="append", metavar="N",
+                   help="only this game turn (repeat for several); a whole game runs to thousands of lines")
     _add_access(p)
     p.set_defaults(func=cmd_history)
 

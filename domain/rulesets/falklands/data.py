@@ -16,6 +16,7 @@ what is Falklands: its schemas, its own cross-checks and its indexes.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -421,6 +422,27 @@ class FalklandsData:
         """An area as the rules text names it ("Sea Area 6", not 'sa6'); a value that names no area
         is quoted as given."""
         return self.areas[aid]["name"] if isinstance(aid, str) and aid in self.areas else repr(aid)
+
+    def meant(self, given: object, table: str = "units") -> str:
+        """What a refusal of an id that names no unit (``table="units"``) or area ("areas") adds: the
+        id a player meant, when they typed its name or its id in other letters ("Sea Area 6",
+        'Falklands', 'Hermes'): "; type its id: 'sa6' (Sea Area 6)"; or one near what they typed
+        ('pebble'): "; did you mean 'pebble_island' (Pebble Island)?"; else nothing."""
+        entries = getattr(self, table)
+        if not isinstance(given, str) or not given.strip() or given in entries:
+            return ""
+        wanted = " ".join(given.split()).casefold()
+        for eid, entry in entries.items():
+            if wanted in (eid.casefold(), str(entry.get("name", "")).casefold()):
+                return f"; type its id: {eid!r} ({entry['name']})"
+        words = {w.casefold(): eid for eid, entry in entries.items() for w in (eid, str(entry.get("name", "")))}
+        starting = {eid for w, eid in words.items() if w.startswith(wanted)}  # 'pebble'; 'sa' starts many
+        near = [words[w] for w in difflib.get_close_matches(wanted, list(words), n=1, cutoff=0.75)]  # 'sa 6'
+        meant = starting if starting else set(near)
+        if len(meant) != 1:
+            return ""
+        (eid,) = meant
+        return f"; did you mean {eid!r} ({entries[eid]['name']})?"
 
     def board(self) -> dict:
         """What a page needs to draw the maps and the counters; plain JSON types, a fresh copy."""

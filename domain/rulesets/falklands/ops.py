@@ -53,7 +53,7 @@ def unit_ids(order: dict, key: str, op, *, required: bool = False, most: int | N
     got = ids(order, key, rule(op), required=required, most=most)
     for u in got:
         if u not in DATA.units:
-            raise InvalidOrder(f"no unit {u!r} in this game", rule=rule(op), field=key)
+            raise InvalidOrder(f"no unit {u!r} in this game{DATA.meant(u)}", rule=rule(op), field=key)
     return got
 
 
@@ -62,7 +62,7 @@ def area_of(order: dict, key: str, op, *, kinds: tuple = ()) -> str:
     the South Georgia box and Argentina are areas of it)."""
     a = text(order, key, rule(op))
     if a not in DATA.areas:
-        raise InvalidOrder(f"no area {a!r} on the map", rule=rule(op), field=key)
+        raise InvalidOrder(f"no area {a!r} on the map{DATA.meant(a, 'areas')}", rule=rule(op), field=key)
     if kinds and DATA.areas[a]["kind"] not in kinds:
         raise RuleViolation(rule(op), f"{area_name(a)} is not a {' or '.join(kinds)} area")
     return a
@@ -175,7 +175,8 @@ def op_1(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_2(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(2))
-    need(u in T.OP2_UNITS, rule(2), f"the units to mobilize are {', '.join(map(name, T.OP2_UNITS))}")
+    need(u in T.OP2_UNITS, rule(2), "the units to mobilize are "
+                                    f"{', '.join(f'{name(x)} ({x!r})' for x in T.OP2_UNITS)}{DATA.meant(u)}")
     need(u not in ctx.state["op2_done"], rule(2), f"{name(u)} has already been mobilized")
     need(S.out_of_play(ctx.state, u), rule(2), f"{name(u)} is not out of play: it is not a unit to mobilize")
     ctx.emit(ev.EffectGained, side=AR, effect="op2", title=f"{name(u)} mobilized", rule=rule(2), detail={"unit": u})
@@ -206,8 +207,7 @@ def op_3(ctx: Ctx, side: str, order: dict) -> list:
     refuel = refuelled(ctx, order, 3, aircraft)
     for u in aircraft:
         need(S.aircraft_reach(ctx.state, u, dest, u in refuel), "FS 9.4",
-             f"{name(u)} cannot reach {area_name(dest)} from {area_name(origin)}"
-             f"{' without aerial refuelling' if DATA.units[u].get('range') == 'a4' else ''}")
+             f"{name(u)} cannot reach {area_name(dest)} from {area_name(origin)}{refuel_hint(ctx, u, dest, refuel)}")
     for u in aircraft:
         need(S.may_base(ctx.state, u, dest, aircraft), T.BASING_RULES.get(dest, "FS 6.2")
              if "black_buck" not in ctx.state["effects"][UK] or DATA.units[u]["type"] == "Puc" else "FS 7.1 Op #9",
@@ -223,7 +223,7 @@ def op_4(ctx: Ctx, side: str, order: dict) -> list:
     sf = unit_ids(order, "sf", 4, required=True)
     need(len(ships) == 3, rule(4), "the force is three surface vessels, a submarine and two SF units")
     need(len(sf) == 2, rule(4), "the force is three surface vessels, a submarine and two SF units")
-    need(sub in DATA.units, rule(4), f"no unit {sub!r}")
+    need(sub in DATA.units, rule(4), f"no unit {sub!r}{DATA.meant(sub)}")
     mine(ctx, ships, UK, 4, ("ship",))
     mine(ctx, [sub], UK, 4, ("submarine",))
     mine(ctx, sf, UK, 4, ("ground",))
@@ -244,7 +244,7 @@ def op_4(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_5(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(5))
-    need(u in DATA.units, rule(5), f"no unit {u!r}")
+    need(u in DATA.units, rule(5), f"no unit {u!r}{DATA.meant(u)}")
     mine(ctx, [u], UK, 5, ("ship", "submarine"))
     need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(5), f"{name(u)} is not damaged")
     need(S.where(ctx.state, u) == S.SOUTH_GEORGIA, rule(5), f"{name(u)} is not in the South Georgia Holding Box")
@@ -281,7 +281,7 @@ def op_7(ctx: Ctx, side: str, order: dict) -> list:
     sf = text(order, "sf", rule(7))
     target = text(order, "target", rule(7))
     for uid in (sf, target):
-        need(uid in DATA.units, rule(7), f"there is no unit {uid!r}")
+        need(uid in DATA.units, rule(7), f"there is no unit {uid!r}{DATA.meant(uid)}")
     mine(ctx, [sf], UK, 7, ("ground",))
     need(DATA.units[sf]["type"] == "sf", rule(7), f"{name(sf)} is not a special forces unit")
     at = ctx.state["units"][sf]
@@ -295,7 +295,7 @@ def op_7(ctx: Ctx, side: str, order: dict) -> list:
 
 def op_8(ctx: Ctx, side: str, order: dict) -> list:
     u = text(order, "unit", rule(8))
-    need(u in DATA.units, rule(8), f"no unit {u!r}")
+    need(u in DATA.units, rule(8), f"no unit {u!r}{DATA.meant(u)}")
     mine(ctx, [u], UK, 8, ("ground",))
     need(ctx.state["units"][u]["steps"] < DATA.units[u]["steps"], rule(8), f"{name(u)} bears no Hit marker")
     here = ctx.state["units"][u]
@@ -359,7 +359,7 @@ def shipping(ctx: Ctx, order: dict, key: str, op, side: str) -> dict[str, str]:
     if not isinstance(value, dict) or not value or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise InvalidOrder(f"'{key}' maps ground unit ids to ship ids", rule=rule(op), field=key)
     for u, ship in value.items():
-        need(u in DATA.units, rule(op), f"there is no unit {u!r}")
+        need(u in DATA.units, rule(op), f"there is no unit {u!r}{DATA.meant(u)}")
         need(ship in DATA.units, rule(op), f"there is no ship {ship!r}")
         mine(ctx, [u], side, op, ("ground",))
         mine(ctx, [ship], side, op, ("ship", "submarine"))
@@ -483,6 +483,14 @@ def tez_expansion(ctx: Ctx, side: str, order: dict, op) -> bool:
     return True
 
 
+def refuel_hint(ctx: Ctx, u: str, area: str, refuel: list[str]) -> str:
+    """What a refusal of an A-4 out of range adds when aerial refuelling would bring it there (FS 9.4:
+    "up to four Argentina-based A-4 units may be designated as using aerial refueling"): the field."""
+    if u in refuel or not S.aircraft_reach(ctx.state, u, area, True):
+        return ""
+    return " without aerial refuelling: name it in 'refuel' too (up to four A-4s an operation)"
+
+
 def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[list, list, list]:
     """Aircraft (AR, land-based, in range) and carriers (in range) committed to an attack."""
     aircraft = unit_ids(order, "aircraft", op)
@@ -496,7 +504,8 @@ def air_units(ctx: Ctx, side: str, order: dict, op, target_area: str) -> tuple[l
         need(S.where(ctx.state, u) in (*DATA.land_areas, S.ARGENTINA), rule(op), f"{name(u)} is not at a base")
         need(S.aircraft_reach(ctx.state, u, target_area, u in refuel),
              "FS 3.7" if target_area == S.SOUTH_GEORGIA else "FS 9.4",  # 3.7/9.5: never into the box
-             f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}")
+             f"{name(u)} cannot reach {area_name(target_area)} from {area_name(S.where(ctx.state, u))}"
+             f"{refuel_hint(ctx, u, target_area, refuel)}")
     for c in carriers:
         need(c in T.CARRIERS[side], rule(op), f"{name(c)} is not {'an' if side == AR else 'a'} {side} aircraft carrier")
         mine(ctx, [c], side, op, ("ship",))

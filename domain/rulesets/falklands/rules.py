@@ -353,13 +353,13 @@ class Falklands(Ruleset):
         subs = [u for u, d in DATA.units.items() if d.get("setup") == "tez"]
         placing = order.get("submarines")
         wrong = _setup_wrong(subs, placing)
+        tez = ", ".join(f"{area_name(a)} ({a!r})" for a in sorted(DATA.tez, key=area_name))  # the id to type, quoted
         if wrong:
             raise InvalidOrder(f"'submarines' {wrong}: each of {', '.join(map(name, subs))} is placed in "
-                               f"one of the TEZ sea areas ({', '.join(sorted(map(area_name, DATA.tez)))})",
-                               rule="FS 3.3", field="submarines")
+                               f"one of the TEZ sea areas ({tez})", rule="FS 3.3", field="submarines")
         for u, area in placing.items():
-            need(area in DATA.tez, "FS 3.3", f"{name(u)} is placed in one of the TEZ sea areas "
-                                            f"({', '.join(sorted(map(area_name, DATA.tez)))})")
+            need(area in DATA.tez, "FS 3.3", f"{name(u)} is placed in one of the TEZ sea areas ({tez})"
+                                            f"{DATA.meant(area, 'areas')}")
         for u in subs:
             ctx.emit(ev.UnitMoved, unit=u, origin=None, destination=placing[u], rule="FS 3.3")
         ctx.emit(ev.PhaseAdvanced, turn=1, phase=S.PHASES[0], rule="FS 5.2")
@@ -375,8 +375,13 @@ class Falklands(Ruleset):
             run(ctx, [{"step": "after_op", "side": seat, "op": "pass", "free": free}])
             return
         op = _op_number(order.get("op"))
-        known_fields(order, sorted(field_names(op) | {"op"}), rule(op), f"Op #{op}" if op != "exocet" else "exocet",
-                     WORDS)
+        # with_op_10 is taken by any operation and refused below under Op #10 where it rides on none,
+        # so the list of fields names it only for the UK attacks it rides on
+        listed = field_names(op) | {"op"}
+        if not (seat == UK and op in (14, 18, 20)):
+            listed.discard("with_op_10")
+        known_fields(order, sorted(listed), rule(op), f"Op #{op}" if op != "exocet" else "exocet", WORDS,
+                     accepted=("with_op_10",))
         why = restriction(ctx.state, seat, op)
         if why:
             r, _, message = why.partition(": ")
