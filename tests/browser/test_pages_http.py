@@ -113,7 +113,8 @@ def test_a_ruleset_read_gives_its_board_or_null(client):
     r = client.get("/api/v1/rulesets/freeform")
     assert r.status_code == 200
     assert r.json == {"name": "freeform", "title": find_ruleset("freeform").title, "board": None, "positions": [],
-                      "order_kinds": find_ruleset("freeform").order_kinds(), "take_back_rule": "FF 6", "vp_note": None}
+                      "order_kinds": find_ruleset("freeform").order_kinds(), "take_back_rule": "FF 6", "vp_note": None,
+                      "unit_of_play": "order"}
     assert {k["kind"] for k in r.json["order_kinds"]} == {"note", "roll", "show", "vp", "advance", "end"}
     # a ruleset's named positions, for the lobby's "Start from" (docs/pages.md)
     proving = client.get("/api/v1/rulesets/proving").json["positions"]
