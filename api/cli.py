@@ -1665,10 +1665,29 @@ def cmd_order(args: argparse.Namespace) -> int:
             _forget_pending_order_id(session, game_id, seat, order_id)  # spent on an order accepted before
             exc.detail += (f"; order id {order_id} was recorded for an earlier order (see 'warlog history'), "
                            "so the next order is given a new id")
+        exc.detail += _number_meant_as_text(args, exc)
         raise
     _forget_pending_order_id(session, game_id, seat, order_id)
     _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"order {order_id} recorded:"))
+
+
+def _number_meant_as_text(args: argparse.Namespace, exc) -> str:
+    """What to type when ``--set FIELD=2619`` sent a number (VALUE is read as JSON when it parses)
+    and the server refused the field for not being a text (STF's hex names): the value quoted."""
+    field = exc.body.get("field") if isinstance(exc.body, dict) else None
+    if exc.code != "invalid_order" or not isinstance(field, str) or not re.search(r"\b(string|text)\b", exc.detail):
+        return ""
+    raw = next((item.partition("=")[2] for item in reversed(args.set or []) if item.partition("=")[0].strip() == field),
+               None)
+    try:
+        value = json.loads(raw) if raw is not None else None
+    except ValueError:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    return (f" (--set read {field}={raw.strip()} as a number; as a text it is quoted: "
+            f"--set {shlex.quote(f'{field}={json.dumps(raw.strip())}')})")
 
 
 def _pending_order_id(session: Session, game_id: str, seat: str) -> str:
