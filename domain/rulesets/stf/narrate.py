@@ -19,7 +19,8 @@ SEATS = {"Player": "the Player", "system": "the GameSystem"}
 LONGEST = 8  # a list longer than this is cut: "a, b, ... and 5 more"
 LONGEST_DETAIL = 160  # a SystemActs detail longer than this is cut (the event keeps it whole)
 # ... but not what the Player carries out at the table from the line: every ship's spot, every target
-TOLD_WHOLE = frozenset({"placement", "sub placement", "gunnery", "SSM wave", "torpedo attack"})
+TOLD_WHOLE = frozenset({"placement", "sub placement", "gunnery", "SSM wave", "torpedo attack", "air strike",
+                        "LBNA missile attack", "hits placed"})
 KINDS = {"tf": "task force", "subron": "subron"}
 
 

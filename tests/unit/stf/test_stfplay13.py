@@ -45,3 +45,24 @@ def test_stf_11_1_a_squadron_named_by_its_aircraft_is_told_the_carriers_squadron
     assert "Yak-38 squadron" in text and "sov-cv-minsk:M" in text and "Yak-38 Forger" in text, text
     _, st = play(battle(), {"kind": "report", "squadrons_destroyed": ["sov-cv-minsk:M"]})
     assert st["units"]["sov-cv-minsk"]["air_lost"] == ["M"]
+
+
+def test_stf_10_7_the_gamesystems_air_strike_is_told_whole_in_the_history():
+    """STF 10.2, 10.14, 10.15: the GameSystem's air strike is flown by the Player on the base game's
+    tactical display from its line: which squadrons, the entry and exit sectors, the CAP left over
+    its carriers, the attack and its targets. The line was cut at 160 characters ("…, ew
+    us-cv-midway:EW, sho…"), so sectors, CAP and targets were in the event only. It is now told
+    whole, as a placement or an SSM wave is."""
+    from domain.rulesets.stf import narrate
+
+    detail = {"group": "TF1", "target": "P2", "target_kind": "CV", "megahexes": 5, "nation": "US",
+              "table": "1 strike, 1 escort", "strike": ["us-cv-midway:H"], "escort": ["us-cv-saratoga:L"],
+              "ew": ["us-cv-midway:EW"], "short": {"strike": 0, "escort": 0}, "entry_sector": 6, "exit_sector": 3,
+              "cap": {"strength": 6, "of": 12, "squadrons": ["us-cv-midway:M", "us-cv-saratoga:M"],
+                      "aew": ["us-cv-midway:AEW", "us-cv-saratoga:AEW"], "rule": "STF 10.2"},
+              "plan": {"attack": "diffusion bombs", "targets": ["sov-cv-baku"], "rule": "STF 10.14"}}
+    line = narrate.describe("SystemActs", {"what": "air strike", "detail": detail, "rule": "STF 10.7",
+                                           "why": "Precisely identified with a CV"})
+    assert "…" not in line, line
+    assert "entry sector 6" in line and "exit sector 3" in line and "diffusion bombs" in line \
+        and "sov-cv-baku" in line, line
