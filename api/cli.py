@@ -2342,8 +2342,8 @@ def cmd_state(args: argparse.Namespace) -> int:
         shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
-                counters = _counter_lines(value)
-                if counters:  # STF's pool: what 'buy' takes, one counter a line, not one JSON line
+                counters = _counter_lines(value) or _group_lines(value)
+                if counters:  # STF's pool (what 'buy' takes) and groups: one a line, not one JSON line
                     say(f"{key} ({len(counters)}):")
                     for line in counters:
                         say(line)
@@ -2367,6 +2367,27 @@ def _counter_lines(value) -> list[str] | None:
     return out
 
 
+def _group_lines(value) -> list[str] | None:
+    """A state's groups ({id: {owner, kind, hex, units, …}}, STF's task forces and subrons) one a
+    line, its id first (as orders name it), where it is, then what else is known of it:
+    "  P1: Player tf at 2621; leader Commodore, points 20"; None for anything else. Its units
+    are listed under 'units', by group."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(g, dict) and isinstance(g.get("units"), list) and "hex" in g and "owner" in g
+            for g in value.values()):
+        return None
+    out = []
+    for gid, g in value.items():
+        where = f"at {g['hex']}" if g.get("hex") else str(g.get("status") or "off the map")
+        facts = [f"{k} {v if isinstance(v, (str, int)) and not isinstance(v, bool) else _compact(v)}"
+                 for k, v in g.items() if k not in ("id", "owner", "kind", "hex", "units", "status")
+                 and v not in (None, False, [], {}, "")]
+        out.append(f"  {gid}: {g['owner']} {g.get('kind') or 'group'} {where}"
+                   + (f" ({g['status']})" if g.get("hex") and g.get("status") not in (None, "on map") else "")
+                   + (f"; {', '.join(facts)}" if facts else ""))
+    return out
+
+
 def unit_lines(units: dict, names: dict) -> list[str]:
     """The units by where they are, one line an area (in the order the areas first appear), the
     units aboard a ship listed with it; then those out of play."""
@@ -2383,8 +2404,11 @@ def unit_lines(units: dict, names: dict) -> list[str]:
             details.append(f"aboard {names.get(unit['aboard'], unit['aboard'])}")
         text = label + (f" ({', '.join(details)})" if details else "")
         where = unit.get("location")
-        if unit.get("eliminated") or where is None or unit.get("in_play") is False:
-            out_of_play.append(label + (" (eliminated)" if unit.get("eliminated") else ""))
+        if where is None and isinstance(unit.get("group"), str):  # STF: a unit is where its group is
+            where = f"group {unit['group']}"
+        gone = "eliminated" if unit.get("eliminated") else "sunk" if unit.get("sunk") is True else None
+        if gone or where is None or unit.get("in_play") is False:
+            out_of_play.append(label + (f" ({gone})" if gone else ""))
         else:
             by_area.setdefault(where, []).append(text)
     lines = [f"units ({len(units)}):"]

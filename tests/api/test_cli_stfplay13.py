@@ -40,3 +40,26 @@ def test_stf_6_1_a_hex_typed_as_digits_is_told_how_to_quote_it(server, alice):
     assert code == 1 and "as a text" not in err, err
     code, out, err = alice("order", game_id, "deploy", *words, "--set", f'hex="{deploy["hex"]}"')
     assert code == 0, err
+
+
+def test_stf_state_lists_units_by_group_and_the_groups_one_a_line(server, alice):
+    """STF 6.1: after the deployment 'warlog state' listed every unit as "not in play" (an STF
+    unit has a group, not a location) and the groups as one JSON line of thousands of characters:
+    a player could not see where his carrier was. Units now stand under their group, only the sunk
+    ones out of play, and each group is a line of its own, its id first."""
+    game_id = stf_game_in_deployment(server, alice)
+    while alice.json("show", game_id)["turn"] == 0:
+        first = next(o for o in alice.json("legal", game_id)["orders"] if o["kind"] == "deploy")
+        assert alice("order", game_id, "--json", json.dumps(first))[0] == 0
+    state = alice.json("state", game_id)["state"]
+    code, out, err = alice("state", game_id)
+    assert code == 0, err
+    lines = out.splitlines()
+    carrier = state["campaign"]["player_carriers"][0]
+    group = state["units"][carrier]["group"]
+    assert any(line.startswith(f"  group {group}: ") and carrier in line for line in lines), out
+    assert not any(line.startswith("  not in play:") and carrier in line for line in lines), out
+    assert f"groups ({len(state['groups'])}):" in lines, out
+    hex_ = state["groups"][group]["hex"]
+    assert any(line.startswith(f"  {group}: Player tf at {hex_}") for line in lines), out
+    assert not any(line.startswith("groups: {") for line in lines), out
