@@ -66,3 +66,23 @@ def test_stf_10_7_the_gamesystems_air_strike_is_told_whole_in_the_history():
     assert "…" not in line, line
     assert "entry sector 6" in line and "exit sector 3" in line and "diffusion bombs" in line \
         and "sov-cv-baku" in line, line
+
+
+def test_stf_10_7_a_task_force_whose_strike_cannot_fly_does_not_reveal_its_air_strength():
+    """STF 10.7 ("Accurate and has a previously revealed air strength"), 8.11, the composition
+    tables' +5/+4: a task force's air strength is revealed by the strike it launches. A CV task
+    force whose deck is inoperable (12.7) launches none ("no air strike", 10.11), yet it was
+    marked "air known: it launched an air strike" first: in play, TF7 (the Saratoga retiring
+    under 12.7) was so marked every turn it found a target. It is now marked only when it flies."""
+    from tests.unit.stf import test_air as A
+    from tests.unit.stf.helpers import FixedDice, NoDice, events_of, run_step
+
+    st = A.precise_cv_state(H=4, L=3)
+    st["units"]["kiev"]["flight_deck_inoperable"] = True
+    out, st2 = run_step(st, "air_attacks", NoDice())
+    assert [e["what"] for e in events_of(out, "SystemActs")] == ["no air strike"]
+    assert not any(e["changes"].get("air_known") for e in events_of(out, "GroupChanged")), events_of(out, "GroupChanged")
+    assert not st2["groups"]["TF1"].get("air_known")
+    st["units"]["kiev"]["flight_deck_inoperable"] = False  # it flies: now its air strength is known
+    out, st2 = run_step(st, "air_attacks", FixedDice(6, 1))
+    assert st2["groups"]["TF1"].get("air_known") is True
