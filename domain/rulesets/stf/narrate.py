@@ -125,8 +125,10 @@ def _moved(d: dict) -> str:
 
 
 def _changed(d: dict) -> str:
-    changes = d.get("changes") if isinstance(d.get("changes"), dict) else {}
-    return f"{_group(d.get('group'))}: {_text(changes)}{_tail(d)}"
+    changes = dict(d.get("changes")) if isinstance(d.get("changes"), dict) else {}
+    # "moved" holds the turn the group moved in (STF 7.1), not a number of hexes: "moved 4" read as 4
+    moved = [f"moved in turn {changes.pop('moved')}"] if isinstance(changes.get("moved"), int) else []
+    return f"{_group(d.get('group'))}: {', '.join(moved + ([_text(changes)] if changes else []))}{_tail(d)}"
 
 
 def _removed(d: dict) -> str:

@@ -86,3 +86,17 @@ def test_stf_10_7_a_task_force_whose_strike_cannot_fly_does_not_reveal_its_air_s
     st["units"]["kiev"]["flight_deck_inoperable"] = False  # it flies: now its air strength is known
     out, st2 = run_step(st, "air_attacks", FixedDice(6, 1))
     assert st2["groups"]["TF1"].get("air_known") is True
+
+
+def test_stf_7_1_a_groups_move_is_told_as_the_turn_it_moved_in_not_a_number_of_hexes():
+    """STF 7.1: after 'P3 moved through hexes 2918 → 3018 → 3118' the history said "P3: moved 4
+    (STF 7.1)" in turn 4: the flag holds the turn, and a player read it as four hexes for a
+    task force of speed 3. It now says "moved in turn 4"."""
+    from domain.rulesets.stf import narrate
+
+    line = narrate.describe("GroupChanged", {"group": "P3", "changes": {"moved": 4}, "rule": "STF 7.1",
+                                             "why": "P3 has moved in turn 4"})
+    assert line.startswith("P3: moved in turn 4 (STF 7.1)"), line
+    line = narrate.describe("GroupChanged", {"group": "TF1", "changes": {"intel": "accurate", "chit": "Commodore"},
+                                             "rule": "STF 8.6"})
+    assert line == "TF1: intel accurate, chit Commodore (STF 8.6)", line
