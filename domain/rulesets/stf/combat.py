@@ -800,6 +800,11 @@ def results(ctx: Ctx, stack: list) -> None:
             stack.pop()
             return
         if a["sunk"] not in f["candidates"]:
+            named = [u for u in f["candidates"] if isinstance(a["sunk"], str)
+                     and str((ctx.state["units"].get(u) or {}).get("name", "")).casefold() == a["sunk"].casefold()]
+            if named:  # the ship's name, as the question's lines give it: say its id
+                raise RuleViolation(f["rule"], f"the answer names a unit by id, not by name: {a['sunk']} is "
+                                               f"{' or '.join(named)}: {{\"sunk\": \"{named[0]}\"}}")
             raise RuleViolation(f["rule"], f"{a['sunk']} took no part in this: one of {', '.join(f['candidates'])}")
         apply_report(ctx, check_report(ctx.state, {"sunk": [a["sunk"]]}), decision=decision,
                      why=f"the base game's result: {f['prompt']}", rule=f["rule"])

@@ -100,3 +100,21 @@ def test_stf_7_1_a_groups_move_is_told_as_the_turn_it_moved_in_not_a_number_of_h
     line = narrate.describe("GroupChanged", {"group": "TF1", "changes": {"intel": "accurate", "chit": "Commodore"},
                                              "rule": "STF 8.6"})
     assert line == "TF1: intel accurate, chit Commodore (STF 8.6)", line
+
+
+def test_stf_11_2_a_waves_answer_naming_the_ship_by_its_name_is_told_its_id():
+    """STF 11.2: asked "SR5's SSM wave 1: 2 missiles at sov-cg-kirov …: which unit did it sink?",
+    a player answering {"sunk": "Kirov"} was told "Kirov took no part in this", the ship the wave
+    was fired at. The refusal now says the answer names it by id, and gives the answer to type."""
+    from tests.unit.stf.helpers import FixedDice, pending, run_step
+    from tests.unit.stf.test_combat import ssm_battle, missile_tf
+
+    player = {"us-dd-spruance": ship("DD", 4, name="Spruance", nation="US"),
+              "us-ff-knox": ship("FF", 3, name="Knox", nation="US")}
+    _, st = run_step(ssm_battle(player, missile_tf()), "surface_combat", FixedDice(3))
+    with pytest.raises(RuleViolation) as e:
+        play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": {"sunk": "Spruance"}})
+    assert e.value.rule == "STF 11.2"
+    assert "took no part" not in str(e.value) and '{"sunk": "us-dd-spruance"}' in str(e.value), str(e.value)
+    with pytest.raises(RuleViolation, match="took no part"):  # a ship the wave was not aimed at: as before
+        play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": {"sunk": "Knox"}})
