@@ -2379,7 +2379,8 @@ def _group_lines(value) -> list[str] | None:
     out = []
     for gid, g in value.items():
         where = f"at {g['hex']}" if g.get("hex") else str(g.get("status") or "off the map")
-        facts = [f"{k} {v if isinstance(v, (str, int)) and not isinstance(v, bool) else _compact(v)}"
+        facts = [f"{k}{' in turn' if k == 'moved' else ''} "  # "moved" holds the turn it moved in (STF 7.1)
+                 f"{v if isinstance(v, (str, int)) and not isinstance(v, bool) else _compact(v)}"
                  for k, v in g.items() if k not in ("id", "owner", "kind", "hex", "units", "status")
                  and v not in (None, False, [], {}, "")]
         out.append(f"  {gid}: {g['owner']} {g.get('kind') or 'group'} {where}"

@@ -63,3 +63,11 @@ def test_stf_state_lists_units_by_group_and_the_groups_one_a_line(server, alice)
     hex_ = state["groups"][group]["hex"]
     assert any(line.startswith(f"  {group}: Player tf at {hex_}") for line in lines), out
     assert not any(line.startswith("groups: {") for line in lines), out
+    while alice.json("show", game_id)["phase"] != "Movement":  # the Random Events and Group Mode phases
+        first = alice.json("legal", game_id)["orders"][0]
+        assert alice("order", game_id, "--json", json.dumps(first))[0] == 0
+    move = next(o for o in alice.json("legal", game_id)["orders"] if o["kind"] == "move")
+    assert alice("order", game_id, "--json", json.dumps(move))[0] == 0
+    code, out, err = alice("state", game_id)
+    assert f"  {move['group']}: Player " in out and "moved in turn 1" in out, out  # the turn it moved in, not hexes
+    assert not any(" moved " in line and " moved in turn " not in line for line in out.splitlines()), out
