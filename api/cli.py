@@ -1305,7 +1305,7 @@ def cmd_legal(args: argparse.Namespace) -> int:
             if isinstance(d, dict) and d.get("seat") == b.get("seat") and not any(o.get("prompt") for o in orders):
                 say(f"{d.get('seat')} must answer: {_pending_text(d)}")
         for line in _grouped_by_heading([legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing))
-                                         for o in orders]):
+                                         for o in _merged_templates(orders)]):
             say(line)
         if sealing:
             say(f"or concede: warlog concede {game_id}")
@@ -1440,6 +1440,58 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
         words = [f"warlog seal {game_id}", shlex.quote(json.dumps(whole, ensure_ascii=False))]
     lines.append("  " + " ".join(words))
     return lines
+
+
+_MERGED_FROM = 5
+
+
+def _merged_templates(orders: list) -> list:
+    """Runs of five or more templates that differ in one field only, a text or number (STF's deploy of one
+    group in one megahex, offered at each of its sea hexes), as one template whose field is
+    ``{"choices": [...]}``: "hex: one of 2403 | 2402 | …" and one command line, not a block each
+    (a Deployment phase printed a thousand lines). A title that names the value names the field
+    instead ("…, hex HEX, …"); templates whose titles differ otherwise are left as they are."""
+    out: list = []
+    run: list = []
+
+    def differs(a: dict, b: dict) -> str | None:
+        if "fields" in a or "fields" in b or "example" in a or "example" in b or set(a) != set(b):
+            return None
+        keys = [k for k in a if k not in _TEMPLATE_KEYS and a[k] != b[k]]
+        if len(keys) != 1 or any(a[k] != b[k] for k in a if k in _TEMPLATE_KEYS and k != "title"):
+            return None
+        key = keys[0]
+        return key if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in (a[key], b[key])) else None
+
+    def title_of(o: dict, key: str):
+        title = o.get("title")
+        return title.replace(f" {o[key]}", f" {key.upper()}") if isinstance(title, str) else title
+
+    def flush() -> None:
+        if len(run) < _MERGED_FROM:  # a few are read as they are (STF 5.1's four answers, each its words)
+            out.extend(t for t, _ in run)
+            return
+        key = run[1][1]
+        first = dict(run[0][0])
+        first[key] = {"choices": [t[key] for t, _ in run]}
+        if "title" in first:
+            first["title"] = title_of(run[0][0], key)
+        out.append({"kind": first["kind"], "fields": {k: ([v] if k != key else v) for k, v in first.items()
+                                                      if k not in _TEMPLATE_KEYS},
+                    **{k: v for k, v in first.items() if k in _TEMPLATE_KEYS and k != "fields"}})
+
+    for o in orders:
+        if run and isinstance(o, dict):
+            key = differs(run[-1][0], o)
+            if key and (len(run) == 1 or key == run[-1][1]) and title_of(o, key) == title_of(run[0][0], key):
+                run.append((o, key))
+                continue
+        flush()
+        run = [(o, None)] if isinstance(o, dict) else []
+        if not isinstance(o, dict):
+            out.append(o)
+    flush()
+    return out
 
 
 def _grouped_by_heading(blocks: list[list[str]]) -> list[str]:

@@ -71,3 +71,32 @@ def test_stf_state_lists_units_by_group_and_the_groups_one_a_line(server, alice)
     code, out, err = alice("state", game_id)
     assert f"  {move['group']}: Player " in out and "moved in turn 1" in out, out  # the turn it moved in, not hexes
     assert not any(" moved " in line and " moved in turn " not in line for line in out.splitlines()), out
+
+
+def test_stf_6_1_legal_prints_a_megahexs_deploys_as_one_template(server, alice):
+    """STF 6.1: a group's deploy is offered at every sea hex of each megahex of its column, and
+    'warlog legal' printed each as a block of its own: a thousand lines for four groups in the
+    Mediterranean, the last group's some 330 under as many headings. A megahex's deploys now
+    print as one template, "hex: one of 0808, 0807, …", and one command line; every hex offered
+    is still there, and the command line is taken."""
+    code, out, err = alice("new", "stf", "--server", server.url)
+    game_id = out.split()[1]
+    assert alice("join", game_id, "--as", "Player", "--handle", "gorshkov")[0] == 0
+    assert alice("order", game_id, "campaign", "--set", "map=mediterranean", "--set", "side=US")[0] == 0
+    while alice.json("show", game_id)["phase"] != "Deployment":
+        first = alice.json("legal", game_id)["orders"][0]
+        assert alice("order", game_id, "--json", json.dumps(first))[0] == 0
+    deploys = [o for o in alice.json("legal", game_id)["orders"] if o["kind"] == "deploy"]
+    code, out, err = alice("legal", game_id)
+    assert code == 0, err
+    places = {(o.get("group"), o["megahex"]) for o in deploys}
+    assert len(deploys) > 2 * len(places)  # several hexes a megahex: what is merged
+    assert out.count(f"warlog order {game_id} deploy ") == len(places), out
+    lines = out.splitlines()
+    for o in deploys:
+        if "hex" in o:
+            assert any(line.startswith("  hex: one of ") and o["hex"] in line.split("one of ")[1].split(", ")
+                       for line in lines), (o, out)
+    command = next(line.strip() for line in lines if line.strip().startswith(f"warlog order {game_id} deploy "))
+    import shlex
+    assert alice(*shlex.split(command)[1:])[0] == 0, command
