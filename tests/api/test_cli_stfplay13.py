@@ -5,16 +5,18 @@ server (the fixtures of test_client)."""
 from __future__ import annotations
 
 import json
+import shlex
 
 from tests.api.test_client import alice, clean_env, server  # noqa: F401  (fixtures)
 
 
-def stf_game_in_deployment(server, alice) -> str:
+def stf_game_in_deployment(server, alice, map_: str = "giuk") -> str:
+    """A US campaign on ``map_`` set up from the first order each offer holds, to its Deployment phase."""
     code, out, err = alice("new", "stf", "--server", server.url)
     assert code == 0, err
     game_id = out.split()[1]
     assert alice("join", game_id, "--as", "Player", "--handle", "gorshkov")[0] == 0
-    assert alice("order", game_id, "campaign", "--set", "map=giuk", "--set", "side=US")[0] == 0
+    assert alice("order", game_id, "campaign", "--set", f"map={map_}", "--set", "side=US")[0] == 0
     while alice.json("show", game_id)["phase"] != "Deployment":
         first = alice.json("legal", game_id)["orders"][0]
         assert alice("order", game_id, "--json", json.dumps(first))[0] == 0
@@ -79,13 +81,7 @@ def test_stf_6_1_legal_prints_a_megahexs_deploys_as_one_template(server, alice):
     Mediterranean, the last group's some 330 under as many headings. A megahex's deploys now
     print as one template, "hex: one of 0808, 0807, …", and one command line; every hex offered
     is still there, and the command line is taken."""
-    code, out, err = alice("new", "stf", "--server", server.url)
-    game_id = out.split()[1]
-    assert alice("join", game_id, "--as", "Player", "--handle", "gorshkov")[0] == 0
-    assert alice("order", game_id, "campaign", "--set", "map=mediterranean", "--set", "side=US")[0] == 0
-    while alice.json("show", game_id)["phase"] != "Deployment":
-        first = alice.json("legal", game_id)["orders"][0]
-        assert alice("order", game_id, "--json", json.dumps(first))[0] == 0
+    game_id = stf_game_in_deployment(server, alice, "mediterranean")
     deploys = [o for o in alice.json("legal", game_id)["orders"] if o["kind"] == "deploy"]
     code, out, err = alice("legal", game_id)
     assert code == 0, err
@@ -98,5 +94,4 @@ def test_stf_6_1_legal_prints_a_megahexs_deploys_as_one_template(server, alice):
             assert any(line.startswith("  hex: one of ") and o["hex"] in line.split("one of ")[1].split(", ")
                        for line in lines), (o, out)
     command = next(line.strip() for line in lines if line.strip().startswith(f"warlog order {game_id} deploy "))
-    import shlex
     assert alice(*shlex.split(command)[1:])[0] == 0, command
