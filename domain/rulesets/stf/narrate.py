@@ -48,7 +48,10 @@ def _tail(d: dict) -> str:
     """" (STF 8.4): why" — the rule and the GameSystem's reason, whichever the event has."""
     text = f" ({d['rule']})" if d.get("rule") else ""
     if d.get("why"):
-        text += f": {d['why']}"
+        why = str(d["why"])
+        if d.get("rule") and why.startswith(f"{d['rule']}: "):  # "(STF 8.7): STF 8.7: an even roll": once
+            why = why[len(d["rule"]) + 2:]
+        text += f": {why}"
     return text
 
 

@@ -118,3 +118,17 @@ def test_stf_11_2_a_waves_answer_naming_the_ship_by_its_name_is_told_its_id():
     assert "took no part" not in str(e.value) and '{"sunk": "us-dd-spruance"}' in str(e.value), str(e.value)
     with pytest.raises(RuleViolation, match="took no part"):  # a ship the wave was not aimed at: as before
         play(st, {"kind": "decide", "decision": pending(st)["id"], "choice": {"sunk": "Knox"}})
+
+
+def test_stf_8_7_a_line_names_its_rule_once():
+    """STF 8.7: "TF4 removed: false contact (STF 8.7): STF 8.7: an even roll (4): …" - the why
+    repeated the rule the line had just named. It is named once; a why citing another rule
+    (8.14's reveal, read by 8.6's size die) keeps it."""
+    from domain.rulesets.stf import narrate
+
+    line = narrate.describe("GroupRemoved", {"group": "TF4", "status": "false contact", "rule": "STF 8.7",
+                                             "why": "STF 8.7: an even roll (4): a false contact, removed from play"})
+    assert line == "TF4 removed: false contact (STF 8.7): an even roll (4): a false contact, removed from play", line
+    line = narrate.describe("GroupChanged", {"group": "SR3", "changes": {"size": "large"}, "rule": "STF 8.14",
+                                             "why": "STF 8.6: a 6 on 1d6, a large force"})
+    assert line == "SR3: size large (STF 8.14): STF 8.6: a 6 on 1d6, a large force", line
