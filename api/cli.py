@@ -1361,7 +1361,7 @@ def cmd_legal(args: argparse.Namespace) -> int:
             if isinstance(d, dict) and d.get("seat") == b.get("seat") and not any(o.get("prompt") for o in orders):
                 say(f"{d.get('seat')} must answer: {_pending_text(d)}")
         for line in _grouped_by_heading([legal_order_lines(o, game_id, names, kinds, sealed=bool(sealing))
-                                         for o in orders]):
+                                         for o in _merged_templates(orders)]):
             say(line)
         if sealing:
             say(f"or concede: warlog concede {game_id}")
@@ -1496,6 +1496,58 @@ def legal_order_lines(order: dict, game_id: str, names: dict, kinds: list | None
         words = [f"warlog seal {game_id}", shlex.quote(json.dumps(whole, ensure_ascii=False))]
     lines.append("  " + " ".join(words))
     return lines
+
+
+_MERGED_FROM = 5
+
+
+def _merged_templates(orders: list) -> list:
+    """Runs of five or more templates that differ in one field only, a text or number (STF's deploy of one
+    group in one megahex, offered at each of its sea hexes), as one template whose field is
+    ``{"choices": [...]}``: "hex: one of 2403 | 2402 | …" and one command line, not a block each
+    (a Deployment phase printed a thousand lines). A title that names the value names the field
+    instead ("…, hex HEX, …"); templates whose titles differ otherwise are left as they are."""
+    out: list = []
+    run: list = []
+
+    def differs(a: dict, b: dict) -> str | None:
+        if "fields" in a or "fields" in b or "example" in a or "example" in b or set(a) != set(b):
+            return None
+        keys = [k for k in a if k not in _TEMPLATE_KEYS and a[k] != b[k]]
+        if len(keys) != 1 or any(a[k] != b[k] for k in a if k in _TEMPLATE_KEYS and k != "title"):
+            return None
+        key = keys[0]
+        return key if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in (a[key], b[key])) else None
+
+    def title_of(o: dict, key: str):
+        title = o.get("title")
+        return title.replace(f" {o[key]}", f" {key.upper()}") if isinstance(title, str) else title
+
+    def flush() -> None:
+        if len(run) < _MERGED_FROM:  # a few are read as they are (STF 5.1's four answers, each its words)
+            out.extend(t for t, _ in run)
+            return
+        key = run[1][1]
+        first = dict(run[0][0])
+        first[key] = {"choices": [t[key] for t, _ in run]}
+        if "title" in first:
+            first["title"] = title_of(run[0][0], key)
+        out.append({"kind": first["kind"], "fields": {k: ([v] if k != key else v) for k, v in first.items()
+                                                      if k not in _TEMPLATE_KEYS},
+                    **{k: v for k, v in first.items() if k in _TEMPLATE_KEYS and k != "fields"}})
+
+    for o in orders:
+        if run and isinstance(o, dict):
+            key = differs(run[-1][0], o)
+            if key and (len(run) == 1 or key == run[-1][1]) and title_of(o, key) == title_of(run[0][0], key):
+                run.append((o, key))
+                continue
+        flush()
+        run = [(o, None)] if isinstance(o, dict) else []
+        if not isinstance(o, dict):
+            out.append(o)
+    flush()
+    return out
 
 
 def _grouped_by_heading(blocks: list[list[str]]) -> list[str]:
@@ -1721,10 +1773,29 @@ def cmd_order(args: argparse.Namespace) -> int:
             _forget_pending_order_id(session, game_id, seat, order_id)  # spent on an order accepted before
             exc.detail += (f"; order id {order_id} was recorded for an earlier order (see 'warlog history'), "
                            "so the next order is given a new id")
+        exc.detail += _number_meant_as_text(args, exc)
         raise
     _forget_pending_order_id(session, game_id, seat, order_id)
     _keep_signed_head(session, game_id, result)
     return _emit(args, result, lambda r: _print_result(r, f"order {order_id} recorded:"))
+
+
+def _number_meant_as_text(args: argparse.Namespace, exc) -> str:
+    """What to type when ``--set FIELD=2619`` sent a number (VALUE is read as JSON when it parses)
+    and the server refused the field for not being a text (STF's hex names): the value quoted."""
+    field = exc.body.get("field") if isinstance(exc.body, dict) else None
+    if exc.code != "invalid_order" or not isinstance(field, str) or not re.search(r"\b(string|text)\b", exc.detail):
+        return ""
+    raw = next((item.partition("=")[2] for item in reversed(args.set or []) if item.partition("=")[0].strip() == field),
+               None)
+    try:
+        value = json.loads(raw) if raw is not None else None
+    except ValueError:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return ""
+    return (f" (--set read {field}={raw.strip()} as a number; as a text it is quoted: "
+            f"--set {shlex.quote(f'{field}={json.dumps(raw.strip())}')})")
 
 
 def _pending_order_id(session: Session, game_id: str, seat: str) -> str:
@@ -2381,8 +2452,8 @@ def cmd_state(args: argparse.Namespace) -> int:
         shown = {"turn", "phase", "vp", "ended", "units", "control", "pending"}
         for key, value in state.items():
             if key not in shown and value not in (None, [], {}, ""):
-                counters = _counter_lines(value)
-                if counters:  # STF's pool: what 'buy' takes, one counter a line, not one JSON line
+                counters = _counter_lines(value) or _group_lines(value)
+                if counters:  # STF's pool (what 'buy' takes) and groups: one a line, not one JSON line
                     say(f"{key} ({len(counters)}):")
                     for line in counters:
                         say(line)
@@ -2416,6 +2487,28 @@ def contested_areas(units) -> set:
     return {area for area, present in sides.items() if len(present) > 1}
 
 
+def _group_lines(value) -> list[str] | None:
+    """A state's groups ({id: {owner, kind, hex, units, …}}, STF's task forces and subrons) one a
+    line, its id first (as orders name it), where it is, then what else is known of it:
+    "  P1: Player tf at 2621; leader Commodore, points 20"; None for anything else. Its units
+    are listed under 'units', by group."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(g, dict) and isinstance(g.get("units"), list) and "hex" in g and "owner" in g
+            for g in value.values()):
+        return None
+    out = []
+    for gid, g in value.items():
+        where = f"at {g['hex']}" if g.get("hex") else str(g.get("status") or "off the map")
+        facts = [f"{k}{' in turn' if k == 'moved' else ''} "  # "moved" holds the turn it moved in (STF 7.1)
+                 f"{v if isinstance(v, (str, int)) and not isinstance(v, bool) else _compact(v)}"
+                 for k, v in g.items() if k not in ("id", "owner", "kind", "hex", "units", "status")
+                 and v not in (None, False, [], {}, "")]
+        out.append(f"  {gid}: {g['owner']} {g.get('kind') or 'group'} {where}"
+                   + (f" ({g['status']})" if g.get("hex") and g.get("status") not in (None, "on map") else "")
+                   + (f"; {', '.join(facts)}" if facts else ""))
+    return out
+
+
 def unit_lines(units: dict, names: dict) -> list[str]:
     """The units by where they are, one line an area (in the order the areas first appear), the
     units aboard a ship listed with it; then those out of play."""
@@ -2435,8 +2528,11 @@ def unit_lines(units: dict, names: dict) -> list[str]:
         ship = units.get(unit.get("aboard")) if unit.get("aboard") else None
         if where is None and isinstance(ship, dict) and ship.get("in_play") is not False:
             where = ship.get("location")  # cargo (FS 3.3's SAS aboard Hermes) is where its ship is
-        if unit.get("eliminated") or where is None or unit.get("in_play") is False:
-            out_of_play.append(label + (" (eliminated)" if unit.get("eliminated") else ""))
+        if where is None and isinstance(unit.get("group"), str):  # STF: a unit is where its group is
+            where = f"group {unit['group']}"
+        gone = "eliminated" if unit.get("eliminated") else "sunk" if unit.get("sunk") is True else None
+        if gone or where is None or unit.get("in_play") is False:
+            out_of_play.append(label + (f" ({gone})" if gone else ""))
         else:
             by_area.setdefault(where, []).append(text)
     lines = [f"units ({len(units)}):"]

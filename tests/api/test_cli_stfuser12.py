@@ -66,8 +66,11 @@ def test_stf_6_1_legal_says_which_deploy_ends_the_deployment(server, alice):
             assert ends not in out, out
             assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0
             continue
+        # (stfplay13: a megahex's deploys at each of its sea hexes print as one, "hex: one of …", the
+        # title naming the field: "hex HEX"; a SOSUS unit's, at each megahex, "megahex MEGAHEX")
+        where = f"{deploys[0]['megahex']}, hex HEX" if "hex" in deploys[0] else "MEGAHEX"
         assert f"deploy (STF 6.1) — deploy {deploys[0].get('group') or deploys[0].get('sosus')} in megahex " \
-               f"{deploys[0]['megahex']}{', hex ' + deploys[0]['hex'] if 'hex' in deploys[0] else ''}, {ends}\n" in out, out
+               f"{where}, {ends}\n" in out, out
         assert f"  warlog order {game_id} deploy " in out and "title" not in out, out  # the words are not sent
         break
     assert alice("order", game_id, "--json", json.dumps(deploys[0]))[0] == 0  # taken with its title

@@ -616,14 +616,14 @@ def _consider(ctx: Ctx, origin: str) -> None:
             ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "targets": [t["id"] for t in found]},
                      rule="STF 10.8", why=f"{why}, but the {nation} pool has no CV left to fly it")
             return
-    if is_tf and not air_known(ctx.state["groups"][origin]):
-        ctx.emit(GroupChanged, group=origin, changes={"air_known": True}, rule="STF 10.7",
-                 why="it launched an air strike: its air strength is revealed")
     if not package(ctx.state, origin, 1, 0, nation)["strike"]:
         ctx.emit(SystemActs, what="no air strike", detail={"group": origin, "targets": [t["id"] for t in found]},
                  rule="STF 10.11", why=f"{why}, but no strike squadron is ready (none left, refuelling, or its deck "
                                        f"inoperable)")
         return
+    if is_tf and not air_known(ctx.state["groups"][origin]):  # only a strike that flies reveals it
+        ctx.emit(GroupChanged, group=origin, changes={"air_known": True}, rule="STF 10.7",
+                 why="it launched an air strike: its air strength is revealed")
     # the target only once the strike can fly: a die for a tie (10.4) decides nothing otherwise
     target = choose_target(ctx, origin, found)
     column = nation if nation in TABLES["air attack"].columns else "US"

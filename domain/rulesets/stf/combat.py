@@ -171,6 +171,10 @@ def _unit_in_play(state: dict, uid: Any, field: str) -> dict:
         raise InvalidOrder(f"'{field}' names units by their ids", rule=RESULTS_RULE, field=field)
     u = state["units"].get(uid)
     if u is None:
+        named = sorted(i for i, x in state["units"].items() if str(x.get("name", "")).casefold() == uid.casefold())
+        if named:  # the ship's name, as every line of the history gives it: say its id
+            raise RuleViolation(RESULTS_RULE, f"a report names units by id, not by name: {uid} is "
+                                              f"{' or '.join(named)}")
         raise RuleViolation(RESULTS_RULE, f"{uid} is no unit of this game: a report names units in play")
     if not alive(u):
         raise RuleViolation(RESULTS_RULE, f"{uid} is not in play (sunk, destroyed or retired): a report "
@@ -242,9 +246,13 @@ def _squadron(state: dict, name: Any) -> tuple[str, str | None]:
                                               "as '<carrier id>:<kind>'")
         return uid, None
     label, kind_ = kind_, kind_.rstrip("0123456789") or kind_  # "<carrier>:M2", as air.squadrons names a second one
-    count = squadron_count(u, kind_)
+    count = squadron_count(u, kind_) if kind_ in (u.get("air") or {}) else 0
     if count <= 0:
-        raise RuleViolation(RESULTS_RULE, f"{uid} carries no {kind_} squadron")
+        aircraft = u.get("aircraft") or {}
+        carried = [f"{sid} ({aircraft[typ]})" if aircraft.get(typ) else sid
+                   for sid, typ, _ in air.carrier_squadrons({**u, "air_lost": []}, uid)]
+        raise RuleViolation(RESULTS_RULE, f"{uid} carries no {label} squadron: its squadrons are "
+                                          f"{', '.join(carried) or 'none'} ('<carrier id>:<kind>')")
     if squadrons_lost(u, kind_) >= count:
         raise RuleViolation(RESULTS_RULE, f"{uid}'s {kind_} squadron{'s are' if count > 1 else ' is'} already destroyed")
     if label != kind_ and count > 1:  # one of several, by name: that one (STF 13.3's two AV8s)
@@ -792,6 +800,11 @@ def results(ctx: Ctx, stack: list) -> None:
             stack.pop()
             return
         if a["sunk"] not in f["candidates"]:
+            named = [u for u in f["candidates"] if isinstance(a["sunk"], str)
+                     and str((ctx.state["units"].get(u) or {}).get("name", "")).casefold() == a["sunk"].casefold()]
+            if named:  # the ship's name, as the question's lines give it: say its id
+                raise RuleViolation(f["rule"], f"the answer names a unit by id, not by name: {a['sunk']} is "
+                                               f"{' or '.join(named)}: {{\"sunk\": \"{named[0]}\"}}")
             raise RuleViolation(f["rule"], f"{a['sunk']} took no part in this: one of {', '.join(f['candidates'])}")
         apply_report(ctx, check_report(ctx.state, {"sunk": [a["sunk"]]}), decision=decision,
                      why=f"the base game's result: {f['prompt']}", rule=f["rule"])

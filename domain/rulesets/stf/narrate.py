@@ -19,7 +19,8 @@ SEATS = {"Player": "the Player", "system": "the GameSystem"}
 LONGEST = 8  # a list longer than this is cut: "a, b, ... and 5 more"
 LONGEST_DETAIL = 160  # a SystemActs detail longer than this is cut (the event keeps it whole)
 # ... but not what the Player carries out at the table from the line: every ship's spot, every target
-TOLD_WHOLE = frozenset({"placement", "sub placement", "gunnery", "SSM wave", "torpedo attack"})
+TOLD_WHOLE = frozenset({"placement", "sub placement", "gunnery", "SSM wave", "torpedo attack", "air strike",
+                        "LBNA missile attack", "hits placed"})
 KINDS = {"tf": "task force", "subron": "subron"}
 
 
@@ -47,7 +48,10 @@ def _tail(d: dict) -> str:
     """" (STF 8.4): why" — the rule and the GameSystem's reason, whichever the event has."""
     text = f" ({d['rule']})" if d.get("rule") else ""
     if d.get("why"):
-        text += f": {d['why']}"
+        why = str(d["why"])
+        if d.get("rule") and why.startswith(f"{d['rule']}: "):  # "(STF 8.7): STF 8.7: an even roll": once
+            why = why[len(d["rule"]) + 2:]
+        text += f": {why}"
     return text
 
 
@@ -124,8 +128,10 @@ def _moved(d: dict) -> str:
 
 
 def _changed(d: dict) -> str:
-    changes = d.get("changes") if isinstance(d.get("changes"), dict) else {}
-    return f"{_group(d.get('group'))}: {_text(changes)}{_tail(d)}"
+    changes = dict(d.get("changes")) if isinstance(d.get("changes"), dict) else {}
+    # "moved" holds the turn the group moved in (STF 7.1), not a number of hexes: "moved 4" read as 4
+    moved = [f"moved in turn {changes.pop('moved')}"] if isinstance(changes.get("moved"), int) else []
+    return f"{_group(d.get('group'))}: {', '.join(moved + ([_text(changes)] if changes else []))}{_tail(d)}"
 
 
 def _removed(d: dict) -> str:

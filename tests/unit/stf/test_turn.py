@@ -370,9 +370,10 @@ def test_an_stf_event_of_another_part_without_its_own_line_reads_from_its_fields
 
 
 def test_narration_cuts_a_long_detail_of_the_gamesystems_decision_but_keeps_rule_and_why():
-    line = R.describe("SystemActs", {"what": "air strike", "detail": {f"k{n}": "x" * 10 for n in range(30)},
+    # (an air strike is told whole since stfplay13: the Player flies it from the line; a check is not)
+    line = R.describe("SystemActs", {"what": "retirement check", "detail": {f"k{n}": "x" * 10 for n in range(30)},
                                      "rule": "STF 10.3", "why": "in range"})
-    assert line.startswith("GameSystem: air strike — k0 xxxxxxxxxx") and line.endswith("… (STF 10.3): in range")
+    assert line.startswith("GameSystem: retirement check — k0 xxxxxxxxxx") and line.endswith("… (STF 10.3): in range")
     assert len(line) < 220
 
 
