@@ -427,8 +427,9 @@ def test_fs_11_3_6_6_ar_surprise_submarine_attack_without_defensive_fire(monkeyp
 
 
 # --------------------------------------------------------------------------- 4-1 4-2 4-3 ---
-def battle_with_leader(monkeypatch, holder):
-    """Glamorgan fires at Drummond and Drummond back: Glamorgan's die, a 5, is rolled and waits."""
+def battle_with_leader(monkeypatch, holder, face=5):
+    """Glamorgan fires at Drummond and Drummond back: Glamorgan's die, ``face`` (a 5 misses, a 1 hits),
+    is rolled and waits: a die the holder may dislike."""
     st = empty()
     place(st, "glamorgan", SEA)
     place(st, "drummond", SEA)
@@ -436,7 +437,7 @@ def battle_with_leader(monkeypatch, holder):
         with_factor(monkeypatch, u, surface=3)
     st["markers"][holder] = [f"{holder.lower()}_decisive_leader"]
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5))
+    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(face))
     return out, st
 
 
@@ -471,15 +472,15 @@ def test_fs_11_3_4_1_the_holder_may_have_a_die_rolled_again_right_after_it_is_ro
 
 
 def test_fs_11_3_4_3_the_ar_holder_may_re_roll_too_and_may_keep_the_dice(monkeypatch):
-    out, st = battle_with_leader(monkeypatch, AR)
+    out, st = battle_with_leader(monkeypatch, AR, face=1)  # Glamorgan hits Drummond
     assert pending(st)["seat"] == AR and pending(st)["rule"] == "FS 11.3 4-3"
     for wrong in (7, 1):  # no such die; the AR's die, not rolled yet
         with pytest.raises(InvalidOrder) as e:
             answer(st, AR, {"reroll": wrong})
         assert e.value.rule == "FS 11.3 4-3"  # the AR's own event
-    out, st = keep_dice(st, AR, 1)
+    out, st = keep_dice(st, AR, 6)  # the hit stands; Drummond's die, his own miss, is asked about
     out2, after = answer(st, AR, {"reroll": None})
-    assert not rolls_of(out2) and events_of(out2, "UnitHit")[0]["unit"] == "glamorgan"
+    assert not rolls_of(out2) and [e["unit"] for e in events_of(out2, "UnitEliminated")] == ["drummond"]
     assert after["markers"][AR] == ["ar_decisive_leader"]  # kept for another roll
 
 
