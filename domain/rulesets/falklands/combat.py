@@ -4,15 +4,15 @@
 A battle is a frame. Its stages: ``begin`` -> ``defense`` (the defender assigns his fire: a
 pending decision) -> ``roll``/``fire`` (every die of both sides, the attacker's first; a UK
 carrier's shot not assigned beforehand is aimed as it is fired, FS 10.9: a pending decision of the
-UK where the choice is his; after each die, while a Decisive Leader marker is held, its holder
-may have that die rolled again, FS 11.3 4-1/4-3 "after any die roll": a pending decision of the
-holder, ``leader_die``) -> ``apply``. A battle recorded before ``leader_each_die`` offered the
+UK where the choice is his; after each die he may dislike, while a Decisive Leader marker is held,
+its holder may have that die rolled again, FS 11.3 4-1/4-3 "after any die roll ... that he doesn't
+like": a pending decision of the holder, ``leader_die``, ``die_disliked``) -> ``apply``. A battle recorded before ``leader_each_die`` offered the
 re-roll once, of any one of its dice, after all of them (``leader``), and goes on so.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
@@ -497,10 +497,12 @@ def this_die_prompt(holder: str, shot: dict) -> str:
             f"({shot.get('purpose', 'die')}: {shot['value']})")
 
 
-def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
+def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str,
+                disliked: Callable[[str], bool] | None = None) -> bool:
     """FS 11.3 4-1/4-2/4-3: the holder of a Decisive Leader marker may have one die rolled again.
     Returns True when the frame may go on. A frame that offered each die as it was rolled
-    (``leader_each_die``, ``offer_reroll``) has nothing left to offer."""
+    (``leader_each_die``, ``offer_reroll``) has nothing left to offer; a frame of one die whose
+    ``disliked(holder)`` is false does not ask him (a die that went his way)."""
     holder = leader_holder(ctx.state)
     if holder is None or not shots or frame.get("leader_each_die"):
         return True
@@ -526,7 +528,7 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
                hn, shot.get("modifiers"), replaces=seq)
         shot["value"] = r.values[0]
         return True
-    if frame.get("leader_asked"):
+    if frame.get("leader_asked") or (disliked is not None and not disliked(holder)):
         return True
     frame["leader_asked"] = True
     options = [{"die": i, "side": s["side"], "value": s["value"], "unit": s.get("unit"), "at": s.get("at"),
