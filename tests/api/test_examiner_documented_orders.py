@@ -763,7 +763,7 @@ def test_fs_11_3_4_1_the_documented_leadership_answers(client, monkeypatch):
             break
         p = st["pending"][0]
         if p["kind"] == "leadership" and rerolled is None:
-            choice = {"reroll": 0}
+            choice = {"reroll": p["options"]["reroll"][0]["die"]}  # the die asked about (one the AR may dislike)
             rerolled = True
         elif p["kind"] == "leadership":
             choice = {"reroll": None}

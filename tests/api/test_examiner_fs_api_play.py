@@ -669,9 +669,9 @@ def keep_die(client, game, seat="AR") -> dict:
 
 
 def test_fs_11_3_4_3_a_re_roll_after_carrier_shots_aimed_as_fired_names_the_die_it_replaces(client, monkeypatch):
-    """11.3 4-3 with 10.9: the AR holds a Decisive Leader marker and is offered each of Hermes's dice
-    as it is rolled; the UK aims Hermes's later shots (``carrier_shot``), each answer an order of its
-    own. The AR has the third die (a hit on Dagger 1, rolled by the order that aimed it) rolled
+    """11.3 4-3 with 10.9: the AR holds a Decisive Leader marker and is offered each of Hermes's hits
+    as it is rolled (its miss, which goes his way, is not asked about); the UK aims Hermes's later
+    shots (``carrier_shot``), each answer an order of its own. The AR has the third die (a hit on Dagger 1, rolled by the order that aimed it) rolled
     again: the re-roll names that die's seq (docs/rulesets.md: "a new Roll with replaces = the seq
     of the roll it replaces")."""
     dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
@@ -684,8 +684,6 @@ def test_fs_11_3_4_3_a_re_roll_after_carrier_shots_aimed_as_fired_names_the_die_
         p = state_of(client, game)["pending"][0]
         assert p["kind"] == "carrier_shot", p
         accepted(client, game, "UK", {"kind": "decide", "decision": p["id"], "choice": {"at": target}})
-        if target == "dagger_2":
-            keep_die(client, game)
     p = state_of(client, game)["pending"][0]
     assert (p["kind"], p["seat"]) == ("leadership", "AR") and p["options"]["reroll"][0]["at"] == "dagger_1"
     accepted(client, game, "AR", {"kind": "decide", "decision": p["id"], "choice": {"reroll": 2}})
@@ -730,8 +728,9 @@ def take_back(client, game, seat: str, other: str) -> None:
 
 def hermes_aims(client, monkeypatch):
     """Hermes's aircraft strike Port Stanley (FS 7.1 Op #13) with two Daggers there: the game and
-    the UK's first carrier shot to aim (FS 10.9), the AR's leader ready to re-roll (FS 11.3 4-3)."""
-    dice_come_up(monkeypatch, 1, 6, 1, 6, default=6)
+    the UK's first carrier shot to aim (FS 10.9), the AR's leader ready to re-roll (FS 11.3 4-3): each
+    of Hermes's dice hits, a die the AR may dislike."""
+    dice_come_up(monkeypatch, 1, 1, 1, 6, default=6)
     game = game_at(client, monkeypatch, "midgame", uk_to_move, ar_leader, at("hermes", "falklands"),
                    at("dagger_1", "port_stanley"), at("dagger_2", "port_stanley"))
     accepted(client, game, "UK", {"kind": "operation", "op": 13, "carriers": ["hermes"], "airbase": "port_stanley",

@@ -4,15 +4,15 @@
 A battle is a frame. Its stages: ``begin`` -> ``defense`` (the defender assigns his fire: a
 pending decision) -> ``roll``/``fire`` (every die of both sides, the attacker's first; a UK
 carrier's shot not assigned beforehand is aimed as it is fired, FS 10.9: a pending decision of the
-UK where the choice is his; after each die, while a Decisive Leader marker is held, its holder
-may have that die rolled again, FS 11.3 4-1/4-3 "after any die roll": a pending decision of the
-holder, ``leader_die``) -> ``apply``. A battle recorded before ``leader_each_die`` offered the
+UK where the choice is his; after each die he may dislike, while a Decisive Leader marker is held,
+its holder may have that die rolled again, FS 11.3 4-1/4-3 "after any die roll ... that he doesn't
+like": a pending decision of the holder, ``leader_die``, ``die_disliked``) -> ``apply``. A battle recorded before ``leader_each_die`` offered the
 re-roll once, of any one of its dice, after all of them (``leader``), and goes on so.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from domain import events as ev
 from domain.errors import InvalidOrder, RuleViolation
@@ -428,11 +428,33 @@ def offer_reroll(ctx: Ctx, stack: list, frame: dict, rule: str) -> bool:
     """FS 11.3 4-1/4-3: the holder "may play that marker after any die roll made by either player
     that he doesn't like": right after each die of a frame that offers it so (``leader_each_die``),
     knowing that die and those before it, not the dice after. True when a ``leader_die`` frame now
-    asks him (the caller stops; it goes on once he has answered)."""
-    if not frame.get("leader_each_die") or leader_holder(ctx.state) is None:
+    asks him (the caller stops; it goes on once he has answered). In a battle only a die he may
+    dislike is offered (``die_disliked``)."""
+    holder = leader_holder(ctx.state)
+    if not frame.get("leader_each_die") or holder is None:
+        return False
+    if frame.get("step") == "battle" and not die_disliked(ctx.state, frame, holder):
         return False
     stack.append({"step": "leader_die", "die": len(frame["shots"]) - 1, "rule": rule})
     return True
+
+
+def die_disliked(state: dict, b: dict, holder: str) -> bool:
+    """FS 11.3 4-1/4-3 "any die roll ... that he doesn't like", read (docs/rulesets.md): the battle's
+    die just rolled is one its re-roll could turn the holder's way: his own shot that missed a target
+    still standing, or the other side's shot that hit a unit of his still standing. Standing: not
+    destroyed by the dice before it, which are settled (each was offered as it was rolled); a hit on
+    a unit those dice destroy is wasted (FS 10.2), and every hit takes a step (10.11), so a hit that
+    only marks a two-step UK unit counts. A die whose every face gives the same result changes nothing."""
+    shot = b["shots"][-1]
+    if shot["unit"] in T.UK_CARRIERS and not b.get("shots_as_fired"):
+        return True  # its hit may go on to its next listed target (apply_hits, a battle recorded before)
+    target, hn = shot["at"], shot["hit_number"]
+    if not S.alive(state, target) or target in destroyed_by_dice(state, {"shots": b["shots"][:-1]}):
+        return False
+    if shot["side"] == holder:
+        return shot["value"] > hn and hn >= 1
+    return shot["value"] <= hn < 6
 
 
 @step("leader_die")
@@ -475,10 +497,12 @@ def this_die_prompt(holder: str, shot: dict) -> str:
             f"({shot.get('purpose', 'die')}: {shot['value']})")
 
 
-def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str) -> bool:
+def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str,
+                disliked: Callable[[str], bool] | None = None) -> bool:
     """FS 11.3 4-1/4-2/4-3: the holder of a Decisive Leader marker may have one die rolled again.
     Returns True when the frame may go on. A frame that offered each die as it was rolled
-    (``leader_each_die``, ``offer_reroll``) has nothing left to offer."""
+    (``leader_each_die``, ``offer_reroll``) has nothing left to offer; a frame of one die whose
+    ``disliked(holder)`` is false does not ask him (a die that went his way)."""
     holder = leader_holder(ctx.state)
     if holder is None or not shots or frame.get("leader_each_die"):
         return True
@@ -504,7 +528,7 @@ def leader_step(ctx: Ctx, stack: list, frame: dict, shots: list[dict], rule: str
                hn, shot.get("modifiers"), replaces=seq)
         shot["value"] = r.values[0]
         return True
-    if frame.get("leader_asked"):
+    if frame.get("leader_asked") or (disliked is not None and not disliked(holder)):
         return True
     frame["leader_asked"] = True
     options = [{"die": i, "side": s["side"], "value": s["value"], "unit": s.get("unit"), "at": s.get("at"),

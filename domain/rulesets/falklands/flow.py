@@ -96,10 +96,17 @@ def sf_raid(ctx: Ctx, stack: list) -> None:
         f["shots"] = [{"side": UK, "unit": f["sf"], "value": r.values[0], "index": i, "purpose": "SF raid"}]
         f["stage"] = "leader"
     elif f["stage"] == "leader":
-        if leader_step(ctx, stack, f, f["shots"], "FS 7.1 Op #7"):
+        # the die the holder dislikes (11.3 4-1/4-3, docs/rulesets.md): the UK a six, the AR any other
+        if leader_step(ctx, stack, f, f["shots"], "FS 7.1 Op #7",
+                       lambda holder: raid_loses_sf(f["shots"][0]) == (holder == UK)):
             stack.pop()
-            if f["shots"][0]["value"] == 6:
+            if raid_loses_sf(f["shots"][0]):
                 eliminate(ctx, f["sf"], "FS 7.1 Op #7")
+
+
+def raid_loses_sf(shot: dict) -> bool:
+    """FS 7.1 Op #7: "On a result of six, the involved UK SF unit is eliminated"."""
+    return shot["value"] == 6
 
 
 # -------------------------------------------------------------------------------- Op #17 ---
@@ -157,15 +164,22 @@ def exocet(ctx: Ctx, stack: list) -> None:
                        "purpose": "Exocet"}]
         f["stage"] = "leader"
     elif f["stage"] == "leader":
-        if leader_step(ctx, stack, f, f["shots"], "FS 11.3 6-4"):
+        # the die the holder dislikes (11.3 4-1/4-3, docs/rulesets.md): the UK a hit, the AR a miss
+        if leader_step(ctx, stack, f, f["shots"], "FS 11.3 6-4",
+                       lambda holder: exocet_hits(ctx.state, f) == (holder == UK)):
             stack.pop()
-            shot = f["shots"][0]
-            if shot["value"] <= shot["hit_number"] and S.alive(ctx.state, f["target"]):
+            if exocet_hits(ctx.state, f):
                 left = ctx.state["units"][f["target"]]["steps"] - 1
                 if left <= 0:
                     eliminate(ctx, f["target"], "FS 11.3 6-4")
                 else:
                     ctx.emit(ev.UnitHit, unit=f["target"], steps_lost=1, steps_left=left, rule="FS 11.3 6-4", roll=None)
+
+
+def exocet_hits(state: dict, f: dict) -> bool:
+    """FS 11.3 6-4: the Exocet's die within its hit number takes a step of its target, still afloat."""
+    shot = f["shots"][0]
+    return shot["value"] <= shot["hit_number"] and S.alive(state, f["target"])
 
 
 # ------------------------------------------------------------------- emergency rebasing ---

@@ -170,7 +170,8 @@ def test_fs_11_3_4_3_the_ar_decisive_leader_marker_is_played_under_4_3():
     place(st, "drummond", "sa7")
     st["markers"][AR] = ["ar_decisive_leader"]
     out, st = play(st, UK, op(14, area="sa7", units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5))
+    # Glamorgan's hit on Drummond, a die the AR holder may dislike (a hit takes a step at any factor)
+    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(1))
     d = pending(st)
     assert (d["kind"], d["seat"], d["rule"]) == ("leadership", AR, "FS 11.3 4-3")
     out, st = answer(st, AR, {"reroll": 0}, FixedDice(6, 1))  # Glamorgan's die again, then Drummond's

@@ -664,17 +664,18 @@ def test_fs_7_1_op_17_a_wave_shot_at_a_unit_the_bombardment_removed_does_not_ref
     answer(after, AR, {"fire": "auto"}, FixedDice(default=6))
 
 
-def test_fs_11_3_4_1_a_leader_reroll_in_an_assault_is_answered_not_stuck(monkeypatch):
-    """4-1 with Op #17: the UK holds the marker, so the bombardment's die is offered for a re-roll
-    before the wave lands. The wave's shot at the unit that die removed made every answer to the
-    re-roll refused: the game could not go on."""
+def test_fs_11_3_4_3_a_leader_reroll_in_an_assault_is_answered_not_stuck(monkeypatch):
+    """4-3 with Op #17: the AR holds the marker, so the bombardment's die, a hit on his unit, is
+    offered for a re-roll before the wave lands. The wave's shot at the unit that die removed made
+    every answer to the re-roll refused: the game could not go on. (The UK held it before; his
+    own hit is no die he dislikes, and is not asked about now, 11.3 4-1.)"""
     st = _assault(monkeypatch)
-    st["markers"][UK] = ["uk_decisive_leader"]
+    st["markers"][AR] = ["ar_decisive_leader"]
     order = op(17, area=FLAT, wave=["2_para", "40_cdo"], fire=fire(("2_para", "ri_12"), ("40_cdo", "ri_25")),
                bombard=["glamorgan"], bombard_fire=fire(("glamorgan", "ri_12")))
     out, after = play(st, UK, order, FixedDice(1))
     assert pending(after)["kind"] == "leadership"
-    out, after = answer(after, UK, {"reroll": None}, FixedDice(default=6))
+    out, after = answer(after, AR, {"reroll": None}, FixedDice(default=6))
     assert "ri_12" not in S.units_in(after, FLAT, side=AR, classes=["ground"])
 
 

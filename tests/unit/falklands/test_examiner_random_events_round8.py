@@ -94,10 +94,8 @@ def test_fs_11_3_2_1_with_4_4_2_a_marker_held_through_the_free_attack_stops_no_v
     out, st = answer(st, UK, {"reroll": None})  # the event dice are kept, each as rolled: 2-1
     face = DATA.units["glamorgan"]["factors"]["surface"]
     out, st = answer(st, UK, {"area": OUTSIDE, "fire": [{"unit": "glamorgan", "at": "drummond"}]})
-    out, st = answer(st, AR, {"fire": "auto"}, FixedDice(face))  # Glamorgan hits
-    out, st = keep_dice(st, UK, 6)  # Drummond misses
-    o2, after = answer(st, UK, {"reroll": None})  # held, never played
-    out += o2
+    # Glamorgan hits, Drummond misses: dice that go the holder's way, not asked about (11.3 4-1)
+    out, after = answer(st, AR, {"fire": "auto"}, FixedDice(face, 6))
     assert not S.alive(after, "drummond") and after["markers"][UK] == ["uk_decisive_leader"]
     assert [e["delta"] for e in events_of(out, "VPScored") if e["rule"] == "FS 4.4(2)"] == [1]
     assert after["vp"][S.TRACK] == vp + 1

@@ -12,7 +12,7 @@ from domain.rulesets.falklands import tables as T
 from domain.rulesets.falklands.data import DATA
 from projections.narrate import describe
 from tests.unit.falklands.helpers import (
-    AR, R, UK, FixedDice, answer, control, empty, events_of, keep_dice, names, op, pending, place, play, rolls_of,
+    AR, R, UK, FixedDice, answer, control, empty, events_of, names, op, pending, place, play, rolls_of,
     set_phase, with_factor,
 )
 
@@ -679,8 +679,9 @@ def test_fs_10_9_the_carrier_shot_is_offered_to_the_uk_alone_with_every_target_i
 
 def test_fs_10_9_a_shot_at_a_target_already_down_is_not_asked_while_a_leader_marker_is_held(monkeypatch):
     # One ship left standing: the second shot goes to it unasked. A Decisive Leader marker held, the
-    # first die is offered for a re-roll as it is rolled (11.3 4-1/4-3 "after any die roll"); kept,
-    # its hit stands, so the second shot still goes to the ship left standing, unasked.
+    # first die, a hit on his ship, is offered for a re-roll as it is rolled (11.3 4-1/4-3 "after any
+    # die roll" he doesn't like); kept, its hit stands, so the second shot still goes to the ship left
+    # standing, unasked; its miss goes the AR's way (not asked), and the third shot follows unasked.
     st = near_strike(monkeypatch, targets=("drummond", "granville"))
     order = op(18, area="falklands", carriers=["hermes"], fire=fire(("hermes", "drummond")))
     out, after = play(st, UK, order, FixedDice(1, 6, 6))
@@ -689,8 +690,63 @@ def test_fs_10_9_a_shot_at_a_target_already_down_is_not_asked_while_a_leader_mar
     out, st = play(st, UK, order, FixedDice(1))
     d = pending(st)
     assert (d["kind"], d["seat"], [o["die"] for o in d["options"]["reroll"]]) == ("leadership", AR, [0])
-    out, st = keep_dice(st, AR, 6)
-    assert [s[2] for s in shots(out)] == ["granville"] and pending(st)["kind"] == "leadership"
+    out, st = answer(st, AR, {"reroll": None}, FixedDice(6, 6))
+    assert [s[2] for s in shots(out)] == ["granville", "granville"] and not pending(st)
+
+
+def two_ship_duel(monkeypatch, holder, *, at_drummond=("drummond", "granville")):
+    """Glamorgan and Broadsword (two steps each) attack Drummond and Granville (one each) in Op #14,
+    every factor 3; ``holder`` holds his Decisive Leader marker. The state waits for the AR's fire."""
+    st = sea_fight(monkeypatch, uk=("glamorgan", "broadsword"), ar=("drummond", "granville"))
+    st["markers"][holder] = [combat.LEADER_MARKER[holder]]
+    out, st = play(st, UK, op(14, area=SEA, units=["glamorgan", "broadsword"],
+                              fire=fire(("glamorgan", at_drummond[0]), ("broadsword", at_drummond[1]))))
+    return st
+
+
+AR_FIRE = {"fire": fire(("drummond", "glamorgan"), ("granville", "broadsword"))}
+
+
+def test_fs_11_3_4_1_the_holders_own_hits_and_the_enemys_misses_are_not_asked_about(monkeypatch):
+    # "after any die roll made by either player that he doesn't like" (read: docs/rulesets.md): the
+    # UK's two hits and Drummond's miss go his way, unasked; Granville's hit on Broadsword (a hit that
+    # only marks a two-step ship, 10.11) is his to dislike, and is asked about.
+    st = two_ship_duel(monkeypatch, UK)
+    out, st = answer(st, AR, AR_FIRE, FixedDice(1, 1, 6, 1))
+    assert [s[4:] for s in shots(out)] == [(1, "hit"), (1, "hit"), (6, "miss"), (1, "hit")]
+    d = pending(st)
+    assert (d["kind"], d["seat"], [o["die"] for o in d["options"]["reroll"]]) == ("leadership", UK, [3])
+    out, st = answer(st, UK, {"reroll": None})
+    assert not st["pending"] and [e["unit"] for e in events_of(out, "UnitHit")] == ["broadsword"]
+
+
+def test_fs_11_3_4_3_a_die_at_a_unit_the_dice_before_destroyed_is_not_asked_about(monkeypatch):
+    # Both UK ships fire at Drummond: the first hit sinks it (the AR holder is asked), the second
+    # changes nothing whatever it shows (10.2: overkill is wasted), unasked. The AR's own miss at a
+    # ship still standing is his to dislike; his own hit is not.
+    st = two_ship_duel(monkeypatch, AR, at_drummond=("drummond", "drummond"))
+    out, st = answer(st, AR, AR_FIRE, FixedDice(1))
+    assert [o["die"] for o in pending(st)["options"]["reroll"]] == [0]
+    out, st = answer(st, AR, {"reroll": None}, FixedDice(1, 6))
+    assert [s[2:] for s in shots(out)] == [("drummond", 3, 1, "hit"), ("glamorgan", 3, 6, "miss")]
+    d = pending(st)
+    assert (d["kind"], d["seat"], [o["die"] for o in d["options"]["reroll"]]) == ("leadership", AR, [2])
+    out, st = answer(st, AR, {"reroll": None}, FixedDice(1))
+    assert [s[2:] for s in shots(out)] == [("broadsword", 3, 1, "hit")] and not st["pending"]
+    assert [e["unit"] for e in events_of(out, "UnitEliminated")] == ["drummond"]
+
+
+def test_fs_11_3_4_1_a_question_asked_before_this_reading_takes_its_answer(monkeypatch):
+    # Event sourcing: a question recorded by the code that asked after every die (here about the
+    # holder's own hit) waits in its DecisionPending; answered now, it plays the marker as it did then.
+    st = two_ship_duel(monkeypatch, UK)
+    monkeypatch.setattr(combat, "die_disliked", lambda *a: True)
+    out, st = answer(st, AR, AR_FIRE, FixedDice(1))
+    monkeypatch.undo()
+    assert [o["die"] for o in pending(st)["options"]["reroll"]] == [0]
+    out, st = answer(st, UK, {"reroll": 0}, FixedDice(6, 1, 6, 6))
+    assert events_of(out, "MarkerPlayed") == [{"side": UK, "marker": "uk_decisive_leader", "rule": "FS 11.3 4-1"}]
+    assert [s[4] for s in shots(out)] == [6, 1, 6, 6] and not st["pending"]
 
 
 def test_fs_10_9_a_battle_recorded_before_shots_were_aimed_as_fired_resolves_as_it_did_then(monkeypatch):

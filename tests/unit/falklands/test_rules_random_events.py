@@ -427,8 +427,9 @@ def test_fs_11_3_6_6_ar_surprise_submarine_attack_without_defensive_fire(monkeyp
 
 
 # --------------------------------------------------------------------------- 4-1 4-2 4-3 ---
-def battle_with_leader(monkeypatch, holder):
-    """Glamorgan fires at Drummond and Drummond back: Glamorgan's die, a 5, is rolled and waits."""
+def battle_with_leader(monkeypatch, holder, face=5):
+    """Glamorgan fires at Drummond and Drummond back: Glamorgan's die, ``face`` (a 5 misses, a 1 hits),
+    is rolled and waits: a die the holder may dislike."""
     st = empty()
     place(st, "glamorgan", SEA)
     place(st, "drummond", SEA)
@@ -436,7 +437,7 @@ def battle_with_leader(monkeypatch, holder):
         with_factor(monkeypatch, u, surface=3)
     st["markers"][holder] = [f"{holder.lower()}_decisive_leader"]
     out, st = play(st, UK, op(14, area=SEA, units=["glamorgan"], fire=fire(("glamorgan", "drummond"))))
-    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(5))
+    out, st = answer(st, AR, {"fire": fire(("drummond", "glamorgan"))}, FixedDice(face))
     return out, st
 
 
@@ -471,16 +472,66 @@ def test_fs_11_3_4_1_the_holder_may_have_a_die_rolled_again_right_after_it_is_ro
 
 
 def test_fs_11_3_4_3_the_ar_holder_may_re_roll_too_and_may_keep_the_dice(monkeypatch):
-    out, st = battle_with_leader(monkeypatch, AR)
+    out, st = battle_with_leader(monkeypatch, AR, face=1)  # Glamorgan hits Drummond
     assert pending(st)["seat"] == AR and pending(st)["rule"] == "FS 11.3 4-3"
     for wrong in (7, 1):  # no such die; the AR's die, not rolled yet
         with pytest.raises(InvalidOrder) as e:
             answer(st, AR, {"reroll": wrong})
         assert e.value.rule == "FS 11.3 4-3"  # the AR's own event
-    out, st = keep_dice(st, AR, 1)
+    out, st = keep_dice(st, AR, 6)  # the hit stands; Drummond's die, his own miss, is asked about
     out2, after = answer(st, AR, {"reroll": None})
-    assert not rolls_of(out2) and events_of(out2, "UnitHit")[0]["unit"] == "glamorgan"
+    assert not rolls_of(out2) and [e["unit"] for e in events_of(out2, "UnitEliminated")] == ["drummond"]
     assert after["markers"][AR] == ["ar_decisive_leader"]  # kept for another roll
+
+
+@pytest.mark.parametrize("holder, die, asked", [(UK, 1, True), (UK, 6, False), (AR, 1, False), (AR, 6, True)])
+def test_fs_11_3_4_1_4_3_the_exocet_die_is_asked_about_only_when_it_went_against_the_holder(holder, die, asked):
+    """"any die roll ... that he doesn't like" (docs/rulesets.md): 6-4's one die, a hit on three, is
+    the UK holder's to dislike when it hits, the AR holder's when it misses; else no question."""
+    st = empty()
+    place(st, "glamorgan", "falklands")
+    st["markers"][holder] = [f"{holder.lower()}_decisive_leader"]
+    out, st = draw(st, 6)
+    out, st = keep_dice(st, holder, 4)  # the event's dice, each asked about as before: 6-4
+    out, st = answer(st, holder, {"reroll": None})
+    out, st = answer(st, AR, {"target": "glamorgan"}, FixedDice(die))
+    d = pending(st)
+    assert (d is not None and (d["kind"], d["seat"], d["rule"])) == (
+        asked and ("leadership", holder, "FS 11.3 4-1" if holder == UK else "FS 11.3 4-3"))
+    if not asked:
+        assert len(events_of(out, "UnitHit")) == (die == 1) and st["markers"][holder]
+
+
+@pytest.mark.parametrize("holder, die, asked", [(UK, 6, True), (UK, 5, False), (AR, 5, True), (AR, 6, False)])
+def test_fs_11_3_4_1_4_3_the_raids_die_is_asked_about_only_when_it_went_against_the_holder(holder, die, asked):
+    """Op #7's withdrawal die ("On a result of six, the involved UK SF unit is eliminated"): the UK
+    holder's to dislike on a six, the AR holder's on any other face; else no question."""
+    st = empty()
+    place(st, "sas_d", aboard="hermes")
+    place(st, "hermes", "sa4")
+    place(st, "pucara_1", "port_stanley")
+    st["markers"][holder] = [f"{holder.lower()}_decisive_leader"]
+    out, after = play(st, UK, op(7, sf="sas_d", target="pucara_1"), FixedDice(die))
+    d = pending(after)
+    assert (d is not None and (d["kind"], d["seat"])) == (asked and ("leadership", holder))
+    if not asked:
+        assert S.alive(after, "sas_d") == (die != 6) and after["markers"][holder]
+
+
+def test_fs_11_3_4_3_a_raids_die_asked_about_before_this_reading_takes_its_answer():
+    """Event sourcing: the code before asked about the raid's die whatever it showed; a question
+    recorded then about a six (the AR's way) still takes its answer: the marker is played."""
+    st = empty()
+    place(st, "sas_d", aboard="hermes")
+    place(st, "hermes", "sa4")
+    place(st, "pucara_1", "port_stanley")
+    st["markers"][AR] = ["ar_decisive_leader"]
+    out, st = play(st, UK, op(7, sf="sas_d", target="pucara_1"), FixedDice(5))
+    (raid,) = [f for f in pending(st)["context"]["stack"] if f.get("step") == "sf_raid"]
+    raid["shots"][0]["value"] = 6  # as recorded by the code that asked about every face
+    out, after = answer(st, AR, {"reroll": 0}, FixedDice(2))
+    assert events_of(out, "MarkerPlayed") == [{"side": AR, "marker": "ar_decisive_leader", "rule": "FS 11.3 4-3"}]
+    assert S.alive(after, "sas_d") and not after["pending"]
 
 
 def test_fs_11_3_4_1_a_battle_recorded_before_each_die_was_offered_offers_one_re_roll_after_all_its_dice(monkeypatch):
