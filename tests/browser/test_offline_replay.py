@@ -129,8 +129,10 @@ def test_an_operation_step_shows_the_whole_operation_its_dice_and_hit_numbers(fa
     made, _, path = falklands
     frames = made["frames"]
     starts, ends = operation_starts(frames), operation_ends(frames)
-    # an attack that asks the defender to assign fire: its dice are rolled in the answer
+    # an operation's attack that asks the defender to assign fire: its dice are rolled in the answer
+    # (not a random event's free attack, whose step begins at its phase)
     asked = next(n for n, f in enumerate(frames) if f["type"] == "DecisionPending" and
+                 "operation" in frames[starts[n]]["marks"] and
                  any("hit_number" in ((g.get("dice") or {}).get("target") or {}) for g in frames[n + 1:n + 40]))
     first, last = starts[asked], min(e for e in ends if e > asked)
     rolls = [f["dice"] for f in frames[first:last + 1] if f.get("dice")]
