@@ -35,13 +35,14 @@ def _command_lines() -> list[tuple[str, str]]:
     found = []
     for path in DOCS:
         text = path.read_text(encoding="utf-8")
-        for block in re.findall(r"^```[^\n]*\n(.*?)^```", text, re.S | re.M):
+        # a fence may be indented (a block inside a list item)
+        for block in re.findall(r"^[ \t]*```[^\n]*\n(.*?)^[ \t]*```", text, re.S | re.M):
             for line in block.replace("\\\n", " ").splitlines():
                 for part in re.split(r";|&&", line.strip().removeprefix("$ ")):
                     command = re.match(r"^\s*(?:[A-Z_]+=\S+\s+)*(?:\.venv/bin/)?(warlog\s.*)$", part)
                     if command:
                         found.append((path.name, command.group(1)))
-        prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+        prose = re.sub(r"^[ \t]*```.*?^[ \t]*```", "", text, flags=re.S | re.M)
         for span in re.findall(r"`(?:[A-Z_]+=\S+\s+)*(warlog [^`]*)`", prose):
             found.append((path.name, " ".join(span.split())))
     return [(name, re.sub(r"\s*(&|2>&1)\s*$", "", re.sub(r"\s+#.*$", "", line)).strip()) for name, line in found]
@@ -72,6 +73,8 @@ def _parses(argv: list[str]) -> str | None:
 def test_the_docs_show_command_lines():
     lines = _command_lines()
     assert len(lines) > 100 and ("README.md", "warlog order GAME_ID advance") in lines
+    # a block inside a list item, its fence indented (docs/operations.md, "Moving a store to PostgreSQL")
+    assert any(name == "operations.md" and line.startswith("warlog copy-store --to ") for name, line in lines)
 
 
 def test_every_command_line_in_the_docs_parses():
